@@ -1,0 +1,61 @@
+# Two commands for people: `make book` builds the site, `make test` runs every check.
+# Both create .venv from nothing with pinned packages, so a fresh clone needs only Python 3.10+.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# Kernels, nbval and jupyter-book all run from the project's own environment.
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+export MPLBACKEND := Agg
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+.PHONY: help book test lint unit nbval site-build site-check outputs student lock clean
+
+help:
+	@echo "make book     build the website into _build/html"
+	@echo "make test     ruff, pytest, strict nbval, strict book build, browser checks"
+	@echo "make outputs  re-execute every chapter in place (commit the result)"
+	@echo "make lock     re-resolve constraints.txt after editing requirements*.txt"
+
+$(STAMP): requirements.txt requirements-dev.txt constraints.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt -c constraints.txt
+	touch $@
+
+book: $(STAMP)
+	$(BIN)/python tools/vendor_assets.py
+	$(BIN)/jupyter-book build . --keep-going
+	@echo "Site built: open _build/html/index.html"
+
+test: lint unit nbval site-build site-check
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest tests --ignore=tests/site -q
+
+nbval: $(STAMP)
+	$(BIN)/python -m pytest --nbval chapters --sanitize-with tests/nbval_sanitize.cfg -q
+
+site-build: $(STAMP)
+	$(BIN)/python tools/vendor_assets.py
+	$(BIN)/jupyter-book build . -W -n --keep-going
+
+site-check: $(STAMP)
+	$(BIN)/python -m pytest tests/site -q -rs
+
+outputs: $(STAMP)
+	$(BIN)/python tools/refresh_outputs.py chapters/*.ipynb
+
+lock:
+	rm -rf /tmp/attention-lock && $(PYTHON) -m venv /tmp/attention-lock
+	/tmp/attention-lock/bin/pip install --quiet -r requirements-dev.txt
+	{ head -n 2 constraints.txt; /tmp/attention-lock/bin/pip freeze --exclude-editable \
+	  | grep -v '^-e'; } > constraints.new && mv constraints.new constraints.txt
+
+clean:
+	rm -rf _build

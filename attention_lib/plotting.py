@@ -1,0 +1,169 @@
+"""Figures for the course: labelled heatmaps and bar charts, each with alt text.
+
+Every helper returns ``(fig, alt)``: a Matplotlib figure and a sentence that describes
+what the figure shows, generated from the data. :func:`show` displays the pair so that
+the page carries the alt text (screen readers read it, and nbval compares it, so a
+change in the numbers shows up in review).
+
+The colormap is ``cividis``, designed to read the same with the common kinds of colour
+blindness and in greyscale.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .validate import as_float_array
+
+CMAP = "cividis"
+
+
+def heatmap(matrix, rows, cols=None, *, title: str, fmt: str = ".2f", vmin=None, vmax=None):
+    """Draw a matrix with a token label on every row and column and its value in each cell.
+
+    Parameters
+    ----------
+    matrix : array_like of shape (n_q, n_k)
+        Scores or weights; rows are queries, columns are keys.
+    rows : sequence of str, length n_q
+        Query tokens.
+    cols : sequence of str, length n_k, optional
+        Key tokens; defaults to ``rows`` (self-attention).
+    title : str
+        Shown above the plot and used in the alt text.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        For each query, the key it scores highest, e.g. "'it' -> 'cake' (0.19)".
+    """
+    M = as_float_array(matrix, "matrix")
+    cols = rows if cols is None else cols
+    _check_labels(M, rows, cols)
+    n_q, n_k = M.shape
+    fig, ax = plt.subplots(figsize=(1.0 + 0.62 * n_k, 0.8 + 0.5 * n_q))
+    image = ax.imshow(M, cmap=CMAP, vmin=vmin, vmax=vmax, aspect="auto")
+    ax.set_xticks(range(n_k), cols, rotation=45, ha="right")
+    ax.set_yticks(range(n_q), rows)
+    ax.set_xlabel("key (attended to)")
+    ax.set_ylabel("query (attending)")
+    ax.set_title(title)
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03)
+    lo, hi = image.get_clim()
+    for i in range(n_q):
+        for j in range(n_k):
+            # Dark cells get white text and light cells black, so every number stays legible.
+            light = (M[i, j] - lo) > 0.55 * (hi - lo)
+            ax.text(
+                j,
+                i,
+                format(M[i, j], fmt),
+                ha="center",
+                va="center",
+                fontsize=8,
+                color="black" if light else "white",
+            )
+    fig.tight_layout()
+    tops = [
+        f"'{rows[i]}' -> '{cols[int(np.argmax(M[i]))]}' ({format(M[i].max(), fmt)})"
+        for i in range(n_q)
+    ]
+    alt = f"Heatmap: {title}. Rows are queries, columns are keys. Highest per row: " + (
+        ", ".join(tops) + "."
+    )
+    return fig, alt
+
+
+def bar_row(values, labels, *, title: str, fmt: str = ".2f", ylim=(0.0, 1.0)):
+    """Draw one attention row (a probability distribution) as labelled bars.
+
+    Parameters
+    ----------
+    values : array_like of shape (n_k,)
+    labels : sequence of str, length n_k
+    title : str
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        The largest and smallest bars with their values.
+    """
+    v = as_float_array(values, "values")
+    if v.ndim != 1 or len(labels) != v.shape[0]:
+        raise ValueError(
+            f"values must be 1-D with one label each: values has shape {v.shape}, "
+            f"{len(labels)} labels given"
+        )
+    fig, ax = plt.subplots(figsize=(6.4, 2.8))
+    top = int(np.argmax(v))
+    colours = plt.get_cmap(CMAP)(np.where(np.arange(v.size) == top, 0.95, 0.35))
+    ax.bar(range(v.size), v, color=colours, edgecolor="black", linewidth=0.5)
+    for j, value in enumerate(v):
+        ax.text(j, value, format(value, fmt), ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(range(v.size), labels, rotation=30, ha="right")
+    ax.set_ylim(*ylim)
+    ax.set_ylabel("weight")
+    ax.set_title(title)
+    fig.tight_layout()
+    low = int(np.argmin(v))
+    alt = (
+        f"Bar chart: {title}. Largest '{labels[top]}' ({format(v[top], fmt)}), "
+        f"smallest '{labels[low]}' ({format(v[low], fmt)})."
+    )
+    return fig, alt
+
+
+def figure_html(fig, alt: str) -> str:
+    """Render ``fig`` to an ``<img>`` tag with ``alt`` text and close the figure.
+
+    The PNG is written without a software/version stamp, so re-running a notebook with
+    the same library versions yields byte-identical output.
+    """
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=90, metadata={"Software": None})
+    plt.close(fig)
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return (
+        f'<img src="data:image/png;base64,{data}" alt="{html.escape(alt)}" '
+        'style="max-width:100%;height:auto">'
+    )
+
+
+class Figure:
+    """A rendered figure plus its alt text, displayed as an ``<img alt=...>``.
+
+    Jupyter shows the image; its plain-text form is the alt text, which is what nbval
+    compares and what a screen reader reads.
+    """
+
+    def __init__(self, fig, alt: str):
+        self.alt = alt
+        self.html = figure_html(fig, alt)
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:
+        return self.alt
+
+
+def show(fig, alt: str) -> Figure:
+    """Turn ``(fig, alt)`` into a displayable :class:`Figure`; use as a cell's last line."""
+    return Figure(fig, alt)
+
+
+def _check_labels(M: np.ndarray, rows, cols) -> None:
+    if M.ndim != 2:
+        raise ValueError(f"matrix must be 2-D (queries x keys), got shape {M.shape}")
+    if len(rows) != M.shape[0] or len(cols) != M.shape[1]:
+        raise ValueError(
+            f"need one label per row and column: matrix has shape {M.shape}, "
+            f"got {len(rows)} row labels and {len(cols)} column labels"
+        )

@@ -1,0 +1,138 @@
+"""The running example of the course: "I ate the cake and it was delicious."
+
+Every chapter uses the objects defined here, so the numbers a learner meets in
+chapter 1 are the same numbers that flow through the last chapter.
+
+The toy model is tiny on purpose: ``d_model = 4`` and every number has one decimal,
+so a learner can redo any dot product by hand. The numbers are *chosen*, not trained,
+so that they tell the story of the course:
+
+* ``Q_cake · K_it = 1.3`` (strong) and ``Q_cake · K_I = 0.4`` (weak);
+* ``Q_cake · K_cake = 1.6``: comparing a word with itself gives the largest score;
+* after scaling and softmax, "it" puts more weight on "cake" than on any other word.
+
+``tests/test_toy.py`` asserts each of these, so the story cannot silently break.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .core import attention_scores, scaled_dot_product_attention
+
+SENTENCE = "I ate the cake and it was delicious."
+
+#: One token per word; the full stop is dropped to keep the matrices 8 x 8.
+TOKENS = ("I", "ate", "the", "cake", "and", "it", "was", "delicious")
+
+#: What each of the 4 embedding dimensions stands for.
+#:
+#: * ``food``: how much the word is about eating. "cake" is the food itself, "delicious"
+#:   describes food and "ate" is what you do with it.
+#: * ``person``: whether the word is someone. Only "I" is; "it" carries a trace because a
+#:   pronoun can stand for a person.
+#: * ``action``: verbs. "ate" is an action, "was" a weaker one, "and" links actions.
+#: * ``pointer``: words that point at something said elsewhere. "it" is the purest
+#:   pointer; "the" and "and" point forward or back a little.
+FEATURES = ("food", "person", "action", "pointer")
+
+#: The token vectors that enter attention, shape (n, d_model) = (8, 4). Think of them
+#: as word embedding + position already added (chapter 1 shows that step); here they are
+#: hand-picked so each column keeps the meaning listed in FEATURES.
+X = np.array(
+    [
+        # food person action pointer
+        [0.0, 1.0, 0.0, 0.0],  # I
+        [0.3, 0.0, 1.0, 0.0],  # ate
+        [0.0, 0.0, 0.0, 0.5],  # the
+        [1.0, 0.0, 0.0, 0.0],  # cake
+        [0.0, 0.0, 0.2, 0.3],  # and
+        [0.0, 0.2, 0.0, 1.0],  # it
+        [0.0, 0.0, 0.6, 0.2],  # was
+        [0.7, 0.0, 0.3, 0.0],  # delicious
+    ]
+)
+
+#: Query projection: row f says what a word with feature f *looks for*.
+#: Food words look for food and for pointers that could refer back to them; a person
+#: looks for people and actions; an action looks for its object (food) and subject;
+#: a pointer looks for the thing it points at, which in this sentence is food.
+W_q = np.array(
+    [
+        [1.6, 0.4, 0.0, 0.9],  # food    ->
+        [0.0, 1.2, 0.4, 0.0],  # person  ->
+        [0.8, 0.3, 0.5, 0.0],  # action  ->
+        [1.4, 0.0, 0.0, 0.3],  # pointer ->
+    ]
+)
+
+#: Key projection: row f says what a word with feature f *advertises*. Keys mostly
+#: advertise what a word is, except that a pointer also advertises a little "thing-ness",
+#: because it stands in for a thing.
+W_k = np.array(
+    [
+        [1.0, 0.0, 0.0, 0.0],  # food    ->
+        [0.0, 1.0, 0.0, 0.0],  # person  ->
+        [0.0, 0.0, 1.0, 0.0],  # action  ->
+        [0.2, 0.0, 0.0, 1.0],  # pointer ->
+    ]
+)
+
+#: What each value dimension means: a small "info card" for a word.
+VALUE_FEATURES = ("noun", "verb", "third person", "human")
+
+#: Value projection: turns embedding features into the info card that gets blended.
+W_v = np.array(
+    [
+        # noun verb 3rd  human
+        [1.0, 0.0, 1.0, 0.0],  # food:    food is a thing, spoken of in the 3rd person
+        [1.0, 0.0, 0.0, 1.0],  # person:  a person is a human noun
+        [0.0, 1.0, 0.0, 0.0],  # action:  actions are verbs
+        [0.0, 0.0, 1.0, 0.0],  # pointer: "it" points at a 3rd-person thing
+    ]
+)
+
+#: The streaming-service analogy: how much you want each film, and what each film is.
+MOVIES = ("Star Wars", "Interstellar", "Chef", "Dune", "Ratatouille")
+MOVIE_FEATURES = ("adventure", "humour", "minutes")
+MOVIE_INTEREST = np.array([0.25, 0.20, 0.10, 0.25, 0.20])
+MOVIE_CARDS = np.array(
+    [
+        [8.0, 2.0, 121.0],  # Star Wars
+        [7.0, 1.0, 169.0],  # Interstellar
+        [3.0, 6.0, 114.0],  # Chef
+        [8.0, 2.0, 155.0],  # Dune
+        [6.0, 3.0, 114.0],  # Ratatouille
+    ]
+)
+
+
+def token_index(token: str) -> int:
+    """Position of ``token`` in :data:`TOKENS`, with a helpful error for typos."""
+    try:
+        return TOKENS.index(token)
+    except ValueError:
+        raise KeyError(f"{token!r} is not a token of the sentence; tokens are {TOKENS}") from None
+
+
+def projections() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``(Q, K, V)`` for the toy sentence, each of shape (8, 4)."""
+    return X @ W_q, X @ W_k, X @ W_v  # (n, d_model) @ (d_model, d) -> (n, d)
+
+
+def scores() -> np.ndarray:
+    """Raw similarity scores ``Q Kᵀ`` of the toy sentence, shape (8, 8)."""
+    Q, K, _ = projections()
+    return attention_scores(Q, K)
+
+
+def scaled_scores() -> np.ndarray:
+    """Scores divided by ``sqrt(d_k) = 2``: the input to softmax, shape (8, 8)."""
+    Q, K, _ = projections()
+    return attention_scores(Q, K) / np.sqrt(K.shape[-1])
+
+
+def attention(temperature: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Run scaled dot-product attention on the toy sentence: ``(output, weights)``."""
+    Q, K, V = projections()
+    return scaled_dot_product_attention(Q, K, V, temperature=temperature)

@@ -1,0 +1,52 @@
+"""Re-execute chapter notebooks in place so their committed outputs are fresh.
+
+    python tools/refresh_outputs.py chapters/*.ipynb
+
+The result is deterministic: running it twice leaves `git diff` empty. To get there it
+records no execution timestamps, stores no widget state, and drops the widget-view
+outputs (they carry a random model id); the plain-text line beside each widget stays,
+and the website re-executes the chapters anyway, so its widgets carry fresh state.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def refresh(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=300,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+        record_timing=False,
+        store_widget_state=False,
+    )
+    client.execute()
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            output.get("data", {}).pop(WIDGET_VIEW, None)
+    nb.metadata.pop("widgets", None)
+    nbformat.validate(nb)
+    nbformat.write(nb, path)
+    print(f"refreshed {path}")
+
+
+def main(paths: list[str]) -> int:
+    if not paths:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    for name in paths:
+        refresh(Path(name))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
