@@ -17,8 +17,10 @@ import numpy as np
 
 from .validate import (
     as_float_array,
+    check_batch,
     check_mask,
     check_positive_int,
+    check_scale,
     check_temperature,
 )
 
@@ -61,16 +63,18 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
 
 
 def _softmax(x: np.ndarray, axis: int, T: float) -> np.ndarray:
-    # Subtract the max *before* dividing by T: (x - max) <= 0 cannot overflow, and
+    # Subtract the max *before* dividing by T: (x - max) <= 0 cannot overflow upwards, and
     # dividing a non-positive number by T > 0 keeps it non-positive. Masked logits are
-    # -inf here and become exactly 0 after exp.
-    shifted = x - np.max(x, axis=axis, keepdims=True)
-    if T != 1.0:
-        # float32 cannot hold a tiny T (it would round to 0), so such a T divides in float64.
-        if x.dtype.type(T) > 0:
-            shifted = shifted / x.dtype.type(T)
-        else:
-            shifted = (shifted.astype(np.float64) / T).astype(x.dtype)
+    # -inf here and become exactly 0 after exp. Near the float limit (1.7e308) the shift
+    # may reach -inf, which is harmless for the same reason, so that warning is silenced.
+    with np.errstate(over="ignore"):
+        shifted = x - np.max(x, axis=axis, keepdims=True)
+        if T != 1.0:
+            # float32 cannot hold a tiny T (it would round to 0): divide in float64 then.
+            if x.dtype.type(T) > 0:
+                shifted = shifted / x.dtype.type(T)
+            else:
+                shifted = (shifted.astype(np.float64) / T).astype(x.dtype)
     e = np.exp(shifted)
     return e / np.sum(e, axis=axis, keepdims=True)
 
@@ -92,7 +96,7 @@ def attention_scores(Q, K) -> np.ndarray:
     K = as_float_array(K, "K", min_ndim=2)
     if Q.shape[-1] != K.shape[-1]:
         raise ValueError(f"Q and K must share d_k: Q has shape {Q.shape}, K has shape {K.shape}")
-    _check_batch("Q", Q, "K", K)
+    check_batch("Q", Q, "K", K)
     scores = Q @ np.swapaxes(K, -1, -2)  # (..., n_q, d_k) @ (..., d_k, n_k) -> (..., n_q, n_k)
     if not np.all(np.isfinite(scores)):
         raise ValueError(
@@ -138,10 +142,10 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, temperature: fl
             "K and V must have one row per key (the same n_k): "
             f"K has shape {K_shape}, V has shape {V.shape}"
         )
-    _check_batch("scores", scores, "V", V)
+    check_batch("scores", scores, "V", V)
     T = check_temperature(temperature)
     d_k = K_shape[-1]
-    s = 1.0 / np.sqrt(d_k) if scale is None else _check_scale(scale)
+    s = 1.0 / np.sqrt(d_k) if scale is None else check_scale(scale)
     logits = scores * scores.dtype.type(s)
     if not np.all(np.isfinite(logits)):
         raise ValueError(f"scale = {s!r} makes the scaled scores overflow to infinity")
@@ -251,9 +255,9 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, h: int, mask=None):
     K = split_heads(X @ W["W_k"], h)  # (..., h, n, d_k)
     V = split_heads(X @ W["W_v"], h)  # (..., h, n, d_k)
     if mask is not None:
-        mask = np.asarray(mask)
-        if mask.ndim >= 2:
-            mask = mask[..., None, :, :]  # (..., 1, n, n): the same mask for every head
+        n = X.shape[-2]
+        mask = check_mask(mask, X.shape[:-2] + (n, n))  # (..., n, n), checked as given
+        mask = mask[..., None, :, :]  # (..., 1, n, n): the same mask for every head
     heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)  # (..., h, n, d_k)
     return merge_heads(heads) @ W["W_o"], weights  # (..., n, d_model), (..., h, n, n)
 
@@ -281,21 +285,3 @@ def positional_encoding(n: int, d_model: int) -> np.ndarray:
     PE[:, 0::2] = np.sin(angle)
     PE[:, 1::2] = np.cos(angle[:, : d_model // 2])
     return PE
-
-
-def _check_batch(name_a: str, a: np.ndarray, name_b: str, b: np.ndarray) -> None:
-    try:
-        np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    except ValueError:
-        raise ValueError(
-            f"the batch dimensions of {name_a} {a.shape} and {name_b} {b.shape} "
-            "do not broadcast together"
-        ) from None
-
-
-def _check_scale(scale) -> float:
-    if isinstance(scale, bool) or not np.isscalar(scale) or not np.isreal(scale):
-        raise TypeError(f"scale must be a positive number or None, got {scale!r}")
-    if not np.isfinite(scale) or scale <= 0:
-        raise ValueError(f"scale must be a positive, finite number or None, got {scale!r}")
-    return float(scale)

@@ -99,3 +99,23 @@ def check_mask(mask, shape: tuple[int, ...]) -> np.ndarray:
             "every query must be allowed to attend to at least one key"
         )
     return mask
+
+
+def check_batch(name_a: str, a: np.ndarray, name_b: str, b: np.ndarray) -> None:
+    """Check that the leading (batch) dimensions of two arrays broadcast together."""
+    try:
+        np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"the batch dimensions of {name_a} {a.shape} and {name_b} {b.shape} "
+            "do not broadcast together"
+        ) from None
+
+
+def check_scale(scale) -> float:
+    """Return ``scale`` as a float after checking that it is a positive, finite number."""
+    if isinstance(scale, bool) or not np.isscalar(scale) or not np.isreal(scale):
+        raise TypeError(f"scale must be a positive number or None, got {scale!r}")
+    if not np.isfinite(scale) or scale <= 0:
+        raise ValueError(f"scale must be a positive, finite number or None, got {scale!r}")
+    return float(scale)

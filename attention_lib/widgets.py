@@ -77,8 +77,10 @@ def frame_slider(
         continuous_update=True,
         layout=widgets.Layout(width="420px"),
     )
-    widgets.jslink((slider, "index"), (stack, "selected_index"))
-    return FrameSlider([slider, stack])
+    box = FrameSlider([slider, stack])
+    # The link lives in the browser, so switching frames needs no kernel.
+    box.link = widgets.jslink((slider, "index"), (stack, "selected_index"))
+    return box
 
 
 def _index_of(value, values: list) -> int:

@@ -1,0 +1,124 @@
+"""Checkers are tested both ways: the reference passes, each typical mistake gets its hint."""
+
+import numpy as np
+import pytest
+
+from attention_lib.checks import CheckResult, check_entropy, check_softmax
+
+
+def good_softmax(x, axis=-1, temperature=1.0):
+    z = (x - x.max(axis=axis, keepdims=True)) / temperature
+    e = np.exp(z)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def no_max_shift(x, axis=-1, temperature=1.0):
+    e = np.exp(x / temperature)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def wrong_axis(x, axis=-1, temperature=1.0):
+    return good_softmax(x, axis=0, temperature=temperature)
+
+
+def fixed_axis(x, axis=-1, temperature=1.0):
+    return good_softmax(x, axis=-1, temperature=temperature)
+
+
+def ignores_temperature(x, axis=-1, temperature=1.0):
+    return good_softmax(x, axis=axis)
+
+
+def multiplies_temperature(x, axis=-1, temperature=1.0):
+    return good_softmax(x * temperature, axis=axis)
+
+
+def not_normalised(x, axis=-1, temperature=1.0):
+    return np.exp((x - x.max(axis=axis, keepdims=True)) / temperature)
+
+
+def crashes(x, axis=-1, temperature=1.0):
+    raise ZeroDivisionError("oops")
+
+
+def no_keepdims(x, axis=-1, temperature=1.0):
+    e = np.exp((x - x.max(axis=axis)) / temperature)
+    return e / e.sum(axis=axis)
+
+
+def mutates_input(x, axis=-1, temperature=1.0):
+    x -= x.max(axis=axis, keepdims=True)
+    return good_softmax(x, axis, temperature)
+
+
+def stub(x, axis=-1, temperature=1.0):
+    return None
+
+
+def test_reference_softmax_passes(capsys):
+    result = check_softmax(good_softmax)
+    assert result and result.passed and result.status == "PASS"
+    assert capsys.readouterr().out == "[softmax] PASS: all 6 cases match the reference.\n"
+
+
+@pytest.mark.parametrize(
+    ("fn", "status", "hint"),
+    [
+        (no_max_shift, "FAIL", "Subtract each row's maximum"),
+        (wrong_axis, "FAIL", "columns sum to 1: you normalised over the wrong axis"),
+        (fixed_axis, "FAIL", "use the axis argument"),
+        (ignores_temperature, "FAIL", "the temperature is ignored"),
+        (multiplies_temperature, "FAIL", "you multiplied by T"),
+        (not_normalised, "FAIL", "sum to 1.503, not 1"),
+        (crashes, "FAIL", "raised ZeroDivisionError: oops"),
+        (no_keepdims, "FAIL", "keepdims=True"),
+        (mutates_input, "FAIL", "changed its input array in place"),
+        (stub, "TODO", "returned None"),
+    ],
+)
+def test_each_softmax_mistake_gets_its_own_hint(fn, status, hint, capsys):
+    result = check_softmax(fn)
+    line = capsys.readouterr().out
+    assert not result
+    assert result.status == status
+    assert line.startswith(f"[softmax] {status}: ")
+    assert hint in line
+    assert line.count("\n") == 1  # exactly one line
+
+
+def good_entropy(p):
+    safe = np.where(p > 0, p, 1.0)
+    return -np.sum(np.where(p > 0, p * np.log(safe), 0.0), axis=-1)
+
+
+@pytest.mark.parametrize(
+    ("fn", "status", "hint"),
+    [
+        (good_entropy, "PASS", "all 3 cases"),
+        (lambda p: np.sum(good_entropy(p)) * -1, "FAIL", "minus sign"),
+        (lambda p: good_entropy(p) / np.log(2), "FAIL", "log base 2"),
+        (lambda p: -np.sum(p * np.log(p), axis=-1), "FAIL", "0 * log(0)"),
+        (lambda p: good_entropy(p).sum(), "FAIL", "Reduce over the last axis only"),
+        (lambda p: -p * np.log(np.where(p > 0, p, 1.0)), "FAIL", "returned shape (8,)"),
+        (lambda p: None, "TODO", "returned None"),
+        (lambda p: "high", "FAIL", "not an array of numbers"),
+    ],
+)
+def test_entropy_checker(fn, status, hint, capsys):
+    result = check_entropy(fn)
+    line = capsys.readouterr().out
+    assert result.status == status
+    assert bool(result) is (status == "PASS")
+    assert hint in line
+
+
+def test_a_checker_never_raises_even_for_strange_callables(capsys):
+    assert not check_softmax(42)  # not callable at all
+    assert not check_entropy(lambda: 0)  # wrong signature
+    assert capsys.readouterr().out.count("FAIL") == 2
+
+
+def test_check_result_is_quiet_in_jupyter_but_readable_in_python():
+    result = CheckResult("softmax", "PASS", "ok")
+    assert result._ipython_display_() is None
+    assert repr(result) == "CheckResult('[softmax] PASS: ok')"

@@ -1,0 +1,85 @@
+"""Figures carry token labels and data-driven alt text; sliders switch precomputed frames."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from attention_lib import toy
+from attention_lib.plotting import CMAP, bar_row, figure_html, heatmap, show
+from attention_lib.widgets import FrameSlider, frame_slider
+
+
+@pytest.fixture
+def weights():
+    return toy.attention()[1]
+
+
+def test_heatmap_labels_every_token_and_prints_every_value(weights):
+    fig, alt = heatmap(weights, toy.TOKENS, title="weights")
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == list(toy.TOKENS)
+    assert [t.get_text() for t in ax.get_yticklabels()] == list(toy.TOKENS)
+    assert len(ax.texts) == 64
+    assert ax.texts[5 * 8 + 3].get_text() == "0.19"  # row 'it', column 'cake'
+    assert ax.images[0].get_cmap().name == CMAP == "cividis"
+    assert "'it' -> 'cake' (0.19)" in alt
+    plt.close(fig)
+
+
+def test_heatmap_rejects_labels_that_do_not_fit(weights):
+    with pytest.raises(ValueError, match=r"matrix has shape \(8, 8\), got 7 row labels"):
+        heatmap(weights, toy.TOKENS[:7], toy.TOKENS, title="x")
+    with pytest.raises(ValueError, match=r"must be 2-D"):
+        heatmap(weights[0], toy.TOKENS, title="x")
+
+
+def test_bar_row_alt_text_names_the_extremes(weights):
+    fig, alt = bar_row(weights[5], toy.TOKENS, title="row of it")
+    assert alt == "Bar chart: row of it. Largest 'cake' (0.19), smallest 'was' (0.10)."
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == list(toy.TOKENS)
+    plt.close(fig)
+    with pytest.raises(ValueError, match="3 labels given"):
+        bar_row(weights[5], toy.TOKENS[:3], title="x")
+
+
+def test_figure_html_is_deterministic_accessible_and_closes_the_figure(weights):
+    first = figure_html(*heatmap(weights, toy.TOKENS, title="A <b> & 'c'"))
+    second = figure_html(*heatmap(weights, toy.TOKENS, title="A <b> & 'c'"))
+    assert first == second
+    assert first.startswith('<img src="data:image/png;base64,')
+    assert 'alt="Heatmap: A &lt;b&gt; &amp; &#x27;c&#x27;.' in first
+    assert plt.get_fignums() == []
+
+
+def test_show_displays_an_image_and_reads_as_its_alt_text(weights):
+    figure = show(*bar_row(weights[5], toy.TOKENS, title="row"))
+    assert repr(figure) == figure.alt
+    assert figure._repr_html_().startswith("<img ")
+
+
+def test_frame_slider_links_slider_to_precomputed_frames(weights):
+    values = [0.5, 1, 2]
+    box = frame_slider(
+        lambda T: bar_row(weights[5] ** (1 / T), toy.TOKENS, title=f"T={T}"),
+        values,
+        description="T",
+        initial=1,
+    )
+    assert isinstance(box, FrameSlider)
+    slider, stack = box.children
+    assert [label for label, _ in slider.options] == ["0.5", "1", "2"]
+    assert slider.index == stack.selected_index == 1
+    assert len(stack.children) == 3
+    assert all('alt="Bar chart: T=' in frame.value for frame in stack.children)
+    assert box.link.source == (slider, "index")
+    assert box.link.target == (stack, "selected_index")
+    assert repr(box) == "FrameSlider(T: 3 frames from 0.5 to 2; run the cell to use it)"
+
+
+def test_frame_slider_rejects_bad_input():
+    with pytest.raises(ValueError, match="at least one value"):
+        frame_slider(lambda v: None, [], description="T")
+    with pytest.raises(ValueError, match=r"initial=3 is not one of the slider values \[1, 2\]"):
+        frame_slider(
+            lambda v: bar_row(np.ones(2) / 2, "ab", title="x"), [1, 2], description="T", initial=3
+        )

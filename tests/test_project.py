@@ -1,0 +1,141 @@
+"""House rules that keep the course maintainable: layering, small modules, tidy notebooks."""
+
+import ast
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import attention_lib
+
+ROOT = Path(__file__).resolve().parents[1]
+LIB = ROOT / "attention_lib"
+CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
+
+CONTRACT = {
+    "softmax",
+    "attention_scores",
+    "scaled_dot_product_attention",
+    "causal_mask",
+    "split_heads",
+    "merge_heads",
+    "multi_head_attention",
+    "positional_encoding",
+}
+
+# What each module may import, inside and outside the package. Arrows point one way:
+# core <- plotting <- widgets, and checks and toy sit on core only.
+ALLOWED = {
+    "validate": ({"numpy", "numbers"}, set()),
+    "core": ({"numpy"}, {"validate"}),
+    "toy": ({"numpy"}, {"core"}),
+    "checks": ({"numpy"}, {"core"}),
+    "plotting": ({"numpy", "matplotlib", "base64", "html", "io"}, {"validate"}),
+    "widgets": ({"ipywidgets", "collections"}, {"plotting"}),
+    "__init__": (set(), {"core"}),
+}
+
+
+def imports_of(path: Path) -> tuple[set, set]:
+    outside, inside = set(), set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            outside |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                inside.add(node.module)
+            elif node.module != "__future__":
+                outside.add(node.module.split(".")[0])
+    return outside, inside
+
+
+@pytest.mark.parametrize("module", sorted(ALLOWED))
+def test_library_layering(module):
+    outside, inside = imports_of(LIB / f"{module}.py")
+    allowed_outside, allowed_inside = ALLOWED[module]
+    assert outside <= allowed_outside, f"{module} imports {outside - allowed_outside}"
+    assert inside <= allowed_inside, f"{module} imports .{inside - allowed_inside}"
+
+
+def test_every_module_is_listed_and_small():
+    modules = {p.stem for p in LIB.glob("*.py")}
+    assert modules == set(ALLOWED), "add new modules to ALLOWED with their permitted imports"
+    for path in LIB.glob("*.py"):
+        assert len(path.read_text().splitlines()) <= 300, f"{path.name} is over 300 lines"
+
+
+def test_public_api_is_the_contract():
+    assert set(attention_lib.__all__) == CONTRACT
+    for name in CONTRACT:
+        assert callable(getattr(attention_lib, name))
+
+
+def test_math_does_not_pull_in_plotting():
+    code = (
+        "import sys, attention_lib, attention_lib.toy, attention_lib.checks; "
+        "print('matplotlib' in sys.modules, 'ipywidgets' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False False"
+
+
+@pytest.fixture(params=CHAPTERS, ids=[p.name for p in CHAPTERS])
+def chapter(request):
+    return request.param, json.loads(request.param.read_text())
+
+
+def test_chapters_exist():
+    assert CHAPTERS, "no chapter notebooks found"
+
+
+def test_notebook_is_committed_clean_and_run_in_order(chapter):
+    path, nb = chapter
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    counts = [c["execution_count"] for c in code]
+    assert counts == list(range(1, len(code) + 1)), "run top to bottom with `make outputs`"
+    text = path.read_text()
+    assert "application/vnd.jupyter.widget-state+json" not in text
+    assert "application/vnd.jupyter.widget-view+json" not in text
+    assert not re.search(r"/(work|tmp|root|home|Users)/[A-Za-z]", text), "machine path"
+    assert "matplotlib" not in "".join("".join(c["source"]) for c in code), (
+        "plot code belongs in attention_lib.plotting"
+    )
+    assert not any(o.get("output_type") == "error" for c in code for o in c["outputs"])
+    assert not any(o.get("name") == "stderr" for c in code for o in c["outputs"]), "warnings"
+
+
+def test_notebook_follows_the_chapter_pattern(chapter):
+    path, nb = chapter
+    markdown = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    assert re.match(r"# \d+\. ", "".join(nb["cells"][0]["source"])), "title: '# N. Topic'"
+    assert "you will be able to" in markdown, "learning goals first"
+    assert "## Summary" in markdown
+    exercises = re.findall(r"```\{exercise\}.*\n:label: (\S+)", markdown)
+    solutions = re.findall(r"```\{solution(?:-start)?\} (\S+)", markdown)
+    assert len(exercises) >= 2
+    assert sorted(exercises) == sorted(solutions), "every exercise needs exactly one solution"
+    assert markdown.count("{solution-start}") == markdown.count("{solution-end}")
+    for cell in nb["cells"]:
+        source = "".join(cell["source"])
+        if "frame_slider(" in source and cell["cell_type"] == "code":
+            assert "nbval-ignore-output" in cell["metadata"].get("tags", [])
+
+
+@pytest.mark.skipif(shutil.which("jupyter") is None, reason="needs the project's .venv")
+def test_refreshing_outputs_changes_nothing(chapter, tmp_path):
+    # `make outputs` must be deterministic: re-running an unchanged chapter leaves no diff.
+    path, _ = chapter
+    copy = tmp_path / "chapters" / path.name
+    copy.parent.mkdir()
+    shutil.copy(path, copy)
+    (tmp_path / "attention_lib").symlink_to(LIB)  # for {literalinclude} paths only
+    subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "refresh_outputs.py"), str(copy)],
+        check=True,
+        capture_output=True,
+    )
+    assert copy.read_text() == path.read_text(), f"run `make outputs` and commit {path.name}"
