@@ -10,7 +10,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 export MPLBACKEND := Agg
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help book test lint unit nbval site-build site-check outputs student lock clean
+.PHONY: help book test lint unit nbval site-build site-check outputs lock clean
 
 help:
 	@echo "make book     build the website into _build/html"

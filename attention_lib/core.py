@@ -59,24 +59,23 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
         raise ValueError(f"axis {axis} is out of range for an array of shape {x.shape}")
     if x.shape[axis] == 0:
         raise ValueError(f"cannot normalise over axis {axis} of length 0 (shape {x.shape})")
-    return _softmax(x, axis, T)
+    return _stable_softmax(x, axis, T)
 
 
 def _softmax(x: np.ndarray, axis: int, T: float) -> np.ndarray:
-    # Subtract the max *before* dividing by T: (x - max) <= 0 cannot overflow upwards, and
-    # dividing a non-positive number by T > 0 keeps it non-positive. Masked logits are
-    # -inf here and become exactly 0 after exp. Near the float limit (1.7e308) the shift
-    # may reach -inf, which is harmless for the same reason, so that warning is silenced.
-    with np.errstate(over="ignore"):
-        shifted = x - np.max(x, axis=axis, keepdims=True)
-        if T != 1.0:
-            # float32 cannot hold a tiny T (it would round to 0): divide in float64 then.
-            if x.dtype.type(T) > 0:
-                shifted = shifted / x.dtype.type(T)
-            else:
-                shifted = (shifted.astype(np.float64) / T).astype(x.dtype)
-    e = np.exp(shifted)
+    # Subtract each row's max first: every exponent is then <= 0, so exp never
+    # overflows, and the factor exp(-max / T) cancels above and below the line.
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    e = np.exp(shifted / T)
     return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _stable_softmax(x: np.ndarray, axis: int, T: float) -> np.ndarray:
+    """:func:`_softmax` plus the float corner cases that would distract from it."""
+    if x.dtype.type(T) == 0:  # a T too tiny for float32 would round to 0: use float64
+        return _softmax(x.astype(np.float64), axis, T).astype(x.dtype)
+    with np.errstate(over="ignore"):  # near 1.7e308, x - max may reach -inf: exp gives 0
+        return _softmax(x, axis, T)
 
 
 def attention_scores(Q, K) -> np.ndarray:
@@ -152,7 +151,7 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, temperature: fl
     if mask is not None:
         mask = check_mask(mask, logits.shape)
         logits = np.where(mask, logits, -np.inf)  # exp(-inf) = 0: masked keys get no weight
-    weights = _softmax(logits, -1, T)
+    weights = _stable_softmax(logits, -1, T)
     output = weights @ V  # (..., n_q, n_k) @ (..., n_k, d_v) -> (..., n_q, d_v)
     return output, weights
 

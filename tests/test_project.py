@@ -125,7 +125,6 @@ def test_notebook_follows_the_chapter_pattern(chapter):
             assert "nbval-ignore-output" in cell["metadata"].get("tags", [])
 
 
-@pytest.mark.skipif(shutil.which("jupyter") is None, reason="needs the project's .venv")
 def test_refreshing_outputs_changes_nothing(chapter, tmp_path):
     # `make outputs` must be deterministic: re-running an unchanged chapter leaves no diff.
     path, _ = chapter

