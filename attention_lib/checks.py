@@ -113,10 +113,18 @@ def check_softmax(fn) -> CheckResult:
         x1 = np.array([1.0, 2.0, 3.0])
         out = _call(fn, "x = [1, 2, 3]", x1)
         _expect_shape(out, x1.shape, "x = [1, 2, 3]")
+        _known_mistakes(
+            out,
+            (
+                np.log(softmax(x1)),
+                "you returned log-probabilities (they are negative): exponentiate the "
+                "shifted logits, then divide by their sum.",
+            ),
+        )
         total = out.sum()
         if not np.isclose(total, 1.0, atol=ATOL):
             raise _Fail(
-                f"the outputs for x = [1, 2, 3] sum to {total:.4g}, not 1: divide "
+                f"the outputs for x = [1, 2, 3] sum to {total:.6f}, not 1: divide "
                 "each exponential by the sum of all of them."
             )
         _same(out, softmax(x1), "x = [1, 2, 3]")
@@ -166,19 +174,30 @@ def check_softmax(fn) -> CheckResult:
         _same(out, softmax(x1, temperature=2.0), case)
 
         big = np.array([1000.0, 1001.0, 1002.0])
-        case = "logits near 1000"
-        out = _call(fn, case, big)
-        if not np.all(np.isfinite(out)):
-            raise _Fail(
-                "got nan or inf for logits near 1000: exp(1000) overflows. Subtract "
-                "each row's maximum before exp; the result does not change."
-            )
-        _same(out, softmax(big), case)
-
-        case = "logits near -1000"
-        out = _call(fn, case, -big)
-        _same(out, softmax(-big), case)
-        return 6
+        _finite_and_same(
+            fn,
+            "logits near 1000",
+            big,
+            "exp(1000) overflows. Subtract each row's "
+            "maximum before exp; the result does not change.",
+        )
+        _finite_and_same(
+            fn,
+            "logits near -1000",
+            -big,
+            "exp(-1000) underflows to 0, and 0 / 0 is "
+            "nan. Subtracting each row's maximum fixes this too.",
+        )
+        spread = np.array([[-1000.0, 0.0, 1000.0], [-1000.0, -999.0, -1001.0]])
+        _finite_and_same(
+            fn,
+            "rows spanning -1000 to 1000",
+            spread,
+            "a row still overflows or underflows. "
+            "Subtract each row's own maximum: not its minimum or mean, and not one "
+            "maximum for the whole array.",
+        )
+        return 8
 
     return _verdict("softmax", run)
 
@@ -193,7 +212,10 @@ def check_entropy(fn) -> CheckResult:
         uniform = np.full(8, 1 / 8)
         case = "a uniform row over 8 keys"
         out = _call(fn, case, uniform)
-        _expect_shape(out, (), case, " Sum over the last axis so one row gives one number.")
+        hint = " Sum over the last axis so one row gives one number."
+        if out.size == 1:
+            hint = " Drop keepdims=True: one row should give a plain number."
+        _expect_shape(out, (), case, hint)
         _known_mistakes(
             out,
             (
@@ -219,15 +241,28 @@ def check_entropy(fn) -> CheckResult:
             )
         _same(out, 0.0, case)
 
+        case = "the row [0, 0.5, 0.5]"
+        out = _call(fn, case, np.array([0.0, 0.5, 0.5]))
+        _same(out, np.log(2), case)
+
         rows = np.array([[0.7, 0.2, 0.1], [1 / 3, 1 / 3, 1 / 3]])
         case = "a 2 x 3 matrix of rows"
         out = _call(fn, case, rows)
         _expect_shape(out, (2,), case, " Reduce over the last axis only (axis=-1).")
         expected = -np.sum(rows * np.log(rows), axis=-1)
         _same(out, expected, case)
-        return 3
+        return 4
 
     return _verdict("entropy", run)
+
+
+def _finite_and_same(fn, case: str, x: np.ndarray, why: str) -> None:
+    """Run one overflow-prone case: nan or inf gets the hint ``why``."""
+    out = _call(fn, case, x)
+    _expect_shape(out, x.shape, case)
+    if not np.all(np.isfinite(out)):
+        raise _Fail(f"got nan or inf for {case}: {why}")
+    _same(out, softmax(x), case)
 
 
 def _known_mistakes(out: np.ndarray, *mistakes: tuple) -> None:

@@ -79,7 +79,7 @@ def _stable_softmax(x: np.ndarray, axis: int, T: float) -> np.ndarray:
 
 
 def attention_scores(Q, K) -> np.ndarray:
-    r"""Raw similarity scores :math:`Q K^\top`: one row per query, one column per key.
+    r"""Raw similarity scores :math:`Q K^\top`; rows index queries, columns index keys.
 
     Parameters
     ----------
@@ -106,7 +106,7 @@ def attention_scores(Q, K) -> np.ndarray:
 
 
 def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, temperature: float = 1.0):
-    r"""Scaled dot-product attention: the four steps of the Transformer paper's diagram.
+    r"""Scaled dot-product attention: scores, scale, softmax, then a weighted sum of values.
 
     Parameters
     ----------

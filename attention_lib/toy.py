@@ -8,8 +8,11 @@ so a learner can redo any dot product by hand. The numbers are *chosen*, not tra
 so that they tell the story of the course:
 
 * ``Q_cake · K_it = 1.3`` (strong) and ``Q_cake · K_I = 0.4`` (weak);
-* ``Q_cake · K_cake = 1.6``: comparing a word with itself gives the largest score;
-* after scaling and softmax, "it" puts more weight on "cake" than on any other word.
+* ``Q_cake · K_cake = 1.6``: "cake" matched against itself scores high, the highest
+  value on the diagonal;
+* ``Q_it · K_cake = 1.8`` is the highest score of all: the pronoun finds its referent;
+* after scaling and softmax, "it" puts more weight on "cake" than on any other word,
+  and no other query gives "cake" as large a share.
 
 ``tests/test_toy.py`` asserts each of these, so the story cannot silently break.
 """
@@ -62,7 +65,7 @@ W_q = np.array(
         [1.6, 0.4, 0.0, 0.9],  # food    ->
         [0.0, 1.2, 0.4, 0.0],  # person  ->
         [0.8, 0.3, 0.5, 0.0],  # action  ->
-        [1.4, 0.0, 0.0, 0.3],  # pointer ->
+        [1.8, 0.0, 0.0, 0.3],  # pointer ->
     ]
 )
 
@@ -78,10 +81,10 @@ W_k = np.array(
     ]
 )
 
-#: What each value dimension means: a small "info card" for a word.
+#: What each value dimension means: a short profile of the word, the thing that gets mixed.
 VALUE_FEATURES = ("noun", "verb", "third person", "human")
 
-#: Value projection: turns embedding features into the info card that gets blended.
+#: Value projection: turns embedding features into that profile.
 W_v = np.array(
     [
         # noun verb 3rd  human

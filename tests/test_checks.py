@@ -55,10 +55,23 @@ def stub(x, axis=-1, temperature=1.0):
     return None
 
 
+def shift_by(statistic):
+    def softmax_shifted(x, axis=-1, temperature=1.0):
+        e = np.exp((x - statistic(x, axis)) / temperature)
+        return e / e.sum(axis=axis, keepdims=True)
+
+    return softmax_shifted
+
+
+def log_softmax(x, axis=-1, temperature=1.0):
+    z = (x - x.max(axis=axis, keepdims=True)) / temperature
+    return z - np.log(np.exp(z).sum(axis=axis, keepdims=True))
+
+
 def test_reference_softmax_passes(capsys):
     result = check_softmax(good_softmax)
     assert result and result.passed and result.status == "PASS"
-    assert capsys.readouterr().out == "[softmax] PASS: all 6 cases match the reference.\n"
+    assert capsys.readouterr().out == "[softmax] PASS: all 8 cases match the reference.\n"
 
 
 @pytest.mark.parametrize(
@@ -69,11 +82,15 @@ def test_reference_softmax_passes(capsys):
         (fixed_axis, "FAIL", "use the axis argument"),
         (ignores_temperature, "FAIL", "the temperature is ignored"),
         (multiplies_temperature, "FAIL", "you multiplied by T"),
-        (not_normalised, "FAIL", "sum to 1.503, not 1"),
+        (not_normalised, "FAIL", "sum to 1.503215, not 1"),
         (crashes, "FAIL", "raised ZeroDivisionError: oops"),
         (no_keepdims, "FAIL", "keepdims=True"),
         (mutates_input, "FAIL", "changed its input array in place"),
         (stub, "TODO", "returned None"),
+        (log_softmax, "FAIL", "you returned log-probabilities"),
+        (shift_by(lambda x, a: x.min(axis=a, keepdims=True)), "FAIL", "not its minimum"),
+        (shift_by(lambda x, a: x.mean(axis=a, keepdims=True)), "FAIL", "not its minimum"),
+        (shift_by(lambda x, a: x.max()), "FAIL", "not one maximum for the whole array"),
     ],
 )
 def test_each_softmax_mistake_gets_its_own_hint(fn, status, hint, capsys):
@@ -94,7 +111,7 @@ def good_entropy(p):
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
-        (good_entropy, "PASS", "all 3 cases"),
+        (good_entropy, "PASS", "all 4 cases"),
         (lambda p: np.sum(good_entropy(p)) * -1, "FAIL", "minus sign"),
         (lambda p: good_entropy(p) / np.log(2), "FAIL", "log base 2"),
         (lambda p: -np.sum(p * np.log(p), axis=-1), "FAIL", "0 * log(0)"),
@@ -102,6 +119,8 @@ def good_entropy(p):
         (lambda p: -p * np.log(np.where(p > 0, p, 1.0)), "FAIL", "returned shape (8,)"),
         (lambda p: None, "TODO", "returned None"),
         (lambda p: "high", "FAIL", "not an array of numbers"),
+        (lambda p: -np.nan_to_num(np.sum(p * np.log(p), -1)), "FAIL", "[0, 0.5, 0.5]"),
+        (lambda p: good_entropy(p)[..., None], "FAIL", "Drop keepdims=True"),
     ],
 )
 def test_entropy_checker(fn, status, hint, capsys):

@@ -20,9 +20,9 @@ def test_heatmap_labels_every_token_and_prints_every_value(weights):
     assert [t.get_text() for t in ax.get_xticklabels()] == list(toy.TOKENS)
     assert [t.get_text() for t in ax.get_yticklabels()] == list(toy.TOKENS)
     assert len(ax.texts) == 64
-    assert ax.texts[5 * 8 + 3].get_text() == "0.19"  # row 'it', column 'cake'
+    assert ax.texts[5 * 8 + 3].get_text() == "0.21"  # row 'it', column 'cake'
     assert ax.images[0].get_cmap().name == CMAP == "cividis"
-    assert "'it' -> 'cake' (0.19)" in alt
+    assert "'it' -> 'cake' (0.21)" in alt
     plt.close(fig)
 
 
@@ -35,7 +35,7 @@ def test_heatmap_rejects_labels_that_do_not_fit(weights):
 
 def test_bar_row_alt_text_names_the_extremes(weights):
     fig, alt = bar_row(weights[5], toy.TOKENS, title="row of it")
-    assert alt == "Bar chart: row of it. Largest 'cake' (0.19), smallest 'was' (0.10)."
+    assert alt == "Bar chart: row of it. Largest 'cake' (0.21), smallest 'was' (0.09)."
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == list(toy.TOKENS)
     plt.close(fig)
     with pytest.raises(ValueError, match="3 labels given"):

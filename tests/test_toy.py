@@ -28,15 +28,18 @@ def test_article_scores_are_reproduced():
     S = toy.scores()
     assert S[CAKE, IT] == pytest.approx(1.3)  # "cake" and "it": strong
     assert S[CAKE, I] == pytest.approx(0.4)  # "cake" and "I": much weaker
-    assert S[CAKE, CAKE] == pytest.approx(1.6)  # a word with itself: the largest score
-    assert S.max() == pytest.approx(1.6)
+    assert S[CAKE, CAKE] == pytest.approx(1.6)  # "cake" against itself: high
+    assert np.diag(S).max() == pytest.approx(1.6)
+    assert S[IT, CAKE] == pytest.approx(1.8)  # the pronoun finds its referent
+    assert S.max() == pytest.approx(1.8)
 
 
 def test_it_attends_most_to_cake_after_scaling_and_softmax():
     _, weights = toy.attention()
     assert weights[IT].argmax() == CAKE
-    assert round(weights[IT, CAKE], 2) == 0.19
+    assert round(weights[IT, CAKE], 2) == 0.21
     assert toy.TOKENS[weights[IT].argmin()] == "was"
+    assert weights[:, CAKE].argmax() == IT  # no other query gives "cake" as much
 
 
 def test_scaled_scores_are_scores_over_two():
