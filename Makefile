@@ -8,6 +8,7 @@ STAMP := $(VENV)/.installed
 # Kernels, nbval and jupyter-book all run from the project's own environment.
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export MPLBACKEND := Agg
+# Silences the debugger warning that ipykernel prints for frozen modules on every start.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 .PHONY: help book test lint unit nbval site-build site-check outputs lock clean
@@ -54,7 +55,7 @@ outputs: $(STAMP)
 lock:
 	rm -rf /tmp/attention-lock && $(PYTHON) -m venv /tmp/attention-lock
 	/tmp/attention-lock/bin/pip install --quiet -r requirements-dev.txt
-	{ head -n 2 constraints.txt; /tmp/attention-lock/bin/pip freeze --exclude-editable \
+	{ grep '^#' constraints.txt; /tmp/attention-lock/bin/pip freeze --exclude-editable \
 	  | grep -v '^-e'; } > constraints.new && mv constraints.new constraints.txt
 
 clean:

@@ -1,6 +1,7 @@
 """attention_lib: the small NumPy library behind *Attention, Step by Step*.
 
-The math lives in :mod:`attention_lib.core` and is re-exported here. The running
+The math lives in :mod:`attention_lib.core` and :mod:`attention_lib.heads` and is
+re-exported here. The running
 example is :mod:`attention_lib.toy`, figures are in :mod:`attention_lib.plotting`,
 static-friendly sliders in :mod:`attention_lib.widgets` and exercise checkers in
 :mod:`attention_lib.checks`. Import those submodules by name: plotting and widgets
@@ -10,13 +11,11 @@ pull in Matplotlib and ipywidgets, which the math does not need.
 from .core import (
     attention_scores,
     causal_mask,
-    merge_heads,
-    multi_head_attention,
     positional_encoding,
     scaled_dot_product_attention,
     softmax,
-    split_heads,
 )
+from .heads import merge_heads, multi_head_attention, split_heads
 
 __all__ = [
     "attention_scores",

@@ -17,11 +17,12 @@ import numpy as np
 
 from .validate import (
     as_float_array,
+    check_axis,
     check_batch,
     check_mask,
     check_positive_int,
-    check_scale,
-    check_temperature,
+    checked_matmul,
+    positive_real,
 )
 
 
@@ -30,8 +31,8 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
 
     Parameters
     ----------
-    x : array_like of shape (...)
-        Logits (any real numbers). Integers are promoted to float64.
+    x : array_like of shape (..., n), at least 1-D
+        Logits (any finite real numbers). Integers are promoted to float64.
     axis : int, default -1
         The axis that is normalised. For attention this is the key axis, the last one.
     temperature : float, default 1.0
@@ -51,15 +52,10 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     :math:`e^{-\max z / T}` cancels) but keeps every exponent :math:`\le 0`, so ``exp``
     never overflows, even for logits like ``1e300``.
     """
-    x = as_float_array(x, "x")
-    T = check_temperature(temperature)
-    if x.ndim == 0:
-        raise ValueError("softmax needs at least one axis to normalise over, got a scalar")
-    if not -x.ndim <= axis < x.ndim:
-        raise ValueError(f"axis {axis} is out of range for an array of shape {x.shape}")
-    if x.shape[axis] == 0:
-        raise ValueError(f"cannot normalise over axis {axis} of length 0 (shape {x.shape})")
-    return _stable_softmax(x, axis, T)
+    x = as_float_array(x, "x", min_ndim=1)
+    axis = check_axis(axis, x.ndim, x.shape)
+    T = positive_real(temperature, "temperature")
+    return _softmax_guarded(x, axis, T)
 
 
 def _softmax(x: np.ndarray, axis: int, T: float) -> np.ndarray:
@@ -70,12 +66,20 @@ def _softmax(x: np.ndarray, axis: int, T: float) -> np.ndarray:
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
-def _stable_softmax(x: np.ndarray, axis: int, T: float) -> np.ndarray:
-    """:func:`_softmax` plus the float corner cases that would distract from it."""
-    if x.dtype.type(T) == 0:  # a T too tiny for float32 would round to 0: use float64
+def _softmax_guarded(x: np.ndarray, axis: int, T: float) -> np.ndarray:
+    """:func:`_softmax`, ordered so that no intermediate step overflows the answer away.
+
+    With T > 1, dividing first only shrinks the logits, so it goes first. With T < 1,
+    the shift goes first (as in :func:`_softmax`) and the division only pushes
+    non-positive numbers further down; it runs in float64 so a float32 array accepts any
+    T. An overflow to -inf that remains means a weight that really is 0.
+    """
+    with np.errstate(over="ignore"):
+        if T == 1.0:
+            return _softmax(x, axis, 1.0)
+        if T > 1.0:
+            return _softmax((x.astype(np.float64) / T).astype(x.dtype), axis, 1.0)
         return _softmax(x.astype(np.float64), axis, T).astype(x.dtype)
-    with np.errstate(over="ignore"):  # near 1.7e308, x - max may reach -inf: exp gives 0
-        return _softmax(x, axis, T)
 
 
 def attention_scores(Q, K) -> np.ndarray:
@@ -96,13 +100,12 @@ def attention_scores(Q, K) -> np.ndarray:
     if Q.shape[-1] != K.shape[-1]:
         raise ValueError(f"Q and K must share d_k: Q has shape {Q.shape}, K has shape {K.shape}")
     check_batch("Q", Q, "K", K)
-    scores = Q @ np.swapaxes(K, -1, -2)  # (..., n_q, d_k) @ (..., d_k, n_k) -> (..., n_q, n_k)
-    if not np.all(np.isfinite(scores)):
-        raise ValueError(
-            "Q Kᵀ overflowed to infinity: the entries of Q and K are too large to multiply "
-            f"(largest |Q| = {np.abs(Q).max():.3g}, largest |K| = {np.abs(K).max():.3g})"
-        )
-    return scores
+    return _scores(Q, K)
+
+
+def _scores(Q: np.ndarray, K: np.ndarray) -> np.ndarray:
+    # (..., n_q, d_k) @ (..., d_k, n_k) -> (..., n_q, n_k)
+    return checked_matmul(Q, np.swapaxes(K, -1, -2), "Q Kᵀ")
 
 
 def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, temperature: float = 1.0):
@@ -115,7 +118,7 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, temperature: fl
     V : array_like of shape (..., n_k, d_v)
     mask : bool array_like broadcastable to (..., n_q, n_k), optional
         ``True`` where a query may attend to a key (PyTorch's boolean convention).
-    scale : float, optional
+    scale : float > 0, optional
         Multiplies the scores. ``None`` means :math:`1/\sqrt{d_k}`.
     temperature : float, default 1.0
         Divides the scaled scores before softmax.
@@ -135,29 +138,42 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, temperature: fl
     """
     scores = attention_scores(Q, K)  # (..., n_q, n_k); checks Q and K
     V = as_float_array(V, "V", min_ndim=2)
-    K_shape = np.shape(K)
-    if V.shape[-2] != K_shape[-2]:
+    n_k, d_k = np.shape(K)[-2:]
+    if V.shape[-2] != n_k:
         raise ValueError(
             "K and V must have one row per key (the same n_k): "
-            f"K has shape {K_shape}, V has shape {V.shape}"
+            f"K has shape {np.shape(K)}, V has shape {V.shape}"
         )
     check_batch("scores", scores, "V", V)
-    T = check_temperature(temperature)
-    d_k = K_shape[-1]
-    s = 1.0 / np.sqrt(d_k) if scale is None else check_scale(scale)
-    logits = scores * scores.dtype.type(s)
+    T = positive_real(temperature, "temperature")
+    s = 1.0 / np.sqrt(d_k) if scale is None else positive_real(scale, "scale")
+    if mask is not None:
+        mask = check_mask(mask, scores.shape)
+    return _attend(scores, V, mask, s, T)
+
+
+def _attend(scores: np.ndarray, V: np.ndarray, mask, s: float, T: float):
+    """Scale, mask, softmax and blend, on inputs that are already checked."""
+    with np.errstate(over="ignore"):
+        logits = scores * scores.dtype.type(s)
     if not np.all(np.isfinite(logits)):
         raise ValueError(f"scale = {s!r} makes the scaled scores overflow to infinity")
     if mask is not None:
-        mask = check_mask(mask, logits.shape)
         logits = np.where(mask, logits, -np.inf)  # exp(-inf) = 0: masked keys get no weight
-    weights = _stable_softmax(logits, -1, T)
-    output = weights @ V  # (..., n_q, n_k) @ (..., n_k, d_v) -> (..., n_q, d_v)
+    weights = _softmax_guarded(logits, -1, T)  # (..., n_q, n_k)
+    output = checked_matmul(weights, V, "weights @ V")  # (..., n_q, d_v)
+    # With V batched more than Q and K, show one weight matrix per output.
+    weights = np.broadcast_to(weights, output.shape[:-1] + weights.shape[-1:]).copy()
     return output, weights
 
 
 def causal_mask(n: int) -> np.ndarray:
     """Boolean ``(n, n)`` mask where query ``i`` may attend to keys ``0..i`` only.
+
+    Parameters
+    ----------
+    n : int
+        Sequence length, at least 1.
 
     Returns
     -------
@@ -168,101 +184,15 @@ def causal_mask(n: int) -> np.ndarray:
     return np.tril(np.ones((n, n), dtype=bool))
 
 
-def split_heads(X, h: int) -> np.ndarray:
-    """Cut the last axis into ``h`` equal heads.
-
-    Parameters
-    ----------
-    X : array_like of shape (..., n, h * d)
-    h : int
-        Number of heads; must divide the last dimension.
-
-    Returns
-    -------
-    ndarray of shape (..., h, n, d)
-        Head ``i`` holds columns ``i*d : (i+1)*d`` of ``X``.
-    """
-    X = as_float_array(X, "X", min_ndim=2)
-    h = check_positive_int(h, "h")
-    *batch, n, width = X.shape
-    if width % h:
-        raise ValueError(
-            f"h = {h} heads must divide the model width, but X has shape {X.shape} "
-            f"and {width} is not a multiple of {h}"
-        )
-    d = width // h
-    X = X.reshape(*batch, n, h, d)  # (..., n, h, d)
-    return np.swapaxes(X, -2, -3)  # (..., h, n, d)
-
-
-def merge_heads(X) -> np.ndarray:
-    """Glue heads back side by side: the inverse of :func:`split_heads`.
-
-    Parameters
-    ----------
-    X : array_like of shape (..., h, n, d)
-
-    Returns
-    -------
-    ndarray of shape (..., n, h * d)
-    """
-    X = as_float_array(X, "X", min_ndim=3)
-    *batch, h, n, d = X.shape
-    X = np.swapaxes(X, -2, -3)  # (..., n, h, d)
-    return X.reshape(*batch, n, h * d)  # (..., n, h*d)
-
-
-def multi_head_attention(X, W_q, W_k, W_v, W_o, h: int, mask=None):
-    r"""Multi-head self-attention: ``h`` attention heads side by side, then a mixing matrix.
-
-    Parameters
-    ----------
-    X : array_like of shape (..., n, d_model)
-    W_q, W_k, W_v, W_o : array_like of shape (d_model, d_model)
-    h : int
-        Number of heads; each head works in ``d_k = d_model / h`` dimensions.
-    mask : bool array_like broadcastable to (..., n, n), optional
-        Shared by all heads; ``True`` = may attend.
-
-    Returns
-    -------
-    output : ndarray of shape (..., n, d_model)
-    weights : ndarray of shape (..., h, n, n)
-        The attention weights of every head.
-
-    Notes
-    -----
-    .. math::
-        \text{head}_i = \operatorname{softmax}\!\left(
-            \frac{Q_i K_i^\top}{\sqrt{d_k}}\right) V_i, \qquad
-        \text{output} = [\text{head}_1, \dots, \text{head}_h]\, W_o
-    """
-    X = as_float_array(X, "X", min_ndim=2)
-    d_model = X.shape[-1]
-    h = check_positive_int(h, "h")
-    if d_model % h:
-        raise ValueError(f"h = {h} heads must divide d_model = {d_model} (X has shape {X.shape})")
-    W = {}
-    for name, value in [("W_q", W_q), ("W_k", W_k), ("W_v", W_v), ("W_o", W_o)]:
-        W[name] = as_float_array(value, name)
-        if W[name].shape != (d_model, d_model):
-            raise ValueError(
-                f"{name} must have shape (d_model, d_model) = ({d_model}, {d_model}) to match "
-                f"X of shape {X.shape}, but it has shape {W[name].shape}"
-            )
-    Q = split_heads(X @ W["W_q"], h)  # (..., h, n, d_k)
-    K = split_heads(X @ W["W_k"], h)  # (..., h, n, d_k)
-    V = split_heads(X @ W["W_v"], h)  # (..., h, n, d_k)
-    if mask is not None:
-        n = X.shape[-2]
-        mask = check_mask(mask, X.shape[:-2] + (n, n))  # (..., n, n), checked as given
-        mask = mask[..., None, :, :]  # (..., 1, n, n): the same mask for every head
-    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)  # (..., h, n, d_k)
-    return merge_heads(heads) @ W["W_o"], weights  # (..., n, d_model), (..., h, n, n)
-
-
 def positional_encoding(n: int, d_model: int) -> np.ndarray:
     r"""Sinusoidal positional encoding from *Attention Is All You Need*.
+
+    Parameters
+    ----------
+    n : int
+        Number of positions, at least 1.
+    d_model : int
+        Width of each encoding, at least 1. An odd width ends with a sine column.
 
     Returns
     -------

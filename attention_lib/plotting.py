@@ -36,6 +36,10 @@ def heatmap(matrix, rows, cols=None, *, title: str, fmt: str = ".2f", vmin=None,
         Key tokens; defaults to ``rows`` (self-attention).
     title : str
         Shown above the plot and used in the alt text.
+    fmt : str, default ".2f"
+        Format of the numbers printed in the cells.
+    vmin, vmax : float, optional
+        Ends of the colour scale; default to the data's range.
 
     Returns
     -------
@@ -88,6 +92,11 @@ def bar_row(values, labels, *, title: str, fmt: str = ".2f", ylim=(0.0, 1.0)):
     values : array_like of shape (n_k,)
     labels : sequence of str, length n_k
     title : str
+    fmt : str, default ".2f"
+        Format of the numbers printed above the bars.
+    ylim : (float, float) or None, default (0, 1)
+        A fixed axis, so frames of a slider compare at a glance; values outside it are
+        an error rather than a clipped bar. ``None`` fits the data.
 
     Returns
     -------
@@ -101,14 +110,20 @@ def bar_row(values, labels, *, title: str, fmt: str = ".2f", ylim=(0.0, 1.0)):
             f"values must be 1-D with one label each: values has shape {v.shape}, "
             f"{len(labels)} labels given"
         )
+    if ylim is not None and (v.min() < ylim[0] or v.max() > ylim[1]):
+        raise ValueError(
+            f"values run from {v.min():.3g} to {v.max():.3g}, outside ylim={ylim}; "
+            "pass a wider ylim, or ylim=None to fit the data"
+        )
     fig, ax = plt.subplots(figsize=(6.4, 2.8))
     top = int(np.argmax(v))
     colours = plt.get_cmap(CMAP)(np.where(np.arange(v.size) == top, 0.95, 0.35))
     ax.bar(range(v.size), v, color=colours, edgecolor="black", linewidth=0.5)
     for j, value in enumerate(v):
         ax.text(j, value, format(value, fmt), ha="center", va="bottom", fontsize=8)
-    ax.set_xticks(range(v.size), labels, rotation=30, ha="right")
-    ax.set_ylim(*ylim)
+    ax.set_xticks(range(v.size), labels)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
     ax.set_ylabel("weight")
     ax.set_title(title)
     fig.tight_layout()
@@ -160,6 +175,9 @@ def show(fig, alt: str) -> Figure:
 
 
 def _check_labels(M: np.ndarray, rows, cols) -> None:
+    for name, labels in (("rows", rows), ("cols", cols)):
+        if isinstance(labels, str) or not hasattr(labels, "__len__"):
+            raise TypeError(f"{name} must be a list of token labels, got {labels!r}")
     if M.ndim != 2:
         raise ValueError(f"matrix must be 2-D (queries x keys), got shape {M.shape}")
     if len(rows) != M.shape[0] or len(cols) != M.shape[1]:

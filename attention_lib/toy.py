@@ -110,12 +110,18 @@ MOVIE_CARDS = np.array(
 )
 
 
+# One source of truth: a notebook cell that writes into these arrays would silently change
+# every later result, so they are read-only. Use .copy() to experiment.
+for _array in (X, W_q, W_k, W_v, MOVIE_INTEREST, MOVIE_CARDS):
+    _array.setflags(write=False)
+
+
 def token_index(token: str) -> int:
     """Position of ``token`` in :data:`TOKENS`, with a helpful error for typos."""
     try:
         return TOKENS.index(token)
     except ValueError:
-        raise KeyError(f"{token!r} is not a token of the sentence; tokens are {TOKENS}") from None
+        raise ValueError(f"{token!r} is not a token of the sentence; tokens are {TOKENS}") from None
 
 
 def projections() -> tuple[np.ndarray, np.ndarray, np.ndarray]:

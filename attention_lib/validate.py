@@ -1,45 +1,62 @@
 """Input checks shared by every function in :mod:`attention_lib.core`.
 
-Each check either returns a clean float array or raises an error that a learner can act
-on. The messages always name the argument and its shape, because "shapes do not match"
-on its own sends people hunting.
+Each check either returns a clean value or raises an error that a learner can act on.
+The messages always name the argument and its shape, because "shapes do not match" on
+its own sends people hunting.
 """
 
 from __future__ import annotations
 
 import numbers
+from decimal import Decimal
 
 import numpy as np
 
 
 def as_float_array(x, name: str, min_ndim: int = 0) -> np.ndarray:
-    """Return ``x`` as a finite floating-point array.
+    """Return ``x`` as a finite, non-empty floating-point array.
 
-    float32 and float64 are kept as they are; booleans and integers are promoted to
-    float64, so ``softmax([1, 2, 3])`` works as a learner expects.
+    float32 and float64 are kept as they are; integers are promoted to float64, so
+    ``softmax([1, 2, 3])`` works as a learner expects.
 
     Raises
     ------
     TypeError
-        If ``x`` is not numeric (strings, objects, complex numbers).
+        If ``x`` is not real numbers: strings, objects, complex numbers, booleans (a
+        boolean array is almost always a mask passed in the wrong place), or a NumPy
+        masked array (its mask would be silently ignored).
     ValueError
-        If ``x`` has fewer than ``min_ndim`` dimensions, or holds NaN or infinity.
+        If ``x`` is ragged, has fewer than ``min_ndim`` dimensions, has a dimension of
+        length 0, or holds NaN or infinity.
     """
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError(
+            f"{name} is a NumPy masked array, whose mask would be ignored here; pass a "
+            "plain array (and, for attention, a boolean mask= argument)"
+        )
     try:
         arr = np.asarray(x)
     except ValueError as err:  # ragged nested lists
         raise ValueError(f"{name} must be a rectangular array of numbers: {err}") from None
-    if arr.dtype.kind in "biu":
+    if arr.dtype.kind == "b":
+        raise TypeError(
+            f"{name} is a boolean array (shape {arr.shape}); it needs numbers. "
+            "Did you mean to pass it as mask=?"
+        )
+    if arr.dtype.kind in "iu":
         arr = arr.astype(np.float64)
     elif arr.dtype.kind != "f":
+        example = arr.reshape(-1)[0] if arr.size else None
         raise TypeError(
             f"{name} must be an array of real numbers, but it has dtype {arr.dtype} "
-            f"(for example {_first_item(arr)!r})"
+            f"(for example {example!r})"
         )
     if arr.ndim < min_ndim:
         raise ValueError(
             f"{name} must have at least {min_ndim} dimensions, but it has shape {arr.shape}"
         )
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty: it has shape {arr.shape}, with a dimension of 0")
     if not np.all(np.isfinite(arr)):
         bad = np.argwhere(~np.isfinite(arr))[0]
         raise ValueError(
@@ -49,25 +66,35 @@ def as_float_array(x, name: str, min_ndim: int = 0) -> np.ndarray:
     return arr
 
 
-def _first_item(arr: np.ndarray):
-    return arr.reshape(-1)[0] if arr.size else None
+def positive_real(value, name: str) -> float:
+    """Return ``value`` as a float after checking that it is a positive, finite number.
+
+    Used for ``temperature`` and ``scale``. Python and NumPy numbers, fractions and
+    decimals are accepted; booleans, complex numbers and strings are not.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, Decimal)):
+        raise TypeError(f"{name} must be a positive number, got {value!r}")
+    number = float(value)
+    if not np.isfinite(number) or number <= 0:
+        hint = ""
+        if name == "temperature":
+            hint = "; T -> 0 means one-hot and T -> infinity uniform, but neither is a number"
+        raise ValueError(f"{name} must be a positive, finite number, got {value!r}{hint}")
+    return number
 
 
-def check_temperature(temperature) -> float:
-    """Return ``temperature`` as a float after checking that it is a positive number."""
-    if isinstance(temperature, bool) or not isinstance(temperature, numbers.Real):
-        raise TypeError(f"temperature must be a positive number, got {temperature!r}")
-    if not np.isfinite(temperature) or temperature <= 0:
-        raise ValueError(
-            f"temperature must be a positive, finite number, got {temperature!r}; "
-            "T -> 0 means one-hot and T -> infinity means uniform, but neither end is a number"
-        )
-    return float(temperature)
+def check_axis(axis, ndim: int, shape: tuple) -> int:
+    """Return ``axis`` as an int after checking that ``shape`` has it."""
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, numbers.Integral):
+        raise TypeError(f"axis must be a whole number such as -1, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of range for an array of shape {shape}")
+    return int(axis)
 
 
 def check_positive_int(value, name: str) -> int:
     """Return ``value`` as an int after checking that it is a whole number >= 1."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be a positive whole number, got {value!r}")
     if value < 1:
         raise ValueError(f"{name} must be at least 1, got {value}")
@@ -75,12 +102,15 @@ def check_positive_int(value, name: str) -> int:
 
 
 def check_mask(mask, shape: tuple[int, ...]) -> np.ndarray:
-    """Check a boolean attention mask against the ``(..., n_q, n_k)`` logits shape.
+    """Check a boolean attention mask against the ``(..., n_q, n_k)`` scores shape.
 
     True means "may attend", as in PyTorch. Every query row must keep at least one key,
     otherwise softmax would divide by zero and hand back NaN.
     """
-    mask = np.asarray(mask)
+    try:
+        mask = np.asarray(mask)
+    except ValueError as err:  # ragged nested lists
+        raise ValueError(f"mask must be a rectangular array of booleans: {err}") from None
     if mask.dtype != np.bool_:
         raise TypeError(
             f"mask must be a boolean array (True = may attend), but it has dtype {mask.dtype}"
@@ -112,10 +142,13 @@ def check_batch(name_a: str, a: np.ndarray, name_b: str, b: np.ndarray) -> None:
         ) from None
 
 
-def check_scale(scale) -> float:
-    """Return ``scale`` as a float after checking that it is a positive, finite number."""
-    if isinstance(scale, bool) or not np.isscalar(scale) or not np.isreal(scale):
-        raise TypeError(f"scale must be a positive number or None, got {scale!r}")
-    if not np.isfinite(scale) or scale <= 0:
-        raise ValueError(f"scale must be a positive, finite number or None, got {scale!r}")
-    return float(scale)
+def checked_matmul(a: np.ndarray, b: np.ndarray, what: str) -> np.ndarray:
+    """``a @ b``, with a clear error instead of a silent infinity if it overflows."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        product = a @ b
+    if not np.all(np.isfinite(product)):
+        raise ValueError(
+            f"{what} overflowed to infinity: the numbers are too large to multiply "
+            f"(largest entries {np.abs(a).max():.3g} and {np.abs(b).max():.3g})"
+        )
+    return product

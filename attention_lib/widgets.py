@@ -68,10 +68,10 @@ def frame_slider(
     if not values:
         raise ValueError("frame_slider needs at least one value to draw a frame for")
     start = 0 if initial is None else _index_of(initial, values)
-    frames = [widgets.HTML(figure_html(*make_figure(v))) for v in values]
+    frames = [widgets.HTML(figure_html(*_figure_and_alt(make_figure, v))) for v in values]
     stack = widgets.Stack(frames, selected_index=start)
     slider = widgets.SelectionSlider(
-        options=[(format(v, fmt), i) for i, v in enumerate(values)],
+        options=[(_label(v, fmt), i) for i, v in enumerate(values)],
         index=start,
         description=description,
         continuous_update=True,
@@ -88,3 +88,20 @@ def _index_of(value, values: list) -> int:
         return values.index(value)
     except ValueError:
         raise ValueError(f"initial={value!r} is not one of the slider values {values}") from None
+
+
+def _figure_and_alt(make_figure: Callable, value) -> tuple:
+    result = make_figure(value)
+    if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], str)):
+        raise TypeError(
+            f"make_figure({value!r}) must return (fig, alt_text), like the helpers in "
+            f"attention_lib.plotting, but it returned {type(result).__name__}"
+        )
+    return result
+
+
+def _label(value, fmt: str) -> str:
+    try:
+        return format(value, fmt)
+    except (TypeError, ValueError):  # not a number: show it as it is
+        return str(value)

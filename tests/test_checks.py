@@ -71,7 +71,7 @@ def log_softmax(x, axis=-1, temperature=1.0):
 def test_reference_softmax_passes(capsys):
     result = check_softmax(good_softmax)
     assert result and result.passed and result.status == "PASS"
-    assert capsys.readouterr().out == "[softmax] PASS: all 8 cases match the reference.\n"
+    assert capsys.readouterr().out == "[softmax] PASS: all 16 cases match the reference.\n"
 
 
 @pytest.mark.parametrize(
@@ -111,7 +111,7 @@ def good_entropy(p):
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
-        (good_entropy, "PASS", "all 4 cases"),
+        (good_entropy, "PASS", "all 6 cases"),
         (lambda p: np.sum(good_entropy(p)) * -1, "FAIL", "minus sign"),
         (lambda p: good_entropy(p) / np.log(2), "FAIL", "log base 2"),
         (lambda p: -np.sum(p * np.log(p), axis=-1), "FAIL", "0 * log(0)"),
@@ -119,7 +119,7 @@ def good_entropy(p):
         (lambda p: -p * np.log(np.where(p > 0, p, 1.0)), "FAIL", "returned shape (8,)"),
         (lambda p: None, "TODO", "returned None"),
         (lambda p: "high", "FAIL", "not an array of numbers"),
-        (lambda p: -np.nan_to_num(np.sum(p * np.log(p), -1)), "FAIL", "[0, 0.5, 0.5]"),
+        (lambda p: -np.nan_to_num(np.sum(p * np.log(p), -1)), "FAIL", "[0.0, 0.5, 0.5]"),
         (lambda p: good_entropy(p)[..., None], "FAIL", "Drop keepdims=True"),
     ],
 )
@@ -137,7 +137,23 @@ def test_a_checker_never_raises_even_for_strange_callables(capsys):
     assert capsys.readouterr().out.count("FAIL") == 2
 
 
-def test_check_result_is_quiet_in_jupyter_but_readable_in_python():
+def test_check_result_is_not_shown_twice_in_jupyter(capsys):
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.display import display
+
+    InteractiveShell.instance()  # display() as in Jupyter, not the plain-print fallback
     result = CheckResult("softmax", "PASS", "ok")
-    assert result._ipython_display_() is None
+    display(result)  # the verdict line was printed by the checker; nothing more appears
+    display(1.5)  # while an ordinary value does appear
+    assert capsys.readouterr().out == "1.5\n"
     assert repr(result) == "CheckResult('[softmax] PASS: ok')"
+
+
+def test_a_mismatch_on_a_matrix_still_gives_one_line(capsys):
+    def sums_last_axis_only(x, axis=-1, temperature=1.0):
+        e = np.exp((x - x.max(-1, keepdims=True)) / temperature)
+        return e / e.sum(axis, keepdims=True)
+
+    assert not check_softmax(sums_last_axis_only)
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and "values differ" in out

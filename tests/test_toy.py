@@ -54,5 +54,12 @@ def test_movie_blend_matches_the_analogy():
 
 
 def test_token_index_names_the_tokens_on_a_typo():
-    with pytest.raises(KeyError, match="'cakes' is not a token"):
+    with pytest.raises(ValueError, match="'cakes' is not a token"):
         toy.token_index("cakes")
+
+
+def test_shared_arrays_are_read_only():
+    # A notebook cell must not be able to change the running example for later cells.
+    for M in (toy.X, toy.W_q, toy.W_k, toy.W_v, toy.MOVIE_CARDS):
+        with pytest.raises(ValueError, match="read-only"):
+            M[0, 0] = 99.0

@@ -3,6 +3,10 @@
 sphinx-thebe and sphinx-togglebutton add inline scripts with ``app.add_js_file(None, body=...)``.
 Sphinx 7.4 keeps that entry and re-adds it from its registry as ``''``, which does not compare
 equal, so both are written. The second ``const THEBE_JS_URL`` is a SyntaxError in the console.
+
+This is a small Sphinx extension (loaded through ``local_extensions`` in ``_config.yml``),
+not a script. After a Sphinx upgrade, try the build without it: if the browser checks
+still see no console errors, delete it.
 """
 
 

@@ -1,0 +1,120 @@
+"""The machinery behind every exercise checker: run a learner's function, judge, report.
+
+A checker is a function ``run()`` that calls :func:`call` on fixed cases and raises
+:class:`Fail` (with a hint) at the first mistake. :func:`verdict` turns that into the
+one printed line and a :class:`CheckResult`. See :mod:`attention_lib.checks` for the
+checkers themselves; a new exercise needs only a new ``run()``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+ATOL = 1e-6
+
+
+class CheckResult:
+    """The outcome of a checker: truthy when passed. Its line has already been printed."""
+
+    def __init__(self, exercise: str, status: str, message: str):
+        self.exercise = exercise
+        self.status = status  # "PASS", "FAIL" or "TODO"
+        self.message = message
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "PASS"
+
+    @property
+    def line(self) -> str:
+        return f"[{self.exercise}] {self.status}: {self.message}"
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def __repr__(self) -> str:
+        return f"CheckResult({self.line!r})"
+
+    def _ipython_display_(self) -> None:
+        """Show nothing in Jupyter: the verdict line was printed when the check ran."""
+
+
+class Fail(Exception):
+    """Raised inside a checker to stop at the first mistake with its hint."""
+
+
+class Todo(Exception):
+    """Raised inside a checker when the learner has not written the function yet."""
+
+
+def verdict(exercise: str, run) -> CheckResult:
+    try:
+        n_cases = run()
+        result = CheckResult(exercise, "PASS", f"all {n_cases} cases match the reference.")
+    except Todo as todo:
+        result = CheckResult(exercise, "TODO", str(todo))
+    except Fail as fail:
+        result = CheckResult(exercise, "FAIL", str(fail))
+    except Exception as err:  # a bug in the checker itself must not crash the notebook
+        result = CheckResult(exercise, "FAIL", f"the checker could not finish: {err!r}")
+    print(result.line)
+    return result
+
+
+def call(fn, case: str, *args, **kwargs) -> np.ndarray:
+    """Call the learner's function on a copy of the inputs and tidy up what comes back."""
+    copies = [np.array(a, dtype=float) for a in args]
+    try:
+        with np.errstate(all="ignore"):  # the verdict explains overflow; no raw warnings
+            out = fn(*copies, **kwargs)
+    except (Exception, SystemExit) as err:  # even sys.exit() must not end the notebook
+        hint = ""
+        if "broadcast" in str(err):
+            hint = " A sum over one axis needs keepdims=True to line up with the array again."
+        raise Fail(f"your function raised {type(err).__name__}: {err} (on {case}).{hint}") from None
+    if out is None:
+        raise Todo("your function returned None. Write its body, then run this cell again.")
+    for a, original in zip(copies, args, strict=True):
+        if not np.array_equal(a, np.asarray(original, dtype=float)):
+            raise Fail(
+                f"your function changed its input array in place (on {case}); "
+                "work on a new array instead, e.g. x = x - x.max(...)."
+            )
+    if np.iscomplexobj(out):
+        raise Fail(f"your function returned complex numbers (on {case}); use real ones.")
+    try:
+        out = np.asarray(out, dtype=float)
+    except Exception:
+        raise Fail(
+            f"your function returned {type(out).__name__}, not an array of numbers (on {case})."
+        ) from None
+    return out
+
+
+def expect_shape(out: np.ndarray, shape: tuple, case: str, hint: str = "") -> None:
+    if out.shape != shape:
+        raise Fail(f"returned shape {out.shape}, expected {shape} (on {case}).{hint}")
+
+
+def known_mistakes(out: np.ndarray, *mistakes: tuple) -> None:
+    """Fail with the hint of the first typical wrong answer that ``out`` matches."""
+    for wrong, hint in mistakes:
+        if np.shape(wrong) == out.shape and np.allclose(out, wrong, atol=ATOL):
+            raise Fail(hint)
+
+
+def same(out, expected, case: str) -> None:
+    out, expected = np.asarray(out, dtype=float), np.asarray(expected, dtype=float)
+    if not np.allclose(out, expected, atol=ATOL):
+        worst = np.max(np.abs(out - expected))
+        raise Fail(
+            f"values differ from the reference on {case}: got {fmt(out)}, "
+            f"expected {fmt(expected)} (largest difference {worst:.3g})."
+        )
+
+
+def fmt(a) -> str:
+    text = np.array2string(
+        np.asarray(a, dtype=float), formatter={"float_kind": lambda v: f"{v:.4g}"}
+    )
+    return " ".join(text.split())  # a matrix on one line: the verdict stays one line

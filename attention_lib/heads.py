@@ -1,0 +1,113 @@
+"""Multi-head attention: split the model width into heads, attend in each, glue back.
+
+Every reshape carries a trailing shape comment. The per-head work is the same scaled
+dot-product attention as in :mod:`attention_lib.core`, run on all heads at once by
+giving the heads their own batch axis.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .core import _attend, _scores
+from .validate import as_float_array, check_mask, check_positive_int, checked_matmul
+
+
+def split_heads(X, h: int) -> np.ndarray:
+    """Cut the last axis into ``h`` equal heads.
+
+    Parameters
+    ----------
+    X : array_like of shape (..., n, h * d)
+    h : int
+        Number of heads; must divide the last dimension.
+
+    Returns
+    -------
+    ndarray of shape (..., h, n, d)
+        Head ``i`` holds columns ``i*d : (i+1)*d`` of ``X``.
+    """
+    X = as_float_array(X, "X", min_ndim=2)
+    h = check_positive_int(h, "h")
+    *batch, n, width = X.shape
+    if width % h:
+        raise ValueError(
+            f"h = {h} heads must divide the model width, but X has shape {X.shape} "
+            f"and {width} is not a multiple of {h}"
+        )
+    d = width // h
+    X = X.reshape(*batch, n, h, d)  # (..., n, h, d)
+    return np.swapaxes(X, -2, -3)  # (..., h, n, d)
+
+
+def merge_heads(X) -> np.ndarray:
+    """Glue heads back side by side: the inverse of :func:`split_heads`.
+
+    Parameters
+    ----------
+    X : array_like of shape (..., h, n, d)
+
+    Returns
+    -------
+    ndarray of shape (..., n, h * d)
+    """
+    X = as_float_array(X, "X", min_ndim=3)
+    *batch, h, n, d = X.shape
+    X = np.swapaxes(X, -2, -3)  # (..., n, h, d)
+    return X.reshape(*batch, n, h * d)  # (..., n, h*d)
+
+
+def multi_head_attention(X, W_q, W_k, W_v, W_o, h: int, mask=None):
+    r"""Multi-head self-attention: ``h`` attention heads side by side, then a mixing matrix.
+
+    Parameters
+    ----------
+    X : array_like of shape (..., n, d_model)
+    W_q, W_k, W_v, W_o : array_like of shape (d_model, d_model)
+    h : int
+        Number of heads; each head works in ``d_k = d_model / h`` dimensions.
+    mask : bool array_like broadcastable to (..., n, n), optional
+        Shared by all heads; ``True`` = may attend.
+
+    Returns
+    -------
+    output : ndarray of shape (..., n, d_model)
+    weights : ndarray of shape (..., h, n, n)
+        The attention weights of every head.
+
+    Notes
+    -----
+    .. math::
+        \text{head}_i = \operatorname{softmax}\!\left(
+            \frac{Q_i K_i^\top}{\sqrt{d_k}}\right) V_i, \qquad
+        \text{output} = [\text{head}_1, \dots, \text{head}_h]\, W_o
+    """
+    X = as_float_array(X, "X", min_ndim=2)
+    *_, n, d_model = X.shape
+    h = check_positive_int(h, "h")
+    if d_model % h:
+        raise ValueError(f"h = {h} heads must divide d_model = {d_model} (X has shape {X.shape})")
+    W_q, W_k, W_v, W_o = (
+        _square(W, name, d_model, X.shape)
+        for W, name in [(W_q, "W_q"), (W_k, "W_k"), (W_v, "W_v"), (W_o, "W_o")]
+    )
+    if mask is not None:
+        mask = check_mask(mask, X.shape[:-2] + (n, n))  # (..., n, n), checked as given
+        mask = mask[..., None, :, :]  # (..., 1, n, n): the same mask for every head
+    Q = split_heads(checked_matmul(X, W_q, "X @ W_q"), h)  # (..., h, n, d_k)
+    K = split_heads(checked_matmul(X, W_k, "X @ W_k"), h)  # (..., h, n, d_k)
+    V = split_heads(checked_matmul(X, W_v, "X @ W_v"), h)  # (..., h, n, d_k)
+    d_k = d_model // h
+    heads, weights = _attend(_scores(Q, K), V, mask, 1.0 / np.sqrt(d_k), 1.0)
+    output = checked_matmul(merge_heads(heads), W_o, "heads @ W_o")  # (..., n, d_model)
+    return output, weights  # weights: (..., h, n, n)
+
+
+def _square(W, name: str, d_model: int, X_shape: tuple) -> np.ndarray:
+    W = as_float_array(W, name)
+    if W.shape != (d_model, d_model):
+        raise ValueError(
+            f"{name} must have shape (d_model, d_model) = ({d_model}, {d_model}) to match "
+            f"X of shape {X_shape}, but it has shape {W.shape}"
+        )
+    return W
