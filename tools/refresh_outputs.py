@@ -3,8 +3,8 @@
     python tools/refresh_outputs.py chapters/*.ipynb
 
 The result is deterministic: running it twice leaves `git diff` empty. To get there it
-records no execution timestamps, stores no widget state, and drops the widget-view
-outputs (they carry a random model id); the plain-text line beside each widget stays,
+records no execution timestamps, stores no widget state, drops the widget-view outputs
+(they carry a random model id) and the Python version (3.10 and 3.13 write the same file); the plain-text line beside each widget stays,
 and the website re-executes the chapters anyway, so its widgets carry fresh state.
 """
 
@@ -34,6 +34,7 @@ def refresh(path: Path) -> None:
         for output in cell.get("outputs", []):
             output.get("data", {}).pop(WIDGET_VIEW, None)
     nb.metadata.pop("widgets", None)
+    nb.metadata.get("language_info", {}).pop("version", None)  # same file on any Python
     nbformat.validate(nb)
     nbformat.write(nb, path)
     print(f"refreshed {path}")
