@@ -2,10 +2,11 @@
 
     python tools/refresh_outputs.py chapters/*.ipynb
 
-The result is deterministic: running it twice leaves `git diff` empty. To get there it
-records no execution timestamps, stores no widget state, drops the widget-view outputs
-(they carry a random model id) and the Python version (3.10 and 3.13 write the same file); the plain-text line beside each widget stays,
-and the website re-executes the chapters anyway, so its widgets carry fresh state.
+The result is deterministic: running it twice leaves `git diff` empty, on any Python
+version. To get there it records no execution timestamps, stores no widget state, and
+drops the widget-view outputs (they carry a random model id) and the Python version.
+The plain-text line beside each widget stays, and the website re-executes the chapters
+anyway, so its widgets carry fresh state.
 """
 
 from __future__ import annotations
