@@ -17,7 +17,8 @@ help:
 	@echo "make book     build the website into _build/html"
 	@echo "make test     ruff, pytest, strict nbval, strict book build, browser checks"
 	@echo "make outputs  re-execute every chapter in place (commit the result)"
-	@echo "make lock     re-resolve constraints.txt after editing requirements*.txt"
+	@echo "make lock     re-resolve constraints.txt after editing requirements*.txt;"
+	@echo "              use PYTHON=python3.10 so the pins suit every supported Python"
 
 $(STAMP): requirements.txt requirements-dev.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -53,10 +54,10 @@ outputs: $(STAMP)
 	$(BIN)/python tools/refresh_outputs.py chapters/*.ipynb
 
 lock:
-	rm -rf /tmp/attention-lock && $(PYTHON) -m venv /tmp/attention-lock
-	/tmp/attention-lock/bin/pip install --quiet -r requirements-dev.txt
-	{ grep '^#' constraints.txt; /tmp/attention-lock/bin/pip freeze --exclude-editable \
-	  | grep -v '^-e'; } > constraints.new && mv constraints.new constraints.txt
+	tmp=$$(mktemp -d) && $(PYTHON) -m venv $$tmp/venv && \
+	$$tmp/venv/bin/pip install --quiet -r requirements-dev.txt && \
+	{ grep '^#' constraints.txt; $$tmp/venv/bin/pip freeze --exclude-editable \
+	  | grep -v '^-e'; } > constraints.new && mv constraints.new constraints.txt && rm -rf $$tmp
 
 clean:
 	rm -rf _build

@@ -1,9 +1,10 @@
 """The machinery behind every exercise checker: run a learner's function, judge, report.
 
-A checker is a function ``run()`` that calls :func:`call` on fixed cases and raises
-:class:`Fail` (with a hint) at the first mistake. :func:`verdict` turns that into the
-one printed line and a :class:`CheckResult`. See :mod:`attention_lib.checks` for the
-checkers themselves; a new exercise needs only a new ``run()``.
+A checker is a function ``run(cases)`` that calls ``cases.run(description, *inputs)``
+on fixed cases and raises :class:`Fail` (with a hint) at the first mistake.
+:func:`verdict` turns that into the one printed line and a :class:`CheckResult`. See
+:mod:`attention_lib.checks` for the checkers themselves; a new exercise needs only a new
+``run``.
 """
 
 from __future__ import annotations
@@ -47,10 +48,24 @@ class Todo(Exception):
     """Raised inside a checker when the learner has not written the function yet."""
 
 
-def verdict(exercise: str, run) -> CheckResult:
+class Cases:
+    """Runs the learner's function case by case, and counts the cases for the PASS line."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.count = 0
+
+    def run(self, case: str, *args, **kwargs) -> np.ndarray:
+        self.count += 1
+        return call(self.fn, case, *args, **kwargs)
+
+
+def verdict(exercise: str, fn, run) -> CheckResult:
+    """Run ``run(cases)`` on the learner's ``fn``; print and return the one-line verdict."""
+    cases = Cases(fn)
     try:
-        n_cases = run()
-        result = CheckResult(exercise, "PASS", f"all {n_cases} cases match the reference.")
+        run(cases)
+        result = CheckResult(exercise, "PASS", f"all {cases.count} cases match the reference.")
     except Todo as todo:
         result = CheckResult(exercise, "TODO", str(todo))
     except Fail as fail:

@@ -92,7 +92,7 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, h: int, mask=None):
         for W, name in [(W_q, "W_q"), (W_k, "W_k"), (W_v, "W_v"), (W_o, "W_o")]
     )
     if mask is not None:
-        mask = check_mask(mask, X.shape[:-2] + (n, n))  # (..., n, n), checked as given
+        mask = check_mask(mask, X.shape[:-2] + (n, n), "(..., n, n) for X")  # as given
         mask = mask[..., None, :, :]  # (..., 1, n, n): the same mask for every head
     Q = split_heads(checked_matmul(X, W_q, "X @ W_q"), h)  # (..., h, n, d_k)
     K = split_heads(checked_matmul(X, W_k, "X @ W_k"), h)  # (..., h, n, d_k)

@@ -45,7 +45,7 @@ def heatmap(matrix, rows, cols=None, *, title: str, fmt: str = ".2f", vmin=None,
     -------
     fig : matplotlib.figure.Figure
     alt : str
-        For each query, the key it scores highest, e.g. "'it' -> 'cake' (0.19)".
+        For each query, the key it scores highest, e.g. "'it' -> 'cake' (0.21)".
     """
     M = as_float_array(matrix, "matrix")
     cols = rows if cols is None else cols

@@ -101,8 +101,8 @@ def check_positive_int(value, name: str) -> int:
     return int(value)
 
 
-def check_mask(mask, shape: tuple[int, ...]) -> np.ndarray:
-    """Check a boolean attention mask against the ``(..., n_q, n_k)`` scores shape.
+def check_mask(mask, shape: tuple[int, ...], against: str = "the scores") -> np.ndarray:
+    """Check a boolean attention mask against the ``(..., n_q, n_k)`` shape it must fit.
 
     True means "may attend", as in PyTorch. Every query row must keep at least one key,
     otherwise softmax would divide by zero and hand back NaN.
@@ -119,7 +119,7 @@ def check_mask(mask, shape: tuple[int, ...]) -> np.ndarray:
         mask = np.broadcast_to(mask, shape)
     except ValueError:
         raise ValueError(
-            f"mask of shape {mask.shape} cannot be broadcast to the scores shape {shape}"
+            f"mask of shape {mask.shape} cannot be broadcast to {against}, shape {shape}"
         ) from None
     empty = ~mask.any(axis=-1)
     if empty.any():

@@ -1,9 +1,13 @@
 """Checkers are tested both ways: the reference passes, each typical mistake gets its hint."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from attention_lib.checks import CheckResult, check_entropy, check_softmax
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def good_softmax(x, axis=-1, temperature=1.0):
@@ -71,7 +75,7 @@ def log_softmax(x, axis=-1, temperature=1.0):
 def test_reference_softmax_passes(capsys):
     result = check_softmax(good_softmax)
     assert result and result.passed and result.status == "PASS"
-    assert capsys.readouterr().out == "[softmax] PASS: all 16 cases match the reference.\n"
+    assert capsys.readouterr().out == "[softmax] PASS: all 15 cases match the reference.\n"
 
 
 @pytest.mark.parametrize(
@@ -157,3 +161,32 @@ def test_a_mismatch_on_a_matrix_still_gives_one_line(capsys):
     assert not check_softmax(sums_last_axis_only)
     out = capsys.readouterr().out
     assert out.count("\n") == 1 and "values differ" in out
+
+
+def test_the_pass_line_counts_the_cases_actually_run(capsys):
+    calls = []
+
+    def counted(x, axis=-1, temperature=1.0):
+        calls.append(1)
+        return good_softmax(x, axis, temperature)
+
+    check_softmax(counted)
+    assert (
+        capsys.readouterr().out == f"[softmax] PASS: all {len(calls)} cases match the reference.\n"
+    )
+
+
+@pytest.mark.parametrize("doc", ["README.md", "teaching.md"])
+def test_verdicts_quoted_in_the_docs_are_real(doc, capsys):
+    # Every "[softmax] ..." line the docs show must be what the checker really prints.
+    for fn in (good_softmax, stub, wrong_axis, no_max_shift):
+        check_softmax(fn)
+    printed = capsys.readouterr().out.splitlines()
+    quoted = [
+        line.strip().removesuffix("...").strip()
+        for line in (ROOT / doc).read_text().splitlines()
+        if line.strip().startswith("[softmax]")
+    ]
+    assert quoted, f"{doc} shows no verdict lines"
+    for line in quoted:
+        assert any(real.startswith(line) for real in printed), f"{doc} quotes {line!r}"

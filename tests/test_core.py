@@ -1,4 +1,4 @@
-"""Unit tests of attention_lib's public contract (DESIGN.md section 2).
+"""Unit tests of attention_lib's public contract (the conventions in core.py's docstring).
 
 Each function is compared with the naive loops in ``tests/reference.py`` on fixed, seeded
 inputs, plus a few examples small enough to work out by hand. The second half checks that
@@ -329,7 +329,7 @@ MHA_CASES = [
 ]
 
 # The mask of multi_head_attention is broadcastable to (..., n, n), the batch shape of X, and
-# every head uses the same one (as the library documents; DESIGN.md leaves this open).
+# every head uses the same one, as the docstring of multi_head_attention says.
 
 
 def mha_mask(kind, x_shape, rng):
@@ -464,7 +464,7 @@ def test_float32_results_are_still_right():
 
 
 # --------------------------------------------------------------------------------------------
-# Bad input: each case from DESIGN.md section 2 raises, and the message says what is wrong.
+# Bad input: each kind the contract lists raises, and the message says what is wrong.
 # --------------------------------------------------------------------------------------------
 
 GOOD_Q, GOOD_K, GOOD_V = randn(80, 3, 4), randn(81, 5, 4), randn(82, 5, 2)  # n_q=3, n_k=5

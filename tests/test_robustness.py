@@ -1,4 +1,4 @@
-"""Regression tests from an adversarial review: each input once gave a wrong or unclear answer."""
+"""Inputs at the edges: each must give the right answer or an error that names the problem."""
 
 from decimal import Decimal
 from fractions import Fraction

@@ -105,7 +105,7 @@ def test_exercises_have_collapsed_solutions(widget_page):
     from playwright.sync_api import expect
 
     exercises = widget_page.locator("div.exercise")
-    assert exercises.count() > 0, f"no sphinx-exercise admonitions (div.exercise) on {WIDGET_PAGE}"
+    assert exercises.count() >= 2, f"fewer than 2 exercises (div.exercise) on {WIDGET_PAGE}"
     solutions = widget_page.locator(".solution")
     assert solutions.count() > 0, f"no sphinx-exercise solutions (.solution) on {WIDGET_PAGE}"
     for i in range(solutions.count()):
