@@ -100,6 +100,26 @@ SETUP_JS = """\
       }};
     }
   });
+  // A slider handle announces only its position index ("6"). Give screen readers the
+  // slider's label and the value it shows instead ("T", "1"), and keep them in step.
+  function nameSliders() {
+    document.querySelectorAll(".widget-slider").forEach(function (slider) {
+      var handle = slider.querySelector("[role=slider]");
+      var label = slider.querySelector(".widget-label");
+      var readout = slider.querySelector(".widget-readout");
+      if (!handle || !readout) return;
+      if (label && handle.getAttribute("aria-label") !== label.textContent) {
+        handle.setAttribute("aria-label", label.textContent);
+      }
+      if (handle.getAttribute("aria-valuetext") !== readout.textContent) {
+        handle.setAttribute("aria-valuetext", readout.textContent);
+      }
+    });
+  }
+  new MutationObserver(nameSliders).observe(document.documentElement, {
+    subtree: true, childList: true, characterData: true,
+    attributes: true, attributeFilter: ["aria-valuetext"],
+  });
 })();
 """
 

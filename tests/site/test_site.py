@@ -100,6 +100,14 @@ def test_slider_changes_frame_from_the_keyboard(widget_page):
     ).not_to_have_attribute("src", before_src)
     expect(frames, "after ArrowRight exactly one frame image should be visible").to_have_count(1)
 
+    # Screen readers hear the slider's name and shown value, not its internal index.
+    readout = output.locator(".widget-readout").first
+    expect(slider).to_have_attribute("aria-valuetext", readout.inner_text())
+    label = output.locator(".widget-label").first.inner_text()
+    expect(slider, "the slider handle has no accessible name").to_have_attribute(
+        "aria-label", label
+    )
+
 
 def test_exercises_have_collapsed_solutions(widget_page):
     from playwright.sync_api import expect
