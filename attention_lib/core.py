@@ -162,8 +162,9 @@ def _attend(scores: np.ndarray, V: np.ndarray, mask, s: float, T: float):
         logits = np.where(mask, logits, -np.inf)  # exp(-inf) = 0: masked keys get no weight
     weights = _softmax_guarded(logits, -1, T)  # (..., n_q, n_k)
     output = checked_matmul(weights, V, "weights @ V")  # (..., n_q, d_v)
-    # With V batched more than Q and K, show one weight matrix per output.
-    weights = np.broadcast_to(weights, output.shape[:-1] + weights.shape[-1:]).copy()
+    per_output = output.shape[:-1] + weights.shape[-1:]
+    if weights.shape != per_output:  # V has more batch dims than Q and K
+        weights = np.broadcast_to(weights, per_output).copy()  # one matrix per output
     return output, weights
 
 
