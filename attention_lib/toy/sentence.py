@@ -1,7 +1,4 @@
-"""The running example of the course: "I ate the cake and it was delicious."
-
-Every chapter uses the objects defined here, so the numbers a learner meets in
-chapter 1 are the same numbers that flow through the last chapter.
+"""The sentence of the running example: its tokens, token vectors and projections.
 
 The toy model is tiny on purpose: ``d_model = 4`` and every number has one decimal,
 so a learner can redo any dot product by hand. The numbers are *chosen*, not trained,
@@ -21,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import attention_scores, scaled_dot_product_attention
+from ..core import attention_scores, scaled_dot_product_attention
 
 SENTENCE = "I ate the cake and it was delicious."
 
@@ -95,24 +92,9 @@ W_v = np.array(
     ]
 )
 
-#: The streaming-service analogy: how much you want each film, and what each film is.
-MOVIES = ("Star Wars", "Interstellar", "Chef", "Dune", "Ratatouille")
-MOVIE_FEATURES = ("adventure", "humour", "minutes")
-MOVIE_INTEREST = np.array([0.25, 0.20, 0.10, 0.25, 0.20])
-MOVIE_CARDS = np.array(
-    [
-        [8.0, 2.0, 121.0],  # Star Wars
-        [7.0, 1.0, 169.0],  # Interstellar
-        [3.0, 6.0, 114.0],  # Chef
-        [8.0, 2.0, 155.0],  # Dune
-        [6.0, 3.0, 114.0],  # Ratatouille
-    ]
-)
-
-
 # One source of truth: a notebook cell that writes into these arrays would silently change
 # every later result, so they are read-only. Use .copy() to experiment.
-for _array in (X, W_q, W_k, W_v, MOVIE_INTEREST, MOVIE_CARDS):
+for _array in (X, W_q, W_k, W_v):
     _array.setflags(write=False)
 
 

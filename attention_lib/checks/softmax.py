@@ -1,21 +1,11 @@
-"""Exercise checkers: run a learner's function on fixed cases and say what went wrong.
-
-A checker never raises. It prints exactly one line that starts with a stable tag, so a
-grader can read it and a learner can act on it::
-
-    [softmax] PASS: all 15 cases match the reference.
-    [softmax] FAIL: got nan or inf for logits near 1000: exp(1000) overflows. Subtract ...
-    [softmax] TODO: your function returned None. Write its body, then run this cell again.
-
-and returns a :class:`CheckResult`, which is truthy exactly when the exercise passed.
-The hints come from recognising the usual mistakes, not from generic "wrong answer"s.
-"""
+"""Chapter 5 checkers: a stable softmax with temperature, and the entropy of a row."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .checker_base import (
+from ..core import softmax
+from .base import (
     ATOL,
     Cases,
     CheckResult,
@@ -26,10 +16,6 @@ from .checker_base import (
     same,
     verdict,
 )
-from .core import softmax
-
-__all__ = ["CheckResult", "check_entropy", "check_softmax"]
-
 
 # --- Exercise: a numerically stable softmax with temperature -----------------------------
 

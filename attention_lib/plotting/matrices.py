@@ -1,26 +1,12 @@
-"""Figures for the course: labelled heatmaps and bar charts, each with alt text.
-
-Every helper returns ``(fig, alt)``: a Matplotlib figure and a sentence that describes
-what the figure shows, generated from the data. :func:`show` displays the pair so that
-the page carries the alt text (screen readers read it, and nbval compares it, so a
-change in the numbers shows up in review).
-
-The colormap is ``cividis``, designed to read the same with the common kinds of colour
-blindness and in greyscale.
-"""
+"""Labelled heatmaps of score and weight matrices, and bar charts of one attention row."""
 
 from __future__ import annotations
-
-import base64
-import html
-import io
 
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .validate import as_float_array
-
-CMAP = "cividis"
+from ..validate import as_float_array
+from .base import CMAP, check_labels
 
 
 def heatmap(matrix, rows, cols=None, *, title: str, fmt: str = ".2f", vmin=None, vmax=None):
@@ -49,7 +35,7 @@ def heatmap(matrix, rows, cols=None, *, title: str, fmt: str = ".2f", vmin=None,
     """
     M = as_float_array(matrix, "matrix")
     cols = rows if cols is None else cols
-    _check_labels(M, rows, cols)
+    check_labels(M, rows, cols)
     n_q, n_k = M.shape
     fig, ax = plt.subplots(figsize=(1.0 + 0.62 * n_k, 0.8 + 0.5 * n_q))
     image = ax.imshow(M, cmap=CMAP, vmin=vmin, vmax=vmax, aspect="auto")
@@ -133,55 +119,3 @@ def bar_row(values, labels, *, title: str, fmt: str = ".2f", ylim=(0.0, 1.0)):
         f"smallest '{labels[low]}' ({format(v[low], fmt)})."
     )
     return fig, alt
-
-
-def figure_html(fig, alt: str) -> str:
-    """Render ``fig`` to an ``<img>`` tag with ``alt`` text and close the figure.
-
-    The PNG is written without a software/version stamp, so re-running a notebook with
-    the same library versions yields byte-identical output.
-    """
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=90, metadata={"Software": None})
-    plt.close(fig)
-    data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    return (
-        f'<img src="data:image/png;base64,{data}" alt="{html.escape(alt)}" '
-        'style="max-width:100%;height:auto">'
-    )
-
-
-class Figure:
-    """A rendered figure plus its alt text, displayed as an ``<img alt=...>``.
-
-    Jupyter shows the image; its plain-text form is the alt text, which is what nbval
-    compares and what a screen reader reads.
-    """
-
-    def __init__(self, fig, alt: str):
-        self.alt = alt
-        self.html = figure_html(fig, alt)
-
-    def _repr_html_(self) -> str:
-        return self.html
-
-    def __repr__(self) -> str:
-        return self.alt
-
-
-def show(fig, alt: str) -> Figure:
-    """Turn ``(fig, alt)`` into a displayable :class:`Figure`; use as a cell's last line."""
-    return Figure(fig, alt)
-
-
-def _check_labels(M: np.ndarray, rows, cols) -> None:
-    for name, labels in (("rows", rows), ("cols", cols)):
-        if isinstance(labels, str) or not hasattr(labels, "__len__"):
-            raise TypeError(f"{name} must be a list of token labels, got {labels!r}")
-    if M.ndim != 2:
-        raise ValueError(f"matrix must be 2-D (queries x keys), got shape {M.shape}")
-    if len(rows) != M.shape[0] or len(cols) != M.shape[1]:
-        raise ValueError(
-            f"need one label per row and column: matrix has shape {M.shape}, "
-            f"got {len(rows)} row labels and {len(cols)} column labels"
-        )
