@@ -190,3 +190,29 @@ def test_verdicts_quoted_in_the_docs_are_real(doc, capsys):
     assert quoted, f"{doc} shows no verdict lines"
     for line in quoted:
         assert any(real.startswith(line) for real in printed), f"{doc} quotes {line!r}"
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "text"),
+    [
+        (0.21, "PASS", "0.21 is right (0.21)"),
+        (0.2113, "PASS", "is right"),
+        (None, "TODO", "replace None"),
+        (0.42, "FAIL", "you forgot to divide by 2"),
+        (0.3, "FAIL", "0.3 is too high"),
+        (0.1, "FAIL", "0.1 is too low"),
+        ("0.21", "FAIL", "expected one number, got '0.21'"),
+        ([0.21], "FAIL", "expected one number"),
+        (True, "FAIL", "expected one number"),
+        (float("nan"), "FAIL", "expected a finite number"),
+    ],
+)
+def test_check_number_judges_a_prediction(answer, status, text, capsys):
+    from attention_lib.checks.base import check_number
+
+    result = check_number(
+        "guess", answer, 0.2113, mistakes=((0.4226, "you forgot to divide by 2."),)
+    )
+    line = capsys.readouterr().out
+    assert result.status == status and bool(result) is (status == "PASS")
+    assert line.startswith(f"[guess] {status}: ") and text in line and line.count("\n") == 1

@@ -9,6 +9,8 @@ on fixed cases and raises :class:`Fail` (with a hint) at the first mistake.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 ATOL = 1e-6
@@ -133,3 +135,34 @@ def fmt(a) -> str:
         np.asarray(a, dtype=float), formatter={"float_kind": lambda v: f"{v:.4g}"}
     )
     return " ".join(text.split())  # a matrix on one line: the verdict stays one line
+
+
+def check_number(
+    exercise: str, answer, expected: float, *, places: int = 2, mistakes: tuple = ()
+) -> CheckResult:
+    """Check a number the learner predicted or worked out by hand; print one line.
+
+    ``answer`` passes when it rounds to ``expected`` at ``places`` decimals (so 0.21 is
+    right for 0.2113). ``mistakes`` are ``(wrong_value, hint)`` pairs for the usual wrong
+    answers, compared the same way. ``expected`` must be computed by the caller from the
+    library, never typed in, so the checker follows the toy numbers if they change.
+    """
+    tol = 0.5 * 10.0**-places + 1e-12
+    if answer is None:
+        result = CheckResult(exercise, "TODO", "replace None with your number, then run again.")
+    elif isinstance(answer, (bool, np.bool_)) or not isinstance(answer, numbers.Real):
+        result = CheckResult(exercise, "FAIL", f"expected one number, got {answer!r}.")
+    else:
+        value = float(answer)
+        if not np.isfinite(value):
+            result = CheckResult(exercise, "FAIL", f"expected a finite number, got {answer!r}.")
+        elif abs(value - expected) <= tol:
+            result = CheckResult(exercise, "PASS", f"{value:g} is right ({expected:.{places}f}).")
+        else:
+            hint = next((h for wrong, h in mistakes if abs(value - wrong) <= tol), None)
+            if hint is None:
+                side = "high" if value > expected else "low"
+                hint = f"{value:g} is too {side}; redo the calculation step by step."
+            result = CheckResult(exercise, "FAIL", hint)
+    print(result.line)
+    return result
