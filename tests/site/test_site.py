@@ -5,13 +5,9 @@ They need a built site (`make book`, or SITE_DIR=path) and Debian's chromium; se
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
-
-# The chapter whose slider, exercises and solutions are checked in the browser.
-WIDGET_PAGE = os.environ.get("WIDGET_PAGE", "chapters/05_softmax.html")
 
 
 def _listing(failures: dict[str, list[str]]) -> str:
@@ -68,60 +64,96 @@ def test_math_is_typeset(site_logs):
     assert not failures, "math that MathJax did not render:\n" + _listing(failures)
 
 
-@pytest.fixture(scope="module")
-def widget_page(open_page, site_dir: Path):
-    """The widget chapter, rendered, with a full-page screenshot saved for humans."""
-    if not (site_dir / WIDGET_PAGE).is_file():
-        pytest.skip(f"{WIDGET_PAGE} is not in the built site (yet); WIDGET_PAGE picks another")
-    page, _log = open_page(WIDGET_PAGE)
-    screenshot = site_dir.parent / "screenshots" / f"{Path(WIDGET_PAGE).stem}.png"
-    screenshot.parent.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(screenshot), full_page=True)
-    yield page
-    page.context.close()
-
-
-def test_slider_changes_frame_from_the_keyboard(widget_page):
+def _check_sliders(page) -> tuple[int, list[str]]:
+    """Move every slider on the page with the keyboard; each must switch its frame, no kernel."""
     from playwright.sync_api import expect
 
-    slider = widget_page.locator(".jupyter-widgets [role=slider]").first
-    expect(slider, f"no widget slider is rendered on {WIDGET_PAGE}").to_be_visible()
-    output = widget_page.locator(".cell_output", has=widget_page.locator("[role=slider]")).first
-    frames = output.locator("img:visible")
-    expect(frames, "the slider's output should show exactly one frame image").to_have_count(1)
-    before_src, before_alt = frames.first.get_attribute("src"), frames.first.get_attribute("alt")
+    problems = []
+    outputs = page.locator(".cell_output", has=page.locator("[role=slider]"))
+    for i in range(outputs.count()):
+        output = outputs.nth(i)
+        slider = output.locator(".jupyter-widgets [role=slider]").first
+        frames = output.locator("img:visible")
+        try:
+            expect(frames, "the slider's output should show exactly one frame").to_have_count(1)
+            before_src = frames.first.get_attribute("src")
+            before_alt = frames.first.get_attribute("alt")
+            slider.focus()
+            # From the last position ArrowRight has nowhere to go, so step back instead.
+            key = (
+                "ArrowLeft"
+                if slider.get_attribute("aria-valuenow") == slider.get_attribute("aria-valuemax")
+                else "ArrowRight"
+            )
+            page.keyboard.press(key)
+            expect(
+                frames.first, f"{key} on the focused slider left the frame {before_alt!r} in place"
+            ).not_to_have_attribute("src", before_src)
+            expect(frames, f"after {key} exactly one frame should be visible").to_have_count(1)
+            # Screen readers hear the slider's name and shown value, not its internal index.
+            readout = output.locator(".widget-readout").first
+            expect(slider).to_have_attribute("aria-valuetext", readout.inner_text())
+            label = output.locator(".widget-label").first.inner_text()
+            expect(slider, "the slider has no accessible name").to_have_attribute(
+                "aria-label", label
+            )
+        except AssertionError as err:
+            problems.append(f"slider {i + 1}: {str(err).splitlines()[0]}")
+    return outputs.count(), problems
 
-    slider.focus()
-    widget_page.keyboard.press("ArrowRight")
 
-    expect(
-        frames.first,
-        f"ArrowRight on the focused slider handle left the frame {before_alt!r} in place",
-    ).not_to_have_attribute("src", before_src)
-    expect(frames, "after ArrowRight exactly one frame image should be visible").to_have_count(1)
-
-    # Screen readers hear the slider's name and shown value, not its internal index.
-    readout = output.locator(".widget-readout").first
-    expect(slider).to_have_attribute("aria-valuetext", readout.inner_text())
-    label = output.locator(".widget-label").first.inner_text()
-    expect(slider, "the slider handle has no accessible name").to_have_attribute(
-        "aria-label", label
-    )
-
-
-def test_exercises_have_collapsed_solutions(widget_page):
+def _check_solutions(page) -> tuple[int, list[str]]:
+    """Every chapter has exercises whose solutions are folded until their toggle is clicked."""
     from playwright.sync_api import expect
 
-    exercises = widget_page.locator("div.exercise")
-    assert exercises.count() >= 2, f"fewer than 2 exercises (div.exercise) on {WIDGET_PAGE}"
-    solutions = widget_page.locator(".solution")
-    assert solutions.count() > 0, f"no sphinx-exercise solutions (.solution) on {WIDGET_PAGE}"
+    problems = []
+    exercises = page.locator("div.exercise").count()
+    if exercises < 2:
+        problems.append(f"only {exercises} exercises (div.exercise)")
+    solutions = page.locator(".solution")
+    if solutions.count() == 0:
+        problems.append("no sphinx-exercise solutions (.solution)")
     for i in range(solutions.count()):
         solution = solutions.nth(i)
         title = solution.locator(".admonition-title, summary").first.inner_text().strip()
         body = solution.locator("section").first
-        expect(body, f"solution {title!r} is open on page load").to_be_hidden()
         # sphinx-togglebutton turns the dropdown into a button; a <details> would use <summary>.
         toggle = solution.locator("button.toggle-button, summary").first
-        toggle.click()
-        expect(body, f"clicking the toggle of solution {title!r} does not show it").to_be_visible()
+        try:
+            expect(body, f"solution {title!r} is open on page load").to_be_hidden()
+            toggle.click()
+            expect(body, f"clicking the toggle of {title!r} does not show it").to_be_visible()
+        except AssertionError as err:
+            problems.append(str(err).splitlines()[0])
+    return exercises, problems
+
+
+@pytest.fixture(scope="session")
+def chapter_checks(open_page, site_pages, site_dir: Path):
+    """Open every chapter page once: save a full-page screenshot, then work its widgets."""
+    chapters = [path for path in site_pages if path.startswith("chapters/")]
+    if not chapters:
+        pytest.fail("the built site has no chapter pages under chapters/")
+    shots = site_dir.parent / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    results = {}
+    for path in chapters:
+        page, _log = open_page(path)
+        page.screenshot(path=str(shots / f"{Path(path).stem}.png"), full_page=True)
+        sliders = _check_sliders(page)
+        exercises = _check_solutions(page)
+        results[path] = {"sliders": sliders, "exercises": exercises}
+        page.context.close()
+    return results
+
+
+def test_every_slider_changes_frame_from_the_keyboard(chapter_checks):
+    total = sum(result["sliders"][0] for result in chapter_checks.values())
+    assert total, "no chapter has a slider, so this check would prove nothing"
+    failures = {p: r["sliders"][1] for p, r in chapter_checks.items() if r["sliders"][1]}
+    assert not failures, "sliders that do not work on the static page:\n" + _listing(failures)
+
+
+def test_every_chapter_has_exercises_with_collapsed_solutions(chapter_checks):
+    failures = {p: r["exercises"][1] for p, r in chapter_checks.items() if r["exercises"][1]}
+    assert not failures, "exercise problems:\n" + _listing(failures)
