@@ -11,12 +11,13 @@ export MPLBACKEND := Agg
 # Silences the debugger warning that ipykernel prints for frozen modules on every start.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help book test lint unit nbval site-build site-check outputs lock clean
+.PHONY: help book test lint unit nbval site-build site-check outputs student lock clean
 
 help:
 	@echo "make book     build the website into _build/html"
 	@echo "make test     ruff, pytest, strict nbval, strict book build, browser checks"
 	@echo "make outputs  re-execute every chapter in place (commit the result)"
+	@echo "make student  student copies without solutions or outputs, in _build_student/"
 	@echo "make lock     re-resolve constraints.txt after editing requirements*.txt;"
 	@echo "              use PYTHON=python3.10 so the pins suit every supported Python"
 
@@ -52,6 +53,9 @@ site-check: $(STAMP)
 
 outputs: $(STAMP)
 	$(BIN)/python tools/refresh_outputs.py chapters/*.ipynb
+
+student: $(STAMP)
+	$(BIN)/python tools/student.py --out _build_student
 
 lock:
 	tmp=$$(mktemp -d) && $(PYTHON) -m venv $$tmp/venv && \

@@ -1,0 +1,130 @@
+"""The student build: no solutions anywhere, no outputs, runs through, never overwrites work."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import student  # noqa: E402
+
+CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
+VERDICT = re.compile(r"^\[[\w-]+\] (PASS|FAIL|TODO):", re.M)
+
+
+def solution_code(nb) -> list[str]:
+    """The source of every code cell between a solution's start and end markers."""
+    found, inside = [], False
+    for cell in nb.cells:
+        if student.START.search(cell.source):
+            inside = True
+        elif student.END.search(cell.source):
+            inside = False
+        elif inside and cell.cell_type == "code":
+            found.append(cell.source)
+    return found
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("student")
+    assert student.build(CHAPTERS, out) == []
+    return out
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_student_copy_has_no_solutions_and_no_outputs(path, built):
+    original = nbformat.read(path, as_version=4)
+    copy = nbformat.read(built / path.name, as_version=4)
+    text = "\n".join(cell.source for cell in copy.cells)
+    assert "{solution" not in text
+    solutions = solution_code(original)
+    assert solutions, f"{path.name} has no solution code, so this test would prove nothing"
+    for source in solutions:
+        assert source not in text, "a solution's code is still in the student copy"
+    labels = re.findall(r":label: (ex-\S+)", "\n".join(c.source for c in original.cells))
+    assert labels and all(f":label: {label}" in text for label in labels), "exercises kept"
+    for cell in copy.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None
+    assert "widgets" not in copy.metadata
+    assert "application/vnd.jupyter.widget" not in (built / path.name).read_text()
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_student_copy_runs_and_every_checker_says_not_yet(path, built):
+    copy = nbformat.read(built / path.name, as_version=4)
+    NotebookClient(copy, timeout=120, kernel_name="python3").execute()  # raises on an error
+    printed = "".join(
+        output.get("text", "")
+        for cell in copy.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if output.get("output_type") == "stream"
+    )
+    verdicts = VERDICT.findall(printed)
+    assert len(verdicts) >= 2, f"{path.name}: expected at least two checker lines"
+    assert set(verdicts) == {"TODO"}, f"{path.name}: checkers said {verdicts}, not all TODO"
+
+
+def test_solution_blocks_inside_markdown_are_cut_out():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(
+            "# 1. T\n\n```{exercise} Q\n:label: ex-q\nWhy?\n```\n\n"
+            "```{solution} ex-q\n:class: dropdown\n\nBecause.\n```\n\nAfter."
+        ),
+        nbformat.v4.new_markdown_cell("````{solution} ex-r\n```python\nx = 1\n```\n````\nEnd."),
+    ]
+    copy = student.student_notebook(nb)
+    assert "Because" not in copy.cells[0].source and "After." in copy.cells[0].source
+    assert "ex-q" in copy.cells[0].source  # the exercise stays
+    assert copy.cells[1].source == "End."
+
+
+def test_an_unclosed_solution_is_an_error_not_a_silent_cut():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("```{solution-start} ex-a\n```"),
+        nbformat.v4.new_code_cell("answer = 42"),
+    ]
+    with pytest.raises(ValueError, match="never closed"):
+        student.student_notebook(nb)
+
+
+def test_it_never_overwrites_a_file_it_did_not_write_or_that_was_changed(tmp_path):
+    chapter = CHAPTERS[0]
+    target = tmp_path / chapter.name
+    target.write_text("a student's own notebook")
+    assert student.build([chapter], tmp_path)  # refused
+    assert target.read_text() == "a student's own notebook"
+
+    other = tmp_path / "fresh"
+    assert student.build([chapter], other) == []
+    written = (other / chapter.name).read_bytes()
+    assert student.build([chapter], other) == []  # unchanged copy: safe to rewrite
+    assert (other / chapter.name).read_bytes() == written
+
+    edited = written.replace(b"return None", b"return x  # my answer", 1)
+    assert edited != written
+    (other / chapter.name).write_bytes(edited)
+    refused = student.build([chapter], other)
+    assert refused and "changed since it was written" in refused[0]
+    assert (other / chapter.name).read_bytes() == edited
+
+
+def test_command_line_exits_1_and_names_the_refused_file(tmp_path):
+    chapter = CHAPTERS[0]
+    (tmp_path / chapter.name).write_text("mine")
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "student.py"), "--out", str(tmp_path), str(chapter)],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 1
+    assert f"REFUSED {tmp_path / chapter.name}: not created by this tool" in run.stderr
