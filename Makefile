@@ -11,13 +11,14 @@ export MPLBACKEND := Agg
 # Silences the debugger warning that ipykernel prints for frozen modules on every start.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help book test lint unit nbval site-build site-check outputs student lock clean
+.PHONY: help book test lint unit nbval site-build site-check outputs student grade lock clean
 
 help:
 	@echo "make book     build the website into _build/html"
 	@echo "make test     ruff, pytest, strict nbval, strict book build, browser checks"
 	@echo "make outputs  re-execute every chapter in place (commit the result)"
 	@echo "make student  student copies without solutions or outputs, in _build_student/"
+	@echo "make grade SUBMISSIONS=folder   grade submitted notebooks into grades/"
 	@echo "make lock     re-resolve constraints.txt after editing requirements*.txt;"
 	@echo "              use PYTHON=python3.10 so the pins suit every supported Python"
 
@@ -56,6 +57,10 @@ outputs: $(STAMP)
 
 student: $(STAMP)
 	$(BIN)/python tools/student.py --out _build_student
+
+grade: $(STAMP)
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder"; exit 2; }
+	$(BIN)/python tools/grade.py "$(SUBMISSIONS)" --out grades
 
 lock:
 	tmp=$$(mktemp -d) && $(PYTHON) -m venv $$tmp/venv && \
