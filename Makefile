@@ -11,10 +11,11 @@ export MPLBACKEND := Agg
 # Silences the debugger warning that ipykernel prints for frozen modules on every start.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help book test lint unit nbval site-build site-check outputs student grade lock clean
+.PHONY: help book book-course test lint unit nbval site-build site-check outputs student grade lock clean
 
 help:
 	@echo "make book     build the website into _build/html"
+	@echo "make book-course  the same site without any solution, for a running class"
 	@echo "make test     ruff, pytest, strict nbval, strict book build, browser checks"
 	@echo "make outputs  re-execute every chapter in place (commit the result)"
 	@echo "make student  student copies without solutions or outputs, in _build_student/"
@@ -32,6 +33,10 @@ book: $(STAMP)
 	$(BIN)/python tools/vendor_assets.py
 	$(BIN)/jupyter-book build . --keep-going
 	@echo "Site built: open _build/html/index.html"
+
+book-course: $(STAMP)
+	$(BIN)/python tools/vendor_assets.py
+	$(BIN)/python tools/course_site.py
 
 test: lint unit nbval site-build site-check
 

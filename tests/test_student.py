@@ -128,3 +128,15 @@ def test_command_line_exits_1_and_names_the_refused_file(tmp_path):
     )
     assert run.returncode == 1
     assert f"REFUSED {tmp_path / chapter.name}: not created by this tool" in run.stderr
+
+
+def test_course_site_is_staged_from_the_student_copies():
+    import course_site
+
+    stage = course_site.stage()
+    staged = sorted((stage / "chapters").glob("*.ipynb"))
+    assert [p.name for p in staged] == [p.name for p in CHAPTERS]
+    for path in staged:
+        assert "{solution" not in path.read_text(), f"{path.name} still has a solution"
+    assert (stage / "_config.yml").resolve() == ROOT / "_config.yml"
+    assert (stage / "attention_lib").resolve() == ROOT / "attention_lib"  # literalinclude
