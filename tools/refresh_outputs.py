@@ -29,6 +29,7 @@ def refresh(path: Path) -> None:
         resources={"metadata": {"path": str(path.parent)}},
         record_timing=False,
         store_widget_state=False,
+        coalesce_streams=True,  # one print can arrive in two chunks under load
     )
     client.execute()
     for cell in nb.cells:

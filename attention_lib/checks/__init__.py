@@ -16,6 +16,32 @@ check_softmax`` works whichever module a checker is in.
 """
 
 from .base import CheckResult
+from .blending import check_attention, check_blend, check_output_element
+from .embeddings import check_cosine_similarity, check_pe_length, check_positional_encoding
+from .multi_head import check_multi_head, check_param_count, check_split_heads
+from .projections import check_project, check_projection_element
+from .scaling import check_dot_variance, check_scaled_scores
+from .scores import check_score_by_hand, check_score_row, check_scores
 from .softmax import check_entropy, check_softmax
 
-__all__ = ["CheckResult", "check_entropy", "check_softmax"]
+__all__ = [
+    "CheckResult",
+    "check_attention",
+    "check_blend",
+    "check_cosine_similarity",
+    "check_dot_variance",
+    "check_entropy",
+    "check_multi_head",
+    "check_output_element",
+    "check_param_count",
+    "check_pe_length",
+    "check_positional_encoding",
+    "check_project",
+    "check_projection_element",
+    "check_scaled_scores",
+    "check_score_by_hand",
+    "check_score_row",
+    "check_scores",
+    "check_softmax",
+    "check_split_heads",
+]

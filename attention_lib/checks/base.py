@@ -95,13 +95,15 @@ def call(fn, case: str, *args, **kwargs) -> np.ndarray:
         if not np.array_equal(a, np.asarray(original, dtype=float)):
             raise Fail(
                 f"your function changed its input array in place (on {case}); "
-                "work on a new array instead, e.g. x = x - x.max(...)."
+                "work on a new array instead (write x = x - ..., not x -= ...)."
             )
-    if np.iscomplexobj(out):
-        raise Fail(f"your function returned complex numbers (on {case}); use real ones.")
     try:
+        if np.iscomplexobj(out):
+            raise Fail(f"your function returned complex numbers (on {case}); use real ones.")
         out = np.asarray(out, dtype=float)
-    except Exception:
+    except Fail:
+        raise
+    except Exception:  # a ragged tuple, a string, an object...
         raise Fail(
             f"your function returned {type(out).__name__}, not an array of numbers (on {case})."
         ) from None

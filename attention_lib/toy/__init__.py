@@ -11,7 +11,16 @@ chapter 1 are the same numbers that flow through the last chapter. Use them as
 All arrays are read-only, so no notebook cell can change them for later cells.
 """
 
-from .movies import MOVIE_CARDS, MOVIE_FEATURES, MOVIE_INTEREST, MOVIES
+from . import heads  # chapter 7: hand-built multi-head weights, as toy.heads.W_q ...
+from .movies import (
+    MOVIE_CARDS,
+    MOVIE_FEATURES,
+    MOVIE_INTEREST,
+    MOVIE_KEYS,
+    MOVIE_TAGS,
+    MOVIES,
+    SCI_FI_QUERY,
+)
 from .sentence import (
     FEATURES,
     SENTENCE,
@@ -27,23 +36,57 @@ from .sentence import (
     scores,
     token_index,
 )
+from .words import (
+    COUCH_ORDER,
+    COUCH_SENTENCE,
+    COUCH_TOKENS,
+    DOG_SENTENCE,
+    DOG_TOKENS,
+    E_COUCH,
+    E_DOG,
+    EMBEDDINGS,
+    MAP_DIRECTIONS,
+    VOCAB,
+    cosine_similarity,
+    embed,
+    self_attention,
+    similarity,
+)
 
 __all__ = [
+    "COUCH_ORDER",
+    "COUCH_SENTENCE",
+    "COUCH_TOKENS",
+    "DOG_SENTENCE",
+    "DOG_TOKENS",
+    "EMBEDDINGS",
+    "E_COUCH",
+    "E_DOG",
     "FEATURES",
+    "MAP_DIRECTIONS",
     "MOVIES",
     "MOVIE_CARDS",
     "MOVIE_FEATURES",
     "MOVIE_INTEREST",
+    "MOVIE_KEYS",
+    "MOVIE_TAGS",
+    "SCI_FI_QUERY",
     "SENTENCE",
     "TOKENS",
     "VALUE_FEATURES",
+    "VOCAB",
     "W_k",
     "W_q",
     "W_v",
     "X",
     "attention",
+    "cosine_similarity",
+    "embed",
+    "heads",
     "projections",
     "scaled_scores",
     "scores",
+    "self_attention",
+    "similarity",
     "token_index",
 ]

@@ -1,0 +1,281 @@
+"""Chapter 6 checkers: one output element by hand, the blend ``weights @ V``, and the full
+four-step attention."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import attention_scores, scaled_dot_product_attention, softmax
+from .base import (
+    ATOL,
+    Cases,
+    CheckResult,
+    Fail,
+    check_number,
+    expect_shape,
+    known_mistakes,
+    same,
+    verdict,
+)
+
+# --- Exercise: one element of the output, computed by hand -------------------------------
+
+
+def check_output_element(
+    answer, weights, V, query: int, feature: int, *, tokens=None, features=None
+) -> CheckResult:
+    """Check a hand-computed ``output[query, feature] = weights[query] @ V[:, feature]``.
+
+    ``weights`` (n, n) and ``V`` (n, d_v) come from the library, so the expected value
+    follows the toy numbers. The hints name the usual slips: the plain average or sum of
+    the column, the weights' column instead of their row, another value dimension, or
+    one term left out.
+    """
+    W, V = np.asarray(weights, dtype=float), np.asarray(V, dtype=float)
+    tokens = tokens or [f"token {j}" for j in range(W.shape[-1])]
+    features = features or [f"dimension {f}" for f in range(V.shape[-1])]
+    me, column = tokens[query], V[:, feature]
+    terms = W[query] * column  # (n,): the weighted sum, term by term
+    mistakes = [
+        (
+            column.mean(),
+            "that is the plain average of the column: multiply each value by its "
+            f"token's weight in the row of '{me}' first.",
+        ),
+        (column.sum(), "you added up the column without the weights: multiply each value first."),
+        (
+            W[:, query] @ column,
+            f"you used the column of '{me}' in the weights (how much each word attends to "
+            f"'{me}'). Use its row: how much '{me}' attends to each word.",
+        ),
+    ]
+    mistakes += [
+        (
+            W[query] @ V[:, f],
+            f"that is the '{features[f]}' element; take the '{features[feature]}' column of V.",
+        )
+        for f in range(V.shape[-1])
+        if f != feature
+    ]
+    mistakes += [
+        (
+            terms.sum() - terms[j],
+            f"you left out the term of '{tokens[j]}' ({W[query, j]:.3f} x {column[j]:g}).",
+        )
+        for j in np.flatnonzero(terms)
+    ]
+    return check_number(
+        "output element", answer, float(terms.sum()), places=2, mistakes=tuple(mistakes)
+    )
+
+
+# --- Exercise: blend the values with the weights -----------------------------------------
+
+
+def check_blend(fn) -> CheckResult:
+    """Check ``fn(weights, V)``: the weighted sum of value rows, ``weights @ V``."""
+
+    def run(cases: Cases) -> None:
+        rng = np.random.default_rng(6)
+        W = softmax(rng.normal(size=(3, 3)))  # 3 queries x 3 keys: transposes still run
+        V = rng.normal(size=(3, 3))  # 3 keys x d_v = 3
+        case = "3 queries, 3 keys, d_v = 3"
+        out = cases.run(case, W, V)
+        _mistakes(
+            out,
+            W @ V,
+            (
+                V @ W,
+                "you computed V @ weights: the order matters. Row i of the output mixes "
+                "the rows of V, so the weights come first: weights @ V.",
+            ),
+            (
+                W.T @ V,
+                "you used weights.T: row i of the weights (what query i attends to) "
+                "must multiply V, not column i.",
+            ),
+            (
+                W @ V.T,
+                "you transposed V: it already has one row per key, as the weights "
+                "have one column per key.",
+            ),
+            (
+                W * V,
+                "you multiplied element by element (*). Blending is a matrix product "
+                "(@): each output sums weight x value over all the keys.",
+            ),
+            (
+                W * V.sum(axis=-1),
+                "you summed over the value dimension d_v; the sum runs "
+                "over the keys, one term per value row.",
+            ),
+            (
+                W.sum(axis=0)[:, None] * V,
+                "you summed over the queries; the sum runs over the keys, one term per value row.",
+            ),
+        )
+        expect_shape(out, (3, 3), case)
+        same(out, W @ V, case)
+
+        W = softmax(rng.normal(size=(2, 4)))  # 2 queries x 4 keys
+        V = rng.normal(size=(4, 3))  # 4 keys x d_v = 3
+        case = "2 queries, 4 keys, d_v = 3"
+        out = cases.run(case, W, V)
+        expect_shape(
+            out,
+            (2, 3),
+            case,
+            " The output has one row per query (n_q = 2) and one column per value "
+            "dimension (d_v = 3): (2, 4) @ (4, 3).",
+        )
+        same(out, W @ V, case)
+
+        case = "one-hot weights"
+        one_hot = np.eye(4)[[3, 0]]  # query 0 takes only key 3, query 1 only key 0
+        out = cases.run(case, one_hot, V)
+        expect_shape(out, (2, 3), case)
+        if not np.allclose(out, V[[3, 0]], atol=ATOL):
+            raise Fail(
+                "with a one-hot row the output must copy one row of V exactly (weight 1 "
+                "on that key, 0 elsewhere), but it did not."
+            )
+
+        W = softmax(rng.normal(size=(2, 3, 4)))  # a batch of 2, each 3 queries x 4 keys
+        V = rng.normal(size=(2, 4, 3))
+        case = "a batch of 2 (weights (2, 3, 4), V (2, 4, 3))"
+        out = _run_shapes(
+            cases, case, W, V, hint=" Write it for any leading batch axes: @ handles them."
+        )
+        hint = ""
+        if out.shape == (2, 3, 2, 3):
+            hint = " np.dot does not treat the first axis as a batch; use @ (np.matmul)."
+        expect_shape(out, (2, 3, 3), case, hint)
+        same(out, W @ V, case)
+
+    return verdict("blend", fn, run)
+
+
+# --- Exercise: scaled dot-product attention in four steps -------------------------------
+
+
+def check_attention(fn) -> CheckResult:
+    """Check ``fn(Q, K, V)``: the output (not the weights) of scaled dot-product attention.
+
+    ``fn`` may also return ``(output, weights)``, as
+    :func:`attention_lib.scaled_dot_product_attention` does; then the output is judged.
+    """
+
+    def run(cases: Cases) -> None:
+        rng = np.random.default_rng(7)
+        # d_k = n_k = 4, so even Q @ K (no transpose) runs and its mistake can be named.
+        Q, K, V = rng.normal(size=(3, 4)), rng.normal(size=(4, 4)), rng.normal(size=(4, 2))
+        case = "3 queries, 4 keys, d_k = 4, d_v = 2"
+        out = cases.run(case, Q, K, V)
+        _attention_case(out, Q, K, V, case)
+
+        Q, K, V = rng.normal(size=(2, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 4))
+        case = "2 queries, 5 keys, d_k = 3, d_v = 4"
+        out = _run_shapes(
+            cases, case, Q, K, V, hint=" Q Kᵀ is (n_q, d_k) @ (d_k, n_k): transpose K."
+        )
+        _attention_case(out, Q, K, V, case)
+
+        Q, K, V = (rng.normal(size=s) for s in ((2, 3, 4), (2, 5, 4), (2, 5, 3)))
+        case = "a batch of 2 (Q (2, 3, 4), K (2, 5, 4), V (2, 5, 3))"
+        swap = (
+            " With a batch, K.T reverses all three axes: transpose only the last two, "
+            "with np.swapaxes(K, -1, -2)."
+        )
+        out = _run_shapes(cases, case, Q, K, V, hint=swap)
+        _attention_case(out, Q, K, V, case, swap)
+
+    def output_only(Q, K, V):
+        out = fn(Q, K, V)
+        # Returning (output, weights), as attention_lib does, is fine: judge the output.
+        return out[0] if isinstance(out, tuple) and len(out) == 2 else out
+
+    return verdict("attention", output_only if callable(fn) else fn, run)
+
+
+def _attention_case(out, Q, K, V, case: str, shape_hint: str = "") -> None:
+    """Name the typical mistakes, then compare shape and values with the reference."""
+    expected, weights = scaled_dot_product_attention(Q, K, V)
+    n_q, d_k, d_v = Q.shape[-2], Q.shape[-1], V.shape[-1]
+    S = attention_scores(Q, K)  # (..., n_q, n_k)
+    mistakes = [
+        (
+            weights,
+            "you returned the attention weights (one column per key). Multiply "
+            "them by V to blend the values: weights @ V.",
+        ),
+        (softmax(S) @ V, "you forgot the scale: divide the scores by √d_k before softmax."),
+        (
+            softmax(S / d_k) @ V,
+            f"you divided by d_k = {d_k}; divide by its square root, √d_k = {np.sqrt(d_k):g}.",
+        ),
+        (softmax(S * np.sqrt(d_k)) @ V, "you multiplied the scores by √d_k; divide by it."),
+        (
+            softmax(S / np.sqrt(d_v)) @ V,
+            f"you divided by √d_v = √{d_v}: the scale uses the "
+            "width of the queries and keys, d_k = Q.shape[-1], not that of V.",
+        ),
+        (
+            softmax(S / np.sqrt(n_q)) @ V,
+            f"you divided by √{n_q}, the number of queries: "
+            "take d_k from the last axis, Q.shape[-1].",
+        ),
+        (
+            softmax(S / np.sqrt(d_k), axis=-2) @ V,
+            "you took the softmax over the wrong axis "
+            "(down each column). Each query's row of weights must sum to 1: axis=-1.",
+        ),
+        (
+            (S / np.sqrt(d_k)) @ V,
+            "you skipped the softmax: the scaled scores are not "
+            "weights yet (they do not sum to 1).",
+        ),
+    ]
+    if K.shape[-2] == K.shape[-1]:  # only then does Q @ K run at all
+        mistakes.append(
+            (
+                softmax(Q @ K / np.sqrt(d_k)) @ V,
+                "you forgot to transpose K: the scores are "
+                "Q @ K.T, one dot product per query and key.",
+            )
+        )
+    if Q.ndim == 3:
+        mistakes.append(
+            (
+                softmax(S / np.sqrt(len(Q))) @ V,
+                f"you divided by √{len(Q)}, the batch size: "
+                "take d_k from the last axis, Q.shape[-1].",
+            )
+        )
+    _mistakes(out, expected, *mistakes)
+    expect_shape(
+        out,
+        expected.shape,
+        case,
+        " The output has one row per query and one column per value dimension "
+        f"(n_q, d_v).{shape_hint}",
+    )
+    same(out, expected, case)
+
+
+def _run_shapes(cases: Cases, case: str, *arrays, hint: str) -> np.ndarray:
+    """Run a case; if the function crashes, add ``hint`` about shapes to the message."""
+    try:
+        return cases.run(case, *arrays)
+    except Fail as fail:
+        message = str(fail).split(" A sum over one axis")[0]  # base's keepdims hint: not ours
+        raise Fail(message + hint) from None
+
+
+def _mistakes(out, expected, *mistakes) -> None:
+    """:func:`known_mistakes`, skipping any "mistake" that happens to equal the answer."""
+    real = [
+        (wrong, hint)
+        for wrong, hint in mistakes
+        if np.shape(wrong) != np.shape(expected) or not np.allclose(wrong, expected, atol=ATOL)
+    ]
+    known_mistakes(out, *real)

@@ -1,0 +1,236 @@
+"""Chapter 1 checkers: cosine similarity, the sinusoidal encoding, and the length of a PE row."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import positional_encoding
+from .base import (
+    Cases,
+    CheckResult,
+    Fail,
+    check_number,
+    expect_shape,
+    fmt,
+    known_mistakes,
+    same,
+    verdict,
+)
+
+# --- Exercise: cosine similarity ---------------------------------------------------------
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The reference, along the last axis: a·b / (|a| |b|)."""
+    return np.sum(a * b, axis=-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
+
+
+def check_cosine_similarity(fn) -> CheckResult:
+    """Check ``fn(a, b)``: the cosine similarity of vectors along the last axis."""
+
+    def run(cases: Cases) -> None:
+        a, b = np.array([1.0, 2.0, 2.0]), np.array([0.0, 3.0, 4.0])  # lengths 3 and 5
+        case = "a = [1, 2, 2], b = [0, 3, 4]"
+        out = _run(cases, case, a, b)
+        expect_shape(out, (), case, " Two vectors give one number: drop keepdims=True.")
+        dot, na, nb = a @ b, 3.0, 5.0
+        known_mistakes(
+            out,
+            (dot, f"got {dot:g}, the plain dot product: divide it by both lengths, |a| |b|."),
+            (
+                dot / (na**2 * nb**2),
+                f"got {out:.4g}: you divided by the squared lengths. np.linalg.norm is "
+                "already the length (the square root of the sum of squares).",
+            ),
+            (dot / na, "you divided by the length of a only: divide by |a| and by |b|."),
+            (dot / nb, "you divided by the length of b only: divide by |a| and by |b|."),
+            (dot / (na + nb), "you divided by |a| + |b|: divide by their product, |a| |b|."),
+            (
+                np.arccos(dot / (na * nb)),
+                "you returned the angle (np.arccos); return its cosine, a·b / (|a| |b|).",
+            ),
+            (
+                1 - dot / (na * nb),
+                "you returned 1 - cosine (the cosine distance); return the cosine itself.",
+            ),
+        )
+        same(out, _cosine(a, b), case)
+
+        case = "a = [1, 2, 2] and b = -3 a, pointing the opposite way"
+        out = _run(cases, case, a, -3 * a)
+        expect_shape(out, (), case)
+        known_mistakes(out, (1.0, "opposite vectors must give -1: keep the sign of a·b."))
+        same(out, -1.0, case)
+
+        rng = np.random.default_rng(1)
+        A, B = rng.normal(size=(3, 4)), rng.normal(size=(3, 4)) * [[1.0], [2.0], [0.5]]
+        case = "two 3 x 4 tables (row i of a against row i of b)"
+        out = _run(cases, case, A, B)
+        _batch_shape(out, (3,), case)
+        whole = np.sum(A * B, axis=-1) / (np.linalg.norm(A) * np.linalg.norm(B))
+        known_mistakes(
+            out,
+            (
+                whole,
+                "np.linalg.norm without axis gives one length for the whole table: use "
+                "axis=-1 for one length per row.",
+            ),
+        )
+        same(out, _cosine(A, B), case)
+
+        case = "a 2 x 3 x 4 batch of tables"
+        A3, B3 = rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 3, 4))
+        out = _run(cases, case, A3, B3)
+        _batch_shape(out, (2, 3), case)
+        same(out, _cosine(A3, B3), case)
+
+        case = "one vector a of length 4 against a 5 x 4 table b"
+        v, T = rng.normal(size=4), rng.normal(size=(5, 4))
+        out = _run(cases, case, v, T)
+        _batch_shape(out, (5,), case)
+        same(out, _cosine(v, T), case)
+
+    return verdict("cosine", fn, run)
+
+
+def _run(cases: Cases, case: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Run one case; a matrix product on tables gets a hint about row-by-row dot products."""
+    try:
+        return cases.run(case, a, b)
+    except Fail as fail:
+        text = str(fail)
+        if any(word in text for word in ("matmul", "not aligned", "shapes")):
+            text += (
+                " a @ b and np.dot multiply matrices; for one dot product per row use "
+                "np.sum(a * b, axis=-1)."
+            )
+        raise Fail(text) from None
+
+
+def _batch_shape(out: np.ndarray, shape: tuple, case: str, width: int = 4) -> None:
+    """Expect one number per pair of rows; name the usual way of getting another shape."""
+    n = shape[-1]
+    if out.shape == shape[:-1] + (n, n) and out.shape != shape:
+        hint = (
+            " You compared every row of a with every row of b (a @ b.T); compare row i "
+            "with row i only, summing a * b over the last axis."
+        )
+    elif out.shape == (width,):
+        hint = (
+            " You summed over the rows (axis=0) and got one number per column; sum over "
+            "the last axis (axis=-1) for one number per pair of rows."
+        )
+    elif out.shape == shape + (1,):
+        hint = " Drop keepdims=True: one number per pair of rows."
+    elif out.shape == ():
+        hint = " You returned one number for all rows: sum over the last axis only (axis=-1)."
+    else:
+        hint = " Sum over the last axis (axis=-1): one number per pair of rows."
+    expect_shape(out, shape, case, hint)
+
+
+# --- Exercise: the sinusoidal positional encoding ----------------------------------------
+
+
+def _encoding(n: int, d: int, *, base=10000.0, rate="2i", swap=False, start=0, halves=False):
+    """The sinusoidal encoding, or one of the usual mistakes, for an even ``d``.
+
+    ``rate`` is the exponent: "2i" (right, i counts pairs), "i" (half of it), or "col"
+    (each column's own index j, which is wrong for the cosine columns).
+    """
+    pos = np.arange(start, start + n)[:, None]  # (n, 1)
+    i = np.arange(d // 2)  # (d/2,): one index per (sin, cos) pair
+    if rate == "col":
+        angle = pos / base ** (np.arange(d) / d)  # (n, d)
+        sines, cosines = np.sin(angle[:, 0::2]), np.cos(angle[:, 1::2])  # (n, d/2) each
+    else:
+        angle = pos / base ** ((2 * i if rate == "2i" else i) / d)  # (n, d/2)
+        sines, cosines = np.sin(angle), np.cos(angle)
+    if swap:
+        sines, cosines = cosines, sines
+    if halves:
+        return np.concatenate([sines, cosines], axis=1)  # (n, d)
+    PE = np.empty((n, d))
+    PE[:, 0::2], PE[:, 1::2] = sines, cosines
+    return PE
+
+
+_PE_MISTAKES = (
+    (
+        {"swap": True},
+        "sin and cos are swapped: even columns (0, 2, ...) take the sine and odd columns "
+        "the cosine, so position 0 is [0, 1, 0, 1, ...].",
+    ),
+    (
+        {"rate": "i"},
+        "the wavelengths grow too slowly: you used 10000^(i/d_model). The exponent is "
+        "2i/d_model, where i counts the (sin, cos) pairs.",
+    ),
+    (
+        {"rate": "col"},
+        "the cosine columns have the wrong frequency: columns 2i and 2i+1 share one "
+        "angle, pos / 10000^(2i/d_model). You used each column's own index in the exponent.",
+    ),
+    (
+        {"halves": True},
+        "you put all the sines first and all the cosines after them: interleave them, "
+        "sine in column 2i and cosine in column 2i+1.",
+    ),
+    ({"start": 1}, "positions count from 0: the first row is position 0, [0, 1, 0, 1, ...]."),
+    ({"base": 1000.0}, "the base is 10000, not 1000: angle = pos / 10000^(2i/d_model)."),
+    ({"base": 100000.0}, "the base is 10000, not 100000: angle = pos / 10000^(2i/d_model)."),
+    ({"base": np.e}, "the base is 10000, not e: angle = pos / 10000^(2i/d_model)."),
+    (
+        {"base": 1e-4},  # pos / (1/10000)^(2i/d) = pos * 10000^(2i/d)
+        "you multiplied pos by 10000^(2i/d_model): divide by it, so that later columns "
+        "turn more slowly.",
+    ),
+)
+
+
+def check_positional_encoding(fn) -> CheckResult:
+    """Check ``fn(n, d_model)`` (``d_model`` even) against :func:`positional_encoding`."""
+
+    def run(cases: Cases) -> None:
+        for n, d in ((8, 4), (50, 16), (1, 2), (10, 6)):
+            case = f"n = {n}, d_model = {d}"
+            out = cases.run(case, n=n, d_model=d)
+            hint = (
+                " One row per position: you returned the transpose." if out.shape == (d, n) else ""
+            )
+            expect_shape(
+                out, (n, d), case, hint or " One row per position, one column per dimension."
+            )
+            if (n, d) == (8, 4):  # every mistake gives different numbers here
+                mistakes = [(_encoding(n, d, **change), hint) for change, hint in _PE_MISTAKES]
+                known_mistakes(out, *mistakes)
+                if not np.allclose(out[0], [0.0, 1.0, 0.0, 1.0]):
+                    raise Fail(
+                        f"position 0 should be [0, 1, 0, 1] (sin 0 = 0, cos 0 = 1), got "
+                        f"{fmt(out[0])}."
+                    )
+            same(out, positional_encoding(n, d), case)
+
+    return verdict("positional-encoding", fn, run)
+
+
+# --- Exercise: predict the length of a row of PE -----------------------------------------
+
+
+def check_pe_length(answer) -> CheckResult:
+    """Check a predicted length |PE[pos]| for ``d_model = 4`` (the same at every position)."""
+    lengths = np.linalg.norm(positional_encoding(8, 4), axis=-1)  # (8,)
+    return check_number(
+        "pe-length",
+        answer,
+        float(lengths[0]),
+        mistakes=(
+            (2.0, "2 is the squared length (1 for each sin-cos pair): take its square root."),
+            (
+                1.0,
+                "one (sin, cos) pair has length 1, but d_model = 4 holds two pairs: add "
+                "the squares of all four entries, then take the square root.",
+            ),
+            (4.0, "the length is the square root of the sum of squares, not a count of entries."),
+        ),
+    )

@@ -1,0 +1,223 @@
+"""Chapter 7 checkers: splitting into heads, multi-head attention, and counting parameters."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import attention_scores, scaled_dot_product_attention, softmax
+from ..heads import merge_heads, multi_head_attention, split_heads
+from .base import (
+    Cases,
+    CheckResult,
+    Fail,
+    check_number,
+    expect_shape,
+    known_mistakes,
+    same,
+    verdict,
+)
+
+# --- Exercise: split the model width into heads --------------------------------------------
+
+
+def check_split_heads(fn) -> CheckResult:
+    """Check ``fn(X, h=h)``: ``(n, h * d_k) -> (h, n, d_k)``, like :func:`split_heads`."""
+
+    def run(cases: Cases) -> None:
+        # Every entry is different, so a head that holds the wrong numbers shows.
+        for n, d_model, h in [(4, 6, 2), (3, 8, 4), (4, 6, 1), (2, 6, 6)]:
+            X = np.arange(1.0, n * d_model + 1).reshape(n, d_model)
+            d_k = d_model // h
+            case = f"X of shape ({n}, {d_model}) with h={h}"
+            out = cases.run(case, X, h=h)
+            _split_shape_mistakes(out, n, d_model, h, case)
+            expect_shape(out, (h, n, d_k), case, " It should be (h, n, d_k).")
+            known_mistakes(
+                out,
+                *_differ(
+                    split_heads(X, h),
+                    (
+                        X.reshape(h, n, d_k),
+                        f"the shape is right but the heads mix tokens (on {case}): reshaping "
+                        "straight to (h, n, d_k) fills head 0 with the numbers of the first "
+                        "rows, whatever token they belong to. Reshape to (n, h, d_k) first, "
+                        "then swap the first two axes.",
+                    ),
+                    (
+                        np.moveaxis(X.reshape(n, d_k, h), -1, 0),
+                        f"head 0 got columns 0, {h}, {2 * h}, ... (on {case}): every h-th "
+                        "column, interleaved. Head i owns one block of neighbouring columns, "
+                        "i*d_k to (i+1)*d_k: reshape to (n, h, d_k), not (n, d_k, h).",
+                    ),
+                ),
+            )
+            same(out, split_heads(X, h), case)
+
+    return verdict("split_heads", fn, run)
+
+
+def _split_shape_mistakes(out: np.ndarray, n: int, d_model: int, h: int, case: str) -> None:
+    d_k = d_model // h
+    if out.shape == (h, n, d_k):
+        return
+    if out.shape == (n, h, d_k):
+        raise Fail(
+            f"returned shape (n, h, d_k) = {out.shape} (on {case}): the reshape is right, "
+            "but the heads axis must come first. Swap the first two axes, e.g. "
+            "np.swapaxes(Xr, 0, 1)."
+        )
+    if h > 1 and n % h == 0 and out.shape == (h, n // h, d_model):
+        raise Fail(
+            f"returned shape {out.shape} (on {case}): you cut the rows, the tokens, into "
+            f"h groups. Every head sees all {n} tokens and a slice of the columns: split "
+            "the last axis."
+        )
+    if out.ndim == 3 and out.shape[0] != h and out.shape[1] == n:
+        raise Fail(
+            f"returned {out.shape[0]} heads for h={h} (shape {out.shape}, on {case}): use "
+            "the h argument, with d_k = d_model // h."
+        )
+    if out.shape == (h, d_k, n):
+        raise Fail(
+            f"returned shape (h, d_k, n) = {out.shape} (on {case}): each head came out "
+            "transposed. Its rows must stay tokens: (h, n, d_k)."
+        )
+
+
+def _differ(reference: np.ndarray, *mistakes: tuple) -> list[tuple]:
+    """Keep the mistakes that give a wrong answer here (with h = 1, some are harmless)."""
+    return [
+        (wrong, hint)
+        for wrong, hint in mistakes
+        if np.shape(wrong) != reference.shape or not np.allclose(wrong, reference)
+    ]
+
+
+# --- Exercise: multi-head attention from the library's pieces ------------------------------
+
+
+def check_multi_head(fn) -> CheckResult:
+    """Check ``fn(X, W_q, W_k, W_v, W_o, h=h)`` returns the output, shape (n, d_model).
+
+    Like the library, ``fn`` may also return ``(output, weights)``; only the output is
+    judged.
+    """
+
+    def run(cases: Cases) -> None:
+        rng = np.random.default_rng(7)
+        X = rng.normal(size=(5, 8))  # n = 5 tokens, d_model = 8
+        Ws = rng.normal(scale=0.6, size=(4, 8, 8))  # W_q, W_k, W_v, W_o
+        for h in (2, 4, 1, 8):
+            case = f"n = 5, d_model = 8, h={h}"
+            out = cases.run(case, X, *Ws, h=h)
+            expect_shape(
+                out,
+                (5, 8),
+                case,
+                " Return only the output (n, d_model): the heads concatenated, then @ W_o.",
+            )
+            expected = multi_head_attention(X, *Ws, h=h)[0]
+            known_mistakes(out, *_differ(expected, *_multi_head_mistakes(X, *Ws, h=h)))
+            same(out, expected, case)
+
+    return verdict("multi_head", _output_only(fn), run)
+
+
+def _output_only(fn):
+    """Accept ``(output, weights)`` too, as :func:`multi_head_attention` returns it."""
+    if not callable(fn):
+        return fn  # the verdict reports it
+
+    def output(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        if isinstance(out, tuple) and len(out) == 2:
+            return out[0]
+        return out
+
+    return output
+
+
+def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
+    """The usual wrong answers for these inputs, each with its hint."""
+    d_model = X.shape[-1]
+    d_k = d_model // h
+    Q, K, V = (split_heads(X @ W, h) for W in (W_q, W_k, W_v))  # (h, n, d_k) each
+
+    def heads_then_wo(scale=None, axis=-1) -> np.ndarray:
+        s = 1 / np.sqrt(d_k) if scale is None else scale
+        weights = softmax(attention_scores(Q, K) * s, axis=axis)  # (h, n, n)
+        return merge_heads(weights @ V) @ W_o  # (n, d_model)
+
+    def no_transpose() -> np.ndarray:
+        n = X.shape[-2]
+        Qm, Km, Vm = ((X @ W).reshape(h, n, d_k) for W in (W_q, W_k, W_v))  # tokens mixed
+        heads, _ = scaled_dot_product_attention(Qm, Km, Vm)
+        return heads.reshape(n, d_model) @ W_o
+
+    mistakes = [
+        (
+            merge_heads(scaled_dot_product_attention(Q, K, V)[0]),
+            "that is the concatenation of the heads, before the last step: multiply it "
+            "by W_o, which mixes what the heads found.",
+        ),
+        (
+            heads_then_wo(scale=1 / np.sqrt(d_model)),
+            f"you scaled by 1/sqrt(d_model) = 1/sqrt({d_model}). Each head compares "
+            f"vectors of width d_k = d_model / h = {d_k}: scale by 1/sqrt(d_k).",
+        ),
+        (
+            heads_then_wo(scale=1.0),
+            "the scores were not scaled: divide each head's Q_i K_iᵀ by sqrt(d_k).",
+        ),
+        (
+            heads_then_wo(axis=-2),
+            "softmax ran over the wrong axis: each query's row of weights (the last "
+            "axis, over the keys) must sum to 1, not each column.",
+        ),
+        (
+            no_transpose(),
+            "the heads mix tokens: reshaping X @ W_q straight to (h, n, d_k) puts "
+            "numbers from different tokens in one row. Use al.split_heads (reshape to "
+            "(n, h, d_k), then swap axes) and al.merge_heads to glue them back.",
+        ),
+    ]
+    if h > 1:
+        mistakes.append(
+            (
+                multi_head_attention(X, W_q, W_k, W_v, W_o, h=1)[0],
+                f"this is one head of full width: h = {h} was ignored. Split Q, K and V "
+                "into h heads and attend in each one separately.",
+            )
+        )
+    return mistakes
+
+
+# --- Exercise: how many parameters? --------------------------------------------------------
+
+
+def check_param_count(answer, d_model: int = 32, h: int = 8) -> CheckResult:
+    """Check a predicted number of learned numbers in ``W_q, W_k, W_v, W_o`` (no biases).
+
+    The expected count is read off the four ``(d_model, d_model)`` matrices that
+    :func:`multi_head_attention` takes; it does not depend on ``h``.
+    """
+    Ws = [np.zeros((d_model, d_model)) for _ in range(4)]  # W_q, W_k, W_v, W_o
+    multi_head_attention(np.zeros((1, d_model)), *Ws, h=h)  # these shapes are the contract
+    expected = sum(W.size for W in Ws)
+    d_k = d_model // h
+    per_matrix = d_model * d_model
+    mistakes = (
+        (3 * per_matrix, "you counted W_q, W_k and W_v but forgot W_o, the output projection."),
+        (
+            h * expected,
+            f"you multiplied by h = {h}. The heads do not have matrices of their own: "
+            f"each head uses a d_k = {d_k}-wide slice of the same four matrices.",
+        ),
+        (
+            4 * d_model * d_k,
+            f"that is one head's share ({d_model} x {d_k} per matrix); there are {h} heads.",
+        ),
+        (per_matrix, "that is one matrix; there are four: W_q, W_k, W_v and W_o."),
+        (expected + 4 * d_model, "that counts biases too; this layer has none."),
+    )
+    return check_number("param_count", answer, expected, places=0, mistakes=mistakes)

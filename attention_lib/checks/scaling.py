@@ -1,0 +1,154 @@
+r"""Chapter 4 checkers: scaled scores, and the variance of a dot product of random vectors."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..validate import check_positive_int
+from .base import (
+    Cases,
+    CheckResult,
+    Fail,
+    check_number,
+    expect_shape,
+    known_mistakes,
+    same,
+    verdict,
+)
+
+# --- Exercise: scaled scores --------------------------------------------------------------
+
+
+def check_scaled_scores(fn) -> CheckResult:
+    """Check ``fn(Q, K)`` returns ``Q Kᵀ / sqrt(d_k)`` of shape ``(..., n_q, n_k)``.
+
+    The cases are never square and ``d_k`` differs from ``n_q``, ``n_k``, the batch size
+    and 4 (the toy's width), so dividing by the wrong number cannot pass by accident.
+    """
+
+    def run(cases: Cases) -> None:
+        rng = np.random.default_rng(4)
+        Q, K = rng.normal(size=(2, 9)), rng.normal(size=(3, 9))  # n_q = 2, n_k = 3, d_k = 9
+        case = "Q of shape (2, 9) and K of shape (3, 9)"
+        out = cases.run(case, Q, K)
+        if out.shape == (3, 2):
+            raise Fail(
+                "returned shape (3, 2), which is (n_k, n_q): you computed K Qᵀ. Rows must "
+                "be queries and columns keys, so compute Q @ K.T."
+            )
+        expect_shape(out, (2, 3), case, " One row per query, one column per key: Q @ K.T.")
+        raw = Q @ K.T  # (2, 3)
+        known_mistakes(out, *_wrong_scales(raw, d_k=9, n_q=2, n_k=3))
+        same(out, raw / 3.0, case)
+
+        Q3, K3 = rng.normal(size=(2, 3, 25)), rng.normal(size=(2, 6, 25))  # batch of 2
+        case = "a batch: Q of shape (2, 3, 25) and K of shape (2, 6, 25)"
+        try:
+            out = cases.run(case, Q3, K3)
+        except Fail as fail:
+            if "your function raised" not in str(fail):
+                raise
+            raise Fail(
+                f"{fail} If you used K.T: with a batch axis it reverses *every* axis; swap "
+                "only the last two, np.swapaxes(K, -1, -2)."
+            ) from None
+        expect_shape(
+            out, (2, 3, 6), case, " Transpose only the last two axes of K: np.swapaxes(K, -1, -2)."
+        )
+        raw = Q3 @ np.swapaxes(K3, -1, -2)  # (2, 3, 6)
+        known_mistakes(
+            out,
+            (
+                raw / np.sqrt(3),
+                "on a batch you divided by √3, but 3 = Q.shape[1] is the number of queries "
+                "here: d_k is always the last axis, Q.shape[-1] = 25.",
+            ),
+            (
+                raw / np.sqrt(2),
+                "on a batch you divided by √2, but 2 = Q.shape[0] (or len(Q)) is the batch "
+                "size here: d_k is always the last axis, Q.shape[-1] = 25.",
+            ),
+            *_wrong_scales(raw, d_k=25, n_q=3, n_k=6),
+        )
+        same(out, raw / 5.0, case)
+
+        Q1, K1 = rng.normal(size=(1, 100)), rng.normal(size=(4, 100))  # one query, wide
+        case = "one query: Q of shape (1, 100) and K of shape (4, 100)"
+        out = cases.run(case, Q1, K1)
+        expect_shape(out, (1, 4), case, " One row per query, one column per key: Q @ K.T.")
+        same(out, Q1 @ K1.T / 10.0, case)
+
+    return verdict("scaled_scores", fn, run)
+
+
+def _wrong_scales(raw: np.ndarray, *, d_k: int, n_q: int, n_k: int) -> list[tuple]:
+    """The usual wrong scalings of ``raw = Q Kᵀ``, each with its hint."""
+    root = np.sqrt(d_k)
+    return [
+        (raw, f"you returned the raw scores Q Kᵀ: divide them by √d_k (here √{d_k} = {root:g})."),
+        (raw / d_k, f"you divided by d_k = {d_k}; divide by its square root, √{d_k} = {root:g}."),
+        (raw * root, f"you multiplied by √d_k = {root:g}; divide by it instead."),
+        (
+            raw / 2,
+            "you divided by 2, which is √d_k only for the toy's d_k = 4. Compute d_k from "
+            "the shapes: Q.shape[-1].",
+        ),
+        (
+            raw / 4,
+            "you divided by 4, the toy's d_k. Divide by the square root of this input's "
+            "d_k: np.sqrt(Q.shape[-1]).",
+        ),
+        (
+            raw / np.sqrt(n_q),
+            f"you divided by √{n_q} = √n_q: d_k is the number of columns of Q, "
+            "Q.shape[-1], not the number of queries (rows).",
+        ),
+        (
+            raw / np.sqrt(n_k),
+            f"you divided by √{n_k} = √n_k: d_k is the number of columns of K, "
+            "K.shape[-1], not the number of keys (rows).",
+        ),
+    ]
+
+
+# --- Exercise: predict the variance of a dot product --------------------------------------
+
+
+def check_dot_variance(answer, d_k: int = 64) -> CheckResult:
+    r"""Check a predicted :math:`\operatorname{Var}(q \cdot k)` for random unit-variance vectors.
+
+    The components of ``q`` and ``k`` are independent, with mean 0 and variance 1, so
+    ``q · k`` is a sum of ``d_k`` independent products of variance 1 each: its variance
+    is ``d_k``.
+    """
+    d_k = check_positive_int(d_k, "d_k")
+    root = np.sqrt(d_k)
+    mistakes = (
+        (
+            root,
+            f"{root:g} = √{d_k} is the standard deviation of q · k; the variance is its square.",
+        ),
+        (
+            1.0,
+            "1 is the variance of one product q_i k_i, or of the score after dividing by "
+            f"√d_k. Before scaling, {d_k} independent products add up, and so do their "
+            "variances.",
+        ),
+        (
+            float(d_k) ** 2,
+            f"{d_k**2} = {d_k}²: variances of independent terms add, so {d_k} terms "
+            "of variance 1 give a variance of "
+            f"{d_k}, not {d_k}².",
+        ),
+        (
+            0.0,
+            "0 is the mean of q · k (positive and negative products cancel on average); "
+            "the variance measures how far the scores spread around it.",
+        ),
+        (
+            1.0 / d_k,
+            f"1/{d_k} would be the variance after dividing the score by d_k. The raw "
+            "score is not divided by anything.",
+        ),
+    )
+    return check_number("dot_variance", answer, float(d_k), places=2, mistakes=mistakes)

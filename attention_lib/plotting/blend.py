@@ -1,0 +1,275 @@
+"""Figures for chapter 6: where a blend of value vectors lands, and what it is made of.
+
+* :func:`blend_hull` draws the value vectors as labelled points in two of their
+  dimensions, the convex hull around them, and the output of a few weight rows.
+* :func:`contributions` splits one output row into the terms ``weight_j * V[j]``, one
+  stacked segment per key token.
+
+The small geometry helpers :func:`convex_hull` and :func:`inside_hull` are public too,
+so a notebook can assert what the hull figure shows.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ..validate import as_float_array
+from .base import CMAP
+
+_MARKERS = ("o", "s", "D", "^", "v", "P", "X")
+_HATCHES = ("", "//", "..", "xx", "\\\\", "oo", "--", "++")
+_EPS = 1e-9
+
+
+def convex_hull(points) -> np.ndarray:
+    """Indices of the corners of the convex hull of 2-D points, counter-clockwise.
+
+    Parameters
+    ----------
+    points : array_like of shape (m, 2)
+
+    Returns
+    -------
+    ndarray of int, shape (c,)
+        Corners only: a point in the middle of a straight edge is not a corner.
+
+    Notes
+    -----
+    Andrew's monotone chain: sort the points by x (then y), build the lower and the
+    upper chain, and drop every point where the chain does not turn left.
+    """
+    P = _points(points, "points")
+    order = sorted(range(len(P)), key=lambda i: (P[i, 0], P[i, 1]))
+    if np.allclose(P, P[order[0]]):
+        return np.array([order[0]])
+
+    def chain(indices):
+        kept: list[int] = []
+        for i in indices:
+            while len(kept) >= 2 and _cross(P[kept[-2]], P[kept[-1]], P[i]) <= _EPS:
+                kept.pop()
+            kept.append(i)
+        return kept[:-1]  # the last point starts the other chain
+
+    return np.array(chain(order) + chain(order[::-1]))
+
+
+def inside_hull(point, points) -> bool:
+    """True if ``point`` lies inside the convex hull of ``points`` or on its boundary.
+
+    Parameters
+    ----------
+    point : array_like of shape (2,)
+    points : array_like of shape (m, 2)
+    """
+    p = as_float_array(point, "point")
+    if p.shape != (2,):
+        raise ValueError(f"point must have shape (2,), got shape {p.shape}")
+    P = _points(points, "points")
+    corners = P[convex_hull(P)]  # (c, 2), counter-clockwise
+    if len(corners) < 3:  # a single point or a segment: test the distance to it
+        a, b = corners[0], corners[-1]
+        t = 0.0 if np.allclose(a, b) else np.clip((p - a) @ (b - a) / ((b - a) @ (b - a)), 0, 1)
+        return bool(np.linalg.norm(a + t * (b - a) - p) <= 1e-7)
+    edges = zip(corners, np.roll(corners, -1, axis=0), strict=True)
+    return all(_cross(a, b, p) >= -1e-7 for a, b in edges)  # left of every edge, or on it
+
+
+def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: str):
+    r"""Value vectors as points in two dimensions, their convex hull, and blended outputs.
+
+    Parameters
+    ----------
+    V : array_like of shape (n_k, d_v)
+        One value vector per key token; ``d_v >= 2``.
+    tokens : sequence of str, length n_k
+        Label of each value vector.
+    blends : dict of str -> array_like of shape (n_k,)
+        A label and a row of weights for each output to mark; the output is
+        ``weights @ V``. At most seven.
+    dims : (int, int), default (0, 1)
+        The two columns of ``V`` on the horizontal and vertical axis.
+    features : sequence of str, length d_v, optional
+        Names of the value dimensions, for the axis labels.
+    title : str
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        The hull's corner tokens and, for each blend, where its output lands and whether
+        it is inside the hull.
+
+    Notes
+    -----
+    Projecting to two columns keeps convex combinations: if ``o = w @ V`` with
+    :math:`w_j \ge 0` and :math:`\sum_j w_j = 1`, then ``o[dims] = w @ V[:, dims]``,
+    so a blend that is inside the hull in :math:`d_v` dimensions is inside it here too.
+    """
+    V = as_float_array(V, "V", min_ndim=2)
+    if V.ndim != 2 or V.shape[1] < 2 or len(tokens) != V.shape[0]:
+        raise ValueError(
+            f"V must be 2-D (n_k, d_v) with d_v >= 2 and one token per row: V has shape "
+            f"{V.shape}, {len(tokens)} tokens given"
+        )
+    i, j = dims
+    features = features or [f"dimension {k}" for k in range(V.shape[1])]
+    if not (0 < len(blends) <= len(_MARKERS)):
+        raise ValueError(f"give 1 to {len(_MARKERS)} blends to mark, got {len(blends)}")
+    P = V[:, [i, j]]  # (n_k, 2): the value vectors in the two chosen dimensions
+    outputs = {}
+    for label, w in blends.items():
+        w = as_float_array(w, f"blends[{label!r}]")
+        if w.shape != (V.shape[0],):
+            raise ValueError(
+                f"blends[{label!r}] must hold one weight per value row, shape "
+                f"({V.shape[0]},), got shape {w.shape}"
+            )
+        outputs[label] = w @ P  # (2,)
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    corners = convex_hull(P)
+    ring = P[np.append(corners, corners[0])]
+    fill = plt.get_cmap(CMAP)(0.9)
+    ax.fill(ring[:, 0], ring[:, 1], color=fill, alpha=0.25, zorder=0)
+    ax.plot(ring[:, 0], ring[:, 1], "--", color="0.35", linewidth=1, label="convex hull")
+    ax.scatter(P[:, 0], P[:, 1], s=28, color="0.25", zorder=2, label="value vectors")
+    for k, token in enumerate(tokens):
+        ax.annotate(token, P[k], xytext=(5, 4), textcoords="offset points", fontsize=9)
+    shades = plt.get_cmap(CMAP)(np.linspace(0.0, 0.75, len(outputs)))
+    for k, (label, o) in enumerate(outputs.items()):
+        ax.scatter(
+            *o,
+            s=110 - 12 * k,
+            marker=_MARKERS[k],
+            color=shades[k],
+            edgecolor="black",
+            linewidth=0.8,
+            zorder=3 + k,
+            label=f"{label}: ({o[0]:.2f}, {o[1]:.2f})",
+        )
+    span = np.ptp(P, axis=0).max() or 1.0
+    lo, hi = P.min(axis=0) - 0.12 * span, P.max(axis=0) + 0.15 * span
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+    ax.set_xlabel(f"value dimension '{features[i]}'")
+    ax.set_ylabel(f"value dimension '{features[j]}'")
+    ax.set_title(title)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
+    fig.tight_layout()
+
+    where = [
+        f"{label} at ({o[0]:.2f}, {o[1]:.2f}), "
+        + ("inside the hull" if inside_hull(o, P) else "OUTSIDE the hull")
+        for label, o in outputs.items()
+    ]
+    alt = (
+        f"Scatter plot: {title}. The {len(tokens)} value vectors in dimensions "
+        f"'{features[i]}' and '{features[j]}'; the hull's corners are "
+        + ", ".join(f"'{tokens[c]}'" for c in corners)
+        + ". Blended outputs: "
+        + "; ".join(where)
+        + "."
+    )
+    return fig, alt
+
+
+def contributions(weights, V, tokens, *, features=None, title: str, fmt: str = ".2f"):
+    r"""One output row as stacked bars: the term ``weights[j] * V[j, f]`` of each key token.
+
+    Parameters
+    ----------
+    weights : array_like of shape (n_k,)
+        One query's attention weights.
+    V : array_like of shape (n_k, d_v)
+        Non-negative values (stacked bars cannot show signs).
+    tokens : sequence of str, length n_k
+    features : sequence of str, length d_v, optional
+        Names of the value dimensions, one bar each.
+    title : str
+    fmt : str, default ".2f"
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        Each bar's total (the output element) and its largest term.
+
+    Notes
+    -----
+    Bar ``f`` has length :math:`\text{output}_f = \sum_j w_j V_{jf}`, a sum of one
+    segment per key token ``j``.
+    """
+    w = as_float_array(weights, "weights")
+    V = as_float_array(V, "V", min_ndim=2)
+    if w.ndim != 1 or V.ndim != 2 or V.shape[0] != w.shape[0] or len(tokens) != w.shape[0]:
+        raise ValueError(
+            f"need weights (n_k,), V (n_k, d_v) and n_k tokens: weights has shape {w.shape}, "
+            f"V has shape {V.shape}, {len(tokens)} tokens given"
+        )
+    if V.min() < 0 or w.min() < 0:
+        raise ValueError("stacked bars need non-negative weights and values to add up")
+    d_v = V.shape[1]
+    features = list(features or [f"dimension {k}" for k in range(d_v)])
+    terms = w[:, None] * V  # (n_k, d_v): one segment per token and value dimension
+    totals = terms.sum(axis=0)  # (d_v,) = w @ V
+
+    fig, ax = plt.subplots(figsize=(6.4, 0.9 + 0.55 * d_v))
+    shades = plt.get_cmap(CMAP)(np.linspace(0.05, 0.95, len(tokens)))
+    left = np.zeros(d_v)
+    for k, token in enumerate(tokens):
+        ax.barh(
+            range(d_v),
+            terms[k],
+            left=left,
+            color=shades[k],
+            hatch=_HATCHES[k % len(_HATCHES)],
+            edgecolor="white",
+            linewidth=0.6,
+            label=token,
+        )
+        for f in np.flatnonzero(terms[k] >= 0.12 * totals.max()):  # name the big segments
+            ax.text(
+                left[f] + terms[k, f] / 2,
+                f,
+                token,
+                ha="center",
+                va="center",
+                fontsize=8,
+                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "linewidth": 0},
+            )
+        left += terms[k]
+    for f, total in enumerate(totals):
+        ax.text(total, f, " " + format(total, fmt), va="center", fontsize=9)
+    ax.set_yticks(range(d_v), features)
+    ax.invert_yaxis()  # first value dimension on top, as in the matrix
+    ax.set_xlim(0, max(totals.max(), 1e-12) * 1.18)
+    ax.set_xlabel("output value = sum of weight x value over the keys")
+    ax.set_title(title)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+    fig.tight_layout()
+
+    parts = []
+    for f, name in enumerate(features):
+        top = int(np.argmax(terms[:, f]))
+        parts.append(
+            f"'{name}' {format(totals[f], fmt)} (largest term from '{tokens[top]}', "
+            f"{format(terms[top, f], fmt)})"
+            if totals[f] > 0
+            else f"'{name}' {format(0.0, fmt)}"
+        )
+    alt = f"Stacked bar chart: {title}. One bar per value dimension: " + "; ".join(parts) + "."
+    return fig, alt
+
+
+def _points(points, name: str) -> np.ndarray:
+    P = as_float_array(points, name, min_ndim=2)
+    if P.ndim != 2 or P.shape[1] != 2:
+        raise ValueError(f"{name} must have shape (m, 2), got shape {P.shape}")
+    return P
+
+
+def _cross(o, a, b) -> float:
+    """z of (a - o) x (b - o): positive when o -> a -> b turns left (counter-clockwise)."""
+    return float((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]))

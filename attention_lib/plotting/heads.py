@@ -1,0 +1,275 @@
+"""Figures for multi-head attention: one heatmap per head, and a tracer of array shapes.
+
+:func:`head_heatmaps` draws the ``(h, n, n)`` weights that
+:func:`attention_lib.multi_head_attention` returns, one labelled panel per head on a
+shared colour scale. :func:`trace_shapes` pushes arrays of the requested size through
+the library's own functions and records every shape; :func:`shape_tracer` draws that
+record, so the figure cannot disagree with the code.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.patches import Rectangle
+
+from ..core import attention_scores, scaled_dot_product_attention
+from ..heads import merge_heads, split_heads
+from ..validate import as_float_array, check_positive_int
+from .base import CMAP
+
+# --- One heatmap per head ------------------------------------------------------------------
+
+
+def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f"):
+    """Draw each head's attention weights as a labelled heatmap, all on one colour scale.
+
+    Parameters
+    ----------
+    weights : array_like of shape (h, n, n)
+        One attention matrix per head, e.g. the second result of
+        :func:`attention_lib.multi_head_attention`; rows are queries, columns keys.
+    tokens : sequence of str, length n
+    names : sequence of str, length h, optional
+        Panel titles; default "head 1", "head 2", ...
+    title : str
+        Shown above the grid and used in the alt text.
+    fmt : str, default ".2f"
+        Format of the numbers printed in the cells.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        For each head, its three most decisive rows, e.g. "'it' -> 'cake' (0.73)".
+
+    Notes
+    -----
+    The colour scale runs from 0 to 1 in every panel, so panels (and slider frames)
+    compare at a glance. The largest weight of each row is outlined, so the pattern
+    does not rely on colour alone; a row whose weights are all equal is labelled once
+    ("all 0.12") and has no outline.
+    """
+    W = as_float_array(weights, "weights")
+    if W.ndim != 3 or W.shape[1] != W.shape[2]:
+        raise ValueError(f"weights must have shape (h, n, n), one matrix per head; got {W.shape}")
+    h, n, _ = W.shape
+    if isinstance(tokens, str) or len(tokens) != n:
+        raise ValueError(f"need one token per row: weights have shape {W.shape}, tokens {tokens!r}")
+    names = [f"head {i + 1}" for i in range(h)] if names is None else list(names)
+    if len(names) != h:
+        raise ValueError(f"need one name per head: {h} heads, {len(names)} names")
+    ncols = h if h <= 2 else (2 if h == 4 else 4)
+    nrows = math.ceil(h / ncols)
+    # A fixed layout in inches (no layout engine): fast enough to draw slider frames.
+    panel, left, right, top, bottom, wgap, hgap = 0.32 * n, 0.95, 1.0, 0.65, 0.95, 0.2, 1.05
+    width = left + ncols * panel + (ncols - 1) * wgap + right
+    height = top + nrows * panel + (nrows - 1) * hgap + bottom
+    fig = plt.figure(figsize=(width, height))
+    for i in range(h):
+        row, col = divmod(i, ncols)
+        x0 = left + col * (panel + wgap)
+        y0 = height - top - panel - row * (panel + hgap)
+        ax = fig.add_axes((x0 / width, y0 / height, panel / width, panel / height))
+        image = ax.imshow(W[i], cmap=CMAP, vmin=0.0, vmax=1.0)
+        ax.set_xticks(range(n), tokens, rotation=60, ha="right", fontsize=7)
+        ax.set_yticks(range(n), tokens if col == 0 else [], fontsize=7)
+        ax.set_title(names[i], fontsize=9)
+        for r in range(n):
+            _label_row(ax, W[i, r], r, fmt)
+    fig.suptitle(title, fontsize=10, y=1 - 0.12 / height, va="top")
+    fig.text(0.5, 0.1 / height, "key (attended to)", ha="center", fontsize=8)
+    fig.text(0.12 / width, 0.5, "query (attending)", va="center", rotation=90, fontsize=8)
+    bar_h = min(3.0, height - top - bottom)
+    cax = fig.add_axes(
+        ((width - 0.75) / width, (height - bar_h) / 2 / height, 0.15 / width, bar_h / height)
+    )
+    fig.colorbar(image, cax=cax, label="weight")
+    parts = []
+    for i in range(h):
+        best = np.argsort(-W[i].max(axis=1), kind="stable")[:3]
+        rows = ", ".join(
+            f"'{tokens[r]}' -> '{tokens[int(np.argmax(W[i, r]))]}' ({format(W[i, r].max(), fmt)})"
+            for r in best
+        )
+        parts.append(f"{names[i]}: {rows}")
+    alt = (
+        f"{h} heatmaps: {title}. Rows are queries, columns are keys, colour 0 to 1. "
+        "Most decisive rows per head. " + "; ".join(parts) + "."
+    )
+    return fig, alt
+
+
+def _label_row(ax, row: np.ndarray, r: int, fmt: str) -> None:
+    """Print a row's weights in its cells and outline its largest one.
+
+    A uniform row (a query that asks nothing) gets one label, "all 0.12", instead of n
+    equal numbers and no outline: it has no winner.
+    """
+    text = {"ha": "center", "va": "center", "fontsize": 6.5}
+    if np.allclose(row, row[0]):
+        ax.text((row.size - 1) / 2, r, f"all {format(row[0], fmt)}", color="white", **text)
+        return
+    for c, value in enumerate(row):
+        ax.text(c, r, format(value, fmt), color="black" if value > 0.55 else "white", **text)
+    top = int(np.argmax(row))
+    ax.add_patch(Rectangle((top - 0.5, r - 0.5), 1, 1, fill=False, lw=1.2, ec="red"))
+
+
+# --- Following the shapes through multi-head attention -------------------------------------
+
+
+class Step(NamedTuple):
+    """One step of multi-head attention: what it computes and the shape it produces."""
+
+    name: str  # short label, e.g. "split"
+    code: str  # the step in the course's notation
+    shape: tuple  # shape of the array it produces (for Q/K/V: each of them)
+    macs: int  # multiply-adds of the matrix products in this step
+    params: int  # learned numbers this step uses (entries of W_q, W_k, W_v, W_o)
+
+
+def trace_shapes(n: int, d_model: int, h: int) -> list[Step]:
+    """Run multi-head attention on zeros of the given size and record every shape.
+
+    The shapes come from real calls to :func:`split_heads`,
+    :func:`attention_scores`, :func:`scaled_dot_product_attention` and
+    :func:`merge_heads`, not from formulas, so they are the library's own.
+
+    Parameters
+    ----------
+    n, d_model, h : int
+        Tokens, model width and number of heads; ``h`` must divide ``d_model``.
+
+    Returns
+    -------
+    list of Step
+        X, Q/K/V, split, scores, weights, heads, concat, output.
+    """
+    n, d_model, h = (
+        check_positive_int(v, name) for v, name in ((n, "n"), (d_model, "d_model"), (h, "h"))
+    )
+    if d_model % h:
+        raise ValueError(f"h = {h} heads must divide d_model = {d_model}")
+    d_k = d_model // h
+    X = np.zeros((n, d_model))  # (n, d_model)
+    W = np.zeros((d_model, d_model))  # W_q, W_k, W_v and W_o all have this shape
+    Q = X @ W  # (n, d_model); K and V alike
+    Qh = split_heads(Q, h)  # (h, n, d_k); K and V alike
+    scores = attention_scores(Qh, Qh) / np.sqrt(d_k)  # (h, n, n)
+    heads, weights = scaled_dot_product_attention(Qh, Qh, Qh)  # (h, n, d_k), (h, n, n)
+    concat = merge_heads(heads)  # (n, h * d_k)
+    output = concat @ W  # (n, d_model)
+    return [
+        Step("X", "X", X.shape, 0, 0),
+        Step("Q, K, V", "Q = X W_q (and K, V)", Q.shape, 3 * _macs(X, W), 3 * W.size),
+        Step("split", "Q_i = split_heads(Q, h)", Qh.shape, 0, 0),
+        Step(
+            "scores",
+            "scores_i = Q_i K_iᵀ / √d_k",
+            scores.shape,
+            _macs(Qh, np.swapaxes(Qh, -1, -2)),
+            0,
+        ),
+        Step("weights", "weights_i = softmax(scores_i)", weights.shape, 0, 0),
+        Step("heads", "head_i = weights_i V_i", heads.shape, _macs(weights, Qh), 0),
+        Step("concat", "concat = merge_heads(heads)", concat.shape, 0, 0),
+        Step("output", "output = concat W_o", output.shape, _macs(concat, W), W.size),
+    ]
+
+
+def _macs(a: np.ndarray, b: np.ndarray) -> int:
+    """Multiply-adds of ``a @ b``: one per (batch, row of a, column of b, shared index)."""
+    *batch, p, q = a.shape
+    return int(np.prod(batch, dtype=int)) * p * q * b.shape[-1]
+
+
+def shape_tracer(n: int, d_model: int, h: int):
+    """Draw every array of multi-head attention to scale, one row per step.
+
+    Parameters
+    ----------
+    n, d_model, h : int
+        Tokens, model width and number of heads (see :func:`trace_shapes`).
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        Each array is drawn as blocks of ``rows x columns`` cells; arrays with a head
+        axis are drawn as ``h`` blocks side by side, numbered by head. The columns that
+        belong to each head are striped and numbered in Q and in the concatenation.
+    alt : str
+        The chain of shapes, the concatenated width, the parameter and multiply-add counts.
+    """
+    steps = trace_shapes(n, d_model, h)
+    d_k = d_model // h
+    colours = plt.get_cmap("viridis")(np.linspace(0.3, 0.95, h))
+    gap = max(1.0, 0.15 * max(n, d_k))
+    widest = max(_row_width(s.shape, gap) for s in steps)
+    row_h = n + 2 * gap
+    left, right = 0.75 * widest, 0.3 * widest  # room for the text columns
+    height = len(steps) * row_h
+    scale = 8.6 / (left + widest + right)  # inches per cell
+    fig, ax = plt.subplots(figsize=(9.0, height * scale + 0.9))
+    for r, step in enumerate(steps):
+        y = -r * row_h
+        mid = y - n / 2
+        ax.text(-left, mid, f"{r + 1}. {step.code}", va="center", fontsize=9)
+        ax.text(-0.04 * widest, mid, str(step.shape), va="center", ha="right", fontsize=9)
+        cost = f"{step.macs:,} mult-adds" if step.macs else ""
+        ax.text(widest + 0.04 * widest, mid, cost, va="center", fontsize=8)
+        numbered = h <= 16
+        if len(step.shape) == 3:  # (h, rows, cols): one block per head
+            rows, cols = step.shape[1:]
+            for i in range(h):
+                label = f"{i + 1}" if numbered else ""
+                _block(ax, i * (cols + gap), y, cols, rows, colours[i], label)
+        elif step.name in ("Q, K, V", "concat"):  # (n, d_model): one stripe per head
+            for i in range(h):
+                _block(ax, i * d_k, y, d_k, n, colours[i], f"{i + 1}" if numbered else "")
+        else:  # X and the output: every column mixes all heads (or none yet)
+            _block(ax, 0, y, step.shape[1], n, "0.85", "")
+    ax.set_xlim(-left, widest + right)
+    ax.set_ylim(-height + gap, gap)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    params = sum(s.params for s in steps)
+    macs = sum(s.macs for s in steps)
+    ax.set_title(
+        f"Shapes through multi-head attention: n = {n}, d_model = {d_model}, h = {h}, "
+        f"d_k = {d_k}\n{params:,} parameters, {macs:,} multiply-adds",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    chain = " -> ".join(f"{s.name} {s.shape}" for s in steps)
+    alt = (
+        f"Shape tracer for n = {n}, d_model = {d_model}, h = {h} (d_k = {d_k}): {chain}. "
+        f"The concatenated heads are {steps[6].shape[-1]} wide ({h} heads x {d_k}). "
+        f"{params:,} parameters and {macs:,} multiply-adds in all."
+    )
+    return fig, alt
+
+
+def _row_width(shape: tuple, gap: float) -> float:
+    if len(shape) == 3:
+        h, _, cols = shape
+        return h * cols + (h - 1) * gap
+    return shape[1]
+
+
+def _block(ax, x: float, y: float, width: float, height: float, colour, label: str) -> None:
+    """One array (or one head's slice) as a rectangle whose top-left corner is (x, y)."""
+    ax.add_patch(Rectangle((x, y - height), width, height, fc=colour, ec="black", lw=0.6))
+    if label:
+        ax.text(
+            x + width / 2,
+            y - height / 2,
+            label,
+            ha="center",
+            va="center",
+            fontsize=7,
+            bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8},
+        )

@@ -1,0 +1,286 @@
+r"""Figures for chapter 4, scaling by :math:`\sqrt{d_k}`: raw scores grow with ``d_k``.
+
+Raw and scaled data are always drawn in two cividis colours that differ in lightness,
+*and* with different markers, line styles or hatching, so no figure relies on colour.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ..core import softmax
+from ..validate import as_float_array, check_positive_int
+from .base import CMAP
+
+# Dark and light ends of cividis: they differ in lightness, so they also read in greyscale.
+RAW = {"color": plt.get_cmap(CMAP)(0.1), "marker": "o", "linestyle": "-"}
+SCALED = {"color": plt.get_cmap(CMAP)(0.8), "marker": "s", "linestyle": "--"}
+
+
+def _series(values, name: str, length: int) -> np.ndarray:
+    v = as_float_array(values, name, min_ndim=1)
+    if v.shape != (length,):
+        raise ValueError(f"{name} needs one value per d_k: shape ({length},), got {v.shape}")
+    return v
+
+
+def _dims(d_k) -> np.ndarray:
+    d = as_float_array(d_k, "d_k", min_ndim=1)
+    if d.ndim != 1 or np.any(d <= 0):
+        raise ValueError(f"d_k must be a 1-D list of positive widths, got {d}")
+    return d
+
+
+def _plain_log2_ticks(ax, d: np.ndarray, axis: str = "x") -> None:
+    """Label a base-2 log axis with the widths themselves (64, not 2^6)."""
+    set_ticks = ax.set_xticks if axis == "x" else ax.set_yticks
+    ax.minorticks_off()
+    set_ticks(d, [f"{v:g}" for v in d], fontsize=8)
+
+
+def variance_vs_dimension(d_k, raw_variance, scaled_variance):
+    r"""Measured variance of raw and scaled dot products against ``d_k``, on log axes.
+
+    Parameters
+    ----------
+    d_k : array_like of shape (m,)
+        The vector widths that were tried.
+    raw_variance : array_like of shape (m,)
+        Variance of ``q · k`` measured at each width.
+    scaled_variance : array_like of shape (m,)
+        Variance of ``q · k / sqrt(d_k)`` at each width.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        The range of ``measured / d_k`` for raw scores, and the range of the scaled ones.
+
+    Notes
+    -----
+    The dotted reference lines are the theory: :math:`\operatorname{Var}(q \cdot k) = d_k`
+    and, after scaling, :math:`\operatorname{Var}(q \cdot k / \sqrt{d_k}) = 1`.
+    """
+    d = _dims(d_k)
+    raw = _series(raw_variance, "raw_variance", d.size)
+    scaled = _series(scaled_variance, "scaled_variance", d.size)
+    fig, ax = plt.subplots(figsize=(5.6, 3.4))
+    # The theory lines are wide and pale, so the measured points stay visible on top.
+    theory = {"color": "0.75", "linewidth": 5, "solid_capstyle": "butt"}
+    ax.plot(d, d, **theory, label="theory: y = $d_k$ and y = 1")
+    ax.plot(d, np.ones_like(d), **theory)
+    ax.plot(d, raw, **RAW, label=r"measured: raw $q \cdot k$")
+    ax.plot(d, scaled, **SCALED, label=r"measured: $q \cdot k / \sqrt{d_k}$")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    _plain_log2_ticks(ax, d)
+    _plain_log2_ticks(ax, d[::2] / 2, axis="y")
+    ax.set_xlabel("$d_k$ (width of the query and key vectors)")
+    ax.set_ylabel("variance of the score")
+    ax.set_title("Raw scores spread out with $d_k$; scaled ones do not")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    ratio = raw / d
+    alt = (
+        f"Log-log line plot of the variance of a dot product of two random vectors "
+        f"against d_k from {d[0]:g} to {d[-1]:g}. The raw variance follows the line "
+        f"y = d_k (measured / d_k between {ratio.min():.2f} and {ratio.max():.2f}); "
+        f"after dividing by the square root of d_k it stays flat, between "
+        f"{scaled.min():.2f} and {scaled.max():.2f}, on the line y = 1."
+    )
+    return fig, alt
+
+
+def sharpness_vs_dimension(d_k, *, raw_max, scaled_max, raw_entropy, scaled_entropy, n: int):
+    r"""How peaky softmax rows get as ``d_k`` grows: largest weight and entropy, two panels.
+
+    Parameters
+    ----------
+    d_k : array_like of shape (m,)
+    raw_max, scaled_max : array_like of shape (m,)
+        Average largest weight of a softmax row, without and with the
+        :math:`1/\sqrt{d_k}` scaling.
+    raw_entropy, scaled_entropy : array_like of shape (m,)
+        Average entropy of a row (natural log), without and with the scaling.
+    n : int
+        Keys per row; a uniform row has largest weight :math:`1/n` and entropy
+        :math:`\log n`, drawn as dotted references.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        First and last values of each curve.
+    """
+    d = _dims(d_k)
+    curves = {
+        name: _series(values, name, d.size)
+        for name, values in [
+            ("raw_max", raw_max),
+            ("scaled_max", scaled_max),
+            ("raw_entropy", raw_entropy),
+            ("scaled_entropy", scaled_entropy),
+        ]
+    }
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.2))
+    panels = [
+        (left, "max", "largest weight in a row", 1 / n, f"uniform: 1/{n}", (0, 1.05)),
+        (right, "entropy", "entropy of a row (nats)", np.log(n), f"uniform: log {n}", None),
+    ]
+    for ax, key, ylabel, uniform, uniform_label, ylim in panels:
+        ax.axhline(uniform, color="grey", linestyle=":", linewidth=1.5, label=uniform_label)
+        ax.plot(d, curves[f"raw_{key}"], **RAW, label="raw scores")
+        ax.plot(d, curves[f"scaled_{key}"], **SCALED, label=r"scaled by $1/\sqrt{d_k}$")
+        ax.set_xscale("log", base=2)
+        _plain_log2_ticks(ax, d)
+        ax.legend(fontsize=8, loc="center right")
+        ax.set_xlabel("$d_k$")
+        ax.set_ylabel(ylabel)
+        ax.set_ylim(ylim if ylim else (0, np.log(n) * 1.1))
+    left.set_title("Raw rows pile onto one key")
+    right.set_title("...and lose their spread")
+    fig.tight_layout()
+
+    def ends(key: str) -> str:
+        return f"from {curves[key][0]:.2f} to {curves[key][-1]:.2f}"
+
+    alt = (
+        f"Two line plots against d_k from {d[0]:g} to {d[-1]:g}, rows of {n} keys. "
+        f"Largest weight: raw {ends('raw_max')}, scaled {ends('scaled_max')}. "
+        f"Entropy: raw {ends('raw_entropy')}, scaled {ends('scaled_entropy')} "
+        f"(a uniform row has {np.log(n):.2f})."
+    )
+    return fig, alt
+
+
+def jacobian_norm_vs_scale(scales, norms, *, marks=()):
+    r"""Size of the softmax Jacobian against the spread of the logits, on a log x-axis.
+
+    Parameters
+    ----------
+    scales : array_like of shape (m,)
+        Logit scales :math:`\sigma`, increasing: the logits were :math:`\sigma z` with
+        :math:`z` standard normal.
+    norms : array_like of shape (m,)
+        Average Frobenius norm of ``softmax_jacobian`` at each scale.
+    marks : sequence of (str, float)
+        Labelled scales to point out, e.g. ``("scaled scores", 1.0)``. Each must be one
+        of ``scales``, so the point drawn is a measured one.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        The norm at both ends, its peak, and its value at every mark.
+    """
+    s = _dims(scales)
+    v = _series(norms, "norms", s.size)
+    if np.any(np.diff(s) <= 0):
+        raise ValueError("scales must be increasing")
+    marks, shapes = list(marks), "^vDPX*"
+    if len(marks) > len(shapes):
+        raise ValueError(f"at most {len(shapes)} marks fit in the legend, got {len(marks)}")
+    hits = []  # checked before drawing, so a bad mark leaves no figure open
+    for label, where in marks:
+        found = np.flatnonzero(np.isclose(s, where))
+        if found.size == 0:
+            raise ValueError(f"mark {label!r} at {where:g} is not one of the scales")
+        hits.append(found[0])
+    fig, ax = plt.subplots(figsize=(5.6, 3.2))
+    ax.plot(s, v, color=RAW["color"], linestyle="-", marker=".", label="mean over rows")
+    points = []
+    for (label, where), i, marker in zip(marks, hits, shapes, strict=False):
+        style = {"color": SCALED["color"], "markeredgecolor": "black", "markersize": 9}
+        mark = f"{label} (σ = {where:.3g}): {v[i]:.3f}"
+        ax.plot([where], [v[i]], linestyle="none", marker=marker, **style, label=mark)
+        points.append(f"{label} at scale {where:.3g}: {v[i]:.3f}")
+    ax.set_xscale("log")
+    ax.minorticks_off()
+    decades = [t for t in (0.01, 0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000) if s[0] <= t <= s[-1]]
+    ax.set_xticks(decades, [f"{t:g}" for t in decades])
+    ax.set_ylim(0, v.max() * 1.15)
+    ax.set_xlabel(r"logit scale $\sigma$ (standard deviation of the scores)")
+    ax.set_ylabel(r"size of the Jacobian, $\|J\|_F$")
+    ax.set_title("Softmax goes flat as its inputs grow")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    top = int(np.argmax(v))
+    alt = (
+        f"Line plot of the norm of the softmax Jacobian against the logit scale, log axis "
+        f"from {s[0]:.3g} to {s[-1]:.3g}: {v[0]:.3f} at the smallest scale, a peak of "
+        f"{v[top]:.3f} at scale {s[top]:.3g}, then falling to {v[-1]:.3f}."
+    )
+    if points:
+        alt += " Marked: " + "; ".join(points) + "."
+    return fig, alt
+
+
+def scaling_frame(raw_scores, d_k: int, *, xlim=None):
+    r"""One slider frame: the score distribution and a typical softmax row, raw against scaled.
+
+    Parameters
+    ----------
+    raw_scores : array_like of shape (m, n)
+        Raw scores :math:`q \cdot k` of ``m`` queries against ``n`` keys each.
+    d_k : int
+        The width they were computed at; the scaled scores are ``raw_scores / sqrt(d_k)``.
+    xlim : (float, float), optional
+        Range of the histogram. Pass the same range for every frame of a slider, so the
+        frames compare at a glance; defaults to the data's range.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        The spread of both distributions and the average largest weight, raw and scaled.
+
+    Notes
+    -----
+    The right panel is a *typical* row rather than one query's: each query's softmax
+    weights are sorted from largest to smallest, then averaged over the ``m`` queries.
+    One random row can happen to have two keys that tie; the average cannot.
+    """
+    raw = as_float_array(raw_scores, "raw_scores", min_ndim=2)
+    if raw.ndim != 2:
+        raise ValueError(f"raw_scores must be (queries, keys), got shape {raw.shape}")
+    d_k = check_positive_int(d_k, "d_k")
+    scaled = raw / np.sqrt(d_k)  # (m, n)
+    m, n = raw.shape
+    # Sort each row's weights in decreasing order, then average over the m queries.
+    w_raw = -np.sort(-softmax(raw), axis=-1).mean(axis=0)  # (n,)
+    w_scaled = -np.sort(-softmax(scaled), axis=-1).mean(axis=0)  # (n,)
+    lo, hi = xlim if xlim is not None else (raw.min(), raw.max())
+    bins = np.linspace(lo, hi, 65)
+    # A fixed layout instead of tight_layout: a slider draws many frames, and measuring
+    # the text for tight_layout would double the time each one takes.
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 2.9))
+    fig.subplots_adjust(left=0.085, right=0.99, bottom=0.17, top=0.9, wspace=0.25)
+    x = np.arange(n)
+    for name, scores, weights, style, shift, hatch, edge in [
+        ("raw", raw, w_raw, RAW, -0.2, "//", "white"),
+        ("scaled", scaled, w_scaled, SCALED, 0.2, "", "black"),
+    ]:
+        density, _ = np.histogram(scores, bins=bins, density=True)
+        label = f"{name}: std {scores.std():.1f}"
+        left.stairs(density, bins, color=style["color"], ls=style["linestyle"], lw=1.6, label=label)
+        bar = {"color": style["color"], "hatch": hatch, "edgecolor": edge}
+        right.bar(x + shift, weights, width=0.4, **bar, label=f"softmax({name})")
+    left.set_xlim(lo, hi)
+    left.set_xlabel("score")
+    left.set_ylabel("density")
+    left.set_title(f"All {raw.size} scores, $d_k$ = {d_k}")
+    left.legend(fontsize=8)
+    right.set_xticks(x, [str(j + 1) for j in x])
+    right.set_ylim(0, 1)
+    right.set_xlabel("key, ranked by its weight (1 = largest)")
+    right.set_ylabel("mean weight")
+    right.set_title(f"A typical row: {m} queries, {n} keys each")
+    right.legend(fontsize=8, loc="upper right")
+    alt = (
+        f"d_k = {d_k}. Left: histogram of {raw.size} scores; raw scores have standard "
+        f"deviation {raw.std():.1f}, scaled ones {scaled.std():.1f}. Right: softmax weights "
+        f"of {m} queries over {n} keys, sorted and averaged; the top key gets "
+        f"{w_raw[0]:.2f} of a raw row and {w_scaled[0]:.2f} of a scaled row."
+    )
+    return fig, alt

@@ -1,0 +1,117 @@
+"""Figures for chapter 3: dot products as arrows, and one query's row of raw scores."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ..validate import as_float_array
+from .base import CMAP
+from .matrices import bar_row
+
+# Line styles and markers, so the keys differ by more than colour alone.
+_STYLES = ("-", "--", "-.", ":")
+_MARKERS = ("o", "s", "^", "D")
+
+
+def score_bars(scores, labels, *, title: str, ylim=None, fmt: str = ".2f"):
+    """Draw one query's raw scores against every key as labelled bars.
+
+    Parameters
+    ----------
+    scores : array_like of shape (n_k,)
+        One row of ``Q Kᵀ``.
+    labels : sequence of str, length n_k
+        Key tokens.
+    title : str
+    ylim : (float, float) or None
+        A fixed axis (use one for every frame of a slider); ``None`` fits the data.
+    fmt : str, default ".2f"
+        Format of the numbers printed above the bars.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        The largest and smallest scores with their keys.
+
+    Notes
+    -----
+    Same picture as :func:`~attention_lib.plotting.bar_row`, but the axis says *score*:
+    these are raw dot products, not weights, so they need not lie in [0, 1].
+    """
+    fig, alt = bar_row(scores, labels, title=title, ylim=ylim, fmt=fmt)
+    fig.axes[0].set_ylabel("score q · k")
+    fig.axes[0].set_xlabel("key")
+    fig.tight_layout()
+    return fig, alt
+
+
+def dot_product_arrows(query, keys, key_labels, *, title: str):
+    r"""Draw a 2-D query and some keys as arrows, each key labelled with its dot product.
+
+    Parameters
+    ----------
+    query : array_like of shape (2,)
+    keys : array_like of shape (m, 2), 1 <= m <= 4
+    key_labels : sequence of str, length m
+    title : str
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        The query and every key with its score, e.g. "'same way' (1.5, 1.5): 3.00".
+
+    Notes
+    -----
+    The label of key :math:`k` is :math:`q \cdot k = \lVert q \rVert \lVert k \rVert
+    \cos\theta`: large when the arrows point the same way, 0 at a right angle, negative
+    when they point apart.
+    """
+    q = as_float_array(query, "query")
+    K = as_float_array(keys, "keys")
+    if q.shape != (2,) or K.ndim != 2 or K.shape[1] != 2:
+        raise ValueError(
+            f"need a 2-D query of shape (2,) and keys of shape (m, 2): query has shape "
+            f"{q.shape}, keys have shape {K.shape}"
+        )
+    if isinstance(key_labels, str) or len(key_labels) != K.shape[0]:
+        raise ValueError(f"need one label per key: {K.shape[0]} keys, labels {key_labels!r}")
+    if K.shape[0] > len(_STYLES):
+        raise ValueError(f"at most {len(_STYLES)} keys fit in one picture, got {K.shape[0]}")
+    scores = K @ q  # (m,): one dot product per key
+    fig, ax = plt.subplots(figsize=(4.6, 4.2))
+    colours = plt.get_cmap(CMAP)(np.linspace(0.15, 0.8, K.shape[0]))
+    for k, label, score, colour, style, marker in zip(
+        K, key_labels, scores, colours, _STYLES, _MARKERS, strict=False
+    ):
+        ax.plot([0, k[0]], [0, k[1]], linestyle=style, color=colour, linewidth=2)
+        ax.plot(*k, marker=marker, color=colour, markersize=7)
+        ax.annotate(
+            f"{label}\nq·k = {score:.2f}",
+            k,
+            textcoords="offset points",
+            xytext=(6 if k[0] >= 0 else -6, 4),
+            ha="left" if k[0] >= 0 else "right",
+            fontsize=9,
+        )
+    ax.annotate("", q, (0, 0), arrowprops={"arrowstyle": "-|>", "color": "black", "lw": 2.5})
+    ax.annotate("query q", q, textcoords="offset points", xytext=(-8, 8), ha="right")
+    reach = 1.25 * max(np.abs(K).max(), np.abs(q).max())
+    ax.set_xlim(-reach, reach)
+    ax.set_ylim(-reach, reach)
+    ax.set_aspect("equal")
+    ax.axhline(0, color="grey", linewidth=0.5)
+    ax.axvline(0, color="grey", linewidth=0.5)
+    ax.set_title(title)
+    fig.tight_layout()
+    parts = [
+        f"'{label}' ({k[0]:g}, {k[1]:g}): {score:.2f}"
+        for k, label, score in zip(K, key_labels, scores, strict=True)
+    ]
+    alt = (
+        f"Arrows: {title}. Query q = ({q[0]:g}, {q[1]:g}); each key with its dot product "
+        "with q: " + ", ".join(parts) + "."
+    )
+    return fig, alt

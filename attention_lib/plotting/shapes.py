@@ -1,0 +1,226 @@
+"""Shape diagrams: a matrix product drawn as boxes sized by their shapes.
+
+``(a × b) · (b × c) → (a × c)``: the two inner dimensions must be equal, and the product
+keeps the outer ones. :func:`matmul_diagram` draws exactly that, marks the two inner
+dimensions, and can print the numbers and highlight the row and column behind one
+element of the product.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.patches import Rectangle
+
+from ..validate import as_float_array
+from .base import CMAP
+
+MAX_CELLS = 10  # a side longer than this is scaled down and drawn without a grid
+MAX_VALUES = 8  # numbers are printed in the cells only if no side is longer than this
+SCALE = 0.42  # inches per cell
+
+_FILL = plt.get_cmap(CMAP)(0.55)[:3] + (0.25,)  # a light tint for ordinary cells
+_HIGHLIGHT = plt.get_cmap(CMAP)(0.92)  # light yellow: the row, column and cell in use
+_INNER = plt.get_cmap(CMAP)(0.05)  # dark blue: the inner dimensions
+
+
+def matmul_diagram(
+    left,
+    right,
+    *,
+    names=("A", "B", "AB"),
+    rows=None,
+    highlight=None,
+    title: str | None = None,
+    fmt: str = ".3g",
+):
+    r"""Draw the product ``left @ right`` as three boxes, each sized by its shape.
+
+    Parameters
+    ----------
+    left : array_like of shape (a, b), or a shape given as a tuple of two ints
+        The left factor. With numbers, they are printed in the cells (when every side
+        has at most ``MAX_VALUES`` cells).
+    right : array_like of shape (b, c), or a shape given as a tuple of two ints
+        The right factor. If its number of rows differs from the number of columns of
+        ``left``, the diagram shows the mismatch and no product.
+    names : (str, str, str), default ("A", "B", "AB")
+        Names of the left factor, the right factor and the product.
+    rows : sequence of str of length a, optional
+        A label for each row of ``left``, such as the tokens.
+    highlight : (int, int), optional
+        ``(i, j)``: mark row ``i`` of ``left``, column ``j`` of ``right`` and element
+        ``(i, j)`` of the product, the dot product that makes that element.
+    title : str, optional
+        Shown above the diagram and used in the alt text.
+    fmt : str, default ".3g"
+        Format of the numbers printed in the cells.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        The shapes, whether the inner dimensions match, and for a highlighted element
+        with numbers, its dot product term by term.
+
+    Notes
+    -----
+    .. math:: (AB)_{ij} = \sum_{k=1}^{b} A_{ik} B_{kj}
+
+    so element ``(i, j)`` pairs row ``i`` of ``A`` with column ``j`` of ``B``, entry by
+    entry: both must have ``b`` entries.
+    """
+    (a, b), A = _operand(left, "left")
+    (b2, c), B = _operand(right, "right")
+    _check_labels(names, rows, a)
+    fits = b == b2
+    if highlight is not None:
+        highlight = _check_highlight(highlight, a, c, fits)
+    C = A @ B if fits and A is not None and B is not None else None  # (a, c)
+
+    u = min(1.0, MAX_CELLS / max(a, b, b2, c))  # size of one cell
+    show_values = max(a, b, b2, c) <= MAX_VALUES
+    gap = 1.3
+    x_left, x_right = 0.0, b * u + gap
+    x_prod = x_right + c * u + gap
+    margin = 1.6 if rows is not None else 0.4
+    height = max(a, b2) * u
+    fig, ax = plt.subplots(
+        figsize=(SCALE * (x_prod + c * u + margin + 0.4), SCALE * (height + 3.6))
+    )
+    ax.set_xlim(-margin, x_prod + c * u + 0.4)
+    ax.set_ylim(-height - 2.6, 1.0)
+    ax.set_aspect("equal")
+    ax.axis("off")
+
+    hi = highlight or (None, None)
+    _box(ax, x_left, (a, b), u, A, fmt, show_values, rows=hi[0])
+    _box(ax, x_right, (b2, c), u, B, fmt, show_values, cols=hi[1])
+    middle = -a * u / 2  # the operators sit halfway down the rows of left and product
+    ax.text(x_right - gap / 2, middle, "·", ha="center", va="center", fontsize=28)
+    ax.text(x_prod - gap / 2, middle, "=" if fits else "?", ha="center", va="center", fontsize=16)
+    if fits:
+        _box(ax, x_prod, (a, c), u, C, fmt, show_values, cell=highlight)
+    else:
+        ax.add_patch(Rectangle((x_prod, -a * u), c * u, a * u, fill=False, ls="--", lw=1.2))
+        ax.text(x_prod + c * u / 2, -a * u / 2, "?", ha="center", va="center", fontsize=14)
+
+    # The inner dimensions: the columns of left and the rows of right, drawn as thick bars.
+    style = {"color": _INNER, "lw": 4, "ls": "-" if fits else ":", "solid_capstyle": "butt"}
+    ax.plot([x_left, x_left + b * u], [-a * u - 0.15] * 2, **style)
+    ax.plot([x_right - 0.15] * 2, [0, -b2 * u], **style)
+
+    for x, (r, k), name in ((x_left, (a, b), names[0]), (x_right, (b2, c), names[1])):
+        ax.text(x + k * u / 2, 0.3, name, ha="center", va="bottom", fontsize=11, weight="bold")
+        ax.text(x + k * u / 2, -r * u - 0.35, f"[{r} × {k}]", ha="center", va="top", fontsize=10)
+    ax.text(x_prod + c * u / 2, 0.3, names[2], ha="center", va="bottom", fontsize=11, weight="bold")
+    product_label = f"[{a} × {c}]" if fits else "no product"
+    ax.text(x_prod + c * u / 2, -a * u - 0.35, product_label, ha="center", va="top", fontsize=10)
+    if rows is not None:
+        for i, label in enumerate(rows):
+            ax.text(-0.15, -(i + 0.5) * u, label, ha="right", va="center", fontsize=9)
+
+    verdict = (
+        f"inner dimensions (thick bars) match: {b} = {b2}, so the product is [{a} × {c}]"
+        if fits
+        else f"inner dimensions (dotted bars) differ: {b} ≠ {b2}, so there is no product"
+    )
+    centre = (x_prod + c * u) / 2
+    ax.text(centre, -height - 1.5, verdict, ha="center", va="top", color=_INNER, weight="bold")
+    if title:
+        ax.set_title(title, fontsize=11)
+    fig.tight_layout()
+    return fig, _alt(names, (a, b), (b2, c), A, B, highlight, fmt, title)
+
+
+def _operand(x, name: str):
+    """Return ``(shape, values or None)`` for a matrix or a ``(rows, cols)`` tuple."""
+    if isinstance(x, tuple) and len(x) == 2 and all(_is_int(v) for v in x):
+        if min(x) < 1:
+            raise ValueError(f"{name} shape must have positive sides, got {x}")
+        return (int(x[0]), int(x[1])), None
+    arr = as_float_array(x, name)
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D matrix or a shape (rows, cols), but it has shape {arr.shape}"
+            + (": write one row as [[...]], shape (1, n)" if arr.ndim == 1 else "")
+        )
+    return arr.shape, arr
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
+
+
+def _check_labels(names, rows, a: int) -> None:
+    if isinstance(names, str) or len(names) != 3:
+        raise ValueError(f"names must be three strings (left, right, product), got {names!r}")
+    if rows is not None and (isinstance(rows, str) or len(rows) != a):
+        raise ValueError(f"rows needs one label per row of left ({a}), got {rows!r}")
+
+
+def _check_highlight(highlight, a: int, c: int, fits: bool) -> tuple[int, int]:
+    if not fits:
+        raise ValueError("highlight needs a product, but the inner dimensions do not match")
+    if len(highlight) != 2 or not all(_is_int(v) for v in highlight):
+        raise TypeError(f"highlight must be (row, column), two whole numbers; got {highlight!r}")
+    i, j = (int(v) for v in highlight)
+    if not (0 <= i < a and 0 <= j < c):
+        raise ValueError(f"highlight {(i, j)} is outside the product, which has shape {(a, c)}")
+    return i, j
+
+
+def _box(ax, x0, shape, u, values, fmt, show_values, rows=None, cols=None, cell=None):
+    """One matrix: its cells (tinted, or highlighted), optional numbers, a bold outline."""
+    r, k = shape
+    grid = max(r, k) <= MAX_CELLS
+    for i in range(r):
+        for j in range(k):
+            marked = i == rows or j == cols or (cell is not None and (i, j) == tuple(cell))
+            if not grid and not marked:
+                continue
+            y = -(i + 1) * u
+            colour = _HIGHLIGHT if marked else _FILL
+            ax.add_patch(Rectangle((x0 + j * u, y), u, u, fc=colour, ec="0.55", lw=0.5))
+            if show_values and values is not None:
+                text = format(values[i, j], fmt)
+                ax.text(x0 + (j + 0.5) * u, y + u / 2, text, ha="center", va="center", fontsize=8)
+    if not grid:
+        ax.add_patch(Rectangle((x0, -r * u), k * u, r * u, fc=_FILL, ec="none", zorder=0))
+    ax.add_patch(Rectangle((x0, -r * u), k * u, r * u, fill=False, ec="black", lw=1.4))
+    # The highlighted row, column or cell also gets a thick outline: no colour needed.
+    if rows is not None:
+        ax.add_patch(Rectangle((x0, -(rows + 1) * u), k * u, u, fill=False, lw=2.5))
+    if cols is not None:
+        ax.add_patch(Rectangle((x0 + cols * u, -r * u), u, r * u, fill=False, lw=2.5))
+    if cell is not None:
+        i, j = cell
+        ax.add_patch(Rectangle((x0 + j * u, -(i + 1) * u), u, u, fill=False, lw=2.5))
+
+
+def _alt(names, left_shape, right_shape, A, B, highlight, fmt, title) -> str:
+    (a, b), (b2, c) = left_shape, right_shape
+    nl, nr, npd = names
+    head = f"Shape diagram{': ' + title if title else ''}. "
+    if b != b2:
+        return head + (
+            f"{nl} [{a} × {b}] times {nr} [{b2} × {c}]: the inner dimensions differ "
+            f"({b} columns against {b2} rows), so the product does not exist."
+        )
+    text = head + (
+        f"{nl} [{a} × {b}] times {nr} [{b} × {c}] gives {npd} [{a} × {c}]: the inner "
+        f"dimensions match ({b} columns of {nl}, {b} rows of {nr}), and the product keeps "
+        f"the outer ones."
+    )
+    if highlight is not None:
+        i, j = highlight
+        text += f" Highlighted: {npd}[{i}, {j}] is row {i} of {nl} dot column {j} of {nr}"
+        if A is not None and B is not None:
+            terms = " + ".join(
+                f"{format(x, fmt)} × {format(w, fmt)}" for x, w in zip(A[i], B[:, j], strict=True)
+            )
+            text += f": {terms} = {format(A[i] @ B[:, j], fmt)}"
+        text += "."
+    return text

@@ -1,0 +1,357 @@
+"""Chapter 1: the word table, its figures and its checkers (each checker tested both ways)."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import attention_lib as al
+from attention_lib import toy
+from attention_lib.checks import (
+    check_cosine_similarity,
+    check_pe_length,
+    check_positional_encoding,
+)
+from attention_lib.plotting import CMAP, encoding_heatmap, token_panels, word_map
+
+# --- the word table ----------------------------------------------------------------------
+
+
+def test_vocabulary_extends_the_running_example():
+    assert toy.VOCAB[:8] == toy.TOKENS
+    assert {"cake", "pie", "keyboard", "dog", "couch"} <= set(toy.VOCAB)
+    assert len(set(toy.VOCAB)) == len(toy.VOCAB)
+    assert toy.EMBEDDINGS.shape == (len(toy.VOCAB), len(toy.FEATURES)) == (14, 4)
+    assert np.array_equal(toy.EMBEDDINGS[:8], toy.X)  # one source of truth
+    assert np.allclose(toy.EMBEDDINGS, np.round(toy.EMBEDDINGS, 1))  # checkable by hand
+    assert (np.linalg.norm(toy.EMBEDDINGS, axis=-1) > 0).all()  # every word has a direction
+
+
+def test_arrays_are_read_only():
+    for array in (toy.EMBEDDINGS, toy.MAP_DIRECTIONS, toy.E_DOG, toy.E_COUCH):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0, 0] = 1.0
+
+
+def test_cake_is_closer_to_pie_than_to_keyboard():
+    assert toy.similarity("cake", "pie") == pytest.approx(0.9 / np.sqrt(0.85))
+    assert round(toy.similarity("cake", "pie"), 2) == 0.98
+    assert toy.similarity("cake", "keyboard") == 0.0
+    to_cake = toy.cosine_similarity(toy.EMBEDDINGS, toy.embed(["cake"])[0])
+    ranked = [toy.VOCAB[k] for k in np.argsort(-to_cake, kind="stable")]
+    assert ranked[:4] == ["cake", "pie", "delicious", "ate"]
+
+
+def test_the_two_sentences_are_one_reordering_apart():
+    assert " ".join(toy.DOG_TOKENS) == toy.DOG_SENTENCE == "The dog sat on the couch"
+    assert " ".join(toy.COUCH_TOKENS) == toy.COUCH_SENTENCE == "The couch sat on the dog"
+    order = list(toy.COUCH_ORDER)
+    assert [toy.DOG_TOKENS[k] for k in order] == list(toy.COUCH_TOKENS)
+    assert sorted(order) == list(range(6))
+    assert np.array_equal(toy.E_COUCH, toy.E_DOG[order])
+    assert np.array_equal(toy.E_DOG[0], toy.E_DOG[4])  # "The" and "the": one word
+
+
+def test_embed_looks_up_rows_and_names_unknown_words():
+    E = toy.embed(["The", "cake"])
+    assert E.shape == (2, 4)
+    assert np.array_equal(E[1], toy.X[toy.token_index("cake")])
+    assert np.array_equal(E[0], toy.X[toy.token_index("the")])
+    E[0, 0] = 5.0  # a copy: the table does not change
+    assert toy.EMBEDDINGS[toy.VOCAB.index("the"), 0] == 0.0
+    with pytest.raises(ValueError, match="'cakes' has no embedding"):
+        toy.embed(["cakes"])
+    with pytest.raises(TypeError, match="sequence of words"):
+        toy.embed("cake pie")
+    with pytest.raises(ValueError, match="empty"):
+        toy.embed([])
+
+
+def naive_cosine(a, b):
+    return sum(x * y for x, y in zip(a, b, strict=True)) / np.sqrt(
+        sum(x * x for x in a) * sum(y * y for y in b)
+    )
+
+
+def test_cosine_similarity_matches_a_plain_loop_and_broadcasts():
+    rng = np.random.default_rng(0)
+    A, B = rng.normal(size=(5, 3)), rng.normal(size=(5, 3))
+    got = toy.cosine_similarity(A, B)
+    assert got.shape == (5,)
+    assert np.allclose(got, [naive_cosine(a, b) for a, b in zip(A, B, strict=True)])
+    assert toy.cosine_similarity(A, B[0]).shape == (5,)  # one vector against a table
+    assert toy.cosine_similarity(A[None], B[:, None]).shape == (5, 5)
+    assert toy.cosine_similarity([1, 0], [3, 0]) == 1.0  # integers, and length ignored
+    assert toy.cosine_similarity([1.0, 2.0], [-2.0, -4.0]) == pytest.approx(-1.0)
+
+
+def test_cosine_similarity_rejects_bad_input_with_a_clear_message():
+    with pytest.raises(ValueError, match=r"a has shape \(3,\), b has shape \(4,\)"):
+        toy.cosine_similarity(np.ones(3), np.ones(4))
+    with pytest.raises(ValueError, match="zero vector has no direction"):
+        toy.cosine_similarity(np.zeros(3), np.ones(3))
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        toy.cosine_similarity([np.nan, 1.0], [1.0, 1.0])
+    with pytest.raises(TypeError, match="real numbers"):
+        toy.cosine_similarity(["a", "b"], [1.0, 1.0])
+
+
+def test_self_attention_uses_the_toy_projections():
+    out, weights = toy.self_attention(toy.X)
+    expected_out, expected_weights = toy.attention()
+    assert np.allclose(out, expected_out) and np.allclose(weights, expected_weights)
+    with pytest.raises(ValueError, match=r"d_model = 4 columns .* shape \(6, 3\)"):
+        toy.self_attention(np.ones((6, 3)))
+
+
+def test_attention_without_positions_only_reorders_with_positions_it_does_not():
+    order = list(toy.COUCH_ORDER)
+    out, _ = toy.self_attention(np.stack([toy.E_DOG, toy.E_COUCH]))  # (2, 6, 4)
+    assert np.allclose(out[1], out[0][order])
+    assert not np.allclose(out[1], out[0])  # the outputs did move: a real reordering
+    PE = al.positional_encoding(6, 4)
+    out_pe, _ = toy.self_attention(np.stack([toy.E_DOG, toy.E_COUCH]) + PE)
+    moved = np.linalg.norm(out_pe[1] - out_pe[0][order], axis=-1)
+    assert round(moved[5], 2) == 1.13 and round(moved[0], 2) == 0.43
+
+
+# --- figures -----------------------------------------------------------------------------
+
+
+def test_word_map_labels_every_word_and_says_which_words_sit_together():
+    fig, alt = word_map(
+        toy.EMBEDDINGS,
+        toy.VOCAB,
+        directions=toy.MAP_DIRECTIONS,
+        features=toy.FEATURES,
+        title="map",
+        highlight=["cake", "pie", "keyboard"],
+    )
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert set(toy.VOCAB) | set(toy.FEATURES) <= set(texts)
+    assert len(texts) == len(toy.VOCAB) + len(toy.FEATURES)  # every label placed once
+    assert alt.startswith("Map: map. Words lean right (food): cake, delicious, pie;")
+    assert "up (person): I, dog" in alt
+    assert "left (pointer): the, and, it, on" in alt
+    assert "'cake' sits 0.22 from 'pie' and 1.08 from 'keyboard'." in alt
+    dots, stars = (c.get_paths()[0] for c in fig.axes[0].collections)
+    assert len(dots.vertices) != len(stars.vertices)  # shape, not only colour, marks them
+    plt.close(fig)
+
+
+def test_word_map_labels_do_not_overlap():
+    fig, _ = word_map(
+        toy.EMBEDDINGS, toy.VOCAB, directions=toy.MAP_DIRECTIONS, features=toy.FEATURES, title="m"
+    )
+    renderer = fig.canvas.get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in fig.axes[0].texts]
+    clashes = [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :] if a.overlaps(b)]
+    assert not clashes
+    plt.close(fig)
+
+
+def test_word_map_rejects_mismatched_input():
+    with pytest.raises(ValueError, match=r"directions has shape \(3, 2\)"):
+        word_map(toy.EMBEDDINGS, toy.VOCAB, directions=np.ones((3, 2)), features="abc", title="x")
+    with pytest.raises(ValueError, match=r"'muffin'"):
+        word_map(
+            toy.EMBEDDINGS,
+            toy.VOCAB,
+            directions=toy.MAP_DIRECTIONS,
+            features=toy.FEATURES,
+            title="x",
+            highlight=["muffin"],
+        )
+    with pytest.raises(ValueError, match="got 3 row labels"):
+        word_map(
+            toy.EMBEDDINGS,
+            toy.VOCAB[:3],
+            directions=toy.MAP_DIRECTIONS,
+            features=toy.FEATURES,
+            title="x",
+        )
+
+
+def test_encoding_heatmap_has_position_and_dimension_axes():
+    fig, alt = encoding_heatmap(al.positional_encoding(48, 32), title="PE")
+    ax = fig.axes[0]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("dimension", "position")
+    assert ax.images[0].get_cmap().name == CMAP
+    assert ax.images[0].get_array().shape == (48, 32)
+    assert alt.startswith("Heatmap: PE. 48 positions (rows) by 32 dimensions (columns)")
+    assert "Column 0 changes sign 15 times;" in alt
+    assert "the last two columns move by at most 0.008 over all 48 positions." in alt
+    plt.close(fig)
+    with pytest.raises(ValueError, match=r"2-D .* shape \(2, 3, 4\)"):
+        encoding_heatmap(np.zeros((2, 3, 4)), title="x")
+
+
+def test_token_panels_label_tokens_and_features_and_share_one_scale():
+    PE = al.positional_encoding(8, 4)
+    fig, alt = token_panels(
+        [toy.X, PE, toy.X + PE], ["E", "PE", "E + PE"], toy.TOKENS, toy.FEATURES
+    )
+    assert len(fig.axes) == 3
+    first = fig.axes[0]
+    assert [t.get_text() for t in first.get_yticklabels()] == list(toy.TOKENS)
+    assert [t.get_text() for t in first.get_xticklabels()] == list(toy.FEATURES)
+    assert all(len(ax.texts) == 32 for ax in fig.axes)
+    assert fig.axes[2].texts[0 * 4 + 1].get_text() == "2.00"  # 'I', person
+    assert len({ax.images[0].get_clim() for ax in fig.axes}) == 1
+    assert "E + PE: from -0.99 to 2.00, largest 'I' / person (2.00)" in alt
+    plt.close(fig)
+    with pytest.raises(ValueError, match="2 matrices, 1 titles"):
+        token_panels([toy.X, PE], ["E"], toy.TOKENS, toy.FEATURES)
+
+
+# --- checkers ----------------------------------------------------------------------------
+
+
+def good_cosine(a, b):
+    return np.sum(a * b, axis=-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
+
+
+def norms(a, b):
+    return np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)
+
+
+@pytest.mark.parametrize(
+    ("fn", "status", "hint"),
+    [
+        (good_cosine, "PASS", "all 5 cases match the reference"),
+        (lambda a, b: np.sum(a * b, axis=-1), "FAIL", "the plain dot product"),
+        (
+            lambda a, b: np.sum(a * b, axis=-1) / norms(a, b) ** 2,
+            "FAIL",
+            "you divided by the squared lengths",
+        ),
+        (
+            lambda a, b: np.sum(a * b, axis=-1) / np.linalg.norm(a, axis=-1),
+            "FAIL",
+            "the length of a only",
+        ),
+        (lambda a, b: 1 - good_cosine(a, b), "FAIL", "1 - cosine"),
+        (lambda a, b: np.arccos(good_cosine(a, b)), "FAIL", "you returned the angle"),
+        (lambda a, b: np.abs(good_cosine(a, b)), "FAIL", "keep the sign"),
+        (
+            lambda a, b: np.sum(a * b, axis=-1) / (np.linalg.norm(a) * np.linalg.norm(b)),
+            "FAIL",
+            "np.linalg.norm without axis",
+        ),
+        (lambda a, b: np.dot(a, b) / norms(a, b), "FAIL", "np.sum(a * b, axis=-1)"),
+        (lambda a, b: a @ b.T / norms(a, b), "FAIL", "every row of a with every row of b"),
+        (
+            lambda a, b: np.sum(a * b, axis=0) / (norms(a.T, b.T)),
+            "FAIL",
+            "You summed over the rows (axis=0)",
+        ),
+        (lambda a, b: np.atleast_1d(good_cosine(a, b))[..., None], "FAIL", "keepdims"),
+        (
+            lambda a, b: np.sum(a * b) / (np.linalg.norm(a) * np.linalg.norm(b)),
+            "FAIL",
+            "one number for all rows",
+        ),
+        (lambda a, b: None, "TODO", "returned None"),
+        (lambda a, b: 1 / 0, "FAIL", "raised ZeroDivisionError"),
+        (lambda a, b: "close", "FAIL", "not an array of numbers"),
+    ],
+)
+def test_cosine_checker(fn, status, hint, capsys):
+    result = check_cosine_similarity(fn)
+    line = capsys.readouterr().out
+    assert result.status == status
+    assert bool(result) is (status == "PASS")
+    assert line.startswith(f"[cosine] {status}: ")
+    assert hint in line
+    assert line.count("\n") == 1
+
+
+def encoding(n, d_model, base=10000.0, swap=False, rate=2, start=0):
+    pos = np.arange(start, start + n)[:, None]
+    i = np.arange(d_model // 2)
+    angle = pos / base ** (rate * i / d_model)
+    PE = np.zeros((n, d_model))
+    PE[:, 0::2], PE[:, 1::2] = (
+        (np.cos(angle), np.sin(angle)) if swap else (np.sin(angle), np.cos(angle))
+    )
+    return PE
+
+
+def column_index_exponent(n, d_model):
+    angle = np.arange(n)[:, None] / 10000.0 ** (np.arange(d_model) / d_model)
+    PE = np.sin(angle)
+    PE[:, 1::2] = np.cos(angle[:, 1::2])
+    return PE
+
+
+def halves(n, d_model):
+    PE = encoding(n, d_model)
+    return np.concatenate([PE[:, 0::2], PE[:, 1::2]], axis=1)
+
+
+def multiplied(n, d_model):
+    pos, i = np.arange(n)[:, None], np.arange(d_model // 2)
+    PE = np.zeros((n, d_model))
+    PE[:, 0::2] = np.sin(pos * 10000.0 ** (2 * i / d_model))
+    PE[:, 1::2] = np.cos(pos * 10000.0 ** (2 * i / d_model))
+    return PE
+
+
+@pytest.mark.parametrize(
+    ("fn", "status", "hint"),
+    [
+        (lambda n, d_model: al.positional_encoding(n, d_model), "PASS", "all 4 cases"),
+        (encoding, "PASS", "all 4 cases"),
+        (lambda n, d_model: encoding(n, d_model, swap=True), "FAIL", "sin and cos are swapped"),
+        (lambda n, d_model: encoding(n, d_model, rate=1), "FAIL", "you used 10000^(i/d_model)"),
+        (column_index_exponent, "FAIL", "each column's own index"),
+        (halves, "FAIL", "all the sines first"),
+        (lambda n, d_model: encoding(n, d_model, start=1), "FAIL", "positions count from 0"),
+        (lambda n, d_model: encoding(n, d_model, base=1000.0), "FAIL", "not 1000"),
+        (lambda n, d_model: encoding(n, d_model, base=np.e), "FAIL", "not e"),
+        (multiplied, "FAIL", "you multiplied pos"),
+        (lambda n, d_model: encoding(n, d_model).T, "FAIL", "you returned the transpose"),
+        (lambda n, d_model: np.zeros((n, d_model)), "FAIL", "position 0 should be [0, 1, 0, 1]"),
+        (
+            lambda n, d_model: encoding(n, 4) if d_model == 4 else np.zeros((n, d_model)),
+            "FAIL",
+            "values differ from the reference on n = 50, d_model = 16",
+        ),
+        (lambda n, d_model: None, "TODO", "returned None"),
+        (lambda n, d_model: [][0], "FAIL", "raised IndexError"),
+        (lambda seq_len, dim: encoding(seq_len, dim), "FAIL", "unexpected keyword argument"),
+    ],
+)
+def test_positional_encoding_checker(fn, status, hint, capsys):
+    result = check_positional_encoding(fn)
+    line = capsys.readouterr().out
+    assert result.status == status
+    assert bool(result) is (status == "PASS")
+    assert line.startswith(f"[positional-encoding] {status}: ")
+    assert hint in line
+    assert line.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "hint"),
+    [
+        (np.sqrt(2), "PASS", "is right (1.41)"),
+        (1.41, "PASS", "is right"),
+        (None, "TODO", "replace None"),
+        (2, "FAIL", "2 is the squared length"),
+        (1.0, "FAIL", "holds two pairs"),
+        (4, "FAIL", "not a count of entries"),
+        (1.7, "FAIL", "too high"),
+        ("1.41", "FAIL", "expected one number"),
+    ],
+)
+def test_pe_length_checker(answer, status, hint, capsys):
+    result = check_pe_length(answer)
+    line = capsys.readouterr().out
+    assert result.status == status
+    assert line.startswith(f"[pe-length] {status}: ")
+    assert hint in line
+
+
+def test_pe_rows_really_all_have_the_predicted_length():
+    lengths = np.linalg.norm(al.positional_encoding(100, 4), axis=-1)
+    assert np.allclose(lengths, np.sqrt(2))

@@ -1,0 +1,217 @@
+"""Chapter 2: the movie search data, the shape diagram, and the projection checkers."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import attention_lib as al
+from attention_lib import toy
+from attention_lib.checks import check_project, check_projection_element
+from attention_lib.plotting import figure_html, matmul_diagram
+
+CAKE, DELICIOUS, WAS = (toy.token_index(t) for t in ("cake", "delicious", "was"))
+
+# --- The search analogy's data -----------------------------------------------------------
+
+
+def test_movie_keys_and_query_fit_the_catalogue():
+    assert toy.MOVIE_KEYS.shape == (len(toy.MOVIES), len(toy.MOVIE_TAGS)) == (5, 4)
+    assert toy.SCI_FI_QUERY.shape == (len(toy.MOVIE_TAGS),)
+    assert toy.MOVIE_TAGS[int(np.argmax(toy.SCI_FI_QUERY))] == "sci-fi"
+    assert np.allclose(toy.MOVIE_KEYS, np.round(toy.MOVIE_KEYS, 1))  # checkable by hand
+    assert toy.MOVIE_KEYS.min() >= 0 and toy.MOVIE_KEYS.max() <= 1
+
+
+def test_new_movie_arrays_are_read_only():
+    with pytest.raises(ValueError, match="read-only"):
+        toy.MOVIE_KEYS[0, 0] = 9.0
+    with pytest.raises(ValueError, match="read-only"):
+        toy.SCI_FI_QUERY[0] = 9.0
+
+
+def test_sci_fi_search_finds_the_sci_fi_films_and_blends_their_cards():
+    scores = toy.MOVIE_KEYS @ toy.SCI_FI_QUERY  # (5,)
+    ranked = [toy.MOVIES[i] for i in np.argsort(-scores, kind="stable")]
+    assert ranked[:3] == ["Interstellar", "Dune", "Star Wars"]
+    assert scores[toy.MOVIES.index("Chef")] == scores[toy.MOVIES.index("Ratatouille")] == 0
+    weights = al.softmax(scores)
+    assert weights[[1, 3, 0]].sum() > 0.95  # the three sci-fi films take almost everything
+    blend = weights @ toy.MOVIE_CARDS
+    # The search is attention: one query, five keys, five values, no scaling.
+    output, w = al.scaled_dot_product_attention(
+        toy.SCI_FI_QUERY[None], toy.MOVIE_KEYS, toy.MOVIE_CARDS, scale=1.0
+    )
+    assert np.allclose(output[0], blend) and np.allclose(w[0], weights)
+    assert np.round(blend, 1).tolist() == [7.4, 1.7, 151.3]
+
+
+# --- The shape diagram ------------------------------------------------------------------
+
+
+def texts(fig):
+    return [t.get_text() for t in fig.axes[0].texts]
+
+
+def test_matmul_diagram_labels_names_shapes_and_the_matching_inner_dimension():
+    fig, alt = matmul_diagram((1, 4), (4, 4), names=("x_cake", "W_q", "q_cake"))
+    labels = texts(fig)
+    for label in ("x_cake", "W_q", "q_cake", "[1 × 4]", "[4 × 4]"):
+        assert label in labels
+    assert labels.count("[1 × 4]") == 2  # the token row and its projection
+    assert any("match: 4 = 4" in t for t in labels)
+    assert alt.startswith("Shape diagram. x_cake [1 × 4] times W_q [4 × 4] gives q_cake [1 × 4]")
+    assert "inner dimensions match" in alt
+    plt.close(fig)
+
+
+def test_matmul_diagram_is_general_and_sizes_boxes_by_shape():
+    fig, alt = matmul_diagram((3, 6), (6, 2), names=("A", "B", "C"))
+    assert "[3 × 6]" in texts(fig) and "[6 × 2]" in texts(fig) and "[3 × 2]" in texts(fig)
+    outlines = [
+        (p.get_width(), p.get_height()) for p in fig.axes[0].patches if p.get_linewidth() == 1.4
+    ]
+    assert outlines == [(6, 3), (2, 6), (2, 3)]  # width = columns, height = rows
+    assert "C [3 × 2]" in alt
+    plt.close(fig)
+
+
+def test_matmul_diagram_prints_values_and_spells_out_the_highlighted_element():
+    x = toy.X[CAKE : CAKE + 1]  # (1, 4)
+    fig, alt = matmul_diagram(x, toy.W_q, names=("x_cake", "W_q", "q_cake"), highlight=(0, 0))
+    labels = texts(fig)
+    assert labels.count("1.6") == 2  # W_q[0, 0] and q_cake[0]
+    assert "0.9" in labels and "1.8" in labels
+    assert "q_cake[0, 0] is row 0 of x_cake dot column 0 of W_q" in alt
+    assert alt.endswith("1 × 1.6 + 0 × 0 + 0 × 0.8 + 0 × 1.8 = 1.6.")
+    thick = [p for p in fig.axes[0].patches if p.get_linewidth() == 2.5]
+    assert len(thick) == 3  # the row, the column and the product's cell
+    plt.close(fig)
+
+
+def test_matmul_diagram_shows_a_mismatch_instead_of_a_product():
+    fig, alt = matmul_diagram((8, 4), (3, 4), names=("X", "W", "XW"))
+    labels = texts(fig)
+    assert "no product" in labels and "?" in labels
+    assert any("differ: 4 ≠ 3" in t for t in labels)
+    assert "the inner dimensions differ (4 columns against 3 rows)" in alt
+    plt.close(fig)
+
+
+def test_matmul_diagram_scales_large_shapes_and_closes_cleanly():
+    html = figure_html(*matmul_diagram((512, 64), (64, 512)))
+    assert "[512 × 512]" in html
+    assert plt.get_fignums() == []
+
+
+def test_matmul_diagram_rejects_bad_input_with_named_problems():
+    with pytest.raises(ValueError, match=r"2-D matrix.*shape \(4,\): write one row as"):
+        matmul_diagram(toy.X[0], toy.W_q)
+    with pytest.raises(ValueError, match="names must be three strings"):
+        matmul_diagram((1, 4), (4, 4), names=("x", "W"))
+    with pytest.raises(ValueError, match="one label per row of left"):
+        matmul_diagram(toy.X, toy.W_q, rows=toy.TOKENS[:3])
+    with pytest.raises(ValueError, match=r"highlight \(8, 0\) is outside the product"):
+        matmul_diagram(toy.X, toy.W_q, highlight=(8, 0))
+    with pytest.raises(ValueError, match="inner dimensions do not match"):
+        matmul_diagram((8, 4), (3, 4), highlight=(0, 0))
+    with pytest.raises(TypeError, match="highlight must be"):
+        matmul_diagram((8, 4), (4, 4), highlight=(0.5, 1))
+    with pytest.raises(ValueError, match="positive sides"):
+        matmul_diagram((0, 4), (4, 4))
+    assert plt.get_fignums() == []  # nothing half-drawn is left open
+
+
+# --- check_project ------------------------------------------------------------------------
+
+
+def project_loops(X, W):
+    out = np.zeros((X.shape[0], W.shape[1]))
+    for i in range(X.shape[0]):
+        for j in range(W.shape[1]):
+            out[i, j] = X[i] @ W[:, j]
+    return out
+
+
+def output_like_x(X, W):
+    out = np.zeros_like(X)  # one column per column of X: wrong when W is narrower
+    out[:, : W.shape[1]] = X @ W
+    return out
+
+
+def test_reference_project_passes(capsys):
+    for fn in (lambda X, W: X @ W, project_loops):
+        result = check_project(fn)
+        assert result and result.status == "PASS"
+    assert capsys.readouterr().out == "[project] PASS: all 5 cases match the reference.\n" * 2
+
+
+@pytest.mark.parametrize(
+    ("fn", "status", "hint"),
+    [
+        (lambda X, W: W @ X, "FAIL", "you computed W @ X"),
+        (lambda X, W: X * W, "FAIL", "X * W multiplies entry by entry"),
+        (lambda X, W: X @ W.T, "FAIL", "you used W transposed"),
+        (lambda X, W: X.T @ W, "FAIL", "you transposed X"),
+        (lambda X, W: (X @ W).T, "FAIL", "you transposed the result"),
+        (output_like_x, "FAIL", "one column per column of W, not per column of X"),
+        (lambda X, W: (X @ W)[:, :2], "FAIL", "returned shape (4, 2), expected (4, 4)"),
+        (lambda X, W: X @ W + 0.1, "FAIL", "values differ from the reference"),
+        (lambda X, W: None, "TODO", "returned None"),
+        (lambda X, W: 1 / 0, "FAIL", "raised ZeroDivisionError: division by zero"),
+        (lambda X: X, "FAIL", "raised TypeError"),
+    ],
+)
+def test_each_project_mistake_gets_its_own_hint(fn, status, hint, capsys):
+    result = check_project(fn)
+    line = capsys.readouterr().out
+    assert not result and result.status == status
+    assert line.startswith(f"[project] {status}: ")
+    assert hint in line
+    assert line.count("\n") == 1
+
+
+# --- check_projection_element -------------------------------------------------------------
+
+ELEMENT = {"x_name": "x_delicious", "W_name": "W_q", "others": {"W_k": toy.W_k, "W_v": toy.W_v}}
+
+
+def check_delicious(answer):
+    return check_projection_element(answer, toy.X[DELICIOUS], toy.W_q, 0, **ELEMENT)
+
+
+def test_projection_element_expects_the_library_value(capsys):
+    Q = toy.projections()[0]
+    assert round(Q[DELICIOUS, 0], 2) == 1.36  # 0.7 × 1.6 + 0.3 × 0.8
+    assert check_delicious(1.36) and check_delicious(float(Q[DELICIOUS, 0]))
+    assert capsys.readouterr().out.count("[projection-element] PASS") == 2
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "hint"),
+    [
+        (1.12, "FAIL", "x_delicious · (row 0 of W_q) (or only the product 0.7 × 1.6)"),
+        (0.24, "FAIL", "only the product 0.3 × 0.8"),
+        (4.2, "FAIL", "you added up column 0 of W_q without x_delicious"),
+        (0.7, "FAIL", "you used W_k or W_v"),
+        (2.0, "FAIL", "2 is too high"),
+        (None, "TODO", "replace None with your number"),
+        ("1.36", "FAIL", "expected one number"),
+        (float("nan"), "FAIL", "expected a finite number"),
+    ],
+)
+def test_each_projection_element_mistake_gets_its_own_hint(answer, status, hint, capsys):
+    result = check_delicious(answer)
+    line = capsys.readouterr().out
+    assert not result and result.status == status
+    assert line.startswith(f"[projection-element] {status}: ")
+    assert hint in line
+
+
+def test_row_hint_stands_alone_when_no_single_product_matches(capsys):
+    # Q_was[0] = 0.6 × 0.8 + 0.2 × 1.8 = 0.84; row 0 of W_q gives 0.18, no single product.
+    x = toy.X[WAS]
+    assert not check_projection_element(0.18, x, toy.W_q, 0, x_name="x_was", W_name="W_q")
+    line = capsys.readouterr().out
+    assert "that is x_was · (row 0 of W_q). Element 0 uses column 0" in line
+    assert "or only" not in line
+    assert check_projection_element(0.84, x, toy.W_q, 0)

@@ -1,0 +1,286 @@
+"""Chapter 4: the softmax Jacobian, the scaling figures, and both checkers in both directions."""
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import attention_lib as al
+from attention_lib.backward import softmax_jacobian
+from attention_lib.checks import check_dot_variance, check_scaled_scores
+from attention_lib.plotting import (
+    jacobian_norm_vs_scale,
+    scaling_frame,
+    sharpness_vs_dimension,
+    variance_vs_dimension,
+)
+
+# --- softmax_jacobian ----------------------------------------------------------------------
+
+
+def naive_jacobian(p):
+    """dp_i/dz_j = p_i (delta_ij - p_j), one entry at a time."""
+    n = len(p)
+    J = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            J[i, j] = float(p[i]) * ((1.0 if i == j else 0.0) - float(p[j]))
+    return J
+
+
+def finite_difference_jacobian(z, eps=1e-6):
+    """Central differences of al.softmax: column j is how p moves when z_j is nudged."""
+    n = len(z)
+    J = np.zeros((n, n))
+    for j in range(n):
+        step = np.zeros(n)
+        step[j] = eps
+        J[:, j] = (al.softmax(z + step) - al.softmax(z - step)) / (2 * eps)
+    return J
+
+
+@pytest.mark.parametrize("scale", [0.1, 1.0, 5.0, 30.0])
+def test_jacobian_matches_finite_differences_of_softmax(scale):
+    z = np.random.default_rng(1).normal(size=7) * scale
+    J = softmax_jacobian(al.softmax(z))
+    assert J.shape == (7, 7)
+    np.testing.assert_allclose(J, finite_difference_jacobian(z), atol=1e-8)
+
+
+def test_jacobian_matches_a_naive_loop_on_a_batch():
+    z = np.random.default_rng(2).normal(size=(2, 3, 5))
+    p = al.softmax(z)
+    J = softmax_jacobian(p)
+    assert J.shape == (2, 3, 5, 5)
+    for idx in np.ndindex(2, 3):
+        np.testing.assert_allclose(J[idx], naive_jacobian(p[idx]), atol=1e-15)
+
+
+def test_jacobian_rows_sum_to_zero_and_it_is_symmetric():
+    p = al.softmax(np.random.default_rng(3).normal(size=(4, 6)) * 3)
+    J = softmax_jacobian(p)
+    np.testing.assert_allclose(J.sum(axis=-1), 0.0, atol=1e-15)
+    np.testing.assert_allclose(J, np.swapaxes(J, -1, -2))
+
+
+def test_jacobian_of_uniform_and_one_hot_rows():
+    n = 8
+    uniform = softmax_jacobian(np.full(n, 1 / n))
+    np.testing.assert_allclose(uniform, (np.eye(n) - np.ones((n, n)) / n) / n)
+    assert math.isclose(np.linalg.norm(uniform), math.sqrt(n - 1) / n)
+    one_hot = softmax_jacobian(np.eye(4)[2])
+    assert np.array_equal(one_hot, np.zeros((4, 4)))
+
+
+def test_jacobian_shrinks_as_softmax_saturates():
+    z = np.random.default_rng(0).normal(size=16)
+    sizes = [np.linalg.norm(softmax_jacobian(al.softmax(s * z))) for s in (2, 8, 32, 128)]
+    assert all(a > b for a, b in zip(sizes, sizes[1:], strict=False))
+    assert sizes[-1] < 0.01
+
+
+def test_jacobian_keeps_float32_and_accepts_lists():
+    assert softmax_jacobian(np.array([0.25, 0.75], dtype=np.float32)).dtype == np.float32
+    np.testing.assert_allclose(softmax_jacobian([0.5, 0.5]), [[0.25, -0.25], [-0.25, 0.25]])
+
+
+@pytest.mark.parametrize(
+    ("p", "error", "message"),
+    [
+        ([1.5, -0.5], ValueError, r"never negative, but p\[1\] = -0.5"),
+        ([1.8, 1.3, 0.4], ValueError, r"p sums to 3.5 \(p has shape \(3,\)\)"),
+        ([[0.5, 0.5], [0.2, 0.2]], ValueError, r"row p\[1\] sums to 0.4"),
+        ([0.5, np.nan], ValueError, "NaN or infinity"),
+        (0.5, ValueError, r"at least 1 dimensions, but it has shape \(\)"),
+        (np.zeros((2, 0)), ValueError, "empty"),
+        (["a", "b"], TypeError, "real numbers"),
+        ([True, False], TypeError, "boolean"),
+    ],
+)
+def test_jacobian_rejects_what_is_not_a_probability_row(p, error, message):
+    with pytest.raises(error, match=message):
+        softmax_jacobian(p)
+
+
+def test_jacobian_is_not_in_the_top_level_api():
+    assert "softmax_jacobian" not in al.__all__
+
+
+# --- plotting ------------------------------------------------------------------------------
+
+D_K = np.array([2, 4, 8, 16])
+
+
+def test_variance_figure_draws_theory_and_both_measurements():
+    fig, alt = variance_vs_dimension(D_K, D_K * [1.02, 0.97, 1.0, 1.01], [1.02, 0.97, 1.0, 1.01])
+    ax = fig.axes[0]
+    assert ax.get_xscale() == ax.get_yscale() == "log"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["2", "4", "8", "16"]
+    labels = ax.get_legend_handles_labels()[1]
+    assert any("theory" in label for label in labels) and len(labels) == 3
+    assert "d_k" in ax.get_xlabel() and "variance" in ax.get_ylabel()
+    assert "from 2 to 16" in alt and "between 0.97 and 1.02" in alt
+    plt.close(fig)
+    with pytest.raises(ValueError, match=r"raw_variance needs one value per d_k"):
+        variance_vs_dimension(D_K, [1, 2, 3], [1, 1, 1, 1])
+
+
+def test_sharpness_figure_has_two_panels_and_quotes_the_ends():
+    fig, alt = sharpness_vs_dimension(
+        D_K,
+        raw_max=[0.3, 0.4, 0.6, 0.7],
+        scaled_max=[0.22, 0.23, 0.24, 0.24],
+        raw_entropy=[2.2, 1.8, 1.3, 0.9],
+        scaled_entropy=[2.4, 2.4, 2.37, 2.36],
+        n=16,
+    )
+    left, right = fig.axes
+    assert "largest weight" in left.get_ylabel() and "entropy" in right.get_ylabel()
+    # Raw and scaled differ by marker and line style, not only by colour.
+    raw_line, scaled_line = right.get_lines()[1:3]
+    assert raw_line.get_marker() != scaled_line.get_marker()
+    assert raw_line.get_linestyle() != scaled_line.get_linestyle()
+    assert "raw from 0.30 to 0.70" in alt and "raw from 2.20 to 0.90" in alt
+    assert "uniform row has 2.77" in alt
+    plt.close(fig)
+
+
+def test_jacobian_figure_marks_measured_points():
+    scales = np.array([0.1, 1.0, 10.0, 100.0])
+    fig, alt = jacobian_norm_vs_scale(scales, [0.24, 0.31, 0.15, 0.02], marks=[("scaled", 1.0)])
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and "sigma" in ax.get_xlabel()
+    assert "peak of 0.310 at scale 1" in alt and "Marked: scaled at scale 1: 0.310" in alt
+    plt.close(fig)
+    with pytest.raises(ValueError, match="not one of the scales"):
+        jacobian_norm_vs_scale(scales, [0.24, 0.31, 0.15, 0.02], marks=[("x", 3.0)])
+    with pytest.raises(ValueError, match="increasing"):
+        jacobian_norm_vs_scale(scales[::-1], [0.24, 0.31, 0.15, 0.02])
+    with pytest.raises(ValueError, match="at most 6 marks"):
+        jacobian_norm_vs_scale(scales, [0.24, 0.31, 0.15, 0.02], marks=[("x", 1.0)] * 7)
+    assert plt.get_fignums() == []  # a rejected call leaves no figure behind
+
+
+def test_scaling_frame_shows_distribution_and_typical_row_side_by_side():
+    raw = np.random.default_rng(0).normal(scale=8.0, size=(50, 8))  # like d_k = 64
+    fig, alt = scaling_frame(raw, 64, xlim=(-40, 40))
+    left, right = fig.axes
+    assert left.get_xlim() == (-40, 40) and "d_k" in left.get_title()
+    assert [t.get_text() for t in right.get_xticklabels()] == [str(j) for j in range(1, 9)]
+    assert right.get_ylim() == (0, 1) and "ranked" in right.get_xlabel()
+    assert right.get_legend_handles_labels()[1] == ["softmax(raw)", "softmax(scaled)"]
+    # The bars are each row's weights sorted in decreasing order, averaged over the rows.
+    top_raw = al.softmax(raw).max(axis=-1).mean()
+    top_scaled = al.softmax(raw / 8).max(axis=-1).mean()
+    heights = [bar.get_height() for bar in right.patches]
+    assert math.isclose(heights[0], top_raw) and math.isclose(heights[8], top_scaled)
+    assert heights[:8] == sorted(heights[:8], reverse=True)
+    assert f"top key gets {top_raw:.2f} of a raw row and {top_scaled:.2f} of a scaled" in alt
+    assert f"standard deviation {raw.std():.1f}, scaled ones {raw.std() / 8:.1f}" in alt
+    plt.close(fig)
+    with pytest.raises(ValueError, match=r"must be \(queries, keys\)"):
+        scaling_frame(np.zeros((2, 3, 4)), 4)
+    with pytest.raises(ValueError, match="d_k must be at least 1"):
+        scaling_frame(raw, 0)
+
+
+# --- check_scaled_scores -------------------------------------------------------------------
+
+
+def swap(K):
+    return np.swapaxes(K, -1, -2)
+
+
+def good_scaled_scores(Q, K):
+    return Q @ swap(K) / np.sqrt(Q.shape[-1])
+
+
+def test_reference_scaled_scores_passes(capsys):
+    result = check_scaled_scores(good_scaled_scores)
+    assert result and result.status == "PASS"
+    assert capsys.readouterr().out == "[scaled_scores] PASS: all 3 cases match the reference.\n"
+
+
+def right_on_2d_batch_size_on_3d(Q, K):
+    d = Q.shape[-1] if Q.ndim == 2 else Q.shape[0]
+    return Q @ swap(K) / np.sqrt(d)
+
+
+def crashes(Q, K):
+    raise ZeroDivisionError("oops")
+
+
+def mutates(Q, K):
+    Q *= 2
+    return good_scaled_scores(Q / 2, K)
+
+
+@pytest.mark.parametrize(
+    ("fn", "status", "hint"),
+    [
+        (lambda Q, K: None, "TODO", "returned None"),
+        (crashes, "FAIL", "your function raised ZeroDivisionError: oops"),
+        (mutates, "FAIL", "changed its input array in place"),
+        (lambda Q, K: Q @ swap(K), "FAIL", "you returned the raw scores Q Kᵀ"),
+        (lambda Q, K: Q @ swap(K) / Q.shape[-1], "FAIL", "you divided by d_k = 9"),
+        (lambda Q, K: Q @ swap(K) * np.sqrt(Q.shape[-1]), "FAIL", "you multiplied by √d_k"),
+        (lambda Q, K: Q @ swap(K) / 2, "FAIL", "only for the toy's d_k = 4"),
+        (lambda Q, K: Q @ swap(K) / 4, "FAIL", "you divided by 4, the toy's d_k"),
+        (lambda Q, K: Q @ swap(K) / np.sqrt(len(Q)), "FAIL", "not the number of queries"),
+        (lambda Q, K: Q @ swap(K) / np.sqrt(K.shape[-2]), "FAIL", "not the number of keys"),
+        (lambda Q, K: Q @ swap(K) / np.sqrt(Q.shape[1]), "FAIL", "3 = Q.shape[1] is the number"),
+        (right_on_2d_batch_size_on_3d, "FAIL", "2 = Q.shape[0] (or len(Q)) is the batch size"),
+        (lambda Q, K: good_scaled_scores(K, Q), "FAIL", "you computed K Qᵀ"),
+        (lambda Q, K: Q @ K.T / np.sqrt(Q.shape[-1]), "FAIL", "np.swapaxes(K, -1, -2)"),
+        (lambda Q, K: good_scaled_scores(Q, K).sum(-1), "FAIL", "returned shape (2,)"),
+        (lambda Q, K: good_scaled_scores(Q, K) + 0.1, "FAIL", "values differ from the reference"),
+    ],
+)
+def test_each_scaled_scores_mistake_gets_its_own_hint(fn, status, hint, capsys):
+    result = check_scaled_scores(fn)
+    line = capsys.readouterr().out
+    assert not result and result.status == status
+    assert line.startswith(f"[scaled_scores] {status}: ")
+    assert hint in line
+    assert line.count("\n") == 1
+
+
+def test_scaled_scores_checker_never_raises(capsys):
+    assert not check_scaled_scores(42)
+    assert not check_scaled_scores(lambda Q: Q)
+    assert capsys.readouterr().out.count("FAIL") == 2
+
+
+# --- check_dot_variance --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "text"),
+    [
+        (64, "PASS", "64 is right"),
+        (64.0, "PASS", "64 is right"),
+        (None, "TODO", "replace None"),
+        (8, "FAIL", "standard deviation"),
+        (1, "FAIL", "variance of one product"),
+        (4096, "FAIL", "variances of independent terms add"),
+        (0, "FAIL", "0 is the mean of q · k"),
+        (0.016, "FAIL", "dividing the score by d_k"),
+        (70, "FAIL", "70 is too high"),
+        ("64", "FAIL", "expected one number"),
+    ],
+)
+def test_dot_variance_prediction(answer, status, text, capsys):
+    result = check_dot_variance(answer, d_k=64)
+    line = capsys.readouterr().out
+    assert result.status == status and bool(result) is (status == "PASS")
+    assert line.startswith(f"[dot_variance] {status}: ") and text in line
+    assert line.count("\n") == 1
+
+
+def test_dot_variance_follows_d_k(capsys):
+    assert check_dot_variance(16, d_k=16)
+    assert not check_dot_variance(64, d_k=16)
+    assert "16 = √256" in (check_dot_variance(16, d_k=256).message)
+    with pytest.raises(ValueError, match="d_k must be at least 1"):
+        check_dot_variance(1, d_k=0)

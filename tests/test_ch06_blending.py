@@ -1,0 +1,297 @@
+"""Chapter 6: the hull and contribution figures, the hull helpers, and the three checkers."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import attention_lib as al
+from attention_lib import toy
+from attention_lib.checks import check_attention, check_blend, check_output_element
+from attention_lib.plotting import blend_hull, contributions, convex_hull, inside_hull
+
+IT, CAKE, I = (toy.token_index(t) for t in ("it", "cake", "I"))
+NOUN, THIRD, HUMAN = 0, 2, 3
+
+
+@pytest.fixture
+def toy_values():
+    _, weights = toy.attention()
+    return weights, toy.projections()[2]
+
+
+# --- convex_hull and inside_hull ----------------------------------------------------------
+
+
+def test_convex_hull_keeps_corners_only():
+    square = np.array([[0, 0], [1, 0], [1, 1], [0, 1], [0.5, 0.5], [0.5, 0.0]])
+    corners = convex_hull(square)
+    assert sorted(corners.tolist()) == [0, 1, 2, 3]  # not the centre, not the edge midpoint
+    ring = square[corners]
+    signed_area = 0.5 * np.sum(
+        ring[:, 0] * np.roll(ring[:, 1], -1) - np.roll(ring[:, 0], -1) * ring[:, 1]
+    )
+    assert signed_area == pytest.approx(1.0)  # counter-clockwise, positive area
+
+
+def test_convex_hull_of_the_toy_values():
+    V = toy.projections()[2]
+    corners = [toy.TOKENS[c] for c in convex_hull(V[:, [NOUN, THIRD]])]
+    assert corners == ["was", "I", "cake", "it", "the"]  # "and" sits on the edge the-was
+
+
+def test_convex_hull_of_degenerate_point_sets():
+    assert convex_hull([[2.0, 3.0], [2.0, 3.0]]).tolist() == [0]
+    assert sorted(convex_hull([[0, 0], [1, 1], [2, 2]]).tolist()) == [0, 2]
+
+
+def test_inside_hull_inside_on_the_edge_and_outside():
+    square = [[0, 0], [1, 0], [1, 1], [0, 1]]
+    assert inside_hull([0.5, 0.5], square)
+    assert inside_hull([1.0, 0.3], square)  # on an edge counts as inside
+    assert inside_hull([0.0, 0.0], square)  # a corner too
+    assert not inside_hull([1.01, 0.5], square)
+    assert not inside_hull([-0.2, -0.2], square)
+    segment = [[0, 0], [2, 2]]
+    assert inside_hull([1, 1], segment) and not inside_hull([1, 0], segment)
+
+
+def test_every_convex_combination_is_inside_and_others_are_not():
+    rng = np.random.default_rng(0)
+    P = rng.normal(size=(7, 2))
+    for _ in range(200):
+        w = rng.dirichlet(np.ones(7))  # non-negative, sums to 1
+        assert inside_hull(w @ P, P)
+    for c in convex_hull(P):  # step past each corner, away from the centre: outside
+        assert not inside_hull(2 * P[c] - P.mean(axis=0), P)
+
+
+def test_hull_helpers_name_bad_shapes():
+    with pytest.raises(ValueError, match=r"points must have shape \(m, 2\), got shape \(3, 3\)"):
+        convex_hull(np.ones((3, 3)))
+    with pytest.raises(ValueError, match=r"point must have shape \(2,\), got shape \(3,\)"):
+        inside_hull([1, 2, 3], [[0, 0], [1, 0], [0, 1]])
+
+
+# --- blend_hull and contributions ---------------------------------------------------------
+
+
+def test_blend_hull_labels_points_and_outputs(toy_values):
+    weights, V = toy_values
+    blends = {"uniform": np.full(8, 1 / 8), "'it'": weights[IT], "one-hot": np.eye(8)[CAKE]}
+    fig, alt = blend_hull(
+        V, toy.TOKENS, blends, dims=(NOUN, THIRD), features=toy.VALUE_FEATURES, title="hull"
+    )
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.texts] == list(toy.TOKENS)
+    assert ax.get_xlabel() == "value dimension 'noun'"
+    assert ax.get_ylabel() == "value dimension 'third person'"
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend[-3:] == ["uniform: (0.40, 0.50)", "'it': (0.48, 0.58)", "one-hot: (1.00, 1.00)"]
+    assert "corners are 'was', 'I', 'cake', 'it', 'the'" in alt
+    assert "'it' at (0.48, 0.58), inside the hull" in alt
+    assert "OUTSIDE" not in alt
+    plt.close(fig)
+
+
+def test_blend_hull_says_when_a_blend_leaves_the_hull(toy_values):
+    _, V = toy_values
+    w = np.zeros(8)
+    w[[CAKE, I]] = [1.5, -0.5]  # sums to 1 but one weight is negative
+    fig, alt = blend_hull(V, toy.TOKENS, {"negative weight": w}, dims=(2, 3), title="x")
+    assert "negative weight at (1.50, -0.50), OUTSIDE the hull" in alt
+    assert "dimensions 'dimension 2' and 'dimension 3'" in alt
+    plt.close(fig)
+
+
+def test_blend_hull_rejects_bad_input(toy_values):
+    weights, V = toy_values
+    with pytest.raises(ValueError, match=r"shape \(8,\), got shape \(7,\)"):
+        blend_hull(V, toy.TOKENS, {"short": weights[IT, :7]}, title="x")
+    with pytest.raises(ValueError, match=r"V has shape \(8, 4\), 7 tokens given"):
+        blend_hull(V, toy.TOKENS[:7], {"it": weights[IT]}, title="x")
+    with pytest.raises(ValueError, match="give 1 to 7 blends"):
+        blend_hull(V, toy.TOKENS, {}, title="x")
+
+
+def test_contributions_stack_to_the_output(toy_values):
+    weights, V = toy_values
+    fig, alt = contributions(weights[IT], V, toy.TOKENS, features=toy.VALUE_FEATURES, title="it")
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == list(toy.VALUE_FEATURES)
+    assert len(ax.patches) == 8 * 4  # one segment per token and value dimension
+    widths = np.array([p.get_width() for p in ax.patches]).reshape(8, 4)
+    assert np.allclose(widths.sum(axis=0), (weights @ V)[IT])
+    totals = [t.get_text().strip() for t in ax.texts if t.get_text().startswith(" ")]
+    assert totals == ["0.48", "0.24", "0.58", "0.12"]
+    assert "'noun' 0.48 (largest term from 'cake', 0.21)" in alt
+    assert "'human' 0.12 (largest term from 'I', 0.10)" in alt
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(toy.TOKENS)
+    plt.close(fig)
+
+
+def test_contributions_rejects_what_bars_cannot_show(toy_values):
+    weights, V = toy_values
+    with pytest.raises(ValueError, match="non-negative"):
+        contributions(weights[IT], V - 0.5, toy.TOKENS, title="x")
+    with pytest.raises(ValueError, match=r"weights has shape \(8, 8\)"):
+        contributions(weights, V, toy.TOKENS, title="x")
+
+
+# --- check_output_element -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "hint"),
+    [
+        (0.22, "PASS", "0.22 is right (0.22)"),
+        (None, "TODO", "replace None"),
+        (0.15, "FAIL", "plain average of the column"),
+        (1.2, "FAIL", "without the weights"),
+        (0.19, "FAIL", "you left out the term of 'it' (0.120 x 0.2)"),
+        (0.02, "FAIL", "you left out the term of 'I' (0.194 x 1)"),
+        (0.44, "FAIL", "that is the 'noun' element; take the 'human' column of V"),
+        (0.3, "FAIL", "too high"),
+    ],
+)
+def test_check_output_element(answer, status, hint, toy_values, capsys):
+    weights, V = toy_values
+    result = check_output_element(
+        answer, weights, V, I, HUMAN, tokens=toy.TOKENS, features=toy.VALUE_FEATURES
+    )
+    line = capsys.readouterr().out
+    assert result.status == status and bool(result) is (status == "PASS")
+    assert line.startswith(f"[output element] {status}: ") and hint in line
+
+
+def test_check_output_element_spots_the_column_of_the_weights(capsys):
+    W = np.array([[0.9, 0.1], [0.3, 0.7]])
+    V = np.array([[1.0, 0.0], [3.0, 1.0]])
+    assert check_output_element(1.2, W, V, 0, 0)  # row 0 of W: 0.9 * 1 + 0.1 * 3
+    assert not check_output_element(1.8, W, V, 0, 0)  # column 0 of W: 0.9 * 1 + 0.3 * 3
+    assert "you used the column of 'token 0' in the weights" in capsys.readouterr().out
+
+
+# --- check_blend ----------------------------------------------------------------------------
+
+
+def blend(weights, V):
+    return weights @ V
+
+
+def test_reference_blend_passes(capsys):
+    assert check_blend(blend)
+    assert capsys.readouterr().out == "[blend] PASS: all 4 cases match the reference.\n"
+
+
+@pytest.mark.parametrize(
+    ("fn", "status", "hint"),
+    [
+        (lambda W, V: V @ W, "FAIL", "you computed V @ weights"),
+        (lambda W, V: W.T @ V, "FAIL", "you used weights.T"),
+        (lambda W, V: W @ V.T, "FAIL", "you transposed V"),
+        (lambda W, V: W * V, "FAIL", "element by element"),
+        (
+            lambda W, V: (W[..., :, :, None] * V[..., None, :, :]).sum(-1),
+            "FAIL",
+            "summed over the value dimension",
+        ),
+        (
+            lambda W, V: (W[..., :, :, None] * V[..., None, :, :]).sum(-3),
+            "FAIL",
+            "summed over the queries",
+        ),
+        (lambda W, V: np.dot(W, V), "FAIL", "np.dot does not treat the first axis as a batch"),
+        (lambda W, V: np.einsum("qk,kd->qd", W, V), "FAIL", "@ handles them"),
+        (lambda W, V: (W @ V)[:, :2], "FAIL", "returned shape (3, 2), expected (3, 3)"),
+        (lambda W, V: W @ V + 0.01, "FAIL", "values differ from the reference"),
+        (lambda W, V: None, "TODO", "returned None"),
+        (lambda W, V: 1 / 0, "FAIL", "raised ZeroDivisionError"),
+    ],
+)
+def test_each_blend_mistake_gets_its_own_hint(fn, status, hint, capsys):
+    result = check_blend(fn)
+    line = capsys.readouterr().out
+    assert result.status == status and not result
+    assert line.startswith(f"[blend] {status}: ") and hint in line
+    assert line.count("\n") == 1
+
+
+def test_blend_checker_catches_a_one_hot_slip(capsys):
+    def wrong_on_one_hot_rows(W, V):  # a contrived slip that only the one-hot case sees
+        out = W @ V
+        return out if W.max() < 1 else out * 0.5
+
+    assert not check_blend(wrong_on_one_hot_rows)
+    assert "must copy one row of V exactly" in capsys.readouterr().out
+
+
+# --- check_attention ------------------------------------------------------------------------
+
+
+def attention(Q, K, V):
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2)  # (..., n_q, n_k)
+    weights = al.softmax(scores / np.sqrt(d_k), axis=-1)
+    return weights @ V  # (..., n_q, d_v)
+
+
+def attention_with(scale=None, axis=-1, transpose="swap", blend=True, soft=True):
+    """The reference attention with one mistake; transpose is "swap", "T" or None."""
+
+    def fn(Q, K, V):
+        Kt = {"swap": np.swapaxes(K, -1, -2), "T": K.T, None: K}[transpose]
+        S = Q @ Kt / (np.sqrt(Q.shape[-1]) if scale is None else scale(Q, V))
+        W = al.softmax(S, axis=axis) if soft else S
+        return W @ V if blend else W
+
+    return fn
+
+
+def test_reference_attention_passes(capsys):
+    assert check_attention(attention)
+    assert check_attention(lambda Q, K, V: al.scaled_dot_product_attention(Q, K, V))  # a tuple
+    assert capsys.readouterr().out == "[attention] PASS: all 3 cases match the reference.\n" * 2
+
+
+@pytest.mark.parametrize(
+    ("fn", "status", "hint"),
+    [
+        (attention_with(scale=lambda Q, V: 1.0), "FAIL", "you forgot the scale"),
+        (attention_with(scale=lambda Q, V: Q.shape[-1]), "FAIL", "you divided by d_k = 4"),
+        (attention_with(scale=lambda Q, V: Q.shape[-1] ** -0.5), "FAIL", "multiplied the scores"),
+        (attention_with(scale=lambda Q, V: V.shape[-1] ** 0.5), "FAIL", "you divided by √d_v"),
+        (attention_with(scale=lambda Q, V: len(Q) ** 0.5), "FAIL", "the number of queries"),
+        (attention_with(axis=0), "FAIL", "softmax over the wrong axis"),
+        (attention_with(blend=False), "FAIL", "you returned the attention weights"),
+        (attention_with(transpose=None), "FAIL", "you forgot to transpose K"),
+        (attention_with(transpose="T"), "FAIL", "K.T reverses all three axes"),
+        (attention_with(soft=False), "FAIL", "you skipped the softmax"),
+        (lambda Q, K, V: attention(Q, K, V)[..., :1], "FAIL", "one column per value dimension"),
+        (lambda Q, K, V: None, "TODO", "returned None"),
+        (lambda Q, K, V: {}["oops"], "FAIL", "raised KeyError"),
+    ],
+)
+def test_each_attention_mistake_gets_its_own_hint(fn, status, hint, capsys):
+    result = check_attention(fn)
+    line = capsys.readouterr().out
+    assert result.status == status and not result
+    assert line.startswith(f"[attention] {status}: ") and hint in line
+    assert line.count("\n") == 1
+
+
+def test_batch_size_as_d_k_is_named(capsys):
+    # Right on 2-D inputs; on a batch, len(Q) is the batch size, not d_k.
+    def batch_as_d_k(Q, K, V):
+        d = Q.shape[-1] if Q.ndim == 2 else len(Q)
+        return al.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(d)) @ V
+
+    assert not check_attention(batch_as_d_k)
+    assert "the batch size" in capsys.readouterr().out
+
+
+def test_the_new_checkers_never_raise(capsys):
+    assert not check_blend(42)
+    assert not check_attention("attention")
+    assert not check_attention(lambda Q: Q)
+    out = capsys.readouterr().out
+    assert out.count("FAIL") == 3 and out.count("\n") == 3

@@ -1,0 +1,290 @@
+"""Chapter 7: the hand-built heads tell their story; figures; checkers tested both ways."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import attention_lib as al
+from attention_lib import toy
+from attention_lib.checks import check_multi_head, check_param_count, check_split_heads
+from attention_lib.plotting import Step, head_heatmaps, shape_tracer, trace_shapes
+
+HEADS = toy.heads
+I, ATE, CAKE, IT, DELICIOUS = (toy.token_index(t) for t in ("I", "ate", "cake", "it", "delicious"))
+PRONOUN, VERB_OBJECT, SENTIMENT, VERB_SUBJECT = range(4)
+
+# --- The hand-built heads ----------------------------------------------------------------
+
+
+def test_heads_have_the_multi_head_shapes_and_are_read_only():
+    assert HEADS.HEAD_NAMES == ("pronoun", "verb-object", "sentiment", "verb-subject")
+    for W in (HEADS.W_q, HEADS.W_k, HEADS.W_v, HEADS.W_o):
+        assert W.shape == (4, 4)
+        assert np.allclose(W, np.round(W, 1))  # checkable by hand
+        with pytest.raises(ValueError, match="read-only"):
+            W[0, 0] = 1.0
+    assert HEADS.W_q is not toy.W_q  # no clash with the sentence's one-head weights
+
+
+def test_each_head_tells_its_relation():
+    _, weights = HEADS.attention()
+    assert weights.shape == (4, 8, 8)
+    for head, query, key, share in [
+        (PRONOUN, IT, CAKE, 0.73),
+        (VERB_OBJECT, ATE, CAKE, 0.86),
+        (SENTIMENT, DELICIOUS, CAKE, 0.73),
+        (VERB_SUBJECT, ATE, I, 0.90),
+    ]:
+        assert weights[head, query].argmax() == key
+        assert round(weights[head, query, key], 2) == share
+
+
+def test_queries_are_never_negative_and_zero_queries_give_uniform_rows():
+    Q = toy.X @ HEADS.W_q  # (8, 4): one number per token and head
+    assert (Q >= 0).all()
+    _, weights = HEADS.attention()
+    for head in range(4):
+        for token in np.flatnonzero(Q[:, head] == 0):
+            assert np.allclose(weights[head, token], 1 / 8)
+
+
+def test_one_head_cannot_do_what_two_heads_do():
+    _, one = HEADS.attention(h=1)
+    # In one head of width 4, "ate" splits its attention between its object and subject.
+    assert one[0, ATE].argmax() == CAKE
+    assert one[0, ATE, CAKE] < 0.6 and one[0, ATE, I] < 0.3
+    assert (one[0].argmax(axis=-1)[1:] == CAKE).all()  # "cake" is popular again
+
+
+def test_output_columns_are_what_each_head_fetched():
+    output, weights = HEADS.attention()
+    fetched = weights @ (toy.X @ HEADS.W_v).T[:, :, None]  # (4, 8, 1): head i, value column i
+    assert np.allclose(output, fetched[..., 0].T)
+
+
+def test_head_names_for_fewer_heads():
+    assert HEADS.head_names(4) == HEADS.HEAD_NAMES
+    assert HEADS.head_names(2) == ("pronoun + verb-object", "sentiment + verb-subject")
+    assert len(HEADS.head_names(1)) == 1
+    with pytest.raises(ValueError, match="h must be 1, 2 or 4, got 3"):
+        HEADS.head_names(3)
+
+
+def test_random_heads_do_not_single_out_the_relations():
+    W_q, W_k, W_v, W_o = np.random.default_rng(0).normal(size=(4, 4, 4))
+    _, random = al.multi_head_attention(toy.X, W_q, W_k, W_v, W_o, h=4)
+    _, built = HEADS.attention()
+    for query in (IT, ATE, DELICIOUS):
+        assert random[:, query, CAKE].max() < 0.3
+    assert min(built[0, IT, CAKE], built[1, ATE, CAKE], built[2, DELICIOUS, CAKE]) > 0.7
+
+
+# --- Figures -----------------------------------------------------------------------------
+
+
+def test_head_heatmaps_label_every_panel():
+    _, weights = HEADS.attention()
+    fig, alt = head_heatmaps(weights, toy.TOKENS, HEADS.HEAD_NAMES, title="toy heads")
+    panels = [ax for ax in fig.axes if ax.images]
+    assert [ax.get_title() for ax in panels] == list(HEADS.HEAD_NAMES)
+    for ax in panels:
+        assert [t.get_text() for t in ax.get_xticklabels()] == list(toy.TOKENS)
+        assert ax.images[0].get_clim() == (0.0, 1.0)  # one shared colour scale
+    assert "all 0.12" in [t.get_text() for t in panels[0].texts]  # "I" asks nothing
+    assert "pronoun: 'it' -> 'cake' (0.73)" in alt
+    assert "verb-subject: 'ate' -> 'I' (0.90)" in alt
+    assert alt.startswith("4 heatmaps: toy heads.")
+    plt.close(fig)
+
+
+def test_head_heatmaps_reject_bad_input():
+    _, weights = HEADS.attention()
+    with pytest.raises(ValueError, match=r"shape \(h, n, n\).*\(8, 8\)"):
+        head_heatmaps(weights[0], toy.TOKENS, title="x")
+    with pytest.raises(ValueError, match="one token per row"):
+        head_heatmaps(weights, toy.TOKENS[:7], title="x")
+    with pytest.raises(ValueError, match="4 heads, 2 names"):
+        head_heatmaps(weights, toy.TOKENS, ["a", "b"], title="x")
+
+
+def test_default_names_and_odd_head_counts():
+    weights = np.full((3, 2, 2), 0.5)
+    fig, alt = head_heatmaps(weights, ["a", "b"], title="three")
+    assert [ax.get_title() for ax in fig.axes if ax.images] == ["head 1", "head 2", "head 3"]
+    assert "head 3: 'a' -> 'a' (0.50)" in alt
+    plt.close(fig)
+
+
+def test_trace_shapes_follows_the_article_example():
+    steps = trace_shapes(8, 32, 8)
+    assert all(isinstance(s, Step) for s in steps)
+    shapes = {s.name: s.shape for s in steps}
+    assert shapes == {
+        "X": (8, 32),
+        "Q, K, V": (8, 32),
+        "split": (8, 8, 4),
+        "scores": (8, 8, 8),
+        "weights": (8, 8, 8),
+        "heads": (8, 8, 4),
+        "concat": (8, 32),
+        "output": (8, 32),
+    }
+    assert shapes["concat"][-1] == 8 * 4 == 32
+
+
+@pytest.mark.parametrize("h", [1, 2, 4, 8, 32])
+def test_cost_does_not_depend_on_the_number_of_heads(h):
+    steps = {s.name: s for s in trace_shapes(8, 32, h)}
+    assert sum(s.params for s in steps.values()) == 4 * 32**2
+    assert steps["Q, K, V"].macs == 3 * 8 * 32 * 32
+    assert steps["scores"].macs == steps["heads"].macs == 8 * 8 * 32  # h * n^2 * d_k
+    assert steps["output"].macs == 8 * 32 * 32
+    assert steps["weights"].shape == (h, 8, 8)  # what does grow: h attention maps
+
+
+def test_trace_shapes_matches_multi_head_attention():
+    X = np.random.default_rng(1).normal(size=(5, 6))
+    W = np.eye(6)
+    output, weights = al.multi_head_attention(X, W, W, W, W, h=3)
+    steps = {s.name: s.shape for s in trace_shapes(5, 6, 3)}
+    assert steps["output"] == output.shape and steps["weights"] == weights.shape
+
+
+def test_trace_shapes_rejects_bad_sizes():
+    with pytest.raises(ValueError, match="h = 3 heads must divide d_model = 32"):
+        trace_shapes(8, 32, 3)
+    with pytest.raises(ValueError, match="n must be at least 1"):
+        trace_shapes(0, 32, 8)
+    with pytest.raises(TypeError, match="h must be a positive whole number"):
+        trace_shapes(8, 32, 2.0)
+
+
+def test_shape_tracer_alt_text_gives_the_chain_and_the_counts():
+    fig, alt = shape_tracer(8, 32, 8)
+    assert "split (8, 8, 4) -> scores (8, 8, 8)" in alt
+    assert "concatenated heads are 32 wide (8 heads x 4)" in alt
+    assert "4,096 parameters" in alt
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "3. Q_i = split_heads(Q, h)" in texts and "(8, 8, 4)" in texts
+    assert "24,576 mult-adds" in texts
+    plt.close(fig)
+
+
+# --- Checkers ----------------------------------------------------------------------------
+
+
+def good_split(X, h):
+    n, d_model = X.shape
+    return X.reshape(n, h, d_model // h).swapaxes(0, 1)  # (h, n, d_k)
+
+
+def crashes(*args, **kwargs):
+    raise KeyError("oops")
+
+
+@pytest.mark.parametrize(
+    ("fn", "status", "hint"),
+    [
+        (good_split, "PASS", "all 4 cases match"),
+        (lambda X, h: al.split_heads(X, h), "PASS", "all 4 cases match"),
+        (lambda X, h: X.reshape(h, X.shape[0], -1), "FAIL", "the heads mix tokens"),
+        (lambda X, h: np.moveaxis(X.reshape(len(X), -1, h), -1, 0), "FAIL", "interleaved"),
+        (lambda X, h: X.reshape(len(X), h, -1), "FAIL", "heads axis must come first"),
+        (lambda X, h: np.stack(np.split(X, h, axis=0)), "FAIL", "you cut the rows"),
+        (lambda X, h: good_split(X, h).swapaxes(1, 2), "FAIL", "came out transposed"),
+        (lambda X, h: good_split(X, 2), "FAIL", "returned 2 heads for h=4"),
+        (lambda X, h: None, "TODO", "returned None"),
+        (crashes, "FAIL", "raised KeyError: 'oops'"),
+    ],
+)
+def test_split_heads_checker(fn, status, hint, capsys):
+    result = check_split_heads(fn)
+    line = capsys.readouterr().out
+    assert result.status == status and bool(result) is (status == "PASS")
+    assert line.startswith(f"[split_heads] {status}: ") and hint in line
+    assert line.count("\n") == 1
+
+
+def attend(X, W_q, W_k, W_v, h, scale=None, axis=-1):
+    Q, K, V = (al.split_heads(X @ W, h) for W in (W_q, W_k, W_v))  # (h, n, d_k)
+    s = 1 / np.sqrt(Q.shape[-1]) if scale is None else scale
+    weights = al.softmax(al.attention_scores(Q, K) * s, axis=axis)
+    return al.merge_heads(weights @ V)  # (n, d_model)
+
+
+def good_multi_head(X, W_q, W_k, W_v, W_o, h):
+    return attend(X, W_q, W_k, W_v, h) @ W_o
+
+
+def looped(X, W_q, W_k, W_v, W_o, h):
+    d_k = X.shape[-1] // h
+    heads = []
+    for i in range(h):
+        cols = slice(i * d_k, (i + 1) * d_k)
+        head, _ = al.scaled_dot_product_attention(
+            X @ W_q[:, cols], X @ W_k[:, cols], X @ W_v[:, cols]
+        )
+        heads.append(head)
+    return np.concatenate(heads, axis=-1) @ W_o
+
+
+def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
+    n, d_model = X.shape
+    Q, K, V = ((X @ W).reshape(h, n, d_model // h) for W in (W_q, W_k, W_v))
+    return al.scaled_dot_product_attention(Q, K, V)[0].reshape(n, d_model) @ W_o
+
+
+@pytest.mark.parametrize(
+    ("fn", "status", "hint"),
+    [
+        (good_multi_head, "PASS", "all 4 cases match"),
+        (looped, "PASS", "all 4 cases match"),
+        (lambda *a, h: al.multi_head_attention(*a, h=h), "PASS", "all 4 cases"),  # a tuple
+        (lambda X, q, k, v, o, h: attend(X, q, k, v, h), "FAIL", "multiply it by W_o"),
+        (
+            lambda X, q, k, v, o, h: attend(X, q, k, v, h, scale=1 / np.sqrt(X.shape[-1])) @ o,
+            "FAIL",
+            "you scaled by 1/sqrt(d_model)",
+        ),
+        (lambda X, q, k, v, o, h: attend(X, q, k, v, h, scale=1.0) @ o, "FAIL", "not scaled"),
+        (lambda X, q, k, v, o, h: attend(X, q, k, v, h, axis=-2) @ o, "FAIL", "wrong axis"),
+        (lambda *a, h: good_multi_head(*a, h=1), "FAIL", "h = 2 was ignored"),
+        (tokens_mixed, "FAIL", "the heads mix tokens"),
+        (lambda *a, h: al.multi_head_attention(*a, h=h)[1], "FAIL", "Return only the output"),
+        (lambda *a, h: None, "TODO", "returned None"),
+        (crashes, "FAIL", "raised KeyError"),
+    ],
+)
+def test_multi_head_checker(fn, status, hint, capsys):
+    result = check_multi_head(fn)
+    line = capsys.readouterr().out
+    assert result.status == status and bool(result) is (status == "PASS")
+    assert line.startswith(f"[multi_head] {status}: ") and hint in line
+    assert line.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "hint"),
+    [
+        (4096, "PASS", "4096 is right"),
+        (None, "TODO", "replace None"),
+        (3072, "FAIL", "forgot W_o"),
+        (32768, "FAIL", "you multiplied by h = 8"),
+        (512, "FAIL", "one head's share"),
+        (1024, "FAIL", "that is one matrix"),
+        (4224, "FAIL", "counts biases too"),
+        (5000, "FAIL", "too high"),
+        ("4096", "FAIL", "expected one number"),
+    ],
+)
+def test_param_count_checker(answer, status, hint, capsys):
+    result = check_param_count(answer)
+    line = capsys.readouterr().out
+    assert result.status == status and bool(result) is (status == "PASS")
+    assert line.startswith(f"[param_count] {status}: ") and hint in line
+
+
+def test_param_count_follows_the_sizes(capsys):
+    assert check_param_count(64, d_model=4, h=4)  # the toy: 4 matrices of 4 x 4
+    assert not check_param_count(64 * 4, d_model=4, h=4)
+    assert "multiplied by h = 4" in capsys.readouterr().out
