@@ -88,3 +88,11 @@ def test_feedback_carries_the_checkers_hints(graded):
 def test_submissions_are_never_modified(graded):
     *_, before, after = graded
     assert before and before == after
+
+
+def test_every_chapter_lists_its_auto_checked_exercises():
+    # Names may contain spaces ("output element"); every chapter has at least two.
+    for chapter in sorted((ROOT / "chapters").glob("*.ipynb")):
+        names = grade.exercises_of(chapter.stem)
+        assert len(names) >= 2, f"{chapter.name}: {names}"
+    assert "output element" in grade.exercises_of("06_blending")

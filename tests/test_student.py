@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import student  # noqa: E402
 
 CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
-VERDICT = re.compile(r"^\[[\w-]+\] (PASS|FAIL|TODO):", re.M)
+VERDICT = re.compile(r"^\[[^\]\n]+\] (PASS|FAIL|TODO):", re.M)
 
 
 def solution_code(nb) -> list[str]:

@@ -35,7 +35,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-VERDICT = re.compile(r"^\[(?P<name>[\w-]+)\] (?P<status>PASS|FAIL|TODO): ?(?P<hint>.*)$", re.M)
+VERDICT = re.compile(r"^\[(?P<name>[^\]\n]+)\] (?P<status>PASS|FAIL|TODO): ?(?P<hint>.*)$", re.M)
 TITLE = re.compile(r"^#\s+(\d+)\.", re.M)
 
 

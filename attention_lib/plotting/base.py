@@ -21,6 +21,27 @@ import numpy as np
 CMAP = "cividis"
 
 
+def annotate_cells(ax, M: np.ndarray, lo: float, hi: float, fmt: str, fontsize: float = 8) -> None:
+    """Print each value of ``M`` in its cell of an ``imshow`` on ``ax``.
+
+    Dark cells get white text and light cells black, so every number stays legible on
+    the colour scale from ``lo`` to ``hi``.
+    """
+    for i in range(M.shape[0]):
+        for j in range(M.shape[1]):
+            light = (M[i, j] - lo) > 0.55 * (hi - lo)
+            colour = "black" if light else "white"
+            ax.text(
+                j,
+                i,
+                format(M[i, j], fmt),
+                ha="center",
+                va="center",
+                fontsize=fontsize,
+                color=colour,
+            )
+
+
 def figure_html(fig, alt: str) -> str:
     """Render ``fig`` to an ``<img>`` tag with ``alt`` text and close the figure.
 

@@ -7,7 +7,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from ..validate import as_float_array
-from .base import CMAP, check_labels
+from .base import CMAP, annotate_cells, check_labels
 
 _NAMES = {(1, 0): "right", (0, 1): "up", (-1, 0): "left", (0, -1): "down"}
 _OFFSETS = [  # where a label may go relative to its point, in points: (dx, dy, ha, va)
@@ -231,18 +231,7 @@ def token_panels(matrices, titles, rows, cols, *, fmt: str = ".2f"):
     parts = []
     for ax, M, title in zip(axes, Ms, titles, strict=True):
         ax.imshow(M, cmap=CMAP, vmin=lo, vmax=hi, aspect="auto")
-        for i in range(n):
-            for j in range(d):
-                light = (M[i, j] - lo) > 0.55 * (hi - lo)
-                ax.text(
-                    j,
-                    i,
-                    format(M[i, j], fmt),
-                    ha="center",
-                    va="center",
-                    fontsize=7.5,
-                    color="black" if light else "white",
-                )
+        annotate_cells(ax, M, lo, hi, fmt, fontsize=7.5)
         ax.set_xticks(range(d), cols, rotation=45, ha="right")
         ax.set_yticks(range(n), rows if ax is axes[0] else [""] * n)
         ax.set_title(title, fontsize=10)

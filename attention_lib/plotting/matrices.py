@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..validate import as_float_array
-from .base import CMAP, check_labels
+from .base import CMAP, annotate_cells, check_labels
 
 
 def heatmap(matrix, rows, cols=None, *, title: str, fmt: str = ".2f", vmin=None, vmax=None):
@@ -46,19 +46,7 @@ def heatmap(matrix, rows, cols=None, *, title: str, fmt: str = ".2f", vmin=None,
     ax.set_title(title)
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03)
     lo, hi = image.get_clim()
-    for i in range(n_q):
-        for j in range(n_k):
-            # Dark cells get white text and light cells black, so every number stays legible.
-            light = (M[i, j] - lo) > 0.55 * (hi - lo)
-            ax.text(
-                j,
-                i,
-                format(M[i, j], fmt),
-                ha="center",
-                va="center",
-                fontsize=8,
-                color="black" if light else "white",
-            )
+    annotate_cells(ax, M, lo, hi, fmt)
     fig.tight_layout()
     tops = [
         f"'{rows[i]}' -> '{cols[int(np.argmax(M[i]))]}' ({format(M[i].max(), fmt)})"
