@@ -31,12 +31,16 @@ CONTRACT = {
 # Arrows point one way: math <- toy, checks, plotting <- widgets. A module belongs to the
 # layer named by its first dotted part, so a new module in a package needs no entry here.
 # The standard library is allowed everywhere.
-MATH = {"validate", "core", "heads", "backward"}
+MATH = {"validate", "core", "heads", "backward", "masks", "chunked"}
 LAYERS = {
     "validate": ({"numpy"}, set()),
     "core": ({"numpy"}, {"validate"}),
     "heads": ({"numpy"}, {"core", "validate"}),
     "backward": ({"numpy"}, {"core", "validate"}),
+    "masks": ({"numpy"}, {"core", "validate"}),
+    "chunked": ({"numpy"}, {"core", "validate"}),
+    # The real-model chapter reads weights and tokenizes; nothing else may import it.
+    "pretrained": ({"numpy", "safetensors", "tokenizers"}, MATH),
     "toy": ({"numpy"}, MATH | {"toy"}),
     "checks": ({"numpy"}, MATH | {"checks"}),
     "plotting": ({"numpy", "matplotlib"}, MATH | {"plotting"}),
