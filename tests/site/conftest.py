@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import sys
+import tarfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,6 +105,30 @@ class PageLog:
             + [f"console/page error: {text}" for text in self.errors]
             + [f"broken local request: {what}" for what in self.broken]
         )
+
+
+# axe-core runs the accessibility checks inside each page. Pinned like the site's own assets
+# (tools/vendor_assets.py): npm pack once into _build/.vendor-cache, checked against this hash.
+# axe-core is MPL-2.0; it is only used by the tests and never copied into the site.
+AXE = (
+    "axe-core",
+    "4.14.1",
+    "sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ==",
+)
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """The text of axe.min.js at the pinned version (fetched once with npm pack)."""
+    sys.path.insert(0, str(REPO_ROOT / "tools"))
+    try:
+        import vendor_assets
+    finally:
+        sys.path.pop(0)
+    package = vendor_assets.Package(*AXE, files=(("package/axe.min.js", "."),))
+    vendor_assets.fetch(package)
+    with tarfile.open(package.tarball) as tar:
+        return tar.extractfile("package/axe.min.js").read().decode()
 
 
 @pytest.fixture(scope="session")

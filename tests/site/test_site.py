@@ -14,12 +14,32 @@ def _listing(failures: dict[str, list[str]]) -> str:
     return "\n".join(f"{page}:\n  - " + "\n  - ".join(items) for page, items in failures.items())
 
 
+# Headings on the page, in document order, within the article (the theme's own navigation is
+# not ours).
+HEADINGS_JS = """() => [...document.querySelectorAll(
+  'main h1, main h2, main h3, main h4, main h5, main h6')]
+  .filter((h) => !h.closest('nav, .bd-sidebar, .bd-toc'))
+  .map((h) => [Number(h.tagName[1]), h.textContent.trim().slice(0, 60)])"""
+
+
+AXE_RUN_JS = """async () => {
+  const result = await axe.run(document, {resultTypes: ["violations"]});
+  return result.violations.map((v) => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 4),
+  }));
+}"""
+
+
 @pytest.fixture(scope="session")
-def site_logs(open_page, site_pages):
-    """Open every page once and keep what it did."""
+def site_logs(open_page, site_pages, axe_source):
+    """Open every page once and keep what it did, its headings and its axe-core violations."""
     logs = {}
     for path in site_pages:
         page, log = open_page(path)
+        log.facts["headings"] = page.evaluate(HEADINGS_JS)
+        page.add_script_tag(content=axe_source)
+        log.facts["axe"] = page.evaluate(AXE_RUN_JS)
         page.context.close()
         logs[path] = log
     return logs
@@ -49,6 +69,39 @@ def test_every_image_has_alt_text(site_logs):
         if log.facts["imagesWithoutAlt"]
     }
     assert not failures, "images without alt text:\n" + _listing(failures)
+
+
+def test_no_serious_or_critical_accessibility_violations(site_logs):
+    counts = {}
+    for log in site_logs.values():
+        for violation in log.facts["axe"]:
+            counts[violation["impact"]] = counts.get(violation["impact"], 0) + 1
+    print(f"axe-core violations by impact over {len(site_logs)} pages: {counts or 'none'}")
+    failures = {
+        path: [
+            f"{v['impact']}: {v['id']} ({v['help']}) at {', '.join(v['nodes'])}"
+            for v in log.facts["axe"]
+            if v["impact"] in ("serious", "critical")
+        ]
+        for path, log in site_logs.items()
+    }
+    failures = {path: items for path, items in failures.items() if items}
+    assert not failures, "axe-core found serious or critical problems:\n" + _listing(failures)
+
+
+def test_headings_are_in_order(site_logs):
+    failures = {}
+    for path, log in site_logs.items():
+        levels = log.facts["headings"]
+        problems = [] if levels and levels[0][0] == 1 else ["the page does not start with an h1"]
+        problems += [
+            f"h{level} {text!r} follows h{before}"
+            for (before, _), (level, text) in zip(levels, levels[1:], strict=False)
+            if level > before + 1
+        ]
+        if problems:
+            failures[path] = problems
+    assert not failures, "headings that skip a level:\n" + _listing(failures)
 
 
 def test_math_is_typeset(site_logs):
@@ -157,3 +210,35 @@ def test_every_slider_changes_frame_from_the_keyboard(chapter_checks):
 def test_every_chapter_has_exercises_with_collapsed_solutions(chapter_checks):
     failures = {p: r["exercises"][1] for p, r in chapter_checks.items() if r["exercises"][1]}
     assert not failures, "exercise problems:\n" + _listing(failures)
+
+
+PAGE_BUDGET = 1.5e6  # bytes: a chapter page, its images and its widget state
+
+
+def page_weight(site_dir: Path, path: str) -> int:
+    """The bytes a reader downloads for a page's own content: the HTML (with its inline
+    images and embedded widget state) plus every local image file it shows. The theme's
+    and the vendored scripts are shared by all pages and cached, so they do not count."""
+    import re
+
+    page = site_dir / path
+    html = page.read_text(encoding="utf-8")
+    total = len(html.encode())
+    for src in set(re.findall(r'<img[^>]+src="([^"]+)"', html)):
+        if not src.startswith(("data:", "http:", "https:")):
+            total += (page.parent / src.split("#")[0]).stat().st_size
+    return total
+
+
+def test_every_chapter_page_stays_under_its_weight_budget(site_dir, site_pages):
+    chapters = [path for path in site_pages if path.startswith("chapters/")]
+    assert chapters, "no chapter pages to weigh"
+    weights = {path: page_weight(site_dir, path) for path in chapters}
+    heaviest = max(weights, key=weights.get)
+    print(f"heaviest chapter page: {heaviest}, {weights[heaviest] / 1e6:.2f} MB")
+    over = {
+        p: [f"{w / 1e6:.2f} MB > {PAGE_BUDGET / 1e6} MB"]
+        for p, w in weights.items()
+        if w > PAGE_BUDGET
+    }
+    assert not over, "pages over budget:\n" + _listing(over)
