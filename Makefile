@@ -11,7 +11,7 @@ export MPLBACKEND := Agg
 # Silences the debugger warning that ipykernel prints for frozen modules on every start.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: help book book-course test lint unit nbval site-build site-check outputs student grade lock clean
+.PHONY: help book book-course test lint unit nbval binder site-build site-check outputs student grade lock clean
 
 help:
 	@echo "make book     build the website into _build/html"
@@ -38,17 +38,20 @@ book-course: $(STAMP)
 	$(BIN)/python tools/vendor_assets.py
 	$(BIN)/python tools/course_site.py
 
-test: lint unit nbval site-build site-check
+test: lint unit nbval binder site-build site-check
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest tests --ignore=tests/site -q
+	$(BIN)/python -m pytest tests --ignore=tests/site --ignore=tests/binder -q
 
 nbval: $(STAMP)
 	$(BIN)/python -m pytest --nbval chapters --sanitize-with tests/nbval_sanitize.cfg -q
+
+binder: $(STAMP)
+	$(BIN)/python -m pytest tests/binder -q
 
 site-build: $(STAMP)
 	$(BIN)/python tools/vendor_assets.py

@@ -44,6 +44,7 @@ class Package:
     version: str
     integrity: str  # npm's "sha512-<base64>" form
     files: tuple[tuple[str, str], ...]  # (glob inside the tarball, folder under vendor/)
+    license: str = ""  # SPDX id, as `npm view NAME@VERSION license` gives it
 
     @property
     def tarball(self) -> Path:
@@ -58,6 +59,7 @@ PACKAGES = (
         "sha512-7/cTSLOdYkNBNJcDMWf+luFvMriVm7eYxp4BcFCsAX0wF421Vyce5SXP17c+Jd5otXKGNehIonFlyQXSowL6Mw==",
         # The package ships no minified build; require.js is 85 kB.
         (("package/require.js", "."),),
+        "MIT",
     ),
     Package(
         # 1.0.15 pairs with ipywidgets 8.1.9 (@jupyter-widgets/controls 5.0.13, model 2.0.0).
@@ -67,6 +69,7 @@ PACKAGES = (
         # embed-amd.js bundles base, controls and output and loads no chunks. The woff2 files are
         # the Font Awesome icons of widgets like Button(icon=...); see SETUP_JS below.
         (("package/dist/embed-amd.js", "html-manager"), ("package/dist/*.woff2", "html-manager")),
+        "BSD-3-Clause",
     ),
     Package(
         "mathjax",
@@ -79,6 +82,7 @@ PACKAGES = (
             ("package/es5/output/chtml/fonts/woff-v2/*.woff", "mathjax/output/chtml/fonts/woff-v2"),
             ("package/es5/input/tex/extensions/*.js", "mathjax/input/tex/extensions"),
         ),
+        "Apache-2.0",
     ),
 )
 
@@ -178,7 +182,9 @@ def main() -> None:
         sys.exit("vendor_assets: run me from the repository root (where _config.yml is)")
     # What the output depends on, round-tripped through JSON to compare equal to the saved stamp.
     wanted = json.loads(
-        json.dumps([[p.name, p.version, p.integrity, p.files] for p in PACKAGES] + [SETUP_JS])
+        json.dumps(
+            [[p.name, p.version, p.integrity, p.files, p.license] for p in PACKAGES] + [SETUP_JS]
+        )
     )
     stamp = json.loads(STAMP.read_text()) if STAMP.exists() else {}
     if stamp.get("wanted") == wanted and all((SITE / f).is_file() for f in stamp["files"]):
@@ -195,6 +201,15 @@ def main() -> None:
         setup = VENDOR / "html-manager" / "setup.js"
         setup.write_text(SETUP_JS)
         files.append(setup)
+        # What the site ships, at which version, under which license: served as vendor/VERSIONS.txt.
+        versions = VENDOR / "VERSIONS.txt"
+        versions.write_text(
+            "Third-party files in this folder, fetched with `npm pack` by tools/vendor_assets.py:\n"
+            + "".join(
+                f"{p.name}@{p.version}  license {p.license}  {p.integrity}\n" for p in PACKAGES
+            )
+        )
+        files.append(versions)
         rel = sorted(str(f.relative_to(SITE)) for f in files)
         STAMP.write_text(json.dumps({"wanted": wanted, "files": rel}, indent=1) + "\n")
     size = sum(f.stat().st_size for f in files)

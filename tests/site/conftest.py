@@ -125,7 +125,7 @@ def axe_source() -> str:
         import vendor_assets
     finally:
         sys.path.pop(0)
-    package = vendor_assets.Package(*AXE, files=(("package/axe.min.js", "."),))
+    package = vendor_assets.Package(*AXE, files=(("package/axe.min.js", "."),), license="MPL-2.0")
     vendor_assets.fetch(package)
     with tarfile.open(package.tarball) as tar:
         return tar.extractfile("package/axe.min.js").read().decode()
