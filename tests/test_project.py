@@ -45,7 +45,7 @@ LAYERS = {
     "checks": ({"numpy"}, MATH | {"checks"}),
     "plotting": ({"numpy", "matplotlib"}, MATH | {"plotting"}),
     "widgets": ({"ipywidgets"}, {"plotting"}),
-    "__init__": (set(), {"core", "heads"}),
+    "__init__": (set(), MATH),
 }
 MODULES = sorted(p.relative_to(LIB).with_suffix("") for p in LIB.rglob("*.py"))
 
