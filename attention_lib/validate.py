@@ -131,13 +131,19 @@ def check_mask(mask, shape: tuple[int, ...], against: str = "the scores") -> np.
     return mask
 
 
-def check_batch(name_a: str, a: np.ndarray, name_b: str, b: np.ndarray) -> None:
-    """Check that the leading (batch) dimensions of two arrays broadcast together."""
+def check_batch(name_a: str, a, name_b: str, b) -> None:
+    """Check that the leading (batch) dimensions of two arrays broadcast together.
+
+    ``a`` and ``b`` are arrays or shape tuples, so that a result can be checked before it
+    is computed.
+    """
+    shape_a = a if isinstance(a, tuple) else a.shape
+    shape_b = b if isinstance(b, tuple) else b.shape
     try:
-        np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        np.broadcast_shapes(shape_a[:-2], shape_b[:-2])
     except ValueError:
         raise ValueError(
-            f"the batch dimensions of {name_a} {a.shape} and {name_b} {b.shape} "
+            f"the batch dimensions of {name_a} {shape_a} and {name_b} {shape_b} "
             "do not broadcast together"
         ) from None
 

@@ -15,11 +15,15 @@ their own and are re-exported here, so ``from attention_lib.checks import
 check_softmax`` works whichever module a checker is in.
 """
 
+from .all_at_once import check_attention_rows, check_flops, check_score_memory
 from .base import CheckResult
 from .blending import check_attention, check_blend, check_output_element
 from .embeddings import check_cosine_similarity, check_pe_length, check_positional_encoding
+from .learning import check_grad_V, check_initial_loss, check_softmax_backward
+from .masking import check_causal_count, check_causal_mask, check_masked_softmax
 from .multi_head import check_multi_head, check_param_count, check_split_heads
 from .projections import check_project, check_projection_element
+from .real_model import check_attention_params, check_layer_norm, check_mean_pool
 from .scaling import check_dot_variance, check_scaled_scores
 from .scores import check_score_by_hand, check_score_row, check_scores
 from .softmax import check_entropy, check_softmax
@@ -27,10 +31,20 @@ from .softmax import check_entropy, check_softmax
 __all__ = [
     "CheckResult",
     "check_attention",
+    "check_attention_params",
+    "check_attention_rows",
     "check_blend",
+    "check_causal_count",
+    "check_causal_mask",
     "check_cosine_similarity",
     "check_dot_variance",
     "check_entropy",
+    "check_flops",
+    "check_grad_V",
+    "check_initial_loss",
+    "check_layer_norm",
+    "check_masked_softmax",
+    "check_mean_pool",
     "check_multi_head",
     "check_output_element",
     "check_param_count",
@@ -40,8 +54,10 @@ __all__ = [
     "check_projection_element",
     "check_scaled_scores",
     "check_score_by_hand",
+    "check_score_memory",
     "check_score_row",
     "check_scores",
     "check_softmax",
+    "check_softmax_backward",
     "check_split_heads",
 ]

@@ -159,12 +159,20 @@ def check_number(
         if not np.isfinite(value):
             result = CheckResult(exercise, "FAIL", f"expected a finite number, got {answer!r}.")
         elif abs(value - expected) <= tol:
-            result = CheckResult(exercise, "PASS", f"{value:g} is right ({expected:.{places}f}).")
+            shown = _number(value)
+            result = CheckResult(exercise, "PASS", f"{shown} is right ({expected:,.{places}f}).")
         else:
             hint = next((h for wrong, h in mistakes if abs(value - wrong) <= tol), None)
             if hint is None:
                 side = "high" if value > expected else "low"
-                hint = f"{value:g} is too {side}; redo the calculation step by step."
+                hint = f"{_number(value)} is too {side}; redo the calculation step by step."
             result = CheckResult(exercise, "FAIL", hint)
     print(result.line)
     return result
+
+
+def _number(value: float) -> str:
+    """A learner's number as they would write it: 134,217,728 rather than 1.34218e+08."""
+    if value.is_integer() and abs(value) >= 1e4:
+        return f"{value:,.0f}"
+    return f"{value:g}"

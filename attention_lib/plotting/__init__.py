@@ -8,7 +8,10 @@ from .base import CMAP, Figure, figure_html, show
 from .blend import blend_hull, contributions, convex_hull, inside_hull
 from .embeddings import encoding_heatmap, token_panels, word_map
 from .heads import Step, head_heatmaps, shape_tracer, trace_shapes
+from .learning import before_after, it_attention, training_curves, training_frame
+from .masking import masked_heatmaps, masked_row
 from .matrices import bar_row, heatmap
+from .real_model import attention_panels, head_grid
 from .scaling import (
     jacobian_norm_vs_scale,
     scaling_frame,
@@ -17,30 +20,52 @@ from .scaling import (
 )
 from .scores import dot_product_arrows, score_bars
 from .shapes import matmul_diagram
+from .timing import (
+    dependency_figure,
+    fmt_bytes,
+    fmt_time,
+    memory_plot,
+    speedup_plot,
+    timing_plot,
+)
 
 __all__ = [
     "CMAP",
     "Figure",
     "Step",
+    "attention_panels",
     "bar_row",
+    "before_after",
     "blend_hull",
     "contributions",
     "convex_hull",
+    "dependency_figure",
     "dot_product_arrows",
     "encoding_heatmap",
     "figure_html",
+    "fmt_bytes",
+    "fmt_time",
+    "head_grid",
     "head_heatmaps",
     "heatmap",
     "inside_hull",
+    "it_attention",
     "jacobian_norm_vs_scale",
+    "masked_heatmaps",
+    "masked_row",
     "matmul_diagram",
+    "memory_plot",
     "scaling_frame",
     "score_bars",
     "shape_tracer",
     "sharpness_vs_dimension",
     "show",
+    "speedup_plot",
+    "timing_plot",
     "token_panels",
     "trace_shapes",
+    "training_curves",
+    "training_frame",
     "variance_vs_dimension",
     "word_map",
 ]

@@ -11,7 +11,11 @@ chapter 1 are the same numbers that flow through the last chapter. Use them as
 All arrays are read-only, so no notebook cell can change them for later cells.
 """
 
-from . import heads  # chapter 7: hand-built multi-head weights, as toy.heads.W_q ...
+from . import (
+    heads,  # chapter 7: hand-built multi-head weights, as toy.heads.W_q ...
+    learning,  # chapter 10: pronoun sentences and a tiny model trained on them
+    masking,  # chapter 8: a short sentence padded into a batch, toy.masking.BATCH
+)
 from .movies import (
     MOVIE_CARDS,
     MOVIE_FEATURES,
@@ -83,6 +87,8 @@ __all__ = [
     "cosine_similarity",
     "embed",
     "heads",
+    "learning",
+    "masking",
     "projections",
     "scaled_scores",
     "scores",

@@ -32,14 +32,24 @@ AXE_RUN_JS = """async () => {
 
 
 @pytest.fixture(scope="session")
-def site_logs(open_page, site_pages, axe_source):
-    """Open every page once and keep what it did, its headings and its axe-core violations."""
+def site_logs(open_page, site_pages, axe_source, site_dir: Path):
+    """Open every page once and keep what it did, its headings and its axe-core violations.
+
+    A chapter page is also photographed (full page, into _build/screenshots/) and then worked
+    like a reader would: every slider moved from the keyboard, every solution unfolded.
+    """
+    shots = site_dir.parent / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
     logs = {}
     for path in site_pages:
         page, log = open_page(path)
         log.facts["headings"] = page.evaluate(HEADINGS_JS)
         page.add_script_tag(content=axe_source)
         log.facts["axe"] = page.evaluate(AXE_RUN_JS)
+        if path.startswith("chapters/"):
+            page.screenshot(path=str(shots / f"{Path(path).stem}.png"), full_page=True)
+            log.facts["sliders"] = _check_sliders(page)
+            log.facts["exercises"] = _check_solutions(page)
         page.context.close()
         logs[path] = log
     return logs
@@ -182,21 +192,11 @@ def _check_solutions(page) -> tuple[int, list[str]]:
 
 
 @pytest.fixture(scope="session")
-def chapter_checks(open_page, site_pages, site_dir: Path):
-    """Open every chapter page once: save a full-page screenshot, then work its widgets."""
-    chapters = [path for path in site_pages if path.startswith("chapters/")]
-    if not chapters:
+def chapter_checks(site_logs):
+    """What working the sliders and solutions of each chapter page found."""
+    results = {path: log.facts for path, log in site_logs.items() if "sliders" in log.facts}
+    if not results:
         pytest.fail("the built site has no chapter pages under chapters/")
-    shots = site_dir.parent / "screenshots"
-    shots.mkdir(parents=True, exist_ok=True)
-    results = {}
-    for path in chapters:
-        page, _log = open_page(path)
-        page.screenshot(path=str(shots / f"{Path(path).stem}.png"), full_page=True)
-        sliders = _check_sliders(page)
-        exercises = _check_solutions(page)
-        results[path] = {"sliders": sliders, "exercises": exercises}
-        page.context.close()
     return results
 
 

@@ -1,0 +1,174 @@
+"""Chapter 9 checkers: attention one query row at a time, and what the n x n matrix costs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import attention_scores, scaled_dot_product_attention, softmax
+from .base import ATOL, Cases, CheckResult, Fail, check_number, expect_shape, same, verdict
+
+# --- Exercise: attention, one query row at a time ----------------------------------------
+
+
+def check_attention_rows(fn) -> CheckResult:
+    """Check ``fn(Q, K, V)``: scaled dot-product attention, returned as ``(n_q, d_v)``.
+
+    The exercise asks for one query row at a time; the checker judges the output (it
+    cannot see the loop). ``fn`` may also return ``(output, weights)``.
+    """
+
+    def run(cases: Cases) -> None:
+        rng = np.random.default_rng(9)
+        Q, K, V = rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 2))
+        _row_case(cases, "3 queries, 5 keys, d_k = 4, d_v = 2", Q, K, V)
+
+        Q, K, V = rng.normal(size=(1, 3)), rng.normal(size=(6, 3)), rng.normal(size=(6, 4))
+        _row_case(cases, "1 query, 6 keys, d_k = 3, d_v = 4", Q, K, V)
+
+        Q, K, V = rng.normal(size=(6, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 3))
+        _row_case(cases, "6 queries, 4 keys, d_k = 2, d_v = 3", Q, K, V)
+
+        # Scores of about +-1000: exp overflows unless each row's maximum is subtracted.
+        Q = np.array([[40.0, 0.0], [-40.0, 10.0]]) * 25
+        K, V = rng.normal(size=(5, 2)), rng.normal(size=(5, 2))
+        case = "scores of about ±1000"
+        out = _run(cases, case, Q, K, V)
+        if not np.all(np.isfinite(out)):
+            raise Fail(
+                f"got nan or inf on {case}: exp of a large score overflows. Subtract "
+                "each row's maximum before exp; the weights do not change."
+            )
+        _row_case(cases, case, Q, K, V, out=out)
+
+    return verdict("attention_rows", _output_only(fn), run)
+
+
+def _output_only(fn):
+    if not callable(fn):
+        return fn
+
+    def output_only(Q, K, V):
+        out = fn(Q, K, V)
+        return out[0] if isinstance(out, tuple) and len(out) == 2 else out
+
+    return output_only
+
+
+def _run(cases: Cases, case: str, Q, K, V) -> np.ndarray:
+    try:
+        return cases.run(case, Q, K, V)
+    except Fail as fail:
+        message = str(fail).split(" A sum over one axis")[0]  # base's keepdims hint
+        raise Fail(
+            f"{message} Row i needs Q[i] (shape (d_k,)), all of K and all of V: the "
+            "scores of row i are K @ Q[i], one per key."
+        ) from None
+
+
+def _row_case(cases: Cases, case: str, Q, K, V, out=None) -> None:
+    """Run one case and name the typical mistakes of a row-by-row loop."""
+    with np.errstate(all="ignore"):  # some mistakes overflow on purpose
+        _judge_rows(cases, case, Q, K, V, out)
+
+
+def _judge_rows(cases: Cases, case: str, Q, K, V, out) -> None:
+    if out is None:
+        out = _run(cases, case, Q, K, V)
+    expected, weights = scaled_dot_product_attention(Q, K, V)
+    n_q, d_k = Q.shape
+    S = attention_scores(Q, K)  # (n_q, n_k)
+    s = 1 / np.sqrt(d_k)
+    if out.shape == expected.shape[1:] and n_q == 1:
+        raise Fail(
+            f"returned shape {out.shape} for one query (on {case}): keep the query axis, "
+            f"so the output is (n_q, d_v) = {expected.shape} even when n_q = 1."
+        )
+    e = np.exp(S * s - (S * s).max(axis=-1, keepdims=True))  # each row shifted by its max
+    g = np.exp(S * s - (S * s).max())  # one shift for the whole matrix
+    mistakes = [
+        (weights, "you returned the weights (one column per key): blend the values, p @ V."),
+        (softmax(S) @ V, "you forgot the scale: divide each row's scores by √d_k first."),
+        (
+            softmax(S / d_k) @ V,
+            f"you divided by d_k = {d_k}; divide by its square root, √d_k = {np.sqrt(d_k):.3g}.",
+        ),
+        (
+            g / g.sum() @ V,
+            "you normalised over the whole matrix (one total for all rows), so each row's "
+            "weights add up to less than 1. Normalise each query's row on its own.",
+        ),
+        (
+            softmax(S * s, axis=0) @ V,
+            "you normalised each column (over the queries). Softmax runs along a row: "
+            "over the keys of one query.",
+        ),
+        ((S * s) @ V, "you skipped the softmax: the scaled scores are not weights yet."),
+        (e @ V, "your weights do not add up to 1: divide the exponentials by their sum."),
+        (
+            np.exp(S * s) @ V,
+            "your weights do not add up to 1: divide the exponentials by their sum.",
+        ),
+    ]
+    for j, name in ((0, "first"), (n_q - 1, "last")):
+        mistakes.append(
+            (
+                np.broadcast_to(expected[j], expected.shape),
+                f"every row of your output is the {name} query's row: in step i, use "
+                "Q[i] and write the result to row i.",
+            )
+        )
+    if K.shape[0] >= n_q:
+        wrong = softmax(attention_scores(K[:n_q], K) * s) @ V
+        mistakes.append((wrong, "you used K[i] as the query of row i; it is Q[i]."))
+    for wrong, hint in mistakes:
+        if np.shape(wrong) == expected.shape and np.allclose(wrong, expected, atol=ATOL):
+            continue  # on this case the "mistake" gives the right answer
+        if out.shape == np.shape(wrong) and np.allclose(out, wrong, atol=ATOL):
+            raise Fail(f"{hint} (on {case})")
+    expect_shape(out, expected.shape, case, " One row per query, one column per value: (n_q, d_v).")
+    same(out, expected, case)
+
+
+# --- Exercise: how many bytes is one score matrix? ---------------------------------------
+
+
+def check_score_memory(answer, *, n: int = 4096, itemsize: int = 8) -> CheckResult:
+    """Check the bytes of one ``n x n`` score matrix of ``itemsize``-byte numbers."""
+    expected = n * n * itemsize
+    mistakes = (
+        (n * n * 4, f"that is float32 (4 bytes a number); float64 takes {itemsize}."),
+        (n * n, "that counts the numbers, not the bytes: each float64 takes 8 bytes."),
+        (n * itemsize, f"that is one row of {n} numbers; the matrix has n × n of them."),
+        (expected / 2**20, "that is in MiB (2**20 bytes); give the answer in bytes."),
+        (2 * expected, "that is two matrices; the question asks for one."),
+    )
+    return check_number("score_memory", answer, expected, places=0, mistakes=mistakes)
+
+
+# --- Exercise: how many floating-point operations is Q Kᵀ? ------------------------------
+
+
+def check_flops(answer, *, n: int = 512, d_k: int = 64) -> CheckResult:
+    """Check the FLOPs of ``Q Kᵀ`` for ``n`` queries and keys: ``2 n² d_k``."""
+    expected = 2 * n * n * d_k
+    mistakes = (
+        (n * n * d_k, "that counts multiply-adds; each is 2 FLOPs (a multiply and an add)."),
+        (n * n, "that is one number per score; each score is a dot product of d_k pairs."),
+        (
+            2 * n * d_k * d_k,
+            "that is the cost of a projection such as X W_q (n × d_k times d_k × d_k), "
+            "not of comparing every query with every key.",
+        ),
+        (2 * expected, "that counts Q Kᵀ and weights @ V; the question asks for Q Kᵀ only."),
+        (
+            2 * n * d_k,
+            "that is n dot products, one key per query; every query meets all n keys, "
+            "so there are n² of them.",
+        ),
+        (
+            n * n * (2 * d_k - 1),
+            "that is the exact count (d_k multiplications and d_k - 1 additions per "
+            "score); use the usual round count, 2 d_k FLOPs per dot product.",
+        ),
+    )
+    return check_number("flops", answer, expected, places=0, mistakes=mistakes)

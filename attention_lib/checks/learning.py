@@ -1,0 +1,181 @@
+r"""Chapter 10 checkers: softmax backward, the gradient of ``V``, and the loss at the start."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..backward import softmax_backward
+from ..core import softmax
+from ..validate import check_positive_int
+from .base import (
+    Cases,
+    CheckResult,
+    Fail,
+    check_number,
+    expect_shape,
+    known_mistakes,
+    same,
+    verdict,
+)
+
+# --- Exercise: the backward pass of softmax -----------------------------------------------
+
+
+def check_softmax_backward(fn) -> CheckResult:
+    r"""Check ``fn(p, dp)`` returns :math:`p \odot (dp - \sum_i p_i dp_i)`, row by row."""
+
+    def run(cases: Cases) -> None:
+        p = softmax(np.array([1.0, 2.0, 0.5]))
+        dp = np.array([0.3, -1.0, 0.5])
+        case = "one row p = softmax([1, 2, 0.5])"
+        out = cases.run(case, p, dp)
+        if out.shape == (3, 3):
+            raise Fail(
+                "returned a 3 x 3 matrix: that is the Jacobian itself. Apply it to dp, "
+                "which gives one number per logit: dz = p * (dp - sum(p * dp))."
+            )
+        expect_shape(out, p.shape, case, " One gradient per logit: the shape of p.")
+        known_mistakes(out, *_row_mistakes(p, dp))
+        same(out, softmax_backward(p, dp), case)
+
+        rng = np.random.default_rng(10)
+        p2, dp2 = softmax(rng.normal(size=(2, 3)) * 2), rng.normal(size=(2, 3))
+        case = "2 rows of 3 weights"
+        out = cases.run(case, p2, dp2)
+        expect_shape(out, p2.shape, case, " One gradient per weight: the shape of p.")
+        known_mistakes(
+            out,
+            (
+                p2 * (dp2 - (dp2 * p2).sum(axis=0, keepdims=True)),
+                "you summed p * dp down the columns (axis=0), as if the matrix were "
+                "transposed: every row is its own softmax, so sum along the last axis.",
+            ),
+            (
+                p2 * (dp2 - (dp2 * p2).sum()),
+                "you used one sum for the whole array: each row is its own softmax and "
+                "needs its own sum, np.sum(p * dp, axis=-1, keepdims=True).",
+            ),
+            *_row_mistakes(p2, dp2),
+        )
+        same(out, softmax_backward(p2, dp2), case)
+
+        p3, dp3 = softmax(rng.normal(size=(3, 3))), rng.normal(size=(3, 3))
+        case = "3 rows of 3 weights"
+        out = cases.run(case, p3, dp3)
+        expect_shape(out, p3.shape, case)
+        known_mistakes(
+            out,
+            (
+                p3 * (dp3 - (dp3 * p3).sum(axis=-1)),
+                "the row sums are subtracted from the wrong entries: without "
+                "keepdims=True a (3,) vector lines up with the columns. Use "
+                "np.sum(p * dp, axis=-1, keepdims=True).",
+            ),
+        )
+        same(out, softmax_backward(p3, dp3), case)
+
+        p4, dp4 = softmax(rng.normal(size=(2, 2, 4))), rng.normal(size=(2, 2, 4))
+        case = "a batch of shape (2, 2, 4)"
+        out = cases.run(case, p4, dp4)
+        expect_shape(out, p4.shape, case, " Work along the last axis only.")
+        same(out, softmax_backward(p4, dp4), case)
+
+    return verdict("softmax_backward", fn, run)
+
+
+def _row_mistakes(p: np.ndarray, dp: np.ndarray) -> list[tuple]:
+    """The usual wrong softmax backward passes, each with its hint."""
+    weighted = np.sum(p * dp, axis=-1, keepdims=True)  # (..., 1)
+    return [
+        (
+            p * dp,
+            "you returned p * dp, the derivative of exp alone. Each weight also depends on "
+            "every other logit through the sum below the line: subtract sum(p * dp) from "
+            "dp before multiplying by p.",
+        ),
+        (
+            p * (1 - p) * dp,
+            "you used only the diagonal of the Jacobian, p_i (1 - p_i). The off-diagonal "
+            "entries -p_i p_j count too; together they give p * (dp - sum(p * dp)).",
+        ),
+        (
+            p * (dp - dp.sum(axis=-1, keepdims=True)),
+            "you subtracted the plain sum of dp; weight it by p: sum(p * dp).",
+        ),
+        (dp - weighted, "you forgot to multiply by p: dz = p * (dp - sum(p * dp))."),
+        (-p * (dp - weighted), "the sign is flipped: dz = p * (dp - sum(p * dp))."),
+        (dp, "you returned dp unchanged: softmax is not the identity, apply its Jacobian."),
+    ]
+
+
+# --- Exercise: the gradient of the values --------------------------------------------------
+
+
+def check_grad_V(fn) -> CheckResult:
+    r"""Check ``fn(A, dOut)`` returns :math:`dV = A^\top dO`, with batch dimensions."""
+
+    def run(cases: Cases) -> None:
+        rng = np.random.default_rng(11)
+        A, dOut = softmax(rng.normal(size=(3, 3))), rng.normal(size=(3, 3))
+        case = "A of shape (3, 3) and dOut of shape (3, 3)"
+        out = cases.run(case, A, dOut)
+        expect_shape(out, (3, 3), case, " dV has the shape of V: one row per key, (n_k, d_v).")
+        known_mistakes(
+            out,
+            (
+                A @ dOut,
+                "you computed A @ dOut. Row j of dV belongs to key j, which was used by "
+                "every query in column j of A: transpose A, A.T @ dOut.",
+            ),
+            (
+                dOut @ A.T,
+                "you computed dOut @ A.T: the order is reversed. In the forward pass A "
+                "multiplies V from the left, so dV = A.T @ dOut.",
+            ),
+            ((A.T @ dOut).T, "you returned the transpose of dV: compute A.T @ dOut."),
+            (A * dOut, "you multiplied A and dOut entry by entry: dV is a matrix product."),
+        )
+        same(out, A.T @ dOut, case)
+
+        A2, dOut2 = softmax(rng.normal(size=(2, 4))), rng.normal(size=(2, 3))
+        case = "A of shape (2, 4) (2 queries, 4 keys) and dOut of shape (2, 3)"
+        out = cases.run(case, A2, dOut2)
+        if out.shape == (3, 4):
+            raise Fail(f"returned shape (3, 4), the transpose of dV (on {case}): A.T @ dOut.")
+        expect_shape(out, (4, 3), case, " dV has the shape of V: one row per key, (n_k, d_v).")
+        same(out, A2.T @ dOut2, case)
+
+        A3, dOut3 = softmax(rng.normal(size=(2, 2, 5))), rng.normal(size=(2, 2, 3))
+        case = "a batch: A of shape (2, 2, 5) and dOut of shape (2, 2, 3)"
+        try:
+            out = cases.run(case, A3, dOut3)
+        except Fail as fail:
+            if "your function raised" not in str(fail):
+                raise
+            # The generic keepdims hint of base.call does not apply to a matrix product.
+            message = str(fail).split(" A sum over one axis")[0]
+            raise Fail(
+                f"{message} If you used A.T: with a batch axis it reverses *every* axis; "
+                "swap only the last two, np.swapaxes(A, -1, -2)."
+            ) from None
+        expect_shape(out, (2, 5, 3), case, " Transpose only the last two axes of A.")
+        same(out, np.swapaxes(A3, -1, -2) @ dOut3, case)
+
+    return verdict("grad_V", fn, run)
+
+
+# --- Exercise: predict the loss before training ---------------------------------------------
+
+
+def check_initial_loss(answer, n_nouns: int = 8) -> CheckResult:
+    """Check a predicted cross-entropy loss of a model that gives every noun 1/n_nouns."""
+    n = check_positive_int(n_nouns, "n_nouns")
+    mistakes = (
+        (1 / n, f"1/{n} is the probability of the right noun; the loss is -log of it."),
+        (-np.log(n), f"{-np.log(n):.2f} is log(1/{n}); the loss has a minus sign: -log(1/{n})."),
+        (np.log2(n), f"{np.log2(n):g} is log base 2 (bits); cross-entropy uses np.log (nats)."),
+        (1 - 1 / n, f"{1 - 1 / n:.3f} is the share of wrong answers, not the loss."),
+        (float(n), f"{n} is the number of nouns; the loss is -log(1/{n}) = log({n})."),
+        (0.0, "0 would be a perfect model, sure of the right noun every time."),
+    )
+    return check_number("initial_loss", answer, float(np.log(n)), places=2, mistakes=mistakes)

@@ -1,0 +1,211 @@
+"""Chapter 8 checkers: a causal mask, a masked softmax, and counting what a decoder sees."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import causal_mask, softmax
+from ..masks import padding_mask
+from .base import (
+    Cases,
+    CheckResult,
+    Fail,
+    check_number,
+    expect_shape,
+    fmt,
+    known_mistakes,
+    same,
+    verdict,
+)
+
+# --- Exercise: build the causal mask --------------------------------------------------------
+
+
+def check_causal_mask(fn) -> CheckResult:
+    """Check ``fn(n=n)``: a boolean ``(n, n)`` mask, True where key ``j <= i`` (query ``i``)."""
+    dtypes: list = []  # the dtype of each answer, before the checker turns it into floats
+
+    def recorded(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        dtypes.append(None if out is None else np.asarray(out).dtype)
+        return out
+
+    def run(cases: Cases) -> None:
+        for n in (4, 1, 8):
+            case = f"n = {n}"
+            out = cases.run(case, n=n)
+            expect_shape(out, (n, n), case, " A mask has one row per query, one column per key.")
+            expected = causal_mask(n)
+            known_mistakes(out, *_causal_mistakes(n))
+            if dtypes[-1] != np.bool_:
+                if np.array_equal(out, expected):
+                    raise Fail(
+                        f"the pattern is right but the dtype is {dtypes[-1]} (on {case}): the "
+                        "library wants a boolean mask, True = may attend. Use dtype=bool "
+                        "(np.tri returns floats; np.tril(np.ones((n, n), dtype=bool)) does not)."
+                    )
+                raise Fail(
+                    f"returned dtype {dtypes[-1]} (on {case}): a mask must be boolean, "
+                    "True where query i may attend to key j."
+                )
+            same(out, expected, case)
+
+    checked = recorded if callable(fn) else fn  # a non-function is reported by the verdict
+    return verdict("causal_mask", checked, run)
+
+
+def _causal_mistakes(n: int) -> list[tuple]:
+    lower = causal_mask(n)
+    mistakes = [
+        (
+            ~lower,
+            "True marks the blocked keys: in this library (as in PyTorch) True means "
+            "'may attend'. Flip it: keep the lower triangle and the diagonal.",
+        ),
+        (
+            np.triu(np.ones((n, n), dtype=bool), k=1),
+            "True marks the blocked keys: in this library (as in PyTorch) True means "
+            "'may attend'. Flip it: keep the lower triangle and the diagonal.",
+        ),
+        (
+            np.triu(np.ones((n, n), dtype=bool)),
+            "that is the upper triangle: row i lets query i see keys i, i+1, ..., the "
+            "future. Row i must allow keys 0 to i (np.tril, the lower triangle).",
+        ),
+        (
+            np.tril(np.ones((n, n), dtype=bool), k=-1),
+            "the diagonal is False: a token must be allowed to attend to itself. Without "
+            "it the first token has no key at all (use k=0, the default of np.tril).",
+        ),
+        (np.ones((n, n), dtype=bool), "every entry is True: that is no mask at all."),
+    ]
+    # For n = 1 several of these coincide with the right answer: keep only wrong ones.
+    return [(wrong, hint) for wrong, hint in mistakes if not np.array_equal(wrong, lower)]
+
+
+# --- Exercise: softmax with a mask ----------------------------------------------------------
+
+
+def masked_softmax(scores, mask) -> np.ndarray:
+    """Reference: softmax over the last axis of ``scores`` where ``mask`` is True, else 0."""
+    logits = np.where(mask, scores, -np.inf)  # (..., n_q, n_k)
+    shifted = logits - logits.max(axis=-1, keepdims=True)  # the max is an allowed score
+    e = np.exp(shifted)  # exp(-inf) = 0
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def check_masked_softmax(fn) -> CheckResult:
+    """Check ``fn(scores, mask=mask)``: weights over the keys, masked keys exactly 0."""
+
+    def run(cases: Cases) -> None:
+        row = np.array([0.1, 0.3, 0.2, 0.9, 0.1, 0.4, 0.1, 0.6])
+        allowed = np.array([True] * 6 + [False] * 2)
+        _check_case(cases, "one row, the last 2 keys masked", row, allowed)
+
+        rng = np.random.default_rng(8)
+        scores = np.round(rng.normal(size=(4, 4)), 1)
+        _check_case(cases, "4 x 4 scores with a causal mask", scores, causal_mask(4))
+
+        batch = np.round(rng.normal(size=(2, 3, 5)), 1)
+        case = "a batch (2, 3, 5) with a padding mask (2, 1, 5)"
+        _check_case(cases, case, batch, padding_mask([5, 3], 5))
+
+        big = np.array([[2.0, 1000.0, 1.0], [-1000.0, 3.0, 0.0]])
+        case = "a masked key with score 1000"
+        _check_case(cases, case, big, np.array([[True, False, True], [False, True, True]]))
+
+    return verdict("masked_softmax", fn, run)
+
+
+def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -> None:
+    out = cases.run(case, scores, mask=mask.copy())
+    full = np.broadcast_to(mask, scores.shape)
+    expect_shape(out, scores.shape, case, " Return one weight per score.")
+    expected = masked_softmax(scores, mask)
+    if not np.all(np.isfinite(out)):
+        why = (
+            "the maximum of the raw row is the masked 1000, every allowed exp(score - 1000) "
+            "underflows to 0, and 0 / 0 is nan. (Multiplying exp(scores) by the mask fails "
+            "too: exp(1000) * 0 is nan.)"
+            if np.abs(scores).max() >= 1000
+            else "a row whose allowed keys all get exp(...) = 0 divides 0 by 0."
+        )
+        raise Fail(
+            f"got nan or inf on {case}. Mask first, np.where(mask, scores, -np.inf), then "
+            f"subtract the maximum of what is left, the allowed scores: {why}"
+        )
+    known_mistakes(out, *_softmax_mistakes(scores, mask, full, case))
+    if np.any(out[~full] != 0.0):
+        raise Fail(
+            f"masked keys get weight {fmt(out[~full])} on {case}: a masked weight must be "
+            "exactly 0. Set masked scores to -np.inf before softmax (exp(-inf) = 0)."
+        )
+    sums = out.sum(axis=-1)
+    if not np.allclose(sums, 1.0):
+        raise Fail(
+            f"rows sum to {fmt(sums)} on {case}, not 1: each query's weights over its "
+            "allowed keys must add up to 1."
+        )
+    same(out, expected, case)
+
+
+def _softmax_mistakes(scores, mask, full, case: str) -> list[tuple]:
+    plain = softmax(scores)
+    mistakes = [
+        (
+            plain * full,
+            f"rows sum to less than 1 (on {case}): you zeroed the masked weights after "
+            "softmax, so the allowed ones were never renormalised. Mask the scores "
+            "before softmax (set them to -np.inf), and the rest sums to 1 by itself.",
+        ),
+        (
+            softmax(np.where(full, scores, 0.0)),
+            f"masked keys still get weight (on {case}): you replaced their scores by 0, "
+            "but exp(0) = 1. Use -np.inf, whose exponential is exactly 0.",
+        ),
+        (
+            plain,
+            f"the mask was ignored (on {case}): the weights are a plain softmax. Set the "
+            "scores where mask is False to -np.inf before softmax.",
+        ),
+    ]
+    if (~full).any(axis=-1).all():  # inverting leaves every row a key: a finite answer
+        mistakes.append(
+            (
+                masked_softmax(scores, ~full),
+                f"you blocked the allowed keys and kept the masked ones (on {case}): in "
+                "this library True means 'may attend'. Use np.where(mask, scores, -np.inf).",
+            )
+        )
+    if full.ndim == 2 and full.shape[0] == full.shape[1]:
+        mistakes.append(
+            (
+                masked_softmax(scores, full.T),
+                f"you used the mask transposed (on {case}): rows are queries and columns "
+                "keys, in the scores and in the mask alike.",
+            )
+        )
+    return mistakes
+
+
+# --- Exercise: how many entries of a causal mask are True? ----------------------------------
+
+
+def check_causal_count(answer, n: int = 8) -> CheckResult:
+    """Check a predicted number of True entries in ``causal_mask(n)``: ``n (n + 1) / 2``."""
+    expected = int(causal_mask(n).sum())
+    mistakes = (
+        (  # n (n - 1) / 2: the True entries below the diagonal, or all the False ones
+            expected - n,
+            f"{expected - n} leaves out the diagonal (or counts the False entries, the "
+            f"blocked keys): each of the {n} tokens may attend to itself too.",
+        ),
+        (n * n, f"that is every entry of the {n} x {n} mask: the causal mask hides the future."),
+        (
+            n * n / 2,
+            f"half of {n * n} splits the diagonal in two; the whole diagonal is True: "
+            f"{n * n - expected} False above it, the rest True.",
+        ),
+        (n, "that is the diagonal alone; row i allows i + 1 keys, not just one."),
+    )
+    return check_number("causal_count", answer, expected, places=0, mistakes=mistakes)

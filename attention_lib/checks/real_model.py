@@ -1,0 +1,208 @@
+"""Chapter 11 checkers: layer norm, mean pooling with a padding mask, counting parameters.
+
+The references below are the formulas of :mod:`attention_lib.pretrained` written out
+again, because checkers sit below that module (it needs the model's packages, the
+checkers must not); ``tests/test_pretrained.py`` checks that the two agree.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import (
+    Cases,
+    CheckResult,
+    Fail,
+    check_number,
+    expect_shape,
+    known_mistakes,
+    same,
+    verdict,
+)
+
+
+def _layer_norm(x, gamma, beta, eps):
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * gamma + beta
+
+
+def _mean_pool(H, mask):
+    m = mask[..., None]  # (B, n, 1)
+    mean = (H * m).sum(axis=-2) / m.sum(axis=-2)  # (B, d)
+    return mean / np.linalg.norm(mean, axis=-1, keepdims=True)
+
+
+def _unit(v, axis=-1):
+    return v / np.linalg.norm(v, axis=axis, keepdims=True)
+
+
+# --- Exercise: layer norm ------------------------------------------------------------------
+
+
+def check_layer_norm(fn) -> CheckResult:
+    """Check ``fn(x, gamma, beta, eps=...)``: normalise each row, then scale and shift."""
+
+    def run(cases: Cases) -> None:
+        rng = np.random.default_rng(11)
+        x = rng.normal(loc=2.0, scale=3.0, size=(3, 6))  # 3 tokens, d_model = 6
+        gamma = np.array([1.0, 2.0, 0.5, 1.5, 1.0, 3.0])
+        beta = np.array([0.0, 1.0, -1.0, 0.5, 2.0, 0.0])
+        eps = 1e-12
+        case = "3 tokens of width 6"
+        out = cases.run(case, x, gamma, beta, eps=eps)
+        expect_shape(out, x.shape, case, " Return one normalised row per token.")
+        mu, var = x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)
+        known_mistakes(
+            out,
+            (
+                (x - x.mean(axis=0)) / np.sqrt(x.var(axis=0) + eps) * gamma + beta,
+                "you normalised each feature over the tokens (axis 0). Layer norm "
+                "normalises each token's own vector: the mean and variance of a row, axis=-1.",
+            ),
+            (
+                (x - mu) / x.std(axis=-1, ddof=1, keepdims=True) * gamma + beta,
+                "you used the sample standard deviation (ddof=1). Layer norm divides by "
+                "d_model, as np.var and np.std do by default.",
+            ),
+            (
+                (x - mu) / (var + eps) * gamma + beta,
+                "you divided by the variance; divide by its square root, sqrt(var + eps).",
+            ),
+            (
+                x / np.sqrt(var + eps) * gamma + beta,
+                "you forgot to subtract each row's mean before dividing.",
+            ),
+            (
+                (x - mu) / np.sqrt(var + eps),
+                "the rows have mean 0 and variance 1, but gamma and beta are ignored: "
+                "multiply by gamma, then add beta.",
+            ),
+            (
+                ((x - mu) / np.sqrt(var + eps) + beta) * gamma,
+                "you added beta before multiplying by gamma; scale first, then shift.",
+            ),
+        )
+        same(out, _layer_norm(x, gamma, beta, eps), case)
+
+        case = "a batch of 2 sentences x 3 tokens x 4"
+        xb = rng.normal(size=(2, 3, 4))
+        out = cases.run(case, xb, np.ones(4), np.zeros(4), eps=eps)
+        expect_shape(out, xb.shape, case, " Work along the last axis only.")
+        same(out, _layer_norm(xb, 1.0, 0.0, eps), case)
+
+        case = "a row whose entries are all equal"
+        flat = np.full((1, 4), 5.0)
+        out = cases.run(case, flat, np.ones(4), np.full(4, 0.5), eps=1e-5)
+        if not np.all(np.isfinite(out)):
+            raise Fail(
+                "a row of equal entries gave nan: its variance is 0. Add eps inside the "
+                "square root, sqrt(var + eps)."
+            )
+        same(out, np.full((1, 4), 0.5), case)
+
+        case = "tiny numbers with eps=1e-5"
+        tiny = x * 1e-3  # variance about 1e-5, the size of eps: now eps matters
+        out = cases.run(case, tiny, gamma, beta, eps=1e-5)
+        known_mistakes(
+            out,
+            (
+                _layer_norm(tiny, gamma, beta, 1e-12),
+                "with eps=1e-5 your result is the one for a much smaller eps: use the "
+                "eps argument you are given, inside the square root.",
+            ),
+        )
+        same(out, _layer_norm(tiny, gamma, beta, 1e-5), case)
+
+    return verdict("layer_norm", fn, run)
+
+
+# --- Exercise: mean pooling with a padding mask --------------------------------------------
+
+
+def check_mean_pool(fn) -> CheckResult:
+    """Check ``fn(H, mask)``: ``(B, n, d)`` and ``(B, n)`` 0/1 -> ``(B, d)`` unit vectors."""
+
+    def run(cases: Cases) -> None:
+        rng = np.random.default_rng(384)
+        H = rng.normal(size=(2, 4, 3))  # 2 sentences, padded to 4 tokens, d = 3
+        mask = np.array([[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 0.0, 0.0]])  # sentence 2 has 2
+        case = "2 sentences of 4 and 2 tokens, padded to 4"
+        out = cases.run(case, H, mask)
+        if out.shape == (2, 4):
+            raise Fail(
+                f"returned shape (2, 4), one number per token (on {case}). Average over "
+                "the tokens (axis 1) so that each sentence keeps its d features."
+            )
+        expect_shape(out, (2, 3), case, " One vector of width d per sentence.")
+        known_mistakes(
+            out,
+            (
+                _unit(H.mean(axis=1)),
+                "sentence 2 is wrong: the padding tokens count in your mean. Multiply by "
+                "the mask before summing and divide by the number of real tokens.",
+            ),
+            (
+                (H * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True),
+                "the mean is right, but each sentence vector must have length 1: divide "
+                "it by its L2 norm.",
+            ),
+        )
+        means = (H * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
+        known_mistakes(
+            out,
+            (
+                _unit(means, axis=0),
+                "you normalised over the sentences (axis 0); each sentence's own "
+                "vector must have length 1 (axis=-1).",
+            ),
+        )
+        lengths = np.linalg.norm(out, axis=-1)
+        if not np.allclose(lengths, 1.0, atol=1e-6):
+            raise Fail(f"the sentence vectors have lengths {lengths.round(4)}, not 1 ({case}).")
+        same(out, _mean_pool(H, mask), case)
+
+        case = "3 sentences without padding"
+        H3 = rng.normal(size=(3, 5, 4))
+        out = cases.run(case, H3, np.ones((3, 5)))
+        expect_shape(out, (3, 4), case)
+        same(out, _mean_pool(H3, np.ones((3, 5))), case)
+
+        case = "one sentence whose last 3 of 6 tokens are padding"
+        H1 = rng.normal(size=(1, 6, 4))
+        m1 = np.array([[1.0, 1.0, 1.0, 0.0, 0.0, 0.0]])
+        out = cases.run(case, H1, m1)
+        expect_shape(out, (1, 4), case)
+        same(out, _mean_pool(H1, m1), case)
+
+    return verdict("mean_pool", fn, run)
+
+
+# --- Exercise: how many numbers in one attention block? ------------------------------------
+
+
+def check_attention_params(answer, d_model: int = 384, h: int = 12) -> CheckResult:
+    """Check a predicted count of learned numbers in W_q, W_k, W_v, W_o and their biases.
+
+    Each of the four projections is a ``(d_model, d_model)`` matrix plus a bias of
+    ``d_model`` numbers; the count does not depend on ``h``.
+    """
+    matrix, bias = d_model * d_model, d_model
+    expected = 4 * (matrix + bias)
+    d_k = d_model // h
+    mistakes = (
+        (
+            4 * matrix,
+            "you counted the four matrices but not their biases: each has one "
+            f"bias vector of d_model = {d_model} numbers.",
+        ),
+        (4 * matrix + bias, "every projection has a bias of its own: four bias vectors."),
+        (3 * (matrix + bias), "you forgot W_o and its bias, the output projection."),
+        (
+            h * expected,
+            f"you multiplied by h = {h}. The heads share the four matrices: "
+            f"each head uses a d_k = {d_k}-wide slice of their columns.",
+        ),
+        (4 * (d_model * d_k + d_k), f"that is one head's share; there are {h} heads."),
+    )
+    return check_number("attention_params", answer, expected, places=0, mistakes=mistakes)

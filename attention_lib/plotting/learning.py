@@ -1,0 +1,247 @@
+"""Figures for chapter 10, learning the weights: curves, and where "it" looks.
+
+Train and test curves differ by line style and marker as well as by colour, and the
+noun "it" refers to is outlined in every attention grid, so nothing relies on colour.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.patches import Rectangle
+
+from ..validate import as_float_array
+from .base import CMAP
+
+_TRAIN = {"color": plt.get_cmap(CMAP)(0.05), "linestyle": "-", "marker": "o"}
+_TEST = {"color": plt.get_cmap(CMAP)(0.75), "linestyle": "--", "marker": "s"}
+_UNIFORM = {"color": "0.45", "linestyle": ":", "marker": "^"}
+
+
+def _curve(values, name: str, length: int | None = None) -> np.ndarray:
+    v = as_float_array(values, name, min_ndim=1)
+    if v.ndim != 1 or (length is not None and v.size != length):
+        want = "1-D" if length is None else f"shape ({length},), one value per step"
+        raise ValueError(f"{name} must be {want}, got shape {v.shape}")
+    return v
+
+
+def training_curves(
+    loss, train_accuracy, test_accuracy, *, uniform_loss=None, uniform_accuracy=None, chance=None
+):
+    """Loss and accuracy against the training step, in two panels.
+
+    Parameters
+    ----------
+    loss, train_accuracy, test_accuracy : array_like of shape (steps + 1,)
+        One value per step, step 0 (before any update) first. Accuracies are in [0, 1].
+    uniform_loss, uniform_accuracy : array_like of shape (steps + 1,), optional
+        Training loss and test accuracy of the same model with attention frozen at
+        uniform, for comparison; drawn dotted, with triangles.
+    chance : float, optional
+        Accuracy of guessing, drawn as a grey line (1/8 for 8 nouns).
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        First and last value of every curve.
+    """
+    L = _curve(loss, "loss")
+    curves = [("train", _curve(train_accuracy, "train_accuracy", L.size), _TRAIN)]
+    curves.append(("test", _curve(test_accuracy, "test_accuracy", L.size), _TEST))
+    if uniform_accuracy is not None:
+        uniform = _curve(uniform_accuracy, "uniform_accuracy", L.size)
+        curves.append(("test, uniform attention", uniform, _UNIFORM))
+    steps = np.arange(L.size)
+    every = max(1, L.size // 10)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.0))
+    left.plot(steps, L, **_TRAIN, markevery=every, markersize=4, label="attention learned")
+    top = L.max()
+    if uniform_loss is not None:
+        U = _curve(uniform_loss, "uniform_loss", L.size)
+        left.plot(steps, U, **_UNIFORM, markevery=every, markersize=4, label="uniform attention")
+        left.legend(fontsize=8)
+        top = max(top, U.max())
+    left.set_ylim(0, top * 1.1)
+    left.set_ylabel("training loss (cross-entropy)")
+    left.set_title("The error falls")
+    if chance is not None:
+        right.axhline(chance, color="0.6", linewidth=1.2, label=f"chance ({chance:.3g})")
+    for label, values, style in curves:
+        right.plot(steps, values, **style, markevery=every, markersize=4, label=label)
+    right.set_ylim(0, 1.05)
+    right.set_ylabel("accuracy")
+    right.set_title("More and more answers are right")
+    right.legend(fontsize=8, loc="center right")
+    for ax in (left, right):
+        ax.set_xlabel("training step")
+    fig.tight_layout()
+    parts = [f"loss from {L[0]:.2f} to {L[-1]:.2f}"]
+    if uniform_loss is not None:
+        parts[0] += f" (with uniform attention to {U[-1]:.2f})"
+    parts += [f"{label} accuracy from {v[0]:.0%} to {v[-1]:.0%}" for label, v, _ in curves]
+    alt = (
+        f"Two line plots over {L.size - 1} training steps. Left: the "
+        + parts[0]
+        + ". Right: "
+        + "; ".join(parts[1:])
+        + "."
+    )
+    return fig, alt
+
+
+def _grid_inputs(weights, tokens, referent):
+    W = as_float_array(weights, "weights", min_ndim=2)
+    if W.ndim != 2:
+        raise ValueError(f"weights must be (sentences, tokens), got shape {W.shape}")
+    if isinstance(tokens, str) or len(tokens) != W.shape[0]:
+        raise ValueError(f"need one token list per row of weights ({W.shape[0]})")
+    if any(len(t) != W.shape[1] for t in tokens):
+        raise ValueError(f"every sentence needs {W.shape[1]} tokens, one per column")
+    ref = np.asarray(referent)
+    if ref.shape != (W.shape[0],) or ref.dtype.kind not in "iu":
+        raise ValueError(f"referent needs one position per sentence, got {referent!r}")
+    return W, ref
+
+
+def _draw_grid(ax, W: np.ndarray, tokens, ref: np.ndarray, title: str):
+    image = ax.imshow(W, cmap=CMAP, vmin=0.0, vmax=1.0, aspect="auto")
+    for i, words in enumerate(tokens):
+        for j, word in enumerate(words):
+            colour = "black" if W[i, j] > 0.55 else "white"
+            weight = "bold" if j == ref[i] else "normal"
+            text = f"{word}\n{W[i, j]:.2f}"
+            ax.text(
+                j, i, text, ha="center", va="center", fontsize=7, color=colour, fontweight=weight
+            )
+        outline = Rectangle((ref[i] - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="white")
+        ax.add_patch(outline)
+        ax.add_patch(Rectangle((ref[i] - 0.45, i - 0.45), 0.9, 0.9, fill=False, linewidth=1.2))
+    ax.set_xticks(range(W.shape[1]), [str(j) for j in range(W.shape[1])], fontsize=8)
+    ax.set_yticks(range(W.shape[0]), [f"#{i + 1}" for i in range(W.shape[0])], fontsize=8)
+    ax.set_xlabel('position in the sentence (cell: token and the weight "it" gives it)', fontsize=8)
+    ax.set_title(title, fontsize=10)
+    return image
+
+
+def _grid_summary(W: np.ndarray, ref: np.ndarray) -> str:
+    rows = np.arange(W.shape[0])
+    hits = int(np.sum(W.argmax(axis=1) == ref))
+    return (
+        f"the referent gets {W[rows, ref].mean():.2f} of the attention of 'it' on average "
+        f"(from {W[rows, ref].min():.2f} to {W[rows, ref].max():.2f}); the largest weight "
+        f"in a row is {W.max():.2f}; the referent is the top token in {hits} of {W.shape[0]}"
+    )
+
+
+def it_attention(weights, tokens, referent, *, title: str):
+    """Where "it" looks in several sentences: one row per sentence, one cell per token.
+
+    Parameters
+    ----------
+    weights : array_like of shape (m, n)
+        Row ``i`` is the attention of "it" over the ``n`` tokens of sentence ``i``.
+    tokens : sequence of m sequences of n str
+        The words, printed in the cells with their weights.
+    referent : sequence of int, length m
+        Position of the noun "it" refers to in each sentence; its cell is outlined and
+        its word set in bold.
+    title : str
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        The average, smallest and largest weight on the referent, and in how many
+        sentences it is the top token.
+    """
+    W, ref = _grid_inputs(weights, tokens, referent)
+    fig, ax = plt.subplots(figsize=(7.6, 0.9 + 0.42 * W.shape[0]), layout="constrained")
+    image = _draw_grid(ax, W, tokens, ref, title)
+    fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02, label="attention weight")
+    alt = f"Grid: {title}. Rows are {W.shape[0]} sentences, cells their tokens; " + (
+        _grid_summary(W, ref) + "."
+    )
+    return fig, alt
+
+
+def before_after(before, after, tokens, referent):
+    """:func:`it_attention` before and after training, stacked on one colour scale.
+
+    Parameters
+    ----------
+    before, after : array_like of shape (m, n)
+        The attention of "it" in the same ``m`` sentences, before and after training.
+    tokens, referent
+        As for :func:`it_attention`.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        The summary of each grid.
+    """
+    Wb, ref = _grid_inputs(before, tokens, referent)
+    Wa, _ = _grid_inputs(after, tokens, referent)  # so both have the same shape
+    fig, (top, bottom) = plt.subplots(
+        2, 1, figsize=(7.6, 1.3 + 0.85 * Wb.shape[0]), layout="constrained"
+    )
+    _draw_grid(top, Wb, tokens, ref, 'Before training: "it" looks everywhere')
+    image = _draw_grid(bottom, Wa, tokens, ref, 'After training: "it" looks at its noun')
+    fig.colorbar(image, ax=[top, bottom], fraction=0.03, pad=0.02, label="attention weight")
+    alt = (
+        f"Two grids of the attention of 'it' in {Wb.shape[0]} sentences, cells labelled "
+        f"with their tokens. Before training: {_grid_summary(Wb, ref)}. After training: "
+        f"{_grid_summary(Wa, ref)}."
+    )
+    return fig, alt
+
+
+def training_frame(step: int, weights, tokens, referent, loss, test_accuracy):
+    """One slider frame: where "it" looks at training step ``step``, beside the loss curve.
+
+    Parameters
+    ----------
+    step : int
+        The training step the weights were recorded at.
+    weights, tokens, referent
+        As for :func:`it_attention`, with the attention at that step.
+    loss, test_accuracy : array_like of shape (steps + 1,)
+        The whole histories; the frame marks ``step`` on the loss curve.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        The step, loss and test accuracy there, and the summary of the grid.
+    """
+    W, ref = _grid_inputs(weights, tokens, referent)
+    L = _curve(loss, "loss")
+    acc = _curve(test_accuracy, "test_accuracy", L.size)
+    if not 0 <= step < L.size:
+        raise ValueError(f"step {step} is outside the history of {L.size - 1} steps")
+    # A fixed layout instead of tight_layout keeps each slider frame quick to draw.
+    fig = plt.figure(figsize=(8.4, 0.85 + 0.42 * W.shape[0]))
+    grid_ax = fig.add_axes((0.05, 0.2, 0.62, 0.68))
+    curve_ax = fig.add_axes((0.76, 0.2, 0.22, 0.68))
+    title = f"Step {step}: loss {L[step]:.2f}, test accuracy {acc[step]:.0%}"
+    _draw_grid(grid_ax, W, tokens, ref, title)
+    curve_ax.plot(np.arange(L.size), L, color=_TRAIN["color"], linewidth=1.2)
+    curve_ax.plot(
+        [step],
+        [L[step]],
+        linestyle="none",
+        marker="o",
+        markersize=7,
+        color=_TEST["color"],
+        markeredgecolor="black",
+    )
+    curve_ax.set_ylim(0, L.max() * 1.1)
+    curve_ax.set_xlabel("step", fontsize=8)
+    curve_ax.set_ylabel("loss", fontsize=8)
+    curve_ax.tick_params(labelsize=7)
+    alt = f"Training step {step}: loss {L[step]:.2f}, test accuracy {acc[step]:.0%}; " + (
+        _grid_summary(W, ref) + "."
+    )
+    return fig, alt

@@ -1,0 +1,201 @@
+"""Figures for chapter 8, masking: weights with the masked cells drawn as *blocked*.
+
+A masked weight is exactly 0, but so, nearly, is a weight that attention merely ignores.
+To tell them apart without relying on colour, masked cells are not coloured at all: they
+are light grey, hatched, and carry a dash ("—") instead of a number.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.patches import Rectangle
+
+from ..validate import as_float_array
+from .base import CMAP, check_labels
+
+_BLOCKED = {"facecolor": "0.93", "edgecolor": "0.55", "hatch": "///", "linewidth": 0.0}
+DASH = "—"
+
+
+def _as_mask(mask, shape: tuple, name: str) -> np.ndarray:
+    """A boolean mask broadcast to ``shape`` (all True for ``None``)."""
+    if mask is None:
+        return np.ones(shape, dtype=bool)
+    m = np.asarray(mask)
+    if m.dtype != np.bool_:
+        raise TypeError(f"{name} must be boolean (True = may attend), got dtype {m.dtype}")
+    try:
+        return np.broadcast_to(m, shape)
+    except ValueError:
+        raise ValueError(
+            f"{name} of shape {m.shape} does not fit weights of shape {shape}"
+        ) from None
+
+
+def _masked_but_weighted(W: np.ndarray, M: np.ndarray, name: str) -> None:
+    """A figure must not hide a weight under a hatch: masked weights have to be 0."""
+    leak = W[~M]
+    if leak.size and np.abs(leak).max() > 0:
+        raise ValueError(
+            f"{name} marks cells as masked whose weight is not 0 (largest {leak.max():.3g}); "
+            "pass the weights computed with that mask"
+        )
+
+
+def masked_heatmaps(weights, masks, rows, cols=None, *, titles, title: str, fmt: str = ".2f"):
+    """Draw attention weights side by side, masked cells hatched with a dash.
+
+    Parameters
+    ----------
+    weights : sequence of array_like, each of shape (n_q, n_k)
+        One weight matrix per panel (one to three panels), e.g. before and after a mask.
+    masks : sequence of (bool array_like broadcastable to (n_q, n_k) or None)
+        The mask each panel was computed with; ``None`` for no mask. True = may attend.
+    rows : sequence of str, length n_q
+        Query tokens.
+    cols : sequence of str, length n_k, optional
+        Key tokens; defaults to ``rows``.
+    titles : sequence of str
+        One title per panel.
+    title : str
+        Shown above the panels and used in the alt text.
+    fmt : str, default ".2f"
+        Format of the numbers in the cells.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        For each panel, how many cells are masked and each row's largest weight.
+
+    Notes
+    -----
+    Every panel uses the colour scale 0 to 1, so panels compare at a glance. A masked
+    cell whose weight is not exactly 0 is an error: the figure would hide it.
+    """
+    cols = rows if cols is None else cols
+    Ws = [as_float_array(W, f"weights[{i}]") for i, W in enumerate(weights)]
+    masks, titles = list(masks), list(titles)
+    if not 1 <= len(Ws) <= 3 or len(masks) != len(Ws) or len(titles) != len(Ws):
+        raise ValueError(
+            f"need 1 to 3 panels with one mask and one title each: got {len(Ws)} weight "
+            f"matrices, {len(masks)} masks and {len(titles)} titles"
+        )
+    Ms = []
+    for i, W in enumerate(Ws):
+        check_labels(W, rows, cols)
+        Ms.append(_as_mask(masks[i], W.shape, f"masks[{i}]"))
+        _masked_but_weighted(W, Ms[i], f"masks[{i}]")
+    n_q, n_k = Ws[0].shape
+    # A fixed layout in inches (no layout engine), like the other panel figures.
+    cell, left, gap, right, top, bottom = 0.48, 0.95, 0.35, 0.95, 0.75, 0.95
+    pw, ph = cell * n_k, cell * n_q
+    width = left + len(Ws) * pw + (len(Ws) - 1) * gap + right
+    height = top + ph + bottom
+    fig = plt.figure(figsize=(width, height))
+    parts = []
+    for i, (W, M) in enumerate(zip(Ws, Ms, strict=True)):
+        x0 = left + i * (pw + gap)
+        ax = fig.add_axes((x0 / width, bottom / height, pw / width, ph / height))
+        image = ax.imshow(np.where(M, W, np.nan), cmap=CMAP, vmin=0.0, vmax=1.0)
+        ax.set_xticks(range(n_k), cols, rotation=55, ha="right", fontsize=7.5)
+        ax.set_yticks(range(n_q), rows if i == 0 else [], fontsize=7.5)
+        ax.set_title(titles[i], fontsize=9)
+        _fill_cells(ax, W, M, fmt)
+        parts.append(f"{titles[i]}: {_describe(W, M, rows, cols, fmt)}")
+    fig.suptitle(title, fontsize=10, y=1 - 0.1 / height, va="top")
+    middle = (left + (len(Ws) * pw + (len(Ws) - 1) * gap) / 2) / width
+    fig.text(middle, 0.08 / height, "key (attended to)", ha="center", fontsize=8)
+    fig.text(0.1 / width, 0.5, "query (attending)", va="center", rotation=90, fontsize=8)
+    cax = fig.add_axes(((width - 0.7) / width, bottom / height, 0.14 / width, ph / height))
+    fig.colorbar(image, cax=cax, label="weight")
+    alt = (
+        f"{len(Ws)} heatmap{'s' * (len(Ws) > 1)}: {title}. Rows are queries, columns are "
+        f"keys, colour 0 to 1; masked cells are grey, hatched and marked with a dash. "
+        + "; ".join(parts)
+        + "."
+    )
+    return fig, alt
+
+
+def _fill_cells(ax, W: np.ndarray, M: np.ndarray, fmt: str) -> None:
+    """Numbers in the allowed cells, a hatched dash in the masked ones."""
+    text = {"ha": "center", "va": "center", "fontsize": 6.5}
+    for r in range(W.shape[0]):
+        for c in range(W.shape[1]):
+            if M[r, c]:
+                colour = "black" if W[r, c] > 0.55 else "white"
+                ax.text(c, r, format(W[r, c], fmt), color=colour, **text)
+            else:
+                ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, **_BLOCKED))
+                ax.text(c, r, DASH, color="0.3", **text)
+
+
+def _describe(W: np.ndarray, M: np.ndarray, rows, cols, fmt: str) -> str:
+    blocked = int((~M).sum())
+    tops = ", ".join(
+        f"'{rows[i]}' -> '{cols[int(np.argmax(W[i]))]}' ({format(W[i].max(), fmt)})"
+        for i in range(W.shape[0])
+    )
+    return f"{blocked} of {W.size} cells masked; highest per row {tops}"
+
+
+def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f"):
+    """Draw one query's attention weights as bars, its masked keys as hatched dashes.
+
+    Parameters
+    ----------
+    row : array_like of shape (n_k,)
+        The query's weights; masked keys must have weight 0.
+    allowed : bool array_like of shape (n_k,)
+        True where the query may attend (the query's row of the mask).
+    labels : sequence of str, length n_k
+        Key tokens.
+    title : str
+    fmt : str, default ".2f"
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        How many keys are allowed, the largest weight, and which keys are masked.
+    """
+    w = as_float_array(row, "row")
+    a = np.asarray(allowed)
+    if a.dtype != np.bool_:
+        raise TypeError(f"allowed must be boolean (True = may attend), got dtype {a.dtype}")
+    if w.ndim != 1 or a.shape != w.shape or len(labels) != w.size:
+        raise ValueError(
+            f"row, allowed and labels need one entry per key: shapes {w.shape} and "
+            f"{a.shape}, {len(labels)} labels"
+        )
+    if not a.any():
+        raise ValueError("allowed has no True entry: this query may attend to no key")
+    _masked_but_weighted(w, a, "allowed")
+    fig = plt.figure(figsize=(6.4, 2.7))
+    ax = fig.add_axes((0.1, 0.22, 0.87, 0.64))
+    top = int(np.argmax(w))
+    keys = np.arange(w.size)
+    shade = plt.get_cmap(CMAP)(np.where(keys == top, 0.95, 0.35))  # the largest is lighter
+    ok, blocked = np.flatnonzero(a), np.flatnonzero(~a)
+    ax.bar(ok, w[ok], color=shade[ok], edgecolor="black", linewidth=0.5)
+    ax.bar(blocked, np.ones(blocked.size), width=0.8, **_BLOCKED)
+    for j in ok:
+        ax.text(j, w[j] + 0.02, format(w[j], fmt), ha="center", va="bottom", fontsize=8)
+    for j in blocked:
+        ax.text(j, 0.5, f"{DASH}\nmasked", ha="center", va="center", fontsize=7, color="0.3")
+    ax.set_xticks(range(w.size), labels, fontsize=8)
+    for tick, visible in zip(ax.get_xticklabels(), a, strict=True):
+        tick.set_color("black" if visible else "0.5")
+    ax.set_xlim(-0.6, w.size - 0.4)
+    ax.set_ylim(0.0, 1.05)
+    ax.set_ylabel("weight")
+    ax.set_title(title, fontsize=10)
+    hidden = [f"'{labels[j]}'" for j in blocked]
+    alt = (
+        f"Bar chart: {title}. {int(a.sum())} of {w.size} keys allowed; largest "
+        f"'{labels[top]}' ({format(w[top], fmt)}); "
+        + (f"masked (weight 0): {', '.join(hidden)}." if hidden else "no key masked.")
+    )
+    return fig, alt

@@ -1,0 +1,291 @@
+"""Figures for chapter 9, all at once: time, speed-up and memory against ``n``.
+
+Each series gets its own cividis colour *and* marker *and* line style, so the lines can
+be told apart in greyscale and without colour vision. Sizes go on a base-2 log axis
+labelled with the sizes themselves (8, 16, ..., not 2^3).
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ..validate import as_float_array
+from .base import CMAP
+
+STYLES = [
+    {"color": plt.get_cmap(CMAP)(v), "marker": m, "linestyle": ls, "linewidth": 1.8}
+    | {"markeredgecolor": "black"}
+    for v, m, ls in [(0.0, "o", "-"), (0.35, "s", "--"), (0.62, "^", "-."), (0.88, "D", ":")]
+]
+
+
+def fmt_time(seconds: float) -> str:
+    """A duration in the unit that reads best: ``'45 µs'``, ``'1.2 ms'``, ``'3.4 s'``."""
+    unit, size = "µs", 1e-6
+    for bigger, bigger_size in (("ms", 1e-3), ("s", 1.0)):
+        if seconds >= bigger_size:
+            unit, size = bigger, bigger_size
+    value = seconds / size
+    return f"{value:.2g} {unit}" if value < 10 else f"{value:.0f} {unit}"
+
+
+def fmt_bytes(n_bytes: float) -> str:
+    """Bytes in binary units: ``'512 B'``, ``'345 KiB'``, ``'2 GiB'`` (3 significant digits)."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n_bytes >= size:
+            return f"{n_bytes / size:.3g} {unit}"
+    return f"{n_bytes:.0f} B"
+
+
+def _sizes(n) -> np.ndarray:
+    n = as_float_array(n, "n", min_ndim=1)
+    if n.ndim != 1 or np.any(n < 1) or np.any(np.diff(n) <= 0):
+        raise ValueError(f"n must be a 1-D list of increasing sizes >= 1, got {n}")
+    return n
+
+
+def _series(n: np.ndarray, series: dict, what: str) -> dict:
+    """Check ``{label: values}``: one value per size, NaN where nothing was measured."""
+    if not series or len(series) > len(STYLES):
+        raise ValueError(f"{what} needs 1 to {len(STYLES)} series, got {len(series)}")
+    out = {}
+    for label, values in series.items():
+        v = np.asarray(values, dtype=float)
+        if v.shape != n.shape:
+            raise ValueError(
+                f"{what} {label!r} needs one value per n, shape {n.shape}: got {v.shape}"
+            )
+        if np.any(v[~np.isnan(v)] <= 0) or np.isnan(v).all():
+            raise ValueError(f"{what} {label!r} must be positive numbers (NaN = not measured)")
+        out[label] = v
+    return out
+
+
+def _size_axis(ax, n: np.ndarray) -> None:
+    ax.set_xscale("log", base=2)
+    ax.minorticks_off()
+    ax.set_xticks(n, [f"{v:g}" for v in n], fontsize=8)
+    ax.set_xlabel("n (number of tokens)")
+
+
+def timing_plot(n, times: dict, *, title: str = "Time for one attention call"):
+    """Log-log plot of run time against ``n``, one line per way of computing attention.
+
+    Parameters
+    ----------
+    n : array_like of shape (m,)
+        Sequence lengths, increasing.
+    times : dict of str -> array_like of shape (m,)
+        Seconds per call for each way, in legend order; NaN where it was not run.
+    title : str
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        Each way's time at its smallest and largest measured ``n``.
+    """
+    n = _sizes(n)
+    times = _series(n, times, "times")
+    fig, ax = plt.subplots(figsize=(6.2, 3.6))
+    for (label, t), style in zip(times.items(), STYLES, strict=False):
+        ax.plot(n, t, **style, label=label)
+    first = next(iter(times.values()))  # a dotted n^2 guide through the first way's last point
+    last = np.flatnonzero(~np.isnan(first))[-1]
+    ax.plot(n, first[last] * (n / n[last]) ** 2, color="0.6", linestyle=":", label="grows like n²")
+    lo = min(np.nanmin(t) for t in times.values())
+    hi = max(np.nanmax(t) for t in times.values())
+    ax.set_yscale("log")
+    ax.set_ylim(lo / 2, hi * 2)
+    ticks = 10.0 ** np.arange(np.floor(np.log10(lo / 2)), np.ceil(np.log10(hi * 2)) + 1)
+    ax.set_yticks(ticks, [fmt_time(t) for t in ticks], fontsize=8)
+    ax.minorticks_off()
+    _size_axis(ax, n)
+    ax.set_ylabel("time per call (log scale)")
+    ax.set_title(title)
+    ax.grid(True, which="major", color="0.92")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    parts = []
+    for label, t in times.items():
+        ok = np.flatnonzero(~np.isnan(t))
+        a, b = ok[0], ok[-1]
+        parts.append(f"{label}: {fmt_time(t[a])} at n = {n[a]:g}, {fmt_time(t[b])} at n = {n[b]:g}")
+    alt = (
+        f"Log-log line plot of the time one call takes against n from {n[0]:g} to {n[-1]:g}. "
+        + "; ".join(parts)
+        + "."
+    )
+    return fig, alt
+
+
+def speedup_plot(n, times: dict, baseline: str, *, title: str | None = None):
+    """How many times faster than ``baseline`` each other way is, against ``n``.
+
+    Parameters
+    ----------
+    n : array_like of shape (m,)
+    times : dict of str -> array_like of shape (m,)
+        As for :func:`timing_plot`; must contain ``baseline``.
+    baseline : str
+        The way everything is compared with; only sizes where it was measured are drawn.
+    title : str, optional
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        Each way's speed-up at the smallest and the largest size drawn.
+    """
+    n = _sizes(n)
+    times = _series(n, times, "times")
+    if baseline not in times:
+        raise ValueError(f"baseline {baseline!r} is not one of the series {list(times)}")
+    base = times[baseline]
+    keep = ~np.isnan(base)
+    fig, ax = plt.subplots(figsize=(6.2, 3.6))
+    ax.axhline(1, color="0.6", linestyle=":", label=f"as fast as {baseline}")
+    parts = []
+    for (label, t), style in zip(times.items(), STYLES, strict=False):
+        if label == baseline:
+            continue
+        speedup = base[keep] / t[keep]
+        ax.plot(n[keep], speedup, **style, label=label)
+        parts.append(
+            f"{label}: {speedup[0]:.0f}x at n = {n[keep][0]:g}, "
+            f"{speedup[-1]:.0f}x at n = {n[keep][-1]:g}"
+        )
+    ax.set_yscale("log")
+    _size_axis(ax, n[keep])
+    ax.set_ylabel(f"times faster than {baseline}\n(log scale)")
+    ax.set_title(title or f"Speed-up over {baseline}")
+    ax.grid(True, which="major", color="0.92")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    alt = (
+        f"Line plot, log axes, of how many times faster than {baseline} each other way ran, "
+        f"for n from {n[keep][0]:g} to {n[keep][-1]:g}. " + "; ".join(parts) + "."
+    )
+    return fig, alt
+
+
+def memory_plot(n, measured: dict, *, itemsize: int = 8, title: str | None = None):
+    """Bytes of one ``n x n`` score matrix (a computed line) with measured memory on top.
+
+    Parameters
+    ----------
+    n : array_like of shape (m,)
+        Sizes for the computed line :math:`n^2 \\times` ``itemsize``, increasing.
+    measured : dict of str -> (array_like of shape (k,), array_like of shape (k,))
+        Measured series, each ``(sizes, bytes)``, drawn as markers joined by lines.
+    itemsize : int, default 8
+        Bytes per number: 8 in float64, 4 in float32.
+    title : str, optional
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        The computed line's ends, and each measured series' range and its ratio to the
+        computed score matrix at its largest size.
+    """
+    n = _sizes(n)
+    if not measured or len(measured) > len(STYLES):
+        raise ValueError(f"measured needs 1 to {len(STYLES)} series, got {len(measured)}")
+    series = {}  # checked before drawing, so bad input leaves no figure open
+    for label, (sizes, values) in measured.items():
+        sizes, values = np.asarray(sizes, dtype=float), np.asarray(values, dtype=float)
+        if sizes.shape != values.shape or sizes.ndim != 1 or np.any(values <= 0):
+            raise ValueError(f"measured {label!r} needs (sizes, bytes) of one length, bytes > 0")
+        series[label] = sizes, values
+    computed = n**2 * itemsize
+    fig, ax = plt.subplots(figsize=(6.2, 3.8))
+    ax.plot(n, computed, color="0.75", linewidth=5, label=f"computed: n² × {itemsize} bytes")
+    ax.annotate(
+        f"{fmt_bytes(computed[-1])}\nat n = {n[-1]:g}",
+        (n[-1], computed[-1]),
+        xytext=(-8, -4),
+        textcoords="offset points",
+        ha="right",
+        va="top",
+        fontsize=8,
+    )
+    parts = []
+    for (label, (sizes, values)), style in zip(series.items(), STYLES, strict=False):
+        ax.plot(sizes, values, **style, label=label)
+        ratio = values[-1] / (sizes[-1] ** 2 * itemsize)
+        parts.append(
+            f"{label}: {fmt_bytes(values[0])} at n = {sizes[0]:g} to {fmt_bytes(values[-1])} "
+            f"at n = {sizes[-1]:g} ({ratio:.3g} times the score matrix there)"
+        )
+    ax.set_yscale("log", base=2)
+    top = int(np.ceil(np.log2(computed[-1])))
+    low = int(np.floor(np.log2(min(computed[0], *(np.min(v) for _, v in series.values())))))
+    ticks = [2.0**k for k in range(low, top + 1) if k % 10 == 0 or k == low]
+    ax.set_yticks(ticks, [fmt_bytes(t) for t in ticks], fontsize=8)
+    ax.minorticks_off()
+    _size_axis(ax, n)
+    ax.set_ylabel(f"bytes (float{8 * itemsize}, log scale)")
+    ax.set_title(title or "Memory of attention against n")
+    ax.grid(True, which="major", color="0.92")
+    ax.legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    alt = (
+        f"Log-log plot of memory against n from {n[0]:g} to {n[-1]:g}. The computed size of "
+        f"one n x n score matrix, n squared times {itemsize} bytes, grows from "
+        f"{fmt_bytes(computed[0])} to {fmt_bytes(computed[-1])}. Measured: "
+        + "; ".join(parts)
+        + "."
+    )
+    return fig, alt
+
+
+def dependency_figure(tokens):
+    """What each step waits for: a recurrent network (a chain) next to attention (none).
+
+    Parameters
+    ----------
+    tokens : sequence of str
+        One label per position, e.g. ``toy.TOKENS``.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        How many steps each has to take one after another.
+    """
+    if isinstance(tokens, str) or not hasattr(tokens, "__len__") or len(tokens) < 2:
+        raise ValueError(f"tokens must be a list of at least 2 labels, got {tokens!r}")
+    n = len(tokens)
+    x = np.arange(n)
+    dark, light = plt.get_cmap(CMAP)(0.0), plt.get_cmap(CMAP)(0.8)
+    fig, (rnn, att) = plt.subplots(1, 2, figsize=(9.0, 2.9))
+    arrow = {"arrowstyle": "-|>", "color": dark, "lw": 1.2, "shrinkA": 9, "shrinkB": 9}
+    for ax in (rnn, att):
+        ax.scatter(x, np.zeros(n), s=170, color=light, edgecolor="black", zorder=3)
+        ax.scatter(x, np.ones(n), s=170, color=dark, edgecolor="black", marker="s", zorder=3)
+        ax.set_xticks(x, tokens, rotation=45, ha="right", fontsize=8)
+        ax.set_yticks([0, 1], ["input $x_t$", ""], fontsize=8)
+        ax.set_xlim(-0.6, n - 0.4)
+        ax.set_ylim(-0.3, 1.45)
+        for side in ("top", "right", "left"):
+            ax.spines[side].set_visible(False)
+    for t in x:
+        rnn.annotate("", (t, 1), (t, 0), arrowprops=arrow)
+        if t:
+            rnn.annotate("", (t, 1), (t - 1, 1), arrowprops={**arrow, "color": "black", "lw": 2})
+        att.plot([x, np.full(n, t)], [np.zeros(n), np.ones(n)], color="0.6", lw=0.6, zorder=1)
+    rnn.set_yticks([0, 1], ["input $x_t$", "state $h_t$"], fontsize=8)
+    att.set_yticks([0, 1], ["input $x_t$", "output"], fontsize=8)
+    rnn.set_title(f"Recurrent: $h_t$ waits for $h_{{t-1}}$: {n} steps in a row", fontsize=10)
+    att.set_title("Attention: no output waits for another: 1 step", fontsize=10)
+    fig.tight_layout()
+    alt = (
+        f"Two diagrams over the {n} tokens {', '.join(repr(t) for t in tokens)}. Left, a "
+        f"recurrent network: each state is computed from its input and the previous state, "
+        f"a chain of {n} steps that must run one after another. Right, attention: each of "
+        f"the {n} outputs is computed from all {n} inputs ({n * n} lines) and from no other "
+        f"output, so all {n} can be computed at the same time."
+    )
+    return fig, alt

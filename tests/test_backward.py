@@ -1,0 +1,431 @@
+"""Chapter 10: the attention backward pass, the pronoun model, its checkers and figures."""
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from matplotlib.patches import Rectangle
+
+import attention_lib as al
+from attention_lib.backward import (
+    attention_backward,
+    numerical_gradient,
+    relative_error,
+    softmax_backward,
+    softmax_jacobian,
+)
+from attention_lib.checks import check_grad_V, check_initial_loss, check_softmax_backward
+from attention_lib.plotting import before_after, it_attention, training_curves, training_frame
+from attention_lib.toy import learning
+
+# --- attention_backward against finite differences -----------------------------------------
+
+SHAPES = {
+    "plain, n_q != n_k": ((3, 4), (5, 4), (5, 2)),
+    "batch of 2": ((2, 3, 4), (2, 6, 4), (2, 6, 3)),
+    "two batch axes": ((2, 3, 2, 5), (2, 3, 4, 5), (2, 3, 4, 1)),
+    "broadcast batch": ((2, 1, 3, 4), (3, 5, 4), (1, 3, 5, 2)),
+    "one query": ((1, 7), (4, 7), (4, 3)),
+}
+
+
+def random_mask(rng, n_q, n_k):
+    mask = rng.random((n_q, n_k)) < 0.6
+    mask[np.arange(n_q), rng.integers(0, n_k, size=n_q)] = True  # every row keeps a key
+    return mask
+
+
+def loss_gradients(Q, K, V, dOut, **kwargs):
+    """Finite-difference gradients of L = sum(out * dOut) for Q, K and V."""
+
+    def loss(i):
+        def f(x):
+            args = [Q, K, V]
+            args[i] = x
+            out, _ = al.scaled_dot_product_attention(*args, **kwargs)
+            return np.sum(out * dOut)
+
+        return f
+
+    return [numerical_gradient(loss(i), x) for i, x in enumerate((Q, K, V))]
+
+
+@pytest.mark.parametrize("masked", [False, True], ids=["no mask", "mask"])
+@pytest.mark.parametrize("shapes", SHAPES.values(), ids=SHAPES.keys())
+def test_attention_backward_matches_finite_differences(shapes, masked):
+    rng = np.random.default_rng(sum(map(len, shapes)) + masked)
+    Q, K, V = (rng.normal(size=shape) for shape in shapes)
+    kwargs = {"mask": random_mask(rng, Q.shape[-2], K.shape[-2])} if masked else {}
+    out, _ = al.scaled_dot_product_attention(Q, K, V, **kwargs)
+    dOut = rng.normal(size=out.shape)
+    analytic = attention_backward(Q, K, V, dOut, **kwargs)
+    numeric = loss_gradients(Q, K, V, dOut, **kwargs)
+    for name, x, a, n in zip("QKV", (Q, K, V), analytic, numeric, strict=True):
+        assert a.shape == x.shape, name
+        assert relative_error(a, n) < 1e-6, name
+
+
+def test_scale_and_temperature_enter_the_gradient():
+    rng = np.random.default_rng(7)
+    Q, K, V = rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 2))
+    dOut = rng.normal(size=(3, 2))
+    kwargs = {"scale": 1.3, "temperature": 0.7}
+    analytic = attention_backward(Q, K, V, dOut, **kwargs)
+    for a, n in zip(analytic, loss_gradients(Q, K, V, dOut, **kwargs), strict=True):
+        assert relative_error(a, n) < 1e-6
+    plain = attention_backward(Q, K, V, dOut)
+    assert relative_error(plain[0], analytic[0]) > 1e-2  # the scale really matters
+
+
+def test_attention_backward_step_by_step_formulas():
+    rng = np.random.default_rng(8)
+    Q, K, V = rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 2))
+    dOut = rng.normal(size=(3, 2))
+    _, A = al.scaled_dot_product_attention(Q, K, V)
+    dQ, dK, dV = attention_backward(Q, K, V, dOut)
+    np.testing.assert_allclose(dV, A.T @ dOut)
+    # dS row by row through the full Jacobian of chapter 4
+    dS = np.stack([softmax_jacobian(A[i]) @ (dOut @ V.T)[i] for i in range(3)])
+    np.testing.assert_allclose(dQ, dS @ K / 2)
+    np.testing.assert_allclose(dK, dS.T @ Q / 2)
+
+
+def test_hidden_keys_get_no_gradient_and_masked_scores_none():
+    rng = np.random.default_rng(9)
+    Q, K, V = rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 5, 4)), rng.normal(size=(2, 5, 3))
+    mask = np.ones((3, 5), dtype=bool)
+    mask[:, 2] = False
+    dQ, dK, dV = attention_backward(Q, K, V, rng.normal(size=(2, 3, 3)), mask=mask)
+    assert not dK[:, 2].any() and not dV[:, 2].any()
+    assert dK[:, [0, 1, 3, 4]].all()
+
+
+def test_float32_stays_float32_and_lists_work():
+    rng = np.random.default_rng(10)
+    Q, K, V = (rng.normal(size=(3, 4)).astype(np.float32) for _ in range(3))
+    grads = attention_backward(Q, K, V, np.ones((3, 4), dtype=np.float32))
+    assert all(g.dtype == np.float32 for g in grads)
+    lists = attention_backward([[1, 0]], [[1, 0], [0, 1]], [[1, 2], [3, 4]], [[1, 1]])
+    assert [g.shape for g in lists] == [(1, 2), (2, 2), (2, 2)]
+
+
+@pytest.mark.parametrize(
+    ("dOut", "error", "message"),
+    [
+        (
+            np.ones((3, 4)),
+            ValueError,
+            r"dOut must have the shape of the attention output, \(3, 2\)",
+        ),
+        (np.full((3, 2), np.nan), ValueError, "NaN or infinity"),
+        (np.ones((3, 2), dtype=bool), TypeError, "boolean"),
+        (np.ones(2), ValueError, "at least 2 dimensions"),
+    ],
+)
+def test_attention_backward_rejects_a_bad_upstream_gradient(dOut, error, message):
+    rng = np.random.default_rng(11)
+    Q, K, V = rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 2))
+    with pytest.raises(error, match=message):
+        attention_backward(Q, K, V, dOut)
+
+
+def test_attention_backward_checks_the_forward_inputs_too():
+    with pytest.raises(ValueError, match="Q and K must share d_k"):
+        attention_backward(np.ones((2, 4)), np.ones((3, 5)), np.ones((3, 2)), np.ones((2, 2)))
+    with pytest.raises(ValueError, match="allows no key"):
+        mask = np.array([[True, False], [False, False]])
+        attention_backward(np.ones((2, 4)), np.ones((2, 4)), np.ones((2, 2)), np.ones((2, 2)), mask)
+
+
+# --- softmax_backward, numerical_gradient, relative_error ----------------------------------
+
+
+def test_softmax_backward_is_the_jacobian_applied_without_building_it():
+    rng = np.random.default_rng(12)
+    p = al.softmax(rng.normal(size=(2, 3, 6)) * 2)
+    dp = rng.normal(size=p.shape)
+    dz = softmax_backward(p, dp)
+    np.testing.assert_allclose(dz, np.einsum("...ij,...i->...j", softmax_jacobian(p), dp))
+    np.testing.assert_allclose(dz.sum(axis=-1), 0.0, atol=1e-15)  # shift invariance
+
+
+def test_softmax_backward_rejects_bad_input():
+    with pytest.raises(ValueError, match=r"dp must have the shape of p"):
+        softmax_backward([0.5, 0.5], [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="did you pass the scores instead"):
+        softmax_backward([2.0, -1.0], [1.0, 1.0])
+
+
+def test_numerical_gradient_of_a_known_function_leaves_its_input_alone():
+    x = np.array([[1.0, -2.0], [0.5, 3.0]])
+    before = x.copy()
+    grad = numerical_gradient(lambda v: np.sum(v**3), x)
+    np.testing.assert_allclose(grad, 3 * before**2, rtol=1e-8)
+    assert np.array_equal(x, before)
+    with pytest.raises(ValueError, match="eps must be a positive"):
+        numerical_gradient(np.sum, x, eps=0)
+
+
+def test_relative_error():
+    assert relative_error([1.0, 2.0], [1.0, 2.0]) == 0.0
+    assert relative_error([0.0], [0.0]) == 0.0
+    assert math.isclose(relative_error([1.0, 0.0], [0.0, 0.0]), 1.0)
+    assert math.isclose(relative_error([3.0], [1.0]), 0.5)
+    with pytest.raises(ValueError, match=r"same shape, got \(2,\) and \(3,\)"):
+        relative_error([1.0, 2.0], [1.0, 2.0, 3.0])
+
+
+# --- the pronoun data and the model ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def data():
+    return learning.pronoun_data()
+
+
+@pytest.fixture(scope="module")
+def run(data):
+    return learning.train(*data, checkpoints=(0, 50, 150))
+
+
+def test_pronoun_sentences_are_what_the_chapter_says(data):
+    train, test = data
+    assert (len(train.tokens), len(test.tokens)) == (400, 160)
+    assert not set(train.tokens) & set(test.tokens)
+    for d in data:
+        for i, words in enumerate(d.tokens):
+            assert len(words) == 8 and words[d.it[i]] == "it"
+            assert words[d.referent[i]] == learning.NOUNS[d.target[i]]
+            assert words[d.distractor[i]] in learning.PLURALS
+            assert words[d.distractor[i]] != learning.PLURALS[d.target[i]]
+        assert d.X.shape == (len(d.tokens), 8, 16) and not d.X.flags.writeable
+    # Neither order nor position gives the answer away.
+    both = np.concatenate([train.referent < train.distractor, test.referent < test.distractor])
+    assert both.mean() == 0.5
+    assert pronoun_split_again() == train.tokens[:3]
+
+
+def pronoun_split_again():
+    return learning.pronoun_data()[0].tokens[:3]  # the same seed gives the same split
+
+
+def test_pronoun_data_rejects_a_bad_split():
+    with pytest.raises(ValueError, match="n_train must be between 1 and 559"):
+        learning.pronoun_data(n_train=560)
+
+
+def test_embed_and_its_errors():
+    cake, cakes, cookie, cookies = learning.embed(["cake", "cakes", "cookie", "cookies"])
+    np.testing.assert_allclose(cake + cookies, cakes + cookie)  # meaning + number
+    with pytest.raises(ValueError, match="'cakez' is not in the vocabulary"):
+        learning.embed(["cakez"])
+    with pytest.raises(TypeError, match="list of words"):
+        learning.embed("cake")
+    assert not learning.EMBEDDINGS.flags.writeable
+
+
+def test_forward_shapes_and_attention_rows(data):
+    logits, attention = learning.forward(learning.init_weights(), data[1])
+    assert logits.shape == (160, 8) and attention.shape == (160, 8)
+    np.testing.assert_allclose(attention.sum(axis=1), 1.0)
+
+
+def test_model_gradients_match_finite_differences(data):
+    train = data[0]
+    small = learning.PronounData(*(field[:6] for field in train))
+    weights = learning.init_weights(seed=3, scale=0.3)
+    _, grads = learning.loss_and_gradients(weights, small)
+    for name in ("W_q", "W_k", "W_v"):
+
+        def loss(W, name=name):
+            return learning.loss_and_gradients({**weights, name: W}, small)[0]
+
+        assert relative_error(grads[name], numerical_gradient(loss, weights[name])) < 1e-6
+
+
+def test_training_is_deterministic_and_reaches_the_quoted_accuracy(data, run):
+    again = learning.train(*data)
+    assert again.loss[-1] == run.loss[-1]
+    assert round(run.loss[0], 2) == 2.08 and round(run.loss[-1], 3) == 0.022
+    assert run.train_accuracy[-1] == 1.0 and run.test_accuracy[-1] == 1.0
+    assert sorted(run.snapshots) == [0, 50, 150]
+    assert all(np.array_equal(run.snapshots[150][k], run.weights[k]) for k in run.weights)
+    _, before = learning.forward(run.snapshots[0], data[1])
+    _, after = learning.forward(run.weights, data[1])
+    assert before.max() < 0.3
+    assert np.all(after.argmax(axis=1) == data[1].referent)
+
+
+def test_uniform_attention_never_moves_and_stays_near_half(data):
+    uniform = learning.train(*data, attention=False)
+    assert not uniform.weights["W_q"].any() and not uniform.weights["W_k"].any()
+    assert round(uniform.train_accuracy[-1], 2) == 0.47  # the numbers chapter 10 quotes
+    assert round(uniform.test_accuracy[-1], 2) == 0.43
+    zero = {name: np.zeros((16, 16)) for name in ("W_q", "W_k", "W_v")}
+    from_zero = learning.train(*data, start=zero)  # the exercise "Why not start from zero?"
+    assert not from_zero.weights["W_q"].any() and from_zero.weights["W_v"].any()
+    assert from_zero.train_accuracy[-1] == uniform.train_accuracy[-1]
+    assert from_zero.test_accuracy[-1] == uniform.test_accuracy[-1]
+
+
+# --- checkers -------------------------------------------------------------------------------
+
+
+def good_softmax_backward(p, dp):
+    return p * (dp - np.sum(p * dp, axis=-1, keepdims=True))
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint"),
+    [
+        (lambda p, dp: p * dp, "derivative of exp alone"),
+        (lambda p, dp: p * (1 - p) * dp, "only the diagonal of the Jacobian"),
+        (lambda p, dp: p * (dp - dp.sum(axis=-1, keepdims=True)), "plain sum of dp"),
+        (lambda p, dp: dp - np.sum(p * dp, axis=-1, keepdims=True), "forgot to multiply by p"),
+        (lambda p, dp: -good_softmax_backward(p, dp), "sign is flipped"),
+        (lambda p, dp: dp, "returned dp unchanged"),
+        (lambda p, dp: np.diag(p) - np.outer(p, p), "Jacobian itself"),
+        (
+            lambda p, dp: p * (dp - np.sum(p * dp, axis=0, keepdims=True)),
+            "down the columns (axis=0)",
+        ),
+        (lambda p, dp: p * (dp - np.sum(p * dp)), "one sum for the whole array"),
+        (lambda p, dp: p * (dp - np.sum(p * dp, axis=-1)), "keepdims"),
+    ],
+)
+def test_softmax_backward_checker_names_the_mistake(fn, hint, capsys):
+    result = check_softmax_backward(fn)
+    line = capsys.readouterr().out
+    assert not result and result.status == "FAIL"
+    assert hint in line and line.startswith("[softmax_backward] FAIL:")
+
+
+def test_softmax_backward_checker_pass_todo_and_crash(capsys):
+    assert check_softmax_backward(good_softmax_backward)
+    assert "PASS: all 4 cases" in capsys.readouterr().out
+    assert check_softmax_backward(lambda p, dp: None).status == "TODO"
+    crash = check_softmax_backward(lambda p, dp: 1 / 0)
+    assert crash.status == "FAIL" and "ZeroDivisionError" in crash.message
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint"),
+    [
+        (lambda A, dO: A @ dO, "you computed A @ dOut"),
+        (lambda A, dO: dO @ A.T, "order is reversed"),
+        (lambda A, dO: (A.T @ dO).T, "transpose of dV"),
+        (lambda A, dO: A * dO, "entry by entry"),
+        (lambda A, dO: A.T @ dO, "swap only the last two"),
+        (lambda A, dO: (np.swapaxes(A, -1, -2) @ dO)[..., :2, :], "one row per key"),
+    ],
+)
+def test_grad_V_checker_names_the_mistake(fn, hint):
+    result = check_grad_V(fn)
+    assert result.status == "FAIL" and hint in result.message
+
+
+def test_grad_V_checker_pass_todo_and_crash():
+    assert check_grad_V(lambda A, dO: np.swapaxes(A, -1, -2) @ dO).status == "PASS"
+    assert check_grad_V(lambda A, dO: None).status == "TODO"
+    crash = check_grad_V(lambda A, dO: A.nonexistent)
+    assert crash.status == "FAIL" and "AttributeError" in crash.message
+    assert "keepdims" not in check_grad_V(lambda A, dO: A.T @ dO).message
+
+
+def test_initial_loss_checker(capsys):
+    assert check_initial_loss(2.08) and check_initial_loss(3.0, n_nouns=20)
+    assert check_initial_loss(None).status == "TODO"
+    assert "-log of it" in check_initial_loss(0.125).message
+    assert "minus sign" in check_initial_loss(-2.08).message
+    assert "log base 2" in check_initial_loss(3).message
+    assert "number of nouns" in check_initial_loss(8).message
+    assert check_initial_loss("2.08").status == "FAIL"
+    assert check_initial_loss(2.5).message.endswith("redo the calculation step by step.")
+
+
+# --- figures ---------------------------------------------------------------------------------
+
+
+def test_training_curves_draw_both_panels_with_the_baseline(run):
+    fig, alt = training_curves(
+        run.loss,
+        run.train_accuracy,
+        run.test_accuracy,
+        uniform_loss=np.full(151, 1.4),
+        uniform_accuracy=np.full(151, 0.43),
+        chance=1 / 8,
+    )
+    left, right = fig.axes
+    assert "loss" in left.get_ylabel() and right.get_ylabel() == "accuracy"
+    labels = right.get_legend_handles_labels()[1]
+    assert labels == ["chance (0.125)", "train", "test", "test, uniform attention"]
+    train_line, test_line = right.get_lines()[1:3]
+    assert train_line.get_linestyle() != test_line.get_linestyle()
+    assert train_line.get_marker() != test_line.get_marker()
+    assert "loss from 2.08 to 0.02 (with uniform attention to 1.40)" in alt
+    assert "test accuracy from 14% to 100%" in alt and "uniform attention accuracy" in alt
+    plt.close(fig)
+    with pytest.raises(ValueError, match=r"test_accuracy must be shape \(151,\)"):
+        training_curves(run.loss, run.train_accuracy, run.test_accuracy[:5])
+
+
+def grid_inputs():
+    tokens = [("the", "cake", "and", "it"), ("I", "saw", "dogs", "it")]
+    weights = np.array([[0.1, 0.7, 0.1, 0.1], [0.2, 0.2, 0.5, 0.1]])
+    return weights, tokens, np.array([1, 2])
+
+
+def test_it_attention_labels_cells_with_tokens_and_outlines_the_noun():
+    weights, tokens, referent = grid_inputs()
+    fig, alt = it_attention(weights, tokens, referent, title="demo")
+    ax = fig.axes[0]
+    texts = [t.get_text() for t in ax.texts]
+    assert "cake\n0.70" in texts and "dogs\n0.50" in texts and len(texts) == 8
+    boxes = [p for p in ax.patches if isinstance(p, Rectangle)]
+    centres = {(b.get_x() + b.get_width() / 2, b.get_y() + b.get_height() / 2) for b in boxes}
+    assert {(round(x, 6), round(y, 6)) for x, y in centres} == {(1.0, 0.0), (2.0, 1.0)}
+    assert "referent gets 0.60 of the attention of 'it' on average" in alt
+    assert "top token in 2 of 2" in alt
+    plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((np.ones((2, 4)) / 4, [("a",) * 4], [0, 1]), "one token list per row"),
+        ((np.ones((2, 4)) / 4, [("a",) * 3] * 2, [0, 1]), "needs 4 tokens"),
+        ((np.ones((2, 4)) / 4, [("a",) * 4] * 2, [0.5, 1]), "one position per sentence"),
+        ((np.ones(4) / 4, [("a",) * 4], [0]), r"at least 2 dimensions"),
+    ],
+)
+def test_it_attention_rejects_bad_input(args, message):
+    open_figures = plt.get_fignums()
+    with pytest.raises(ValueError, match=message):
+        it_attention(*args, title="x")
+    assert plt.get_fignums() == open_figures  # checked before drawing: no figure left open
+
+
+def test_before_after_stacks_two_grids():
+    weights, tokens, referent = grid_inputs()
+    fig, alt = before_after(np.full((2, 4), 0.25), weights, tokens, referent)
+    titles = [ax.get_title() for ax in fig.axes[:2]]
+    assert titles[0].startswith("Before training") and titles[1].startswith("After training")
+    assert "Before training: the referent gets 0.25" in alt
+    assert "After training: the referent gets 0.60" in alt
+    plt.close(fig)
+    with pytest.raises(ValueError, match="every sentence needs 3 tokens"):
+        before_after(np.full((2, 3), 1 / 3), weights, tokens, referent)
+
+
+def test_training_frame_marks_the_step(run):
+    weights, tokens, referent = grid_inputs()
+    fig, alt = training_frame(50, weights, tokens, referent, run.loss, run.test_accuracy)
+    grid_ax, curve_ax = fig.axes
+    assert grid_ax.get_title() == "Step 50: loss 1.27, test accuracy 76%"
+    marker = curve_ax.get_lines()[1]
+    assert list(marker.get_xdata()) == [50]
+    assert alt.startswith("Training step 50: loss 1.27, test accuracy 76%;")
+    plt.close(fig)
+    with pytest.raises(ValueError, match="step 151 is outside the history of 150 steps"):
+        training_frame(151, weights, tokens, referent, run.loss, run.test_accuracy)

@@ -1,0 +1,348 @@
+"""Chapter 8: padding masks and padded batches, the short sentence, figures, checkers."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import attention_lib as al
+from attention_lib import toy
+from attention_lib.checks import check_causal_count, check_causal_mask, check_masked_softmax
+from attention_lib.checks.masking import masked_softmax
+from attention_lib.plotting import masked_heatmaps, masked_row
+
+SHORT = toy.masking
+IT, CAKE = toy.token_index("it"), toy.token_index("cake")
+
+# --- padding_mask ------------------------------------------------------------------------
+
+
+def naive_padding_mask(lengths, n):
+    mask = np.zeros((len(lengths), 1, n), dtype=bool)
+    for b, length in enumerate(lengths):
+        for j in range(n):
+            mask[b, 0, j] = j < length
+    return mask
+
+
+@pytest.mark.parametrize(
+    ("lengths", "n"), [([8, 5], 8), ([1], 1), ([3, 1, 4, 4], 4), (np.array([2, 7]), 9)]
+)
+def test_padding_mask_matches_a_loop(lengths, n):
+    mask = al.padding_mask(lengths, n)
+    assert mask.dtype == np.bool_ and mask.shape == (len(lengths), 1, n)
+    np.testing.assert_array_equal(mask, naive_padding_mask(lengths, n))
+
+
+def test_padded_batch_equals_each_sentence_alone():
+    rng = np.random.default_rng(0)
+    lengths, n, d = [6, 2, 4], 6, 3
+    sentences = [rng.normal(size=(length, d)) for length in lengths]
+    batch, got_lengths = al.pad_batch(sentences, n)  # (3, 6, 3)
+    assert list(got_lengths) == lengths
+    out, weights = al.scaled_dot_product_attention(
+        batch, batch, batch, mask=al.padding_mask(lengths, n)
+    )
+    leaky, _ = al.scaled_dot_product_attention(batch, batch, batch)
+    for b, X in enumerate(sentences):
+        alone_out, alone_w = al.scaled_dot_product_attention(X, X, X)
+        length = lengths[b]
+        np.testing.assert_allclose(out[b, :length], alone_out, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(weights[b, :length, :length], alone_w, rtol=0, atol=1e-12)
+        assert np.all(weights[b, :, length:] == 0.0)
+        if length < n:  # without the mask, padding changes the real outputs
+            assert np.abs(leaky[b, :length] - alone_out).max() > 1e-3
+
+
+def test_padding_mask_broadcasts_over_heads_and_combines_with_causal():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(2, 5, 4))
+    W = rng.normal(size=(4, 4, 4))
+    mask = al.padding_mask([5, 3], 5)  # (b, 1, n)
+    out, weights = al.multi_head_attention(X, *W, h=2, mask=mask)  # adds the head axis
+    assert weights.shape == (2, 2, 5, 5) and np.all(weights[1, :, :, 3:] == 0.0)
+    alone, _ = al.multi_head_attention(X[1, :3], *W, h=2)
+    np.testing.assert_allclose(out[1, :3], alone, rtol=0, atol=1e-12)
+    Qh, Kh, Vh = (al.split_heads(X @ W_i, 2) for W_i in W[:3])  # (b, h, n, d_k) each
+    _, split_w = al.scaled_dot_product_attention(Qh, Kh, Vh, mask=mask[:, None])
+    np.testing.assert_allclose(split_w, weights, rtol=0, atol=1e-15)  # (b, 1, 1, n) here
+    both = al.causal_mask(5) & al.padding_mask([5, 3], 5)  # (2, 5, 5)
+    assert both.shape == (2, 5, 5) and both.any(axis=-1).all()  # no empty row
+    np.testing.assert_array_equal(both[1, 4], [True, True, True, False, False])
+
+
+@pytest.mark.parametrize(
+    ("lengths", "n", "error", "match"),
+    [
+        ([5, 0], 8, ValueError, r"lengths\[1\] = 0, but every sentence needs at least 1"),
+        ([5, -2], 8, ValueError, r"lengths\[1\] = -2"),
+        ([5, 9], 8, ValueError, r"lengths\[1\] = 9 is longer than the padded length n = 8"),
+        ([5.0, 3.0], 8, TypeError, "lengths must be whole numbers.*float64"),
+        ([True, True], 8, TypeError, "lengths must be whole numbers.*bool"),
+        (["5"], 8, TypeError, "lengths must be whole numbers"),
+        (5, 8, TypeError, r"one length per sentence, got the single number 5.*\[5\]"),
+        ([], 8, TypeError, "lengths must be whole numbers"),
+        (np.array([], dtype=int), 8, ValueError, "non-empty 1-D list"),
+        ([[5, 3]], 8, ValueError, r"non-empty 1-D list.*\(1, 2\)"),
+        ([[5, 3], [1]], 8, ValueError, "flat list of whole numbers"),
+        ([5], 0, ValueError, "n must be at least 1"),
+        ([5], 8.0, TypeError, "n must be a positive whole number"),
+    ],
+)
+def test_padding_mask_rejects_bad_input(lengths, n, error, match):
+    with pytest.raises(error, match=match):
+        al.padding_mask(lengths, n)
+
+
+# --- pad_batch ---------------------------------------------------------------------------
+
+
+def test_pad_batch_pads_with_zero_rows_and_keeps_the_dtype():
+    a = np.ones((3, 2), dtype=np.float32)
+    b = np.full((1, 2), 2.0, dtype=np.float32)
+    batch, lengths = al.pad_batch([a, b])
+    assert batch.shape == (2, 3, 2) and batch.dtype == np.float32
+    assert list(lengths) == [3, 1] and lengths.dtype == np.int64
+    np.testing.assert_array_equal(batch[1], [[2, 2], [0, 0], [0, 0]])
+    assert al.pad_batch([a], n=5)[0].shape == (1, 5, 2)
+    assert al.pad_batch([[[1, 2]]])[0].dtype == np.float64  # integers promoted
+
+
+@pytest.mark.parametrize(
+    ("sequences", "n", "error", "match"),
+    [
+        ([], None, ValueError, "at least one sentence"),
+        (np.zeros((2, 3, 4)), None, TypeError, "list of \\(n_b, d\\) matrices"),
+        ([np.zeros((3, 4)), np.zeros((2, 5))], None, ValueError, r"same width d.*\(2, 5\)"),
+        ([np.zeros(4)], None, ValueError, "at least 2 dimensions"),
+        ([np.zeros((2, 2, 2))], None, ValueError, r"must be 2-D .*\(2, 2, 2\)"),
+        ([np.zeros((6, 4))], 5, ValueError, "n = 5 is shorter than sequences\\[0\\]"),
+        ([np.full((2, 2), np.nan)], None, ValueError, "NaN or infinity"),
+    ],
+)
+def test_pad_batch_rejects_bad_input(sequences, n, error, match):
+    with pytest.raises(error, match=match):
+        al.pad_batch(sequences, n)
+
+
+# --- The short sentence ------------------------------------------------------------------
+
+
+def test_short_sentence_is_read_only_and_in_the_toy_space():
+    assert SHORT.SHORT_TOKENS == tuple(SHORT.SHORT_SENTENCE.rstrip(".").split())
+    np.testing.assert_array_equal(SHORT.X_SHORT, toy.embed(SHORT.SHORT_TOKENS))
+    assert SHORT.BATCH.shape == (2, 8, 4) and list(SHORT.LENGTHS) == [8, 5]
+    np.testing.assert_array_equal(SHORT.BATCH[0], toy.X)
+    assert np.all(SHORT.BATCH[1, 5:] == 0.0)
+    assert SHORT.BATCH_TOKENS[1][5:] == (SHORT.PAD,) * 3
+    for array in (SHORT.X_SHORT, SHORT.BATCH, SHORT.LENGTHS):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 1
+
+
+def test_the_short_sentence_tells_the_padding_story():
+    ate, pie = SHORT.SHORT_TOKENS.index("ate"), SHORT.SHORT_TOKENS.index("pie")
+    alone_out, alone_w = SHORT.attention_alone()
+    assert alone_w[ate].argmax() == pie and round(alone_w[ate, pie], 2) == 0.27
+    Q, K, V = SHORT.projections()
+    leaky_out, leaky_w = al.scaled_dot_product_attention(Q, K, V)
+    to_padding = leaky_w[1, :5, 5:].sum(axis=-1)
+    assert 0.29 <= to_padding.min() and to_padding.max() < 0.35  # about a third each
+    assert round(leaky_w[1, ate, pie], 2) == 0.19
+    out, _ = al.scaled_dot_product_attention(Q, K, V, mask=al.padding_mask(SHORT.LENGTHS, 8))
+    np.testing.assert_allclose(out[1, :5], alone_out, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(out[0], toy.attention()[0], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(leaky_out[0], toy.attention()[0], rtol=0, atol=1e-12)
+
+
+def test_causal_story_of_the_sentence():
+    Q, K, V = toy.projections()
+    _, weights = al.scaled_dot_product_attention(Q, K, V, mask=al.causal_mask(8))
+    assert weights[IT].argmax() == CAKE and round(weights[IT, CAKE], 2) == 0.28
+    assert weights[CAKE, IT] == 0.0 and round(weights[CAKE, CAKE], 2) == 0.37
+
+
+# --- Figures -----------------------------------------------------------------------------
+
+
+def causal_weights():
+    Q, K, V = toy.projections()
+    return al.scaled_dot_product_attention(Q, K, V, mask=al.causal_mask(8))[1]
+
+
+def test_masked_heatmaps_hatch_masked_cells_and_describe_them():
+    _, plain = toy.attention()
+    causal = al.causal_mask(8)
+    fig, alt = masked_heatmaps(
+        [plain, causal_weights()], [None, causal], toy.TOKENS, titles=["a", "b"], title="T"
+    )
+    panels = [ax for ax in fig.axes if ax.images]
+    assert [ax.get_title() for ax in panels] == ["a", "b"]
+    for ax in panels:
+        assert [t.get_text() for t in ax.get_xticklabels()] == list(toy.TOKENS)
+        assert ax.images[0].get_clim() == (0.0, 1.0)
+    left, right = ([t.get_text() for t in ax.texts] for ax in panels)
+    assert left.count("—") == 0 and right.count("—") == 28
+    assert sum(p.get_hatch() == "///" for p in panels[1].patches) == 28
+    assert "1.00" in right  # "I" sees only itself
+    assert alt.startswith("2 heatmaps: T.") and "hatched" in alt
+    assert "a: 0 of 64 cells masked" in alt and "b: 28 of 64 cells masked" in alt
+    assert "'it' -> 'cake' (0.28)" in alt
+    plt.close(fig)
+
+
+def test_masked_heatmaps_reject_bad_input():
+    w = causal_weights()
+    causal = al.causal_mask(8)
+    with pytest.raises(ValueError, match="not 0"):
+        masked_heatmaps([toy.attention()[1]], [causal], toy.TOKENS, titles=["x"], title="x")
+    with pytest.raises(ValueError, match="1 to 3 panels"):
+        masked_heatmaps([w, w], [causal], toy.TOKENS, titles=["x", "y"], title="x")
+    with pytest.raises(TypeError, match="must be boolean"):
+        masked_heatmaps([w], [causal.astype(int)], toy.TOKENS, titles=["x"], title="x")
+    with pytest.raises(ValueError, match="does not fit"):
+        masked_heatmaps([w], [causal[:3]], toy.TOKENS, titles=["x"], title="x")
+    with pytest.raises(ValueError, match="one label per row"):
+        masked_heatmaps([w], [causal], toy.TOKENS[:7], titles=["x"], title="x")
+
+
+def test_masked_row_marks_the_hidden_keys():
+    w, causal = causal_weights(), al.causal_mask(8)
+    fig, alt = masked_row(w[IT], causal[IT], toy.TOKENS, title="row of it")
+    ax = fig.axes[0]
+    texts = [t.get_text() for t in ax.texts]
+    assert texts.count("—\nmasked") == 2 and "0.28" in texts
+    greyed = [t.get_text() for t in ax.get_xticklabels() if t.get_color() == "0.5"]
+    assert greyed == ["was", "delicious"]
+    assert alt == (
+        "Bar chart: row of it. 6 of 8 keys allowed; largest 'cake' (0.28); "
+        "masked (weight 0): 'was', 'delicious'."
+    )
+    plt.close(fig)
+    fig, alt = masked_row(w[-1], causal[-1], toy.TOKENS, title="last")
+    assert alt.endswith("no key masked.")
+    plt.close(fig)
+
+
+def test_masked_row_rejects_bad_input():
+    w, causal = causal_weights(), al.causal_mask(8)
+    with pytest.raises(TypeError, match="boolean"):
+        masked_row(w[0], causal[0].astype(int), toy.TOKENS, title="x")
+    with pytest.raises(ValueError, match="one entry per key"):
+        masked_row(w[0], causal[0, :4], toy.TOKENS, title="x")
+    with pytest.raises(ValueError, match="no True entry"):
+        masked_row(np.zeros(8), np.zeros(8, dtype=bool), toy.TOKENS, title="x")
+    with pytest.raises(ValueError, match="not 0"):
+        masked_row(toy.attention()[1][0], causal[0], toy.TOKENS, title="x")
+
+
+# --- Checkers ----------------------------------------------------------------------------
+
+
+def crashes(*args, **kwargs):
+    raise KeyError("oops")
+
+
+@pytest.mark.parametrize(
+    ("fn", "status", "hint"),
+    [
+        (lambda n: np.tril(np.ones((n, n), dtype=bool)), "PASS", "all 3 cases match"),
+        (lambda n: al.causal_mask(n), "PASS", "all 3 cases match"),
+        (lambda n: np.arange(n)[None, :] <= np.arange(n)[:, None], "PASS", "all 3 cases"),
+        (lambda n: np.triu(np.ones((n, n), dtype=bool)), "FAIL", "that is the upper triangle"),
+        (lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1), "FAIL", "the diagonal is False"),
+        (lambda n: ~al.causal_mask(n), "FAIL", "True marks the blocked keys"),
+        (lambda n: np.tri(n), "FAIL", "the pattern is right but the dtype is float64"),
+        (lambda n: np.tril(np.ones((n, n), dtype=int)), "FAIL", "dtype is int64"),
+        (lambda n: np.ones((n, n), dtype=bool), "FAIL", "that is no mask at all"),
+        (lambda n: np.ones((n, n + 1), dtype=bool), "FAIL", "one row per query"),
+        (lambda n: None, "TODO", "returned None"),
+        (crashes, "FAIL", "raised KeyError: 'oops'"),
+    ],
+)
+def test_causal_mask_checker(fn, status, hint, capsys):
+    result = check_causal_mask(fn)
+    line = capsys.readouterr().out
+    assert result.status == status and bool(result) is (status == "PASS")
+    assert line.startswith(f"[causal_mask] {status}: ") and hint in line
+    assert line.count("\n") == 1
+
+
+def stable_softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def shift_by_raw_max(scores, mask):
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True)) * mask  # max of the raw row
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def in_place(scores, mask):
+    scores[~np.broadcast_to(mask, scores.shape)] = -np.inf
+    return stable_softmax(scores)
+
+
+@pytest.mark.parametrize(
+    ("fn", "status", "hint"),
+    [
+        (masked_softmax, "PASS", "all 4 cases match"),
+        (lambda s, mask: stable_softmax(np.where(mask, s, -1e30)), "PASS", "all 4 cases"),
+        (lambda s, mask: stable_softmax(s) * mask, "FAIL", "never renormalised"),
+        (lambda s, mask: stable_softmax(np.where(mask, s, 0.0)), "FAIL", "but exp(0) = 1"),
+        (lambda s, mask: stable_softmax(np.where(mask, -np.inf, s)), "FAIL", "blocked the allowed"),
+        (lambda s, mask: stable_softmax(s), "FAIL", "the mask was ignored"),
+        (lambda s, mask: masked_softmax(s, mask.T), "FAIL", "mask transposed"),
+        (shift_by_raw_max, "FAIL", "the maximum of the raw row is the masked 1000"),
+        (
+            lambda s, mask: masked_softmax(s, mask) + 1e-3 * ~np.broadcast_to(mask, s.shape),
+            "FAIL",
+            "a masked weight must be exactly 0",
+        ),
+        (lambda s, mask: 2 * masked_softmax(s, mask), "FAIL", "rows sum to 2 on"),
+        (lambda s, mask: masked_softmax(s, mask)[..., :-1], "FAIL", "one weight per score"),
+        (in_place, "FAIL", "changed its input array in place"),
+        (lambda s, mask: None, "TODO", "returned None"),
+        (crashes, "FAIL", "raised KeyError"),
+    ],
+)
+def test_masked_softmax_checker(fn, status, hint, capsys):
+    result = check_masked_softmax(fn)
+    line = capsys.readouterr().out
+    assert result.status == status and bool(result) is (status == "PASS")
+    assert line.startswith(f"[masked_softmax] {status}: ") and hint in line
+    assert line.count("\n") == 1
+
+
+def test_masked_softmax_reference_is_the_library():
+    rng = np.random.default_rng(2)
+    Q, K, V = rng.normal(size=(3, 2, 5, 4))
+    mask = al.causal_mask(5)
+    _, weights = al.scaled_dot_product_attention(Q, K, V, mask=mask)
+    np.testing.assert_allclose(masked_softmax(al.attention_scores(Q, K) / 2, mask), weights)
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "hint"),
+    [
+        (36, "PASS", "36 is right"),
+        (sum(range(1, 9)), "PASS", "36 is right"),
+        (None, "TODO", "replace None"),
+        (28, "FAIL", "leaves out the diagonal"),
+        (64, "FAIL", "every entry of the 8 x 8 mask"),
+        (32, "FAIL", "splits the diagonal in two"),
+        (8, "FAIL", "the diagonal alone"),
+        (40, "FAIL", "too high"),
+        ("36", "FAIL", "expected one number"),
+    ],
+)
+def test_causal_count_checker(answer, status, hint, capsys):
+    result = check_causal_count(answer)
+    line = capsys.readouterr().out
+    assert result.status == status and bool(result) is (status == "PASS")
+    assert line.startswith(f"[causal_count] {status}: ") and hint in line
+
+
+def test_causal_count_follows_n(capsys):
+    assert check_causal_count(10, n=4)
+    assert not check_causal_count(6, n=4)
+    assert "leaves out the diagonal" in capsys.readouterr().out

@@ -1,0 +1,278 @@
+"""Chapter 9: checkers tested both ways, and the timing, memory and dependency figures."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import attention_lib as al
+from attention_lib import toy
+from attention_lib.checks import check_attention_rows, check_flops, check_score_memory
+from attention_lib.plotting import (
+    dependency_figure,
+    fmt_bytes,
+    fmt_time,
+    memory_plot,
+    speedup_plot,
+    timing_plot,
+)
+
+# --- Checker: attention one query row at a time ------------------------------------------
+
+
+def good_rows(Q, K, V):
+    output = np.zeros((Q.shape[0], V.shape[1]))
+    for i in range(Q.shape[0]):
+        z = K @ Q[i] / np.sqrt(Q.shape[1])
+        p = np.exp(z - z.max())
+        output[i] = p / p.sum() @ V
+    return output
+
+
+def rows_with(score=None, normalise=None, query=None, shift=True):
+    """A row loop with one thing done wrong."""
+
+    def fn(Q, K, V):
+        d_k = Q.shape[1]
+        output = np.zeros((Q.shape[0], V.shape[1]))
+        S = Q @ K.T / np.sqrt(d_k)
+        for i in range(Q.shape[0]):
+            q = Q[i] if query is None else query(Q, K, i)
+            z = K @ q / np.sqrt(d_k) if score is None else score(q, K, d_k)
+            e = np.exp(z - z.max()) if shift else np.exp(z)
+            p = e / e.sum() if normalise is None else normalise(e, S)
+            output[i] = p @ V
+        return output
+
+    return fn
+
+
+def whole_matrix(Q, K, V):
+    S = Q @ K.T / np.sqrt(Q.shape[1])
+    e = np.exp(S - S.max())
+    return e / e.sum() @ V
+
+
+def returns_a_flat_row(Q, K, V):
+    return good_rows(Q, K, V)[0] if len(Q) == 1 else good_rows(Q, K, V)
+
+
+def crashes(Q, K, V):
+    raise KeyError("oops")
+
+
+@pytest.mark.parametrize(
+    ("fn", "status", "hint"),
+    [
+        (good_rows, "PASS", "all 4 cases match"),
+        (lambda Q, K, V: al.attention_by_rows(Q, K, V), "PASS", "all 4 cases match"),
+        (lambda Q, K, V: al.scaled_dot_product_attention(Q, K, V), "PASS", "all 4"),  # tuple
+        (rows_with(score=lambda q, K, d: K @ q), "FAIL", "you forgot the scale"),
+        (rows_with(score=lambda q, K, d: K @ q / d), "FAIL", "you divided by d_k = 4"),
+        (whole_matrix, "FAIL", "you normalised over the whole matrix"),
+        (rows_with(query=lambda Q, K, i: Q[0]), "FAIL", "the first query's row"),
+        (rows_with(query=lambda Q, K, i: Q[-1]), "FAIL", "the last query's row"),
+        (rows_with(query=lambda Q, K, i: K[i]), "FAIL", "you used K[i] as the query"),
+        (rows_with(normalise=lambda e, S: e), "FAIL", "do not add up to 1"),
+        (lambda Q, K, V: Q @ K.T / np.sqrt(Q.shape[1]) @ V, "FAIL", "you skipped the softmax"),
+        (lambda Q, K, V: al.scaled_dot_product_attention(Q, K, V)[1], "FAIL", "the weights"),
+        (rows_with(shift=False), "FAIL", "Subtract each row's maximum"),
+        (returns_a_flat_row, "FAIL", "keep the query axis"),
+        (lambda Q, K, V: good_rows(Q, K, V).T, "FAIL", "returned shape (2, 3)"),
+        (lambda Q, K, V: None, "TODO", "returned None"),
+        (crashes, "FAIL", "raised KeyError: 'oops'"),
+    ],
+)
+def test_attention_rows_checker(fn, status, hint, capsys):
+    result = check_attention_rows(fn)
+    line = capsys.readouterr().out
+    assert result.status == status and bool(result) is (status == "PASS")
+    assert line.startswith(f"[attention_rows] {status}: ") and hint in line, line
+    assert line.count("\n") == 1
+
+
+def test_attention_rows_checker_explains_a_crash_with_shapes(capsys):
+    check_attention_rows(lambda Q, K, V: np.array([Q[i] @ K for i in range(len(Q))]))
+    line = capsys.readouterr().out
+    assert "your function raised ValueError" in line and "K @ Q[i]" in line
+
+
+def test_column_softmax_gets_its_own_hint(capsys):
+    def columns(Q, K, V):
+        S = Q @ K.T / np.sqrt(Q.shape[1])
+        return al.softmax(S, axis=0) @ V
+
+    assert not check_attention_rows(columns)
+    assert "you normalised each column" in capsys.readouterr().out
+
+
+# --- Checkers: numbers worked out by hand ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "hint"),
+    [
+        (134_217_728, "PASS", "134,217,728 is right (134,217,728)"),
+        (4096 * 4096 * 8, "PASS", "is right"),
+        (None, "TODO", "replace None"),
+        (67_108_864, "FAIL", "that is float32"),
+        (16_777_216, "FAIL", "counts the numbers, not the bytes"),
+        (32_768, "FAIL", "one row"),
+        (128, "FAIL", "in MiB"),
+        (268_435_456, "FAIL", "two matrices"),
+        (10**9, "FAIL", "too high"),
+        ("134217728", "FAIL", "expected one number"),
+    ],
+)
+def test_score_memory_checker(answer, status, hint, capsys):
+    result = check_score_memory(answer)
+    line = capsys.readouterr().out
+    assert result.status == status and bool(result) is (status == "PASS")
+    assert line.startswith(f"[score_memory] {status}: ") and hint in line, line
+
+
+def test_score_memory_follows_the_sizes(capsys):
+    assert check_score_memory(16384**2 * 8, n=16384)
+    assert check_score_memory(8 * 8 * 4, n=8, itemsize=4)
+    assert not check_score_memory(8 * 8 * 4, n=8)
+    assert "float32" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "hint"),
+    [
+        (33_554_432, "PASS", "33,554,432 is right (33,554,432)"),
+        (None, "TODO", "replace None"),
+        (16_777_216, "FAIL", "counts multiply-adds"),
+        (262_144, "FAIL", "one number per score"),
+        (4_194_304, "FAIL", "cost of a projection"),
+        (67_108_864, "FAIL", "Q Kᵀ and weights @ V"),
+        (65_536, "FAIL", "every query meets all n keys"),
+        (512 * 512 * 127, "FAIL", "the exact count"),
+        (1.0, "FAIL", "too low"),
+    ],
+)
+def test_flops_checker(answer, status, hint, capsys):
+    result = check_flops(answer)
+    line = capsys.readouterr().out
+    assert result.status == status and bool(result) is (status == "PASS")
+    assert line.startswith(f"[flops] {status}: ") and hint in line, line
+
+
+def test_flops_follows_the_sizes():
+    assert check_flops(2 * 8 * 8 * 4, n=8, d_k=4)
+    assert not check_flops(33_554_432, n=8, d_k=4)
+
+
+# --- Figures -----------------------------------------------------------------------------
+
+SIZES = [8, 16, 32, 64]
+TIMES = {
+    "loop": [1e-4, 4e-4, 1.6e-3, np.nan],
+    "rows": [5e-5, 1e-4, 2e-4, 4e-4],
+    "matrix": [4e-5, 5e-5, 6e-5, 8e-5],
+}
+
+
+def test_formats():
+    assert [fmt_time(t) for t in (4.5e-5, 1.23e-3, 0.094, 3.4, 12.0)] == [
+        "45 µs",
+        "1.2 ms",
+        "94 ms",
+        "3.4 s",
+        "12 s",
+    ]
+    assert [fmt_bytes(b) for b in (512, 2048, 352_936, 2 * 2**30)] == [
+        "512 B",
+        "2 KiB",
+        "345 KiB",
+        "2 GiB",
+    ]
+
+
+def test_timing_plot_labels_every_way_and_skips_what_was_not_run():
+    fig, alt = timing_plot(SIZES, TIMES)
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["loop", "rows", "matrix", "grows like n²"]
+    markers = {line.get_marker() for line in ax.get_lines()[:3]}
+    styles = {line.get_linestyle() for line in ax.get_lines()[:3]}
+    assert len(markers) == len(styles) == 3  # told apart without colour
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["8", "16", "32", "64"]
+    assert ax.get_yscale() == "log" and ax.get_xscale() == "log"
+    assert "loop: 100 µs at n = 8, 1.6 ms at n = 32" in alt  # NaN at 64: not run
+    assert "matrix: 40 µs at n = 8, 80 µs at n = 64" in alt
+    plt.close(fig)
+
+
+def test_speedup_plot_divides_by_the_baseline():
+    fig, alt = speedup_plot(SIZES, TIMES, baseline="loop")
+    ax = fig.axes[0]
+    rows = ax.get_lines()[1]
+    assert np.allclose(rows.get_ydata(), [2, 4, 8])  # only where the loop was run
+    assert "rows: 2x at n = 8, 8x at n = 32; matrix: 2x at n = 8, 27x at n = 32" in alt
+    assert ax.get_ylabel().startswith("times faster than loop")
+    plt.close(fig)
+    with pytest.raises(ValueError, match="baseline 'python' is not one of the series"):
+        speedup_plot(SIZES, TIMES, baseline="python")
+
+
+def test_timing_helpers_reject_bad_input():
+    with pytest.raises(ValueError, match="increasing sizes"):
+        timing_plot([8, 4], {"a": [1, 2]})
+    with pytest.raises(ValueError, match=r"'a' needs one value per n, shape \(2,\): got \(3,\)"):
+        timing_plot([4, 8], {"a": [1, 2, 3]})
+    with pytest.raises(ValueError, match="must be positive numbers"):
+        timing_plot([4, 8], {"a": [1, -2]})
+    with pytest.raises(ValueError, match="1 to 4 series"):
+        timing_plot([4, 8], {})
+
+
+def test_memory_plot_draws_the_computed_line_and_the_measurements():
+    n = 2 ** np.arange(3, 15)  # 8 ... 16384
+    fig, alt = memory_plot(
+        n,
+        {
+            "weights.nbytes": ([256, 1024], [256**2 * 8, 1024**2 * 8]),
+            "peak, chunked": ([256, 16384], [380_000, 2_450_000]),
+        },
+    )
+    ax = fig.axes[0]
+    computed = ax.get_lines()[0]
+    assert computed.get_ydata()[-1] == 16384**2 * 8 == 2 * 2**30
+    assert "grows from 512 B to 2 GiB" in alt
+    assert "weights.nbytes: 512 KiB at n = 256 to 8 MiB at n = 1024 (1 times" in alt
+    assert "peak, chunked: 371 KiB at n = 256 to 2.34 MiB at n = 16384 (0.00114 times" in alt
+    assert "2 GiB\nat n = 16384" in [t.get_text() for t in ax.texts]
+    assert "1 GiB" in [t.get_text() for t in ax.get_yticklabels()]
+    plt.close(fig)
+    with pytest.raises(ValueError, match="one length"):
+        memory_plot(n, {"x": ([1, 2], [3])})
+    with pytest.raises(ValueError, match="1 to 4 series"):
+        memory_plot(n, {})
+
+
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda: timing_plot([8, 4], {"a": [1, 2]}),
+        lambda: speedup_plot(SIZES, TIMES, baseline="python"),
+        lambda: memory_plot([8, 16], {"x": ([1, 2], [3])}),
+        lambda: dependency_figure(["one"]),
+    ],
+)
+def test_bad_input_leaves_no_figure_open(draw):
+    plt.close("all")
+    with pytest.raises(ValueError):
+        draw()
+    assert plt.get_fignums() == []
+
+
+def test_dependency_figure_uses_the_tokens():
+    fig, alt = dependency_figure(toy.TOKENS)
+    rnn, att = fig.axes
+    assert [t.get_text() for t in rnn.get_xticklabels()] == list(toy.TOKENS)
+    assert "8 steps in a row" in rnn.get_title() and "1 step" in att.get_title()
+    assert "a chain of 8 steps" in alt and "(64 lines)" in alt and "'delicious'" in alt
+    plt.close(fig)
+    with pytest.raises(ValueError, match="at least 2 labels"):
+        dependency_figure("it")
