@@ -18,6 +18,8 @@ import io
 import matplotlib.pyplot as plt
 import numpy as np
 
+from ..validate import as_float_array
+
 CMAP = "cividis"
 
 
@@ -92,3 +94,23 @@ def check_labels(M: np.ndarray, rows, cols) -> None:
             f"need one label per row and column: matrix has shape {M.shape}, "
             f"got {len(rows)} row labels and {len(cols)} column labels"
         )
+
+
+def check_stack(weights, tokens, names, letter: str = "h", what: str = "head"):
+    """Check a stack of attention matrices, one per panel, with its token and panel labels.
+
+    Returns ``(W, names)``: ``W`` of shape ``(k, n, n)`` as a float array, and one name per
+    matrix (``"head 1"``, ``"head 2"``, ... when ``names`` is None).
+    """
+    W = as_float_array(weights, "weights")
+    if W.ndim != 3 or W.shape[1] != W.shape[2]:
+        raise ValueError(
+            f"weights must have shape ({letter}, n, n), one matrix per {what}; got {W.shape}"
+        )
+    k, n, _ = W.shape
+    if isinstance(tokens, str) or len(tokens) != n:
+        raise ValueError(f"need one token per row: weights have shape {W.shape}, tokens {tokens!r}")
+    names = [f"head {i + 1}" for i in range(k)] if names is None else list(names)
+    if len(names) != k:
+        raise ValueError(f"need one name per {what}: {k} {what}s, {len(names)} names")
+    return W, names

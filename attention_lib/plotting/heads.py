@@ -18,8 +18,8 @@ from matplotlib.patches import Rectangle
 
 from ..core import attention_scores, scaled_dot_product_attention
 from ..heads import merge_heads, split_heads
-from ..validate import as_float_array, check_positive_int
-from .base import CMAP
+from ..validate import check_positive_int
+from .base import CMAP, check_stack
 
 # --- One heatmap per head ------------------------------------------------------------------
 
@@ -53,15 +53,8 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f"):
     does not rely on colour alone; a row whose weights are all equal is labelled once
     ("all 0.12") and has no outline.
     """
-    W = as_float_array(weights, "weights")
-    if W.ndim != 3 or W.shape[1] != W.shape[2]:
-        raise ValueError(f"weights must have shape (h, n, n), one matrix per head; got {W.shape}")
+    W, names = check_stack(weights, tokens, names)
     h, n, _ = W.shape
-    if isinstance(tokens, str) or len(tokens) != n:
-        raise ValueError(f"need one token per row: weights have shape {W.shape}, tokens {tokens!r}")
-    names = [f"head {i + 1}" for i in range(h)] if names is None else list(names)
-    if len(names) != h:
-        raise ValueError(f"need one name per head: {h} heads, {len(names)} names")
     ncols = h if h <= 2 else (2 if h == 4 else 4)
     nrows = math.ceil(h / ncols)
     # A fixed layout in inches (no layout engine): fast enough to draw slider frames.

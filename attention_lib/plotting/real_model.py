@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..validate import as_float_array
-from .base import CMAP, annotate_cells
+from .base import CMAP, annotate_cells, check_stack
 
 
 def attention_panels(weights, tokens, names=None, *, title: str, ncols: int = 4):
@@ -42,15 +42,8 @@ def attention_panels(weights, tokens, names=None, *, title: str, ncols: int = 4)
     alt : str
         For each panel, the key that gets the most weight on average over the queries.
     """
-    W = as_float_array(weights, "weights")
-    if W.ndim != 3 or W.shape[1] != W.shape[2]:
-        raise ValueError(f"weights must have shape (k, n, n), one matrix per panel; got {W.shape}")
+    W, names = check_stack(weights, tokens, names, letter="k", what="panel")
     k, n, _ = W.shape
-    if isinstance(tokens, str) or len(tokens) != n:
-        raise ValueError(f"need one token per row: weights have shape {W.shape}, tokens {tokens!r}")
-    names = [f"head {i + 1}" for i in range(k)] if names is None else list(names)
-    if len(names) != k:
-        raise ValueError(f"need one name per panel: {k} panels, {len(names)} names")
     ncols = min(ncols, k)
     nrows = math.ceil(k / ncols)
     # All panels are tiles of one image on one axes: far quicker to draw than k axes,
