@@ -239,7 +239,11 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
     [
         (good_multi_head, "PASS", "all 4 cases match"),
         (looped, "PASS", "all 4 cases match"),
-        (lambda *a, h: al.multi_head_attention(*a, h=h), "PASS", "all 4 cases"),  # a tuple
+        (
+            lambda X, q, k, v, o, heads: al.multi_head_attention(X, q, k, v, o, heads),
+            "PASS",
+            "all 4",
+        ),
         (lambda X, q, k, v, o, h: attend(X, q, k, v, h), "FAIL", "multiply it by W_o"),
         (
             lambda X, q, k, v, o, h: attend(X, q, k, v, h, scale=1 / np.sqrt(X.shape[-1])) @ o,
@@ -248,10 +252,10 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
         ),
         (lambda X, q, k, v, o, h: attend(X, q, k, v, h, scale=1.0) @ o, "FAIL", "not scaled"),
         (lambda X, q, k, v, o, h: attend(X, q, k, v, h, axis=-2) @ o, "FAIL", "wrong axis"),
-        (lambda *a, h: good_multi_head(*a, h=1), "FAIL", "h = 2 was ignored"),
+        (lambda X, q, k, v, o, h: good_multi_head(X, q, k, v, o, h=1), "FAIL", "h = 2 was ignored"),
         (tokens_mixed, "FAIL", "the heads mix tokens"),
-        (lambda *a, h: al.multi_head_attention(*a, h=h)[1], "FAIL", "Return only the output"),
-        (lambda *a, h: None, "TODO", "returned None"),
+        (lambda *a: al.multi_head_attention(*a)[1], "FAIL", "Return only the output"),
+        (lambda *a: None, "TODO", "returned None"),
         (crashes, "FAIL", "raised KeyError"),
     ],
 )

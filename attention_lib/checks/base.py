@@ -57,9 +57,9 @@ class Cases:
         self.fn = fn
         self.count = 0
 
-    def run(self, case: str, *args, **kwargs) -> np.ndarray:
+    def run(self, case: str, *args) -> np.ndarray:
         self.count += 1
-        return call(self.fn, case, *args, **kwargs)
+        return call(self.fn, case, *args)
 
 
 def verdict(exercise: str, fn, run) -> CheckResult:
@@ -78,12 +78,24 @@ def verdict(exercise: str, fn, run) -> CheckResult:
     return result
 
 
-def call(fn, case: str, *args, **kwargs) -> np.ndarray:
-    """Call the learner's function on a copy of the inputs and tidy up what comes back."""
-    copies = [np.array(a, dtype=float) for a in args]
+def _copy(arg):
+    """A private copy of one input: arrays become float (masks stay bool), sizes stay int."""
+    if isinstance(arg, (bool, numbers.Integral, float, str)):
+        return arg
+    arr = np.asarray(arg)
+    return arr.copy() if arr.dtype == np.bool_ else np.array(arr, dtype=float)
+
+
+def call(fn, case: str, *args) -> np.ndarray:
+    """Call the learner's function on copies of the inputs and tidy up what comes back.
+
+    Arguments are passed **positionally**, so a correct answer passes whatever it names
+    its parameters (``def f(scores, allowed)`` as well as ``def f(x, mask)``).
+    """
+    copies = [_copy(a) for a in args]
     try:
         with np.errstate(all="ignore"):  # the verdict explains overflow; no raw warnings
-            out = fn(*copies, **kwargs)
+            out = fn(*copies)
     except (Exception, SystemExit) as err:  # even sys.exit() must not end the notebook
         hint = ""
         if "broadcast" in str(err):
@@ -92,7 +104,7 @@ def call(fn, case: str, *args, **kwargs) -> np.ndarray:
     if out is None:
         raise Todo("your function returned None. Write its body, then run this cell again.")
     for a, original in zip(copies, args, strict=True):
-        if not np.array_equal(a, np.asarray(original, dtype=float)):
+        if isinstance(a, np.ndarray) and not np.array_equal(a, _copy(original)):
             raise Fail(
                 f"your function changed its input array in place (on {case}); "
                 "work on a new array instead (write x = x - ..., not x -= ...)."
@@ -125,11 +137,24 @@ def known_mistakes(out: np.ndarray, *mistakes: tuple) -> None:
 def same(out, expected, case: str) -> None:
     out, expected = np.asarray(out, dtype=float), np.asarray(expected, dtype=float)
     if not np.allclose(out, expected, atol=ATOL):
-        worst = np.max(np.abs(out - expected))
-        raise Fail(
-            f"values differ from the reference on {case}: got {fmt(out)}, "
-            f"expected {fmt(expected)} (largest difference {worst:.3g})."
-        )
+        raise Fail(f"values differ from the reference on {case}: {difference(out, expected)}.")
+
+
+def difference(out: np.ndarray, expected: np.ndarray) -> str:
+    """A short account of how ``out`` differs: whole values when small, else the worst entry."""
+    if out.shape != expected.shape:
+        return f"got shape {out.shape}, expected {expected.shape}"
+    if out.size <= 4:
+        return f"got {fmt(out)}, expected {fmt(expected)}"
+    gap = np.abs(out - expected)
+    gap = np.where(np.isnan(gap), np.inf, gap)
+    worst = np.unravel_index(np.argmax(gap), out.shape)
+    wrong = int(np.sum(~np.isclose(out, expected, atol=ATOL)))
+    where = worst[0] if len(worst) == 1 else tuple(int(i) for i in worst)
+    return (
+        f"{wrong} of {out.size} entries differ; the largest gap is at index {where}: "
+        f"got {out[worst]:.4g}, expected {expected[worst]:.4g}"
+    )
 
 
 def fmt(a) -> str:

@@ -194,7 +194,7 @@ def check_positional_encoding(fn) -> CheckResult:
     def run(cases: Cases) -> None:
         for n, d in ((8, 4), (50, 16), (1, 2), (10, 6)):
             case = f"n = {n}, d_model = {d}"
-            out = cases.run(case, n=n, d_model=d)
+            out = cases.run(case, n, d)
             hint = (
                 " One row per position: you returned the transpose." if out.shape == (d, n) else ""
             )

@@ -22,7 +22,7 @@ from .base import (
 
 
 def check_causal_mask(fn) -> CheckResult:
-    """Check ``fn(n=n)``: a boolean ``(n, n)`` mask, True where key ``j <= i`` (query ``i``)."""
+    """Check ``fn(n)``: a boolean ``(n, n)`` mask, True where key ``j <= i`` (query ``i``)."""
     dtypes: list = []  # the dtype of each answer, before the checker turns it into floats
 
     def recorded(*args, **kwargs):
@@ -33,7 +33,7 @@ def check_causal_mask(fn) -> CheckResult:
     def run(cases: Cases) -> None:
         for n in (4, 1, 8):
             case = f"n = {n}"
-            out = cases.run(case, n=n)
+            out = cases.run(case, n)
             expect_shape(out, (n, n), case, " A mask has one row per query, one column per key.")
             expected = causal_mask(n)
             known_mistakes(out, *_causal_mistakes(n))
@@ -95,7 +95,7 @@ def masked_softmax(scores, mask) -> np.ndarray:
 
 
 def check_masked_softmax(fn) -> CheckResult:
-    """Check ``fn(scores, mask=mask)``: weights over the keys, masked keys exactly 0."""
+    """Check ``fn(scores, mask)``: weights over the keys, masked keys exactly 0."""
 
     def run(cases: Cases) -> None:
         row = np.array([0.1, 0.3, 0.2, 0.9, 0.1, 0.4, 0.1, 0.6])
@@ -118,7 +118,7 @@ def check_masked_softmax(fn) -> CheckResult:
 
 
 def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -> None:
-    out = cases.run(case, scores, mask=mask.copy())
+    out = cases.run(case, scores, mask)
     full = np.broadcast_to(mask, scores.shape)
     expect_shape(out, scores.shape, case, " Return one weight per score.")
     expected = masked_softmax(scores, mask)

@@ -21,7 +21,7 @@ from .base import (
 
 
 def check_split_heads(fn) -> CheckResult:
-    """Check ``fn(X, h=h)``: ``(n, h * d_k) -> (h, n, d_k)``, like :func:`split_heads`."""
+    """Check ``fn(X, h)``: ``(n, h * d_k) -> (h, n, d_k)``, like :func:`split_heads`."""
 
     def run(cases: Cases) -> None:
         # Every entry is different, so a head that holds the wrong numbers shows.
@@ -29,7 +29,7 @@ def check_split_heads(fn) -> CheckResult:
             X = np.arange(1.0, n * d_model + 1).reshape(n, d_model)
             d_k = d_model // h
             case = f"X of shape ({n}, {d_model}) with h={h}"
-            out = cases.run(case, X, h=h)
+            out = cases.run(case, X, h)
             _split_shape_mistakes(out, n, d_model, h, case)
             expect_shape(out, (h, n, d_k), case, " It should be (h, n, d_k).")
             known_mistakes(
@@ -97,7 +97,7 @@ def _differ(reference: np.ndarray, *mistakes: tuple) -> list[tuple]:
 
 
 def check_multi_head(fn) -> CheckResult:
-    """Check ``fn(X, W_q, W_k, W_v, W_o, h=h)`` returns the output, shape (n, d_model).
+    """Check ``fn(X, W_q, W_k, W_v, W_o, h)`` returns the output, shape (n, d_model).
 
     Like the library, ``fn`` may also return ``(output, weights)``; only the output is
     judged.
@@ -109,7 +109,7 @@ def check_multi_head(fn) -> CheckResult:
         Ws = rng.normal(scale=0.6, size=(4, 8, 8))  # W_q, W_k, W_v, W_o
         for h in (2, 4, 1, 8):
             case = f"n = 5, d_model = 8, h={h}"
-            out = cases.run(case, X, *Ws, h=h)
+            out = cases.run(case, X, *Ws, h)
             expect_shape(
                 out,
                 (5, 8),

@@ -41,7 +41,7 @@ def _unit(v, axis=-1):
 
 
 def check_layer_norm(fn) -> CheckResult:
-    """Check ``fn(x, gamma, beta, eps=...)``: normalise each row, then scale and shift."""
+    """Check ``fn(x, gamma, beta, eps)``: normalise each row, then scale and shift."""
 
     def run(cases: Cases) -> None:
         rng = np.random.default_rng(11)
@@ -50,7 +50,7 @@ def check_layer_norm(fn) -> CheckResult:
         beta = np.array([0.0, 1.0, -1.0, 0.5, 2.0, 0.0])
         eps = 1e-12
         case = "3 tokens of width 6"
-        out = cases.run(case, x, gamma, beta, eps=eps)
+        out = cases.run(case, x, gamma, beta, eps)
         expect_shape(out, x.shape, case, " Return one normalised row per token.")
         mu, var = x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)
         known_mistakes(
@@ -87,13 +87,13 @@ def check_layer_norm(fn) -> CheckResult:
 
         case = "a batch of 2 sentences x 3 tokens x 4"
         xb = rng.normal(size=(2, 3, 4))
-        out = cases.run(case, xb, np.ones(4), np.zeros(4), eps=eps)
+        out = cases.run(case, xb, np.ones(4), np.zeros(4), eps)
         expect_shape(out, xb.shape, case, " Work along the last axis only.")
         same(out, _layer_norm(xb, 1.0, 0.0, eps), case)
 
         case = "a row whose entries are all equal"
         flat = np.full((1, 4), 5.0)
-        out = cases.run(case, flat, np.ones(4), np.full(4, 0.5), eps=1e-5)
+        out = cases.run(case, flat, np.ones(4), np.full(4, 0.5), 1e-5)
         if not np.all(np.isfinite(out)):
             raise Fail(
                 "a row of equal entries gave nan: its variance is 0. Add eps inside the "
@@ -103,7 +103,7 @@ def check_layer_norm(fn) -> CheckResult:
 
         case = "tiny numbers with eps=1e-5"
         tiny = x * 1e-3  # variance about 1e-5, the size of eps: now eps matters
-        out = cases.run(case, tiny, gamma, beta, eps=1e-5)
+        out = cases.run(case, tiny, gamma, beta, 1e-5)
         known_mistakes(
             out,
             (

@@ -21,7 +21,7 @@ from .base import (
 
 
 def check_softmax(fn) -> CheckResult:
-    """Check ``fn(x, axis=-1, temperature=1.0)`` against :func:`attention_lib.softmax`."""
+    """Check ``fn(x, axis, temperature)`` (called positionally) against :func:`attention_lib.softmax`."""
 
     def run(cases: Cases) -> None:
         x1 = np.array([1.0, 2.0, 3.0])
@@ -61,7 +61,7 @@ def check_softmax(fn) -> CheckResult:
         same(out, softmax(x2), case)
 
         case = "the same matrix with axis=0"
-        out = cases.run(case, x2, axis=0)
+        out = cases.run(case, x2, 0)
         expect_shape(out, x2.shape, case)
         known_mistakes(
             out,
@@ -70,7 +70,7 @@ def check_softmax(fn) -> CheckResult:
         same(out, softmax(x2, axis=0), case)
 
         case = "x = [1, 2, 3] with temperature=2"
-        out = cases.run(case, x1, temperature=2.0)
+        out = cases.run(case, x1, -1, 2.0)
         expect_shape(out, x1.shape, case)
         known_mistakes(
             out,
@@ -116,7 +116,7 @@ def check_softmax(fn) -> CheckResult:
         for axis in (0, 1, 2, -1):
             for T in (0.5, 3.0):
                 case = f"a 2 x 3 x 4 array with axis={axis}, temperature={T:g}"
-                out = cases.run(case, x3, axis=axis, temperature=T)
+                out = cases.run(case, x3, axis, T)
                 expect_shape(out, x3.shape, case)
                 same(out, softmax(x3, axis=axis, temperature=T), case)
 

@@ -1,0 +1,141 @@
+"""What a chapter page shows (DESIGN.md §10), checked on the notebooks themselves.
+
+* Assertions stay in the notebook, for nbval, but off the page: a code cell that holds an
+  ``assert`` is tagged ``remove-cell``.
+* Visible code lines fit the page: at most 80 columns.
+* A ``{literalinclude}`` shows the 3-15 lines that teach: no docstring, no private helper.
+* Exercise numbers restart in each chapter (``tools/exercise_numbers.py``; the built
+  pages are checked in ``tests/site``).
+"""
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
+HIDDEN = {"remove-cell", "remove-input"}  # the reader never sees the source
+FOLDED = {"hide-input", "hide-cell"}  # the reader sees it only after a click
+WIDTH = 80
+INCLUDE = re.compile(
+    r"^(?P<fence>`{3,}|:{3,})\{literalinclude\}\s+(?P<path>\S+)\n(?P<opts>(?::[\w-]+:.*\n)*)",
+    re.M,
+)
+
+
+def cells(path: Path) -> list[dict]:
+    return json.loads(path.read_text())["cells"]
+
+
+def tags(cell: dict) -> set:
+    return set(cell.get("metadata", {}).get("tags", []))
+
+
+def source(cell: dict) -> str:
+    return "".join(cell["source"])
+
+
+def has_assert(code: str) -> bool:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:  # IPython magics: fall back to the text
+        return bool(re.search(r"^\s*assert\b", code, re.M))
+    return any(isinstance(node, ast.Assert) for node in ast.walk(tree))
+
+
+@pytest.fixture(params=CHAPTERS, ids=[p.stem for p in CHAPTERS])
+def chapter(request) -> Path:
+    return request.param
+
+
+def test_assertions_are_off_the_page(chapter):
+    shown = [
+        i
+        for i, c in enumerate(cells(chapter))
+        if c["cell_type"] == "code" and not tags(c) & HIDDEN and has_assert(source(c))
+    ]
+    assert not shown, f"cells {shown} assert on the page: move the asserts to a remove-cell cell"
+
+
+def test_visible_code_fits_the_page(chapter):
+    wide = [
+        f"cell {i}: {line[:40]}..."
+        for i, c in enumerate(cells(chapter))
+        if c["cell_type"] == "code" and not tags(c) & (HIDDEN | FOLDED)
+        for line in source(c).splitlines()
+        if len(line) > WIDTH
+    ]
+    assert not wide, f"code lines over {WIDTH} columns: {wide}"
+
+
+def included_lines(path: Path, options: dict) -> list[str]:
+    """The lines a literalinclude with these options shows, as Sphinx selects them."""
+    lines = path.read_text().splitlines()
+    if "pyobject" in options:
+        node = ast.parse(path.read_text())
+        for part in options["pyobject"].split("."):
+            node = next(
+                n
+                for n in ast.iter_child_nodes(node)
+                if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == part
+            )
+        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        lines = lines[first - 1 : node.end_lineno]
+    if "lines" in options:
+        first, _, last = options["lines"].partition("-")
+        lines = lines[int(first) - 1 : int(last) if last else int(first)]
+    for key, skip in (("start-after", 1), ("start-at", 0)):
+        if key in options:
+            start = next(i for i, line in enumerate(lines) if options[key] in line)
+            lines = lines[start + skip :]
+    for key, keep in (("end-before", 0), ("end-at", 1)):
+        if key in options:
+            end = next(i for i, line in enumerate(lines) if options[key] in line)
+            lines = lines[: end + keep]
+    if options.get("dedent", "").isdigit():
+        lines = [line[int(options["dedent"]) :] for line in lines]
+    return lines
+
+
+def includes(chapter: Path):
+    for i, cell in enumerate(cells(chapter)):
+        if cell["cell_type"] != "markdown":
+            continue
+        for match in INCLUDE.finditer(source(cell)):
+            options = {
+                key: value.strip().strip("'\"")  # MyST reads options as YAML strings
+                for key, value in (
+                    re.match(r":([\w-]+):\s*(.*)", line).groups()
+                    for line in match["opts"].splitlines()
+                )
+            }
+            yield i, (chapter.parent / match["path"]).resolve(), options
+
+
+def test_listings_show_only_teaching_lines(chapter):
+    for i, path, options in includes(chapter):
+        where = f"cell {i}: {path.name} {options}"
+        assert path.is_relative_to(ROOT) and path.exists(), f"{where}: no such file"
+        assert not options.get("pyobject", "x").split(".")[-1].startswith("_"), (
+            f"{where}: a private helper; show a teaching function or marked lines"
+        )
+        shown = included_lines(path, options)
+        code = [line for line in shown if line.strip()]
+        assert 3 <= len(code) <= 15, f"{where}: shows {len(code)} lines, not 3-15"
+        assert not any('"""' in line or "'''" in line for line in shown), (
+            f"{where}: shows a docstring; select the lines after it"
+        )
+        assert all(len(line) <= WIDTH for line in shown), f"{where}: a line over {WIDTH} columns"
+
+
+def test_the_page_checks_can_fail(tmp_path):
+    # The three rules above catch what they are meant to catch.
+    assert has_assert("x = 1\nassert x == 1") and not has_assert("print('assert')")
+    module = tmp_path / "m.py"
+    module.write_text('def f(x):\n    """Doc."""\n    return x\n\n# teach\na = 1\nb = 2\nc = 3\n# end\n')
+    assert '"""Doc."""' in "\n".join(included_lines(module, {"pyobject": "f"}))
+    marked = included_lines(module, {"start-after": "# teach", "end-before": "# end"})
+    assert marked == ["a = 1", "b = 2", "c = 3"]
