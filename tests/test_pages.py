@@ -135,7 +135,8 @@ def test_the_page_checks_can_fail(tmp_path):
     # The three rules above catch what they are meant to catch.
     assert has_assert("x = 1\nassert x == 1") and not has_assert("print('assert')")
     module = tmp_path / "m.py"
-    module.write_text('def f(x):\n    """Doc."""\n    return x\n\n# teach\na = 1\nb = 2\nc = 3\n# end\n')
+    text = 'def f(x):\n    """Doc."""\n    return x\n\n# teach\na = 1\nb = 2\nc = 3\n# end\n'
+    module.write_text(text)
     assert '"""Doc."""' in "\n".join(included_lines(module, {"pyobject": "f"}))
     marked = included_lines(module, {"start-after": "# teach", "end-before": "# end"})
     assert marked == ["a = 1", "b = 2", "c = 3"]
