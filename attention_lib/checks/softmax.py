@@ -21,7 +21,7 @@ from .base import (
 
 
 def check_softmax(fn) -> CheckResult:
-    """Check ``fn(x, axis, temperature)`` (called positionally) against :func:`attention_lib.softmax`."""
+    """Check ``fn(x, axis, temperature)`` against :func:`attention_lib.softmax`."""
 
     def run(cases: Cases) -> None:
         x1 = np.array([1.0, 2.0, 3.0])
