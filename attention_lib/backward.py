@@ -155,22 +155,27 @@ def attention_backward(Q, K, V, dOut, mask=None, scale=None, temperature: float 
     :math:`A = 0`, so their :math:`dS` is exactly 0: no gradient reaches a key a query
     was not allowed to see.
     """
-    out, A = scaled_dot_product_attention(Q, K, V, mask, scale, temperature)  # checks inputs
+    out, A = scaled_dot_product_attention(Q, K, V, mask, scale, temperature)
     Q, K, V = (np.asarray(a, dtype=out.dtype) for a in (Q, K, V))
-    dOut = as_float_array(dOut, "dOut", min_ndim=2)
-    if dOut.shape != out.shape:
-        raise ValueError(
-            f"dOut must have the shape of the attention output, {out.shape} (..., n_q, d_v), "
-            f"but it has shape {dOut.shape}"
-        )
+    dOut = _upstream_gradient(dOut, out.shape)  # must have the output's shape
     s = 1.0 / np.sqrt(K.shape[-1]) if scale is None else positive_real(scale, "scale")
     s = out.dtype.type(s / positive_real(temperature, "temperature"))
-    dV = np.swapaxes(A, -1, -2) @ dOut  # (..., n_k, n_q) @ (..., n_q, d_v) -> (..., n_k, d_v)
-    dA = dOut @ np.swapaxes(V, -1, -2)  # (..., n_q, d_v) @ (..., d_v, n_k) -> (..., n_q, n_k)
+    dV = np.swapaxes(A, -1, -2) @ dOut  # (..., n_k, n_q) @ (..., n_q, d_v)
+    dA = dOut @ np.swapaxes(V, -1, -2)  # (..., n_q, d_v) @ (..., d_v, n_k)
     dS = _softmax_backward(A, dA) * s  # (..., n_q, n_k): masked entries are 0
     dQ = dS @ K  # (..., n_q, n_k) @ (..., n_k, d_k) -> (..., n_q, d_k)
-    dK = np.swapaxes(dS, -1, -2) @ Q  # (..., n_k, n_q) @ (..., n_q, d_k) -> (..., n_k, d_k)
+    dK = np.swapaxes(dS, -1, -2) @ Q  # (..., n_k, n_q) @ (..., n_q, d_k)
     return _sum_to(dQ, Q.shape), _sum_to(dK, K.shape), _sum_to(dV, V.shape)
+
+
+def _upstream_gradient(dOut, shape: tuple) -> np.ndarray:
+    dOut = as_float_array(dOut, "dOut", min_ndim=2)
+    if dOut.shape != shape:
+        raise ValueError(
+            f"dOut must have the shape of the attention output, {shape} (..., n_q, d_v), "
+            f"but it has shape {dOut.shape}"
+        )
+    return dOut
 
 
 def _sum_to(grad: np.ndarray, shape: tuple) -> np.ndarray:

@@ -1,14 +1,13 @@
-r"""Scaled dot-product attention and multi-head attention in plain NumPy.
+r"""Scaled dot-product attention and multi-head attention in NumPy, every input checked.
 
-The conventions follow PyTorch's ``scaled_dot_product_attention`` and
-``nn.MultiheadAttention`` so that everything here transfers directly:
+Row vectors (``X`` is (..., n, d_model), ``Q = X @ W_q``), leading batch axes ``...``
+everywhere, and the mask convention of ``torch.nn.functional.scaled_dot_product_attention``
+(F.sdpa). ``torch.nn.MultiheadAttention`` is different; translate like this::
 
-* **row vectors**: ``X`` has shape ``(n, d_model)`` and ``Q = X @ W_q``;
-* **boolean masks**: ``True`` means "this query may attend to this key";
-* **leading batch dimensions** (written ``...``) are allowed everywhere.
-
-Every public function checks its inputs first (see :mod:`attention_lib.validate`), so a
-mistake gives an error that names the shapes instead of a silently wrong number.
+                   attention_lib and F.sdpa   nn.MultiheadAttention
+    boolean mask   True = may attend          True = NOT allowed, for attn_mask and
+                                              key_padding_mask alike: pass ~mask
+    layout         (batch, n, d_model)        (n, batch, d_model) unless batch_first=True
 """
 
 from __future__ import annotations

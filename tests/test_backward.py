@@ -215,6 +215,27 @@ def test_pronoun_data_rejects_a_bad_split():
         learning.pronoun_data(n_train=560)
 
 
+def test_held_out_splits_keep_a_rule_out_of_training():
+    train, test = learning.held_out_data(template=2)
+    assert (len(train.tokens), len(test.tokens)) == (448, 112)
+    frame = learning.TEMPLATES[2]
+    assert all(w[1] == frame[1] for w in test.tokens)  # "I saw ..." only in the test
+    assert not any(w[:2] == frame[:2] for w in train.tokens)
+    train, test = learning.held_out_data(answer="book")
+    assert (len(train.tokens), len(test.tokens)) == (490, 70)
+    assert set(test.target) == {7} and 7 not in set(train.target)
+    assert not any("book" in w for w in train.tokens)  # the singular word is never seen
+    assert any("books" in w for w in train.tokens)  # its plural is, as a distractor
+    for bad, message in [
+        ({}, "exactly one of"),
+        ({"template": 1, "answer": "cake"}, "exactly one of"),
+        ({"template": 5}, "template must be 0 to 4"),
+        ({"answer": "cakes"}, "answer must be one of"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            learning.held_out_data(**bad)
+
+
 def test_embed_and_its_errors():
     cake, cakes, cookie, cookies = learning.embed(["cake", "cakes", "cookie", "cookies"])
     np.testing.assert_allclose(cake + cookies, cakes + cookie)  # meaning + number
@@ -342,6 +363,11 @@ def test_initial_loss_checker(capsys):
     assert "number of nouns" in check_initial_loss(8).message
     assert check_initial_loss("2.08").status == "FAIL"
     assert check_initial_loss(2.5).message.endswith("redo the calculation step by step.")
+    # The likeliest slip with 20 nouns: the chapter's own log 8; and the wrong logarithm.
+    assert "is log 8, the loss of the chapter's model" in check_initial_loss(2.08, 20).message
+    assert "log base 10" in check_initial_loss(1.30, n_nouns=20).message
+    assert "log base 10" in check_initial_loss(0.90).message
+    assert check_initial_loss(2.996, n_nouns=20)  # a rounding difference is right, not "low"
 
 
 # --- figures ---------------------------------------------------------------------------------

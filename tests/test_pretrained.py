@@ -19,7 +19,7 @@ import attention_lib as al
 from attention_lib import pretrained, toy
 from attention_lib.checks import check_attention_params, check_layer_norm, check_mean_pool
 from attention_lib.checks import real_model as checks_real_model
-from attention_lib.plotting import attention_panels, head_grid
+from attention_lib.plotting import attention_panels, head_grid, token_attention
 from attention_lib.pretrained import (
     ModelNotFoundError,
     find_model,
@@ -29,6 +29,7 @@ from attention_lib.pretrained import (
     load_minilm,
     mean_pool,
     self_attention,
+    value_sizes,
 )
 
 GOLDEN = json.loads((Path(__file__).parent / "data" / "minilm_golden.json").read_text())
@@ -229,6 +230,31 @@ def test_self_attention_equals_a_loop_over_heads(model):
     assert np.allclose(out, expected, atol=1e-4)
 
 
+def test_value_sizes_are_the_norms_of_each_heads_share_of_the_output(model):
+    layer, h = model.layers[1], model.h
+    X = np.random.default_rng(4).normal(size=(5, 384)).astype(np.float32)
+    sizes = value_sizes(X, layer, h)
+    assert sizes.shape == (12, 5)
+    d_k = 384 // h
+    for i in (0, 7):
+        cols = slice(i * d_k, (i + 1) * d_k)
+        V = X @ layer.W_v[:, cols] + layer.b_v[cols]  # (5, d_k)
+        assert np.allclose(sizes[i], np.linalg.norm(V @ layer.W_o[cols], axis=-1), rtol=1e-4)
+    # The output is the sum of the pieces alpha_qj v_j W_o^(i), plus b_o: each piece has
+    # size alpha_qj * sizes[i, j], which is what the chapter weights the attention by.
+    out, weights = self_attention(X, layer, h)
+    total = layer.b_o
+    for i in range(h):
+        cols = slice(i * d_k, (i + 1) * d_k)
+        V = X @ layer.W_v[:, cols] + layer.b_v[cols]
+        total = total + weights[i] @ (V @ layer.W_o[cols])
+    assert np.allclose(total, out, atol=1e-4)
+    every = model.value_sizes(toy.SENTENCE)
+    assert every.shape == (6, 12, 11) and (every > 0).all()
+    X1, _, _ = model.embed([toy.SENTENCE])
+    assert np.allclose(every[0], value_sizes(X1[0], model.layers[0], h))
+
+
 def test_mean_pool_leaves_padding_out():
     H = np.arange(24.0).reshape(2, 3, 4)
     mask = np.array([[True, True, True], [True, False, False]])
@@ -286,8 +312,41 @@ def test_attention_panels_label_every_panel(sentence):
     assert texts.count("cake") == 3 + 4  # one per row of panels, one per column
     assert fig.axes[0].images[0].get_clim() == (0.0, 1.0)
     assert alt.startswith("12 attention heatmaps: layer 6.")
-    assert "head 12: 'cake' (0.60)" in alt and "head 2: '[CLS]'" in alt
+    assert "head 12: on 'cake' in 11 of 11 rows" in alt and "head 2: on '[CLS]'" in alt
     plt.close(fig)
+
+
+def test_attention_panels_alt_text_names_each_habit(sentence):
+    # The alt text says where each row's dot sits, so it agrees with the panel names.
+    tokens, W = sentence
+    habits = np.stack([W[0, 2], W[1, 8], W[2, 7]])
+    _, alt = attention_panels(habits, tokens, ["previous", "next", "CLS"], title="habits")
+    assert "previous: on the token before in 10 of 11 rows" in alt
+    assert "next: on the token after in 7 of 11 rows" in alt
+    assert "CLS: on '[CLS]' in 11 of 11 rows" in alt
+    plt.close("all")
+
+
+def test_token_attention_shows_one_query_in_every_layer_and_head(sentence):
+    tokens, W = sentence
+    it = tokens.index("it")
+    fig, alt = token_attention(W, tokens, it)
+    ax = fig.axes[0]
+    image = ax.images[0].get_array()
+    assert np.allclose(image[:12, :11], W[0, :, it, :])  # layer 1: heads x keys
+    assert np.allclose(image[14 : 14 + 12, 24 : 24 + 11], W[5, :, it, :])  # layer 6
+    texts = [t.get_text() for t in ax.texts]
+    assert [t for t in texts if t.startswith("layer")] == [f"layer {i}" for i in range(1, 7)]
+    assert texts.count("cake") == 3  # under the bottom row of panels
+    assert alt.startswith("6 heatmaps, one per layer: The attention of 'it' in every")
+    assert "layer 2: '[CLS]' (0.46)" in alt
+    plt.close(fig)
+    for bad, message in [
+        ((W[0], tokens, 1), r"shape \(L, h, n, n\)"),
+        ((W, tokens, 11), "0 to 10"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            token_attention(*bad)
 
 
 def test_attention_panels_with_names_and_bad_input(sentence):
@@ -372,6 +431,18 @@ def _std(x, ddof):
             "Add eps inside the square root",
         ),
         (lambda x, g, b, eps=1e-12: good_layer_norm(x, g, b), "FAIL", "use the eps argument"),
+        (
+            lambda x, g, b, eps=1e-12: (x - x.mean(-1, keepdims=True)) / (_std(x, 0) + eps) * g + b,
+            "FAIL",
+            "eps is outside the square root",
+        ),
+        (
+            lambda x, gamma_renamed, beta_renamed, tiny_number: good_layer_norm(
+                x, gamma_renamed, beta_renamed, tiny_number
+            ),
+            "PASS",
+            "all 4 cases",
+        ),
         (lambda x, g, b, eps=1e-12: None, "TODO", "returned None"),
         (crashes, "FAIL", "raised KeyError: 'oops'"),
     ],

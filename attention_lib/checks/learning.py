@@ -174,8 +174,21 @@ def check_initial_loss(answer, n_nouns: int = 8) -> CheckResult:
         (1 / n, f"1/{n} is the probability of the right noun; the loss is -log of it."),
         (-np.log(n), f"{-np.log(n):.2f} is log(1/{n}); the loss has a minus sign: -log(1/{n})."),
         (np.log2(n), f"{np.log2(n):g} is log base 2 (bits); cross-entropy uses np.log (nats)."),
+        (
+            np.log10(n),
+            f"{np.log10(n):.2f} is log base 10; cross-entropy uses the natural log, np.log.",
+        ),
         (1 - 1 / n, f"{1 - 1 / n:.3f} is the share of wrong answers, not the loss."),
         (float(n), f"{n} is the number of nouns; the loss is -log(1/{n}) = log({n})."),
         (0.0, "0 would be a perfect model, sure of the right noun every time."),
     )
+    if n != 8:  # the chapter's own 8 nouns: the likeliest slip, so it comes first
+        mistakes = (
+            (
+                np.log(8),
+                f"{np.log(8):.2f} is log 8, the loss of the chapter's model with 8 nouns; "
+                f"with {n} nouns the right one gets 1/{n}: -log(1/{n}).",
+            ),
+            *mistakes,
+        )
     return check_number("initial_loss", answer, float(np.log(n)), places=2, mistakes=mistakes)

@@ -104,8 +104,15 @@ def check_layer_norm(fn) -> CheckResult:
         case = "tiny numbers with eps=1e-5"
         tiny = x * 1e-3  # variance about 1e-5, the size of eps: now eps matters
         out = cases.run(case, tiny, gamma, beta, 1e-5)
+        var_tiny = tiny.var(axis=-1, keepdims=True)
         known_mistakes(
             out,
+            (
+                (tiny - tiny.mean(axis=-1, keepdims=True)) / (np.sqrt(var_tiny) + 1e-5) * gamma
+                + beta,
+                "eps is outside the square root: divide by sqrt(var + eps), not "
+                "sqrt(var) + eps. It matters when the variance is as small as eps.",
+            ),
             (
                 _layer_norm(tiny, gamma, beta, 1e-12),
                 "with eps=1e-5 your result is the one for a much smaller eps: use the "

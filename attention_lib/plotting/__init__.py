@@ -11,7 +11,7 @@ from .heads import Step, head_heatmaps, shape_tracer, trace_shapes
 from .learning import before_after, it_attention, training_curves, training_frame
 from .masking import masked_heatmaps, masked_row
 from .matrices import bar_row, heatmap
-from .real_model import attention_panels, head_grid
+from .real_model import attention_panels, head_grid, token_attention
 from .scaling import (
     jacobian_norm_vs_scale,
     scaling_frame,
@@ -62,6 +62,7 @@ __all__ = [
     "show",
     "speedup_plot",
     "timing_plot",
+    "token_attention",
     "token_panels",
     "trace_shapes",
     "training_curves",

@@ -4,7 +4,8 @@ A real model has many maps (all-MiniLM-L6-v2: 6 layers x 12 heads), so these fig
 are compact. :func:`attention_panels` draws a grid of small heatmaps without numbers in
 the cells (chapter 7's :func:`~attention_lib.plotting.head_heatmaps` prints every weight,
 which suits 4 heads but not 12); each row's largest weight is marked with a dot, so the
-pattern does not rely on colour alone. :func:`head_grid` shows one number per head.
+pattern does not rely on colour alone. :func:`head_grid` shows one number per head, and
+:func:`token_attention` one token's attention in every head of every layer.
 """
 
 from __future__ import annotations
@@ -88,16 +89,102 @@ def attention_panels(weights, tokens, names=None, *, title: str, ncols: int = 4)
     y_bar = bottom + (plot_h - bar_h) / 2
     cax = fig.add_axes(((width - 0.75) / width, y_bar / height, 0.12 / width, bar_h / height))
     fig.colorbar(image, cax=cax).ax.tick_params(labelsize=6)
-    favourite = W.mean(axis=1)  # (k, n): average weight each key gets in each panel
+    parts = [f"{names[i]}: {_habit(W[i], tokens)}" for i in range(k)]
+    alt = (
+        f"{k} attention heatmaps: {title}. Rows are queries, columns are keys, colour 0 "
+        "to 1, a dot on each row's largest weight. Where the dots sit: " + "; ".join(parts) + "."
+    )
+    return fig, alt
+
+
+def _habit(W: np.ndarray, tokens) -> str:
+    """Where most rows of one (n, n) map put their largest weight, in words: on one key
+    (e.g. "on '[CLS]' in 9 of 11 rows") or at one offset ("on the token before")."""
+    n = len(tokens)
+    top = W.argmax(axis=1)  # (n,): each row's favourite key
+    keys, key_counts = np.unique(top, return_counts=True)
+    offsets, offset_counts = np.unique(top - np.arange(n), return_counts=True)
+    if key_counts.max() >= offset_counts.max():
+        key = keys[key_counts.argmax()]
+        return f"on '{tokens[key]}' in {key_counts.max()} of {n} rows"
+    offset = offsets[offset_counts.argmax()]
+    names = {-1: "the token before", 0: "the token itself", 1: "the token after"}
+    where = names.get(offset, f"{abs(offset)} tokens {'before' if offset < 0 else 'after'}")
+    return f"on {where} in {offset_counts.max()} of {n} rows"
+
+
+def token_attention(weights, tokens, query: int, *, ncols: int = 3):
+    """The attention of one query token in every head of every layer.
+
+    Parameters
+    ----------
+    weights : array_like of shape (L, h, n, n)
+        As :meth:`attention_lib.pretrained.MiniLM.attention` returns them.
+    tokens : sequence of str, length n
+    query : int
+        The position of the token whose attention is shown.
+    ncols : int, default 3
+        Layers per row of panels.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        One small panel per layer: rows are heads, columns are keys, colour 0 to 1, a
+        dot on each head's largest weight.
+    alt : str
+        For each layer, the key that gets most of the token's attention, averaged over
+        the heads.
+    """
+    W = as_float_array(weights, "weights")
+    if W.ndim != 4 or W.shape[-1] != W.shape[-2] or W.shape[-1] != len(tokens):
+        raise ValueError(
+            f"weights must have shape (L, h, n, n) with n = {len(tokens)} tokens, got {W.shape}"
+        )
+    L, h, n, _ = W.shape
+    if not isinstance(query, (int, np.integer)) or not 0 <= query < n:
+        raise ValueError(f"query must be a token position from 0 to {n - 1}, got {query!r}")
+    rows = W[:, :, query, :]  # (L, h, n): the one query's weights, head by head
+    ncols = min(ncols, L)
+    nrows = math.ceil(L / ncols)
+    dx, dy = n + 1, h + 2
+    mosaic = np.full((nrows * dy - 2, ncols * dx - 1), np.nan)
+    marks = []
+    for i in range(L):
+        r, c = divmod(i, ncols)
+        mosaic[r * dy : r * dy + h, c * dx : c * dx + n] = rows[i]
+        marks += [(c * dx + j, r * dy + head) for head, j in enumerate(rows[i].argmax(axis=1))]
+    cell = 0.13  # inches
+    left, right, top, bottom = 0.5, 0.9, 0.4, 0.7
+    plot_w, plot_h = cell * mosaic.shape[1], cell * mosaic.shape[0]
+    width, height = left + plot_w + right, bottom + plot_h + top
+    fig = plt.figure(figsize=(width, height))
+    ax = fig.add_axes((left / width, bottom / height, plot_w / width, plot_h / height))
+    image = ax.imshow(mosaic, cmap=plt.get_cmap(CMAP).with_extremes(bad="white"), vmin=0, vmax=1)
+    ax.scatter(*np.transpose(marks), s=6, c="white", edgecolors="black", linewidths=0.4)
+    ax.set_axis_off()
+    for i in range(L):
+        r, c = divmod(i, ncols)
+        ax.text(c * dx + (n - 1) / 2, r * dy - 0.8, f"layer {i + 1}", ha="center", fontsize=8)
+        for head in (0, h - 1):
+            ax.text(c * dx - 0.7, r * dy + head, str(head + 1), ha="right", va="center", fontsize=5)
+        if r == nrows - 1 or i + ncols >= L:
+            for j, token in enumerate(tokens):
+                y = r * dy + h - 0.2
+                ax.text(c * dx + j, y, token, rotation=90, ha="center", va="top", fontsize=6)
+    title = f"The attention of '{tokens[query]}' in every layer and head"
+    fig.text((left + plot_w / 2) / width, 1 - 0.06 / height, title, ha="center", va="top")
+    fig.text(0.08 / width, 0.5, "head 1 to 12", va="center", rotation=90, fontsize=8)
+    cax = fig.add_axes(((width - 0.65) / width, bottom / height, 0.1 / width, plot_h / height))
+    fig.colorbar(image, cax=cax).ax.tick_params(labelsize=6)
+    favourite = rows.mean(axis=1)  # (L, n): the average over the heads
     parts = [
-        f"{names[i]}: '{tokens[j]}' ({favourite[i, j]:.2f})"
+        f"layer {i + 1}: '{tokens[j]}' ({favourite[i, j]:.2f})"
         for i, j in enumerate(favourite.argmax(axis=1))
     ]
     alt = (
-        f"{k} attention heatmaps: {title}. Rows are queries, columns are keys, colour 0 "
-        "to 1, a dot on each row's largest weight. The key each panel favours on average: "
-        + "; ".join(parts)
-        + "."
+        f"{L} heatmaps, one per layer: {title}. Rows are the {h} heads, columns the keys, "
+        "colour 0 to 1, a dot on each head's largest weight. The key it attends to most, "
+        "averaged over the heads: " + "; ".join(parts) + "."
     )
     return fig, alt
 

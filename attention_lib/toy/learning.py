@@ -113,13 +113,9 @@ def _sentences(items: list) -> PronounData:
     return data
 
 
-def pronoun_data(n_train: int = 400, seed: int = 0) -> tuple[PronounData, PronounData]:
-    """Every sentence the templates make (560), shuffled with ``seed`` and split in two.
-
-    Returns ``(train, test)``: ``n_train`` sentences to learn from and the rest, which
-    the model never sees while it learns. Each uses two different nouns.
-    """
-    items = [
+def _all_items() -> list:
+    """(template, singular noun, plural noun, singular first?) for every sentence (560)."""
+    return [
         (t, a, b, singular_first)
         for t in range(len(TEMPLATES))
         for a in range(len(NOUNS))
@@ -127,11 +123,44 @@ def pronoun_data(n_train: int = 400, seed: int = 0) -> tuple[PronounData, Pronou
         if a != b
         for singular_first in (True, False)
     ]
+
+
+def pronoun_data(n_train: int = 400, seed: int = 0) -> tuple[PronounData, PronounData]:
+    """Every sentence the templates make (560), shuffled with ``seed`` and split in two.
+
+    Returns ``(train, test)``: ``n_train`` sentences to learn from and the rest, which
+    the model never sees while it learns. Each uses two different nouns.
+    """
+    items = _all_items()
     if not 0 < n_train < len(items):
         raise ValueError(f"n_train must be between 1 and {len(items) - 1}, got {n_train}")
     order = np.random.default_rng(seed).permutation(len(items))
     shuffled = [items[i] for i in order]
     return _sentences(shuffled[:n_train]), _sentences(shuffled[n_train:])
+
+
+def held_out_data(*, template: int | None = None, answer: str | None = None):
+    """Split every sentence by a rule instead of at random: ``(train, test)``.
+
+    ``template`` (an index into :data:`TEMPLATES`): its 112 sentences are the test set,
+    so the model is tested on a sentence frame it never saw. ``answer`` (a noun of
+    :data:`NOUNS`): the 70 sentences in which "it" refers to that noun are the test set,
+    so the right answer is a noun the model was never asked for. (Its singular word
+    never appears in training, since a sentence's one singular noun is its answer; its
+    plural still does, as a distractor.)
+    """
+    if (template is None) == (answer is None):
+        raise ValueError("pass exactly one of template=... or answer=...")
+    if template is not None:
+        if template not in range(len(TEMPLATES)):
+            raise ValueError(f"template must be 0 to {len(TEMPLATES) - 1}, got {template!r}")
+        test = [item for item in _all_items() if item[0] == template]
+    else:
+        if answer not in NOUNS:
+            raise ValueError(f"answer must be one of {NOUNS}, got {answer!r}")
+        test = [item for item in _all_items() if NOUNS[item[1]] == answer]
+    train = [item for item in _all_items() if item not in test]
+    return _sentences(train), _sentences(test)
 
 
 def init_weights(seed: int = 0, scale: float = 0.01, attention: bool = True) -> dict:
