@@ -1,196 +1,148 @@
-"""Grade a folder of submitted chapter notebooks with the course's own checkers.
+"""Grade a folder of submitted chapter notebooks, with a verdict no submission can fake.
 
-    python tools/grade.py SUBMISSIONS [--out grades] [--timeout 120]
+    python tools/grade.py SUBMISSIONS [--out grades] [--timeout 60] [--jobs N]
+                          [--unsafe-no-sandbox]
 
-SUBMISSIONS holds one notebook per student and chapter, either as
-``<student>/<chapter>.ipynb`` or flat as ``<student>.ipynb``. The chapter is read from
-the notebook's title (``# 5. Softmax ...`` is chapter 05), so a renamed file still grades.
+SUBMISSIONS holds one notebook per student and chapter, flat as ``<student>.ipynb`` or
+as ``<student>/<anything>.ipynb``. Symbolic links are skipped, never followed.
 
-Each notebook is copied to a scratch folder and run there in a fresh kernel, in a child
-process with a time limit, so a crash, an endless loop or a broken file costs only that
-student's row. A cell that raises does not stop the later cells, but an exercise whose
-checker never printed counts 0. Submissions are only read, never written.
+How a mark is made (see ``tools/grading/``):
 
-The exercises of a chapter are the ``[name] PASS`` lines its committed notebook printed,
-so a new chapter needs no change here. The results:
+1. The chapter comes from the metadata ``make student`` wrote into the copy (not from
+   the title), and the exercises, checkers and points from the course's committed
+   chapter (``tools/exercises.py``).
+2. Only the student's answer cells (marked by ``make student``) run, in a plain Python
+   worker inside a bubblewrap sandbox: read-only file system, the submissions, the grades
+   and the course hidden, no network, its own process namespace, CPU, memory and output
+   limits, and a wall-clock limit after which everything in it is killed.
+3. In this process, the course's own checker is called with a proxy for the student's
+   function: the inputs go to the sandbox, only the returned arrays or numbers come back
+   (``tools/grading/wire.py``: no pickle). The checker's verdict and the chapter's points
+   are the mark; printed text and patched modules in the sandbox change nothing.
+4. A static look at the answer cells adds flags for the teacher: the library's own
+   function handed in, ``exec`` and friends, the course's solutions left in.
 
-* ``grades.csv``: one row per student, one column per exercise (1 or 0), a total, and a
-  status (``ok``, ``errors``, ``timeout``, ``invalid notebook``, ``unknown chapter``);
-* ``feedback/<student>.txt``: the checker lines the student's notebook printed, hints
-  included, and what went wrong when it did not run.
+Each student's row of ``grades.csv`` is written as soon as their notebook is graded (a
+killed run keeps it), unchanged notebooks are not graded again, and chapters graded
+earlier keep their columns. ``feedback/<student>.txt`` holds the checkers' lines only.
+Without ``bwrap`` the grader refuses to run, unless ``--unsafe-no-sandbox`` is given.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
-import json
+import hashlib
 import os
-import re
-import shutil
-import signal
-import subprocess
+import stat
 import sys
-import tempfile
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-VERDICT = re.compile(r"^\[(?P<name>[^\]\n]+)\] (?P<status>PASS|FAIL|TODO): ?(?P<hint>.*)$", re.M)
-TITLE = re.compile(r"^#\s+(\d+)\.", re.M)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from grading import sandbox, verdict  # noqa: E402
+from grading.gradebook import Gradebook  # noqa: E402
+
+MAX_BYTES = 20 * 2**20
 
 
-def printed_text(nb: dict) -> str:
-    """Everything the code cells of a notebook printed to stdout."""
-    return "".join(
-        "".join(output.get("text", ""))
-        for cell in nb.get("cells", [])
-        if cell.get("cell_type") == "code"
-        for output in cell.get("outputs", [])
-        if output.get("output_type") == "stream" and output.get("name") == "stdout"
-    )
-
-
-def chapter_of(nb: dict) -> str | None:
-    """The chapter file stem (``05_softmax``) whose number the notebook's title carries."""
-    for cell in nb.get("cells", []):
-        if cell.get("cell_type") == "markdown":
-            match = TITLE.search("".join(cell.get("source", "")))
-            if match:
-                found = sorted((ROOT / "chapters").glob(f"{int(match.group(1)):02d}_*.ipynb"))
-                return found[0].stem if found else None
-    return None
-
-
-def exercises_of(chapter: str) -> list[str]:
-    """The checker names a chapter has, in order, read from its committed outputs."""
-    nb = json.loads((ROOT / "chapters" / f"{chapter}.ipynb").read_text())
-    names = []
-    for match in VERDICT.finditer(printed_text(nb)):
-        if match["name"] not in names:
-            names.append(match["name"])
-    return names
-
-
-def execute(path: Path, timeout: int) -> tuple[str, dict | None, str]:
-    """Run a copy of ``path``; return (status, executed notebook or None, detail)."""
-    try:
-        nb = json.loads(path.read_text())
-        import nbformat
-
-        nbformat.validate(nbformat.from_dict(nb))
-    except Exception as err:  # not JSON, or not a notebook
-        return "invalid notebook", None, f"could not read the notebook: {err}"
-    with tempfile.TemporaryDirectory() as scratch:
-        copy = Path(scratch) / path.name
-        shutil.copyfile(path, copy)
-        runner = [sys.executable, __file__, "--run-one", str(copy)]
-        # A session of its own, so a timeout can stop the kernel too, not just its parent.
-        child = subprocess.Popen(
-            runner,
-            cwd=scratch,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        try:
-            _, stderr = child.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(child.pid, signal.SIGKILL)
-            child.communicate()
-            return "timeout", None, f"did not finish within {timeout} s (an endless loop?)"
-        if child.returncode:
-            return "errors", None, f"the notebook could not be run: {stderr.strip()[-300:]}"
-        executed = json.loads(copy.read_text())
-    errors = [
-        output.get("ename", "error")
-        for cell in executed.get("cells", [])
-        for output in cell.get("outputs", [])
-        if output.get("output_type") == "error"
-    ]
-    detail = f"cells raised: {', '.join(errors)}" if errors else ""
-    return ("errors" if errors else "ok"), executed, detail
-
-
-def run_one(path: Path) -> None:
-    """Child process: execute the notebook at ``path`` in place (it is a scratch copy)."""
-    import nbformat
-    from nbclient import NotebookClient
-
-    nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
-        nb, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": "."}}
-    )
-    client.execute()
-    nbformat.write(nb, path)
-
-
-def submissions(folder: Path) -> list[tuple[str, Path]]:
-    """``(student, notebook)`` pairs: ``student/x.ipynb`` or flat ``student.ipynb``."""
+def submissions(folder: Path) -> list[tuple[str, str, Path]]:
+    """``(student, name inside the folder, path)`` of every notebook; links are skipped."""
     found = []
-    for path in sorted(folder.rglob("*.ipynb")):
-        if ".ipynb_checkpoints" in path.parts:
-            continue
-        rel = path.relative_to(folder)
-        found.append((rel.parts[0] if len(rel.parts) > 1 else path.stem, path))
+    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        if entry.is_symlink():
+            print(f"skipped {entry.name!r}: a symbolic link", file=sys.stderr)
+        elif entry.is_file(follow_symlinks=False) and entry.name.endswith(".ipynb"):
+            found.append((entry.name[: -len(".ipynb")], entry.name, Path(entry.path)))
+        elif entry.is_dir(follow_symlinks=False):
+            for top, dirs, files in os.walk(entry.path, followlinks=False):
+                dirs[:] = sorted(d for d in dirs if d != ".ipynb_checkpoints")
+                for name in sorted(files):
+                    path = Path(top) / name
+                    if name.endswith(".ipynb") and stat.S_ISREG(os.lstat(path).st_mode):
+                        found.append((entry.name, str(path.relative_to(folder)), path))
     return found
 
 
-def grade(folder: Path, out: Path, timeout: int = 120) -> list[dict]:
-    """Grade every submission in ``folder``; write grades.csv and feedback/ into ``out``."""
-    rows, columns, feedback = [], [], {}
-    for student, path in submissions(folder):
-        status, executed, detail = execute(path, timeout)
-        chapter = None
+def read(path: Path) -> bytes:
+    """The file's bytes, refusing a link swapped in since the listing, or a huge file."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as handle:
+        if os.fstat(fd).st_size > MAX_BYTES:
+            return b"{}  (over the size limit)"
+        return handle.read(MAX_BYTES + 1)
+
+
+def grade(
+    folder: Path, out: Path, timeout: float = 60, jobs: int | None = None, safe: bool = True
+) -> Gradebook:
+    """Grade every new or changed notebook in ``folder`` into ``out``; return the book."""
+    folder, out = folder.resolve(), out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    book = Gradebook(out)
+    todo = []
+    for student, source, path in submissions(folder):
+        data = read(path)
+        digest = hashlib.sha256(data).hexdigest()
+        if book.unchanged(student, source, digest):
+            print(f"{student:<20} {source:<28} unchanged, kept")
+        else:
+            todo.append((student, source, data, digest))
+    hidden = [folder, out]
+
+    def one(student, data):
         try:
-            chapter = chapter_of(json.loads(path.read_text()))
-        except Exception:
-            pass  # an unreadable file is reported by execute()
-        if chapter is None and status != "invalid notebook":
-            status, detail = "unknown chapter", "its title does not name a course chapter"
-        names = exercises_of(chapter) if chapter else []
-        verdicts = {m["name"]: m for m in VERDICT.finditer(printed_text(executed or {}))}
-        row = {"student": student, "notebook": path.name, "status": status}
-        for name in names:
-            column = f"{chapter}:{name}"
-            if column not in columns:
-                columns.append(column)
-            row[column] = int(name in verdicts and verdicts[name]["status"] == "PASS")
-        row["total"] = sum(row[f"{chapter}:{n}"] for n in names)
-        rows.append(row)
-        lines = [f"{student}: {path.name}: {status}"] + ([detail] if detail else [])
-        lines += [m.group(0) for m in verdicts.values()]
-        lines += [f"[{n}] NOT RUN: its checker never printed" for n in names if n not in verdicts]
-        feedback.setdefault(student, []).append("\n".join(lines))
-        print(f"{student:<20} {path.name:<28} {status:<16} {row['total']}/{len(names)}")
-    (out / "feedback").mkdir(parents=True, exist_ok=True)
-    for student, parts in feedback.items():
-        (out / "feedback" / f"{student}.txt").write_text("\n\n".join(parts) + "\n")
-    with (out / "grades.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(
-            handle, ["student", "notebook", "status", *columns, "total"], restval=0
-        )
-        writer.writeheader()
-        writer.writerows(rows)
-    return rows
+            return verdict.grade(student, data, timeout, hidden, safe)
+        except Exception:  # a bug here must cost one row, not the run
+            traceback.print_exc()
+            result = verdict.Result(student, None, ["grader error"])
+            result.feedback.append("The grader failed on this notebook; ask your teacher.")
+            return result
+
+    with verdict.quiet(), ThreadPoolExecutor(jobs or os.cpu_count() or 1) as pool:
+        sys.stdout.local.quiet = False  # this thread reports; the checkers' threads do not
+        futures = {pool.submit(one, s, d): (s, src, dg) for s, src, d, dg in todo}
+        for future in as_completed(futures):
+            student, source, digest = futures[future]
+            result = future.result()
+            book.record(result, source, digest)
+            status = ", ".join(result.status) or "ok"
+            score = f"{result.total:g}/{result.maximum:g}"
+            print(f"{student:<20} {source:<28} {status:<16} {score}", flush=True)
+    return book
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["--run-one"]:
-        run_one(Path(argv[1]))
-        return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("submissions", type=Path)
     parser.add_argument("--out", type=Path, default=Path("grades"))
-    parser.add_argument("--timeout", type=int, default=120, help="seconds per notebook")
+    parser.add_argument("--timeout", type=float, default=60, help="seconds per notebook")
+    parser.add_argument("--jobs", type=int, default=None, help="at once (default: one a core)")
+    parser.add_argument(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        help="run students' code without bubblewrap, with your own rights (not for marks)",
+    )
     args = parser.parse_args(argv)
     if not args.submissions.is_dir():
         parser.error(f"{args.submissions} is not a folder of submitted notebooks")
     if args.out.resolve().is_relative_to(args.submissions.resolve()):
         parser.error("--out must not be inside the submissions folder, which is only read")
-    args.out.mkdir(parents=True, exist_ok=True)
-    grade(args.submissions, args.out, args.timeout)
-    print(f"wrote {args.out / 'grades.csv'} and {args.out / 'feedback'}/")
+    if not args.unsafe_no_sandbox:
+        try:
+            sandbox.check_bwrap()
+        except sandbox.Unavailable as err:
+            print(f"refusing to grade: {err}", file=sys.stderr)
+            return 2
+    else:
+        print(
+            "WARNING: --unsafe-no-sandbox: students' code runs with your rights.", file=sys.stderr
+        )
+    start = time.monotonic()
+    grade(args.submissions, args.out, args.timeout, args.jobs, not args.unsafe_no_sandbox)
+    print(f"wrote {args.out / 'grades.csv'} and {args.out / 'feedback'}/ ")
+    print(f"in {time.monotonic() - start:.0f} s")
     return 0
 
 

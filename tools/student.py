@@ -8,7 +8,12 @@ What a student copy keeps and drops:
   marker is dropped, markdown and code alike; the exercise text and the stub cell before
   it (a function that returns ``None``, then its checker) stay, so the checker says TODO;
 * a ```` ```{solution} ```` block inside a markdown cell is cut out of that cell;
-* outputs, execution counts and widget state are cleared.
+* outputs, execution counts and widget state are cleared;
+* the grader's marks are added: the notebook's metadata names its chapter and the version
+  of its exercises (``"attention_course": {"chapter": "05_softmax", "version": ...}``), and
+  each exercise's answer cell carries its label (``"attention_course": {"answer":
+  "ex-softmax-stable"}``). A free-text exercise gets a markdown answer cell of its own.
+  The grader reads these marks, never the (editable) title. See ``tools/exercises.py``.
 
 The copies are written to ``--out`` (git-ignored) with a manifest of what was written.
 A later run replaces a copy only if it is still exactly what this tool wrote: a file it
@@ -27,10 +32,12 @@ from pathlib import Path
 
 import nbformat
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import exercises  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 MANIFEST = ".student-manifest.json"
-START = re.compile(r"^(`{3,}|:{3,})\{solution-start\}", re.M)
-END = re.compile(r"^(`{3,}|:{3,})\{solution-end\}", re.M)
+START, END, KEY = exercises.START, exercises.END, exercises.KEY
 # A whole ```{solution} ... ``` block: the closing fence is the opening one (same length).
 BLOCK = re.compile(r"^(?P<fence>`{3,}|:{3,})\{solution\}.*?^(?P=fence)[ \t]*$\n?", re.M | re.S)
 NOTE = (
@@ -39,9 +46,26 @@ NOTE = (
 )
 
 
-def student_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Return a copy of ``nb`` without solutions, outputs or widget state."""
+TEXT_ANSWER = "**Your answer** ({label}):\n\n_Write your answer here._"
+
+
+def chapter_stem(nb: dict) -> str | None:
+    """The course chapter whose exercise labels ``nb`` carries (None for none)."""
+    labels = [e.label for e in exercises.parse(nb, "00_x").exercises]
+    owners = exercises.by_label()
+    return next((owners[label].stem for label in labels if label in owners), None)
+
+
+def student_notebook(nb: nbformat.NotebookNode, stem: str | None = None) -> nbformat.NotebookNode:
+    """Return a copy of ``nb`` without solutions, outputs or widget state, marked for grading.
+
+    ``stem`` is the chapter (``05_softmax``); by default the one whose exercises ``nb`` has.
+    """
     nb = nbformat.from_dict(json.loads(json.dumps(nb)))  # deep copy
+    stem = stem or chapter_stem(nb)
+    chapter = exercises.parse(nb, stem) if stem else None
+    stubs = {e.stub_cell: e.label for e in chapter.exercises} if chapter else {}
+    texts = {e.cell: e.label for e in chapter.exercises if e.kind == "text"} if chapter else {}
     kept, inside = [], None
     for index, cell in enumerate(nb.cells):
         source = cell.source
@@ -50,7 +74,15 @@ def student_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         if inside is None:
             if cell.cell_type == "markdown":
                 cell.source = BLOCK.sub("", source)
+            cell.metadata.pop(KEY, None)  # only this tool marks answer cells
+            if index in stubs:
+                cell.metadata[KEY] = {"answer": stubs[index]}
             kept.append(cell)
+            if index in texts:
+                answer = nbformat.v4.new_markdown_cell(TEXT_ANSWER.format(label=texts[index]))
+                answer.metadata[KEY] = {"answer": texts[index]}
+                answer.id = re.sub(r"[^A-Za-z0-9_-]", "-", f"answer-{texts[index]}")[:64]
+                kept.append(answer)
         elif END.search(source):
             inside = None
     if inside is not None:
@@ -61,6 +93,9 @@ def student_notebook(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         cell.metadata.pop("execution", None)
     nb.cells = kept
     nb.metadata.pop("widgets", None)
+    nb.metadata.pop(KEY, None)
+    if chapter:
+        nb.metadata[KEY] = {"chapter": stem, "version": chapter.version}
     if kept and kept[0].cell_type == "markdown":
         kept[0].source = kept[0].source.rstrip() + NOTE
     leftover = [c.source for c in kept if "{solution" in c.source]
@@ -81,7 +116,8 @@ def build(paths: list[Path], out: Path) -> list[str]:
     refused = []
     for path in paths:
         target = out / path.name
-        data = nbformat.writes(student_notebook(nbformat.read(path, as_version=4))) + "\n"
+        copy = student_notebook(nbformat.read(path, as_version=4), path.stem)
+        data = nbformat.writes(copy) + "\n"
         data = data.encode()
         if target.exists():
             current = digest(target.read_bytes())

@@ -1,0 +1,398 @@
+"""Grade one submission: the student's code runs in the sandbox, the checkers run here.
+
+For each exercise of the chapter (read from the course's committed notebook by
+``tools/exercises.py``), the course's own checker is called *in this process*. For a
+function exercise it gets a proxy: calling it sends the inputs to the sandboxed worker,
+which calls the student's function and sends back the returned value as data. For a
+number exercise the worker sends back the variable's value. The checker's verdict and
+the chapter's points make the mark; nothing the student's code prints or patches can
+reach them.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import copy
+import json
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import exercises
+
+from attention_lib import checks
+
+from . import flags, sandbox, wire
+
+PREAMBLE = """\
+import numpy as np
+import attention_lib as al
+from attention_lib import toy
+
+
+class _Lazy:
+    # A figure or widget helper, imported on first use: Matplotlib costs seconds to import.
+    def __init__(self, module, attr=None):
+        self._where = (module, attr)
+
+    def _get(self):
+        import importlib
+
+        module = importlib.import_module(self._where[0])
+        return getattr(module, self._where[1]) if self._where[1] else module
+
+    def __call__(self, *args, **kwargs):
+        return self._get()(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._get(), name)
+
+
+{imports}
+for _name in [_n for _n in globals() if _n.startswith("check_")]:
+    globals()[_name] = lambda *args, **kwargs: None  # the grade is not computed here
+"""
+HEAVY = ("attention_lib.plotting", "attention_lib.widgets", "matplotlib", "ipywidgets", "IPython")
+
+
+def lazy_imports(source: str) -> str:
+    """The import cell with its figure and widget imports made lazy (see ``_Lazy``)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    lines = []
+    for node in tree.body:
+        heavy = isinstance(node, ast.ImportFrom) and (node.module or "").startswith(HEAVY)
+        heavy = heavy or (
+            isinstance(node, ast.Import) and all(a.name.startswith(HEAVY) for a in node.names)
+        )
+        if isinstance(node, ast.ImportFrom) and heavy:
+            lines += [
+                f"{a.asname or a.name} = _Lazy({node.module!r}, {a.name!r})" for a in node.names
+            ]
+        elif heavy:
+            lines += [f"{a.asname or a.name.split('.')[0]} = _Lazy({a.name!r})" for a in node.names]
+        else:
+            lines.append(ast.get_source_segment(source, node))
+    return "\n".join(lines)
+
+
+MAX_BYTES = 20 * 2**20  # a submitted notebook larger than this is not read
+
+
+class _Stdout:
+    """``sys.stdout`` while grading: silent in a thread that is running a checker.
+
+    Checkers print their verdict line; with several submissions graded at once in
+    threads, ``contextlib.redirect_stdout`` would tangle, so each thread says for itself.
+    """
+
+    def __init__(self, real):
+        self.real, self.local = real, threading.local()
+
+    def write(self, text):
+        return len(text) if getattr(self.local, "quiet", False) else self.real.write(text)
+
+    def flush(self):
+        self.real.flush()
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+
+@contextlib.contextmanager
+def quiet():
+    if not isinstance(sys.stdout, _Stdout):
+        sys.stdout = _Stdout(sys.stdout)
+    stdout = sys.stdout
+    before = getattr(stdout.local, "quiet", False)
+    stdout.local.quiet = True
+    try:
+        yield
+    finally:
+        stdout.local.quiet = before
+
+
+@dataclass
+class Result:
+    student: str
+    chapter: str | None
+    status: list[str] = field(default_factory=list)
+    points: dict[str, float | None] = field(default_factory=dict)  # None: graded by hand
+    maximum: float = 0
+    flags: list[str] = field(default_factory=list)
+    feedback: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> float:
+        return sum(p for p in self.points.values() if p)
+
+
+def identify(nb: dict) -> tuple[exercises.Chapter | None, list[str]]:
+    """The chapter a notebook belongs to, from its metadata; and what was odd about it."""
+    meta = (
+        nb.get("metadata", {}).get(exercises.KEY) if isinstance(nb.get("metadata"), dict) else None
+    )
+    if isinstance(meta, dict) and isinstance(meta.get("chapter"), str):
+        chapter = exercises.chapter(meta["chapter"])
+        if chapter is None:
+            return None, ["unknown chapter"]
+        if meta.get("version") != chapter.version:
+            return chapter, ["older copy"]
+        return chapter, []
+    owners = exercises.by_label()
+    for cell in nb.get("cells", []):
+        for match in exercises.EXERCISE.finditer(_source(cell)):
+            if match.group(2) in owners:
+                return owners[match.group(2)], ["no identity"]
+    return None, ["no identity", "unknown chapter"]
+
+
+def _source(cell) -> str:
+    source = cell.get("source", "") if isinstance(cell, dict) else ""
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def answer_cells(nb: dict, chapter: exercises.Chapter, marked: bool) -> dict[str, list[str]]:
+    """``{label: [code, ...]}``: the cells ``make student`` marked, in notebook order.
+
+    Without marks (a notebook that did not come from ``make student``), the cells that
+    define an exercise's name stand in for them.
+    """
+    found: dict[str, list[str]] = {}
+    for cell in nb.get("cells", []):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = _source(cell)
+        meta = cell.get("metadata", {})
+        label = meta.get(exercises.KEY, {}).get("answer") if isinstance(meta, dict) else None
+        if marked and isinstance(label, str) and chapter.exercise(label):
+            found.setdefault(label, []).append(source)
+        elif not marked:
+            for ex in chapter.exercises:
+                if ex.name and _binds(source, ex.name):
+                    found.setdefault(ex.label, []).append(source)
+    return found
+
+
+def _binds(source: str, name: str) -> bool:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return True
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            return True
+    return False
+
+
+def _names(source: str) -> tuple[set[str], set[str]]:
+    """(names read, names bound) anywhere in ``source``."""
+    loads, stores = set(), set()
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return loads, stores
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (loads if isinstance(node.ctx, ast.Load) else stores).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+            stores.add(node.name)
+        elif isinstance(node, ast.arg):
+            stores.add(node.arg)
+        elif isinstance(node, ast.alias):
+            stores.add((node.asname or node.name).split(".")[0])
+    return loads, stores
+
+
+def free_names(sources: list[str], imports: str) -> set[str]:
+    """Names the answer cells read but neither they nor the preamble define."""
+    loads, stores = set(), set(dir(builtins)) | {"np", "al", "toy"}
+    for source in [imports, *sources]:
+        read, bound = _names(source)
+        loads |= read
+        stores |= bound
+    return loads - stores
+
+
+def course_cells(chapter: exercises.Chapter, needed: set[str], before: int) -> list[int]:
+    """The course's own cells (before cell ``before``) that define the ``needed`` names.
+
+    A cell that defines a needed name is kept, and the names it reads become needed in
+    turn; cells that only draw or print are left out, which saves seconds per student.
+    """
+    kept, needed = [], set(needed)
+    for index, source in reversed(chapter.context):
+        if index >= before or source == chapter.imports:  # the preamble has the imports
+            continue
+        loads, stores = _names(source)
+        if stores & needed:
+            kept.append(index)
+            needed |= loads
+    return sorted(kept)
+
+
+_reference_lock = threading.Lock()
+_references: dict[tuple[str, int], tuple[list, dict]] = {}
+
+
+def checker_arguments(chapter: exercises.Chapter, ex: exercises.Exercise) -> tuple[list, dict]:
+    """The checker's other arguments, as the course's stub cell wrote them, evaluated here.
+
+    Literals are read directly; anything else (``X[delicious]``, ``weights``) is computed
+    by running the course's own cells up to the exercise, in this process, once.
+    """
+    call = ast.parse(ex.call).body[0].value
+    nodes = list(call.args[1:]) + [k.value for k in call.keywords]
+    try:
+        values = [ast.literal_eval(n) for n in nodes]
+    except ValueError:
+        key = (chapter.stem, ex.stub_cell)
+        with _reference_lock:
+            if key not in _references:
+                ns: dict = {"__name__": "__course__"}
+                with quiet():
+                    exec(PREAMBLE.format(imports=chapter.imports), ns)
+                    needed = set().union(*(_names(ast.unparse(n))[0] for n in nodes))
+                    needed |= _names(ex.stub)[0]
+                    kept = course_cells(chapter, needed, ex.stub_cell)
+                    for index, source in chapter.context:
+                        if index in kept:
+                            exec(source, ns)
+                    exec(ex.stub, ns)  # the course's stub: it may define what the call uses
+                    values = [
+                        eval(compile(ast.Expression(n), "<course>", "eval"), ns) for n in nodes
+                    ]
+                _references[key] = values
+            values = copy.deepcopy(_references[key])
+    args, kwargs = values[: len(call.args) - 1], {}
+    for keyword, value in zip(call.keywords, values[len(call.args) - 1 :], strict=True):
+        kwargs.update(value if keyword.arg is None else {keyword.arg: value})  # **labels
+    return args, kwargs
+
+
+def _proxy(worker: sandbox.Worker, ex: exercises.Exercise):
+    def learner(*args, **kwargs):
+        return worker.call(ex.label, list(args), kwargs)
+
+    learner.__name__ = ex.name
+    return learner
+
+
+def _check(chapter, ex, worker: sandbox.Worker) -> checks.CheckResult:
+    checker = getattr(checks, ex.checker, None)
+    if checker is None:  # not re-exported: the chapter's own import cell has it
+        ns: dict = {}
+        with quiet():
+            exec(chapter.imports, ns)
+        checker = ns[ex.checker]
+    args, kwargs = checker_arguments(chapter, ex)
+    with quiet():
+        if ex.kind == "function":
+            return checker(_proxy(worker, ex), *args, **kwargs)
+        return checker(worker.value(ex.label), *args, **kwargs)
+
+
+def grade(student: str, data: bytes, timeout: float, hidden: list[Path], safe: bool) -> Result:
+    """Grade one submitted notebook (its bytes): a :class:`Result` whatever it holds."""
+    try:
+        nb = json.loads(data.decode("utf-8"))
+        if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+            raise ValueError("it has no list of cells")
+    except (ValueError, UnicodeDecodeError) as err:
+        reason = (
+            "it is not JSON" if not isinstance(err, ValueError) or "cells" not in str(err) else err
+        )
+        result = Result(student, None, ["invalid notebook"])
+        result.feedback.append(f"Could not read the notebook: {wire.short(reason)}.")
+        return result
+    chapter, status = identify(nb)
+    result = Result(student, chapter.stem if chapter else None, status)
+    if chapter is None:
+        result.feedback.append(
+            "This notebook does not say which chapter it is: hand in the copy that "
+            "`make student` made (its metadata names the chapter)."
+        )
+        return result
+    marked = "no identity" not in status
+    answers = answer_cells(nb, chapter, marked)
+    result.flags = scan(nb, chapter, answers)
+    result.maximum = sum(e.points for e in chapter.exercises if e.kind != "text")
+    auto = [e for e in chapter.exercises if e.kind != "text"]
+    free = free_names([s for v in answers.values() for s in v], chapter.imports)
+    stubs = {e.stub_cell: e.label for e in auto}
+    context = course_cells(chapter, free, max(stubs, default=0)) if free else []
+    cells = []
+    for index in sorted(set(context) | set(stubs)):
+        if index in stubs:
+            ex = chapter.exercise(stubs[index])
+            cells += [
+                {"label": ex.label, "name": ex.name, "source": s} for s in answers.get(ex.label, [])
+            ]
+        else:
+            cells.append({"label": None, "source": dict(chapter.context)[index]})
+    setup = {
+        "preamble": PREAMBLE.format(imports=lazy_imports(chapter.imports)),
+        "cells": cells,
+    }
+    with sandbox.Worker(setup, timeout, hidden, sandbox=safe) as worker:
+        errors = worker.ready.get("errors", {})
+        defined = set(worker.ready.get("defined", []))
+        for ex in chapter.exercises:
+            if ex.kind == "text":
+                result.points[ex.column] = None
+                result.feedback.append(f"[{ex.column}] by hand: your teacher reads this answer.")
+                continue
+            if worker.gone:
+                status_, message = "FAIL", f"not graded: {worker.gone}"
+            elif ex.label not in answers:
+                status_, message = "TODO", "no answer cell for this exercise (was it deleted?)."
+            elif ex.label not in defined:
+                error = errors.get(ex.label)
+                why = f"your answer cell raised {error['type']}: {error['msg']}" if error else ""
+                status_, message = (
+                    "FAIL",
+                    f"{ex.name} is not defined after your answer cell ran. {why}",
+                )
+            else:
+                verdict = _check(chapter, ex, worker)
+                status_, message = verdict.status, verdict.message
+                if worker.gone:
+                    status_, message = "FAIL", f"not graded: {worker.gone}"
+            if ex.label in errors:
+                error = errors[ex.label]
+                message += f" (Your answer cell raised {error['type']}: {error['msg']})"
+                if "errors" not in result.status:
+                    result.status.append("errors")
+            result.points[ex.column] = ex.points if status_ == "PASS" else 0
+            result.feedback.append(f"[{ex.column}] {status_}: {message}")
+        if worker.gone:
+            result.status.append("timeout" if worker.gone.startswith("timeout") else "crashed")
+        elif worker.ready.get("preamble"):
+            result.status.append("sandbox error")
+    return result
+
+
+def scan(nb: dict, chapter: exercises.Chapter, answers: dict[str, list[str]]) -> list[str]:
+    found = []
+    for ex in chapter.exercises:
+        for source in answers.get(ex.label, []):
+            if ex.kind == "function":
+                found += [
+                    f"{ex.column}: {f}" for f in flags.library_flags(source, ex.name, ex.forbidden)
+                ]
+            found += [f"{ex.column}: {f}" for f in flags.obfuscation_flags(source)]
+    cells = nb.get("cells", [])
+    code = [_source(c) for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
+    markdown = [_source(c) for c in cells if isinstance(c, dict) and c.get("cell_type") != "code"]
+    solutions = {flags.normalise(s) for e in chapter.exercises for s in e.solutions}
+    found += flags.solution_flags(code, markdown, solutions)
+    return list(dict.fromkeys(found))
