@@ -72,8 +72,9 @@ def padding_mask(lengths, n: int) -> np.ndarray:
             f"lengths[{b}] = {ell[b]} is longer than the padded length n = {n}; "
             "pad every sentence to at least its own length"
         )
-    positions = np.arange(n)  # (n,)
-    return (positions < ell[:, None])[:, None, :]  # (b, n) -> (b, 1, n)
+    positions = np.arange(n)  # (n,): 0, 1, ..., n - 1
+    real = positions < ell[:, None]  # (b, n): True on the real tokens of sentence b
+    return real[:, None, :]  # (b, 1, n): one row of keys, shared by every query
 
 
 def _as_lengths(lengths) -> np.ndarray:

@@ -277,6 +277,11 @@ def shift_by_raw_max(scores, mask):
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def over_queries(scores, mask):
+    e = np.exp(np.where(mask, scores, -np.inf) - np.where(mask, scores, -np.inf).max())
+    return e / e.sum(axis=0, keepdims=True)  # sums each column: the wrong axis
+
+
 def in_place(scores, mask):
     scores[~np.broadcast_to(mask, scores.shape)] = -np.inf
     return stable_softmax(scores)
@@ -291,6 +296,8 @@ def in_place(scores, mask):
         (lambda s, mask: stable_softmax(np.where(mask, s, 0.0)), "FAIL", "but exp(0) = 1"),
         (lambda s, mask: stable_softmax(np.where(mask, -np.inf, s)), "FAIL", "blocked the allowed"),
         (lambda s, mask: stable_softmax(s), "FAIL", "the mask was ignored"),
+        (lambda x, m: masked_softmax(x, m), "PASS", "all 4 cases"),  # any parameter names
+        (over_queries, "FAIL", "you normalised over the queries"),
         (lambda s, mask: masked_softmax(s, mask.T), "FAIL", "mask transposed"),
         (shift_by_raw_max, "FAIL", "the maximum of the raw row is the masked 1000"),
         (
@@ -331,6 +338,7 @@ def test_masked_softmax_reference_is_the_library():
         (64, "FAIL", "every entry of the 8 x 8 mask"),
         (32, "FAIL", "splits the diagonal in two"),
         (8, "FAIL", "the diagonal alone"),
+        (72, "FAIL", "needs dividing by 2"),
         (40, "FAIL", "too high"),
         ("36", "FAIL", "expected one number"),
     ],

@@ -169,6 +169,15 @@ def _softmax_mistakes(scores, mask, full, case: str) -> list[tuple]:
             "scores where mask is False to -np.inf before softmax.",
         ),
     ]
+    if full.ndim >= 2 and full.any(axis=-2).all():  # each column keeps a key: finite
+        e = np.exp(np.where(full, scores, -np.inf) - np.where(full, scores, -np.inf).max())
+        mistakes.append(
+            (
+                e / e.sum(axis=-2, keepdims=True),
+                f"each column sums to 1, not each row (on {case}): you normalised over the "
+                "queries. Softmax runs over the keys of one query: sum over axis=-1.",
+            )
+        )
     if (~full).any(axis=-1).all():  # inverting leaves every row a key: a finite answer
         mistakes.append(
             (
@@ -207,5 +216,9 @@ def check_causal_count(answer, n: int = 8) -> CheckResult:
             f"{n * n - expected} False above it, the rest True.",
         ),
         (n, "that is the diagonal alone; row i allows i + 1 keys, not just one."),
+        (
+            n * (n + 1),
+            f"{n * (n + 1)} is twice the count: n (n + 1) needs dividing by 2 (1 + 2 + ... + {n}).",
+        ),
     )
     return check_number("causal_count", answer, expected, places=0, mistakes=mistakes)
