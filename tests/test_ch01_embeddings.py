@@ -1,5 +1,7 @@
 """Chapter 1: the word table, its figures and its checkers (each checker tested both ways)."""
 
+import inspect
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -9,9 +11,11 @@ from attention_lib import toy
 from attention_lib.checks import (
     check_cosine_similarity,
     check_pe_length,
+    check_pe_offset,
     check_positional_encoding,
 )
-from attention_lib.plotting import CMAP, encoding_heatmap, token_panels, word_map
+from attention_lib.plotting import CMAP, encoding_heatmap, similarity_map, token_panels
+from attention_lib.toy import sentence
 
 # --- the word table ----------------------------------------------------------------------
 
@@ -27,7 +31,7 @@ def test_vocabulary_extends_the_running_example():
 
 
 def test_arrays_are_read_only():
-    for array in (toy.EMBEDDINGS, toy.MAP_DIRECTIONS, toy.E_DOG, toy.E_COUCH):
+    for array in (toy.EMBEDDINGS, toy.E_DOG, toy.E_COUCH):
         with pytest.raises(ValueError, match="read-only"):
             array[0, 0] = 1.0
 
@@ -117,58 +121,45 @@ def test_attention_without_positions_only_reorders_with_positions_it_does_not():
 # --- figures -----------------------------------------------------------------------------
 
 
-def test_word_map_labels_every_word_and_says_which_words_sit_together():
-    fig, alt = word_map(
-        toy.EMBEDDINGS,
-        toy.VOCAB,
-        directions=toy.MAP_DIRECTIONS,
-        features=toy.FEATURES,
-        title="map",
-        highlight=["cake", "pie", "keyboard"],
-    )
-    texts = [t.get_text() for t in fig.axes[0].texts]
-    assert set(toy.VOCAB) | set(toy.FEATURES) <= set(texts)
-    assert len(texts) == len(toy.VOCAB) + len(toy.FEATURES)  # every label placed once
-    assert alt.startswith("Map: map. Words lean right (food): cake, delicious, pie;")
-    assert "up (person): I, dog" in alt
-    assert "left (pointer): the, and, it, on" in alt
-    assert "'cake' sits 0.22 from 'pie' and 1.08 from 'keyboard'." in alt
-    dots, stars = (c.get_paths()[0] for c in fig.axes[0].collections)
-    assert len(dots.vertices) != len(stars.vertices)  # shape, not only colour, marks them
+def similarity_figure():
+    return similarity_map(toy.EMBEDDINGS, toy.VOCAB, features=toy.FEATURES, title="cosines")
+
+
+def test_similarity_map_draws_true_cosines_grouped_by_feature():
+    fig, alt = similarity_figure()
+    ax = fig.axes[0]
+    names = [t.get_text() for t in ax.get_yticklabels()]
+    assert [t.get_text() for t in ax.get_xticklabels()] == names
+    assert sorted(names) == sorted(toy.VOCAB)
+    assert names[:3] == ["cake", "pie", "delicious"]  # food first, strongest first
+    C = ax.images[0].get_array()
+    E = toy.embed(names)
+    assert np.allclose(C, toy.cosine_similarity(E[:, None], E[None]))  # every angle kept
+    assert C[names.index("it"), names.index("cake")] == 0.0  # a right angle, not opposite
+    assert ax.images[0].get_clim() == (0.0, 1.0)  # a fixed scale, not the data's range
+    assert fig.axes[1].get_ylabel() == "cosine similarity"  # a labelled colour bar
+    groups = [t.get_text() for t in ax.texts if t.get_text() in toy.FEATURES]
+    assert groups == list(toy.FEATURES)
+    assert len(ax.texts) == len(toy.VOCAB) ** 2 + len(toy.FEATURES)  # every cell has its value
+    assert alt.startswith("Heatmap: cosines. Cosine similarity of 14 words")
+    assert "food: cake, pie, delicious; person: I, dog;" in alt
+    assert "'cake' -> 'pie' (0.98)" in alt and "'keyboard' -> 'sat' (0.98)" in alt
     plt.close(fig)
 
 
-def test_word_map_labels_do_not_overlap():
-    fig, _ = word_map(
-        toy.EMBEDDINGS, toy.VOCAB, directions=toy.MAP_DIRECTIONS, features=toy.FEATURES, title="m"
-    )
-    renderer = fig.canvas.get_renderer()
-    boxes = [t.get_window_extent(renderer) for t in fig.axes[0].texts]
-    clashes = [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :] if a.overlaps(b)]
-    assert not clashes
+def test_similarity_map_uses_minus_one_when_a_cosine_is_negative():
+    fig, _ = similarity_map([[1.0, 0.0], [-1.0, 0.2]], ["a", "b"], features="xy", title="t")
+    assert fig.axes[0].images[0].get_clim() == (-1.0, 1.0)
     plt.close(fig)
 
 
-def test_word_map_rejects_mismatched_input():
-    with pytest.raises(ValueError, match=r"directions has shape \(3, 2\)"):
-        word_map(toy.EMBEDDINGS, toy.VOCAB, directions=np.ones((3, 2)), features="abc", title="x")
-    with pytest.raises(ValueError, match=r"'muffin'"):
-        word_map(
-            toy.EMBEDDINGS,
-            toy.VOCAB,
-            directions=toy.MAP_DIRECTIONS,
-            features=toy.FEATURES,
-            title="x",
-            highlight=["muffin"],
-        )
+def test_similarity_map_rejects_mismatched_input():
+    with pytest.raises(ValueError, match=r"shape \(14, 4\), 3 feature names"):
+        similarity_map(toy.EMBEDDINGS, toy.VOCAB, features="abc", title="x")
     with pytest.raises(ValueError, match="got 3 row labels"):
-        word_map(
-            toy.EMBEDDINGS,
-            toy.VOCAB[:3],
-            directions=toy.MAP_DIRECTIONS,
-            features=toy.FEATURES,
-            title="x",
-        )
+        similarity_map(toy.EMBEDDINGS, toy.VOCAB[:3], features=toy.FEATURES, title="x")
+    with pytest.raises(ValueError, match="zero vector"):
+        similarity_map([[0.0, 0.0], [1.0, 0.0]], ["a", "b"], features="xy", title="x")
 
 
 def test_encoding_heatmap_has_position_and_dimension_axes():
@@ -339,8 +330,10 @@ def test_positional_encoding_checker(fn, status, hint, capsys):
         (None, "TODO", "replace None"),
         (2, "FAIL", "2 is the squared length"),
         (1.0, "FAIL", "holds two pairs"),
-        (4, "FAIL", "not a count of entries"),
+        (4, "FAIL", "not a count"),
         (1.7, "FAIL", "too high"),
+        (1.4, "FAIL", "rounded to one decimal; give two decimals"),
+        (1.42, "FAIL", "close, but 1.4142... rounds to 1.41"),
         ("1.41", "FAIL", "expected one number"),
     ],
 )
@@ -355,3 +348,73 @@ def test_pe_length_checker(answer, status, hint, capsys):
 def test_pe_rows_really_all_have_the_predicted_length():
     lengths = np.linalg.norm(al.positional_encoding(100, 4), axis=-1)
     assert np.allclose(lengths, np.sqrt(2))
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "hint"),
+    [
+        (np.cos(2) + np.cos(0.02), "PASS", "is right (0.58)"),
+        (0.58, "PASS", "is right"),
+        (None, "TODO", "replace None"),
+        (0.6, "FAIL", "rounded to one decimal"),
+        (0.59, "FAIL", "close, but"),
+        (-0.42, "FAIL", "the fast pair alone"),
+        (1.0, "FAIL", "the slow pair alone"),
+        (2, "FAIL", "the same position twice"),
+        (0.93, "FAIL", "you added sines"),
+        (-0.83, "FAIL", "do not turn at the same speed"),
+        (0.3, "FAIL", "too low"),
+        ("0.58", "FAIL", "expected one number"),
+    ],
+)
+def test_pe_offset_checker(answer, status, hint, capsys):
+    result = check_pe_offset(answer)
+    line = capsys.readouterr().out
+    assert result.status == status
+    assert line.startswith(f"[pe-offset] {status}: ")
+    assert hint in line
+
+
+# --- the position story ------------------------------------------------------------------
+
+
+def shift_matrix(k, d_model):
+    """M_k with PE[pos + k] = PE[pos] @ M_k: one 2 x 2 turn per (sin, cos) pair."""
+    speeds = 1 / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    even, odd = np.arange(0, d_model, 2), np.arange(1, d_model, 2)
+    M = np.zeros((d_model, d_model))
+    M[even, even], M[even, odd] = np.cos(speeds * k), -np.sin(speeds * k)
+    M[odd, even], M[odd, odd] = np.sin(speeds * k), np.cos(speeds * k)
+    return M
+
+
+@pytest.mark.parametrize(("k", "d_model"), [(1, 4), (2, 4), (5, 32), (17, 64)])
+def test_a_shift_of_position_is_one_fixed_turn(k, d_model):
+    PE = al.positional_encoding(60, d_model)
+    M = shift_matrix(k, d_model)
+    assert np.allclose(PE[:-k] @ M, PE[k:])
+    assert np.allclose(M @ M.T, np.eye(d_model))  # a rotation: lengths are kept
+    dots = np.sum(PE[:-k] * PE[k:], axis=-1)  # depends on the offset only: sum of cos(turn)
+    assert np.allclose(dots, np.trace(M) / 2)
+
+
+def test_toy_x_is_the_word_embeddings_without_positions():
+    assert np.array_equal(toy.embed(toy.TOKENS), toy.X)
+    source = inspect.getsource(sentence)
+    comment = source[source.index("#: The token vectors") : source.index("X = np.array")]
+    assert "*without* positions" in comment and "sqrt(d_model)" in comment
+    assert "already added" not in source
+
+
+def test_keyboard_is_mostly_action_with_a_trace_of_person():
+    keyboard = dict(zip(toy.FEATURES, toy.embed(["keyboard"])[0], strict=True))
+    assert keyboard == {"food": 0.0, "person": 0.1, "action": 0.5, "pointer": 0.0}
+
+
+def test_scaling_by_sqrt_d_model_keeps_the_meaning_visible():
+    rng = np.random.default_rng(0)
+    E = rng.normal(0.0, 512**-0.5, size=(8, 512))
+    PE = al.positional_encoding(8, 512)
+    plain = toy.cosine_similarity(E, E + PE).mean()
+    scaled = toy.cosine_similarity(E, np.sqrt(512) * E + PE).mean()
+    assert plain < 0.1 < 0.8 < scaled

@@ -18,7 +18,12 @@ check_softmax`` works whichever module a checker is in.
 from .all_at_once import check_attention_rows, check_flops, check_score_memory
 from .base import CheckResult
 from .blending import check_attention, check_blend, check_output_element
-from .embeddings import check_cosine_similarity, check_pe_length, check_positional_encoding
+from .embeddings import (
+    check_cosine_similarity,
+    check_pe_length,
+    check_pe_offset,
+    check_positional_encoding,
+)
 from .learning import check_grad_V, check_initial_loss, check_softmax_backward
 from .masking import check_causal_count, check_causal_mask, check_masked_softmax
 from .multi_head import check_multi_head, check_param_count, check_split_heads
@@ -49,6 +54,7 @@ __all__ = [
     "check_output_element",
     "check_param_count",
     "check_pe_length",
+    "check_pe_offset",
     "check_positional_encoding",
     "check_project",
     "check_projection_element",

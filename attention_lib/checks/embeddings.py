@@ -1,4 +1,4 @@
-"""Chapter 1 checkers: cosine similarity, the sinusoidal encoding, and the length of a PE row."""
+"""Chapter 1 checkers: cosine similarity, the sinusoidal encoding, two PE predictions."""
 
 from __future__ import annotations
 
@@ -214,23 +214,87 @@ def check_positional_encoding(fn) -> CheckResult:
     return verdict("positional-encoding", fn, run)
 
 
-# --- Exercise: predict the length of a row of PE -----------------------------------------
+# --- Exercises: numbers predicted by hand ----------------------------------------------
+
+
+def _rounded(expected: float, mistakes: tuple) -> tuple:
+    """Add a hint for the right value rounded to one decimal (1.4 for 1.414...).
+
+    That is not a wrong answer, only a less precise one; the checker asks for two
+    decimals, and says so rather than calling 1.4 "too low". One off in the last digit
+    (1.42) is a rounding slip, and gets its own hint too.
+    """
+    one = round(expected, 1)
+    hint = (
+        f"{one:g} is the right value rounded to one decimal; give two decimals "
+        f"({expected:.4f}... rounds to {expected:.2f})."
+    )
+    two = round(expected, 2)
+    near = f"close, but {expected:.4f}... rounds to {two:.2f}: check the last digit."
+    return ((one, hint), (two + 0.01, near), (two - 0.01, near), *mistakes)
 
 
 def check_pe_length(answer) -> CheckResult:
     """Check a predicted length |PE[pos]| for ``d_model = 4`` (the same at every position)."""
     lengths = np.linalg.norm(positional_encoding(8, 4), axis=-1)  # (8,)
+    expected = float(lengths[0])
     return check_number(
         "pe-length",
         answer,
-        float(lengths[0]),
-        mistakes=(
-            (2.0, "2 is the squared length (1 for each sin-cos pair): take its square root."),
+        expected,
+        mistakes=_rounded(
+            expected,
             (
-                1.0,
-                "one (sin, cos) pair has length 1, but d_model = 4 holds two pairs: add "
-                "the squares of all four entries, then take the square root.",
+                (2.0, "2 is the squared length (1 for each sin-cos pair): take its square root."),
+                (
+                    1.0,
+                    "one (sin, cos) pair has length 1, but d_model = 4 holds two pairs: add "
+                    "the squares of all four entries, then take the square root.",
+                ),
+                (4.0, "the length is the square root of the sum of squares, not a count."),
             ),
-            (4.0, "the length is the square root of the sum of squares, not a count of entries."),
+        ),
+    )
+
+
+def check_pe_offset(answer) -> CheckResult:
+    """Check a predicted dot product ``PE[pos] · PE[pos + 2]`` for ``d_model = 4``."""
+    PE = positional_encoding(12, 4)  # (12, 4)
+    dots = np.sum(PE[:-2] * PE[2:], axis=-1)  # (10,): the same for every pos
+    expected = float(dots[0])
+    fast, slow = np.cos(2.0), np.cos(2.0 / 100.0)  # the two pairs turn by 2 and 0.02
+    return check_number(
+        "pe-offset",
+        answer,
+        expected,
+        mistakes=_rounded(
+            expected,
+            (
+                (
+                    fast,
+                    f"{fast:.2f} is the fast pair alone (cos 2): d_model = 4 has a second, "
+                    "slow pair, which turns by 2 / 100 and adds its own cosine.",
+                ),
+                (
+                    slow,
+                    "that is the slow pair alone (cos 0.02): add the fast pair, which turns "
+                    "by a whole 2 radians.",
+                ),
+                (
+                    2.0,
+                    "2 is PE[pos] · PE[pos], the same position twice: two steps on, each "
+                    "pair has turned, and a pair turned by b contributes cos b.",
+                ),
+                (
+                    np.sin(2.0) + np.sin(0.02),
+                    "you added sines: a pair turned by angle b contributes cos b to the "
+                    "dot product (sin a sin(a+b) + cos a cos(a+b) = cos b).",
+                ),
+                (
+                    2 * fast,
+                    "the two pairs do not turn at the same speed: the second turns 100 "
+                    "times more slowly (10000^(2/4) = 100).",
+                ),
+            ),
         ),
     )

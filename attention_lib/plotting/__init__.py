@@ -6,7 +6,7 @@ submodules group them by topic and share :mod:`.base`.
 
 from .base import CMAP, Figure, figure_html, show
 from .blend import blend_hull, contributions, convex_hull, inside_hull
-from .embeddings import encoding_heatmap, token_panels, word_map
+from .embeddings import encoding_heatmap, similarity_map, token_panels
 from .heads import Step, head_heatmaps, shape_tracer, trace_shapes
 from .learning import before_after, it_attention, training_curves, training_frame
 from .masking import masked_heatmaps, masked_row
@@ -60,6 +60,7 @@ __all__ = [
     "shape_tracer",
     "sharpness_vs_dimension",
     "show",
+    "similarity_map",
     "speedup_plot",
     "timing_plot",
     "token_attention",
@@ -68,5 +69,4 @@ __all__ = [
     "training_curves",
     "training_frame",
     "variance_vs_dimension",
-    "word_map",
 ]

@@ -1,4 +1,4 @@
-"""Chapter 1 figures: a map of word vectors, positional encodings, token-by-feature tables."""
+"""Chapter 1 figures: word similarities, positional encodings, token-by-feature tables."""
 
 from __future__ import annotations
 
@@ -9,153 +9,95 @@ from matplotlib.ticker import MaxNLocator
 from ..validate import as_float_array
 from .base import CMAP, annotate_cells, check_labels
 
-_NAMES = {(1, 0): "right", (0, 1): "up", (-1, 0): "left", (0, -1): "down"}
-_OFFSETS = [  # where a label may go relative to its point, in points: (dx, dy, ha, va)
-    (6, 0, "left", "center"),
-    (-6, 0, "right", "center"),
-    (0, 7, "center", "bottom"),
-    (0, -7, "center", "top"),
-    (6, 6, "left", "bottom"),
-    (-6, -6, "right", "top"),
-]
 
+def similarity_map(vectors, words, *, features, title: str):
+    """Draw the cosine similarity of every pair of words as a labelled heatmap.
 
-def word_map(vectors, words, *, directions, features, title: str, highlight=()):
-    """Draw word vectors as labelled points on a flat map, one direction per feature.
+    Four features at right angles to each other do not fit on a flat map without two of
+    them being drawn as opposite or overlapping directions. A table of cosines keeps
+    every angle exactly: 1 is the same direction, 0 a right angle. What it drops is
+    length: a strong and a faint word that point the same way look the same.
 
     Parameters
     ----------
     vectors : array_like of shape (m, d)
         One embedding per word.
     words : sequence of str, length m
-        The label of each point.
-    directions : array_like of shape (d, 2)
-        Where each feature pulls a word on the map; a word's point is
-        ``vector @ directions``, e.g. :data:`attention_lib.toy.MAP_DIRECTIONS`.
+        The label of each row and column.
     features : sequence of str, length d
-        Feature names, written at the edge of the map in their direction.
+        Feature names. Words are grouped by their largest feature (in this order, the
+        strongest word of a group first), and each group is named at the left edge.
     title : str
-    highlight : sequence of str, optional
-        Words drawn larger, with a star; the alt text gives the distance from the first
-        of them to each of the others.
 
     Returns
     -------
     fig : matplotlib.figure.Figure
     alt : str
-        Which words sit together in which direction, and the highlighted distances.
+        Each word's group and its closest other word with their cosine.
     """
     V = as_float_array(vectors, "vectors", min_ndim=2)
-    D = as_float_array(directions, "directions", min_ndim=2)
-    check_labels(V, list(words), [f"feature {j}" for j in range(V.shape[1])])
-    if D.shape != (V.shape[1], 2) or len(features) != V.shape[1]:
+    words = list(words)
+    check_labels(V, words, [f"feature {j}" for j in range(V.shape[1])])
+    if len(features) != V.shape[1]:
         raise ValueError(
-            f"need a 2-D direction and a name per feature: vectors has shape {V.shape}, "
-            f"directions has shape {D.shape}, {len(features)} feature names given"
+            f"need a name per feature: vectors has shape {V.shape}, "
+            f"{len(features)} feature names given"
         )
-    unknown = [w for w in highlight if w not in words]
-    if unknown:
-        raise ValueError(f"highlight words {unknown} are not among the plotted words")
-    P = V @ D  # (m, d) @ (d, 2) -> (m, 2)
-    fig, ax = plt.subplots(figsize=(6.4, 5.2))
-    ax.axhline(0, color="0.85", lw=0.8, zorder=0)
-    ax.axvline(0, color="0.85", lw=0.8, zorder=0)
-    starred = np.isin(list(words), list(highlight))
-    colours = plt.get_cmap(CMAP)([0.15, 0.85])
-    ax.scatter(*P[~starred].T, s=30, marker="o", color=colours[0], label="word", zorder=2)
-    if starred.any():
-        ax.scatter(
-            *P[starred].T,
-            s=160,
-            marker="*",
-            color=colours[1],
-            edgecolor="black",
-            linewidth=0.6,
-            label="compared in the text",
-            zorder=3,
+    norms = np.linalg.norm(V, axis=-1, keepdims=True)  # (m, 1)
+    if np.any(norms == 0):
+        raise ValueError("a zero vector has no direction, so it has no cosine similarity")
+    U = V / norms  # (m, d): unit vectors, same directions
+    group = np.argmax(V, axis=1)  # (m,): each word's largest feature
+    order = np.lexsort((-V.max(axis=1), group))  # by group, strongest word first
+    C = U[order] @ U[order].T  # (m, m): cosine of every pair
+    names = [words[k] for k in order]
+    lo = -1.0 if C.min() < -1e-12 else 0.0  # a fixed scale: colours mean the same everywhere
+    m = len(names)
+    fig, ax = plt.subplots(figsize=(1.9 + 0.44 * m, 1.1 + 0.4 * m))
+    image = ax.imshow(C, cmap=CMAP, vmin=lo, vmax=1.0, interpolation="nearest")
+    annotate_cells(ax, C, lo, 1.0, ".2f", fontsize=7)
+    ax.set_xticks(range(m), names, rotation=90)
+    ax.set_yticks(range(m), names)
+    ax.tick_params(length=0)
+    sorted_groups = group[order]
+    for k in np.flatnonzero(np.diff(sorted_groups)) + 0.5:  # lines between the groups
+        ax.axhline(k, color="white", lw=2)
+        ax.axvline(k, color="white", lw=2)
+    for j in np.unique(sorted_groups):
+        rows = np.flatnonzero(sorted_groups == j)
+        ax.annotate(
+            features[j],
+            xy=(0, rows.mean()),
+            xycoords=("axes fraction", "data"),
+            xytext=(-62, 0),
+            textcoords="offset points",
+            ha="right",
+            va="center",
+            fontsize=9,
+            style="italic",
+            color="0.3",
         )
-        ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
-    reach = max(1.0, np.abs(P).max()) * 1.35
-    ax.set_xlim(-reach, reach)
-    ax.set_ylim(-reach, reach)
-    ax.set_aspect("equal")
-    edge = []  # the feature names, at the edge of the map in their direction
-    for name, (dx, dy) in zip(features, D, strict=True):
-        edge.append(
-            ax.annotate(
-                name,
-                xy=(0.5 + 0.47 * dx, 0.5 + 0.47 * dy),
-                xycoords="axes fraction",
-                ha="center",
-                va="center",
-                fontsize=9,
-                style="italic",
-                color="0.3",
-            )
-        )
-    _place_labels(fig, ax, P, list(words), starred, edge)
-    ax.set_xticks([])
-    ax.set_yticks([])
     ax.set_title(title)
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03, label="cosine similarity")
     fig.tight_layout()
-    return fig, f"Map: {title}. " + _map_alt(P, list(words), D, features, list(highlight))
-
-
-def _place_labels(fig, ax, P, words, starred, fixed) -> None:
-    """Label every point, trying a few spots until a label overlaps nothing.
-
-    ``fixed`` are texts already on the axes (the feature names) that labels must avoid.
-    """
-    renderer = fig.canvas.get_renderer()
-    taken = [ax.transData.transform(p) for p in P]  # marker centres, in pixels
-    boxes = [t.get_window_extent(renderer).expanded(1.1, 1.2) for t in fixed]
-    for (x, y), word, star in zip(P, words, starred, strict=True):
-        for dx, dy, ha, va in _OFFSETS:
-            label = ax.annotate(
-                word,
-                (x, y),
-                xytext=(dx, dy),
-                textcoords="offset points",
-                ha=ha,
-                va=va,
-                fontsize=10 if star else 9,
-                fontweight="bold" if star else "normal",
-            )
-            box = label.get_window_extent(renderer).expanded(1.05, 1.1)
-            clash = any(box.overlaps(b) for b in boxes) or any(box.contains(*c) for c in taken)
-            if not clash:
-                break
-            label.remove()
-        else:  # every spot is taken: keep the first one rather than lose the word
-            label = ax.annotate(
-                word,
-                (x, y),
-                xytext=_OFFSETS[0][:2],
-                textcoords="offset points",
-                ha="left",
-                va="center",
-                fontsize=9,
-            )
-            box = label.get_window_extent(renderer)
-        boxes.append(box)
-
-
-def _map_alt(P, words, D, features, highlight) -> str:
-    lean = np.argmax(P @ D.T, axis=1)  # the feature direction each point leans towards
-    groups = []
-    for j, name in enumerate(features):
-        members = [w for w, k in zip(words, lean, strict=True) if k == j]
-        where = _NAMES.get(tuple(np.sign(np.round(D[j], 6)).astype(int)), "along its arrow")
-        if members:
-            groups.append(f"{where} ({name}): {', '.join(members)}")
-    text = "Words lean " + "; ".join(groups) + "."
-    if len(highlight) > 1:
-        first = P[words.index(highlight[0])]
-        gaps = [
-            f"{np.linalg.norm(P[words.index(w)] - first):.2f} from '{w}'" for w in highlight[1:]
-        ]
-        text += f" '{highlight[0]}' sits " + " and ".join(gaps) + "."
-    return text
+    parts = []
+    for j in np.unique(sorted_groups):
+        members = [names[i] for i in np.flatnonzero(sorted_groups == j)]
+        parts.append(f"{features[j]}: {', '.join(members)}")
+    others = C - 2 * np.eye(m)  # leave each word's cosine with itself out
+    nearest = [
+        f"'{names[i]}' -> '{names[int(np.argmax(others[i]))]}' ({others[i].max():.2f})"
+        for i in range(m)
+    ]
+    alt = (
+        f"Heatmap: {title}. Cosine similarity of {m} words with each other, on a fixed "
+        f"scale from {lo:.0f} to 1, words grouped by their largest feature ("
+        + "; ".join(parts)
+        + "). Closest other word: "
+        + ", ".join(nearest)
+        + "."
+    )
+    return fig, alt
 
 
 def encoding_heatmap(PE, *, title: str):

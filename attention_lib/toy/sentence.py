@@ -36,9 +36,11 @@ TOKENS = ("I", "ate", "the", "cake", "and", "it", "was", "delicious")
 #:   pointer; "the" and "and" point forward or back a little.
 FEATURES = ("food", "person", "action", "pointer")
 
-#: The token vectors that enter attention, shape (n, d_model) = (8, 4). Think of them
-#: as word embedding + position already added (chapter 1 shows that step); here they are
-#: hand-picked so each column keeps the meaning listed in FEATURES.
+#: The token vectors that enter attention, shape (n, d_model) = (8, 4): the word
+#: embeddings E of the eight tokens, *without* positions. At d_model = 4 a positional
+#: encoding would write over the same four columns that carry the meaning, so the toy
+#: leaves it out on purpose (chapter 1 shows why, and what real models do: scale E by
+#: sqrt(d_model), then add PE). Hand-picked, so each column keeps its FEATURES meaning.
 X = np.array(
     [
         # food person action pointer

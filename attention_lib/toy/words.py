@@ -27,7 +27,7 @@ from .sentence import TOKENS, W_k, W_q, W_v, X
 _MORE_WORDS = {
     # food person action pointer
     "pie": [0.9, 0.2, 0.0, 0.0],  # food; a trace of person: you call someone "sweetie pie"
-    "keyboard": [0.0, 0.1, 0.5, 0.0],  # not food at all: a thing a person does things with
+    "keyboard": [0.0, 0.1, 0.5, 0.0],  # no food: mostly action (typing), a trace of person
     "dog": [0.0, 0.7, 0.2, 0.0],  # a someone rather than a something, who also runs about
     "couch": [0.0, 0.2, 0.3, 0.0],  # a thing people sit on: traces of person and action
     "sat": [0.0, 0.0, 0.9, 0.0],  # a verb, like "ate", with no food in it
@@ -38,22 +38,8 @@ _MORE_WORDS = {
 VOCAB = TOKENS + tuple(_MORE_WORDS)
 
 #: The embedding table, shape (len(VOCAB), d_model) = (14, 4); row i belongs to VOCAB[i].
-#: Its first 8 rows are toy.X: the running example's token vectors carry meaning only.
+#: Its first 8 rows are toy.X: the running example's word embeddings, without positions.
 EMBEDDINGS = np.vstack([X, np.array(list(_MORE_WORDS.values()))])
-
-#: A flat picture of the 4-d space: each feature pulls a word in its own direction,
-#: food to the right, person up, action down and pointer to the left. A word's point is
-#: ``vector @ MAP_DIRECTIONS``, shape (4,) @ (4, 2) -> (2,). Opposite features cancel,
-#: which costs little here: no word is both food and pointer, and the three words that
-#: mix person with action ("keyboard", "dog", "couch") only lose a little height.
-MAP_DIRECTIONS = np.array(
-    [
-        [1.0, 0.0],  # food    -> right
-        [0.0, 1.0],  # person  -> up
-        [0.0, -1.0],  # action  -> down
-        [-1.0, 0.0],  # pointer -> left
-    ]
-)
 
 #: Two sentences with the same words in a different order.
 DOG_SENTENCE = "The dog sat on the couch"
@@ -106,7 +92,7 @@ E_DOG = embed(DOG_TOKENS)
 E_COUCH = embed(COUCH_TOKENS)
 
 # One source of truth, as for the sentence: read-only, use .copy() to experiment.
-for _array in (EMBEDDINGS, MAP_DIRECTIONS, E_DOG, E_COUCH):
+for _array in (EMBEDDINGS, E_DOG, E_COUCH):
     _array.setflags(write=False)
 
 
