@@ -1,4 +1,4 @@
-"""Chapter 2: the movie search data, the shape diagram, and the projection checkers."""
+"""Chapter 2: the movie search data, the shape diagram, and the chapter's checkers."""
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 
 import attention_lib as al
 from attention_lib import toy
-from attention_lib.checks import check_project, check_projection_element
+from attention_lib.checks import check_projection_element, check_self_matches
 from attention_lib.plotting import figure_html, matmul_diagram
 
 CAKE, DELICIOUS, WAS = (toy.token_index(t) for t in ("cake", "delicious", "was"))
@@ -33,7 +33,7 @@ def test_sci_fi_search_finds_the_sci_fi_films_and_blends_their_cards():
     scores = toy.MOVIE_KEYS @ toy.SCI_FI_QUERY  # (5,)
     ranked = [toy.MOVIES[i] for i in np.argsort(-scores, kind="stable")]
     assert ranked[:3] == ["Interstellar", "Dune", "Star Wars"]
-    assert scores[toy.MOVIES.index("Chef")] == scores[toy.MOVIES.index("Ratatouille")] == 0
+    assert scores[toy.MOVIES.index("Chef")] == scores[toy.MOVIES.index("Tampopo")] == 0
     weights = al.softmax(scores)
     assert weights[[1, 3, 0]].sum() > 0.95  # the three sci-fi films take almost everything
     blend = weights @ toy.MOVIE_CARDS
@@ -121,55 +121,6 @@ def test_matmul_diagram_rejects_bad_input_with_named_problems():
     assert plt.get_fignums() == []  # nothing half-drawn is left open
 
 
-# --- check_project ------------------------------------------------------------------------
-
-
-def project_loops(X, W):
-    out = np.zeros((X.shape[0], W.shape[1]))
-    for i in range(X.shape[0]):
-        for j in range(W.shape[1]):
-            out[i, j] = X[i] @ W[:, j]
-    return out
-
-
-def output_like_x(X, W):
-    out = np.zeros_like(X)  # one column per column of X: wrong when W is narrower
-    out[:, : W.shape[1]] = X @ W
-    return out
-
-
-def test_reference_project_passes(capsys):
-    for fn in (lambda X, W: X @ W, project_loops):
-        result = check_project(fn)
-        assert result and result.status == "PASS"
-    assert capsys.readouterr().out == "[project] PASS: all 5 cases match the reference.\n" * 2
-
-
-@pytest.mark.parametrize(
-    ("fn", "status", "hint"),
-    [
-        (lambda X, W: W @ X, "FAIL", "you computed W @ X"),
-        (lambda X, W: X * W, "FAIL", "X * W multiplies entry by entry"),
-        (lambda X, W: X @ W.T, "FAIL", "you used W transposed"),
-        (lambda X, W: X.T @ W, "FAIL", "you transposed X"),
-        (lambda X, W: (X @ W).T, "FAIL", "you transposed the result"),
-        (output_like_x, "FAIL", "one column per column of W, not per column of X"),
-        (lambda X, W: (X @ W)[:, :2], "FAIL", "returned shape (4, 2), expected (4, 4)"),
-        (lambda X, W: X @ W + 0.1, "FAIL", "values differ from the reference"),
-        (lambda X, W: None, "TODO", "returned None"),
-        (lambda X, W: 1 / 0, "FAIL", "raised ZeroDivisionError: division by zero"),
-        (lambda X: X, "FAIL", "raised TypeError"),
-    ],
-)
-def test_each_project_mistake_gets_its_own_hint(fn, status, hint, capsys):
-    result = check_project(fn)
-    line = capsys.readouterr().out
-    assert not result and result.status == status
-    assert line.startswith(f"[project] {status}: ")
-    assert hint in line
-    assert line.count("\n") == 1
-
-
 # --- check_projection_element -------------------------------------------------------------
 
 ELEMENT = {"x_name": "x_delicious", "W_name": "W_q", "others": {"W_k": toy.W_k, "W_v": toy.W_v}}
@@ -215,3 +166,44 @@ def test_row_hint_stands_alone_when_no_single_product_matches(capsys):
     assert "that is x_was · (row 0 of W_q). Element 0 uses column 0" in line
     assert "or only" not in line
     assert check_projection_element(0.84, x, toy.W_q, 0)
+
+
+# --- check_self_matches -------------------------------------------------------------------
+
+Q = toy.projections()[0]
+S_SHARED = al.attention_scores(Q, Q)  # one matrix for queries and keys
+
+
+def test_shared_scores_are_symmetric_and_only_three_words_prefer_themselves():
+    assert np.allclose(S_SHARED, S_SHARED.T)
+    best = [toy.TOKENS[j] for j in S_SHARED.argmax(axis=-1)]
+    assert best == ["I", "it", "it", "cake", "it", "it", "it", "cake"]
+
+
+def test_self_matches_passes_the_count(capsys):
+    assert check_self_matches(3, S_SHARED) and check_self_matches(np.int64(3), S_SHARED)
+    assert capsys.readouterr().out == "[self-matches] PASS: 3 is right (3).\n" * 2
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "hint"),
+    [
+        (8, "FAIL", "not every word: a score with yourself is |q|²"),
+        (5, "FAIL", "that counts the words whose best match is another word"),
+        (1, "FAIL", "1 is too low"),
+        (None, "TODO", "replace None with your number"),
+        ("3", "FAIL", "expected one number"),
+    ],
+)
+def test_each_self_matches_mistake_gets_its_own_hint(answer, status, hint, capsys):
+    result = check_self_matches(answer, S_SHARED)
+    line = capsys.readouterr().out
+    assert not result and result.status == status
+    assert line.startswith(f"[self-matches] {status}: ") and line.count("\n") == 1
+    assert hint in line
+
+
+def test_self_matches_follows_the_matrix_it_is_given(capsys):
+    # With the identity every word is its own best match, so "all of them" is right.
+    assert check_self_matches(4, np.eye(4))
+    assert "PASS" in capsys.readouterr().out

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from attention_lib import toy
-from attention_lib.checks import check_score_by_hand, check_score_row, check_scores
+from attention_lib.checks import check_scores, check_scores_that_change
 from attention_lib.plotting import dot_product_arrows, score_bars
 
 
@@ -93,91 +93,71 @@ def test_scores_stub_and_crash(capsys):
     assert "raised TypeError" in one_line(capsys, "scores", "FAIL")
 
 
-# --- check_score_row ---------------------------------------------------------------------
+# --- check_scores_that_change -----------------------------------------------------------
 
 
-def good_row(q, K):
-    return np.array([sum(a * b for a, b in zip(q, k, strict=True)) for k in K])
+def rows_of(X, f):
+    return np.repeat((X[:, f] != 0)[:, None], len(X), axis=1)  # (n, n): whole rows
 
 
-def test_reference_row_passes(capsys):
-    assert check_score_row(good_row)
-    assert one_line(capsys, "score-row", "PASS") == (
-        "[score-row] PASS: all 2 cases match the reference.\n"
-    )
-    assert check_score_row(lambda q, K: K @ q)  # the vectorised form is right too
-    assert check_score_row(lambda q, K: [float(q @ k) for k in K])  # so is a plain list
+def by_experiment(X, f):
+    # Try it: nudge row f of random W_q and see which scores move. Also right.
+    rng = np.random.default_rng(0)
+    W_q, W_k = rng.normal(size=(2, X.shape[1], 3))
+    W_q2 = W_q.copy()
+    W_q2[f] += rng.normal(size=3)
+    return ~np.isclose((X @ W_q2) @ (X @ W_k).T, (X @ W_q) @ (X @ W_k).T)
+
+
+def test_reference_scores_that_change_pass(capsys):
+    for fn in (rows_of, lambda X, f: rows_of(X, f).astype(int), by_experiment):
+        assert check_scores_that_change(fn)
+        assert one_line(capsys, "scores-that-change", "PASS") == (
+            "[scores-that-change] PASS: all 5 cases match the reference.\n"
+        )
+    assert check_scores_that_change(lambda features, which: rows_of(features, which))
     capsys.readouterr()
+
+
+def test_the_toy_pointer_row_moves_the_rows_of_the_pointer_words():
+    Q, K, _ = toy.projections()
+    pointer = toy.FEATURES.index("pointer")
+    W_q2 = toy.W_q.copy()
+    W_q2[pointer] += 0.5
+    moved = ~np.isclose((toy.X @ W_q2) @ K.T, Q @ K.T)
+    assert np.array_equal(moved, rows_of(toy.X, pointer))
+    assert [toy.TOKENS[i] for i in np.flatnonzero(moved.any(-1))] == ["the", "and", "it", "was"]
 
 
 @pytest.mark.parametrize(
     ("fn", "hint"),
     [
-        (lambda q, K: q @ K, "K has one key per row"),
-        (lambda q, K: q * K, "did not add up"),
-        (lambda q, K: (q * K).sum(axis=0), "added over the keys instead of over the coordinates"),
-        (lambda q, K: (q * K).sum(), "into one number"),
-        (
-            lambda q, K: K @ q / np.linalg.norm(K, axis=-1) / np.linalg.norm(q),
-            "that is the cosine similarity",
-        ),
-        (lambda q, K: np.array([q @ K[j] for j in range(len(K) - 1)]), "did your loop skip"),
-        (lambda q, K: K @ q + 1, "values differ from the reference"),
-        (lambda q, K: np.array([q @ K[j] for j in range(len(K) + 1)]), "raised IndexError"),
+        (lambda X, f: rows_of(X, f).T, "those are columns"),
+        (lambda X, f: rows_of(X, f) | rows_of(X, f).T, "rows and columns"),
+        (lambda X, f: rows_of(X, f) & np.eye(len(X), dtype=bool), "only the diagonal"),
+        (lambda X, f: np.ones((len(X), len(X))), "every score?"),
+        (lambda X, f: ~rows_of(X, f), "the other way round"),
+        (lambda X, f: np.eye(len(X), dtype=bool)[[f] * len(X)].T, "the row of token number f"),
+        (lambda X, f: X[:, f] != 0, "returned shape (8,), expected (8, 8)"),
+        (lambda X, f: rows_of(X, f)[:, :-1], "One True/False per score"),
+        (lambda X, f: rows_of(X, (f + 1) % X.shape[1]), "values differ from the reference"),
     ],
 )
-def test_each_row_mistake_gets_its_own_hint(fn, hint, capsys):
-    result = check_score_row(fn)
-    line = one_line(capsys, "score-row", "FAIL")
+def test_each_scores_that_change_mistake_gets_its_own_hint(fn, hint, capsys):
+    result = check_scores_that_change(fn)
+    line = one_line(capsys, "scores-that-change", "FAIL")
     assert not result
     assert hint in line
 
 
-def test_row_stub_and_crash(capsys):
-    assert check_score_row(lambda q, K: None).status == "TODO"
-    one_line(capsys, "score-row", "TODO")
-    assert not check_score_row(lambda q, K: {}["key"])
-    assert "raised KeyError" in one_line(capsys, "score-row", "FAIL")
+def test_a_feature_nobody_has_changes_nothing(capsys):
+    # On that case "columns" and "rows" agree (all False), so no hint may fire wrongly.
+    def right_only_there(X, f):
+        return rows_of(X, f) if not (X[:, f] != 0).any() else rows_of(X, f)
 
-
-# --- check_score_by_hand -----------------------------------------------------------------
-
-Q, K, _ = toy.projections()
-ATE, IT = toy.token_index("ate"), toy.token_index("it")
-
-
-def by_hand(answer):
-    return check_score_by_hand(answer, Q, K, ATE, IT, toy.TOKENS, X=toy.X)
-
-
-def test_the_right_number_passes_and_follows_the_toy(capsys):
-    expected = float(Q[ATE] @ K[IT])
-    assert by_hand(expected) and by_hand(round(expected, 2))
-    assert f"is right ({expected:.2f})" in capsys.readouterr().out
-
-
-@pytest.mark.parametrize(
-    ("wrong", "hint"),
-    [
-        (Q[IT] @ K[ATE], "you swapped them"),
-        (Q[ATE] @ Q[IT], "you used the query of 'it'"),
-        (K[ATE] @ K[IT], "you used two keys"),
-        (Q[ATE] @ K[ATE], "against its own key"),
-        (Q[ATE].sum() + K[IT].sum(), "you added all 8 numbers"),
-        (toy.X[ATE] @ toy.X[IT], "token vectors X"),
-        (5.0, "too high"),
-    ],
-)
-def test_each_hand_mistake_gets_its_own_hint(wrong, hint, capsys):
-    assert not by_hand(float(wrong))
-    assert hint in one_line(capsys, "score-by-hand", "FAIL")
-
-
-def test_hand_stub_and_nonsense(capsys):
-    assert by_hand(None).status == "TODO"
-    one_line(capsys, "score-by-hand", "TODO")
-    assert not by_hand("0.61")
-    assert "expected one number" in one_line(capsys, "score-by-hand", "FAIL")
+    assert check_scores_that_change(right_only_there)
+    assert check_scores_that_change(lambda X, f: None).status == "TODO"
+    capsys.readouterr()
 
 
 # --- figures -----------------------------------------------------------------------------

@@ -27,10 +27,10 @@ from .embeddings import (
 from .learning import check_grad_V, check_initial_loss, check_softmax_backward
 from .masking import check_causal_count, check_causal_mask, check_masked_softmax
 from .multi_head import check_multi_head, check_param_count, check_split_heads
-from .projections import check_project, check_projection_element
+from .projections import check_projection_element, check_self_matches
 from .real_model import check_attention_params, check_layer_norm, check_mean_pool
 from .scaling import check_dot_variance, check_scaled_scores
-from .scores import check_score_by_hand, check_score_row, check_scores
+from .scores import check_scores, check_scores_that_change
 from .softmax import check_entropy, check_softmax
 
 __all__ = [
@@ -56,13 +56,12 @@ __all__ = [
     "check_pe_length",
     "check_pe_offset",
     "check_positional_encoding",
-    "check_project",
     "check_projection_element",
     "check_scaled_scores",
-    "check_score_by_hand",
     "check_score_memory",
-    "check_score_row",
     "check_scores",
+    "check_scores_that_change",
+    "check_self_matches",
     "check_softmax",
     "check_softmax_backward",
     "check_split_heads",

@@ -1,100 +1,10 @@
-"""Chapter 2 checkers: a projection ``X @ W`` written by hand, and one element of it."""
+"""Chapter 2 checkers: one element of a projection by hand, and the shared-matrix count."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .base import (
-    Cases,
-    CheckResult,
-    Fail,
-    check_number,
-    expect_shape,
-    known_mistakes,
-    same,
-    verdict,
-)
-
-# --- Exercise: project token vectors with a weight matrix --------------------------------
-
-
-def check_project(fn) -> CheckResult:
-    """Check ``fn(X, W)``: token rows ``X`` (n, d_model) times ``W`` (d_model, d) -> (n, d).
-
-    The first case is square, so that the usual slips (``W @ X``, a transposed ``W`` or
-    ``X``, ``X * W``) still run and can be named; later cases change ``n`` and ``d``.
-    """
-    rng = np.random.default_rng(2)
-
-    def matrix(*shape):  # one decimal, like the toy model, and no zeros
-        return np.round(rng.uniform(0.1, 1.0, size=shape), 1) * rng.choice([-1, 1], size=shape)
-
-    def run(cases: Cases) -> None:
-        X, W = matrix(4, 4), matrix(4, 4)
-        case = "4 tokens with a 4 x 4 W"
-        out = cases.run(case, X, W)
-        expect_shape(out, (4, 4), case)
-        known_mistakes(
-            out,
-            (
-                W @ X,
-                "you computed W @ X. Order matters: each token is a row of X, and a row "
-                "vector multiplies a matrix from the left, so write X @ W.",
-            ),
-            (
-                X * W,
-                "X * W multiplies entry by entry. A projection needs the matrix product: "
-                "element (i, j) is the dot product of row i of X with column j of W (X @ W).",
-            ),
-            (
-                X @ W.T,
-                "you used W transposed: element (i, j) must pair row i of X with column j "
-                "of W, not with row j of W.",
-            ),
-            (
-                X.T @ W,
-                "you transposed X: its rows are the tokens, and each row is multiplied by W "
-                "as it is (X @ W).",
-            ),
-            (
-                (X @ W).T,
-                "you transposed the result: keep one row per token, as X has (X @ W).",
-            ),
-        )
-        same(out, X @ W, case)
-
-        X, W = matrix(8, 4), matrix(4, 4)
-        _project_case(cases, "8 tokens with a 4 x 4 W (more tokens than features)", X, W)
-
-        X, W = matrix(1, 4), matrix(4, 4)
-        _project_case(cases, "one token, X of shape (1, 4)", X, W)
-
-        X, W = matrix(8, 4), matrix(4, 2)
-        _project_case(cases, "8 tokens with a narrower W of shape (4, 2)", X, W)
-
-        X, W = matrix(3, 6), matrix(6, 5)
-        _project_case(cases, "X of shape (3, 6) with W of shape (6, 5)", X, W)
-
-    return verdict("project", fn, run)
-
-
-def _project_case(cases: Cases, case: str, X: np.ndarray, W: np.ndarray) -> None:
-    n, d = X.shape[0], W.shape[1]
-    out = cases.run(case, X, W)
-    if out.shape == (n, X.shape[1]) and d != X.shape[1]:
-        raise Fail(
-            f"returned shape {out.shape}, expected {(n, d)} (on {case}): the product has one "
-            "column per column of W, not per column of X."
-        )
-    expect_shape(
-        out,
-        (n, d),
-        case,
-        f" [{n} × {X.shape[1]}] · [{W.shape[0]} × {d}] gives [{n} × {d}]: one row per "
-        "token, one column per column of W.",
-    )
-    same(out, X @ W, case)
-
+from .base import CheckResult, check_number
 
 # --- Exercise: one element of a projection, by hand --------------------------------------
 
@@ -174,3 +84,37 @@ def check_projection_element(
     return check_number(
         "projection-element", answer, float(terms.sum()), places=2, mistakes=tuple(mistakes)
     )
+
+
+# --- Exercise: with one shared matrix, how many words match themselves best? -------------
+
+
+def check_self_matches(answer, S) -> CheckResult:
+    """Check a count: the rows of the shared-matrix scores ``S = Q Qᵀ`` whose best key is
+    the query's own word (the largest score of row ``i`` sits at column ``i``).
+
+    Parameters
+    ----------
+    answer : int or None
+        The learner's count; ``None`` means "not answered yet".
+    S : array_like of shape (n, n)
+        Scores of queries against queries, e.g. ``al.attention_scores(Q, Q)``.
+    """
+    S = np.asarray(S, dtype=float)
+    n = S.shape[0]
+    own = int(np.sum(S.argmax(axis=-1) == np.arange(n)))  # rows whose best column is i
+    mistakes = (
+        (
+            n,
+            "not every word: a score with yourself is |q|², but another query that is "
+            "longer and points nearly the same way scores more (q_i · q_j = "
+            "|q_i| |q_j| cos θ). Look at the argmax of each row of S.",
+        ),
+        (
+            n - own,
+            "that counts the words whose best match is another word; the question asks "
+            "for those whose best match is themselves.",
+        ),
+    )
+    mistakes = tuple((wrong, hint) for wrong, hint in mistakes if wrong != own)
+    return check_number("self-matches", answer, own, places=0, mistakes=mistakes)

@@ -1,4 +1,4 @@
-"""Chapter 3 checkers: a dot product by hand, one row of scores, and the whole Q Kᵀ."""
+"""Chapter 3 checkers: which scores a change of W_q moves, and the whole Q Kᵀ."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from .base import (
     Cases,
     CheckResult,
     Fail,
-    check_number,
     expect_shape,
     known_mistakes,
     same,
@@ -35,115 +34,87 @@ def _run(cases: Cases, case: str, *arrays, hint: str) -> np.ndarray:
         raise
 
 
-# --- Exercise: one dot product by hand --------------------------------------------------
+# --- Exercise: which scores can change when one row of W_q changes? ----------------------
 
 
-def check_score_by_hand(answer, Q, K, query: int, key: int, tokens, X=None) -> CheckResult:
-    """Check a hand-computed score ``Q[query] · K[key]``, with hints for the usual slips.
+def check_scores_that_change(fn) -> CheckResult:
+    """Check ``fn(X, feature)``: a bool (n, n) mask of the scores ``X W_q (X W_k)ᵀ`` that
+    move when row ``feature`` of ``W_q`` is edited (and ``W_k`` is not).
 
-    Parameters
-    ----------
-    answer : float or None
-        The learner's number; ``None`` means "not answered yet".
-    Q, K : ndarray of shape (n, d_k)
-        The queries and keys the learner read the two vectors from.
-    query, key : int
-        Row of ``Q`` and row of ``K`` to compare.
-    tokens : sequence of str, length n
-        Token names, used in the hints.
-    X : ndarray of shape (n, d_model), optional
-        The token vectors; if given, "used X instead of Q and K" is recognised too.
+    Row ``f`` of ``W_q`` enters the query of token ``i`` with weight ``X[i, f]``, and no key
+    uses ``W_q``; so the whole row ``i`` of the scores can change exactly when
+    ``X[i, f] != 0``.
     """
-    Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
-    q, k = f"'{tokens[query]}'", f"'{tokens[key]}'"
-    mistakes = [
-        (
-            Q[key] @ K[query],
-            f"that is the score of query {k} with key {q}: you swapped them. Take the "
-            f"query vector of {q} and the key vector of {k}.",
-        ),
-        (
-            Q[query] @ Q[key],
-            f"you used the query of {k}; the second vector must be its key, K[{k}].",
-        ),
-        (K[query] @ K[key], f"you used two keys; the first vector must be the query of {q}."),
-        (Q[query] @ K[query], f"that is {q} against its own key; the key must be that of {k}."),
-        (
-            Q[query].sum() + K[key].sum(),
-            f"you added all {Q.shape[-1] + K.shape[-1]} numbers: multiply matching "
-            f"coordinates first, then add the {Q.shape[-1]} products.",
-        ),
-    ]
-    if X is not None:
-        X = np.asarray(X, dtype=float)
-        mistakes.append(
-            (
-                X[query] @ X[key],
-                "that is the dot product of the token vectors X; use the projected "
-                "query Q and key K instead.",
-            )
-        )
-    return check_number("score-by-hand", answer, float(Q[query] @ K[key]), mistakes=mistakes)
-
-
-# --- Exercise: one query against every key, with a loop -----------------------------------
-
-
-def check_score_row(fn) -> CheckResult:
-    """Check ``fn(q, K)``: the scores of one query ``q`` (d_k,) with every key, (n_k,)."""
 
     def run(cases: Cases) -> None:
-        hint = (
-            "q @ K pairs q with the columns of K, but K has one key per row: take the "
-            "dot product of q with each row K[j] (or compute K @ q)."
+        X = np.array(  # (8, 4), with the zeros of the toy sentence
+            [[0, 1, 0, 0], [0.3, 0, 1, 0], [0, 0, 0, 0.5], [1, 0, 0, 0]]
+            + [[0, 0, 0.2, 0.3], [0, 0.2, 0, 1], [0, 0, 0.6, 0.2], [0.7, 0, 0.3, 0]]
         )
-        q = np.array([1.0, 2.0, 0.0])
-        K = np.array(
-            [[1.0, 0.0, 1.0], [0.0, 1.0, 0.0], [2.0, 1.0, 0.0], [-1.0, 0.0, 3.0], [0.5, 0.5, 0.5]]
+        _check_mask(cases, "8 tokens like the toy sentence, row 3 of W_q", X, 3)
+        _check_mask(cases, "8 tokens like the toy sentence, row 1 of W_q", X, 1)
+        X = np.array([[0.0, 1.0, 0.5], [2.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 1.0, 0.0]])
+        _check_mask(cases, "X of shape (4, 3), feature 0", X, 0)
+        _check_mask(cases, "X of shape (4, 3), feature 2", X, 2)
+        X = np.array([[1.0, 0.0], [0.5, 0.0], [2.0, 0.0]])
+        _check_mask(cases, "X of shape (3, 2), a feature no token has", X, 1)
+
+    return verdict("scores-that-change", fn, run)
+
+
+def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
+    n = X.shape[0]
+    has = X[:, f] != 0  # (n,): tokens whose query uses row f of W_q
+    expected = np.repeat(has[:, None], n, axis=1)  # (n, n): whole rows
+    out = cases.run(case, X, f)
+    if out.shape == (n,):
+        raise Fail(
+            f"returned shape {out.shape}, expected {(n, n)} (on {case}): one True/False "
+            "per score, so a whole row of True for each query that changes."
         )
-        _check_row(cases, "q of shape (3,) and K of shape (5, 3)", q, K, hint)
-
-        q = np.array([0.5, -1.0, 2.0, 0.0])
-        K = np.array([[1.0, 1.0, 1.0, 1.0], [0.0, -2.0, 0.5, 3.0], [4.0, 0.0, -1.0, 2.0]])
-        _check_row(cases, "q of shape (4,) and K of shape (3, 4)", q, K, hint)
-
-    return verdict("score-row", fn, run)
-
-
-def _check_row(cases: Cases, case: str, q: np.ndarray, K: np.ndarray, hint: str) -> None:
-    n_k, d_k = K.shape
-    out = _run(cases, case, q, K, hint=hint)
-    expected = K @ q  # (n_k,)
-    lengths = np.linalg.norm(K, axis=-1) * np.linalg.norm(q)
-    known_mistakes(
-        out,
+    expect_shape(out, (n, n), case, " One True/False per score: a row per query, a column per key.")
+    out = out != 0
+    row_f = np.zeros((n, n), dtype=bool)
+    if f < n:
+        row_f[f] = True
+    mistakes = (
         (
-            q * K,
-            f"you multiplied q with each key coordinate by coordinate (shape {K.shape}) but "
-            "did not add up: sum each key's products to get one score per key.",
+            expected.T.astype(float),
+            "those are columns. A column of the scores belongs to a key, and keys come from "
+            "W_k, which did not change; the query of token i, row i, uses W_q.",
         ),
         (
-            (q * K).sum(axis=0),
-            f"you added over the keys instead of over the coordinates (got {d_k} numbers "
-            f"for {n_k} keys): each score is the sum over the d_k coordinates of one key.",
+            (expected | expected.T).astype(float),
+            "rows and columns: the rows are right, but no key uses W_q, so the columns of "
+            "the other tokens stay as they were.",
         ),
         (
-            (q * K).sum(),
-            "you added up the products of all the keys into one number: keep one sum per "
-            "key, so the row has one score per key.",
+            (expected & np.eye(n, dtype=bool)).astype(float),
+            "only the diagonal: a changed query meets every key differently, so its whole "
+            "row changes, not only its score with itself.",
         ),
         (
-            expected / lengths,
-            "you divided by the lengths of q and k: that is the cosine similarity. "
-            "Attention uses the plain dot product, so longer vectors score higher.",
+            np.ones((n, n), dtype=bool),
+            "every score? Row f of W_q enters the query of token i with weight X[i, f]; a "
+            "token that has none of feature f keeps its query and its row.",
+        ),
+        (
+            (~expected).astype(float),
+            "the other way round: the rows that change are those of tokens that HAVE the "
+            "feature (X[i, f] != 0).",
+        ),
+        (
+            row_f.astype(float),
+            "that is the row of token number f. `feature` numbers a column of X (a "
+            "feature), not a token: look for the tokens with X[i, feature] != 0.",
         ),
     )
-    if out.shape == (n_k - 1,):
-        raise Fail(
-            f"returned {n_k - 1} scores for {n_k} keys (on {case}): did your loop skip a "
-            "key? range(len(K)) visits every row of K."
-        )
-    expect_shape(out, (n_k,), case, " The row needs one score per key (per row of K).")
+    # A mistake that gives the right mask on this case (say, no token has the feature)
+    # is no mistake here.
+    known_mistakes(
+        out.astype(float),
+        *[(w.astype(float), why) for w, why in mistakes if not np.array_equal(w, expected)],
+    )
     same(out, expected, case)
 
 
