@@ -11,13 +11,13 @@ from attention_lib.plotting import Step, head_heatmaps, shape_tracer, trace_shap
 
 HEADS = toy.heads
 I, ATE, CAKE, IT, DELICIOUS = (toy.token_index(t) for t in ("I", "ate", "cake", "it", "delicious"))
-PRONOUN, VERB_OBJECT, SENTIMENT, VERB_SUBJECT = range(4)
+PRONOUN, VERB_OBJECT, FOOD_TOPIC, VERB_SUBJECT = range(4)  # head j + 1 is index j
 
 # --- The hand-built heads ----------------------------------------------------------------
 
 
 def test_heads_have_the_multi_head_shapes_and_are_read_only():
-    assert HEADS.HEAD_NAMES == ("pronoun", "verb-object", "sentiment", "verb-subject")
+    assert HEADS.HEAD_NAMES == ("pronoun", "verb-object", "food-topic", "verb-subject")
     for W in (HEADS.W_q, HEADS.W_k, HEADS.W_v, HEADS.W_o):
         assert W.shape == (4, 4)
         assert np.allclose(W, np.round(W, 1))  # checkable by hand
@@ -32,7 +32,7 @@ def test_each_head_tells_its_relation():
     for head, query, key, share in [
         (PRONOUN, IT, CAKE, 0.73),
         (VERB_OBJECT, ATE, CAKE, 0.86),
-        (SENTIMENT, DELICIOUS, CAKE, 0.73),
+        (FOOD_TOPIC, DELICIOUS, CAKE, 0.73),
         (VERB_SUBJECT, ATE, I, 0.90),
     ]:
         assert weights[head, query].argmax() == key
@@ -64,7 +64,7 @@ def test_output_columns_are_what_each_head_fetched():
 
 def test_head_names_for_fewer_heads():
     assert HEADS.head_names(4) == HEADS.HEAD_NAMES
-    assert HEADS.head_names(2) == ("pronoun + verb-object", "sentiment + verb-subject")
+    assert HEADS.head_names(2) == ("pronoun + verb-object", "food-topic + verb-subject")
     assert len(HEADS.head_names(1)) == 1
     with pytest.raises(ValueError, match="h must be 1, 2 or 4, got 3"):
         HEADS.head_names(3)
@@ -163,7 +163,8 @@ def test_shape_tracer_alt_text_gives_the_chain_and_the_counts():
     fig, alt = shape_tracer(8, 32, 8)
     assert "split (8, 8, 4) -> scores (8, 8, 8)" in alt
     assert "concatenated heads are 32 wide (8 heads x 4)" in alt
-    assert "4,096 parameters" in alt
+    assert "36,864 multiply-adds in all" in alt
+    assert "parameters" not in alt  # the chapter's exercise asks for that count
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert "3. Q_i = split_heads(Q, h)" in texts and "(8, 8, 4)" in texts
     assert "24,576 mult-adds" in texts
@@ -228,6 +229,26 @@ def looped(X, W_q, W_k, W_v, W_o, h):
     return np.concatenate(heads, axis=-1) @ W_o
 
 
+def looped_renamed(inputs, wq, wk, wv, wo, n_heads):
+    # A correct loop whose parameters have other names: the checker calls positionally.
+    width = inputs.shape[-1] // n_heads
+    blocks = [slice(j * width, (j + 1) * width) for j in range(n_heads)]
+    heads = [
+        al.scaled_dot_product_attention(inputs @ wq[:, c], inputs @ wk[:, c], inputs @ wv[:, c])[0]
+        for c in blocks
+    ]
+    return np.hstack(heads) @ wo
+
+
+def interleaved(X, W_q, W_k, W_v, W_o, h):
+    # Head i takes every h-th column, i, i + h, ...: the right shapes, the wrong heads.
+    heads = [
+        al.scaled_dot_product_attention(X @ W_q[:, i::h], X @ W_k[:, i::h], X @ W_v[:, i::h])[0]
+        for i in range(h)
+    ]
+    return np.concatenate(heads, axis=-1) @ W_o
+
+
 def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
     n, d_model = X.shape
     Q, K, V = ((X @ W).reshape(h, n, d_model // h) for W in (W_q, W_k, W_v))
@@ -239,6 +260,8 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
     [
         (good_multi_head, "PASS", "all 4 cases match"),
         (looped, "PASS", "all 4 cases match"),
+        (looped_renamed, "PASS", "all 4 cases match"),
+        (interleaved, "FAIL", "every h-th column"),
         (
             lambda X, q, k, v, o, heads: al.multi_head_attention(X, q, k, v, o, heads),
             "PASS",
@@ -274,7 +297,7 @@ def test_multi_head_checker(fn, status, hint, capsys):
         (None, "TODO", "replace None"),
         (3072, "FAIL", "forgot W_o"),
         (32768, "FAIL", "you multiplied by h = 8"),
-        (512, "FAIL", "one head's share"),
+        (512, "FAIL", "counted each matrix as 32 x 4"),
         (1024, "FAIL", "that is one matrix"),
         (4224, "FAIL", "counts biases too"),
         (5000, "FAIL", "too high"),

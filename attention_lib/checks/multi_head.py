@@ -39,15 +39,16 @@ def check_split_heads(fn) -> CheckResult:
                     (
                         X.reshape(h, n, d_k),
                         f"the shape is right but the heads mix tokens (on {case}): reshaping "
-                        "straight to (h, n, d_k) fills head 0 with the numbers of the first "
+                        "straight to (h, n, d_k) fills out[0] with the numbers of the first "
                         "rows, whatever token they belong to. Reshape to (n, h, d_k) first, "
                         "then swap the first two axes.",
                     ),
                     (
                         np.moveaxis(X.reshape(n, d_k, h), -1, 0),
-                        f"head 0 got columns 0, {h}, {2 * h}, ... (on {case}): every h-th "
-                        "column, interleaved. Head i owns one block of neighbouring columns, "
-                        "i*d_k to (i+1)*d_k: reshape to (n, h, d_k), not (n, d_k, h).",
+                        f"out[0] got columns 0, {h}, {2 * h}, ... (on {case}): every h-th "
+                        "column, interleaved. Each head owns one block of neighbouring "
+                        "columns, out[i] = X[:, i*d_k:(i+1)*d_k]: reshape to (n, h, d_k), "
+                        "not (n, d_k, h).",
                     ),
                 ),
             )
@@ -148,6 +149,11 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
         weights = softmax(attention_scores(Q, K) * s, axis=axis)  # (h, n, n)
         return merge_heads(weights @ V) @ W_o  # (n, d_model)
 
+    def interleaved() -> np.ndarray:
+        Qi, Ki, Vi = (np.stack([(X @ W)[:, i::h] for i in range(h)]) for W in (W_q, W_k, W_v))
+        heads, _ = scaled_dot_product_attention(Qi, Ki, Vi)  # (h, n, d_k)
+        return merge_heads(heads) @ W_o
+
     def no_transpose() -> np.ndarray:
         n = X.shape[-2]
         Qm, Km, Vm = ((X @ W).reshape(h, n, d_k) for W in (W_q, W_k, W_v))  # tokens mixed
@@ -177,8 +183,14 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
         (
             no_transpose(),
             "the heads mix tokens: reshaping X @ W_q straight to (h, n, d_k) puts "
-            "numbers from different tokens in one row. Use al.split_heads (reshape to "
-            "(n, h, d_k), then swap axes) and al.merge_heads to glue them back.",
+            "numbers from different tokens in one row. Each head takes a block of "
+            "columns of the projections, X @ W_q[:, i*d_k:(i+1)*d_k], for every token.",
+        ),
+        (
+            interleaved(),
+            "each head took every h-th column (i, i+h, i+2h, ...). The head at index i "
+            "owns one block of neighbouring columns, i*d_k to (i+1)*d_k, as split_heads "
+            "cuts them.",
         ),
     ]
     if h > 1:
@@ -215,7 +227,9 @@ def check_param_count(answer, d_model: int = 32, h: int = 8) -> CheckResult:
         ),
         (
             4 * d_model * d_k,
-            f"that is one head's share ({d_model} x {d_k} per matrix); there are {h} heads.",
+            f"that is 4 x {d_model} x {d_k}: you counted each matrix as {d_model} x {d_k}, "
+            f"the slice one head uses. Each matrix is {d_model} x {d_model} whatever h is: "
+            f"the {h} slices of width d_k = {d_k} sit side by side and fill it.",
         ),
         (per_matrix, "that is one matrix; there are four: W_q, W_k, W_v and W_o."),
         (expected + 4 * d_model, "that counts biases too; this layer has none."),

@@ -195,7 +195,12 @@ def shape_tracer(n: int, d_model: int, h: int):
         axis are drawn as ``h`` blocks side by side, numbered by head. The columns that
         belong to each head are striped and numbered in Q and in the concatenation.
     alt : str
-        The chain of shapes, the concatenated width, the parameter and multiply-add counts.
+        The chain of shapes, the concatenated width and the multiply-add count.
+
+    Notes
+    -----
+    The parameter count is left out of the figure on purpose: chapter 7 asks the reader
+    to work it out (``trace_shapes`` still records it, step by step).
     """
     steps = trace_shapes(n, d_model, h)
     d_k = d_model // h
@@ -229,11 +234,10 @@ def shape_tracer(n: int, d_model: int, h: int):
     ax.set_ylim(-height + gap, gap)
     ax.set_aspect("equal")
     ax.axis("off")
-    params = sum(s.params for s in steps)
     macs = sum(s.macs for s in steps)
     ax.set_title(
         f"Shapes through multi-head attention: n = {n}, d_model = {d_model}, h = {h}, "
-        f"d_k = {d_k}\n{params:,} parameters, {macs:,} multiply-adds",
+        f"d_k = {d_k}\n{macs:,} multiply-adds in all",
         fontsize=10,
     )
     fig.tight_layout()
@@ -241,7 +245,7 @@ def shape_tracer(n: int, d_model: int, h: int):
     alt = (
         f"Shape tracer for n = {n}, d_model = {d_model}, h = {h} (d_k = {d_k}): {chain}. "
         f"The concatenated heads are {steps[6].shape[-1]} wide ({h} heads x {d_k}). "
-        f"{params:,} parameters and {macs:,} multiply-adds in all."
+        f"{macs:,} multiply-adds in all."
     )
     return fig, alt
 

@@ -2,23 +2,27 @@
 
 The sentence keeps its token vectors ``X`` (``d_model = 4``; features food, person,
 action, pointer). Here the four columns of each weight matrix are cut into ``h = 4``
-heads of width ``d_k = d_v = 1``, so head ``i`` owns column ``i`` of ``W_q``, ``W_k``
-and ``W_v``. With a width of 1, a head's query and key for a token are single numbers
-``q`` and ``k``, and its score is just the product ``q * k`` (and ``sqrt(d_k) = 1``, so
-there is nothing to scale). That makes every head checkable by hand:
+heads of width ``d_k = d_v = 1``: head 1 owns column 0 of ``W_q``, ``W_k`` and ``W_v``,
+head 2 column 1, and so on (the chapter counts heads from 1, NumPy from 0). With a
+width of 1, a head's query and key for a token are single numbers ``q`` and ``k``, and
+its score is just ``q * k`` (``sqrt(d_k) = 1``: nothing to scale). So every head is
+checkable by hand:
 
 * a token whose ``q`` is 0 asks nothing: its row of weights is uniform, 1/8 each;
 * a token whose ``q`` is positive prefers the keys with the largest ``k``, and the
   larger its ``q``, the more decisively.
 
-So each head is a pair of columns: *who asks* (``W_q``) and *what answers* (``W_k``).
-All queries are 0 or positive (``X`` has no negative entries and neither has ``W_q``),
-so no row is pushed towards the smallest key. The numbers are chosen, not trained, so
-that the heads tell the article's story:
+A one-number query has a sign and a size, no direction: within one head, every token
+that asks looks for the same thing. Each head is therefore a pair of columns, *who
+asks* (``W_q``) and *what answers* (``W_k``). All queries are 0 or positive (``X`` has
+no negative entries and neither has ``W_q``). The numbers are chosen by hand, not
+trained, so that the heads tell the article's story:
 
 * **pronoun**: "it" -> "cake" (0.73);
 * **verb-object**: "ate" -> "cake" (0.86);
-* **sentiment**: "delicious" -> "cake" (0.73);
+* **food-topic**: "delicious" -> "cake" (0.73). The article imagines a *sentiment*
+  head here; ``X`` has no feature for praise, so this head can only read *food*: the
+  words about food ask for the food itself;
 * **verb-subject**: "ate" -> "I" (0.90). "ate" needs both its object and its subject,
   and one row of one head can only favour one of them: that is why there are heads.
 
@@ -34,63 +38,40 @@ import numpy as np
 from ..heads import multi_head_attention
 from .sentence import X
 
-#: One name per head, in column order: head ``i`` uses column ``i`` of each matrix.
-HEAD_NAMES = ("pronoun", "verb-object", "sentiment", "verb-subject")
+#: One name per head, in column order: head 1 is column 0 of each matrix.
+HEAD_NAMES = ("pronoun", "verb-object", "food-topic", "verb-subject")
 
 #: Number of heads the weights are built for; ``d_k = d_model / N_HEADS = 1``.
 N_HEADS = 4
 
-#: Queries, one column per head; rows are the features of ``X``. *Who asks?*
-#:
-#: * pronoun: pointer words ask ("it" most, with pointer 1.0; "the" and "and" a little);
-#: * verb-object and verb-subject: actions ask ("ate" most; "was" a little);
-#: * sentiment: food words ask for the food they describe ("delicious", and "cake"
-#:   itself, which therefore looks at itself).
-#:
-#: The person row is all zeros: "I" asks nothing in these heads, so its rows are uniform.
-W_q = np.array(
-    [
-        # pron  v-obj sent  v-subj
-        [0.0, 0.0, 3.0, 0.0],  # food    ->
-        [0.0, 0.0, 0.0, 0.0],  # person  ->
-        [0.0, 2.0, 0.0, 2.0],  # action  ->
-        [2.0, 0.0, 0.0, 0.0],  # pointer ->
-    ]
-)
-
-#: Keys, one column per head. *What answers?*
-#:
-#: * pronoun: things and people can be referred to, actions cannot (food 2, person 1,
-#:   action -1), so "cake" answers first and "I" is the runner-up;
-#: * verb-object: what can be eaten is food and not an action (food 2, action -2);
-#: * sentiment: the thing described is food, or a pointer standing in for it
-#:   (food 2, action -1, pointer 1), so "it" is the runner-up, as in "it was delicious";
-#: * verb-subject: who does things is a person (person 2, action -1), so "I" answers.
-W_k = np.array(
-    [
-        # pron  v-obj sent  v-subj
-        [2.0, 2.0, 2.0, 0.0],  # food    ->
-        [1.0, 0.0, 0.0, 2.0],  # person  ->
-        [-1.0, -2.0, -1.0, -1.0],  # action  ->
-        [0.0, 0.0, 1.0, 0.0],  # pointer ->
-    ]
-)
+# Who asks (W_q) and what answers (W_k). Rows are the features of X; column j is
+# head j + 1. Pronoun: pointers ask; things and people answer, actions cannot.
+# Verb-object: actions ask; food answers. Food-topic: food words ask; food answers,
+# or a pointer standing in for it. Verb-subject: actions ask; a person answers.
+# fmt: off
+#                pron  v-obj  food  v-subj
+W_q = np.array([[ 0.0,  0.0,  3.0,  0.0],   # food
+                [ 0.0,  0.0,  0.0,  0.0],   # person: "I" asks nothing
+                [ 0.0,  2.0,  0.0,  2.0],   # action
+                [ 2.0,  0.0,  0.0,  0.0]])  # pointer
+W_k = np.array([[ 2.0,  2.0,  2.0,  0.0],   # food
+                [ 1.0,  0.0,  0.0,  2.0],   # person
+                [-1.0, -2.0, -1.0, -1.0],   # action
+                [ 0.0,  0.0,  1.0,  0.0]])  # pointer
+# fmt: on
 
 #: Values, one column per head: the one number each head hands back. The pronoun,
-#: verb-object and sentiment heads fetch *food-ness* ("it" learns that it stands for
+#: verb-object and food-topic heads fetch *food-ness* ("it" learns that it stands for
 #: food); the verb-subject head fetches *person-ness* ("ate" learns that a person did it).
-W_v = np.array(
-    [
-        # pron  v-obj sent  v-subj
-        [1.0, 1.0, 1.0, 0.0],  # food    ->
-        [0.0, 0.0, 0.0, 1.0],  # person  ->
-        [0.0, 0.0, 0.0, 0.0],  # action  ->
-        [0.0, 0.0, 0.0, 0.0],  # pointer ->
-    ]
-)
+# fmt: off
+W_v = np.array([[1.0, 1.0, 1.0, 0.0],   # food
+                [0.0, 0.0, 0.0, 1.0],   # person
+                [0.0, 0.0, 0.0, 0.0],   # action
+                [0.0, 0.0, 0.0, 0.0]])  # pointer
+# fmt: on
 
-#: Output projection: the identity, so column ``i`` of the output is exactly what head
-#: ``i`` brought back and can be read on its own. A trained ``W_o`` mixes the heads.
+#: Output projection: the identity, so column ``j`` of the output is exactly what head
+#: ``j + 1`` brought back and can be read on its own. A trained ``W_o`` mixes the heads.
 W_o = np.eye(4)
 
 # Read-only, like the rest of the toy: use .copy() to experiment.
@@ -102,7 +83,7 @@ def head_names(h: int = N_HEADS) -> tuple[str, ...]:
     """Names for the heads when the same weights are cut into ``h`` heads (1, 2 or 4).
 
     With fewer heads, each head owns several of the hand-built columns, so its name
-    lists them: ``head_names(2) == ("pronoun + verb-object", "sentiment + verb-subject")``.
+    lists them: ``head_names(2) == ("pronoun + verb-object", "food-topic + verb-subject")``.
     """
     if h not in (1, 2, 4):
         raise ValueError(f"the toy heads have d_model = 4 columns; h must be 1, 2 or 4, got {h!r}")
@@ -116,7 +97,7 @@ def attention(h: int = N_HEADS) -> tuple[np.ndarray, np.ndarray]:
     Returns
     -------
     output : ndarray of shape (8, 4)
-        Column ``i`` is what head ``i`` fetched (with ``h = 4``).
+        Column ``j`` is what head ``j + 1`` fetched (with ``h = 4``).
     weights : ndarray of shape (h, 8, 8)
         One attention matrix per head.
     """
