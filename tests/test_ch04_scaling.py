@@ -10,7 +10,7 @@ import attention_lib as al
 from attention_lib.backward import softmax_jacobian
 from attention_lib.checks import check_dot_variance, check_scaled_scores
 from attention_lib.plotting import (
-    jacobian_norm_vs_scale,
+    gradients_vs_dimension,
     scaling_frame,
     sharpness_vs_dimension,
     variance_vs_dimension,
@@ -146,30 +146,35 @@ def test_sharpness_figure_has_two_panels_and_quotes_the_ends():
     plt.close(fig)
 
 
-def test_jacobian_figure_marks_measured_points():
-    scales = np.array([0.1, 1.0, 10.0, 100.0])
-    fig, alt = jacobian_norm_vs_scale(scales, [0.24, 0.31, 0.15, 0.02], marks=[("scaled", 1.0)])
+def test_gradients_figure_draws_median_and_band_on_log_axes():
+    d = np.array([4, 64, 512])
+    raw = np.array([[0.3, 0.32, 0.34], [0.01, 0.09, 0.2], [1e-20, 4e-4, 0.1]])
+    scaled = np.array([[0.14, 0.15, 0.16], [0.03, 0.038, 0.04], [0.0099, 0.013, 0.018]])
+    fig, alt = gradients_vs_dimension(d, raw, scaled)
     ax = fig.axes[0]
-    assert ax.get_xscale() == "log" and "sigma" in ax.get_xlabel()
-    assert "peak of 0.310 at scale 1" in alt and "Marked: scaled at scale 1: 0.310" in alt
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    raw_line, scaled_line = ax.get_lines()
+    assert raw_line.get_marker() != scaled_line.get_marker()  # not colour alone
+    np.testing.assert_allclose(raw_line.get_ydata(), [0.32, 0.09, 4e-4])
+    assert "raw scores: from 0.32 to 0.0004" in alt
+    assert "from 0.15 to 0.013" in alt and "factor" in alt
     plt.close(fig)
-    with pytest.raises(ValueError, match="not one of the scales"):
-        jacobian_norm_vs_scale(scales, [0.24, 0.31, 0.15, 0.02], marks=[("x", 3.0)])
-    with pytest.raises(ValueError, match="increasing"):
-        jacobian_norm_vs_scale(scales[::-1], [0.24, 0.31, 0.15, 0.02])
-    with pytest.raises(ValueError, match="at most 6 marks"):
-        jacobian_norm_vs_scale(scales, [0.24, 0.31, 0.15, 0.02], marks=[("x", 1.0)] * 7)
-    assert plt.get_fignums() == []  # a rejected call leaves no figure behind
+    with pytest.raises(ValueError, match="one row of sizes per d_k"):
+        gradients_vs_dimension(d, raw[:2], scaled)
 
 
-def test_scaling_frame_shows_distribution_and_typical_row_side_by_side():
+def test_scaling_frame_shows_distribution_and_mean_sorted_row_side_by_side():
     raw = np.random.default_rng(0).normal(scale=8.0, size=(50, 8))  # like d_k = 64
     fig, alt = scaling_frame(raw, 64, xlim=(-40, 40))
     left, right = fig.axes
     assert left.get_xlim() == (-40, 40) and "d_k" in left.get_title()
     assert [t.get_text() for t in right.get_xticklabels()] == [str(j) for j in range(1, 9)]
+    wide, _ = scaling_frame(np.zeros((3, 16)), 4)  # 16 keys: every fourth rank labelled
+    assert [t.get_text() for t in wide.axes[1].get_xticklabels()] == ["1", "4", "8", "12", "16"]
+    plt.close(wide)
     assert right.get_ylim() == (0, 1) and "ranked" in right.get_xlabel()
     assert right.get_legend_handles_labels()[1] == ["softmax(raw)", "softmax(scaled)"]
+    assert "Mean sorted row" in right.get_title()
     # The bars are each row's weights sorted in decreasing order, averaged over the rows.
     top_raw = al.softmax(raw).max(axis=-1).mean()
     top_scaled = al.softmax(raw / 8).max(axis=-1).mean()
@@ -178,6 +183,11 @@ def test_scaling_frame_shows_distribution_and_typical_row_side_by_side():
     assert heights[:8] == sorted(heights[:8], reverse=True)
     assert f"top key gets {top_raw:.2f} of a raw row and {top_scaled:.2f} of a scaled" in alt
     assert f"standard deviation {raw.std():.1f}, scaled ones {raw.std() / 8:.1f}" in alt
+    plt.close(fig)
+    # Without xlim the axis fits this frame's scores, symmetric around 0.
+    fig, _ = scaling_frame(raw, 64)
+    lo, hi = fig.axes[0].get_xlim()
+    assert lo == -hi and hi >= np.abs(raw).max()
     plt.close(fig)
     with pytest.raises(ValueError, match=r"must be \(queries, keys\)"):
         scaling_frame(np.zeros((2, 3, 4)), 4)
@@ -223,6 +233,8 @@ def mutates(Q, K):
         (crashes, "FAIL", "your function raised ZeroDivisionError: oops"),
         (mutates, "FAIL", "changed its input array in place"),
         (lambda Q, K: Q @ swap(K), "FAIL", "you returned the raw scores Q Kᵀ"),
+        (lambda Q, K: al.softmax(good_scaled_scores(Q, K)), "FAIL", "you applied softmax: each"),
+        (lambda Q, K: al.softmax(Q @ swap(K)), "FAIL", "softmax to the raw scores"),
         (lambda Q, K: Q @ swap(K) / Q.shape[-1], "FAIL", "you divided by d_k = 9"),
         (lambda Q, K: Q @ swap(K) * np.sqrt(Q.shape[-1]), "FAIL", "you multiplied by √d_k"),
         (lambda Q, K: Q @ swap(K) / 2, "FAIL", "only for the toy's d_k = 4"),
@@ -284,3 +296,30 @@ def test_dot_variance_follows_d_k(capsys):
     assert "16 = √256" in (check_dot_variance(16, d_k=256).message)
     with pytest.raises(ValueError, match="d_k must be at least 1"):
         check_dot_variance(1, d_k=0)
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "text"),
+    [
+        (1024, "PASS", "1024 is right"),
+        (None, "TODO", "replace None"),
+        (256, "FAIL", "σ²·d_k: each product"),
+        (64, "FAIL", "the answer for components of variance 1"),
+        (128, "FAIL", "σ = 2 is a standard deviation"),
+        (32, "FAIL", "σ²·√64 is the standard deviation"),
+        (16, "FAIL", "variance of one product"),
+        (65536, "FAIL", "variances of independent terms add"),
+        (0.25, "FAIL", "dividing the score by d_k"),
+        (1000, "FAIL", "1000 is too low"),
+    ],
+)
+def test_dot_variance_with_sigma(answer, status, text, capsys):
+    result = check_dot_variance(answer, d_k=64, sigma=2)
+    line = capsys.readouterr().out
+    assert result.status == status and line.count("\n") == 1
+    assert text in line, line
+
+
+def test_dot_variance_rejects_a_bad_sigma():
+    with pytest.raises(ValueError, match="sigma must be a positive number"):
+        check_dot_variance(1, d_k=4, sigma=0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import softmax
 from ..validate import check_positive_int
 from .base import (
     Cases,
@@ -85,6 +86,16 @@ def _wrong_scales(raw: np.ndarray, *, d_k: int, n_q: int, n_k: int) -> list[tupl
     """The usual wrong scalings of ``raw = Q Kᵀ``, each with its hint."""
     root = np.sqrt(d_k)
     return [
+        (
+            softmax(raw / root),
+            "you applied softmax: each row sums to 1. This step stops at the scaled scores "
+            "Q Kᵀ / √d_k; softmax comes after it (chapter 5).",
+        ),
+        (
+            softmax(raw),
+            "you applied softmax to the raw scores: return the scaled scores "
+            "Q Kᵀ / √d_k themselves, before any softmax.",
+        ),
         (raw, f"you returned the raw scores Q Kᵀ: divide them by √d_k (here √{d_k} = {root:g})."),
         (raw / d_k, f"you divided by d_k = {d_k}; divide by its square root, √{d_k} = {root:g}."),
         (raw * root, f"you multiplied by √d_k = {root:g}; divide by it instead."),
@@ -114,31 +125,36 @@ def _wrong_scales(raw: np.ndarray, *, d_k: int, n_q: int, n_k: int) -> list[tupl
 # --- Exercise: predict the variance of a dot product --------------------------------------
 
 
-def check_dot_variance(answer, d_k: int = 64) -> CheckResult:
-    r"""Check a predicted :math:`\operatorname{Var}(q \cdot k)` for random unit-variance vectors.
+def check_dot_variance(answer, d_k: int = 64, sigma: float = 1.0) -> CheckResult:
+    r"""Check a predicted :math:`\operatorname{Var}(q \cdot k)` for random vectors.
 
-    The components of ``q`` and ``k`` are independent, with mean 0 and variance 1, so
-    ``q · k`` is a sum of ``d_k`` independent products of variance 1 each: its variance
-    is ``d_k``.
+    The components of ``q`` and ``k`` are independent, with mean 0 and standard deviation
+    ``sigma``. Each product :math:`q_i k_i` has variance :math:`\sigma^2 \cdot \sigma^2`,
+    and ``d_k`` of them add up: the variance of ``q · k`` is :math:`\sigma^4 d_k`.
     """
     d_k = check_positive_int(d_k, "d_k")
-    root = np.sqrt(d_k)
-    mistakes = (
+    sigma = float(sigma)
+    if not np.isfinite(sigma) or sigma <= 0:
+        raise ValueError(f"sigma must be a positive number, got {sigma}")
+    var = sigma**2  # variance of one component
+    expected = var**2 * d_k
+    std = f"σ²·√{d_k}" if sigma != 1.0 else f"√{d_k}"
+    mistakes = [
         (
-            root,
-            f"{root:g} = √{d_k} is the standard deviation of q · k; the variance is its square.",
+            var * np.sqrt(d_k),
+            f"{var * np.sqrt(d_k):g} = {std} is the standard deviation of q · k; the "
+            "variance is its square.",
         ),
         (
-            1.0,
-            "1 is the variance of one product q_i k_i, or of the score after dividing by "
-            f"√d_k. Before scaling, {d_k} independent products add up, and so do their "
-            "variances.",
+            var**2,
+            f"{var**2:g} is the variance of one product q_i k_i, or of the score after "
+            f"dividing by √d_k. Before scaling, {d_k} independent products add up, and so "
+            "do their variances.",
         ),
         (
-            float(d_k) ** 2,
-            f"{d_k**2} = {d_k}²: variances of independent terms add, so {d_k} terms "
-            "of variance 1 give a variance of "
-            f"{d_k}, not {d_k}².",
+            var**2 * d_k**2,
+            f"{var**2 * d_k**2:g} grows like d_k²: variances of independent terms add, so "
+            f"{d_k} products give {d_k} times the variance of one, not {d_k}² times.",
         ),
         (
             0.0,
@@ -146,9 +162,26 @@ def check_dot_variance(answer, d_k: int = 64) -> CheckResult:
             "the variance measures how far the scores spread around it.",
         ),
         (
-            1.0 / d_k,
-            f"1/{d_k} would be the variance after dividing the score by d_k. The raw "
-            "score is not divided by anything.",
+            var**2 / d_k,
+            f"{var**2 / d_k:g} would be the variance after dividing the score by d_k. The "
+            "raw score is not divided by anything.",
         ),
-    )
-    return check_number("dot_variance", answer, float(d_k), places=2, mistakes=mistakes)
+        (
+            var * d_k,
+            f"{var * d_k:g} = σ²·d_k: each product q_i k_i has variance σ²·σ² = σ⁴ "
+            f"= {var**2:g}, not σ² (both of its factors vary).",
+        ),
+        (
+            float(d_k),
+            f"{d_k} is the answer for components of variance 1; here each component has "
+            f"variance σ² = {var:g}, so each product has σ⁴ = {var**2:g}.",
+        ),
+        (
+            sigma * d_k,
+            f"{sigma * d_k:g} = σ·d_k, but σ = {sigma:g} is a standard deviation: each "
+            f"product has variance σ⁴ = {var**2:g}.",
+        ),
+    ]
+    # With sigma = 1 some of these coincide with the answer; never call the answer a mistake.
+    mistakes = [(wrong, hint) for wrong, hint in mistakes if not np.isclose(wrong, expected)]
+    return check_number("dot_variance", answer, expected, places=2, mistakes=tuple(mistakes))

@@ -13,7 +13,7 @@ from .masking import masked_heatmaps, masked_row
 from .matrices import bar_row, heatmap
 from .real_model import attention_panels, head_grid, token_attention
 from .scaling import (
-    jacobian_norm_vs_scale,
+    gradients_vs_dimension,
     scaling_frame,
     sharpness_vs_dimension,
     variance_vs_dimension,
@@ -45,12 +45,12 @@ __all__ = [
     "figure_html",
     "fmt_bytes",
     "fmt_time",
+    "gradients_vs_dimension",
     "head_grid",
     "head_heatmaps",
     "heatmap",
     "inside_hull",
     "it_attention",
-    "jacobian_norm_vs_scale",
     "masked_heatmaps",
     "masked_row",
     "matmul_diagram",

@@ -154,70 +154,65 @@ def sharpness_vs_dimension(d_k, *, raw_max, scaled_max, raw_entropy, scaled_entr
     return fig, alt
 
 
-def jacobian_norm_vs_scale(scales, norms, *, marks=()):
-    r"""Size of the softmax Jacobian against the spread of the logits, on a log x-axis.
+def gradients_vs_dimension(d_k, raw, scaled):
+    r"""How much gradient each softmax row passes back, raw against scaled, per width.
 
     Parameters
     ----------
-    scales : array_like of shape (m,)
-        Logit scales :math:`\sigma`, increasing: the logits were :math:`\sigma z` with
-        :math:`z` standard normal.
-    norms : array_like of shape (m,)
-        Average Frobenius norm of ``softmax_jacobian`` at each scale.
-    marks : sequence of (str, float)
-        Labelled scales to point out, e.g. ``("scaled scores", 1.0)``. Each must be one
-        of ``scales``, so the point drawn is a measured one.
+    d_k : array_like of shape (m,)
+        The vector widths that were tried.
+    raw, scaled : array_like of shape (m, rows)
+        For each width, the size of the derivative of every row's weights with respect to
+        its raw scores (a Frobenius norm), without and with the :math:`1/\sqrt{d_k}`
+        scaling; the scaled sizes include that factor.
 
     Returns
     -------
     fig : matplotlib.figure.Figure
     alt : str
-        The norm at both ends, its peak, and its value at every mark.
+        The median of each series at both ends, and the 10th percentile of the raw one.
+
+    Notes
+    -----
+    A line is the median row; the shaded band runs from the 10th to the 90th percentile,
+    on a log axis, so a band that reaches far down means rows that pass back almost
+    nothing.
     """
-    s = _dims(scales)
-    v = _series(norms, "norms", s.size)
-    if np.any(np.diff(s) <= 0):
-        raise ValueError("scales must be increasing")
-    marks, shapes = list(marks), "^vDPX*"
-    if len(marks) > len(shapes):
-        raise ValueError(f"at most {len(shapes)} marks fit in the legend, got {len(marks)}")
-    hits = []  # checked before drawing, so a bad mark leaves no figure open
-    for label, where in marks:
-        found = np.flatnonzero(np.isclose(s, where))
-        if found.size == 0:
-            raise ValueError(f"mark {label!r} at {where:g} is not one of the scales")
-        hits.append(found[0])
-    fig, ax = plt.subplots(figsize=(5.6, 3.2))
-    ax.plot(s, v, color=RAW["color"], linestyle="-", marker=".", label="mean over rows")
-    points = []
-    for (label, where), i, marker in zip(marks, hits, shapes, strict=False):
-        style = {"color": SCALED["color"], "markeredgecolor": "black", "markersize": 9}
-        mark = f"{label} (σ = {where:.3g}): {v[i]:.3f}"
-        ax.plot([where], [v[i]], linestyle="none", marker=marker, **style, label=mark)
-        points.append(f"{label} at scale {where:.3g}: {v[i]:.3f}")
-    ax.set_xscale("log")
-    ax.minorticks_off()
-    decades = [t for t in (0.01, 0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000) if s[0] <= t <= s[-1]]
-    ax.set_xticks(decades, [f"{t:g}" for t in decades])
-    ax.set_ylim(0, v.max() * 1.15)
-    ax.set_xlabel(r"logit scale $\sigma$ (standard deviation of the scores)")
-    ax.set_ylabel(r"size of the Jacobian, $\|J\|_F$")
-    ax.set_title("Softmax goes flat as its inputs grow")
-    ax.legend(fontsize=8)
+    d = _dims(d_k)
+    series = {}
+    for name, values in [("raw", raw), ("scaled", scaled)]:
+        v = as_float_array(values, name, min_ndim=2)
+        if v.ndim != 2 or v.shape[0] != d.size:
+            raise ValueError(f"{name} needs one row of sizes per d_k: got shape {v.shape}")
+        series[name] = np.percentile(v, [10, 50, 90], axis=1)  # (3, m)
+    fig, ax = plt.subplots(figsize=(5.6, 3.4))
+    for name, style, hatch in [("raw", RAW, "//"), ("scaled", SCALED, "")]:
+        low, mid, high = series[name]
+        label = "raw scores" if name == "raw" else r"scaled by $1/\sqrt{d_k}$ (factor included)"
+        ax.plot(d, mid, **style, label=f"{label}: median row")
+        band = {"color": style["color"], "alpha": 0.25, "hatch": hatch, "lw": 0}
+        ax.fill_between(d, low, high, **band, label="10th to 90th percentile of rows")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    _plain_log2_ticks(ax, d)
+    ax.set_xlabel("$d_k$")
+    ax.set_ylabel("gradient a row passes back")
+    ax.set_title("Raw rows commit and stop passing gradient")
+    ax.legend(fontsize=8, loc="lower left")
     fig.tight_layout()
-    top = int(np.argmax(v))
+    (r_lo, r_mid, _), (_, s_mid, _) = series["raw"], series["scaled"]
     alt = (
-        f"Line plot of the norm of the softmax Jacobian against the logit scale, log axis "
-        f"from {s[0]:.3g} to {s[-1]:.3g}: {v[0]:.3f} at the smallest scale, a peak of "
-        f"{v[top]:.3f} at scale {s[top]:.3g}, then falling to {v[-1]:.3f}."
+        f"Line plot on log axes against d_k from {d[0]:g} to {d[-1]:g}, with bands from the "
+        f"10th to the 90th percentile of rows. Median row, raw scores: from "
+        f"{r_mid[0]:.2g} to {r_mid[-1]:.2g}; scaled, with the 1/sqrt(d_k) factor: from "
+        f"{s_mid[0]:.2g} to {s_mid[-1]:.2g}. The raw band reaches down to "
+        f"{r_lo[-1]:.2g} at the widest d_k."
     )
-    if points:
-        alt += " Marked: " + "; ".join(points) + "."
     return fig, alt
 
 
 def scaling_frame(raw_scores, d_k: int, *, xlim=None):
-    r"""One slider frame: the score distribution and a typical softmax row, raw against scaled.
+    r"""One slider frame: the score distribution and the mean sorted softmax row, raw and scaled.
 
     Parameters
     ----------
@@ -226,8 +221,8 @@ def scaling_frame(raw_scores, d_k: int, *, xlim=None):
     d_k : int
         The width they were computed at; the scaled scores are ``raw_scores / sqrt(d_k)``.
     xlim : (float, float), optional
-        Range of the histogram. Pass the same range for every frame of a slider, so the
-        frames compare at a glance; defaults to the data's range.
+        Range of the histogram; defaults to a symmetric range around 0 that holds every
+        raw score, so each frame fits its own width.
 
     Returns
     -------
@@ -237,8 +232,8 @@ def scaling_frame(raw_scores, d_k: int, *, xlim=None):
 
     Notes
     -----
-    The right panel is a *typical* row rather than one query's: each query's softmax
-    weights are sorted from largest to smallest, then averaged over the ``m`` queries.
+    The right panel is not one query's row: each query's softmax weights are sorted from
+    largest to smallest, then averaged over the ``m`` queries (the mean sorted row).
     One random row can happen to have two keys that tie; the average cannot.
     """
     raw = as_float_array(raw_scores, "raw_scores", min_ndim=2)
@@ -250,7 +245,8 @@ def scaling_frame(raw_scores, d_k: int, *, xlim=None):
     # Sort each row's weights in decreasing order, then average over the m queries.
     w_raw = -np.sort(-softmax(raw), axis=-1).mean(axis=0)  # (n,)
     w_scaled = -np.sort(-softmax(scaled), axis=-1).mean(axis=0)  # (n,)
-    lo, hi = xlim if xlim is not None else (raw.min(), raw.max())
+    edge = np.abs(raw).max() * 1.05 or 1.0  # all-zero scores still get an axis
+    lo, hi = xlim if xlim is not None else (-edge, edge)
     bins = np.linspace(lo, hi, 65)
     # A fixed layout instead of tight_layout: a slider draws many frames, and measuring
     # the text for tight_layout would double the time each one takes.
@@ -271,11 +267,12 @@ def scaling_frame(raw_scores, d_k: int, *, xlim=None):
     left.set_ylabel("density")
     left.set_title(f"All {raw.size} scores, $d_k$ = {d_k}")
     left.legend(fontsize=8)
-    right.set_xticks(x, [str(j + 1) for j in x])
+    ranks = x if n <= 10 else np.unique(np.r_[0, np.arange(3, n, 4), n - 1])  # 1, 4, 8, ...
+    right.set_xticks(ranks, [str(j + 1) for j in ranks])
     right.set_ylim(0, 1)
     right.set_xlabel("key, ranked by its weight (1 = largest)")
     right.set_ylabel("mean weight")
-    right.set_title(f"A typical row: {m} queries, {n} keys each")
+    right.set_title(f"Mean sorted row of {n} keys")
     right.legend(fontsize=8, loc="upper right")
     alt = (
         f"d_k = {d_k}. Left: histogram of {raw.size} scores; raw scores have standard "
