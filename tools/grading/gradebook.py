@@ -70,19 +70,17 @@ class Gradebook:
                             marks[unsafe(row["student"]), column] = unsafe(value)
         return marks
 
-    def unchanged(self, student: str, source: str, digest: str) -> bool:
+    def unchanged(self, student: str, digest: str) -> bool:
         """Was exactly this notebook graded against the current course already?"""
         for chapter, entry in self.state["students"].get(student, {}).items():
             course = exercises.chapter(chapter)
-            if entry.get("source") == source and entry.get("digest") == digest:
+            if entry.get("digest") == digest:
                 return course is not None and entry.get("version") == course.version
         return False
 
     def record(self, result, source: str, digest: str) -> None:
         """Add one graded submission and rewrite the CSV and the student's feedback."""
         rows = self.state["students"].setdefault(result.student, {})
-        for chapter in [c for c, e in rows.items() if e.get("source") == source]:
-            del rows[chapter]  # the same file, now another chapter (or none)
         course = exercises.chapter(result.chapter) if result.chapter else None
         rows[result.chapter or "??"] = {
             "source": source,

@@ -3,7 +3,7 @@
 The sandbox (``bwrap``):
 
 * the whole file system read-only (``--ro-bind / /``), and on top of it, hidden under
-  empty tmpfs: the submissions folder, the grades folder, the course checkout (only
+  empty read-only tmpfs: the submissions folder, the grades folder, the course checkout (only
   ``attention_lib``, the virtual environment and the worker are bound back, read-only)
   and the grader's HOME (the Python installation bound back if it lives there);
 * a private ``/tmp`` of limited size, which is also HOME and the working directory;
@@ -108,6 +108,9 @@ def command(hidden: list[Path]) -> list[str]:
         path = path.resolve()
         if path.is_dir() and any(path.is_relative_to(c) for c in covered):
             cmd += ["--ro-bind", str(path), str(path)]
+    for folder in covered:
+        if folder.is_dir() and folder != Path("/"):
+            cmd += ["--remount-ro", str(folder)]  # hidden, and nothing can be written there
     cmd += ["--size", str(TMP_SIZE), "--tmpfs", "/tmp", "--dir", "/tmp/home"]
     cmd += ["--chdir", "/tmp/home", "--unshare-all", "--die-with-parent", "--new-session"]
     cmd += ["--cap-drop", "ALL", "--clearenv"]

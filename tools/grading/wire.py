@@ -18,7 +18,7 @@ import struct
 import numpy as np
 
 MAX_FRAME = 64 * 2**20  # bytes in one message: far more than any checker's arrays
-MAX_ITEMS = 10_000  # elements of a returned list or tuple
+MAX_ITEMS = 100_000  # elements of the lists and tuples in one returned value
 MAX_DEPTH = 4  # nesting of lists and tuples
 MESSAGE = 120  # characters kept of an error message or a string
 KINDS = "biufc"  # bool, int, unsigned, float, complex: the dtypes that cross
@@ -63,8 +63,9 @@ def _npy(arr: np.ndarray) -> str:
     return base64.b64encode(buffer.getvalue()).decode()
 
 
-def encode(value, depth: int = 0) -> dict:
+def encode(value, depth: int = 0, budget: list | None = None) -> dict:
     """A JSON-able description of ``value``; unknown objects become their type's name."""
+    budget = [MAX_ITEMS] if budget is None else budget  # items left, shared by all levels
     if value is None:
         return {"t": "none"}
     if isinstance(value, bool):
@@ -80,8 +81,10 @@ def encode(value, depth: int = 0) -> dict:
         if type(value) is np.ndarray or isinstance(value, (np.generic, complex)):
             if arr.dtype.kind in KINDS and arr.nbytes <= MAX_FRAME // 2:
                 return {"t": "array" if arr.ndim else "scalar", "npy": _npy(arr)}
-    if type(value) in (list, tuple) and depth < MAX_DEPTH and len(value) <= MAX_ITEMS:
-        return {"t": type(value).__name__, "items": [encode(v, depth + 1) for v in value]}
+    if type(value) in (list, tuple) and depth < MAX_DEPTH and len(value) <= budget[0]:
+        budget[0] -= len(value)
+        items = [encode(v, depth + 1, budget) for v in value]
+        return {"t": type(value).__name__, "items": items}
     return {"t": "other", "type": short(type(value).__name__, 40)}
 
 

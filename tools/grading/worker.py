@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import resource
+import signal
 import sys
 
 
@@ -43,6 +44,7 @@ def main() -> None:
     limit(resource.RLIMIT_FSIZE, fsize)
     limit(resource.RLIMIT_NPROC, nproc)
     limit(resource.RLIMIT_CORE, 0)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a file too large fails, not the worker
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import wire
 
