@@ -1,4 +1,5 @@
-"""Chapter 6: the hull and contribution figures, the hull helpers, and the three checkers."""
+"""Chapter 6: the hull and contribution figures, the hull helpers, the movie catalogue and
+the three checkers."""
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -6,7 +7,7 @@ import pytest
 
 import attention_lib as al
 from attention_lib import toy
-from attention_lib.checks import check_attention, check_blend, check_output_element
+from attention_lib.checks import check_attention, check_blend, check_output_change
 from attention_lib.plotting import blend_hull, contributions, convex_hull, inside_hull
 
 IT, CAKE, I = (toy.token_index(t) for t in ("it", "cake", "I"))
@@ -137,38 +138,93 @@ def test_contributions_rejects_what_bars_cannot_show(toy_values):
         contributions(weights, V, toy.TOKENS, title="x")
 
 
-# --- check_output_element -----------------------------------------------------------------
+# --- the movie catalogue -------------------------------------------------------------------
+
+
+def test_the_movie_mood_is_the_articles():
+    assert toy.MOVIES[:3] == ("Star Wars", "Interstellar", "Chef")  # the article's films
+    assert toy.MOVIE_CARDS[:3].tolist() == [[8, 2, 121], [7, 1, 169], [3, 6, 114]]
+    assert toy.MOVIE_INTEREST[:3].tolist() == [0.25, 0.20, 0.10]
+    assert toy.MOVIE_INTEREST @ toy.MOVIE_CARDS == pytest.approx([6.9, 2.4, 137.0])
+
+
+def test_the_invented_films_have_their_real_running_times():
+    real_minutes = {"Dune": 155, "Tampopo": 114}  # Dune (2021), Tampopo (1985)
+    for title, minutes in real_minutes.items():
+        assert toy.MOVIE_CARDS[toy.MOVIES.index(title), 2] == minutes
+
+
+def test_no_other_whole_ratings_give_the_articles_mood():
+    # With interests 0.25 and 0.20, Dune and Tampopo's ratings from 0 to 10 are forced.
+    a, b = toy.MOVIE_INTEREST[3:]
+    for column, target in ((0, 6.9), (1, 2.4)):  # adventure, humour
+        rest = target - toy.MOVIE_INTEREST[:3] @ toy.MOVIE_CARDS[:3, column]
+        pairs = [(x, y) for x in range(11) for y in range(11) if abs(a * x + b * y - rest) < 1e-9]
+        assert pairs == [tuple(toy.MOVIE_CARDS[3:, column])]
+
+
+# --- check_output_change ----------------------------------------------------------------
+
+
+ATE = toy.token_index("ate")
 
 
 @pytest.mark.parametrize(
     ("answer", "status", "hint"),
     [
-        (0.22, "PASS", "0.22 is right (0.22)"),
+        (0.17, "PASS", "0.17 is right (0.17)"),
+        (0.169, "PASS", "is right (0.17)"),
         (None, "TODO", "replace None"),
-        (0.15, "FAIL", "plain average of the column"),
-        (1.2, "FAIL", "without the weights"),
-        (0.19, "FAIL", "you left out the term of 'it' (0.120 x 0.2)"),
-        (0.02, "FAIL", "you left out the term of 'I' (0.194 x 1)"),
-        (0.44, "FAIL", "that is the 'noun' element; take the 'human' column of V"),
-        (0.3, "FAIL", "too high"),
+        (0.11, "FAIL", "that is how much 'cake' attends to 'ate'"),
+        (0.34, "FAIL", "the whole new term"),
+        (0.62, "FAIL", "that is the new 'noun' element"),
+        (0.45, "FAIL", "the 'noun' element before the change"),
+        (1.0, "FAIL", "that is all of V['cake', 'noun']"),
+        (0.0, "FAIL", "the weights stay the same"),
+        (0.3, "FAIL", "0.3 is too high"),
+        (0.05, "FAIL", "0.05 is too low"),
+        ("0.17", "FAIL", "expected one number"),
     ],
 )
-def test_check_output_element(answer, status, hint, toy_values, capsys):
+def test_check_output_change(answer, status, hint, toy_values, capsys):
     weights, V = toy_values
-    result = check_output_element(
-        answer, weights, V, I, HUMAN, tokens=toy.TOKENS, features=toy.VALUE_FEATURES
+    result = check_output_change(
+        answer, weights, V, ATE, CAKE, NOUN, tokens=toy.TOKENS, features=toy.VALUE_FEATURES
     )
     line = capsys.readouterr().out
     assert result.status == status and bool(result) is (status == "PASS")
-    assert line.startswith(f"[output element] {status}: ") and hint in line
+    assert line.startswith(f"[output change] {status}: ") and hint in line
 
 
-def test_check_output_element_spots_the_column_of_the_weights(capsys):
-    W = np.array([[0.9, 0.1], [0.3, 0.7]])
-    V = np.array([[1.0, 0.0], [3.0, 1.0]])
-    assert check_output_element(1.2, W, V, 0, 0)  # row 0 of W: 0.9 * 1 + 0.1 * 3
-    assert not check_output_element(1.8, W, V, 0, 0)  # column 0 of W: 0.9 * 1 + 0.3 * 3
-    assert "you used the column of 'token 0' in the weights" in capsys.readouterr().out
+def test_the_expected_change_is_what_attention_computes(toy_values, capsys):
+    weights, V = toy_values
+    Q, K, _ = toy.projections()
+    doubled = V.copy()
+    doubled[CAKE] *= 2
+    change = al.scaled_dot_product_attention(Q, K, doubled)[0] - weights @ V
+    assert check_output_change(change[ATE, NOUN], weights, V, ATE, CAKE, NOUN)
+    assert check_output_change(change[IT, THIRD], weights, V, IT, CAKE, THIRD)
+    assert capsys.readouterr().out.count("PASS") == 2
+
+
+def test_rounded_weights_are_told_so_not_sent_after_another_slip(capsys):
+    # The weight 0.2051 rounds to 0.21, and 0.21 x 2 = 0.42 is also what the weight read
+    # the wrong way round gives (0.21 x 2). The right answer is 0.41; 0.42 is a rounding
+    # matter, and the hint must say so rather than blame the row and the column.
+    W = np.array([[0.7949, 0.2051], [0.21, 0.79]])
+    V = np.array([[0.0, 0.0], [2.0, 0.0]])
+    assert check_output_change(0.41, W, V, 0, 1, 0)
+    assert not check_output_change(0.42, W, V, 0, 1, 0)
+    out = capsys.readouterr().out.splitlines()
+    assert "rounded to two decimals" in out[1] and "attends to" not in out[1]
+    assert "(0.21); use three (0.205)" in out[1]
+
+
+def test_a_slip_is_named_when_rounding_cannot_explain_it(capsys):
+    W = np.array([[0.7, 0.3], [0.6, 0.4]])  # 0.3 and 0.6 need no rounding
+    V = np.array([[0.0, 0.0], [1.0, 0.0]])
+    assert not check_output_change(0.6, W, V, 0, 1, 0)
+    assert "that is how much 'token 1' attends to 'token 0'" in capsys.readouterr().out
 
 
 # --- check_blend ----------------------------------------------------------------------------

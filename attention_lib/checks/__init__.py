@@ -17,7 +17,7 @@ check_softmax`` works whichever module a checker is in.
 
 from .all_at_once import check_attention_rows, check_flops, check_score_memory
 from .base import CheckResult
-from .blending import check_attention, check_blend, check_output_element
+from .blending import check_attention, check_blend, check_output_change
 from .embeddings import (
     check_cosine_similarity,
     check_pe_length,
@@ -51,7 +51,7 @@ __all__ = [
     "check_masked_softmax",
     "check_mean_pool",
     "check_multi_head",
-    "check_output_element",
+    "check_output_change",
     "check_param_count",
     "check_pe_length",
     "check_pe_offset",

@@ -1,5 +1,5 @@
-"""Chapter 6 checkers: one output element by hand, the blend ``weights @ V``, and the full
-four-step attention."""
+"""Chapter 6 checkers: the change in the outputs when one value row doubles, the blend
+``weights @ V``, and the full four-step attention."""
 
 from __future__ import annotations
 
@@ -18,54 +18,65 @@ from .base import (
     verdict,
 )
 
-# --- Exercise: one element of the output, computed by hand -------------------------------
+# --- Exercise: which outputs change, and by how much, when one value row doubles ---------
 
 
-def check_output_element(
-    answer, weights, V, query: int, feature: int, *, tokens=None, features=None
+def check_output_change(
+    answer, weights, V, query: int, key: int, feature: int, *, tokens=None, features=None
 ) -> CheckResult:
-    """Check a hand-computed ``output[query, feature] = weights[query] @ V[:, feature]``.
+    """Check how much ``output[query, feature]`` rises when the value row ``V[key]`` doubles.
 
-    ``weights`` (n, n) and ``V`` (n, d_v) come from the library, so the expected value
-    follows the toy numbers. The hints name the usual slips: the plain average or sum of
-    the column, the weights' column instead of their row, another value dimension, or
-    one term left out.
+    Doubling ``V[key]`` adds one more ``V[key]`` to it and leaves the weights alone (they
+    come from Q and K), so every output row ``i`` rises by ``weights[i, key] * V[key]``.
+    The answer is ``weights[query, key] * V[key, feature]``. The hints name the usual
+    slips: the weight read the wrong way round (how much ``key`` attends to ``query``),
+    the doubled term instead of the change, the new or the old element, the whole value,
+    and "nothing changes". An answer worked out with the weights rounded to two decimals
+    is told so, never sent after another slip that happens to round the same way.
     """
     W, V = np.asarray(weights, dtype=float), np.asarray(V, dtype=float)
     tokens = tokens or [f"token {j}" for j in range(W.shape[-1])]
     features = features or [f"dimension {f}" for f in range(V.shape[-1])]
-    me, column = tokens[query], V[:, feature]
-    terms = W[query] * column  # (n,): the weighted sum, term by term
+    me, other, name = tokens[query], tokens[key], features[feature]
+    value = V[key, feature]
+    expected = W[query, key] * value
+    before = W[query] @ V[:, feature]
+    tol = 0.005 + 1e-12  # check_number's tolerance at two decimals
+    rounded = np.round(W[query, key], 2) * value  # what the 2-decimal weight gives
     mistakes = [
         (
-            column.mean(),
-            "that is the plain average of the column: multiply each value by its "
-            f"token's weight in the row of '{me}' first.",
+            W[key, query] * value,
+            f"that is how much '{other}' attends to '{me}'. The output of '{me}' takes "
+            f"V['{other}'] with its own weight on '{other}': row '{me}', column '{other}'.",
         ),
-        (column.sum(), "you added up the column without the weights: multiply each value first."),
         (
-            W[:, query] @ column,
-            f"you used the column of '{me}' in the weights (how much each word attends to "
-            f"'{me}'). Use its row: how much '{me}' attends to each word.",
+            2 * expected,
+            "that is the whole new term, weight x 2 V. The change is the difference: "
+            "one extra V, times the same weight.",
+        ),
+        (before + expected, f"that is the new '{name}' element; give how much it rises."),
+        (before, f"that is the '{name}' element before the change; give how much it rises."),
+        (
+            value,
+            f"that is all of V['{other}', '{name}']; the output of '{me}' receives only "
+            "its weight's share of it.",
+        ),
+        (
+            0.0,
+            "the weights stay the same (they come from Q and K), but what they blend "
+            "changes: every row that gives the key some weight changes.",
         ),
     ]
-    mistakes += [
-        (
-            W[query] @ V[:, f],
-            f"that is the '{features[f]}' element; take the '{features[feature]}' column of V.",
+    # A slip that rounds like the rounded-weight answer would get the wrong hint: drop it.
+    mistakes = [(v, h) for v, h in mistakes if abs(v - rounded) > tol or abs(v - expected) <= tol]
+    if abs(rounded - expected) > tol:
+        hint = (
+            f"close: that is what the weight rounded to two decimals gives "
+            f"({W[query, key]:.2f}); use three ({W[query, key]:.3f})."
         )
-        for f in range(V.shape[-1])
-        if f != feature
-    ]
-    mistakes += [
-        (
-            terms.sum() - terms[j],
-            f"you left out the term of '{tokens[j]}' ({W[query, j]:.3f} x {column[j]:g}).",
-        )
-        for j in np.flatnonzero(terms)
-    ]
+        mistakes.insert(0, (rounded, hint))
     return check_number(
-        "output element", answer, float(terms.sum()), places=2, mistakes=tuple(mistakes)
+        "output change", answer, float(expected), places=2, mistakes=tuple(mistakes)
     )
 
 

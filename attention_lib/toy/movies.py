@@ -1,21 +1,26 @@
-"""The streaming-service analogy of chapter 6, as numbers.
+"""The streaming-service analogy of chapters 2 and 6, as numbers.
 
 The article blends "25% Star Wars, 20% Interstellar, 10% Chef, and so on" into a
 personal movie mood of (6.9 adventure, 2.4 humour, 137 min). Its "and so on" hides the
-rest of the catalogue; here it is in full, with interests that sum to 1, so the blend
-can be checked rather than taken on trust.
+rest of the catalogue, so the sum cannot be checked. This course completes it with two
+films of its own choosing, Dune (2021) and Tampopo (1985): the article names neither.
+Their interests (0.25, 0.20) and their adventure and humour ratings are invented so
+that the article's total comes out exactly: with these interests, no other whole
+ratings from 0 to 10 give 6.9 and 2.4. Every running time is the film's real
+theatrical length: Star Wars 121, Interstellar 169 and Chef 114 minutes (the article's
+figures), Dune 155 and Tampopo 114 minutes.
 
 Chapter 2 uses the same five films for the search analogy: each film is labelled with
-tags (its *key*), a search for "science fiction" is a *query*, and the cards above are
-the *values* a match hands back.
+tags (its *key*), a search for "science fiction" is a *query*, and the cards are the
+*values* a match hands back.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-#: The streaming-service analogy: how much you want each film, and what each film is.
-MOVIES = ("Star Wars", "Interstellar", "Chef", "Dune", "Ratatouille")
+#: The movie mood of chapter 6: how much you want each film (sums to 1), and its card.
+MOVIES = ("Star Wars", "Interstellar", "Chef", "Dune", "Tampopo")
 MOVIE_FEATURES = ("adventure", "humour", "minutes")
 MOVIE_INTEREST = np.array([0.25, 0.20, 0.10, 0.25, 0.20])
 MOVIE_CARDS = np.array(
@@ -23,8 +28,8 @@ MOVIE_CARDS = np.array(
         [8.0, 2.0, 121.0],  # Star Wars
         [7.0, 1.0, 169.0],  # Interstellar
         [3.0, 6.0, 114.0],  # Chef
-        [8.0, 2.0, 155.0],  # Dune
-        [6.0, 3.0, 114.0],  # Ratatouille
+        [8.0, 2.0, 155.0],  # Dune: invented interest and ratings, real minutes
+        [6.0, 3.0, 114.0],  # Tampopo: invented interest and ratings, real minutes
     ]
 )
 
@@ -44,7 +49,7 @@ MOVIE_KEYS = np.array(
         [1.0, 0.3, 0.0, 0.0],  # Interstellar
         [0.0, 0.0, 0.8, 1.0],  # Chef
         [0.9, 0.8, 0.0, 0.0],  # Dune
-        [0.0, 0.2, 0.7, 1.0],  # Ratatouille
+        [0.0, 0.2, 0.7, 1.0],  # Tampopo
     ]
 )
 
