@@ -53,9 +53,9 @@ def similarity_map(vectors, words, *, features, title: str):
     names = [words[k] for k in order]
     lo = -1.0 if C.min() < -1e-12 else 0.0  # a fixed scale: colours mean the same everywhere
     m = len(names)
-    fig, ax = plt.subplots(figsize=(1.9 + 0.44 * m, 1.1 + 0.4 * m))
+    fig, ax = plt.subplots(figsize=(1.6 + 0.36 * m, 1.0 + 0.34 * m))
     image = ax.imshow(C, cmap=CMAP, vmin=lo, vmax=1.0, interpolation="nearest")
-    annotate_cells(ax, C, lo, 1.0, ".2f", fontsize=7)
+    annotate_cells(ax, C, lo, 1.0, ".2f", fontsize=6.5)
     ax.set_xticks(range(m), names, rotation=90)
     ax.set_yticks(range(m), names)
     ax.tick_params(length=0)
@@ -65,13 +65,11 @@ def similarity_map(vectors, words, *, features, title: str):
         ax.axvline(k, color="white", lw=2)
     for j in np.unique(sorted_groups):
         rows = np.flatnonzero(sorted_groups == j)
-        ax.annotate(
+        ax.annotate(  # the group's name, in the figure's left margin
             features[j],
-            xy=(0, rows.mean()),
-            xycoords=("axes fraction", "data"),
-            xytext=(-62, 0),
-            textcoords="offset points",
-            ha="right",
+            xy=(0.01, rows.mean()),
+            xycoords=(fig.transFigure, ax.transData),
+            ha="left",
             va="center",
             fontsize=9,
             style="italic",
@@ -79,7 +77,7 @@ def similarity_map(vectors, words, *, features, title: str):
         )
     ax.set_title(title)
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03, label="cosine similarity")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0.1, 0, 1, 1))  # leave the margin to the group names
     parts = []
     for j in np.unique(sorted_groups):
         members = [names[i] for i in np.flatnonzero(sorted_groups == j)]
@@ -168,12 +166,12 @@ def token_panels(matrices, titles, rows, cols, *, fmt: str = ".2f"):
         check_labels(M, rows, cols)
     lo, hi = min(M.min() for M in Ms), max(M.max() for M in Ms)
     n, d = Ms[0].shape
-    fig, axes = plt.subplots(1, len(Ms), figsize=(0.6 + (0.75 * d + 0.9) * len(Ms), 1.2 + 0.38 * n))
+    fig, axes = plt.subplots(1, len(Ms), figsize=(0.9 + (0.45 * d + 0.25) * len(Ms), 1.1 + 0.3 * n))
     axes = np.atleast_1d(axes)
     parts = []
     for ax, M, title in zip(axes, Ms, titles, strict=True):
         ax.imshow(M, cmap=CMAP, vmin=lo, vmax=hi, aspect="auto")
-        annotate_cells(ax, M, lo, hi, fmt, fontsize=7.5)
+        annotate_cells(ax, M, lo, hi, fmt, fontsize=7)
         ax.set_xticks(range(d), cols, rotation=45, ha="right")
         ax.set_yticks(range(n), rows if ax is axes[0] else [""] * n)
         ax.set_title(title, fontsize=10)
