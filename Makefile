@@ -13,12 +13,13 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # pytest-xdist: one worker per core; a test file stays on one worker (module fixtures, kernels).
 XDIST := -n auto --dist loadfile
 
-.PHONY: help book book-course test lint unit nbval binder site-build site-check outputs student grade lock clean bench
+.PHONY: help book book-course test check lint unit nbval binder site-build site-check outputs student grade lock clean bench
 
 help:
 	@echo "make book     build the website into _build/html"
 	@echo "make book-course  the same site without any solution, for a running class"
-	@echo "make test     ruff, pytest, strict nbval, strict book build, browser checks"
+	@echo "make test     every check, as overlapping stages, with a table of their times"
+	@echo "make check    the quick loop while writing: ruff and the fast unit tests (< 30 s)"
 	@echo "make outputs  re-execute every chapter in place (commit the result)"
 	@echo "make bench    time attention against the machine's peak, the sliders and chapters"
 	@echo "make student  student copies without solutions or outputs, in _build_student/"
@@ -42,7 +43,15 @@ book-course: $(STAMP)
 	$(BIN)/python tools/vendor_assets.py
 	$(BIN)/python tools/course_site.py
 
-test: lint unit nbval binder site-build site-check
+# The stages (ruff, the book build, strict nbval, pytest, the Binder check, the browser
+# checks) overlap where they can; tools/run_tests.py prints a table of their times.
+test: $(STAMP)
+	$(BIN)/python tools/run_tests.py
+
+check: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest tests --ignore=tests/site --ignore=tests/binder -q -m "not slow" $(XDIST)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -57,9 +66,11 @@ nbval: $(STAMP)
 binder: $(STAMP)
 	$(BIN)/python -m pytest tests/binder -q
 
+# --all re-reads every page, so -W sees every warning even when a `make book` came first;
+# the chapters' execution is still cached (jupyter-cache) when their source is unchanged.
 site-build: $(STAMP)
 	$(BIN)/python tools/vendor_assets.py
-	$(BIN)/jupyter-book build . -W -n --keep-going
+	$(BIN)/jupyter-book build . -W -n --keep-going --all
 
 site-check: $(STAMP)
 	$(BIN)/python -m pytest tests/site -q -rs

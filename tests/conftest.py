@@ -1,0 +1,22 @@
+"""Test-suite wide settings: which tests `make check` leaves to `make test`.
+
+`make check` is the quick loop while writing (ruff plus every test not marked ``slow``,
+in well under 30 s). A test is slow when it executes notebooks, builds environments or
+grades submissions in sandboxes; those are listed here by file or test name, so the
+test files themselves stay free of bookkeeping. `make test` runs everything.
+"""
+
+import pytest
+
+SLOW = (
+    "tests/test_grade.py",  # runs sandboxed submissions
+    "tests/test_student.py::test_student_copy_runs",  # executes student copies
+    "tests/test_project.py::test_refreshing_outputs",  # executes a chapter if no build has
+    "tests/test_backward.py::test_training",  # trains the chapter 10 model
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid.startswith(SLOW):
+            item.add_marker(pytest.mark.slow)

@@ -1,0 +1,141 @@
+"""`make test`: every check of the project, run as stages that share the machine's cores.
+
+    python tools/run_tests.py [stage ...]      (no argument: all stages)
+
+Each stage is one command. A stage starts as soon as the stages it needs have passed and
+enough cores are free (``cores`` is how many it keeps busy), so the slow ones overlap:
+the book build and strict nbval each execute the chapters once, side by side, while
+the Binder environment installs; the unit tests then read the book's executed chapters
+instead of running them a third time. Output goes to ``_build/test-logs/<stage>.log``;
+a failing stage prints its last lines. At the end a table shows every stage and its time,
+so a slow stage is seen at once. The exit status is 1 if any stage failed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LOGS = ROOT / "_build" / "test-logs"
+PY = str(ROOT / ".venv" / "bin" / "python")
+CORES = os.cpu_count() or 2
+
+
+@dataclass
+class Stage:
+    name: str
+    command: list[str]
+    needs: tuple[str, ...] = ()
+    cores: int = 1
+    what: str = ""
+
+
+def pytest(*args: str) -> list[str]:
+    return [PY, "-m", "pytest", "-q", *args]
+
+
+STAGES = [
+    Stage("lint", ["make", "--no-print-directory", "lint"], cores=1, what="ruff check and format"),
+    Stage(
+        "binder-env",
+        pytest("tests/binder", "-k", "no_developer_tools"),
+        cores=0,  # mostly waiting for pip
+        what="the Binder environment (cached by the hash of its inputs)",
+    ),
+    Stage(
+        "book",
+        ["make", "--no-print-directory", "site-build"],
+        needs=("lint",),
+        what="jupyter-book -W -n: executes each chapter once (cached), zero warnings",
+    ),
+    Stage(
+        "nbval",
+        ["make", "--no-print-directory", "nbval", "XDIST="],
+        needs=("lint",),
+        what="strict nbval: executes each chapter and compares every output",
+    ),
+    Stage(
+        "unit",
+        pytest("tests", "--ignore=tests/site", "--ignore=tests/binder", "-n", str(CORES)),
+        needs=("book",),
+        cores=CORES,
+        what="library, checkers, grader, house rules; reads the book's executed chapters",
+    ),
+    Stage(
+        "binder",
+        pytest("tests/binder"),
+        needs=("binder-env", "book"),
+        what="every chapter in the learner's environment",
+    ),
+    Stage(
+        "site",
+        pytest("tests/site", "-rs"),
+        needs=("book",),
+        what="browser checks on the built site",
+    ),
+]
+
+
+def run(selected: list[Stage]) -> int:
+    LOGS.mkdir(parents=True, exist_ok=True)
+    names = {stage.name for stage in selected}
+    waiting = list(selected)
+    running: dict[str, tuple[subprocess.Popen, float, Stage]] = {}
+    done: dict[str, tuple[int, float]] = {}
+    start = time.monotonic()
+    while waiting or running:
+        busy = sum(stage.cores for _, _, stage in running.values())
+        for stage in list(waiting):
+            needs = [done.get(n) for n in stage.needs if n in names]
+            if any(need is not None and need[0] != 0 for need in needs):
+                waiting.remove(stage)  # a stage it needs failed: skip this one
+                done[stage.name] = (-1, 0.0)
+                continue
+            if None in needs or (running and busy + stage.cores > CORES):
+                continue  # still waiting for a stage it needs, or for free cores
+            log = (LOGS / f"{stage.name}.log").open("w")
+            process = subprocess.Popen(
+                stage.command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
+            )
+            running[stage.name] = (process, time.monotonic(), stage)
+            busy += stage.cores
+            waiting.remove(stage)
+            print(f"[{time.monotonic() - start:6.0f} s] start  {stage.name}: {stage.what}")
+        for name, (process, began, _) in list(running.items()):
+            if process.poll() is not None:
+                seconds = time.monotonic() - began
+                done[name] = (process.returncode, seconds)
+                del running[name]
+                verdict = "ok" if process.returncode == 0 else f"FAILED ({process.returncode})"
+                print(f"[{time.monotonic() - start:6.0f} s] {verdict:6} {name} in {seconds:.0f} s")
+                if process.returncode:
+                    tail = (LOGS / f"{name}.log").read_text(errors="replace").splitlines()[-40:]
+                    print("\n".join(f"    {line}" for line in tail))
+        time.sleep(0.2)
+    total = time.monotonic() - start
+    print(f"\n{'stage':<11} {'result':<8} {'seconds':>7}  what it checks")
+    for stage in selected:
+        code, seconds = done[stage.name]
+        result = {0: "ok", -1: "skipped"}.get(code, "FAILED")
+        print(f"{stage.name:<11} {result:<8} {seconds:7.0f}  {stage.what}")
+    print(f"{'total':<11} {'':<8} {total:7.0f}  wall clock, {CORES} cores")
+    return 0 if all(code == 0 for code, _ in done.values()) else 1
+
+
+def main(argv: list[str]) -> int:
+    sys.stdout.reconfigure(line_buffering=True)  # progress lines appear as they happen in CI
+    by_name = {stage.name: stage for stage in STAGES}
+    unknown = [name for name in argv if name not in by_name]
+    if unknown:
+        print(f"unknown stage(s) {unknown}; stages: {', '.join(by_name)}", file=sys.stderr)
+        return 2
+    return run([by_name[name] for name in argv] if argv else STAGES)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
