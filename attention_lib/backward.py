@@ -158,13 +158,14 @@ def attention_backward(Q, K, V, dOut, mask=None, scale=None, temperature: float 
     out, A = scaled_dot_product_attention(Q, K, V, mask, scale, temperature)
     Q, K, V = (np.asarray(a, dtype=out.dtype) for a in (Q, K, V))
     dOut = _upstream_gradient(dOut, out.shape)  # must have the output's shape
-    s = 1.0 / np.sqrt(K.shape[-1]) if scale is None else positive_real(scale, "scale")
+    d_k = K.shape[-1]
+    s = 1.0 / np.sqrt(d_k) if scale is None else positive_real(scale, "scale")
     s = out.dtype.type(s / positive_real(temperature, "temperature"))
-    dV = np.swapaxes(A, -1, -2) @ dOut  # (..., n_k, n_q) @ (..., n_q, d_v)
     dA = dOut @ np.swapaxes(V, -1, -2)  # (..., n_q, d_v) @ (..., d_v, n_k)
     dS = _softmax_backward(A, dA) * s  # (..., n_q, n_k): masked entries are 0
     dQ = dS @ K  # (..., n_q, n_k) @ (..., n_k, d_k) -> (..., n_q, d_k)
     dK = np.swapaxes(dS, -1, -2) @ Q  # (..., n_k, n_q) @ (..., n_q, d_k)
+    dV = np.swapaxes(A, -1, -2) @ dOut  # (..., n_k, n_q) @ (..., n_q, d_v)
     return _sum_to(dQ, Q.shape), _sum_to(dK, K.shape), _sum_to(dV, V.shape)
 
 

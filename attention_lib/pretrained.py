@@ -83,7 +83,7 @@ def self_attention(X, layer: Layer, h: int, mask=None):
     Q = split_heads(X @ layer.W_q + layer.b_q, h)  # (..., h, n, d_k)
     K = split_heads(X @ layer.W_k + layer.b_k, h)  # (..., h, n, d_k)
     V = split_heads(X @ layer.W_v + layer.b_v, h)  # (..., h, n, d_k)
-    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)  # scale 1/sqrt(d_k)
+    heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
     return merge_heads(heads) @ layer.W_o + layer.b_o, weights  # (..., n, d_model)
 
 
@@ -111,7 +111,8 @@ def encoder_layer(X, layer: Layer, h: int, mask=None, eps: float = 1e-12):
     attended, weights = self_attention(X, layer, h, mask)
     X = layer_norm(X + attended, layer.ln1_gamma, layer.ln1_beta, eps)
     hidden = gelu(X @ layer.W_1 + layer.b_1)  # (..., n, d_ff)
-    X = layer_norm(X + hidden @ layer.W_2 + layer.b_2, layer.ln2_gamma, layer.ln2_beta, eps)
+    found = hidden @ layer.W_2 + layer.b_2  # (..., n, d_model)
+    X = layer_norm(X + found, layer.ln2_gamma, layer.ln2_beta, eps)
     return X, weights
 
 

@@ -283,7 +283,8 @@ def train(
             snapshots[step] = {name: W.copy() for name, W in weights.items()}
         value, grads, logits = _loss_gradients_logits(weights, train_data)
         loss.append(value)
-        train_acc.append(float(np.mean(logits.argmax(axis=-1) == train_data.target)))
+        right = logits.argmax(axis=-1) == train_data.target  # (m,)
+        train_acc.append(float(right.mean()))
         test_acc.append(accuracy(weights, test_data))
         if step < steps:
             for name in weights:
