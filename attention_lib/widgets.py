@@ -1,17 +1,23 @@
 """Sliders that work with a kernel *and* on the static website.
 
 A normal ``interact`` slider asks the kernel to redraw, so on a static page it is dead.
-:func:`frame_slider` instead draws every frame up front, stacks them, and links the
-slider to the stack in the browser (``jslink``). Moving the slider then only switches
-which precomputed picture is visible, which works in Jupyter, in Binder and on the
-offline website alike. Change the inputs and re-run the cell to recompute the frames.
+:func:`frame_slider` instead draws every frame up front and only switches which
+precomputed picture is visible. Change the inputs and re-run the cell to recompute them.
 
-The slider is an ipywidgets ``SelectionSlider``: it can be focused with Tab and moved
-with the arrow keys, Home and End.
+It shows itself in two forms, and each reader gets the one that works for them:
+
+* in Jupyter, Binder or Colab, an ipywidgets ``SelectionSlider`` linked to a ``Stack``
+  of frames in the browser (``jslink``), so moving it needs no round trip to the kernel;
+* on the website, plain HTML: an ``<input type="range">``, a read-only ``<output>`` for
+  the value and the frames, switched by six lines of inline script. It needs no widget
+  manager (3.6 MB the reader no longer downloads), fits any width, works offline, by
+  keyboard (arrows, Home, End) and by touch, and prints its current frame.
 """
 
 from __future__ import annotations
 
+import html
+import json
 from collections.abc import Callable, Sequence
 
 import ipywidgets as widgets
@@ -34,12 +40,53 @@ class FrameSlider(widgets.VBox):
             f"to {labels[-1]}; run the cell to use it)"
         )
 
+    def _repr_mimebundle_(self, **kwargs):
+        bundle = super()._repr_mimebundle_(**kwargs)  # text/plain and the widget view
+        bundle["text/html"] = self.static_html()
+        return bundle
+
+    def static_html(self) -> str:
+        """The slider as plain HTML and a little script, for pages without a kernel."""
+        slider, stack = self.children
+        labels = [label for label, _ in slider.options]
+        start = slider.index
+        frames = "".join(
+            f'<div class="frame-slider__frame"{"" if i == start else " aria-hidden=true"}>'
+            f"{frame.value}</div>"
+            for i, frame in enumerate(stack.children)
+        )
+        name = html.escape(getattr(self, "label", None) or slider.description)
+        return (
+            f'<div class="frame-slider" data-labels="{html.escape(json.dumps(labels))}">'
+            f'<label class="frame-slider__control"><span class="frame-slider__name">'
+            f"{html.escape(slider.description)}</span>"
+            f'<input type="range" min="0" max="{len(labels) - 1}" step="1" value="{start}" '
+            f'aria-label="{name}" aria-valuetext="{html.escape(labels[start])}">'
+            f'<output aria-hidden="true">{html.escape(labels[start])}</output></label>'
+            f'<div class="frame-slider__frames">{frames}</div></div>'
+            f"<script>{_SWITCH_FRAMES}</script>"
+        )
+
+
+# Runs once per slider, right after its HTML: show the frame the range input points at.
+_SWITCH_FRAMES = (
+    "(()=>{const box=document.currentScript.previousElementSibling,"
+    "input=box.querySelector('input'),out=box.querySelector('output'),"
+    "labels=JSON.parse(box.dataset.labels),"
+    "frames=box.querySelectorAll('.frame-slider__frame');"
+    "input.addEventListener('input',()=>{const i=Number(input.value);"
+    "frames.forEach((f,j)=>{if(j===i)f.removeAttribute('aria-hidden');"
+    "else f.setAttribute('aria-hidden','true');});"
+    "out.textContent=labels[i];input.setAttribute('aria-valuetext',labels[i]);});})();"
+)
+
 
 def frame_slider(
     make_figure: Callable,
     values: Sequence,
     *,
     description: str,
+    label: str | None = None,
     initial=None,
     fmt: str = "g",
 ) -> FrameSlider:
@@ -53,7 +100,10 @@ def frame_slider(
     values : sequence of numbers
         The slider positions, in order. Each one becomes a frame.
     description : str
-        The slider's label, e.g. ``"T"`` or ``"d"``.
+        The slider's short visible label, e.g. ``"T"`` or ``"d"``.
+    label : str, optional
+        What moving it changes, in words (``"Temperature of the softmax"``): the name a
+        screen reader announces. Defaults to ``description``.
     initial : optional
         The value shown first; defaults to the first of ``values``.
     fmt : str
@@ -75,9 +125,10 @@ def frame_slider(
         index=start,
         description=description,
         continuous_update=True,
-        layout=widgets.Layout(width="420px"),
+        layout=widgets.Layout(width="100%", max_width="420px"),
     )
     box = FrameSlider([slider, stack])
+    box.label = label
     # The link lives in the browser, so switching frames needs no kernel.
     box.link = widgets.jslink((slider, "index"), (stack, "selected_index"))
     return box

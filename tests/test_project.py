@@ -13,6 +13,9 @@ import pytest
 import attention_lib
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import refresh_outputs  # noqa: E402
+
 LIB = ROOT / "attention_lib"
 CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
 
@@ -145,12 +148,13 @@ def comparable(nb: dict) -> list:
     Widget views (a random model id each run) and split stream chunks are normalised the way
     tools/refresh_outputs.py writes them; execution timing is not compared.
     """
+    nb = json.loads(json.dumps(nb))  # a copy to tidy
+    refresh_outputs.tidy(nb)
     cells = []
     for cell in nb["cells"]:
         outputs = []
         for output in cell.get("outputs", []):
             output = {k: v for k, v in output.items() if k not in ("metadata", "transient")}
-            output.get("data", {}).pop("application/vnd.jupyter.widget-view+json", None)
             if "text" in output:
                 output["text"] = "".join(output["text"])
             if "data" in output:

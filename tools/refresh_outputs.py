@@ -4,9 +4,9 @@
 
 The result is deterministic: running it twice leaves `git diff` empty, on any Python
 version. To get there it records no execution timestamps, stores no widget state, and
-drops the widget-view outputs (they carry a random model id) and the Python version.
-The plain-text line beside each widget stays, and the website re-executes the chapters
-anyway, so its widgets carry fresh state.
+drops the widget-view outputs (they carry a random model id, and a slider's static HTML
+beside it holds every frame) and the Python version. The plain-text line beside each
+widget stays, and the website re-executes the chapters anyway, so its sliders are fresh.
 """
 
 from __future__ import annotations
@@ -18,6 +18,17 @@ import nbformat
 from nbclient import NotebookClient
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def tidy(nb) -> None:
+    """Drop what differs from run to run or only the website needs: widget views and
+    state, and the static HTML form of a slider (it travels with its widget view)."""
+    for cell in nb["cells"]:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if data.pop(WIDGET_VIEW, None) is not None:
+                data.pop("text/html", None)
+    nb["metadata"].pop("widgets", None)
 
 
 def refresh(path: Path) -> None:
@@ -32,10 +43,7 @@ def refresh(path: Path) -> None:
         coalesce_streams=True,  # one print can arrive in two chunks under load
     )
     client.execute()
-    for cell in nb.cells:
-        for output in cell.get("outputs", []):
-            output.get("data", {}).pop(WIDGET_VIEW, None)
-    nb.metadata.pop("widgets", None)
+    tidy(nb)
     nb.metadata.get("language_info", {}).pop("version", None)  # same file on any Python
     nbformat.validate(nb)
     nbformat.write(nb, path)

@@ -1,8 +1,10 @@
 """Put pinned copies of the site's front-end libraries into ``_build/vendor_site/vendor/``.
 
-The built book must work with the network off, so the ipywidgets HTML manager, RequireJS and
-MathJax are served from the site itself instead of a CDN. ``_config.yml`` copies
-``_build/vendor_site`` into the html root (``html_extra_path``) and points at the files below.
+The built book must work with the network off, so MathJax is served from the site itself
+instead of a CDN. (The sliders need no widget manager on the site: ``frame_slider`` shows
+itself there as plain HTML, see ``attention_lib/widgets.py`` and ``tools/static_sliders.py``.)
+``_config.yml`` copies ``_build/vendor_site`` into the html root (``html_extra_path``) and
+points at the files below.
 
 Run from the repository root before ``jupyter-book build``::
 
@@ -54,24 +56,6 @@ class Package:
 
 PACKAGES = (
     Package(
-        "requirejs",
-        "2.3.8",
-        "sha512-7/cTSLOdYkNBNJcDMWf+luFvMriVm7eYxp4BcFCsAX0wF421Vyce5SXP17c+Jd5otXKGNehIonFlyQXSowL6Mw==",
-        # The package ships no minified build; require.js is 85 kB.
-        (("package/require.js", "."),),
-        "MIT",
-    ),
-    Package(
-        # 1.0.15 pairs with ipywidgets 8.1.9 (@jupyter-widgets/controls 5.0.13, model 2.0.0).
-        "@jupyter-widgets/html-manager",
-        "1.0.15",
-        "sha512-5thBIV6ymNgmPVOHvzx+gGy8ZSKmSazhtGw4/c4xJDVzRhG9PTeQsRjF3FUTopvFi//SABeNz1yp47bCrJ3CQA==",
-        # embed-amd.js bundles base, controls and output and loads no chunks. The woff2 files are
-        # the Font Awesome icons of widgets like Button(icon=...); see SETUP_JS below.
-        (("package/dist/embed-amd.js", "html-manager"), ("package/dist/*.woff2", "html-manager")),
-        "BSD-3-Clause",
-    ),
-    Package(
         "mathjax",
         "3.2.2",
         "sha512-Bt+SSVU8eBG27zChVewOicYs7Xsdt40qm4+UpHyX7k0/O9NliPc+x77k1/FEsPsjKPZGJvtRZM1vO+geW0OhGw==",
@@ -85,47 +69,6 @@ PACKAGES = (
         "Apache-2.0",
     ),
 )
-
-# Loaded between require.js and embed-amd.js (see nb_ipywidgets_js in _config.yml).
-SETUP_JS = """\
-// Written by tools/vendor_assets.py. Runs after require.js and before embed-amd.js.
-(function () {
-  var here = new URL(".", document.currentScript.src).href.replace(/\\/$/, "");
-  // The widget bundles look for their icon fonts next to the URL RequireJS gives their module.
-  window.require.config({
-    paths: {"@jupyter-widgets": here, "@jupyter-widgets/html-manager/dist": here},
-  });
-  // ipywidgets 8 typesets labels with MathJax 2's MathJax.Hub.Queue; MathJax 3 has no Hub.
-  window.addEventListener("load", function () {
-    var mj = window.MathJax;
-    if (mj && mj.startup && !mj.Hub) {
-      mj.Hub = {Queue: function (job) {
-        return mj.startup.promise.then(function () { return mj.typesetPromise([job[2]]); });
-      }};
-    }
-  });
-  // A slider handle announces only its position index ("6"). Give screen readers the
-  // slider's label and the value it shows instead ("T", "1"), and keep them in step.
-  function nameSliders() {
-    document.querySelectorAll(".widget-slider").forEach(function (slider) {
-      var handle = slider.querySelector("[role=slider]");
-      var label = slider.querySelector(".widget-label");
-      var readout = slider.querySelector(".widget-readout");
-      if (!handle || !readout) return;
-      if (label && handle.getAttribute("aria-label") !== label.textContent) {
-        handle.setAttribute("aria-label", label.textContent);
-      }
-      if (handle.getAttribute("aria-valuetext") !== readout.textContent) {
-        handle.setAttribute("aria-valuetext", readout.textContent);
-      }
-    });
-  }
-  new MutationObserver(nameSliders).observe(document.documentElement, {
-    subtree: true, childList: true, characterData: true,
-    attributes: true, attributeFilter: ["aria-valuetext"],
-  });
-})();
-"""
 
 
 def sha512_integrity(path: Path) -> str:
@@ -182,9 +125,7 @@ def main() -> None:
         sys.exit("vendor_assets: run me from the repository root (where _config.yml is)")
     # What the output depends on, round-tripped through JSON to compare equal to the saved stamp.
     wanted = json.loads(
-        json.dumps(
-            [[p.name, p.version, p.integrity, p.files, p.license] for p in PACKAGES] + [SETUP_JS]
-        )
+        json.dumps([[p.name, p.version, p.integrity, p.files, p.license] for p in PACKAGES])
     )
     stamp = json.loads(STAMP.read_text()) if STAMP.exists() else {}
     if stamp.get("wanted") == wanted and all((SITE / f).is_file() for f in stamp["files"]):
@@ -198,9 +139,6 @@ def main() -> None:
         if SITE.exists():
             shutil.rmtree(SITE)  # only ever this folder: it holds nothing but our output
         files = [f for pkg in PACKAGES for f in extract(pkg)]
-        setup = VENDOR / "html-manager" / "setup.js"
-        setup.write_text(SETUP_JS)
-        files.append(setup)
         # What the site ships, at which version, under which license: served as vendor/VERSIONS.txt.
         versions = VENDOR / "VERSIONS.txt"
         versions.write_text(
