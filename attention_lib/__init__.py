@@ -8,7 +8,7 @@ static-friendly sliders in :mod:`attention_lib.widgets` and exercise checkers in
 pull in Matplotlib and ipywidgets, which the math does not need.
 """
 
-from .chunked import attention_by_rows, attention_loop, chunked_attention
+from .chunked import attention_by_rows, attention_loop, attention_matrix, chunked_attention
 from .core import (
     attention_scores,
     causal_mask,
@@ -22,6 +22,7 @@ from .masks import pad_batch, padding_mask
 __all__ = [
     "attention_by_rows",
     "attention_loop",
+    "attention_matrix",
     "attention_scores",
     "causal_mask",
     "chunked_attention",

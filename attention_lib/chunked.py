@@ -1,11 +1,12 @@
 r"""Attention computed piece by piece: one token, one query row, or one block at a time.
 
-All three functions here give the same output as
+All four functions here give the same output as
 :func:`attention_lib.scaled_dot_product_attention`; they differ in *how much* they
 compute in one go, which is what chapter 9 times and measures:
 
 * :func:`attention_loop`: plain Python, one query and one key at a time;
 * :func:`attention_by_rows`: NumPy, one query row at a time;
+* :func:`attention_matrix`: NumPy, all rows at once, with none of the library's checks;
 * :func:`chunked_attention`: NumPy, one ``block x key_block`` tile of the score matrix at
   a time, with a running ("online") softmax, so its memory stays bounded however long
   the sequence is. This is the idea behind FlashAttention.
@@ -130,6 +131,17 @@ def attention_by_rows(Q, K, V, scale=None) -> np.ndarray:
     return _finite(output)
 
 
+def attention_matrix(Q, K, V) -> np.ndarray:
+    """Plain NumPy attention for one sequence, the idea without the library's checks.
+
+    No input checks, no mask, no blocks: the three lines of the formula, to be timed
+    against the library. ``Q`` is ``(n_q, d_k)``, ``K`` ``(n_k, d_k)``, ``V`` ``(n_k, d_v)``.
+    """
+    z = Q @ K.T / np.sqrt(Q.shape[-1])  # (n_q, n_k): every score at once
+    e = np.exp(z - z.max(axis=-1, keepdims=True))  # (n_q, n_k), no overflow
+    return e / e.sum(axis=-1, keepdims=True) @ V  # (n_q, d_v)
+
+
 def _finite(output: np.ndarray) -> np.ndarray:
     """Raise the matrix form's error instead of returning NaN from an overflow."""
     if not np.all(np.isfinite(output)):
@@ -176,24 +188,12 @@ def chunked_attention(
 
     Notes
     -----
-    For one query, write the logits of key block :math:`b` as :math:`z^{(b)}`. After
-    block :math:`b` the function keeps three running quantities: the largest logit so
-    far :math:`m`, the softmax denominator :math:`\ell` and the unnormalised output
-    :math:`o`, all relative to :math:`m`:
-
-    .. math::
-        m_b = \max\bigl(m_{b-1}, \max_j z^{(b)}_j\bigr), \qquad
-        \alpha = e^{m_{b-1} - m_b},
-
-        \ell_b = \alpha\,\ell_{b-1} + \sum_j e^{z^{(b)}_j - m_b}, \qquad
-        o_b = \alpha\,o_{b-1} + \sum_j e^{z^{(b)}_j - m_b}\, v_j,
-
-    starting from :math:`m_0 = -\infty`, :math:`\ell_0 = 0`, :math:`o_0 = 0`. When the
-    maximum grows, :math:`\alpha < 1` rescales what was summed against the old maximum.
-    After the last block, :math:`\text{output} = o / \ell`: exactly
-    :math:`\operatorname{softmax}(z) V`, because every term carries the same factor
-    :math:`e^{-m}`, which cancels. Memory: a few ``block x key_block`` tiles plus
-    :math:`O(\text{block} \cdot d_v)` accumulators, besides the inputs and the output.
+    For each query it keeps a running maximum :math:`m`, a running sum :math:`\ell` of
+    :math:`e^{z - m}` and a running output :math:`o`; when a key block raises the maximum,
+    both sums are rescaled by :math:`\alpha = e^{m_{old} - m_{new}}`. After the last block,
+    :math:`o / \ell` is exactly :math:`\operatorname{softmax}(z) V` (chapter 9 works one
+    row through by hand). Memory: a few tiles plus :math:`O(\text{block} \cdot d_v)`
+    accumulators, besides the inputs and the output.
     """
     Q, K, V, s = _checked(Q, K, V, scale)
     T = positive_real(temperature, "temperature")

@@ -13,6 +13,8 @@ from attention_lib.plotting import (
     fmt_time,
     memory_plot,
     speedup_plot,
+    tile_figure,
+    tile_steps,
     timing_plot,
 )
 
@@ -118,6 +120,8 @@ def test_column_softmax_gets_its_own_hint(capsys):
         (16_777_216, "FAIL", "counts the numbers, not the bytes"),
         (32_768, "FAIL", "one row"),
         (128, "FAIL", "in MiB"),
+        (131_072, "FAIL", "in KiB"),
+        (4096 * 4096 * 64, "FAIL", "counts bits"),
         (268_435_456, "FAIL", "two matrices"),
         (10**9, "FAIL", "too high"),
         ("134217728", "FAIL", "expected one number"),
@@ -276,3 +280,27 @@ def test_dependency_figure_uses_the_tokens():
     plt.close(fig)
     with pytest.raises(ValueError, match="at least 2 labels"):
         dependency_figure("it")
+
+
+# --- The tiles of chunked attention ------------------------------------------------------
+
+
+def test_tile_steps_walk_each_query_block_left_to_right():
+    assert tile_steps([0, 4, 8], [0, 3, 8]) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    with pytest.raises(ValueError, match="must start at 0 and increase"):
+        tile_steps([0, 4, 4], [0, 8])
+
+
+def test_tile_figure_shows_only_the_current_tile():
+    Q, K, _ = toy.projections()
+    Z = Q @ K.T / 2
+    fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 1)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    plt.close(fig)
+    assert len(texts) == 4 * 5  # queries 'I'..'cake' x keys 'cake'..'delicious'
+    assert texts[0] == f"{Z[0, 3]:.2f}"
+    assert "step 2 of 4" in alt and "'I' to 'cake'" in alt and "1 earlier tiles" in alt
+    with pytest.raises(ValueError, match="step must be 0 to 3"):
+        tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 4)
+    with pytest.raises(ValueError, match="last edges must be the matrix size"):
+        tile_figure(Z, toy.TOKENS, [0, 4], [0, 3, 8], 0)

@@ -176,6 +176,11 @@ def test_loop_and_rows_equal_the_matrix_form(fn, n_q, n_k, scale):
     assert gap(fn(Q, K, V, scale=scale), reference(Q, K, V, scale=scale)) < EXACT
 
 
+def test_plain_matrix_form_equals_the_library():
+    Q, K, V = qkv(np.random.default_rng(3), 7, 11, scale=2.0)
+    assert gap(al.attention_matrix(Q, K, V), reference(Q, K, V)) < EXACT
+
+
 @pytest.mark.parametrize("fn", [attention_loop, attention_by_rows])
 def test_loop_and_rows_take_one_sequence(fn):
     Q, K, V = qkv(np.random.default_rng(9), 3, 4, batch=(2,))

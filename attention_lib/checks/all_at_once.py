@@ -140,6 +140,8 @@ def check_score_memory(answer, *, n: int = 4096, itemsize: int = 8) -> CheckResu
         (n * n, "that counts the numbers, not the bytes: each float64 takes 8 bytes."),
         (n * itemsize, f"that is one row of {n} numbers; the matrix has n × n of them."),
         (expected / 2**20, "that is in MiB (2**20 bytes); give the answer in bytes."),
+        (expected / 2**10, "that is in KiB (2**10 bytes); give the answer in bytes."),
+        (expected * 8, "that counts bits: a float64 is 64 bits, but 8 bytes."),
         (2 * expected, "that is two matrices; the question asks for one."),
     )
     return check_number("score_memory", answer, expected, places=0, mistakes=mistakes)

@@ -20,6 +20,7 @@ from .scaling import (
 )
 from .scores import dot_product_arrows, score_bars
 from .shapes import matmul_diagram
+from .tiles import tile_figure, tile_steps
 from .timing import (
     dependency_figure,
     fmt_bytes,
@@ -62,6 +63,8 @@ __all__ = [
     "show",
     "similarity_map",
     "speedup_plot",
+    "tile_figure",
+    "tile_steps",
     "timing_plot",
     "token_attention",
     "token_panels",

@@ -1,0 +1,94 @@
+"""A picture of tiled attention (chapter 9): which tile of the scores is in memory.
+
+The score matrix is cut into tiles: a block of queries times a block of keys. Tiled
+attention walks the tiles of one query block from left to right, folds each tile into
+three running numbers per query (the maximum ``m``, the sum ``ℓ`` and the output ``o``)
+and throws it away. The figure shows one step of that walk: the current tile with its
+numbers, the tiles already folded in (hatched), and the tiles not computed yet (blank).
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.patches import Rectangle
+
+from ..validate import as_float_array
+from .base import CMAP, annotate_cells, check_labels
+
+_DONE = {"facecolor": "0.9", "edgecolor": "0.55", "hatch": "\\\\\\", "linewidth": 0.0}
+
+
+def tile_steps(q_edges, k_edges) -> list[tuple[int, int]]:
+    """The order tiled attention visits its tiles: ``(query block, key block)`` pairs.
+
+    ``q_edges`` and ``k_edges`` are the block boundaries, e.g. ``[0, 4, 8]``.
+    """
+    q, k = _edges(q_edges, "q_edges"), _edges(k_edges, "k_edges")
+    return [(a, b) for a in range(len(q) - 1) for b in range(len(k) - 1)]
+
+
+def _edges(edges, name: str) -> list[int]:
+    e = [int(x) for x in edges]
+    if len(e) < 2 or e[0] != 0 or any(b <= a for a, b in zip(e, e[1:], strict=False)):
+        raise ValueError(f"{name} must start at 0 and increase, e.g. [0, 4, 8]; got {edges}")
+    return e
+
+
+def tile_figure(logits, tokens, q_edges, k_edges, step: int):
+    """Draw step ``step`` of the walk over the tiles of ``logits`` (queries x keys).
+
+    Returns ``(fig, alt)``.
+    """
+    Z = as_float_array(logits, "logits")
+    check_labels(Z, tokens, tokens)
+    q, k = _edges(q_edges, "q_edges"), _edges(k_edges, "k_edges")
+    if q[-1] != Z.shape[0] or k[-1] != Z.shape[1]:
+        raise ValueError(
+            f"the last edges must be the matrix size {Z.shape}: got q_edges {q}, k_edges {k}"
+        )
+    steps = tile_steps(q, k)
+    if not 0 <= step < len(steps):
+        raise ValueError(f"step must be 0 to {len(steps) - 1}, got {step}")
+    qb, kb = steps[step]
+    rows, cols = slice(q[qb], q[qb + 1]), slice(k[kb], k[kb + 1])
+    lo, hi = float(Z.min()), float(Z.max())
+    shown = np.full(Z.shape, np.nan)
+    shown[rows, cols] = Z[rows, cols]
+
+    fig, ax = plt.subplots(figsize=(6.4, 5.2), layout="constrained")
+    ax.imshow(shown, cmap=CMAP, vmin=lo, vmax=hi)
+    annotate_cells(ax, Z[rows, cols], lo, hi, ".2f", fontsize=9)  # at (0, 0) of the tile ...
+    for text in ax.texts:  # ... so move the numbers onto the tile
+        x, y = text.get_position()
+        text.set_position((x + cols.start, y + rows.start))
+    for done in steps[:step]:
+        r0, c0 = q[done[0]], k[done[1]]
+        height, width = q[done[0] + 1] - r0, k[done[1] + 1] - c0
+        ax.add_patch(Rectangle((c0 - 0.5, r0 - 0.5), width, height, **_DONE))
+    for a in range(len(q) - 1):  # the tile grid
+        for b in range(len(k) - 1):
+            box = (k[b] - 0.5, q[a] - 0.5), k[b + 1] - k[b], q[a + 1] - q[a]
+            now = (a, b) == (qb, kb)
+            ax.add_patch(
+                Rectangle(*box, fill=False, edgecolor="black", linewidth=3.5 if now else 1.2)
+            )
+    ax.set_xticks(range(len(tokens)), tokens, rotation=45, ha="right")
+    ax.set_yticks(range(len(tokens)), tokens)
+    ax.set_xlabel("keys")
+    ax.set_ylabel("queries")
+    ax.set_title(
+        f"Step {step + 1} of {len(steps)}: query block {qb + 1}, key block {kb + 1}\n"
+        "hatched: folded into m, ℓ, o and freed; blank: not computed yet",
+        fontsize=10,
+    )
+    q_tokens, k_tokens = tokens[rows], tokens[cols]
+    alt = (
+        f"Tiled attention, step {step + 1} of {len(steps)}: the score matrix of "
+        f"{len(tokens)} tokens cut into {len(q) - 1} query blocks and {len(k) - 1} key "
+        f"blocks. Only the current tile, queries {q_tokens[0]!r} to {q_tokens[-1]!r} "
+        f"against keys {k_tokens[0]!r} to {k_tokens[-1]!r}, shows its scores; "
+        f"{step} earlier tiles are hatched as already folded into the running maximum, "
+        f"sum and output, and the other {len(steps) - step - 1} are blank."
+    )
+    return fig, alt
