@@ -9,7 +9,17 @@ from ..validate import as_float_array
 from .base import CMAP, annotate_cells, check_labels
 
 
-def heatmap(matrix, rows, cols=None, *, title: str, fmt: str = ".2f", vmin=None, vmax=None):
+def heatmap(
+    matrix,
+    rows,
+    cols=None,
+    *,
+    title: str,
+    fmt: str = ".2f",
+    vmin=None,
+    vmax=None,
+    cbar_label: str | None = None,
+):
     """Draw a matrix with a token label on every row and column and its value in each cell.
 
     Parameters
@@ -25,7 +35,11 @@ def heatmap(matrix, rows, cols=None, *, title: str, fmt: str = ".2f", vmin=None,
     fmt : str, default ".2f"
         Format of the numbers printed in the cells.
     vmin, vmax : float, optional
-        Ends of the colour scale; default to the data's range.
+        Ends of the colour scale; default to the data's range. Pass ``vmin=0, vmax=1``
+        for weights, so that gentle weights look gentle.
+    cbar_label : str, optional
+        Label of the colour bar, e.g. ``"attention weight"``; also named in the alt text
+        with the ends of the scale.
 
     Returns
     -------
@@ -44,8 +58,10 @@ def heatmap(matrix, rows, cols=None, *, title: str, fmt: str = ".2f", vmin=None,
     ax.set_xlabel("key (attended to)")
     ax.set_ylabel("query (attending)")
     ax.set_title(title)
-    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03)
+    bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03)
     lo, hi = image.get_clim()
+    if cbar_label:
+        bar.set_label(cbar_label)
     annotate_cells(ax, M, lo, hi, fmt)
     fig.tight_layout()
     tops = [
@@ -55,6 +71,8 @@ def heatmap(matrix, rows, cols=None, *, title: str, fmt: str = ".2f", vmin=None,
     alt = f"Heatmap: {title}. Rows are queries, columns are keys. Highest per row: " + (
         ", ".join(tops) + "."
     )
+    if cbar_label:
+        alt += f" Colour scale ({cbar_label}) from {lo:g} to {hi:g}."
     return fig, alt
 
 
