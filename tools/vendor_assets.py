@@ -2,7 +2,7 @@
 
 The built book must work with the network off, so MathJax is served from the site itself
 instead of a CDN. (The sliders need no widget manager on the site: ``frame_slider`` shows
-itself there as plain HTML, see ``attention_lib/widgets.py`` and ``tools/static_sliders.py``.)
+itself there as plain HTML, see ``attention_lib/widgets.py`` and ``tools/light_pages.py``.)
 ``_config.yml`` copies ``_build/vendor_site`` into the html root (``html_extra_path``) and
 points at the files below.
 

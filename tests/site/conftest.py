@@ -31,40 +31,26 @@ CHROMIUM_ARGS = [
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 RENDER_TIMEOUT_MS = 20_000
 
-# Waits (at most timeoutMs) until every widget view is rendered and MathJax has typeset. What is
-# still missing after that shows up in INSPECT_JS's counts.
+# Waits (at most timeoutMs) until MathJax has typeset. What is still missing after that shows
+# up in INSPECT_JS's counts.
 WAIT_FOR_RENDER_JS = """async (timeoutMs) => {
-  const deadline = Date.now() + timeoutMs;
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-  const count = (selector) => document.querySelectorAll(selector).length;
-  const views = 'script[type="application/vnd.jupyter.widget-view+json"]';
-  while (count(".widget-subarea > *") < count(views)) {
-    if (Date.now() > deadline) return;
-    await sleep(50);
-  }
   const mathjax = window.MathJax;
   if (mathjax && mathjax.startup && mathjax.startup.promise) {
-    await Promise.race([mathjax.startup.promise, sleep(Math.max(0, deadline - Date.now()))]);
+    await Promise.race([mathjax.startup.promise, sleep(timeoutMs)]);
   }
 }"""
 
-# What the checks need to know about the rendered page. Images are looked for in the DOM and in
-# the embedded widget state too, because a Stack only puts its selected frame into the DOM.
+# What the checks need to know about the rendered page. Every frame of a slider is in the
+# DOM (only one is visible), so every image is looked at.
 INSPECT_JS = r"""() => {
   const all = (selector) => [...document.querySelectorAll(selector)];
-  const widgetHtml = all('script[type="application/vnd.jupyter.widget-state+json"]')
-    .flatMap((script) => Object.values(JSON.parse(script.textContent).state))
-    .map((model) => model.state.value)
-    .filter((value) => typeof value === "string" && value.includes("<img"));
-  const widgetImages = widgetHtml.flatMap((html) => [
-    ...new DOMParser().parseFromString(html, "text/html").querySelectorAll("img")]);
   // Sphinx falls back to the file name as alt text (myst-nb outputs without mystnb.image.alt).
   const lacksAlt = (img) => {
     const alt = (img.getAttribute("alt") || "").trim();
     return !alt || alt === img.getAttribute("src") || /\.(png|jpe?g|gif|svg|webp)$/i.test(alt);
   };
-  const noAlt = [...all("img"), ...widgetImages].filter(lacksAlt)
-    .map((img) => img.getAttribute("src") || "");
+  const noAlt = all("img").filter(lacksAlt).map((img) => img.getAttribute("src") || "");
   const short = (src) => src.startsWith("data:")
     ? `${src.split(/[;,]/)[0]}... (${src.length} characters)` : src.slice(0, 100);
   return {
@@ -74,8 +60,6 @@ INSPECT_JS = r"""() => {
       .filter((el) => !el.querySelector("mjx-container"))
       .map((el) => el.textContent.trim().slice(0, 60)),
     texErrors: all("mjx-merror").map((el) => el.textContent.slice(0, 60)),
-    widgetViews: all('script[type="application/vnd.jupyter.widget-view+json"]').length,
-    renderedWidgets: all(".widget-subarea > *").length,  // the manager fills one per view
   };
 }"""
 
@@ -184,14 +168,20 @@ def browser(site_dir: Path):
 
 @pytest.fixture(scope="session")
 def open_page(browser, base_url: str):
-    """open_page("chapters/x.html") -> (page, PageLog), once widgets and math have rendered.
+    """open_page("chapters/x.html") -> (page, PageLog), once the math has been typeset.
+
+    ``width`` and ``height`` set the viewport (a phone is 375 x 812); ``dark`` asks for the
+    reader's dark colour scheme, which the site follows.
 
     Each page gets its own browser context; close it with ``page.context.close()`` when done.
     """
     contexts = []
 
-    def _open(path: str):
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
+    def _open(path: str, width: int = 1280, height: int = 900, dark: bool = False):
+        context = browser.new_context(
+            viewport={"width": width, "height": height},
+            color_scheme="dark" if dark else "light",
+        )
         contexts.append(context)
         log = PageLog(path)
 

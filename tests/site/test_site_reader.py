@@ -1,0 +1,245 @@
+"""Browser checks for every kind of reader: a phone, dark mode, the keyboard, a first visit
+on a cold cache, paper, and someone arriving at the landing page.
+
+They run beside tests/site/test_site.py (pytest-xdist gives each file its own worker and
+browser), on the same built site. Screenshots at 375 px and in dark mode go to
+``_build/screenshots/`` with the others.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_site import AXE_RUN_JS, _listing
+
+WIDTHS = (320, 375, 768)
+FIRST_VISIT_BUDGET = 2.5e6  # bytes a chapter page costs with an empty cache
+USABLE_SLIDER_BUDGET_MS = 1500  # from navigation to a slider that answers the keyboard
+
+# How far the page scrolls sideways; the elements that stick out past the right edge.
+OVERFLOW_JS = """() => {
+  const width = document.documentElement.clientWidth;
+  const wide = [...document.querySelectorAll("main *")].filter((el) => {
+    const box = el.getBoundingClientRect();
+    if (box.right <= width + 1 || box.width === 0) return false;
+    // Inside a box that scrolls on its own, it is fine: the page does not move.
+    for (let up = el.parentElement; up; up = up.parentElement) {
+      const style = getComputedStyle(up);
+      if (/(auto|scroll|hidden)/.test(style.overflowX) && up.clientWidth <= width) return false;
+    }
+    return true;
+  });
+  return {
+    scroll: document.documentElement.scrollWidth - width,
+    wide: wide.slice(0, 3).map((el) => el.tagName.toLowerCase() + "." + el.className),
+  };
+}"""
+
+# Elements in the article that take keyboard focus although they are formulas.
+MATH_TAB_STOPS_JS = """() => [...document.querySelectorAll(
+  "mjx-container[tabindex], .math [tabindex]")]
+  .filter((el) => el.tabIndex >= 0).length"""
+
+
+@pytest.fixture(scope="session")
+def chapter_pages(site_pages):
+    pages = [path for path in site_pages if path.startswith("chapters/")]
+    if not pages:
+        pytest.fail("the built site has no chapter pages under chapters/")
+    return pages
+
+
+@pytest.fixture(scope="session")
+def shots(site_dir: Path) -> Path:
+    folder = site_dir.parent / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def test_no_page_scrolls_sideways_on_a_phone_or_a_tablet(open_page, site_pages, shots):
+    failures = {}
+    for path in site_pages:
+        for width in WIDTHS:
+            page, _ = open_page(path, width=width, height=800)
+            found = page.evaluate(OVERFLOW_JS)
+            if width == 375 and path.startswith("chapters/"):
+                page.screenshot(path=str(shots / f"{Path(path).stem}-375.png"), full_page=True)
+            page.context.close()
+            if found["scroll"] > 1 or found["wide"]:
+                failures.setdefault(path, []).append(
+                    f"{width} px: the page scrolls {found['scroll']} px sideways; "
+                    f"sticking out: {found['wide']}"
+                )
+    assert not failures, "content wider than the screen:\n" + _listing(failures)
+
+
+def test_sliders_fit_and_work_by_keyboard_on_a_phone(open_page, chapter_pages):
+    failures, seen = {}, 0
+    for path in chapter_pages:
+        page, _ = open_page(path, width=375, height=812)
+        for i, box in enumerate(page.locator(".frame-slider").all()):
+            seen += 1
+            box.scroll_into_view_if_needed()
+            slider, readout = box.locator("input[type=range]"), box.locator("output")
+            for part, what in ((slider, "slider"), (readout, "its value")):
+                rect = part.bounding_box()
+                if rect is None or rect["x"] < 0 or rect["x"] + rect["width"] > 375:
+                    failures.setdefault(path, []).append(f"slider {i + 1}: {what} is cut off")
+            rect = slider.bounding_box() or {"height": 0}
+            if rect["height"] < 24:
+                failures.setdefault(path, []).append(
+                    f"slider {i + 1}: touch target {rect['height']:.0f} px tall, under 24"
+                )
+            before = readout.inner_text()
+            slider.focus()
+            page.keyboard.press("End")
+            page.keyboard.press("Home")
+            page.keyboard.press("ArrowRight")
+            if readout.inner_text() == before and slider.get_attribute("max") != "0":
+                failures.setdefault(path, []).append(f"slider {i + 1}: the keys move nothing")
+        page.context.close()
+    assert seen, "no slider on any chapter page, so this check would prove nothing"
+    assert not failures, "sliders on a 375 px phone:\n" + _listing(failures)
+
+
+def test_dark_mode_is_followed_and_has_no_serious_accessibility_problem(
+    open_page, site_pages, axe_source, shots
+):
+    failures = {}
+    for path in site_pages:
+        page, _ = open_page(path, dark=True)
+        theme = page.evaluate("document.documentElement.dataset.theme")
+        if theme != "dark":
+            failures.setdefault(path, []).append(f"a reader who prefers dark gets {theme!r}")
+        page.add_script_tag(content=axe_source)
+        for v in page.evaluate(AXE_RUN_JS):
+            if v["impact"] in ("serious", "critical"):
+                failures.setdefault(path, []).append(
+                    f"{v['impact']}: {v['id']} ({v['help']}) at {', '.join(v['nodes'])}"
+                )
+        if path.startswith("chapters/"):
+            page.screenshot(path=str(shots / f"{Path(path).stem}-dark.png"), full_page=False)
+        page.context.close()
+    assert not failures, "dark mode problems:\n" + _listing(failures)
+
+
+def test_formulas_are_not_tab_stops(open_page, chapter_pages):
+    stops = {}
+    for path in chapter_pages:
+        page, log = open_page(path)
+        count = page.evaluate(MATH_TAB_STOPS_JS)
+        if count:
+            stops[path] = [f"{count} formulas take keyboard focus"]
+        page.context.close()
+    assert not stops, "Tab stops on formulas:\n" + _listing(stops)
+
+
+def test_solution_toggles_are_named_for_their_exercise(open_page, chapter_pages):
+    failures, seen = {}, 0
+    for path in chapter_pages:
+        page, _ = open_page(path)
+        for button in page.locator(".solution .toggle-button").all():
+            seen += 1
+            name = button.get_attribute("aria-label") or ""
+            if "Exercise" not in name:
+                failures.setdefault(path, []).append(f"a solution toggle is named {name!r}")
+        page.context.close()
+    assert seen, "no solution toggles found, so this check would prove nothing"
+    assert not failures, "unnamed solution toggles:\n" + _listing(failures)
+
+
+def test_a_first_visit_is_light_and_the_slider_is_soon_usable(browser, base_url, chapter_pages):
+    """Cold cache, local server: every byte the page pulls in, and when its slider answers."""
+    heaviest, slowest, failures = 0, 0.0, {}
+    for path in chapter_pages:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        sizes = []
+        page.on("requestfinished", lambda request: sizes.append(request.sizes()))
+        page.goto(base_url + path, wait_until="load")
+        page.wait_for_load_state("networkidle")
+        total = sum(s["responseBodySize"] + s["responseHeadersSize"] for s in sizes)
+        ready = page.evaluate(
+            """() => {
+              const nav = performance.getEntriesByType("navigation")[0];
+              return document.querySelector(".frame-slider input") ? nav.domInteractive : null;
+            }"""
+        )
+        context.close()
+        heaviest = max(heaviest, total)
+        problems = []
+        if total > FIRST_VISIT_BUDGET:
+            problems.append(f"{total / 1e6:.2f} MB on a first visit")
+        if ready is not None:
+            slowest = max(slowest, ready)
+            if ready > USABLE_SLIDER_BUDGET_MS:
+                problems.append(f"slider usable after {ready:.0f} ms")
+        if problems:
+            failures[path] = problems
+    print(f"first visit: heaviest {heaviest / 1e6:.2f} MB; slider usable by {slowest:.0f} ms")
+    assert not failures, "first visits over budget:\n" + _listing(failures)
+
+
+def test_a_printed_chapter_is_a_usable_handout(open_page, chapter_pages):
+    failures = {}
+    for path in chapter_pages:
+        page, _ = open_page(path)
+        page.emulate_media(media="print")
+        found = page.evaluate(
+            """() => ({
+              clipped: [...document.querySelectorAll("main pre")]
+                .filter((pre) => pre.scrollWidth > pre.clientWidth + 1).length,
+              sliders: [...document.querySelectorAll(".frame-slider input")]
+                .filter((el) => getComputedStyle(el).display !== "none").length,
+              frames: [...document.querySelectorAll(".frame-slider")].map((box) =>
+                [...box.querySelectorAll(".frame-slider__frame")]
+                  .filter((f) => getComputedStyle(f).display !== "none").length),
+              solutions: [...document.querySelectorAll(".solution section")]
+                .filter((el) => el.offsetParent !== null).length,
+            })"""
+        )
+        page.context.close()
+        problems = []
+        if found["clipped"]:
+            problems.append(f"{found['clipped']} code blocks are cut off on paper")
+        if found["sliders"]:
+            problems.append("slider controls print")
+        if any(count != 1 for count in found["frames"]):
+            problems.append(f"frames printed per slider: {found['frames']} (want 1 each)")
+        if found["solutions"]:
+            problems.append(f"{found['solutions']} solutions print unfolded")
+        if problems:
+            failures[path] = problems
+    assert not failures, "printing problems:\n" + _listing(failures)
+
+
+def test_the_landing_page_starts_the_reader_on_chapter_1(open_page, site_pages):
+    landing = "intro.html"
+    assert landing in site_pages, f"no {landing} in the built site"
+    for width, height in ((1280, 800), (375, 812)):
+        page, _ = open_page(landing, width=width, height=height)
+        start = page.get_by_role("link", name="Start with chapter 1")
+        box = start.bounding_box()
+        assert box and box["y"] + box["height"] <= height, (
+            f"at {width} px the start button is below the fold (or missing)"
+        )
+        assert start.get_attribute("href").endswith("chapters/01_embeddings.html")
+        page.context.close()
+    page, _ = open_page(landing)
+    following = page.locator("a.right-next").first.get_attribute("href")
+    assert following.endswith("chapters/01_embeddings.html"), f"Next goes to {following}"
+    # The plan's chapter names are the sidebar's, so a reader recognises where a link goes.
+    plan = page.locator("main table a").all()
+    sidebar = {
+        link.get_attribute("href").split("#")[0]: link.inner_text().strip()
+        for link in page.locator("nav.bd-docs-nav a").all()
+    }
+    assert plan, "the landing page has no chapter plan"
+    mismatched = [
+        f"{link.inner_text()!r} vs sidebar {sidebar.get(link.get_attribute('href'))!r}"
+        for link in plan
+        if link.inner_text().strip() not in sidebar.get(link.get_attribute("href"), "")
+    ]
+    page.context.close()
+    assert not mismatched, "plan and sidebar disagree on titles: " + "; ".join(mismatched)
