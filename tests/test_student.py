@@ -11,6 +11,7 @@ from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
+import exercises  # noqa: E402
 import student  # noqa: E402
 
 CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
@@ -70,6 +71,43 @@ def test_student_copy_runs_and_every_checker_says_not_yet(path, built):
     verdicts = VERDICT.findall(printed)
     assert len(verdicts) >= 2, f"{path.name}: expected at least two checker lines"
     assert set(verdicts) == {"TODO"}, f"{path.name}: checkers said {verdicts}, not all TODO"
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_student_copy_is_marked_for_the_grader(path, built):
+    copy = nbformat.read(built / path.name, as_version=4)
+    nbformat.validate(copy)  # the inserted answer cells have ids of their own
+    chapter = exercises.chapter(path.stem)
+    assert chapter.exercises, f"{path.name} has no exercises to mark"
+    assert copy.metadata[student.KEY] == {"chapter": path.stem, "version": chapter.version}
+    marked = [
+        (c.metadata[student.KEY]["answer"], c) for c in copy.cells if student.KEY in c.metadata
+    ]
+    assert [label for label, _ in marked] == [e.label for e in chapter.exercises]
+    for (_, cell), ex in zip(marked, chapter.exercises, strict=True):
+        if ex.kind == "text":
+            assert cell.cell_type == "markdown" and "Your answer" in cell.source
+        else:
+            assert cell.cell_type == "code" and cell.source == ex.stub
+            assert f"{ex.checker}({ex.name}" in cell.source
+
+
+def test_the_version_follows_the_exercises_not_the_prose():
+    course = nbformat.read(CHAPTERS[4], as_version=4)
+    version = exercises.parse(course, CHAPTERS[4].stem).version
+    course.cells[0].source = "# A new title\n\nNew prose."
+    assert exercises.parse(course, CHAPTERS[4].stem).version == version
+    stub = next(c for c in course.cells if c.cell_type == "code" and "return None" in c.source)
+    stub.source = stub.source.replace("return None", "return 0")
+    assert exercises.parse(course, CHAPTERS[4].stem).version != version
+
+
+def test_only_the_student_build_marks_answer_cells():
+    course = nbformat.read(CHAPTERS[4], as_version=4)
+    course.cells[1].metadata[student.KEY] = {"answer": "ex-softmax-stable"}  # the import cell
+    copy = student.student_notebook(course)  # the chapter is found from its labels
+    assert copy.metadata[student.KEY]["chapter"] == CHAPTERS[4].stem
+    assert student.KEY not in copy.cells[1].metadata
 
 
 def test_solution_blocks_inside_markdown_are_cut_out():

@@ -65,7 +65,10 @@ def student_notebook(nb: nbformat.NotebookNode, stem: str | None = None) -> nbfo
     stem = stem or chapter_stem(nb)
     chapter = exercises.parse(nb, stem) if stem else None
     stubs = {e.stub_cell: e.label for e in chapter.exercises} if chapter else {}
-    texts = {e.cell: e.label for e in chapter.exercises if e.kind == "text"} if chapter else {}
+    texts: dict[int, list[str]] = {}  # markdown cell: its free-text exercises
+    for ex in chapter.exercises if chapter else ():
+        if ex.kind == "text":
+            texts.setdefault(ex.cell, []).append(ex.label)
     kept, inside = [], None
     for index, cell in enumerate(nb.cells):
         source = cell.source
@@ -78,10 +81,10 @@ def student_notebook(nb: nbformat.NotebookNode, stem: str | None = None) -> nbfo
             if index in stubs:
                 cell.metadata[KEY] = {"answer": stubs[index]}
             kept.append(cell)
-            if index in texts:
-                answer = nbformat.v4.new_markdown_cell(TEXT_ANSWER.format(label=texts[index]))
-                answer.metadata[KEY] = {"answer": texts[index]}
-                answer.id = re.sub(r"[^A-Za-z0-9_-]", "-", f"answer-{texts[index]}")[:64]
+            for label in texts.get(index, []):
+                answer = nbformat.v4.new_markdown_cell(TEXT_ANSWER.format(label=label))
+                answer.metadata[KEY] = {"answer": label}
+                answer.id = re.sub(r"[^A-Za-z0-9_-]", "-", f"answer-{label}")[:64]
                 kept.append(answer)
         elif END.search(source):
             inside = None
