@@ -73,7 +73,7 @@ site-build: $(STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going --all
 
 site-check: $(STAMP)
-	$(BIN)/python -m pytest tests/site -q -rs
+	$(BIN)/python -m pytest tests/site -q -rs -n 2 --dist loadfile
 
 outputs: $(STAMP)
 	$(BIN)/python tools/refresh_outputs.py chapters/*.ipynb

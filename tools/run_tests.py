@@ -61,7 +61,15 @@ STAGES = [
     ),
     Stage(
         "unit",
-        pytest("tests", "--ignore=tests/site", "--ignore=tests/binder", "-n", str(CORES)),
+        pytest(
+            "tests",
+            "--ignore=tests/site",
+            "--ignore=tests/binder",
+            "-n",
+            str(CORES),
+            "--dist",
+            "loadfile",
+        ),
         needs=("book",),
         cores=CORES,
         what="library, checkers, grader, house rules; reads the book's executed chapters",
@@ -74,8 +82,9 @@ STAGES = [
     ),
     Stage(
         "site",
-        pytest("tests/site", "-rs"),
+        pytest("tests/site", "-rs", "-n", "2", "--dist", "loadfile"),
         needs=("book",),
+        cores=2,
         what="browser checks on the built site",
     ),
 ]
