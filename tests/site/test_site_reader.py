@@ -156,7 +156,7 @@ def test_a_first_visit_is_light_and_the_slider_is_soon_usable(browser, base_url,
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         page = context.new_page()
         sizes = []
-        page.on("requestfinished", lambda request: sizes.append(request.sizes()))
+        page.on("requestfinished", lambda request, sizes=sizes: sizes.append(request.sizes()))
         page.goto(base_url + path, wait_until="load")
         page.wait_for_load_state("networkidle")
         total = sum(s["responseBodySize"] + s["responseHeadersSize"] for s in sizes)
