@@ -80,13 +80,14 @@ outputs: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python tools/bench.py $(BENCH_ARGS)
+	$(BIN)/python tools/bench_grade.py
 
 student: $(STAMP)
 	$(BIN)/python tools/student.py --out _build_student
 
 grade: $(STAMP)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder"; exit 2; }
-	$(BIN)/python tools/grade.py "$(SUBMISSIONS)" --out grades
+	$(BIN)/python tools/grade.py "$(SUBMISSIONS)" --out grades $(GRADE_ARGS)
 
 lock:
 	tmp=$$(mktemp -d) && $(PYTHON) -m venv $$tmp/venv && \
