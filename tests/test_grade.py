@@ -117,8 +117,9 @@ def read_csv(out: Path) -> list[dict]:
         return list(csv.DictReader(handle))
 
 
-def workers_left(wait: float = 5) -> list[str]:
-    """Sandboxed workers still alive after ``wait`` seconds (the kernel reaps them async)."""
+def workers_left(grader: int | None = None, wait: float = 5) -> list[str]:
+    """The grader's sandboxed workers still alive after ``wait`` s (reaped asynchronously)."""
+    tag = f"grader-{grader or os.getpid()}".encode()
     deadline = time.monotonic() + wait
     while True:
         found = []
@@ -127,7 +128,7 @@ def workers_left(wait: float = 5) -> list[str]:
                 cmdline = (proc / "cmdline").read_bytes()
             except OSError:
                 continue
-            if proc.name.isdigit() and b"grading/worker.py" in cmdline:
+            if proc.name.isdigit() and b"grading/worker.py" in cmdline and tag in cmdline:
                 found.append(proc.name)
         if not found or time.monotonic() > deadline:
             return found
@@ -603,7 +604,7 @@ def test_killing_the_grader_keeps_the_rows_already_graded(tmp_path):
     assert {f"fast{n}" for n in range(3)} <= set(rows)
     assert all(rows[f"fast{n}"]["total"] == "2" for n in range(3))
     time.sleep(0.5)
-    assert not workers_left(), "the sandbox outlived the grader"
+    assert not workers_left(run.pid), "the sandbox outlived the grader"
 
 
 # --- Smaller parts -------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 * :mod:`.wire`: how values cross the sandbox wall (JSON and ``.npy``, never pickle);
 * :mod:`.worker`: the plain Python process that runs a student's answer cells, sandboxed;
 * :mod:`.sandbox`: starts the worker under bubblewrap and talks to it, with time limits;
+* :mod:`.notebook`: what a submission holds (chapter, answer cells), read as data;
 * :mod:`.verdict`: grades one submission: the checkers run here, the student's code there;
 * :mod:`.flags`: what a static look at the answer cells finds (library calls, ``exec``);
 * :mod:`.gradebook`: ``grades.csv``, one row per student, written row by row.

@@ -127,7 +127,8 @@ class Worker:
         self.timeout = timeout
         self.gone: str | None = None
         limits = [str(CPU_SECONDS), str(MEMORY), str(FILE_SIZE), str(PROCESSES)]
-        argv = [sys.executable, "-I", str(WORKER), *limits]
+        # The last argument names the grader (its pid), so its workers can be found.
+        argv = [sys.executable, "-I", str(WORKER), *limits, f"grader-{os.getpid()}"]
         env = None
         if sandbox:
             argv = [*command(hidden), *argv]
