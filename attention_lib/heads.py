@@ -25,7 +25,8 @@ def split_heads(X, h: int) -> np.ndarray:
     Returns
     -------
     ndarray of shape (..., h, n, d)
-        Head ``i`` holds columns ``i*d : (i+1)*d`` of ``X``.
+        Index ``i`` of the head axis holds columns ``i*d : (i+1)*d`` of ``X``
+        (chapter 7 calls it head ``i + 1``).
     """
     X = as_float_array(X, "X", min_ndim=2)
     h = check_positive_int(h, "h")
