@@ -197,7 +197,7 @@ def graded(tmp_path_factory):
         ),
         "daemon": with_softmax(
             "import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
-            "        time.sleep(3)\n        try:\n"
+            "        time.sleep(1)\n        try:\n"
             f"            open('{out / 'grades.csv'}', 'w').write('{MARK}')\n"
             "        finally:\n            os._exit(0)\n    os._exit(0)\n" + RIGHT
         ),
@@ -208,6 +208,12 @@ def graded(tmp_path_factory):
             "        try:\n            secret += open(path).read()\n"
             "        except OSError:\n            pass\n"
             "    raise RuntimeError('LEAK ' + secret + ' ' + 'x' * 5000)\n"
+        ),
+        "inplace": with_softmax(
+            "def my_softmax(x, axis=-1, temperature=1.0):\n"
+            "    x -= x.max(axis=axis, keepdims=True)\n"
+            "    e = np.exp(x / temperature)\n"
+            "    return e / e.sum(axis=axis, keepdims=True)"
         ),
         "hog": with_softmax("hog = np.ones((10**5, 10**5))\n" + RIGHT),
         "huge-output": with_softmax(
@@ -255,6 +261,15 @@ def graded(tmp_path_factory):
     (folder / "ada").mkdir()  # the folder layout: the student is the folder's name
     nbformat.write(solved(OTHER), folder / "ada" / "masking.ipynb")
     nbformat.write(solved(), folder / "ada" / "softmax.ipynb")
+    number = next(e for e in OTHER.exercises if e.kind == "number")
+    function = next(e for e in OTHER.exercises if e.kind == "function")
+    nbformat.write(blank(OTHER), folder / "other-blank.ipynb")
+    nb = solved(OTHER, skip=[number.label])
+    answer_cell(nb, number.label).source += f"\n{number.name} = -1.5"
+    nbformat.write(nb, folder / "other-number.ipynb")
+    nb = solved(OTHER)
+    answer_cell(nb, function.label).source = "raise ValueError('oops')\n" + function.solutions[0]
+    nbformat.write(nb, folder / "other-crash.ipynb")
     shutil_copy(ROOT / "chapters" / "05_softmax.ipynb", folder / "original.ipynb")
     (folder / "broken.ipynb").write_text('{"cells": [ this is not json')
     (folder / "secret.txt").write_text(CANARY)
@@ -281,7 +296,7 @@ def graded(tmp_path_factory):
         del os.environ["GRADER_CANARY"]
     seconds = time.monotonic() - start
     csv_after_run = (out / "grades.csv").read_bytes()
-    time.sleep(4)  # the daemon would have struck by now
+    time.sleep(2)  # the daemon would have struck by now
     after = digests(folder, ROOT / "attention_lib", ROOT / "chapters")
     rows = {row["student"]: row for row in read_csv(out)}
     return {
@@ -357,6 +372,21 @@ def test_the_folder_layout_grades_two_chapters_in_one_row(graded):
     manual = [e.column + " (manual)" for e in OTHER.exercises if e.kind == "text"]
     assert manual and all(ada[c] == "" for c in manual), "free text is graded by hand"
     assert ada["total"] == ada["max"] == str(2 + sum(e.points for e in auto))
+
+
+def test_the_other_chapter_blank_wrong_number_and_crashing(graded):
+    rows, prefix = graded["rows"], f"{OTHER.number:02d}"
+    auto = [e for e in OTHER.exercises if e.kind != "text"]
+    number = next(e for e in auto if e.kind == "number")
+    function = next(e for e in auto if e.kind == "function")
+    assert rows["other-blank"]["total"] == "0" and rows["other-blank"][f"{prefix}:status"] == "ok"
+    assert f"[{number.column}] TODO: replace None" in feedback(graded, "other-blank")
+    wrong = rows["other-number"]
+    assert wrong[number.column] == "0" and wrong["total"] == str(len(auto) - 1)
+    assert f"[{number.column}] FAIL:" in feedback(graded, "other-number")
+    crash = rows["other-crash"]
+    assert crash[function.column] == "0" and crash[f"{prefix}:status"] == "errors"
+    assert "ValueError: oops" in feedback(graded, "other-crash")
 
 
 def test_blank_partly_wrong_and_crashing(graded):
@@ -475,6 +505,11 @@ def test_feedback_holds_no_secrets_and_no_paths(graded):
         text = feedback(graded, gradebook.unsafe(name))
         assert str(graded["folder"]) not in text and str(ROOT) not in text, name
         assert CANARY not in text
+
+
+def test_an_input_changed_in_place_is_seen_across_the_wall(graded):
+    assert marks(graded, "inplace")[:2] == ("0", "1")
+    assert "changed its input array in place" in feedback(graded, "inplace")
 
 
 def test_memory_and_output_hogs_get_nothing(graded):

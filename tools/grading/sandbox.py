@@ -145,11 +145,25 @@ class Worker:
         self.selector = selectors.DefaultSelector()
         self.selector.register(self.process.stdout, selectors.EVENT_READ)
         self.buffer = b""
-        self.ready: dict = {}
+        # What the answer cells did, from the worker's first message: checked, as all is.
+        self.errors: dict[str, str] = {}  # label: "NameError: name 'x' is not defined"
+        self.defined: set[str] = set()  # labels whose name the answer cells defined
+        self.preamble_error: str | None = None
         try:
-            self.ready = self._exchange(setup)
+            ready = self._exchange(setup)
         except WorkerGone:
-            pass  # self.gone says why
+            return  # self.gone says why
+        errors, defined = ready.get("errors"), ready.get("defined")
+        if not isinstance(errors, dict) or not isinstance(defined, list):
+            self._fail("the worker broke the protocol: a malformed first message")
+            return
+        for label, error in errors.items():
+            if isinstance(error, dict):
+                kind, message = error.get("type", ""), error.get("msg", "")
+                self.errors[label] = f"{wire.short(kind, 40)}: {wire.short(message)}"
+        self.defined = {label for label in defined if isinstance(label, str)}
+        if ready.get("preamble"):
+            self.preamble_error = wire.short(str(ready["preamble"]))
 
     def _fail(self, reason: str) -> WorkerGone:
         if self.gone is None:
@@ -207,6 +221,8 @@ class Worker:
                         arg[...] = changed.astype(arg.dtype, copy=False)
             if "error" in reply:
                 error = reply["error"]
+                if not isinstance(error, dict):
+                    raise wire.ProtocolError("a malformed error")
                 kind = wire.short(error.get("type", "Exception"), 40)
                 raise type(kind if kind.isidentifier() else "Exception", (RemoteError,), {})(
                     wire.short(error.get("msg", ""))

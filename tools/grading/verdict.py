@@ -195,60 +195,64 @@ def grade(student: str, data: bytes, timeout: float, hidden: list[Path], safe: b
             "`make student` made (its metadata names the chapter)."
         )
         return result
-    marked = "no identity" not in status
-    answers = answer_cells(nb, chapter, marked)
+    answers = answer_cells(nb, chapter, marked="no identity" not in status)
     result.flags = scan(nb, chapter, answers)
     result.maximum = sum(e.points for e in chapter.exercises if e.kind != "text")
-    auto = [e for e in chapter.exercises if e.kind != "text"]
-    free = free_names([s for v in answers.values() for s in v], chapter.imports)
-    stubs = {e.stub_cell: e.label for e in auto}
-    context = course_cells(chapter, free, max(stubs, default=0)) if free else []
-    cells = []
-    for index in sorted(set(context) | set(stubs)):
-        if index in stubs:
-            ex = chapter.exercise(stubs[index])
-            cells += [
-                {"label": ex.label, "name": ex.name, "source": s} for s in answers.get(ex.label, [])
-            ]
-        else:
-            cells.append({"label": None, "source": dict(chapter.context)[index]})
-    setup = {
-        "preamble": PREAMBLE.format(imports=lazy_imports(chapter.imports)),
-        "cells": cells,
-    }
-    with sandbox.Worker(setup, timeout, hidden, sandbox=safe) as worker:
-        errors = worker.ready.get("errors", {})
-        defined = set(worker.ready.get("defined", []))
+    with sandbox.Worker(setup(chapter, answers), timeout, hidden, sandbox=safe) as worker:
         for ex in chapter.exercises:
             if ex.kind == "text":
                 result.points[ex.column] = None
                 result.feedback.append(f"[{ex.column}] by hand: your teacher reads this answer.")
                 continue
-            if worker.gone:
-                status_, message = "FAIL", f"not graded: {worker.gone}"
-            elif ex.label not in answers:
-                status_, message = "TODO", "no answer cell for this exercise (was it deleted?)."
-            elif ex.label not in defined:
-                error = errors.get(ex.label)
-                why = f"your answer cell raised {error['type']}: {error['msg']}" if error else ""
-                status_, message = (
-                    "FAIL",
-                    f"{ex.name} is not defined after your answer cell ran. {why}",
-                )
-            else:
-                verdict = _check(chapter, ex, worker)
-                status_, message = verdict.status, verdict.message
-                if worker.gone:
-                    status_, message = "FAIL", f"not graded: {worker.gone}"
-            if ex.label in errors:
-                error = errors[ex.label]
-                message += f" (Your answer cell raised {error['type']}: {error['msg']})"
+            status_, message = judge(chapter, ex, worker, answers)
+            error = worker.errors.get(ex.label)
+            if error:
+                if ex.label in worker.defined:
+                    message += f" (Your answer cell raised {error}.)"
                 if "errors" not in result.status:
                     result.status.append("errors")
             result.points[ex.column] = ex.points if status_ == "PASS" else 0
             result.feedback.append(f"[{ex.column}] {status_}: {message}")
         if worker.gone:
             result.status.append("timeout" if worker.gone.startswith("timeout") else "crashed")
-        elif worker.ready.get("preamble"):
+        elif worker.preamble_error:
             result.status.append("sandbox error")
     return result
+
+
+def setup(chapter: exercises.Chapter, answers: dict[str, list[str]]) -> dict:
+    """What the worker runs: the preamble, then the answer cells in the course's order.
+
+    The course's own cells come in between only where an answer reads a name they define
+    (``scaled``, ``S_shared``): trusted code, from the committed chapter.
+    """
+    auto = [e for e in chapter.exercises if e.kind != "text"]
+    stubs = {e.stub_cell: e for e in auto}
+    free = free_names([s for v in answers.values() for s in v], chapter.imports)
+    context = course_cells(chapter, free, max(stubs, default=0)) if free else []
+    course = dict(chapter.context)
+    cells = []
+    for index in sorted(set(context) | set(stubs)):
+        if index in stubs:
+            ex = stubs[index]
+            for source in answers.get(ex.label, []):
+                cells.append({"label": ex.label, "name": ex.name, "source": source})
+        else:
+            cells.append({"label": None, "source": course[index]})
+    return {"preamble": PREAMBLE.format(imports=lazy_imports(chapter.imports)), "cells": cells}
+
+
+def judge(chapter, ex, worker: sandbox.Worker, answers) -> tuple[str, str]:
+    """``(PASS/FAIL/TODO, message)`` for one auto-graded exercise."""
+    if worker.gone:
+        return "FAIL", f"not graded: {worker.gone}"
+    if ex.label not in answers:
+        return "TODO", "no answer cell for this exercise (was it deleted?)."
+    if ex.label not in worker.defined:
+        error = worker.errors.get(ex.label)
+        why = f" Your answer cell raised {error}." if error else ""
+        return "FAIL", f"{ex.name} is not defined after your answer cell ran.{why}"
+    verdict = _check(chapter, ex, worker)
+    if worker.gone:
+        return "FAIL", f"not graded: {worker.gone}"
+    return verdict.status, verdict.message
