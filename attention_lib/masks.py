@@ -73,7 +73,7 @@ def padding_mask(lengths, n: int) -> np.ndarray:
             "pad every sentence to at least its own length"
         )
     positions = np.arange(n)  # (n,): 0, 1, ..., n - 1
-    real = positions < ell[:, None]  # (b, n): True on the real tokens of sentence b
+    real = positions < ell[:, None]  # (b, n): True on the real tokens
     return real[:, None, :]  # (b, 1, n): one row of keys, shared by every query
 
 
