@@ -89,28 +89,31 @@ def check_bwrap() -> None:
 
 
 def _python_home() -> list[Path]:
-    """Where the interpreter and its standard library live (to bind back when hidden)."""
+    """Where the interpreter, its standard library and the packages live (bound back)."""
     real = Path(os.path.realpath(sys.executable))
     return [Path(sys.prefix), Path(sys.base_prefix), real.parent.parent]
+
+
+def _depth(path: Path) -> tuple[int, str]:
+    return len(path.parts), str(path)
 
 
 def command(hidden: list[Path]) -> list[str]:
     """The bwrap command line that runs the worker, with ``hidden`` folders emptied."""
     cmd = [bwrap_path(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     home = Path(os.path.expanduser("~")).resolve()
-    covered = [ROOT, home, *(Path(p).resolve() for p in hidden)]
-    for folder in covered:
+    covered: list[Path] = []  # outermost first; a folder inside one already hidden is skipped
+    for folder in sorted({ROOT, home, *(Path(p).resolve() for p in hidden)}, key=_depth):
         if folder.is_dir() and folder != Path("/"):
-            cmd += ["--tmpfs", str(folder)]
-    back = [ROOT / "attention_lib", WORKER.parent, Path(sys.prefix)]
-    back += [p for p in _python_home() if p.resolve().is_relative_to(home)]
-    for path in back:
-        path = path.resolve()
+            if not any(folder.is_relative_to(c) for c in covered):
+                covered.append(folder)
+                cmd += ["--tmpfs", str(folder)]
+    back = {p.resolve() for p in [ROOT / "attention_lib", WORKER.parent, *_python_home()]}
+    for path in sorted(back, key=_depth):
         if path.is_dir() and any(path.is_relative_to(c) for c in covered):
             cmd += ["--ro-bind", str(path), str(path)]
     for folder in covered:
-        if folder.is_dir() and folder != Path("/"):
-            cmd += ["--remount-ro", str(folder)]  # hidden, and nothing can be written there
+        cmd += ["--remount-ro", str(folder)]  # hidden, and nothing can be written there
     cmd += ["--size", str(TMP_SIZE), "--tmpfs", "/tmp", "--dir", "/tmp/home"]
     cmd += ["--chdir", "/tmp/home", "--unshare-all", "--die-with-parent", "--new-session"]
     cmd += ["--cap-drop", "ALL", "--clearenv"]
