@@ -195,6 +195,16 @@ def grade(student: str, data: bytes, timeout: float, hidden: list[Path], safe: b
             "`make student` made (its metadata names the chapter)."
         )
         return result
+    if "no identity" in status:
+        result.feedback.append(
+            "This notebook lacks the student copy's marks; it was matched to its chapter "
+            "by its exercises, and the cells that define each answer were graded."
+        )
+    if "older copy" in status:
+        result.feedback.append(
+            "The course's exercises changed since this copy was made; it was graded "
+            "against the current ones."
+        )
     answers = answer_cells(nb, chapter, marked="no identity" not in status)
     result.flags = scan(nb, chapter, answers)
     result.maximum = sum(e.points for e in chapter.exercises if e.kind != "text")
