@@ -221,7 +221,8 @@ class Worker:
                 if after is not None and type(arg) is wire.np.ndarray:
                     changed = wire.decode(after)
                     if isinstance(changed, wire.np.ndarray) and changed.shape == arg.shape:
-                        arg[...] = changed.astype(arg.dtype, copy=False)
+                        if changed.dtype == arg.dtype:  # in place keeps the dtype
+                            arg[...] = changed
             if "error" in reply:
                 error = reply["error"]
                 if not isinstance(error, dict):
