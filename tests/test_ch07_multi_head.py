@@ -7,7 +7,7 @@ import pytest
 import attention_lib as al
 from attention_lib import toy
 from attention_lib.checks import check_multi_head, check_param_count, check_split_heads
-from attention_lib.plotting import Step, head_heatmaps, shape_tracer, trace_shapes
+from attention_lib.plotting import Step, head_heatmaps, shape_tracer, top_keys, trace_shapes
 
 HEADS = toy.heads
 I, ATE, CAKE, IT, DELICIOUS = (toy.token_index(t) for t in ("I", "ate", "cake", "it", "delicious"))
@@ -115,6 +115,17 @@ def test_default_names_and_odd_head_counts():
     plt.close(fig)
 
 
+def test_top_keys_lists_each_words_winner_per_head_in_a_narrow_table():
+    _, weights = HEADS.attention()
+    table = top_keys(weights, toy.TOKENS, ["1", "2", "3", "4"]).splitlines()
+    rows = {line.split()[0]: line.split()[1:] for line in table[1:]}
+    assert table[0].split() == ["1", "2", "3", "4"]
+    assert rows["I"] == ["-", "-", "-", "-"]  # "I" asks nothing in any head
+    assert rows["ate"] == ["-", "cake", "0.86", "cake", "0.37", "I", "0.90"]
+    assert rows["it"] == ["cake", "0.73", "-", "-", "-"]
+    assert max(len(line) for line in table) <= 50  # narrow enough to read on a phone
+
+
 def test_trace_shapes_follows_the_article_example():
     steps = trace_shapes(8, 32, 8)
     assert all(isinstance(s, Step) for s in steps)
@@ -167,7 +178,7 @@ def test_shape_tracer_alt_text_gives_the_chain_and_the_counts():
     assert "parameters" not in alt  # the chapter's exercise asks for that count
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert "3. Q_i = split_heads(Q, h)" in texts and "(8, 8, 4)" in texts
-    assert "24,576 mult-adds" in texts
+    assert "24,576\nmult-adds" in texts
     plt.close(fig)
 
 

@@ -7,7 +7,7 @@ submodules group them by topic and share :mod:`.base`.
 from .base import CMAP, Figure, figure_html, show
 from .blend import blend_hull, contributions, convex_hull, inside_hull
 from .embeddings import encoding_heatmap, similarity_map, token_panels
-from .heads import Step, head_heatmaps, shape_tracer, trace_shapes
+from .heads import Step, head_heatmaps, shape_tracer, top_keys, trace_shapes
 from .learning import before_after, it_attention, training_curves, training_frame
 from .masking import masked_heatmaps, masked_row
 from .matrices import bar_row, heatmap
@@ -68,6 +68,7 @@ __all__ = [
     "timing_plot",
     "token_attention",
     "token_panels",
+    "top_keys",
     "trace_shapes",
     "training_curves",
     "training_frame",

@@ -112,6 +112,30 @@ def _label_row(ax, row: np.ndarray, r: int, fmt: str) -> None:
     ax.add_patch(Rectangle((top - 0.5, r - 0.5), 1, 1, fill=False, lw=1.2, ec="red"))
 
 
+def top_keys(weights, tokens, names=None) -> str:
+    """A narrow text table of each query's largest weight in each head, to print under the grid.
+
+    One line per token, one column per head, each cell ``"key weight"`` (e.g.
+    ``"cake 0.73"``), or ``"-"`` for a query that asks nothing (a uniform row). It
+    carries the numbers of :func:`head_heatmaps` in text that stays legible on a phone.
+    """
+    W, names = check_stack(weights, tokens, names)
+    h, n, _ = W.shape
+    cells = [
+        [
+            "-"
+            if np.allclose(W[i, r], W[i, r, 0])
+            else f"{tokens[int(np.argmax(W[i, r]))]} {W[i, r].max():.2f}"
+            for i in range(h)
+        ]
+        for r in range(n)
+    ]
+    table = [["", *names]] + [[token, *row] for token, row in zip(tokens, cells, strict=True)]
+    widths = [max(len(line[j]) for line in table) for j in range(h + 1)]
+    lines = ["  ".join(f"{c:<{w}}" for c, w in zip(line, widths, strict=True)) for line in table]
+    return "\n".join(line.rstrip() for line in lines)
+
+
 # --- Following the shapes through multi-head attention -------------------------------------
 
 
@@ -207,18 +231,22 @@ def shape_tracer(n: int, d_model: int, h: int):
     colours = plt.get_cmap("viridis")(np.linspace(0.3, 0.95, h))
     gap = max(1.0, 0.15 * max(n, d_k))
     widest = max(_row_width(s.shape, gap) for s in steps)
-    row_h = n + 2 * gap
-    left, right = 0.75 * widest, 0.3 * widest  # room for the text columns
+    # Narrow on purpose, so that a phone (which shows it at about 0.7x) can read it:
+    # each step's code and shape sit on a line above its blocks, the cost beside them.
+    text_h = 0.5 * n  # the line of text above each row of blocks, in cells
+    row_h = text_h + n + gap
+    left, right = 0.0, 0.3 * widest
     height = len(steps) * row_h
-    scale = 8.6 / (left + widest + right)  # inches per cell
-    fig, ax = plt.subplots(figsize=(9.0, height * scale + 0.9))
+    fig, ax = plt.subplots(figsize=(5.6, 5.4 * height / (widest + right) + 0.7))
     for r, step in enumerate(steps):
-        y = -r * row_h
-        mid = y - n / 2
-        ax.text(-left, mid, f"{r + 1}. {step.code}", va="center", fontsize=9)
-        ax.text(-0.04 * widest, mid, str(step.shape), va="center", ha="right", fontsize=9)
+        top = -r * row_h
+        y = top - text_h  # top edge of the blocks
+        ax.text(0, top, f"{r + 1}. {step.code}", va="top", fontsize=11)
+        ax.text(widest, top, str(step.shape), va="top", ha="right", fontsize=11)
         cost = f"{step.macs:,} mult-adds" if step.macs else ""
-        ax.text(widest + 0.04 * widest, mid, cost, va="center", fontsize=8)
+        ax.text(
+            widest + 0.04 * widest, y - n / 2, cost.replace(" ", "\n"), va="center", fontsize=10
+        )
         numbered = h <= 16
         if len(step.shape) == 3:  # (h, rows, cols): one block per head
             rows, cols = step.shape[1:]
@@ -231,14 +259,14 @@ def shape_tracer(n: int, d_model: int, h: int):
         else:  # X and the output: every column mixes all heads (or none yet)
             _block(ax, 0, y, step.shape[1], n, "0.85", "")
     ax.set_xlim(-left, widest + right)
-    ax.set_ylim(-height + gap, gap)
+    ax.set_ylim(-height + gap - 0.5, 0.5)
     ax.set_aspect("equal")
     ax.axis("off")
     macs = sum(s.macs for s in steps)
     ax.set_title(
-        f"Shapes through multi-head attention: n = {n}, d_model = {d_model}, h = {h}, "
-        f"d_k = {d_k}\n{macs:,} multiply-adds in all",
-        fontsize=10,
+        f"Shapes through multi-head attention\nn = {n}, d_model = {d_model}, h = {h}, "
+        f"d_k = {d_k}: {macs:,} multiply-adds",
+        fontsize=11,
     )
     fig.tight_layout()
     chain = " -> ".join(f"{s.name} {s.shape}" for s in steps)
@@ -267,6 +295,6 @@ def _block(ax, x: float, y: float, width: float, height: float, colour, label: s
             label,
             ha="center",
             va="center",
-            fontsize=7,
+            fontsize=8,
             bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8},
         )
