@@ -1,7 +1,7 @@
 """The first code cell of every chapter: install the course's library where it is missing.
 
     python tools/setup_cell.py           # check that every chapter starts with today's cell
-    python tools/setup_cell.py --write   # put it there (then run `make outputs`)
+    python tools/setup_cell.py --write   # put it there
 
 In Colab, or in a notebook downloaded from the website, ``import attention_lib`` would
 fail. The setup cell installs it (and, in chapter 11, the model) from the repository that
@@ -116,13 +116,28 @@ def check(path: Path) -> str | None:
 
 
 def write(path: Path) -> None:
+    """Put the setup cell first among the code cells, or bring it up to date.
+
+    Where the library is installed the cell prints nothing, so a committed notebook stays
+    as `make outputs` would write it: the new cell gets execution count 1 and every later
+    count moves up by one. (The refresh test in tests/test_project.py checks this.)
+    """
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
     source = cell_source(json.loads(path.read_text()))
     cell = first_code_cell(nb)
     if cell is None or not cell.source.startswith(MARK):
-        cell = nbformat.v4.new_code_cell(source)
+        code = [c for c in nb.cells if c.cell_type == "code"]
+        executed = bool(code) and code[0].execution_count is not None
+        for later in code:
+            if executed and later.execution_count is not None:
+                later.execution_count += 1
+                for output in later.outputs:
+                    if "execution_count" in output:
+                        output["execution_count"] = later.execution_count
+        cell = nbformat.v4.new_code_cell(source, execution_count=1 if executed else None)
+        cell.id = "setup"  # the same in every chapter and on every run
         at = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code")
         nb.cells.insert(at, cell)
     cell.source = source

@@ -79,6 +79,24 @@ def test_no_page_scrolls_sideways_on_a_phone_or_a_tablet(open_page, site_pages, 
     assert not failures, "content wider than the screen:\n" + _listing(failures)
 
 
+def test_nothing_is_cut_off_on_a_laptop(open_page, chapter_pages):
+    """At 1280 px no code line and no display equation needs a sideways scroll."""
+    failures = {}
+    for path in chapter_pages:
+        page, _ = open_page(path)
+        clipped = page.evaluate(
+            """() => [...document.querySelectorAll(
+                "main div.cell_input pre, main div.highlight pre, mjx-container[display='true']")]
+              .filter((el) => el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
+              .map((el) => el.textContent.trim().split("\\n")
+                .sort((a, b) => b.length - a.length)[0].slice(0, 60))"""
+        )
+        page.context.close()
+        if clipped:
+            failures[path] = [f"cut off at 1280 px: {text!r}" for text in clipped]
+    assert not failures, "code or equations that do not fit:\n" + _listing(failures)
+
+
 def test_sliders_fit_and_work_by_keyboard_on_a_phone(open_page, chapter_pages):
     failures, seen = {}, 0
     for path in chapter_pages:
