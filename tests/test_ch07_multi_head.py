@@ -115,15 +115,19 @@ def test_default_names_and_odd_head_counts():
     plt.close(fig)
 
 
-def test_top_keys_lists_each_words_winner_per_head_in_a_narrow_table():
+def test_top_keys_lists_each_words_winner_per_head():
     _, weights = HEADS.attention()
-    table = top_keys(weights, toy.TOKENS, ["1", "2", "3", "4"]).splitlines()
-    rows = {line.split()[0]: line.split()[1:] for line in table[1:]}
-    assert table[0].split() == ["1", "2", "3", "4"]
+    table = top_keys(weights, toy.TOKENS, ["1", "2", "3", "4"], title="winners")
+    lines = repr(table).splitlines()
+    rows = {line.split()[0]: line.split()[1:] for line in lines[2:]}
+    assert lines[0] == "winners" and lines[1].split() == ["1", "2", "3", "4"]
     assert rows["I"] == ["-", "-", "-", "-"]  # "I" asks nothing in any head
     assert rows["ate"] == ["-", "cake", "0.86", "cake", "0.37", "I", "0.90"]
     assert rows["it"] == ["cake", "0.73", "-", "-", "-"]
-    assert max(len(line) for line in table) <= 50  # narrow enough to read on a phone
+    page = table._repr_html_()  # an HTML table on the page: it wraps to fit a phone
+    assert page.startswith("<table><caption>winners</caption>")
+    assert '>it</td><td style="padding:0 0.5em">cake 0.73</td>' in page
+    assert page.count("<tr>") == 1 + len(toy.TOKENS)
 
 
 def test_trace_shapes_follows_the_article_example():

@@ -7,7 +7,7 @@ submodules group them by topic and share :mod:`.base`.
 from .base import CMAP, Figure, figure_html, show
 from .blend import blend_hull, contributions, convex_hull, inside_hull
 from .embeddings import encoding_heatmap, similarity_map, token_panels
-from .heads import Step, head_heatmaps, shape_tracer, top_keys, trace_shapes
+from .heads import KeyTable, Step, head_heatmaps, shape_tracer, top_keys, trace_shapes
 from .learning import before_after, it_attention, training_curves, training_frame
 from .masking import masked_heatmaps, masked_row
 from .matrices import bar_row, heatmap
@@ -33,6 +33,7 @@ from .timing import (
 __all__ = [
     "CMAP",
     "Figure",
+    "KeyTable",
     "Step",
     "attention_panels",
     "bar_row",

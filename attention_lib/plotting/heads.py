@@ -9,6 +9,7 @@ record, so the figure cannot disagree with the code.
 
 from __future__ import annotations
 
+import html
 import math
 from typing import NamedTuple
 
@@ -48,10 +49,8 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f"):
 
     Notes
     -----
-    The colour scale runs from 0 to 1 in every panel, so panels (and slider frames)
-    compare at a glance. The largest weight of each row is outlined, so the pattern
-    does not rely on colour alone; a row whose weights are all equal is labelled once
-    ("all 0.12") and has no outline.
+    One 0-1 colour scale for every panel (and slider frame). Each row's largest weight
+    is outlined, so colour is not needed; a uniform row is labelled once ("all 0.12").
     """
     W, names = check_stack(weights, tokens, names)
     h, n, _ = W.shape
@@ -97,11 +96,7 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f"):
 
 
 def _label_row(ax, row: np.ndarray, r: int, fmt: str) -> None:
-    """Print a row's weights in its cells and outline its largest one.
-
-    A uniform row (a query that asks nothing) gets one label, "all 0.12", instead of n
-    equal numbers and no outline: it has no winner.
-    """
+    """Print a row's weights and outline its largest; a uniform row gets one label."""
     text = {"ha": "center", "va": "center", "fontsize": 6.5}
     if np.allclose(row, row[0]):
         ax.text((row.size - 1) / 2, r, f"all {format(row[0], fmt)}", color="white", **text)
@@ -112,17 +107,46 @@ def _label_row(ax, row: np.ndarray, r: int, fmt: str) -> None:
     ax.add_patch(Rectangle((top - 0.5, r - 0.5), 1, 1, fill=False, lw=1.2, ec="red"))
 
 
-def top_keys(weights, tokens, names=None) -> str:
-    """A narrow text table of each query's largest weight in each head, to print under the grid.
+class KeyTable(NamedTuple):
+    """Each query's largest weight in each head: text for nbval, an HTML table for the page."""
 
-    One line per token, one column per head, each cell ``"key weight"`` (e.g.
-    ``"cake 0.73"``), or ``"-"`` for a query that asks nothing (a uniform row). It
-    carries the numbers of :func:`head_heatmaps` in text that stays legible on a phone.
+    title: str
+    header: list  # "", then one name per head
+    rows: list  # token, then "key weight" or "-" per head
+
+    def __repr__(self) -> str:
+        table = [self.header, *self.rows]
+        widths = [max(len(line[j]) for line in table) for j in range(len(self.header))]
+        lines = ["  ".join(f"{c:<{w}}" for c, w in zip(r, widths, strict=True)) for r in table]
+        return "\n".join([self.title, *(line.rstrip() for line in lines)])
+
+    def _repr_html_(self) -> str:
+        def row(cells, tag):
+            return (
+                "<tr>"
+                + "".join(f'<{tag} style="padding:0 0.5em">{html.escape(c)}</{tag}>' for c in cells)
+                + "</tr>"
+            )
+
+        body = "".join(row(r, "td") for r in self.rows)
+        return (
+            f"<table><caption>{html.escape(self.title)}</caption>"
+            f"<thead>{row(self.header, 'th')}</thead><tbody>{body}</tbody></table>"
+        )
+
+
+def top_keys(weights, tokens, names=None, *, title: str = "") -> KeyTable:
+    """Each query's largest weight in each head, as a table to show under :func:`head_heatmaps`.
+
+    One row per token, one column per head, each cell ``"key weight"`` (``"cake 0.73"``)
+    or ``"-"`` for a query that asks nothing (a uniform row). On the page it is an HTML
+    table, which stays legible on a phone where the grid's small print does not.
     """
     W, names = check_stack(weights, tokens, names)
     h, n, _ = W.shape
-    cells = [
-        [
+    rows = [
+        [tokens[r]]
+        + [
             "-"
             if np.allclose(W[i, r], W[i, r, 0])
             else f"{tokens[int(np.argmax(W[i, r]))]} {W[i, r].max():.2f}"
@@ -130,10 +154,7 @@ def top_keys(weights, tokens, names=None) -> str:
         ]
         for r in range(n)
     ]
-    table = [["", *names]] + [[token, *row] for token, row in zip(tokens, cells, strict=True)]
-    widths = [max(len(line[j]) for line in table) for j in range(h + 1)]
-    lines = ["  ".join(f"{c:<{w}}" for c, w in zip(line, widths, strict=True)) for line in table]
-    return "\n".join(line.rstrip() for line in lines)
+    return KeyTable(title, ["", *names], rows)
 
 
 # --- Following the shapes through multi-head attention -------------------------------------
@@ -152,19 +173,10 @@ class Step(NamedTuple):
 def trace_shapes(n: int, d_model: int, h: int) -> list[Step]:
     """Run multi-head attention on zeros of the given size and record every shape.
 
-    The shapes come from real calls to :func:`split_heads`,
-    :func:`attention_scores`, :func:`scaled_dot_product_attention` and
-    :func:`merge_heads`, not from formulas, so they are the library's own.
-
-    Parameters
-    ----------
-    n, d_model, h : int
-        Tokens, model width and number of heads; ``h`` must divide ``d_model``.
-
-    Returns
-    -------
-    list of Step
-        X, Q/K/V, split, scores, weights, heads, concat, output.
+    ``n`` tokens, model width ``d_model``, ``h`` heads (``h`` divides ``d_model``). The
+    shapes come from real calls to :func:`split_heads`, :func:`attention_scores`,
+    :func:`scaled_dot_product_attention` and :func:`merge_heads`, not from formulas.
+    Returns the steps X, Q/K/V, split, scores, weights, heads, concat, output.
     """
     n, d_model, h = (
         check_positive_int(v, name) for v, name in ((n, "n"), (d_model, "d_model"), (h, "h"))
@@ -207,32 +219,17 @@ def _macs(a: np.ndarray, b: np.ndarray) -> int:
 def shape_tracer(n: int, d_model: int, h: int):
     """Draw every array of multi-head attention to scale, one row per step.
 
-    Parameters
-    ----------
-    n, d_model, h : int
-        Tokens, model width and number of heads (see :func:`trace_shapes`).
-
-    Returns
-    -------
-    fig : matplotlib.figure.Figure
-        Each array is drawn as blocks of ``rows x columns`` cells; arrays with a head
-        axis are drawn as ``h`` blocks side by side, numbered by head. The columns that
-        belong to each head are striped and numbered in Q and in the concatenation.
-    alt : str
-        The chain of shapes, the concatenated width and the multiply-add count.
-
-    Notes
-    -----
-    The parameter count is left out of the figure on purpose: chapter 7 asks the reader
-    to work it out (``trace_shapes`` still records it, step by step).
+    Returns ``(fig, alt)``. Each array is drawn as ``rows x columns`` cells; arrays with
+    a head axis as ``h`` numbered blocks side by side; each head's columns are striped
+    and numbered in Q and in the concatenation. The figure is narrow (5.6 in), its text
+    on a line above each row, so that a phone can read it. The parameter count is left
+    out on purpose: chapter 7 asks the reader to work it out.
     """
     steps = trace_shapes(n, d_model, h)
     d_k = d_model // h
     colours = plt.get_cmap("viridis")(np.linspace(0.3, 0.95, h))
     gap = max(1.0, 0.15 * max(n, d_k))
     widest = max(_row_width(s.shape, gap) for s in steps)
-    # Narrow on purpose, so that a phone (which shows it at about 0.7x) can read it:
-    # each step's code and shape sit on a line above its blocks, the cost beside them.
     text_h = 0.5 * n  # the line of text above each row of blocks, in cells
     row_h = text_h + n + gap
     left, right = 0.0, 0.3 * widest
