@@ -361,6 +361,7 @@ def test_pe_rows_really_all_have_the_predicted_length():
         (-0.42, "FAIL", "the fast pair alone"),
         (1.0, "FAIL", "the slow pair alone"),
         (2, "FAIL", "the same position twice"),
+        (np.cos(np.radians(2)) + np.cos(np.radians(0.02)), "FAIL", "in degrees"),
         (0.93, "FAIL", "you added sines"),
         (-0.83, "FAIL", "do not turn at the same speed"),
         (0.3, "FAIL", "too low"),

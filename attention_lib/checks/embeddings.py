@@ -282,8 +282,8 @@ def check_pe_offset(answer) -> CheckResult:
                 ),
                 (
                     2.0,
-                    "2 is PE[pos] · PE[pos], the same position twice: two steps on, each "
-                    "pair has turned, and a pair turned by b contributes cos b.",
+                    "2 is PE[pos] · PE[pos], the same position twice (or cosines in degrees): "
+                    "two steps on, each pair has turned by b radians and contributes cos b.",
                 ),
                 (
                     np.sin(2.0) + np.sin(0.02),

@@ -39,8 +39,9 @@ FEATURES = ("food", "person", "action", "pointer")
 #: The token vectors that enter attention, shape (n, d_model) = (8, 4): the word
 #: embeddings E of the eight tokens, *without* positions. At d_model = 4 a positional
 #: encoding would write over the same four columns that carry the meaning, so the toy
-#: leaves it out on purpose (chapter 1 shows why, and what real models do: scale E by
-#: sqrt(d_model), then add PE). Hand-picked, so each column keeps its FEATURES meaning.
+#: leaves it out on purpose (chapter 1 shows why, and what the original Transformer does:
+#: scale E by sqrt(d_model), then add PE). Hand-picked, so each column keeps its FEATURES
+#: meaning.
 X = np.array(
     [
         # food person action pointer
