@@ -126,7 +126,7 @@ def test_top_keys_lists_each_words_winner_per_head():
     assert rows["it"] == ["cake", "0.73", "-", "-", "-"]
     page = table._repr_html_()  # an HTML table on the page: it wraps to fit a phone
     assert page.startswith("<table><caption>winners</caption>")
-    assert '>it</td><td style="padding:0 0.5em">cake 0.73</td>' in page
+    assert '>it</td><td style="padding:0 0.4em 0 0">cake 0.73</td>' in page
     assert page.count("<tr>") == 1 + len(toy.TOKENS)
 
 

@@ -124,7 +124,9 @@ class KeyTable(NamedTuple):
         def row(cells, tag):
             return (
                 "<tr>"
-                + "".join(f'<{tag} style="padding:0 0.5em">{html.escape(c)}</{tag}>' for c in cells)
+                + "".join(
+                    f'<{tag} style="padding:0 0.4em 0 0">{html.escape(c)}</{tag}>' for c in cells
+                )
                 + "</tr>"
             )
 
