@@ -94,6 +94,18 @@ def test_blend_hull_labels_points_and_outputs(toy_values):
     plt.close(fig)
 
 
+def test_blend_hull_keeps_each_blends_shade_whatever_the_count(toy_values):
+    weights, V = toy_values
+    two = {"uniform": np.full(8, 1 / 8), "'it'": weights[IT]}
+    four = {**two, "a": np.eye(8)[CAKE], "b": np.eye(8)[I]}
+    colours = []
+    for blends in (two, four):
+        fig, _ = blend_hull(V, toy.TOKENS, blends, dims=(NOUN, THIRD), title="x")
+        colours.append([c.get_facecolor()[0].tolist() for c in fig.axes[0].collections[1:]])
+        plt.close(fig)
+    assert colours[0] == colours[1][:2]  # the slider's frames match the static figure
+
+
 def test_blend_hull_says_when_a_blend_leaves_the_hull(toy_values):
     _, V = toy_values
     w = np.zeros(8)
@@ -181,6 +193,7 @@ ATE = toy.token_index("ate")
         (0.45, "FAIL", "the 'noun' element before the change"),
         (1.0, "FAIL", "that is all of V['cake', 'noun']"),
         (0.0, "FAIL", "the weights stay the same"),
+        (0.21, "FAIL", "how much the output of 'it' rises; read row 'ate'"),  # 'it''s 0.21
         (0.3, "FAIL", "0.3 is too high"),
         (0.05, "FAIL", "0.05 is too low"),
         ("0.17", "FAIL", "expected one number"),

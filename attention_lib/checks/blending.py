@@ -31,8 +31,8 @@ def check_output_change(
     The answer is ``weights[query, key] * V[key, feature]``. The hints name the usual
     slips: the weight read the wrong way round (how much ``key`` attends to ``query``),
     the doubled term instead of the change, the new or the old element, the whole value,
-    and "nothing changes". An answer worked out with the weights rounded to two decimals
-    is told so, never sent after another slip that happens to round the same way.
+    another token's change, and "nothing changes". An answer worked out with the weights
+    rounded to two decimals is told so, never sent after another slip that rounds the same.
     """
     W, V = np.asarray(weights, dtype=float), np.asarray(V, dtype=float)
     tokens = tokens or [f"token {j}" for j in range(W.shape[-1])]
@@ -66,6 +66,11 @@ def check_output_change(
             "the weights stay the same (they come from Q and K), but what they blend "
             "changes: every row that gives the key some weight changes.",
         ),
+    ]
+    mistakes += [  # the right column, the wrong row: another token's change
+        (W[i, key] * value, f"that is how much the output of '{tokens[i]}' rises; read row '{me}'.")
+        for i in range(W.shape[0])
+        if i != query
     ]
     # A slip that rounds like the rounded-weight answer would get the wrong hint: drop it.
     mistakes = [(v, h) for v, h in mistakes if abs(v - rounded) > tol or abs(v - expected) <= tol]

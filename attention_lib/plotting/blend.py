@@ -137,7 +137,8 @@ def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: st
     ax.scatter(P[:, 0], P[:, 1], s=28, color="0.25", zorder=2, label="value vectors")
     for k, token in enumerate(tokens):
         ax.annotate(token, P[k], xytext=(5, 4), textcoords="offset points", fontsize=9)
-    shades = plt.get_cmap(CMAP)(np.linspace(0.0, 0.75, len(outputs)))
+    # The k-th blend keeps its shade whatever the count, so a slider frame matches the figure.
+    shades = plt.get_cmap(CMAP)(np.linspace(0.0, 0.75, max(len(outputs), 4)))
     for k, (label, o) in enumerate(outputs.items()):
         ax.scatter(
             *o,
