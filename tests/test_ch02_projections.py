@@ -97,6 +97,22 @@ def test_matmul_diagram_shows_a_mismatch_instead_of_a_product():
     plt.close(fig)
 
 
+@pytest.mark.parametrize(
+    ("left", "right"), [((8, 4), (4, 2)), ((8, 4), (3, 4)), ((1, 4), (4, 4)), ((8, 4), (4, 4))]
+)
+def test_matmul_diagram_keeps_every_label_inside_the_figure(left, right):
+    # The exercise on narrower projections draws (8, 4) @ (4, 2): its verdict once ran off
+    # both edges. Shape-only diagrams use smaller cells, so their labels read on a phone.
+    fig, _ = matmul_diagram(left, right, rows=[f"t{i}" for i in range(left[0])])
+    fig.canvas.draw()
+    box = fig.bbox
+    for text in fig.axes[0].texts:
+        extent = text.get_window_extent()
+        assert box.x0 - 1 <= extent.x0 and extent.x1 <= box.x1 + 1, text.get_text()
+    assert fig.get_size_inches()[0] <= 5.0  # the 8-token diagram was 7 in wide with numbers
+    plt.close(fig)
+
+
 def test_matmul_diagram_scales_large_shapes_and_closes_cleanly():
     html = figure_html(*matmul_diagram((512, 64), (64, 512)))
     assert "[512 × 512]" in html
@@ -144,6 +160,9 @@ def test_projection_element_expects_the_library_value(capsys):
         (0.24, "FAIL", "only the product 0.3 × 0.8"),
         (4.2, "FAIL", "you added up column 0 of W_q without x_delicious"),
         (0.7, "FAIL", "you used W_k or W_v"),
+        (1.4, "FAIL", "close: that is the answer rounded to one decimal. Give 2 decimals."),
+        (0.37, "FAIL", "that is element 1, from column 1 of W_q; the question asks for element 0"),
+        (0.63, "FAIL", "that is element 3, from column 3 of W_q"),
         (2.0, "FAIL", "2 is too high"),
         (None, "TODO", "replace None with your number"),
         ("1.36", "FAIL", "expected one number"),

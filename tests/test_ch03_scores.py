@@ -69,7 +69,8 @@ def test_einsum_with_ellipsis_passes(capsys):
         (lambda Q, K: Q @ K.T, "works for one sentence but not for a batch"),
         (loop_scores, "transpose only the last two axes of K"),
         (lambda Q, K: np.einsum("id,jd->ij", Q, K), "start each subscript with '...'"),
-        (lambda Q, K: np.dot(Q, swap(K)), "np.dot pairs every sentence of the batch"),
+        (lambda Q, K: np.dot(Q, swap(K)), "pairs every sentence of the batch with every"),
+        (lambda Q, K: np.tensordot(Q, K, axes=([-1], [-1])), "(like np.tensordot) pairs"),
         (lambda Q, K: good_scores(Q, K)[..., :-1], "one column per key"),
         (lambda Q, K: good_scores(Q, K) + 0.1, "values differ from the reference"),
     ],
@@ -134,6 +135,7 @@ def test_the_toy_pointer_row_moves_the_rows_of_the_pointer_words():
     [
         (lambda X, f: rows_of(X, f).T, "those are columns"),
         (lambda X, f: rows_of(X, f) | rows_of(X, f).T, "rows and columns"),
+        (lambda X, f: rows_of(X, f) & rows_of(X, f).T, "only where both words have"),
         (lambda X, f: rows_of(X, f) & np.eye(len(X), dtype=bool), "only the diagonal"),
         (lambda X, f: np.ones((len(X), len(X))), "every score?"),
         (lambda X, f: ~rows_of(X, f), "the other way round"),

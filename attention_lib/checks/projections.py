@@ -41,8 +41,9 @@ def check_projection_element(
     .. math:: (x W)_j = \sum_{f=1}^{d_{model}} x_f \, W_{f j}
 
     The expected value comes from the arrays passed in, so it follows the toy numbers.
-    The hints recognise: a row of ``W`` instead of a column, one product alone, the
-    column added up without ``x``, and another matrix from ``others``.
+    The hints recognise: the answer rounded to one decimal, a row of ``W`` instead of a
+    column, one product alone, the column added up without ``x``, another column, and
+    another matrix from ``others``.
     """
     x, W = np.asarray(x, dtype=float), np.asarray(W, dtype=float)
     j = column
@@ -73,6 +74,24 @@ def check_projection_element(
         )
         for f in np.flatnonzero(terms)
     ]
+    expected = float(terms.sum())
+    mistakes += [
+        (
+            x @ W[:, k],
+            f"that is element {k}, from column {k} of {W_name}; the question asks for "
+            f"element {j}, from column {j} (counting from 0).",
+        )
+        for k in range(W.shape[1])
+        if k != j
+    ]
+    if round(expected, 1) != round(expected, 2):  # 1.4 for 1.36: rounding, not arithmetic
+        mistakes.insert(
+            0,
+            (
+                round(expected, 1),
+                "close: that is the answer rounded to one decimal. Give 2 decimals.",
+            ),
+        )
     # Other matrices that give the same wrong number are named together: "W_k or W_v".
     by_value: dict[float, list[str]] = {}
     for name, M in (others or {}).items():
@@ -81,9 +100,7 @@ def check_projection_element(
         (value, f"you used {' or '.join(names)}; this element comes from {W_name}.")
         for value, names in by_value.items()
     ]
-    return check_number(
-        "projection-element", answer, float(terms.sum()), places=2, mistakes=tuple(mistakes)
-    )
+    return check_number("projection-element", answer, expected, places=2, mistakes=tuple(mistakes))
 
 
 # --- Exercise: with one shared matrix, how many words match themselves best? -------------

@@ -89,6 +89,11 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
             "the other tokens stay as they were.",
         ),
         (
+            (expected & expected.T).astype(float),
+            "only where both words have the feature? The key comes from W_k, which did not "
+            "change; a changed query meets every key differently, so its whole row moves.",
+        ),
+        (
             (expected & np.eye(n, dtype=bool)).astype(float),
             "only the diagonal: a changed query meets every key differently, so its whole "
             "row changes, not only its score with itself.",
@@ -204,8 +209,8 @@ def _check_matrix(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray) -> None
     if batched and out.shape == Q.shape[:-1] + K.shape[:-2] + K.shape[-2:-1]:
         raise Fail(
             f"returned shape {out.shape}, expected {expected.shape} (on {case}): np.dot "
-            "pairs every sentence of the batch with every other one. Use @ (np.matmul), "
-            "which keeps the sentences apart."
+            "(like np.tensordot) pairs every sentence of the batch with every other one. "
+            "Use @ (np.matmul), which keeps the sentences apart."
         )
     expect_shape(
         out,

@@ -20,6 +20,8 @@ from .base import CMAP
 MAX_CELLS = 10  # a side longer than this is scaled down and drawn without a grid
 MAX_VALUES = 8  # numbers are printed in the cells only if no side is longer than this
 SCALE = 0.42  # inches per cell
+SHAPE_SCALE = 0.3  # inches per cell with no numbers: smaller boxes, so the labels read on a phone
+MIN_WIDTH = 4.0  # inches: the two-line verdict under the boxes always fits
 
 _FILL = plt.get_cmap(CMAP)(0.55)[:3] + (0.25,)  # a light tint for ordinary cells
 _HIGHLIGHT = plt.get_cmap(CMAP)(0.92)  # light yellow: the row, column and cell in use
@@ -87,11 +89,11 @@ def matmul_diagram(
     x_prod = x_right + c * u + gap
     margin = 1.6 if rows is not None else 0.4
     height = max(a, b2) * u
-    fig, ax = plt.subplots(
-        figsize=(SCALE * (x_prod + c * u + margin + 0.4), SCALE * (height + 3.6))
-    )
+    inch = SCALE if show_values and A is not None else SHAPE_SCALE
+    width = max(inch * (x_prod + c * u + margin + 0.4), MIN_WIDTH)  # room for the verdict
+    fig, ax = plt.subplots(figsize=(width, inch * (height + 4.0)))
     ax.set_xlim(-margin, x_prod + c * u + 0.4)
-    ax.set_ylim(-height - 2.6, 1.0)
+    ax.set_ylim(-height - 3.0, 1.0)
     ax.set_aspect("equal")
     ax.axis("off")
 
@@ -123,9 +125,9 @@ def matmul_diagram(
             ax.text(-0.15, -(i + 0.5) * u, label, ha="right", va="center", fontsize=9)
 
     verdict = (
-        f"inner dimensions (thick bars) match: {b} = {b2}, so the product is [{a} × {c}]"
+        f"inner sizes (thick bars) match: {b} = {b2},\nso the product is [{a} × {c}]"
         if fits
-        else f"inner dimensions (dotted bars) differ: {b} ≠ {b2}, so there is no product"
+        else f"inner sizes (dotted bars) differ: {b} ≠ {b2},\nso there is no product"
     )
     centre = (x_prod + c * u) / 2
     ax.text(centre, -height - 1.5, verdict, ha="center", va="top", color=_INNER, weight="bold")
@@ -186,7 +188,7 @@ def _box(ax, x0, shape, u, values, fmt, show_values, rows=None, cols=None, cell=
             ax.add_patch(Rectangle((x0 + j * u, y), u, u, fc=colour, ec="0.55", lw=0.5))
             if show_values and values is not None:
                 text = format(values[i, j], fmt)
-                ax.text(x0 + (j + 0.5) * u, y + u / 2, text, ha="center", va="center", fontsize=8)
+                ax.text(x0 + (j + 0.5) * u, y + u / 2, text, ha="center", va="center", fontsize=9)
     if not grid:
         ax.add_patch(Rectangle((x0, -r * u), k * u, r * u, fc=_FILL, ec="none", zorder=0))
     ax.add_patch(Rectangle((x0, -r * u), k * u, r * u, fill=False, ec="black", lw=1.4))
