@@ -7,7 +7,9 @@ everywhere, and the mask convention of ``torch.nn.functional.scaled_dot_product_
                    attention_lib and F.sdpa   nn.MultiheadAttention
     boolean mask   True = may attend          True = NOT allowed, for attn_mask and
                                               key_padding_mask alike: pass ~mask
-    layout         (batch, n, d_model)        (n, batch, d_model) unless batch_first=True
+    padding        inside the (n_q, n_k) mask key_padding_mask of shape (batch, n_k)
+    layout         (..., n, d), any batch     (n, batch, d_model) unless batch_first=True
+    weights        per head (F.sdpa: none)    averaged over the heads by default
 """
 
 from __future__ import annotations
