@@ -95,7 +95,7 @@ def cell_source(chapter: dict) -> str:
             pins=", ".join(f'"{pin}"' for pin in deps),
             model=model,
         )
-    return source
+    return source.rstrip("\n")  # as ruff formats a notebook cell: no trailing newline
 
 
 def first_code_cell(nb: dict) -> dict | None:
