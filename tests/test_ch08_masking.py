@@ -7,10 +7,18 @@ import pytest
 import attention_lib as al
 from attention_lib import toy
 from attention_lib.checks import check_causal_count, check_causal_mask, check_masked_softmax
-from attention_lib.checks.masking import masked_softmax
 from attention_lib.plotting import masked_heatmaps, masked_row
 
 SHORT = toy.masking
+
+
+def masked_softmax(scores, mask):
+    """The test's own reference: softmax over the keys where ``mask`` is True, else 0."""
+    logits = np.where(mask, scores, -np.inf)
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 IT, CAKE = toy.token_index("it"), toy.token_index("cake")
 
 # --- padding_mask ------------------------------------------------------------------------

@@ -9,21 +9,115 @@ neither the HTML nor a download contains a solution.
 
 It stages the book in ``_build/course_src`` (links to everything, with the chapters
 replaced by their student copies) and builds it into ``_build/course_src/_build/html``.
+On those pages:
+
+* the markdown answer cells ``student.py`` adds for free-text exercises are dropped (a
+  page is read, not written in);
+* a ``literalinclude`` of the library that shows a reference implementation of one of the
+  chapter's own exercises (it shares a line of code with that exercise's solution, or
+  defines its function) is replaced by a short note.
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
+from exercises import KEY, chapter
 from student import student_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGE = ROOT / "_build" / "course_src"
 SKIP = {"_build", "chapters", ".git", ".venv"}
+
+
+INCLUDE = re.compile(r"^(`{3,})\{literalinclude\}\s*(\S+)[^\n]*\n((?::[^\n]*\n)*)\1[ \t]*$", re.M)
+OPTION = re.compile(r"^:([\w-]+):\s*(.*?)\s*$", re.M)
+LEFT_OUT = (
+    "*The library's own code for this step is left out of the course site while the class "
+    "works on this chapter's exercises: the exercises below ask you to write it.*"
+)
+
+
+def included(path: Path, options: dict[str, str]) -> str:
+    """The text a ``literalinclude`` shows (pyobject, start-/end- at/after/before)."""
+    lines = path.read_text().splitlines()
+    if "pyobject" in options:
+        name = options["pyobject"].strip('"')
+        start = next(
+            (i for i, ln in enumerate(lines) if re.match(rf"\s*(def|class) {name}\b", ln)), 0
+        )
+        indent = len(lines[start]) - len(lines[start].lstrip())
+        stop = next(
+            (
+                j
+                for j in range(start + 1, len(lines))
+                if lines[j].strip() and len(lines[j]) - len(lines[j].lstrip()) <= indent
+            ),
+            len(lines),
+        )
+        lines = lines[start:stop]
+    text = "\n".join(lines)
+    for key, keep in (("start-at", True), ("start-after", False)):
+        if key in options and (at := text.find(options[key].strip('"'))) >= 0:
+            text = text[at:] if keep else text[at + len(options[key].strip('"')) :]
+    for key, keep in (("end-at", True), ("end-before", False)):
+        if key in options and (at := text.find(options[key].strip('"'))) >= 0:
+            text = text[: at + len(options[key].strip('"'))] if keep else text[:at]
+    return text
+
+
+def code_lines(code: str) -> set[str]:
+    """The expressions of ``code`` that say something: ``return e`` and ``x = e`` give ``e``,
+    without comments, blanks or case; short ones and stubs are left out."""
+    found = set()
+    for line in code.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line.startswith(("def ", "check_", "return None")):
+            continue
+        line = re.sub(r"^return\s+|^[\w.\[\], ]+?\s*[-+*/@]?=(?!=)\s*", "", line)
+        line = re.sub(r"\s+", "", line).lower()
+        if len(line) >= 12:
+            found.add(line)
+    return found
+
+
+def reveals(text: str, stem: str) -> bool:
+    """Whether ``text`` (an included listing) is a reference implementation of an exercise."""
+    ch = chapter(stem)
+    listing = code_lines(text)
+    for ex in ch.exercises if ch else ():
+        if ex.kind != "function":
+            continue
+        name = ex.name.removeprefix("my_")
+        solution = code_lines("\n".join(ex.solutions))
+        if listing & solution or re.search(rf"\bdef (?:my_)?{re.escape(name)}\b", text):
+            return True
+    return False
+
+
+def for_the_class(nb: nbformat.NotebookNode, stem: str) -> nbformat.NotebookNode:
+    """Drop the free-text answer cells and the listings that solve an exercise."""
+    kept = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and "answer" in cell.metadata.get(KEY, {}):
+            continue
+        if cell.cell_type == "markdown":
+
+            def replace(m: re.Match) -> str:
+                options = dict(OPTION.findall(m.group(3)))
+                path = (ROOT / "chapters" / m.group(2)).resolve()
+                listing = included(path, options) if path.is_file() else ""
+                return LEFT_OUT if reveals(listing, stem) else m.group(0)
+
+            cell.source = INCLUDE.sub(replace, cell.source)
+        kept.append(cell)
+    nb.cells = kept
+    return nb
 
 
 def stage() -> Path:
@@ -36,9 +130,9 @@ def stage() -> Path:
             (STAGE / item.name).symlink_to(item)
     (STAGE / "_build").mkdir()
     (STAGE / "_build" / "vendor_site").symlink_to(ROOT / "_build" / "vendor_site")
-    for chapter in sorted((ROOT / "chapters").glob("*.ipynb")):
-        nb = student_notebook(nbformat.read(chapter, as_version=4))
-        nbformat.write(nb, STAGE / "chapters" / chapter.name)
+    for path in sorted((ROOT / "chapters").glob("*.ipynb")):
+        nb = student_notebook(nbformat.read(path, as_version=4))
+        nbformat.write(for_the_class(nb, path.stem), STAGE / "chapters" / path.name)
     return STAGE
 
 

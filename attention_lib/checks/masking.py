@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import causal_mask, softmax
+from ..core import causal_mask, scaled_dot_product_attention, softmax
 from ..masks import padding_mask
 from .base import (
     Cases,
@@ -86,12 +86,18 @@ def _causal_mistakes(n: int) -> list[tuple]:
 # --- Exercise: softmax with a mask ----------------------------------------------------------
 
 
-def masked_softmax(scores, mask) -> np.ndarray:
-    """Reference: softmax over the last axis of ``scores`` where ``mask`` is True, else 0."""
-    logits = np.where(mask, scores, -np.inf)  # (..., n_q, n_k)
-    shifted = logits - logits.max(axis=-1, keepdims=True)  # the max is an allowed score
-    e = np.exp(shifted)  # exp(-inf) = 0
-    return e / e.sum(axis=-1, keepdims=True)
+def _expected_weights(scores, mask) -> np.ndarray:
+    """The weights the library's attention gives ``scores`` under ``mask`` (no solution here).
+
+    With the identity as keys, ``Q Kᵀ`` is ``scores`` itself, so the masked weights of
+    ``al.scaled_dot_product_attention`` (scale 1) are what a masked softmax must return.
+    """
+    scores = np.asarray(scores, dtype=float)
+    rows = np.atleast_2d(scores)  # (..., n_q, n_k)
+    keys = np.broadcast_to(np.eye(rows.shape[-1]), (*rows.shape[:-2], *rows.shape[-1:] * 2))
+    mask = np.broadcast_to(mask, scores.shape).reshape(rows.shape)
+    _, weights = scaled_dot_product_attention(rows, keys, keys, mask=mask, scale=1.0)
+    return weights.reshape(scores.shape)
 
 
 def check_masked_softmax(fn) -> CheckResult:
@@ -121,7 +127,7 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
     out = cases.run(case, scores, mask)
     full = np.broadcast_to(mask, scores.shape)
     expect_shape(out, scores.shape, case, " Return one weight per score.")
-    expected = masked_softmax(scores, mask)
+    expected = _expected_weights(scores, mask)
     if not np.all(np.isfinite(out)):
         why = (
             "the maximum of the raw row is the masked 1000, every allowed exp(score - 1000) "
@@ -181,7 +187,7 @@ def _softmax_mistakes(scores, mask, full, case: str) -> list[tuple]:
     if (~full).any(axis=-1).all():  # inverting leaves every row a key: a finite answer
         mistakes.append(
             (
-                masked_softmax(scores, ~full),
+                _expected_weights(scores, ~full),
                 f"you blocked the allowed keys and kept the masked ones (on {case}): in "
                 "this library True means 'may attend'. Use np.where(mask, scores, -np.inf).",
             )
@@ -189,7 +195,7 @@ def _softmax_mistakes(scores, mask, full, case: str) -> list[tuple]:
     if full.ndim == 2 and full.shape[0] == full.shape[1]:
         mistakes.append(
             (
-                masked_softmax(scores, full.T),
+                _expected_weights(scores, full.T),
                 f"you used the mask transposed (on {case}): rows are queries and columns "
                 "keys, in the scores and in the mask alike.",
             )

@@ -1,0 +1,248 @@
+"""The classroom exports, run through the real tools (see tools/classroom/).
+
+For two chapters (05: functions and free text; 04: a number, a function, free text), a
+correct, a blank and a partly wrong submission go through ``otter run -a autograder.zip``
+and through ``nbgrader autograde``; the scores must come out as expected. The student
+repository's requirements install into a fresh venv that runs every student chapter.
+
+otter-grader and nbgrader live in _build/classroom-venv (requirements-classroom.txt), the
+student repository's environment in _build/classroom/student-venv; both are rebuilt only
+when their inputs change.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import json
+import pkgutil
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools" / "classroom"))
+import common  # noqa: E402
+import envs  # noqa: E402
+import nbgrader_export  # noqa: E402
+import otter_export  # noqa: E402
+import student_repo  # noqa: E402
+import submissions  # noqa: E402
+
+pytestmark = pytest.mark.slow
+STEMS = ["05_softmax", "04_scaling"]
+KINDS = ["correct", "blank", "partly"]
+ROOT = common.ROOT
+
+
+def run(venv: Path, *args, cwd: Path, extra_env: dict | None = None) -> str:
+    env = {**envs.clean_env(venv), **(extra_env or {})}
+    done = subprocess.run(
+        [str(venv / "bin" / args[0]), *args[1:]], cwd=cwd, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, f"{args}: {done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def venv() -> Path:
+    return envs.classroom_venv()
+
+
+@pytest.fixture(scope="module")
+def otter_zips(venv) -> dict[str, Path]:
+    with ThreadPoolExecutor(len(STEMS)) as pool:
+        # otter assign's own run of the solutions is skipped: the correct submission below
+        # makes the same check (`make classroom` keeps it).
+        built = pool.map(lambda s: otter_export.build(s, venv, check=False), STEMS)
+        return dict(zip(STEMS, built, strict=True))
+
+
+@pytest.fixture(scope="module")
+def otter_scores(venv, otter_zips, tmp_path_factory) -> dict[tuple[str, str], float]:
+    """``(stem, kind)``: the total of ``otter run``'s results.json."""
+    work = tmp_path_factory.mktemp("otter")
+
+    def grade(job):
+        stem, kind = job
+        folder = otter_zips[stem].parent
+        nb = nbformat.read(folder / "dist" / "student" / f"{stem}.ipynb", as_version=4)
+        filled = submissions.fill(nb, stem, submissions.answers(stem, kind), is_otter_answer)
+        out = work / f"{stem}-{kind}"
+        out.mkdir()
+        nbformat.write(filled, out / f"{stem}.ipynb")
+        run(venv, "otter", "run", "-a", str(otter_zips[stem]), "-o", str(out),
+            str(out / f"{stem}.ipynb"), cwd=out)  # fmt: skip
+        results = json.loads((out / "results.json").read_text())
+        return sum(t["score"] for t in results["tests"] if t.get("max_score"))
+
+    jobs = [(s, k) for s in STEMS for k in KINDS]
+    with ThreadPoolExecutor(3) as pool:
+        return dict(zip(jobs, pool.map(grade, jobs), strict=True))
+
+
+def is_otter_answer(cell, ex) -> bool:
+    if ex.kind == "text":
+        return cell.cell_type == "markdown" and cell.source.startswith("_Type your answer")
+    return cell.cell_type == "code" and cell.source.strip() == ex.stub.strip()
+
+
+def is_nbgrader_answer(cell, ex) -> bool:
+    meta = cell.metadata.get("nbgrader", {})
+    q = common.qname(ex.label)
+    return bool(meta.get("solution")) and meta.get("grade_id") in (q, f"{q}-answer")
+
+
+@pytest.fixture(scope="module")
+def nbgrader_scores(venv, tmp_path_factory) -> dict[tuple[str, str], float]:
+    """``(stem, kind)``: the score ``nbgrader export`` reports after ``autograde``."""
+    work = tmp_path_factory.mktemp("nbgrader")
+    for stem in STEMS:
+        nbgrader_export.build(stem)
+    course = work / "course"
+    shutil.copytree(common.OUT / "nbgrader", course)
+    # The hub's image has attention_lib installed (the student repository's requirements).
+    lib = work / "lib"
+    lib.mkdir()
+    common.copy_library(lib)
+    extra = {"PYTHONPATH": str(lib)}
+    for stem in STEMS:
+        run(venv, "nbgrader", "generate_assignment", stem, cwd=course, extra_env=extra)
+        nb = nbformat.read(course / "release" / stem / f"{stem}.ipynb", as_version=4)
+        for kind in KINDS:
+            filled = submissions.fill(nb, stem, submissions.answers(stem, kind), is_nbgrader_answer)
+            folder = course / "submitted" / kind / stem
+            folder.mkdir(parents=True)
+            nbformat.write(filled, folder / f"{stem}.ipynb")
+    for stem in STEMS:  # one at a time: they share the gradebook (SQLite)
+        run(venv, "nbgrader", "autograde", stem, cwd=course, extra_env=extra)
+    run(venv, "nbgrader", "export", "--to", str(work / "grades.csv"), cwd=course, extra_env=extra)
+    with (work / "grades.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    return {(r["assignment"], r["student_id"]): float(r["score"]) for r in rows}
+
+
+def test_the_graders_are_pinned_exactly_with_the_course_run_time():
+    pins = [
+        line.strip()
+        for line in (ROOT / "requirements-classroom.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assert all("==" in p for p in pins), pins
+    names = {p.split("==")[0] for p in pins}
+    assert {"otter-grader", "nbgrader"} <= names
+    assert set(common.runtime_requirements()) <= set(pins)
+
+
+@pytest.mark.parametrize("stem", STEMS)
+@pytest.mark.parametrize("kind", KINDS)
+def test_otter_run_scores_each_submission_as_expected(otter_scores, stem, kind):
+    assert otter_scores[stem, kind] == submissions.expected(stem, kind)
+
+
+def test_the_otter_master_marks_free_text_for_manual_grading():
+    for stem in STEMS:
+        nb = otter_export.master(stem)
+        texts = [e for e in common.chapter(stem).exercises if e.kind == "text"]
+        heads = [c.source for c in nb.cells if c.source.startswith("# BEGIN QUESTION")]
+        assert sum("manual: true" in h for h in heads) == len(texts)
+        assert len(heads) == len(common.chapter(stem).exercises)
+
+
+@pytest.mark.parametrize("stem", STEMS)
+@pytest.mark.parametrize("kind", KINDS)
+def test_nbgrader_autograde_scores_each_submission_as_expected(nbgrader_scores, stem, kind):
+    assert nbgrader_scores[stem, kind] == submissions.expected(stem, kind)
+
+
+def test_no_checker_module_ships_a_callable_named_after_an_exercise():
+    import attention_lib.checks as checks
+
+    solved = {
+        e.name.removeprefix("my_").lower()
+        for c in common.exercises.chapters()
+        for e in c.exercises
+        if e.kind == "function"
+    }
+    for info in pkgutil.iter_modules(checks.__path__):
+        module = importlib.import_module(f"attention_lib.checks.{info.name}")
+        public = {
+            name.lower()
+            for name, value in vars(module).items()
+            if callable(value) and not name.startswith("_")
+            and getattr(value, "__module__", "") == module.__name__
+        }  # fmt: skip
+        assert not public & solved, f"{info.name}: {public & solved}"
+
+
+@pytest.fixture(scope="module")
+def student_env() -> tuple[Path, Path, float]:
+    """The student repository, and a venv built only from what it says (as Binder would)."""
+    repo = student_repo.build()
+    venv = common.OUT.parent / "classroom-student-venv"
+    inputs = [repo / n for n in ("requirements.txt", "postBuild", "runtime.txt", "pyproject.toml")]
+    pip = ["{python}", "-m", "pip", "install", "--quiet"]
+    start = time.monotonic()
+    envs.ensure(
+        venv,
+        inputs,
+        [[*pip, "-r", "requirements.txt"], ["bash", "postBuild"]],
+        repo,
+        repo / "runtime.txt",
+    )
+    return repo, venv, time.monotonic() - start
+
+
+def test_the_student_repository_holds_no_solution(student_env):
+    repo, _, _ = student_env
+    requirements = (repo / "requirements.txt").read_text()
+    assert "jupyterlab-myst==" in requirements and "\n-e .\n" in requirements
+    assert (repo / "attention_lib" / "checks").is_dir() and (repo / "pyproject.toml").exists()
+    for path in (repo / "chapters").glob("*.ipynb"):
+        assert "{solution" not in path.read_text(), path.name
+    assert "git-pull?repo=" in (repo / "README.md").read_text()
+
+
+def test_every_student_chapter_runs_to_its_todo_lines(student_env, tmp_path):
+    """Each chapter runs top to bottom in the student environment's own Jupyter."""
+    repo, venv, seconds = student_env
+    size = sum(f.stat().st_size for f in venv.rglob("*") if f.is_file()) / 2**20
+    print(f"student environment: {size:.0f} MiB, built or reused in {seconds:.0f} s")
+
+    def execute(path: Path) -> tuple[str, str]:
+        run(venv, "jupyter", "nbconvert", "--to", "notebook", "--execute",
+            "--ExecutePreprocessor.timeout=600", "--output-dir", str(tmp_path),
+            str(path), cwd=path.parent)  # fmt: skip
+        nb = nbformat.read(tmp_path / path.name, as_version=4)
+        text = "".join(
+            o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs
+        )
+        return path.stem, text
+
+    chapters = sorted((repo / "chapters").glob("*.ipynb"))
+    with ThreadPoolExecutor(2) as pool:
+        outputs = dict(pool.map(execute, chapters))
+    for stem, text in outputs.items():
+        checked = [e for e in common.chapter(stem).exercises if e.kind != "text"]
+        assert text.count("TODO") >= len(checked), f"{stem}: {text[-500:]}"
+
+
+def test_the_course_site_drops_text_answers_and_listings_that_solve_an_exercise():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import course_site
+
+    for stem in common.all_stems():
+        nb = course_site.for_the_class(common.student_copy(stem), stem)
+        assert not any(
+            c.cell_type == "markdown" and "answer" in c.metadata.get(common.KEY, {})
+            for c in nb.cells
+        ), stem
+        for ex in common.chapter(stem).exercises:
+            if ex.kind == "function":  # a listing of the solution itself would be left out
+                assert course_site.reveals(common.solution_code(ex), stem), ex.label

