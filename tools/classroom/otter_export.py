@@ -68,11 +68,11 @@ def config(stem: str) -> str:
     return "# ASSIGNMENT CONFIG\n" + yaml.safe_dump(settings, sort_keys=False)
 
 
-def question(ex, stub_cell) -> list[nbformat.NotebookNode]:
+def question(stem: str, ex, stub_cell) -> list[nbformat.NotebookNode]:
     """The cells of one question, replacing the student copy's answer cell ``stub_cell``."""
     head = f"# BEGIN QUESTION\nname: {qname(ex.label)}\npoints: {ex.points}"
     if ex.kind == "text":
-        answer = nbformat.v4.new_markdown_cell(solution_text(chapter_of[ex.label], ex.label))
+        answer = nbformat.v4.new_markdown_cell(solution_text(stem, ex.label))
         return [
             raw(head + "\nmanual: true"),
             raw("# BEGIN SOLUTION"),
@@ -100,13 +100,9 @@ def question(ex, stub_cell) -> list[nbformat.NotebookNode]:
     ]
 
 
-chapter_of: dict[str, str] = {}
-
-
 def master(stem: str) -> nbformat.NotebookNode:
     """The otter master notebook of chapter ``stem``, made from its student copy."""
     ch = chapter(stem)
-    chapter_of.update({e.label: stem for e in ch.exercises})
     nb = student_copy(stem)
     cells = [raw(config(stem))]
     for cell in nb.cells:
@@ -114,7 +110,7 @@ def master(stem: str) -> nbformat.NotebookNode:
         if label is None:
             cells.append(cell)
             continue
-        cells.extend(question(ch.exercise(label), cell))
+        cells.extend(question(stem, ch.exercise(label), cell))
     nb.cells = cells
     for cell in nb.cells:  # otter assign adds its own ids and tags; start clean
         cell.pop("id", None)
