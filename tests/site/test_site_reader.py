@@ -26,6 +26,8 @@ USABLE_SLIDER_BUDGET_MS = 1500  # from navigation to a slider that answers the k
 OVERFLOW_JS = """() => {
   const width = document.documentElement.clientWidth;
   const wide = [...document.querySelectorAll("main *")].filter((el) => {
+    // The sidebars are drawers on a narrow screen: closed, they are off the page on purpose.
+    if (el.closest(".bd-sidebar-primary, .bd-sidebar-secondary")) return false;
     const box = el.getBoundingClientRect();
     if (box.right <= width + 1 || box.width === 0) return false;
     // Inside a box that scrolls on its own, it is fine: the page does not move.
