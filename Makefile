@@ -59,14 +59,14 @@ test: $(STAMP)
 check: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest tests --ignore=tests/site --ignore=tests/binder -q -m "not slow" $(XDIST)
+	$(BIN)/python -m pytest tests --ignore=tests/site --ignore=tests/binder --ignore=tests/classroom -q -m "not slow" $(XDIST)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest tests --ignore=tests/site --ignore=tests/binder -q $(XDIST)
+	$(BIN)/python -m pytest tests --ignore=tests/site --ignore=tests/binder --ignore=tests/classroom -q $(XDIST)
 
 nbval: $(STAMP)
 	$(BIN)/python -m pytest --nbval chapters --sanitize-with tests/nbval_sanitize.cfg -q $(XDIST)

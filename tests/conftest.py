@@ -10,7 +10,6 @@ import pytest
 
 SLOW = (
     "tests/test_grade.py",  # runs sandboxed submissions
-    "tests/test_student.py::test_student_copy_runs",  # executes student copies
     "tests/test_project.py::test_refreshing_outputs",  # executes a chapter if no build has
     "tests/test_backward.py::test_training",  # trains the chapter 10 model
 )

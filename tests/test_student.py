@@ -7,7 +7,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -57,20 +56,8 @@ def test_student_copy_has_no_solutions_and_no_outputs(path, built):
     assert "application/vnd.jupyter.widget" not in (built / path.name).read_text()
 
 
-@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
-def test_student_copy_runs_and_every_checker_says_not_yet(path, built):
-    copy = nbformat.read(built / path.name, as_version=4)
-    NotebookClient(copy, timeout=120, kernel_name="python3").execute()  # raises on an error
-    printed = "".join(
-        output.get("text", "")
-        for cell in copy.cells
-        if cell.cell_type == "code"
-        for output in cell.outputs
-        if output.get("output_type") == "stream"
-    )
-    verdicts = VERDICT.findall(printed)
-    assert len(verdicts) >= 2, f"{path.name}: expected at least two checker lines"
-    assert set(verdicts) == {"TODO"}, f"{path.name}: checkers said {verdicts}, not all TODO"
+# That every student copy runs top to bottom and each checker says TODO is checked where
+# students run them: in the student repository's own environment (tests/classroom).
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)

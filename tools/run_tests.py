@@ -65,6 +65,7 @@ STAGES = [
             "tests",
             "--ignore=tests/site",
             "--ignore=tests/binder",
+            "--ignore=tests/classroom",
             "-n",
             str(CORES),
             "--dist",
@@ -79,6 +80,12 @@ STAGES = [
         pytest("tests/binder"),
         needs=("binder-env", "book"),
         what="every chapter in the learner's environment",
+    ),
+    Stage(
+        "classroom",
+        pytest("tests/classroom"),
+        needs=("lint",),
+        what="otter run and nbgrader autograde for real; the student repository runs",
     ),
     Stage(
         "site",

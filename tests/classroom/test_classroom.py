@@ -16,6 +16,7 @@ import csv
 import importlib
 import json
 import pkgutil
+import re
 import shutil
 import subprocess
 import sys
@@ -230,7 +231,9 @@ def test_every_student_chapter_runs_to_its_todo_lines(student_env, tmp_path):
         outputs = dict(pool.map(execute, chapters))
     for stem, text in outputs.items():
         checked = [e for e in common.chapter(stem).exercises if e.kind != "text"]
-        assert text.count("TODO") >= len(checked), f"{stem}: {text[-500:]}"
+        verdicts = re.findall(r"^\[[^\]\n]+\] (PASS|FAIL|TODO):", text, re.M)
+        assert len(verdicts) >= len(checked), f"{stem}: {text[-500:]}"
+        assert set(verdicts) == {"TODO"}, f"{stem}: checkers said {verdicts}, not all TODO"
 
 
 def test_the_course_site_drops_text_answers_and_listings_that_solve_an_exercise():
