@@ -7,7 +7,8 @@
 Made from the chapter's student copy; each exercise's answer cell becomes:
 
 * a checked exercise: an autograded answer cell whose differing lines (between the stub's
-  and the solution's common first and last lines) are the solution, between
+  and the solution's common first and last lines; the whole stub first when they share
+  no first line, so that its set-up lines stay) are the solution, between
   ``### BEGIN SOLUTION`` and ``### END SOLUTION``, then a locked test cell with the
   exercise's points that calls the course's checker (imported afresh) and asserts that
   its CheckResult passed;
@@ -80,6 +81,9 @@ def answer_source(ex) -> str:
     tail = 0
     while tail < min(len(stub), len(solution)) - head and stub[-1 - tail] == solution[-1 - tail]:
         tail += 1
+    if head == 0:  # nothing shared up front (a number): the whole stub stays, setup included
+        solution = stub[: len(stub) - tail] + solution
+        head = len(stub) - tail
     middle = solution[head : len(solution) - tail]
     if not any(line.strip() for line in middle):
         raise ValueError(f"{ex.label}: the solution does not differ from the stub")

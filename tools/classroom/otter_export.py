@@ -80,13 +80,9 @@ def question(stem: str, ex, stub_cell) -> list[nbformat.NotebookNode]:
             raw("# END SOLUTION"),
             raw("# END QUESTION"),
         ]
-    stub = stub_cell.source
-    if '"""' in stub:
-        raise ValueError(f"{ex.label}: a stub with triple quotes cannot be an otter prompt")
-    code = (
-        f"# BEGIN SOLUTION NO PROMPT\n{solution_code(ex)}\n# END SOLUTION\n"
-        f'""" # BEGIN PROMPT\n{stub}\n""" # END PROMPT'
-    )
+    # The stub runs in both versions (it may set up what the checker call needs, such as
+    # chapter 2's `delicious`); the solution, after it, only in the autograder's.
+    code = f"{stub_cell.source}\n\n# BEGIN SOLUTION NO PROMPT\n{solution_code(ex)}\n# END SOLUTION"
     test = TEST.format(q=qname(ex.label), checker=ex.checker, call=ex.call)
     return [
         raw(head),
