@@ -48,7 +48,7 @@ def first_visit(browser, url: str) -> dict:
         lambda request: sizes.append((request.url, request.sizes()["responseBodySize"])),
     )
     page.goto(url, wait_until="load")
-    page.wait_for_load_state("networkidle")
+    page.wait_for_load_state("networkidle", timeout=90_000)
     found = page.evaluate(READY_JS)
     context.close()
     largest = max(sizes, key=lambda item: item[1], default=("", 0))

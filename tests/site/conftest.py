@@ -215,7 +215,8 @@ def open_page(browser, base_url: str):
         page.on("requestfailed", on_failed)
         page.goto(base_url + path, wait_until="load")
         page.evaluate(WAIT_FOR_RENDER_JS, RENDER_TIMEOUT_MS)
-        page.wait_for_load_state("networkidle")  # catch late requests, e.g. fonts and extensions
+        # Catch late requests, e.g. fonts and extensions; a loaded CI machine may be slow.
+        page.wait_for_load_state("networkidle", timeout=90_000)
         log.facts = page.evaluate(INSPECT_JS)
         return page, log
 
