@@ -3,7 +3,8 @@
     python tools/run_tests.py [stage ...]      (no argument: all stages)
 
 Each stage is one command. A stage starts as soon as the stages it needs have passed and
-enough cores are free (``cores`` is how many it keeps busy), so the slow ones overlap:
+a core is free (``cores`` is how many it keeps busy; stages start in list order, so a
+wide stage is never starved by narrow ones behind it), so the slow ones overlap:
 the book build and strict nbval each execute the chapters once, side by side, while
 the Binder environment installs; the unit tests then read the book's executed chapters
 instead of running them a third time. Output goes to ``_build/test-logs/<stage>.log``;
@@ -60,6 +61,12 @@ STAGES = [
         what="strict nbval: executes each chapter and compares every output",
     ),
     Stage(
+        "classroom",
+        pytest("tests/classroom"),
+        needs=("lint",),
+        what="otter run and nbgrader autograde for real; the student repository runs",
+    ),
+    Stage(
         "unit",
         pytest(
             "tests",
@@ -80,12 +87,6 @@ STAGES = [
         pytest("tests/binder"),
         needs=("binder-env", "book"),
         what="every chapter in the learner's environment",
-    ),
-    Stage(
-        "classroom",
-        pytest("tests/classroom"),
-        needs=("lint",),
-        what="otter run and nbgrader autograde for real; the student repository runs",
     ),
     Stage(
         "site",
@@ -112,8 +113,10 @@ def run(selected: list[Stage]) -> int:
                 waiting.remove(stage)  # a stage it needs failed: skip this one
                 done[stage.name] = (-1, 0.0)
                 continue
-            if None in needs or (running and busy + stage.cores > CORES):
-                continue  # still waiting for a stage it needs, or for free cores
+            if None in needs:
+                continue  # still waiting for a stage it needs
+            if running and busy >= CORES:
+                break  # no core free: later stages must not jump ahead of this one
             log = (LOGS / f"{stage.name}.log").open("w")
             process = subprocess.Popen(
                 stage.command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
