@@ -5,8 +5,7 @@ everywhere, and the mask convention of ``torch.nn.functional.scaled_dot_product_
 (F.sdpa). ``torch.nn.MultiheadAttention`` is different; translate like this::
 
                    attention_lib and F.sdpa   nn.MultiheadAttention
-    boolean mask   True = may attend          True = NOT allowed, for attn_mask and
-                                              key_padding_mask alike: pass ~mask
+    boolean mask   True = may attend          True = NOT allowed (attn_mask and key_padding_mask)
     padding        inside the (n_q, n_k) mask key_padding_mask of shape (batch, n_k)
     layout         (..., n, d), any batch     (n, batch, d_model) unless batch_first=True
     weights        per head (F.sdpa: none)    averaged over the heads by default

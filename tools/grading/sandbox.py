@@ -115,6 +115,9 @@ def command(hidden: list[Path]) -> list[str]:
     for folder in covered:
         cmd += ["--remount-ro", str(folder)]  # hidden, and nothing can be written there
     cmd += ["--size", str(TMP_SIZE), "--tmpfs", "/tmp", "--dir", "/tmp/home"]
+    for path in sorted(back, key=_depth):  # a checkout under /tmp: bind it again, above
+        if path.is_dir() and path.is_relative_to("/tmp"):  # the private /tmp
+            cmd += ["--ro-bind", str(path), str(path)]
     cmd += ["--chdir", "/tmp/home", "--unshare-all", "--die-with-parent", "--new-session"]
     cmd += ["--cap-drop", "ALL", "--clearenv"]
     for key, value in ENV.items():
