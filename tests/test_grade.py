@@ -39,7 +39,7 @@ ENTROPY = "05:entropy"
 OTHER = exercises.chapter("08_masking")
 MARK = "ATTACK-MARKER-7f3a"  # every attack writes this, so a change it made is found
 CANARY = "grader-secret-c4n4ry"
-TIMEOUT = 20
+TIMEOUT = 60  # generous: a busy CI machine runs other stages beside this one
 RIGHT = """
 def my_softmax(x, axis=-1, temperature=1.0):
     z = (x - x.max(axis=axis, keepdims=True)) / temperature
