@@ -12,6 +12,7 @@ All arrays are read-only, so no notebook cell can change them for later cells.
 """
 
 from . import (
+    decoder,  # chapter 12: a corpus about food and a tiny decoder trained on it
     heads,  # chapter 7: hand-built multi-head weights, as toy.heads.W_q ...
     learning,  # chapter 10: pronoun sentences and a tiny model trained on them
     masking,  # chapter 8: a short sentence padded into a batch, toy.masking.BATCH
@@ -83,6 +84,7 @@ __all__ = [
     "X",
     "attention",
     "cosine_similarity",
+    "decoder",
     "embed",
     "heads",
     "learning",

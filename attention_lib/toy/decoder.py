@@ -1,0 +1,162 @@
+r"""Chapter 12: a corpus about food, and a tiny decoder trained on it to write the next word.
+
+The corpus, ``data/food.txt``, is the project's own text under the project's licence:
+6,000 different short sentences that ``tools/make_corpus.py`` generated from templates
+with a fixed seed (its docstring says how). What a food tastes like depends on its kind
+(cakes are "delicious" or "sweet", lemons "sour", ...), and the running example "I ate
+the cake and it was delicious ." is deliberately not in it.
+
+:func:`split` holds sentences out *before* training; :func:`train` fits
+:mod:`attention_lib.decoder` with Adam on minibatches of whole sentences, each padded to
+:data:`N_CTX` tokens; :func:`baselines` gives the unigram and bigram models the
+decoder has to beat. Everything is seeded: the same call gives the same numbers.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from typing import NamedTuple
+
+import numpy as np
+
+from ..core import softmax
+from ..decoder import cross_entropy, forward, init_params
+from ..decoder_backward import loss_and_gradients
+
+BOS, PAD = "<s>", "<pad>"  # start of a sentence; filler after its "."
+N_CTX = 14  # positions: <s> and the longest sentence (13 tokens, "." included)
+D_MODEL, HEADS, D_FF = 32, 4, 64
+EXAMPLE = "I ate the cake and it was".split()
+
+
+def sentences() -> list[str]:
+    """The corpus: one sentence per item, words and "." separated by single spaces."""
+    return files("attention_lib.toy").joinpath("data/food.txt").read_text().splitlines()
+
+
+SENTENCES = tuple(sentences())
+#: Every word of the corpus, in order of first use, after ``<pad>`` (id 0) and ``<s>``.
+VOCAB = (PAD, BOS, *dict.fromkeys(w for s in SENTENCES for w in s.split()))
+INDEX = {word: i for i, word in enumerate(VOCAB)}
+
+
+def encode(words) -> np.ndarray:
+    """Token ids of a list of words (or one string of words), shape (len(words),)."""
+    words = words.split() if isinstance(words, str) else list(words)
+    unknown = [w for w in words if w not in INDEX]
+    if unknown:
+        raise ValueError(f"{unknown[0]!r} is not in the corpus's vocabulary of {len(VOCAB)} words")
+    return np.array([INDEX[w] for w in words], dtype=np.int64)
+
+
+def decode(ids) -> str:
+    """The words of some token ids, joined by spaces (``<s>`` and ``<pad>`` left out)."""
+    return " ".join(VOCAB[int(i)] for i in ids if int(i) > 1)
+
+
+class Batch(NamedTuple):
+    """Sentences as rows of ``N_CTX`` ids: ``<s>`` first, ``<pad>`` after the ".".
+
+    ``ids`` (m, n) are the inputs; ``targets`` (m, n) the word after each input;
+    ``weights`` (m, n) is 1 where that target is a real word and 0 at padding.
+    """
+
+    ids: np.ndarray
+    targets: np.ndarray
+    weights: np.ndarray
+
+
+def batch(texts) -> Batch:
+    """Encode sentences (strings) as a :class:`Batch` of next-word problems."""
+    rows = np.zeros((len(texts), N_CTX + 1), dtype=np.int64)  # PAD is 0
+    for r, text in enumerate(texts):
+        ids = encode([BOS, *text.split()])
+        if len(ids) > N_CTX + 1:
+            raise ValueError(f"{text!r} is longer than the model's {N_CTX} positions")
+        rows[r, : len(ids)] = ids
+    targets = rows[:, 1:]
+    return Batch(rows[:, :-1], targets, (targets != 0).astype(float))
+
+
+def split(n_test: int = 600, seed: int = 0) -> tuple[Batch, Batch]:
+    """Shuffle the sentences with ``seed`` and hold ``n_test`` out: ``(train, test)``.
+
+    The split happens before any training and the corpus has no repeated sentence, so
+    no test sentence is ever seen while learning.
+    """
+    order = np.random.default_rng(seed).permutation(len(SENTENCES))
+    shuffled = [SENTENCES[i] for i in order]
+    return batch(shuffled[n_test:]), batch(shuffled[:n_test])
+
+
+def baselines(train: Batch, test: Batch, smoothing: float = 0.1) -> dict:
+    """Held-out cross-entropy of two models without attention: ``{"unigram", "bigram"}``.
+
+    The unigram model predicts every word with its frequency in ``train``; the bigram
+    model from the previous word alone. Both add ``smoothing`` to every count, so a pair
+    never seen in training still gets a small probability.
+    """
+    V, real = len(VOCAB), train.weights > 0
+    counts = np.bincount(train.targets[real], minlength=V) + smoothing  # (V,)
+    pairs = np.full((V, V), smoothing)  # pairs[a, b]: how often b followed a
+    np.add.at(pairs, (train.ids[real], train.targets[real]), 1.0)
+    test_real = test.weights > 0
+    unigram = -np.log(counts[test.targets[test_real]] / counts.sum()).mean()
+    bigram_p = pairs / pairs.sum(axis=1, keepdims=True)  # (V, V): rows sum to 1
+    bigram = -np.log(bigram_p[test.ids[test_real], test.targets[test_real]]).mean()
+    return {"unigram": float(unigram), "bigram": float(bigram)}
+
+
+def adam_step(params: dict, grads: dict, state: dict, lr: float, t: int, b1=0.9, b2=0.99):
+    r"""One Adam update, in place: each weight moves by about ``lr``, scaled per entry.
+
+    :math:`m \leftarrow \beta_1 m + (1-\beta_1) g`, :math:`v \leftarrow \beta_2 v +
+    (1-\beta_2) g^2`, then :math:`W \leftarrow W - \eta\, \hat m / (\sqrt{\hat v} +
+    10^{-8})` with the bias corrections :math:`\hat m = m / (1 - \beta_1^t)`,
+    :math:`\hat v = v / (1 - \beta_2^t)`.
+    """
+    for name, g in grads.items():
+        m, v = state.setdefault(name, (np.zeros_like(g), np.zeros_like(g)))
+        m[:] = b1 * m + (1 - b1) * g  # running mean of the gradient
+        v[:] = b2 * v + (1 - b2) * g * g  # and of its square: its usual size
+        m_hat, v_hat = m / (1 - b1**t), v / (1 - b2**t)  # bias corrections
+        params[name] -= lr * m_hat / (np.sqrt(v_hat) + 1e-8)
+
+
+class TrainingRun(NamedTuple):
+    """What :func:`train` returns: the weights and the losses it recorded."""
+
+    params: dict  # the trained weights
+    steps: np.ndarray  # (k,) the steps at which the held-out loss was measured
+    train_loss: np.ndarray  # (k,) mean training-batch loss over the steps before each
+    test_loss: np.ndarray  # (k,) held-out cross-entropy at those steps
+
+
+def train(train: Batch, test: Batch, *, steps=800, batch_size=32, lr=0.01, seed=0, every=100):
+    """Adam on minibatches of ``batch_size`` sentences, from :func:`init_params`.
+
+    The learning rate decays linearly to 0 over the steps; the held-out loss is measured
+    every ``every`` steps (and at step 0). Deterministic for a given ``seed``.
+    """
+    params = init_params(len(VOCAB), D_MODEL, N_CTX, D_FF, seed=seed)
+    rng = np.random.default_rng(seed)
+    state, measured, window = {}, [], []
+    for step in range(steps + 1):
+        if step % every == 0:
+            held_out = cross_entropy(forward(params, test.ids, HEADS)[0], *test[1:])
+            mean = float(np.mean(window)) if window else held_out
+            measured.append((step, mean, held_out))
+            window = []
+        if step == steps:
+            break
+        rows = rng.choice(len(train.ids), size=batch_size, replace=False)
+        loss, grads = loss_and_gradients(params, HEADS, *(a[rows] for a in train))
+        window.append(loss)
+        adam_step(params, grads, state, lr * (1 - step / steps), step + 1)
+    return TrainingRun(params, *map(np.array, zip(*measured, strict=True)))
+
+
+def next_word_probabilities(params: dict, words) -> np.ndarray:
+    """P(next word | ``<s>`` + words) for every word of :data:`VOCAB`, shape (len(VOCAB),)."""
+    logits, _ = forward(params, encode([BOS, *words]), HEADS)  # (n, V)
+    return softmax(logits[-1])
