@@ -18,6 +18,7 @@ check_softmax`` works whichever module a checker is in.
 from .all_at_once import check_attention_rows, check_flops, check_score_memory
 from .base import CheckResult
 from .blending import check_attention, check_blend, check_output_change
+from .decoder import check_cross_entropy, check_kv_step, check_sample
 from .embeddings import (
     check_cosine_similarity,
     check_pe_length,
@@ -42,11 +43,13 @@ __all__ = [
     "check_causal_count",
     "check_causal_mask",
     "check_cosine_similarity",
+    "check_cross_entropy",
     "check_dot_variance",
     "check_entropy",
     "check_flops",
     "check_grad_V",
     "check_initial_loss",
+    "check_kv_step",
     "check_layer_norm",
     "check_masked_softmax",
     "check_mean_pool",
@@ -57,6 +60,7 @@ __all__ = [
     "check_pe_offset",
     "check_positional_encoding",
     "check_projection_element",
+    "check_sample",
     "check_scaled_scores",
     "check_score_memory",
     "check_scores",

@@ -6,6 +6,7 @@ submodules group them by topic and share :mod:`.base`.
 
 from .base import CMAP, Figure, figure_html, show
 from .blend import blend_hull, contributions, convex_hull, inside_hull
+from .decoder import loss_vs_baselines, writing_frame
 from .embeddings import encoding_heatmap, similarity_map, token_panels
 from .heads import KeyTable, Step, head_heatmaps, shape_tracer, top_keys, trace_shapes
 from .learning import before_after, it_attention, training_curves, training_frame
@@ -53,6 +54,7 @@ __all__ = [
     "heatmap",
     "inside_hull",
     "it_attention",
+    "loss_vs_baselines",
     "masked_heatmaps",
     "masked_row",
     "matmul_diagram",
@@ -74,4 +76,5 @@ __all__ = [
     "training_curves",
     "training_frame",
     "variance_vs_dimension",
+    "writing_frame",
 ]

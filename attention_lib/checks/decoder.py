@@ -1,0 +1,202 @@
+r"""Chapter 12 checkers: one step of the KV cache, cross-entropy of next words, sampling."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import scaled_dot_product_attention, softmax
+from ..decoder import cross_entropy, sample
+from .base import Cases, CheckResult, Fail, expect_shape, known_mistakes, same, verdict
+
+# --- Exercise: one step of the KV cache -------------------------------------------------------
+
+
+def _kv_case(rng, h: int, t: int, d_k: int, d_v: int):
+    q, k, v = rng.normal(size=(h, d_k)), rng.normal(size=(h, d_k)), rng.normal(size=(h, d_v))
+    return q, rng.normal(size=(h, t, d_k)), rng.normal(size=(h, t, d_v)), k, v
+
+
+def _kv_reference(q, K, V, k, v, scale=None, append=True):
+    if append:
+        K, V = np.concatenate([K, k[:, None]], axis=1), np.concatenate([V, v[:, None]], axis=1)
+    out, _ = scaled_dot_product_attention(q[:, None], K, V, scale=scale)  # (h, 1, d_v)
+    return out[:, 0]
+
+
+def check_kv_step(fn) -> CheckResult:
+    r"""Check ``fn(q, K_cache, V_cache, k, v)``: the new token's attention output, (h, d_v)."""
+
+    def run(cases: Cases) -> None:
+        rng = np.random.default_rng(12)
+        for h, t, d_k, d_v in [(1, 3, 4, 4), (2, 4, 3, 5), (4, 1, 2, 2)]:
+            args = _kv_case(rng, h, t, d_k, d_v)
+            case = f"h = {h} heads, {t} cached tokens, d_k = {d_k}, d_v = {d_v}"
+            out = cases.run(case, *args)
+            if out.shape == (h, t + 1, d_v):
+                raise Fail(
+                    f"returned shape {out.shape}: one output per key. The new token asks "
+                    "one question, so it gets one output per head, shape (h, d_v)."
+                )
+            expect_shape(out, (h, d_v), case, " One output per head for the new token.")
+            known_mistakes(
+                out,
+                (
+                    _kv_reference(*args, append=False),
+                    "the new token attended only to the cached tokens: append its own key "
+                    "and value to the cache first (a token may attend to itself).",
+                ),
+                (
+                    _kv_reference(*args, scale=1.0),
+                    "the scores are not scaled: divide q . k by sqrt(d_k) before softmax.",
+                ),
+                (
+                    _kv_uniform(args[2], args[4]),
+                    "every key got the same weight: the weights must come from softmax of "
+                    "the scores, q . k / sqrt(d_k), over the keys.",
+                ),
+            )
+            same(out, _kv_reference(*args), case)
+
+    return verdict("kv_step", fn, run)
+
+
+def _kv_uniform(V, v):
+    return np.concatenate([V, v[:, None]], axis=1).mean(axis=1)
+
+
+# --- Exercise: cross-entropy of a batch of next words -----------------------------------------
+
+
+def check_cross_entropy(fn) -> CheckResult:
+    r"""Check ``fn(logits, Y)`` returns the mean of :math:`-\log p_{target}` (``Y`` one-hot)."""
+
+    def run(cases: Cases) -> None:
+        rng = np.random.default_rng(13)
+        for m, vocab, size in [(4, 6, 2.0), (3, 5, 1.0), (5, 7, 3.0)]:
+            logits, targets = rng.normal(scale=size, size=(m, vocab)), rng.integers(0, vocab, m)
+            case = f"{m} positions, a vocabulary of {vocab}"
+            out = _scalar(cases, case, logits, targets)
+            known_mistakes(out, *_ce_mistakes(logits, targets))
+            same(out, cross_entropy(logits, targets), case)
+        big = np.array([[1000.0, 0.0, -1000.0], [0.0, 999.0, 1000.0]])
+        case = "logits as large as 1000"
+        out = _scalar(cases, case, big, np.array([0, 1]))
+        if not np.isfinite(out):
+            raise Fail(
+                f"got {out} for logits near 1000: exp(1000) overflows. Subtract each row's "
+                "maximum first, or compute log-softmax as z - max - log(sum(exp(z - max)))."
+            )
+        same(out, cross_entropy(big, np.array([0, 1])), case)
+
+    return verdict("cross_entropy", fn, run)
+
+
+def _scalar(cases: Cases, case: str, logits, targets) -> np.ndarray:
+    Y = np.eye(logits.shape[-1])[targets]  # (m, vocab): one 1 per row, at the next word
+    out = cases.run(case, logits, Y)
+    if out.shape == targets.shape:
+        raise Fail(
+            f"returned one loss per position, shape {out.shape} (on {case}): the loss of the "
+            "batch is their mean, one number."
+        )
+    if out.shape == logits.shape:
+        raise Fail(
+            f"returned shape {out.shape}, one number per word (on {case}): keep only the "
+            "target's -log p in each row (Y picks it out), then average over the rows."
+        )
+    expect_shape(out, (), case, " The loss is one number: the mean over the positions.")
+    return out
+
+
+def _ce_mistakes(logits, targets) -> list[tuple]:
+    rows = np.arange(len(targets))
+    p = softmax(logits)
+    return [
+        (
+            np.log(p[rows, targets]).mean(),
+            "the sign is flipped: the loss is -log p, a positive number.",
+        ),
+        (
+            -np.log(p[rows, targets]).sum(),
+            "you summed over the positions; take the mean, so the loss does not grow with "
+            "the batch.",
+        ),
+        (
+            -logits[rows, targets].mean(),
+            "you used the raw logit of the target; turn the logits into probabilities with "
+            "softmax first (or subtract log(sum(exp(logits)))).",
+        ),
+        (
+            -np.log(softmax(logits, axis=0)[rows, targets]).mean(),
+            "softmax ran down the columns (axis=0): each position's row is its own "
+            "distribution over the vocabulary, so normalise along the last axis.",
+        ),
+        (
+            -np.log2(p[rows, targets]).mean(),
+            "you used log base 2 (bits); cross-entropy here uses np.log (nats).",
+        ),
+        (
+            (1 - p[rows, targets]).mean(),
+            "you averaged 1 - p; the loss is the mean of -log p.",
+        ),
+    ]
+
+
+# --- Exercise: sampling with a temperature ------------------------------------------------------
+
+_SAMPLE_CASES = (
+    ([2.0, 1.0, 0.5, -1.0], 1.0, 0.10),
+    ([2.0, 1.0, 0.5, -1.0], 1.0, 0.70),
+    ([2.0, 1.0, 0.5, -1.0], 1.0, 0.95),
+    ([2.0, 1.0, 0.5, -1.0], 0.5, 0.80),
+    ([2.0, 1.0, 0.5, -1.0], 2.0, 0.55),
+    ([2.0, 1.0, 0.5, -1.0], 2.0, 0.90),
+    ([0.0, 3.0, 1.0], 0.25, 0.02),
+    ([0.0, 3.0, 1.0], 4.0, 0.30),
+    ([1.0, 1.0, 1.0, 1.0, 1.0], 1.0, 0.99),
+)
+
+
+def check_sample(fn) -> CheckResult:
+    """Check ``fn(logits, T, u)`` returns the word where ``u`` falls in the cumulative p."""
+
+    def run(cases: Cases) -> None:
+        got, want = [], []
+        for logits, T, u in _SAMPLE_CASES:
+            case = f"logits {logits}, T = {T}, u = {u}"
+            out = cases.run(case, np.array(logits), T, u)
+            if out.size != 1:
+                raise Fail(f"returned shape {out.shape} (on {case}); return one word index.")
+            value = float(out.reshape(()))
+            if not value.is_integer() or not 0 <= value < len(logits):
+                raise Fail(
+                    f"returned {value:g} (on {case}); return the index of a word, a whole "
+                    f"number from 0 to {len(logits) - 1}."
+                )
+            got.append(value)
+            want.append(sample(np.array(logits), T, u))
+        known_mistakes(np.array(got), *_sample_mistakes())
+        same(np.array(got), np.array(want), "the sampling cases")
+
+    return verdict("sample", fn, run)
+
+
+def _sample_mistakes() -> list[tuple]:
+    def variant(**change):
+        out = []
+        for logits, T, u in _SAMPLE_CASES:
+            if change.get("greedy"):
+                out.append(int(np.argmax(logits)))
+                continue
+            T = {"times": 1 / T, "ignore": 1.0}.get(change.get("T"), T)
+            p = softmax(np.array(logits), temperature=T)
+            cumulative = np.cumsum(p)
+            out.append(min(int(np.searchsorted(cumulative, u, side="right")), len(p) - 1))
+        return np.array(out, dtype=float)
+
+    return [
+        (variant(greedy=True), "you always picked the top word: that is greedy decoding. "
+         "Use u: the word whose slice of the cumulative probabilities contains u."),
+        (variant(T="times"), "you multiplied the logits by T; divide them: softmax(logits / T)."),
+        (variant(T="ignore"), "T had no effect: divide the logits by T before softmax."),
+    ]  # fmt: skip

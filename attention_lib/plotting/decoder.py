@@ -1,0 +1,107 @@
+"""Figures for chapter 12, the tiny decoder: its loss against two baselines, and its writing.
+
+Curves differ by line style and marker as well as by colour, and every bar is labelled
+with its word and value, so nothing relies on colour alone.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from ..validate import as_float_array
+from .learning import _TEST, _TRAIN, _UNIFORM, _curve
+
+
+def loss_vs_baselines(steps, train_loss, test_loss, baselines: dict):
+    """The decoder's loss over training, against the held-out loss of simpler models.
+
+    Parameters
+    ----------
+    steps : array_like of shape (k,)
+        The training steps at which the losses were recorded.
+    train_loss, test_loss : array_like of shape (k,)
+        Mean training loss since the previous record, and held-out loss, in nats.
+    baselines : dict of str to float
+        Held-out loss of each baseline (e.g. ``{"unigram": 4.3, "bigram": 2.3}``),
+        drawn as labelled horizontal lines.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        First and last value of each curve, and each baseline.
+    """
+    s = _curve(steps, "steps")
+    train = _curve(train_loss, "train_loss", s.size)
+    test = _curve(test_loss, "test_loss", s.size)
+    fig, ax = plt.subplots(figsize=(6.4, 3.4))
+    ax.plot(s, train, **_TRAIN, markersize=4, label="decoder, training batches")
+    ax.plot(s, test, **_TEST, markersize=4, label="decoder, held-out sentences")
+    styles = ((0, (1, 2)), (0, (6, 2, 1, 2)))
+    for (name, value), style in zip(baselines.items(), styles, strict=False):
+        ax.axhline(value, color=_UNIFORM["color"], linestyle=style, linewidth=1.4)
+        ax.text(s[-1], value, f"{name}, held-out: {value:.2f}", ha="right", va="bottom")
+    ax.set_ylim(0, max(test[1:].max(), *baselines.values()) * 1.15)
+    ax.set_xlabel("training step")
+    ax.set_ylabel("cross-entropy (nats per word)")
+    ax.set_title("Next-word loss: lower is better")
+    ax.legend(fontsize=8, loc="center right")
+    fig.tight_layout()
+    lines = "; ".join(f"{name} baseline {value:.2f}" for name, value in baselines.items())
+    alt = (
+        f"Line plot over {int(s[-1])} training steps. Training loss from {train[0]:.2f} to "
+        f"{train[-1]:.2f}; held-out loss from {test[0]:.2f} to {test[-1]:.2f}. Horizontal "
+        f"lines for the held-out loss of models without attention: {lines}."
+    )
+    return fig, alt
+
+
+def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8):
+    """One frame of the temperature slider: the next-word distribution, and what it writes.
+
+    Parameters
+    ----------
+    T : float
+        The temperature the probabilities and samples were made with.
+    words : sequence of str
+        The vocabulary, one word per entry of ``probs``.
+    probs : array_like of shape (len(words),)
+        P(next word | prompt) at temperature ``T``; the ``top`` largest are drawn.
+    samples : sequence of str
+        Sentences the model wrote at this temperature, printed under the bars.
+    prompt : str
+        The words the distribution continues, for the title.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        The likeliest words with their probabilities, then the sentences.
+    """
+    p = as_float_array(probs, "probs", min_ndim=1)
+    if p.ndim != 1 or len(words) != p.size:
+        raise ValueError(f"need one word per probability: probs {p.shape}, {len(words)} words")
+    order = np.argsort(-p, kind="stable")[:top]
+    labels = [words[i] for i in order]
+    lines = [textwrap.fill(f"{i + 1}. {s}", 60) for i, s in enumerate(samples)]
+    text_h = 0.17 * sum(line.count("\n") + 1 for line in lines) + 0.1  # inches of text
+    height = 0.45 + 1.9 + 0.65 + text_h  # title, bars, word labels, sentences
+    fig = plt.figure(figsize=(6.4, height))
+    ax = fig.add_axes((0.1, (text_h + 0.65) / height, 0.87, 1.9 / height))
+    ax.bar(range(len(order)), p[order], color=_TRAIN["color"])
+    for x, value in enumerate(p[order]):
+        ax.text(x, value + 0.02, f"{value:.2f}", ha="center", fontsize=8)
+    ax.set_xticks(range(len(order)), labels, rotation=30, ha="right", fontsize=9)
+    ax.set_ylim(0, 1.1)
+    ax.set_ylabel("probability")
+    ax.set_title(f"T = {T:g}: the next word after “{prompt}”", fontsize=10)
+    fig.text(0.02, 0.05 / height, "\n".join(lines), fontsize=9, va="bottom", family="monospace")
+    shown = ", ".join(f"'{w}' ({v:.2f})" for w, v in zip(labels[:3], p[order][:3], strict=True))
+    alt = (
+        f"Bar chart at temperature {T:g} of the likeliest next words after '{prompt}': "
+        f"{shown}. Sentences written at this temperature: " + " | ".join(samples)
+    )
+    return fig, alt
