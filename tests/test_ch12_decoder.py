@@ -1,0 +1,124 @@
+"""Chapter 12's checkers, both ways: the reference passes, each typical mistake gets its hint."""
+
+import numpy as np
+import pytest
+
+from attention_lib import softmax
+from attention_lib.checks import check_cross_entropy, check_kv_step, check_sample
+
+
+def good_kv_step(q, K, V, k, v):
+    K = np.concatenate([K, k[:, None]], axis=1)  # (h, t + 1, d_k)
+    V = np.concatenate([V, v[:, None]], axis=1)
+    w = softmax(np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1]))  # (h, t + 1)
+    return np.einsum("ht,htd->hd", w, V)
+
+
+def kv_forgets_the_new_token(q, K, V, k, v):
+    w = softmax(np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1]))
+    return np.einsum("ht,htd->hd", w, V)
+
+
+def kv_unscaled(q, K, V, k, v):
+    return good_kv_step(q * np.sqrt(q.shape[-1]), K, V, k, v)
+
+
+def kv_uniform(q, K, V, k, v):
+    return np.concatenate([V, v[:, None]], axis=1).mean(axis=1)
+
+
+def kv_all_weights(q, K, V, k, v):
+    K = np.concatenate([K, k[:, None]], axis=1)
+    return softmax(np.einsum("hd,htd->ht", q, K))[..., None] * np.ones(V.shape[-1])
+
+
+def good_cross_entropy(logits, Y):
+    z = logits - logits.max(axis=-1, keepdims=True)
+    log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+    return -(Y * log_p).sum(axis=-1).mean()
+
+
+def ce_flipped(logits, Y):
+    return -good_cross_entropy(logits, Y)
+
+
+def ce_summed(logits, Y):
+    return good_cross_entropy(logits, Y) * len(Y)
+
+
+def ce_raw_logits(logits, Y):
+    return -(Y * logits).sum(axis=-1).mean()
+
+
+def ce_wrong_axis(logits, Y):
+    return -(Y * np.log(softmax(logits, axis=0))).sum(axis=-1).mean()
+
+
+def ce_per_position(logits, Y):
+    return -(Y * np.log(softmax(logits))).sum(axis=-1)
+
+
+def ce_every_word(logits, Y):
+    return -(Y * np.log(softmax(logits)))
+
+
+def ce_no_shift(logits, Y):
+    p = np.exp(logits) / np.exp(logits).sum(axis=-1, keepdims=True)
+    return -(Y * np.log(p)).sum(axis=-1).mean()
+
+
+def ce_bits(logits, Y):
+    return good_cross_entropy(logits, Y) / np.log(2)
+
+
+def good_sample(logits, T, u):
+    p = softmax(logits / T)
+    return int(np.argmax(np.cumsum(p) > u))
+
+
+def sample_greedy(logits, T, u):
+    return int(np.argmax(logits))
+
+
+def sample_times_T(logits, T, u):
+    return good_sample(logits * T * T, T, u)
+
+
+def sample_ignores_T(logits, T, u):
+    return good_sample(logits * T, T, u)
+
+
+def sample_probability(logits, T, u):
+    return float(softmax(logits / T).max())
+
+
+@pytest.mark.parametrize(
+    ("checker", "fn", "status", "hint"),
+    [
+        (check_kv_step, good_kv_step, "PASS", "all 3 cases"),
+        (check_kv_step, kv_forgets_the_new_token, "FAIL", "append its own key"),
+        (check_kv_step, kv_unscaled, "FAIL", "divide q . k by sqrt(d_k)"),
+        (check_kv_step, kv_uniform, "FAIL", "every key got the same weight"),
+        (check_kv_step, kv_all_weights, "FAIL", "one output per key"),
+        (check_cross_entropy, good_cross_entropy, "PASS", "all 4 cases"),
+        (check_cross_entropy, ce_flipped, "FAIL", "the sign is flipped"),
+        (check_cross_entropy, ce_summed, "FAIL", "take the mean"),
+        (check_cross_entropy, ce_raw_logits, "FAIL", "raw logit of the target"),
+        (check_cross_entropy, ce_wrong_axis, "FAIL", "down the columns (axis=0)"),
+        (check_cross_entropy, ce_per_position, "FAIL", "one loss per position"),
+        (check_cross_entropy, ce_every_word, "FAIL", "one number per word"),
+        (check_cross_entropy, ce_no_shift, "FAIL", "exp(1000) overflows"),
+        (check_cross_entropy, ce_bits, "FAIL", "log base 2"),
+        (check_sample, good_sample, "PASS", "all 9 cases"),
+        (check_sample, sample_greedy, "FAIL", "greedy decoding"),
+        (check_sample, sample_times_T, "FAIL", "you multiplied the logits by T"),
+        (check_sample, sample_ignores_T, "FAIL", "T had no effect"),
+        (check_sample, sample_probability, "FAIL", "return the index of a word"),
+    ],
+)
+def test_checker_both_ways(checker, fn, status, hint, capsys):
+    result = checker(fn)
+    line = capsys.readouterr().out
+    assert result.status == status, line
+    assert hint in line, line
+    assert bool(result) == (status == "PASS")

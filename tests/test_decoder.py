@@ -1,0 +1,181 @@
+"""Chapter 12's decoder: every backward against finite differences, the KV cache, bad input."""
+
+import numpy as np
+import pytest
+
+from attention_lib import decoder as D
+from attention_lib import decoder_backward as B
+from attention_lib import multi_head_attention
+from attention_lib.backward import numerical_gradient, relative_error
+from attention_lib.layers import layer_norm
+from attention_lib.toy import decoder as toy_decoder
+
+H = 2
+
+
+@pytest.fixture(scope="module")
+def params():
+    """A small model with every weight away from its start, so no gradient is trivially 0."""
+    p = D.init_params(7, d_model=6, n_ctx=5, d_ff=5, seed=1)
+    rng = np.random.default_rng(3)
+    for name in D.NAMES:
+        if name.startswith(("b_", "ln")):
+            p[name] = p[name] + rng.normal(scale=0.3, size=p[name].shape)
+    return p
+
+
+@pytest.fixture(scope="module")
+def batch():
+    ids = np.array([[1, 2, 3, 1], [0, 6, 2, 2]])  # a repeated word, and every id at once
+    targets = np.array([[2, 3, 1, 0], [6, 2, 2, 5]])
+    weights = np.array([[1, 1, 1, 0], [1, 1, 0.5, 1.0]])  # padding, and a half weight
+    return ids, targets, weights
+
+
+def test_every_gradient_of_the_model_matches_finite_differences(params, batch):
+    _, grads = B.loss_and_gradients(params, H, *batch)
+    for name in D.NAMES:
+
+        def loss(x, name=name):
+            changed = dict(params, **{name: x})
+            return D.cross_entropy(D.forward(changed, batch[0], H)[0], *batch[1:])
+
+        error = relative_error(grads[name], numerical_gradient(loss, params[name]))
+        assert error < 1e-7, (name, error)
+
+
+def test_layer_norm_backward_on_a_batch_with_odd_width():
+    rng = np.random.default_rng(0)
+    x, gamma, beta = rng.normal(size=(2, 3, 5)), rng.normal(size=5), rng.normal(size=5)
+    dy = rng.normal(size=(2, 3, 5))  # the loss sum(LN(x) * dy) has gradient dy at the output
+    dx, dgamma, dbeta = B.layer_norm_backward(x, gamma, dy)
+    for got, wrt, arg in ((dx, 0, x), (dgamma, 1, gamma), (dbeta, 2, beta)):
+
+        def loss(v, wrt=wrt):
+            args = [x, gamma, beta]
+            args[wrt] = v
+            return np.sum(layer_norm(*args, eps=D.EPS) * dy)
+
+        assert relative_error(got, numerical_gradient(loss, arg)) < 1e-7
+
+
+def test_feed_forward_embedding_and_cross_entropy_backward():
+    rng = np.random.default_rng(1)
+    x, dy = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
+    W_1, b_1, W_2, b_2 = rng.normal(size=(4, 7)), rng.normal(size=7), rng.normal(size=(7, 4)), 0
+    got = B.feed_forward_backward(x, W_1, b_1, W_2, dy)
+    args = [x, W_1, b_1, W_2]
+    for i, g in enumerate(got[:4]):
+
+        def loss(v, i=i):
+            a = list(args)
+            a[i] = v
+            return np.sum(D.feed_forward(*a, b_2) * dy)
+
+        assert relative_error(g, numerical_gradient(loss, args[i])) < 1e-7
+    assert np.allclose(got[4], dy.sum(axis=0))
+    ids = np.array([[0, 2, 2]])
+    dX = rng.normal(size=(1, 3, 4))
+    dE = B.embedding_backward(ids, dX, 4)
+    assert np.allclose(dE[2], dX[0, 1] + dX[0, 2]) and not dE[[1, 3]].any()
+    logits, targets = rng.normal(size=(2, 3, 5)), np.array([[0, 4, 1], [2, 2, 3]])
+    numeric = numerical_gradient(lambda z: D.cross_entropy(z, targets), logits)
+    assert relative_error(B.cross_entropy_backward(logits, targets), numeric) < 1e-7
+
+
+def test_multi_head_attention_backward_with_a_batch_and_a_mask():
+    rng = np.random.default_rng(2)
+    X, dOut = rng.normal(size=(2, 3, 6)), rng.normal(size=(2, 3, 6))
+    Ws = [rng.normal(size=(6, 6)) for _ in range(4)]
+    mask = np.tril(np.ones((3, 3), bool))
+    got = B.multi_head_attention_backward(X, *Ws, 3, dOut, mask)
+
+    args = [X, *Ws]
+    for i, g in enumerate(got):
+
+        def loss(v, i=i):
+            a = list(args)
+            a[i] = v
+            return np.sum(multi_head_attention(*a, 3, mask=mask)[0] * dOut)
+
+        assert relative_error(g, numerical_gradient(loss, args[i])) < 1e-7
+
+
+def test_kv_cache_logits_equal_the_full_masked_forward(params):
+    ids = np.array([3, 1, 4, 1, 5])
+    logits, _ = D.forward(params, ids, H)  # (5, 7)
+    cache = None
+    for t, token in enumerate(ids):
+        step, cache, weights = D.kv_cache_step(params, H, token, cache)
+        assert np.max(np.abs(step - logits[t])) < 1e-12
+        assert cache.K.shape == (H, t + 1, 3) and weights.shape == (H, t + 1)
+    with pytest.raises(ValueError, match="the model has 5 positions; position 5 is beyond"):
+        D.kv_cache_step(params, H, 0, cache)
+
+
+def test_generate_is_deterministic_by_seed_and_greedy_takes_the_top_word(params):
+    one = D.generate(params, H, [1], 4, temperature=1.0, seed=3)
+    assert one == D.generate(params, H, [1], 4, temperature=1.0, seed=3)
+    greedy = D.generate(params, H, [1, 2], 3)
+    logits, _ = D.forward(params, np.array(greedy[:-1]), H)
+    assert greedy[-1] == int(np.argmax(logits[-1])) and len(greedy) == 5
+
+
+def test_sample_is_inverse_cdf_and_temperature_sharpens():
+    logits = np.array([2.0, 1.0, 0.0])
+    p = D.softmax(logits)
+    assert D.sample(logits, 1.0, 0.0) == 0 and D.sample(logits, 1.0, p[0] + 1e-9) == 1
+    assert D.sample(logits, 1.0, 0.999999) == 2
+    assert D.sample(logits, 0.01, 0.99) == 0  # T -> 0 is greedy
+
+
+def test_bad_input_gives_clear_errors(params):
+    with pytest.raises(TypeError, match="ids must be a non-empty array of whole numbers"):
+        D.forward(params, np.array([0.5, 1.0]), H)
+    with pytest.raises(ValueError, match="token id 9 is not in the vocabulary of 7 words"):
+        D.forward(params, np.array([1, 9]), H)
+    with pytest.raises(ValueError, match="the model has 5 positions, but ids has shape"):
+        D.forward(params, np.arange(6), H)
+    with pytest.raises(ValueError, match="h = 4 heads must divide d_model = 6"):
+        D.forward(params, np.array([1, 2]), 4)
+    with pytest.raises(ValueError, match=r"targets need shape \(2,\), but they have shape"):
+        D.cross_entropy(np.zeros((2, 3)), np.array([0, 1, 2]))
+    with pytest.raises(ValueError, match="temperature must be a positive"):
+        D.sample(np.zeros(3), 0.0, 0.5)
+    with pytest.raises(ValueError, match="'pizzza' is not in the corpus's vocabulary"):
+        toy_decoder.encode("I ate the pizzza")
+    with pytest.raises(ValueError, match="vocab_size must be at least 1"):
+        D.init_params(0)
+
+
+def test_init_is_deterministic_by_seed():
+    a, b = D.init_params(5, 4, 3, 6, seed=7), D.init_params(5, 4, 3, 6, seed=7)
+    assert all(np.array_equal(a[k], b[k]) for k in D.NAMES)
+    assert D.n_params(a) == 5 * 4 + 3 * 4 + 4 * 16 + 6 * 4 + 4 * 6 + 6 + 4 + 4 * 5 + 5 + 6 * 4
+
+
+def test_the_corpus_split_and_baselines():
+    train, test = toy_decoder.split()
+    assert len(train.ids) + len(test.ids) == len(toy_decoder.SENTENCES) == 6000
+    assert len(set(toy_decoder.SENTENCES)) == 6000  # no sentence twice, so none leaks
+    assert " ".join(toy_decoder.EXAMPLE) + " delicious ." not in toy_decoder.SENTENCES
+    assert (train.ids[:, 0] == toy_decoder.INDEX["<s>"]).all()
+    assert np.array_equal(train.ids[:, 1:], train.targets[:, :-1])
+    base = toy_decoder.baselines(train, test)
+    assert base["bigram"] < base["unigram"] < np.log(len(toy_decoder.VOCAB))
+
+
+def test_adam_moves_each_weight_by_about_the_learning_rate():
+    params, state = {"W": np.zeros(3)}, {}
+    toy_decoder.adam_step(params, {"W": np.array([1e-3, -5.0, 0.0])}, state, 0.1, 1)
+    assert np.allclose(params["W"], [-0.1, 0.1, 0.0], atol=1e-6)
+
+
+def test_the_corpus_script_reproduces_the_committed_file():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tool = Path(__file__).resolve().parents[1] / "tools" / "make_corpus.py"
+    done = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout
