@@ -14,7 +14,9 @@ prints one table and writes the same numbers as JSON to ``_build/bench/bench.jso
    chapter runs (a hook cell wraps ``attention_lib.widgets.frame_slider``), so new chapters
    are measured without any edit here.
 3. **Chapters.** Each chapter executed in a fresh kernel (nbclient), with its slowest cell.
-4. **Pretrained model** (if ``attention_lib.pretrained`` and its weights are installed).
+4. **Pretrained model** (if ``attention_lib.pretrained`` and its weights are installed),
+   and **chapter 12's decoder**: its training time and the KV cache per token, on one BLAS
+   thread (``--decoder`` runs only this).
 5. ``--full`` only: the build and the test suite, as ``make`` runs them.
 
 FLOP convention (one multiply-add = 2 FLOPs; softmax, masks and checks are *not* counted, so
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import io
 import json
 import os
@@ -328,6 +331,69 @@ def pretrained() -> dict:
     }
 
 
+# --- 4b. Chapter 12's decoder --------------------------------------------------------------
+
+
+def decoder_bench() -> dict:
+    """Chapter 12 on one BLAS thread: its training run, and the KV cache per token.
+
+    ``train_s`` is ``toy.decoder.train`` with the chapter's arguments (best of two runs);
+    the KV cache is timed on an untrained model of the same width with 256 positions
+    (the time does not depend on what the weights learned): per token at position ``t``,
+    one cached step against a full forward pass over the ``t`` tokens.
+    """
+    from threadpoolctl import threadpool_limits
+
+    from attention_lib import decoder
+    from attention_lib.toy import decoder as food
+
+    train, test = food.split()
+    with threadpool_limits(1):
+        runs = []
+        for _ in range(2):
+            t0 = time.perf_counter()
+            run = food.train(train, test)  # the chapter's defaults: 800 steps of 32
+            runs.append(time.perf_counter() - t0)
+        wide = decoder.init_params(len(food.VOCAB), food.D_MODEL, 256, food.D_FF)
+        ids = np.random.default_rng(0).integers(2, len(food.VOCAB), size=256)
+        kv = []
+        for t in (16, 64, 256):
+            cache = None
+            for token in ids[: t - 1]:
+                _, cache, _ = decoder.kv_cache_step(wide, food.HEADS, token, cache)
+            step, _ = best_time(
+                functools.partial(decoder.kv_cache_step, wide, food.HEADS, ids[t - 1], cache),
+                repeat=30,
+            )
+            full_pass = functools.partial(decoder.forward, wide, ids[:t], food.HEADS)
+            full, _ = best_time(full_pass, repeat=30)
+            kv.append({"t": t, "full_ms": full * 1e3, "cached_ms": step * 1e3})
+    return {
+        "train_s": min(runs),
+        "steps": int(run.steps[-1]),
+        "held_out": float(run.test_loss[-1]),
+        "baselines": food.baselines(train, test),
+        "n_params": decoder.n_params(run.params),
+        "kv_cache": kv,
+    }
+
+
+def decoder_lines(d: dict) -> list[str]:
+    b = d["baselines"]
+    lines = [
+        f"4b. Chapter 12's decoder ({d['n_params']:,} numbers), one BLAS thread: "
+        f"{d['steps']} training steps in {d['train_s']:.1f} s (target <= 60, aim <= 20) "
+        f"{mark(d['train_s'] <= 60)}; held-out perplexity {np.exp(d['held_out']):.1f} "
+        f"(bigram {np.exp(b['bigram']):.1f}, unigram {np.exp(b['unigram']):.1f})",
+    ]
+    for k in d["kv_cache"]:
+        lines.append(
+            f"   token at t = {k['t']:>3}: full pass {k['full_ms']:6.2f} ms, KV cache "
+            f"{k['cached_ms']:5.2f} ms, {k['full_ms'] / k['cached_ms']:4.1f}x faster"
+        )
+    return lines
+
+
 # --- 5. Book and tests (--full) -------------------------------------------------------------
 
 CLEAN = ["_build/html", "_build/jupyter_execute", "_build/.jupyter_cache", "_build/.doctrees"]
@@ -465,6 +531,8 @@ def table(r: dict) -> str:
             f"({p['tokens']} tokens) model.attention: {p['forward_ms']:.1f} ms best, "
             f"{p['forward_median_ms']:.1f} ms median"
         )
+    if "decoder" in r:
+        lines += decoder_lines(r["decoder"])
     full = r.get("build")
     goals = TARGETS
     if full is None:
@@ -497,12 +565,18 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="fewer attention sizes")
     parser.add_argument("--no-chapters", action="store_true", help="skip sections 2 and 3")
+    parser.add_argument(
+        "--decoder", action="store_true", help="only section 4b, chapter 12's decoder"
+    )
     parser.add_argument("--out", type=Path, default=OUT, help=f"JSON file (default {OUT})")
     args = parser.parse_args(argv)
     os.chdir(ROOT)
     os.environ.setdefault("MPLBACKEND", "Agg")
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     t0 = time.perf_counter()
+    if args.decoder:
+        print("\n".join(decoder_lines(decoder_bench())))
+        return 0
     r = {"machine": machine(), "targets": TARGETS}
     print("measuring the peak and attention...", flush=True)
     r["peak"] = {"float64": peak(np.float64), "float32": peak(np.float32)}
@@ -518,6 +592,8 @@ def main(argv=None) -> int:
             except Exception as err:  # a broken chapter is reported, not fatal
                 r["chapters"].append({"chapter": path.stem, "error": str(err)[:200]})
     r["pretrained"] = pretrained()
+    print("training chapter 12's decoder...", flush=True)
+    r["decoder"] = decoder_bench()
     if args.full:
         print("timing make book and make test (several minutes)...", flush=True)
         r["build"] = build_and_test()
