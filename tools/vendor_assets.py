@@ -1,7 +1,9 @@
 """Put pinned copies of the site's front-end libraries into ``_build/vendor_site/vendor/``.
 
-The built book must work with the network off, so MathJax is served from the site itself
-instead of a CDN. (The sliders need no widget manager on the site: ``frame_slider`` shows
+The built book must work with the network off and light on a first visit, so formulas are
+typeset when the book is built (``tools/static_math.py`` runs MathJax in Node on the
+pinned copy extracted to ``_build/.vendor-cache/mathjax-node/``) and the site serves only
+MathJax's fonts and licence, never a CDN. (The sliders need no widget manager on the site: ``frame_slider`` shows
 itself there as plain HTML, see ``attention_lib/widgets.py`` and ``tools/light_pages.py``.)
 ``_config.yml`` copies ``_build/vendor_site`` into the html root (``html_extra_path``) and
 points at the files below.
@@ -38,6 +40,7 @@ CACHE = BUILD / ".vendor-cache"
 SITE = BUILD / "vendor_site"  # the folder that html_extra_path copies into the html root
 VENDOR = SITE / "vendor"
 STAMP = CACHE / "vendor_site.stamp.json"
+NODE = CACHE / "mathjax-node"  # MathJax's Node build, for tools/static_math.py; not served
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,7 @@ class Package:
     integrity: str  # npm's "sha512-<base64>" form
     files: tuple[tuple[str, str], ...]  # (glob inside the tarball, folder under vendor/)
     license: str = ""  # SPDX id, as `npm view NAME@VERSION license` gives it
+    tree: str = ""  # a folder of the tarball copied whole into NODE, for build-time use
 
     @property
     def tarball(self) -> Path:
@@ -59,14 +63,13 @@ PACKAGES = (
         "mathjax",
         "3.2.2",
         "sha512-Bt+SSVU8eBG27zChVewOicYs7Xsdt40qm4+UpHyX7k0/O9NliPc+x77k1/FEsPsjKPZGJvtRZM1vO+geW0OhGw==",
-        # The combined file plus what it loads lazily: CHTML fonts and TeX extensions (autoload).
+        # The pages carry typeset formulas; the site serves the fonts they are drawn in.
         (
             ("package/LICENSE", "mathjax"),
-            ("package/es5/tex-mml-chtml.js", "mathjax"),
             ("package/es5/output/chtml/fonts/woff-v2/*.woff", "mathjax/output/chtml/fonts/woff-v2"),
-            ("package/es5/input/tex/extensions/*.js", "mathjax/input/tex/extensions"),
         ),
         "Apache-2.0",
+        tree="package/es5/",
     ),
 )
 
@@ -120,25 +123,40 @@ def extract(pkg: Package) -> list[Path]:
     return written
 
 
+def extract_tree(pkg: Package) -> list[Path]:
+    """Copy the folder ``pkg.tree`` of the tarball into NODE, keeping its layout."""
+    written = []
+    with tarfile.open(pkg.tarball) as tar:
+        for member in tar.getmembers():
+            if member.isfile() and member.name.startswith(pkg.tree):
+                target = NODE / member.name.removeprefix(pkg.tree)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(tar.extractfile(member).read())
+                written.append(target)
+    return written
+
+
 def main() -> None:
     if not (ROOT / "_config.yml").exists():
         sys.exit("vendor_assets: run me from the repository root (where _config.yml is)")
     # What the output depends on, round-tripped through JSON to compare equal to the saved stamp.
     wanted = json.loads(
-        json.dumps([[p.name, p.version, p.integrity, p.files, p.license] for p in PACKAGES])
+        json.dumps([[p.name, p.version, p.integrity, p.files, p.license, p.tree] for p in PACKAGES])
     )
     stamp = json.loads(STAMP.read_text()) if STAMP.exists() else {}
-    if stamp.get("wanted") == wanted and all((SITE / f).is_file() for f in stamp["files"]):
+    if stamp.get("wanted") == wanted and all((BUILD / f).is_file() for f in stamp["files"]):
         state = "up to date"
-        files = [SITE / f for f in stamp["files"]]
+        files = [BUILD / f for f in stamp["files"]]
     else:
         state = "extracted"
         for pkg in PACKAGES:
             fetch(pkg)
         STAMP.unlink(missing_ok=True)
-        if SITE.exists():
-            shutil.rmtree(SITE)  # only ever this folder: it holds nothing but our output
+        for folder in (SITE, NODE):  # only ever these folders: they hold nothing but our output
+            if folder.exists():
+                shutil.rmtree(folder)
         files = [f for pkg in PACKAGES for f in extract(pkg)]
+        tree = [f for pkg in PACKAGES if pkg.tree for f in extract_tree(pkg)]
         # What the site ships, at which version, under which license: served as vendor/VERSIONS.txt.
         versions = VENDOR / "VERSIONS.txt"
         versions.write_text(
@@ -148,8 +166,9 @@ def main() -> None:
             )
         )
         files.append(versions)
-        rel = sorted(str(f.relative_to(SITE)) for f in files)
+        rel = sorted(str(f.relative_to(BUILD)) for f in files + tree)
         STAMP.write_text(json.dumps({"wanted": wanted, "files": rel}, indent=1) + "\n")
+    files = [f for f in files if f.is_relative_to(SITE)]
     size = sum(f.stat().st_size for f in files)
     pins = ", ".join(f"{p.name}@{p.version}" for p in PACKAGES)
     print(

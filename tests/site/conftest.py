@@ -31,8 +31,8 @@ CHROMIUM_ARGS = [
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 RENDER_TIMEOUT_MS = 20_000
 
-# Waits (at most timeoutMs) until MathJax has typeset. What is still missing after that shows
-# up in INSPECT_JS's counts.
+# Formulas are typeset when the book is built (tools/static_math.py); should a page still
+# load MathJax, this waits (at most timeoutMs) for it. What is untypeset shows in INSPECT_JS.
 WAIT_FOR_RENDER_JS = """async (timeoutMs) => {
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
   const mathjax = window.MathJax;
