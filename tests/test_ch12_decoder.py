@@ -122,3 +122,35 @@ def test_checker_both_ways(checker, fn, status, hint, capsys):
     assert result.status == status, line
     assert hint in line, line
     assert bool(result) == (status == "PASS")
+
+
+def test_the_figures_carry_labels_and_alt_text_from_the_data():
+    import matplotlib.pyplot as plt
+
+    from attention_lib.plotting import loss_vs_baselines, writing_frame
+
+    fig, alt = loss_vs_baselines([0, 100, 200], [6.0, 2.5, 1.5], [6.0, 2.0, 1.6], {"bigram": 2.3})
+    assert "held-out loss from 6.00 to 1.60" in alt and "bigram baseline 2.30" in alt
+    assert fig.axes[0].get_xlabel() == "training step"
+    plt.close(fig)
+    p = np.array([0.1, 0.6, 0.3])
+    fig, alt = writing_frame(
+        0.5, ["sweet", "delicious", "rich"], p, ["a b .", "c ."], prompt="it was"
+    )
+    labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert labels[:3] == ["delicious", "rich", "sweet"]
+    assert "'delicious' (0.60)" in alt and "a b . | c ." in alt
+    plt.close(fig)
+    with pytest.raises(ValueError, match="need one word per probability"):
+        writing_frame(1.0, ["a"], p, [], prompt="x")
+
+
+def test_training_is_deterministic_by_seed():
+    from attention_lib.toy import decoder as food
+
+    train, test = food.split()
+    one = food.train(train, test, steps=3, every=1, seed=5)
+    two = food.train(train, test, steps=3, every=1, seed=5)
+    assert np.array_equal(one.test_loss, two.test_loss)
+    assert all(np.array_equal(one.params[k], two.params[k]) for k in one.params)
+    assert not np.array_equal(one.test_loss, food.train(train, test, steps=3, every=1).test_loss)
