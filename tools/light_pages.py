@@ -12,11 +12,16 @@
   the browser otherwise downloads whether or not a page uses them) from its template,
   so they are taken out of the written pages at the end of the build.
 
+It also gives every PNG figure its natural width as a CSS variable (``--natural-width``),
+so that on a phone ``_static/wrap-output.css`` can keep a figure near its own size (its
+numbers legible) and let it scroll sideways in its box instead of shrinking it.
+
 A small Sphinx extension, loaded through ``local_extensions`` in ``_config.yml``. The
 browser checks (tests/site) weigh a first visit and look at the icons, so a theme upgrade
 that needs the script again shows up there.
 """
 
+import base64
 import re
 from pathlib import Path
 
@@ -44,12 +49,45 @@ TEMPLATE_TAGS = re.compile(
 )
 
 
+IMAGE = re.compile(r"<img\b[^>]*>")
+SOURCE = re.compile(r'\bsrc="([^"]+)"')
+
+
+def png_width(head: bytes) -> int | None:
+    """The width in the header of a PNG (its first 24 bytes), or None if not a PNG."""
+    if len(head) < 24 or head[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    return int.from_bytes(head[16:20], "big")
+
+
+def _with_width(page: Path):
+    def add(match: re.Match) -> str:
+        tag = match.group(0)
+        src = SOURCE.search(tag)
+        if src is None or "--natural-width" in tag:
+            return tag
+        src = src.group(1)
+        if src.startswith("data:image/png;base64,"):
+            head = base64.b64decode(src[22:54])
+        else:
+            file = page.parent / src.split("?")[0]
+            head = file.read_bytes()[:24] if file.is_file() else b""
+        width = png_width(head)
+        if width is None:
+            return tag
+        if ' style="' in tag:
+            return tag.replace(' style="', f' style="--natural-width: {width}px; ', 1)
+        return tag.replace("<img", f'<img style="--natural-width: {width}px"', 1)
+
+    return add
+
+
 def _drop_template_tags(app, exception):
     if exception is not None or app.builder.format != "html":
         return
     for page in Path(app.outdir).rglob("*.html"):
         text = page.read_text(encoding="utf-8")
-        lighter = TEMPLATE_TAGS.sub("", text)
+        lighter = IMAGE.sub(_with_width(page), TEMPLATE_TAGS.sub("", text))
         if lighter != text:
             page.write_text(lighter, encoding="utf-8")
 

@@ -3,10 +3,10 @@
 The built book must work with the network off and light on a first visit, so formulas are
 typeset when the book is built (``tools/static_math.py`` runs MathJax in Node on the
 pinned copy extracted to ``_build/.vendor-cache/mathjax-node/``) and the site serves only
-MathJax's fonts and licence, never a CDN. (The sliders need no widget manager on the site: ``frame_slider`` shows
-itself there as plain HTML, see ``attention_lib/widgets.py`` and ``tools/light_pages.py``.)
-``_config.yml`` copies ``_build/vendor_site`` into the html root (``html_extra_path``) and
-points at the files below.
+MathJax's fonts and licence, never a CDN. (The sliders need no widget manager on the
+site: ``frame_slider`` shows itself there as plain HTML, see ``attention_lib/widgets.py``
+and ``tools/light_pages.py``.) ``_config.yml`` copies ``_build/vendor_site`` into the
+html root (``html_extra_path``).
 
 Run from the repository root before ``jupyter-book build``::
 

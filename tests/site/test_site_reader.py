@@ -327,3 +327,25 @@ def test_search_shows_the_pages_words_and_works_from_a_file(browser, base_url, s
                 assert noise not in text, f"search result from {where} shows {noise!r}: {text!r}"
         if root == base_url:
             assert sum("temperature" in text.lower().split("\n", 1)[-1] for text in texts) >= 3
+
+
+def test_figures_stay_legible_on_a_phone(open_page, chapter_pages):
+    """At 375 px a figure keeps at least 55 % of its size (the widest, 893 px, is drawn
+    520 px wide and scrolls in its box) instead of shrinking to the screen's 343 px."""
+    failures, seen = {}, 0
+    for path in chapter_pages:
+        page, _ = open_page(path, width=375, height=812)
+        scales = page.evaluate(
+            """() => [...document.querySelectorAll(
+                "div.cell_output img, .frame-slider__frame img")]
+              .filter((img) => img.naturalWidth > 0)
+              .map((img) => [img.getBoundingClientRect().width / img.naturalWidth,
+                             (img.alt || "").slice(0, 50)])"""
+        )
+        page.context.close()
+        seen += len(scales)
+        for scale, alt in scales:
+            if scale < 0.55:
+                failures.setdefault(path, []).append(f"{alt!r} drawn at {scale:.0%}")
+    assert seen, "no figure on any chapter page, so this check would prove nothing"
+    assert not failures, "figures too small to read on a phone:\n" + _listing(failures)
