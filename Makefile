@@ -89,6 +89,7 @@ outputs: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python tools/bench.py $(BENCH_ARGS)
 	$(BIN)/python tools/bench_grade.py
+	$(BIN)/python tools/bench_site.py
 
 student: $(STAMP)
 	$(BIN)/python tools/student.py --out _build_student
