@@ -35,6 +35,7 @@ CONTRACT = {
 # layer named by its first dotted part, so a new module in a package needs no entry here.
 # The standard library is allowed everywhere.
 MATH = {"validate", "core", "heads", "backward", "masks", "chunked"}
+MATH |= {"layers", "decoder", "decoder_backward"}  # chapters 11-12: the rest of a block
 LAYERS = {
     "validate": ({"numpy"}, set()),
     "core": ({"numpy"}, {"validate"}),
@@ -42,6 +43,9 @@ LAYERS = {
     "backward": ({"numpy"}, {"core", "validate"}),
     "masks": ({"numpy"}, {"core", "validate"}),
     "chunked": ({"numpy"}, {"core", "validate"}),
+    "layers": ({"numpy"}, {"validate"}),
+    "decoder": ({"numpy"}, {"core", "heads", "layers", "validate"}),
+    "decoder_backward": ({"numpy"}, {"backward", "core", "decoder", "heads"}),
     # The real-model chapter reads weights and tokenizes; nothing else may import it.
     "pretrained": ({"numpy", "safetensors", "tokenizers"}, MATH),
     "toy": ({"numpy"}, MATH | {"toy"}),

@@ -56,15 +56,9 @@ def attention_panels(weights, tokens, names=None, *, title: str, ncols: int = 4)
         r, c = divmod(i, ncols)
         mosaic[r * dy : r * dy + n, c * dx : c * dx + n] = W[i]
         marks += [(c * dx + j, r * dy + q) for q, j in enumerate(W[i].argmax(axis=1))]
-    cell = 0.14  # inches
-    left, right, top, bottom = 0.9, 1.0, 0.45, 0.75  # inches for labels, title, colour bar
-    plot_w, plot_h = cell * mosaic.shape[1], cell * mosaic.shape[0]
-    width, height = left + plot_w + right, bottom + plot_h + top
-    fig = plt.figure(figsize=(width, height))
-    ax = fig.add_axes((left / width, bottom / height, plot_w / width, plot_h / height))
-    image = ax.imshow(mosaic, cmap=plt.get_cmap(CMAP).with_extremes(bad="white"), vmin=0, vmax=1)
-    ax.scatter(*np.transpose(marks), s=6, c="white", edgecolors="black", linewidths=0.4)
-    ax.set_axis_off()
+    # Inches for labels, title and colour bar around cells of 0.14 in.
+    fig, ax, image, box = _mosaic(mosaic, marks, cell=0.14, margins=(0.9, 1.0, 0.45, 0.75))
+    left, bottom, plot_w, plot_h, width, height = box
     # Plain text labels rather than ticks: each tick is several artists, and slow to draw.
     label = {"fontsize": 6}
     for r in range(nrows):
@@ -153,15 +147,8 @@ def token_attention(weights, tokens, query: int, *, ncols: int = 3):
         r, c = divmod(i, ncols)
         mosaic[r * dy : r * dy + h, c * dx : c * dx + n] = rows[i]
         marks += [(c * dx + j, r * dy + head) for head, j in enumerate(rows[i].argmax(axis=1))]
-    cell = 0.13  # inches
-    left, right, top, bottom = 0.5, 0.9, 0.4, 0.7
-    plot_w, plot_h = cell * mosaic.shape[1], cell * mosaic.shape[0]
-    width, height = left + plot_w + right, bottom + plot_h + top
-    fig = plt.figure(figsize=(width, height))
-    ax = fig.add_axes((left / width, bottom / height, plot_w / width, plot_h / height))
-    image = ax.imshow(mosaic, cmap=plt.get_cmap(CMAP).with_extremes(bad="white"), vmin=0, vmax=1)
-    ax.scatter(*np.transpose(marks), s=6, c="white", edgecolors="black", linewidths=0.4)
-    ax.set_axis_off()
+    fig, ax, image, box = _mosaic(mosaic, marks, cell=0.13, margins=(0.5, 0.9, 0.4, 0.7))
+    left, bottom, plot_w, plot_h, width, height = box
     for i in range(L):
         r, c = divmod(i, ncols)
         ax.text(c * dx + (n - 1) / 2, r * dy - 0.8, f"layer {i + 1}", ha="center", fontsize=8)
@@ -232,3 +219,19 @@ def head_grid(values, *, title: str, fmt: str = ".2f"):
         f"median {format(float(np.median(V)), fmt)}."
     )
     return fig, alt
+
+
+def _mosaic(mosaic: np.ndarray, marks: list, cell: float, margins: tuple):
+    """A figure sized so each cell of ``mosaic`` is ``cell`` inches square, with margins
+    (left, right, top, bottom) in inches; NaN cells blank, each row's maximum marked.
+    Returns the figure, its axes, the image and (left, bottom, plot_w, plot_h, width,
+    height) in inches, to place titles and a colour bar."""
+    left, right, top, bottom = margins
+    plot_w, plot_h = cell * mosaic.shape[1], cell * mosaic.shape[0]
+    width, height = left + plot_w + right, bottom + plot_h + top
+    fig = plt.figure(figsize=(width, height))
+    ax = fig.add_axes((left / width, bottom / height, plot_w / width, plot_h / height))
+    image = ax.imshow(mosaic, cmap=plt.get_cmap(CMAP).with_extremes(bad="white"), vmin=0, vmax=1)
+    ax.scatter(*np.transpose(marks), s=6, c="white", edgecolors="black", linewidths=0.4)
+    ax.set_axis_off()
+    return fig, ax, image, (left, bottom, plot_w, plot_h, width, height)
