@@ -81,7 +81,7 @@ site-build: $(STAMP) $(LIB_STAMP)
 	$(BIN)/jupyter-book build . -W -n --keep-going --all
 
 site-check: $(STAMP)
-	$(BIN)/python -m pytest tests/site -q -rs -n 2 --dist loadfile
+	$(BIN)/python -m pytest tests/site -q -rs -n 2 --dist loadgroup
 
 outputs: $(STAMP)
 	$(BIN)/python tools/refresh_outputs.py chapters/*.ipynb

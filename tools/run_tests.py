@@ -90,7 +90,7 @@ STAGES = [
     ),
     Stage(
         "site",
-        pytest("tests/site", "-rs", "-n", "2", "--dist", "loadfile"),
+        pytest("tests/site", "-rs", "-n", "2", "--dist", "loadgroup"),
         needs=("book",),
         cores=2,
         what="browser checks on the built site",

@@ -9,6 +9,10 @@ from pathlib import Path
 
 import pytest
 
+# Every test here reads one pass over the site (site_logs): keep them on one worker, while
+# the reader checks (test_site_reader.py) spread over the others one test at a time.
+pytestmark = pytest.mark.xdist_group("site_logs")
+
 
 def _listing(failures: dict[str, list[str]]) -> str:
     return "\n".join(f"{page}:\n  - " + "\n  - ".join(items) for page, items in failures.items())
