@@ -165,6 +165,15 @@ def test_the_corpus_split_and_baselines():
     assert base["bigram"] < base["unigram"] < np.log(len(toy_decoder.VOCAB))
 
 
+def test_split_takes_other_texts_and_holds_them_out_the_same_way():
+    kept = [s for s in toy_decoder.SENTENCES if "delicious" not in s.split()]
+    train, test = toy_decoder.split(100, seed=1, texts=kept)
+    assert (len(train.ids), len(test.ids)) == (len(kept) - 100, 100)
+    assert not (train.targets == toy_decoder.INDEX["delicious"]).any()
+    _, again = toy_decoder.split(100, seed=1, texts=kept)
+    assert np.array_equal(again.ids, test.ids)
+
+
 def test_adam_moves_each_weight_by_about_the_learning_rate():
     params, state = {"W": np.zeros(3)}, {}
     toy_decoder.adam_step(params, {"W": np.array([1e-3, -5.0, 0.0])}, state, 0.1, 1)

@@ -78,14 +78,15 @@ def batch(texts) -> Batch:
     return Batch(rows[:, :-1], targets, (targets != 0).astype(float))
 
 
-def split(n_test: int = 600, seed: int = 0) -> tuple[Batch, Batch]:
-    """Shuffle the sentences with ``seed`` and hold ``n_test`` out: ``(train, test)``.
+def split(n_test: int = 600, seed: int = 0, texts=SENTENCES) -> tuple[Batch, Batch]:
+    """Shuffle ``texts`` (the corpus) with ``seed`` and hold ``n_test`` out: ``(train, test)``.
 
     The split happens before any training and the corpus has no repeated sentence, so
-    no test sentence is ever seen while learning.
+    no test sentence is ever seen while learning. Pass other ``texts`` (e.g. the corpus
+    without some word) to split those the same way.
     """
-    order = np.random.default_rng(seed).permutation(len(SENTENCES))
-    shuffled = [SENTENCES[i] for i in order]
+    order = np.random.default_rng(seed).permutation(len(texts))
+    shuffled = [texts[i] for i in order]
     return batch(shuffled[n_test:]), batch(shuffled[:n_test])
 
 
