@@ -92,13 +92,19 @@ def grade(
     hidden = [folder, out]
 
     def one(student, data):
-        try:
-            return verdict.grade(student, data, timeout, hidden, safe)
-        except Exception:  # a bug here must cost one row, not the run
-            traceback.print_exc()
-            result = verdict.Result(student, None, ["grader error"])
-            result.feedback.append("The grader failed on this notebook; ask your teacher.")
-            return result
+        # A failure of the grader itself (not of the answers: those are the sandbox's) must
+        # cost one row, not the run. A machine short of processes or memory can make even
+        # starting a sandbox fail, so a second attempt comes before "grader error".
+        for attempt in (1, 2):
+            try:
+                return verdict.grade(student, data, timeout, hidden, safe)
+            except Exception:
+                print(f"{student}: the grader failed (attempt {attempt} of 2):", file=sys.stderr)
+                traceback.print_exc()
+                time.sleep(1)
+        result = verdict.Result(student, None, ["grader error"])
+        result.feedback.append("The grader failed on this notebook; ask your teacher.")
+        return result
 
     with verdict.quiet(), ThreadPoolExecutor(jobs or os.cpu_count() or 1) as pool:
         sys.stdout.local.quiet = False  # this thread reports; the checkers' threads do not
