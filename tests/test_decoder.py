@@ -188,3 +188,47 @@ def test_the_corpus_script_reproduces_the_committed_file():
     tool = Path(__file__).resolve().parents[1] / "tools" / "make_corpus.py"
     done = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout
+
+
+def test_every_sentence_of_the_corpus_is_grammatical():
+    """Scan all of food.txt for the slips a template can make: "a apple", "a fries",
+    "some cake" where a count noun needs "a", "the fries was", a doubled word, ..."""
+    import re
+    import sys
+    from itertools import pairwise
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import make_corpus as mc
+
+    foods = {f for foods, _ in mc.KINDS.values() for f in foods.split()}
+    count = foods - mc.MASS - mc.PLURAL  # singular and countable: needs "a", "the", ...
+    assert mc.MASS | mc.PLURAL <= foods and not mc.MASS & mc.PLURAL
+    two_eaters = re.compile(rf"\b({'|'.join(mc.EAT)}) the ")  # "X ate the A and Y ate the B"
+    slips = []
+    for s in toy_decoder.SENTENCES:
+        w = s.split()
+        pairs = list(pairwise(w))
+        named = [(i, x) for i, x in enumerate(w) if x in foods]
+        found = [
+            any(a == b for a, b in pairs) and "a word twice in a row",
+            any(a == "a" and b[0] in "aeiou" for a, b in pairs) and '"a" before a vowel',
+            any(a == "an" and b[0] not in "aeiou" for a, b in pairs) and '"an" before a consonant',
+            any(w[i - 1] in ("a", "an") for i, x in named if x not in count)
+            and '"a" + mass/plural',
+            any(w[i - 1] == "some" for i, x in named if x in count) and '"some" + a count noun',
+            any(w[i - 1] not in ("the", "a", "an", "this", "of") for i, x in named if x in count)
+            and "a count noun without an article",
+            bool(re.match(r"(he|she) like |(I|we|they) likes ", s)) and "like/likes",
+            bool(re.search(r"\b(sunday|friday|saturday)\b", s)) and "a day in lower case",
+            not re.fullmatch(r"[^ ]+( [^ ]+)* \.", s) and "spacing or the final '.'",
+        ]
+        if named and "both" not in w:  # one food: what follows must agree with it
+            i, first = named[0]
+            plural, rest = first in mc.PLURAL, " ".join(w[i + 1 :])
+            if not two_eaters.search(rest):
+                wrong = r"\b(was|is|it)\b" if plural else r"\b(were|are|they)\b"
+                found.append(bool(re.search(wrong, rest)) and "verb or pronoun disagrees")
+                found.append(w[i - 1] == ("this" if plural else "these") and "this/these")
+        slips += [f"{why}: {s}" for why in found if why]
+    assert not slips, "\n".join(slips[:20])
