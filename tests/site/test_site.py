@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-# Every test here reads one pass over the site (site_logs): keep them on one worker, while
-# the reader checks (test_site_reader.py) spread over the others one test at a time.
+# Every test here reads one pass over the site at 1280 px (site_logs): keep them on one
+# worker, while the phone and dark-mode passes (test_site_reader.py) run on the other.
 pytestmark = pytest.mark.xdist_group("site_logs")
 
 
@@ -35,28 +35,96 @@ AXE_RUN_JS = """async () => {
 }"""
 
 
+# Cumulative layout shift since the page began to load (what moved without the reader
+# asking); 0.1 is the usual threshold of a "good" page.
+LAYOUT_SHIFT_JS = """() => new Promise((resolve) => {
+  let total = 0;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) if (!entry.hadRecentInput) total += entry.value;
+  }).observe({type: "layout-shift", buffered: true});
+  setTimeout(() => resolve(total), 300);
+})"""
+
+# Code lines and display equations that need a sideways scroll (their longest line each).
+CLIPPED_JS = """() => [...document.querySelectorAll(
+    "main div.cell_input pre, main div.highlight pre, mjx-container[display='true']")]
+  .filter((el) => el.offsetParent !== null && !el.closest("details:not([open])"))
+  .filter((el) => el.scrollWidth > el.clientWidth + 1)
+  .map((el) => el.textContent.trim().split("\\n")
+    .sort((a, b) => b.length - a.length)[0].slice(0, 60))"""
+
+# Elements in the article that take keyboard focus although they are formulas.
+MATH_TAB_STOPS_JS = """() => [...document.querySelectorAll(
+  "mjx-container[tabindex], .math [tabindex]")]
+  .filter((el) => el.tabIndex >= 0).length"""
+
+# What a printed chapter shows: cut-off code, slider controls, frames, unfolded solutions.
+PRINT_JS = """() => ({
+  clipped: [...document.querySelectorAll("main pre")]
+    .filter((pre) => pre.scrollWidth > pre.clientWidth + 1).length,
+  sliders: [...document.querySelectorAll(".frame-slider input")]
+    .filter((el) => getComputedStyle(el).display !== "none").length,
+  frames: [...document.querySelectorAll(".frame-slider")].map((box) =>
+    [...box.querySelectorAll(".frame-slider__frame")]
+      .filter((f) => getComputedStyle(f).display !== "none").length),
+  solutions: [...document.querySelectorAll(".solution section")]
+    .filter((el) => el.offsetParent !== null).length,
+})"""
+
+
 @pytest.fixture(scope="session")
 def site_logs(open_page, site_pages, axe_source, site_dir: Path):
-    """Open every page once and keep what it did, its headings and its axe-core violations.
+    """Open every page once, at 1280 px, and keep what it did and what the checks found.
 
-    A chapter page is also photographed (full page, into _build/screenshots/) and then worked
-    like a reader would: every slider moved from the keyboard, every solution unfolded.
+    One load serves every check of a laptop reader, in an order where none disturbs the
+    next: what moved while loading, cut-off code, formulas as tab stops, solution toggles'
+    names, the page as printed, headings and axe-core's violations. A chapter page is then
+    photographed (full page, into _build/screenshots/) and worked like a reader would: each
+    slider's box measured on every frame, every slider moved from the keyboard, every
+    solution unfolded.
     """
     shots = site_dir.parent / "screenshots"
     shots.mkdir(parents=True, exist_ok=True)
     logs = {}
     for path in site_pages:
         page, log = open_page(path)
-        log.facts["headings"] = page.evaluate(HEADINGS_JS)
+        facts = log.facts
+        facts["layout_shift"] = page.evaluate(LAYOUT_SHIFT_JS)
+        facts["clipped"] = page.evaluate(CLIPPED_JS)
+        facts["tab_stops"] = page.evaluate(MATH_TAB_STOPS_JS)
+        facts["toggle_names"] = [
+            button.get_attribute("aria-label") or ""
+            for button in page.locator(".solution .toggle-button").all()
+        ]
+        page.emulate_media(media="print")
+        facts["print"] = page.evaluate(PRINT_JS)
+        page.emulate_media(media="screen")
+        facts["headings"] = page.evaluate(HEADINGS_JS)
         page.add_script_tag(content=axe_source)
-        log.facts["axe"] = page.evaluate(AXE_RUN_JS)
+        facts["axe"] = page.evaluate(AXE_RUN_JS)
         if path.startswith("chapters/"):
             page.screenshot(path=str(shots / f"{Path(path).stem}.png"), full_page=True)
-            log.facts["sliders"] = _check_sliders(page)
-            log.facts["exercises"] = _check_solutions(page)
+            facts["slider_heights"] = _slider_heights(page)
+            facts["sliders"] = _check_sliders(page)
+            facts["exercises"] = _check_solutions(page)
         page.context.close()
         logs[path] = log
     return logs
+
+
+def _slider_heights(page) -> list[set[int]]:
+    """For each slider, the heights of its box over all its frames (back at the first)."""
+    heights = []
+    for box in page.locator(".frame-slider").all():
+        slider = box.locator("input[type=range]")
+        start, seen = int(slider.input_value()), set()
+        for value in [*range(int(slider.get_attribute("max")) + 1), start]:
+            slider.evaluate(
+                "(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", value
+            )
+            seen.add(round(box.bounding_box()["height"]))
+        heights.append(seen)
+    return heights
 
 
 def test_pages_load_offline_without_errors(site_logs):
@@ -239,3 +307,74 @@ def test_every_chapter_page_stays_under_its_weight_budget(site_dir, site_pages):
         if w > PAGE_BUDGET
     }
     assert not over, "pages over budget:\n" + _listing(over)
+
+
+def test_nothing_is_cut_off_on_a_laptop(site_logs):
+    """At 1280 px no code line and no display equation needs a sideways scroll."""
+    failures = {
+        path: [f"cut off at 1280 px: {text!r}" for text in log.facts["clipped"]]
+        for path, log in site_logs.items()
+        if path.startswith("chapters/") and log.facts["clipped"]
+    }
+    assert not failures, "code or equations that do not fit:\n" + _listing(failures)
+
+
+def test_pages_hold_still_while_loading_and_sliding(site_logs):
+    """No content jumps as a chapter loads, and a slider's box keeps its height on every
+    frame, so the text below it stays where the reader left it."""
+    failures = {}
+    for path, log in site_logs.items():
+        if not path.startswith("chapters/"):
+            continue
+        if log.facts["layout_shift"] > 0.1:
+            failures.setdefault(path, []).append(
+                f"layout shift {log.facts['layout_shift']:.3f} while loading"
+            )
+        for i, heights in enumerate(log.facts["slider_heights"]):
+            if len(heights) > 1:
+                failures.setdefault(path, []).append(
+                    f"slider {i + 1}: its box is {min(heights)}-{max(heights)} px tall by frame"
+                )
+    assert any(log.facts.get("slider_heights") for log in site_logs.values()), (
+        "no slider on any chapter page, so the height check would prove nothing"
+    )
+    assert not failures, "pages that move under the reader:\n" + _listing(failures)
+
+
+def test_formulas_are_not_tab_stops(site_logs):
+    stops = {
+        path: [f"{log.facts['tab_stops']} formulas take keyboard focus"]
+        for path, log in site_logs.items()
+        if log.facts["tab_stops"]
+    }
+    assert not stops, "Tab stops on formulas:\n" + _listing(stops)
+
+
+def test_solution_toggles_are_named_for_their_exercise(site_logs):
+    names = {path: log.facts["toggle_names"] for path, log in site_logs.items()}
+    assert any(names.values()), "no solution toggles found, so this check would prove nothing"
+    failures = {
+        path: [f"a solution toggle is named {name!r}" for name in found if "Exercise" not in name]
+        for path, found in names.items()
+    }
+    failures = {path: items for path, items in failures.items() if items}
+    assert not failures, "unnamed solution toggles:\n" + _listing(failures)
+
+
+def test_a_printed_chapter_is_a_usable_handout(site_logs):
+    failures = {}
+    for path, log in site_logs.items():
+        if not path.startswith("chapters/"):
+            continue
+        found, problems = log.facts["print"], []
+        if found["clipped"]:
+            problems.append(f"{found['clipped']} code blocks are cut off on paper")
+        if found["sliders"]:
+            problems.append("slider controls print")
+        if any(count != 1 for count in found["frames"]):
+            problems.append(f"frames printed per slider: {found['frames']} (want 1 each)")
+        if found["solutions"]:
+            problems.append(f"{found['solutions']} solutions print unfolded")
+        if problems:
+            failures[path] = problems
+    assert not failures, "printing problems:\n" + _listing(failures)

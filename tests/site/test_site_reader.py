@@ -1,9 +1,10 @@
 """Browser checks for every kind of reader: a phone, dark mode, the keyboard, a first visit
 on a cold cache, paper, and someone arriving at the landing page.
 
-They run beside tests/site/test_site.py (pytest-xdist gives each file its own worker and
-browser), on the same built site. Screenshots at 375 px and in dark mode go to
-``_build/screenshots/`` with the others.
+The laptop reader's checks (what moves, what is cut off, tab stops, solution toggles,
+printing) read the one pass at 1280 px in tests/site/test_site.py. Here, one pass on a
+phone serves the phone's checks, beside it on the other pytest-xdist worker. Screenshots at
+375 px and in dark mode go to ``_build/screenshots/`` with the others.
 """
 
 from __future__ import annotations
@@ -45,11 +46,6 @@ OVERFLOW_JS = """() => {
   };
 }"""
 
-# Elements in the article that take keyboard focus although they are formulas.
-MATH_TAB_STOPS_JS = """() => [...document.querySelectorAll(
-  "mjx-container[tabindex], .math [tabindex]")]
-  .filter((el) => el.tabIndex >= 0).length"""
-
 
 @pytest.fixture(scope="session")
 def chapter_pages(site_pages):
@@ -64,107 +60,6 @@ def shots(site_dir: Path) -> Path:
     folder = site_dir.parent / "screenshots"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-def test_no_page_scrolls_sideways_on_a_phone_or_a_tablet(open_page, site_pages, shots):
-    failures = {}
-    for path in site_pages:
-        for width in WIDTHS:
-            page, _ = open_page(path, width=width, height=800)
-            found = page.evaluate(OVERFLOW_JS)
-            if width == 375 and path.startswith("chapters/"):
-                page.screenshot(path=str(shots / f"{Path(path).stem}-375.png"), full_page=True)
-            page.context.close()
-            if found["scroll"] > 1 or found["wide"]:
-                failures.setdefault(path, []).append(
-                    f"{width} px: the page scrolls {found['scroll']} px sideways; "
-                    f"sticking out: {found['wide']}"
-                )
-    assert not failures, "content wider than the screen:\n" + _listing(failures)
-
-
-def test_nothing_is_cut_off_on_a_laptop(open_page, chapter_pages):
-    """At 1280 px no code line and no display equation needs a sideways scroll."""
-    failures = {}
-    for path in chapter_pages:
-        page, _ = open_page(path)
-        clipped = page.evaluate(
-            """() => [...document.querySelectorAll(
-                "main div.cell_input pre, main div.highlight pre, mjx-container[display='true']")]
-              .filter((el) => el.offsetParent !== null && !el.closest("details:not([open])"))
-              .filter((el) => el.scrollWidth > el.clientWidth + 1)
-              .map((el) => el.textContent.trim().split("\\n")
-                .sort((a, b) => b.length - a.length)[0].slice(0, 60))"""
-        )
-        page.context.close()
-        if clipped:
-            failures[path] = [f"cut off at 1280 px: {text!r}" for text in clipped]
-    assert not failures, "code or equations that do not fit:\n" + _listing(failures)
-
-
-def test_sliders_fit_and_work_by_keyboard_on_a_phone(open_page, chapter_pages):
-    failures, seen = {}, 0
-    for path in chapter_pages:
-        page, _ = open_page(path, width=375, height=812)
-        for i, box in enumerate(page.locator(".frame-slider").all()):
-            seen += 1
-            box.scroll_into_view_if_needed()
-            slider, readout = box.locator("input[type=range]"), box.locator("output")
-            for part, what in ((slider, "slider"), (readout, "its value")):
-                rect = part.bounding_box()
-                if rect is None or rect["x"] < 0 or rect["x"] + rect["width"] > 375:
-                    failures.setdefault(path, []).append(f"slider {i + 1}: {what} is cut off")
-            rect = slider.bounding_box() or {"height": 0}
-            if rect["height"] < 24:
-                failures.setdefault(path, []).append(
-                    f"slider {i + 1}: touch target {rect['height']:.0f} px tall, under 24"
-                )
-            before = readout.inner_text()
-            slider.focus()
-            page.keyboard.press("End")
-            page.keyboard.press("Home")
-            page.keyboard.press("ArrowRight")
-            if readout.inner_text() == before and slider.get_attribute("max") != "0":
-                failures.setdefault(path, []).append(f"slider {i + 1}: the keys move nothing")
-        page.context.close()
-    assert seen, "no slider on any chapter page, so this check would prove nothing"
-    assert not failures, "sliders on a 375 px phone:\n" + _listing(failures)
-
-
-# Cumulative layout shift since the page began to load (what moved without the reader
-# asking); 0.1 is the usual threshold of a "good" page.
-LAYOUT_SHIFT_JS = """() => new Promise((resolve) => {
-  let total = 0;
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) if (!entry.hadRecentInput) total += entry.value;
-  }).observe({type: "layout-shift", buffered: true});
-  setTimeout(() => resolve(total), 300);
-})"""
-
-
-def test_pages_hold_still_while_loading_and_sliding(open_page, chapter_pages):
-    """No content jumps as a chapter loads, and a slider's box keeps its height on every
-    frame, so the text below it stays where the reader left it."""
-    failures = {}
-    for path in chapter_pages:
-        page, _ = open_page(path)
-        shift = page.evaluate(LAYOUT_SHIFT_JS)
-        if shift > 0.1:
-            failures.setdefault(path, []).append(f"layout shift {shift:.3f} while loading")
-        for i, box in enumerate(page.locator(".frame-slider").all()):
-            slider = box.locator("input[type=range]")
-            heights = set()
-            for value in range(int(slider.get_attribute("max")) + 1):
-                slider.evaluate(
-                    "(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", value
-                )
-                heights.add(round(box.bounding_box()["height"]))
-            if len(heights) > 1:
-                failures.setdefault(path, []).append(
-                    f"slider {i + 1}: its box is {min(heights)}-{max(heights)} px tall by frame"
-                )
-        page.context.close()
-    assert not failures, "pages that move under the reader:\n" + _listing(failures)
 
 
 def test_dark_mode_is_followed_and_has_no_serious_accessibility_problem(
@@ -188,31 +83,6 @@ def test_dark_mode_is_followed_and_has_no_serious_accessibility_problem(
     assert not failures, "dark mode problems:\n" + _listing(failures)
 
 
-def test_formulas_are_not_tab_stops(open_page, chapter_pages):
-    stops = {}
-    for path in chapter_pages:
-        page, log = open_page(path)
-        count = page.evaluate(MATH_TAB_STOPS_JS)
-        if count:
-            stops[path] = [f"{count} formulas take keyboard focus"]
-        page.context.close()
-    assert not stops, "Tab stops on formulas:\n" + _listing(stops)
-
-
-def test_solution_toggles_are_named_for_their_exercise(open_page, chapter_pages):
-    failures, seen = {}, 0
-    for path in chapter_pages:
-        page, _ = open_page(path)
-        for button in page.locator(".solution .toggle-button").all():
-            seen += 1
-            name = button.get_attribute("aria-label") or ""
-            if "Exercise" not in name:
-                failures.setdefault(path, []).append(f"a solution toggle is named {name!r}")
-        page.context.close()
-    assert seen, "no solution toggles found, so this check would prove nothing"
-    assert not failures, "unnamed solution toggles:\n" + _listing(failures)
-
-
 def test_a_first_visit_stays_light(browser, base_url, chapter_pages):
     """Cold cache, local server: every byte the page pulls in (and, printed, when its
     slider answered; a time is the benchmark's to judge, not a test's)."""
@@ -232,39 +102,6 @@ def test_a_first_visit_stays_light(browser, base_url, chapter_pages):
                 f"{row['bytes'] / 1e6:.2f} MB on a first visit (largest: {row['largest']})"
             )
     assert not failures, "first visits over budget:\n" + _listing(failures)
-
-
-def test_a_printed_chapter_is_a_usable_handout(open_page, chapter_pages):
-    failures = {}
-    for path in chapter_pages:
-        page, _ = open_page(path)
-        page.emulate_media(media="print")
-        found = page.evaluate(
-            """() => ({
-              clipped: [...document.querySelectorAll("main pre")]
-                .filter((pre) => pre.scrollWidth > pre.clientWidth + 1).length,
-              sliders: [...document.querySelectorAll(".frame-slider input")]
-                .filter((el) => getComputedStyle(el).display !== "none").length,
-              frames: [...document.querySelectorAll(".frame-slider")].map((box) =>
-                [...box.querySelectorAll(".frame-slider__frame")]
-                  .filter((f) => getComputedStyle(f).display !== "none").length),
-              solutions: [...document.querySelectorAll(".solution section")]
-                .filter((el) => el.offsetParent !== null).length,
-            })"""
-        )
-        page.context.close()
-        problems = []
-        if found["clipped"]:
-            problems.append(f"{found['clipped']} code blocks are cut off on paper")
-        if found["sliders"]:
-            problems.append("slider controls print")
-        if any(count != 1 for count in found["frames"]):
-            problems.append(f"frames printed per slider: {found['frames']} (want 1 each)")
-        if found["solutions"]:
-            problems.append(f"{found['solutions']} solutions print unfolded")
-        if problems:
-            failures[path] = problems
-    assert not failures, "printing problems:\n" + _listing(failures)
 
 
 def test_the_landing_page_starts_the_reader_on_chapter_1(open_page, site_pages):
@@ -331,23 +168,100 @@ def test_search_shows_the_pages_words_and_works_from_a_file(browser, base_url, s
             assert sum("temperature" in text.lower().split("\n", 1)[-1] for text in texts) >= 3
 
 
-def test_figures_stay_legible_on_a_phone(open_page, chapter_pages):
+# Figures drawn on the page: each one's drawn width over its own width, and its alt text.
+FIGURE_SCALES_JS = """() => [...document.querySelectorAll(
+    "div.cell_output img, .frame-slider__frame img")]
+  .filter((img) => img.naturalWidth > 0)
+  .map((img) => [img.getBoundingClientRect().width / img.naturalWidth,
+                 (img.alt || "").slice(0, 50)])"""
+
+PHONE = (375, 812)
+TWO_FRAMES_JS = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
+@pytest.fixture(scope="session")
+def phone_pass(open_page, site_pages, shots):
+    """Every page loaded once on a 375 px phone: how far it scrolls sideways, then (on a
+    chapter) a full-page screenshot, how large its figures are drawn, and every slider
+    measured and worked from the keyboard. The same page is then turned to 320 px (a small
+    phone) and 768 px (a tablet), as a reader turns a device, and measured again."""
+    facts = {}
+    for path in site_pages:
+        found = facts[path] = {}
+        page, _ = open_page(path, width=PHONE[0], height=PHONE[1])
+        found[PHONE[0]] = page.evaluate(OVERFLOW_JS)
+        if path.startswith("chapters/"):
+            page.screenshot(path=str(shots / f"{Path(path).stem}-375.png"), full_page=True)
+            found["figures"] = page.evaluate(FIGURE_SCALES_JS)
+            found["sliders"] = _work_sliders(page)
+        for width in WIDTHS:
+            if width != PHONE[0]:
+                page.set_viewport_size({"width": width, "height": PHONE[1]})
+                page.evaluate(TWO_FRAMES_JS)  # let the page's own resize handlers run
+                found[width] = page.evaluate(OVERFLOW_JS)
+        page.context.close()
+    return facts
+
+
+def _work_sliders(page) -> list[list[str]]:
+    """For each slider on the page, what is wrong with it on a phone (nothing: [])."""
+    results = []
+    for box in page.locator(".frame-slider").all():
+        problems = []
+        box.scroll_into_view_if_needed()
+        slider, readout = box.locator("input[type=range]"), box.locator("output")
+        for part, what in ((slider, "slider"), (readout, "its value")):
+            rect = part.bounding_box()
+            if rect is None or rect["x"] < 0 or rect["x"] + rect["width"] > PHONE[0]:
+                problems.append(f"{what} is cut off")
+        rect = slider.bounding_box() or {"height": 0}
+        if rect["height"] < 24:
+            problems.append(f"touch target {rect['height']:.0f} px tall, under 24")
+        before = readout.inner_text()
+        slider.focus()
+        page.keyboard.press("End")
+        page.keyboard.press("Home")
+        page.keyboard.press("ArrowRight")
+        if readout.inner_text() == before and slider.get_attribute("max") != "0":
+            problems.append("the keys move nothing")
+        results.append(problems)
+    return results
+
+
+@pytest.mark.xdist_group("phone")
+def test_no_page_scrolls_sideways_on_a_phone_or_a_tablet(phone_pass):
+    failures = {}
+    for path, found in phone_pass.items():
+        for width in WIDTHS:
+            if found[width]["scroll"] > 1 or found[width]["wide"]:
+                failures.setdefault(path, []).append(
+                    f"{width} px: the page scrolls {found[width]['scroll']} px sideways; "
+                    f"sticking out: {found[width]['wide']}"
+                )
+    assert not failures, "content wider than the screen:\n" + _listing(failures)
+
+
+@pytest.mark.xdist_group("phone")
+def test_sliders_fit_and_work_by_keyboard_on_a_phone(phone_pass):
+    sliders = {path: found["sliders"] for path, found in phone_pass.items() if "sliders" in found}
+    assert sum(map(len, sliders.values())), "no slider on any chapter page: this proves nothing"
+    failures = {
+        path: [f"slider {i + 1}: {problem}" for i, items in enumerate(found) for problem in items]
+        for path, found in sliders.items()
+    }
+    failures = {path: items for path, items in failures.items() if items}
+    assert not failures, "sliders on a 375 px phone:\n" + _listing(failures)
+
+
+@pytest.mark.xdist_group("phone")
+def test_figures_stay_legible_on_a_phone(phone_pass):
     """At 375 px a figure keeps at least 55 % of its size (the widest, 893 px, is drawn
     520 px wide and scrolls in its box) instead of shrinking to the screen's 343 px."""
-    failures, seen = {}, 0
-    for path in chapter_pages:
-        page, _ = open_page(path, width=375, height=812)
-        scales = page.evaluate(
-            """() => [...document.querySelectorAll(
-                "div.cell_output img, .frame-slider__frame img")]
-              .filter((img) => img.naturalWidth > 0)
-              .map((img) => [img.getBoundingClientRect().width / img.naturalWidth,
-                             (img.alt || "").slice(0, 50)])"""
-        )
-        page.context.close()
-        seen += len(scales)
-        for scale, alt in scales:
-            if scale < 0.55:
-                failures.setdefault(path, []).append(f"{alt!r} drawn at {scale:.0%}")
-    assert seen, "no figure on any chapter page, so this check would prove nothing"
+    scales = {path: found["figures"] for path, found in phone_pass.items() if "figures" in found}
+    assert sum(map(len, scales.values())), "no figure on any chapter page: this proves nothing"
+    failures = {
+        path: [f"{alt!r} drawn at {scale:.0%}" for scale, alt in found if scale < 0.55]
+        for path, found in scales.items()
+    }
+    failures = {path: items for path, items in failures.items() if items}
     assert not failures, "figures too small to read on a phone:\n" + _listing(failures)
