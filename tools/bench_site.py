@@ -42,15 +42,27 @@ def first_visit(browser, url: str) -> dict:
     """Open ``url`` with an empty cache: {"bytes", "ready_ms", "sliders", "largest"}."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
+    sizes = record_sizes(page)
+    page.goto(url, wait_until="load")
+    page.wait_for_load_state("networkidle", timeout=90_000)
+    row = visit_summary(page, sizes)
+    context.close()
+    return row
+
+
+def record_sizes(page) -> list[tuple[str, int]]:
+    """A list that fills with (url, body bytes) for every response the page receives."""
     sizes = []
     page.on(
         "requestfinished",
         lambda request: sizes.append((request.url, request.sizes()["responseBodySize"])),
     )
-    page.goto(url, wait_until="load")
-    page.wait_for_load_state("networkidle", timeout=90_000)
+    return sizes
+
+
+def visit_summary(page, sizes: list[tuple[str, int]]) -> dict:
+    """What a loaded page cost (``sizes`` from :func:`record_sizes`) and when it was ready."""
     found = page.evaluate(READY_JS)
-    context.close()
     largest = max(sizes, key=lambda item: item[1], default=("", 0))
     return {
         "bytes": sum(size for _, size in sizes),

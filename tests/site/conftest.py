@@ -19,6 +19,9 @@ from urllib.parse import urlsplit
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO_ROOT / "tools"))
+import bench_site  # noqa: E402
+
 SITE_DIR = REPO_ROOT / os.environ.get("SITE_DIR", "_build/html")  # an absolute SITE_DIR wins
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's package; never a browser that Playwright downloads
 CHROMIUM_ARGS = [
@@ -82,6 +85,7 @@ class PageLog:
     errors: list[str] = field(default_factory=list)  # console errors and uncaught exceptions
     broken: list[str] = field(default_factory=list)  # local requests that failed or gave >= 400
     facts: dict = field(default_factory=dict)  # the result of INSPECT_JS
+    sizes: list = field(default_factory=list)  # (url, body bytes) of every response
 
     def problems(self) -> list[str]:
         return (
@@ -104,11 +108,8 @@ AXE = (
 @pytest.fixture(scope="session")
 def axe_source() -> str:
     """The text of axe.min.js at the pinned version (fetched once with npm pack)."""
-    sys.path.insert(0, str(REPO_ROOT / "tools"))
-    try:
-        import vendor_assets
-    finally:
-        sys.path.pop(0)
+    import vendor_assets
+
     package = vendor_assets.Package(*AXE, files=(("package/axe.min.js", "."),), license="MPL-2.0")
     vendor_assets.fetch(package)
     with tarfile.open(package.tarball) as tar:
@@ -173,7 +174,9 @@ def open_page(browser, base_url: str):
     ``width`` and ``height`` set the viewport (a phone is 375 x 812); ``dark`` asks for the
     reader's dark colour scheme, which the site follows.
 
-    Each page gets its own browser context; close it with ``page.context.close()`` when done.
+    Each page gets its own browser context, so it loads with an empty cache as on a first
+    visit (``PageLog.sizes`` holds what it downloaded); close it with
+    ``page.context.close()`` when done.
     """
     contexts = []
 
@@ -215,6 +218,7 @@ def open_page(browser, base_url: str):
         page.on("pageerror", lambda error: log.errors.append(f"uncaught {error}"))
         page.on("response", on_response)
         page.on("requestfailed", on_failed)
+        log.sizes = bench_site.record_sizes(page)
         page.goto(base_url + path, wait_until="load")
         page.evaluate(WAIT_FOR_RENDER_JS, RENDER_TIMEOUT_MS)
         # Catch late requests, e.g. fonts and extensions. On a loaded machine the network may

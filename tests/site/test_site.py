@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import bench_site
 import pytest
 
 # Every test here reads one pass over the site at 1280 px (site_logs): keep them on one
@@ -89,6 +90,7 @@ def site_logs(open_page, site_pages, axe_source, site_dir: Path):
     for path in site_pages:
         page, log = open_page(path)
         facts = log.facts
+        facts["first_visit"] = bench_site.visit_summary(page, log.sizes)
         facts["layout_shift"] = page.evaluate(LAYOUT_SHIFT_JS)
         facts["clipped"] = page.evaluate(CLIPPED_JS)
         facts["tab_stops"] = page.evaluate(MATH_TAB_STOPS_JS)
@@ -277,6 +279,10 @@ def test_every_chapter_has_exercises_with_collapsed_solutions(chapter_checks):
     assert not failures, "exercise problems:\n" + _listing(failures)
 
 
+# Bytes a chapter page may cost a reader with an empty cache. Formulas are typeset at
+# build time (tools/static_math.py), so no page downloads MathJax. Time to a usable slider
+# depends on the machine: `make bench` measures it (tools/bench_site.py).
+FIRST_VISIT_BUDGET = 2.5e6
 PAGE_BUDGET = 1.5e6  # bytes: a chapter page, its images and its widget state
 
 
@@ -307,6 +313,32 @@ def test_every_chapter_page_stays_under_its_weight_budget(site_dir, site_pages):
         if w > PAGE_BUDGET
     }
     assert not over, "pages over budget:\n" + _listing(over)
+
+
+def test_a_first_visit_stays_light(site_logs):
+    """Cold cache (every page of the pass loads in a new browser context), local server:
+    every byte the page pulls in (and, printed, when its slider answered; a time is the
+    benchmark's to judge, not a test's)."""
+    rows = {
+        path: log.facts["first_visit"]
+        for path, log in site_logs.items()
+        if path.startswith("chapters/")
+    }
+    heaviest = max(rows, key=lambda path: rows[path]["bytes"])
+    with_sliders = [path for path in rows if rows[path]["sliders"]]
+    assert with_sliders, "no chapter page has a slider, so the time check would prove nothing"
+    slowest = max(with_sliders, key=lambda path: rows[path]["ready_ms"])
+    print(
+        f"first visit: heaviest {heaviest} {rows[heaviest]['bytes'] / 1e6:.2f} MB; "
+        f"slowest slider {slowest} {rows[slowest]['ready_ms']} ms"
+    )
+    failures = {}
+    for path, row in rows.items():
+        if row["bytes"] > FIRST_VISIT_BUDGET:
+            failures.setdefault(path, []).append(
+                f"{row['bytes'] / 1e6:.2f} MB on a first visit (largest: {row['largest']})"
+            )
+    assert not failures, "first visits over budget:\n" + _listing(failures)
 
 
 def test_nothing_is_cut_off_on_a_laptop(site_logs):

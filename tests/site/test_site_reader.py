@@ -9,21 +9,12 @@ phone serves the phone's checks, beside it on the other pytest-xdist worker. Scr
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO_ROOT
 from test_site import AXE_RUN_JS, _listing
 
-sys.path.insert(0, str(REPO_ROOT / "tools"))
-import bench_site  # noqa: E402
-
 WIDTHS = (320, 375, 768)
-# Bytes a chapter page costs with an empty cache: the issue's goal. Formulas are typeset at
-# build time (tools/static_math.py), so no page downloads MathJax. Time to a usable slider
-# depends on the machine: `make bench` measures it (tools/bench_site.py).
-FIRST_VISIT_BUDGET = 2.5e6
 
 # How far the page scrolls sideways; the elements that stick out past the right edge.
 OVERFLOW_JS = """() => {
@@ -81,27 +72,6 @@ def test_dark_mode_is_followed_and_has_no_serious_accessibility_problem(
             page.screenshot(path=str(shots / f"{Path(path).stem}-dark.png"), full_page=False)
         page.context.close()
     assert not failures, "dark mode problems:\n" + _listing(failures)
-
-
-def test_a_first_visit_stays_light(browser, base_url, chapter_pages):
-    """Cold cache, local server: every byte the page pulls in (and, printed, when its
-    slider answered; a time is the benchmark's to judge, not a test's)."""
-    rows = {path: bench_site.first_visit(browser, base_url + path) for path in chapter_pages}
-    heaviest = max(rows, key=lambda path: rows[path]["bytes"])
-    with_sliders = [path for path in rows if rows[path]["sliders"]]
-    assert with_sliders, "no chapter page has a slider, so the time check would prove nothing"
-    slowest = max(with_sliders, key=lambda path: rows[path]["ready_ms"])
-    print(
-        f"first visit: heaviest {heaviest} {rows[heaviest]['bytes'] / 1e6:.2f} MB; "
-        f"slowest slider {slowest} {rows[slowest]['ready_ms']} ms"
-    )
-    failures = {}
-    for path, row in rows.items():
-        if row["bytes"] > FIRST_VISIT_BUDGET:
-            failures.setdefault(path, []).append(
-                f"{row['bytes'] / 1e6:.2f} MB on a first visit (largest: {row['largest']})"
-            )
-    assert not failures, "first visits over budget:\n" + _listing(failures)
 
 
 def test_the_landing_page_starts_the_reader_on_chapter_1(open_page, site_pages):
