@@ -107,7 +107,7 @@ def run(selected: list[Stage]) -> int:
     names = {stage.name for stage in selected}
     waiting = list(selected)
     running: dict[str, tuple[subprocess.Popen, float, Stage]] = {}
-    done: dict[str, tuple[int, float]] = {}
+    done: dict[str, tuple[int, float, float]] = {}  # return code, wall and CPU seconds
     start = time.monotonic()
     while waiting or running:
         busy = sum(stage.cores for _, _, stage in running.values())
@@ -115,7 +115,7 @@ def run(selected: list[Stage]) -> int:
             needs = [done.get(n) for n in stage.needs if n in names]
             if any(need is not None and need[0] != 0 for need in needs):
                 waiting.remove(stage)  # a stage it needs failed: skip this one
-                done[stage.name] = (-1, 0.0)
+                done[stage.name] = (-1, 0.0, 0.0)
                 continue
             if None in needs:
                 continue  # still waiting for a stage it needs
@@ -134,9 +134,12 @@ def run(selected: list[Stage]) -> int:
             waiting.remove(stage)
             print(f"[{time.monotonic() - start:6.0f} s] start  {stage.name}: {stage.what}")
         for name, (process, began, _) in list(running.items()):
-            if process.poll() is not None:
+            # wait4 also gives the CPU time of the stage and every process it waited for.
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                process.returncode = os.waitstatus_to_exitcode(status)
                 seconds = time.monotonic() - began
-                done[name] = (process.returncode, seconds)
+                done[name] = (process.returncode, seconds, usage.ru_utime + usage.ru_stime)
                 del running[name]
                 verdict = "ok" if process.returncode == 0 else f"FAILED ({process.returncode})"
                 print(f"[{time.monotonic() - start:6.0f} s] {verdict:6} {name} in {seconds:.0f} s")
@@ -145,13 +148,14 @@ def run(selected: list[Stage]) -> int:
                     print("\n".join(f"    {line}" for line in tail))
         time.sleep(0.2)
     total = time.monotonic() - start
-    print(f"\n{'stage':<11} {'result':<8} {'seconds':>7}  what it checks")
+    print(f"\n{'stage':<11} {'result':<8} {'seconds':>7} {'CPU s':>6}  what it checks")
     for stage in selected:
-        code, seconds = done[stage.name]
+        code, seconds, cpu = done[stage.name]
         result = {0: "ok", -1: "skipped"}.get(code, "FAILED")
-        print(f"{stage.name:<11} {result:<8} {seconds:7.0f}  {stage.what}")
-    print(f"{'total':<11} {'':<8} {total:7.0f}  wall clock, {CORES} cores")
-    return 0 if all(code == 0 for code, _ in done.values()) else 1
+        print(f"{stage.name:<11} {result:<8} {seconds:7.0f} {cpu:6.0f}  {stage.what}")
+    cpu = sum(cpu for _, _, cpu in done.values())
+    print(f"{'total':<11} {'':<8} {total:7.0f} {cpu:6.0f}  wall clock on {CORES} cores")
+    return 0 if all(code == 0 for code, _, _ in done.values()) else 1
 
 
 def main(argv: list[str]) -> int:

@@ -3,11 +3,11 @@
 For two chapters (05: functions and free text; 04: a number, a function, free text), a
 correct, a blank and a partly wrong submission go through ``otter run -a autograder.zip``
 and through ``nbgrader autograde``; the scores must come out as expected. The student
-repository's requirements install into a fresh venv that runs every student chapter.
+repository asks for exactly the Binder environment, in which every student chapter runs.
 
-otter-grader and nbgrader live in _build/classroom-venv (requirements-classroom.txt), the
-student repository's environment in _build/classroom/student-venv; both are rebuilt only
-when their inputs change.
+otter-grader and nbgrader live in _build/classroom-venv (requirements-classroom.txt); the
+student repository's environment is _build/binder-venv; both are rebuilt only when their
+inputs change (tools/classroom/envs.py).
 """
 
 from __future__ import annotations
@@ -182,21 +182,28 @@ def test_no_checker_module_ships_a_callable_named_after_an_exercise():
         assert not public & solved, f"{info.name}: {public & solved}"
 
 
+def installs(path: Path) -> list[str]:
+    """The lines of a requirements file that install something (no comments, no blanks)."""
+    lines = [line.strip() for line in path.read_text().splitlines()]
+    return [line for line in lines if line and not line.startswith("#")]
+
+
 @pytest.fixture(scope="module")
 def student_env() -> tuple[Path, Path, float]:
-    """The student repository, and a venv built only from what it says (as Binder would)."""
+    """The student repository, and the environment Binder builds from it.
+
+    The student repository asks Binder for exactly what this repository does (the same
+    requirements, postBuild, runtime.txt and pyproject.toml; asserted here), so its
+    environment is the Binder environment (``envs.binder_venv``, shared with the Binder
+    and JupyterLab checks) with the student repository's own ``attention_lib`` in place of
+    this checkout's: ``-e .`` in the student repository puts that copy on the path.
+    """
     repo = student_repo.build()
-    venv = common.OUT.parent / "classroom-student-venv"
-    inputs = [repo / n for n in ("requirements.txt", "postBuild", "runtime.txt", "pyproject.toml")]
-    pip = ["{python}", "-m", "pip", "install", "--quiet"]
+    assert installs(repo / "requirements.txt") == installs(ROOT / "requirements.txt")
+    for name in ("postBuild", "runtime.txt", "pyproject.toml"):
+        assert (repo / name).read_bytes() == (ROOT / name).read_bytes(), name
     start = time.monotonic()
-    envs.ensure(
-        venv,
-        inputs,
-        [[*pip, "-r", "requirements.txt"], ["bash", "postBuild"]],
-        repo,
-        repo / "runtime.txt",
-    )
+    venv = envs.binder_venv()
     return repo, venv, time.monotonic() - start
 
 
@@ -213,13 +220,17 @@ def test_the_student_repository_holds_no_solution(student_env):
 def test_every_student_chapter_runs_to_its_todo_lines(student_env, tmp_path):
     """Each chapter runs top to bottom in the student environment's own Jupyter."""
     repo, venv, seconds = student_env
-    size = sum(f.stat().st_size for f in venv.rglob("*") if f.is_file()) / 2**20
-    print(f"student environment: {size:.0f} MiB, built or reused in {seconds:.0f} s")
+    print(f"student environment built or reused in {seconds:.0f} s")
+    # What `pip install -e .` in the student repository does: its attention_lib comes first.
+    student = {"PYTHONPATH": str(repo)}
+    where = run(venv, "python", "-c", "import attention_lib; print(attention_lib.__file__)",
+                cwd=repo / "chapters", extra_env=student)  # fmt: skip
+    assert Path(where.strip()).is_relative_to(repo), f"attention_lib came from {where}"
 
     def execute(path: Path) -> tuple[str, str]:
         run(venv, "jupyter", "nbconvert", "--to", "notebook", "--execute",
             "--ExecutePreprocessor.timeout=600", "--output-dir", str(tmp_path),
-            str(path), cwd=path.parent)  # fmt: skip
+            str(path), cwd=path.parent, extra_env=student)  # fmt: skip
         nb = nbformat.read(tmp_path / path.name, as_version=4)
         text = "".join(
             o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs

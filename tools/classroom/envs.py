@@ -1,12 +1,17 @@
-"""Virtual environments the classroom tools need, rebuilt only when their inputs change.
+"""Virtual environments the checks build, each rebuilt only when its inputs change.
 
+``_build/binder-venv`` is the learner's environment, as Binder builds it from this
+repository: ``pip install -r requirements.txt``, then ``postBuild``. The Binder, JupyterLab
+and student-repository checks share it (the student repository asks for exactly the same).
 ``_build/classroom-venv`` holds otter-grader and nbgrader (``requirements-classroom.txt``),
 apart from ``.venv``: their dependencies must not move the pins of jupyter-book and
-JupyterLab. A venv is kept while the hash of its inputs (stored in ``.inputs``) matches.
+JupyterLab. A venv is kept while the hash of its inputs (stored in ``.inputs``) matches;
+a lock lets two checks that start together wait for one build instead of racing.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
@@ -17,6 +22,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 CLASSROOM_VENV = ROOT / "_build" / "classroom-venv"
 CLASSROOM_REQUIREMENTS = ROOT / "requirements-classroom.txt"
+BINDER_VENV = ROOT / "_build" / "binder-venv"
+# What repo2docker reads (pyproject.toml: requirements.txt installs this checkout, -e .).
+BINDER_INPUTS = [
+    ROOT / n for n in ("requirements.txt", "postBuild", "runtime.txt", "pyproject.toml")
+]
 
 
 def python_for(runtime: Path | None) -> str:
@@ -57,18 +67,33 @@ def ensure(
     """
     stamp = venv / ".inputs"
     wanted = digest(inputs)
-    if stamp.exists() and stamp.read_text() == wanted:
-        return venv
-    shutil.rmtree(venv, ignore_errors=True)
-    subprocess.run([python_for(runtime), "-m", "venv", str(venv)], check=True)
-    python = str(venv / "bin" / "python")
-    env = clean_env(venv)
-    subprocess.run([python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"], env=env)
-    for step in steps:
-        command = [python if part == "{python}" else part for part in step]
-        subprocess.run(command, cwd=cwd, env=env, check=True)
-    stamp.write_text(wanted)
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    with open(venv.parent / f".{venv.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if stamp.exists() and stamp.read_text() == wanted:
+            return venv
+        shutil.rmtree(venv, ignore_errors=True)
+        subprocess.run([python_for(runtime), "-m", "venv", str(venv)], check=True)
+        python = str(venv / "bin" / "python")
+        env = clean_env(venv)
+        subprocess.run([python, "-m", "pip", "install", "--quiet", "--upgrade", "pip"], env=env)
+        for step in steps:
+            command = [python if part == "{python}" else part for part in step]
+            subprocess.run(command, cwd=cwd, env=env, check=True)
+        stamp.write_text(wanted)
     return venv
+
+
+def binder_venv() -> Path:
+    """The learner's environment: what Binder installs from this repository."""
+    pip = ["{python}", "-m", "pip", "install", "--quiet"]
+    return ensure(
+        BINDER_VENV,
+        BINDER_INPUTS,
+        [[*pip, "-r", "requirements.txt"], ["bash", "postBuild"]],
+        ROOT,
+        ROOT / "runtime.txt",
+    )
 
 
 def classroom_venv() -> Path:

@@ -36,6 +36,7 @@ CPU_SECONDS = 60
 MEMORY = 2 * 2**30  # address space: numpy and matplotlib fit with room to spare
 FILE_SIZE = 16 * 2**20
 PROCESSES = 64  # per user inside the sandbox: stops a fork bomb
+NAMESPACE_GONE_S = 30  # how long a kill waits for the kernel to end the sandbox's processes
 TMP_SIZE = 64 * 2**20
 ENV = {
     "PATH": "/usr/bin:/bin",
@@ -96,6 +97,18 @@ def _python_home() -> list[Path]:
 
 def _depth(path: Path) -> tuple[int, str]:
     return len(path.parts), str(path)
+
+
+def _in_namespace(namespace: str) -> bool:
+    """Whether any process still lives in the PID namespace ``namespace`` ("pid:[...]")."""
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if os.readlink(proc / "ns" / "pid") == namespace:
+                    return True
+            except OSError:
+                continue
+    return False
 
 
 def command(hidden: list[Path]) -> list[str]:
@@ -249,7 +262,8 @@ class Worker:
             raise self._fail(f"the worker broke the protocol: {err}") from None
 
     def kill(self) -> None:
-        """Stop the sandbox and everything in it, now."""
+        """Stop the sandbox and everything in it, and return once all of it is gone."""
+        namespace = self._namespace()
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -261,6 +275,22 @@ class Worker:
                 pass
         self.selector.close()
         self.process.wait()
+        # The kernel then kills every process left in the sandbox's PID namespace; on a busy
+        # machine that takes a while for a fork bomb's thousands. Wait for it (at most
+        # NAMESPACE_GONE_S), so no submission's processes outlive its grading.
+        deadline = time.monotonic() + NAMESPACE_GONE_S
+        while namespace and _in_namespace(namespace) and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def _namespace(self) -> str | None:
+        """The PID namespace of the sandbox's first process, if it has its own one."""
+        pid = self.process.pid
+        try:
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+            inside = os.readlink(f"/proc/{children[0]}/ns/pid") if children else None
+        except OSError:
+            return None
+        return inside if inside != os.readlink("/proc/self/ns/pid") else None
 
     def __enter__(self):
         return self
