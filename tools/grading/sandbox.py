@@ -100,14 +100,18 @@ def _depth(path: Path) -> tuple[int, str]:
 
 
 def _in_namespace(namespace: str) -> bool:
-    """Whether any process still lives in the PID namespace ``namespace`` ("pid:[...]")."""
+    """Whether any process still runs in the PID namespace ``namespace`` ("pid:[...]").
+    A zombie (dead, waiting for the system's init to reap it) no longer counts."""
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             try:
-                if os.readlink(proc / "ns" / "pid") == namespace:
-                    return True
-            except OSError:
+                if os.readlink(proc / "ns" / "pid") != namespace:
+                    continue
+                state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
                 continue
+            if state != "Z":
+                return True
     return False
 
 
