@@ -12,6 +12,11 @@ export MPLBACKEND := Agg
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # pytest-xdist: one worker per core; a test file stays on one worker (module fixtures, kernels).
 XDIST := -n auto --dist loadfile
+# Tests run beside each other on every core: one BLAS thread per process, as `make test`
+# gives each stage (tools/run_tests.py), or OpenBLAS threads spin fighting for the cores.
+check unit nbval: export OMP_NUM_THREADS := 1
+check unit nbval: export OPENBLAS_NUM_THREADS := 1
+check unit nbval: export MKL_NUM_THREADS := 1
 
 .PHONY: help book book-course test check lint unit nbval binder site-build site-check outputs student grade classroom lock clean bench
 
