@@ -26,6 +26,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from nbclient import NotebookClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools" / "classroom"))
@@ -217,8 +218,8 @@ def test_the_student_repository_holds_no_solution(student_env):
     assert "git-pull?repo=" in (repo / "README.md").read_text()
 
 
-def test_every_student_chapter_runs_to_its_todo_lines(student_env, tmp_path):
-    """Each chapter runs top to bottom in the student environment's own Jupyter."""
+def test_every_student_chapter_runs_to_its_todo_lines(student_env, tmp_path, monkeypatch):
+    """Each chapter runs top to bottom on a kernel of the student environment."""
     repo, venv, seconds = student_env
     print(f"student environment built or reused in {seconds:.0f} s")
     # What `pip install -e .` in the student repository does: its attention_lib comes first.
@@ -226,20 +227,24 @@ def test_every_student_chapter_runs_to_its_todo_lines(student_env, tmp_path):
     where = run(venv, "python", "-c", "import attention_lib; print(attention_lib.__file__)",
                 cwd=repo / "chapters", extra_env=student)  # fmt: skip
     assert Path(where.strip()).is_relative_to(repo), f"attention_lib came from {where}"
+    kernel = tmp_path / "jupyter" / "kernels" / "student"
+    kernel.mkdir(parents=True)
+    argv = [str(venv / "bin" / "python"), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+    spec = {"argv": argv, "env": student, "language": "python", "display_name": "student"}
+    (kernel / "kernel.json").write_text(json.dumps(spec))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
 
     def execute(path: Path) -> tuple[str, str]:
-        run(venv, "jupyter", "nbconvert", "--to", "notebook", "--execute",
-            "--ExecutePreprocessor.timeout=600", "--output-dir", str(tmp_path),
-            str(path), cwd=path.parent, extra_env=student)  # fmt: skip
-        nb = nbformat.read(tmp_path / path.name, as_version=4)
+        nb = nbformat.read(path, as_version=4)
+        folder = {"metadata": {"path": str(path.parent)}}
+        NotebookClient(nb, timeout=600, kernel_name="student", resources=folder).execute()
         text = "".join(
             o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs
         )
         return path.stem, text
 
     chapters = sorted((repo / "chapters").glob("*.ipynb"))
-    with ThreadPoolExecutor(2) as pool:
-        outputs = dict(pool.map(execute, chapters))
+    outputs = dict(map(execute, chapters))  # one at a time: nbclient's loop is per thread
     for stem, text in outputs.items():
         checked = [e for e in common.chapter(stem).exercises if e.kind != "text"]
         verdicts = re.findall(r"^\[[^\]\n]+\] (PASS|FAIL|TODO):", text, re.M)
