@@ -174,21 +174,24 @@ def open_page(browser, base_url: str):
     ``width`` and ``height`` set the viewport (a phone is 375 x 812); ``dark`` asks for the
     reader's dark colour scheme, which the site follows.
 
-    Each page gets its own browser context, so it loads with an empty cache as on a first
-    visit (``PageLog.sizes`` holds what it downloaded); close it with
-    ``page.context.close()`` when done.
+    Each kind of reader (size and colour scheme) has one tab, which goes from page to page:
+    a new browser context for every page made Chromium start a new renderer each time,
+    which cost as much CPU as loading the page. Every request goes through the route below,
+    and a routed tab has no HTTP cache, so each page still downloads everything, as on a
+    first visit (``PageLog.sizes``). Leave the tab open: the next page reuses it.
     """
-    contexts = []
-
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    def _open(path: str, width: int = 1280, height: int = 900, dark: bool = False):
+    tabs = {}
+
+    def _tab(width: int, height: int, dark: bool):
+        if (width, height, dark) in tabs:
+            return tabs[width, height, dark]
         context = browser.new_context(
             viewport={"width": width, "height": height},
             color_scheme="dark" if dark else "light",
         )
-        contexts.append(context)
-        log = PageLog(path)
+        now = {}  # now["log"]: the PageLog of the page the tab shows
 
         def keep_local(route):
             url = route.request.url
@@ -196,29 +199,37 @@ def open_page(browser, base_url: str):
             if parts.scheme in {"data", "blob"} or parts.hostname in LOCAL_HOSTS:
                 route.continue_()
             else:
-                log.blocked.append(url)
+                now["log"].blocked.append(url)
                 route.abort()
 
         def on_console(message):
             if message.type == "error":
                 where = message.location.get("url", "")
-                log.errors.append(f"{message.text} ({where})" if where else message.text)
+                now["log"].errors.append(f"{message.text} ({where})" if where else message.text)
 
         def on_response(response):
             if response.status >= 400:
-                log.broken.append(f"{response.status} {response.url}")
+                now["log"].broken.append(f"{response.status} {response.url}")
 
         def on_failed(request):
             if urlsplit(request.url).hostname in LOCAL_HOSTS:
-                log.broken.append(f"{request.failure} {request.url}")
+                now["log"].broken.append(f"{request.failure} {request.url}")
 
         context.route("**/*", keep_local)
         page = context.new_page()
         page.on("console", on_console)
-        page.on("pageerror", lambda error: log.errors.append(f"uncaught {error}"))
+        page.on("pageerror", lambda error: now["log"].errors.append(f"uncaught {error}"))
         page.on("response", on_response)
         page.on("requestfailed", on_failed)
-        log.sizes = bench_site.record_sizes(page)
+        tabs[width, height, dark] = page, now, bench_site.record_sizes(page)
+        return tabs[width, height, dark]
+
+    def _open(path: str, width: int = 1280, height: int = 900, dark: bool = False):
+        page, now, sizes = _tab(width, height, dark)
+        log = now["log"] = PageLog(path)
+        page.set_viewport_size({"width": width, "height": height})  # a check may have turned it
+        page.emulate_media(media="screen")  # or printed it
+        first = len(sizes)
         page.goto(base_url + path, wait_until="load")
         page.evaluate(WAIT_FOR_RENDER_JS, RENDER_TIMEOUT_MS)
         # Catch late requests, e.g. fonts and extensions. On a loaded machine the network may
@@ -227,9 +238,10 @@ def open_page(browser, base_url: str):
             page.wait_for_load_state("networkidle", timeout=30_000)
         except PlaywrightTimeout:
             pass
+        log.sizes = sizes[first:]
         log.facts = page.evaluate(INSPECT_JS)
         return page, log
 
     yield _open
-    for context in contexts:
-        context.close()  # a no-op for contexts the caller already closed
+    for page, _, _ in tabs.values():
+        page.context.close()

@@ -109,7 +109,6 @@ def site_logs(open_page, site_pages, axe_source, site_dir: Path):
             facts["slider_heights"] = _slider_heights(page)
             facts["sliders"] = _check_sliders(page)
             facts["exercises"] = _check_solutions(page)
-        page.context.close()
         logs[path] = log
     return logs
 

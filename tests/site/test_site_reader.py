@@ -70,7 +70,6 @@ def test_dark_mode_is_followed_and_has_no_serious_accessibility_problem(
                 )
         if path.startswith("chapters/"):
             page.screenshot(path=str(shots / f"{Path(path).stem}-dark.png"), full_page=False)
-        page.context.close()
     assert not failures, "dark mode problems:\n" + _listing(failures)
 
 
@@ -85,7 +84,6 @@ def test_the_landing_page_starts_the_reader_on_chapter_1(open_page, site_pages):
             f"at {width} px the start button is below the fold (or missing)"
         )
         assert start.get_attribute("href").endswith("chapters/01_embeddings.html")
-        page.context.close()
     page, _ = open_page(landing)
     following = page.locator("a.right-next").first.get_attribute("href")
     assert following.endswith("chapters/01_embeddings.html"), f"Next goes to {following}"
@@ -101,7 +99,6 @@ def test_the_landing_page_starts_the_reader_on_chapter_1(open_page, site_pages):
         for link in plan
         if link.inner_text().strip() not in sidebar.get(link.get_attribute("href"), "")
     ]
-    page.context.close()
     assert not mismatched, "plan and sidebar disagree on titles: " + "; ".join(mismatched)
 
 
@@ -169,7 +166,6 @@ def phone_pass(open_page, site_pages, shots):
                 page.set_viewport_size({"width": width, "height": PHONE[1]})
                 page.evaluate(TWO_FRAMES_JS)  # let the page's own resize handlers run
                 found[width] = page.evaluate(OVERFLOW_JS)
-        page.context.close()
     return facts
 
 
