@@ -7,9 +7,10 @@ there is room for it: ``cores`` is how many cores it keeps busy, and the stages 
 may ask for ``SLACK`` more than the machine has, because every stage also waits (for
 kernels, pip, a browser), and a core left idle is time lost. Stages start in list order,
 longest first, so a wide stage is never starved by narrow ones behind it and no long
-stage is left to run alone at the end. The book build and strict nbval each execute the
-chapters once, side by side, while the Binder environment installs; the unit tests then
-read the book's execution cache instead of running the chapters a third time.
+stage is left to run alone at the end. Each chapter runs once in the project's environment
+(the book build, whose execution cache the unit tests then read) and once in the learner's
+(strict nbval, on a kernel of the Binder environment), besides the Colab-like and the
+classroom checks, which need environments of their own.
 
 Every stage gets one BLAS thread per process (``ONE_THREAD``). Output goes to
 ``_build/test-logs/<stage>.log``; a failing stage prints its last lines. At the end a table
@@ -56,9 +57,9 @@ STAGES = [
     Stage("lint", ["make", "--no-print-directory", "lint"], cores=1, what="ruff check and format"),
     Stage(
         "binder-env",
-        pytest("tests/binder", "-k", "no_developer_tools"),
+        [PY, "tools/classroom/envs.py", "binder"],
         cores=0,  # mostly waiting for pip
-        what="the Binder environment (cached by the hash of its inputs)",
+        what="the Binder environment and its kernel (cached by the hash of its inputs)",
     ),
     Stage(
         "book",
@@ -69,14 +70,14 @@ STAGES = [
     Stage(
         "nbval",
         ["make", "--no-print-directory", "nbval", "XDIST="],
-        needs=("lint",),
-        what="strict nbval: executes each chapter and compares every output",
+        needs=("lint", "binder-env"),
+        what="strict nbval on the Binder kernel: runs each chapter, compares every output",
     ),
     Stage(
         "binder",
         pytest("tests/binder"),
         needs=("binder-env", "book"),
-        what="every chapter in the learner's environment",
+        what="Binder's environment, Colab's setup cells, JupyterLab's rendering",
     ),
     Stage(
         "site",

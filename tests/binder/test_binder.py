@@ -1,27 +1,27 @@
-"""Binder as a learner gets it: run every chapter in an environment built only from what
-repo2docker reads.
+"""Binder as a learner gets it: an environment built only from what repo2docker reads.
 
-repo2docker cannot run here (no Docker engine), so this test does what it does: a fresh
-virtual environment on the Python that ``runtime.txt`` names (or the closest one found),
-``pip install -r requirements.txt`` and nothing else, then ``postBuild`` if the repository
-has one. Every chapter is then executed in a kernel of that environment, with nbclient
-(what ``jupyter nbconvert --execute`` uses). A chapter that needs a package only the
-developers have (pytest, jupyter-book, ...) fails here.
+repo2docker cannot run here (no Docker engine), so tools/classroom/envs.py does what it
+does: a fresh virtual environment on the Python that ``runtime.txt`` names (or the closest
+one found), ``pip install -r requirements.txt`` and nothing else, then ``postBuild``.
 
-The environment is kept in ``_build/binder-venv`` and rebuilt whenever requirements.txt,
-postBuild, runtime.txt or pyproject.toml change.
+Every chapter runs in it once per ``make test``: strict nbval executes the chapters on the
+kernel "binder" of that environment (``make nbval``), so the one execution both compares
+every output with the committed one and fails on a chapter that needs a package only the
+developers have (pytest, jupyter-book, ...). The tests here check that environment and
+that the kernel nbval is given really runs in it.
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
+import envs
 import nbformat
-import pytest
 from nbclient import NotebookClient
 
-CHAPTERS = sorted((Path(__file__).resolve().parents[2] / "chapters").glob("*.ipynb"))
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_learner_environment_has_no_developer_tools(binder_venv):
@@ -41,12 +41,11 @@ def test_the_kernel_is_the_binder_environment(binder_venv, binder_env, monkeypat
     assert Path(nb.cells[0].outputs[0]["text"].strip()) == binder_venv
 
 
-@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.name)
-def test_chapter_runs_in_the_binder_environment(chapter, binder_env, monkeypatch):
-    monkeypatch.setenv("JUPYTER_PATH", str(binder_env))
-    monkeypatch.setenv("MPLBACKEND", "Agg")
-    nb = nbformat.read(chapter, as_version=4)
-    client = NotebookClient(
-        nb, timeout=300, kernel_name="binder", resources={"metadata": {"path": str(chapter.parent)}}
-    )
-    client.execute()  # raises CellExecutionError, naming the cell, if any cell fails
+def test_make_nbval_runs_the_chapters_on_that_kernel():
+    """``make test`` runs its nbval stage through ``make nbval``: it must name the kernel."""
+    recipe = re.search(r"^nbval:.*\n((?:\t.*\n)+)", (ROOT / "Makefile").read_text(), re.M)
+    assert recipe, "no nbval target in the Makefile"
+    lines = recipe.group(1)
+    assert "envs.py binder" in lines, "make nbval does not build the Binder kernel"
+    assert "--nbval-kernel-name binder" in lines, lines
+    assert "JUPYTER_PATH=" in lines and envs.BINDER_KERNELS.relative_to(ROOT).as_posix() in lines

@@ -1,8 +1,9 @@
 """Virtual environments the checks build, each rebuilt only when its inputs change.
 
 ``_build/binder-venv`` is the learner's environment, as Binder builds it from this
-repository: ``pip install -r requirements.txt``, then ``postBuild``. The Binder, JupyterLab
-and student-repository checks share it (the student repository asks for exactly the same).
+repository: ``pip install -r requirements.txt``, then ``postBuild``. Strict nbval runs the
+chapters on a kernel of it (``binder_kernel``), and the JupyterLab and student-repository
+checks use it too (the student repository asks for exactly the same).
 ``_build/classroom-venv`` holds otter-grader and nbgrader (``requirements-classroom.txt``),
 apart from ``.venv``: their dependencies must not move the pins of jupyter-book and
 JupyterLab. A venv is kept while the hash of its inputs (stored in ``.inputs``) matches;
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -23,6 +25,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CLASSROOM_VENV = ROOT / "_build" / "classroom-venv"
 CLASSROOM_REQUIREMENTS = ROOT / "requirements-classroom.txt"
 BINDER_VENV = ROOT / "_build" / "binder-venv"
+# A Jupyter data folder whose one kernel, "binder", runs in BINDER_VENV (JUPYTER_PATH=this).
+BINDER_KERNELS = ROOT / "_build" / "binder-kernels"
 # What repo2docker reads (pyproject.toml: requirements.txt installs this checkout, -e .).
 BINDER_INPUTS = [
     ROOT / n for n in ("requirements.txt", "postBuild", "runtime.txt", "pyproject.toml")
@@ -96,6 +100,30 @@ def binder_venv() -> Path:
     )
 
 
+def binder_kernel() -> Path:
+    """Build the learner's environment if needed and register a kernel of it, "binder".
+
+    Returns the folder to put on ``JUPYTER_PATH`` so that ``--nbval-kernel-name binder``
+    (or nbclient's ``kernel_name="binder"``) starts that kernel.
+    """
+    venv = binder_venv()
+    spec = {
+        "argv": [
+            str(venv / "bin" / "python"),
+            "-m",
+            "ipykernel_launcher",
+            "-f",
+            "{connection_file}",
+        ],
+        "display_name": "Binder environment",
+        "language": "python",
+    }
+    folder = BINDER_KERNELS / "kernels" / "binder"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "kernel.json").write_text(json.dumps(spec, indent=1))
+    return BINDER_KERNELS
+
+
 def classroom_venv() -> Path:
     """The venv with otter-grader and nbgrader, built from requirements-classroom.txt."""
     pip = ["{python}", "-m", "pip", "install", "--quiet"]
@@ -112,5 +140,5 @@ def classroom_venv() -> Path:
     )
 
 
-if __name__ == "__main__":
-    print(classroom_venv())
+if __name__ == "__main__":  # envs.py [binder]: build one of them, print where it is
+    print(binder_kernel() if sys.argv[1:] == ["binder"] else classroom_venv())
