@@ -228,7 +228,8 @@ def open_page(browser, base_url: str):
         page, now, sizes = _tab(width, height, dark)
         log = now["log"] = PageLog(path)
         page.set_viewport_size({"width": width, "height": height})  # a check may have turned it
-        page.emulate_media(media="screen")  # or printed it
+        # or printed it, or turned it dark
+        page.emulate_media(media="screen", color_scheme="dark" if dark else "light")
         first = len(sizes)
         page.goto(base_url + path, wait_until="load")
         page.evaluate(WAIT_FOR_RENDER_JS, RENDER_TIMEOUT_MS)

@@ -11,7 +11,7 @@ import bench_site
 import pytest
 
 # Every test here reads one pass over the site at 1280 px (site_logs): keep them on one
-# worker, while the phone and dark-mode passes (test_site_reader.py) run on the other.
+# worker, while the phone pass, which ends in dark mode (test_site_reader.py), runs on the other.
 pytestmark = pytest.mark.xdist_group("site_logs")
 
 
