@@ -1,4 +1,4 @@
-"""The Binder environment, shared by the Binder, Colab-download and JupyterLab checks.
+"""The Binder environment, shared by the Binder and JupyterLab checks.
 
 A fresh virtual environment on the Python that ``runtime.txt`` names, with only
 ``pip install -r requirements.txt`` and ``postBuild``: what repo2docker would build. It is
@@ -17,8 +17,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools" / "classroom"))
 import envs  # noqa: E402
-
-VENV = envs.BINDER_VENV
 
 
 @pytest.fixture(scope="session")

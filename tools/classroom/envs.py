@@ -120,7 +120,13 @@ def binder_kernel() -> Path:
     }
     folder = BINDER_KERNELS / "kernels" / "binder"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "kernel.json").write_text(json.dumps(spec, indent=1))
+    text, path = json.dumps(spec, indent=1), folder / "kernel.json"
+    if not path.exists() or path.read_text() != text:
+        # Atomically: nbval may be starting a kernel from this file while another check
+        # calls this function, and must never read it half written.
+        part = path.with_suffix(f".{os.getpid()}.part")
+        part.write_text(text)
+        os.replace(part, path)
     return BINDER_KERNELS
 
 
