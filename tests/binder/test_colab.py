@@ -24,6 +24,7 @@ import sys
 import time
 from pathlib import Path
 
+import envs  # tools/classroom, on the path from conftest.py
 import nbformat
 import pytest
 from nbclient import NotebookClient
@@ -60,8 +61,7 @@ def bare_kernel(tmp_path_factory) -> Path:
     if not (stamp.exists() and stamp.read_text() == digest):
         shutil.rmtree(VENV, ignore_errors=True)
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-        pip = [str(PYTHON), "-m", "pip", "install", "-q"]
-        subprocess.run([*pip, *pins], check=True)
+        envs.install(str(PYTHON), *pins)  # by uv; the setup cells below use the venv's pip
         (VENV / ".base").write_text(json.dumps(sorted(installed())))
         stamp.write_text(digest)
     extra = installed() - set(json.loads((VENV / ".base").read_text()))
