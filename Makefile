@@ -18,7 +18,7 @@ check unit nbval: export OMP_NUM_THREADS := 1
 check unit nbval: export OPENBLAS_NUM_THREADS := 1
 check unit nbval: export MKL_NUM_THREADS := 1
 
-.PHONY: help book book-course test check lint unit nbval binder site-build site-check outputs student grade classroom lock clean bench
+.PHONY: help book book-course test check lint unit nbval binder site-build site-check screenshots outputs student grade classroom lock clean bench
 
 help:
 	@echo "make book     build the website into _build/html"
@@ -27,6 +27,7 @@ help:
 	@echo "make check    the quick loop while writing: ruff and the fast unit tests (< 30 s)"
 	@echo "make outputs  re-execute every chapter in place (commit the result)"
 	@echo "make bench    time attention against the machine's peak, the sliders and chapters"
+	@echo "make screenshots  the browser checks, keeping screenshots in _build/screenshots/"
 	@echo "make student  student copies without solutions or outputs, in _build_student/"
 	@echo "make grade SUBMISSIONS=folder   grade submitted notebooks into grades/"
 	@echo "make classroom  otter, nbgrader and a student repository, in _build/classroom/"
@@ -98,6 +99,12 @@ site-build: $(STAMP) $(LIB_STAMP)
 
 site-check: $(STAMP)
 	$(BIN)/python -m pytest tests/site -q -rs -n 2 --dist loadgroup
+
+# The browser checks again, keeping what they see in _build/screenshots/ for people to look
+# at: each chapter at 1280 px and 375 px (full pages) and dark, and JupyterLab's rendering.
+screenshots: $(STAMP)
+	SCREENSHOTS=1 $(BIN)/python -m pytest tests/site tests/binder/test_lab.py -q -rs -n 2 --dist loadgroup
+	@echo "Screenshots in _build/screenshots/"
 
 outputs: $(STAMP)
 	$(BIN)/python tools/refresh_outputs.py chapters/*.ipynb

@@ -16,7 +16,8 @@ Every stage gets one BLAS thread per process (``ONE_THREAD``). Output goes to
 ``_build/test-logs/<stage>.log``; a failing stage prints its last lines. At the end a table
 shows every stage, its wall-clock time and the CPU time of its processes, so a slow stage
 is seen at once. (Chromium's processes are not children the stage waits for, so the
-browser checks' CPU column leaves out the browser.) The exit status is 1 if any stage
+browser checks' CPU column leaves out the browser; the last line, the CPU the whole
+machine spent meanwhile from ``/proc/stat``, has it.) The exit status is 1 if any stage
 failed.
 """
 
@@ -111,8 +112,18 @@ STAGES = [
 ]
 
 
+def machine_cpu() -> float | None:
+    """Seconds of CPU the whole machine has spent (user, nice, system), where Linux says."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()
+    except OSError:
+        return None
+    return sum(int(x) for x in fields[1:4]) / os.sysconf("SC_CLK_TCK")
+
+
 def run(selected: list[Stage]) -> int:
     LOGS.mkdir(parents=True, exist_ok=True)
+    machine_start = machine_cpu()
     names = {stage.name for stage in selected}
     waiting = list(selected)
     running: dict[str, tuple[subprocess.Popen, float, Stage]] = {}
@@ -164,6 +175,11 @@ def run(selected: list[Stage]) -> int:
         print(f"{stage.name:<11} {result:<8} {seconds:7.0f} {cpu:6.0f}  {stage.what}")
     cpu = sum(cpu for _, _, cpu in done.values())
     print(f"{'total':<11} {'':<8} {total:7.0f} {cpu:6.0f}  wall clock on {CORES} cores")
+    if machine_start is not None:  # the browsers too, and whatever else was running
+        print(
+            f"{'machine':<11} {'':<8} {'':>7} {machine_cpu() - machine_start:6.0f}  "
+            "CPU of the whole machine meanwhile"
+        )
     return 0 if all(code == 0 for code, _, _ in done.values()) else 1
 
 

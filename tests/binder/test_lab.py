@@ -4,8 +4,8 @@ A JupyterLab from the Binder environment (``requirements.txt`` brings jupyterlab
 serves a copy of two chapters; headless Chromium opens each one. In every markdown cell
 the test expects the website's rendering: exercise boxes, solution dropdowns, admonitions
 and typeset math, and none of the raw MyST a reader would otherwise see (```` ``` ````
-fences, ``:label:`` lines, ``{exercise}``). A screenshot of the first exercise box is kept
-in ``_build/screenshots/``.
+fences, ``:label:`` lines, ``{exercise}``). With SCREENSHOTS=1 (`make screenshots`), a
+screenshot of the first exercise box is kept in ``_build/screenshots/``.
 """
 
 from __future__ import annotations
@@ -148,8 +148,9 @@ def test_jupyterlab_renders_the_chapter_as_the_website_does(name, lab, browser):
     if "```{admonition}" in joined:
         assert page.locator(f"{SHOWN} .jp-MarkdownCell .myst-admonition").count() >= 1
 
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    exercises.first.scroll_into_view_if_needed()
-    exercises.first.screenshot(path=str(SHOTS / f"jupyterlab-{Path(name).stem}-exercise.png"))
+    if os.environ.get("SCREENSHOTS") == "1":  # for people to look at (`make screenshots`)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        exercises.first.scroll_into_view_if_needed()
+        exercises.first.screenshot(path=str(SHOTS / f"jupyterlab-{Path(name).stem}-exercise.png"))
     page.close()
     assert (folder / name).read_bytes() == before, "opening the chapter changed the file"

@@ -123,6 +123,25 @@ def site_dir() -> Path:
     return SITE_DIR
 
 
+# Screenshots are for people reviewing the pages; no check reads them. `make screenshots`
+# (SCREENSHOTS=1) runs these checks and keeps them; `make test` does without their cost
+# (about 2 s of the browser's CPU per chapter: full pages at 1280 and 375 px, and dark).
+SCREENSHOTS = os.environ.get("SCREENSHOTS") == "1"
+
+
+@pytest.fixture(scope="session")
+def shoot(site_dir: Path):
+    """shoot(page, name, full_page=...): a PNG in _build/screenshots/, if SCREENSHOTS=1."""
+    folder = site_dir.parent / "screenshots"
+
+    def take(page, name: str, **options) -> None:
+        if SCREENSHOTS:
+            folder.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(folder / f"{name}.png"), **options)
+
+    return take
+
+
 @pytest.fixture(scope="session")
 def site_pages(site_dir: Path) -> list[str]:
     """Every HTML page of the book, relative to the site root: no _static, no vendor, and no

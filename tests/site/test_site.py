@@ -74,18 +74,16 @@ PRINT_JS = """() => ({
 
 
 @pytest.fixture(scope="session")
-def site_logs(open_page, site_pages, axe_source, site_dir: Path):
+def site_logs(open_page, site_pages, axe_source, shoot):
     """Open every page once, at 1280 px, and keep what it did and what the checks found.
 
     One load serves every check of a laptop reader, in an order where none disturbs the
     next: what moved while loading, cut-off code, formulas as tab stops, solution toggles'
     names, the page as printed, headings and axe-core's violations. A chapter page is then
-    photographed (full page, into _build/screenshots/) and worked like a reader would: each
+    photographed (full page, with SCREENSHOTS=1) and worked like a reader would: each
     slider's box measured on every frame, every slider moved from the keyboard, every
     solution unfolded.
     """
-    shots = site_dir.parent / "screenshots"
-    shots.mkdir(parents=True, exist_ok=True)
     logs = {}
     for path in site_pages:
         page, log = open_page(path)
@@ -105,7 +103,7 @@ def site_logs(open_page, site_pages, axe_source, site_dir: Path):
         page.add_script_tag(content=axe_source)
         facts["axe"] = page.evaluate(AXE_RUN_JS)
         if path.startswith("chapters/"):
-            page.screenshot(path=str(shots / f"{Path(path).stem}.png"), full_page=True)
+            shoot(page, Path(path).stem, full_page=True)
             facts["slider_heights"] = _slider_heights(page)
             facts["sliders"] = _check_sliders(page)
             facts["exercises"] = _check_solutions(page)

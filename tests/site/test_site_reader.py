@@ -4,8 +4,8 @@ on a cold cache, paper, and someone arriving at the landing page.
 The laptop reader's checks (what moves, what is cut off, tab stops, solution toggles,
 printing) read the one pass at 1280 px in tests/site/test_site.py. Here, one pass on a
 phone, which ends with each page turned dark, serves the phone's and dark mode's checks,
-beside it on the other pytest-xdist worker. Screenshots at 375 px and in dark mode go to
-``_build/screenshots/`` with the others.
+beside it on the other pytest-xdist worker. With SCREENSHOTS=1 (`make screenshots`), it
+keeps screenshots at 375 px and in dark mode in ``_build/screenshots/`` with the others.
 """
 
 from __future__ import annotations
@@ -45,13 +45,6 @@ def chapter_pages(site_pages):
     if not pages:
         pytest.fail("the built site has no chapter pages under chapters/")
     return pages
-
-
-@pytest.fixture(scope="session")
-def shots(site_dir: Path) -> Path:
-    folder = site_dir.parent / "screenshots"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 @pytest.mark.xdist_group("phone")
@@ -153,20 +146,21 @@ TWO_FRAMES_JS = "() => new Promise((r) => requestAnimationFrame(() => requestAni
 
 
 @pytest.fixture(scope="session")
-def phone_pass(open_page, site_pages, axe_source, shots):
+def phone_pass(open_page, site_pages, axe_source, shoot):
     """Every page loaded once on a 375 px phone: how far it scrolls sideways, then (on a
-    chapter) a full-page screenshot, how large its figures are drawn, and every slider
-    measured and worked from the keyboard. The same page is then turned to 320 px (a small
-    phone) and 768 px (a tablet), as a reader turns a device, and measured again. Last, at
-    1280 px, the reader's system turns to dark: the theme the page then shows, axe-core's
-    violations and (on a chapter) a screenshot, without loading the page a third time."""
+    chapter) a full-page screenshot (with SCREENSHOTS=1), how large its figures are drawn,
+    and every slider measured and worked from the keyboard. The same page is then turned
+    to 320 px (a small phone) and 768 px (a tablet), as a reader turns a device, and
+    measured again. Last, at 1280 px, the reader's system turns to dark: the theme the page
+    then shows, axe-core's violations and (on a chapter, with SCREENSHOTS=1) a screenshot,
+    without loading the page a third time."""
     facts = {}
     for path in site_pages:
         found = facts[path] = {}
         page, _ = open_page(path, width=PHONE[0], height=PHONE[1])
         found[PHONE[0]] = page.evaluate(OVERFLOW_JS)
         if path.startswith("chapters/"):
-            page.screenshot(path=str(shots / f"{Path(path).stem}-375.png"), full_page=True)
+            shoot(page, f"{Path(path).stem}-375", full_page=True)
             found["figures"] = page.evaluate(FIGURE_SCALES_JS)
             found["sliders"] = _work_sliders(page)
         for width in WIDTHS:
@@ -182,7 +176,7 @@ def phone_pass(open_page, site_pages, axe_source, shots):
         page.add_script_tag(content=axe_source)
         found["dark_axe"] = page.evaluate(AXE_RUN_JS)
         if path.startswith("chapters/"):
-            page.screenshot(path=str(shots / f"{Path(path).stem}-dark.png"))
+            shoot(page, f"{Path(path).stem}-dark")
     return facts
 
 
