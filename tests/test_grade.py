@@ -607,6 +607,65 @@ def test_a_worker_that_traps_signals_and_loops_is_stopped_at_the_timeout(tmp_pat
     assert not workers_left()
 
 
+def machine_processes() -> int:
+    return sum(name.isdigit() for name in os.listdir("/proc"))
+
+
+def test_a_fork_bomb_cannot_fill_the_machine(tmp_path):
+    """Its processes stay near the sandbox's limit while it runs, even where the grader is
+    root (Linux ignores RLIMIT_NPROC for root; a pids cgroup holds it there)."""
+    import threading
+
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    bomb = with_softmax(
+        "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"
+    )
+    nbformat.write(bomb, folder / "bomb.ipynb")
+    before, most, grading = machine_processes(), [0], threading.Event()
+
+    def count():
+        while not grading.wait(0.05):
+            most[0] = max(most[0], machine_processes())
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    try:
+        grade.grade(folder, tmp_path / "grades", timeout=3, jobs=1)
+    finally:
+        grading.set()
+        counter.join()
+    (row,) = read_csv(tmp_path / "grades")
+    assert row["05:status"] == "timeout"
+    assert most[0] - before < 3 * sandbox.PROCESSES, f"{most[0] - before} more processes"
+    assert not workers_left()
+
+
+def test_a_pids_group_refuses_forks_beyond_its_limit_and_is_removed(tmp_path):
+    from grading import pids
+
+    group = pids.new_group(8)
+    if group is None:
+        pytest.skip("no pids cgroup can be made here (the grader is not root): NPROC holds")
+    code = (
+        "import os, time\nn = 0\ntry:\n    for _ in range(50):\n        if os.fork() == 0:\n"
+        "            os.closerange(0, 3)  # the test reads the parent's output only\n"
+        "            time.sleep(30)\n            os._exit(0)\n        n += 1\n"
+        "except OSError:\n    print(n)"
+    )
+    try:
+        run = subprocess.run(pids.enter(group, [sys.executable, "-c", code]), capture_output=True)
+        assert run.stdout.strip() == b"7", run  # 8 with the process that forks them
+        assert (group / "pids.max").read_text().strip() == "8"
+    finally:
+        pids.remove(group)  # the seven sleepers are killed with it
+    assert not group.exists()
+    stale = group.with_name(f"{pids.PREFIX}999999999-0")  # a grader that was killed
+    stale.mkdir()
+    pids.remove(pids.new_group(8))
+    assert not stale.exists()
+
+
 def test_killing_the_grader_keeps_the_rows_already_graded(tmp_path):
     folder, out = tmp_path / "subs", tmp_path / "grades"
     folder.mkdir()

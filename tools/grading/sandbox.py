@@ -11,7 +11,8 @@ The sandbox (``bwrap``):
   code starts dies with the sandbox; ``--die-with-parent``, ``--new-session``, and no
   capabilities (``--cap-drop ALL``), even when the grader runs as root;
 * the worker lowers its own CPU, memory, file-size and process limits before it reads
-  any student code (see :mod:`.worker`).
+  any student code (see :mod:`.worker`); where the grader runs as root, for whom Linux
+  ignores the process limit, a pids cgroup caps the sandbox's processes (:mod:`.pids`).
 
 Every read from the worker waits at most until the submission's deadline; at the
 deadline the whole process group is killed with SIGKILL, whatever the code traps.
@@ -28,7 +29,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import wire
+from . import pids, wire
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).resolve().with_name("worker.py")
@@ -153,9 +154,13 @@ class Worker:
         # The last argument names the grader (its pid), so its workers can be found.
         argv = [sys.executable, "-I", str(WORKER), *limits, f"grader-{os.getpid()}"]
         env = None
+        self.group = None  # the pids cgroup that caps the sandbox's processes, where allowed
         if sandbox:
             argv = [*command(hidden), *argv]
             env = {}
+            self.group = pids.new_group(PROCESSES)
+            if self.group is not None:
+                argv = pids.enter(self.group, argv)
         self.process = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
@@ -285,6 +290,9 @@ class Worker:
         deadline = time.monotonic() + NAMESPACE_GONE_S
         while namespace and _in_namespace(namespace) and time.monotonic() < deadline:
             time.sleep(0.05)
+        if self.group is not None:
+            pids.remove(self.group)
+            self.group = None
 
     def _namespace(self) -> str | None:
         """The PID namespace of the sandbox's first process, if it has its own one."""
