@@ -12,8 +12,8 @@ a lock lets two checks that start together wait for one build instead of racing.
 Packages go in with uv (``install``), which .venv holds (requirements-dev.txt): it builds
 ``.venv`` in 10 s where pip took 39 s (2 cores), because it unpacks and compiles in
 parallel. What lands is the same: ``pip freeze`` of the Binder environment built both
-ways differs only in pip's own version. Where uv cannot reach an index (it reads no
-``pip.conf``), pip does the install.
+ways differed only in pip's own version, which ``ensure`` now upgrades first. Where uv
+cannot reach an index (it reads no ``pip.conf``), pip does the install.
 """
 
 from __future__ import annotations
