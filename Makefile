@@ -24,6 +24,8 @@ help:
 	@echo "make book     build the website into _build/html"
 	@echo "make book-course  the same site without any solution, for a running class"
 	@echo "make test     every check, as overlapping stages, with a table of their times"
+	@echo "              (a chapter's runs that passed are not repeated while nothing changed;"
+	@echo "              make test FULL=1 repeats them: tools/reuse.py)"
 	@echo "make check    the quick loop while writing: ruff and the fast unit tests (< 30 s)"
 	@echo "make outputs  re-execute every chapter in place (commit the result)"
 	@echo "make bench    time attention against the machine's peak, the sliders and chapters"

@@ -19,11 +19,16 @@ is seen at once. (Chromium's processes are not children the stage waits for, so 
 browser checks' CPU column leaves out the browser; the last line, the CPU the whole
 machine spent meanwhile from ``/proc/stat``, has it.) The exit status is 1 if any stage
 failed.
+
+The checks that execute chapters (strict nbval, the Colab and student-copy runs, the
+graders) are not run again while nothing they read has changed (``tools/reuse.py``); the
+table's last line says how many were reused. ``FULL=1`` (``make test FULL=1``) runs all.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -54,6 +59,11 @@ def pytest(*args: str) -> list[str]:
     return [PY, "-m", "pytest", "-q", *args]
 
 
+# Hypothesis's pytest plugin imports hypothesis when a session ends: 1.1 s of CPU in each
+# process. Only the unit tests use it; the other stages' pytest processes leave it out.
+NO_HYPOTHESIS = ("-p", "no:hypothesispytest")
+
+
 STAGES = [
     Stage("lint", ["make", "--no-print-directory", "lint"], cores=1, what="ruff check and format"),
     Stage(
@@ -76,20 +86,20 @@ STAGES = [
     ),
     Stage(
         "binder",
-        pytest("tests/binder"),
+        pytest("tests/binder", *NO_HYPOTHESIS),
         needs=("binder-env", "book"),
         what="Binder's environment, Colab's setup cells, JupyterLab's rendering",
     ),
     Stage(
         "site",
-        pytest("tests/site", "-rs", "-n", "2", "--dist", "loadgroup"),
+        pytest("tests/site", "-rs", "-n", "2", "--dist", "loadgroup", *NO_HYPOTHESIS),
         needs=("book",),
         cores=2,
         what="browser checks on the built site",
     ),
     Stage(
         "classroom",
-        pytest("tests/classroom"),
+        pytest("tests/classroom", *NO_HYPOTHESIS),
         needs=("lint",),
         what="otter run and nbgrader autograde for real; the student repository runs",
     ),
@@ -180,7 +190,19 @@ def run(selected: list[Stage]) -> int:
             f"{'machine':<11} {'':<8} {'':>7} {machine_cpu() - machine_start:6.0f}  "
             "CPU of the whole machine meanwhile"
         )
+    reused = {stage.name: _reused(stage.name) for stage in selected}
+    if any(reused.values()):
+        counts = ", ".join(f"{name} {n}" for name, n in reused.items() if n)
+        print(f"{'reused':<11} {'':<8} {'':>7} {'':>6}  passing runs whose inputs are unchanged: "
+              f"{counts} (FULL=1 runs them)")  # fmt: skip
     return 0 if all(code == 0 for code, _, _ in done.values()) else 1
+
+
+def _reused(name: str) -> int:
+    """How many passing runs a stage's log says it reused (tools/reuse.py)."""
+    path = LOGS / f"{name}.log"
+    log = path.read_text(errors="replace") if path.exists() else ""
+    return sum(int(n) for n in re.findall(r"^reused (\d+) passing runs", log, re.M))
 
 
 def main(argv: list[str]) -> int:

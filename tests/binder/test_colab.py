@@ -94,6 +94,7 @@ def run(path: Path, folder: Path, jupyter_path: Path, monkeypatch) -> float:
     return seconds
 
 
+@pytest.mark.reuse("chapters/05_softmax.ipynb")
 def test_a_downloaded_chapter_runs_from_an_empty_folder(bare_kernel, tmp_path, monkeypatch):
     download = SITE / "_sources" / "chapters" / "05_softmax.ipynb"
     if not download.exists():
@@ -105,6 +106,7 @@ def test_a_downloaded_chapter_runs_from_an_empty_folder(bare_kernel, tmp_path, m
     assert "attention-lib" in installed() or "attention_lib" in installed()
 
 
+@pytest.mark.reuse(param="chapter")
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.name)
 def test_every_chapter_runs_from_its_setup_cell(chapter, bare_kernel, monkeypatch):
     seconds = run(chapter, chapter.parent, bare_kernel, monkeypatch)

@@ -159,6 +159,7 @@ def test_the_graders_are_pinned_exactly_with_the_course_run_time():
     assert set(common.runtime_requirements()) <= set(pins)
 
 
+@pytest.mark.reuse(param="stem")
 @pytest.mark.parametrize("stem", STEMS)
 @pytest.mark.parametrize("kind", KINDS)
 def test_otter_run_scores_each_submission_as_expected(otter_scores, stem, kind):
@@ -174,6 +175,7 @@ def test_the_otter_master_marks_free_text_for_manual_grading():
         assert len(heads) == len(common.chapter(stem).exercises)
 
 
+@pytest.mark.reuse(param="stem")
 @pytest.mark.parametrize("stem", STEMS)
 @pytest.mark.parametrize("kind", KINDS)
 def test_nbgrader_autograde_scores_each_submission_as_expected(nbgrader_scores, stem, kind):
@@ -235,38 +237,42 @@ def test_the_student_repository_holds_no_solution(student_env):
     assert "git-pull?repo=" in (repo / "README.md").read_text()
 
 
-def test_every_student_chapter_runs_to_its_todo_lines(student_env, tmp_path, monkeypatch):
-    """Each chapter runs top to bottom on a kernel of the student environment."""
+@pytest.fixture(scope="module")
+def student_kernel(student_env, tmp_path_factory):
+    """The Jupyter folder of a kernel "student": the student environment, with the student
+    repository's own attention_lib first on the path, as `pip install -e .` there puts it."""
     repo, venv, seconds = student_env
     print(f"student environment built or reused in {seconds:.0f} s")
-    # What `pip install -e .` in the student repository does: its attention_lib comes first.
     student = {"PYTHONPATH": str(repo)}
     where = run(venv, "python", "-c", "import attention_lib; print(attention_lib.__file__)",
                 cwd=repo / "chapters", extra_env=student)  # fmt: skip
     assert Path(where.strip()).is_relative_to(repo), f"attention_lib came from {where}"
-    kernel = tmp_path / "jupyter" / "kernels" / "student"
+    jupyter = tmp_path_factory.mktemp("jupyter")
+    kernel = jupyter / "kernels" / "student"
     kernel.mkdir(parents=True)
     argv = [str(venv / "bin" / "python"), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
     spec = {"argv": argv, "env": student, "language": "python", "display_name": "student"}
     (kernel / "kernel.json").write_text(json.dumps(spec))
-    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
+    return jupyter
 
-    def execute(path: Path) -> tuple[str, str]:
-        nb = nbformat.read(path, as_version=4)
-        folder = {"metadata": {"path": str(path.parent)}}
-        NotebookClient(nb, timeout=600, kernel_name="student", resources=folder).execute()
-        text = "".join(
-            o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs
-        )
-        return path.stem, text
 
-    chapters = sorted((repo / "chapters").glob("*.ipynb"))
-    outputs = dict(map(execute, chapters))  # one at a time: nbclient's loop is per thread
-    for stem, text in outputs.items():
-        checked = [e for e in common.chapter(stem).exercises if e.kind != "text"]
-        verdicts = re.findall(r"^\[[^\]\n]+\] (PASS|FAIL|TODO):", text, re.M)
-        assert len(verdicts) >= len(checked), f"{stem}: {text[-500:]}"
-        assert set(verdicts) == {"TODO"}, f"{stem}: checkers said {verdicts}, not all TODO"
+@pytest.mark.reuse(param="stem")
+@pytest.mark.parametrize("stem", common.all_stems())
+def test_every_student_chapter_runs_to_its_todo_lines(
+    stem, student_env, student_kernel, monkeypatch
+):
+    """The student copy runs top to bottom on a kernel of the student environment, and
+    every checker in it says TODO."""
+    monkeypatch.setenv("JUPYTER_PATH", str(student_kernel))
+    path = student_env[0] / "chapters" / f"{stem}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    folder = {"metadata": {"path": str(path.parent)}}
+    NotebookClient(nb, timeout=600, kernel_name="student", resources=folder).execute()
+    text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    checked = [e for e in common.chapter(stem).exercises if e.kind != "text"]
+    verdicts = re.findall(r"^\[[^\]\n]+\] (PASS|FAIL|TODO):", text, re.M)
+    assert len(verdicts) >= len(checked), f"{stem}: {text[-500:]}"
+    assert set(verdicts) == {"TODO"}, f"{stem}: checkers said {verdicts}, not all TODO"
 
 
 def test_the_course_site_drops_text_answers_and_listings_that_solve_an_exercise():

@@ -1,0 +1,163 @@
+"""tools/reuse.py: a check that passed is left out only while nothing it reads has changed.
+
+Each test builds a small git repository with the plugin, a chapter or two, a test marked
+``reuse`` that notes each time it runs, and a notebook for nbval, then runs pytest in it
+as ``make test`` would, again and again.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TEST_FILE = """
+import os
+from pathlib import Path
+
+import pytest
+
+RAN = Path(__file__).parents[1] / "ran.txt"
+
+
+@pytest.mark.reuse(param="stem")
+@pytest.mark.parametrize("stem", ["a", "b"])
+def test_chapter(stem):
+    with RAN.open("a") as log:
+        log.write(stem + "\\n")
+    assert os.environ.get("BREAK") != stem, f"chapter {stem} broken"
+
+
+def test_not_marked():
+    with RAN.open("a") as log:
+        log.write("plain\\n")
+"""
+
+
+def notebook(text: str) -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(f"print({text!r})", execution_count=1)
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text + "\n")]
+    return nbformat.v4.new_notebook(cells=[cell, nbformat.v4.new_code_cell("1 + 1")])
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    (tmp_path / "tools").mkdir()
+    shutil.copy(ROOT / "tools" / "reuse.py", tmp_path / "tools" / "reuse.py")
+    shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\naddopts = "-p no:cacheprovider"\n'
+    )
+    (tmp_path / ".gitignore").write_text("_build/\nran.txt\n__pycache__/\n")
+    (tmp_path / "lib.py").write_text("VALUE = 1\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_chapters.py").write_text(TEST_FILE)
+    (tmp_path / "chapters").mkdir()
+    for stem in "ab":
+        nbformat.write(notebook(stem), tmp_path / "chapters" / f"{stem}.ipynb")
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "start"], check=True)
+    return tmp_path
+
+
+def pytest_in(repo: Path, *args: str, **env: str) -> tuple[list[str], subprocess.CompletedProcess]:
+    """Run pytest in ``repo``; return what the marked tests noted, and the process.
+
+    Only the plugins named load (nbval, for a notebook): each start then takes 0.3 s,
+    not the 2 s that importing every installed plugin costs.
+    """
+    (repo / "ran.txt").unlink(missing_ok=True)
+    environ = {k: v for k, v in os.environ.items() if k not in ("FULL", "BREAK")}
+    environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", *args],
+        cwd=repo,
+        env={**environ, **env},
+        capture_output=True,
+        text=True,
+    )
+    ran = (repo / "ran.txt").read_text().split() if (repo / "ran.txt").exists() else []
+    return sorted(ran), done
+
+
+def test_a_rerun_with_nothing_changed_runs_nothing_marked_and_says_so(repo):
+    ran, done = pytest_in(repo, "tests")
+    assert ran == ["a", "b", "plain"] and done.returncode == 0, done.stdout
+    ran, done = pytest_in(repo, "tests")
+    assert ran == ["plain"] and done.returncode == 0, done.stdout
+    assert "2 deselected" in done.stdout
+    assert "reused 2 passing runs" in done.stdout and "test_chapter[a]" in done.stdout
+
+
+def test_editing_one_chapter_runs_that_chapters_check_again(repo):
+    pytest_in(repo, "tests")
+    nbformat.write(notebook("a, edited"), repo / "chapters" / "a.ipynb")
+    assert pytest_in(repo, "tests")[0] == ["a", "plain"]
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["edit the library", "add an untracked file", "delete a tracked file", "pass other options"],
+)
+def test_any_other_change_runs_every_check_again(repo, change):
+    pytest_in(repo, "tests")
+    args = ["tests"]
+    if change == "edit the library":
+        (repo / "lib.py").write_text("VALUE = 2\n")
+    elif change == "add an untracked file":
+        (repo / "helper.py").write_text("")
+    elif change == "delete a tracked file":
+        (repo / "lib.py").unlink()
+    else:
+        args.append("-x")
+    assert pytest_in(repo, *args)[0] == ["a", "b", "plain"]
+
+
+def test_an_ignored_file_changes_nothing(repo):
+    pytest_in(repo, "tests")
+    (repo / "_build" / "scratch.txt").write_text("built")
+    assert pytest_in(repo, "tests")[0] == ["plain"]
+
+
+def test_a_failing_check_is_run_again_until_it_passes(repo):
+    ran, done = pytest_in(repo, "tests", BREAK="b")
+    assert ran == ["a", "b", "plain"] and done.returncode == 1
+    ran, done = pytest_in(repo, "tests", BREAK="b")
+    assert ran == ["b", "plain"] and done.returncode == 1, "the failure was not run again"
+    assert pytest_in(repo, "tests")[0] == ["b", "plain"]
+    assert pytest_in(repo, "tests")[0] == ["plain"]
+
+
+def test_full_1_reuses_nothing(repo):
+    pytest_in(repo, "tests")
+    assert pytest_in(repo, "tests", FULL="1")[0] == ["a", "b", "plain"]
+
+
+def test_outside_a_git_checkout_nothing_is_reused(repo):
+    shutil.rmtree(repo / ".git")
+    pytest_in(repo, "tests")
+    assert pytest_in(repo, "tests")[0] == ["a", "b", "plain"]
+
+
+def test_nbval_notebooks_are_reused_whole_and_a_run_of_only_reused_ones_passes(repo):
+    _, done = pytest_in(repo, "-p", "nbval", "--nbval", "chapters")
+    assert done.returncode == 0 and "4 passed" in done.stdout, done.stdout
+    _, done = pytest_in(repo, "-p", "nbval", "--nbval", "chapters")
+    assert done.returncode == 0 and "4 deselected" in done.stdout, done.stdout
+    assert "reused 2 passing runs" in done.stdout and "chapters/a.ipynb" in done.stdout
+    nb = notebook("b")
+    nb.cells[0].outputs[0].text = "not what it prints\n"  # nbval must fail this one
+    nbformat.write(nb, repo / "chapters" / "b.ipynb")
+    _, done = pytest_in(repo, "-p", "nbval", "--nbval", "chapters")
+    assert done.returncode == 1 and "1 failed, 1 passed, 2 deselected" in done.stdout, done.stdout
+    _, done = pytest_in(repo, "-p", "nbval", "--nbval", "chapters")
+    assert "1 failed, 1 passed, 2 deselected" in done.stdout, "a half-failed notebook was kept"
