@@ -161,3 +161,9 @@ def test_nbval_notebooks_are_reused_whole_and_a_run_of_only_reused_ones_passes(r
     assert done.returncode == 1 and "1 failed, 1 passed, 2 deselected" in done.stdout, done.stdout
     _, done = pytest_in(repo, "-p", "nbval", "--nbval", "chapters")
     assert "1 failed, 1 passed, 2 deselected" in done.stdout, "a half-failed notebook was kept"
+
+
+def test_under_xdist_nothing_is_reused_and_the_run_passes(repo):
+    pytest_in(repo, "tests")
+    ran, done = pytest_in(repo, "-p", "xdist", "-n", "2", "tests")
+    assert ran == ["a", "b", "plain"] and done.returncode == 0, done.stdout

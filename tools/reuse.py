@@ -25,7 +25,8 @@ the repository's root and ``param`` names a parameter holding one more (a path o
 chapter's stem).
 
 ``FULL=1`` (``make test FULL=1``) reuses nothing. A fresh clone has no records, so CI
-always runs everything; outside a git checkout nothing is reused either.
+always runs everything; outside a git checkout, or with pytest-xdist, nothing is reused
+either.
 """
 
 from __future__ import annotations
@@ -99,7 +100,10 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "reuse(*chapters, param=None): skip while nothing this test reads changed"
     )
-    if enabled():
+    # Under pytest-xdist the workers collect and the controller never sees the items, so
+    # such a session (``make nbval`` by default) reuses nothing; ``make test``'s are serial.
+    xdist = getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput")
+    if enabled() and not xdist:
         config.pluginmanager.register(Reuse(), "reuse-passing-runs")
 
 
@@ -144,8 +148,6 @@ class Reuse:
                     self.passed.setdefault(k, [0, size])[0] += 1
 
     def pytest_sessionfinish(self, session, exitstatus):
-        if hasattr(session.config, "workerinput"):
-            return  # an xdist worker: its controller gets the reports and keeps the records
         RECORDS.mkdir(parents=True, exist_ok=True)
         for k, (passed, size) in self.passed.items():
             if passed == size and k not in self.failed:
