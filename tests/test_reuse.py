@@ -122,10 +122,20 @@ def test_any_other_change_runs_every_check_again(repo, change):
     assert pytest_in(repo, *args)[0] == ["a", "b", "plain"]
 
 
-def test_an_ignored_file_changes_nothing(repo):
+@pytest.mark.parametrize("change", ["an ignored file", "a prose page at the top"])
+def test_some_changes_leave_the_passing_runs_reused(repo, change):
     pytest_in(repo, "tests")
-    (repo / "_build" / "scratch.txt").write_text("built")
+    if change == "an ignored file":
+        (repo / "_build" / "scratch.txt").write_text("built")
+    else:
+        (repo / "intro.md").write_text("# A new page\n")
     assert pytest_in(repo, "tests")[0] == ["plain"]
+
+
+def test_a_prose_page_inside_a_folder_counts(repo):
+    pytest_in(repo, "tests")
+    (repo / "tests" / "notes.md").write_text("read by a test, perhaps\n")
+    assert pytest_in(repo, "tests")[0] == ["a", "b", "plain"]
 
 
 def test_a_failing_check_is_run_again_until_it_passes(repo):

@@ -6,7 +6,8 @@ student copy and grades chapters 04 and 05 with otter and nbgrader. Each of thos
 has a **key**, the hash of
 
 - every file git sees in this checkout (tracked, or new and not ignored), as it is on
-  disk now, except the chapters: the library, the tests, the tools, the requirements;
+  disk now: the library, the tests, the tools, the requirements; but not the chapters,
+  nor the prose pages at the top (``*.md``: the README, the book's other pages);
 - the chapters that this run executes, byte for byte;
 - the test's id, pytest's arguments, the Python version and the platform.
 
@@ -15,8 +16,8 @@ The environments the runs use (``_build/*-venv``) are built from tracked files o
 
 When a run passes, ``_build/.passed/<key>`` is written. A later run with the same key is
 deselected and listed as reused at the end. So a rerun with nothing changed executes
-nothing, and editing one chapter runs only that chapter's checks again; a change to
-anything else runs them all.
+nothing, editing one chapter runs only that chapter's checks again, and a change to
+anything else but a prose page runs them all.
 
 Which runs take part: every cell of a notebook that nbval collects (the key covers the
 notebook; a notebook counts as passed only if all its cells passed), and every test
@@ -64,6 +65,8 @@ def world() -> bytes | None:
     for name in sorted(set(listed.decode().split("\0")) - {""}):
         if name.startswith("chapters/") and name.endswith(".ipynb"):
             continue  # each run adds the chapters it executes
+        if "/" not in name and name.endswith(".md"):
+            continue  # the book's prose pages and the README: no chapter run reads them
         path = ROOT / name
         h.update(name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b"-") + b"\0")
     return h.digest()
