@@ -32,6 +32,8 @@ RAN = Path(__file__).parents[1] / "ran.txt"
 def test_chapter(stem):
     with RAN.open("a") as log:
         log.write(stem + "\\n")
+    if os.environ.get("EDIT") == stem:  # the library changes while the checks run
+        (Path(__file__).parents[1] / "lib.py").write_text("VALUE = 3\\n")
     assert os.environ.get("BREAK") != stem, f"chapter {stem} broken"
 
 
@@ -76,7 +78,7 @@ def pytest_in(repo: Path, *args: str, **env: str) -> tuple[list[str], subprocess
     not the 2 s that importing every installed plugin costs.
     """
     (repo / "ran.txt").unlink(missing_ok=True)
-    environ = {k: v for k, v in os.environ.items() if k not in ("FULL", "BREAK")}
+    environ = {k: v for k, v in os.environ.items() if k not in ("FULL", "BREAK", "EDIT")}
     environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", *args],
@@ -147,9 +149,71 @@ def test_a_failing_check_is_run_again_until_it_passes(repo):
     assert pytest_in(repo, "tests")[0] == ["plain"]
 
 
-def test_full_1_reuses_nothing(repo):
+def test_full_1_reuses_nothing_but_records_for_the_next_run(repo):
     pytest_in(repo, "tests")
     assert pytest_in(repo, "tests", FULL="1")[0] == ["a", "b", "plain"]
+    nbformat.write(notebook("a, edited"), repo / "chapters" / "a.ipynb")
+    assert pytest_in(repo, "tests", FULL="1")[0] == ["a", "b", "plain"]
+    assert pytest_in(repo, "tests")[0] == ["plain"]
+
+
+def test_a_pass_is_not_kept_if_an_input_changed_while_it_ran(repo):
+    assert pytest_in(repo, "tests", EDIT="a")[0] == ["a", "b", "plain"]
+    (repo / "lib.py").write_text("VALUE = 1\n")  # back as it was when the run began
+    assert pytest_in(repo, "tests")[0] == ["a", "b", "plain"]
+
+
+def test_an_unexpected_pass_and_a_fixture_error_keep_nothing(repo):
+    (repo / "tests" / "test_xpass.py").write_text(XPASS_TESTS)
+    (repo / "tests" / "test_more.py").write_text(TEARDOWN_TESTS)
+    assert pytest_in(repo, "tests")[0] == ["a", "b", "plain", "td1", "td2", "xpass"]
+    ran, done = pytest_in(repo, "tests")  # a and b were kept; none of the others was
+    assert ran == ["plain", "td1", "td2", "xpass"], done.stdout
+    assert done.returncode == 1 and "RuntimeError: teardown" in done.stdout
+
+
+NOTE = """
+from pathlib import Path
+
+import pytest
+
+RAN = Path(__file__).parents[1] / "ran.txt"
+
+
+def note(what):
+    with RAN.open("a") as log:
+        log.write(what + "\\n")
+"""
+XPASS_TESTS = (
+    NOTE
+    + """
+
+@pytest.mark.reuse("chapters/a.ipynb")
+@pytest.mark.xfail(reason="thought broken")
+def test_xpass():
+    note("xpass")
+"""
+)
+TEARDOWN_TESTS = (
+    NOTE
+    + """
+
+@pytest.fixture(scope="module")
+def breaks_at_teardown():
+    yield
+    raise RuntimeError("teardown")
+
+
+@pytest.mark.reuse("chapters/a.ipynb")
+def test_td1(breaks_at_teardown):
+    note("td1")
+
+
+@pytest.mark.reuse("chapters/b.ipynb")
+def test_td2(breaks_at_teardown):
+    note("td2")
+"""
+)
 
 
 def test_outside_a_git_checkout_nothing_is_reused(repo):

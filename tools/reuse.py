@@ -1,4 +1,4 @@
-"""A pytest plugin: a slow check that passed is not run again while nothing it reads has changed.
+"""A pytest plugin: a slow check that passed is not run again while its inputs are unchanged.
 
 Executing the chapters is most of what ``make test`` costs: strict nbval runs each one in
 the Binder environment, the Colab check in a bare one, the classroom check runs each
@@ -6,28 +6,32 @@ student copy and grades chapters 04 and 05 with otter and nbgrader. Each of thos
 has a **key**, the hash of
 
 - every file git sees in this checkout (tracked, or new and not ignored), as it is on
-  disk now: the library, the tests, the tools, the requirements; but not the chapters,
-  nor the prose pages at the top (``*.md``: the README, the book's other pages);
-- the chapters that this run executes, byte for byte;
+  disk: the library, the tests, the tools, the requirements; but not the chapters, nor
+  the prose pages at the top (``*.md``: the README, the book's other pages);
+- the chapters (and generated files) that this run executes, byte for byte;
 - the test's id, pytest's arguments, the Python version and the platform.
 
-The environments the runs use (``_build/*-venv``) are built from tracked files only
-(``tools/classroom/envs.py``), so they are covered by the first item.
+A run passes when every item sharing its key passed (no failure, skip or xfail, and
+no fixture error in its file); ``_build/.passed/<key>`` is then written, if the key,
+computed again at the end, is still the same. A later run with the same key is
+deselected and listed as reused. So a rerun with nothing changed executes nothing,
+editing one chapter runs only that chapter's checks again, and a change to anything
+else but a prose page runs them all.
 
-When a run passes, ``_build/.passed/<key>`` is written. A later run with the same key is
-deselected and listed as reused at the end. So a rerun with nothing changed executes
-nothing, editing one chapter runs only that chapter's checks again, and a change to
-anything else but a prose page runs them all.
+The environments in ``_build/*-venv`` are rebuilt when their inputs change, and those
+are in the key. Not in it: environment variables, files git ignores other than those a
+marker names, and what an index or the network serve (a package that is not pinned may
+resolve to a newer release if an environment is deleted and built again). After changing
+one of those, run ``FULL=1``.
 
 Which runs take part: every cell of a notebook that nbval collects (the key covers the
-notebook; a notebook counts as passed only if all its cells passed), and every test
-marked ``@pytest.mark.reuse(*chapters, param=None)``, where ``chapters`` are paths from
-the repository's root and ``param`` names a parameter holding one more (a path or a
-chapter's stem).
+notebook), and every test marked ``@pytest.mark.reuse(*paths, param=None)``: ``paths``
+from the repository's root (or absolute), ``param`` naming a parameter that holds one
+more (a path, or a chapter's stem).
 
-``FULL=1`` (``make test FULL=1``) reuses nothing. A fresh clone has no records, so CI
-always runs everything; outside a git checkout, or with pytest-xdist, nothing is reused
-either.
+``FULL=1`` (``make test FULL=1``; ``.ci/run`` sets it) reuses nothing but still records
+what passes. A fresh clone has no records; outside a git checkout, or with pytest-xdist,
+nothing is reused.
 """
 
 from __future__ import annotations
@@ -44,7 +48,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDS = ROOT / "_build" / ".passed"
-PROPERTY = "reuse"  # user_properties entry: (key, how many items share it)
 
 
 def enabled() -> bool:
@@ -67,8 +70,11 @@ def world() -> bytes | None:
             continue  # each run adds the chapters it executes
         if "/" not in name and name.endswith(".md"):
             continue  # the book's prose pages and the README: no chapter run reads them
-        path = ROOT / name
-        h.update(name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b"-") + b"\0")
+        try:
+            data = (ROOT / name).read_bytes()
+        except OSError:  # deleted, or a folder (a submodule)
+            data = b"-"
+        h.update(name.encode() + b"\0" + data + b"\0")
     return h.digest()
 
 
@@ -104,56 +110,64 @@ def pytest_configure(config):
         "markers", "reuse(*chapters, param=None): skip while nothing this test reads changed"
     )
     # Under pytest-xdist the workers collect and the controller never sees the items, so
-    # such a session (``make nbval`` by default) reuses nothing; ``make test``'s are serial.
+    # such a session (``make nbval`` by default) takes no part; ``make test``'s are serial.
     xdist = getattr(config.option, "numprocesses", None) or hasattr(config, "workerinput")
-    if enabled() and not xdist:
-        config.pluginmanager.register(Reuse(), "reuse-passing-runs")
+    if not xdist:  # with FULL=1 it still records what passes, for the next run
+        config.pluginmanager.register(Reuse(lookup=enabled()), "reuse-passing-runs")
 
 
 class Reuse:
     """The hooks, with what one pytest session has seen."""
 
-    def __init__(self):
+    def __init__(self, lookup: bool):
+        self.lookup = lookup
         self.reused: list[str] = []  # labels of the runs left out
-        self.passed: dict[str, list[int]] = {}  # key: [items passed, items sharing the key]
-        self.failed: set[str] = set()
+        self.key_of: dict[str, str] = {}  # node id: key
+        self.inputs: dict[str, tuple] = {}  # key: (label, chapters, args)
+        self.count: dict[str, list[int]] = {}  # key: [items passed, items sharing it]
+        self.failed: set[str] = set()  # keys, and files, where anything failed or skipped
 
     def pytest_collection_modifyitems(self, config, items):
         args = [str(a) for a in config.invocation_params.args]
-        keep, reused, groups = [], [], {}
+        keep, reused = [], []
         for item in items:
             chapters = _chapters(item)
-            notebook = item.path.suffix == ".ipynb"
-            label = item.path.relative_to(ROOT).as_posix() if notebook else item.nodeid
+            file = item.nodeid.split("::")[0]
+            label = file if item.path.suffix == ".ipynb" else item.nodeid
             k = None if chapters is None else key(label, chapters, args)
-            if k is not None and (RECORDS / k).exists():
+            if k is not None and self.lookup and (RECORDS / k).exists():
                 reused.append(item)
                 if label not in self.reused:
                     self.reused.append(label)
                 continue
             keep.append(item)
             if k is not None:
-                groups.setdefault(k, []).append(item)
-        for k, group in groups.items():
-            for item in group:
-                item.user_properties.append((PROPERTY, (k, len(group))))
+                self.key_of[item.nodeid] = k
+                self.inputs[k] = (label, chapters, args)
+                self.count.setdefault(k, [0, 0])[1] += 1
         if reused:
             config.hook.pytest_deselected(items=reused)
             items[:] = keep
 
     def pytest_runtest_logreport(self, report):
-        for name, value in report.user_properties:
-            if name == PROPERTY:
-                k, size = value
-                if report.failed or report.skipped:
-                    self.failed.add(k)
-                elif report.when == "call":
-                    self.passed.setdefault(k, [0, size])[0] += 1
+        k = self.key_of.get(report.nodeid)
+        if report.failed and report.when != "call":  # a fixture's error: it may be shared
+            self.failed.add(report.nodeid.split("::")[0])  # by every test of the file
+        if k is None:
+            return
+        if report.failed or report.skipped or hasattr(report, "wasxfail"):
+            self.failed.add(k)
+        elif report.when == "call":
+            self.count[k][0] += 1
 
     def pytest_sessionfinish(self, session, exitstatus):
+        world.cache_clear()  # what the runs read may have changed while they ran
         RECORDS.mkdir(parents=True, exist_ok=True)
-        for k, (passed, size) in self.passed.items():
-            if passed == size and k not in self.failed:
+        for k, (passed, size) in self.count.items():
+            label = self.inputs[k][0]
+            if passed < size or {k, label.split("::")[0]} & self.failed:
+                continue
+            if key(*self.inputs[k]) == k:  # still true of the checkout as it is now
                 (RECORDS / k).touch()
         if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and self.reused:
             session.exitstatus = pytest.ExitCode.OK  # all reused: nothing failed

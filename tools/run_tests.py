@@ -21,7 +21,7 @@ machine spent meanwhile from ``/proc/stat``, has it.) The exit status is 1 if an
 failed.
 
 The checks that execute chapters (strict nbval, the Colab and student-copy runs, the
-graders) are not run again while nothing they read has changed (``tools/reuse.py``); the
+graders) are not run again while their inputs are unchanged (``tools/reuse.py``); the
 table's last line says how many were reused. ``FULL=1`` (``make test FULL=1``) runs all.
 """
 

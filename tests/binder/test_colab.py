@@ -94,7 +94,7 @@ def run(path: Path, folder: Path, jupyter_path: Path, monkeypatch) -> float:
     return seconds
 
 
-@pytest.mark.reuse("chapters/05_softmax.ipynb")
+@pytest.mark.reuse("chapters/05_softmax.ipynb", SITE / "_sources" / "chapters" / "05_softmax.ipynb")
 def test_a_downloaded_chapter_runs_from_an_empty_folder(bare_kernel, tmp_path, monkeypatch):
     download = SITE / "_sources" / "chapters" / "05_softmax.ipynb"
     if not download.exists():
