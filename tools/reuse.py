@@ -51,12 +51,14 @@ RECORDS = ROOT / "_build" / ".passed"
 
 
 def enabled() -> bool:
+    """Whether earlier passes may be reused: not with ``FULL=1``."""
     return os.environ.get("FULL") != "1"
 
 
 @cache
 def world() -> bytes | None:
-    """The hash of every file git sees, outside the chapters; None outside a checkout."""
+    """The hash of every file git sees but the chapters and the prose pages at the top;
+    None outside a git checkout."""
     try:
         listed = subprocess.run(
             ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
