@@ -109,7 +109,7 @@ def _chapters(item) -> list[Path] | None:
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "reuse(*chapters, param=None): skip while nothing this test reads changed"
+        "markers", "reuse(*paths, param=None): not run again while its inputs are unchanged"
     )
     # Under pytest-xdist the workers collect and the controller never sees the items, so
     # such a session (``make nbval`` by default) takes no part; ``make test``'s are serial.
