@@ -18,7 +18,7 @@ check unit nbval: export OMP_NUM_THREADS := 1
 check unit nbval: export OPENBLAS_NUM_THREADS := 1
 check unit nbval: export MKL_NUM_THREADS := 1
 
-.PHONY: help book book-course test check lint unit nbval binder site-build site-check screenshots outputs student grade classroom lock clean bench
+.PHONY: help book book-course test check lint unit nbval binder site-build site-check screenshots outputs notebooks student grade classroom lock clean bench
 
 help:
 	@echo "make book     build the website into _build/html"
@@ -27,7 +27,8 @@ help:
 	@echo "              (a chapter's runs that passed are not repeated while their inputs"
 	@echo "              are unchanged; make test FULL=1 repeats them: tools/reuse.py)"
 	@echo "make check    the quick loop while writing: ruff and the fast unit tests (< 30 s)"
-	@echo "make outputs  re-execute every chapter in place (commit the result)"
+	@echo "make outputs  re-execute every chapter in place, then write notebooks/ (commit both)"
+	@echo "make notebooks  write the learner edition, notebooks/, from chapters/"
 	@echo "make bench    time attention against the machine's peak, the sliders and chapters"
 	@echo "make screenshots  the browser checks, keeping screenshots in _build/screenshots/"
 	@echo "make student  student copies without solutions or outputs, in _build_student/"
@@ -111,6 +112,11 @@ screenshots: $(STAMP)
 
 outputs: $(STAMP)
 	$(BIN)/python tools/refresh_outputs.py chapters/*.ipynb
+	$(BIN)/python tools/learner.py
+
+# The learner edition: what the site's Colab, Binder and download buttons open.
+notebooks: $(STAMP)
+	$(BIN)/python tools/learner.py
 
 bench: $(STAMP)
 	$(BIN)/python tools/bench.py $(BENCH_ARGS)

@@ -11,19 +11,20 @@
 import ast
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import myst
+from myst import INCLUDE, included_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
 HIDDEN = {"remove-cell", "remove-input"}  # the reader never sees the source
 FOLDED = {"hide-input", "hide-cell"}  # the reader sees it only after a click
 WIDTH = 80
-INCLUDE = re.compile(
-    r"^(?P<fence>`{3,}|:{3,})\{literalinclude\}\s+(?P<path>\S+)\n(?P<opts>(?::[\w-]+:.*\n)*)",
-    re.M,
-)
 
 
 def cells(path: Path) -> list[dict]:
@@ -71,48 +72,12 @@ def test_visible_code_fits_the_page(chapter):
     assert not wide, f"code lines over {WIDTH} columns: {wide}"
 
 
-def included_lines(path: Path, options: dict) -> list[str]:
-    """The lines a literalinclude with these options shows, as Sphinx selects them."""
-    lines = path.read_text().splitlines()
-    if "pyobject" in options:
-        node = ast.parse(path.read_text())
-        for part in options["pyobject"].split("."):
-            node = next(
-                n
-                for n in ast.iter_child_nodes(node)
-                if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == part
-            )
-        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-        lines = lines[first - 1 : node.end_lineno]
-    if "lines" in options:
-        first, _, last = options["lines"].partition("-")
-        lines = lines[int(first) - 1 : int(last) if last else int(first)]
-    for key, skip in (("start-after", 1), ("start-at", 0)):
-        if key in options:
-            start = next(i for i, line in enumerate(lines) if options[key] in line)
-            lines = lines[start + skip :]
-    for key, keep in (("end-before", 0), ("end-at", 1)):
-        if key in options:
-            end = next(i for i, line in enumerate(lines) if options[key] in line)
-            lines = lines[: end + keep]
-    if options.get("dedent", "").isdigit():
-        lines = [line[int(options["dedent"]) :] for line in lines]
-    return lines
-
-
 def includes(chapter: Path):
     for i, cell in enumerate(cells(chapter)):
         if cell["cell_type"] != "markdown":
             continue
         for match in INCLUDE.finditer(source(cell)):
-            options = {
-                key: value.strip().strip("'\"")  # MyST reads options as YAML strings
-                for key, value in (
-                    re.match(r":([\w-]+):\s*(.*)", line).groups()
-                    for line in match["opts"].splitlines()
-                )
-            }
-            yield i, (chapter.parent / match["path"]).resolve(), options
+            yield i, (chapter.parent / match.group(2)).resolve(), myst.options(match.group(3))
 
 
 def test_listings_show_only_teaching_lines(chapter):

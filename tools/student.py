@@ -72,6 +72,8 @@ def student_notebook(nb: nbformat.NotebookNode, stem: str | None = None) -> nbfo
     kept, inside = [], None
     for index, cell in enumerate(nb.cells):
         source = cell.source
+        if cell.get("id") == exercises.SOURCE_NOTE:  # the line pointing at the learner edition
+            continue
         if inside is None and START.search(source):
             inside = index
         if inside is None:
