@@ -89,7 +89,6 @@ def grade(
             print(f"{student:<20} {source:<28} unchanged, kept")
         else:
             todo.append((student, source, data, digest))
-    hidden = [folder, out]
 
     def one(student, data):
         # A failure of the grader itself (not of the answers: those are the sandbox's) must
@@ -97,7 +96,7 @@ def grade(
         # starting a sandbox fail, so a second attempt comes before "grader error".
         for attempt in (1, 2):
             try:
-                return verdict.grade(student, data, timeout, hidden, safe)
+                return verdict.grade(student, data, timeout, safe)
             except Exception:
                 print(f"{student}: the grader failed (attempt {attempt} of 2):", file=sys.stderr)
                 traceback.print_exc()

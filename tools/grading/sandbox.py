@@ -1,18 +1,10 @@
 """Start the worker under bubblewrap and talk to it, with a hard wall-clock limit.
 
-The sandbox (``bwrap``):
-
-* the whole file system read-only (``--ro-bind / /``), and on top of it, hidden under
-  empty read-only tmpfs: the submissions folder, the grades folder, the course checkout (only
-  ``attention_lib``, the virtual environment and the worker are bound back, read-only)
-  and the grader's HOME (the Python installation bound back if it lives there);
-* a private ``/tmp`` of limited size, which is also HOME and the working directory;
-* ``--unshare-all``: no network, its own PID namespace, so every process the student's
-  code starts dies with the sandbox; ``--die-with-parent``, ``--new-session``, and no
-  capabilities (``--cap-drop ALL``), even when the grader runs as root;
-* the worker lowers its own CPU, memory, file-size and process limits before it reads
-  any student code (see :mod:`.worker`); where the grader runs as root, for whom Linux
-  ignores the process limit, a pids cgroup caps the sandbox's processes (:mod:`.pids`).
+The sandbox (``bwrap``) holds only what the worker needs (:mod:`.mounts`), runs the
+student's code as an unprivileged user with no capabilities and a system-call filter
+(:mod:`.seccomp`), in its own namespaces (no network; every process it starts dies with
+it), with per-process limits the worker sets itself (:mod:`.worker`) and, where the
+machine allows, a cgroup capping its processes and memory together (:mod:`.cgroups`).
 
 Every read from the worker waits at most until the submission's deadline; at the
 deadline the whole process group is killed with SIGKILL, whatever the code traps.
@@ -29,27 +21,15 @@ import sys
 import time
 from pathlib import Path
 
-from . import pids, wire
+from . import cgroups, mounts, wire
 
-ROOT = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).resolve().with_name("worker.py")
 CPU_SECONDS = 60
-MEMORY = 2 * 2**30  # address space: numpy and matplotlib fit with room to spare
+MEMORY = 2 * 2**30  # address space of one process: numpy and matplotlib fit with room
+SANDBOX_MEMORY = 1 * 2**30  # the whole sandbox, tmpfs included, where a cgroup holds it
 FILE_SIZE = 16 * 2**20
-PROCESSES = 64  # per user inside the sandbox: stops a fork bomb
+PROCESSES = 64  # per sandbox: stops a fork bomb
 NAMESPACE_GONE_S = 30  # how long a kill waits for the kernel to end the sandbox's processes
-TMP_SIZE = 64 * 2**20
-ENV = {
-    "PATH": "/usr/bin:/bin",
-    "HOME": "/tmp/home",
-    "MPLBACKEND": "Agg",
-    "MPLCONFIGDIR": "/tmp/home/mpl",
-    "OMP_NUM_THREADS": "1",
-    "OPENBLAS_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
-    "PYTHONDONTWRITEBYTECODE": "1",
-    "LANG": "C.UTF-8",
-}
 
 
 class Unavailable(Exception):
@@ -73,31 +53,17 @@ def bwrap_path() -> str | None:
 
 
 def check_bwrap() -> None:
-    """Raise :class:`Unavailable` unless bwrap can start a sandbox here."""
-    path = bwrap_path()
-    if path is None:
+    """Raise :class:`Unavailable` unless bwrap and the filter's library are here."""
+    if bwrap_path() is None:
         raise Unavailable(
             "bubblewrap (bwrap) is not installed. The grader runs each submission in a "
             "bwrap sandbox; install it (Debian/Ubuntu: apt-get install bubblewrap), or "
             "pass --unsafe-no-sandbox to run students' code with your own rights."
         )
-    run = subprocess.run(
-        [path, "--ro-bind", "/", "/", "--unshare-all", "--cap-drop", "ALL", "true"],
-        capture_output=True,
-        text=True,
-    )
-    if run.returncode:
-        raise Unavailable(f"bwrap cannot create a sandbox here: {run.stderr.strip()[:300]}")
-
-
-def _python_home() -> list[Path]:
-    """Where the interpreter, its standard library and the packages live (bound back)."""
-    real = Path(os.path.realpath(sys.executable))
-    return [Path(sys.prefix), Path(sys.base_prefix), real.parent.parent]
-
-
-def _depth(path: Path) -> tuple[int, str]:
-    return len(path.parts), str(path)
+    try:
+        mounts.seccomp.program()
+    except mounts.seccomp.Unavailable as err:
+        raise Unavailable(str(err)) from None
 
 
 def _in_namespace(namespace: str) -> bool:
@@ -116,60 +82,46 @@ def _in_namespace(namespace: str) -> bool:
     return False
 
 
-def command(hidden: list[Path]) -> list[str]:
-    """The bwrap command line that runs the worker, with ``hidden`` folders emptied."""
-    cmd = [bwrap_path(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    home = Path(os.path.expanduser("~")).resolve()
-    covered: list[Path] = []  # outermost first; a folder inside one already hidden is skipped
-    for folder in sorted({ROOT, home, *(Path(p).resolve() for p in hidden)}, key=_depth):
-        if folder.is_dir() and folder != Path("/"):
-            if not any(folder.is_relative_to(c) for c in covered):
-                covered.append(folder)
-                cmd += ["--tmpfs", str(folder)]
-    back = {p.resolve() for p in [ROOT / "attention_lib", WORKER.parent, *_python_home()]}
-    for path in sorted(back, key=_depth):
-        if path.is_dir() and any(path.is_relative_to(c) for c in covered):
-            cmd += ["--ro-bind", str(path), str(path)]
-    for folder in covered:
-        cmd += ["--remount-ro", str(folder)]  # hidden, and nothing can be written there
-    cmd += ["--size", str(TMP_SIZE), "--tmpfs", "/tmp", "--dir", "/tmp/home"]
-    for path in sorted(back, key=_depth):  # a checkout under /tmp: bind it again, above
-        if path.is_dir() and path.is_relative_to("/tmp"):  # the private /tmp
-            cmd += ["--ro-bind", str(path), str(path)]
-    cmd += ["--chdir", "/tmp/home", "--unshare-all", "--die-with-parent", "--new-session"]
-    cmd += ["--cap-drop", "ALL", "--clearenv"]
-    for key, value in ENV.items():
-        cmd += ["--setenv", key, value]
-    return cmd
-
-
 class Worker:
     """One student's sandboxed worker, from start to kill."""
 
-    def __init__(self, setup: dict, timeout: float, hidden: list[Path], sandbox: bool = True):
+    def __init__(self, setup: dict, timeout: float, sandbox: bool = True):
         self.deadline = time.monotonic() + timeout
         self.timeout = timeout
         self.gone: str | None = None
+        as_root = os.geteuid() == 0
+        home = os.environ.get("HOME", "")  # unsafe mode keeps the grader's own
         limits = [str(CPU_SECONDS), str(MEMORY), str(FILE_SIZE), str(PROCESSES)]
+        limits.append(str(mounts.NOBODY) if sandbox and as_root else "-")  # root: give it up
         # The last argument names the grader (its pid), so its workers can be found.
         argv = [sys.executable, "-I", str(WORKER), *limits, f"grader-{os.getpid()}"]
-        env = None
-        self.group = None  # the pids cgroup that caps the sandbox's processes, where allowed
-        if sandbox:
-            argv = [*command(hidden), *argv]
-            env = {}
-            self.group = pids.new_group(PROCESSES)
+        self.group = None  # the cgroup that caps the sandbox's processes and memory
+        fds: list[int] = []
+        try:
+            if sandbox:
+                args, fds = mounts.arguments(as_root)
+                fds.append(mounts.args_pipe(args))
+                argv = [bwrap_path(), "--args", str(fds[-1]), *argv]
+                self.group = cgroups.new_group(PROCESSES, SANDBOX_MEMORY)
+                if self.group is not None:
+                    argv = cgroups.enter(self.group, argv)
+            self.process = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env={} if sandbox else {**os.environ, **mounts.ENV, "HOME": home},
+                cwd="/",
+                pass_fds=fds,
+                start_new_session=True,  # one process group: a timeout kills all of it
+            )
+        except BaseException:
             if self.group is not None:
-                argv = pids.enter(self.group, argv)
-        self.process = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env if sandbox else {**os.environ, **ENV, "HOME": os.environ.get("HOME", "")},
-            cwd="/",
-            start_new_session=True,  # one process group: a timeout kills all of it
-        )
+                cgroups.remove(self.group)
+            raise
+        finally:
+            for fd in fds:
+                os.close(fd)
         self.selector = selectors.DefaultSelector()
         self.selector.register(self.process.stdout, selectors.EVENT_READ)
         self.buffer = b""
@@ -291,7 +243,7 @@ class Worker:
         while namespace and _in_namespace(namespace) and time.monotonic() < deadline:
             time.sleep(0.05)
         if self.group is not None:
-            pids.remove(self.group)
+            cgroups.remove(self.group)
             self.group = None
 
     def _namespace(self) -> str | None:

@@ -18,7 +18,6 @@ import json
 import sys
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import exercises
 
@@ -174,7 +173,7 @@ def _check(chapter, ex, worker: sandbox.Worker) -> checks.CheckResult:
         return checker(worker.value(ex.label), *args, **kwargs)
 
 
-def grade(student: str, data: bytes, timeout: float, hidden: list[Path], safe: bool) -> Result:
+def grade(student: str, data: bytes, timeout: float, safe: bool) -> Result:
     """Grade one submitted notebook (its bytes): a :class:`Result` whatever it holds."""
     try:
         nb = json.loads(data.decode("utf-8"))
@@ -208,7 +207,7 @@ def grade(student: str, data: bytes, timeout: float, hidden: list[Path], safe: b
     answers = answer_cells(nb, chapter, marked="no identity" not in status)
     result.flags = scan(nb, chapter, answers)
     result.maximum = sum(e.points for e in chapter.exercises if e.kind != "text")
-    with sandbox.Worker(setup(chapter, answers), timeout, hidden, sandbox=safe) as worker:
+    with sandbox.Worker(setup(chapter, answers), timeout, sandbox=safe) as worker:
         for ex in chapter.exercises:
             if ex.kind == "text":
                 result.points[ex.column] = None

@@ -1,8 +1,11 @@
 """The sandboxed worker: runs one student's answer cells, then calls their functions.
 
-Started by :mod:`.sandbox` inside bubblewrap as ``python -I worker.py``. It first lowers
-its own limits (CPU time, memory, file size, processes), which nothing it runs later can
-raise again. It then reads, as the first message on stdin, the preamble and the cells to
+Started by :mod:`.sandbox` inside bubblewrap as ``python -I worker.py``. Where the
+grader is root, bwrap started it as root with only the capability to change user: its
+first lines give that up for the unprivileged uid and gid it is handed (``NOBODY``),
+which clears every capability, and it stops unless that worked. It then lowers its own
+limits (CPU time, memory, file size, processes), which nothing it runs later can raise
+again. It then reads, as the first message on stdin, the preamble and the cells to
 run, and answers requests until stdin closes:
 
 * ``{"op": "call", "label": ..., "args": [...]}``: the student's function for that
@@ -37,8 +40,22 @@ def describe(err: BaseException, short) -> dict:
     return {"type": short(type(err).__name__, 40), "msg": short(err)}
 
 
+def give_up_root(uid: int) -> None:
+    """Become ``uid`` (and gid ``uid``, no other groups) for good, with no capabilities."""
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    with open("/proc/self/status") as status:
+        caps = [line.split()[1] for line in status if line.startswith(("CapEff", "CapPrm"))]
+    if os.getresuid() != (uid, uid, uid) or os.getgroups() or any(int(c, 16) for c in caps):
+        os._exit(70)  # the grader sees a worker that ended, and its self-test says so
+
+
 def main() -> None:
+    os.closerange(3, 65536)  # nothing but the protocol's stdin and stdout is inherited
     cpu, memory, fsize, nproc = (int(v) for v in sys.argv[1:5])
+    if sys.argv[5] != "-":
+        give_up_root(int(sys.argv[5]))
     limit(resource.RLIMIT_CPU, cpu)
     limit(resource.RLIMIT_AS, memory)
     limit(resource.RLIMIT_FSIZE, fsize)
