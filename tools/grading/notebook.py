@@ -1,10 +1,15 @@
 """What a submitted notebook holds, read as data: nothing in it is run here.
 
-* :func:`identify`: its chapter, from the metadata ``make student`` wrote;
+* :func:`identify`: its chapter, from the metadata ``make student`` wrote (or, without
+  it, from its exercise labels, found by :func:`exercise_labels` in linear time);
 * :func:`answer_cells`: the cells marked as each exercise's answer;
 * :func:`course_cells`: which of the course's own cells an answer needs (``scaled``);
 * :func:`scan`: the flags of :mod:`.flags`, for the whole notebook;
-* :func:`lazy_imports`: the chapter's import cell, without the seconds Matplotlib costs.
+* :func:`lazy_imports`: the chapter's import cell, without the seconds Matplotlib costs;
+* :func:`setup`: what the sandboxed worker runs (the preamble, then the answer cells).
+
+The notebook itself is read in a limited subprocess (:mod:`.static`), never in the
+grader's own process; the course's chapters are handed to it as data.
 """
 
 from __future__ import annotations
@@ -15,6 +20,36 @@ import builtins
 import exercises
 
 from . import flags
+
+PREAMBLE = """\
+import numpy as np
+import attention_lib as al
+from attention_lib import toy
+
+
+class _Lazy:
+    # A figure or widget helper, imported on first use: Matplotlib costs seconds to import.
+    def __init__(self, module, attr=None):
+        self._where = (module, attr)
+
+    def _get(self):
+        import importlib
+
+        module = importlib.import_module(self._where[0])
+        return getattr(module, self._where[1]) if self._where[1] else module
+
+    def __call__(self, *args, **kwargs):
+        return self._get()(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._get(), name)
+
+
+{imports}
+for _name in [_n for _n in globals() if _n.startswith("check_")]:
+    globals()[_name] = lambda *args, **kwargs: None  # the grade is not computed here
+"""
+
 
 HEAVY = ("attention_lib.plotting", "attention_lib.widgets", "matplotlib", "ipywidgets", "IPython")
 
@@ -42,23 +77,46 @@ def lazy_imports(source: str) -> str:
     return "\n".join(lines)
 
 
-def identify(nb: dict) -> tuple[exercises.Chapter | None, list[str]]:
-    """The chapter a notebook belongs to, from its metadata; and what was odd about it."""
+def exercise_labels(text: str):
+    """The labels of the ```` ```{exercise} ```` blocks in a markdown text, in order.
+
+    One pass over the lines (a backtracking regex took minutes on a hostile notebook):
+    a label is the first ``:label:`` line after an exercise's opening line.
+    """
+    pending = False
+    for line in text.split("\n"):
+        fence = len(line) - len(line.lstrip(line[:1])) if line[:1] in ("`", ":") else 0
+        if fence >= 3 and line[fence:].startswith("{exercise}"):
+            pending = True
+        elif pending and line.startswith(":label:"):
+            words = line[len(":label:") :].split()
+            if words:
+                pending = False
+                yield words[0]
+
+
+def identify(
+    nb: dict, chapters: dict[str, exercises.Chapter]
+) -> tuple[exercises.Chapter | None, list[str]]:
+    """The chapter a notebook belongs to, from its metadata; and what was odd about it.
+
+    ``chapters``: the course's, by stem.
+    """
     meta = (
         nb.get("metadata", {}).get(exercises.KEY) if isinstance(nb.get("metadata"), dict) else None
     )
     if isinstance(meta, dict) and isinstance(meta.get("chapter"), str):
-        chapter = exercises.chapter(meta["chapter"])
+        chapter = chapters.get(meta["chapter"])
         if chapter is None:
             return None, ["unknown chapter"]
         if meta.get("version") != chapter.version:
             return chapter, ["older copy"]
         return chapter, []
-    owners = exercises.by_label()
+    owners = {e.label: c for c in chapters.values() for e in c.exercises}
     for cell in nb.get("cells", []):
-        for match in exercises.EXERCISE.finditer(_source(cell)):
-            if match.group(2) in owners:
-                return owners[match.group(2)], ["no identity"]
+        for label in exercise_labels(_source(cell)):
+            if label in owners:
+                return owners[label], ["no identity"]
     return None, ["no identity", "unknown chapter"]
 
 
@@ -166,3 +224,25 @@ def scan(nb: dict, chapter: exercises.Chapter, answers: dict[str, list[str]]) ->
     solutions = {flags.normalise(s) for e in chapter.exercises for s in e.solutions}
     found += flags.solution_flags(code, markdown, solutions)
     return list(dict.fromkeys(found))
+
+
+def setup(chapter: exercises.Chapter, answers: dict[str, list[str]]) -> dict:
+    """What the worker runs: the preamble, then the answer cells in the course's order.
+
+    The course's own cells come in between only where an answer reads a name they define
+    (``scaled``, ``S_shared``): trusted code, from the committed chapter.
+    """
+    auto = [e for e in chapter.exercises if e.kind != "text"]
+    stubs = {e.stub_cell: e for e in auto}
+    free = free_names([s for v in answers.values() for s in v], chapter.imports)
+    context = course_cells(chapter, free, max(stubs, default=0)) if free else []
+    course = dict(chapter.context)
+    cells = []
+    for index in sorted(set(context) | set(stubs)):
+        if index in stubs:
+            ex = stubs[index]
+            for source in answers.get(ex.label, []):
+                cells.append({"label": ex.label, "name": ex.name, "source": source})
+        else:
+            cells.append({"label": None, "source": course[index]})
+    return {"preamble": PREAMBLE.format(imports=lazy_imports(chapter.imports)), "cells": cells}

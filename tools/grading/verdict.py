@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import copy
-import json
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -23,45 +22,8 @@ import exercises
 
 from attention_lib import checks
 
-from . import sandbox, wire
-from .notebook import (
-    answer_cells,
-    course_cells,
-    free_names,
-    identify,
-    lazy_imports,
-    names_in,
-    scan,
-)
-
-PREAMBLE = """\
-import numpy as np
-import attention_lib as al
-from attention_lib import toy
-
-
-class _Lazy:
-    # A figure or widget helper, imported on first use: Matplotlib costs seconds to import.
-    def __init__(self, module, attr=None):
-        self._where = (module, attr)
-
-    def _get(self):
-        import importlib
-
-        module = importlib.import_module(self._where[0])
-        return getattr(module, self._where[1]) if self._where[1] else module
-
-    def __call__(self, *args, **kwargs):
-        return self._get()(*args, **kwargs)
-
-    def __getattr__(self, name):
-        return getattr(self._get(), name)
-
-
-{imports}
-for _name in [_n for _n in globals() if _n.startswith("check_")]:
-    globals()[_name] = lambda *args, **kwargs: None  # the grade is not computed here
-"""
+from . import notebook, sandbox, static, wire
+from .notebook import PREAMBLE, course_cells, names_in
 
 
 class _Stdout:
@@ -173,21 +135,35 @@ def _check(chapter, ex, worker: sandbox.Worker) -> checks.CheckResult:
         return checker(worker.value(ex.label), *args, **kwargs)
 
 
+def identify(nb: dict) -> tuple[exercises.Chapter | None, list[str]]:
+    """The chapter of a notebook already read (see :func:`.notebook.identify`)."""
+    return notebook.identify(nb, {c.stem: c for c in exercises.chapters()})
+
+
 def grade(student: str, data: bytes, timeout: float, safe: bool) -> Result:
-    """Grade one submitted notebook (its bytes): a :class:`Result` whatever it holds."""
+    """Grade one submitted notebook (its bytes): a :class:`Result` whatever it holds.
+
+    The notebook is read in a limited subprocess (:mod:`.static`); only its findings,
+    as data, come back here.
+    """
     try:
-        nb = json.loads(data.decode("utf-8"))
-        if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
-            raise ValueError("it has no list of cells")
-    except (ValueError, UnicodeDecodeError) as err:
-        reason = (
-            "it is not JSON" if not isinstance(err, ValueError) or "cells" not in str(err) else err
-        )
-        result = Result(student, None, ["invalid notebook"])
-        result.feedback.append(f"Could not read the notebook: {wire.short(reason)}.")
+        found = static.examine(data)
+    except static.Unreadable as err:
+        result = Result(student, None, ["unreadable"])
+        result.feedback.append(f"The grader could not read this notebook: {err}.")
         return result
-    chapter, status = identify(nb)
+    stem, status = found.get("chapter"), found.get("status")
+    chapter = exercises.chapter(stem) if isinstance(stem, str) else None
+    status = [s for s in status if isinstance(s, str)] if isinstance(status, list) else []
     result = Result(student, chapter.stem if chapter else None, status)
+    if "invalid notebook" in status or "too large" in status:
+        verb = "read" if "invalid notebook" in status else "grade"
+        reason = wire.short(found.get("reason"))
+        result.feedback.append(f"Could not {verb} the notebook: {reason}.")
+        if chapter is not None:
+            result.maximum = sum(e.points for e in chapter.exercises if e.kind != "text")
+            result.points = {e.column: 0 for e in chapter.exercises if e.kind != "text"}
+        return result
     if chapter is None:
         result.feedback.append(
             "This notebook does not say which chapter it is: hand in the copy that "
@@ -204,10 +180,10 @@ def grade(student: str, data: bytes, timeout: float, safe: bool) -> Result:
             "The course's exercises changed since this copy was made; it was graded "
             "against the current ones."
         )
-    answers = answer_cells(nb, chapter, marked="no identity" not in status)
-    result.flags = scan(nb, chapter, answers)
+    answers = set(found.get("answers") or [])
+    result.flags = [wire.short(f, 200) for f in found.get("flags") or []]
     result.maximum = sum(e.points for e in chapter.exercises if e.kind != "text")
-    with sandbox.Worker(setup(chapter, answers), timeout, sandbox=safe) as worker:
+    with sandbox.Worker(found.get("setup") or {}, timeout, sandbox=safe) as worker:
         for ex in chapter.exercises:
             if ex.kind == "text":
                 result.points[ex.column] = None
@@ -227,28 +203,6 @@ def grade(student: str, data: bytes, timeout: float, safe: bool) -> Result:
         elif worker.preamble_error:
             result.status.append("sandbox error")
     return result
-
-
-def setup(chapter: exercises.Chapter, answers: dict[str, list[str]]) -> dict:
-    """What the worker runs: the preamble, then the answer cells in the course's order.
-
-    The course's own cells come in between only where an answer reads a name they define
-    (``scaled``, ``S_shared``): trusted code, from the committed chapter.
-    """
-    auto = [e for e in chapter.exercises if e.kind != "text"]
-    stubs = {e.stub_cell: e for e in auto}
-    free = free_names([s for v in answers.values() for s in v], chapter.imports)
-    context = course_cells(chapter, free, max(stubs, default=0)) if free else []
-    course = dict(chapter.context)
-    cells = []
-    for index in sorted(set(context) | set(stubs)):
-        if index in stubs:
-            ex = stubs[index]
-            for source in answers.get(ex.label, []):
-                cells.append({"label": ex.label, "name": ex.name, "source": source})
-        else:
-            cells.append({"label": None, "source": course[index]})
-    return {"preamble": PREAMBLE.format(imports=lazy_imports(chapter.imports)), "cells": cells}
 
 
 def judge(chapter, ex, worker: sandbox.Worker, answers) -> tuple[str, str]:
