@@ -12,9 +12,12 @@ How a mark is made (see ``tools/grading/``):
    the title), and the exercises, checkers and points from the course's committed
    chapter (``tools/exercises.py``).
 2. Only the student's answer cells (marked by ``make student``) run, in a plain Python
-   worker inside a bubblewrap sandbox: read-only file system, the submissions, the grades
-   and the course hidden, no network, its own process namespace, CPU, memory and output
-   limits, and a wall-clock limit after which everything in it is killed.
+   worker inside a bubblewrap sandbox that holds only the Python runtime and
+   ``attention_lib`` (read-only) and an empty ``/tmp``, as an unprivileged user with no
+   capabilities and a system-call filter, no network, its own process namespace, CPU,
+   memory and output limits, and a wall-clock limit after which everything in it is
+   killed (``grading/mounts.py``, ``grading/sandbox.py``). The notebook itself is read
+   in a limited subprocess (``grading/static.py``).
 3. In this process, the course's own checker is called with a proxy for the student's
    function: the inputs go to the sandbox, only the returned arrays or numbers come back
    (``tools/grading/wire.py``: no pickle). The checker's verdict and the chapter's points
@@ -25,7 +28,9 @@ How a mark is made (see ``tools/grading/``):
 Each student's row of ``grades.csv`` is written as soon as their notebook is graded (a
 killed run keeps it), unchanged notebooks are not graded again, and chapters graded
 earlier keep their columns. ``feedback/<student>.txt`` holds the checkers' lines only.
-Without ``bwrap`` the grader refuses to run, unless ``--unsafe-no-sandbox`` is given.
+Before grading, a known-good answer must pass in the sandbox (``grading/selftest.py``);
+if it does not (no ``bwrap``, a Python the sandbox cannot read...), the grader says why
+in one sentence and grades no one. ``--unsafe-no-sandbox`` runs without bwrap.
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from grading import sandbox, verdict  # noqa: E402
+from grading import selftest, verdict  # noqa: E402
 from grading.gradebook import Gradebook  # noqa: E402
 
 MAX_BYTES = 20 * 2**20
@@ -77,7 +82,13 @@ def read(path: Path) -> bytes:
 def grade(
     folder: Path, out: Path, timeout: float = 60, jobs: int | None = None, safe: bool = True
 ) -> Gradebook:
-    """Grade every new or changed notebook in ``folder`` into ``out``; return the book."""
+    """Grade every new or changed notebook in ``folder`` into ``out``; return the book.
+
+    Raises :class:`grading.selftest.Failed` (and grades no one) if a known-good answer
+    does not pass in the sandbox first.
+    """
+    if safe:
+        selftest.run(timeout)  # raises selftest.Failed: then no one is graded
     folder, out = folder.resolve(), out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     book = Gradebook(out)
@@ -134,18 +145,16 @@ def main(argv: list[str]) -> int:
         parser.error(f"{args.submissions} is not a folder of submitted notebooks")
     if args.out.resolve().is_relative_to(args.submissions.resolve()):
         parser.error("--out must not be inside the submissions folder, which is only read")
-    if not args.unsafe_no_sandbox:
-        try:
-            sandbox.check_bwrap()
-        except sandbox.Unavailable as err:
-            print(f"refusing to grade: {err}", file=sys.stderr)
-            return 2
-    else:
+    if args.unsafe_no_sandbox:
         print(
             "WARNING: --unsafe-no-sandbox: students' code runs with your rights.", file=sys.stderr
         )
     start = time.monotonic()
-    grade(args.submissions, args.out, args.timeout, args.jobs, not args.unsafe_no_sandbox)
+    try:
+        grade(args.submissions, args.out, args.timeout, args.jobs, not args.unsafe_no_sandbox)
+    except selftest.Failed as err:
+        print(f"refusing to grade: {err}.", file=sys.stderr)
+        return 2
     print(f"wrote {args.out / 'grades.csv'} and {args.out / 'feedback'}/ ")
     print(f"in {time.monotonic() - start:.0f} s")
     return 0

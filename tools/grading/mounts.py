@@ -58,12 +58,16 @@ def runtime() -> list[Path]:
         for one in (Path(os.path.abspath(path)), Path(os.path.realpath(path))):
             if one.is_dir() and one not in paths and not _system(one):
                 paths.append(one)
-    paths.sort(key=lambda p: len(p.parts))
+    paths.sort(key=_depth)
     kept: list[Path] = []
     for path in paths:  # a folder already visible inside a bound one is not bound again
         if not any(_visible(path, outer) for outer in kept):
             kept.append(path)
     return kept
+
+
+def _depth(path: Path) -> int:
+    return len(path.parts)
 
 
 def _system(path: Path) -> bool:
@@ -102,16 +106,16 @@ def arguments(as_root: bool) -> tuple[list[str], list[int]]:
             args += ["--symlink", os.readlink(link), link]
         elif os.path.isdir(link):
             args += ["--ro-bind", link, link]
+    args += ["--perms", "1777", "--size", str(TMP_SIZE), "--tmpfs", "/tmp"]
+    args += ["--perms", "0777", "--dir", "/tmp/home"]
     folders, files = runtime(), [Path(p) for p in ETC if os.path.isfile(p)]
     above = {parent for path in folders + files for parent in path.parents}
-    for parent in sorted(above - set(folders) - {Path("/")}, key=lambda p: len(p.parts)):
+    for parent in sorted(above - set(folders) - {Path("/"), Path("/tmp")}, key=_depth):
         args += ["--perms", "0755", "--dir", str(parent)]  # bwrap would make them 0700
     for path in files:
         args += ["--ro-bind", str(path), str(path)]
     for path in folders:
         args += ["--ro-bind", os.path.realpath(path), str(path)]
-    args += ["--perms", "1777", "--size", str(TMP_SIZE), "--tmpfs", "/tmp"]
-    args += ["--perms", "0777", "--dir", "/tmp/home"]
     args += ["--dev", "/dev", "--perms", "1777", "--size", str(SHM_SIZE), "--tmpfs", "/dev/shm"]
     args += ["--remount-ro", "/dev", "--proc", "/proc"]
     args += ["--size", "4096", "--tmpfs", "/proc/sys", "--remount-ro", "/proc/sys"]

@@ -51,9 +51,13 @@ def parse(data: bytes) -> dict:
     return message
 
 
+PATH = re.compile(r"(?<![\w.])/[^\s'\"]+")  # an absolute path (no backtracking)
+
+
 def short(text: str, limit: int = MESSAGE) -> str:
-    """One line of printable text, at most ``limit`` characters."""
-    text = re.sub(r"[^\x20-\x7e]+", " ", str(text)).strip()
+    """One line of printable text, at most ``limit`` characters, with no paths in it."""
+    text = re.sub(r"[^\x20-\x7e]+", " ", str(text)[: 4 * limit]).strip()
+    text = PATH.sub("<path>", text)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
