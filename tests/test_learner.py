@@ -79,7 +79,8 @@ def test_the_setup_cell_comes_first_and_is_short(chapter):
     code = [c for c in edition(chapter)["cells"] if c["cell_type"] == "code"]
     setup = source(code[0])
     assert len(setup.splitlines()) <= 6
-    assert "ATTENTION_LIB_SOURCE" in setup and 'find_spec("attention_lib")' in setup
+    assert "ATTENTION_LIB_SOURCE" in setup
+    assert 'find_spec(m) is None for m in ("attention_lib"' in setup
     assert "RuntimeError(" in setup  # a failed install says what to do, in one sentence
 
 
@@ -88,6 +89,14 @@ def test_no_myst_is_left_for_colab(chapter):
     for index, cell in enumerate(nb["cells"]):
         if cell["cell_type"] == "markdown":
             assert myst_left(source(cell)) == [], f"cell {index}: {source(cell)[:200]}"
+
+
+def test_display_math_in_a_box_is_on_one_line(chapter):
+    # jupyterlab-myst keeps the quote marks inside a $$ block that spans several lines.
+    for cell in edition(chapter)["cells"]:
+        for line in source(cell).splitlines():
+            if line.startswith("> $$"):
+                assert line.rstrip().endswith("$$") and len(line.strip()) > 6, line
 
 
 def test_exercises_are_numbered_as_on_the_site(chapter):
@@ -145,11 +154,13 @@ def test_the_checks_can_fail(tmp_path):
     assert learner.undefined_names(planted) == [
         "cell 1 reads 'hidden', which no earlier cell defines"
     ]
-    converter = myst.Converter("05_softmax", exercises.numbers(), "https://site", {})
+    converter = myst.Converter("05_softmax", exercises.numbers(), "https://site", {}, {})
     with pytest.raises(ValueError, match="directive"):
         converter.convert("```{warning}\nCareful.\n```")
     with pytest.raises(ValueError, match="role"):
         converter.convert("A {kbd}`Ctrl` key.")
+    with pytest.raises(ValueError, match="not a term"):
+        converter.convert("A {term}`gizmo`.")
     with pytest.raises(ValueError, match="no exercise"):
         converter.convert("See {numref}`ex-nowhere`.")
     assert converter.convert("`{term}` in code, {numref}`ex-entropy`") == (

@@ -101,7 +101,8 @@ def learner_notebook(nb: nbformat.NotebookNode, stem: str) -> nbformat.NotebookN
     """The learner edition of the course notebook ``nb`` (chapter ``stem``)."""
     nb = nbformat.from_dict(json.loads(json.dumps(nb)))  # deep copy
     site = setup_cell.site()
-    converter = myst.Converter(stem, exercises.numbers(), site, bibliography())
+    terms = myst.glossary_anchors(ROOT / "glossary.md")
+    converter = myst.Converter(stem, exercises.numbers(), site, bibliography(), terms)
 
     regions = exercises.solution_regions(nb.cells)
     cells, pending, label = [], [], None
@@ -154,6 +155,13 @@ def learner_notebook(nb: nbformat.NotebookNode, stem: str) -> nbformat.NotebookN
                     output["execution_count"] = count
     nb.cells = cells
     nb.metadata = {k: v for k, v in nb.metadata.items() if k in ("kernelspec", "language_info")}
+    # The name today's ipykernel gives its kernel: JupyterLab writes what the kernel reports
+    # into the notebook when it starts one, and marks the notebook changed if that differs.
+    nb.metadata["kernelspec"] = {
+        "display_name": "Python 3 (ipykernel)",
+        "language": "python",
+        "name": "python3",
+    }
     return nb
 
 

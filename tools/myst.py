@@ -121,7 +121,17 @@ def body_options(body: str) -> tuple[dict[str, str], str]:
 
 
 def quote(text: str) -> str:
-    """``text`` as a CommonMark blockquote."""
+    """``text`` as a CommonMark blockquote.
+
+    Display math goes on one line first: jupyterlab-myst would otherwise keep the quote's
+    ``>`` marks inside a ``$$`` block that spans several lines.
+    """
+    text = re.sub(
+        r"^\$\$\n(.*?)\n\$\$[ \t]*$",
+        lambda m: "$$ " + " ".join(line.strip() for line in m.group(1).split("\n")) + " $$",
+        text,
+        flags=re.M | re.S,
+    )
     return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
 
 
@@ -143,12 +153,14 @@ class Converter:
     ``numbers`` maps every exercise label of the course to ``(chapter stem, k)``: the
     ``k``-th exercise of that chapter;
     ``site`` is the website's address (links to the glossary, references and other
-    chapters); ``bib`` maps a citation key to its author-year text. Anything this does
+    chapters); ``bib`` maps a citation key to its author-year text; ``terms`` maps each
+    glossary term, in lower case, to its anchor on the glossary page. Anything this does
     not know is an error, never left as raw MyST for Colab to show.
     """
 
-    def __init__(self, stem: str, numbers: dict, site: str, bib: dict[str, tuple[str, str]]):
+    def __init__(self, stem: str, numbers: dict, site: str, bib: dict, terms: dict[str, str]):
         self.stem, self.numbers, self.site, self.bib = stem, numbers, site.rstrip("/"), bib
+        self.terms = terms
 
     def exercise_name(self, label: str) -> str:
         if label not in self.numbers:
@@ -171,8 +183,9 @@ class Converter:
         titled = TITLED.match(text)
         shown, target = (titled["text"], titled["target"]) if titled else (text, text)
         if name == "term":
-            anchor = "term-" + re.sub(r"[^a-z0-9]+", "-", target.lower()).strip("-")
-            return f"[{shown}]({self.site}/glossary.html#{anchor})"
+            if target.lower() not in self.terms:
+                raise ValueError(f"{self.stem}: {target!r} is not a term of glossary.md")
+            return f"[{shown}]({self.site}/glossary.html#{self.terms[target.lower()]})"
         if name in ("numref", "ref"):
             return self.reference(target, shown if titled else None)
         if name in ("cite", "cite:p", "cite:t"):
@@ -214,3 +227,12 @@ class Converter:
             return self.role(ROLE.fullmatch(match["role"])) if match["role"] else match[0]
 
         return ROLE_OR_CODE.sub(role, text)
+
+
+def glossary_anchors(path: Path) -> dict[str, str]:
+    """Each term of a MyST ``{glossary}`` page, in lower case, and the id Sphinx gives it:
+    "term-" and the term with every run of other characters than letters, digits, "." and
+    "_" made one "-" (its case kept)."""
+    block = re.search(r"^```\{glossary\}\n(.*?)^```", path.read_text(), re.M | re.S)
+    terms = re.findall(r"^(\S[^\n]*)$", block.group(1), re.M) if block else []
+    return {t.lower(): "term-" + re.sub(r"[^A-Za-z0-9._]+", "-", t).strip("-") for t in terms}

@@ -57,8 +57,8 @@ def enabled() -> bool:
 
 @cache
 def world() -> bytes | None:
-    """The hash of every file git sees but the chapters and the prose pages at the top;
-    None outside a git checkout."""
+    """The hash of every file git sees but the chapters, their learner editions and the
+    prose pages at the top; None outside a git checkout."""
     try:
         listed = subprocess.run(
             ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -68,8 +68,8 @@ def world() -> bytes | None:
         return None
     h = hashlib.sha256(f"{sys.version}\0{platform.platform()}\0".encode())
     for name in sorted(set(listed.decode().split("\0")) - {""}):
-        if name.startswith("chapters/") and name.endswith(".ipynb"):
-            continue  # each run adds the chapters it executes
+        if name.startswith(("chapters/", "notebooks/")) and name.endswith(".ipynb"):
+            continue  # each run adds the chapters (or learner editions) it executes
         if "/" not in name and name.endswith(".md"):
             continue  # the book's prose pages and the README: no chapter run reads them
         try:

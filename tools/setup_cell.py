@@ -4,7 +4,8 @@ In Colab, or in a notebook downloaded from the website, ``import attention_lib``
 fail. The learner edition (``tools/learner.py``) therefore opens with a cell of at most six
 lines that installs it from the repository that ``_config.yml`` names in its one
 ``repository: url:`` line, with one line of progress. Where the library is already
-importable (Binder, a class's hub, a local install) it does nothing. Where the repository
+importable, with the packages the chapter uses beside it (Binder, a class's hub, a local
+install), it does nothing. Where the repository
 cannot be reached (offline, or no ``git``), it says in one sentence what to do: point the
 environment variable ``ATTENTION_LIB_SOURCE`` at a downloaded copy (a folder or a zip).
 
@@ -29,8 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SETUP = """\
 import importlib.util, os, subprocess, sys  # Colab or a download: install the library
 SOURCE = os.environ.get("ATTENTION_LIB_SOURCE") or "git+{url}@{branch}"
-if importlib.util.find_spec("attention_lib") is None:
-    print("Installing attention_lib, the course's library (about 10 s)...")
+if any(importlib.util.find_spec(m) is None for m in ("attention_lib", {modules})):
+    print("Installing attention_lib, the course's library, and what it needs (about 10 s)...")
     if subprocess.run([sys.executable, "-m", "pip", "install", "-q", SOURCE, {extras}], capture_output=True).returncode:
         raise RuntimeError("Could not install attention_lib (offline, or no git?). Download the course's repository as a zip, run %env ATTENTION_LIB_SOURCE=/path/to/the.zip and then this cell again.")"""  # noqa: E501
 
@@ -92,7 +93,9 @@ def setup_source(code: str) -> str:
     url, branch = repository()
     needed = extras("course", "model") if uses_model(code) else extras("course")
     listed = ", ".join(f'"{r}"' for r in needed)
-    return SETUP.format(url=url, branch=branch, extras=listed)
+    names = [re.match(r"[\w.-]+", r).group(0) for r in needed]  # "matplotlib>=3.7": matplotlib
+    modules = ", ".join(f'"{name}"' for name in names)
+    return SETUP.format(url=url, branch=branch, extras=listed, modules=modules)
 
 
 def model_source() -> str:

@@ -1,11 +1,13 @@
-"""JupyterLab as a Binder learner sees it: the chapters' MyST rendered, not raw.
+"""JupyterLab as a Binder or hub learner sees it: the learner edition, rendered.
 
 A JupyterLab from the Binder environment (``requirements.txt`` brings jupyterlab-myst)
-serves a copy of two chapters; headless Chromium opens each one. In every markdown cell
-the test expects the website's rendering: exercise boxes, solution dropdowns, admonitions
-and typeset math, and none of the raw MyST a reader would otherwise see (```` ``` ````
-fences, ``:label:`` lines, ``{exercise}``). With SCREENSHOTS=1 (`make screenshots`), a
-screenshot of the first exercise box is kept in ``_build/screenshots/``.
+serves a copy of two chapters' learner editions (``notebooks/``, what the site's Binder
+button opens); headless Chromium opens each one. The test expects every markdown cell
+rendered with no raw MyST, every exercise boxed and numbered as on the site, the math
+typeset, every solution folded (none of its code visible until its fold is opened, and
+then its code, the library lines it quotes included), and the notebook not marked as
+changed by opening it. With SCREENSHOTS=1 (`make screenshots`), screenshots of chapter
+05's first exercise, folded and opened, are kept in ``_build/screenshots/``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
 import time
@@ -24,8 +25,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's package; never a browser Playwright downloads
 SHOTS = ROOT / "_build" / "screenshots"
-# Chapter 04 has an admonition and a free-text solution; 05 has code solutions.
+# Chapter 04 has an admonition and a free-text solution; 05 has code solutions, one of
+# which quotes the library (a literalinclude on the site).
 CHAPTERS = ["04_scaling.ipynb", "05_softmax.ipynb"]
+QUOTED = "return e / np.sum(e, axis=axis, keepdims=True)"  # core.py, in solution 5.1
 # The notebook on show (an earlier tab would stay in the page, hidden).
 SHOWN = ".jp-NotebookPanel:not(.lm-mod-hidden)"
 RAW = ("```", ":label:", "{exercise}", "{solution", "{admonition}", "$$")
@@ -45,8 +48,18 @@ def lab(binder_venv, tmp_path_factory):
             pytest.fail(f"{CHROMIUM} not found; install it with `apt-get install -y chromium`")
         pytest.skip(f"{CHROMIUM} not found")
     folder = tmp_path_factory.mktemp("lab")
+    # The kernel records its Python's exact version in the notebook when it starts, which a
+    # committed file cannot know in advance (the edition leaves it out, as the chapters do):
+    # the copies get this kernel's, so that any other change JupyterLab makes shows.
+    python = binder_venv / "bin" / "python"
+    version = subprocess.run(
+        [str(python), "-c", "import platform; print(platform.python_version())"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
     for name in CHAPTERS:  # a copy: opening a notebook must never touch the course's own
-        shutil.copy(ROOT / "chapters" / name, folder / name)
+        nb = json.loads((ROOT / "notebooks" / name).read_text())
+        nb["metadata"]["language_info"]["version"] = version
+        (folder / name).write_text(json.dumps(nb, indent=1))
     settings = folder / ".settings"
     # Render every cell at once (JupyterLab 4 otherwise renders cells as they scroll in)
     # and skip the news pop-up.
@@ -109,7 +122,7 @@ def browser(lab):
 
 
 def source_markdown(name: str) -> list[str]:
-    nb = json.loads((ROOT / "chapters" / name).read_text())
+    nb = json.loads((ROOT / "notebooks" / name).read_text())
     return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
 
 
@@ -133,24 +146,43 @@ def test_jupyterlab_renders_the_chapter_as_the_website_does(name, lab, browser):
             assert raw not in text, f"raw MyST {raw!r} visible in JupyterLab:\n{text[:400]}"
 
     joined = "\n".join(markdown)
-    labels = re.findall(r"```\{exercise\}.*\n:label: (\S+)", joined)
-    for number, label in enumerate(labels, 1):  # each exercise a box, numbered as on the site
-        box = page.locator(f"{SHOWN} .jp-MarkdownCell aside.myst-exercise#{label}")
-        assert box.count() == 1, f"exercise {label} is not rendered as a box"
-        assert f"Exercise {number}" in box.inner_text().replace("\xa0", " ")
-    exercises = page.locator(f"{SHOWN} .jp-MarkdownCell aside#{labels[0]}")
+    number = int(name[:2])
+    count = len(re.findall(rf"^> \*\*Exercise {number}\.\d+: ", joined, re.M))
+    assert count >= 2
+    boxes = page.locator(f"{SHOWN} .jp-MarkdownCell blockquote", has_text=f"Exercise {number}.")
+    assert boxes.count() == count, "each exercise a box, numbered as on the site"
+    for k in range(1, count + 1):
+        assert (
+            boxes.nth(k - 1).inner_text().replace("\xa0", " ").startswith(f"Exercise {number}.{k}:")
+        )
     assert page.locator(f"{SHOWN} .jp-MarkdownCell .myst .katex").count() > 10, "math not typeset"
-    # Every solution, free text or code, folded away as on the website.
-    folded = page.locator(
-        f"{SHOWN} .jp-MarkdownCell details.myst-exercise:not([open])", has_text="Solution"
-    )
-    assert folded.count() == joined.count("{solution}") + joined.count("{solution-start}")
-    if "```{admonition}" in joined:
-        assert page.locator(f"{SHOWN} .jp-MarkdownCell .myst-admonition").count() >= 1
 
-    if os.environ.get("SCREENSHOTS") == "1":  # for people to look at (`make screenshots`)
+    # Every solution folded: a closed <details>, none of whose code is on screen.
+    folds = page.locator(f"{SHOWN} .jp-MarkdownCell details", has_text="Solution to")
+    assert folds.count() == joined.count("<summary>Solution to") >= count
+    for k in range(folds.count()):
+        fold = folds.nth(k)
+        assert fold.get_attribute("open") is None, f"solution {k + 1} is open"
+        code = fold.locator("pre, code")
+        hidden = [not code.nth(j).is_visible() for j in range(code.count())]
+        assert all(hidden), f"code of solution {k + 1} shows without a click"
+    shown_code = page.locator(f"{SHOWN} .jp-MarkdownCell pre:visible").all_inner_texts()
+    assert not any("def my_" in text for text in shown_code), "a solution's code is visible"
+    # The notebook is not marked as changed by opening it (no "unsaved" dot on its tab).
+    assert page.locator(".lm-TabBar-tab.jp-mod-dirty").count() == 0, "opened as changed"
+
+    shots = os.environ.get("SCREENSHOTS") == "1"  # for people to look at (`make screenshots`)
+    first = boxes.first
+    if shots:
         SHOTS.mkdir(parents=True, exist_ok=True)
-        exercises.first.scroll_into_view_if_needed()
-        exercises.first.screenshot(path=str(SHOTS / f"jupyterlab-{Path(name).stem}-exercise.png"))
+        first.evaluate("box => box.scrollIntoView({block: 'start'})")
+        page.screenshot(path=str(SHOTS / f"jupyterlab-{Path(name).stem}-exercise.png"))
+    if QUOTED in joined:  # opened, a solution shows its code and the library's lines
+        fold = folds.filter(has_text="Solution to Exercise 5.1").first
+        fold.locator("summary").click()
+        fold.locator("pre", has_text=QUOTED).wait_for(state="visible", timeout=10_000)
+        if shots:
+            fold.evaluate("fold => fold.scrollIntoView({block: 'start'})")
+            page.screenshot(path=str(SHOTS / f"jupyterlab-{Path(name).stem}-solution-open.png"))
     page.close()
     assert (folder / name).read_bytes() == before, "opening the chapter changed the file"
