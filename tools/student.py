@@ -69,29 +69,26 @@ def student_notebook(nb: nbformat.NotebookNode, stem: str | None = None) -> nbfo
     for ex in chapter.exercises if chapter else ():
         if ex.kind == "text":
             texts.setdefault(ex.cell, []).append(ex.label)
-    kept, inside = [], None
+    regions = exercises.solution_regions(nb.cells)  # the cells of every solution
+    kept = []
     for index, cell in enumerate(nb.cells):
-        source = cell.source
-        if cell.get("id") == exercises.SOURCE_NOTE:  # the line pointing at the learner edition
-            continue
-        if inside is None and START.search(source):
-            inside = index
-        if inside is None:
-            if cell.cell_type == "markdown":
-                cell.source = BLOCK.sub("", source)
-            cell.metadata.pop(KEY, None)  # only this tool marks answer cells
-            if index in stubs:
-                cell.metadata[KEY] = {"answer": stubs[index]}
-            kept.append(cell)
-            for label in texts.get(index, []):
-                answer = nbformat.v4.new_markdown_cell(TEXT_ANSWER.format(label=label))
-                answer.metadata[KEY] = {"answer": label}
-                answer.id = re.sub(r"[^A-Za-z0-9_-]", "-", f"answer-{label}")[:64]
-                kept.append(answer)
-        elif END.search(source):
-            inside = None
-    if inside is not None:
-        raise ValueError(f"cell {inside} opens a solution that is never closed ({{solution-end}})")
+        if index in regions or cell.get("id") == exercises.SOURCE_NOTE:
+            continue  # a solution; the line pointing readers of the source elsewhere
+        if cell.cell_type == "markdown":
+            cell.source = BLOCK.sub("", cell.source)
+        cell.metadata.pop(KEY, None)  # only this tool marks answer cells
+        if index in stubs:
+            cell.metadata[KEY] = {"answer": stubs[index]}
+        kept.append(cell)
+        for label in texts.get(index, []):
+            answer = nbformat.v4.new_markdown_cell(TEXT_ANSWER.format(label=label))
+            answer.metadata[KEY] = {"answer": label}
+            answer.id = re.sub(r"[^A-Za-z0-9_-]", "-", f"answer-{label}")[:64]
+            kept.append(answer)
+    last = max(regions, default=None)  # an unclosed solution runs on to the last cell
+    if last is not None and not END.search(nb.cells[last].source):
+        start = min(i for i, label in regions.items() if label == regions[last])
+        raise ValueError(f"cell {start} opens a solution that is never closed ({{solution-end}})")
     for cell in kept:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
