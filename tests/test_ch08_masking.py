@@ -290,6 +290,17 @@ def over_queries(scores, mask):
     return e / e.sum(axis=0, keepdims=True)  # sums each column: the wrong axis
 
 
+def no_shift(scores, mask):
+    e = np.exp(np.where(mask, scores, -np.inf))  # no maximum subtracted: overflows at 1000
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def global_shift(scores, mask):
+    logits = np.where(mask, scores, -np.inf)
+    e = np.exp(logits - logits.max())  # one maximum for all rows: -1000 - 1001 underflows
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 def in_place(scores, mask):
     scores[~np.broadcast_to(mask, scores.shape)] = -np.inf
     return stable_softmax(scores)
@@ -298,16 +309,18 @@ def in_place(scores, mask):
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
-        (masked_softmax, "PASS", "all 4 cases match"),
-        (lambda s, mask: stable_softmax(np.where(mask, s, -1e30)), "PASS", "all 4 cases"),
+        (masked_softmax, "PASS", "all 5 cases match"),
+        (lambda s, mask: stable_softmax(np.where(mask, s, -1e30)), "PASS", "all 5 cases"),
         (lambda s, mask: stable_softmax(s) * mask, "FAIL", "never renormalised"),
         (lambda s, mask: stable_softmax(np.where(mask, s, 0.0)), "FAIL", "but exp(0) = 1"),
         (lambda s, mask: stable_softmax(np.where(mask, -np.inf, s)), "FAIL", "blocked the allowed"),
         (lambda s, mask: stable_softmax(s), "FAIL", "the mask was ignored"),
-        (lambda x, m: masked_softmax(x, m), "PASS", "all 4 cases"),  # any parameter names
+        (lambda x, m: masked_softmax(x, m), "PASS", "all 5 cases"),  # any parameter names
         (over_queries, "FAIL", "you normalised over the queries"),
         (lambda s, mask: masked_softmax(s, mask.T), "FAIL", "mask transposed"),
         (shift_by_raw_max, "FAIL", "the maximum of the raw row is the masked 1000"),
+        (no_shift, "FAIL", "exp(1000) overflows to inf"),
+        (global_shift, "FAIL", "allowed scores near 1000 and -1000"),
         (
             lambda s, mask: masked_softmax(s, mask) + 1e-3 * ~np.broadcast_to(mask, s.shape),
             "FAIL",

@@ -54,18 +54,25 @@ def check_causal_mask(fn) -> CheckResult:
     return verdict("causal_mask", checked, run)
 
 
+# True = blocked is nn.MultiheadAttention's convention, so say which side each library is on.
+_BLOCKED_HINT = (
+    "True marks the blocked keys: in this library, as in PyTorch's "
+    "F.scaled_dot_product_attention, True means 'may attend' (nn.MultiheadAttention's "
+    "attn_mask is the opposite, True = blocked). Flip it: keep the lower triangle and "
+    "the diagonal."
+)
+
+
 def _causal_mistakes(n: int) -> list[tuple]:
     lower = causal_mask(n)
     mistakes = [
         (
             ~lower,
-            "True marks the blocked keys: in this library (as in PyTorch) True means "
-            "'may attend'. Flip it: keep the lower triangle and the diagonal.",
+            _BLOCKED_HINT,
         ),
         (
             np.triu(np.ones((n, n), dtype=bool), k=1),
-            "True marks the blocked keys: in this library (as in PyTorch) True means "
-            "'may attend'. Flip it: keep the lower triangle and the diagonal.",
+            _BLOCKED_HINT,
         ),
         (
             np.triu(np.ones((n, n), dtype=bool)),
@@ -120,6 +127,12 @@ def check_masked_softmax(fn) -> CheckResult:
         case = "a masked key with score 1000"
         _check_case(cases, case, big, np.array([[True, False, True], [False, True, True]]))
 
+        # Large *allowed* scores: exp overflows (1000) or underflows (-1000) unless each
+        # row's maximum is subtracted first, so a softmax without the shift fails here.
+        huge = np.array([[1000.0, 1001.0, 5.0], [-1000.0, -999.0, 0.0]])
+        case = "allowed scores near 1000 and -1000"
+        _check_case(cases, case, huge, np.array([[True, True, False], [True, True, False]]))
+
     return verdict("masked_softmax", fn, run)
 
 
@@ -129,13 +142,21 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
     expect_shape(out, scores.shape, case, " Return one weight per score.")
     expected = _expected_weights(scores, mask)
     if not np.all(np.isfinite(out)):
-        why = (
-            "the maximum of the raw row is the masked 1000, every allowed exp(score - 1000) "
-            "underflows to 0, and 0 / 0 is nan. (Multiplying exp(scores) by the mask fails "
-            "too: exp(1000) * 0 is nan.)"
-            if np.abs(scores).max() >= 1000
-            else "a row whose allowed keys all get exp(...) = 0 divides 0 by 0."
-        )
+        allowed = np.where(full, np.abs(scores), 0.0)
+        if allowed.max() >= 1000:  # the allowed scores themselves are large
+            why = (
+                "exp(1000) overflows to inf and exp(-1000) underflows to 0, so without "
+                "the shift a row divides inf by inf or 0 by 0. Subtracting the row's "
+                "largest allowed score leaves exponents <= 0, one of them exactly 0."
+            )
+        elif np.abs(scores).max() >= 1000:
+            why = (
+                "the maximum of the raw row is the masked 1000, every allowed "
+                "exp(score - 1000) underflows to 0, and 0 / 0 is nan. (Multiplying "
+                "exp(scores) by the mask fails too: exp(1000) * 0 is nan.)"
+            )
+        else:
+            why = "a row whose allowed keys all get exp(...) = 0 divides 0 by 0."
         raise Fail(
             f"got nan or inf on {case}. Mask first, np.where(mask, scores, -np.inf), then "
             f"subtract the maximum of what is left, the allowed scores: {why}"
@@ -189,7 +210,8 @@ def _softmax_mistakes(scores, mask, full, case: str) -> list[tuple]:
             (
                 _expected_weights(scores, ~full),
                 f"you blocked the allowed keys and kept the masked ones (on {case}): in "
-                "this library True means 'may attend'. Use np.where(mask, scores, -np.inf).",
+                "this library True means 'may attend' (as in F.scaled_dot_product_attention). Use "
+                "np.where(mask, scores, -np.inf).",
             )
         )
     if full.ndim == 2 and full.shape[0] == full.shape[1]:
