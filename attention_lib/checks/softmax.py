@@ -58,6 +58,14 @@ def check_softmax(fn) -> CheckResult:
                 f"rows of {case} sum to {fmt(rows)}, not 1: normalise along the "
                 "axis you were given, with keepdims=True."
             )
+        known_mistakes(
+            out,
+            (
+                _max_on_other_axis(x2, max_axis=0, axis=-1),
+                "you normalised the rows but subtracted each column's maximum "
+                "(axis=0): take the max along the same axis you normalise.",
+            ),
+        )
         same(out, softmax(x2), case)
 
         case = "the same matrix with axis=0"
@@ -66,6 +74,11 @@ def check_softmax(fn) -> CheckResult:
         known_mistakes(
             out,
             (softmax(x2), "with axis=0 you still normalised the rows: use the axis argument."),
+            (
+                _max_on_other_axis(x2, max_axis=-1, axis=0),
+                "with axis=0 you normalised the columns but subtracted each row's "
+                "maximum (axis=-1): take the max along the same axis you normalise.",
+            ),
         )
         same(out, softmax(x2, axis=0), case)
 
@@ -121,6 +134,12 @@ def check_softmax(fn) -> CheckResult:
                 same(out, softmax(x3, axis=axis, temperature=T), case)
 
     return verdict("softmax", fn, run)
+
+
+def _max_on_other_axis(x, max_axis: int, axis: int) -> np.ndarray:
+    """The slip of shifting by the maximum along one axis and normalising along another."""
+    e = np.exp(x - x.max(axis=max_axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
 
 
 # --- Exercise: the entropy of an attention row -------------------------------------------
