@@ -6,8 +6,11 @@ Padding must not take part in attention, or the short sentence's outputs change 
 because it shares a batch with a long one. :func:`padding_mask` says which keys are
 real; :func:`pad_batch` builds the padded batch and the lengths it needs.
 
-The convention is the library's (and PyTorch's): a boolean mask where ``True`` means
-"this query may attend to this key". The causal mask, :func:`attention_lib.causal_mask`,
+The convention is the library's, and that of PyTorch's ``F.scaled_dot_product_attention``:
+a boolean mask where ``True`` means "this query may attend to this key"
+(``nn.MultiheadAttention`` and ``nn.Transformer`` use the opposite, True = blocked). With
+heads, scores are ``(b, h, n, n)``: use ``padding_mask(...)[:, None]``, ``(b, 1, 1, n)``,
+or the sentence axis lines up with the heads. The causal mask, :func:`attention_lib.causal_mask`,
 lives in :mod:`attention_lib.core`; the two combine with ``&``.
 """
 
