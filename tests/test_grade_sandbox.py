@@ -165,10 +165,11 @@ def serve(path: Path, stop: threading.Event, abstract: str) -> list[socket.socke
 
 
 def outside(place: Path) -> dict[str, str]:
-    """What must not change: the classmate's folder, the library, the grader, the sysctls.
-    (The attacks only read the chapters, which others may be editing meanwhile.)"""
+    """What must not change: the classmate's folder, the grader, the sysctls. (The attacks
+    only read the course, which others may be editing meanwhile; writes to the library
+    are tests/test_grade.py's.)"""
     found = {}
-    folders = [place, ROOT / "attention_lib", ROOT / "tools" / "grading"]
+    folders = [place, ROOT / "tools" / "grading"]
     for folder in folders:
         for path in sorted(folder.rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:
