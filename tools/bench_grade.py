@@ -1,11 +1,18 @@
 """How fast the grader is: grade N synthetic submissions of one chapter, report the rate.
 
     python tools/bench_grade.py [--n 300] [--chapter 05_softmax] [--jobs CORES]
+    python tools/bench_grade.py --honest 02_queries_keys_values 05_softmax 07_multi_head
+                                [--n 20] [--jobs CORES]
 
 The submissions are made from the student copy: a quarter honest (the course's solution
 code in the answer cells), a quarter blank, a quarter with one exercise wrong and a
 quarter whose first answer cell raises. Each runs in its own bwrap sandbox, as in
 ``make grade``. The target in issue 16: 300 in at most 15 minutes on 2 cores.
+
+``--honest``: ``--n`` honest submissions of each chapter named, graded in one run as
+``make grade`` does (the sandbox's self-test included); it reports the seconds per
+notebook and fails unless every one has full marks. The target in issue 34: at most
+0.5 s a notebook on an idle machine.
 """
 
 from __future__ import annotations
@@ -47,12 +54,44 @@ def synthetic(chapter: exercises.Chapter, kind: int) -> nbformat.NotebookNode:
     return nb
 
 
+def honest(stems: list[str], n: int, jobs: int) -> int:
+    """Grade ``n`` honest copies of each chapter; 0 if all earned full marks."""
+    chapters = [exercises.chapter(stem) for stem in stems]
+    unknown = [stem for stem, chapter in zip(stems, chapters, strict=True) if chapter is None]
+    if unknown:
+        print(f"no such chapter: {', '.join(unknown)} (see chapters/)", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        folder, out = Path(tmp) / "submissions", Path(tmp) / "grades"
+        for chapter in chapters:
+            nb = synthetic(chapter, 0)
+            for k in range(n):
+                (folder / f"student{k:04d}").mkdir(parents=True, exist_ok=True)
+                nbformat.write(nb, folder / f"student{k:04d}" / f"{chapter.stem}.ipynb")
+        start = time.monotonic()
+        book = grade.grade(folder, out, timeout=60, jobs=jobs)
+        seconds = time.monotonic() - start
+    rows = [entry for student in book.state["students"].values() for entry in student.values()]
+    full = sum(sum(p for p in e["points"].values() if p) == e["max"] > 0 for e in rows)
+    print(
+        f"graded {len(rows)} honest notebooks of {', '.join(stems)} in {seconds:.1f} s with "
+        f"{jobs} jobs on {os.cpu_count()} cores: {seconds / len(rows):.2f} s a notebook "
+        f"(target 0.5 s); {full} of {len(rows)} with full marks; load average "
+        f"{os.getloadavg()[0]:.1f}"
+    )
+    return 0 if full == len(rows) == n * len(stems) else 1
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=300)
+    parser.add_argument("--n", type=int, default=None, help="submissions (300; --honest: 20)")
     parser.add_argument("--chapter", default="05_softmax")
+    parser.add_argument("--honest", nargs="+", metavar="CHAPTER", help="honest copies only")
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
     args = parser.parse_args(argv)
+    if args.honest:
+        return honest(args.honest, args.n or 20, args.jobs)
+    args.n = args.n or 300
     chapter = exercises.chapter(args.chapter)
     with tempfile.TemporaryDirectory() as tmp:
         folder, out = Path(tmp) / "submissions", Path(tmp) / "grades"
