@@ -191,8 +191,28 @@ def test_scaling_frame_shows_distribution_and_mean_sorted_row_side_by_side():
     plt.close(fig)
     with pytest.raises(ValueError, match=r"must be \(queries, keys\)"):
         scaling_frame(np.zeros((2, 3, 4)), 4)
+    with pytest.raises(ValueError, match="xlim must be two finite numbers"):
+        scaling_frame(raw, 64, xlim=(5, -5))
     with pytest.raises(ValueError, match="d_k must be at least 1"):
         scaling_frame(raw, 0)
+
+
+def test_scaling_frames_on_fixed_axes_draw_the_scaled_scores_the_same_at_every_width():
+    # The slider's frames: with one xlim, ylim and bin count, the scaled histogram (N(0, 1)
+    # at every width) is the same curve in each frame, while the raw one widens.
+    rng = np.random.default_rng(1)
+    z = rng.normal(size=(250, 16))
+    axes = {"xlim": (-120, 120), "ylim": (0, 0.45), "bins": 160}
+    curves = {}
+    for d_k in (4, 1024):
+        fig, _ = scaling_frame(z * np.sqrt(d_k), d_k, **axes)
+        left = fig.axes[0]
+        assert left.get_xlim() == (-120, 120) and left.get_ylim() == (0, 0.45)
+        raw_line, scaled_line = [p for p in left.patches][:2]
+        curves[d_k] = [np.asarray(p.get_path().vertices) for p in (raw_line, scaled_line)]
+        plt.close(fig)
+    assert np.allclose(curves[4][1], curves[1024][1])  # scaled: the same curve
+    assert curves[4][0][:, 1].max() > 4 * curves[1024][0][:, 1].max()  # raw: flattens
 
 
 # --- check_scaled_scores -------------------------------------------------------------------

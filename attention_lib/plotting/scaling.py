@@ -211,7 +211,7 @@ def gradients_vs_dimension(d_k, raw, scaled):
     return fig, alt
 
 
-def scaling_frame(raw_scores, d_k: int, *, xlim=None):
+def scaling_frame(raw_scores, d_k: int, *, xlim=None, ylim=None, bins: int = 64):
     r"""One slider frame: the score distribution and the mean sorted softmax row, raw and scaled.
 
     Parameters
@@ -222,7 +222,13 @@ def scaling_frame(raw_scores, d_k: int, *, xlim=None):
         The width they were computed at; the scaled scores are ``raw_scores / sqrt(d_k)``.
     xlim : (float, float), optional
         Range of the histogram; defaults to a symmetric range around 0 that holds every
-        raw score, so each frame fits its own width.
+        raw score, so each frame fits its own width. A slider should pass one range for
+        every frame: the bins are then the same in every frame too, so the scaled
+        scores, which do not change with ``d_k``, look the same while the raw ones widen.
+    ylim : (float, float), optional
+        Density axis of the histogram; defaults to fitting the data.
+    bins : int, default 64
+        Number of equal bins across ``xlim``.
 
     Returns
     -------
@@ -247,7 +253,9 @@ def scaling_frame(raw_scores, d_k: int, *, xlim=None):
     w_scaled = -np.sort(-softmax(scaled), axis=-1).mean(axis=0)  # (n,)
     edge = np.abs(raw).max() * 1.05 or 1.0  # all-zero scores still get an axis
     lo, hi = xlim if xlim is not None else (-edge, edge)
-    bins = np.linspace(lo, hi, 65)
+    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+        raise ValueError(f"xlim must be two finite numbers, low < high; got {xlim}")
+    bins = np.linspace(lo, hi, check_positive_int(bins, "bins") + 1)
     # A fixed layout instead of tight_layout: a slider draws many frames, and measuring
     # the text for tight_layout would double the time each one takes.
     fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 2.9))
@@ -263,6 +271,8 @@ def scaling_frame(raw_scores, d_k: int, *, xlim=None):
         bar = {"color": style["color"], "hatch": hatch, "edgecolor": edge}
         right.bar(x + shift, weights, width=0.4, **bar, label=f"softmax({name})")
     left.set_xlim(lo, hi)
+    if ylim is not None:
+        left.set_ylim(*ylim)
     left.set_xlabel("score")
     left.set_ylabel("density")
     left.set_title(f"All {raw.size} scores, $d_k$ = {d_k}")
