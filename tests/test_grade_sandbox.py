@@ -432,3 +432,14 @@ def test_the_filter_names_real_system_calls():
     for name in ("mount", "unshare", "setns", "ptrace", "bpf", "keyctl", "clone", "clone3"):
         assert seccomp.number(name) is not None, name
     assert seccomp.number("no_such_call") is None
+
+
+def test_messages_from_the_sandbox_are_one_line_without_paths():
+    from grading import wire
+
+    text = wire.short(
+        "FileNotFoundError: '/etc/shadow'\nroot:x:0:0 see /var/tmp/a/b.ipynb, x/y, 1/2"
+    )
+    assert "/etc" not in text and "/var" not in text and "\n" not in text
+    assert text.count("<path>") == 2 and "x/y, 1/2" in text
+    assert len(wire.short("y" * 10_000)) == wire.MESSAGE
