@@ -76,23 +76,19 @@ def attention_loop(Q, K, V, scale=None) -> np.ndarray:
     Every multiplication is a separate Python operation, as if each token waited for the
     one before it: :math:`n_q n_k (d_k + d_v)` steps in all. It is here to be timed.
     """
-    Q, K, V, s = _checked(Q, K, V, scale, batch=False)
-    keys, values = K.tolist(), V.tolist()
-    d_v = len(values[0])
+    Q, K, V, s = _checked(Q, K, V, scale, batch=False)  # s = 1 / sqrt(d_k)
+    keys, values = K.tolist(), V.tolist()  # plain Python lists of numbers
     output = []
     for q in Q.tolist():  # one query ...
         logits = []
-        for k in keys:  # ... against one key at a time
-            dot = 0.0
-            for a, b in zip(q, k, strict=True):
-                dot += a * b
-            logits.append(dot * s)
+        for k in keys:  # ... against one key, one product at a time
+            logits.append(s * sum(a * b for a, b in zip(q, k, strict=True)))
         top = max(logits)  # subtract the max so exp cannot overflow
         e = [math.exp(z - top) for z in logits]
         total = sum(e)
-        row = [0.0] * d_v
-        for w, v in zip(e, values, strict=True):  # blend the values, one key at a time
-            for c in range(d_v):
+        row = [0.0] * len(values[0])  # d_v numbers
+        for w, v in zip(e, values, strict=True):  # blend, one key at a time
+            for c in range(len(row)):
                 row[c] += w / total * v[c]
         output.append(row)
     return _finite(np.array(output, dtype=Q.dtype))

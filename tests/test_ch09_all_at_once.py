@@ -227,8 +227,10 @@ def test_timing_helpers_reject_bad_input():
         timing_plot([4, 8], {"a": [1, 2, 3]})
     with pytest.raises(ValueError, match="must be positive numbers"):
         timing_plot([4, 8], {"a": [1, -2]})
-    with pytest.raises(ValueError, match="1 to 4 series"):
+    with pytest.raises(ValueError, match="1 to 5 series"):
         timing_plot([4, 8], {})
+    with pytest.raises(ValueError, match="1 to 5 series, got 6"):
+        timing_plot([4, 8], {str(i): [1, 2] for i in range(6)})
 
 
 def test_memory_plot_draws_the_computed_line_and_the_measurements():
@@ -251,7 +253,7 @@ def test_memory_plot_draws_the_computed_line_and_the_measurements():
     plt.close(fig)
     with pytest.raises(ValueError, match="one length"):
         memory_plot(n, {"x": ([1, 2], [3])})
-    with pytest.raises(ValueError, match="1 to 4 series"):
+    with pytest.raises(ValueError, match="1 to 5 series"):
         memory_plot(n, {})
 
 

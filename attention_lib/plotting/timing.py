@@ -17,6 +17,9 @@ STYLES = [
     {"color": plt.get_cmap(CMAP)(v), "marker": m, "linestyle": ls, "linewidth": 1.8}
     | {"markeredgecolor": "black"}
     for v, m, ls in [(0.0, "o", "-"), (0.35, "s", "--"), (0.62, "^", "-."), (0.88, "D", ":")]
+] + [  # a fifth series (chapter 9's RNN) in Okabe-Ito vermillion, far from every cividis tone
+    {"color": "#d55e00", "marker": "v", "linestyle": (0, (5, 1, 1, 1)), "linewidth": 1.8}
+    | {"markeredgecolor": "black"}
 ]
 
 
