@@ -86,8 +86,9 @@ def arguments(as_root: bool) -> tuple[list[str], list[int]]:
 
     ``as_root``: the grader is root. bwrap then runs as root, without a user namespace
     (one made by root would map the sandbox's users to root's own), and keeps only the
-    capability to change user: the worker's first lines give up root for ``NOBODY``,
-    which clears every capability, before any student code is read (:mod:`.worker`).
+    capabilities to change user and to empty the bounding set: the worker's first lines
+    empty it and give up root for ``NOBODY``, which clears every capability, before any
+    student code is read (:mod:`.worker`).
     Otherwise bwrap runs as the grader's own user, in a user namespace that may not make
     another. Either way, the system-call filter refuses new namespaces.
     The caller passes the descriptors to bwrap and closes them once it has started.
@@ -96,7 +97,7 @@ def arguments(as_root: bool) -> tuple[list[str], list[int]]:
     args += ["--unshare-cgroup-try", "--hostname", "sandbox", "--die-with-parent", "--new-session"]
     args += ["--cap-drop", "ALL", "--clearenv"]
     if as_root:
-        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
     else:
         args += ["--unshare-user", "--disable-userns", "--uid", str(NOBODY), "--gid", str(NOBODY)]
     for top in SYSTEM:
