@@ -423,6 +423,11 @@ def test_oversized_cells_are_refused_before_parsing():
     assert static.too_large({"cells": [{"cell_type": "code", "source": ["a", "b"]}]}) is None
 
 
+def test_a_file_over_the_limit_is_refused_unread():
+    found = static.examine(b"{" + b" " * static.MAX_BYTES + b"}")
+    assert found["status"] == ["too large"] and "MiB" in found["reason"]
+
+
 def test_the_filter_names_real_system_calls():
     try:
         program = seccomp.program()

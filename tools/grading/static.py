@@ -26,6 +26,7 @@ from pathlib import Path
 TOOLS = Path(__file__).resolve().parents[1]
 MEMORY = 1 * 2**30
 TIMEOUT = 20  # seconds; an honest notebook takes a few milliseconds
+MAX_BYTES = 20 * 2**20  # a whole notebook, outputs included
 MAX_CELLS = 2000
 MAX_CODE_CELL = 256 * 2**10
 MAX_TEXT_CELL = 2 * 2**20
@@ -51,6 +52,9 @@ def course() -> bytes:
 
 def examine(data: bytes) -> dict:
     """What :func:`analyse` finds in ``data``, computed in the limited subprocess."""
+    if len(data) > MAX_BYTES:
+        reason = f"the file is over {MAX_BYTES // 2**20} MiB"
+        return {"chapter": None, "status": ["too large"], "reason": reason}
     payload = struct.pack(">I", len(course())) + course() + data
     try:
         run = subprocess.run(
