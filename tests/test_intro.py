@@ -1,0 +1,55 @@
+"""The landing page: its plan table lists every chapter with a study time that follows
+the chapter (tools/study_time.py), and it names the hand-set weights and the formula map."""
+
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from study_time import study_minutes  # noqa: E402
+
+INTRO = (ROOT / "intro.md").read_text()
+ROW = re.compile(r"^\| (\d\d) \| \[[^\]]+\]\((chapters/[^)]+\.ipynb)\) \|.*\| about (\d+) min \|$")
+
+
+def plan_rows():
+    return [m.groups() for line in INTRO.splitlines() if (m := ROW.match(line))]
+
+
+def test_every_chapter_has_a_row_with_a_study_time():
+    rows = plan_rows()
+    chapters = sorted(p.name for p in (ROOT / "chapters").glob("[0-9][0-9]_*.ipynb"))
+    assert [Path(path).name for _, path, _ in rows] == chapters
+
+
+def test_study_times_stay_near_the_estimate_of_each_chapter():
+    # Chapters change; a quoted time more than 10 minutes off the estimate is stale.
+    for number, path, minutes in plan_rows():
+        estimate = study_minutes(ROOT / path)
+        assert abs(int(minutes) - estimate) <= 10, (number, minutes, estimate)
+
+
+def test_study_time_counts_reading_code_and_exercises(tmp_path):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(" ".join(["word"] * 1500)),  # 10 min of reading
+        nbformat.v4.new_code_cell("x = 1"),  # half a minute each
+        nbformat.v4.new_code_cell("y = 2"),
+        nbformat.v4.new_markdown_cell("```{exercise} One\n```"),  # 7 minutes
+        nbformat.v4.new_code_cell("assert True", metadata={"tags": ["remove-cell"]}),
+    ]
+    path = tmp_path / "01_x.ipynb"
+    nbformat.write(nb, path)
+    assert study_minutes(path) == 20  # 10 + 1 + 7 (+ 1 word: "exercise", "One") -> 20
+
+
+def test_the_landing_page_shows_the_destination_and_the_hand_set_weights():
+    assert r"\operatorname{softmax}" in INTRO and r"\sqrt{d_k}" in INTRO
+    for part in ("1.", "2. projections", "3. scores", "4. scale", "5. weights", "6. blend"):
+        assert part in INTRO, part
+    assert "hand-set" in INTRO and "Chapter 10" in INTRO
+    assert "CPU" not in INTRO  # study time for readers, not build time
