@@ -97,7 +97,8 @@ def _block(X0, p: dict, h: int, mask):
     attended, weights = multi_head_attention(a, *Ws, h, mask)  # chapters 7, 8
     X1 = X0 + attended  # the residual: each token keeps its own vector
     b = layer_norm(X1, p["ln2_gamma"], p["ln2_beta"], EPS)
-    X2 = X1 + feed_forward(b, *_ffn(p))  # (..., n, d_model)
+    ffn = p["W_1"], p["b_1"], p["W_2"], p["b_2"]  # max(0, b W_1 + b_1) W_2 + b_2
+    X2 = X1 + feed_forward(b, *ffn)  # (..., n, d_model)
     return X2, weights, {"a": a, "X1": X1, "b": b}
 
 

@@ -206,6 +206,10 @@ def test_timing_plot_labels_every_way_and_skips_what_was_not_run():
     assert "loop: 100 µs at n = 8, 1.6 ms at n = 32" in alt  # NaN at 64: not run
     assert "matrix: 40 µs at n = 8, 80 µs at n = 64" in alt
     plt.close(fig)
+    fig, _ = timing_plot(SIZES, TIMES, guide=False)  # chapter 12: data that do not follow n²
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels == ["loop", "rows", "matrix"]
+    plt.close(fig)
 
 
 def test_speedup_plot_divides_by_the_baseline():

@@ -129,17 +129,21 @@ def test_the_figures_carry_labels_and_alt_text_from_the_data():
 
     from attention_lib.plotting import loss_vs_baselines, writing_frame
 
-    fig, alt = loss_vs_baselines([0, 100, 200], [6.0, 2.5, 1.5], [6.0, 2.0, 1.6], {"bigram": 2.3})
+    fig, alt = loss_vs_baselines([0, 100, 200], [6.1, 2.5, 1.5], [6.0, 2.0, 1.6], {"bigram": 2.3})
     assert "held-out loss from 6.00 to 1.60" in alt and "bigram baseline 2.30" in alt
     assert fig.axes[0].get_xlabel() == "training step"
+    assert fig.axes[0].get_ylim()[1] > 6.1  # the starting loss is drawn, not clipped
     plt.close(fig)
-    p = np.array([0.1, 0.6, 0.3])
+    p = np.array([0.1, 0.6, 0.3, 0.0])
     fig, alt = writing_frame(
-        0.5, ["sweet", "delicious", "rich"], p, ["a b .", "c ."], prompt="it was"
+        0.5, ["sweet", "delicious", "rich", "sour"], p, ["a b .", "c ."], prompt="it was", top=2
     )
     labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
-    assert labels[:3] == ["delicious", "rich", "sweet"]
+    assert labels == ["delicious", "rich", "all 2 others"]  # the tail gets one bar
+    heights = [bar.get_height() for bar in fig.axes[0].patches]
+    assert np.allclose(heights, [0.6, 0.3, 0.1]) and np.isclose(sum(heights), 1.0)
     assert "'delicious' (0.60)" in alt and "a b . | c ." in alt
+    assert "all 2 other words together 0.10" in alt
     plt.close(fig)
     with pytest.raises(ValueError, match="need one word per probability"):
         writing_frame(1.0, ["a"], p, [], prompt="x")
@@ -154,3 +158,33 @@ def test_training_is_deterministic_by_seed():
     assert np.array_equal(one.test_loss, two.test_loss)
     assert all(np.array_equal(one.params[k], two.params[k]) for k in one.params)
     assert not np.array_equal(one.test_loss, food.train(train, test, steps=3, every=1).test_loss)
+
+
+@pytest.mark.slow
+def test_exercise_b_solution_matches_a_retrained_model():
+    """Exercise 12.4(b): the numbers its solution quotes, from the procedure its prompt gives."""
+    from threadpoolctl import threadpool_limits
+
+    from attention_lib.toy import decoder as food
+
+    words = "I ate the cake and it was".split()
+    texts = [s for s in food.SENTENCES if "delicious" not in s.split()]
+    assert len(food.SENTENCES) - len(texts) == 220  # "220 sentences go"
+    foods = {
+        s.split()[s.split().index("delicious") - 3] for s in food.SENTENCES if " was delicious" in s
+    }
+    assert len(foods) > 5  # about every kind of food, not cakes only
+    with threadpool_limits(1):
+        before = food.train(*food.split(), steps=800, seed=0)
+        after = food.train(*food.split(texts=texts), steps=800, seed=0)
+    p0 = food.next_word_probabilities(before.params, words)
+    p1 = food.next_word_probabilities(after.params, words)
+    change = {w: p1[food.INDEX[w]] - p0[food.INDEX[w]] for w in food.VOCAB}
+    assert round(after.test_loss[-1], 2) == 1.52
+    assert (
+        round(p0[food.INDEX["delicious"]], 2) == 0.38
+        and round(p1[food.INDEX["delicious"]], 2) == 0.0
+    )
+    assert round(change["sweet"], 2) == 0.14 and round(change["soft"], 2) == 0.10
+    assert round(change["cold"], 2) == 0.13 and round(change["bland"], 2) == 0.03
+    assert round(change["rich"], 2) == -0.03 and round(change["lovely"], 2) == -0.01

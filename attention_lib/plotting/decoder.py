@@ -23,7 +23,8 @@ def loss_vs_baselines(steps, train_loss, test_loss, baselines: dict):
     steps : array_like of shape (k,)
         The training steps at which the losses were recorded.
     train_loss, test_loss : array_like of shape (k,)
-        Mean training loss since the previous record, and held-out loss, in nats.
+        Loss on (a fixed sample of) training sentences and on held-out sentences, both
+        measured with the weights of that step, in nats.
     baselines : dict of str to float
         Held-out loss of each baseline (e.g. ``{"unigram": 4.3, "bigram": 2.3}``),
         drawn as labelled horizontal lines.
@@ -37,18 +38,19 @@ def loss_vs_baselines(steps, train_loss, test_loss, baselines: dict):
     s = _curve(steps, "steps")
     train = _curve(train_loss, "train_loss", s.size)
     test = _curve(test_loss, "test_loss", s.size)
-    fig, ax = plt.subplots(figsize=(6.4, 3.4))
-    ax.plot(s, train, **_TRAIN, markersize=4, label="decoder, training batches")
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    ax.plot(s, train, **_TRAIN, markersize=4, label="decoder, training sentences")
     ax.plot(s, test, **_TEST, markersize=4, label="decoder, held-out sentences")
     styles = ((0, (1, 2)), (0, (6, 2, 1, 2)))
     for (name, value), style in zip(baselines.items(), styles, strict=False):
         ax.axhline(value, color=_UNIFORM["color"], linestyle=style, linewidth=1.4)
         ax.text(s[-1], value, f"{name}, held-out: {value:.2f}", ha="right", va="bottom")
-    ax.set_ylim(0, max(test[1:].max(), *baselines.values()) * 1.15)
+    top = max(train.max(), test.max(), *baselines.values())
+    ax.set_ylim(0, top * 1.08)  # every point drawn, the starting loss included
     ax.set_xlabel("training step")
     ax.set_ylabel("cross-entropy (nats per word)")
     ax.set_title("Next-word loss: lower is better")
-    ax.legend(fontsize=8, loc="center right")
+    ax.legend(fontsize=8, loc="upper right")  # above the curves, clear of the baselines
     fig.tight_layout()
     lines = "; ".join(f"{name} baseline {value:.2f}" for name, value in baselines.items())
     alt = (
@@ -69,7 +71,8 @@ def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8)
     words : sequence of str
         The vocabulary, one word per entry of ``probs``.
     probs : array_like of shape (len(words),)
-        P(next word | prompt) at temperature ``T``; the ``top`` largest are drawn.
+        P(next word | prompt) at temperature ``T``; the ``top`` largest are drawn, and one
+        hatched bar holds all the other words together.
     samples : sequence of str
         Sentences the model wrote at this temperature, printed under the bars.
     prompt : str
@@ -86,15 +89,18 @@ def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8)
         raise ValueError(f"need one word per probability: probs {p.shape}, {len(words)} words")
     order = np.argsort(-p, kind="stable")[:top]
     labels = [words[i] for i in order]
+    rest = float(p.sum() - p[order].sum())  # where the flattened probability goes
     lines = [textwrap.fill(f"{i + 1}. {s}", 60) for i, s in enumerate(samples)]
     text_h = 0.17 * sum(line.count("\n") + 1 for line in lines) + 0.1  # inches of text
     height = 0.45 + 1.9 + 0.65 + text_h  # title, bars, word labels, sentences
     fig = plt.figure(figsize=(6.4, height))
     ax = fig.add_axes((0.1, (text_h + 0.65) / height, 0.87, 1.9 / height))
     ax.bar(range(len(order)), p[order], color=_TRAIN["color"])
-    for x, value in enumerate(p[order]):
+    others = f"all {p.size - len(order)} others"
+    ax.bar(len(order), rest, color="0.75", edgecolor="black", hatch="//")  # the long tail
+    for x, value in enumerate([*p[order], rest]):
         ax.text(x, value + 0.02, f"{value:.2f}", ha="center", fontsize=8)
-    ax.set_xticks(range(len(order)), labels, rotation=30, ha="right", fontsize=9)
+    ax.set_xticks(range(len(order) + 1), [*labels, others], rotation=30, ha="right", fontsize=9)
     ax.set_ylim(0, 1.1)
     ax.set_ylabel("probability")
     ax.set_title(f"T = {T:g}: the next word after “{prompt}”", fontsize=10)
@@ -102,6 +108,7 @@ def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8)
     shown = ", ".join(f"'{w}' ({v:.2f})" for w, v in zip(labels[:3], p[order][:3], strict=True))
     alt = (
         f"Bar chart at temperature {T:g} of the likeliest next words after '{prompt}': "
-        f"{shown}. Sentences written at this temperature: " + " | ".join(samples)
+        f"{shown}; all {p.size - len(order)} other words together {rest:.2f}. "
+        "Sentences written at this temperature: " + " | ".join(samples)
     )
     return fig, alt

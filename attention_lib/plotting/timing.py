@@ -72,7 +72,7 @@ def _size_axis(ax, n: np.ndarray) -> None:
     ax.set_xlabel("n (number of tokens)")
 
 
-def timing_plot(n, times: dict, *, title: str = "Time for one attention call"):
+def timing_plot(n, times: dict, *, title: str = "Time for one attention call", guide: bool = True):
     """Log-log plot of run time against ``n``, one line per way of computing attention.
 
     Parameters
@@ -82,6 +82,9 @@ def timing_plot(n, times: dict, *, title: str = "Time for one attention call"):
     times : dict of str -> array_like of shape (m,)
         Seconds per call for each way, in legend order; NaN where it was not run.
     title : str
+    guide : bool
+        Draw a dotted "grows like n²" line through the first way's last point. Leave it
+        out where the data do not follow n² (a guide the data refute misleads).
 
     Returns
     -------
@@ -94,9 +97,12 @@ def timing_plot(n, times: dict, *, title: str = "Time for one attention call"):
     fig, ax = plt.subplots(figsize=(6.2, 3.6))
     for (label, t), style in zip(times.items(), STYLES, strict=False):
         ax.plot(n, t, **style, label=label)
-    first = next(iter(times.values()))  # a dotted n^2 guide through the first way's last point
-    last = np.flatnonzero(~np.isnan(first))[-1]
-    ax.plot(n, first[last] * (n / n[last]) ** 2, color="0.6", linestyle=":", label="grows like n²")
+    if guide:  # a dotted n^2 guide through the first way's last point
+        first = next(iter(times.values()))
+        last = np.flatnonzero(~np.isnan(first))[-1]
+        ax.plot(
+            n, first[last] * (n / n[last]) ** 2, color="0.6", linestyle=":", label="grows like n²"
+        )
     lo = min(np.nanmin(t) for t in times.values())
     hi = max(np.nanmax(t) for t in times.values())
     ax.set_yscale("log")
