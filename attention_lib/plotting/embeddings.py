@@ -55,7 +55,7 @@ def similarity_map(vectors, words, *, features, title: str):
     m = len(names)
     fig, ax = plt.subplots(figsize=(1.6 + 0.36 * m, 1.0 + 0.34 * m))
     image = ax.imshow(C, cmap=CMAP, vmin=lo, vmax=1.0, interpolation="nearest")
-    annotate_cells(ax, C, lo, 1.0, ".2f", fontsize=6.5)
+    annotate_cells(ax, C, lo, 1.0, ".2f", fontsize=7.5)
     ax.set_xticks(range(m), names, rotation=90)
     ax.set_yticks(range(m), names)
     ax.tick_params(length=0)
@@ -171,7 +171,7 @@ def token_panels(matrices, titles, rows, cols, *, fmt: str = ".2f"):
     parts = []
     for ax, M, title in zip(axes, Ms, titles, strict=True):
         ax.imshow(M, cmap=CMAP, vmin=lo, vmax=hi, aspect="auto")
-        annotate_cells(ax, M, lo, hi, fmt, fontsize=7)
+        annotate_cells(ax, M, lo, hi, fmt, fontsize=7.5)
         ax.set_xticks(range(d), cols, rotation=45, ha="right")
         ax.set_yticks(range(n), rows if ax is axes[0] else [""] * n)
         ax.set_title(title, fontsize=10)
