@@ -274,6 +274,15 @@ def column_index_exponent(n, d_model):
     return PE
 
 
+def integer_division(n, d_model):
+    # 2 * i // d_model is 0 for every pair: all pairs turn at one radian per position
+    pos, i = np.arange(n)[:, None], np.arange(d_model // 2)
+    angle = pos / 10000.0 ** (2 * i // d_model)
+    PE = np.zeros((n, d_model))
+    PE[:, 0::2], PE[:, 1::2] = np.sin(angle), np.cos(angle)
+    return PE
+
+
 def halves(n, d_model):
     PE = encoding(n, d_model)
     return np.concatenate([PE[:, 0::2], PE[:, 1::2]], axis=1)
@@ -295,6 +304,7 @@ def multiplied(n, d_model):
         (lambda n, d_model: encoding(n, d_model, swap=True), "FAIL", "sin and cos are swapped"),
         (lambda n, d_model: encoding(n, d_model, rate=1), "FAIL", "you used 10000^(i/d_model)"),
         (column_index_exponent, "FAIL", "each column's own index"),
+        (integer_division, "FAIL", "every pair turns at the same speed"),
         (halves, "FAIL", "all the sines first"),
         (lambda n, d_model: encoding(n, d_model, start=1), "FAIL", "positions count from 0"),
         (lambda n, d_model: encoding(n, d_model, base=1000.0), "FAIL", "not 1000"),

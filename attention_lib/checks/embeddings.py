@@ -135,8 +135,9 @@ def _batch_shape(out: np.ndarray, shape: tuple, case: str, width: int = 4) -> No
 def _encoding(n: int, d: int, *, base=10000.0, rate="2i", swap=False, start=0, halves=False):
     """The sinusoidal encoding, or one of the usual mistakes, for an even ``d``.
 
-    ``rate`` is the exponent: "2i" (right, i counts pairs), "i" (half of it), or "col"
-    (each column's own index j, which is wrong for the cosine columns).
+    ``rate`` is the exponent: "2i" (right, i counts pairs), "i" (half of it), "int"
+    (``2 * i // d``: integer division, 0 for every pair), or "col" (each column's own
+    index j, which is wrong for the cosine columns).
     """
     pos = np.arange(start, start + n)[:, None]  # (n, 1)
     i = np.arange(d // 2)  # (d/2,): one index per (sin, cos) pair
@@ -144,7 +145,8 @@ def _encoding(n: int, d: int, *, base=10000.0, rate="2i", swap=False, start=0, h
         angle = pos / base ** (np.arange(d) / d)  # (n, d)
         sines, cosines = np.sin(angle[:, 0::2]), np.cos(angle[:, 1::2])  # (n, d/2) each
     else:
-        angle = pos / base ** ((2 * i if rate == "2i" else i) / d)  # (n, d/2)
+        exponent = {"2i": 2 * i / d, "i": i / d, "int": 2 * i // d}[rate]  # (d/2,)
+        angle = pos / base**exponent  # (n, d/2)
         sines, cosines = np.sin(angle), np.cos(angle)
     if swap:
         sines, cosines = cosines, sines
@@ -170,6 +172,11 @@ _PE_MISTAKES = (
         {"rate": "col"},
         "the cosine columns have the wrong frequency: columns 2i and 2i+1 share one "
         "angle, pos / 10000^(2i/d_model). You used each column's own index in the exponent.",
+    ),
+    (
+        {"rate": "int"},
+        "every pair turns at the same speed, one radian per position: 2 * i // d_model is "
+        "integer division, which rounds the exponent down to 0. Divide with / instead.",
     ),
     (
         {"halves": True},
