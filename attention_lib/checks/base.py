@@ -5,15 +5,32 @@ on fixed cases and raises :class:`Fail` (with a hint) at the first mistake.
 :func:`verdict` turns that into the one printed line and a :class:`CheckResult`. See
 :mod:`attention_lib.checks` for the checkers themselves; a new exercise needs only a new
 ``run``.
+
+At grading time a checker also draws **unseen cases** from a seed the grader supplies
+(:func:`grading_seed`): a function registered with :func:`unseen_cases` for the
+exercise makes them, and they run after the fixed ones. A table of the practice cases,
+or answers handed back in call order, then fails. Without a seed (practice) nothing
+changes.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import numbers
+import zlib
+from collections.abc import Callable
 
 import numpy as np
 
 ATOL = 1e-6
+
+# The grader's seed for unseen cases (None: practice, fixed cases only), and the last
+# answer :func:`call` returned with the dtype kind it had before becoming floats.
+_SEED: contextvars.ContextVar[int | None] = contextvars.ContextVar("seed", default=None)
+_LAST: contextvars.ContextVar[tuple | None] = contextvars.ContextVar("last", default=None)
+# exercise tag -> generator(rng) of (description, inputs, expected value or judge)
+UNSEEN: dict[str, Callable] = {}
 
 
 class CheckResult:
@@ -67,6 +84,9 @@ def verdict(exercise: str, fn, run) -> CheckResult:
     cases = Cases(fn)
     try:
         run(cases)
+        seed = _SEED.get()
+        if seed is not None:
+            _run_unseen(exercise, cases, seed)
         result = CheckResult(exercise, "PASS", f"all {cases.count} cases match the reference.")
     except Todo as todo:
         result = CheckResult(exercise, "TODO", str(todo))
@@ -76,6 +96,54 @@ def verdict(exercise: str, fn, run) -> CheckResult:
         result = CheckResult(exercise, "FAIL", f"the checker could not finish: {err!r}")
     print(result.line)
     return result
+
+
+@contextlib.contextmanager
+def grading_seed(seed: int | None):
+    """Within this block (in this thread), checkers add unseen cases drawn from ``seed``."""
+    token = _SEED.set(None if seed is None else int(seed))
+    try:
+        yield
+    finally:
+        _SEED.reset(token)
+
+
+def unseen_cases(exercise: str):
+    """Register ``generate(rng)`` as the source of ``exercise``'s unseen cases.
+
+    It returns ``(description, inputs, expected)`` triples; ``expected`` is the reference
+    value (shape, dtype kind and values are compared) or a callable ``judge(out, case)``
+    that raises :class:`Fail`.
+    """
+
+    def register(generate: Callable) -> Callable:
+        UNSEEN[exercise] = generate
+        return generate
+
+    return register
+
+
+def _run_unseen(exercise: str, cases: Cases, seed: int) -> None:
+    if exercise not in UNSEEN:
+        from . import unseen  # noqa: F401 - registers the course's generators
+
+    generate = UNSEEN.get(exercise)
+    if generate is None:
+        return
+    rng = np.random.default_rng([seed, zlib.crc32(exercise.encode())])
+    for description, inputs, expected in generate(rng):
+        case = f"an unseen case ({description})"
+        try:
+            out = cases.run(case, *inputs)
+            if callable(expected):
+                expected(out, case)
+            else:
+                same(out, expected, case)
+        except Fail as fail:
+            raise Fail(
+                f"{fail} Your function passes the practice cases but not this one, drawn "
+                "at grading time: does it depend on the examples' particular numbers?"
+            ) from None
 
 
 def _copy(arg):
@@ -112,6 +180,7 @@ def call(fn, case: str, *args) -> np.ndarray:
     try:
         if np.iscomplexobj(out):
             raise Fail(f"your function returned complex numbers (on {case}); use real ones.")
+        kind = np.asarray(out).dtype.kind
         out = np.asarray(out, dtype=float)
     except Fail:
         raise
@@ -119,6 +188,7 @@ def call(fn, case: str, *args) -> np.ndarray:
         raise Fail(
             f"your function returned {type(out).__name__}, not an array of numbers (on {case})."
         ) from None
+    _LAST.set((out, kind))
     return out
 
 
@@ -135,6 +205,19 @@ def known_mistakes(out: np.ndarray, *mistakes: tuple) -> None:
 
 
 def same(out, expected, case: str) -> None:
+    """Fail unless ``out`` has ``expected``'s shape, kind (booleans or numbers) and values."""
+    last = _LAST.get()
+    kind = last[1] if last is not None and last[0] is out else None
+    want = np.asarray(expected).dtype.kind
+    if np.shape(out) != np.shape(expected):
+        empty = " An empty array is not an answer." if np.size(out) == 0 else ""
+        raise Fail(
+            f"returned shape {np.shape(out)}, expected {np.shape(expected)} (on {case}).{empty}"
+        )
+    if kind is not None and (kind == "b") != (want == "b"):
+        what = "True/False values" if kind == "b" else f"numbers of dtype kind {kind!r}"
+        wanted = "a boolean array (True/False)" if want == "b" else "numbers"
+        raise Fail(f"returned {what}, expected {wanted} (on {case}).")
     out, expected = np.asarray(out, dtype=float), np.asarray(expected, dtype=float)
     if not np.allclose(out, expected, atol=ATOL):
         raise Fail(f"values differ from the reference on {case}: {difference(out, expected)}.")
