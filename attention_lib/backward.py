@@ -156,17 +156,22 @@ def attention_backward(Q, K, V, dOut, mask=None, scale=None, temperature: float 
     was not allowed to see.
     """
     out, A = scaled_dot_product_attention(Q, K, V, mask, scale, temperature)
-    Q, K, V = (np.asarray(a, dtype=out.dtype) for a in (Q, K, V))
-    dOut = _upstream_gradient(dOut, out.shape)  # must have the output's shape
-    d_k = K.shape[-1]
-    s = 1.0 / np.sqrt(d_k) if scale is None else positive_real(scale, "scale")
-    s = out.dtype.type(s / positive_real(temperature, "temperature"))
-    dA = dOut @ np.swapaxes(V, -1, -2)  # (..., n_q, d_v) @ (..., d_v, n_k)
-    dS = _softmax_backward(A, dA) * s  # (..., n_q, n_k): masked entries are 0
-    dQ = dS @ K  # (..., n_q, n_k) @ (..., n_k, d_k) -> (..., n_q, d_k)
-    dK = np.swapaxes(dS, -1, -2) @ Q  # (..., n_k, n_q) @ (..., n_q, d_k)
+    Q, K, V, dOut, s = _backward_inputs(Q, K, V, dOut, out, scale, temperature)
+    dA = dOut @ np.swapaxes(V, -1, -2)  # dO V^T: (..., n_q, n_k)
+    dS = _softmax_backward(A, dA)  # A * (dA - rowsum(dA * A)); masked: 0
+    dQ = s * (dS @ K)  # (..., n_q, n_k) @ (..., n_k, d_k) -> (..., n_q, d_k)
+    dK = s * (np.swapaxes(dS, -1, -2) @ Q)  # (..., n_k, n_q) @ (..., n_q, d_k)
     dV = np.swapaxes(A, -1, -2) @ dOut  # (..., n_k, n_q) @ (..., n_q, d_v)
     return _sum_to(dQ, Q.shape), _sum_to(dK, K.shape), _sum_to(dV, V.shape)
+
+
+def _backward_inputs(Q, K, V, dOut, out, scale, temperature) -> tuple:
+    """Q, K, V and dOut in the output's dtype, and s = scale / temperature, checked."""
+    Q, K, V = (np.asarray(a, dtype=out.dtype) for a in (Q, K, V))
+    dOut = _upstream_gradient(dOut, out.shape)  # must have the output's shape
+    s = 1.0 / np.sqrt(K.shape[-1]) if scale is None else positive_real(scale, "scale")
+    s = out.dtype.type(s / positive_real(temperature, "temperature"))
+    return Q, K, V, dOut, s
 
 
 def _upstream_gradient(dOut, shape: tuple) -> np.ndarray:

@@ -368,6 +368,10 @@ def test_initial_loss_checker(capsys):
     assert "log base 10" in check_initial_loss(1.30, n_nouns=20).message
     assert "log base 10" in check_initial_loss(0.90).message
     assert check_initial_loss(2.996, n_nouns=20)  # a rounding difference is right, not "low"
+    # Cut off instead of rounded: log 20 = 2.9957 is 3.00 to two decimals, not 2.99.
+    assert "round it instead: 3.00" in check_initial_loss(2.99, n_nouns=20).message
+    assert "round it instead: 2.08" in check_initial_loss(2.07).message  # log 8 = 2.0794
+    assert "too low" in check_initial_loss(2.29, n_nouns=10).message  # log 10 cuts to 2.30
 
 
 # --- figures ---------------------------------------------------------------------------------

@@ -191,4 +191,12 @@ def check_initial_loss(answer, n_nouns: int = 8) -> CheckResult:
             ),
             *mistakes,
         )
-    return check_number("initial_loss", answer, float(np.log(n)), places=2, mistakes=mistakes)
+    exact = float(np.log(n))
+    cut = np.floor(exact * 100) / 100  # two decimals cut off instead of rounded
+    if abs(cut - exact) > 0.005:  # only where cutting gives another number (2.99 for 2.9957)
+        hint = (
+            f"{cut:.2f} cuts log({n}) = {exact:.4f} off after two decimals; round it "
+            f"instead: {exact:.2f}."
+        )
+        mistakes = ((cut, hint), *mistakes)
+    return check_number("initial_loss", answer, exact, places=2, mistakes=mistakes)
