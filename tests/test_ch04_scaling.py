@@ -343,3 +343,54 @@ def test_dot_variance_with_sigma(answer, status, text, capsys):
 def test_dot_variance_rejects_a_bad_sigma():
     with pytest.raises(ValueError, match="sigma must be a positive number"):
         check_dot_variance(1, d_k=4, sigma=0)
+
+
+# --- toy.scaling: the chapter's measurements ----------------------------------------------
+
+
+def test_sharpness_measures_softmax_rows_raw_and_scaled():
+    from attention_lib import toy
+
+    found = toy.scaling.sharpness([2, 8], n=4, sentences=3, seed=1)
+    rng = np.random.default_rng(1)
+    for i, d_k in enumerate([2, 8]):
+        Q, K = rng.normal(size=(2, 3, 4, d_k))
+        w = al.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k))
+        assert math.isclose(found["scaled_max"][i], w.max(axis=-1).mean())
+        entropy = -(w * np.log(w)).sum(axis=-1).mean()
+        assert math.isclose(found["scaled_entropy"][i], entropy)
+    assert set(found) == {"raw_max", "scaled_max", "raw_entropy", "scaled_entropy"}
+    # Weights that underflow to exactly 0 add 0 to the entropy, not nan: at this width
+    # some raw rows of these sentences are exactly one-hot.
+    _, raw = next(toy.scaling.random_scores([400_000], n=2, sentences=2, seed=0))
+    assert (al.softmax(raw) == 0).any()
+    sharp = toy.scaling.sharpness([400_000], n=2, sentences=2, seed=0)
+    assert np.isfinite(sharp["raw_entropy"]).all()
+
+
+def test_gradient_sizes_are_jacobian_norms_with_the_chain_rule_factor():
+    from attention_lib import toy
+
+    raw_g, scaled_g, committed = toy.scaling.gradient_sizes([4, 64], n=5, sentences=2)
+    assert raw_g.shape == scaled_g.shape == (2, 10) and committed.shape == (2,)
+    _, raw = next(toy.scaling.random_scores([4], n=5, sentences=2))
+    w = al.softmax(raw / 2).reshape(-1, 5)
+    size = np.linalg.norm(softmax_jacobian(w), axis=(-2, -1)) / 2  # c = 1/sqrt(4)
+    assert np.allclose(scaled_g[0], size)
+    assert np.all((0 <= committed) & (committed <= 1))
+
+
+def test_nudged_rows_raise_each_runner_up_and_nothing_else():
+    from attention_lib import toy
+
+    raw, nudged = toy.scaling.nudged_rows(16, 3.0, rows=50, n=6, seed=2)
+    changed = ~np.isclose(raw, nudged)
+    assert raw.shape == (50, 6) and changed.sum(axis=-1).tolist() == [1] * 50
+    second = np.argsort(raw, axis=-1)[:, -2]
+    assert np.allclose(nudged[np.arange(50), second] - raw[np.arange(50), second], 3.0)
+    with pytest.raises(ValueError, match="needs a runner-up"):
+        toy.scaling.nudged_rows(16, 3.0, n=1)
+    with pytest.raises(ValueError, match="d_k must be at least 1"):
+        toy.scaling.nudged_rows(0, 3.0)
+    with pytest.raises(TypeError, match="each d_k must be a positive whole number"):
+        toy.scaling.sharpness([2, 4.5])
