@@ -29,6 +29,25 @@ FILES = ("model.safetensors", "config.json", "tokenizer.json")
 MAX_TOKENS = 256  # the sentence-transformers pipeline truncates longer inputs
 
 
+#: What the PyTorch original (sentence-transformers) computed for the course's sentence,
+#: rounded to 6 decimals, for a chapter 11 cell to compare with: the weights of the query
+#: "it" over the 11 tokens in layer 6, head 12, and the first 8 of the sentence vector's 384
+#: numbers. tests/data/minilm_golden.json holds more, and tests/test_pretrained.py compares
+#: all of it (and these) with this module.
+PYTORCH_IT_ROW_L6_H12 = tuple(
+    map(
+        float,
+        (
+            "0.168306 0.007056 0.016668 0.064597 0.635866 0.005813 "
+            "0.017763 0.003785 0.043645 0.015093 0.021407"
+        ).split(),
+    )
+)
+PYTORCH_SENTENCE_VECTOR_8 = tuple(
+    map(float, "0.00501 0.04249 0.009084 0.02642 -0.027296 0.015477 0.031229 -0.026309".split())
+)
+
+
 class ModelNotFoundError(FileNotFoundError):
     """The model's files are not where the loader looked; the message says how to fix it."""
 

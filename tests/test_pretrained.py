@@ -518,3 +518,10 @@ def test_attention_params_match_the_real_model(model):
     layer = model.layers[0]
     count = sum(getattr(layer, name).size for name in layer._fields[:8])  # W_q .. b_o
     assert count == 4 * (384 * 384 + 384) == 591_360
+
+
+def test_the_chapter_s_pytorch_numbers_are_the_golden_ones():
+    from attention_lib import pretrained
+
+    assert list(pretrained.PYTORCH_IT_ROW_L6_H12) == GOLDEN["it_rows"][5][11]
+    assert list(pretrained.PYTORCH_SENTENCE_VECTOR_8) == GOLDEN["embeddings"][0][:8]
