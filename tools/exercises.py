@@ -19,6 +19,14 @@ The solution is everything between ```` ```{solution-start} label ```` and
 others in its notebook metadata, in one place::
 
     "attention_course": {"points": {"ex-softmax-stable": 2}}
+
+The library functions an exercise rules out are stated in the metadata of its markdown
+cell, by their full names, which the grader turns into tripwires::
+
+    "attention_course": {"forbidden": ["attention_lib.core.softmax"]}
+
+Without that metadata, the names are read from the text ("no `al.softmax`"), as a flag
+only.
 """
 
 from __future__ import annotations
@@ -58,7 +66,8 @@ class Exercise:
     stub_cell: int | None = None  # its index in the course notebook
     cell: int = 0  # the index of the exercise's own markdown cell
     solutions: tuple[str, ...] = ()  # the code cells of its solution
-    forbidden: tuple[str, ...] = ()  # library functions the text rules out: ("softmax",)
+    forbidden: tuple[str, ...] = ()  # library functions ruled out: ("softmax",)
+    tripwires: tuple[str, ...] = ()  # their full names: ("attention_lib.core.softmax",)
 
 
 @dataclass(frozen=True)
@@ -162,6 +171,9 @@ def parse(nb: dict, stem: str) -> Chapter:
         kind = "function" if defines_function(sources[stub_cell], name) else "number"
         block = text[text.find(label) :]
         block = block[: block.find("```", 1)] if "```" in block else block
+        rule = cells[index].get("metadata", {}).get(KEY, {}).get("forbidden")
+        tripwires = tuple(rule) if isinstance(rule, list) else ()
+        forbidden = tuple(dict.fromkeys(t.rsplit(".", 1)[-1] for t in tripwires))
         exercises.append(
             Exercise(
                 kind=kind,
@@ -170,7 +182,8 @@ def parse(nb: dict, stem: str) -> Chapter:
                 call=ast.get_source_segment(sources[stub_cell], call),
                 stub=sources[stub_cell],
                 stub_cell=stub_cell,
-                forbidden=tuple(dict.fromkeys(FORBIDDEN.findall(block))),
+                forbidden=forbidden or tuple(dict.fromkeys(FORBIDDEN.findall(block))),
+                tripwires=tripwires,
                 **common,
             )
         )
