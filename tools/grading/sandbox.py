@@ -129,6 +129,9 @@ class Worker:
         self.errors: dict[str, str] = {}  # label: "NameError: name 'x' is not defined"
         self.defined: set[str] = set()  # labels whose name the answer cells defined
         self.preamble_error: str | None = None
+        # label: the ruled-out library functions its function called (see .tripwires)
+        self.trips: dict[str, set[str]] = {}
+        self.tripwire_error: str | None = None
         try:
             ready = self._exchange(setup)
         except WorkerGone:
@@ -142,6 +145,9 @@ class Worker:
                 kind, message = error.get("type", ""), error.get("msg", "")
                 self.errors[label] = f"{wire.short(kind, 40)}: {wire.short(message)}"
         self.defined = {label for label in defined if isinstance(label, str)}
+        problems = ready.get("tripwires")
+        if problems or not isinstance(problems, list):
+            self.tripwire_error = wire.short(str(problems or "no answer about the tripwires"))
         if ready.get("preamble"):
             self.preamble_error = wire.short(str(ready["preamble"]))
 
@@ -194,6 +200,12 @@ class Worker:
         try:
             if reply.get("missing"):
                 raise NameError("the answer is not defined")
+            tripped, tampered = reply.get("tripped"), reply.get("tampered")
+            if not isinstance(tripped, list) or not isinstance(tampered, list):
+                raise wire.ProtocolError("a reply without its tripwires")
+            hits = self.trips.setdefault(label, set())
+            hits.update(wire.short(str(n), 80) for n in tripped)
+            hits.update(f"{wire.short(str(n), 80)} (its tripwire was removed)" for n in tampered)
             for arg, after in zip(args, reply.get("args") or [], strict=False):
                 if after is not None and type(arg) is wire.np.ndarray:
                     changed = wire.decode(after)

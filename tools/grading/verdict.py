@@ -7,6 +7,11 @@ which calls the student's function and sends back the returned value as data. Fo
 number exercise the worker sends back the variable's value. The checker's verdict and
 the chapter's points make the mark; nothing the student's code prints or patches can
 reach them.
+
+With a seed, each checker adds unseen cases drawn from it (``checks.base``), so a table
+of the practice cases earns nothing. A call to a library function the exercise rules
+out (its tripwire, :mod:`.tripwires`) earns 0 for that exercise, or only a flag when the
+teacher asks for flags.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from dataclasses import dataclass, field
 import exercises
 
 from attention_lib import checks
+from attention_lib.checks.base import grading_seed
 
 from . import notebook, sandbox, static, wire
 from .notebook import PREAMBLE, course_cells, names_in
@@ -121,7 +127,7 @@ def _proxy(worker: sandbox.Worker, ex: exercises.Exercise):
     return learner
 
 
-def _check(chapter, ex, worker: sandbox.Worker) -> checks.CheckResult:
+def _check(chapter, ex, worker: sandbox.Worker, seed: int | None) -> checks.CheckResult:
     checker = getattr(checks, ex.checker, None)
     if checker is None:  # not re-exported: the chapter's own import cell has it
         ns: dict = {}
@@ -129,7 +135,7 @@ def _check(chapter, ex, worker: sandbox.Worker) -> checks.CheckResult:
             exec(chapter.imports, ns)
         checker = ns[ex.checker]
     args, kwargs = checker_arguments(chapter, ex)
-    with quiet():
+    with quiet(), grading_seed(seed):
         if ex.kind == "function":
             return checker(_proxy(worker, ex), *args, **kwargs)
         return checker(worker.value(ex.label), *args, **kwargs)
@@ -140,11 +146,19 @@ def identify(nb: dict) -> tuple[exercises.Chapter | None, list[str]]:
     return notebook.identify(nb, {c.stem: c for c in exercises.chapters()})
 
 
-def grade(student: str, data: bytes, timeout: float, safe: bool) -> Result:
+def grade(
+    student: str,
+    data: bytes,
+    timeout: float,
+    safe: bool,
+    seed: int | None = None,
+    forbidden_calls: str = "zero",
+) -> Result:
     """Grade one submitted notebook (its bytes): a :class:`Result` whatever it holds.
 
     The notebook is read in a limited subprocess (:mod:`.static`); only its findings,
-    as data, come back here.
+    as data, come back here. ``seed`` draws the unseen cases (None: fixed cases only);
+    ``forbidden_calls`` is "zero" (a tripped rule costs the exercise) or "flag".
     """
     try:
         found = static.examine(data)
@@ -183,13 +197,25 @@ def grade(student: str, data: bytes, timeout: float, safe: bool) -> Result:
     answers = set(found.get("answers") or [])
     result.flags = [wire.short(f, 200) for f in found.get("flags") or []]
     result.maximum = sum(e.points for e in chapter.exercises if e.kind != "text")
-    with sandbox.Worker(found.get("setup") or {}, timeout, sandbox=safe) as worker:
+    setup = dict(found.get("setup") or {})
+    setup["forbidden"] = {e.label: list(e.tripwires) for e in chapter.exercises if e.tripwires}
+    setup["trip"] = forbidden_calls
+    with sandbox.Worker(setup, timeout, sandbox=safe) as worker:
+        if worker.tripwire_error and not worker.gone:
+            raise RuntimeError(f"the tripwires could not be set: {worker.tripwire_error}")
         for ex in chapter.exercises:
             if ex.kind == "text":
                 result.points[ex.column] = None
                 result.feedback.append(f"[{ex.column}] by hand: your teacher reads this answer.")
                 continue
-            status_, message = judge(chapter, ex, worker, answers)
+            status_, message = judge(chapter, ex, worker, answers, seed)
+            tripped = sorted(worker.trips.get(ex.label, ()))
+            if tripped:
+                calls = ", ".join(tripped)
+                result.flags.append(f"{ex.column}: called {calls}, which the exercise rules out")
+                if forbidden_calls == "zero":
+                    status_ = "FAIL"
+                    message = f"your function called {calls}, which this exercise rules out."
             error = worker.errors.get(ex.label)
             if error:
                 if ex.label in worker.defined:
@@ -205,7 +231,7 @@ def grade(student: str, data: bytes, timeout: float, safe: bool) -> Result:
     return result
 
 
-def judge(chapter, ex, worker: sandbox.Worker, answers) -> tuple[str, str]:
+def judge(chapter, ex, worker: sandbox.Worker, answers, seed=None) -> tuple[str, str]:
     """``(PASS/FAIL/TODO, message)`` for one auto-graded exercise."""
     if worker.gone:
         return "FAIL", f"not graded: {worker.gone}"
@@ -215,7 +241,7 @@ def judge(chapter, ex, worker: sandbox.Worker, answers) -> tuple[str, str]:
         error = worker.errors.get(ex.label)
         why = f" Your answer cell raised {error}." if error else ""
         return "FAIL", f"{ex.name} is not defined after your answer cell ran.{why}"
-    verdict = _check(chapter, ex, worker)
+    verdict = _check(chapter, ex, worker, seed)
     if worker.gone:
         return "FAIL", f"not graded: {worker.gone}"
     return verdict.status, verdict.message

@@ -14,6 +14,10 @@ run, and answers requests until stdin closes:
   input changed in place;
 * ``{"op": "value", "label": ...}``: a variable's value (number exercises).
 
+The library functions each exercise rules out (``setup["forbidden"]``, label: names)
+become tripwires before any answer cell runs (:mod:`.tripwires`); a call's reply lists
+those its function called (``tripped``) and any tripwire found removed (``tampered``).
+
 Each exercise's answer is what its name held right after its own answer cells ran, so
 two exercises may both use ``my_answer``, and a later cell cannot change an answer.
 
@@ -71,6 +75,7 @@ def main() -> None:
     limit(resource.RLIMIT_CORE, 0)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a file too large fails, not the worker
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import tripwires
     import wire
 
     inbox = os.fdopen(os.dup(0), "rb")
@@ -92,6 +97,12 @@ def main() -> None:
         exec(compile(setup["preamble"], "<preamble>", "exec"), ns)
     except BaseException as err:  # noqa: BLE001 - reported, not raised
         ready["preamble"] = describe(err, wire.short)
+    try:
+        wires = tripwires.Tripwires(setup.get("forbidden") or {}, setup.get("trip") != "flag")
+        ready["tripwires"] = [wire.short(p) for p in wires.problems]
+    except BaseException as err:  # noqa: BLE001 - reported: the grader refuses to go on
+        wires = tripwires.Tripwires({})
+        ready["tripwires"] = [wire.short(f"{type(err).__name__}: {err}")]
     answers = {}  # label: what the exercise's name held right after its answer cells ran
     for cell in setup["cells"]:
         try:
@@ -115,11 +126,15 @@ def main() -> None:
             continue
         args = [wire.decode(a) for a in request["args"]]
         kwargs = {k: wire.decode(v) for k, v in request.get("kwargs", {}).items()}
+        wires.arm(request.get("label"))
         try:
             out = value(*args, **kwargs)
+            tripped = wires.disarm()
             reply = {"value": wire.encode(out)}
         except BaseException as err:  # noqa: BLE001 - even SystemExit is the student's
+            tripped = wires.disarm()
             reply = {"error": describe(err, wire.short)}
+        reply["tripped"], reply["tampered"] = tripped, wires.tampered()
         reply["args"] = [wire.encode(a) if type(a) is wire.np.ndarray else None for a in args]
         wire.send(outbox, reply)
 
