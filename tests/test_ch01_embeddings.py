@@ -304,7 +304,7 @@ def multiplied(n, d_model):
         (lambda n, d_model: encoding(n, d_model, swap=True), "FAIL", "sin and cos are swapped"),
         (lambda n, d_model: encoding(n, d_model, rate=1), "FAIL", "you used 10000^(i/d_model)"),
         (column_index_exponent, "FAIL", "each column's own index"),
-        (integer_division, "FAIL", "every pair turns at the same speed"),
+        (integer_division, "FAIL", "every pair turns at one speed"),
         (halves, "FAIL", "all the sines first"),
         (lambda n, d_model: encoding(n, d_model, start=1), "FAIL", "positions count from 0"),
         (lambda n, d_model: encoding(n, d_model, base=1000.0), "FAIL", "not 1000"),

@@ -135,9 +135,8 @@ def _batch_shape(out: np.ndarray, shape: tuple, case: str, width: int = 4) -> No
 def _encoding(n: int, d: int, *, base=10000.0, rate="2i", swap=False, start=0, halves=False):
     """The sinusoidal encoding, or one of the usual mistakes, for an even ``d``.
 
-    ``rate`` is the exponent: "2i" (right, i counts pairs), "i" (half of it), "int"
-    (``2 * i // d``: integer division, 0 for every pair), or "col" (each column's own
-    index j, which is wrong for the cosine columns).
+    ``rate`` is the exponent: "2i" (right: i counts pairs), "i" (half of it), "int"
+    (``2 * i // d``, 0 for every pair) or "col" (each column's own index j).
     """
     pos = np.arange(start, start + n)[:, None]  # (n, 1)
     i = np.arange(d // 2)  # (d/2,): one index per (sin, cos) pair
@@ -173,20 +172,17 @@ _PE_MISTAKES = (
         "the cosine columns have the wrong frequency: columns 2i and 2i+1 share one "
         "angle, pos / 10000^(2i/d_model). You used each column's own index in the exponent.",
     ),
-    (
-        {"rate": "int"},
-        "every pair turns at the same speed, one radian per position: 2 * i // d_model is "
-        "integer division, which rounds the exponent down to 0. Divide with / instead.",
-    ),
+    ({"rate": "int"}, "2 * i // d_model is 0: every pair turns at one speed. Use / instead."),
     (
         {"halves": True},
         "you put all the sines first and all the cosines after them: interleave them, "
         "sine in column 2i and cosine in column 2i+1.",
     ),
     ({"start": 1}, "positions count from 0: the first row is position 0, [0, 1, 0, 1, ...]."),
-    ({"base": 1000.0}, "the base is 10000, not 1000: angle = pos / 10000^(2i/d_model)."),
-    ({"base": 100000.0}, "the base is 10000, not 100000: angle = pos / 10000^(2i/d_model)."),
-    ({"base": np.e}, "the base is 10000, not e: angle = pos / 10000^(2i/d_model)."),
+    *(
+        ({"base": b}, f"the base is 10000, not {name}: angle = pos / 10000^(2i/d_model).")
+        for b, name in ((1000.0, "1000"), (100000.0, "100000"), (np.e, "e"))
+    ),
     (
         {"base": 1e-4},  # pos / (1/10000)^(2i/d) = pos * 10000^(2i/d)
         "you multiplied pos by 10000^(2i/d_model): divide by it, so that later columns "
@@ -225,12 +221,8 @@ def check_positional_encoding(fn) -> CheckResult:
 
 
 def _rounded(expected: float, mistakes: tuple) -> tuple:
-    """Add a hint for the right value rounded to one decimal (1.4 for 1.414...).
-
-    That is not a wrong answer, only a less precise one; the checker asks for two
-    decimals, and says so rather than calling 1.4 "too low". One off in the last digit
-    (1.42) is a rounding slip, and gets its own hint too.
-    """
+    """Add hints for the right value rounded to one decimal (1.4 for 1.414...: less
+    precise, not wrong, so not "too low") and one off in the last digit (1.42)."""
     one = round(expected, 1)
     hint = (
         f"{one:g} is the right value rounded to one decimal; give two decimals "
@@ -243,8 +235,7 @@ def _rounded(expected: float, mistakes: tuple) -> tuple:
 
 def check_pe_length(answer) -> CheckResult:
     """Check a predicted length |PE[pos]| for ``d_model = 4`` (the same at every position)."""
-    lengths = np.linalg.norm(positional_encoding(8, 4), axis=-1)  # (8,)
-    expected = float(lengths[0])
+    expected = float(np.linalg.norm(positional_encoding(8, 4)[0]))  # the same at every pos
     return check_number(
         "pe-length",
         answer,
@@ -267,8 +258,7 @@ def check_pe_length(answer) -> CheckResult:
 def check_pe_offset(answer) -> CheckResult:
     """Check a predicted dot product ``PE[pos] · PE[pos + 2]`` for ``d_model = 4``."""
     PE = positional_encoding(12, 4)  # (12, 4)
-    dots = np.sum(PE[:-2] * PE[2:], axis=-1)  # (10,): the same for every pos
-    expected = float(dots[0])
+    expected = float(PE[0] @ PE[2])  # the same for every pos
     fast, slow = np.cos(2.0), np.cos(2.0 / 100.0)  # the two pairs turn by 2 and 0.02
     return check_number(
         "pe-offset",

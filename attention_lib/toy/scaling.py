@@ -41,8 +41,11 @@ def random_scores(d_ks, *, n: int = 16, sentences: int = 100, seed: int = 0):
         yield d_k, attention_scores(Q, K)  # (sentences, n, n)
 
 
-def sharpness(d_ks, *, n: int = 16, sentences: int = 100, seed: int = 0) -> dict:
+def sharpness(d_ks, *, n: int = 16, sentences: int = 100, seed: int = 0, scale=None) -> dict:
     """How peaky softmax rows are at each width, raw and scaled by ``1/sqrt(d_k)``.
+
+    ``scale(d_k)`` replaces the factor ``1/sqrt(d_k)`` when given, e.g.
+    ``scale=lambda d_k: 1 / d_k`` to divide by the width itself.
 
     Returns
     -------
@@ -50,9 +53,13 @@ def sharpness(d_ks, *, n: int = 16, sentences: int = 100, seed: int = 0) -> dict
         ``raw_max`` and ``scaled_max``: the largest weight of a row, averaged over rows;
         ``raw_entropy`` and ``scaled_entropy``: the entropy of a row in nats, averaged.
     """
+    if scale is None:
+        scale = lambda d_k: 1 / np.sqrt(d_k)  # noqa: E731
+    elif not callable(scale):
+        raise TypeError(f"scale must be a function of d_k, such as np.sqrt; got {scale!r}")
     found = {key: [] for key in ("raw_max", "scaled_max", "raw_entropy", "scaled_entropy")}
     for d_k, raw in random_scores(d_ks, n=n, sentences=sentences, seed=seed):
-        for name, logits in (("raw", raw), ("scaled", raw / np.sqrt(d_k))):
+        for name, logits in (("raw", raw), ("scaled", raw * scale(d_k))):
             w = softmax(logits)  # (sentences, n, n): one distribution per query
             found[f"{name}_max"].append(w.max(axis=-1).mean())
             logs = np.log(np.where(w > 0, w, 1.0))  # log 1 = 0 where a weight is 0
