@@ -8,17 +8,26 @@ later run skips what has not changed and merges the rest. The CSV is made from i
     05:flags, ..., total, max
 
 ``total`` and ``max`` count the auto-graded exercises. The ``(manual)`` columns are the
-teacher's: what is typed there survives every later run. No cell begins with ``=``,
-``+``, ``-`` or ``@`` (a leading ``'`` is added), so a spreadsheet shows text, not formulas.
+teacher's: what is typed there survives every later run, and marks typed while a run
+is going are read again just before each write. The CSV is read back as a spreadsheet
+re-saves it (a UTF-8 byte order mark, ``;`` or tabs between cells); one it cannot read
+is refused with one sentence, never emptied. No cell begins, even after blanks or line
+breaks, with ``=``, ``+``, ``-`` or ``@`` (a leading ``'`` is added), so a spreadsheet
+shows text, not formulas. Names that look alike (Latin ``alice``, Cyrillic ``аlice``)
+are named in the status; each student's feedback file has a safe name
+(:func:`feedback_name`).
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import os
+import re
 import tempfile
+import unicodedata
 from pathlib import Path
 
 import exercises
@@ -28,15 +37,58 @@ MANUAL = " (manual)"
 RISKY = ("=", "+", "-", "@", "\t", "\r")
 
 
+# Letters of other scripts that print like Latin ones (the usual look-alikes).
+LOOKALIKE = str.maketrans(
+    "аеорсуххіјѕԁһԛԝʏαβεικνορτυχАВЕКМНОРСТХІЈЅΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+    "aeopcyxxijsdhqwyabeikvoptuxABEKMHOPCTXIJSABEZHIKMNOPTYX",
+)
+
+
+class Unreadable(Exception):
+    """grades.csv cannot be read back; overwriting it could lose the teacher's marks."""
+
+
 def safe(value) -> str:
     text = "" if value is None else str(value)
     if isinstance(value, float) and value.is_integer():
         text = str(int(value))
-    return "'" + text if text.startswith(RISKY) else text
+    return "'" + text if text.lstrip().startswith(RISKY) else text
 
 
 def unsafe(text: str) -> str:
-    return text[1:] if text.startswith("'") and text[1:].startswith(RISKY) else text
+    return text[1:] if text.startswith("'") and text[1:].lstrip().startswith(RISKY) else text
+
+
+def feedback_name(student: str) -> str:
+    """``<student>.txt`` for a plain short name, else a safe prefix and a digest."""
+    plain = re.sub(r"[^A-Za-z0-9._-]", "_", student)[:60].lstrip(".") or "student"
+    if plain == student:
+        return f"{student}.txt"
+    return f"{plain}-{hashlib.sha256(student.encode('utf-8', 'replace')).hexdigest()[:12]}.txt"
+
+
+def skeleton(name: str) -> str:
+    """What ``name`` looks like in print: compatibility forms, marks and invisibles gone."""
+    text = unicodedata.normalize("NFKD", name).translate(LOOKALIKE)
+    text = "".join(c for c in text if unicodedata.category(c) not in ("Mn", "Cf", "Cc"))
+    return unicodedata.normalize("NFKC", text).casefold().strip()
+
+
+def read_rows(path: Path) -> list[dict]:
+    """The rows of a CSV as this grader or a spreadsheet wrote it (BOM, ``,`` ``;`` tab)."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as err:
+        raise Unreadable(f"{path.name} cannot be read ({err.__class__.__name__})") from None
+    header = text.split("\n", 1)[0]
+    for delimiter in (",", ";", "\t"):
+        first = next(csv.reader([header], delimiter=delimiter), [""])
+        if first and unsafe(first[0].strip()) == "student":
+            return list(csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter))
+    raise Unreadable(
+        f"{path.name} does not begin with a 'student' column separated by commas, "
+        "semicolons or tabs; save it as CSV again (or move it away) and rerun"
+    )
 
 
 def write_atomic(path: Path, data: str) -> None:
@@ -60,14 +112,17 @@ class Gradebook:
         self.manual = self._manual_marks()
 
     def _manual_marks(self) -> dict[tuple[str, str], str]:
-        """What the teacher typed into the manual columns of the current CSV."""
+        """What the teacher typed into the manual columns of the current CSV.
+
+        Raises :class:`Unreadable` for a CSV that cannot be read back."""
         path, marks = self.out / "grades.csv", {}
         if path.exists():
-            with path.open(newline="", encoding="utf-8") as handle:
-                for row in csv.DictReader(handle):
-                    for column, value in row.items():
-                        if column and column.endswith(MANUAL) and value:
-                            marks[unsafe(row["student"]), column] = unsafe(value)
+            for row in read_rows(path):
+                student = unsafe(row.get("student") or "")
+                for column, value in row.items():
+                    column = unsafe((column or "").strip())
+                    if column.endswith(MANUAL) and value:
+                        marks[student, column] = unsafe(value)
         return marks
 
     def unchanged(self, student: str, digest: str) -> bool:
@@ -95,17 +150,27 @@ class Gradebook:
         self.save(result.student)
 
     def save(self, student: str | None = None) -> None:
+        """Write the state, the CSV (with the manual marks on disk now) and the feedback.
+
+        Raises OSError when the CSV cannot be replaced (open and locked elsewhere); the
+        state is written first, so nothing is lost and the next save writes it all."""
         write_atomic(self.out / STATE, json.dumps(self.state, indent=1, sort_keys=True))
-        write_atomic(self.out / "grades.csv", self.csv())
         if student is not None:
-            parts = []
-            for chapter, entry in sorted(self.state["students"][student].items()):
-                flags = [f"flag: {f}" for f in entry["flags"]]
-                status = ", ".join(entry["status"])
-                parts.append(
-                    "\n".join([f"Chapter {chapter}: {status}", *entry["feedback"], *flags])
-                )
-            write_atomic(self.out / "feedback" / f"{student}.txt", "\n\n".join(parts) + "\n")
+            self._feedback(student)
+        try:
+            self.manual = self._manual_marks()  # marks typed during the run are kept
+        except Unreadable:
+            pass  # was readable at the start: keep the marks read then
+        write_atomic(self.out / "grades.csv", self.csv())
+
+    def _feedback(self, student: str) -> None:
+        parts = []
+        for chapter, entry in sorted(self.state["students"][student].items()):
+            flags = [f"flag: {f}" for f in entry["flags"]]
+            status = ", ".join(entry["status"])
+            parts.append("\n".join([f"Chapter {chapter}: {status}", *entry["feedback"], *flags]))
+        path = self.out / "feedback" / feedback_name(student)
+        write_atomic(path, "\n\n".join(parts) + "\n")
 
     def columns(self) -> list[str]:
         chapters = sorted({c for rows in self.state["students"].values() for c in rows})
@@ -130,6 +195,9 @@ class Gradebook:
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\r\n")
         writer.writerow([safe(c) for c in columns])
+        looks: dict[str, list[str]] = {}
+        for student in self.state["students"]:
+            looks.setdefault(skeleton(student), []).append(student)
         for student in sorted(self.state["students"]):
             row = {"student": student}
             total = maximum = 0
@@ -142,9 +210,18 @@ class Gradebook:
                     else:
                         row[column] = points
                         total += points
-                row[f"{prefix}:status"] = ", ".join(entry["status"])
+                row[f"{prefix}:status"] = ", ".join(entry["status"] + _alike(student, looks))
                 row[f"{prefix}:flags"] = "; ".join(entry["flags"])
                 maximum += entry["max"]
             row["total"], row["max"] = total, maximum
             writer.writerow([safe(row.get(c, "")) for c in columns])
         return buffer.getvalue()
+
+
+def _alike(student: str, looks: dict[str, list[str]]) -> list[str]:
+    """A note naming the other students whose names print like this one."""
+    others = [o for o in looks[skeleton(student)] if o != student]
+    if not others:
+        return []
+    shown = "; ".join(ascii(o) for o in sorted(others))
+    return [f"name looks like {shown} (this one is {ascii(student)})"]
