@@ -226,3 +226,13 @@ def test_self_matches_follows_the_matrix_it_is_given(capsys):
     # With the identity every word is its own best match, so "all of them" is right.
     assert check_self_matches(4, np.eye(4))
     assert "PASS" in capsys.readouterr().out
+
+
+def test_catalogue_prints_each_film_with_its_key_or_interest_and_its_card():
+    lines = toy.catalogue().splitlines()
+    assert lines[0].split() == [*toy.MOVIE_TAGS, "|", *toy.MOVIE_FEATURES]
+    assert lines[2].split() == "Interstellar 1.00 0.30 0.00 0.00 | 7 1 169".split()
+    assert len(lines) == 1 + len(toy.MOVIES) and max(map(len, lines)) <= 80
+    with_interest = toy.catalogue(interest=True).splitlines()
+    assert with_interest[0].split()[0] == "interest"
+    assert with_interest[3].split()[:2] == ["Chef", "0.10"]

@@ -26,6 +26,7 @@ from .movies import (
     MOVIE_TAGS,
     MOVIES,
     SCI_FI_QUERY,
+    catalogue,
 )
 from .sentence import (
     FEATURES,
@@ -84,6 +85,7 @@ __all__ = [
     "W_v",
     "X",
     "attention",
+    "catalogue",
     "cosine_similarity",
     "decoder",
     "embed",

@@ -60,3 +60,19 @@ SCI_FI_QUERY = np.array([3.0, 0.0, 0.0, 0.0])
 
 for _array in (MOVIE_KEYS, SCI_FI_QUERY):
     _array.setflags(write=False)
+
+
+def catalogue(*, interest: bool = False) -> str:
+    """The five films as a printable table: each film's key (its tags) and its card.
+
+    With ``interest=True`` the first columns hold the article's interest in each film
+    (chapter 6) instead of the tags (chapter 2).
+    """
+    first = ("interest",) if interest else MOVIE_TAGS
+    left = MOVIE_INTEREST[:, None] if interest else MOVIE_KEYS  # (5, 1) or (5, 4)
+    lines = [f"{'':>12}" + "".join(f"{t:>8}" for t in first) + " |"]
+    lines[0] += "".join(f"{f:>10}" for f in MOVIE_FEATURES)
+    for film, tags, card in zip(MOVIES, left, MOVIE_CARDS, strict=True):
+        row = "".join(f"{v:8.2f}" for v in tags) + " |" + "".join(f"{v:10.0f}" for v in card)
+        lines.append(f"{film:>12}{row}")
+    return "\n".join(lines)
