@@ -90,7 +90,7 @@ def test_head_heatmaps_label_every_panel():
     for ax in panels:
         assert [t.get_text() for t in ax.get_xticklabels()] == list(toy.TOKENS)
         assert ax.images[0].get_clim() == (0.0, 1.0)  # one shared colour scale
-    assert "all 0.12" in [t.get_text() for t in panels[0].texts]  # "I" asks nothing
+    assert "all 1/8" in [t.get_text() for t in panels[0].texts]  # "I" asks nothing
     assert "pronoun: 'it' -> 'cake' (0.73)" in alt
     assert "verb-subject: 'ate' -> 'I' (0.90)" in alt
     assert alt.startswith("4 heatmaps: toy heads.")
@@ -264,6 +264,33 @@ def interleaved(X, W_q, W_k, W_v, W_o, h):
     return np.concatenate(heads, axis=-1) @ W_o
 
 
+def row_blocks(X, W_q, W_k, W_v, W_o, h):
+    # Head i reads only input features i*d_k ... (rows of the W's): right shape, wrong idea.
+    d_k = X.shape[-1] // h
+    heads = []
+    for i in range(h):
+        c = slice(i * d_k, (i + 1) * d_k)
+        Qs, Ks, Vs = (X[:, c] @ W[c, c] for W in (W_q, W_k, W_v))
+        heads.append(al.scaled_dot_product_attention(Qs, Ks, Vs)[0])
+    return np.concatenate(heads, axis=-1) @ W_o
+
+
+def averaged(X, W_q, W_k, W_v, W_o, h):
+    # Each head through its own rows of W_o, then the mean of the h parts, not their sum.
+    return per_head_wo(X, W_q, W_k, W_v, W_o, h) / h
+
+
+def per_head_wo(X, W_q, W_k, W_v, W_o, h):
+    # Each head times its own block of rows of W_o, summed: equal to concat @ W_o.
+    d_k = X.shape[-1] // h
+    total = 0
+    for i in range(h):
+        c = slice(i * d_k, (i + 1) * d_k)
+        head, _ = al.scaled_dot_product_attention(X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c])
+        total = total + head @ W_o[c]
+    return total
+
+
 def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
     n, d_model = X.shape
     Q, K, V = ((X @ W).reshape(h, n, d_model // h) for W in (W_q, W_k, W_v))
@@ -292,6 +319,9 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
         (lambda X, q, k, v, o, h: attend(X, q, k, v, h, axis=-2) @ o, "FAIL", "wrong axis"),
         (lambda X, q, k, v, o, h: good_multi_head(X, q, k, v, o, h=1), "FAIL", "h = 2 was ignored"),
         (tokens_mixed, "FAIL", "the heads mix tokens"),
+        (row_blocks, "FAIL", "owns a block of *columns*"),
+        (averaged, "FAIL", "you averaged the heads"),
+        (per_head_wo, "PASS", "all 4 cases match"),
         (lambda *a: al.multi_head_attention(*a)[1], "FAIL", "Return only the output"),
         (lambda *a: None, "TODO", "returned None"),
         (crashes, "FAIL", "raised KeyError"),

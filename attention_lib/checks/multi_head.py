@@ -193,7 +193,29 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
             "cuts them.",
         ),
     ]
+
+    def row_blocks() -> np.ndarray:  # head i reads only input features i*d_k to (i+1)*d_k
+        blocks = [slice(i * d_k, (i + 1) * d_k) for i in range(h)]
+        Qr, Kr, Vr = (np.stack([X[:, c] @ W[c, c] for c in blocks]) for W in (W_q, W_k, W_v))
+        return merge_heads(scaled_dot_product_attention(Qr, Kr, Vr)[0]) @ W_o
+
+    mistakes.append(
+        (
+            row_blocks(),
+            "each head read only its own block of input features (rows of W_q, W_k, "
+            "W_v). A head sees the whole token vector: it owns a block of *columns*, "
+            "Q_i = X @ W_q[:, i*d_k:(i+1)*d_k].",
+        )
+    )
     if h > 1:
+        mistakes.append(
+            (
+                heads_then_wo() / h,
+                f"your output is 1/{h} of the right one: you averaged the heads. Their "
+                "results are laid side by side (concatenated) before W_o, so every head "
+                "counts in full.",
+            )
+        )
         mistakes.append(
             (
                 multi_head_attention(X, W_q, W_k, W_v, W_o, h=1)[0],

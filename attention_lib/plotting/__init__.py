@@ -21,6 +21,7 @@ from .scaling import (
 )
 from .scores import dot_product_arrows, score_bars
 from .shapes import matmul_diagram
+from .spread import seed_histogram
 from .tiles import tile_figure, tile_steps
 from .timing import (
     dependency_figure,
@@ -61,6 +62,7 @@ __all__ = [
     "memory_plot",
     "scaling_frame",
     "score_bars",
+    "seed_histogram",
     "shape_tracer",
     "sharpness_vs_dimension",
     "show",

@@ -50,7 +50,7 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f"):
     Notes
     -----
     One 0-1 colour scale for every panel (and slider frame). Each row's largest weight
-    is outlined, so colour is not needed; a uniform row is labelled once ("all 0.12").
+    is outlined, so colour is not needed; a uniform row is labelled once ("all 1/8").
     """
     W, names = check_stack(weights, tokens, names)
     h, n, _ = W.shape
@@ -99,7 +99,8 @@ def _label_row(ax, row: np.ndarray, r: int, fmt: str) -> None:
     """Print a row's weights and outline its largest; a uniform row gets one label."""
     text = {"ha": "center", "va": "center", "fontsize": 6.5}
     if np.allclose(row, row[0]):
-        ax.text((row.size - 1) / 2, r, f"all {format(row[0], fmt)}", color="white", **text)
+        label = f"all 1/{row.size}" if np.isclose(row[0], 1 / row.size) else f"all {row[0]:{fmt}}"
+        ax.text((row.size - 1) / 2, r, label, color="white", **text)
         return
     for c, value in enumerate(row):
         ax.text(c, r, format(value, fmt), color="black" if value > 0.55 else "white", **text)
