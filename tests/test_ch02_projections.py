@@ -6,7 +6,7 @@ import pytest
 
 import attention_lib as al
 from attention_lib import toy
-from attention_lib.checks import check_projection_element, check_self_matches
+from attention_lib.checks import check_one_score, check_projection_element, check_self_matches
 from attention_lib.plotting import figure_html, matmul_diagram
 
 CAKE, DELICIOUS, WAS = (toy.token_index(t) for t in ("cake", "delicious", "was"))
@@ -236,3 +236,50 @@ def test_catalogue_prints_each_film_with_its_key_or_interest_and_its_card():
     with_interest = toy.catalogue(interest=True).splitlines()
     assert with_interest[0].split()[0] == "interest"
     assert with_interest[3].split()[:2] == ["Chef", "0.10"]
+
+
+# --- check_one_score ------------------------------------------------------------------------
+
+
+def one_score(X, W_q, W_k, i, j):
+    return (X[i] @ W_q) @ (X[j] @ W_k)
+
+
+@pytest.mark.parametrize(
+    ("fn", "status", "hint"),
+    [
+        (one_score, "PASS", "all 3 cases match"),
+        (lambda X, q, k, i, j: X[i] @ q @ k.T @ X[j], "PASS", "all 3 cases match"),  # X M Xᵀ
+        (lambda X, q, k, i, j: one_score(X, q, k, j, i), "FAIL", "score of query j with key i"),
+        (lambda X, q, k, i, j: one_score(X, k, q, i, j), "FAIL", "W_q and W_k swapped"),
+        (lambda X, q, k, i, j: one_score(X, q, q, i, j), "FAIL", "W_q for the key too"),
+        (lambda X, q, k, i, j: one_score(X, k, k, i, j), "FAIL", "W_k for the query too"),
+        (lambda X, q, k, i, j: X[i] @ X[j], "FAIL", "before any projection"),
+        (lambda X, q, k, i, j: (q @ X[i]) @ (k @ X[j]), "FAIL", "raised ValueError"),
+        (lambda X, q, k, i, j: (X[i] @ q) * (X[j] @ k), "FAIL", "One score is one number"),
+        (lambda X, q, k, i, j: None, "TODO", "returned None"),
+    ],
+)
+def test_each_one_score_mistake_gets_its_own_hint(fn, status, hint, capsys):
+    result = check_one_score(fn)
+    line = capsys.readouterr().out
+    assert result.status == status and bool(result) is (status == "PASS")
+    assert line.startswith(f"[one-score] {status}: ") and line.count("\n") == 1
+    assert hint in line
+
+
+def test_one_score_names_transposed_weights_on_square_matrices(capsys):
+    # (W_q @ x_i) runs only where W is square: the second case; the first raises.
+    def transposed(X, W_q, W_k, i, j):
+        if W_q.shape[0] != W_q.shape[1]:
+            return one_score(X, W_q, W_k, i, j)
+        return (W_q @ X[i]) @ (W_k @ X[j])
+
+    assert not check_one_score(transposed)
+    assert "multiplied by the transposes" in capsys.readouterr().out
+
+
+def test_one_score_of_the_toy_is_the_experiment_s_it_cake():
+    it, cake = toy.token_index("it"), toy.token_index("cake")
+    assert round(float(one_score(toy.X, toy.W_q, toy.W_k, it, cake)), 2) == 1.8
+    assert round(float(one_score(toy.X, toy.W_q, toy.W_k, cake, it)), 2) == 1.3

@@ -28,7 +28,7 @@ from .embeddings import (
 from .learning import check_grad_V, check_initial_loss, check_softmax_backward
 from .masking import check_causal_count, check_causal_mask, check_masked_softmax
 from .multi_head import check_multi_head, check_param_count, check_split_heads
-from .projections import check_projection_element, check_self_matches
+from .projections import check_one_score, check_projection_element, check_self_matches
 from .real_model import check_attention_params, check_layer_norm, check_mean_pool
 from .scaling import check_dot_variance, check_scaled_scores
 from .scores import check_scores, check_scores_that_change
@@ -54,6 +54,7 @@ __all__ = [
     "check_masked_softmax",
     "check_mean_pool",
     "check_multi_head",
+    "check_one_score",
     "check_output_change",
     "check_param_count",
     "check_pe_length",

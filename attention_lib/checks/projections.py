@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import CheckResult, check_number
+from .base import (
+    Cases,
+    CheckResult,
+    check_number,
+    expect_shape,
+    known_mistakes,
+    same,
+    verdict,
+)
 
 # --- Exercise: one element of a projection, by hand --------------------------------------
 
@@ -135,3 +143,46 @@ def check_self_matches(answer, S) -> CheckResult:
     )
     mistakes = tuple((wrong, hint) for wrong, hint in mistakes if wrong != own)
     return check_number("self-matches", answer, own, places=0, mistakes=mistakes)
+
+
+# --- Exercise: one score from scratch ------------------------------------------------------
+
+
+def _score(X, W_q, W_k, i: int, j: int) -> float:
+    """The reference: the query of token i (row i of X through W_q) dot the key of token j."""
+    return float((X[i] @ W_q) @ (X[j] @ W_k))
+
+
+def check_one_score(fn) -> CheckResult:
+    """Check ``fn(X, W_q, W_k, i, j)``: the score of token ``i``'s query with token ``j``'s key."""
+
+    def run(cases: Cases) -> None:
+        rng = np.random.default_rng(3)
+        for n, d, d_k, i, j in ((5, 3, 2, 1, 3), (4, 4, 4, 2, 0), (6, 3, 5, 4, 4)):
+            X, W_q, W_k = rng.normal(size=(n, d)), *rng.normal(size=(2, d, d_k))
+            case = f"X {X.shape}, W_q and W_k {W_q.shape}, i = {i}, j = {j}"
+            out = cases.run(case, X, W_q, W_k, i, j)
+            expect_shape(out, (), case, " One score is one number: q_i · k_j.")
+            mistakes = [
+                (_score(X, W_q, W_q, i, j), "you used W_q for the key too: k_j = x_j W_k."),
+                (_score(X, W_k, W_k, i, j), "you used W_k for the query too: q_i = x_i W_q."),
+                (float(X[i] @ X[j]), _UNPROJECTED),
+            ]
+            if i != j:  # (x_j W_q) · (x_i W_k): the query and the key of the wrong tokens
+                mistakes.insert(0, (_score(X, W_q, W_k, j, i), _SWAPPED))
+            if d == d_k:  # only square matrices allow this slip without a shape error
+                mistakes.append((_score(X, W_q.T, W_k.T, i, j), _TRANSPOSED))
+            known_mistakes(out, *mistakes)
+            same(out, _score(X, W_q, W_k, i, j), case)
+
+    return verdict("one-score", fn, run)
+
+
+_SWAPPED = (
+    "that is the score of query j with key i (or W_q and W_k swapped): the query comes from "
+    "token i through W_q, the key from token j through W_k, and the two orders differ."
+)
+_UNPROJECTED = "that is x_i · x_j, before any projection: send x_i through W_q, x_j through W_k."
+_TRANSPOSED = (
+    "you multiplied by the transposes (W_q @ x_i): x_i W_q dots x_i with each column of W_q."
+)

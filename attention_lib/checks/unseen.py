@@ -18,6 +18,7 @@ from ..decoder import cross_entropy, sample
 from ..heads import multi_head_attention, split_heads
 from .base import expect_shape, same, unseen_cases
 from .decoder import _kv_reference
+from .projections import _score
 from .real_model import _layer_norm, _mean_pool
 
 
@@ -246,4 +247,16 @@ def _scores_that_change(rng):
             same(out != 0, expected, case)  # like the fixed cases: 0/1 counts as a mask
 
         found.append((f"X of shape {X.shape}, feature {f}", (X, f), judge))
+    return found
+
+
+@unseen_cases("one-score")
+def _one_score(rng):
+    found = []
+    for _ in range(3):
+        n, d, d_k = _size(rng, 3, 7), _size(rng), _size(rng)
+        X, (W_q, W_k) = rng.normal(size=(n, d)), rng.normal(size=(2, d, d_k))
+        i, j = (int(rng.integers(n)) for _ in range(2))
+        case = f"X {X.shape}, W_q and W_k {W_q.shape}, i = {i}, j = {j}"
+        found.append((case, (X, W_q, W_k, i, j), _score(X, W_q, W_k, i, j)))
     return found
