@@ -310,3 +310,94 @@ def test_tile_figure_shows_only_the_current_tile():
         tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 4)
     with pytest.raises(ValueError, match="last edges must be the matrix size"):
         tile_figure(Z, toy.TOKENS, [0, 4], [0, 3, 8], 0)
+
+
+def test_tile_figure_lists_the_running_m_ell_and_o_of_each_query():
+    Q, K, V = toy.projections()
+    Z = Q @ K.T / 2
+    it = toy.token_index("it")
+    fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 2, V=V)  # block 2, keys 0-2
+    panel = [t.get_text() for t in fig.axes[1].texts]
+    plt.close(fig)
+    z = Z[it, :3]  # the worked example's block 1 for "it"
+    m, ell = z.max(), np.exp(z - z.max()).sum()
+    assert panel[it].startswith(f"m {m:.2f}  ℓ {ell:.2f}  o (") and f"'it': m {m:.2f}" in alt
+    assert panel[0].startswith("done: m ") and len(panel) == 8
+    fig, _ = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 0, V=V)
+    assert [t.get_text() for t in fig.axes[1].texts][4:] == ["not started"] * 4
+    plt.close(fig)
+    with pytest.raises(ValueError, match="V must have one row per key"):
+        tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 0, V=V[:5])
+
+
+# --- the online-softmax merge ----------------------------------------------------------------
+
+
+def merge(m_a, ell_a, o_a, m_b, ell_b, o_b):
+    m = np.maximum(m_a, m_b)
+    a, b = np.exp(m_a - m)[:, None], np.exp(m_b - m)[:, None]
+    return (a * o_a + b * o_b) / (a * ell_a[:, None] + b * ell_b[:, None])
+
+
+def merge_no_rescale(m_a, ell_a, o_a, m_b, ell_b, o_b):
+    return (o_a + o_b) / (ell_a + ell_b)[:, None]
+
+
+def merge_naive_exp(m_a, ell_a, o_a, m_b, ell_b, o_b):
+    m = np.maximum(m_a, m_b)
+    a, b = (np.exp(m_a) / np.exp(m))[:, None], (np.exp(m_b) / np.exp(m))[:, None]  # overflows
+    return (a * o_a + b * o_b) / (a * ell_a[:, None] + b * ell_b[:, None])
+
+
+def merge_ell_only(m_a, ell_a, o_a, m_b, ell_b, o_b):
+    m = np.maximum(m_a, m_b)
+    a, b = np.exp(m_a - m)[:, None], np.exp(m_b - m)[:, None]
+    return (o_a + o_b) / (a * ell_a[:, None] + b * ell_b[:, None])
+
+
+def merge_upside_down(m_a, ell_a, o_a, m_b, ell_b, o_b):
+    m = np.maximum(m_a, m_b)
+    a, b = np.exp(m - m_a)[:, None], np.exp(m - m_b)[:, None]
+    return (a * o_a + b * o_b) / (a * ell_a[:, None] + b * ell_b[:, None])
+
+
+def merge_average(m_a, ell_a, o_a, m_b, ell_b, o_b):
+    return (o_a / ell_a[:, None] + o_b / ell_b[:, None]) / 2
+
+
+def merge_undivided(m_a, ell_a, o_a, m_b, ell_b, o_b):
+    m = np.maximum(m_a, m_b)
+    return np.exp(m_a - m)[:, None] * o_a + np.exp(m_b - m)[:, None] * o_b
+
+
+@pytest.mark.parametrize(
+    ("fn", "status", "hint"),
+    [
+        (merge, "PASS", "all 4 cases match"),
+        (merge_no_rescale, "FAIL", "added the two blocks' sums as they are"),
+        (merge_naive_exp, "FAIL", "e^1000 overflows"),
+        (merge_ell_only, "FAIL", "you rescaled ℓ but not o"),
+        (merge_upside_down, "FAIL", "the factor is upside down"),
+        (merge_average, "FAIL", "you averaged the two blocks' outputs"),
+        (merge_undivided, "FAIL", "the output is o / ℓ"),
+        (lambda *a: merge(*a)[0], "FAIL", "One output row per query"),
+        (lambda *a: None, "TODO", "returned None"),
+    ],
+)
+def test_merge_checker(fn, status, hint, capsys):
+    from attention_lib.checks import check_merge
+
+    result = check_merge(fn)
+    line = capsys.readouterr().out
+    assert result.status == status and bool(result) is (status == "PASS"), line
+    assert line.startswith(f"[merge] {status}: ") and hint in line, line
+
+
+def test_merge_reference_matches_chunked_attention():
+    from attention_lib.checks.all_at_once import block_state
+
+    rng = np.random.default_rng(3)
+    Q, K, V = rng.normal(size=(4, 2)), rng.normal(size=(7, 2)), rng.normal(size=(7, 3))
+    z = Q @ K.T / np.sqrt(2)
+    merged = merge(*block_state(z[:, :3], V[:3]), *block_state(z[:, 3:], V[3:]))
+    np.testing.assert_allclose(merged, al.chunked_attention(Q, K, V, key_block=3), atol=1e-12)

@@ -15,7 +15,7 @@ their own and are re-exported here, so ``from attention_lib.checks import
 check_softmax`` works whichever module a checker is in.
 """
 
-from .all_at_once import check_attention_rows, check_flops, check_score_memory
+from .all_at_once import check_attention_rows, check_flops, check_merge, check_score_memory
 from .base import CheckResult
 from .blending import check_attention, check_blend, check_output_change
 from .decoder import check_cross_entropy, check_kv_step, check_sample
@@ -53,6 +53,7 @@ __all__ = [
     "check_layer_norm",
     "check_masked_softmax",
     "check_mean_pool",
+    "check_merge",
     "check_multi_head",
     "check_one_score",
     "check_output_change",

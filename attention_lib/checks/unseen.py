@@ -16,6 +16,7 @@ from ..backward import softmax_backward
 from ..core import causal_mask, positional_encoding, scaled_dot_product_attention, softmax
 from ..decoder import cross_entropy, sample
 from ..heads import multi_head_attention, split_heads
+from .all_at_once import block_state
 from .base import expect_shape, same, unseen_cases
 from .decoder import _kv_reference
 from .projections import _score
@@ -259,4 +260,16 @@ def _one_score(rng):
         i, j = (int(rng.integers(n)) for _ in range(2))
         case = f"X {X.shape}, W_q and W_k {W_q.shape}, i = {i}, j = {j}"
         found.append((case, (X, W_q, W_k, i, j), _score(X, W_q, W_k, i, j)))
+    return found
+
+
+@unseen_cases("merge")
+def _merge(rng):
+    found = []
+    for _ in range(2):
+        n_q, n_a, n_b, d_v = _size(rng, 1, 4), _size(rng, 1, 4), _size(rng, 1, 4), _size(rng)
+        z = rng.normal(scale=3.0, size=(n_q, n_a + n_b))
+        V = rng.normal(size=(n_a + n_b, d_v))
+        inputs = (*block_state(z[:, :n_a], V[:n_a]), *block_state(z[:, n_a:], V[n_a:]))
+        found.append((f"{n_q} queries, {n_a} + {n_b} keys", inputs, softmax(z) @ V))
     return found

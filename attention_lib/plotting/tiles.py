@@ -35,13 +35,31 @@ def _edges(edges, name: str) -> list[int]:
     return e
 
 
-def tile_figure(logits, tokens, q_edges, k_edges, step: int):
+def running_state(logits, V, k_end: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each query's ``(m, ℓ, o)`` once the keys before ``k_end`` are folded in.
+
+    The same numbers the online softmax carries, computed directly: ``m`` the largest
+    logit so far, ``ℓ`` the sum of ``e^(z - m)``, ``o`` the sum of ``e^(z - m) v``.
+    """
+    Z = as_float_array(logits, "logits")[:, :k_end]
+    m = Z.max(axis=-1)  # (n_q,)
+    p = np.exp(Z - m[:, None])  # (n_q, k_end)
+    return m, p.sum(axis=-1), p @ as_float_array(V, "V")[:k_end]
+
+
+def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None):
     """Draw step ``step`` of the walk over the tiles of ``logits`` (queries x keys).
 
+    With ``V`` (n_k, d_v), a panel beside the tiles lists every query's running ``m``,
+    ``ℓ`` and ``o`` after this step: the numbers the walk keeps instead of the tiles.
     Returns ``(fig, alt)``.
     """
     Z = as_float_array(logits, "logits")
     check_labels(Z, tokens, tokens)
+    if V is not None and (np.ndim(V) != 2 or np.shape(V)[0] != Z.shape[1]):
+        raise ValueError(
+            f"V must have one row per key, shape ({Z.shape[1]}, d_v); got {np.shape(V)}"
+        )
     q, k = _edges(q_edges, "q_edges"), _edges(k_edges, "k_edges")
     if q[-1] != Z.shape[0] or k[-1] != Z.shape[1]:
         raise ValueError(
@@ -56,8 +74,14 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int):
     shown = np.full(Z.shape, np.nan)
     shown[rows, cols] = Z[rows, cols]
 
-    fig, ax = plt.subplots(figsize=(6.4, 5.2), layout="constrained")
-    ax.imshow(shown, cmap=CMAP, vmin=lo, vmax=hi)
+    if V is None:
+        fig, ax = plt.subplots(figsize=(6.4, 5.2), layout="constrained")
+    else:  # fixed boxes in inches, so the panel's lines sit level with the heatmap's rows
+        width, height, box = 8.4, 5.6, 3.9
+        fig = plt.figure(figsize=(width, height))
+        ax = fig.add_axes((1.0 / width, 1.05 / height, box / width, box / height))
+        side = fig.add_axes((5.05 / width, 1.05 / height, 3.3 / width, box / height))
+    ax.imshow(shown, cmap=CMAP, vmin=lo, vmax=hi, aspect="auto")
     annotate_cells(ax, Z[rows, cols], lo, hi, ".2f", fontsize=9)  # at (0, 0) of the tile ...
     for text in ax.texts:  # ... so move the numbers onto the tile
         x, y = text.get_position()
@@ -77,11 +101,15 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int):
     ax.set_yticks(range(len(tokens)), tokens)
     ax.set_xlabel("keys")
     ax.set_ylabel("queries")
-    ax.set_title(
+    title = (
         f"Step {step + 1} of {len(steps)}: query block {qb + 1}, key block {kb + 1}\n"
-        "hatched: folded into m, ℓ, o and freed; blank: not computed yet",
-        fontsize=10,
+        "hatched: folded into m, ℓ, o and freed; blank: not computed yet"
     )
+    if V is None:
+        ax.set_title(title, fontsize=10)
+    else:
+        fig.suptitle(title, fontsize=10, y=0.995, va="top")
+    state = "" if V is None else _state_panel(side, Z, V, tokens, q, k, qb, kb)
     q_tokens, k_tokens = tokens[rows], tokens[cols]
     alt = (
         f"Tiled attention, step {step + 1} of {len(steps)}: the score matrix of "
@@ -89,6 +117,28 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int):
         f"blocks. Only the current tile, queries {q_tokens[0]!r} to {q_tokens[-1]!r} "
         f"against keys {k_tokens[0]!r} to {k_tokens[-1]!r}, shows its scores; "
         f"{step} earlier tiles are hatched as already folded into the running maximum, "
-        f"sum and output, and the other {len(steps) - step - 1} are blank."
+        f"sum and output, and the other {len(steps) - step - 1} are blank.{state}"
     )
     return fig, alt
+
+
+def _state_panel(ax, Z, V, tokens, q: list, k: list, qb: int, kb: int) -> str:
+    """Write each query's running m, ℓ and o after this step; return it for the alt text."""
+    m, ell, o = running_state(Z, V, k[kb + 1])
+    m_all, ell_all, o_all = running_state(Z, V, k[-1])
+    ax.set_xlim(0, 1)
+    ax.set_ylim(len(tokens) - 0.5, -0.5)  # rows line up with the heatmap's rows
+    ax.axis("off")
+    ax.set_title("what each query keeps", fontsize=10, loc="left")
+    said = []
+    for i, token in enumerate(tokens):
+        if i >= q[qb + 1]:
+            line, weight = "not started", "normal"
+        elif i < q[qb]:
+            line, weight = f"done: m {m_all[i]:.2f}  ℓ {ell_all[i]:.2f}", "normal"
+        else:
+            vector = " ".join(f"{v:.2f}" for v in o[i])
+            line, weight = f"m {m[i]:.2f}  ℓ {ell[i]:.2f}  o ({vector})", "bold"
+            said.append(f"{token!r}: m {m[i]:.2f}, ℓ {ell[i]:.2f}")
+        ax.text(0.0, i, line, va="center", fontsize=9, fontweight=weight)
+    return " Each query of the current block keeps " + "; ".join(said) + "."
