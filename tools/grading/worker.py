@@ -74,7 +74,11 @@ def main() -> None:
     limit(resource.RLIMIT_NPROC, nproc)
     limit(resource.RLIMIT_CORE, 0)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a file too large fails, not the worker
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    grading = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, grading)
+    # attention_lib sits beside tools/ (bound alone in the sandbox); an installed copy
+    # comes first, this one where there is none (the grader in otter's autograder zip).
+    sys.path.append(os.path.dirname(os.path.dirname(grading)))
     import tripwires
     import wire
 
