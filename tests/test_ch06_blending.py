@@ -330,6 +330,7 @@ def test_reference_attention_passes(capsys):
         (attention_with(scale=lambda Q, V: Q.shape[-1] ** -0.5), "FAIL", "multiplied the scores"),
         (attention_with(scale=lambda Q, V: V.shape[-1] ** 0.5), "FAIL", "you divided by √d_v"),
         (attention_with(scale=lambda Q, V: len(Q) ** 0.5), "FAIL", "the number of queries"),
+        (attention_with(scale=lambda Q, V: V.shape[-2] ** 0.5), "FAIL", "the number of keys"),
         (attention_with(axis=0), "FAIL", "softmax over the wrong axis"),
         (attention_with(blend=False), "FAIL", "you returned the attention weights"),
         (attention_with(transpose=None), "FAIL", "you forgot to transpose K"),

@@ -235,10 +235,13 @@ def _attention_case(out, Q, K, V, case: str, shape_hint: str = "") -> None:
             f"you divided by √d_v = √{d_v}: the scale uses the "
             "width of the queries and keys, d_k = Q.shape[-1], not that of V.",
         ),
-        (
-            softmax(S / np.sqrt(n_q)) @ V,
-            f"you divided by √{n_q}, the number of queries: "
-            "take d_k from the last axis, Q.shape[-1].",
+        *(
+            (
+                softmax(S / np.sqrt(m)) @ V,
+                f"you divided by √{m}, the number of {what}: take d_k from the last axis, "
+                "Q.shape[-1].",
+            )
+            for m, what in ((n_q, "queries"), (K.shape[-2], "keys"))
         ),
         (
             softmax(S / np.sqrt(d_k), axis=-2) @ V,
