@@ -11,16 +11,22 @@ Made from the chapter's student copy; each exercise's answer cell becomes:
   no first line, so that its set-up lines stay) are the solution, between
   ``### BEGIN SOLUTION`` and ``### END SOLUTION``, then a locked test cell with the
   exercise's points that calls the course's checker (imported afresh) and asserts that
-  its CheckResult passed;
+  its CheckResult passed; a hidden part of it (``### BEGIN HIDDEN TESTS``, cut from the
+  release) gives the checker a seed, so ``nbgrader autograde`` adds unseen cases;
 * a free-text exercise: a manually graded markdown answer cell with its points, holding
   the course's solution text (nbgrader releases it as "YOUR ANSWER HERE").
 
 The grading environment (the hub's image) must have ``attention_lib`` installed: the
 student repository's requirements install it (see student_repo.py).
+
+These tests run in the student's kernel, which the student's cells can change: they are
+no defence against a student who means to cheat (``teaching.md`` shows how, and grades
+the collected notebooks with ``make grade`` instead).
 """
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 import nbformat
@@ -45,10 +51,17 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 """
 
 TEST = """\
-# The course's checker, imported afresh, called as the chapter calls it.
+# The course's checker, imported afresh, called as the chapter calls it (when grading,
+# on unseen cases too).
 from attention_lib.checks import {checker}
+from attention_lib.checks.base import grading_seed
 
-_result = {call}
+_seed = None
+### BEGIN HIDDEN TESTS
+_seed = {seed}
+### END HIDDEN TESTS
+with grading_seed(_seed):
+    _result = {call}
 assert _result, _result.line
 """
 
@@ -100,6 +113,7 @@ def answer_source(ex) -> str:
 
 def source_notebook(stem: str) -> nbformat.NotebookNode:
     ch = chapter(stem)
+    seed = secrets.randbits(63)  # a new one each build: the release does not show it
     nb = student_copy(stem)
     cells = []
     for cell in nb.cells:
@@ -114,7 +128,7 @@ def source_notebook(stem: str) -> nbformat.NotebookNode:
             continue
         cell.source = answer_source(ex)
         cells.append(grading(cell, f"{q}-answer", solution=True, grade=False))
-        test = nbformat.v4.new_code_cell(TEST.format(checker=ex.checker, call=ex.call))
+        test = nbformat.v4.new_code_cell(TEST.format(checker=ex.checker, call=ex.call, seed=seed))
         test.id = f"{q}-test"[:64]
         cells.append(
             grading(test, f"{q}-test", solution=False, grade=True, points=ex.points, locked=True)
