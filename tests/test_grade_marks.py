@@ -271,3 +271,23 @@ def test_the_seed_is_recorded_and_each_notebook_gets_its_own(tmp_path):
     assert grade.grading_seed(tmp_path, 7) == 7 == int((tmp_path / "seed.txt").read_text())
     assert grade.notebook_seed(7, "a") != grade.notebook_seed(7, "b")
     assert CH05.exercise("ex-softmax-stable").tripwires[0] == "attention_lib.core.softmax"
+
+
+def test_every_rule_in_an_exercise_text_is_in_its_metadata():
+    """A name the text rules out ("No `al.split_heads`, `al.merge_heads` or ...") must be
+    a tripwire: the grader reads the metadata, not the prose."""
+    import json
+    import re
+
+    for chapter in exercises.chapters():
+        nb = json.loads((ROOT / "chapters" / f"{chapter.stem}.ipynb").read_text())
+        for ex in (e for e in chapter.exercises if e.kind == "function"):
+            text = "".join(nb["cells"][ex.cell]["source"])
+            block = text[text.find(ex.label) :].split("```", 1)[0]
+            ruled = set()
+            for sentence in re.split(r"(?<=[.:;])\s", block):
+                if re.search(r"\b(no|not|without)\b", sentence, re.I):
+                    ruled |= set(re.findall(r"`(?:al|attention_lib)\.(\w+)", sentence))
+            ruled -= {"softmax"} if "may use `al.softmax`" in block else set()
+            tripped = {t.rsplit(".", 1)[-1] for t in ex.tripwires}
+            assert ruled <= tripped, (ex.label, ruled - tripped)
