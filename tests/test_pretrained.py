@@ -309,7 +309,7 @@ def test_attention_panels_label_every_panel(sentence):
     fig, alt = attention_panels(W[5], tokens, title="layer 6")
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert [f"head {i}" for i in range(1, 13)] == [t for t in texts if t.startswith("head")]
-    assert texts.count("cake") == 3 + 4  # one per row of panels, one per column
+    assert texts.count("cake") == 4 + 12  # a query label per row of panels, keys under each
     assert fig.axes[0].images[0].get_clim() == (0.0, 1.0)
     assert alt.startswith("12 attention heatmaps: layer 6.")
     assert "head 12: on 'cake' in 11 of 11 rows" in alt and "head 2: on '[CLS]'" in alt
@@ -334,10 +334,10 @@ def test_token_attention_shows_one_query_in_every_layer_and_head(sentence):
     ax = fig.axes[0]
     image = ax.images[0].get_array()
     assert np.allclose(image[:12, :11], W[0, :, it, :])  # layer 1: heads x keys
-    assert np.allclose(image[14 : 14 + 12, 24 : 24 + 11], W[5, :, it, :])  # layer 6
+    assert np.allclose(image[18 : 18 + 12, 24 : 24 + 11], W[5, :, it, :])  # layer 6
     texts = [t.get_text() for t in ax.texts]
     assert [t for t in texts if t.startswith("layer")] == [f"layer {i}" for i in range(1, 7)]
-    assert texts.count("cake") == 3  # under the bottom row of panels
+    assert texts.count("cake") == 6  # key labels under every panel
     assert alt.startswith("6 heatmaps, one per layer: The attention of 'it' in every")
     assert "layer 2: '[CLS]' (0.46)" in alt
     plt.close(fig)

@@ -67,8 +67,8 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f"):
         y0 = height - top - panel - row * (panel + hgap)
         ax = fig.add_axes((x0 / width, y0 / height, panel / width, panel / height))
         image = ax.imshow(W[i], cmap=CMAP, vmin=0.0, vmax=1.0)
-        ax.set_xticks(range(n), tokens, rotation=60, ha="right", fontsize=7)
-        ax.set_yticks(range(n), tokens if col == 0 else [], fontsize=7)
+        ax.set_xticks(range(n), tokens, rotation=60, ha="right", fontsize=8)
+        ax.set_yticks(range(n), tokens if col == 0 else [], fontsize=8)
         ax.set_title(names[i], fontsize=9)
         for r in range(n):
             _label_row(ax, W[i, r], r, fmt)
@@ -97,7 +97,7 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f"):
 
 def _label_row(ax, row: np.ndarray, r: int, fmt: str) -> None:
     """Print a row's weights and outline its largest; a uniform row gets one label."""
-    text = {"ha": "center", "va": "center", "fontsize": 6.5}
+    text = {"ha": "center", "va": "center", "fontsize": 7.5}
     if np.allclose(row, row[0]):
         label = f"all 1/{row.size}" if np.isclose(row[0], 1 / row.size) else f"all {row[0]:{fmt}}"
         ax.text((row.size - 1) / 2, r, label, color="white", **text)

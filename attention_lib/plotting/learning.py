@@ -113,7 +113,7 @@ def _draw_grid(ax, W: np.ndarray, tokens, ref: np.ndarray, title: str):
             weight = "bold" if j == ref[i] else "normal"
             text = f"{word}\n{W[i, j]:.2f}"
             ax.text(
-                j, i, text, ha="center", va="center", fontsize=7, color=colour, fontweight=weight
+                j, i, text, ha="center", va="center", fontsize=7.5, color=colour, fontweight=weight
             )
         outline = Rectangle((ref[i] - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="white")
         ax.add_patch(outline)
@@ -222,7 +222,7 @@ def training_frame(step: int, weights, tokens, referent, loss, test_accuracy):
     if not 0 <= step < L.size:
         raise ValueError(f"step {step} is outside the history of {L.size - 1} steps")
     # A fixed layout instead of tight_layout keeps each slider frame quick to draw.
-    fig = plt.figure(figsize=(8.4, 0.85 + 0.42 * W.shape[0]))
+    fig = plt.figure(figsize=(7.7, 0.85 + 0.42 * W.shape[0]))  # the page's width at 90 dpi
     grid_ax = fig.add_axes((0.05, 0.2, 0.62, 0.68))
     curve_ax = fig.add_axes((0.76, 0.2, 0.22, 0.68))
     title = f"Step {step}: loss {L[step]:.2f}, test accuracy {acc[step]:.0%}"
@@ -240,7 +240,7 @@ def training_frame(step: int, weights, tokens, referent, loss, test_accuracy):
     curve_ax.set_ylim(0, L.max() * 1.1)
     curve_ax.set_xlabel("step", fontsize=8)
     curve_ax.set_ylabel("loss", fontsize=8)
-    curve_ax.tick_params(labelsize=7)
+    curve_ax.tick_params(labelsize=8)
     alt = f"Training step {step}: loss {L[step]:.2f}, test accuracy {acc[step]:.0%}; " + (
         _grid_summary(W, ref) + "."
     )

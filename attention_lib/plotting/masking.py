@@ -89,7 +89,10 @@ def masked_heatmaps(weights, masks, rows, cols=None, *, titles, title: str, fmt:
         _masked_but_weighted(W, Ms[i], f"masks[{i}]")
     n_q, n_k = Ws[0].shape
     # A fixed layout in inches (no layout engine), like the other panel figures.
-    cell, left, gap, right, top, bottom = 0.48, 0.95, 0.35, 0.95, 0.75, 0.95
+    left, gap, right, top, bottom = 0.95, 0.35, 0.95, 0.75, 0.95
+    # Cells of up to 0.48 in, smaller when the panels would be wider than the page's
+    # column (about 7.7 in at 90 dpi): the figure is never shrunk, so its text stays legible.
+    cell = min(0.48, (7.7 - left - right - (len(Ws) - 1) * gap) / (len(Ws) * n_k))
     pw, ph = cell * n_k, cell * n_q
     width = left + len(Ws) * pw + (len(Ws) - 1) * gap + right
     height = top + ph + bottom
@@ -99,8 +102,8 @@ def masked_heatmaps(weights, masks, rows, cols=None, *, titles, title: str, fmt:
         x0 = left + i * (pw + gap)
         ax = fig.add_axes((x0 / width, bottom / height, pw / width, ph / height))
         image = ax.imshow(np.where(M, W, np.nan), cmap=CMAP, vmin=0.0, vmax=1.0)
-        ax.set_xticks(range(n_k), cols, rotation=55, ha="right", fontsize=7.5)
-        ax.set_yticks(range(n_q), rows if i == 0 else [], fontsize=7.5)
+        ax.set_xticks(range(n_k), cols, rotation=55, ha="right", fontsize=8)
+        ax.set_yticks(range(n_q), rows if i == 0 else [], fontsize=8)
         ax.set_title(titles[i], fontsize=9)
         _fill_cells(ax, W, M, fmt)
         parts.append(f"{titles[i]}: {_describe(W, M, rows, cols, fmt)}")
@@ -121,7 +124,7 @@ def masked_heatmaps(weights, masks, rows, cols=None, *, titles, title: str, fmt:
 
 def _fill_cells(ax, W: np.ndarray, M: np.ndarray, fmt: str) -> None:
     """Numbers in the allowed cells, a hatched dash in the masked ones."""
-    text = {"ha": "center", "va": "center", "fontsize": 6.5}
+    text = {"ha": "center", "va": "center", "fontsize": 7.5}
     for r in range(W.shape[0]):
         for c in range(W.shape[1]):
             if M[r, c]:
@@ -184,7 +187,7 @@ def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f"):
     for j in ok:
         ax.text(j, w[j] + 0.02, format(w[j], fmt), ha="center", va="bottom", fontsize=8)
     for j in blocked:
-        ax.text(j, 0.5, f"{DASH}\nmasked", ha="center", va="center", fontsize=7, color="0.3")
+        ax.text(j, 0.5, f"{DASH}\nmasked", ha="center", va="center", fontsize=7.5, color="0.3")
     ax.set_xticks(range(w.size), labels, fontsize=8)
     for tick, visible in zip(ax.get_xticklabels(), a, strict=True):
         tick.set_color("black" if visible else "0.5")

@@ -19,7 +19,7 @@ from ..validate import as_float_array
 from .base import CMAP, annotate_cells, check_stack
 
 
-def attention_panels(weights, tokens, names=None, *, title: str, ncols: int = 4):
+def attention_panels(weights, tokens, names=None, *, title: str, ncols: int = 3):
     """Small labelled heatmaps of several attention maps, on one 0-to-1 colour scale.
 
     Parameters
@@ -32,14 +32,14 @@ def attention_panels(weights, tokens, names=None, *, title: str, ncols: int = 4)
         Panel titles; default "head 1", "head 2", ...
     title : str
         Shown above the grid and used in the alt text.
-    ncols : int, default 4
-        Panels per row.
+    ncols : int, default 3
+        Panels per row (three keep the labels readable at the page's width).
 
     Returns
     -------
     fig : matplotlib.figure.Figure
-        Token labels on the left column and the bottom row; a dot marks the largest
-        weight of every row.
+        Query labels on the left column and key labels under every panel; a dot marks
+        the largest weight of every row.
     alt : str
         For each panel, the key that gets the most weight on average over the queries.
     """
@@ -49,29 +49,30 @@ def attention_panels(weights, tokens, names=None, *, title: str, ncols: int = 4)
     nrows = math.ceil(k / ncols)
     # All panels are tiles of one image on one axes: far quicker to draw than k axes,
     # so all the frames of a slider are ready in well under a second.
-    dx, dy = n + 1, n + 2  # panel pitch: a blank column between panels, two rows for titles
-    mosaic = np.full((nrows * dy - 2, ncols * dx - 1), np.nan)  # NaN is drawn white
+    # Panel pitch: a blank column between panels; below each, room for its key labels
+    # (rotated, about 0.5 in) and its title.
+    dx, dy = n + 1, n + 6
+    mosaic = np.full((nrows * dy - 6, ncols * dx - 1), np.nan)  # NaN is drawn white
     marks = []  # (x, y) of the largest weight in every row of every panel
     for i in range(k):
         r, c = divmod(i, ncols)
         mosaic[r * dy : r * dy + n, c * dx : c * dx + n] = W[i]
         marks += [(c * dx + j, r * dy + q) for q, j in enumerate(W[i].argmax(axis=1))]
-    # Inches for labels, title and colour bar around cells of 0.14 in.
-    fig, ax, image, box = _mosaic(mosaic, marks, cell=0.14, margins=(0.9, 1.0, 0.45, 0.75))
+    # Inches for labels, title and colour bar around cells of 0.16 in.
+    fig, ax, image, box = _mosaic(mosaic, marks, cell=0.16, margins=(0.95, 0.9, 0.45, 0.8))
     left, bottom, plot_w, plot_h, width, height = box
     # Plain text labels rather than ticks: each tick is several artists, and slow to draw.
-    label = {"fontsize": 6}
+    label = {"fontsize": 7.5}
     for r in range(nrows):
         for q, token in enumerate(tokens):
             ax.text(-0.8, r * dy + q, token, ha="right", va="center", **label)
-    for c in range(ncols):
-        last = c + (nrows - 1) * ncols < k  # does this column have a panel in the last row?
-        y = (nrows - 1 if last else nrows - 2) * dy + n - 0.2
-        for j, token in enumerate(tokens):
-            ax.text(c * dx + j, y, token, rotation=90, ha="center", va="top", **label)
-    for i in range(k):
+    for i in range(k):  # key labels under every panel, so no column has to be guessed
         r, c = divmod(i, ncols)
-        ax.text(c * dx + (n - 1) / 2, r * dy - 0.8, names[i], ha="center", fontsize=8)
+        for j, token in enumerate(tokens):
+            ax.text(
+                c * dx + j, r * dy + n - 0.2, token, rotation=90, ha="center", va="top", **label
+            )
+        ax.text(c * dx + (n - 1) / 2, r * dy - 0.8, names[i], ha="center", fontsize=9)
     fig.text(
         (left + plot_w / 2) / width, 1 - 0.08 / height, title, ha="center", va="top", fontsize=10
     )
@@ -82,7 +83,7 @@ def attention_panels(weights, tokens, names=None, *, title: str, ncols: int = 4)
     bar_h = min(2.5, plot_h)
     y_bar = bottom + (plot_h - bar_h) / 2
     cax = fig.add_axes(((width - 0.75) / width, y_bar / height, 0.12 / width, bar_h / height))
-    fig.colorbar(image, cax=cax).ax.tick_params(labelsize=6)
+    fig.colorbar(image, cax=cax).ax.tick_params(labelsize=8)
     parts = [f"{names[i]}: {_habit(W[i], tokens)}" for i in range(k)]
     alt = (
         f"{k} attention heatmaps: {title}. Rows are queries, columns are keys, colour 0 "
@@ -140,29 +141,30 @@ def token_attention(weights, tokens, query: int, *, ncols: int = 3):
     rows = W[:, :, query, :]  # (L, h, n): the one query's weights, head by head
     ncols = min(ncols, L)
     nrows = math.ceil(L / ncols)
-    dx, dy = n + 1, h + 2
-    mosaic = np.full((nrows * dy - 2, ncols * dx - 1), np.nan)
+    dx, dy = n + 1, h + 6  # below each panel: its key labels, then the next title
+    mosaic = np.full((nrows * dy - 6, ncols * dx - 1), np.nan)
     marks = []
     for i in range(L):
         r, c = divmod(i, ncols)
         mosaic[r * dy : r * dy + h, c * dx : c * dx + n] = rows[i]
         marks += [(c * dx + j, r * dy + head) for head, j in enumerate(rows[i].argmax(axis=1))]
-    fig, ax, image, box = _mosaic(mosaic, marks, cell=0.13, margins=(0.5, 0.9, 0.4, 0.7))
+    fig, ax, image, box = _mosaic(mosaic, marks, cell=0.16, margins=(0.55, 0.9, 0.4, 0.75))
     left, bottom, plot_w, plot_h, width, height = box
     for i in range(L):
         r, c = divmod(i, ncols)
-        ax.text(c * dx + (n - 1) / 2, r * dy - 0.8, f"layer {i + 1}", ha="center", fontsize=8)
+        ax.text(c * dx + (n - 1) / 2, r * dy - 0.8, f"layer {i + 1}", ha="center", fontsize=9)
         for head in (0, h - 1):
-            ax.text(c * dx - 0.7, r * dy + head, str(head + 1), ha="right", va="center", fontsize=5)
-        if r == nrows - 1 or i + ncols >= L:
-            for j, token in enumerate(tokens):
-                y = r * dy + h - 0.2
-                ax.text(c * dx + j, y, token, rotation=90, ha="center", va="top", fontsize=6)
+            ax.text(
+                c * dx - 0.7, r * dy + head, str(head + 1), ha="right", va="center", fontsize=7.5
+            )
+        for j, token in enumerate(tokens):  # key labels under every panel
+            y = r * dy + h - 0.2
+            ax.text(c * dx + j, y, token, rotation=90, ha="center", va="top", fontsize=7.5)
     title = f"The attention of '{tokens[query]}' in every layer and head"
     fig.text((left + plot_w / 2) / width, 1 - 0.06 / height, title, ha="center", va="top")
     fig.text(0.08 / width, 0.5, "head 1 to 12", va="center", rotation=90, fontsize=8)
     cax = fig.add_axes(((width - 0.65) / width, bottom / height, 0.1 / width, plot_h / height))
-    fig.colorbar(image, cax=cax).ax.tick_params(labelsize=6)
+    fig.colorbar(image, cax=cax).ax.tick_params(labelsize=8)
     favourite = rows.mean(axis=1)  # (L, n): the average over the heads
     parts = [
         f"layer {i + 1}: '{tokens[j]}' ({favourite[i, j]:.2f})"
@@ -199,7 +201,7 @@ def head_grid(values, *, title: str, fmt: str = ".2f"):
     L, h = V.shape
     fig, ax = plt.subplots(figsize=(1.4 + 0.55 * h, 1.0 + 0.42 * L))
     image = ax.imshow(V, cmap=CMAP, vmin=0.0, vmax=max(1e-9, float(V.max())), aspect="auto")
-    annotate_cells(ax, V, 0.0, float(V.max()), fmt, fontsize=7)
+    annotate_cells(ax, V, 0.0, float(V.max()), fmt, fontsize=7.5)
     best = np.unravel_index(int(np.argmax(V)), V.shape)
     ax.add_patch(plt.Rectangle((best[1] - 0.5, best[0] - 0.5), 1, 1, fill=False, lw=2, ec="red"))
     ax.set_xticks(range(h), [str(j + 1) for j in range(h)], fontsize=8)
