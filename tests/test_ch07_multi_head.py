@@ -360,3 +360,20 @@ def test_param_count_follows_the_sizes(capsys):
     assert check_param_count(64, d_model=4, h=4)  # the toy: 4 matrices of 4 x 4
     assert not check_param_count(64 * 4, d_model=4, h=4)
     assert "multiplied by h = 4" in capsys.readouterr().out
+
+
+def test_the_h_slider_frames_are_about_equally_tall():
+    # The page keeps a slider as tall as its tallest frame: the h = 1 frame must not
+    # leave a large blank under it (the chapter's layouts: one big panel, two stacked).
+    from attention_lib.plotting import head_heatmaps
+
+    heights = []
+    for h, layout in {1: {"cell": 0.72}, 2: {"ncols": 1}, 4: {}}.items():
+        fig, _ = head_heatmaps(toy.heads.attention(h=h)[1], toy.TOKENS, title="x", **layout)
+        heights.append(fig.get_size_inches()[1])
+        assert fig.get_size_inches()[0] * 90 <= 700  # never shrunk on the page
+        plt.close(fig)
+    assert max(heights) - min(heights) < 0.5  # inches: under 45 px of blank
+    fig, _ = head_heatmaps(toy.heads.attention(h=1)[1], toy.TOKENS, title="x")
+    assert max(heights) - fig.get_size_inches()[1] > 3  # the default would leave ~350 px
+    plt.close(fig)

@@ -25,7 +25,7 @@ from .base import CMAP, check_stack
 # --- One heatmap per head ------------------------------------------------------------------
 
 
-def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f"):
+def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", **layout):
     """Draw each head's attention weights as a labelled heatmap, all on one colour scale.
 
     Parameters
@@ -40,6 +40,9 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f"):
         Shown above the grid and used in the alt text.
     fmt : str, default ".2f"
         Format of the numbers printed in the cells.
+    **layout
+        ``ncols`` (panels per row) and ``cell`` (inches per cell, default 0.32): a slider
+        whose frames have 1, 2 and 4 heads can give them all the same height.
 
     Returns
     -------
@@ -54,10 +57,11 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f"):
     """
     W, names = check_stack(weights, tokens, names)
     h, n, _ = W.shape
-    ncols = h if h <= 2 else (2 if h == 4 else 4)
+    ncols = layout.get("ncols") or (h if h <= 2 else (2 if h == 4 else 4))
     nrows = math.ceil(h / ncols)
     # A fixed layout in inches (no layout engine): fast enough to draw slider frames.
-    panel, left, right, top, bottom, wgap, hgap = 0.32 * n, 0.95, 1.0, 0.65, 0.95, 0.2, 1.05
+    panel = layout.get("cell", 0.32) * n
+    left, right, top, bottom, wgap, hgap = 0.95, 1.0, 0.65, 0.95, 0.2, 1.05
     width = left + ncols * panel + (ncols - 1) * wgap + right
     height = top + nrows * panel + (nrows - 1) * hgap + bottom
     fig = plt.figure(figsize=(width, height))
@@ -285,16 +289,12 @@ def _row_width(shape: tuple, gap: float) -> float:
     return shape[1]
 
 
+_BOX = {"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8}
+_LABEL = {"ha": "center", "va": "center", "fontsize": 8, "bbox": _BOX}
+
+
 def _block(ax, x: float, y: float, width: float, height: float, colour, label: str) -> None:
     """One array (or one head's slice) as a rectangle whose top-left corner is (x, y)."""
     ax.add_patch(Rectangle((x, y - height), width, height, fc=colour, ec="black", lw=0.6))
     if label:
-        ax.text(
-            x + width / 2,
-            y - height / 2,
-            label,
-            ha="center",
-            va="center",
-            fontsize=8,
-            bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8},
-        )
+        ax.text(x + width / 2, y - height / 2, label, **_LABEL)
