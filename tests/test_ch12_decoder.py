@@ -32,6 +32,22 @@ def kv_all_weights(q, K, V, k, v):
     return softmax(np.einsum("hd,htd->ht", q, K))[..., None] * np.ones(V.shape[-1])
 
 
+def kv_softmax_over_heads(q, K, V, k, v):
+    K = np.concatenate([K, k[:, None]], axis=1)
+    V = np.concatenate([V, v[:, None]], axis=1)
+    w = softmax(np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1]), axis=0)  # over heads
+    return np.einsum("ht,htd->hd", w, V)
+
+
+def kv_top_left_tril(q, K, V, k, v):
+    K = np.concatenate([K, k[:, None]], axis=1)
+    V = np.concatenate([V, v[:, None]], axis=1)
+    mask = np.tril(np.ones((1, K.shape[1]), dtype=bool))  # (1, t + 1): keeps key 0 only
+    scores = np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1])
+    w = softmax(np.where(mask, scores, -1e30))
+    return np.einsum("ht,htd->hd", w, V)
+
+
 def good_cross_entropy(logits, Y):
     z = logits - logits.max(axis=-1, keepdims=True)
     log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
@@ -100,6 +116,8 @@ def sample_probability(logits, T, u):
         (check_kv_step, kv_unscaled, "FAIL", "divide q . k by sqrt(d_k)"),
         (check_kv_step, kv_uniform, "FAIL", "every key got the same weight"),
         (check_kv_step, kv_all_weights, "FAIL", "one output per key"),
+        (check_kv_step, kv_softmax_over_heads, "FAIL", "the softmax ran over the heads"),
+        (check_kv_step, kv_top_left_tril, "FAIL", "starts at the top-left corner"),
         (check_cross_entropy, good_cross_entropy, "PASS", "all 4 cases"),
         (check_cross_entropy, ce_flipped, "FAIL", "the sign is flipped"),
         (check_cross_entropy, ce_summed, "FAIL", "take the mean"),

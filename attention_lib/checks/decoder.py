@@ -54,6 +54,18 @@ def check_kv_step(fn) -> CheckResult:
                     "every key got the same weight: the weights must come from softmax of "
                     "the scores, q . k / sqrt(d_k), over the keys.",
                 ),
+                (
+                    _kv_over_heads(*args),
+                    "the softmax ran over the heads (axis 0): each head has its own "
+                    "distribution over the t + 1 keys, so normalise along the keys (axis -1).",
+                ),
+                (
+                    _kv_first_key(args[2]),
+                    "only the first key got any weight: a causal mask of shape (1, t + 1) "
+                    "built with tril starts at the top-left corner and hides every key but "
+                    "the first. The new token is the last position: it may see every key, "
+                    "so use no mask at all.",
+                ),
             )
             same(out, _kv_reference(*args), case)
 
@@ -62,6 +74,18 @@ def check_kv_step(fn) -> CheckResult:
 
 def _kv_uniform(V, v):
     return np.concatenate([V, v[:, None]], axis=1).mean(axis=1)
+
+
+def _kv_over_heads(q, K, V, k, v):
+    """Softmax down the head axis instead of along the keys."""
+    K, V = np.concatenate([K, k[:, None]], axis=1), np.concatenate([V, v[:, None]], axis=1)
+    scores = np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1])  # (h, t + 1)
+    return np.einsum("ht,htd->hd", softmax(scores, axis=0), V)
+
+
+def _kv_first_key(V):
+    """What a top-left tril mask of shape (1, t + 1) leaves: the first key alone."""
+    return V[:, 0]
 
 
 # --- Exercise: cross-entropy of a batch of next words -----------------------------------------
