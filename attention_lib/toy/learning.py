@@ -216,15 +216,8 @@ def loss_and_gradients(weights: dict, data: PronounData) -> tuple[float, dict]:
     E_{nouns}`, then :func:`attention_backward` gives :math:`dQ, dK, dV`, and since
     :math:`Q = X W_q`, :math:`dW_q = \sum X^\top dQ` (likewise for ``W_k``, ``W_v``).
     """
-    loss, grads, _ = _loss_gradients_logits(weights, data)
-    return loss, grads
-
-
-def _loss_gradients_logits(weights: dict, data: PronounData):
-    m = len(data.it)
     logits, (X_it, Q, K, V, _) = _forward(weights, data)
-    p = softmax(logits)  # (m, 8)
-    rows = np.arange(m)
+    p, m, rows = softmax(logits), len(data.it), np.arange(len(data.it))  # p: (m, 8)
     loss = float(-np.log(p[rows, data.target]).mean())
     d_logits = p.copy()
     d_logits[rows, data.target] -= 1.0
@@ -237,7 +230,7 @@ def _loss_gradients_logits(weights: dict, data: PronounData):
         "W_k": data.X.reshape(-1, d).T @ dK.reshape(-1, d),  # (m*n, d)ᵀ @ (m*n, d)
         "W_v": data.X.reshape(-1, d).T @ dV.reshape(-1, d),
     }
-    return loss, grads, logits
+    return loss, grads
 
 
 def accuracy(weights: dict, data: PronounData) -> float:
@@ -254,6 +247,25 @@ class TrainingRun(NamedTuple):
     train_accuracy: np.ndarray  # (steps + 1,)
     test_accuracy: np.ndarray  # (steps + 1,)
     snapshots: dict  # step -> copy of the weights at that step
+
+
+class TrainingLog:
+    """The bookkeeping of :func:`train`: losses and accuracies, weights at checkpoints."""
+
+    def __init__(self, train_data: PronounData, test_data: PronounData, checkpoints=()):
+        self.data, self.checkpoints, self.snapshots = (train_data, test_data), checkpoints, {}
+        self.loss, self.train_accuracy, self.test_accuracy = [], [], []
+
+    def record(self, step: int, loss: float, weights: dict) -> None:
+        if step in self.checkpoints:
+            self.snapshots[step] = {name: W.copy() for name, W in weights.items()}
+        self.loss.append(loss)
+        self.train_accuracy.append(accuracy(weights, self.data[0]))
+        self.test_accuracy.append(accuracy(weights, self.data[1]))
+
+    def run(self, weights: dict) -> TrainingRun:
+        histories = (self.loss, self.train_accuracy, self.test_accuracy)
+        return TrainingRun(weights, *map(np.array, histories), self.snapshots)
 
 
 def train(
@@ -277,16 +289,11 @@ def train(
         weights = init_weights(seed, attention=attention)
     else:
         weights = {name: np.array(start[name], dtype=float) for name in ("W_q", "W_k", "W_v")}
-    loss, train_acc, test_acc, snapshots = [], [], [], {}
+    log = TrainingLog(train_data, test_data, checkpoints)
     for step in range(steps + 1):
-        if step in checkpoints:
-            snapshots[step] = {name: W.copy() for name, W in weights.items()}
-        value, grads, logits = _loss_gradients_logits(weights, train_data)
-        loss.append(value)
-        right = logits.argmax(axis=-1) == train_data.target  # (m,)
-        train_acc.append(float(right.mean()))
-        test_acc.append(accuracy(weights, test_data))
+        loss, grads = loss_and_gradients(weights, train_data)  # run, score, trace back
+        log.record(step, loss, weights)  # bookkeeping: accuracies, checkpoints
         if step < steps:
-            for name in weights:
+            for name in weights:  # nudge every weight a small step downhill
                 weights[name] -= lr * grads[name]
-    return TrainingRun(weights, *map(np.array, (loss, train_acc, test_acc)), snapshots)
+    return log.run(weights)
