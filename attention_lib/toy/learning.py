@@ -291,8 +291,8 @@ def train(
         weights = {name: np.array(start[name], dtype=float) for name in ("W_q", "W_k", "W_v")}
     log = TrainingLog(train_data, test_data, checkpoints)
     for step in range(steps + 1):
-        loss, grads = loss_and_gradients(weights, train_data)  # run, score, trace back
-        log.record(step, loss, weights)  # bookkeeping: accuracies, checkpoints
+        loss, grads = loss_and_gradients(weights, train_data)  # run, score, trace
+        log.record(step, loss, weights)  # bookkeeping for the figures
         if step < steps:
             for name in weights:  # nudge every weight a small step downhill
                 weights[name] -= lr * grads[name]
