@@ -196,6 +196,11 @@ def test_masked_heatmaps_hatch_masked_cells_and_describe_them():
     assert "a: 0 of 64 cells masked" in alt and "b: 28 of 64 cells masked" in alt
     assert "'it' -> 'cake' (0.28)" in alt
     plt.close(fig)
+    # A row whose allowed weights all tie has no "highest" key: the alt text says so.
+    even = np.full((2, 4), 0.25)
+    fig, alt = masked_heatmaps([even], [None], list("ab"), list("wxyz"), titles=["e"], title="T")
+    plt.close(fig)
+    assert "'a' even over 4 keys (0.25)" in alt and "->" not in alt
 
 
 def test_masked_heatmaps_reject_bad_input():

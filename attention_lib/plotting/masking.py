@@ -137,11 +137,15 @@ def _fill_cells(ax, W: np.ndarray, M: np.ndarray, fmt: str) -> None:
 
 def _describe(W: np.ndarray, M: np.ndarray, rows, cols, fmt: str) -> str:
     blocked = int((~M).sum())
-    tops = ", ".join(
-        f"'{rows[i]}' -> '{cols[int(np.argmax(W[i]))]}' ({format(W[i].max(), fmt)})"
-        for i in range(W.shape[0])
-    )
+    tops = ", ".join(_top(W[i], M[i], rows[i], cols, fmt) for i in range(W.shape[0]))
     return f"{blocked} of {W.size} cells masked; highest per row {tops}"
+
+
+def _top(w: np.ndarray, allowed: np.ndarray, query: str, cols, fmt: str) -> str:
+    """A row's largest weight, or "even over k keys" when the allowed weights all tie."""
+    if allowed.sum() > 1 and np.allclose(w[allowed], w[allowed][0]):
+        return f"'{query}' even over {int(allowed.sum())} keys ({format(w[allowed][0], fmt)})"
+    return f"'{query}' -> '{cols[int(np.argmax(w))]}' ({format(w.max(), fmt)})"
 
 
 def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f"):
