@@ -63,7 +63,10 @@ class FrameSlider(widgets.VBox):
             f'<input type="range" min="0" max="{len(labels) - 1}" step="1" value="{start}" '
             f'aria-label="{name}" aria-valuetext="{html.escape(labels[start])}">'
             f'<output aria-hidden="true">{html.escape(labels[start])}</output></label>'
-            f'<div class="frame-slider__frames">{frames}</div></div>'
+            f'<div class="frame-slider__frames">{frames}</div>'
+            f'<p class="frame-slider__print-note">The picture above is one of its {len(labels)} '
+            f"frames ({html.escape(slider.description)} from {html.escape(labels[0])} to "
+            f"{html.escape(labels[-1])}); the slider on the website shows them all.</p></div>"
             f"<script>{_SWITCH_FRAMES}</script>"
         )
 

@@ -10,11 +10,14 @@ axe-core (run by tests/site) flags these as serious or critical on every page:
   assistive technology is told to expect a list that is not there. It reads well as the
   plain block of citations it is.
 
-One repair is a few lines of script, because the element is made in the browser:
+Two repairs are a few lines of script, because they depend on the browser:
 
 * sphinx-togglebutton names every solution's button "Toggle hidden content". The script
   names each for its exercise instead ("Solution to Exercise 4.2"); ``aria-expanded``
   already says whether it is open.
+* a box that scrolls sideways on a narrow screen (axe: ``scrollable-region-focusable``)
+  becomes a tab stop, and is marked so that the CSS can say it scrolls; one that fits is
+  left alone, so formulas are not tab stops at desktop width.
 
 This is a small Sphinx extension (``local_extensions`` in ``_config.yml``). It rewrites the
 written pages at the end of the build; each repair is a no-op once applied. After an
@@ -56,7 +59,46 @@ window.addEventListener("load", () => {
 """
 
 
+# A box that scrolls sideways (a figure, a slider's picture, an equation on a narrow
+# screen, a long line of code in a prose page) must be reachable by keyboard and say that it
+# scrolls; a box that fits must not be a tab stop. Measured on load and as soon as the
+# window's width changes (the theme does the same for some boxes, but only 0.3 s after a
+# resize). A tap on a figure that scrolls fits it to the screen; a second tap undoes it.
+SCROLL_BOXES_JS = """
+(() => {
+  const BOXES = "div.cell_output, div.cell_output .output, .frame-slider__frames, "
+    + "mjx-container[display='true'], div.highlight pre, .pst-scrollable-table-container";
+  const scrolls = (box) => ["auto", "scroll"].includes(getComputedStyle(box).overflowX)
+    && box.scrollWidth > box.clientWidth + 1;
+  const mark = () => document.querySelectorAll(BOXES).forEach((box) => {
+    const wide = scrolls(box) || box.classList.contains("fit-width");
+    box.classList.toggle("scrolls-sideways", wide);
+    if (wide && box.tabIndex < 0) {  // the theme may have set -1 when the box still fitted
+      box.setAttribute("tabindex", "0");
+      box.dataset.scrollStop = "1";
+    } else if (!wide && box.dataset.scrollStop) {
+      box.removeAttribute("tabindex");
+      delete box.dataset.scrollStop;
+    }
+  });
+  document.addEventListener("click", (event) => {
+    const box = event.target.closest(".scrolls-sideways, .fit-width");
+    if (box && event.target.tagName === "IMG" && box.classList.contains("scrolls-sideways")) {
+      box.classList.toggle("fit-width");
+      box.scrollLeft = 0;
+    }
+  });
+  window.addEventListener("load", mark);
+  let width = window.innerWidth;
+  window.addEventListener("resize", () => {
+    if (window.innerWidth !== width) { width = window.innerWidth; mark(); }
+  });
+})();
+"""
+
+
 def setup(app):
     app.connect("build-finished", _repair)
     app.add_js_file(None, body=NAME_TOGGLES_JS)
+    app.add_js_file(None, body=SCROLL_BOXES_JS)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

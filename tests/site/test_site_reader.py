@@ -10,6 +10,7 @@ keeps screenshots at 375 px and in dark mode in ``_build/screenshots/`` with the
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -142,6 +143,27 @@ FIGURE_SCALES_JS = """() => [...document.querySelectorAll(
                  (img.alt || "").slice(0, 50)])"""
 
 PHONE = (375, 812)
+# Every box that is wider than the screen: code must wrap; a figure, a slider's picture or
+# an equation must be a tab stop and say that it scrolls (tools/a11y_fixes.py marks them).
+SCROLL_BOXES_JS = """() => {
+  const problems = [];
+  document.querySelectorAll(".bd-article *").forEach((box) => {
+    const style = getComputedStyle(box);
+    if (!["auto", "scroll"].includes(style.overflowX) || box.offsetParent === null) return;
+    if (box.scrollWidth <= box.clientWidth + 1) return;
+    const what = box.tagName.toLowerCase() + "." + [...box.classList].join(".");
+    const text = (box.querySelector("img")?.alt || box.textContent || "").trim().slice(0, 40);
+    if (box.closest("div.highlight")) { problems.push(`code cut: ${text}`); return; }
+    if (box.tabIndex < 0) problems.push(`${what} scrolls but is no tab stop: ${text}`);
+    if (box.matches("mjx-container")) {
+      if (style.borderRightStyle === "none") problems.push(`equation cut with no cue: ${text}`);
+    } else if (box.closest("div.cell_output")) {
+      const cue = getComputedStyle(box, "::after").content;
+      if (["none", "normal", ""].includes(cue)) problems.push(`${what} cut with no cue: ${text}`);
+    }
+  });
+  return problems;
+}"""
 TWO_FRAMES_JS = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
 
 
@@ -159,6 +181,9 @@ def phone_pass(open_page, site_pages, axe_source, shoot):
         found = facts[path] = {}
         page, _ = open_page(path, width=PHONE[0], height=PHONE[1])
         found[PHONE[0]] = page.evaluate(OVERFLOW_JS)
+        found["boxes", PHONE[0]] = page.evaluate(SCROLL_BOXES_JS)
+        page.add_script_tag(content=axe_source)
+        found["axe", "light", PHONE[0]] = page.evaluate(AXE_RUN_JS)
         if path.startswith("chapters/"):
             shoot(page, f"{Path(path).stem}-375", full_page=True)
             found["figures"] = page.evaluate(FIGURE_SCALES_JS)
@@ -168,13 +193,18 @@ def phone_pass(open_page, site_pages, axe_source, shoot):
                 page.set_viewport_size({"width": width, "height": PHONE[1]})
                 page.evaluate(TWO_FRAMES_JS)  # let the page's own resize handlers run
                 found[width] = page.evaluate(OVERFLOW_JS)
+                found["boxes", width] = page.evaluate(SCROLL_BOXES_JS)
         page.set_viewport_size({"width": 1280, "height": 900})
         page.emulate_media(color_scheme="dark")
         page.evaluate("window.scrollTo(0, 0)")
         page.evaluate(TWO_FRAMES_JS)  # the theme follows the change, then the page repaints
+        page.wait_for_timeout(400)  # and redoes its tab stops 0.3 s after the resize
         found["dark_theme"] = page.evaluate("document.documentElement.dataset.theme")
         page.add_script_tag(content=axe_source)
         found["dark_axe"] = page.evaluate(AXE_RUN_JS)
+        page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+        page.wait_for_timeout(400)  # the theme redoes its tab stops 0.3 s after a resize
+        found["axe", "dark", PHONE[0]] = page.evaluate(AXE_RUN_JS)
         if path.startswith("chapters/"):
             shoot(page, f"{Path(path).stem}-dark")
     return facts
@@ -194,13 +224,14 @@ def _work_sliders(page) -> list[list[str]]:
         rect = slider.bounding_box() or {"height": 0}
         if rect["height"] < 24:
             problems.append(f"touch target {rect['height']:.0f} px tall, under 24")
-        before = readout.inner_text()
+        labels = json.loads(box.get_attribute("data-labels"))
         slider.focus()
-        page.keyboard.press("End")
-        page.keyboard.press("Home")
-        page.keyboard.press("ArrowRight")
-        if readout.inner_text() == before and slider.get_attribute("max") != "0":
-            problems.append("the keys move nothing")
+        seen = []
+        for key in ("Home", "End", "Home", "ArrowRight"):
+            page.keyboard.press(key)
+            seen.append(readout.inner_text())
+        if len(labels) > 1 and seen != [labels[0], labels[-1], labels[0], labels[1]]:
+            problems.append(f"Home, End, Home, Right show {seen}, not the frames they name")
         results.append(problems)
     return results
 
@@ -242,3 +273,27 @@ def test_figures_stay_legible_on_a_phone(phone_pass):
     }
     failures = {path: items for path, items in failures.items() if items}
     assert not failures, "figures too small to read on a phone:\n" + _listing(failures)
+
+
+@pytest.mark.xdist_group("phone")
+def test_nothing_is_cut_on_a_phone_without_a_cue_and_a_tab_stop(phone_pass):
+    failures = {
+        f"{path} at {width} px": found["boxes", width]
+        for path, found in phone_pass.items()
+        for width in (320, PHONE[0])
+        if found["boxes", width]
+    }
+    assert not failures, "cut on a phone:\n" + _listing(failures)
+
+
+@pytest.mark.xdist_group("phone")
+def test_no_serious_accessibility_problem_on_a_phone_light_or_dark(phone_pass):
+    failures = {}
+    for path, found in phone_pass.items():
+        for scheme in ("light", "dark"):
+            for v in found["axe", scheme, PHONE[0]]:
+                if v["impact"] in ("serious", "critical"):
+                    failures.setdefault(f"{path} ({scheme}, {PHONE[0]} px)", []).append(
+                        f"{v['impact']}: {v['id']} ({v['help']}) at {', '.join(v['nodes'])}"
+                    )
+    assert not failures, "axe-core on a phone:\n" + _listing(failures)
