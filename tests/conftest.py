@@ -15,6 +15,7 @@ SLOW = (
     "tests/test_backward.py::test_training",  # trains the chapter 10 model
     "tests/test_backward.py::test_uniform_attention_never_moves",  # trains it again, longer
     "tests/test_ch12_decoder.py::test_training_is_deterministic",  # trains chapter 12's twice
+    "tests/test_ch12_decoder.py::test_exercise_b",  # trains chapter 12's with and without a word
     "tests/test_student.py::test_command_line_exits_1",  # builds every student chapter
     "tests/test_pretrained.py::test_long_inputs_are_truncated",  # a 512-token forward pass
     "tests/test_reuse.py",  # runs pytest about 40 times in small repositories

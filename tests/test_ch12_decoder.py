@@ -178,7 +178,6 @@ def test_training_is_deterministic_by_seed():
     assert not np.array_equal(one.test_loss, food.train(train, test, steps=3, every=1).test_loss)
 
 
-@pytest.mark.slow
 def test_exercise_b_solution_matches_a_retrained_model():
     """Exercise 12.4(b): the numbers its solution quotes, from the procedure its prompt gives."""
     from threadpoolctl import threadpool_limits
