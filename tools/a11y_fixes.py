@@ -1,29 +1,36 @@
 """Accessibility repairs to the HTML that the theme and extensions write.
 
-axe-core (run by tests/site) flags these as serious or critical on every page:
+Repairs of what axe-core (run by tests/site) flags as serious or critical, and of what
+readers stumbled on:
 
 * myst-nb's "Show code cell source" toggles are ``<summary aria-label="Toggle hidden
   content">``: a screen reader announces a name that is not the visible text. Without the
   label the visible text is the name.
 * the theme's search button is labelled "Search" but shows "Search Ctrl+K"; the same fix.
+* a solution's title is a link back to its exercise, so a click on it jumped away instead
+  of opening the solution; the link becomes text (the whole title opens the solution);
+* the theme and two extensions each write a ``<meta name="viewport">``; one is kept;
 * sphinxcontrib-bibtex marks the bibliography ``role="list"`` without list items, so
   assistive technology is told to expect a list that is not there. It reads well as the
   plain block of citations it is.
 
-Two repairs are a few lines of script, because they depend on the browser:
+Three repairs are a few lines of script, because they depend on the browser:
 
 * sphinx-togglebutton names every solution's button "Toggle hidden content". The script
   names each for its exercise instead ("Solution to Exercise 4.2"); ``aria-expanded``
   already says whether it is open.
 * a box that scrolls sideways on a narrow screen (axe: ``scrollable-region-focusable``)
   becomes a tab stop, and is marked so that the CSS can say it scrolls; one that fits is
-  left alone, so formulas are not tab stops at desktop width.
+  left alone, so formulas are not tab stops at desktop width;
+* the theme's colour button is always named "light/dark"; it is named for the scheme it
+  shows (auto, light or dark).
 
 This is a small Sphinx extension (``local_extensions`` in ``_config.yml``). It rewrites the
 written pages at the end of the build; each repair is a no-op once applied. After an
 upgrade of the theme or an extension, check whether the browser test still needs it.
 """
 
+import re
 from pathlib import Path
 
 REPAIRS = (
@@ -36,6 +43,24 @@ REPAIRS = (
 )
 
 
+# A solution's title links back to its exercise, so a click on its largest words jumped
+# away instead of opening the solution: the link becomes plain text, and the whole title
+# opens the solution (sphinx-togglebutton listens on the title).
+SOLUTION_LINK = re.compile(
+    r'(<p class="admonition-title">Solution to)<a class="reference internal" href="#[^"]*">'
+    r"(.*?)</a>(</p>)"
+)
+# The theme and two extensions each write a viewport tag; one is enough.
+VIEWPORT = re.compile(r'<meta name="viewport"[^>]*>\s*')
+
+
+def _one_viewport(text: str) -> str:
+    first = VIEWPORT.search(text)
+    if first is None:
+        return text
+    return text[: first.end()] + VIEWPORT.sub("", text[first.end() :])
+
+
 def _repair(app, exception):
     if exception is not None or app.builder.format != "html":
         return
@@ -43,6 +68,8 @@ def _repair(app, exception):
         text = original = page.read_text(encoding="utf-8")
         for old, new in REPAIRS:
             text = text.replace(old, new)
+        text = SOLUTION_LINK.sub(r'\1<span class="solution-of">\2</span>\3', text)
+        text = _one_viewport(text)
         if text != original:
             page.write_text(text, encoding="utf-8")
 
@@ -97,8 +124,24 @@ SCROLL_BOXES_JS = """
 """
 
 
+# The theme's colour button is always named "light/dark"; name it for the scheme it shows.
+NAME_THEME_BUTTON_JS = """
+window.addEventListener("load", () => {
+  const name = () => {
+    const mode = document.documentElement.dataset.mode || "auto";
+    document.querySelectorAll(".theme-switch-button").forEach((button) => {
+      button.setAttribute("aria-label", `Colour scheme: ${mode} (press to change)`);
+    });
+  };
+  name();
+  new MutationObserver(name).observe(document.documentElement, { attributeFilter: ["data-mode"] });
+});
+"""
+
+
 def setup(app):
     app.connect("build-finished", _repair)
     app.add_js_file(None, body=NAME_TOGGLES_JS)
     app.add_js_file(None, body=SCROLL_BOXES_JS)
+    app.add_js_file(None, body=NAME_THEME_BUTTON_JS)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

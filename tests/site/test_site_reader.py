@@ -297,3 +297,24 @@ def test_no_serious_accessibility_problem_on_a_phone_light_or_dark(phone_pass):
                         f"{v['impact']}: {v['id']} ({v['help']}) at {', '.join(v['nodes'])}"
                     )
     assert not failures, "axe-core on a phone:\n" + _listing(failures)
+
+
+def test_solution_titles_open_the_solution_and_the_colour_button_says_its_scheme(
+    open_page, chapter_pages, site_dir
+):
+    for path in chapter_pages:
+        html = (site_dir / path).read_text(encoding="utf-8")
+        assert html.count('<meta name="viewport"') == 1, f"{path}: one viewport tag"
+        assert 'Solution to<a class="reference' not in html, f"{path}: a title links away"
+    page, _ = open_page("chapters/05_softmax.html")
+    title = page.locator(".solution .admonition-title").first
+    # A click where the largest words of the title are (they let it through to the title).
+    title.locator(".solution-of").click(force=True)
+    assert "#" not in page.url, "a click on the solution's title left for the exercise"
+    assert title.locator("button").get_attribute("aria-expanded") == "true"
+    button = page.locator(".theme-switch-button").first
+    names = set()
+    for _ in range(3):  # auto -> dark -> light, or wherever the cycle starts
+        names.add(button.get_attribute("aria-label"))
+        button.click()
+    assert len(names) == 3 and all(n.startswith("Colour scheme: ") for n in names), names
