@@ -363,19 +363,22 @@ def test_pe_rows_really_all_have_the_predicted_length():
 @pytest.mark.parametrize(
     ("answer", "status", "hint"),
     [
-        (np.cos(2) + np.cos(0.02), "PASS", "is right (0.58)"),
-        (0.58, "PASS", "is right"),
+        (np.cos(20) + np.cos(0.2), "PASS", "is right (1.39)"),
+        (1.39, "PASS", "is right"),
         (None, "TODO", "replace None"),
-        (0.6, "FAIL", "rounded to one decimal"),
-        (0.59, "FAIL", "close, but"),
-        (-0.42, "FAIL", "the fast pair alone"),
-        (1.0, "FAIL", "the slow pair alone"),
+        (1.4, "FAIL", "rounded to one decimal"),
+        (1.38, "FAIL", "close, but"),
+        (0.41, "FAIL", "the fast pair alone"),
+        (0.98, "FAIL", "the slow pair alone"),
+        # the slow pair at speed 1/10000 instead of 1/100: cos 20 + cos 0.002 = 1.408
+        (np.cos(20) + np.cos(0.002), "FAIL", "the slow pair turns at 1 / 100, not 1 / 10000"),
+        (1.41, "FAIL", "the slow pair turns at 1 / 100"),
         (2, "FAIL", "the same position twice"),
-        (np.cos(np.radians(2)) + np.cos(np.radians(0.02)), "FAIL", "in degrees"),
-        (0.93, "FAIL", "you added sines"),
-        (-0.83, "FAIL", "do not turn at the same speed"),
+        (np.cos(np.radians(20)) + np.cos(np.radians(0.2)), "FAIL", "in degrees"),
+        (1.11, "FAIL", "you added sines"),
+        (0.82, "FAIL", "do not turn at the same speed"),
         (0.3, "FAIL", "too low"),
-        ("0.58", "FAIL", "expected one number"),
+        ("1.39", "FAIL", "expected one number"),
     ],
 )
 def test_pe_offset_checker(answer, status, hint, capsys):

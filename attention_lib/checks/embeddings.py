@@ -256,42 +256,44 @@ def check_pe_length(answer) -> CheckResult:
 
 
 def check_pe_offset(answer) -> CheckResult:
-    """Check a predicted dot product ``PE[pos] · PE[pos + 2]`` for ``d_model = 4``."""
-    PE = positional_encoding(12, 4)  # (12, 4)
-    expected = float(PE[0] @ PE[2])  # the same for every pos
-    fast, slow = np.cos(2.0), np.cos(2.0 / 100.0)  # the two pairs turn by 2 and 0.02
-    return check_number(
-        "pe-offset",
-        answer,
-        expected,
-        mistakes=_rounded(
-            expected,
-            (
-                (
-                    fast,
-                    f"{fast:.2f} is the fast pair alone (cos 2): d_model = 4 has a second, "
-                    "slow pair, which turns by 2 / 100 and adds its own cosine.",
-                ),
-                (
-                    slow,
-                    "that is the slow pair alone (cos 0.02): add the fast pair, which turns "
-                    "by a whole 2 radians.",
-                ),
-                (
-                    2.0,
-                    "2 is PE[pos] · PE[pos], the same position twice (or cosines in degrees): "
-                    "two steps on, each pair has turned by b radians and contributes cos b.",
-                ),
-                (
-                    np.sin(2.0) + np.sin(0.02),
-                    "you added sines: a pair turned by angle b contributes cos b to the "
-                    "dot product (sin a sin(a+b) + cos a cos(a+b) = cos b).",
-                ),
-                (
-                    2 * fast,
-                    "the two pairs do not turn at the same speed: the second turns 100 "
-                    "times more slowly (10000^(2/4) = 100).",
-                ),
-            ),
+    """Check a predicted dot product ``PE[pos] · PE[pos + 20]`` for ``d_model = 4``."""
+    PE = positional_encoding(30, 4)  # (30, 4)
+    expected = float(PE[0] @ PE[20])  # the same for every pos
+    fast, slow = np.cos(20.0), np.cos(20.0 / 100.0)  # the two pairs turn by 20 and 0.2
+    pair = (
+        (
+            fast,
+            f"{fast:.2f} is the fast pair alone (cos 20): d_model = 4 has a second, "
+            "slow pair, which turns by 20 / 100 and adds its own cosine.",
+        ),
+        (
+            slow,
+            "that is the slow pair alone (cos 0.2): add the fast pair, which turns by "
+            "a whole 20 radians.",
+        ),
+        (
+            np.cos(20.0) + np.cos(20.0 / 10000.0),
+            "the slow pair turns at 1 / 100, not "
+            "1 / 10000: its speed is 1 / 10000^(2i / d_model) with i = 1 and d_model = 4.",
+        ),
+        (
+            2.0,
+            "2 is PE[pos] · PE[pos], the same position twice: 20 steps on, each pair "
+            "has turned by b radians and contributes cos b.",
+        ),
+        (
+            np.cos(np.radians(20.0)) + np.cos(np.radians(0.2)),
+            "those are cosines in degrees: the angles are in radians (np.cos takes radians).",
+        ),
+        (
+            np.sin(20.0) + np.sin(0.2),
+            "you added sines: a pair turned by angle b "
+            "contributes cos b to the dot product (sin a sin(a+b) + cos a cos(a+b) = cos b).",
+        ),
+        (
+            2 * fast,
+            "the two pairs do not turn at the same speed: the second turns 100 "
+            "times more slowly (10000^(2/4) = 100).",
         ),
     )
+    return check_number("pe-offset", answer, expected, mistakes=_rounded(expected, pair))
