@@ -163,7 +163,9 @@ def test_projection_element_expects_the_library_value(capsys):
         (1.4, "FAIL", "close: that is the answer rounded to one decimal. Give 2 decimals."),
         (0.37, "FAIL", "that is element 1, from column 1 of W_q; the question asks for element 0"),
         (0.63, "FAIL", "that is element 3, from column 3 of W_q"),
-        (2.0, "FAIL", "2 is too high"),
+        (2.0, "FAIL", "2 is too high. Pair each entry of x_delicious with the entry"),
+        # 0.7 × 1.6 + 0.3 × 0.4: the second factor from the wrong place
+        (1.24, "FAIL", "same row of column 0 of W_q, (1.6, 0, 0.8, 1.8)"),
         (None, "TODO", "replace None with your number"),
         ("1.36", "FAIL", "expected one number"),
         (float("nan"), "FAIL", "expected a finite number"),
@@ -209,7 +211,9 @@ def test_self_matches_passes_the_count(capsys):
     [
         (8, "FAIL", "not every word: a score with yourself is |q|²"),
         (5, "FAIL", "that counts the words whose best match is another word"),
-        (1, "FAIL", "1 is too low"),
+        (1, "FAIL", "1 is too low: a row counts when its largest score sits on the diagonal"),
+        (2, "FAIL", "Count the rows where S.argmax(-1) equals the row index"),
+        (4, "FAIL", "4 is too high: a row counts when its largest score"),
         (None, "TODO", "replace None with your number"),
         ("3", "FAIL", "expected one number"),
     ],
@@ -220,6 +224,7 @@ def test_each_self_matches_mistake_gets_its_own_hint(answer, status, hint, capsy
     assert not result and result.status == status
     assert line.startswith(f"[self-matches] {status}: ") and line.count("\n") == 1
     assert hint in line
+    assert "redo the calculation" not in line  # a specific hint, never the generic one
 
 
 def test_self_matches_follows_the_matrix_it_is_given(capsys):

@@ -248,7 +248,13 @@ def fmt(a) -> str:
 
 
 def check_number(
-    exercise: str, answer, expected: float, *, places: int = 2, mistakes: tuple = ()
+    exercise: str,
+    answer,
+    expected: float,
+    *,
+    places: int = 2,
+    mistakes: tuple = (),
+    fallback: str | None = None,
 ) -> CheckResult:
     """Check a number the learner predicted or worked out by hand; print one line.
 
@@ -256,6 +262,8 @@ def check_number(
     right for 0.2113). ``mistakes`` are ``(wrong_value, hint)`` pairs for the usual wrong
     answers, compared the same way. ``expected`` must be computed by the caller from the
     library, never typed in, so the checker follows the toy numbers if they change.
+    ``fallback`` replaces the generic hint for any other wrong number; it may name
+    ``{value}`` and ``{side}`` ("high" or "low").
     """
     tol = 0.5 * 10.0**-places + 1e-12
     if answer is None:
@@ -274,6 +282,8 @@ def check_number(
             if hint is None:
                 side = "high" if value > expected else "low"
                 hint = f"{_number(value)} is too {side}; redo the calculation step by step."
+                if fallback is not None:
+                    hint = fallback.format(value=_number(value), side=side)
             result = CheckResult(exercise, "FAIL", hint)
     print(result.line)
     return result

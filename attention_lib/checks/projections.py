@@ -108,7 +108,19 @@ def check_projection_element(
         (value, f"you used {' or '.join(names)}; this element comes from {W_name}.")
         for value, names in by_value.items()
     ]
-    return check_number("projection-element", answer, expected, places=2, mistakes=tuple(mistakes))
+    fallback = (
+        f"{{value}} is too {{side}}. Pair each entry of {x_name} with the entry in the same "
+        f"row of column {j} of {W_name}, ({shown}), multiply each pair and add all "
+        f"{x.size} products: is one factor taken from another row or column?"
+    )
+    return check_number(
+        "projection-element",
+        answer,
+        expected,
+        places=2,
+        mistakes=tuple(mistakes),
+        fallback=fallback,
+    )
 
 
 # --- Exercise: with one shared matrix, how many words match themselves best? -------------
@@ -142,7 +154,12 @@ def check_self_matches(answer, S) -> CheckResult:
         ),
     )
     mistakes = tuple((wrong, hint) for wrong, hint in mistakes if wrong != own)
-    return check_number("self-matches", answer, own, places=0, mistakes=mistakes)
+    fallback = (
+        "{value} is too {side}: a row counts when its largest score sits on the diagonal. "
+        "Count the rows where S.argmax(-1) equals the row index rather than judging "
+        "by eye."
+    )
+    return check_number("self-matches", answer, own, places=0, mistakes=mistakes, fallback=fallback)
 
 
 # --- Exercise: one score from scratch ------------------------------------------------------
