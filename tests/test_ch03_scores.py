@@ -137,6 +137,7 @@ def test_the_toy_pointer_row_moves_the_rows_of_the_pointer_words():
         (lambda X, f: rows_of(X, f) | rows_of(X, f).T, "rows and columns"),
         (lambda X, f: rows_of(X, f) & rows_of(X, f).T, "only where both words have"),
         (lambda X, f: rows_of(X, f) & np.eye(len(X), dtype=bool), "only the diagonal"),
+        (lambda X, f: np.repeat((X[:, f] > 0)[:, None], len(X), 1), "a negative feature"),
         (lambda X, f: np.ones((len(X), len(X))), "every score?"),
         (lambda X, f: ~rows_of(X, f), "the other way round"),
         (lambda X, f: np.eye(len(X), dtype=bool)[[f] * len(X)].T, "the row of token number f"),

@@ -53,7 +53,8 @@ def check_scores_that_change(fn) -> CheckResult:
         )
         _check_mask(cases, "8 tokens like the toy sentence, row 3 of W_q", X, 3)
         _check_mask(cases, "8 tokens like the toy sentence, row 1 of W_q", X, 1)
-        X = np.array([[0.0, 1.0, 0.5], [2.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 1.0, 0.0]])
+        # One negative entry: a token with -2 of a feature uses that row of W_q too.
+        X = np.array([[0.0, 1.0, 0.5], [-2.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 1.0, 0.0]])
         _check_mask(cases, "X of shape (4, 3), feature 0", X, 0)
         _check_mask(cases, "X of shape (4, 3), feature 2", X, 2)
         X = np.array([[1.0, 0.0], [0.5, 0.0], [2.0, 0.0]])
@@ -107,6 +108,11 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
             (~expected).astype(float),
             "the other way round: the rows that change are those of tokens that HAVE the "
             "feature (X[i, f] != 0).",
+        ),
+        (
+            np.repeat((X[:, f] > 0)[:, None], n, axis=1).astype(float),
+            "a negative feature counts too: with X[i, f] = -2, row f of W_q enters the query "
+            "of token i with weight -2, so that row moves as well. Test X[:, f] != 0.",
         ),
         (
             row_f.astype(float),
