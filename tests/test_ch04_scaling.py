@@ -153,8 +153,13 @@ def test_gradients_figure_draws_median_and_band_on_log_axes():
     fig, alt = gradients_vs_dimension(d, raw, scaled)
     ax = fig.axes[0]
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
-    raw_line, scaled_line = ax.get_lines()
+    raw_line, scaled_line, *edges = ax.get_lines()
     assert raw_line.get_marker() != scaled_line.get_marker()  # not colour alone
+    # The narrow scaled band gets edges and a label, so it can be seen at all
+    assert len(edges) == 2
+    np.testing.assert_allclose(edges[0].get_ydata()[-1], np.percentile([0.0099, 0.013, 0.018], 10))
+    assert any("scaled band at $d_k$ = 512" in t.get_text() for t in ax.texts)
+    assert "Jacobian" in ax.get_ylabel() and "gradient" not in ax.get_ylabel()
     np.testing.assert_allclose(raw_line.get_ydata(), [0.32, 0.09, 4e-4])
     assert "raw scores: from 0.32 to 0.0004" in alt
     assert "from 0.15 to 0.013" in alt and "factor" in alt

@@ -155,7 +155,7 @@ def sharpness_vs_dimension(d_k, *, raw_max, scaled_max, raw_entropy, scaled_entr
 
 
 def gradients_vs_dimension(d_k, raw, scaled):
-    r"""How much gradient each softmax row passes back, raw against scaled, per width.
+    r"""How strongly each softmax row responds to its raw scores (``‖J‖_F``), raw against scaled.
 
     Parameters
     ----------
@@ -186,17 +186,24 @@ def gradients_vs_dimension(d_k, raw, scaled):
             raise ValueError(f"{name} needs one row of sizes per d_k: got shape {v.shape}")
         series[name] = np.percentile(v, [10, 50, 90], axis=1)  # (3, m)
     fig, ax = plt.subplots(figsize=(5.6, 3.4))
-    for name, style, hatch in [("raw", RAW, "//"), ("scaled", SCALED, "")]:
+    for name, style, hatch, alpha in [("raw", RAW, "//", 0.25), ("scaled", SCALED, "", 0.6)]:
         low, mid, high = series[name]
         label = "raw scores" if name == "raw" else r"scaled by $1/\sqrt{d_k}$ (factor included)"
-        ax.plot(d, mid, **style, label=f"{label}: median row")
-        band = {"color": style["color"], "alpha": 0.25, "hatch": hatch, "lw": 0}
+        z = 3 if name == "scaled" else 1
+        ax.plot(d, mid, **style, label=f"{label}: median row", zorder=z + 1)
+        band = {"color": style["color"], "alpha": alpha, "hatch": hatch, "lw": 0, "zorder": z}
         ax.fill_between(d, low, high, **band, label="10th to 90th percentile of rows")
+        if name == "scaled":  # narrow (a factor of ~2): opaque, on top, edged and labelled
+            ax.plot(d, low, d, high, color=style["color"], lw=0.8, zorder=z)
+            note = f"scaled band at $d_k$ = {d[-1]:g}: {low[-1]:.2g} to {high[-1]:.2g}"
+            box, line = {"fc": "white", "ec": "none", "alpha": 0.85}, {"arrowstyle": "-"}
+            ax.annotate(note, (d[-1], low[-1]), (-6, -16), textcoords="offset points",
+                        ha="right", va="top", fontsize=8, bbox=box, arrowprops=line)  # fmt: skip
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     _plain_log2_ticks(ax, d)
     ax.set_xlabel("$d_k$")
-    ax.set_ylabel("gradient a row passes back")
+    ax.set_ylabel(r"size of softmax's Jacobian, $\|J\|_F$")
     ax.set_title("Raw rows commit and stop passing gradient")
     ax.legend(fontsize=8, loc="lower left")
     fig.tight_layout()
