@@ -53,3 +53,55 @@ def test_the_landing_page_shows_the_destination_and_the_hand_set_weights():
         assert part in INTRO, part
     assert "hand-set" in INTRO and "Chapter 10" in INTRO
     assert "CPU" not in INTRO  # study time for readers, not build time
+
+
+def _code_lines(path: Path) -> int:
+    """Lines of code in a module: no docstrings, comments or blank lines."""
+    import ast
+    import io
+    import tokenize
+
+    src = path.read_text()
+    docstrings = set()
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)):
+            first = node.body[0] if node.body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                if isinstance(first.value.value, str):
+                    docstrings.update(range(first.lineno, first.end_lineno + 1))
+    skip = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT}
+    lines = set()
+    for tok in tokenize.generate_tokens(io.StringIO(src).readline):
+        if tok.type not in skip | {tokenize.ENDMARKER}:
+            lines.update(range(tok.start[0], tok.end[0] + 1))
+    return len(lines - docstrings)
+
+
+def test_the_math_core_has_about_the_lines_the_landing_page_says():
+    # "about 800 lines of Python": the top-level modules except pretrained.py and
+    # widgets.py (and __init__.py, which only re-exports), code lines only.
+    modules = [
+        p
+        for p in sorted((ROOT / "attention_lib").glob("*.py"))
+        if p.name not in {"__init__.py", "pretrained.py", "widgets.py"}
+    ]
+    total = sum(_code_lines(p) for p in modules)
+    assert "about 800 lines of Python" in INTRO
+    assert abs(total - 800) <= 100, total
+
+
+def test_the_landing_page_says_how_little_the_toy_head_chooses():
+    import numpy as np
+
+    from attention_lib import toy
+
+    _, weights = toy.attention()
+    cake, it = toy.token_index("cake"), toy.token_index("it")
+    top = weights.max(axis=-1)
+    assert round(weights[it, cake], 2) == 0.21
+    assert (round(top.min(), 3), round(top.max(), 3)) == (0.154, 0.211)
+    assert (weights.argmax(axis=-1) == cake).sum() == 7
+    for quoted in ("0.21", "0.125", "0.154", "0.211", "7 of the 8", "barely chooses"):
+        assert quoted in INTRO, quoted
+    assert "with numbers, why" not in INTRO  # the old overclaim
+    assert np.isclose(weights.sum(axis=-1), 1).all()
