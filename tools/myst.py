@@ -213,7 +213,7 @@ class Converter:
             return details(f"Solution to {number} (click to open)", content)
         if name == "admonition":
             if "dropdown" in opts.get("class", ""):
-                return details(arg, content)
+                return details(f"{arg} (click to open)", content)
             return quote(f"**{arg}**\n\n{content}")
         raise ValueError(f"{self.stem}: the directive {{{name}}} has no plain-markdown form yet")
 

