@@ -2,7 +2,11 @@ r"""Scaled dot-product attention and multi-head attention in NumPy, every input 
 
 Row vectors (``X`` is (..., n, d_model), ``Q = X @ W_q``), leading batch axes ``...``
 everywhere, and the mask convention of ``torch.nn.functional.scaled_dot_product_attention``
-(F.sdpa). ``torch.nn.MultiheadAttention`` is different; translate like this::
+(F.sdpa). ``scaled_dot_product_attention`` takes Q, K, V, the mask and ``scale`` as F.sdpa
+does, adds ``temperature``, has no ``dropout_p`` or ``is_causal``, and returns
+``(output, weights)`` where F.sdpa returns the output only; pass ``scale`` by name, since
+F.sdpa's fifth positional argument is ``dropout_p``. ``torch.nn.MultiheadAttention`` is
+different; translate like this::
 
                    attention_lib and F.sdpa   nn.MultiheadAttention
     boolean mask   True = may attend          True = NOT allowed (attn_mask and key_padding_mask)
