@@ -377,3 +377,18 @@ def test_the_h_slider_frames_are_about_equally_tall():
     fig, _ = head_heatmaps(toy.heads.attention(h=1)[1], toy.TOKENS, title="x")
     assert max(heights) - fig.get_size_inches()[1] > 3  # the default would leave ~350 px
     plt.close(fig)
+
+
+def test_w_o_mix_is_introduced_before_it_runs():
+    """The heading "W_o mixes the heads" comes before the cell that builds W_o_mix."""
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).parents[1] / "chapters" / "07_multi_head.ipynb"
+    ids = [cell.id for cell in nbformat.read(path, as_version=4).cells]
+    order = ["32992697", "facbf0ad", "wo-code", "random-md", "4757b82c"]
+    positions = [ids.index(cell_id) for cell_id in order]
+    assert positions == sorted(positions)
+    source = nbformat.read(path, as_version=4).cells[ids.index("facbf0ad")].source
+    assert "### $W_o$ mixes the heads" in source
