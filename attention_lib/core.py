@@ -1,12 +1,9 @@
 r"""Scaled dot-product attention and multi-head attention in NumPy, every input checked.
 
 Row vectors (``X`` is (..., n, d_model), ``Q = X @ W_q``), leading batch axes ``...``
-everywhere, and the mask convention of ``torch.nn.functional.scaled_dot_product_attention``
-(F.sdpa). ``scaled_dot_product_attention`` takes Q, K, V, the mask and ``scale`` as F.sdpa
-does, adds ``temperature``, has no ``dropout_p`` or ``is_causal``, and returns
-``(output, weights)`` where F.sdpa returns the output only; pass ``scale`` by name, since
-F.sdpa's fifth positional argument is ``dropout_p``. ``torch.nn.MultiheadAttention`` is
-different; translate like this::
+everywhere. Next to torch's F.sdpa, ``scaled_dot_product_attention`` keeps the order of Q, K,
+V, the boolean mask and ``scale``, adds ``temperature``, has no ``dropout_p`` or ``is_causal``
+(pass ``scale`` by name) and also returns the weights. ``nn.MultiheadAttention`` differs more::
 
                    attention_lib and F.sdpa   nn.MultiheadAttention
     boolean mask   True = may attend          True = NOT allowed (attn_mask and key_padding_mask)
@@ -170,10 +167,7 @@ def _attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask, s: float, T: f
 
 
 def _attend(scores: np.ndarray, V: np.ndarray, mask, s: float, T: float):
-    """Scale, mask, softmax and blend, on inputs that are already checked.
-
-    Large inputs take :func:`_attend_in_blocks` instead: the same numbers, several times faster.
-    """
+    """Scale, mask, softmax and blend on checked inputs (big ones: :func:`_attend_in_blocks`)."""
     with np.errstate(over="ignore"):
         logits = scores * scores.dtype.type(s)
     if not np.all(np.isfinite(logits)):

@@ -184,8 +184,8 @@ ATE = toy.token_index("ate")
 @pytest.mark.parametrize(
     ("answer", "status", "hint"),
     [
-        (0.17, "PASS", "0.17 is right (0.17)"),
-        (0.169, "PASS", "is right (0.17)"),
+        (0.17, "PASS", "0.17 is right (0.169)."),
+        (0.169, "PASS", "0.169 is right (0.169)."),
         (None, "TODO", "replace None"),
         (0.11, "FAIL", "that is how much 'cake' attends to 'ate'"),
         (0.34, "FAIL", "the whole new term"),
@@ -273,6 +273,7 @@ def test_reference_blend_passes(capsys):
         (lambda W, V: np.einsum("qk,kd->qd", W, V), "FAIL", "@ handles them"),
         (lambda W, V: (W @ V)[:, :2], "FAIL", "returned shape (3, 2), expected (3, 3)"),
         (lambda W, V: W @ V + 0.01, "FAIL", "values differ from the reference"),
+        (lambda W, V: W @ V / W.shape[-1], "FAIL", "but the weights already sum to 1"),
         (lambda W, V: None, "TODO", "returned None"),
         (lambda W, V: 1 / 0, "FAIL", "raised ZeroDivisionError"),
     ],

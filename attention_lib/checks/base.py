@@ -255,6 +255,7 @@ def check_number(
     places: int = 2,
     mistakes: tuple = (),
     fallback: str | None = None,
+    show: int | None = None,
 ) -> CheckResult:
     """Check a number the learner predicted or worked out by hand; print one line.
 
@@ -263,7 +264,7 @@ def check_number(
     answers, compared the same way. ``expected`` must be computed by the caller from the
     library, never typed in, so the checker follows the toy numbers if they change.
     ``fallback`` replaces the generic hint for any other wrong number; it may name
-    ``{value}`` and ``{side}`` ("high" or "low").
+    ``{value}`` and ``{side}`` ("high" or "low"). ``show``: decimals of the true value on a PASS.
     """
     tol = 0.5 * 10.0**-places + 1e-12
     if answer is None:
@@ -276,7 +277,8 @@ def check_number(
             result = CheckResult(exercise, "FAIL", f"expected a finite number, got {answer!r}.")
         elif abs(value - expected) <= tol:
             shown = _number(value)
-            result = CheckResult(exercise, "PASS", f"{shown} is right ({expected:,.{places}f}).")
+            true = f"{expected:,.{places if show is None else show}f}"
+            result = CheckResult(exercise, "PASS", f"{shown} is right ({true}).")
         else:
             hint = next((h for wrong, h in mistakes if abs(value - wrong) <= tol), None)
             if hint is None:

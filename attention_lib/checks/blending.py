@@ -1,5 +1,4 @@
-"""Chapter 6 checkers: the change in the outputs when one value row doubles, the blend
-``weights @ V``, and the full four-step attention."""
+"""Chapter 6 checkers: one value row doubled, the blend ``weights @ V``, full attention."""
 
 from __future__ import annotations
 
@@ -81,7 +80,7 @@ def check_output_change(
         )
         mistakes.insert(0, (rounded, hint))
     return check_number(
-        "output change", answer, float(expected), places=2, mistakes=tuple(mistakes)
+        "output change", answer, float(expected), places=2, mistakes=tuple(mistakes), show=3
     )
 
 
@@ -129,6 +128,7 @@ def check_blend(fn) -> CheckResult:
                 W.sum(axis=0)[:, None] * V,
                 "you summed over the queries; the sum runs over the keys, one term per value row.",
             ),
+            (W @ V / 3, "you divided by n_k = 3, but the weights already sum to 1."),
         )
         expect_shape(out, (3, 3), case)
         same(out, W @ V, case)
