@@ -158,7 +158,8 @@ def test_gradients_figure_draws_median_and_band_on_log_axes():
     # The narrow scaled band gets edges and a label, so it can be seen at all
     assert len(edges) == 2
     np.testing.assert_allclose(edges[0].get_ydata()[-1], np.percentile([0.0099, 0.013, 0.018], 10))
-    assert any("scaled band at $d_k$ = 512" in t.get_text() for t in ax.texts)
+    notes = [t.get_text() for t in ax.texts]  # min to max at 512, the prose's convention
+    assert notes == ["every scaled row at $d_k$ = 512: 0.0099 to 0.018"]
     assert "Jacobian" in ax.get_ylabel() and "gradient" not in ax.get_ylabel()
     np.testing.assert_allclose(raw_line.get_ydata(), [0.32, 0.09, 4e-4])
     assert "raw scores: from 0.32 to 0.0004" in alt

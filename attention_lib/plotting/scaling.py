@@ -175,16 +175,15 @@ def gradients_vs_dimension(d_k, raw, scaled):
     Notes
     -----
     A line is the median row; the shaded band runs from the 10th to the 90th percentile,
-    on a log axis, so a band that reaches far down means rows that pass back almost
-    nothing.
+    on a log axis, so a band that reaches far down means rows that pass back almost nothing;
+    the label gives the smallest and largest scaled row at d_k = 512, as the prose does.
     """
-    d = _dims(d_k)
-    series = {}
+    d, series = _dims(d_k), {}
     for name, values in [("raw", raw), ("scaled", scaled)]:
         v = as_float_array(values, name, min_ndim=2)
         if v.ndim != 2 or v.shape[0] != d.size:
             raise ValueError(f"{name} needs one row of sizes per d_k: got shape {v.shape}")
-        series[name] = np.percentile(v, [10, 50, 90], axis=1)  # (3, m)
+        series[name], series[f"{name}_all"] = np.percentile(v, [10, 50, 90], axis=1), v
     fig, ax = plt.subplots(figsize=(5.6, 3.4))
     for name, style, hatch, alpha in [("raw", RAW, "//", 0.25), ("scaled", SCALED, "", 0.6)]:
         low, mid, high = series[name]
@@ -195,10 +194,11 @@ def gradients_vs_dimension(d_k, raw, scaled):
         ax.fill_between(d, low, high, **band, label="10th to 90th percentile of rows")
         if name == "scaled":  # narrow (a factor of ~2): opaque, on top, edged and labelled
             ax.plot(d, low, d, high, color=style["color"], lw=0.8, zorder=z)
-            note = f"scaled band at $d_k$ = {d[-1]:g}: {low[-1]:.2g} to {high[-1]:.2g}"
-            box, line = {"fc": "white", "ec": "none", "alpha": 0.85}, {"arrowstyle": "-"}
-            ax.annotate(note, (d[-1], low[-1]), (-6, -16), textcoords="offset points",
-                        ha="right", va="top", fontsize=8, bbox=box, arrowprops=line)  # fmt: skip
+            i = int(np.flatnonzero(d == 512)[0]) if 512 in d else d.size - 1  # the prose's width
+            v = series["scaled_all"][i]  # every row, as the prose: min to max
+            note = f"every scaled row at $d_k$ = {d[i]:g}: {v.min():.2g} to {v.max():.2g}"
+            ax.annotate(note, (d[i], v.min()), (0.4, 0.55), textcoords="axes fraction",
+                        ha="center", fontsize=8, arrowprops={"arrowstyle": "-"})  # fmt: skip
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     _plain_log2_ticks(ax, d)
