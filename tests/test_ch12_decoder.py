@@ -205,3 +205,55 @@ def test_exercise_b_solution_matches_a_retrained_model():
     assert round(change["sweet"], 2) == 0.14 and round(change["soft"], 2) == 0.10
     assert round(change["cold"], 2) == 0.13 and round(change["bland"], 2) == 0.03
     assert round(change["rich"], 2) == -0.03 and round(change["lovely"], 2) == -0.01
+
+
+def test_one_head_carries_cake_in_two_seeds_of_three():
+    """Chapter 12's seed note: seeds 0-2 retrained, each head silenced in turn."""
+    from threadpoolctl import threadpool_limits
+
+    from attention_lib import decoder
+    from attention_lib.toy import decoder as food
+
+    words = "I ate the cake and it was".split()
+    ids = food.encode(["<s>", *words])
+    was, cake, h = 7, 4, food.HEADS  # positions in "<s> I ate the cake and it was"
+    d_k = food.D_MODEL // h
+    dessert = [food.INDEX[w] for w in ("delicious", "sweet", "rich", "soft", "lovely")]
+    delicious = food.INDEX["delicious"]
+
+    def silenced(params, head):  # head counted from 1
+        W_o = params["W_o"].copy()
+        W_o[(head - 1) * d_k : head * d_k] = 0
+        return food.next_word_probabilities(params | {"W_o": W_o}, words)
+
+    found = {}
+    for seed in range(3):
+        with threadpool_limits(1):
+            run = food.train(*food.split(), steps=800, batch_size=32, lr=0.01, seed=seed)
+        p = food.next_word_probabilities(run.params, words)
+        on_cake = decoder.forward(run.params, ids, h)[1][:, was, cake]  # (h,)
+        found[seed] = (run.params, p, on_cake)
+    # Seed 0: head 4, 0.96 on "cake"; silenced, P(delicious) 0.38 -> 0.04.
+    params, p, on_cake = found[0]
+    assert on_cake.argmax() == 4 - 1 and round(on_cake[3], 2) == 0.96
+    assert round(p[delicious], 2) == 0.38 and round(silenced(params, 4)[delicious], 2) == 0.04
+    # Seed 2: head 1, 0.92; silenced, P(delicious) 0.39 -> 0.00.
+    params, p, on_cake = found[2]
+    assert on_cake.argmax() == 1 - 1 and round(on_cake[0], 2) == 0.92
+    assert round(p[delicious], 2) == 0.39 and silenced(params, 1)[delicious] < 0.01
+    assert (
+        round(p[dessert].sum(), 2) == 0.93 and round(silenced(params, 1)[dessert].sum(), 2) == 0.05
+    )
+    # Seed 1: the job is spread. Top word "soft"; head 3 looks most (0.65), but silencing
+    # it leaves P(delicious) at 0.24 and only lowers the dessert mass from 0.90 to 0.74.
+    params, p, on_cake = found[1]
+    assert food.VOCAB[p.argmax()] == "soft" and round(p.max(), 2) == 0.25
+    assert round(p[delicious], 2) == 0.22 and on_cake.argmax() == 3 - 1
+    assert round(on_cake[2], 2) == 0.65 and on_cake.max() < 0.9
+    cut = silenced(params, 3)
+    assert round(cut[delicious], 2) == 0.24
+    assert (round(p[dessert].sum(), 2), round(cut[dessert].sum(), 2)) == (0.90, 0.74)
+    assert all(silenced(params, k)[dessert].sum() > 0.7 for k in range(1, h + 1))
+    mass = [silenced(params, k)[dessert].sum() for k in range(1, h + 1)]
+    assert int(np.argmin(mass)) == 3 - 1  # the other heads lower the dessert mass less
+    assert round(found[0][1][dessert].sum(), 2) == 0.84
