@@ -154,14 +154,18 @@ def comparable(nb: dict) -> list:
     """What `make outputs` must reproduce: each cell's source and outputs, as committed.
 
     Widget views (a random model id each run) and split stream chunks are normalised the way
-    tools/refresh_outputs.py writes them; execution timing is not compared.
+    tools/refresh_outputs.py writes them; execution timing is not compared, nor what a cell
+    tagged nbval-ignore-output prints (timings, which `make outputs` keeps as committed).
     """
     nb = json.loads(json.dumps(nb))  # a copy to tidy
     refresh_outputs.tidy(nb)
     cells = []
     for cell in nb["cells"]:
         outputs = []
+        timed = refresh_outputs.IGNORED in cell.get("metadata", {}).get("tags", [])
         for output in cell.get("outputs", []):
+            if timed and output.get("output_type") == "stream":
+                continue  # a timing: new on every run (`make outputs` keeps the committed one)
             output = {k: v for k, v in output.items() if k not in ("metadata", "transient")}
             if "text" in output:
                 output["text"] = "".join(output["text"])
@@ -253,3 +257,24 @@ def test_a_print_in_two_chunks_compares_equal_to_one():
 
     assert comparable(notebook("a\n", "b\n")) == comparable(notebook("a\nb\n"))
     assert comparable(notebook("a\n", "b\n")) != comparable(notebook("a\n"))
+
+
+def test_a_refresh_keeps_committed_timings_while_their_code_is_unchanged():
+    # What a cell tagged nbval-ignore-output prints (a timing) is new on every run; `make
+    # outputs` keeps the committed text while the cell's code is unchanged.
+    import nbformat
+
+    def timed(source, text):
+        cell = nbformat.v4.new_code_cell(source)
+        cell.id = "t"
+        cell.metadata["tags"] = [refresh_outputs.IGNORED]
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
+        return nbformat.v4.new_notebook(cells=[cell])
+
+    before = refresh_outputs.measured(timed("time_it()", "2.9 ms\n"))
+    rerun = timed("time_it()", "3.4 ms\n")
+    refresh_outputs.keep_measurements(rerun, before)
+    assert rerun.cells[0].outputs[0].text == "2.9 ms\n"
+    edited = timed("time_it(twice=True)", "6.8 ms\n")
+    refresh_outputs.keep_measurements(edited, before)
+    assert edited.cells[0].outputs[0].text == "6.8 ms\n"  # new code: its own numbers

@@ -3,10 +3,12 @@
     python tools/refresh_outputs.py chapters/*.ipynb
 
 The result is deterministic: running it twice leaves `git diff` empty, on any Python
-version. To get there it records no execution timestamps, stores no widget state, and
-drops the widget-view outputs (they carry a random model id, and a slider's static HTML
-beside it holds every frame) and the Python version. The plain-text line beside each
-widget stays, and the website re-executes the chapters anyway, so its sliders are fresh.
+version. Timings printed by a cell tagged nbval-ignore-output keep their committed text
+while the cell's code is unchanged. To get there it also records no execution timestamps,
+stores no widget state, and drops the widget-view outputs (they carry a random model id,
+and a slider's static HTML beside it holds every frame) and the Python version. The
+plain-text line beside each widget stays, and the website re-executes the chapters
+anyway, so its sliders are fresh.
 """
 
 from __future__ import annotations
@@ -31,8 +33,35 @@ def tidy(nb) -> None:
     nb["metadata"].pop("widgets", None)
 
 
+IGNORED = "nbval-ignore-output"  # outputs that differ from run to run: timings, widgets
+
+
+def measured(nb) -> dict[str, tuple[str, list]]:
+    """The printed text of each cell tagged nbval-ignore-output, by cell id, with its source."""
+    return {
+        cell.id: (cell.source, [o for o in cell.outputs if o.output_type == "stream"])
+        for cell in nb.cells
+        if cell.cell_type == "code" and IGNORED in cell.metadata.get("tags", [])
+    }
+
+
+def keep_measurements(nb, before: dict[str, tuple[str, list]]) -> None:
+    """Give a cell whose source is unchanged the printed timings it was committed with.
+
+    A timing printed by a cell tagged nbval-ignore-output is new on every run; keeping the
+    committed one while the code that measured it is unchanged keeps `make outputs`
+    repeatable. The website executes each chapter itself and shows fresh numbers.
+    """
+    for cell in nb.cells:
+        source, printed = before.get(cell.get("id"), (None, []))
+        if source == cell.source and printed:
+            others = [o for o in cell.outputs if o.output_type != "stream"]
+            cell.outputs = printed + others
+
+
 def refresh(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
+    before = measured(nb)
     client = NotebookClient(
         nb,
         timeout=300,
@@ -43,6 +72,7 @@ def refresh(path: Path) -> None:
         coalesce_streams=True,  # one print can arrive in two chunks under load
     )
     client.execute()
+    keep_measurements(nb, before)
     tidy(nb)
     nb.metadata.get("language_info", {}).pop("version", None)  # same file on any Python
     nbformat.validate(nb)
