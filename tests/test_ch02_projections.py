@@ -260,7 +260,9 @@ def one_score(X, W_q, W_k, i, j):
         (lambda X, q, k, i, j: one_score(X, q, q, i, j), "FAIL", "W_q for the key too"),
         (lambda X, q, k, i, j: one_score(X, k, k, i, j), "FAIL", "W_k for the query too"),
         (lambda X, q, k, i, j: X[i] @ X[j], "FAIL", "before any projection"),
-        (lambda X, q, k, i, j: (q @ X[i]) @ (k @ X[j]), "FAIL", "raised ValueError"),
+        (lambda X, q, k, i, j: (q @ X[i]) @ (k @ X[j]), "FAIL", "shapes do not fit"),
+        (lambda X, q, k, i, j: X[i] @ q @ k @ X[j], "FAIL", "The key is x_j W_k"),  # no .T
+        (lambda X, q, k, i, j: one_score(X, q, k, i, j) / np.sqrt(q.shape[1]), "FAIL", "sqrt(d_k)"),
         (lambda X, q, k, i, j: (X[i] @ q) * (X[j] @ k), "FAIL", "One score is one number"),
         (lambda X, q, k, i, j: None, "TODO", "returned None"),
     ],
@@ -288,3 +290,15 @@ def test_one_score_of_the_toy_is_the_experiment_s_it_cake():
     it, cake = toy.token_index("it"), toy.token_index("cake")
     assert round(float(one_score(toy.X, toy.W_q, toy.W_k, it, cake)), 2) == 1.8
     assert round(float(one_score(toy.X, toy.W_q, toy.W_k, cake, it)), 2) == 1.3
+
+
+def test_the_missing_transpose_is_named_on_square_matrices_too(capsys):
+    # Where d = d_k, X[i] @ W_q @ W_k @ X[j] runs and gives a number: it is still named.
+    def no_transpose(X, W_q, W_k, i, j):
+        if W_q.shape[0] != W_q.shape[1]:
+            return one_score(X, W_q, W_k, i, j)
+        return X[i] @ W_q @ W_k @ X[j]
+
+    assert not check_one_score(no_transpose)
+    out = capsys.readouterr().out
+    assert "The key is x_j W_k" in out and "raised" not in out

@@ -7,6 +7,7 @@ import numpy as np
 from .base import (
     Cases,
     CheckResult,
+    Fail,
     check_number,
     expect_shape,
     known_mistakes,
@@ -178,17 +179,25 @@ def check_one_score(fn) -> CheckResult:
         for n, d, d_k, i, j in ((5, 3, 2, 1, 3), (4, 4, 4, 2, 0), (6, 3, 5, 4, 4)):
             X, W_q, W_k = rng.normal(size=(n, d)), *rng.normal(size=(2, d, d_k))
             case = f"X {X.shape}, W_q and W_k {W_q.shape}, i = {i}, j = {j}"
-            out = cases.run(case, X, W_q, W_k, i, j)
+            try:
+                out = cases.run(case, X, W_q, W_k, i, j)
+            except Fail as fail:  # x_i W_q W_k x_j: a shape error, not a NumPy lesson
+                if "matmul" not in str(fail) and "aligned" not in str(fail):
+                    raise
+                raise Fail(f"the shapes do not fit (on {case}). {_NO_KEY}") from None
             expect_shape(out, (), case, " One score is one number: q_i · k_j.")
             mistakes = [
+                (_score(X, W_q, W_k, i, j) / np.sqrt(d_k), _SCALED),
+                (_score(X, W_q, W_k, i, j) * np.sqrt(d_k), _SCALED),
                 (_score(X, W_q, W_q, i, j), "you used W_q for the key too: k_j = x_j W_k."),
                 (_score(X, W_k, W_k, i, j), "you used W_k for the query too: q_i = x_i W_q."),
                 (float(X[i] @ X[j]), _UNPROJECTED),
             ]
             if i != j:  # (x_j W_q) · (x_i W_k): the query and the key of the wrong tokens
                 mistakes.insert(0, (_score(X, W_q, W_k, j, i), _SWAPPED))
-            if d == d_k:  # only square matrices allow this slip without a shape error
+            if d == d_k:  # only square matrices allow these slips without a shape error
                 mistakes.append((_score(X, W_q.T, W_k.T, i, j), _TRANSPOSED))
+                mistakes.append((float(X[i] @ W_q @ W_k @ X[j]), _NO_KEY))
             known_mistakes(out, *mistakes)
             same(out, _score(X, W_q, W_k, i, j), case)
 
@@ -202,4 +211,12 @@ _SWAPPED = (
 _UNPROJECTED = "that is x_i · x_j, before any projection: send x_i through W_q, x_j through W_k."
 _TRANSPOSED = (
     "you multiplied by the transposes (W_q @ x_i): x_i W_q dots x_i with each column of W_q."
+)
+_NO_KEY = (
+    "q_i = x_i W_q and k_j = x_j W_k (the row first) are both d_k long, and the score dots "
+    "them: (X[i] @ W_q) @ (X[j] @ W_k). The key is x_j W_k; x_i W_q W_k x_j never forms it."
+)
+_SCALED = (
+    "you scaled the score by sqrt(d_k), which is chapter 4's step. Here the score is the "
+    "raw dot product q_i · k_j."
 )
