@@ -420,6 +420,8 @@ def _std(x, ddof):
             "forgot to subtract each row's mean",
         ),
         (lambda x, g, b, eps=1e-12: good_layer_norm(x, 1.0, 0.0, eps), "FAIL", "gamma and beta"),
+        (lambda x, g, b, eps=1e-12: good_layer_norm(x, g, 0.0, eps), "FAIL", "never shifted"),
+        (lambda x, g, b, eps=1e-12: good_layer_norm(x, 1.0, b, eps), "FAIL", "never scaled"),
         (
             lambda x, g, b, eps=1e-12: (good_layer_norm(x, 1.0, 0.0, eps) + b) * g,
             "FAIL",
@@ -503,6 +505,8 @@ def test_mean_pool_checker(fn, status, hint, capsys):
         (4 * 384 * 384 + 384, "FAIL", "four bias vectors"),
         (3 * (384 * 384 + 384), "FAIL", "forgot W_o"),
         (12 * 591_360, "FAIL", "multiplied by h = 12"),
+        (6 * 591_360, "FAIL", "you counted all 6 layers; the question asks for one"),
+        (6 * 4 * 384 * 384, "FAIL", "too high"),  # all layers, no biases: no special hint
         (4 * (384 * 32 + 32), "FAIL", "one head's share"),
         (1, "FAIL", "too low"),
     ],

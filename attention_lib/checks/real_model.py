@@ -82,6 +82,15 @@ def check_layer_norm(fn) -> CheckResult:
                 ((x - mu) / np.sqrt(var + eps) + beta) * gamma,
                 "you added beta before multiplying by gamma; scale first, then shift.",
             ),
+            (
+                (x - mu) / np.sqrt(var + eps) * gamma,
+                "you scaled by gamma but never shifted: add beta after multiplying, "
+                "so each feature gets its own learned offset.",
+            ),
+            (
+                (x - mu) / np.sqrt(var + eps) + beta,
+                "you shifted by beta but never scaled: multiply by gamma first, then add beta.",
+            ),
         )
         same(out, _layer_norm(x, gamma, beta, eps), case)
 
@@ -188,11 +197,14 @@ def check_mean_pool(fn) -> CheckResult:
 # --- Exercise: how many numbers in one attention block? ------------------------------------
 
 
-def check_attention_params(answer, d_model: int = 384, h: int = 12) -> CheckResult:
+def check_attention_params(
+    answer, d_model: int = 384, h: int = 12, n_layers: int = 6
+) -> CheckResult:
     """Check a predicted count of learned numbers in W_q, W_k, W_v, W_o and their biases.
 
     Each of the four projections is a ``(d_model, d_model)`` matrix plus a bias of
-    ``d_model`` numbers; the count does not depend on ``h``.
+    ``d_model`` numbers; the count does not depend on ``h``. ``n_layers`` is the model's
+    depth, only used to recognise a count of every layer's attention.
     """
     matrix, bias = d_model * d_model, d_model
     expected = 4 * (matrix + bias)
@@ -211,5 +223,9 @@ def check_attention_params(answer, d_model: int = 384, h: int = 12) -> CheckResu
             f"each head uses a d_k = {d_k}-wide slice of their columns.",
         ),
         (4 * (d_model * d_k + d_k), f"that is one head's share; there are {h} heads."),
+        (
+            n_layers * expected,
+            f"you counted all {n_layers} layers; the question asks for one.",
+        ),
     )
     return check_number("attention_params", answer, expected, places=0, mistakes=mistakes)
