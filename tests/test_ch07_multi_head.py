@@ -386,9 +386,10 @@ def test_w_o_mix_is_introduced_before_it_runs():
     import nbformat
 
     path = Path(__file__).parents[1] / "chapters" / "07_multi_head.ipynb"
-    ids = [cell.id for cell in nbformat.read(path, as_version=4).cells]
+    cells = nbformat.read(path, as_version=4).cells
+    ids = [cell.id for cell in cells]
     order = ["32992697", "facbf0ad", "wo-code", "random-md", "4757b82c"]
     positions = [ids.index(cell_id) for cell_id in order]
     assert positions == sorted(positions)
-    source = nbformat.read(path, as_version=4).cells[ids.index("facbf0ad")].source
-    assert "### $W_o$ mixes the heads" in source
+    assert "### $W_o$ mixes the heads" in cells[ids.index("facbf0ad")].source
+    assert "W_o_mix" not in "".join(cell.source for cell in cells[: ids.index("wo-code")])
