@@ -318,3 +318,15 @@ def test_solution_titles_open_the_solution_and_the_colour_button_says_its_scheme
         names.add(button.get_attribute("aria-label"))
         button.click()
     assert len(names) == 3 and all(n.startswith("Colour scheme: ") for n in names), names
+
+
+def test_the_search_icon_leaves_the_query_readable(open_page):
+    page, _ = open_page("search.html?q=softmax")
+    field = page.locator(".bd-search-container .bd-search input.form-control").first
+    icon = page.locator(".bd-search-container .bd-search i").first
+    text_starts = page.evaluate(
+        "(f) => f.getBoundingClientRect().left + parseFloat(getComputedStyle(f).paddingLeft)",
+        field.element_handle(),
+    )
+    icon_ends = icon.bounding_box()["x"] + icon.bounding_box()["width"]
+    assert text_starts >= icon_ends, f"the query starts at {text_starts}, under the icon"
