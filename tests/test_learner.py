@@ -186,3 +186,17 @@ def test_a_listing_shows_what_sphinx_shows(tmp_path):
     assert shown == "y = x\nreturn y"
     with pytest.raises(ValueError, match="not found"):
         myst.included(module, {"start-at": "nowhere"})
+
+
+def test_every_exercise_has_a_code_cell_before_its_solution(chapter):
+    # A coding exercise has its stub; a written one gets an empty cell to try things in.
+    cells = edition(chapter)["cells"]
+    for i, (cell, after) in enumerate(zip(cells, cells[1:], strict=False)):
+        if cell["cell_type"] == "markdown" and "> **Exercise " in source(cell):
+            assert not source(after).startswith("<details>"), f"cell {i}: no cell to answer in"
+    texts = [e for e in exercises.chapter(chapter.stem).exercises if e.kind == "text"]
+    scratch = [i for i, c in enumerate(cells) if source(c) == learner.SCRATCH]
+    assert len(scratch) <= len(texts)
+    for i in scratch:  # between its exercise's box and its folded solution
+        assert "> **Exercise " in source(cells[i - 1])
+        assert source(cells[i + 1]).startswith("<details>\n<summary>Solution to")

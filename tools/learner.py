@@ -13,7 +13,8 @@ learner edition keeps only what teaches, in a form that JupyterLab and Colab bot
   Colab or a downloaded notebook, and does nothing where the library is installed;
 * every solution becomes one markdown cell holding a folded ``<details>`` block: its text,
   its code as a listing and what that code prints. Nothing of it runs on "Run All", so
-  each checker stays at TODO until the learner writes an answer;
+  each checker stays at TODO until the learner writes an answer. A written exercise gets
+  an empty code cell under it, to try things before opening its solution;
 * MyST becomes CommonMark with math (``tools/myst.py``): exercises as numbered boxes
   (blockquotes), numbered as on the site ("Exercise 5.1"); each ``literalinclude`` as the
   lines it shows; glossary terms, citations and references to other chapters as links to
@@ -97,6 +98,41 @@ def solution_cell(cells: list, label: str, converter: myst.Converter) -> nbforma
     return cell
 
 
+FOLD = "\n\n<details>\n<summary>Solution to "
+SCRATCH = "# Your answer (optional): try it here, then open the solution below."
+
+
+def split_at_fold(cell) -> list:
+    """A written exercise and its folded solution may share one markdown cell (a
+    ``{solution}`` block): give each its own cell, so a cell to try things fits between."""
+    at = cell.source.find(FOLD)
+    if at < 0 or "> **Exercise " not in cell.source[:at]:
+        return [cell]
+    folded = nbformat.v4.new_markdown_cell(cell.source[at + 2 :])
+    folded.id = f"{cell.id}-solution"[:64]
+    cell.source = cell.source[:at]
+    return [cell, folded]
+
+
+def add_scratch_cells(cells: list) -> list:
+    """An empty code cell between a written exercise and its folded solution, where the
+    learner can try things first (a coding exercise has its stub cell there already)."""
+    out = []
+    for cell, after in zip(cells, cells[1:] + [None], strict=True):
+        out.append(cell)
+        if (
+            after is not None
+            and cell.cell_type == "markdown"
+            and "> **Exercise " in cell.source
+            and after.cell_type == "markdown"
+            and after.source.startswith(FOLD.lstrip("\n"))
+        ):
+            scratch = nbformat.v4.new_code_cell(SCRATCH)
+            scratch.id = f"{cell.id}-try"[:64]
+            out.append(scratch)
+    return out
+
+
 def learner_notebook(nb: nbformat.NotebookNode, stem: str) -> nbformat.NotebookNode:
     """The learner edition of the course notebook ``nb`` (chapter ``stem``)."""
     nb = nbformat.from_dict(json.loads(json.dumps(nb)))  # deep copy
@@ -124,12 +160,15 @@ def learner_notebook(nb: nbformat.NotebookNode, stem: str) -> nbformat.NotebookN
             cell.metadata.pop(key, None)
         if cell.cell_type == "markdown":
             cell.source = converter.convert(cell.source, base=CHAPTERS)
-        elif folded:
+            cells.extend(split_at_fold(cell))
+            continue
+        if folded:
             cell.metadata["jupyter"] = {"source_hidden": True}
         cells.append(cell)
     if pending:
         raise ValueError(f"{stem}: a solution is never closed with {{solution-end}}")
 
+    cells = add_scratch_cells(cells)
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     setup = nbformat.v4.new_code_cell(setup_cell.setup_source(code))
     setup.id = "setup"
