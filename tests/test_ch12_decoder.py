@@ -83,6 +83,15 @@ def ce_no_shift(logits, Y):
     return -(Y * np.log(p)).sum(axis=-1).mean()
 
 
+def ce_log_of_softmax(logits, Y):
+    return -(Y * np.log(softmax(logits))).sum(axis=-1).mean()
+
+
+def ce_log_of_shifted_softmax(logits, Y):
+    z = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return -(Y * np.log(z / z.sum(axis=-1, keepdims=True))).sum(axis=-1).mean()
+
+
 def ce_bits(logits, Y):
     return good_cross_entropy(logits, Y) / np.log(2)
 
@@ -126,6 +135,8 @@ def sample_probability(logits, T, u):
         (check_cross_entropy, ce_per_position, "FAIL", "one loss per position"),
         (check_cross_entropy, ce_every_word, "FAIL", "one number per word"),
         (check_cross_entropy, ce_no_shift, "FAIL", "exp(1000) overflows"),
+        (check_cross_entropy, ce_log_of_softmax, "FAIL", "a probability underflowed to 0"),
+        (check_cross_entropy, ce_log_of_shifted_softmax, "FAIL", "underflowed to 0"),
         (check_cross_entropy, ce_bits, "FAIL", "log base 2"),
         (check_sample, good_sample, "PASS", "all 9 cases"),
         (check_sample, sample_greedy, "FAIL", "greedy decoding"),

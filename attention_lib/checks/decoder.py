@@ -6,7 +6,7 @@ import numpy as np
 
 from ..core import scaled_dot_product_attention, softmax
 from ..decoder import cross_entropy, sample
-from .base import Cases, CheckResult, Fail, expect_shape, known_mistakes, same, verdict
+from .base import Cases, CheckResult, Fail, Todo, call, expect_shape, known_mistakes, same, verdict
 
 # --- Exercise: one step of the KV cache -------------------------------------------------------
 
@@ -106,13 +106,32 @@ def check_cross_entropy(fn) -> CheckResult:
         case = "logits as large as 1000"
         out = _scalar(cases, case, big, np.array([0, 1]))
         if not np.isfinite(out):
-            raise Fail(
-                f"got {out} for logits near 1000: exp(1000) overflows. Subtract each row's "
-                "maximum first, or compute log-softmax as z - max - log(sum(exp(z - max)))."
-            )
+            raise Fail(f"got {out} for logits as large as 1000: " + _nan_hint(fn))
         same(out, cross_entropy(big, np.array([0, 1])), case)
 
     return verdict("cross_entropy", fn, run)
+
+
+def _nan_hint(fn) -> str:
+    """Tell an overflow (no max shift) from an underflow (log of a probability that is 0)."""
+    # Logits near 1000 that lie close together: after the max shift nothing underflows, so a
+    # function that subtracts the max is finite here, and one that does not still overflows.
+    close = np.array([[1000.0, 999.0, 998.0], [998.0, 1000.0, 999.0]])
+    try:
+        out = call(fn, "logits near 1000, close together", close, np.eye(3)[[0, 2]])
+        shifted = out.shape == () and bool(np.isfinite(out))
+    except (Fail, Todo):
+        shifted = False
+    if shifted:
+        return (
+            "a probability underflowed to 0, and Y * log(0) = 0 * (-inf) = nan. Compute the "
+            "log-probabilities directly, z - max - log(sum(exp(z - max))), or pick out the "
+            "target's log-probability by its index."
+        )
+    return (
+        "exp(1000) overflows. Subtract each row's maximum first, or compute log-softmax as "
+        "z - max - log(sum(exp(z - max)))."
+    )
 
 
 def _scalar(cases: Cases, case: str, logits, targets) -> np.ndarray:
