@@ -54,7 +54,7 @@ def seed_histogram(series: dict, marks: dict, *, title: str, xlabel: str, bins: 
         ax.axvline(
             value, color="black", linestyle=style, linewidth=1.6, label=f"{name}: {value:.2f}"
         )
-        below = ", ".join(f"{np.mean(v < value):.0%} of {n}" for n, v in data.items())
+        below = ", ".join(f"{_percent(np.mean(v < value))} of {n}" for n, v in data.items())
         parts.append(f"{name} at {value:.2f} (above {below})")
     ax.set_xlim(0, 1)
     ax.set_xlabel(xlabel, fontsize=11)
@@ -64,8 +64,13 @@ def seed_histogram(series: dict, marks: dict, *, title: str, xlabel: str, bins: 
     ax.legend(fontsize=9, loc="upper right")
     fig.tight_layout()
     summary = "; ".join(
-        f"{name}: median {np.median(v):.2f}, above 0.5 in {np.mean(v > 0.5):.0%} of seeds"
+        f"{name}: median {np.median(v):.2f}, above 0.5 in {_percent(np.mean(v > 0.5))} of seeds"
         for name, v in data.items()
     )
     alt = f"Histogram: {title}. {summary}. Marked: " + "; ".join(parts) + "."
     return fig, alt
+
+
+def _percent(share: float) -> str:
+    """A share as a percentage with one decimal, dropped when it is 0: 0.045 -> '4.5%'."""
+    return f"{100 * share:.1f}".removesuffix(".0") + "%"
