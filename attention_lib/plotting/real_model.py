@@ -19,7 +19,9 @@ from ..validate import as_float_array
 from .base import CMAP, annotate_cells, check_stack
 
 
-def attention_panels(weights, tokens, names=None, *, title: str, ncols: int = 3):
+def attention_panels(
+    weights, tokens, names=None, *, title: str, ncols: int = 3, cell: float = 0.16
+):
     """Small labelled heatmaps of several attention maps, on one 0-to-1 colour scale.
 
     Parameters
@@ -34,6 +36,9 @@ def attention_panels(weights, tokens, names=None, *, title: str, ncols: int = 3)
         Shown above the grid and used in the alt text.
     ncols : int, default 3
         Panels per row (three keep the labels readable at the page's width).
+    cell : float, default 0.16
+        Side of one heatmap cell in inches; the token labels grow with it (7.5 pt at
+        0.16 in), so a figure of two or three panels can use larger type.
 
     Returns
     -------
@@ -59,10 +64,12 @@ def attention_panels(weights, tokens, names=None, *, title: str, ncols: int = 3)
         mosaic[r * dy : r * dy + n, c * dx : c * dx + n] = W[i]
         marks += [(c * dx + j, r * dy + q) for q, j in enumerate(W[i].argmax(axis=1))]
     # Inches for labels, title and colour bar around cells of 0.16 in.
-    fig, ax, image, box = _mosaic(mosaic, marks, cell=0.16, margins=(0.95, 0.9, 0.45, 0.8))
+    grow = cell / 0.16  # labels and the margins that hold them scale with the cell
+    margins = (0.95 * grow, 0.9, 0.45, 0.8 * grow)
+    fig, ax, image, box = _mosaic(mosaic, marks, cell=cell, margins=margins)
     left, bottom, plot_w, plot_h, width, height = box
     # Plain text labels rather than ticks: each tick is several artists, and slow to draw.
-    label = {"fontsize": 7.5}
+    label = {"fontsize": 7.5 * grow}
     for r in range(nrows):
         for q, token in enumerate(tokens):
             ax.text(-0.8, r * dy + q, token, ha="right", va="center", **label)
@@ -72,7 +79,13 @@ def attention_panels(weights, tokens, names=None, *, title: str, ncols: int = 3)
             ax.text(
                 c * dx + j, r * dy + n - 0.2, token, rotation=90, ha="center", va="top", **label
             )
-        ax.text(c * dx + (n - 1) / 2, r * dy - 0.8, names[i], ha="center", fontsize=9)
+        ax.text(
+            c * dx + (n - 1) / 2,
+            r * dy - 0.8,
+            names[i],
+            ha="center",
+            fontsize=max(9, 7.5 * grow + 1),
+        )
     fig.text(
         (left + plot_w / 2) / width, 1 - 0.08 / height, title, ha="center", va="top", fontsize=10
     )
