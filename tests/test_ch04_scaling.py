@@ -2,6 +2,7 @@
 
 import math
 
+import matplotlib.colors
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -157,6 +158,10 @@ def test_gradients_figure_draws_median_and_band_on_log_axes():
     assert raw_line.get_marker() != scaled_line.get_marker()  # not colour alone
     # The narrow scaled band gets edges and a label, so it can be seen at all
     assert len(edges) == 2
+    # ...and the edges are dark: the pale band alone vanishes on white
+    band_rgb = np.array(matplotlib.colors.to_rgb(scaled_line.get_color()))
+    edge_rgb = np.array(matplotlib.colors.to_rgb(edges[0].get_color()))
+    assert edge_rgb.sum() < 0.6 * band_rgb.sum()
     np.testing.assert_allclose(edges[0].get_ydata()[-1], np.percentile([0.0099, 0.013, 0.018], 10))
     notes = [t.get_text() for t in ax.texts]  # min to max at 512, the prose's convention
     assert notes == ["every scaled row at $d_k$ = 512: 0.0099 to 0.018"]

@@ -16,6 +16,7 @@ from .base import CMAP
 # Dark and light ends of cividis: they differ in lightness, so they also read in greyscale.
 RAW = {"color": plt.get_cmap(CMAP)(0.1), "marker": "o", "linestyle": "-"}
 SCALED = {"color": plt.get_cmap(CMAP)(0.8), "marker": "s", "linestyle": "--"}
+EDGE = tuple(0.45 * c for c in SCALED["color"][:3])  # dark edge of the pale scaled band
 
 
 def _series(values, name: str, length: int) -> np.ndarray:
@@ -162,21 +163,19 @@ def gradients_vs_dimension(d_k, raw, scaled):
     d_k : array_like of shape (m,)
         The vector widths that were tried.
     raw, scaled : array_like of shape (m, rows)
-        For each width, the size of the derivative of every row's weights with respect to
-        its raw scores (a Frobenius norm), without and with the :math:`1/\sqrt{d_k}`
-        scaling; the scaled sizes include that factor.
+        For each width, the size (Frobenius norm) of the derivative of every row's weights
+        with respect to its raw scores, without and with the :math:`1/\sqrt{d_k}` factor.
 
     Returns
     -------
     fig : matplotlib.figure.Figure
     alt : str
-        The median of each series at both ends, and the 10th percentile of the raw one.
+        The median of each series at both ends, and the raw 10th percentile at the widest.
 
     Notes
     -----
-    A line is the median row; the shaded band runs from the 10th to the 90th percentile,
-    on a log axis, so a band that reaches far down means rows that pass back almost nothing;
-    the label gives the smallest and largest scaled row at d_k = 512, as the prose does.
+    A line is the median row, a band the 10th to 90th percentile (log axis: a deep band means
+    rows that pass back almost nothing); a label gives the scaled rows' range at d_k = 512.
     """
     d, series = _dims(d_k), {}
     for name, values in [("raw", raw), ("scaled", scaled)]:
@@ -190,10 +189,11 @@ def gradients_vs_dimension(d_k, raw, scaled):
         label = "raw scores" if name == "raw" else r"scaled by $1/\sqrt{d_k}$ (factor included)"
         z = 3 if name == "scaled" else 1
         ax.plot(d, mid, **style, label=f"{label}: median row", zorder=z + 1)
-        band = {"color": style["color"], "alpha": alpha, "hatch": hatch, "lw": 0, "zorder": z}
+        edge = {"edgecolor": EDGE, "lw": 1.0} if name == "scaled" else {"lw": 0}  # legend too
+        band = {"color": style["color"], "alpha": alpha, "hatch": hatch, "zorder": z, **edge}
         ax.fill_between(d, low, high, **band, label="10th to 90th percentile of rows")
-        if name == "scaled":  # narrow (a factor of ~2): opaque, on top, edged and labelled
-            ax.plot(d, low, d, high, color=style["color"], lw=0.8, zorder=z)
+        if name == "scaled":  # narrow (a factor of ~2): opaque, on top, dark-edged, labelled
+            ax.plot(d, low, d, high, color=EDGE, lw=1.0, zorder=z)  # under the median
             i = int(np.flatnonzero(d == 512)[0]) if 512 in d else d.size - 1  # the prose's width
             v = series["scaled_all"][i]  # every row, as the prose: min to max
             note = f"every scaled row at $d_k$ = {d[i]:g}: {v.min():.2g} to {v.max():.2g}"
