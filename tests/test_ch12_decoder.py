@@ -189,6 +189,17 @@ def test_training_is_deterministic_by_seed():
     assert not np.array_equal(one.test_loss, food.train(train, test, steps=3, every=1).test_loss)
 
 
+def test_training_measures_at_listed_steps_without_changing_the_run():
+    from attention_lib.toy import decoder as food
+
+    train, test = food.split()
+    every = food.train(train, test, steps=3, every=1, seed=5)
+    listed = food.train(train, test, steps=3, every=[0, 2, 3], seed=5)
+    assert list(listed.steps) == [0, 2, 3]
+    assert np.array_equal(listed.test_loss, every.test_loss[[0, 2, 3]])
+    assert all(np.array_equal(listed.params[k], every.params[k]) for k in every.params)
+
+
 def test_exercise_b_solution_matches_a_retrained_model():
     """Exercise 12.4(b): the numbers its solution quotes, from the procedure its prompt gives."""
     from threadpoolctl import threadpool_limits

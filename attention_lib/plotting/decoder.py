@@ -52,7 +52,10 @@ def loss_vs_baselines(steps, train_loss, test_loss, baselines: dict):
     ax.set_title("Next-word loss: lower is better")
     ax.legend(fontsize=8, loc="upper right")  # above the curves, clear of the baselines
     fig.tight_layout()
-    lines = "; ".join(f"{name} baseline {value:.2f}" for name, value in baselines.items())
+    lines = "; ".join(
+        f"{name} baseline {value:.2f}" + _first_below(s, test, value)
+        for name, value in baselines.items()
+    )
     alt = (
         f"Line plot over {int(s[-1])} training steps. Training loss from {train[0]:.2f} to "
         f"{train[-1]:.2f}; held-out loss from {test[0]:.2f} to {test[-1]:.2f}. Horizontal "
@@ -112,3 +115,9 @@ def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8)
         "Sentences written at this temperature: " + " | ".join(samples)
     )
     return fig, alt
+
+
+def _first_below(steps: np.ndarray, loss: np.ndarray, value: float) -> str:
+    """', held-out first below it at step 50' (the first measured step under ``value``), or ''."""
+    below = np.flatnonzero(loss < value)
+    return f", held-out first below it at step {int(steps[below[0]])}" if below.size else ""

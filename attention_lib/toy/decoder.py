@@ -137,7 +137,8 @@ def train(train: Batch, test: Batch, *, steps=800, batch_size=32, lr=0.01, seed=
     """Adam on minibatches of ``batch_size`` sentences, from :func:`init_params`.
 
     The learning rate decays linearly to 0 over the steps. Every ``every`` steps (and at
-    step 0) the loss is measured, with the weights of that moment, on the held-out
+    step 0), or at each step of ``every`` if it is a list of steps, the loss is measured
+    (measuring draws no random numbers), with the weights of that moment, on the held-out
     sentences and on as many training sentences (the first ones, always the same), so the
     two curves compare like with like. Deterministic for a given ``seed``.
     """
@@ -145,8 +146,9 @@ def train(train: Batch, test: Batch, *, steps=800, batch_size=32, lr=0.01, seed=
     rng = np.random.default_rng(seed)
     seen = Batch(*(a[: len(test.ids)] for a in train))  # training sentences to measure on
     state, measured = {}, []
+    at = set(range(0, steps + 1, every)) if np.ndim(every) == 0 else set(every)
     for step in range(steps + 1):
-        if step % every == 0:
+        if step in at:
             held_out = cross_entropy(forward(params, test.ids, HEADS)[0], *test[1:])
             on_train = cross_entropy(forward(params, seen.ids, HEADS)[0], *seen[1:])
             measured.append((step, on_train, held_out))
