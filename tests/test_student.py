@@ -18,16 +18,10 @@ VERDICT = re.compile(r"^\[[^\]\n]+\] (PASS|FAIL|TODO):", re.M)
 
 
 def solution_code(nb) -> list[str]:
-    """The source of every code cell between a solution's start and end markers."""
-    found, inside = [], False
-    for cell in nb.cells:
-        if student.START.search(cell.source):
-            inside = True
-        elif student.END.search(cell.source):
-            inside = False
-        elif inside and cell.cell_type == "code":
-            found.append(cell.source)
-    return found
+    """The source of every code cell inside a solution (start and end markers may share
+    a cell: a written solution)."""
+    regions = exercises.solution_regions(nb.cells)
+    return [c.source for i, c in enumerate(nb.cells) if i in regions and c.cell_type == "code"]
 
 
 @pytest.fixture(scope="module")
