@@ -2,7 +2,7 @@
 
 Each function runs one of the chapter's measurements over many random "sentences", so
 that the chapter's cells show the idea and the numbers rather than the bookkeeping.
-Queries and keys are standard normal, as in a freshly initialised model; a seed makes
+Queries and keys are standard normal, the unit-variance reference case; a seed makes
 every run give the same numbers.
 """
 
