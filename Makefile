@@ -13,7 +13,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 # pytest-xdist: one worker per core; a test file stays on one worker (module fixtures, kernels).
 XDIST := -n auto --dist loadfile
 # Tests run beside each other on every core: one BLAS thread per process, as `make test`
-# gives each stage (tools/run_tests.py), or OpenBLAS threads spin fighting for the cores.
+# gives each stage (tools/testrun/stages.py), or OpenBLAS threads spin fighting for the cores.
 check unit nbval: export OMP_NUM_THREADS := 1
 check unit nbval: export OPENBLAS_NUM_THREADS := 1
 check unit nbval: export MKL_NUM_THREADS := 1
@@ -25,7 +25,7 @@ help:
 	@echo "make book-course  the same site without any solution, for a running class"
 	@echo "make test     every check, as overlapping stages, with a table of their times"
 	@echo "              (a chapter's runs that passed are not repeated while their inputs"
-	@echo "              are unchanged; make test FULL=1 repeats them: tools/reuse.py)"
+	@echo "              are unchanged; make test FULL=1 repeats them: tools/testrun/reuse.py)"
 	@echo "make check    the quick loop while writing: ruff and the fast unit tests (< 30 s)"
 	@echo "make outputs  re-execute every chapter in place, then write notebooks/ (commit both)"
 	@echo "make notebooks  write the learner edition, notebooks/, from chapters/"
@@ -58,18 +58,18 @@ $(LIB_STAMP):
 	mkdir -p _build && touch $@
 
 book: $(STAMP) $(LIB_STAMP)
-	$(BIN)/python tools/vendor_assets.py
+	$(BIN)/python tools/book/vendor_assets.py
 	$(BIN)/jupyter-book build . --keep-going
 	@echo "Site built: open _build/html/index.html"
 
 book-course: $(STAMP) $(LIB_STAMP)
-	$(BIN)/python tools/vendor_assets.py
-	$(BIN)/python tools/course_site.py
+	$(BIN)/python tools/book/vendor_assets.py
+	$(BIN)/python tools/book/course_site.py
 
 # The stages (ruff, the book build, strict nbval, pytest, the Binder check, the browser
-# checks) overlap where they can; tools/run_tests.py prints a table of their times.
+# checks) overlap where they can; tools/testrun/stages.py prints a table of their times.
 test: $(STAMP)
-	$(BIN)/python tools/run_tests.py
+	$(BIN)/python tools/testrun/stages.py
 
 check: $(STAMP)
 	$(BIN)/ruff check .
@@ -97,7 +97,7 @@ binder: $(STAMP)
 # --all re-reads every page, so -W sees every warning even when a `make book` came first;
 # the chapters' execution is still cached (jupyter-cache) when their source is unchanged.
 site-build: $(STAMP) $(LIB_STAMP)
-	$(BIN)/python tools/vendor_assets.py
+	$(BIN)/python tools/book/vendor_assets.py
 	$(BIN)/jupyter-book build . -W -n --keep-going --all
 
 site-check: $(STAMP)
@@ -111,21 +111,21 @@ screenshots: $(STAMP)
 	@echo "Screenshots in _build/screenshots/"
 
 outputs: $(STAMP)
-	$(BIN)/python tools/refresh_outputs.py chapters/*.ipynb
-	$(BIN)/python tools/learner.py
+	$(BIN)/python tools/authoring/refresh_outputs.py chapters/*.ipynb
+	$(BIN)/python tools/editions/learner.py
 
 # The learner edition: what the site's Colab, Binder and download buttons open.
 notebooks: $(STAMP)
-	$(BIN)/python tools/learner.py
+	$(BIN)/python tools/editions/learner.py
 
 bench: $(STAMP)
 	$(BIN)/python tools/bench.py $(BENCH_ARGS)
-	$(BIN)/python tools/bench_grade.py
-	$(BIN)/python tools/bench_grade.py --honest 02_queries_keys_values 05_softmax 07_multi_head --jobs 1
-	$(BIN)/python tools/bench_site.py
+	$(BIN)/python tools/bench/grader_speed.py
+	$(BIN)/python tools/bench/grader_speed.py --honest 02_queries_keys_values 05_softmax 07_multi_head --jobs 1
+	$(BIN)/python tools/bench/site_speed.py
 
 student: $(STAMP)
-	$(BIN)/python tools/student.py --out _build_student
+	$(BIN)/python tools/editions/student.py --out _build_student
 
 grade: $(STAMP)
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder"; exit 2; }

@@ -185,7 +185,7 @@ def test_the_corpus_script_reproduces_the_committed_file():
     import sys
     from pathlib import Path
 
-    tool = Path(__file__).resolve().parents[1] / "tools" / "make_corpus.py"
+    tool = Path(__file__).resolve().parents[1] / "tools" / "authoring" / "make_corpus.py"
     done = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout
 
@@ -199,7 +199,7 @@ def test_every_sentence_of_the_corpus_is_grammatical():
     from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-    import make_corpus as mc
+    from authoring import make_corpus as mc
 
     foods = {f for foods, _ in mc.KINDS.values() for f in foods.split()}
     count = foods - mc.MASS - mc.PLURAL  # singular and countable: needs "a", "the", ...

@@ -1,6 +1,6 @@
 """The grader: marks come from the course's checkers, never from the student's process.
 
-The submissions are built from the student copy (``tools/student.py``), as a student
+The submissions are built from the student copy (``tools/editions/student.py``), as a student
 would fill it in: honest, blank, partly wrong, crashing, and every attack of issue 16.
 One graded run is shared by most tests (the ``graded`` fixture); the timeout and the
 killed grader have runs of their own. Every attack's function is right *only if* the
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import exercises  # noqa: E402
 import grade  # noqa: E402
-import student  # noqa: E402
+from editions import student  # noqa: E402
 from grading import flags, gradebook, sandbox, verdict, wire  # noqa: E402
 
 pytestmark = pytest.mark.skipif(sandbox.bwrap_path() is None, reason="needs bubblewrap")

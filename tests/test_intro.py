@@ -1,5 +1,6 @@
 """The landing page: its plan table lists every chapter with a study time that follows
-the chapter (tools/study_time.py), and it names the hand-set weights and the formula map."""
+the chapter (tools/authoring/study_time.py), and it names the hand-set weights and the
+formula map."""
 
 import re
 import sys
@@ -8,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from study_time import study_minutes  # noqa: E402
+from authoring.study_time import study_minutes  # noqa: E402
 
 INTRO = (ROOT / "intro.md").read_text()
 ROW = re.compile(r"^\| (\d\d) \| \[[^\]]+\]\((chapters/[^)]+\.ipynb)\) \|.*\| about (\d+) min \|$")

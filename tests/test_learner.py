@@ -1,4 +1,4 @@
-"""The learner edition (``notebooks/``, written by ``tools/learner.py``), read statically.
+"""The learner edition (``notebooks/``, written by ``tools/editions/learner.py``), read statically.
 
 What the Colab, Binder and download buttons open must be up to date with ``chapters/``,
 hold only what teaches (no assertion, no name defined only in a cell it leaves out, a
@@ -23,8 +23,7 @@ from markdown_it import MarkdownIt
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import exercises  # noqa: E402
-import learner  # noqa: E402
-import myst  # noqa: E402
+from editions import learner, myst  # noqa: E402
 
 CHAPTERS = sorted((ROOT / "chapters").glob("[0-9][0-9]_*.ipynb"))
 COMMONMARK = MarkdownIt("commonmark")

@@ -4,7 +4,7 @@
   ``assert`` is tagged ``remove-cell``.
 * Visible code lines fit the page: at most 80 columns.
 * A ``{literalinclude}`` shows the 3-15 lines that teach: no docstring, no private helper.
-* Exercise numbers restart in each chapter (``tools/exercise_numbers.py``; the built
+* Exercise numbers restart in each chapter (``tools/book/exercise_numbers.py``; the built
   pages are checked in ``tests/site``).
 """
 
@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import myst
-from myst import INCLUDE, included_lines
+from editions import myst
+from editions.myst import INCLUDE, included_lines
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))

@@ -15,7 +15,7 @@ import attention_lib
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
-import refresh_outputs  # noqa: E402
+from authoring import refresh_outputs  # noqa: E402
 
 LIB = ROOT / "attention_lib"
 CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
@@ -154,8 +154,8 @@ def comparable(nb: dict) -> list:
     """What `make outputs` must reproduce: each cell's source and outputs, as committed.
 
     Widget views (a random model id each run) and split stream chunks are normalised the way
-    tools/refresh_outputs.py writes them; execution timing is not compared, nor what a cell
-    tagged nbval-ignore-output prints (timings, which `make outputs` keeps as committed).
+    tools/authoring/refresh_outputs.py writes them; execution timing is not compared, nor what
+    a cell tagged nbval-ignore-output prints (timings, which `make outputs` keeps as committed).
     """
     nb = json.loads(json.dumps(nb))  # a copy to tidy
     refresh_outputs.tidy(nb)
@@ -214,7 +214,7 @@ def executed_copy(path: Path, tmp_path: Path) -> dict:
     shutil.copy(path, copy)
     (tmp_path / "attention_lib").symlink_to(LIB)  # for {literalinclude} paths only
     subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "refresh_outputs.py"), str(copy)],
+        [sys.executable, str(ROOT / "tools" / "authoring" / "refresh_outputs.py"), str(copy)],
         check=True,
         capture_output=True,
     )
@@ -233,8 +233,8 @@ def test_refreshing_outputs_changes_nothing(chapter, tmp_path):
 
 
 def test_the_setup_cell_installs_from_the_configured_repository():
-    # The learner edition's first cell (tools/setup_cell.py) is built from _config.yml.
-    import setup_cell
+    # The learner edition's first cell (tools/editions/setup_cell.py) is built from _config.yml.
+    from editions import setup_cell
 
     url, branch = setup_cell.repository()
     source = setup_cell.setup_source("import attention_lib")

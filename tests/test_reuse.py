@@ -1,4 +1,5 @@
-"""tools/reuse.py: a check that passed is left out only while nothing it reads has changed.
+"""tools/testrun/reuse.py: a check that passed is left out only while nothing it reads has
+changed.
 
 Each test builds a small git repository with the plugin, a chapter or two, a test marked
 ``reuse`` that notes each time it runs, and a notebook for nbval, then runs pytest in it
@@ -51,8 +52,9 @@ def notebook(text: str) -> nbformat.NotebookNode:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    (tmp_path / "tools").mkdir()
-    shutil.copy(ROOT / "tools" / "reuse.py", tmp_path / "tools" / "reuse.py")
+    (tmp_path / "tools" / "testrun").mkdir(parents=True)
+    for name in ("__init__.py", "reuse.py"):
+        shutil.copy(ROOT / "tools" / "testrun" / name, tmp_path / "tools" / "testrun" / name)
     shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
     (tmp_path / "pyproject.toml").write_text(
         '[tool.pytest.ini_options]\naddopts = "-p no:cacheprovider"\n'

@@ -11,7 +11,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import exercises  # noqa: E402
-import student  # noqa: E402
+from editions import student  # noqa: E402
 
 CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
 VERDICT = re.compile(r"^\[[^\]\n]+\] (PASS|FAIL|TODO):", re.M)
@@ -140,8 +140,9 @@ def test_it_never_overwrites_a_file_it_did_not_write_or_that_was_changed(tmp_pat
 def test_command_line_exits_1_and_names_the_refused_file(tmp_path):
     chapter = CHAPTERS[0]
     (tmp_path / chapter.name).write_text("mine")
+    tool = ROOT / "tools" / "editions" / "student.py"
     run = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "student.py"), "--out", str(tmp_path), str(chapter)],
+        [sys.executable, str(tool), "--out", str(tmp_path), str(chapter)],
         capture_output=True,
         text=True,
     )
@@ -150,7 +151,7 @@ def test_command_line_exits_1_and_names_the_refused_file(tmp_path):
 
 
 def test_course_site_is_staged_from_the_student_copies():
-    import course_site
+    from book import course_site
 
     stage = course_site.stage()
     staged = sorted((stage / "chapters").glob("*.ipynb"))

@@ -1,6 +1,6 @@
 """The exercises of a chapter, read from the course's committed notebook.
 
-One parser for every tool that needs them: the student build (``tools/student.py``
+One parser for every tool that needs them: the student build (``tools/editions/student.py``
 marks each exercise's answer cell), the grader (``tools/grade.py`` calls each
 exercise's checker) and the classroom exports. Nothing is listed by hand: a new
 exercise in a chapter is picked up the next time a tool runs.
@@ -234,5 +234,5 @@ def by_label() -> dict[str, Chapter]:
 
 def numbers() -> dict[str, tuple[str, int]]:
     """Each exercise label's chapter and number in it: ``{"ex-entropy": ("05_softmax", 2)}``,
-    which the site shows as "Exercise 5.2" (``tools/exercise_numbers.py``)."""
+    which the site shows as "Exercise 5.2" (``tools/book/exercise_numbers.py``)."""
     return {e.label: (c.stem, k) for c in chapters() for k, e in enumerate(c.exercises, start=1)}

@@ -1,7 +1,7 @@
 r"""Chapter 12: a corpus about food, and a tiny decoder trained on it to write the next word.
 
 The corpus, ``data/food.txt``, is the project's own text under the project's licence:
-6,000 different short sentences that ``tools/make_corpus.py`` generated from templates
+6,000 different short sentences that ``tools/authoring/make_corpus.py`` generated from templates
 with a fixed seed (its docstring says how). What a food tastes like depends on its kind
 (cakes are "delicious" or "sweet", lemons "sour", ...), and the running example "I ate
 the cake and it was delicious ." is deliberately not in it.

@@ -76,7 +76,7 @@ def venv() -> Path:
 
 def selected_stems(request, test: str) -> list[str]:
     """The chapters of ``test`` that this session runs: a chapter whose grading passed
-    unchanged is left out (tools/reuse.py), and then it need not be graded."""
+    unchanged is left out (tools/testrun/reuse.py), and then it need not be graded."""
     items = request.session.items
     return sorted({i.callspec.params["stem"] for i in items if i.originalname == test})
 
@@ -286,7 +286,7 @@ def test_every_student_chapter_runs_to_its_todo_lines(
 
 def test_the_course_site_drops_text_answers_and_listings_that_solve_an_exercise():
     sys.path.insert(0, str(ROOT / "tools"))
-    import course_site
+    from book import course_site
 
     for stem in common.all_stems():
         nb = course_site.for_the_class(common.student_copy(stem), stem)

@@ -20,7 +20,7 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT / "tools"))
-import bench_site  # noqa: E402
+from bench import site_speed  # noqa: E402
 
 SITE_DIR = REPO_ROOT / os.environ.get("SITE_DIR", "_build/html")  # an absolute SITE_DIR wins
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's package; never a browser that Playwright downloads
@@ -34,7 +34,7 @@ CHROMIUM_ARGS = [
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 RENDER_TIMEOUT_MS = 20_000
 
-# Formulas are typeset when the book is built (tools/static_math.py); should a page still
+# Formulas are typeset when the book is built (tools/book/static_math.py); should a page still
 # load MathJax, this waits (at most timeoutMs) for it. What is untypeset shows in INSPECT_JS.
 WAIT_FOR_RENDER_JS = """async (timeoutMs) => {
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -96,7 +96,7 @@ class PageLog:
 
 
 # axe-core runs the accessibility checks inside each page. Pinned like the site's own assets
-# (tools/vendor_assets.py): npm pack once into _build/.vendor-cache, checked against this hash.
+# (tools/book/vendor_assets.py): npm pack once into _build/.vendor-cache, checked against this hash.
 # axe-core is MPL-2.0; it is only used by the tests and never copied into the site.
 AXE = (
     "axe-core",
@@ -108,7 +108,7 @@ AXE = (
 @pytest.fixture(scope="session")
 def axe_source() -> str:
     """The text of axe.min.js at the pinned version (fetched once with npm pack)."""
-    import vendor_assets
+    from book import vendor_assets
 
     package = vendor_assets.Package(*AXE, files=(("package/axe.min.js", "."),), license="MPL-2.0")
     vendor_assets.fetch(package)
@@ -240,7 +240,7 @@ def open_page(browser, base_url: str):
         page.on("pageerror", lambda error: now["log"].errors.append(f"uncaught {error}"))
         page.on("response", on_response)
         page.on("requestfailed", on_failed)
-        tabs[width, height, dark] = page, now, bench_site.record_sizes(page)
+        tabs[width, height, dark] = page, now, site_speed.record_sizes(page)
         return tabs[width, height, dark]
 
     def _open(path: str, width: int = 1280, height: int = 900, dark: bool = False):

@@ -1,7 +1,7 @@
 """The built site and the learner edition point at each other, and both ends exist.
 
 * Each chapter page's Colab, Binder and download buttons name ``notebooks/NN_topic.ipynb``
-  (``tools/learner_links.py``), and the downloaded file is the committed learner edition.
+  (``tools/book/learner_links.py``), and the downloaded file is the committed learner edition.
 * Every link from a learner edition into the website (glossary terms, references, other
   chapters' exercises) reaches a page of the built site and an element with its anchor.
 
@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-import setup_cell  # noqa: E402
+from editions import setup_cell  # noqa: E402
 
 SITE = ROOT / "_build" / "html"
 EDITIONS = sorted((ROOT / "notebooks").glob("*.ipynb"))

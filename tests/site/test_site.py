@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import bench_site
 import pytest
+from bench import site_speed
 
 # Every test here reads one pass over the site at 1280 px (site_logs): keep them on one
 # worker, while the phone pass, which ends in dark mode (test_site_reader.py), runs on the other.
@@ -88,7 +88,7 @@ def site_logs(open_page, site_pages, axe_source, shoot):
     for path in site_pages:
         page, log = open_page(path)
         facts = log.facts
-        facts["first_visit"] = bench_site.visit_summary(page, log.sizes)
+        facts["first_visit"] = site_speed.visit_summary(page, log.sizes)
         facts["layout_shift"] = page.evaluate(LAYOUT_SHIFT_JS)
         facts["clipped"] = page.evaluate(CLIPPED_JS)
         facts["tab_stops"] = page.evaluate(MATH_TAB_STOPS_JS)
@@ -277,8 +277,8 @@ def test_every_chapter_has_exercises_with_collapsed_solutions(chapter_checks):
 
 
 # Bytes a chapter page may cost a reader with an empty cache. Formulas are typeset at
-# build time (tools/static_math.py), so no page downloads MathJax. Time to a usable slider
-# depends on the machine: `make bench` measures it (tools/bench_site.py).
+# build time (tools/book/static_math.py), so no page downloads MathJax. Time to a usable slider
+# depends on the machine: `make bench` measures it (tools/bench/site_speed.py).
 FIRST_VISIT_BUDGET = 2.5e6
 PAGE_BUDGET = 1.5e6  # bytes: a chapter page, its images and its widget state
 

@@ -144,7 +144,7 @@ FIGURE_SCALES_JS = """() => [...document.querySelectorAll(
 
 PHONE = (375, 812)
 # Every box that is wider than the screen: code must wrap; a figure, a slider's picture or
-# an equation must be a tab stop and say that it scrolls (tools/a11y_fixes.py marks them).
+# an equation must be a tab stop and say that it scrolls (tools/book/a11y_fixes.py marks them).
 SCROLL_BOXES_JS = """() => {
   const problems = [];
   document.querySelectorAll(".bd-article *").forEach((box) => {

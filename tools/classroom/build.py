@@ -3,7 +3,7 @@
     python tools/classroom/build.py [STEM ...]     # default: every chapter
 
 otter (Gradescope) and nbgrader (JupyterHub) run from their own virtual environment,
-_build/classroom-venv, built from requirements-classroom.txt (see venv.py).
+_build/classroom-venv, built from requirements-classroom.txt (see envs.py).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """What every classroom export reads from a chapter: its exercises and its student copy.
 
 The exercises come from ``tools/exercises.py`` (the one parser of a chapter's exercises)
-and the student copy from ``tools/student.py``; nothing here reads a chapter another way.
+and the student copy from ``tools/editions/student.py``; nothing here reads a chapter another
+way.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ TOOLS = Path(__file__).resolve().parents[1]
 ROOT = TOOLS.parent
 sys.path.insert(0, str(TOOLS))
 import exercises  # noqa: E402
-import student  # noqa: E402
+from editions import student  # noqa: E402
 
 OUT = ROOT / "_build" / "classroom"
 KEY = exercises.KEY
@@ -90,7 +91,7 @@ def solution_text(stem: str, label: str) -> str:
 
 
 def answer_label(cell) -> str | None:
-    """The exercise whose answer cell this is (the mark tools/student.py sets)."""
+    """The exercise whose answer cell this is (the mark tools/editions/student.py sets)."""
     return cell.get("metadata", {}).get(KEY, {}).get("answer")
 
 

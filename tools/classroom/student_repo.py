@@ -1,7 +1,8 @@
 """A repository a teacher can push as it is: the student chapters and the library.
 
     _build/classroom/student-repo/
-        chapters/NN_topic.ipynb   the student copies (tools/student.py): no solutions
+        chapters/NN_topic.ipynb   the student copies (tools/editions/student.py), without
+                                  solutions
         attention_lib/            the library, installed by `-e .` of this repository
         pyproject.toml, LICENSE   so that `-e .` installs it
         requirements.txt          the chapters' run time, JupyterLab and jupyterlab-myst

@@ -2,6 +2,7 @@
 
 * :mod:`.wire`: how values cross the sandbox wall (JSON and ``.npy``, never pickle);
 * :mod:`.worker`: the plain Python process that runs a student's answer cells, sandboxed;
+* :mod:`.tripwires`: in the worker, the library functions an exercise rules out, set to trip;
 * :mod:`.sandbox`: starts the worker under bubblewrap and talks to it, with time limits;
 * :mod:`.mounts`: what the sandbox holds, and as which user the student's code runs;
 * :mod:`.seccomp`: the system calls the sandbox refuses (built with libseccomp);

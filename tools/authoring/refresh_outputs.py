@@ -1,6 +1,6 @@
 """Re-execute chapter notebooks in place so their committed outputs are fresh.
 
-    python tools/refresh_outputs.py chapters/*.ipynb
+    python tools/authoring/refresh_outputs.py chapters/*.ipynb
 
 The result is deterministic: running it twice leaves `git diff` empty, on any Python
 version. Timings printed by a cell tagged nbval-ignore-output keep their committed text

@@ -1,6 +1,6 @@
 """`make test`: every check of the project, run as stages that share the machine's cores.
 
-    python tools/run_tests.py [stage ...]      (no argument: all stages)
+    python tools/testrun/stages.py [stage ...]      (no argument: all stages)
 
 Each stage is one command. A stage starts as soon as the stages it needs have passed and
 there is room for it: ``cores`` is how many cores it keeps busy, and the stages running
@@ -21,7 +21,7 @@ machine spent meanwhile from ``/proc/stat``, has it.) The exit status is 1 if an
 failed.
 
 The checks that execute chapters (strict nbval, the Colab and student-copy runs, the
-graders) are not run again while their inputs are unchanged (``tools/reuse.py``); the
+graders) are not run again while their inputs are unchanged (``tools/testrun/reuse.py``); the
 table's last line says how many were reused. ``FULL=1`` (``make test FULL=1``) runs all.
 """
 
@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LOGS = ROOT / "_build" / "test-logs"
 PY = str(ROOT / ".venv" / "bin" / "python")
 CORES = os.cpu_count() or 2
@@ -199,7 +199,7 @@ def run(selected: list[Stage]) -> int:
 
 
 def _reused(name: str) -> int:
-    """How many passing runs a stage's log says it reused (tools/reuse.py)."""
+    """How many passing runs a stage's log says it reused (tools/testrun/reuse.py)."""
     path = LOGS / f"{name}.log"
     log = path.read_text(errors="replace") if path.exists() else ""
     return sum(int(n) for n in re.findall(r"^reused (\d+) passing runs", log, re.M))

@@ -1,16 +1,16 @@
 """Put pinned copies of the site's front-end libraries into ``_build/vendor_site/vendor/``.
 
 The built book must work with the network off and light on a first visit, so formulas are
-typeset when the book is built (``tools/static_math.py`` runs MathJax in Node on the
+typeset when the book is built (``tools/book/static_math.py`` runs MathJax in Node on the
 pinned copy extracted to ``_build/.vendor-cache/mathjax-node/``) and the site serves only
 MathJax's fonts and licence, never a CDN. (The sliders need no widget manager on the
 site: ``frame_slider`` shows itself there as plain HTML, see ``attention_lib/widgets.py``
-and ``tools/light_pages.py``.) ``_config.yml`` copies ``_build/vendor_site`` into the
+and ``tools/book/light_pages.py``.) ``_config.yml`` copies ``_build/vendor_site`` into the
 html root (``html_extra_path``).
 
 Run from the repository root before ``jupyter-book build``::
 
-    python tools/vendor_assets.py
+    python tools/book/vendor_assets.py
 
 Each package is fetched once with ``npm pack`` into ``_build/.vendor-cache/`` and checked against
 the sha512 recorded here. A second run with nothing changed only checks a stamp file.
@@ -40,7 +40,7 @@ CACHE = BUILD / ".vendor-cache"
 SITE = BUILD / "vendor_site"  # the folder that html_extra_path copies into the html root
 VENDOR = SITE / "vendor"
 STAMP = CACHE / "vendor_site.stamp.json"
-NODE = CACHE / "mathjax-node"  # MathJax's Node build, for tools/static_math.py; not served
+NODE = CACHE / "mathjax-node"  # MathJax's Node build, for static_math.py; not served
 
 
 @dataclass(frozen=True)
@@ -160,7 +160,8 @@ def main() -> None:
         # What the site ships, at which version, under which license: served as vendor/VERSIONS.txt.
         versions = VENDOR / "VERSIONS.txt"
         versions.write_text(
-            "Third-party files in this folder, fetched with `npm pack` by tools/vendor_assets.py:\n"
+            "Third-party files in this folder, fetched with `npm pack` by "
+            "tools/book/vendor_assets.py:\n"
             + "".join(
                 f"{p.name}@{p.version}  license {p.license}  {p.integrity}\n" for p in PACKAGES
             )

@@ -5,7 +5,7 @@ it, look at the output), and about 7 minutes per exercise. Rounded to 5 minutes.
 guide for planning a session, not a measurement; tests/test_intro.py keeps the table
 within 10 minutes of it as chapters change.
 
-Usage: .venv/bin/python tools/study_time.py
+Usage: .venv/bin/python tools/authoring/study_time.py
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WORDS_PER_MINUTE = 150
 MINUTES_PER_CODE_CELL = 0.5
 MINUTES_PER_EXERCISE = 7

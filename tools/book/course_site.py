@@ -1,11 +1,11 @@
 """Build the website for a running course: the same book, with no solutions anywhere.
 
-    python tools/course_site.py        # or: make book-course
+    python tools/book/course_site.py        # or: make book-course
 
 The default site (``make book``) keeps every solution in a folded dropdown. While a
 class is working on the exercises, publish this one instead: its chapter pages and its
-downloadable ``.ipynb`` files are made from the student copies (see ``student.py``), so
-neither the HTML nor a download contains a solution.
+downloadable ``.ipynb`` files are made from the student copies
+(``tools/editions/student.py``), so neither the HTML nor a download contains a solution.
 
 It stages the book in ``_build/course_src`` (links to everything, with the chapters
 replaced by their student copies) and builds it into ``_build/course_src/_build/html``.
@@ -27,11 +27,13 @@ import sys
 from pathlib import Path
 
 import nbformat
-from exercises import KEY, chapter
-from myst import INCLUDE, included, options
-from student import student_notebook
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/: exercises, the packages
+from editions.myst import INCLUDE, included, options  # noqa: E402
+from editions.student import student_notebook  # noqa: E402
+from exercises import KEY, chapter  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
 STAGE = ROOT / "_build" / "course_src"
 # No learner edition either: without one, a page's download button serves its student copy.
 SKIP = {"_build", "chapters", "notebooks", ".git", ".venv"}

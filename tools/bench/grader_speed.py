@@ -1,7 +1,7 @@
 """How fast the grader is: grade N synthetic submissions of one chapter, report the rate.
 
-    python tools/bench_grade.py [--n 300] [--chapter 05_softmax] [--jobs CORES]
-    python tools/bench_grade.py --honest 02_queries_keys_values 05_softmax 07_multi_head
+    python tools/bench/grader_speed.py [--n 300] [--chapter 05_softmax] [--jobs CORES]
+    python tools/bench/grader_speed.py --honest 02_queries_keys_values 05_softmax 07_multi_head
                                 [--n 20] [--jobs CORES]
 
 The submissions are made from the student copy: a quarter honest (the course's solution
@@ -26,12 +26,12 @@ from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/: exercises, the packages
 import exercises  # noqa: E402
 import grade  # noqa: E402
-import student  # noqa: E402
+from editions import student  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def synthetic(chapter: exercises.Chapter, kind: int) -> nbformat.NotebookNode:

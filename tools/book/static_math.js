@@ -1,4 +1,4 @@
-// Typeset TeX with MathJax's CHTML output, in Node, for tools/static_math.py.
+// Typeset TeX with MathJax's CHTML output, in Node, for tools/book/static_math.py.
 // Reads a JSON list of [tex, display] pairs from the file named as the first argument and
 // prints {"html": [...one mjx-container per pair...], "css": "...the styles they need..."}.
 // Each formula carries MathML for screen readers (the assistive-mml extension).

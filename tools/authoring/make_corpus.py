@@ -1,7 +1,7 @@
 """Write chapter 12's corpus: short sentences about food, eating and how things taste.
 
-    python tools/make_corpus.py          # writes attention_lib/toy/data/food.txt
-    python tools/make_corpus.py --check  # exit 1 if the committed file is out of date
+    python tools/authoring/make_corpus.py          # writes attention_lib/toy/data/food.txt
+    python tools/authoring/make_corpus.py --check  # exit 1 if the committed file is out of date
 
 The sentences are generated, not collected: a few dozen templates written for this course
 are filled with foods, people, places and taste words, with a seeded random generator, so
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "attention_lib" / "toy" / "data" / "food.txt"
 SEED = 12
 N_SENTENCES = 6000

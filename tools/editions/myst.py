@@ -1,9 +1,9 @@
 """The MyST a chapter's markdown uses, read in one place for every tool that rewrites it.
 
 The website renders MyST itself. Two other readers do not: the learner edition
-(``tools/learner.py``), which must be plain CommonMark for Colab, and the course site
-for a running class (``tools/course_site.py``), which leaves out a listing that would
-give an exercise away. Both find a ``literalinclude`` and the lines it shows here, so the
+(``tools/editions/learner.py``), which must be plain CommonMark for Colab, and the course
+site for a running class (``tools/book/course_site.py``), which leaves out a listing that
+would give an exercise away. Both find a ``literalinclude`` and the lines it shows here, so the
 two can never disagree on what a listing contains.
 """
 

@@ -1,6 +1,6 @@
 """What a reader's first visit to each chapter page costs: bytes, and time to a usable slider.
 
-    python tools/bench_site.py [--site _build/html]      # part of `make bench`
+    python tools/bench/site_speed.py [--site _build/html]      # part of `make bench`
 
 Serves the built site on 127.0.0.1 and opens every chapter page in headless Chromium
 with an empty cache. For each page it records the bytes of every response (HTML, styles,
@@ -21,7 +21,7 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
     "--no-sandbox",

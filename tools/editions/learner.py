@@ -1,7 +1,7 @@
 """Write the learner edition: the notebooks that the site's Colab, Binder and download buttons open.
 
-    python tools/learner.py            # or: make notebooks; writes notebooks/ from chapters/
-    python tools/learner.py --check    # exit 1 if notebooks/ is not what chapters/ makes
+    python tools/editions/learner.py          # or: make notebooks; notebooks/ from chapters/
+    python tools/editions/learner.py --check  # exit 1 if notebooks/ is not what chapters/ makes
 
 A chapter in ``chapters/`` is the course's single source, and it carries what the website
 needs: cells of assertions, MyST directives and roles, solutions in ordinary cells. The
@@ -9,13 +9,13 @@ learner edition keeps only what teaches, in a form that JupyterLab and Colab bot
 
 * cells tagged ``remove-cell`` (the assertions, the line about the learner edition) go;
   plot code tagged ``hide-input`` is collapsed (``jupyter.source_hidden``);
-* a short setup cell comes first (``tools/setup_cell.py``): it installs the library in
-  Colab or a downloaded notebook, and does nothing where the library is installed;
+* a short setup cell comes first (``setup_cell.py``): it installs the library in Colab
+  or a downloaded notebook, and does nothing where the library is installed;
 * every solution becomes one markdown cell holding a folded ``<details>`` block: its text,
   its code as a listing and what that code prints. Nothing of it runs on "Run All", so
   each checker stays at TODO until the learner writes an answer. A written exercise gets
   an empty code cell under it, to try things before opening its solution;
-* MyST becomes CommonMark with math (``tools/myst.py``): exercises as numbered boxes
+* MyST becomes CommonMark with math (``myst.py``): exercises as numbered boxes
   (blockquotes), numbered as on the site ("Exercise 5.1"); each ``literalinclude`` as the
   lines it shows; glossary terms, citations and references to other chapters as links to
   the website.
@@ -34,12 +34,12 @@ from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/: exercises, the packages
 import exercises  # noqa: E402
-import myst  # noqa: E402
-import setup_cell  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+from editions import myst, setup_cell  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = ROOT / "chapters"
 OUT = ROOT / "notebooks"
 BANNER = (

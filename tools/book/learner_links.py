@@ -2,7 +2,7 @@
 
 The theme builds those buttons from the page's source, ``chapters/NN_topic.ipynb``: the
 course's source, with its test cells and MyST that Colab shows raw. This extension swaps
-in ``notebooks/NN_topic.ipynb``, the learner edition (``tools/learner.py``):
+in ``notebooks/NN_topic.ipynb``, the learner edition (``tools/editions/learner.py``):
 
 * the Colab and Binder links name it in the repository (so a fork's buttons open the
   fork's copy, after its one ``repository: url:`` change);
