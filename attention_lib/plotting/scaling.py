@@ -135,7 +135,7 @@ def sharpness_vs_dimension(d_k, *, raw_max, scaled_max, raw_entropy, scaled_entr
         ax.plot(d, curves[f"scaled_{key}"], **SCALED, label=r"scaled by $1/\sqrt{d_k}$")
         ax.set_xscale("log", base=2)
         _plain_log2_ticks(ax, d)
-        ax.legend(fontsize=8, loc="center right")
+        ax.legend(fontsize=9, loc="center right")
         ax.set_xlabel("$d_k$")
         ax.set_ylabel(ylabel)
         ax.set_ylim(ylim if ylim else (0, np.log(n) * 1.1))
@@ -283,14 +283,14 @@ def scaling_frame(raw_scores, d_k: int, *, xlim=None, ylim=None, bins: int = 64)
     left.set_xlabel("score")
     left.set_ylabel("density")
     left.set_title(f"All {raw.size} scores, $d_k$ = {d_k}")
-    left.legend(fontsize=8)
+    left.legend(fontsize=9)
     ranks = x if n <= 10 else np.unique(np.r_[0, np.arange(3, n, 4), n - 1])  # 1, 4, 8, ...
     right.set_xticks(ranks, [str(j + 1) for j in ranks])
     right.set_ylim(0, 1)
     right.set_xlabel("key, ranked by its weight (1 = largest)")
     right.set_ylabel("mean weight")
     right.set_title(f"Mean sorted row of {n} keys")
-    right.legend(fontsize=8, loc="upper right")
+    right.legend(fontsize=9, loc="upper right")
     alt = (
         f"d_k = {d_k}. Left: histogram of {raw.size} scores; raw scores have standard "
         f"deviation {raw.std():.1f}, scaled ones {scaled.std():.1f}. Right: softmax weights "
