@@ -345,3 +345,38 @@ def test_the_search_icon_leaves_the_query_readable(open_page):
     )
     icon_ends = icon.bounding_box()["x"] + icon.bounding_box()["width"]
     assert text_starts >= icon_ends, f"the query starts at {text_starts}, under the icon"
+
+
+DRAWN_JS = """(img) => [img.getBoundingClientRect().width, img.naturalWidth,
+  getComputedStyle(img.closest('.full-size, .fit-width, .scrolls-sideways') || img, '::after')
+    .content]"""
+
+
+def test_a_click_shows_a_shrunk_figure_at_full_size_and_a_tap_fits_a_wide_one(open_page):
+    """At 1280 px chapter 11's widest figure is shrunk to the column: a click draws it at
+    its own size in a box that scrolls and says so, and a second click fits it again. On a
+    375 px phone a figure that scrolls is fitted to the screen by a tap, and back."""
+    page, _ = open_page("chapters/11_real_model.html")
+    page.wait_for_timeout(200)
+    found = page.locator("div.cell_output img.can-enlarge")
+    assert found.count(), "no figure is drawn smaller than its own size at 1280 px"
+    img = found.first.element_handle()  # the class goes while the figure is at full size
+    shrunk, natural, _ = page.evaluate(DRAWN_JS, img)
+    assert shrunk < natural - 1
+    img.click()
+    full, _, cue = page.evaluate(DRAWN_JS, img)
+    assert abs(full - natural) < 1 and "Full size" in cue, (full, natural, cue)
+    assert img.evaluate("(i) => i.closest('.scrolls-sideways').tabIndex") == 0, "no tab stop"
+    img.click()
+    assert abs(page.evaluate(DRAWN_JS, img)[0] - shrunk) < 1
+    page, _ = open_page("chapters/11_real_model.html", width=PHONE[0], height=PHONE[1])
+    page.wait_for_timeout(200)
+    box = page.locator("div.cell_output .scrolls-sideways, div.cell_output.scrolls-sideways")
+    img = box.first.locator("img").first.element_handle()
+    wide, _, cue = page.evaluate(DRAWN_JS, img)
+    assert "tap the figure to fit it" in cue
+    img.click()
+    fitted, _, cue = page.evaluate(DRAWN_JS, img)
+    assert fitted < wide and fitted <= PHONE[0] and "Fitted to the screen" in cue, (fitted, cue)
+    img.click()
+    assert abs(page.evaluate(DRAWN_JS, img)[0] - wide) < 1
