@@ -254,10 +254,14 @@ def _tile_logits(Q_tile, Kt_tile, s: float, before: float, work) -> np.ndarray:
 def best_time(fn, *args, repeat: int = 5, budget: float = 0.5, **kwargs) -> float:
     """The fastest of up to ``repeat`` runs of ``fn(*args, **kwargs)``, in seconds.
 
-    The minimum is the run least disturbed by whatever else the computer was doing.
-    Runs stop early once ``budget`` seconds have been spent; there is always one.
+    One untimed call comes first, so that what only the first call pays (fresh memory
+    from the operating system, starting BLAS's threads) is not counted: callers need no
+    warm-up of their own. The minimum is the run least disturbed by whatever else the
+    computer was doing. Runs stop early once ``budget`` seconds have been spent; there
+    is always one.
     """
     repeat = check_positive_int(repeat, "repeat")
+    fn(*args, **kwargs)  # the warm-up, not timed
     times, spent = [], 0.0
     while len(times) < repeat and (not times or spent < budget):
         start = time.perf_counter()

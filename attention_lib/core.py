@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .fast import _EXP_SAFE as _EXP_SAFE
+from .fast import attend_in_blocks, blocks_pay_off
 from .validate import (
     as_float_array,
     check_axis,
@@ -159,15 +161,25 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, temperature: fl
     return _attention(Q, K, V, mask, s, T)
 
 
-def _attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask, s: float, T: float):
-    """:func:`_attend` on the scores, or, for large inputs, the same (to rounding) in blocks."""
-    if _blocks_pay_off(Q, K, V, s / T):
-        return _attend_in_blocks(Q, K, V, mask, s / T)
-    return _attend(_scores(Q, K), V, mask, s, T)
+def _attention(Q, K, V, mask, s: float, T: float, *, need_weights: bool = True, out=None):
+    """:func:`_attend` on the scores, or, for large inputs, the same (to rounding) in blocks.
+
+    The blocked route is :func:`attention_lib.fast.attend_in_blocks`; it keeps no weights
+    when ``need_weights`` is false. ``out``, if given, receives the output.
+    """
+    if blocks_pay_off(Q, K, V, s / T):
+        return attend_in_blocks(Q, K, V, mask, s / T, need_weights=need_weights, out=out)
+    output, weights = _attend(_scores(Q, K), V, mask, s, T)
+    if out is not None:
+        out[...] = output
+    return (output if out is None else out), weights
+
+
+_blocks_pay_off = blocks_pay_off  # chapter 9 imports it from here, chapter 8 _EXP_SAFE
 
 
 def _attend(scores: np.ndarray, V: np.ndarray, mask, s: float, T: float):
-    """Scale, mask, softmax and blend on checked inputs (big ones: :func:`_attend_in_blocks`)."""
+    """Scale, mask, softmax and blend on checked inputs (big ones: :func:`attend_in_blocks`)."""
     with np.errstate(over="ignore"):
         logits = scores * scores.dtype.type(s)
     if not np.all(np.isfinite(logits)):
@@ -179,73 +191,6 @@ def _attend(scores: np.ndarray, V: np.ndarray, mask, s: float, T: float):
     per_output = output.shape[:-1] + weights.shape[-1:]
     if weights.shape != per_output:  # V has more batch dims than Q and K
         weights = np.broadcast_to(weights, per_output).copy()  # one matrix per output
-    return output, weights
-
-
-# |logits| <= LIMIT lets the blocked route skip the max shift: e^600 and e^60 are far from
-# overflow (e^709, e^88.7), and e^-600 and e^-60 far from zero.
-_EXP_SAFE = {np.dtype(np.float64): 600.0, np.dtype(np.float32): 60.0}
-_BLOCK = 2**18  # weights per block: 2 MiB in float64, so one block stays in a core's cache
-
-
-def _blocks_pay_off(Q: np.ndarray, K: np.ndarray, V: np.ndarray, c: float) -> bool:
-    r"""Whether :func:`_attend_in_blocks` applies: big heads, one dtype, no overflow possible.
-
-    The bound is Cauchy-Schwarz, :math:`|c\, q \cdot k| \le c \lVert q \rVert \lVert k
-    \rVert`: if it keeps every logit within ``_EXP_SAFE``, nothing can overflow, and no
-    check of the big score matrix is needed. Anything else takes the checked route.
-    """
-    if Q.shape[-2] * K.shape[-2] < 2**16 or not Q.dtype == K.dtype == V.dtype:
-        return False  # small heads: the per-block Python overhead would dominate
-    if Q.shape[:-2] != np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2]):
-        return False  # K or V with more batch dimensions than Q: weights get broadcast
-    with np.errstate(over="ignore", invalid="ignore"):
-        q = np.sqrt(np.max(np.einsum("...i,...i->...", Q, Q)))  # longest query
-        k = np.sqrt(np.max(np.einsum("...i,...i->...", K, K)))  # longest key
-        return bool(c * q * k <= _EXP_SAFE[Q.dtype] and c * q < np.finfo(Q.dtype).max)
-
-
-def _attend_in_blocks(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask, c: float):
-    r"""The same attention as :func:`_attend`, a block of queries at a time, in place.
-
-    Three ideas make it fast, none changes the result beyond rounding:
-
-    * **Blocks that stay in cache.** A block of query rows needs only itself, ``K`` and
-      ``V``. Its logits go straight into ``weights`` (``out=``); exp, normalise and blend
-      run while it is in the CPU's cache, not once per step over the whole matrix.
-    * **Softmax in place, in two passes.** Softmax does not change if every logit of a
-      row moves by the same amount; subtracting the row's maximum only guards ``exp``
-      against overflow. :func:`_blocks_pay_off` has proven that no logit is large, so
-      ``exp`` runs directly; then each row is multiplied by its ``1 / sum``.
-    * **Scale the small matrix.** ``(c Q) K^T`` equals ``c (Q K^T)`` but touches
-      ``n_q d_k`` numbers instead of ``n_q n_k``.
-    """
-    *batch, n_q, _ = Q.shape
-    n_k, d_v = K.shape[-2], V.shape[-1]
-    weights = np.empty((*batch, n_q, n_k), Q.dtype)  # filled block by block, never copied
-    output = np.empty((*batch, n_q, d_v), Q.dtype)  # (..., n_q, d_v)
-    Q = Q * Q.dtype.type(c)  # (..., n_q, d_k): the scale and temperature, once
-    K = np.broadcast_to(K, (*batch, n_k, K.shape[-1]))  # views: one K and V per head
-    V = np.broadcast_to(V, (*batch, n_k, d_v))
-    if mask is not None:
-        mask = np.broadcast_to(mask, weights.shape)  # e.g. one mask shared by all heads
-    rows = max(1, _BLOCK // n_k)
-    for head in np.ndindex(*batch):
-        Kt = K[head].T  # (d_k, n_k), a view
-        for start in range(0, n_q, rows):
-            part = (*head, slice(start, start + rows))
-            w = weights[part]  # (rows, n_k): a view into the result
-            np.matmul(Q[part], Kt, out=w)  # the logits c q . k
-            np.exp(w, out=w)
-            if mask is not None:
-                w *= mask[part]  # masked keys get exactly 0
-            w *= 1 / w.sum(axis=-1, keepdims=True)  # (rows, 1): rows now sum to 1
-            np.matmul(w, V[head], out=output[part])  # (rows, d_v)
-    if not np.all(np.isfinite(output)):
-        raise ValueError(
-            "weights @ V overflowed to infinity: the numbers are too large to multiply "
-            f"(largest entries {weights.max():.3g} and {np.abs(V).max():.3g})"
-        )
     return output, weights
 
 

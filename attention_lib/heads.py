@@ -58,7 +58,7 @@ def merge_heads(X) -> np.ndarray:
     return X.reshape(*batch, n, h * d)  # (..., n, h*d)
 
 
-def multi_head_attention(X, W_q, W_k, W_v, W_o, h: int, mask=None):
+def multi_head_attention(X, W_q, W_k, W_v, W_o, h: int, mask=None, *, need_weights=True):
     r"""Multi-head self-attention: ``h`` attention heads side by side, then a mixing matrix.
 
     Parameters
@@ -69,12 +69,16 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, h: int, mask=None):
         Number of heads; each head works in ``d_k = d_model / h`` dimensions.
     mask : bool array_like broadcastable to (..., n, n), optional
         Shared by all heads; ``True`` = may attend.
+    need_weights : bool, default True
+        ``False`` returns the output alone, as PyTorch's ``need_weights=False`` does: for
+        large inputs no ``(..., h, n, n)`` weights are kept, which saves their memory and
+        the time to normalise them. The output is the same to rounding.
 
     Returns
     -------
     output : ndarray of shape (..., n, d_model)
     weights : ndarray of shape (..., h, n, n)
-        The attention weights of every head.
+        The attention weights of every head. Only with ``need_weights=True``.
 
     Notes
     -----
@@ -86,6 +90,8 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, h: int, mask=None):
     X = as_float_array(X, "X", min_ndim=2)
     *_, n, d_model = X.shape
     h = check_positive_int(h, "h")
+    if not isinstance(need_weights, (bool, np.bool_)):
+        raise TypeError(f"need_weights must be True or False, got {need_weights!r}")
     if d_model % h:
         raise ValueError(f"h = {h} heads must divide d_model = {d_model} (X has shape {X.shape})")
     W_q, W_k, W_v, W_o = (
@@ -99,9 +105,10 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, h: int, mask=None):
     K = split_heads(checked_matmul(X, W_k, "X @ W_k"), h)  # (..., h, n, d_k)
     V = split_heads(checked_matmul(X, W_v, "X @ W_v"), h)  # (..., h, n, d_k)
     d_k = d_model // h
-    heads, weights = _attention(Q, K, V, mask, 1.0 / np.sqrt(d_k), 1.0)
+    s = 1.0 / np.sqrt(d_k)
+    heads, weights = _attention(Q, K, V, mask, s, 1.0, need_weights=need_weights)
     output = checked_matmul(merge_heads(heads), W_o, "heads @ W_o")  # (..., n, d_model)
-    return output, weights  # weights: (..., h, n, n)
+    return (output, weights) if need_weights else output  # weights: (..., h, n, n)
 
 
 def _square(W, name: str, d_model: int, X_shape: tuple) -> np.ndarray:

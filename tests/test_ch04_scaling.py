@@ -127,24 +127,25 @@ def test_variance_figure_draws_theory_and_both_measurements():
         variance_vs_dimension(D_K, [1, 2, 3], [1, 1, 1, 1])
 
 
-def test_sharpness_figure_has_two_panels_and_quotes_the_ends():
+def test_sharpness_figure_draws_the_largest_weight_and_quotes_the_ends():
     fig, alt = sharpness_vs_dimension(
-        D_K,
-        raw_max=[0.3, 0.4, 0.6, 0.7],
-        scaled_max=[0.22, 0.23, 0.24, 0.24],
-        raw_entropy=[2.2, 1.8, 1.3, 0.9],
-        scaled_entropy=[2.4, 2.4, 2.37, 2.36],
-        n=16,
+        D_K, raw_max=[0.3, 0.4, 0.6, 0.7], scaled_max=[0.22, 0.23, 0.24, 0.24], n=16
     )
-    left, right = fig.axes
-    assert "largest weight" in left.get_ylabel() and "entropy" in right.get_ylabel()
+    (ax,) = fig.axes
+    assert "largest weight" in ax.get_ylabel() and ax.get_xscale() == "log"
+    uniform, raw_line, scaled_line = ax.get_lines()
+    np.testing.assert_allclose(uniform.get_ydata(), 1 / 16)
+    np.testing.assert_allclose(raw_line.get_ydata(), [0.3, 0.4, 0.6, 0.7])
     # Raw and scaled differ by marker and line style, not only by colour.
-    raw_line, scaled_line = right.get_lines()[1:3]
     assert raw_line.get_marker() != scaled_line.get_marker()
     assert raw_line.get_linestyle() != scaled_line.get_linestyle()
-    assert "raw from 0.30 to 0.70" in alt and "raw from 2.20 to 0.90" in alt
-    assert "uniform row has 2.77" in alt
+    assert "Raw scores: from 0.30 to 0.70" in alt and "Scaled: from 0.22 to 0.24" in alt
+    assert "uniform row has 0.06" in alt
     plt.close(fig)
+    with pytest.raises(ValueError, match=r"scaled_max needs one value per d_k"):
+        sharpness_vs_dimension(D_K, raw_max=[0.3] * 4, scaled_max=[0.2] * 3, n=16)
+    with pytest.raises(ValueError, match="n must be at least 1"):
+        sharpness_vs_dimension(D_K, raw_max=[0.3] * 4, scaled_max=[0.2] * 4, n=0)
 
 
 def test_gradients_figure_draws_median_and_band_on_log_axes():

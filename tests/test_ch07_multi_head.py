@@ -71,11 +71,23 @@ def test_head_names_for_fewer_heads():
 
 
 def test_random_heads_do_not_single_out_the_relations():
-    W_q, W_k, W_v, W_o = np.random.default_rng(0).normal(size=(4, 4, 4))
-    _, random = al.multi_head_attention(toy.X, W_q, W_k, W_v, W_o, h=4)
+    # Over many seeds, not one lucky draw: a random head ranks "cake" first for "it", "ate"
+    # and "delicious" no more often than "I", at any scale (halving W_q and W_k quarters
+    # every score and keeps every winner); only how sharp it is depends on the scale.
+    tops = {1.0: np.zeros(8), 0.5: np.zeros(8)}
+    maxima = {1.0: [], 0.5: []}
+    for std in tops:
+        for seed in range(300):
+            W_q, W_k, W_v, W_o = np.random.default_rng(seed).normal(scale=std, size=(4, 4, 4))
+            _, w = al.multi_head_attention(toy.X, W_q, W_k, W_v, W_o, h=4)
+            winners = w[:, [IT, ATE, DELICIOUS]].argmax(axis=-1)  # (4 heads, 3 askers)
+            tops[std] += np.bincount(winners.ravel(), minlength=8)
+            maxima[std].append(w.max())
+    assert (tops[1.0] == tops[0.5]).all()
+    share = tops[1.0] / tops[1.0].sum()
+    assert share[CAKE] < 0.3 and abs(share[CAKE] - share[I]) < 0.05
+    assert np.median(maxima[1.0]) > 0.5 > np.median(maxima[0.5])
     _, built = HEADS.attention()
-    for query in (IT, ATE, DELICIOUS):
-        assert random[:, query, CAKE].max() < 0.3
     assert min(built[0, IT, CAKE], built[1, ATE, CAKE], built[2, DELICIOUS, CAKE]) > 0.7
 
 
@@ -379,17 +391,93 @@ def test_the_h_slider_frames_are_about_equally_tall():
     plt.close(fig)
 
 
-def test_w_o_mix_is_introduced_before_it_runs():
-    """The heading "W_o mixes the heads" comes before the cell that builds W_o_mix."""
+def chapter_cells():
     from pathlib import Path
 
     import nbformat
 
     path = Path(__file__).parents[1] / "chapters" / "07_multi_head.ipynb"
-    cells = nbformat.read(path, as_version=4).cells
+    return nbformat.read(path, as_version=4).cells
+
+
+def test_w_o_mix_is_introduced_before_it_runs():
+    """The heading "W_o mixes the heads" comes before the cell that builds W_o_mix."""
+    cells = chapter_cells()
     ids = [cell.id for cell in cells]
-    order = ["32992697", "facbf0ad", "wo-code", "random-md", "4757b82c"]
+    order = ["32992697", "facbf0ad", "wo-code", "wo-read"]
     positions = [ids.index(cell_id) for cell_id in order]
     assert positions == sorted(positions)
     assert "### $W_o$ mixes the heads" in cells[ids.index("facbf0ad")].source
     assert "W_o_mix" not in "".join(cell.source for cell in cells[: ids.index("wo-code")])
+
+
+def test_main_line_order_wide_head_then_split():
+    """W_o, then the head two numbers wide, then split/attend/concatenate/project, cost,
+    exercises, the optional random-heads section, and the summary last."""
+    cells = chapter_cells()
+    ids = [cell.id for cell in cells]
+    order = [
+        "wo-code",
+        "wide-md",
+        "wide-code",
+        "wide-assert",
+        "wide-figure",
+        "wide-read",
+        "split-md",
+        "ef813e7a",
+        "341c47af",
+        "34bdbe19",  # "## Exercises"
+        "7dce2a2a",  # exercise: one number per head, then two
+        "random-md",
+        "4757b82c",
+        "7a27851d",
+        "random-figure",
+        "random-read",
+        "bd170a6f",  # "## Summary"
+    ]
+    positions = [ids.index(cell_id) for cell_id in order]
+    assert positions == sorted(positions)
+    assert ids[-1] == "bd170a6f"
+    source = {cell.id: cell.source for cell in cells}
+    assert source["wide-md"].startswith("## One head, two numbers wide")
+    assert source["split-md"].startswith("## Split, attend, concatenate, project")
+    assert "## Exercises" in source["34bdbe19"]
+    assert source["bd170a6f"].startswith("## Summary")
+    # The asserts stay off the page; the two figures hide their plotting code.
+    for cell_id in ("wide-assert", "7a27851d"):
+        assert "remove-cell" in cells[ids.index(cell_id)].metadata["tags"]
+    for cell_id in ("wide-figure", "random-figure"):
+        assert "hide-input" in cells[ids.index(cell_id)].metadata["tags"]
+
+
+def test_random_heads_study_is_optional_and_at_the_end():
+    """The 1000-seed study sits in a "Going deeper (optional)" section after the exercises;
+    the main line only points to it and uses none of its results."""
+    cells = chapter_cells()
+    ids = [cell.id for cell in cells]
+    heading = cells[ids.index("random-md")].source.splitlines()
+    assert heading[0] == "## Going deeper (optional): how lucky were the random heads?"
+    assert heading[2].startswith("Nothing later in the course needs this section.")
+    main = "".join(cell.source for cell in cells[: ids.index("random-md")])
+    assert "optional section at the end" in main  # the short contrast points there
+    for name in ("maxima", "top_key =", "seed_histogram", "seed 0"):
+        assert name not in main
+    headings = [
+        line
+        for cell in cells
+        if cell.cell_type == "markdown"
+        for line in cell.source.splitlines()
+        if line.startswith("## ")
+    ]
+    assert headings[-2:] == [heading[0], "## Summary"]
+
+
+def test_exercise_on_wide_heads_asks_more_than_the_text_shows():
+    """Exercise 7.4 builds on the width-2 head of the main text: a third relation."""
+    cells = chapter_cells()
+    ids = [cell.id for cell in cells]
+    exercise = cells[ids.index("7dce2a2a")].source
+    prompt = exercise[: exercise.index("{solution}")]
+    assert "third relation" in prompt and '"was"' in prompt
+    assert "q_{ate} = (0, 4)" in cells[ids.index("wide-md")].source
+    assert "q_{ate} = (0, 2)" not in exercise  # not the text's head again, by other numbers

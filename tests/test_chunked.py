@@ -1,5 +1,7 @@
 """attention_lib.chunked: the loop, the rows and the tiles all equal the matrix form."""
 
+import time
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -275,12 +277,25 @@ def test_peak_memory_refuses_to_nest():
         peak_memory(peak_memory, lambda: None)
 
 
-def test_best_time_runs_at_least_once_and_at_most_repeat_times():
+def test_best_time_warms_up_then_runs_at_least_once_and_at_most_repeat_times():
     calls = []
     assert best_time(calls.append, 1, repeat=3, budget=10.0) >= 0.0
-    assert len(calls) == 3
+    assert len(calls) == 1 + 3  # the warm-up, then the timed runs
     calls.clear()
     best_time(calls.append, 1, repeat=50, budget=0.0)  # the budget is spent at once
-    assert len(calls) == 1
+    assert len(calls) == 1 + 1
     with pytest.raises(ValueError, match="repeat must be at least 1"):
         best_time(calls.append, 1, repeat=0)
+    assert len(calls) == 2  # a bad repeat is refused before any call
+
+
+def test_best_time_does_not_time_the_warm_up():
+    calls = []
+
+    def slow_first_time():
+        calls.append(None)
+        if len(calls) == 1:
+            time.sleep(0.3)  # e.g. fresh memory, BLAS starting its threads
+
+    assert best_time(slow_first_time, repeat=1) < 0.15
+    assert len(calls) == 2

@@ -1,17 +1,20 @@
-"""The blocked route of attention (``core._attend_in_blocks``) equals the plain route.
+"""The blocked route of attention (``fast.attend_in_blocks``) equals the plain route.
 
-Large inputs go through ``_attend_in_blocks``, which computes the same attention a block of
-queries at a time, in place and without the max shift (see its docstring). Every test here
-runs both routes on the same checked inputs and compares, so the fast path can never drift
-from the one the chapters show. The public functions are also checked to take the blocked
-route exactly when it applies, and to fall back to the checked route when it does not.
+Large inputs go through ``attend_in_blocks``, which computes the same attention a block of
+queries at a time, in place, without the max shift and on several threads (see
+``attention_lib/fast.py``). Every test here runs both routes on the same checked inputs and
+compares, so the fast path can never drift from the one the chapters show, on one thread
+and on three whatever BLAS is allowed here (the ``threads`` fixture). The public functions
+are also checked to take the blocked route exactly when it applies, and to fall back to the
+checked route when it does not. ``tests/test_fast_threads.py`` checks the threads
+themselves and ``need_weights=False``.
 """
 
 import numpy as np
 import pytest
 
 import attention_lib as al
-from attention_lib import core
+from attention_lib import core, fast
 
 
 def randn(seed, *shape, dtype=np.float64):
@@ -25,17 +28,25 @@ def plain(Q, K, V, mask=None, s=None, T=1.0):
 
 def blocked(Q, K, V, mask=None, s=None, T=1.0):
     s = 1 / np.sqrt(Q.shape[-1]) if s is None else s
-    assert core._blocks_pay_off(Q, K, V, s / T)
+    assert fast.blocks_pay_off(Q, K, V, s / T)
     if mask is not None:
         batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2])
         mask = np.broadcast_to(mask, (*batch, Q.shape[-2], K.shape[-2]))
-    return core._attend_in_blocks(Q, K, V, mask, s / T)
+    return fast.attend_in_blocks(Q, K, V, mask, s / T)
 
 
 @pytest.fixture
 def small_blocks(monkeypatch):
     """Blocks of 3 rows, so that even these inputs are cut into many blocks, one ragged."""
-    monkeypatch.setattr(core, "_BLOCK", 3 * 300)
+    monkeypatch.setattr(fast, "_BLOCK", 3 * 300)
+
+
+@pytest.fixture(params=[1, 3], ids=["1 thread", "3 threads"])
+def threads(request, monkeypatch):
+    """The fast route on 1 or 3 threads, at any size, whatever BLAS is allowed here."""
+    monkeypatch.setattr(fast, "workers", lambda: request.param)
+    monkeypatch.setattr(fast, "_THREADED", 0)
+    return request.param
 
 
 @pytest.mark.parametrize(
@@ -47,7 +58,7 @@ def small_blocks(monkeypatch):
     ],
 )
 @pytest.mark.parametrize(("s", "T"), [(None, 1.0), (0.3, 1.0), (None, 0.25), (None, 3.0)])
-def test_blocked_equals_plain(small_blocks, q_shape, k_shape, v_shape, s, T):
+def test_blocked_equals_plain(small_blocks, threads, q_shape, k_shape, v_shape, s, T):
     Q, K, V = randn(1, *q_shape), randn(2, *k_shape), randn(3, *v_shape)
     out, weights = blocked(Q, K, V, s=s, T=T)
     expected_out, expected_weights = plain(Q, K, V, s=s, T=T)
@@ -56,7 +67,7 @@ def test_blocked_equals_plain(small_blocks, q_shape, k_shape, v_shape, s, T):
     np.testing.assert_allclose(out, expected_out, rtol=1e-12, atol=1e-14)
 
 
-def test_blocked_with_a_mask_gives_exact_zeros(small_blocks):
+def test_blocked_with_a_mask_gives_exact_zeros(small_blocks, threads):
     Q, K, V = randn(4, 2, 300, 8), randn(5, 2, 300, 8), randn(6, 2, 300, 3)
     mask = al.causal_mask(300)  # (300, 300), shared by the batch
     out, weights = blocked(Q, K, V, mask)
@@ -66,7 +77,7 @@ def test_blocked_with_a_mask_gives_exact_zeros(small_blocks):
     np.testing.assert_allclose(out, expected_out, rtol=1e-12, atol=1e-14)
 
 
-def test_blocked_keeps_float32(small_blocks):
+def test_blocked_keeps_float32(small_blocks, threads):
     Q, K, V = (randn(seed, 2, 300, 8, dtype=np.float32) for seed in (7, 8, 9))
     out, weights = blocked(Q, K, V)
     assert out.dtype == weights.dtype == np.float32
@@ -77,8 +88,8 @@ def test_blocked_keeps_float32(small_blocks):
 
 def test_public_functions_take_the_blocked_route_when_it_applies(monkeypatch):
     calls = []
-    real = core._attend_in_blocks
-    monkeypatch.setattr(core, "_attend_in_blocks", lambda *a: calls.append(a) or real(*a))
+    real = core.attend_in_blocks
+    monkeypatch.setattr(core, "attend_in_blocks", lambda *a, **k: calls.append(a) or real(*a, **k))
     Q, K, V = randn(10, 300, 8), randn(11, 300, 8), randn(12, 300, 8)
     out, weights = al.scaled_dot_product_attention(Q, K, V)
     expected_out, expected_weights = plain(Q, K, V)
@@ -106,7 +117,7 @@ def test_public_functions_take_the_blocked_route_when_it_applies(monkeypatch):
     ],
 )
 def test_other_inputs_take_the_checked_route(Q, K, V, why):
-    assert not core._blocks_pay_off(Q, K, V, 1 / np.sqrt(8)), why
+    assert not fast.blocks_pay_off(Q, K, V, 1 / np.sqrt(8)), why
     out, weights = al.scaled_dot_product_attention(Q, K, V)  # still right
     np.testing.assert_allclose(np.sum(weights, axis=-1), 1.0, rtol=1e-6)
 

@@ -1,10 +1,11 @@
-"""Chapters 7 to 12: no text in a figure is smaller than 9 CSS px on the page at 1280 px.
+"""Chapters 7 to 12, a quick check without the site: no figure text under 9 CSS px at 1280 px.
 
 A figure is a PNG rendered at 90 dpi (``plotting.figure_html``) and shown at its natural
-width, or shrunk to the text column when wider. At 1280 px the column is about 700 px
-wide, so a label of ``s`` points shows at ``s * 90 / 72 * min(1, 700 / natural width)``
+width, or shrunk to the text column when wider. At 1280 px the column is 688 px
+wide, so a label of ``s`` points shows at ``s * 90 / 72 * min(1, 688 / natural width)``
 CSS px. Every figure function these chapters draw is measured here, with inputs of the
-chapters' own sizes.
+chapters' own sizes. The site test measures every figure as drawn, at 375 and 1280 px
+(tests/site/test_site_reader.py).
 """
 
 import matplotlib
@@ -16,7 +17,7 @@ import attention_lib as al
 from attention_lib import plotting as P
 from attention_lib import toy
 
-DPI, COLUMN, SMALLEST = 90, 700, 9.0
+DPI, COLUMN, SMALLEST = 90, 688, 9.0  # the column at 1280 px, as drawn in Chromium
 TOKENS_11 = ["[CLS]", "i", "ate", "the", "cake", "and", "it", "was", "delicious", ".", "[SEP]"]
 
 
@@ -119,7 +120,7 @@ def test_the_measure_catches_small_text_and_shrunk_figures():
     fig, ax = plt.subplots(figsize=(4, 3))
     ax.text(0.5, 0.5, "tiny", fontsize=6)  # 7.5 px at natural size
     assert smallest_text(fig) == (6 * DPI / 72, "tiny")
-    fig.set_size_inches(14, 3)  # 1260 px natural, shown at 700: 10 pt becomes 6.9 px
+    fig.set_size_inches(14, 3)  # 1260 px natural, shown at 688: 10 pt becomes 6.8 px
     ax.texts[0].set_fontsize(10)
     size, _ = smallest_text(fig)
     plt.close(fig)

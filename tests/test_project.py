@@ -35,11 +35,13 @@ CONTRACT = {
 # Arrows point one way: math <- toy, checks, plotting <- widgets. A module belongs to the
 # layer named by its first dotted part, so a new module in a package needs no entry here.
 # The standard library is allowed everywhere.
-MATH = {"validate", "core", "heads", "backward", "masks", "chunked"}
+MATH = {"validate", "fast", "core", "heads", "backward", "masks", "chunked"}
 MATH |= {"layers", "decoder", "decoder_backward"}  # chapters 11-12: the rest of a block
 LAYERS = {
     "validate": ({"numpy"}, set()),
-    "core": ({"numpy"}, {"validate"}),
+    # The fast route of attention; threadpoolctl keeps BLAS's threads out of its threads' way.
+    "fast": ({"numpy", "threadpoolctl"}, set()),
+    "core": ({"numpy"}, {"fast", "validate"}),
     "heads": ({"numpy"}, {"core", "validate"}),
     "backward": ({"numpy"}, {"core", "validate"}),
     "masks": ({"numpy"}, {"core", "validate"}),

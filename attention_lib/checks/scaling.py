@@ -129,7 +129,7 @@ def check_dot_variance(answer, d_k: int = 64, sigma: float = 1.0) -> CheckResult
     r"""Check a predicted :math:`\operatorname{Var}(q \cdot k)` for random vectors.
 
     The components of ``q`` and ``k`` are independent, with mean 0 and standard deviation
-    ``sigma``. Each product :math:`q_i k_i` has variance :math:`\sigma^2 \cdot \sigma^2`,
+    ``sigma``. Each product :math:`q_m k_m` has variance :math:`\sigma^2 \cdot \sigma^2`,
     and ``d_k`` of them add up: the variance of ``q · k`` is :math:`\sigma^4 d_k`.
     """
     d_k = check_positive_int(d_k, "d_k")
@@ -147,7 +147,7 @@ def check_dot_variance(answer, d_k: int = 64, sigma: float = 1.0) -> CheckResult
         ),
         (
             var**2,
-            f"{var**2:g} is the variance of one product q_i k_i, or of the score after "
+            f"{var**2:g} is the variance of one product q_m k_m, or of the score after "
             f"dividing by √d_k. Before scaling, {d_k} independent products add up, and so "
             "do their variances.",
         ),
@@ -168,7 +168,7 @@ def check_dot_variance(answer, d_k: int = 64, sigma: float = 1.0) -> CheckResult
         ),
         (
             var * d_k,
-            f"{var * d_k:g} = σ²·d_k: each product q_i k_i has variance σ²·σ² = σ⁴ "
+            f"{var * d_k:g} = σ²·d_k: each product q_m k_m has variance σ²·σ² = σ⁴ "
             f"= {var**2:g}, not σ² (both of its factors vary).",
         ),
         (

@@ -61,7 +61,7 @@ def training_curves(
     if uniform_loss is not None:
         U = _curve(uniform_loss, "uniform_loss", L.size)
         left.plot(steps, U, **_UNIFORM, markevery=every, markersize=4, label="uniform attention")
-        left.legend(fontsize=8)
+        left.legend(fontsize=9)
         top = max(top, U.max())
     left.set_ylim(0, top * 1.1)
     left.set_ylabel("training loss (cross-entropy)")
@@ -73,7 +73,7 @@ def training_curves(
     right.set_ylim(0, 1.05)
     right.set_ylabel("accuracy")
     right.set_title("More and more answers are right")
-    right.legend(fontsize=8, loc="center right")
+    right.legend(fontsize=9, loc="center right")
     for ax in (left, right):
         ax.set_xlabel("training step")
     fig.tight_layout()

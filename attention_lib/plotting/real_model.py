@@ -214,7 +214,7 @@ def head_grid(values, *, title: str, fmt: str = ".2f"):
     L, h = V.shape
     fig, ax = plt.subplots(figsize=(1.4 + 0.55 * h, 1.0 + 0.42 * L))
     image = ax.imshow(V, cmap=CMAP, vmin=0.0, vmax=max(1e-9, float(V.max())), aspect="auto")
-    annotate_cells(ax, V, 0.0, float(V.max()), fmt, fontsize=7.5)
+    annotate_cells(ax, V, 0.0, float(V.max()), fmt, fontsize=8.5)
     best = np.unravel_index(int(np.argmax(V)), V.shape)
     ax.add_patch(plt.Rectangle((best[1] - 0.5, best[0] - 0.5), 1, 1, fill=False, lw=2, ec="red"))
     ax.set_xticks(range(h), [str(j + 1) for j in range(h)], fontsize=8)

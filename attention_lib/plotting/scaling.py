@@ -93,8 +93,8 @@ def variance_vs_dimension(d_k, raw_variance, scaled_variance):
     return fig, alt
 
 
-def sharpness_vs_dimension(d_k, *, raw_max, scaled_max, raw_entropy, scaled_entropy, n: int):
-    r"""How peaky softmax rows get as ``d_k`` grows: largest weight and entropy, two panels.
+def sharpness_vs_dimension(d_k, *, raw_max, scaled_max, n: int):
+    r"""How peaky softmax rows get as ``d_k`` grows: the largest weight in a row.
 
     Parameters
     ----------
@@ -102,11 +102,9 @@ def sharpness_vs_dimension(d_k, *, raw_max, scaled_max, raw_entropy, scaled_entr
     raw_max, scaled_max : array_like of shape (m,)
         Average largest weight of a softmax row, without and with the
         :math:`1/\sqrt{d_k}` scaling.
-    raw_entropy, scaled_entropy : array_like of shape (m,)
-        Average entropy of a row (natural log), without and with the scaling.
     n : int
-        Keys per row; a uniform row has largest weight :math:`1/n` and entropy
-        :math:`\log n`, drawn as dotted references.
+        Keys per row; a uniform row has largest weight :math:`1/n`, drawn as a dotted
+        reference.
 
     Returns
     -------
@@ -115,42 +113,26 @@ def sharpness_vs_dimension(d_k, *, raw_max, scaled_max, raw_entropy, scaled_entr
         First and last values of each curve.
     """
     d = _dims(d_k)
-    curves = {
-        name: _series(values, name, d.size)
-        for name, values in [
-            ("raw_max", raw_max),
-            ("scaled_max", scaled_max),
-            ("raw_entropy", raw_entropy),
-            ("scaled_entropy", scaled_entropy),
-        ]
-    }
-    fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.2))
-    panels = [
-        (left, "max", "largest weight in a row", 1 / n, f"uniform: 1/{n}", (0, 1.05)),
-        (right, "entropy", "entropy of a row (nats)", np.log(n), f"uniform: log {n}", None),
-    ]
-    for ax, key, ylabel, uniform, uniform_label, ylim in panels:
-        ax.axhline(uniform, color="grey", linestyle=":", linewidth=1.5, label=uniform_label)
-        ax.plot(d, curves[f"raw_{key}"], **RAW, label="raw scores")
-        ax.plot(d, curves[f"scaled_{key}"], **SCALED, label=r"scaled by $1/\sqrt{d_k}$")
-        ax.set_xscale("log", base=2)
-        _plain_log2_ticks(ax, d)
-        ax.legend(fontsize=8, loc="center right")
-        ax.set_xlabel("$d_k$")
-        ax.set_ylabel(ylabel)
-        ax.set_ylim(ylim if ylim else (0, np.log(n) * 1.1))
-    left.set_title("Raw rows pile onto one key")
-    right.set_title("...and lose their spread")
+    raw = _series(raw_max, "raw_max", d.size)
+    scaled = _series(scaled_max, "scaled_max", d.size)
+    n = check_positive_int(n, "n")
+    fig, ax = plt.subplots(figsize=(5.6, 3.4))
+    ax.axhline(1 / n, color="grey", linestyle=":", linewidth=1.5, label=f"uniform row: 1/{n}")
+    ax.plot(d, raw, **RAW, label="raw scores")
+    ax.plot(d, scaled, **SCALED, label=r"scaled by $1/\sqrt{d_k}$")
+    ax.set_xscale("log", base=2)
+    _plain_log2_ticks(ax, d)
+    ax.legend(fontsize=9, loc="center right")
+    ax.set_xlabel("$d_k$ (width of the query and key vectors)")
+    ax.set_ylabel("largest weight in a row")
+    ax.set_ylim(0, 1.05)
+    ax.set_title("Raw rows pile onto one key; scaled ones do not")
     fig.tight_layout()
-
-    def ends(key: str) -> str:
-        return f"from {curves[key][0]:.2f} to {curves[key][-1]:.2f}"
-
     alt = (
-        f"Two line plots against d_k from {d[0]:g} to {d[-1]:g}, rows of {n} keys. "
-        f"Largest weight: raw {ends('raw_max')}, scaled {ends('scaled_max')}. "
-        f"Entropy: raw {ends('raw_entropy')}, scaled {ends('scaled_entropy')} "
-        f"(a uniform row has {np.log(n):.2f})."
+        f"Line plot against d_k from {d[0]:g} to {d[-1]:g} of the largest softmax weight "
+        f"in a row of {n} keys, averaged over rows. Raw scores: from {raw[0]:.2f} to "
+        f"{raw[-1]:.2f}. Scaled: from {scaled[0]:.2f} to {scaled[-1]:.2f}. A uniform row "
+        f"has {1 / n:.2f}."
     )
     return fig, alt
 
@@ -283,14 +265,14 @@ def scaling_frame(raw_scores, d_k: int, *, xlim=None, ylim=None, bins: int = 64)
     left.set_xlabel("score")
     left.set_ylabel("density")
     left.set_title(f"All {raw.size} scores, $d_k$ = {d_k}")
-    left.legend(fontsize=8)
+    left.legend(fontsize=9)
     ranks = x if n <= 10 else np.unique(np.r_[0, np.arange(3, n, 4), n - 1])  # 1, 4, 8, ...
     right.set_xticks(ranks, [str(j + 1) for j in ranks])
     right.set_ylim(0, 1)
     right.set_xlabel("key, ranked by its weight (1 = largest)")
     right.set_ylabel("mean weight")
     right.set_title(f"Mean sorted row of {n} keys")
-    right.legend(fontsize=8, loc="upper right")
+    right.legend(fontsize=9, loc="upper right")
     alt = (
         f"d_k = {d_k}. Left: histogram of {raw.size} scores; raw scores have standard "
         f"deviation {raw.std():.1f}, scaled ones {scaled.std():.1f}. Right: softmax weights "

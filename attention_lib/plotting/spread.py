@@ -46,7 +46,7 @@ def seed_histogram(series: dict, marks: dict, *, title: str, xlabel: str, bins: 
             raise ValueError(f"series {name!r} must be a non-empty 1-D list of values in [0, 1]")
         data[name] = v
     edges = np.linspace(0, 1, bins + 1)
-    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
     for (name, v), fill in zip(data.items(), _FILLS, strict=False):
         ax.hist(v, bins=edges, label=f"{name} ({v.size} seeds)", edgecolor="black", **fill)
     parts = []
@@ -61,7 +61,8 @@ def seed_histogram(series: dict, marks: dict, *, title: str, xlabel: str, bins: 
     ax.set_ylabel("number of seeds", fontsize=11)
     ax.tick_params(labelsize=10)
     ax.set_title(title, fontsize=11)
-    ax.legend(fontsize=9, loc="upper right")
+    # Under the axes, where no bar and no marked line can run through it.
+    ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
     fig.tight_layout()
     summary = "; ".join(
         f"{name}: median {np.median(v):.2f}, above 0.5 in {_percent(np.mean(v > 0.5))} of seeds"

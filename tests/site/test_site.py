@@ -277,9 +277,9 @@ def test_every_chapter_has_exercises_with_collapsed_solutions(chapter_checks):
 
 
 # Bytes a chapter page may cost a reader with an empty cache. Formulas are typeset at
-# build time (tools/book/static_math.py), so no page downloads MathJax. Time to a usable slider
-# depends on the machine: `make bench` measures it (tools/bench/site_speed.py).
-FIRST_VISIT_BUDGET = 2.5e6
+# build time (tools/book/static_math.py), so no page downloads MathJax. Time to a usable
+# slider depends on the machine: `make bench` measures it (tools/bench/site_speed.py).
+FIRST_VISIT_BUDGET = 1.5e6  # bytes: everything a first visit to a chapter downloads
 PAGE_BUDGET = 1.5e6  # bytes: a chapter page, its images and its widget state
 
 

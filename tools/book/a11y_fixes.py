@@ -91,13 +91,23 @@ window.addEventListener("load", () => {
 # scrolls; a box that fits must not be a tab stop. Measured on load and as soon as the
 # window's width changes (the theme does the same for some boxes, but only 0.3 s after a
 # resize). A tap on a figure that scrolls fits it to the screen; a second tap undoes it.
+# A click on a figure drawn smaller than its own size (a wide one at 1280 px) shows it at
+# full size, scrolling in its box; a second click fits it again.
 SCROLL_BOXES_JS = """
 (() => {
   const BOXES = "div.cell_output, div.cell_output .output, .frame-slider__frames, "
     + "mjx-container[display='true'], div.highlight pre, .pst-scrollable-table-container";
   const scrolls = (box) => ["auto", "scroll"].includes(getComputedStyle(box).overflowX)
     && box.scrollWidth > box.clientWidth + 1;
-  const mark = () => document.querySelectorAll(BOXES).forEach((box) => {
+  const FIGURES = "div.cell_output img, .frame-slider__frame img";
+  const shrunk = (img) => img.naturalWidth > img.getBoundingClientRect().width + 1;
+  const mark = () => {
+    document.querySelectorAll(FIGURES).forEach((img) => {
+      img.classList.toggle("can-enlarge", shrunk(img) && !img.closest(".full-size"));
+    });
+    document.querySelectorAll(BOXES).forEach(markBox);
+  };
+  const markBox = (box) => {
     const wide = scrolls(box) || box.classList.contains("fit-width");
     box.classList.toggle("scrolls-sideways", wide);
     if (wide && box.tabIndex < 0) {  // the theme may have set -1 when the box still fitted
@@ -107,13 +117,24 @@ SCROLL_BOXES_JS = """
       box.removeAttribute("tabindex");
       delete box.dataset.scrollStop;
     }
-  });
+  };
   document.addEventListener("click", (event) => {
+    if (event.target.tagName !== "IMG" || !event.target.matches(FIGURES)) return;
+    const full = event.target.closest(".full-size");
     const box = event.target.closest(".scrolls-sideways, .fit-width");
-    if (box && event.target.tagName === "IMG" && box.classList.contains("scrolls-sideways")) {
+    let changed = full || box;
+    if (full) {
+      full.classList.remove("full-size");
+    } else if (box && box.classList.contains("scrolls-sideways")) {
       box.classList.toggle("fit-width");
-      box.scrollLeft = 0;
+    } else if (event.target.classList.contains("can-enlarge")) {
+      changed = event.target.closest(".frame-slider__frames, div.cell_output");
+      changed.classList.add("full-size");
+    } else {
+      return;
     }
+    changed.scrollLeft = 0;
+    mark();
   });
   window.addEventListener("load", mark);
   let width = window.innerWidth;
