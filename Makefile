@@ -119,7 +119,7 @@ notebooks: $(STAMP)
 	$(BIN)/python tools/editions/learner.py
 
 bench: $(STAMP)
-	$(BIN)/python tools/bench.py $(BENCH_ARGS)
+	$(BIN)/python tools/bench/run.py $(BENCH_ARGS)
 	$(BIN)/python tools/bench/grader_speed.py
 	$(BIN)/python tools/bench/grader_speed.py --honest 02_queries_keys_values 05_softmax 07_multi_head --jobs 1
 	$(BIN)/python tools/bench/site_speed.py

@@ -2,7 +2,7 @@
 
     python tools/bench/grader_speed.py [--n 300] [--chapter 05_softmax] [--jobs CORES]
     python tools/bench/grader_speed.py --honest 02_queries_keys_values 05_softmax 07_multi_head
-                                [--n 20] [--jobs CORES]
+                                       [--n 20] [--jobs CORES]
 
 The submissions are made from the student copy: a quarter honest (the course's solution
 code in the answer cells), a quarter blank, a quarter with one exercise wrong and a
