@@ -455,8 +455,10 @@ def test_initial_loss_checker(capsys):
     assert "log base 10" in check_initial_loss(0.90).message
     assert check_initial_loss(2.996, n_nouns=20)  # a rounding difference is right, not "low"
     # Cut off instead of rounded: log 20 = 2.9957 is 3.00 to two decimals, not 2.99.
-    assert "round it instead: 3.00" in check_initial_loss(2.99, n_nouns=20).message
-    assert "round it instead: 2.08" in check_initial_loss(2.07).message  # log 8 = 2.0794
+    assert "rounded: 3.00" in check_initial_loss(2.99, n_nouns=20).message
+    assert "after 1 decimal; give two decimals" in check_initial_loss(2.9, n_nouns=20).message
+    assert "rounded: 2.08" in check_initial_loss(2.07).message  # log 8 = 2.0794
+    assert check_initial_loss(3.0, n_nouns=20).message == "3 is right (2.9957)."
     assert "too low" in check_initial_loss(2.29, n_nouns=10).message  # log 10 cuts to 2.30
 
 
@@ -480,7 +482,8 @@ def test_training_curves_draw_both_panels_with_the_baseline(run):
     assert train_line.get_linestyle() != test_line.get_linestyle()
     assert train_line.get_marker() != test_line.get_marker()
     assert "loss from 2.08 to 0.02 (with uniform attention to 1.40)" in alt
-    assert "test accuracy from 14% to 100%" in alt and "uniform attention accuracy" in alt
+    assert "test accuracy from 14% to 100%" in alt
+    assert "test accuracy with uniform attention stays at 43%" in alt
     plt.close(fig)
     with pytest.raises(ValueError, match=r"test_accuracy must be shape \(151,\)"):
         training_curves(run.loss, run.train_accuracy, run.test_accuracy[:5])
