@@ -15,7 +15,12 @@ from attention_lib.backward import (
     softmax_backward,
     softmax_jacobian,
 )
-from attention_lib.checks import check_grad_V, check_initial_loss, check_softmax_backward
+from attention_lib.checks import (
+    check_grad_V,
+    check_initial_loss,
+    check_numerical_gradient,
+    check_softmax_backward,
+)
 from attention_lib.plotting import before_after, it_attention, training_curves, training_frame
 from attention_lib.toy import learning
 
@@ -354,6 +359,87 @@ def test_grad_V_checker_pass_todo_and_crash():
     assert "keepdims" not in check_grad_V(lambda A, dO: A.T @ dO).message
 
 
+def nudged(step="central", put_back="saved", size=None, loop="ndindex", loss_dOut=True):
+    """A learner's numerical gradient of L(Q) = sum(O * dOut), with one thing done wrong."""
+
+    def fn(Q, K, V, dOut, eps):
+        h = eps if size is None else size
+
+        def loss(Q):
+            out, _ = al.scaled_dot_product_attention(Q, K, V)
+            return np.sum(out * dOut) if loss_dOut else np.sum(out)
+
+        grad = np.zeros_like(Q)
+        entries = np.ndindex(Q.shape) if loop == "ndindex" else np.ndindex(Q.shape[-2:])
+        for i in entries:
+            original, centre = Q[i], loss(Q)
+            Q[i] = original + h
+            above = loss(Q)
+            Q[i] = original - h
+            below = loss(Q)
+            if put_back == "saved":
+                Q[i] = original
+            elif put_back == "add":
+                Q[i] += h  # rounding: not always the original
+            grad[i] = {
+                "central": (above - below) / (2 * h),
+                "over eps": (above - below) / h,
+                "forward": (above - centre) / h,
+                "backward": (centre - below) / h,
+                "flipped": (below - above) / (2 * h),
+            }[step]
+        return grad
+
+    return fn
+
+
+def nudged_copy_without_restoring(Q, K, V, dOut, eps):
+    Q = Q.copy()  # the input is safe, but every nudge stays
+    return nudged(put_back="never")(Q, K, V, dOut, eps)
+
+
+def nudged_all_at_once(Q, K, V, dOut, eps):
+    def loss(Q):
+        return np.sum(al.scaled_dot_product_attention(Q, K, V)[0] * dOut)
+
+    return np.full_like(Q, (loss(Q + eps) - loss(Q - eps)) / (2 * eps))
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint"),
+    [
+        (nudged(step="forward"), "(L(x + eps) - L(x)) / eps, a one-sided difference"),
+        (nudged(step="backward"), "(L(x) - L(x - eps)) / eps, a one-sided difference"),
+        (nudged(step="over eps"), "twice the gradient"),
+        (nudged(step="flipped"), "the sign is flipped"),
+        (nudged(size=1e-6), "use the eps you were given"),
+        (nudged(put_back="never"), "write its saved original value back"),
+        (nudged(put_back="add"), "adding eps back can leave a rounding error"),
+        (nudged_copy_without_restoring, "you did not put each entry back"),
+        (nudged_all_at_once, "you nudged all of Q at once"),
+        (nudged(loss_dOut=False), "your loss ignores dOut"),
+        (nudged(loop="last two"), "np.ndindex(Q.shape)"),
+    ],
+)
+def test_numerical_gradient_checker_names_the_mistake(fn, hint, capsys):
+    result = check_numerical_gradient(fn)
+    line = capsys.readouterr().out
+    assert result.status == "FAIL" and hint in line, line
+    assert line.startswith("[numerical_gradient] FAIL:") and line.count("\n") == 1
+
+
+def test_numerical_gradient_checker_passes_the_solution_and_the_library(capsys):
+    assert check_numerical_gradient(nudged())
+    assert "PASS: all 3 cases" in capsys.readouterr().out
+
+    def library(Q, K, V, dOut, eps):
+        loss = lambda x: np.sum(al.scaled_dot_product_attention(x, K, V)[0] * dOut)  # noqa: E731
+        return numerical_gradient(loss, Q, eps=eps)
+
+    assert check_numerical_gradient(library)
+    assert check_numerical_gradient(lambda *args: None).status == "TODO"
+
+
 def test_initial_loss_checker(capsys):
     assert check_initial_loss(2.08) and check_initial_loss(3.0, n_nouns=20)
     assert check_initial_loss(None).status == "TODO"
@@ -369,8 +455,10 @@ def test_initial_loss_checker(capsys):
     assert "log base 10" in check_initial_loss(0.90).message
     assert check_initial_loss(2.996, n_nouns=20)  # a rounding difference is right, not "low"
     # Cut off instead of rounded: log 20 = 2.9957 is 3.00 to two decimals, not 2.99.
-    assert "round it instead: 3.00" in check_initial_loss(2.99, n_nouns=20).message
-    assert "round it instead: 2.08" in check_initial_loss(2.07).message  # log 8 = 2.0794
+    assert "rounded: 3.00" in check_initial_loss(2.99, n_nouns=20).message
+    assert "after 1 decimal; give two decimals" in check_initial_loss(2.9, n_nouns=20).message
+    assert "rounded: 2.08" in check_initial_loss(2.07).message  # log 8 = 2.0794
+    assert check_initial_loss(3.0, n_nouns=20).message == "3 is right (2.9957)."
     assert "too low" in check_initial_loss(2.29, n_nouns=10).message  # log 10 cuts to 2.30
 
 
@@ -394,7 +482,8 @@ def test_training_curves_draw_both_panels_with_the_baseline(run):
     assert train_line.get_linestyle() != test_line.get_linestyle()
     assert train_line.get_marker() != test_line.get_marker()
     assert "loss from 2.08 to 0.02 (with uniform attention to 1.40)" in alt
-    assert "test accuracy from 14% to 100%" in alt and "uniform attention accuracy" in alt
+    assert "test accuracy from 14% to 100%" in alt
+    assert "test accuracy with uniform attention stays at 43%" in alt
     plt.close(fig)
     with pytest.raises(ValueError, match=r"test_accuracy must be shape \(151,\)"):
         training_curves(run.loss, run.train_accuracy, run.test_accuracy[:5])

@@ -49,11 +49,62 @@ def test_queries_are_never_negative_and_zero_queries_give_uniform_rows():
 
 
 def test_one_head_cannot_do_what_two_heads_do():
+    _, apart = HEADS.attention(h=4)
+    # Heads 2 and 4 merged into one head of width 2: "ate" must split one row evenly.
+    cols = [VERB_OBJECT, VERB_SUBJECT]
+    Q, K, V = (toy.X @ W[:, cols] for W in (HEADS.W_q, HEADS.W_k, HEADS.W_v))
+    _, merged = al.scaled_dot_product_attention(Q, K, V)
+    assert round(merged[ATE, CAKE], 2) == round(merged[ATE, I], 2) == 0.43
+    assert apart[VERB_OBJECT, ATE, CAKE] + apart[VERB_SUBJECT, ATE, I] > 1  # no row holds both
+    # All four as one head: the food-topic column adds 0.9 * 2 to the score of "cake".
     _, one = HEADS.attention(h=1)
-    # In one head of width 4, "ate" splits its attention between its object and subject.
-    assert one[0, ATE].argmax() == CAKE
-    assert one[0, ATE, CAKE] < 0.6 and one[0, ATE, I] < 0.3
+    q, k = toy.X @ HEADS.W_q, toy.X @ HEADS.W_k
+    assert np.isclose(q[ATE] @ k[CAKE], 5.8) and np.isclose(q[ATE] @ k[I], 4.0)
+    assert np.isclose(q[ATE, FOOD_TOPIC] * k[CAKE, FOOD_TOPIC], 1.8)
+    assert round(one[0, ATE, CAKE], 2) == 0.56 and round(one[0, ATE, I], 2) == 0.23
     assert (one[0].argmax(axis=-1)[1:] == CAKE).all()  # "cake" is popular again
+
+
+def pair_heads():
+    """The chapter's two heads of width 2 for "ate": what was eaten, who ate."""
+    W_q = np.zeros((4, 4))
+    W_q[2] = [4.0, 0.0, 0.0, 4.0]  # an action asks for food (head 1), a person (head 2)
+    W_k = np.hstack([np.eye(4)[:, :2]] * 2)  # keys (food, person) in both heads
+    W_v = np.hstack([toy.W_v[:, [0, 3]]] * 2)  # values (noun, human) in both heads
+    return W_q, W_k, W_v, np.eye(4)
+
+
+def test_one_head_returns_one_average_two_heads_keep_the_partners_apart():
+    V = toy.X @ toy.W_v[:, [0, 3]]  # (noun, human): "cake" and "I" overlap in "noun"
+    assert V[CAKE].tolist() == [1.0, 0.0] and V[I].tolist() == [1.0, 1.0]
+    apart, weights = al.multi_head_attention(toy.X, *pair_heads(), h=2)
+    as_one, _ = al.multi_head_attention(toy.X, *pair_heads(), h=1)
+    assert weights[0, ATE].argmax() == CAKE and weights[1, ATE].argmax() == I
+    eaten, eater = apart[ATE, :2], apart[ATE, 2:]  # each head's (noun, human)
+    assert eaten[1] < 0.05 < 0.65 < eater[1]  # the eaten is not human, the eater is
+    assert np.allclose(as_one[:, :2], as_one[:, 2:])  # one head: one average, twice
+    assert 0.25 < as_one[ATE, 1] < 0.35  # "some human", not whose
+    # The one-head average is a blend of the two answers the heads keep apart.
+    assert eaten[1] < as_one[ATE, 1] < eater[1]
+
+
+def test_the_wide_head_splits_a_row_when_asked_for_both():
+    K2 = toy.X[:, :2]  # keys and values (food, person)
+    w = al.softmax(np.array([4.0, 4.0]) @ K2.T / np.sqrt(2))
+    assert round(w[CAKE], 2) == round(w[I], 2) == 0.35
+    assert [round(x, 2) for x in w @ K2] == [0.47, 0.36]
+
+
+def test_fused_qkv_matrix_gives_the_same_attention():
+    """nanoGPT's c_attn: one (d_model, 3 d_model) matrix, then split, equals three."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(5, 8))
+    W_q, W_k, W_v, W_o = rng.normal(size=(4, 8, 8))
+    q, k, v = np.split(X @ np.hstack([W_q, W_k, W_v]), 3, axis=-1)
+    assert np.allclose(q, X @ W_q) and np.allclose(k, X @ W_k) and np.allclose(v, X @ W_v)
+    heads, _ = al.scaled_dot_product_attention(*(al.split_heads(M, 2) for M in (q, k, v)))
+    expected, _ = al.multi_head_attention(X, W_q, W_k, W_v, W_o, h=2)
+    assert np.allclose(al.merge_heads(heads) @ W_o, expected)
 
 
 def test_output_columns_are_what_each_head_fetched():
@@ -423,9 +474,15 @@ def test_main_line_order_wide_head_then_split():
         "wide-assert",
         "wide-figure",
         "wide-read",
+        "pair-code",  # two heads against the same columns as one: one average
+        "pair-read",
         "split-md",
         "ef813e7a",
         "341c47af",
+        "cost-read",
+        "real-md",  # "## In real code": c_attn, PyTorch's names, grouped-query
+        "real-code",
+        "real-read",
         "34bdbe19",  # "## Exercises"
         "7dce2a2a",  # exercise: one number per head, then two
         "random-md",
@@ -441,10 +498,11 @@ def test_main_line_order_wide_head_then_split():
     source = {cell.id: cell.source for cell in cells}
     assert source["wide-md"].startswith("## One head, two numbers wide")
     assert source["split-md"].startswith("## Split, attend, concatenate, project")
-    assert "## Exercises" in source["34bdbe19"]
+    assert source["real-md"].startswith("## In real code")
+    assert source["34bdbe19"].startswith("## Exercises")
     assert source["bd170a6f"].startswith("## Summary")
     # The asserts stay off the page; the two figures hide their plotting code.
-    for cell_id in ("wide-assert", "7a27851d"):
+    for cell_id in ("wide-assert", "pair-assert", "real-assert", "7a27851d"):
         assert "remove-cell" in cells[ids.index(cell_id)].metadata["tags"]
     for cell_id in ("wide-figure", "random-figure"):
         assert "hide-input" in cells[ids.index(cell_id)].metadata["tags"]
@@ -459,7 +517,7 @@ def test_random_heads_study_is_optional_and_at_the_end():
     assert heading[0] == "## Going deeper (optional): how lucky were the random heads?"
     assert heading[2].startswith("Nothing later in the course needs this section.")
     main = "".join(cell.source for cell in cells[: ids.index("random-md")])
-    assert "optional section at the end" in main  # the short contrast points there
+    assert "optional section at the end" in " ".join(main.split())  # it points there
     for name in ("maxima", "top_key =", "seed_histogram", "seed 0"):
         assert name not in main
     headings = [
@@ -481,3 +539,29 @@ def test_exercise_on_wide_heads_asks_more_than_the_text_shows():
     assert "third relation" in prompt and '"was"' in prompt
     assert "q_{ate} = (0, 4)" in cells[ids.index("wide-md")].source
     assert "q_{ate} = (0, 2)" not in exercise  # not the text's head again, by other numbers
+
+
+def test_the_page_says_why_heads_and_what_real_code_adds():
+    """The reason for heads is the average, said once with the paper's reason; the
+    real-code section names c_attn, in_proj_weight, out_proj, biases and grouped-query
+    attention; claims the review found wrong stay gone."""
+    cells = chapter_cells()
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}  # lines unwrapped
+    page = " ".join(source[cell.id] for cell in cells if cell.cell_type == "markdown")
+    assert "subspace of the representation" in source["pair-read"]
+    assert "{cite:p}`vaswani2017attention`" in source["pair-read"]
+    assert "one average" in source["bd170a6f"] and "value projection" in source["bd170a6f"]
+    for name in ("`c_attn`", "`in_proj_weight`", "`out_proj`", "bias", "grouped-query"):
+        assert name in source["real-md"] + source["real-read"], name
+    assert "still needs two heads" not in page and "serves both badly" not in page
+    assert "unscaled" not in "".join(cell.source for cell in cells)
+    assert "(the article's example)" not in source["5cd0b651"]
+    assert "traced above" in source["5cd0b651"]
+    assert "seed 0" not in page and "seed 0" not in source["random-figure"]
+    assert "I ate and she slept" in source["7dce2a2a"]
+    # The one-number caveat comes where heads of width 1 are built, not before heads exist.
+    ids = [cell.id for cell in cells]
+    before_heads = "".join(cell.source for cell in cells[: ids.index("83c4d06e")])
+    assert (
+        "sign and a size" not in before_heads and "how strongly a word asks" in source["83c4d06e"]
+    )

@@ -305,7 +305,7 @@ def test_tile_figure_shows_only_the_current_tile():
     plt.close(fig)
     assert len(texts) == 4 * 5  # queries 'I'..'cake' x keys 'cake'..'delicious'
     assert texts[0] == f"{Z[0, 3]:.2f}"
-    assert "step 2 of 4" in alt and "'I' to 'cake'" in alt and "1 earlier tiles" in alt
+    assert "step 2 of 4" in alt and "'I' to 'cake'" in alt and "1 earlier tile is hatched" in alt
     with pytest.raises(ValueError, match="step must be 0 to 3"):
         tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 4)
     with pytest.raises(ValueError, match="last edges must be the matrix size"):

@@ -53,7 +53,8 @@ LAYERS = {
     "pretrained": ({"numpy", "safetensors", "tokenizers"}, MATH),
     "toy": ({"numpy"}, MATH | {"toy"}),
     "checks": ({"numpy"}, MATH | {"checks"}),
-    "plotting": ({"numpy", "matplotlib"}, MATH | {"plotting"}),
+    # Pillow (which Matplotlib requires) turns each figure into a palette PNG.
+    "plotting": ({"numpy", "matplotlib", "PIL"}, MATH | {"plotting"}),
     "widgets": ({"ipywidgets"}, {"plotting"}),
     "__init__": (set(), MATH),
 }

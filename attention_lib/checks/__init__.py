@@ -25,6 +25,7 @@ from .embeddings import (
     check_pe_offset,
     check_positional_encoding,
 )
+from .gradients import check_numerical_gradient
 from .learning import check_grad_V, check_initial_loss, check_softmax_backward
 from .masking import check_causal_count, check_causal_mask, check_masked_softmax
 from .multi_head import check_multi_head, check_param_count, check_split_heads
@@ -55,6 +56,7 @@ __all__ = [
     "check_mean_pool",
     "check_merge",
     "check_multi_head",
+    "check_numerical_gradient",
     "check_one_score",
     "check_output_change",
     "check_param_count",

@@ -192,11 +192,12 @@ def check_initial_loss(answer, n_nouns: int = 8) -> CheckResult:
             *mistakes,
         )
     exact = float(np.log(n))
-    cut = np.floor(exact * 100) / 100  # two decimals cut off instead of rounded
-    if abs(cut - exact) > 0.005:  # only where cutting gives another number (2.99 for 2.9957)
-        hint = (
-            f"{cut:.2f} cuts log({n}) = {exact:.4f} off after two decimals; round it "
-            f"instead: {exact:.2f}."
-        )
-        mistakes = ((cut, hint), *mistakes)
-    return check_number("initial_loss", answer, exact, places=2, mistakes=mistakes)
+    for places in (2, 1):  # cut off instead of rounded (2.99 or 2.9 for 2.9957)
+        cut = np.floor(exact * 10**places) / 10**places
+        if abs(cut - exact) > 0.005:  # only where cutting gives another number
+            hint = (
+                f"{cut:.{places}f} cuts log({n}) = {exact:.4f} off after {places} "
+                f"decimal{'s' if places > 1 else ''}; give two decimals, rounded: {exact:.2f}."
+            )
+            mistakes = ((cut, hint), *mistakes)
+    return check_number("initial_loss", answer, exact, places=2, mistakes=mistakes, show=4)

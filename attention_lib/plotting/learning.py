@@ -80,7 +80,11 @@ def training_curves(
     parts = [f"loss from {L[0]:.2f} to {L[-1]:.2f}"]
     if uniform_loss is not None:
         parts[0] += f" (with uniform attention to {U[-1]:.2f})"
-    parts += [f"{label} accuracy from {v[0]:.0%} to {v[-1]:.0%}" for label, v, _ in curves]
+    said = {"test, uniform attention": "test accuracy with uniform attention"}  # the legend's
+    for label, v, _ in curves:
+        start, end = f"{v[0]:.0%}", f"{v[-1]:.0%}"
+        change = f"stays at {end}" if start == end else f"from {start} to {end}"
+        parts.append(f"{said.get(label, label + ' accuracy')} {change}")
     alt = (
         f"Two line plots over {L.size - 1} training steps. Left: the "
         + parts[0]
@@ -128,9 +132,11 @@ def _draw_grid(ax, W: np.ndarray, tokens, ref: np.ndarray, title: str):
 def _grid_summary(W: np.ndarray, ref: np.ndarray) -> str:
     rows = np.arange(W.shape[0])
     hits = int(np.sum(W.argmax(axis=1) == ref))
+    low, high = f"{W[rows, ref].min():.2f}", f"{W[rows, ref].max():.2f}"
+    share = f"{W[rows, ref].mean():.2f} of the attention of 'it'"
+    share += " in every row" if low == high else f" on average (from {low} to {high})"
     return (
-        f"the referent gets {W[rows, ref].mean():.2f} of the attention of 'it' on average "
-        f"(from {W[rows, ref].min():.2f} to {W[rows, ref].max():.2f}); the largest weight "
+        f"the referent gets {share}; the largest weight "
         f"in a row is {W.max():.2f}; the referent is the top token in {hits} of {W.shape[0]}"
     )
 

@@ -116,10 +116,17 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None):
         f"{len(tokens)} tokens cut into {len(q) - 1} query blocks and {len(k) - 1} key "
         f"blocks. Only the current tile, queries {q_tokens[0]!r} to {q_tokens[-1]!r} "
         f"against keys {k_tokens[0]!r} to {k_tokens[-1]!r}, shows its scores; "
-        f"{step} earlier tiles are hatched as already folded into the running maximum, "
-        f"sum and output, and the other {len(steps) - step - 1} are blank.{state}"
+        f"{_tiles(step, 'earlier')} hatched as already folded into the running maximum, "
+        f"sum and output, and {_tiles(len(steps) - step - 1, 'more')} blank.{state}"
     )
     return fig, alt
+
+
+def _tiles(count: int, which: str) -> str:
+    """'no earlier tile is', '1 more tile is', '3 earlier tiles are'."""
+    if count == 0:
+        return f"no {which} tile is"
+    return f"{count} {which} tile{'s are' if count > 1 else ' is'}"
 
 
 def _state_panel(ax, Z, V, tokens, q: list, k: list, qb: int, kb: int) -> str:

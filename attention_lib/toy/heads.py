@@ -23,8 +23,9 @@ trained, so that the heads tell the article's story:
 * **food-topic**: "delicious" -> "cake" (0.73). The article imagines a *sentiment*
   head here; ``X`` has no feature for praise, so this head can only read *food*: the
   words about food ask for the food itself;
-* **verb-subject**: "ate" -> "I" (0.90). "ate" needs both its object and its subject,
-  and one row of one head can only favour one of them: that is why there are heads.
+* **verb-subject**: "ate" -> "I" (0.90). "ate" needs both its object and its subject;
+  one head would hand back one weighted average of their values, in which features the
+  two share can no longer be told apart: that is why there are heads.
 
 ``tests/test_ch07_multi_head.py`` asserts each of these. Use them through
 ``toy.heads`` (``toy.heads.W_q`` ...), which keeps them apart from the one-head

@@ -1,0 +1,178 @@
+r"""Chapter 10 checker: a gradient by finite differences, written by the learner.
+
+The learner nudges one entry of ``Q`` at a time and measures how the loss
+:math:`L(Q) = \sum O \odot dO` moves. The usual slips each get their own hint: a
+one-sided difference, the wrong divisor, an entry not put back, all entries nudged at
+once, a step of their own instead of ``eps``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..backward import attention_backward
+from ..core import scaled_dot_product_attention
+from .base import (
+    ATOL,
+    Cases,
+    CheckResult,
+    Fail,
+    expect_shape,
+    known_mistakes,
+    same,
+    unseen_cases,
+    verdict,
+)
+
+
+def _loss(Q, K, V, dOut) -> float:
+    """L(Q) = sum(O * dOut): its gradient at the output is exactly dOut."""
+    out, _ = scaled_dot_product_attention(Q, K, V)
+    return float(np.sum(out * dOut))
+
+
+def differences(Q, K, V, dOut, eps: float, *, way: str = "central", back: bool = True):
+    """dL/dQ entry by entry: central differences, or one of the usual slips.
+
+    ``way`` is "central", "forward" (L(x + eps) - L(x)) / eps or "backward";
+    ``back=False`` leaves each entry at x - eps instead of putting it back.
+    """
+    Q = np.array(Q, dtype=float)  # a copy, nudged in place
+    grad = np.empty_like(Q)
+    for i in np.ndindex(Q.shape):
+        centre = _loss(Q, K, V, dOut)
+        original = Q[i]
+        Q[i] = original + eps
+        above = _loss(Q, K, V, dOut)
+        Q[i] = original - eps
+        below = _loss(Q, K, V, dOut)
+        if back:
+            Q[i] = original
+        grad[i] = {
+            "central": (above - below) / (2 * eps),
+            "forward": (above - centre) / eps,
+            "backward": (centre - below) / eps,
+        }[way]
+    return grad
+
+
+def _mistakes(Q, K, V, dOut, eps: float) -> list[tuple]:
+    """The usual wrong finite differences for these inputs, each with its hint."""
+    right = differences(Q, K, V, dOut, eps)
+    together = (_loss(Q + eps, K, V, dOut) - _loss(Q - eps, K, V, dOut)) / (2 * eps)
+    one_sided = (
+        f"a one-sided difference: its error shrinks only like eps, and at eps = {eps:g} it "
+        "shows. Use both sides: (L(x + eps) - L(x - eps)) / (2 * eps)."
+    )
+    forward = differences(Q, K, V, dOut, eps, way="forward")
+    return [
+        (
+            2 * right,
+            "your numbers are twice the gradient: x + eps and x - eps are 2 eps apart, so "
+            "divide their difference by 2 * eps, not by eps.",
+        ),
+        (
+            right / 2,
+            "your numbers are half the gradient: divide the difference of L(x + eps) and "
+            "L(x - eps) by 2 * eps, once.",
+        ),
+        (-right, "the sign is flipped: (L(x + eps) - L(x - eps)) / (2 * eps)."),
+        (forward, f"you computed (L(x + eps) - L(x)) / eps, {one_sided}"),
+        (
+            differences(Q, K, V, dOut, eps, way="backward"),
+            f"you computed (L(x) - L(x - eps)) / eps, {one_sided}",
+        ),
+        (
+            forward / 2,
+            "you compared L(x + eps) with L(x), not with L(x - eps): use both sides, "
+            "(L(x + eps) - L(x - eps)) / (2 * eps).",
+        ),
+        (
+            differences(Q, K, V, dOut, eps, back=False),
+            "you did not put each entry back: the later entries were nudged from a Q that "
+            "had already moved. Save the entry first and write it back after L(x - eps).",
+        ),
+        (
+            np.full_like(right, together),
+            "every entry is the same number: you nudged all of Q at once. Nudge one entry "
+            "at a time and leave the others as they are.",
+        ),
+        (
+            differences(Q, K, V, np.ones_like(dOut), eps),
+            "your loss ignores dOut: it is L = sum(O * dOut), not sum(O).",
+        ),
+    ]
+
+
+def _run(cases: Cases, case: str, *args) -> np.ndarray:
+    """``cases.run``, with a hint for a Q left changed that fits this exercise."""
+    try:
+        return cases.run(case, *args)
+    except Fail as fail:
+        if "changed its input array in place" not in str(fail):
+            raise
+        raise Fail(
+            f"Q is not as it was after your function ran (on {case}): after nudging an "
+            "entry, write its saved original value back (adding eps back can leave a "
+            "rounding error), or nudge a copy of Q."
+        ) from None
+
+
+def check_numerical_gradient(fn) -> CheckResult:
+    r"""Check ``fn(Q, K, V, dOut, eps)`` returns dL/dQ by central differences.
+
+    :math:`L(Q) = \sum O \odot dO`, with :math:`O` the attention output without a mask;
+    entry :math:`i` is :math:`(L(Q + \varepsilon e_i) - L(Q - \varepsilon e_i)) / 2\varepsilon`.
+    """
+
+    def run(cases: Cases) -> None:
+        rng = np.random.default_rng(12)
+        Q, K, V = rng.normal(size=(2, 4)), rng.normal(size=(3, 4)), rng.normal(size=(3, 2))
+        dOut = rng.normal(size=(2, 2))
+        case = "Q (2, 4), K (3, 4), V (3, 2), eps = 1e-3"
+        out = _run(cases, case, Q, K, V, dOut, 1e-3)
+        expect_shape(out, Q.shape, case, " One number per entry of Q: the shape of Q.")
+        known_mistakes(out, *_mistakes(Q, K, V, dOut, 1e-3))
+        same(out, differences(Q, K, V, dOut, 1e-3), case)
+
+        Q, K, V = rng.normal(size=(3, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 3))
+        dOut = rng.normal(size=(3, 3))
+        case = "a coarse step, eps = 0.1, with Q (3, 2), K (4, 2), V (4, 3)"
+        out = _run(cases, case, Q, K, V, dOut, 0.1)
+        expect_shape(out, Q.shape, case, " One number per entry of Q: the shape of Q.")
+        known_mistakes(out, *_mistakes(Q, K, V, dOut, 0.1))
+        if np.allclose(out, attention_backward(Q, K, V, dOut)[0], atol=ATOL):
+            raise Fail(
+                "at eps = 0.1 your numbers are the exact gradient, not a difference with "
+                "that step: use the eps you were given, not a step of your own."
+            )
+        same(out, differences(Q, K, V, dOut, 0.1), case)
+
+        Q, K, V = (rng.normal(size=s) for s in ((2, 2, 3), (2, 3, 3), (2, 3, 2)))
+        dOut = rng.normal(size=(2, 2, 2))
+        case = "a batch: Q (2, 2, 3), K (2, 3, 3), V (2, 3, 2), eps = 1e-3"
+        try:
+            out = _run(cases, case, Q, K, V, dOut, 1e-3)
+        except Fail as fail:
+            if "your function raised" not in str(fail):
+                raise
+            raise Fail(
+                f"{fail} To visit every entry of Q, whatever its shape, loop over "
+                "np.ndindex(Q.shape)."
+            ) from None
+        expect_shape(out, Q.shape, case, " Visit every entry: np.ndindex(Q.shape).")
+        same(out, differences(Q, K, V, dOut, 1e-3), case)
+
+    return verdict("numerical_gradient", fn, run)
+
+
+@unseen_cases("numerical_gradient")
+def _unseen(rng):
+    found = []
+    for batch, eps in (((), 1e-3), ((int(rng.integers(2, 4)),), float(rng.choice([0.05, 0.1])))):
+        n_q, n_k, d_k, d_v = (int(rng.integers(2, 6)) for _ in range(4))
+        Q, K = rng.normal(size=(*batch, n_q, d_k)), rng.normal(size=(*batch, n_k, d_k))
+        V, dOut = rng.normal(size=(*batch, n_k, d_v)), rng.normal(size=(*batch, n_q, d_v))
+        inputs = (Q, K, V, dOut, eps)
+        found.append((f"Q {Q.shape}, K {K.shape}, eps = {eps:g}", inputs, differences(*inputs)))
+    return found
