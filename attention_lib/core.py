@@ -161,14 +161,16 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale=None, temperature: fl
     return _attention(Q, K, V, mask, s, T)
 
 
-def _attention(Q, K, V, mask, s: float, T: float, *, need_weights: bool = True, out=None):
+def _attention(Q, K, V, mask, s: float, T: float, *, need_weights=True, out=None, n_threads=None):
     """:func:`_attend` on the scores, or, for large inputs, the same (to rounding) in blocks.
 
     The blocked route is :func:`attention_lib.fast.attend_in_blocks`; it keeps no weights
-    when ``need_weights`` is false. ``out``, if given, receives the output.
+    when ``need_weights`` is false, and runs on ``n_threads`` (``None``: it decides).
+    ``out``, if given, receives the output.
     """
     if blocks_pay_off(Q, K, V, s / T):
-        return attend_in_blocks(Q, K, V, mask, s / T, need_weights=need_weights, out=out)
+        keep = {"need_weights": need_weights, "out": out, "n_threads": n_threads}
+        return attend_in_blocks(Q, K, V, mask, s / T, **keep)
     output, weights = _attend(_scores(Q, K), V, mask, s, T)
     if out is not None:
         out[...] = output

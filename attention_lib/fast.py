@@ -18,13 +18,19 @@ routes give the same numbers to rounding (``tests/test_fast_paths.py`` holds the
   numbers instead of ``n_q n_k``.
 * **Every core.** The blocks do not depend on each other, so threads share them out.
   NumPy lets go of Python's lock inside ``exp``, ``sum`` and the matrix products, so the
-  threads really run at once. Meanwhile BLAS gets one thread (threadpoolctl); its own
-  threads would otherwise fight ours for the cores. Only as many threads run as BLAS
-  was allowed, so ``threadpool_limits(1)`` (chapter 9's stopwatch) means one core.
+  threads really run at once. Meanwhile BLAS gets one thread (threadpoolctl, in
+  :func:`threads`). Its own threads would fight ours for the cores: after each product
+  they wait for the next one by spinning on a core for about 0.1 s, which doubled the
+  time of the threaded blocks when they came right after a two-thread product. So
+  :func:`attention_lib.multi_head_attention` runs its projections on these threads too
+  (:func:`matmuls`), and BLAS's threads stay asleep for the whole call. Only as many
+  threads run as BLAS was allowed, so ``threadpool_limits(1)`` (chapter 9's stopwatch)
+  means one core.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import warnings
@@ -35,8 +41,9 @@ import numpy as np
 # overflow (e^709, e^88.7), and e^-600 and e^-60 far from zero.
 _EXP_SAFE = {np.dtype(np.float64): 600.0, np.dtype(np.float32): 60.0}
 _MIN_WEIGHTS = 2**16  # n_q x n_k of one head before blocks pay for their Python overhead
-_BLOCK = 2**17  # weights per block: 1 MiB in float64, a core's cache holds it
+_BLOCK = 2**18  # weights per block: 2 MiB in float64, 256 rows of 1024 keys
 _THREADED = 2**20  # weights in all (heads x n_q x n_k) before a second thread pays off
+_ROWS = 256  # rows of X per block in matmuls
 
 
 def blocks_pay_off(Q: np.ndarray, K: np.ndarray, V: np.ndarray, c: float) -> bool:
@@ -56,7 +63,7 @@ def blocks_pay_off(Q: np.ndarray, K: np.ndarray, V: np.ndarray, c: float) -> boo
         return bool(c * q * k <= _EXP_SAFE[Q.dtype] and c * q < np.finfo(Q.dtype).max)
 
 
-def attend_in_blocks(Q, K, V, mask, c: float, *, need_weights: bool = True, out=None):
+def attend_in_blocks(Q, K, V, mask, c: float, *, need_weights=True, out=None, n_threads=None):
     """Attention with logits ``c Q K^T``, a block of query rows at a time, on every core.
 
     ``Q`` is (..., n_q, d_k) and sets the batch shape; ``K`` (..., n_k, d_k), ``V``
@@ -64,7 +71,8 @@ def attend_in_blocks(Q, K, V, mask, c: float, *, need_weights: bool = True, out=
     any (..., n_q, d_v) array whose rows are contiguous, such as a view that puts each
     head's output in its columns of the merged heads. Returns ``(output, weights)``;
     ``weights`` is ``None`` when ``need_weights`` is false, and then no (n_q, n_k)
-    matrix is kept: each thread reuses one block of scratch memory.
+    matrix is kept: each thread reuses one block of scratch memory. ``n_threads`` comes
+    from a caller's :func:`threads`; ``None`` means: decide here.
     """
     *batch, n_q, _ = Q.shape
     n_k, d_v = K.shape[-2], V.shape[-1]
@@ -98,7 +106,11 @@ def attend_in_blocks(Q, K, V, mask, c: float, *, need_weights: bool = True, out=
             o /= total
 
     scratch = None if need_weights else (rows, n_k)
-    _share_out(attend, parts, scratch, Q.dtype, len(parts) * rows * n_k >= _THREADED)
+    if n_threads is None:
+        with threads(np.prod(batch, dtype=int) * n_q * n_k) as n_threads:
+            _share_out(attend, parts, scratch, Q.dtype, n_threads)
+    else:
+        _share_out(attend, parts, scratch, Q.dtype, n_threads)
     if not np.all(np.isfinite(output)):
         largest = "" if weights is None else f" (largest entries {weights.max():.3g} and "
         raise ValueError(
@@ -131,43 +143,80 @@ def workers() -> int:
     return max(1, min([*(t for t in limits if t), cores or 1]) if limits else 1)
 
 
-def _share_out(task, parts: list, scratch, dtype, threaded: bool) -> None:
-    """Run ``task(part, scratch)`` for every part, on threads when that pays off.
+@contextlib.contextmanager
+def threads(weights: int):
+    """How many threads a job with this many attention weights gets; BLAS gets one meanwhile.
+
+    One thread for a small job, or while another call holds the threads (BLAS's thread
+    count is one setting for the whole process, so only one call at a time may lower it).
+    """
+    n = workers() if weights >= _THREADED else 1
+    if n == 1 or not _BUSY.acquire(blocking=False):
+        yield 1
+        return
+    try:
+        with _blas().limit(limits=1, user_api="blas"):
+            yield n
+    finally:
+        _BUSY.release()
+
+
+def matmuls(pairs: list, n_threads: int) -> list:
+    """``[a @ b for a, b in pairs]``, each ``a`` (..., m, k) cut into blocks of rows.
+
+    ``b`` is (k, p). The blocks of all the products are shared out to ``n_threads``
+    threads; an overflow to infinity is left for the caller to check.
+    """
+    if n_threads == 1:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return [a @ b for a, b in pairs]
+    flat = [(a.reshape(-1, a.shape[-1]), b) for a, b in pairs]  # (..., m, k) -> (M, k)
+    out = [np.empty((a.shape[0], b.shape[1]), np.result_type(a, b)) for a, b in flat]
+    parts = [
+        (i, slice(start, start + _ROWS))
+        for i, (a, _) in enumerate(flat)
+        for start in range(0, a.shape[0], _ROWS)
+    ]
+
+    def product(part, scratch):
+        i, rows = part
+        np.matmul(flat[i][0][rows], flat[i][1], out=out[i][rows])
+
+    _share_out(product, parts, None, None, n_threads)
+    return [o.reshape(*a.shape[:-1], b.shape[1]) for o, (a, b) in zip(out, pairs, strict=True)]
+
+
+def _share_out(task, parts: list, scratch, dtype, n_threads: int) -> None:
+    """Run ``task(part, scratch)`` for every part, on up to ``n_threads`` threads.
 
     Each thread takes the next part left until none is; ``scratch`` is the shape of one
-    array each thread reuses (or ``None``). An error in any thread is raised here.
+    array each thread reuses (or ``None``). An error in any thread is raised here. The
+    results are checked for overflow afterwards, so no thread warns about it.
     """
-    n = min(workers(), len(parts)) if threaded else 1
-    if n == 1 or not _BUSY.acquire(blocking=False):  # busy: another call owns BLAS
-        own = None if scratch is None else np.empty(scratch, dtype)
-        for part in parts:
-            task(part, own)
-        return
     taken, lock, errors, stop = iter(range(len(parts))), threading.Lock(), [], []
 
     def work():
         own = None if scratch is None else np.empty(scratch, dtype)
         try:
-            while not stop:
-                with lock:
-                    i = next(taken, None)
-                if i is None:
-                    return
-                task(parts[i], own)
+            with np.errstate(over="ignore", invalid="ignore"):  # (per thread)
+                while not stop:
+                    with lock:
+                        i = next(taken, None)
+                    if i is None:
+                        return
+                    task(parts[i], own)
         except BaseException as err:  # handed to the caller's thread below
             errors.append(err)
             stop.append(True)
 
+    helpers = [threading.Thread(target=work, daemon=True) for _ in parts[1:n_threads]]
     try:
-        with _blas().limit(limits=1, user_api="blas"):
-            threads = [threading.Thread(target=work, daemon=True) for _ in range(n - 1)]
-            for thread in threads:
-                thread.start()
-            work()
-            for thread in threads:
-                thread.join()
+        for thread in helpers:
+            thread.start()
+        work()
+        for thread in helpers:
+            thread.join()
     finally:
         stop.append(True)  # e.g. Ctrl+C while waiting: the other threads stop too
-        _BUSY.release()
     if errors:
         raise errors[0]

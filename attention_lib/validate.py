@@ -152,6 +152,11 @@ def checked_matmul(a: np.ndarray, b: np.ndarray, what: str) -> np.ndarray:
     """``a @ b``, with a clear error instead of a silent infinity if it overflows."""
     with np.errstate(over="ignore", invalid="ignore"):
         product = a @ b
+    return check_product(product, a, b, what)
+
+
+def check_product(product: np.ndarray, a: np.ndarray, b: np.ndarray, what: str) -> np.ndarray:
+    """Return ``product``, the ``a @ b`` computed elsewhere, if no number overflowed."""
     if not np.all(np.isfinite(product)):
         raise ValueError(
             f"{what} overflowed to infinity: the numbers are too large to multiply "

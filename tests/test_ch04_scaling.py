@@ -2,7 +2,6 @@
 
 import math
 
-import matplotlib.colors
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -10,12 +9,7 @@ import pytest
 import attention_lib as al
 from attention_lib.backward import softmax_jacobian
 from attention_lib.checks import check_dot_variance, check_scaled_scores
-from attention_lib.plotting import (
-    gradients_vs_dimension,
-    scaling_frame,
-    sharpness_vs_dimension,
-    variance_vs_dimension,
-)
+from attention_lib.plotting import gradients_vs_dimension, scaling_frame, scaling_vs_dimension
 
 # --- softmax_jacobian ----------------------------------------------------------------------
 
@@ -113,63 +107,70 @@ def test_jacobian_is_not_in_the_top_level_api():
 D_K = np.array([2, 4, 8, 16])
 
 
-def test_variance_figure_draws_theory_and_both_measurements():
-    fig, alt = variance_vs_dimension(D_K, D_K * [1.02, 0.97, 1.0, 1.01], [1.02, 0.97, 1.0, 1.01])
-    ax = fig.axes[0]
-    assert ax.get_xscale() == ax.get_yscale() == "log"
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["2", "4", "8", "16"]
-    labels = ax.get_legend_handles_labels()[1]
-    assert any("theory" in label for label in labels) and len(labels) == 3
-    assert "d_k" in ax.get_xlabel() and "variance" in ax.get_ylabel()
-    assert "from 2 to 16" in alt and "between 0.97 and 1.02" in alt
+def test_scaling_figure_draws_three_measurements_raw_beside_scaled():
+    variance = (D_K * [1.02, 0.97, 1.0, 1.01], [1.02, 0.97, 1.0, 1.01])
+    largest = ([0.3, 0.4, 0.6, 0.7], [0.22, 0.23, 0.24, 0.24])
+    deaf = ([0.001, 0.003, 0.05, 0.2], [0.0, 0.0, 0.0, 0.0])
+    fig, alt = scaling_vs_dimension(D_K, variance=variance, largest=largest, deaf=deaf, n=16)
+    left, middle, right = fig.axes
+    assert left.get_xscale() == left.get_yscale() == "log"
+    assert middle.get_yscale() == right.get_yscale() == "linear"
+    assert [t.get_text() for t in middle.get_xticklabels()] == ["2", "8"]  # every other width
+    assert "variance" in left.get_title() and "largest weight" in middle.get_title()
+    assert "deaf" in right.get_title() and right.get_yticklabels()[-1].get_text() == "100%"
+    # Raw and scaled differ by marker and line style, not only by colour, in every panel.
+    for ax, (raw, scaled) in zip(fig.axes, (variance, largest, deaf), strict=True):
+        raw_line, scaled_line = ax.get_lines()[-2:]
+        np.testing.assert_allclose(raw_line.get_ydata(), raw)
+        np.testing.assert_allclose(scaled_line.get_ydata(), scaled)
+        assert raw_line.get_marker() != scaled_line.get_marker()
+        assert raw_line.get_linestyle() != scaled_line.get_linestyle()
+    np.testing.assert_allclose(middle.get_lines()[0].get_ydata(), 1 / 16)  # an even row
+    (legend,) = fig.legends
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert labels[:2] == ["raw scores", r"scaled by $1/\sqrt{d_k}$"]
+    assert any("theory" in label for label in labels) and "even row: 1/16" in labels
+    assert "raw from 2.04 to 16.16, on the line y = d_k; scaled between 0.97 and 1.02" in alt
+    assert "raw from 0.30 to 0.70; scaled between 0.22 and 0.24 (an even row has 0.06)" in alt
+    assert "Deaf rows: raw from 0.1% to 20.0%; scaled 0.0% at every width." in alt
     plt.close(fig)
-    with pytest.raises(ValueError, match=r"raw_variance needs one value per d_k"):
-        variance_vs_dimension(D_K, [1, 2, 3], [1, 1, 1, 1])
-
-
-def test_sharpness_figure_draws_the_largest_weight_and_quotes_the_ends():
-    fig, alt = sharpness_vs_dimension(
-        D_K, raw_max=[0.3, 0.4, 0.6, 0.7], scaled_max=[0.22, 0.23, 0.24, 0.24], n=16
-    )
-    (ax,) = fig.axes
-    assert "largest weight" in ax.get_ylabel() and ax.get_xscale() == "log"
-    uniform, raw_line, scaled_line = ax.get_lines()
-    np.testing.assert_allclose(uniform.get_ydata(), 1 / 16)
-    np.testing.assert_allclose(raw_line.get_ydata(), [0.3, 0.4, 0.6, 0.7])
-    # Raw and scaled differ by marker and line style, not only by colour.
-    assert raw_line.get_marker() != scaled_line.get_marker()
-    assert raw_line.get_linestyle() != scaled_line.get_linestyle()
-    assert "Raw scores: from 0.30 to 0.70" in alt and "Scaled: from 0.22 to 0.24" in alt
-    assert "uniform row has 0.06" in alt
-    plt.close(fig)
-    with pytest.raises(ValueError, match=r"scaled_max needs one value per d_k"):
-        sharpness_vs_dimension(D_K, raw_max=[0.3] * 4, scaled_max=[0.2] * 3, n=16)
+    with pytest.raises(ValueError, match=r"largest\[1\] \(scaled\) needs one value per d_k"):
+        scaling_vs_dimension(
+            D_K, variance=variance, largest=(largest[0], [0.2] * 3), deaf=deaf, n=16
+        )
+    with pytest.raises(TypeError, match=r"deaf must be a pair \(raw, scaled\)"):
+        scaling_vs_dimension(D_K, variance=variance, largest=largest, deaf=deaf[0], n=16)
     with pytest.raises(ValueError, match="n must be at least 1"):
-        sharpness_vs_dimension(D_K, raw_max=[0.3] * 4, scaled_max=[0.2] * 4, n=0)
+        scaling_vs_dimension(D_K, variance=variance, largest=largest, deaf=deaf, n=0)
 
 
-def test_gradients_figure_draws_median_and_band_on_log_axes():
+def test_gradients_figure_draws_medians_and_the_raw_band_on_log_axes():
     d = np.array([4, 64, 512])
     raw = np.array([[0.3, 0.32, 0.34], [0.01, 0.09, 0.2], [1e-20, 4e-4, 0.1]])
     scaled = np.array([[0.14, 0.15, 0.16], [0.03, 0.038, 0.04], [0.0099, 0.013, 0.018]])
     fig, alt = gradients_vs_dimension(d, raw, scaled)
     ax = fig.axes[0]
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
-    raw_line, scaled_line, *edges = ax.get_lines()
+    raw_line, scaled_line = ax.get_lines()
     assert raw_line.get_marker() != scaled_line.get_marker()  # not colour alone
-    # The narrow scaled band gets edges and a label, so it can be seen at all
-    assert len(edges) == 2
-    # ...and the edges are dark: the pale band alone vanishes on white
-    band_rgb = np.array(matplotlib.colors.to_rgb(scaled_line.get_color()))
-    edge_rgb = np.array(matplotlib.colors.to_rgb(edges[0].get_color()))
-    assert edge_rgb.sum() < 0.6 * band_rgb.sum()
-    np.testing.assert_allclose(edges[0].get_ydata()[-1], np.percentile([0.0099, 0.013, 0.018], 10))
-    notes = [t.get_text() for t in ax.texts]  # min to max at 512, the prose's convention
-    assert notes == ["every scaled row at $d_k$ = 512: 0.0099 to 0.018"]
-    assert "Jacobian" in ax.get_ylabel() and "gradient" not in ax.get_ylabel()
     np.testing.assert_allclose(raw_line.get_ydata(), [0.32, 0.09, 4e-4])
+    np.testing.assert_allclose(scaled_line.get_ydata(), [0.15, 0.038, 0.013])
+    # One band, the raw rows' 10th to 90th percentile; the scaled rows get a label instead
+    labels = ax.get_legend_handles_labels()[1]
+    assert labels == [
+        "raw scores: median row",
+        "raw scores: middle 80% of rows",
+        r"scaled by $1/\sqrt{d_k}$: median row",
+    ]
+    (band,) = ax.collections
+    lows = band.get_paths()[0].vertices[:, 1]
+    assert math.isclose(lows.min(), np.percentile(raw[2], 10))
+    notes = [t.get_text() for t in ax.texts]  # min to max at 512, the prose's convention
+    assert notes == ["every scaled row at $d_k$ = 512:\n0.0099 to 0.018"]
+    # The axis says what is measured: the derivative with respect to the raw scores
+    assert ax.get_ylabel() == "size of d weights / d raw scores"
     assert "raw scores: from 0.32 to 0.0004" in alt
-    assert "from 0.15 to 0.013" in alt and "factor" in alt
+    assert "median from 0.15 to 0.013" in alt and "between 0.0099 and 0.018" in alt
     plt.close(fig)
     with pytest.raises(ValueError, match="one row of sizes per d_k"):
         gradients_vs_dimension(d, raw[:2], scaled)
@@ -355,54 +356,3 @@ def test_dot_variance_with_sigma(answer, status, text, capsys):
 def test_dot_variance_rejects_a_bad_sigma():
     with pytest.raises(ValueError, match="sigma must be a positive number"):
         check_dot_variance(1, d_k=4, sigma=0)
-
-
-# --- toy.scaling: the chapter's measurements ----------------------------------------------
-
-
-def test_sharpness_measures_softmax_rows_raw_and_scaled():
-    from attention_lib import toy
-
-    found = toy.scaling.sharpness([2, 8], n=4, sentences=3, seed=1)
-    rng = np.random.default_rng(1)
-    for i, d_k in enumerate([2, 8]):
-        Q, K = rng.normal(size=(2, 3, 4, d_k))
-        w = al.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k))
-        assert math.isclose(found["scaled_max"][i], w.max(axis=-1).mean())
-        entropy = -(w * np.log(w)).sum(axis=-1).mean()
-        assert math.isclose(found["scaled_entropy"][i], entropy)
-    assert set(found) == {"raw_max", "scaled_max", "raw_entropy", "scaled_entropy"}
-    # Weights that underflow to exactly 0 add 0 to the entropy, not nan: at this width
-    # some raw rows of these sentences are exactly one-hot.
-    _, raw = next(toy.scaling.random_scores([400_000], n=2, sentences=2, seed=0))
-    assert (al.softmax(raw) == 0).any()
-    sharp = toy.scaling.sharpness([400_000], n=2, sentences=2, seed=0)
-    assert np.isfinite(sharp["raw_entropy"]).all()
-
-
-def test_gradient_sizes_are_jacobian_norms_with_the_chain_rule_factor():
-    from attention_lib import toy
-
-    raw_g, scaled_g, committed = toy.scaling.gradient_sizes([4, 64], n=5, sentences=2)
-    assert raw_g.shape == scaled_g.shape == (2, 10) and committed.shape == (2,)
-    _, raw = next(toy.scaling.random_scores([4], n=5, sentences=2))
-    w = al.softmax(raw / 2).reshape(-1, 5)
-    size = np.linalg.norm(softmax_jacobian(w), axis=(-2, -1)) / 2  # c = 1/sqrt(4)
-    assert np.allclose(scaled_g[0], size)
-    assert np.all((0 <= committed) & (committed <= 1))
-
-
-def test_nudged_rows_raise_each_runner_up_and_nothing_else():
-    from attention_lib import toy
-
-    raw, nudged = toy.scaling.nudged_rows(16, 3.0, rows=50, n=6, seed=2)
-    changed = ~np.isclose(raw, nudged)
-    assert raw.shape == (50, 6) and changed.sum(axis=-1).tolist() == [1] * 50
-    second = np.argsort(raw, axis=-1)[:, -2]
-    assert np.allclose(nudged[np.arange(50), second] - raw[np.arange(50), second], 3.0)
-    with pytest.raises(ValueError, match="needs a runner-up"):
-        toy.scaling.nudged_rows(16, 3.0, n=1)
-    with pytest.raises(ValueError, match="d_k must be at least 1"):
-        toy.scaling.nudged_rows(0, 3.0)
-    with pytest.raises(TypeError, match="each d_k must be a positive whole number"):
-        toy.scaling.sharpness([2, 4.5])

@@ -10,6 +10,7 @@ both come out right.
 """
 
 import math
+import os
 import threading
 
 import numpy as np
@@ -104,7 +105,8 @@ def test_without_weights_no_score_sized_memory_is_held():
     (_, weights), with_weights = peak_memory(al.multi_head_attention, X, *Ws, 2)
     assert weights.nbytes == weights_bytes and with_weights < 1.2 * weights_bytes
     _, without = peak_memory(al.multi_head_attention, X, *Ws, 2, need_weights=False)
-    assert without < weights_bytes / 4  # a block of scratch per thread: 1 MiB each
+    scratch = fast.workers() * fast._BLOCK * 8  # a block per thread, 2 MiB each
+    assert without < scratch + 2**20 < weights_bytes / 2  # and under 1 MiB besides
 
 
 @pytest.mark.parametrize("bad", [None, 0, 1, "no", np.array([True])])
@@ -131,8 +133,9 @@ def test_without_weights_bad_input_raises_the_same_errors():
 def test_workers_follow_the_blas_limit():
     with threadpool_limits(limits=1, user_api="blas"):
         assert fast.workers() == 1  # chapter 9's stopwatch: one core
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     with threadpool_limits(limits=2, user_api="blas"):
-        assert fast.workers() == min(2, len(fast.os.sched_getaffinity(0)))
+        assert fast.workers() == min(2, cores)
 
 
 def test_threads_run_with_one_blas_thread_and_restore_its_limit(monkeypatch):
@@ -146,10 +149,22 @@ def test_threads_run_with_one_blas_thread_and_restore_its_limit(monkeypatch):
         seen.append((threading.get_ident(), fast._blas().lib_controllers[0].num_threads))
 
     with threadpool_limits(limits=2, user_api="blas"):
-        fast._share_out(task, list(range(20)), None, np.float64, threaded=True)
+        with fast.threads(fast._THREADED) as n_threads:
+            assert n_threads == 2
+            fast._share_out(task, list(range(20)), None, None, n_threads)
         assert fast._blas().lib_controllers[0].num_threads == 2  # restored
+        with fast.threads(fast._THREADED - 1) as n_threads:  # too small to share out
+            assert n_threads == 1 and fast._blas().lib_controllers[0].num_threads == 2
     assert len(seen) == 20 and len({ident for ident, _ in seen}) == 2
     assert {limit for _, limit in seen} == {1}
+
+
+def test_one_call_at_a_time_lowers_the_blas_limit(monkeypatch):
+    monkeypatch.setattr(fast, "workers", lambda: 2)
+    with fast.threads(fast._THREADED) as first, fast.threads(fast._THREADED) as second:
+        assert (first, second) == (2, 1)  # the second call runs on its own thread
+    with fast.threads(fast._THREADED) as again:
+        assert again == 2  # released
 
 
 def test_an_error_in_a_thread_reaches_the_caller(monkeypatch):
@@ -162,9 +177,10 @@ def test_an_error_in_a_thread_reaches_the_caller(monkeypatch):
         done.append(part)
 
     with pytest.raises(ArithmeticError, match="part 5 failed"):
-        fast._share_out(task, list(range(40)), None, np.float64, threaded=True)
-    assert fast._BUSY.acquire(blocking=False)  # released for the next call
-    fast._BUSY.release()
+        with fast.threads(fast._THREADED) as n_threads:
+            fast._share_out(task, list(range(40)), None, None, n_threads)
+    with fast.threads(fast._THREADED) as n_threads:
+        assert n_threads == 2  # released for the next call
 
 
 def test_two_calls_at_once_both_come_out_right(monkeypatch):

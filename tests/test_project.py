@@ -42,7 +42,7 @@ LAYERS = {
     # The fast route of attention; threadpoolctl keeps BLAS's threads out of its threads' way.
     "fast": ({"numpy", "threadpoolctl"}, set()),
     "core": ({"numpy"}, {"fast", "validate"}),
-    "heads": ({"numpy"}, {"core", "validate"}),
+    "heads": ({"numpy"}, {"core", "fast", "validate"}),
     "backward": ({"numpy"}, {"core", "validate"}),
     "masks": ({"numpy"}, {"core", "validate"}),
     "chunked": ({"numpy"}, {"core", "validate"}),

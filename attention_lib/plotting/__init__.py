@@ -13,12 +13,7 @@ from .learning import before_after, it_attention, training_curves, training_fram
 from .masking import masked_heatmaps, masked_row
 from .matrices import bar_row, heatmap
 from .real_model import attention_panels, head_grid, token_attention
-from .scaling import (
-    gradients_vs_dimension,
-    scaling_frame,
-    sharpness_vs_dimension,
-    variance_vs_dimension,
-)
+from .scaling import gradients_vs_dimension, scaling_frame, scaling_vs_dimension
 from .scores import dot_product_arrows, score_bars
 from .shapes import matmul_diagram
 from .spread import seed_histogram
@@ -61,10 +56,10 @@ __all__ = [
     "matmul_diagram",
     "memory_plot",
     "scaling_frame",
+    "scaling_vs_dimension",
     "score_bars",
     "seed_histogram",
     "shape_tracer",
-    "sharpness_vs_dimension",
     "show",
     "similarity_map",
     "speedup_plot",
@@ -77,6 +72,5 @@ __all__ = [
     "trace_shapes",
     "training_curves",
     "training_frame",
-    "variance_vs_dimension",
     "writing_frame",
 ]

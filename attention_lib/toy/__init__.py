@@ -16,7 +16,6 @@ from . import (
     heads,  # chapter 7: hand-built multi-head weights, as toy.heads.W_q ...
     learning,  # chapter 10: pronoun sentences and a tiny model trained on them
     masking,  # chapter 8: a short sentence padded into a batch, toy.masking.BATCH
-    scaling,  # chapter 4: random queries and keys measured at many widths
 )
 from .movies import (
     MOVIE_CARDS,
@@ -94,7 +93,6 @@ __all__ = [
     "masking",
     "projections",
     "scaled_scores",
-    "scaling",
     "scores",
     "self_attention",
     "similarity",

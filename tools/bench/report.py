@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-TARGETS = {  # the targets of issue #10, in seconds or as a fraction of peak
+from bench import vs_pytorch
+
+TARGETS = {  # the targets of issues #10 and #32, in seconds or as a fraction of peak
     "mha_float64_ratio": 0.60,
     "slider_s": 1.0,
     "book_clean_s": 60.0,
@@ -54,6 +56,8 @@ def table(r: dict) -> str:
         f"{mha['ratio_vs_float64_peak']:.0%} {mark(mha['ratio_vs_float64_peak'] >= goal)}; "
         f"its matmuls alone reach {ceiling['ratio_vs_float64_peak']:.0%}"
     )
+    if "torch" in r:
+        lines += ["", *vs_pytorch.lines(r["torch"], goal)]
     lines += [
         "",
         "2-3. Chapters in a fresh kernel (wall = kernel start + all cells) and sliders",

@@ -10,6 +10,10 @@ prints one table (``report.py``) and writes the same numbers as JSON to
 1. **Attention against the machine's limit** (``throughput.py``): the FLOP rate of
    attention at several sizes, divided by the peak of a large matrix product measured in
    the same run.
+   **1b.** ``multi_head_attention`` with and without weights beside PyTorch's
+   ``nn.MultiheadAttention`` on the same layer (``vs_pytorch.py``; PyTorch is installed for
+   it where pip offers a CPU build, and the section is skipped otherwise; ``--no-torch``
+   skips it).
 2. **Slider frames** and 3. **chapters** (``chapter_runs.py``): each chapter executed in a
    fresh kernel (nbclient), with its slowest cell and the time each slider's frames take.
 4. **Pretrained model** (if ``attention_lib.pretrained`` and its weights are installed),
@@ -32,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/: the bench package
-from bench import build_times, chapter_runs, models, report, throughput  # noqa: E402
+from bench import build_times, chapter_runs, models, report, throughput, vs_pytorch  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "_build" / "bench" / "bench.json"
@@ -47,6 +51,9 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="fewer attention sizes")
     parser.add_argument("--no-chapters", action="store_true", help="skip sections 2 and 3")
+    parser.add_argument(
+        "--no-torch", action="store_true", help="skip section 1b, the comparison with PyTorch"
+    )
     parser.add_argument(
         "--decoder", action="store_true", help="only section 4b, chapter 12's decoder"
     )
@@ -64,6 +71,9 @@ def main(argv=None) -> int:
     peaks = {"float64": throughput.peak(np.float64), "float32": throughput.peak(np.float32)}
     r["peak"] = peaks
     r["attention"] = throughput.attention_rows(peaks, args.quick) + throughput.ladder_rows(peaks)
+    if not args.no_torch:
+        print("comparing multi_head_attention with PyTorch's...", flush=True)
+        r["torch"] = vs_pytorch.compare(r["peak"]["float64"]["gflops"])
     # Did the machine get busier meanwhile?
     r["peak_after"] = throughput.peak(np.float64, sizes=(2048,))
     r["chapters"] = []

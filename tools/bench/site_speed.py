@@ -96,7 +96,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     pages = sorted(p.relative_to(args.site).as_posix() for p in args.site.glob("chapters/*.html"))
     if not pages or not Path(CHROMIUM).exists():
-        print(f"bench_site: needs a built site in {args.site} and {CHROMIUM}; skipped")
+        print(f"site_speed: needs a built site in {args.site} and {CHROMIUM}; skipped")
         return 0
     from playwright.sync_api import sync_playwright
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
-import re
 import statistics
 import time
 from datetime import datetime, timezone
@@ -40,6 +39,13 @@ def machine() -> dict:
         text = Path("/proc/cpuinfo").read_text()
         flags = next((ln for ln in text.splitlines() if ln.startswith("flags")), "")
     simd = [f for f in ("avx2", "fma", "avx512f") if f" {f}" in flags]
+    with contextlib.suppress(OSError, StopIteration):  # a virtual machine may hide the name
+        text = Path("/proc/cpuinfo").read_text()
+        family, model = (
+            next(ln for ln in text.splitlines() if ln.startswith(key)).split(":")[1].strip()
+            for key in ("cpu family", "model\t")
+        )
+        cpu += f" (family {family}, model {model})"
     info = {
         "cpu": cpu,
         "simd": simd,
@@ -54,17 +60,20 @@ def machine() -> dict:
 
 
 def blas_name() -> str:
-    """The BLAS NumPy links against, from ``np.show_config``."""
+    """The BLAS NumPy links against (``np.show_config``), its kernels and its threads."""
     try:
         config = np.show_config(mode="dicts")
         blas = config["Build Dependencies"]["blas"]
-        extra = blas.get("openblas configuration", "")
-        threads = re.search(r"MAX_THREADS=\d+", extra)
-        return " ".join(
-            str(x) for x in (blas.get("name"), blas.get("version"), threads and threads[0]) if x
-        )
+        name = " ".join(str(x) for x in (blas.get("name"), blas.get("version")) if x)
     except Exception:  # older NumPy: no dict form
-        return "unknown"
+        name = "unknown"
+    with contextlib.suppress(Exception):  # what threadpoolctl finds loaded, if anything
+        from threadpoolctl import threadpool_info
+
+        lib = next(lib for lib in threadpool_info() if lib["user_api"] == "blas")
+        kernels = f"{lib['architecture']} kernels, " if lib.get("architecture") else ""
+        name += f" ({kernels}{lib['num_threads']} threads)"
+    return name
 
 
 # --- 1. Attention against the peak --------------------------------------------------------
@@ -169,22 +178,30 @@ def ladder_rows(peaks: dict) -> list[dict]:
 def products_only(X, Ws, h: int):
     """The matrix products of multi-head attention and nothing else: no softmax, no checks.
 
-    Same shapes and blocks as the library, and a fresh ``(h, n, n)`` result each call, as
-    the real function must return. Its rate is the ceiling that attention itself can reach.
+    Same shapes, blocks and threads as the library (``attention_lib.fast``), and a fresh
+    ``(h, n, n)`` result each call, as the real function must return. Its rate is the
+    ceiling that attention itself can reach.
     """
+    from attention_lib import fast
+
     W_q, W_k, W_v, W_o = Ws
     n, d_model = X.shape
     d_k = d_model // h
-    Q, K, V = ((X @ W).reshape(n, h, d_k).swapaxes(0, 1) for W in (W_q, W_k, W_v))
-    weights = np.empty((h, n, n), X.dtype)
-    heads = np.empty((h, n, d_k), X.dtype)
-    rows = 2**18 // n
-    for i in range(h):
-        for start in range(0, n, rows):
-            part = slice(start, start + rows)
-            np.matmul(Q[i, part], K[i].T, out=weights[i, part])
-            np.matmul(weights[i, part], V[i], out=heads[i, part])
-    return heads.swapaxes(0, 1).reshape(n, d_model) @ W_o, weights
+    rows = max(1, fast._BLOCK // n)
+    parts = [(i, slice(start, start + rows)) for i in range(h) for start in range(0, n, rows)]
+    with fast.threads(h * n * n) as n_threads:
+        QKV = fast.matmuls([(X, W_q), (X, W_k), (X, W_v)], n_threads)
+        Q, K, V = (P.reshape(n, h, d_k).swapaxes(0, 1) for P in QKV)  # (h, n, d_k)
+        weights = np.empty((h, n, n), X.dtype)
+        merged = np.empty((n, d_model), X.dtype)
+        heads = merged.reshape(n, h, d_k).swapaxes(0, 1)  # (h, n, d_k), a view
+
+        def products(part, scratch):
+            np.matmul(Q[part], K[part[0]].T, out=weights[part])
+            np.matmul(weights[part], V[part[0]], out=heads[part])
+
+        fast._share_out(products, parts, None, None, n_threads)
+        return fast.matmuls([(merged, W_o)], n_threads)[0], weights
 
 
 def _rate_row(what, n, dtype, shape, flops, t, med, peaks) -> dict:
