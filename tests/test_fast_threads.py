@@ -203,3 +203,19 @@ def test_two_calls_at_once_both_come_out_right(monkeypatch):
     for (out, weights), (out_1, weights_1) in zip(got, expected, strict=True):
         np.testing.assert_allclose(out, out_1, rtol=1e-12, atol=1e-13)
         np.testing.assert_allclose(weights, weights_1, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("which", [1, 3])  # W_k, or W_o (after the heads are blended)
+def test_an_overflow_on_threads_raises_the_one_step_error(monkeypatch, which):
+    X, Ws = np.ones((300, 8)), weights_for(15, 8)
+    Ws[2] = np.eye(8)  # V = X: every head blends rows of ones into ones
+    Ws[which] = np.full((8, 8), 5e307)  # X @ W_k or heads @ W_o: 8 x 5e307 = inf
+    step = ["X @ W_q", "X @ W_k", "X @ W_v", "heads @ W_o"][which]
+    with pytest.raises(ValueError, match="overflowed") as alone:
+        al.multi_head_attention(X, *Ws, 2)  # small: one thread
+    assert str(alone.value).startswith(f"{step} overflowed to infinity")
+    monkeypatch.setattr(fast, "workers", lambda: 2)
+    monkeypatch.setattr(fast, "_THREADED", 0)
+    with pytest.raises(ValueError, match="overflowed") as shared:
+        al.multi_head_attention(X, *Ws, 2)  # the blocks of every product on 2 threads
+    assert str(shared.value) == str(alone.value)

@@ -229,7 +229,7 @@ def products_only(X, Ws, h: int):
     rows = max(1, fast._BLOCK // n)
     parts = [(i, slice(start, start + rows)) for i in range(h) for start in range(0, n, rows)]
     with fast.threads(h * n * n) as n_threads:
-        QKV = fast.matmuls([(X, W_q), (X, W_k), (X, W_v)], n_threads)
+        QKV = fast.matmuls([(X, W, "X @ W") for W in (W_q, W_k, W_v)], n_threads)
         Q, K, V = (P.reshape(n, h, d_k).swapaxes(0, 1) for P in QKV)  # (h, n, d_k)
         weights = np.empty((h, n, n), X.dtype)
         merged = np.empty((n, d_model), X.dtype)
@@ -240,7 +240,27 @@ def products_only(X, Ws, h: int):
             np.matmul(weights[part], V[part[0]], out=heads[part])
 
         fast._share_out(products, parts, None, None, n_threads)
-        return fast.matmuls([(merged, W_o)], n_threads)[0], weights
+        return fast.matmuls([(merged, W_o, "heads @ W_o")], n_threads)[0], weights
+
+
+def best_peak(r: dict) -> None:
+    """Use the best float64 peak of the whole run for every ratio of sections 1 and 1b.
+
+    On a busy machine one measurement of the peak can fall in a busy spell and make
+    attention look faster than the machine; the best of them is its real limit.
+    """
+    seen = [r["peak"]["float64"]["gflops"], r["peak_after"]["gflops"]]
+    seen.append(r.get("torch", {}).get("peak_gflops", 0.0))
+    best = max(seen)
+    r["peak"]["float64"].update(gflops=best, measured=seen)
+    for row in r["attention"]:
+        row["ratio_vs_float64_peak"] = row["gflops"] / best
+        if row["dtype"] == "float64":
+            row["ratio_vs_own_peak"] = row["gflops"] / best
+    for row in r.get("torch", {}).get("rows", {}).values():
+        row["ratio_vs_float64_peak"] *= r["torch"]["peak_gflops"] / best
+    if "torch" in r and "rows" in r["torch"]:
+        r["torch"]["peak_gflops"] = best
 
 
 def _rate_row(what, n, dtype, shape, flops, t, med, peaks) -> dict:
@@ -500,6 +520,12 @@ def table(r: dict) -> str:
         lines.append(
             f"Peak {name} matmul ({p['n']}x{p['n']}): {p['gflops']:.1f} GFLOP/s "
             f"(median run {p['median_gflops']:.1f})"
+            + (
+                f"; the best of {', '.join(f'{g:.1f}' for g in p['measured'] if g)}, "
+                "measured during the run"
+                if "measured" in p
+                else ""
+            )
         )
     lines += [
         "",
@@ -613,6 +639,7 @@ def main(argv=None) -> int:
         print("comparing multi_head_attention with PyTorch's...", flush=True)
         r["torch"] = bench_torch.compare(r["peak"]["float64"]["gflops"])
     r["peak_after"] = peak(np.float64, sizes=(2048,))  # did the machine get busier meanwhile?
+    best_peak(r)
     r["chapters"] = []
     if not args.no_chapters:
         for path in sorted((ROOT / "chapters").glob("*.ipynb")):
