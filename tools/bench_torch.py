@@ -20,6 +20,7 @@ section is skipped with one line (see that file).
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import os
 import statistics
