@@ -37,6 +37,8 @@ import warnings
 
 import numpy as np
 
+from .validate import check_product, checked_matmul
+
 # |logits| <= LIMIT lets this route skip the max shift: e^600 and e^60 are far from
 # overflow (e^709, e^88.7), and e^-600 and e^-60 far from zero.
 _EXP_SAFE = {np.dtype(np.float64): 600.0, np.dtype(np.float32): 60.0}
@@ -78,7 +80,7 @@ def attend_in_blocks(Q, K, V, mask, c: float, *, need_weights=True, out=None, n_
     n_k, d_v = K.shape[-2], V.shape[-1]
     output = np.empty((*batch, n_q, d_v), Q.dtype) if out is None else out
     weights = np.empty((*batch, n_q, n_k), Q.dtype) if need_weights else None
-    Q = Q * Q.dtype.type(c)  # (..., n_q, d_k): the scale and temperature, once
+    c = Q.dtype.type(c)  # the scale and temperature, applied to each block of Q
     K = np.broadcast_to(K, (*batch, n_k, K.shape[-1]))  # views: one K and V per head
     V = np.broadcast_to(V, (*batch, n_k, d_v))
     if mask is not None:
@@ -90,10 +92,12 @@ def attend_in_blocks(Q, K, V, mask, c: float, *, need_weights=True, out=None, n_
         for start in range(0, n_q, rows)
     ]
 
+    overflowed = []
+
     def attend(part, scratch):
         head, o = part[:-1], output[part]  # o: (rows, d_v), a view into the result
         w = weights[part] if need_weights else scratch[: o.shape[0]]  # (rows, n_k)
-        np.matmul(Q[part], K[head].T, out=w)  # the logits c q . k
+        np.matmul(Q[part] * c, K[head].T, out=w)  # the logits c q . k
         np.exp(w, out=w)
         if mask is not None:
             w *= mask[part]  # masked keys get exactly 0
@@ -104,6 +108,8 @@ def attend_in_blocks(Q, K, V, mask, c: float, *, need_weights=True, out=None, n_
             total = w.sum(axis=-1, keepdims=True)  # (rows, 1)
             np.matmul(w, V[head], out=o)
             o /= total
+        if not np.isfinite(o).all():  # checked here, while the block is in cache
+            overflowed.append(part)
 
     scratch = None if need_weights else (rows, n_k)
     if n_threads is None:
@@ -111,7 +117,7 @@ def attend_in_blocks(Q, K, V, mask, c: float, *, need_weights=True, out=None, n_
             _share_out(attend, parts, scratch, Q.dtype, n_threads)
     else:
         _share_out(attend, parts, scratch, Q.dtype, n_threads)
-    if not np.all(np.isfinite(output)):
+    if overflowed:
         largest = "" if weights is None else f" (largest entries {weights.max():.3g} and "
         raise ValueError(
             "weights @ V overflowed to infinity: the numbers are too large to multiply"
@@ -161,29 +167,36 @@ def threads(weights: int):
         _BUSY.release()
 
 
-def matmuls(pairs: list, n_threads: int) -> list:
-    """``[a @ b for a, b in pairs]``, each ``a`` (..., m, k) cut into blocks of rows.
+def matmuls(products: list, n_threads: int) -> list:
+    """``[checked_matmul(a, b, what) for a, b, what in products]``, on ``n_threads``.
 
-    ``b`` is (k, p). The blocks of all the products are shared out to ``n_threads``
-    threads; an overflow to infinity is left for the caller to check.
+    Each ``a`` (..., m, k) is cut into blocks of rows, ``b`` is (k, p), and the blocks of
+    all the products are shared out; each is checked for overflow as it is made. The
+    first product that overflowed raises :func:`checked_matmul`'s error.
     """
     if n_threads == 1:
-        with np.errstate(over="ignore", invalid="ignore"):
-            return [a @ b for a, b in pairs]
-    flat = [(a.reshape(-1, a.shape[-1]), b) for a, b in pairs]  # (..., m, k) -> (M, k)
+        return [checked_matmul(a, b, what) for a, b, what in products]
+    flat = [(a.reshape(-1, a.shape[-1]), b) for a, b, _ in products]  # (..., m, k) -> (M, k)
     out = [np.empty((a.shape[0], b.shape[1]), np.result_type(a, b)) for a, b in flat]
     parts = [
         (i, slice(start, start + _ROWS))
         for i, (a, _) in enumerate(flat)
         for start in range(0, a.shape[0], _ROWS)
     ]
+    overflowed = set()
 
     def product(part, scratch):
         i, rows = part
         np.matmul(flat[i][0][rows], flat[i][1], out=out[i][rows])
+        if not np.isfinite(out[i][rows]).all():
+            overflowed.add(i)
 
     _share_out(product, parts, None, None, n_threads)
-    return [o.reshape(*a.shape[:-1], b.shape[1]) for o, (a, b) in zip(out, pairs, strict=True)]
+    for i in sorted(overflowed):
+        check_product(out[i], *products[i])  # raises, naming the product
+    return [
+        o.reshape(*a.shape[:-1], b.shape[1]) for o, (a, b, _) in zip(out, products, strict=True)
+    ]
 
 
 def _share_out(task, parts: list, scratch, dtype, n_threads: int) -> None:

@@ -11,7 +11,7 @@ import numpy as np
 
 from .core import _attention
 from .fast import matmuls, threads
-from .validate import as_float_array, check_mask, check_positive_int, check_product
+from .validate import as_float_array, check_mask, check_positive_int
 
 
 def split_heads(X, h: int) -> np.ndarray:
@@ -105,16 +105,13 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, h: int, mask=None, *, need_weigh
     batch, d_k = X.shape[:-2], d_model // h
     # Large inputs run on several threads, the four projections included (attention_lib.fast)
     with threads(int(np.prod(batch, dtype=int)) * h * n * n) as n_threads:
-        QKV = matmuls([(X, W_q), (X, W_k), (X, W_v)], n_threads)  # three (..., n, d_model)
-        Q = split_heads(check_product(QKV[0], X, W_q, "X @ W_q"), h)  # (..., h, n, d_k)
-        K = split_heads(check_product(QKV[1], X, W_k, "X @ W_k"), h)  # (..., h, n, d_k)
-        V = split_heads(check_product(QKV[2], X, W_v, "X @ W_v"), h)  # (..., h, n, d_k)
+        QKV = [(X, W_q, "X @ W_q"), (X, W_k, "X @ W_k"), (X, W_v, "X @ W_v")]
+        Q, K, V = (split_heads(P, h) for P in matmuls(QKV, n_threads))  # (..., h, n, d_k)
         merged = np.empty((*batch, n, d_model), np.result_type(Q, K, V))  # heads side by side
         heads = np.swapaxes(merged.reshape(*batch, n, h, d_k), -2, -3)  # (..., h, n, d_k) view
         keep = {"need_weights": need_weights, "out": heads, "n_threads": n_threads}
         _, weights = _attention(Q, K, V, mask, 1.0 / np.sqrt(d_k), 1.0, **keep)
-        output = matmuls([(merged, W_o)], n_threads)[0]  # (..., n, d_model)
-    output = check_product(output, merged, W_o, "heads @ W_o")
+        output = matmuls([(merged, W_o, "heads @ W_o")], n_threads)[0]  # (..., n, d_model)
     return (output, weights) if need_weights else output  # weights: (..., h, n, n)
 
 

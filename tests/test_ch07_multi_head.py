@@ -122,21 +122,24 @@ def test_head_names_for_fewer_heads():
 
 
 def test_random_heads_do_not_single_out_the_relations():
-    # Over many seeds, not one lucky draw: a random head ranks "cake" first for "it", "ate"
-    # and "delicious" no more often than "I", at any scale (halving W_q and W_k quarters
-    # every score and keeps every winner); only how sharp it is depends on the scale.
-    tops = {1.0: np.zeros(8), 0.5: np.zeros(8)}
+    # Over many seeds, not one lucky draw: for each of "it", "ate" and "delicious" a random
+    # head ranks "cake" first about as often as "ate", a key wrong for all three (not "I",
+    # which is the right key for "ate"), at any scale (halving W_q and W_k quarters every
+    # score and keeps every winner); only how sharp it is depends on the scale.
+    tops = {1.0: np.zeros((3, 8)), 0.5: np.zeros((3, 8))}  # (asker, key)
     maxima = {1.0: [], 0.5: []}
     for std in tops:
         for seed in range(300):
             W_q, W_k, W_v, W_o = np.random.default_rng(seed).normal(scale=std, size=(4, 4, 4))
             _, w = al.multi_head_attention(toy.X, W_q, W_k, W_v, W_o, h=4)
             winners = w[:, [IT, ATE, DELICIOUS]].argmax(axis=-1)  # (4 heads, 3 askers)
-            tops[std] += np.bincount(winners.ravel(), minlength=8)
+            for asker in range(3):
+                tops[std][asker] += np.bincount(winners[:, asker], minlength=8)
             maxima[std].append(w.max())
     assert (tops[1.0] == tops[0.5]).all()
-    share = tops[1.0] / tops[1.0].sum()
-    assert share[CAKE] < 0.3 and abs(share[CAKE] - share[I]) < 0.05
+    share = tops[1.0] / tops[1.0].sum(axis=1, keepdims=True)  # per asker
+    assert (share[:, CAKE] < 0.3).all()
+    assert (np.abs(share[:, CAKE] - share[:, ATE]) < 0.05).all()
     assert np.median(maxima[1.0]) > 0.5 > np.median(maxima[0.5])
     _, built = HEADS.attention()
     assert min(built[0, IT, CAKE], built[1, ATE, CAKE], built[2, DELICIOUS, CAKE]) > 0.7
@@ -464,7 +467,7 @@ def test_w_o_mix_is_introduced_before_it_runs():
 
 def test_main_line_order_wide_head_then_split():
     """W_o, then the head two numbers wide, then split/attend/concatenate/project, cost,
-    exercises, the optional random-heads section, and the summary last."""
+    exercises, the optional part (fewer heads, then random heads), and the summary last."""
     cells = chapter_cells()
     ids = [cell.id for cell in cells]
     order = [
@@ -485,6 +488,11 @@ def test_main_line_order_wide_head_then_split():
         "real-read",
         "34bdbe19",  # "## Exercises"
         "7dce2a2a",  # exercise: one number per head, then two
+        "deeper-md",  # "## Going deeper (optional)": fewer heads, same weights
+        "3dce5151",  # the h slider
+        "h1-code",
+        "h1-assert",
+        "h1-read",
         "random-md",
         "4757b82c",
         "7a27851d",
@@ -502,24 +510,33 @@ def test_main_line_order_wide_head_then_split():
     assert source["34bdbe19"].startswith("## Exercises")
     assert source["bd170a6f"].startswith("## Summary")
     # The asserts stay off the page; the two figures hide their plotting code.
-    for cell_id in ("wide-assert", "pair-assert", "real-assert", "7a27851d"):
+    for cell_id in ("wide-assert", "pair-assert", "real-assert", "h1-assert", "7a27851d"):
         assert "remove-cell" in cells[ids.index(cell_id)].metadata["tags"]
     for cell_id in ("wide-figure", "random-figure"):
         assert "hide-input" in cells[ids.index(cell_id)].metadata["tags"]
 
 
 def test_random_heads_study_is_optional_and_at_the_end():
-    """The 1000-seed study sits in a "Going deeper (optional)" section after the exercises;
-    the main line only points to it and uses none of its results."""
+    """The h slider and the 1000-seed study sit in a "Going deeper (optional)" section
+    after the exercises; the main line only points to it and uses none of its results."""
     cells = chapter_cells()
     ids = [cell.id for cell in cells]
-    heading = cells[ids.index("random-md")].source.splitlines()
-    assert heading[0] == "## Going deeper (optional): how lucky were the random heads?"
-    assert heading[2].startswith("Nothing later in the course needs this section.")
-    main = "".join(cell.source for cell in cells[: ids.index("random-md")])
+    heading = cells[ids.index("deeper-md")].source.splitlines()
+    assert heading[0] == "## Going deeper (optional)"
+    assert "Nothing later in the course needs them." in heading[2]
+    assert heading[4] == "### Fewer heads, same weights"
+    assert cells[ids.index("random-md")].source.startswith("### How lucky are random heads?")
+    main = "".join(cell.source for cell in cells[: ids.index("deeper-md")])
     assert "optional section at the end" in " ".join(main.split())  # it points there
-    for name in ("maxima", "top_key =", "seed_histogram", "seed 0"):
-        assert name not in main
+    for name in (
+        "maxima",
+        "top_key =",
+        "seed_histogram",
+        "seed 0",
+        "frame_slider",
+        "attention(h=1)",
+    ):
+        assert name not in main, name
     headings = [
         line
         for cell in cells
@@ -528,6 +545,7 @@ def test_random_heads_study_is_optional_and_at_the_end():
         if line.startswith("## ")
     ]
     assert headings[-2:] == [heading[0], "## Summary"]
+    assert ids.index("34bdbe19") < ids.index("deeper-md")  # after the exercises
 
 
 def test_exercise_on_wide_heads_asks_more_than_the_text_shows():
@@ -565,3 +583,109 @@ def test_the_page_says_why_heads_and_what_real_code_adds():
     assert (
         "sign and a size" not in before_heads and "how strongly a word asks" in source["83c4d06e"]
     )
+
+
+def fenced_heads_block():
+    """The lines of toy/heads.py that the chapter's literalinclude shows."""
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "attention_lib" / "toy" / "heads.py").read_text()
+    return text.split("# fmt: off\n", 1)[1].split("# fmt: on", 1)[0]
+
+
+def test_the_heads_show_their_values_and_w_o_before_any_output():
+    """Second review, finding 2: W_v and W_o = I are shown with W_q and W_k, and the page
+    says what each head returns, before the first head output is printed."""
+    block = fenced_heads_block()
+    for name in ("W_q = np.array", "W_k = np.array", "W_v = np.array", "W_o = np.eye(4)"):
+        assert name in block, name
+    cells = chapter_cells()
+    ids = [cell.id for cell in cells]
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    assert "literalinclude} ../attention_lib/toy/heads.py" in source["83c4d06e"]
+    assert "heads 1 to 3 return a word's food, head 4 its person" in source["83c4d06e"]
+    assert "the identity for now" in source["83c4d06e"]
+    first_output = ids.index("b256feaf")  # al.multi_head_attention with toy.heads.W_o
+    assert ids.index("83c4d06e") < first_output < ids.index("wo-code")
+    # the values the page names: food for heads 1 to 3, person for head 4
+    V = toy.X @ HEADS.W_v
+    assert np.allclose(V[:, :3], toy.X[:, [0]]) and np.allclose(V[:, 3], toy.X[:, 1])
+    assert np.allclose(HEADS.W_o, np.eye(4))
+
+
+def test_the_one_number_heads_are_introduced_as_a_readable_simplification():
+    """Finding 9 and 6: width 1 is said to be deliberate at the start, real widths are
+    'typically' 64 or 128, and a one-number query has a sign as well as a size."""
+    cells = chapter_cells()
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    heads = source["83c4d06e"][source["83c4d06e"].index("## Four hand-built heads") :]
+    assert "deliberately thin" in heads and "typically 64 or 128" in heads
+    assert "never a direction" in heads and "the smallest if $q < 0$" in heads
+    assert "never a direction" in source["bd170a6f"]
+    page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
+    assert "only sets how strongly" not in page and "Real heads have 64" not in page
+    # a negative query reverses the ranking: the smallest key wins
+    keys = toy.X @ HEADS.W_k[:, 0]
+    assert (-1.0 * keys).argmax() == keys.argmin() != keys.argmax()
+
+
+def test_second_review_wording():
+    """The statements the second cold review found wrong or misleading stay fixed."""
+    cells = chapter_cells()
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
+    # 1: a sum of 1.83 is not ambiguous; a middling one is
+    assert "could be all food" not in page
+    assert '"delicious" gets 0.85 (0.48 + 0.37)' in source["wo-read"]
+    assert "Column 4" in source["wo-read"]  # the fourth column is read, not only printed
+    # 3: 0.17 is above an even share, 0.11 below
+    assert '"cake" 0.17 but "I" only 0.11' in source["aa575fa6"]
+    # 4: the paper's width is 512; the traced arrays are random
+    assert "the paper's are 512, with $d_k = 64$" in source["split-md"]
+    assert "random arrays" in source["split-md"] and "real arrays" not in source["split-md"]
+    # 5: one average loses whose is whose only when the values share columns
+    assert "share columns" in source["bd170a6f"] and "share columns" in source["0e454d58"]
+    # 7: compared with a key wrong for all three askers, not with "I"
+    assert "no more often than a wrong one" not in page
+    assert 'no more often than "ate"' not in page  # "cake" wins 0.7 to 1.6 points more
+    assert 'as often as "ate", a key that is wrong for all three' in source["cost-read"]
+    assert '"ate", a key wrong for all three' in source["bd170a6f"]
+    # 8: the paper's word, nanoGPT's config, Xavier defined, the pronoun head's keys
+    assert "averaging inhibits" in source["pair-read"]
+    assert "`GPTConfig`'s default (`bias=True`)" in source["real-read"]
+    assert "train.py" not in page
+    assert "$0.5 = \\sqrt{2 / (4 + 4)}$" in source["random-md"] and "Glorot" in source["random-md"]
+    assert "pointers ask; food answers, and people less" in source["83c4d06e"]
+    assert HEADS.W_k[1, 0] > 0 and HEADS.W_k[3, 2] > 0  # people (head 1), pointers (head 3)
+    # 9: .contiguous() is explained where the nanoGPT lines are quoted
+    assert (
+        ".contiguous()" in source["29f30781"] and "unbroken block of memory" in source["29f30781"]
+    )
+
+
+def test_column_three_of_w_o_mix_pins_both_heads_when_high():
+    """Column 3 adds heads 2 and 4; each is an average of values in [0, 1], so a sum of
+    1.83 forces both above 0.8, while 0.85 ("delicious") fits many splits."""
+    output, _ = HEADS.attention()
+    V = toy.X @ HEADS.W_v
+    assert V.min() >= 0 and V.max() <= 1  # so every head's output lies in [0, 1]
+    both = output[:, 1] + output[:, 3]
+    assert round(both[ATE], 2) == 1.83 and min(output[ATE, [1, 3]]) > both[ATE] - 1 > 0.8
+    assert round(both[DELICIOUS], 2) == 0.85 and both[DELICIOUS] < 1  # could be any split
+    assert [round(x, 2) for x in output[DELICIOUS, [1, 3]]] == [0.48, 0.37]
+
+
+def test_labelled_printouts_in_the_chapter():
+    """Every printed vector on the main line names its columns."""
+    cells = {cell.id: cell for cell in chapter_cells()}
+    text = {cid: cells[cid].outputs[0]["text"] for cid in ("wo-code", "pair-code")}
+    assert text["wo-code"].splitlines()[0].split()[-4:] == [
+        "pronoun",
+        "v-object",
+        "food-top",
+        "v-subject",
+    ]
+    assert "eaten     eater      both food mean" in text["wo-code"]
+    assert text["pair-code"].splitlines()[0] == "'ate' brings back   noun  human | noun  human"
+    assert "  two heads (h = 2) 0.76   0.04 | 0.78   0.70" in text["pair-code"]
+    assert "np.hstack([toy.W_v[:, [0, 3]]] * 2)" not in cells["pair-code"].source

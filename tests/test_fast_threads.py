@@ -9,13 +9,13 @@ comes back afterwards, an error in any thread reaches the caller, and two calls 
 both come out right.
 """
 
-import math
 import os
 import threading
 
 import numpy as np
 import pytest
 import reference as ref
+from test_core import make_weights, mha_mask
 from threadpoolctl import threadpool_limits
 
 import attention_lib as al
@@ -32,20 +32,7 @@ CASES = [
 
 
 def weights_for(seed, d_model, dtype=np.float64):
-    rng = np.random.default_rng(seed)
-    Ws = [rng.standard_normal((d_model, d_model)) / math.sqrt(d_model) for _ in range(4)]
-    return [W.astype(dtype) for W in Ws]
-
-
-def mask_for(kind, x_shape, rng):
-    *batch, n, _ = x_shape
-    if kind == "causal":
-        return al.causal_mask(n)
-    if kind == "padding":
-        keep = rng.random((*batch, 1, n)) < 0.6
-        keep[..., 0] = True
-        return keep
-    return None
+    return [W.astype(dtype) for W in make_weights(seed, d_model)]
 
 
 @pytest.fixture(params=[1, 3], ids=["1 thread", "3 threads"])
@@ -67,7 +54,7 @@ def test_fast_route_matches_the_reference(fast_route, x_shape, h, mask_kind, dty
     rng = np.random.default_rng(sum(x_shape) + h)
     X = rng.standard_normal(x_shape).astype(dtype)
     Ws = weights_for(h, x_shape[-1], dtype)
-    mask = mask_for(mask_kind, x_shape, rng)
+    mask = mha_mask(mask_kind, x_shape, rng)
     output, weights = al.multi_head_attention(X, *Ws, h, mask=mask)
     alone = al.multi_head_attention(X, *Ws, h, mask=mask, need_weights=False)
     assert [k["need_weights"] for k in fast_route] == [True, False]  # the route was taken
@@ -203,3 +190,19 @@ def test_two_calls_at_once_both_come_out_right(monkeypatch):
     for (out, weights), (out_1, weights_1) in zip(got, expected, strict=True):
         np.testing.assert_allclose(out, out_1, rtol=1e-12, atol=1e-13)
         np.testing.assert_allclose(weights, weights_1, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("which", [1, 3])  # W_k, or W_o (after the heads are blended)
+def test_an_overflow_on_threads_raises_the_one_step_error(monkeypatch, which):
+    X, Ws = np.ones((300, 8)), weights_for(15, 8)
+    Ws[2] = np.eye(8)  # V = X: every head blends rows of ones into ones
+    Ws[which] = np.full((8, 8), 5e307)  # X @ W_k or heads @ W_o: 8 x 5e307 = inf
+    step = ["X @ W_q", "X @ W_k", "X @ W_v", "heads @ W_o"][which]
+    with pytest.raises(ValueError, match="overflowed") as alone:
+        al.multi_head_attention(X, *Ws, 2)  # small: one thread
+    assert str(alone.value).startswith(f"{step} overflowed to infinity")
+    monkeypatch.setattr(fast, "workers", lambda: 2)
+    monkeypatch.setattr(fast, "_THREADED", 0)
+    with pytest.raises(ValueError, match="overflowed") as shared:
+        al.multi_head_attention(X, *Ws, 2)  # the blocks of every product on 2 threads
+    assert str(shared.value) == str(alone.value)

@@ -40,7 +40,7 @@ MATH |= {"layers", "decoder", "decoder_backward"}  # chapters 11-12: the rest of
 LAYERS = {
     "validate": ({"numpy"}, set()),
     # The fast route of attention; threadpoolctl keeps BLAS's threads out of its threads' way.
-    "fast": ({"numpy", "threadpoolctl"}, set()),
+    "fast": ({"numpy", "threadpoolctl"}, {"validate"}),
     "core": ({"numpy"}, {"fast", "validate"}),
     "heads": ({"numpy"}, {"core", "fast", "validate"}),
     "backward": ({"numpy"}, {"core", "validate"}),

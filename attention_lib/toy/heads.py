@@ -10,13 +10,17 @@ checkable by hand:
 
 * a token whose ``q`` is 0 asks nothing: its row of weights is uniform, 1/8 each;
 * a token whose ``q`` is positive prefers the keys with the largest ``k``, and the
-  larger its ``q``, the more decisively.
+  larger its ``q``, the more decisively;
+* a negative ``q`` would prefer the smallest ``k`` (none is negative here).
 
-A one-number query has a sign and a size, no direction: within one head, every token
-that asks looks for the same thing. Each head is therefore a pair of columns, *who
-asks* (``W_q``) and *what answers* (``W_k``). All queries are 0 or positive (``X`` has
-no negative entries and neither has ``W_q``). The numbers are chosen by hand, not
-trained, so that the heads tell the article's story:
+Width 1 is deliberately thin, so that every number can be read by hand; real heads are
+typically 64 or 128 wide, and chapter 7 builds a head two numbers wide to show what
+width adds. A one-number query has a size and a sign but no direction: within one head,
+every token with a positive query ranks the keys in the same order. Each head is
+therefore three columns: *who asks* (``W_q``), *what answers* (``W_k``) and *what comes
+back* (``W_v``). All queries are 0 or positive (``X`` has no negative entries and
+neither has ``W_q``). The numbers are chosen by hand, not trained, so that the heads
+tell the article's story:
 
 * **pronoun**: "it" -> "cake" (0.73);
 * **verb-object**: "ate" -> "cake" (0.86);
@@ -45,35 +49,29 @@ HEAD_NAMES = ("pronoun", "verb-object", "food-topic", "verb-subject")
 #: Number of heads the weights are built for; ``d_k = d_model / N_HEADS = 1``.
 N_HEADS = 4
 
-# Who asks (W_q) and what answers (W_k). Rows are the features of X; column j is
-# head j + 1. Pronoun: pointers ask; things and people answer, actions cannot.
-# Verb-object: actions ask; food answers. Food-topic: food words ask; food answers,
-# or a pointer standing in for it. Verb-subject: actions ask; a person answers.
+# Rows are the features of X; column j is head j + 1. Pronoun: pointers ask; food
+# answers, people less (+1), actions least (-1). Verb-object: actions ask; food
+# answers. Food-topic: food words ask; food answers, and a pointer less (+1).
+# Verb-subject: actions ask; a person answers. Values: heads 1 to 3 return a word's
+# food ("it" learns that it stands for food), head 4 its person ("ate" learns that a
+# person did it). W_o is the identity, so each head's value keeps its own output
+# column; a trained W_o mixes the heads.
 # fmt: off
 #                pron  v-obj  food  v-subj
-W_q = np.array([[ 0.0,  0.0,  3.0,  0.0],   # food
-                [ 0.0,  0.0,  0.0,  0.0],   # person: "I" asks nothing
+W_q = np.array([[ 0.0,  0.0,  3.0,  0.0],   # food      who asks
+                [ 0.0,  0.0,  0.0,  0.0],   # person    ("I" asks nothing)
                 [ 0.0,  2.0,  0.0,  2.0],   # action
                 [ 2.0,  0.0,  0.0,  0.0]])  # pointer
-W_k = np.array([[ 2.0,  2.0,  2.0,  0.0],   # food
+W_k = np.array([[ 2.0,  2.0,  2.0,  0.0],   # food      what answers
                 [ 1.0,  0.0,  0.0,  2.0],   # person
-                [-1.0, -2.0, -1.0, -1.0],   # action
+                [-1.0, -2.0, -1.0, -1.0],   # action    (verbs answer least)
                 [ 0.0,  0.0,  1.0,  0.0]])  # pointer
+W_v = np.array([[ 1.0,  1.0,  1.0,  0.0],   # food      what comes back
+                [ 0.0,  0.0,  0.0,  1.0],   # person
+                [ 0.0,  0.0,  0.0,  0.0],   # action
+                [ 0.0,  0.0,  0.0,  0.0]])  # pointer
+W_o = np.eye(4)  # the identity: each head's value keeps its own output column
 # fmt: on
-
-#: Values, one column per head: the one number each head hands back. The pronoun,
-#: verb-object and food-topic heads fetch *food-ness* ("it" learns that it stands for
-#: food); the verb-subject head fetches *person-ness* ("ate" learns that a person did it).
-# fmt: off
-W_v = np.array([[1.0, 1.0, 1.0, 0.0],   # food
-                [0.0, 0.0, 0.0, 1.0],   # person
-                [0.0, 0.0, 0.0, 0.0],   # action
-                [0.0, 0.0, 0.0, 0.0]])  # pointer
-# fmt: on
-
-#: Output projection: the identity, so column ``j`` of the output is exactly what head
-#: ``j + 1`` brought back and can be read on its own. A trained ``W_o`` mixes the heads.
-W_o = np.eye(4)
 
 # Read-only, like the rest of the toy: use .copy() to experiment.
 for _array in (W_q, W_k, W_v, W_o):

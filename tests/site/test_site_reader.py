@@ -380,3 +380,18 @@ def test_a_click_shows_a_shrunk_figure_at_full_size_and_a_tap_fits_a_wide_one(op
     assert fitted < wide and fitted <= PHONE[0] and "Fitted to the screen" in cue, (fitted, cue)
     img.click()
     assert abs(page.evaluate(DRAWN_JS, img)[0] - wide) < 1
+
+
+def test_a_formula_keeps_its_comma_on_a_small_phone(open_page):
+    """Chapter 11 writes "maps of 11 × 11, 8,712 weights": at 320 px the comma once began a
+    line of its own. An inline formula and the punctuation after it share one line."""
+    page, _ = open_page("chapters/11_real_model.html", width=320, height=PHONE[1])
+    lines = page.evaluate(
+        """() => [...document.querySelectorAll(".math-and-stop")].map((glued) => {
+          const tops = new Set([...glued.getClientRects()].map((r) => Math.round(r.top)));
+          return [tops.size, glued.textContent.trim().slice(-12)];
+        })"""
+    )
+    assert len(lines) >= 5, f"only {len(lines)} formulas followed by punctuation found"
+    split = [text for count, text in lines if count > 1]
+    assert not split, f"formula and its punctuation on two lines: {split}"

@@ -35,6 +35,12 @@ def table(r: dict) -> str:
         lines.append(
             f"Peak {name} matmul ({p['n']}x{p['n']}): {p['gflops']:.1f} GFLOP/s "
             f"(median run {p['median_gflops']:.1f})"
+            + (
+                f"; the best of {', '.join(f'{g:.1f}' for g in p['measured'] if g)}, "
+                "measured during the run"
+                if "measured" in p
+                else ""
+            )
         )
     lines += [
         "",

@@ -9,7 +9,9 @@ same pinned MathJax once, in Node (``tools/book/static_math.js``, on the copy th
   CHTML markup, with hidden MathML that screen readers read;
 * one stylesheet for all of them is written to ``vendor/mathjax/chtml.css`` and linked
   from the pages that have formulas; it draws with the fonts the site already serves;
-* the MathJax script and its configuration are taken out of the pages.
+* the MathJax script and its configuration are taken out of the pages;
+* an inline formula and the punctuation right after it are kept on one line, so a comma
+  never starts a line on a phone.
 
 A formula MathJax cannot parse is shown as MathJax's red error box, which the browser
 checks (tests/site) look for. Loaded through ``local_extensions`` in ``_config.yml``.
@@ -28,6 +30,10 @@ MATHJAX = ROOT / "_build" / ".vendor-cache" / "mathjax-node"
 STYLESHEET = "vendor/mathjax/chtml.css"
 ELEMENT = re.compile(r'(<(span|div) class="math notranslate nohighlight"[^>]*>)(.*?)(</\2>)', re.S)
 TEX = re.compile(r"\\\((.*?)\\\)|\\\[(.*?)\\\]", re.S)
+# An inline formula (still TeX) and the punctuation that follows it.
+GLUED = re.compile(
+    r'(<span class="math notranslate nohighlight">\\\([^<]*?\\\)</span>)([,.;:!?)\]]+)'
+)
 SCRIPTS = re.compile(
     r'<script>window\.MathJax = .*?</script>\s*|<script [^>]*src="[^"]*mathjax[^"]*"></script>\s*'
 )
@@ -75,7 +81,8 @@ def render_page(text: str, markup: dict, stylesheet: str) -> str:
 
         return match.group(1) + TEX.sub(one, match.group(3)) + match.group(4)
 
-    typeset_text = ELEMENT.sub(element, text)
+    glued = GLUED.sub(r'<span class="math-and-stop">\1\2</span>', text)
+    typeset_text = ELEMENT.sub(element, glued)
     if typeset_text != text:
         link = f'<link rel="stylesheet" type="text/css" href="{stylesheet}" />\n'
         typeset_text = typeset_text.replace("</head>", link + "</head>", 1)
