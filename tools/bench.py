@@ -221,15 +221,15 @@ def products_only(X, Ws, h: int):
     ``(h, n, n)`` result each call, as the real function must return. Its rate is the
     ceiling that attention itself can reach.
     """
-    from attention_lib import fast
+    from attention_lib import fast, parallel
 
     W_q, W_k, W_v, W_o = Ws
     n, d_model = X.shape
     d_k = d_model // h
     rows = max(1, fast._BLOCK // n)
     parts = [(i, slice(start, start + rows)) for i in range(h) for start in range(0, n, rows)]
-    with fast.threads(h * n * n) as n_threads:
-        QKV = fast.matmuls([(X, W, "X @ W") for W in (W_q, W_k, W_v)], n_threads)
+    with parallel.threads(h * n * n) as n_threads:
+        QKV = parallel.matmuls([(X, W, "X @ W") for W in (W_q, W_k, W_v)], n_threads)
         Q, K, V = (P.reshape(n, h, d_k).swapaxes(0, 1) for P in QKV)  # (h, n, d_k)
         weights = np.empty((h, n, n), X.dtype)
         merged = np.empty((n, d_model), X.dtype)
@@ -239,8 +239,8 @@ def products_only(X, Ws, h: int):
             np.matmul(Q[part], K[part[0]].T, out=weights[part])
             np.matmul(weights[part], V[part[0]], out=heads[part])
 
-        fast._share_out(products, parts, None, None, n_threads)
-        return fast.matmuls([(merged, W_o, "heads @ W_o")], n_threads)[0], weights
+        parallel.share_out(products, parts, None, None, n_threads)
+        return parallel.matmuls([(merged, W_o, "heads @ W_o")], n_threads)[0], weights
 
 
 def best_peak(r: dict) -> None:
