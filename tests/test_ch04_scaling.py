@@ -1,4 +1,5 @@
-"""Chapter 4: the softmax Jacobian, the scaling figures, and both checkers in both directions."""
+"""Chapter 4: the softmax Jacobian, the nudge of the deafness test, the scaling figures, and both
+checkers in both directions."""
 
 import math
 
@@ -100,6 +101,61 @@ def test_jacobian_rejects_what_is_not_a_probability_row(p, error, message):
 
 def test_jacobian_is_not_in_the_top_level_api():
     assert "softmax_jacobian" not in al.__all__
+
+
+# --- the nudge of the deafness test (chapter 4's claims about one raised score) ------------
+
+
+def nudged_gain(z, key, delta):
+    """How much weight `key` gains when its score alone rises by delta."""
+    raised = np.array(z, dtype=float)
+    raised[key] += delta
+    return al.softmax(raised)[key] - al.softmax(z)[key]
+
+
+@pytest.mark.parametrize("spread", [0.3, 1.0, 3.0, 20.0])
+def test_a_nudge_moves_a_weight_by_at_most_tanh_of_a_quarter_of_it(spread):
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        z = rng.normal(size=16) * spread
+        key, delta = rng.integers(16), rng.uniform(0.05, 6.0)
+        assert 0 < nudged_gain(z, key, delta) <= math.tanh(delta / 4) + 1e-12
+
+
+@pytest.mark.parametrize("delta", [1 / 8, 0.5, math.sqrt(512) / 8, 4.0])
+def test_the_ceiling_is_reached_by_a_key_of_weight_one_over_one_plus_e_to_half_delta(delta):
+    p = 1 / (1 + math.exp(delta / 2))
+    z = np.log([p, 1 - p])  # a key of weight p against the rest of its row
+    assert math.isclose(nudged_gain(z, 0, delta), math.tanh(delta / 4), rel_tol=1e-12)
+    for q in (0.5 * p, 0.9 * p, 1.1 * p, min(0.99, 2 * p)):  # anywhere else gains less
+        assert nudged_gain(np.log([q, 1 - q]), 0, delta) < math.tanh(delta / 4)
+
+
+def test_a_small_weight_gains_about_p_times_e_to_delta_minus_one():
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        z = rng.normal(size=16) * rng.uniform(1, 30)
+        key, delta = rng.integers(16), rng.uniform(0.1, 4.0)
+        p = al.softmax(z)[key]
+        ratio = nudged_gain(z, key, delta) / (p * math.expm1(delta))
+        assert abs(ratio - 1) <= p * math.exp(delta) + 1e-9  # close while p e^delta is small
+
+
+def test_a_deaf_runner_up_gains_most_of_the_keys_below_the_top():
+    rng = np.random.default_rng(6)
+    seen = 0
+    for _ in range(2000):
+        d_k = int(rng.choice([64, 256, 1024]))
+        z = rng.normal(size=(16, d_k)) @ rng.normal(size=d_k)  # one raw row of 16 scores
+        delta = math.sqrt(d_k) / 8
+        order = np.argsort(z)
+        runner_up = nudged_gain(z, order[-2], delta)
+        if runner_up >= 0.001:
+            continue
+        seen += 1
+        for key in order[:-2]:
+            assert nudged_gain(z, key, delta) <= runner_up
+    assert seen > 500  # the test met many deaf rows
 
 
 # --- plotting ------------------------------------------------------------------------------
