@@ -77,7 +77,7 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None):
     if V is None:
         fig, ax = plt.subplots(figsize=(6.4, 5.2), layout="constrained")
     else:  # fixed boxes in inches, so the panel's lines sit level with the heatmap's rows
-        width, height, box = 8.4, 5.6, 3.9
+        width, height, box = 8.4, 5.85, 3.9
         fig = plt.figure(figsize=(width, height))
         ax = fig.add_axes((1.0 / width, 1.05 / height, box / width, box / height))
         side = fig.add_axes((5.05 / width, 1.05 / height, 3.3 / width, box / height))
@@ -103,6 +103,7 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None):
     ax.set_ylabel("queries")
     title = (
         f"Step {step + 1} of {len(steps)}: query block {qb + 1}, key block {kb + 1}\n"
+        "numbers: the current tile's scaled logits z = q·k / √d_k\n"
         "hatched: folded into m, ℓ, o and freed; blank: not computed yet"
     )
     if V is None:
@@ -115,7 +116,8 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None):
         f"Tiled attention, step {step + 1} of {len(steps)}: the score matrix of "
         f"{len(tokens)} tokens cut into {len(q) - 1} query blocks and {len(k) - 1} key "
         f"blocks. Only the current tile, queries {q_tokens[0]!r} to {q_tokens[-1]!r} "
-        f"against keys {k_tokens[0]!r} to {k_tokens[-1]!r}, shows its scores; "
+        f"against keys {k_tokens[0]!r} to {k_tokens[-1]!r}, shows its numbers, the scaled "
+        "logits z = q·k / √d_k; "
         f"{_tiles(step, 'earlier')} hatched as already folded into the running maximum, "
         f"sum and output, and {_tiles(len(steps) - step - 1, 'more')} blank.{state}"
     )
