@@ -88,11 +88,16 @@ def test_one_head_returns_one_average_two_heads_keep_the_partners_apart():
     assert eaten[1] < as_one[ATE, 1] < eater[1]
 
 
-def test_the_wide_head_splits_a_row_when_asked_for_both():
-    K2 = toy.X[:, :2]  # keys and values (food, person)
-    w = al.softmax(np.array([4.0, 4.0]) @ K2.T / np.sqrt(2))
-    assert round(w[CAKE], 2) == round(w[I], 2) == 0.35
-    assert [round(x, 2) for x in w @ K2] == [0.47, 0.36]
+def test_a_split_row_loses_nothing_when_each_partner_has_its_own_value_column():
+    """Heads 2 and 4 as one head: the row splits, 0.43 each, yet "ate" still brings back
+    food and person in two columns; the loss needs values that share columns."""
+    cols = [VERB_OBJECT, VERB_SUBJECT]
+    Q, K, V = (toy.X @ W[:, cols] for W in (HEADS.W_q, HEADS.W_k, HEADS.W_v))
+    fetched, merged = al.scaled_dot_product_attention(Q, K, V)
+    assert V[CAKE].tolist() == [1.0, 0.0] and V[I].tolist() == [0.0, 1.0]  # one column each
+    assert round(merged[ATE, CAKE], 2) == round(merged[ATE, I], 2) == 0.43
+    assert [round(x, 2) for x in fetched[ATE]] == [0.47, 0.44]
+    assert fetched[ATE, 0] >= merged[ATE, CAKE] and fetched[ATE, 1] >= merged[ATE, I]
 
 
 def test_fused_qkv_matrix_gives_the_same_attention():
@@ -458,27 +463,35 @@ def test_w_o_mix_is_introduced_before_it_runs():
     """The heading "W_o mixes the heads" comes before the cell that builds W_o_mix."""
     cells = chapter_cells()
     ids = [cell.id for cell in cells]
-    order = ["32992697", "facbf0ad", "wo-code", "wo-read"]
+    order = ["32992697", "facbf0ad", "wide-read", "wo-code", "wo-read"]
     positions = [ids.index(cell_id) for cell_id in order]
     assert positions == sorted(positions)
-    assert "### $W_o$ mixes the heads" in cells[ids.index("facbf0ad")].source
+    assert "\n## $W_o$ mixes the heads\n" in cells[ids.index("wide-read")].source
     assert "W_o_mix" not in "".join(cell.source for cell in cells[: ids.index("wo-code")])
 
 
-def test_main_line_order_wide_head_then_split():
-    """W_o, then the head two numbers wide, then split/attend/concatenate/project, cost,
-    exercises, the optional part (fewer heads, then random heads), and the summary last."""
+def test_main_line_order_split_then_average_then_width():
+    """Third review, finding 1: the argument for heads runs in one line. The merged heads
+    2 and 4 split the row, and the same cell says a split alone loses nothing; "Two
+    partners, one average" (h2) follows at once; then width, W_o, split/attend/concatenate/
+    project, cost, exercises, the optional part, and the summary last."""
     cells = chapter_cells()
     ids = [cell.id for cell in cells]
     order = [
-        "wo-code",
+        "b256feaf",  # the four built heads
+        "32992697",  # heads 2 and 4 as one: the row splits, 0.43 each
+        "facbf0ad",  # ... which alone loses nothing; "## Two partners, one average"
+        "pair-code",  # two heads against the same columns as one: one average
+        "pair-assert",
+        "pair-read",
         "wide-md",
         "wide-code",
         "wide-assert",
         "wide-figure",
-        "wide-read",
-        "pair-code",  # two heads against the same columns as one: one average
-        "pair-read",
+        "wide-read",  # ... and "## $W_o$ mixes the heads"
+        "wo-code",
+        "wo-assert",
+        "wo-read",
         "split-md",
         "ef813e7a",
         "341c47af",
@@ -504,13 +517,27 @@ def test_main_line_order_wide_head_then_split():
     assert positions == sorted(positions)
     assert ids[-1] == "bd170a6f"
     source = {cell.id: cell.source for cell in cells}
+    assert ids.index("pair-code") == ids.index("facbf0ad") + 1  # straight after the split
+    split, pair = source["facbf0ad"].split("\n## Two partners, one average\n")
+    assert "A split alone loses nothing" in split and "0.43 each" in split
+    assert "share columns" in " ".join(pair.split())
+    assert "###" not in source["facbf0ad"] + source["wide-read"]  # h2s, not h3s
+    assert "still reads" not in source["wide-read"]  # the walk-back is gone
     assert source["wide-md"].startswith("## One head, two numbers wide")
     assert source["split-md"].startswith("## Split, attend, concatenate, project")
     assert source["real-md"].startswith("## In real code")
     assert source["34bdbe19"].startswith("## Exercises")
     assert source["bd170a6f"].startswith("## Summary")
     # The asserts stay off the page; the two figures hide their plotting code.
-    for cell_id in ("wide-assert", "pair-assert", "real-assert", "h1-assert", "7a27851d"):
+    for cell_id in (
+        "4d5aebf9",
+        "wide-assert",
+        "pair-assert",
+        "wo-assert",
+        "real-assert",
+        "h1-assert",
+        "7a27851d",
+    ):
         assert "remove-cell" in cells[ids.index(cell_id)].metadata["tags"]
     for cell_id in ("wide-figure", "random-figure"):
         assert "hide-input" in cells[ids.index(cell_id)].metadata["tags"]
@@ -528,6 +555,11 @@ def test_random_heads_study_is_optional_and_at_the_end():
     assert cells[ids.index("random-md")].source.startswith("### How lucky are random heads?")
     main = "".join(cell.source for cell in cells[: ids.index("deeper-md")])
     assert "optional section at the end" in " ".join(main.split())  # it points there
+    # Third review, finding 7: its result is stated there only, not on the main line
+    # nor in the summary.
+    summary = cells[ids.index("bd170a6f")].source
+    for claim in ("wrong for all three", "23%", "about as often", "random heads rank"):
+        assert claim not in " ".join(main.split()) and claim not in summary, claim
     for name in (
         "maxima",
         "top_key =",
@@ -637,7 +669,6 @@ def test_second_review_wording():
     # 1: a sum of 1.83 is not ambiguous; a middling one is
     assert "could be all food" not in page
     assert '"delicious" gets 0.85 (0.48 + 0.37)' in source["wo-read"]
-    assert "Column 4" in source["wo-read"]  # the fourth column is read, not only printed
     # 3: 0.17 is above an even share, 0.11 below
     assert '"cake" 0.17 but "I" only 0.11' in source["aa575fa6"]
     # 4: the paper's width is 512; the traced arrays are random
@@ -648,8 +679,7 @@ def test_second_review_wording():
     # 7: compared with a key wrong for all three askers, not with "I"
     assert "no more often than a wrong one" not in page
     assert 'no more often than "ate"' not in page  # "cake" wins 0.7 to 1.6 points more
-    assert 'as often as "ate", a key that is wrong for all three' in source["cost-read"]
-    assert '"ate", a key wrong for all three' in source["bd170a6f"]
+    assert '"ate", a wrong key for all three' in source["random-read"]
     # 8: the paper's word, nanoGPT's config, Xavier defined, the pronoun head's keys
     assert "averaging inhibits" in source["pair-read"]
     assert "`GPTConfig`'s default (`bias=True`)" in source["real-read"]
@@ -685,7 +715,48 @@ def test_labelled_printouts_in_the_chapter():
         "food-top",
         "v-subject",
     ]
-    assert "eaten     eater      both food mean" in text["wo-code"]
+    assert "eaten     eater      both   pronoun" in text["wo-code"]
+    assert "food mean" not in cells["wo-code"].source  # third review, finding 8: cut
     assert text["pair-code"].splitlines()[0] == "'ate' brings back   noun  human | noun  human"
     assert "  two heads (h = 2) 0.76   0.04 | 0.78   0.70" in text["pair-code"]
     assert "np.hstack([toy.W_v[:, [0, 3]]] * 2)" not in cells["pair-code"].source
+
+
+def test_third_review_wording():
+    """The findings of the third cold review stay fixed."""
+    cells = chapter_cells()
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
+    # 2: the thin-heads solution: length along the diagonal, with the range of t
+    solution = source["7dce2a2a"][source["7dce2a2a"].index("{solution}") :]
+    assert "sticks out along a direction of its own" not in solution
+    assert "length along the diagonal" in solution and "$0.5 < t < 1$" in solution
+    assert "hull (chapter 6)" in solution and "1.02 against 1" in solution
+    queries = np.array([[4.0, 0.0], [0.0, 4.0], [1.0, 1.0]])  # "it", "ate", "was"
+    for t, wins in [(0.5, False), (0.51, True), (0.8, True), (0.99, True), (1.0, False)]:
+        scores = queries @ np.array([[1.0, 0.0], [0.0, 1.0], [t, t]]).T  # keys cake, I, it
+        top_two = np.sort(scores, axis=1)[:, -2:]
+        right = (scores.argmax(axis=1) == [0, 1, 2]).all()
+        assert bool(right and (top_two[:, 0] < top_two[:, 1]).all()) is wins, t
+    # 3: multiply-adds defined by the (n x a) @ (a x b) rule, with the sum for h = 8
+    cost = source["2029d4b7"]
+    assert "$n \\cdot a \\cdot b$" in cost and "one product added to a running sum" in cost
+    assert "32{,}768" in cost and "2{,}048" in cost and "36,864" in cost
+    steps = trace_shapes(8, 32, 8)
+    assert sum(s.macs for s in steps) == 4 * 8 * 32 * 32 + 2 * 8 * (8 * 4 * 8) == 36864
+    # 4: biases said safely; 6: "its own weights" means its attention weights
+    assert "GPT-2-style code and PyTorch add biases by default" in source["bd170a6f"]
+    assert "many recent models leave them out" in source["bd170a6f"]
+    assert "its own attention weights (its own $n \\times n$ map)" in source["real-read"]
+    # 5: a one-number head picks an end of the scale, by the sign of q
+    assert "most extreme key" not in page
+    assert "(the largest if $q > 0$, the smallest if $q < 0$)" in source["random-read"]
+    assert "(norms 1.00, 1.04, 1.00, 1.02)" in source["random-read"]
+    norms = np.linalg.norm(toy.X[[I, ATE, CAKE, IT]], axis=1)
+    assert [round(x, 2) for x in norms] == [1.00, 1.04, 1.00, 1.02]
+    assert "$1/\\sqrt{d_{model}}$, as the figure's legend writes it" in source["random-md"]
+    # 8: the 1.83 step, the question, d_v = d_k
+    assert "at least $1.83 - 1 = 0.83$" in source["wo-read"]
+    assert "Is that the heads' doing" not in page
+    assert "would the same columns in one head do?" in source["59e25c78"]
+    assert "$d_v = d_k$, as in the paper" in source["83c4d06e"]
