@@ -158,6 +158,29 @@ def test_a_deaf_runner_up_gains_most_of_the_keys_below_the_top():
     assert seen > 500  # the test met many deaf rows
 
 
+def test_a_runner_up_that_swings_trails_closely_and_a_deaf_one_trails_far():
+    # Deaf and brittle in one model: a gain over 0.1 needs a lead under delta + log 9 (the
+    # runner-up's share of the top two, e^(delta - lead) / (1 + e^(delta - lead)), must pass
+    # 0.1); a gain under 0.001 needs a lead over log((1 - e^-delta) / (16 * 0.001)), as the
+    # gain is at least p (1 - e^-delta) and p is at least e^-lead / 16.
+    rng = np.random.default_rng(7)
+    swung = deaf = 0
+    for _ in range(2000):
+        d_k = int(rng.choice([64, 256, 1024]))
+        z = rng.normal(size=(16, d_k)) @ rng.normal(size=d_k)  # one raw row of 16 scores
+        delta = math.sqrt(d_k) / 8
+        top, runner_up = np.argsort(z)[-1], np.argsort(z)[-2]
+        lead = z[top] - z[runner_up]
+        gain = nudged_gain(z, runner_up, delta)
+        if gain > 0.1:
+            swung += 1
+            assert lead < delta + math.log(9)
+        elif gain < 0.001:
+            deaf += 1
+            assert lead > math.log(-math.expm1(-delta) / (16 * 0.001))
+    assert swung > 300 and deaf > 300  # the test met many rows of each kind
+
+
 # --- plotting ------------------------------------------------------------------------------
 
 D_K = np.array([2, 4, 8, 16])
