@@ -123,9 +123,13 @@ def best_time(fn, *, repeat: int, budget: float = 3.0, warm_up=True) -> tuple[fl
 
     The best run is the one least disturbed by other work on the machine, so the ratios use
     it; the median is kept to show how noisy the run was. Stops early after ``budget`` s.
+    The runs start 0.15 s after the warm-up: after a product on two threads, BLAS's idle
+    thread spins on a core for about 0.1 s, and the library's own threads (the fast route
+    of attention) would share the cores with it (``attention_lib/parallel.py``).
     """
     if warm_up:
         fn()
+    time.sleep(0.15)
     times = []
     start = time.perf_counter()
     for _ in range(repeat):
