@@ -122,6 +122,8 @@ def compare(peak_gflops: float, seconds: float = 20.0) -> dict:
 
     A matrix product of the peak's kind takes its turn too, and the best of the peak
     given and its own runs is the peak the ratios use (``peak_gflops`` in the result).
+    So does the same product in PyTorch (``torch_peak_gflops``): its own matrix library
+    may be faster or slower than NumPy's on this CPU.
     """
     why = install()
     if why:
@@ -158,15 +160,19 @@ def compare(peak_gflops: float, seconds: float = 20.0) -> dict:
         "torch": lambda: torch_mha(True),
         "torch_no_weights": lambda: torch_mha(False),
         "peak": lambda: A @ A,
+        "torch_peak": lambda: A_torch @ A_torch,  # PyTorch's own matrix library
     }
     A = rng.standard_normal((2048, 2048))
+    A_torch = torch.from_numpy(A)
     load_before = os.getloadavg()[0]
-    rows = take_turns(calls, seconds, pause={"peak"})
+    rows = take_turns(calls, seconds, pause={"peak", "torch_peak"})
     peak_gflops = max(peak_gflops, 2 * 2048**3 / (rows.pop("peak")["best_ms"] / 1e3) / 1e9)
+    torch_peak = 2 * 2048**3 / (rows.pop("torch_peak")["best_ms"] / 1e3) / 1e9
     for row in rows.values():
         row["ratio_vs_float64_peak"] = FLOPS / (row["best_ms"] / 1e3) / 1e9 / peak_gflops
     return {
         "peak_gflops": peak_gflops,
+        "torch_peak_gflops": torch_peak,
         "torch": torch.__version__,
         "torch_threads": torch.get_num_threads(),
         "largest_difference": agree,
@@ -192,7 +198,8 @@ def lines(c: dict, goal: float) -> list[str]:
         f"1b. Against PyTorch {c['torch']} ({c['torch_threads']} threads), float64, n={N}, "
         f"d_model={D_MODEL}, h={H}; same weights, results agree to "
         f"{c['largest_difference']:.1e}; load {c['load'][0]:.2f} before, {c['load'][1]:.2f} "
-        f"after; peak {c['peak_gflops']:.1f} GFLOP/s",
+        f"after; peak {c['peak_gflops']:.1f} GFLOP/s (the same product in PyTorch: "
+        f"{c['torch_peak_gflops']:.1f})",
         f"{'function':<46}{'best ms':>9}{'median':>9}{'% f64 peak':>12}{'others':>8}  vs PyTorch",
     ]
     for name, label in LABELS.items():
