@@ -295,6 +295,52 @@ def test_uniform_attention_never_moves_and_stays_near_half(data):
     assert from_zero.test_accuracy[-1] == uniform.test_accuracy[-1]
 
 
+def without_row_sum(Q, K, V, dOut):
+    """The chapter's slip: dS = A * dA, the row sum of the softmax step left out."""
+    _, A = al.scaled_dot_product_attention(Q, K, V)
+    dS = A * (dOut @ np.swapaxes(V, -1, -2))
+    s = 1 / np.sqrt(Q.shape[-1])
+    dV = attention_backward(Q, K, V, dOut)[2]
+    return s * (dS @ K), s * (np.swapaxes(dS, -1, -2) @ Q), dV
+
+
+def test_a_backward_pass_with_a_slip_still_trains_to_100_percent(data, run):
+    slip = learning.train(*data, backward=without_row_sum)
+    assert slip.test_accuracy[-1] == 1.0 and round(slip.loss[-1], 3) == 0.021
+    assert np.argmax(slip.test_accuracy == 1.0) == 56  # the right gradient: step 57
+    assert np.argmax(run.test_accuracy == 1.0) == 57
+    weights = learning.init_weights(seed=3, scale=0.3)
+    right = learning.loss_and_gradients(weights, data[0])[1]["W_q"]
+    wrong = learning.loss_and_gradients(weights, data[0], without_row_sum)[1]["W_q"]
+    assert relative_error(right, wrong) > 0.05  # yet the gradient is wrong
+
+
+def test_no_value_matrix_gets_more_than_half_of_all_560_with_uniform_attention(data):
+    every = learning.PronounData(
+        *(
+            field_a + field_b if isinstance(field_a, tuple) else np.concatenate([field_a, field_b])
+            for field_a, field_b in zip(*data, strict=True)
+        )
+    )
+    assert len(every.tokens) == 560
+    rng = np.random.default_rng(5)
+    zeros = np.zeros((16, 16))
+    for W_v in [np.eye(16), *rng.normal(size=(20, 16, 16))]:
+        weights = {"W_q": zeros, "W_k": zeros, "W_v": W_v}
+        assert learning.accuracy(weights, every) <= 0.5  # mirror images share an answer
+    uniform = learning.train(*data, steps=1000, attention=False)
+    assert round(uniform.loss[150], 2) == 1.41 and round(uniform.loss[1000], 2) == 0.99
+    assert uniform.test_accuracy.max() < 0.5 and uniform.train_accuracy.max() == 0.5
+
+
+def test_the_readout_can_name_a_held_out_answer_when_W_v_copies():
+    train, test = learning.held_out_data(answer="book")
+    held_out = learning.train(train, test)
+    assert held_out.test_accuracy[-1] == 0.0
+    copy = {**held_out.weights, "W_v": np.eye(16)}
+    assert learning.accuracy(copy, test) == 1.0  # where to look transferred
+
+
 # --- checkers -------------------------------------------------------------------------------
 
 
@@ -359,14 +405,14 @@ def test_grad_V_checker_pass_todo_and_crash():
     assert "keepdims" not in check_grad_V(lambda A, dO: A.T @ dO).message
 
 
-def nudged(step="central", put_back="saved", size=None, loop="ndindex", loss_dOut=True):
+def nudged(step="central", put_back="saved", size=None, loop="ndindex", loss_dOut=True, scale=None):
     """A learner's numerical gradient of L(Q) = sum(O * dOut), with one thing done wrong."""
 
     def fn(Q, K, V, dOut, eps):
         h = eps if size is None else size
 
         def loss(Q):
-            out, _ = al.scaled_dot_product_attention(Q, K, V)
+            out, _ = al.scaled_dot_product_attention(Q, K, V, scale=scale)
             return np.sum(out * dOut) if loss_dOut else np.sum(out)
 
         grad = np.zeros_like(Q)
@@ -418,6 +464,7 @@ def nudged_all_at_once(Q, K, V, dOut, eps):
         (nudged_copy_without_restoring, "you did not put each entry back"),
         (nudged_all_at_once, "you nudged all of Q at once"),
         (nudged(loss_dOut=False), "your loss ignores dOut"),
+        (nudged(scale=1.0), "your loss leaves out the scale"),
         (nudged(loop="last two"), "np.ndindex(Q.shape)"),
     ],
 )
@@ -478,6 +525,10 @@ def test_training_curves_draw_both_panels_with_the_baseline(run):
     assert "loss" in left.get_ylabel() and right.get_ylabel() == "accuracy"
     labels = right.get_legend_handles_labels()[1]
     assert labels == ["chance (0.125)", "train", "test", "test, uniform attention"]
+    # The legend sits below the panel, where it hides no curve.
+    fig.canvas.draw()
+    legend_box = right.get_legend().get_window_extent()
+    assert legend_box.y1 < right.get_window_extent().y0
     train_line, test_line = right.get_lines()[1:3]
     assert train_line.get_linestyle() != test_line.get_linestyle()
     assert train_line.get_marker() != test_line.get_marker()

@@ -3,7 +3,8 @@ r"""Chapter 10 checker: a gradient by finite differences, written by the learner
 The learner nudges one entry of ``Q`` at a time and measures how the loss
 :math:`L(Q) = \sum O \odot dO` moves. The usual slips each get their own hint: a
 one-sided difference, the wrong divisor, an entry not put back, all entries nudged at
-once, a step of their own instead of ``eps``.
+once, a step of their own instead of ``eps``, a loss of their own that forgets the
+scale :math:`1/\sqrt{d_k}`.
 """
 
 from __future__ import annotations
@@ -25,27 +26,28 @@ from .base import (
 )
 
 
-def _loss(Q, K, V, dOut) -> float:
+def _loss(Q, K, V, dOut, scale=None) -> float:
     """L(Q) = sum(O * dOut): its gradient at the output is exactly dOut."""
-    out, _ = scaled_dot_product_attention(Q, K, V)
+    out, _ = scaled_dot_product_attention(Q, K, V, scale=scale)
     return float(np.sum(out * dOut))
 
 
-def differences(Q, K, V, dOut, eps: float, *, way: str = "central", back: bool = True):
+def differences(Q, K, V, dOut, eps: float, *, way: str = "central", back: bool = True, scale=None):
     """dL/dQ entry by entry: central differences, or one of the usual slips.
 
     ``way`` is "central", "forward" (L(x + eps) - L(x)) / eps or "backward";
-    ``back=False`` leaves each entry at x - eps instead of putting it back.
+    ``back=False`` leaves each entry at x - eps instead of putting it back;
+    ``scale=1.0`` is a loss whose scores forgot to divide by sqrt(d_k).
     """
     Q = np.array(Q, dtype=float)  # a copy, nudged in place
     grad = np.empty_like(Q)
     for i in np.ndindex(Q.shape):
-        centre = _loss(Q, K, V, dOut)
+        centre = _loss(Q, K, V, dOut, scale)
         original = Q[i]
         Q[i] = original + eps
-        above = _loss(Q, K, V, dOut)
+        above = _loss(Q, K, V, dOut, scale)
         Q[i] = original - eps
-        below = _loss(Q, K, V, dOut)
+        below = _loss(Q, K, V, dOut, scale)
         if back:
             Q[i] = original
         grad[i] = {
@@ -100,6 +102,11 @@ def _mistakes(Q, K, V, dOut, eps: float) -> list[tuple]:
         (
             differences(Q, K, V, np.ones_like(dOut), eps),
             "your loss ignores dOut: it is L = sum(O * dOut), not sum(O).",
+        ),
+        (
+            differences(Q, K, V, dOut, eps, scale=1.0),
+            "your loss leaves out the scale: the scores are Q Kᵀ / sqrt(d_k), not Q Kᵀ. "
+            "Divide by np.sqrt(K.shape[-1]), or let al.scaled_dot_product_attention do it.",
         ),
     ]
 
