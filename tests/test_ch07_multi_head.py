@@ -88,16 +88,22 @@ def test_one_head_returns_one_average_two_heads_keep_the_partners_apart():
     assert eaten[1] < as_one[ATE, 1] < eater[1]
 
 
-def test_a_split_row_loses_nothing_when_each_partner_has_its_own_value_column():
-    """Heads 2 and 4 as one head: the row splits, 0.43 each, yet "ate" still brings back
-    food and person in two columns; the loss needs values that share columns."""
+def test_merging_two_heads_keeps_who_is_who_but_dilutes_both():
+    """Fourth review, finding 1: heads 2 and 4 as one head split the row, 0.43 each. Food
+    and person keep a value column each, but "ate" brings back 0.47 and 0.44 instead of
+    0.92 and 0.91, where equal weights (asking nothing) already give 0.25 and 0.15."""
     cols = [VERB_OBJECT, VERB_SUBJECT]
     Q, K, V = (toy.X @ W[:, cols] for W in (HEADS.W_q, HEADS.W_k, HEADS.W_v))
     fetched, merged = al.scaled_dot_product_attention(Q, K, V)
+    apart, _ = HEADS.attention()
     assert V[CAKE].tolist() == [1.0, 0.0] and V[I].tolist() == [0.0, 1.0]  # one column each
     assert round(merged[ATE, CAKE], 2) == round(merged[ATE, I], 2) == 0.43
     assert [round(x, 2) for x in fetched[ATE]] == [0.47, 0.44]
-    assert fetched[ATE, 0] >= merged[ATE, CAKE] and fetched[ATE, 1] >= merged[ATE, I]
+    assert [round(x, 2) for x in apart[ATE, cols]] == [0.92, 0.91]
+    assert [round(x, 2) for x in V.mean(axis=0)] == [0.25, 0.15]  # equal weights, 1/8
+    # above asking nothing, the merged head keeps about a third of the signal
+    gain_apart, gain_merged = apart[ATE, cols] - V.mean(axis=0), fetched[ATE] - V.mean(axis=0)
+    assert (gain_merged < 0.4 * gain_apart).all() and (gain_merged > 0.3 * gain_apart).all()
 
 
 def test_fused_qkv_matrix_gives_the_same_attention():
@@ -128,9 +134,11 @@ def test_head_names_for_fewer_heads():
 
 def test_random_heads_do_not_single_out_the_relations():
     # Over many seeds, not one lucky draw: for each of "it", "ate" and "delicious" a random
-    # head ranks "cake" first about as often as "ate", a key wrong for all three (not "I",
-    # which is the right key for "ate"), at any scale (halving W_q and W_k quarters every
-    # score and keeps every winner); only how sharp it is depends on the scale.
+    # head ranks "cake" first about as often as "ate", a key wrong for all three, or "I",
+    # wrong for "it" and "delicious" (fourth review, finding 2), at any
+    # scale (halving W_q and W_k quarters every score and keeps every winner); only how
+    # sharp it is depends on the scale. The winners are the corners of the hull of X's
+    # rows: "delicious", nearly on the segment from "cake" to "ate", almost never wins.
     tops = {1.0: np.zeros((3, 8)), 0.5: np.zeros((3, 8))}  # (asker, key)
     maxima = {1.0: [], 0.5: []}
     for std in tops:
@@ -145,6 +153,9 @@ def test_random_heads_do_not_single_out_the_relations():
     share = tops[1.0] / tops[1.0].sum(axis=1, keepdims=True)  # per asker
     assert (share[:, CAKE] < 0.3).all()
     assert (np.abs(share[:, CAKE] - share[:, ATE]) < 0.05).all()
+    assert (np.abs(share[:, CAKE] - share[:, I]) < 0.05).all()
+    assert (share[:, [I, ATE, CAKE, IT]].sum(axis=1) > 0.85).all()  # the corners that stick out
+    assert (share[:, DELICIOUS] < 0.01).all()
     assert np.median(maxima[1.0]) > 0.5 > np.median(maxima[0.5])
     _, built = HEADS.attention()
     assert min(built[0, IT, CAKE], built[1, ATE, CAKE], built[2, DELICIOUS, CAKE]) > 0.7
@@ -463,32 +474,35 @@ def test_w_o_mix_is_introduced_before_it_runs():
     """The heading "W_o mixes the heads" comes before the cell that builds W_o_mix."""
     cells = chapter_cells()
     ids = [cell.id for cell in cells]
-    order = ["32992697", "facbf0ad", "wide-read", "wo-code", "wo-read"]
+    order = ["32992697", "facbf0ad", "wide-read", "pair-read", "wo-md", "wo-code", "wo-read"]
     positions = [ids.index(cell_id) for cell_id in order]
     assert positions == sorted(positions)
-    assert "\n## $W_o$ mixes the heads\n" in cells[ids.index("wide-read")].source
+    assert cells[ids.index("wo-md")].source.startswith("## $W_o$ mixes the heads\n")
     assert "W_o_mix" not in "".join(cell.source for cell in cells[: ids.index("wo-code")])
 
 
-def test_main_line_order_split_then_average_then_width():
-    """Third review, finding 1: the argument for heads runs in one line. The merged heads
-    2 and 4 split the row, and the same cell says a split alone loses nothing; "Two
-    partners, one average" (h2) follows at once; then width, W_o, split/attend/concatenate/
-    project, cost, exercises, the optional part, and the summary last."""
+def test_main_line_order_merge_then_width_then_average():
+    """Fourth review, learner stall (a): width is explained before it is used. The four
+    built heads; heads 2 and 4 merged split and dilute; one head two numbers wide (what a
+    second number adds); two partners, one average (why separate heads); W_o; split,
+    attend, concatenate, project; cost; real code; exercises; the optional part; the
+    summary last."""
     cells = chapter_cells()
     ids = [cell.id for cell in cells]
     order = [
         "b256feaf",  # the four built heads
-        "32992697",  # heads 2 and 4 as one: the row splits, 0.43 each
-        "facbf0ad",  # ... which alone loses nothing; "## Two partners, one average"
-        "pair-code",  # two heads against the same columns as one: one average
-        "pair-assert",
-        "pair-read",
-        "wide-md",
+        "32992697",  # heads 2 and 4 as one: the row splits, 0.43 each, and dilutes
+        "facbf0ad",
+        "wide-md",  # "## One head, two numbers wide"
         "wide-code",
         "wide-assert",
         "wide-figure",
-        "wide-read",  # ... and "## $W_o$ mixes the heads"
+        "wide-read",
+        "pair-md",  # "## Two partners, one average"
+        "pair-code",  # two heads against the same columns as one: one average
+        "pair-assert",
+        "pair-read",
+        "wo-md",  # "## $W_o$ mixes the heads"
         "wo-code",
         "wo-assert",
         "wo-read",
@@ -517,17 +531,24 @@ def test_main_line_order_split_then_average_then_width():
     assert positions == sorted(positions)
     assert ids[-1] == "bd170a6f"
     source = {cell.id: cell.source for cell in cells}
-    assert ids.index("pair-code") == ids.index("facbf0ad") + 1  # straight after the split
-    split, pair = source["facbf0ad"].split("\n## Two partners, one average\n")
-    assert "A split alone loses nothing" in split and "0.43 each" in split
-    assert "share columns" in " ".join(pair.split())
-    assert "###" not in source["facbf0ad"] + source["wide-read"]  # h2s, not h3s
-    assert "still reads" not in source["wide-read"]  # the walk-back is gone
+    for before, after in [
+        ("facbf0ad", "wide-md"),
+        ("wide-read", "pair-md"),
+        ("pair-md", "pair-code"),
+    ]:
+        assert ids.index(after) == ids.index(before) + 1, (before, after)  # straight on
+    assert "0.43 each" in source["facbf0ad"] and "##" not in source["facbf0ad"]
+    assert "##" not in source["wide-read"] + source["pair-read"]  # headings have cells
+    assert "share columns" in " ".join(source["pair-md"].split())
     assert source["wide-md"].startswith("## One head, two numbers wide")
+    assert source["pair-md"].startswith("## Two partners, one average")
+    assert source["wo-md"].startswith("## $W_o$ mixes the heads")
     assert source["split-md"].startswith("## Split, attend, concatenate, project")
     assert source["real-md"].startswith("## In real code")
     assert source["34bdbe19"].startswith("## Exercises")
     assert source["bd170a6f"].startswith("## Summary")
+    # the pair heads reuse the keys of the width-2 head, built before them
+    assert "W_k2" in source["pair-code"] and ids.index("wide-code") < ids.index("pair-code")
     # The asserts stay off the page; the two figures hide their plotting code.
     for cell_id in (
         "4d5aebf9",
@@ -708,7 +729,7 @@ def test_column_three_of_w_o_mix_pins_both_heads_when_high():
 def test_labelled_printouts_in_the_chapter():
     """Every printed vector on the main line names its columns."""
     cells = {cell.id: cell for cell in chapter_cells()}
-    text = {cid: cells[cid].outputs[0]["text"] for cid in ("wo-code", "pair-code")}
+    text = {cid: cells[cid].outputs[0]["text"] for cid in ("wo-code", "pair-code", "32992697")}
     assert text["wo-code"].splitlines()[0].split()[-4:] == [
         "pronoun",
         "v-object",
@@ -717,9 +738,18 @@ def test_labelled_printouts_in_the_chapter():
     ]
     assert "eaten     eater      both   pronoun" in text["wo-code"]
     assert "food mean" not in cells["wo-code"].source  # third review, finding 8: cut
-    assert text["pair-code"].splitlines()[0] == "'ate' brings back   noun  human | noun  human"
-    assert "  two heads (h = 2) 0.76   0.04 | 0.78   0.70" in text["pair-code"]
-    assert "np.hstack([toy.W_v[:, [0, 3]]] * 2)" not in cells["pair-code"].source
+    pair = text["pair-code"].splitlines()
+    assert pair[0] == "'ate' brings back             noun  human"
+    assert pair[1] == "  two heads: head 1 (eaten)   0.76   0.04"
+    assert pair[4] == "             columns 3, 4     0.73   0.31"
+    # fourth review, stall (c): named matrices in plain steps, no fancy indexing or unpacking
+    code = cells["pair-code"].source
+    for dense in ("np.eye(4)[:, [0, 1, 0, 1]]", "*Ws_pair", "*W_pair", "* 2)"):
+        assert dense not in code, dense
+    merged = text["32992697"].splitlines()
+    assert merged[0].split("|")[1].split() == ["brings", "back", "food", "person"]
+    assert merged[1].split() == ["heads", "2,", "4", "apart", "0.86", "0.90", "|", "0.92", "0.91"]
+    assert merged[3].split()[-2:] == ["0.25", "0.15"]
 
 
 def test_third_review_wording():
@@ -751,12 +781,101 @@ def test_third_review_wording():
     # 5: a one-number head picks an end of the scale, by the sign of q
     assert "most extreme key" not in page
     assert "(the largest if $q > 0$, the smallest if $q < 0$)" in source["random-read"]
-    assert "(norms 1.00, 1.04, 1.00, 1.02)" in source["random-read"]
-    norms = np.linalg.norm(toy.X[[I, ATE, CAKE, IT]], axis=1)
-    assert [round(x, 2) for x in norms] == [1.00, 1.04, 1.00, 1.02]
+    # (the norms 1.00, 1.04, 1.00, 1.02 gave way to the hull in the fourth review, finding 3)
     assert "$1/\\sqrt{d_{model}}$, as the figure's legend writes it" in source["random-md"]
     # 8: the 1.83 step, the question, d_v = d_k
     assert "at least $1.83 - 1 = 0.83$" in source["wo-read"]
     assert "Is that the heads' doing" not in page
     assert "would the same columns in one head do?" in source["59e25c78"]
     assert "$d_v = d_k$, as in the paper" in source["83c4d06e"]
+
+
+def test_fourth_review_wording():
+    """The findings of the fourth cold review stay fixed, with the numbers they quote."""
+    cells = chapter_cells()
+    ids = [cell.id for cell in cells]
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    main = " ".join(
+        source[c.id] for c in cells[: ids.index("34bdbe19")] if c.cell_type == "markdown"
+    )
+    # 1: merging keeps identity but dilutes both, against equal weights
+    merge = source["facbf0ad"]
+    assert "A split alone loses nothing" not in main
+    assert "Merging keeps who is who" in merge and "dilutes both" in merge
+    assert "0.47 of food and 0.44 of person instead of 0.92 and 0.91" in merge
+    assert "equal weights, asking nothing, would already give 0.25 and 0.15" in merge
+    assert "brings back less of each" in source["bd170a6f"]
+    # 2: every key that matters, per asker; 3: the hull, not length
+    read = source["random-read"]
+    assert "Barely more often" not in read and "About as often as on a wrong one" in read
+    assert '"cake" comes first in 23% of the heads; "I" in 24 to 25%' in read
+    assert 'though it is wrong for "it" and "delicious"' in read
+    assert '"ate", a wrong key for all three, in 22 to 23%' in read
+    assert "longest vectors" not in read and "Length alone does not decide" in read
+    assert "a corner of the hull of the rows of `X` (chapter 6)" in read
+    assert '"delicious" (0.76) is longer than "the" (0.50) and "was" (0.63)' in read
+    assert "win 4% and 3%" in read and "it wins 0.1% of the time" in read
+    assert "$(0.79, 0, 0.3, 0)$" in read and "over 91% of the wins" in read
+    hidden = cells[ids.index("7a27851d")].source
+    assert "share[:, cake] > share[:, ate]" not in hidden  # the cherry-pick is gone
+    assert "pct[:, I].tolist() == [25, 24, 24]" in hidden
+    # 4: the same multiply-adds; the softmax and the stored weights grow with h
+    cost = source["cost-read"]
+    assert "for the work of one" not in cost and "for the multiply-adds of one" in cost
+    assert "only the softmax and the weights to store grow with $h$" in cost
+    assert "from 64 at $h = 1$ to 512 at $h = 8$" in cost
+    assert [np.prod(trace_shapes(8, 32, h)[4].shape) for h in (1, 8)] == [64, 512]
+    # 5: not all real code fuses; 6: c_attn's map and PyTorch's storage said once each
+    assert "Real code fuses" not in source["bd170a6f"]
+    assert (
+        "Many implementations (nanoGPT, GPT-2, PyTorch's `nn.MultiheadAttention`)"
+        in (source["bd170a6f"])
+    )
+    assert "d_{model} \\times 3\\,d_{model}$ matrix" not in source["real-md"]
+    assert "`c_attn` maps $d_{model}$ numbers to $3\\,d_{model}$" in source["real-md"]
+    assert "$(3\\,d_{model}, d_{model})$, our `W_qkv` transposed" in source["real-read"]
+    assert "stacked and transposed" not in source["real-read"]
+    # stall (b): sqrt(d_k) = 1 said once, where the first score of 4 appears
+    assert "as $\\sqrt{d_k} = 1$, softmax gets that 4 unchanged" in source["412ae28a"]
+    assert main.count("\\sqrt{d_k} = 1") == 1
+
+
+def test_pytorch_stores_the_fused_weight_transposed():
+    """Finding 6: nn.Linear (nanoGPT's c_attn) and nn.MultiheadAttention's in_proj_weight
+    are (3 d_model, d_model), the transpose of the chapter's W_qkv (d_model, 3 d_model)."""
+    torch = pytest.importorskip("torch")
+    d_model = 32
+    c_attn = torch.nn.Linear(d_model, 3 * d_model)
+    mha = torch.nn.MultiheadAttention(d_model, num_heads=8)
+    assert tuple(c_attn.weight.shape) == tuple(mha.in_proj_weight.shape) == (96, 32)
+    assert tuple(mha.out_proj.weight.shape) == (32, 32)
+    W = torch.randn(3 * d_model, d_model, dtype=torch.float64)
+    x = torch.randn(5, d_model, dtype=torch.float64)
+    W_qkv = W.numpy().T  # (d_model, 3 d_model): the chapter's layout
+    assert np.allclose(torch.nn.functional.linear(x, W).numpy(), x.numpy() @ W_qkv)
+
+
+def test_seed_histogram_draws_the_second_series_as_an_outline():
+    """Finding 7: the second series is an unfilled hatched outline in another colour, so
+    the first series' bars show through where the two overlap."""
+    from attention_lib.plotting import seed_histogram
+
+    rng = np.random.default_rng(0)
+    fig, alt = seed_histogram(
+        {"wide": rng.random(200), "narrow": 0.2 + 0.2 * rng.random(200)},
+        {"mark": 0.9},
+        title="t",
+        xlabel="x",
+    )
+    ax = fig.axes[0]
+    filled = [p for p in ax.patches if p.get_fill()]
+    outline = [p for p in ax.patches if not p.get_fill()]
+    assert len(filled) == 20 and len(outline) == 1  # 20 bars, one step outline
+    assert outline[0].get_hatch() == "//" and outline[0].get_linewidth() >= 2
+    assert filled[0].get_facecolor()[3] < 1  # the bars stay see-through too
+    assert filled[0].get_facecolor()[:3] != outline[0].get_edgecolor()[:3]
+    assert max(p.zorder for p in filled) <= outline[0].zorder  # the outline on top
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["wide (200 seeds)", "narrow (200 seeds)", "mark: 0.90"]
+    assert "narrow: median" in alt
+    plt.close(fig)
