@@ -274,7 +274,14 @@ def test_scaling_frame_shows_distribution_and_mean_sorted_row_side_by_side():
     assert math.isclose(heights[0], top_raw) and math.isclose(heights[8], top_scaled)
     assert heights[:8] == sorted(heights[:8], reverse=True)
     assert f"top key gets {top_raw:.2f} of a raw row and {top_scaled:.2f} of a scaled" in alt
-    assert f"standard deviation {raw.std():.1f}, scaled ones {raw.std() / 8:.1f}" in alt
+    spread = f"a spread (standard deviation) of {raw.std():.1f}, scaled ones {raw.std() / 8:.1f}"
+    assert spread in alt and "inset" not in alt
+    # The legend says "spread", the chapter's word, not "std".
+    assert left.get_legend_handles_labels()[1] == [
+        f"raw: spread {raw.std():.1f}",
+        f"scaled: spread {raw.std() / 8:.1f}",
+    ]
+    assert not left.child_axes  # no inset unless asked for
     plt.close(fig)
     # Without xlim the axis fits this frame's scores, symmetric around 0.
     fig, _ = scaling_frame(raw, 64)
@@ -287,6 +294,11 @@ def test_scaling_frame_shows_distribution_and_mean_sorted_row_side_by_side():
         scaling_frame(raw, 64, xlim=(5, -5))
     with pytest.raises(ValueError, match="d_k must be at least 1"):
         scaling_frame(raw, 0)
+    with pytest.raises(ValueError, match="scaled_bins must be at least 1"):
+        scaling_frame(raw, 64, scaled_bins=0)
+    for zoom in [(-50, 4), (4, -4), (-4, np.inf), (-4,), "ab", 4]:
+        with pytest.raises(ValueError, match=r"zoom must be two finite numbers inside xlim \(-40"):
+            scaling_frame(raw, 64, xlim=(-40, 40), zoom=zoom)
 
 
 def test_scaling_frames_on_fixed_axes_draw_the_scaled_scores_the_same_at_every_width():
@@ -435,3 +447,27 @@ def test_dot_variance_with_sigma(answer, status, text, capsys):
 def test_dot_variance_rejects_a_bad_sigma():
     with pytest.raises(ValueError, match="sigma must be a positive number"):
         check_dot_variance(1, d_k=4, sigma=0)
+
+
+def test_the_sliders_scaled_histogram_is_a_readable_bell_in_its_finer_bins_and_inset():
+    # Chapter 4's slider: axes wide enough for raw scores at d_k = 1024 (bins 1.5 wide)
+    # squeeze the scaled scores (spread 1) into about two bins. Finer bins for the scaled
+    # series and an inset over -4 to 4 let the reader see their shape.
+    z = np.random.default_rng(2).normal(size=(1600, 16))  # scaled scores: spread 1
+    axes = {"xlim": (-120, 120), "ylim": (0, 0.45), "bins": 160}
+    fig, alt = scaling_frame(z * 8, 64, **axes, scaled_bins=1600, zoom=(-4, 4))
+    left = fig.axes[0]
+    raw_steps, scaled_steps = left.patches[:2]
+    raw_edges, scaled_edges = (s.get_data().edges for s in (raw_steps, scaled_steps))
+    assert np.allclose(np.diff(raw_edges), 1.5) and np.allclose(np.diff(scaled_edges), 0.15)
+    heights = scaled_steps.get_data().values
+    assert np.sum(heights > 0.05) >= 20  # the bell spans many bins, not two
+    assert abs(heights.max() - 1 / np.sqrt(2 * np.pi)) < 0.05  # its peak, about 0.40
+    (inset,) = left.child_axes
+    assert inset.get_xlim() == (-4, 4) and inset.get_ylim() == left.get_ylim()
+    assert [t.get_text() for t in inset.get_xticklabels()] == ["−4", "4"]
+    inset_raw, inset_scaled = inset.patches[:2]  # the same two histograms, magnified
+    assert np.array_equal(inset_scaled.get_data().values, heights)
+    assert np.array_equal(inset_raw.get_data().values, raw_steps.get_data().values)
+    assert alt.endswith("An inset repeats the histograms for scores from -4 to 4.")
+    plt.close(fig)
