@@ -10,8 +10,11 @@ Meanwhile BLAS gets one thread (threadpoolctl, in :func:`threads`). Its own thre
 fight ours for the cores: after each product they wait for the next one by spinning on a
 core for about 0.1 s, which doubled the time of the threaded blocks when they came right
 after a two-thread product. That is why the projections run on these threads too
-(:func:`matmuls`): BLAS's threads stay asleep for the whole call. Only as many threads run
-as BLAS was allowed, so ``threadpool_limits(1)`` (chapter 9's stopwatch) means one core.
+(:func:`matmuls`): BLAS's threads stay asleep for the whole call. A caller's own
+two-thread products less than 0.1 s before still wake them (then the call is up to 1.5
+times slower); ``OPENBLAS_THREAD_TIMEOUT=4`` in the environment before Python starts
+makes them sleep at once. Only as many threads run as BLAS was allowed, so
+``threadpool_limits(1)`` (chapter 9's stopwatch) means one core.
 """
 
 from __future__ import annotations
