@@ -141,6 +141,17 @@ def test_a_small_weight_gains_about_p_times_e_to_delta_minus_one():
         assert abs(ratio - 1) <= p * math.exp(delta) + 1e-9  # close while p e^delta is small
 
 
+@pytest.mark.parametrize("delta", [1 / 8, 1.0, math.sqrt(512) / 8, 4.0])
+def test_below_one_over_one_plus_e_to_half_delta_a_bigger_weight_gains_more(delta):
+    """'For weights this small, a bigger weight always gains more', and where it stops."""
+    turn = 1 / (1 + math.exp(delta / 2))
+    weights = np.linspace(1e-9, turn, 2001)
+    gains = [nudged_gain(np.log([p, 1 - p]), 0, delta) for p in weights]
+    assert np.all(np.diff(gains) > 0)
+    above = [nudged_gain(np.log([p, 1 - p]), 0, delta) for p in (turn + 0.05, turn + 0.2)]
+    assert above[0] > above[1]  # past the turn, a bigger weight gains less
+
+
 def test_a_deaf_runner_up_gains_most_of_the_keys_below_the_top():
     rng = np.random.default_rng(6)
     seen = 0
