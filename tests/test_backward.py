@@ -364,6 +364,12 @@ def good_softmax_backward(p, dp):
         ),
         (lambda p, dp: p * (dp - np.sum(p * dp)), "one sum for the whole array"),
         (lambda p, dp: p * (dp - np.sum(p * dp, axis=-1)), "keepdims"),
+        # A J built for one row (np.diag, np.outer) passes the first case, then crashes:
+        # the hint says so, not "keepdims".
+        (lambda p, dp: (np.diag(p) - np.outer(p, p)) @ dp, "right on each row alone"),
+        (lambda p, dp: p * (dp - p @ dp), "right on each row alone"),
+        (lambda p, dp: p * (dp - np.mean(p * dp, axis=-1, keepdims=True)), "the mean of p * dp"),
+        (lambda p, dp: p * (dp - dp.mean(axis=-1, keepdims=True)), "plain mean of dp"),
     ],
 )
 def test_softmax_backward_checker_names_the_mistake(fn, hint, capsys):
@@ -373,9 +379,27 @@ def test_softmax_backward_checker_names_the_mistake(fn, hint, capsys):
     assert hint in line and line.startswith("[softmax_backward] FAIL:")
 
 
+def jacobian_row_by_row(p, dp):
+    """Building J is allowed if it works for every row, whatever the leading axes."""
+    out = np.empty_like(p)
+    for i in np.ndindex(p.shape[:-1]):
+        out[i] = (np.diag(p[i]) - np.outer(p[i], p[i])) @ dp[i]
+    return out
+
+
+def test_one_row_hint_replaces_keepdims_only_for_one_row_answers():
+    one_row = check_softmax_backward(lambda p, dp: (np.diag(p) - np.outer(p, p)) @ dp)
+    assert "keepdims" in one_row.message  # in the fix it names, not as the diagnosis
+    assert "A sum over one axis needs keepdims" not in one_row.message
+    no_keepdims = check_softmax_backward(lambda p, dp: p * (dp - np.sum(p * dp, axis=-1)))
+    assert "A sum over one axis needs keepdims=True" in no_keepdims.message
+    assert "right on each row alone" not in no_keepdims.message
+
+
 def test_softmax_backward_checker_pass_todo_and_crash(capsys):
     assert check_softmax_backward(good_softmax_backward)
     assert "PASS: all 4 cases" in capsys.readouterr().out
+    assert check_softmax_backward(jacobian_row_by_row)
     assert check_softmax_backward(lambda p, dp: None).status == "TODO"
     crash = check_softmax_backward(lambda p, dp: 1 / 0)
     assert crash.status == "FAIL" and "ZeroDivisionError" in crash.message
@@ -388,8 +412,15 @@ def test_softmax_backward_checker_pass_todo_and_crash(capsys):
         (lambda A, dO: dO @ A.T, "order is reversed"),
         (lambda A, dO: (A.T @ dO).T, "transpose of dV"),
         (lambda A, dO: A * dO, "entry by entry"),
-        (lambda A, dO: A.T @ dO, "swap only the last two"),
+        (lambda A, dO: A.T @ dO, "Swap only the last two"),
         (lambda A, dO: (np.swapaxes(A, -1, -2) @ dO)[..., :2, :], "one row per key"),
+        (lambda A, dO: dO @ A, "you computed dOut @ A"),
+        # Right for one batch axis only: the case with two batch axes catches it.
+        (
+            lambda A, dO: np.transpose(A, (0, 2, 1)) @ dO if A.ndim == 3 else A.T @ dO,
+            "np.transpose(A, (0, 2, 1)) names exactly three",
+        ),
+        (lambda A, dO: np.transpose(A, (0, 2, 1)) @ dO, "any number of leading axes"),
     ],
 )
 def test_grad_V_checker_names_the_mistake(fn, hint):
@@ -402,10 +433,21 @@ def test_grad_V_checker_pass_todo_and_crash():
     assert check_grad_V(lambda A, dO: None).status == "TODO"
     crash = check_grad_V(lambda A, dO: A.nonexistent)
     assert crash.status == "FAIL" and "AttributeError" in crash.message
+    assert "leading axes" not in crash.message  # a 2-D crash unrelated to the axes
     assert "keepdims" not in check_grad_V(lambda A, dO: A.T @ dO).message
+    assert check_grad_V(lambda A, dO: A.swapaxes(-1, -2) @ dO).message.startswith("all 4")
+    assert check_grad_V(lambda A, dO: np.einsum("...ij,...ik->...jk", A, dO))
 
 
-def nudged(step="central", put_back="saved", size=None, loop="ndindex", loss_dOut=True, scale=None):
+def nudged(
+    step="central",
+    put_back="saved",
+    size=None,
+    loop="ndindex",
+    loss_dOut=True,
+    scale=None,
+    reduce=np.sum,
+):
     """A learner's numerical gradient of L(Q) = sum(O * dOut), with one thing done wrong."""
 
     def fn(Q, K, V, dOut, eps):
@@ -413,7 +455,7 @@ def nudged(step="central", put_back="saved", size=None, loop="ndindex", loss_dOu
 
         def loss(Q):
             out, _ = al.scaled_dot_product_attention(Q, K, V, scale=scale)
-            return np.sum(out * dOut) if loss_dOut else np.sum(out)
+            return reduce(out * dOut) if loss_dOut else reduce(out)
 
         grad = np.zeros_like(Q)
         entries = np.ndindex(Q.shape) if loop == "ndindex" else np.ndindex(Q.shape[-2:])
@@ -444,6 +486,24 @@ def nudged_copy_without_restoring(Q, K, V, dOut, eps):
     return nudged(put_back="never")(Q, K, V, dOut, eps)
 
 
+def nudged_across_the_batch(Q, K, V, dOut, eps):
+    """Nudges Q[..., i, j]: the same entry of every sentence of the batch at once."""
+
+    def loss(Q):
+        return np.sum(al.scaled_dot_product_attention(Q, K, V)[0] * dOut)
+
+    grad = np.zeros_like(Q)
+    for i, j in np.ndindex(Q.shape[-2:]):
+        original = Q[..., i, j].copy()
+        Q[..., i, j] = original + eps
+        above = loss(Q)
+        Q[..., i, j] = original - eps
+        below = loss(Q)
+        Q[..., i, j] = original
+        grad[..., i, j] = (above - below) / (2 * eps)
+    return grad
+
+
 def nudged_all_at_once(Q, K, V, dOut, eps):
     def loss(Q):
         return np.sum(al.scaled_dot_product_attention(Q, K, V)[0] * dOut)
@@ -466,6 +526,8 @@ def nudged_all_at_once(Q, K, V, dOut, eps):
         (nudged(loss_dOut=False), "your loss ignores dOut"),
         (nudged(scale=1.0), "your loss leaves out the scale"),
         (nudged(loop="last two"), "np.ndindex(Q.shape)"),
+        (nudged_across_the_batch, "the same entry of every sentence of the batch"),
+        (nudged(reduce=np.mean), "your loss is the mean of O * dOut"),
     ],
 )
 def test_numerical_gradient_checker_names_the_mistake(fn, hint, capsys):
@@ -473,6 +535,13 @@ def test_numerical_gradient_checker_names_the_mistake(fn, hint, capsys):
     line = capsys.readouterr().out
     assert result.status == "FAIL" and hint in line, line
     assert line.startswith("[numerical_gradient] FAIL:") and line.count("\n") == 1
+
+
+def test_one_sided_hint_names_the_coarse_step_of_the_text():
+    # The text promises the choice of formula shows at eps = 0.1: the hint measures it there.
+    message = check_numerical_gradient(nudged(step="forward")).message
+    assert "At the coarse step eps = 0.1, yours is off by up to 0.03" in message
+    assert "a central one by 0.001" in message and "0.001 it shows" not in message
 
 
 def test_numerical_gradient_checker_passes_the_solution_and_the_library(capsys):
