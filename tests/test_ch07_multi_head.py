@@ -474,30 +474,27 @@ def test_w_o_mix_is_introduced_before_it_runs():
     """The heading "W_o mixes the heads" comes before the cell that builds W_o_mix."""
     cells = chapter_cells()
     ids = [cell.id for cell in cells]
-    order = ["32992697", "facbf0ad", "wide-read", "pair-read", "wo-md", "wo-code", "wo-read"]
+    order = ["32992697", "facbf0ad", "pair-read", "wo-md", "wo-code", "wo-read"]
     positions = [ids.index(cell_id) for cell_id in order]
     assert positions == sorted(positions)
     assert cells[ids.index("wo-md")].source.startswith("## $W_o$ mixes the heads\n")
     assert "W_o_mix" not in "".join(cell.source for cell in cells[: ids.index("wo-code")])
 
 
-def test_main_line_order_merge_then_width_then_average():
-    """Fourth review, learner stall (a): width is explained before it is used. The four
-    built heads; heads 2 and 4 merged split and dilute; one head two numbers wide (what a
-    second number adds); two partners, one average (why separate heads); W_o; split,
-    attend, concatenate, project; cost; real code; exercises; the optional part; the
-    summary last."""
+def test_main_line_order_merge_then_average_then_machinery():
+    """Fifth review, finding 7: the case for heads is made once, with two experiments.
+    The four built heads; heads 2 and 4 merged split and dilute; two partners, one average
+    (why separate value projections and columns); W_o; split, attend, concatenate,
+    project; cost; real code; exercises; then the optional part, which opens with the
+    head two numbers wide; the summary last."""
     cells = chapter_cells()
     ids = [cell.id for cell in cells]
     order = [
+        "aa575fa6",  # intuition, then the plan
+        "83c4d06e",  # the math and the four built heads
         "b256feaf",  # the four built heads
         "32992697",  # heads 2 and 4 as one: the row splits, 0.43 each, and dilutes
         "facbf0ad",
-        "wide-md",  # "## One head, two numbers wide"
-        "wide-code",
-        "wide-assert",
-        "wide-figure",
-        "wide-read",
         "pair-md",  # "## Two partners, one average"
         "pair-code",  # two heads against the same columns as one: one average
         "pair-assert",
@@ -515,7 +512,13 @@ def test_main_line_order_merge_then_width_then_average():
         "real-read",
         "34bdbe19",  # "## Exercises"
         "7dce2a2a",  # exercise: one number per head, then two
-        "deeper-md",  # "## Going deeper (optional)": fewer heads, same weights
+        "deeper-md",  # "## Going deeper (optional)"
+        "wide-md",  # "### One head, two numbers wide"
+        "wide-code",
+        "wide-assert",
+        "wide-figure",
+        "wide-read",
+        "fewer-md",  # "### Fewer heads, same weights"
         "3dce5151",  # the h slider
         "h1-code",
         "h1-assert",
@@ -532,23 +535,35 @@ def test_main_line_order_merge_then_width_then_average():
     assert ids[-1] == "bd170a6f"
     source = {cell.id: cell.source for cell in cells}
     for before, after in [
-        ("facbf0ad", "wide-md"),
-        ("wide-read", "pair-md"),
+        ("facbf0ad", "pair-md"),
         ("pair-md", "pair-code"),
+        ("deeper-md", "wide-md"),
+        ("wide-read", "fewer-md"),
+        ("fewer-md", "3dce5151"),
     ]:
         assert ids.index(after) == ids.index(before) + 1, (before, after)  # straight on
     assert "0.43 each" in source["facbf0ad"] and "##" not in source["facbf0ad"]
     assert "##" not in source["wide-read"] + source["pair-read"]  # headings have cells
     assert "share columns" in " ".join(source["pair-md"].split())
-    assert source["wide-md"].startswith("## One head, two numbers wide")
+    assert source["wide-md"].startswith("### One head, two numbers wide")
+    assert source["fewer-md"].startswith("### Fewer heads, same weights")
     assert source["pair-md"].startswith("## Two partners, one average")
     assert source["wo-md"].startswith("## $W_o$ mixes the heads")
     assert source["split-md"].startswith("## Split, attend, concatenate, project")
     assert source["real-md"].startswith("## In real code")
     assert source["34bdbe19"].startswith("## Exercises")
     assert source["bd170a6f"].startswith("## Summary")
-    # the pair heads reuse the keys of the width-2 head, built before them
-    assert "W_k2" in source["pair-code"] and ids.index("wide-code") < ids.index("pair-code")
+    # the main line needs nothing from the width-2 head: the pair heads build their own keys
+    main = "".join(cell.source for cell in cells[: ids.index("deeper-md")])
+    for name in ("W_k2", "W_q2", "Q2", "out2", "wide["):
+        assert name not in main, name
+    assert "food_person = np.eye(4)[:, :2]" in source["pair-code"]
+    # the first head of width 2 says, in one clause, that a query can hold several numbers
+    first_wide = " ".join(source["59e25c78"].split())
+    assert "queries and keys of two numbers, compared by a dot product as in chapter 3" in (
+        first_wide
+    )
+    assert "the optional section at the end shows what width adds" in first_wide
     # The asserts stay off the page; the two figures hide their plotting code.
     for cell_id in (
         "4d5aebf9",
@@ -564,6 +579,31 @@ def test_main_line_order_merge_then_width_then_average():
         assert "hide-input" in cells[ids.index(cell_id)].metadata["tags"]
 
 
+def main_line_counts(cells) -> tuple[int, int]:
+    """Words of visible prose and visible cells before the exercises."""
+    ids = [cell.id for cell in cells]
+    shown = [
+        c for c in cells[: ids.index("34bdbe19")] if "remove-cell" not in c.metadata.get("tags", [])
+    ]
+    words = sum(len(c.source.split()) for c in shown if c.cell_type == "markdown")
+    return words, len(shown)
+
+
+def test_the_main_line_is_lighter_than_after_the_fourth_review():
+    """Fifth review, finding 7: the main line was 1929 words of visible prose in 32 visible
+    cells; moving the wide head out and saying each point once cut at least 15%, with a
+    three-line plan after the intuition."""
+    cells = chapter_cells()
+    words, shown = main_line_counts(cells)
+    assert words <= 0.85 * 1929 and shown <= 28, (words, shown)
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    plan = source["aa575fa6"][source["aa575fa6"].index("**The plan:**") :]
+    for step in ("the math", "two experiments", "merging dilutes", "one head averages"):
+        assert step in plan, step
+    assert "$W_o$, every array's shape, the cost, and real code" in plan
+    assert len(plan.split()) < 40
+
+
 def test_random_heads_study_is_optional_and_at_the_end():
     """The h slider and the 1000-seed study sit in a "Going deeper (optional)" section
     after the exercises; the main line only points to it and uses none of its results."""
@@ -571,8 +611,8 @@ def test_random_heads_study_is_optional_and_at_the_end():
     ids = [cell.id for cell in cells]
     heading = cells[ids.index("deeper-md")].source.splitlines()
     assert heading[0] == "## Going deeper (optional)"
-    assert "Nothing later in the course needs them." in heading[2]
-    assert heading[4] == "### Fewer heads, same weights"
+    assert heading[2] == "Three asides, each on its own. Nothing later in the course needs them."
+    assert cells[ids.index("fewer-md")].source.startswith("### Fewer heads, same weights")
     assert cells[ids.index("random-md")].source.startswith("### How lucky are random heads?")
     main = "".join(cell.source for cell in cells[: ids.index("deeper-md")])
     assert "optional section at the end" in " ".join(main.split())  # it points there
@@ -622,7 +662,7 @@ def test_the_page_says_why_heads_and_what_real_code_adds():
     assert "subspace of the representation" in source["pair-read"]
     assert "{cite:p}`vaswani2017attention`" in source["pair-read"]
     assert "one average" in source["bd170a6f"] and "value projection" in source["bd170a6f"]
-    for name in ("`c_attn`", "`in_proj_weight`", "`out_proj`", "bias", "grouped-query"):
+    for name in ("`c_attn`", "`in_proj_weight`", "`out_proj.weight`", "bias", "grouped-query"):
         assert name in source["real-md"] + source["real-read"], name
     assert "still needs two heads" not in page and "serves both badly" not in page
     assert "unscaled" not in "".join(cell.source for cell in cells)
@@ -747,9 +787,13 @@ def test_labelled_printouts_in_the_chapter():
     for dense in ("np.eye(4)[:, [0, 1, 0, 1]]", "*Ws_pair", "*W_pair", "* 2)"):
         assert dense not in code, dense
     merged = text["32992697"].splitlines()
-    assert merged[0].split("|")[1].split() == ["brings", "back", "food", "person"]
-    assert merged[1].split() == ["heads", "2,", "4", "apart", "0.86", "0.90", "|", "0.92", "0.91"]
-    assert merged[3].split()[-2:] == ["0.25", "0.15"]
+    assert merged[0].split() == ["weight", "on", "|", "brings", "back"]
+    assert merged[1].split() == ["'ate'", "'cake'", "'I'", "|", "food", "person"]
+    assert merged[2].split() == ["heads", "2,", "4", "apart", "0.86", "0.90", "|", "0.92", "0.91"]
+    assert len({line.index("|") for line in merged}) == 1  # the columns line up
+    # fifth review, nit 8: 1/8 is not printed as 0.12, and `weights` stays an array
+    assert merged[4].split() == ["equal", "weights", "1/8", "1/8", "|", "0.25", "0.15"]
+    assert "0.12 " not in text["32992697"] and "weights =" not in cells["32992697"].source
 
 
 def test_third_review_wording():
@@ -771,9 +815,9 @@ def test_third_review_wording():
     # 3: multiply-adds defined by the (n x a) @ (a x b) rule, with the sum for h = 8
     cost = source["2029d4b7"]
     assert "$n \\cdot a \\cdot b$" in cost and "one product added to a running sum" in cost
-    assert "32{,}768" in cost and "2{,}048" in cost and "36,864" in cost
-    steps = trace_shapes(8, 32, 8)
-    assert sum(s.macs for s in steps) == 4 * 8 * 32 * 32 + 2 * 8 * (8 * 4 * 8) == 36864
+    assert "24{,}576" in cost and "1{,}152" in cost and "26,880" in cost  # n = 6 (fifth)
+    steps = trace_shapes(6, 32, 8)
+    assert sum(s.macs for s in steps) == 4 * 6 * 32 * 32 + 2 * 8 * (6 * 4 * 6) == 26880
     # 4: biases said safely; 6: "its own weights" means its attention weights
     assert "GPT-2-style code and PyTorch add biases by default" in source["bd170a6f"]
     assert "many recent models leave them out" in source["bd170a6f"]
@@ -784,9 +828,9 @@ def test_third_review_wording():
     # (the norms 1.00, 1.04, 1.00, 1.02 gave way to the hull in the fourth review, finding 3)
     assert "$1/\\sqrt{d_{model}}$, as the figure's legend writes it" in source["random-md"]
     # 8: the 1.83 step, the question, d_v = d_k
-    assert "at least $1.83 - 1 = 0.83$" in source["wo-read"]
+    assert 'a sum of 1.83 for "ate" leaves each at least 0.83' in source["wo-read"]
     assert "Is that the heads' doing" not in page
-    assert "would the same columns in one head do?" in source["59e25c78"]
+    assert "Would the same columns in one head do?" in source["59e25c78"]
     assert "$d_v = d_k$, as in the paper" in source["83c4d06e"]
 
 
@@ -822,9 +866,9 @@ def test_fourth_review_wording():
     # 4: the same multiply-adds; the softmax and the stored weights grow with h
     cost = source["cost-read"]
     assert "for the work of one" not in cost and "for the multiply-adds of one" in cost
-    assert "only the softmax and the weights to store grow with $h$" in cost
-    assert "from 64 at $h = 1$ to 512 at $h = 8$" in cost
-    assert [np.prod(trace_shapes(8, 32, h)[4].shape) for h in (1, 8)] == [64, 512]
+    assert "Only the softmax and the weights to store grow with $h$" in cost
+    assert "from 36 at $h = 1$ to 288 at $h = 8$" in cost
+    assert [np.prod(trace_shapes(6, 32, h)[4].shape) for h in (1, 8)] == [36, 288]
     # 5: not all real code fuses; 6: c_attn's map and PyTorch's storage said once each
     assert "Real code fuses" not in source["bd170a6f"]
     assert (
@@ -853,6 +897,19 @@ def test_pytorch_stores_the_fused_weight_transposed():
     x = torch.randn(5, d_model, dtype=torch.float64)
     W_qkv = W.numpy().T  # (d_model, 3 d_model): the chapter's layout
     assert np.allclose(torch.nn.functional.linear(x, W).numpy(), x.numpy() @ W_qkv)
+    # Fifth review, nit 8: out_proj.weight is W_o transposed. The whole layer, without
+    # biases, equals the library's with W_q, W_k, W_v = in_proj_weight's blocks transposed
+    # and W_o = out_proj.weight transposed; W_o untransposed gives another answer.
+    torch.manual_seed(0)
+    mha = torch.nn.MultiheadAttention(d_model, num_heads=8, bias=False).double()
+    with torch.no_grad():
+        y, _ = mha(x, x, x, need_weights=False)
+    W_q, W_k, W_v = (b.numpy().T for b in mha.in_proj_weight.detach().chunk(3))
+    W_o = mha.out_proj.weight.detach().numpy()
+    ours, _ = al.multi_head_attention(x.numpy(), W_q, W_k, W_v, W_o.T, h=8)
+    assert np.allclose(y.numpy(), ours)
+    wrong, _ = al.multi_head_attention(x.numpy(), W_q, W_k, W_v, W_o, h=8)
+    assert not np.allclose(y.numpy(), wrong)
 
 
 def test_seed_histogram_draws_the_second_series_as_an_outline():
@@ -879,3 +936,83 @@ def test_seed_histogram_draws_the_second_series_as_an_outline():
     assert labels == ["wide (200 seeds)", "narrow (200 seeds)", "mark: 0.90"]
     assert "narrow: median" in alt
     plt.close(fig)
+
+
+def test_fifth_review():
+    """The findings of the fifth cold review stay fixed, with the numbers they quote."""
+    cells = chapter_cells()
+    ids = [cell.id for cell in cells]
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    out = {
+        c.id: "".join(o.get("text", "") for o in c.outputs) for c in cells if c.cell_type == "code"
+    }
+    # 1: distinct sizes in the walkthrough: n = 6 tokens, 8 heads "as in the paper"
+    split = source["split-md"]
+    assert "$n = 6$ tokens (so no two axes share a length), 8 heads, as in the paper" in split
+    assert "n = 8" not in split.replace("$", "") and "8 tokens" not in split
+    assert "n, d_model, h = 6, 32, 8" in cells[ids.index("ef813e7a")].source
+    printed = dict(line.split(": ") for line in out["ef813e7a"].splitlines()[:7])
+    assert printed[" Q split"] == "(8, 6, 4)" and printed[" weights"] == "(8, 6, 6)"
+    assert "shape_tracer(n=6, d_model=32, h=8)" in cells[ids.index("e6cfb90e")].source
+    fig, alt = shape_tracer(6, 32, 8)
+    plt.close(fig)
+    assert "split (8, 6, 4) -> scores (8, 6, 6)" in alt and "26,880 multiply-adds" in alt
+    steps = {s.name: s for s in trace_shapes(6, 32, 8)}
+    assert steps["Q, K, V"].macs + steps["output"].macs == 4 * 6 * 32 * 32 == 24576
+    assert steps["scores"].macs == steps["heads"].macs == 8 * 6 * 4 * 6 == 6**2 * 32 == 1152
+    # 2: the rank trade-off, printed per h and said in the cost paragraph and the summary
+    table = out["341c47af"].splitlines()
+    assert table[0].split()[-3:] == ["rank", "per", "head"]
+    assert [int(line.split()[-1]) for line in table[1:]] == [6, 6, 6, 4, 1]
+    assert [line.split()[2] for line in table[1:]] == ["26,880"] * 5
+    cost = source["cost-read"]
+    assert "but each" not in cost and "But each is 4 numbers wide instead of 32" in cost
+    assert "has rank at most 4, where one 32-wide head reaches 6" in cost
+    assert "rank at most $d_k$ (4 per head at $h = 8$" in source["bd170a6f"]
+    assert "because each head is $h$ times narrower" in source["bd170a6f"]
+    # 3: sharpness at Xavier scale
+    read = source["random-read"]
+    assert "is not sharpness but" not in read
+    assert "is above all the **right** key" in read
+    assert "doubling $W_q$ and $W_k$ quadruples every score" in read
+    assert "Xavier-sized draws almost never have it: training must grow the scale too" in read
+    assert "only 0.6% of draws above 0.5" in read
+    assert "std 0.5: median 0.22, above 0.5 in 0.6%" in out["4757b82c"]
+    # 4: the 1.83 reading, with the weights it forces, computed on the page
+    assert 'at least 0.43 of head 2\'s weight on "cake"' in source["wo-read"]
+    assert '0.79 of head 4\'s on "I"' in source["wo-read"]
+    assert "both found their partner" not in source["wo-read"]
+    lines = out["wo-code"].splitlines()[-3:]
+    assert lines == [
+        "'both' of 'ate' is 1.83: each head at least 0.83",
+        "  so head 2 gives 'cake' at least 0.43",
+        "  so head 4 gives 'I' at least 0.79",
+    ]
+    # 5: d_k = d_model / h and a square W_o are the paper's choice
+    math = source["83c4d06e"]
+    assert "$d_k = d_{model} / h$ (the paper's choice, which most models follow)" in math
+    assert "$W_o$, of shape $(h\\,d_v, d_{model})$, here $(d_{model}, d_{model})$" in math
+    # 6: the block sum, said in words and checked in two visible lines
+    assert "grouping the terms by head gives one sum per head (checked in code below)" in math
+    code = cells[ids.index("ef813e7a")].source
+    assert "summed = sum(heads[i] @ W_o[4 * i : 4 * (i + 1)] for i in range(h))" in code
+    assert out["ef813e7a"].splitlines()[-1].endswith("equals concat @ W_o: True")
+    # 8: out_proj.weight transposed
+    assert "`out_proj.weight` is $W_o$ transposed" in source["real-read"]
+
+
+def test_the_least_weight_that_reaches_a_head_output():
+    """Finding 4, independently of the chapter's formula: among rows of weights whose
+    head-2 output (food) reaches 0.83, none puts less than 0.43 on "cake"; for head 4
+    (person), none less than 0.79 on "I"; and some come within 0.01 of those bounds."""
+    output, weights = HEADS.attention()
+    floor = output[ATE, 1] + output[ATE, 3] - 1
+    assert round(floor, 2) == 0.83
+    V = toy.X @ HEADS.W_v  # (8, 4)
+    rows = np.random.default_rng(5).dirichlet(np.full(8, 0.2), size=300_000)
+    for head, partner, bound in ((1, CAKE, 0.43), (3, I, 0.79)):
+        reach = rows @ V[:, head] >= floor
+        assert reach.sum() > 1000
+        least = rows[reach, partner].min()
+        assert round(least, 2) in (bound, round(bound + 0.01, 2)) and least > bound - 0.005
+        assert weights[head, ATE, partner] > least  # the built heads are well above it

@@ -14,13 +14,13 @@ checkable by hand:
 * a negative ``q`` would prefer the smallest ``k`` (none is negative here).
 
 Width 1 is deliberately thin, so that every number can be read by hand; real heads are
-typically 64 or 128 wide, and chapter 7 builds a head two numbers wide to show what
-width adds. A one-number query has a size and a sign but no direction: within one head,
-every token with a positive query ranks the keys in the same order. Each head is
-therefore three columns: *who asks* (``W_q``), *what answers* (``W_k``) and *what comes
-back* (``W_v``). All queries are 0 or positive (``X`` has no negative entries and
-neither has ``W_q``). The numbers are chosen by hand, not trained, so that the heads
-tell the article's story:
+typically 64 or 128 wide, and chapter 7 builds heads two numbers wide (the pair of heads
+for "ate", and, in its optional section, one head that serves two askers). A one-number
+query has a size and a sign but no direction: within one head, every token with a
+positive query ranks the keys in the same order. Each head is therefore three columns:
+*who asks* (``W_q``), *what answers* (``W_k``) and *what comes back* (``W_v``). All
+queries are 0 or positive (``X`` has no negative entries and neither has ``W_q``). The
+numbers are chosen by hand, not trained, so that the heads tell the article's story:
 
 * **pronoun**: "it" -> "cake" (0.73);
 * **verb-object**: "ate" -> "cake" (0.86);
