@@ -287,6 +287,7 @@ def scaling_frame(
         inset.set_ylim(left.get_ylim())
         inset.set_xticks(zoom, [f"{v:g}".replace("-", "\u2212") for v in zoom])  # minus signs
         inset.set_yticks([])
+        inset.set_ylabel("density", fontsize=9, labelpad=1)
         inset.tick_params(labelsize=9, pad=1)  # the legend's size, the figure's smallest
         inset.set_title("zoomed in", fontsize=9, pad=2)
     left.set_xlabel("score")
