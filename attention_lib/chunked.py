@@ -73,8 +73,11 @@ def attention_loop(Q, K, V, scale=None) -> np.ndarray:
 
     Notes
     -----
-    Every multiplication is a separate Python operation, as if each token waited for the
-    one before it: :math:`n_q n_k (d_k + d_v)` steps in all. It is here to be timed.
+    Every multiplication and division is a separate Python operation: :math:`d_k` for
+    each of the :math:`n_q n_k` scores, then a division by the row's sum and a
+    multiplication for each of their :math:`d_v` value entries, so
+    :math:`n_q n_k (d_k + 2 d_v)` in all (besides one scaling and one exponential per
+    score). It is here to be timed.
     """
     Q, K, V, s = _checked(Q, K, V, scale, batch=False)  # s = 1 / sqrt(d_k)
     keys, values = K.tolist(), V.tolist()  # plain Python lists of numbers

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .core import _attention
-from .fast import matmuls, threads
+from .parallel import matmuls, threads
 from .validate import as_float_array, check_mask, check_positive_int
 
 
@@ -103,7 +103,7 @@ def multi_head_attention(X, W_q, W_k, W_v, W_o, h: int, mask=None, *, need_weigh
         mask = check_mask(mask, X.shape[:-2] + (n, n), "(..., n, n) for X")  # as given
         mask = mask[..., None, :, :]  # (..., 1, n, n): the same mask for every head
     batch, d_k = X.shape[:-2], d_model // h
-    # Large inputs run on several threads, the four projections included (attention_lib.fast)
+    # Large inputs run on several threads, the four projections included (attention_lib.parallel)
     with threads(int(np.prod(batch, dtype=int)) * h * n * n) as n_threads:
         QKV = [(X, W_q, "X @ W_q"), (X, W_k, "X @ W_k"), (X, W_v, "X @ W_v")]
         Q, K, V = (split_heads(P, h) for P in matmuls(QKV, n_threads))  # (..., h, n, d_k)

@@ -295,6 +295,52 @@ def test_uniform_attention_never_moves_and_stays_near_half(data):
     assert from_zero.test_accuracy[-1] == uniform.test_accuracy[-1]
 
 
+def without_row_sum(Q, K, V, dOut):
+    """The chapter's slip: dS = A * dA, the row sum of the softmax step left out."""
+    _, A = al.scaled_dot_product_attention(Q, K, V)
+    dS = A * (dOut @ np.swapaxes(V, -1, -2))
+    s = 1 / np.sqrt(Q.shape[-1])
+    dV = attention_backward(Q, K, V, dOut)[2]
+    return s * (dS @ K), s * (np.swapaxes(dS, -1, -2) @ Q), dV
+
+
+def test_a_backward_pass_with_a_slip_still_trains_to_100_percent(data, run):
+    slip = learning.train(*data, backward=without_row_sum)
+    assert slip.test_accuracy[-1] == 1.0 and round(slip.loss[-1], 3) == 0.021
+    assert np.argmax(slip.test_accuracy == 1.0) == 56  # the right gradient: step 57
+    assert np.argmax(run.test_accuracy == 1.0) == 57
+    weights = learning.init_weights(seed=3, scale=0.3)
+    right = learning.loss_and_gradients(weights, data[0])[1]["W_q"]
+    wrong = learning.loss_and_gradients(weights, data[0], without_row_sum)[1]["W_q"]
+    assert relative_error(right, wrong) > 0.05  # yet the gradient is wrong
+
+
+def test_no_value_matrix_gets_more_than_half_of_all_560_with_uniform_attention(data):
+    every = learning.PronounData(
+        *(
+            field_a + field_b if isinstance(field_a, tuple) else np.concatenate([field_a, field_b])
+            for field_a, field_b in zip(*data, strict=True)
+        )
+    )
+    assert len(every.tokens) == 560
+    rng = np.random.default_rng(5)
+    zeros = np.zeros((16, 16))
+    for W_v in [np.eye(16), *rng.normal(size=(20, 16, 16))]:
+        weights = {"W_q": zeros, "W_k": zeros, "W_v": W_v}
+        assert learning.accuracy(weights, every) <= 0.5  # mirror images share an answer
+    uniform = learning.train(*data, steps=1000, attention=False)
+    assert round(uniform.loss[150], 2) == 1.41 and round(uniform.loss[1000], 2) == 0.99
+    assert uniform.test_accuracy.max() < 0.5 and uniform.train_accuracy.max() == 0.5
+
+
+def test_the_readout_can_name_a_held_out_answer_when_W_v_copies():
+    train, test = learning.held_out_data(answer="book")
+    held_out = learning.train(train, test)
+    assert held_out.test_accuracy[-1] == 0.0
+    copy = {**held_out.weights, "W_v": np.eye(16)}
+    assert learning.accuracy(copy, test) == 1.0  # where to look transferred
+
+
 # --- checkers -------------------------------------------------------------------------------
 
 
@@ -318,6 +364,12 @@ def good_softmax_backward(p, dp):
         ),
         (lambda p, dp: p * (dp - np.sum(p * dp)), "one sum for the whole array"),
         (lambda p, dp: p * (dp - np.sum(p * dp, axis=-1)), "keepdims"),
+        # A J built for one row (np.diag, np.outer) passes the first case, then crashes:
+        # the hint says so, not "keepdims".
+        (lambda p, dp: (np.diag(p) - np.outer(p, p)) @ dp, "right on each row alone"),
+        (lambda p, dp: p * (dp - p @ dp), "right on each row alone"),
+        (lambda p, dp: p * (dp - np.mean(p * dp, axis=-1, keepdims=True)), "the mean of p * dp"),
+        (lambda p, dp: p * (dp - dp.mean(axis=-1, keepdims=True)), "plain mean of dp"),
     ],
 )
 def test_softmax_backward_checker_names_the_mistake(fn, hint, capsys):
@@ -327,9 +379,27 @@ def test_softmax_backward_checker_names_the_mistake(fn, hint, capsys):
     assert hint in line and line.startswith("[softmax_backward] FAIL:")
 
 
+def jacobian_row_by_row(p, dp):
+    """Building J is allowed if it works for every row, whatever the leading axes."""
+    out = np.empty_like(p)
+    for i in np.ndindex(p.shape[:-1]):
+        out[i] = (np.diag(p[i]) - np.outer(p[i], p[i])) @ dp[i]
+    return out
+
+
+def test_one_row_hint_replaces_keepdims_only_for_one_row_answers():
+    one_row = check_softmax_backward(lambda p, dp: (np.diag(p) - np.outer(p, p)) @ dp)
+    assert "keepdims" in one_row.message  # in the fix it names, not as the diagnosis
+    assert "A sum over one axis needs keepdims" not in one_row.message
+    no_keepdims = check_softmax_backward(lambda p, dp: p * (dp - np.sum(p * dp, axis=-1)))
+    assert "A sum over one axis needs keepdims=True" in no_keepdims.message
+    assert "right on each row alone" not in no_keepdims.message
+
+
 def test_softmax_backward_checker_pass_todo_and_crash(capsys):
     assert check_softmax_backward(good_softmax_backward)
     assert "PASS: all 4 cases" in capsys.readouterr().out
+    assert check_softmax_backward(jacobian_row_by_row)
     assert check_softmax_backward(lambda p, dp: None).status == "TODO"
     crash = check_softmax_backward(lambda p, dp: 1 / 0)
     assert crash.status == "FAIL" and "ZeroDivisionError" in crash.message
@@ -342,8 +412,15 @@ def test_softmax_backward_checker_pass_todo_and_crash(capsys):
         (lambda A, dO: dO @ A.T, "order is reversed"),
         (lambda A, dO: (A.T @ dO).T, "transpose of dV"),
         (lambda A, dO: A * dO, "entry by entry"),
-        (lambda A, dO: A.T @ dO, "swap only the last two"),
+        (lambda A, dO: A.T @ dO, "Swap only the last two"),
         (lambda A, dO: (np.swapaxes(A, -1, -2) @ dO)[..., :2, :], "one row per key"),
+        (lambda A, dO: dO @ A, "you computed dOut @ A"),
+        # Right for one batch axis only: the case with two batch axes catches it.
+        (
+            lambda A, dO: np.transpose(A, (0, 2, 1)) @ dO if A.ndim == 3 else A.T @ dO,
+            "np.transpose(A, (0, 2, 1)) names exactly three",
+        ),
+        (lambda A, dO: np.transpose(A, (0, 2, 1)) @ dO, "any number of leading axes"),
     ],
 )
 def test_grad_V_checker_names_the_mistake(fn, hint):
@@ -356,18 +433,29 @@ def test_grad_V_checker_pass_todo_and_crash():
     assert check_grad_V(lambda A, dO: None).status == "TODO"
     crash = check_grad_V(lambda A, dO: A.nonexistent)
     assert crash.status == "FAIL" and "AttributeError" in crash.message
+    assert "leading axes" not in crash.message  # a 2-D crash unrelated to the axes
     assert "keepdims" not in check_grad_V(lambda A, dO: A.T @ dO).message
+    assert check_grad_V(lambda A, dO: A.swapaxes(-1, -2) @ dO).message.startswith("all 4")
+    assert check_grad_V(lambda A, dO: np.einsum("...ij,...ik->...jk", A, dO))
 
 
-def nudged(step="central", put_back="saved", size=None, loop="ndindex", loss_dOut=True):
+def nudged(
+    step="central",
+    put_back="saved",
+    size=None,
+    loop="ndindex",
+    loss_dOut=True,
+    scale=None,
+    reduce=np.sum,
+):
     """A learner's numerical gradient of L(Q) = sum(O * dOut), with one thing done wrong."""
 
     def fn(Q, K, V, dOut, eps):
         h = eps if size is None else size
 
         def loss(Q):
-            out, _ = al.scaled_dot_product_attention(Q, K, V)
-            return np.sum(out * dOut) if loss_dOut else np.sum(out)
+            out, _ = al.scaled_dot_product_attention(Q, K, V, scale=scale)
+            return reduce(out * dOut) if loss_dOut else reduce(out)
 
         grad = np.zeros_like(Q)
         entries = np.ndindex(Q.shape) if loop == "ndindex" else np.ndindex(Q.shape[-2:])
@@ -398,6 +486,24 @@ def nudged_copy_without_restoring(Q, K, V, dOut, eps):
     return nudged(put_back="never")(Q, K, V, dOut, eps)
 
 
+def nudged_across_the_batch(Q, K, V, dOut, eps):
+    """Nudges Q[..., i, j]: the same entry of every sentence of the batch at once."""
+
+    def loss(Q):
+        return np.sum(al.scaled_dot_product_attention(Q, K, V)[0] * dOut)
+
+    grad = np.zeros_like(Q)
+    for i, j in np.ndindex(Q.shape[-2:]):
+        original = Q[..., i, j].copy()
+        Q[..., i, j] = original + eps
+        above = loss(Q)
+        Q[..., i, j] = original - eps
+        below = loss(Q)
+        Q[..., i, j] = original
+        grad[..., i, j] = (above - below) / (2 * eps)
+    return grad
+
+
 def nudged_all_at_once(Q, K, V, dOut, eps):
     def loss(Q):
         return np.sum(al.scaled_dot_product_attention(Q, K, V)[0] * dOut)
@@ -418,7 +524,10 @@ def nudged_all_at_once(Q, K, V, dOut, eps):
         (nudged_copy_without_restoring, "you did not put each entry back"),
         (nudged_all_at_once, "you nudged all of Q at once"),
         (nudged(loss_dOut=False), "your loss ignores dOut"),
+        (nudged(scale=1.0), "your loss leaves out the scale"),
         (nudged(loop="last two"), "np.ndindex(Q.shape)"),
+        (nudged_across_the_batch, "the same entry of every sentence of the batch"),
+        (nudged(reduce=np.mean), "your loss is the mean of O * dOut"),
     ],
 )
 def test_numerical_gradient_checker_names_the_mistake(fn, hint, capsys):
@@ -426,6 +535,13 @@ def test_numerical_gradient_checker_names_the_mistake(fn, hint, capsys):
     line = capsys.readouterr().out
     assert result.status == "FAIL" and hint in line, line
     assert line.startswith("[numerical_gradient] FAIL:") and line.count("\n") == 1
+
+
+def test_one_sided_hint_names_the_coarse_step_of_the_text():
+    # The text promises the choice of formula shows at eps = 0.1: the hint measures it there.
+    message = check_numerical_gradient(nudged(step="forward")).message
+    assert "At the coarse step eps = 0.1, yours is off by up to 0.03" in message
+    assert "a central one by 0.001" in message and "0.001 it shows" not in message
 
 
 def test_numerical_gradient_checker_passes_the_solution_and_the_library(capsys):
@@ -478,6 +594,10 @@ def test_training_curves_draw_both_panels_with_the_baseline(run):
     assert "loss" in left.get_ylabel() and right.get_ylabel() == "accuracy"
     labels = right.get_legend_handles_labels()[1]
     assert labels == ["chance (0.125)", "train", "test", "test, uniform attention"]
+    # The legend sits below the panel, where it hides no curve.
+    fig.canvas.draw()
+    legend_box = right.get_legend().get_window_extent()
+    assert legend_box.y1 < right.get_window_extent().y0
     train_line, test_line = right.get_lines()[1:3]
     assert train_line.get_linestyle() != test_line.get_linestyle()
     assert train_line.get_marker() != test_line.get_marker()

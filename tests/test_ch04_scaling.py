@@ -1,4 +1,5 @@
-"""Chapter 4: the softmax Jacobian, the scaling figures, and both checkers in both directions."""
+"""Chapter 4: the softmax Jacobian, the nudge of the deafness test, the scaling figures, and both
+checkers in both directions."""
 
 import math
 
@@ -102,6 +103,95 @@ def test_jacobian_is_not_in_the_top_level_api():
     assert "softmax_jacobian" not in al.__all__
 
 
+# --- the nudge of the deafness test (chapter 4's claims about one raised score) ------------
+
+
+def nudged_gain(z, key, delta):
+    """How much weight `key` gains when its score alone rises by delta."""
+    raised = np.array(z, dtype=float)
+    raised[key] += delta
+    return al.softmax(raised)[key] - al.softmax(z)[key]
+
+
+@pytest.mark.parametrize("spread", [0.3, 1.0, 3.0, 20.0])
+def test_a_nudge_moves_a_weight_by_at_most_tanh_of_a_quarter_of_it(spread):
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        z = rng.normal(size=16) * spread
+        key, delta = rng.integers(16), rng.uniform(0.05, 6.0)
+        assert 0 < nudged_gain(z, key, delta) <= math.tanh(delta / 4) + 1e-12
+
+
+@pytest.mark.parametrize("delta", [1 / 8, 0.5, math.sqrt(512) / 8, 4.0])
+def test_the_ceiling_is_reached_by_a_key_of_weight_one_over_one_plus_e_to_half_delta(delta):
+    p = 1 / (1 + math.exp(delta / 2))
+    z = np.log([p, 1 - p])  # a key of weight p against the rest of its row
+    assert math.isclose(nudged_gain(z, 0, delta), math.tanh(delta / 4), rel_tol=1e-12)
+    for q in (0.5 * p, 0.9 * p, 1.1 * p, min(0.99, 2 * p)):  # anywhere else gains less
+        assert nudged_gain(np.log([q, 1 - q]), 0, delta) < math.tanh(delta / 4)
+
+
+def test_a_small_weight_gains_about_p_times_e_to_delta_minus_one():
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        z = rng.normal(size=16) * rng.uniform(1, 30)
+        key, delta = rng.integers(16), rng.uniform(0.1, 4.0)
+        p = al.softmax(z)[key]
+        ratio = nudged_gain(z, key, delta) / (p * math.expm1(delta))
+        assert abs(ratio - 1) <= p * math.exp(delta) + 1e-9  # close while p e^delta is small
+
+
+@pytest.mark.parametrize("delta", [1 / 8, 1.0, math.sqrt(512) / 8, 4.0])
+def test_below_one_over_one_plus_e_to_half_delta_a_bigger_weight_gains_more(delta):
+    """'For weights this small, a bigger weight always gains more', and where it stops."""
+    turn = 1 / (1 + math.exp(delta / 2))
+    weights = np.linspace(1e-9, turn, 2001)
+    gains = [nudged_gain(np.log([p, 1 - p]), 0, delta) for p in weights]
+    assert np.all(np.diff(gains) > 0)
+    above = [nudged_gain(np.log([p, 1 - p]), 0, delta) for p in (turn + 0.05, turn + 0.2)]
+    assert above[0] > above[1]  # past the turn, a bigger weight gains less
+
+
+def test_a_deaf_runner_up_gains_most_of_the_keys_below_the_top():
+    rng = np.random.default_rng(6)
+    seen = 0
+    for _ in range(2000):
+        d_k = int(rng.choice([64, 256, 1024]))
+        z = rng.normal(size=(16, d_k)) @ rng.normal(size=d_k)  # one raw row of 16 scores
+        delta = math.sqrt(d_k) / 8
+        order = np.argsort(z)
+        runner_up = nudged_gain(z, order[-2], delta)
+        if runner_up >= 0.001:
+            continue
+        seen += 1
+        for key in order[:-2]:
+            assert nudged_gain(z, key, delta) <= runner_up
+    assert seen > 500  # the test met many deaf rows
+
+
+def test_a_runner_up_that_swings_trails_closely_and_a_deaf_one_trails_far():
+    # Deaf and brittle in one model: a gain over 0.1 needs a lead under delta + log 9 (the
+    # runner-up's share of the top two, e^(delta - lead) / (1 + e^(delta - lead)), must pass
+    # 0.1); a gain under 0.001 needs a lead over log((1 - e^-delta) / (16 * 0.001)), as the
+    # gain is at least p (1 - e^-delta) and p is at least e^-lead / 16.
+    rng = np.random.default_rng(7)
+    swung = deaf = 0
+    for _ in range(2000):
+        d_k = int(rng.choice([64, 256, 1024]))
+        z = rng.normal(size=(16, d_k)) @ rng.normal(size=d_k)  # one raw row of 16 scores
+        delta = math.sqrt(d_k) / 8
+        top, runner_up = np.argsort(z)[-1], np.argsort(z)[-2]
+        lead = z[top] - z[runner_up]
+        gain = nudged_gain(z, runner_up, delta)
+        if gain > 0.1:
+            swung += 1
+            assert lead < delta + math.log(9)
+        elif gain < 0.001:
+            deaf += 1
+            assert lead > math.log(-math.expm1(-delta) / (16 * 0.001))
+    assert swung > 300 and deaf > 300  # the test met many rows of each kind
+
+
 # --- plotting ------------------------------------------------------------------------------
 
 D_K = np.array([2, 4, 8, 16])
@@ -195,7 +285,14 @@ def test_scaling_frame_shows_distribution_and_mean_sorted_row_side_by_side():
     assert math.isclose(heights[0], top_raw) and math.isclose(heights[8], top_scaled)
     assert heights[:8] == sorted(heights[:8], reverse=True)
     assert f"top key gets {top_raw:.2f} of a raw row and {top_scaled:.2f} of a scaled" in alt
-    assert f"standard deviation {raw.std():.1f}, scaled ones {raw.std() / 8:.1f}" in alt
+    spread = f"a spread (standard deviation) of {raw.std():.1f}, scaled ones {raw.std() / 8:.1f}"
+    assert spread in alt and "inset" not in alt
+    # The legend says "spread", the chapter's word, not "std".
+    assert left.get_legend_handles_labels()[1] == [
+        f"raw: spread {raw.std():.1f}",
+        f"scaled: spread {raw.std() / 8:.1f}",
+    ]
+    assert not left.child_axes  # no inset unless asked for
     plt.close(fig)
     # Without xlim the axis fits this frame's scores, symmetric around 0.
     fig, _ = scaling_frame(raw, 64)
@@ -208,6 +305,11 @@ def test_scaling_frame_shows_distribution_and_mean_sorted_row_side_by_side():
         scaling_frame(raw, 64, xlim=(5, -5))
     with pytest.raises(ValueError, match="d_k must be at least 1"):
         scaling_frame(raw, 0)
+    with pytest.raises(ValueError, match="scaled_bins must be at least 1"):
+        scaling_frame(raw, 64, scaled_bins=0)
+    for zoom in [(-50, 4), (4, -4), (-4, np.inf), (-4,), "ab", 4]:
+        with pytest.raises(ValueError, match=r"zoom must be two finite numbers inside xlim \(-40"):
+            scaling_frame(raw, 64, xlim=(-40, 40), zoom=zoom)
 
 
 def test_scaling_frames_on_fixed_axes_draw_the_scaled_scores_the_same_at_every_width():
@@ -356,3 +458,27 @@ def test_dot_variance_with_sigma(answer, status, text, capsys):
 def test_dot_variance_rejects_a_bad_sigma():
     with pytest.raises(ValueError, match="sigma must be a positive number"):
         check_dot_variance(1, d_k=4, sigma=0)
+
+
+def test_the_sliders_scaled_histogram_is_a_readable_bell_in_its_finer_bins_and_inset():
+    # Chapter 4's slider: axes wide enough for raw scores at d_k = 1024 (bins 1.5 wide)
+    # squeeze the scaled scores (spread 1) into about two bins. Finer bins for the scaled
+    # series and an inset over -4 to 4 let the reader see their shape.
+    z = np.random.default_rng(2).normal(size=(1600, 16))  # scaled scores: spread 1
+    axes = {"xlim": (-120, 120), "ylim": (0, 0.45), "bins": 160}
+    fig, alt = scaling_frame(z * 8, 64, **axes, scaled_bins=1600, zoom=(-4, 4))
+    left = fig.axes[0]
+    raw_steps, scaled_steps = left.patches[:2]
+    raw_edges, scaled_edges = (s.get_data().edges for s in (raw_steps, scaled_steps))
+    assert np.allclose(np.diff(raw_edges), 1.5) and np.allclose(np.diff(scaled_edges), 0.15)
+    heights = scaled_steps.get_data().values
+    assert np.sum(heights > 0.05) >= 20  # the bell spans many bins, not two
+    assert abs(heights.max() - 1 / np.sqrt(2 * np.pi)) < 0.05  # its peak, about 0.40
+    (inset,) = left.child_axes
+    assert inset.get_xlim() == (-4, 4) and inset.get_ylim() == left.get_ylim()
+    assert [t.get_text() for t in inset.get_xticklabels()] == ["−4", "4"]
+    inset_raw, inset_scaled = inset.patches[:2]  # the same two histograms, magnified
+    assert np.array_equal(inset_scaled.get_data().values, heights)
+    assert np.array_equal(inset_raw.get_data().values, raw_steps.get_data().values)
+    assert alt.endswith("An inset repeats the histograms for scores from -4 to 4.")
+    plt.close(fig)

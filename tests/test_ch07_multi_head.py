@@ -88,11 +88,22 @@ def test_one_head_returns_one_average_two_heads_keep_the_partners_apart():
     assert eaten[1] < as_one[ATE, 1] < eater[1]
 
 
-def test_the_wide_head_splits_a_row_when_asked_for_both():
-    K2 = toy.X[:, :2]  # keys and values (food, person)
-    w = al.softmax(np.array([4.0, 4.0]) @ K2.T / np.sqrt(2))
-    assert round(w[CAKE], 2) == round(w[I], 2) == 0.35
-    assert [round(x, 2) for x in w @ K2] == [0.47, 0.36]
+def test_merging_two_heads_keeps_who_is_who_but_dilutes_both():
+    """Fourth review, finding 1: heads 2 and 4 as one head split the row, 0.43 each. Food
+    and person keep a value column each, but "ate" brings back 0.47 and 0.44 instead of
+    0.92 and 0.91, where equal weights (asking nothing) already give 0.25 and 0.15."""
+    cols = [VERB_OBJECT, VERB_SUBJECT]
+    Q, K, V = (toy.X @ W[:, cols] for W in (HEADS.W_q, HEADS.W_k, HEADS.W_v))
+    fetched, merged = al.scaled_dot_product_attention(Q, K, V)
+    apart, _ = HEADS.attention()
+    assert V[CAKE].tolist() == [1.0, 0.0] and V[I].tolist() == [0.0, 1.0]  # one column each
+    assert round(merged[ATE, CAKE], 2) == round(merged[ATE, I], 2) == 0.43
+    assert [round(x, 2) for x in fetched[ATE]] == [0.47, 0.44]
+    assert [round(x, 2) for x in apart[ATE, cols]] == [0.92, 0.91]
+    assert [round(x, 2) for x in V.mean(axis=0)] == [0.25, 0.15]  # equal weights, 1/8
+    # above asking nothing, the merged head keeps about a third of the signal
+    gain_apart, gain_merged = apart[ATE, cols] - V.mean(axis=0), fetched[ATE] - V.mean(axis=0)
+    assert (gain_merged < 0.4 * gain_apart).all() and (gain_merged > 0.3 * gain_apart).all()
 
 
 def test_fused_qkv_matrix_gives_the_same_attention():
@@ -123,9 +134,11 @@ def test_head_names_for_fewer_heads():
 
 def test_random_heads_do_not_single_out_the_relations():
     # Over many seeds, not one lucky draw: for each of "it", "ate" and "delicious" a random
-    # head ranks "cake" first about as often as "ate", a key wrong for all three (not "I",
-    # which is the right key for "ate"), at any scale (halving W_q and W_k quarters every
-    # score and keeps every winner); only how sharp it is depends on the scale.
+    # head ranks "cake" first about as often as "ate", a key wrong for all three, or "I",
+    # wrong for "it" and "delicious" (fourth review, finding 2), at any
+    # scale (halving W_q and W_k quarters every score and keeps every winner); only how
+    # sharp it is depends on the scale. The winners are the corners of the hull of X's
+    # rows: "delicious", nearly on the segment from "cake" to "ate", almost never wins.
     tops = {1.0: np.zeros((3, 8)), 0.5: np.zeros((3, 8))}  # (asker, key)
     maxima = {1.0: [], 0.5: []}
     for std in tops:
@@ -140,6 +153,9 @@ def test_random_heads_do_not_single_out_the_relations():
     share = tops[1.0] / tops[1.0].sum(axis=1, keepdims=True)  # per asker
     assert (share[:, CAKE] < 0.3).all()
     assert (np.abs(share[:, CAKE] - share[:, ATE]) < 0.05).all()
+    assert (np.abs(share[:, CAKE] - share[:, I]) < 0.05).all()
+    assert (share[:, [I, ATE, CAKE, IT]].sum(axis=1) > 0.85).all()  # the corners that stick out
+    assert (share[:, DELICIOUS] < 0.01).all()
     assert np.median(maxima[1.0]) > 0.5 > np.median(maxima[0.5])
     _, built = HEADS.attention()
     assert min(built[0, IT, CAKE], built[1, ATE, CAKE], built[2, DELICIOUS, CAKE]) > 0.7
@@ -458,27 +474,35 @@ def test_w_o_mix_is_introduced_before_it_runs():
     """The heading "W_o mixes the heads" comes before the cell that builds W_o_mix."""
     cells = chapter_cells()
     ids = [cell.id for cell in cells]
-    order = ["32992697", "facbf0ad", "wo-code", "wo-read"]
+    order = ["32992697", "facbf0ad", "pair-read", "wo-md", "wo-code", "wo-read"]
     positions = [ids.index(cell_id) for cell_id in order]
     assert positions == sorted(positions)
-    assert "### $W_o$ mixes the heads" in cells[ids.index("facbf0ad")].source
+    assert cells[ids.index("wo-md")].source.startswith("## $W_o$ mixes the heads\n")
     assert "W_o_mix" not in "".join(cell.source for cell in cells[: ids.index("wo-code")])
 
 
-def test_main_line_order_wide_head_then_split():
-    """W_o, then the head two numbers wide, then split/attend/concatenate/project, cost,
-    exercises, the optional part (fewer heads, then random heads), and the summary last."""
+def test_main_line_order_merge_then_average_then_machinery():
+    """Fifth review, finding 7: the case for heads is made once, with two experiments.
+    The four built heads; heads 2 and 4 merged split and dilute; two partners, one average
+    (why separate value projections and columns); W_o; split, attend, concatenate,
+    project; cost; real code; exercises; then the optional part, which opens with the
+    head two numbers wide; the summary last."""
     cells = chapter_cells()
     ids = [cell.id for cell in cells]
     order = [
-        "wo-code",
-        "wide-md",
-        "wide-code",
-        "wide-assert",
-        "wide-figure",
-        "wide-read",
+        "aa575fa6",  # intuition, then the plan
+        "83c4d06e",  # the math and the four built heads
+        "b256feaf",  # the four built heads
+        "32992697",  # heads 2 and 4 as one: the row splits, 0.43 each, and dilutes
+        "facbf0ad",
+        "pair-md",  # "## Two partners, one average"
         "pair-code",  # two heads against the same columns as one: one average
+        "pair-assert",
         "pair-read",
+        "wo-md",  # "## $W_o$ mixes the heads"
+        "wo-code",
+        "wo-assert",
+        "wo-read",
         "split-md",
         "ef813e7a",
         "341c47af",
@@ -488,7 +512,13 @@ def test_main_line_order_wide_head_then_split():
         "real-read",
         "34bdbe19",  # "## Exercises"
         "7dce2a2a",  # exercise: one number per head, then two
-        "deeper-md",  # "## Going deeper (optional)": fewer heads, same weights
+        "deeper-md",  # "## Going deeper (optional)"
+        "wide-md",  # "### One head, two numbers wide"
+        "wide-code",
+        "wide-assert",
+        "wide-figure",
+        "wide-read",
+        "fewer-md",  # "### Fewer heads, same weights"
         "3dce5151",  # the h slider
         "h1-code",
         "h1-assert",
@@ -504,16 +534,74 @@ def test_main_line_order_wide_head_then_split():
     assert positions == sorted(positions)
     assert ids[-1] == "bd170a6f"
     source = {cell.id: cell.source for cell in cells}
-    assert source["wide-md"].startswith("## One head, two numbers wide")
+    for before, after in [
+        ("facbf0ad", "pair-md"),
+        ("pair-md", "pair-code"),
+        ("deeper-md", "wide-md"),
+        ("wide-read", "fewer-md"),
+        ("fewer-md", "3dce5151"),
+    ]:
+        assert ids.index(after) == ids.index(before) + 1, (before, after)  # straight on
+    assert "0.43 each" in source["facbf0ad"] and "##" not in source["facbf0ad"]
+    assert "##" not in source["wide-read"] + source["pair-read"]  # headings have cells
+    assert "share columns" in " ".join(source["pair-md"].split())
+    assert source["wide-md"].startswith("### One head, two numbers wide")
+    assert source["fewer-md"].startswith("### Fewer heads, same weights")
+    assert source["pair-md"].startswith("## Two partners, one average")
+    assert source["wo-md"].startswith("## $W_o$ mixes the heads")
     assert source["split-md"].startswith("## Split, attend, concatenate, project")
     assert source["real-md"].startswith("## In real code")
     assert source["34bdbe19"].startswith("## Exercises")
     assert source["bd170a6f"].startswith("## Summary")
+    # the main line needs nothing from the width-2 head: the pair heads build their own keys
+    main = "".join(cell.source for cell in cells[: ids.index("deeper-md")])
+    for name in ("W_k2", "W_q2", "Q2", "out2", "wide["):
+        assert name not in main, name
+    assert "food_person = np.eye(4)[:, :2]" in source["pair-code"]
+    # the first head of width 2 says, in one clause, that a query can hold several numbers
+    first_wide = " ".join(source["59e25c78"].split())
+    assert "queries and keys of two numbers, compared by a dot product as in chapter 3" in (
+        first_wide
+    )
+    assert "the optional section at the end shows what width adds" in first_wide
     # The asserts stay off the page; the two figures hide their plotting code.
-    for cell_id in ("wide-assert", "pair-assert", "real-assert", "h1-assert", "7a27851d"):
+    for cell_id in (
+        "4d5aebf9",
+        "wide-assert",
+        "pair-assert",
+        "wo-assert",
+        "real-assert",
+        "h1-assert",
+        "7a27851d",
+    ):
         assert "remove-cell" in cells[ids.index(cell_id)].metadata["tags"]
     for cell_id in ("wide-figure", "random-figure"):
         assert "hide-input" in cells[ids.index(cell_id)].metadata["tags"]
+
+
+def main_line_counts(cells) -> tuple[int, int]:
+    """Words of visible prose and visible cells before the exercises."""
+    ids = [cell.id for cell in cells]
+    shown = [
+        c for c in cells[: ids.index("34bdbe19")] if "remove-cell" not in c.metadata.get("tags", [])
+    ]
+    words = sum(len(c.source.split()) for c in shown if c.cell_type == "markdown")
+    return words, len(shown)
+
+
+def test_the_main_line_is_lighter_than_after_the_fourth_review():
+    """Fifth review, finding 7: the main line was 1929 words of visible prose in 32 visible
+    cells; moving the wide head out and saying each point once cut at least 15%, with a
+    three-line plan after the intuition."""
+    cells = chapter_cells()
+    words, shown = main_line_counts(cells)
+    assert words <= 0.85 * 1929 and shown <= 28, (words, shown)
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    plan = source["aa575fa6"][source["aa575fa6"].index("**The plan:**") :]
+    for step in ("the math", "two experiments", "merging dilutes", "one head averages"):
+        assert step in plan, step
+    assert "$W_o$, every array's shape, the cost, and real code" in plan
+    assert len(plan.split()) < 40
 
 
 def test_random_heads_study_is_optional_and_at_the_end():
@@ -523,11 +611,16 @@ def test_random_heads_study_is_optional_and_at_the_end():
     ids = [cell.id for cell in cells]
     heading = cells[ids.index("deeper-md")].source.splitlines()
     assert heading[0] == "## Going deeper (optional)"
-    assert "Nothing later in the course needs them." in heading[2]
-    assert heading[4] == "### Fewer heads, same weights"
+    assert heading[2] == "Three asides, each on its own. Nothing later in the course needs them."
+    assert cells[ids.index("fewer-md")].source.startswith("### Fewer heads, same weights")
     assert cells[ids.index("random-md")].source.startswith("### How lucky are random heads?")
     main = "".join(cell.source for cell in cells[: ids.index("deeper-md")])
     assert "optional section at the end" in " ".join(main.split())  # it points there
+    # Third review, finding 7: its result is stated there only, not on the main line
+    # nor in the summary.
+    summary = cells[ids.index("bd170a6f")].source
+    for claim in ("wrong for all three", "23%", "about as often", "random heads rank"):
+        assert claim not in " ".join(main.split()) and claim not in summary, claim
     for name in (
         "maxima",
         "top_key =",
@@ -569,7 +662,7 @@ def test_the_page_says_why_heads_and_what_real_code_adds():
     assert "subspace of the representation" in source["pair-read"]
     assert "{cite:p}`vaswani2017attention`" in source["pair-read"]
     assert "one average" in source["bd170a6f"] and "value projection" in source["bd170a6f"]
-    for name in ("`c_attn`", "`in_proj_weight`", "`out_proj`", "bias", "grouped-query"):
+    for name in ("`c_attn`", "`in_proj_weight`", "`out_proj.weight`", "bias", "grouped-query"):
         assert name in source["real-md"] + source["real-read"], name
     assert "still needs two heads" not in page and "serves both badly" not in page
     assert "unscaled" not in "".join(cell.source for cell in cells)
@@ -637,7 +730,6 @@ def test_second_review_wording():
     # 1: a sum of 1.83 is not ambiguous; a middling one is
     assert "could be all food" not in page
     assert '"delicious" gets 0.85 (0.48 + 0.37)' in source["wo-read"]
-    assert "Column 4" in source["wo-read"]  # the fourth column is read, not only printed
     # 3: 0.17 is above an even share, 0.11 below
     assert '"cake" 0.17 but "I" only 0.11' in source["aa575fa6"]
     # 4: the paper's width is 512; the traced arrays are random
@@ -648,8 +740,7 @@ def test_second_review_wording():
     # 7: compared with a key wrong for all three askers, not with "I"
     assert "no more often than a wrong one" not in page
     assert 'no more often than "ate"' not in page  # "cake" wins 0.7 to 1.6 points more
-    assert 'as often as "ate", a key that is wrong for all three' in source["cost-read"]
-    assert '"ate", a key wrong for all three' in source["bd170a6f"]
+    assert '"ate", a wrong key for all three' in source["random-read"]
     # 8: the paper's word, nanoGPT's config, Xavier defined, the pronoun head's keys
     assert "averaging inhibits" in source["pair-read"]
     assert "`GPTConfig`'s default (`bias=True`)" in source["real-read"]
@@ -678,14 +769,250 @@ def test_column_three_of_w_o_mix_pins_both_heads_when_high():
 def test_labelled_printouts_in_the_chapter():
     """Every printed vector on the main line names its columns."""
     cells = {cell.id: cell for cell in chapter_cells()}
-    text = {cid: cells[cid].outputs[0]["text"] for cid in ("wo-code", "pair-code")}
+    text = {cid: cells[cid].outputs[0]["text"] for cid in ("wo-code", "pair-code", "32992697")}
     assert text["wo-code"].splitlines()[0].split()[-4:] == [
         "pronoun",
         "v-object",
         "food-top",
         "v-subject",
     ]
-    assert "eaten     eater      both food mean" in text["wo-code"]
-    assert text["pair-code"].splitlines()[0] == "'ate' brings back   noun  human | noun  human"
-    assert "  two heads (h = 2) 0.76   0.04 | 0.78   0.70" in text["pair-code"]
-    assert "np.hstack([toy.W_v[:, [0, 3]]] * 2)" not in cells["pair-code"].source
+    assert "eaten     eater      both   pronoun" in text["wo-code"]
+    assert "food mean" not in cells["wo-code"].source  # third review, finding 8: cut
+    pair = text["pair-code"].splitlines()
+    assert pair[0] == "'ate' brings back             noun  human"
+    assert pair[1] == "  two heads: head 1 (eaten)   0.76   0.04"
+    assert pair[4] == "             columns 3, 4     0.73   0.31"
+    # fourth review, stall (c): named matrices in plain steps, no fancy indexing or unpacking
+    code = cells["pair-code"].source
+    for dense in ("np.eye(4)[:, [0, 1, 0, 1]]", "*Ws_pair", "*W_pair", "* 2)"):
+        assert dense not in code, dense
+    merged = text["32992697"].splitlines()
+    assert merged[0].split() == ["weight", "on", "|", "brings", "back"]
+    assert merged[1].split() == ["'ate'", "'cake'", "'I'", "|", "food", "person"]
+    assert merged[2].split() == ["heads", "2,", "4", "apart", "0.86", "0.90", "|", "0.92", "0.91"]
+    assert len({line.index("|") for line in merged}) == 1  # the columns line up
+    # fifth review, nit 8: 1/8 is not printed as 0.12, and `weights` stays an array
+    assert merged[4].split() == ["equal", "weights", "1/8", "1/8", "|", "0.25", "0.15"]
+    assert "0.12 " not in text["32992697"] and "weights =" not in cells["32992697"].source
+
+
+def test_third_review_wording():
+    """The findings of the third cold review stay fixed."""
+    cells = chapter_cells()
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
+    # 2: the thin-heads solution: length along the diagonal, with the range of t
+    solution = source["7dce2a2a"][source["7dce2a2a"].index("{solution}") :]
+    assert "sticks out along a direction of its own" not in solution
+    assert "length along the diagonal" in solution and "$0.5 < t < 1$" in solution
+    assert "hull (chapter 6)" in solution and "1.02 against 1" in solution
+    queries = np.array([[4.0, 0.0], [0.0, 4.0], [1.0, 1.0]])  # "it", "ate", "was"
+    for t, wins in [(0.5, False), (0.51, True), (0.8, True), (0.99, True), (1.0, False)]:
+        scores = queries @ np.array([[1.0, 0.0], [0.0, 1.0], [t, t]]).T  # keys cake, I, it
+        top_two = np.sort(scores, axis=1)[:, -2:]
+        right = (scores.argmax(axis=1) == [0, 1, 2]).all()
+        assert bool(right and (top_two[:, 0] < top_two[:, 1]).all()) is wins, t
+    # 3: multiply-adds defined by the (n x a) @ (a x b) rule, with the sum for h = 8
+    cost = source["2029d4b7"]
+    assert "$n \\cdot a \\cdot b$" in cost and "one product added to a running sum" in cost
+    assert "24{,}576" in cost and "1{,}152" in cost and "26,880" in cost  # n = 6 (fifth)
+    steps = trace_shapes(6, 32, 8)
+    assert sum(s.macs for s in steps) == 4 * 6 * 32 * 32 + 2 * 8 * (6 * 4 * 6) == 26880
+    # 4: biases said safely; 6: "its own weights" means its attention weights
+    assert "GPT-2-style code and PyTorch add biases by default" in source["bd170a6f"]
+    assert "many recent models leave them out" in source["bd170a6f"]
+    assert "its own attention weights (its own $n \\times n$ map)" in source["real-read"]
+    # 5: a one-number head picks an end of the scale, by the sign of q
+    assert "most extreme key" not in page
+    assert "(the largest if $q > 0$, the smallest if $q < 0$)" in source["random-read"]
+    # (the norms 1.00, 1.04, 1.00, 1.02 gave way to the hull in the fourth review, finding 3)
+    assert "$1/\\sqrt{d_{model}}$, as the figure's legend writes it" in source["random-md"]
+    # 8: the 1.83 step, the question, d_v = d_k
+    assert 'a sum of 1.83 for "ate" leaves each at least 0.83' in source["wo-read"]
+    assert "Is that the heads' doing" not in page
+    assert "Would the same columns in one head do?" in source["59e25c78"]
+    assert "$d_v = d_k$, as in the paper" in source["83c4d06e"]
+
+
+def test_fourth_review_wording():
+    """The findings of the fourth cold review stay fixed, with the numbers they quote."""
+    cells = chapter_cells()
+    ids = [cell.id for cell in cells]
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    main = " ".join(
+        source[c.id] for c in cells[: ids.index("34bdbe19")] if c.cell_type == "markdown"
+    )
+    # 1: merging keeps identity but dilutes both, against equal weights
+    merge = source["facbf0ad"]
+    assert "A split alone loses nothing" not in main
+    assert "Merging keeps who is who" in merge and "dilutes both" in merge
+    assert "0.47 of food and 0.44 of person instead of 0.92 and 0.91" in merge
+    assert "equal weights, asking nothing, would already give 0.25 and 0.15" in merge
+    assert "brings back less of each" in source["bd170a6f"]
+    # 2: every key that matters, per asker; 3: the hull, not length
+    read = source["random-read"]
+    assert "Barely more often" not in read and "About as often as on a wrong one" in read
+    assert '"cake" comes first in 23% of the heads; "I" in 24 to 25%' in read
+    assert 'though it is wrong for "it" and "delicious"' in read
+    assert '"ate", a wrong key for all three, in 22 to 23%' in read
+    assert "longest vectors" not in read and "Length alone does not decide" in read
+    assert "a corner of the hull of the rows of `X` (chapter 6)" in read
+    assert '"delicious" (0.76) is longer than "the" (0.50) and "was" (0.63)' in read
+    assert "win 4% and 3%" in read and "it wins 0.1% of the time" in read
+    assert "$(0.79, 0, 0.3, 0)$" in read and "over 91% of the wins" in read
+    hidden = cells[ids.index("7a27851d")].source
+    assert "share[:, cake] > share[:, ate]" not in hidden  # the cherry-pick is gone
+    assert "pct[:, I].tolist() == [25, 24, 24]" in hidden
+    # 4: the same multiply-adds; the softmax and the stored weights grow with h
+    cost = source["cost-read"]
+    assert "for the work of one" not in cost and "for the multiply-adds of one" in cost
+    assert "Only the softmax and the weights to store grow with $h$" in cost
+    assert "from 36 at $h = 1$ to 288 at $h = 8$" in cost
+    assert [np.prod(trace_shapes(6, 32, h)[4].shape) for h in (1, 8)] == [36, 288]
+    # 5: not all real code fuses; 6: c_attn's map and PyTorch's storage said once each
+    assert "Real code fuses" not in source["bd170a6f"]
+    assert (
+        "Many implementations (nanoGPT, GPT-2, PyTorch's `nn.MultiheadAttention`)"
+        in (source["bd170a6f"])
+    )
+    assert "d_{model} \\times 3\\,d_{model}$ matrix" not in source["real-md"]
+    assert "`c_attn` maps $d_{model}$ numbers to $3\\,d_{model}$" in source["real-md"]
+    assert "$(3\\,d_{model}, d_{model})$, our `W_qkv` transposed" in source["real-read"]
+    assert "stacked and transposed" not in source["real-read"]
+    # stall (b): sqrt(d_k) = 1 said once, where the first score of 4 appears
+    assert "as $\\sqrt{d_k} = 1$, softmax gets that 4 unchanged" in source["412ae28a"]
+    assert main.count("\\sqrt{d_k} = 1") == 1
+
+
+def test_pytorch_stores_the_fused_weight_transposed():
+    """Finding 6: nn.Linear (nanoGPT's c_attn) and nn.MultiheadAttention's in_proj_weight
+    are (3 d_model, d_model), the transpose of the chapter's W_qkv (d_model, 3 d_model)."""
+    torch = pytest.importorskip("torch")
+    d_model = 32
+    c_attn = torch.nn.Linear(d_model, 3 * d_model)
+    mha = torch.nn.MultiheadAttention(d_model, num_heads=8)
+    assert tuple(c_attn.weight.shape) == tuple(mha.in_proj_weight.shape) == (96, 32)
+    assert tuple(mha.out_proj.weight.shape) == (32, 32)
+    W = torch.randn(3 * d_model, d_model, dtype=torch.float64)
+    x = torch.randn(5, d_model, dtype=torch.float64)
+    W_qkv = W.numpy().T  # (d_model, 3 d_model): the chapter's layout
+    assert np.allclose(torch.nn.functional.linear(x, W).numpy(), x.numpy() @ W_qkv)
+    # Fifth review, nit 8: out_proj.weight is W_o transposed. The whole layer, without
+    # biases, equals the library's with W_q, W_k, W_v = in_proj_weight's blocks transposed
+    # and W_o = out_proj.weight transposed; W_o untransposed gives another answer.
+    torch.manual_seed(0)
+    mha = torch.nn.MultiheadAttention(d_model, num_heads=8, bias=False).double()
+    with torch.no_grad():
+        y, _ = mha(x, x, x, need_weights=False)
+    W_q, W_k, W_v = (b.numpy().T for b in mha.in_proj_weight.detach().chunk(3))
+    W_o = mha.out_proj.weight.detach().numpy()
+    ours, _ = al.multi_head_attention(x.numpy(), W_q, W_k, W_v, W_o.T, h=8)
+    assert np.allclose(y.numpy(), ours)
+    wrong, _ = al.multi_head_attention(x.numpy(), W_q, W_k, W_v, W_o, h=8)
+    assert not np.allclose(y.numpy(), wrong)
+
+
+def test_seed_histogram_draws_the_second_series_as_an_outline():
+    """Finding 7: the second series is an unfilled hatched outline in another colour, so
+    the first series' bars show through where the two overlap."""
+    from attention_lib.plotting import seed_histogram
+
+    rng = np.random.default_rng(0)
+    fig, alt = seed_histogram(
+        {"wide": rng.random(200), "narrow": 0.2 + 0.2 * rng.random(200)},
+        {"mark": 0.9},
+        title="t",
+        xlabel="x",
+    )
+    ax = fig.axes[0]
+    filled = [p for p in ax.patches if p.get_fill()]
+    outline = [p for p in ax.patches if not p.get_fill()]
+    assert len(filled) == 20 and len(outline) == 1  # 20 bars, one step outline
+    assert outline[0].get_hatch() == "//" and outline[0].get_linewidth() >= 2
+    assert filled[0].get_facecolor()[3] < 1  # the bars stay see-through too
+    assert filled[0].get_facecolor()[:3] != outline[0].get_edgecolor()[:3]
+    assert max(p.zorder for p in filled) <= outline[0].zorder  # the outline on top
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["wide (200 seeds)", "narrow (200 seeds)", "mark: 0.90"]
+    assert "narrow: median" in alt
+    plt.close(fig)
+
+
+def test_fifth_review():
+    """The findings of the fifth cold review stay fixed, with the numbers they quote."""
+    cells = chapter_cells()
+    ids = [cell.id for cell in cells]
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    out = {
+        c.id: "".join(o.get("text", "") for o in c.outputs) for c in cells if c.cell_type == "code"
+    }
+    # 1: distinct sizes in the walkthrough: n = 6 tokens, 8 heads "as in the paper"
+    split = source["split-md"]
+    assert "$n = 6$ tokens (so no two axes share a length), 8 heads, as in the paper" in split
+    assert "n = 8" not in split.replace("$", "") and "8 tokens" not in split
+    assert "n, d_model, h = 6, 32, 8" in cells[ids.index("ef813e7a")].source
+    printed = dict(line.split(": ") for line in out["ef813e7a"].splitlines()[:7])
+    assert printed[" Q split"] == "(8, 6, 4)" and printed[" weights"] == "(8, 6, 6)"
+    assert "shape_tracer(n=6, d_model=32, h=8)" in cells[ids.index("e6cfb90e")].source
+    fig, alt = shape_tracer(6, 32, 8)
+    plt.close(fig)
+    assert "split (8, 6, 4) -> scores (8, 6, 6)" in alt and "26,880 multiply-adds" in alt
+    steps = {s.name: s for s in trace_shapes(6, 32, 8)}
+    assert steps["Q, K, V"].macs + steps["output"].macs == 4 * 6 * 32 * 32 == 24576
+    assert steps["scores"].macs == steps["heads"].macs == 8 * 6 * 4 * 6 == 6**2 * 32 == 1152
+    # 2: the rank trade-off, printed per h and said in the cost paragraph and the summary
+    table = out["341c47af"].splitlines()
+    assert table[0].split()[-3:] == ["rank", "per", "head"]
+    assert [int(line.split()[-1]) for line in table[1:]] == [6, 6, 6, 4, 1]
+    assert [line.split()[2] for line in table[1:]] == ["26,880"] * 5
+    cost = source["cost-read"]
+    assert "but each" not in cost and "But each is 4 numbers wide instead of 32" in cost
+    assert "has rank at most 4, where one 32-wide head reaches 6" in cost
+    assert "rank at most $d_k$ (4 per head at $h = 8$" in source["bd170a6f"]
+    assert "because each head is $h$ times narrower" in source["bd170a6f"]
+    # 3: sharpness at Xavier scale
+    read = source["random-read"]
+    assert "is not sharpness but" not in read
+    assert "is above all the **right** key" in read
+    assert "doubling $W_q$ and $W_k$ quadruples every score" in read
+    assert "Xavier-sized draws almost never have it: training must grow the scale too" in read
+    assert "only 0.6% of draws above 0.5" in read
+    assert "std 0.5: median 0.22, above 0.5 in 0.6%" in out["4757b82c"]
+    # 4: the 1.83 reading, with the weights it forces, computed on the page
+    assert 'at least 0.43 of head 2\'s weight on "cake"' in source["wo-read"]
+    assert '0.79 of head 4\'s on "I"' in source["wo-read"]
+    assert "both found their partner" not in source["wo-read"]
+    lines = out["wo-code"].splitlines()[-3:]
+    assert lines == [
+        "'both' of 'ate' is 1.83: each head at least 0.83",
+        "  so head 2 gives 'cake' at least 0.43",
+        "  so head 4 gives 'I' at least 0.79",
+    ]
+    # 5: d_k = d_model / h and a square W_o are the paper's choice
+    math = source["83c4d06e"]
+    assert "$d_k = d_{model} / h$ (the paper's choice, which most models follow)" in math
+    assert "$W_o$, of shape $(h\\,d_v, d_{model})$, here $(d_{model}, d_{model})$" in math
+    # 6: the block sum, said in words and checked in two visible lines
+    assert "grouping the terms by head gives one sum per head (checked in code below)" in math
+    code = cells[ids.index("ef813e7a")].source
+    assert "summed = sum(heads[i] @ W_o[4 * i : 4 * (i + 1)] for i in range(h))" in code
+    assert out["ef813e7a"].splitlines()[-1].endswith("equals concat @ W_o: True")
+    # 8: out_proj.weight transposed
+    assert "`out_proj.weight` is $W_o$ transposed" in source["real-read"]
+
+
+def test_the_least_weight_that_reaches_a_head_output():
+    """Finding 4, independently of the chapter's formula: among rows of weights whose
+    head-2 output (food) reaches 0.83, none puts less than 0.43 on "cake"; for head 4
+    (person), none less than 0.79 on "I"; and some come within 0.01 of those bounds."""
+    output, weights = HEADS.attention()
+    floor = output[ATE, 1] + output[ATE, 3] - 1
+    assert round(floor, 2) == 0.83
+    V = toy.X @ HEADS.W_v  # (8, 4)
+    rows = np.random.default_rng(5).dirichlet(np.full(8, 0.2), size=300_000)
+    for head, partner, bound in ((1, CAKE, 0.43), (3, I, 0.79)):
+        reach = rows @ V[:, head] >= floor
+        assert reach.sum() > 1000
+        least = rows[reach, partner].min()
+        assert round(least, 2) in (bound, round(bound + 0.01, 2)) and least > bound - 0.005
+        assert weights[head, ATE, partner] > least  # the built heads are well above it

@@ -253,7 +253,12 @@ def test_memory_plot_draws_the_computed_line_and_the_measurements():
     assert "weights.nbytes: 512 KiB at n = 256 to 8 MiB at n = 1024 (1 times" in alt
     assert "peak, chunked: 371 KiB at n = 256 to 2.34 MiB at n = 16384 (0.00114 times" in alt
     assert "2 GiB\nat n = 16384" in [t.get_text() for t in ax.texts]
-    assert "1 GiB" in [t.get_text() for t in ax.get_yticklabels()]
+    ticks = [t.get_text() for t in ax.get_yticklabels()]
+    assert ticks == ["1 KiB", "1 MiB", "1 GiB"]  # no "512 B" squeezed under "1 KiB"
+    assert ax.get_legend().get_texts()[0].get_text() == "one score matrix: n² × 8 bytes"
+    plt.close(fig)
+    fig, _ = memory_plot([2, 4, 16], {"x": ([2, 16], [40, 500])})  # from 32 B: room to label
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["32 B", "1 KiB"]
     plt.close(fig)
     with pytest.raises(ValueError, match="one length"):
         memory_plot(n, {"x": ([1, 2], [3])})
@@ -300,34 +305,41 @@ def test_tile_steps_walk_each_query_block_left_to_right():
 def test_tile_figure_shows_only_the_current_tile():
     Q, K, _ = toy.projections()
     Z = Q @ K.T / 2
-    fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 1)
+    fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 2)  # steps count from 1
     texts = [t.get_text() for t in fig.axes[0].texts]
+    title = fig.axes[0].get_title()
     plt.close(fig)
+    assert "numbers: the current tile's scaled logits z" in title
     assert len(texts) == 4 * 5  # queries 'I'..'cake' x keys 'cake'..'delicious'
     assert texts[0] == f"{Z[0, 3]:.2f}"
+    assert title.startswith("Step 2 of 4: query block 1, key block 2")
     assert "step 2 of 4" in alt and "'I' to 'cake'" in alt and "1 earlier tile is hatched" in alt
-    with pytest.raises(ValueError, match="step must be 0 to 3"):
-        tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 4)
+    assert "the scaled logits z = q·k / √d_k" in alt  # what the numbers in the cells are
+    for outside in (0, 5):
+        with pytest.raises(ValueError, match=f"step must be 1 to 4, got {outside}"):
+            tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], outside)
     with pytest.raises(ValueError, match="last edges must be the matrix size"):
-        tile_figure(Z, toy.TOKENS, [0, 4], [0, 3, 8], 0)
+        tile_figure(Z, toy.TOKENS, [0, 4], [0, 3, 8], 1)
 
 
 def test_tile_figure_lists_the_running_m_ell_and_o_of_each_query():
     Q, K, V = toy.projections()
     Z = Q @ K.T / 2
     it = toy.token_index("it")
-    fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 2, V=V)  # block 2, keys 0-2
+    fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 3, V=V)  # block 2, keys 0-2
     panel = [t.get_text() for t in fig.axes[1].texts]
     plt.close(fig)
     z = Z[it, :3]  # the worked example's block 1 for "it"
     m, ell = z.max(), np.exp(z - z.max()).sum()
     assert panel[it].startswith(f"m {m:.2f}  ℓ {ell:.2f}  o (") and f"'it': m {m:.2f}" in alt
     assert panel[0].startswith("done: m ") and len(panel) == 8
-    fig, _ = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 0, V=V)
+    assert fig.get_suptitle().startswith("Step 3 of 4")  # the chapter's "step 3"
+    fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 1, V=V)
     assert [t.get_text() for t in fig.axes[1].texts][4:] == ["not started"] * 4
+    assert "step 1 of 4" in alt and "no earlier tile is hatched" in alt
     plt.close(fig)
     with pytest.raises(ValueError, match="V must have one row per key"):
-        tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 0, V=V[:5])
+        tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 1, V=V[:5])
 
 
 # --- the online-softmax merge ----------------------------------------------------------------

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import attention_lib as al
-from attention_lib import core, fast
+from attention_lib import core, fast, parallel
 
 
 def randn(seed, *shape, dtype=np.float64):
@@ -44,8 +44,8 @@ def small_blocks(monkeypatch):
 @pytest.fixture(params=[1, 3], ids=["1 thread", "3 threads"])
 def threads(request, monkeypatch):
     """The fast route on 1 or 3 threads, at any size, whatever BLAS is allowed here."""
-    monkeypatch.setattr(fast, "workers", lambda: request.param)
-    monkeypatch.setattr(fast, "_THREADED", 0)
+    monkeypatch.setattr(parallel, "workers", lambda: request.param)
+    monkeypatch.setattr(parallel, "_THREADED", 0)
     return request.param
 
 

@@ -19,7 +19,7 @@ from test_core import make_weights, mha_mask
 from threadpoolctl import threadpool_limits
 
 import attention_lib as al
-from attention_lib import core, fast
+from attention_lib import core, fast, parallel
 from attention_lib.chunked import peak_memory
 
 CASES = [
@@ -39,9 +39,9 @@ def weights_for(seed, d_model, dtype=np.float64):
 def fast_route(request, monkeypatch):
     """Every input takes the fast route, in blocks of 2 rows, on 1 or 3 threads; counted."""
     monkeypatch.setattr(fast, "_MIN_WEIGHTS", 1)
-    monkeypatch.setattr(fast, "_THREADED", 0)
+    monkeypatch.setattr(parallel, "_THREADED", 0)
     monkeypatch.setattr(fast, "_BLOCK", 2)  # max(1, 2 // n_k) = 1 row per block
-    monkeypatch.setattr(fast, "workers", lambda: request.param)
+    monkeypatch.setattr(parallel, "workers", lambda: request.param)
     calls = []
     real = core.attend_in_blocks
     monkeypatch.setattr(core, "attend_in_blocks", lambda *a, **k: calls.append(k) or real(*a, **k))
@@ -72,8 +72,8 @@ def test_fast_route_matches_the_reference(fast_route, x_shape, h, mask_kind, dty
 
 def test_full_size_matches_the_step_by_step_route(monkeypatch):
     """n = 300: the fast route by itself (2 threads, real blocks) against chapter 6's."""
-    monkeypatch.setattr(fast, "_THREADED", 0)
-    monkeypatch.setattr(fast, "workers", lambda: 2)
+    monkeypatch.setattr(parallel, "_THREADED", 0)
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
     rng = np.random.default_rng(7)
     X, Ws, mask = rng.standard_normal((2, 300, 16)), weights_for(8, 16), al.causal_mask(300)
     output, weights = al.multi_head_attention(X, *Ws, 4, mask=mask)
@@ -92,7 +92,7 @@ def test_without_weights_no_score_sized_memory_is_held():
     (_, weights), with_weights = peak_memory(al.multi_head_attention, X, *Ws, 2)
     assert weights.nbytes == weights_bytes and with_weights < 1.2 * weights_bytes
     _, without = peak_memory(al.multi_head_attention, X, *Ws, 2, need_weights=False)
-    scratch = fast.workers() * fast._BLOCK * 8  # a block per thread, 2 MiB each
+    scratch = parallel.workers() * fast._BLOCK * 8  # a block per thread, 2 MiB each
     assert without < scratch + 2**20 < weights_bytes / 2  # and under 1 MiB besides
 
 
@@ -119,43 +119,46 @@ def test_without_weights_bad_input_raises_the_same_errors():
 
 def test_workers_follow_the_blas_limit():
     with threadpool_limits(limits=1, user_api="blas"):
-        assert fast.workers() == 1  # chapter 9's stopwatch: one core
+        assert parallel.workers() == 1  # chapter 9's stopwatch: one core
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     with threadpool_limits(limits=2, user_api="blas"):
-        assert fast.workers() == min(2, cores)
+        assert parallel.workers() == min(2, cores)
 
 
 def test_threads_run_with_one_blas_thread_and_restore_its_limit(monkeypatch):
-    monkeypatch.setattr(fast, "workers", lambda: 2)
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
     both = threading.Barrier(2, timeout=10)  # each thread's first part waits for the other
     seen = []
 
     def task(part, scratch):
         if threading.get_ident() not in {ident for ident, _ in seen}:
             both.wait()
-        seen.append((threading.get_ident(), fast._blas().lib_controllers[0].num_threads))
+        seen.append((threading.get_ident(), parallel._blas().lib_controllers[0].num_threads))
 
     with threadpool_limits(limits=2, user_api="blas"):
-        with fast.threads(fast._THREADED) as n_threads:
+        with parallel.threads(parallel._THREADED) as n_threads:
             assert n_threads == 2
-            fast._share_out(task, list(range(20)), None, None, n_threads)
-        assert fast._blas().lib_controllers[0].num_threads == 2  # restored
-        with fast.threads(fast._THREADED - 1) as n_threads:  # too small to share out
-            assert n_threads == 1 and fast._blas().lib_controllers[0].num_threads == 2
+            parallel.share_out(task, list(range(20)), None, None, n_threads)
+        assert parallel._blas().lib_controllers[0].num_threads == 2  # restored
+        with parallel.threads(parallel._THREADED - 1) as n_threads:  # too small to share out
+            assert n_threads == 1 and parallel._blas().lib_controllers[0].num_threads == 2
     assert len(seen) == 20 and len({ident for ident, _ in seen}) == 2
     assert {limit for _, limit in seen} == {1}
 
 
 def test_one_call_at_a_time_lowers_the_blas_limit(monkeypatch):
-    monkeypatch.setattr(fast, "workers", lambda: 2)
-    with fast.threads(fast._THREADED) as first, fast.threads(fast._THREADED) as second:
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    with (
+        parallel.threads(parallel._THREADED) as first,
+        parallel.threads(parallel._THREADED) as second,
+    ):
         assert (first, second) == (2, 1)  # the second call runs on its own thread
-    with fast.threads(fast._THREADED) as again:
+    with parallel.threads(parallel._THREADED) as again:
         assert again == 2  # released
 
 
 def test_an_error_in_a_thread_reaches_the_caller(monkeypatch):
-    monkeypatch.setattr(fast, "workers", lambda: 2)
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
     done = []
 
     def task(part, scratch):
@@ -164,15 +167,15 @@ def test_an_error_in_a_thread_reaches_the_caller(monkeypatch):
         done.append(part)
 
     with pytest.raises(ArithmeticError, match="part 5 failed"):
-        with fast.threads(fast._THREADED) as n_threads:
-            fast._share_out(task, list(range(40)), None, None, n_threads)
-    with fast.threads(fast._THREADED) as n_threads:
+        with parallel.threads(parallel._THREADED) as n_threads:
+            parallel.share_out(task, list(range(40)), None, None, n_threads)
+    with parallel.threads(parallel._THREADED) as n_threads:
         assert n_threads == 2  # released for the next call
 
 
 def test_two_calls_at_once_both_come_out_right(monkeypatch):
-    monkeypatch.setattr(fast, "workers", lambda: 2)
-    monkeypatch.setattr(fast, "_THREADED", 0)
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(parallel, "_THREADED", 0)
     rng = np.random.default_rng(13)
     X, Ws = rng.standard_normal((2, 300, 16)), weights_for(14, 16)
     expected = [al.multi_head_attention(X[b], *Ws, 4) for b in range(2)]
@@ -201,8 +204,8 @@ def test_an_overflow_on_threads_raises_the_one_step_error(monkeypatch, which):
     with pytest.raises(ValueError, match="overflowed") as alone:
         al.multi_head_attention(X, *Ws, 2)  # small: one thread
     assert str(alone.value).startswith(f"{step} overflowed to infinity")
-    monkeypatch.setattr(fast, "workers", lambda: 2)
-    monkeypatch.setattr(fast, "_THREADED", 0)
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(parallel, "_THREADED", 0)
     with pytest.raises(ValueError, match="overflowed") as shared:
         al.multi_head_attention(X, *Ws, 2)  # the blocks of every product on 2 threads
     assert str(shared.value) == str(alone.value)

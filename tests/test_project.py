@@ -35,14 +35,15 @@ CONTRACT = {
 # Arrows point one way: math <- toy, checks, plotting <- widgets. A module belongs to the
 # layer named by its first dotted part, so a new module in a package needs no entry here.
 # The standard library is allowed everywhere.
-MATH = {"validate", "fast", "core", "heads", "backward", "masks", "chunked"}
+MATH = {"validate", "parallel", "fast", "core", "heads", "backward", "masks", "chunked"}
 MATH |= {"layers", "decoder", "decoder_backward"}  # chapters 11-12: the rest of a block
 LAYERS = {
     "validate": ({"numpy"}, set()),
-    # The fast route of attention; threadpoolctl keeps BLAS's threads out of its threads' way.
-    "fast": ({"numpy", "threadpoolctl"}, {"validate"}),
+    # The fast route's threads; threadpoolctl keeps BLAS's own threads out of their way.
+    "parallel": ({"numpy", "threadpoolctl"}, {"validate"}),
+    "fast": ({"numpy"}, {"parallel"}),
     "core": ({"numpy"}, {"fast", "validate"}),
-    "heads": ({"numpy"}, {"core", "fast", "validate"}),
+    "heads": ({"numpy"}, {"core", "parallel", "validate"}),
     "backward": ({"numpy"}, {"core", "validate"}),
     "masks": ({"numpy"}, {"core", "validate"}),
     "chunked": ({"numpy"}, {"core", "validate"}),

@@ -3,10 +3,13 @@ r"""Chapter 10 checker: a gradient by finite differences, written by the learner
 The learner nudges one entry of ``Q`` at a time and measures how the loss
 :math:`L(Q) = \sum O \odot dO` moves. The usual slips each get their own hint: a
 one-sided difference, the wrong divisor, an entry not put back, all entries nudged at
-once, a step of their own instead of ``eps``.
+once or across the batch, a step of their own instead of ``eps``, a loss of their own
+that forgets the scale :math:`1/\sqrt{d_k}` or takes the mean instead of the sum.
 """
 
 from __future__ import annotations
+
+from functools import cache
 
 import numpy as np
 
@@ -25,27 +28,28 @@ from .base import (
 )
 
 
-def _loss(Q, K, V, dOut) -> float:
+def _loss(Q, K, V, dOut, scale=None) -> float:
     """L(Q) = sum(O * dOut): its gradient at the output is exactly dOut."""
-    out, _ = scaled_dot_product_attention(Q, K, V)
+    out, _ = scaled_dot_product_attention(Q, K, V, scale=scale)
     return float(np.sum(out * dOut))
 
 
-def differences(Q, K, V, dOut, eps: float, *, way: str = "central", back: bool = True):
+def differences(Q, K, V, dOut, eps: float, *, way: str = "central", back: bool = True, scale=None):
     """dL/dQ entry by entry: central differences, or one of the usual slips.
 
     ``way`` is "central", "forward" (L(x + eps) - L(x)) / eps or "backward";
-    ``back=False`` leaves each entry at x - eps instead of putting it back.
+    ``back=False`` leaves each entry at x - eps instead of putting it back;
+    ``scale=1.0`` is a loss whose scores forgot to divide by sqrt(d_k).
     """
     Q = np.array(Q, dtype=float)  # a copy, nudged in place
     grad = np.empty_like(Q)
     for i in np.ndindex(Q.shape):
-        centre = _loss(Q, K, V, dOut)
+        centre = _loss(Q, K, V, dOut, scale)
         original = Q[i]
         Q[i] = original + eps
-        above = _loss(Q, K, V, dOut)
+        above = _loss(Q, K, V, dOut, scale)
         Q[i] = original - eps
-        below = _loss(Q, K, V, dOut)
+        below = _loss(Q, K, V, dOut, scale)
         if back:
             Q[i] = original
         grad[i] = {
@@ -56,13 +60,44 @@ def differences(Q, K, V, dOut, eps: float, *, way: str = "central", back: bool =
     return grad
 
 
+def _cases() -> list[tuple]:
+    """The checker's three fixed cases: (description, (Q, K, V, dOut, eps))."""
+    rng = np.random.default_rng(12)
+    Q, K, V = rng.normal(size=(2, 4)), rng.normal(size=(3, 4)), rng.normal(size=(3, 2))
+    first = ("Q (2, 4), K (3, 4), V (3, 2), eps = 1e-3", (Q, K, V, rng.normal(size=(2, 2)), 1e-3))
+    Q, K, V = rng.normal(size=(3, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 3))
+    coarse = (
+        "a coarse step, eps = 0.1, with Q (3, 2), K (4, 2), V (4, 3)",
+        (Q, K, V, rng.normal(size=(3, 3)), 0.1),
+    )
+    Q, K, V = (rng.normal(size=s) for s in ((2, 2, 3), (2, 3, 3), (2, 3, 2)))
+    batch = (
+        "a batch: Q (2, 2, 3), K (2, 3, 3), V (2, 3, 2), eps = 1e-3",
+        (Q, K, V, rng.normal(size=(2, 2, 2)), 1e-3),
+    )
+    return [first, coarse, batch]
+
+
+@cache
+def _coarse_errors() -> tuple[float, float]:
+    """Largest gaps to the exact dQ of a one-sided and a central difference at eps = 0.1."""
+    Q, K, V, dOut, eps = _cases()[1][1]
+    exact = attention_backward(Q, K, V, dOut)[0]
+    return tuple(
+        float(np.abs(differences(Q, K, V, dOut, eps, way=way) - exact).max())
+        for way in ("forward", "central")
+    )
+
+
 def _mistakes(Q, K, V, dOut, eps: float) -> list[tuple]:
     """The usual wrong finite differences for these inputs, each with its hint."""
     right = differences(Q, K, V, dOut, eps)
     together = (_loss(Q + eps, K, V, dOut) - _loss(Q - eps, K, V, dOut)) / (2 * eps)
+    one, central = _coarse_errors()
     one_sided = (
-        f"a one-sided difference: its error shrinks only like eps, and at eps = {eps:g} it "
-        "shows. Use both sides: (L(x + eps) - L(x - eps)) / (2 * eps)."
+        "a one-sided difference: its error shrinks only like eps, a central one's like "
+        f"eps². At the coarse step eps = 0.1, yours is off by up to {one:.2f} and a central "
+        f"one by {central:.3f}. Use both sides: (L(x + eps) - L(x - eps)) / (2 * eps)."
     )
     forward = differences(Q, K, V, dOut, eps, way="forward")
     return [
@@ -75,6 +110,11 @@ def _mistakes(Q, K, V, dOut, eps: float) -> list[tuple]:
             right / 2,
             "your numbers are half the gradient: divide the difference of L(x + eps) and "
             "L(x - eps) by 2 * eps, once.",
+        ),
+        (
+            right / dOut.size,
+            f"your numbers are {dOut.size} times too small, one for each entry of dOut: "
+            "your loss is the mean of O * dOut. The loss is the sum, np.sum(out * dOut).",
         ),
         (-right, "the sign is flipped: (L(x + eps) - L(x - eps)) / (2 * eps)."),
         (forward, f"you computed (L(x + eps) - L(x)) / eps, {one_sided}"),
@@ -101,6 +141,11 @@ def _mistakes(Q, K, V, dOut, eps: float) -> list[tuple]:
             differences(Q, K, V, np.ones_like(dOut), eps),
             "your loss ignores dOut: it is L = sum(O * dOut), not sum(O).",
         ),
+        (
+            differences(Q, K, V, dOut, eps, scale=1.0),
+            "your loss leaves out the scale: the scores are Q Kᵀ / sqrt(d_k), not Q Kᵀ. "
+            "Divide by np.sqrt(K.shape[-1]), or let al.scaled_dot_product_attention do it.",
+        ),
     ]
 
 
@@ -126,33 +171,25 @@ def check_numerical_gradient(fn) -> CheckResult:
     """
 
     def run(cases: Cases) -> None:
-        rng = np.random.default_rng(12)
-        Q, K, V = rng.normal(size=(2, 4)), rng.normal(size=(3, 4)), rng.normal(size=(3, 2))
-        dOut = rng.normal(size=(2, 2))
-        case = "Q (2, 4), K (3, 4), V (3, 2), eps = 1e-3"
-        out = _run(cases, case, Q, K, V, dOut, 1e-3)
-        expect_shape(out, Q.shape, case, " One number per entry of Q: the shape of Q.")
-        known_mistakes(out, *_mistakes(Q, K, V, dOut, 1e-3))
-        same(out, differences(Q, K, V, dOut, 1e-3), case)
+        (case, inputs), (coarse, coarse_inputs), (batch, batch_inputs) = _cases()
+        out = _run(cases, case, *inputs)
+        expect_shape(out, inputs[0].shape, case, " One number per entry of Q: the shape of Q.")
+        known_mistakes(out, *_mistakes(*inputs))
+        same(out, differences(*inputs), case)
 
-        Q, K, V = rng.normal(size=(3, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 3))
-        dOut = rng.normal(size=(3, 3))
-        case = "a coarse step, eps = 0.1, with Q (3, 2), K (4, 2), V (4, 3)"
-        out = _run(cases, case, Q, K, V, dOut, 0.1)
-        expect_shape(out, Q.shape, case, " One number per entry of Q: the shape of Q.")
-        known_mistakes(out, *_mistakes(Q, K, V, dOut, 0.1))
+        Q, K, V, dOut, _ = coarse_inputs
+        out = _run(cases, coarse, *coarse_inputs)
+        expect_shape(out, Q.shape, coarse, " One number per entry of Q: the shape of Q.")
+        known_mistakes(out, *_mistakes(*coarse_inputs))
         if np.allclose(out, attention_backward(Q, K, V, dOut)[0], atol=ATOL):
             raise Fail(
                 "at eps = 0.1 your numbers are the exact gradient, not a difference with "
                 "that step: use the eps you were given, not a step of your own."
             )
-        same(out, differences(Q, K, V, dOut, 0.1), case)
+        same(out, differences(*coarse_inputs), coarse)
 
-        Q, K, V = (rng.normal(size=s) for s in ((2, 2, 3), (2, 3, 3), (2, 3, 2)))
-        dOut = rng.normal(size=(2, 2, 2))
-        case = "a batch: Q (2, 2, 3), K (2, 3, 3), V (2, 3, 2), eps = 1e-3"
         try:
-            out = _run(cases, case, Q, K, V, dOut, 1e-3)
+            out = _run(cases, batch, *batch_inputs)
         except Fail as fail:
             if "your function raised" not in str(fail):
                 raise
@@ -160,8 +197,20 @@ def check_numerical_gradient(fn) -> CheckResult:
                 f"{fail} To visit every entry of Q, whatever its shape, loop over "
                 "np.ndindex(Q.shape)."
             ) from None
-        expect_shape(out, Q.shape, case, " Visit every entry: np.ndindex(Q.shape).")
-        same(out, differences(Q, K, V, dOut, 1e-3), case)
+        Q = batch_inputs[0]
+        expect_shape(out, Q.shape, batch, " Visit every entry: np.ndindex(Q.shape).")
+        right = differences(*batch_inputs)
+        known_mistakes(
+            out,
+            (
+                np.broadcast_to(right.sum(axis=0), Q.shape),
+                "you nudged Q[..., i, j], the same entry of every sentence of the batch at "
+                "once, so each number is the sum of the batch's gradients. Nudge one entry "
+                "of one sentence at a time: loop over np.ndindex(Q.shape).",
+            ),
+            *_mistakes(*batch_inputs),
+        )
+        same(out, right, batch)
 
     return verdict("numerical_gradient", fn, run)
 

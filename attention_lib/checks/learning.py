@@ -8,9 +8,11 @@ from ..backward import softmax_backward
 from ..core import softmax
 from ..validate import check_positive_int
 from .base import (
+    ATOL,
     Cases,
     CheckResult,
     Fail,
+    call,
     check_number,
     expect_shape,
     known_mistakes,
@@ -32,7 +34,7 @@ def check_softmax_backward(fn) -> CheckResult:
         if out.shape == (3, 3):
             raise Fail(
                 "returned a 3 x 3 matrix: that is the Jacobian itself. Apply it to dp, "
-                "which gives one number per logit: dz = p * (dp - sum(p * dp))."
+                "which gives one number per score: ds = p * (dp - sum(p * dp))."
             )
         expect_shape(out, p.shape, case, " One gradient per logit: the shape of p.")
         known_mistakes(out, *_row_mistakes(p, dp))
@@ -41,7 +43,7 @@ def check_softmax_backward(fn) -> CheckResult:
         rng = np.random.default_rng(10)
         p2, dp2 = softmax(rng.normal(size=(2, 3)) * 2), rng.normal(size=(2, 3))
         case = "2 rows of 3 weights"
-        out = cases.run(case, p2, dp2)
+        out = _run_rows(cases, case, p2, dp2)
         expect_shape(out, p2.shape, case, " One gradient per weight: the shape of p.")
         known_mistakes(
             out,
@@ -57,11 +59,12 @@ def check_softmax_backward(fn) -> CheckResult:
             ),
             *_row_mistakes(p2, dp2),
         )
+        _one_row_only(cases.fn, out, p2, dp2, case)
         same(out, softmax_backward(p2, dp2), case)
 
         p3, dp3 = softmax(rng.normal(size=(3, 3))), rng.normal(size=(3, 3))
         case = "3 rows of 3 weights"
-        out = cases.run(case, p3, dp3)
+        out = _run_rows(cases, case, p3, dp3)
         expect_shape(out, p3.shape, case)
         known_mistakes(
             out,
@@ -72,15 +75,61 @@ def check_softmax_backward(fn) -> CheckResult:
                 "np.sum(p * dp, axis=-1, keepdims=True).",
             ),
         )
+        _one_row_only(cases.fn, out, p3, dp3, case)
         same(out, softmax_backward(p3, dp3), case)
 
         p4, dp4 = softmax(rng.normal(size=(2, 2, 4))), rng.normal(size=(2, 2, 4))
         case = "a batch of shape (2, 2, 4)"
-        out = cases.run(case, p4, dp4)
+        out = _run_rows(cases, case, p4, dp4)
         expect_shape(out, p4.shape, case, " Work along the last axis only.")
+        _one_row_only(cases.fn, out, p4, dp4, case)
         same(out, softmax_backward(p4, dp4), case)
 
     return verdict("softmax_backward", fn, run)
+
+
+def _right_row_by_row(fn, p: np.ndarray, dp: np.ndarray) -> bool:
+    """Does ``fn`` give the right answer when it is called on one row at a time?"""
+    try:
+        for i in np.ndindex(p.shape[:-1]):
+            row = call(fn, "one row", p[i], dp[i])
+            if not np.allclose(row, softmax_backward(p[i], dp[i]), atol=ATOL):
+                return False
+    except Exception:  # Fail, Todo or a bug of the learner's: not right row by row
+        return False
+    return True
+
+
+_ONE_ROW = (
+    "It is right on each row alone, so it handles one row only (a J built with np.diag "
+    "and np.outer, or p @ dp, fits one row). Give every row its own sum along the last "
+    "axis: p * (dp - np.sum(p * dp, axis=-1, keepdims=True))."
+)
+
+
+def _run_rows(cases: Cases, case: str, p: np.ndarray, dp: np.ndarray) -> np.ndarray:
+    """``cases.run`` on several rows; a crash of a one-row answer gets its own hint."""
+    try:
+        return cases.run(case, p, dp)
+    except Fail as fail:
+        message = str(fail)
+        # A row sum without keepdims=True fails to broadcast (2,3) against (2,): the
+        # generic keepdims hint fits that slip, so it stays.
+        shapes = [str(s).replace(" ", "") for s in (p.shape, p.shape[:-1])]
+        keepdims = all(s in message.replace(" ", "") for s in shapes)
+        if "your function raised" not in message or keepdims:
+            raise
+        if not _right_row_by_row(cases.fn, p, dp):
+            raise
+        message = message.split(" A sum over one axis")[0]
+        raise Fail(f"{message} {_ONE_ROW}") from None
+
+
+def _one_row_only(fn, out: np.ndarray, p: np.ndarray, dp: np.ndarray, case: str) -> None:
+    """Fail with the one-row hint if ``out`` is wrong but each row alone comes out right."""
+    right = np.allclose(out, softmax_backward(p, dp), atol=ATOL)
+    if not right and _right_row_by_row(fn, p, dp):
+        raise Fail(f"your function gives wrong values on {case}. {_ONE_ROW}")
 
 
 def _row_mistakes(p: np.ndarray, dp: np.ndarray) -> list[tuple]:
@@ -102,13 +151,42 @@ def _row_mistakes(p: np.ndarray, dp: np.ndarray) -> list[tuple]:
             p * (dp - dp.sum(axis=-1, keepdims=True)),
             "you subtracted the plain sum of dp; weight it by p: sum(p * dp).",
         ),
-        (dp - weighted, "you forgot to multiply by p: dz = p * (dp - sum(p * dp))."),
-        (-p * (dp - weighted), "the sign is flipped: dz = p * (dp - sum(p * dp))."),
+        (
+            p * (dp - np.mean(p * dp, axis=-1, keepdims=True)),
+            "you took the mean of p * dp, not its sum: sum(p * dp) is already an average of "
+            "dp, weighted by p (p sums to 1). Use np.sum(p * dp, axis=-1, keepdims=True).",
+        ),
+        (
+            p * (dp - dp.mean(axis=-1, keepdims=True)),
+            "you subtracted the plain mean of dp; softmax averages with its own weights: "
+            "sum(p * dp).",
+        ),
+        (dp - weighted, "you forgot to multiply by p: ds = p * (dp - sum(p * dp))."),
+        (-p * (dp - weighted), "the sign is flipped: ds = p * (dp - sum(p * dp))."),
         (dp, "you returned dp unchanged: softmax is not the identity, apply its Jacobian."),
     ]
 
 
 # --- Exercise: the gradient of the values --------------------------------------------------
+
+
+_LEADING_AXES = (
+    " The exercise allows any number of leading axes: A.T reverses them all and "
+    "np.transpose(A, (0, 2, 1)) names exactly three. Swap only the last two: "
+    "np.swapaxes(A, -1, -2)."
+)
+
+
+def _run_product(cases: Cases, case: str, A: np.ndarray, dOut: np.ndarray) -> np.ndarray:
+    """``cases.run``; a crash gets the hint about transposing the last two axes only."""
+    try:
+        return cases.run(case, A, dOut)
+    except Fail as fail:
+        if "your function raised" not in str(fail) or A.ndim == 2 and "axes" not in str(fail):
+            raise
+        # The generic keepdims hint of base.call does not apply to a matrix product.
+        message = str(fail).split(" A sum over one axis")[0]
+        raise Fail(message + _LEADING_AXES) from None
 
 
 def check_grad_V(fn) -> CheckResult:
@@ -118,7 +196,7 @@ def check_grad_V(fn) -> CheckResult:
         rng = np.random.default_rng(11)
         A, dOut = softmax(rng.normal(size=(3, 3))), rng.normal(size=(3, 3))
         case = "A of shape (3, 3) and dOut of shape (3, 3)"
-        out = cases.run(case, A, dOut)
+        out = _run_product(cases, case, A, dOut)
         expect_shape(out, (3, 3), case, " dV has the shape of V: one row per key, (n_k, d_v).")
         known_mistakes(
             out,
@@ -133,13 +211,19 @@ def check_grad_V(fn) -> CheckResult:
                 "multiplies V from the left, so dV = A.T @ dOut.",
             ),
             ((A.T @ dOut).T, "you returned the transpose of dV: compute A.T @ dOut."),
+            (
+                dOut @ A,
+                "you computed dOut @ A. It has the shape of V here only because every size "
+                "is 3: with n_k keys and d_v values, the one product of shape (n_k, d_v) is "
+                "A.T @ dOut.",
+            ),
             (A * dOut, "you multiplied A and dOut entry by entry: dV is a matrix product."),
         )
         same(out, A.T @ dOut, case)
 
         A2, dOut2 = softmax(rng.normal(size=(2, 4))), rng.normal(size=(2, 3))
         case = "A of shape (2, 4) (2 queries, 4 keys) and dOut of shape (2, 3)"
-        out = cases.run(case, A2, dOut2)
+        out = _run_product(cases, case, A2, dOut2)
         if out.shape == (3, 4):
             raise Fail(f"returned shape (3, 4), the transpose of dV (on {case}): A.T @ dOut.")
         expect_shape(out, (4, 3), case, " dV has the shape of V: one row per key, (n_k, d_v).")
@@ -147,19 +231,17 @@ def check_grad_V(fn) -> CheckResult:
 
         A3, dOut3 = softmax(rng.normal(size=(2, 2, 5))), rng.normal(size=(2, 2, 3))
         case = "a batch: A of shape (2, 2, 5) and dOut of shape (2, 2, 3)"
-        try:
-            out = cases.run(case, A3, dOut3)
-        except Fail as fail:
-            if "your function raised" not in str(fail):
-                raise
-            # The generic keepdims hint of base.call does not apply to a matrix product.
-            message = str(fail).split(" A sum over one axis")[0]
-            raise Fail(
-                f"{message} If you used A.T: with a batch axis it reverses *every* axis; "
-                "swap only the last two, np.swapaxes(A, -1, -2)."
-            ) from None
+        out = _run_product(cases, case, A3, dOut3)
         expect_shape(out, (2, 5, 3), case, " Transpose only the last two axes of A.")
         same(out, np.swapaxes(A3, -1, -2) @ dOut3, case)
+
+        # Two batch axes: an answer written for exactly one, such as
+        # np.transpose(A, (0, 2, 1)), passes the case above but not this one.
+        A4, dOut4 = softmax(rng.normal(size=(2, 3, 2, 4))), rng.normal(size=(2, 3, 2, 3))
+        case = "two batch axes: A of shape (2, 3, 2, 4) and dOut of shape (2, 3, 2, 3)"
+        out = _run_product(cases, case, A4, dOut4)
+        expect_shape(out, (2, 3, 4, 3), case, _LEADING_AXES)
+        same(out, np.swapaxes(A4, -1, -2) @ dOut4, case)
 
     return verdict("grad_V", fn, run)
 

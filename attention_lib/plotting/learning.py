@@ -55,7 +55,7 @@ def training_curves(
         curves.append(("test, uniform attention", uniform, _UNIFORM))
     steps = np.arange(L.size)
     every = max(1, L.size // 10)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.0))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.6))
     left.plot(steps, L, **_TRAIN, markevery=every, markersize=4, label="attention learned")
     top = L.max()
     if uniform_loss is not None:
@@ -73,7 +73,8 @@ def training_curves(
     right.set_ylim(0, 1.05)
     right.set_ylabel("accuracy")
     right.set_title("More and more answers are right")
-    right.legend(fontsize=9, loc="center right")
+    # Below the panel, where no curve runs: inside, it would hide part of some curve.
+    right.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     for ax in (left, right):
         ax.set_xlabel("training step")
     fig.tight_layout()

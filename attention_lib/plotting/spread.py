@@ -2,7 +2,9 @@
 
 One draw of random weights can be lucky or unlucky. The honest picture is the whole
 distribution over seeds, with the draw the page happened to show and the value it is
-compared with marked on it. Series differ by hatching and edge as well as by colour.
+compared with marked on it. The first series is drawn as filled bars, the second as a
+hatched outline on top of them, so neither hides the other where they overlap; they
+differ by fill, hatching and colour (blue and orange), so also in greyscale.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ import numpy as np
 
 from ..validate import as_float_array
 
-_FILLS = ({"color": "#3b5b92", "alpha": 0.75}, {"color": "#d9c46b", "alpha": 0.75, "hatch": "//"})
+_STYLES = (  # filled bars, then an unfilled hatched outline through which they show
+    {"color": "#3b5b92", "alpha": 0.6, "edgecolor": "black"},
+    {"histtype": "step", "color": "#b35806", "linewidth": 2.2, "hatch": "//"},
+)
 _MARKS = ("-", "--", ":")
 
 
@@ -35,8 +40,8 @@ def seed_histogram(series: dict, marks: dict, *, title: str, xlabel: str, bins: 
         Each series' median and share above 0.5, and the marked values with the share of
         each series below them.
     """
-    if not 1 <= len(series) <= len(_FILLS):
-        raise ValueError(f"series needs 1 to {len(_FILLS)} sets of values, got {len(series)}")
+    if not 1 <= len(series) <= len(_STYLES):
+        raise ValueError(f"series needs 1 to {len(_STYLES)} sets of values, got {len(series)}")
     if len(marks) > len(_MARKS):
         raise ValueError(f"marks takes at most {len(_MARKS)} values, got {len(marks)}")
     data = {}
@@ -47,8 +52,8 @@ def seed_histogram(series: dict, marks: dict, *, title: str, xlabel: str, bins: 
         data[name] = v
     edges = np.linspace(0, 1, bins + 1)
     fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    for (name, v), fill in zip(data.items(), _FILLS, strict=False):
-        ax.hist(v, bins=edges, label=f"{name} ({v.size} seeds)", edgecolor="black", **fill)
+    for (name, v), style in zip(data.items(), _STYLES, strict=False):
+        ax.hist(v, bins=edges, label=f"{name} ({v.size} seeds)", **style)
     parts = []
     for (name, value), style in zip(marks.items(), _MARKS, strict=False):
         ax.axvline(

@@ -50,6 +50,7 @@ def running_state(logits, V, k_end: int) -> tuple[np.ndarray, np.ndarray, np.nda
 def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None):
     """Draw step ``step`` of the walk over the tiles of ``logits`` (queries x keys).
 
+    Steps count from 1, as in the title ("Step 1 of 4"), in the order of :func:`tile_steps`.
     With ``V`` (n_k, d_v), a panel beside the tiles lists every query's running ``m``,
     ``ℓ`` and ``o`` after this step: the numbers the walk keeps instead of the tiles.
     Returns ``(fig, alt)``.
@@ -66,9 +67,9 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None):
             f"the last edges must be the matrix size {Z.shape}: got q_edges {q}, k_edges {k}"
         )
     steps = tile_steps(q, k)
-    if not 0 <= step < len(steps):
-        raise ValueError(f"step must be 0 to {len(steps) - 1}, got {step}")
-    qb, kb = steps[step]
+    if not 1 <= step <= len(steps):
+        raise ValueError(f"step must be 1 to {len(steps)}, got {step}")
+    qb, kb = steps[step - 1]
     rows, cols = slice(q[qb], q[qb + 1]), slice(k[kb], k[kb + 1])
     lo, hi = float(Z.min()), float(Z.max())
     shown = np.full(Z.shape, np.nan)
@@ -77,7 +78,7 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None):
     if V is None:
         fig, ax = plt.subplots(figsize=(6.4, 5.2), layout="constrained")
     else:  # fixed boxes in inches, so the panel's lines sit level with the heatmap's rows
-        width, height, box = 8.4, 5.6, 3.9
+        width, height, box = 8.4, 5.85, 3.9
         fig = plt.figure(figsize=(width, height))
         ax = fig.add_axes((1.0 / width, 1.05 / height, box / width, box / height))
         side = fig.add_axes((5.05 / width, 1.05 / height, 3.3 / width, box / height))
@@ -86,7 +87,7 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None):
     for text in ax.texts:  # ... so move the numbers onto the tile
         x, y = text.get_position()
         text.set_position((x + cols.start, y + rows.start))
-    for done in steps[:step]:
+    for done in steps[: step - 1]:
         r0, c0 = q[done[0]], k[done[1]]
         height, width = q[done[0] + 1] - r0, k[done[1] + 1] - c0
         ax.add_patch(Rectangle((c0 - 0.5, r0 - 0.5), width, height, **_DONE))
@@ -102,7 +103,8 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None):
     ax.set_xlabel("keys")
     ax.set_ylabel("queries")
     title = (
-        f"Step {step + 1} of {len(steps)}: query block {qb + 1}, key block {kb + 1}\n"
+        f"Step {step} of {len(steps)}: query block {qb + 1}, key block {kb + 1}\n"
+        "numbers: the current tile's scaled logits z = q·k / √d_k\n"
         "hatched: folded into m, ℓ, o and freed; blank: not computed yet"
     )
     if V is None:
@@ -112,12 +114,13 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None):
     state = "" if V is None else _state_panel(side, Z, V, tokens, q, k, qb, kb)
     q_tokens, k_tokens = tokens[rows], tokens[cols]
     alt = (
-        f"Tiled attention, step {step + 1} of {len(steps)}: the score matrix of "
+        f"Tiled attention, step {step} of {len(steps)}: the score matrix of "
         f"{len(tokens)} tokens cut into {len(q) - 1} query blocks and {len(k) - 1} key "
         f"blocks. Only the current tile, queries {q_tokens[0]!r} to {q_tokens[-1]!r} "
-        f"against keys {k_tokens[0]!r} to {k_tokens[-1]!r}, shows its scores; "
-        f"{_tiles(step, 'earlier')} hatched as already folded into the running maximum, "
-        f"sum and output, and {_tiles(len(steps) - step - 1, 'more')} blank.{state}"
+        f"against keys {k_tokens[0]!r} to {k_tokens[-1]!r}, shows its numbers, the scaled "
+        "logits z = q·k / √d_k; "
+        f"{_tiles(step - 1, 'earlier')} hatched as already folded into the running maximum, "
+        f"sum and output, and {_tiles(len(steps) - step, 'more')} blank.{state}"
     )
     return fig, alt
 

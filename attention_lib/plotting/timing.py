@@ -210,7 +210,9 @@ def memory_plot(n, measured: dict, *, itemsize: int = 8, title: str | None = Non
         series[label] = sizes, values
     computed = n**2 * itemsize
     fig, ax = plt.subplots(figsize=(6.2, 3.8))
-    ax.plot(n, computed, color="0.75", linewidth=5, label=f"computed: n² × {itemsize} bytes")
+    ax.plot(
+        n, computed, color="0.75", linewidth=5, label=f"one score matrix: n² × {itemsize} bytes"
+    )
     ax.annotate(
         f"{fmt_bytes(computed[-1])}\nat n = {n[-1]:g}",
         (n[-1], computed[-1]),
@@ -231,7 +233,9 @@ def memory_plot(n, measured: dict, *, itemsize: int = 8, title: str | None = Non
     ax.set_yscale("log", base=2)
     top = int(np.ceil(np.log2(computed[-1])))
     low = int(np.floor(np.log2(min(computed[0], *(np.min(v) for _, v in series.values())))))
-    ticks = [2.0**k for k in range(low, top + 1) if k % 10 == 0 or k == low]
+    # Label every 2^10 (1 KiB, 1 MiB, 1 GiB), and the bottom of the axis too unless it
+    # sits so close below a label that the two would overlap (512 B under 1 KiB).
+    ticks = [2.0**k for k in range(low, top + 1) if k % 10 == 0 or (k == low and -k % 10 >= 4)]
     ax.set_yticks(ticks, [fmt_bytes(t) for t in ticks], fontsize=8)
     ax.minorticks_off()
     _size_axis(ax, n)

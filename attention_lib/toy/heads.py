@@ -14,13 +14,13 @@ checkable by hand:
 * a negative ``q`` would prefer the smallest ``k`` (none is negative here).
 
 Width 1 is deliberately thin, so that every number can be read by hand; real heads are
-typically 64 or 128 wide, and chapter 7 builds a head two numbers wide to show what
-width adds. A one-number query has a size and a sign but no direction: within one head,
-every token with a positive query ranks the keys in the same order. Each head is
-therefore three columns: *who asks* (``W_q``), *what answers* (``W_k``) and *what comes
-back* (``W_v``). All queries are 0 or positive (``X`` has no negative entries and
-neither has ``W_q``). The numbers are chosen by hand, not trained, so that the heads
-tell the article's story:
+typically 64 or 128 wide, and chapter 7 builds heads two numbers wide (the pair of heads
+for "ate", and, in its optional section, one head that serves two askers). A one-number
+query has a size and a sign but no direction: within one head, every token with a
+positive query ranks the keys in the same order. Each head is therefore three columns:
+*who asks* (``W_q``), *what answers* (``W_k``) and *what comes back* (``W_v``). All
+queries are 0 or positive (``X`` has no negative entries and neither has ``W_q``). The
+numbers are chosen by hand, not trained, so that the heads tell the article's story:
 
 * **pronoun**: "it" -> "cake" (0.73);
 * **verb-object**: "ate" -> "cake" (0.86);
@@ -28,8 +28,10 @@ tell the article's story:
   head here; ``X`` has no feature for praise, so this head can only read *food*: the
   words about food ask for the food itself;
 * **verb-subject**: "ate" -> "I" (0.90). "ate" needs both its object and its subject;
-  one head would hand back one weighted average of their values, in which features the
-  two share can no longer be told apart: that is why there are heads.
+  one head would split its row between them, bring back less of each (heads 2 and 4 run
+  as one: 0.47 of food and 0.44 of person instead of 0.92 and 0.91), and hand back one
+  weighted average of their values, in which features the two share can no longer be
+  told apart: that is why there are heads.
 
 ``tests/test_ch07_multi_head.py`` asserts each of these. Use them through
 ``toy.heads`` (``toy.heads.W_q`` ...), which keeps them apart from the one-head

@@ -205,7 +205,9 @@ def _forward(weights: dict, data: PronounData):
     return logits, (X_it, Q, K, V, A)
 
 
-def loss_and_gradients(weights: dict, data: PronounData) -> tuple[float, dict]:
+def loss_and_gradients(
+    weights: dict, data: PronounData, backward=attention_backward
+) -> tuple[float, dict]:
     r"""Cross-entropy loss of the model and its gradient for each weight matrix.
 
     Notes
@@ -213,8 +215,10 @@ def loss_and_gradients(weights: dict, data: PronounData) -> tuple[float, dict]:
     With :math:`p = \operatorname{softmax}(\text{logits})` and one-hot targets :math:`y`,
     the loss is :math:`L = -\frac{1}{m}\sum \log p_{\text{target}}`, and the chain rule
     runs backwards: :math:`d\,\text{logits} = (p - y)/m`, :math:`dO = d\,\text{logits}\;
-    E_{nouns}`, then :func:`attention_backward` gives :math:`dQ, dK, dV`, and since
-    :math:`Q = X W_q`, :math:`dW_q = \sum X^\top dQ` (likewise for ``W_k``, ``W_v``).
+    E_{nouns}`, then ``backward`` (:func:`attention_backward` unless you pass another
+    function with its signature, such as one with a deliberate slip) gives
+    :math:`dQ, dK, dV`, and since :math:`Q = X W_q`, :math:`dW_q = \sum X^\top dQ`
+    (likewise for ``W_k``, ``W_v``).
     """
     logits, (X_it, Q, K, V, _) = _forward(weights, data)
     p, m, rows = softmax(logits), len(data.it), np.arange(len(data.it))  # p: (m, 8)
@@ -223,7 +227,7 @@ def loss_and_gradients(weights: dict, data: PronounData) -> tuple[float, dict]:
     d_logits[rows, data.target] -= 1.0
     d_logits /= m  # (m, 8)
     dOut = (d_logits @ NOUN_EMBEDDINGS)[:, None]  # (m, 1, d_v)
-    dQ, dK, dV = attention_backward(Q, K, V, dOut)
+    dQ, dK, dV = backward(Q, K, V, dOut)
     d = D_MODEL
     grads = {
         "W_q": X_it.reshape(-1, d).T @ dQ.reshape(-1, d),  # sum over sentences of Xᵀ dQ
@@ -278,12 +282,14 @@ def train(
     attention: bool = True,
     checkpoints=(),
     start: dict | None = None,
+    backward=attention_backward,
 ) -> TrainingRun:
     """Plain gradient descent from :func:`init_weights`: ``W <- W - lr * dL/dW``.
 
     Deterministic: the same arguments give the same numbers, run after run. The
     weights are copied at each step listed in ``checkpoints`` (0 is before training).
-    ``start``, a dict of ``W_q``, ``W_k``, ``W_v``, replaces the random start.
+    ``start``, a dict of ``W_q``, ``W_k``, ``W_v``, replaces the random start;
+    ``backward`` replaces :func:`attention_backward` (see :func:`loss_and_gradients`).
     """
     if start is None:
         weights = init_weights(seed, attention=attention)
@@ -291,7 +297,8 @@ def train(
         weights = {name: np.array(start[name], dtype=float) for name in ("W_q", "W_k", "W_v")}
     log = TrainingLog(train_data, test_data, checkpoints)
     for step in range(steps + 1):
-        loss, grads = loss_and_gradients(weights, train_data)  # run, score, trace
+        # run, score, trace back:
+        loss, grads = loss_and_gradients(weights, train_data, backward)
         log.record(step, loss, weights)  # bookkeeping for the figures
         if step < steps:
             for name in weights:  # nudge every weight a small step downhill

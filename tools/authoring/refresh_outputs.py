@@ -4,7 +4,7 @@
 
 The result is deterministic: running it twice leaves `git diff` empty, on any Python
 version. Timings printed by a cell tagged nbval-ignore-output keep their committed text
-while the cell's code is unchanged. To get there it also records no execution timestamps,
+while the cell's code is unchanged since the last commit. It also records no execution timestamps,
 stores no widget state, and drops the widget-view outputs (they carry a random model id,
 and a slider's static HTML beside it holds every frame) and the Python version. The
 plain-text line beside each widget stays, and the website re-executes the chapters
@@ -13,6 +13,7 @@ anyway, so its sliders are fresh.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -45,8 +46,21 @@ def measured(nb) -> dict[str, tuple[str, list]]:
     }
 
 
+def committed(path: Path):
+    """The notebook as the last commit has it, or None (a new file, or no git)."""
+    try:
+        done = subprocess.run(
+            ["git", "show", f"HEAD:./{path.name}"], cwd=path.parent, capture_output=True, text=True
+        )
+    except OSError:
+        return None
+    return nbformat.reads(done.stdout, as_version=4) if done.returncode == 0 else None
+
+
 def keep_measurements(nb, before: dict[str, tuple[str, list]]) -> None:
-    """Give a cell whose source is unchanged the printed timings it was committed with.
+    """Give a cell whose source is unchanged since the last commit the printed timings it
+    was committed with. (A cell edited since then prints fresh ones: comparing with the file
+    on disk would keep the old timings under the new code.)
 
     A timing printed by a cell tagged nbval-ignore-output is new on every run; keeping the
     committed one while the code that measured it is unchanged keeps `make outputs`
@@ -61,7 +75,8 @@ def keep_measurements(nb, before: dict[str, tuple[str, list]]) -> None:
 
 def refresh(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
-    before = measured(nb)
+    last = committed(path)
+    before = measured(last) if last is not None else {}
     client = NotebookClient(
         nb,
         timeout=300,

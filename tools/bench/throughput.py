@@ -15,6 +15,7 @@ they show up as lost efficiency rather than as work):
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import platform
 import statistics
@@ -23,6 +24,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
+
+from bench import vs_pytorch
 
 # --- 0. The machine -----------------------------------------------------------------------
 
@@ -84,9 +87,13 @@ def best_time(fn, *, repeat: int, budget: float = 3.0, warm_up=True) -> tuple[fl
 
     The best run is the one least disturbed by other work on the machine, so the ratios use
     it; the median is kept to show how noisy the run was. Stops early after ``budget`` s.
+    The runs start 0.15 s after the warm-up: after a product on two threads, BLAS's idle
+    thread spins on a core for about 0.1 s, and the library's own threads (the fast route
+    of attention) would share the cores with it (``attention_lib/parallel.py``).
     """
     if warm_up:
         fn()
+    time.sleep(0.15)
     times = []
     start = time.perf_counter()
     for _ in range(repeat):
@@ -123,12 +130,19 @@ def attention_rows(peaks: dict, quick: bool) -> list[dict]:
         Ws = [W.astype(dtype) for W in Ws]
         flops = 4 * 2 * n * d_model**2 + 2 * 2 * n**2 * d_model
         shape = f"d_model={d_model}, h={h}"
-        t, med = best_time(lambda X=X, Ws=Ws: al.multi_head_attention(X, *Ws, h), repeat=15)
-        rows.append(_rate_row("multi_head_attention", n, dtype, shape, flops, t, med, peaks))
-        t, med = best_time(lambda X=X, Ws=Ws: products_only(X, Ws, h), repeat=15)
-        rows.append(
-            _rate_row("  its matmuls alone (ceiling)", n, dtype, shape, flops, t, med, peaks)
+        # The two take turns for 8 s, so that a busy spell on the machine hits both; the
+        # CPU that other processes used during each best run is kept ("others").
+        turns = vs_pytorch.take_turns(
+            {
+                "multi_head_attention": functools.partial(al.multi_head_attention, X, *Ws, h),
+                "  its matmuls alone (ceiling)": functools.partial(products_only, X, Ws, h),
+            },
+            seconds=8.0,
         )
+        for what, run in turns.items():
+            t, med = run["best_ms"] / 1e3, run["median_ms"] / 1e3
+            rows.append(_rate_row(what, n, dtype, shape, flops, t, med, peaks))
+            rows[-1]["others_cores"] = run["others_cores"]
     d_k = 64
     sizes = (128, 512, 1024) if quick else (128, 256, 512, 1024, 2048, 4096)
     for dtype in (np.float64, np.float32):
@@ -182,15 +196,15 @@ def products_only(X, Ws, h: int):
     ``(h, n, n)`` result each call, as the real function must return. Its rate is the
     ceiling that attention itself can reach.
     """
-    from attention_lib import fast
+    from attention_lib import fast, parallel
 
     W_q, W_k, W_v, W_o = Ws
     n, d_model = X.shape
     d_k = d_model // h
     rows = max(1, fast._BLOCK // n)
     parts = [(i, slice(start, start + rows)) for i in range(h) for start in range(0, n, rows)]
-    with fast.threads(h * n * n) as n_threads:
-        QKV = fast.matmuls([(X, W, "X @ W") for W in (W_q, W_k, W_v)], n_threads)
+    with parallel.threads(h * n * n) as n_threads:
+        QKV = parallel.matmuls([(X, W, "X @ W") for W in (W_q, W_k, W_v)], n_threads)
         Q, K, V = (P.reshape(n, h, d_k).swapaxes(0, 1) for P in QKV)  # (h, n, d_k)
         weights = np.empty((h, n, n), X.dtype)
         merged = np.empty((n, d_model), X.dtype)
@@ -200,8 +214,8 @@ def products_only(X, Ws, h: int):
             np.matmul(Q[part], K[part[0]].T, out=weights[part])
             np.matmul(weights[part], V[part[0]], out=heads[part])
 
-        fast._share_out(products, parts, None, None, n_threads)
-        return fast.matmuls([(merged, W_o, "heads @ W_o")], n_threads)[0], weights
+        parallel.share_out(products, parts, None, None, n_threads)
+        return parallel.matmuls([(merged, W_o, "heads @ W_o")], n_threads)[0], weights
 
 
 def best_peak(r: dict) -> None:

@@ -9,8 +9,8 @@ transposes), ``batch_first=True`` and one sequence. PyTorch runs
 ``nn.MultiheadAttention`` in inference mode twice: returning the weights of every head
 (``need_weights=True, average_attn_weights=False``, what ``al.multi_head_attention``
 returns) and with ``need_weights=False``, its fused route. The four calls take turns,
-round after round, so that a busy spell on the machine slows all of them alike; each keeps
-its best round.
+round after round for 30 s, each after a pause of 0.15 s, so that a busy spell on the
+machine slows all of them alike; each keeps its best round.
 
 PyTorch is optional and for this comparison only. ``requirements-bench.txt`` pins it;
 :func:`install` installs it with pip where pip offers a CPU build, and otherwise the
@@ -84,7 +84,9 @@ def take_turns(calls: dict, seconds: float, min_rounds: int = 5, pause=()) -> di
     a quiet machine, up to the number of cores), or ``None`` where it cannot be read.
     After the calls named in ``pause`` the next one waits 0.15 s: when BLAS has used
     two threads, its idle thread keeps spinning on a core for about 0.1 s, and it would
-    slow the next call down (``attention_lib/fast.py``).
+    slow the next call down (``attention_lib/parallel.py``); PyTorch's threads linger
+    too (the library's best run, taking turns with PyTorch, was 64 ms without the
+    pauses and 60 ms with them, against 58 ms alone).
     """
     runs = {name: [] for name in calls}
     for call in calls.values():
@@ -117,11 +119,13 @@ def take_turns(calls: dict, seconds: float, min_rounds: int = 5, pause=()) -> di
     return result
 
 
-def compare(peak_gflops: float, seconds: float = 20.0) -> dict:
+def compare(peak_gflops: float, seconds: float = 30.0) -> dict:
     """Time both libraries on the same layer; ``{"skipped": why}`` without PyTorch.
 
     A matrix product of the peak's kind takes its turn too, and the best of the peak
     given and its own runs is the peak the ratios use (``peak_gflops`` in the result).
+    So does the same product in PyTorch (``torch_peak_gflops``): its own matrix library
+    may be faster or slower than NumPy's on this CPU.
     """
     why = install()
     if why:
@@ -158,15 +162,19 @@ def compare(peak_gflops: float, seconds: float = 20.0) -> dict:
         "torch": lambda: torch_mha(True),
         "torch_no_weights": lambda: torch_mha(False),
         "peak": lambda: A @ A,
+        "torch_peak": lambda: A_torch @ A_torch,  # PyTorch's own matrix library
     }
     A = rng.standard_normal((2048, 2048))
+    A_torch = torch.from_numpy(A)
     load_before = os.getloadavg()[0]
-    rows = take_turns(calls, seconds, pause={"peak"})
+    rows = take_turns(calls, seconds, pause=set(calls))  # each starts with idle threads
     peak_gflops = max(peak_gflops, 2 * 2048**3 / (rows.pop("peak")["best_ms"] / 1e3) / 1e9)
+    torch_peak = 2 * 2048**3 / (rows.pop("torch_peak")["best_ms"] / 1e3) / 1e9
     for row in rows.values():
         row["ratio_vs_float64_peak"] = FLOPS / (row["best_ms"] / 1e3) / 1e9 / peak_gflops
     return {
         "peak_gflops": peak_gflops,
+        "torch_peak_gflops": torch_peak,
         "torch": torch.__version__,
         "torch_threads": torch.get_num_threads(),
         "largest_difference": agree,
@@ -192,7 +200,8 @@ def lines(c: dict, goal: float) -> list[str]:
         f"1b. Against PyTorch {c['torch']} ({c['torch_threads']} threads), float64, n={N}, "
         f"d_model={D_MODEL}, h={H}; same weights, results agree to "
         f"{c['largest_difference']:.1e}; load {c['load'][0]:.2f} before, {c['load'][1]:.2f} "
-        f"after; peak {c['peak_gflops']:.1f} GFLOP/s",
+        f"after; peak {c['peak_gflops']:.1f} GFLOP/s (the same product in PyTorch: "
+        f"{c['torch_peak_gflops']:.1f})",
         f"{'function':<46}{'best ms':>9}{'median':>9}{'% f64 peak':>12}{'others':>8}  vs PyTorch",
     ]
     for name, label in LABELS.items():
