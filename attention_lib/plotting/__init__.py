@@ -13,7 +13,8 @@ from .learning import before_after, it_attention, training_curves, training_fram
 from .masking import masked_heatmaps, masked_row
 from .matrices import bar_row, heatmap
 from .real_model import attention_panels, head_grid, token_attention
-from .scaling import gradients_vs_dimension, scaling_frame, scaling_vs_dimension
+from .scaling import gradients_vs_dimension, scaling_vs_dimension
+from .scaling_frame import scaling_frame
 from .scores import dot_product_arrows, score_bars
 from .shapes import matmul_diagram
 from .spread import seed_histogram
