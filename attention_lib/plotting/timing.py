@@ -72,7 +72,14 @@ def _size_axis(ax, n: np.ndarray) -> None:
     ax.set_xlabel("n (number of tokens)")
 
 
-def timing_plot(n, times: dict, *, title: str = "Time for one attention call", guide: bool = True):
+def timing_plot(
+    n,
+    times: dict,
+    *,
+    title: str = "Time for one attention call",
+    guide: bool = True,
+    linear: str | None = None,
+):
     """Log-log plot of run time against ``n``, one line per way of computing attention.
 
     Parameters
@@ -83,8 +90,12 @@ def timing_plot(n, times: dict, *, title: str = "Time for one attention call", g
         Seconds per call for each way, in legend order; NaN where it was not run.
     title : str
     guide : bool
-        Draw a dotted "grows like n²" line through the first way's last point. Leave it
+        Draw a dotted "grows like n²" line beside the first way (a third of its last
+        point, so that it does not hide under the data). Leave it
         out where the data do not follow n² (a guide the data refute misleads).
+    linear : str, optional
+        A way in ``times`` (such as a recurrent network) to draw a dashed "grows like n"
+        line beside, placed the same way. Guides span the way's sizes, within the axis.
 
     Returns
     -------
@@ -94,17 +105,21 @@ def timing_plot(n, times: dict, *, title: str = "Time for one attention call", g
     """
     n = _sizes(n)
     times = _series(n, times, "times")
+    if linear is not None and linear not in times:  # checked before drawing
+        raise ValueError(f"linear names a way to draw through; {linear!r} is not in times")
     fig, ax = plt.subplots(figsize=(6.2, 3.6))
     for (label, t), style in zip(times.items(), STYLES, strict=False):
         ax.plot(n, t, **style, label=label)
-    if guide:  # a dotted n^2 guide through the first way's last point
-        first = next(iter(times.values()))
-        last = np.flatnonzero(~np.isnan(first))[-1]
-        ax.plot(
-            n, first[last] * (n / n[last]) ** 2, color="0.6", linestyle=":", label="grows like n²"
-        )
     lo = min(np.nanmin(t) for t in times.values())
     hi = max(np.nanmax(t) for t in times.values())
+    guides = [(next(iter(times)), 2, ":", "grows like n²")] if guide else []
+    if linear is not None:
+        guides.append((linear, 1, "--", "grows like n"))
+    for way, power, style, label in guides:  # parallel to the way, a third below its end
+        last = np.flatnonzero(~np.isnan(times[way]))[-1]
+        line = times[way][last] / 3 * (n / n[last]) ** power  # on the line, it would hide
+        line[np.isnan(times[way]) | (line < lo / 2) | (line > hi * 2)] = np.nan  # in range
+        ax.plot(n, line, color="0.55", linestyle=style, label=label)
     ax.set_yscale("log")
     ax.set_ylim(lo / 2, hi * 2)
     ticks = 10.0 ** np.arange(np.floor(np.log10(lo / 2)), np.ceil(np.log10(hi * 2)) + 1)
