@@ -210,6 +210,19 @@ def test_timing_plot_labels_every_way_and_skips_what_was_not_run():
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert labels == ["loop", "rows", "matrix"]
     plt.close(fig)
+    fig, _ = timing_plot(SIZES, TIMES, linear="matrix")  # chapter 9's RNN: "grows like n"
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["loop", "rows", "matrix", "grows like n²", "grows like n"]
+    guide = ax.get_lines()[-1].get_ydata()  # a third of matrix's last point, 80 µs at n = 64
+    assert np.isclose(guide[-1], 80e-6 / 3) and np.isnan(guide[-2])  # 13 µs: under the axis
+    n_squared = ax.get_lines()[-2].get_ydata()  # ends where the axis does, not off the plot
+    low, high = ax.get_ylim()
+    assert np.isnan(n_squared[-1]) and np.nanmax(n_squared) <= high  # loop not run at 64
+    assert np.nanmin(n_squared) >= low
+    plt.close(fig)
+    with pytest.raises(ValueError, match="'RNN' is not in times"):
+        timing_plot(SIZES, TIMES, linear="RNN")
 
 
 def test_speedup_plot_divides_by_the_baseline():

@@ -7,19 +7,20 @@ submodules group them by topic and share :mod:`.base`.
 from .base import CMAP, Figure, figure_html, show
 from .blend import blend_hull, contributions, convex_hull, inside_hull
 from .decoder import loss_vs_baselines, writing_frame
+from .dependency import dependency_figure
 from .embeddings import encoding_heatmap, similarity_map, token_panels
 from .heads import KeyTable, Step, head_heatmaps, shape_tracer, top_keys, trace_shapes
 from .learning import before_after, it_attention, training_curves, training_frame
 from .masking import masked_heatmaps, masked_row
 from .matrices import bar_row, heatmap
 from .real_model import attention_panels, head_grid, token_attention
-from .scaling import gradients_vs_dimension, scaling_frame, scaling_vs_dimension
+from .scaling import gradients_vs_dimension, scaling_vs_dimension
+from .scaling_frame import scaling_frame
 from .scores import dot_product_arrows, score_bars
 from .shapes import matmul_diagram
 from .spread import seed_histogram
 from .tiles import tile_figure, tile_steps
 from .timing import (
-    dependency_figure,
     fmt_bytes,
     fmt_time,
     memory_plot,

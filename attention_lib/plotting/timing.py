@@ -72,7 +72,14 @@ def _size_axis(ax, n: np.ndarray) -> None:
     ax.set_xlabel("n (number of tokens)")
 
 
-def timing_plot(n, times: dict, *, title: str = "Time for one attention call", guide: bool = True):
+def timing_plot(
+    n,
+    times: dict,
+    *,
+    title: str = "Time for one attention call",
+    guide: bool = True,
+    linear: str | None = None,
+):
     """Log-log plot of run time against ``n``, one line per way of computing attention.
 
     Parameters
@@ -83,8 +90,12 @@ def timing_plot(n, times: dict, *, title: str = "Time for one attention call", g
         Seconds per call for each way, in legend order; NaN where it was not run.
     title : str
     guide : bool
-        Draw a dotted "grows like n²" line through the first way's last point. Leave it
+        Draw a dotted "grows like n²" line beside the first way (a third of its last
+        point, so that it does not hide under the data). Leave it
         out where the data do not follow n² (a guide the data refute misleads).
+    linear : str, optional
+        A way in ``times`` (such as a recurrent network) to draw a dashed "grows like n"
+        line beside, placed the same way. Guides span the way's sizes, within the axis.
 
     Returns
     -------
@@ -94,17 +105,21 @@ def timing_plot(n, times: dict, *, title: str = "Time for one attention call", g
     """
     n = _sizes(n)
     times = _series(n, times, "times")
+    if linear is not None and linear not in times:  # checked before drawing
+        raise ValueError(f"linear names a way to draw through; {linear!r} is not in times")
     fig, ax = plt.subplots(figsize=(6.2, 3.6))
     for (label, t), style in zip(times.items(), STYLES, strict=False):
         ax.plot(n, t, **style, label=label)
-    if guide:  # a dotted n^2 guide through the first way's last point
-        first = next(iter(times.values()))
-        last = np.flatnonzero(~np.isnan(first))[-1]
-        ax.plot(
-            n, first[last] * (n / n[last]) ** 2, color="0.6", linestyle=":", label="grows like n²"
-        )
     lo = min(np.nanmin(t) for t in times.values())
     hi = max(np.nanmax(t) for t in times.values())
+    guides = [(next(iter(times)), 2, ":", "grows like n²")] if guide else []
+    if linear is not None:
+        guides.append((linear, 1, "--", "grows like n"))
+    for way, power, style, label in guides:  # parallel to the way, a third below its end
+        last = np.flatnonzero(~np.isnan(times[way]))[-1]
+        line = times[way][last] / 3 * (n / n[last]) ** power  # on the line, it would hide
+        line[np.isnan(times[way]) | (line < lo / 2) | (line > hi * 2)] = np.nan  # in range
+        ax.plot(n, line, color="0.55", linestyle=style, label=label)
     ax.set_yscale("log")
     ax.set_ylim(lo / 2, hi * 2)
     ticks = 10.0 ** np.arange(np.floor(np.log10(lo / 2)), np.ceil(np.log10(hi * 2)) + 1)
@@ -250,55 +265,5 @@ def memory_plot(n, measured: dict, *, itemsize: int = 8, title: str | None = Non
         f"{fmt_bytes(computed[0])} to {fmt_bytes(computed[-1])}. Measured: "
         + "; ".join(parts)
         + "."
-    )
-    return fig, alt
-
-
-def dependency_figure(tokens):
-    """What each step waits for: a recurrent network (a chain) next to attention (none).
-
-    Parameters
-    ----------
-    tokens : sequence of str
-        One label per position, e.g. ``toy.TOKENS``.
-
-    Returns
-    -------
-    fig : matplotlib.figure.Figure
-    alt : str
-        How many steps each has to take one after another.
-    """
-    if isinstance(tokens, str) or not hasattr(tokens, "__len__") or len(tokens) < 2:
-        raise ValueError(f"tokens must be a list of at least 2 labels, got {tokens!r}")
-    n = len(tokens)
-    x = np.arange(n)
-    dark, light = plt.get_cmap(CMAP)(0.0), plt.get_cmap(CMAP)(0.8)
-    fig, (rnn, att) = plt.subplots(1, 2, figsize=(7.7, 3.1))  # the page's width at 90 dpi
-    arrow = {"arrowstyle": "-|>", "color": dark, "lw": 1.2, "shrinkA": 9, "shrinkB": 9}
-    for ax in (rnn, att):
-        ax.scatter(x, np.zeros(n), s=170, color=light, edgecolor="black", zorder=3)
-        ax.scatter(x, np.ones(n), s=170, color=dark, edgecolor="black", marker="s", zorder=3)
-        ax.set_xticks(x, tokens, rotation=45, ha="right", fontsize=8)
-        ax.set_yticks([0, 1], ["input $x_t$", ""], fontsize=8)
-        ax.set_xlim(-0.6, n - 0.4)
-        ax.set_ylim(-0.3, 1.45)
-        for side in ("top", "right", "left"):
-            ax.spines[side].set_visible(False)
-    for t in x:
-        rnn.annotate("", (t, 1), (t, 0), arrowprops=arrow)
-        if t:
-            rnn.annotate("", (t, 1), (t - 1, 1), arrowprops={**arrow, "color": "black", "lw": 2})
-        att.plot([x, np.full(n, t)], [np.zeros(n), np.ones(n)], color="0.6", lw=0.6, zorder=1)
-    rnn.set_yticks([0, 1], ["input $x_t$", "state $h_t$"], fontsize=8)
-    att.set_yticks([0, 1], ["input $x_t$", "output"], fontsize=8)
-    rnn.set_title(f"Recurrent: $h_t$ waits for $h_{{t-1}}$: {n} steps in a row", fontsize=10)
-    att.set_title("Attention: no output waits for another: 1 step", fontsize=10)
-    fig.tight_layout()
-    alt = (
-        f"Two diagrams over the {n} tokens {', '.join(repr(t) for t in tokens)}. Left, a "
-        f"recurrent network: each state is computed from its input and the previous state, "
-        f"a chain of {n} steps that must run one after another. Right, attention: each of "
-        f"the {n} outputs is computed from all {n} inputs ({n * n} lines) and from no other "
-        f"output, so all {n} can be computed at the same time."
     )
     return fig, alt

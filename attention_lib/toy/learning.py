@@ -7,22 +7,16 @@ to the singular one::
     the cake and the cookies and it was      ->  cake
     the cakes and the cookie and it was      ->  cookie
 
-The model has to **copy** that noun into the position of "it": its answer is the noun
-whose embedding is closest to the attention output at "it". Attention is necessary,
-and it has to be learned:
-
-* the embedding of "it" knows nothing about the sentence, so the noun can only arrive
-  through attention;
-* both nouns come from the same vocabulary and either can come first, so neither the
-  word nor the position gives the answer away. "it" has to look for *singular*;
-* uniform attention averages both nouns, and the two mirror images above (same words,
-  numbers swapped) then get the *same* output: no readout can tell them apart.
+The model **copies** that noun into the position of "it": its answer is the noun whose
+embedding is closest to the attention output at "it". Attention is necessary and must
+be learned: the embedding of "it" knows nothing about the sentence; either noun can
+come first, so neither word nor position gives the answer away ("it" must look for
+*singular*); and uniform attention gives the two mirror images above the *same* output.
 
 Every word has a fixed random embedding (seeded): a noun is its word's vector plus a
-shared "singular" or "plural" vector, so "cake" and "cakes" are related the way an
-embedding table would relate them. Positions are added with the sinusoidal encoding of
-chapter 1. Only ``W_q``, ``W_k`` and ``W_v`` are learned, by plain gradient descent,
-with the backward pass from :mod:`attention_lib.backward`.
+shared "singular" or "plural" vector. Positions are chapter 1's sinusoidal encoding.
+Only ``W_q``, ``W_k`` and ``W_v`` are learned, by plain gradient descent, with the
+backward pass from :mod:`attention_lib.backward`.
 """
 
 from __future__ import annotations

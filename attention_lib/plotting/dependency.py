@@ -1,0 +1,58 @@
+"""Chapter 9's first figure: what each output waits for, in an RNN and in attention."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .base import CMAP
+
+
+def dependency_figure(tokens):
+    """What each step waits for: a recurrent network (a chain) next to attention (none).
+
+    Parameters
+    ----------
+    tokens : sequence of str
+        One label per position, e.g. ``toy.TOKENS``.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        How many steps each has to take one after another.
+    """
+    if isinstance(tokens, str) or not hasattr(tokens, "__len__") or len(tokens) < 2:
+        raise ValueError(f"tokens must be a list of at least 2 labels, got {tokens!r}")
+    n = len(tokens)
+    x = np.arange(n)
+    dark, light = plt.get_cmap(CMAP)(0.0), plt.get_cmap(CMAP)(0.8)
+    fig, (rnn, att) = plt.subplots(1, 2, figsize=(7.7, 3.1))  # the page's width at 90 dpi
+    arrow = {"arrowstyle": "-|>", "color": dark, "lw": 1.2, "shrinkA": 9, "shrinkB": 9}
+    for ax in (rnn, att):
+        ax.scatter(x, np.zeros(n), s=170, color=light, edgecolor="black", zorder=3)
+        ax.scatter(x, np.ones(n), s=170, color=dark, edgecolor="black", marker="s", zorder=3)
+        ax.set_xticks(x, tokens, rotation=45, ha="right", fontsize=8)
+        ax.set_yticks([0, 1], ["input $x_t$", ""], fontsize=8)
+        ax.set_xlim(-0.6, n - 0.4)
+        ax.set_ylim(-0.3, 1.45)
+        for side in ("top", "right", "left"):
+            ax.spines[side].set_visible(False)
+    for t in x:
+        rnn.annotate("", (t, 1), (t, 0), arrowprops=arrow)
+        if t:
+            rnn.annotate("", (t, 1), (t - 1, 1), arrowprops={**arrow, "color": "black", "lw": 2})
+        att.plot([x, np.full(n, t)], [np.zeros(n), np.ones(n)], color="0.6", lw=0.6, zorder=1)
+    rnn.set_yticks([0, 1], ["input $x_t$", "state $h_t$"], fontsize=8)
+    att.set_yticks([0, 1], ["input $x_t$", "output"], fontsize=8)
+    rnn.set_title(f"Recurrent: $h_t$ waits for $h_{{t-1}}$: {n} steps in a row", fontsize=10)
+    att.set_title("Attention: no output waits for another: 1 step", fontsize=10)
+    fig.tight_layout()
+    alt = (
+        f"Two diagrams over the {n} tokens {', '.join(repr(t) for t in tokens)}. Left, a "
+        f"recurrent network: each state is computed from its input and the previous state, "
+        f"a chain of {n} steps that must run one after another. Right, attention: each of "
+        f"the {n} outputs is computed from all {n} inputs ({n * n} lines) and from no other "
+        f"output, so all {n} can be computed at the same time."
+    )
+    return fig, alt
