@@ -10,6 +10,7 @@ import functools
 import time
 
 import numpy as np
+
 from bench.throughput import best_time
 
 # --- 4. The pretrained model ----------------------------------------------------------------
