@@ -65,7 +65,7 @@ class Exercise:
     stub: str | None = None  # the stub cell the student copy keeps
     stub_cell: int | None = None  # its index in the course notebook
     cell: int = 0  # the index of the exercise's own markdown cell
-    solutions: tuple[str, ...] = ()  # the code cells of its solution
+    solutions: tuple[str, ...] = ()  # the code cells of its solution, assertions left out
     forbidden: tuple[str, ...] = ()  # library functions ruled out: ("softmax",)
     tripwires: tuple[str, ...] = ()  # their full names: ("attention_lib.core.softmax",)
 
@@ -151,10 +151,12 @@ def parse(nb: dict, stem: str) -> Chapter:
                 if call is not None:
                     stub_cell = j
                     break
-        solutions = tuple(
+        solutions = tuple(  # what a reader sees: a solution's assertions are not part of it
             sources[j]
             for j, owner in in_solution.items()
-            if owner == label and cells[j].get("cell_type") == "code"
+            if owner == label
+            and cells[j].get("cell_type") == "code"
+            and "remove-cell" not in cells[j].get("metadata", {}).get("tags", [])
         )
         common = {
             "label": label,

@@ -78,6 +78,8 @@ def solution_cell(cells: list, label: str, converter: myst.Converter) -> nbforma
     """One markdown cell that folds a whole solution: its text, code and printed output."""
     parts = []
     for cell in cells:
+        if "remove-cell" in tags(cell):  # an assertion inside a solution stays off the page
+            continue
         if cell.cell_type == "markdown":
             text = myst.DIRECTIVE.sub(
                 lambda m: "" if m["name"] in ("solution-start", "solution-end") else m[0],
