@@ -321,6 +321,8 @@ def test_tile_figure_shows_only_the_current_tile():
     fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 2)  # steps count from 1
     texts = [t.get_text() for t in fig.axes[0].texts]
     title = fig.axes[0].get_title()
+    bars = [a for a in fig.axes if a.get_ylabel().startswith("colour: scaled logit z")]
+    assert len(bars) == 1 and bars[0].get_ylim() == (Z.min(), Z.max())  # what the colour means
     plt.close(fig)
     assert "numbers: the current tile's scaled logits z" in title
     assert len(texts) == 4 * 5  # queries 'I'..'cake' x keys 'cake'..'delicious'
@@ -328,6 +330,7 @@ def test_tile_figure_shows_only_the_current_tile():
     assert title.startswith("Step 2 of 4: query block 1, key block 2")
     assert "step 2 of 4" in alt and "'I' to 'cake'" in alt and "1 earlier tile is hatched" in alt
     assert "the scaled logits z = q·k / √d_k" in alt  # what the numbers in the cells are
+    assert f"from dark (lowest, {Z.min():.2f}) to light (highest, {Z.max():.2f})" in alt
     for outside in (0, 5):
         with pytest.raises(ValueError, match=f"step must be 1 to 4, got {outside}"):
             tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], outside)
@@ -347,6 +350,9 @@ def test_tile_figure_lists_the_running_m_ell_and_o_of_each_query():
     assert panel[it].startswith(f"m {m:.2f}  ℓ {ell:.2f}  o (") and f"'it': m {m:.2f}" in alt
     assert panel[0].startswith("done: m ") and len(panel) == 8
     assert fig.get_suptitle().startswith("Step 3 of 4")  # the chapter's "step 3"
+    bar = fig.axes[2]  # the colour bar, between the tiles and the panel
+    assert bar.get_ylabel().startswith("colour: scaled logit z") and len(fig.axes) == 3
+    assert bar.get_position().x1 < fig.axes[1].get_position().x0  # no overlap with the panel
     fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 1, V=V)
     assert [t.get_text() for t in fig.axes[1].texts][4:] == ["not started"] * 4
     assert "step 1 of 4" in alt and "no earlier tile is hatched" in alt

@@ -16,6 +16,7 @@ from matplotlib.patches import Rectangle
 from ..validate import as_float_array
 from .base import CMAP, annotate_cells, check_labels
 
+BAR_LABEL = "colour: scaled logit z, whole matrix's range"
 _DONE = {"facecolor": "0.9", "edgecolor": "0.55", "hatch": "\\\\\\", "linewidth": 0.0}
 
 
@@ -76,13 +77,16 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None):
     shown[rows, cols] = Z[rows, cols]
 
     if V is None:
-        fig, ax = plt.subplots(figsize=(6.4, 5.2), layout="constrained")
+        fig, ax = plt.subplots(figsize=(7.0, 5.2), layout="constrained")
+        bar = {"ax": ax, "fraction": 0.046, "pad": 0.03}
     else:  # fixed boxes in inches, so the panel's lines sit level with the heatmap's rows
-        width, height, box = 8.4, 5.85, 3.9
+        width, height, box = 9.3, 5.85, 3.9
         fig = plt.figure(figsize=(width, height))
         ax = fig.add_axes((1.0 / width, 1.05 / height, box / width, box / height))
-        side = fig.add_axes((5.05 / width, 1.05 / height, 3.3 / width, box / height))
-    ax.imshow(shown, cmap=CMAP, vmin=lo, vmax=hi, aspect="auto")
+        side = fig.add_axes((5.95 / width, 1.05 / height, 3.3 / width, box / height))
+        bar = {"cax": fig.add_axes((5.05 / width, 1.05 / height, 0.15 / width, box / height))}
+    image = ax.imshow(shown, cmap=CMAP, vmin=lo, vmax=hi, aspect="auto")
+    fig.colorbar(image, **bar, label=BAR_LABEL)
     annotate_cells(ax, Z[rows, cols], lo, hi, ".2f", fontsize=9)  # at (0, 0) of the tile ...
     for text in ax.texts:  # ... so move the numbers onto the tile
         x, y = text.get_position()
@@ -118,7 +122,8 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None):
         f"{len(tokens)} tokens cut into {len(q) - 1} query blocks and {len(k) - 1} key "
         f"blocks. Only the current tile, queries {q_tokens[0]!r} to {q_tokens[-1]!r} "
         f"against keys {k_tokens[0]!r} to {k_tokens[-1]!r}, shows its numbers, the scaled "
-        "logits z = q·k / √d_k; "
+        f"logits z = q·k / √d_k, coloured from dark (lowest, {lo:.2f}) to light (highest, "
+        f"{hi:.2f}) on the range of the whole matrix; "
         f"{_tiles(step - 1, 'earlier')} hatched as already folded into the running maximum, "
         f"sum and output, and {_tiles(len(steps) - step, 'more')} blank.{state}"
     )
