@@ -1,9 +1,12 @@
-"""Chapter 5: the weights heatmap on a fixed, labelled 0-1 colour scale."""
+"""Chapter 5: the weights heatmap on a fixed, labelled 0-1 colour scale, and the checkers' hints."""
 
 import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
 import attention_lib as al
 from attention_lib import toy
+from attention_lib.checks import check_entropy, check_softmax
 from attention_lib.plotting import heatmap
 
 
@@ -26,3 +29,81 @@ def test_heatmap_without_a_label_is_unchanged():
     assert "Colour scale" not in alt
     assert fig.axes[0].images[0].get_clim() == (weights.min(), weights.max())
     plt.close(fig)
+
+
+# --- The chapter's checkers: hints for the slips a cold review found -----------------------
+
+
+def _stable(x, axis, T):
+    return (x - x.max(axis=axis, keepdims=True)) / T  # the shifted logits, divided by T
+
+
+def t_only_in_numerator(x, axis=-1, temperature=1.0):
+    s = x - x.max(axis=axis, keepdims=True)
+    return np.exp(s / temperature) / np.exp(s).sum(axis=axis, keepdims=True)
+
+
+def t_only_in_denominator(x, axis=-1, temperature=1.0):
+    s = x - x.max(axis=axis, keepdims=True)
+    return np.exp(s) / np.exp(s / temperature).sum(axis=axis, keepdims=True)
+
+
+def softmax_on_axis_1(x, axis=-1, temperature=1.0):
+    e = np.exp(_stable(x, 1, temperature))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _entropy_terms(p, log=np.log):
+    return -p * log(np.where(p > 0, p, 1.0))  # 0 log 0 counted as 0
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint"),
+    [
+        (t_only_in_numerator, "your rows do not sum to 1 (x = [1, 2, 3] gives 1.313)"),
+        (t_only_in_denominator, "numerator and the denominator alike"),
+        (softmax_on_axis_1, "raised AxisError"),
+        (softmax_on_axis_1, "A 1-D row has only axis 0: use the axis argument"),
+    ],
+)
+def test_softmax_checker_names_the_temperature_and_axis_slips(fn, hint, capsys):
+    result = check_softmax(fn)
+    line = capsys.readouterr().out
+    assert not result and result.status == "FAIL"
+    assert line.startswith("[softmax] FAIL: ") and line.count("\n") == 1
+    assert hint in line, line
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint"),
+    [
+        (lambda p: np.mean(_entropy_terms(p), axis=-1), "log(8) / 8"),
+        (lambda p: np.mean(_entropy_terms(p), axis=-1), "np.sum, not np.mean"),
+        (lambda p: np.sum(_entropy_terms(p, np.log10), axis=-1), "log base 10"),
+        (lambda p: np.sum(_entropy_terms(p), axis=1), "raised AxisError"),
+        (lambda p: np.sum(_entropy_terms(p), axis=1), "reduce over axis=-1"),
+    ],
+)
+def test_entropy_checker_names_mean_log10_and_axis_slips(fn, hint, capsys):
+    result = check_entropy(fn)
+    line = capsys.readouterr().out
+    assert not result and result.status == "FAIL"
+    assert line.startswith("[entropy] FAIL: ") and line.count("\n") == 1
+    assert hint in line, line
+
+
+def test_the_new_hints_leave_right_answers_alone(capsys):
+    def good_softmax(x, axis=-1, temperature=1.0):
+        e = np.exp(_stable(x, axis, temperature))
+        return e / e.sum(axis=axis, keepdims=True)
+
+    assert check_softmax(good_softmax)
+    assert check_entropy(lambda p: np.sum(_entropy_terms(p), axis=-1))
+    assert capsys.readouterr().out.count("PASS") == 2
+
+
+def test_other_failures_get_no_axis_hint(capsys):
+    # Only an AxisError the learner's code raises is explained; other verdicts stay as they were.
+    assert not check_entropy(lambda p: np.sum(_entropy_terms(p), axis=-1) + 1)
+    line = capsys.readouterr().out
+    assert "axis=-1, the last axis" not in line and "values differ" in line

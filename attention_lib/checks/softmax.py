@@ -98,6 +98,14 @@ def check_softmax(fn) -> CheckResult:
                 "you multiplied by T. Divide the logits by T instead.",
             ),
         )
+        total = out.sum()
+        if not np.isclose(total, 1.0, atol=ATOL):
+            raise Fail(
+                f"with temperature=2 your rows do not sum to 1 (x = [1, 2, 3] gives "
+                f"{total:.4g}): T must divide the scores in the numerator and the "
+                "denominator alike. Compute e = exp((x - max) / T) once, then divide e "
+                "by its own sum."
+            )
         same(out, softmax(x1, temperature=2.0), case)
 
         big = np.array([1000.0, 1001.0, 1002.0])
@@ -133,7 +141,7 @@ def check_softmax(fn) -> CheckResult:
                 expect_shape(out, x3.shape, case)
                 same(out, softmax(x3, axis=axis, temperature=T), case)
 
-    return verdict("softmax", fn, run)
+    return verdict("softmax", fn, _explain_axis_errors(run, _SOFTMAX_AXIS))
 
 
 def _max_on_other_axis(x, max_axis: int, axis: int) -> np.ndarray:
@@ -168,6 +176,16 @@ def check_entropy(fn) -> CheckResult:
                 "got 3.0 for a uniform row over 8 keys: that is log base 2 "
                 "(bits). Use the natural log, np.log, for nats.",
             ),
+            (
+                np.log10(8),
+                "got 0.903 for a uniform row over 8 keys: that is log base 10. "
+                "Use the natural log, np.log, for nats.",
+            ),
+            (
+                np.log(8) / 8,
+                "got 0.26 = log(8) / 8 for a uniform row over 8 keys: you took the "
+                "mean over the keys. Entropy is the sum of -p log p (np.sum, not np.mean).",
+            ),
         )
         same(out, np.log(8), case)
 
@@ -199,7 +217,32 @@ def check_entropy(fn) -> CheckResult:
         expect_shape(out, (2, 2), case, " Reduce over the last axis only (axis=-1).")
         same(out, np.stack([expected, expected[::-1]]), case)
 
-    return verdict("entropy", fn, run)
+    return verdict("entropy", fn, _explain_axis_errors(run, _ENTROPY_AXIS))
+
+
+# What an AxisError means: an axis number that the array does not have (axis=1 on a row).
+_SOFTMAX_AXIS = (
+    "A 1-D row has only axis 0: use the axis argument, whose default -1 names the last "
+    "axis whatever the number of dimensions."
+)
+_ENTROPY_AXIS = (
+    "A single row has only axis 0, so axis=1 does not exist: reduce over axis=-1, the "
+    "last axis, which works for one row and for a stack of rows alike."
+)
+
+
+def _explain_axis_errors(run, hint: str):
+    """Wrap a checker's ``run`` so that an AxisError from the learner's code gets ``hint``."""
+
+    def explained(cases: Cases) -> None:
+        try:
+            run(cases)
+        except Fail as fail:
+            if str(fail).startswith("your function raised AxisError"):
+                raise Fail(f"{fail} {hint}") from None
+            raise
+
+    return explained
 
 
 def _finite_and_same(cases: Cases, case: str, x: np.ndarray, why: str) -> None:
