@@ -34,7 +34,7 @@ def check_softmax_backward(fn) -> CheckResult:
         if out.shape == (3, 3):
             raise Fail(
                 "returned a 3 x 3 matrix: that is the Jacobian itself. Apply it to dp, "
-                "which gives one number per score: ds = p * (dp - sum(p * dp))."
+                "which gives one number per score: dS = p * (dp - sum(p * dp))."
             )
         expect_shape(out, p.shape, case, " One gradient per logit: the shape of p.")
         known_mistakes(out, *_row_mistakes(p, dp))
@@ -161,8 +161,8 @@ def _row_mistakes(p: np.ndarray, dp: np.ndarray) -> list[tuple]:
             "you subtracted the plain mean of dp; softmax averages with its own weights: "
             "sum(p * dp).",
         ),
-        (dp - weighted, "you forgot to multiply by p: ds = p * (dp - sum(p * dp))."),
-        (-p * (dp - weighted), "the sign is flipped: ds = p * (dp - sum(p * dp))."),
+        (dp - weighted, "you forgot to multiply by p: dS = p * (dp - sum(p * dp))."),
+        (-p * (dp - weighted), "the sign is flipped: dS = p * (dp - sum(p * dp))."),
         (dp, "you returned dp unchanged: softmax is not the identity, apply its Jacobian."),
     ]
 
