@@ -7,7 +7,7 @@ import pytest
 import attention_lib as al
 from attention_lib import toy
 from attention_lib.checks import check_entropy, check_softmax
-from attention_lib.plotting import heatmap
+from attention_lib.plotting import bar_row, heatmap
 
 
 def test_heatmap_can_fix_and_label_its_colour_scale():
@@ -107,3 +107,31 @@ def test_other_failures_get_no_axis_hint(capsys):
     assert not check_entropy(lambda p: np.sum(_entropy_terms(p), axis=-1) + 1)
     line = capsys.readouterr().out
     assert "axis=-1, the last axis" not in line and "values differ" in line
+
+
+# --- The temperature slider's bars ---------------------------------------------------------
+
+
+def test_a_bar_near_the_top_keeps_its_number_inside_the_frame():
+    row = al.softmax(toy.scaled_scores()[toy.token_index("it")], temperature=0.05)
+    assert round(row.max(), 2) == 0.99  # the frame the review found crossing the frame
+    fig, alt = bar_row(row, toy.TOKENS, title="T = 0.05", top_label="largest weight ('cake')")
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    frame = ax.get_window_extent()
+    numbers = [t for t in ax.texts if t.get_text() == "0.99"]
+    assert len(numbers) == 1
+    box = numbers[0].get_window_extent()
+    assert box.y1 <= frame.y1 and box.y0 >= frame.y0  # drawn inside the axes
+    assert ax.get_xlabel() == "key"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["largest weight ('cake')"]
+    assert alt.endswith("The highlighted bar is the largest weight ('cake').")
+    plt.close(fig)
+
+
+def test_low_bars_keep_their_numbers_above_them_and_no_legend_by_default():
+    fig, alt = bar_row(np.array([0.25, 0.75]), ["a", "b"], title="x")
+    ax = fig.axes[0]
+    assert all(t.get_va() == "bottom" for t in ax.texts)
+    assert ax.get_legend() is None and "highlighted" not in alt
+    plt.close(fig)

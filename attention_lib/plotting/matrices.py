@@ -76,7 +76,16 @@ def heatmap(
     return fig, alt
 
 
-def bar_row(values, labels, *, title: str, fmt: str = ".2f", ylim=(0.0, 1.0)):
+def bar_row(
+    values,
+    labels,
+    *,
+    title: str,
+    fmt: str = ".2f",
+    ylim=(0.0, 1.0),
+    xlabel: str = "key",
+    top_label: str | None = None,
+):
     """Draw one attention row (a probability distribution) as labelled bars.
 
     Parameters
@@ -85,10 +94,16 @@ def bar_row(values, labels, *, title: str, fmt: str = ".2f", ylim=(0.0, 1.0)):
     labels : sequence of str, length n_k
     title : str
     fmt : str, default ".2f"
-        Format of the numbers printed above the bars.
+        Format of the numbers printed above the bars. A bar within 8% of the top of a
+        fixed ``ylim`` carries its number just inside its top, clear of the frame.
     ylim : (float, float) or None, default (0, 1)
         A fixed axis, so frames of a slider compare at a glance; values outside it are
         an error rather than a clipped bar. ``None`` fits the data.
+    xlabel : str, default "key"
+        Label of the horizontal axis.
+    top_label : str, optional
+        A legend entry that says what the highlighted (largest) bar is, e.g.
+        ``"largest weight ('cake')"``; also in the alt text.
 
     Returns
     -------
@@ -110,18 +125,37 @@ def bar_row(values, labels, *, title: str, fmt: str = ".2f", ylim=(0.0, 1.0)):
     fig, ax = plt.subplots(figsize=(6.4, 2.8))
     top = int(np.argmax(v))
     colours = plt.get_cmap(CMAP)(np.where(np.arange(v.size) == top, 0.95, 0.35))
-    ax.bar(range(v.size), v, color=colours, edgecolor="black", linewidth=0.5)
+    bars = ax.bar(range(v.size), v, color=colours, edgecolor="black", linewidth=0.5)
+    near_top = np.inf if ylim is None else ylim[1] - 0.08 * (ylim[1] - ylim[0])
     for j, value in enumerate(v):
-        ax.text(j, value, format(value, fmt), ha="center", va="bottom", fontsize=8)
+        if value > near_top:  # above the bar, the number would cross the frame
+            ink = "black" if j == top else "white"  # on the light or the dark bar
+            ax.annotate(
+                format(value, fmt),
+                (j, value),
+                xytext=(0, -2),
+                textcoords="offset points",
+                ha="center",
+                va="top",
+                fontsize=8,
+                color=ink,
+            )
+        else:
+            ax.text(j, value, format(value, fmt), ha="center", va="bottom", fontsize=8)
     ax.set_xticks(range(v.size), labels)
     if ylim is not None:
         ax.set_ylim(*ylim)
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("weight")
     ax.set_title(title)
+    if top_label is not None:
+        ax.legend([bars[top]], [top_label], loc="upper left", fontsize=8, frameon=False)
     fig.tight_layout()
     low = int(np.argmin(v))
     alt = (
         f"Bar chart: {title}. Largest '{labels[top]}' ({format(v[top], fmt)}), "
         f"smallest '{labels[low]}' ({format(v[low], fmt)})."
     )
+    if top_label is not None:
+        alt += f" The highlighted bar is the {top_label}."
     return fig, alt
