@@ -2,8 +2,10 @@
 checkers in both directions."""
 
 import math
+from pathlib import Path
 
 import matplotlib.pyplot as plt
+import nbformat
 import numpy as np
 import pytest
 
@@ -482,3 +484,30 @@ def test_the_sliders_scaled_histogram_is_a_readable_bell_in_its_finer_bins_and_i
     assert np.array_equal(inset_raw.get_data().values, raw_steps.get_data().values)
     assert alt.endswith("An inset repeats the histograms for scores from -4 to 4.")
     plt.close(fig)
+
+
+# --- the chapter's shape -------------------------------------------------------------------
+
+
+def test_the_summary_closes_the_main_line_and_quotes_only_the_main_line():
+    path = Path(__file__).resolve().parents[1] / "chapters" / "04_scaling.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    ids = [cell.get("id") for cell in cells]
+    headings = [
+        line
+        for cell in cells
+        if cell.cell_type == "markdown"
+        for line in cell.source.splitlines()
+        if line.startswith("## ")
+    ]
+    assert headings[-3:] == ["## Exercises", "## Summary", "## Going deeper (optional)"]
+    summary = cells[ids.index("108c6c23")].source
+    main = " ".join(
+        cell.source
+        for cell in cells[: ids.index("108c6c23")]
+        if cell.cell_type == "markdown" and "remove-cell" not in cell.metadata.get("tags", [])
+    )
+    for word in ("**deaf**", "**brittle**", "64 to 128", "maximal-update parametrisation"):
+        assert word in main, word
+    for aside_only in ("probe", "runner-up", "GPT-2", "µP", "32%", "From the optional aside"):
+        assert aside_only not in summary, aside_only
