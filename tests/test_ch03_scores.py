@@ -35,7 +35,7 @@ def one_line(capsys, tag, status):
 def test_reference_scores_pass(capsys):
     result = check_scores(good_scores)
     assert result and result.status == "PASS"
-    assert one_line(capsys, "scores", "PASS") == "[scores] PASS: all 3 cases match the reference.\n"
+    assert one_line(capsys, "scores", "PASS") == "[scores] PASS: all 4 cases match the reference.\n"
 
 
 def test_einsum_with_ellipsis_passes(capsys):
@@ -69,6 +69,9 @@ def test_einsum_with_ellipsis_passes(capsys):
         (lambda Q, K: Q @ K.T, "works for one sentence but not for a batch"),
         (loop_scores, "transpose only the last two axes of K"),
         (lambda Q, K: np.einsum("id,jd->ij", Q, K), "start each subscript with '...'"),
+        (lambda Q, K: Q @ K.transpose(0, 2, 1), "K.transpose(0, 2, 1) names three axes"),
+        (lambda Q, K: Q @ (K.transpose(0, 2, 1) if K.ndim == 3 else K.T), "not with two"),
+        (lambda Q, K: np.einsum("bid,bjd->bij", Q, K), "einsum subscripts do not fit"),
         (lambda Q, K: np.dot(Q, swap(K)), "pairs every sentence of the batch with every"),
         (lambda Q, K: np.tensordot(Q, K, axes=([-1], [-1])), "(like np.tensordot) pairs"),
         (lambda Q, K: good_scores(Q, K)[..., :-1], "one column per key"),
@@ -111,7 +114,7 @@ def by_experiment(X, f):
 
 
 def test_reference_scores_that_change_pass(capsys):
-    for fn in (rows_of, lambda X, f: rows_of(X, f).astype(int), by_experiment):
+    for fn in (rows_of, by_experiment):
         assert check_scores_that_change(fn)
         assert one_line(capsys, "scores-that-change", "PASS") == (
             "[scores-that-change] PASS: all 5 cases match the reference.\n"
@@ -138,7 +141,11 @@ def test_the_toy_pointer_row_moves_the_rows_of_the_pointer_words():
         (lambda X, f: rows_of(X, f) & rows_of(X, f).T, "only where both words have"),
         (lambda X, f: rows_of(X, f) & np.eye(len(X), dtype=bool), "only the diagonal"),
         (lambda X, f: np.repeat((X[:, f] > 0)[:, None], len(X), 1), "a negative feature"),
-        (lambda X, f: np.ones((len(X), len(X))), "every score?"),
+        (lambda X, f: np.ones((len(X), len(X)), dtype=bool), "every score?"),
+        (lambda X, f: np.zeros((len(X), len(X)), dtype=bool), "X stays as it is"),
+        (lambda X, f: rows_of(X, f).astype(int), "returned numbers (dtype kind 'i')"),
+        (lambda X, f: np.repeat(X[:, [f]], len(X), 1), "expected a boolean array"),
+        (lambda X, f: np.repeat((np.abs(X[:, f]) >= 0.5)[:, None], len(X), 1), "however small"),
         (lambda X, f: ~rows_of(X, f), "the other way round"),
         (lambda X, f: np.eye(len(X), dtype=bool)[[f] * len(X)].T, "the row of token number f"),
         (lambda X, f: X[:, f] != 0, "returned shape (8,), expected (8, 8)"),

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..core import softmax
 from .base import (
+    _LAST,  # the learner's answer with its dtype kind, as returned (before becoming floats)
     Cases,
     CheckResult,
     Fail,
@@ -17,6 +18,16 @@ from .base import (
 
 # Words that NumPy and Python put in the message when matrix shapes do not line up.
 _SHAPE_ERRORS = ("mismatch", "not aligned", "broadcast", "subscripts")
+# NumPy's words when K.transpose(0, 2, 1) meets a K that does not have exactly three axes.
+_FIXED_AXES = "axes don't match array"
+_FIXED_AXES_HINT = (
+    "K.transpose(0, 2, 1) names three axes, so it fits only a K with exactly three. "
+    "np.swapaxes(K, -1, -2) swaps the last two axes, however many batch axes come first."
+)
+_EINSUM_HINT = (
+    "Your einsum subscripts do not fit these shapes: start each subscript with '...', "
+    "as in '...id,...jd->...ij', and it fits any number of batch axes."
+)
 
 
 def _run(cases: Cases, case: str, *arrays, hint: str) -> np.ndarray:
@@ -25,11 +36,15 @@ def _run(cases: Cases, case: str, *arrays, hint: str) -> np.ndarray:
         return cases.run(case, *arrays)
     except Fail as fail:
         message = str(fail)
-        if message.startswith("your function raised") and any(
-            word in message for word in _SHAPE_ERRORS
-        ):
-            # Keep the learner's own error, replace the generic tail with our hint.
-            head = message.split(f"(on {case}).")[0]
+        if not message.startswith("your function raised"):
+            raise
+        # Keep the learner's own error, replace the generic tail with our hint.
+        head = message.split(f"(on {case}).")[0]
+        if _FIXED_AXES in message:
+            raise Fail(f"{head}(on {case}). {_FIXED_AXES_HINT}") from None
+        if "einstein sum" in message:
+            raise Fail(f"{head}(on {case}). {_EINSUM_HINT}") from None
+        if any(word in message for word in _SHAPE_ERRORS):
             raise Fail(f"{head}(on {case}). {hint}") from None
         raise
 
@@ -68,13 +83,20 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
     has = X[:, f] != 0  # (n,): tokens whose query uses row f of W_q
     expected = np.repeat(has[:, None], n, axis=1)  # (n, n): whole rows
     out = cases.run(case, X, f)
+    last = _LAST.get()
+    kind = last[1] if last is not None and last[0] is out else "b"
     if out.shape == (n,):
         raise Fail(
             f"returned shape {out.shape}, expected {(n, n)} (on {case}): one True/False "
             "per score, so a whole row of True for each query that changes."
         )
     expect_shape(out, (n, n), case, " One True/False per score: a row per query, a column per key.")
-    out = out != 0
+    if kind != "b":
+        raise Fail(
+            f"returned numbers (dtype kind {kind!r}), expected a boolean array (on {case}): "
+            "True where score (i, j) can change, False where it cannot. A comparison such "
+            "as X[:, feature] != 0 gives booleans; so does .astype(bool)."
+        )
     row_f = np.zeros((n, n), dtype=bool)
     if f < n:
         row_f[f] = True
@@ -98,6 +120,12 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
             (expected & np.eye(n, dtype=bool)).astype(float),
             "only the diagonal: a changed query meets every key differently, so its whole "
             "row changes, not only its score with itself.",
+        ),
+        (
+            np.zeros((n, n), dtype=bool),
+            "no score at all? X stays as it is, and so do W_k and the keys; but row f of W_q "
+            "enters the query of every token with X[i, f] != 0. Those queries change, and "
+            "a changed query meets every key differently.",
         ),
         (
             np.ones((n, n), dtype=bool),
@@ -126,6 +154,15 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
         out.astype(float),
         *[(w.astype(float), why) for w, why in mistakes if not np.array_equal(w, expected)],
     )
+    mask = out != 0
+    whole_rows = (mask == mask[:, :1]).all()
+    if whole_rows and (mask <= expected).all() and mask.sum() < expected.sum():
+        missed = int(np.flatnonzero(expected[:, 0] & ~mask[:, 0])[0])
+        raise Fail(
+            f"whole rows, but too few (on {case}): token {missed} has X[{missed}, {f}] = "
+            f"{X[missed, f]:g}, and any amount of the feature, however small, brings row "
+            f"{f} of W_q into its query. Test X[:, feature] != 0."
+        )
     same(out, expected, case)
 
 
@@ -149,12 +186,27 @@ def check_scores(fn) -> CheckResult:
         K = np.round(rng.normal(size=(2, 5, 4)), 1)
         _check_matrix(cases, "a batch: Q of shape (2, 3, 4) and K of shape (2, 5, 4)", Q, K)
 
+        # Two batch axes (say, sentences x heads): a K.transpose(0, 2, 1) branch for three
+        # axes, or K.T, cannot pass.
+        Q = np.round(rng.normal(size=(2, 3, 2, 3)), 1)
+        K = np.round(rng.normal(size=(2, 3, 4, 3)), 1)
+        _check_matrix(
+            cases, "two batch axes: Q of shape (2, 3, 2, 3) and K of shape (2, 3, 4, 3)", Q, K
+        )
+
     return verdict("scores", fn, run)
 
 
 def _check_matrix(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray) -> None:
     batched = Q.ndim > 2
-    if batched:
+    if Q.ndim > 3:
+        hint = (
+            "It works with one batch axis but not with two: K.T reverses every axis and "
+            "K.transpose(0, 2, 1) fits exactly three. np.swapaxes(K, -1, -2) swaps only the "
+            "last two axes, whatever comes before them (with np.einsum, start each "
+            "subscript with '...')."
+        )
+    elif batched:
         hint = (
             "It works for one sentence but not for a batch of sentences: with leading "
             "batch axes, transpose only the last two axes of K, np.swapaxes(K, -1, -2) "

@@ -250,7 +250,7 @@ def _scores_that_change(rng):
 
         def judge(out, case, expected=expected, n=n):
             expect_shape(out, (n, n), case)
-            same(out != 0, expected, case)  # like the fixed cases: 0/1 counts as a mask
+            same(out, expected, case)  # like the fixed cases: a boolean mask, not 0/1
 
         found.append((f"X of shape {X.shape}, feature {f}", (X, f), judge))
     return found
