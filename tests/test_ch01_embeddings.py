@@ -1,6 +1,7 @@
 """Chapter 1: the word table, its figures and its checkers (each checker tested both ways)."""
 
 import inspect
+import io
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -15,6 +16,7 @@ from attention_lib.checks import (
     check_positional_encoding,
 )
 from attention_lib.plotting import CMAP, encoding_heatmap, similarity_map, token_panels
+from attention_lib.plotting.base import FIGURE_DPI, smallest_text_px
 from attention_lib.toy import sentence
 
 # --- the word table ----------------------------------------------------------------------
@@ -134,14 +136,25 @@ def test_similarity_map_draws_true_cosines_grouped_by_feature():
     assert names[:3] == ["cake", "pie", "delicious"]  # food first, strongest first
     C = ax.images[0].get_array()
     E = toy.embed(names)
-    assert np.allclose(C, toy.cosine_similarity(E[:, None], E[None]))  # every angle kept
+    full = toy.cosine_similarity(E[:, None], E[None])  # (14, 14)
+    below = np.tril(np.ones((14, 14), dtype=bool))
+    assert np.array_equal(np.ma.getmaskarray(C), ~below)  # symmetric: each pair drawn once
+    assert np.allclose(C[below], full[below])  # every angle kept
     assert C[names.index("it"), names.index("cake")] == 0.0  # a right angle, not opposite
     assert ax.images[0].get_clim() == (0.0, 1.0)  # a fixed scale, not the data's range
     assert fig.axes[1].get_ylabel() == "cosine similarity"  # a labelled colour bar
     groups = [t.get_text() for t in ax.texts if t.get_text() in toy.FEATURES]
     assert groups == list(toy.FEATURES)
-    assert len(ax.texts) == len(toy.VOCAB) ** 2 + len(toy.FEATURES)  # every cell has its value
+    values = [t for t in ax.texts if t.get_text() not in toy.FEATURES]
+    assert len(values) == 14 * 15 // 2  # one number per pair and per word with itself
+    assert all(t.get_position()[0] <= t.get_position()[1] for t in values)  # column <= row
+    fig.savefig(io.BytesIO(), dpi=FIGURE_DPI)
+    # The page's column is 752 px wide at 1280 px: the PNG is drawn at its own size, so
+    # its smallest text (the 105 numbers) must be at least 9 px tall in the PNG itself.
+    assert fig.get_size_inches()[0] * FIGURE_DPI <= 752
+    assert smallest_text_px(fig) >= 9.0
     assert alt.startswith("Heatmap: cosines. Cosine similarity of 14 words")
+    assert "each pair drawn once below the diagonal" in alt
     assert "food: cake, pie, delicious; person: I, dog;" in alt
     assert "'cake' -> 'pie' (0.98)" in alt and "'keyboard' -> 'sat' (0.98)" in alt
     plt.close(fig)
@@ -165,15 +178,59 @@ def test_similarity_map_rejects_mismatched_input():
 def test_encoding_heatmap_has_position_and_dimension_axes():
     fig, alt = encoding_heatmap(al.positional_encoding(48, 32), title="PE")
     ax = fig.axes[0]
-    assert (ax.get_xlabel(), ax.get_ylabel()) == ("dimension", "position")
+    assert ax.get_ylabel() == "position"
+    assert ax.get_xlabel().startswith("dimension (sin in the even columns")  # sin vs cos
     assert ax.images[0].get_cmap().name == CMAP
     assert ax.images[0].get_array().shape == (48, 32)
     assert alt.startswith("Heatmap: PE. 48 positions (rows) by 32 dimensions (columns)")
-    assert "Column 0 changes sign 15 times;" in alt
+    assert "sines in the even columns, cosines in the odd" in alt
+    assert "Column 0 changes sign 14 times;" in alt
     assert "the last two columns move by at most 0.008 over all 48 positions." in alt
     plt.close(fig)
     with pytest.raises(ValueError, match=r"2-D .* shape \(2, 3, 4\)"):
         encoding_heatmap(np.zeros((2, 3, 4)), title="x")
+
+
+@pytest.mark.parametrize(
+    ("column", "flips"),
+    [
+        (np.sin(np.arange(48)), 14),  # sin 0 = 0 is no change of sign
+        ([0.0, 0.0, 1.0, 1.0], 0),  # from zero to positive: no sign change
+        ([1.0, 0.0, -1.0], 1),  # through zero: one change
+        ([1.0, 0.0, 1.0], 0),  # touches zero and comes back: none
+        ([-1.0, 1.0, -1.0, 1.0], 3),
+    ],
+)
+def test_encoding_heatmap_counts_sign_changes_of_column_0_without_zeros(column, flips):
+    column = np.asarray(column, dtype=float)
+    PE = np.stack([column, np.ones_like(column)], axis=1)  # (n, 2)
+    fig, alt = encoding_heatmap(PE, title="x")
+    plt.close(fig)
+    assert f"Column 0 changes sign {flips} times;" in alt
+
+
+def test_token_panels_give_the_encoding_its_own_column_names_and_one_colour_bar():
+    PE = al.positional_encoding(8, 4)
+    pe_cols = ["sin, fast", "cos, fast", "sin, slow", "cos, slow"]
+    fig, alt = token_panels(
+        [toy.X, PE, toy.X + PE],
+        ["E", "PE", "E + PE"],
+        toy.TOKENS,
+        [toy.FEATURES, pe_cols, toy.FEATURES],
+        note="The point.",
+    )
+    panels, bar = fig.axes[:3], fig.axes[3:]
+    assert [t.get_text() for t in panels[1].get_xticklabels()] == pe_cols
+    assert [t.get_text() for t in panels[2].get_xticklabels()] == list(toy.FEATURES)
+    assert len(bar) == 1 and bar[0].get_ylabel() == "value"  # one bar for all panels
+    lo, hi = panels[0].images[0].get_clim()
+    assert bar[0].get_ylim() == pytest.approx((lo, hi))
+    assert "PE: from -0.99 to 1.00, largest 'I' / cos, fast (1.00)" in alt
+    assert alt.endswith(". The point.")
+    assert "food" not in alt.split("PE:")[1].split(";")[0]  # the PE panel names no feature
+    plt.close(fig)
+    with pytest.raises(ValueError, match="one list of column names per matrix: 3 matrices, 2"):
+        token_panels([toy.X, PE, PE], ["a", "b", "c"], toy.TOKENS, [toy.FEATURES, pe_cols])
 
 
 def test_token_panels_label_tokens_and_features_and_share_one_scale():
@@ -181,13 +238,13 @@ def test_token_panels_label_tokens_and_features_and_share_one_scale():
     fig, alt = token_panels(
         [toy.X, PE, toy.X + PE], ["E", "PE", "E + PE"], toy.TOKENS, toy.FEATURES
     )
-    assert len(fig.axes) == 3
+    assert len(fig.axes) == 4  # three panels and their colour bar
     first = fig.axes[0]
     assert [t.get_text() for t in first.get_yticklabels()] == list(toy.TOKENS)
     assert [t.get_text() for t in first.get_xticklabels()] == list(toy.FEATURES)
-    assert all(len(ax.texts) == 32 for ax in fig.axes)
+    assert all(len(ax.texts) == 32 for ax in fig.axes[:3])
     assert fig.axes[2].texts[0 * 4 + 1].get_text() == "2.00"  # 'I', person
-    assert len({ax.images[0].get_clim() for ax in fig.axes}) == 1
+    assert len({ax.images[0].get_clim() for ax in fig.axes[:3]}) == 1
     assert "E + PE: from -0.99 to 2.00, largest 'I' / person (2.00)" in alt
     plt.close(fig)
     with pytest.raises(ValueError, match="2 matrices, 1 titles"):
@@ -237,6 +294,23 @@ def norms(a, b):
         ),
         (lambda a, b: np.atleast_1d(good_cosine(a, b))[..., None], "FAIL", "keepdims"),
         (
+            lambda a, b: list(np.atleast_1d(good_cosine(a, b))),
+            "FAIL",
+            "not inside a list or an array of shape (1,)",
+        ),
+        (
+            lambda a, b: np.sum(a * b, axis=1) / norms(a, b),
+            "FAIL",
+            "raised AxisError: axis 1 is out of bounds for array of dimension 1 (on a = [1, 2, 2]"
+            ", b = [0, 3, 4]). A single vector has only one axis (axis 0), so axis=1 does not "
+            "exist for it; axis=-1, the last axis",
+        ),
+        (
+            lambda a, b: np.mean(a * b, axis=-1) / norms(a, b),
+            "FAIL",
+            "the cosine divided by d = 3: did you take np.mean",
+        ),
+        (
             lambda a, b: np.sum(a * b) / (np.linalg.norm(a) * np.linalg.norm(b)),
             "FAIL",
             "one number for all rows",
@@ -283,6 +357,15 @@ def integer_division(n, d_model):
     return PE
 
 
+def two_i_doubled(n, d_model):
+    # i already runs 0, 2, 4, ... and is doubled again: exponent 4i / d_model for pair i
+    two_i = np.arange(0, d_model, 2)
+    angle = np.arange(n)[:, None] / 10000.0 ** (2 * two_i / d_model)
+    PE = np.zeros((n, d_model))
+    PE[:, 0::2], PE[:, 1::2] = np.sin(angle), np.cos(angle)
+    return PE
+
+
 def halves(n, d_model):
     PE = encoding(n, d_model)
     return np.concatenate([PE[:, 0::2], PE[:, 1::2]], axis=1)
@@ -303,6 +386,8 @@ def multiplied(n, d_model):
         (encoding, "PASS", "all 4 cases"),
         (lambda n, d_model: encoding(n, d_model, swap=True), "FAIL", "sin and cos are swapped"),
         (lambda n, d_model: encoding(n, d_model, rate=1), "FAIL", "you used 10000^(i/d_model)"),
+        (lambda n, d_model: encoding(n, d_model, rate=4), "FAIL", "grow too fast"),
+        (two_i_doubled, "FAIL", "you used 10000^(4i/d_model)"),
         (column_index_exponent, "FAIL", "each column's own index"),
         (integer_division, "FAIL", "every pair turns at one speed"),
         (halves, "FAIL", "all the sines first"),

@@ -32,11 +32,24 @@ def check_cosine_similarity(fn) -> CheckResult:
         a, b = np.array([1.0, 2.0, 2.0]), np.array([0.0, 3.0, 4.0])  # lengths 3 and 5
         case = "a = [1, 2, 2], b = [0, 3, 4]"
         out = _run(cases, case, a, b)
-        expect_shape(out, (), case, " Two vectors give one number: drop keepdims=True.")
+        expect_shape(
+            out,
+            (),
+            case,
+            " Two vectors give one number: return it as it is, not inside a list or an "
+            f"array of shape {out.shape} (as keepdims=True or [...] would make)."
+            if out.size == 1
+            else " Two vectors give one number.",
+        )
         dot, na, nb = a @ b, 3.0, 5.0
         known_mistakes(
             out,
             (dot, f"got {dot:g}, the plain dot product: divide it by both lengths, |a| |b|."),
+            (
+                dot / a.size / (na * nb),
+                f"got {out:.4g}, the cosine divided by d = {a.size}: did you take np.mean "
+                "where the dot product needs np.sum?",
+            ),
             (
                 dot / (na**2 * nb**2),
                 f"got {out:.4g}: you divided by the squared lengths. np.linalg.norm is "
@@ -99,7 +112,12 @@ def _run(cases: Cases, case: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return cases.run(case, a, b)
     except Fail as fail:
         text = str(fail)
-        if any(word in text for word in ("matmul", "not aligned", "shapes")):
+        if "AxisError" in text or "out of bounds for array of dimension" in text:
+            text += (
+                " A single vector has only one axis (axis 0), so axis=1 does not exist "
+                "for it; axis=-1, the last axis, works for vectors and tables alike."
+            )
+        elif any(word in text for word in ("matmul", "not aligned", "shapes")):
             text += (
                 " a @ b and np.dot multiply matrices; for one dot product per row use "
                 "np.sum(a * b, axis=-1)."
@@ -135,7 +153,8 @@ def _batch_shape(out: np.ndarray, shape: tuple, case: str, width: int = 4) -> No
 def _encoding(n: int, d: int, *, base=10000.0, rate="2i", swap=False, start=0, halves=False):
     """The sinusoidal encoding, or one of the usual mistakes, for an even ``d``.
 
-    ``rate`` is the exponent: "2i" (right: i counts pairs), "i" (half of it), "int"
+    ``rate`` is the exponent: "2i" (right: i counts pairs), "i" (half of it), "4i"
+    (twice it: 2j/d with j = 0, 2, 4, ... already the column index), "int"
     (``2 * i // d``, 0 for every pair) or "col" (each column's own index j).
     """
     pos = np.arange(start, start + n)[:, None]  # (n, 1)
@@ -144,7 +163,7 @@ def _encoding(n: int, d: int, *, base=10000.0, rate="2i", swap=False, start=0, h
         angle = pos / base ** (np.arange(d) / d)  # (n, d)
         sines, cosines = np.sin(angle[:, 0::2]), np.cos(angle[:, 1::2])  # (n, d/2) each
     else:
-        exponent = {"2i": 2 * i / d, "i": i / d, "int": 2 * i // d}[rate]  # (d/2,)
+        exponent = {"2i": 2 * i / d, "i": i / d, "4i": 4 * i / d, "int": 2 * i // d}[rate]  # (d/2,)
         angle = pos / base**exponent  # (n, d/2)
         sines, cosines = np.sin(angle), np.cos(angle)
     if swap:
@@ -166,6 +185,12 @@ _PE_MISTAKES = (
         {"rate": "i"},
         "the wavelengths grow too slowly: you used 10000^(i/d_model). The exponent is "
         "2i/d_model, where i counts the (sin, cos) pairs.",
+    ),
+    (
+        {"rate": "4i"},
+        "the wavelengths grow too fast: you used 10000^(4i/d_model), twice the exponent. "
+        "If your i already runs 0, 2, 4, ... (np.arange(0, d_model, 2)), it is 2i: "
+        "divide it by d_model without doubling it again.",
     ),
     (
         {"rate": "col"},

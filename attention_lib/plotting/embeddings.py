@@ -34,6 +34,10 @@ def similarity_map(vectors, words, *, features, title: str):
     fig : matplotlib.figure.Figure
     alt : str
         Each word's group and its closest other word with their cosine.
+
+    Notes
+    -----
+    The table is symmetric, so only the lower triangle (with the diagonal) is drawn.
     """
     V = as_float_array(vectors, "vectors", min_ndim=2)
     words = list(words)
@@ -54,15 +58,30 @@ def similarity_map(vectors, words, *, features, title: str):
     lo = -1.0 if C.min() < -1e-12 else 0.0  # a fixed scale: colours mean the same everywhere
     m = len(names)
     fig, ax = plt.subplots(figsize=(1.6 + 0.36 * m, 1.0 + 0.34 * m))
-    image = ax.imshow(C, cmap=CMAP, vmin=lo, vmax=1.0, interpolation="nearest")
-    annotate_cells(ax, C, lo, 1.0, ".2f", fontsize=7.5)
+    # The table is symmetric (cos(a, b) = cos(b, a)): draw each pair once, below the
+    # diagonal, so every number printed is a different pair and the text can be larger.
+    below = np.ma.masked_array(C, mask=np.triu(np.ones((m, m), dtype=bool), k=1))
+    image = ax.imshow(below, cmap=CMAP, vmin=lo, vmax=1.0, interpolation="nearest")
+    for i, j in zip(*np.tril_indices(m), strict=True):
+        light = (C[i, j] - lo) > 0.55 * (1.0 - lo)
+        ax.text(
+            j,
+            i,
+            f"{C[i, j]:.2f}",
+            ha="center",
+            va="center",
+            fontsize=8.5,
+            color="black" if light else "white",
+        )
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
     ax.set_xticks(range(m), names, rotation=90)
     ax.set_yticks(range(m), names)
     ax.tick_params(length=0)
     sorted_groups = group[order]
     for k in np.flatnonzero(np.diff(sorted_groups)) + 0.5:  # lines between the groups
-        ax.axhline(k, color="white", lw=2)
-        ax.axvline(k, color="white", lw=2)
+        ax.plot([-0.5, k], [k, k], color="white", lw=2)  # below the diagonal only
+        ax.plot([k, k], [k, m - 0.5], color="white", lw=2)
     for j in np.unique(sorted_groups):
         rows = np.flatnonzero(sorted_groups == j)
         ax.annotate(  # the group's name, in the figure's left margin
@@ -88,8 +107,9 @@ def similarity_map(vectors, words, *, features, title: str):
         for i in range(m)
     ]
     alt = (
-        f"Heatmap: {title}. Cosine similarity of {m} words with each other, on a fixed "
-        f"scale from {lo:.0f} to 1, words grouped by their largest feature ("
+        f"Heatmap: {title}. Cosine similarity of {m} words with each other, each pair "
+        f"drawn once below the diagonal, on a fixed scale from {lo:.0f} to 1, words "
+        "grouped by their largest feature ("
         + "; ".join(parts)
         + "). Closest other word: "
         + ", ".join(nearest)
@@ -121,27 +141,30 @@ def encoding_heatmap(PE, *, title: str):
     image = ax.imshow(M, cmap=CMAP, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # no "dimension 0.5"
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("dimension")
+    ax.set_xlabel("dimension (sin in the even columns 0, 2, ..., cos in the odd)")
     ax.set_ylabel("position")
     ax.set_title(title)
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03, label="value")
     fig.tight_layout()
-    flips = int(np.sum(np.diff(np.sign(np.round(M[:, 0], 12))) != 0))
+    signs = np.sign(np.round(M[:, 0], 12))  # (n,): -1, 0 or 1
+    signs = signs[signs != 0]  # sin 0 = 0 has no sign: a zero is not a change of sign
+    flips = int(np.sum(np.diff(signs) != 0))
     slow = M[:, -2:] if d > 1 else M  # the last (sin, cos) pair
     span = float(np.max(slow.max(axis=0) - slow.min(axis=0)))
     alt = (
         f"Heatmap: {title}. {n} positions (rows) by {d} dimensions (columns), values from "
-        f"{M.min():.2f} to {M.max():.2f}. Column 0 changes sign {flips} times; the last "
+        f"{M.min():.2f} to {M.max():.2f}; sines in the even columns, cosines in the odd. "
+        f"Column 0 changes sign {flips} times; the last "
         f"two columns move by at most {span:.3f} over all {n} positions."
     )
     return fig, alt
 
 
-def token_panels(matrices, titles, rows, cols, *, fmt: str = ".2f"):
+def token_panels(matrices, titles, rows, cols, *, fmt: str = ".2f", note: str = ""):
     """Draw several (n, d) tables side by side: tokens down, dimensions across.
 
-    All panels share one colour scale, so equal numbers get equal colours, and every
-    cell shows its value.
+    All panels share one colour scale, shown by one colour bar, so equal numbers get
+    equal colours, and every cell shows its value.
 
     Parameters
     ----------
@@ -149,41 +172,57 @@ def token_panels(matrices, titles, rows, cols, *, fmt: str = ".2f"):
     titles : sequence of str, one per matrix
     rows : sequence of str, length n
         Tokens.
-    cols : sequence of str, length d
-        Dimension names, e.g. :data:`attention_lib.toy.FEATURES`.
+    cols : sequence of str, length d, or one such sequence per matrix
+        Dimension names, e.g. :data:`attention_lib.toy.FEATURES`. Give one list per
+        panel when the columns mean different things (a positional encoding's columns
+        are sines and cosines, not features).
     fmt : str, default ".2f"
+    note : str, optional
+        The figure's main point, appended to the alt text.
 
     Returns
     -------
     fig : matplotlib.figure.Figure
     alt : str
-        Each panel's range of values and its largest entry.
+        Each panel's range of values and its largest entry, then ``note``.
     """
     Ms = [as_float_array(M, f"matrices[{k}]") for k, M in enumerate(matrices)]
     if not Ms or len(titles) != len(Ms):
         raise ValueError(f"need one title per matrix: {len(Ms)} matrices, {len(titles)} titles")
-    for M in Ms:
-        check_labels(M, rows, cols)
+    per_panel = len(cols) > 0 and all(not isinstance(c, str) for c in cols)
+    col_lists = [list(c) for c in cols] if per_panel else [list(cols)] * len(Ms)
+    if len(col_lists) != len(Ms):
+        raise ValueError(
+            f"need one list of column names per matrix: {len(Ms)} matrices, {len(col_lists)} lists"
+        )
+    for M, names in zip(Ms, col_lists, strict=True):
+        check_labels(M, rows, names)
     lo, hi = min(M.min() for M in Ms), max(M.max() for M in Ms)
     n, d = Ms[0].shape
-    fig, axes = plt.subplots(1, len(Ms), figsize=(0.9 + (0.45 * d + 0.25) * len(Ms), 1.1 + 0.3 * n))
+    fig, axes = plt.subplots(
+        1,
+        len(Ms),
+        figsize=(1.5 + (0.45 * d + 0.25) * len(Ms), 1.2 + 0.3 * n),
+        layout="constrained",
+    )
     axes = np.atleast_1d(axes)
     parts = []
-    for ax, M, title in zip(axes, Ms, titles, strict=True):
-        ax.imshow(M, cmap=CMAP, vmin=lo, vmax=hi, aspect="auto")
-        annotate_cells(ax, M, lo, hi, fmt, fontsize=7.5)
-        ax.set_xticks(range(d), cols, rotation=45, ha="right")
+    for ax, M, title, names in zip(axes, Ms, titles, col_lists, strict=True):
+        image = ax.imshow(M, cmap=CMAP, vmin=lo, vmax=hi, aspect="auto")
+        annotate_cells(ax, M, lo, hi, fmt, fontsize=8)
+        ax.set_xticks(range(d), names, rotation=45, ha="right")
         ax.set_yticks(range(n), rows if ax is axes[0] else [""] * n)
         ax.set_title(title, fontsize=10)
         i, j = np.unravel_index(np.argmax(M), M.shape)
         parts.append(
             f"{title}: from {format(M.min(), fmt)} to {format(M.max(), fmt)}, largest "
-            f"'{rows[i]}' / {cols[j]} ({format(M[i, j], fmt)})"
+            f"'{rows[i]}' / {names[j]} ({format(M[i, j], fmt)})"
         )
     axes[0].set_ylabel("token")
-    fig.tight_layout()
+    fig.colorbar(image, ax=list(axes), fraction=0.04, pad=0.02, label="value")
+    shared = "" if per_panel else f" ({', '.join(col_lists[0])})"
     alt = (
-        f"{len(Ms)} tables side by side, one row per token and one column per dimension "
-        f"({', '.join(cols)}). " + "; ".join(parts) + "."
+        f"{len(Ms)} tables side by side on one colour scale, one row per token and one "
+        f"column per dimension{shared}. " + "; ".join(parts) + "." + (f" {note}" if note else "")
     )
     return fig, alt
