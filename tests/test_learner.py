@@ -134,11 +134,15 @@ def test_every_solution_is_folded_and_never_runs(chapter):
 
 
 def test_hidden_plot_code_is_collapsed(chapter):
+    # hide-input: the code is folded, its output shows; hide-cell (an aside's code): both fold.
     nb = json.loads(chapter.read_text())
-    hidden = {c["id"] for c in nb["cells"] if "hide-input" in c.get("metadata", {}).get("tags", [])}
+    tagged = {c["id"]: c.get("metadata", {}).get("tags", []) for c in nb["cells"]}
     for cell in edition(chapter)["cells"]:
-        if cell.get("id") in hidden:
-            assert cell["metadata"].get("jupyter", {}).get("source_hidden") is True
+        tags = tagged.get(cell.get("id"), [])
+        folded = cell["metadata"].get("jupyter", {})
+        if "hide-input" in tags or "hide-cell" in tags:
+            assert folded.get("source_hidden") is True, cell["id"]
+        assert folded.get("outputs_hidden", False) is ("hide-cell" in tags), cell["id"]
 
 
 def test_the_checks_can_fail(tmp_path):

@@ -8,7 +8,8 @@ needs: cells of assertions, MyST directives and roles, solutions in ordinary cel
 learner edition keeps only what teaches, in a form that JupyterLab and Colab both render:
 
 * cells tagged ``remove-cell`` (the assertions, the line about the learner edition) go;
-  plot code tagged ``hide-input`` is collapsed (``jupyter.source_hidden``);
+  plot code tagged ``hide-input`` is collapsed (``jupyter.source_hidden``), and a cell
+  tagged ``hide-cell`` (the code of a folded aside) has its output collapsed too;
 * a short setup cell comes first (``setup_cell.py``): it installs the library in Colab
   or a downloaded notebook, and does nothing where the library is installed;
 * every solution becomes one markdown cell holding a folded ``<details>`` block: its text,
@@ -157,7 +158,7 @@ def learner_notebook(nb: nbformat.NotebookNode, stem: str) -> nbformat.NotebookN
             continue
         if "remove-cell" in tags(cell) or cell.get("id") == exercises.SOURCE_NOTE:
             continue
-        folded = "hide-input" in tags(cell)
+        folded = {"hide-input", "hide-cell"} & set(tags(cell))
         for key in ("tags", exercises.KEY, "execution"):
             cell.metadata.pop(key, None)
         if cell.cell_type == "markdown":
@@ -166,6 +167,8 @@ def learner_notebook(nb: nbformat.NotebookNode, stem: str) -> nbformat.NotebookN
             continue
         if folded:
             cell.metadata["jupyter"] = {"source_hidden": True}
+            if "hide-cell" in folded:
+                cell.metadata["jupyter"]["outputs_hidden"] = True
         cells.append(cell)
     if pending:
         raise ValueError(f"{stem}: a solution is never closed with {{solution-end}}")
