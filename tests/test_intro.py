@@ -32,6 +32,28 @@ def test_study_times_stay_near_the_estimate_of_each_chapter():
         assert abs(int(minutes) - estimate) <= 10, (number, minutes, estimate)
 
 
+def test_the_total_study_time_is_the_sum_of_the_rows():
+    # The page quotes the total in hours, to the nearest half hour, of its own rows.
+    total = sum(int(minutes) for _, _, minutes in plan_rows())  # 690 min
+    halves = round(total / 30)
+    hours = f"{halves // 2}½" if halves % 2 else f"{halves // 2}"
+    text = " ".join(INTRO.split())
+    assert f"The whole course takes about {hours} hours." in text, (total, hours)
+    quoted = re.findall(r"takes about (\d+)(½?) hours", text)
+    assert len(quoted) == 1  # one total, not two that could drift apart
+
+
+def test_the_landing_page_says_the_toy_leaves_positions_out_from_chapter_2():
+    text = " ".join(INTRO.split())
+    assert "from chapter 2 on, our toy's $X$ holds the word embeddings alone" in text
+
+
+def test_the_landing_page_holds_no_notes_for_maintainers():
+    text = " ".join(INTRO.split())
+    assert "the README says how they are counted" not in text
+    assert "dropout used only in training" not in text  # the long nanoGPT aside is chapter 6's
+
+
 def test_study_time_counts_reading_code_and_exercises(tmp_path):
     import nbformat
 
@@ -130,7 +152,6 @@ def test_the_library_torch_sdpa_comparison_is_made_once_in_chapter_6():
     # the landing page points to chapter 6 in one sentence; the details live there
     assert "Chapter 6 shows that the library's one call matches nanoGPT's five" in text
     assert "`dropout_p`" not in text and "chapter 6's first two steps" not in text
-    assert "steps 1–2, chapters 3 and 4; chapter 6 recaps all four" in text
     assert "x = x + attention(norm(x))" in text
     nb = nbformat.read(ROOT / "chapters" / "06_blending.ipynb", as_version=4)
     ch06 = " ".join(" ".join(c.source for c in nb.cells if c.cell_type == "markdown").split())
