@@ -229,3 +229,23 @@ def test_check_number_judges_a_prediction(answer, status, text, capsys):
     line = capsys.readouterr().out
     assert result.status == status and bool(result) is (status == "PASS")
     assert line.startswith(f"[guess] {status}: ") and text in line and line.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("answer", "status", "text"),
+    [
+        (36, "PASS", "36 is right (36)"),
+        (36.0, "PASS", "is right"),
+        (np.int64(36), "PASS", "is right"),
+        (36.4, "FAIL", "this is a count: a whole number, not 36.4"),
+        (35.6, "FAIL", "a whole number"),
+        (35, "FAIL", "35 is too low"),
+    ],
+)
+def test_a_count_must_be_a_whole_number(answer, status, text, capsys):
+    # places=0 marks a count (36 allowed pairs, 3 self-matches): 36.4 does not round to a pass.
+    from attention_lib.checks.base import check_number
+
+    result = check_number("count", answer, 36, places=0)
+    line = capsys.readouterr().out
+    assert result.status == status and text in line

@@ -260,7 +260,8 @@ def check_number(
     """Check a number the learner predicted or worked out by hand; print one line.
 
     ``answer`` passes when it rounds to ``expected`` at ``places`` decimals (so 0.21 is
-    right for 0.2113). ``mistakes`` are ``(wrong_value, hint)`` pairs for the usual wrong
+    right for 0.2113); with ``places=0`` the answer is a count and must be a whole number.
+    ``mistakes`` are ``(wrong_value, hint)`` pairs for the usual wrong
     answers, compared the same way. ``expected`` must be computed by the caller from the
     library, never typed in, so the checker follows the toy numbers if they change.
     ``fallback`` replaces the generic hint for any other wrong number; it may name
@@ -275,6 +276,9 @@ def check_number(
         value = float(answer)
         if not np.isfinite(value):
             result = CheckResult(exercise, "FAIL", f"expected a finite number, got {answer!r}.")
+        elif places == 0 and not value.is_integer():  # a count: 36.4 must not round to 36
+            hint = f"this is a count: a whole number, not {answer!r}."
+            result = CheckResult(exercise, "FAIL", hint)
         elif abs(value - expected) <= tol:
             shown = _number(value)
             true = f"{expected:,.{places if show is None else show}f}"
