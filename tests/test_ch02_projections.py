@@ -302,3 +302,120 @@ def test_the_missing_transpose_is_named_on_square_matrices_too(capsys):
     assert not check_one_score(no_transpose)
     out = capsys.readouterr().out
     assert "The key is x_j W_k" in out and "raised" not in out
+
+
+# --- Hints added after the fifth cold review ------------------------------------------------
+
+ROWS = dict(zip(toy.TOKENS, toy.X, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (1.28, "element 0 of the row of 'ate' through W_q, another token's number"),  # worked
+        (1.6, "element 0 of the row of 'cake' through W_q"),
+        (0.42, "element 1 of the row of 'ate' through W_q"),
+    ],
+)
+def test_another_token_s_element_is_named(answer, hint, capsys):
+    # The exercise asks for element 1 of q_delicious (0.37); the worked example is q_ate[0].
+    x = toy.X[DELICIOUS]
+    assert check_projection_element(0.37, x, toy.W_q, 1, **ELEMENT, rows=ROWS)
+    capsys.readouterr()
+    assert not check_projection_element(answer, x, toy.W_q, 1, **ELEMENT, rows=ROWS)
+    line = capsys.readouterr().out
+    assert hint in line and "this one starts from x_delicious and column 1" in line
+    assert "another row or column" not in line
+
+
+def test_the_token_s_own_elements_are_not_called_another_token_s(capsys):
+    x = toy.X[DELICIOUS]
+    assert not check_projection_element(1.36, x, toy.W_q, 1, **ELEMENT, rows=ROWS)
+    assert "that is element 0, from column 0 of W_q" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("answer", [3.4, 2.5, np.float64(2.9)])
+def test_a_count_must_be_a_whole_number(answer, capsys):
+    result = check_self_matches(answer, S_SHARED)
+    line = capsys.readouterr().out
+    assert not result and result.status == "FAIL"
+    assert (
+        line == f"[self-matches] FAIL: a count is a whole number, and {answer:g} is not: "
+        "count the rows again.\n"
+    )
+    assert check_self_matches(3.0, S_SHARED)  # a whole float is a count
+
+
+def test_a_count_from_another_design_names_that_design(capsys):
+    X, (Q, K, _) = toy.X, toy.projections()
+    designs = {
+        "no projection": al.attention_scores(X, X),  # 4 rows pick themselves
+        "one shared matrix": S_SHARED,  # 3: the right one, never named
+        "query side only": al.attention_scores(Q, X),  # 2
+        "two matrices": al.attention_scores(Q, K),  # 2
+    }
+    assert not check_self_matches(4, S_SHARED, others=designs)
+    assert "4 is the count for the design 'no projection' of the experiment" in (
+        capsys.readouterr().out
+    )
+    assert not check_self_matches(2, S_SHARED, others=designs)
+    out = capsys.readouterr().out
+    assert "the designs 'query side only' and 'two matrices'" in out and "Q Qᵀ" in out
+    assert check_self_matches(3, S_SHARED, others=designs)
+
+
+Q_TOY, K_TOY = toy.projections()[:2]
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint"),
+    [
+        (lambda X, q, k, i, j: Q_TOY[i] @ K_TOY[j], "ignores its arguments X, W_q and W_k"),
+        (lambda X, q, k, i, j: (X[i] @ toy.W_q[:3, :2]) @ (X[j] @ toy.W_k[:3, :2]), "W_q and W_k"),
+        (lambda X, q, k, i, j: 0.5, "ignores its arguments X, W_q, W_k, i and j"),
+        (lambda X, q, k, i, j: one_score(X, q, k, i, i), "ignores its argument j:"),
+    ],
+)
+def test_a_function_that_ignores_its_arguments_is_told_so(fn, hint, capsys):
+    assert not check_one_score(fn)
+    line = capsys.readouterr().out
+    assert hint in line and "values differ" not in line
+
+
+def test_globals_and_ignored_tokens_get_different_advice(capsys):
+    check_one_score(lambda X, q, k, i, j: Q_TOY[i] @ K_TOY[j])
+    assert "not from notebook variables" in capsys.readouterr().out
+    check_one_score(lambda X, q, k, i, j: one_score(X, q, k, i, i))
+    assert "the key from token j: use both" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint"),
+    [
+        (lambda X, q, k, i, j: (q @ X[i]) @ (k @ X[j]), "You multiplied by the transposes"),
+        (lambda X, q, k, i, j: X[i] @ q @ k @ X[j], "The key is x_j W_k"),
+        (lambda X, q, k, i, j: (q @ X[i][: q.shape[1]]) @ X[j][:1], "q_i = X[i] @ W_q, the row"),
+    ],
+)
+def test_a_shape_error_is_traced_to_its_slip(fn, hint, capsys):
+    assert not check_one_score(fn)
+    line = capsys.readouterr().out
+    assert line.startswith("[one-score] FAIL: the shapes do not fit") and hint in line
+
+
+def test_matmul_diagram_labels_the_columns_and_names_rows_and_columns_in_the_alt_text():
+    fig, alt = matmul_diagram(
+        toy.X.shape, toy.W_q.shape, names=("X", "W_q", "Q"), rows=toy.TOKENS,
+        cols=toy.FEATURES, title="The whole sentence through W_q",
+    )  # fmt: skip
+    labels = texts(fig)
+    assert all(f in labels for f in toy.FEATURES) and fig.axes[0].get_title()
+    fig.canvas.draw()
+    for text in fig.axes[0].texts:  # the upright labels stay inside the figure
+        extent = text.get_window_extent()
+        assert fig.bbox.y0 - 1 <= extent.y0 and extent.y1 <= fig.bbox.y1 + 1, text.get_text()
+    assert "The rows of X: I, ate, the, cake, and, it, was, delicious." in alt
+    assert alt.endswith("The columns of X: food, person, action, pointer.")
+    plt.close(fig)
+    with pytest.raises(ValueError, match="cols needs one label per column of left"):
+        matmul_diagram((8, 4), (4, 4), cols=("a", "b"))

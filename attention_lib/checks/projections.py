@@ -8,6 +8,7 @@ from .base import (
     Cases,
     CheckResult,
     Fail,
+    call,
     check_number,
     expect_shape,
     known_mistakes,
@@ -27,6 +28,7 @@ def check_projection_element(
     x_name: str = "x",
     W_name: str = "W",
     others: dict | None = None,
+    rows: dict | None = None,
 ) -> CheckResult:
     r"""Check a hand-computed ``(x W)[column]``: the dot product of ``x`` with a column of W.
 
@@ -44,15 +46,18 @@ def check_projection_element(
         Names used in the hints, e.g. ``"x_delicious"`` and ``"W_q"``.
     others : dict of str to ndarray of shape (d_model, d), optional
         Matrices a learner might pick up by mistake, e.g. ``{"W_k": toy.W_k}``.
+    rows : dict of str to ndarray of shape (d_model,), optional
+        The other tokens' rows of ``X`` by name, e.g. ``dict(zip(toy.TOKENS, toy.X))``:
+        an element of another token's projection (a worked example's) is named as such.
 
     Notes
     -----
-    .. math:: (x W)_j = \sum_{f=1}^{d_{model}} x_f \, W_{f j}
+    .. math:: (x W)_j = \sum_{f=0}^{d_{model}-1} x_f \, W_{f j}
 
     The expected value comes from the arrays passed in, so it follows the toy numbers.
     The hints recognise: the answer rounded to one decimal, a row of ``W`` instead of a
-    column, one product alone, the column added up without ``x``, another column, and
-    another matrix from ``others``.
+    column, one product alone, the column added up without ``x``, another column,
+    another matrix from ``others`` and another token's element from ``rows``.
     """
     x, W = np.asarray(x, dtype=float), np.asarray(W, dtype=float)
     j = column
@@ -109,6 +114,17 @@ def check_projection_element(
         (value, f"you used {' or '.join(names)}; this element comes from {W_name}.")
         for value, names in by_value.items()
     ]
+    for token, other in (rows or {}).items():  # a worked example's number, or a neighbour's
+        other = np.asarray(other, dtype=float)
+        if not np.array_equal(other, x):
+            mistakes += [
+                (
+                    value,
+                    f"that is element {k} of the row of {token!r} through {W_name}, another "
+                    f"token's number; this one starts from {x_name} and column {j}.",
+                )
+                for k, value in enumerate(other @ W)
+            ]
     fallback = (
         f"{{value}} is too {{side}}. Pair each entry of {x_name} with the entry in the same "
         f"row of column {j} of {W_name}, ({shown}), multiply each pair and add all "
@@ -127,7 +143,7 @@ def check_projection_element(
 # --- Exercise: with one shared matrix, how many words match themselves best? -------------
 
 
-def check_self_matches(answer, S) -> CheckResult:
+def check_self_matches(answer, S, *, others: dict | None = None) -> CheckResult:
     """Check a count: the rows of the shared-matrix scores ``S = Q Qᵀ`` whose best key is
     the query's own word (the largest score of row ``i`` sits at column ``i``).
 
@@ -137,10 +153,19 @@ def check_self_matches(answer, S) -> CheckResult:
         The learner's count; ``None`` means "not answered yet".
     S : array_like of shape (n, n)
         Scores of queries against queries, e.g. ``al.attention_scores(Q, Q)``.
+    others : dict of str to array_like of shape (n, n), optional
+        Score matrices of other designs by name (the chapter's experiment): a count
+        that fits one of them, and not ``S``, is named as that design's.
     """
     S = np.asarray(S, dtype=float)
-    n = S.shape[0]
-    own = int(np.sum(S.argmax(axis=-1) == np.arange(n)))  # rows whose best column is i
+    n, own = S.shape[0], _count_own(S)
+    if isinstance(answer, (float, np.floating)) and np.isfinite(answer) and answer % 1:
+        line = f"a count is a whole number, and {answer:g} is not: count the rows again."
+        print(f"[self-matches] FAIL: {line}")
+        return CheckResult("self-matches", "FAIL", line)
+    by_count: dict[int, list[str]] = {}
+    for name, M in (others or {}).items():
+        by_count.setdefault(_count_own(np.asarray(M, dtype=float)), []).append(repr(name))
     mistakes = (
         (
             n,
@@ -154,6 +179,15 @@ def check_self_matches(answer, S) -> CheckResult:
             "for those whose best match is themselves.",
         ),
     )
+    mistakes += tuple(
+        (
+            count,
+            f"{count} is the count for the design{'s' if len(names) > 1 else ''} "
+            f"{' and '.join(names)} of the experiment; this question asks about one shared "
+            "matrix, S = Q Qᵀ.",
+        )
+        for count, names in by_count.items()
+    )
     mistakes = tuple((wrong, hint) for wrong, hint in mistakes if wrong != own)
     fallback = (
         "{value} is too {side}: a row counts when its largest score sits on the diagonal. "
@@ -161,6 +195,10 @@ def check_self_matches(answer, S) -> CheckResult:
         "by eye."
     )
     return check_number("self-matches", answer, own, places=0, mistakes=mistakes, fallback=fallback)
+
+
+def _count_own(S: np.ndarray) -> int:  # rows of S whose largest score is on the diagonal
+    return int(np.sum(S.argmax(axis=-1) == np.arange(S.shape[0])))
 
 
 # --- Exercise: one score from scratch ------------------------------------------------------
@@ -181,10 +219,13 @@ def check_one_score(fn) -> CheckResult:
             case = f"X {X.shape}, W_q and W_k {W_q.shape}, i = {i}, j = {j}"
             try:
                 out = cases.run(case, X, W_q, W_k, i, j)
-            except Fail as fail:  # x_i W_q W_k x_j: a shape error, not a NumPy lesson
+            except Fail as fail:  # a shape error: say which slip, not what NumPy saw
                 if "matmul" not in str(fail) and "aligned" not in str(fail):
                     raise
-                raise Fail(f"the shapes do not fit (on {case}). {_NO_KEY}") from None
+                slip = _shape_slip(fn)
+                raise Fail(
+                    f"the shapes do not fit (on {case}). {slip[0].upper()}{slip[1:]}"
+                ) from None
             expect_shape(out, (), case, " One score is one number: q_i · k_j.")
             mistakes = [
                 (_score(X, W_q, W_k, i, j) / np.sqrt(d_k), _SCALED),
@@ -199,9 +240,48 @@ def check_one_score(fn) -> CheckResult:
                 mistakes.append((_score(X, W_q.T, W_k.T, i, j), _TRANSPOSED))
                 mistakes.append((float(X[i] @ W_q @ W_k @ X[j]), _NO_KEY))
             known_mistakes(out, *mistakes)
+            if not np.isclose(out, _score(X, W_q, W_k, i, j), atol=1e-6):
+                _ignored_arguments(fn, out, (X, W_q, W_k, i, j), case)
             same(out, _score(X, W_q, W_k, i, j), case)
 
     return verdict("one-score", fn, run)
+
+
+def _shape_slip(fn) -> str:
+    """Which slip raised a shape error? Run ``fn`` where every matrix is square and see."""
+    rng = np.random.default_rng(5)
+    X, W_q, W_k = rng.normal(size=(4, 3)), *rng.normal(size=(2, 3, 3))
+    try:
+        out = call(fn, "a square case", X, W_q, W_k, 1, 2)
+    except Exception:  # noqa: BLE001 - the diagnosis is a bonus; the plain hint stays
+        return _ROW_FIRST
+    if np.shape(out) == () and np.isclose(out, _score(X, W_q.T, W_k.T, 1, 2)):
+        return _TRANSPOSED
+    if np.shape(out) == () and np.isclose(out, X[1] @ W_q @ W_k @ X[2]):
+        return _NO_KEY
+    return _ROW_FIRST
+
+
+def _ignored_arguments(fn, out, args, case: str) -> None:
+    """Fail if a new X, W_q, W_k, i or j leaves the answer where it was: notebook globals."""
+    rng, n = np.random.default_rng(11), len(args[0])
+    unused = []
+    for k, name in enumerate(("X", "W_q", "W_k", "i", "j")):
+        changed = list(args)
+        changed[k] = (args[k] + 1) % n if k > 2 else args[k] + rng.normal(size=args[k].shape)
+        try:
+            again = call(fn, case, *changed)
+        except Exception:  # noqa: BLE001 - it reacted to the change: the argument is used
+            continue
+        if np.shape(again) == np.shape(out) and np.allclose(again, out, atol=1e-9):
+            unused.append(name)
+    if unused:
+        names = ", ".join(unused[:-1]) + " and " * (len(unused) > 1) + unused[-1]
+        raise Fail(
+            f"your function ignores its argument{'s' * (len(unused) > 1)} {names}: new "
+            f"values leave its answer at {float(out):.4g} (on {case}). "
+            + (_GLOBALS if {"X", "W_q", "W_k"} & set(unused) else _BOTH_TOKENS)
+        )
 
 
 _SWAPPED = (
@@ -211,6 +291,13 @@ _SWAPPED = (
 _UNPROJECTED = "that is x_i · x_j, before any projection: send x_i through W_q, x_j through W_k."
 _TRANSPOSED = (
     "you multiplied by the transposes (W_q @ x_i): x_i W_q dots x_i with each column of W_q."
+)
+_GLOBALS = "Work from the arguments, not from notebook variables such as Q, K or toy.W_q."
+_BOTH_TOKENS = "The query comes from token i and the key from token j: use both."
+_ROW_FIRST = (
+    "x_i has d_model entries and W_q has shape (d_model, d_k), so the query is "
+    "q_i = X[i] @ W_q, the row first (W_q @ X[i] fits only when d_k = d_model); likewise "
+    "k_j = X[j] @ W_k, and the score is q_i @ k_j."
 )
 _NO_KEY = (
     "q_i = x_i W_q and k_j = x_j W_k (the row first) are both d_k long, and the score dots "

@@ -34,6 +34,7 @@ def matmul_diagram(
     *,
     names=("A", "B", "AB"),
     rows=None,
+    cols=None,
     highlight=None,
     title: str | None = None,
     fmt: str = ".3g",
@@ -52,6 +53,8 @@ def matmul_diagram(
         Names of the left factor, the right factor and the product.
     rows : sequence of str of length a, optional
         A label for each row of ``left``, such as the tokens.
+    cols : sequence of str of length b, optional
+        A label for each column of ``left``, such as the features; drawn upright above it.
     highlight : (int, int), optional
         ``(i, j)``: mark row ``i`` of ``left``, column ``j`` of ``right`` and element
         ``(i, j)`` of the product, the dot product that makes that element.
@@ -69,7 +72,7 @@ def matmul_diagram(
 
     Notes
     -----
-    .. math:: (AB)_{ij} = \sum_{k=1}^{b} A_{ik} B_{kj}
+    .. math:: (AB)_{ij} = \sum_{k=0}^{b-1} A_{ik} B_{kj}
 
     so element ``(i, j)`` pairs row ``i`` of ``A`` with column ``j`` of ``B``, entry by
     entry: both must have ``b`` entries.
@@ -77,6 +80,8 @@ def matmul_diagram(
     (a, b), A = _operand(left, "left")
     (b2, c), B = _operand(right, "right")
     _check_labels(names, rows, a)
+    if cols is not None and (isinstance(cols, str) or len(cols) != b):
+        raise ValueError(f"cols needs one label per column of left ({b}), got {cols!r}")
     fits = b == b2
     if highlight is not None:
         highlight = _check_highlight(highlight, a, c, fits)
@@ -91,9 +96,10 @@ def matmul_diagram(
     height = max(a, b2) * u
     inch = SCALE if show_values and A is not None else SHAPE_SCALE
     width = max(inch * (x_prod + c * u + margin + 0.4), MIN_WIDTH)  # room for the verdict
-    fig, ax = plt.subplots(figsize=(width, inch * (height + 4.0)))
+    top = 1.0 + (2.6 * SHAPE_SCALE / inch if cols is not None else 0.0)  # room for upright labels
+    fig, ax = plt.subplots(figsize=(width, inch * (height + 3.0 + top)))
     ax.set_xlim(-margin, x_prod + c * u + 0.4)
-    ax.set_ylim(-height - 3.0, 1.0)
+    ax.set_ylim(-height - 3.0, top)
     ax.set_aspect("equal")
     ax.axis("off")
 
@@ -115,7 +121,8 @@ def matmul_diagram(
     ax.plot([x_right - 0.15] * 2, [0, -b2 * u], **style)
 
     for x, (r, k), name in ((x_left, (a, b), names[0]), (x_right, (b2, c), names[1])):
-        ax.text(x + k * u / 2, 0.3, name, ha="center", va="bottom", fontsize=11, weight="bold")
+        y = top - 0.7 if x == x_left else 0.3  # above the column labels, if any
+        ax.text(x + k * u / 2, y, name, ha="center", va="bottom", fontsize=11, weight="bold")
         ax.text(x + k * u / 2, -r * u - 0.35, f"[{r} × {k}]", ha="center", va="top", fontsize=10)
     ax.text(x_prod + c * u / 2, 0.3, names[2], ha="center", va="bottom", fontsize=11, weight="bold")
     product_label = f"[{a} × {c}]" if fits else "no product"
@@ -123,6 +130,8 @@ def matmul_diagram(
     if rows is not None:
         for i, label in enumerate(rows):
             ax.text(-0.15, -(i + 0.5) * u, label, ha="right", va="center", fontsize=9)
+    for j, label in enumerate(cols or ()):
+        ax.text((j + 0.5) * u, 0.15, label, ha="center", va="bottom", fontsize=9, rotation=90)
 
     verdict = (
         f"inner sizes (thick bars) match: {b} = {b2},\nso the product is [{a} × {c}]"
@@ -134,7 +143,11 @@ def matmul_diagram(
     if title:
         ax.set_title(title, fontsize=11)
     fig.tight_layout()
-    return fig, _alt(names, (a, b), (b2, c), A, B, highlight, fmt, title)
+    alt = _alt(names, (a, b), (b2, c), A, B, highlight, fmt, title)
+    for what, labels in (("rows", rows), ("columns", cols)):
+        if labels is not None:
+            alt += f" The {what} of {names[0]}: {', '.join(map(str, labels))}."
+    return fig, alt
 
 
 def _operand(x, name: str):
@@ -188,7 +201,7 @@ def _box(ax, x0, shape, u, values, fmt, show_values, rows=None, cols=None, cell=
             ax.add_patch(Rectangle((x0 + j * u, y), u, u, fc=colour, ec="0.55", lw=0.5))
             if show_values and values is not None:
                 text = format(values[i, j], fmt)
-                ax.text(x0 + (j + 0.5) * u, y + u / 2, text, ha="center", va="center", fontsize=9)
+                ax.text(x0 + (j + 0.5) * u, y + u / 2, text, ha="center", va="center", fontsize=10)
     if not grid:
         ax.add_patch(Rectangle((x0, -r * u), k * u, r * u, fc=_FILL, ec="none", zorder=0))
     ax.add_patch(Rectangle((x0, -r * u), k * u, r * u, fill=False, ec="black", lw=1.4))
