@@ -339,10 +339,7 @@ def test_a_count_must_be_a_whole_number(answer, capsys):
     result = check_self_matches(answer, S_SHARED)
     line = capsys.readouterr().out
     assert not result and result.status == "FAIL"
-    assert (
-        line == f"[self-matches] FAIL: a count is a whole number, and {answer:g} is not: "
-        "count the rows again.\n"
-    )
+    assert line == f"[self-matches] FAIL: this is a count: a whole number, not {answer:g}.\n"
     assert check_self_matches(3.0, S_SHARED)  # a whole float is a count
 
 

@@ -277,7 +277,7 @@ def check_number(
         if not np.isfinite(value):
             result = CheckResult(exercise, "FAIL", f"expected a finite number, got {answer!r}.")
         elif places == 0 and not value.is_integer():  # a count: 36.4 must not round to 36
-            hint = f"this is a count: a whole number, not {answer!r}."
+            hint = f"this is a count: a whole number, not {_number(value)}."
             result = CheckResult(exercise, "FAIL", hint)
         elif abs(value - expected) <= tol:
             shown = _number(value)

@@ -96,8 +96,12 @@ def refresh(path: Path) -> None:
 
 
 def main(paths: list[str]) -> int:
-    if not paths:
+    if not paths or any(p in ("-h", "--help") for p in paths):
         print(__doc__.strip(), file=sys.stderr)
+        return 0 if paths else 2
+    unknown = [p for p in paths if p.startswith("-") or not p.endswith(".ipynb")]
+    if unknown:
+        print(f"not a notebook: {', '.join(unknown)}\n\n{__doc__.strip()}", file=sys.stderr)
         return 2
     for name in paths:
         refresh(Path(name))
