@@ -66,15 +66,16 @@ def test_one_head_cannot_do_what_two_heads_do():
 
 
 def pair_heads():
-    """The chapter's two heads of width 2 for "ate": what was eaten, who ate."""
+    """The chapter's two heads of width 2 for "ate": the object head (what was eaten) and
+    the subject head (who ate)."""
     W_q = np.zeros((4, 4))
-    W_q[2] = [4.0, 0.0, 0.0, 4.0]  # an action asks for food (head 1), a person (head 2)
+    W_q[2] = [4.0, 0.0, 0.0, 4.0]  # an action asks for food (object), a person (subject)
     W_k = np.hstack([np.eye(4)[:, :2]] * 2)  # keys (food, person) in both heads
     W_v = np.hstack([toy.W_v[:, [0, 3]]] * 2)  # values (noun, human) in both heads
     return W_q, W_k, W_v, np.eye(4)
 
 
-def test_one_head_returns_one_average_two_heads_keep_the_partners_apart():
+def test_one_head_returns_one_average_two_heads_keep_eater_and_eaten_apart():
     V = toy.X @ toy.W_v[:, [0, 3]]  # (noun, human): "cake" and "I" overlap in "noun"
     assert V[CAKE].tolist() == [1.0, 0.0] and V[I].tolist() == [1.0, 1.0]
     apart, weights = al.multi_head_attention(toy.X, *pair_heads(), h=2)
@@ -483,7 +484,7 @@ def test_w_o_mix_is_introduced_before_it_runs():
 
 def test_main_line_order_merge_then_average_then_machinery():
     """Fifth review, finding 7: the case for heads is made once, with two experiments.
-    The four built heads; heads 2 and 4 merged split and dilute; two partners, one average
+    The four built heads; heads 2 and 4 merged split and dilute; one head, one average
     (why separate value projections and columns); W_o; split, attend, concatenate,
     project; cost; real code; exercises; then the optional part, which opens with the
     head two numbers wide; the summary last."""
@@ -495,7 +496,7 @@ def test_main_line_order_merge_then_average_then_machinery():
         "b256feaf",  # the four built heads
         "32992697",  # heads 2 and 4 as one: the row splits, 0.43 each, and dilutes
         "facbf0ad",
-        "pair-md",  # "## Two partners, one average"
+        "pair-md",  # "## One head, one average"
         "pair-code",  # two heads against the same columns as one: one average
         "pair-assert",
         "pair-read",
@@ -547,7 +548,7 @@ def test_main_line_order_merge_then_average_then_machinery():
     assert "share columns" in " ".join(source["pair-md"].split())
     assert source["wide-md"].startswith("### One head, two numbers wide")
     assert source["fewer-md"].startswith("### Fewer heads, same weights")
-    assert source["pair-md"].startswith("## Two partners, one average")
+    assert source["pair-md"].startswith("## One head, one average")
     assert source["wo-md"].startswith("## $W_o$ mixes the heads")
     assert source["split-md"].startswith("## Split, attend, concatenate, project")
     assert source["real-md"].startswith("## In real code")
@@ -580,13 +581,20 @@ def test_main_line_order_merge_then_average_then_machinery():
 
 
 def main_line_counts(cells) -> tuple[int, int]:
-    """Words of visible prose and visible cells before the exercises."""
+    """Words of visible prose and visible cells before the exercises. The lines of a
+    directive's fence and options (a listing's ``:start-after:`` ...) are not prose."""
     ids = [cell.id for cell in cells]
     shown = [
         c for c in cells[: ids.index("34bdbe19")] if "remove-cell" not in c.metadata.get("tags", [])
     ]
-    words = sum(len(c.source.split()) for c in shown if c.cell_type == "markdown")
-    return words, len(shown)
+    prose = [
+        line
+        for c in shown
+        if c.cell_type == "markdown"
+        for line in c.source.splitlines()
+        if not line.startswith((":", "```"))
+    ]
+    return sum(len(line.split()) for line in prose), len(shown)
 
 
 def test_the_main_line_is_lighter_than_after_the_fourth_review():
@@ -733,14 +741,15 @@ def test_second_review_wording():
     # 3: 0.17 is above an even share, 0.11 below
     assert '"cake" 0.17 but "I" only 0.11' in source["aa575fa6"]
     # 4: the paper's width is 512; the traced arrays are random
-    assert "the paper's are 512, with $d_k = 64$" in source["split-md"]
+    assert "$h = 8$ heads as in the paper" in source["split-md"]
+    assert "(narrower than the paper's)" in source["split-md"]
     assert "random arrays" in source["split-md"] and "real arrays" not in source["split-md"]
     # 5: one average loses whose is whose only when the values share columns
-    assert "share columns" in source["bd170a6f"] and "share columns" in source["0e454d58"]
+    assert "share columns" in source["bd170a6f"] and "share columns" in source["pair-md"]
     # 7: compared with a key wrong for all three askers, not with "I"
     assert "no more often than a wrong one" not in page
     assert 'no more often than "ate"' not in page  # "cake" wins 0.7 to 1.6 points more
-    assert '"ate", a wrong key for all three' in source["random-read"]
+    assert '"ate" (wrong for all three)' in source["random-read"]
     # 8: the paper's word, nanoGPT's config, Xavier defined, the pronoun head's keys
     assert "averaging inhibits" in source["pair-read"]
     assert "`GPTConfig`'s default (`bias=True`)" in source["real-read"]
@@ -780,7 +789,8 @@ def test_labelled_printouts_in_the_chapter():
     assert "food mean" not in cells["wo-code"].source  # third review, finding 8: cut
     pair = text["pair-code"].splitlines()
     assert pair[0] == "'ate' brings back             noun  human"
-    assert pair[1] == "  two heads: head 1 (eaten)   0.76   0.04"
+    assert pair[1] == "  two heads: object head      0.76   0.04"
+    assert pair[2] == "             subject head     0.78   0.70"
     assert pair[4] == "             columns 3, 4     0.73   0.31"
     # fourth review, stall (c): named matrices in plain steps, no fancy indexing or unpacking
     code = cells["pair-code"].source
@@ -824,11 +834,14 @@ def test_third_review_wording():
     assert "its own attention weights (its own $n \\times n$ map)" in source["real-read"]
     # 5: a one-number head picks an end of the scale, by the sign of q
     assert "most extreme key" not in page
-    assert "(the largest if $q > 0$, the smallest if $q < 0$)" in source["random-read"]
+    assert (
+        "The winner is the largest key or, for a negative query, the smallest"
+        in (source["random-read"])
+    )
     # (the norms 1.00, 1.04, 1.00, 1.02 gave way to the hull in the fourth review, finding 3)
     assert "$1/\\sqrt{d_{model}}$, as the figure's legend writes it" in source["random-md"]
     # 8: the 1.83 step, the question, d_v = d_k
-    assert 'a sum of 1.83 for "ate" leaves each at least 0.83' in source["wo-read"]
+    assert 'sum of 1.83 for "ate" leaves each at least 0.83' in source["wo-read"]
     assert "Is that the heads' doing" not in page
     assert "Would the same columns in one head do?" in source["59e25c78"]
     assert "$d_v = d_k$, as in the paper" in source["83c4d06e"]
@@ -846,20 +859,22 @@ def test_fourth_review_wording():
     merge = source["facbf0ad"]
     assert "A split alone loses nothing" not in main
     assert "Merging keeps who is who" in merge and "dilutes both" in merge
-    assert "0.47 of food and 0.44 of person instead of 0.92 and 0.91" in merge
-    assert "equal weights, asking nothing, would already give 0.25 and 0.15" in merge
+    assert "0.47 of food and 0.44 of person" in merge
+    assert "nearer to asking nothing (the last row) than to the heads apart, 0.92 and 0.91" in (
+        merge
+    )
     assert "brings back less of each" in source["bd170a6f"]
     # 2: every key that matters, per asker; 3: the hull, not length
     read = source["random-read"]
     assert "Barely more often" not in read and "About as often as on a wrong one" in read
-    assert '"cake" comes first in 23% of the heads; "I" in 24 to 25%' in read
-    assert 'though it is wrong for "it" and "delicious"' in read
-    assert '"ate", a wrong key for all three, in 22 to 23%' in read
+    assert '"cake" comes first in 23% of the heads, about as often as "I"' in read
+    assert '(wrong for "it" and "delicious")' in read
+    assert '"ate" (wrong for all three), at 22 to 25% each' in read
     assert "longest vectors" not in read and "Length alone does not decide" in read
     assert "a corner of the hull of the rows of `X` (chapter 6)" in read
-    assert '"delicious" (0.76) is longer than "the" (0.50) and "was" (0.63)' in read
+    assert '"Delicious" is longer than "the" and "was"' in read
     assert "win 4% and 3%" in read and "it wins 0.1% of the time" in read
-    assert "$(0.79, 0, 0.3, 0)$" in read and "over 91% of the wins" in read
+    assert "close to the segment from" in read and "over 91% of the wins" in read
     hidden = cells[ids.index("7a27851d")].source
     assert "share[:, cake] > share[:, ate]" not in hidden  # the cherry-pick is gone
     assert "pct[:, I].tolist() == [25, 24, 24]" in hidden
@@ -867,7 +882,7 @@ def test_fourth_review_wording():
     cost = source["cost-read"]
     assert "for the work of one" not in cost and "for the multiply-adds of one" in cost
     assert "Only the softmax and the weights to store grow with $h$" in cost
-    assert "from 36 at $h = 1$ to 288 at $h = 8$" in cost
+    assert "36 numbers at $h = 1$, 288 at $h = 8$" in cost
     assert [np.prod(trace_shapes(6, 32, h)[4].shape) for h in (1, 8)] == [36, 288]
     # 5: not all real code fuses; 6: c_attn's map and PyTorch's storage said once each
     assert "Real code fuses" not in source["bd170a6f"]
@@ -880,7 +895,7 @@ def test_fourth_review_wording():
     assert "$(3\\,d_{model}, d_{model})$, our `W_qkv` transposed" in source["real-read"]
     assert "stacked and transposed" not in source["real-read"]
     # stall (b): sqrt(d_k) = 1 said once, where the first score of 4 appears
-    assert "as $\\sqrt{d_k} = 1$, softmax gets that 4 unchanged" in source["412ae28a"]
+    assert "score 4, which softmax gets unchanged, as $\\sqrt{d_k} = 1$" in source["412ae28a"]
     assert main.count("\\sqrt{d_k} = 1") == 1
 
 
@@ -948,7 +963,8 @@ def test_fifth_review():
     }
     # 1: distinct sizes in the walkthrough: n = 6 tokens, 8 heads "as in the paper"
     split = source["split-md"]
-    assert "$n = 6$ tokens (so no two axes share a length), 8 heads, as in the paper" in split
+    assert "$n = 6$ tokens, $h = 8$ heads as in the paper" in split
+    assert "no two axes share a length" in split
     assert "n = 8" not in split.replace("$", "") and "8 tokens" not in split
     assert "n, d_model, h = 6, 32, 8" in cells[ids.index("ef813e7a")].source
     printed = dict(line.split(": ") for line in out["ef813e7a"].splitlines()[:7])
@@ -966,9 +982,9 @@ def test_fifth_review():
     assert [int(line.split()[-1]) for line in table[1:]] == [6, 6, 6, 4, 1]
     assert [line.split()[2] for line in table[1:]] == ["26,880"] * 5
     cost = source["cost-read"]
-    assert "but each" not in cost and "But each is 4 numbers wide instead of 32" in cost
-    assert "has rank at most 4, where one 32-wide head reaches 6" in cost
-    assert "rank at most $d_k$ (4 per head at $h = 8$" in source["bd170a6f"]
+    assert "The price is width" in cost
+    assert "has rank at most $d_k = 4$, where one 32-wide head reaches $n = 6$" in cost
+    assert "each head's score map has rank at most $d_k$" in source["bd170a6f"]
     assert "because each head is $h$ times narrower" in source["bd170a6f"]
     # 3: sharpness at Xavier scale
     read = source["random-read"]
@@ -978,16 +994,9 @@ def test_fifth_review():
     assert "Xavier-sized draws almost never have it: training must grow the scale too" in read
     assert "only 0.6% of draws above 0.5" in read
     assert "std 0.5: median 0.22, above 0.5 in 0.6%" in out["4757b82c"]
-    # 4: the 1.83 reading, with the weights it forces, computed on the page
-    assert 'at least 0.43 of head 2\'s weight on "cake"' in source["wo-read"]
-    assert '0.79 of head 4\'s on "I"' in source["wo-read"]
+    # 4: the 1.83 reading; the weights it forces moved to a dropdown (seventh review)
+    assert "$p \\ge 0.43$" in source["wo-read"] and "$p \\ge 0.79$" in source["wo-read"]
     assert "both found their partner" not in source["wo-read"]
-    lines = out["wo-code"].splitlines()[-3:]
-    assert lines == [
-        "'both' of 'ate' is 1.83: each head at least 0.83",
-        "  so head 2 gives 'cake' at least 0.43",
-        "  so head 4 gives 'I' at least 0.79",
-    ]
     # 5: d_k = d_model / h and a square W_o are the paper's choice
     math = source["83c4d06e"]
     assert "$d_k = d_{model} / h$ (the paper's choice, which most models follow)" in math
@@ -1016,3 +1025,86 @@ def test_the_least_weight_that_reaches_a_head_output():
         least = rows[reach, partner].min()
         assert round(least, 2) in (bound, round(bound + 0.01, 2)) and least > bound - 0.005
         assert weights[head, ATE, partner] > least  # the built heads are well above it
+
+
+def test_seventh_review():
+    """The findings of the seventh cold review stay fixed."""
+    import re
+
+    cells = chapter_cells()
+    ids = [cell.id for cell in cells]
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    out = {
+        c.id: "".join(o.get("text", "") for o in c.outputs) for c in cells if c.cell_type == "code"
+    }
+    shown = [c for c in cells if "remove-cell" not in c.metadata.get("tags", [])]
+    # 1: the pair heads have names, and so do their matrices; no anonymous "partners"
+    pair = source["pair-md"]
+    assert "**object head** an action asks for food (what was eaten)" in pair
+    assert "**subject head** for a person (who ate)" in pair
+    code = cells[ids.index("pair-code")].source
+    for name in ("W_q_pair", "W_k_pair", "W_v_pair", "W_o_pair"):
+        assert f"{name} = " in code, name
+    assert not re.search(r"^W_[qkvo] = ", code, re.M)  # no bare names that shadow the paper's
+    assert "object head" in out["pair-code"] and "subject head" in out["pair-code"]
+    assert "head 1 (eaten)" not in out["pair-code"]
+    assert source["pair-read"].startswith("The object head answers")
+    for cell in shown:
+        assert "partner" not in cell.source.lower(), cell.id
+    # 2: the W_o lower bound is a folded side argument; the main line keeps one sentence
+    wo_read = cells[ids.index("wo-read")].source
+    folded = wo_read[wo_read.index("````{admonition}") : wo_read.rindex("````") + 4]
+    assert ":class: dropdown" in folded and "0.43" in folded and "0.79" in folded
+    unfolded = " ".join(wo_read.replace(folded, "").split())
+    assert "0.43" not in unfolded and "0.79" not in unfolded
+    assert 'A sum of 1.83 for "ate" leaves each at least 0.83: a high sum pins both.' in unfolded
+    assert "at least" not in out["wo-code"] and "floor" not in cells[ids.index("wo-code")].source
+    # the dropdown's inequalities give its bounds
+    for runner, bound in ((0.7, 0.43), (0.2, 0.79)):
+        assert round((0.83 - runner) / (1 - runner), 2) == bound
+    # 3: the first learning objective says what the learner does, with the chapter's word
+    goals = source["0e454d58"]
+    assert 'explain with numbers why "ate" needs two' in goals
+    assert "find who ate and what was eaten" in goals and "one average of their values" in goals
+    # 4: rank is linear independence, bounded by the product through d_k columns
+    cost = source["2029d4b7"]
+    assert "weighted sum of the others" not in cost
+    assert "its number of linearly independent rows" in cost
+    assert "is a product through $d_k$ columns, so its rank is at most $d_k$" in cost
+    # 5: the article's layout against the paper's W_o, in two sentences
+    solution = source["5a11f1ab"]
+    assert "its words stay 4 wide and so does each of its 8 heads" in solution
+    assert "where the article stops" in solution
+    assert "$(h\\,d_v, d_{model}) = (32, 4)$, would map it back to 4" in solution
+    assert "$32 \\times 4$ $W_o$" not in solution  # the article shows no W_o
+    # the main line is shorter than before this round (1624 words of prose, 28 cells),
+    # the folded dropdown included
+    words, visible = main_line_counts(cells)
+    assert words < 1624 and visible <= 28, (words, visible)
+
+
+def test_the_heads_listing_fits_a_phone():
+    """Seventh review, finding 6: at 375 px the site's code box holds 39 characters of its
+    code font (measured in Chromium on the built page: 309 px of 7.87 px characters), so the
+    listing of the hand-built heads keeps every line within that and wraps nowhere. Each
+    row is labelled with its feature, and its header numbers the heads."""
+    import re
+
+    block = fenced_heads_block()
+    lines = block.rstrip("\n").splitlines()
+    assert max(len(line) for line in lines) <= 39, max(lines, key=len)
+    assert lines[0].split() == ["#", "1", "2", "3", "4", "<-", "head"]
+    header_digits = [lines[0].index(str(i)) for i in (1, 2, 3, 4)]
+    for line in lines:
+        if line.strip().startswith("["):  # each number sits under its head's digit
+            row = line[: line.index("]")]
+            ends = [m.end() - 1 for m in re.finditer(r"-?\d", row)]
+            assert ends == header_digits, line
+    assert [line.split("# ")[-1] for line in lines if line.strip().startswith("[")] == [
+        "food",
+        "person",
+        "action",
+        "pointer",
+    ] * 3
+    for name in ("who asks", "what answers", "what comes back"):
+        assert name in block, name

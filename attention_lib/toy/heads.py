@@ -14,10 +14,10 @@ checkable by hand:
 * a negative ``q`` would prefer the smallest ``k`` (none is negative here).
 
 Width 1 is deliberately thin, so that every number can be read by hand; real heads are
-typically 64 or 128 wide, and chapter 7 builds heads two numbers wide (the pair of heads
-for "ate", and, in its optional section, one head that serves two askers). A one-number
-query has a size and a sign but no direction: within one head, every token with a
-positive query ranks the keys in the same order. Each head is therefore three columns:
+typically 64 or 128 wide, and chapter 7 builds heads two numbers wide (the object and
+subject heads for "ate", and, in its optional section, one head that serves two askers).
+A one-number query has a size and a sign but no direction: within one head, every token
+with a positive query ranks the keys in the same order. Each head is therefore three columns:
 *who asks* (``W_q``), *what answers* (``W_k``) and *what comes back* (``W_v``). All
 queries are 0 or positive (``X`` has no negative entries and neither has ``W_q``). The
 numbers are chosen by hand, not trained, so that the heads tell the article's story:
@@ -58,21 +58,31 @@ N_HEADS = 4
 # food ("it" learns that it stands for food), head 4 its person ("ate" learns that a
 # person did it). W_o is the identity, so each head's value keeps its own output
 # column; a trained W_o mixes the heads.
+# The chapter shows the lines from here to "# fmt: on" in two listings, each at most 39
+# characters wide so that it fits a phone's code box without wrapping.
 # fmt: off
-#                pron  v-obj  food  v-subj
-W_q = np.array([[ 0.0,  0.0,  3.0,  0.0],   # food      who asks
-                [ 0.0,  0.0,  0.0,  0.0],   # person    ("I" asks nothing)
-                [ 0.0,  2.0,  0.0,  2.0],   # action
-                [ 2.0,  0.0,  0.0,  0.0]])  # pointer
-W_k = np.array([[ 2.0,  2.0,  2.0,  0.0],   # food      what answers
-                [ 1.0,  0.0,  0.0,  2.0],   # person
-                [-1.0, -2.0, -1.0, -1.0],   # action    (verbs answer least)
-                [ 0.0,  0.0,  1.0,  0.0]])  # pointer
-W_v = np.array([[ 1.0,  1.0,  1.0,  0.0],   # food      what comes back
-                [ 0.0,  0.0,  0.0,  1.0],   # person
-                [ 0.0,  0.0,  0.0,  0.0],   # action
-                [ 0.0,  0.0,  0.0,  0.0]])  # pointer
-W_o = np.eye(4)  # the identity: each head's value keeps its own output column
+#     1   2   3   4   <- head
+W_q = np.array([  # who asks
+    [ 0,  0,  3,  0],   # food
+    [ 0,  0,  0,  0],   # person
+    [ 0,  2,  0,  2],   # action
+    [ 2,  0,  0,  0],   # pointer
+], dtype=float)
+W_k = np.array([  # what answers
+    [ 2,  2,  2,  0],   # food
+    [ 1,  0,  0,  2],   # person
+    [-1, -2, -1, -1],   # action
+    [ 0,  0,  1,  0],   # pointer
+], dtype=float)
+# what each head returns, and W_o
+#     1   2   3   4   <- head
+W_v = np.array([  # what comes back
+    [ 1,  1,  1,  0],   # food
+    [ 0,  0,  0,  1],   # person
+    [ 0,  0,  0,  0],   # action
+    [ 0,  0,  0,  0],   # pointer
+], dtype=float)
+W_o = np.eye(4)  # the identity
 # fmt: on
 
 # Read-only, like the rest of the toy: use .copy() to experiment.
