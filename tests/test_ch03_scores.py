@@ -1,12 +1,13 @@
 """Chapter 3: the score checkers are tested both ways, and its figures carry labels and alt text."""
 
+import matplotlib.colors as mcolors
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 from attention_lib import toy
 from attention_lib.checks import check_scores, check_scores_that_change
-from attention_lib.plotting import dot_product_arrows, score_bars
+from attention_lib.plotting import dot_product_arrows, heatmap, score_bars
 
 
 def swap(K):
@@ -208,3 +209,44 @@ def test_dot_product_arrows_label_every_key_with_its_score():
 def test_dot_product_arrows_reject_bad_input(query, keys, labels, match):
     with pytest.raises(ValueError, match=match):
         dot_product_arrows(query, keys, labels, title="t")
+
+
+def test_the_query_arrow_lies_under_the_keys_and_every_key_has_its_own_colour():
+    fig, _ = dot_product_arrows(
+        [1, 1], [[1.5, 1.5], [1, 0], [1, -1], [-1, -1]], list("abcd"), title="t"
+    )
+    ax = fig.axes[0]
+    # each key: its line, then its end marker (the grey axis lines left out)
+    lines = [line for line in ax.get_lines() if line.get_color() != "grey"][::2]
+    assert len({line.get_color() for line in lines}) == 4
+    saturation = mcolors.rgb_to_hsv([mcolors.to_rgb(line.get_color()) for line in lines])[:, 1]
+    assert saturation.min() > 0.35  # no key is drawn in a grey ("partly", "right angle")
+    assert [line.get_linestyle() for line in lines] == ["-", "--", "-.", ":"]
+    (query,) = [t for t in ax.texts if t.arrow_patch is not None]  # the one arrow
+    assert query.get_zorder() < min(line.get_zorder() for line in lines)
+    assert query.arrow_patch.get_facecolor()[:3] != (0.0, 0.0, 0.0)  # broad and pale
+    plt.close(fig)
+
+
+def test_the_w_qk_heatmap_names_features_on_its_axes_and_in_its_alt_text():
+    W_qk = toy.W_q @ toy.W_k.T
+    fig, alt = heatmap(
+        W_qk,
+        toy.FEATURES,
+        toy.FEATURES,
+        title="Who looks for what: W_qk = W_q W_kᵀ",
+        xlabel="key feature",
+        ylabel="query feature",
+        figsize=(5.0, 3.9),
+    )
+    ax = fig.axes[0]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("key feature", "query feature")
+    assert "Rows: query feature; columns: key feature." in alt
+    assert "'pointer' -> 'food' (1.80)" in alt and "queries" not in alt
+    fig.canvas.draw()  # the title, ᵀ included, stays inside the figure
+    box = ax.title.get_window_extent()
+    assert box.x0 >= 0 and box.x1 <= fig.bbox.width
+    plt.close(fig)
+    fig, default_alt = heatmap(W_qk, toy.FEATURES, title="t")
+    assert "Rows are queries, columns are keys." in default_alt
+    plt.close(fig)

@@ -19,6 +19,9 @@ def heatmap(
     vmin=None,
     vmax=None,
     cbar_label: str | None = None,
+    xlabel: str = "key (attended to)",
+    ylabel: str = "query (attending)",
+    figsize: tuple | None = None,
 ):
     """Draw a matrix with a token label on every row and column and its value in each cell.
 
@@ -40,6 +43,12 @@ def heatmap(
     cbar_label : str, optional
         Label of the colour bar, e.g. ``"attention weight"``; also named in the alt text
         with the ends of the scale.
+    xlabel, ylabel : str, optional
+        Axis names; change them when rows and columns are not tokens (say, the features
+        of ``W_q W_kᵀ``). The alt text names them too.
+    figsize : (float, float), optional
+        Width and height in inches; by default they grow with the number of columns and
+        rows.
 
     Returns
     -------
@@ -51,12 +60,12 @@ def heatmap(
     cols = rows if cols is None else cols
     check_labels(M, rows, cols)
     n_q, n_k = M.shape
-    fig, ax = plt.subplots(figsize=(1.0 + 0.62 * n_k, 0.8 + 0.5 * n_q))
+    fig, ax = plt.subplots(figsize=figsize or (1.0 + 0.62 * n_k, 0.8 + 0.5 * n_q))
     image = ax.imshow(M, cmap=CMAP, vmin=vmin, vmax=vmax, aspect="auto")
     ax.set_xticks(range(n_k), cols, rotation=45, ha="right")
     ax.set_yticks(range(n_q), rows)
-    ax.set_xlabel("key (attended to)")
-    ax.set_ylabel("query (attending)")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.set_title(title)
     bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03)
     lo, hi = image.get_clim()
@@ -68,9 +77,10 @@ def heatmap(
         f"'{rows[i]}' -> '{cols[int(np.argmax(M[i]))]}' ({format(M[i].max(), fmt)})"
         for i in range(n_q)
     ]
-    alt = f"Heatmap: {title}. Rows are queries, columns are keys. Highest per row: " + (
-        ", ".join(tops) + "."
-    )
+    axes = "Rows are queries, columns are keys."
+    if (xlabel, ylabel) != ("key (attended to)", "query (attending)"):
+        axes = f"Rows: {ylabel}; columns: {xlabel}."
+    alt = f"Heatmap: {title}. {axes} Highest per row: " + ", ".join(tops) + "."
     if cbar_label:
         alt += f" Colour scale ({cbar_label}) from {lo:g} to {hi:g}."
     return fig, alt

@@ -6,10 +6,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..validate import as_float_array
-from .base import CMAP
 from .matrices import bar_row
 
-# Line styles and markers, so the keys differ by more than colour alone.
+# Okabe-Ito colours (blue, vermillion, bluish green, reddish purple), told apart with
+# the common kinds of colour blindness; line styles and markers add a second cue.
+_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7")
 _STYLES = ("-", "--", "-.", ":")
 _MARKERS = ("o", "s", "^", "D")
 
@@ -82,12 +83,28 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
         raise ValueError(f"at most {len(_STYLES)} keys fit in one picture, got {K.shape[0]}")
     scores = K @ q  # (m,): one dot product per key
     fig, ax = plt.subplots(figsize=(4.6, 4.2))
-    colours = plt.get_cmap(CMAP)(np.linspace(0.15, 0.8, K.shape[0]))
+    # The query is a broad pale arrow drawn underneath, so a key along the same line
+    # stays visible on top of it instead of hiding it (or being hidden).
+    ax.annotate(
+        "",
+        q,
+        (0, 0),
+        arrowprops={
+            "arrowstyle": "simple,head_length=1.1,head_width=1.1,tail_width=0.5",
+            "facecolor": "0.82",
+            "edgecolor": "black",
+            "linewidth": 0.8,
+            "shrinkA": 0,
+            "shrinkB": 0,
+            "mutation_scale": 24,
+        },
+        zorder=1,
+    )
     for k, label, score, colour, style, marker in zip(
-        K, key_labels, scores, colours, _STYLES, _MARKERS, strict=False
+        K, key_labels, scores, _COLOURS, _STYLES, _MARKERS, strict=False
     ):
-        ax.plot([0, k[0]], [0, k[1]], linestyle=style, color=colour, linewidth=2)
-        ax.plot(*k, marker=marker, color=colour, markersize=7)
+        ax.plot([0, k[0]], [0, k[1]], linestyle=style, color=colour, linewidth=2, zorder=3)
+        ax.plot(*k, marker=marker, color=colour, markersize=7, zorder=3)
         ax.annotate(
             f"{label}\nq·k = {score:.2f}",
             k,
@@ -96,8 +113,7 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
             ha="left" if k[0] >= 0 else "right",
             fontsize=9,
         )
-    ax.annotate("", q, (0, 0), arrowprops={"arrowstyle": "-|>", "color": "black", "lw": 2.5})
-    ax.annotate("query q", q, textcoords="offset points", xytext=(-8, 8), ha="right")
+    ax.annotate("query q", q, textcoords="offset points", xytext=(-12, 6), ha="right")
     reach = 1.25 * max(np.abs(K).max(), np.abs(q).max())
     ax.set_xlim(-reach, reach)
     ax.set_ylim(-reach, reach)
