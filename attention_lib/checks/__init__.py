@@ -19,16 +19,12 @@ from .all_at_once import check_attention_rows, check_flops, check_merge, check_s
 from .base import CheckResult
 from .blending import check_attention, check_blend, check_output_change
 from .decoder import check_cross_entropy, check_kv_step, check_sample
-from .embeddings import (
-    check_cosine_similarity,
-    check_pe_length,
-    check_pe_offset,
-    check_positional_encoding,
-)
+from .embeddings import check_cosine_similarity
 from .gradients import check_numerical_gradient
 from .learning import check_grad_V, check_initial_loss, check_softmax_backward
 from .masking import check_causal_count, check_causal_mask, check_masked_softmax
 from .multi_head import check_multi_head, check_param_count, check_split_heads
+from .positions import check_pe_length, check_pe_offset, check_positional_encoding
 from .projections import check_one_score, check_projection_element, check_self_matches
 from .real_model import check_attention_params, check_layer_norm, check_mean_pool
 from .scaling import check_dot_variance, check_scaled_scores

@@ -1,0 +1,194 @@
+"""Chapter 1 checkers on positions: the sinusoidal encoding and two predictions about it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import positional_encoding
+from .base import (
+    Cases,
+    CheckResult,
+    Fail,
+    check_number,
+    expect_shape,
+    fmt,
+    known_mistakes,
+    same,
+    verdict,
+)
+
+# --- Exercise: the sinusoidal positional encoding ----------------------------------------
+
+
+def _encoding(n: int, d: int, *, base=10000.0, rate="2i", swap=False, start=0, halves=False):
+    """The sinusoidal encoding, or one of the usual mistakes, for an even ``d``.
+
+    ``rate`` is the exponent: "2i" (right: i counts pairs), "i" (half of it), "4i"
+    (twice it: 2j/d with j = 0, 2, 4, ... already the column index), "int"
+    (``2 * i // d``, 0 for every pair) or "col" (each column's own index j).
+    """
+    pos = np.arange(start, start + n)[:, None]  # (n, 1)
+    i = np.arange(d // 2)  # (d/2,): one index per (sin, cos) pair
+    if rate == "col":
+        angle = pos / base ** (np.arange(d) / d)  # (n, d)
+        sines, cosines = np.sin(angle[:, 0::2]), np.cos(angle[:, 1::2])  # (n, d/2) each
+    else:
+        exponent = {"2i": 2 * i / d, "i": i / d, "4i": 4 * i / d, "int": 2 * i // d}[rate]  # (d/2,)
+        angle = pos / base**exponent  # (n, d/2)
+        sines, cosines = np.sin(angle), np.cos(angle)
+    if swap:
+        sines, cosines = cosines, sines
+    if halves:
+        return np.concatenate([sines, cosines], axis=1)  # (n, d)
+    PE = np.empty((n, d))
+    PE[:, 0::2], PE[:, 1::2] = sines, cosines
+    return PE
+
+
+_PE_MISTAKES = (
+    (
+        {"swap": True},
+        "sin and cos are swapped: even columns (0, 2, ...) take the sine and odd columns "
+        "the cosine, so position 0 is [0, 1, 0, 1, ...].",
+    ),
+    (
+        {"rate": "i"},
+        "the wavelengths grow too slowly: you used 10000^(i/d_model). The exponent is "
+        "2i/d_model, where i counts the (sin, cos) pairs.",
+    ),
+    (
+        {"rate": "4i"},
+        "the wavelengths grow too fast: you used 10000^(4i/d_model), twice the exponent. "
+        "If your i already runs 0, 2, 4, ... (np.arange(0, d_model, 2)), it is 2i: "
+        "divide it by d_model without doubling it again.",
+    ),
+    (
+        {"rate": "col"},
+        "the cosine columns have the wrong frequency: columns 2i and 2i+1 share one "
+        "angle, pos / 10000^(2i/d_model). You used each column's own index in the exponent.",
+    ),
+    ({"rate": "int"}, "2 * i // d_model is 0: every pair turns at one speed. Use / instead."),
+    (
+        {"halves": True},
+        "you put all the sines first and all the cosines after them: interleave them, "
+        "sine in column 2i and cosine in column 2i+1.",
+    ),
+    ({"start": 1}, "positions count from 0: the first row is position 0, [0, 1, 0, 1, ...]."),
+    *(
+        ({"base": b}, f"the base is 10000, not {name}: angle = pos / 10000^(2i/d_model).")
+        for b, name in ((1000.0, "1000"), (100000.0, "100000"), (np.e, "e"))
+    ),
+    (
+        {"base": 1e-4},  # pos / (1/10000)^(2i/d) = pos * 10000^(2i/d)
+        "you multiplied pos by 10000^(2i/d_model): divide by it, so that later columns "
+        "turn more slowly.",
+    ),
+)
+
+
+def check_positional_encoding(fn) -> CheckResult:
+    """Check ``fn(n, d_model)`` (``d_model`` even) against :func:`positional_encoding`."""
+
+    def run(cases: Cases) -> None:
+        for n, d in ((8, 4), (50, 16), (1, 2), (10, 6)):
+            case = f"n = {n}, d_model = {d}"
+            out = cases.run(case, n, d)
+            hint = (
+                " One row per position: you returned the transpose." if out.shape == (d, n) else ""
+            )
+            expect_shape(
+                out, (n, d), case, hint or " One row per position, one column per dimension."
+            )
+            if (n, d) == (8, 4):  # every mistake gives different numbers here
+                mistakes = [(_encoding(n, d, **change), hint) for change, hint in _PE_MISTAKES]
+                known_mistakes(out, *mistakes)
+                if not np.allclose(out[0], [0.0, 1.0, 0.0, 1.0]):
+                    raise Fail(
+                        f"position 0 should be [0, 1, 0, 1] (sin 0 = 0, cos 0 = 1), got "
+                        f"{fmt(out[0])}."
+                    )
+            same(out, positional_encoding(n, d), case)
+
+    return verdict("positional-encoding", fn, run)
+
+
+# --- Exercises: numbers predicted by hand ----------------------------------------------
+
+
+def _rounded(expected: float, mistakes: tuple) -> tuple:
+    """Add hints for the right value rounded to one decimal (1.4 for 1.414...: less
+    precise, not wrong, so not "too low") and one off in the last digit (1.42)."""
+    one = round(expected, 1)
+    hint = (
+        f"{one:g} is the right value rounded to one decimal; give two decimals "
+        f"({expected:.4f}... rounds to {expected:.2f})."
+    )
+    two = round(expected, 2)
+    near = f"close, but {expected:.4f}... rounds to {two:.2f}: check the last digit."
+    return ((one, hint), (two + 0.01, near), (two - 0.01, near), *mistakes)
+
+
+def check_pe_length(answer) -> CheckResult:
+    """Check a predicted length |PE[pos]| for ``d_model = 4`` (the same at every position)."""
+    expected = float(np.linalg.norm(positional_encoding(8, 4)[0]))  # the same at every pos
+    return check_number(
+        "pe-length",
+        answer,
+        expected,
+        mistakes=_rounded(
+            expected,
+            (
+                (2.0, "2 is the squared length (1 for each sin-cos pair): take its square root."),
+                (
+                    1.0,
+                    "one (sin, cos) pair has length 1, but d_model = 4 holds two pairs: add "
+                    "the squares of all four entries, then take the square root.",
+                ),
+                (4.0, "the length is the square root of the sum of squares, not a count."),
+            ),
+        ),
+    )
+
+
+def check_pe_offset(answer) -> CheckResult:
+    """Check a predicted dot product ``PE[pos] · PE[pos + 20]`` for ``d_model = 4``."""
+    PE = positional_encoding(30, 4)  # (30, 4)
+    expected = float(PE[0] @ PE[20])  # the same for every pos
+    fast, slow = np.cos(20.0), np.cos(20.0 / 100.0)  # the two pairs turn by 20 and 0.2
+    pair = (
+        (
+            fast,
+            f"{fast:.2f} is the fast pair alone (cos 20): d_model = 4 has a second, "
+            "slow pair, which turns by 20 / 100 and adds its own cosine.",
+        ),
+        (
+            slow,
+            "that is the slow pair alone (cos 0.2): add the fast pair, which turns by "
+            "a whole 20 radians.",
+        ),
+        (
+            np.cos(20.0) + np.cos(20.0 / 10000.0),
+            "the slow pair turns at 1 / 100, not "
+            "1 / 10000: its speed is 1 / 10000^(2i / d_model) with i = 1 and d_model = 4.",
+        ),
+        (
+            2.0,
+            "2 is PE[pos] · PE[pos], the same position twice: 20 steps on, each pair "
+            "has turned by b radians and contributes cos b.",
+        ),
+        (
+            np.cos(np.radians(20.0)) + np.cos(np.radians(0.2)),
+            "those are cosines in degrees: the angles are in radians (np.cos takes radians).",
+        ),
+        (
+            np.sin(20.0) + np.sin(0.2),
+            "you added sines: a pair turned by angle b "
+            "contributes cos b to the dot product (sin a sin(a+b) + cos a cos(a+b) = cos b).",
+        ),
+        (
+            2 * fast,
+            "the two pairs do not turn at the same speed: the second turns 100 "
+            "times more slowly (10000^(2/4) = 100).",
+        ),
+    )
+    return check_number("pe-offset", answer, expected, mistakes=_rounded(expected, pair))
