@@ -6,7 +6,13 @@ import pytest
 
 import attention_lib as al
 from attention_lib import toy
-from attention_lib.checks import check_causal_count, check_causal_mask, check_masked_softmax
+from attention_lib.checks import (
+    check_batch_mask,
+    check_causal_count,
+    check_causal_mask,
+    check_masked_softmax,
+)
+from attention_lib.checks.base import grading_seed
 from attention_lib.plotting import masked_heatmaps, masked_row
 
 SHORT = toy.masking
@@ -267,6 +273,11 @@ def crashes(*args, **kwargs):
         (lambda n: np.tri(n), "FAIL", "the pattern is right but the dtype is float64"),
         (lambda n: np.tril(np.ones((n, n), dtype=int)), "FAIL", "dtype is int64"),
         (lambda n: np.ones((n, n), dtype=bool), "FAIL", "that is no mask at all"),
+        (
+            lambda n: np.tril(np.ones((n, n), dtype=bool), k=1),
+            "FAIL",
+            "the diagonal's right neighbour, is True",
+        ),
         (lambda n: np.ones((n, n + 1), dtype=bool), "FAIL", "one row per query"),
         (lambda n: None, "TODO", "returned None"),
         (crashes, "FAIL", "raised KeyError: 'oops'"),
@@ -311,6 +322,18 @@ def in_place(scores, mask):
     return stable_softmax(scores)
 
 
+def sum_without_keepdims(scores, mask):
+    logits = np.where(mask, scores, -np.inf)
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1)  # (..., n_q) lines up with the keys: wrong for 2-D scores
+
+
+def max_without_keepdims(scores, mask):
+    logits = np.where(mask, scores, -np.inf)
+    e = np.exp(logits - logits.max(axis=-1))  # row j's maximum taken from key j
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
@@ -334,6 +357,8 @@ def in_place(scores, mask):
         (lambda s, mask: 2 * masked_softmax(s, mask), "FAIL", "rows sum to 2 on"),
         (lambda s, mask: masked_softmax(s, mask)[..., :-1], "FAIL", "one weight per score"),
         (in_place, "FAIL", "changed its input array in place"),
+        (sum_without_keepdims, "FAIL", "e.sum(axis=-1) without keepdims=True"),
+        (max_without_keepdims, "FAIL", "logits.max(axis=-1) without keepdims=True"),
         (lambda s, mask: None, "TODO", "returned None"),
         (crashes, "FAIL", "raised KeyError"),
     ],
@@ -380,3 +405,107 @@ def test_causal_count_follows_n(capsys):
     assert check_causal_count(10, n=4)
     assert not check_causal_count(6, n=4)
     assert "leaves out the diagonal" in capsys.readouterr().out
+
+
+# --- The combined causal + padding mask of a batch ------------------------------------------
+
+
+def batch_mask(lengths, n, left):
+    """The test's own reference, by loops: key j allowed when j <= i and j is real."""
+    mask = np.zeros((len(lengths), 1, n, n), dtype=bool)
+    for s, length in enumerate(lengths):
+        first = n - length if left else 0  # the first real position
+        for i in range(n):
+            for j in range(n):
+                mask[s, 0, i, j] = j <= i and first <= j < first + length
+    return mask
+
+
+def real_tokens(lengths, n, left):
+    j = np.arange(n)
+    return j >= n - lengths[:, None] if left else j < lengths[:, None]  # (b, n)
+
+
+def pads_as_queries(lengths, n, left):
+    return (al.causal_mask(n) & real_tokens(lengths, n, left)[:, :, None])[:, None]
+
+
+def pads_as_both(lengths, n, left):
+    real = real_tokens(lengths, n, left)
+    return (al.causal_mask(n) & real[:, :, None] & real[:, None, :])[:, None]
+
+
+def queries_when_left(lengths, n, left):
+    return pads_as_queries(lengths, n, left) if left else batch_mask(lengths, n, left)
+
+
+def no_causal(lengths, n, left):
+    return np.broadcast_to(real_tokens(lengths, n, left)[:, None, None, :], (len(lengths), 1, n, n))
+
+
+def right_only(lengths, n, left):
+    return (al.causal_mask(n) & al.padding_mask(lengths, n))[:, None]  # ignores left
+
+
+@pytest.mark.parametrize(
+    ("fn", "status", "hint"),
+    [
+        (batch_mask, "PASS", "all 3 cases match"),
+        (lambda ell, n, left: batch_mask(list(ell), n, left), "PASS", "all 3 cases"),
+        (lambda ell, n, left: ~batch_mask(ell, n, left), "FAIL", "True marks the blocked pairs"),
+        (lambda ell, n, left: batch_mask(ell, n, left)[:, 0], "FAIL", "no head axis"),
+        (lambda ell, n, left: batch_mask(ell, n, left)[:, 0][None], "FAIL", "went in front"),
+        (
+            lambda ell, n, left: real_tokens(ell, n, left)[:, None, None, :],
+            "FAIL",
+            "the padding part alone",
+        ),
+        (pads_as_queries, "FAIL", "their rows allow no key at all"),  # right: = both
+        (pads_as_both, "FAIL", "their rows allow no key at all"),
+        (queries_when_left, "FAIL", "real words still attend to the pads before them"),
+        (no_causal, "FAIL", "the causal part is missing"),
+        (
+            lambda ell, n, left: np.broadcast_to(al.causal_mask(n), (len(ell), 1, n, n)),
+            "FAIL",
+            "that is the causal mask alone",
+        ),
+        (right_only, "FAIL", "the padding is on the wrong side"),
+        (lambda ell, n, left: batch_mask(ell, n, not left), "FAIL", "on the wrong side"),
+        (
+            lambda ell, n, left: batch_mask(ell, n, left).astype(int),
+            "FAIL",
+            "dtype int64 (on lengths [3, 1], n = 4, right padding), the pattern is right",
+        ),
+        (lambda ell, n, left: None, "TODO", "returned None"),
+        (crashes, "FAIL", "raised KeyError"),
+    ],
+)
+def test_batch_mask_checker(fn, status, hint, capsys):
+    result = check_batch_mask(fn)
+    line = capsys.readouterr().out
+    assert result.status == status and bool(result) is (status == "PASS")
+    assert line.startswith(f"[batch_mask] {status}: ") and hint in line, line
+    assert line.count("\n") == 1
+
+
+def test_batch_mask_checker_gets_int_lengths_and_unseen_cases(capsys):
+    seen = []
+
+    def spy(lengths, n, left):
+        seen.append((np.asarray(lengths).dtype.kind, type(n), type(left)))
+        return batch_mask(lengths, n, left)
+
+    with grading_seed(4):
+        assert check_batch_mask(spy)
+    assert len(seen) == 5 and set(seen) == {("i", int, bool)}  # 3 fixed + 2 unseen cases
+    with grading_seed(4):  # a table of the practice cases fails the unseen ones
+        table = {len(ell): batch_mask(ell, n, left) for ell, n, left in [([3, 1], 4, False)]}
+        assert not check_batch_mask(lambda ell, n, left: table.get(len(ell), None))
+    capsys.readouterr()
+
+
+def test_batch_mask_reference_left_padding_leaves_pad_rows_empty():
+    mask = batch_mask([8, 5], 8, True)[:, 0]  # (2, 8, 8)
+    np.testing.assert_array_equal(np.flatnonzero(~mask[1].any(axis=-1)), [0, 1, 2])
+    fixed = mask | np.eye(8, dtype=bool)  # each pad may see itself: no empty row
+    assert fixed.any(axis=-1).all()

@@ -22,10 +22,16 @@ from .decoder import check_cross_entropy, check_kv_step, check_sample
 from .embeddings import check_cosine_similarity
 from .gradients import check_numerical_gradient
 from .learning import check_grad_V, check_initial_loss, check_softmax_backward
-from .masking import check_causal_count, check_causal_mask, check_masked_softmax
+from .masking import (
+    check_batch_mask,
+    check_causal_count,
+    check_causal_mask,
+    check_masked_softmax,
+)
 from .multi_head import check_multi_head, check_param_count, check_split_heads
+from .one_score import check_one_score
 from .positions import check_pe_length, check_pe_offset, check_positional_encoding
-from .projections import check_one_score, check_projection_element, check_self_matches
+from .projections import check_projection_element, check_self_matches
 from .real_model import check_attention_params, check_layer_norm, check_mean_pool
 from .scaling import check_dot_variance, check_scaled_scores
 from .scores import check_scores, check_scores_that_change
@@ -36,6 +42,7 @@ __all__ = [
     "check_attention",
     "check_attention_params",
     "check_attention_rows",
+    "check_batch_mask",
     "check_blend",
     "check_causal_count",
     "check_causal_mask",
