@@ -184,23 +184,28 @@ ATE = toy.token_index("ate")
 @pytest.mark.parametrize(
     ("answer", "status", "hint"),
     [
-        (0.17, "PASS", "0.17 is right (0.169)."),
         (0.169, "PASS", "0.169 is right (0.169)."),
+        (0.16884, "PASS", "0.16884 is right (0.169)."),
         (None, "TODO", "replace None"),
-        (0.11, "FAIL", "that is how much 'cake' attends to 'ate'"),
-        (0.34, "FAIL", "the whole new term"),
-        (0.62, "FAIL", "that is the new 'noun' element"),
-        (0.45, "FAIL", "the 'noun' element before the change"),
+        (0.17, "FAIL", "give three decimals, rounded"),  # two decimals cannot tell rows apart
+        (0.16, "FAIL", "give three decimals, rounded"),  # truncated, not the row of 'was'
+        (0.168, "FAIL", "round the last decimal rather than cut it off"),
+        (0.166, "FAIL", "how much the output of 'the' rises; read row 'ate'"),  # row off by one
+        (0.106, "FAIL", "how much the output of 'I' rises"),  # not the wrong way round
+        (0.105, "FAIL", "that is how much 'cake' attends to 'ate'"),
+        (0.338, "FAIL", "twice the change"),
+        (0.338, "FAIL", "the sum of the card of 'cake' (also 2)"),  # w * V[cake].sum()
+        (0.0, "FAIL", "If you read another column, that token's card has no 'noun'"),
         (1.0, "FAIL", "that is all of V['cake', 'noun']"),
-        (0.0, "FAIL", "the weights stay the same"),
-        (0.21, "FAIL", "how much the output of 'it' rises; read row 'ate'"),  # 'it''s 0.21
+        (0.211, "FAIL", "how much the output of 'it' rises; read row 'ate'"),
         (0.3, "FAIL", "0.3 is too high"),
         (0.05, "FAIL", "0.05 is too low"),
-        ("0.17", "FAIL", "expected one number"),
+        ("0.169", "FAIL", "expected one number"),
     ],
 )
 def test_check_output_change(answer, status, hint, toy_values, capsys):
     weights, V = toy_values
+    assert round(weights[ATE, CAKE], 3) == 0.169  # the numbers the cases above are built on
     result = check_output_change(
         answer, weights, V, ATE, CAKE, NOUN, tokens=toy.TOKENS, features=toy.VALUE_FEATURES
     )
@@ -220,14 +225,26 @@ def test_the_expected_change_is_what_attention_computes(toy_values, capsys):
     assert capsys.readouterr().out.count("PASS") == 2
 
 
+def test_the_old_and_new_elements_are_named(toy_values, capsys):
+    weights, V = toy_values
+    before = weights[ATE] @ V[:, NOUN]
+    labels = {"tokens": toy.TOKENS, "features": toy.VALUE_FEATURES}
+    assert not check_output_change(round(before, 3), weights, V, ATE, CAKE, NOUN, **labels)
+    after = before + weights[ATE, CAKE]
+    assert not check_output_change(round(after, 3), weights, V, ATE, CAKE, NOUN, **labels)
+    out = capsys.readouterr().out.splitlines()
+    assert "the 'noun' element before the change" in out[0]
+    assert "the new 'noun' element" in out[1]
+
+
 def test_rounded_weights_are_told_so_not_sent_after_another_slip(capsys):
     # The weight 0.2051 rounds to 0.21, and 0.21 x 2 = 0.42 is also what the weight read
     # the wrong way round gives (0.21 x 2). The right answer is 0.41; 0.42 is a rounding
     # matter, and the hint must say so rather than blame the row and the column.
     W = np.array([[0.7949, 0.2051], [0.21, 0.79]])
     V = np.array([[0.0, 0.0], [2.0, 0.0]])
-    assert check_output_change(0.41, W, V, 0, 1, 0)
-    assert not check_output_change(0.42, W, V, 0, 1, 0)
+    assert check_output_change(0.41, W, V, 0, 1, 0, places=2)
+    assert not check_output_change(0.42, W, V, 0, 1, 0, places=2)
     out = capsys.readouterr().out.splitlines()
     assert "rounded to two decimals" in out[1] and "attends to" not in out[1]
     assert "(0.21); use three (0.205)" in out[1]
@@ -236,7 +253,7 @@ def test_rounded_weights_are_told_so_not_sent_after_another_slip(capsys):
 def test_a_slip_is_named_when_rounding_cannot_explain_it(capsys):
     W = np.array([[0.7, 0.3], [0.6, 0.4]])  # 0.3 and 0.6 need no rounding
     V = np.array([[0.0, 0.0], [1.0, 0.0]])
-    assert not check_output_change(0.6, W, V, 0, 1, 0)
+    assert not check_output_change(0.6, W, V, 0, 1, 0, places=2)
     assert "that is how much 'token 1' attends to 'token 0'" in capsys.readouterr().out
 
 
@@ -348,6 +365,17 @@ def test_each_attention_mistake_gets_its_own_hint(fn, status, hint, capsys):
     assert result.status == status and not result
     assert line.startswith(f"[attention] {status}: ") and hint in line
     assert line.count("\n") == 1
+
+
+def test_a_tuple_in_the_wrong_order_is_named(capsys):
+    def weights_then_output(Q, K, V):
+        output, weights = al.scaled_dot_product_attention(Q, K, V)
+        return weights, output
+
+    assert not check_attention(weights_then_output)
+    line = capsys.readouterr().out
+    assert "you returned (weights, output): the order is (output, weights)" in line
+    assert "you returned the attention weights" not in line
 
 
 def test_batch_size_as_d_k_is_named(capsys):

@@ -17,21 +17,36 @@ from .base import (
     verdict,
 )
 
+
+def _words(n: int) -> str:
+    return ("no", "one", "two", "three", "four", "five", "six")[n] if 0 <= n <= 6 else str(n)
+
+
 # --- Exercise: which outputs change, and by how much, when one value row doubles ---------
 
 
 def check_output_change(
-    answer, weights, V, query: int, key: int, feature: int, *, tokens=None, features=None
+    answer,
+    weights,
+    V,
+    query: int,
+    key: int,
+    feature: int,
+    *,
+    tokens=None,
+    features=None,
+    places: int = 3,
 ) -> CheckResult:
     """Check how much ``output[query, feature]`` rises when the value row ``V[key]`` doubles.
 
     Doubling ``V[key]`` adds one more ``V[key]`` to it and leaves the weights alone (they
     come from Q and K), so every output row ``i`` rises by ``weights[i, key] * V[key]``.
-    The answer is ``weights[query, key] * V[key, feature]``. The hints name the usual
-    slips: the weight read the wrong way round (how much ``key`` attends to ``query``),
-    the doubled term instead of the change, the new or the old element, the whole value,
-    another token's change, and "nothing changes". An answer worked out with the weights
-    rounded to two decimals is told so, never sent after another slip that rounds the same.
+    The answer is ``weights[query, key] * V[key, feature]``, to ``places`` decimals. The
+    hints name the usual slips: too few decimals (or cut rather than rounded), the weight
+    read the wrong way round (how much ``key`` attends to ``query``), twice the change,
+    the new or the old element, the whole value, another token's change, and "nothing
+    changes". An answer worked out with the weight rounded to ``places`` decimals is
+    told so, never sent after another slip that rounds the same.
     """
     W, V = np.asarray(weights, dtype=float), np.asarray(V, dtype=float)
     tokens = tokens or [f"token {j}" for j in range(W.shape[-1])]
@@ -40,19 +55,19 @@ def check_output_change(
     value = V[key, feature]
     expected = W[query, key] * value
     before = W[query] @ V[:, feature]
-    tol = 0.005 + 1e-12  # check_number's tolerance at two decimals
-    rounded = np.round(W[query, key], 2) * value  # what the 2-decimal weight gives
+    tol = 0.5 * 10.0**-places + 1e-12  # check_number's tolerance
+    coarse = places - 1
+    rounded = np.round(W[query, key], places) * value  # the weight rounded first
+    twice = "that is twice the change: the whole new term, weight × 2 V"
+    if np.isclose(V[key].sum(), 2 * value):  # summing the card gives the same number
+        twice += f", or the weight times the sum of the card of '{other}' (also {2 * value:g})"
     mistakes = [
         (
             W[key, query] * value,
             f"that is how much '{other}' attends to '{me}'. The output of '{me}' takes "
             f"V['{other}'] with its own weight on '{other}': row '{me}', column '{other}'.",
         ),
-        (
-            2 * expected,
-            "that is the whole new term, weight x 2 V. The change is the difference: "
-            "one extra V, times the same weight.",
-        ),
+        (2 * expected, twice + ". The change is one extra V, times the same weight."),
         (before + expected, f"that is the new '{name}' element; give how much it rises."),
         (before, f"that is the '{name}' element before the change; give how much it rises."),
         (
@@ -62,8 +77,9 @@ def check_output_change(
         ),
         (
             0.0,
-            "the weights stay the same (they come from Q and K), but what they blend "
-            "changes: every row that gives the key some weight changes.",
+            f"0 would mean the output of '{me}' does not move. The weights stay the same "
+            "(they come from Q and K), but what they blend changes. If you read another "
+            f"column, that token's card has no '{name}' to double: use column '{other}'.",
         ),
     ]
     mistakes += [  # the right column, the wrong row: another token's change
@@ -75,12 +91,28 @@ def check_output_change(
     mistakes = [(v, h) for v, h in mistakes if abs(v - rounded) > tol or abs(v - expected) <= tol]
     if abs(rounded - expected) > tol:
         hint = (
-            f"close: that is what the weight rounded to two decimals gives "
-            f"({W[query, key]:.2f}); use three ({W[query, key]:.3f})."
+            f"close: that is what the weight rounded to {_words(places)} decimals gives "
+            f"({W[query, key]:.{places}f}); use {_words(places + 1)} "
+            f"({W[query, key]:.{places + 1}f})."
         )
         mistakes.insert(0, (rounded, hint))
+    # Too few decimals, or cut off instead of rounded: said before any other slip.
+    scale = 10.0**coarse
+    for short in (np.round(expected * scale) / scale, np.floor(expected * scale) / scale):
+        if abs(short - expected) > tol:
+            mistakes.insert(
+                0,
+                (
+                    short,
+                    f"close, but give {_words(places)} decimals, rounded: {_words(coarse)} "
+                    "are too few to tell which row of the weights you read.",
+                ),
+            )
+    cut = np.floor(expected * 10.0**places) / 10.0**places
+    if abs(cut - expected) > tol:
+        mistakes.insert(0, (cut, "close: round the last decimal rather than cut it off."))
     return check_number(
-        "output change", answer, float(expected), places=2, mistakes=tuple(mistakes), show=3
+        "output change", answer, float(expected), places=places, mistakes=tuple(mistakes)
     )
 
 
@@ -179,7 +211,9 @@ def check_attention(fn) -> CheckResult:
 
     ``fn`` may also return ``(output, weights)``, as
     :func:`attention_lib.scaled_dot_product_attention` does; then the output is judged.
+    ``(weights, output)`` is named as the wrong order.
     """
+    swapped = []  # set when fn returned (weights, output)
 
     def run(cases: Cases) -> None:
         rng = np.random.default_rng(7)
@@ -187,14 +221,14 @@ def check_attention(fn) -> CheckResult:
         Q, K, V = rng.normal(size=(3, 4)), rng.normal(size=(4, 4)), rng.normal(size=(4, 2))
         case = "3 queries, 4 keys, d_k = 4, d_v = 2"
         out = cases.run(case, Q, K, V)
-        _attention_case(out, Q, K, V, case)
+        _attention_case(out, Q, K, V, case, swapped=swapped)
 
         Q, K, V = rng.normal(size=(2, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 4))
         case = "2 queries, 5 keys, d_k = 3, d_v = 4"
         out = _run_shapes(
             cases, case, Q, K, V, hint=" Q Kᵀ is (n_q, d_k) @ (d_k, n_k): transpose K."
         )
-        _attention_case(out, Q, K, V, case)
+        _attention_case(out, Q, K, V, case, swapped=swapped)
 
         Q, K, V = (rng.normal(size=s) for s in ((2, 3, 4), (2, 5, 4), (2, 5, 3)))
         case = "a batch of 2 (Q (2, 3, 4), K (2, 5, 4), V (2, 5, 3))"
@@ -203,18 +237,30 @@ def check_attention(fn) -> CheckResult:
             "with np.swapaxes(K, -1, -2)."
         )
         out = _run_shapes(cases, case, Q, K, V, hint=swap)
-        _attention_case(out, Q, K, V, case, swap)
+        _attention_case(out, Q, K, V, case, swap, swapped=swapped)
 
     def output_only(Q, K, V):
+        expected, weights = scaled_dot_product_attention(Q, K, V)  # before fn sees Q, K, V
         out = fn(Q, K, V)
+        swapped.clear()
         # Returning (output, weights), as attention_lib does, is fine: judge the output.
-        return out[0] if isinstance(out, tuple) and len(out) == 2 else out
+        if isinstance(out, tuple) and len(out) == 2:
+            first, second = (np.asarray(o) for o in out)
+            swapped.append(_close(first, weights) and _close(second, expected))
+            return out[0]
+        return out
 
     return verdict("attention", output_only if callable(fn) else fn, run)
 
 
-def _attention_case(out, Q, K, V, case: str, shape_hint: str = "") -> None:
+def _attention_case(out, Q, K, V, case: str, shape_hint: str = "", *, swapped=()) -> None:
     """Name the typical mistakes, then compare shape and values with the reference."""
+    if any(swapped):
+        raise Fail(
+            "you returned (weights, output): the order is (output, weights), as "
+            "al.scaled_dot_product_attention returns them. Swap them, or return the "
+            "output alone."
+        )
     expected, weights = scaled_dot_product_attention(Q, K, V)
     n_q, d_k, d_v = Q.shape[-2], Q.shape[-1], V.shape[-1]
     S = attention_scores(Q, K)  # (..., n_q, n_k)
@@ -288,6 +334,13 @@ def _run_shapes(cases: Cases, case: str, *arrays, hint: str) -> np.ndarray:
     except Fail as fail:
         message = str(fail).split(" A sum over one axis")[0]  # base's keepdims hint: not ours
         raise Fail(message + hint) from None
+
+
+def _close(a: np.ndarray, b: np.ndarray) -> bool:
+    try:
+        return a.shape == b.shape and bool(np.allclose(a, b, atol=ATOL))
+    except (TypeError, ValueError):  # not numbers
+        return False
 
 
 def _mistakes(out, expected, *mistakes) -> None:
