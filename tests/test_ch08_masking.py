@@ -14,6 +14,7 @@ from attention_lib.checks import (
 )
 from attention_lib.checks.base import grading_seed
 from attention_lib.plotting import masked_heatmaps, masked_row
+from attention_lib.plotting.masking import MASKED
 
 SHORT = toy.masking
 
@@ -202,6 +203,22 @@ def test_masked_heatmaps_hatch_masked_cells_and_describe_them():
     assert "a: 0 of 64 cells masked" in alt and "b: 28 of 64 cells masked" in alt
     assert "'it' -> 'cake' (0.28)" in alt
     plt.close(fig)
+    # A highlighted cell is outlined in every panel, and the alt text gives its values.
+    fig, alt = masked_heatmaps(
+        [plain, causal_weights()],
+        [None, causal],
+        toy.TOKENS,
+        titles=["a", "b"],
+        title="T",
+        highlight=(IT, CAKE),
+    )
+    for ax in (ax for ax in fig.axes if ax.images):
+        outlined = [p for p in ax.patches if not p.get_fill()]
+        assert len(outlined) == 1 and outlined[0].get_xy() == (CAKE - 0.5, IT - 0.5)
+    assert alt.endswith("Outlined in every panel: 'it' -> 'cake', 0.21 then 0.28.")
+    plt.close(fig)
+    with pytest.raises(ValueError, match="outside the 8 x 8"):
+        masked_heatmaps([plain], [None], toy.TOKENS, titles=["a"], title="T", highlight=(8, 0))
     # A row whose allowed weights all tie has no "highest" key: the alt text says so.
     even = np.full((2, 4), 0.25)
     fig, alt = masked_heatmaps([even], [None], list("ab"), list("wxyz"), titles=["e"], title="T")
@@ -229,7 +246,10 @@ def test_masked_row_marks_the_hidden_keys():
     fig, alt = masked_row(w[IT], causal[IT], toy.TOKENS, title="row of it")
     ax = fig.axes[0]
     texts = [t.get_text() for t in ax.texts]
-    assert texts.count("—\nmasked") == 2 and "0.28" in texts
+    assert texts.count(MASKED) == 2 and "0.28" in texts
+    # No bar stands on a masked key: it is a background band, the weight axis reads 0 there.
+    bars = [b for b in ax.patches if b.get_height() > 0 and b.get_width() < 1]
+    assert sorted(round(b.get_x() + b.get_width() / 2) for b in bars) == [0, 1, 2, 3, 4, 5]
     greyed = [t.get_text() for t in ax.get_xticklabels() if t.get_color() == "0.5"]
     assert greyed == ["was", "delicious"]
     assert alt == (

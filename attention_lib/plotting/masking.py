@@ -14,8 +14,11 @@ from matplotlib.patches import Rectangle
 from ..validate import as_float_array
 from .base import CMAP, check_labels
 
+MASKED = "masked\n(0)"  # the label of a masked key in a bar chart
 _BLOCKED = {"facecolor": "0.93", "edgecolor": "0.55", "hatch": "///", "linewidth": 0.0}
 DASH = "—"
+# An orange outline (Okabe-Ito vermilion) stands out on every shade of cividis.
+_OUTLINE = {"fill": False, "edgecolor": "#D55E00", "linewidth": 2.5}
 
 
 def _as_mask(mask, shape: tuple, name: str) -> np.ndarray:
@@ -43,7 +46,9 @@ def _masked_but_weighted(W: np.ndarray, M: np.ndarray, name: str) -> None:
         )
 
 
-def masked_heatmaps(weights, masks, rows, cols=None, *, titles, title: str, fmt: str = ".2f"):
+def masked_heatmaps(
+    weights, masks, rows, cols=None, *, titles, title: str, fmt: str = ".2f", highlight=None
+):
     """Draw attention weights side by side, masked cells hatched with a dash.
 
     Parameters
@@ -62,6 +67,9 @@ def masked_heatmaps(weights, masks, rows, cols=None, *, titles, title: str, fmt:
         Shown above the panels and used in the alt text.
     fmt : str, default ".2f"
         Format of the numbers in the cells.
+    highlight : tuple of int (row, col), optional
+        One cell to outline in every panel, so that a change too small for the colour
+        scale (0.21 -> 0.28, say) is still seen; the alt text gives its values.
 
     Returns
     -------
@@ -88,6 +96,8 @@ def masked_heatmaps(weights, masks, rows, cols=None, *, titles, title: str, fmt:
         Ms.append(_as_mask(masks[i], W.shape, f"masks[{i}]"))
         _masked_but_weighted(W, Ms[i], f"masks[{i}]")
     n_q, n_k = Ws[0].shape
+    if highlight is not None and not (0 <= highlight[0] < n_q and 0 <= highlight[1] < n_k):
+        raise ValueError(f"highlight {highlight} is outside the {n_q} x {n_k} weights")
     # A fixed layout in inches (no layout engine), like the other panel figures.
     left, gap, right, top, bottom = 0.95, 0.35, 0.95, 0.75, 0.95
     # Cells of up to 0.48 in, smaller when the panels would be wider than the page's
@@ -106,6 +116,9 @@ def masked_heatmaps(weights, masks, rows, cols=None, *, titles, title: str, fmt:
         ax.set_yticks(range(n_q), rows if i == 0 else [], fontsize=8)
         ax.set_title(titles[i], fontsize=9)
         _fill_cells(ax, W, M, fmt)
+        if highlight is not None:
+            r, c = highlight
+            ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, **_OUTLINE))
         parts.append(f"{titles[i]}: {_describe(W, M, rows, cols, fmt)}")
     fig.suptitle(title, fontsize=10, y=1 - 0.1 / height, va="top")
     middle = (left + (len(Ws) * pw + (len(Ws) - 1) * gap) / 2) / width
@@ -119,12 +132,16 @@ def masked_heatmaps(weights, masks, rows, cols=None, *, titles, title: str, fmt:
         + "; ".join(parts)
         + "."
     )
+    if highlight is not None:
+        r, c = highlight
+        values = " then ".join(format(W[r, c], fmt) for W in Ws)
+        alt += f" Outlined in every panel: '{rows[r]}' -> '{cols[c]}', {values}."
     return fig, alt
 
 
 def _fill_cells(ax, W: np.ndarray, M: np.ndarray, fmt: str) -> None:
     """Numbers in the allowed cells, a hatched dash in the masked ones."""
-    text = {"ha": "center", "va": "center", "fontsize": 7.5}
+    text = {"ha": "center", "va": "center", "fontsize": 8}
     for r in range(W.shape[0]):
         for c in range(W.shape[1]):
             if M[r, c]:
@@ -149,7 +166,10 @@ def _top(w: np.ndarray, allowed: np.ndarray, query: str, cols, fmt: str) -> str:
 
 
 def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f"):
-    """Draw one query's attention weights as bars, its masked keys as hatched dashes.
+    """Draw one query's attention weights as bars, each masked key as a hatched band.
+
+    A masked key gets no bar (its weight is 0, drawn as a flat mark on the axis) but a
+    grey, hatched background band labelled "masked (0)".
 
     Parameters
     ----------
@@ -187,11 +207,13 @@ def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f"):
     shade = plt.get_cmap(CMAP)(np.where(keys == top, 0.95, 0.35))  # the largest is lighter
     ok, blocked = np.flatnonzero(a), np.flatnonzero(~a)
     ax.bar(ok, w[ok], color=shade[ok], edgecolor="black", linewidth=0.5)
-    ax.bar(blocked, np.ones(blocked.size), width=0.8, **_BLOCKED)
     for j in ok:
         ax.text(j, w[j] + 0.02, format(w[j], fmt), ha="center", va="bottom", fontsize=8)
-    for j in blocked:
-        ax.text(j, 0.5, f"{DASH}\nmasked", ha="center", va="center", fontsize=7.5, color="0.3")
+    for j in blocked:  # a background band, not a bar: a masked key's weight is 0, not 1
+        ax.axvspan(j - 0.5, j + 0.5, zorder=0, **_BLOCKED)
+        ax.plot([j - 0.35, j + 0.35], [0, 0], color="0.2", linewidth=3, zorder=3)
+        label = {"facecolor": "white", "edgecolor": "none", "pad": 1.5}
+        ax.text(j, 0.5, MASKED, ha="center", va="center", fontsize=8, color="0.2", bbox=label)
     ax.set_xticks(range(w.size), labels, fontsize=8)
     for tick, visible in zip(ax.get_xticklabels(), a, strict=True):
         tick.set_color("black" if visible else "0.5")
