@@ -260,12 +260,11 @@ def check_number(
     """Check a number the learner predicted or worked out by hand; print one line.
 
     ``answer`` passes when it rounds to ``expected`` at ``places`` decimals (so 0.21 is
-    right for 0.2113); with ``places=0`` the answer is a count and must be a whole number.
-    ``mistakes`` are ``(wrong_value, hint)`` pairs for the usual wrong
-    answers, compared the same way. ``expected`` must be computed by the caller from the
-    library, never typed in, so the checker follows the toy numbers if they change.
-    ``fallback`` replaces the generic hint for any other wrong number; it may name
-    ``{value}`` and ``{side}`` ("high" or "low"). ``show``: decimals of the true value on a PASS.
+    right for 0.2113); with ``places=0`` it is a count and must be a whole number. ``mistakes``
+    are ``(wrong_value, hint)`` pairs for the usual wrong answers, compared the same way.
+    ``expected`` must be computed by the caller from the library, never typed in, so the
+    checker follows the toy numbers. ``fallback`` replaces the generic hint for any other wrong
+    number; it may name ``{value}`` and ``{side}``. ``show``: decimals of the true value on a PASS.
     """
     tol = 0.5 * 10.0**-places + 1e-12
     if answer is None:
@@ -287,9 +286,8 @@ def check_number(
             hint = next((h for wrong, h in mistakes if abs(value - wrong) <= tol), None)
             if hint is None:
                 side = "high" if value > expected else "low"
-                hint = f"{_number(value)} is too {side}; redo the calculation step by step."
-                if fallback is not None:
-                    hint = fallback.format(value=_number(value), side=side)
+                hint = fallback or "{value} is too {side}; redo the calculation step by step."
+                hint = hint.format(value=_number(value), side=side)
             result = CheckResult(exercise, "FAIL", hint)
     print(result.line)
     return result

@@ -1,19 +1,13 @@
-"""Chapter 2 checkers: one element of a projection by hand, and the shared-matrix count."""
+"""Chapter 2 checkers: one element of a projection by hand, and the shared-matrix count
+(the third, one score from scratch, is in ``one_score.py``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .base import (
-    Cases,
     CheckResult,
-    Fail,
-    call,
     check_number,
-    expect_shape,
-    known_mistakes,
-    same,
-    verdict,
 )
 
 # --- Exercise: one element of a projection, by hand --------------------------------------
@@ -195,111 +189,3 @@ def check_self_matches(answer, S, *, others: dict | None = None) -> CheckResult:
 
 def _count_own(S: np.ndarray) -> int:  # rows of S whose largest score is on the diagonal
     return int(np.sum(S.argmax(axis=-1) == np.arange(S.shape[0])))
-
-
-# --- Exercise: one score from scratch ------------------------------------------------------
-
-
-def _score(X, W_q, W_k, i: int, j: int) -> float:
-    """The reference: the query of token i (row i of X through W_q) dot the key of token j."""
-    return float((X[i] @ W_q) @ (X[j] @ W_k))
-
-
-def check_one_score(fn) -> CheckResult:
-    """Check ``fn(X, W_q, W_k, i, j)``: the score of token ``i``'s query with token ``j``'s key."""
-
-    def run(cases: Cases) -> None:
-        rng = np.random.default_rng(3)
-        for n, d, d_k, i, j in ((5, 3, 2, 1, 3), (4, 4, 4, 2, 0), (6, 3, 5, 4, 4)):
-            X, W_q, W_k = rng.normal(size=(n, d)), *rng.normal(size=(2, d, d_k))
-            case = f"X {X.shape}, W_q and W_k {W_q.shape}, i = {i}, j = {j}"
-            try:
-                out = cases.run(case, X, W_q, W_k, i, j)
-            except Fail as fail:  # a shape error: say which slip, not what NumPy saw
-                if "matmul" not in str(fail) and "aligned" not in str(fail):
-                    raise
-                slip = _shape_slip(fn)
-                raise Fail(
-                    f"the shapes do not fit (on {case}). {slip[0].upper()}{slip[1:]}"
-                ) from None
-            expect_shape(out, (), case, " One score is one number: q_i · k_j.")
-            mistakes = [
-                (_score(X, W_q, W_k, i, j) / np.sqrt(d_k), _SCALED),
-                (_score(X, W_q, W_k, i, j) * np.sqrt(d_k), _SCALED),
-                (_score(X, W_q, W_q, i, j), "you used W_q for the key too: k_j = x_j W_k."),
-                (_score(X, W_k, W_k, i, j), "you used W_k for the query too: q_i = x_i W_q."),
-                (float(X[i] @ X[j]), _UNPROJECTED),
-            ]
-            if i != j:  # (x_j W_q) · (x_i W_k): the query and the key of the wrong tokens
-                mistakes.insert(0, (_score(X, W_q, W_k, j, i), _SWAPPED))
-            if d == d_k:  # only square matrices allow these slips without a shape error
-                mistakes.append((_score(X, W_q.T, W_k.T, i, j), _TRANSPOSED))
-                mistakes.append((float(X[i] @ W_q @ W_k @ X[j]), _NO_KEY))
-            known_mistakes(out, *mistakes)
-            if not np.isclose(out, _score(X, W_q, W_k, i, j), atol=1e-6):
-                _ignored_arguments(fn, out, (X, W_q, W_k, i, j), case)
-            same(out, _score(X, W_q, W_k, i, j), case)
-
-    return verdict("one-score", fn, run)
-
-
-def _shape_slip(fn) -> str:
-    """Which slip raised a shape error? Run ``fn`` where every matrix is square and see."""
-    rng = np.random.default_rng(5)
-    X, W_q, W_k = rng.normal(size=(4, 3)), *rng.normal(size=(2, 3, 3))
-    try:
-        out = call(fn, "a square case", X, W_q, W_k, 1, 2)
-    except Exception:  # noqa: BLE001 - the diagnosis is a bonus; the plain hint stays
-        return _ROW_FIRST
-    if np.shape(out) == () and np.isclose(out, _score(X, W_q.T, W_k.T, 1, 2)):
-        return _TRANSPOSED
-    if np.shape(out) == () and np.isclose(out, X[1] @ W_q @ W_k @ X[2]):
-        return _NO_KEY
-    return _ROW_FIRST
-
-
-def _ignored_arguments(fn, out, args, case: str) -> None:
-    """Fail if a new X, W_q, W_k, i or j leaves the answer where it was: notebook globals."""
-    rng, n = np.random.default_rng(11), len(args[0])
-    unused = []
-    for k, name in enumerate(("X", "W_q", "W_k", "i", "j")):
-        changed = list(args)
-        changed[k] = (args[k] + 1) % n if k > 2 else args[k] + rng.normal(size=args[k].shape)
-        try:
-            again = call(fn, case, *changed)
-        except Exception:  # noqa: BLE001 - it reacted to the change: the argument is used
-            continue
-        if np.shape(again) == np.shape(out) and np.allclose(again, out, atol=1e-9):
-            unused.append(name)
-    if unused:
-        names = ", ".join(unused[:-1]) + " and " * (len(unused) > 1) + unused[-1]
-        raise Fail(
-            f"your function ignores its argument{'s' * (len(unused) > 1)} {names}: new "
-            f"values leave its answer at {float(out):.4g} (on {case}). "
-            + (_GLOBALS if {"X", "W_q", "W_k"} & set(unused) else _BOTH_TOKENS)
-        )
-
-
-_SWAPPED = (
-    "that is the score of query j with key i (or W_q and W_k swapped): the query comes from "
-    "token i through W_q, the key from token j through W_k, and the two orders differ."
-)
-_UNPROJECTED = "that is x_i · x_j, before any projection: send x_i through W_q, x_j through W_k."
-_TRANSPOSED = (
-    "you multiplied by the transposes (W_q @ x_i): x_i W_q dots x_i with each column of W_q."
-)
-_GLOBALS = "Work from the arguments, not from notebook variables such as Q, K or toy.W_q."
-_BOTH_TOKENS = "The query comes from token i and the key from token j: use both."
-_ROW_FIRST = (
-    "x_i has d_model entries and W_q has shape (d_model, d_k), so the query is "
-    "q_i = X[i] @ W_q, the row first (W_q @ X[i] fits only when d_k = d_model); likewise "
-    "k_j = X[j] @ W_k, and the score is q_i @ k_j."
-)
-_NO_KEY = (
-    "q_i = x_i W_q and k_j = x_j W_k (the row first) are both d_k long, and the score dots "
-    "them: (X[i] @ W_q) @ (X[j] @ W_k). The key is x_j W_k; x_i W_q W_k x_j never forms it."
-)
-_SCALED = (
-    "you scaled the score by sqrt(d_k), which is chapter 4's step. Here the score is the "
-    "raw dot product q_i · k_j."
-)

@@ -19,7 +19,7 @@ from ..heads import multi_head_attention, split_heads
 from .all_at_once import block_state
 from .base import expect_shape, same, unseen_cases
 from .decoder import _kv_reference
-from .projections import _score
+from .one_score import _score
 from .real_model import _layer_norm, _mean_pool
 
 
