@@ -101,9 +101,29 @@ def test_blend_hull_keeps_each_blends_shade_whatever_the_count(toy_values):
     colours = []
     for blends in (two, four):
         fig, _ = blend_hull(V, toy.TOKENS, blends, dims=(NOUN, THIRD), title="x")
-        colours.append([c.get_facecolor()[0].tolist() for c in fig.axes[0].collections[1:]])
+        marks = fig.axes[0].collections[1:]  # a one-hot blend is a hollow ring: its edge
+        colours.append(
+            [
+                (c.get_facecolor() if len(c.get_facecolor()) else c.get_edgecolor())[0].tolist()
+                for c in marks
+            ]
+        )
         plt.close(fig)
     assert colours[0] == colours[1][:2]  # the slider's frames match the static figure
+
+
+def test_a_one_hot_blend_is_a_ring_drawn_under_the_next_blend(toy_values):
+    # At T = 0.05 the output of 'it' lands almost on the pin of 'cake': the one-hot mark
+    # is hollow, and the output's mark is drawn above it, so both stay in sight.
+    weights, V = toy_values
+    _, sharp = toy.attention(temperature=0.05)
+    blends = {"one-hot": np.eye(8)[CAKE], "output of 'it'": sharp[IT]}
+    fig, _ = blend_hull(V, toy.TOKENS, blends, dims=(NOUN, THIRD), title="x")
+    ring, output = fig.axes[0].collections[1:]
+    assert len(ring.get_facecolor()) == 0 and ring.get_linewidth()[0] >= 2
+    assert len(output.get_facecolor()) == 1 and output.get_zorder() > ring.get_zorder()
+    assert np.allclose(ring.get_offsets()[0], output.get_offsets()[0], atol=0.01)
+    plt.close(fig)
 
 
 def test_blend_hull_says_when_a_blend_leaves_the_hull(toy_values):
@@ -139,6 +159,11 @@ def test_contributions_stack_to_the_output(toy_values):
     assert "'noun' 0.48 (largest term from 'cake', 0.21)" in alt
     assert "'human' 0.12 (largest term from 'I', 0.10)" in alt
     assert [t.get_text() for t in ax.get_legend().get_texts()] == list(toy.TOKENS)
+    assert min(t.get_fontsize() for t in ax.get_legend().get_texts()) >= 9
+    assert ax.get_xlabel() == "output value = sum of weight × value over the keys"
+    assert "matched to the legend by colour and hatch" in alt
+    colours = [tuple(p.get_facecolor()) for p in ax.patches[::4]]  # one per token
+    assert len(set(colours)) == 8  # eight distinct colours, not shades of one map
     plt.close(fig)
 
 

@@ -18,6 +18,18 @@ from ..validate import as_float_array
 from .base import CMAP
 
 _MARKERS = ("o", "s", "D", "^", "v", "P", "X")
+# Okabe & Ito's eight colours, told apart with the common kinds of colour blindness; the
+# hatches tell neighbouring segments apart in greyscale too.
+_OKABE_ITO = (
+    "#E69F00",
+    "#56B4E9",
+    "#009E73",
+    "#F0E442",
+    "#0072B2",
+    "#D55E00",
+    "#CC79A7",
+    "#000000",
+)
 _HATCHES = ("", "//", "..", "xx", "\\\\", "oo", "--", "++")
 _EPS = 1e-9
 
@@ -128,7 +140,7 @@ def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: st
             )
         outputs[label] = w @ P  # (2,)
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    fig, ax = plt.subplots(figsize=(6.4, 5.6))
     corners = convex_hull(P)
     ring = P[np.append(corners, corners[0])]
     fill = plt.get_cmap(CMAP)(0.9)
@@ -140,13 +152,17 @@ def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: st
     # The k-th blend keeps its shade whatever the count, so a slider frame matches the figure.
     shades = plt.get_cmap(CMAP)(np.linspace(0.0, 0.75, max(len(outputs), 4)))
     for k, (label, o) in enumerate(outputs.items()):
+        w = np.asarray(blends[label], dtype=float)
+        # A one-hot row lands exactly on its pin: a hollow ring keeps the pin, and any
+        # output that comes close to it, in sight.
+        hollow = np.isclose(w.max(), 1.0) and np.allclose(np.sort(w)[:-1], 0.0)
         ax.scatter(
             *o,
-            s=110 - 12 * k,
+            s=170 if hollow else 110 - 12 * k,
             marker=_MARKERS[k],
-            color=shades[k],
-            edgecolor="black",
-            linewidth=0.8,
+            facecolor="none" if hollow else shades[k],
+            edgecolor=shades[k] if hollow else "black",
+            linewidth=2.0 if hollow else 0.8,
             zorder=3 + k,
             label=f"{label}: ({o[0]:.2f}, {o[1]:.2f})",
         )
@@ -157,7 +173,8 @@ def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: st
     ax.set_xlabel(f"value dimension '{features[i]}'")
     ax.set_ylabel(f"value dimension '{features[j]}'")
     ax.set_title(title)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize=8, frameon=False)
+    # Below the plot, so the labels' text never squeezes the board.
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=9, frameon=False)
     fig.tight_layout()
 
     where = [
@@ -217,27 +234,27 @@ def contributions(weights, V, tokens, *, features=None, title: str, fmt: str = "
     totals = terms.sum(axis=0)  # (d_v,) = w @ V
 
     fig, ax = plt.subplots(figsize=(6.4, 0.9 + 0.55 * d_v))
-    shades = plt.get_cmap(CMAP)(np.linspace(0.05, 0.95, len(tokens)))
     left = np.zeros(d_v)
     for k, token in enumerate(tokens):
         ax.barh(
             range(d_v),
             terms[k],
             left=left,
-            color=shades[k],
+            color=_OKABE_ITO[k % len(_OKABE_ITO)],
             hatch=_HATCHES[k % len(_HATCHES)],
             edgecolor="white",
             linewidth=0.6,
             label=token,
         )
-        for f in np.flatnonzero(terms[k] >= 0.12 * totals.max()):  # name the big segments
+        # Name each segment wide enough to hold its token; the legend names the rest.
+        for f in np.flatnonzero(terms[k] >= 0.12 * totals.max()):
             ax.text(
                 left[f] + terms[k, f] / 2,
                 f,
                 token,
                 ha="center",
                 va="center",
-                fontsize=8,
+                fontsize=9,
                 bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "linewidth": 0},
             )
         left += terms[k]
@@ -246,9 +263,9 @@ def contributions(weights, V, tokens, *, features=None, title: str, fmt: str = "
     ax.set_yticks(range(d_v), features)
     ax.invert_yaxis()  # first value dimension on top, as in the matrix
     ax.set_xlim(0, max(totals.max(), 1e-12) * 1.18)
-    ax.set_xlabel("output value = sum of weight x value over the keys")
+    ax.set_xlabel("output value = sum of weight × value over the keys")
     ax.set_title(title)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, frameon=False)
     fig.tight_layout()
 
     parts = []
@@ -260,7 +277,11 @@ def contributions(weights, V, tokens, *, features=None, title: str, fmt: str = "
             if totals[f] > 0
             else f"'{name}' {format(0.0, fmt)}"
         )
-    alt = f"Stacked bar chart: {title}. One bar per value dimension: " + "; ".join(parts) + "."
+    alt = (
+        f"Stacked bar chart: {title}. One bar per value dimension: "
+        + "; ".join(parts)
+        + ". Segments too narrow for a name are matched to the legend by colour and hatch."
+    )
     return fig, alt
 
 
