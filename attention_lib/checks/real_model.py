@@ -1,4 +1,4 @@
-"""Chapter 11 checkers: layer norm, mean pooling with a padding mask, counting parameters.
+"""Chapter 11 checkers: layer norm, a mean with a padding mask, counting parameters.
 
 The references below are the formulas of :mod:`attention_lib.pretrained` written out
 again, because checkers sit below that module (it needs the model's packages, the
@@ -28,9 +28,9 @@ def _layer_norm(x, gamma, beta, eps):
 
 
 def _mean_pool(H, mask):
+    """The mean of each sentence's real tokens, before the model scales it to length 1."""
     m = mask[..., None]  # (B, n, 1)
-    mean = (H * m).sum(axis=-2) / m.sum(axis=-2)  # (B, d)
-    return mean / np.linalg.norm(mean, axis=-1, keepdims=True)
+    return (H * m).sum(axis=-2) / m.sum(axis=-2)  # (B, d)
 
 
 def _unit(v, axis=-1):
@@ -91,6 +91,11 @@ def check_layer_norm(fn) -> CheckResult:
                 (x - mu) / np.sqrt(var + eps) + beta,
                 "you shifted by beta but never scaled: multiply by gamma first, then add beta.",
             ),
+            (
+                x / np.sqrt((x**2).mean(axis=-1, keepdims=True) + eps) * gamma + beta,
+                "that is RMSNorm (LLaMA's norm): it divides by the root mean square and "
+                "never subtracts the mean. Layer norm subtracts each row's mean first.",
+            ),
         )
         same(out, _layer_norm(x, gamma, beta, eps), case)
 
@@ -98,6 +103,15 @@ def check_layer_norm(fn) -> CheckResult:
         xb = rng.normal(size=(2, 3, 4))
         out = cases.run(case, xb, np.ones(4), np.zeros(4), eps)
         expect_shape(out, xb.shape, case, " Work along the last axis only.")
+        mu1 = xb.mean(axis=1, keepdims=True)
+        known_mistakes(
+            out,
+            (
+                (xb - mu1) / np.sqrt(xb.var(axis=1, keepdims=True) + eps),
+                "right for one sentence, wrong for a batch: axis=1 is the tokens axis "
+                "once a batch axis comes first. Use axis=-1 for any leading axes.",
+            ),
+        )
         same(out, _layer_norm(xb, 1.0, 0.0, eps), case)
 
         case = "a row whose entries are all equal"
@@ -137,45 +151,60 @@ def check_layer_norm(fn) -> CheckResult:
 
 
 def check_mean_pool(fn) -> CheckResult:
-    """Check ``fn(H, mask)``: ``(B, n, d)`` and ``(B, n)`` 0/1 -> ``(B, d)`` unit vectors."""
+    """Check ``fn(H, mask)``: ``(B, n, d)`` and ``(B, n)`` 0/1 -> ``(B, d)`` masked means."""
 
     def run(cases: Cases) -> None:
         rng = np.random.default_rng(384)
         H = rng.normal(size=(2, 4, 3))  # 2 sentences, padded to 4 tokens, d = 3
         mask = np.array([[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 0.0, 0.0]])  # sentence 2 has 2
         case = "2 sentences of 4 and 2 tokens, padded to 4"
-        out = cases.run(case, H, mask)
+        try:
+            out = cases.run(case, H, mask)
+        except Fail as fail:
+            if "broadcast" not in str(fail):
+                raise
+            raise Fail(
+                f"H {H.shape} and mask {mask.shape} do not line up (on {case}): the mask "
+                "needs a last axis of size 1, mask[..., None] of shape (B, n, 1), to "
+                "multiply every feature of a token."
+            ) from None
         if out.shape == (2, 4):
             raise Fail(
                 f"returned shape (2, 4), one number per token (on {case}). Average over "
                 "the tokens (axis 1) so that each sentence keeps its d features."
             )
         expect_shape(out, (2, 3), case, " One vector of width d per sentence.")
+        if np.isnan(out[0]).any():
+            raise Fail(
+                "sentence 1, which has no padding, came out nan (0 / 0): your sum counted "
+                "no token. Is the mask the wrong way round? 1 marks a real token."
+            )
+        summed = (H * mask[..., None]).sum(axis=1)
+        means = summed / mask.sum(axis=1, keepdims=True)
         known_mistakes(
             out,
             (
-                _unit(H.mean(axis=1)),
+                H.mean(axis=1),
                 "sentence 2 is wrong: the padding tokens count in your mean. Multiply by "
                 "the mask before summing and divide by the number of real tokens.",
             ),
             (
-                (H * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True),
-                "the mean is right, but each sentence vector must have length 1: divide "
-                "it by its L2 norm.",
+                summed / H.shape[1],
+                "sentence 2 is too short: you divided by n = 4, the padded length. "
+                "Divide each sum by that sentence's number of real tokens, mask.sum(axis=1).",
             ),
-        )
-        means = (H * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
-        known_mistakes(
-            out,
+            (summed, "you summed the real tokens but never divided by their number."),
             (
-                _unit(means, axis=0),
-                "you normalised over the sentences (axis 0); each sentence's own "
-                "vector must have length 1 (axis=-1).",
+                _unit(means),
+                "the mean is right, then scaled to length 1: this exercise asks for the "
+                "mean itself (model.encode scales it afterwards).",
+            ),
+            (
+                H[:, 0],
+                "that is the first token, [CLS]: BERT's habit for a sentence vector. This "
+                "model averages all real tokens instead.",
             ),
         )
-        lengths = np.linalg.norm(out, axis=-1)
-        if not np.allclose(lengths, 1.0, atol=1e-6):
-            raise Fail(f"the sentence vectors have lengths {lengths.round(4)}, not 1 ({case}).")
         same(out, _mean_pool(H, mask), case)
 
         case = "3 sentences without padding"
@@ -216,6 +245,17 @@ def check_attention_params(
             f"bias vector of d_model = {d_model} numbers.",
         ),
         (4 * matrix + bias, "every projection has a bias of its own: four bias vectors."),
+        (4 * matrix + 3 * bias, "three biases: W_o has one too, so count four bias vectors."),
+        (
+            expected + 2 * d_model,
+            "you added a layer norm's gamma and beta; they follow attention but are not "
+            "part of the four projections.",
+        ),
+        (
+            expected + 4 * d_model + 2 * d_model * 4 * d_model + 4 * d_model + d_model,
+            "that is the whole layer, with the feed-forward network and both layer "
+            "norms; count only W_q, W_k, W_v, W_o and their biases.",
+        ),
         (3 * (matrix + bias), "you forgot W_o and its bias, the output projection."),
         (
             h * expected,

@@ -166,7 +166,7 @@ def token_attention(weights, tokens, query: int, *, ncols: int = 3):
     for i in range(L):
         r, c = divmod(i, ncols)
         ax.text(c * dx + (n - 1) / 2, r * dy - 0.8, f"layer {i + 1}", ha="center", fontsize=9)
-        for head in (0, h - 1):
+        for head in range(h):  # every head row numbered, so none has to be counted
             ax.text(
                 c * dx - 0.7, r * dy + head, str(head + 1), ha="right", va="center", fontsize=7.5
             )
@@ -175,7 +175,7 @@ def token_attention(weights, tokens, query: int, *, ncols: int = 3):
             ax.text(c * dx + j, y, token, rotation=90, ha="center", va="top", fontsize=7.5)
     title = f"The attention of '{tokens[query]}' in every layer and head"
     fig.text((left + plot_w / 2) / width, 1 - 0.06 / height, title, ha="center", va="top")
-    fig.text(0.08 / width, 0.5, "head 1 to 12", va="center", rotation=90, fontsize=8)
+    fig.text(0.08 / width, 0.5, f"head 1 to {h}", va="center", rotation=90, fontsize=8)
     cax = fig.add_axes(((width - 0.65) / width, bottom / height, 0.1 / width, plot_h / height))
     fig.colorbar(image, cax=cax).ax.tick_params(labelsize=8)
     favourite = rows.mean(axis=1)  # (L, n): the average over the heads
@@ -192,12 +192,13 @@ def token_attention(weights, tokens, query: int, *, ncols: int = 3):
 
 
 def head_grid(values, *, title: str, fmt: str = ".2f"):
-    """One number per head of every layer, as a labelled grid with the largest outlined.
+    """One weight per head of every layer, as a labelled grid with the largest outlined.
 
     Parameters
     ----------
     values : array_like of shape (L, h)
-        E.g. how much "it" attends to "cake" in each head of each layer.
+        Attention weights, e.g. how much "it" attends to "cake" in each head of each
+        layer; coloured on the 0-to-1 scale of the other attention figures.
     title : str
     fmt : str, default ".2f"
 
@@ -206,15 +207,15 @@ def head_grid(values, *, title: str, fmt: str = ".2f"):
     fig : matplotlib.figure.Figure
         Layers as rows and heads as columns, both counted from 1.
     alt : str
-        The three largest values with their layer and head, and the median.
+        The largest value (the one outlined), the next two, and the median.
     """
     V = as_float_array(values, "values")
     if V.ndim != 2:
         raise ValueError(f"values must have shape (L, h), one number per head; got {V.shape}")
     L, h = V.shape
     fig, ax = plt.subplots(figsize=(1.4 + 0.55 * h, 1.0 + 0.42 * L))
-    image = ax.imshow(V, cmap=CMAP, vmin=0.0, vmax=max(1e-9, float(V.max())), aspect="auto")
-    annotate_cells(ax, V, 0.0, float(V.max()), fmt, fontsize=8.5)
+    image = ax.imshow(V, cmap=CMAP, vmin=0.0, vmax=1.0, aspect="auto")  # as every weight map
+    annotate_cells(ax, V, 0.0, 1.0, fmt, fontsize=8.5)
     best = np.unravel_index(int(np.argmax(V)), V.shape)
     ax.add_patch(plt.Rectangle((best[1] - 0.5, best[0] - 0.5), 1, 1, fill=False, lw=2, ec="red"))
     ax.set_xticks(range(h), [str(j + 1) for j in range(h)], fontsize=8)
@@ -225,13 +226,13 @@ def head_grid(values, *, title: str, fmt: str = ".2f"):
     fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02)
     fig.tight_layout()
     order = np.argsort(-V, axis=None, kind="stable")[:3]
-    tops = ", ".join(
+    first, *rest = (
         f"layer {i + 1} head {j + 1} ({format(V[i, j], fmt)})"
         for i, j in (np.unravel_index(int(o), V.shape) for o in order)
     )
     alt = (
-        f"Grid of {L} layers x {h} heads: {title}. Largest (outlined): {tops}; "
-        f"median {format(float(np.median(V)), fmt)}."
+        f"Grid of {L} layers x {h} heads, colour 0 to 1: {title}. Largest (outlined): "
+        f"{first}; next: {', '.join(rest)}; median {format(float(np.median(V)), fmt)}."
     )
     return fig, alt
 
