@@ -16,11 +16,13 @@ from attention_lib.backward import (
     softmax_jacobian,
 )
 from attention_lib.checks import (
+    check_grad_QK,
     check_grad_V,
     check_initial_loss,
     check_numerical_gradient,
     check_softmax_backward,
 )
+from attention_lib.checks.base import grading_seed
 from attention_lib.plotting import before_after, it_attention, training_curves, training_frame
 from attention_lib.toy import learning
 
@@ -668,3 +670,69 @@ def test_training_frame_marks_the_step(run):
     plt.close(fig)
     with pytest.raises(ValueError, match="step 151 is outside the history of 150 steps"):
         training_frame(151, weights, tokens, referent, run.loss, run.test_accuracy)
+
+
+def test_numerical_gradient_checker_names_attention_backward(capsys):
+    def analytic(Q, K, V, dOut, eps):
+        return attention_backward(Q, K, V, dOut)[0]
+
+    result = check_numerical_gradient(analytic)
+    assert result.status == "FAIL" and "calls attention_backward" in result.message
+    assert "a step of your own" not in result.message
+    # a tiny step of the learner's own is still told to use eps
+    assert "use the eps you were given" in check_numerical_gradient(nudged(size=1e-6)).message
+
+
+def _scale(K):
+    return 1 / np.sqrt(K.shape[-1])
+
+
+def _right_when_square_else_no_transpose(Q, K, dS):
+    s = _scale(K)
+    dK = s * np.swapaxes(dS, -1, -2) @ Q if Q.shape == K.shape else s * dS @ Q  # raises
+    return s * dS @ K, dK
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint"),
+    [
+        (lambda Q, K, dS: (dS @ K, np.swapaxes(dS, -1, -2) @ Q), "you left out the scale"),
+        (
+            lambda Q, K, dS: (dS @ K / K.shape[-1], np.swapaxes(dS, -1, -2) @ Q / K.shape[-1]),
+            "you divided by d_k = 4",
+        ),
+        (
+            lambda Q, K, dS: (dS @ K * np.sqrt(4), np.swapaxes(dS, -1, -2) @ Q * np.sqrt(4)),
+            "you multiplied by √d_k",
+        ),
+        (
+            lambda Q, K, dS: (_scale(K) * dS @ K, _scale(K) * dS @ Q),
+            "dK uses dS without a transpose",
+        ),
+        (
+            lambda Q, K, dS: (_scale(K) * dS @ Q, _scale(K) * np.swapaxes(dS, -1, -2) @ K),
+            "Q and K are swapped",
+        ),
+        (_right_when_square_else_no_transpose, "Match the shapes"),
+        (lambda Q, K, dS: (_scale(K) * dS @ K, _scale(K) * dS.T @ Q), "np.swapaxes(dS, -1, -2)"),
+        (lambda Q, K, dS: _scale(K) * dS @ K, "return a pair (dQ, dK), not ndarray"),
+        (lambda Q, K, dS: (_scale(K) * dS @ K, Q), "values differ from the reference"),
+    ],
+)
+def test_grad_QK_checker_names_the_mistake(fn, hint, capsys):
+    result = check_grad_QK(fn)
+    line = capsys.readouterr().out
+    assert result.status == "FAIL" and hint in line, line
+    assert line.startswith("[grad_QK] FAIL:") and line.count("\n") == 1
+
+
+def test_grad_QK_checker_passes_the_solution_and_grades_unseen_cases(capsys):
+    def right(Q, K, dS):
+        s = _scale(K)
+        return s * dS @ K, s * np.swapaxes(dS, -1, -2) @ Q
+
+    assert check_grad_QK(right) and "PASS: all 3 cases" in capsys.readouterr().out
+    with grading_seed(5):
+        graded = check_grad_QK(right)
+    assert graded and graded.message == "all 5 cases match the reference."  # 3 + 2 unseen
+    assert check_grad_QK(lambda Q, K, dS: None).status == "TODO"

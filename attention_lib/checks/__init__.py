@@ -34,6 +34,7 @@ from .positions import check_pe_length, check_pe_offset, check_positional_encodi
 from .projections import check_projection_element, check_self_matches
 from .real_model import check_attention_params, check_layer_norm, check_mean_pool
 from .scaling import check_dot_variance, check_scaled_scores
+from .score_gradients import check_grad_QK
 from .scores import check_scores, check_scores_that_change
 from .softmax import check_entropy, check_softmax
 
@@ -51,6 +52,7 @@ __all__ = [
     "check_dot_variance",
     "check_entropy",
     "check_flops",
+    "check_grad_QK",
     "check_grad_V",
     "check_initial_loss",
     "check_kv_step",

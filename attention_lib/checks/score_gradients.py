@@ -1,0 +1,128 @@
+r"""Chapter 10 checker: the gradients of the queries and keys, from that of the scores.
+
+With :math:`S = Q K^\top s` and :math:`s = 1/\sqrt{d_k}`, the learner returns
+:math:`dQ = s\, dS\, K` and :math:`dK = s\, dS^\top Q`. The usual slips each get their own
+hint: the scale left out, divided by :math:`d_k` or multiplied by :math:`\sqrt{d_k}`, a
+missing transpose, ``Q`` and ``K`` swapped, and ``.T`` on a batch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Cases, CheckResult, Fail, known_mistakes, same, unseen_cases, verdict
+
+# --- Exercise: dQ and dK from the gradient of the scores ------------------------------------
+
+
+def grad_QK(Q, K, dS, *, scale=None, swap=False, transpose=True) -> np.ndarray:
+    """dQ and dK of S = Q Kᵀ s, stacked along the rows: (..., n_q + n_k, d_k).
+
+    The keywords build the usual slips: ``scale`` other than 1/sqrt(d_k), ``swap``
+    (Q and K trade places), ``transpose=False`` (dS instead of dSᵀ for dK).
+    """
+    s = 1 / np.sqrt(K.shape[-1]) if scale is None else scale
+    dS_T = np.swapaxes(dS, -1, -2) if transpose else dS
+    dQ, dK = (s * (dS @ Q), s * (dS_T @ K)) if swap else (s * (dS @ K), s * (dS_T @ Q))
+    return np.concatenate([dQ, dK], axis=-2)
+
+
+def _slip(Q, K, dS, **slip):
+    """:func:`grad_QK` with a slip, or None where the slip's shapes do not fit."""
+    try:
+        return grad_QK(Q, K, dS, **slip)
+    except ValueError:
+        return None
+
+
+def check_grad_QK(fn) -> CheckResult:
+    r"""Check ``fn(Q, K, dS)`` returns ``(dQ, dK)``: :math:`s\,dS\,K` and :math:`s\,dS^\top Q`."""
+    said = []  # what was wrong with the last pair, if its shapes did not fit
+
+    def both(Q, K, dS):
+        said.clear()
+        out = fn(Q, K, dS)
+        if out is None:
+            return None
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            said.append(f"return a pair (dQ, dK), not {type(out).__name__}")
+        else:
+            dQ, dK = (np.asarray(o, dtype=float) for o in out)
+            for name, got, like in (("dQ", dQ, Q), ("dK", dK, K)):
+                if got.shape != like.shape:
+                    said.append(
+                        f"{name} has shape {got.shape}, not the shape of {name[1]}, {like.shape}"
+                    )
+            if not said:
+                return np.concatenate([dQ, dK], axis=-2)
+        return np.zeros((*Q.shape[:-2], Q.shape[-2] + K.shape[-2], Q.shape[-1]))
+
+    def judge(out, Q, K, dS, case: str, hint: str = "") -> None:
+        if said:
+            raise Fail(f"{'; '.join(said)} (on {case}).{hint}")
+        d_k = K.shape[-1]
+        mistakes = [
+            (
+                _slip(Q, K, dS, scale=1.0),
+                "you left out the scale: S = Q Kᵀ / √d_k, so "
+                "both gradients carry the factor 1 / √d_k.",
+            ),
+            (
+                _slip(Q, K, dS, scale=1 / d_k),
+                f"you divided by d_k = {d_k}; divide by its square root, √d_k = {np.sqrt(d_k):g}.",
+            ),
+            (
+                _slip(Q, K, dS, scale=np.sqrt(d_k)),
+                "you multiplied by √d_k; the scores are divided by it, and so are their gradients.",
+            ),
+            (
+                _slip(Q, K, dS, transpose=False),
+                "dK uses dS without a transpose: key j "
+                "was used by every query in column j of dS, so dK = s dSᵀ Q.",
+            ),
+            (
+                _slip(Q, K, dS, swap=True),
+                "Q and K are swapped: the rate of S_ij along "
+                "Q_i is K_j, so dQ = s dS K and dK = s dSᵀ Q.",
+            ),
+        ]
+        known_mistakes(out, *((w, h) for w, h in mistakes if w is not None))
+        same(out, grad_QK(Q, K, dS), case)
+
+    def one(cases: Cases, case: str, Q, K, dS, hint: str) -> None:
+        try:
+            out = cases.run(case, Q, K, dS)
+        except Fail as fail:
+            if "your function raised" not in str(fail):
+                raise
+            raise Fail(str(fail).split(" A sum over one axis")[0] + hint) from None
+        judge(out, Q, K, dS, case, hint)
+
+    def run(cases: Cases) -> None:
+        rng = np.random.default_rng(13)
+        shapes = (
+            ("Q, K and dS all of shape (4, 4)", (4, 4), (4, 4), (4, 4)),
+            ("Q (2, 3), K (5, 3), dS (2, 5)", (2, 3), (5, 3), (2, 5)),
+            ("a batch: Q (2, 3, 4), K (2, 5, 4), dS (2, 3, 5)", (2, 3, 4), (2, 5, 4), (2, 3, 5)),
+        )
+        fit = (
+            " Match the shapes: dQ = s dS K is (n_q, n_k) @ (n_k, d_k) and "
+            "dK = s dSᵀ Q is (n_k, n_q) @ (n_q, d_k)."
+        )
+        batch = " With a batch, transpose only the last two axes: np.swapaxes(dS, -1, -2)."
+        for (case, *sizes), hint in zip(shapes, ("", fit, batch), strict=True):
+            Q, K, dS = (rng.normal(size=size) for size in sizes)
+            one(cases, case, Q, K, dS, hint)
+
+    return verdict("grad_QK", both if callable(fn) else fn, run)
+
+
+@unseen_cases("grad_QK")
+def _unseen_grad_QK(rng):
+    found = []
+    for batch in ((), (int(rng.integers(2, 4)),)):
+        n_q, n_k, d_k = (int(rng.integers(2, 6)) for _ in range(3))
+        Q, K = rng.normal(size=(*batch, n_q, d_k)), rng.normal(size=(*batch, n_k, d_k))
+        dS = rng.normal(size=(*batch, n_q, n_k))
+        found.append((f"Q {Q.shape}, K {K.shape}", (Q, K, dS), grad_QK(Q, K, dS)))
+    return found
