@@ -594,15 +594,27 @@ def test_training_curves_draw_both_panels_with_the_baseline(run):
     )
     left, right = fig.axes
     assert "loss" in left.get_ylabel() and right.get_ylabel() == "accuracy"
-    labels = right.get_legend_handles_labels()[1]
-    assert labels == ["chance (0.125)", "train", "test", "test, uniform attention"]
-    # The legend sits below the panel, where it hides no curve.
+    assert left.get_title() == "The loss falls"  # cross-entropy, not an error rate
+    (legend,) = fig.legends  # one legend serves both panels
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert labels == [
+        "loss, attention learned",
+        "loss, uniform attention",
+        "chance (0.125)",
+        "train",
+        "test",
+        "test, uniform attention",
+    ]
+    # It sits below both panels, where it hides no curve.
     fig.canvas.draw()
-    legend_box = right.get_legend().get_window_extent()
-    assert legend_box.y1 < right.get_window_extent().y0
+    legend_box = legend.get_window_extent()
+    assert all(legend_box.y1 < ax.get_window_extent().y0 for ax in (left, right))
     train_line, test_line = right.get_lines()[1:3]
     assert train_line.get_linestyle() != test_line.get_linestyle()
     assert train_line.get_marker() != test_line.get_marker()
+    assert train_line.get_color() != test_line.get_color()
+    # the test markers fall between the train markers, so both show where the curves meet
+    assert train_line.get_markevery() != test_line.get_markevery()
     assert "loss from 2.08 to 0.02 (with uniform attention to 1.40)" in alt
     assert "test accuracy from 14% to 100%" in alt
     assert "test accuracy with uniform attention stays at 43%" in alt
@@ -664,6 +676,7 @@ def test_training_frame_marks_the_step(run):
     fig, alt = training_frame(50, weights, tokens, referent, run.loss, run.test_accuracy)
     grid_ax, curve_ax = fig.axes
     assert grid_ax.get_title() == "Step 50: loss 1.27, test accuracy 76%"
+    assert curve_ax.get_title() == "training loss"
     marker = curve_ax.get_lines()[1]
     assert list(marker.get_xdata()) == [50]
     assert alt.startswith("Training step 50: loss 1.27, test accuracy 76%;")

@@ -14,7 +14,9 @@ from ..validate import as_float_array
 from .base import CMAP
 
 _TRAIN = {"color": plt.get_cmap(CMAP)(0.05), "linestyle": "-", "marker": "o"}
-_TEST = {"color": plt.get_cmap(CMAP)(0.75), "linestyle": "--", "marker": "s"}
+# Okabe-Ito vermillion: far from the train colour for every common colour vision, and
+# drawn with open squares between the train markers, so it shows where the curves meet.
+_TEST = {"color": "#D55E00", "linestyle": "--", "marker": "s", "markerfacecolor": "none"}
 _UNIFORM = {"color": "0.45", "linestyle": ":", "marker": "^"}
 
 
@@ -55,29 +57,31 @@ def training_curves(
         curves.append(("test, uniform attention", uniform, _UNIFORM))
     steps = np.arange(L.size)
     every = max(1, L.size // 10)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.6))
-    left.plot(steps, L, **_TRAIN, markevery=every, markersize=4, label="attention learned")
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 3.9))
+    left.plot(steps, L, **_TRAIN, markevery=every, markersize=4, label="loss, attention learned")
     top = L.max()
     if uniform_loss is not None:
         U = _curve(uniform_loss, "uniform_loss", L.size)
-        left.plot(steps, U, **_UNIFORM, markevery=every, markersize=4, label="uniform attention")
-        left.legend(fontsize=9)
+        style = {**_UNIFORM, "markevery": every, "markersize": 4}
+        left.plot(steps, U, **style, label="loss, uniform attention")
         top = max(top, U.max())
     left.set_ylim(0, top * 1.1)
     left.set_ylabel("training loss (cross-entropy)")
-    left.set_title("The error falls")
+    left.set_title("The loss falls")
     if chance is not None:
         right.axhline(chance, color="0.6", linewidth=1.2, label=f"chance ({chance:.3g})")
     for label, values, style in curves:
-        right.plot(steps, values, **style, markevery=every, markersize=4, label=label)
+        offset = (every // 2, every) if label == "test" else every  # markers side by side
+        right.plot(steps, values, **style, markevery=offset, markersize=4, label=label)
     right.set_ylim(0, 1.05)
     right.set_ylabel("accuracy")
     right.set_title("More and more answers are right")
-    # Below the panel, where no curve runs: inside, it would hide part of some curve.
-    right.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     for ax in (left, right):
         ax.set_xlabel("training step")
-    fig.tight_layout()
+    # One legend for both panels, below them, where it hides no curve.
+    handles = [h for ax in (left, right) for h in ax.get_legend_handles_labels()[0]]
+    fig.legend(handles=handles, fontsize=9, loc="lower center", ncol=3, frameon=False)
+    fig.tight_layout(rect=(0, 0.16, 1, 1))
     parts = [f"loss from {L[0]:.2f} to {L[-1]:.2f}"]
     if uniform_loss is not None:
         parts[0] += f" (with uniform attention to {U[-1]:.2f})"
@@ -245,6 +249,7 @@ def training_frame(step: int, weights, tokens, referent, loss, test_accuracy):
         markeredgecolor="black",
     )
     curve_ax.set_ylim(0, L.max() * 1.1)
+    curve_ax.set_title("training loss", fontsize=9)
     curve_ax.set_xlabel("step", fontsize=8)
     curve_ax.set_ylabel("loss", fontsize=8)
     curve_ax.tick_params(labelsize=8)
