@@ -336,7 +336,7 @@ def test_token_attention_shows_one_query_in_every_layer_and_head(sentence):
     ax = fig.axes[0]
     image = ax.images[0].get_array()
     assert np.allclose(image[:12, :11], W[0, :, it, :])  # layer 1: heads x keys
-    assert np.allclose(image[18 : 18 + 12, 24 : 24 + 11], W[5, :, it, :])  # layer 6
+    assert np.allclose(image[18 : 18 + 12, 26 : 26 + 11], W[5, :, it, :])  # layer 6
     texts = [t.get_text() for t in ax.texts]
     assert [t for t in texts if t.startswith("layer")] == [f"layer {i}" for i in range(1, 7)]
     assert texts.count("cake") == 6  # key labels under every panel

@@ -154,7 +154,7 @@ def token_attention(weights, tokens, query: int, *, ncols: int = 3):
     rows = W[:, :, query, :]  # (L, h, n): the one query's weights, head by head
     ncols = min(ncols, L)
     nrows = math.ceil(L / ncols)
-    dx, dy = n + 1, h + 6  # below each panel: its key labels, then the next title
+    dx, dy = n + 2, h + 6  # 2 blank columns hold the head numbers; below: keys, title
     mosaic = np.full((nrows * dy - 6, ncols * dx - 1), np.nan)
     marks = []
     for i in range(L):
