@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .core import causal_mask, scaled_dot_product_attention, softmax
-from .heads import multi_head_attention
+from .heads import multi_head_attention, split_heads
 from .layers import layer_norm
 from .validate import check_positive_int
 
@@ -94,7 +94,7 @@ def decoder_block(X, params: dict, h: int, mask=None):
 def _block(X0, p: dict, h: int, mask):
     Ws = p["W_q"], p["W_k"], p["W_v"], p["W_o"]
     a = layer_norm(X0, p["ln1_gamma"], p["ln1_beta"], EPS)  # (..., n, d_model)
-    attended, weights = multi_head_attention(a, *Ws, h, mask)  # chapters 7, 8
+    attended, weights = multi_head_attention(a, *Ws, h, mask)  # mask: causal_mask(n)
     X1 = X0 + attended  # the residual: each token keeps its own vector
     b = layer_norm(X1, p["ln2_gamma"], p["ln2_beta"], EPS)
     ffn = p["W_1"], p["b_1"], p["W_2"], p["b_2"]  # max(0, b W_1 + b_1) W_2 + b_2
@@ -124,6 +124,15 @@ def forward(params: dict, ids, h: int):
     return _logits(cache["final"], params), cache["weights"]
 
 
+def last_logits(params: dict, ids, h: int) -> np.ndarray:
+    """Only the last row of :func:`forward`'s logits, shape (..., vocab_size).
+
+    What a generator without a cache computes at each step: every token's keys and
+    values again, but the output layer for the newest position alone (as nanoGPT does).
+    """
+    return _logits(_forward(params, ids, h)["final"][..., -1, :], params)
+
+
 def _forward(params: dict, ids, h: int):
     """:func:`forward` up to the final layer norm, keeping what the backward pass needs."""
     p = params
@@ -133,6 +142,38 @@ def _forward(params: dict, ids, h: int):
     final = layer_norm(X2, p["lnf_gamma"], p["lnf_beta"], EPS)  # (..., n, d_model)
     cache = {"ids": np.asarray(ids), "X0": X0, "X2": X2, "mask": mask, "weights": weights}
     return cache | inside | {"final": final}
+
+
+def head_outputs(params: dict, ids, h: int) -> np.ndarray:
+    """What each head adds to the residual stream, shape (..., h, n, d_model).
+
+    Head ``k``'s blend of values times its ``d_k`` rows of ``W_o``; summed over the
+    heads, this is the attention sub-layer's output in :func:`forward`.
+    """
+    c = _forward(params, ids, h)
+    V = split_heads(c["a"] @ params["W_v"], h)  # (..., h, n, d_k)
+    blended = c["weights"] @ V  # (..., h, n, d_k)
+    W_o = params["W_o"].reshape(h, -1, params["W_o"].shape[-1])  # (h, d_k, d_model)
+    return np.einsum("...hnk,hkd->...hnd", blended, W_o)
+
+
+def forward_with_heads(params: dict, ids, outputs) -> np.ndarray:
+    """The logits (..., n, vocab_size) when the heads add ``outputs`` (..., h, n, d_model).
+
+    With ``outputs = head_outputs(params, ids, h)`` this equals :func:`forward`; change
+    one head's slice first to see what the rest of the model makes of it (an ablation).
+    """
+    X0 = embed(params, ids)  # (..., n, d_model)
+    outputs = np.asarray(outputs, dtype=float)
+    if outputs.shape[:-3] + outputs.shape[-2:] != X0.shape:
+        raise ValueError(
+            f"outputs must have shape (..., h, n, d_model) matching the tokens' {X0.shape}, "
+            f"got {outputs.shape}"
+        )
+    X1 = X0 + outputs.sum(axis=-3)  # the residual, as in the block
+    b = layer_norm(X1, params["ln2_gamma"], params["ln2_beta"], EPS)
+    X2 = X1 + feed_forward(b, *_ffn(params))
+    return _logits(layer_norm(X2, params["lnf_gamma"], params["lnf_beta"], EPS), params)
 
 
 def _logits(final: np.ndarray, p: dict) -> np.ndarray:

@@ -48,6 +48,25 @@ def kv_top_left_tril(q, K, V, k, v):
     return np.einsum("ht,htd->hd", w, V)
 
 
+def kv_returns_weights(q, K, V, k, v):
+    K = np.concatenate([K, k[:, None]], axis=1)
+    return softmax(np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1]))  # (h, t + 1)
+
+
+def kv_appends_k_not_v(q, K, V, k, v):
+    K = np.concatenate([K, k[:, None]], axis=1)  # the value is forgotten
+    w = softmax(np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1]))
+    return np.einsum("ht,htd->hd", w, V)
+
+
+def kv_minus_inf_mask(q, K, V, k, v):
+    K = np.concatenate([K, k[:, None]], axis=1)
+    V = np.concatenate([V, v[:, None]], axis=1)
+    scores = np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1])
+    mask = np.tril(np.ones(scores.shape, dtype=bool))
+    return np.einsum("ht,htd->hd", softmax(np.where(mask, scores, -np.inf)), V)
+
+
 def good_cross_entropy(logits, Y):
     z = logits - logits.max(axis=-1, keepdims=True)
     log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
@@ -92,6 +111,19 @@ def ce_log_of_shifted_softmax(logits, Y):
     return -(Y * np.log(z / z.sum(axis=-1, keepdims=True))).sum(axis=-1).mean()
 
 
+def ce_eps(logits, Y):
+    return -(Y * np.log(softmax(logits) + 1e-9)).sum(axis=-1).mean()
+
+
+def ce_clip(logits, Y):
+    return -(Y * np.log(np.clip(softmax(logits), 1e-12, 1))).sum(axis=-1).mean()
+
+
+def ce_mean_of_every_entry(logits, Y):
+    z = logits - logits.max(axis=-1, keepdims=True)
+    return -(Y * (z - np.log(np.exp(z).sum(axis=-1, keepdims=True)))).mean()
+
+
 def ce_bits(logits, Y):
     return good_cross_entropy(logits, Y) / np.log(2)
 
@@ -113,6 +145,24 @@ def sample_ignores_T(logits, T, u):
     return good_sample(logits * T, T, u)
 
 
+def sample_own_p_above_u(logits, T, u):
+    return int(np.argmax(softmax(logits / T) > u))
+
+
+def sample_cumsum_of_logits(logits, T, u):
+    return int(np.argmax(np.cumsum(logits / T) > u))
+
+
+def sample_likeliest_first(logits, T, u):
+    order = np.argsort(-logits)
+    return int(order[np.argmax(np.cumsum(softmax(logits / T)[order]) > u)])
+
+
+def sample_power(logits, T, u):
+    p = softmax(np.sign(logits) * np.abs(logits) ** (1 / T))
+    return int(np.argmax(np.cumsum(p) > u))
+
+
 def sample_probability(logits, T, u):
     return float(softmax(logits / T).max())
 
@@ -120,14 +170,20 @@ def sample_probability(logits, T, u):
 @pytest.mark.parametrize(
     ("checker", "fn", "status", "hint"),
     [
-        (check_kv_step, good_kv_step, "PASS", "all 3 cases"),
+        (check_kv_step, good_kv_step, "PASS", "all 4 cases"),
+        (check_kv_step, kv_returns_weights, "FAIL", "you returned the attention weights"),
+        (check_kv_step, kv_appends_k_not_v, "FAIL", "not the new value to V_cache"),
+        (check_kv_step, kv_minus_inf_mask, "FAIL", "a KV step needs no mask"),
         (check_kv_step, kv_forgets_the_new_token, "FAIL", "append its own key"),
         (check_kv_step, kv_unscaled, "FAIL", "divide q . k by sqrt(d_k)"),
         (check_kv_step, kv_uniform, "FAIL", "every key got the same weight"),
         (check_kv_step, kv_all_weights, "FAIL", "one output per key"),
         (check_kv_step, kv_softmax_over_heads, "FAIL", "the softmax ran over the heads"),
         (check_kv_step, kv_top_left_tril, "FAIL", "starts at the top-left corner"),
-        (check_cross_entropy, good_cross_entropy, "PASS", "all 4 cases"),
+        (check_cross_entropy, good_cross_entropy, "PASS", "all 5 cases"),
+        (check_cross_entropy, ce_eps, "FAIL", "caps the loss at -log(eps)"),
+        (check_cross_entropy, ce_clip, "FAIL", "caps the loss at -log(eps)"),
+        (check_cross_entropy, ce_mean_of_every_entry, "FAIL", "vocab times too small"),
         (check_cross_entropy, ce_flipped, "FAIL", "the sign is flipped"),
         (check_cross_entropy, ce_summed, "FAIL", "take the mean"),
         (check_cross_entropy, ce_raw_logits, "FAIL", "raw logit of the target"),
@@ -138,7 +194,11 @@ def sample_probability(logits, T, u):
         (check_cross_entropy, ce_log_of_softmax, "FAIL", "a probability underflowed to 0"),
         (check_cross_entropy, ce_log_of_shifted_softmax, "FAIL", "underflowed to 0"),
         (check_cross_entropy, ce_bits, "FAIL", "log base 2"),
-        (check_sample, good_sample, "PASS", "all 9 cases"),
+        (check_sample, good_sample, "PASS", "all 12 cases"),
+        (check_sample, sample_own_p_above_u, "FAIL", "each word's own probability"),
+        (check_sample, sample_cumsum_of_logits, "FAIL", "you added up the logits"),
+        (check_sample, sample_likeliest_first, "FAIL", "likeliest first"),
+        (check_sample, sample_power, "FAIL", "power 1 / T"),
         (check_sample, sample_greedy, "FAIL", "greedy decoding"),
         (check_sample, sample_times_T, "FAIL", "you multiplied the logits by T"),
         (check_sample, sample_ignores_T, "FAIL", "T had no effect"),
@@ -230,7 +290,7 @@ def test_exercise_b_solution_matches_a_retrained_model():
 
 
 def test_one_head_carries_cake_in_two_seeds_of_three():
-    """Chapter 12's seed note: seeds 0-2 retrained, each head silenced in turn."""
+    """Chapter 12's seed note: seeds 0-2 retrained, heads mean-ablated one and two at a time."""
     from threadpoolctl import threadpool_limits
 
     from attention_lib import decoder
@@ -239,43 +299,42 @@ def test_one_head_carries_cake_in_two_seeds_of_three():
     words = "I ate the cake and it was".split()
     ids = food.encode(["<s>", *words])
     was, cake, h = 7, 4, food.HEADS  # positions in "<s> I ate the cake and it was"
-    d_k = food.D_MODEL // h
     dessert = [food.INDEX[w] for w in ("delicious", "sweet", "rich", "soft", "lovely")]
     delicious = food.INDEX["delicious"]
-
-    def silenced(params, head):  # head counted from 1
-        W_o = params["W_o"].copy()
-        W_o[(head - 1) * d_k : head * d_k] = 0
-        return food.next_word_probabilities(params | {"W_o": W_o}, words)
+    train, test = food.split()
 
     found = {}
     for seed in range(3):
         with threadpool_limits(1):
-            run = food.train(*food.split(), steps=800, batch_size=32, lr=0.01, seed=seed)
+            run = food.train(train, test, steps=800, batch_size=32, lr=0.01, seed=seed)
         p = food.next_word_probabilities(run.params, words)
         on_cake = decoder.forward(run.params, ids, h)[1][:, was, cake]  # (h,)
         found[seed] = (run.params, p, on_cake)
-    # Seed 0: head 4, 0.96 on "cake"; silenced, P(delicious) 0.38 -> 0.04.
+
+    def ablated(seed, *heads):  # heads counted from 1
+        return food.mean_ablated(found[seed][0], words, heads, test)
+
+    # Seed 0: head 4, 0.96 on "cake"; mean-ablated, P(delicious) 0.38 -> 0.01, "bland" on top.
     params, p, on_cake = found[0]
     assert on_cake.argmax() == 4 - 1 and round(on_cake[3], 2) == 0.96
-    assert round(p[delicious], 2) == 0.38 and round(silenced(params, 4)[delicious], 2) == 0.04
-    # Seed 2: head 1, 0.92; silenced, P(delicious) 0.39 -> 0.00.
+    assert round(p[delicious], 2) == 0.38 and round(ablated(0, 4)[delicious], 2) == 0.01
+    assert food.VOCAB[ablated(0, 4).argmax()] == "bland"
+    assert all(food.VOCAB[ablated(0, k).argmax()] == "delicious" for k in (1, 2, 3))
+    # Seed 2: head 1, 0.92; mean-ablated, P(delicious) 0.39 -> 0.02.
     params, p, on_cake = found[2]
     assert on_cake.argmax() == 1 - 1 and round(on_cake[0], 2) == 0.92
-    assert round(p[delicious], 2) == 0.39 and silenced(params, 1)[delicious] < 0.01
-    assert (
-        round(p[dessert].sum(), 2) == 0.93 and round(silenced(params, 1)[dessert].sum(), 2) == 0.05
-    )
-    # Seed 1: the job is spread. Top word "soft"; head 3 looks most (0.65), but silencing
-    # it leaves P(delicious) at 0.24 and only lowers the dessert mass from 0.90 to 0.74.
+    assert round(p[delicious], 2) == 0.39 and round(ablated(2, 1)[delicious], 2) == 0.02
+    assert all(food.VOCAB[ablated(2, k).argmax()] == "delicious" for k in (2, 3, 4))
+    # Seed 1: two heads share the job. Top word "soft"; head 3 looks most (0.65), and
+    # mean-ablating it halves the dessert mass, 0.90 -> 0.43; head 4 alone leaves 0.84,
+    # heads 3 and 4 together 0.16; no other pair goes below 0.37.
     params, p, on_cake = found[1]
     assert food.VOCAB[p.argmax()] == "soft" and round(p.max(), 2) == 0.25
     assert round(p[delicious], 2) == 0.22 and on_cake.argmax() == 3 - 1
     assert round(on_cake[2], 2) == 0.65 and on_cake.max() < 0.9
-    cut = silenced(params, 3)
-    assert round(cut[delicious], 2) == 0.24
-    assert (round(p[dessert].sum(), 2), round(cut[dessert].sum(), 2)) == (0.90, 0.74)
-    assert all(silenced(params, k)[dessert].sum() > 0.7 for k in range(1, h + 1))
-    mass = [silenced(params, k)[dessert].sum() for k in range(1, h + 1)]
-    assert int(np.argmin(mass)) == 3 - 1  # the other heads lower the dessert mass less
-    assert round(found[0][1][dessert].sum(), 2) == 0.84
+    mass = {k: ablated(1, k)[dessert].sum() for k in range(1, h + 1)}
+    assert (round(p[dessert].sum(), 2), round(mass[3], 2), round(mass[4], 2)) == (0.90, 0.43, 0.84)
+    assert min(mass, key=mass.get) == 3 and mass[1] > p[dessert].sum()  # head 1: raises it
+    pairs = {(a, b): ablated(1, a, b)[dessert].sum() for a in range(1, 5) for b in range(a + 1, 5)}
+    assert min(pairs, key=pairs.get) == (3, 4) and round(pairs[(3, 4)], 2) == 0.16
+    assert sorted(pairs.values())[1] > 0.35

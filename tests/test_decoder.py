@@ -232,3 +232,36 @@ def test_every_sentence_of_the_corpus_is_grammatical():
                 found.append(w[i - 1] == ("this" if plural else "these") and "this/these")
         slips += [f"{why}: {s}" for why in found if why]
     assert not slips, "\n".join(slips[:20])
+
+
+def test_head_outputs_add_up_to_the_attention_sublayer_and_rebuild_forward(params):
+    ids = np.array([[1, 4, 2, 3, 5], [2, 2, 6, 1, 0]])
+    outputs = D.head_outputs(params, ids, 2)  # (2, h, 5, d_model)
+    assert outputs.shape == (2, 2, 5, params["E"].shape[1])
+    logits, _ = D.forward(params, ids, 2)
+    assert np.allclose(D.forward_with_heads(params, ids, outputs), logits, atol=1e-12)
+    assert np.allclose(D.last_logits(params, ids, 2), logits[:, -1], atol=1e-12)
+    changed = outputs.copy()
+    changed[:, 1] = 0  # one head silenced: the logits move
+    assert not np.allclose(D.forward_with_heads(params, ids, changed), logits)
+    with pytest.raises(ValueError, match=r"outputs must have shape \(\.\.\., h, n, d_model\)"):
+        D.forward_with_heads(params, ids, outputs[:, :, :4])
+
+
+def test_mean_ablation_replaces_a_head_by_its_average_over_reference_sentences():
+    food = toy_decoder
+    params = D.init_params(len(food.VOCAB), food.D_MODEL, food.N_CTX, food.D_FF)
+    reference = toy_decoder.batch(["the cake was sweet .", "I ate the pie .", "it was sour ."])
+    words = "I ate the cake".split()
+    p = toy_decoder.mean_ablated(params, words, [], reference)  # nothing replaced
+    assert np.allclose(p, toy_decoder.next_word_probabilities(params, words))
+    ids = toy_decoder.encode(["<s>", *words])
+    real = reference.ids[:, : len(ids)] != 0  # (3, 5): "it was sour ." has 4 + <s>
+    by_hand = D.head_outputs(params, ids, toy_decoder.HEADS)
+    ref = D.head_outputs(params, reference.ids[:, : len(ids)], toy_decoder.HEADS)
+    by_hand[1] = (ref[:, 1] * real[..., None]).sum(0) / real.sum(0)[:, None]  # head 2
+    expected = D.softmax(D.forward_with_heads(params, ids, by_hand)[-1])
+    assert np.allclose(toy_decoder.mean_ablated(params, words, [2], reference), expected)
+    assert not np.allclose(expected, p)
+    with pytest.raises(ValueError, match="heads are counted from 1 to 4, got 0"):
+        toy_decoder.mean_ablated(params, words, [0], reference)

@@ -28,10 +28,16 @@ def check_kv_step(fn) -> CheckResult:
 
     def run(cases: Cases) -> None:
         rng = np.random.default_rng(12)
-        for h, t, d_k, d_v in [(1, 3, 4, 4), (2, 4, 3, 5), (4, 1, 2, 2)]:
+        for h, t, d_k, d_v in [(1, 3, 4, 4), (2, 4, 3, 5), (4, 1, 2, 2), (2, 5, 3, 4)]:
             args = _kv_case(rng, h, t, d_k, d_v)
             case = f"h = {h} heads, {t} cached tokens, d_k = {d_k}, d_v = {d_v}"
-            out = cases.run(case, *args)
+            out = _kv_run(cases, case, args)
+            weights = _kv_weights(*args)  # (h, t + 1)
+            if out.shape == weights.shape and np.allclose(out, weights, atol=1e-6):
+                raise Fail(
+                    f"you returned the attention weights, one per key (shape {out.shape}, on "
+                    f"{case}): blend the values with them, weights @ V, to get (h, d_v)."
+                )
             if out.shape == (h, t + 1, d_v):
                 raise Fail(
                     f"returned shape {out.shape}: one output per key. The new token asks "
@@ -72,6 +78,39 @@ def check_kv_step(fn) -> CheckResult:
     return verdict("kv_step", fn, run)
 
 
+def _kv_run(cases: Cases, case: str, args) -> np.ndarray:
+    """Run one case; if the function raised, name two mistakes that make it raise."""
+    try:
+        return cases.run(case, *args)
+    except Fail as fail:
+        if "raised" not in str(fail):
+            raise
+        if "NaN or infinity" in str(fail):
+            raise Fail(
+                f"{fail} al.softmax refuses -inf, which a mask puts in the scores. But a KV "
+                "step needs no mask: every cached key is in the past, and the new token may "
+                "see itself, so drop the mask."
+            ) from None
+        q, K, V, k, v = args
+        grown = np.concatenate([V, v[:, None]], axis=1)  # the values the function forgot?
+        try:
+            right = np.allclose(call(cases.fn, case, q, K, grown, k, v), _kv_reference(*args))
+        except (Fail, Todo):
+            right = False
+        if right:
+            raise Fail(
+                f"your function raised an error (on {case}): it appended the new key to "
+                "K_cache but not the new value to V_cache, so there are t + 1 weights and t "
+                "values. Append v as well: both grow by one row per head."
+            ) from None
+        raise
+
+
+def _kv_weights(q, K, V, k, v):
+    K = np.concatenate([K, k[:, None]], axis=1)
+    return softmax(np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1]))  # (h, t + 1)
+
+
 def _kv_uniform(V, v):
     return np.concatenate([V, v[:, None]], axis=1).mean(axis=1)
 
@@ -108,6 +147,17 @@ def check_cross_entropy(fn) -> CheckResult:
         if not np.isfinite(out):
             raise Fail(f"got {out} for logits as large as 1000: " + _nan_hint(fn))
         same(out, cross_entropy(big, np.array([0, 1])), case)
+        far = np.array([[1000.0, 0.0, -1000.0], [0.0, 1.0, 2.0]])  # target 2: 2000 below
+        case = "a target whose logit is 2000 below the top"
+        out, want = _scalar(cases, case, far, np.array([2, 2])), cross_entropy(far, [2, 2])
+        if not np.isfinite(out) or out < want - 1:
+            raise Fail(
+                f"got {float(out):.4g} where the loss is {want:.4g} (on {case}): the target's "
+                "probability underflows to 0, so log(p) is -inf, and adding a small eps or "
+                "clipping p caps the loss at -log(eps). Compute log-softmax directly: "
+                "z - max - log(sum(exp(z - max)))."
+            )
+        same(out, want, case)
 
     return verdict("cross_entropy", fn, run)
 
@@ -179,6 +229,12 @@ def _ce_mistakes(logits, targets) -> list[tuple]:
             "you used log base 2 (bits); cross-entropy here uses np.log (nats).",
         ),
         (
+            -np.log(p[rows, targets]).mean() / logits.shape[-1],
+            "you averaged Y * log p over every entry, the vocabulary too, so the loss is "
+            "vocab times too small: sum each row (only the right word's entry is not 0), "
+            "then average over the positions.",
+        ),
+        (
             (1 - p[rows, targets]).mean(),
             "you averaged 1 - p; the loss is the mean of -log p.",
         ),
@@ -197,6 +253,9 @@ _SAMPLE_CASES = (
     ([0.0, 3.0, 1.0], 0.25, 0.02),
     ([0.0, 3.0, 1.0], 4.0, 0.30),
     ([1.0, 1.0, 1.0, 1.0, 1.0], 1.0, 0.99),
+    ([0.5, 2.0, -0.3, 1.2], 2.0, 0.10),  # logits not in descending order
+    ([0.5, 2.0, -0.3, 1.2], 0.5, 0.85),
+    ([0.5, 2.0, -0.3, 1.2], 2.0, 0.60),
 )
 
 
@@ -225,21 +284,40 @@ def check_sample(fn) -> CheckResult:
 
 
 def _sample_mistakes() -> list[tuple]:
-    def variant(**change):
+    def variant(pick):
         out = []
         for logits, T, u in _SAMPLE_CASES:
-            if change.get("greedy"):
-                out.append(int(np.argmax(logits)))
-                continue
-            T = {"times": 1 / T, "ignore": 1.0}.get(change.get("T"), T)
-            p = softmax(np.array(logits), temperature=T)
-            cumulative = np.cumsum(p)
-            out.append(min(int(np.searchsorted(cumulative, u, side="right")), len(p) - 1))
+            logits = np.array(logits)
+            out.append(pick(logits, T, u, softmax(logits, temperature=T)))
         return np.array(out, dtype=float)
 
+    def where(cumulative, u):  # the reference's rule: the first stretch that ends beyond u
+        return min(int(np.searchsorted(cumulative, u, side="right")), len(cumulative) - 1)
+
+    def in_sorted_order(logits, T, u, p):
+        order = np.argsort(-logits, kind="stable")  # likeliest word first
+        return order[where(np.cumsum(p[order]), u)]
+
+    def power(logits, T, u, p):
+        return where(np.cumsum(softmax(np.sign(logits) * np.abs(logits) ** (1 / T))), u)
+
     return [
-        (variant(greedy=True), "you always picked the top word: that is greedy decoding. "
-         "Use u: the word whose slice of the cumulative probabilities contains u."),
-        (variant(T="times"), "you multiplied the logits by T; divide them: softmax(logits / T)."),
-        (variant(T="ignore"), "T had no effect: divide the logits by T before softmax."),
+        (variant(lambda logits, T, u, p: np.argmax(logits)),
+         "you always picked the top word: that is greedy decoding. Use u: the word whose "
+         "slice of the cumulative probabilities contains u."),
+        (variant(lambda logits, T, u, p: where(np.cumsum(softmax(logits * T)), u)),
+         "you multiplied the logits by T; divide them: softmax(logits / T)."),
+        (variant(lambda logits, T, u, p: where(np.cumsum(softmax(logits)), u)),
+         "T had no effect: divide the logits by T before softmax."),
+        (variant(lambda logits, T, u, p: np.argmax(p > u)),
+         "you compared each word's own probability with u; compare the running total "
+         "np.cumsum(p): word j's stretch ends at p_0 + ... + p_j."),
+        (variant(lambda logits, T, u, p: np.argmax(np.cumsum(logits / T) > u)),
+         "you added up the logits; add up the probabilities softmax(logits / T), which "
+         "end at 1."),
+        (variant(in_sorted_order),
+         "you laid the words out likeliest first. That samples fairly, but the same u must "
+         "give the same word as the reference: keep the vocabulary's order, word 0 first."),
+        (variant(power),
+         "you raised the logits to the power 1 / T; divide them by T: softmax(logits / T)."),
     ]  # fmt: skip

@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core import softmax
-from ..decoder import cross_entropy, forward, init_params
+from ..decoder import cross_entropy, forward, forward_with_heads, head_outputs, init_params
 from ..decoder_backward import loss_and_gradients
 
 BOS, PAD = "<s>", "<pad>"  # start of a sentence; filler after its "."
@@ -164,3 +164,24 @@ def next_word_probabilities(params: dict, words) -> np.ndarray:
     """P(next word | ``<s>`` + words) for every word of :data:`VOCAB`, shape (len(VOCAB),)."""
     logits, _ = forward(params, encode([BOS, *words]), HEADS)  # (n, V)
     return softmax(logits[-1])
+
+
+def mean_ablated(params: dict, words, heads, reference: Batch) -> np.ndarray:
+    """P(next word | ``<s>`` + words) with the listed heads (counted from 1) mean-ablated.
+
+    Each listed head's output at position ``i`` is replaced by its average at position
+    ``i`` over the real tokens of ``reference`` (e.g. the held-out sentences): the head
+    still adds a typical vector, but one that knows nothing of *this* sentence.
+    """
+    ids = encode([BOS, *words])  # (n,)
+    n, bad = len(ids), [k for k in heads if not 1 <= k <= HEADS]
+    if bad:
+        raise ValueError(f"heads are counted from 1 to {HEADS}, got {bad[0]}")
+    ref_ids = reference.ids[:, :n]  # (m, n): the reference sentences' first n tokens
+    real = (ref_ids != INDEX[PAD])[:, None, :, None]  # (m, 1, n, 1)
+    ref = head_outputs(params, ref_ids, HEADS)  # (m, h, n, d_model)
+    mean = (ref * real).sum(axis=0) / real.sum(axis=0)  # (h, n, d_model)
+    outputs = head_outputs(params, ids, HEADS)  # (h, n, d_model)
+    for k in heads:
+        outputs[k - 1] = mean[k - 1]
+    return softmax(forward_with_heads(params, ids, outputs)[-1])
