@@ -259,12 +259,10 @@ def check_number(
 ) -> CheckResult:
     """Check a number the learner predicted or worked out by hand; print one line.
 
-    ``answer`` passes when it rounds to ``expected`` at ``places`` decimals (so 0.21 is
-    right for 0.2113); with ``places=0`` it is a count and must be a whole number. ``mistakes``
-    are ``(wrong_value, hint)`` pairs for the usual wrong answers, compared the same way.
-    ``expected`` must be computed by the caller from the library, never typed in, so the
-    checker follows the toy numbers. ``fallback`` replaces the generic hint for any other wrong
-    number; it may name ``{value}`` and ``{side}``. ``show``: decimals of the true value on a PASS.
+    ``answer`` passes when it rounds to ``expected`` at ``places`` decimals (0.21 is right for
+    0.2113); ``places=0``: a whole count (within 1%: "give the exact number"). ``mistakes``:
+    ``(wrong_value, hint)`` pairs; ``expected`` is computed, never typed. ``fallback`` replaces the
+    generic hint (may name ``{value}``, ``{side}``). ``show``: decimals of the true value on a PASS.
     """
     tol = 0.5 * 10.0**-places + 1e-12
     if answer is None:
@@ -284,6 +282,8 @@ def check_number(
             result = CheckResult(exercise, "PASS", f"{shown} is right ({true}).")
         else:
             hint = next((h for wrong, h in mistakes if abs(value - wrong) <= tol), None)
+            if hint is None and places == 0 and abs(value - expected) <= 0.01 * abs(expected):
+                hint = f"close: {_number(value)} looks rounded; give the exact whole number."
             if hint is None:
                 side = "high" if value > expected else "low"
                 hint = fallback or "{value} is too {side}; redo the calculation step by step."
