@@ -135,3 +135,81 @@ def test_low_bars_keep_their_numbers_above_them_and_no_legend_by_default():
     assert all(t.get_va() == "bottom" for t in ax.texts)
     assert ax.get_legend() is None and "highlighted" not in alt
     plt.close(fig)
+
+
+def test_the_slider_frame_can_draw_an_even_share_and_skip_tiny_numbers():
+    row = al.softmax(toy.scaled_scores()[toy.token_index("it")], temperature=0.05)
+    tiny = int((row < 0.01).sum())
+    assert tiny == 7  # the review's seven "0.00" labels
+    fig, alt = bar_row(
+        row, toy.TOKENS, title="T = 0.05", reference=(1 / 8, "even share, 1/8"), label_from=0.01
+    )
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.texts] == ["0.99"]  # one number, not seven "0.00"
+    (line,) = ax.get_lines()
+    assert line.get_linestyle() == "--" and line.get_ydata()[0] == 0.125
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["even share, 1/8"]
+    assert alt.endswith(
+        "A dashed line marks the even share, 1/8 (0.125). Bars below 0.01 carry no number."
+    )
+    plt.close(fig)
+
+
+def test_bar_row_defaults_draw_no_line_and_number_every_bar():
+    # Chapter 3's score bars use the defaults: no reference line, a number on every bar.
+    values = np.array([0.001, 0.999])
+    fig, alt = bar_row(values, ["a", "b"], title="x")
+    ax = fig.axes[0]
+    assert ax.get_lines() == [] and len(ax.texts) == 2
+    assert "dashed" not in alt and "carry no number" not in alt
+    plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"reference": 0.125}, r"reference must be \(height, label\)"),
+        ({"reference": (0.125,)}, r"reference must be \(height, label\)"),
+        ({"reference": ("even", 0.125)}, r"reference must be \(height, label\)"),
+        ({"label_from": "0.01"}, "label_from must be a number"),
+    ],
+)
+def test_bar_row_names_a_bad_reference_or_label_threshold(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        bar_row(np.array([0.5, 0.5]), ["a", "b"], title="x", **kwargs)
+
+
+# --- The softmax exercise rules out calling a softmax; the entropy hint's own advice --------
+
+
+def calls_the_library(x, axis=-1, temperature=1.0):
+    return al.softmax(x, axis=axis, temperature=temperature)
+
+
+def calls_it_inside_a_helper(x, axis=-1, temperature=1.0):
+    def helper(z):
+        return al.softmax(z / temperature, axis=axis)
+
+    return helper(x)
+
+
+@pytest.mark.parametrize("fn", [calls_the_library, calls_it_inside_a_helper, al.softmax])
+def test_softmax_checker_refuses_a_call_to_softmax(fn, capsys):
+    result = check_softmax(fn)
+    line = capsys.readouterr().out
+    assert not result and result.status == "FAIL"
+    assert "rules out" in line and "np.max, np.exp and np.sum" in line, line
+
+
+def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
+    # A learner who follows the one-hot hint literally: log of np.where(p > 0, p, 1.0).
+    assert not check_entropy(lambda p: -np.sum(p * np.log(p), axis=-1))
+    line = capsys.readouterr().out
+    assert "np.where(p > 0, p, 1.0)" in line, line
+
+    def as_hinted(p):
+        return -np.sum(p * np.log(np.where(p > 0, p, 1.0)), axis=-1)
+
+    with np.errstate(all="raise"):  # log(0) or 0 * -inf would raise here
+        assert as_hinted(np.array([0.0, 0.0, 1.0])) == 0.0
+    assert check_entropy(as_hinted)

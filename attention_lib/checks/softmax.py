@@ -1,4 +1,9 @@
-"""Chapter 5 checkers: a stable softmax with temperature, and the entropy of a row."""
+"""Chapter 5 checkers: a stable softmax with temperature, and the entropy of a row.
+
+The softmax exercise asks for NumPy only: a function that calls a ``softmax`` (the
+library's, or any other) is named as such, as chapter 10's checker does for
+``attention_backward``. The grader enforces the same rule with its tripwires.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +29,11 @@ def check_softmax(fn) -> CheckResult:
     """Check ``fn(x, axis, temperature)`` against :func:`attention_lib.softmax`."""
 
     def run(cases: Cases) -> None:
+        if _calls_softmax(cases.fn):
+            raise Fail(
+                "your function calls a softmax (al.softmax or another library's), which "
+                "this exercise rules out: write it with np.max, np.exp and np.sum."
+            )
         x1 = np.array([1.0, 2.0, 3.0])
         out = cases.run("x = [1, 2, 3]", x1)
         expect_shape(out, x1.shape, "x = [1, 2, 3]")
@@ -144,6 +154,21 @@ def check_softmax(fn) -> CheckResult:
     return verdict("softmax", fn, _explain_axis_errors(run, _SOFTMAX_AXIS))
 
 
+def _calls_softmax(fn) -> bool:
+    """Is ``fn`` the library's softmax, or does its code (or a function inside it) name one?"""
+    if fn is softmax:
+        return True
+    codes = [getattr(fn, "__code__", None)]
+    while codes:
+        code = codes.pop()
+        if code is None:
+            continue
+        if "softmax" in code.co_names:  # global names and attributes: al.softmax, softmax
+            return True
+        codes.extend(c for c in code.co_consts if hasattr(c, "co_names"))
+    return False
+
+
 def _max_on_other_axis(x, max_axis: int, axis: int) -> np.ndarray:
     """The slip of shifting by the maximum along one axis and normalising along another."""
     e = np.exp(x - x.max(axis=max_axis, keepdims=True))
@@ -194,8 +219,8 @@ def check_entropy(fn) -> CheckResult:
         out = cases.run(case, one_hot)
         if not np.all(np.isfinite(out)):
             raise Fail(
-                "a one-hot row gave nan: 0 * log(0) is 0 * -inf. Count the p = 0 "
-                "terms as 0, e.g. with np.where(p > 0, p * np.log(p), 0.0)."
+                "a one-hot row gave nan: 0 * log(0) is 0 * -inf. Never take log(0): "
+                "take the log of np.where(p > 0, p, 1.0), since log(1) = 0 adds nothing."
             )
         same(out, 0.0, case)
 

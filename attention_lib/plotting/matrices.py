@@ -95,6 +95,8 @@ def bar_row(
     ylim=(0.0, 1.0),
     xlabel: str = "key",
     top_label: str | None = None,
+    reference: tuple[float, str] | None = None,
+    label_from: float | None = None,
 ):
     """Draw one attention row (a probability distribution) as labelled bars.
 
@@ -114,6 +116,12 @@ def bar_row(
     top_label : str, optional
         A legend entry that says what the highlighted (largest) bar is, e.g.
         ``"largest weight ('cake')"``; also in the alt text.
+    reference : (float, str), optional
+        A dashed horizontal line at that height, named in a legend and in the alt text,
+        e.g. ``(1 / 8, "even share, 1/8")``.
+    label_from : float, optional
+        Print numbers only on bars at least this tall, so that a near one-hot row is not
+        a string of "0.00"; the alt text says so. By default every bar has its number.
 
     Returns
     -------
@@ -132,12 +140,27 @@ def bar_row(
             f"values run from {v.min():.3g} to {v.max():.3g}, outside ylim={ylim}; "
             "pass a wider ylim, or ylim=None to fit the data"
         )
+    if reference is not None and not (
+        isinstance(reference, tuple)
+        and len(reference) == 2
+        and isinstance(reference[0], (int, float, np.number))
+        and isinstance(reference[1], str)
+    ):
+        raise ValueError(
+            f"reference must be (height, label), e.g. (0.125, 'even'); got {reference!r}"
+        )
+    if label_from is not None and not isinstance(label_from, (int, float, np.number)):
+        raise ValueError(
+            f"label_from must be a number, the smallest bar that gets one; got {label_from!r}"
+        )
     fig, ax = plt.subplots(figsize=(6.4, 2.8))
     top = int(np.argmax(v))
     colours = plt.get_cmap(CMAP)(np.where(np.arange(v.size) == top, 0.95, 0.35))
     bars = ax.bar(range(v.size), v, color=colours, edgecolor="black", linewidth=0.5)
     near_top = np.inf if ylim is None else ylim[1] - 0.08 * (ylim[1] - ylim[0])
     for j, value in enumerate(v):
+        if label_from is not None and value < label_from:
+            continue
         if value > near_top:  # above the bar, the number would cross the frame
             ink = "black" if j == top else "white"  # on the light or the dark bar
             ax.annotate(
@@ -158,8 +181,12 @@ def bar_row(
     ax.set_xlabel(xlabel)
     ax.set_ylabel("weight")
     ax.set_title(title)
-    if top_label is not None:
-        ax.legend([bars[top]], [top_label], loc="upper left", fontsize=8, frameon=False)
+    handles, names = ([bars[top]], [top_label]) if top_label is not None else ([], [])
+    if reference is not None:
+        line = ax.axhline(reference[0], color="black", linestyle="--", linewidth=1, zorder=0.5)
+        handles, names = [*handles, line], [*names, reference[1]]
+    if handles:
+        ax.legend(handles, names, loc="upper left", fontsize=8, frameon=False)
     fig.tight_layout()
     low = int(np.argmin(v))
     alt = (
@@ -168,4 +195,8 @@ def bar_row(
     )
     if top_label is not None:
         alt += f" The highlighted bar is the {top_label}."
+    if reference is not None:
+        alt += f" A dashed line marks the {reference[1]} ({reference[0]:.3g})."
+    if label_from is not None:
+        alt += f" Bars below {label_from:g} carry no number."
     return fig, alt
