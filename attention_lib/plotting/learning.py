@@ -139,7 +139,12 @@ def _grid_summary(W: np.ndarray, ref: np.ndarray) -> str:
     hits = int(np.sum(W.argmax(axis=1) == ref))
     low, high = f"{W[rows, ref].min():.2f}", f"{W[rows, ref].max():.2f}"
     share = f"{W[rows, ref].mean():.2f} of the attention of 'it'"
-    share += " in every row" if low == high else f" on average (from {low} to {high})"
+    rows_said = f"the {W.shape[0]} sentences shown"
+    share += (
+        f" in every row of {rows_said}"
+        if low == high
+        else f" on average over {rows_said} (from {low} to {high})"
+    )
     return (
         f"the referent gets {share}; the largest weight "
         f"in a row is {W.max():.2f}; the referent is the top token in {hits} of {W.shape[0]}"
