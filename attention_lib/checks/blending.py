@@ -1,10 +1,11 @@
-"""Chapter 6 checkers: one value row doubled, the blend ``weights @ V``, full attention."""
+"""Chapter 6 checkers: one value row doubled, the blend ``weights @ V`` (full attention is in
+``attention.py``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..core import attention_scores, scaled_dot_product_attention, softmax
+from ..core import softmax
 from .base import (
     ATOL,
     Cases,
@@ -201,130 +202,6 @@ def check_blend(fn) -> CheckResult:
         same(out, W @ V, case)
 
     return verdict("blend", fn, run)
-
-
-# --- Exercise: scaled dot-product attention in four steps -------------------------------
-
-
-def check_attention(fn) -> CheckResult:
-    """Check ``fn(Q, K, V)``: the output (not the weights) of scaled dot-product attention.
-
-    ``fn`` may also return ``(output, weights)``, as
-    :func:`attention_lib.scaled_dot_product_attention` does; then the output is judged.
-    ``(weights, output)`` is named as the wrong order.
-    """
-    swapped = []  # set when fn returned (weights, output)
-
-    def run(cases: Cases) -> None:
-        rng = np.random.default_rng(7)
-        # d_k = n_k = 4, so even Q @ K (no transpose) runs and its mistake can be named.
-        Q, K, V = rng.normal(size=(3, 4)), rng.normal(size=(4, 4)), rng.normal(size=(4, 2))
-        case = "3 queries, 4 keys, d_k = 4, d_v = 2"
-        out = cases.run(case, Q, K, V)
-        _attention_case(out, Q, K, V, case, swapped=swapped)
-
-        Q, K, V = rng.normal(size=(2, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 4))
-        case = "2 queries, 5 keys, d_k = 3, d_v = 4"
-        out = _run_shapes(
-            cases, case, Q, K, V, hint=" Q Kᵀ is (n_q, d_k) @ (d_k, n_k): transpose K."
-        )
-        _attention_case(out, Q, K, V, case, swapped=swapped)
-
-        Q, K, V = (rng.normal(size=s) for s in ((2, 3, 4), (2, 5, 4), (2, 5, 3)))
-        case = "a batch of 2 (Q (2, 3, 4), K (2, 5, 4), V (2, 5, 3))"
-        swap = (
-            " With a batch, K.T reverses all three axes: transpose only the last two, "
-            "with np.swapaxes(K, -1, -2)."
-        )
-        out = _run_shapes(cases, case, Q, K, V, hint=swap)
-        _attention_case(out, Q, K, V, case, swap, swapped=swapped)
-
-    def output_only(Q, K, V):
-        expected, weights = scaled_dot_product_attention(Q, K, V)  # before fn sees Q, K, V
-        out = fn(Q, K, V)
-        swapped.clear()
-        # Returning (output, weights), as attention_lib does, is fine: judge the output.
-        if isinstance(out, tuple) and len(out) == 2:
-            first, second = (np.asarray(o) for o in out)
-            swapped.append(_close(first, weights) and _close(second, expected))
-            return out[0]
-        return out
-
-    return verdict("attention", output_only if callable(fn) else fn, run)
-
-
-def _attention_case(out, Q, K, V, case: str, shape_hint: str = "", *, swapped=()) -> None:
-    """Name the typical mistakes, then compare shape and values with the reference."""
-    if any(swapped):
-        raise Fail(
-            "you returned (weights, output): the order is (output, weights), as "
-            "al.scaled_dot_product_attention returns them. Swap them, or return the "
-            "output alone."
-        )
-    expected, weights = scaled_dot_product_attention(Q, K, V)
-    n_q, d_k, d_v = Q.shape[-2], Q.shape[-1], V.shape[-1]
-    S = attention_scores(Q, K)  # (..., n_q, n_k)
-    mistakes = [
-        (
-            weights,
-            "you returned the attention weights (one column per key). Multiply "
-            "them by V to blend the values: weights @ V.",
-        ),
-        (softmax(S) @ V, "you forgot the scale: divide the scores by √d_k before softmax."),
-        (
-            softmax(S / d_k) @ V,
-            f"you divided by d_k = {d_k}; divide by its square root, √d_k = {np.sqrt(d_k):g}.",
-        ),
-        (softmax(S * np.sqrt(d_k)) @ V, "you multiplied the scores by √d_k; divide by it."),
-        (
-            softmax(S / np.sqrt(d_v)) @ V,
-            f"you divided by √d_v = √{d_v}: the scale uses the "
-            "width of the queries and keys, d_k = Q.shape[-1], not that of V.",
-        ),
-        *(
-            (
-                softmax(S / np.sqrt(m)) @ V,
-                f"you divided by √{m}, the number of {what}: take d_k from the last axis, "
-                "Q.shape[-1].",
-            )
-            for m, what in ((n_q, "queries"), (K.shape[-2], "keys"))
-        ),
-        (
-            softmax(S / np.sqrt(d_k), axis=-2) @ V,
-            "you took the softmax over the wrong axis "
-            "(down each column). Each query's row of weights must sum to 1: axis=-1.",
-        ),
-        (
-            (S / np.sqrt(d_k)) @ V,
-            "you skipped the softmax: the scaled scores are not "
-            "weights yet (they do not sum to 1).",
-        ),
-    ]
-    if K.shape[-2] == K.shape[-1]:  # only then does Q @ K run at all
-        mistakes.append(
-            (
-                softmax(Q @ K / np.sqrt(d_k)) @ V,
-                "you forgot to transpose K: the scores are "
-                "Q @ K.T, one dot product per query and key.",
-            )
-        )
-    if Q.ndim == 3:
-        mistakes.append(
-            (
-                softmax(S / np.sqrt(len(Q))) @ V,
-                f"you divided by √{len(Q)}, the batch size: "
-                "take d_k from the last axis, Q.shape[-1].",
-            )
-        )
-    _mistakes(out, expected, *mistakes)
-    expect_shape(
-        out,
-        expected.shape,
-        case,
-        " The output has one row per query and one column per value dimension "
-        f"(n_q, d_v).{shape_hint}",
-    )
-    same(out, expected, case)
 
 
 def _run_shapes(cases: Cases, case: str, *arrays, hint: str) -> np.ndarray:

@@ -1,0 +1,148 @@
+"""Chapter 8 checker: a batch's combined causal and padding mask, ``fn(lengths, n, left)``.
+
+Its unseen cases (for grading) are registered here, beside the checker.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import causal_mask
+from .base import (
+    Cases,
+    CheckResult,
+    Fail,
+    known_mistakes,
+    same,
+    unseen_cases,
+    verdict,
+)
+
+# --- Exercise: the combined causal + padding mask of a batch -------------------------------
+
+
+def _real_tokens(lengths, n: int, left: bool) -> np.ndarray:
+    """(b, n) bool: the real positions, the first ``lengths[s]`` or, with ``left``, the last."""
+    ell = np.asarray(lengths).astype(np.int64)[:, None]  # (b, 1)
+    positions = np.arange(n)  # (n,)
+    return positions >= n - ell if left else positions < ell
+
+
+def _batch_mask(lengths, n: int, left: bool) -> np.ndarray:
+    """The reference: (b, 1, n, n), key j allowed for query i when j <= i and j is real."""
+    real = _real_tokens(lengths, n, left)  # (b, n)
+    return (causal_mask(n) & real[:, None, :])[:, None]  # (b, 1, n_q, n_k)
+
+
+_BATCH_CASES = (([3, 1], 4, False), ([2, 4, 3], 4, True), ([1, 5, 3], 5, False))
+
+
+def check_batch_mask(fn) -> CheckResult:
+    """Check ``fn(lengths, n, left)``: a bool ``(b, 1, n, n)`` causal-and-padding mask."""
+    dtypes: list = []  # each answer's dtype, before the checker turns it into floats
+
+    def as_given(lengths, n, left):
+        # The checker hands arrays over as floats; lengths are counts, so give back ints.
+        out = fn(np.asarray(lengths).astype(np.int64), int(n), bool(left))
+        dtypes.append(None if out is None else np.asarray(out).dtype)
+        return out
+
+    def run(cases: Cases) -> None:
+        for lengths, n, left in _BATCH_CASES:
+            side = "left" if left else "right"
+            case = f"lengths {lengths}, n = {n}, {side} padding"
+            out = cases.run(case, np.array(lengths), n, left)
+            _batch_shape(out, len(lengths), n, case)
+            expected = _batch_mask(lengths, n, left)
+            known_mistakes(out, *_batch_mistakes(lengths, n, left, case))
+            if dtypes[-1] != np.bool_:
+                fix = "the pattern is right but" if np.array_equal(out, expected) else "and"
+                raise Fail(
+                    f"returned dtype {dtypes[-1]} (on {case}), {fix} a mask must be boolean, "
+                    "True = may attend (compare with <, >= and combine with &)."
+                )
+            same(out, expected, case)
+
+    checked = as_given if callable(fn) else fn  # a non-function is reported by the verdict
+    return verdict("batch_mask", checked, run)
+
+
+def _batch_shape(out: np.ndarray, b: int, n: int, case: str) -> None:
+    """The shape, with a hint for the usual wrong placements of the axes."""
+    hints = {
+        (b, n, n): "there is no head axis: add it second, mask[:, None], so that the "
+        "sentence axis stays first and the heads broadcast.",
+        (1, b, n, n): "the new axis went in front (mask[None]): against (b, h, n, n) scores "
+        "the sentence axis would then line up with the heads. Use mask[:, None].",
+        (b, 1, 1, n): "that is the padding part alone, one row of keys per sentence: "
+        "combine it with the (n, n) causal mask using &, so each query gets its own row.",
+        (b, 1, n, 1): "the padding part stands on the query axis, one entry per row: the "
+        "pads are keys, so their axis is the last one, real[:, None, :].",
+        (n, n): "that is the causal part alone: combine it with each sentence's padding "
+        "(b, 1, n) using &, then add the head axis.",
+    }
+    if out.shape != (b, 1, n, n):
+        hint = hints.get(out.shape, "one mask per sentence, a head axis of 1, queries, keys.")
+        raise Fail(f"returned shape {out.shape}, expected {(b, 1, n, n)} (on {case}): {hint}")
+
+
+def _batch_mistakes(lengths, n: int, left: bool, case: str) -> list[tuple]:
+    real = _real_tokens(lengths, n, left)  # (b, n)
+    causal = causal_mask(n)
+    expected = _batch_mask(lengths, n, left)
+    shape = expected.shape
+    mistakes = [
+        (
+            ~expected,
+            f"True marks the blocked pairs (on {case}): in this library True means 'may "
+            "attend'. Flip the mask.",
+        ),
+        (  # with right padding, the same as blocking the pads as queries only
+            (causal & real[:, :, None] & real[:, None, :])[:, None],
+            f"you blocked the pads as queries too, so their rows allow no key at all (on "
+            f"{case}): that is the error of the section on empty rows. Block pads as keys "
+            "only, real[:, None, :], and leave their rows alone.",
+        ),
+        (
+            (causal & real[:, :, None])[:, None],
+            f"you blocked the pads as queries, not as keys (on {case}): real words still "
+            "attend to the pads before them. A pad is hidden as a key, so its axis is the "
+            "last one: real[:, None, :].",
+        ),
+        (
+            np.broadcast_to(real[:, None, None, :], shape),
+            f"every row of a sentence is the same (on {case}): the causal part is "
+            "missing, so words still see the future. Combine with the causal mask using &.",
+        ),
+        (
+            np.broadcast_to(causal, shape),
+            f"no key is blocked as padding (on {case}): that is the causal mask alone. "
+            "Combine it with each sentence's real tokens using &.",
+        ),
+        (
+            _batch_mask(lengths, n, not left),
+            f"the padding is on the wrong side (on {case}): with left=True the real tokens "
+            "are the last lengths[s] positions (j >= n - lengths[s]); with left=False, the "
+            "first ones (j < lengths[s]).",
+        ),
+    ]
+    # Where a mistake happens to give the right answer here, it is no mistake.
+    return [(wrong, hint) for wrong, hint in mistakes if not np.array_equal(wrong, expected)]
+
+
+@unseen_cases("batch_mask")
+def _unseen_batch_mask(rng):
+    found = []
+    for left in (False, True):
+        n = int(rng.integers(3, 9))
+        lengths = rng.integers(1, n + 1, size=int(rng.integers(2, 5)))
+        lengths[0] = n  # one full sentence, as in a real batch
+        side = "left" if left else "right"
+        found.append(
+            (
+                f"lengths {lengths.tolist()}, n = {n}, {side} padding",
+                (lengths, n, left),
+                _batch_mask(lengths, n, left),
+            )
+        )
+    return found
