@@ -94,7 +94,7 @@ def decoder_block(X, params: dict, h: int, mask=None):
 def _block(X0, p: dict, h: int, mask):
     Ws = p["W_q"], p["W_k"], p["W_v"], p["W_o"]
     a = layer_norm(X0, p["ln1_gamma"], p["ln1_beta"], EPS)  # (..., n, d_model)
-    attended, weights = multi_head_attention(a, *Ws, h, mask)  # mask: causal_mask(n)
+    attended, weights = multi_head_attention(a, *Ws, h, mask)  # mask=causal_mask(n)
     X1 = X0 + attended  # the residual: each token keeps its own vector
     b = layer_norm(X1, p["ln2_gamma"], p["ln2_beta"], EPS)
     ffn = p["W_1"], p["b_1"], p["W_2"], p["b_2"]  # max(0, b W_1 + b_1) W_2 + b_2

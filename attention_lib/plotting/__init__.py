@@ -6,7 +6,7 @@ submodules group them by topic and share :mod:`.base`.
 
 from .base import CMAP, Figure, figure_html, show
 from .blend import blend_hull, contributions, convex_hull, inside_hull
-from .decoder import loss_vs_baselines, writing_frame
+from .decoder import decoder_heads, loss_vs_baselines, readable_log_ticks, writing_frame
 from .dependency import dependency_figure
 from .embeddings import encoding_heatmap, similarity_map, token_panels
 from .heads import KeyTable, Step, head_heatmaps, shape_tracer, top_keys, trace_shapes
@@ -51,7 +51,9 @@ __all__ = [
     "heatmap",
     "inside_hull",
     "it_attention",
+    "decoder_heads",
     "loss_vs_baselines",
+    "readable_log_ticks",
     "masked_heatmaps",
     "masked_row",
     "matmul_diagram",

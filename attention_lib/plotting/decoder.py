@@ -10,8 +10,11 @@ import textwrap
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.patches import Rectangle
+from matplotlib.text import Text
 
 from ..validate import as_float_array
+from .heads import head_heatmaps
 from .learning import _TEST, _TRAIN, _UNIFORM, _curve
 
 
@@ -93,7 +96,8 @@ def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8)
     order = np.argsort(-p, kind="stable")[:top]
     labels = [words[i] for i in order]
     rest = float(p.sum() - p[order].sum())  # where the flattened probability goes
-    lines = [textwrap.fill(f"{i + 1}. {s}", 60) for i, s in enumerate(samples)]
+    lines = [f"written from <s> at T = {T:g}:"]
+    lines += [textwrap.fill(f"{i + 1}. {s}", 60) for i, s in enumerate(samples)]
     text_h = 0.17 * sum(line.count("\n") + 1 for line in lines) + 0.1  # inches of text
     height = 0.45 + 1.9 + 0.65 + text_h  # title, bars, word labels, sentences
     fig = plt.figure(figsize=(6.4, height))
@@ -112,7 +116,7 @@ def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8)
     alt = (
         f"Bar chart at temperature {T:g} of the likeliest next words after '{prompt}': "
         f"{shown}; all {p.size - len(order)} other words together {rest:.2f}. "
-        "Sentences written at this temperature: " + " | ".join(samples)
+        f"Sentences written from <s> at T = {T:g}: " + " | ".join(samples)
     )
     return fig, alt
 
@@ -121,3 +125,29 @@ def _first_below(steps: np.ndarray, loss: np.ndarray, value: float) -> str:
     """', held-out first below it at step 50' (the first measured step under ``value``), or ''."""
     below = np.flatnonzero(loss < value)
     return f", held-out first below it at step {int(steps[below[0]])}" if below.size else ""
+
+
+def decoder_heads(weights, tokens, *, title: str, head: int, query: str, key: str):
+    """:func:`head_heatmaps` at page size (every text at least 9 pt), with one cell marked.
+
+    ``head`` (counted from 1), ``query`` and ``key`` name the cell that gets a thick blue
+    outline; the alt text opens with its weight.
+    """
+    fig, alt = head_heatmaps(weights, tokens, title=title, cell=0.38)
+    for text in fig.findobj(Text):  # readable at the page's width
+        text.set_fontsize(max(text.get_fontsize(), 9))
+    r, c = tokens.index(query), tokens.index(key)
+    box = Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, lw=3, ec="#0072B2")
+    fig.axes[head - 1].add_patch(box)
+    w = np.asarray(weights)[head - 1, r, c]
+    lead = f"Head {head} puts {w:.2f} of the weight of '{query}' on '{key}' (thick blue outline)"
+    return fig, f"{lead}. {alt}"
+
+
+def readable_log_ticks(fig, alt):
+    """Label a log y axis at 1x, 2x, 5x, 10x, ... so small speed-ups can be read off."""
+    ax = fig.axes[0]
+    ticks = [t for t in (1, 2, 5, 10, 20, 50, 100) if t <= ax.get_ylim()[1]]
+    ax.set_yticks(ticks, [f"{t}x" for t in ticks])
+    ax.minorticks_off()
+    return fig, alt

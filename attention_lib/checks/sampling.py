@@ -1,0 +1,90 @@
+"""Chapter 12's sampling checker: the word where ``u`` falls in ``softmax(logits / T)``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import softmax
+from ..decoder import sample
+from .base import Cases, CheckResult, Fail, known_mistakes, same, verdict
+
+# --- Exercise: sampling with a temperature ------------------------------------------------------
+
+_SAMPLE_CASES = (
+    ([2.0, 1.0, 0.5, -1.0], 1.0, 0.10),
+    ([2.0, 1.0, 0.5, -1.0], 1.0, 0.70),
+    ([2.0, 1.0, 0.5, -1.0], 1.0, 0.95),
+    ([2.0, 1.0, 0.5, -1.0], 0.5, 0.80),
+    ([2.0, 1.0, 0.5, -1.0], 2.0, 0.55),
+    ([2.0, 1.0, 0.5, -1.0], 2.0, 0.90),
+    ([0.0, 3.0, 1.0], 0.25, 0.02),
+    ([0.0, 3.0, 1.0], 4.0, 0.30),
+    ([1.0, 1.0, 1.0, 1.0, 1.0], 1.0, 0.99),
+    ([0.5, 2.0, -0.3, 1.2], 2.0, 0.10),  # logits not in descending order
+    ([0.5, 2.0, -0.3, 1.2], 0.5, 0.85),
+    ([0.5, 2.0, -0.3, 1.2], 2.0, 0.60),
+)
+
+
+def check_sample(fn) -> CheckResult:
+    """Check ``fn(logits, T, u)`` returns the word where ``u`` falls in the cumulative p."""
+
+    def run(cases: Cases) -> None:
+        got, want = [], []
+        for logits, T, u in _SAMPLE_CASES:
+            case = f"logits {logits}, T = {T}, u = {u}"
+            out = cases.run(case, np.array(logits), T, u)
+            if out.size != 1:
+                raise Fail(f"returned shape {out.shape} (on {case}); return one word index.")
+            value = float(out.reshape(()))
+            if not value.is_integer() or not 0 <= value < len(logits):
+                raise Fail(
+                    f"returned {value:g} (on {case}); return the index of a word, a whole "
+                    f"number from 0 to {len(logits) - 1}."
+                )
+            got.append(value)
+            want.append(sample(np.array(logits), T, u))
+        known_mistakes(np.array(got), *_sample_mistakes())
+        same(np.array(got), np.array(want), "the sampling cases")
+
+    return verdict("sample", fn, run)
+
+
+def _sample_mistakes() -> list[tuple]:
+    def variant(pick):
+        out = []
+        for logits, T, u in _SAMPLE_CASES:
+            logits = np.array(logits)
+            out.append(pick(logits, T, u, softmax(logits, temperature=T)))
+        return np.array(out, dtype=float)
+
+    def where(cumulative, u):  # the reference's rule: the first stretch that ends beyond u
+        return min(int(np.searchsorted(cumulative, u, side="right")), len(cumulative) - 1)
+
+    def in_sorted_order(logits, T, u, p):
+        order = np.argsort(-logits, kind="stable")  # likeliest word first
+        return order[where(np.cumsum(p[order]), u)]
+
+    def power(logits, T, u, p):
+        return where(np.cumsum(softmax(np.sign(logits) * np.abs(logits) ** (1 / T))), u)
+
+    return [
+        (variant(lambda logits, T, u, p: np.argmax(logits)),
+         "you always picked the top word: that is greedy decoding. Use u: the word whose "
+         "slice of the cumulative probabilities contains u."),
+        (variant(lambda logits, T, u, p: where(np.cumsum(softmax(logits * T)), u)),
+         "you multiplied the logits by T; divide them: softmax(logits / T)."),
+        (variant(lambda logits, T, u, p: where(np.cumsum(softmax(logits)), u)),
+         "T had no effect: divide the logits by T before softmax."),
+        (variant(lambda logits, T, u, p: np.argmax(p > u)),
+         "you compared each word's own probability with u; compare the running total "
+         "np.cumsum(p): word j's stretch ends at p_0 + ... + p_j."),
+        (variant(lambda logits, T, u, p: np.argmax(np.cumsum(logits / T) > u)),
+         "you added up the logits; add up the probabilities softmax(logits / T), which "
+         "end at 1."),
+        (variant(in_sorted_order),
+         "you laid the words out likeliest first. That samples fairly, but the same u must "
+         "give the same word as the reference: keep the vocabulary's order, word 0 first."),
+        (variant(power),
+         "you raised the logits to the power 1 / T; divide them by T: softmax(logits / T)."),
+    ]  # fmt: skip
