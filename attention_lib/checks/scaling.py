@@ -2,6 +2,8 @@ r"""Chapter 4 checkers: scaled scores, and the variance of a dot product of rand
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ..core import softmax
@@ -24,7 +26,8 @@ def check_scaled_scores(fn) -> CheckResult:
     """Check ``fn(Q, K)`` returns ``Q Kᵀ / sqrt(d_k)`` of shape ``(..., n_q, n_k)``.
 
     The cases are never square and ``d_k`` differs from ``n_q``, ``n_k``, the batch size
-    and 4 (the toy's width), so dividing by the wrong number cannot pass by accident.
+    and 4 (the toy's width), so dividing by the wrong number cannot pass by accident; one
+    width, 10, is not a perfect square, so a square root rounded to a whole number fails.
     """
 
     def run(cases: Cases) -> None:
@@ -73,11 +76,22 @@ def check_scaled_scores(fn) -> CheckResult:
         )
         same(out, raw / 5.0, case)
 
-        Q1, K1 = rng.normal(size=(1, 100)), rng.normal(size=(4, 100))  # one query, wide
-        case = "one query: Q of shape (1, 100) and K of shape (4, 100)"
+        # One query, and d_k = 10 is not a perfect square: √10 = 3.162..., not 3.
+        Q1, K1 = rng.normal(size=(1, 10)), rng.normal(size=(5, 10))
+        case = "one query: Q of shape (1, 10) and K of shape (5, 10)"
         out = cases.run(case, Q1, K1)
-        expect_shape(out, (1, 4), case, " One row per query, one column per key: Q @ K.T.")
-        same(out, Q1 @ K1.T / 10.0, case)
+        expect_shape(out, (1, 5), case, " One row per query, one column per key: Q @ K.T.")
+        raw = Q1 @ K1.T  # (1, 5)
+        known_mistakes(
+            out,
+            (
+                raw / 3,
+                "with d_k = 10 you divided by 3, √10 rounded down to a whole number. Keep "
+                "the square root as it is, np.sqrt(d_k) = 3.162..., not int(np.sqrt(d_k)).",
+            ),
+            *_wrong_scales(raw, d_k=10, n_q=1, n_k=5),
+        )
+        same(out, raw / np.sqrt(10), case)
 
     return verdict("scaled_scores", fn, run)
 
@@ -177,11 +191,39 @@ def check_dot_variance(answer, d_k: int = 64, sigma: float = 1.0) -> CheckResult
             f"variance σ² = {var:g}, so each product has σ⁴ = {var**2:g}.",
         ),
         (
+            np.sqrt(d_k),
+            f"{np.sqrt(d_k):g} = √{d_k} is the spread (standard deviation) of q · k for "
+            f"components of variance 1. Two steps are missing: the variance is the spread "
+            f"squared, and with σ = {sigma:g} each product has variance σ⁴ = {var**2:g}, "
+            "not 1.",
+        ),
+        (
             sigma * d_k,
-            f"{sigma * d_k:g} = σ·d_k, but σ = {sigma:g} is a standard deviation: each "
-            f"product has variance σ⁴ = {var**2:g}.",
+            f"{sigma * d_k:g} is {expected / (sigma * d_k):g} times too small. If you took "
+            f"σ·d_k: σ = {sigma:g} is a standard deviation, so each component has variance "
+            f"σ² = {var:g} and each product σ²·σ² = {var**2:g}.",
         ),
     ]
     # With sigma = 1 some of these coincide with the answer; never call the answer a mistake.
     mistakes = [(wrong, hint) for wrong, hint in mistakes if not np.isclose(wrong, expected)]
-    return check_number("dot_variance", answer, expected, places=2, mistakes=tuple(mistakes))
+    return check_number(
+        "dot_variance",
+        answer,
+        expected,
+        places=2,
+        mistakes=tuple(mistakes),
+        fallback=_near_hint(answer, expected),
+    )
+
+
+def _near_hint(answer, expected: float) -> str | None:
+    """A hint for an answer within 2% of ``expected`` that still is not it, else None."""
+    if isinstance(answer, bool | np.bool_) or not isinstance(answer, numbers.Real):
+        return None
+    value = float(answer)
+    if not np.isfinite(value) or abs(value - expected) > 0.02 * abs(expected):
+        return None
+    return (
+        "{value} is close, but that looks like a simulated estimate (or a rounded one): the "
+        "exercise asks for the exact expected value, worked out with the two variance rules."
+    )

@@ -51,7 +51,7 @@ def _span(v: np.ndarray, fmt: str) -> str:
     return f"{low} at every width" if low == high else f"between {low} and {high}"
 
 
-def scaling_vs_dimension(d_k, *, variance, largest, deaf, n: int):
+def scaling_vs_dimension(d_k, *, variance, largest, saturated, n: int, cutoff: float = 0.99):
     r"""The chapter's three measurements against ``d_k``, raw scores beside scaled ones.
 
     Parameters
@@ -62,11 +62,13 @@ def scaling_vs_dimension(d_k, *, variance, largest, deaf, n: int):
         ``(raw, scaled)``: the variance of ``q · k`` and of ``q · k / sqrt(d_k)``.
     largest : pair of array_like of shape (m,)
         ``(raw, scaled)``: the largest softmax weight of a row, averaged over rows.
-    deaf : pair of array_like of shape (m,)
-        ``(raw, scaled)``: the share of rows, between 0 and 1, that barely respond to a
-        small nudge of their scores.
+    saturated : pair of array_like of shape (m,)
+        ``(raw, scaled)``: the share of all rows, between 0 and 1, whose largest weight
+        is above ``cutoff``.
     n : int
         Keys per row; an even row has largest weight :math:`1/n`, drawn as a dotted line.
+    cutoff : float, default 0.99
+        The largest weight above which a row counts as saturated; named on the axis.
 
     Returns
     -------
@@ -76,22 +78,25 @@ def scaling_vs_dimension(d_k, *, variance, largest, deaf, n: int):
 
     Notes
     -----
-    The pale wide lines of the left panel are the theory:
+    The pale wide lines of the left panel are the prediction:
     :math:`\operatorname{Var}(q \cdot k) = d_k`, and 1 after scaling.
     """
     d = _dims(d_k)
     var = _pair(variance, "variance", d.size)
     top = _pair(largest, "largest", d.size)
-    quiet = _pair(deaf, "deaf", d.size)
+    sat = _pair(saturated, "saturated", d.size)
     n = check_positive_int(n, "n")
-    fig, axes = plt.subplots(1, 3, figsize=(8.4, 3.3))
-    fig.subplots_adjust(left=0.075, right=0.99, bottom=0.28, top=0.91, wspace=0.42)
+    cutoff = float(cutoff)
+    if not 0 < cutoff < 1:
+        raise ValueError(f"cutoff must be a weight between 0 and 1, got {cutoff}")
+    fig, axes = plt.subplots(1, 3, figsize=(8.4, 3.4))
+    fig.subplots_adjust(left=0.085, right=0.99, bottom=0.27, top=0.91, wspace=0.5)
     left, middle, right = axes
     theory = {"color": "0.8", "linewidth": 5, "solid_capstyle": "butt"}
     (theory_line,) = left.plot(d, d, **theory)
     left.plot(d, np.ones_like(d), **theory)
     even_line = middle.axhline(1 / n, color="0.4", linestyle=":", linewidth=1.5)
-    for ax, (raw, scaled) in zip(axes, (var, top, quiet), strict=True):
+    for ax, (raw, scaled) in zip(axes, (var, top, sat), strict=True):
         (raw_line,) = ax.plot(d, raw, **RAW)
         (scaled_line,) = ax.plot(d, scaled, **SCALED)
         ax.set_xscale("log", base=2)
@@ -103,12 +108,15 @@ def scaling_vs_dimension(d_k, *, variance, largest, deaf, n: int):
     ticks = d[::3] / 2
     left.set_yticks(ticks, [f"{v:g}" for v in ticks])
     left.set_title("variance of a score", fontsize=10)
+    left.set_ylabel("variance", fontsize=9)
     middle.set_ylim(0, 1.05)
     middle.set_title("largest weight in a row", fontsize=10)
+    middle.set_ylabel("weight, mean over rows", fontsize=9)
     right.set_ylim(-0.03, 1.03)
     right.set_yticks([0, 0.25, 0.5, 0.75, 1], ["0%", "25%", "50%", "75%", "100%"])
-    right.set_title("deaf rows", fontsize=10)
-    labels = ["raw scores", r"scaled by $1/\sqrt{d_k}$", "theory: $d_k$, and 1 scaled"]
+    right.set_title("saturated rows", fontsize=10)
+    right.set_ylabel(f"share of all rows\nwith top weight > {cutoff:g}", fontsize=9)
+    labels = ["raw scores", r"scaled by $1/\sqrt{d_k}$", "predicted variance: $d_k$ raw, 1 scaled"]
     handles = [raw_line, scaled_line, theory_line, even_line]
     legend = {"loc": "lower center", "ncol": 4, "fontsize": 9, "frameon": False}
     fig.legend(handles, [*labels, f"even row: 1/{n}"], **legend)
@@ -117,8 +125,9 @@ def scaling_vs_dimension(d_k, *, variance, largest, deaf, n: int):
         f"divided by the square root of d_k. Variance of a score: raw from {var[0][0]:.3g} to "
         f"{var[0][-1]:.4g}, on the line y = d_k; scaled {_span(var[1], '.2f')}. Largest "
         f"weight in a row of {n}: raw from {top[0][0]:.2f} to {top[0][-1]:.2f}; scaled "
-        f"{_span(top[1], '.2f')} (an even row has {1 / n:.2f}). Deaf rows: raw from "
-        f"{quiet[0][0]:.1%} to {quiet[0][-1]:.1%}; scaled {_span(quiet[1], '.1%')}."
+        f"{_span(top[1], '.2f')} (an even row has {1 / n:.2f}). Share of all rows whose top "
+        f"weight is above {cutoff:g}: raw from {sat[0][0]:.1%} to {sat[0][-1]:.1%}; scaled "
+        f"{_span(sat[1], '.1%')}."
     )
     return fig, alt
 
@@ -131,22 +140,22 @@ def gradients_vs_dimension(d_k, raw, scaled):
     d_k : array_like of shape (m,)
         The vector widths that were tried.
     raw, scaled : array_like of shape (m, rows)
-        For each width, the size (Frobenius norm) of the derivative of every row's weights
-        with respect to its raw scores, without and with the :math:`1/\sqrt{d_k}` factor.
+        For each width, every row's response to its raw scores ``q · k``: the size
+        (Frobenius norm) of softmax's Jacobian, :math:`\lVert J \rVert_F`, and for the
+        scaled path :math:`\lVert J \rVert_F / \sqrt{d_k}`, as the raw score enters
+        divided by :math:`\sqrt{d_k}`.
 
     Returns
     -------
     fig : matplotlib.figure.Figure
     alt : str
-        The median of each series at both ends, the raw 10th percentile at the widest, and
-        every scaled row's range at ``d_k = 512`` (or the widest).
+        The median of each series at both ends, and the band of each at the widest.
 
     Notes
     -----
-    A line is the median row. The raw rows spread over many powers of ten, so they get a
-    band from the 10th to the 90th percentile (a deep band means rows that pass back almost
-    nothing). The scaled rows stay within a factor of about 2 of their median, too narrow
-    for a band: a label gives their range at d_k = 512 instead.
+    A line is the median row; around each, a band from the 10th to the 90th percentile
+    of rows. The raw band spreads over many powers of ten (rows that pass back almost
+    nothing); the scaled band is thin, as every scaled row responds about alike.
     """
     d, series = _dims(d_k), {}
     for name, values in [("raw", raw), ("scaled", scaled)]:
@@ -154,32 +163,35 @@ def gradients_vs_dimension(d_k, raw, scaled):
         if v.ndim != 2 or v.shape[0] != d.size:
             raise ValueError(f"{name} needs one row of sizes per d_k: got shape {v.shape}")
         series[name] = v
-    r_lo, r_mid, r_hi = np.percentile(series["raw"], [10, 50, 90], axis=1)
-    s_mid = np.median(series["scaled"], axis=1)
-    fig, ax = plt.subplots(figsize=(5.6, 3.6))
-    ax.plot(d, r_mid, **RAW, label="raw scores: median row", zorder=2)
-    band = {"color": RAW["color"], "alpha": 0.25, "hatch": "//", "lw": 0, "zorder": 1}
-    ax.fill_between(d, r_lo, r_hi, **band, label="raw scores: middle 80% of rows")
-    ax.plot(d, s_mid, **SCALED, label=r"scaled by $1/\sqrt{d_k}$: median row", zorder=3)
-    i = int(np.flatnonzero(d == 512)[0]) if 512 in d else d.size - 1  # the prose's width
-    v = series["scaled"][i]  # every scaled row at that width, min to max
-    note = f"every scaled row at $d_k$ = {d[i]:g}:\n{v.min():.2g} to {v.max():.2g}"
-    ax.annotate(note, (d[i], v.min()), (0.45, 0.5), textcoords="axes fraction",
-                ha="center", fontsize=9, arrowprops={"arrowstyle": "-"})  # fmt: skip
+    fig, ax = plt.subplots(figsize=(5.6, 4.4))
+    bands = {}
+    for name, style, hatch, alpha, label in [
+        ("raw", RAW, "//", 0.3, "raw scores"),
+        ("scaled", SCALED, "\\\\", 0.6, "scaled scores"),  # a thin band: more opaque
+    ]:
+        lo, mid, hi = np.percentile(series[name], [10, 50, 90], axis=1)
+        bands[name] = (lo, mid, hi)
+        z = 3 if name == "scaled" else 2
+        ax.plot(d, mid, **style, label=f"{label}: median row", zorder=z)
+        band = {"color": style["color"], "alpha": alpha, "hatch": hatch, "lw": 0, "zorder": 1}
+        ax.fill_between(d, lo, hi, **band, label=f"{label}: middle 80% of rows")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     _plain_log2_ticks(ax, d)
     ax.set_xlabel("$d_k$")
-    ax.set_ylabel("size of d weights / d raw scores")
-    ax.set_title("Many raw rows pass back almost nothing")
-    ax.legend(fontsize=9, loc="lower left")
+    ax.set_ylabel("size of softmax's response\n" + r"to the raw scores, $\Vert J \Vert_F$")
+    ax.set_title("Raw rows stop responding as $d_k$ grows")
+    # Below the axes, in the order raw, scaled: the raw band fills the lower right.
+    ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.45, -0.16), ncol=2)
     fig.tight_layout()
+    (r_lo, r_mid, r_hi), (s_lo, s_mid, s_hi) = bands["raw"], bands["scaled"]
     alt = (
         f"Line plot on log axes against d_k from {d[0]:g} to {d[-1]:g} of how strongly a "
-        f"row's weights respond to its raw scores. Median row, raw scores: from "
-        f"{r_mid[0]:.2g} to {r_mid[-1]:.2g}, with a band from the 10th to the 90th "
-        f"percentile of rows that reaches down to {r_lo[-1]:.2g} at the widest d_k. Scaled, "
-        f"with the 1/sqrt(d_k) factor: median from {s_mid[0]:.2g} to {s_mid[-1]:.2g}; at "
-        f"d_k = {d[i]:g} every scaled row lies between {v.min():.2g} and {v.max():.2g}."
+        f"row's softmax weights respond to its raw scores (the size of the Jacobian), each "
+        f"line the median row with a band from the 10th to the 90th percentile of rows. "
+        f"Raw scores: median from {r_mid[0]:.2g} to {r_mid[-1]:.2g}; at the widest d_k the "
+        f"band reaches from {r_lo[-1]:.2g} to {r_hi[-1]:.2g}. Scaled: median from "
+        f"{s_mid[0]:.2g} to {s_mid[-1]:.2g}; at the widest d_k the band is {s_lo[-1]:.2g} "
+        f"to {s_hi[-1]:.2g}."
     )
     return fig, alt
