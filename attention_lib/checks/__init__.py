@@ -16,18 +16,15 @@ check_softmax`` works whichever module a checker is in.
 """
 
 from .all_at_once import check_attention_rows, check_flops, check_merge, check_score_memory
+from .attention import check_attention
 from .base import CheckResult
-from .blending import check_attention, check_blend, check_output_change
+from .batch_mask import check_batch_mask
+from .blending import check_blend, check_output_change
 from .decoder import check_cross_entropy, check_kv_step
 from .embeddings import check_cosine_similarity
 from .gradients import check_numerical_gradient
 from .learning import check_grad_V, check_initial_loss, check_softmax_backward
-from .masking import (
-    check_batch_mask,
-    check_causal_count,
-    check_causal_mask,
-    check_masked_softmax,
-)
+from .masking import check_causal_count, check_causal_mask, check_masked_softmax
 from .multi_head import check_multi_head, check_param_count, check_split_heads
 from .one_score import check_one_score
 from .positions import check_pe_length, check_pe_offset, check_positional_encoding
