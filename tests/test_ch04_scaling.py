@@ -505,7 +505,8 @@ def test_the_sliders_scaled_histogram_is_a_readable_bell_in_its_finer_bins_and_i
     assert abs(heights.max() - 1 / np.sqrt(2 * np.pi)) < 0.05  # its peak, about 0.40
     (inset,) = left.child_axes
     assert inset.get_xlim() == (-4, 4) and inset.get_ylim() == left.get_ylim()
-    assert [t.get_text() for t in inset.get_xticklabels()] == ["−4", "4"]
+    assert [t.get_text() for t in inset.get_xticklabels()] == ["−4", "0", "4"]
+    assert inset.get_xlabel() == "score" and inset.get_ylabel() == "density"
     inset_raw, inset_scaled = inset.patches[:2]  # the same two histograms, magnified
     assert np.array_equal(inset_scaled.get_data().values, heights)
     assert np.array_equal(inset_raw.get_data().values, raw_steps.get_data().values)

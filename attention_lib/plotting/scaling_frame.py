@@ -109,7 +109,9 @@ def scaling_frame(
     if inset is not None:
         inset.set_xlim(*zoom)
         inset.set_ylim(left.get_ylim())
-        inset.set_xticks(zoom, [f"{v:g}".replace("-", "\u2212") for v in zoom])  # minus signs
+        ticks = [zoom[0], 0.0, zoom[1]] if zoom[0] < 0 < zoom[1] else list(zoom)
+        inset.set_xticks(ticks, [f"{v:g}".replace("-", "\u2212") for v in ticks])  # minus signs
+        inset.set_xlabel("score", fontsize=9, labelpad=1)
         inset.set_yticks([])
         inset.set_ylabel("density", fontsize=9, labelpad=1)
         inset.tick_params(labelsize=9, pad=1)  # the legend's size, the figure's smallest
