@@ -133,38 +133,6 @@ def test_head_names_for_fewer_heads():
         HEADS.head_names(3)
 
 
-def test_random_heads_do_not_single_out_the_relations():
-    # Over many seeds, not one lucky draw: for each of "it", "ate" and "delicious" a random
-    # head ranks "cake" first about as often as "ate", a key wrong for all three, or "I",
-    # wrong for "it" and "delicious" (fourth review, finding 2), at any
-    # scale (halving W_q and W_k quarters every score and keeps every winner); only how
-    # sharp it is depends on the scale. The winners are the corners of the hull of X's
-    # rows: "delicious", nearly on the segment from "cake" to "ate", almost never wins.
-    tops = {1.0: np.zeros((3, 8)), 0.5: np.zeros((3, 8))}  # (asker, key)
-    maxima = {1.0: [], 0.5: []}
-    for std in tops:
-        for seed in range(300):
-            W_q, W_k, W_v, W_o = np.random.default_rng(seed).normal(scale=std, size=(4, 4, 4))
-            _, w = al.multi_head_attention(toy.X, W_q, W_k, W_v, W_o, h=4)
-            winners = w[:, [IT, ATE, DELICIOUS]].argmax(axis=-1)  # (4 heads, 3 askers)
-            for asker in range(3):
-                tops[std][asker] += np.bincount(winners[:, asker], minlength=8)
-            maxima[std].append(w.max())
-    assert (tops[1.0] == tops[0.5]).all()
-    share = tops[1.0] / tops[1.0].sum(axis=1, keepdims=True)  # per asker
-    assert (share[:, CAKE] < 0.3).all()
-    assert (np.abs(share[:, CAKE] - share[:, ATE]) < 0.05).all()
-    assert (np.abs(share[:, CAKE] - share[:, I]) < 0.05).all()
-    assert (share[:, [I, ATE, CAKE, IT]].sum(axis=1) > 0.85).all()  # the corners that stick out
-    assert (share[:, DELICIOUS] < 0.01).all()
-    assert np.median(maxima[1.0]) > 0.5 > np.median(maxima[0.5])
-    _, built = HEADS.attention()
-    assert min(built[0, IT, CAKE], built[1, ATE, CAKE], built[2, DELICIOUS, CAKE]) > 0.7
-
-
-# --- Figures -----------------------------------------------------------------------------
-
-
 def test_head_heatmaps_label_every_panel():
     _, weights = HEADS.attention()
     fig, alt = head_heatmaps(weights, toy.TOKENS, HEADS.HEAD_NAMES, title="toy heads")
@@ -374,6 +342,14 @@ def per_head_wo(X, W_q, W_k, W_v, W_o, h):
     return total
 
 
+def first_block_only(X, W_q, W_k, W_v, W_o, h):
+    # The loop's slice forgets i: every head reads columns 0 to d_k.
+    d_k = X.shape[-1] // h
+    c = slice(0, d_k)
+    head, _ = al.scaled_dot_product_attention(X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c])
+    return np.concatenate([head] * h, axis=-1) @ W_o
+
+
 def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
     n, d_model = X.shape
     Q, K, V = ((X @ W).reshape(h, n, d_model // h) for W in (W_q, W_k, W_v))
@@ -405,6 +381,13 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
         (row_blocks, "FAIL", "owns a block of *columns*"),
         (averaged, "FAIL", "you averaged the heads"),
         (per_head_wo, "PASS", "all 4 cases match"),
+        (
+            lambda X, q, k, v, o, h: attend(X, q, k, v, h, scale=h / X.shape[-1]) @ o,
+            "FAIL",
+            "you scaled twice",
+        ),
+        (lambda X, q, k, v, o, h: good_multi_head(X, q, k, v, o.T, h), "FAIL", "W_o.T"),
+        (first_block_only, "FAIL", "every head used the first block of columns"),
         (lambda *a: al.multi_head_attention(*a)[1], "FAIL", "Return only the output"),
         (lambda *a: None, "TODO", "returned None"),
         (crashes, "FAIL", "raised KeyError"),
@@ -428,6 +411,7 @@ def test_multi_head_checker(fn, status, hint, capsys):
         (512, "FAIL", "counted each matrix as 32 x 4"),
         (1024, "FAIL", "that is one matrix"),
         (4224, "FAIL", "counts biases too"),
+        (1_048_576, "FAIL", "that is the count for d_model = 512, the next question"),
         (5000, "FAIL", "too high"),
         ("4096", "FAIL", "expected one number"),
     ],
@@ -471,219 +455,316 @@ def chapter_cells():
     return nbformat.read(path, as_version=4).cells
 
 
-def test_w_o_mix_is_introduced_before_it_runs():
-    """The heading "W_o mixes the heads" comes before the cell that builds W_o_mix."""
+def test_w_o_is_one_sentence_and_the_block_sum_check():
+    """Simplification round, item 5: the "a high sum pins both" argument, its dropdown and
+    W_o_mix are gone; one sentence says what W_o does, and the block sum is checked in
+    two visible lines."""
     cells = chapter_cells()
     ids = [cell.id for cell in cells]
-    order = ["32992697", "facbf0ad", "pair-read", "wo-md", "wo-code", "wo-read"]
-    positions = [ids.index(cell_id) for cell_id in order]
-    assert positions == sorted(positions)
-    assert cells[ids.index("wo-md")].source.startswith("## $W_o$ mixes the heads\n")
-    assert "W_o_mix" not in "".join(cell.source for cell in cells[: ids.index("wo-code")])
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    page = "".join(cell.source for cell in cells)
+    for gone in ("W_o_mix", "pins both", "admonition", "wo-md", "floor"):
+        assert gone not in page, gone
+    for cell_id in ("wo-md", "wo-code", "wo-assert", "wo-read"):
+        assert cell_id not in ids
+    mixes = "$W_o$ then mixes the heads: each output column is a weighted sum of **every**"
+    assert mixes + " head's columns" in source["split-md"]
+    code = cells[ids.index("ef813e7a")].source
+    assert "summed = sum(heads[i] @ W_o[4 * i : 4 * (i + 1)] for i in range(h))" in code
+    out = "".join(o.get("text", "") for o in cells[ids.index("ef813e7a")].outputs)
+    assert "sum of head_i W_o^(i) equals concat @ W_o: True" in out
+    assert "grouping the terms of each output entry by head gives one sum per head" in (
+        source["83c4d06e"].lower()
+    )
 
 
-def test_main_line_order_merge_then_average_then_machinery():
-    """Fifth review, finding 7: the case for heads is made once, with two experiments.
-    The four built heads; heads 2 and 4 merged split and dilute; one head, one average
-    (why separate value projections and columns); W_o; split, attend, concatenate,
-    project; cost; real code; exercises; then the optional part, which opens with the
-    head two numbers wide; the summary last."""
+MAIN_ORDER = [
+    "855d1d49",  # one head for "ate"
+    "5bb6705c",
+    "aa575fa6",  # 0.17 and 0.11; the panel of readers
+    "diagram-md",  # "## The picture": heads -> concatenate -> W_o, before the math
+    "e6cfb90e",
+    "83c4d06e",  # "## The math"
+    "heads-md",  # "## Four hand-built heads"
+    "b256feaf",
+    "10741b3e",
+    "59e25c78",
+    "32992697",  # two heads as one: the row splits, and dilutes
+    "facbf0ad",
+    "wide-md",  # "## One head, two numbers wide": now on the main line
+    "wide-code",
+    "wide-figure",
+    "wide-read",
+    "pair-md",  # "## One head, one average"
+    "pair-code",
+    "pair-read",
+    "split-md",  # "## Split, attend, concatenate, project", with W_o and the batch axis
+    "ef813e7a",
+    "2029d4b7",  # "## What heads cost"
+    "341c47af",
+    "cost-read",
+    "real-md",
+    "real-code",
+    "real-read",
+    "34bdbe19",  # "## Exercises"
+    "7dce2a2a",  # 7.4 part 2 builds on the wide head, which now comes before it
+    "deeper-md",  # "## Going deeper (optional)": the h slider only
+    "3dce5151",
+    "h1-code",
+    "h1-read",
+    "bd170a6f",  # "## Summary"
+]
+
+
+def test_main_line_intuition_picture_math_code_experiment():
+    """Simplification round: the order of the main line, the wide head moved before the
+    exercises, the random-heads study cut, one optional aside at the end."""
     cells = chapter_cells()
     ids = [cell.id for cell in cells]
-    order = [
-        "aa575fa6",  # intuition, then the plan
-        "83c4d06e",  # the math and the four built heads
-        "b256feaf",  # the four built heads
-        "32992697",  # heads 2 and 4 as one: the row splits, 0.43 each, and dilutes
-        "facbf0ad",
-        "pair-md",  # "## One head, one average"
-        "pair-code",  # two heads against the same columns as one: one average
-        "pair-assert",
-        "pair-read",
-        "wo-md",  # "## $W_o$ mixes the heads"
-        "wo-code",
-        "wo-assert",
-        "wo-read",
-        "split-md",
-        "ef813e7a",
-        "341c47af",
-        "cost-read",
-        "real-md",  # "## In real code": c_attn, PyTorch's names, grouped-query
-        "real-code",
-        "real-read",
-        "34bdbe19",  # "## Exercises"
-        "7dce2a2a",  # exercise: one number per head, then two
-        "deeper-md",  # "## Going deeper (optional)"
-        "wide-md",  # "### One head, two numbers wide"
-        "wide-code",
-        "wide-assert",
-        "wide-figure",
-        "wide-read",
-        "fewer-md",  # "### Fewer heads, same weights"
-        "3dce5151",  # the h slider
-        "h1-code",
-        "h1-assert",
-        "h1-read",
-        "random-md",
-        "4757b82c",
-        "7a27851d",
-        "random-figure",
-        "random-read",
-        "bd170a6f",  # "## Summary"
-    ]
-    positions = [ids.index(cell_id) for cell_id in order]
+    positions = [ids.index(cell_id) for cell_id in MAIN_ORDER]
     assert positions == sorted(positions)
     assert ids[-1] == "bd170a6f"
     source = {cell.id: cell.source for cell in cells}
-    for before, after in [
-        ("facbf0ad", "pair-md"),
-        ("pair-md", "pair-code"),
-        ("deeper-md", "wide-md"),
-        ("wide-read", "fewer-md"),
-        ("fewer-md", "3dce5151"),
-    ]:
-        assert ids.index(after) == ids.index(before) + 1, (before, after)  # straight on
-    assert "0.43 each" in source["facbf0ad"] and "##" not in source["facbf0ad"]
-    assert "##" not in source["wide-read"] + source["pair-read"]  # headings have cells
-    assert "share columns" in " ".join(source["pair-md"].split())
-    assert source["wide-md"].startswith("### One head, two numbers wide")
-    assert source["fewer-md"].startswith("### Fewer heads, same weights")
-    assert source["pair-md"].startswith("## One head, one average")
-    assert source["wo-md"].startswith("## $W_o$ mixes the heads")
-    assert source["split-md"].startswith("## Split, attend, concatenate, project")
-    assert source["real-md"].startswith("## In real code")
-    assert source["34bdbe19"].startswith("## Exercises")
-    assert source["bd170a6f"].startswith("## Summary")
-    # the main line needs nothing from the width-2 head: the pair heads build their own keys
-    main = "".join(cell.source for cell in cells[: ids.index("deeper-md")])
-    for name in ("W_k2", "W_q2", "Q2", "out2", "wide["):
-        assert name not in main, name
-    assert "food_person = np.eye(4)[:, :2]" in source["pair-code"]
-    # the first head of width 2 says, in one clause, that a query can hold several numbers
-    first_wide = " ".join(source["59e25c78"].split())
-    assert "queries and keys of two numbers, compared by a dot product as in chapter 3" in (
-        first_wide
-    )
-    assert "the optional section at the end shows what width adds" in first_wide
-    # The asserts stay off the page; the two figures hide their plotting code.
-    for cell_id in (
-        "4d5aebf9",
-        "wide-assert",
-        "pair-assert",
-        "wo-assert",
-        "real-assert",
-        "h1-assert",
-        "7a27851d",
-    ):
-        assert "remove-cell" in cells[ids.index(cell_id)].metadata["tags"]
-    for cell_id in ("wide-figure", "random-figure"):
-        assert "hide-input" in cells[ids.index(cell_id)].metadata["tags"]
-
-
-def main_line_counts(cells) -> tuple[int, int]:
-    """Words of visible prose and visible cells before the exercises. The lines of a
-    directive's fence and options (a listing's ``:start-after:`` ...) are not prose."""
-    ids = [cell.id for cell in cells]
-    shown = [
-        c for c in cells[: ids.index("34bdbe19")] if "remove-cell" not in c.metadata.get("tags", [])
-    ]
-    prose = [
-        line
-        for c in shown
-        if c.cell_type == "markdown"
-        for line in c.source.splitlines()
-        if not line.startswith((":", "```"))
-    ]
-    return sum(len(line.split()) for line in prose), len(shown)
-
-
-def test_the_main_line_is_lighter_than_after_the_fourth_review():
-    """Fifth review, finding 7: the main line was 1929 words of visible prose in 32 visible
-    cells; moving the wide head out and saying each point once cut at least 15%, with a
-    three-line plan after the intuition."""
-    cells = chapter_cells()
-    words, shown = main_line_counts(cells)
-    assert words <= 0.85 * 1929 and shown <= 28, (words, shown)
-    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    plan = source["aa575fa6"][source["aa575fa6"].index("**The plan:**") :]
-    for step in ("the math", "two experiments", "merging dilutes", "one head averages"):
-        assert step in plan, step
-    assert "$W_o$, every array's shape, the cost, and real code" in plan
-    assert len(plan.split()) < 40
-
-
-def test_random_heads_study_is_optional_and_at_the_end():
-    """The h slider and the 1000-seed study sit in a "Going deeper (optional)" section
-    after the exercises; the main line only points to it and uses none of its results."""
-    cells = chapter_cells()
-    ids = [cell.id for cell in cells]
-    heading = cells[ids.index("deeper-md")].source.splitlines()
-    assert heading[0] == "## Going deeper (optional)"
-    assert heading[2] == "Three asides, each on its own. Nothing later in the course needs them."
-    assert cells[ids.index("fewer-md")].source.startswith("### Fewer heads, same weights")
-    assert cells[ids.index("random-md")].source.startswith("### How lucky are random heads?")
-    main = "".join(cell.source for cell in cells[: ids.index("deeper-md")])
-    assert "optional section at the end" in " ".join(main.split())  # it points there
-    # Third review, finding 7: its result is stated there only, not on the main line
-    # nor in the summary.
-    summary = cells[ids.index("bd170a6f")].source
-    for claim in ("wrong for all three", "23%", "about as often", "random heads rank"):
-        assert claim not in " ".join(main.split()) and claim not in summary, claim
-    for name in (
-        "maxima",
-        "top_key =",
-        "seed_histogram",
-        "seed 0",
-        "frame_slider",
-        "attention(h=1)",
-    ):
-        assert name not in main, name
     headings = [
         line
         for cell in cells
         if cell.cell_type == "markdown"
         for line in cell.source.splitlines()
-        if line.startswith("## ")
+        if line.startswith("#")
     ]
-    assert headings[-2:] == [heading[0], "## Summary"]
-    assert ids.index("34bdbe19") < ids.index("deeper-md")  # after the exercises
+    assert headings == [
+        "# 7. Multi-head attention",
+        "## The intuition: a panel of readers",
+        "## The picture",
+        "## The math",
+        "## Four hand-built heads",
+        "## One head, two numbers wide",
+        "## One head, one average",
+        "## Split, attend, concatenate, project",
+        "## What heads cost",
+        "## In real code",
+        "## Exercises",
+        "## Going deeper (optional)",
+        "### Fewer heads, same weights",
+        "## Summary",
+    ]
+    page = "".join(cell.source for cell in cells)
+    for gone in ("maxima", "seed_histogram", "Xavier", "random heads", "random-md"):
+        assert gone not in page, gone
+    assert ids.index("wide-read") < ids.index("34bdbe19") < ids.index("deeper-md")
+    assert "width 2 above" in source["7dce2a2a"]  # the exercise points back up, not down
+    assert "optional section" not in page
+    # the best insight of the wide head is said on the main line, and once in the summary
+    insight = "lets **different words** ask different questions in one head"
+    assert insight in " ".join(source["wide-read"].split())
+    assert "**one word** ask several" in " ".join(source["wide-read"].split())
+    assert "Width lets different words ask different questions" in " ".join(
+        source["bd170a6f"].split()
+    )
+    for cell_id in ("4d5aebf9", "wide-assert", "pair-assert", "real-assert", "h1-assert"):
+        assert "remove-cell" in cells[ids.index(cell_id)].metadata["tags"]
+    for cell_id in ("e6cfb90e", "10741b3e", "wide-figure", "3dce5151"):
+        assert "hide-input" in cells[ids.index(cell_id)].metadata["tags"]
 
 
-def test_exercise_on_wide_heads_asks_more_than_the_text_shows():
-    """Exercise 7.4 builds on the width-2 head of the main text: a third relation."""
+def visible_prose(cells) -> list[str]:
+    """The lines of prose a reader sees: markdown cells not removed, without directive
+    fences and options."""
+    return [
+        line
+        for c in cells
+        if c.cell_type == "markdown" and "remove-cell" not in c.metadata.get("tags", [])
+        for line in c.source.splitlines()
+        if not line.startswith((":", "```"))
+    ]
+
+
+def numbers_in(sentence: str) -> int:
+    """How many numbers a sentence quotes: a vector such as (1, 0), a fraction such as
+    1/8 and a thousands-separated count are one number each; symbols' subscripts and
+    ordinals in names (W_q^{(i)}, d_{model}) are not numbers."""
+    import re
+
+    s = re.sub(r"\(\s*-?\d[\d.,\s-]*\)", " 0 ", sentence)  # a vector: one number
+    s = re.sub(r"[_^]\{[^}]*\}|[_^]\w", " ", s)  # subscripts and powers
+    return len(re.findall(r"(?<![\w.])-?\d+(?:[.,/]\d+)*", s))
+
+
+def test_the_page_is_shorter_and_no_sentence_quotes_more_than_two_numbers():
+    """Simplification round: the cold review counted 3,876 visible words (3,574 by this
+    count) and sentences with six numbers. Now the visible prose is under 2,700 words, and
+    no sentence of the main line quotes more than two numbers."""
+    import re
+
     cells = chapter_cells()
     ids = [cell.id for cell in cells]
-    exercise = cells[ids.index("7dce2a2a")].source
-    prompt = exercise[: exercise.index("{solution}")]
-    assert "third relation" in prompt and '"was"' in prompt
-    assert "q_{ate} = (0, 4)" in cells[ids.index("wide-md")].source
-    assert "q_{ate} = (0, 2)" not in exercise  # not the text's head again, by other numbers
+    words = sum(len(line.split()) for line in visible_prose(cells))
+    assert words < 2700, words
+    main = " ".join(" ".join(visible_prose(cells[: ids.index("34bdbe19")])).split())
+    main = re.sub(r"\$\$.*?\$\$", " ", main)  # display equations are not sentences
+    dense = [s for s in re.split(r"(?<=[.!?;:])\s+", main) if numbers_in(s) > 2]
+    assert not dense, dense
+    assert numbers_in("'cake' gets $(1, 0)$ and 'I' $(0, 1)$") == 2
+    assert numbers_in("below an even share of $1/8$, 1,152 of them") == 2
+    assert numbers_in("Column 3 adds heads 2 and 4, each from 0 to 1") == 5
 
 
-def test_the_page_says_why_heads_and_what_real_code_adds():
-    """The reason for heads is the average, said once with the paper's reason; the
-    real-code section names c_attn, in_proj_weight, out_proj, biases and grouped-query
-    attention; claims the review found wrong stay gone."""
+def test_one_row_must_split_is_said_in_the_text_once():
     cells = chapter_cells()
-    source = {cell.id: " ".join(cell.source.split()) for cell in cells}  # lines unwrapped
-    page = " ".join(source[cell.id] for cell in cells if cell.cell_type == "markdown")
+    page = " ".join(" ".join(c.source.split()) for c in cells if c.cell_type == "markdown")
+    assert page.count("the row splits") == 1
+    assert "One row must split" not in page and "one row must split" not in page
+
+
+def test_cost_and_rank_wording():
+    """Item 4: no multiply-add count depends on h, and the sentence says so without the
+    old 'no cost depends on h'; the rank sentence names the table below."""
+    cells = chapter_cells()
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    cost = source["2029d4b7"]
+    assert "No multiply-add count depends on $h$" in cost
+    assert "Only the softmax and the stored weights, $h\\,n^2$ numbers, grow with $h$" in cost
+    assert "No cost depends on $h$" not in cost
+    assert "The last column of the table below is the **rank**" in cost
+    assert "its number of linearly independent rows" in cost
+    assert "is a product through $d_k$ columns, so its rank is at most $d_k$" in cost
+    assert "At $h = 8$ each score map has rank 4" in source["cost-read"]
+    assert "for the multiply-adds of one" in source["cost-read"]
+    assert "No multiply-add count depends on $h$" in source["bd170a6f"]
+    out = {
+        c.id: "".join(o.get("text", "") for o in c.outputs) for c in cells if c.cell_type == "code"
+    }
+    table = out["341c47af"].splitlines()
+    assert table[0].split() == ["h", "d_k", "mult-adds", "weights", "stored", "rank", "per", "head"]
+    assert [line.split()[2] for line in table[1:]] == ["26,880"] * 5
+    assert [line.split()[3] for line in table[1:]] == ["36", "72", "144", "288", "1,152"]
+    assert [int(line.split()[-1]) for line in table[1:]] == [6, 6, 6, 4, 1]
+    # the figure: the same counts, and n = 6 tokens so that no two axes share a length
+    fig, alt = shape_tracer(6, 32, 8)
+    plt.close(fig)
+    assert "split (8, 6, 4) -> scores (8, 6, 6)" in alt and "26,880 multiply-adds" in alt
+    steps = {s.name: s for s in trace_shapes(6, 32, 8)}
+    assert steps["Q, K, V"].macs + steps["output"].macs == 4 * 6 * 32 * 32
+    assert steps["scores"].macs == steps["heads"].macs == 6**2 * 32
+
+
+def test_the_sign_and_size_of_a_one_number_query_is_said_once():
+    """Item 7: 'which end ... never a direction' contradicted itself (a sign is a direction
+    in one dimension); it is now 'a sign and a size, but no direction among several
+    features', said once, where the one-number heads are built."""
+    cells = chapter_cells()
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
+    phrase = "a sign and a size, but no direction among several features"
+    assert page.count(phrase) == 1 and phrase in source["heads-md"]
+    assert "never a direction" not in page
+    assert "deliberately thin" in source["heads-md"] and "typically 64 or 128" in source["heads-md"]
+    keys = toy.X @ HEADS.W_k[:, 0]
+    assert (-1.0 * keys).argmax() == keys.argmin() != keys.argmax()  # a negative q flips
+
+
+def test_values_overlap_is_said_with_its_example():
+    """Item 7: the values share *noun*, shown by the example, not derived from W_v."""
+    cells = chapter_cells()
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    pair = source["pair-md"]
+    assert "In real models, words' values overlap in their features" in pair
+    assert '"cake" $(1, 0)$ and "I" $(1, 1)$ share *noun*' in pair
+    assert "since one $W_v$ serves every word" not in pair
+    V = toy.X @ toy.W_v[:, [0, 3]]
+    assert V[CAKE].tolist() == [1.0, 0.0] and V[I].tolist() == [1.0, 1.0]
+    assert "**object head** an action asks for food (what was eaten)" in pair
+    assert "**subject head**, for a person (who ate)" in pair
+
+
+def test_plain_printouts_on_the_main_line():
+    """Item 1: the experiment cells print with plain print calls, no dict of tuples or
+    generators, and every printed vector names its columns."""
+    cells = {cell.id: cell for cell in chapter_cells()}
+    for cell_id in ("5bb6705c", "32992697", "pair-code", "wide-code"):
+        code = cells[cell_id].source
+        for dense in ("rows = {", ".items()", "for t in words", '", ".join', "*fetched"):
+            assert dense not in code, (cell_id, dense)
+    text = {cid: cells[cid].outputs[0]["text"] for cid in ("32992697", "pair-code", "5bb6705c")}
+    merged = text["32992697"].splitlines()
+    assert merged[0] == "as one head, 'ate' gives 'cake': 0.43"
+    assert merged[1] == "as one head, 'ate' gives 'I':    0.43"
+    assert merged[2] == "'ate' brings back (food, person)"
+    assert merged[3].split() == ["as", "one", "head:", "[0.47", "0.44]"]
+    assert merged[4].split() == ["as", "two", "heads:", "[0.92", "0.91]"]
+    assert merged[5].split() == ["asking", "nothing:", "[0.25", "0.15]", "(1/8", "each)"]
+    assert len({line.index("[") for line in merged[3:]}) == 1  # the columns line up
+    pair = text["pair-code"].splitlines()
+    assert pair[0] == "'ate' brings back (noun, human)"
+    assert pair[1].split() == ["object", "head:", "[0.76", "0.04]"]
+    assert pair[2].split() == ["subject", "head:", "[0.78", "0.7", "]"]
+    assert pair[3].split() == ["one", "head:", "[0.73", "0.31]", "twice"]
+    assert "  cake       0.17" in text["5bb6705c"] and "  I          0.11" in text["5bb6705c"]
+    code = cells["pair-code"].source
+    for name in ("W_q_pair", "W_k_pair", "W_v_pair", "W_o_pair"):
+        assert f"{name} = " in code, name
+
+
+def test_the_named_heads_and_the_merged_experiment():
+    """The heads keep their names (object/subject head, verb-object ...); the merged head
+    splits, 0.43 each, and dilutes: 0.47 and 0.44 against 0.92 and 0.91."""
+    cells = chapter_cells()
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    assert 'the verb-object head gives "cake" 0.86' in source["59e25c78"]
+    assert 'the verb-subject head gives "I" 0.90' in source["59e25c78"]
+    merge = source["facbf0ad"]
+    assert "the row splits, 0.43 each" in merge and "0.47 and 0.44" in merge
+    assert "nearer to asking nothing than to the two heads apart" in merge
+    assert source["pair-read"].startswith("The object head answers")
     assert "subspace of the representation" in source["pair-read"]
     assert "{cite:p}`vaswani2017attention`" in source["pair-read"]
-    assert "one average" in source["bd170a6f"] and "value projection" in source["bd170a6f"]
-    for name in ("`c_attn`", "`in_proj_weight`", "`out_proj.weight`", "bias", "grouped-query"):
-        assert name in source["real-md"] + source["real-read"], name
-    assert "still needs two heads" not in page and "serves both badly" not in page
-    assert "unscaled" not in "".join(cell.source for cell in cells)
-    assert "(the article's example)" not in source["5cd0b651"]
-    assert "traced above" in source["5cd0b651"]
-    assert "seed 0" not in page and "seed 0" not in source["random-figure"]
-    assert "I ate and she slept" in source["7dce2a2a"]
-    # The one-number caveat comes where heads of width 1 are built, not before heads exist.
-    ids = [cell.id for cell in cells]
-    before_heads = "".join(cell.source for cell in cells[: ids.index("83c4d06e")])
+    assert '"Cake" gets 0.17 and "I" only 0.11' in source["aa575fa6"]
+    assert "pointers ask; food answers, and people less" in source["heads-md"]
     assert (
-        "sign and a size" not in before_heads and "how strongly a word asks" in source["83c4d06e"]
+        "the first three heads return a word's food, and the last its person"
+        in (source["heads-md"])
     )
+    assert "$W_o$ is the identity for now" in source["heads-md"]
+
+
+def test_the_picture_comes_before_the_math_and_the_batch_axis_is_shown():
+    """Items 3 and 9: the shape tracer (heads -> concatenate -> W_o) is drawn before the
+    math; one sentence and one printed line show (b, n, d_model) -> (b, h, n, d_k)."""
+    cells = chapter_cells()
+    ids = [cell.id for cell in cells]
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    assert ids.index("e6cfb90e") < ids.index("83c4d06e")
+    assert "shape_tracer(n=6, d_model=32, h=8)" in cells[ids.index("e6cfb90e")].source
+    assert "concatenate, mix with $W_o$" in source["diagram-md"]
+    assert "$(b, n, d_{model})$ to $(b, h, n, d_k)$" in source["split-md"]
+    out = "".join(o.get("text", "") for o in cells[ids.index("ef813e7a")].outputs)
+    assert "batch: (2, 6, 32) -> (2, 8, 6, 4)" in out
+    X = np.random.default_rng(0).normal(size=(2, 6, 32))
+    split = al.split_heads(X, 8)
+    assert split.shape == (2, 8, 6, 4) and np.allclose(split[1, 3], X[1][:, 12:16])
+    math = source["83c4d06e"]
+    assert "$W_o$, of shape $(h\\,d_v, d_{model})$, here $(d_{model}, d_{model})$" in math
+    assert "(the paper's choice; so $d_v = d_k$)" in math
+
+
+def test_real_code_and_exercise_wording():
+    cells = chapter_cells()
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    assert "`c_attn` maps $d_{model}$ numbers to $3\\,d_{model}$" in source["real-md"]
+    assert "$(3\\,d_{model}, d_{model})$, our `W_qkv` transposed" in source["real-read"]
+    assert "`out_proj.weight` is $W_o$ transposed" in source["real-read"]
+    assert "grouped-query attention" in source["real-read"]
+    assert (
+        "Each head still has its own queries, so its own attention weights" in (source["real-read"])
+    )
+    # item 8: the parameter solution states the counts, without the article's layout
+    solution = source["5a11f1ab"]
+    assert "the article" not in solution and "4,096" in solution
+    assert "$4 \\times 512^2$, over a million" in solution
+    assert "traced above" in source["5cd0b651"]
+    assert "I ate and she slept" in source["7dce2a2a"]
+    assert "$0.5 < t < 1$" in source["7dce2a2a"] and "hull (chapter 6)" in source["7dce2a2a"]
+    assert ".contiguous()" in source["29f30781"]
 
 
 def fenced_heads_block():
@@ -703,200 +784,18 @@ def test_the_heads_show_their_values_and_w_o_before_any_output():
     cells = chapter_cells()
     ids = [cell.id for cell in cells]
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    assert "literalinclude} ../attention_lib/toy/heads.py" in source["83c4d06e"]
-    assert "heads 1 to 3 return a word's food, head 4 its person" in source["83c4d06e"]
-    assert "the identity for now" in source["83c4d06e"]
+    assert "literalinclude} ../attention_lib/toy/heads.py" in source["heads-md"]
+    assert (
+        "the first three heads return a word's food, and the last its person"
+        in (source["heads-md"])
+    )
+    assert "the identity for now" in source["heads-md"]
     first_output = ids.index("b256feaf")  # al.multi_head_attention with toy.heads.W_o
-    assert ids.index("83c4d06e") < first_output < ids.index("wo-code")
+    assert ids.index("heads-md") < first_output
     # the values the page names: food for heads 1 to 3, person for head 4
     V = toy.X @ HEADS.W_v
     assert np.allclose(V[:, :3], toy.X[:, [0]]) and np.allclose(V[:, 3], toy.X[:, 1])
     assert np.allclose(HEADS.W_o, np.eye(4))
-
-
-def test_the_one_number_heads_are_introduced_as_a_readable_simplification():
-    """Finding 9 and 6: width 1 is said to be deliberate at the start, real widths are
-    'typically' 64 or 128, and a one-number query has a sign as well as a size."""
-    cells = chapter_cells()
-    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    heads = source["83c4d06e"][source["83c4d06e"].index("## Four hand-built heads") :]
-    assert "deliberately thin" in heads and "typically 64 or 128" in heads
-    assert "never a direction" in heads and "the smallest if $q < 0$" in heads
-    assert "never a direction" in source["bd170a6f"]
-    page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
-    assert "only sets how strongly" not in page and "Real heads have 64" not in page
-    # a negative query reverses the ranking: the smallest key wins
-    keys = toy.X @ HEADS.W_k[:, 0]
-    assert (-1.0 * keys).argmax() == keys.argmin() != keys.argmax()
-
-
-def test_second_review_wording():
-    """The statements the second cold review found wrong or misleading stay fixed."""
-    cells = chapter_cells()
-    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
-    # 1: a sum of 1.83 is not ambiguous; a middling one is
-    assert "could be all food" not in page
-    assert '"delicious" gets 0.85 (0.48 + 0.37)' in source["wo-read"]
-    # 3: 0.17 is above an even share, 0.11 below
-    assert '"cake" 0.17 but "I" only 0.11' in source["aa575fa6"]
-    # 4: the paper's width is 512; the traced arrays are random
-    assert "$h = 8$ heads as in the paper" in source["split-md"]
-    assert "(narrower than the paper's)" in source["split-md"]
-    assert "random arrays" in source["split-md"] and "real arrays" not in source["split-md"]
-    # 5: one average loses whose is whose only when the values share columns
-    assert "share columns" in source["bd170a6f"] and "share columns" in source["pair-md"]
-    # 7: compared with a key wrong for all three askers, not with "I"
-    assert "no more often than a wrong one" not in page
-    assert 'no more often than "ate"' not in page  # "cake" wins 0.7 to 1.6 points more
-    assert '"ate" (wrong for all three)' in source["random-read"]
-    # 8: the paper's word, nanoGPT's config, Xavier defined, the pronoun head's keys
-    assert "averaging inhibits" in source["pair-read"]
-    assert "`GPTConfig`'s default (`bias=True`)" in source["real-read"]
-    assert "train.py" not in page
-    assert "$0.5 = \\sqrt{2 / (4 + 4)}$" in source["random-md"] and "Glorot" in source["random-md"]
-    assert "pointers ask; food answers, and people less" in source["83c4d06e"]
-    assert HEADS.W_k[1, 0] > 0 and HEADS.W_k[3, 2] > 0  # people (head 1), pointers (head 3)
-    # 9: .contiguous() is explained where the nanoGPT lines are quoted
-    assert (
-        ".contiguous()" in source["29f30781"] and "unbroken block of memory" in source["29f30781"]
-    )
-
-
-def test_column_three_of_w_o_mix_pins_both_heads_when_high():
-    """Column 3 adds heads 2 and 4; each is an average of values in [0, 1], so a sum of
-    1.83 forces both above 0.8, while 0.85 ("delicious") fits many splits."""
-    output, _ = HEADS.attention()
-    V = toy.X @ HEADS.W_v
-    assert V.min() >= 0 and V.max() <= 1  # so every head's output lies in [0, 1]
-    both = output[:, 1] + output[:, 3]
-    assert round(both[ATE], 2) == 1.83 and min(output[ATE, [1, 3]]) > both[ATE] - 1 > 0.8
-    assert round(both[DELICIOUS], 2) == 0.85 and both[DELICIOUS] < 1  # could be any split
-    assert [round(x, 2) for x in output[DELICIOUS, [1, 3]]] == [0.48, 0.37]
-
-
-def test_labelled_printouts_in_the_chapter():
-    """Every printed vector on the main line names its columns."""
-    cells = {cell.id: cell for cell in chapter_cells()}
-    text = {cid: cells[cid].outputs[0]["text"] for cid in ("wo-code", "pair-code", "32992697")}
-    assert text["wo-code"].splitlines()[0].split()[-4:] == [
-        "pronoun",
-        "v-object",
-        "food-top",
-        "v-subject",
-    ]
-    assert "eaten     eater      both   pronoun" in text["wo-code"]
-    assert "food mean" not in cells["wo-code"].source  # third review, finding 8: cut
-    pair = text["pair-code"].splitlines()
-    assert pair[0] == "'ate' brings back             noun  human"
-    assert pair[1] == "  two heads: object head      0.76   0.04"
-    assert pair[2] == "             subject head     0.78   0.70"
-    assert pair[4] == "             columns 3, 4     0.73   0.31"
-    # fourth review, stall (c): named matrices in plain steps, no fancy indexing or unpacking
-    code = cells["pair-code"].source
-    for dense in ("np.eye(4)[:, [0, 1, 0, 1]]", "*Ws_pair", "*W_pair", "* 2)"):
-        assert dense not in code, dense
-    merged = text["32992697"].splitlines()
-    assert merged[0].split() == ["weight", "on", "|", "brings", "back"]
-    assert merged[1].split() == ["'ate'", "'cake'", "'I'", "|", "food", "person"]
-    assert merged[2].split() == ["heads", "2,", "4", "apart", "0.86", "0.90", "|", "0.92", "0.91"]
-    assert len({line.index("|") for line in merged}) == 1  # the columns line up
-    # fifth review, nit 8: 1/8 is not printed as 0.12, and `weights` stays an array
-    assert merged[4].split() == ["equal", "weights", "1/8", "1/8", "|", "0.25", "0.15"]
-    assert "0.12 " not in text["32992697"] and "weights =" not in cells["32992697"].source
-
-
-def test_third_review_wording():
-    """The findings of the third cold review stay fixed."""
-    cells = chapter_cells()
-    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
-    # 2: the thin-heads solution: length along the diagonal, with the range of t
-    solution = source["7dce2a2a"][source["7dce2a2a"].index("{solution}") :]
-    assert "sticks out along a direction of its own" not in solution
-    assert "length along the diagonal" in solution and "$0.5 < t < 1$" in solution
-    assert "hull (chapter 6)" in solution and "1.02 against 1" in solution
-    queries = np.array([[4.0, 0.0], [0.0, 4.0], [1.0, 1.0]])  # "it", "ate", "was"
-    for t, wins in [(0.5, False), (0.51, True), (0.8, True), (0.99, True), (1.0, False)]:
-        scores = queries @ np.array([[1.0, 0.0], [0.0, 1.0], [t, t]]).T  # keys cake, I, it
-        top_two = np.sort(scores, axis=1)[:, -2:]
-        right = (scores.argmax(axis=1) == [0, 1, 2]).all()
-        assert bool(right and (top_two[:, 0] < top_two[:, 1]).all()) is wins, t
-    # 3: multiply-adds defined by the (n x a) @ (a x b) rule, with the sum for h = 8
-    cost = source["2029d4b7"]
-    assert "$n \\cdot a \\cdot b$" in cost and "one product added to a running sum" in cost
-    assert "24{,}576" in cost and "1{,}152" in cost and "26,880" in cost  # n = 6 (fifth)
-    steps = trace_shapes(6, 32, 8)
-    assert sum(s.macs for s in steps) == 4 * 6 * 32 * 32 + 2 * 8 * (6 * 4 * 6) == 26880
-    # 4: biases said safely; 6: "its own weights" means its attention weights
-    assert "GPT-2-style code and PyTorch add biases by default" in source["bd170a6f"]
-    assert "many recent models leave them out" in source["bd170a6f"]
-    assert "its own attention weights (its own $n \\times n$ map)" in source["real-read"]
-    # 5: a one-number head picks an end of the scale, by the sign of q
-    assert "most extreme key" not in page
-    assert (
-        "The winner is the largest key or, for a negative query, the smallest"
-        in (source["random-read"])
-    )
-    # (the norms 1.00, 1.04, 1.00, 1.02 gave way to the hull in the fourth review, finding 3)
-    assert "$1/\\sqrt{d_{model}}$, as the figure's legend writes it" in source["random-md"]
-    # 8: the 1.83 step, the question, d_v = d_k
-    assert 'sum of 1.83 for "ate" leaves each at least 0.83' in source["wo-read"]
-    assert "Is that the heads' doing" not in page
-    assert "Would the same columns in one head do?" in source["59e25c78"]
-    assert "$d_v = d_k$, as in the paper" in source["83c4d06e"]
-
-
-def test_fourth_review_wording():
-    """The findings of the fourth cold review stay fixed, with the numbers they quote."""
-    cells = chapter_cells()
-    ids = [cell.id for cell in cells]
-    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    main = " ".join(
-        source[c.id] for c in cells[: ids.index("34bdbe19")] if c.cell_type == "markdown"
-    )
-    # 1: merging keeps identity but dilutes both, against equal weights
-    merge = source["facbf0ad"]
-    assert "A split alone loses nothing" not in main
-    assert "Merging keeps who is who" in merge and "dilutes both" in merge
-    assert "0.47 of food and 0.44 of person" in merge
-    assert "nearer to asking nothing (the last row) than to the heads apart, 0.92 and 0.91" in (
-        merge
-    )
-    assert "brings back less of each" in source["bd170a6f"]
-    # 2: every key that matters, per asker; 3: the hull, not length
-    read = source["random-read"]
-    assert "Barely more often" not in read and "About as often as on a wrong one" in read
-    assert '"cake" comes first in 23% of the heads, about as often as "I"' in read
-    assert '(wrong for "it" and "delicious")' in read
-    assert '"ate" (wrong for all three), at 22 to 25% each' in read
-    assert "longest vectors" not in read and "Length alone does not decide" in read
-    assert "a corner of the hull of the rows of `X` (chapter 6)" in read
-    assert '"Delicious" is longer than "the" and "was"' in read
-    assert "win 4% and 3%" in read and "it wins 0.1% of the time" in read
-    assert "close to the segment from" in read and "over 91% of the wins" in read
-    hidden = cells[ids.index("7a27851d")].source
-    assert "share[:, cake] > share[:, ate]" not in hidden  # the cherry-pick is gone
-    assert "pct[:, I].tolist() == [25, 24, 24]" in hidden
-    # 4: the same multiply-adds; the softmax and the stored weights grow with h
-    cost = source["cost-read"]
-    assert "for the work of one" not in cost and "for the multiply-adds of one" in cost
-    assert "Only the softmax and the weights to store grow with $h$" in cost
-    assert "36 numbers at $h = 1$, 288 at $h = 8$" in cost
-    assert [np.prod(trace_shapes(6, 32, h)[4].shape) for h in (1, 8)] == [36, 288]
-    # 5: not all real code fuses; 6: c_attn's map and PyTorch's storage said once each
-    assert "Real code fuses" not in source["bd170a6f"]
-    assert (
-        "Many implementations (nanoGPT, GPT-2, PyTorch's `nn.MultiheadAttention`)"
-        in (source["bd170a6f"])
-    )
-    assert "d_{model} \\times 3\\,d_{model}$ matrix" not in source["real-md"]
-    assert "`c_attn` maps $d_{model}$ numbers to $3\\,d_{model}$" in source["real-md"]
-    assert "$(3\\,d_{model}, d_{model})$, our `W_qkv` transposed" in source["real-read"]
-    assert "stacked and transposed" not in source["real-read"]
-    # stall (b): sqrt(d_k) = 1 said once, where the first score of 4 appears
-    assert "score 4, which softmax gets unchanged, as $\\sqrt{d_k} = 1$" in source["412ae28a"]
-    assert main.count("\\sqrt{d_k} = 1") == 1
 
 
 def test_pytorch_stores_the_fused_weight_transposed():
@@ -953,134 +852,15 @@ def test_seed_histogram_draws_the_second_series_as_an_outline():
     plt.close(fig)
 
 
-def test_fifth_review():
-    """The findings of the fifth cold review stay fixed, with the numbers they quote."""
+def test_exercise_on_wide_heads_asks_more_than_the_text_shows():
+    """Exercise 7.4 builds on the width-2 head of the main text: a third relation."""
     cells = chapter_cells()
     ids = [cell.id for cell in cells]
-    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    out = {
-        c.id: "".join(o.get("text", "") for o in c.outputs) for c in cells if c.cell_type == "code"
-    }
-    # 1: distinct sizes in the walkthrough: n = 6 tokens, 8 heads "as in the paper"
-    split = source["split-md"]
-    assert "$n = 6$ tokens, $h = 8$ heads as in the paper" in split
-    assert "no two axes share a length" in split
-    assert "n = 8" not in split.replace("$", "") and "8 tokens" not in split
-    assert "n, d_model, h = 6, 32, 8" in cells[ids.index("ef813e7a")].source
-    printed = dict(line.split(": ") for line in out["ef813e7a"].splitlines()[:7])
-    assert printed[" Q split"] == "(8, 6, 4)" and printed[" weights"] == "(8, 6, 6)"
-    assert "shape_tracer(n=6, d_model=32, h=8)" in cells[ids.index("e6cfb90e")].source
-    fig, alt = shape_tracer(6, 32, 8)
-    plt.close(fig)
-    assert "split (8, 6, 4) -> scores (8, 6, 6)" in alt and "26,880 multiply-adds" in alt
-    steps = {s.name: s for s in trace_shapes(6, 32, 8)}
-    assert steps["Q, K, V"].macs + steps["output"].macs == 4 * 6 * 32 * 32 == 24576
-    assert steps["scores"].macs == steps["heads"].macs == 8 * 6 * 4 * 6 == 6**2 * 32 == 1152
-    # 2: the rank trade-off, printed per h and said in the cost paragraph and the summary
-    table = out["341c47af"].splitlines()
-    assert table[0].split()[-3:] == ["rank", "per", "head"]
-    assert [int(line.split()[-1]) for line in table[1:]] == [6, 6, 6, 4, 1]
-    assert [line.split()[2] for line in table[1:]] == ["26,880"] * 5
-    cost = source["cost-read"]
-    assert "The price is width" in cost
-    assert "has rank at most $d_k = 4$, where one 32-wide head reaches $n = 6$" in cost
-    assert "each head's score map has rank at most $d_k$" in source["bd170a6f"]
-    assert "because each head is $h$ times narrower" in source["bd170a6f"]
-    # 3: sharpness at Xavier scale
-    read = source["random-read"]
-    assert "is not sharpness but" not in read
-    assert "is above all the **right** key" in read
-    assert "doubling $W_q$ and $W_k$ quadruples every score" in read
-    assert "Xavier-sized draws almost never have it: training must grow the scale too" in read
-    assert "only 0.6% of draws above 0.5" in read
-    assert "std 0.5: median 0.22, above 0.5 in 0.6%" in out["4757b82c"]
-    # 4: the 1.83 reading; the weights it forces moved to a dropdown (seventh review)
-    assert "$p \\ge 0.43$" in source["wo-read"] and "$p \\ge 0.79$" in source["wo-read"]
-    assert "both found their partner" not in source["wo-read"]
-    # 5: d_k = d_model / h and a square W_o are the paper's choice
-    math = source["83c4d06e"]
-    assert "$d_k = d_{model} / h$ (the paper's choice, which most models follow)" in math
-    assert "$W_o$, of shape $(h\\,d_v, d_{model})$, here $(d_{model}, d_{model})$" in math
-    # 6: the block sum, said in words and checked in two visible lines
-    assert "grouping the terms by head gives one sum per head (checked in code below)" in math
-    code = cells[ids.index("ef813e7a")].source
-    assert "summed = sum(heads[i] @ W_o[4 * i : 4 * (i + 1)] for i in range(h))" in code
-    assert out["ef813e7a"].splitlines()[-1].endswith("equals concat @ W_o: True")
-    # 8: out_proj.weight transposed
-    assert "`out_proj.weight` is $W_o$ transposed" in source["real-read"]
-
-
-def test_the_least_weight_that_reaches_a_head_output():
-    """Finding 4, independently of the chapter's formula: among rows of weights whose
-    head-2 output (food) reaches 0.83, none puts less than 0.43 on "cake"; for head 4
-    (person), none less than 0.79 on "I"; and some come within 0.01 of those bounds."""
-    output, weights = HEADS.attention()
-    floor = output[ATE, 1] + output[ATE, 3] - 1
-    assert round(floor, 2) == 0.83
-    V = toy.X @ HEADS.W_v  # (8, 4)
-    rows = np.random.default_rng(5).dirichlet(np.full(8, 0.2), size=300_000)
-    for head, partner, bound in ((1, CAKE, 0.43), (3, I, 0.79)):
-        reach = rows @ V[:, head] >= floor
-        assert reach.sum() > 1000
-        least = rows[reach, partner].min()
-        assert round(least, 2) in (bound, round(bound + 0.01, 2)) and least > bound - 0.005
-        assert weights[head, ATE, partner] > least  # the built heads are well above it
-
-
-def test_seventh_review():
-    """The findings of the seventh cold review stay fixed."""
-    import re
-
-    cells = chapter_cells()
-    ids = [cell.id for cell in cells]
-    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    out = {
-        c.id: "".join(o.get("text", "") for o in c.outputs) for c in cells if c.cell_type == "code"
-    }
-    shown = [c for c in cells if "remove-cell" not in c.metadata.get("tags", [])]
-    # 1: the pair heads have names, and so do their matrices; no anonymous "partners"
-    pair = source["pair-md"]
-    assert "**object head** an action asks for food (what was eaten)" in pair
-    assert "**subject head** for a person (who ate)" in pair
-    code = cells[ids.index("pair-code")].source
-    for name in ("W_q_pair", "W_k_pair", "W_v_pair", "W_o_pair"):
-        assert f"{name} = " in code, name
-    assert not re.search(r"^W_[qkvo] = ", code, re.M)  # no bare names that shadow the paper's
-    assert "object head" in out["pair-code"] and "subject head" in out["pair-code"]
-    assert "head 1 (eaten)" not in out["pair-code"]
-    assert source["pair-read"].startswith("The object head answers")
-    for cell in shown:
-        assert "partner" not in cell.source.lower(), cell.id
-    # 2: the W_o lower bound is a folded side argument; the main line keeps one sentence
-    wo_read = cells[ids.index("wo-read")].source
-    folded = wo_read[wo_read.index("````{admonition}") : wo_read.rindex("````") + 4]
-    assert ":class: dropdown" in folded and "0.43" in folded and "0.79" in folded
-    unfolded = " ".join(wo_read.replace(folded, "").split())
-    assert "0.43" not in unfolded and "0.79" not in unfolded
-    assert 'A sum of 1.83 for "ate" leaves each at least 0.83: a high sum pins both.' in unfolded
-    assert "at least" not in out["wo-code"] and "floor" not in cells[ids.index("wo-code")].source
-    # the dropdown's inequalities give its bounds
-    for runner, bound in ((0.7, 0.43), (0.2, 0.79)):
-        assert round((0.83 - runner) / (1 - runner), 2) == bound
-    # 3: the first learning objective says what the learner does, with the chapter's word
-    goals = source["0e454d58"]
-    assert 'explain with numbers why "ate" needs two' in goals
-    assert "find who ate and what was eaten" in goals and "one average of their values" in goals
-    # 4: rank is linear independence, bounded by the product through d_k columns
-    cost = source["2029d4b7"]
-    assert "weighted sum of the others" not in cost
-    assert "its number of linearly independent rows" in cost
-    assert "is a product through $d_k$ columns, so its rank is at most $d_k$" in cost
-    # 5: the article's layout against the paper's W_o, in two sentences
-    solution = source["5a11f1ab"]
-    assert "its words stay 4 wide and so does each of its 8 heads" in solution
-    assert "where the article stops" in solution
-    assert "$(h\\,d_v, d_{model}) = (32, 4)$, would map it back to 4" in solution
-    assert "$32 \\times 4$ $W_o$" not in solution  # the article shows no W_o
-    # the main line is shorter than before this round (1624 words of prose, 28 cells),
-    # the folded dropdown included
-    words, visible = main_line_counts(cells)
-    assert words < 1624 and visible <= 28, (words, visible)
+    exercise = cells[ids.index("7dce2a2a")].source
+    prompt = exercise[: exercise.index("{solution}")]
+    assert "third relation" in prompt and '"was"' in prompt
+    assert "q_{ate} = (0, 4)" in cells[ids.index("wide-md")].source
+    assert "q_{ate} = (0, 2)" not in exercise  # not the text's head again, by other numbers
 
 
 def test_the_heads_listing_fits_a_phone():

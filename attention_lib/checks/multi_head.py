@@ -194,6 +194,37 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
         ),
     ]
 
+    mistakes.append(
+        (
+            heads_then_wo(scale=1 / d_k),
+            f"you scaled twice: the scores were divided by d_k = {d_k}, not sqrt(d_k). "
+            "scaled_dot_product_attention already divides by sqrt(d_k); divide only once.",
+        )
+    )
+    mistakes.append(
+        (
+            merge_heads(scaled_dot_product_attention(Q, K, V)[0]) @ W_o.T,
+            "you multiplied by W_o.T: the concatenation (n, h*d_v) times W_o, shape "
+            "(h*d_v, d_model), needs W_o as it is, with no transpose.",
+        )
+    )
+
+    def head_0_everywhere() -> np.ndarray:  # every head reads columns 0 to d_k
+        first = slice(0, d_k)
+        head, _ = scaled_dot_product_attention(
+            X @ W_q[:, first], X @ W_k[:, first], X @ W_v[:, first]
+        )
+        return np.concatenate([head] * h, axis=-1) @ W_o
+
+    if h > 1:
+        mistakes.append(
+            (
+                head_0_everywhere(),
+                "every head used the first block of columns, 0 to d_k: the head at index i "
+                "owns columns i*d_k to (i+1)*d_k. Does your slice use the loop's i?",
+            )
+        )
+
     def row_blocks() -> np.ndarray:  # head i reads only input features i*d_k to (i+1)*d_k
         blocks = [slice(i * d_k, (i + 1) * d_k) for i in range(h)]
         Qr, Kr, Vr = (np.stack([X[:, c] @ W[c, c] for c in blocks]) for W in (W_q, W_k, W_v))
@@ -256,4 +287,13 @@ def check_param_count(answer, d_model: int = 32, h: int = 8) -> CheckResult:
         (per_matrix, "that is one matrix; there are four: W_q, W_k, W_v and W_o."),
         (expected + 4 * d_model, "that counts biases too; this layer has none."),
     )
+    if d_model != 512:
+        base = 4 * 512 * 512
+        mistakes += (
+            (
+                base,
+                f"that is the count for d_model = 512, the next question. Here d_model "
+                f"= {d_model}: count four {d_model} x {d_model} matrices.",
+            ),
+        )
     return check_number("param_count", answer, expected, places=0, mistakes=mistakes)
