@@ -27,6 +27,7 @@ from .base import (
     unseen_cases,
     verdict,
 )
+from .names import uses_name
 
 
 def _loss(Q, K, V, dOut, scale=None) -> float:
@@ -59,19 +60,6 @@ def differences(Q, K, V, dOut, eps: float, *, way: str = "central", back: bool =
             "backward": (centre - below) / eps,
         }[way]
     return grad
-
-
-def _calls(fn, name: str) -> bool:
-    """Does ``fn``'s code, or a function defined inside it, use the global ``name``?"""
-    codes = [getattr(fn, "__code__", None)]
-    while codes:
-        code = codes.pop()
-        if code is None:
-            continue
-        if name in code.co_names:
-            return True
-        codes.extend(c for c in code.co_consts if hasattr(c, "co_names"))
-    return False
 
 
 def _cases() -> list[tuple]:
@@ -196,7 +184,7 @@ def check_numerical_gradient(fn) -> CheckResult:
         expect_shape(out, Q.shape, coarse, " One number per entry of Q: the shape of Q.")
         known_mistakes(out, *_mistakes(*coarse_inputs))
         exact = attention_backward(Q, K, V, dOut)[0]
-        if _calls(cases.fn, "attention_backward") and np.allclose(out, exact, atol=ATOL):
+        if uses_name(cases.fn, "attention_backward") and np.allclose(out, exact, atol=ATOL):
             raise Fail(
                 "at eps = 0.1 your numbers are the exact gradient: your function calls "
                 "attention_backward, which the exercise rules out. Nudge Q yourself and "
