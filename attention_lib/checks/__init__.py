@@ -15,7 +15,7 @@ their own and are re-exported here, so ``from attention_lib.checks import
 check_softmax`` works whichever module a checker is in.
 """
 
-from .all_at_once import check_attention_rows, check_flops, check_merge, check_score_memory
+from .all_at_once import check_attention_rows, check_merge, check_score_memory
 from .attention import check_attention
 from .base import CheckResult
 from .batch_mask import check_batch_mask
@@ -49,7 +49,6 @@ __all__ = [
     "check_cross_entropy",
     "check_dot_variance",
     "check_entropy",
-    "check_flops",
     "check_grad_QK",
     "check_grad_V",
     "check_initial_loss",

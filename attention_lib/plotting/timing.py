@@ -1,6 +1,6 @@
 """Figures for chapter 9, all at once: time, speed-up and memory against ``n``.
 
-Each series gets its own cividis colour *and* marker *and* line style, so the lines can
+Each series gets its own Okabe-Ito colour *and* marker *and* line style, so the lines can
 be told apart in greyscale and without colour vision. Sizes go on a base-2 log axis
 labelled with the sizes themselves (8, 16, ..., not 2^3).
 """
@@ -11,15 +11,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ..validate import as_float_array
-from .base import CMAP
 
-STYLES = [
-    {"color": plt.get_cmap(CMAP)(v), "marker": m, "linestyle": ls, "linewidth": 1.8}
-    | {"markeredgecolor": "black"}
-    for v, m, ls in [(0.0, "o", "-"), (0.35, "s", "--"), (0.62, "^", "-."), (0.88, "D", ":")]
-] + [  # a fifth series (chapter 9's RNN) in Okabe-Ito vermillion, far from every cividis tone
-    {"color": "#d55e00", "marker": "v", "linestyle": (0, (5, 1, 1, 1)), "linewidth": 1.8}
-    | {"markeredgecolor": "black"}
+STYLES = [  # Okabe-Ito colours, far apart in hue and lightness, each with its own marker
+    {"color": c, "marker": m, "linestyle": ls, "linewidth": 1.8, "markeredgecolor": "black"}
+    for c, m, ls in [
+        ("#0072b2", "o", "-"),  # blue
+        ("#e69f00", "s", "--"),  # orange
+        ("#009e73", "^", "-."),  # bluish green
+        ("#000000", "D", "-"),  # black
+        ("#d55e00", "v", (0, (5, 1, 1, 1))),  # vermillion
+    ]
 ]
 
 
@@ -77,8 +78,9 @@ def timing_plot(
     times: dict,
     *,
     title: str = "Time for one attention call",
-    guide: bool = True,
+    guide: bool | str = True,
     linear: str | None = None,
+    guide_from: float | None = None,
 ):
     """Log-log plot of run time against ``n``, one line per way of computing attention.
 
@@ -89,13 +91,16 @@ def timing_plot(
     times : dict of str -> array_like of shape (m,)
         Seconds per call for each way, in legend order; NaN where it was not run.
     title : str
-    guide : bool
-        Draw a dotted "grows like n²" line beside the first way (a third of its last
-        point, so that it does not hide under the data). Leave it
-        out where the data do not follow n² (a guide the data refute misleads).
+    guide : bool or str
+        Draw a dotted "grows like n²" line beside the first way (or the way named), a third
+        below its last point so that it does not hide under the data. Leave it out where
+        the data do not follow n² (a guide the data refute misleads).
     linear : str, optional
         A way in ``times`` (such as a recurrent network) to draw a dashed "grows like n"
         line beside, placed the same way. Guides span the way's sizes, within the axis.
+    guide_from : float, optional
+        Start the n² guide at this size, on the way's own point there, so that the data
+        can be read against it from that size on.
 
     Returns
     -------
@@ -112,13 +117,18 @@ def timing_plot(
         ax.plot(n, t, **style, label=label)
     lo = min(np.nanmin(t) for t in times.values())
     hi = max(np.nanmax(t) for t in times.values())
-    guides = [(next(iter(times)), 2, ":", "grows like n²")] if guide else []
+    way2 = guide if isinstance(guide, str) else next(iter(times))
+    if way2 not in times or (guide_from is not None and guide_from not in n):
+        raise ValueError(f"guide names a way in times, guide_from a size in n: {guide_from}")
+    guides = [(way2, 2, ":", "grows like n²", guide_from)] if guide else []
     if linear is not None:
-        guides.append((linear, 1, "--", "grows like n"))
-    for way, power, style, label in guides:  # parallel to the way, a third below its end
-        last = np.flatnonzero(~np.isnan(times[way]))[-1]
-        line = times[way][last] / 3 * (n / n[last]) ** power  # on the line, it would hide
+        guides.append((linear, 1, "--", "grows like n", None))
+    for way, power, style, label, start in guides:  # parallel to the way, a third below
+        at = np.flatnonzero(~np.isnan(times[way]))[-1] if start is None else list(n).index(start)
+        line = times[way][at] / (3 if start is None else 1) * (n / n[at]) ** power
         line[np.isnan(times[way]) | (line < lo / 2) | (line > hi * 2)] = np.nan  # in range
+        if start is not None:
+            line[n < start] = np.nan
         ax.plot(n, line, color="0.55", linestyle=style, label=label)
     ax.set_yscale("log")
     ax.set_ylim(lo / 2, hi * 2)
@@ -248,9 +258,9 @@ def memory_plot(n, measured: dict, *, itemsize: int = 8, title: str | None = Non
     ax.set_yscale("log", base=2)
     top = int(np.ceil(np.log2(computed[-1])))
     low = int(np.floor(np.log2(min(computed[0], *(np.min(v) for _, v in series.values())))))
-    # Label every 2^10 (1 KiB, 1 MiB, 1 GiB), and the bottom of the axis too unless it
-    # sits so close below a label that the two would overlap (512 B under 1 KiB).
-    ticks = [2.0**k for k in range(low, top + 1) if k % 10 == 0 or (k == low and -k % 10 >= 4)]
+    # Label every 2^5 (1 KiB, 32 KiB, 1 MiB, ...), and the bottom of the axis too unless it
+    # sits so close below a label that the two would overlap.
+    ticks = [2.0**k for k in range(low, top + 1) if k % 5 == 0 or (k == low and -k % 5 >= 2)]
     ax.set_yticks(ticks, [fmt_bytes(t) for t in ticks], fontsize=8)
     ax.minorticks_off()
     _size_axis(ax, n)
