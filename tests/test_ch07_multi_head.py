@@ -826,32 +826,6 @@ def test_pytorch_stores_the_fused_weight_transposed():
     assert not np.allclose(y.numpy(), wrong)
 
 
-def test_seed_histogram_draws_the_second_series_as_an_outline():
-    """Finding 7: the second series is an unfilled hatched outline in another colour, so
-    the first series' bars show through where the two overlap."""
-    from attention_lib.plotting import seed_histogram
-
-    rng = np.random.default_rng(0)
-    fig, alt = seed_histogram(
-        {"wide": rng.random(200), "narrow": 0.2 + 0.2 * rng.random(200)},
-        {"mark": 0.9},
-        title="t",
-        xlabel="x",
-    )
-    ax = fig.axes[0]
-    filled = [p for p in ax.patches if p.get_fill()]
-    outline = [p for p in ax.patches if not p.get_fill()]
-    assert len(filled) == 20 and len(outline) == 1  # 20 bars, one step outline
-    assert outline[0].get_hatch() == "//" and outline[0].get_linewidth() >= 2
-    assert filled[0].get_facecolor()[3] < 1  # the bars stay see-through too
-    assert filled[0].get_facecolor()[:3] != outline[0].get_edgecolor()[:3]
-    assert max(p.zorder for p in filled) <= outline[0].zorder  # the outline on top
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert labels == ["wide (200 seeds)", "narrow (200 seeds)", "mark: 0.90"]
-    assert "narrow: median" in alt
-    plt.close(fig)
-
-
 def test_exercise_on_wide_heads_asks_more_than_the_text_shows():
     """Exercise 7.4 builds on the width-2 head of the main text: a third relation."""
     cells = chapter_cells()

@@ -48,10 +48,6 @@ def figures():
     )
     yield "07 shape_tracer", lambda: P.shape_tracer(8, 32, 8)
     yield (
-        "07 seed_histogram",
-        lambda: P.seed_histogram({"a": rng.random(50)}, {"m": 0.5}, title="t", xlabel="x"),
-    )
-    yield (
         "08 masked_heatmaps",
         lambda: P.masked_heatmaps(
             [weights, causal_w], [None, causal], toy.TOKENS, titles=["a", "b"], title="t"

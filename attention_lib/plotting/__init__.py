@@ -18,7 +18,6 @@ from .scaling import gradients_vs_dimension, scaling_vs_dimension
 from .scaling_frame import scaling_frame
 from .scores import dot_product_arrows, score_bars
 from .shapes import matmul_diagram
-from .spread import seed_histogram
 from .tiles import tile_figure, tile_steps
 from .timing import (
     fmt_bytes,
@@ -61,7 +60,6 @@ __all__ = [
     "scaling_frame",
     "scaling_vs_dimension",
     "score_bars",
-    "seed_histogram",
     "shape_tracer",
     "show",
     "similarity_map",
