@@ -47,6 +47,8 @@ LAYERS = {
     "backward": ({"numpy"}, {"core", "validate"}),
     "masks": ({"numpy"}, {"core", "validate"}),
     "chunked": ({"numpy"}, {"core", "validate"}),
+    # Chapter 9's timings: one BLAS thread while the clock runs.
+    "stopwatch": ({"numpy", "threadpoolctl"}, {"chunked", "validate"}),
     "layers": ({"numpy"}, {"validate"}),
     "decoder": ({"numpy"}, {"core", "heads", "layers", "validate"}),
     "decoder_backward": ({"numpy"}, {"backward", "core", "decoder", "heads"}),
