@@ -67,8 +67,12 @@ def test_einsum_with_ellipsis_passes(capsys):
             ),
             "you applied softmax",
         ),
-        (lambda Q, K: Q @ K.T, "works for one sentence but not for a batch"),
-        (loop_scores, "transpose only the last two axes of K"),
+        (lambda Q, K: Q @ K.T, "K.T reverses every axis of K (2, 5, 4)"),
+        (loop_scores, "each sentence needs its own grid of scores, shape (2, 3, 5)"),
+        (lambda Q, K: K @ swap(K), "you compared the keys with each other, K Kᵀ"),
+        (lambda Q, K: Q @ swap(Q), "you compared the queries with each other, Q Qᵀ"),
+        (lambda Q, K: np.zeros(Q.shape[:-1] + K.shape[-2:-1]), "every score is 0"),
+        (lambda Q, K: np.full(Q.shape[:-1] + K.shape[-2:-1], 2.5), "every score is 2.5"),
         (lambda Q, K: np.einsum("id,jd->ij", Q, K), "start each subscript with '...'"),
         (lambda Q, K: Q @ K.transpose(0, 2, 1), "K.transpose(0, 2, 1) names three axes"),
         (lambda Q, K: Q @ (K.transpose(0, 2, 1) if K.ndim == 3 else K.T), "not with two"),
@@ -85,6 +89,30 @@ def test_each_scores_mistake_gets_its_own_hint(fn, hint, capsys):
     assert not result and result.status == "FAIL"
     assert hint in line
     assert "keepdims" not in line  # the softmax hint of the base machinery never leaks in
+
+
+def test_the_batch_hint_names_k_t_only_when_the_answer_uses_it(capsys):
+    def listed(Q, K):  # a loop that returns a Python list: never touches K.T
+        return [[float(q @ k) for k in K] for q in Q]
+
+    for fn in (loop_scores, listed):
+        line = one_line_after(check_scores, fn, capsys)
+        assert "works for one sentence but not for a batch" in line
+        assert "K.T" not in line and "np.swapaxes(K, -1, -2)" in line
+    line = one_line_after(check_scores, lambda Q, K: Q @ K.T, capsys)
+    assert "(K.T reverses every axis of K (2, 5, 4))" in line
+
+
+def one_line_after(checker, fn, capsys):
+    assert not checker(fn)
+    return capsys.readouterr().out
+
+
+def test_a_constant_boolean_answer_is_named_as_booleans(capsys):
+    line = one_line_after(
+        check_scores, lambda Q, K: np.ones(Q.shape[:-1] + K.shape[-2:-1]) > 0, capsys
+    )
+    assert "True/False" in line and "every score is" not in line
 
 
 def test_scores_stub_and_crash(capsys):
@@ -112,6 +140,13 @@ def by_experiment(X, f):
     W_q2 = W_q.copy()
     W_q2[f] += rng.normal(size=3)
     return ~np.isclose((X @ W_q2) @ (X @ W_k).T, (X @ W_q) @ (X @ W_k).T)
+
+
+def by_toy_experiment(X, f):
+    # Try it with the toy's own weights: fine on 4 features, a crash on 3.
+    W_q2 = toy.W_q.copy()
+    W_q2[f] += 0.5
+    return ~np.isclose((X @ W_q2) @ (X @ toy.W_k).T, (X @ toy.W_q) @ (X @ toy.W_k).T)
 
 
 def test_reference_scores_that_change_pass(capsys):
@@ -152,6 +187,9 @@ def test_the_toy_pointer_row_moves_the_rows_of_the_pointer_words():
         (lambda X, f: X[:, f] != 0, "returned shape (8,), expected (8, 8)"),
         (lambda X, f: rows_of(X, f)[:, :-1], "One True/False per score"),
         (lambda X, f: rows_of(X, (f + 1) % X.shape[1]), "values differ from the reference"),
+        (lambda X, f: rows_of(X, f - 1), "rows of the tokens with feature 2, not 3: off by one"),
+        (lambda X, f: rows_of(X, min(f + 1, X.shape[1] - 1)), "feature 2, not 1: off by one"),
+        (by_toy_experiment, "Work from the arguments: here X has shape (4, 3)"),
     ],
 )
 def test_each_scores_that_change_mistake_gets_its_own_hint(fn, hint, capsys):
@@ -185,6 +223,33 @@ def test_score_bars_label_the_keys_and_the_axis():
     plt.close(fig)
     with pytest.raises(ValueError, match="outside ylim"):
         score_bars(scores[3], toy.TOKENS, title="x", ylim=(0, 1))
+
+
+def test_score_bars_name_the_highlighted_bar_in_a_legend_and_the_alt_text():
+    fig, alt = score_bars(
+        toy.scores()[5], toy.TOKENS, title="row of it", ylim=(0, 2), top_label="largest score"
+    )
+    legend = fig.axes[0].get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["largest score"]
+    assert alt.endswith("The highlighted bar is the largest score.")
+    plt.close(fig)
+
+
+def test_a_short_key_along_the_query_is_labelled_clear_of_the_query_arrowhead():
+    keys = [[1.5, 1.5], [0.5, 0.5], [1, -1], [-1, -1]]
+    fig, _ = dot_product_arrows([1, 1], keys, ["long", "short", "side", "apart"], title="t")
+    ax = fig.axes[0]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("coordinate 1", "coordinate 2")
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    box = {t.get_text().split("\n")[0]: t.get_window_extent(renderer) for t in ax.texts}
+    # In data coordinates: the label of the short key lies wholly below the query's line
+    # y = x (its top-left corner too), so the broad query arrow cannot cover it.
+    (x0, y0), (x1, y1) = ax.transData.inverted().transform(box["short"].get_points())
+    assert y1 < x0 - 0.1
+    (x0, y0), _ = ax.transData.inverted().transform(box["long"].get_points())
+    assert (x0, y0) >= (1.5, 1.5)  # the other keys: beside the tip, as before
+    plt.close(fig)
 
 
 def test_dot_product_arrows_label_every_key_with_its_score():

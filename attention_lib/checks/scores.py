@@ -30,6 +30,23 @@ _EINSUM_HINT = (
 )
 
 
+def _uses_attribute(fn, name: str) -> bool:
+    """Whether ``fn``'s code (nested comprehensions included) reads attribute ``name``.
+
+    Only to word a hint: a callable without Python code (a builtin, a grader's proxy)
+    reads as ``False``.
+    """
+    todo = [getattr(fn, "__code__", None)]
+    while todo:
+        code = todo.pop()
+        if code is None:
+            continue
+        if name in code.co_names:
+            return True
+        todo += [c for c in code.co_consts if hasattr(c, "co_names")]
+    return False
+
+
 def _run(cases: Cases, case: str, *arrays, hint: str) -> np.ndarray:
     """``cases.run``, but a shape error inside the learner's function gets ``hint``."""
     try:
@@ -82,7 +99,12 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
     n = X.shape[0]
     has = X[:, f] != 0  # (n,): tokens whose query uses row f of W_q
     expected = np.repeat(has[:, None], n, axis=1)  # (n, n): whole rows
-    out = cases.run(case, X, f)
+    hint = (
+        f"Work from the arguments: here X has shape {X.shape}, so weights or sizes taken "
+        "from the toy (4 features, 8 tokens) do not fit; build what you need from X and "
+        "feature."
+    )
+    out = _run(cases, case, X, f, hint=hint)
     last = _LAST.get()
     kind = last[1] if last is not None and last[0] is out else "b"
     if out.shape == (n,):
@@ -100,6 +122,18 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
     row_f = np.zeros((n, n), dtype=bool)
     if f < n:
         row_f[f] = True
+    d = X.shape[1]
+    # Off by one feature: the rows of the tokens that have feature f - 1 or f + 1.
+    off_by_one = [
+        (
+            np.repeat((X[:, g] != 0)[:, None], n, axis=1).astype(float),
+            f"those are the rows of the tokens with feature {g}, not {f}: off by one? "
+            "`feature` is already the column of X to test, counted from 0 as NumPy "
+            "does: X[:, feature].",
+        )
+        for g in (f - 1, f + 1)
+        if 0 <= g < d
+    ]
     mistakes = (
         (
             expected.T.astype(float),
@@ -153,6 +187,7 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
     known_mistakes(
         out.astype(float),
         *[(w.astype(float), why) for w, why in mistakes if not np.array_equal(w, expected)],
+        *[(w, why) for w, why in off_by_one if not np.array_equal(w, expected)],
     )
     mask = out != 0
     whole_rows = (mask == mask[:, :1]).all()
@@ -207,11 +242,15 @@ def _check_matrix(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray) -> None
             "subscript with '...')."
         )
     elif batched:
+        used_T = (
+            f" (K.T reverses every axis of K {K.shape})" if _uses_attribute(cases.fn, "T") else ""
+        )
         hint = (
-            "It works for one sentence but not for a batch of sentences: with leading "
-            "batch axes, transpose only the last two axes of K, np.swapaxes(K, -1, -2) "
-            f"(K.T reverses every axis of K {K.shape}), and use @, which multiplies "
-            "sentence by sentence (with np.einsum, start each subscript with '...')."
+            "It works for one sentence but not for a batch of sentences: each sentence "
+            f"needs its own grid of scores, shape {Q.shape[:-1] + K.shape[-2:-1]}. Swap only "
+            f"the last two axes of K, np.swapaxes(K, -1, -2){used_T}, and use @, which "
+            "multiplies sentence by sentence (with np.einsum, start each subscript with "
+            "'...')."
         )
     else:
         hint = (
@@ -254,6 +293,16 @@ def _check_matrix(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray) -> None
             "d_k coordinates of one query-key pair (the last axis).",
         ),
         (
+            K @ Kt if Q.shape == K.shape else None,
+            f"you compared the keys with each other, K Kᵀ (on {case}): a score pairs a "
+            "query with a key, so put Q first: Q @ K.T.",
+        ),
+        (
+            Q @ np.swapaxes(Q, -1, -2) if Q.shape == K.shape else None,
+            f"you compared the queries with each other, Q Qᵀ (on {case}): a score pairs a "
+            "query with a key, so the right-hand factor is K, transposed: Q @ K.T.",
+        ),
+        (
             expected / np.sqrt(Q.shape[-1]),
             "you divided by sqrt(d_k): that is chapter 4's step. Return the raw scores Q Kᵀ.",
         ),
@@ -276,4 +325,13 @@ def _check_matrix(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray) -> None
         case,
         " The scores need one row per query and one column per key, after any batch axes.",
     )
+    last = _LAST.get()
+    booleans = last is not None and last[0] is out and last[1] == "b"  # same() names those
+    flat = np.asarray(out, dtype=float).ravel()
+    constant = flat.size > 1 and np.allclose(flat, flat[0]) and not np.allclose(expected, flat[0])
+    if constant and not booleans:
+        raise Fail(
+            f"every score is {flat[0]:g} (on {case}): a placeholder? Each entry should be "
+            "the dot product of one query with one key, so they differ: Q @ K.T."
+        )
     same(out, expected, case)

@@ -15,7 +15,9 @@ _STYLES = ("-", "--", "-.", ":")
 _MARKERS = ("o", "s", "^", "D")
 
 
-def score_bars(scores, labels, *, title: str, ylim=None, fmt: str = ".2f"):
+def score_bars(
+    scores, labels, *, title: str, ylim=None, fmt: str = ".2f", top_label: str | None = None
+):
     """Draw one query's raw scores against every key as labelled bars.
 
     Parameters
@@ -29,6 +31,9 @@ def score_bars(scores, labels, *, title: str, ylim=None, fmt: str = ".2f"):
         A fixed axis (use one for every frame of a slider); ``None`` fits the data.
     fmt : str, default ".2f"
         Format of the numbers printed above the bars.
+    top_label : str, optional
+        A legend entry for the highlighted (largest) bar, e.g. ``"largest score ('cake')"``;
+        also in the alt text.
 
     Returns
     -------
@@ -41,7 +46,7 @@ def score_bars(scores, labels, *, title: str, ylim=None, fmt: str = ".2f"):
     Same picture as :func:`~attention_lib.plotting.bar_row`, but the axis says *score*:
     these are raw dot products, not weights, so they need not lie in [0, 1].
     """
-    fig, alt = bar_row(scores, labels, title=title, ylim=ylim, fmt=fmt)
+    fig, alt = bar_row(scores, labels, title=title, ylim=ylim, fmt=fmt, top_label=top_label)
     fig.axes[0].set_ylabel("score q · k")
     fig.axes[0].set_xlabel("key")
     fig.tight_layout()
@@ -82,7 +87,7 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
     if K.shape[0] > len(_STYLES):
         raise ValueError(f"at most {len(_STYLES)} keys fit in one picture, got {K.shape[0]}")
     scores = K @ q  # (m,): one dot product per key
-    fig, ax = plt.subplots(figsize=(4.6, 4.2))
+    fig, ax = plt.subplots(figsize=(4.8, 4.4))
     # The query is a broad pale arrow drawn underneath, so a key along the same line
     # stays visible on top of it instead of hiding it (or being hidden).
     ax.annotate(
@@ -105,21 +110,28 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
     ):
         ax.plot([0, k[0]], [0, k[1]], linestyle=style, color=colour, linewidth=2, zorder=3)
         ax.plot(*k, marker=marker, color=colour, markersize=7, zorder=3)
+        # A key that ends on the query's shaft (same way, shorter) is labelled below and to
+        # the right, clear of the query's arrowhead; any other key next to its tip.
+        on_shaft = abs(q[0] * k[1] - q[1] * k[0]) < 1e-9 and 0 < k @ q < q @ q
+        right = k[0] >= 0
         ax.annotate(
             f"{label}\nq·k = {score:.2f}",
             k,
             textcoords="offset points",
-            xytext=(6 if k[0] >= 0 else -6, 4),
-            ha="left" if k[0] >= 0 else "right",
+            xytext=(10, -6) if on_shaft else (6 if right else -6, 4),
+            ha="left" if right or on_shaft else "right",
+            va="top" if on_shaft else "baseline",
             fontsize=9,
         )
     ax.annotate("query q", q, textcoords="offset points", xytext=(-12, 6), ha="right")
-    reach = 1.25 * max(np.abs(K).max(), np.abs(q).max())
+    reach = 1.4 * max(np.abs(K).max(), np.abs(q).max())
     ax.set_xlim(-reach, reach)
     ax.set_ylim(-reach, reach)
     ax.set_aspect("equal")
     ax.axhline(0, color="grey", linewidth=0.5)
     ax.axvline(0, color="grey", linewidth=0.5)
+    ax.set_xlabel("coordinate 1")
+    ax.set_ylabel("coordinate 2")
     ax.set_title(title)
     fig.tight_layout()
     parts = [
