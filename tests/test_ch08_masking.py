@@ -226,6 +226,54 @@ def test_masked_heatmaps_hatch_masked_cells_and_describe_them():
     assert "'a' even over 4 keys (0.25)" in alt and "->" not in alt
 
 
+def test_masked_heatmaps_vmax_gives_small_weights_the_colour_range():
+    _, plain = toy.attention()
+    causal = al.causal_mask(8)
+    fig, alt = masked_heatmaps(
+        [plain, causal_weights()],
+        [None, causal],
+        toy.TOKENS,
+        titles=["a", "b"],
+        title="T",
+        vmax=0.6,
+    )
+    panels = [ax for ax in fig.axes if ax.images]
+    assert all(ax.images[0].get_clim() == (0.0, 0.6) for ax in panels)
+    bar = next(ax for ax in fig.axes if not ax.images and ax.get_ylabel())
+    assert bar.get_ylabel() == "weight (0.6 and above: top colour)"
+    assert "colour 0 to 0.6 (larger weights share the top colour)" in alt
+    # Text stays readable: black on the light cells (above 0.55 * vmax), white on dark ones.
+    colours = {t.get_text(): t.get_color() for t in panels[1].texts}
+    assert colours["1.00"] == "black" and colours["0.37"] == "black" and colours["0.13"] == "white"
+    plt.close(fig)
+    for bad in (0, 1.5, "0.6"):
+        with pytest.raises(ValueError, match="vmax must be a number in"):
+            masked_heatmaps([plain], [None], toy.TOKENS, titles=["a"], title="T", vmax=bad)
+
+
+def test_masked_row_ghost_bars_show_the_renormalisation():
+    _, plain = toy.attention()
+    w, causal = causal_weights(), al.causal_mask(8)
+    fig, alt = masked_row(w[IT], causal[IT], toy.TOKENS, title="row of it", before=plain[IT])
+    ax = fig.axes[0]
+    ghosts = [p for p in ax.patches if p.get_linestyle() == "--" and not p.get_fill()]
+    assert len(ghosts) == 8  # one outline per key, the masked ones too
+    np.testing.assert_allclose([g.get_height() for g in ghosts], plain[IT])
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "with the mask",
+        "without the mask",
+    ]
+    assert alt.endswith(
+        "Dashed outlines: the weights without the mask; the masked keys had 0.26 in all, "
+        "and 'cake' had 0.21."
+    )
+    plt.close(fig)
+    with pytest.raises(ValueError, match="one weight per key"):
+        masked_row(w[IT], causal[IT], toy.TOKENS, title="x", before=plain[IT, :4])
+    with pytest.raises(ValueError, match="summing to 1"):
+        masked_row(w[IT], causal[IT], toy.TOKENS, title="x", before=2 * plain[IT])
+
+
 def test_masked_heatmaps_reject_bad_input():
     w = causal_weights()
     causal = al.causal_mask(8)
@@ -342,6 +390,12 @@ def in_place(scores, mask):
     return stable_softmax(scores)
 
 
+def boolean_index(scores, mask):
+    logits = scores.copy()
+    logits[~mask] = -np.inf  # fails on the (2, 1, 5) mask: an index does not broadcast
+    return stable_softmax(logits)
+
+
 def sum_without_keepdims(scores, mask):
     logits = np.where(mask, scores, -np.inf)
     e = np.exp(logits - logits.max(axis=-1, keepdims=True))
@@ -377,6 +431,8 @@ def max_without_keepdims(scores, mask):
         (lambda s, mask: 2 * masked_softmax(s, mask), "FAIL", "rows sum to 2 on"),
         (lambda s, mask: masked_softmax(s, mask)[..., :-1], "FAIL", "one weight per score"),
         (in_place, "FAIL", "changed its input array in place"),
+        (boolean_index, "FAIL", "IndexError: boolean index did not match"),
+        (boolean_index, "FAIL", "needs the full shape of the scores, but this mask only"),
         (sum_without_keepdims, "FAIL", "e.sum(axis=-1) without keepdims=True"),
         (max_without_keepdims, "FAIL", "logits.max(axis=-1) without keepdims=True"),
         (lambda s, mask: None, "TODO", "returned None"),
@@ -463,6 +519,21 @@ def no_causal(lengths, n, left):
     return np.broadcast_to(real_tokens(lengths, n, left)[:, None, None, :], (len(lengths), 1, n, n))
 
 
+def real_off(lengths, n, left, wrong_left=None, wrong_right=None):
+    """The reference's padding part replaced on one side by a wrong comparison."""
+    j, ell = np.arange(n), np.asarray(lengths)[:, None]
+    if left:
+        real = wrong_left(j, ell, n) if wrong_left else j >= n - ell
+    else:
+        real = wrong_right(j, ell, n) if wrong_right else j < ell
+    return (al.causal_mask(n) & real[:, None, :])[:, None]
+
+
+def with_causal(causal_of_n):
+    """A batch mask whose causal part is ``causal_of_n(n)``; the padding part is right."""
+    return lambda ell, n, left: (causal_of_n(n) & real_tokens(ell, n, left)[:, None, :])[:, None]
+
+
 def right_only(lengths, n, left):
     return (al.causal_mask(n) & al.padding_mask(lengths, n))[:, None]  # ignores left
 
@@ -491,6 +562,51 @@ def right_only(lengths, n, left):
         ),
         (right_only, "FAIL", "the padding is on the wrong side"),
         (lambda ell, n, left: batch_mask(ell, n, not left), "FAIL", "on the wrong side"),
+        (
+            lambda ell, n, left: real_off(ell, n, left, wrong_left=lambda j, e, n: j > n - e),
+            "FAIL",
+            "j > n - lengths[s] drops the first real token; use >= (on lengths [2, 4, 3]",
+        ),
+        (
+            lambda ell, n, left: real_off(ell, n, left, wrong_right=lambda j, e, n: j <= e),
+            "FAIL",
+            "j <= lengths[s] lets in the first pad; use < (on lengths [3, 1]",
+        ),
+        (
+            lambda ell, n, left: real_off(ell, n, left, wrong_left=lambda j, e, n: j >= e),
+            "FAIL",
+            "counted from the wrong end",
+        ),
+        (
+            lambda ell, n, left: (al.causal_mask(n) | real_tokens(ell, n, left)[:, None, :])[
+                :, None
+            ],
+            "FAIL",
+            "Combine with &: allowed only if both allow it",
+        ),
+        (
+            with_causal(lambda n: np.triu(np.ones((n, n), dtype=bool))),
+            "FAIL",
+            "the causal part is not (on lengths [3, 1], n = 4, right padding): that is the upper",
+        ),
+        (
+            with_causal(lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1)),
+            "FAIL",
+            "the causal part is not (on lengths [3, 1], n = 4, right padding): the diagonal is",
+        ),
+        (
+            lambda ell, n, left: batch_mask(ell, n, left) | np.eye(n, dtype=bool),
+            "FAIL",
+            "| np.eye (on lengths [3, 1], n = 4, right padding): the chapter's fix, but not here",
+        ),
+        (  # the chapter's own reversal of al.padding_mask is a right answer
+            lambda ell, n, left: (
+                al.causal_mask(n)
+                & (al.padding_mask(ell, n)[..., ::-1] if left else al.padding_mask(ell, n))
+            )[:, None],
+            "PASS",
+            "all 3 cases",
+        ),
         (
             lambda ell, n, left: batch_mask(ell, n, left).astype(int),
             "FAIL",

@@ -17,6 +17,7 @@ from .base import (
     unseen_cases,
     verdict,
 )
+from .masking import _causal_mistakes
 
 # --- Exercise: the combined causal + padding mask of a batch -------------------------------
 
@@ -125,9 +126,47 @@ def _batch_mistakes(lengths, n: int, left: bool, case: str) -> list[tuple]:
             "are the last lengths[s] positions (j >= n - lengths[s]); with left=False, the "
             "first ones (j < lengths[s]).",
         ),
+        *_off_by_one(lengths, n, left, case),
+        (
+            (causal | real[:, None, :])[:, None],
+            f"a pair is allowed if either mask allows it (on {case}): | lets real words see "
+            "the future and every word see the pads before it. Combine with &: allowed only "
+            "if both allow it.",
+        ),
+        (
+            (expected[:, 0] | np.eye(n, dtype=bool))[:, None],
+            f"each pad may see itself, | np.eye (on {case}): the chapter's fix, but not "
+            "here: the exercise blocks a pad as a key in every row, its own included, so a "
+            "left pad's row stays empty.",
+        ),
     ]
+    for wrong, hint in _causal_mistakes(n):  # the causal part wrong, the padding right
+        hint = f"the padding is right but the causal part is not (on {case}): {hint}"
+        mistakes.append(((wrong & real[:, None, :])[:, None], hint))
     # Where a mistake happens to give the right answer here, it is no mistake.
     return [(wrong, hint) for wrong, hint in mistakes if not np.array_equal(wrong, expected)]
+
+
+def _off_by_one(lengths, n: int, left: bool, case: str) -> list[tuple]:
+    """The real positions one off, or measured from the wrong end, with the padding right."""
+    ell = np.asarray(lengths).astype(np.int64)[:, None]  # (b, 1)
+    j = np.arange(n)  # (n,)
+    if left:
+        wrongs = [
+            (
+                j > n - ell,
+                "one position off: j > n - lengths[s] drops the first real token; use >=",
+            ),
+            (
+                j >= ell,
+                "the real tokens counted from the wrong end: with left padding the last "
+                "lengths[s] positions are real, j >= n - lengths[s]",
+            ),
+        ]
+    else:
+        wrongs = [(j <= ell, "one position off: j <= lengths[s] lets in the first pad; use <")]
+    causal = causal_mask(n)
+    return [((causal & real[:, None, :])[:, None], f"{hint} (on {case}).") for real, hint in wrongs]
 
 
 @unseen_cases("batch_mask")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.patches import Rectangle
+from matplotlib.patches import Patch, Rectangle
 
 from ..validate import as_float_array
 from .base import CMAP, check_labels
@@ -19,6 +19,8 @@ _BLOCKED = {"facecolor": "0.93", "edgecolor": "0.55", "hatch": "///", "linewidth
 DASH = "—"
 # An orange outline (Okabe-Ito vermilion) stands out on every shade of cividis.
 _OUTLINE = {"fill": False, "edgecolor": "#D55E00", "linewidth": 2.5}
+# The weights without the mask, drawn over the bars as dashed outlines: no colour needed.
+_GHOST = {"fill": False, "edgecolor": "0.2", "linestyle": "--", "linewidth": 1.0}
 
 
 def _as_mask(mask, shape: tuple, name: str) -> np.ndarray:
@@ -47,7 +49,16 @@ def _masked_but_weighted(W: np.ndarray, M: np.ndarray, name: str) -> None:
 
 
 def masked_heatmaps(
-    weights, masks, rows, cols=None, *, titles, title: str, fmt: str = ".2f", highlight=None
+    weights,
+    masks,
+    rows,
+    cols=None,
+    *,
+    titles,
+    title: str,
+    fmt: str = ".2f",
+    highlight=None,
+    vmax: float = 1.0,
 ):
     """Draw attention weights side by side, masked cells hatched with a dash.
 
@@ -70,6 +81,10 @@ def masked_heatmaps(
     highlight : tuple of int (row, col), optional
         One cell to outline in every panel, so that a change too small for the colour
         scale (0.21 -> 0.28, say) is still seen; the alt text gives its values.
+    vmax : float, default 1.0
+        The weight that gets the top colour, in (0, 1]. Below 1 the colour bar ends in an
+        arrow and says that every larger weight shares that colour, so small weights
+        (all of them near 1/n) get more of the colour range.
 
     Returns
     -------
@@ -79,8 +94,8 @@ def masked_heatmaps(
 
     Notes
     -----
-    Every panel uses the colour scale 0 to 1, so panels compare at a glance. A masked
-    cell whose weight is not exactly 0 is an error: the figure would hide it.
+    Every panel uses the same colour scale, 0 to ``vmax``, so panels compare at a glance.
+    A masked cell whose weight is not exactly 0 is an error: the figure would hide it.
     """
     cols = rows if cols is None else cols
     Ws = [as_float_array(W, f"weights[{i}]") for i, W in enumerate(weights)]
@@ -95,6 +110,8 @@ def masked_heatmaps(
         check_labels(W, rows, cols)
         Ms.append(_as_mask(masks[i], W.shape, f"masks[{i}]"))
         _masked_but_weighted(W, Ms[i], f"masks[{i}]")
+    if not (isinstance(vmax, (int, float)) and 0 < vmax <= 1):
+        raise ValueError(f"vmax must be a number in (0, 1], got {vmax!r}")
     n_q, n_k = Ws[0].shape
     if highlight is not None and not (0 <= highlight[0] < n_q and 0 <= highlight[1] < n_k):
         raise ValueError(f"highlight {highlight} is outside the {n_q} x {n_k} weights")
@@ -111,11 +128,11 @@ def masked_heatmaps(
     for i, (W, M) in enumerate(zip(Ws, Ms, strict=True)):
         x0 = left + i * (pw + gap)
         ax = fig.add_axes((x0 / width, bottom / height, pw / width, ph / height))
-        image = ax.imshow(np.where(M, W, np.nan), cmap=CMAP, vmin=0.0, vmax=1.0)
+        image = ax.imshow(np.where(M, W, np.nan), cmap=CMAP, vmin=0.0, vmax=vmax)
         ax.set_xticks(range(n_k), cols, rotation=55, ha="right", fontsize=8)
         ax.set_yticks(range(n_q), rows if i == 0 else [], fontsize=8)
         ax.set_title(titles[i], fontsize=9)
-        _fill_cells(ax, W, M, fmt)
+        _fill_cells(ax, W, M, fmt, vmax)
         if highlight is not None:
             r, c = highlight
             ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, **_OUTLINE))
@@ -125,10 +142,15 @@ def masked_heatmaps(
     fig.text(middle, 0.08 / height, "key (attended to)", ha="center", fontsize=8)
     fig.text(0.1 / width, 0.5, "query (attending)", va="center", rotation=90, fontsize=8)
     cax = fig.add_axes(((width - 0.7) / width, bottom / height, 0.14 / width, ph / height))
-    fig.colorbar(image, cax=cax, label="weight")
+    if vmax < 1:  # an arrow on the bar: larger weights share the top colour
+        fig.colorbar(image, cax=cax, label=f"weight ({vmax:g} and above: top colour)", extend="max")
+        scale = f"colour 0 to {vmax:g} (larger weights share the top colour)"
+    else:
+        fig.colorbar(image, cax=cax, label="weight")
+        scale = "colour 0 to 1"
     alt = (
         f"{len(Ws)} heatmap{'s' * (len(Ws) > 1)}: {title}. Rows are queries, columns are "
-        f"keys, colour 0 to 1; masked cells are grey, hatched and marked with a dash. "
+        f"keys, {scale}; masked cells are grey, hatched and marked with a dash. "
         + "; ".join(parts)
         + "."
     )
@@ -139,13 +161,13 @@ def masked_heatmaps(
     return fig, alt
 
 
-def _fill_cells(ax, W: np.ndarray, M: np.ndarray, fmt: str) -> None:
+def _fill_cells(ax, W: np.ndarray, M: np.ndarray, fmt: str, vmax: float) -> None:
     """Numbers in the allowed cells, a hatched dash in the masked ones."""
     text = {"ha": "center", "va": "center", "fontsize": 8}
     for r in range(W.shape[0]):
         for c in range(W.shape[1]):
             if M[r, c]:
-                colour = "black" if W[r, c] > 0.55 else "white"
+                colour = "black" if W[r, c] > 0.55 * vmax else "white"  # on light cells
                 ax.text(c, r, format(W[r, c], fmt), color=colour, **text)
             else:
                 ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, **_BLOCKED))
@@ -165,11 +187,13 @@ def _top(w: np.ndarray, allowed: np.ndarray, query: str, cols, fmt: str) -> str:
     return f"'{query}' -> '{cols[int(np.argmax(w))]}' ({format(w.max(), fmt)})"
 
 
-def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f"):
+def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f", before=None):
     """Draw one query's attention weights as bars, each masked key as a hatched band.
 
     A masked key gets no bar (its weight is 0, drawn as a flat mark on the axis) but a
-    grey, hatched background band labelled "masked (0)".
+    grey, hatched background band labelled "masked (0)". With ``before``, the weights
+    without the mask are drawn as dashed outlines, so the renormalisation shows: every
+    allowed bar rises above its outline, and the outlines in the bands are what was lost.
 
     Parameters
     ----------
@@ -181,12 +205,15 @@ def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f"):
         Key tokens.
     title : str
     fmt : str, default ".2f"
+    before : array_like of shape (n_k,), optional
+        The same query's weights without the mask (a row summing to 1).
 
     Returns
     -------
     fig : matplotlib.figure.Figure
     alt : str
-        How many keys are allowed, the largest weight, and which keys are masked.
+        How many keys are allowed, the largest weight, and which keys are masked; with
+        ``before``, the weight the masked keys had and the largest weight's old value.
     """
     w = as_float_array(row, "row")
     a = np.asarray(allowed)
@@ -200,6 +227,14 @@ def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f"):
     if not a.any():
         raise ValueError("allowed has no True entry: this query may attend to no key")
     _masked_but_weighted(w, a, "allowed")
+    if before is not None:
+        ghost = as_float_array(before, "before")
+        if ghost.shape != w.shape:
+            raise ValueError(f"before needs one weight per key: shape {ghost.shape}, row {w.shape}")
+        if np.any(ghost < 0) or not np.isclose(ghost.sum(), 1.0):
+            raise ValueError(
+                f"before must be a row of weights (>= 0, summing to 1), got sum {ghost.sum():.3g}"
+            )
     fig = plt.figure(figsize=(6.4, 2.7))
     ax = fig.add_axes((0.1, 0.22, 0.87, 0.64))
     top = int(np.argmax(w))
@@ -214,6 +249,13 @@ def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f"):
         ax.plot([j - 0.35, j + 0.35], [0, 0], color="0.2", linewidth=3, zorder=3)
         label = {"facecolor": "white", "edgecolor": "none", "pad": 1.5}
         ax.text(j, 0.5, MASKED, ha="center", va="center", fontsize=8, color="0.2", bbox=label)
+    if before is not None:  # over the bars: the old height shows through every new bar
+        ax.bar(keys, ghost, width=0.8, zorder=4, **_GHOST)
+        handles = [
+            Patch(facecolor=shade[top], edgecolor="black", linewidth=0.5, label="with the mask"),
+            Patch(label="without the mask", **_GHOST),
+        ]
+        ax.legend(handles=handles, loc="upper right", fontsize=8, framealpha=1.0)
     ax.set_xticks(range(w.size), labels, fontsize=8)
     for tick, visible in zip(ax.get_xticklabels(), a, strict=True):
         tick.set_color("black" if visible else "0.5")
@@ -227,4 +269,10 @@ def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f"):
         f"'{labels[top]}' ({format(w[top], fmt)}); "
         + (f"masked (weight 0): {', '.join(hidden)}." if hidden else "no key masked.")
     )
+    if before is not None:
+        alt += (
+            f" Dashed outlines: the weights without the mask; the masked keys had "
+            f"{format(ghost[~a].sum(), fmt)} in all, and '{labels[top]}' had "
+            f"{format(ghost[top], fmt)}."
+        )
     return fig, alt
