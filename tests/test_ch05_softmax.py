@@ -1,5 +1,7 @@
 """Chapter 5: the weights heatmap on a fixed, labelled 0-1 colour scale, and the checkers' hints."""
 
+from types import SimpleNamespace
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -7,6 +9,7 @@ import pytest
 import attention_lib as al
 from attention_lib import toy
 from attention_lib.checks import check_entropy, check_softmax
+from attention_lib.checks.names import calls_library, uses_name
 from attention_lib.plotting import bar_row, heatmap
 
 
@@ -199,6 +202,85 @@ def test_softmax_checker_refuses_a_call_to_softmax(fn, capsys):
     line = capsys.readouterr().out
     assert not result and result.status == "FAIL"
     assert "rules out" in line and "np.max, np.exp and np.sum" in line, line
+
+
+def _notebook(source: str, **names):
+    """Define the functions of ``source`` as a notebook cell would: in ``__main__``."""
+    ns = {"__name__": "__main__", "np": np, "al": al, **names}
+    exec(source, ns)
+    return ns
+
+
+def _foreign_softmax(module: str):
+    """A NumPy softmax called ``softmax`` that lives in another package, as SciPy's does."""
+    ns = {"__name__": module, "np": np}
+    exec(
+        "def softmax(x, axis=-1):\n"
+        "    e = np.exp(x - x.max(axis=axis, keepdims=True))\n"
+        "    return e / e.sum(axis=axis, keepdims=True)\n",
+        ns,
+    )
+    return ns["softmax"]
+
+
+_USES = "def my_softmax(x, axis=-1, temperature=1.0):\n    return {}(x / temperature, axis)\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "names"),
+    [
+        ("sm = al.softmax\n" + _USES.format("sm"), {}),  # the library under an alias
+        (_USES.format("sp_sm"), {"sp_sm": _foreign_softmax("scipy.special")}),
+        (  # scipy.special.softmax, reached through attributes
+            _USES.format("scipy.special.softmax"),
+            {"scipy": SimpleNamespace(special=SimpleNamespace(softmax=_foreign_softmax("sp")))},
+        ),
+        (  # the learner's own helper, which hides a call to the library
+            "def softmax(z, axis):\n    return al.softmax(z, axis=axis)\n\n"
+            + _USES.format("softmax"),
+            {},
+        ),
+    ],
+    ids=["alias", "scipy-alias", "scipy-attribute", "hidden-in-helper"],
+)
+def test_softmax_checker_finds_a_library_softmax_under_any_name(source, names, capsys):
+    fn = _notebook(source, **names)["my_softmax"]
+    assert calls_library(fn, "softmax")
+    assert not check_softmax(fn)
+    assert "rules out" in capsys.readouterr().out
+
+
+def test_a_learners_own_numpy_helper_named_softmax_passes(capsys):
+    helper = (
+        "def softmax(z, axis):\n"
+        "    e = np.exp(z - z.max(axis=axis, keepdims=True))\n"
+        "    return e / e.sum(axis=axis, keepdims=True)\n\n"
+    )
+    fn = _notebook(helper + _USES.format("softmax"))["my_softmax"]
+    assert not calls_library(fn, "softmax")
+    assert check_softmax(fn)
+    assert "PASS" in capsys.readouterr().out
+
+
+def test_a_grader_stand_in_without_code_is_not_flagged(capsys):
+    class StandIn:  # what a grader passes: a callable that runs the answer elsewhere
+        def __call__(self, x, axis=-1, temperature=1.0):
+            return al.softmax(x, axis=axis, temperature=temperature)
+
+    assert not hasattr(StandIn(), "__code__")
+    assert not calls_library(StandIn(), "softmax")
+    assert check_softmax(StandIn())
+    assert "PASS" in capsys.readouterr().out
+
+
+def test_chapter_10s_rule_finds_attention_backward_under_an_alias():
+    from attention_lib.backward import attention_backward
+    from attention_lib.checks import check_numerical_gradient
+
+    source = "def my_numerical_gradient(Q, K, V, dOut, eps):\n    return ab(Q, K, V, dOut)[0]\n"
+    fn = _notebook(source, ab=attention_backward)["my_numerical_gradient"]
+    assert calls_library(fn, "attention_backward") and not uses_name(fn, "attention_backward")
+    assert "calls attention_backward" in check_numerical_gradient(fn).message
 
 
 def test_the_entropy_hint_advice_passes_without_a_warning(capsys):

@@ -27,7 +27,7 @@ from .base import (
     unseen_cases,
     verdict,
 )
-from .names import uses_name
+from .names import calls_library
 
 
 def _loss(Q, K, V, dOut, scale=None) -> float:
@@ -184,7 +184,7 @@ def check_numerical_gradient(fn) -> CheckResult:
         expect_shape(out, Q.shape, coarse, " One number per entry of Q: the shape of Q.")
         known_mistakes(out, *_mistakes(*coarse_inputs))
         exact = attention_backward(Q, K, V, dOut)[0]
-        if uses_name(cases.fn, "attention_backward") and np.allclose(out, exact, atol=ATOL):
+        if calls_library(cases.fn, "attention_backward") and np.allclose(out, exact, atol=ATOL):
             raise Fail(
                 "at eps = 0.1 your numbers are the exact gradient: your function calls "
                 "attention_backward, which the exercise rules out. Nudge Q yourself and "

@@ -1,8 +1,9 @@
 """Chapter 5 checkers: a stable softmax with temperature, and the entropy of a row.
 
-The softmax exercise asks for NumPy only: a function that calls a ``softmax`` (the
-library's, or any other) is named as such, as chapter 10's checker does for
-``attention_backward``. The grader enforces the same rule with its tripwires.
+The softmax exercise asks for NumPy only: a function that calls a library's softmax
+(``al.softmax`` under any name, SciPy's) is named as such, as chapter 10's checker does
+for ``attention_backward``; a helper of the learner's own, even one called ``softmax``,
+is allowed. The grader enforces the same rule with its tripwires.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from .base import (
     same,
     verdict,
 )
-from .names import uses_name
+from .names import calls_library
 
 # --- Exercise: a numerically stable softmax with temperature -----------------------------
 
@@ -30,7 +31,7 @@ def check_softmax(fn) -> CheckResult:
     """Check ``fn(x, axis, temperature)`` against :func:`attention_lib.softmax`."""
 
     def run(cases: Cases) -> None:
-        if cases.fn is softmax or uses_name(cases.fn, "softmax"):  # al.softmax, softmax
+        if cases.fn is softmax or calls_library(cases.fn, "softmax"):  # al.softmax, an alias
             raise Fail(
                 "your function calls a softmax (al.softmax or another library's), which "
                 "this exercise rules out: write it with np.max, np.exp and np.sum."
