@@ -315,6 +315,18 @@ def norms(a, b):
             "FAIL",
             "one number for all rows",
         ),
+        (
+            lambda a, b: np.einsum("ij,ij->i", a, b) / norms(a, b),
+            "FAIL",
+            "too many subscripts for operand 0 (on a = [1, 2, 2], b = [0, 3, 4]). Your "
+            "np.einsum subscripts fit one number of axes only",
+        ),
+        (
+            lambda a, b: np.einsum("...i,...i->...", a, b) / norms(a, b),
+            "PASS",
+            "all 5 cases match the reference",
+        ),
+        (lambda a, b: toy.cosine_similarity(a, b), "FAIL", "rules out"),
         (lambda a, b: None, "TODO", "returned None"),
         (lambda a, b: 1 / 0, "FAIL", "raised ZeroDivisionError"),
         (lambda a, b: "close", "FAIL", "not an array of numbers"),
@@ -328,6 +340,15 @@ def test_cosine_checker(fn, status, hint, capsys):
     assert line.startswith(f"[cosine] {status}: ")
     assert hint in line
     assert line.count("\n") == 1
+
+
+def test_cosine_checker_gives_einsum_its_own_hint_not_the_keepdims_one(capsys):
+    # 'i,i->' fits vectors only: NumPy's message mentions broadcasting, yet keepdims is
+    # no cure for it
+    check_cosine_similarity(lambda a, b: np.einsum("i,i->", a, b) / norms(a, b))
+    line = capsys.readouterr().out
+    assert "on two 3 x 4 tables" in line and "'...i,...i->...' fits both" in line
+    assert "keepdims" not in line
 
 
 def encoding(n, d_model, base=10000.0, swap=False, rate=2, start=0):
@@ -427,8 +448,10 @@ def test_positional_encoding_checker(fn, status, hint, capsys):
         (1.0, "FAIL", "holds two pairs"),
         (4, "FAIL", "not a count"),
         (1.7, "FAIL", "too high"),
-        (1.4, "FAIL", "rounded to one decimal; give two decimals"),
+        (1.4, "FAIL", "1.4 is the right value rounded to one decimal; give two decimals"),
+        (np.float32(1.4), "FAIL", "rounded to one decimal"),
         (1.42, "FAIL", "close, but 1.4142... rounds to 1.41"),
+        (1.405, "FAIL", "close, but 1.4142... rounds to 1.41"),  # not "1.4 is ..."
         ("1.41", "FAIL", "expected one number"),
     ],
 )
@@ -438,6 +461,8 @@ def test_pe_length_checker(answer, status, hint, capsys):
     assert result.status == status
     assert line.startswith(f"[pe-length] {status}: ")
     assert hint in line
+    if answer == 1.405:
+        assert "1.4 is" not in line  # the hint must not claim the learner typed 1.4
 
 
 def test_pe_rows_really_all_have_the_predicted_length():
@@ -462,6 +487,13 @@ def test_pe_rows_really_all_have_the_predicted_length():
         (np.cos(np.radians(20)) + np.cos(np.radians(0.2)), "FAIL", "in degrees"),
         (1.11, "FAIL", "you added sines"),
         (0.82, "FAIL", "do not turn at the same speed"),
+        # the cosine of the whole rows: (cos 20 + cos 0.2) / 2
+        (0.69, "FAIL", "the cosine of the two whole rows"),
+        # exponent i / d_model: the slow pair at speed 1/10, cos 20 + cos 2
+        (np.cos(20) + np.cos(2), "FAIL", "not 1 / 10"),
+        (-0.01, "FAIL", "you used i / d_model"),
+        (0.40, "FAIL", "you multiplied the two cosines"),  # cos 20 * cos 0.2 = 0.3999
+        (1.405, "FAIL", "not 1 / 10000"),  # nearest a known slip, not "1.4 is right..."
         (0.3, "FAIL", "too low"),
         ("1.39", "FAIL", "expected one number"),
     ],

@@ -13,6 +13,7 @@ from .base import (
     same,
     verdict,
 )
+from .names import uses_name
 
 # --- Exercise: cosine similarity ---------------------------------------------------------
 
@@ -26,6 +27,11 @@ def check_cosine_similarity(fn) -> CheckResult:
     """Check ``fn(a, b)``: the cosine similarity of vectors along the last axis."""
 
     def run(cases: Cases) -> None:
+        if uses_name(cases.fn, "cosine_similarity"):  # toy.cosine_similarity, sklearn's
+            raise Fail(
+                "your function calls a ready-made cosine_similarity, which this exercise "
+                "rules out: write it with np.sum and np.linalg.norm."
+            )
         a, b = np.array([1.0, 2.0, 2.0]), np.array([0.0, 3.0, 4.0])  # lengths 3 and 5
         case = "a = [1, 2, 2], b = [0, 3, 4]"
         out = _run(cases, case, a, b)
@@ -103,8 +109,12 @@ def check_cosine_similarity(fn) -> CheckResult:
     return verdict("cosine", fn, run)
 
 
+# base.call's hint for any error that mentions broadcasting; einsum's has another cause
+_KEEPDIMS = " A sum over one axis needs keepdims=True to line up with the array again."
+
+
 def _run(cases: Cases, case: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Run one case; a matrix product on tables gets a hint about row-by-row dot products."""
+    """Run one case; an error from a usual slip (axis=1, einsum, a @ b) gets a hint."""
     try:
         return cases.run(case, a, b)
     except Fail as fail:
@@ -113,6 +123,12 @@ def _run(cases: Cases, case: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
             text += (
                 " A single vector has only one axis (axis 0), so axis=1 does not exist "
                 "for it; axis=-1, the last axis, works for vectors and tables alike."
+            )
+        elif "einstein sum" in text:  # np.einsum("ij,ij->i", ...) given a single vector
+            text = text.replace(_KEEPDIMS, "") + (
+                " Your np.einsum subscripts fit one number of axes only (a vector has "
+                "one, a table two); '...i,...i->...' fits both, as does "
+                "np.sum(a * b, axis=-1)."
             )
         elif any(word in text for word in ("matmul", "not aligned", "shapes")):
             text += (

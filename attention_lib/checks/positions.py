@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ..core import positional_encoding
@@ -115,17 +117,21 @@ def check_positional_encoding(fn) -> CheckResult:
 # --- Exercises: numbers predicted by hand ----------------------------------------------
 
 
-def _rounded(expected: float, mistakes: tuple) -> tuple:
-    """Add hints for the right value rounded to one decimal (1.4 for 1.414...: less
-    precise, not wrong, so not "too low") and one off in the last digit (1.42)."""
-    one = round(expected, 1)
-    hint = (
-        f"{one:g} is the right value rounded to one decimal; give two decimals "
-        f"({expected:.4f}... rounds to {expected:.2f})."
-    )
+def _rounded(answer, expected: float, mistakes: tuple) -> tuple:
+    """Add hints for one off in the last digit (1.42 for 1.414...) and, only when the
+    learner gave exactly one decimal (1.4), for the right value rounded too far: less
+    precise, not wrong. A near miss such as 1.405 gets the last-digit hint instead."""
     two = round(expected, 2)
     near = f"close, but {expected:.4f}... rounds to {two:.2f}: check the last digit."
-    return ((one, hint), (two + 0.01, near), (two - 0.01, near), *mistakes)
+    hints = [*mistakes, (two + 0.01, near), (two - 0.01, near)]
+    one = round(expected, 1)
+    if isinstance(answer, numbers.Real) and abs(float(answer) - one) < 1e-6:
+        rounded = (
+            f"{one:g} is the right value rounded to one decimal; give two decimals "
+            f"({expected:.4f}... rounds to {two:.2f})."
+        )
+        hints.insert(0, (one, rounded))
+    return tuple(hints)
 
 
 def check_pe_length(answer) -> CheckResult:
@@ -136,6 +142,7 @@ def check_pe_length(answer) -> CheckResult:
         answer,
         expected,
         mistakes=_rounded(
+            answer,
             expected,
             (
                 (2.0, "2 is the squared length (1 for each sin-cos pair): take its square root."),
@@ -190,5 +197,20 @@ def check_pe_offset(answer) -> CheckResult:
             "the two pairs do not turn at the same speed: the second turns 100 "
             "times more slowly (10000^(2/4) = 100).",
         ),
+        (
+            expected / 2,
+            "that is the cosine of the two whole rows (each is sqrt(2) long), but the "
+            "dot product is not divided by their lengths: add the two pairs' cosines.",
+        ),
+        (
+            fast + np.cos(20.0 / 10.0),
+            "the slow pair turns at 1 / 100, not 1 / 10: the exponent is 2i / d_model "
+            "(you used i / d_model), so its speed is 1 / 10000^(2/4).",
+        ),
+        (
+            fast * slow,
+            "you multiplied the two cosines: each pair adds its own cosine to the dot "
+            "product, so add them.",
+        ),
     )
-    return check_number("pe-offset", answer, expected, mistakes=_rounded(expected, pair))
+    return check_number("pe-offset", answer, expected, mistakes=_rounded(answer, expected, pair))
