@@ -158,6 +158,21 @@ def test_the_slider_frame_can_draw_an_even_share_and_skip_tiny_numbers():
     plt.close(fig)
 
 
+@pytest.mark.parametrize("T", [0.7, 1, 1.5, 2, 3, 5, 10])
+def test_the_dashed_line_runs_through_no_number(T):
+    row = al.softmax(toy.scaled_scores()[toy.token_index("it")], temperature=T)
+    fig, _ = bar_row(row, toy.TOKENS, title="x", reference=(1 / 8, "even"), label_from=0.01)
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    line_y = ax.transData.transform((0, 1 / 8))[1]
+    boxes = [t.get_window_extent() for t in ax.texts]
+    assert len(boxes) == 8
+    assert not [b for b in boxes if b.y0 < line_y < b.y1]  # no number crossed by the line
+    if T == 1:  # the review's frame: 0.10 and 0.12 sat on the line
+        assert sum(b.y0 >= line_y for b in boxes) > sum(row >= 1 / 8)
+    plt.close(fig)
+
+
 def test_bar_row_defaults_draw_no_line_and_number_every_bar():
     # Chapter 3's score bars use the defaults: no reference line, a number on every bar.
     values = np.array([0.001, 0.999])

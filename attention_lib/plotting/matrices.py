@@ -118,7 +118,8 @@ def bar_row(
         ``"largest weight ('cake')"``; also in the alt text.
     reference : (float, str), optional
         A dashed horizontal line at that height, named in a legend and in the alt text,
-        e.g. ``(1 / 8, "even share, 1/8")``.
+        e.g. ``(1 / 8, "even share, 1/8")``. A bar just below the line carries its
+        number just above the line, so the line never runs through a number.
     label_from : float, optional
         Print numbers only on bars at least this tall, so that a near one-hot row is not
         a string of "0.00"; the alt text says so. By default every bar has its number.
@@ -158,6 +159,11 @@ def bar_row(
     colours = plt.get_cmap(CMAP)(np.where(np.arange(v.size) == top, 0.95, 0.35))
     bars = ax.bar(range(v.size), v, color=colours, edgecolor="black", linewidth=0.5)
     near_top = np.inf if ylim is None else ylim[1] - 0.08 * (ylim[1] - ylim[0])
+    clash = (np.inf, -np.inf)  # bars whose number, printed above them, would cross the line
+    if reference is not None:
+        lo, hi = ylim if ylim is not None else (0.0, max(v.max(), reference[0]))
+        points = ax.bbox.height * 72 / fig.dpi  # the axes' height before tight_layout
+        clash = (reference[0] - 11 / points * (hi - lo), reference[0])  # 8 pt text + a gap
     for j, value in enumerate(v):
         if label_from is not None and value < label_from:
             continue
@@ -172,6 +178,16 @@ def bar_row(
                 va="top",
                 fontsize=8,
                 color=ink,
+            )
+        elif clash[0] < value < clash[1]:  # the number would sit on the dashed line
+            ax.annotate(
+                format(value, fmt),
+                (j, reference[0]),
+                xytext=(0, 1.5),
+                textcoords="offset points",
+                ha="center",
+                va="bottom",
+                fontsize=8,
             )
         else:
             ax.text(j, value, format(value, fmt), ha="center", va="bottom", fontsize=8)
