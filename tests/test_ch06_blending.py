@@ -94,6 +94,24 @@ def test_blend_hull_labels_points_and_outputs(toy_values):
     plt.close(fig)
 
 
+def test_blend_hull_names_a_card_and_keeps_the_board_still(toy_values):
+    # The pin of 'it' reads "card of 'it'", apart from the "output of 'it'" marker, and
+    # the axes box stays put from one slider frame to the next, whatever the legend says.
+    _, V = toy_values
+    boxes = []
+    for T in (0.05, 1, 5):
+        _, sharp = toy.attention(temperature=T)
+        blends = {"uniform": np.full(8, 1 / 8), f"output of 'it', T = {T:g}": sharp[IT]}
+        fig, alt = blend_hull(V, toy.TOKENS, blends, dims=(NOUN, THIRD), title="x", cards=["it"])
+        ax = fig.axes[0]
+        labels = [t.get_text() for t in ax.texts]
+        assert labels[IT] == "card of 'it'" and labels[CAKE] == "cake"
+        fig.canvas.draw()
+        boxes.append(ax.get_window_extent().bounds)
+        plt.close(fig)
+    assert boxes[0] == boxes[1] == boxes[2]
+
+
 def test_blend_hull_keeps_each_blends_shade_whatever_the_count(toy_values):
     weights, V = toy_values
     two = {"uniform": np.full(8, 1 / 8), "'it'": weights[IT]}
@@ -159,11 +177,28 @@ def test_contributions_stack_to_the_output(toy_values):
     assert "'noun' 0.48 (largest term from 'cake', 0.21)" in alt
     assert "'human' 0.12 (largest term from 'I', 0.10)" in alt
     assert [t.get_text() for t in ax.get_legend().get_texts()] == list(toy.TOKENS)
+    assert not ax.collections  # no even-share marks unless asked for
     assert min(t.get_fontsize() for t in ax.get_legend().get_texts()) >= 9
     assert ax.get_xlabel() == "output value = sum of weight × value over the keys"
     assert "matched to the legend by colour and hatch" in alt
     colours = [tuple(p.get_facecolor()) for p in ax.patches[::4]]  # one per token
     assert len(set(colours)) == 8  # eight distinct colours, not shades of one map
+    plt.close(fig)
+
+
+def test_contributions_marks_what_even_weights_give(toy_values):
+    weights, V = toy_values
+    fig, alt = contributions(weights[IT], V, toy.TOKENS, title="it", even=True)
+    ax = fig.axes[0]
+    (marks,) = ax.collections  # one dashed mark per bar
+    xs = [segment[0, 0] for segment in marks.get_segments()]
+    assert np.allclose(xs, V.mean(axis=0)) and np.allclose(xs, np.full(8, 1 / 8) @ V)
+    assert marks.get_linestyle()[0][1] is not None  # dashed
+    assert ax.get_legend().get_texts()[0].get_text() == "even weights (1/8 each)"
+    assert "would give: 'dimension 0' 0.40; 'dimension 1' 0.26;" in alt
+    # The verb total (0.24) is printed past its mark (0.26), not under it.
+    verb_total = next(t for t in ax.texts if t.get_text() == " 0.24")
+    assert verb_total.get_position()[0] == pytest.approx(V[:, 1].mean())
     plt.close(fig)
 
 
@@ -219,7 +254,7 @@ ATE = toy.token_index("ate")
         (0.106, "FAIL", "how much the output of 'I' rises"),  # not the wrong way round
         (0.105, "FAIL", "that is how much 'cake' attends to 'ate'"),
         (0.338, "FAIL", "twice the change"),
-        (0.338, "FAIL", "the sum of the card of 'cake' (also 2)"),  # w * V[cake].sum()
+        (0.338, "FAIL", "the sum of the card of 'cake' (its entries add up to 2)"),
         (0.0, "FAIL", "If you read another column, that token's card has no 'noun'"),
         (1.0, "FAIL", "that is all of V['cake', 'noun']"),
         (0.211, "FAIL", "how much the output of 'it' rises; read row 'ate'"),
@@ -369,7 +404,7 @@ def test_reference_attention_passes(capsys):
     ("fn", "status", "hint"),
     [
         (attention_with(scale=lambda Q, V: 1.0), "FAIL", "you forgot the scale"),
-        (attention_with(scale=lambda Q, V: Q.shape[-1]), "FAIL", "you divided by d_k = 4"),
+        (attention_with(scale=lambda Q, V: Q.shape[-1]), "FAIL", "you divided by d_k = 3"),
         (attention_with(scale=lambda Q, V: Q.shape[-1] ** -0.5), "FAIL", "multiplied the scores"),
         (attention_with(scale=lambda Q, V: V.shape[-1] ** 0.5), "FAIL", "you divided by √d_v"),
         (attention_with(scale=lambda Q, V: len(Q) ** 0.5), "FAIL", "the number of queries"),
@@ -378,6 +413,11 @@ def test_reference_attention_passes(capsys):
         (attention_with(blend=False), "FAIL", "you returned the attention weights"),
         (attention_with(transpose=None), "FAIL", "you forgot to transpose K"),
         (attention_with(transpose="T"), "FAIL", "K.T reverses all three axes"),
+        (
+            lambda Q, K, V: al.softmax(Q @ np.swapaxes(K, -1, -2)) / np.sqrt(Q.shape[-1]) @ V,
+            "FAIL",
+            "you scaled after the softmax",
+        ),
         (attention_with(soft=False), "FAIL", "you skipped the softmax"),
         (lambda Q, K, V: attention(Q, K, V)[..., :1], "FAIL", "one column per value dimension"),
         (lambda Q, K, V: None, "TODO", "returned None"),
@@ -419,3 +459,27 @@ def test_the_new_checkers_never_raise(capsys):
     assert not check_attention(lambda Q: Q)
     out = capsys.readouterr().out
     assert out.count("FAIL") == 3 and out.count("\n") == 3
+
+
+def test_twice_the_scale_is_not_called_d_k(capsys):
+    # 2 √d_k equals d_k only when d_k = 4: no case may have d_k = 4, or this slip would be
+    # told "you divided by d_k".
+    assert not check_attention(attention_with(scale=lambda Q, V: 2 * np.sqrt(Q.shape[-1])))
+    line = capsys.readouterr().out
+    assert "values differ from the reference" in line and "d_k =" in line
+    assert "you divided by d_k" not in line
+
+
+def test_np_dot_on_a_batch_is_named_not_k_transposed(capsys):
+    def dot_scores(Q, K, V):  # crashes on a batch: np.dot pairs every matrix with every other
+        return al.softmax(np.dot(Q, np.swapaxes(K, -1, -2)) / np.sqrt(Q.shape[-1])) @ V
+
+    def dot_blend(Q, K, V):  # runs on a batch, with the wrong shape (2, 3, 2, 3)
+        W = al.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
+        return np.dot(W, V)
+
+    for fn in (dot_scores, dot_blend):
+        assert not check_attention(fn)
+        line = capsys.readouterr().out
+        assert "a batch of 2" in line and "np.dot does not treat the first axis as a batch" in line
+        assert "K.T reverses" not in line

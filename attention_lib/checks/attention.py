@@ -14,6 +14,7 @@ from .base import (
     verdict,
 )
 from .blending import _close, _mistakes, _run_shapes
+from .names import uses_name
 
 # --- Exercise: scaled dot-product attention in four steps -------------------------------
 
@@ -29,9 +30,10 @@ def check_attention(fn) -> CheckResult:
 
     def run(cases: Cases) -> None:
         rng = np.random.default_rng(7)
-        # d_k = n_k = 4, so even Q @ K (no transpose) runs and its mistake can be named.
-        Q, K, V = rng.normal(size=(3, 4)), rng.normal(size=(4, 4)), rng.normal(size=(4, 2))
-        case = "3 queries, 4 keys, d_k = 4, d_v = 2"
+        # d_k = n_k = 3, so even Q @ K (no transpose) runs and its mistake can be named;
+        # d_k != 4, so dividing by d_k and by 2 √d_k give different numbers.
+        Q, K, V = rng.normal(size=(4, 3)), rng.normal(size=(3, 3)), rng.normal(size=(3, 2))
+        case = "4 queries, 3 keys, d_k = 3, d_v = 2"
         out = cases.run(case, Q, K, V)
         _attention_case(out, Q, K, V, case, swapped=swapped)
 
@@ -48,6 +50,8 @@ def check_attention(fn) -> CheckResult:
             " With a batch, K.T reverses all three axes: transpose only the last two, "
             "with np.swapaxes(K, -1, -2)."
         )
+        if uses_name(fn, "dot"):  # np.dot pairs every matrix of one batch with every other
+            swap = " np.dot does not treat the first axis as a batch; use @ (np.matmul)."
         out = _run_shapes(cases, case, Q, K, V, hint=swap)
         _attention_case(out, Q, K, V, case, swap, swapped=swapped)
 
@@ -88,6 +92,11 @@ def _attention_case(out, Q, K, V, case: str, shape_hint: str = "", *, swapped=()
             f"you divided by d_k = {d_k}; divide by its square root, √d_k = {np.sqrt(d_k):g}.",
         ),
         (softmax(S * np.sqrt(d_k)) @ V, "you multiplied the scores by √d_k; divide by it."),
+        (
+            softmax(S) / np.sqrt(d_k) @ V,
+            "you scaled after the softmax: divide the scores by √d_k first, then take the "
+            "softmax. Dividing the weights leaves rows that no longer sum to 1.",
+        ),
         (
             softmax(S / np.sqrt(d_v)) @ V,
             f"you divided by √d_v = √{d_v}: the scale uses the "

@@ -61,7 +61,10 @@ def check_output_change(
     rounded = np.round(W[query, key], places) * value  # the weight rounded first
     twice = "that is twice the change: the whole new term, weight × 2 V"
     if np.isclose(V[key].sum(), 2 * value):  # summing the card gives the same number
-        twice += f", or the weight times the sum of the card of '{other}' (also {2 * value:g})"
+        twice += (
+            f", or the weight times the sum of the card of '{other}' "
+            f"(its entries add up to {2 * value:g})"
+        )
     mistakes = [
         (
             W[key, query] * value,

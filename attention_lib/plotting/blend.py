@@ -28,9 +28,9 @@ _OKABE_ITO = (
     "#0072B2",
     "#D55E00",
     "#CC79A7",
-    "#000000",
+    "#999999",  # grey in place of Okabe & Ito's black: a black segment outweighs the rest
 )
-_HATCHES = ("", "//", "..", "xx", "\\\\", "oo", "--", "++")
+_HATCHES = ("", "//", "..", "xx", "\\\\", "oo", "--", "||")
 _EPS = 1e-9
 
 
@@ -88,7 +88,7 @@ def inside_hull(point, points) -> bool:
     return all(_cross(a, b, p) >= -1e-7 for a, b in edges)  # left of every edge, or on it
 
 
-def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: str):
+def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: str, cards=()):
     r"""Value vectors as points in two dimensions, their convex hull, and blended outputs.
 
     Parameters
@@ -105,6 +105,9 @@ def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: st
     features : sequence of str, length d_v, optional
         Names of the value dimensions, for the axis labels.
     title : str
+    cards : sequence of str, optional
+        Tokens whose pin is labelled "card of '<token>'", to tell it from a blend that
+        carries the same token's name.
 
     Returns
     -------
@@ -148,7 +151,8 @@ def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: st
     ax.plot(ring[:, 0], ring[:, 1], "--", color="0.35", linewidth=1, label="convex hull")
     ax.scatter(P[:, 0], P[:, 1], s=28, color="0.25", zorder=2, label="value vectors")
     for k, token in enumerate(tokens):
-        ax.annotate(token, P[k], xytext=(5, 4), textcoords="offset points", fontsize=9)
+        pin = f"card of '{token}'" if token in cards else token
+        ax.annotate(pin, P[k], xytext=(5, 4), textcoords="offset points", fontsize=9)
     # The k-th blend keeps its shade whatever the count, so a slider frame matches the figure.
     shades = plt.get_cmap(CMAP)(np.linspace(0.0, 0.75, max(len(outputs), 4)))
     for k, (label, o) in enumerate(outputs.items()):
@@ -175,7 +179,9 @@ def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: st
     ax.set_title(title)
     # Below the plot, so the labels' text never squeezes the board.
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=9, frameon=False)
-    fig.tight_layout()
+    # Fixed margins, not tight_layout: the legend's text changes from one slider frame to
+    # the next, and the board must not move under the reader's eye.
+    fig.subplots_adjust(left=0.12, right=0.96, top=0.93, bottom=0.27)
 
     where = [
         f"{label} at ({o[0]:.2f}, {o[1]:.2f}), "
@@ -193,7 +199,9 @@ def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: st
     return fig, alt
 
 
-def contributions(weights, V, tokens, *, features=None, title: str, fmt: str = ".2f"):
+def contributions(
+    weights, V, tokens, *, features=None, title: str, fmt: str = ".2f", even: bool = False
+):
     r"""One output row as stacked bars: the term ``weights[j] * V[j, f]`` of each key token.
 
     Parameters
@@ -207,6 +215,9 @@ def contributions(weights, V, tokens, *, features=None, title: str, fmt: str = "
         Names of the value dimensions, one bar each.
     title : str
     fmt : str, default ".2f"
+    even : bool, default False
+        Mark on each bar, dashed, what even weights (``1/n_k`` each) would give: the
+        average of that column of ``V``.
 
     Returns
     -------
@@ -258,11 +269,24 @@ def contributions(weights, V, tokens, *, features=None, title: str, fmt: str = "
                 bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "linewidth": 0},
             )
         left += terms[k]
+    baseline = V.mean(axis=0)  # (d_v,): the output of even weights, 1/n_k each
+    if even:
+        ax.vlines(
+            baseline,
+            np.arange(d_v) - 0.45,
+            np.arange(d_v) + 0.45,
+            colors="black",
+            linestyles=(0, (3, 2)),
+            linewidth=1.6,
+            zorder=2.5,  # over the bars, under the names' white boxes
+            label=f"even weights (1/{len(tokens)} each)",
+        )
     for f, total in enumerate(totals):
-        ax.text(total, f, " " + format(total, fmt), va="center", fontsize=9)
+        end = max(total, baseline[f]) if even else total  # the number clears the mark
+        ax.text(end, f, " " + format(total, fmt), va="center", fontsize=9)
     ax.set_yticks(range(d_v), features)
     ax.invert_yaxis()  # first value dimension on top, as in the matrix
-    ax.set_xlim(0, max(totals.max(), 1e-12) * 1.18)
+    ax.set_xlim(0, max(totals.max(), baseline.max() if even else 0, 1e-12) * 1.18)
     ax.set_xlabel("output value = sum of weight × value over the keys")
     ax.set_title(title)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, frameon=False)
@@ -282,6 +306,13 @@ def contributions(weights, V, tokens, *, features=None, title: str, fmt: str = "
         + "; ".join(parts)
         + ". Segments too narrow for a name are matched to the legend by colour and hatch."
     )
+    if even:
+        alt += (
+            f" A dashed mark on each bar shows what even weights, 1/{len(tokens)} each, "
+            "would give: "
+            + "; ".join(f"'{name}' {format(b, fmt)}" for name, b in zip(features, baseline))
+            + "."
+        )
     return fig, alt
 
 
