@@ -101,7 +101,8 @@ def test_blend_hull_names_a_card_and_keeps_the_board_still(toy_values):
     boxes = []
     for T in (0.05, 1, 5):
         _, sharp = toy.attention(temperature=T)
-        blends = {"uniform": np.full(8, 1 / 8), f"output of 'it', T = {T:g}": sharp[IT]}
+        label = f"output of 'it', T = {T:g}" + (", a label long enough to widen" if T == 5 else "")
+        blends = {"uniform": np.full(8, 1 / 8), label: sharp[IT]}
         fig, alt = blend_hull(V, toy.TOKENS, blends, dims=(NOUN, THIRD), title="x", cards=["it"])
         ax = fig.axes[0]
         labels = [t.get_text() for t in ax.texts]

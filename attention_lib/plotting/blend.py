@@ -310,7 +310,9 @@ def contributions(
         alt += (
             f" A dashed mark on each bar shows what even weights, 1/{len(tokens)} each, "
             "would give: "
-            + "; ".join(f"'{name}' {format(b, fmt)}" for name, b in zip(features, baseline))
+            + "; ".join(
+                f"'{name}' {format(b, fmt)}" for name, b in zip(features, baseline, strict=True)
+            )
             + "."
         )
     return fig, alt
