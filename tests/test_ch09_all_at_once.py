@@ -268,6 +268,11 @@ def test_memory_plot_draws_the_computed_line_and_the_measurements():
     ticks = [t.get_text() for t in ax.get_yticklabels()]
     assert ticks == ["1 KiB", "32 KiB", "1 MiB", "32 MiB", "1 GiB"]  # no "512 B" under "1 KiB"
     assert ax.get_legend().get_texts()[0].get_text() == "one score matrix: n² × 8 bytes"
+    for line in ax.get_lines()[1:]:  # a white casing: a measured line on the band still shows
+        stroke = line.get_path_effects()[0]
+        assert (
+            stroke._gc["foreground"] == "white" and stroke._gc["linewidth"] > line.get_linewidth()
+        )
     plt.close(fig)
     fig, _ = memory_plot([2, 4, 16], {"x": ([2, 16], [40, 500])})  # from 32 B: room to label
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["32 B", "1 KiB"]
@@ -319,43 +324,56 @@ def test_tile_figure_shows_only_the_current_tile():
     Z = Q @ K.T / 2
     fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 2)  # steps count from 1
     texts = [t.get_text() for t in fig.axes[0].texts]
-    title = fig.axes[0].get_title()
-    bars = [a for a in fig.axes if a.get_ylabel().startswith("colour: scaled logit z")]
-    assert len(bars) == 1 and bars[0].get_ylim() == (Z.min(), Z.max())  # what the colour means
+    title = fig.get_suptitle()
+    assert len(fig.axes) == 1 and "\n" not in title  # no panel without V; one title line
     plt.close(fig)
-    assert "numbers: the current tile's scaled logits z" in title
-    assert len(texts) == 4 * 5  # queries 'I'..'cake' x keys 'cake'..'delicious'
-    assert texts[0] == f"{Z[0, 3]:.2f}"
-    assert title.startswith("Step 2 of 4: query block 1, key block 2")
-    assert "step 2 of 4" in alt and "'I' to 'cake'" in alt and "1 earlier tile is hatched" in alt
-    assert "the scaled logits z = q·k / √d_k" in alt  # what the numbers in the cells are
-    assert f"from dark (lowest, {Z.min():.2f}) to light (highest, {Z.max():.2f})" in alt
+    numbers = [t for t in texts if t[0].isdigit()]
+    assert len(numbers) == 4 * 5  # queries 'I'..'cake' x keys 'cake'..'delicious'
+    assert numbers[0] == f"{Z[0, 3]:.2f}" and numbers[-1] == f"{Z[3, 7]:.2f}"
+    assert sorted(set(texts) - set(numbers)) == ["folded in", "to come"]
+    assert texts.count("folded in") == 1 and texts.count("to come") == 2
+    assert title == "Step 2 of 4: fold in this tile's scaled logits z = q·k / √d_k"
+    assert alt.startswith(
+        "Tiled attention, step 2 of 4: the tile of queries 'I' to 'cake' against keys "
+        "'cake' to 'delicious' is folded in."
+    )
+    assert "tiles already folded in are hatched" in alt and "Right," not in alt
     for outside in (0, 5):
         with pytest.raises(ValueError, match=f"step must be 1 to 4, got {outside}"):
             tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], outside)
     with pytest.raises(ValueError, match="last edges must be the matrix size"):
         tile_figure(Z, toy.TOKENS, [0, 4], [0, 3, 8], 1)
+    with pytest.raises(ValueError, match="row must be one of the tokens"):
+        tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 1, row="cat")
 
 
 def test_tile_figure_lists_the_running_m_ell_and_o_of_each_query():
     Q, K, V = toy.projections()
     Z = Q @ K.T / 2
     it = toy.token_index("it")
-    fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 3, V=V)  # block 2, keys 0-2
-    panel = [t.get_text() for t in fig.axes[1].texts]
+    fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 3, V=V, row="it")  # keys 0-2
+    grid, panel = fig.axes
+    lines = {}  # the panel's text by row: each row's words, left to right
+    for t in sorted(panel.texts, key=lambda t: t.get_position()[0]):
+        lines.setdefault(round(t.get_position()[1], 2), []).append(t.get_text())
+    row_px = [grid.transData.transform((0, i))[1] for i in range(8)]
+    line_px = [panel.transData.transform((0, i))[1] for i in range(8)]
     plt.close(fig)
     z = Z[it, :3]  # the worked example's block 1 for "it"
     m, ell = z.max(), np.exp(z - z.max()).sum()
-    assert panel[it].startswith(f"m {m:.2f}  ℓ {ell:.2f}  o (") and f"'it': m {m:.2f}" in alt
-    assert panel[0].startswith("done: m ") and len(panel) == 8
-    assert fig.get_suptitle().startswith("Step 3 of 4")  # the chapter's "step 3"
-    bar = fig.axes[2]  # the colour bar, between the tiles and the panel
-    assert bar.get_ylabel().startswith("colour: scaled logit z") and len(fig.axes) == 3
-    assert bar.get_position().x1 < fig.axes[1].get_position().x0  # no overlap with the panel
-    fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 1, V=V)
-    assert [t.get_text() for t in fig.axes[1].texts][4:] == ["not started"] * 4
-    assert "step 1 of 4" in alt and "no earlier tile is hatched" in alt
+    o = np.exp(z - m) @ V[:3]
+    assert lines[-0.75] == ["max m", "sum ℓ", "output o"]
+    assert lines[it] == [f"{m:.2f}", f"{ell:.2f}", "  ".join(f"{v:.2f}" for v in o)]
+    assert [lines[i] for i in range(4)] == [["done"]] * 4
+    assert np.allclose(row_px, line_px)  # each line sits level with its query's row
+    vector = ", ".join(f"{v:.2f}" for v in o)
+    assert alt.endswith(f"the row of 'it' now holds m {m:.2f}, ℓ {ell:.2f}, o ({vector}).")
+    assert "queries 'and' to 'delicious' against keys 'I' to 'the' is folded in" in alt
+    fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 1, V=V, row="it")
+    texts = [t.get_text() for t in fig.axes[1].texts]
     plt.close(fig)
+    assert texts[-4:] == ["not started"] * 4 and "'it'" not in alt  # 'it' is in block 2
+    assert f"the row of 'I' now holds m {Z[0, :3].max():.2f}" in alt  # so: the block's first
     with pytest.raises(ValueError, match="V must have one row per key"):
         tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 1, V=V[:5])
 

@@ -4,7 +4,8 @@ The score matrix is cut into tiles: a block of queries times a block of keys. Ti
 attention walks the tiles of one query block from left to right, folds each tile into
 three running numbers per query (the maximum ``m``, the sum ``ℓ`` and the output ``o``)
 and throws it away. The figure shows one step of that walk: the current tile with its
-numbers, the tiles already folded in (hatched), and the tiles not computed yet (blank).
+numbers, the tiles already folded in (hatched), the tiles still to come (blank), and
+beside them the running ``m``, ``ℓ`` and ``o`` of each query.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from ..validate import as_float_array
-from .base import CMAP, annotate_cells, check_labels
+from .base import check_labels
 
-BAR_LABEL = "colour: scaled logit z, whole matrix's range"
-_DONE = {"facecolor": "0.9", "edgecolor": "0.55", "hatch": "\\\\\\", "linewidth": 0.0}
+NOW = "#d4ebf7"  # pale Okabe-Ito sky blue: the current tile and its queries' lines
+_DONE = {"facecolor": "0.92", "edgecolor": "0.6", "hatch": "\\\\\\", "linewidth": 0.0}
+_ROW = 0.45  # inches per token, in the grid and in the panel beside it
+_PANEL = 3.7  # inches: the panel of running m, ℓ, o (12 pt, four numbers of o)
 
 
 def tile_steps(q_edges, k_edges) -> list[tuple[int, int]]:
@@ -48,20 +51,24 @@ def running_state(logits, V, k_end: int) -> tuple[np.ndarray, np.ndarray, np.nda
     return m, p.sum(axis=-1), p @ as_float_array(V, "V")[:k_end]
 
 
-def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None):
+def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None, row: str | None = None):
     """Draw step ``step`` of the walk over the tiles of ``logits`` (queries x keys).
 
     Steps count from 1, as in the title ("Step 1 of 4"), in the order of :func:`tile_steps`.
     With ``V`` (n_k, d_v), a panel beside the tiles lists every query's running ``m``,
-    ``ℓ`` and ``o`` after this step: the numbers the walk keeps instead of the tiles.
-    Returns ``(fig, alt)``.
+    ``ℓ`` and ``o`` after this step: the numbers the walk keeps instead of the tiles. The
+    alt text reads out the line of ``row`` (a token) when it is in the current query
+    block, else the block's first query. Returns ``(fig, alt)``.
     """
     Z = as_float_array(logits, "logits")
     check_labels(Z, tokens, tokens)
+    tokens = list(tokens)
     if V is not None and (np.ndim(V) != 2 or np.shape(V)[0] != Z.shape[1]):
         raise ValueError(
             f"V must have one row per key, shape ({Z.shape[1]}, d_v); got {np.shape(V)}"
         )
+    if row is not None and row not in tokens:
+        raise ValueError(f"row must be one of the tokens {tokens}; got {row!r}")
     q, k = _edges(q_edges, "q_edges"), _edges(k_edges, "k_edges")
     if q[-1] != Z.shape[0] or k[-1] != Z.shape[1]:
         raise ValueError(
@@ -72,88 +79,81 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None):
         raise ValueError(f"step must be 1 to {len(steps)}, got {step}")
     qb, kb = steps[step - 1]
     rows, cols = slice(q[qb], q[qb + 1]), slice(k[kb], k[kb + 1])
-    lo, hi = float(Z.min()), float(Z.max())
-    shown = np.full(Z.shape, np.nan)
-    shown[rows, cols] = Z[rows, cols]
 
-    if V is None:
-        fig, ax = plt.subplots(figsize=(7.0, 5.2), layout="constrained")
-        bar = {"ax": ax, "fraction": 0.046, "pad": 0.03}
-    else:  # fixed boxes in inches, so the panel's lines sit level with the heatmap's rows
-        width, height, box = 9.3, 5.85, 3.9
-        fig = plt.figure(figsize=(width, height))
-        ax = fig.add_axes((1.0 / width, 1.05 / height, box / width, box / height))
-        side = fig.add_axes((5.95 / width, 1.05 / height, 3.3 / width, box / height))
-        bar = {"cax": fig.add_axes((5.05 / width, 1.05 / height, 0.15 / width, box / height))}
-    image = ax.imshow(shown, cmap=CMAP, vmin=lo, vmax=hi, aspect="auto")
-    fig.colorbar(image, **bar, label=BAR_LABEL)
-    annotate_cells(ax, Z[rows, cols], lo, hi, ".2f", fontsize=9)  # at (0, 0) of the tile ...
-    for text in ax.texts:  # ... so move the numbers onto the tile
-        x, y = text.get_position()
-        text.set_position((x + cols.start, y + rows.start))
-    for done in steps[: step - 1]:
-        r0, c0 = q[done[0]], k[done[1]]
-        height, width = q[done[0] + 1] - r0, k[done[1] + 1] - c0
-        ax.add_patch(Rectangle((c0 - 0.5, r0 - 0.5), width, height, **_DONE))
-    for a in range(len(q) - 1):  # the tile grid
-        for b in range(len(k) - 1):
-            box = (k[b] - 0.5, q[a] - 0.5), k[b + 1] - k[b], q[a + 1] - q[a]
-            now = (a, b) == (qb, kb)
-            ax.add_patch(
-                Rectangle(*box, fill=False, edgecolor="black", linewidth=3.5 if now else 1.2)
-            )
-    ax.set_xticks(range(len(tokens)), tokens, rotation=45, ha="right")
-    ax.set_yticks(range(len(tokens)), tokens)
-    ax.set_xlabel("keys")
-    ax.set_ylabel("queries")
-    title = (
-        f"Step {step} of {len(steps)}: query block {qb + 1}, key block {kb + 1}\n"
-        "numbers: the current tile's scaled logits z = q·k / √d_k\n"
-        "hatched: folded into m, ℓ, o and freed; blank: not computed yet"
+    # Fixed boxes in inches, so the panel's lines sit level with the grid's rows.
+    grid_w, grid_h = _ROW * Z.shape[1], _ROW * Z.shape[0]
+    width = 1.0 + grid_w + (0.4 + _PANEL if V is not None else 0.2)
+    height = 1.0 + grid_h + 0.75
+    fig = plt.figure(figsize=(width, height))
+    ax = fig.add_axes((1.0 / width, 1.0 / height, grid_w / width, grid_h / height))
+    ax.set_xlim(-0.5, Z.shape[1] - 0.5)
+    ax.set_ylim(Z.shape[0] - 0.5, -0.5)
+    for a, b in steps:
+        r0, c0 = q[a], k[b]
+        box = (c0 - 0.5, r0 - 0.5), k[b + 1] - c0, q[a + 1] - r0
+        middle = (c0 + k[b + 1] - 1) / 2, (r0 + q[a + 1] - 1) / 2
+        if (a, b) == (qb, kb):
+            ax.add_patch(Rectangle(*box, facecolor=NOW, edgecolor="black", linewidth=3.5))
+        elif (a, b) in steps[: step - 1]:
+            ax.add_patch(Rectangle(*box, **_DONE))
+            ax.add_patch(Rectangle(*box, fill=False, edgecolor="black", linewidth=1.2))
+            label = {"color": "0.2", "bbox": {"facecolor": "white", "edgecolor": "none"}}
+            ax.text(*middle, "folded in", ha="center", va="center", fontsize=11, **label)
+        else:
+            ax.add_patch(Rectangle(*box, fill=False, edgecolor="black", linewidth=1.2))
+            ax.text(*middle, "to come", ha="center", va="center", fontsize=11, color="0.35")
+    for i in range(rows.start, rows.stop):
+        for j in range(cols.start, cols.stop):
+            ax.text(j, i, f"{Z[i, j]:.2f}", ha="center", va="center", fontsize=11)
+    ax.set_xticks(range(len(tokens)), tokens, rotation=45, ha="right", fontsize=11)
+    ax.set_yticks(range(len(tokens)), tokens, fontsize=11)
+    ax.set_xlabel("keys", fontsize=11)
+    ax.set_ylabel("queries", fontsize=11)
+    fig.suptitle(
+        f"Step {step} of {len(steps)}: fold in this tile's scaled logits z = q·k / √d_k",
+        fontsize=12,
+        x=0.5 / width,
+        ha="left",
+        y=1 - 0.15 / height,
+        va="top",
     )
-    if V is None:
-        ax.set_title(title, fontsize=10)
-    else:
-        fig.suptitle(title, fontsize=10, y=0.995, va="top")
-    state = "" if V is None else _state_panel(side, Z, V, tokens, q, k, qb, kb)
-    q_tokens, k_tokens = tokens[rows], tokens[cols]
+    now = tokens[rows]
     alt = (
-        f"Tiled attention, step {step} of {len(steps)}: the score matrix of "
-        f"{len(tokens)} tokens cut into {len(q) - 1} query blocks and {len(k) - 1} key "
-        f"blocks. Only the current tile, queries {q_tokens[0]!r} to {q_tokens[-1]!r} "
-        f"against keys {k_tokens[0]!r} to {k_tokens[-1]!r}, shows its numbers, the scaled "
-        f"logits z = q·k / √d_k, coloured from dark (lowest, {lo:.2f}) to light (highest, "
-        f"{hi:.2f}) on the range of the whole matrix; "
-        f"{_tiles(step - 1, 'earlier')} hatched as already folded into the running maximum, "
-        f"sum and output, and {_tiles(len(steps) - step, 'more')} blank.{state}"
+        f"Tiled attention, step {step} of {len(steps)}: the tile of queries {now[0]!r} to "
+        f"{now[-1]!r} against keys {tokens[cols][0]!r} to {tokens[cols][-1]!r} is folded in. "
+        f"Left, the {Z.shape[0]} by {Z.shape[1]} score matrix in {len(steps)} tiles: this "
+        "tile shows its scaled logits z, tiles already folded in are hatched, tiles to "
+        "come are blank."
     )
+    if V is not None:
+        side = fig.add_axes(((1.3 + grid_w) / width, 1.0 / height, _PANEL / width, grid_h / height))
+        named = tokens.index(row) if row in now else rows.start
+        alt += " " + _state_panel(side, Z, V, tokens, rows, k[kb + 1], named)
     return fig, alt
 
 
-def _tiles(count: int, which: str) -> str:
-    """'no earlier tile is', '1 more tile is', '3 earlier tiles are'."""
-    if count == 0:
-        return f"no {which} tile is"
-    return f"{count} {which} tile{'s are' if count > 1 else ' is'}"
-
-
-def _state_panel(ax, Z, V, tokens, q: list, k: list, qb: int, kb: int) -> str:
-    """Write each query's running m, ℓ and o after this step; return it for the alt text."""
-    m, ell, o = running_state(Z, V, k[kb + 1])
-    m_all, ell_all, o_all = running_state(Z, V, k[-1])
-    ax.set_xlim(0, 1)
-    ax.set_ylim(len(tokens) - 0.5, -0.5)  # rows line up with the heatmap's rows
+def _state_panel(ax, Z, V, tokens, rows: slice, k_end: int, named: int) -> str:
+    """List each query's running m, ℓ and o; return a sentence for the alt text."""
+    m, ell, o = running_state(Z, V, k_end)
+    ax.set_xlim(0, _PANEL)  # in inches
+    ax.set_ylim(len(tokens) - 0.5, -0.5)  # rows line up with the grid's rows
     ax.axis("off")
-    ax.set_title("what each query keeps", fontsize=10, loc="left")
-    said = []
-    for i, token in enumerate(tokens):
-        if i >= q[qb + 1]:
-            line, weight = "not started", "normal"
-        elif i < q[qb]:
-            line, weight = f"done: m {m_all[i]:.2f}  ℓ {ell_all[i]:.2f}", "normal"
+    columns = (0.1, "max m"), (0.85, "sum ℓ"), (1.6, "output o")
+    for x, head in columns:
+        ax.text(x, -0.75, head, fontsize=12, fontweight="bold", va="bottom")
+    ax.add_patch(Rectangle((0, rows.start - 0.5), _PANEL, rows.stop - rows.start, facecolor=NOW))
+    for i in range(len(tokens)):
+        if rows.start <= i < rows.stop:
+            vector = "  ".join(f"{v:.2f}" for v in o[i])
+            for (x, _), text in zip(columns, (f"{m[i]:.2f}", f"{ell[i]:.2f}", vector), strict=True):
+                ax.text(x, i, text, fontsize=12, va="center")
         else:
-            vector = " ".join(f"{v:.2f}" for v in o[i])
-            line, weight = f"m {m[i]:.2f}  ℓ {ell[i]:.2f}  o ({vector})", "bold"
-            said.append(f"{token!r}: m {m[i]:.2f}, ℓ {ell[i]:.2f}")
-        ax.text(0.0, i, line, va="center", fontsize=9, fontweight=weight)
-    return " Each query of the current block keeps " + "; ".join(said) + "."
+            done = i < rows.start
+            ax.text(
+                0.1, i, "done" if done else "not started", fontsize=12, va="center", color="0.35"
+            )
+    vector = ", ".join(f"{v:.2f}" for v in o[named])
+    return (
+        "Right, each query's running maximum m, sum ℓ and output o; the row of "
+        f"{tokens[named]!r} now holds m {m[named]:.2f}, ℓ {ell[named]:.2f}, o ({vector})."
+    )
