@@ -124,3 +124,24 @@ def test_figure_png_is_a_palette_that_keeps_every_colour_a_reader_sees(weights):
     assert np.abs(before - after).mean() < 0.5  # of 255 levels
     # the cells' colours, which carry the data, come through exactly or nearly so
     assert np.percentile(np.abs(before - after).max(axis=2), 99) <= 8
+
+
+def test_numbers_printed_in_cells_keep_wcag_contrast_on_every_colour():
+    # text_colour picks black or white by relative luminance: at least 4.5:1 (WCAG AA for
+    # small text) on every colour of the colormap, and never the weaker of the two.
+    import matplotlib.pyplot as plt
+
+    from attention_lib.plotting.base import CMAP, text_colour
+
+    def luminance(rgb):
+        rgb = np.asarray(rgb, dtype=float)
+        linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+        return float(linear @ [0.2126, 0.7152, 0.0722])
+
+    for fraction in np.linspace(0, 1, 201):
+        cell = luminance(plt.get_cmap(CMAP)(fraction)[:3])
+        with_black, with_white = (cell + 0.05) / 0.05, 1.05 / (cell + 0.05)
+        chosen = with_black if text_colour(fraction) == "black" else with_white
+        assert chosen >= 4.5 and chosen == max(with_black, with_white), fraction
+    assert text_colour(0.0) == "white" and text_colour(1.0) == "black"
+    assert text_colour(-3) == "white" and text_colour(7) == "black"  # clipped to the scale

@@ -25,16 +25,24 @@ from ..validate import as_float_array
 CMAP = "cividis"
 
 
-def annotate_cells(ax, M: np.ndarray, lo: float, hi: float, fmt: str, fontsize: float = 8) -> None:
-    """Print each value of ``M`` in its cell of an ``imshow`` on ``ax``.
+def text_colour(fraction: float) -> str:
+    """Black or white: whichever contrasts more with the colormap at ``fraction`` of its
+    scale (0 = darkest). Contrast as WCAG defines it, from relative luminance, so a number
+    printed in a cell keeps at least 4.5:1 on every colour of ``cividis``.
+    """
+    rgb = np.asarray(plt.get_cmap(CMAP)(float(np.clip(fraction, 0.0, 1.0)))[:3])
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    lum = float(linear @ [0.2126, 0.7152, 0.0722])
+    return "black" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "white"
 
-    Dark cells get white text and light cells black, so every number stays legible on
-    the colour scale from ``lo`` to ``hi``.
+
+def annotate_cells(ax, M: np.ndarray, lo: float, hi: float, fmt: str, fontsize: float = 8) -> None:
+    """Print each value of ``M`` in its cell of an ``imshow`` on ``ax``, in black or white
+    by :func:`text_colour`, so every number stays legible on the scale ``lo`` to ``hi``.
     """
     for i in range(M.shape[0]):
         for j in range(M.shape[1]):
-            light = (M[i, j] - lo) > 0.55 * (hi - lo)
-            colour = "black" if light else "white"
+            colour = text_colour((M[i, j] - lo) / (hi - lo) if hi > lo else 0.0)
             ax.text(
                 j,
                 i,

@@ -20,7 +20,7 @@ from matplotlib.patches import Rectangle
 from ..core import attention_scores, scaled_dot_product_attention
 from ..heads import merge_heads, split_heads
 from ..validate import check_positive_int
-from .base import CMAP, check_stack
+from .base import CMAP, check_stack, text_colour
 
 # --- One heatmap per head ------------------------------------------------------------------
 
@@ -107,7 +107,7 @@ def _label_row(ax, row: np.ndarray, r: int, fmt: str) -> None:
         ax.text((row.size - 1) / 2, r, label, color="white", **text)
         return
     for c, value in enumerate(row):
-        ax.text(c, r, format(value, fmt), color="black" if value > 0.55 else "white", **text)
+        ax.text(c, r, format(value, fmt), color=text_colour(value), **text)
     top = int(np.argmax(row))
     ax.add_patch(Rectangle((top - 0.5, r - 0.5), 1, 1, fill=False, lw=1.2, ec="red"))
 

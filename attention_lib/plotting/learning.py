@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from ..validate import as_float_array
-from .base import CMAP
+from .base import CMAP, text_colour
 
 _TRAIN = {"color": plt.get_cmap(CMAP)(0.05), "linestyle": "-", "marker": "o"}
 # Okabe-Ito vermillion: far from the train colour for every common colour vision, and
@@ -118,7 +118,7 @@ def _draw_grid(ax, W: np.ndarray, tokens, ref: np.ndarray, title: str):
     image = ax.imshow(W, cmap=CMAP, vmin=0.0, vmax=1.0, aspect="auto")
     for i, words in enumerate(tokens):
         for j, word in enumerate(words):
-            colour = "black" if W[i, j] > 0.55 else "white"
+            colour = text_colour(W[i, j])  # the grid runs 0 to 1
             weight = "bold" if j == ref[i] else "normal"
             text = f"{word}\n{W[i, j]:.2f}"
             ax.text(

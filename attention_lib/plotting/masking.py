@@ -12,7 +12,7 @@ import numpy as np
 from matplotlib.patches import Patch, Rectangle
 
 from ..validate import as_float_array
-from .base import CMAP, check_labels
+from .base import CMAP, check_labels, text_colour
 
 MASKED = "masked\n(0)"  # the label of a masked key in a bar chart
 _BLOCKED = {"facecolor": "0.93", "edgecolor": "0.55", "hatch": "///", "linewidth": 0.0}
@@ -167,7 +167,7 @@ def _fill_cells(ax, W: np.ndarray, M: np.ndarray, fmt: str, vmax: float) -> None
     for r in range(W.shape[0]):
         for c in range(W.shape[1]):
             if M[r, c]:
-                colour = "black" if W[r, c] > 0.55 * vmax else "white"  # on light cells
+                colour = text_colour(W[r, c] / vmax)  # the colour scale runs 0 to vmax
                 ax.text(c, r, format(W[r, c], fmt), color=colour, **text)
             else:
                 ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, **_BLOCKED))
