@@ -3,7 +3,9 @@
 import inspect
 import io
 
+import matplotlib.colors
 import matplotlib.pyplot as plt
+import matplotlib.text
 import numpy as np
 import pytest
 
@@ -15,7 +17,7 @@ from attention_lib.checks import (
     check_pe_offset,
     check_positional_encoding,
 )
-from attention_lib.plotting import CMAP, encoding_heatmap, similarity_map, token_panels
+from attention_lib.plotting import encoding_heatmap, similarity_map, token_panels
 from attention_lib.plotting.base import FIGURE_DPI, smallest_text_px
 from attention_lib.toy import sentence
 
@@ -143,16 +145,20 @@ def test_similarity_map_draws_true_cosines_grouped_by_feature():
     assert C[names.index("it"), names.index("cake")] == 0.0  # a right angle, not opposite
     assert ax.images[0].get_clim() == (0.0, 1.0)  # a fixed scale, not the data's range
     assert fig.axes[1].get_ylabel() == "cosine similarity"  # a labelled colour bar
-    groups = [t.get_text() for t in ax.texts if t.get_text() in toy.FEATURES]
-    assert groups == list(toy.FEATURES)
+    groups = [t for t in ax.texts if t.get_text() in toy.FEATURES]
+    assert [t.get_text() for t in groups] == list(toy.FEATURES)
+    for label in groups:  # easy to find: larger than the numbers, bold and near black
+        assert label.get_fontsize() >= 11 and label.get_fontweight() == "bold"
+        assert max(matplotlib.colors.to_rgb(label.get_color())) <= 0.2
     values = [t for t in ax.texts if t.get_text() not in toy.FEATURES]
     assert len(values) == 14 * 15 // 2  # one number per pair and per word with itself
     assert all(t.get_position()[0] <= t.get_position()[1] for t in values)  # column <= row
     fig.savefig(io.BytesIO(), dpi=FIGURE_DPI)
     # The page's column is 752 px wide at 1280 px: the PNG is drawn at its own size, so
-    # its smallest text (the 105 numbers) must be at least 9 px tall in the PNG itself.
+    # its smallest text (the 105 numbers) must be at least 9 px tall in the PNG itself;
+    # 12 px keeps their digits (about 0.7 of the font size) readable too.
     assert fig.get_size_inches()[0] * FIGURE_DPI <= 752
-    assert smallest_text_px(fig) >= 9.0
+    assert smallest_text_px(fig) >= 12.0
     assert alt.startswith("Heatmap: cosines. Cosine similarity of 14 words")
     assert "each pair drawn once below the diagonal" in alt
     assert "food: cake, pie, delicious; person: I, dog;" in alt
@@ -180,7 +186,13 @@ def test_encoding_heatmap_has_position_and_dimension_axes():
     ax = fig.axes[0]
     assert ax.get_ylabel() == "position"
     assert ax.get_xlabel().startswith("dimension (sin in the even columns")  # sin vs cos
-    assert ax.images[0].get_cmap().name == CMAP
+    # signed values on a diverging map: 0 is white, the two signs are two hues
+    assert ax.images[0].get_cmap().name == "PuOr"
+    assert ax.images[0].get_clim() == (-1.0, 1.0)
+    middle = ax.images[0].get_cmap()(0.5)[:3]
+    assert min(middle) > 0.9  # 0 is drawn near white, not a grey like a +1 stripe's
+    bar = fig.axes[1]
+    assert bar.get_ylabel() == "value" and bar.get_yticks().tolist() == [-1, -0.5, 0, 0.5, 1]
     assert ax.images[0].get_array().shape == (48, 32)
     assert alt.startswith("Heatmap: PE. 48 positions (rows) by 32 dimensions (columns)")
     assert "sines in the even columns, cosines in the odd" in alt
@@ -227,6 +239,8 @@ def test_token_panels_give_the_encoding_its_own_column_names_and_one_colour_bar(
     assert bar[0].get_ylim() == pytest.approx((lo, hi))
     assert "PE: from -0.99 to 1.00, largest 'I' / cos, fast (1.00)" in alt
     assert alt.endswith(". The point.")
+    texts = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
+    assert "The point." in texts  # on the figure too, as a caption line
     assert "food" not in alt.split("PE:")[1].split(";")[0]  # the PE panel names no feature
     plt.close(fig)
     with pytest.raises(ValueError, match="one list of column names per matrix: 3 matrices, 2"):

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from ..validate import as_float_array
 from .base import CMAP, annotate_cells, check_labels
+
+# A positional encoding is signed: -1 and +1 are opposite, 0 is neither. A diverging map
+# from ColorBrewer that reads under the common colour blindnesses shows 0 as white and
+# the two signs as two hues (the course's cividis would show 0 as a mid grey).
+DIVERGING = "PuOr"
 
 
 def similarity_map(vectors, words, *, features, title: str):
@@ -57,7 +64,7 @@ def similarity_map(vectors, words, *, features, title: str):
     names = [words[k] for k in order]
     lo = -1.0 if C.min() < -1e-12 else 0.0  # a fixed scale: colours mean the same everywhere
     m = len(names)
-    fig, ax = plt.subplots(figsize=(1.6 + 0.36 * m, 1.0 + 0.34 * m))
+    fig, ax = plt.subplots(figsize=(1.6 + 0.42 * m, 1.0 + 0.4 * m))
     # The table is symmetric (cos(a, b) = cos(b, a)): draw each pair once, below the
     # diagonal, so every number printed is a different pair and the text can be larger.
     below = np.ma.masked_array(C, mask=np.triu(np.ones((m, m), dtype=bool), k=1))
@@ -70,7 +77,7 @@ def similarity_map(vectors, words, *, features, title: str):
             f"{C[i, j]:.2f}",
             ha="center",
             va="center",
-            fontsize=8.5,
+            fontsize=10,
             color="black" if light else "white",
         )
     for side in ("top", "right"):
@@ -90,9 +97,9 @@ def similarity_map(vectors, words, *, features, title: str):
             xycoords=(fig.transFigure, ax.transData),
             ha="left",
             va="center",
-            fontsize=9,
-            style="italic",
-            color="0.3",
+            fontsize=11,
+            fontweight="bold",
+            color="0.1",
         )
     ax.set_title(title)
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03, label="cosine similarity")
@@ -138,13 +145,14 @@ def encoding_heatmap(PE, *, title: str):
         raise ValueError(f"PE must be 2-D (positions x dimensions), got shape {M.shape}")
     n, d = M.shape
     fig, ax = plt.subplots(figsize=(6.4, 3.9))
-    image = ax.imshow(M, cmap=CMAP, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
+    image = ax.imshow(M, cmap=DIVERGING, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # no "dimension 0.5"
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("dimension (sin in the even columns 0, 2, ..., cos in the odd)")
     ax.set_ylabel("position")
     ax.set_title(title)
-    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03, label="value")
+    bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03, label="value")
+    bar.set_ticks([-1, -0.5, 0, 0.5, 1])
     fig.tight_layout()
     signs = np.sign(np.round(M[:, 0], 12))  # (n,): -1, 0 or 1
     signs = signs[signs != 0]  # sin 0 = 0 has no sign: a zero is not a change of sign
@@ -178,7 +186,8 @@ def token_panels(matrices, titles, rows, cols, *, fmt: str = ".2f", note: str = 
         are sines and cosines, not features).
     fmt : str, default ".2f"
     note : str, optional
-        The figure's main point, appended to the alt text.
+        The figure's main point: a caption line under the panels, and the end of the alt
+        text.
 
     Returns
     -------
@@ -220,6 +229,8 @@ def token_panels(matrices, titles, rows, cols, *, fmt: str = ".2f", note: str = 
         )
     axes[0].set_ylabel("token")
     fig.colorbar(image, ax=list(axes), fraction=0.04, pad=0.02, label="value")
+    if note:
+        fig.supxlabel(textwrap.fill(note, 100), fontsize=9.5, color="0.1")
     shared = "" if per_panel else f" ({', '.join(col_lists[0])})"
     alt = (
         f"{len(Ms)} tables side by side on one colour scale, one row per token and one "
