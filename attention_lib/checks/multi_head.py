@@ -16,6 +16,7 @@ from .base import (
     same,
     verdict,
 )
+from .names import calls_library
 
 # --- Exercise: split the model width into heads --------------------------------------------
 
@@ -42,6 +43,12 @@ def check_split_heads(fn) -> CheckResult:
                         "straight to (h, n, d_k) fills out[0] with the numbers of the first "
                         "rows, whatever token they belong to. Reshape to (n, h, d_k) first, "
                         "then swap the first two axes.",
+                    ),
+                    (
+                        split_heads(X, h)[::-1],
+                        f"the heads came out in reverse order (on {case}): out[0] must be the "
+                        "first block, X[:, :d_k], and out[h - 1] the last. Count the heads "
+                        "from the left.",
                     ),
                     (
                         np.moveaxis(X.reshape(n, d_k, h), -1, 0),
@@ -104,7 +111,15 @@ def check_multi_head(fn) -> CheckResult:
     judged.
     """
 
+    banned = [name for name in _BANNED if fn is _LIBRARY[name] or calls_library(fn, name)]
+
     def run(cases: Cases) -> None:
+        if banned:
+            raise Fail(
+                f"your function calls al.{banned[0]}, which this exercise rules out: loop "
+                "over the heads, slice each head's block of columns of W_q, W_k and W_v, "
+                "attend with al.scaled_dot_product_attention, then concatenate and apply W_o."
+            )
         rng = np.random.default_rng(7)
         X = rng.normal(size=(5, 8))  # n = 5 tokens, d_model = 8
         Ws = rng.normal(scale=0.6, size=(4, 8, 8))  # W_q, W_k, W_v, W_o
@@ -122,6 +137,15 @@ def check_multi_head(fn) -> CheckResult:
             same(out, expected, case)
 
     return verdict("multi_head", _output_only(fn), run)
+
+
+#: What the loop exercise rules out (it may call scaled_dot_product_attention).
+_LIBRARY = {
+    "multi_head_attention": multi_head_attention,
+    "split_heads": split_heads,
+    "merge_heads": merge_heads,
+}
+_BANNED = tuple(_LIBRARY)
 
 
 def _output_only(fn):
