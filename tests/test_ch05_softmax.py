@@ -1,4 +1,5 @@
-"""Chapter 5: the weights heatmap on a fixed, labelled 0-1 colour scale, and the checkers' hints."""
+"""Chapter 5: the checkers' hints and their library rule, the slider's bars, and the
+heatmap's fixed, labelled colour scale (chapters 3 and 8 use it)."""
 
 from types import SimpleNamespace
 
