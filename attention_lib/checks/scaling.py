@@ -34,7 +34,7 @@ def check_scaled_scores(fn) -> CheckResult:
         rng = np.random.default_rng(4)
         Q, K = rng.normal(size=(2, 9)), rng.normal(size=(3, 9))  # n_q = 2, n_k = 3, d_k = 9
         case = "Q of shape (2, 9) and K of shape (3, 9)"
-        out = cases.run(case, Q, K)
+        out = _run(cases, case, Q, K)
         if out.shape == (3, 2):
             raise Fail(
                 "returned shape (3, 2), which is (n_k, n_q): you computed K Qᵀ. Rows must "
@@ -47,15 +47,7 @@ def check_scaled_scores(fn) -> CheckResult:
 
         Q3, K3 = rng.normal(size=(2, 3, 25)), rng.normal(size=(2, 6, 25))  # batch of 2
         case = "a batch: Q of shape (2, 3, 25) and K of shape (2, 6, 25)"
-        try:
-            out = cases.run(case, Q3, K3)
-        except Fail as fail:
-            if "your function raised" not in str(fail):
-                raise
-            raise Fail(
-                f"{fail} If you used K.T: with a batch axis it reverses *every* axis; swap "
-                "only the last two, np.swapaxes(K, -1, -2)."
-            ) from None
+        out = _run(cases, case, Q3, K3, batch=True)
         expect_shape(
             out, (2, 3, 6), case, " Transpose only the last two axes of K: np.swapaxes(K, -1, -2)."
         )
@@ -76,10 +68,32 @@ def check_scaled_scores(fn) -> CheckResult:
         )
         same(out, raw / 5.0, case)
 
+        # Batch and heads, as in multi-head attention: a transpose that names three axes fails.
+        Q4, K4 = rng.normal(size=(2, 3, 5, 36)), rng.normal(size=(2, 3, 7, 36))
+        case = "batch and heads: Q of shape (2, 3, 5, 36) and K of shape (2, 3, 7, 36)"
+        out = _run(cases, case, Q4, K4, batch=True)
+        expect_shape(
+            out,
+            (2, 3, 5, 7),
+            case,
+            " Transpose only the last two axes of K: np.swapaxes(K, -1, -2).",
+        )
+        raw = Q4 @ np.swapaxes(K4, -1, -2)  # (2, 3, 5, 7)
+        known_mistakes(
+            out,
+            (
+                raw / np.sqrt(3),
+                "with heads you divided by √3, but 3 = Q.shape[1] is the number of heads "
+                "here: d_k is always the last axis, Q.shape[-1] = 36.",
+            ),
+            *_wrong_scales(raw, d_k=36, n_q=5, n_k=7),
+        )
+        same(out, raw / 6.0, case)
+
         # One query, and d_k = 10 is not a perfect square: √10 = 3.162..., not 3.
         Q1, K1 = rng.normal(size=(1, 10)), rng.normal(size=(5, 10))
         case = "one query: Q of shape (1, 10) and K of shape (5, 10)"
-        out = cases.run(case, Q1, K1)
+        out = _run(cases, case, Q1, K1)
         expect_shape(out, (1, 5), case, " One row per query, one column per key: Q @ K.T.")
         raw = Q1 @ K1.T  # (1, 5)
         known_mistakes(
@@ -94,6 +108,47 @@ def check_scaled_scores(fn) -> CheckResult:
         same(out, raw / np.sqrt(10), case)
 
     return verdict("scaled_scores", fn, run)
+
+
+_TRANSPOSE_K = (
+    "Q is (n_q, d_k) and K is (n_k, d_k): a matrix product pairs the columns of its left "
+    "factor with the rows of its right one, so transpose K (not Q) to put d_k against d_k: "
+    "Q @ np.swapaxes(K, -1, -2), which is Q @ K.T for 2-D arrays."
+)
+_ENTRY_BY_ENTRY = (
+    "Q * K multiplies entry by entry, pairing query i only with key i, and fails here "
+    "because there are 2 queries and 3 keys. A score pairs every query with every key: "
+    "that is a matrix product, Q @ np.swapaxes(K, -1, -2)."
+)
+_FIXED_AXES = (
+    "A transpose that names its axes, such as K.transpose(0, 2, 1), fits one number of "
+    "dimensions only. Swap the last two axes whatever comes before them: "
+    "np.swapaxes(K, -1, -2)."
+)
+_K_T_ON_A_BATCH = (
+    "If you used K.T: with a batch axis it reverses *every* axis; swap only the last two, "
+    "np.swapaxes(K, -1, -2)."
+)
+
+
+def _run(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray, batch: bool = False):
+    """``cases.run``, but an error inside the learner's function gets a hint for its cause."""
+    try:
+        return cases.run(case, Q, K)
+    except Fail as fail:
+        message = str(fail)
+        if not message.startswith("your function raised"):
+            raise
+        head = message.split(f"(on {case}).")[0] + f"(on {case})."  # without the generic tail
+        if "axes don't match" in message:
+            hint = _FIXED_AXES
+        elif "broadcast" in message and not batch:
+            hint = _ENTRY_BY_ENTRY
+        elif "matmul" in message:
+            hint = _K_T_ON_A_BATCH if batch else _TRANSPOSE_K
+        else:
+            raise
+        raise Fail(f"{head} {hint}") from None
 
 
 def _wrong_scales(raw: np.ndarray, *, d_k: int, n_q: int, n_k: int) -> list[tuple]:
@@ -199,13 +254,35 @@ def check_dot_variance(answer, d_k: int = 64, sigma: float = 1.0) -> CheckResult
         ),
         (
             sigma * d_k,
-            f"{sigma * d_k:g} is {expected / (sigma * d_k):g} times too small. If you took "
-            f"σ·d_k: σ = {sigma:g} is a standard deviation, so each component has variance "
-            f"σ² = {var:g} and each product σ²·σ² = {var**2:g}.",
+            f"{sigma * d_k:g} = σ·d_k: σ = {sigma:g} is a standard deviation, so each "
+            f"component has variance σ² = {var:g} and each product σ²·σ² = {var**2:g}.",
+        ),
+        (
+            var**2 * np.sqrt(d_k),
+            f"{var**2 * np.sqrt(d_k):g} = σ⁴·√{d_k}: the spread of a sum grows like √d_k, but "
+            f"its variance grows like d_k, since the {d_k} products' variances add.",
+        ),
+        (
+            2 * var * d_k,
+            f"{2 * var * d_k:g} = 2·σ²·d_k: adding the variances of q_m and k_m is the rule for "
+            f"a sum q_m + k_m. For a product the variances multiply: σ²·σ² = {var**2:g}.",
+        ),
+        (
+            2 * expected,
+            f"{2 * expected:,g} is twice the answer: each of the {d_k} products has variance "
+            f"σ⁴ = {var**2:g} and counts once; with mean 0 nothing else adds.",
+        ),
+        (
+            var * d_k**2,
+            f"{var * d_k**2:,g} = (σ·d_k)² = σ²·d_k²: the variance grows like d_k, not d_k², "
+            f"because the {d_k} products' variances add; and each product has variance "
+            f"σ⁴ = {var**2:g}.",
         ),
     ]
     # With sigma = 1 some of these coincide with the answer; never call the answer a mistake.
     mistakes = [(wrong, hint) for wrong, hint in mistakes if not np.isclose(wrong, expected)]
+    if sigma != 1.0:  # with sigma = 1 the formulas that coincide say the same: the first wins
+        mistakes = _merge_coinciding(mistakes)
     return check_number(
         "dot_variance",
         answer,
@@ -213,6 +290,18 @@ def check_dot_variance(answer, d_k: int = 64, sigma: float = 1.0) -> CheckResult
         places=2,
         mistakes=tuple(mistakes),
         fallback=_near_hint(answer, expected),
+    )
+
+
+def _merge_coinciding(mistakes: list[tuple]) -> tuple:
+    """One entry per wrong value: two formulas that give the same number both get named."""
+    merged: dict[float, list[str]] = {}
+    for wrong, hint in mistakes:
+        key = next((k for k in merged if np.isclose(k, wrong)), wrong)
+        merged.setdefault(key, []).append(hint)
+    return tuple(
+        (wrong, hints[0] if len(hints) == 1 else " Or ".join(hints))
+        for wrong, hints in merged.items()
     )
 
 

@@ -14,7 +14,7 @@ from .learning import before_after, it_attention, training_curves, training_fram
 from .masking import masked_heatmaps, masked_row
 from .matrices import bar_row, heatmap
 from .real_model import attention_panels, head_grid, token_attention
-from .scaling import gradients_vs_dimension, scaling_vs_dimension
+from .scaling import gradients_vs_dimension
 from .scaling_frame import scaling_frame
 from .scores import dot_product_arrows, score_bars
 from .shapes import matmul_diagram
@@ -58,7 +58,6 @@ __all__ = [
     "matmul_diagram",
     "memory_plot",
     "scaling_frame",
-    "scaling_vs_dimension",
     "score_bars",
     "shape_tracer",
     "show",

@@ -90,7 +90,8 @@ def scaling_frame(
     fig.subplots_adjust(left=0.085, right=0.99, bottom=0.17, top=0.9, wspace=0.25)
     x = np.arange(n)
     # The inset repeats both histograms over the zoom range, on the same density axis.
-    inset = None if zoom is None else left.inset_axes([0.05, 0.4, 0.3, 0.5])
+    # Low enough that its title stays inside the panel, wide enough for y tick labels.
+    inset = None if zoom is None else left.inset_axes([0.12, 0.3, 0.27, 0.5])
     for name, scores, weights, style, shift, hatch, edge in [
         ("raw", raw, w_raw, RAW, -0.2, "//", "white"),
         ("scaled", scaled, w_scaled, SCALED, 0.2, "", "black"),
@@ -112,13 +113,17 @@ def scaling_frame(
         ticks = [zoom[0], 0.0, zoom[1]] if zoom[0] < 0 < zoom[1] else list(zoom)
         inset.set_xticks(ticks, [f"{v:g}".replace("-", "\u2212") for v in ticks])  # minus signs
         inset.set_xlabel("score", fontsize=9, labelpad=1)
-        inset.set_yticks([])
-        inset.set_ylabel("density", fontsize=9, labelpad=1)
+        step = float(f"{inset.get_ylim()[1] / 2:.1g}")  # 0.45 -> 0.2: ticks 0, 0.2, 0.4
+        inset.set_yticks(np.arange(3) * step, [f"{v:g}" for v in np.arange(3) * step])
         inset.tick_params(labelsize=9, pad=1)  # the legend's size, the figure's smallest
         inset.set_title("zoomed in", fontsize=9, pad=2)
+    # On axes shared by every frame, a wide raw histogram can sink to a line on the axis.
+    tallest = np.histogram(raw, bins=edges["raw"], density=True)[0].max()
+    flat = tallest < 0.05 * left.get_ylim()[1]
     left.set_xlabel("score")
     left.set_ylabel("density")
-    left.set_title(f"All {raw.size} scores, $d_k$ = {d_k}")
+    title = f"All {raw.size} scores, $d_k$ = {d_k}"
+    left.set_title(title + (": raw nearly flat" if flat else ""), fontsize=11 if flat else None)
     left.legend(fontsize=9)
     ranks = x if n <= 10 else np.unique(np.r_[0, np.arange(3, n, 4), n - 1])  # 1, 4, 8, ...
     right.set_xticks(ranks, [str(j + 1) for j in ranks])
@@ -133,6 +138,11 @@ def scaling_frame(
         f"softmax weights of {m} queries over {n} keys, sorted and averaged; the top key gets "
         f"{w_raw[0]:.2f} of a raw row and {w_scaled[0]:.2f} of a scaled row."
     )
+    if flat:
+        alt += (
+            f" The raw histogram is nearly flat on this axis: its tallest bin reaches "
+            f"{tallest:.2g}."
+        )
     if zoom is not None:
         alt += f" An inset repeats the histograms for scores from {zoom[0]:g} to {zoom[1]:g}."
     return fig, alt
