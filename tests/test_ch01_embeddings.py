@@ -18,7 +18,7 @@ from attention_lib.checks import (
     check_positional_encoding,
 )
 from attention_lib.plotting import encoding_heatmap, similarity_map, token_panels
-from attention_lib.plotting.base import FIGURE_DPI, smallest_text_px
+from attention_lib.plotting.base import FIGURE_DPI, smallest_text_px, text_colour
 from attention_lib.toy import sentence
 
 # --- the word table ----------------------------------------------------------------------
@@ -153,6 +153,8 @@ def test_similarity_map_draws_true_cosines_grouped_by_feature():
     values = [t for t in ax.texts if t.get_text() not in toy.FEATURES]
     assert len(values) == 14 * 15 // 2  # one number per pair and per word with itself
     assert all(t.get_position()[0] <= t.get_position()[1] for t in values)  # column <= row
+    for t in values:  # black or white by luminance, as every heatmap of the course
+        assert t.get_color() == text_colour(float(t.get_text()))  # the scale is 0 to 1
     fig.savefig(io.BytesIO(), dpi=FIGURE_DPI)
     # The page's column is 752 px wide at 1280 px: the PNG is drawn at its own size, so
     # its smallest text (the 105 numbers) must be at least 9 px tall in the PNG itself;

@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from ..validate import as_float_array
-from .base import CMAP, annotate_cells, check_labels
+from .base import CMAP, annotate_cells, check_labels, text_colour
 
 # A positional encoding is signed: -1 and +1 are opposite, 0 is neither. A diverging map
 # from ColorBrewer that reads under the common colour blindnesses shows 0 as white and
@@ -70,7 +70,6 @@ def similarity_map(vectors, words, *, features, title: str):
     below = np.ma.masked_array(C, mask=np.triu(np.ones((m, m), dtype=bool), k=1))
     image = ax.imshow(below, cmap=CMAP, vmin=lo, vmax=1.0, interpolation="nearest")
     for i, j in zip(*np.tril_indices(m), strict=True):
-        light = (C[i, j] - lo) > 0.55 * (1.0 - lo)
         ax.text(
             j,
             i,
@@ -78,7 +77,7 @@ def similarity_map(vectors, words, *, features, title: str):
             ha="center",
             va="center",
             fontsize=10,
-            color="black" if light else "white",
+            color=text_colour((C[i, j] - lo) / (1.0 - lo)),  # >= 4.5:1 on every cell
         )
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
