@@ -157,3 +157,21 @@ def test_the_library_torch_sdpa_comparison_is_made_once_in_chapter_6():
     ch06 = " ".join(" ".join(c.source for c in nb.cells if c.cell_type == "markdown").split())
     for quoted in ("`dropout_p`", "`is_causal`", "`temperature`", "`scale`", "fallback"):
         assert quoted in ch06, quoted
+
+
+def test_the_block_diagram_comes_after_the_plan_and_says_which_chapter_is_post_ln():
+    import nbformat
+
+    # a newcomer meets the sentence and the plan first; the diagram is folded below them
+    assert INTRO.index("| 01 |") < INTRO.index("x = x + attention(norm(x))")
+    assert "````{admonition} Where attention sits in a Transformer\n:class: dropdown" in INTRO
+    text = " ".join(INTRO.split())
+    assert "chapter 11's BERT-style model normalises after each add instead (*post-LN*)" in text
+    assert "chapter 12's decoder's" in text  # pre-LN, as the diagram draws it
+
+    def source(name):
+        nb = nbformat.read(ROOT / "chapters" / name, as_version=4)
+        return " ".join(" ".join(c.source for c in nb.cells).split())
+
+    assert "*after* each add (post-LN), as in BERT" in source("11_real_model.ipynb")
+    assert r"X + \operatorname{MHA}(\operatorname{LN}_1(X))" in source("12_decoder.ipynb")
