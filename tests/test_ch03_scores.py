@@ -1,12 +1,19 @@
 """Chapter 3: the score checkers are tested both ways, and its figures carry labels and alt text."""
 
+import zlib
+
 import matplotlib.colors as mcolors
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
 from attention_lib import toy
-from attention_lib.checks import check_scores, check_scores_that_change
+from attention_lib.checks import (
+    check_scores,
+    check_scores_that_change,
+    unseen,  # noqa: F401  (registers the unseen cases)
+)
+from attention_lib.checks.base import UNSEEN, grading_seed
 from attention_lib.plotting import dot_product_arrows, heatmap, score_bars
 
 
@@ -77,8 +84,9 @@ def test_einsum_with_ellipsis_passes(capsys):
         (lambda Q, K: Q @ K.transpose(0, 2, 1), "K.transpose(0, 2, 1) names three axes"),
         (lambda Q, K: Q @ (K.transpose(0, 2, 1) if K.ndim == 3 else K.T), "not with two"),
         (lambda Q, K: np.einsum("bid,bjd->bij", Q, K), "einsum subscripts do not fit"),
-        (lambda Q, K: np.dot(Q, swap(K)), "pairs every sentence of the batch with every"),
-        (lambda Q, K: np.tensordot(Q, K, axes=([-1], [-1])), "(like np.tensordot) pairs"),
+        (lambda Q, K: np.dot(Q, swap(K)), "np.dot pairs every sentence of the batch with"),
+        (lambda Q, K: np.inner(Q, K), "np.inner pairs every sentence"),
+        (lambda Q, K: np.tensordot(Q, K, axes=([-1], [-1])), "np.tensordot pairs every"),
         (lambda Q, K: good_scores(Q, K)[..., :-1], "one column per key"),
         (lambda Q, K: good_scores(Q, K) + 0.1, "values differ from the reference"),
     ],
@@ -149,6 +157,11 @@ def by_toy_experiment(X, f):
     return ~np.isclose((X @ W_q2) @ (X @ toy.W_k).T, (X @ toy.W_q) @ (X @ toy.W_k).T)
 
 
+def by_toy_queries(X, f):
+    # Column f of the toy's queries instead of column f of X: wrong on the 8 x 4 case.
+    return np.repeat(((X @ toy.W_q)[:, f] != 0)[:, None], len(X), axis=1)
+
+
 def test_reference_scores_that_change_pass(capsys):
     for fn in (rows_of, by_experiment):
         assert check_scores_that_change(fn)
@@ -157,6 +170,19 @@ def test_reference_scores_that_change_pass(capsys):
         )
     assert check_scores_that_change(lambda features, which: rows_of(features, which))
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("seed", [7, *range(20, 40)])
+def test_unseen_cases_have_no_all_zero_token_and_match_an_experiment(seed, capsys):
+    # An all-zero token has key 0 for any W_k, so its column can never move; with such a
+    # token (seed 7 used to draw two) "whole rows" would mark scores that are fixed.
+    rng = np.random.default_rng([seed, zlib.crc32(b"scores-that-change")])
+    for _, (X, _f), _judge in UNSEEN["scores-that-change"](rng):
+        assert X.any(axis=1).all(), X
+    with grading_seed(seed):
+        assert check_scores_that_change(by_experiment)
+        assert check_scores_that_change(rows_of)
+    assert "all 7 cases match" in capsys.readouterr().out
 
 
 def test_the_toy_pointer_row_moves_the_rows_of_the_pointer_words():
@@ -190,6 +216,7 @@ def test_the_toy_pointer_row_moves_the_rows_of_the_pointer_words():
         (lambda X, f: rows_of(X, f - 1), "rows of the tokens with feature 2, not 3: off by one"),
         (lambda X, f: rows_of(X, min(f + 1, X.shape[1] - 1)), "feature 2, not 1: off by one"),
         (by_toy_experiment, "Work from the arguments: here X has shape (4, 3)"),
+        (by_toy_queries, "your function reads W_q or W_k, and its mask is wrong"),
     ],
 )
 def test_each_scores_that_change_mistake_gets_its_own_hint(fn, hint, capsys):

@@ -15,6 +15,7 @@ from .base import (
     same,
     verdict,
 )
+from .names import uses_name
 
 # Words that NumPy and Python put in the message when matrix shapes do not line up.
 _SHAPE_ERRORS = ("mismatch", "not aligned", "broadcast", "subscripts")
@@ -28,23 +29,6 @@ _EINSUM_HINT = (
     "Your einsum subscripts do not fit these shapes: start each subscript with '...', "
     "as in '...id,...jd->...ij', and it fits any number of batch axes."
 )
-
-
-def _uses_attribute(fn, name: str) -> bool:
-    """Whether ``fn``'s code (nested comprehensions included) reads attribute ``name``.
-
-    Only to word a hint: a callable without Python code (a builtin, a grader's proxy)
-    reads as ``False``.
-    """
-    todo = [getattr(fn, "__code__", None)]
-    while todo:
-        code = todo.pop()
-        if code is None:
-            continue
-        if name in code.co_names:
-            return True
-        todo += [c for c in code.co_consts if hasattr(c, "co_names")]
-    return False
 
 
 def _run(cases: Cases, case: str, *arrays, hint: str) -> np.ndarray:
@@ -75,7 +59,9 @@ def check_scores_that_change(fn) -> CheckResult:
 
     Row ``f`` of ``W_q`` enters the query of token ``i`` with weight ``X[i, f]``, and no key
     uses ``W_q``; so the whole row ``i`` of the scores can change exactly when
-    ``X[i, f] != 0``.
+    ``X[i, f] != 0``. Every case, the unseen ones of grading too, gives each token at least
+    one non-zero feature: an all-zero token has key 0 whatever ``W_k`` is, so its column
+    could never move and "whole rows" would not be the answer.
     """
 
     def run(cases: Cases) -> None:
@@ -198,6 +184,12 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
             f"{X[missed, f]:g}, and any amount of the feature, however small, brings row "
             f"{f} of W_q into its query. Test X[:, feature] != 0."
         )
+    if not np.array_equal(mask, expected) and any(uses_name(cases.fn, w) for w in ("W_q", "W_k")):
+        raise Fail(
+            f"your function reads W_q or W_k, and its mask is wrong (on {case}). The answer "
+            "needs no weights: row f of W_q enters the query of token i with weight "
+            "X[i, f], whatever W_q holds. Work from the arguments: test X[:, feature]."
+        )
     same(out, expected, case)
 
 
@@ -242,9 +234,7 @@ def _check_matrix(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray) -> None
             "subscript with '...')."
         )
     elif batched:
-        used_T = (
-            f" (K.T reverses every axis of K {K.shape})" if _uses_attribute(cases.fn, "T") else ""
-        )
+        used_T = f" (K.T reverses every axis of K {K.shape})" if uses_name(cases.fn, "T") else ""
         hint = (
             "It works for one sentence but not for a batch of sentences: each sentence "
             f"needs its own grid of scores, shape {Q.shape[:-1] + K.shape[-2:-1]}. Swap only "
@@ -314,10 +304,12 @@ def _check_matrix(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray) -> None
     ]
     known_mistakes(out, *[(wrong, why) for wrong, why in mistakes if wrong is not None])
     if batched and out.shape == Q.shape[:-1] + K.shape[:-2] + K.shape[-2:-1]:
+        used = [f"np.{name}" for name in ("dot", "inner", "tensordot") if uses_name(cases.fn, name)]
+        what = " and ".join(used) if used else "np.dot (like np.inner and np.tensordot)"
         raise Fail(
-            f"returned shape {out.shape}, expected {expected.shape} (on {case}): np.dot "
-            "(like np.tensordot) pairs every sentence of the batch with every other one. "
-            "Use @ (np.matmul), which keeps the sentences apart."
+            f"returned shape {out.shape}, expected {expected.shape} (on {case}): {what} "
+            "pairs every sentence of the batch with every other one. Use @ (np.matmul), "
+            "which keeps the sentences apart."
         )
     expect_shape(
         out,

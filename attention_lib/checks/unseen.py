@@ -245,6 +245,10 @@ def _scores_that_change(rng):
     for _ in range(2):
         n, d = _size(rng, 3, 7), _size(rng, 2, 5)
         X = np.where(rng.random((n, d)) < 0.5, 0.0, rng.normal(size=(n, d)))
+        # No all-zero token: its key would be 0 for any W_k, so its column could never
+        # move and the answer would no longer be whole rows (see check_scores_that_change).
+        empty = np.flatnonzero(~X.any(axis=1))
+        X[empty, rng.integers(d, size=empty.size)] = rng.normal(size=empty.size)
         f = int(rng.integers(d))
         expected = np.repeat((X[:, f] != 0)[:, None], n, axis=1)
 
