@@ -40,7 +40,6 @@ from test_grade_sandbox import as_nobody  # noqa: E402
 
 from attention_lib import checks  # noqa: E402
 from attention_lib.checks import base  # noqa: E402
-from attention_lib.core import softmax as reference  # noqa: E402
 
 CH07 = exercises.chapter("07_multi_head")
 MULTI = "07:multi-head"
@@ -51,9 +50,10 @@ def recorded_cases(checker) -> list[tuple[tuple, np.ndarray]]:
     seen = []
 
     def honest(x, axis=-1, temperature=1.0):
-        # 'reference', not 'softmax': check_softmax refuses a function that calls a
-        # softmax by that name, which the exercise rules out.
-        out = reference(x, axis=axis, temperature=temperature)
+        # Written out, as the exercise asks: check_softmax refuses a function that calls
+        # the library's softmax, under any name.
+        z = (x - x.max(axis=axis, keepdims=True)) / temperature
+        out = np.exp(z) / np.exp(z).sum(axis=axis, keepdims=True)
         seen.append(((x.tolist(), axis, temperature), out.tolist()))
         return out
 

@@ -31,10 +31,11 @@ from .positions import check_pe_length, check_pe_offset, check_positional_encodi
 from .projections import check_projection_element, check_self_matches
 from .real_model import check_attention_params, check_layer_norm, check_mean_pool
 from .sampling import check_sample
-from .scaling import check_dot_variance, check_scaled_scores
+from .scaling import check_scaled_scores
 from .score_gradients import check_grad_QK
 from .scores import check_scores, check_scores_that_change
 from .softmax import check_entropy, check_softmax
+from .variance import check_dot_variance
 
 __all__ = [
     "CheckResult",
