@@ -15,6 +15,7 @@ from attention_lib.checks import (
 )
 from attention_lib.checks.base import UNSEEN, grading_seed
 from attention_lib.plotting import dot_product_arrows, heatmap, score_bars
+from attention_lib.plotting.base import FIGURE_DPI, smallest_text_px
 
 
 def swap(K):
@@ -303,20 +304,35 @@ def test_dot_product_arrows_reject_bad_input(query, keys, labels, match):
         dot_product_arrows(query, keys, labels, title="t")
 
 
-def test_the_query_arrow_lies_under_the_keys_and_every_key_has_its_own_colour():
-    fig, _ = dot_product_arrows(
-        [1, 1], [[1.5, 1.5], [1, 0], [1, -1], [-1, -1]], list("abcd"), title="t"
-    )
+def test_keys_are_arrows_in_their_own_colours_and_arrows_on_one_line_get_lanes():
+    keys = [[1.5, 1.5], [0.5, 0.5], [1, -1], [-1, -1]]
+    fig, _ = dot_product_arrows([1, 1], keys, list("abcd"), title="t")
     ax = fig.axes[0]
-    # each key: its line, then its end marker (the grey axis lines left out)
-    lines = [line for line in ax.get_lines() if line.get_color() != "grey"][::2]
-    assert len({line.get_color() for line in lines}) == 4
-    saturation = mcolors.rgb_to_hsv([mcolors.to_rgb(line.get_color()) for line in lines])[:, 1]
-    assert saturation.min() > 0.35  # no key is drawn in a grey ("partly", "right angle")
-    assert [line.get_linestyle() for line in lines] == ["-", "--", "-.", ":"]
-    (query,) = [t for t in ax.texts if t.arrow_patch is not None]  # the one arrow
-    assert query.get_zorder() < min(line.get_zorder() for line in lines)
-    assert query.arrow_patch.get_facecolor()[:3] != (0.0, 0.0, 0.0)  # broad and pale
+    fig.canvas.draw()
+    lines = [line for line in ax.get_lines() if line.get_color() != "grey"]  # query, keys
+    assert len(lines) == 5 and lines[0].get_color() == "black"
+    keys_drawn = lines[1:]
+    assert len({line.get_color() for line in keys_drawn}) == 4
+    saturation = mcolors.rgb_to_hsv([mcolors.to_rgb(line.get_color()) for line in keys_drawn])
+    assert saturation[:, 1].min() > 0.35  # no key is drawn in a grey
+    assert [line.get_linestyle() for line in keys_drawn] == ["-", "--", "-.", ":"]
+    heads = [t.arrow_patch for t in ax.texts if t.arrow_patch is not None]
+    assert len(heads) == 5  # every key has an arrowhead, and so has the query
+    # The query and the two keys along it are parallel lines at least 3 px apart on the
+    # screen, so none hides another; the keys at other angles stay on their true line.
+    starts = [line.get_transform().transform((0, 0)) for line in lines]
+    origin = ax.transData.transform((0, 0))
+    normal = np.array([1, -1]) / np.sqrt(2)
+    sideways = sorted(float((start - origin) @ normal) for start in starts[:3])
+    assert min(np.diff(sideways)) >= 3
+    assert np.allclose(starts[3], origin) and np.allclose(starts[4], origin)
+    plt.close(fig)
+
+
+def test_score_bars_print_their_numbers_at_10_pt():
+    fig, _ = score_bars(toy.scores()[5], toy.TOKENS, title="t", ylim=(0, 2), top_label="top")
+    fig.canvas.draw()
+    assert smallest_text_px(fig) == 10 * FIGURE_DPI / 72  # 12.5 px in the PNG (was 10)
     plt.close(fig)
 
 

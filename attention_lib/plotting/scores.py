@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.transforms import offset_copy
 
 from ..validate import as_float_array
 from .matrices import bar_row
@@ -12,7 +13,25 @@ from .matrices import bar_row
 # the common kinds of colour blindness; line styles and markers add a second cue.
 _COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7")
 _STYLES = ("-", "--", "-.", ":")
-_MARKERS = ("o", "s", "^", "D")
+_TEXT_PT = 10  # the smallest text of a bar chart
+_LANE = 4.0  # points between two arrows that point the same way
+
+
+def _lanes(vectors) -> list[tuple[float, float]]:
+    """A sideways shift in points for each 2-D vector: 0 for one alone in its direction,
+    and lanes ``_LANE`` apart, centred on the true line, for several in one direction
+    (the first on the left, as seen looking along them)."""
+    units = [tuple(np.round(v / np.linalg.norm(v), 6)) if v.any() else None for v in vectors]
+    shifts = []
+    for i, u in enumerate(units):
+        group = [j for j, w in enumerate(units) if w == u and u is not None]
+        if len(group) < 2:
+            shifts.append((0.0, 0.0))
+            continue
+        step = (group.index(i) - (len(group) - 1) / 2) * _LANE
+        normal = np.array([u[1], -u[0]])  # to the right: the first vector goes left
+        shifts.append(tuple(float(x) for x in step * normal))
+    return shifts
 
 
 def score_bars(
@@ -47,8 +66,14 @@ def score_bars(
     these are raw dot products, not weights, so they need not lie in [0, 1].
     """
     fig, alt = bar_row(scores, labels, title=title, ylim=ylim, fmt=fmt, top_label=top_label)
-    fig.axes[0].set_ylabel("score q · k")
-    fig.axes[0].set_xlabel("key")
+    ax = fig.axes[0]
+    ax.set_ylabel("score q · k")
+    ax.set_xlabel("key")
+    # bar_row prints its numbers and legend at 8 pt; a slider frame is drawn a little
+    # narrower than its PNG, so read them at the tick labels' size.
+    legend = ax.get_legend()
+    for text in [*ax.texts, *(legend.get_texts() if legend is not None else [])]:
+        text.set_fontsize(_TEXT_PT)
     fig.tight_layout()
     return fig, alt
 
@@ -88,28 +113,47 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
         raise ValueError(f"at most {len(_STYLES)} keys fit in one picture, got {K.shape[0]}")
     scores = K @ q  # (m,): one dot product per key
     fig, ax = plt.subplots(figsize=(4.8, 4.4))
-    # The query is a broad pale arrow drawn underneath, so a key along the same line
-    # stays visible on top of it instead of hiding it (or being hidden).
-    ax.annotate(
-        "",
-        q,
-        (0, 0),
-        arrowprops={
-            "arrowstyle": "simple,head_length=1.1,head_width=1.1,tail_width=0.5",
-            "facecolor": "0.82",
-            "edgecolor": "black",
-            "linewidth": 0.8,
-            "shrinkA": 0,
-            "shrinkB": 0,
-            "mutation_scale": 24,
-        },
-        zorder=1,
-    )
-    for k, label, score, colour, style, marker in zip(
-        K, key_labels, scores, _COLOURS, _STYLES, _MARKERS, strict=False
-    ):
-        ax.plot([0, k[0]], [0, k[1]], linestyle=style, color=colour, linewidth=2, zorder=3)
-        ax.plot(*k, marker=marker, color=colour, markersize=7, zorder=3)
+    ax.set_aspect("equal")
+    # Arrows that point the same way would lie on one line and hide each other, so each
+    # gets its own lane: shifted sideways by a few points, the query first.
+    vectors = [q, *K]
+    lanes = _lanes(vectors)
+    draw = [("query q", q, "black", "-", 1.5, lanes[0])]
+    draw += [
+        (label, k, colour, style, 2.2, lane)
+        for k, label, colour, style, lane in zip(
+            K, key_labels, _COLOURS, _STYLES, lanes[1:], strict=False
+        )
+    ]
+    for _, tip, colour, style, width, lane in draw:
+        shifted = offset_copy(ax.transData, fig=fig, x=lane[0], y=lane[1], units="points")
+        ax.plot(
+            [0, tip[0]],
+            [0, tip[1]],
+            linestyle=style,
+            color=colour,
+            linewidth=width,
+            transform=shifted,
+            zorder=3,
+            solid_capstyle="butt",
+        )
+        ax.annotate(  # a solid head, even on a dashed line
+            "",
+            tip,
+            tip - 1e-3 * tip,
+            xycoords=shifted,
+            textcoords=shifted,
+            arrowprops={
+                "arrowstyle": "-|>",
+                "color": colour,
+                "linewidth": 0,
+                "mutation_scale": 16,
+                "shrinkA": 0,
+                "shrinkB": 0,
+            },
+            zorder=3,
+        )
+    for k, label, score, lane in zip(K, key_labels, scores, lanes[1:], strict=True):
         # A key that ends on the query's shaft (same way, shorter) is labelled below and to
         # the right, clear of the query's arrowhead; any other key next to its tip.
         on_shaft = abs(q[0] * k[1] - q[1] * k[0]) < 1e-9 and 0 < k @ q < q @ q
@@ -118,7 +162,7 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
             f"{label}\nq·k = {score:.2f}",
             k,
             textcoords="offset points",
-            xytext=(10, -6) if on_shaft else (6 if right else -6, 4),
+            xytext=(10 + lane[0], -6 + lane[1]) if on_shaft else (6 if right else -6, 4),
             ha="left" if right or on_shaft else "right",
             va="top" if on_shaft else "baseline",
             fontsize=9,
@@ -127,7 +171,6 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
     reach = 1.4 * max(np.abs(K).max(), np.abs(q).max())
     ax.set_xlim(-reach, reach)
     ax.set_ylim(-reach, reach)
-    ax.set_aspect("equal")
     ax.axhline(0, color="grey", linewidth=0.5)
     ax.axvline(0, color="grey", linewidth=0.5)
     ax.set_xlabel("coordinate 1")
