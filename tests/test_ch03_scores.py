@@ -358,3 +358,10 @@ def test_the_w_qk_heatmap_names_features_on_its_axes_and_in_its_alt_text():
     fig, default_alt = heatmap(W_qk, toy.FEATURES, title="t")
     assert "Rows are queries, columns are keys." in default_alt
     plt.close(fig)
+
+
+def test_by_token_labels_each_number_with_its_word():
+    assert toy.by_token(toy.scores()[3]).startswith("I 0.40  ate 0.48")
+    assert toy.by_token(np.arange(8), fmt="g").endswith("delicious 7")
+    with pytest.raises(ValueError, match=r"one number per token, shape \(8,\); got \(3,\)"):
+        toy.by_token([1, 2, 3])

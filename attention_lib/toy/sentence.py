@@ -109,6 +109,17 @@ def token_index(token: str) -> int:
         raise ValueError(f"{token!r} is not a token of the sentence; tokens are {TOKENS}") from None
 
 
+def by_token(values, fmt: str = ".2f") -> str:
+    """One number per token, each after its word: ``"I 0.40  ate 0.48 ..."``.
+
+    For printing a row of the sentence's scores or weights with its labels.
+    """
+    v = np.asarray(values, dtype=float)
+    if v.shape != (len(TOKENS),):
+        raise ValueError(f"need one number per token, shape ({len(TOKENS)},); got {v.shape}")
+    return "  ".join(f"{t} {x:{fmt}}" for t, x in zip(TOKENS, v, strict=True))
+
+
 def projections() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(Q, K, V)`` for the toy sentence, each of shape (8, 4)."""
     return X @ W_q, X @ W_k, X @ W_v  # (n, d_model) @ (d_model, d) -> (n, d)
