@@ -1,5 +1,6 @@
 """Chapter 7: the hand-built heads tell their story; figures; checkers tested both ways."""
 
+import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -254,6 +255,7 @@ def crashes(*args, **kwargs):
     [
         (good_split, "PASS", "all 4 cases match"),
         (lambda X, h: al.split_heads(X, h), "PASS", "all 4 cases match"),
+        (lambda X, h: good_split(X, h)[::-1], "FAIL", "the heads came out in reverse order"),
         (lambda X, h: X.reshape(h, X.shape[0], -1), "FAIL", "the heads mix tokens"),
         (lambda X, h: np.moveaxis(X.reshape(len(X), -1, h), -1, 0), "FAIL", "interleaved"),
         (lambda X, h: X.reshape(len(X), h, -1), "FAIL", "heads axis must come first"),
@@ -273,10 +275,13 @@ def test_split_heads_checker(fn, status, hint, capsys):
 
 
 def attend(X, W_q, W_k, W_v, h, scale=None, axis=-1):
-    Q, K, V = (al.split_heads(X @ W, h) for W in (W_q, W_k, W_v))  # (h, n, d_k)
+    # The learner's own split and merge (the exercise rules out al.split_heads and
+    # al.merge_heads), so that each wrong answer below gets its own hint.
+    Q, K, V = (good_split(X @ W, h) for W in (W_q, W_k, W_v))  # (h, n, d_k)
     s = 1 / np.sqrt(Q.shape[-1]) if scale is None else scale
     weights = al.softmax(al.attention_scores(Q, K) * s, axis=axis)
-    return al.merge_heads(weights @ V)  # (n, d_model)
+    heads = weights @ V  # (h, n, d_k)
+    return heads.swapaxes(0, 1).reshape(len(X), -1)  # (n, d_model): merged
 
 
 def good_multi_head(X, W_q, W_k, W_v, W_o, h):
@@ -350,6 +355,23 @@ def first_block_only(X, W_q, W_k, W_v, W_o, h):
     return np.concatenate([head] * h, axis=-1) @ W_o
 
 
+LIBRARY_MHA = al.multi_head_attention  # an alias: still the library's answer
+
+
+def aliased_library(X, W_q, W_k, W_v, W_o, h):
+    return LIBRARY_MHA(X, W_q, W_k, W_v, W_o, h=h)[0]
+
+
+def batched_library(X, W_q, W_k, W_v, W_o, h):
+    # Right, but with the library's split and merge, which the exercise rules out.
+    Q, K, V = (al.split_heads(X @ W, h) for W in (W_q, W_k, W_v))
+    return al.merge_heads(al.scaled_dot_product_attention(Q, K, V)[0]) @ W_o
+
+
+def own_helper_hides_it(X, W_q, W_k, W_v, W_o, h):
+    return aliased_library(X, W_q, W_k, W_v, W_o, h)
+
+
 def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
     n, d_model = X.shape
     Q, K, V = ((X @ W).reshape(h, n, d_model // h) for W in (W_q, W_k, W_v))
@@ -365,9 +387,13 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
         (interleaved, "FAIL", "every h-th column"),
         (
             lambda X, q, k, v, o, heads: al.multi_head_attention(X, q, k, v, o, heads),
-            "PASS",
-            "all 4",
+            "FAIL",
+            "calls al.multi_head_attention, which this exercise rules out",
         ),
+        (al.multi_head_attention, "FAIL", "calls al.multi_head_attention"),
+        (aliased_library, "FAIL", "calls al.multi_head_attention"),
+        (batched_library, "FAIL", "calls al.split_heads"),
+        (own_helper_hides_it, "FAIL", "calls al.multi_head_attention"),
         (lambda X, q, k, v, o, h: attend(X, q, k, v, h), "FAIL", "multiply it by W_o"),
         (
             lambda X, q, k, v, o, h: attend(X, q, k, v, h, scale=1 / np.sqrt(X.shape[-1])) @ o,
@@ -388,7 +414,7 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
         ),
         (lambda X, q, k, v, o, h: good_multi_head(X, q, k, v, o.T, h), "FAIL", "W_o.T"),
         (first_block_only, "FAIL", "every head used the first block of columns"),
-        (lambda *a: al.multi_head_attention(*a)[1], "FAIL", "Return only the output"),
+        (lambda X, q, k, v, o, h: np.zeros((h, len(X), len(X))), "FAIL", "Return only the output"),
         (lambda *a: None, "TODO", "returned None"),
         (crashes, "FAIL", "raised KeyError"),
     ],
@@ -429,21 +455,28 @@ def test_param_count_follows_the_sizes(capsys):
     assert "multiplied by h = 4" in capsys.readouterr().out
 
 
-def test_the_h_slider_frames_are_about_equally_tall():
-    # The page keeps a slider as tall as its tallest frame: the h = 1 frame must not
-    # leave a large blank under it (the chapter's layouts: one big panel, two stacked).
+def test_the_h_slider_frames_have_one_width():
+    # Fix round 3: the h = 2 frame was 405 px wide against 654-693 for the others, so the
+    # picture jumped. The chapter's layouts (one big panel, two stacked and padded, the
+    # 2 x 2 grid) now share the grid's width; the h = 1 frame is at most 1 in shorter.
     from attention_lib.plotting import head_heatmaps
 
-    heights = []
-    for h, layout in {1: {"cell": 0.72}, 2: {"ncols": 1}, 4: {}}.items():
-        fig, _ = head_heatmaps(toy.heads.attention(h=h)[1], toy.TOKENS, title="x", **layout)
-        heights.append(fig.get_size_inches()[1])
-        assert fig.get_size_inches()[0] * 90 <= 700  # never shrunk on the page
+    sizes = []
+    for h, layout in {1: {"cell": 0.665}, 2: {"ncols": 1}, 4: {}}.items():
+        fig, _ = head_heatmaps(
+            toy.heads.attention(h=h)[1], toy.TOKENS, title="x", fontsize=9, width=7.39, **layout
+        )
+        sizes.append(fig.get_size_inches())
         plt.close(fig)
-    assert max(heights) - min(heights) < 0.5  # inches: under 45 px of blank
-    fig, _ = head_heatmaps(toy.heads.attention(h=1)[1], toy.TOKENS, title="x")
-    assert max(heights) - fig.get_size_inches()[1] > 3  # the default would leave ~350 px
+    widths, heights = [w for w, _ in sizes], [h for _, h in sizes]
+    assert max(widths) - min(widths) < 0.02 and max(widths) * 90 <= 688  # never shrunk
+    assert max(heights) - min(heights) < 1.0
+    fig, _ = head_heatmaps(toy.heads.attention(h=2)[1], toy.TOKENS, title="x", ncols=1)
+    assert fig.get_size_inches()[0] < 5  # unpadded, the h = 2 frame would be narrow
     plt.close(fig)
+    cells = {cell.id: cell.source for cell in chapter_cells()}
+    assert "layout.update(fontsize=9, width=7.39)" in cells["3dce5151"]
+    assert '{1: {"cell": 0.665}, 2: {"ncols": 1}, 4: {}}' in cells["3dce5151"]
 
 
 def chapter_cells():
@@ -455,16 +488,12 @@ def chapter_cells():
     return nbformat.read(path, as_version=4).cells
 
 
-def test_w_o_is_one_sentence_and_the_block_sum_check():
-    """Simplification round, item 5: the "a high sum pins both" argument, its dropdown and
-    W_o_mix are gone; one sentence says what W_o does, and the block sum is checked in
-    two visible lines."""
+def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
+    """Fix round 3, item 5: W_o does something once, in one cell and one paragraph: output 3
+    of W_o_mix reads both heads. The block sum is still checked in two visible lines."""
     cells = chapter_cells()
     ids = [cell.id for cell in cells]
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    page = "".join(cell.source for cell in cells)
-    for gone in ("W_o_mix", "pins both", "admonition", "wo-md", "floor"):
-        assert gone not in page, gone
     for cell_id in ("wo-md", "wo-code", "wo-assert", "wo-read"):
         assert cell_id not in ids
     mixes = "$W_o$ then mixes the heads: each output column is a weighted sum of **every**"
@@ -476,6 +505,26 @@ def test_w_o_is_one_sentence_and_the_block_sum_check():
     assert "grouping the terms of each output entry by head gives one sum per head" in (
         source["83c4d06e"].lower()
     )
+    mix = cells[ids.index("mix-code")]
+    assert "W_o_mix" in mix.source and "mix-assert" in ids
+    assert "remove-cell" in cells[ids.index("mix-assert")].metadata["tags"]
+    printed = "".join(o.get("text", "") for o in mix.outputs).splitlines()
+    assert [line.split()[-1] for line in printed[1:]] == ["0.76", "0.70", "0.66"]
+    assert "Output 3 reads both heads" in source["mix-read"] and "0.66" in source["mix-read"]
+    assert ids.index("pair-read") < ids.index("mix-code") < ids.index("mix-read")
+    # what the prose says: output 3 is the subject head's human minus the object head's
+    food_person = np.eye(4)[:, :2]
+    noun_human = toy.W_v[:, [0, 3]]
+    W_q = np.zeros((4, 4))
+    W_q[2] = [4.0, 0.0, 0.0, 4.0]
+    W_k, W_v = np.hstack([food_person] * 2), np.hstack([noun_human] * 2)
+    W_o = np.zeros((4, 4))
+    W_o[0, 0] = W_o[3, 1] = W_o[3, 2] = 1.0
+    W_o[1, 2] = -1.0
+    apart, _ = al.multi_head_attention(toy.X, W_q, W_k, W_v, np.eye(4), h=2)
+    mixed, _ = al.multi_head_attention(toy.X, W_q, W_k, W_v, W_o, h=2)
+    assert np.isclose(mixed[ATE, 2], apart[ATE, 3] - apart[ATE, 1])
+    assert round(mixed[ATE, 2], 2) == 0.66
 
 
 MAIN_ORDER = [
@@ -489,8 +538,6 @@ MAIN_ORDER = [
     "b256feaf",
     "10741b3e",
     "59e25c78",
-    "32992697",  # two heads as one: the row splits, and dilutes
-    "facbf0ad",
     "wide-md",  # "## One head, two numbers wide": now on the main line
     "wide-code",
     "wide-figure",
@@ -498,6 +545,8 @@ MAIN_ORDER = [
     "pair-md",  # "## One head, one average"
     "pair-code",
     "pair-read",
+    "mix-code",  # W_o mixes the object and subject heads, once
+    "mix-read",
     "split-md",  # "## Split, attend, concatenate, project", with W_o and the batch axis
     "ef813e7a",
     "2029d4b7",  # "## What heads cost"
@@ -512,6 +561,9 @@ MAIN_ORDER = [
     "3dce5151",
     "h1-code",
     "h1-read",
+    "rank-md",  # "### What a narrow head gives up": the rank, off the main line
+    "rank-code",
+    "rank-read",
     "bd170a6f",  # "## Summary"
 ]
 
@@ -546,6 +598,7 @@ def test_main_line_intuition_picture_math_code_experiment():
         "## Exercises",
         "## Going deeper (optional)",
         "### Fewer heads, same weights",
+        "### What a narrow head gives up",
         "## Summary",
     ]
     page = "".join(cell.source for cell in cells)
@@ -561,7 +614,7 @@ def test_main_line_intuition_picture_math_code_experiment():
     assert "Width lets different words ask different questions" in " ".join(
         source["bd170a6f"].split()
     )
-    for cell_id in ("4d5aebf9", "wide-assert", "pair-assert", "real-assert", "h1-assert"):
+    for cell_id in ("wide-assert", "pair-assert", "mix-assert", "real-assert", "rank-assert"):
         assert "remove-cell" in cells[ids.index(cell_id)].metadata["tags"]
     for cell_id in ("e6cfb90e", "10741b3e", "wide-figure", "3dce5151"):
         assert "hide-input" in cells[ids.index(cell_id)].metadata["tags"]
@@ -617,31 +670,48 @@ def test_one_row_must_split_is_said_in_the_text_once():
 
 
 def test_cost_and_rank_wording():
-    """Item 4: no multiply-add count depends on h, and the sentence says so without the
-    old 'no cost depends on h'; the rank sentence names the table below."""
+    """Fix round 3, items 1 and 4: the element-wise work on the score maps grows with h;
+    the rank (of the scores, not the weights) moved to Going deeper, with softmax
+    restoring full rank and the low-rank bottleneck cited."""
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     cost = source["2029d4b7"]
     assert "No multiply-add count depends on $h$" in cost
-    assert "Only the softmax and the stored weights, $h\\,n^2$ numbers, grow with $h$" in cost
-    assert "No cost depends on $h$" not in cost
-    assert "The last column of the table below is the **rank**" in cost
-    assert "its number of linearly independent rows" in cost
-    assert "is a product through $d_k$ columns, so its rank is at most $d_k$" in cost
-    assert "At $h = 8$ each score map has rank 4" in source["cost-read"]
+    assert (
+        "Only the element-wise work on the score maps (scale, softmax) and the stored "
+        "weights, $h\\,n^2$ numbers, grow with $h$"
+    ) in cost
+    assert "rank" not in cost and "rank" not in source["cost-read"]
     assert "for the multiply-adds of one" in source["cost-read"]
     assert "No multiply-add count depends on $h$" in source["bd170a6f"]
+    assert "rank" not in source["bd170a6f"] and "chapter 11" in source["bd170a6f"]
+    assert "so their **rank**" in source["rank-md"] and "at most $d_k$" in source["rank-md"]
+    read = source["rank-read"]
+    assert "Softmax usually restores full rank" in read
+    assert "{cite:p}`bhojanapalli2020low`" in read and "$n \\le d_k$ nothing is lost" in read
     out = {
         c.id: "".join(o.get("text", "") for o in c.outputs) for c in cells if c.cell_type == "code"
     }
     table = out["341c47af"].splitlines()
-    assert table[0].split() == ["h", "d_k", "mult-adds", "weights", "stored", "rank", "per", "head"]
+    assert table[0].split() == ["h", "d_k", "mult-adds", "weights", "stored"]
     assert [line.split()[2] for line in table[1:]] == ["26,880"] * 5
     assert [line.split()[3] for line in table[1:]] == ["36", "72", "144", "288", "1,152"]
-    assert [int(line.split()[-1]) for line in table[1:]] == [6, 6, 6, 4, 1]
+    ranks = [line.split() for line in out["rank-code"].splitlines()[1:]]
+    assert ranks == [["1", "32", "6", "6"], ["8", "4", "4", "6"], ["32", "1", "1", "6"]]
+    # the same, recomputed: scores of rank min(n, d_k), weights of full rank
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6, 32))
+    W_q, W_k = rng.normal(size=(4, 32, 32))[:2] / np.sqrt(32)
+    for n_heads in (1, 8, 32):
+        Q, K = al.split_heads(X @ W_q, n_heads), al.split_heads(X @ W_k, n_heads)
+        assert (np.linalg.matrix_rank(Q @ K.swapaxes(-1, -2)) == min(6, 32 // n_heads)).all()
+        _, w = al.scaled_dot_product_attention(Q, K, K)
+        assert (np.linalg.matrix_rank(w) == 6).all()
     # the figure: the same counts, and n = 6 tokens so that no two axes share a length
     fig, alt = shape_tracer(6, 32, 8)
+    labels = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
     plt.close(fig)
+    assert "W_o mixes heads 1-8 into each column" in labels and "total\n26,880" in labels
     assert "split (8, 6, 4) -> scores (8, 6, 6)" in alt and "26,880 multiply-adds" in alt
     steps = {s.name: s for s in trace_shapes(6, 32, 8)}
     assert steps["Q, K, V"].macs + steps["output"].macs == 4 * 6 * 32 * 32
@@ -681,50 +751,59 @@ def test_plain_printouts_on_the_main_line():
     """Item 1: the experiment cells print with plain print calls, no dict of tuples or
     generators, and every printed vector names its columns."""
     cells = {cell.id: cell for cell in chapter_cells()}
-    for cell_id in ("5bb6705c", "32992697", "pair-code", "wide-code"):
+    for cell_id in ("5bb6705c", "pair-code", "wide-code", "mix-code", "rank-code"):
         code = cells[cell_id].source
         for dense in ("rows = {", ".items()", "for t in words", '", ".join', "*fetched"):
             assert dense not in code, (cell_id, dense)
-    text = {cid: cells[cid].outputs[0]["text"] for cid in ("32992697", "pair-code", "5bb6705c")}
-    merged = text["32992697"].splitlines()
-    assert merged[0] == "as one head, 'ate' gives 'cake': 0.43"
-    assert merged[1] == "as one head, 'ate' gives 'I':    0.43"
-    assert merged[2] == "'ate' brings back (food, person)"
-    assert merged[3].split() == ["as", "one", "head:", "[0.47", "0.44]"]
-    assert merged[4].split() == ["as", "two", "heads:", "[0.92", "0.91]"]
-    assert merged[5].split() == ["asking", "nothing:", "[0.25", "0.15]", "(1/8", "each)"]
-    assert len({line.index("[") for line in merged[3:]}) == 1  # the columns line up
+    text = {cid: cells[cid].outputs[0]["text"] for cid in ("pair-code", "5bb6705c")}
     pair = text["pair-code"].splitlines()
-    assert pair[0] == "'ate' brings back (noun, human)"
-    assert pair[1].split() == ["object", "head:", "[0.76", "0.04]"]
-    assert pair[2].split() == ["subject", "head:", "[0.78", "0.7", "]"]
-    assert pair[3].split() == ["one", "head:", "[0.73", "0.31]", "twice"]
+    assert pair[0] == "one head, 'ate' gives 'cake': 0.29"
+    assert pair[1] == "one head, 'ate' gives 'I':    0.29"
+    assert pair[2] == "'ate' brings back (noun, human)"
+    assert pair[3].split() == ["object", "head:", "[0.76", "0.04]"]
+    assert pair[4].split() == ["subject", "head:", "[0.78", "0.7", "]"]
+    assert pair[5].split() == ["one", "head:", "[0.73", "0.31]", "twice"]
+    assert len({line.index("[") for line in pair[3:]}) == 1  # the columns line up
     assert "  cake       0.17" in text["5bb6705c"] and "  I          0.11" in text["5bb6705c"]
     code = cells["pair-code"].source
     for name in ("W_q_pair", "W_k_pair", "W_v_pair", "W_o_pair"):
         assert f"{name} = " in code, name
+    # fix round 3, item 6: columns by name, not np.eye(4)[:, :2] or toy.W_v[:, [0, 3]]
+    for bare in ("np.eye(4)[:, :2]", "[:, [0, 3]]"):
+        assert bare not in code and bare not in cells["wide-code"].source, bare
+    assert "toy.W_v[:, [noun, human]]" in code and "W_k2[food, 0]" in cells["wide-code"].source
 
 
-def test_the_named_heads_and_the_merged_experiment():
-    """The heads keep their names (object/subject head, verb-object ...); the merged head
-    splits, 0.43 each, and dilutes: 0.47 and 0.44 against 0.92 and 0.91."""
+def test_the_named_heads_and_one_merged_experiment():
+    """The heads keep their names (object/subject head, verb-object ...). Fix round 3,
+    item 6: one merged experiment, the object and subject heads run as one head: the row
+    splits, 0.29 each, and one average comes back twice. Item 7: the action row and
+    'delicious' -> 'I' are explained."""
     cells = chapter_cells()
+    ids = [cell.id for cell in cells]
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    for gone in ("32992697", "4d5aebf9", "facbf0ad"):
+        assert gone not in ids
     assert 'the verb-object head gives "cake" 0.86' in source["59e25c78"]
     assert 'the verb-subject head gives "I" 0.90' in source["59e25c78"]
-    merge = source["facbf0ad"]
-    assert "the row splits, 0.43 each" in merge and "0.47 and 0.44" in merge
-    assert "nearer to asking nothing than to the two heads apart" in merge
+    assert "it has action 0.3" in source["59e25c78"]
+    assert "actions answer negatively, so verbs do not pick verbs" in source["heads-md"]
+    assert "the row splits, 0.29 each" in source["pair-read"]
     assert source["pair-read"].startswith("The object head answers")
     assert "subspace of the representation" in source["pair-read"]
     assert "{cite:p}`vaswani2017attention`" in source["pair-read"]
     assert '"Cake" gets 0.17 and "I" only 0.11' in source["aa575fa6"]
+    assert "one combined note of the same width" in source["aa575fa6"]
+    assert "condenses" not in source["aa575fa6"]
     assert "pointers ask; food answers, and people less" in source["heads-md"]
     assert (
         "the first three heads return a word's food, and the last its person"
         in (source["heads-md"])
     )
     assert "$W_o$ is the identity for now" in source["heads-md"]
+    delicious = toy.token_index("delicious")
+    assert toy.X[delicious, 2] == 0.3
+    assert toy.heads.attention()[1][3, delicious].argmax() == I
 
 
 def test_the_picture_comes_before_the_math_and_the_batch_axis_is_shown():
@@ -763,7 +842,9 @@ def test_real_code_and_exercise_wording():
     assert "$4 \\times 512^2$, over a million" in solution
     assert "traced above" in source["5cd0b651"]
     assert "I ate and she slept" in source["7dce2a2a"]
-    assert "$0.5 < t < 1$" in source["7dce2a2a"] and "hull (chapter 6)" in source["7dce2a2a"]
+    assert "$0.5 < t < 1$" in source["7dce2a2a"] and "hull" not in source["7dce2a2a"]
+    assert "$a < 1$, $b < 1$ and $a + b > 1$ works" in source["7dce2a2a"]
+    assert "can never be the unique winner of a dot-product score" in source["7dce2a2a"]
     assert ".contiguous()" in source["29f30781"]
 
 

@@ -43,6 +43,9 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", 
     **layout
         ``ncols`` (panels per row) and ``cell`` (inches per cell, default 0.32): a slider
         whose frames have 1, 2 and 4 heads can give them all the same height.
+        ``fontsize`` (default 8): tick and axis labels; the cells' numbers are 0.5 pt
+        smaller, panel titles 1 pt and the title 2 pt larger. ``width`` (inches): pad the
+        figure on the right to at least this width, so that slider frames match.
 
     Returns
     -------
@@ -61,8 +64,10 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", 
     nrows = math.ceil(h / ncols)
     # A fixed layout in inches (no layout engine): fast enough to draw slider frames.
     panel = layout.get("cell", 0.32) * n
-    left, right, top, bottom, wgap, hgap = 0.95, 1.0, 0.65, 0.95, 0.2, 1.05
-    width = left + ncols * panel + (ncols - 1) * wgap + right
+    size = layout.get("fontsize", 8)
+    grow = size / 8  # margins for the tick labels grow with them
+    left, right, top, bottom, wgap, hgap = 0.95 * grow, 1.0, 0.65, 0.95 * grow, 0.2, 1.05 * grow
+    width = max(left + ncols * panel + (ncols - 1) * wgap + right, layout.get("width", 0))
     height = top + nrows * panel + (nrows - 1) * hgap + bottom
     fig = plt.figure(figsize=(width, height))
     for i in range(h):
@@ -71,14 +76,16 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", 
         y0 = height - top - panel - row * (panel + hgap)
         ax = fig.add_axes((x0 / width, y0 / height, panel / width, panel / height))
         image = ax.imshow(W[i], cmap=CMAP, vmin=0.0, vmax=1.0)
-        ax.set_xticks(range(n), tokens, rotation=60, ha="right", fontsize=8)
-        ax.set_yticks(range(n), tokens if col == 0 else [], fontsize=8)
-        ax.set_title(names[i], fontsize=9)
+        ax.set_xticks(range(n), tokens, rotation=60, ha="right", fontsize=size)
+        ax.set_yticks(range(n), tokens if col == 0 else [], fontsize=size)
+        ax.set_title(names[i], fontsize=size + 1)
         for r in range(n):
-            _label_row(ax, W[i, r], r, fmt)
-    fig.suptitle(title, fontsize=10, y=1 - 0.12 / height, va="top")
-    fig.text(0.5, 0.1 / height, "key (attended to)", ha="center", fontsize=8)
-    fig.text(0.12 / width, 0.5, "query (attending)", va="center", rotation=90, fontsize=8)
+            _label_row(ax, W[i, r], r, fmt, size - 0.5)
+    fig.suptitle(title, fontsize=size + 2, y=1 - 0.12 / height, va="top")
+    grid = ncols * panel + (ncols - 1) * wgap  # the key label sits under the panels
+    centre = 0.5 if "width" not in layout else (left + grid / 2) / width
+    fig.text(centre, 0.1 / height, "key (attended to)", ha="center", fontsize=size)
+    fig.text(0.12 / width, 0.5, "query (attending)", va="center", rotation=90, fontsize=size)
     bar_h = min(3.0, height - top - bottom)
     cax = fig.add_axes(
         ((width - 0.75) / width, (height - bar_h) / 2 / height, 0.15 / width, bar_h / height)
@@ -93,15 +100,16 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", 
         )
         parts.append(f"{names[i]}: {rows}")
     alt = (
-        f"{h} heatmaps: {title}. Rows are queries, columns are keys, colour 0 to 1. "
+        f"{h} heatmap{'' if h == 1 else 's'}: {title}. Rows are queries, columns are keys, "
+        "colour 0 to 1. "
         "Most decisive rows per head. " + "; ".join(parts) + "."
     )
     return fig, alt
 
 
-def _label_row(ax, row: np.ndarray, r: int, fmt: str) -> None:
+def _label_row(ax, row: np.ndarray, r: int, fmt: str, fontsize: float = 7.5) -> None:
     """Print a row's weights and outline its largest; a uniform row gets one label."""
-    text = {"ha": "center", "va": "center", "fontsize": 7.5}
+    text = {"ha": "center", "va": "center", "fontsize": fontsize}
     if np.allclose(row, row[0]):
         label = f"all 1/{row.size}" if np.isclose(row[0], 1 / row.size) else f"all {row[0]:{fmt}}"
         ax.text((row.size - 1) / 2, r, label, color="white", **text)
@@ -260,13 +268,17 @@ def shape_tracer(n: int, d_model: int, h: int):
         elif step.name in ("Q, K, V", "concat"):  # (n, d_model): one stripe per head
             for i in range(h):
                 _block(ax, i * d_k, y, d_k, n, colours[i], f"{i + 1}" if numbered else "")
-        else:  # X and the output: every column mixes all heads (or none yet)
+        elif step.name == "output":  # W_o: every output column mixes all heads
+            _block(ax, 0, y, step.shape[1], n, "0.85", f"W_o mixes heads 1-{h} into each column")
+        else:  # X: no heads yet
             _block(ax, 0, y, step.shape[1], n, "0.85", "")
     ax.set_xlim(-left, widest + right)
-    ax.set_ylim(-height + gap - 0.5, 0.5)
+    ax.set_ylim(-height - 0.5, 0.5)
     ax.set_aspect("equal")
     ax.axis("off")
     macs = sum(s.macs for s in steps)
+    bottom = -(len(steps) - 1) * row_h - text_h - n  # under the last row's blocks
+    ax.text(widest + 0.04 * widest, bottom - 0.3 * n, f"total\n{macs:,}", va="top", fontsize=10)
     ax.set_title(
         f"Shapes through multi-head attention\nn = {n}, d_model = {d_model}, h = {h}, "
         f"d_k = {d_k}: {macs:,} multiply-adds",

@@ -28,10 +28,9 @@ numbers are chosen by hand, not trained, so that the heads tell the article's st
   head here; ``X`` has no feature for praise, so this head can only read *food*: the
   words about food ask for the food itself;
 * **verb-subject**: "ate" -> "I" (0.90). "ate" needs both its object and its subject;
-  one head would split its row between them, bring back less of each (heads 2 and 4 run
-  as one: 0.47 of food and 0.44 of person instead of 0.92 and 0.91), and hand back one
-  weighted average of their values, in which features the two share can no longer be
-  told apart: that is why there are heads.
+  one head would split its row between them and hand back one weighted average of their
+  values, in which features the two share can no longer be told apart: that is why there
+  are heads (chapter 7 shows it with an object head and a subject head of width 2).
 
 ``tests/test_ch07_multi_head.py`` asserts each of these. Use them through
 ``toy.heads`` (``toy.heads.W_q`` ...), which keeps them apart from the one-head
