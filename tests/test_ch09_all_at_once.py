@@ -68,6 +68,18 @@ def global_shift(Q, K, V):  # right on every case but the one with far-apart row
     return e / e.sum(axis=-1, keepdims=True) @ V
 
 
+def last_row_skipped(Q, K, V):  # range(n_q - 1): an off-by-one
+    output = good_rows(Q, K, V)
+    output[-1] = 0
+    return output
+
+
+def first_row_only(Q, K, V):  # writes row 0 only
+    output = np.zeros((Q.shape[0], V.shape[1]))
+    output[0] = good_rows(Q, K, V)[0]
+    return output
+
+
 def in_place(Q, K, V):
     Q /= np.sqrt(Q.shape[1])  # changes the caller's Q
     return good_rows(Q * np.sqrt(Q.shape[1]), K, V)
@@ -90,6 +102,8 @@ def in_place(Q, K, V):
         (rows_with(query=lambda Q, K, i: Q[-1]), "FAIL", "the last query's row"),
         (rows_with(query=lambda Q, K, i: K[i]), "FAIL", "you used K[i] as the query"),
         (rows_with(normalise=lambda e, S: e), "FAIL", "do not add up to 1"),
+        (last_row_skipped, "FAIL", "the last row is zero, the others are right: check your"),
+        (first_row_only, "FAIL", "values differ"),  # all rows but one zero: not "last row"
         (lambda Q, K, V: Q @ K.T / np.sqrt(Q.shape[1]) @ V, "FAIL", "you skipped the softmax"),
         (lambda Q, K, V: al.scaled_dot_product_attention(Q, K, V)[1], "FAIL", "the weights"),
         (rows_with(shift=False), "FAIL", "Subtract each row's maximum"),
@@ -135,7 +149,10 @@ def test_column_softmax_gets_its_own_hint(capsys):
         (33_554_432, "FAIL", "one head's matrix; the layer has h = 16"),
         (268_435_456, "FAIL", "counts the numbers, not the bytes: each bf16 takes 2"),
         (2_147_483_648, "FAIL", "that is float64"),
-        (1_073_741_824, "FAIL", "that is float32"),
+        (1_073_741_824, "FAIL", "twice the answer. Did you count the weights too?"),
+        (1_073_741_824, "FAIL", "Or 4 bytes a number? That is float32; bf16 takes 2."),
+        (537, "FAIL", "that is in MB (10**6 bytes)"),
+        (536_871, "FAIL", "that is in kB (10**3 bytes)"),
         (131_072, "FAIL", "one row per head"),
         (512, "FAIL", "in MiB"),
         (524_288, "FAIL", "in KiB"),
@@ -158,6 +175,9 @@ def test_score_memory_follows_the_sizes(capsys):
     assert check_score_memory(8 * 8 * 4 * 3, n=8, h=3, itemsize=4)
     assert not check_score_memory(8 * 8 * 4, n=8, h=1)  # float32 where bf16 was asked
     assert "float32" in capsys.readouterr().out
+    assert not check_score_memory(2 * 16384**2 * 8, n=16384, h=1, itemsize=8)  # + weights
+    line = capsys.readouterr().out
+    assert "count the weights too" in line and "bytes a number" not in line  # no float128
 
 
 # --- Figures -----------------------------------------------------------------------------
@@ -266,16 +286,21 @@ def test_memory_plot_draws_the_computed_line_and_the_measurements():
     assert "peak, chunked: 371 KiB at n = 256 to 2.34 MiB at n = 16384 (0.00114 times" in alt
     assert "2 GiB\nat n = 16384" in [t.get_text() for t in ax.texts]
     ticks = [t.get_text() for t in ax.get_yticklabels()]
-    assert ticks == ["1 KiB", "32 KiB", "1 MiB", "32 MiB", "1 GiB"]  # no "512 B" under "1 KiB"
+    assert ticks == ["1 KiB", "32 KiB", "1 MiB", "32 MiB", "1 GiB"]  # powers of 32, evenly
     assert ax.get_legend().get_texts()[0].get_text() == "one score matrix: n² × 8 bytes"
-    for line in ax.get_lines()[1:]:  # a white casing: a measured line on the band still shows
+    assert computed.get_linestyle() == ":" and computed.get_zorder() > 2  # on top, thin
+    for line in ax.get_lines()[1:]:  # thick, so the dotted reference on top still shows
+        assert line.get_linewidth() >= 2 * computed.get_linewidth()
         stroke = line.get_path_effects()[0]
-        assert (
-            stroke._gc["foreground"] == "white" and stroke._gc["linewidth"] > line.get_linewidth()
-        )
+        assert stroke._gc["foreground"] == "white"
     plt.close(fig)
-    fig, _ = memory_plot([2, 4, 16], {"x": ([2, 16], [40, 500])})  # from 32 B: room to label
-    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["32 B", "1 KiB"]
+    fig, _ = memory_plot([256, 1024, 16384], {"x": ([256, 16384], [2**15, 2**20])})
+    ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]  # 32 KiB to 2 GiB
+    assert ticks == ["64 KiB", "256 KiB", "1 MiB", "4 MiB", "16 MiB", "64 MiB", "256 MiB", "1 GiB"]
+    plt.close(fig)
+    fig, _ = memory_plot([2, 4, 16], {"x": ([2, 16], [40, 500])})  # 32 B to 2 KiB
+    ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert ticks == ["64 B", "256 B", "1 KiB"]  # short: powers of 4
     plt.close(fig)
     with pytest.raises(ValueError, match="one length"):
         memory_plot(n, {"x": ([1, 2], [3])})
@@ -362,12 +387,15 @@ def test_tile_figure_lists_the_running_m_ell_and_o_of_each_query():
     z = Z[it, :3]  # the worked example's block 1 for "it"
     m, ell = z.max(), np.exp(z - z.max()).sum()
     o = np.exp(z - m) @ V[:3]
-    assert lines[-0.75] == ["max m", "sum ℓ", "output o"]
     assert lines[it] == [f"{m:.2f}", f"{ell:.2f}", "  ".join(f"{v:.2f}" for v in o)]
-    assert [lines[i] for i in range(4)] == [["done"]] * 4
+    assert lines[-0.75] == ["max m", "sum ℓ", "running sum o\n(output = o / ℓ)"]
+    for i in range(4):  # finished queries show their output, o / ℓ over all the keys
+        out = "  ".join(f"{v:.2f}" for v in al.softmax(Z[i]) @ V)
+        assert lines[i] == ["done, o / ℓ =", out]
+    assert alt.endswith("Queries already done show their output, o divided by ℓ.")
     assert np.allclose(row_px, line_px)  # each line sits level with its query's row
     vector = ", ".join(f"{v:.2f}" for v in o)
-    assert alt.endswith(f"the row of 'it' now holds m {m:.2f}, ℓ {ell:.2f}, o ({vector}).")
+    assert f"the row of 'it' now holds m {m:.2f}, ℓ {ell:.2f}, o ({vector})." in alt
     assert "queries 'and' to 'delicious' against keys 'I' to 'the' is folded in" in alt
     fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 1, V=V, row="it")
     texts = [t.get_text() for t in fig.axes[1].texts]

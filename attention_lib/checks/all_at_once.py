@@ -150,6 +150,16 @@ def _judge_rows(cases: Cases, case: str, Q, K, V, out) -> None:
         if out.shape == np.shape(wrong) and np.allclose(out, wrong, atol=ATOL):
             raise Fail(f"{hint} (on {case})")
     expect_shape(out, expected.shape, case, " One row per query, one column per value: (n_q, d_v).")
+    if (
+        n_q > 1
+        and np.all(out[-1] == 0)
+        and np.any(expected[-1] != 0)
+        and np.allclose(out[:-1], expected[:-1], atol=ATOL)
+    ):
+        raise Fail(
+            f"the last row is zero, the others are right: check your range, which must "
+            f"visit every query, i = 0 to n_q - 1 (on {case})."
+        )
     same(out, expected, case)
 
 
@@ -160,7 +170,13 @@ def check_score_memory(answer, *, n: int = 4096, h: int = 16, itemsize: int = 2)
     """Check the bytes of one layer's ``h`` score matrices, ``n x n`` numbers of ``itemsize``."""
     expected = h * n * n * itemsize
     kind = {2: "bf16", 4: "float32", 8: "float64"}.get(itemsize, f"{itemsize}-byte")
+    double = {2: "float32", 4: "float64"}.get(itemsize)  # twice the bytes of each number
+    twice = "that is twice the answer. Did you count the weights too? The question asks for "
+    twice += "the scores alone."
+    if double:
+        twice += f" Or {2 * itemsize} bytes a number? That is {double}; {kind} takes {itemsize}."
     mistakes = (
+        (2 * expected, twice),
         (n * n * itemsize, f"that is one head's matrix; the layer has h = {h} of them."),
         (h * n * n, f"that counts the numbers, not the bytes: each {kind} takes {itemsize}."),
         (h * n * n * 8, f"that is float64 (8 bytes a number); {kind} takes {itemsize}."),
@@ -169,6 +185,8 @@ def check_score_memory(answer, *, n: int = 4096, h: int = 16, itemsize: int = 2)
         (expected / 2**20, "that is in MiB (2**20 bytes); give the answer in bytes."),
         (expected / 2**10, "that is in KiB (2**10 bytes); give the answer in bytes."),
         (expected * 8, f"that counts bits: a {kind} number takes {itemsize} bytes."),
+        (round(expected / 1e6), "that is in MB (10**6 bytes); give the answer in bytes."),
+        (round(expected / 1e3), "that is in kB (10**3 bytes); give the answer in bytes."),
     )
     mistakes = tuple((w, hint) for w, hint in mistakes if w != expected)  # e.g. itemsize 8
     return check_number("score_memory", answer, expected, places=0, mistakes=mistakes)

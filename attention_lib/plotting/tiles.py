@@ -2,7 +2,7 @@
 
 The score matrix is cut into tiles: a block of queries times a block of keys. Tiled
 attention walks the tiles of one query block from left to right, folds each tile into
-three running numbers per query (the maximum ``m``, the sum ``ℓ`` and the output ``o``)
+three running numbers per query (the maximum ``m``, the sum ``ℓ`` and the sum ``o``)
 and throws it away. The figure shows one step of that walk: the current tile with its
 numbers, the tiles already folded in (hatched), the tiles still to come (blank), and
 beside them the running ``m``, ``ℓ`` and ``o`` of each query.
@@ -83,7 +83,7 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None, row: str | 
     # Fixed boxes in inches, so the panel's lines sit level with the grid's rows.
     grid_w, grid_h = _ROW * Z.shape[1], _ROW * Z.shape[0]
     width = 1.0 + grid_w + (0.4 + _PANEL if V is not None else 0.2)
-    height = 1.0 + grid_h + 0.75
+    height = 1.0 + grid_h + 1.0  # the title, and the panel's two-line heads
     fig = plt.figure(figsize=(width, height))
     ax = fig.add_axes((1.0 / width, 1.0 / height, grid_w / width, grid_h / height))
     ax.set_xlim(-0.5, Z.shape[1] - 0.5)
@@ -138,7 +138,8 @@ def _state_panel(ax, Z, V, tokens, rows: slice, k_end: int, named: int) -> str:
     ax.set_xlim(0, _PANEL)  # in inches
     ax.set_ylim(len(tokens) - 0.5, -0.5)  # rows line up with the grid's rows
     ax.axis("off")
-    columns = (0.1, "max m"), (0.85, "sum ℓ"), (1.6, "output o")
+    _, ell_all, o_all = running_state(Z, V, Z.shape[1])  # every key folded in
+    columns = (0.1, "max m"), (0.85, "sum ℓ"), (1.6, "running sum o\n(output = o / ℓ)")
     for x, head in columns:
         ax.text(x, -0.75, head, fontsize=12, fontweight="bold", va="bottom")
     ax.add_patch(Rectangle((0, rows.start - 0.5), _PANEL, rows.stop - rows.start, facecolor=NOW))
@@ -147,13 +148,17 @@ def _state_panel(ax, Z, V, tokens, rows: slice, k_end: int, named: int) -> str:
             vector = "  ".join(f"{v:.2f}" for v in o[i])
             for (x, _), text in zip(columns, (f"{m[i]:.2f}", f"{ell[i]:.2f}", vector), strict=True):
                 ax.text(x, i, text, fontsize=12, va="center")
+        elif i < rows.start:  # a finished query keeps only its output
+            ax.text(0.1, i, "done, o / ℓ =", fontsize=12, va="center", color="0.35")
+            vector = "  ".join(f"{v:.2f}" for v in o_all[i] / ell_all[i])
+            ax.text(1.6, i, vector, fontsize=12, va="center")
         else:
-            done = i < rows.start
-            ax.text(
-                0.1, i, "done" if done else "not started", fontsize=12, va="center", color="0.35"
-            )
+            ax.text(0.1, i, "not started", fontsize=12, va="center", color="0.35")
     vector = ", ".join(f"{v:.2f}" for v in o[named])
-    return (
-        "Right, each query's running maximum m, sum ℓ and output o; the row of "
+    alt = (
+        "Right, each query's running maximum m, sum ℓ and running sum o; the row of "
         f"{tokens[named]!r} now holds m {m[named]:.2f}, ℓ {ell[named]:.2f}, o ({vector})."
     )
+    if rows.start > 0:
+        alt += " Queries already done show their output, o divided by ℓ."
+    return alt

@@ -24,8 +24,7 @@ STYLES = [  # Okabe-Ito colours, far apart in hue and lightness, each with its o
     ]
 ]
 
-# A white casing under each measured line: one that lies on the grey n² band (the library's
-# peak does) still shows as a line of its own, in colour and in greyscale.
+# A white casing under each measured line, so lines that cross stay apart in greyscale.
 HALO = [patheffects.Stroke(linewidth=4.5, foreground="white"), patheffects.Normal()]
 
 
@@ -240,8 +239,14 @@ def memory_plot(n, measured: dict, *, itemsize: int = 8, title: str | None = Non
         series[label] = sizes, values
     computed = n**2 * itemsize
     fig, ax = plt.subplots(figsize=(6.2, 3.8))
-    ax.plot(  # a pale band, so a measured line lying on it still shows (the library does)
-        n, computed, color="0.85", linewidth=9, label=f"one score matrix: n² × {itemsize} bytes"
+    ax.plot(  # a thin dotted reference on top: a measured line under it still shows
+        n,
+        computed,
+        color="black",
+        linewidth=1.2,
+        linestyle=":",
+        zorder=5,
+        label=f"one score matrix: n² × {itemsize} bytes",
     )
     ax.annotate(
         f"{fmt_bytes(computed[-1])}\nat n = {n[-1]:g}",
@@ -254,6 +259,7 @@ def memory_plot(n, measured: dict, *, itemsize: int = 8, title: str | None = Non
     )
     parts = []
     for (label, (sizes, values)), style in zip(series.items(), STYLES, strict=False):
+        style = {**style, "linewidth": 3.0}  # thick, so the dotted reference shows on top
         ax.plot(sizes, values, **style, label=label, path_effects=HALO)
         ratio = values[-1] / (sizes[-1] ** 2 * itemsize)
         parts.append(
@@ -263,9 +269,11 @@ def memory_plot(n, measured: dict, *, itemsize: int = 8, title: str | None = Non
     ax.set_yscale("log", base=2)
     top = int(np.ceil(np.log2(computed[-1])))
     low = int(np.floor(np.log2(min(computed[0], *(np.min(v) for _, v in series.values())))))
-    # Label every 2^5 (1 KiB, 32 KiB, 1 MiB, ...), and the bottom of the axis too unless it
-    # sits so close below a label that the two would overlap.
-    ticks = [2.0**k for k in range(low, top + 1) if k % 5 == 0 or (k == low and -k % 5 >= 2)]
+    # Evenly spaced labels: every power of 4 (1 KiB, 4 KiB, 16 KiB, ...) over a short
+    # axis, every power of 32 (1 KiB, 32 KiB, 1 MiB, ...) over a long one.
+    step = 2 if top - low <= 16 else 5
+    low = min(low, top - 2 * step)  # at least three labels
+    ticks = [2.0**k for k in range(low, top + 1) if k % step == 0]
     ax.set_yticks(ticks, [fmt_bytes(t) for t in ticks], fontsize=8)
     ax.minorticks_off()
     _size_axis(ax, n)
