@@ -1,10 +1,8 @@
 """The machinery behind every exercise checker: run a learner's function, judge, report.
 
-A checker is a function ``run(cases)`` that calls ``cases.run(description, *inputs)``
-on fixed cases and raises :class:`Fail` (with a hint) at the first mistake.
-:func:`verdict` turns that into the one printed line and a :class:`CheckResult`. See
-:mod:`attention_lib.checks` for the checkers themselves; a new exercise needs only a new
-``run``.
+A checker is a function ``run(cases)`` that calls ``cases.run(description, *inputs)`` on
+fixed cases and raises :class:`Fail` (with a hint) at the first mistake; :func:`verdict`
+turns that into the one printed line and a :class:`CheckResult`.
 
 At grading time a checker also draws **unseen cases** from a seed the grader supplies
 (:func:`grading_seed`): a function registered with :func:`unseen_cases` for the
@@ -113,10 +111,12 @@ def unseen_cases(exercise: str):
 
     It returns ``(description, inputs, expected)`` triples; ``expected`` is the reference
     value (shape, dtype kind and values are compared) or a callable ``judge(out, case)``
-    that raises :class:`Fail`.
+    that raises :class:`Fail`. One source per exercise: a second would silently win.
     """
 
     def register(generate: Callable) -> Callable:
+        if exercise in UNSEEN:
+            raise ValueError(f"unseen cases for {exercise!r} are registered twice")
         UNSEEN[exercise] = generate
         return generate
 

@@ -282,17 +282,3 @@ def _merge(rng):
         inputs = (*block_state(z[:, :n_a], V[:n_a]), *block_state(z[:, n_a:], V[n_a:]))
         found.append((f"{n_q} queries, {n_a} + {n_b} keys", inputs, softmax(z) @ V))
     return found
-
-
-@unseen_cases("one-score")
-def _one_score(rng):
-    found = []
-    for _ in range(3):
-        n, d, d_k = _size(rng, 2, 7), _size(rng), _size(rng)
-        X, W_q, W_k = rng.normal(size=(n, d)), rng.normal(size=(d, d_k)), rng.normal(size=(d, d_k))
-        i, j = (int(k) for k in rng.integers(n, size=2))
-        expected = np.asarray((X[i] @ W_q) @ (X[j] @ W_k))
-        found.append(
-            (f"X {X.shape}, W_q {W_q.shape}, i = {i}, j = {j}", (X, W_q, W_k, i, j), expected)
-        )
-    return found
