@@ -262,6 +262,11 @@ ATE = toy.token_index("ate")
         (0.3, "FAIL", "0.3 is too high"),
         (0.05, "FAIL", "0.05 is too low"),
         ("0.169", "FAIL", "expected one number"),
+        (-0.169, "FAIL", "the sign is wrong"),
+        (16.9, "FAIL", "that looks like a percentage"),
+        (16.88, "FAIL", "that looks like a percentage"),
+        (0.619, "FAIL", "added up from rounded parts"),  # 0.450 + 0.169; exactly, 0.618
+        (0.618, "FAIL", "that is the new 'noun' element; give how much it rises"),
     ],
 )
 def test_check_output_change(answer, status, hint, toy_values, capsys):
@@ -396,9 +401,40 @@ def attention_with(scale=None, axis=-1, transpose="swap", blend=True, soft=True)
 
 
 def test_reference_attention_passes(capsys):
+    def with_weights(Q, K, V):  # (output, weights), as the library returns them
+        weights = al.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
+        return weights @ V, weights
+
     assert check_attention(attention)
-    assert check_attention(lambda Q, K, V: al.scaled_dot_product_attention(Q, K, V))  # a tuple
+    assert check_attention(with_weights)
     assert capsys.readouterr().out == "[attention] PASS: all 3 cases match the reference.\n" * 2
+
+
+sdpa = al.scaled_dot_product_attention  # an alias the learner might make
+
+
+def calls_sdpa_in_a_helper(Q, K, V):
+    def helper(Q, K, V):
+        return al.scaled_dot_product_attention(Q, K, V)[0]
+
+    return helper(Q, K, V)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        al.scaled_dot_product_attention,
+        lambda Q, K, V: al.scaled_dot_product_attention(Q, K, V),
+        lambda Q, K, V: sdpa(Q, K, V)[0],
+        calls_sdpa_in_a_helper,
+    ],
+)
+def test_calling_the_library_fails_however_it_is_reached(fn, capsys):
+    # The exercise rules al.scaled_dot_product_attention out; its answers are right, so
+    # only the names in the function can tell.
+    assert not check_attention(fn)
+    line = capsys.readouterr().out
+    assert line.startswith("[attention] FAIL: your function calls al.scaled_dot_product_attention")
 
 
 @pytest.mark.parametrize(
@@ -435,8 +471,8 @@ def test_each_attention_mistake_gets_its_own_hint(fn, status, hint, capsys):
 
 def test_a_tuple_in_the_wrong_order_is_named(capsys):
     def weights_then_output(Q, K, V):
-        output, weights = al.scaled_dot_product_attention(Q, K, V)
-        return weights, output
+        weights = al.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
+        return weights, weights @ V
 
     assert not check_attention(weights_then_output)
     line = capsys.readouterr().out

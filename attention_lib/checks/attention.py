@@ -14,7 +14,7 @@ from .base import (
     verdict,
 )
 from .blending import _close, _mistakes, _run_shapes
-from .names import uses_name
+from .names import calls_library, uses_name
 
 # --- Exercise: scaled dot-product attention in four steps -------------------------------
 
@@ -24,11 +24,19 @@ def check_attention(fn) -> CheckResult:
 
     ``fn`` may also return ``(output, weights)``, as
     :func:`attention_lib.scaled_dot_product_attention` does; then the output is judged.
-    ``(weights, output)`` is named as the wrong order.
+    ``(weights, output)`` is named as the wrong order. Calling
+    ``al.scaled_dot_product_attention`` (under any name) fails: the exercise rules it out.
     """
     swapped = []  # set when fn returned (weights, output)
+    library = "scaled_dot_product_attention"
+    banned = callable(fn) and (fn is scaled_dot_product_attention or calls_library(fn, library))
 
     def run(cases: Cases) -> None:
+        if banned:  # al.scaled_dot_product_attention, an alias, or a helper that calls it
+            raise Fail(
+                "your function calls al.scaled_dot_product_attention, which this exercise "
+                "rules out: write the four steps yourself (scores, scale, softmax, blend)."
+            )
         rng = np.random.default_rng(7)
         # d_k = n_k = 3, so even Q @ K (no transpose) runs and its mistake can be named;
         # d_k != 4, so dividing by d_k and by 2 √d_k give different numbers.

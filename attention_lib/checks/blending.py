@@ -45,9 +45,10 @@ def check_output_change(
     The answer is ``weights[query, key] * V[key, feature]``, to ``places`` decimals. The
     hints name the usual slips: too few decimals (or cut rather than rounded), the weight
     read the wrong way round (how much ``key`` attends to ``query``), twice the change,
-    the new or the old element, the whole value, another token's change, and "nothing
-    changes". An answer worked out with the weight rounded to ``places`` decimals is
-    told so, never sent after another slip that rounds the same.
+    the new element (also when added up from rounded parts) or the old one, the wrong
+    sign, a percentage, the whole value, another token's change, and "nothing changes".
+    An answer worked out with the weight rounded to ``places`` decimals is told so, never
+    sent after another slip that rounds the same.
     """
     W, V = np.asarray(weights, dtype=float), np.asarray(V, dtype=float)
     tokens = tokens or [f"token {j}" for j in range(W.shape[-1])]
@@ -73,6 +74,25 @@ def check_output_change(
         ),
         (2 * expected, twice + ". The change is one extra V, times the same weight."),
         (before + expected, f"that is the new '{name}' element; give how much it rises."),
+        (
+            np.round(before, places) + np.round(expected, places),  # 0.450 + 0.169 = 0.619
+            f"that is the new '{name}' element, added up from rounded parts; give how much "
+            "it rises.",
+        ),
+        (
+            -expected,
+            f"the sign is wrong: the output of '{me}' gains one more weight × "
+            f"V['{other}', '{name}'], and that product is "
+            + ("positive." if expected > 0 else "negative."),
+        ),
+        *(  # 16.884, 16.9, 16.88: a percentage, however rounded
+            (
+                pct,
+                "that looks like a percentage: give the rise itself, in the units of V, "
+                f"to {_words(places)} decimals.",
+            )
+            for pct in {100 * expected, *(np.round(100 * expected, k) for k in range(places))}
+        ),
         (before, f"that is the '{name}' element before the change; give how much it rises."),
         (
             value,
