@@ -52,6 +52,11 @@ def t_only_in_denominator(x, axis=-1, temperature=1.0):
     return np.exp(s) / np.exp(s / temperature).sum(axis=axis, keepdims=True)
 
 
+def max_of_x_not_x_over_t(x, axis=-1, temperature=1.0):
+    e = np.exp(x / temperature - x.max(axis=axis, keepdims=True))  # overflows for T < 1
+    return e / e.sum(axis=axis, keepdims=True)
+
+
 def softmax_on_axis_1(x, axis=-1, temperature=1.0):
     e = np.exp(_stable(x, 1, temperature))
     return e / e.sum(axis=1, keepdims=True)
@@ -68,6 +73,8 @@ def _entropy_terms(p, log=np.log):
         (t_only_in_denominator, "numerator and the denominator alike"),
         (softmax_on_axis_1, "raised AxisError"),
         (softmax_on_axis_1, "A 1-D row has only axis 0: use the axis argument"),
+        (max_of_x_not_x_over_t, "logits near 1000 with temperature=0.5"),
+        (max_of_x_not_x_over_t, "Subtract the max of x / T, or shift x before dividing"),
     ],
 )
 def test_softmax_checker_names_the_temperature_and_axis_slips(fn, hint, capsys):
@@ -94,6 +101,15 @@ def test_entropy_checker_names_mean_log10_and_axis_slips(fn, hint, capsys):
     assert not result and result.status == "FAIL"
     assert line.startswith("[entropy] FAIL: ") and line.count("\n") == 1
     assert hint in line, line
+
+
+def test_a_list_of_one_entropy_is_not_blamed_on_keepdims(capsys):
+    def as_list(p):
+        return list(np.atleast_1d(np.sum(_entropy_terms(p), axis=-1)))
+
+    assert not check_entropy(as_list)
+    line = capsys.readouterr().out
+    assert "not a list or array of one" in line and "Drop keepdims" not in line, line
 
 
 def test_the_new_hints_leave_right_answers_alone(capsys):

@@ -135,6 +135,15 @@ def check_softmax(fn) -> CheckResult:
             "exp(-1000) underflows to 0, and 0 / 0 is "
             "nan. Subtracting each row's maximum fixes this too.",
         )
+        _finite_and_same(
+            cases,
+            "logits near 1000 with temperature=0.5",
+            big,
+            "dividing by T = 0.5 doubles the logits "
+            "to about 2000, so subtracting the max of x is not enough. Subtract the max "
+            "of x / T, or shift x before dividing by T.",
+            temperature=0.5,
+        )
         spread = np.array([[-1000.0, 0.0, 1000.0], [-1000.0, -999.0, -1001.0]])
         _finite_and_same(
             cases,
@@ -173,8 +182,11 @@ def check_entropy(fn) -> CheckResult:
         case = "a uniform row over 8 keys"
         out = cases.run(case, uniform)
         hint = " Sum over the last axis so one row gives one number."
-        if out.size == 1:
-            hint = " Drop keepdims=True: one row should give a plain number."
+        if out.size == 1:  # keepdims=True, or a list / array of one number
+            hint = (
+                " One row should give a plain number, not a list or array of one: "
+                "sum without keepdims=True and return the result as it is."
+            )
         expect_shape(out, (), case, hint)
         known_mistakes(
             out,
@@ -257,10 +269,12 @@ def _explain_axis_errors(run, hint: str):
     return explained
 
 
-def _finite_and_same(cases: Cases, case: str, x: np.ndarray, why: str) -> None:
+def _finite_and_same(
+    cases: Cases, case: str, x: np.ndarray, why: str, temperature: float = 1.0
+) -> None:
     """Run one overflow-prone case: nan or inf gets the hint ``why``."""
-    out = cases.run(case, x)
+    out = cases.run(case, x, -1, temperature)
     expect_shape(out, x.shape, case)
     if not np.all(np.isfinite(out)):
         raise Fail(f"got nan or inf for {case}: {why}")
-    same(out, softmax(x), case)
+    same(out, softmax(x, temperature=temperature), case)
