@@ -2,6 +2,7 @@
 the three checkers."""
 
 import matplotlib.pyplot as plt
+import matplotlib.text
 import numpy as np
 import pytest
 
@@ -107,10 +108,30 @@ def test_blend_hull_names_a_card_and_keeps_the_board_still(toy_values):
         ax = fig.axes[0]
         labels = [t.get_text() for t in ax.texts]
         assert labels[IT] == "card of 'it'" and labels[CAKE] == "cake"
+        assert "the pin of 'it' reads \"card of\" to tell it from a blend named after it" in alt
         fig.canvas.draw()
-        boxes.append(ax.get_window_extent().bounds)
+        legend = ax.get_legend()
+        entries = [t.get_window_extent().x0 for t in legend.get_texts()]
+        boxes.append((ax.get_window_extent().bounds, legend.get_window_extent().x0, entries))
         plt.close(fig)
+    # The board, and the legend's entries, stay put whatever the legend says.
     assert boxes[0] == boxes[1] == boxes[2]
+
+
+def test_a_blend_on_a_pin_is_pointed_at_and_named(toy_values):
+    # At T = 0.05 the output of 'it' sits on the card of 'cake', inside the one-hot ring:
+    # an arrow names it. The one-hot ring, on its pin by design, and blends away from the
+    # pins get no arrow.
+    _, V = toy_values
+    for T, named in ((0.05, ["output of 'it'"]), (1, []), (5, [])):
+        sharp = toy.attention(temperature=T)[1][IT]
+        blends = {"uniform": np.full(8, 1 / 8), "one-hot": np.eye(8)[CAKE], "output of 'it'": sharp}
+        fig, _ = blend_hull(V, toy.TOKENS, blends, dims=(NOUN, THIRD), title="x")
+        pointers = [t for t in fig.axes[0].texts if getattr(t, "arrow_patch", None)]
+        assert [t.get_text() for t in pointers] == named
+        for t in pointers:
+            assert t.xyann == (-30, -45)  # towards the middle of the board
+        plt.close(fig)
 
 
 def test_blend_hull_keeps_each_blends_shade_whatever_the_count(toy_values):
@@ -173,15 +194,15 @@ def test_contributions_stack_to_the_output(toy_values):
     assert len(ax.patches) == 8 * 4  # one segment per token and value dimension
     widths = np.array([p.get_width() for p in ax.patches]).reshape(8, 4)
     assert np.allclose(widths.sum(axis=0), (weights @ V)[IT])
-    totals = [t.get_text().strip() for t in ax.texts if t.get_text().startswith(" ")]
+    totals = [t.get_text() for t in ax.texts if t.get_fontweight() == "bold"]
     assert totals == ["0.48", "0.24", "0.58", "0.12"]
     assert "'noun' 0.48 (largest term from 'cake', 0.21)" in alt
     assert "'human' 0.12 (largest term from 'I', 0.10)" in alt
     assert [t.get_text() for t in ax.get_legend().get_texts()] == list(toy.TOKENS)
     assert not ax.collections  # no even-share marks unless asked for
-    assert min(t.get_fontsize() for t in ax.get_legend().get_texts()) >= 9
+    assert min(t.get_fontsize() for t in fig.findobj(matplotlib.text.Text)) >= 10
     assert ax.get_xlabel() == "output value = sum of weight × value over the keys"
-    assert "matched to the legend by colour and hatch" in alt
+    assert "the others are matched to the legend by colour and hatch" in alt
     colours = [tuple(p.get_facecolor()) for p in ax.patches[::4]]  # one per token
     assert len(set(colours)) == 8  # eight distinct colours, not shades of one map
     plt.close(fig)
@@ -191,15 +212,40 @@ def test_contributions_marks_what_even_weights_give(toy_values):
     weights, V = toy_values
     fig, alt = contributions(weights[IT], V, toy.TOKENS, title="it", even=True)
     ax = fig.axes[0]
-    (marks,) = ax.collections  # one dashed mark per bar
-    xs = [segment[0, 0] for segment in marks.get_segments()]
-    assert np.allclose(xs, V.mean(axis=0)) and np.allclose(xs, np.full(8, 1 / 8) @ V)
-    assert marks.get_linestyle()[0][1] is not None  # dashed
+    above, below = ax.collections  # a triangle above and one below each bar
+    bars = ax.patches[:4]
+    for marks in (above, below):
+        xy = marks.get_offsets()
+        assert np.allclose(xy[:, 0], V.mean(axis=0)) and np.allclose(xy[:, 0], 1 / 8 * V.sum(0))
+        for (_, y), bar in zip(xy, bars, strict=True):  # never across a bar, or its names
+            assert y < bar.get_y() or y > bar.get_y() + bar.get_height()
     assert ax.get_legend().get_texts()[0].get_text() == "even weights (1/8 each)"
     assert "would give: 'dimension 0' 0.40; 'dimension 1' 0.26;" in alt
     # The verb total (0.24) is printed past its mark (0.26), not under it.
-    verb_total = next(t for t in ax.texts if t.get_text() == " 0.24")
-    assert verb_total.get_position()[0] == pytest.approx(V[:, 1].mean())
+    verb_total = next(t for t in ax.texts if t.get_text() == "0.24")
+    assert verb_total.xy[0] == pytest.approx(V[:, 1].mean())
+    plt.close(fig)
+
+
+def test_contributions_names_a_segment_only_where_the_name_fits(toy_values):
+    # A name wider than its segment covered its neighbours and ran into the total; now it
+    # is left to the legend, and the total keeps a gap after the bar.
+    weights, V = toy_values
+    fig, _ = contributions(weights[IT], V, toy.TOKENS, title="it", even=True)
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    segments = np.array(ax.patches).reshape(8, 4)  # (token, value dimension)
+    names = [t for t in ax.texts if t.get_fontweight() != "bold"]
+    assert {t.get_text() for t in names} >= {"I", "ate", "cake"}  # the wide terms are named
+    assert "delicious" not in {t.get_text() for t in names}  # 0.13 x 0.7: too narrow
+    for text in names:
+        k, f = toy.TOKENS.index(text.get_text()), round(text.get_position()[1])
+        box = text.get_bbox_patch().get_window_extent(renderer)
+        bar = segments[k, f].get_window_extent(renderer)
+        assert bar.x0 <= box.x0 and box.x1 <= bar.x1, text.get_text()
+    for total in (t for t in ax.texts if t.get_fontweight() == "bold"):
+        assert total.xyann == (7, 0)  # 7 points past the bar's end (or its mark)
     plt.close(fig)
 
 

@@ -149,17 +149,16 @@ def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: st
     fill = plt.get_cmap(CMAP)(0.9)
     ax.fill(ring[:, 0], ring[:, 1], color=fill, alpha=0.25, zorder=0)
     ax.plot(ring[:, 0], ring[:, 1], "--", color="0.35", linewidth=1, label="convex hull")
-    ax.scatter(P[:, 0], P[:, 1], s=28, color="0.25", zorder=2, label="value vectors")
+    ax.scatter(P[:, 0], P[:, 1], s=28, color="0.25", zorder=2, label="value vectors (cards)")
     for k, token in enumerate(tokens):
         pin = f"card of '{token}'" if token in cards else token
         ax.annotate(pin, P[k], xytext=(5, 4), textcoords="offset points", fontsize=9)
     # The k-th blend keeps its shade whatever the count, so a slider frame matches the figure.
     shades = plt.get_cmap(CMAP)(np.linspace(0.0, 0.75, max(len(outputs), 4)))
     for k, (label, o) in enumerate(outputs.items()):
-        w = np.asarray(blends[label], dtype=float)
         # A one-hot row lands exactly on its pin: a hollow ring keeps the pin, and any
         # output that comes close to it, in sight.
-        hollow = np.isclose(w.max(), 1.0) and np.allclose(np.sort(w)[:-1], 0.0)
+        hollow = _one_hot(blends[label])
         ax.scatter(
             *o,
             s=170 if hollow else 110 - 12 * k,
@@ -171,6 +170,24 @@ def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: st
             label=f"{label}: ({o[0]:.2f}, {o[1]:.2f})",
         )
     span = np.ptp(P, axis=0).max() or 1.0
+    # A blend that lands on a pin gets a pointer and its name, set off towards the middle
+    # of the board, so it is not taken for the pin (or the ring of a one-hot row there).
+    centre = P.mean(axis=0)
+    for label, o in outputs.items():
+        if _one_hot(blends[label]) or np.linalg.norm(P - o, axis=1).min() > 0.03 * span:
+            continue  # a one-hot row belongs on its pin, as a ring
+        ax.annotate(
+            label,
+            o,
+            xytext=(-30 * np.sign(o[0] - centre[0]), -45 * np.sign(o[1] - centre[1])),
+            textcoords="offset points",
+            ha="center",
+            va="center",
+            fontsize=9,
+            bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "linewidth": 0},
+            arrowprops={"arrowstyle": "->", "color": "black", "linewidth": 1},
+            zorder=10,
+        )
     lo, hi = P.min(axis=0) - 0.12 * span, P.max(axis=0) + 0.15 * span
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylim(lo[1], hi[1])
@@ -178,7 +195,9 @@ def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: st
     ax.set_ylabel(f"value dimension '{features[j]}'")
     ax.set_title(title)
     # Below the plot, so the labels' text never squeezes the board.
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=9, frameon=False)
+    # Anchored at its left edge: a longer label in one frame widens the legend to the right
+    # and leaves every entry where it was.
+    ax.legend(loc="upper left", bbox_to_anchor=(-0.1, -0.14), ncol=2, fontsize=9, frameon=False)
     # Fixed margins, not tight_layout: the legend's text changes from one slider frame to
     # the next, and the board must not move under the reader's eye.
     fig.subplots_adjust(left=0.12, right=0.96, top=0.93, bottom=0.27)
@@ -196,6 +215,12 @@ def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: st
         + "; ".join(where)
         + "."
     )
+    if cards:
+        named = ", ".join(f"'{token}'" for token in cards)
+        alt += (
+            " Each pin is a token's value vector, its card, labelled with the token; the "
+            f'pin of {named} reads "card of" to tell it from a blend named after it.'
+        )
     return fig, alt
 
 
@@ -216,8 +241,8 @@ def contributions(
     title : str
     fmt : str, default ".2f"
     even : bool, default False
-        Mark on each bar, dashed, what even weights (``1/n_k`` each) would give: the
-        average of that column of ``V``.
+        Mark above and below each bar, with a black triangle, what even weights
+        (``1/n_k`` each) would give: the average of that column of ``V``.
 
     Returns
     -------
@@ -244,12 +269,15 @@ def contributions(
     terms = w[:, None] * V  # (n_k, d_v): one segment per token and value dimension
     totals = terms.sum(axis=0)  # (d_v,) = w @ V
 
-    fig, ax = plt.subplots(figsize=(6.4, 0.9 + 0.55 * d_v))
+    fig, ax = plt.subplots(figsize=(7.4, 1.2 + 0.62 * d_v))
+    height = 0.56  # thin bars leave room above and below for the even-weight marks
     left = np.zeros(d_v)
+    names = []  # (text, segment start, segment width): kept only if the name fits
     for k, token in enumerate(tokens):
         ax.barh(
             range(d_v),
             terms[k],
+            height=height,
             left=left,
             color=_OKABE_ITO[k % len(_OKABE_ITO)],
             hatch=_HATCHES[k % len(_HATCHES)],
@@ -257,40 +285,58 @@ def contributions(
             linewidth=0.6,
             label=token,
         )
-        # Name each segment wide enough to hold its token; the legend names the rest.
-        for f in np.flatnonzero(terms[k] >= 0.12 * totals.max()):
-            ax.text(
+        for f in np.flatnonzero(terms[k] > 0):
+            text = ax.text(
                 left[f] + terms[k, f] / 2,
                 f,
                 token,
                 ha="center",
                 va="center",
-                fontsize=9,
-                bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "linewidth": 0},
+                fontsize=10,
+                bbox={"boxstyle": "round,pad=0.25", "facecolor": "white", "linewidth": 0},
             )
+            names.append((text, left[f], terms[k, f]))
         left += terms[k]
     baseline = V.mean(axis=0)  # (d_v,): the output of even weights, 1/n_k each
     if even:
-        ax.vlines(
-            baseline,
-            np.arange(d_v) - 0.45,
-            np.arange(d_v) + 0.45,
-            colors="black",
-            linestyles=(0, (3, 2)),
-            linewidth=1.6,
-            zorder=2.5,  # over the bars, under the names' white boxes
-            label=f"even weights (1/{len(tokens)} each)",
-        )
+        # A triangle above and one below each bar, never across it: no name hides them.
+        for side, marker in ((-1, "v"), (1, "^")):
+            ax.scatter(
+                baseline,
+                np.arange(d_v) + side * (height / 2 + 0.1),
+                marker=marker,
+                s=42,
+                color="black",
+                zorder=3,
+                label=f"even weights (1/{len(tokens)} each)" if side < 0 else None,
+            )
     for f, total in enumerate(totals):
         end = max(total, baseline[f]) if even else total  # the number clears the mark
-        ax.text(end, f, " " + format(total, fmt), va="center", fontsize=9)
+        ax.annotate(
+            format(total, fmt),
+            (end, f),
+            xytext=(7, 0),  # a gap, so the last segment's name never runs into the total
+            textcoords="offset points",
+            va="center",
+            fontsize=10,
+            weight="bold",
+        )
     ax.set_yticks(range(d_v), features)
+    ax.tick_params(labelsize=10)
     ax.invert_yaxis()  # first value dimension on top, as in the matrix
-    ax.set_xlim(0, max(totals.max(), baseline.max() if even else 0, 1e-12) * 1.18)
-    ax.set_xlabel("output value = sum of weight × value over the keys")
-    ax.set_title(title)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9, frameon=False)
+    ax.set_ylim(d_v - 0.5, -0.5)
+    ax.set_xlim(0, max(totals.max(), baseline.max() if even else 0, 1e-12) * 1.2)
+    ax.set_xlabel("output value = sum of weight × value over the keys", fontsize=10)
+    ax.set_title(title, fontsize=11)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=10, frameon=False)
     fig.tight_layout()
+    # Name a segment only where the name fits inside it; the legend names the rest.
+    renderer = fig.canvas.get_renderer()
+    pad = 2 * 0.25 * 10 * fig.dpi / 72 + 2  # the white box's padding, both sides, and 2 px
+    for text, start, width in names:
+        x0, x1 = ax.transData.transform([(start, 0), (start + width, 0)])[:, 0]
+        if text.get_window_extent(renderer).width + pad > x1 - x0:
+            text.remove()
 
     parts = []
     for f, name in enumerate(features):
@@ -304,11 +350,13 @@ def contributions(
     alt = (
         f"Stacked bar chart: {title}. One bar per value dimension: "
         + "; ".join(parts)
-        + ". Segments too narrow for a name are matched to the legend by colour and hatch."
+        + ". A segment carries its token's name where the name fits; the others are matched "
+        "to the legend by colour and hatch."
     )
     if even:
         alt += (
-            f" A dashed mark on each bar shows what even weights, 1/{len(tokens)} each, "
+            f" Black triangles above and below each bar mark what even weights, "
+            f"1/{len(tokens)} each, "
             "would give: "
             + "; ".join(
                 f"'{name}' {format(b, fmt)}" for name, b in zip(features, baseline, strict=True)
@@ -316,6 +364,11 @@ def contributions(
             + "."
         )
     return fig, alt
+
+
+def _one_hot(w) -> bool:
+    w = np.asarray(w, dtype=float)
+    return bool(np.isclose(w.max(), 1.0) and np.allclose(np.sort(w)[:-1], 0.0))
 
 
 def _points(points, name: str) -> np.ndarray:
