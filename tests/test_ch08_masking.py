@@ -6,6 +6,7 @@ import pytest
 
 import attention_lib as al
 from attention_lib import toy
+from attention_lib.checks import batch_mask as batch_mask_module
 from attention_lib.checks import (
     check_batch_mask,
     check_causal_count,
@@ -217,6 +218,29 @@ def test_masked_heatmaps_hatch_masked_cells_and_describe_them():
         assert len(outlined) == 1 and outlined[0].get_xy() == (CAKE - 0.5, IT - 0.5)
     assert alt.endswith("Outlined in every panel: 'it' -> 'cake', 0.21 then 0.28.")
     plt.close(fig)
+    # A block (the real words' weights on the pads, say) gets a dashed outline in every panel.
+    fig, alt = masked_heatmaps(
+        [plain, causal_weights()],
+        [None, causal],
+        toy.TOKENS,
+        titles=["a", "b"],
+        title="T",
+        block=((0, 5), (5, 8)),
+    )
+    for ax in (ax for ax in fig.axes if ax.images):
+        (box,) = [p for p in ax.patches if not p.get_fill()]
+        assert box.get_linestyle() == "--" and box.get_xy() == (4.5, -0.5)
+        assert (box.get_width(), box.get_height()) == (3, 5)
+    share = plain[:5, 5:].sum(axis=-1)
+    assert alt.endswith(
+        "Dashed outline in every panel: queries 'I' to 'and' on keys 5 to 7 ('it' to "
+        f"'delicious'); the weight each of those rows gives them: a {share.min():.2f} to "
+        f"{share.max():.2f}, b 0.00."
+    )
+    plt.close(fig)
+    for bad in (((0, 9), (5, 8)), ((3, 3), (0, 1))):
+        with pytest.raises(ValueError, match="within the 8 x 8 weights"):
+            masked_heatmaps([plain], [None], toy.TOKENS, titles=["a"], title="T", block=bad)
     with pytest.raises(ValueError, match="outside the 8 x 8"):
         masked_heatmaps([plain], [None], toy.TOKENS, titles=["a"], title="T", highlight=(8, 0))
     # A row whose allowed weights all tie has no "highest" key: the alt text says so.
@@ -263,6 +287,19 @@ def test_masked_row_ghost_bars_show_the_renormalisation():
         "with the mask",
         "without the mask",
     ]
+    # The legend's swatch is the colour of every bar, not of the largest only.
+    swatch = ax.get_legend().get_patches()[0].get_facecolor()
+    bars = [p for p in ax.patches if p.get_fill() and p.get_width() < 1]
+    assert len(bars) == 6 and all(b.get_facecolor() == swatch for b in bars)
+    assert ax.get_xlabel() == "key"
+    plt.close(fig)
+    # A full bar's "1.00" stays inside the frame (t = 0: 'I' sees only itself).
+    fig, _ = masked_row(w[0], causal[0], toy.TOKENS, title="row of I", before=plain[0])
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    (label,) = [t for t in ax.texts if t.get_text() == "1.00"]
+    box = label.get_window_extent()
+    assert box.y1 < ax.get_window_extent().y1 - 2  # pixels of air under the frame
     assert alt.endswith(
         "Dashed outlines: the weights without the mask; the masked keys had 0.26 in all, "
         "and 'cake' had 0.21."
@@ -402,6 +439,12 @@ def sum_without_keepdims(scores, mask):
     return e / e.sum(axis=-1)  # (..., n_q) lines up with the keys: wrong for 2-D scores
 
 
+def sum_over_queries(scores, mask):
+    logits = np.where(mask, scores, -np.inf)
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-2, keepdims=True)  # one row (n_k,) has no axis -2
+
+
 def max_without_keepdims(scores, mask):
     logits = np.where(mask, scores, -np.inf)
     e = np.exp(logits - logits.max(axis=-1))  # row j's maximum taken from key j
@@ -435,6 +478,8 @@ def max_without_keepdims(scores, mask):
         (boolean_index, "FAIL", "needs the full shape of the scores, but this mask only"),
         (sum_without_keepdims, "FAIL", "e.sum(axis=-1) without keepdims=True"),
         (max_without_keepdims, "FAIL", "logits.max(axis=-1) without keepdims=True"),
+        (sum_over_queries, "FAIL", "AxisError: axis -2 is out of bounds"),
+        (sum_over_queries, "FAIL", "A single row has one axis, and it is the keys"),
         (lambda s, mask: None, "TODO", "returned None"),
         (crashes, "FAIL", "raised KeyError"),
     ],
@@ -487,14 +532,23 @@ def test_causal_count_follows_n(capsys):
 
 
 def batch_mask(lengths, n, left):
-    """The test's own reference, by loops: key j allowed when j <= i and j is real."""
+    """The test's own reference, by loops: key j allowed when j <= i and j is real, or j == i."""
     mask = np.zeros((len(lengths), 1, n, n), dtype=bool)
     for s, length in enumerate(lengths):
         first = n - length if left else 0  # the first real position
         for i in range(n):
             for j in range(n):
-                mask[s, 0, i, j] = j <= i and first <= j < first + length
+                mask[s, 0, i, j] = (j <= i and first <= j < first + length) or j == i
     return mask
+
+
+def without_eye(lengths, n, left):
+    return (al.causal_mask(n) & real_tokens(np.asarray(lengths), n, left)[:, None, :])[:, None]
+
+
+def eye(fn):
+    """``fn`` with every position allowed to see itself, as the exercise asks."""
+    return lambda ell, n, left: fn(ell, n, left) | np.eye(n, dtype=bool)
 
 
 def real_tokens(lengths, n, left):
@@ -526,7 +580,7 @@ def real_off(lengths, n, left, wrong_left=None, wrong_right=None):
         real = wrong_left(j, ell, n) if wrong_left else j >= n - ell
     else:
         real = wrong_right(j, ell, n) if wrong_right else j < ell
-    return (al.causal_mask(n) & real[:, None, :])[:, None]
+    return (al.causal_mask(n) & real[:, None, :] | np.eye(n, dtype=bool))[:, None]
 
 
 def with_causal(causal_of_n):
@@ -535,7 +589,13 @@ def with_causal(causal_of_n):
 
 
 def right_only(lengths, n, left):
-    return (al.causal_mask(n) & al.padding_mask(lengths, n))[:, None]  # ignores left
+    return (al.causal_mask(n) & al.padding_mask(lengths, n) | np.eye(n, dtype=bool))[:, None]
+
+
+def lengths_without_axis(lengths, n, left):
+    j = np.arange(n)
+    real = j >= n - lengths if left else j < lengths  # (n,) against (b,): no [:, None]
+    return (al.causal_mask(n) & real[:, None, :] | np.eye(n, dtype=bool))[:, None]
 
 
 @pytest.mark.parametrize(
@@ -551,10 +611,15 @@ def right_only(lengths, n, left):
             "FAIL",
             "the padding part alone",
         ),
-        (pads_as_queries, "FAIL", "their rows allow no key at all"),  # right: = both
-        (pads_as_both, "FAIL", "their rows allow no key at all"),
+        (without_eye, "FAIL", "a pad does not see itself (on lengths [3, 1]"),
+        (without_eye, "FAIL", "Let each pad see itself: | np.eye(n, dtype=bool)"),
+        (pads_as_queries, "FAIL", "the pads' own rows are blocked"),  # right: = both
+        (eye(pads_as_queries), "FAIL", "the pads' own rows are blocked"),
+        (pads_as_both, "FAIL", "the pads' own rows are blocked"),
         (queries_when_left, "FAIL", "real words still attend to the pads before them"),
+        (lengths_without_axis, "FAIL", "give lengths its own axis, lengths[:, None]"),
         (no_causal, "FAIL", "the causal part is missing"),
+        (eye(no_causal), "FAIL", "the causal part is missing"),
         (
             lambda ell, n, left: np.broadcast_to(al.causal_mask(n), (len(ell), 1, n, n)),
             "FAIL",
@@ -562,6 +627,11 @@ def right_only(lengths, n, left):
         ),
         (right_only, "FAIL", "the padding is on the wrong side"),
         (lambda ell, n, left: batch_mask(ell, n, not left), "FAIL", "on the wrong side"),
+        (
+            lambda ell, n, left: real_off(ell, n, left, wrong_left=lambda j, e, n: j >= n - e - 1),
+            "FAIL",
+            "j >= n - lengths[s] - 1 lets in the last pad",
+        ),
         (
             lambda ell, n, left: real_off(ell, n, left, wrong_left=lambda j, e, n: j > n - e),
             "FAIL",
@@ -590,19 +660,25 @@ def right_only(lengths, n, left):
             "the causal part is not (on lengths [3, 1], n = 4, right padding): that is the upper",
         ),
         (
+            eye(with_causal(lambda n: np.triu(np.ones((n, n), dtype=bool), k=1))),
+            "FAIL",
+            "the causal part is not (on lengths [3, 1], n = 4, right padding): True marks the",
+        ),
+        (
             with_causal(lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1)),
             "FAIL",
             "the causal part is not (on lengths [3, 1], n = 4, right padding): the diagonal is",
         ),
         (
-            lambda ell, n, left: batch_mask(ell, n, left) | np.eye(n, dtype=bool),
+            lambda ell, n, left: without_eye(ell, n, left) | np.eye(n),
             "FAIL",
-            "| np.eye (on lengths [3, 1], n = 4, right padding): the chapter's fix, but not here",
+            "np.eye(n) is float, np.eye(n, dtype=bool) is not",
         ),
         (  # the chapter's own reversal of al.padding_mask is a right answer
             lambda ell, n, left: (
                 al.causal_mask(n)
                 & (al.padding_mask(ell, n)[..., ::-1] if left else al.padding_mask(ell, n))
+                | np.eye(n, dtype=bool)
             )[:, None],
             "PASS",
             "all 3 cases",
@@ -640,8 +716,19 @@ def test_batch_mask_checker_gets_int_lengths_and_unseen_cases(capsys):
     capsys.readouterr()
 
 
-def test_batch_mask_reference_left_padding_leaves_pad_rows_empty():
-    mask = batch_mask([8, 5], 8, True)[:, 0]  # (2, 8, 8)
-    np.testing.assert_array_equal(np.flatnonzero(~mask[1].any(axis=-1)), [0, 1, 2])
-    fixed = mask | np.eye(8, dtype=bool)  # each pad may see itself: no empty row
-    assert fixed.any(axis=-1).all()
+def test_batch_mask_reference_is_a_mask_attention_accepts():
+    """Without the diagonal a left pad's row is empty and refused; with it, every case runs."""
+    empty = without_eye([8, 5], 8, True)[:, 0]  # (2, 8, 8)
+    np.testing.assert_array_equal(np.flatnonzero(~empty[1].any(axis=-1)), [0, 1, 2])
+    Q = np.ones((2, 1, 8, 4))  # (b, h, n, d_k)
+    with pytest.raises(ValueError, match="allows no key"):
+        al.scaled_dot_product_attention(Q, Q, Q, mask=empty[:, None])
+    rng = np.random.default_rng(0)
+    cases = [(ell, n, left) for ell, n, left in [([3, 1], 4, False), ([2, 4, 3], 4, True)]]
+    cases += [inputs for _, inputs, _ in batch_mask_module._unseen_batch_mask(rng)]
+    for lengths, n, left in cases:
+        mask = batch_mask_module._batch_mask(lengths, n, left)  # (b, 1, n, n)
+        np.testing.assert_array_equal(mask, batch_mask(list(lengths), n, left))
+        Q = np.ones((len(lengths), 1, n, 4))
+        _, weights = al.scaled_dot_product_attention(Q, Q, Q, mask=mask)
+        assert np.all(weights[~np.broadcast_to(mask, weights.shape)] == 0.0)

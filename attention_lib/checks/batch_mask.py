@@ -29,17 +29,25 @@ def _real_tokens(lengths, n: int, left: bool) -> np.ndarray:
     return positions >= n - ell if left else positions < ell
 
 
+def _without_eye(lengths, n: int, left: bool) -> np.ndarray:
+    """(b, n, n): key j allowed for query i when j <= i and j is real (pad rows may be empty)."""
+    return causal_mask(n) & _real_tokens(lengths, n, left)[:, None, :]
+
+
 def _batch_mask(lengths, n: int, left: bool) -> np.ndarray:
-    """The reference: (b, 1, n, n), key j allowed for query i when j <= i and j is real."""
-    real = _real_tokens(lengths, n, left)  # (b, n)
-    return (causal_mask(n) & real[:, None, :])[:, None]  # (b, 1, n_q, n_k)
+    """The reference: (b, 1, n, n), key j allowed when j <= i and j is real, or j == i.
+
+    The diagonal keeps a left pad's row from being empty, which attention would refuse.
+    """
+    return (_without_eye(lengths, n, left) | np.eye(n, dtype=bool))[:, None]  # (b, 1, n_q, n_k)
 
 
 _BATCH_CASES = (([3, 1], 4, False), ([2, 4, 3], 4, True), ([1, 5, 3], 5, False))
 
 
 def check_batch_mask(fn) -> CheckResult:
-    """Check ``fn(lengths, n, left)``: a bool ``(b, 1, n, n)`` causal-and-padding mask."""
+    """Check ``fn(lengths, n, left)``: a bool ``(b, 1, n, n)`` causal-and-padding mask in
+    which each position also sees itself, so that no row is empty."""
     dtypes: list = []  # each answer's dtype, before the checker turns it into floats
 
     def as_given(lengths, n, left):
@@ -52,7 +60,7 @@ def check_batch_mask(fn) -> CheckResult:
         for lengths, n, left in _BATCH_CASES:
             side = "left" if left else "right"
             case = f"lengths {lengths}, n = {n}, {side} padding"
-            out = cases.run(case, np.array(lengths), n, left)
+            out = _run(cases, case, np.array(lengths), n, left)
             _batch_shape(out, len(lengths), n, case)
             expected = _batch_mask(lengths, n, left)
             known_mistakes(out, *_batch_mistakes(lengths, n, left, case))
@@ -66,6 +74,26 @@ def check_batch_mask(fn) -> CheckResult:
 
     checked = as_given if callable(fn) else fn  # a non-function is reported by the verdict
     return verdict("batch_mask", checked, run)
+
+
+def _run(cases: Cases, case: str, *args) -> np.ndarray:
+    """``cases.run``, with the two errors this exercise invites named in its own words."""
+    try:
+        return cases.run(case, *args)
+    except Fail as fail:
+        message = str(fail)
+        if "could not be broadcast" in message:  # np.arange(n) < lengths: (n,) against (b,)
+            raise Fail(
+                message.split(" A sum over one axis")[0] + " Positions run along one axis and "
+                "sentences along another: give lengths its own axis, lengths[:, None] of "
+                "shape (b, 1), so that comparing it with np.arange(n) gives a (b, n) table."
+            ) from None
+        if "bitwise_or" in message or "bitwise_and" in message:  # a float np.eye(n)
+            raise Fail(
+                f"{message} | and & need booleans on both sides: np.eye(n) is float, "
+                "np.eye(n, dtype=bool) is not."
+            ) from None
+        raise
 
 
 def _batch_shape(out: np.ndarray, b: int, n: int, case: str) -> None:
@@ -92,17 +120,13 @@ def _batch_mistakes(lengths, n: int, left: bool, case: str) -> list[tuple]:
     causal = causal_mask(n)
     expected = _batch_mask(lengths, n, left)
     shape = expected.shape
-    mistakes = [
+    eye = np.eye(n, dtype=bool)
+    cores = [  # (b, 1, n, n) each, before the diagonal is added
         (
-            ~expected,
-            f"True marks the blocked pairs (on {case}): in this library True means 'may "
-            "attend'. Flip the mask.",
-        ),
-        (  # with right padding, the same as blocking the pads as queries only
             (causal & real[:, :, None] & real[:, None, :])[:, None],
-            f"you blocked the pads as queries too, so their rows allow no key at all (on "
-            f"{case}): that is the error of the section on empty rows. Block pads as keys "
-            "only, real[:, None, :], and leave their rows alone.",
+            f"the pads' own rows are blocked (on {case}): a padding mask hides a pad as a "
+            "key, on the last axis, real[:, None, :]. A pad's row keeps the real words "
+            "before it, and itself.",
         ),
         (
             (causal & real[:, :, None])[:, None],
@@ -121,7 +145,7 @@ def _batch_mistakes(lengths, n: int, left: bool, case: str) -> list[tuple]:
             "Combine it with each sentence's real tokens using &.",
         ),
         (
-            _batch_mask(lengths, n, not left),
+            _without_eye(lengths, n, not left)[:, None],
             f"the padding is on the wrong side (on {case}): with left=True the real tokens "
             "are the last lengths[s] positions (j >= n - lengths[s]); with left=False, the "
             "first ones (j < lengths[s]).",
@@ -133,16 +157,26 @@ def _batch_mistakes(lengths, n: int, left: bool, case: str) -> list[tuple]:
             "the future and every word see the pads before it. Combine with &: allowed only "
             "if both allow it.",
         ),
-        (
-            (expected[:, 0] | np.eye(n, dtype=bool))[:, None],
-            f"each pad may see itself, | np.eye (on {case}): the chapter's fix, but not "
-            "here: the exercise blocks a pad as a key in every row, its own included, so a "
-            "left pad's row stays empty.",
-        ),
     ]
     for wrong, hint in _causal_mistakes(n):  # the causal part wrong, the padding right
         hint = f"the padding is right but the causal part is not (on {case}): {hint}"
-        mistakes.append(((wrong & real[:, None, :])[:, None], hint))
+        cores.append(((wrong & real[:, None, :])[:, None], hint))
+    flipped = (
+        f"True marks the blocked pairs (on {case}): in this library True means 'may attend'. "
+        "Flip the mask."
+    )
+    mistakes = [
+        (~expected, flipped),
+        (~_without_eye(lengths, n, left)[:, None], flipped),
+        (
+            _without_eye(lengths, n, left)[:, None],
+            f"a pad does not see itself (on {case}): with left padding a pad's row then "
+            "allows no key, and attention refuses such a row. Let each pad see itself: "
+            "| np.eye(n, dtype=bool).",
+        ),
+    ]
+    mistakes += cores
+    mistakes += [(wrong | eye, hint) for wrong, hint in cores]  # the same, diagonal added
     # Where a mistake happens to give the right answer here, it is no mistake.
     return [(wrong, hint) for wrong, hint in mistakes if not np.array_equal(wrong, expected)]
 
@@ -156,6 +190,11 @@ def _off_by_one(lengths, n: int, left: bool, case: str) -> list[tuple]:
             (
                 j > n - ell,
                 "one position off: j > n - lengths[s] drops the first real token; use >=",
+            ),
+            (
+                j >= n - ell - 1,
+                "one position off: j >= n - lengths[s] - 1 lets in the last pad; the first "
+                "real token is at n - lengths[s]",
             ),
             (
                 j >= ell,

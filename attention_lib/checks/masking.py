@@ -146,13 +146,18 @@ def check_masked_softmax(fn) -> CheckResult:
 def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -> None:
     try:
         out = cases.run(case, scores, mask)
-    except Fail as fail:  # l[~mask] = -inf with a (b, 1, n_k) mask: name the fix
-        if "boolean index did not match" not in str(fail):
-            raise
-        raise Fail(
-            f"{fail} A boolean index needs the full shape of the scores, but this mask only "
-            "broadcasts to it; np.where(mask, scores, -np.inf) broadcasts."
-        ) from None
+    except Fail as fail:  # the two crashes this exercise invites: name the fix
+        if "boolean index did not match" in str(fail):  # l[~mask] = -inf, a (b, 1, n_k) mask
+            raise Fail(
+                f"{fail} A boolean index needs the full shape of the scores, but this mask "
+                "only broadcasts to it; np.where(mask, scores, -np.inf) broadcasts."
+            ) from None
+        if "AxisError" in str(fail):  # e.g. e.sum(axis=-2) on the one-row case
+            raise Fail(
+                f"{fail} A single row has one axis, and it is the keys: softmax runs over "
+                "the keys of each query, axis=-1, which every shape has."
+            ) from None
+        raise
     full = np.broadcast_to(mask, scores.shape)
     expect_shape(out, scores.shape, case, " Return one weight per score.")
     expected = _expected_weights(scores, mask)

@@ -58,6 +58,7 @@ def masked_heatmaps(
     title: str,
     fmt: str = ".2f",
     highlight=None,
+    block=None,
     vmax: float = 1.0,
 ):
     """Draw attention weights side by side, masked cells hatched with a dash.
@@ -81,6 +82,10 @@ def masked_heatmaps(
     highlight : tuple of int (row, col), optional
         One cell to outline in every panel, so that a change too small for the colour
         scale (0.21 -> 0.28, say) is still seen; the alt text gives its values.
+    block : tuple ((row_start, row_stop), (col_start, col_stop)), optional
+        A block of cells to outline (dashed) in every panel, half-open ranges, e.g. the
+        real queries' weights on the padding keys; the alt text gives how much of each
+        of its rows the block holds, per panel.
     vmax : float, default 1.0
         The weight that gets the top colour, in (0, 1]. Below 1 the colour bar ends in an
         arrow and says that every larger weight shares that colour, so small weights
@@ -115,6 +120,13 @@ def masked_heatmaps(
     n_q, n_k = Ws[0].shape
     if highlight is not None and not (0 <= highlight[0] < n_q and 0 <= highlight[1] < n_k):
         raise ValueError(f"highlight {highlight} is outside the {n_q} x {n_k} weights")
+    if block is not None:
+        (r0, r1), (c0, c1) = block
+        if not (0 <= r0 < r1 <= n_q and 0 <= c0 < c1 <= n_k):
+            raise ValueError(
+                f"block {block} must be ((start, stop), (start, stop)) within the "
+                f"{n_q} x {n_k} weights, start < stop"
+            )
     # A fixed layout in inches (no layout engine), like the other panel figures.
     left, gap, right, top, bottom = 0.95, 0.35, 0.95, 0.75, 0.95
     # Cells of up to 0.48 in, smaller when the panels would be wider than the page's
@@ -136,6 +148,10 @@ def masked_heatmaps(
         if highlight is not None:
             r, c = highlight
             ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, **_OUTLINE))
+        if block is not None:
+            (r0, r1), (c0, c1) = block
+            corner = (c0 - 0.5, r0 - 0.5)
+            ax.add_patch(Rectangle(corner, c1 - c0, r1 - r0, linestyle="--", **_OUTLINE))
         parts.append(f"{titles[i]}: {_describe(W, M, rows, cols, fmt)}")
     fig.suptitle(title, fontsize=10, y=1 - 0.1 / height, va="top")
     middle = (left + (len(Ws) * pw + (len(Ws) - 1) * gap) / 2) / width
@@ -158,12 +174,24 @@ def masked_heatmaps(
         r, c = highlight
         values = " then ".join(format(W[r, c], fmt) for W in Ws)
         alt += f" Outlined in every panel: '{rows[r]}' -> '{cols[c]}', {values}."
+    if block is not None:
+        (r0, r1), (c0, c1) = block
+        shares = []
+        for t, W in zip(titles, Ws, strict=True):
+            held = W[r0:r1, c0:c1].sum(axis=-1)  # (r1 - r0,): each row's share of the block
+            low, high = (format(v, fmt) for v in (held.min(), held.max()))
+            shares.append(f"{t} {low}" if low == high else f"{t} {low} to {high}")
+        alt += (
+            f" Dashed outline in every panel: queries '{rows[r0]}' to '{rows[r1 - 1]}' on "
+            f"keys {c0} to {c1 - 1} ('{cols[c0]}' to '{cols[c1 - 1]}'); the weight each of "
+            f"those rows gives them: {', '.join(shares)}."
+        )
     return fig, alt
 
 
 def _fill_cells(ax, W: np.ndarray, M: np.ndarray, fmt: str, vmax: float) -> None:
     """Numbers in the allowed cells, a hatched dash in the masked ones."""
-    text = {"ha": "center", "va": "center", "fontsize": 8}
+    text = {"ha": "center", "va": "center", "fontsize": 9}
     for r in range(W.shape[0]):
         for c in range(W.shape[1]):
             if M[r, c]:
@@ -235,13 +263,13 @@ def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f", before=Non
             raise ValueError(
                 f"before must be a row of weights (>= 0, summing to 1), got sum {ghost.sum():.3g}"
             )
-    fig = plt.figure(figsize=(6.4, 2.7))
-    ax = fig.add_axes((0.1, 0.22, 0.87, 0.64))
+    fig = plt.figure(figsize=(6.4, 2.9))
+    ax = fig.add_axes((0.1, 0.25, 0.87, 0.62))
     top = int(np.argmax(w))
     keys = np.arange(w.size)
-    shade = plt.get_cmap(CMAP)(np.where(keys == top, 0.95, 0.35))  # the largest is lighter
+    shade = plt.get_cmap(CMAP)(0.7)  # one light shade: the dashed outlines show on it
     ok, blocked = np.flatnonzero(a), np.flatnonzero(~a)
-    ax.bar(ok, w[ok], color=shade[ok], edgecolor="black", linewidth=0.5)
+    ax.bar(ok, w[ok], color=shade, edgecolor="black", linewidth=0.5)
     for j in ok:
         ax.text(j, w[j] + 0.02, format(w[j], fmt), ha="center", va="bottom", fontsize=8)
     for j in blocked:  # a background band, not a bar: a masked key's weight is 0, not 1
@@ -252,7 +280,7 @@ def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f", before=Non
     if before is not None:  # over the bars: the old height shows through every new bar
         ax.bar(keys, ghost, width=0.8, zorder=4, **_GHOST)
         handles = [
-            Patch(facecolor=shade[top], edgecolor="black", linewidth=0.5, label="with the mask"),
+            Patch(facecolor=shade, edgecolor="black", linewidth=0.5, label="with the mask"),
             Patch(label="without the mask", **_GHOST),
         ]
         ax.legend(handles=handles, loc="upper right", fontsize=8, framealpha=1.0)
@@ -260,7 +288,8 @@ def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f", before=Non
     for tick, visible in zip(ax.get_xticklabels(), a, strict=True):
         tick.set_color("black" if visible else "0.5")
     ax.set_xlim(-0.6, w.size - 0.4)
-    ax.set_ylim(0.0, 1.05)
+    ax.set_ylim(0.0, 1.15)  # room for the "1.00" above a full bar
+    ax.set_xlabel("key", fontsize=9)
     ax.set_ylabel("weight")
     ax.set_title(title, fontsize=10)
     hidden = [f"'{labels[j]}'" for j in blocked]
