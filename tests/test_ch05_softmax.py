@@ -175,18 +175,36 @@ def test_the_slider_frame_can_draw_an_even_share_and_skip_tiny_numbers():
     plt.close(fig)
 
 
-@pytest.mark.parametrize("T", [0.7, 1, 1.5, 2, 3, 5, 10])
-def test_the_dashed_line_runs_through_no_number(T):
+@pytest.mark.parametrize("T", [0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10])
+def test_the_dashed_line_passes_behind_the_numbers_never_through_them(T):
     row = al.softmax(toy.scaled_scores()[toy.token_index("it")], temperature=T)
     fig, _ = bar_row(row, toy.TOKENS, title="x", reference=(1 / 8, "even"), label_from=0.01)
     ax = fig.axes[0]
     fig.canvas.draw()
+    (line,) = ax.get_lines()
+    assert line.get_color() != "black" and line.get_zorder() < 1  # light, behind the bars
     line_y = ax.transData.transform((0, 1 / 8))[1]
-    boxes = [t.get_window_extent() for t in ax.texts]
-    assert len(boxes) == 8
-    assert not [b for b in boxes if b.y0 < line_y < b.y1]  # no number crossed by the line
-    if T == 1:  # the review's frame: 0.10 and 0.12 sat on the line
-        assert sum(b.y0 >= line_y for b in boxes) > sum(row >= 1 / 8)
+    crossed = [t for t in ax.texts if t.get_window_extent().y0 < line_y < t.get_window_extent().y1]
+    for text in crossed:  # hidden behind an opaque white box drawn above the line
+        patch = text.get_bbox_patch()
+        assert patch is not None and patch.get_facecolor() == (1, 1, 1, 1), text.get_text()
+        assert text.get_zorder() > line.get_zorder()
+        box = patch.get_window_extent()
+        assert box.y0 < line_y < box.y1 and box.x0 < text.get_window_extent().x0
+    if T in (0.5, 1):  # the review's frames: numbers of bars just below 1/8 sat on the line
+        assert crossed
+    plt.close(fig)
+
+
+def test_the_slider_text_is_as_large_as_the_tick_labels():
+    row = al.softmax(toy.scaled_scores()[toy.token_index("it")], temperature=1)
+    fig, _ = bar_row(
+        row, toy.TOKENS, title="x", top_label="largest weight", reference=(1 / 8, "even")
+    )
+    legend = fig.axes[0].get_legend()
+    sizes = [t.get_fontsize() for t in [*fig.axes[0].texts, *legend.get_texts()]]
+    assert len(sizes) == 10 and min(sizes) >= 10  # 12.5 px in the PNG, was 8 pt (10 px)
+    assert [t.get_text() for t in legend.get_texts()] == ["largest weight", "even"]
     plt.close(fig)
 
 

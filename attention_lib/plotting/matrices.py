@@ -8,6 +8,8 @@ import numpy as np
 from ..validate import as_float_array
 from .base import CMAP, annotate_cells, check_labels
 
+_TEXT_PT = 10  # numbers and legend of a bar chart: 12.5 px in the PNG, as its tick labels
+
 
 def heatmap(
     matrix,
@@ -106,8 +108,8 @@ def bar_row(
     labels : sequence of str, length n_k
     title : str
     fmt : str, default ".2f"
-        Format of the numbers printed above the bars. A bar within 8% of the top of a
-        fixed ``ylim`` carries its number just inside its top, clear of the frame.
+        Format of the numbers printed above the bars. A bar too close to the top of a
+        fixed ``ylim`` for a number above it carries its number just inside its top.
     ylim : (float, float) or None, default (0, 1)
         A fixed axis, so frames of a slider compare at a glance; values outside it are
         an error rather than a clipped bar. ``None`` fits the data.
@@ -117,9 +119,9 @@ def bar_row(
         A legend entry that says what the highlighted (largest) bar is, e.g.
         ``"largest weight ('cake')"``; also in the alt text.
     reference : (float, str), optional
-        A dashed horizontal line at that height, named in a legend and in the alt text,
-        e.g. ``(1 / 8, "even share, 1/8")``. A bar just below the line carries its
-        number just above the line, so the line never runs through a number.
+        A grey dashed horizontal line at that height, behind the bars, named in a legend
+        and in the alt text, e.g. ``(1 / 8, "even share, 1/8")``. The numbers then sit
+        on white boxes, so the line passes behind a number, never through it.
     label_from : float, optional
         Print numbers only on bars at least this tall, so that a near one-hot row is not
         a string of "0.00"; the alt text says so. By default every bar has its number.
@@ -158,39 +160,29 @@ def bar_row(
     top = int(np.argmax(v))
     colours = plt.get_cmap(CMAP)(np.where(np.arange(v.size) == top, 0.95, 0.35))
     bars = ax.bar(range(v.size), v, color=colours, edgecolor="black", linewidth=0.5)
-    near_top = np.inf if ylim is None else ylim[1] - 0.08 * (ylim[1] - ylim[0])
-    clash = (np.inf, -np.inf)  # bars whose number, printed above them, would cross the line
-    if reference is not None:
-        lo, hi = ylim if ylim is not None else (0.0, max(v.max(), reference[0]))
-        points = ax.bbox.height * 72 / fig.dpi  # the axes' height before tight_layout
-        clash = (reference[0] - 11 / points * (hi - lo), reference[0])  # 8 pt text + a gap
+    # A number above a bar needs about 14 pt (10 pt text, a gap, the white box); a bar
+    # taller than that allows carries its number just inside its top instead.
+    points = ax.bbox.height * 72 / fig.dpi  # the axes' height before tight_layout
+    near_top = np.inf if ylim is None else ylim[1] - 15 / points * (ylim[1] - ylim[0])
+    # With a reference line each number sits on a white box above the line, so the
+    # dashed line may pass behind a number but never through it.
+    box = None if reference is None else {"facecolor": "white", "edgecolor": "none", "pad": 1}
     for j, value in enumerate(v):
         if label_from is not None and value < label_from:
             continue
-        if value > near_top:  # above the bar, the number would cross the frame
-            ink = "black" if j == top else "white"  # on the light or the dark bar
-            ax.annotate(
-                format(value, fmt),
-                (j, value),
-                xytext=(0, -2),
-                textcoords="offset points",
-                ha="center",
-                va="top",
-                fontsize=8,
-                color=ink,
-            )
-        elif clash[0] < value < clash[1]:  # the number would sit on the dashed line
-            ax.annotate(
-                format(value, fmt),
-                (j, reference[0]),
-                xytext=(0, 1.5),
-                textcoords="offset points",
-                ha="center",
-                va="bottom",
-                fontsize=8,
-            )
-        else:
-            ax.text(j, value, format(value, fmt), ha="center", va="bottom", fontsize=8)
+        inside = value > near_top  # above the bar, the number would cross the frame
+        ax.annotate(
+            format(value, fmt),
+            (j, value),
+            xytext=(0, -2 if inside else 2),
+            textcoords="offset points",
+            ha="center",
+            va="top" if inside else "bottom",
+            fontsize=_TEXT_PT,
+            color=("black" if j == top else "white") if inside else "black",
+            bbox=None if inside else box,
+            zorder=3,
+        )
     ax.set_xticks(range(v.size), labels)
     if ylim is not None:
         ax.set_ylim(*ylim)
@@ -199,10 +191,11 @@ def bar_row(
     ax.set_title(title)
     handles, names = ([bars[top]], [top_label]) if top_label is not None else ([], [])
     if reference is not None:
-        line = ax.axhline(reference[0], color="black", linestyle="--", linewidth=1, zorder=0.5)
+        # grey (4.7 : 1 on white) and behind the bars, so it reads as a guide, not data
+        line = ax.axhline(reference[0], color="0.45", linestyle="--", linewidth=1, zorder=0.5)
         handles, names = [*handles, line], [*names, reference[1]]
     if handles:
-        ax.legend(handles, names, loc="upper left", fontsize=8, frameon=False)
+        ax.legend(handles, names, loc="upper left", fontsize=_TEXT_PT, frameon=False)
     fig.tight_layout()
     low = int(np.argmin(v))
     alt = (
