@@ -249,3 +249,19 @@ def test_a_count_must_be_a_whole_number(answer, status, text, capsys):
     result = check_number("count", answer, 36, places=0)
     line = capsys.readouterr().out
     assert result.status == status and text in line
+
+
+@pytest.mark.parametrize(
+    ("answer", "text"),
+    [
+        (537_000_000, "close: 537,000,000 looks rounded"),
+        (5.37e8, "looks rounded"),
+        (536_870_911, "is too low"),  # off by one: an integer count is never "rounded"
+        (537_000_001, "is too high"),
+    ],
+)
+def test_only_a_round_number_near_a_count_is_called_rounded(answer, text, capsys):
+    from attention_lib.checks.base import check_number
+
+    assert not check_number("bytes", answer, 536_870_912, places=0)
+    assert text in capsys.readouterr().out

@@ -5,10 +5,9 @@ fixed cases and raises :class:`Fail` (with a hint) at the first mistake; :func:`
 turns that into the one printed line and a :class:`CheckResult`.
 
 At grading time a checker also draws **unseen cases** from a seed the grader supplies
-(:func:`grading_seed`): a function registered with :func:`unseen_cases` for the
-exercise makes them, and they run after the fixed ones. A table of the practice cases,
-or answers handed back in call order, then fails. Without a seed (practice) nothing
-changes.
+(:func:`grading_seed`): a function registered with :func:`unseen_cases` for the exercise
+makes them, and they run after the fixed ones. A table of the practice cases, or answers
+handed back in call order, then fails. Without a seed (practice) nothing changes.
 """
 
 from __future__ import annotations
@@ -282,7 +281,8 @@ def check_number(
             result = CheckResult(exercise, "PASS", f"{shown} is right ({true}).")
         else:
             hint = next((h for wrong, h in mistakes if abs(value - wrong) <= tol), None)
-            if hint is None and places == 0 and abs(value - expected) <= 0.01 * abs(expected):
+            close = places == 0 and abs(value - expected) <= 0.01 * abs(expected)
+            if hint is None and close and value % 100 == 0 != expected % 100:  # 5.4e8, not 4095
                 hint = f"close: {_number(value)} looks rounded; give the exact whole number."
             if hint is None:
                 side = "high" if value > expected else "low"
