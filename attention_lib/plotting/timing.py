@@ -256,6 +256,8 @@ def memory_plot(n, measured: dict, *, itemsize: int = 8, title: str | None = Non
         ha="right",
         va="top",
         fontsize=8,
+        bbox={"facecolor": "white", "edgecolor": "none", "pad": 1},  # over the dotted line
+        zorder=6,
     )
     parts = []
     for (label, (sizes, values)), style in zip(series.items(), STYLES, strict=False):
