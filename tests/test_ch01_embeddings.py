@@ -278,6 +278,22 @@ def norms(a, b):
     return np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)
 
 
+cosine_alias = toy.cosine_similarity  # the library's function under another name
+
+
+def cosine_similarity(a, b):
+    """A learner's own function that happens to share the library's name: allowed."""
+    return good_cosine(a, b)
+
+
+pe_alias = al.positional_encoding
+
+
+def hidden_library_call(n, d_model):
+    """A helper of the learner's that only wraps the library."""
+    return al.positional_encoding(n, d_model)
+
+
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
@@ -343,6 +359,18 @@ def norms(a, b):
             "all 5 cases match the reference",
         ),
         (lambda a, b: toy.cosine_similarity(a, b), "FAIL", "rules out"),
+        (lambda a, b: cosine_alias(a, b), "FAIL", "rules out"),  # the ban is not by name only
+        (lambda a, b: cosine_similarity(a, b), "PASS", "all 5 cases"),  # the learner's own
+        (
+            lambda a, b: np.sum(a * b, axis=-1) / norms(a.T, b.T),  # norm(..., axis=0)
+            "FAIL",
+            "A length or sum over axis=0 gives one number per column, shape (4,); axis=-1",
+        ),
+        (
+            lambda a, b: float(good_cosine(a, b)),
+            "FAIL",
+            "float(...) makes one Python number, but tables give one number per row",
+        ),
         (lambda a, b: None, "TODO", "returned None"),
         (lambda a, b: 1 / 0, "FAIL", "raised ZeroDivisionError"),
         (lambda a, b: "close", "FAIL", "not an array of numbers"),
@@ -419,7 +447,9 @@ def multiplied(n, d_model):
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
-        (lambda n, d_model: al.positional_encoding(n, d_model), "PASS", "all 4 cases"),
+        (lambda n, d_model: al.positional_encoding(n, d_model), "FAIL", "rules out"),
+        (lambda n, d_model: pe_alias(n, d_model), "FAIL", "calls the library's"),
+        (lambda n, d_model: hidden_library_call(n, d_model), "FAIL", "rules out"),
         (encoding, "PASS", "all 4 cases"),
         (lambda n, d_model: encoding(n, d_model, swap=True), "FAIL", "sin and cos are swapped"),
         (lambda n, d_model: encoding(n, d_model, rate=1), "FAIL", "you used 10000^(i/d_model)"),
@@ -464,8 +494,8 @@ def test_positional_encoding_checker(fn, status, hint, capsys):
         (1.0, "FAIL", "holds two pairs"),
         (4, "FAIL", "not a count"),
         (1.7, "FAIL", "too high"),
-        (1.4, "FAIL", "1.4 is the right value rounded to one decimal; give two decimals"),
-        (np.float32(1.4), "FAIL", "rounded to one decimal"),
+        (1.4, "FAIL", "got 1.40, but 1.4142... to two decimals is 1.41: round at the second"),
+        (np.float32(1.4), "FAIL", "not the first"),
         (1.42, "FAIL", "close, but 1.4142... rounds to 1.41"),
         (1.405, "FAIL", "close, but 1.4142... rounds to 1.41"),  # not "1.4 is ..."
         ("1.41", "FAIL", "expected one number"),
@@ -478,7 +508,7 @@ def test_pe_length_checker(answer, status, hint, capsys):
     assert line.startswith(f"[pe-length] {status}: ")
     assert hint in line
     if answer == 1.405:
-        assert "1.4 is" not in line  # the hint must not claim the learner typed 1.4
+        assert "got 1.40" not in line  # the hint must not claim the learner typed 1.4
 
 
 def test_pe_rows_really_all_have_the_predicted_length():
@@ -492,7 +522,8 @@ def test_pe_rows_really_all_have_the_predicted_length():
         (np.cos(20) + np.cos(0.2), "PASS", "is right (1.39)"),
         (1.39, "PASS", "is right"),
         (None, "TODO", "replace None"),
-        (1.4, "FAIL", "rounded to one decimal"),
+        # 1.40 (the same float as 1.4) is 1.388... rounded up at the first decimal
+        (1.40, "FAIL", "got 1.40, but 1.3881... to two decimals is 1.39: round at the second"),
         (1.38, "FAIL", "close, but"),
         (0.41, "FAIL", "the fast pair alone"),
         (0.98, "FAIL", "the slow pair alone"),

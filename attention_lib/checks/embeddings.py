@@ -13,7 +13,7 @@ from .base import (
     same,
     verdict,
 )
-from .names import uses_name
+from .names import calls_library
 
 # --- Exercise: cosine similarity ---------------------------------------------------------
 
@@ -27,7 +27,7 @@ def check_cosine_similarity(fn) -> CheckResult:
     """Check ``fn(a, b)``: the cosine similarity of vectors along the last axis."""
 
     def run(cases: Cases) -> None:
-        if uses_name(cases.fn, "cosine_similarity"):  # toy.cosine_similarity, sklearn's
+        if calls_library(cases.fn, "cosine_similarity"):  # toy's or sklearn's, by any name
             raise Fail(
                 "your function calls a ready-made cosine_similarity, which this exercise "
                 "rules out: write it with np.sum and np.linalg.norm."
@@ -129,6 +129,17 @@ def _run(cases: Cases, case: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
                 " Your np.einsum subscripts fit one number of axes only (a vector has "
                 "one, a table two); '...i,...i->...' fits both, as does "
                 "np.sum(a * b, axis=-1)."
+            )
+        elif "could not be broadcast" in text and f"({a.shape[-1]},)" in text:
+            text = text.replace(_KEEPDIMS, "") + (
+                f" A length or sum over axis=0 gives one number per column, shape "
+                f"({a.shape[-1]},); axis=-1 gives one per row, which is what the dot "
+                "products need."
+            )
+        elif "converted to Python scalars" in text:  # float(...) or .item() on many numbers
+            text += (
+                " float(...) makes one Python number, but tables give one number per "
+                "row: return the NumPy array itself."
             )
         elif any(word in text for word in ("matmul", "not aligned", "shapes")):
             text += (

@@ -18,6 +18,7 @@ from .base import (
     same,
     verdict,
 )
+from .names import calls_library
 
 # --- Exercise: the sinusoidal positional encoding ----------------------------------------
 
@@ -92,6 +93,11 @@ def check_positional_encoding(fn) -> CheckResult:
     """Check ``fn(n, d_model)`` (``d_model`` even) against :func:`positional_encoding`."""
 
     def run(cases: Cases) -> None:
+        if calls_library(cases.fn, "positional_encoding"):
+            raise Fail(
+                "your function calls the library's positional_encoding, which this "
+                "exercise rules out: build the angles with np.arange, then np.sin and np.cos."
+            )
         for n, d in ((8, 4), (50, 16), (1, 2), (10, 6)):
             case = f"n = {n}, d_model = {d}"
             out = cases.run(case, n, d)
@@ -118,17 +124,17 @@ def check_positional_encoding(fn) -> CheckResult:
 
 
 def _rounded(answer, expected: float, mistakes: tuple) -> tuple:
-    """Add hints for one off in the last digit (1.42 for 1.414...) and, only when the
-    learner gave exactly one decimal (1.4), for the right value rounded too far: less
-    precise, not wrong. A near miss such as 1.405 gets the last-digit hint instead."""
+    """Add hints for one off in the last digit (1.42 for 1.414...) and for the value
+    rounded at the first decimal (1.4, which Python cannot tell from 1.40). A near miss
+    such as 1.405 gets the last-digit hint instead."""
     two = round(expected, 2)
     near = f"close, but {expected:.4f}... rounds to {two:.2f}: check the last digit."
     hints = [*mistakes, (two + 0.01, near), (two - 0.01, near)]
     one = round(expected, 1)
     if isinstance(answer, numbers.Real) and abs(float(answer) - one) < 1e-6:
         rounded = (
-            f"{one:g} is the right value rounded to one decimal; give two decimals "
-            f"({expected:.4f}... rounds to {two:.2f})."
+            f"got {one:.2f}, but {expected:.4f}... to two decimals is {two:.2f}: round "
+            "at the second decimal, not the first."
         )
         hints.insert(0, (one, rounded))
     return tuple(hints)
