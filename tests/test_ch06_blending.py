@@ -566,3 +566,30 @@ def test_np_dot_on_a_batch_is_named_not_k_transposed(capsys):
         line = capsys.readouterr().out
         assert "a batch of 2" in line and "np.dot does not treat the first axis as a batch" in line
         assert "K.T reverses" not in line
+
+
+# --- the chapter's prose ---------------------------------------------------------------------
+
+
+def test_fix_round_3_prose_stays_cut():
+    import re
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).resolve().parents[1] / "chapters" / "06_blending.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    text = " ".join(
+        c.source
+        for c in cells
+        if c.cell_type == "markdown" and "remove-cell" not in c.metadata.get("tags", [])
+    )
+    flat = " ".join(text.split())
+    assert "pre-LN" not in flat and "GPT-2 and most modern models (chapter 12)" in flat
+    assert "hands over mostly noun" not in flat and "third-person noun (0.7 of each)" in flat
+    assert "Centring the cards keeps" not in flat and "row sums" not in flat
+    assert "The pins where the band bends are its **corners**" in flat
+    assert len(text.split()) <= 2623, "fix round 3 left 2623 visible words"
+    assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", text)) <= 4  # bold numbers
+    table = next(c for c in cells if c.id == "3c6d29d1")  # the centred cards: folded
+    assert "hide-cell" in table.metadata["tags"]
