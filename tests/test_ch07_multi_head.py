@@ -250,6 +250,11 @@ def crashes(*args, **kwargs):
     raise KeyError("oops")
 
 
+def float_d_k(X, h):
+    n, d_model = X.shape
+    return X.reshape(n, h, d_model / h).swapaxes(0, 1)  # d_model / h is a float
+
+
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
@@ -264,6 +269,9 @@ def crashes(*args, **kwargs):
         (lambda X, h: good_split(X, 2), "FAIL", "returned 2 heads for h=4"),
         (lambda X, h: None, "TODO", "returned None"),
         (crashes, "FAIL", "raised KeyError: 'oops'"),
+        # fix round 4: a float d_k and a hard-coded d_k crash; the hint names the slip
+        (float_d_k, "FAIL", "d_model / h is a float, and a shape or a slice needs a whole"),
+        (lambda X, h: X.reshape(len(X), h, 2).swapaxes(0, 1), "FAIL", "Is d_k a fixed number"),
     ],
 )
 def test_split_heads_checker(fn, status, hint, capsys):
@@ -358,6 +366,27 @@ def first_block_only(X, W_q, W_k, W_v, W_o, h):
 LIBRARY_MHA = al.multi_head_attention  # an alias: still the library's answer
 
 
+def block_diagonal_w_o(X, W_q, W_k, W_v, W_o, h):
+    # Each head times its own square block W_o[c, c]: no head reaches another's columns.
+    d_k = X.shape[-1] // h
+    outs = []
+    for i in range(h):
+        c = slice(i * d_k, (i + 1) * d_k)
+        head, _ = al.scaled_dot_product_attention(X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c])
+        outs.append(head @ W_o[c, c])
+    return np.concatenate(outs, axis=-1)
+
+
+def float_d_k_loop(X, W_q, W_k, W_v, W_o, h):
+    d_k = X.shape[-1] / h  # a float: slices need a whole number
+    cols = [slice(i * d_k, (i + 1) * d_k) for i in range(h)]
+    heads = [
+        al.scaled_dot_product_attention(X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c])[0]
+        for c in cols
+    ]
+    return np.concatenate(heads, axis=-1) @ W_o
+
+
 def aliased_library(X, W_q, W_k, W_v, W_o, h):
     return LIBRARY_MHA(X, W_q, W_k, W_v, W_o, h=h)[0]
 
@@ -414,6 +443,12 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
         ),
         (lambda X, q, k, v, o, h: good_multi_head(X, q, k, v, o.T, h), "FAIL", "W_o.T"),
         (first_block_only, "FAIL", "every head used the first block of columns"),
+        (
+            block_diagonal_w_o,
+            "FAIL",
+            "W_o mixes all heads: multiply the concatenation by the whole W_o",
+        ),
+        (float_d_k_loop, "FAIL", "use d_k = d_model // h"),
         (lambda X, q, k, v, o, h: np.zeros((h, len(X), len(X))), "FAIL", "Return only the output"),
         (lambda *a: None, "TODO", "returned None"),
         (crashes, "FAIL", "raised KeyError"),

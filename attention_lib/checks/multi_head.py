@@ -30,7 +30,7 @@ def check_split_heads(fn) -> CheckResult:
             X = np.arange(1.0, n * d_model + 1).reshape(n, d_model)
             d_k = d_model // h
             case = f"X of shape ({n}, {d_model}) with h={h}"
-            out = cases.run(case, X, h)
+            out = _run_explained(cases, case, X, h)
             _split_shape_mistakes(out, n, d_model, h, case)
             expect_shape(out, (h, n, d_k), case, " It should be (h, n, d_k).")
             known_mistakes(
@@ -62,6 +62,25 @@ def check_split_heads(fn) -> CheckResult:
             same(out, split_heads(X, h), case)
 
     return verdict("split_heads", fn, run)
+
+
+def _run_explained(cases: Cases, case: str, *args) -> np.ndarray:
+    """Run one case; if the function raised, name the two slips that make d_k raise."""
+    try:
+        return cases.run(case, *args)
+    except Fail as fail:
+        message = str(fail)
+        if ("float" in message and "integer" in message) or "slice indices must be" in message:
+            raise Fail(
+                f"{message} d_model / h is a float, and a shape or a slice needs a "
+                "whole number: use d_k = d_model // h."
+            ) from None
+        if "cannot reshape" in message:
+            raise Fail(
+                f"{message} Is d_k a fixed number in your code? Work it out from the input, "
+                "d_k = X.shape[-1] // h, so that every width and every h works."
+            ) from None
+        raise
 
 
 def _split_shape_mistakes(out: np.ndarray, n: int, d_model: int, h: int, case: str) -> None:
@@ -125,7 +144,7 @@ def check_multi_head(fn) -> CheckResult:
         Ws = rng.normal(scale=0.6, size=(4, 8, 8))  # W_q, W_k, W_v, W_o
         for h in (2, 4, 1, 8):
             case = f"n = 5, d_model = 8, h={h}"
-            out = cases.run(case, X, *Ws, h)
+            out = _run_explained(cases, case, X, *Ws, h)
             expect_shape(
                 out,
                 (5, 8),
@@ -262,7 +281,21 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
             "Q_i = X @ W_q[:, i*d_k:(i+1)*d_k].",
         )
     )
+
+    def block_diagonal() -> np.ndarray:  # head i @ W_o[c, c]: each head kept to its columns
+        blocks = [slice(i * d_k, (i + 1) * d_k) for i in range(h)]
+        heads, _ = scaled_dot_product_attention(Q, K, V)  # (h, n, d_k)
+        return np.concatenate([heads[i] @ W_o[c, c] for i, c in enumerate(blocks)], axis=-1)
+
     if h > 1:
+        mistakes.append(
+            (
+                block_diagonal(),
+                "each head was multiplied by its own square block W_o[c, c], so it only "
+                "writes its own columns. W_o mixes all heads: multiply the concatenation "
+                "by the whole W_o (each output column reads every head).",
+            )
+        )
         mistakes.append(
             (
                 heads_then_wo() / h,
