@@ -234,7 +234,7 @@ def test_shape_tracer_alt_text_gives_the_chain_and_the_counts():
     assert "parameters" not in alt  # the chapter's exercise asks for that count
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert "3. Q_i = split_heads(Q, h)" in texts and "(8, 8, 4)" in texts
-    assert "24,576\nmult-adds" in texts
+    assert "24,576\nmultiply-adds" in texts
     plt.close(fig)
 
 

@@ -255,7 +255,7 @@ def shape_tracer(n: int, d_model: int, h: int):
         y = top - text_h  # top edge of the blocks
         ax.text(0, top, f"{r + 1}. {step.code}", va="top", fontsize=11)
         ax.text(widest, top, str(step.shape), va="top", ha="right", fontsize=11)
-        cost = f"{step.macs:,} mult-adds" if step.macs else ""
+        cost = f"{step.macs:,} multiply-adds" if step.macs else ""
         ax.text(
             widest + 0.04 * widest, y - n / 2, cost.replace(" ", "\n"), va="center", fontsize=10
         )
