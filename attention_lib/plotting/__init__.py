@@ -5,11 +5,13 @@ submodules group them by topic and share :mod:`.base`.
 """
 
 from .base import CMAP, Figure, figure_html, show
-from .blend import blend_hull, contributions, convex_hull, inside_hull
+from .blend import blend_hull
+from .contributions import contributions
 from .decoder import decoder_heads, loss_vs_baselines, readable_log_ticks, writing_frame
 from .dependency import dependency_figure
 from .embeddings import encoding_heatmap, similarity_map, token_panels
 from .heads import KeyTable, Step, head_heatmaps, shape_tracer, top_keys, trace_shapes
+from .hull import convex_hull, inside_hull
 from .learning import before_after, it_attention, training_curves, training_frame
 from .masking import masked_heatmaps, masked_row
 from .matrices import bar_row, heatmap
