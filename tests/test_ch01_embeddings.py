@@ -267,6 +267,18 @@ def test_token_panels_label_tokens_and_features_and_share_one_scale():
         token_panels([toy.X, PE], ["E"], toy.TOKENS, toy.FEATURES)
 
 
+def test_token_panels_can_label_rows_by_position_and_token():
+    # PE depends on the position only: its rows are named "0 I", "1 ate", ...
+    PE = al.positional_encoding(8, 4)
+    rows = [f"{k} {t}" for k, t in enumerate(toy.TOKENS)]
+    fig, alt = token_panels([PE], ["PE"], rows, toy.FEATURES, ylabel="position, token")
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()][:2] == ["0 I", "1 ate"]
+    assert ax.get_ylabel() == "position, token"
+    assert "one row per position, token" in alt
+    plt.close(fig)
+
+
 # --- checkers ----------------------------------------------------------------------------
 
 

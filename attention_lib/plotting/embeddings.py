@@ -167,7 +167,9 @@ def encoding_heatmap(PE, *, title: str):
     return fig, alt
 
 
-def token_panels(matrices, titles, rows, cols, *, fmt: str = ".2f", note: str = ""):
+def token_panels(
+    matrices, titles, rows, cols, *, fmt: str = ".2f", note: str = "", ylabel: str = "token"
+):
     """Draw several (n, d) tables side by side: tokens down, dimensions across.
 
     All panels share one colour scale, shown by one colour bar, so equal numbers get
@@ -178,7 +180,7 @@ def token_panels(matrices, titles, rows, cols, *, fmt: str = ".2f", note: str = 
     matrices : sequence of array_like, each of shape (n, d)
     titles : sequence of str, one per matrix
     rows : sequence of str, length n
-        Tokens.
+        Tokens, or e.g. "0 I", "1 ate" when a panel depends on the position.
     cols : sequence of str, length d, or one such sequence per matrix
         Dimension names, e.g. :data:`attention_lib.toy.FEATURES`. Give one list per
         panel when the columns mean different things (a positional encoding's columns
@@ -187,6 +189,8 @@ def token_panels(matrices, titles, rows, cols, *, fmt: str = ".2f", note: str = 
     note : str, optional
         The figure's main point: a caption line under the panels, and the end of the alt
         text.
+    ylabel : str, default "token"
+        What the row labels name.
 
     Returns
     -------
@@ -226,13 +230,13 @@ def token_panels(matrices, titles, rows, cols, *, fmt: str = ".2f", note: str = 
             f"{title}: from {format(M.min(), fmt)} to {format(M.max(), fmt)}, largest "
             f"'{rows[i]}' / {names[j]} ({format(M[i, j], fmt)})"
         )
-    axes[0].set_ylabel("token")
+    axes[0].set_ylabel(ylabel)
     fig.colorbar(image, ax=list(axes), fraction=0.04, pad=0.02, label="value")
     if note:
         fig.supxlabel(textwrap.fill(note, 100), fontsize=9.5, color="0.1")
     shared = "" if per_panel else f" ({', '.join(col_lists[0])})"
     alt = (
-        f"{len(Ms)} tables side by side on one colour scale, one row per token and one "
+        f"{len(Ms)} tables side by side on one colour scale, one row per {ylabel} and one "
         f"column per dimension{shared}. " + "; ".join(parts) + "." + (f" {note}" if note else "")
     )
     return fig, alt
