@@ -1,4 +1,8 @@
-"""Chapter 4 checker: scaled scores (the variance prediction is in ``variance.py``)."""
+"""Chapter 4 checker: scaled scores (the variance prediction is in ``variance.py``).
+
+The exercise asks for NumPy only: a function that reaches ``al.attention_scores`` (under
+any name) is named as such; a helper of the learner's own with that name is allowed.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from .base import (
     same,
     verdict,
 )
+from .names import calls_library, uses_name
 
 # --- Exercise: scaled scores --------------------------------------------------------------
 
@@ -27,6 +32,11 @@ def check_scaled_scores(fn) -> CheckResult:
     """
 
     def run(cases: Cases) -> None:
+        if calls_library(cases.fn, "attention_scores"):
+            raise Fail(
+                "your function calls al.attention_scores, which this exercise rules out: "
+                "compute Q Kᵀ with NumPy, Q @ np.swapaxes(K, -1, -2), then divide."
+            )
         rng = np.random.default_rng(4)
         Q, K = rng.normal(size=(2, 9)), rng.normal(size=(3, 9))  # n_q = 2, n_k = 3, d_k = 9
         case = "Q of shape (2, 9) and K of shape (3, 9)"
@@ -44,9 +54,7 @@ def check_scaled_scores(fn) -> CheckResult:
         Q3, K3 = rng.normal(size=(2, 3, 25)), rng.normal(size=(2, 6, 25))  # batch of 2
         case = "a batch: Q of shape (2, 3, 25) and K of shape (2, 6, 25)"
         out = _run(cases, case, Q3, K3, batch=True)
-        expect_shape(
-            out, (2, 3, 6), case, " Transpose only the last two axes of K: np.swapaxes(K, -1, -2)."
-        )
+        expect_shape(out, (2, 3, 6), case, _batch_shape_hint(cases.fn))
         raw = Q3 @ np.swapaxes(K3, -1, -2)  # (2, 3, 6)
         known_mistakes(
             out,
@@ -68,12 +76,7 @@ def check_scaled_scores(fn) -> CheckResult:
         Q4, K4 = rng.normal(size=(2, 3, 5, 36)), rng.normal(size=(2, 3, 7, 36))
         case = "batch and heads: Q of shape (2, 3, 5, 36) and K of shape (2, 3, 7, 36)"
         out = _run(cases, case, Q4, K4, batch=True)
-        expect_shape(
-            out,
-            (2, 3, 5, 7),
-            case,
-            " Transpose only the last two axes of K: np.swapaxes(K, -1, -2).",
-        )
+        expect_shape(out, (2, 3, 5, 7), case, _batch_shape_hint(cases.fn))
         raw = Q4 @ np.swapaxes(K4, -1, -2)  # (2, 3, 5, 7)
         known_mistakes(
             out,
@@ -125,6 +128,23 @@ _K_T_ON_A_BATCH = (
     "If you used K.T: with a batch axis it reverses *every* axis; swap only the last two, "
     "np.swapaxes(K, -1, -2)."
 )
+_SWAPPED_WRONG_AXES = (
+    "Your swapaxes swaps the wrong pair: with a batch axis in front, axes 0 and 1 are the "
+    "batch and the keys. Name the last two, whatever comes before them: "
+    "np.swapaxes(K, -1, -2)."
+)
+_NP_DOT = (
+    "np.dot is a matrix product only for 2-D arrays: on a batch it pairs every sentence's "
+    "queries with every sentence's keys. The @ operator (np.matmul) multiplies batch by "
+    "batch: Q @ np.swapaxes(K, -1, -2)."
+)
+
+
+def _batch_shape_hint(fn) -> str:
+    """The hint for a wrong shape on a batch: np.dot's, or transpose only the last two axes."""
+    if uses_name(fn, "dot"):
+        return " " + _NP_DOT
+    return " Transpose only the last two axes of K: np.swapaxes(K, -1, -2)."
 
 
 def _run(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray, batch: bool = False):
@@ -138,8 +158,12 @@ def _run(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray, batch: bool = Fa
         head = message.split(f"(on {case}).")[0] + f"(on {case})."  # without the generic tail
         if "axes don't match" in message:
             hint = _FIXED_AXES
+        elif "not aligned" in message and batch:
+            hint = _NP_DOT
         elif "broadcast" in message and not batch:
             hint = _ENTRY_BY_ENTRY
+        elif "matmul" in message and batch and not uses_name(cases.fn, "T"):
+            hint = _SWAPPED_WRONG_AXES if uses_name(cases.fn, "swapaxes") else _K_T_ON_A_BATCH
         elif "matmul" in message:
             hint = _K_T_ON_A_BATCH if batch else _TRANSPOSE_K
         else:

@@ -100,6 +100,14 @@ def check_dot_variance(answer, d_k: int = 64, sigma: float = 1.0) -> CheckResult
             f"σ⁴ = {var**2:g}.",
         ),
     ]
+    mistakes += [
+        (
+            var**2 * (d_k + off),
+            f"{var**2 * (d_k + off):,g} = σ⁴·({d_k} {sign} 1): count the products again. A "
+            f"score has one product q_m k_m per component, so exactly {d_k} of them.",
+        )
+        for off, sign in ((-1, "−"), (1, "+"))
+    ]
     # With sigma = 1 some of these coincide with the answer; never call the answer a mistake.
     mistakes = [(wrong, hint) for wrong, hint in mistakes if not np.isclose(wrong, expected)]
     if sigma != 1.0:  # with sigma = 1 the formulas that coincide say the same: the first wins
@@ -127,10 +135,13 @@ def _merge_coinciding(mistakes: list[tuple]) -> tuple:
 
 
 def _near_hint(answer, expected: float) -> str | None:
-    """A hint for an answer within 2% of ``expected`` that still is not it, else None."""
+    """A hint for a negative answer, or for one within 2% of ``expected`` that still is
+    not it; else None."""
     if isinstance(answer, bool | np.bool_) or not isinstance(answer, numbers.Real):
         return None
     value = float(answer)
+    if value < 0:
+        return "{value}: a variance cannot be negative, it is an average of squares."
     if not np.isfinite(value) or abs(value - expected) > 0.02 * abs(expected):
         return None
     return (

@@ -1,4 +1,4 @@
-"""Chapter 4's slider frame: the scores and the rows they give, raw beside scaled."""
+"""Chapter 4's slider frame: raw scores, scaled scores, and the rows they give."""
 
 from __future__ import annotations
 
@@ -17,10 +17,10 @@ def scaling_frame(
     xlim=None,
     ylim=None,
     bins: int = 64,
-    scaled_bins: int | None = None,
-    zoom=None,
+    scaled_xlim=(-4.0, 4.0),
+    scaled_bins: int = 32,
 ):
-    r"""One slider frame: the score distribution and the mean sorted softmax row, raw and scaled.
+    r"""One slider frame: raw scores, scaled scores, and the mean sorted softmax row of each.
 
     Parameters
     ----------
@@ -29,21 +29,18 @@ def scaling_frame(
     d_k : int
         The width they were computed at; the scaled scores are ``raw_scores / sqrt(d_k)``.
     xlim : (float, float), optional
-        Range of the histogram; defaults to a symmetric range around 0 that holds every
-        raw score, so each frame fits its own width. A slider should pass one range for
-        every frame: the bins are then the same in every frame too, so the scaled
-        scores, which do not change with ``d_k``, look the same while the raw ones widen.
+        Score axis of the raw histogram; defaults to a symmetric range around 0 that holds
+        every raw score. A slider passes one range for every frame, so the raw scores
+        visibly widen from frame to frame.
     ylim : (float, float), optional
-        Density axis of the histogram; defaults to fitting the data.
+        Density axis of both histograms; defaults to fitting the data.
     bins : int, default 64
         Number of equal bins across ``xlim``.
-    scaled_bins : int, optional
-        Number of equal bins across ``xlim`` for the scaled scores; defaults to ``bins``.
-        Scaled scores spread about 1, so on axes wide enough for raw scores at a large
-        ``d_k`` they need finer bins than the raw ones to show their bell shape.
-    zoom : (float, float), optional
-        A narrower range of scores to show again in an inset, magnified, so that the
-        scaled scores' shape can be read next to the wide raw ones.
+    scaled_xlim : (float, float), default (-4, 4)
+        Score axis of the scaled histogram, drawn in its own panel: scaled scores spread
+        about 1, so on the raw axis they would be a needle.
+    scaled_bins : int, default 32
+        Number of equal bins across ``scaled_xlim``.
 
     Returns
     -------
@@ -55,7 +52,6 @@ def scaling_frame(
     -----
     The right panel is not one query's row: each query's softmax weights are sorted from
     largest to smallest, then averaged over the ``m`` queries (the mean sorted row).
-    One random row can happen to have two keys that tie; the average cannot.
     """
     raw = as_float_array(raw_scores, "raw_scores", min_ndim=2)
     if raw.ndim != 2:
@@ -67,82 +63,76 @@ def scaling_frame(
     w_raw = -np.sort(-softmax(raw), axis=-1).mean(axis=0)  # (n,)
     w_scaled = -np.sort(-softmax(scaled), axis=-1).mean(axis=0)  # (n,)
     edge = np.abs(raw).max() * 1.05 or 1.0  # all-zero scores still get an axis
-    lo, hi = xlim if xlim is not None else (-edge, edge)
-    if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-        raise ValueError(f"xlim must be two finite numbers, low < high; got {xlim}")
+    lo, hi = _range(xlim if xlim is not None else (-edge, edge), "xlim")
+    s_lo, s_hi = _range(scaled_xlim, "scaled_xlim")
     bins = check_positive_int(bins, "bins")
-    scaled_bins = bins if scaled_bins is None else check_positive_int(scaled_bins, "scaled_bins")
-    edges = {"raw": np.linspace(lo, hi, bins + 1), "scaled": np.linspace(lo, hi, scaled_bins + 1)}
-    if zoom is not None:
-        try:
-            z_lo, z_hi = (float(v) for v in zoom)
-        except (TypeError, ValueError):
-            z_lo = z_hi = np.nan  # not two numbers: reported just below
-        if not (lo <= z_lo < z_hi <= hi):  # False for NaN, so also for infinities and junk
-            raise ValueError(
-                f"zoom must be two finite numbers inside xlim ({lo:g}, {hi:g}), low < high; "
-                f"got {zoom!r}"
-            )
-        zoom = (z_lo, z_hi)
+    scaled_bins = check_positive_int(scaled_bins, "scaled_bins")
+    edges = {
+        "raw": np.linspace(lo, hi, bins + 1),
+        "scaled": np.linspace(s_lo, s_hi, scaled_bins + 1),
+    }
     # A fixed layout instead of tight_layout: a slider draws many frames, and measuring
     # the text for tight_layout would double the time each one takes.
-    fig, (left, right) = plt.subplots(1, 2, figsize=(8.4, 2.9))
-    fig.subplots_adjust(left=0.085, right=0.99, bottom=0.17, top=0.9, wspace=0.25)
-    x = np.arange(n)
-    # The inset repeats both histograms over the zoom range, on the same density axis.
-    # Low enough that its title stays inside the panel, wide enough for y tick labels.
-    inset = None if zoom is None else left.inset_axes([0.12, 0.3, 0.27, 0.5])
-    for name, scores, weights, style, shift, hatch, edge in [
-        ("raw", raw, w_raw, RAW, -0.2, "//", "white"),
-        ("scaled", scaled, w_scaled, SCALED, 0.2, "", "black"),
-    ]:
+    fig, (left, middle, right) = plt.subplots(
+        1, 3, figsize=(7.6, 2.9), gridspec_kw={"width_ratios": [1.3, 0.9, 1.2]}
+    )
+    fig.subplots_adjust(left=0.075, right=0.99, bottom=0.17, top=0.89, wspace=0.32)
+    count = f"{raw.size:,}".replace(",", " ")  # 25 600, as the chapter writes it
+    panels = [("raw", raw, left, RAW), ("scaled", scaled, middle, SCALED)]
+    for name, scores, ax, style in panels:
         density, _ = np.histogram(scores, bins=edges[name], density=True)
-        label = f"{name}: spread {scores.std():.1f}"
-        line = {"color": style["color"], "ls": style["linestyle"], "lw": 1.6, "label": label}
-        left.stairs(density, edges[name], **line)
-        if inset is not None:
-            inset.stairs(density, edges[name], **{**line, "lw": 1.2})
-        bar = {"color": style["color"], "hatch": hatch, "edgecolor": edge}
-        right.bar(x + shift, weights, width=0.4, **bar, label=f"softmax({name})")
-    left.set_xlim(lo, hi)
-    if ylim is not None:
-        left.set_ylim(*ylim)
-    if inset is not None:
-        inset.set_xlim(*zoom)
-        inset.set_ylim(left.get_ylim())
-        ticks = [zoom[0], 0.0, zoom[1]] if zoom[0] < 0 < zoom[1] else list(zoom)
-        inset.set_xticks(ticks, [f"{v:g}".replace("-", "\u2212") for v in ticks])  # minus signs
-        inset.set_xlabel("score", fontsize=9, labelpad=1)
-        step = float(f"{inset.get_ylim()[1] / 2:.1g}")  # 0.45 -> 0.2: ticks 0, 0.2, 0.4
-        inset.set_yticks(np.arange(3) * step, [f"{v:g}" for v in np.arange(3) * step])
-        inset.tick_params(labelsize=9, pad=1)  # the legend's size, the figure's smallest
-        inset.set_title("zoomed in", fontsize=9, pad=2)
-    # On axes shared by every frame, a wide raw histogram can sink to a line on the axis.
+        ax.stairs(
+            density,
+            edges[name],
+            color=style["color"],
+            ls=style["linestyle"],
+            lw=1.6,
+            label=f"spread {scores.std():.1f}",
+        )
+        ax.set_xlim(edges[name][0], edges[name][-1])
+        if ylim is not None:
+            ax.set_ylim(*ylim)
+        ax.set_xlabel("score")
+        ax.legend(fontsize=9, loc="upper right", handlelength=1.5)
+    middle.set_ylim(left.get_ylim())  # one density axis: the heights compare
+    middle.set_title("scaled: ÷ √$d_k$", fontsize=10)
+    left.set_ylabel("density")
+    # On a shared axis, a wide raw histogram can sink to a line near the floor.
     tallest = np.histogram(raw, bins=edges["raw"], density=True)[0].max()
     flat = tallest < 0.05 * left.get_ylim()[1]
-    left.set_xlabel("score")
-    left.set_ylabel("density")
-    title = f"All {raw.size} scores, $d_k$ = {d_k}"
-    left.set_title(title + (": raw nearly flat" if flat else ""), fontsize=11 if flat else None)
-    left.legend(fontsize=9)
+    left.set_title(f"{count} raw scores" + (", nearly flat" if flat else ""), fontsize=10)
+    # Markers on lines, not bars: a weight near 0 stays visible as a marker on the floor.
+    x = np.arange(n)
+    for name, weights, style in [("raw", w_raw, RAW), ("scaled", w_scaled, SCALED)]:
+        right.plot(x, weights, **style, ms=4, lw=1.2, clip_on=False, label=f"softmax({name})")
     ranks = x if n <= 10 else np.unique(np.r_[0, np.arange(3, n, 4), n - 1])  # 1, 4, 8, ...
     right.set_xticks(ranks, [str(j + 1) for j in ranks])
     right.set_ylim(0, 1)
-    right.set_xlabel("key, ranked by its weight (1 = largest)")
+    right.set_xlabel("key, ranked by weight")
     right.set_ylabel("mean weight")
-    right.set_title(f"Mean sorted row of {n} keys")
+    right.set_title(f"$d_k$ = {d_k}: mean sorted row", fontsize=10)
     right.legend(fontsize=9, loc="upper right")
     alt = (
-        f"d_k = {d_k}. Left: histogram of {raw.size} scores; raw scores have a spread "
-        f"(standard deviation) of {raw.std():.1f}, scaled ones {scaled.std():.1f}. Right: "
-        f"softmax weights of {m} queries over {n} keys, sorted and averaged; the top key gets "
-        f"{w_raw[0]:.2f} of a raw row and {w_scaled[0]:.2f} of a scaled row."
+        f"d_k = {d_k}. Left: histogram of {count} raw scores on a score axis from {lo:g} to "
+        f"{hi:g}; their spread (standard deviation) is {raw.std():.1f}. Middle: the same "
+        f"scores divided by √{d_k}, on an axis from {s_lo:g} to {s_hi:g}; spread "
+        f"{scaled.std():.1f}. Right: softmax weights of {m} queries over {n} keys, sorted and "
+        f"averaged; the top key gets {w_raw[0]:.2f} of a raw row and {w_scaled[0]:.2f} of a "
+        "scaled row."
     )
     if flat:
         alt += (
-            f" The raw histogram is nearly flat on this axis: its tallest bin reaches "
-            f"{tallest:.2g}."
+            f" The raw histogram is nearly flat on its axis: its tallest bin reaches {tallest:.2g}."
         )
-    if zoom is not None:
-        alt += f" An inset repeats the histograms for scores from {zoom[0]:g} to {zoom[1]:g}."
     return fig, alt
+
+
+def _range(pair, name: str) -> tuple[float, float]:
+    """Two finite numbers, low < high, or a ValueError naming ``name``."""
+    try:
+        low, high = (float(v) for v in pair)
+    except (TypeError, ValueError):
+        low = high = np.nan  # not two numbers: reported just below
+    if not (np.isfinite(low) and np.isfinite(high) and low < high):
+        raise ValueError(f"{name} must be two finite numbers, low < high; got {pair!r}")
+    return low, high
