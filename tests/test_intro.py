@@ -45,7 +45,7 @@ def test_the_total_study_time_is_the_sum_of_the_rows():
 
 def test_the_landing_page_says_the_toy_leaves_positions_out_from_chapter_2():
     text = " ".join(INTRO.split())
-    assert "from chapter 2 on, our toy's $X$ holds the word embeddings alone" in text
+    assert "from chapter 2 on, our toy's $x$ holds the word embeddings alone" in text.lower()
 
 
 def test_the_landing_page_holds_no_notes_for_maintainers():
@@ -175,3 +175,12 @@ def test_the_block_diagram_comes_after_the_plan_and_says_which_chapter_is_post_l
 
     assert "*after* each add (post-LN), as in BERT" in source("11_real_model.ipynb")
     assert r"X + \operatorname{MHA}(\operatorname{LN}_1(X))" in source("12_decoder.ipynb")
+
+
+def test_the_first_sentence_and_the_toy_claim_do_not_overreach():
+    text = " ".join(INTRO.split())
+    # a decoder's word looks only at the earlier words; "head" is chapter 7's word
+    assert "look at the other words (in a decoder, the earlier ones) at once" in text
+    assert "every other word at once" not in text
+    before_ch7 = text[: text.index("## How the course works")]
+    assert " head " not in before_ch7 and "small head" not in text
