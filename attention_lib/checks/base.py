@@ -276,9 +276,9 @@ def check_number(
             hint = f"this is a count: a whole number, not {_number(value)}."
             result = CheckResult(exercise, "FAIL", hint)
         elif abs(value - expected) <= tol:
-            shown = _number(value)
-            true = f"{expected:,.{places if show is None else show}f}"
-            result = CheckResult(exercise, "PASS", f"{shown} is right ({true}).")
+            decimals = show if show is not None else 0 if float(expected).is_integer() else places
+            line = f"{_number(value)} is right ({expected:,.{decimals}f})."
+            result = CheckResult(exercise, "PASS", line)
         else:
             hint = next((h for wrong, h in mistakes if abs(value - wrong) <= tol), None)
             close = places == 0 and abs(value - expected) <= 0.01 * abs(expected)
