@@ -22,7 +22,7 @@ from attention_lib.checks import (
     check_numerical_gradient,
     check_softmax_backward,
 )
-from attention_lib.checks.base import grading_seed
+from attention_lib.checks.base import BROADCAST_HINT, grading_seed
 from attention_lib.plotting import before_after, it_attention, training_curves, training_frame
 from attention_lib.toy import learning
 
@@ -392,9 +392,9 @@ def jacobian_row_by_row(p, dp):
 def test_one_row_hint_replaces_keepdims_only_for_one_row_answers():
     one_row = check_softmax_backward(lambda p, dp: (np.diag(p) - np.outer(p, p)) @ dp)
     assert "keepdims" in one_row.message  # in the fix it names, not as the diagnosis
-    assert "A sum over one axis needs keepdims" not in one_row.message
+    assert BROADCAST_HINT not in one_row.message
     no_keepdims = check_softmax_backward(lambda p, dp: p * (dp - np.sum(p * dp, axis=-1)))
-    assert "A sum over one axis needs keepdims=True" in no_keepdims.message
+    assert BROADCAST_HINT in no_keepdims.message
     assert "right on each row alone" not in no_keepdims.message
 
 

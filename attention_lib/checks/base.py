@@ -21,6 +21,8 @@ from collections.abc import Callable
 import numpy as np
 
 ATOL = 1e-6
+# Added to an error that mentions broadcasting: the usual cause, put as a question.
+BROADCAST_HINT = " If you summed or took a max over one axis, keepdims=True keeps it."
 
 # The grader's seed for unseen cases (None: practice, fixed cases only), and the last
 # answer :func:`call` returned with the dtype kind it had before becoming floats.
@@ -164,9 +166,7 @@ def call(fn, case: str, *args) -> np.ndarray:
         with np.errstate(all="ignore"):  # the verdict explains overflow; no raw warnings
             out = fn(*copies)
     except (Exception, SystemExit) as err:  # even sys.exit() must not end the notebook
-        hint = ""
-        if "broadcast" in str(err):
-            hint = " A sum over one axis needs keepdims=True to line up with the array again."
+        hint = BROADCAST_HINT if "broadcast" in str(err) else ""
         raise Fail(f"your function raised {type(err).__name__}: {err} (on {case}).{hint}") from None
     if out is None:
         raise Todo("your function returned None. Write its body, then run this cell again.")

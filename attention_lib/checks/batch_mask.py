@@ -9,6 +9,7 @@ import numpy as np
 
 from ..core import causal_mask
 from .base import (
+    BROADCAST_HINT,
     Cases,
     CheckResult,
     Fail,
@@ -84,7 +85,7 @@ def _run(cases: Cases, case: str, *args) -> np.ndarray:
         message = str(fail)
         if "could not be broadcast" in message:  # np.arange(n) < lengths: (n,) against (b,)
             raise Fail(
-                message.split(" A sum over one axis")[0] + " Positions run along one axis and "
+                message.replace(BROADCAST_HINT, "") + " Positions run along one axis and "
                 "sentences along another: give lengths its own axis, lengths[:, None] of "
                 "shape (b, 1), so that comparing it with np.arange(n) gives a (b, n) table."
             ) from None

@@ -8,6 +8,7 @@ import numpy as np
 from ..core import softmax
 from .base import (
     ATOL,
+    BROADCAST_HINT,
     Cases,
     CheckResult,
     Fail,
@@ -232,7 +233,7 @@ def _run_shapes(cases: Cases, case: str, *arrays, hint: str) -> np.ndarray:
     try:
         return cases.run(case, *arrays)
     except Fail as fail:
-        message = str(fail).split(" A sum over one axis")[0]  # base's keepdims hint: not ours
+        message = str(fail).replace(BROADCAST_HINT, "")  # not the keepdims question
         raise Fail(message + hint) from None
 
 

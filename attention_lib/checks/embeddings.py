@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import (
+    BROADCAST_HINT,
     Cases,
     CheckResult,
     Fail,
@@ -109,10 +110,6 @@ def check_cosine_similarity(fn) -> CheckResult:
     return verdict("cosine", fn, run)
 
 
-# base.call's hint for any error that mentions broadcasting; einsum's has another cause
-_KEEPDIMS = " A sum over one axis needs keepdims=True to line up with the array again."
-
-
 def _run(cases: Cases, case: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Run one case; an error from a usual slip (axis=1, einsum, a @ b) gets a hint."""
     try:
@@ -125,13 +122,13 @@ def _run(cases: Cases, case: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
                 "for it; axis=-1, the last axis, works for vectors and tables alike."
             )
         elif "einstein sum" in text:  # np.einsum("ij,ij->i", ...) given a single vector
-            text = text.replace(_KEEPDIMS, "") + (
+            text = text.replace(BROADCAST_HINT, "") + (
                 " Your np.einsum subscripts fit one number of axes only (a vector has "
                 "one, a table two); '...i,...i->...' fits both, as does "
                 "np.sum(a * b, axis=-1)."
             )
         elif "could not be broadcast" in text and f"({a.shape[-1]},)" in text:
-            text = text.replace(_KEEPDIMS, "") + (
+            text = text.replace(BROADCAST_HINT, "") + (
                 f" A length or sum over axis=0 gives one number per column, shape "
                 f"({a.shape[-1]},); axis=-1 gives one per row, which is what the dot "
                 "products need."

@@ -9,6 +9,7 @@ from ..core import softmax
 from ..validate import check_positive_int
 from .base import (
     ATOL,
+    BROADCAST_HINT,
     Cases,
     CheckResult,
     Fail,
@@ -121,7 +122,7 @@ def _run_rows(cases: Cases, case: str, p: np.ndarray, dp: np.ndarray) -> np.ndar
             raise
         if not _right_row_by_row(cases.fn, p, dp):
             raise
-        message = message.split(" A sum over one axis")[0]
+        message = message.replace(BROADCAST_HINT, "")
         raise Fail(f"{message} {_ONE_ROW}") from None
 
 
@@ -185,7 +186,7 @@ def _run_product(cases: Cases, case: str, A: np.ndarray, dOut: np.ndarray) -> np
         if "your function raised" not in str(fail) or A.ndim == 2 and "axes" not in str(fail):
             raise
         # The generic keepdims hint of base.call does not apply to a matrix product.
-        message = str(fail).split(" A sum over one axis")[0]
+        message = str(fail).replace(BROADCAST_HINT, "")
         raise Fail(message + _LEADING_AXES) from None
 
 
