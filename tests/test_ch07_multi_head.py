@@ -8,7 +8,7 @@ import pytest
 import attention_lib as al
 from attention_lib import toy
 from attention_lib.checks import check_multi_head, check_param_count, check_split_heads
-from attention_lib.plotting import Step, head_heatmaps, shape_tracer, top_keys, trace_shapes
+from attention_lib.plotting import Step, head_heatmaps, shape_tracer, trace_shapes
 
 HEADS = toy.heads
 I, ATE, CAKE, IT, DELICIOUS = (toy.token_index(t) for t in ("I", "ate", "cake", "it", "delicious"))
@@ -165,21 +165,6 @@ def test_default_names_and_odd_head_counts():
     assert [ax.get_title() for ax in fig.axes if ax.images] == ["head 1", "head 2", "head 3"]
     assert "head 3: 'a' -> 'a' (0.50)" in alt
     plt.close(fig)
-
-
-def test_top_keys_lists_each_words_winner_per_head():
-    _, weights = HEADS.attention()
-    table = top_keys(weights, toy.TOKENS, ["1", "2", "3", "4"], title="winners")
-    lines = repr(table).splitlines()
-    rows = {line.split()[0]: line.split()[1:] for line in lines[2:]}
-    assert lines[0] == "winners" and lines[1].split() == ["1", "2", "3", "4"]
-    assert rows["I"] == ["-", "-", "-", "-"]  # "I" asks nothing in any head
-    assert rows["ate"] == ["-", "cake", "0.86", "cake", "0.37", "I", "0.90"]
-    assert rows["it"] == ["cake", "0.73", "-", "-", "-"]
-    page = table._repr_html_()  # an HTML table on the page: it wraps to fit a phone
-    assert page.startswith("<table><caption>winners</caption>")
-    assert '>it</td><td style="padding:0 0.4em 0 0">cake 0.73</td>' in page
-    assert page.count("<tr>") == 1 + len(toy.TOKENS)
 
 
 def test_trace_shapes_follows_the_article_example():

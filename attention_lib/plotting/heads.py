@@ -9,7 +9,6 @@ record, so the figure cannot disagree with the code.
 
 from __future__ import annotations
 
-import html
 import math
 from typing import NamedTuple
 
@@ -118,58 +117,6 @@ def _label_row(ax, row: np.ndarray, r: int, fmt: str, fontsize: float = 7.5) -> 
         ax.text(c, r, format(value, fmt), color=text_colour(value), **text)
     top = int(np.argmax(row))
     ax.add_patch(Rectangle((top - 0.5, r - 0.5), 1, 1, fill=False, lw=1.2, ec="red"))
-
-
-class KeyTable(NamedTuple):
-    """Each query's largest weight in each head: text for nbval, an HTML table for the page."""
-
-    title: str
-    header: list  # "", then one name per head
-    rows: list  # token, then "key weight" or "-" per head
-
-    def __repr__(self) -> str:
-        table = [self.header, *self.rows]
-        widths = [max(len(line[j]) for line in table) for j in range(len(self.header))]
-        lines = ["  ".join(f"{c:<{w}}" for c, w in zip(r, widths, strict=True)) for r in table]
-        return "\n".join([self.title, *(line.rstrip() for line in lines)])
-
-    def _repr_html_(self) -> str:
-        def row(cells, tag):
-            return (
-                "<tr>"
-                + "".join(
-                    f'<{tag} style="padding:0 0.4em 0 0">{html.escape(c)}</{tag}>' for c in cells
-                )
-                + "</tr>"
-            )
-
-        body = "".join(row(r, "td") for r in self.rows)
-        return (
-            f"<table><caption>{html.escape(self.title)}</caption>"
-            f"<thead>{row(self.header, 'th')}</thead><tbody>{body}</tbody></table>"
-        )
-
-
-def top_keys(weights, tokens, names=None, *, title: str = "") -> KeyTable:
-    """Each query's largest weight in each head, as a table to show under :func:`head_heatmaps`.
-
-    One row per token, one column per head, each cell ``"key weight"`` (``"cake 0.73"``)
-    or ``"-"`` for a query that asks nothing (a uniform row). On the page it is an HTML
-    table, which stays legible on a phone where the grid's small print does not.
-    """
-    W, names = check_stack(weights, tokens, names)
-    h, n, _ = W.shape
-    rows = [
-        [tokens[r]]
-        + [
-            "-"
-            if np.allclose(W[i, r], W[i, r, 0])
-            else f"{tokens[int(np.argmax(W[i, r]))]} {W[i, r].max():.2f}"
-            for i in range(h)
-        ]
-        for r in range(n)
-    ]
-    return KeyTable(title, ["", *names], rows)
 
 
 # --- Following the shapes through multi-head attention -------------------------------------
