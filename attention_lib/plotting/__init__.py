@@ -10,7 +10,7 @@ from .contributions import contributions
 from .decoder import decoder_heads, loss_vs_baselines, readable_log_ticks, writing_frame
 from .dependency import dependency_figure
 from .embeddings import encoding_heatmap, similarity_map, token_panels
-from .heads import KeyTable, Step, head_heatmaps, shape_tracer, top_keys, trace_shapes
+from .heads import Step, head_heatmaps, shape_tracer, trace_shapes
 from .hull import convex_hull, inside_hull
 from .learning import before_after, it_attention, training_curves, training_frame
 from .masking import masked_heatmaps, masked_row
@@ -32,7 +32,6 @@ from .timing import (
 __all__ = [
     "CMAP",
     "Figure",
-    "KeyTable",
     "Step",
     "attention_panels",
     "bar_row",
@@ -70,7 +69,6 @@ __all__ = [
     "timing_plot",
     "token_attention",
     "token_panels",
-    "top_keys",
     "trace_shapes",
     "training_curves",
     "training_frame",
