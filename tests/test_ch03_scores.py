@@ -7,6 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
+import attention_lib as al
 from attention_lib import toy
 from attention_lib.checks import (
     check_scores,
@@ -14,7 +15,7 @@ from attention_lib.checks import (
     unseen,  # noqa: F401  (registers the unseen cases)
 )
 from attention_lib.checks.base import UNSEEN, grading_seed
-from attention_lib.plotting import dot_product_arrows, heatmap, score_bars
+from attention_lib.plotting import dot_product_arrows, heatmap, score_bars, score_heatmap
 from attention_lib.plotting.base import FIGURE_DPI, smallest_text_px
 
 
@@ -90,6 +91,14 @@ def test_einsum_with_ellipsis_passes(capsys):
         (lambda Q, K: np.tensordot(Q, K, axes=([-1], [-1])), "np.tensordot pairs every"),
         (lambda Q, K: good_scores(Q, K)[..., :-1], "one column per key"),
         (lambda Q, K: good_scores(Q, K) + 0.1, "values differ from the reference"),
+        (
+            lambda Q, K: Q @ K.reshape(K.shape[:-2] + (K.shape[-1], K.shape[-2])),
+            "K.reshape gave K the shape of its transpose, but not its numbers",
+        ),
+        (
+            lambda Q, K: (Q[..., :, None, :] * K[..., None, :, :]).mean(-1),
+            "a dot product sums; you divided by d_k",
+        ),
     ],
 )
 def test_each_scores_mistake_gets_its_own_hint(fn, hint, capsys):
@@ -110,6 +119,45 @@ def test_the_batch_hint_names_k_t_only_when_the_answer_uses_it(capsys):
         assert "K.T" not in line and "np.swapaxes(K, -1, -2)" in line
     line = one_line_after(check_scores, lambda Q, K: Q @ K.T, capsys)
     assert "(K.T reverses every axis of K (2, 5, 4))" in line
+
+
+def test_the_library_s_attention_scores_is_ruled_out_however_it_is_reached(capsys):
+    scores_alias = al.attention_scores
+
+    def helper(Q, K):
+        return al.attention_scores(Q, K)
+
+    for fn in (
+        al.attention_scores,
+        lambda Q, K: al.attention_scores(Q, K),
+        lambda Q, K: scores_alias(Q, K),
+        lambda Q, K: helper(Q, K),
+    ):
+        line = one_line_after(check_scores, fn, capsys)
+        assert "calls al.attention_scores, which this exercise rules out" in line
+
+
+def attention_scores(Q, K):  # the learner's own function may carry the library's name
+    return Q @ swap(K)
+
+
+def test_a_learner_s_own_attention_scores_passes(capsys):
+    assert check_scores(lambda Q, K: attention_scores(Q, K))
+    one_line(capsys, "scores", "PASS")
+
+
+def test_the_two_batch_axes_hint_names_only_what_the_answer_used(capsys):
+    def loop_first_axis(Q, K):  # one sentence at a time: right for one batch axis only
+        if Q.ndim == 2:
+            return Q @ np.swapaxes(K, 0, 1)
+        return np.stack([q @ np.swapaxes(k, 0, 1) for q, k in zip(Q, K, strict=True)])
+
+    line = one_line_after(check_scores, loop_first_axis, capsys)
+    assert "works with one batch axis but not with two. np.swapaxes(K, -1, -2)" in line
+    assert "K.T" not in line and "K.transpose" not in line
+    transposed = lambda Q, K: Q @ (K.transpose(0, 2, 1) if K.ndim == 3 else K.T)  # noqa: E731
+    line = one_line_after(check_scores, transposed, capsys)
+    assert "K.T reverses every axis and K.transpose(0, 2, 1) fits exactly three" in line
 
 
 def one_line_after(checker, fn, capsys):
@@ -304,11 +352,10 @@ def test_dot_product_arrows_reject_bad_input(query, keys, labels, match):
         dot_product_arrows(query, keys, labels, title="t")
 
 
-def test_keys_are_arrows_in_their_own_colours_and_arrows_on_one_line_get_lanes():
+def test_keys_are_arrows_from_the_origin_and_arrows_on_one_line_differ_in_width():
     keys = [[1.5, 1.5], [0.5, 0.5], [1, -1], [-1, -1]]
     fig, _ = dot_product_arrows([1, 1], keys, list("abcd"), title="t")
     ax = fig.axes[0]
-    fig.canvas.draw()
     lines = [line for line in ax.get_lines() if line.get_color() != "grey"]  # query, keys
     assert len(lines) == 5 and lines[0].get_color() == "black"
     keys_drawn = lines[1:]
@@ -318,14 +365,28 @@ def test_keys_are_arrows_in_their_own_colours_and_arrows_on_one_line_get_lanes()
     assert [line.get_linestyle() for line in keys_drawn] == ["-", "--", "-.", ":"]
     heads = [t.arrow_patch for t in ax.texts if t.arrow_patch is not None]
     assert len(heads) == 5  # every key has an arrowhead, and so has the query
-    # The query and the two keys along it are parallel lines at least 3 px apart on the
-    # screen, so none hides another; the keys at other angles stay on their true line.
-    starts = [line.get_transform().transform((0, 0)) for line in lines]
-    origin = ax.transData.transform((0, 0))
-    normal = np.array([1, -1]) / np.sqrt(2)
-    sideways = sorted(float((start - origin) @ normal) for start in starts[:3])
-    assert min(np.diff(sideways)) >= 3
-    assert np.allclose(starts[3], origin) and np.allclose(starts[4], origin)
+    for line in lines:  # every arrow starts at the origin, in data coordinates
+        assert line.get_transform() == ax.transData
+        assert (line.get_xdata()[0], line.get_ydata()[0]) == (0, 0)
+    # On the line y = x: the long key, the query and the short key, widest first and
+    # lowest, so the narrower ones on top leave each visible.
+    long_key, query, short_key = lines[1], lines[0], lines[2]
+    widths = [line.get_linewidth() for line in (long_key, query, short_key)]
+    assert widths[0] > widths[1] > widths[2]
+    assert long_key.get_zorder() < query.get_zorder() < short_key.get_zorder()
+    assert lines[3].get_linewidth() == lines[4].get_linewidth() == 2.2  # alone: as before
+    plt.close(fig)
+
+
+def test_the_score_heatmap_prints_its_cell_numbers_at_9_pt():
+    fig, alt = score_heatmap(toy.scores(), toy.TOKENS, title="t", cbar_label="score")
+    fig.canvas.draw()
+    assert smallest_text_px(fig) == 9 * FIGURE_DPI / 72  # 11.25 px in the PNG (was 10)
+    cells = [t for t in fig.axes[0].texts if t.get_text() == "1.80"]
+    assert len(cells) == 1 and cells[0].get_fontsize() == 9
+    plt.close(fig)
+    fig, plain_alt = heatmap(toy.scores(), toy.TOKENS, title="t", cbar_label="score")
+    assert alt == plain_alt
     plt.close(fig)
 
 
@@ -365,3 +426,12 @@ def test_by_token_labels_each_number_with_its_word():
     assert toy.by_token(np.arange(8), fmt="g").endswith("delicious 7")
     with pytest.raises(ValueError, match=r"one number per token, shape \(8,\); got \(3,\)"):
         toy.by_token([1, 2, 3])
+
+
+def test_by_feature_labels_each_coordinate_with_its_feature():
+    Q, K, _ = toy.projections()
+    cake = toy.token_index("cake")
+    assert toy.by_feature(Q[cake]) == "food 1.60  person 0.40  action 0.00  pointer 0.90"
+    assert toy.by_feature([1, 2, 3, 4], fmt="g") == "food 1  person 2  action 3  pointer 4"
+    with pytest.raises(ValueError, match=r"one number per feature .*shape \(4,\); got \(8,\)"):
+        toy.by_feature(np.arange(8))

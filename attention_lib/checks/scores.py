@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import softmax
+from ..core import attention_scores, softmax
 from .base import (
     _LAST,  # the learner's answer with its dtype kind, as returned (before becoming floats)
     Cases,
@@ -15,7 +15,7 @@ from .base import (
     same,
     verdict,
 )
-from .names import uses_name
+from .names import calls_library, uses_name
 
 # Words that NumPy and Python put in the message when matrix shapes do not line up.
 _SHAPE_ERRORS = ("mismatch", "not aligned", "broadcast", "subscripts")
@@ -197,9 +197,20 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
 
 
 def check_scores(fn) -> CheckResult:
-    """Check ``fn(Q, K)`` against ``Q Kᵀ``: (..., n_q, d_k), (..., n_k, d_k) -> (..., n_q, n_k)."""
+    """Check ``fn(Q, K)`` against ``Q Kᵀ``: (..., n_q, d_k), (..., n_k, d_k) -> (..., n_q, n_k).
+
+    The exercise rules out ``al.attention_scores``: calling it, under any name or from a
+    helper, fails.
+    """
+    library = "attention_scores"
+    banned = callable(fn) and (fn is attention_scores or calls_library(fn, library))
 
     def run(cases: Cases) -> None:
+        if banned:
+            raise Fail(
+                "your function calls al.attention_scores, which this exercise rules out: "
+                "write the product yourself, with @ and a transpose of the last two axes."
+            )
         Q = np.array([[1.0, 0.0, 2.0, 1.0], [0.0, 1.0, 1.0, 0.0], [2.0, 1.0, 0.0, 1.0]])
         K = np.array([[1.0, 1.0, 0.0, 0.0], [0.0, 2.0, 1.0, 1.0], [1.0, 0.0, 0.0, 2.0]])
         _check_matrix(cases, "Q and K of shape (3, 4)", Q, K)
@@ -227,10 +238,21 @@ def check_scores(fn) -> CheckResult:
 def _check_matrix(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray) -> None:
     batched = Q.ndim > 2
     if Q.ndim > 3:
+        # Name K.T or K.transpose only when the answer uses them: a loop over the first
+        # axis may use neither.
+        why = [
+            words
+            for name, words in (
+                ("T", "K.T reverses every axis"),
+                ("transpose", "K.transpose(0, 2, 1) fits exactly three"),
+            )
+            if uses_name(cases.fn, name)
+        ]
         hint = (
-            "It works with one batch axis but not with two: K.T reverses every axis and "
-            "K.transpose(0, 2, 1) fits exactly three. np.swapaxes(K, -1, -2) swaps only the "
-            "last two axes, whatever comes before them (with np.einsum, start each "
+            "It works with one batch axis but not with two"
+            + (": " + " and ".join(why) if why else "")
+            + ". np.swapaxes(K, -1, -2) swaps only the last two axes, whatever comes "
+            "before them, and @ keeps every batch axis apart (with np.einsum, start each "
             "subscript with '...')."
         )
     elif batched:
@@ -291,6 +313,17 @@ def _check_matrix(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray) -> None
             Q @ np.swapaxes(Q, -1, -2) if Q.shape == K.shape else None,
             f"you compared the queries with each other, Q Qᵀ (on {case}): a score pairs a "
             "query with a key, so the right-hand factor is K, transposed: Q @ K.T.",
+        ),
+        (
+            Q @ K.reshape(K.shape[:-2] + K.shape[-1:] + K.shape[-2:-1]),
+            f"K.reshape gave K the shape of its transpose, but not its numbers (on {case}): "
+            "a reshape keeps the entries in their order and cuts them into new rows, so a "
+            "column is no longer a key. Transpose instead: np.swapaxes(K, -1, -2).",
+        ),
+        (
+            expected / Q.shape[-1],
+            "a dot product sums; you divided by d_k (a mean over the last axis?). Use "
+            ".sum(-1), or Q @ K.T.",
         ),
         (
             expected / np.sqrt(Q.shape[-1]),

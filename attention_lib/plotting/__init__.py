@@ -18,7 +18,7 @@ from .matrices import bar_row, heatmap
 from .real_model import attention_panels, head_grid, token_attention
 from .scaling import gradients_vs_dimension
 from .scaling_frame import scaling_frame
-from .scores import dot_product_arrows, score_bars
+from .scores import dot_product_arrows, score_bars, score_heatmap
 from .shapes import matmul_diagram
 from .tiles import tile_figure, tile_steps
 from .timing import (
@@ -60,6 +60,7 @@ __all__ = [
     "memory_plot",
     "scaling_frame",
     "score_bars",
+    "score_heatmap",
     "shape_tracer",
     "show",
     "similarity_map",

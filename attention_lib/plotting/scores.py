@@ -1,37 +1,46 @@
-"""Figures for chapter 3: dot products as arrows, and one query's row of raw scores."""
+"""Figures for chapter 3: dot products as arrows, the score matrix, one query's row."""
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.transforms import offset_copy
 
 from ..validate import as_float_array
-from .matrices import bar_row
+from .matrices import bar_row, heatmap
 
 # Okabe-Ito colours (blue, vermillion, bluish green, reddish purple), told apart with
 # the common kinds of colour blindness; line styles and markers add a second cue.
 _COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7")
 _STYLES = ("-", "--", "-.", ":")
 _TEXT_PT = 10  # the smallest text of a bar chart
-_LANE = 4.0  # points between two arrows that point the same way
+_CELL_PT = 9  # the numbers in a score heatmap's cells: 11.25 px in the PNG
+# Arrows that point the same way share one line from the origin: the longest is drawn
+# widest and lowest, each shorter one narrower and on top, so every one stays visible.
+_WIDTHS = (7.0, 4.0, 1.8)
 
 
-def _lanes(vectors) -> list[tuple[float, float]]:
-    """A sideways shift in points for each 2-D vector: 0 for one alone in its direction,
-    and lanes ``_LANE`` apart, centred on the true line, for several in one direction
-    (the first on the left, as seen looking along them)."""
+def _widths(vectors) -> list[float]:
+    """A line width for each 2-D vector: 2.2 for one alone in its direction; for several
+    in one direction, ``_WIDTHS`` from the longest to the shortest."""
     units = [tuple(np.round(v / np.linalg.norm(v), 6)) if v.any() else None for v in vectors]
-    shifts = []
+    widths = []
     for i, u in enumerate(units):
         group = [j for j, w in enumerate(units) if w == u and u is not None]
         if len(group) < 2:
-            shifts.append((0.0, 0.0))
+            widths.append(2.2)
             continue
-        step = (group.index(i) - (len(group) - 1) / 2) * _LANE
-        normal = np.array([u[1], -u[0]])  # to the right: the first vector goes left
-        shifts.append(tuple(float(x) for x in step * normal))
-    return shifts
+        by_length = sorted(group, key=lambda j: -float(np.linalg.norm(vectors[j])))
+        widths.append(_WIDTHS[min(by_length.index(i), len(_WIDTHS) - 1)])
+    return widths
+
+
+def score_heatmap(matrix, rows, cols=None, **kwargs):
+    """:func:`~attention_lib.plotting.heatmap` with its cell numbers at 9 pt (11.25 px in
+    the PNG, so at least 9 px on a 1280 px screen); same arguments, same alt text."""
+    fig, alt = heatmap(matrix, rows, cols, **kwargs)
+    for text in fig.axes[0].texts:
+        text.set_fontsize(_CELL_PT)
+    return fig, alt
 
 
 def score_bars(
@@ -114,46 +123,43 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
     scores = K @ q  # (m,): one dot product per key
     fig, ax = plt.subplots(figsize=(4.8, 4.4))
     ax.set_aspect("equal")
-    # Arrows that point the same way would lie on one line and hide each other, so each
-    # gets its own lane: shifted sideways by a few points, the query first.
+    # Arrows that point the same way lie on one line from the origin: the longer one is
+    # wider and drawn first, so the shorter ones on top of it stay visible.
     vectors = [q, *K]
-    lanes = _lanes(vectors)
-    draw = [("query q", q, "black", "-", 1.5, lanes[0])]
+    widths = _widths(vectors)
+    draw = [("query q", q, "black", "-", widths[0])]
     draw += [
-        (label, k, colour, style, 2.2, lane)
-        for k, label, colour, style, lane in zip(
-            K, key_labels, _COLOURS, _STYLES, lanes[1:], strict=False
+        (label, k, colour, style, width)
+        for k, label, colour, style, width in zip(
+            K, key_labels, _COLOURS, _STYLES, widths[1:], strict=False
         )
     ]
-    for _, tip, colour, style, width, lane in draw:
-        shifted = offset_copy(ax.transData, fig=fig, x=lane[0], y=lane[1], units="points")
+    for _, tip, colour, style, width in draw:
+        z = 3 + 1 / width  # narrower on top
         ax.plot(
             [0, tip[0]],
             [0, tip[1]],
             linestyle=style,
             color=colour,
             linewidth=width,
-            transform=shifted,
-            zorder=3,
+            zorder=z,
             solid_capstyle="butt",
         )
-        ax.annotate(  # a solid head, even on a dashed line
+        ax.annotate(  # a solid head, even on a dashed line, wider than its line
             "",
             tip,
             tip - 1e-3 * tip,
-            xycoords=shifted,
-            textcoords=shifted,
             arrowprops={
                 "arrowstyle": "-|>",
                 "color": colour,
                 "linewidth": 0,
-                "mutation_scale": 16,
+                "mutation_scale": 8 + 4 * width,
                 "shrinkA": 0,
                 "shrinkB": 0,
             },
-            zorder=3,
+            zorder=z,
         )
-    for k, label, score, lane in zip(K, key_labels, scores, lanes[1:], strict=True):
+    for k, label, score in zip(K, key_labels, scores, strict=True):
         # A key that ends on the query's shaft (same way, shorter) is labelled below and to
         # the right, clear of the query's arrowhead; any other key next to its tip.
         on_shaft = abs(q[0] * k[1] - q[1] * k[0]) < 1e-9 and 0 < k @ q < q @ q
@@ -162,7 +168,7 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
             f"{label}\nq·k = {score:.2f}",
             k,
             textcoords="offset points",
-            xytext=(10 + lane[0], -6 + lane[1]) if on_shaft else (6 if right else -6, 4),
+            xytext=(12, -8) if on_shaft else (6 if right else -6, 4),
             ha="left" if right or on_shaft else "right",
             va="top" if on_shaft else "baseline",
             fontsize=9,

@@ -120,6 +120,20 @@ def by_token(values, fmt: str = ".2f") -> str:
     return "  ".join(f"{t} {x:{fmt}}" for t, x in zip(TOKENS, v, strict=True))
 
 
+def by_feature(values, fmt: str = ".2f") -> str:
+    """One number per feature, each after its name: ``"food 1.60  person 0.40 ..."``.
+
+    For printing a query, a key or a token vector (a row of ``Q``, ``K`` or ``X``) with the
+    :data:`FEATURES` its coordinates stand for.
+    """
+    v = np.asarray(values, dtype=float)
+    if v.shape != (len(FEATURES),):
+        raise ValueError(
+            f"need one number per feature {FEATURES}, shape ({len(FEATURES)},); got {v.shape}"
+        )
+    return "  ".join(f"{f} {x:{fmt}}" for f, x in zip(FEATURES, v, strict=True))
+
+
 def projections() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return ``(Q, K, V)`` for the toy sentence, each of shape (8, 4)."""
     return X @ W_q, X @ W_k, X @ W_v  # (n, d_model) @ (d_model, d) -> (n, d)
