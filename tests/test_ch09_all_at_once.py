@@ -484,7 +484,7 @@ def test_merge_checker(fn, status, hint, capsys):
 
 
 def test_merge_reference_matches_chunked_attention():
-    from attention_lib.checks.all_at_once import block_state
+    from attention_lib.checks.merge import block_state
 
     rng = np.random.default_rng(3)
     Q, K, V = rng.normal(size=(4, 2)), rng.normal(size=(7, 2)), rng.normal(size=(7, 3))

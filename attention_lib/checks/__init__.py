@@ -15,7 +15,7 @@ their own and are re-exported here, so ``from attention_lib.checks import
 check_softmax`` works whichever module a checker is in.
 """
 
-from .all_at_once import check_attention_rows, check_merge, check_score_memory
+from .all_at_once import check_attention_rows, check_score_memory
 from .attention import check_attention
 from .base import CheckResult
 from .batch_mask import check_batch_mask
@@ -25,7 +25,8 @@ from .embeddings import check_cosine_similarity
 from .gradients import check_numerical_gradient
 from .learning import check_grad_V, check_initial_loss, check_softmax_backward
 from .masking import check_causal_count, check_causal_mask, check_masked_softmax
-from .multi_head import check_multi_head, check_param_count, check_split_heads
+from .merge import check_merge
+from .multi_head import check_multi_head, check_param_count
 from .one_score import check_one_score
 from .positions import check_pe_length, check_pe_offset, check_positional_encoding
 from .projections import check_projection_element, check_self_matches
@@ -35,6 +36,7 @@ from .scaling import check_scaled_scores
 from .score_gradients import check_grad_QK
 from .scores import check_scores, check_scores_that_change
 from .softmax import check_entropy, check_softmax
+from .split_heads import check_split_heads
 from .variance import check_dot_variance
 
 __all__ = [

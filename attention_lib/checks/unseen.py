@@ -16,9 +16,9 @@ from ..backward import softmax_backward
 from ..core import causal_mask, positional_encoding, scaled_dot_product_attention, softmax
 from ..decoder import cross_entropy, sample
 from ..heads import multi_head_attention, split_heads
-from .all_at_once import block_state
 from .base import expect_shape, same, unseen_cases
 from .decoder import _kv_reference
+from .merge import block_state
 from .one_score import _score
 from .real_model import _layer_norm, _mean_pool
 

@@ -1,0 +1,128 @@
+"""Chapter 9 checker: merge two blocks of an online softmax, and the state a block keeps."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import softmax
+from .base import (
+    ATOL,
+    Cases,
+    CheckResult,
+    Fail,
+    expect_shape,
+    same,
+    verdict,
+)
+
+# --- Exercise: merge two blocks of an online softmax ---------------------------------------
+
+
+def block_state(z, V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One block's ``(m, ℓ, o)`` from its logits ``z`` (n_q, n_b) and values ``V`` (n_b, d_v)."""
+    m = z.max(axis=-1)  # (n_q,)
+    p = np.exp(z - m[:, None])  # (n_q, n_b)
+    return m, p.sum(axis=-1), p @ V
+
+
+def check_merge(fn) -> CheckResult:
+    """Check ``fn(m_a, ell_a, o_a, m_b, ell_b, o_b)``: the output over both blocks' keys.
+
+    Each block's state is ``m`` (n_q,), ``ℓ`` (n_q,) and ``o`` (n_q, d_v), measured from
+    the block's own maximum; the answer is ``softmax(z) V`` over all the keys, (n_q, d_v).
+    """
+
+    def run(cases: Cases) -> None:
+        rng = np.random.default_rng(11)
+        z = np.array([[0.1, 0.9, 2.0, -1.0]])  # one query; block b holds the larger logit
+        _merge_case(cases, "one query, 2 + 2 keys, the maximum in block b", z, rng, 2)
+        z = np.array([[3.0, 0.5, 1.0, -2.0, 0.0]])
+        _merge_case(cases, "one query, 2 + 3 keys, the maximum in block a", z, rng, 2)
+        z = np.round(rng.normal(scale=2.0, size=(4, 6)), 1)  # n_q = 4, d_v = 3
+        _merge_case(cases, "4 queries, 3 + 3 keys", z, rng, 3)
+        z = np.array([[1000.0, 999.0, -1000.0, -999.0], [-1000.0, 0.0, 1000.0, 998.0]])
+        _merge_case(cases, "logits near ±1000", z, rng, 2)
+        z = np.array([[1000.0, 999.0, 998.0, 990.0], [-1000.0, -1001.0, -999.0, -1003.0]])
+        _merge_case(cases, "one query's logits near +1000, the other's near -1000", z, rng, 2)
+
+    return verdict("merge", fn, run)
+
+
+def _merge_case(cases: Cases, case: str, z: np.ndarray, rng, split: int) -> None:
+    V = np.round(rng.normal(size=(z.shape[-1], 3)), 1)  # d_v = 3
+    (m_a, l_a, o_a), (m_b, l_b, o_b) = (
+        block_state(z[:, :split], V[:split]),
+        block_state(z[:, split:], V[split:]),
+    )
+    try:
+        out = cases.run(case, m_a, l_a, o_a, m_b, l_b, o_b)
+    except Fail as fail:
+        if "broadcast" not in str(fail):
+            raise
+        raise Fail(
+            f"{str(fail).split(' A sum over')[0]} A factor of shape (n_q,) meets o of shape "
+            "(n_q, d_v): give it a column axis, a[:, None] * o_a, one factor per query row."
+        ) from None
+    expected = softmax(z) @ V  # (n_q, d_v): all the keys at once
+    m = np.max([m_a, m_b])  # one maximum for every query: a mistake
+    with np.errstate(all="ignore"):
+        a, b = np.exp(m_a - m)[:, None], np.exp(m_b - m)[:, None]
+        scalar = (a * o_a + b * o_b) / (a * l_a[:, None] + b * l_b[:, None])
+    if not np.allclose(scalar, expected, atol=ATOL) and np.allclose(
+        out, scalar, atol=ATOL, equal_nan=True
+    ):
+        raise Fail(
+            f"you took one maximum for all the queries (np.max without an axis?), so a query "
+            f"whose logits are far below it underflows to 0 / 0 (on {case}). Each query needs "
+            "its own: np.maximum(m_a, m_b)."
+        )
+    if not np.all(np.isfinite(out)):
+        raise Fail(
+            f"got nan or inf on {case}: e^1000 overflows. Never take e^m of a block's "
+            "maximum on its own; rescale by e^(m_a - m) and e^(m_b - m), which are at most 1."
+        )
+    with np.errstate(all="ignore"):  # some mistakes overflow on purpose
+        _judge_merge(out, expected, case, m_a, l_a, o_a, m_b, l_b, o_b)
+
+
+def _judge_merge(out, expected, case: str, m_a, l_a, o_a, m_b, l_b, o_b) -> None:
+    m = np.maximum(m_a, m_b)
+    a, b = np.exp(m_a - m)[:, None], np.exp(m_b - m)[:, None]
+    l_a, l_b = l_a[:, None], l_b[:, None]
+    mistakes = [
+        (
+            (o_a + o_b) / (l_a + l_b),
+            "you added the two blocks' sums as they are, but each was measured from its own "
+            "maximum. Take m = max(m_a, m_b) and multiply each block's ℓ and o by "
+            "e^(m_block - m) before adding.",
+        ),
+        (
+            (o_a + o_b) / (a * l_a + b * l_b),
+            "you rescaled ℓ but not o: the running output was measured from the old "
+            "maximum too, so it needs the same factor e^(m_block - m).",
+        ),
+        (
+            (a * o_a + b * o_b) / (l_a + l_b),
+            "you rescaled o but not ℓ: the sum below the fraction needs the same factor "
+            "e^(m_block - m).",
+        ),
+        (
+            (o_a / a + o_b / b) / (l_a / a + l_b / b),
+            "the factor is upside down: a block measured from a smaller maximum is "
+            "multiplied by e^(m_block - m), which is at most 1, not by e^(m - m_block).",
+        ),
+        (
+            (o_a / l_a + o_b / l_b) / 2,
+            "you averaged the two blocks' outputs, so both count the same. Each counts in "
+            "proportion to its share of the sum, e^(m_block - m) ℓ_block: merge the sums "
+            "first, divide once at the end.",
+        ),
+        (a * o_a + b * o_b, "you returned o; the output is o / ℓ, divided once at the end."),
+    ]
+    for wrong, hint in mistakes:
+        if np.allclose(wrong, expected, atol=ATOL):
+            continue  # on this case the "mistake" gives the right answer
+        if out.shape == wrong.shape and np.allclose(out, wrong, atol=ATOL):
+            raise Fail(f"{hint} (on {case})")
+    expect_shape(out, expected.shape, case, " One output row per query: (n_q, d_v).")
+    same(out, expected, case)

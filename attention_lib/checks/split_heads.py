@@ -1,0 +1,90 @@
+"""Chapter 7 checker: split the model width into heads, ``fn(X, h)``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..heads import split_heads
+from .base import (
+    Cases,
+    CheckResult,
+    Fail,
+    expect_shape,
+    known_mistakes,
+    same,
+    verdict,
+)
+from .multi_head import _differ, _run_explained
+
+# --- Exercise: split the model width into heads --------------------------------------------
+
+
+def check_split_heads(fn) -> CheckResult:
+    """Check ``fn(X, h)``: ``(n, h * d_k) -> (h, n, d_k)``, like :func:`split_heads`."""
+
+    def run(cases: Cases) -> None:
+        # Every entry is different, so a head that holds the wrong numbers shows.
+        for n, d_model, h in [(4, 6, 2), (3, 8, 4), (4, 6, 1), (2, 6, 6)]:
+            X = np.arange(1.0, n * d_model + 1).reshape(n, d_model)
+            d_k = d_model // h
+            case = f"X of shape ({n}, {d_model}) with h={h}"
+            out = _run_explained(cases, case, X, h)
+            _split_shape_mistakes(out, n, d_model, h, case)
+            expect_shape(out, (h, n, d_k), case, " It should be (h, n, d_k).")
+            known_mistakes(
+                out,
+                *_differ(
+                    split_heads(X, h),
+                    (
+                        X.reshape(h, n, d_k),
+                        f"the shape is right but the heads mix tokens (on {case}): reshaping "
+                        "straight to (h, n, d_k) fills out[0] with the numbers of the first "
+                        "rows, whatever token they belong to. Reshape to (n, h, d_k) first, "
+                        "then swap the first two axes.",
+                    ),
+                    (
+                        split_heads(X, h)[::-1],
+                        f"the heads came out in reverse order (on {case}): out[0] must be the "
+                        "first block, X[:, :d_k], and out[h - 1] the last. Count the heads "
+                        "from the left.",
+                    ),
+                    (
+                        np.moveaxis(X.reshape(n, d_k, h), -1, 0),
+                        f"out[0] got columns 0, {h}, {2 * h}, ... (on {case}): every h-th "
+                        "column, interleaved. Each head owns one block of neighbouring "
+                        "columns, out[i] = X[:, i*d_k:(i+1)*d_k]: reshape to (n, h, d_k), "
+                        "not (n, d_k, h).",
+                    ),
+                ),
+            )
+            same(out, split_heads(X, h), case)
+
+    return verdict("split_heads", fn, run)
+
+
+def _split_shape_mistakes(out: np.ndarray, n: int, d_model: int, h: int, case: str) -> None:
+    d_k = d_model // h
+    if out.shape == (h, n, d_k):
+        return
+    if out.shape == (n, h, d_k):
+        raise Fail(
+            f"returned shape (n, h, d_k) = {out.shape} (on {case}): the reshape is right, "
+            "but the heads axis must come first. Swap the first two axes, e.g. "
+            "np.swapaxes(Xr, 0, 1)."
+        )
+    if h > 1 and n % h == 0 and out.shape == (h, n // h, d_model):
+        raise Fail(
+            f"returned shape {out.shape} (on {case}): you cut the rows, the tokens, into "
+            f"h groups. Every head sees all {n} tokens and a slice of the columns: split "
+            "the last axis."
+        )
+    if out.ndim == 3 and out.shape[0] != h and out.shape[1] == n:
+        raise Fail(
+            f"returned {out.shape[0]} heads for h={h} (shape {out.shape}, on {case}): use "
+            "the h argument, with d_k = d_model // h."
+        )
+    if out.shape == (h, d_k, n):
+        raise Fail(
+            f"returned shape (h, d_k, n) = {out.shape} (on {case}): each head came out "
+            "transposed. Its rows must stay tokens: (h, n, d_k)."
+        )
