@@ -34,7 +34,8 @@ from .real_model import check_attention_params, check_layer_norm, check_mean_poo
 from .sampling import check_sample
 from .scaling import check_scaled_scores
 from .score_gradients import check_grad_QK
-from .scores import check_scores, check_scores_that_change
+from .scores import check_scores
+from .scores_change import check_scores_that_change
 from .softmax import check_entropy, check_softmax
 from .split_heads import check_split_heads
 from .variance import check_dot_variance

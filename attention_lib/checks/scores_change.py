@@ -1,0 +1,160 @@
+"""Chapter 3 checker: which scores a change of one row of W_q can move."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import (
+    _LAST,  # the learner's answer with its dtype kind, as returned (before becoming floats)
+    Cases,
+    CheckResult,
+    Fail,
+    expect_shape,
+    known_mistakes,
+    same,
+    verdict,
+)
+from .names import uses_name
+from .scores import _run
+
+# --- Exercise: which scores can change when one row of W_q changes? ----------------------
+
+
+def check_scores_that_change(fn) -> CheckResult:
+    """Check ``fn(X, feature)``: a bool (n, n) mask of the scores ``X W_q (X W_k)ᵀ`` that
+    move when row ``feature`` of ``W_q`` is edited (and ``W_k`` is not).
+
+    Row ``f`` of ``W_q`` enters the query of token ``i`` with weight ``X[i, f]``, and no key
+    uses ``W_q``; so the whole row ``i`` of the scores can change exactly when
+    ``X[i, f] != 0``. Every case, the unseen ones of grading too, gives each token at least
+    one non-zero feature: an all-zero token has key 0 whatever ``W_k`` is, so its column
+    could never move and "whole rows" would not be the answer.
+    """
+
+    def run(cases: Cases) -> None:
+        X = np.array(  # (8, 4), with the zeros of the toy sentence
+            [[0, 1, 0, 0], [0.3, 0, 1, 0], [0, 0, 0, 0.5], [1, 0, 0, 0]]
+            + [[0, 0, 0.2, 0.3], [0, 0.2, 0, 1], [0, 0, 0.6, 0.2], [0.7, 0, 0.3, 0]]
+        )
+        _check_mask(cases, "8 tokens like the toy sentence, row 3 of W_q", X, 3)
+        _check_mask(cases, "8 tokens like the toy sentence, row 1 of W_q", X, 1)
+        # One negative entry: a token with -2 of a feature uses that row of W_q too.
+        X = np.array([[0.0, 1.0, 0.5], [-2.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 1.0, 0.0]])
+        _check_mask(cases, "X of shape (4, 3), feature 0", X, 0)
+        _check_mask(cases, "X of shape (4, 3), feature 2", X, 2)
+        X = np.array([[1.0, 0.0], [0.5, 0.0], [2.0, 0.0]])
+        _check_mask(cases, "X of shape (3, 2), a feature no token has", X, 1)
+
+    return verdict("scores-that-change", fn, run)
+
+
+def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
+    n = X.shape[0]
+    has = X[:, f] != 0  # (n,): tokens whose query uses row f of W_q
+    expected = np.repeat(has[:, None], n, axis=1)  # (n, n): whole rows
+    hint = (
+        f"Work from the arguments: here X has shape {X.shape}, so weights or sizes taken "
+        "from the toy (4 features, 8 tokens) do not fit; build what you need from X and "
+        "feature."
+    )
+    out = _run(cases, case, X, f, hint=hint)
+    last = _LAST.get()
+    kind = last[1] if last is not None and last[0] is out else "b"
+    if out.shape == (n,):
+        raise Fail(
+            f"returned shape {out.shape}, expected {(n, n)} (on {case}): one True/False "
+            "per score, so a whole row of True for each query that changes."
+        )
+    expect_shape(out, (n, n), case, " One True/False per score: a row per query, a column per key.")
+    if kind != "b":
+        raise Fail(
+            f"returned numbers (dtype kind {kind!r}), expected a boolean array (on {case}): "
+            "True where score (i, j) can change, False where it cannot. A comparison such "
+            "as X[:, feature] != 0 gives booleans; so does .astype(bool)."
+        )
+    row_f = np.zeros((n, n), dtype=bool)
+    if f < n:
+        row_f[f] = True
+    d = X.shape[1]
+    # Off by one feature: the rows of the tokens that have feature f - 1 or f + 1.
+    off_by_one = [
+        (
+            np.repeat((X[:, g] != 0)[:, None], n, axis=1).astype(float),
+            f"those are the rows of the tokens with feature {g}, not {f}: off by one? "
+            "`feature` is already the column of X to test, counted from 0 as NumPy "
+            "does: X[:, feature].",
+        )
+        for g in (f - 1, f + 1)
+        if 0 <= g < d
+    ]
+    mistakes = (
+        (
+            expected.T.astype(float),
+            "those are columns. A column of the scores belongs to a key, and keys come from "
+            "W_k, which did not change; the query of token i, row i, uses W_q.",
+        ),
+        (
+            (expected | expected.T).astype(float),
+            "rows and columns: the rows are right, but no key uses W_q, so the columns of "
+            "the other tokens stay as they were.",
+        ),
+        (
+            (expected & expected.T).astype(float),
+            "only where both words have the feature? The key comes from W_k, which did not "
+            "change; a changed query meets every key differently, so its whole row moves.",
+        ),
+        (
+            (expected & np.eye(n, dtype=bool)).astype(float),
+            "only the diagonal: a changed query meets every key differently, so its whole "
+            "row changes, not only its score with itself.",
+        ),
+        (
+            np.zeros((n, n), dtype=bool),
+            "no score at all? X stays as it is, and so do W_k and the keys; but row f of W_q "
+            "enters the query of every token with X[i, f] != 0. Those queries change, and "
+            "a changed query meets every key differently.",
+        ),
+        (
+            np.ones((n, n), dtype=bool),
+            "every score? Row f of W_q enters the query of token i with weight X[i, f]; a "
+            "token that has none of feature f keeps its query and its row.",
+        ),
+        (
+            (~expected).astype(float),
+            "the other way round: the rows that change are those of tokens that HAVE the "
+            "feature (X[i, f] != 0).",
+        ),
+        (
+            np.repeat((X[:, f] > 0)[:, None], n, axis=1).astype(float),
+            "a negative feature counts too: with X[i, f] = -2, row f of W_q enters the query "
+            "of token i with weight -2, so that row moves as well. Test X[:, f] != 0.",
+        ),
+        (
+            row_f.astype(float),
+            "that is the row of token number f. `feature` numbers a column of X (a "
+            "feature), not a token: look for the tokens with X[i, feature] != 0.",
+        ),
+    )
+    # A mistake that gives the right mask on this case (say, no token has the feature)
+    # is no mistake here.
+    known_mistakes(
+        out.astype(float),
+        *[(w.astype(float), why) for w, why in mistakes if not np.array_equal(w, expected)],
+        *[(w, why) for w, why in off_by_one if not np.array_equal(w, expected)],
+    )
+    mask = out != 0
+    whole_rows = (mask == mask[:, :1]).all()
+    if whole_rows and (mask <= expected).all() and mask.sum() < expected.sum():
+        missed = int(np.flatnonzero(expected[:, 0] & ~mask[:, 0])[0])
+        raise Fail(
+            f"whole rows, but too few (on {case}): token {missed} has X[{missed}, {f}] = "
+            f"{X[missed, f]:g}, and any amount of the feature, however small, brings row "
+            f"{f} of W_q into its query. Test X[:, feature] != 0."
+        )
+    if not np.array_equal(mask, expected) and any(uses_name(cases.fn, w) for w in ("W_q", "W_k")):
+        raise Fail(
+            f"your function reads W_q or W_k, and its mask is wrong (on {case}). The answer "
+            "needs no weights: row f of W_q enters the query of token i with weight "
+            "X[i, f], whatever W_q holds. Work from the arguments: test X[:, feature]."
+        )
+    same(out, expected, case)
