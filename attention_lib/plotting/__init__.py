@@ -13,7 +13,8 @@ from .embeddings import encoding_heatmap, similarity_map, token_panels
 from .heads import Step, head_heatmaps, shape_tracer, trace_shapes
 from .hull import convex_hull, inside_hull
 from .learning import before_after, it_attention, training_curves, training_frame
-from .masking import masked_heatmaps, masked_row
+from .masked_row import masked_row
+from .masking import masked_heatmaps
 from .matrices import bar_row, heatmap
 from .real_model import attention_panels, head_grid, token_attention
 from .scaling import gradients_vs_dimension

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.patches import Patch, Rectangle
+from matplotlib.patches import Rectangle
 
 from ..validate import as_float_array
 from .base import CMAP, check_labels, text_colour
@@ -213,95 +213,3 @@ def _top(w: np.ndarray, allowed: np.ndarray, query: str, cols, fmt: str) -> str:
     if allowed.sum() > 1 and np.allclose(w[allowed], w[allowed][0]):
         return f"'{query}' even over {int(allowed.sum())} keys ({format(w[allowed][0], fmt)})"
     return f"'{query}' -> '{cols[int(np.argmax(w))]}' ({format(w.max(), fmt)})"
-
-
-def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f", before=None):
-    """Draw one query's attention weights as bars, each masked key as a hatched band.
-
-    A masked key gets no bar (its weight is 0, drawn as a flat mark on the axis) but a
-    grey, hatched background band labelled "masked (0)". With ``before``, the weights
-    without the mask are drawn as dashed outlines, so the renormalisation shows: every
-    allowed bar rises above its outline, and the outlines in the bands are what was lost.
-
-    Parameters
-    ----------
-    row : array_like of shape (n_k,)
-        The query's weights; masked keys must have weight 0.
-    allowed : bool array_like of shape (n_k,)
-        True where the query may attend (the query's row of the mask).
-    labels : sequence of str, length n_k
-        Key tokens.
-    title : str
-    fmt : str, default ".2f"
-    before : array_like of shape (n_k,), optional
-        The same query's weights without the mask (a row summing to 1).
-
-    Returns
-    -------
-    fig : matplotlib.figure.Figure
-    alt : str
-        How many keys are allowed, the largest weight, and which keys are masked; with
-        ``before``, the weight the masked keys had and the largest weight's old value.
-    """
-    w = as_float_array(row, "row")
-    a = np.asarray(allowed)
-    if a.dtype != np.bool_:
-        raise TypeError(f"allowed must be boolean (True = may attend), got dtype {a.dtype}")
-    if w.ndim != 1 or a.shape != w.shape or len(labels) != w.size:
-        raise ValueError(
-            f"row, allowed and labels need one entry per key: shapes {w.shape} and "
-            f"{a.shape}, {len(labels)} labels"
-        )
-    if not a.any():
-        raise ValueError("allowed has no True entry: this query may attend to no key")
-    _masked_but_weighted(w, a, "allowed")
-    if before is not None:
-        ghost = as_float_array(before, "before")
-        if ghost.shape != w.shape:
-            raise ValueError(f"before needs one weight per key: shape {ghost.shape}, row {w.shape}")
-        if np.any(ghost < 0) or not np.isclose(ghost.sum(), 1.0):
-            raise ValueError(
-                f"before must be a row of weights (>= 0, summing to 1), got sum {ghost.sum():.3g}"
-            )
-    fig = plt.figure(figsize=(6.4, 2.9))
-    ax = fig.add_axes((0.1, 0.25, 0.87, 0.62))
-    top = int(np.argmax(w))
-    keys = np.arange(w.size)
-    shade = plt.get_cmap(CMAP)(0.7)  # one light shade: the dashed outlines show on it
-    ok, blocked = np.flatnonzero(a), np.flatnonzero(~a)
-    ax.bar(ok, w[ok], color=shade, edgecolor="black", linewidth=0.5)
-    for j in ok:
-        ax.text(j, w[j] + 0.02, format(w[j], fmt), ha="center", va="bottom", fontsize=8)
-    for j in blocked:  # a background band, not a bar: a masked key's weight is 0, not 1
-        ax.axvspan(j - 0.5, j + 0.5, zorder=0, **_BLOCKED)
-        ax.plot([j - 0.35, j + 0.35], [0, 0], color="0.2", linewidth=3, zorder=3)
-        label = {"facecolor": "white", "edgecolor": "none", "pad": 1.5}
-        ax.text(j, 0.5, MASKED, ha="center", va="center", fontsize=8, color="0.2", bbox=label)
-    if before is not None:  # over the bars: the old height shows through every new bar
-        ax.bar(keys, ghost, width=0.8, zorder=4, **_GHOST)
-        handles = [
-            Patch(facecolor=shade, edgecolor="black", linewidth=0.5, label="with the mask"),
-            Patch(label="without the mask", **_GHOST),
-        ]
-        ax.legend(handles=handles, loc="upper right", fontsize=8, framealpha=1.0)
-    ax.set_xticks(range(w.size), labels, fontsize=8)
-    for tick, visible in zip(ax.get_xticklabels(), a, strict=True):
-        tick.set_color("black" if visible else "0.5")
-    ax.set_xlim(-0.6, w.size - 0.4)
-    ax.set_ylim(0.0, 1.15)  # room for the "1.00" above a full bar
-    ax.set_xlabel("key", fontsize=9)
-    ax.set_ylabel("weight")
-    ax.set_title(title, fontsize=10)
-    hidden = [f"'{labels[j]}'" for j in blocked]
-    alt = (
-        f"Bar chart: {title}. {int(a.sum())} of {w.size} keys allowed; largest "
-        f"'{labels[top]}' ({format(w[top], fmt)}); "
-        + (f"masked (weight 0): {', '.join(hidden)}." if hidden else "no key masked.")
-    )
-    if before is not None:
-        alt += (
-            f" Dashed outlines: the weights without the mask; the masked keys had "
-            f"{format(ghost[~a].sum(), fmt)} in all, and '{labels[top]}' had "
-            f"{format(ghost[top], fmt)}."
-        )
-    return fig, alt
