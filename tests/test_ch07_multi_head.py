@@ -372,6 +372,23 @@ def float_d_k_loop(X, W_q, W_k, W_v, W_o, h):
     return np.concatenate(heads, axis=-1) @ W_o
 
 
+def own_softmax_loop(scale_by_d_k=False, keys_first=False, d_k_fixed=None):
+    """A loop with the learner's own softmax: d_k scaling, K Q^T, or a fixed d_k."""
+
+    def fn(X, W_q, W_k, W_v, W_o, h):
+        d_k = d_k_fixed or X.shape[-1] // h
+        heads = []
+        for i in range(h):
+            c = slice(i * d_k, (i + 1) * d_k)
+            Q_i, K_i, V_i = X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c]  # (n, d_k)
+            scores = K_i @ Q_i.T if keys_first else Q_i @ K_i.T  # (n, n)
+            scores = scores / (d_k if scale_by_d_k else np.sqrt(d_k))
+            heads.append(al.softmax(scores) @ V_i)  # (n, d_k)
+        return np.concatenate(heads, axis=-1) @ W_o
+
+    return fn
+
+
 def aliased_library(X, W_q, W_k, W_v, W_o, h):
     return LIBRARY_MHA(X, W_q, W_k, W_v, W_o, h=h)[0]
 
@@ -424,8 +441,12 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
         (
             lambda X, q, k, v, o, h: attend(X, q, k, v, h, scale=h / X.shape[-1]) @ o,
             "FAIL",
-            "you scaled twice",
+            "divided by d_k = 4: divide by sqrt(d_k), once",
         ),
+        (own_softmax_loop(), "PASS", "all 4 cases match"),
+        (own_softmax_loop(scale_by_d_k=True), "FAIL", "divide by sqrt(d_k), once"),
+        (own_softmax_loop(keys_first=True), "FAIL", "the scores are transposed"),
+        (own_softmax_loop(d_k_fixed=4), "FAIL", "d_k = X.shape[-1] // h"),
         (lambda X, q, k, v, o, h: good_multi_head(X, q, k, v, o.T, h), "FAIL", "W_o.T"),
         (first_block_only, "FAIL", "every head used the first block of columns"),
         (

@@ -31,7 +31,7 @@ def _run_explained(cases: Cases, case: str, *args) -> np.ndarray:
                 f"{message} d_model / h is a float, and a shape or a slice needs a "
                 "whole number: use d_k = d_model // h."
             ) from None
-        if "cannot reshape" in message:
+        if "cannot reshape" in message or "is empty" in message:
             raise Fail(
                 f"{message} Is d_k a fixed number in your code? Work it out from the input, "
                 "d_k = X.shape[-1] // h, so that every width and every h works."
@@ -115,9 +115,10 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
     d_k = d_model // h
     Q, K, V = (split_heads(X @ W, h) for W in (W_q, W_k, W_v))  # (h, n, d_k) each
 
-    def heads_then_wo(scale=None, axis=-1) -> np.ndarray:
+    def heads_then_wo(scale=None, axis=-1, keys_first=False) -> np.ndarray:
         s = 1 / np.sqrt(d_k) if scale is None else scale
-        weights = softmax(attention_scores(Q, K) * s, axis=axis)  # (h, n, n)
+        scores = attention_scores(K, Q) if keys_first else attention_scores(Q, K)  # (h, n, n)
+        weights = softmax(scores * s, axis=axis)  # (h, n, n)
         return merge_heads(weights @ V) @ W_o  # (n, d_model)
 
     def interleaved() -> np.ndarray:
@@ -168,8 +169,15 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
     mistakes.append(
         (
             heads_then_wo(scale=1 / d_k),
-            f"you scaled twice: the scores were divided by d_k = {d_k}, not sqrt(d_k). "
-            "scaled_dot_product_attention already divides by sqrt(d_k); divide only once.",
+            f"the scores were divided by d_k = {d_k}: divide by sqrt(d_k), once "
+            "(al.scaled_dot_product_attention already does).",
+        )
+    )
+    mistakes.append(
+        (
+            heads_then_wo(keys_first=True),
+            "the scores are transposed: K_i Q_iᵀ puts the keys on the rows. Use "
+            "Q_i K_iᵀ, so that each query's row holds its scores over the keys.",
         )
     )
     mistakes.append(
@@ -239,6 +247,28 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
                 "into h heads and attend in each one separately.",
             )
         )
+
+    def fixed_width(width: int) -> np.ndarray | None:  # d_k typed in as a number
+        heads = []
+        for i in range(h):
+            c = slice(i * width, (i + 1) * width)  # past d_model, NumPy gives empty blocks
+            Q_i, K_i, V_i = X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c]  # (n, <= width)
+            weights = softmax(Q_i @ K_i.swapaxes(-1, -2) / np.sqrt(width))  # (n, n)
+            heads.append(weights @ V_i)
+        concat = np.concatenate(heads, axis=-1)  # (n, ?)
+        return concat @ W_o if concat.shape[-1] == W_o.shape[0] else None
+
+    for width in (1, 2, 4, 8, 16, 32, 64):
+        wrong = fixed_width(width) if width != d_k else None
+        if wrong is not None:
+            mistakes.append(
+                (
+                    wrong,
+                    f"this is what d_k = {width} gives, but here d_k = {d_k}. Is d_k a fixed "
+                    "number in your code? Take it from the input: d_k = X.shape[-1] // h.",
+                )
+            )
+
     return mistakes
 
 
