@@ -77,6 +77,8 @@ def test_einsum_with_ellipsis_passes(capsys):
             "you applied softmax",
         ),
         (lambda Q, K: Q @ K.T, "K.T reverses every axis of K (2, 5, 4)"),
+        (lambda Q, K: (K @ swap(Q)).T, "returned shape (3, 5, 2), expected (2, 3, 5)"),
+        (lambda Q, K: (K @ swap(Q)).T, ".T reverses every axis, so on a batch"),
         (loop_scores, "each sentence needs its own grid of scores, shape (2, 3, 5)"),
         (lambda Q, K: K @ swap(K), "you compared the keys with each other, K Kᵀ"),
         (lambda Q, K: Q @ swap(Q), "you compared the queries with each other, Q Qᵀ"),
@@ -211,6 +213,11 @@ def by_toy_queries(X, f):
     return np.repeat(((X @ toy.W_q)[:, f] != 0)[:, None], len(X), axis=1)
 
 
+def hard_coded_toy(X, f):
+    # The toy sentence typed in, not the X it was given: right on the 8 x 4 cases only.
+    return rows_of(toy.X, f)
+
+
 def test_reference_scores_that_change_pass(capsys):
     for fn in (rows_of, by_experiment):
         assert check_scores_that_change(fn)
@@ -265,6 +272,8 @@ def test_the_toy_pointer_row_moves_the_rows_of_the_pointer_words():
         (lambda X, f: rows_of(X, f - 1), "rows of the tokens with feature 2, not 3: off by one"),
         (lambda X, f: rows_of(X, min(f + 1, X.shape[1] - 1)), "feature 2, not 1: off by one"),
         (by_toy_experiment, "Work from the arguments: here X has shape (4, 3)"),
+        (hard_coded_toy, "returned shape (8, 8), expected (4, 4) (on X of shape (4, 3)"),
+        (hard_coded_toy, "Work from the arguments: here X has shape (4, 3)"),
         (by_toy_queries, "your function reads W_q or W_k, and its mask is wrong"),
     ],
 )

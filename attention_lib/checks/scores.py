@@ -194,6 +194,14 @@ def _check_matrix(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray) -> None
         ),
     ]
     known_mistakes(out, *[(wrong, why) for wrong, why in mistakes if wrong is not None])
+    flipped = np.transpose(out) if batched and np.ndim(out) == Q.ndim else None
+    if flipped is not None and flipped.shape == expected.shape[:-2] + expected.shape[:-3:-1]:
+        if np.allclose(flipped, np.swapaxes(expected, -1, -2)):  # (K Qᵀ).T on a batch
+            raise Fail(
+                f"returned shape {out.shape}, expected {expected.shape} (on {case}): .T "
+                "reverses every axis, so on a batch it moves the sentence axis to the end. "
+                "Compute Q @ np.swapaxes(K, -1, -2) directly, with Q first."
+            )
     if batched and out.shape == Q.shape[:-1] + K.shape[:-2] + K.shape[-2:-1]:
         used = [f"np.{name}" for name in ("dot", "inner", "tensordot") if uses_name(cases.fn, name)]
         what = " and ".join(used) if used else "np.dot (like np.inner and np.tensordot)"

@@ -65,6 +65,8 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
             f"returned shape {out.shape}, expected {(n, n)} (on {case}): one True/False "
             "per score, so a whole row of True for each query that changes."
         )
+    if out.ndim == 2 and out.shape[0] == out.shape[1] != n:  # a mask sized for another X
+        raise Fail(f"returned shape {out.shape}, expected {(n, n)} (on {case}). {hint}")
     expect_shape(out, (n, n), case, " One True/False per score: a row per query, a column per key.")
     if kind != "b":
         raise Fail(
