@@ -337,6 +337,24 @@ def test_a_short_key_along_the_query_is_labelled_clear_of_the_query_arrowhead():
     plt.close(fig)
 
 
+def test_keys_beside_the_query_are_labelled_at_their_tips_away_from_it():
+    keys = [[1.2, 1.8], [0.6, 0.4], [1, -1], [-1, -1]]  # 1.5x and 0.5x, turned off q
+    fig, _ = dot_product_arrows([1, 1], keys, ["long", "short", "side", "apart"], title="t")
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    to_data = ax.transData.inverted().transform
+    box = {t.get_text().split("\n")[0]: t.get_window_extent(renderer) for t in ax.texts}
+    (x0, y0), (x1, y1) = to_data(box["short"].get_points())
+    assert y1 < x0  # wholly below the query's line y = x, clear of the query arrow
+    assert abs(x0 - 0.6) < 0.2 and abs(y1 - 0.4) < 0.2  # its corner at the tip (0.6, 0.4)
+    (x0, y0), _ = to_data(box["long"].get_points())
+    assert y0 > x0 and abs(x0 - 1.2) < 0.2 and abs(y0 - 1.8) < 0.2  # above, at its tip
+    (x0, y0), (x1, y1) = to_data(box["query q"].get_points())
+    assert x0 > 1 and y1 < 1.0 + 0.1  # right of and below the query's tip (1, 1)
+    plt.close(fig)
+
+
 def test_dot_product_arrows_label_every_key_with_its_score():
     fig, alt = dot_product_arrows(
         [1, 1], [[1.5, 1.5], [1, -1], [-1, -1]], ["same", "side", "apart"], title="t"

@@ -160,20 +160,23 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
             zorder=z,
         )
     for k, label, score in zip(K, key_labels, scores, strict=True):
-        # A key that ends on the query's shaft (same way, shorter) is labelled below and to
-        # the right, clear of the query's arrowhead; any other key next to its tip.
-        on_shaft = abs(q[0] * k[1] - q[1] * k[0]) < 1e-9 and 0 < k @ q < q @ q
+        # Each label sits at its key's tip, on the side away from the query: below a key
+        # clockwise of q, above one anticlockwise. A key that ends on the query's shaft
+        # (same way, shorter) is labelled below and to the right, clear of the arrowhead.
+        cross = q[0] * k[1] - q[1] * k[0]  # < 0: k is clockwise of q
+        on_shaft = abs(cross) < 1e-9 and 0 < k @ q < q @ q
         right = k[0] >= 0
+        below = on_shaft or (right and cross < 0)
         ax.annotate(
             f"{label}\nq·k = {score:.2f}",
             k,
             textcoords="offset points",
-            xytext=(12, -8) if on_shaft else (6 if right else -6, 4),
+            xytext=(12, -8) if on_shaft else (6 if right else -6, -4 if below else 4),
             ha="left" if right or on_shaft else "right",
-            va="top" if on_shaft else "baseline",
+            va="top" if below else "baseline",
             fontsize=9,
         )
-    ax.annotate("query q", q, textcoords="offset points", xytext=(-12, 6), ha="right")
+    ax.annotate("query q", q, textcoords="offset points", xytext=(8, -2), ha="left", va="top")
     reach = 1.4 * max(np.abs(K).max(), np.abs(q).max())
     ax.set_xlim(-reach, reach)
     ax.set_ylim(-reach, reach)
