@@ -398,6 +398,17 @@ def test_one_row_hint_replaces_keepdims_only_for_one_row_answers():
     assert "right on each row alone" not in no_keepdims.message
 
 
+def test_softmax_backward_checker_rules_out_the_library(capsys):
+    called = check_softmax_backward(lambda p, dp: softmax_backward(p, dp))
+    assert called.status == "FAIL" and "calls softmax_backward" in called.message
+
+    def helper(p, dp):  # the call hidden one level down is found too
+        return softmax_backward(p, dp)
+
+    assert "calls softmax_backward" in check_softmax_backward(lambda p, dp: helper(p, dp)).message
+    assert check_softmax_backward(good_softmax_backward)  # a name that contains it is fine
+
+
 def test_softmax_backward_checker_pass_todo_and_crash(capsys):
     assert check_softmax_backward(good_softmax_backward)
     assert "PASS: all 4 cases" in capsys.readouterr().out
@@ -513,6 +524,25 @@ def nudged_all_at_once(Q, K, V, dOut, eps):
     return np.full_like(Q, (loss(Q + eps) - loss(Q - eps)) / (2 * eps))
 
 
+def nudged_two_loops(Q, K, V, dOut, eps):
+    """Two loops, Q[i, j]: one entry of a matrix, but a whole row of a batch."""
+
+    def loss(Q):
+        return np.sum(al.scaled_dot_product_attention(Q, K, V)[0] * dOut)
+
+    Q, grad = Q.copy(), np.zeros_like(Q)
+    for i in range(Q.shape[0]):
+        for j in range(Q.shape[1]):
+            original = Q[i, j].copy()
+            Q[i, j] = original + eps
+            above = loss(Q)
+            Q[i, j] = original - eps
+            below = loss(Q)
+            Q[i, j] = original
+            grad[i, j] = (above - below) / (2 * eps)
+    return grad
+
+
 @pytest.mark.parametrize(
     ("fn", "hint"),
     [
@@ -529,6 +559,7 @@ def nudged_all_at_once(Q, K, V, dOut, eps):
         (nudged(scale=1.0), "your loss leaves out the scale"),
         (nudged(loop="last two"), "np.ndindex(Q.shape)"),
         (nudged_across_the_batch, "the same entry of every sentence of the batch"),
+        (nudged_two_loops, "two loops nudge a row at once"),
         (nudged(reduce=np.mean), "your loss is the mean of O * dOut"),
     ],
 )
@@ -729,13 +760,24 @@ def _right_when_square_else_no_transpose(Q, K, dS):
         (_right_when_square_else_no_transpose, "Match the shapes"),
         (lambda Q, K, dS: (_scale(K) * dS @ K, _scale(K) * dS.T @ Q), "np.swapaxes(dS, -1, -2)"),
         (lambda Q, K, dS: _scale(K) * dS @ K, "return a pair (dQ, dK), not ndarray"),
-        (lambda Q, K, dS: (_scale(K) * dS @ K, Q), "values differ from the reference"),
+        (lambda Q, K, dS: (_scale(K) * dS @ K, Q), "dQ is right; your dK differs"),
+        (lambda Q, K, dS: (_scale(K) * dS @ K, 0 * K), "dQ is right; your dK differs"),
+        (lambda Q, K, dS: (0 * Q, _scale(K) * np.swapaxes(dS, -1, -2) @ Q), "your dQ differs"),
+        (
+            lambda Q, K, dS: (_scale(K) * dS @ K, _scale(K) * np.swapaxes(Q, -1, -2) @ dS),
+            "the gradient of Kᵀ: transpose it back",
+        ),
+        (
+            lambda Q, K, dS: (_scale(K) * np.swapaxes(dS, -1, -2) @ Q, _scale(K) * dS @ K),
+            "you returned (dK, dQ)",
+        ),
     ],
 )
 def test_grad_QK_checker_names_the_mistake(fn, hint, capsys):
     result = check_grad_QK(fn)
     line = capsys.readouterr().out
     assert result.status == "FAIL" and hint in line, line
+    assert "index (5, 3)" not in line and "of 32 entries" not in line  # no stacked array
     assert line.startswith("[grad_QK] FAIL:") and line.count("\n") == 1
 
 

@@ -217,6 +217,12 @@ def check_numerical_gradient(fn) -> CheckResult:
                 "once, so each number is the sum of the batch's gradients. Nudge one entry "
                 "of one sentence at a time: loop over np.ndindex(Q.shape).",
             ),
+            (
+                np.broadcast_to(right.sum(axis=-1, keepdims=True), Q.shape),
+                "each number is the sum over a row of Q: with a batch, Q[i, j] is a whole "
+                f"row of {Q.shape[-1]} entries, so two loops nudge a row at once. Visit "
+                "every single entry, whatever the shape: for i in np.ndindex(Q.shape).",
+            ),
             *_mistakes(*batch_inputs),
         )
         same(out, right, batch)

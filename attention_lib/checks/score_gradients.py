@@ -11,10 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from .base import (
+    ATOL,
     BROADCAST_HINT,
     Cases,
     CheckResult,
     Fail,
+    difference,
     known_mistakes,
     same,
     unseen_cases,
@@ -95,7 +97,34 @@ def check_grad_QK(fn) -> CheckResult:
                 "Q_i is K_j, so dQ = s dS K and dK = s dSᵀ Q.",
             ),
         ]
+        n_q, s = Q.shape[-2], 1 / np.sqrt(d_k)
+        dQ, dK = s * (dS @ K), s * (np.swapaxes(dS, -1, -2) @ Q)
+        if dK.shape == dQ.shape:  # a square case: the pair can come back the wrong way
+            mistakes.append(
+                (
+                    np.concatenate([dK, dQ], axis=-2),
+                    "you returned (dK, dQ): the checker expects the pair in the order (dQ, dK).",
+                )
+            )
+        d_KT = s * (np.swapaxes(Q, -1, -2) @ dS)  # (..., d_k, n_k): the gradient of Kᵀ
+        if d_KT.shape == dK.shape:
+            mistakes.append(
+                (
+                    np.concatenate([dQ, d_KT], axis=-2),
+                    "your dK is s Qᵀ dS, the gradient of Kᵀ: transpose it back, dK = s dSᵀ Q.",
+                )
+            )
         known_mistakes(out, *((w, h) for w, h in mistakes if w is not None))
+        got_dQ, got_dK = out[..., :n_q, :], out[..., n_q:, :]
+        for name, got, right, other in (
+            ("dQ", got_dQ, dQ, ""),
+            ("dK", got_dK, dK, "dQ is right; "),
+        ):
+            if not np.allclose(got, right, atol=ATOL):
+                raise Fail(
+                    f"{other}your {name} differs from the reference on {case}: "
+                    f"{difference(got, right)}."
+                )
         same(out, grad_QK(Q, K, dS), case)
 
     def one(cases: Cases, case: str, Q, K, dS, hint: str) -> None:
