@@ -37,7 +37,7 @@ def _plain_log2_ticks(ax, d: np.ndarray) -> None:
     ax.set_xticks(d, [f"{v:g}" for v in d], fontsize=9)
 
 
-def gradients_vs_dimension(d_k, raw, scaled):
+def gradients_vs_dimension(d_k, raw, scaled, saturated=None):
     r"""The gradient that reaches a query, median over rows, raw scores against scaled ones.
 
     Parameters
@@ -48,6 +48,9 @@ def gradients_vs_dimension(d_k, raw, scaled):
         For each width, the median over rows of :math:`\lVert \partial L / \partial q_i
         \rVert`, the size of the gradient that reaches query ``i``, when softmax is fed the
         raw scores and when it is fed the scores divided by :math:`\sqrt{d_k}`.
+    saturated : array_like of shape (m,), optional
+        For each width, the share of raw rows that are saturated. If given, a grey band
+        marks the step between the last width below one half and the first width above it.
 
     Returns
     -------
@@ -59,7 +62,18 @@ def gradients_vs_dimension(d_k, raw, scaled):
     raw, scaled = _series(raw, "raw", d.size), _series(scaled, "scaled", d.size)
     if np.any(raw <= 0) or np.any(scaled <= 0):
         raise ValueError("raw and scaled are sizes of gradients: they must be positive")
+    band = None if saturated is None else _majority_step(d, _series(saturated, "saturated", d.size))
     fig, ax = plt.subplots(figsize=(5.6, 3.9))
+    if band is not None:
+        ax.axvspan(*band, color="0.85", lw=0, zorder=0)
+        ax.text(
+            band[1],
+            0.97,
+            " most raw rows\n saturated from here",
+            transform=ax.get_xaxis_transform(),
+            va="top",
+            fontsize=9,
+        )
     ax.plot(d, raw, **RAW, label="raw scores")
     ax.plot(d, scaled, **SCALED, label=r"scaled by $1/\sqrt{d_k}$")
     ax.set_xscale("log", base=2)
@@ -78,4 +92,19 @@ def gradients_vs_dimension(d_k, raw, scaled):
         f"at d_k = {d[0]:g}, highest ({raw.max():.2g}) at d_k = {d[raw.argmax()]:g}, then "
         f"falling to {raw[-1]:.2g} at d_k = {d[-1]:g}."
     )
+    if band is not None:
+        alt += (
+            f" A grey band between d_k = {band[0]:g} and {band[1]:g} marks where most raw rows"
+            " become saturated."
+        )
     return fig, alt
+
+
+def _majority_step(d: np.ndarray, share: np.ndarray) -> tuple[float, float] | None:
+    """The widths on either side of the first step where the share of saturated rows passes 1/2."""
+    if np.any(share < 0) or np.any(share > 1):
+        raise ValueError(f"saturated holds shares of rows: each between 0 and 1, got {share}")
+    above = np.flatnonzero(share > 0.5)
+    if above.size == 0 or above[0] == 0:
+        return None
+    return float(d[above[0] - 1]), float(d[above[0]])
