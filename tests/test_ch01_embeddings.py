@@ -165,6 +165,14 @@ def test_similarity_map_draws_true_cosines_grouped_by_feature():
     assert "each pair drawn once below the diagonal" in alt
     assert "food: cake, pie, delicious; person: I, dog;" in alt
     assert "'cake' -> 'pie' (0.98)" in alt and "'keyboard' -> 'sat' (0.98)" in alt
+    lines = [ln for ln in ax.lines if ln.get_color() == "white"]
+    assert len(lines) == 2 * 3  # two strokes for each of the three group boundaries
+    for ln in lines:  # at least 3 px in the PNG, with a dark edge on bright cells
+        assert ln.get_linewidth() * FIGURE_DPI / 72 >= 3.0
+        assert ln.get_path_effects()
+    # No empty band above or below: the heatmap fills most of the figure's height.
+    box = ax.get_position()  # figure fractions, after tight_layout
+    assert box.height > 0.75, box
     plt.close(fig)
 
 
@@ -239,7 +247,8 @@ def test_token_panels_give_the_encoding_its_own_column_names_and_one_colour_bar(
     assert len(bar) == 1 and bar[0].get_ylabel() == "value"  # one bar for all panels
     lo, hi = panels[0].images[0].get_clim()
     assert bar[0].get_ylim() == pytest.approx((lo, hi))
-    assert "PE: from -0.99 to 1.00, largest 'I' / cos, fast (1.00)" in alt
+    assert "PE: from -0.99 to 1.00, 9 entries reach 1.00;" in alt  # ties are counted
+    assert "E: from 0.00 to 1.00, 4 entries reach 1.00;" in alt
     assert alt.endswith(". The point.")
     texts = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
     assert "The point." in texts  # on the figure too, as a caption line
@@ -261,10 +270,45 @@ def test_token_panels_label_tokens_and_features_and_share_one_scale():
     assert all(len(ax.texts) == 32 for ax in fig.axes[:3])
     assert fig.axes[2].texts[0 * 4 + 1].get_text() == "2.00"  # 'I', person
     assert len({ax.images[0].get_clim() for ax in fig.axes[:3]}) == 1
-    assert "E + PE: from -0.99 to 2.00, largest 'I' / person (2.00)" in alt
+    assert "E + PE: from -0.99 to 2.00, 2 entries reach 2.00" in alt  # 'I' and 'it'
+    plt.close(fig)
+    fig, alt = token_panels([toy.X[[0, 2]]], ["E"], ["I", "the"], toy.FEATURES)
+    assert "E: from 0.00 to 1.00, largest 'I' / person (1.00)" in alt  # one largest entry
+    assert fig.axes[0].images[0].get_cmap().name == "cividis"  # nothing negative
     plt.close(fig)
     with pytest.raises(ValueError, match="2 matrices, 1 titles"):
         token_panels([toy.X, PE], ["E"], toy.TOKENS, toy.FEATURES)
+
+
+def contrast(colour_a, colour_b) -> float:
+    """WCAG contrast ratio of two colours."""
+
+    def lum(c):
+        rgb = np.asarray(matplotlib.colors.to_rgb(c))
+        lin = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+        return float(lin @ [0.2126, 0.7152, 0.0722])
+
+    a, b = sorted([lum(colour_a), lum(colour_b)])
+    return (b + 0.05) / (a + 0.05)
+
+
+def test_token_panels_show_signed_values_on_a_diverging_map_centred_at_0():
+    PE = al.positional_encoding(8, 4)
+    fig, alt = token_panels(
+        [toy.X, PE, toy.X + PE], ["E", "PE", "E + PE"], toy.TOKENS, toy.FEATURES
+    )
+    bar = fig.axes[3]
+    for ax in fig.axes[:3]:
+        image = ax.images[0]
+        assert image.get_cmap().name == "PuOr"  # colour-blind safe, white at 0
+        assert image.get_clim() == pytest.approx((-2.0, 2.0))  # centred: -x as strong as x
+        cmap, norm = image.get_cmap(), image.norm
+        for t in ax.texts:  # every printed number keeps 4.5:1 on its own cell
+            cell = cmap(norm(float(t.get_text())))[:3]
+            assert contrast(t.get_color(), cell) >= 4.5, (t.get_text(), t.get_color())
+    assert list(bar.get_yticks()) == [-2, -1, 0, 1, 2]  # the ticks reach below -1
+    assert "(purple above 0, orange below)" in alt
+    plt.close(fig)
 
 
 def test_token_panels_can_label_rows_by_position_and_token():

@@ -4,17 +4,26 @@ from __future__ import annotations
 
 import textwrap
 
+import matplotlib.patheffects as pe
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from ..validate import as_float_array
-from .base import CMAP, annotate_cells, check_labels, text_colour
+from .base import CMAP, check_labels, text_colour
 
 # A positional encoding is signed: -1 and +1 are opposite, 0 is neither. A diverging map
 # from ColorBrewer that reads under the common colour blindnesses shows 0 as white and
 # the two signs as two hues (the course's cividis would show 0 as a mid grey).
 DIVERGING = "PuOr"
+
+
+def _ink(cmap: str, fraction: float) -> str:
+    """Black or white, whichever contrasts more (WCAG) with ``cmap`` at ``fraction``."""
+    rgb = np.asarray(plt.get_cmap(cmap)(float(np.clip(fraction, 0.0, 1.0)))[:3])
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    lum = float(linear @ [0.2126, 0.7152, 0.0722])
+    return "black" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "white"
 
 
 def similarity_map(vectors, words, *, features, title: str):
@@ -64,7 +73,7 @@ def similarity_map(vectors, words, *, features, title: str):
     names = [words[k] for k in order]
     lo = -1.0 if C.min() < -1e-12 else 0.0  # a fixed scale: colours mean the same everywhere
     m = len(names)
-    fig, ax = plt.subplots(figsize=(1.6 + 0.42 * m, 1.0 + 0.4 * m))
+    fig, ax = plt.subplots(figsize=(1.6 + 0.42 * m, 0.8 + 0.38 * m))  # no empty band
     # The table is symmetric (cos(a, b) = cos(b, a)): draw each pair once, below the
     # diagonal, so every number printed is a different pair and the text can be larger.
     below = np.ma.masked_array(C, mask=np.triu(np.ones((m, m), dtype=bool), k=1))
@@ -85,9 +94,17 @@ def similarity_map(vectors, words, *, features, title: str):
     ax.set_yticks(range(m), names)
     ax.tick_params(length=0)
     sorted_groups = group[order]
-    for k in np.flatnonzero(np.diff(sorted_groups)) + 0.5:  # lines between the groups
-        ax.plot([-0.5, k], [k, k], color="white", lw=2)  # below the diagonal only
-        ax.plot([k, k], [k, m - 0.5], color="white", lw=2)
+    # White lines between the groups, 3 px wide, with a dark edge so that they show on
+    # the bright cells too.
+    line = {
+        "color": "white",
+        "lw": 2.4,
+        "solid_capstyle": "butt",
+        "path_effects": [pe.withStroke(linewidth=3.6, foreground="0.15", capstyle="butt")],
+    }
+    for k in np.flatnonzero(np.diff(sorted_groups)) + 0.5:
+        ax.plot([-0.5, k], [k, k], **line)  # below the diagonal only
+        ax.plot([k, k], [k, m - 0.5], **line)
     for j in np.unique(sorted_groups):
         rows = np.flatnonzero(sorted_groups == j)
         ax.annotate(  # the group's name, in the figure's left margin
@@ -196,7 +213,8 @@ def token_panels(
     -------
     fig : matplotlib.figure.Figure
     alt : str
-        Each panel's range of values and its largest entry, then ``note``.
+        Each panel's range of values and its largest entry (or how many entries tie for
+        it), then ``note``.
     """
     Ms = [as_float_array(M, f"matrices[{k}]") for k, M in enumerate(matrices)]
     if not Ms or len(titles) != len(Ms):
@@ -210,6 +228,12 @@ def token_panels(
     for M, names in zip(Ms, col_lists, strict=True):
         check_labels(M, rows, names)
     lo, hi = min(M.min() for M in Ms), max(M.max() for M in Ms)
+    signed = lo < 0 < hi
+    if signed:  # a diverging map centred at 0: equal sizes of either sign, equal strength
+        top = max(-lo, hi)
+        cmap, lo, hi = DIVERGING, -top, top
+    else:
+        cmap = CMAP
     n, d = Ms[0].shape
     fig, axes = plt.subplots(
         1,
@@ -220,23 +244,32 @@ def token_panels(
     axes = np.atleast_1d(axes)
     parts = []
     for ax, M, title, names in zip(axes, Ms, titles, col_lists, strict=True):
-        image = ax.imshow(M, cmap=CMAP, vmin=lo, vmax=hi, aspect="auto")
-        annotate_cells(ax, M, lo, hi, fmt, fontsize=8)
+        image = ax.imshow(M, cmap=cmap, vmin=lo, vmax=hi, aspect="auto")
+        for (i, j), value in np.ndenumerate(M):  # black or white, whichever contrasts more
+            ink = _ink(cmap, (value - lo) / (hi - lo) if hi > lo else 0.0)
+            ax.text(j, i, format(value, fmt), ha="center", va="center", fontsize=8, color=ink)
         ax.set_xticks(range(d), names, rotation=45, ha="right")
         ax.set_yticks(range(n), rows if ax is axes[0] else [""] * n)
         ax.set_title(title, fontsize=10)
-        i, j = np.unravel_index(np.argmax(M), M.shape)
-        parts.append(
-            f"{title}: from {format(M.min(), fmt)} to {format(M.max(), fmt)}, largest "
-            f"'{rows[i]}' / {names[j]} ({format(M[i, j], fmt)})"
-        )
+        shown = np.vectorize(lambda v: format(v, fmt))(M)  # (n, d): the printed numbers
+        top_cells = np.argwhere(shown == format(M.max(), fmt))  # ties as printed
+        top = format(M.max(), fmt)
+        if len(top_cells) == 1:
+            i, j = top_cells[0]
+            largest = f"largest '{rows[i]}' / {names[j]} ({top})"
+        else:
+            largest = f"{len(top_cells)} entries reach {top}"
+        parts.append(f"{title}: from {format(M.min(), fmt)} to {top}, {largest}")
     axes[0].set_ylabel(ylabel)
-    fig.colorbar(image, ax=list(axes), fraction=0.04, pad=0.02, label="value")
+    bar = fig.colorbar(image, ax=list(axes), fraction=0.04, pad=0.02, label="value")
+    if signed:  # whole-number ticks on both sides of 0
+        bar.set_ticks(np.arange(np.ceil(lo), np.floor(hi) + 1))
     if note:
         fig.supxlabel(textwrap.fill(note, 100), fontsize=9.5, color="0.1")
+    centre = " (purple above 0, orange below)" if signed else ""
     shared = "" if per_panel else f" ({', '.join(col_lists[0])})"
     alt = (
-        f"{len(Ms)} tables side by side on one colour scale, one row per {ylabel} and one "
+        f"{len(Ms)} tables side by side on one colour scale{centre}, one row per {ylabel} and one "
         f"column per dimension{shared}. " + "; ".join(parts) + "." + (f" {note}" if note else "")
     )
     return fig, alt
