@@ -39,7 +39,7 @@ def test_heatmap_without_a_label_is_unchanged():
 
 
 def _stable(x, axis, T):
-    return (x - x.max(axis=axis, keepdims=True)) / T  # the shifted logits, divided by T
+    return (x - x.max(axis=axis, keepdims=True)) / T  # the shifted scores, divided by T
 
 
 def t_only_in_numerator(x, axis=-1, temperature=1.0):
@@ -73,7 +73,7 @@ def _entropy_terms(p, log=np.log):
         (t_only_in_denominator, "numerator and the denominator alike"),
         (softmax_on_axis_1, "raised AxisError"),
         (softmax_on_axis_1, "A 1-D row has only axis 0: use the axis argument"),
-        (max_of_x_not_x_over_t, "logits near 1000 with temperature=0.5"),
+        (max_of_x_not_x_over_t, "scores near 1000 with temperature=0.5"),
         (max_of_x_not_x_over_t, "Subtract the max of x / T, or shift x before dividing"),
     ],
 )
@@ -110,6 +110,50 @@ def test_a_list_of_one_entropy_is_not_blamed_on_keepdims(capsys):
     assert not check_entropy(as_list)
     line = capsys.readouterr().out
     assert "not a list or array of one" in line and "Drop keepdims" not in line, line
+
+
+def naive_in_long_double(x, axis=-1, temperature=1.0):
+    e = np.exp(np.asarray(x, dtype=np.longdouble) / temperature)  # no max trick
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def test_a_wider_float_does_not_replace_the_max_trick(capsys):
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.exp(np.longdouble(12000)))  # the case overflows long double too
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert not check_softmax(naive_in_long_double)
+    line = capsys.readouterr().out
+    assert "scores near 12000 and -12000" in line and "subtract each row's maximum" in line, line
+
+
+def test_a_sign_flipped_twice_is_called_flipped_not_missing(capsys):
+    def minus_p_log_one_over_p(p):  # -sum p log(1/p) = +sum p log p: two flips
+        return -np.sum(p * np.log(1 / np.where(p > 0, p, 1.0)), axis=-1)
+
+    assert not check_entropy(minus_p_log_one_over_p)
+    line = capsys.readouterr().out
+    assert "your sign is flipped" in line and "put a minus sign" not in line, line
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x, axis=-1, temperature=1.0: np.log(_softmax_t(x, axis, temperature)),  # log
+        lambda x, axis=-1, temperature=1.0: _softmax_t(x, axis, 1.0),  # T ignored
+        lambda x, axis=-1, temperature=1.0: _softmax_t(x, axis, 1 / temperature),  # times T
+        max_of_x_not_x_over_t,
+    ],
+)
+def test_softmax_hints_say_scores_as_the_chapters_do(fn, capsys):
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert not check_softmax(fn)
+    line = capsys.readouterr().out
+    assert "scores" in line and "logits" not in line, line
+
+
+def _softmax_t(x, axis, T):
+    e = np.exp(_stable(x, axis, T))
+    return e / e.sum(axis=axis, keepdims=True)
 
 
 def test_the_new_hints_leave_right_answers_alone(capsys):

@@ -4,7 +4,7 @@ A checker never raises. It prints exactly one line that starts with a stable tag
 grader can read it and a learner can act on it::
 
     [softmax] PASS: all 15 cases match the reference.
-    [softmax] FAIL: got nan or inf for logits near 1000: exp(1000) overflows. Subtract ...
+    [softmax] FAIL: got nan or inf for scores near 1000: exp(1000) overflows. Subtract ...
     [softmax] TODO: your function returned None. Write its body, then run this cell again.
 
 and returns a :class:`CheckResult`, which is truthy exactly when the exercise passed.

@@ -44,7 +44,7 @@ def check_softmax(fn) -> CheckResult:
             (
                 np.log(softmax(x1)),
                 "you returned log-probabilities (they are negative): exponentiate the "
-                "shifted logits, then divide by their sum.",
+                "shifted scores, then divide by their sum.",
             ),
         )
         total = out.sum()
@@ -102,12 +102,12 @@ def check_softmax(fn) -> CheckResult:
             (
                 softmax(x1),
                 "temperature=2 gave the same result as temperature=1: the "
-                "temperature is ignored. Divide the logits by it before exp.",
+                "temperature is ignored. Divide the scores by it before exp.",
             ),
             (
                 softmax(x1 * 2.0),
                 "with temperature=2 your result is sharper, not flatter: "
-                "you multiplied by T. Divide the logits by T instead.",
+                "you multiplied by T. Divide the scores by T instead.",
             ),
         )
         total = out.sum()
@@ -123,23 +123,23 @@ def check_softmax(fn) -> CheckResult:
         big = np.array([1000.0, 1001.0, 1002.0])
         _finite_and_same(
             cases,
-            "logits near 1000",
+            "scores near 1000",
             big,
             "exp(1000) overflows. Subtract each row's "
             "maximum before exp; the result does not change.",
         )
         _finite_and_same(
             cases,
-            "logits near -1000",
+            "scores near -1000",
             -big,
             "exp(-1000) underflows to 0, and 0 / 0 is "
             "nan. Subtracting each row's maximum fixes this too.",
         )
         _finite_and_same(
             cases,
-            "logits near 1000 with temperature=0.5",
+            "scores near 1000 with temperature=0.5",
             big,
-            "dividing by T = 0.5 doubles the logits "
+            "dividing by T = 0.5 doubles the scores "
             "to about 2000, so subtracting the max of x is not enough. Subtract the max "
             "of x / T, or shift x before dividing by T.",
             temperature=0.5,
@@ -152,6 +152,14 @@ def check_softmax(fn) -> CheckResult:
             "a row still overflows or underflows. "
             "Subtract each row's own maximum: not its minimum or mean, and not one "
             "maximum for the whole array.",
+        )
+        _finite_and_same(  # beyond np.longdouble too: only the max trick passes
+            cases,
+            "scores near 12000 and -12000",
+            np.array([[12000.0, 12001.0, 12002.0], [-12000.0, -12001.0, -12002.0]]),
+            "exp(12000) overflows even in np.longdouble, and exp(-12000) "
+            "underflows to 0. A wider float only moves the limit: subtract each row's "
+            "maximum before exp.",
         )
 
         x3 = np.random.default_rng(5).normal(scale=3.0, size=(2, 3, 4))
@@ -192,8 +200,8 @@ def check_entropy(fn) -> CheckResult:
             out,
             (
                 -np.log(8),
-                "got -2.079 for a uniform row: entropy is minus the sum of "
-                "p log p, so put a minus sign in front.",
+                "got -2.079 for a uniform row: your sign is flipped: entropy is "
+                "minus the sum of p log p, which is never negative.",
             ),
             (
                 np.log2(8),
