@@ -240,9 +240,7 @@ def difference(out: np.ndarray, expected: np.ndarray) -> str:
 
 
 def fmt(a) -> str:
-    text = np.array2string(
-        np.asarray(a, dtype=float), formatter={"float_kind": lambda v: f"{v:.4g}"}
-    )
+    text = np.array2string(np.asarray(a, float), formatter={"float_kind": "{:.4g}".format})
     return " ".join(text.split())  # a matrix on one line: the verdict stays one line
 
 
@@ -264,6 +262,8 @@ def check_number(
     generic hint (may name ``{value}``, ``{side}``). ``show``: decimals of the true value on a PASS.
     """
     tol = 0.5 * 10.0**-places + 1e-12
+    if isinstance(answer, np.ndarray) and answer.ndim == 0:  # np.array(3888): one number
+        answer = answer[()]
     if answer is None:
         result = CheckResult(exercise, "TODO", "replace None with your number, then run again.")
     elif isinstance(answer, (bool, np.bool_)) or not isinstance(answer, numbers.Real):

@@ -44,9 +44,9 @@ def check_scaled_scores(fn) -> CheckResult:
         if out.shape == (3, 2):
             raise Fail(
                 "returned shape (3, 2), which is (n_k, n_q): you computed K Qᵀ. Rows must "
-                "be queries and columns keys, so compute Q @ K.T."
+                "be queries and columns keys, so compute Q @ np.swapaxes(K, -1, -2)."
             )
-        expect_shape(out, (2, 3), case, " One row per query, one column per key: Q @ K.T.")
+        expect_shape(out, (2, 3), case, _ONE_ROW_PER_QUERY)
         raw = Q @ K.T  # (2, 3)
         known_mistakes(out, *_wrong_scales(raw, d_k=9, n_q=2, n_k=3))
         same(out, raw / 3.0, case)
@@ -93,7 +93,7 @@ def check_scaled_scores(fn) -> CheckResult:
         Q1, K1 = rng.normal(size=(1, 10)), rng.normal(size=(5, 10))
         case = "one query: Q of shape (1, 10) and K of shape (5, 10)"
         out = _run(cases, case, Q1, K1)
-        expect_shape(out, (1, 5), case, " One row per query, one column per key: Q @ K.T.")
+        expect_shape(out, (1, 5), case, _ONE_ROW_PER_QUERY)
         raw = Q1 @ K1.T  # (1, 5)
         known_mistakes(
             out,
@@ -124,6 +124,7 @@ _FIXED_AXES = (
     "dimensions only. Swap the last two axes whatever comes before them: "
     "np.swapaxes(K, -1, -2)."
 )
+_ONE_ROW_PER_QUERY = " One row per query, one column per key: Q @ np.swapaxes(K, -1, -2)."
 _K_T_ON_A_BATCH = (
     "If you used K.T: with a batch axis it reverses *every* axis; swap only the last two, "
     "np.swapaxes(K, -1, -2)."
