@@ -12,7 +12,7 @@ from attention_lib.checks import check_attention, check_blend, check_output_chan
 from attention_lib.plotting import blend_hull, contributions, convex_hull, inside_hull
 
 IT, CAKE, I = (toy.token_index(t) for t in ("it", "cake", "I"))
-NOUN, THIRD, HUMAN = 0, 2, 3
+NOUN, VERB, THIRD, HUMAN = 0, 1, 2, 3
 
 
 @pytest.fixture
@@ -286,54 +286,76 @@ def test_no_other_whole_ratings_give_the_articles_mood():
 
 
 ATE = toy.token_index("ate")
+DELICIOUS = toy.token_index("delicious")  # card [0.7, 0.3, 0.7, 0]: the weight alone is wrong
 
 
 @pytest.mark.parametrize(
     ("answer", "status", "hint"),
     [
-        (0.169, "PASS", "0.169 is right (0.169)."),
-        (0.16884, "PASS", "0.16884 is right (0.169)."),
+        (0.105, "PASS", "0.105 is right (0.105)."),
+        (0.10514, "PASS", "0.10514 is right (0.105)."),
         (None, "TODO", "replace None"),
-        (0.17, "FAIL", "give three decimals, rounded"),  # two decimals cannot tell rows apart
-        (0.16, "FAIL", "give three decimals, rounded"),  # truncated, not the row of 'was'
-        (0.168, "FAIL", "round the last decimal rather than cut it off"),
-        (0.166, "FAIL", "how much the output of 'the' rises; read row 'ate'"),  # row off by one
-        (0.106, "FAIL", "how much the output of 'I' rises"),  # not the wrong way round
-        (0.105, "FAIL", "that is how much 'cake' attends to 'ate'"),
-        (0.338, "FAIL", "twice the change"),
-        (0.338, "FAIL", "the sum of the card of 'cake' (its entries add up to 2)"),
-        (0.0, "FAIL", "If you read another column, that token's card has no 'noun'"),
-        (1.0, "FAIL", "that is all of V['cake', 'noun']"),
-        (0.211, "FAIL", "how much the output of 'it' rises; read row 'ate'"),
+        (0.11, "FAIL", "give three decimals, rounded"),  # two decimals cannot tell rows apart
+        (0.10, "FAIL", "give three decimals, rounded"),
+        (0.150, "FAIL", "that is the weight alone"),  # forgot the card's 0.7
+        (0.15, "FAIL", "V['delicious', 'noun'] = 0.7"),
+        (0.082, "FAIL", "that is how much 'delicious' attends to 'ate'"),
+        (0.079, "FAIL", "how much the output of 'I' rises; read row 'ate'"),
+        (0.114, "FAIL", "how much the output of 'it' rises; read row 'ate'"),
+        (0.21, "FAIL", "twice the change"),
+        (0.0, "FAIL", "the card of 'delicious' they blend has grown"),
+        (0.7, "FAIL", "that is all of V['delicious', 'noun']"),
         (0.3, "FAIL", "0.3 is too high"),
         (0.05, "FAIL", "0.05 is too low"),
-        ("0.169", "FAIL", "expected one number"),
-        (-0.169, "FAIL", "the sign is wrong"),
-        (16.9, "FAIL", "that looks like a percentage"),
-        (16.88, "FAIL", "that looks like a percentage"),
-        (0.619, "FAIL", "added up from rounded parts"),  # 0.450 + 0.169; exactly, 0.618
-        (0.618, "FAIL", "that is the new 'noun' element; give how much it rises"),
+        ("0.105", "FAIL", "expected one number"),
+        (-0.105, "FAIL", "the sign is wrong"),
+        (10.5, "FAIL", "that looks like a percentage"),
+        (10.51, "FAIL", "that looks like a percentage"),
+        (0.555, "FAIL", "that is the new 'noun' element; give how much it rises"),
+        (0.450, "FAIL", "the 'noun' element before the change"),
     ],
 )
 def test_check_output_change(answer, status, hint, toy_values, capsys):
     weights, V = toy_values
-    assert round(weights[ATE, CAKE], 3) == 0.169  # the numbers the cases above are built on
+    # the numbers the cases above are built on
+    assert round(weights[ATE, DELICIOUS], 3) == 0.150 and V[DELICIOUS, NOUN] == 0.7
     result = check_output_change(
-        answer, weights, V, ATE, CAKE, NOUN, tokens=toy.TOKENS, features=toy.VALUE_FEATURES
+        answer, weights, V, ATE, DELICIOUS, NOUN, tokens=toy.TOKENS, features=toy.VALUE_FEATURES
     )
     line = capsys.readouterr().out
     assert result.status == status and bool(result) is (status == "PASS")
     assert line.startswith(f"[output change] {status}: ") and hint in line
 
 
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (0.168, "round the last decimal rather than cut it off"),  # 0.1688...
+        (0.338, "the sum of the card of 'cake' (its entries add up to 2)"),
+        (0.619, "added up from rounded parts"),  # 0.450 + 0.169; exactly, 0.618
+    ],
+)
+def test_slips_that_need_another_card(answer, hint, toy_values, capsys):
+    weights, V = toy_values  # doubling "cake", whose card [1, 0, 1, 0] sums to twice its noun
+    labels = {"tokens": toy.TOKENS, "features": toy.VALUE_FEATURES}
+    assert not check_output_change(answer, weights, V, ATE, CAKE, NOUN, **labels)
+    assert hint in capsys.readouterr().out
+
+
+def test_the_weight_alone_is_not_named_when_the_card_entry_is_1(toy_values, capsys):
+    weights, V = toy_values  # V[cake, noun] = 1: the weight alone is the answer
+    assert check_output_change(weights[ATE, CAKE], weights, V, ATE, CAKE, NOUN)
+    assert "weight alone" not in capsys.readouterr().out
+
+
 def test_the_expected_change_is_what_attention_computes(toy_values, capsys):
     weights, V = toy_values
     Q, K, _ = toy.projections()
     doubled = V.copy()
-    doubled[CAKE] *= 2
+    doubled[DELICIOUS] *= 2
     change = al.scaled_dot_product_attention(Q, K, doubled)[0] - weights @ V
-    assert check_output_change(change[ATE, NOUN], weights, V, ATE, CAKE, NOUN)
-    assert check_output_change(change[IT, THIRD], weights, V, IT, CAKE, THIRD)
+    assert check_output_change(change[ATE, NOUN], weights, V, ATE, DELICIOUS, NOUN)
+    assert check_output_change(change[IT, VERB], weights, V, IT, DELICIOUS, VERB)
     assert capsys.readouterr().out.count("PASS") == 2
 
 
@@ -341,9 +363,9 @@ def test_the_old_and_new_elements_are_named(toy_values, capsys):
     weights, V = toy_values
     before = weights[ATE] @ V[:, NOUN]
     labels = {"tokens": toy.TOKENS, "features": toy.VALUE_FEATURES}
-    assert not check_output_change(round(before, 3), weights, V, ATE, CAKE, NOUN, **labels)
-    after = before + weights[ATE, CAKE]
-    assert not check_output_change(round(after, 3), weights, V, ATE, CAKE, NOUN, **labels)
+    assert not check_output_change(round(before, 3), weights, V, ATE, DELICIOUS, NOUN, **labels)
+    after = before + weights[ATE, DELICIOUS] * V[DELICIOUS, NOUN]
+    assert not check_output_change(round(after, 3), weights, V, ATE, DELICIOUS, NOUN, **labels)
     out = capsys.readouterr().out.splitlines()
     assert "the 'noun' element before the change" in out[0]
     assert "the new 'noun' element" in out[1]
@@ -571,7 +593,7 @@ def test_np_dot_on_a_batch_is_named_not_k_transposed(capsys):
 # --- the chapter's prose ---------------------------------------------------------------------
 
 
-def test_fix_round_3_prose_stays_cut():
+def test_fix_round_4_prose_stays_cut():
     import re
     from pathlib import Path
 
@@ -588,8 +610,11 @@ def test_fix_round_3_prose_stays_cut():
     assert "pre-LN" not in flat and "GPT-2 and most modern models (chapter 12)" in flat
     assert "hands over mostly noun" not in flat and "third-person noun (0.7 of each)" in flat
     assert "Centring the cards keeps" not in flat and "row sums" not in flat
-    assert "The pins where the band bends are its **corners**" in flat
-    assert len(text.split()) <= 2623, "fix round 3 left 2623 visible words"
-    assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", text)) <= 4  # bold numbers
-    table = next(c for c in cells if c.id == "3c6d29d1")  # the centred cards: folded
-    assert "hide-cell" in table.metadata["tags"]
+    assert "rubber band" not in flat and "recipe" not in flat and "movie night" not in flat
+    assert "Per column that range is a box" in flat and "lies in their convex hull" in flat
+    assert "The split, term by term" not in flat  # the three-decimal dropdown is gone
+    assert "near the one card they pick" in flat and "near a corner" not in flat
+    assert "if $A$ is stored" in flat and "Double a card" in flat
+    assert len(text.split()) <= 2412, "fix round 4 left 2412 visible words"
+    assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", text)) <= 3  # bold numbers
+    assert all(c.id != "3c6d29d1" for c in cells)  # the centred-card table is gone

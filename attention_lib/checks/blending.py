@@ -47,7 +47,8 @@ def check_output_change(
     hints name the usual slips: too few decimals (or cut rather than rounded), the weight
     read the wrong way round (how much ``key`` attends to ``query``), twice the change,
     the new element (also when added up from rounded parts) or the old one, the wrong
-    sign, a percentage, the whole value, another token's change, and "nothing changes".
+    sign, a percentage, the whole value, the weight alone, another token's change, and
+    "nothing changes".
     An answer worked out with the weight rounded to ``places`` decimals is told so, never
     sent after another slip that rounds the same.
     """
@@ -76,7 +77,7 @@ def check_output_change(
         (2 * expected, twice + ". The change is one extra V, times the same weight."),
         (before + expected, f"that is the new '{name}' element; give how much it rises."),
         (
-            np.round(before, places) + np.round(expected, places),  # 0.450 + 0.169 = 0.619
+            np.round(before, places) + np.round(expected, places),  # the new element, rounded
             f"that is the new '{name}' element, added up from rounded parts; give how much "
             "it rises.",
         ),
@@ -103,10 +104,18 @@ def check_output_change(
         (
             0.0,
             f"0 would mean the output of '{me}' does not move. The weights stay the same "
-            "(they come from Q and K), but what they blend changes. If you read another "
-            f"column, that token's card has no '{name}' to double: use column '{other}'.",
+            f"(they come from Q and K), but the card of '{other}' they blend has grown: "
+            f"the output gains weight × the extra V['{other}', '{name}'].",
         ),
     ]
+    if not np.isclose(value, 1.0):  # only then is the weight alone a different number
+        mistakes.append(
+            (
+                W[query, key],
+                f"that is the weight alone. The output gains the weight times what was added, "
+                f"V['{other}', '{name}'] = {value:g}.",
+            )
+        )
     mistakes += [  # the right column, the wrong row: another token's change
         (W[i, key] * value, f"that is how much the output of '{tokens[i]}' rises; read row '{me}'.")
         for i in range(W.shape[0])
