@@ -393,6 +393,11 @@ def hidden_library_call(n, d_model):
             ", b = [0, 3, 4]). A single vector has only one axis (axis 0), so axis=1 does not "
             "exist for it; axis=-1, the last axis",
         ),
+        (  # the hint names the axis the learner used
+            lambda a, b: np.sum(a * b, axis=-2) / norms(a, b),
+            "FAIL",
+            "only one axis (axis 0), so axis=-2 does not exist for it",
+        ),
         (
             lambda a, b: np.mean(a * b, axis=-1) / norms(a, b),
             "FAIL",
@@ -492,6 +497,18 @@ def halves(n, d_model):
     return np.concatenate([PE[:, 0::2], PE[:, 1::2]], axis=1)
 
 
+def from_angle(angle_of):
+    """An encoding built from ``angle_of(pos, i, d_model)``, a learner's angle formula."""
+
+    def fn(n, d_model):
+        angle = angle_of(np.arange(n)[:, None], np.arange(d_model // 2), d_model)
+        PE = np.zeros((n, d_model))
+        PE[:, 0::2], PE[:, 1::2] = np.sin(angle), np.cos(angle)
+        return PE
+
+    return fn
+
+
 def multiplied(n, d_model):
     pos, i = np.arange(n)[:, None], np.arange(d_model // 2)
     PE = np.zeros((n, d_model))
@@ -518,6 +535,31 @@ def multiplied(n, d_model):
         (lambda n, d_model: encoding(n, d_model, base=1000.0), "FAIL", "not 1000"),
         (lambda n, d_model: encoding(n, d_model, base=np.e), "FAIL", "not e"),
         (multiplied, "FAIL", "you multiplied pos"),
+        (  # div_term = 10000 ** (2 * i) / d_model; angle = pos / div_term
+            from_angle(lambda pos, i, d: pos / (10000 ** (2 * i) / d)),
+            "FAIL",
+            "10000 ** (2 * i) / d_model is not what you meant: Python raises to a power",
+        ),
+        (
+            from_angle(lambda pos, i, d: pos / 10000 ** (2 * i) / d),
+            "FAIL",
+            "pos / 10000 ** (2 * i) / d_model is not what you meant",
+        ),
+        (
+            from_angle(lambda pos, i, d: pos * (1 / 10000**2 * i / d)),
+            "FAIL",
+            "1 / 10000 ** 2 * i / d_model is not what you meant",
+        ),
+        (
+            from_angle(lambda pos, i, d: np.radians(pos / 10000 ** (2 * i / d))),
+            "FAIL",
+            "drop the conversion (np.radians or np.deg2rad)",
+        ),
+        (
+            from_angle(lambda pos, i, d: np.deg2rad(pos / 10000 ** (2 * i / d))),
+            "FAIL",
+            "the angles are already in radians",
+        ),
         (lambda n, d_model: encoding(n, d_model).T, "FAIL", "you returned the transpose"),
         (lambda n, d_model: np.zeros((n, d_model)), "FAIL", "position 0 should be [0, 1, 0, 1]"),
         (
@@ -583,8 +625,17 @@ def test_pe_rows_really_all_have_the_predicted_length():
         (1.38, "FAIL", "close, but"),
         (0.41, "FAIL", "the fast pair alone"),
         (0.98, "FAIL", "the slow pair alone"),
-        # the slow pair at speed 1/10000 instead of 1/100: cos 20 + cos 0.002 = 1.408
-        (np.cos(20) + np.cos(0.002), "FAIL", "the slow pair turns at 1 / 100, not 1 / 10000"),
+        # the slow pair too slow (1/10000 or 1/1000 instead of 1/100): both round to 1.41
+        (
+            np.cos(20) + np.cos(0.002),
+            "FAIL",
+            "the slow pair turns at 1 / 100: you gave it a slower",
+        ),
+        (np.cos(20) + np.cos(0.02), "FAIL", "you gave it a slower speed"),
+        (1.0 + np.cos(0.2), "FAIL", "cos 20 is not 1: 20 radians is not a whole number of turns"),
+        (1.98, "FAIL", "not a whole number of turns"),
+        (2 * np.cos(0.2), "FAIL", "the fast pair (i = 0, speed 1) turns by the whole 20"),
+        (-1.39, "FAIL", "the sign is off"),
         (1.41, "FAIL", "the slow pair turns at 1 / 100"),
         (2, "FAIL", "the same position twice"),
         (np.cos(np.radians(20)) + np.cos(np.radians(0.2)), "FAIL", "in degrees"),
@@ -596,7 +647,7 @@ def test_pe_rows_really_all_have_the_predicted_length():
         (np.cos(20) + np.cos(2), "FAIL", "not 1 / 10"),
         (-0.01, "FAIL", "you used i / d_model"),
         (0.40, "FAIL", "you multiplied the two cosines"),  # cos 20 * cos 0.2 = 0.3999
-        (1.405, "FAIL", "not 1 / 10000"),  # nearest a known slip, not "1.4 is right..."
+        (1.405, "FAIL", "a slower speed"),  # nearest a known slip, not "1.4 is right..."
         (0.3, "FAIL", "too low"),
         ("1.39", "FAIL", "expected one number"),
     ],

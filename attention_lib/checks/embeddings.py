@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .base import (
@@ -117,8 +119,10 @@ def _run(cases: Cases, case: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     except Fail as fail:
         text = str(fail)
         if "AxisError" in text or "out of bounds for array of dimension" in text:
+            used = re.search(r"axis (-?\d+) is out of bounds", text)  # the learner's axis
+            axis = f"axis={used.group(1)}" if used else "that axis"
             text += (
-                " A single vector has only one axis (axis 0), so axis=1 does not exist "
+                f" A single vector has only one axis (axis 0), so {axis} does not exist "
                 "for it; axis=-1, the last axis, works for vectors and tables alike."
             )
         elif "einstein sum" in text:  # np.einsum("ij,ij->i", ...) given a single vector

@@ -23,22 +23,36 @@ from .names import calls_library
 # --- Exercise: the sinusoidal positional encoding ----------------------------------------
 
 
-def _encoding(n: int, d: int, *, base=10000.0, rate="2i", swap=False, start=0, halves=False):
+def _encoding(
+    n: int, d: int, *, base=10000.0, rate="2i", swap=False, start=0, halves=False, degrees=False
+):
     """The sinusoidal encoding, or one of the usual mistakes, for an even ``d``.
 
     ``rate`` is the exponent: "2i" (right: i counts pairs), "i" (half of it), "4i"
     (twice it: 2j/d with j = 0, 2, 4, ... already the column index), "int"
-    (``2 * i // d``, 0 for every pair) or "col" (each column's own index j).
+    (``2 * i // d``, 0 for every pair) or "col" (each column's own index j); or a slip of
+    operator precedence: "pow/d" (dividing pos by ``10000 ** (2 * i) / d``), "pos/pow/d"
+    (``pos / 10000 ** (2 * i) / d``) or "1/pow2" (speed ``1 / 10000 ** 2 * i / d``).
+    ``degrees`` converts the angle with ``np.radians``, as if it were in degrees.
     """
     pos = np.arange(start, start + n)[:, None]  # (n, 1)
     i = np.arange(d // 2)  # (d/2,): one index per (sin, cos) pair
+    unit = np.radians if degrees else (lambda angle: angle)  # degrees: a needless conversion
+    slips = {  # the speed of pair i when ** binds tighter than the learner meant
+        "pow/d": d / base ** (2 * i),  # pos / (10000 ** (2 * i) / d)
+        "pos/pow/d": 1 / (base ** (2 * i) * d),  # pos / 10000 ** (2 * i) / d
+        "1/pow2": 1 / base**2 * i / d,  # 1 / 10000 ** 2 * i / d
+    }
     if rate == "col":
-        angle = pos / base ** (np.arange(d) / d)  # (n, d)
+        angle = unit(pos / base ** (np.arange(d) / d))  # (n, d)
         sines, cosines = np.sin(angle[:, 0::2]), np.cos(angle[:, 1::2])  # (n, d/2) each
     else:
-        exponent = {"2i": 2 * i / d, "i": i / d, "4i": 4 * i / d, "int": 2 * i // d}[rate]  # (d/2,)
-        angle = pos / base**exponent  # (n, d/2)
-        sines, cosines = np.sin(angle), np.cos(angle)
+        if rate in slips:
+            angle = pos * slips[rate]  # (n, d/2)
+        else:
+            exponent = {"2i": 2 * i / d, "i": i / d, "4i": 4 * i / d, "int": 2 * i // d}[rate]
+            angle = pos / base**exponent  # (n, d/2)
+        sines, cosines = np.sin(unit(angle)), np.cos(unit(angle))
     if swap:
         sines, cosines = cosines, sines
     if halves:
@@ -77,6 +91,23 @@ _PE_MISTAKES = (
         "sine in column 2i and cosine in column 2i+1.",
     ),
     ({"start": 1}, "positions count from 0: the first row is position 0, [0, 1, 0, 1, ...]."),
+    *(
+        (
+            {"rate": slip},
+            f"{code} is not what you meant: Python raises to a power before it multiplies "
+            "or divides, so the exponent needs brackets: pos / 10000 ** (2 * i / d_model).",
+        )
+        for slip, code in (
+            ("pow/d", "10000 ** (2 * i) / d_model"),
+            ("pos/pow/d", "pos / 10000 ** (2 * i) / d_model"),
+            ("1/pow2", "1 / 10000 ** 2 * i / d_model"),
+        )
+    ),
+    (
+        {"degrees": True},
+        "the angles are already in radians, which np.sin and np.cos expect: drop the "
+        "conversion (np.radians or np.deg2rad).",
+    ),
     *(
         ({"base": b}, f"the base is 10000, not {name}: angle = pos / 10000^(2i/d_model).")
         for b, name in ((1000.0, "1000"), (100000.0, "100000"), (np.e, "e"))
@@ -181,8 +212,9 @@ def check_pe_offset(answer) -> CheckResult:
         ),
         (
             np.cos(20.0) + np.cos(20.0 / 10000.0),
-            "the slow pair turns at 1 / 100, not "
-            "1 / 10000: its speed is 1 / 10000^(2i / d_model) with i = 1 and d_model = 4.",
+            "the slow pair turns at 1 / 100: you gave it a slower speed, so it hardly "
+            "turns in 20 steps. Its speed is 1 / 10000^(2i / d_model) with i = 1 and "
+            "d_model = 4.",
         ),
         (
             2.0,
@@ -212,6 +244,21 @@ def check_pe_offset(answer) -> CheckResult:
             fast + np.cos(20.0 / 10.0),
             "the slow pair turns at 1 / 100, not 1 / 10: the exponent is 2i / d_model "
             "(you used i / d_model), so its speed is 1 / 10000^(2/4).",
+        ),
+        (
+            1.0 + slow,
+            "cos 20 is not 1: 20 radians is not a whole number of turns (a turn is "
+            "2π ≈ 6.28 radians).",
+        ),
+        (
+            2 * slow,
+            "both pairs turned by 0.2, but the fast pair (i = 0, speed 1) turns by the "
+            "whole 20 radians.",
+        ),
+        (
+            -expected,
+            "the sign is off: 20 steps on, each pair contributes the cosine of its turn, "
+            "and here both cosines are positive.",
         ),
         (
             fast * slow,
