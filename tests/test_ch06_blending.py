@@ -618,3 +618,41 @@ def test_fix_round_4_prose_stays_cut():
     assert len(text.split()) <= 2412, "fix round 4 left 2412 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", text)) <= 3  # bold numbers
     assert all(c.id != "3c6d29d1" for c in cells)  # the centred-card table is gone
+
+
+@pytest.mark.parametrize(
+    ("scale", "hint"),
+    [
+        (lambda Q, V: np.sqrt(4), "you divided by 2, a fixed number"),  # the toy's d_k
+        (lambda Q, V: 4.0, "you divided by 4, a fixed number"),
+        (lambda Q, V: np.sqrt(8), "you divided by √8, a fixed number"),
+    ],
+)
+def test_a_hard_coded_scale_is_named_a_fixed_number(scale, hint, capsys):
+    assert not check_attention(attention_with(scale=scale))
+    line = capsys.readouterr().out
+    assert hint in line and "(here 3)" in line and "number of queries" not in line
+
+
+def test_q_shape_1_on_a_batch_is_the_number_of_queries(capsys):
+    # Q.shape[1] is d_k on 2-D inputs, n_q on a batch; n_q != d_v there, so it is not √d_v.
+    def shape_1(Q, K, V):
+        return al.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[1])) @ V
+
+    assert not check_attention(shape_1)
+    line = capsys.readouterr().out
+    assert "you divided by √3, the number of queries" in line and "√d_v" not in line
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda Q, K, V: al.softmax(Q.T @ K / np.sqrt(Q.shape[-1])) @ V,
+        lambda Q, K, V: al.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])).T @ V,
+    ],
+)
+def test_a_transpose_in_the_wrong_place_gets_a_shape_hint(fn, capsys):
+    assert not check_attention(fn)
+    line = capsys.readouterr().out
+    assert "raised ValueError" in line and "5 queries, 3 keys" in line
+    assert "transpose K, not Q; then weights @ V is (n_q, n_k) @ (n_k, d_v)" in line

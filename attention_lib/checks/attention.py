@@ -39,21 +39,21 @@ def check_attention(fn) -> CheckResult:
             )
         rng = np.random.default_rng(7)
         # d_k = n_k = 3, so even Q @ K (no transpose) runs and its mistake can be named;
-        # d_k != 4, so dividing by d_k and by 2 √d_k give different numbers.
-        Q, K, V = rng.normal(size=(4, 3)), rng.normal(size=(3, 3)), rng.normal(size=(3, 2))
-        case = "4 queries, 3 keys, d_k = 3, d_v = 2"
-        out = cases.run(case, Q, K, V)
+        # d_k != 4, so dividing by d_k and by 2 √d_k give different numbers; n_q = 5 and
+        # d_v = 2 differ from d_k and from the fixed numbers (√4 = 2), so each hint is sure.
+        Q, K, V = rng.normal(size=(5, 3)), rng.normal(size=(3, 3)), rng.normal(size=(3, 2))
+        case = "5 queries, 3 keys, d_k = 3, d_v = 2"
+        out = _run_shapes(cases, case, Q, K, V, hint=_PRODUCTS)
         _attention_case(out, Q, K, V, case, swapped=swapped)
 
         Q, K, V = rng.normal(size=(2, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 4))
         case = "2 queries, 5 keys, d_k = 3, d_v = 4"
-        out = _run_shapes(
-            cases, case, Q, K, V, hint=" Q Kᵀ is (n_q, d_k) @ (d_k, n_k): transpose K."
-        )
+        out = _run_shapes(cases, case, Q, K, V, hint=_PRODUCTS)
         _attention_case(out, Q, K, V, case, swapped=swapped)
 
-        Q, K, V = (rng.normal(size=s) for s in ((2, 3, 4), (2, 5, 4), (2, 5, 3)))
-        case = "a batch of 2 (Q (2, 3, 4), K (2, 5, 4), V (2, 5, 3))"
+        # b, n_q, n_k, d_k, d_v = 2, 3, 5, 6, 7: a slip that reads the wrong axis is named
+        Q, K, V = (rng.normal(size=s) for s in ((2, 3, 6), (2, 5, 6), (2, 5, 7)))
+        case = "a batch of 2 (Q (2, 3, 6), K (2, 5, 6), V (2, 5, 7))"
         swap = (
             " With a batch, K.T reverses all three axes: transpose only the last two, "
             "with np.swapaxes(K, -1, -2)."
@@ -75,6 +75,13 @@ def check_attention(fn) -> CheckResult:
         return out
 
     return verdict("attention", output_only if callable(fn) else fn, run)
+
+
+_PRODUCTS = (
+    " Check the shapes of the two products: Q Kᵀ is (n_q, d_k) @ (d_k, n_k), so transpose "
+    "K, not Q; then weights @ V is (n_q, n_k) @ (n_k, d_v), with neither transposed."
+)
+_FIXED = ((2.0, "2"), (4.0, "4"), (np.sqrt(8), "√8"), (8.0, "8"))  # √4, the toy's d_k, n
 
 
 def _attention_case(out, Q, K, V, case: str, shape_hint: str = "", *, swapped=()) -> None:
@@ -137,6 +144,14 @@ def _attention_case(out, Q, K, V, case: str, shape_hint: str = "", *, swapped=()
                 "Q @ K.T, one dot product per query and key.",
             )
         )
+    mistakes += [  # after the named sizes: a fixed number that matches one is told as that
+        (
+            softmax(S / c) @ V,
+            f"you divided by {label}, a fixed number: the scale depends on the inputs. "
+            f"Use √d_k with d_k = Q.shape[-1] (here {d_k}).",
+        )
+        for c, label in _FIXED
+    ]
     if Q.ndim == 3:
         mistakes.append(
             (
