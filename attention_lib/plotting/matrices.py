@@ -121,7 +121,8 @@ def bar_row(
     reference : (float, str), optional
         A grey dashed horizontal line at that height, behind the bars, named in a legend
         and in the alt text, e.g. ``(1 / 8, "even share, 1/8")``. The numbers then sit
-        on white boxes, so the line passes behind a number, never through it.
+        on white boxes, and a number that would reach the line sits on it instead, so
+        the line never passes through a number.
     label_from : float, optional
         Print numbers only on bars at least this tall, so that a near one-hot row is not
         a string of "0.00"; the alt text says so. By default every bar has its number.
@@ -167,13 +168,19 @@ def bar_row(
     # With a reference line each number sits on a white box above the line, so the
     # dashed line may pass behind a number but never through it.
     box = None if reference is None else {"facecolor": "white", "edgecolor": "none", "pad": 1}
+    # A number whose box would reach the line (a bar just below it) is lifted to sit on
+    # the line instead, so near-even rows show a row of numbers above an unbroken line.
+    reach = np.inf if ylim is None else 15 / points * (ylim[1] - ylim[0])
     for j, value in enumerate(v):
         if label_from is not None and value < label_from:
             continue
         inside = value > near_top  # above the bar, the number would cross the frame
+        at = value
+        if reference is not None and not inside and value < reference[0] < value + reach:
+            at = reference[0]
         ax.annotate(
             format(value, fmt),
-            (j, value),
+            (j, at),
             xytext=(0, -2 if inside else 2),
             textcoords="offset points",
             ha="center",
