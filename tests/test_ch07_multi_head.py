@@ -728,6 +728,8 @@ def test_cost_and_rank_wording():
     assert "No multiply-add count depends on $h$" in source["bd170a6f"]
     assert "rank" not in source["bd170a6f"] and "chapter 11" in source["bd170a6f"]
     assert "so their **rank**" in source["rank-md"] and "at most $d_k$" in source["rank-md"]
+    assert "chapter 3" not in source["rank-md"]  # the reason is given in place
+    assert "mix of the $d_k$ rows of $K_i^\\top$" in source["rank-md"]
     read = source["rank-read"]
     assert "Softmax usually restores full rank" in read
     assert "{cite:p}`bhojanapalli2020low`" in read and "$n \\le d_k$ nothing is lost" in read
@@ -735,12 +737,13 @@ def test_cost_and_rank_wording():
         c.id: "".join(o.get("text", "") for o in c.outputs) for c in cells if c.cell_type == "code"
     }
     table = out["341c47af"].splitlines()
-    assert table[0].split() == ["h", "d_k", "multiply-adds", "weights", "stored"]
+    assert table[0] == "multiply-adds at h = 1, 2, 4, 8, 32: 26,880"  # once: h never matters
+    table = table[1:]
+    assert table[0].split() == ["h", "d_k", "weights", "stored"]
     assert "mult-adds" not in " ".join(c.source for c in cells)  # one term
     # educator, fix round 4: narrow heads are slower on real hardware at equal counts
     assert "many small matrix products" in source["cost-read"]
-    assert [line.split()[2] for line in table[1:]] == ["26,880"] * 5
-    assert [line.split()[3] for line in table[1:]] == ["36", "72", "144", "288", "1,152"]
+    assert [line.split()[2] for line in table[1:]] == ["36", "72", "144", "288", "1,152"]
     ranks = [line.split() for line in out["rank-code"].splitlines()[1:]]
     rank_code = source["rank-code"]  # item 4: weights from the scores, no K in V's place
     assert "al.softmax(scores_i / np.sqrt(d_k))" in rank_code and "K_i, K_i" not in rank_code
@@ -855,8 +858,10 @@ def test_the_named_heads_and_one_merged_experiment():
     assert "{cite:p}`vaswani2017attention`" in source["pair-read"]
     # fix round 4, item 1: the row adds up to 1; a sharper head trades "I" for "cake"
     assert '"Cake" gets 0.17' not in source["aa575fa6"]
-    assert "a sharper head could give" in source["aa575fa6"]
-    assert "0.57 against 0.02" in source["aa575fa6"]
+    # fix round 5, item 1: not "only by taking from I" (I gives 23% of the gain)
+    assert "only by taking from" not in source["aa575fa6"]
+    assert '"cake" rises to 0.57 while "I" falls to 0.02' in source["aa575fa6"]
+    assert "8 * Q_1" in source["5bb6705c"]  # the sharper row is computed on the page
     Q, K, V = toy.projections()
     sharp = al.scaled_dot_product_attention(8 * Q, K, V)[1][toy.token_index("ate")]
     assert (round(sharp[CAKE], 2), round(sharp[I], 2)) == (0.57, 0.02)
@@ -911,7 +916,8 @@ def test_real_code_and_exercise_wording():
     assert "the article" not in solution and "4,096" in solution
     assert "$4 \\times 512^2$, over a million" in solution
     assert "traced above" in source["5cd0b651"]
-    assert "I ate and she slept" in source["7dce2a2a"]
+    assert "I ate and she slept" in source["grid-ex"]  # fix round 5: next to the grid
+    assert [c.id for c in cells].index("59e25c78") + 1 == [c.id for c in cells].index("grid-ex")
     assert "$0.5 < t < 1$" in source["7dce2a2a"] and "hull" not in source["7dce2a2a"]
     assert "$a < 1$, $b < 1$ and $a + b > 1$ works" in source["7dce2a2a"]
     assert "can never be the unique winner of a dot-product score" in source["7dce2a2a"]
