@@ -437,7 +437,8 @@ def _std(x, ddof):
             "FAIL",
             "Add eps inside the square root",
         ),
-        (lambda x, g, b, eps=1e-12: good_layer_norm(x, g, b), "FAIL", "use the eps argument"),
+        (lambda x, g, b, eps=1e-12: good_layer_norm(x, g, b), "FAIL", "fixed eps (1e-12)"),
+        (lambda x, g, b, eps=1e-12: good_layer_norm(x, g, b, 1e-5), "FAIL", "fixed eps (1e-05)"),
         (
             lambda x, g, b, eps=1e-12: (x - x.mean(-1, keepdims=True)) / (_std(x, 0) + eps) * g + b,
             "FAIL",
@@ -497,6 +498,7 @@ def _masked_sum(H, m):
         (lambda H, m: mean_pool(H, m.astype(bool)), "FAIL", "this exercise asks for the mean"),
         (lambda H, m: H[:, 0], "FAIL", "that is the first token, [CLS]"),
         (lambda H, m: (H * m).sum(1) / m.sum(1, keepdims=True), "FAIL", "mask[..., None]"),
+        (lambda H, m: _masked_sum(H, m) / m.sum(1), "FAIL", "keep the count as (B, 1)"),
         (
             lambda H, m: _masked_sum(H, 1 - m) / (1 - m).sum(1, keepdims=True),
             "FAIL",
@@ -529,6 +531,7 @@ def test_mean_pool_checker(fn, status, hint, capsys):
         (4 * (384 * 32 + 32), "FAIL", "one head's share"),
         (4 * 384 * 384 + 3 * 384, "FAIL", "three biases: W_o has one too"),
         (591_360 + 2 * 384, "FAIL", "a layer norm's gamma and beta"),
+        (591_360 + 4 * 384, "FAIL", "both layer norms' gamma and beta"),
         (1_774_464, "FAIL", "that is the whole layer"),
         (1, "FAIL", "too low"),
     ],

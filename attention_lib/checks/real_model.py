@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import (
+    ATOL,
     Cases,
     CheckResult,
     Fail,
@@ -33,8 +34,40 @@ def _mean_pool(H, mask):
     return (H * m).sum(axis=-2) / m.sum(axis=-2)  # (B, d)
 
 
+def _flat_count(fn) -> bool:
+    """Does ``fn`` divide the (B, d) sums by a (B,) count? Probed where d == B broadcasts."""
+    H = np.arange(24.0).reshape(2, 4, 3)[..., :2]  # (2, 4, 2): d == B, so (B,) broadcasts
+    mask = np.array([[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 0.0, 0.0]])
+    try:
+        out = np.asarray(fn(H, mask), dtype=float)
+    except Exception:  # noqa: BLE001 - any error means the probe says nothing
+        return False
+    summed = (H * mask[..., None]).sum(axis=1)  # (2, 2)
+    wrong = summed / mask.sum(axis=1)  # the count lines up with the features, not sentences
+    return out.shape == wrong.shape and np.allclose(out, wrong, atol=ATOL)
+
+
 def _unit(v, axis=-1):
     return v / np.linalg.norm(v, axis=axis, keepdims=True)
+
+
+def _fixed_eps(x, gamma, beta, eps) -> tuple:
+    """Known mistakes for an eps typed in (BERT's 1e-12, PyTorch's 1e-5, ...), not passed on.
+
+    Only values whose result differs from the right one (beyond the checkers' tolerance)
+    are listed, so a right answer never matches one of them.
+    """
+    right = _layer_norm(x, gamma, beta, eps)
+    hint = (
+        "you used a fixed eps ({fixed:g}), not the eps argument; pass the argument on, "
+        f"sqrt(var + eps) (this case gives eps={eps:g})."
+    )
+    wrongs = []
+    for fixed in (1e-12, 1e-6, 1e-5, 1e-3):
+        wrong = _layer_norm(x, gamma, beta, fixed)
+        if fixed != eps and not np.allclose(wrong, right, atol=ATOL):
+            wrongs.append((wrong, hint.format(fixed=fixed)))
+    return tuple(wrongs)
 
 
 # --- Exercise: layer norm ------------------------------------------------------------------
@@ -111,6 +144,7 @@ def check_layer_norm(fn) -> CheckResult:
                 "right for one sentence, wrong for a batch: axis=1 is the tokens axis "
                 "once a batch axis comes first. Use axis=-1 for any leading axes.",
             ),
+            *_fixed_eps(xb, 1.0, 0.0, eps),
         )
         same(out, _layer_norm(xb, 1.0, 0.0, eps), case)
 
@@ -136,11 +170,7 @@ def check_layer_norm(fn) -> CheckResult:
                 "eps is outside the square root: divide by sqrt(var + eps), not "
                 "sqrt(var) + eps. It matters when the variance is as small as eps.",
             ),
-            (
-                _layer_norm(tiny, gamma, beta, 1e-12),
-                "with eps=1e-5 your result is the one for a much smaller eps: use the "
-                "eps argument you are given, inside the square root.",
-            ),
+            *_fixed_eps(tiny, gamma, beta, 1e-5),
         )
         same(out, _layer_norm(tiny, gamma, beta, 1e-5), case)
 
@@ -163,6 +193,11 @@ def check_mean_pool(fn) -> CheckResult:
         except Fail as fail:
             if "broadcast" not in str(fail):
                 raise
+            if _flat_count(fn):
+                raise Fail(
+                    f"your count of real tokens has shape (B,) and cannot divide the (B, d) "
+                    f"sums (on {case}): keep the count as (B, 1), m.sum(1, keepdims=True)."
+                ) from None
             raise Fail(
                 f"H {H.shape} and mask {mask.shape} do not line up (on {case}): the mask "
                 "needs a last axis of size 1, mask[..., None] of shape (B, n, 1), to "
@@ -250,6 +285,11 @@ def check_attention_params(
             expected + 2 * d_model,
             "you added a layer norm's gamma and beta; they follow attention but are not "
             "part of the four projections.",
+        ),
+        (
+            expected + 4 * d_model,
+            "you added both layer norms' gamma and beta (4 x d_model); they are not part "
+            "of the four projections.",
         ),
         (
             expected + 4 * d_model + 2 * d_model * 4 * d_model + 4 * d_model + d_model,
