@@ -656,3 +656,18 @@ def test_a_transpose_in_the_wrong_place_gets_a_shape_hint(fn, capsys):
     line = capsys.readouterr().out
     assert "raised ValueError" in line and "5 queries, 3 keys" in line
     assert "transpose K, not Q; then weights @ V is (n_q, n_k) @ (n_k, d_v)" in line
+
+
+def test_matmul_diagram_names_the_value_columns():
+    from attention_lib.plotting import matmul_diagram
+
+    weights, V = toy.attention()[1], toy.projections()[2]
+    feats = ("noun", "verb", "3rd", "human")
+    kw = {"names": ("A", "V", "output"), "rows": toy.TOKENS, "highlight": (IT, NOUN)}
+    fig, alt = matmul_diagram(weights, V, out_cols=feats, **kw)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert all(texts.count(f) == 2 for f in feats)  # above V and above the output
+    assert "output['it', 'noun'] is row 'it' of A dot column 'noun' of V" in alt
+    assert "output[5, 0]" not in alt and "columns of V and output: noun, verb" in alt
+    with pytest.raises(ValueError, match="out_cols needs one label per column of right"):
+        matmul_diagram(weights, V, out_cols=feats[:3])

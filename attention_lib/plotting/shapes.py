@@ -35,6 +35,7 @@ def matmul_diagram(
     names=("A", "B", "AB"),
     rows=None,
     cols=None,
+    out_cols=None,
     highlight=None,
     title: str | None = None,
     fmt: str = ".3g",
@@ -55,6 +56,9 @@ def matmul_diagram(
         A label for each row of ``left``, such as the tokens.
     cols : sequence of str of length b, optional
         A label for each column of ``left``, such as the features; drawn upright above it.
+    out_cols : sequence of str of length c, optional
+        A label for each column of ``right`` and of the product (they share them), such
+        as the value features; drawn upright above both.
     highlight : (int, int), optional
         ``(i, j)``: mark row ``i`` of ``left``, column ``j`` of ``right`` and element
         ``(i, j)`` of the product, the dot product that makes that element.
@@ -82,6 +86,8 @@ def matmul_diagram(
     _check_labels(names, rows, a)
     if cols is not None and (isinstance(cols, str) or len(cols) != b):
         raise ValueError(f"cols needs one label per column of left ({b}), got {cols!r}")
+    if out_cols is not None and (isinstance(out_cols, str) or len(out_cols) != c):
+        raise ValueError(f"out_cols needs one label per column of right ({c}), got {out_cols!r}")
     fits = b == b2
     if highlight is not None:
         highlight = _check_highlight(highlight, a, c, fits)
@@ -96,7 +102,8 @@ def matmul_diagram(
     height = max(a, b2) * u
     inch = SCALE if show_values and A is not None else SHAPE_SCALE
     width = max(inch * (x_prod + c * u + margin + 0.4), MIN_WIDTH)  # room for the verdict
-    top = 1.0 + (2.6 * SHAPE_SCALE / inch if cols is not None else 0.0)  # room for upright labels
+    upright = cols is not None or out_cols is not None
+    top = 1.0 + (2.6 * SHAPE_SCALE / inch if upright else 0.0)  # room for upright labels
     fig, ax = plt.subplots(figsize=(width, inch * (height + 3.0 + top)))
     ax.set_xlim(-margin, x_prod + c * u + 0.4)
     ax.set_ylim(-height - 3.0, top)
@@ -121,10 +128,13 @@ def matmul_diagram(
     ax.plot([x_right - 0.15] * 2, [0, -b2 * u], **style)
 
     for x, (r, k), name in ((x_left, (a, b), names[0]), (x_right, (b2, c), names[1])):
-        y = top - 0.7 if x == x_left else 0.3  # above the column labels, if any
+        y = top - 0.7 if x == x_left or out_cols is not None else 0.3  # above the labels
         ax.text(x + k * u / 2, y, name, ha="center", va="bottom", fontsize=11, weight="bold")
         ax.text(x + k * u / 2, -r * u - 0.35, f"[{r} × {k}]", ha="center", va="top", fontsize=10)
-    ax.text(x_prod + c * u / 2, 0.3, names[2], ha="center", va="bottom", fontsize=11, weight="bold")
+    y_prod = top - 0.7 if out_cols is not None else 0.3
+    ax.text(
+        x_prod + c * u / 2, y_prod, names[2], ha="center", va="bottom", fontsize=11, weight="bold"
+    )
     product_label = f"[{a} × {c}]" if fits else "no product"
     ax.text(x_prod + c * u / 2, -a * u - 0.35, product_label, ha="center", va="top", fontsize=10)
     if rows is not None:
@@ -132,6 +142,10 @@ def matmul_diagram(
             ax.text(-0.15, -(i + 0.5) * u, label, ha="right", va="center", fontsize=9)
     for j, label in enumerate(cols or ()):
         ax.text((j + 0.5) * u, 0.15, label, ha="center", va="bottom", fontsize=9, rotation=90)
+    for j, label in enumerate(out_cols or ()):
+        for x0 in (x_right, x_prod) if fits else (x_right,):
+            kw = {"ha": "center", "va": "bottom", "fontsize": 9, "rotation": 90}
+            ax.text(x0 + (j + 0.5) * u, 0.15, label, **kw)
 
     verdict = (
         f"inner sizes (thick bars) match: {b} = {b2},\nso the product is [{a} × {c}]"
@@ -144,9 +158,19 @@ def matmul_diagram(
         ax.set_title(title, fontsize=11)
     fig.tight_layout()
     alt = _alt(names, (a, b), (b2, c), A, B, highlight, fmt, title)
+    if highlight is not None and rows is not None and out_cols is not None:  # names, not indices
+        i, j = highlight
+        nl, nr, npd = names
+        alt = alt.replace(
+            f"{npd}[{i}, {j}] is row {i} of {nl} dot column {j} of {nr}",
+            f"{npd}['{rows[i]}', '{out_cols[j]}'] is row '{rows[i]}' of {nl} dot column "
+            f"'{out_cols[j]}' of {nr}",
+        )
     for what, labels in (("rows", rows), ("columns", cols)):
         if labels is not None:
             alt += f" The {what} of {names[0]}: {', '.join(map(str, labels))}."
+    if out_cols is not None:
+        alt += f" The columns of {names[1]} and {names[2]}: {', '.join(map(str, out_cols))}."
     return fig, alt
 
 
