@@ -1019,3 +1019,13 @@ def test_the_heads_listing_fits_a_phone():
     ] * 3
     for name in ("who asks", "what answers", "what comes back"):
         assert name in block, name
+
+
+def test_shape_tracer_shows_the_softmax_work_that_grows_with_h():
+    """Fix round 5: the softmax step is labelled h n^2, which the text says grows with h."""
+    for n_heads in (1, 8):
+        fig, alt = shape_tracer(6, 32, n_heads)
+        labels = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
+        plt.close(fig)
+        assert f"h n² = {n_heads * 36:,}\nelement-wise" in labels
+        assert f"softmax works on h n^2 = {n_heads * 36:,} numbers" in alt

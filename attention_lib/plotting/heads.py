@@ -202,10 +202,10 @@ def shape_tracer(n: int, d_model: int, h: int):
         y = top - text_h  # top edge of the blocks
         ax.text(0, top, f"{r + 1}. {step.code}", va="top", fontsize=11)
         ax.text(widest, top, str(step.shape), va="top", ha="right", fontsize=11)
-        cost = f"{step.macs:,} multiply-adds" if step.macs else ""
-        ax.text(
-            widest + 0.04 * widest, y - n / 2, cost.replace(" ", "\n"), va="center", fontsize=10
-        )
+        cost = f"{step.macs:,} multiply-adds".replace(" ", "\n")
+        if step.name == "weights":  # no products, but element-wise work that grows with h
+            cost = f"h n² = {h * n * n:,}\nelement-wise"
+        ax.text(widest + 0.04 * widest, y - n / 2, cost, va="center", fontsize=10)
         numbered = h <= 16
         if len(step.shape) == 3:  # (h, rows, cols): one block per head
             rows, cols = step.shape[1:]
@@ -236,7 +236,7 @@ def shape_tracer(n: int, d_model: int, h: int):
     alt = (
         f"Shape tracer for n = {n}, d_model = {d_model}, h = {h} (d_k = {d_k}): {chain}. "
         f"The concatenated heads are {steps[6].shape[-1]} wide ({h} heads x {d_k}). "
-        f"{macs:,} multiply-adds in all."
+        f"{macs:,} multiply-adds in all; softmax works on h n^2 = {h * n * n:,} numbers."
     )
     return fig, alt
 
