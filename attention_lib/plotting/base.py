@@ -25,12 +25,12 @@ from ..validate import as_float_array
 CMAP = "cividis"
 
 
-def text_colour(fraction: float) -> str:
-    """Black or white: whichever contrasts more with the colormap at ``fraction`` of its
-    scale (0 = darkest). Contrast as WCAG defines it, from relative luminance, so a number
-    printed in a cell keeps at least 4.5:1 on every colour of ``cividis``.
+def text_colour(fraction: float, cmap: str = CMAP) -> str:
+    """Black or white: whichever contrasts more with ``cmap`` at ``fraction`` of its scale
+    (0 = its first colour). Contrast as WCAG defines it, from relative luminance, so a
+    number printed in a cell keeps at least 4.5:1 on every colour of ``cividis``.
     """
-    rgb = np.asarray(plt.get_cmap(CMAP)(float(np.clip(fraction, 0.0, 1.0)))[:3])
+    rgb = np.asarray(plt.get_cmap(cmap)(float(np.clip(fraction, 0.0, 1.0)))[:3])
     linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
     lum = float(linear @ [0.2126, 0.7152, 0.0722])
     return "black" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "white"

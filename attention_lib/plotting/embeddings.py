@@ -18,14 +18,6 @@ from .base import CMAP, check_labels, text_colour
 DIVERGING = "PuOr"
 
 
-def _ink(cmap: str, fraction: float) -> str:
-    """Black or white, whichever contrasts more (WCAG) with ``cmap`` at ``fraction``."""
-    rgb = np.asarray(plt.get_cmap(cmap)(float(np.clip(fraction, 0.0, 1.0)))[:3])
-    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
-    lum = float(linear @ [0.2126, 0.7152, 0.0722])
-    return "black" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "white"
-
-
 def similarity_map(vectors, words, *, features, title: str):
     """Draw the cosine similarity of every pair of words as a labelled heatmap.
 
@@ -246,7 +238,7 @@ def token_panels(
     for ax, M, title, names in zip(axes, Ms, titles, col_lists, strict=True):
         image = ax.imshow(M, cmap=cmap, vmin=lo, vmax=hi, aspect="auto")
         for (i, j), value in np.ndenumerate(M):  # black or white, whichever contrasts more
-            ink = _ink(cmap, (value - lo) / (hi - lo) if hi > lo else 0.0)
+            ink = text_colour((value - lo) / (hi - lo) if hi > lo else 0.0, cmap)
             ax.text(j, i, format(value, fmt), ha="center", va="center", fontsize=8, color=ink)
         ax.set_xticks(range(d), names, rotation=45, ha="right")
         ax.set_yticks(range(n), rows if ax is axes[0] else [""] * n)
