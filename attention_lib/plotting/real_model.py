@@ -175,7 +175,7 @@ def token_attention(weights, tokens, query: int, *, ncols: int = 3):
             ax.text(c * dx + j, y, token, rotation=90, ha="center", va="top", fontsize=7.5)
     title = f"The attention of '{tokens[query]}' in every layer and head"
     fig.text((left + plot_w / 2) / width, 1 - 0.06 / height, title, ha="center", va="top")
-    fig.text(0.08 / width, 0.5, f"head 1 to {h}", va="center", rotation=90, fontsize=8)
+    fig.text(0.08 / width, 0.5, "head", va="center", rotation=90, fontsize=8)
     cax = fig.add_axes(((width - 0.65) / width, bottom / height, 0.1 / width, plot_h / height))
     fig.colorbar(image, cax=cax).ax.tick_params(labelsize=8)
     favourite = rows.mean(axis=1)  # (L, n): the average over the heads
