@@ -626,20 +626,18 @@ def test_training_curves_draw_both_panels_with_the_baseline(run):
     left, right = fig.axes
     assert "loss" in left.get_ylabel() and right.get_ylabel() == "accuracy"
     assert left.get_title() == "The loss falls"  # cross-entropy, not an error rate
-    (legend,) = fig.legends  # one legend serves both panels
-    labels = [t.get_text() for t in legend.get_texts()]
+    assert not fig.legends  # one legend per panel, none shared
+    labels = [[t.get_text() for t in ax.get_legend().get_texts()] for ax in (left, right)]
     assert labels == [
-        "loss, attention learned",
-        "loss, uniform attention",
-        "chance (0.125)",
-        "train",
-        "test",
-        "test, uniform attention",
+        ["loss, attention learned", "loss, uniform attention"],
+        ["chance (0.125)", "train", "test", "test, uniform attention"],
     ]
-    # It sits below both panels, where it hides no curve.
+    # Each sits below its own panel, where it hides no curve, and inside the figure.
     fig.canvas.draw()
-    legend_box = legend.get_window_extent()
-    assert all(legend_box.y1 < ax.get_window_extent().y0 for ax in (left, right))
+    for ax in (left, right):
+        box, panel = ax.get_legend().get_window_extent(), ax.get_window_extent()
+        assert box.y1 < panel.y0 and box.x0 >= panel.x0 - 40 and box.x1 <= panel.x1 + 40
+        assert box.y0 >= 0 and box.x0 >= 0 and box.x1 <= fig.bbox.x1
     train_line, test_line = right.get_lines()[1:3]
     assert train_line.get_linestyle() != test_line.get_linestyle()
     assert train_line.get_marker() != test_line.get_marker()
@@ -705,8 +703,11 @@ def test_before_after_stacks_two_grids():
 def test_training_frame_marks_the_step(run):
     weights, tokens, referent = grid_inputs()
     fig, alt = training_frame(50, weights, tokens, referent, run.loss, run.test_accuracy)
-    grid_ax, curve_ax = fig.axes
+    grid_ax, bar_ax, curve_ax = fig.axes
     assert grid_ax.get_title() == "Step 50: loss 1.27, test accuracy 76%"
+    # a colour bar on the fixed 0-to-1 scale, so frames compare by colour
+    assert bar_ax.get_ylim() == (0.0, 1.0) and list(bar_ax.get_yticks()) == [0, 0.5, 1]
+    assert grid_ax.get_images()[0].get_clim() == (0.0, 1.0)
     assert curve_ax.get_title() == "training loss"
     marker = curve_ax.get_lines()[1]
     assert list(marker.get_xdata()) == [50]

@@ -78,10 +78,11 @@ def training_curves(
     right.set_title("More and more answers are right")
     for ax in (left, right):
         ax.set_xlabel("training step")
-    # One legend for both panels, below them, where it hides no curve.
-    handles = [h for ax in (left, right) for h in ax.get_legend_handles_labels()[0]]
-    fig.legend(handles=handles, fontsize=9, loc="lower center", ncol=3, frameon=False)
-    fig.tight_layout(rect=(0, 0.16, 1, 1))
+    # One legend per panel, below it, where it hides no curve: the learned model's curves
+    # share a style across panels, so a shared legend would leave "which panel?" open.
+    for ax in (left, right):
+        ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
+    fig.tight_layout()
     parts = [f"loss from {L[0]:.2f} to {L[-1]:.2f}"]
     if uniform_loss is not None:
         parts[0] += f" (with uniform attention to {U[-1]:.2f})"
@@ -239,10 +240,14 @@ def training_frame(step: int, weights, tokens, referent, loss, test_accuracy):
         raise ValueError(f"step {step} is outside the history of {L.size - 1} steps")
     # A fixed layout instead of tight_layout keeps each slider frame quick to draw.
     fig = plt.figure(figsize=(7.7, 0.85 + 0.42 * W.shape[0]))  # the page's width at 90 dpi
-    grid_ax = fig.add_axes((0.05, 0.2, 0.62, 0.68))
-    curve_ax = fig.add_axes((0.76, 0.2, 0.22, 0.68))
+    grid_ax = fig.add_axes((0.05, 0.2, 0.6, 0.68))
+    bar_ax = fig.add_axes((0.665, 0.2, 0.012, 0.68))
+    curve_ax = fig.add_axes((0.79, 0.2, 0.19, 0.68))
     title = f"Step {step}: loss {L[step]:.2f}, test accuracy {acc[step]:.0%}"
-    _draw_grid(grid_ax, W, tokens, ref, title)
+    image = _draw_grid(grid_ax, W, tokens, ref, title)
+    bar = fig.colorbar(image, cax=bar_ax)  # the same 0-to-1 scale in every frame
+    bar.ax.tick_params(labelsize=8)
+    bar.set_ticks([0, 0.5, 1])
     curve_ax.plot(np.arange(L.size), L, color=_TRAIN["color"], linewidth=1.2)
     curve_ax.plot(
         [step],
