@@ -17,6 +17,7 @@ check_softmax`` works whichever module a checker is in.
 
 from .all_at_once import check_attention_rows, check_score_memory
 from .attention import check_attention
+from .attention_params import check_attention_params
 from .base import CheckResult
 from .batch_mask import check_batch_mask
 from .blending import check_blend, check_output_change
@@ -26,11 +27,12 @@ from .gradients import check_numerical_gradient
 from .learning import check_grad_V, check_initial_loss, check_softmax_backward
 from .masking import check_causal_count, check_causal_mask, check_masked_softmax
 from .merge import check_merge
-from .multi_head import check_multi_head, check_param_count
+from .multi_head import check_multi_head
 from .one_score import check_one_score
+from .param_count import check_param_count
 from .positions import check_pe_length, check_pe_offset, check_positional_encoding
 from .projections import check_projection_element, check_self_matches
-from .real_model import check_attention_params, check_layer_norm, check_mean_pool
+from .real_model import check_layer_norm, check_mean_pool
 from .sampling import check_sample
 from .scaling import check_scaled_scores
 from .score_gradients import check_grad_QK

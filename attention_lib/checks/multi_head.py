@@ -1,5 +1,5 @@
-"""Chapter 7 checkers: multi-head attention, and counting parameters (splitting into heads is
-in ``split_heads.py``)."""
+"""Chapter 7 checker: multi-head attention from the library's pieces (splitting into heads is
+in ``split_heads.py``, counting parameters in ``param_count.py``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from .base import (
     Cases,
     CheckResult,
     Fail,
-    check_number,
     expect_shape,
     known_mistakes,
     same,
@@ -270,45 +269,3 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
             )
 
     return mistakes
-
-
-# --- Exercise: how many parameters? --------------------------------------------------------
-
-
-def check_param_count(answer, d_model: int = 32, h: int = 8) -> CheckResult:
-    """Check a predicted number of learned numbers in ``W_q, W_k, W_v, W_o`` (no biases).
-
-    The expected count is read off the four ``(d_model, d_model)`` matrices that
-    :func:`multi_head_attention` takes; it does not depend on ``h``.
-    """
-    Ws = [np.zeros((d_model, d_model)) for _ in range(4)]  # W_q, W_k, W_v, W_o
-    multi_head_attention(np.zeros((1, d_model)), *Ws, h=h)  # these shapes are the contract
-    expected = sum(W.size for W in Ws)
-    d_k = d_model // h
-    per_matrix = d_model * d_model
-    mistakes = (
-        (3 * per_matrix, "you counted W_q, W_k and W_v but forgot W_o, the output projection."),
-        (
-            h * expected,
-            f"you multiplied by h = {h}. The heads do not have matrices of their own: "
-            f"each head uses a d_k = {d_k}-wide slice of the same four matrices.",
-        ),
-        (
-            4 * d_model * d_k,
-            f"that is 4 x {d_model} x {d_k}: you counted each matrix as {d_model} x {d_k}, "
-            f"the slice one head uses. Each matrix is {d_model} x {d_model} whatever h is: "
-            f"the {h} slices of width d_k = {d_k} sit side by side and fill it.",
-        ),
-        (per_matrix, "that is one matrix; there are four: W_q, W_k, W_v and W_o."),
-        (expected + 4 * d_model, "that counts biases too; this layer has none."),
-    )
-    if d_model != 512:
-        base = 4 * 512 * 512
-        mistakes += (
-            (
-                base,
-                f"that is the count for d_model = 512, the next question. Here d_model "
-                f"= {d_model}: count four {d_model} x {d_model} matrices.",
-            ),
-        )
-    return check_number("param_count", answer, expected, places=0, mistakes=mistakes)

@@ -1,4 +1,5 @@
-"""Chapter 11 checkers: layer norm, a mean with a padding mask, counting parameters.
+"""Chapter 11 checkers: layer norm and a mean with a padding mask (counting parameters is in
+``attention_params.py``).
 
 The references below are the formulas of :mod:`attention_lib.pretrained` written out
 again, because checkers sit below that module (it needs the model's packages, the
@@ -14,7 +15,6 @@ from .base import (
     Cases,
     CheckResult,
     Fail,
-    check_number,
     expect_shape,
     known_mistakes,
     same,
@@ -256,56 +256,3 @@ def check_mean_pool(fn) -> CheckResult:
         same(out, _mean_pool(H1, m1), case)
 
     return verdict("mean_pool", fn, run)
-
-
-# --- Exercise: how many numbers in one attention block? ------------------------------------
-
-
-def check_attention_params(
-    answer, d_model: int = 384, h: int = 12, n_layers: int = 6
-) -> CheckResult:
-    """Check a predicted count of learned numbers in W_q, W_k, W_v, W_o and their biases.
-
-    Each of the four projections is a ``(d_model, d_model)`` matrix plus a bias of
-    ``d_model`` numbers; the count does not depend on ``h``. ``n_layers`` is the model's
-    depth, only used to recognise a count of every layer's attention.
-    """
-    matrix, bias = d_model * d_model, d_model
-    expected = 4 * (matrix + bias)
-    d_k = d_model // h
-    mistakes = (
-        (
-            4 * matrix,
-            "you counted the four matrices but not their biases: each has one "
-            f"bias vector of d_model = {d_model} numbers.",
-        ),
-        (4 * matrix + bias, "every projection has a bias of its own: four bias vectors."),
-        (4 * matrix + 3 * bias, "three biases: W_o has one too, so count four bias vectors."),
-        (
-            expected + 2 * d_model,
-            "you added a layer norm's gamma and beta; they follow attention but are not "
-            "part of the four projections.",
-        ),
-        (
-            expected + 4 * d_model,
-            "you added both layer norms' gamma and beta (4 x d_model); they are not part "
-            "of the four projections.",
-        ),
-        (
-            expected + 4 * d_model + 2 * d_model * 4 * d_model + 4 * d_model + d_model,
-            "that is the whole layer, with the feed-forward network and both layer "
-            "norms; count only W_q, W_k, W_v, W_o and their biases.",
-        ),
-        (3 * (matrix + bias), "you forgot W_o and its bias, the output projection."),
-        (
-            h * expected,
-            f"you multiplied by h = {h}. The heads share the four matrices: "
-            f"each head uses a d_k = {d_k}-wide slice of their columns.",
-        ),
-        (4 * (d_model * d_k + d_k), f"that is one head's share; there are {h} heads."),
-        (
-            n_layers * expected,
-            f"you counted all {n_layers} layers; the question asks for one.",
-        ),
-    )
-    return check_number("attention_params", answer, expected, places=0, mistakes=mistakes)
