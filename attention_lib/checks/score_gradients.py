@@ -26,7 +26,7 @@ from .base import (
 # --- Exercise: dQ and dK from the gradient of the scores ------------------------------------
 
 
-def grad_QK(Q, K, dS, *, scale=None, swap=False, transpose=True) -> np.ndarray:
+def _grad_QK(Q, K, dS, *, scale=None, swap=False, transpose=True) -> np.ndarray:
     """dQ and dK of S = Q Kᵀ s, stacked along the rows: (..., n_q + n_k, d_k).
 
     The keywords build the usual slips: ``scale`` other than 1/sqrt(d_k), ``swap``
@@ -39,9 +39,9 @@ def grad_QK(Q, K, dS, *, scale=None, swap=False, transpose=True) -> np.ndarray:
 
 
 def _slip(Q, K, dS, **slip):
-    """:func:`grad_QK` with a slip, or None where the slip's shapes do not fit."""
+    """:func:`_grad_QK` with a slip, or None where the slip's shapes do not fit."""
     try:
-        return grad_QK(Q, K, dS, **slip)
+        return _grad_QK(Q, K, dS, **slip)
     except ValueError:
         return None
 
@@ -125,7 +125,7 @@ def check_grad_QK(fn) -> CheckResult:
                     f"{other}your {name} differs from the reference on {case}: "
                     f"{difference(got, right)}."
                 )
-        same(out, grad_QK(Q, K, dS), case)
+        same(out, _grad_QK(Q, K, dS), case)
 
     def one(cases: Cases, case: str, Q, K, dS, hint: str) -> None:
         try:
@@ -162,5 +162,5 @@ def _unseen_grad_QK(rng):
         n_q, n_k, d_k = (int(rng.integers(2, 6)) for _ in range(3))
         Q, K = rng.normal(size=(*batch, n_q, d_k)), rng.normal(size=(*batch, n_k, d_k))
         dS = rng.normal(size=(*batch, n_q, n_k))
-        found.append((f"Q {Q.shape}, K {K.shape}", (Q, K, dS), grad_QK(Q, K, dS)))
+        found.append((f"Q {Q.shape}, K {K.shape}", (Q, K, dS), _grad_QK(Q, K, dS)))
     return found
