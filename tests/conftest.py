@@ -27,3 +27,13 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.nodeid.startswith(SLOW):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def _no_figures_from_earlier_tests():
+    # Tests that assert "nothing is left open" count pyplot's figures. A test file shares its
+    # worker with whichever files ran there before, so start each test with none open.
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+    yield
