@@ -463,7 +463,7 @@ def merge_no_column(m_a, ell_a, o_a, m_b, ell_b, o_b):
     [
         (merge, "PASS", "all 5 cases match"),
         (merge_one_max, "FAIL", "one maximum for all the queries"),
-        (merge_no_column, "FAIL", "give it a column axis, a[:, None]"),
+        (merge_no_column, "FAIL", "each query row of o needs its own scale factor, so a"),
         (merge_no_rescale, "FAIL", "added the two blocks' sums as they are"),
         (merge_naive_exp, "FAIL", "e^1000 overflows"),
         (merge_ell_only, "FAIL", "you rescaled ℓ but not o"),
@@ -481,6 +481,16 @@ def test_merge_checker(fn, status, hint, capsys):
     line = capsys.readouterr().out
     assert result.status == status and bool(result) is (status == "PASS"), line
     assert line.startswith(f"[merge] {status}: ") and hint in line, line
+
+
+def test_merge_missing_column_leads_with_its_cause(capsys):
+    from attention_lib.checks import check_merge
+
+    check_merge(merge_no_column)
+    line = capsys.readouterr().out
+    assert line.startswith("[merge] FAIL: each query row of o needs its own scale factor"), line
+    assert "column shape (n_q, 1)" in line and "keepdims" not in line, line
+    assert "NumPy said: ValueError: operands could not be broadcast" in line, line
 
 
 def test_merge_reference_matches_chunked_attention():

@@ -59,9 +59,11 @@ def _merge_case(cases: Cases, case: str, z: np.ndarray, rng, split: int) -> None
     except Fail as fail:
         if "broadcast" not in str(fail):
             raise
+        numpy_said = str(fail).split(" raised ", 1)[-1].split(" (on ")[0].strip()
         raise Fail(
-            f"{str(fail).split(' A sum over')[0]} A factor of shape (n_q,) meets o of shape "
-            "(n_q, d_v): give it a column axis, a[:, None] * o_a, one factor per query row."
+            "each query row of o needs its own scale factor, so a factor of shape (n_q,) "
+            "needs a column shape (n_q, 1) to meet o (n_q, d_v): write a[:, None] * o_a "
+            f"(on {case}). NumPy said: {numpy_said}."
         ) from None
     expected = softmax(z) @ V  # (n_q, d_v): all the keys at once
     m = np.max([m_a, m_b])  # one maximum for every query: a mistake
