@@ -406,6 +406,24 @@ def test_tile_figure_lists_the_running_m_ell_and_o_of_each_query():
         tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 1, V=V[:5])
 
 
+def test_tile_figure_shows_the_output_once_a_query_block_has_every_key():
+    Q, K, V = toy.projections()
+    Z = Q @ K.T / 2
+    it = toy.token_index("it")
+    out = al.softmax(Z[it]) @ V  # the row of 'it' in softmax(z) V
+    fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 4, V=V, row="it")  # the last
+    below = [t.get_text() for t in fig.axes[1].texts if t.get_position()[1] > 7.5]
+    plt.close(fig)
+    assert below == ["'it': o / ℓ =", "  ".join(f"{v:.2f}" for v in out),
+                     "= the row of 'it' in softmax(z) V"]  # fmt: skip
+    vector = ", ".join(f"{v:.2f}" for v in out)
+    assert alt.endswith(f"All keys are in: o / ℓ for 'it' is ({vector}), its row of softmax(z) V.")
+    fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 3, V=V, row="it")  # keys 0-2
+    below = [t for t in fig.axes[1].texts if t.get_position()[1] > 7.5]
+    plt.close(fig)
+    assert below == [] and "All keys are in" not in alt  # 'it' still misses keys 3-7
+
+
 # --- the online-softmax merge ----------------------------------------------------------------
 
 

@@ -161,4 +161,17 @@ def _state_panel(ax, Z, V, tokens, rows: slice, k_end: int, named: int) -> str:
     )
     if rows.start > 0:
         alt += " Queries already done show their output, o divided by ℓ."
+    if k_end == Z.shape[1]:  # the block's last tile: its queries' outputs are ready
+        out = ", ".join(f"{v:.2f}" for v in o[named] / ell[named])
+        below = len(tokens) - 0.5  # the panel's lower edge, in rows
+        ax.text(0.1, below + 0.6, f"{tokens[named]!r}: o / ℓ =", fontsize=12, va="center")
+        ax.text(1.6, below + 0.6, out.replace(", ", "  "), fontsize=12, va="center")
+        ax.text(
+            0.1,
+            below + 1.25,
+            f"= the row of {tokens[named]!r} in softmax(z) V",
+            fontsize=12,
+            va="center",
+        )
+        alt += f" All keys are in: o / ℓ for {tokens[named]!r} is ({out}), its row of softmax(z) V."
     return alt
