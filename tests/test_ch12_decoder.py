@@ -23,6 +23,10 @@ def kv_unscaled(q, K, V, k, v):
     return good_kv_step(q * np.sqrt(q.shape[-1]), K, V, k, v)
 
 
+def kv_over_d_k(q, K, V, k, v):
+    return good_kv_step(q / np.sqrt(q.shape[-1]), K, V, k, v)  # scores / d_k
+
+
 def kv_uniform(q, K, V, k, v):
     return np.concatenate([V, v[:, None]], axis=1).mean(axis=1)
 
@@ -129,8 +133,26 @@ def ce_bits(logits, Y):
 
 
 def good_sample(logits, T, u):
-    p = softmax(logits / T)
-    return int(np.argmax(np.cumsum(p) > u))
+    ends = np.cumsum(softmax(logits / T))
+    ends[-1] = 1.0  # rounding may leave the total just below 1
+    return int(np.argmax(ends > u))
+
+
+def sample_total_below_1(logits, T, u):  # no guard: u above a total of 0.99...98 gives word 0
+    return int(np.argmax(np.cumsum(softmax(logits / T)) > u))
+
+
+def sample_searchsorted_unclipped(logits, T, u):  # ... or one past the last word
+    return int(np.searchsorted(np.cumsum(softmax(logits / T)), u, side="right"))
+
+
+def sample_T_after_softmax(logits, T, u):
+    return int(np.argmax(np.cumsum(softmax(logits) / T) > u))
+
+
+def sample_T_after_softmax_clipped(logits, T, u):
+    ends = np.cumsum(softmax(logits) / T)
+    return min(int(np.searchsorted(ends, u, side="right")), len(ends) - 1)
 
 
 def sample_greedy(logits, T, u):
@@ -176,6 +198,7 @@ def sample_probability(logits, T, u):
         (check_kv_step, kv_minus_inf_mask, "FAIL", "a KV step needs no mask"),
         (check_kv_step, kv_forgets_the_new_token, "FAIL", "append its own key"),
         (check_kv_step, kv_unscaled, "FAIL", "divide q . k by sqrt(d_k)"),
+        (check_kv_step, kv_over_d_k, "FAIL", "divided by d_k: divide by its square root"),
         (check_kv_step, kv_uniform, "FAIL", "every key got the same weight"),
         (check_kv_step, kv_all_weights, "FAIL", "one output per key"),
         (check_kv_step, kv_softmax_over_heads, "FAIL", "the softmax ran over the heads"),
@@ -194,7 +217,11 @@ def sample_probability(logits, T, u):
         (check_cross_entropy, ce_log_of_softmax, "FAIL", "a probability underflowed to 0"),
         (check_cross_entropy, ce_log_of_shifted_softmax, "FAIL", "underflowed to 0"),
         (check_cross_entropy, ce_bits, "FAIL", "log base 2"),
-        (check_sample, good_sample, "PASS", "all 12 cases"),
+        (check_sample, good_sample, "PASS", "all 13 cases"),
+        (check_sample, sample_total_below_1, "FAIL", "set the last end to 1"),
+        (check_sample, sample_searchsorted_unclipped, "FAIL", "the answer is the last word, 4"),
+        (check_sample, sample_T_after_softmax, "FAIL", "divided the probabilities by T after"),
+        (check_sample, sample_T_after_softmax_clipped, "FAIL", "by T after softmax"),
         (check_sample, sample_own_p_above_u, "FAIL", "each word's own probability"),
         (check_sample, sample_cumsum_of_logits, "FAIL", "you added up the logits"),
         (check_sample, sample_likeliest_first, "FAIL", "likeliest first"),

@@ -59,6 +59,11 @@ def check_kv_step(fn) -> CheckResult:
                     "the scores are not scaled: divide q . k by sqrt(d_k) before softmax.",
                 ),
                 (
+                    _kv_reference(*args, scale=1.0 / args[0].shape[-1]),
+                    "the scores are divided by d_k: divide by its square root, sqrt(d_k), "
+                    "which keeps their spread near 1 (chapter 4).",
+                ),
+                (
                     _kv_uniform(args[2], args[4]),
                     "every key got the same weight: the weights must come from softmax of "
                     "the scores, q . k / sqrt(d_k), over the keys.",

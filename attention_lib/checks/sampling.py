@@ -46,8 +46,23 @@ def check_sample(fn) -> CheckResult:
             want.append(sample(np.array(logits), T, u))
         known_mistakes(np.array(got), *_sample_mistakes())
         same(np.array(got), np.array(want), "the sampling cases")
+        _check_u_near_1(cases)
 
     return verdict("sample", fn, run)
+
+
+def _check_u_near_1(cases: Cases) -> None:
+    """u just below 1, where the running total of p, rounded, ends a hair below u."""
+    logits, T, u = np.array([-4.0, 0.9, 0.5, -0.1, -0.3]), 2.0, float(np.nextafter(1.0, 0.0))
+    case = f"logits {logits.tolist()}, T = {T}, u = {u!r} (the largest float below 1)"
+    value = float(cases.run(case, logits, T, u).reshape(-1)[0])
+    if value != sample(logits, T, u):
+        raise Fail(
+            f"returned {value:g} (on {case}); the answer is the last word, "
+            f"{len(logits) - 1}. Rounding can leave np.cumsum(p) ending just below 1, "
+            "so no end lies beyond u: set the last end to 1, or clip the index to the "
+            "last word."
+        )
 
 
 def _sample_mistakes() -> list[tuple]:
@@ -76,6 +91,10 @@ def _sample_mistakes() -> list[tuple]:
          "you multiplied the logits by T; divide them: softmax(logits / T)."),
         (variant(lambda logits, T, u, p: where(np.cumsum(softmax(logits)), u)),
          "T had no effect: divide the logits by T before softmax."),
+        *[(variant(lambda logits, T, u, p, pick=pick: pick(np.cumsum(softmax(logits) / T), u)),
+           "you divided the probabilities by T after softmax, so they no longer add up to "
+           "1; divide the logits before it: softmax(logits / T).")
+          for pick in (where, lambda ends, u: np.argmax(ends > u))],
         (variant(lambda logits, T, u, p: np.argmax(p > u)),
          "you compared each word's own probability with u; compare the running total "
          "np.cumsum(p): word j's stretch ends at p_0 + ... + p_j."),
