@@ -265,6 +265,22 @@ def test_the_figures_carry_labels_and_alt_text_from_the_data():
         writing_frame(1.0, ["a"], p, [], prompt="x")
 
 
+def test_the_block_diagram_names_every_part_with_its_sizes():
+    import matplotlib.pyplot as plt
+
+    from attention_lib.plotting.decoder import decoder_diagram
+
+    fig, alt = decoder_diagram(h=4, d_model=32, d_ff=64, n_vocab=243)
+    texts = " | ".join(t.get_text() for t in fig.axes[0].texts)
+    for part in ("LN₁", "causal attention\n4 heads", "LN₂", "64 wide", "LN_f", "(n, 243)"):
+        assert part in texts, texts
+    assert texts.count("+") == 3  # E + E_pos, and the two residual additions
+    assert "(n, 32)" in alt and "4 heads" in alt and "(n, 243)" in alt
+    plt.close(fig)
+    with pytest.raises(ValueError, match="h dividing d_model"):
+        decoder_diagram(h=3, d_model=32, d_ff=64, n_vocab=243)
+
+
 def test_training_is_deterministic_by_seed():
     from attention_lib.toy import decoder as food
 

@@ -151,3 +151,66 @@ def readable_log_ticks(fig, alt):
     ax.set_yticks(ticks, [f"{t}x" for t in ticks])
     ax.minorticks_off()
     return fig, alt
+
+
+def decoder_diagram(*, h: int, d_model: int, d_ff: int, n_vocab: int):
+    """The one-block decoder as boxes and arrows, top to bottom, as :func:`decoder.forward` runs.
+
+    The residual stream runs down the left; each sub-layer branches off to the right
+    through its layer norm and comes back at a "+". Returns ``(fig, alt)``.
+    """
+    if min(h, d_model, d_ff, n_vocab) < 1 or d_model % h:
+        raise ValueError(f"need positive sizes with h dividing d_model: h={h}, d_model={d_model}")
+    fig, ax = plt.subplots(figsize=(3.6, 5.0))
+    ax.set(xlim=(0, 10), ylim=(0, 14))
+    ax.set_axis_off()
+    main, side = 3.2, 7.4  # x of the residual stream and of the sub-layers
+
+    def box(x, y, text, colour):
+        ax.text(
+            x,
+            y,
+            text,
+            ha="center",
+            va="center",
+            fontsize=9,
+            bbox=dict(boxstyle="round,pad=0.35", fc=colour, ec="black", lw=1),
+            zorder=3,
+        )
+
+    def arrow(x0, y0, x1, y1):
+        ax.annotate("", (x1, y1), (x0, y0), arrowprops=dict(arrowstyle="-|>", lw=1.2), zorder=2)
+
+    box(main, 13.3, "token ids: <s> I ate the cake …", "white")
+    box(main, 11.6, f"E[ids] + E_pos\n(n, {d_model})", "#E69F00")  # orange
+    rows = ((8.6, "LN₁", f"causal attention\n{h} heads"), (4.9, "LN₂", f"FFN, ReLU\n{d_ff} wide"))
+    for y, norm, what in rows:
+        box(side, y + 1.4, norm, "0.9")
+        box(side, y, what, "#56B4E9")  # sky blue
+        arrow(main, y + 2.2, side, y + 1.8)  # the branch leaves the stream ...
+        arrow(side, y + 1.0, side, y + 0.6)
+        arrow(side - 1.4, y - 0.4, main + 0.35, y - 1.1)  # ... and comes back at "+"
+        ax.text(
+            main,
+            y - 1.3,
+            "+",
+            ha="center",
+            va="center",
+            fontsize=14,
+            zorder=3,
+            bbox=dict(boxstyle="circle,pad=0.1", fc="white", ec="black"),
+        )
+    for y0, y1 in ((13.3, 12.3), (11.0, 7.6), (7.0, 3.9), (3.3, 2.3)):
+        arrow(main, y0 - 0.3, main, y1)
+    box(main, 1.7, "LN_f", "0.9")
+    box(main, 0.4, f"× W_out → logits (n, {n_vocab})", "#009E73")  # bluish green
+    arrow(main, 1.3, main, 0.8)
+    fig.tight_layout(pad=0.2)
+    alt = (
+        "Block diagram of the decoder, top to bottom. Token ids become E[ids] + E_pos, shape "
+        f"(n, {d_model}). This residual stream runs straight down; it branches through layer "
+        f"norm LN1 into causal attention with {h} heads, whose output is added back (+), then "
+        f"through LN2 into the feed-forward network (ReLU, {d_ff} wide), added back again. "
+        f"A final layer norm LN_f and W_out give the logits, shape (n, {n_vocab})."
+    )
+    return fig, alt
