@@ -159,7 +159,7 @@ def test_projection_element_expects_the_library_value(capsys):
         (1.12, "FAIL", "x_delicious · (row 0 of W_q) (or only the product 0.7 × 1.6)"),
         (0.24, "FAIL", "only the product 0.3 × 0.8"),
         (4.2, "FAIL", "you added up column 0 of W_q without x_delicious"),
-        (0.7, "FAIL", "you used W_k or W_v"),
+        (0.7, "FAIL", "that uses position 0 only: x_delicious holds 0.7 there"),
         (1.4, "FAIL", "close: that is the answer rounded to one decimal. Give 2 decimals."),
         (0.37, "FAIL", "that is element 1, from column 1 of W_q; the question asks for element 0"),
         (0.63, "FAIL", "that is element 3, from column 3 of W_q"),
@@ -389,7 +389,7 @@ def test_globals_and_ignored_tokens_get_different_advice(capsys):
 @pytest.mark.parametrize(
     ("fn", "hint"),
     [
-        (lambda X, q, k, i, j: (q @ X[i]) @ (k @ X[j]), "You multiplied by the transposes"),
+        (lambda X, q, k, i, j: (q @ X[i]) @ (k @ X[j]), "you multiplied by the transposes"),
         (lambda X, q, k, i, j: X[i] @ q @ k @ X[j], "The key is x_j W_k"),
         (lambda X, q, k, i, j: (q @ X[i][: q.shape[1]]) @ X[j][:1], "q_i = X[i] @ W_q, the row"),
     ],
@@ -398,6 +398,42 @@ def test_a_shape_error_is_traced_to_its_slip(fn, hint, capsys):
     assert not check_one_score(fn)
     line = capsys.readouterr().out
     assert line.startswith("[one-score] FAIL: the shapes do not fit") and hint in line
+    # The chapter's symbols are lower case (q_i, x_i): a capital Q_i would be another symbol.
+    assert "Q_i" not in line and "X_i" not in line
+
+
+# --- The exercise's own wrong answers (element 1 of q_delicious, 0.37) ----------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        # x_delicious has no person entry: 0 × 1.2 alone, the food and action terms forgotten
+        (0, "that uses position 1 only: x_delicious holds 0 there (0 × 1.2 = 0)"),
+        # the person-person entry of W_q copied without x_delicious
+        (1.2, "that is W_q[1, 1] read off alone, without x_delicious"),
+        # 0.7 × 1.2: the food entry paired with the person row of the column
+        (0.84, "0.7 × 1.2 takes position 0 of x_delicious and row 1 of column 1"),
+        # the action row's entry copied without its factor 0.3
+        (0.3, "that is W_q[2, 1] read off alone, without x_delicious. Multiply each"),
+        (0.7, "that is entry 0 of x_delicious read off alone, without W_q"),
+    ],
+)
+def test_each_wrong_answer_to_the_exercise_names_its_own_mistake(answer, hint, capsys):
+    x, extra = toy.X[DELICIOUS], {**ELEMENT, "rows": ROWS}  # as the chapter calls it
+    result = check_projection_element(answer, x, toy.W_q, 1, **extra)
+    line = capsys.readouterr().out
+    assert not result and result.status == "FAIL" and hint in line
+    # None of them is another token's number or a matrix the exercise does not print.
+    assert "another token" not in line and "you used" not in line
+    assert check_projection_element(0.37, x, toy.W_q, 1, **extra)
+
+
+def test_another_matrix_is_named_when_nothing_on_the_page_explains_the_number(capsys):
+    # x_was W_k[:, 0] = 0.2 × 0.2 = 0.04: no entry, product or pairing of x_was and W_q.
+    x = toy.X[WAS]
+    assert not check_projection_element(0.04, x, toy.W_q, 0, **{**ELEMENT, "x_name": "x_was"})
+    assert "you used W_k; this element comes from W_q." in capsys.readouterr().out
 
 
 def test_matmul_diagram_labels_the_columns_and_names_rows_and_columns_in_the_alt_text():

@@ -28,9 +28,7 @@ def check_one_score(fn) -> CheckResult:
                 if "matmul" not in str(fail) and "aligned" not in str(fail):
                     raise
                 slip = _shape_slip(fn)
-                raise Fail(
-                    f"the shapes do not fit (on {case}). {slip[0].upper()}{slip[1:]}"
-                ) from None
+                raise Fail(f"the shapes do not fit (on {case}): {slip}") from None
             expect_shape(out, (), case, " One score is one number: q_i · k_j.")
             mistakes = [
                 (_score(X, W_q, W_k, i, j) / np.sqrt(d_k), _SCALED),

@@ -50,8 +50,10 @@ def check_projection_element(
 
     The expected value comes from the arrays passed in, so it follows the toy numbers.
     The hints recognise: the answer rounded to one decimal, a row of ``W`` instead of a
-    column, one product alone, the column added up without ``x``, another column,
-    another matrix from ``others`` and another token's element from ``rows``.
+    column, one product alone, the column added up without ``x``, position ``column`` of
+    ``x`` alone, one entry of the column read off, entries paired one row out of step,
+    another column, another matrix from ``others`` and another token's element from
+    ``rows``.
     """
     x, W = np.asarray(x, dtype=float), np.asarray(W, dtype=float)
     j = column
@@ -82,6 +84,7 @@ def check_projection_element(
         )
         for f in np.flatnonzero(terms)
     ]
+    mistakes += _misread(x, W, j, x_name, W_name, shown)
     expected = float(terms.sum())
     mistakes += [
         (
@@ -132,6 +135,51 @@ def check_projection_element(
         mistakes=tuple(mistakes),
         fallback=fallback,
     )
+
+
+def _misread(x: np.ndarray, W: np.ndarray, j: int, x_name: str, W_name: str, shown: str):
+    """Wrong numbers from reading the page rather than multiplying, each with its hint."""
+    col, pair = W[:, j], f"Pair every entry of {x_name} with the same row of column {j}"
+    found = []
+    if j < x.size:  # "element j" taken as the token's own entry j (times W[j, j])
+        hint = (
+            f"that uses position {j} only: {x_name} holds {x[j]:g} there ({x[j]:g} × "
+            f"{col[j]:g} = {x[j] * col[j]:g}), but its other entries count too. {pair}, "
+            f"({shown}), and add all {x.size} products."
+        )
+        found += [(x[j], hint), (x[j] * col[j], hint)]
+    found += [
+        (
+            col[f],
+            f"that is {W_name}[{f}, {j}] read off alone, without {x_name}. Multiply each "
+            f"entry of column {j} by the entry of {x_name} in the same row (row {f} gets "
+            f"{x[f]:g}), then add.",
+        )
+        for f in range(col.size)
+    ]
+    found += [
+        (
+            x[f],
+            f"that is entry {f} of {x_name} read off alone, without {W_name}. {pair}, "
+            f"({shown}): entry {f} goes with {col[f]:g}. Multiply each pair, then add.",
+        )
+        for f in range(min(x.size, col.size))
+        if f != j
+    ]
+    for step in (1, -1):  # every entry of x paired with the next (or previous) row
+        bad = [(f, f + step) for f in range(x.size) if 0 <= f + step < col.size]
+        hit = [(f, g) for f, g in bad if x[f] * col[g] != 0]
+        if hit:
+            f, g = hit[0]
+            found.append(
+                (
+                    sum(x[f] * col[g] for f, g in bad),
+                    f"that pairs entries one row apart: {x[f]:g} × {col[g]:g} takes position "
+                    f"{f} of {x_name} and row {g} of column {j}. {pair}: {x[f]:g} goes with "
+                    f"{col[f]:g}.",
+                )
+            )
+    return found
 
 
 # --- Exercise: with one shared matrix, how many words match themselves best? -------------
