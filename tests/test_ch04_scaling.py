@@ -372,6 +372,39 @@ def scores_by_alias(Q, K):
     return product(Q, K) / np.sqrt(Q.shape[-1])
 
 
+def scores_from_core(Q, K):
+    import attention_lib  # noqa: PLC0415 - the module path, not the top-level name
+
+    return attention_lib.core.attention_scores(Q, K) / np.sqrt(Q.shape[-1])
+
+
+def scores_imported_under_another_name(Q, K):
+    from attention_lib.core import attention_scores as product  # noqa: PLC0415
+
+    return product(Q, K) / np.sqrt(Q.shape[-1])
+
+
+def test_each_wrong_divisor_in_the_first_case_is_a_different_number(capsys):
+    # d_k = 9 and √d_k = 3, n_q = 5 and n_k = 7, their roots, and the toy's 2 and 4: dividing
+    # by any of them fails on the first case, each with a hint that names that divisor.
+    hints = {
+        1: "you returned the raw scores",
+        2: "only for the toy's d_k = 4",
+        4: "you divided by 4, the toy's d_k",
+        5: "you divided by 5 = n_q",
+        7: "you divided by 7 = n_k",
+        9: "you divided by d_k = 9",
+        np.sqrt(5): "you divided by √5 = √n_q",
+        np.sqrt(7): "you divided by √7 = √n_k",
+    }
+    for divisor, hint in hints.items():
+        result = check_scaled_scores(lambda Q, K, c=divisor: Q @ swap(K) / c)
+        line = capsys.readouterr().out
+        assert not result, divisor
+        assert hint in line and "on a batch" not in line, (divisor, line)
+    assert check_scaled_scores(lambda Q, K: Q @ swap(K) / np.sqrt(Q.shape[-1]))
+
+
 def own_attention_scores(Q, K):
     return Q @ swap(K)
 
@@ -405,8 +438,10 @@ def mutates(Q, K):
         (lambda Q, K: Q @ swap(K) * np.sqrt(Q.shape[-1]), "FAIL", "you multiplied by √d_k"),
         (lambda Q, K: Q @ swap(K) / 2, "FAIL", "only for the toy's d_k = 4"),
         (lambda Q, K: Q @ swap(K) / 4, "FAIL", "you divided by 4, the toy's d_k"),
-        (lambda Q, K: Q @ swap(K) / np.sqrt(len(Q)), "FAIL", "not the number of queries"),
-        (lambda Q, K: Q @ swap(K) / np.sqrt(K.shape[-2]), "FAIL", "not the number of keys"),
+        (lambda Q, K: Q @ swap(K) / np.sqrt(len(Q)), "FAIL", "√5 = √n_q: d_k is the number"),
+        (lambda Q, K: Q @ swap(K) / np.sqrt(K.shape[-2]), "FAIL", "√7 = √n_k: d_k is the number"),
+        (lambda Q, K: Q @ swap(K) / len(Q), "FAIL", "divided by 5 = n_q, the number of queries"),
+        (lambda Q, K: Q @ swap(K) / K.shape[-2], "FAIL", "divided by 7 = n_k, the number of keys"),
         (lambda Q, K: Q @ swap(K) / np.sqrt(Q.shape[1]), "FAIL", "3 = Q.shape[1] is the number"),
         (right_on_2d_batch_size_on_3d, "FAIL", "2 = Q.shape[0] (or len(Q)) is the batch size"),
         (lambda Q, K: good_scaled_scores(K, Q), "FAIL", "compute Q @ np.swapaxes(K, -1, -2)"),
@@ -418,7 +453,8 @@ def mutates(Q, K):
         (lambda Q, K: Q @ K.transpose(0, 2, 1) / 3, "FAIL", "fits one number of dimensions"),
         (three_axes_only, "FAIL", "(on batch and heads: Q of shape (2, 3, 5, 36)"),
         (heads_as_d_k, "FAIL", "3 = Q.shape[1] is the number of heads"),
-        (lambda Q, K: good_scaled_scores(Q, K).sum(-1), "FAIL", "returned shape (2,)"),
+        (lambda Q, K: good_scaled_scores(Q, K).sum(-1), "FAIL", "returned shape (5,)"),
+        (lambda Q, K: good_scaled_scores(K, Q), "FAIL", "returned shape (7, 5), which is (n_k"),
         (lambda Q, K: good_scaled_scores(Q, K) + 0.1, "FAIL", "values differ from the reference"),
         (floor_root, "FAIL", "with d_k = 10 you divided by 3, √10 rounded down"),
         (rounded_root, "FAIL", "not int(np.sqrt(d_k))"),
@@ -427,6 +463,8 @@ def mutates(Q, K):
         (lambda Q, K: Q @ K.swapaxes(0, 1) / np.sqrt(Q.shape[-1]), "FAIL", "Your swapaxes swaps"),
         (lambda Q, K: al.attention_scores(Q, K) / np.sqrt(Q.shape[-1]), "FAIL", "rules out"),
         (scores_by_alias, "FAIL", "your function calls al.attention_scores"),
+        (scores_from_core, "FAIL", "your function calls al.attention_scores"),
+        (scores_imported_under_another_name, "FAIL", "your function calls al.attention_scores"),
     ],
 )
 def test_each_scaled_scores_mistake_gets_its_own_hint(fn, status, hint, capsys):

@@ -6,6 +6,7 @@ Checkers use it to tell "you called the library's answer" (``al.softmax``,
 
 from __future__ import annotations
 
+import sys
 import types
 
 
@@ -27,7 +28,8 @@ def calls_library(fn, name: str, allowed_module: str = "__main__") -> bool:
     learner defined it: in ``allowed_module`` or next to ``fn`` (the same globals). The
     learner's own functions are followed in turn, so a helper that hides the call is
     found too. So ``sm = al.softmax`` is caught, while a NumPy-only helper the learner
-    named ``softmax`` is allowed. A callable without Python code reads as ``False``.
+    named ``softmax`` is allowed. An import inside ``fn`` is followed too when its module
+    is already loaded. A callable without Python code reads as ``False``.
     """
     home = getattr(fn, "__globals__", None)
 
@@ -45,6 +47,8 @@ def calls_library(fn, name: str, allowed_module: str = "__main__") -> bool:
         names = set().union(*(code.co_names for code in codes))
         scope = getattr(current, "__globals__", {})
         found = [scope[n] for n in names if n in scope]
+        # An import inside fn names its module ("attention_lib.core"): look up loaded ones only.
+        found += [sys.modules[n] for n in names if n not in scope and n in sys.modules]
         found += [
             c.cell_contents for c in getattr(current, "__closure__", None) or () if _filled(c)
         ]

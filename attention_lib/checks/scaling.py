@@ -26,9 +26,9 @@ from .names import calls_library, uses_name
 def check_scaled_scores(fn) -> CheckResult:
     """Check ``fn(Q, K)`` returns ``Q Kᵀ / sqrt(d_k)`` of shape ``(..., n_q, n_k)``.
 
-    The cases are never square and ``d_k`` differs from ``n_q``, ``n_k``, the batch size
-    and 4 (the toy's width), so dividing by the wrong number cannot pass by accident; one
-    width, 10, is not a perfect square, so a square root rounded to a whole number fails.
+    The cases are never square. In the first, d_k = 9, √d_k = 3, n_q = 5, n_k = 7, their
+    roots, 2 and 4 (the toy's √d_k and d_k) are all different, so each wrong divisor gets
+    its own hint; one width, 10, is not a perfect square, so a rounded root fails.
     """
 
     def run(cases: Cases) -> None:
@@ -38,17 +38,17 @@ def check_scaled_scores(fn) -> CheckResult:
                 "compute Q Kᵀ with NumPy, Q @ np.swapaxes(K, -1, -2), then divide."
             )
         rng = np.random.default_rng(4)
-        Q, K = rng.normal(size=(2, 9)), rng.normal(size=(3, 9))  # n_q = 2, n_k = 3, d_k = 9
-        case = "Q of shape (2, 9) and K of shape (3, 9)"
+        Q, K = rng.normal(size=(5, 9)), rng.normal(size=(7, 9))  # n_q = 5, n_k = 7, d_k = 9
+        case = "Q of shape (5, 9) and K of shape (7, 9)"
         out = _run(cases, case, Q, K)
-        if out.shape == (3, 2):
+        if out.shape == (7, 5):
             raise Fail(
-                "returned shape (3, 2), which is (n_k, n_q): you computed K Qᵀ. Rows must "
+                "returned shape (7, 5), which is (n_k, n_q): you computed K Qᵀ. Rows must "
                 "be queries and columns keys, so compute Q @ np.swapaxes(K, -1, -2)."
             )
-        expect_shape(out, (2, 3), case, _ONE_ROW_PER_QUERY)
-        raw = Q @ K.T  # (2, 3)
-        known_mistakes(out, *_wrong_scales(raw, d_k=9, n_q=2, n_k=3))
+        expect_shape(out, (5, 7), case, _ONE_ROW_PER_QUERY)
+        raw = Q @ K.T  # (5, 7)
+        known_mistakes(out, *_wrong_scales(raw, d_k=9, n_q=5, n_k=7))
         same(out, raw / 3.0, case)
 
         Q3, K3 = rng.normal(size=(2, 3, 25)), rng.normal(size=(2, 6, 25))  # batch of 2
@@ -116,7 +116,7 @@ _TRANSPOSE_K = (
 )
 _ENTRY_BY_ENTRY = (
     "Q * K multiplies entry by entry, pairing query i only with key i, and fails here "
-    "because there are 2 queries and 3 keys. A score pairs every query with every key: "
+    "because there are 5 queries and 7 keys. A score pairs every query with every key: "
     "that is a matrix product, Q @ np.swapaxes(K, -1, -2)."
 )
 _FIXED_AXES = (
@@ -175,7 +175,7 @@ def _run(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray, batch: bool = Fa
 def _wrong_scales(raw: np.ndarray, *, d_k: int, n_q: int, n_k: int) -> list[tuple]:
     """The usual wrong scalings of ``raw = Q Kᵀ``, each with its hint."""
     root = np.sqrt(d_k)
-    return [
+    mistakes = [
         (
             softmax(raw / root),
             "you applied softmax: each row sums to 1. This step stops at the scaled scores "
@@ -209,4 +209,16 @@ def _wrong_scales(raw: np.ndarray, *, d_k: int, n_q: int, n_k: int) -> list[tupl
             f"you divided by √{n_k} = √n_k: d_k is the number of columns of K, "
             "K.shape[-1], not the number of keys (rows).",
         ),
+        (
+            raw / n_q,
+            f"you divided by {n_q} = n_q, the number of queries (Q.shape[-2]): divide by "
+            "√d_k, the square root of the number of columns, np.sqrt(Q.shape[-1]).",
+        ),
+        (
+            raw / n_k,
+            f"you divided by {n_k} = n_k, the number of keys (K.shape[-2]): divide by "
+            "√d_k, the square root of the number of columns, np.sqrt(Q.shape[-1]).",
+        ),
     ]
+    # Where a wrong divisor happens to equal √d_k, it is the answer, not a mistake.
+    return [(wrong, hint) for wrong, hint in mistakes if not np.allclose(wrong, raw / root)]
