@@ -372,16 +372,34 @@ def crashes(*args, **kwargs):
         (lambda n: np.tril(np.ones((n, n), dtype=bool)), "PASS", "all 3 cases match"),
         (lambda n: al.causal_mask(n), "PASS", "all 3 cases match"),
         (lambda n: np.arange(n)[None, :] <= np.arange(n)[:, None], "PASS", "all 3 cases"),
-        (lambda n: np.triu(np.ones((n, n), dtype=bool)), "FAIL", "that is the upper triangle"),
-        (lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1), "FAIL", "the diagonal is False"),
+        (
+            lambda n: np.triu(np.ones((n, n), dtype=bool)),
+            "FAIL",
+            "that is np.triu(ones, k=0), the upper triangle with the diagonal: query i sees keys i",
+        ),
+        (
+            lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1),
+            "FAIL",
+            "that is np.tril(ones, k=-1), which drops the diagonal",
+        ),
         (lambda n: ~al.causal_mask(n), "FAIL", "True marks the blocked keys"),
+        (
+            lambda n: np.triu(np.ones((n, n), dtype=bool), k=1),
+            "FAIL",
+            "(what np.triu(ones, k=1) gives)",
+        ),
+        (
+            lambda n: np.arange(n)[None, :] > np.arange(n)[:, None],
+            "FAIL",
+            "or use np.tril(ones, k=0): the lower triangle with the diagonal",
+        ),
         (lambda n: np.tri(n), "FAIL", "the pattern is right but the dtype is float64"),
         (lambda n: np.tril(np.ones((n, n), dtype=int)), "FAIL", "dtype is int64"),
         (lambda n: np.ones((n, n), dtype=bool), "FAIL", "that is no mask at all"),
         (
             lambda n: np.tril(np.ones((n, n), dtype=bool), k=1),
             "FAIL",
-            "the diagonal's right neighbour, is True",
+            "that is np.tril(ones, k=1), one diagonal too many: query i also sees key i + 1",
         ),
         (lambda n: np.ones((n, n + 1), dtype=bool), "FAIL", "one row per query"),
         (lambda n: None, "TODO", "returned None"),
@@ -422,6 +440,19 @@ def global_shift(scores, mask):
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def min_shift(scores, mask):
+    low = np.where(mask, scores, np.inf).min(axis=-1, keepdims=True)  # the smallest allowed
+    e = np.exp(np.where(mask, scores - low, -np.inf))  # exp(1600) on the wide case
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def mean_shift(scores, mask):
+    full = np.broadcast_to(mask, scores.shape)
+    mean = np.where(full, scores, 0.0).sum(axis=-1, keepdims=True) / full.sum(-1, keepdims=True)
+    e = np.exp(np.where(full, scores - mean, -np.inf))  # exp(800) on the wide case
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 def in_place(scores, mask):
     scores[~np.broadcast_to(mask, scores.shape)] = -np.inf
     return stable_softmax(scores)
@@ -454,18 +485,22 @@ def max_without_keepdims(scores, mask):
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
-        (masked_softmax, "PASS", "all 5 cases match"),
-        (lambda s, mask: stable_softmax(np.where(mask, s, -1e30)), "PASS", "all 5 cases"),
+        (masked_softmax, "PASS", "all 6 cases match"),
+        (lambda s, mask: stable_softmax(np.where(mask, s, -1e30)), "PASS", "all 6 cases"),
         (lambda s, mask: stable_softmax(s) * mask, "FAIL", "never renormalised"),
         (lambda s, mask: stable_softmax(np.where(mask, s, 0.0)), "FAIL", "but exp(0) = 1"),
         (lambda s, mask: stable_softmax(np.where(mask, -np.inf, s)), "FAIL", "blocked the allowed"),
         (lambda s, mask: stable_softmax(s), "FAIL", "the mask was ignored"),
-        (lambda x, m: masked_softmax(x, m), "PASS", "all 5 cases"),  # any parameter names
+        (lambda x, m: masked_softmax(x, m), "PASS", "all 6 cases"),  # any parameter names
         (over_queries, "FAIL", "you normalised over the queries"),
         (lambda s, mask: masked_softmax(s, mask.T), "FAIL", "mask transposed"),
         (shift_by_raw_max, "FAIL", "the maximum of the raw row is the masked 1000"),
         (no_shift, "FAIL", "exp(1000) overflows to inf"),
         (global_shift, "FAIL", "allowed scores near 1000 and -1000"),
+        (min_shift, "FAIL", "got nan or inf on allowed scores 1600 apart"),
+        (min_shift, "FAIL", "subtract the row's maximum over the allowed keys"),
+        (min_shift, "FAIL", "lie 1600 apart, so any other shift (the minimum, the mean)"),
+        (mean_shift, "FAIL", "lie 1600 apart, so any other shift"),
         (
             lambda s, mask: masked_softmax(s, mask) + 1e-3 * ~np.broadcast_to(mask, s.shape),
             "FAIL",
@@ -611,8 +646,14 @@ def lengths_without_axis(lengths, n, left):
             "FAIL",
             "the padding part alone",
         ),
-        (without_eye, "FAIL", "a pad does not see itself (on lengths [3, 1]"),
-        (without_eye, "FAIL", "Let each pad see itself: | np.eye(n, dtype=bool)"),
+        (without_eye, "FAIL", "entry (i, i) is False for each pad i (on lengths [3, 1]"),
+        (without_eye, "FAIL", "on the left it would have none, an empty row that attention"),
+        (without_eye, "FAIL", "Add the diagonal: | np.eye(n, dtype=bool)."),
+        (
+            lambda ell, n, left: (without_eye if left else batch_mask)(ell, n, left),
+            "FAIL",
+            "the pads' rows allow no key (on lengths [2, 4, 3], n = 4, left padding): with left",
+        ),
         (pads_as_queries, "FAIL", "the pads' own rows are blocked"),  # right: = both
         (eye(pads_as_queries), "FAIL", "the pads' own rows are blocked"),
         (pads_as_both, "FAIL", "the pads' own rows are blocked"),
@@ -657,7 +698,7 @@ def lengths_without_axis(lengths, n, left):
         (
             with_causal(lambda n: np.triu(np.ones((n, n), dtype=bool))),
             "FAIL",
-            "the causal part is not (on lengths [3, 1], n = 4, right padding): that is the upper",
+            "the causal part is not (on lengths [3, 1], n = 4, right padding): that is np.triu(",
         ),
         (
             eye(with_causal(lambda n: np.triu(np.ones((n, n), dtype=bool), k=1))),
@@ -667,7 +708,7 @@ def lengths_without_axis(lengths, n, left):
         (
             with_causal(lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1)),
             "FAIL",
-            "the causal part is not (on lengths [3, 1], n = 4, right padding): the diagonal is",
+            "the causal part is not (on lengths [3, 1], n = 4, right padding): that is np.tril(",
         ),
         (
             lambda ell, n, left: without_eye(ell, n, left) | np.eye(n),

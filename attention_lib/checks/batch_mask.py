@@ -171,9 +171,14 @@ def _batch_mistakes(lengths, n: int, left: bool, case: str) -> list[tuple]:
         (~_without_eye(lengths, n, left)[:, None], flipped),
         (
             _without_eye(lengths, n, left)[:, None],
-            f"a pad does not see itself (on {case}): with left padding a pad's row then "
-            "allows no key, and attention refuses such a row. Let each pad see itself: "
-            "| np.eye(n, dtype=bool).",
+            f"the pads' rows allow no key (on {case}): with left padding the pads come "
+            "first, so no real word is at or before them, and attention refuses an empty row. "
+            "Add the diagonal, | np.eye(n, dtype=bool), so that each pad sees itself."
+            if left
+            else f"entry (i, i) is False for each pad i (on {case}): the exercise asks every "
+            "position to see itself. Here, on the right, a pad's row still has real words "
+            "before it; on the left it would have none, an empty row that attention refuses. "
+            "Add the diagonal: | np.eye(n, dtype=bool).",
         ),
     ]
     mistakes += cores

@@ -57,41 +57,35 @@ def check_causal_mask(fn) -> CheckResult:
 
 # True = blocked is nn.MultiheadAttention's convention, so say which side each library is on.
 _BLOCKED_HINT = (
-    "True marks the blocked keys: in this library, as in PyTorch's "
-    "F.scaled_dot_product_attention, True means 'may attend' (nn.MultiheadAttention's "
-    "attn_mask is the opposite, True = blocked). Flip it: keep the lower triangle and "
-    "the diagonal."
+    "True marks the blocked keys, the future above the diagonal (what np.triu(ones, k=1) "
+    "gives): in this library, as in PyTorch's F.scaled_dot_product_attention, True means "
+    "'may attend' (nn.MultiheadAttention's attn_mask is the opposite). Flip it, or use "
+    "np.tril(ones, k=0): the lower triangle with the diagonal."
 )
 
 
 def _causal_mistakes(n: int) -> list[tuple]:
     lower = causal_mask(n)
+    ones = np.ones((n, n), dtype=bool)
     mistakes = [
+        (~lower, _BLOCKED_HINT),  # also np.triu(ones, k=1)
         (
-            ~lower,
-            _BLOCKED_HINT,
+            np.triu(ones),
+            "that is np.triu(ones, k=0), the upper triangle with the diagonal: query i "
+            "sees keys i to n - 1, the future. Use the lower one, np.tril(ones, k=0): "
+            "query i sees keys 0 to i.",
         ),
         (
-            np.triu(np.ones((n, n), dtype=bool), k=1),
-            _BLOCKED_HINT,
+            np.tril(ones, k=-1),
+            "that is np.tril(ones, k=-1), which drops the diagonal: a token must be allowed "
+            "to attend to itself, and the first one has no key at all. Use k=0.",
         ),
         (
-            np.triu(np.ones((n, n), dtype=bool)),
-            "that is the upper triangle: row i lets query i see keys i, i+1, ..., the "
-            "future. Row i must allow keys 0 to i (np.tril, the lower triangle).",
+            np.tril(ones, k=1),
+            "that is np.tril(ones, k=1), one diagonal too many: query i also sees key "
+            "i + 1, the next word. Use k=0, where the diagonal is the last True entry.",
         ),
-        (
-            np.tril(np.ones((n, n), dtype=bool), k=-1),
-            "the diagonal is False: a token must be allowed to attend to itself. Without "
-            "it the first token has no key at all (use k=0, the default of np.tril).",
-        ),
-        (
-            np.tril(np.ones((n, n), dtype=bool), k=1),
-            "one key too many: entry (i, i + 1), the diagonal's right neighbour, is True, "
-            "so each query sees the next word, which is the future. Use k=0 (np.tril's "
-            "default): the diagonal is the last True entry of each row.",
-        ),
-        (np.ones((n, n), dtype=bool), "every entry is True: that is no mask at all."),
+        (ones, "every entry is True: that is no mask at all."),
     ]
     # For n = 1 several of these coincide with the right answer: keep only wrong ones.
     return [(wrong, hint) for wrong, hint in mistakes if not np.array_equal(wrong, lower)]
@@ -101,11 +95,8 @@ def _causal_mistakes(n: int) -> list[tuple]:
 
 
 def _expected_weights(scores, mask) -> np.ndarray:
-    """The weights the library's attention gives ``scores`` under ``mask`` (no solution here).
-
-    With the identity as keys, ``Q Kᵀ`` is ``scores`` itself, so the masked weights of
-    ``al.scaled_dot_product_attention`` (scale 1) are what a masked softmax must return.
-    """
+    """The library's masked weights for ``scores`` (no solution here): with the identity as
+    keys, ``Q Kᵀ`` is ``scores`` itself, and attention's weights (scale 1) are the answer."""
     scores = np.asarray(scores, dtype=float)
     rows = np.atleast_2d(scores)  # (..., n_q, n_k)
     keys = np.broadcast_to(np.eye(rows.shape[-1]), (*rows.shape[:-2], *rows.shape[-1:] * 2))
@@ -131,14 +122,16 @@ def check_masked_softmax(fn) -> CheckResult:
         _check_case(cases, case, batch, padding_mask([5, 3], 5))
 
         big = np.array([[2.0, 1000.0, 1.0], [-1000.0, 3.0, 0.0]])
-        case = "a masked key with score 1000"
-        _check_case(cases, case, big, np.array([[True, False, True], [False, True, True]]))
+        first_two = np.array([[True, True, False]] * 2)
+        _check_case(cases, "a masked key with score 1000", big, np.abs(big) < 1000)
 
-        # Large *allowed* scores: exp overflows (1000) or underflows (-1000) unless each
-        # row's maximum is subtracted first, so a softmax without the shift fails here.
+        # Large allowed scores: exp overflows or underflows unless each row's max is subtracted.
         huge = np.array([[1000.0, 1001.0, 5.0], [-1000.0, -999.0, 0.0]])
-        case = "allowed scores near 1000 and -1000"
-        _check_case(cases, case, huge, np.array([[True, True, False], [True, True, False]]))
+        _check_case(cases, "allowed scores near 1000 and -1000", huge, first_two)
+
+        # 1600 apart: shifting by the minimum or the mean leaves exp(800), which overflows.
+        wide = np.array([[-1600.0, 0.0, 3.0], [1.0, -1500.0, 2.0]])
+        _check_case(cases, "allowed scores 1600 apart", wide, first_two)
 
     return verdict("masked_softmax", fn, run)
 
@@ -162,12 +155,17 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
     expect_shape(out, scores.shape, case, " Return one weight per score.")
     expected = _expected_weights(scores, mask)
     if not np.all(np.isfinite(out)):
-        allowed = np.where(full, np.abs(scores), 0.0)
-        if allowed.max() >= 1000:  # the allowed scores themselves are large
+        allowed = np.where(full, scores, np.nan)  # every row keeps a key
+        spread = (np.nanmax(allowed, axis=-1) - np.nanmin(allowed, axis=-1)).max()
+        if spread > 709:  # shifted by the minimum or the mean: exp(> 709) is inf
+            why = (
+                f"a row's allowed scores lie {spread:g} apart, so any other shift (the "
+                "minimum, the mean) leaves an exponent above 709, and exp overflows to inf."
+            )
+        elif np.nanmax(np.abs(allowed)) >= 1000:  # the allowed scores themselves are large
             why = (
                 "exp(1000) overflows to inf and exp(-1000) underflows to 0, so without "
-                "the shift a row divides inf by inf or 0 by 0. Subtracting the row's "
-                "largest allowed score leaves exponents <= 0, one of them exactly 0."
+                "the shift a row divides inf by inf or 0 by 0."
             )
         elif np.abs(scores).max() >= 1000:
             why = (
@@ -179,7 +177,8 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
             why = "a row whose allowed keys all get exp(...) = 0 divides 0 by 0."
         raise Fail(
             f"got nan or inf on {case}. Mask first, np.where(mask, scores, -np.inf), then "
-            f"subtract the maximum of what is left, the allowed scores: {why}"
+            "subtract the row's maximum over the allowed keys, so every exponent is <= 0 "
+            f"and one is exactly 0: {why}"
         )
     known_mistakes(out, *_softmax_mistakes(scores, mask, full, case))
     if np.any(out[~full] != 0.0):
