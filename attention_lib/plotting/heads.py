@@ -54,8 +54,11 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", 
 
     Notes
     -----
-    One 0-1 colour scale for every panel (and slider frame). Each row's largest weight
-    is outlined, so colour is not needed; a uniform row is labelled once ("all 1/8").
+    One 0-1 colour scale for every panel (and slider frame). Every panel carries its own
+    query and key labels. Each row's largest weight is bold and outlined in white inside
+    black, which stands out on every colour of the scale, so colour is not needed; a
+    uniform row is labelled once ("all 1/8"). Numbers are black or white by
+    :func:`~attention_lib.plotting.base.text_colour`.
     """
     W, names = check_stack(weights, tokens, names)
     h, n, _ = W.shape
@@ -65,7 +68,15 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", 
     panel = layout.get("cell", 0.32) * n
     size = layout.get("fontsize", 8)
     grow = size / 8  # margins for the tick labels grow with them
-    left, right, top, bottom, wgap, hgap = 0.95 * grow, 1.0, 0.65, 0.95 * grow, 0.2, 1.05 * grow
+    # every panel has its own query labels: the gap between panels holds "delicious"
+    left, right, top, bottom, wgap, hgap = (
+        0.95 * grow,
+        1.0,
+        0.65,
+        0.95 * grow,
+        0.8 * grow,
+        1.05 * grow,
+    )
     width = max(left + ncols * panel + (ncols - 1) * wgap + right, layout.get("width", 0))
     height = top + nrows * panel + (nrows - 1) * hgap + bottom
     fig = plt.figure(figsize=(width, height))
@@ -76,7 +87,7 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", 
         ax = fig.add_axes((x0 / width, y0 / height, panel / width, panel / height))
         image = ax.imshow(W[i], cmap=CMAP, vmin=0.0, vmax=1.0)
         ax.set_xticks(range(n), tokens, rotation=60, ha="right", fontsize=size)
-        ax.set_yticks(range(n), tokens if col == 0 else [], fontsize=size)
+        ax.set_yticks(range(n), tokens, fontsize=size)
         ax.set_title(names[i], fontsize=size + 1)
         for r in range(n):
             _label_row(ax, W[i, r], r, fmt, size - 0.5)
@@ -111,12 +122,14 @@ def _label_row(ax, row: np.ndarray, r: int, fmt: str, fontsize: float = 7.5) -> 
     text = {"ha": "center", "va": "center", "fontsize": fontsize}
     if np.allclose(row, row[0]):
         label = f"all 1/{row.size}" if np.isclose(row[0], 1 / row.size) else f"all {row[0]:{fmt}}"
-        ax.text((row.size - 1) / 2, r, label, color="white", **text)
+        ax.text((row.size - 1) / 2, r, label, color=text_colour(row[0]), **text)
         return
-    for c, value in enumerate(row):
-        ax.text(c, r, format(value, fmt), color=text_colour(value), **text)
     top = int(np.argmax(row))
-    ax.add_patch(Rectangle((top - 0.5, r - 0.5), 1, 1, fill=False, lw=1.2, ec="red"))
+    for c, value in enumerate(row):
+        weight = "bold" if c == top else "normal"
+        ax.text(c, r, format(value, fmt), color=text_colour(value), weight=weight, **text)
+    for colour, lw in (("black", 3.0), ("white", 1.4)):  # white inside black: seen on any colour
+        ax.add_patch(Rectangle((top - 0.5, r - 0.5), 1, 1, fill=False, lw=lw, ec=colour))
 
 
 # --- Following the shapes through multi-head attention -------------------------------------

@@ -44,6 +44,7 @@ from .sentence import (
     scores,
     token_index,
 )
+from .table import table
 from .words import (
     COUCH_ORDER,
     COUCH_SENTENCE,
@@ -100,5 +101,6 @@ __all__ = [
     "scores",
     "self_attention",
     "similarity",
+    "table",
     "token_index",
 ]

@@ -1,0 +1,70 @@
+"""A small labelled table of numbers, printed as aligned plain text.
+
+Chapters compare a few columns of numbers per token (a row of weights before and after a
+change, a head's queries and keys). ``toy.table`` lays them out with one line per row
+label, so the page shows a table and not the string formatting that builds it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .sentence import TOKENS
+
+
+class Table:
+    """Labelled rows of numbers; its text form (``repr``) is the aligned table."""
+
+    def __init__(self, lines: list[str]):
+        self.lines = lines
+
+    def __repr__(self) -> str:
+        return "\n".join(self.lines)
+
+    __str__ = __repr__
+
+
+def table(columns: dict, rows=TOKENS, *, fmt: str = ".2f", corner: str = "") -> Table:
+    """Lay out ``columns`` (name -> one number per row) as a table, one line per row.
+
+    Parameters
+    ----------
+    columns : dict of str -> array_like of shape (len(rows),)
+        The column headings and their numbers, in order.
+    rows : sequence of str or int, default the sentence's tokens
+        One label per row.
+    fmt : str, default ".2f"
+        Format of the numbers; integers are printed whole, thousands separated (1,152).
+    corner : str
+        Heading of the label column, e.g. ``"h"``.
+
+    Returns
+    -------
+    Table
+        Shown as aligned plain text when it is a cell's last line (or printed).
+    """
+    if not isinstance(columns, dict) or not columns:
+        raise TypeError(f"columns must be a non-empty dict of name -> numbers, got {columns!r}")
+    labels = [str(r) for r in rows]
+    cells = {}
+    for name, values in columns.items():
+        values = np.asarray(values)
+        if values.ndim != 1 or len(values) != len(labels):
+            raise ValueError(
+                f"column {name!r} must hold one number per row: {len(labels)} rows, "
+                f"got shape {values.shape}"
+            )
+        if values.dtype.kind not in "iuf":
+            raise TypeError(f"column {name!r} must hold numbers, got dtype {values.dtype}")
+        form = "," if values.dtype.kind in "iu" else fmt
+        cells[str(name)] = [format(v, form) for v in values.tolist()]
+    left = max(len(corner), *(len(label) for label in labels))
+    widths = {name: max(len(name), *map(len, column)) for name, column in cells.items()}
+    numeric = all(label.isdigit() for label in labels)  # e.g. h = 1, 8, 32: right-aligned
+    lines = [corner.ljust(left) + "".join(f"  {name:>{widths[name]}}" for name in cells)]
+    for i, label in enumerate(labels):
+        label = label.rjust(left) if numeric else label.ljust(left)
+        line = label + "".join(f"  {col[i]:>{widths[n]}}" for n, col in cells.items())
+        lines.append(line.rstrip())
+    lines[0] = lines[0].rstrip()
+    return Table(lines)
