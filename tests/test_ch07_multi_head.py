@@ -141,11 +141,46 @@ def test_head_heatmaps_label_every_panel():
     assert [ax.get_title() for ax in panels] == list(HEADS.HEAD_NAMES)
     for ax in panels:
         assert [t.get_text() for t in ax.get_xticklabels()] == list(toy.TOKENS)
+        assert [t.get_text() for t in ax.get_yticklabels()] == list(toy.TOKENS)  # every panel
         assert ax.images[0].get_clim() == (0.0, 1.0)  # one shared colour scale
+        assert ax.images[0].get_cmap().name == "cividis"
     assert "all 1/8" in [t.get_text() for t in panels[0].texts]  # "I" asks nothing
     assert "pronoun: 'it' -> 'cake' (0.73)" in alt
     assert "verb-subject: 'ate' -> 'I' (0.90)" in alt
     assert alt.startswith("4 heatmaps: toy heads.")
+    plt.close(fig)
+
+
+def test_head_heatmaps_outline_each_rows_largest_weight_in_black_and_white_not_red():
+    """Fix round 7f, finding 3: the red outline was dim on the dark cells and not safe for
+    colour-blind readers. Each row's largest weight is bold, outlined white inside black;
+    every number (and "all 1/8") takes its colour from text_colour."""
+    from matplotlib.colors import to_hex
+
+    from attention_lib.plotting.base import text_colour
+
+    _, weights = HEADS.attention()
+    fig, _ = head_heatmaps(weights, toy.TOKENS, title="x", fontsize=10, cell=0.36)
+    verb_subject = [ax for ax in fig.axes if ax.images][VERB_SUBJECT]
+    outlines = [p for p in verb_subject.patches if not p.get_fill()]
+    assert {to_hex(p.get_edgecolor()) for p in outlines} == {"#000000", "#ffffff"}
+    assert len(outlines) == 2 * 4  # four rows that ask: "ate", "and", "was", "delicious"
+    boxed = {(p.get_x() + 0.5, p.get_y() + 0.5) for p in outlines}
+    assert (I, ATE) in boxed  # column "I", row "ate"
+    for text in verb_subject.texts:
+        col, row = text.get_position()
+        if text.get_text().startswith("all"):
+            assert text.get_color() == text_colour(1 / 8)
+            continue
+        value = weights[VERB_SUBJECT, row, int(col)]
+        assert text.get_color() == text_colour(value)
+        is_top = int(col) == weights[VERB_SUBJECT, row].argmax()
+        assert (text.get_fontweight() == "bold") == is_top
+    # at 1280 px (a 688 px column) the smallest text shows at 10 CSS px or more
+    fig.canvas.draw()
+    natural = fig.get_size_inches()[0] * 90
+    sizes = [t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text().strip()]
+    assert min(sizes) * 90 / 72 * min(1, 688 / natural) >= 10.0
     plt.close(fig)
 
 
@@ -504,25 +539,32 @@ def test_the_h_slider_frames_have_one_width():
     from attention_lib.plotting import head_heatmaps
 
     sizes = []
-    for h, layout in {1: {"cell": 0.665}, 2: {}, 4: {}}.items():
+    # Fix round 7f: labels on every panel, 10 pt, cells of 0.36 in: the frames are 806 px,
+    # shrunk to the 688 px column at 1280 px, where 9.5 pt numbers show at 10.1 CSS px.
+    layouts = {1: {"cell": 0.845}, 2: {"cell": 0.36}, 4: {"cell": 0.36}}
+    for h, layout in layouts.items():
         fig, _ = head_heatmaps(
-            toy.heads.attention(h=h)[1], toy.TOKENS, title="x", fontsize=9, width=7.39, **layout
+            toy.heads.attention(h=h)[1], toy.TOKENS, title="x", fontsize=10, width=8.95, **layout
         )
         sizes.append(fig.get_size_inches())
         plt.close(fig)
     widths = [w for w, _ in sizes]
-    assert max(widths) - min(widths) < 0.02 and max(widths) * 90 <= 688  # never shrunk
-    fig, _ = head_heatmaps(toy.heads.attention(h=2)[1], toy.TOKENS, title="x", fontsize=9)
-    assert abs(fig.get_size_inches()[0] - 7.39) < 0.02  # side by side: no padding needed
+    assert max(widths) - min(widths) < 0.02
+    assert 9.5 * 90 / 72 * 688 / (max(widths) * 90) >= 10.0
+    fig, _ = head_heatmaps(
+        toy.heads.attention(h=2)[1], toy.TOKENS, title="x", fontsize=10, cell=0.36
+    )
+    assert abs(fig.get_size_inches()[0] - 8.95) < 0.02  # side by side: no padding needed
     axes = sorted(fig.axes[:2], key=lambda ax: ax.get_position().x0)
     first, second = (ax.get_position() for ax in axes)
     assert abs(first.y0 - second.y0) < 1e-9 and second.x0 > first.x1  # one row of two
     bar = fig.axes[-1].get_position()
-    assert 0 < (bar.x0 - second.x1) * 7.39 < 0.5  # the colour bar sits next to the panels
+    assert 0 < (bar.x0 - second.x1) * 8.95 < 0.5  # the colour bar sits next to the panels
     plt.close(fig)
     cells = {cell.id: cell.source for cell in chapter_cells()}
-    assert "layout.update(fontsize=9, width=7.39)" in cells["3dce5151"]
-    assert '{1: {"cell": 0.665}, 2: {}, 4: {}}' in cells["3dce5151"]
+    assert "layout.update(fontsize=10, width=8.95)" in cells["3dce5151"]
+    assert '{1: {"cell": 0.845}, 2: {"cell": 0.36}, 4: {"cell": 0.36}}' in cells["3dce5151"]
+    assert "fontsize=10,\n    cell=0.36," in cells["10741b3e"]  # the grid on the page
 
 
 def chapter_cells():
@@ -542,8 +584,10 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     for cell_id in ("wo-md", "wo-code", "wo-assert", "wo-read"):
         assert cell_id not in ids
-    mixes = "$W_o$ then mixes the heads: each output column is a weighted sum of **every**"
-    assert mixes + " head's columns" in source["split-md"]
+    assert (
+        "`al.merge_heads` lays the results side by side, and $W_o$ mixes them"
+        in (source["split-md2"])
+    )
     code = cells[ids.index("ef813e7a")].source
     assert "summed = sum(heads[i] @ W_o[4 * i : 4 * (i + 1)] for i in range(h))" in code
     out = "".join(o.get("text", "") for o in cells[ids.index("ef813e7a")].outputs)
@@ -554,7 +598,7 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     mix = cells[ids.index("mix-code")]
     assert "W_o_mix" in mix.source and "mix-assert" in ids
     assert "remove-cell" in cells[ids.index("mix-assert")].metadata["tags"]
-    printed = "".join(o.get("text", "") for o in mix.outputs).splitlines()
+    printed = mix.outputs[0]["data"]["text/plain"].splitlines()  # a toy.table
     assert [line.split()[-1] for line in printed[1:]] == ["0.76", "0.70", "0.66"]
     assert "Output 3 reads both heads" in source["mix-read"] and "0.66" in source["mix-read"]
     assert ids.index("pair-read") < ids.index("mix-code") < ids.index("mix-read")
@@ -577,8 +621,6 @@ MAIN_ORDER = [
     "855d1d49",  # one head for "ate"
     "5bb6705c",
     "aa575fa6",  # 0.17 and 0.11; the panel of readers
-    "diagram-md",  # "## The picture": heads -> concatenate -> W_o, before the math
-    "e6cfb90e",
     "83c4d06e",  # "## The math"
     "heads-md",  # "## Four hand-built heads"
     "x-code",  # the features of toy.X, printed (fix round 4)
@@ -591,7 +633,9 @@ MAIN_ORDER = [
     "pair-read",
     "mix-code",  # W_o mixes the object and subject heads, once
     "mix-read",
-    "split-md",  # "## Split, attend, concatenate, project", with W_o and the batch axis
+    "split-md",  # "## Split, attend, concatenate, project": why the sizes change, once
+    "e6cfb90e",  # the shape tracer, at those sizes (fix round 7f: moved from before the math)
+    "split-md2",  # W_o and the batch axis
     "ef813e7a",
     "2029d4b7",  # "## What heads cost"
     "341c47af",
@@ -631,7 +675,6 @@ def test_main_line_intuition_picture_math_code_experiment():
     assert headings == [
         "# 7. Multi-head attention",
         "## The intuition: a panel of readers",
-        "## The picture",
         "## The math",
         "## Four hand-built heads",
         "## One head, one average",
@@ -736,15 +779,19 @@ def test_cost_and_rank_wording():
     out = {
         c.id: "".join(o.get("text", "") for o in c.outputs) for c in cells if c.cell_type == "code"
     }
-    table = out["341c47af"].splitlines()
-    assert table[0] == "multiply-adds at h = 1, 2, 4, 8, 32: 26,880"  # once: h never matters
-    table = table[1:]
+    assert out["341c47af"] == "multiply-adds at h = 1, 2, 4, 8, 32: 26,880\n"  # h never matters
+    shown = {  # fix round 7f: the tables are toy.table outputs
+        c.id: c.outputs[-1]["data"]["text/plain"]
+        for c in cells
+        if c.id in ("341c47af", "rank-code")
+    }
+    table = shown["341c47af"].splitlines()
     assert table[0].split() == ["h", "d_k", "weights", "stored"]
     assert "mult-adds" not in " ".join(c.source for c in cells)  # one term
     # educator, fix round 4: narrow heads are slower on real hardware at equal counts
     assert "many small matrix products" in source["cost-read"]
     assert [line.split()[2] for line in table[1:]] == ["36", "72", "144", "288", "1,152"]
-    ranks = [line.split() for line in out["rank-code"].splitlines()[1:]]
+    ranks = [line.split() for line in shown["rank-code"].splitlines()[1:]]
     rank_code = source["rank-code"]  # item 4: weights from the scores, no K in V's place
     assert "al.softmax(scores_i / np.sqrt(d_k))" in rank_code and "K_i, K_i" not in rank_code
     assert ranks == [["1", "32", "6", "6"], ["8", "4", "4", "6"], ["32", "1", "1", "6"]]
@@ -768,16 +815,14 @@ def test_cost_and_rank_wording():
     assert steps["scores"].macs == steps["heads"].macs == 6**2 * 32
 
 
-def test_the_sign_and_size_of_a_one_number_query_is_said_once():
-    """Item 7: 'which end ... never a direction' contradicted itself (a sign is a direction
-    in one dimension); it is now 'a sign and a size, but no direction among several
-    features', said once, where the one-number heads are built."""
+def test_what_a_one_number_query_does_is_left_to_the_exercise():
+    """Fix round 7f: the text said what the sign and size of a one-number query do, which
+    exercise 7.4.1 asks the reader to show; the exercise alone says it now."""
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
-    phrase = "a sign and a size, but no direction among several features"
-    assert page.count(phrase) == 1 and phrase in source["heads-md2"]
-    assert "never a direction" not in page
+    assert "a sign and a size" not in page and "never a direction" not in page
+    assert "A negative $q$ flips the order" in source["7dce2a2a"]
     assert "deliberately thin" in source["heads-md2"]
     assert "typically 64 or 128" in source["heads-md2"]
     keys = toy.X @ HEADS.W_k[:, 0]
@@ -808,16 +853,27 @@ def test_plain_printouts_on_the_main_line():
         code = cells[cell_id].source
         for dense in ("rows = {", ".items()", "for t in words", '", ".join', "*fetched"):
             assert dense not in code, (cell_id, dense)
-    text = {cid: cells[cid].outputs[0]["text"] for cid in ("pair-code", "5bb6705c")}
-    pair = text["pair-code"].splitlines()
-    assert pair[0] == "one head, 'ate' gives 'cake': 0.29"
-    assert pair[1] == "one head, 'ate' gives 'I':    0.29"
-    assert pair[2] == "'ate' brings back (noun, human)"
-    assert pair[3].split() == ["object", "head:", "[0.76", "0.04]"]
-    assert pair[4].split() == ["subject", "head:", "[0.78", "0.7", "]"]
-    assert pair[5].split() == ["one", "head:", "[0.73", "0.31]", "twice"]
-    assert len({line.index("[") for line in pair[3:]}) == 1  # the columns line up
-    assert "  cake       0.17" in text["5bb6705c"] and "  I          0.11" in text["5bb6705c"]
+    # fix round 7f, finding 2: comparisons are toy.table outputs, not f-string plumbing
+    for cell_id in ("5bb6705c", "x-code", "e30f9808", "pair-code", "mix-code", "rank-code"):
+        assert "toy.table(" in cells[cell_id].source and ":<" not in cells[cell_id].source
+    table = {
+        cid: cells[cid].outputs[-1]["data"]["text/plain"]
+        for cid in cells
+        if cid in ("pair-code", "5bb6705c", "x-code")
+    }
+    assert (
+        cells["pair-code"].outputs[0]["text"] == "one head, 'ate' gives 'cake', 'I': [0.29 0.29]\n"
+    )
+    pair = table["pair-code"].splitlines()
+    assert pair[0].split() == ["'ate'", "brings", "back", "noun", "human"]
+    assert pair[1].split() == ["object", "head", "0.76", "0.04"]
+    assert pair[2].split() == ["subject", "head", "0.78", "0.70"]
+    assert pair[3].split() == ["one", "head", "0.73", "0.31"]
+    assert len({len(line) for line in pair}) == 1  # the columns line up
+    one_head = table["5bb6705c"].splitlines()
+    assert one_head[0].split() == ["'ate'", "gives", "W_q", "W_q", "x", "8"]
+    assert one_head[1 + CAKE].split() == ["cake", "0.17", "0.57"]
+    assert one_head[1 + I].split() == ["I", "0.11", "0.02"]
     code = cells["pair-code"].source
     for name in ("W_q_pair", "W_k_pair", "W_v_pair", "W_o_pair"):
         assert f"{name} = " in code, name
@@ -826,7 +882,7 @@ def test_plain_printouts_on_the_main_line():
         assert bare not in code, bare
     assert "toy.W_v[:, [noun, human]]" in code and "W_k2[food, 0]" in code
     # fix round 4, item 5: X with its feature names, and what "ate" brings back
-    x_lines = cells["x-code"].outputs[0]["text"].splitlines()
+    x_lines = table["x-code"].splitlines()
     assert x_lines[0].split() == list(toy.FEATURES)
     assert x_lines[7].split() == ["was", "0.0", "0.0", "0.6", "0.2"]
     fetched = cells["b256feaf"].outputs[0]["text"].splitlines()
@@ -838,7 +894,7 @@ def test_plain_printouts_on_the_main_line():
 def test_the_named_heads_and_one_merged_experiment():
     """The heads keep their names (object/subject head, verb-object ...). Fix round 3,
     item 6: one merged experiment, the object and subject heads run as one head: the row
-    splits, 0.29 each, and one average comes back twice. Item 7: the action row and
+    splits, 0.29 each, and one average comes back. Item 7: the action row and
     'delicious' -> 'I' are explained."""
     cells = chapter_cells()
     ids = [cell.id for cell in cells]
@@ -881,16 +937,24 @@ def test_the_named_heads_and_one_merged_experiment():
     assert toy.heads.attention()[1][3, delicious].argmax() == I
 
 
-def test_the_picture_comes_before_the_math_and_the_batch_axis_is_shown():
-    """Items 3 and 9: the shape tracer (heads -> concatenate -> W_o) is drawn before the
-    math; one sentence and one printed line show (b, n, d_model) -> (b, h, n, d_k)."""
+def test_one_change_of_sizes_said_once_and_the_batch_axis_is_shown():
+    """Fix round 7f, finding 1: the toy (n = 8, d_model = 4) runs up to the split section;
+    there, one line says why the sizes change (the toy's h = d_model = 4 hides which axis is
+    which), and the shape tracer and every later array use n = 6, d_model = 32, h = 8.
+    One sentence and one printed line show (b, n, d_model) -> (b, h, n, d_k)."""
     cells = chapter_cells()
     ids = [cell.id for cell in cells]
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    assert ids.index("e6cfb90e") < ids.index("83c4d06e")
+    assert "diagram-md" not in ids
+    assert ids.index("split-md") + 1 == ids.index("e6cfb90e")
     assert "shape_tracer(n=6, d_model=32, h=8)" in cells[ids.index("e6cfb90e")].source
-    assert "concatenate, mix with $W_o$" in source["diagram-md"]
-    assert "$(b, n, d_{model})$ to $(b, h, n, d_k)$" in source["split-md"]
+    why = "The toy has $h = d_{model} = 4$, so its shapes cannot tell the axes apart."
+    assert why in source["split-md"] and "no two axes share a length" in source["split-md"]
+    page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
+    assert page.count("d_{model} = 32") == 2  # the split section and the parameter exercise
+    before = " ".join(source[i] for i in ids[: ids.index("split-md")])
+    assert "32" not in before and "n = 6" not in before  # the toy's sizes only, until then
+    assert "$(b, n, d_{model})$ to $(b, h, n, d_k)$" in source["split-md2"]
     out = "".join(o.get("text", "") for o in cells[ids.index("ef813e7a")].outputs)
     assert "batch: (2, 6, 32) -> (2, 8, 6, 4)" in out
     X = np.random.default_rng(0).normal(size=(2, 6, 32))
@@ -1029,3 +1093,24 @@ def test_shape_tracer_shows_the_softmax_work_that_grows_with_h():
         plt.close(fig)
         assert f"h n² = {n_heads * 36:,}\nelement-wise" in labels
         assert f"softmax works on h n^2 = {n_heads * 36:,} numbers" in alt
+
+
+def test_toy_table_lines_up_labelled_columns_and_rejects_bad_input():
+    """Fix round 7f, finding 2: the chapter's comparisons are printed by toy.table."""
+    shown = repr(toy.table({"q": [2.0, -0.4], "k": [0.25, 1.0]}, ["it", "delicious"]))
+    assert shown.splitlines() == [
+        "               q     k",
+        "it          2.00  0.25",
+        "delicious  -0.40  1.00",
+    ]
+    counts = str(toy.table({"stored": np.array([36, 1152])}, [1, 32], corner="h"))
+    assert counts.splitlines() == ["h   stored", " 1      36", "32   1,152"]
+    assert len(repr(toy.table({"x": toy.X[:, 0]})).splitlines()) == 1 + len(toy.TOKENS)
+    with pytest.raises(ValueError, match=r"column 'q' must hold one number per row: 8 rows"):
+        toy.table({"q": [1.0, 2.0]})
+    with pytest.raises(ValueError, match=r"got shape \(8, 4\)"):
+        toy.table({"X": toy.X})
+    with pytest.raises(TypeError, match="column 'w' must hold numbers"):
+        toy.table({"w": list("abcdefgh")})
+    with pytest.raises(TypeError, match="non-empty dict"):
+        toy.table([1.0] * 8)
