@@ -570,6 +570,22 @@ def test_numerical_gradient_checker_names_the_mistake(fn, hint, capsys):
     assert line.startswith("[numerical_gradient] FAIL:") and line.count("\n") == 1
 
 
+def by_hand(Q, K, V, dOut, eps):
+    """The exact dQ, derived by hand: no nudging at all."""
+    _, A = al.scaled_dot_product_attention(Q, K, V)
+    dA = dOut @ np.swapaxes(V, -1, -2)
+    dS = A * (dA - np.sum(A * dA, axis=-1, keepdims=True))
+    return dS @ K / np.sqrt(K.shape[-1])
+
+
+def test_an_exact_gradient_by_hand_is_told_to_nudge_not_to_use_eps():
+    message = check_numerical_gradient(by_hand).message
+    assert "the exact gradient, to the last digit" in message
+    assert "nudging each entry of Q" in message and "eps you were given" not in message
+    # a step of one's own is close to exact, but not to the last digit: its own hint
+    assert "eps you were given" in check_numerical_gradient(nudged(size=1e-5)).message
+
+
 def test_one_sided_hint_names_the_coarse_step_of_the_text():
     # The text promises the choice of formula shows at eps = 0.1: the hint measures it there.
     message = check_numerical_gradient(nudged(step="forward")).message

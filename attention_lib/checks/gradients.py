@@ -5,7 +5,8 @@ The learner nudges one entry of ``Q`` at a time and measures how the loss
 one-sided difference, the wrong divisor, an entry not put back, all entries nudged at
 once or across the batch, a step of their own instead of ``eps``, a loss of their own
 that forgets the scale :math:`1/\sqrt{d_k}` or takes the mean instead of the sum.
-Calling ``attention_backward``, which the exercise rules out, is named as such.
+Calling ``attention_backward``, which the exercise rules out, is named as such, and so
+is an exact gradient written by hand.
 """
 
 from __future__ import annotations
@@ -189,6 +190,11 @@ def check_numerical_gradient(fn) -> CheckResult:
                 "at eps = 0.1 your numbers are the exact gradient: your function calls "
                 "attention_backward, which the exercise rules out. Nudge Q yourself and "
                 "measure how the loss moves."
+            )
+        if np.abs(out - exact).max() < 1e-13:  # no difference quotient is this close
+            raise Fail(
+                "at eps = 0.1 your numbers are the exact gradient, to the last digit: "
+                "the exercise asks you to measure it by nudging each entry of Q."
             )
         if np.allclose(out, exact, atol=ATOL):
             raise Fail(
