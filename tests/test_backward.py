@@ -716,6 +716,22 @@ def test_before_after_stacks_two_grids():
         before_after(np.full((2, 3), 1 / 3), weights, tokens, referent)
 
 
+def test_grid_says_what_the_outline_means_and_counts_printed_ties_as_ties():
+    weights, tokens, referent = grid_inputs()
+    fig, _ = it_attention(weights, tokens, referent, title="demo")
+    assert 'outlined: the noun "it" means' in fig.axes[0].get_xlabel()
+    plt.close(fig)
+    # 0.131 beats 0.128 by argmax, but both cells print 0.13: the alt text says "tied"
+    close = np.array([[0.12, 0.131, 0.128, 0.12], [0.1, 0.1, 0.7, 0.1]])
+    fig, alt = it_attention(close, tokens, referent, title="demo")
+    assert alt.endswith("the referent is tied for top in 1 of 2, alone on top in 1.")
+    plt.close(fig)
+    level = np.array([[0.1, 0.3, 0.3, 0.3], [0.2, 0.2, 0.2, 0.4]])
+    fig, alt = it_attention(level, tokens, referent, title="demo")
+    assert alt.endswith("the referent is tied for top in 1 of 2.")
+    plt.close(fig)
+
+
 def test_training_frame_marks_the_step(run):
     weights, tokens, referent = grid_inputs()
     fig, alt = training_frame(50, weights, tokens, referent, run.loss, run.test_accuracy)

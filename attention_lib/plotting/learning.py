@@ -130,14 +130,19 @@ def _draw_grid(ax, W: np.ndarray, tokens, ref: np.ndarray, title: str):
         ax.add_patch(Rectangle((ref[i] - 0.45, i - 0.45), 0.9, 0.9, fill=False, linewidth=1.2))
     ax.set_xticks(range(W.shape[1]), [str(j) for j in range(W.shape[1])], fontsize=8)
     ax.set_yticks(range(W.shape[0]), [f"#{i + 1}" for i in range(W.shape[0])], fontsize=8)
-    ax.set_xlabel('position in the sentence (cell: token and the weight "it" gives it)', fontsize=8)
+    ax.set_xlabel(
+        'position (cell: token, weight "it" gives it; outlined: the noun "it" means)', fontsize=8
+    )
     ax.set_title(title, fontsize=10)
     return image
 
 
 def _grid_summary(W: np.ndarray, ref: np.ndarray) -> str:
     rows = np.arange(W.shape[0])
-    hits = int(np.sum(W.argmax(axis=1) == ref))
+    shown = W.round(2)  # judged on the numbers the cells print, as a reader sees them
+    others = np.where(np.arange(W.shape[1]) == ref[:, None], -1.0, shown).max(axis=1)
+    hits = int(np.sum(shown[rows, ref] > others))
+    ties = int(np.sum(shown[rows, ref] == others))
     low, high = f"{W[rows, ref].min():.2f}", f"{W[rows, ref].max():.2f}"
     share = f"{W[rows, ref].mean():.2f} of the attention of 'it'"
     rows_said = f"the {W.shape[0]} sentences shown"
@@ -148,7 +153,13 @@ def _grid_summary(W: np.ndarray, ref: np.ndarray) -> str:
     )
     return (
         f"the referent gets {share}; the largest weight "
-        f"in a row is {W.max():.2f}; the referent is the top token in {hits} of {W.shape[0]}"
+        f"in a row is {W.max():.2f}; the referent is "
+        + (
+            f"tied for top in {ties} of {W.shape[0]}"
+            + (f", alone on top in {hits}" if hits else "")
+            if ties
+            else f"the top token in {hits} of {W.shape[0]}"
+        )
     )
 
 
