@@ -130,8 +130,41 @@ def test_a_blend_on_a_pin_is_pointed_at_and_named(toy_values):
         pointers = [t for t in fig.axes[0].texts if getattr(t, "arrow_patch", None)]
         assert [t.get_text() for t in pointers] == named
         for t in pointers:
-            assert t.xyann == (-30, -45)  # towards the middle of the board
+            assert t.xyann == (-20, -75)  # towards the middle of the board, below the tags
         plt.close(fig)
+
+
+def test_every_pin_has_a_framed_tag_that_covers_no_pin_and_no_other_tag(toy_values):
+    # At T = 0.05 the one-hot ring and the output of 'it' both sit on the pin of 'cake'.
+    # Each token's name is a framed tag of at least 9 CSS px (at 1280 px, and on a 375 px
+    # phone, where a figure is drawn at most 520 px wide), set off from its pin: no tag
+    # covers a pin, the one-hot ring, or another tag, and the pins are drawn above every
+    # blend's mark, so the pin of 'cake' stays in sight inside the ring.
+    _, V = toy_values
+    sharp = toy.attention(temperature=0.05)[1][IT]
+    blends = {"uniform": np.full(8, 1 / 8), "one-hot": np.eye(8)[CAKE], "output of 'it'": sharp}
+    fig, _ = blend_hull(V, toy.TOKENS, blends, dims=(NOUN, THIRD), title="x", cards=["it"])
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    natural = fig.get_size_inches()[0] * 90  # px, as saved at 90 dpi
+    tags = ax.texts[:8]
+    for tag in tags:
+        for drawn in (688, 520):
+            assert tag.get_fontsize() * 90 / 72 * min(1, drawn / natural) >= 9, tag.get_text()
+        assert tag.get_bbox_patch().get_linewidth() > 0  # framed: "I" is a tag, not a stroke
+    boxes = [tag.get_bbox_patch().get_window_extent() for tag in tags]
+    pins, ring = ax.collections[0], ax.collections[2]
+    at = ax.transData.transform(pins.get_offsets())  # (8, 2): the pins in display px
+    ring_half = (np.sqrt(ring.get_sizes()[0]) + ring.get_linewidth()[0]) / 2 * fig.dpi / 72
+    for k, box in enumerate(boxes):
+        assert not any(box.contains(x, y) for x, y in at), tags[k].get_text()
+        x, y = at[CAKE]
+        clear = box.x0 > x + ring_half or box.x1 < x - ring_half
+        assert clear or box.y0 > y + ring_half or box.y1 < y - ring_half, tags[k].get_text()
+        for other in boxes[k + 1 :]:
+            assert not box.overlaps(other), tags[k].get_text()
+    assert all(pins.get_zorder() > c.get_zorder() for c in ax.collections[1:])
+    plt.close(fig)
 
 
 def test_blend_hull_keeps_each_blends_shade_whatever_the_count(toy_values):

@@ -19,6 +19,7 @@ from .base import CMAP
 from .hull import convex_hull, inside_hull
 
 _MARKERS = ("o", "s", "D", "^", "v", "P", "X")
+_TOKEN_PT = 11  # a token's tag: 13.75 CSS px at 1280 px, 12.4 on a phone
 
 
 def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: str, cards=()):
@@ -82,10 +83,23 @@ def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: st
     fill = plt.get_cmap(CMAP)(0.9)
     ax.fill(ring[:, 0], ring[:, 1], color=fill, alpha=0.25, zorder=0)
     ax.plot(ring[:, 0], ring[:, 1], "--", color="0.35", linewidth=1, label="convex hull")
-    ax.scatter(P[:, 0], P[:, 1], s=28, color="0.25", zorder=2, label="value vectors (cards)")
+    # The pins are drawn above every blend's mark, so a blend that lands on a pin never
+    # hides it; the white rim keeps a pin in sight on a dark mark.
+    ax.scatter(
+        P[:, 0],
+        P[:, 1],
+        s=30,
+        color="0.15",
+        edgecolor="white",
+        linewidth=0.8,
+        zorder=20,
+        label="value vectors (cards)",
+    )
+    centre = P.mean(axis=0)
+    span = np.ptp(P, axis=0).max() or 1.0
     for k, token in enumerate(tokens):
         pin = f"card of '{token}'" if token in cards else token
-        ax.annotate(pin, P[k], xytext=(5, 4), textcoords="offset points", fontsize=9)
+        _pin_label(ax, pin, P[k], P[k] - centre, span)
     # The k-th blend keeps its shade whatever the count, so a slider frame matches the figure.
     shades = plt.get_cmap(CMAP)(np.linspace(0.0, 0.75, max(len(outputs), 4)))
     for k, (label, o) in enumerate(outputs.items()):
@@ -102,24 +116,22 @@ def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: st
             zorder=3 + k,
             label=f"{label}: ({o[0]:.2f}, {o[1]:.2f})",
         )
-    span = np.ptp(P, axis=0).max() or 1.0
     # A blend that lands on a pin gets a pointer and its name, set off towards the middle
     # of the board, so it is not taken for the pin (or the ring of a one-hot row there).
-    centre = P.mean(axis=0)
     for label, o in outputs.items():
         if _one_hot(blends[label]) or np.linalg.norm(P - o, axis=1).min() > 0.03 * span:
             continue  # a one-hot row belongs on its pin, as a ring
         ax.annotate(
             label,
             o,
-            xytext=(-30 * np.sign(o[0] - centre[0]), -45 * np.sign(o[1] - centre[1])),
+            xytext=(-20 * np.sign(o[0] - centre[0]), -75 * np.sign(o[1] - centre[1])),
             textcoords="offset points",
             ha="center",
             va="center",
             fontsize=9,
             bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "linewidth": 0},
             arrowprops={"arrowstyle": "->", "color": "black", "linewidth": 1},
-            zorder=10,
+            zorder=22,
         )
     lo, hi = P.min(axis=0) - 0.12 * span, P.max(axis=0) + 0.15 * span
     ax.set_xlim(lo[0], hi[0])
@@ -160,3 +172,23 @@ def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: st
 def _one_hot(w) -> bool:
     w = np.asarray(w, dtype=float)
     return bool(np.isclose(w.max(), 1.0) and np.allclose(np.sort(w)[:-1], 0.0))
+
+
+def _pin_label(ax, text: str, xy, away, span: float) -> None:
+    """A token's name in a framed tag, set off from its pin away from the middle of the
+    board: clear of any mark on the pin (the one-hot ring is 13 pt wide), and a
+    one-letter name such as "I" is a tag to find, not a lone stroke."""
+    x, y = np.asarray(away, dtype=float) / span
+    norm = np.hypot(x, y)
+    x, y = (x / norm, y / norm) if norm > 1e-9 else (0.7, 0.7)  # a pin in the middle
+    ax.annotate(
+        text,
+        xy,
+        xytext=(15 * x, 15 * y),
+        textcoords="offset points",
+        ha="left" if x > 0.38 else "right" if x < -0.38 else "center",
+        va="bottom" if y > 0.38 else "top" if y < -0.38 else "center",
+        fontsize=_TOKEN_PT,
+        bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "edgecolor": "0.45", "lw": 0.8},
+        zorder=21,
+    )
