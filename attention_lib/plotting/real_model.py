@@ -14,9 +14,13 @@ import math
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.textpath import TextPath
 
 from ..validate import as_float_array
 from .base import CMAP, annotate_cells, check_stack
+
+_BAR_ZONE = 0.7  # inches at the bottom for the key caption and the colour bar
+_LABEL_PT = 9  # token labels and tick numbers: 9 pt shows at 9 CSS px or more on a phone
 
 
 def attention_panels(
@@ -37,7 +41,7 @@ def attention_panels(
     ncols : int, default 3
         Panels per row (three keep the labels readable at the page's width).
     cell : float, default 0.16
-        Side of one heatmap cell in inches; the token labels grow with it (7.5 pt at
+        Side of one heatmap cell in inches; the token labels grow with it (9 pt at
         0.16 in), so a figure of two or three panels can use larger type.
 
     Returns
@@ -54,49 +58,30 @@ def attention_panels(
     nrows = math.ceil(k / ncols)
     # All panels are tiles of one image on one axes: far quicker to draw than k axes,
     # so all the frames of a slider are ready in well under a second.
-    # Panel pitch: a blank column between panels; below each, room for its key labels
-    # (rotated, about 0.5 in) and its title.
-    dx, dy = n + 1, n + 6
-    mosaic = np.full((nrows * dy - 6, ncols * dx - 1), np.nan)  # NaN is drawn white
+    pt = _LABEL_PT * cell / 0.16  # a rotated key label fills most of its column
+    longest = _width(tokens, pt)
+    # Panel pitch: a blank column between panels; below each, its key labels and the
+    # next panel's title.
+    dx, dy = n + 1, n + _gap(longest, cell)
+    mosaic = np.full((nrows * dy - (dy - n), ncols * dx - 1), np.nan)  # NaN is drawn white
     marks = []  # (x, y) of the largest weight in every row of every panel
     for i in range(k):
         r, c = divmod(i, ncols)
         mosaic[r * dy : r * dy + n, c * dx : c * dx + n] = W[i]
         marks += [(c * dx + j, r * dy + q) for q, j in enumerate(W[i].argmax(axis=1))]
-    # Inches for labels, title and colour bar around cells of 0.16 in.
-    grow = cell / 0.16  # labels and the margins that hold them scale with the cell
-    margins = (0.95 * grow, 0.9, 0.45, 0.8 * grow)
+    margins = (0.35 + longest + 0.25 * cell, 0.15, 0.5 + cell, _bottom(longest, cell))
     fig, ax, image, box = _mosaic(mosaic, marks, cell=cell, margins=margins)
-    left, bottom, plot_w, plot_h, width, height = box
     # Plain text labels rather than ticks: each tick is several artists, and slow to draw.
-    label = {"fontsize": 7.5 * grow}
     for r in range(nrows):
         for q, token in enumerate(tokens):
-            ax.text(-0.8, r * dy + q, token, ha="right", va="center", **label)
+            ax.text(-0.75, r * dy + q, token, ha="right", va="center", fontsize=pt)
     for i in range(k):  # key labels under every panel, so no column has to be guessed
         r, c = divmod(i, ncols)
         for j, token in enumerate(tokens):
-            ax.text(
-                c * dx + j, r * dy + n - 0.2, token, rotation=90, ha="center", va="top", **label
-            )
-        ax.text(
-            c * dx + (n - 1) / 2,
-            r * dy - 0.8,
-            names[i],
-            ha="center",
-            fontsize=max(9, 7.5 * grow + 1),
-        )
-    fig.text(
-        (left + plot_w / 2) / width, 1 - 0.08 / height, title, ha="center", va="top", fontsize=10
-    )
-    fig.text(
-        (left + plot_w / 2) / width, 0.05 / height, "key (attended to)", ha="center", fontsize=8
-    )
-    fig.text(0.1 / width, 0.5, "query (attending)", va="center", rotation=90, fontsize=8)
-    bar_h = min(2.5, plot_h)
-    y_bar = bottom + (plot_h - bar_h) / 2
-    cax = fig.add_axes(((width - 0.75) / width, y_bar / height, 0.12 / width, bar_h / height))
-    fig.colorbar(image, cax=cax).ax.tick_params(labelsize=8)
+            y = r * dy + n - 0.2
+            ax.text(c * dx + j, y, token, rotation=90, ha="center", va="top", fontsize=pt)
+        ax.text(c * dx + (n - 1) / 2, r * dy - 0.8, names[i], ha="center", fontsize=10)
+    _frame(fig, image, box, title, "key (attended to)", "query (attending)")
     parts = [f"{names[i]}: {_habit(W[i], tokens)}" for i in range(k)]
     alt = (
         f"{k} attention heatmaps: {title}. Rows are queries, columns are keys, colour 0 "
@@ -154,30 +139,27 @@ def token_attention(weights, tokens, query: int, *, ncols: int = 3):
     rows = W[:, :, query, :]  # (L, h, n): the one query's weights, head by head
     ncols = min(ncols, L)
     nrows = math.ceil(L / ncols)
-    dx, dy = n + 2, h + 6  # 2 blank columns hold the head numbers; below: keys, title
-    mosaic = np.full((nrows * dy - 6, ncols * dx - 1), np.nan)
+    longest = _width(tokens, _LABEL_PT)
+    dx, dy = n + 2, h + _gap(longest, 0.16)  # 2 blank columns hold the head numbers
+    mosaic = np.full((nrows * dy - (dy - h), ncols * dx - 1), np.nan)
     marks = []
     for i in range(L):
         r, c = divmod(i, ncols)
         mosaic[r * dy : r * dy + h, c * dx : c * dx + n] = rows[i]
         marks += [(c * dx + j, r * dy + head) for head, j in enumerate(rows[i].argmax(axis=1))]
-    fig, ax, image, box = _mosaic(mosaic, marks, cell=0.16, margins=(0.55, 0.9, 0.4, 0.75))
-    left, bottom, plot_w, plot_h, width, height = box
+    margins = (0.35 + _width([str(h)], _LABEL_PT), 0.15, 0.66, _bottom(longest, 0.16))
+    fig, ax, image, box = _mosaic(mosaic, marks, cell=0.16, margins=margins)
     for i in range(L):
         r, c = divmod(i, ncols)
-        ax.text(c * dx + (n - 1) / 2, r * dy - 0.8, f"layer {i + 1}", ha="center", fontsize=9)
+        ax.text(c * dx + (n - 1) / 2, r * dy - 0.8, f"layer {i + 1}", ha="center", fontsize=10)
         for head in range(h):  # every head row numbered, so none has to be counted
-            ax.text(
-                c * dx - 0.7, r * dy + head, str(head + 1), ha="right", va="center", fontsize=7.5
-            )
+            y = r * dy + head
+            ax.text(c * dx - 0.75, y, str(head + 1), ha="right", va="center", fontsize=_LABEL_PT)
         for j, token in enumerate(tokens):  # key labels under every panel
             y = r * dy + h - 0.2
-            ax.text(c * dx + j, y, token, rotation=90, ha="center", va="top", fontsize=7.5)
+            ax.text(c * dx + j, y, token, rotation=90, ha="center", va="top", fontsize=_LABEL_PT)
     title = f"The attention of '{tokens[query]}' in every layer and head"
-    fig.text((left + plot_w / 2) / width, 1 - 0.06 / height, title, ha="center", va="top")
-    fig.text(0.08 / width, 0.5, "head", va="center", rotation=90, fontsize=8)
-    cax = fig.add_axes(((width - 0.65) / width, bottom / height, 0.1 / width, plot_h / height))
-    fig.colorbar(image, cax=cax).ax.tick_params(labelsize=8)
+    _frame(fig, image, box, title, "key (attended to)", "head")
     favourite = rows.mean(axis=1)  # (L, n): the average over the heads
     parts = [
         f"layer {i + 1}: '{tokens[j]}' ({favourite[i, j]:.2f})"
@@ -215,11 +197,11 @@ def head_grid(values, *, title: str, fmt: str = ".2f"):
     L, h = V.shape
     fig, ax = plt.subplots(figsize=(1.4 + 0.55 * h, 1.0 + 0.42 * L))
     image = ax.imshow(V, cmap=CMAP, vmin=0.0, vmax=1.0, aspect="auto")  # as every weight map
-    annotate_cells(ax, V, 0.0, 1.0, fmt, fontsize=8.5)
+    annotate_cells(ax, V, 0.0, 1.0, fmt, fontsize=10)
     best = np.unravel_index(int(np.argmax(V)), V.shape)
     ax.add_patch(plt.Rectangle((best[1] - 0.5, best[0] - 0.5), 1, 1, fill=False, lw=2, ec="red"))
-    ax.set_xticks(range(h), [str(j + 1) for j in range(h)], fontsize=8)
-    ax.set_yticks(range(L), [str(i + 1) for i in range(L)], fontsize=8)
+    ax.set_xticks(range(h), [str(j + 1) for j in range(h)], fontsize=10)
+    ax.set_yticks(range(L), [str(i + 1) for i in range(L)], fontsize=10)
     ax.set_xlabel("head")
     ax.set_ylabel("layer")
     ax.set_title(title, fontsize=10)
@@ -251,3 +233,36 @@ def _mosaic(mosaic: np.ndarray, marks: list, cell: float, margins: tuple):
     ax.scatter(*np.transpose(marks), s=6, c="white", edgecolors="black", linewidths=0.4)
     ax.set_axis_off()
     return fig, ax, image, (left, bottom, plot_w, plot_h, width, height)
+
+
+def _width(labels, pt: float) -> float:
+    """The width in inches of the longest of ``labels`` at ``pt`` points."""
+    return max(TextPath((0, 0), str(t), size=pt).get_extents().width for t in labels) / 72
+
+
+def _gap(longest: float, cell: float) -> int:
+    """Blank rows of cells between two rows of panels: the key labels (``longest``
+    inches, rotated) and the next panel's title."""
+    return math.ceil(0.8 + (longest + 0.16) / cell)
+
+
+def _bottom(longest: float, cell: float) -> float:
+    """Inches under the last row of panels: its key labels, a caption, the colour bar."""
+    return 0.3 * cell + longest + _BAR_ZONE
+
+
+def _frame(fig, image, box, title: str, xlabel: str, ylabel: str) -> None:
+    """Title above the panels; axis captions; a horizontal colour bar at the bottom, so
+    it takes no width from the panels (width is what a phone shrinks)."""
+    left, bottom, plot_w, plot_h, width, height = box
+    middle = (left + plot_w / 2) / width
+    fig.text(middle, 1 - 0.06 / height, title, ha="center", va="top", fontsize=11)
+    fig.text(middle, (_BAR_ZONE - 0.04) / height, xlabel, ha="center", va="top", fontsize=10)
+    fig.text(
+        0.06 / width, (bottom + plot_h / 2) / height, ylabel, va="center", rotation=90, fontsize=10
+    )
+    bar_w = min(2.5, plot_w - 1)
+    x0 = left + (plot_w - bar_w) / 2
+    cax = fig.add_axes((x0 / width, 0.3 / height, bar_w / width, 0.1 / height))
+    fig.colorbar(image, cax=cax, orientation="horizontal").ax.tick_params(labelsize=_LABEL_PT)
+    fig.text((x0 - 0.2) / width, 0.35 / height, "weight", ha="right", va="center", fontsize=10)

@@ -1,0 +1,78 @@
+"""Chapter 11's figures on a phone: every text at 9 CSS px or more, and labels that do not
+collide.
+
+tests/test_figure_text_07_12.py holds chapters 7 to 12 to 9 CSS px at 1280 px, where a
+figure is shrunk to the 688 px column. On a 375 px phone a figure is drawn at most 520 px
+wide and scrolls in its box (_static/wrap-output.css), so a figure wider than 520 px
+shrinks there too. The site test allows 7 px on a phone; chapter 11's grids of small
+panels are where that was too small to read, so here they are held to 9 px at both widths.
+"""
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from attention_lib import plotting as P
+
+DPI, SMALLEST = 90, 9.0
+DRAWN = {1280: 688, 375: 520}  # the widest a figure is drawn, in CSS px, by window width
+TOKENS = ["[CLS]", "i", "ate", "the", "cake", "and", "it", "was", "delicious", ".", "[SEP]"]
+
+
+def smallest_text(fig, window: int) -> tuple[float, str]:
+    """The smallest visible text of ``fig`` in CSS px, as drawn in a window so wide."""
+    fig.canvas.draw()
+    natural = fig.get_size_inches()[0] * DPI
+    texts = [t for t in fig.findobj(matplotlib.text.Text) if t.get_visible()]
+    size, text = min((t.get_fontsize(), t.get_text()) for t in texts if t.get_text().strip())
+    return size * DPI / 72 * min(1.0, DRAWN[window] / natural), text
+
+
+def figures():
+    W = np.random.default_rng(0).dirichlet(np.ones(11), size=(6, 12, 11))  # (6, 12, n, n)
+    yield "layer slider, 12 heads", lambda: P.attention_panels(W[0], TOKENS, title="t")
+    yield "three habits", lambda: P.attention_panels(W[0, :3], TOKENS, list("abc"), title="t")
+    yield "token slider", lambda: P.token_attention(W, TOKENS, 6)
+    yield "72-head grid", lambda: P.head_grid(W[:, :, 6, 4], title="t")
+    yield (
+        "two heads",
+        lambda: P.attention_panels(W[0, :2], TOKENS, ["a", "b"], title="t", cell=0.2),
+    )
+
+
+@pytest.mark.parametrize(("name", "draw"), list(figures()), ids=[n for n, _ in figures()])
+@pytest.mark.parametrize("window", [1280, 375])
+def test_every_text_shows_at_9_css_px_on_a_laptop_and_a_phone(name, draw, window):
+    fig, _ = draw()
+    size, text = smallest_text(fig, window)
+    plt.close(fig)
+    assert size >= SMALLEST, f"{name} at {window} px: {text!r} shows at {size:.1f} CSS px"
+
+
+def test_the_measure_catches_the_old_panels_on_a_phone():
+    # The old 12-panel figure: 7.5 pt labels, 671 px wide. 9.4 px at 1280, 7.3 on a phone.
+    fig = plt.figure(figsize=(671 / DPI, 10))
+    fig.text(0.5, 0.5, "cake", fontsize=7.5)
+    assert smallest_text(fig, 1280)[0] == pytest.approx(7.5 * 1.25)
+    assert smallest_text(fig, 375)[0] == pytest.approx(7.5 * 1.25 * 520 / 671)
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("name", ["layer slider, 12 heads", "token slider", "two heads"])
+def test_labels_titles_and_colour_bar_do_not_overlap(name):
+    fig, _ = dict(figures())[name]()
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in ax.texts]
+    boxes += [(t.get_text(), t.get_window_extent(renderer)) for t in fig.texts]
+    boxes.append(("colour bar", fig.axes[1].get_tightbbox(renderer)))
+    figure_box = fig.bbox
+    for k, (text, box) in enumerate(boxes):
+        inside = figure_box.x0 <= box.x0 and box.x1 <= figure_box.x1 + 0.5
+        assert inside and figure_box.y0 <= box.y0 and box.y1 <= figure_box.y1 + 0.5, text
+        for other, box2 in boxes[k + 1 :]:
+            assert not box.overlaps(box2), f"{name}: {text!r} overlaps {other!r}"
+    assert fig.axes[1].get_position().y1 < ax.get_position().y0  # the bar is below the panels
+    plt.close(fig)
