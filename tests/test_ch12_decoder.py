@@ -333,7 +333,7 @@ def test_exercise_b_solution_matches_a_retrained_model():
 
 
 def test_one_head_carries_cake_in_two_seeds_of_three():
-    """Chapter 12's seed note: seeds 0-2 retrained, heads mean-ablated one and two at a time."""
+    """Chapter 12's seed table: seeds 0-2 retrained, heads mean-ablated one and two at a time."""
     from threadpoolctl import threadpool_limits
 
     from attention_lib import decoder
@@ -362,12 +362,14 @@ def test_one_head_carries_cake_in_two_seeds_of_three():
     assert on_cake.argmax() == 4 - 1 and round(on_cake[3], 2) == 0.96
     assert round(p[delicious], 2) == 0.38 and round(ablated(0, 4)[delicious], 2) == 0.01
     assert food.VOCAB[ablated(0, 4).argmax()] == "bland"
+    assert (round(p[dessert].sum(), 2), round(ablated(0, 4)[dessert].sum(), 2)) == (0.84, 0.03)
     assert all(food.VOCAB[ablated(0, k).argmax()] == "delicious" for k in (1, 2, 3))
-    # Seed 2: head 1, 0.92; mean-ablated, P(delicious) 0.39 -> 0.02.
+    # Seed 2: head 1, 0.92; mean-ablated, P(delicious) 0.39 -> 0.02, dessert 0.93 -> 0.15.
     params, p, on_cake = found[2]
     assert on_cake.argmax() == 1 - 1 and round(on_cake[0], 2) == 0.92
     assert round(p[delicious], 2) == 0.39 and round(ablated(2, 1)[delicious], 2) == 0.02
     assert all(food.VOCAB[ablated(2, k).argmax()] == "delicious" for k in (2, 3, 4))
+    assert (round(p[dessert].sum(), 2), round(ablated(2, 1)[dessert].sum(), 2)) == (0.93, 0.15)
     # Seed 1: two heads share the job. Top word "soft"; head 3 looks most (0.65), and
     # mean-ablating it halves the dessert mass, 0.90 -> 0.43; head 4 alone leaves 0.84,
     # heads 3 and 4 together 0.16; no other pair goes below 0.37.
