@@ -156,10 +156,10 @@ def test_projection_element_expects_the_library_value(capsys):
 @pytest.mark.parametrize(
     ("answer", "status", "hint"),
     [
-        (1.12, "FAIL", "x_delicious · (row 0 of W_q) (or only the product 0.7 × 1.6)"),
+        (1.12, "FAIL", "2 slips give this number: x_delicious · (row 0 of W_q); or only"),
         (0.24, "FAIL", "only the product 0.3 × 0.8"),
         (4.2, "FAIL", "you added up column 0 of W_q without x_delicious"),
-        (0.7, "FAIL", "that uses position 0 only: x_delicious holds 0.7 there"),
+        (0.7, "FAIL", "W_k or W_v used instead of W_q; or position 0 of x_delicious alone"),
         (1.4, "FAIL", "close: that is the answer rounded to one decimal. Give 2 decimals."),
         (0.37, "FAIL", "that is element 1, from column 1 of W_q; the question asks for element 0"),
         (0.63, "FAIL", "that is element 3, from column 3 of W_q"),
@@ -180,12 +180,12 @@ def test_each_projection_element_mistake_gets_its_own_hint(answer, status, hint,
 
 
 def test_row_hint_stands_alone_when_no_single_product_matches(capsys):
-    # Q_was[0] = 0.6 × 0.8 + 0.2 × 1.8 = 0.84; row 0 of W_q gives 0.18, no single product.
+    # Q_was[1] = 0.6 × 0.3 = 0.18; row 1 of W_q gives 0.6 × 0.4 = 0.24, no product of column 1.
     x = toy.X[WAS]
-    assert not check_projection_element(0.18, x, toy.W_q, 0, x_name="x_was", W_name="W_q")
+    assert not check_projection_element(0.24, x, toy.W_q, 1, x_name="x_was", W_name="W_q")
     line = capsys.readouterr().out
-    assert "that is x_was · (row 0 of W_q). Element 0 uses column 0" in line
-    assert "or only" not in line
+    assert "that is x_was · (row 1 of W_q). Element 1 uses column 1" in line
+    assert "slips give" not in line
     assert check_projection_element(0.84, x, toy.W_q, 0)
 
 
@@ -408,14 +408,10 @@ def test_a_shape_error_is_traced_to_its_slip(fn, hint, capsys):
 @pytest.mark.parametrize(
     ("answer", "hint"),
     [
-        # x_delicious has no person entry: 0 × 1.2 alone, the food and action terms forgotten
-        (0, "that uses position 1 only: x_delicious holds 0 there (0 × 1.2 = 0)"),
         # the person-person entry of W_q copied without x_delicious
         (1.2, "that is W_q[1, 1] read off alone, without x_delicious"),
         # 0.7 × 1.2: the food entry paired with the person row of the column
         (0.84, "0.7 × 1.2 takes position 0 of x_delicious and row 1 of column 1"),
-        # the action row's entry copied without its factor 0.3
-        (0.3, "that is W_q[2, 1] read off alone, without x_delicious. Multiply each"),
         (0.7, "that is entry 0 of x_delicious read off alone, without W_q"),
     ],
 )
@@ -452,3 +448,33 @@ def test_matmul_diagram_labels_the_columns_and_names_rows_and_columns_in_the_alt
     plt.close(fig)
     with pytest.raises(ValueError, match="cols needs one label per column of left"):
         matmul_diagram((8, 4), (4, 4), cols=("a", "b"))
+
+
+# --- Numbers that several slips give (the seventh cold review) ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "slips"),
+    [
+        # x_delicious has no person entry, and W_k's column 1 is (0, 1, 0, 0): both give 0
+        (0, ["W_k used instead of W_q", "position 1 of x_delicious alone (0 × 1.2)"]),
+        # W_v's column 1 is (0, 0, 1, 0), so 0.3 × 1 = 0.3, and W_q[2, 1] = 0.3 read off
+        (0.3, ["W_v used instead of W_q", "W_q[2, 1] read off alone"]),
+    ],
+)
+def test_a_number_that_several_slips_give_names_them_all(answer, slips, capsys):
+    x = toy.X[DELICIOUS]
+    assert not check_projection_element(answer, x, toy.W_q, 1, **ELEMENT, rows=ROWS)
+    line = capsys.readouterr().out
+    assert "slips give this number: " in line and all(slip in line for slip in slips)
+    assert line.endswith("multiply each pair and add all 4 products.\n")
+
+
+def test_a_truncated_answer_is_told_to_round(capsys):
+    # 0.7 × 0.4 + 0.3 × 0.3 can come out as 0.3699…; int(x * 100) / 100 then gives 0.36.
+    x = toy.X[DELICIOUS]
+    assert not check_projection_element(0.36, x, toy.W_q, 1, **ELEMENT, rows=ROWS)
+    line = capsys.readouterr().out
+    assert "0.3699… cut to 0.36, not rounded" in line
+    assert not check_projection_element(1.35, x, toy.W_q, 0, **ELEMENT)  # element 0 is 1.36
+    assert "close: round, do not truncate: 1.3599… rounds to 1.36." in capsys.readouterr().out

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from .base import (
@@ -60,81 +62,108 @@ def check_projection_element(
     col = W[:, j]
     terms = x * col  # (d_model,): the dot product, term by term
     shown = ", ".join(f"{v:g}" for v in col)
-    row = x @ W[j]
-    alone = [f for f in np.flatnonzero(terms) if np.isclose(terms[f], row, atol=0.005)]
-    also = f" (or only the product {x[alone[0]]:g} × {col[alone[0]]:g})" if alone else ""
-    mistakes = [
+    expected = float(terms.sum())
+    # Each slip is (its number, its full hint, a short name used when slips share a number).
+    slips = [
         (
-            row,
-            f"that is {x_name} · (row {j} of {W_name}){also}. Element {j} uses column {j}, "
+            x @ W[j],
+            f"that is {x_name} · (row {j} of {W_name}). Element {j} uses column {j}, "
             f"({shown}), the entry at position {j} of every row: multiply it entry by "
             f"entry with {x_name} and add all {x.size} products.",
+            f"{x_name} · (row {j} of {W_name})",
         ),
         (
             col.sum(),
             f"you added up column {j} of {W_name} without {x_name}: multiply each entry by "
             f"the matching entry of {x_name} first.",
+            f"column {j} of {W_name} added up without {x_name}",
         ),
     ]
-    mistakes += [
+    slips += [
         (
             terms[f],
             f"that is only the product {x[f]:g} × {col[f]:g}: add the products of all "
             f"{x.size} entries of {x_name} with column {j} of {W_name}.",
+            f"only the product {x[f]:g} × {col[f]:g}",
         )
         for f in np.flatnonzero(terms)
     ]
-    mistakes += _misread(x, W, j, x_name, W_name, shown)
-    expected = float(terms.sum())
-    mistakes += [
+    # Another matrix before misreadings: when both give the number, it is named first.
+    by_value: dict[float, list[str]] = {}  # matrices that give the same number: "W_k or W_v"
+    for name, M in (others or {}).items():
+        by_value.setdefault(round(float(x @ np.asarray(M, dtype=float)[:, j]), 6), []).append(name)
+    slips += [
+        (
+            value,
+            f"you used {' or '.join(names)}; this element comes from {W_name}.",
+            f"{' or '.join(names)} used instead of {W_name}",
+        )
+        for value, names in by_value.items()
+    ]
+    slips += _misread(x, W, j, x_name, W_name, shown)
+    slips += [
         (
             x @ W[:, k],
             f"that is element {k}, from column {k} of {W_name}; the question asks for "
             f"element {j}, from column {j} (counting from 0).",
+            f"element {k} (column {k} of {W_name})",
         )
         for k in range(W.shape[1])
         if k != j
     ]
     if round(expected, 1) != round(expected, 2):  # 1.4 for 1.36: rounding, not arithmetic
-        mistakes.insert(
+        hint = "close: that is the answer rounded to one decimal. Give 2 decimals."
+        slips.insert(0, (round(expected, 1), hint, "the answer rounded to one decimal"))
+    if np.isclose(expected, round(expected, 2), atol=1e-9):  # 0.3699... cut to 0.36
+        hint = f"close: round, do not truncate: {expected - 1e-4:.4f}… rounds to {expected:.2f}."
+        slips.insert(
             0,
             (
-                round(expected, 1),
-                "close: that is the answer rounded to one decimal. Give 2 decimals.",
+                round(expected, 2) - 0.01,
+                hint,
+                f"{expected - 1e-4:.4f}… cut to {expected - 0.01:.2f}, not rounded",
             ),
         )
-    # Other matrices that give the same wrong number are named together: "W_k or W_v".
-    by_value: dict[float, list[str]] = {}
-    for name, M in (others or {}).items():
-        by_value.setdefault(round(float(x @ np.asarray(M, dtype=float)[:, j]), 6), []).append(name)
-    mistakes += [
-        (value, f"you used {' or '.join(names)}; this element comes from {W_name}.")
-        for value, names in by_value.items()
-    ]
     for token, other in (rows or {}).items():  # a worked example's number, or a neighbour's
         other = np.asarray(other, dtype=float)
         if not np.array_equal(other, x):
-            mistakes += [
+            slips += [
                 (
                     value,
                     f"that is element {k} of the row of {token!r} through {W_name}, another "
                     f"token's number; this one starts from {x_name} and column {j}.",
+                    None,  # a coincidence too likely to name next to a real slip
                 )
                 for k, value in enumerate(other @ W)
             ]
-    fallback = (
-        f"{{value}} is too {{side}}. Pair each entry of {x_name} with the entry in the same "
-        f"row of column {j} of {W_name}, ({shown}), multiply each pair and add all "
-        f"{x.size} products: is one factor taken from another row or column?"
+    pair = (
+        f"Pair each entry of {x_name} with the entry in the same row of column {j} of "
+        f"{W_name}, ({shown}), multiply each pair and add all {x.size} products"
     )
+    fallback = f"{{value}} is too {{side}}. {pair}: is one factor taken from another row or column?"
     return check_number(
         "projection-element",
         answer,
         expected,
         places=2,
-        mistakes=tuple(mistakes),
+        mistakes=_shared_numbers(answer, slips, pair),
         fallback=fallback,
     )
+
+
+def _shared_numbers(answer, slips: list, pair: str) -> tuple:
+    """The (number, hint) pairs, where an answer that several slips give names them all."""
+    mistakes = tuple((wrong, hint) for wrong, hint, _ in slips)
+    if not isinstance(answer, numbers.Real) or isinstance(answer, (bool, np.bool_)):
+        return mistakes
+    close = [name for wrong, _, name in slips if abs(float(answer) - wrong) <= 0.005 + 1e-12]
+    names = [name for name in close if name is not None]
+    names = list(dict.fromkeys(names))  # each slip once, in order
+    if len(names) < 2:
+        return mistakes
+    slip = "; or ".join(names[:3])
+    hint = f"{len(names[:3])} slips give this number: {slip}. {pair}."
+    return ((float(answer), hint), *mistakes)
 
 
 def _misread(x: np.ndarray, W: np.ndarray, j: int, x_name: str, W_name: str, shown: str):
@@ -147,13 +176,17 @@ def _misread(x: np.ndarray, W: np.ndarray, j: int, x_name: str, W_name: str, sho
             f"{col[j]:g} = {x[j] * col[j]:g}), but its other entries count too. {pair}, "
             f"({shown}), and add all {x.size} products."
         )
-        found += [(x[j], hint), (x[j] * col[j], hint)]
+        name = f"position {j} of {x_name} alone ({x[j]:g} × {col[j]:g})"
+        found.append((x[j], hint, name))
+        if x[j] * col[j] == 0:  # a nonzero product is already named as "only the product"
+            found.append((0.0, hint, name))
     found += [
         (
             col[f],
             f"that is {W_name}[{f}, {j}] read off alone, without {x_name}. Multiply each "
             f"entry of column {j} by the entry of {x_name} in the same row (row {f} gets "
             f"{x[f]:g}), then add.",
+            f"{W_name}[{f}, {j}] read off alone",
         )
         for f in range(col.size)
     ]
@@ -162,6 +195,7 @@ def _misread(x: np.ndarray, W: np.ndarray, j: int, x_name: str, W_name: str, sho
             x[f],
             f"that is entry {f} of {x_name} read off alone, without {W_name}. {pair}, "
             f"({shown}): entry {f} goes with {col[f]:g}. Multiply each pair, then add.",
+            f"entry {f} of {x_name} read off alone",
         )
         for f in range(min(x.size, col.size))
         if f != j
@@ -177,6 +211,7 @@ def _misread(x: np.ndarray, W: np.ndarray, j: int, x_name: str, W_name: str, sho
                     f"that pairs entries one row apart: {x[f]:g} × {col[g]:g} takes position "
                     f"{f} of {x_name} and row {g} of column {j}. {pair}: {x[f]:g} goes with "
                     f"{col[f]:g}.",
+                    f"entries paired one row apart ({x[f]:g} × {col[g]:g})",
                 )
             )
     return found
