@@ -478,3 +478,19 @@ def test_a_truncated_answer_is_told_to_round(capsys):
     assert "0.3699… cut to 0.36, not rounded" in line
     assert not check_projection_element(1.35, x, toy.W_q, 0, **ELEMENT)  # element 0 is 1.36
     assert "close: round, do not truncate: 1.3599… rounds to 1.36." in capsys.readouterr().out
+
+
+def test_the_toy_s_weights_are_named_before_any_shape_slip(capsys):
+    # toy.W_q is (4, 4): on the checker's first case (d_model = 3) it is a shape error, yet
+    # the cause is the global, not the order of the product.
+    assert not check_one_score(lambda X, q, k, i, j: (X[i] @ toy.W_q) @ (X[j] @ toy.W_k))
+    line = capsys.readouterr().out
+    assert "ignores its arguments W_q and W_k" in line
+    assert "use the W_q and W_k you were given" in line and "the row first" not in line
+
+
+def test_a_column_of_K_is_told_to_take_a_row(capsys):
+    assert not check_one_score(lambda X, q, k, i, j: (X @ q)[i] @ (X @ k)[:, j])
+    line = capsys.readouterr().out
+    assert line.startswith("[one-score] FAIL: your function raised IndexError")
+    assert "row j of K = X @ W_k, K[j] (not the column K[:, j]" in line

@@ -25,8 +25,11 @@ def check_one_score(fn) -> CheckResult:
             try:
                 out = cases.run(case, X, W_q, W_k, i, j)
             except Fail as fail:  # a shape error: say which slip, not what NumPy saw
+                if "IndexError" in str(fail):  # K[:, j]: a column where a row was meant
+                    raise Fail(f"{str(fail).rstrip('.')}. {_ROWS}") from None
                 if "matmul" not in str(fail) and "aligned" not in str(fail):
                     raise
+                _own_weights(fn)  # toy.W_q fits only the toy's d_model: name that first
                 slip = _shape_slip(fn)
                 raise Fail(f"the shapes do not fit (on {case}): {slip}") from None
             expect_shape(out, (), case, " One score is one number: q_i · k_j.")
@@ -48,6 +51,18 @@ def check_one_score(fn) -> CheckResult:
             same(out, _score(X, W_q, W_k, i, j), case)
 
     return verdict("one-score", fn, run)
+
+
+def _own_weights(fn) -> None:
+    """Fail if, where the toy's matrices fit (d_model = d_k = 4), ``fn`` ignores W_q or W_k."""
+    rng = np.random.default_rng(7)
+    args = (rng.normal(size=(5, 4)), *rng.normal(size=(2, 4, 4)), 1, 3)
+    case = "X (5, 4), W_q and W_k (4, 4), i = 1, j = 3"
+    try:
+        out = call(fn, case, *args)
+    except Exception:  # noqa: BLE001 - a shape slip of its own: the next diagnosis names it
+        return
+    _ignored_arguments(fn, out, args, case)
 
 
 def _shape_slip(fn) -> str:
@@ -95,7 +110,14 @@ _UNPROJECTED = "that is x_i · x_j, before any projection: send x_i through W_q,
 _TRANSPOSED = (
     "you multiplied by the transposes (W_q @ x_i): x_i W_q dots x_i with each column of W_q."
 )
-_GLOBALS = "Work from the arguments, not from notebook variables such as Q, K or toy.W_q."
+_GLOBALS = (
+    "Work from the arguments, not from notebook variables such as Q, K or toy.W_q: use the "
+    "W_q and W_k you were given."
+)
+_ROWS = (
+    "A token's vector is a row: x_i is X[i], and the key of token j is row j of K = X @ W_k, "
+    "K[j] (not the column K[:, j], which holds one entry of every token)."
+)
 _BOTH_TOKENS = "The query comes from token i and the key from token j: use both."
 _ROW_FIRST = (
     "x_i has d_model entries and W_q has shape (d_model, d_k), so the query is "
