@@ -25,7 +25,8 @@ from .decoder import check_cross_entropy, check_kv_step
 from .embeddings import check_cosine_similarity
 from .gradients import check_numerical_gradient
 from .learning import check_grad_V, check_initial_loss, check_softmax_backward
-from .masking import check_causal_count, check_causal_mask, check_masked_softmax
+from .masked_softmax import check_masked_softmax
+from .masking import check_causal_count, check_causal_mask
 from .merge import check_merge
 from .multi_head import check_multi_head
 from .one_score import check_one_score
