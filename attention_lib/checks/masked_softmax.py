@@ -1,0 +1,221 @@
+"""Chapter 8 checker: softmax with a mask, ``fn(scores, mask)``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import causal_mask, scaled_dot_product_attention, softmax
+from ..masks import padding_mask
+from .base import Cases, CheckResult, Fail, expect_shape, fmt, known_mistakes, same, verdict
+
+# --- Exercise: softmax with a mask ----------------------------------------------------------
+
+
+def _expected_weights(scores, mask) -> np.ndarray:
+    """The library's masked weights for ``scores`` (no solution here): with the identity as
+    keys, ``Q Kᵀ`` is ``scores`` itself, and attention's weights (scale 1) are the answer."""
+    scores = np.asarray(scores, dtype=float)
+    rows = np.atleast_2d(scores)  # (..., n_q, n_k)
+    keys = np.broadcast_to(np.eye(rows.shape[-1]), (*rows.shape[:-2], *rows.shape[-1:] * 2))
+    mask = np.broadcast_to(mask, scores.shape).reshape(rows.shape)
+    _, weights = scaled_dot_product_attention(rows, keys, keys, mask=mask, scale=1.0)
+    return weights.reshape(scores.shape)
+
+
+def check_masked_softmax(fn) -> CheckResult:
+    """Check ``fn(scores, mask)``: weights over the keys, masked keys exactly 0."""
+
+    def run(cases: Cases) -> None:
+        row = np.array([0.1, 0.3, 0.2, 0.9, 0.1, 0.4, 0.1, 0.6])
+        allowed = np.array([True] * 6 + [False] * 2)
+        _check_case(cases, "one row, the last 2 keys masked", row, allowed)
+
+        rng = np.random.default_rng(8)
+        scores = np.round(rng.normal(size=(4, 4)), 1)
+        _check_case(cases, "4 x 4 scores with a causal mask", scores, causal_mask(4))
+
+        batch = np.round(rng.normal(size=(2, 3, 5)), 1)
+        case = "a batch (2, 3, 5) with a padding mask (2, 1, 5)"
+        _check_case(cases, case, batch, padding_mask([5, 3], 5))
+
+        big = np.array([[2.0, 1000.0, 1.0], [-1000.0, 3.0, 0.0]])
+        first_two = np.array([[True, True, False]] * 2)
+        _check_case(cases, "a masked key with score 1000", big, np.abs(big) < 1000)
+
+        # Large allowed scores: exp overflows or underflows unless each row's max is subtracted.
+        huge = np.array([[1000.0, 1001.0, 5.0], [-1000.0, -999.0, 0.0]])
+        _check_case(cases, "allowed scores near 1000 and -1000", huge, first_two)
+
+        # 1600 apart: shifting by the minimum or the mean leaves exp(800), which overflows.
+        wide = np.array([[-1600.0, 0.0, 3.0], [1.0, -1500.0, 2.0]])
+        _check_case(cases, "allowed scores 1600 apart", wide, first_two)
+
+        # Allowed scores far below 0: a finite fill (-1e4) beats them, only -inf cannot.
+        low = np.array([[-20000.0, -20001.0, 0.0]])
+        _check_case(cases, "allowed scores near -20000, the masked one 0", low, first_two[:1])
+
+    return verdict("masked_softmax", fn, run)
+
+
+def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -> None:
+    try:
+        out = cases.run(case, scores, mask)
+    except Fail as fail:  # the two crashes this exercise invites: name the fix
+        if "boolean index did not match" in str(fail):  # l[~mask] = -inf, a (b, 1, n_k) mask
+            raise Fail(
+                f"{fail} A boolean index needs the full shape of the scores, but this mask "
+                "only broadcasts to it; np.where(mask, scores, -np.inf) broadcasts."
+            ) from None
+        if "AxisError" in str(fail):  # e.g. e.sum(axis=-2) on the one-row case
+            raise Fail(
+                f"{fail} A single row has one axis, and it is the keys: softmax runs over "
+                "the keys of each query, axis=-1, which every shape has."
+            ) from None
+        raise
+    full = np.broadcast_to(mask, scores.shape)
+    expect_shape(out, scores.shape, case, " Return one weight per score.")
+    expected = _expected_weights(scores, mask)
+    if not np.all(np.isfinite(out)):
+        allowed = np.where(full, scores, np.nan)  # every row keeps a key
+        spread = (np.nanmax(allowed, axis=-1) - np.nanmin(allowed, axis=-1)).max()
+        if spread > 709:  # shifted by the minimum or the mean: exp(> 709) is inf
+            why = (
+                f"a row's allowed scores lie {spread:g} apart, so any other shift (the "
+                "minimum, the mean) leaves an exponent above 709, and exp overflows to inf."
+            )
+        elif np.nanmax(np.abs(allowed)) >= 1000:  # the allowed scores themselves are large
+            why = (
+                "exp(1000) overflows to inf and exp(-1000) underflows to 0, so without "
+                "the shift a row divides inf by inf or 0 by 0."
+            )
+        elif np.abs(scores).max() >= 1000:
+            why = _why_masked_1000(cases.fn)
+        else:
+            why = "a row whose allowed keys all get exp(...) = 0 divides 0 by 0."
+        raise Fail(
+            f"got nan or inf on {case}. Mask first, np.where(mask, scores, -np.inf), then "
+            "subtract the row's maximum over the allowed keys, so every exponent is <= 0 "
+            f"and one is exactly 0: {why}"
+        )
+    known_mistakes(out, *_softmax_mistakes(scores, mask, full, case))
+    if np.any(out[~full] != 0.0):
+        if np.nanmax(np.where(full, scores, np.nan)) < -1000:  # a finite fill beats these
+            raise Fail(
+                f"masked keys get weight {fmt(out[~full])} on {case}: a finite fill (-1e4, "
+                "say) loses to allowed scores below it, and the masked key takes the row. "
+                "Fill with -np.inf (or use np.where on the exponentials), whose "
+                "exponential is 0 whatever the other scores."
+            )
+        raise Fail(
+            f"masked keys get weight {fmt(out[~full])} on {case}: a masked weight must be "
+            "exactly 0. Set masked scores to -np.inf before softmax (exp(-inf) = 0)."
+        )
+    sums = out.sum(axis=-1)
+    if not np.allclose(sums, 1.0):
+        raise Fail(
+            f"rows sum to {fmt(sums)} on {case}, not 1: each query's weights over its "
+            "allowed keys must add up to 1."
+        )
+    same(out, expected, case)
+
+
+def _why_masked_1000(fn) -> str:
+    """Why a masked score of 1000 gave nan: as the row's maximum, or inside exp.
+
+    A probe tells the two apart: with a masked 720 and allowed zeros, a shift by the raw
+    maximum still gives finite weights (exp(-720) is tiny, not 0), while exp(720) is inf.
+    """
+    try:
+        with np.errstate(all="ignore"):
+            probe = np.asarray(fn(np.array([[0.0, 0.0, 720.0]]), np.array([[True, True, False]])))
+        overflowed = not np.all(np.isfinite(probe.astype(float)))
+    except Exception:  # noqa: BLE001 - a probe only chooses the hint; the case already failed
+        overflowed = None
+    inside_exp = (
+        "the masked 1000 itself went through exp before the mask zeroed it: exp(998) is inf, "
+        "and inf * 0 is nan. Multiplying by the mask comes too late; use np.where, on the "
+        "scores or on the exponentials."
+    )
+    as_max = (
+        "the maximum of the raw row is the masked 1000, so every allowed "
+        "exp(score - 1000) underflows to 0, and 0 / 0 is nan."
+    )
+    if overflowed is None:  # say both
+        return f"{as_max} Or {inside_exp}"
+    return inside_exp if overflowed else as_max
+
+
+def _softmax_mistakes(scores, mask, full, case: str) -> list[tuple]:
+    plain = softmax(scores)
+    mistakes = [
+        (
+            plain * full,
+            f"rows sum to less than 1 (on {case}): you zeroed the masked weights after "
+            "softmax, so the allowed ones were never renormalised. Mask the scores "
+            "before softmax (set them to -np.inf), and the rest sums to 1 by itself.",
+        ),
+        (
+            softmax(np.where(full, scores, 0.0)),
+            f"masked keys still get weight (on {case}): you replaced their scores by 0, "
+            "but exp(0) = 1. Use -np.inf, whose exponential is exactly 0.",
+        ),
+        (
+            plain,
+            f"the mask was ignored (on {case}): the weights are a plain softmax. Set the "
+            "scores where mask is False to -np.inf before softmax.",
+        ),
+    ]
+    mistakes += _keepdims_mistakes(scores, full, case)
+    if full.ndim >= 2 and full.any(axis=-2).all():  # each column keeps a key: finite
+        e = np.exp(np.where(full, scores, -np.inf) - np.where(full, scores, -np.inf).max())
+        mistakes.append(
+            (
+                e / e.sum(axis=-2, keepdims=True),
+                f"each column sums to 1, not each row (on {case}): you normalised over the "
+                "queries. Softmax runs over the keys of one query: sum over axis=-1.",
+            )
+        )
+    if (~full).any(axis=-1).all():  # inverting leaves every row a key: a finite answer
+        mistakes.append(
+            (
+                _expected_weights(scores, ~full),
+                f"you blocked the allowed keys and kept the masked ones (on {case}): in "
+                "this library True means 'may attend' (as in F.scaled_dot_product_attention). Use "
+                "np.where(mask, scores, -np.inf).",
+            )
+        )
+    if full.ndim == 2 and full.shape[0] == full.shape[1]:
+        mistakes.append(
+            (
+                _expected_weights(scores, full.T),
+                f"you used the mask transposed (on {case}): rows are queries and columns "
+                "keys, in the scores and in the mask alike.",
+            )
+        )
+    return mistakes
+
+
+def _keepdims_mistakes(scores, full, case: str) -> list[tuple]:
+    """A row's max or sum taken without keepdims=True: it lines up with the *last* axis."""
+    logits = np.where(full, scores, -np.inf)
+    if logits.ndim < 2 or logits.shape[-2] != logits.shape[-1]:
+        return []  # (n_k,) has nothing to misalign; other shapes raise, and call() says why
+    top = logits.max(axis=-1)  # (..., n_q): no keepdims
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    with np.errstate(all="ignore"):
+        shifted = np.exp(logits - top)  # row maxima subtracted along the keys instead
+        wrong_max = shifted / shifted.sum(axis=-1, keepdims=True)
+    return [
+        (
+            e / e.sum(axis=-1),
+            f"each row was divided by the wrong sum (on {case}): e.sum(axis=-1) without "
+            "keepdims=True has shape (..., n_q), so it lines up with the keys axis and key j "
+            "is divided by row j's sum. Write e.sum(axis=-1, keepdims=True).",
+        ),
+        (
+            wrong_max,
+            f"the shift went down the wrong axis (on {case}): logits.max(axis=-1) without "
+            "keepdims=True subtracts row j's maximum from key j of every row. Write "
+            "logits.max(axis=-1, keepdims=True).",
+        ),
+    ]
