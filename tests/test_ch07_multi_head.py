@@ -138,13 +138,6 @@ def test_head_heatmaps_label_every_panel():
     _, weights = HEADS.attention()
     fig, alt = head_heatmaps(weights, toy.TOKENS, HEADS.HEAD_NAMES, title="toy heads")
     panels = [ax for ax in fig.axes if ax.images]
-    labelled = [sum(bool(t.get_text()) for t in ax.get_yticklabels()) for ax in panels]
-    assert labelled == [8, 0, 8, 0]  # by default, the left column only
-    plt.close(fig)
-    fig, alt = head_heatmaps(
-        weights, toy.TOKENS, HEADS.HEAD_NAMES, title="toy heads", readable=True
-    )
-    panels = [ax for ax in fig.axes if ax.images]
     assert [ax.get_title() for ax in panels] == list(HEADS.HEAD_NAMES)
     for ax in panels:
         assert [t.get_text() for t in ax.get_xticklabels()] == list(toy.TOKENS)
@@ -167,10 +160,7 @@ def test_head_heatmaps_outline_each_rows_largest_weight_in_black_and_white_not_r
     from attention_lib.plotting.base import text_colour
 
     _, weights = HEADS.attention()
-    plain, _ = head_heatmaps(weights, toy.TOKENS, title="x")  # the default (chapter 12) keeps red
-    assert {to_hex(p.get_edgecolor()) for ax in plain.axes for p in ax.patches} == {"#ff0000"}
-    plt.close(plain)
-    fig, _ = head_heatmaps(weights, toy.TOKENS, title="x", fontsize=10, cell=0.36, readable=True)
+    fig, _ = head_heatmaps(weights, toy.TOKENS, title="x", fontsize=10, cell=0.36)
     verb_subject = [ax for ax in fig.axes if ax.images][VERB_SUBJECT]
     outlines = [p for p in verb_subject.patches if not p.get_fill()]
     assert {to_hex(p.get_edgecolor()) for p in outlines} == {"#000000", "#ffffff"}
@@ -202,6 +192,8 @@ def test_head_heatmaps_reject_bad_input():
         head_heatmaps(weights, toy.TOKENS[:7], title="x")
     with pytest.raises(ValueError, match="4 heads, 2 names"):
         head_heatmaps(weights, toy.TOKENS, ["a", "b"], title="x")
+    with pytest.raises(TypeError, match=r"unknown layout option\(s\) \['readable'\]"):
+        head_heatmaps(weights, toy.TOKENS, title="x", readable=True)  # one look now, no flag
 
 
 def test_default_names_and_odd_head_counts():
@@ -559,7 +551,6 @@ def test_the_h_slider_frames_have_one_width():
             title="x",
             fontsize=10,
             width=8.95,
-            readable=True,
             **layout,
         )
         sizes.append(fig.get_size_inches())
@@ -568,7 +559,7 @@ def test_the_h_slider_frames_have_one_width():
     assert max(widths) - min(widths) < 0.02
     assert 9.5 * 90 / 72 * 688 / (max(widths) * 90) >= 10.0
     fig, _ = head_heatmaps(
-        toy.heads.attention(h=2)[1], toy.TOKENS, title="x", fontsize=10, cell=0.36, readable=True
+        toy.heads.attention(h=2)[1], toy.TOKENS, title="x", fontsize=10, cell=0.36
     )
     assert abs(fig.get_size_inches()[0] - 8.95) < 0.02  # side by side: no padding needed
     axes = sorted(fig.axes[:2], key=lambda ax: ax.get_position().x0)
@@ -578,11 +569,9 @@ def test_the_h_slider_frames_have_one_width():
     assert 0 < (bar.x0 - second.x1) * 8.95 < 0.5  # the colour bar sits next to the panels
     plt.close(fig)
     cells = {cell.id: cell.source for cell in chapter_cells()}
-    assert "layout.update(fontsize=10, width=8.95, readable=True)" in cells["3dce5151"]
+    assert "layout.update(fontsize=10, width=8.95)" in cells["3dce5151"]
     assert '{1: {"cell": 0.845}, 2: {"cell": 0.36}, 4: {"cell": 0.36}}' in cells["3dce5151"]
-    assert (
-        "fontsize=10,\n    cell=0.36,\n    readable=True," in cells["10741b3e"]
-    )  # the page's grid
+    assert "fontsize=10,\n    cell=0.36,\n)" in cells["10741b3e"]  # the page's grid
 
 
 def chapter_cells():

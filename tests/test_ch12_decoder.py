@@ -281,6 +281,36 @@ def test_the_block_diagram_names_every_part_with_its_sizes():
         decoder_diagram(h=3, d_model=32, d_ff=64, n_vocab=243)
 
 
+def test_the_marked_head_cell_is_framed_clear_of_the_row_maximum_outline():
+    """The blue frame of decoder_heads sits outside the cell, so when the marked cell is
+    also its row's largest weight (head 4, "was" on "cake" in the chapter) the black and
+    white outline stays visible inside it; every text is at least 9 pt."""
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_hex
+    from matplotlib.text import Text
+
+    from attention_lib.plotting import decoder_heads
+
+    tokens = ["<s>", "I", "ate", "the", "cake", "and", "it", "was"]
+    causal = np.tril(np.ones((8, 8)))
+    weights = np.stack([causal / causal.sum(axis=1, keepdims=True)] * 4)
+    weights[3, 7] = np.eye(8)[4] * 0.9 + 0.1 / 8  # head 4: "was" looks at "cake"
+    fig, alt = decoder_heads(weights, tokens, title="t", head=4, query="was", key="cake")
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_text().strip()]
+    assert min(sizes) >= 9
+    assert alt.startswith("Head 4 puts 0.91 of the weight of 'was' on 'cake' (the cell framed")
+    ax = fig.axes[3]
+    by_colour = {to_hex(p.get_edgecolor()): p for p in ax.patches if not p.get_fill()}
+    frame, outline = by_colour["#0072b2"], by_colour["#000000"]
+    assert (outline.get_x(), outline.get_y()) == (3.5, 6.5)  # the row maximum, outlined
+    assert frame.get_zorder() < outline.get_zorder() and not frame.get_clip_on()
+    points_per_cell = ax.get_window_extent().width / 8 * 72 / fig.dpi
+    gap = (outline.get_x() - frame.get_x()) * points_per_cell  # frame line to cell edge
+    assert gap - frame.get_linewidth() / 2 > outline.get_linewidth() / 2  # no overlap
+    assert frame.get_linewidth() > outline.get_linewidth()
+    plt.close(fig)
+
+
 def test_training_is_deterministic_by_seed():
     from attention_lib.toy import decoder as food
 

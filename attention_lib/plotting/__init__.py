@@ -7,7 +7,7 @@ submodules group them by topic and share :mod:`.base`.
 from .base import CMAP, Figure, figure_html, show
 from .blend import blend_hull
 from .contributions import contributions
-from .decoder import decoder_heads, loss_vs_baselines, readable_log_ticks, writing_frame
+from .decoder import decoder_heads, loss_vs_baselines, writing_frame
 from .dependency import dependency_figure
 from .embeddings import encoding_heatmap, similarity_map, token_panels
 from .heads import Step, head_heatmaps, shape_tracer, trace_shapes
@@ -54,7 +54,6 @@ __all__ = [
     "it_attention",
     "decoder_heads",
     "loss_vs_baselines",
-    "readable_log_ticks",
     "masked_heatmaps",
     "masked_row",
     "matmul_diagram",

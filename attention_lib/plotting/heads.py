@@ -45,8 +45,6 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", 
         ``fontsize`` (default 8): tick and axis labels; the cells' numbers are 0.5 pt
         smaller, panel titles 1 pt and the title 2 pt larger. ``width`` (inches): pad the
         figure on the right to at least this width, so that slider frames match.
-        ``readable`` (default False): query labels on every panel, and each row's largest
-        weight bold and outlined white inside black instead of red (chapter 7).
 
     Returns
     -------
@@ -56,13 +54,16 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", 
 
     Notes
     -----
-    One 0-1 colour scale for every panel (and slider frame). Each row's largest weight is
-    outlined, so colour is not needed; with ``readable`` the outline is white inside black,
-    which stands out on every colour of the scale. A uniform row is labelled once
-    ("all 1/8"). Numbers are black or white by
+    One 0-1 colour scale for every panel (and slider frame). Every panel labels its
+    queries. Each row's largest weight is bold and outlined white inside black, which
+    stands out on every colour of the scale, so colour is not needed. A uniform row is
+    labelled once ("all 1/8"). Numbers are black or white by
     :func:`~attention_lib.plotting.base.text_colour`.
     """
     W, names = check_stack(weights, tokens, names)
+    unknown = sorted(set(layout) - {"ncols", "cell", "fontsize", "width"})
+    if unknown:
+        raise TypeError(f"unknown layout option(s) {unknown}: use ncols, cell, fontsize, width")
     h, n, _ = W.shape
     ncols = layout.get("ncols") or (h if h <= 2 else (2 if h == 4 else 4))
     nrows = math.ceil(h / ncols)
@@ -70,8 +71,7 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", 
     panel = layout.get("cell", 0.32) * n
     size = layout.get("fontsize", 8)
     grow = size / 8  # margins for the tick labels grow with them
-    readable = layout.get("readable", False)
-    wgap = 0.8 * grow if readable else 0.2  # room for the query labels of every panel
+    wgap = 0.8 * grow  # room for the query labels of every panel
     left, right, top, bottom, hgap = 0.95 * grow, 1.0, 0.65, 0.95 * grow, 1.05 * grow
     width = max(left + ncols * panel + (ncols - 1) * wgap + right, layout.get("width", 0))
     height = top + nrows * panel + (nrows - 1) * hgap + bottom
@@ -83,10 +83,10 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", 
         ax = fig.add_axes((x0 / width, y0 / height, panel / width, panel / height))
         image = ax.imshow(W[i], cmap=CMAP, vmin=0.0, vmax=1.0)
         ax.set_xticks(range(n), tokens, rotation=60, ha="right", fontsize=size)
-        ax.set_yticks(range(n), tokens if readable or col == 0 else [], fontsize=size)
+        ax.set_yticks(range(n), tokens, fontsize=size)
         ax.set_title(names[i], fontsize=size + 1)
         for r in range(n):
-            _label_row(ax, W[i, r], r, fmt, size - 0.5, contrast=readable)
+            _label_row(ax, W[i, r], r, fmt, size - 0.5)
     fig.suptitle(title, fontsize=size + 2, y=1 - 0.12 / height, va="top")
     grid = ncols * panel + (ncols - 1) * wgap  # the key label sits under the panels
     centre = 0.5 if "width" not in layout else (left + grid / 2) / width
@@ -113,9 +113,9 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", 
     return fig, alt
 
 
-def _label_row(ax, row, r: int, fmt: str, fontsize: float = 7.5, contrast: bool = False) -> None:
-    """Print a row's weights and outline its largest (bold, white inside black, with
-    ``contrast``; else red); a uniform row gets one label."""
+def _label_row(ax, row, r: int, fmt: str, fontsize: float = 7.5) -> None:
+    """Print a row's weights, its largest bold and outlined white inside black; a uniform
+    row gets one label."""
     text = {"ha": "center", "va": "center", "fontsize": fontsize}
     if np.allclose(row, row[0]):
         label = f"all 1/{row.size}" if np.isclose(row[0], 1 / row.size) else f"all {row[0]:{fmt}}"
@@ -123,10 +123,9 @@ def _label_row(ax, row, r: int, fmt: str, fontsize: float = 7.5, contrast: bool 
         return
     top = int(np.argmax(row))
     for c, value in enumerate(row):
-        weight = "bold" if contrast and c == top else "normal"
+        weight = "bold" if c == top else "normal"
         ax.text(c, r, format(value, fmt), color=text_colour(value), weight=weight, **text)
-    outlines = (("black", 3.0), ("white", 1.4)) if contrast else (("red", 1.2),)
-    for colour, lw in outlines:  # white inside black: seen on any colour of the scale
+    for colour, lw in (("black", 3.0), ("white", 1.4)):  # seen on any colour of the scale
         ax.add_patch(Rectangle((top - 0.5, r - 0.5), 1, 1, fill=False, lw=lw, ec=colour))
 
 
