@@ -74,6 +74,21 @@ def last_row_skipped(Q, K, V):  # range(n_q - 1): an off-by-one
     return output
 
 
+def first_row_skipped(Q, K, V):  # range(1, n_q): an off-by-one at the start
+    output = good_rows(Q, K, V)
+    output[0] = 0
+    return output
+
+
+def shift_by_largest_size(Q, K, V):  # a per-row shift by max |z|: the second row underflows
+    output = np.zeros((Q.shape[0], V.shape[1]))
+    for i in range(Q.shape[0]):
+        z = K @ Q[i] / np.sqrt(Q.shape[1])
+        e = np.exp(z - np.abs(z).max())
+        output[i] = e / e.sum() @ V
+    return output
+
+
 def first_row_only(Q, K, V):  # writes row 0 only
     output = np.zeros((Q.shape[0], V.shape[1]))
     output[0] = good_rows(Q, K, V)[0]
@@ -96,7 +111,10 @@ def in_place(Q, K, V):
         (whole_matrix, "FAIL", "you normalised over the whole matrix"),
         (rows_with(score=lambda q, K, d: K @ q / np.sqrt(2)), "FAIL", "divided by √d_v"),
         (rows_with(score=lambda q, K, d: K @ q / np.sqrt(len(K))), "FAIL", "divided by √n_k"),
-        (global_shift, "FAIL", "one shift for the whole matrix, every exponential"),
+        (global_shift, "FAIL", "shifted down by more than its own largest score (-636)"),
+        (shift_by_largest_size, "FAIL", "not the largest |z|"),
+        (rows_with(score=lambda q, K, d: K @ q * np.sqrt(d)), "FAIL", "you multiplied by √d_k"),
+        (first_row_skipped, "FAIL", "the first row is zero, the others are right"),
         (in_place, "FAIL", "changed its input array in place"),
         (rows_with(query=lambda Q, K, i: Q[0]), "FAIL", "the first query's row"),
         (rows_with(query=lambda Q, K, i: Q[-1]), "FAIL", "the last query's row"),
@@ -147,7 +165,7 @@ def test_column_softmax_gets_its_own_hint(capsys):
         (16 * 4096 * 4096 * 2, "PASS", "is right"),
         (None, "TODO", "replace None"),
         (33_554_432, "FAIL", "one head's matrix; the layer has h = 16"),
-        (268_435_456, "FAIL", "counts the numbers, not the bytes: each bf16 takes 2"),
+        (268_435_456, "FAIL", "counts the numbers, not the bytes (each bf16 takes 2)"),
         (2_147_483_648, "FAIL", "that is float64"),
         (1_073_741_824, "FAIL", "twice the answer. Did you count the weights too?"),
         (1_073_741_824, "FAIL", "Or 4 bytes a number? That is float32; bf16 takes 2."),
@@ -157,6 +175,10 @@ def test_column_softmax_gets_its_own_hint(capsys):
         (512, "FAIL", "in MiB"),
         (524_288, "FAIL", "in KiB"),
         (536_870_912 * 8, "FAIL", "counts bits"),
+        (0.5, "FAIL", "that looks like GiB (2**30 bytes); give the answer in bytes"),
+        (16 * 4096 * 4097, "FAIL", "stored in full even with a mask"),  # causal n(n + 1) / 2
+        (268_435_456, "FAIL", "or keeps half of each matrix for a causal mask"),
+        (0.49, "FAIL", "a whole number, not 0.49"),
         (5.37e8, "FAIL", "close: 537,000,000 looks rounded; give the exact whole number"),
         (5.3e8, "FAIL", "too low"),  # 1.3% off: not a rounding
         (10**9, "FAIL", "too high"),
@@ -476,10 +498,24 @@ def merge_no_column(m_a, ell_a, o_a, m_b, ell_b, o_b):
     return (a * o_a + b * o_b) / (a * ell_a + b * ell_b)
 
 
+def merge_smaller_max(m_a, ell_a, o_a, m_b, ell_b, o_b):  # np.minimum: right until it overflows
+    m = np.minimum(m_a, m_b)
+    a, b = np.exp(m_a - m)[:, None], np.exp(m_b - m)[:, None]
+    return (a * o_a + b * o_b) / (a * ell_a[:, None] + b * ell_b[:, None])
+
+
+def merge_no_column_below(m_a, ell_a, o_a, m_b, ell_b, o_b):
+    m = np.maximum(m_a, m_b)
+    a, b = np.exp(m_a - m), np.exp(m_b - m)
+    return (a[:, None] * o_a + b[:, None] * o_b) / (a * ell_a + b * ell_b)  # ℓ (n_q,), no [:, None]
+
+
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
         (merge, "PASS", "all 5 cases match"),
+        (merge_smaller_max, "FAIL", "The common maximum is the larger one"),
+        (merge_no_column_below, "FAIL", "each query row of o has its own ℓ, so divide by a column"),
         (merge_one_max, "FAIL", "one maximum for all the queries"),
         (merge_no_column, "FAIL", "each query row of o needs its own scale factor, so a"),
         (merge_no_rescale, "FAIL", "added the two blocks' sums as they are"),
@@ -509,6 +545,7 @@ def test_merge_missing_column_leads_with_its_cause(capsys):
     assert line.startswith("[merge] FAIL: each query row of o needs its own scale factor"), line
     assert "column shape (n_q, 1)" in line and "keepdims" not in line, line
     assert "NumPy said: ValueError: operands could not be broadcast" in line, line
+    assert "ell[:, None]" not in line  # the factors are the fault, not the division
 
 
 def test_merge_reference_matches_chunked_attention():

@@ -57,9 +57,10 @@ def check_attention_rows(fn) -> CheckResult:
         out = _run(cases, case, Q, K, V)
         if not np.all(np.isfinite(out)):
             raise Fail(
-                f"got nan or inf on {case}: with one shift for the whole matrix, every "
-                "exponential of the second row underflows to 0, and 0 / 0 is nan. Shift each "
-                "row by its own maximum."
+                f"got nan or inf on {case}: the second row was shifted down by more than its "
+                "own largest score (-636), so each of its exponentials underflows to 0 and "
+                "0 / 0 is nan. Shift each row by its own maximum, z.max() (not one shift for "
+                "the whole matrix, not the largest |z|)."
             )
         _row_case(cases, case, Q, K, V, out=out)
 
@@ -114,6 +115,10 @@ def _judge_rows(cases: Cases, case: str, Q, K, V, out) -> None:
         (weights, "you returned the weights (one column per key): blend the values, p @ V."),
         (softmax(S) @ V, "you forgot the scale: divide each row's scores by √d_k first."),
         (
+            softmax(S * np.sqrt(d_k)) @ V,
+            "you multiplied by √d_k; divide by it instead.",
+        ),
+        (
             softmax(S / d_k) @ V,
             f"you divided by d_k = {d_k}; divide by its square root, √d_k = {np.sqrt(d_k):.3g}.",
         ),
@@ -161,16 +166,18 @@ def _judge_rows(cases: Cases, case: str, Q, K, V, out) -> None:
         if out.shape == np.shape(wrong) and np.allclose(out, wrong, atol=ATOL):
             raise Fail(f"{hint} (on {case})")
     expect_shape(out, expected.shape, case, " One row per query, one column per value: (n_q, d_v).")
-    if (
-        n_q > 1
-        and np.all(out[-1] == 0)
-        and np.any(expected[-1] != 0)
-        and np.allclose(out[:-1], expected[:-1], atol=ATOL)
-    ):
-        raise Fail(
-            f"the last row is zero, the others are right: check your range, which must "
-            f"visit every query, i = 0 to n_q - 1 (on {case})."
-        )
+    for j, name in ((-1, "last"), (0, "first")):
+        others = np.delete(np.arange(n_q), j)
+        if (
+            n_q > 1
+            and np.all(out[j] == 0)
+            and np.any(expected[j] != 0)
+            and np.allclose(out[others], expected[others], atol=ATOL)
+        ):
+            raise Fail(
+                f"the {name} row is zero, the others are right: check your range, which "
+                f"must visit every query, i = 0 to n_q - 1 (on {case})."
+            )
     same(out, expected, case)
 
 
@@ -189,10 +196,17 @@ def check_score_memory(answer, *, n: int = 4096, h: int = 16, itemsize: int = 2)
     mistakes = (
         (2 * expected, twice),
         (n * n * itemsize, f"that is one head's matrix; the layer has h = {h} of them."),
-        (h * n * n, f"that counts the numbers, not the bytes: each {kind} takes {itemsize}."),
+        (
+            h * n * n,
+            f"that is half the answer. It counts the numbers, not the bytes (each {kind} "
+            f"takes {itemsize}), or keeps half of each matrix for a causal mask: the n × n "
+            "scores are stored in full even with a mask.",
+        ),
+        (h * n * (n + 1) // 2 * itemsize, "the n × n scores are stored in full even with a mask."),
         (h * n * n * 8, f"that is float64 (8 bytes a number); {kind} takes {itemsize}."),
         (h * n * n * 4, f"that is float32 (4 bytes a number); {kind} takes {itemsize}."),
         (h * n * itemsize, f"that is one row per head; each matrix has n × n = {n * n:,} numbers."),
+        (expected / 2**30, "that looks like GiB (2**30 bytes); give the answer in bytes."),
         (expected / 2**20, "that is in MiB (2**20 bytes); give the answer in bytes."),
         (expected / 2**10, "that is in KiB (2**10 bytes); give the answer in bytes."),
         (expected * 8, f"that counts bits: a {kind} number takes {itemsize} bytes."),
@@ -200,4 +214,10 @@ def check_score_memory(answer, *, n: int = 4096, h: int = 16, itemsize: int = 2)
         (round(expected / 1e3), "that is in kB (10**3 bytes); give the answer in bytes."),
     )
     mistakes = tuple((w, hint) for w, hint in mistakes if w != expected)  # e.g. itemsize 8
+    fraction = answer if isinstance(answer, float | np.floating) else None
+    for wrong, hint in mistakes:  # 0.5 (GiB) must not be told only "a whole number"
+        if fraction is not None and not fraction.is_integer() and abs(fraction - wrong) < 5e-3:
+            result = CheckResult("score_memory", "FAIL", hint)
+            print(result.line)
+            return result
     return check_number("score_memory", answer, expected, places=0, mistakes=mistakes)

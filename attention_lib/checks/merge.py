@@ -41,6 +41,7 @@ def check_merge(fn) -> CheckResult:
         z = np.round(rng.normal(scale=2.0, size=(4, 6)), 1)  # n_q = 4, d_v = 3
         _merge_case(cases, "4 queries, 3 + 3 keys", z, rng, 3)
         z = np.array([[1000.0, 999.0, -1000.0, -999.0], [-1000.0, 0.0, 1000.0, 998.0]])
+        z = np.vstack([z, [1000.0, 999.0, 998.0, 997.0]])  # maxima only 2 apart
         _merge_case(cases, "logits near ±1000", z, rng, 2)
         z = np.array([[1000.0, 999.0, 998.0, 990.0], [-1000.0, -1001.0, -999.0, -1003.0]])
         _merge_case(cases, "one query's logits near +1000, the other's near -1000", z, rng, 2)
@@ -60,11 +61,7 @@ def _merge_case(cases: Cases, case: str, z: np.ndarray, rng, split: int) -> None
         if "broadcast" not in str(fail):
             raise
         numpy_said = str(fail).split(" raised ", 1)[-1].split(" (on ")[0].strip()
-        raise Fail(
-            "each query row of o needs its own scale factor, so a factor of shape (n_q,) "
-            "needs a column shape (n_q, 1) to meet o (n_q, d_v): write a[:, None] * o_a "
-            f"(on {case}). NumPy said: {numpy_said}."
-        ) from None
+        raise Fail(f"{_missing_column(cases.fn)} (on {case}). NumPy said: {numpy_said}.") from None
     expected = softmax(z) @ V  # (n_q, d_v): all the keys at once
     m = np.max([m_a, m_b])  # one maximum for every query: a mistake
     with np.errstate(all="ignore"):
@@ -77,6 +74,18 @@ def _merge_case(cases: Cases, case: str, z: np.ndarray, rng, split: int) -> None
             f"you took one maximum for all the queries (np.max without an axis?), so a query "
             f"whose logits are far below it underflows to 0 / 0 (on {case}). Each query needs "
             "its own: np.maximum(m_a, m_b)."
+        )
+    with np.errstate(all="ignore"):
+        low = _merged(np.minimum(m_a, m_b), m_a, l_a, o_a, m_b, l_b, o_b)
+    if (
+        np.isfinite(low).any()
+        and not np.allclose(low, expected, atol=ATOL)
+        and np.allclose(out, low, atol=ATOL, equal_nan=True)
+    ):
+        raise Fail(
+            f"you measured from the smaller maximum (np.minimum?), so a factor e^(m_block - m) "
+            f"can be e^2000 and overflow (on {case}). The common maximum is the larger one: "
+            "np.maximum(m_a, m_b), and then every factor is at most 1."
         )
     if not np.all(np.isfinite(out)):
         raise Fail(
@@ -128,3 +137,34 @@ def _judge_merge(out, expected, case: str, m_a, l_a, o_a, m_b, l_b, o_b) -> None
             raise Fail(f"{hint} (on {case})")
     expect_shape(out, expected.shape, case, " One output row per query: (n_q, d_v).")
     same(out, expected, case)
+
+
+def _merged(m, m_a, l_a, o_a, m_b, l_b, o_b) -> np.ndarray:
+    """Both blocks measured from ``m`` (n_q,), added and divided: right when m = max."""
+    a, b = np.exp(m_a - m)[:, None], np.exp(m_b - m)[:, None]
+    return (a * o_a + b * o_b) / (a * l_a[:, None] + b * l_b[:, None])
+
+
+def _missing_column(fn) -> str:
+    """Which (n_q,) vector met o (n_q, d_v) without [:, None]: rerun on a square case."""
+    z = np.array([[0.5, 2.0, -1.0, 1.0], [1.5, 0.0, 3.0, -0.5]])  # n_q = d_v = 2
+    V = np.array([[1.0, 0.0], [0.5, 2.0], [-1.0, 1.0], [0.0, -2.0]])
+    m_a, l_a, o_a = block_state(z[:, :2], V[:2])
+    m_b, l_b, o_b = block_state(z[:, 2:], V[2:])
+    m = np.maximum(m_a, m_b)
+    a, b = np.exp(m_a - m), np.exp(m_b - m)  # (n_q,)
+    ell, o = a * l_a + b * l_b, a[:, None] * o_a + b[:, None] * o_b
+    try:
+        with np.errstate(all="ignore"):
+            out = np.asarray(fn(m_a, l_a, o_a.copy(), m_b, l_b, o_b.copy()), dtype=float)
+    except Exception:  # noqa: BLE001 - any failure: fall back to the general hint
+        out = None
+    if out is not None and out.shape == o.shape and np.allclose(out, o / ell, atol=ATOL):
+        return (  # o / ell divided column j by ell[j]
+            "each query row of o has its own ℓ, so divide by a column: o / ell[:, None] "
+            "gives ℓ (n_q,) the shape (n_q, 1) that meets o (n_q, d_v)"
+        )
+    return (
+        "each query row of o needs its own scale factor, so a factor of shape (n_q,) "
+        "needs a column shape (n_q, 1) to meet o (n_q, d_v): write a[:, None] * o_a"
+    )
