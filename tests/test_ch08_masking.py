@@ -440,6 +440,12 @@ def global_shift(scores, mask):
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def exp_times_mask(scores, mask):
+    top = np.where(mask, scores, -np.inf).max(axis=-1, keepdims=True)  # the allowed maximum
+    e = np.exp(scores - top) * mask  # the masked 1000 goes through exp: inf * 0 = nan
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 def min_shift(scores, mask):
     low = np.where(mask, scores, np.inf).min(axis=-1, keepdims=True)  # the smallest allowed
     e = np.exp(np.where(mask, scores - low, -np.inf))  # exp(1600) on the wide case
@@ -485,16 +491,29 @@ def max_without_keepdims(scores, mask):
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
-        (masked_softmax, "PASS", "all 6 cases match"),
-        (lambda s, mask: stable_softmax(np.where(mask, s, -1e30)), "PASS", "all 6 cases"),
+        (masked_softmax, "PASS", "all 7 cases match"),
+        (lambda s, mask: stable_softmax(np.where(mask, s, -1e30)), "PASS", "all 7 cases"),
         (lambda s, mask: stable_softmax(s) * mask, "FAIL", "never renormalised"),
         (lambda s, mask: stable_softmax(np.where(mask, s, 0.0)), "FAIL", "but exp(0) = 1"),
         (lambda s, mask: stable_softmax(np.where(mask, -np.inf, s)), "FAIL", "blocked the allowed"),
         (lambda s, mask: stable_softmax(s), "FAIL", "the mask was ignored"),
-        (lambda x, m: masked_softmax(x, m), "PASS", "all 6 cases"),  # any parameter names
+        (lambda x, m: masked_softmax(x, m), "PASS", "all 7 cases"),  # any parameter names
         (over_queries, "FAIL", "you normalised over the queries"),
         (lambda s, mask: masked_softmax(s, mask.T), "FAIL", "mask transposed"),
         (shift_by_raw_max, "FAIL", "the maximum of the raw row is the masked 1000"),
+        (exp_times_mask, "FAIL", "the masked 1000 itself went through exp before the mask"),
+        (exp_times_mask, "FAIL", "use np.where, on the scores or on the exponentials"),
+        (
+            lambda s, mask: stable_softmax(np.where(mask, s, -1e4)),
+            "FAIL",
+            "allowed scores near -20000, the masked one 0: a finite fill (-1e4, say) loses",
+        ),
+        (lambda s, mask: stable_softmax(np.where(mask, s, -1e9)), "PASS", "all 7 cases"),
+        (
+            lambda s, mask: stable_softmax(np.where(mask, s, -100.0)),
+            "FAIL",
+            "a masked weight must be exactly 0",
+        ),
         (no_shift, "FAIL", "exp(1000) overflows to inf"),
         (global_shift, "FAIL", "allowed scores near 1000 and -1000"),
         (min_shift, "FAIL", "got nan or inf on allowed scores 1600 apart"),
@@ -647,12 +666,19 @@ def lengths_without_axis(lengths, n, left):
             "the padding part alone",
         ),
         (without_eye, "FAIL", "entry (i, i) is False for each pad i (on lengths [3, 1]"),
-        (without_eye, "FAIL", "on the left it would have none, an empty row that attention"),
-        (without_eye, "FAIL", "Add the diagonal: | np.eye(n, dtype=bool)."),
+        (without_eye, "FAIL", "on the left a pad's row would otherwise be empty"),
+        (without_eye, "FAIL", "Add the diagonal last, (causal & real) | np.eye(n, dtype=bool)"),
+        (  # the diagonal added before &: the padding blocks it again, so the order is named
+            lambda ell, n, left: (
+                (al.causal_mask(n) | np.eye(n, dtype=bool)) & real_tokens(ell, n, left)[:, None, :]
+            )[:, None],
+            "FAIL",
+            "an eye added before & is blocked again by the padding",
+        ),
         (
             lambda ell, n, left: (without_eye if left else batch_mask)(ell, n, left),
             "FAIL",
-            "the pads' rows allow no key (on lengths [2, 4, 3], n = 4, left padding): with left",
+            "pad i (on lengths [2, 4, 3], n = 4, left padding): with left padding the pads come",
         ),
         (pads_as_queries, "FAIL", "the pads' own rows are blocked"),  # right: = both
         (eye(pads_as_queries), "FAIL", "the pads' own rows are blocked"),

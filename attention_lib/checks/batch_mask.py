@@ -43,6 +43,11 @@ def _batch_mask(lengths, n: int, left: bool) -> np.ndarray:
     return (_without_eye(lengths, n, left) | np.eye(n, dtype=bool))[:, None]  # (b, 1, n_q, n_k)
 
 
+_NO_DIAGONAL = "entry (i, i) is False for each pad i"
+_DIAGONAL_LAST = (
+    "last, (causal & real) | np.eye(n, dtype=bool): an eye added before & is blocked "
+    "again by the padding."
+)
 _BATCH_CASES = (([3, 1], 4, False), ([2, 4, 3], 4, True), ([1, 5, 3], 5, False))
 
 
@@ -171,14 +176,13 @@ def _batch_mistakes(lengths, n: int, left: bool, case: str) -> list[tuple]:
         (~_without_eye(lengths, n, left)[:, None], flipped),
         (
             _without_eye(lengths, n, left)[:, None],
-            f"the pads' rows allow no key (on {case}): with left padding the pads come "
-            "first, so no real word is at or before them, and attention refuses an empty row. "
-            "Add the diagonal, | np.eye(n, dtype=bool), so that each pad sees itself."
+            f"{_NO_DIAGONAL} (on {case}): with left padding the pads come first, so no real "
+            "word is at or before them, and attention refuses an empty row. Add the diagonal "
+            f"{_DIAGONAL_LAST}"
             if left
-            else f"entry (i, i) is False for each pad i (on {case}): the exercise asks every "
-            "position to see itself. Here, on the right, a pad's row still has real words "
-            "before it; on the left it would have none, an empty row that attention refuses. "
-            "Add the diagonal: | np.eye(n, dtype=bool).",
+            else f"{_NO_DIAGONAL} (on {case}): the exercise asks every position to see itself "
+            "(on the left a pad's row would otherwise be empty, which attention refuses). "
+            f"Add the diagonal {_DIAGONAL_LAST}",
         ),
     ]
     mistakes += cores
