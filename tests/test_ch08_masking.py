@@ -201,8 +201,8 @@ def test_masked_heatmaps_hatch_masked_cells_and_describe_them():
     assert sum(p.get_hatch() == "///" for p in panels[1].patches) == 28
     assert "1.00" in right  # "I" sees only itself
     assert alt.startswith("2 heatmaps: T.") and "hatched" in alt
-    assert "a: 0 of 64 cells masked" in alt and "b: 28 of 64 cells masked" in alt
-    assert "'it' -> 'cake' (0.28)" in alt
+    assert "a: 0 of 64 masked" in alt and "b: 28 of 64 masked" in alt
+    assert "it to cake 0.28" in alt
     plt.close(fig)
     # A highlighted cell is outlined in every panel, and the alt text gives its values.
     fig, alt = masked_heatmaps(
@@ -216,7 +216,7 @@ def test_masked_heatmaps_hatch_masked_cells_and_describe_them():
     for ax in (ax for ax in fig.axes if ax.images):
         outlined = [p for p in ax.patches if not p.get_fill()]
         assert len(outlined) == 1 and outlined[0].get_xy() == (CAKE - 0.5, IT - 0.5)
-    assert alt.endswith("Outlined in every panel: 'it' -> 'cake', 0.21 then 0.28.")
+    assert alt.endswith("Outlined: it to cake, 0.21 then 0.28.")
     plt.close(fig)
     # A block (the real words' weights on the pads, say) gets a dashed outline in every panel.
     fig, alt = masked_heatmaps(
@@ -233,9 +233,8 @@ def test_masked_heatmaps_hatch_masked_cells_and_describe_them():
         assert (box.get_width(), box.get_height()) == (3, 5)
     share = plain[:5, 5:].sum(axis=-1)
     assert alt.endswith(
-        "Dashed outline in every panel: queries 'I' to 'and' on keys 5 to 7 ('it' to "
-        f"'delicious'); the weight each of those rows gives them: a {share.min():.2f} to "
-        f"{share.max():.2f}, b 0.00."
+        "Dashed outline: queries I to and on keys it to delicious (5 to 7); each row's "
+        f"total there: a {share.min():.2f} to {share.max():.2f}, b 0.00."
     )
     plt.close(fig)
     for bad in (((0, 9), (5, 8)), ((3, 3), (0, 1))):
@@ -243,11 +242,20 @@ def test_masked_heatmaps_hatch_masked_cells_and_describe_them():
             masked_heatmaps([plain], [None], toy.TOKENS, titles=["a"], title="T", block=bad)
     with pytest.raises(ValueError, match="outside the 8 x 8"):
         masked_heatmaps([plain], [None], toy.TOKENS, titles=["a"], title="T", highlight=(8, 0))
-    # A row whose allowed weights all tie has no "highest" key: the alt text says so.
-    even = np.full((2, 4), 0.25)
-    fig, alt = masked_heatmaps([even], [None], list("ab"), list("wxyz"), titles=["e"], title="T")
+    # A row whose allowed weights all tie has no "highest" key, and shows them as 1/k, so
+    # that 1/8 is not rounded to 0.12 (eight of which add up to 0.96 on the screen).
+    even = np.full((2, 8), 1 / 8)
+    even[1] = [0.2] * 5 + [0] * 3
+    M = np.array([[True] * 8, [True] * 5 + [False] * 3])
+    fig, alt = masked_heatmaps(
+        [even], [M], list("ab"), list("stuvwxyz"), titles=["e"], title="T", takeaway="Even."
+    )
+    (panel,) = [ax for ax in fig.axes if ax.images]
+    labels = [t.get_text() for t in panel.texts]
     plt.close(fig)
-    assert "'a' even over 4 keys (0.25)" in alt and "->" not in alt
+    assert labels == ["1/8"] * 8 + ["1/5"] * 5 + ["—"] * 3
+    assert alt.startswith("Even. 1 heatmap: T.")
+    assert "weight: a 1/8 each, b 1/5 each." in alt
 
 
 def test_masked_heatmaps_vmax_gives_small_weights_the_colour_range():

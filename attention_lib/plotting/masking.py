@@ -60,6 +60,7 @@ def masked_heatmaps(
     highlight=None,
     block=None,
     vmax: float = 1.0,
+    takeaway: str = "",
 ):
     """Draw attention weights side by side, masked cells hatched with a dash.
 
@@ -90,16 +91,21 @@ def masked_heatmaps(
         The weight that gets the top colour, in (0, 1]. Below 1 the colour bar ends in an
         arrow and says that every larger weight shares that colour, so small weights
         (all of them near 1/n) get more of the colour range.
+    takeaway : str, optional
+        One sentence that opens the alt text: what the figure shows, before its data.
 
     Returns
     -------
     fig : matplotlib.figure.Figure
     alt : str
-        For each panel, how many cells are masked and each row's largest weight.
+        The takeaway, then for each panel how many cells are masked and each row's
+        largest weight.
 
     Notes
     -----
     Every panel uses the same colour scale, 0 to ``vmax``, so panels compare at a glance.
+    A row whose allowed weights all tie shows them as a fraction, "1/8", which a rounded
+    "0.12" would not add up to.
     A masked cell whose weight is not exactly 0 is an error: the figure would hide it.
     """
     cols = rows if cols is None else cols
@@ -165,15 +171,15 @@ def masked_heatmaps(
         fig.colorbar(image, cax=cax, label="weight")
         scale = "colour 0 to 1"
     alt = (
-        f"{len(Ws)} heatmap{'s' * (len(Ws) > 1)}: {title}. Rows are queries, columns are "
-        f"keys, {scale}; masked cells are grey, hatched and marked with a dash. "
-        + "; ".join(parts)
-        + "."
+        f"{takeaway} "
+        * bool(takeaway)
+        + f"{len(Ws)} heatmap{'s' * (len(Ws) > 1)}: {title}. Rows are queries, columns "
+        f"keys, {scale}; masked cells are hatched with a dash. " + "; ".join(parts) + "."
     )
     if highlight is not None:
         r, c = highlight
         values = " then ".join(format(W[r, c], fmt) for W in Ws)
-        alt += f" Outlined in every panel: '{rows[r]}' -> '{cols[c]}', {values}."
+        alt += f" Outlined: {rows[r]} to {cols[c]}, {values}."
     if block is not None:
         (r0, r1), (c0, c1) = block
         shares = []
@@ -182,9 +188,9 @@ def masked_heatmaps(
             low, high = (format(v, fmt) for v in (held.min(), held.max()))
             shares.append(f"{t} {low}" if low == high else f"{t} {low} to {high}")
         alt += (
-            f" Dashed outline in every panel: queries '{rows[r0]}' to '{rows[r1 - 1]}' on "
-            f"keys {c0} to {c1 - 1} ('{cols[c0]}' to '{cols[c1 - 1]}'); the weight each of "
-            f"those rows gives them: {', '.join(shares)}."
+            f" Dashed outline: queries {rows[r0]} to {rows[r1 - 1]} on keys "
+            f"{cols[c0]} to {cols[c1 - 1]} ({c0} to {c1 - 1}); each row's total there: "
+            f"{', '.join(shares)}."
         )
     return fig, alt
 
@@ -193,23 +199,30 @@ def _fill_cells(ax, W: np.ndarray, M: np.ndarray, fmt: str, vmax: float) -> None
     """Numbers in the allowed cells, a hatched dash in the masked ones."""
     text = {"ha": "center", "va": "center", "fontsize": 9}
     for r in range(W.shape[0]):
+        even = _even(W[r], M[r])
         for c in range(W.shape[1]):
             if M[r, c]:
                 colour = text_colour(W[r, c] / vmax)  # the colour scale runs 0 to vmax
-                ax.text(c, r, format(W[r, c], fmt), color=colour, **text)
+                label = f"1/{int(M[r].sum())}" if even else format(W[r, c], fmt)
+                ax.text(c, r, label, color=colour, **text)
             else:
                 ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, **_BLOCKED))
                 ax.text(c, r, DASH, color="0.3", **text)
 
 
+def _even(w: np.ndarray, allowed: np.ndarray) -> bool:
+    """True when a row spreads its weight evenly over two or more allowed keys."""
+    return bool(allowed.sum() > 1 and np.allclose(w[allowed], w[allowed][0]))
+
+
 def _describe(W: np.ndarray, M: np.ndarray, rows, cols, fmt: str) -> str:
     blocked = int((~M).sum())
     tops = ", ".join(_top(W[i], M[i], rows[i], cols, fmt) for i in range(W.shape[0]))
-    return f"{blocked} of {W.size} cells masked; highest per row {tops}"
+    return f"{blocked} of {W.size} masked; each row's largest weight: {tops}"
 
 
 def _top(w: np.ndarray, allowed: np.ndarray, query: str, cols, fmt: str) -> str:
-    """A row's largest weight, or "even over k keys" when the allowed weights all tie."""
-    if allowed.sum() > 1 and np.allclose(w[allowed], w[allowed][0]):
-        return f"'{query}' even over {int(allowed.sum())} keys ({format(w[allowed][0], fmt)})"
-    return f"'{query}' -> '{cols[int(np.argmax(w))]}' ({format(w.max(), fmt)})"
+    """A row's largest weight, or "1/k each" when its k allowed weights all tie."""
+    if _even(w, allowed):
+        return f"{query} 1/{int(allowed.sum())} each"
+    return f"{query} to {cols[int(np.argmax(w))]} {format(w.max(), fmt)}"
