@@ -71,6 +71,25 @@ def kv_minus_inf_mask(q, K, V, k, v):
     return np.einsum("ht,htd->hd", softmax(np.where(mask, scores, -np.inf)), V)
 
 
+def kv_over_sqrt_d_v(q, K, V, k, v):
+    return good_kv_step(q * np.sqrt(q.shape[-1] / v.shape[-1]), K, V, k, v)
+
+
+def kv_over_sqrt_keys(q, K, V, k, v):
+    return good_kv_step(q * np.sqrt(q.shape[-1] / (K.shape[1] + 1)), K, V, k, v)
+
+
+def kv_no_transpose(q, K, V, k, v):
+    K = np.concatenate([K, k[:, None]], axis=1)
+    V = np.concatenate([V, v[:, None]], axis=1)
+    scores = (q[:, None] @ K / np.sqrt(q.shape[-1]))[:, 0]  # runs only when t + 1 == d_k
+    return np.einsum("ht,htd->hd", softmax(scores), V)
+
+
+def kv_key_as_query(q, K, V, k, v):
+    return good_kv_step(k, K, V, k, v)
+
+
 def good_cross_entropy(logits, Y):
     z = logits - logits.max(axis=-1, keepdims=True)
     log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
@@ -126,6 +145,10 @@ def ce_clip(logits, Y):
 def ce_mean_of_every_entry(logits, Y):
     z = logits - logits.max(axis=-1, keepdims=True)
     return -(Y * (z - np.log(np.exp(z).sum(axis=-1, keepdims=True)))).mean()
+
+
+def ce_pick_then_log(logits, Y):
+    return -np.log(softmax(logits)[Y == 1]).mean()  # no eps: -log(0) is inf
 
 
 def ce_bits(logits, Y):
@@ -203,6 +226,10 @@ def sample_probability(logits, T, u):
         (check_kv_step, kv_all_weights, "FAIL", "one output per key"),
         (check_kv_step, kv_softmax_over_heads, "FAIL", "the softmax ran over the heads"),
         (check_kv_step, kv_top_left_tril, "FAIL", "starts at the top-left corner"),
+        (check_kv_step, kv_over_sqrt_d_v, "FAIL", "divided by sqrt(d_v)"),
+        (check_kv_step, kv_over_sqrt_keys, "FAIL", "divided by sqrt(t + 1)"),
+        (check_kv_step, kv_no_transpose, "FAIL", "without the transpose"),
+        (check_kv_step, kv_key_as_query, "FAIL", "key k asked the question"),
         (check_cross_entropy, good_cross_entropy, "PASS", "all 5 cases"),
         (check_cross_entropy, ce_eps, "FAIL", "caps the loss at -log(eps)"),
         (check_cross_entropy, ce_clip, "FAIL", "caps the loss at -log(eps)"),
@@ -217,6 +244,7 @@ def sample_probability(logits, T, u):
         (check_cross_entropy, ce_log_of_softmax, "FAIL", "a probability underflowed to 0"),
         (check_cross_entropy, ce_log_of_shifted_softmax, "FAIL", "underflowed to 0"),
         (check_cross_entropy, ce_bits, "FAIL", "log base 2"),
+        (check_cross_entropy, ce_pick_then_log, "FAIL", "-log(0) is infinite"),
         (check_sample, good_sample, "PASS", "all 13 cases"),
         (check_sample, sample_total_below_1, "FAIL", "set the last end to 1"),
         (check_sample, sample_searchsorted_unclipped, "FAIL", "the answer is the last word, 4"),

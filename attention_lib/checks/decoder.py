@@ -31,7 +31,7 @@ def check_kv_step(fn) -> CheckResult:
 
     def run(cases: Cases) -> None:
         rng = np.random.default_rng(12)
-        for h, t, d_k, d_v in [(1, 3, 4, 4), (2, 4, 3, 5), (4, 1, 2, 2), (2, 5, 3, 4)]:
+        for h, t, d_k, d_v in [(1, 3, 4, 4), (2, 4, 3, 6), (4, 1, 2, 2), (2, 5, 3, 4)]:
             args = _kv_case(rng, h, t, d_k, d_v)
             case = f"h = {h} heads, {t} cached tokens, d_k = {d_k}, d_v = {d_v}"
             out = _kv_run(cases, case, args)
@@ -49,6 +49,7 @@ def check_kv_step(fn) -> CheckResult:
             expect_shape(out, (h, d_v), case, " One output per head for the new token.")
             known_mistakes(
                 out,
+                *_kv_near_misses(args),
                 (
                     _kv_reference(*args, append=False),
                     "the new token attended only to the cached tokens: append its own key "
@@ -114,6 +115,47 @@ def _kv_run(cases: Cases, case: str, args) -> np.ndarray:
         raise
 
 
+def _kv_near_misses(args) -> list[tuple]:
+    """Right shapes, one slip: each one only where it differs from the right answer."""
+    q, K, V, k, v = args
+    d_k, d_v, keys = q.shape[-1], v.shape[-1], K.shape[1] + 1
+    right, misses = _kv_reference(*args), []
+    grown_K = np.concatenate([K, k[:, None]], axis=1)  # (h, t + 1, d_k)
+    if keys == d_k:  # only then does q @ K, without the transpose, run at all
+        scores = (q[:, None] @ grown_K)[:, 0] / np.sqrt(d_k)  # (h, t + 1), but mixed up
+        grown_V = np.concatenate([V, v[:, None]], axis=1)
+        misses.append((np.einsum("ht,htd->hd", softmax(scores), grown_V), _KV_TRANSPOSE))
+    misses += [
+        (_kv_reference(*args, scale=1 / np.sqrt(d_v)), _KV_SQRT_DV),
+        (_kv_reference(*args, scale=1 / np.sqrt(keys)), _KV_SQRT_KEYS),
+        (_kv_reference(k, K, V, k, v), _KV_K_AS_QUERY),
+    ]
+
+    def told_apart(wrong):  # from the right answer and from every other slip
+        twins = sum(np.allclose(wrong, other) for other, _ in misses)
+        return twins == 1 and not np.allclose(wrong, right)
+
+    return [(wrong, hint) for wrong, hint in misses if told_apart(wrong)]
+
+
+_KV_TRANSPOSE = (
+    "the scores look like q @ K without the transpose: each score must be the dot product "
+    "of q with one key, so use q[:, None] @ K.swapaxes(-1, -2) (or einsum 'hd,htd->ht')."
+)
+_KV_SQRT_DV = (
+    "the scores are divided by sqrt(d_v), the size of a value: the scale is sqrt(d_k), the "
+    "size of the vectors in the dot product, q.shape[-1]."
+)
+_KV_SQRT_KEYS = (
+    "the scores are divided by sqrt(t + 1), the number of keys: the scale is sqrt(d_k), the "
+    "length of each key, q.shape[-1]."
+)
+_KV_K_AS_QUERY = (
+    "the new token's key k asked the question: the query is q. k only joins the cache, as "
+    "one more key to be scored against q."
+)
+
+
 def _kv_weights(q, K, V, k, v):
     K = np.concatenate([K, k[:, None]], axis=1)
     return softmax(np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1]))  # (h, t + 1)
@@ -158,6 +200,12 @@ def check_cross_entropy(fn) -> CheckResult:
         far = np.array([[1000.0, 0.0, -1000.0], [0.0, 1.0, 2.0]])  # target 2: 2000 below
         case = "a target whose logit is 2000 below the top"
         out, want = _scalar(cases, case, far, np.array([2, 2])), cross_entropy(far, [2, 2])
+        if np.isinf(out):
+            raise Fail(
+                f"got {float(out)} where the loss is {want:.4g} (on {case}): the target's "
+                "probability underflows to 0, and -log(0) is infinite. Compute log-softmax "
+                "directly, z - max - log(sum(exp(z - max))), and pick the target's entry."
+            )
         if not np.isfinite(out) or out < want - 1:
             raise Fail(
                 f"got {float(out):.4g} where the loss is {want:.4g} (on {case}): the target's "
