@@ -196,7 +196,8 @@ def test_gradients_figure_draws_two_median_lines_on_log_axes():
     np.testing.assert_allclose(raw_line.get_ydata(), raw)
     np.testing.assert_allclose(scaled_line.get_ydata(), scaled)
     assert ax.get_legend_handles_labels()[1] == ["raw scores", r"scaled by $1/\sqrt{d_k}$"]
-    assert not ax.collections  # no percentile bands: one measure, the median row
+    assert not ax.collections  # no bands asked for, none drawn
+    assert ax.get_title() == "Median gradient reaching a query"
     assert ax.get_ylabel().startswith("gradient reaching a query")
     assert [t.get_text() for t in ax.get_xticklabels()] == ["4", "64", "512", "1024"]
     assert "Scaled scores: between 0.64 and 0.74 at every width" in alt
@@ -206,6 +207,30 @@ def test_gradients_figure_draws_two_median_lines_on_log_axes():
         gradients_vs_dimension(d, raw[:2], scaled)
     with pytest.raises(ValueError, match="must be positive"):
         gradients_vs_dimension(d, raw, -scaled)
+
+
+def test_the_gradients_figure_shades_each_series_spread_over_rows():
+    d = np.array([64, 512, 1024])
+    raw, scaled = np.array([1.0, 0.014, 0.0007]), np.full(3, 0.73)
+    raw_band = [[0.006, 1e-9, 2e-13], [9.4, 11.2, 10.9]]
+    scaled_band = [[0.4, 0.41, 0.4], [1.27, 1.27, 1.27]]
+    fig, alt = gradients_vs_dimension(
+        d, raw, scaled, raw_band=raw_band, scaled_band=scaled_band, band_label="10th to 90th"
+    )
+    ax = fig.axes[0]
+    raw_fill, scaled_fill = ax.collections
+    assert raw_fill.get_hatch() != scaled_fill.get_hatch()  # not colour alone
+    np.testing.assert_allclose(raw_fill.get_paths()[0].vertices[:, 1].max(), 11.2)
+    assert ax.get_title() == "Median gradient reaching a query\nshaded: 10th to 90th"
+    assert "around the raw line (10th to 90th) spans 2e-13 to 11 at d_k = 1024" in alt
+    assert "around the scaled line (10th to 90th) spans 0.4 to 1.3 at d_k = 1024" in alt
+    plt.close(fig)
+    with pytest.raises(ValueError, match="band_label"):
+        gradients_vs_dimension(d, raw, scaled, raw_band=raw_band)
+    with pytest.raises(ValueError, match=r"raw_band needs a low and a high row: shape \(2, 3\)"):
+        gradients_vs_dimension(d, raw, scaled, raw_band=raw_band[0], band_label="x")
+    with pytest.raises(ValueError, match="low <= median <= high"):
+        gradients_vs_dimension(d, raw, scaled, scaled_band=[[0.8] * 3, [1.3] * 3], band_label="x")
 
 
 def test_the_gradients_figure_shades_the_step_where_most_raw_rows_saturate():
@@ -232,7 +257,7 @@ def test_the_gradients_figure_shades_the_step_where_most_raw_rows_saturate():
 def test_the_sliders_middle_panel_has_its_own_y_label():
     raw = np.random.default_rng(0).normal(scale=8.0, size=(50, 8))
     fig, _ = scaling_frame(raw, 64, xlim=(-40, 40))
-    assert fig.axes[1].get_ylabel() == "density (same axis)"
+    assert fig.axes[1].get_ylabel() == "density (same y scale)"
     plt.close(fig)
 
 
@@ -465,6 +490,14 @@ def mutates(Q, K):
         (scores_by_alias, "FAIL", "your function calls al.attention_scores"),
         (scores_from_core, "FAIL", "your function calls al.attention_scores"),
         (scores_imported_under_another_name, "FAIL", "your function calls al.attention_scores"),
+        (lambda Q, K: good_scaled_scores(Q, K).tolist(), "FAIL", "returns a list: return the"),
+        (lambda Q, K: tuple(good_scaled_scores(Q, K)), "FAIL", "returns a tuple: return the"),
+        # a divisor a hair off √d_k: the worst entry printed with enough digits to differ
+        (
+            lambda Q, K: Q @ swap(K) / (np.sqrt(Q.shape[-1]) + 1e-3),
+            "FAIL",
+            "got 1.9816, expected 1.9823",
+        ),
     ],
 )
 def test_each_scaled_scores_mistake_gets_its_own_hint(fn, status, hint, capsys):
@@ -474,6 +507,13 @@ def test_each_scaled_scores_mistake_gets_its_own_hint(fn, status, hint, capsys):
     assert line.startswith(f"[scaled_scores] {status}: ")
     assert hint in line
     assert line.count("\n") == 1
+
+
+def test_float32_and_einsum_answers_are_arrays_and_pass(capsys):
+    assert check_scaled_scores(lambda Q, K: good_scaled_scores(Q, K).astype(np.float32))
+    assert check_scaled_scores(
+        lambda Q, K: np.einsum("...qd,...kd->...qk", Q, K) / np.sqrt(Q.shape[-1])
+    )
 
 
 def test_scaled_scores_checker_never_raises(capsys):
@@ -541,7 +581,9 @@ def test_dot_variance_follows_d_k(capsys):
         (186624, "FAIL", "variances of independent terms add"),
         (1.6875, "FAIL", "dividing the score by d_k"),
         (256, "FAIL", "256 is too low"),  # d_k² / σ²: no formula of the exercise lands here
-        (1296, "FAIL", "1296 is too low"),  # σ³·d_k
+        (1296, "FAIL", "1,296 = σ³·d_k: that mixes the variance of one factor"),
+        (288, "FAIL", "288 = 2·σ·d_k: spreads do not add"),
+        (1.0, "FAIL", "1 is the variance of a scaled score"),
         (3000, "FAIL", "3000 is too low"),
     ],
 )
@@ -626,3 +668,15 @@ def test_the_invented_protocol_is_gone_and_the_chapter_stays_short():
         assert word not in text, word
     words = len(text.split())
     assert words <= 2050, f"{words} visible words; fix round 5 left 2043"
+
+
+def test_a_value_diff_prints_enough_digits_to_tell_the_two_apart():
+    from attention_lib.checks.base import difference  # noqa: PLC0415
+
+    out, want = np.full(5, 1.0), np.full(5, 1.0)
+    out[2], want[2] = 1.98162, 1.98234
+    assert difference(out, want).endswith("got 1.9816, expected 1.9823")
+    out[2], want[2] = 0.5, 0.25  # already apart at four digits: unchanged
+    assert difference(out, want).endswith("got 0.5, expected 0.25")
+    out[2] = want[2] = np.nan  # never apart: four digits, and no crash
+    assert difference(out, want).endswith("got nan, expected nan")

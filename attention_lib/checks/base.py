@@ -233,10 +233,10 @@ def difference(out: np.ndarray, expected: np.ndarray) -> str:
     worst = np.unravel_index(np.argmax(gap), out.shape)
     wrong = int(np.sum(~np.isclose(out, expected, atol=ATOL)))
     where = worst[0] if len(worst) == 1 else tuple(int(i) for i in worst)
-    return (
-        f"{wrong} of {out.size} entries differ; the largest gap is at index {where}: "
-        f"got {out[worst]:.4g}, expected {expected[worst]:.4g}"
-    )
+    got, want = out[worst], expected[worst]  # with enough digits to print them apart:
+    p = next((p for p in range(4, 18) if f"{got:.{p}g}" != f"{want:.{p}g}"), 4)
+    head = f"{wrong} of {out.size} entries differ; the largest gap is at index {where}"
+    return f"{head}: got {got:.{p}g}, expected {want:.{p}g}"
 
 
 def fmt(a) -> str:

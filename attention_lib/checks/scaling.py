@@ -50,6 +50,15 @@ def check_scaled_scores(fn) -> CheckResult:
         raw = Q @ K.T  # (5, 7)
         known_mistakes(out, *_wrong_scales(raw, d_k=9, n_q=5, n_k=7))
         same(out, raw / 3.0, case)
+        try:  # the values are right; is it an array, as asked?
+            returned = cases.fn(Q.copy(), K.copy())
+        except Exception:  # it answered once already: leave the type unchecked
+            returned = out
+        if not isinstance(returned, np.ndarray):
+            raise Fail(
+                f"the values are right, but your function returns a {type(returned).__name__}: "
+                "return the NumPy array that Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k) gives."
+            )
 
         Q3, K3 = rng.normal(size=(2, 3, 25)), rng.normal(size=(2, 6, 25))  # batch of 2
         case = "a batch: Q of shape (2, 3, 25) and K of shape (2, 6, 25)"

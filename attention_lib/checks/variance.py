@@ -94,6 +94,23 @@ def check_dot_variance(answer, d_k: int = 64, sigma: float = 1.0) -> CheckResult
             f"σ⁴ = {var**2:g} and counts once; with mean 0 nothing else adds.",
         ),
         (
+            sigma**3 * d_k,
+            f"{sigma**3 * d_k:,g} = σ³·d_k: that mixes the variance of one factor with the "
+            f"spread of the other. Both q_m and k_m have variance σ² = {var:g}, so each "
+            f"product has σ²·σ² = {var**2:g}.",
+        ),
+        (
+            2 * sigma * d_k,
+            f"{2 * sigma * d_k:g} = 2·σ·d_k: spreads do not add, and a product is not a sum. "
+            f"Work with variances: each product q_m k_m has variance σ²·σ² = {var**2:g}.",
+        ),
+        (
+            1.0,
+            "1 is the variance of a scaled score when the components have variance 1. Here "
+            f"the score is not scaled, and each of its {d_k} products has variance "
+            f"σ⁴ = {var**2:g}.",
+        ),
+        (
             var * d_k**2,
             f"{var * d_k**2:,g} = (σ·d_k)² = σ²·d_k²: the variance grows like d_k, not d_k², "
             f"because the {d_k} products' variances add; and each product has variance "

@@ -1,4 +1,4 @@
-r"""Figures for chapter 4, scaling by :math:`\sqrt{d_k}`: raw rows stop learning as ``d_k`` grows.
+r"""Figures for chapter 4, scaling by :math:`\sqrt{d_k}`: what reaches a query as ``d_k`` grows.
 
 Raw and scaled data are always drawn in two cividis colours that differ in lightness,
 *and* with different markers, line styles or hatching, so no figure relies on colour.
@@ -37,7 +37,9 @@ def _plain_log2_ticks(ax, d: np.ndarray) -> None:
     ax.set_xticks(d, [f"{v:g}" for v in d], fontsize=9)
 
 
-def gradients_vs_dimension(d_k, raw, scaled, saturated=None):
+def gradients_vs_dimension(
+    d_k, raw, scaled, saturated=None, *, raw_band=None, scaled_band=None, band_label=None
+):
     r"""The gradient that reaches a query, median over rows, raw scores against scaled ones.
 
     Parameters
@@ -51,29 +53,46 @@ def gradients_vs_dimension(d_k, raw, scaled, saturated=None):
     saturated : array_like of shape (m,), optional
         For each width, the share of raw rows that are saturated. If given, a grey band
         marks the step between the last width below one half and the first width above it.
+    raw_band, scaled_band : array_like of shape (2, m), optional
+        For each width, a low and a high percentile of the same sizes (10th and 90th, say),
+        shaded around each median line so the spread over rows shows.
+    band_label : str, optional
+        What the bands are, for the title and the alt text: "10th to 90th percentile".
 
     Returns
     -------
     fig : matplotlib.figure.Figure
     alt : str
-        Both series at the narrowest and the widest width, and the range of the scaled one.
+        Both series at the narrowest and the widest width, the range of the scaled one, and
+        the bands at the widest width.
     """
     d = _dims(d_k)
     raw, scaled = _series(raw, "raw", d.size), _series(scaled, "scaled", d.size)
     if np.any(raw <= 0) or np.any(scaled <= 0):
         raise ValueError("raw and scaled are sizes of gradients: they must be positive")
+    bands = {
+        name: None if b is None else _band(b, name, median)
+        for name, b, median in [("raw_band", raw_band, raw), ("scaled_band", scaled_band, scaled)]
+    }
+    shaded = any(b is not None for b in bands.values())
+    if shaded and not band_label:
+        raise ValueError("bands need a band_label saying what they span")
     band = None if saturated is None else _majority_step(d, _series(saturated, "saturated", d.size))
     fig, ax = plt.subplots(figsize=(5.6, 3.9))
     if band is not None:
         ax.axvspan(*band, color="0.85", lw=0, zorder=0)
-        ax.text(
-            band[1],
-            0.97,
-            " most raw rows\n saturated from here",
+        ax.text(  # left of the band and low: clear of the lines and the shaded spreads
+            band[0],
+            0.03,
+            "most raw rows\nsaturated from here → ",
             transform=ax.get_xaxis_transform(),
-            va="top",
+            ha="right",
+            va="bottom",
             fontsize=9,
         )
+    for low_high, style, hatch in zip(bands.values(), (RAW, SCALED), "/\\", strict=True):
+        if low_high is not None:  # hatched as well as tinted: the bands differ without colour
+            ax.fill_between(d, *low_high, color=style["color"], alpha=0.18, hatch=hatch * 4, lw=0)
     ax.plot(d, raw, **RAW, label="raw scores")
     ax.plot(d, scaled, **SCALED, label=r"scaled by $1/\sqrt{d_k}$")
     ax.set_xscale("log", base=2)
@@ -81,9 +100,9 @@ def gradients_vs_dimension(d_k, raw, scaled, saturated=None):
     _plain_log2_ticks(ax, d)
     ax.set_xlabel("$d_k$")
     norm = r"$\Vert \partial L / \partial q_i \Vert$"
-    ax.set_ylabel(f"gradient reaching a query,\nmedian row {norm}")
-    ax.set_title("Raw rows stop passing gradient back")
-    ax.legend(fontsize=9, loc="lower left")
+    ax.set_ylabel(f"gradient reaching a query,\n{norm}")
+    ax.set_title("Median gradient reaching a query" + (f"\nshaded: {band_label}" if shaded else ""))
+    ax.legend(fontsize=9, loc="center left")  # the lower left holds the band's label
     fig.tight_layout()
     alt = (
         f"Line plot on log axes against d_k from {d[0]:g} to {d[-1]:g} of the size of the "
@@ -92,12 +111,31 @@ def gradients_vs_dimension(d_k, raw, scaled, saturated=None):
         f"at d_k = {d[0]:g}, highest ({raw.max():.2g}) at d_k = {d[raw.argmax()]:g}, then "
         f"falling to {raw[-1]:.2g} at d_k = {d[-1]:g}."
     )
+    for name, low_high in bands.items():
+        if low_high is not None:
+            who = "raw" if name == "raw_band" else "scaled"
+            alt += (
+                f" A shaded band around the {who} line ({band_label}) spans "
+                f"{low_high[0][-1]:.2g} to {low_high[1][-1]:.2g} at d_k = {d[-1]:g}."
+            )
     if band is not None:
         alt += (
             f" A grey band between d_k = {band[0]:g} and {band[1]:g} marks where most raw rows"
             " become saturated."
         )
     return fig, alt
+
+
+def _band(values, name: str, median: np.ndarray) -> np.ndarray:
+    """A (2, m) array of positive low and high sizes that hold the median between them."""
+    b = as_float_array(values, name, min_ndim=1)
+    if b.shape != (2, median.size):
+        raise ValueError(
+            f"{name} needs a low and a high row: shape (2, {median.size}), got {b.shape}"
+        )
+    if np.any(b <= 0) or np.any(b[0] > median) or np.any(median > b[1]):
+        raise ValueError(f"{name} must be positive, with low <= median <= high at every width")
+    return b
 
 
 def _majority_step(d: np.ndarray, share: np.ndarray) -> tuple[float, float] | None:
