@@ -256,6 +256,22 @@ def test_masked_heatmaps_hatch_masked_cells_and_describe_them():
     assert labels == ["1/8"] * 8 + ["1/5"] * 5 + ["—"] * 3
     assert alt.startswith("Even. 1 heatmap: T.")
     assert "weight: a 1/8 each, b 1/5 each." in alt
+    fig, alt = masked_heatmaps(
+        [np.vstack([even, even])],
+        [np.vstack([M, M])],
+        list("abcd"),
+        list("stuvwxyz"),
+        titles=["e"],
+        title="T",
+    )
+    plt.close(fig)
+    assert "weight: a 1/8 each, b 1/5 each, c 1/8 each, d 1/5 each." in alt
+    rows = ["x", "<pad>", "<pad>"]  # identical neighbours are said once, with their count
+    fig, alt = masked_heatmaps(
+        [np.full((3, 8), 1 / 8)], [None], rows, list("stuvwxyz"), titles=["e"], title="T"
+    )
+    plt.close(fig)
+    assert "weight: x 1/8 each, <pad> 1/8 each (2 rows)." in alt
 
 
 def test_masked_heatmaps_vmax_gives_small_weights_the_colour_range():

@@ -217,7 +217,14 @@ def _even(w: np.ndarray, allowed: np.ndarray) -> bool:
 
 def _describe(W: np.ndarray, M: np.ndarray, rows, cols, fmt: str) -> str:
     blocked = int((~M).sum())
-    tops = ", ".join(_top(W[i], M[i], rows[i], cols, fmt) for i in range(W.shape[0]))
+    tops = [_top(W[i], M[i], rows[i], cols, fmt) for i in range(W.shape[0])]
+    runs = []  # [text, count]: identical neighbours (the <pad> rows) are said once
+    for top in tops:
+        if runs and runs[-1][0] == top:
+            runs[-1][1] += 1
+        else:
+            runs.append([top, 1])
+    tops = ", ".join(f"{top} ({k} rows)" if k > 1 else top for top, k in runs)
     return f"{blocked} of {W.size} masked; each row's largest weight: {tops}"
 
 
