@@ -97,15 +97,16 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
             "subtract the row's maximum over the allowed keys, so every exponent is <= 0 "
             f"and one is exactly 0: {why}"
         )
+    # Before the known mistakes: here a fill of 0 and of -1e4 give the same weights.
+    if np.any(out[~full] != 0.0) and np.nanmax(np.where(full, scores, np.nan)) < -1000:
+        raise Fail(
+            f"masked keys get weight {fmt(out[~full])} on {case}: a finite fill (-1e4, "
+            "say) loses to allowed scores below it, and the masked key takes the row. "
+            "Fill with -np.inf (or use np.where on the exponentials), whose "
+            "exponential is 0 whatever the other scores."
+        )
     known_mistakes(out, *_softmax_mistakes(scores, mask, full, case))
     if np.any(out[~full] != 0.0):
-        if np.nanmax(np.where(full, scores, np.nan)) < -1000:  # a finite fill beats these
-            raise Fail(
-                f"masked keys get weight {fmt(out[~full])} on {case}: a finite fill (-1e4, "
-                "say) loses to allowed scores below it, and the masked key takes the row. "
-                "Fill with -np.inf (or use np.where on the exponentials), whose "
-                "exponential is 0 whatever the other scores."
-            )
         raise Fail(
             f"masked keys get weight {fmt(out[~full])} on {case}: a masked weight must be "
             "exactly 0. Set masked scores to -np.inf before softmax (exp(-inf) = 0)."
