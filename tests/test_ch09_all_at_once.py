@@ -249,6 +249,7 @@ def test_timing_plot_labels_every_way_and_skips_what_was_not_run():
     ax = fig.axes[0]
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == ["loop", "rows", "matrix", "grows like n²", "grows like n"]
+    assert [t.get_text() for t in ax.texts] == ["n²", "n"]  # each guide named on the plot
     guide = ax.get_lines()[-1].get_ydata()  # a third of matrix's last point, 80 µs at n = 64
     assert np.isclose(guide[-1], 80e-6 / 3) and np.isnan(guide[-2])  # 13 µs: under the axis
     n_squared = ax.get_lines()[-2].get_ydata()  # ends where the axis does, not off the plot
@@ -306,13 +307,16 @@ def test_memory_plot_draws_the_computed_line_and_the_measurements():
     assert "grows from 512 B to 2 GiB" in alt
     assert "weights.nbytes: 512 KiB at n = 256 to 8 MiB at n = 1024 (1 times" in alt
     assert "peak, chunked: 371 KiB at n = 256 to 2.34 MiB at n = 16384 (0.00114 times" in alt
-    assert "2 GiB\nat n = 16384" in [t.get_text() for t in ax.texts]
+    assert "2 GiB at n = 16384" in [t.get_text() for t in ax.texts]
+    label = ax.texts[0].get_window_extent(fig.canvas.get_renderer())
+    end = ax.transData.transform((16384, 2 * 2**30))
+    assert label.y0 > end[1] and label.x1 < end[0]  # above and left of the line's end
     ticks = [t.get_text() for t in ax.get_yticklabels()]
     assert ticks == ["1 KiB", "32 KiB", "1 MiB", "32 MiB", "1 GiB"]  # powers of 32, evenly
     assert ax.get_legend().get_texts()[0].get_text() == "one score matrix: n² × 8 bytes"
-    assert computed.get_linestyle() == ":" and computed.get_zorder() > 2  # on top, thin
-    for line in ax.get_lines()[1:]:  # thick, so the dotted reference on top still shows
-        assert line.get_linewidth() >= 2 * computed.get_linewidth()
+    assert computed.get_zorder() < 2 and computed.get_color() == "0.78"  # a grey band below
+    for line in ax.get_lines()[1:]:  # narrower than the band: a line on it leaves its edges
+        assert 2 * line.get_linewidth() <= computed.get_linewidth()
         stroke = line.get_path_effects()[0]
         assert stroke._gc["foreground"] == "white"
     plt.close(fig)
@@ -410,10 +414,16 @@ def test_tile_figure_lists_the_running_m_ell_and_o_of_each_query():
     m, ell = z.max(), np.exp(z - z.max()).sum()
     o = np.exp(z - m) @ V[:3]
     assert lines[it] == [f"{m:.2f}", f"{ell:.2f}", "  ".join(f"{v:.2f}" for v in o)]
-    assert lines[-0.75] == ["max m", "sum ℓ", "running sum o\n(output = o / ℓ)"]
-    for i in range(4):  # finished queries show their output, o / ℓ over all the keys
+    assert lines[-0.75] == ["max m", "sum ℓ", "running sum o", "output o / ℓ"]
+    heads = {t.get_text(): t.get_position()[0] for t in panel.texts}
+    for i in range(4):  # finished queries show their output, o / ℓ, in its own column
         out = "  ".join(f"{v:.2f}" for v in al.softmax(Z[i]) @ V)
-        assert lines[i] == ["done, o / ℓ =", out]
+        assert lines[i] == ["done", out]
+        assert heads[out] == heads["output o / ℓ"] != heads["running sum o"]
+    bold = [t.get_text() for t in panel.texts if t.get_fontweight() == "bold"]
+    assert bold[4:] == lines[it]  # the four heads, then the row of 'it'
+    label = grid.get_yticklabels()[it]
+    assert label.get_text() == "it" and label.get_fontweight() == "bold"
     assert alt.endswith("Queries already done show their output, o divided by ℓ.")
     assert np.allclose(row_px, line_px)  # each line sits level with its query's row
     vector = ", ".join(f"{v:.2f}" for v in o)
@@ -436,8 +446,13 @@ def test_tile_figure_shows_the_output_once_a_query_block_has_every_key():
     fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 4, V=V, row="it")  # the last
     below = [t.get_text() for t in fig.axes[1].texts if t.get_position()[1] > 7.5]
     plt.close(fig)
-    assert below == ["'it': o / ℓ =", "  ".join(f"{v:.2f}" for v in out),
-                     "= the row of 'it' in softmax(z) V"]  # fmt: skip
+    assert below == ["the output of 'it' is its row of softmax(z) V"]
+    fig, _ = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 4, V=V, row="it")
+    lines = {}
+    for t in sorted(fig.axes[1].texts, key=lambda t: t.get_position()[0]):
+        lines.setdefault(round(t.get_position()[1], 2), []).append(t.get_text())
+    plt.close(fig)
+    assert lines[it][-1] == "  ".join(f"{v:.2f}" for v in out)  # in the output column
     vector = ", ".join(f"{v:.2f}" for v in out)
     assert alt.endswith(f"All keys are in: o / ℓ for 'it' is ({vector}), its row of softmax(z) V.")
     fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 3, V=V, row="it")  # keys 0-2

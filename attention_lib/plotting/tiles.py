@@ -20,7 +20,8 @@ from .base import check_labels
 NOW = "#d4ebf7"  # pale Okabe-Ito sky blue: the current tile and its queries' lines
 _DONE = {"facecolor": "0.92", "edgecolor": "0.6", "hatch": "\\\\\\", "linewidth": 0.0}
 _ROW = 0.45  # inches per token, in the grid and in the panel beside it
-_PANEL = 3.7  # inches: the panel of running m, ℓ, o (12 pt, four numbers of o)
+_PANEL = 5.9  # inches: the panel of running m, ℓ, o and the output (12 pt, 4 numbers each)
+_MARK = "#0072b2"  # Okabe-Ito blue: the row the text follows (``row``)
 
 
 def tile_steps(q_edges, k_edges) -> list[tuple[int, int]]:
@@ -107,6 +108,9 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None, row: str | 
             ax.text(j, i, f"{Z[i, j]:.2f}", ha="center", va="center", fontsize=11)
     ax.set_xticks(range(len(tokens)), tokens, rotation=45, ha="right", fontsize=11)
     ax.set_yticks(range(len(tokens)), tokens, fontsize=11)
+    if row is not None:  # the row the text follows, in bold blue here and in the panel
+        label = ax.get_yticklabels()[tokens.index(row)]
+        label.set(fontweight="bold", color=_MARK)
     ax.set_xlabel("keys", fontsize=11)
     ax.set_ylabel("queries", fontsize=11)
     fig.suptitle(
@@ -128,32 +132,37 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None, row: str | 
     if V is not None:
         side = fig.add_axes(((1.3 + grid_w) / width, 1.0 / height, _PANEL / width, grid_h / height))
         named = tokens.index(row) if row in now else rows.start
-        alt += " " + _state_panel(side, Z, V, tokens, rows, k[kb + 1], named)
+        mark = tokens.index(row) if row is not None else None
+        alt += " " + _state_panel(side, Z, V, tokens, rows, k[kb + 1], named, mark)
     return fig, alt
 
 
-def _state_panel(ax, Z, V, tokens, rows: slice, k_end: int, named: int) -> str:
-    """List each query's running m, ℓ and o; return a sentence for the alt text."""
+def _state_panel(ax, Z, V, tokens, rows: slice, k_end: int, named: int, mark=None) -> str:
+    """List each query's running m, ℓ, o and, once done, its output; return alt text."""
     m, ell, o = running_state(Z, V, k_end)
     ax.set_xlim(0, _PANEL)  # in inches
     ax.set_ylim(len(tokens) - 0.5, -0.5)  # rows line up with the grid's rows
     ax.axis("off")
     _, ell_all, o_all = running_state(Z, V, Z.shape[1])  # every key folded in
-    columns = (0.1, "max m"), (0.85, "sum ℓ"), (1.6, "running sum o\n(output = o / ℓ)")
+    columns = (0.1, "max m"), (0.85, "sum ℓ"), (1.6, "running sum o"), (3.75, "output o / ℓ")
     for x, head in columns:
         ax.text(x, -0.75, head, fontsize=12, fontweight="bold", va="bottom")
     ax.add_patch(Rectangle((0, rows.start - 0.5), _PANEL, rows.stop - rows.start, facecolor=NOW))
+    if mark is not None:
+        ax.add_patch(Rectangle((0, mark - 0.5), _PANEL, 1, fill=False, edgecolor=_MARK, lw=2))
     for i in range(len(tokens)):
+        bold = {"fontweight": "bold"} if i == mark else {}
+        output = "  ".join(f"{v:.2f}" for v in o_all[i] / ell_all[i])
         if rows.start <= i < rows.stop:
-            vector = "  ".join(f"{v:.2f}" for v in o[i])
-            for (x, _), text in zip(columns, (f"{m[i]:.2f}", f"{ell[i]:.2f}", vector), strict=True):
-                ax.text(x, i, text, fontsize=12, va="center")
+            texts = [f"{m[i]:.2f}", f"{ell[i]:.2f}", "  ".join(f"{v:.2f}" for v in o[i])]
+            texts += [output] if k_end == Z.shape[1] else []  # every key in: the output
+            for (x, _), text in zip(columns, texts, strict=False):
+                ax.text(x, i, text, fontsize=12, va="center", **bold)
         elif i < rows.start:  # a finished query keeps only its output
-            ax.text(0.1, i, "done, o / ℓ =", fontsize=12, va="center", color="0.35")
-            vector = "  ".join(f"{v:.2f}" for v in o_all[i] / ell_all[i])
-            ax.text(1.6, i, vector, fontsize=12, va="center")
+            ax.text(0.1, i, "done", fontsize=12, va="center", color="0.35", **bold)
+            ax.text(3.75, i, output, fontsize=12, va="center", **bold)
         else:
-            ax.text(0.1, i, "not started", fontsize=12, va="center", color="0.35")
+            ax.text(0.1, i, "not started", fontsize=12, va="center", color="0.35", **bold)
     vector = ", ".join(f"{v:.2f}" for v in o[named])
     alt = (
         "Right, each query's running maximum m, sum ℓ and running sum o; the row of "
@@ -163,15 +172,8 @@ def _state_panel(ax, Z, V, tokens, rows: slice, k_end: int, named: int) -> str:
         alt += " Queries already done show their output, o divided by ℓ."
     if k_end == Z.shape[1]:  # the block's last tile: its queries' outputs are ready
         out = ", ".join(f"{v:.2f}" for v in o[named] / ell[named])
-        below = len(tokens) - 0.5  # the panel's lower edge, in rows
-        ax.text(0.1, below + 0.6, f"{tokens[named]!r}: o / ℓ =", fontsize=12, va="center")
-        ax.text(1.6, below + 0.6, out.replace(", ", "  "), fontsize=12, va="center")
-        ax.text(
-            0.1,
-            below + 1.25,
-            f"= the row of {tokens[named]!r} in softmax(z) V",
-            fontsize=12,
-            va="center",
-        )
+        below = len(tokens) - 0.5 + 0.6  # under the panel's lower edge, in rows
+        note = f"the output of {tokens[named]!r} is its row of softmax(z) V"
+        ax.text(3.75, below, note, fontsize=12, va="center", ha="center")
         alt += f" All keys are in: o / ℓ for {tokens[named]!r} is ({out}), its row of softmax(z) V."
     return alt

@@ -134,6 +134,16 @@ def timing_plot(
         if start is not None:
             line[n < start] = np.nan
         ax.plot(n, line, color="0.55", linestyle=style, label=label)
+        drawn = np.flatnonzero(~np.isnan(line))  # named at its end, not by dash alone
+        ax.annotate(
+            label.removeprefix("grows like ") if drawn.size else "",
+            (n[drawn[-1]], line[drawn[-1]]) if drawn.size else (n[0], lo),
+            xytext=(4, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
+            color="0.35",
+        )
     ax.set_yscale("log")
     ax.set_ylim(lo / 2, hi * 2)
     ticks = 10.0 ** np.arange(np.floor(np.log10(lo / 2)), np.ceil(np.log10(hi * 2)) + 1)
@@ -239,25 +249,18 @@ def memory_plot(n, measured: dict, *, itemsize: int = 8, title: str | None = Non
         series[label] = sizes, values
     computed = n**2 * itemsize
     fig, ax = plt.subplots(figsize=(6.2, 3.8))
-    ax.plot(  # a thin dotted reference on top: a measured line under it still shows
-        n,
-        computed,
-        color="black",
-        linewidth=1.2,
-        linestyle=":",
-        zorder=5,
+    ax.plot(  # a wide grey band: a measured line lying on it leaves both edges showing
+        n, computed, color="0.78", linewidth=9, solid_capstyle="round", zorder=1,
         label=f"one score matrix: n² × {itemsize} bytes",
-    )
-    ax.annotate(
-        f"{fmt_bytes(computed[-1])}\nat n = {n[-1]:g}",
+    )  # fmt: skip
+    ax.annotate(  # above and left of the end: the rising line stays below the text
+        f"{fmt_bytes(computed[-1])} at n = {n[-1]:g}",
         (n[-1], computed[-1]),
-        xytext=(-8, -4),
+        xytext=(-10, 4),
         textcoords="offset points",
         ha="right",
-        va="top",
+        va="bottom",
         fontsize=8,
-        bbox={"facecolor": "white", "edgecolor": "none", "pad": 1},  # over the dotted line
-        zorder=6,
     )
     parts = []
     for (label, (sizes, values)), style in zip(series.items(), STYLES, strict=False):
@@ -270,6 +273,7 @@ def memory_plot(n, measured: dict, *, itemsize: int = 8, title: str | None = Non
         )
     ax.set_yscale("log", base=2)
     top = int(np.ceil(np.log2(computed[-1])))
+    ax.set_ylim(top=2.0 ** (top + 2))  # room for the label above the line's end
     low = int(np.floor(np.log2(min(computed[0], *(np.min(v) for _, v in series.values())))))
     # Evenly spaced labels: every power of 4 (1 KiB, 4 KiB, 16 KiB, ...) over a short
     # axis, every power of 32 (1 KiB, 32 KiB, 1 MiB, ...) over a long one.
