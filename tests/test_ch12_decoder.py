@@ -273,10 +273,12 @@ def test_the_figures_carry_labels_and_alt_text_from_the_data():
 
     from attention_lib.plotting import loss_vs_baselines, writing_frame
 
-    fig, alt = loss_vs_baselines([0, 100, 200], [6.1, 2.5, 1.5], [6.0, 2.0, 1.6], {"bigram": 2.3})
+    fig, alt = loss_vs_baselines([0, 100, 200], [6.1, 1.9, 1.5], [6.0, 2.0, 1.6], {"bigram": 2.3})
     assert "held-out loss from 6.00 to 1.60" in alt and "bigram baseline 2.30" in alt
     assert fig.axes[0].get_xlabel() == "training step"
     assert fig.axes[0].get_ylim()[1] > 6.1  # the starting loss is drawn, not clipped
+    assert 1.2 < fig.axes[0].get_ylim()[0] < 1.5  # the axis starts near the data, not at 0
+    assert "the training curve lies just under the held-out curve" in alt
     plt.close(fig)
     p = np.array([0.1, 0.6, 0.3, 0.0])
     fig, alt = writing_frame(
@@ -289,6 +291,15 @@ def test_the_figures_carry_labels_and_alt_text_from_the_data():
     assert "'delicious' (0.60)" in alt and "a b . | c ." in alt
     assert "all 2 other words together 0.10" in alt
     plt.close(fig)
+    long = ["a very long sentence that wraps " * 4, "short ."]
+    sizes = {
+        tuple(
+            writing_frame(1.0, ["a", "b", "c"], [0.2, 0.5, 0.3], w, prompt="x")[0].get_size_inches()
+        )
+        for w in (long, ["b .", "c ."])
+    }
+    assert len(sizes) == 1  # every frame of a slider has the same size: the page never jumps
+    plt.close("all")
     with pytest.raises(ValueError, match="need one word per probability"):
         writing_frame(1.0, ["a"], p, [], prompt="x")
 
@@ -302,7 +313,9 @@ def test_the_block_diagram_names_every_part_with_its_sizes():
     texts = " | ".join(t.get_text() for t in fig.axes[0].texts)
     for part in ("LN₁", "causal attention\n4 heads", "LN₂", "64 wide", "LN_f", "(n, 243)"):
         assert part in texts, texts
-    assert texts.count("+") == 3  # E + E_pos, and the two residual additions
+    assert texts.count("+") == 4  # E + E_pos, the two residual additions, W_out + b_out
+    assert "mask" in texts and min(t.get_fontsize() for t in fig.axes[0].texts) >= 10
+    assert fig.get_figwidth() * 90 >= 400  # at 90 dpi, drawn at its own size on the page
     assert "(n, 32)" in alt and "4 heads" in alt and "(n, 243)" in alt
     plt.close(fig)
     with pytest.raises(ValueError, match="h dividing d_model"):

@@ -49,7 +49,12 @@ def loss_vs_baselines(steps, train_loss, test_loss, baselines: dict):
         ax.axhline(value, color=_UNIFORM["color"], linestyle=style, linewidth=1.4)
         ax.text(s[-1], value, f"{name}, held-out: {value:.2f}", ha="right", va="bottom")
     top = max(train.max(), test.max(), *baselines.values())
-    ax.set_ylim(0, top * 1.08)  # every point drawn, the starting loss included
+    low = min(train.min(), test.min(), *baselines.values())
+    ax.set_yscale("log")  # the end, 1.4 to 2, gets room next to a start near 6
+    ax.set_ylim(low * 0.9, top * 1.12)  # every point drawn, the starting loss included
+    ticks = [t for t in (1, 1.5, 2, 3, 4, 5, 6, 8) if low * 0.9 <= t <= top * 1.12]
+    ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
+    ax.minorticks_off()
     ax.set_xlabel("training step")
     ax.set_ylabel("cross-entropy (nats per word)")
     ax.set_title("Next-word loss: lower is better")
@@ -59,9 +64,12 @@ def loss_vs_baselines(steps, train_loss, test_loss, baselines: dict):
         f"{name} baseline {value:.2f}" + _first_below(s, test, value)
         for name, value in baselines.items()
     )
+    under = "just under" if np.all(train[1:] < test[1:]) else "close to"
     alt = (
-        f"Line plot over {int(s[-1])} training steps. Training loss from {train[0]:.2f} to "
-        f"{train[-1]:.2f}; held-out loss from {test[0]:.2f} to {test[-1]:.2f}. Horizontal "
+        f"Line plot over {int(s[-1])} training steps, loss on a log scale. Training loss from "
+        f"{train[0]:.2f} to {train[-1]:.2f}; held-out loss from {test[0]:.2f} to "
+        f"{test[-1]:.2f}; after the start the training curve lies {under} the held-out "
+        "curve, so the two look like one line. Horizontal "
         f"lines for the held-out loss of models without attention: {lines}."
     )
     return fig, alt
@@ -97,8 +105,11 @@ def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8)
     labels = [words[i] for i in order]
     rest = float(p.sum() - p[order].sum())  # where the flattened probability goes
     lines = [f"written from <s> at T = {T:g}:"]
-    lines += [textwrap.fill(f"{i + 1}. {s}", 60) for i, s in enumerate(samples)]
-    text_h = 0.17 * sum(line.count("\n") + 1 for line in lines) + 0.1  # inches of text
+    lines += [
+        textwrap.fill(f"{i + 1}. {s}", 60, max_lines=2, placeholder=" …")
+        for i, s in enumerate(samples)
+    ]
+    text_h = 0.17 * (1 + 2 * len(samples)) + 0.1  # room for two lines each: one frame size
     height = 0.45 + 1.9 + 0.65 + text_h  # title, bars, word labels, sentences
     fig = plt.figure(figsize=(6.4, height))
     ax = fig.add_axes((0.1, (text_h + 0.65) / height, 0.87, 1.9 / height))
@@ -157,10 +168,10 @@ def decoder_diagram(*, h: int, d_model: int, d_ff: int, n_vocab: int):
     """
     if min(h, d_model, d_ff, n_vocab) < 1 or d_model % h:
         raise ValueError(f"need positive sizes with h dividing d_model: h={h}, d_model={d_model}")
-    fig, ax = plt.subplots(figsize=(3.6, 5.0))
+    fig, ax = plt.subplots(figsize=(4.6, 6.2))
     ax.set(xlim=(0, 10), ylim=(0, 14))
     ax.set_axis_off()
-    main, side = 3.2, 7.4  # x of the residual stream and of the sub-layers
+    main, side = 2.6, 6.3  # x of the residual stream and of the sub-layers
 
     def box(x, y, text, colour):
         ax.text(
@@ -169,7 +180,7 @@ def decoder_diagram(*, h: int, d_model: int, d_ff: int, n_vocab: int):
             text,
             ha="center",
             va="center",
-            fontsize=9,
+            fontsize=11,
             bbox=dict(boxstyle="round,pad=0.35", fc=colour, ec="black", lw=1),
             zorder=3,
         )
@@ -198,8 +209,9 @@ def decoder_diagram(*, h: int, d_model: int, d_ff: int, n_vocab: int):
         )
     for y0, y1 in ((13.3, 12.3), (11.0, 7.6), (7.0, 3.9), (3.3, 2.3)):
         arrow(main, y0 - 0.3, main, y1)
+    _mask_icon(ax, side + 2.85, 8.5)
     box(main, 1.7, "LN_f", "0.9")
-    box(main, 0.4, f"× W_out → logits (n, {n_vocab})", "#009E73")  # bluish green
+    box(4.6, 0.4, f"× W_out + b_out → logits (n, {n_vocab})", "#009E73")  # green
     arrow(main, 1.3, main, 0.8)
     fig.tight_layout(pad=0.2)
     alt = (
@@ -207,6 +219,28 @@ def decoder_diagram(*, h: int, d_model: int, d_ff: int, n_vocab: int):
         f"(n, {d_model}). This residual stream runs straight down; it branches through layer "
         f"norm LN1 into causal attention with {h} heads, whose output is added back (+), then "
         f"through LN2 into the feed-forward network (ReLU, {d_ff} wide), added back again. "
-        f"A final layer norm LN_f and W_out give the logits, shape (n, {n_vocab})."
+        f"A final layer norm LN_f, W_out and b_out give the logits, shape (n, {n_vocab}). "
+        "A small lower-triangular grid beside the attention box, labelled mask, shows that "
+        "each token attends only to itself and earlier tokens."
     )
     return fig, alt
+
+
+def _mask_icon(ax, x: float, y: float, n: int = 4, size: float = 0.25) -> None:
+    """A tiny causal mask centred at (x, y): the lower triangle filled, labelled "mask"."""
+    left, top = x - n * size / 2, y + n * size / 2
+    for i in range(n):
+        for j in range(n):
+            fill = "#0072B2" if j <= i else "white"  # blue: may attend
+            ax.add_patch(
+                Rectangle(
+                    (left + j * size, top - (i + 1) * size),
+                    size,
+                    size,
+                    fc=fill,
+                    ec="black",
+                    lw=0.6,
+                    zorder=4,
+                )
+            )
+    ax.text(x, top + 0.15, "mask", ha="center", va="bottom", fontsize=10, zorder=4)
