@@ -11,8 +11,6 @@ The numbers tell chapter 8's story:
 * alone, "ate" looks for what was eaten: its largest weight, 0.27, is on "pie";
 * in the batch without a mask, every real token of the short sentence hands about a
   third of its attention to the three padding rows, and its outputs shrink;
-* with a non-zero ``<pad>`` embedding (:data:`PAD_EMBEDDING`), as a real model has, the
-  padding takes even more attention and adds its own value to the outputs;
 * with :func:`attention_lib.padding_mask`, the short sentence's outputs equal those it
   has alone, and the long sentence is untouched either way.
 
@@ -48,15 +46,7 @@ BATCH, LENGTHS = pad_batch([X, X_SHORT], n=len(TOKENS))
 #: One label per position of each sentence in the batch, padding included.
 BATCH_TOKENS = (TOKENS, SHORT_TOKENS + (PAD,) * (len(TOKENS) - len(SHORT_TOKENS)))
 
-#: A made-up ``<pad>`` embedding, a little of every feature. The toy pads with zeros;
-#: a real model looks up a learned, non-zero vector for its pad token instead.
-PAD_EMBEDDING = np.full(4, 0.5)
-
-#: :data:`BATCH` with :data:`PAD_EMBEDDING` in the three padding rows instead of zeros.
-BATCH_PAD_EMBEDDING = BATCH.copy()
-BATCH_PAD_EMBEDDING[1, len(SHORT_TOKENS) :] = PAD_EMBEDDING
-
-for _array in (X_SHORT, BATCH, LENGTHS, PAD_EMBEDDING, BATCH_PAD_EMBEDDING):
+for _array in (X_SHORT, BATCH, LENGTHS):
     _array.setflags(write=False)
 
 
