@@ -256,11 +256,10 @@ def check_number(
 ) -> CheckResult:
     """Check a number the learner predicted or worked out by hand; print one line.
 
-    ``answer`` passes when it rounds to ``expected`` at ``places`` decimals (0.21 is right for
-    0.2113); ``places=0``: a whole count (within 1%: "give the exact number"). ``mistakes``:
-    ``(wrong_value, hint)`` pairs; ``expected`` is computed, never typed. ``fallback`` replaces the
-    generic hint (may name ``{value}``, ``{side}``). ``show``: decimals of the true value on a PASS.
-    """
+    ``answer`` passes when it rounds to ``expected`` at ``places`` decimals (0.21 for 0.2113);
+    ``places=0``: a whole count. ``mistakes``: ``(wrong_value, hint)`` pairs; ``expected`` is
+    computed. ``fallback`` replaces the generic hint (may name ``{value}``, ``{side}``).
+    ``show``: decimals of the true value on a PASS."""
     tol = 0.5 * 10.0**-places + 1e-12
     if isinstance(answer, np.ndarray) and answer.ndim == 0:  # np.array(3888): one number
         answer = answer[()]
@@ -273,8 +272,9 @@ def check_number(
         if not np.isfinite(value):
             result = CheckResult(exercise, "FAIL", f"expected a finite number, got {answer!r}.")
         elif places == 0 and not value.is_integer():  # a count: 36.4 must not round to 36
-            hint = f"this is a count: a whole number, not {_number(value)}."
-            result = CheckResult(exercise, "FAIL", hint)
+            near = round(value)  # 4095.9999999 is float noise: say "round it", not "not 4096"
+            hint = f"; round it: {near:,}" if abs(value - near) < 1e-6 else f", not {value:g}"
+            result = CheckResult(exercise, "FAIL", f"this is a count: a whole number{hint}.")
         elif abs(value - expected) <= tol:
             decimals = show if show is not None else 0 if float(expected).is_integer() else places
             line = f"{_number(value)} is right ({expected:,.{decimals}f})."
