@@ -213,7 +213,8 @@ def test_self_matches_passes_the_count(capsys):
         (5, "FAIL", "that counts the words whose best match is another word"),
         (1, "FAIL", "1 is too low: a row counts when its largest score sits on the diagonal"),
         (2, "FAIL", "Count the rows where S.argmax(-1) equals the row index"),
-        (4, "FAIL", "4 is too high: a row counts when its largest score"),
+        (4, "FAIL", "4 fits the rows that pick column 5, row 5 aside, or a miscount."),
+        (6, "FAIL", "6 is too high: a row counts when its largest score"),
         (None, "TODO", "replace None with your number"),
         ("3", "FAIL", "expected one number"),
     ],
@@ -351,13 +352,19 @@ def test_a_count_from_another_design_names_that_design(capsys):
         "query side only": al.attention_scores(Q, X),  # 2
         "two matrices": al.attention_scores(Q, K),  # 2
     }
+    # 4 is also the rows that pick 'it' (ate, the, and, was); 2 also a row of S missed.
     assert not check_self_matches(4, S_SHARED, others=designs)
-    assert "4 is the count for the design 'no projection' of the experiment" in (
-        capsys.readouterr().out
+    four = (
+        "4 fits the design 'no projection' of the experiment, or the rows that pick "
+        "column 5, row 5 aside. Count the rows of S = Q Qᵀ"
     )
+    assert four in capsys.readouterr().out
     assert not check_self_matches(2, S_SHARED, others=designs)
-    out = capsys.readouterr().out
-    assert "the designs 'query side only' and 'two matrices'" in out and "Q Qᵀ" in out
+    two = (
+        "2 fits the designs 'query side only' and 'two matrices' of the experiment, "
+        "or a miscount. Count the rows of S = Q Qᵀ"
+    )
+    assert two in capsys.readouterr().out
     assert check_self_matches(3, S_SHARED, others=designs)
 
 
@@ -471,13 +478,24 @@ def test_a_number_that_several_slips_give_names_them_all(answer, slips, capsys):
 
 
 def test_a_truncated_answer_is_told_to_round(capsys):
-    # 0.7 × 0.4 + 0.3 × 0.3 can come out as 0.3699…; int(x * 100) / 100 then gives 0.36.
+    # 0.7 × 0.525 = 0.3675: cut short it gives 0.36, rounded 0.37.
+    x, W = np.array([0.7, 0.0]), np.array([[0.525, 0.0], [1.0, 1.0]])
+    assert not check_projection_element(0.36, x, W, 0)
+    assert "close: round, do not truncate: 0.3675 rounds to 0.37." in capsys.readouterr().out
+    assert check_projection_element(0.37, x, W, 0)
+
+
+def test_an_exact_two_decimal_answer_has_no_truncation_slip(capsys):
+    # 0.7 × 0.4 + 0.3 × 0.3 is 0.37 by hand; in floats 0.36999999999999994, which is noise:
+    # 0.36 is no truncation of it, so the hint must not invent one.
     x = toy.X[DELICIOUS]
+    assert toy.projections()[0][DELICIOUS, 1] != 0.37  # the float noise is really there
     assert not check_projection_element(0.36, x, toy.W_q, 1, **ELEMENT, rows=ROWS)
     line = capsys.readouterr().out
-    assert "0.3699… cut to 0.36, not rounded" in line
+    assert "truncate" not in line and "cut to" not in line and "0.3699" not in line
+    assert "that pairs entries one row apart: 0.3 × 1.2" in line  # the slip that gives 0.36
     assert not check_projection_element(1.35, x, toy.W_q, 0, **ELEMENT)  # element 0 is 1.36
-    assert "close: round, do not truncate: 1.3599… rounds to 1.36." in capsys.readouterr().out
+    assert "truncate" not in capsys.readouterr().out
 
 
 def test_the_toy_s_weights_are_named_before_any_shape_slip(capsys):

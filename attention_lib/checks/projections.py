@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -51,11 +52,11 @@ def check_projection_element(
     .. math:: (x W)_j = \sum_{f=0}^{d_{model}-1} x_f \, W_{f j}
 
     The expected value comes from the arrays passed in, so it follows the toy numbers.
-    The hints recognise: the answer rounded to one decimal, a row of ``W`` instead of a
-    column, one product alone, the column added up without ``x``, position ``column`` of
-    ``x`` alone, one entry of the column read off, entries paired one row out of step,
-    another column, another matrix from ``others`` and another token's element from
-    ``rows``.
+    The hints recognise: the answer rounded to one decimal (or cut short, when the exact
+    answer has more than 2 decimals), a row of ``W`` instead of a column, one product
+    alone, the column added up without ``x``, position ``column`` of ``x`` alone, one entry
+    of the column read off, entries paired one row out of step, another column, another
+    matrix from ``others`` and another token's element from ``rows``.
     """
     x, W = np.asarray(x, dtype=float), np.asarray(W, dtype=float)
     j = column
@@ -114,16 +115,11 @@ def check_projection_element(
     if round(expected, 1) != round(expected, 2):  # 1.4 for 1.36: rounding, not arithmetic
         hint = "close: that is the answer rounded to one decimal. Give 2 decimals."
         slips.insert(0, (round(expected, 1), hint, "the answer rounded to one decimal"))
-    if np.isclose(expected, round(expected, 2), atol=1e-9):  # 0.3699... cut to 0.36
-        hint = f"close: round, do not truncate: {expected - 1e-4:.4f}… rounds to {expected:.2f}."
-        slips.insert(
-            0,
-            (
-                round(expected, 2) - 0.01,
-                hint,
-                f"{expected - 1e-4:.4f}… cut to {expected - 0.01:.2f}, not rounded",
-            ),
-        )
+    exact = round(expected, 10)  # 0.36999999999999994 is 0.37 by hand: float noise, no slip
+    cut = math.trunc(round(exact * 100, 6)) / 100  # 0.3675 cut to 0.36, not rounded to 0.37
+    if cut != round(exact, 2):
+        hint = f"close: round, do not truncate: {exact:g} rounds to {round(exact, 2):.2f}."
+        slips.insert(0, (cut, hint, f"{exact:g} cut to {cut:.2f}, not rounded"))
     for token, other in (rows or {}).items():  # a worked example's number, or a neighbour's
         other = np.asarray(other, dtype=float)
         if not np.array_equal(other, x):
@@ -232,13 +228,11 @@ def check_self_matches(answer, S, *, others: dict | None = None) -> CheckResult:
         Scores of queries against queries, e.g. ``al.attention_scores(Q, Q)``.
     others : dict of str to array_like of shape (n, n), optional
         Score matrices of other designs by name (the chapter's experiment): a count
-        that fits one of them, and not ``S``, is named as that design's.
+        that fits one of them, and not ``S``, is named as that design's, or a miscount.
+        So is the number of rows whose best match is the most picked other word.
     """
     S = np.asarray(S, dtype=float)
     n, own = S.shape[0], _count_own(S)
-    by_count: dict[int, list[str]] = {}
-    for name, M in (others or {}).items():
-        by_count.setdefault(_count_own(np.asarray(M, dtype=float)), []).append(repr(name))
     mistakes = (
         (
             n,
@@ -252,14 +246,29 @@ def check_self_matches(answer, S, *, others: dict | None = None) -> CheckResult:
             "for those whose best match is themselves.",
         ),
     )
+    # A count can come from a slip on S as well as from another design: the hint names both.
+    causes: dict[int, list[str]] = {}
+    for name, M in (others or {}).items():
+        causes.setdefault(_count_own(np.asarray(M, dtype=float)), []).append(repr(name))
+    causes = {
+        count: [
+            f"the design{'s' if len(names) > 1 else ''} {' and '.join(names)} of the experiment"
+        ]
+        for count, names in causes.items()
+    }
+    best, rows = S.argmax(axis=-1), np.arange(n)
+    col = int(np.bincount(best[best != rows], minlength=n).argmax())  # the most picked word
+    popular = int(np.sum((best == col) & (rows != col)))  # 4 rows pick 'it', 'it' aside
+    if popular > 1:
+        causes.setdefault(popular, []).append(f"the rows that pick column {col}, row {col} aside")
     mistakes += tuple(
         (
             count,
-            f"{count} is the count for the design{'s' if len(names) > 1 else ''} "
-            f"{' and '.join(names)} of the experiment; this question asks about one shared "
-            "matrix, S = Q Qᵀ.",
+            f"{count} fits {', or '.join(why)}{', or a miscount' if len(why) < 2 else ''}. "
+            "Count the rows of S = Q Qᵀ whose largest score sits on the diagonal: "
+            "S.argmax(-1) equals the row index.",
         )
-        for count, names in by_count.items()
+        for count, why in causes.items()
     )
     mistakes = tuple((wrong, hint) for wrong, hint in mistakes if wrong != own)
     fallback = (
