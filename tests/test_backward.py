@@ -428,6 +428,7 @@ def test_softmax_backward_checker_pass_todo_and_crash(capsys):
         (lambda A, dO: A.T @ dO, "Swap only the last two"),
         (lambda A, dO: (np.swapaxes(A, -1, -2) @ dO)[..., :2, :], "one row per key"),
         (lambda A, dO: dO @ A, "you computed dOut @ A"),
+        (lambda A, dO: np.swapaxes(A, -1, -2) @ dO / A.shape[-2], "you divided by n_q = 3"),
         # Right for one batch axis only: the case with two batch axes catches it.
         (
             lambda A, dO: np.transpose(A, (0, 2, 1)) @ dO if A.ndim == 3 else A.T @ dO,
@@ -619,6 +620,9 @@ def test_initial_loss_checker(capsys):
     assert "log base 10" in check_initial_loss(1.30, n_nouns=20).message
     assert "log base 10" in check_initial_loss(0.90).message
     assert check_initial_loss(2.996, n_nouns=20)  # a rounding difference is right, not "low"
+    # 3.004 rounds to the 3.00 asked for, though it is 0.008 from log 20 = 2.9957
+    assert check_initial_loss(3.004, n_nouns=20).message == "3.004 is right (2.9957)."
+    assert "too high" in check_initial_loss(3.006, n_nouns=20).message  # 3.01
     # Cut off instead of rounded: log 20 = 2.9957 is 3.00 to two decimals, not 2.99.
     assert "rounded: 3.00" in check_initial_loss(2.99, n_nouns=20).message
     assert "after 1 decimal; give two decimals" in check_initial_loss(2.9, n_nouns=20).message
@@ -785,6 +789,10 @@ def _right_when_square_else_no_transpose(Q, K, dS):
         (
             lambda Q, K, dS: (_scale(K) * dS @ K, _scale(K) * dS @ Q),
             "dK uses dS without a transpose",
+        ),
+        (  # 1 / √n_k: the same as 1 / √d_k on the square case, caught on the next
+            lambda Q, K, dS: (_scale(dS) * dS @ K, _scale(dS) * np.swapaxes(dS, -1, -2) @ Q),
+            "you scaled by 1 / √n_k, with n_k = 5 keys; the scale is 1 / √d_k",
         ),
         (
             lambda Q, K, dS: (_scale(K) * dS @ Q, _scale(K) * np.swapaxes(dS, -1, -2) @ K),

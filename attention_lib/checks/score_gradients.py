@@ -87,6 +87,11 @@ def check_grad_QK(fn) -> CheckResult:
                 "you multiplied by √d_k; the scores are divided by it, and so are their gradients.",
             ),
             (
+                _slip(Q, K, dS, scale=1 / np.sqrt(dS.shape[-1])) if dS.shape[-1] != d_k else None,
+                f"you scaled by 1 / √n_k, with n_k = {dS.shape[-1]} keys; the scale is 1 / √d_k, "
+                f"with d_k = K.shape[-1] = {d_k}, the width of a query and a key.",
+            ),
+            (
                 _slip(Q, K, dS, transpose=False),
                 "dK uses dS without a transpose: key j "
                 "was used by every query in column j of dS, so dK = s dSᵀ Q.",
