@@ -713,7 +713,7 @@ def test_before_after_stacks_two_grids():
     fig, alt = before_after(np.full((2, 4), 0.25), weights, tokens, referent)
     titles = [ax.get_title() for ax in fig.axes[:2]]
     assert titles[0].startswith("Before training") and titles[1].startswith("After training")
-    assert "Before training: the referent gets 0.25" in alt
+    assert "Before training: every weight is 1/4 to within 1%, the referent's too." in alt
     assert "After training: the referent gets 0.60" in alt
     plt.close(fig)
     with pytest.raises(ValueError, match="every sentence needs 3 tokens"):
@@ -733,6 +733,16 @@ def test_grid_says_what_the_outline_means_and_counts_printed_ties_as_ties():
     level = np.array([[0.1, 0.3, 0.3, 0.3], [0.2, 0.2, 0.2, 0.4]])
     fig, alt = it_attention(level, tokens, referent, title="demo")
     assert alt.endswith("the referent is tied for top in 1 of 2.")
+    plt.close(fig)
+
+
+def test_a_uniform_row_prints_as_one_over_n_not_as_rounded_decimals():
+    weights, tokens, referent = grid_inputs()
+    near = np.array([[0.249, 0.25, 0.25, 0.251], [0.1, 0.1, 0.7, 0.1]])  # row 0: 1/4 to 0.4%
+    fig, alt = it_attention(near, tokens, referent, title="demo")
+    cells = [t.get_text().split("\n")[1] for t in fig.axes[0].texts]
+    assert cells == ["1/4"] * 4 + ["0.10", "0.10", "0.70", "0.10"]
+    assert "the referent gets 0.47 of the attention of 'it' on average" in alt  # not even
     plt.close(fig)
 
 

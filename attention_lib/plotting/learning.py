@@ -115,13 +115,19 @@ def _grid_inputs(weights, tokens, referent):
     return W, ref
 
 
+def _even(W: np.ndarray) -> np.ndarray:
+    """Rows whose weights are all 1/n to within 1%: printed "1/n", not 0.12 and 0.13."""
+    return np.all(np.abs(W * W.shape[1] - 1) < 0.01, axis=1)
+
+
 def _draw_grid(ax, W: np.ndarray, tokens, ref: np.ndarray, title: str):
     image = ax.imshow(W, cmap=CMAP, vmin=0.0, vmax=1.0, aspect="auto")
+    even = _even(W)
     for i, words in enumerate(tokens):
         for j, word in enumerate(words):
             colour = text_colour(W[i, j])  # the grid runs 0 to 1
             weight = "bold" if j == ref[i] else "normal"
-            text = f"{word}\n{W[i, j]:.2f}"
+            text = f"{word}\n1/{W.shape[1]}" if even[i] else f"{word}\n{W[i, j]:.2f}"
             ax.text(
                 j, i, text, ha="center", va="center", fontsize=7.5, color=colour, fontweight=weight
             )
@@ -138,6 +144,8 @@ def _draw_grid(ax, W: np.ndarray, tokens, ref: np.ndarray, title: str):
 
 
 def _grid_summary(W: np.ndarray, ref: np.ndarray) -> str:
+    if _even(W).all():
+        return f"every weight is 1/{W.shape[1]} to within 1%, the referent's too"
     rows = np.arange(W.shape[0])
     shown = W.round(2)  # judged on the numbers the cells print, as a reader sees them
     others = np.where(np.arange(W.shape[1]) == ref[:, None], -1.0, shown).max(axis=1)
