@@ -371,6 +371,44 @@ def test_masked_row_marks_the_hidden_keys():
     plt.close(fig)
 
 
+def test_masked_row_legend_clears_the_bands_and_a_masked_key_draws_nothing():
+    """Review 08j: at t = 0 the legend sat on the hatched bands, a flat black mark at 0 on
+    each masked key read as a tiny bar, and at t = 7 the alt text spoke of masked keys."""
+    _, plain = toy.attention()
+    w, causal = causal_weights(), al.causal_mask(8)
+    fig, _ = masked_row(w[0], causal[0], toy.TOKENS, title="row of I", before=plain[0])
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    legend, frame = ax.get_legend().get_window_extent(), ax.get_window_extent()
+    assert legend.y0 >= frame.y1  # above the axes, so over no band
+    title = ax.title.get_window_extent()
+    assert title.y0 >= legend.y1 - 1  # and under the title
+    assert not ax.lines  # nothing is drawn on a masked key's axis
+    plt.close(fig)
+    fig, alt = masked_row(w[-1], causal[-1], toy.TOKENS, title="last", before=plain[-1])
+    assert "no key masked. Dashed outlines: the weights without the mask; 'cake' had" in alt
+    assert "masked keys had" not in alt
+    plt.close(fig)
+
+
+def test_masked_heatmaps_text_is_at_least_9_pt_and_never_shrunk():
+    """Review 08j: 8 pt ticks read small; at 1280 px the column is 688 px wide."""
+    from attention_lib.plotting.base import FIGURE_DPI, smallest_text_px
+
+    _, plain = toy.attention()
+    fig, _ = masked_heatmaps(
+        [plain, causal_weights()],
+        [None, al.causal_mask(8)],
+        toy.TOKENS,
+        titles=["a", "b"],
+        title="t",
+    )
+    fig.canvas.draw()
+    assert fig.get_size_inches()[0] * FIGURE_DPI <= 688  # shown at its own width
+    assert smallest_text_px(fig) >= 9 * FIGURE_DPI / 72
+    plt.close(fig)
+
+
 def test_masked_row_rejects_bad_input():
     w, causal = causal_weights(), al.causal_mask(8)
     with pytest.raises(TypeError, match="boolean"):
@@ -559,6 +597,12 @@ def max_without_keepdims(scores, mask):
         (sum_over_queries, "FAIL", "AxisError: axis -2 is out of bounds"),
         (sum_over_queries, "FAIL", "A single row has one axis, and it is the keys"),
         (lambda s, mask: None, "TODO", "returned None"),
+        (  # the library's softmax refuses -inf: the hint says to write one
+            lambda s, mask: al.softmax(np.where(mask, s, -np.inf)),
+            "FAIL",
+            "attention needs finite numbers (on one row, the last 2 keys masked). Write your "
+            "own softmax here: al.softmax refuses -inf on purpose.",
+        ),
         (crashes, "FAIL", "raised KeyError"),
     ],
 )
@@ -780,6 +824,11 @@ def lengths_without_axis(lengths, n, left):
             "dtype int64 (on lengths [3, 1], n = 4, right padding), the pattern is right",
         ),
         (lambda ell, n, left: None, "TODO", "returned None"),
+        (  # rows and columns swapped: named, not a bare "values differ"
+            lambda ell, n, left: np.swapaxes(batch_mask(ell, n, left), -1, -2),
+            "FAIL",
+            "your mask is transposed (on lengths [3, 1], n = 4, right padding): the last two",
+        ),
         (crashes, "FAIL", "raised KeyError"),
     ],
 )

@@ -186,6 +186,14 @@ def _batch_mistakes(lengths, n: int, left: bool, case: str) -> list[tuple]:
         ),
     ]
     mistakes += cores
+    mistakes.append(
+        (
+            np.swapaxes(expected, -1, -2),
+            f"your mask is transposed (on {case}): the last two axes are (query, key), so "
+            "entry (i, j) says whether query i may see key j. Put the padding on the key "
+            "axis, real[:, None, :], and use al.causal_mask(n) as it is.",
+        )
+    )
     mistakes += [(wrong | eye, hint) for wrong, hint in cores]  # the same, diagonal added
     # Where a mistake happens to give the right answer here, it is no mistake.
     return [(wrong, hint) for wrong, hint in mistakes if not np.array_equal(wrong, expected)]

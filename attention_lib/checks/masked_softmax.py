@@ -66,6 +66,11 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
                 f"{fail} A boolean index needs the full shape of the scores, but this mask "
                 "only broadcasts to it; np.where(mask, scores, -np.inf) broadcasts."
             ) from None
+        if "attention needs finite numbers" in str(fail):  # al.softmax on the -inf fills
+            raise Fail(
+                f"{fail} Write your own softmax here: al.softmax refuses -inf on purpose. "
+                "Subtract each row's maximum, exponentiate and divide by the row's sum."
+            ) from None
         if "AxisError" in str(fail):  # e.g. e.sum(axis=-2) on the one-row case
             raise Fail(
                 f"{fail} A single row has one axis, and it is the keys: softmax runs over "

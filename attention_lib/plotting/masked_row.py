@@ -16,9 +16,10 @@ from .masking import _BLOCKED, _GHOST, MASKED, _masked_but_weighted
 def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f", before=None):
     """Draw one query's attention weights as bars, each masked key as a hatched band.
 
-    A masked key gets no bar (its weight is 0, drawn as a flat mark on the axis) but a
-    grey, hatched background band labelled "masked (0)". With ``before``, the weights
-    without the mask are drawn as dashed outlines, so the renormalisation shows: every
+    A masked key gets no bar (its weight is 0: nothing is drawn on the axis, which would
+    read as a tiny bar) but a grey, hatched background band labelled "masked (0)". With
+    ``before``, the weights without the mask are drawn as dashed outlines, so the
+    renormalisation shows: every
     allowed bar rises above its outline, and the outlines in the bands are what was lost.
 
     Parameters
@@ -61,8 +62,8 @@ def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f", before=Non
             raise ValueError(
                 f"before must be a row of weights (>= 0, summing to 1), got sum {ghost.sum():.3g}"
             )
-    fig = plt.figure(figsize=(6.4, 2.9))
-    ax = fig.add_axes((0.1, 0.25, 0.87, 0.62))
+    fig = plt.figure(figsize=(6.4, 3.1))
+    ax = fig.add_axes((0.1, 0.23, 0.87, 0.58))  # room above for the legend, off the bands
     top = int(np.argmax(w))
     keys = np.arange(w.size)
     shade = plt.get_cmap(CMAP)(0.7)  # one light shade: the dashed outlines show on it
@@ -72,7 +73,6 @@ def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f", before=Non
         ax.text(j, w[j] + 0.02, format(w[j], fmt), ha="center", va="bottom", fontsize=8)
     for j in blocked:  # a background band, not a bar: a masked key's weight is 0, not 1
         ax.axvspan(j - 0.5, j + 0.5, zorder=0, **_BLOCKED)
-        ax.plot([j - 0.35, j + 0.35], [0, 0], color="0.2", linewidth=3, zorder=3)
         label = {"facecolor": "white", "edgecolor": "none", "pad": 1.5}
         ax.text(j, 0.5, MASKED, ha="center", va="center", fontsize=8, color="0.2", bbox=label)
     if before is not None:  # over the bars: the old height shows through every new bar
@@ -81,7 +81,16 @@ def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f", before=Non
             Patch(facecolor=shade, edgecolor="black", linewidth=0.5, label="with the mask"),
             Patch(label="without the mask", **_GHOST),
         ]
-        ax.legend(handles=handles, loc="upper right", fontsize=8, framealpha=1.0)
+        # Above the axes, between them and the title: inside, it would cover a band.
+        ax.legend(
+            handles=handles,
+            loc="lower right",
+            bbox_to_anchor=(1.0, 1.0),
+            ncol=2,
+            fontsize=8,
+            frameon=False,
+            borderaxespad=0.2,
+        )
     ax.set_xticks(range(w.size), labels, fontsize=8)
     for tick, visible in zip(ax.get_xticklabels(), a, strict=True):
         tick.set_color("black" if visible else "0.5")
@@ -89,7 +98,7 @@ def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f", before=Non
     ax.set_ylim(0.0, 1.15)  # room for the "1.00" above a full bar
     ax.set_xlabel("key", fontsize=9)
     ax.set_ylabel("weight")
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title, fontsize=10, loc="left", pad=20 if before is not None else 6)
     hidden = [f"'{labels[j]}'" for j in blocked]
     alt = (
         f"Bar chart: {title}. {int(a.sum())} of {w.size} keys allowed; largest "
@@ -97,9 +106,9 @@ def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f", before=Non
         + (f"masked (weight 0): {', '.join(hidden)}." if hidden else "no key masked.")
     )
     if before is not None:
-        alt += (
-            f" Dashed outlines: the weights without the mask; the masked keys had "
-            f"{format(ghost[~a].sum(), fmt)} in all, and '{labels[top]}' had "
-            f"{format(ghost[top], fmt)}."
-        )
+        alt += " Dashed outlines: the weights without the mask; "
+        if hidden:
+            alt += f"the masked keys had {format(ghost[~a].sum(), fmt)} in all, and "
+        alt += f"'{labels[top]}' had {format(ghost[top], fmt)}."
+
     return fig, alt

@@ -136,8 +136,8 @@ def masked_heatmaps(
     # A fixed layout in inches (no layout engine), like the other panel figures.
     left, gap, right, top, bottom = 0.95, 0.35, 0.95, 0.75, 0.95
     # Cells of up to 0.48 in, smaller when the panels would be wider than the page's
-    # column (about 7.7 in at 90 dpi): the figure is never shrunk, so its text stays legible.
-    cell = min(0.48, (7.7 - left - right - (len(Ws) - 1) * gap) / (len(Ws) * n_k))
+    # column (688 px at 1280, 7.6 in at 90 dpi): never shrunk, so 9 pt shows at 11 CSS px.
+    cell = min(0.48, (7.6 - left - right - (len(Ws) - 1) * gap) / (len(Ws) * n_k))
     pw, ph = cell * n_k, cell * n_q
     width = left + len(Ws) * pw + (len(Ws) - 1) * gap + right
     height = top + ph + bottom
@@ -147,8 +147,8 @@ def masked_heatmaps(
         x0 = left + i * (pw + gap)
         ax = fig.add_axes((x0 / width, bottom / height, pw / width, ph / height))
         image = ax.imshow(np.where(M, W, np.nan), cmap=CMAP, vmin=0.0, vmax=vmax)
-        ax.set_xticks(range(n_k), cols, rotation=55, ha="right", fontsize=8)
-        ax.set_yticks(range(n_q), rows if i == 0 else [], fontsize=8)
+        ax.set_xticks(range(n_k), cols, rotation=55, ha="right", fontsize=9)
+        ax.set_yticks(range(n_q), rows if i == 0 else [], fontsize=9)
         ax.set_title(titles[i], fontsize=9)
         _fill_cells(ax, W, M, fmt, vmax)
         if highlight is not None:
@@ -161,8 +161,8 @@ def masked_heatmaps(
         parts.append(f"{titles[i]}: {_describe(W, M, rows, cols, fmt)}")
     fig.suptitle(title, fontsize=10, y=1 - 0.1 / height, va="top")
     middle = (left + (len(Ws) * pw + (len(Ws) - 1) * gap) / 2) / width
-    fig.text(middle, 0.08 / height, "key (attended to)", ha="center", fontsize=8)
-    fig.text(0.1 / width, 0.5, "query (attending)", va="center", rotation=90, fontsize=8)
+    fig.text(middle, 0.08 / height, "key (attended to)", ha="center", fontsize=10)
+    fig.text(0.1 / width, 0.5, "query (attending)", va="center", rotation=90, fontsize=10)
     cax = fig.add_axes(((width - 0.7) / width, bottom / height, 0.14 / width, ph / height))
     if vmax < 1:  # an arrow on the bar: larger weights share the top colour
         fig.colorbar(image, cax=cax, label=f"weight ({vmax:g} and above: top colour)", extend="max")
