@@ -255,7 +255,11 @@ def test_shape_tracer_alt_text_gives_the_chain_and_the_counts():
     assert "36,864 multiply-adds in all" in alt
     assert "parameters" not in alt  # the chapter's exercise asks for that count
     texts = [t.get_text() for t in fig.axes[0].texts]
-    assert "3. Q_i = split_heads(Q, h)" in texts and "(8, 8, 4)" in texts
+    assert "3. Q_i = split_heads(Q, h)" in texts and "(h, n, d_k) = (8, 8, 4)" in texts
+    # fix round 7g, item 6: every axis is named, so (h, n, d_k) and (h, n, n) differ in
+    # words, and every row marks its token axis n
+    assert "(h, n, n) = (8, 8, 8)" in texts and "(n, d_model) = (8, 32)" in texts
+    assert texts.count("n") == 8
     assert "24,576\nmultiply-adds" in texts
     plt.close(fig)
 
@@ -281,7 +285,10 @@ def float_d_k(X, h):
     ("fn", "status", "hint"),
     [
         (good_split, "PASS", "all 4 cases match"),
-        (lambda X, h: al.split_heads(X, h), "PASS", "all 4 cases match"),
+        (lambda X, h: al.split_heads(X, h), "FAIL", "calls al.split_heads, which this"),
+        (al.split_heads, "FAIL", "calls al.split_heads"),
+        # base.call takes any array-like, as in every checker: a list of blocks passes
+        (lambda X, h: [b.tolist() for b in good_split(X, h)], "PASS", "all 4 cases match"),
         (lambda X, h: good_split(X, h)[::-1], "FAIL", "the heads came out in reverse order"),
         (lambda X, h: X.reshape(h, X.shape[0], -1), "FAIL", "the heads mix tokens"),
         (lambda X, h: np.moveaxis(X.reshape(len(X), -1, h), -1, 0), "FAIL", "interleaved"),
@@ -440,6 +447,31 @@ def own_helper_hides_it(X, W_q, W_k, W_v, W_o, h):
     return aliased_library(X, W_q, W_k, W_v, W_o, h)
 
 
+def loop_variant(kind):
+    """A loop answer with one slip (fix round 7g, item 7)."""
+
+    def fn(X, W_q, W_k, W_v, W_o, h):
+        d_k = X.shape[-1] // h
+        heads, weights = [], []
+        for i in range(h - 1 if kind == "drop last" else h):
+            c = slice(i * d_k, (i + 1) * d_k)
+            Q, K, V = X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c]  # (n, d_k) each
+            if kind == "Q.T @ K":
+                heads.append(V @ al.softmax(Q.T @ K / np.sqrt(d_k)))  # (n, d_k), by luck
+                continue
+            w = al.softmax(Q @ K.T / np.sqrt(d_k))  # (n, n)
+            heads.append(w @ (K if kind == "weights @ K" else V))
+            weights.append(w)
+        if kind == "summed":
+            return sum(heads) @ W_o[:d_k]  # (n, d_k) @ (d_k, d_model)
+        if kind == "drop last":
+            heads.append(np.zeros_like(heads[0]))
+        out = np.concatenate(heads, axis=-1) @ W_o
+        return (out, np.stack(weights)) if kind == "pair" else out
+
+    return fn
+
+
 def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
     n, d_model = X.shape
     Q, K, V = ((X @ W).reshape(h, n, d_model // h) for W in (W_q, W_k, W_v))
@@ -495,6 +527,12 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
         (lambda X, q, k, v, o, h: np.zeros((h, len(X), len(X))), "FAIL", "Return only the output"),
         (lambda *a: None, "TODO", "returned None"),
         (crashes, "FAIL", "raised KeyError"),
+        (loop_variant("none"), "PASS", "all 4 cases match"),
+        (loop_variant("weights @ K"), "FAIL", "each head blended its keys: weights @ K_i"),
+        (loop_variant("Q.T @ K"), "FAIL", "your scores are Q_iᵀ K_i, shape (d_k, d_k)"),
+        (loop_variant("summed"), "FAIL", "you added the heads together"),
+        (loop_variant("drop last"), "FAIL", "the last head, head 2 of 2, is missing"),
+        (loop_variant("pair"), "FAIL", "asks for the output only"),
     ],
 )
 def test_multi_head_checker(fn, status, hint, capsys):
@@ -518,6 +556,8 @@ def test_multi_head_checker(fn, status, hint, capsys):
         (1_048_576, "FAIL", "that is the count for d_model = 512, the next question"),
         (5000, "FAIL", "too high"),
         ("4096", "FAIL", "expected one number"),
+        (4095.9999999, "FAIL", "a whole number; round it: 4,096."),  # fix round 7g
+        (4095.5, "FAIL", "a whole number, not 4095.5."),
     ],
 )
 def test_param_count_checker(answer, status, hint, capsys):
@@ -585,7 +625,8 @@ def chapter_cells():
 
 def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     """Fix round 3, item 5: W_o does something once, in one cell and one paragraph: output 3
-    of W_o_mix reads both heads. The block sum is still checked in two visible lines."""
+    of W_o_mix reads both heads. The block sum is still checked in two visible lines.
+    Fix round 7g: on the one head's average the same W_o gives 0."""
     cells = chapter_cells()
     ids = [cell.id for cell in cells]
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
@@ -606,40 +647,38 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert "W_o_mix" in mix.source and "mix-assert" in ids
     assert "remove-cell" in cells[ids.index("mix-assert")].metadata["tags"]
     printed = mix.outputs[0]["data"]["text/plain"].splitlines()  # a toy.table
-    assert [line.split()[-1] for line in printed[1:]] == ["0.76", "0.70", "0.66"]
-    assert "Output 3 reads both heads" in source["mix-read"] and "0.66" in source["mix-read"]
+    assert [line.split()[-1] for line in printed[1:]] == ["0.99", "1.00", "1.00"]
+    read = source["mix-read"]
+    assert "Output 3 reads both heads" in read and "(1.00)" in read and "gives 0.00" in read
     assert ids.index("pair-read") < ids.index("mix-code") < ids.index("mix-read")
     # what the prose says: output 3 is the subject head's human minus the object head's
-    food_person = np.eye(4)[:, :2]
-    noun_human = toy.W_v[:, [0, 3]]
-    W_q = np.zeros((4, 4))
-    W_q[2] = [4.0, 0.0, 0.0, 4.0]
-    W_k, W_v = np.hstack([food_person] * 2), np.hstack([noun_human] * 2)
     W_o = np.zeros((4, 4))
     W_o[0, 0] = W_o[3, 1] = W_o[3, 2] = 1.0
     W_o[1, 2] = -1.0
-    apart, _ = al.multi_head_attention(toy.X, W_q, W_k, W_v, np.eye(4), h=2)
+    W_q, W_k, W_v, _ = HEADS.PAIR
+    apart, _ = al.multi_head_attention(toy.X, *HEADS.PAIR, h=2)
     mixed, _ = al.multi_head_attention(toy.X, W_q, W_k, W_v, W_o, h=2)
+    blended, _ = al.multi_head_attention(toy.X, W_q, W_k, W_v, W_o, h=1)
     assert np.isclose(mixed[ATE, 2], apart[ATE, 3] - apart[ATE, 1])
-    assert round(mixed[ATE, 2], 2) == 0.66
+    assert round(mixed[ATE, 2], 2) == 1.0 and round(abs(blended[ATE, 2]), 2) == 0.0
 
 
-MAIN_ORDER = [
-    "855d1d49",  # one head for "ate"
-    "5bb6705c",
-    "aa575fa6",  # 0.17 and 0.11; the panel of readers
+MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
+    "855d1d49",  # "## One head, one average": "ate" asks two questions
+    "x-code",  # the features of toy.X, printed (fix round 4)
+    "pair-md",  # the pair, named once
+    "pair-code",  # its matrices as labelled tables
+    "pair-run",  # one head against two: weights and what comes back
+    "pair-read",
+    "mix-code",  # W_o mixes the object and subject heads, once
+    "mix-read",
+    "aa575fa6",  # "## The intuition: a panel of readers"
     "83c4d06e",  # "## The math"
     "heads-md",  # "## Four hand-built heads"
-    "x-code",  # the features of toy.X, printed (fix round 4)
     "heads-md2",
     "b256feaf",
     "10741b3e",
     "59e25c78",
-    "pair-md",  # "## One head, one average"
-    "pair-code",
-    "pair-read",
-    "mix-code",  # W_o mixes the object and subject heads, once
-    "mix-read",
     "split-md",  # "## Split, attend, concatenate, project": why the sizes change, once
     "e6cfb90e",  # the shape tracer, at those sizes (fix round 7f: moved from before the math)
     "split-md2",  # W_o and the batch axis
@@ -681,10 +720,10 @@ def test_main_line_intuition_picture_math_code_experiment():
     ]
     assert headings == [
         "# 7. Multi-head attention",
+        "## One head, one average",
         "## The intuition: a panel of readers",
         "## The math",
         "## Four hand-built heads",
-        "## One head, one average",
         "## Split, attend, concatenate, project",
         "## What heads cost",
         "## In real code",
@@ -755,10 +794,15 @@ def test_the_page_is_shorter_and_no_sentence_quotes_more_than_two_numbers():
 
 
 def test_one_row_must_split_is_said_in_the_text_once():
+    """Fix round 7g, item 1: one row can favour both words; what it cannot do is return
+    more than one average. The sharper-W_q demo (a row "cannot favour both") is gone."""
     cells = chapter_cells()
     page = " ".join(" ".join(c.source.split()) for c in cells if c.cell_type == "markdown")
-    assert page.count("the row splits") == 1
     assert "One row must split" not in page and "one row must split" not in page
+    assert "cannot favour both" not in page and "eight times larger" not in page
+    assert page.count("one weighted average of the values") == 1
+    ids = [c.id for c in cells]
+    assert "5bb6705c" not in ids and "45e8aaf0" not in ids
 
 
 def test_cost_and_rank_wording():
@@ -774,43 +818,45 @@ def test_cost_and_rank_wording():
         "weights, $h\\,n^2$ numbers, grow with $h$"
     ) in cost
     assert "rank" not in cost and "rank" not in source["cost-read"]
-    assert "for the multiply-adds of one" in source["cost-read"]
-    assert "No multiply-add count depends on $h$" in source["bd170a6f"]
+    # fix round 7g, item 5: said once, in the cost section; the table shows it per h
+    page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
+    assert page.count("No multiply-add count depends on $h$") == 1
+    assert "h\\,n^2$ weights to normalise and store" in source["bd170a6f"]
     assert "rank" not in source["bd170a6f"] and "chapter 11" in source["bd170a6f"]
     assert "so their **rank**" in source["rank-md"] and "at most $d_k$" in source["rank-md"]
     assert "chapter 3" not in source["rank-md"]  # the reason is given in place
     assert "mix of the $d_k$ rows of $K_i^\\top$" in source["rank-md"]
     read = source["rank-read"]
-    assert "Softmax usually restores full rank" in read
+    assert "restores full rank" not in read  # fix round 7g, item 2: cut (15 of 32 at d_k = 1)
     assert "{cite:p}`bhojanapalli2020low`" in read and "$n \\le d_k$ nothing is lost" in read
     out = {
         c.id: "".join(o.get("text", "") for o in c.outputs) for c in cells if c.cell_type == "code"
     }
-    assert out["341c47af"] == "multiply-adds at h = 1, 2, 4, 8, 32: 26,880\n"  # h never matters
+    assert out["341c47af"] == ""  # fix round 7g, item 4: a table per h, not a printed set
     shown = {  # fix round 7f: the tables are toy.table outputs
         c.id: c.outputs[-1]["data"]["text/plain"]
         for c in cells
         if c.id in ("341c47af", "rank-code")
     }
     table = shown["341c47af"].splitlines()
-    assert table[0].split() == ["h", "d_k", "weights", "stored"]
+    assert table[0].split() == ["h", "d_k", "multiply-adds", "weights", "stored"]
+    assert [line.split()[2] for line in table[1:]] == ["26,880"] * 5  # h never matters
     assert "mult-adds" not in " ".join(c.source for c in cells)  # one term
     # educator, fix round 4: narrow heads are slower on real hardware at equal counts
     assert "many small matrix products" in source["cost-read"]
-    assert [line.split()[2] for line in table[1:]] == ["36", "72", "144", "288", "1,152"]
+    assert [line.split()[3] for line in table[1:]] == ["36", "72", "144", "288", "1,152"]
     ranks = [line.split() for line in shown["rank-code"].splitlines()[1:]]
-    rank_code = source["rank-code"]  # item 4: weights from the scores, no K in V's place
-    assert "al.softmax(scores_i / np.sqrt(d_k))" in rank_code and "K_i, K_i" not in rank_code
-    assert ranks == [["1", "32", "6", "6"], ["8", "4", "4", "6"], ["32", "1", "1", "6"]]
-    # the same, recomputed: scores of rank min(n, d_k), weights of full rank
+    rank_code = source["rank-code"]  # fix round 7g, item 2: the scores' rank only
+    assert "softmax" not in rank_code and "rank of weights" not in rank_code
+    assert ranks == [["1", "32", "6"], ["8", "4", "4"], ["32", "1", "1"]]
+    # the same, recomputed: scores of rank min(n, d_k). The weights' rank is left out: full
+    # here (6 of 6), but 15 of 32 at d_k = 1 and n = 32 (the cold review's measurement)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(6, 32))
     W_q, W_k = rng.normal(size=(4, 32, 32))[:2] / np.sqrt(32)
     for n_heads in (1, 8, 32):
         Q, K = al.split_heads(X @ W_q, n_heads), al.split_heads(X @ W_k, n_heads)
         assert (np.linalg.matrix_rank(Q @ K.swapaxes(-1, -2)) == min(6, 32 // n_heads)).all()
-        w = al.softmax(Q @ K.swapaxes(-1, -2) / np.sqrt(32 // n_heads))
-        assert (np.linalg.matrix_rank(w) == 6).all()
     # the figure: the same counts, and n = 6 tokens so that no two axes share a length
     fig, alt = shape_tracer(6, 32, 8)
     labels = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
@@ -837,65 +883,81 @@ def test_what_a_one_number_query_does_is_left_to_the_exercise():
 
 
 def test_values_overlap_is_said_with_its_example():
-    """Item 7: the values share *noun*, shown by the example, not derived from W_v."""
+    """Item 7: the values share *noun*, shown by the example. Fix round 7g, item 3: the
+    pair is named once, where it is introduced, and lives in toy.heads.PAIR."""
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     pair = source["pair-md"]
-    assert "In real models, words' values overlap in their features" in pair
-    assert '"cake" $(1, 0)$ and "I" $(1, 1)$ share *noun*' in pair
-    assert "since one $W_v$ serves every word" not in pair
+    assert pair.startswith("**The pair**, `toy.heads.PAIR`, is two heads of width 2")
+    assert '"cake" is a noun $(1, 0)$, "I" a human noun $(1, 1)$' in pair
     V = toy.X @ toy.W_v[:, [0, 3]]
     assert V[CAKE].tolist() == [1.0, 0.0] and V[I].tolist() == [1.0, 1.0]
     assert "**object head** an action asks for food (what was eaten)" in pair
     assert "**subject head**, for a person (who ate)" in pair
-    # fix round 4, item 3: one head of width 4 also scales otherwise
-    assert "also divides the scores by $\\sqrt{4}$ rather than $\\sqrt{2}$" in pair
+    W_q, W_k, W_v, W_o = HEADS.PAIR
+    assert np.allclose(W_k, np.eye(4)[:, [0, 1, 0, 1]]) and np.allclose(W_o, np.eye(4))
+    assert np.allclose(W_v, toy.W_v[:, [0, 3, 0, 3]])
+    assert W_q[2].tolist() == [16.0, 0.0, 0.0, 16.0] and not W_q[[0, 1, 3]].any()
+    for W in HEADS.PAIR:
+        with pytest.raises(ValueError, match="read-only"):
+            W[0, 0] = 1.0
 
 
 def test_plain_printouts_on_the_main_line():
-    """Item 1: the experiment cells print with plain print calls, no dict of tuples or
-    generators, and every printed vector names its columns."""
+    """Item 1: the experiment cells print with plain print calls; fix round 7f: comparisons
+    are toy.table outputs. Fix round 7g, item 3: the pair's cells are short, and its
+    matrices are labelled tables."""
     cells = {cell.id: cell for cell in chapter_cells()}
-    for cell_id in ("5bb6705c", "x-code", "pair-code", "mix-code", "rank-code"):
+    for cell_id in ("x-code", "pair-code", "pair-run", "mix-code", "rank-code"):
         code = cells[cell_id].source
         for dense in ("rows = {", ".items()", "for t in words", '", ".join', "*fetched"):
             assert dense not in code, (cell_id, dense)
-    # fix round 7f, finding 2: comparisons are toy.table outputs, not f-string plumbing
-    for cell_id in ("5bb6705c", "x-code", "e30f9808", "pair-code", "mix-code", "rank-code"):
+    for cell_id in ("x-code", "e30f9808", "pair-code", "pair-run", "mix-code", "rank-code"):
         assert "toy.table(" in cells[cell_id].source and ":<" not in cells[cell_id].source
-    table = {
+    for cell_id in ("pair-code", "pair-run"):
+        assert len(cells[cell_id].source.splitlines()) <= 9, cell_id
+        assert "np.zeros" not in cells[cell_id].source and "hstack" not in cells[cell_id].source
+    shown = {
         cid: cells[cid].outputs[-1]["data"]["text/plain"]
-        for cid in cells
-        if cid in ("pair-code", "5bb6705c", "x-code")
+        for cid in ("pair-code", "pair-run", "x-code")
     }
-    assert (
-        cells["pair-code"].outputs[0]["text"] == "one head, 'ate' gives 'cake', 'I': [0.29 0.29]\n"
-    )
-    pair = table["pair-code"].splitlines()
-    assert pair[0].split() == ["'ate'", "brings", "back", "noun", "human"]
-    assert pair[1].split() == ["object", "head", "0.76", "0.04"]
-    assert pair[2].split() == ["subject", "head", "0.78", "0.70"]
-    assert pair[3].split() == ["one", "head", "0.73", "0.31"]
+    asks = cells["pair-code"].outputs[0]["text"]
+    assert asks == "'ate' asks, object head:  [16.0, 0.0]\n'ate' asks, subject head: [0.0, 16.0]\n"
+    matrices = shown["pair-code"].splitlines()
+    assert matrices[0].split() == [
+        "both",
+        "heads",
+        "key",
+        "food",
+        "key",
+        "person",
+        "value",
+        "noun",
+        "value",
+        "human",
+    ]
+    assert matrices[1].split() == ["food", "1", "0", "1", "0"]
+    assert matrices[2].split() == ["person", "0", "1", "1", "1"]
+    pair = shown["pair-run"].splitlines()
+    assert pair[0].split() == ["'ate'", "'cake'", "'I'", "noun", "human"]
+    assert pair[1].split() == ["one", "head", "0.48", "0.48", "0.98", "0.48"]
+    assert pair[2].split() == ["object", "head", "0.97", "0.00", "0.99", "0.00"]
+    assert pair[3].split() == ["subject", "head", "0.00", "1.00", "1.00", "1.00"]
     assert len({len(line) for line in pair}) == 1  # the columns line up
-    one_head = table["5bb6705c"].splitlines()
-    assert one_head[0].split() == ["'ate'", "gives", "W_q", "W_q", "x", "8"]
-    assert one_head[1 + CAKE].split() == ["cake", "0.17", "0.57"]
-    assert one_head[1 + I].split() == ["I", "0.11", "0.02"]
-    code = cells["pair-code"].source
-    for name in ("W_q_pair", "W_k_pair", "W_v_pair", "W_o_pair"):
-        assert f"{name} = " in code, name
-    # fix round 3, item 6: columns by name, not np.eye(4)[:, :2] or toy.W_v[:, [0, 3]]
-    for bare in ("np.eye(4)[:, :2]", "[:, [0, 3]]"):
-        assert bare not in code, bare
-    assert "toy.W_v[:, [noun, human]]" in code and "W_k2[food, 0]" in code
     # fix round 4, item 5: X with its feature names, and what "ate" brings back
-    x_lines = table["x-code"].splitlines()
+    x_lines = shown["x-code"].splitlines()
     assert x_lines[0].split() == list(toy.FEATURES)
     assert x_lines[7].split() == ["was", "0.0", "0.0", "0.6", "0.2"]
     fetched = cells["b256feaf"].outputs[0]["text"].splitlines()
     assert fetched[1].split()[-1] == "0.92" and "food (head 2)" in fetched[1]
     assert fetched[2].split()[-1] == "0.91" and "person (head 4)" in fetched[2]
     assert "output 4: a column of zeros, always 0" in cells["mix-code"].source
+    # the numbers, recomputed from the library
+    two, w_two = al.multi_head_attention(toy.X, *HEADS.PAIR, h=2)
+    one, w_one = al.multi_head_attention(toy.X, *HEADS.PAIR, h=1)
+    assert round(w_one[0, ATE, CAKE], 2) == round(w_one[0, ATE, I], 2) == 0.48
+    assert [round(x, 2) for x in one[ATE, :2]] == [0.98, 0.48]
+    assert [round(x, 2) for x in two[ATE]] == [0.99, 0.0, 1.0, 1.0]
 
 
 def test_the_named_heads_and_one_merged_experiment():
@@ -915,23 +977,25 @@ def test_the_named_heads_and_one_merged_experiment():
     assert '"Ate" now has a row in each head' in source["59e25c78"]
     assert 'they have less *pointer* than "it"' in source["59e25c78"]
     assert "actions answer negatively, so verbs do not pick verbs" in source["heads-md2"]
-    assert "the row splits, 0.29 each" in source["pair-read"]
-    assert source["pair-read"].startswith("The object head answers")
+    read = source["pair-read"]
+    assert read.startswith("One head favours both words, 0.48 each.")
+    assert "one weighted average of the values: (0.98, 0.48), a noun that is half human" in read
+    assert "a non-human noun (0.99, 0.00), who ate a human noun (1.00, 1.00)" in read
     assert "subspace of the representation" in source["pair-read"]
     assert "{cite:p}`vaswani2017attention`" in source["pair-read"]
-    # fix round 4, item 1: the row adds up to 1; a sharper head trades "I" for "cake"
-    assert '"Cake" gets 0.17' not in source["aa575fa6"]
-    # fix round 5, item 1: not "only by taking from I" (I gives 23% of the gain)
-    assert "only by taking from" not in source["aa575fa6"]
-    assert '"cake" rises to 0.57 while "I" falls to 0.02' in source["aa575fa6"]
-    assert "8 * Q_1" in source["5bb6705c"]  # the sharper row is computed on the page
-    Q, K, V = toy.projections()
-    sharp = al.scaled_dot_product_attention(8 * Q, K, V)[1][toy.token_index("ate")]
-    assert (round(sharp[CAKE], 2), round(sharp[I], 2)) == (0.57, 0.02)
+    # fix round 7g, item 1: the W_q x 8 demo (a row "cannot favour both") is cut
+    assert "0.57" not in source["aa575fa6"] and "5bb6705c" not in ids
+    # item 5: the outline legend is on the figure; the h = 2 frame is pointed at
+    assert "outline: each row's largest weight" in source["10741b3e"]
+    assert "outlines mark" not in source["59e25c78"]
+    assert "Set it to $h = 2$" in source["deeper-md"]
+    assert '"ate" still finds "cake" in one head and "I" in the other' in source["h1-read"]
+    h2 = cells[ids.index("h1-code")].outputs[-1]["data"]["text/plain"].splitlines()
+    assert h2[1].split()[-2:] == ["0.71", "0.04"] and h2[2].split()[-2:] == ["0.13", "0.61"]
     # item 2: at h = 1 the row never split evenly; the food-topic column tips it
     h1 = source["h1-read"]
     assert "would tie" in h1 and "$0.9 \\times 2 = 1.8$" in h1 and "no longer splits" not in h1
-    assert "one combined note of the same width" in source["aa575fa6"]
+    assert "which $W_o$ mixes into one note per word" in source["aa575fa6"]
     assert "condenses" not in source["aa575fa6"]
     assert "pointers ask; food answers, and people less" in source["heads-md2"]
     assert (

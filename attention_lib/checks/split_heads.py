@@ -15,6 +15,7 @@ from .base import (
     verdict,
 )
 from .multi_head import _differ, _run_explained
+from .names import calls_library
 
 # --- Exercise: split the model width into heads --------------------------------------------
 
@@ -22,7 +23,14 @@ from .multi_head import _differ, _run_explained
 def check_split_heads(fn) -> CheckResult:
     """Check ``fn(X, h)``: ``(n, h * d_k) -> (h, n, d_k)``, like :func:`split_heads`."""
 
+    banned = fn is split_heads or calls_library(fn, "split_heads")
+
     def run(cases: Cases) -> None:
+        if banned:
+            raise Fail(
+                "your function calls al.split_heads, which this exercise rules out: "
+                "reshape X to (n, h, d_k) with NumPy, then move the head axis to the front."
+            )
         # Every entry is different, so a head that holds the wrong numbers shows.
         for n, d_model, h in [(4, 6, 2), (3, 8, 4), (4, 6, 1), (2, 6, 6)]:
             X = np.arange(1.0, n * d_model + 1).reshape(n, d_model)

@@ -204,14 +204,16 @@ def shape_tracer(n: int, d_model: int, h: int):
     widest = max(_row_width(s.shape, gap) for s in steps)
     text_h = 0.5 * n  # the line of text above each row of blocks, in cells
     row_h = text_h + n + gap
-    left, right = 0.0, 0.3 * widest
+    left, right = 0.06 * widest, 0.3 * widest  # left: room for each row's n
     height = len(steps) * row_h
     fig, ax = plt.subplots(figsize=(5.6, 5.4 * height / (widest + right) + 0.7))
     for r, step in enumerate(steps):
         top = -r * row_h
         y = top - text_h  # top edge of the blocks
         ax.text(0, top, f"{r + 1}. {step.code}", va="top", fontsize=11)
-        ax.text(widest, top, str(step.shape), va="top", ha="right", fontsize=11)
+        named = f"({_AXES[step.name]}) = {step.shape}"  # every axis named: (h, n, d_k) = ...
+        ax.text(widest + right, top, named, va="top", ha="right", fontsize=10)
+        ax.text(-0.25, y - n / 2, "n", va="center", ha="right", fontsize=10, style="italic")
         cost = f"{step.macs:,} multiply-adds".replace(" ", "\n")
         if step.name == "weights":  # no products, but element-wise work that grows with h
             cost = f"h n² = {h * n * n:,}\nelement-wise"
@@ -249,6 +251,18 @@ def shape_tracer(n: int, d_model: int, h: int):
         f"{macs:,} multiply-adds in all; softmax works on h n^2 = {h * n * n:,} numbers."
     )
     return fig, alt
+
+
+_AXES = {  # the name of each axis of each step's array: rows are always the n tokens
+    "X": "n, d_model",
+    "Q, K, V": "n, d_model",
+    "split": "h, n, d_k",
+    "scores": "h, n, n",
+    "weights": "h, n, n",
+    "heads": "h, n, d_k",
+    "concat": "n, d_model",
+    "output": "n, d_model",
+}
 
 
 def _row_width(shape: tuple, gap: float) -> float:

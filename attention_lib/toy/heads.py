@@ -42,6 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..heads import multi_head_attention
+from .sentence import W_v as _W_v_sentence
 from .sentence import X
 
 #: One name per head, in column order: head 1 is column 0 of each matrix.
@@ -84,8 +85,17 @@ W_v = np.array([  # what comes back
 W_o = np.eye(4)  # the identity
 # fmt: on
 
+# The pair, chapter 7's opening: two heads of width 2 for "ate", as (W_q, W_k, W_v, W_o).
+# Both key on a word's (food, person) and return its values of chapters 2 to 6, (noun,
+# human). An action asks for food in the object head (columns 0-1) and for a person in
+# the subject head (columns 2-3). Run as one head (h = 1), the same matrices give "ate"
+# one row that splits between "cake" and "I" and returns one average of their values.
+_pair_q = np.zeros((4, 4))
+_pair_q[2] = [16.0, 0.0, 0.0, 16.0]  # the action row: who asks, and how loudly
+PAIR = (_pair_q, np.eye(4)[:, [0, 1, 0, 1]], _W_v_sentence[:, [0, 3, 0, 3]], np.eye(4))
+
 # Read-only, like the rest of the toy: use .copy() to experiment.
-for _array in (W_q, W_k, W_v, W_o):
+for _array in (W_q, W_k, W_v, W_o, *PAIR):
     _array.setflags(write=False)
 
 
