@@ -872,3 +872,37 @@ def test_batch_mask_reference_is_a_mask_attention_accepts():
         Q = np.ones((len(lengths), 1, n, 4))
         _, weights = al.scaled_dot_product_attention(Q, Q, Q, mask=mask)
         assert np.all(weights[~np.broadcast_to(mask, weights.shape)] == 0.0)
+
+
+# --- The page -----------------------------------------------------------------------------
+
+
+def test_page_after_review_08j_is_shorter_and_meets_the_empty_row_where_it_happens():
+    """Review 08j: the empty-row section sat 20 cells before its real case (left padding);
+    two leak experiments overlapped; exp(-inf) = 0 was said about five times; the fold
+    counted heads from 1 while the code counts from 0."""
+    import re
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).parents[1] / "chapters" / "08_masking.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    ids = [c.id for c in cells]
+    visible = [c for c in cells if "remove-cell" not in c.metadata.get("tags", [])]
+    prose = [
+        line
+        for c in visible
+        if c.cell_type == "markdown"
+        for line in c.source.splitlines()
+        if not line.startswith((":", "```"))
+    ]
+    words = sum(len(line.split()) for line in prose)
+    assert words < 2650, words  # 2,740 before this round
+    assert ids.index("left-pad-code") < ids.index("772c7115") < ids.index("left-pad-refuse")
+    assert "89c5247e" not in ids and "sym-code" not in ids  # one leak table, no swap demo
+    said = sum(len(re.findall(r"exp\(-inf\) = 0|e\^\{-\\infty\} = 0", c.source)) for c in visible)
+    assert said == 1, said
+    fold = cells[ids.index("mh-mask-md")].source
+    assert "the first head (index 0)" in fold and "the second (index 1)" in fold
+    assert not re.search(r"head [12]\b", fold)

@@ -19,8 +19,8 @@ def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f", before=Non
     A masked key gets no bar (its weight is 0: nothing is drawn on the axis, which would
     read as a tiny bar) but a grey, hatched background band labelled "masked (0)". With
     ``before``, the weights without the mask are drawn as dashed outlines, so the
-    renormalisation shows: every
-    allowed bar rises above its outline, and the outlines in the bands are what was lost.
+    renormalisation shows: every allowed bar rises above its outline, and the outlines in
+    the bands are what was lost.
 
     Parameters
     ----------
