@@ -24,18 +24,22 @@ def check_attention(fn) -> CheckResult:
 
     ``fn`` may also return ``(output, weights)``, as
     :func:`attention_lib.scaled_dot_product_attention` does; then the output is judged.
-    ``(weights, output)`` is named as the wrong order. Calling
-    ``al.scaled_dot_product_attention`` (under any name) fails: the exercise rules it out.
+    ``(weights, output)`` is named as the wrong order. Calling any of the library's
+    attention functions (``al.scaled_dot_product_attention``, ``al.chunked_attention``, ...,
+    under any name) fails: the exercise rules them out.
     """
     swapped = []  # set when fn returned (weights, output)
-    library = "scaled_dot_product_attention"
-    banned = callable(fn) and (fn is scaled_dot_product_attention or calls_library(fn, library))
+    banned = None
+    if callable(fn):
+        own = getattr(fn, "__name__", "")  # the library's own function, passed in directly
+        banned = own if own in _LIBRARY and getattr(fn, "__module__", "") != "__main__" else None
+        banned = banned or next((name for name in _LIBRARY if calls_library(fn, name)), None)
 
     def run(cases: Cases) -> None:
-        if banned:  # al.scaled_dot_product_attention, an alias, or a helper that calls it
+        if banned:  # a library attention function, an alias, or a helper that calls it
             raise Fail(
-                "your function calls al.scaled_dot_product_attention, which this exercise "
-                "rules out: write the four steps yourself (scores, scale, softmax, blend)."
+                f"your function calls al.{banned}, which this exercise rules out: write "
+                "the four steps yourself (scores, scale, softmax, blend)."
             )
         rng = np.random.default_rng(7)
         # d_k = n_k = 3, so even Q @ K (no transpose) runs and its mistake can be named;
@@ -77,6 +81,16 @@ def check_attention(fn) -> CheckResult:
     return verdict("attention", output_only if callable(fn) else fn, run)
 
 
+# The library's functions that return attention's output: each would do the exercise.
+_LIBRARY = (
+    "scaled_dot_product_attention",
+    "chunked_attention",
+    "attention_loop",
+    "attention_by_rows",
+    "attention_matrix",
+    "multi_head_attention",
+    "self_attention",
+)
 _PRODUCTS = (
     " Check the shapes of the two products: Q Kᵀ is (n_q, d_k) @ (d_k, n_k), so transpose "
     "K, not Q; then weights @ V is (n_q, n_k) @ (n_k, d_v), with neither transposed."

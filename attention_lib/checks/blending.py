@@ -47,11 +47,18 @@ def check_output_change(
     hints name the usual slips: too few decimals (or cut rather than rounded), the weight
     read the wrong way round (how much ``key`` attends to ``query``), twice the change,
     the new element (also when added up from rounded parts) or the old one, the wrong
-    sign, a percentage, the whole value, the weight alone, another token's change, and
-    "nothing changes".
+    sign, a percentage, the whole value, the weight alone, another column of the card,
+    another token's change, and "nothing changes"; text or a one-element array is told
+    how to become a number.
     An answer worked out with the weight rounded to ``places`` decimals is told so, never
     sent after another slip that rounds the same.
     """
+    if isinstance(answer, str) or (isinstance(answer, np.ndarray) and answer.size == 1):
+        fix = "drop the quotes" if isinstance(answer, str) else "take it out with float(...)"
+        line = f"expected one number, got {answer!r}: {fix}, e.g. my_answer = 0.5."
+        result = CheckResult("output change", "FAIL", line)
+        print(result.line)
+        return result
     W, V = np.asarray(weights, dtype=float), np.asarray(V, dtype=float)
     tokens = tokens or [f"token {j}" for j in range(W.shape[-1])]
     features = features or [f"dimension {f}" for f in range(V.shape[-1])]
@@ -114,6 +121,15 @@ def check_output_change(
                 W[query, key],
                 f"that is the weight alone. The output gains the weight times what was added, "
                 f"V['{other}', '{name}'] = {value:g}.",
+            )
+        )
+    for g in sorted({g for g in range(V.shape[1]) if V[key, g] != value and g != feature}):
+        same_entry = [features[h] for h in range(V.shape[1]) if V[key, h] == V[key, g]]
+        mistakes.append(  # the right row, another column of the card
+            (
+                W[query, key] * V[key, g],
+                f"that is the rise of the '{' / '.join(same_entry)}' element; this one asks "
+                f"for '{name}': V['{other}', '{name}'] = {value:g}.",
             )
         )
     mistakes += [  # the right column, the wrong row: another token's change
@@ -195,6 +211,12 @@ def check_blend(fn) -> CheckResult:
                 "you summed over the queries; the sum runs over the keys, one term per value row.",
             ),
             (W @ V / 3, "you divided by n_k = 3, but the weights already sum to 1."),
+            (
+                softmax(W) @ V,
+                "you applied softmax again: the weights are already a softmax (each row "
+                "sums to 1). Multiply them by V as they are.",
+            ),
+            (W, "you returned the weights themselves; blend the values with them: weights @ V."),
         )
         expect_shape(out, (3, 3), case)
         same(out, W @ V, case)

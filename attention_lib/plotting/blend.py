@@ -22,7 +22,9 @@ _MARKERS = ("o", "s", "D", "^", "v", "P", "X")
 _TOKEN_PT = 11  # a token's tag: 13.75 CSS px at 1280 px, 12.4 on a phone
 
 
-def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: str, cards=()):
+def blend_hull(
+    V, tokens, blends: dict, *, dims=(0, 1), features=None, title: str, cards=(), named=()
+):
     r"""Value vectors as points in two dimensions, their convex hull, and blended outputs.
 
     Parameters
@@ -42,6 +44,9 @@ def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: st
     cards : sequence of str, optional
         Tokens whose pin is labelled "card of '<token>'", to tell it from a blend that
         carries the same token's name.
+    named : sequence of str, optional
+        Labels of ``blends`` whose output also gets its name on the board, with a pointer
+        (the legend names every blend).
 
     Returns
     -------
@@ -118,13 +123,16 @@ def blend_hull(V, tokens, blends: dict, *, dims=(0, 1), features=None, title: st
         )
     # A blend that lands on a pin gets a pointer and its name, set off towards the middle
     # of the board, so it is not taken for the pin (or the ring of a one-hot row there).
+    # A blend in ``named`` gets the same, set off down and to the right.
     for label, o in outputs.items():
-        if _one_hot(blends[label]) or np.linalg.norm(P - o, axis=1).min() > 0.03 * span:
+        on_pin = np.linalg.norm(P - o, axis=1).min() <= 0.03 * span
+        if _one_hot(blends[label]) or not (on_pin or label in named):
             continue  # a one-hot row belongs on its pin, as a ring
+        away = (-20 * np.sign(o[0] - centre[0]), -75 * np.sign(o[1] - centre[1]))
         ax.annotate(
             label,
             o,
-            xytext=(-20 * np.sign(o[0] - centre[0]), -75 * np.sign(o[1] - centre[1])),
+            xytext=away if on_pin else (45, -40),
             textcoords="offset points",
             ha="center",
             va="center",
@@ -181,11 +189,14 @@ def _pin_label(ax, text: str, xy, away, span: float) -> None:
     x, y = np.asarray(away, dtype=float) / span
     norm = np.hypot(x, y)
     x, y = (x / norm, y / norm) if norm > 1e-9 else (0.7, 0.7)  # a pin in the middle
+    if abs(x) >= 0.85:  # mostly sideways: straight out, level with the pin, so pins one
+        x, y = np.sign(x), 0.0  # above the other ("the", "and", "was") keep their order
     ax.annotate(
         text,
         xy,
         xytext=(15 * x, 15 * y),
         textcoords="offset points",
+        arrowprops={"arrowstyle": "-", "color": "0.45", "lw": 0.8, "shrinkA": 0, "shrinkB": 2},
         ha="left" if x > 0.38 else "right" if x < -0.38 else "center",
         va="bottom" if y > 0.38 else "top" if y < -0.38 else "center",
         fontsize=_TOKEN_PT,

@@ -6,19 +6,22 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.legend_handler import HandlerTuple
 
 from ..validate import as_float_array
 
 # Okabe & Ito's eight colours, told apart with the common kinds of colour blindness; the
 # hatches tell neighbouring segments apart in greyscale too.
+# Orange and vermilion, the two close hues, sit four apart: on the toy's sentence they fall
+# on "I" and "and", never on "I" and "it".
 _OKABE_ITO = (
     "#E69F00",
     "#56B4E9",
     "#009E73",
     "#F0E442",
-    "#0072B2",
     "#D55E00",
     "#CC79A7",
+    "#0072B2",
     "#999999",  # grey in place of Okabe & Ito's black: a black segment outweighs the rest
 )
 _HATCHES = ("", "//", "..", "xx", "\\\\", "oo", "--", "||")
@@ -69,7 +72,8 @@ def contributions(
     terms = w[:, None] * V  # (n_k, d_v): one segment per token and value dimension
     totals = terms.sum(axis=0)  # (d_v,) = w @ V
 
-    fig, ax = plt.subplots(figsize=(7.4, 1.2 + 0.62 * d_v))
+    # The legend goes under the bars, so the bars get the full width and more names fit.
+    fig, ax = plt.subplots(figsize=(7.4, 2.2 + 0.62 * d_v))
     height = 0.56  # thin bars leave room above and below for the even-weight marks
     left = np.zeros(d_v)
     names = []  # (text, segment start, segment width): kept only if the name fits
@@ -98,17 +102,19 @@ def contributions(
             names.append((text, left[f], terms[k, f]))
         left += terms[k]
     baseline = V.mean(axis=0)  # (d_v,): the output of even weights, 1/n_k each
+    marks = []
     if even:
         # A triangle above and one below each bar, never across it: no name hides them.
         for side, marker in ((-1, "v"), (1, "^")):
-            ax.scatter(
-                baseline,
-                np.arange(d_v) + side * (height / 2 + 0.1),
-                marker=marker,
-                s=42,
-                color="black",
-                zorder=3,
-                label=f"even weights (1/{len(tokens)} each)" if side < 0 else None,
+            marks.append(
+                ax.scatter(
+                    baseline,
+                    np.arange(d_v) + side * (height / 2 + 0.1),
+                    marker=marker,
+                    s=42,
+                    color="black",
+                    zorder=3,
+                )
             )
     for f, total in enumerate(totals):
         end = max(total, baseline[f]) if even else total  # the number clears the mark
@@ -128,7 +134,22 @@ def contributions(
     ax.set_xlim(0, max(totals.max(), baseline.max() if even else 0, 1e-12) * 1.2)
     ax.set_xlabel("output value = sum of weight × value over the keys", fontsize=10)
     ax.set_title(title, fontsize=11)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=10, frameon=False)
+    handles, labels = ax.get_legend_handles_labels()
+    if marks:  # one entry shows both triangles, as on the bars
+        handles, labels = (
+            [tuple(marks), *handles],
+            [f"even weights (1/{len(tokens)} each)", *labels],
+        )
+    ax.legend(
+        handles,
+        labels,
+        handler_map={tuple: HandlerTuple(ndivide=None)},
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.22),
+        ncol=5 if marks else 4,
+        fontsize=10,
+        frameon=False,
+    )
     fig.tight_layout()
     # Name a segment only where the name fits inside it; the legend names the rest.
     renderer = fig.canvas.get_renderer()

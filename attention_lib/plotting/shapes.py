@@ -1,6 +1,6 @@
 """Shape diagrams: a matrix product drawn as boxes sized by their shapes.
 
-``(a × b) · (b × c) → (a × c)``: the two inner dimensions must be equal, and the product
+``(a × b) @ (b × c) → (a × c)``: the two inner dimensions must be equal, and the product
 keeps the outer ones. :func:`matmul_diagram` draws exactly that, marks the two inner
 dimensions, and can print the numbers and highlight the row and column behind one
 element of the product.
@@ -114,7 +114,8 @@ def matmul_diagram(
     _box(ax, x_left, (a, b), u, A, fmt, show_values, rows=hi[0])
     _box(ax, x_right, (b2, c), u, B, fmt, show_values, cols=hi[1])
     middle = -a * u / 2  # the operators sit halfway down the rows of left and product
-    ax.text(x_right - gap / 2, middle, "·", ha="center", va="center", fontsize=28)
+    # "@", NumPy's matrix product: a centred dot could be read as a dot product of matrices.
+    ax.text(x_right - gap / 2, middle, "@", ha="center", va="center", fontsize=16)
     ax.text(x_prod - gap / 2, middle, "=" if fits else "?", ha="center", va="center", fontsize=16)
     if fits:
         _box(ax, x_prod, (a, c), u, C, fmt, show_values, cell=highlight)
@@ -140,11 +141,15 @@ def matmul_diagram(
     if rows is not None:
         for i, label in enumerate(rows):
             ax.text(-0.15, -(i + 0.5) * u, label, ha="right", va="center", fontsize=9)
+    # Column labels stand upright, except a one-letter one: a lone "I" turned on its side
+    # reads as a dash.
     for j, label in enumerate(cols or ()):
-        ax.text((j + 0.5) * u, 0.15, label, ha="center", va="bottom", fontsize=9, rotation=90)
+        turn = 90 if len(str(label)) > 1 else 0
+        ax.text((j + 0.5) * u, 0.15, label, ha="center", va="bottom", fontsize=9, rotation=turn)
     for j, label in enumerate(out_cols or ()):
         for x0 in (x_right, x_prod) if fits else (x_right,):
-            kw = {"ha": "center", "va": "bottom", "fontsize": 9, "rotation": 90}
+            turn = 90 if len(str(label)) > 1 else 0
+            kw = {"ha": "center", "va": "bottom", "fontsize": 9, "rotation": turn}
             ax.text(x0 + (j + 0.5) * u, 0.15, label, **kw)
 
     verdict = (
