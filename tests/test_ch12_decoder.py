@@ -441,9 +441,9 @@ def test_one_head_carries_cake_in_two_seeds_of_three():
     assert round(p[delicious], 2) == 0.39 and round(ablated(2, 1)[delicious], 2) == 0.02
     assert all(food.VOCAB[ablated(2, k).argmax()] == "delicious" for k in (2, 3, 4))
     assert (round(p[dessert].sum(), 2), round(ablated(2, 1)[dessert].sum(), 2)) == (0.93, 0.15)
-    # Seed 1: two heads share the job. Top word "soft"; head 3 looks most (0.65), and
-    # mean-ablating it halves the dessert mass, 0.90 -> 0.43; head 4 alone leaves 0.84,
-    # heads 3 and 4 together 0.16; no other pair goes below 0.37.
+    # Seed 1: head 3 does most of the job, head 4 backs it up. Top word "soft"; head 3
+    # looks most (0.65), and mean-ablating it halves the dessert mass, 0.90 -> 0.43; head 4
+    # alone leaves 0.84, heads 3 and 4 together 0.16; no other pair goes below 0.37.
     params, p, on_cake = found[1]
     assert food.VOCAB[p.argmax()] == "soft" and round(p.max(), 2) == 0.25
     assert round(p[delicious], 2) == 0.22 and on_cake.argmax() == 3 - 1
