@@ -311,7 +311,7 @@ def test_the_block_diagram_names_every_part_with_its_sizes():
 
     fig, alt = decoder_diagram(h=4, d_model=32, d_ff=64, n_vocab=243)
     texts = " | ".join(t.get_text() for t in fig.axes[0].texts)
-    for part in ("LN₁", "causal attention\n4 heads", "LN₂", "64 wide", "LN_f", "(n, 243)"):
+    for part in ("LN1", "causal attention\n4 heads", "LN2", "64 wide", "LN_f", "(n, 243)"):
         assert part in texts, texts
     assert texts.count("+") == 4  # E + E_pos, the two residual additions, W_out + b_out
     assert "mask" in texts and min(t.get_fontsize() for t in fig.axes[0].texts) >= 10

@@ -190,7 +190,7 @@ def decoder_diagram(*, h: int, d_model: int, d_ff: int, n_vocab: int):
 
     box(main, 13.3, "token ids: <s> I ate the cake …", "white")
     box(main, 11.6, f"E[ids] + E_pos\n(n, {d_model})", "#E69F00")  # orange
-    rows = ((8.6, "LN₁", f"causal attention\n{h} heads"), (4.9, "LN₂", f"FFN, ReLU\n{d_ff} wide"))
+    rows = ((8.6, "LN1", f"causal attention\n{h} heads"), (4.9, "LN2", f"FFN, ReLU\n{d_ff} wide"))
     for y, norm, what in rows:
         box(side, y + 1.4, norm, "0.9")
         box(side, y, what, "#56B4E9")  # sky blue
@@ -209,7 +209,7 @@ def decoder_diagram(*, h: int, d_model: int, d_ff: int, n_vocab: int):
         )
     for y0, y1 in ((13.3, 12.3), (11.0, 7.6), (7.0, 3.9), (3.3, 2.3)):
         arrow(main, y0 - 0.3, main, y1)
-    _mask_icon(ax, side + 2.85, 8.5)
+    _mask_icon(ax, side + 2.45, 8.5)
     box(main, 1.7, "LN_f", "0.9")
     box(4.6, 0.4, f"× W_out + b_out → logits (n, {n_vocab})", "#009E73")  # green
     arrow(main, 1.3, main, 0.8)
