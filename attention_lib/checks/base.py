@@ -256,7 +256,7 @@ def check_number(
 ) -> CheckResult:
     """Check a number the learner predicted or worked out by hand; print one line.
 
-    ``answer`` passes when it rounds to ``expected`` at ``places`` decimals (0.21 for 0.2113);
+    ``answer`` passes within half a unit of the ``places``-th decimal of ``expected`` (0.21 for 0.2113);
     ``places=0``: a whole count. ``mistakes``: ``(wrong_value, hint)`` pairs; ``expected`` is
     computed. ``fallback`` replaces the generic hint (may name ``{value}``, ``{side}``).
     ``show``: decimals of the true value on a PASS."""
