@@ -103,6 +103,51 @@ def test_entropy_checker_names_mean_log10_and_axis_slips(fn, hint, capsys):
     assert hint in line, line
 
 
+def clipped_softmax(x, axis=-1, temperature=1.0):  # a "fix" by clipping: finite, but flat
+    e = np.exp(np.clip(x / temperature, -700, 700))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint"),
+    [
+        (clipped_softmax, "clipping or capping the scores (np.clip) erases their differences"),
+        (lambda x, axis=-1, temperature=1.0: _softmax_t(x, axis, temperature**2), "by T ** 2"),
+        (lambda x, axis=-1, temperature=1.0: _softmax_t(x, axis, temperature**0.5), "square root"),
+    ],
+    ids=["clip", "T-squared", "sqrt-T"],
+)
+def test_softmax_checker_names_clipping_and_a_wrong_power_of_t(fn, hint, capsys):
+    assert not check_softmax(fn)
+    line = capsys.readouterr().out
+    assert line.startswith("[softmax] FAIL: ") and hint in line, line
+
+
+def _entropy_eps(p, eps):
+    return -np.sum(p * np.log(p + eps), axis=-1)
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint"),
+    [
+        (lambda p: np.sum(_entropy_terms(p) / np.where(p > 0, p, 1.0), axis=-1), "8 log 8"),
+        (lambda p: np.sum(_entropy_terms(p), axis=-1) / np.log(p.shape[-1]), "divided by log n"),
+        (lambda p: _entropy_eps(p, 1e-3), "log(p + eps)"),
+        (lambda p: _entropy_eps(p, 1e-6), "log(p + eps)"),
+    ],
+    ids=["no-p-factor", "over-log-n", "eps-1e-3", "eps-1e-6"],
+)
+def test_entropy_checker_names_a_missing_p_a_normalised_answer_and_a_big_eps(fn, hint, capsys):
+    assert not check_entropy(fn)
+    line = capsys.readouterr().out
+    assert line.startswith("[entropy] FAIL: ") and hint in line, line
+
+
+def test_a_tiny_eps_inside_the_log_still_passes(capsys):
+    assert check_entropy(lambda p: _entropy_eps(p, 1e-12))  # within the checker's tolerance
+    assert "PASS" in capsys.readouterr().out
+
+
 def test_a_list_of_one_entropy_is_not_blamed_on_keepdims(capsys):
     def as_list(p):
         return list(np.atleast_1d(np.sum(_entropy_terms(p), axis=-1)))

@@ -23,6 +23,7 @@ from .batch_mask import check_batch_mask
 from .blending import check_blend, check_output_change
 from .decoder import check_cross_entropy, check_kv_step
 from .embeddings import check_cosine_similarity
+from .entropy import check_entropy
 from .gradients import check_numerical_gradient
 from .learning import check_grad_V, check_initial_loss, check_softmax_backward
 from .masked_softmax import check_masked_softmax
@@ -39,7 +40,7 @@ from .scaling import check_scaled_scores
 from .score_gradients import check_grad_QK
 from .scores import check_scores
 from .scores_change import check_scores_that_change
-from .softmax import check_entropy, check_softmax
+from .softmax import check_softmax
 from .split_heads import check_split_heads
 from .variance import check_dot_variance
 

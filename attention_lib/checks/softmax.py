@@ -1,4 +1,4 @@
-"""Chapter 5 checkers: a stable softmax with temperature, and the entropy of a row.
+"""Chapter 5 checker: a stable softmax with temperature (the entropy one is in entropy.py).
 
 The softmax exercise asks for NumPy only: a function that calls a library's softmax
 (``al.softmax`` under any name, SciPy's) is named as such, as chapter 10's checker does
@@ -109,6 +109,16 @@ def check_softmax(fn) -> CheckResult:
                 "with temperature=2 your result is sharper, not flatter: "
                 "you multiplied by T. Divide the scores by T instead.",
             ),
+            (
+                softmax(x1 / 4.0),
+                "with temperature=2 your result is too flat: you divided the scores "
+                "by T twice (by T ** 2). Divide them by T once.",
+            ),
+            (
+                softmax(x1 / np.sqrt(2.0)),
+                "with temperature=2 your result is not flat enough: you divided the "
+                "scores by the square root of T. Divide them by T itself.",
+            ),
         )
         total = out.sum()
         if not np.isclose(total, 1.0, atol=ATOL):
@@ -179,87 +189,10 @@ def _max_on_other_axis(x, max_axis: int, axis: int) -> np.ndarray:
     return e / e.sum(axis=axis, keepdims=True)
 
 
-# --- Exercise: the entropy of an attention row -------------------------------------------
-
-
-def check_entropy(fn) -> CheckResult:
-    """Check ``fn(weights)``: entropy in nats of each row along the last axis."""
-
-    def run(cases: Cases) -> None:
-        uniform = np.full(8, 1 / 8)
-        case = "a uniform row over 8 keys"
-        out = cases.run(case, uniform)
-        hint = " Sum over the last axis so one row gives one number."
-        if out.size == 1:  # keepdims=True, or a list / array of one number
-            hint = (
-                " One row should give a plain number, not a list or array of one: "
-                "sum without keepdims=True and return the result as it is."
-            )
-        expect_shape(out, (), case, hint)
-        known_mistakes(
-            out,
-            (
-                -np.log(8),
-                "got -2.079 for a uniform row: your sign is flipped: entropy is "
-                "minus the sum of p log p, which is never negative.",
-            ),
-            (
-                np.log2(8),
-                "got 3.0 for a uniform row over 8 keys: that is log base 2 "
-                "(bits). Use the natural log, np.log, for nats.",
-            ),
-            (
-                np.log10(8),
-                "got 0.903 for a uniform row over 8 keys: that is log base 10. "
-                "Use the natural log, np.log, for nats.",
-            ),
-            (
-                np.log(8) / 8,
-                "got 0.26 = log(8) / 8 for a uniform row over 8 keys: you took the "
-                "mean over the keys. Entropy is the sum of -p log p (np.sum, not np.mean).",
-            ),
-        )
-        same(out, np.log(8), case)
-
-        one_hot = np.array([0.0, 0.0, 1.0, 0.0])
-        case = "a one-hot row"
-        out = cases.run(case, one_hot)
-        if not np.all(np.isfinite(out)):
-            raise Fail(
-                "a one-hot row gave nan: 0 * log(0) is 0 * -inf. Never take log(0): "
-                "take the log of np.where(p > 0, p, 1.0), since log(1) = 0 adds nothing."
-            )
-        same(out, 0.0, case)
-
-        for row in ([0.0, 0.5, 0.5], [1e-4, 1 - 1e-4]):
-            case = f"the row {row}"
-            out = cases.run(case, np.array(row))
-            same(out, -sum(p * np.log(p) for p in row if p > 0), case)
-
-        rows = np.array([[0.7, 0.2, 0.1], [1 / 3, 1 / 3, 1 / 3]])
-        case = "a 2 x 3 matrix of rows"
-        out = cases.run(case, rows)
-        expect_shape(out, (2,), case, " Reduce over the last axis only (axis=-1).")
-        expected = -np.sum(rows * np.log(rows), axis=-1)
-        same(out, expected, case)
-
-        batch = np.stack([rows, rows[::-1]])  # (2, 2, 3): two batches of two rows
-        case = "a 2 x 2 x 3 array"
-        out = cases.run(case, batch)
-        expect_shape(out, (2, 2), case, " Reduce over the last axis only (axis=-1).")
-        same(out, np.stack([expected, expected[::-1]]), case)
-
-    return verdict("entropy", fn, _explain_axis_errors(run, _ENTROPY_AXIS))
-
-
 # What an AxisError means: an axis number that the array does not have (axis=1 on a row).
 _SOFTMAX_AXIS = (
     "A 1-D row has only axis 0: use the axis argument, whose default -1 names the last "
     "axis whatever the number of dimensions."
-)
-_ENTROPY_AXIS = (
-    "A single row has only axis 0, so axis=1 does not exist: reduce over axis=-1, the "
-    "last axis, which works for one row and for a stack of rows alike."
 )
 
 
@@ -285,4 +218,11 @@ def _finite_and_same(
     expect_shape(out, x.shape, case)
     if not np.all(np.isfinite(out)):
         raise Fail(f"got nan or inf for {case}: {why}")
+    flat = np.allclose(out, np.mean(out, axis=-1, keepdims=True), atol=ATOL)
+    if flat and not np.allclose(x, np.mean(x, axis=-1, keepdims=True)):
+        raise Fail(
+            f"for {case} every weight in a row is the same, though the scores differ: "
+            "clipping or capping the scores (np.clip) erases their differences. "
+            "Subtract each row's maximum instead; that keeps them."
+        )
     same(out, softmax(x, temperature=temperature), case)

@@ -1,0 +1,100 @@
+"""Chapter 5 checker: the entropy of a row of attention weights, in nats."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import ATOL, Cases, CheckResult, Fail, expect_shape, known_mistakes, same, verdict
+from .softmax import _explain_axis_errors
+
+
+def check_entropy(fn) -> CheckResult:
+    """Check ``fn(weights)``: entropy in nats of each row along the last axis."""
+
+    def run(cases: Cases) -> None:
+        uniform = np.full(8, 1 / 8)
+        case = "a uniform row over 8 keys"
+        out = cases.run(case, uniform)
+        hint = " Sum over the last axis so one row gives one number."
+        if out.size == 1:  # keepdims=True, or a list / array of one number
+            hint = (
+                " One row should give a plain number, not a list or array of one: "
+                "sum without keepdims=True and return the result as it is."
+            )
+        expect_shape(out, (), case, hint)
+        known_mistakes(
+            out,
+            (
+                -np.log(8),
+                "got -2.079 for a uniform row: your sign is flipped: entropy is "
+                "minus the sum of p log p, which is never negative.",
+            ),
+            (
+                np.log2(8),
+                "got 3.0 for a uniform row over 8 keys: that is log base 2 "
+                "(bits). Use the natural log, np.log, for nats.",
+            ),
+            (
+                np.log10(8),
+                "got 0.903 for a uniform row over 8 keys: that is log base 10. "
+                "Use the natural log, np.log, for nats.",
+            ),
+            (
+                np.log(8) / 8,
+                "got 0.26 = log(8) / 8 for a uniform row over 8 keys: you took the "
+                "mean over the keys. Entropy is the sum of -p log p (np.sum, not np.mean).",
+            ),
+            (
+                8 * np.log(8),
+                "got 16.6 = 8 log 8 for a uniform row over 8 keys: you summed -log p "
+                "without weighting each term by p. Sum -p log p instead.",
+            ),
+            (
+                1.0,
+                "got 1.0 for a uniform row over 8 keys: you divided by log n. The "
+                "exercise asks for the entropy in nats, not as a fraction of its maximum.",
+            ),
+        )
+        if ATOL < np.log(8) - float(np.squeeze(out)) < 0.05:  # log(p + eps) with a large eps
+            raise Fail(
+                f"got {float(np.squeeze(out)):.4f} for a uniform row over 8 keys, just "
+                "below log 8 = 2.0794: an eps added inside the log, log(p + eps), shifts "
+                "every term. Take the log of np.where(p > 0, p, 1.0) instead."
+            )
+        same(out, np.log(8), case)
+
+        one_hot = np.array([0.0, 0.0, 1.0, 0.0])
+        case = "a one-hot row"
+        out = cases.run(case, one_hot)
+        if not np.all(np.isfinite(out)):
+            raise Fail(
+                "a one-hot row gave nan: 0 * log(0) is 0 * -inf. Never take log(0): "
+                "take the log of np.where(p > 0, p, 1.0), since log(1) = 0 adds nothing."
+            )
+        same(out, 0.0, case)
+
+        for row in ([0.0, 0.5, 0.5], [1e-4, 1 - 1e-4]):
+            case = f"the row {row}"
+            out = cases.run(case, np.array(row))
+            same(out, -sum(p * np.log(p) for p in row if p > 0), case)
+
+        rows = np.array([[0.7, 0.2, 0.1], [1 / 3, 1 / 3, 1 / 3]])
+        case = "a 2 x 3 matrix of rows"
+        out = cases.run(case, rows)
+        expect_shape(out, (2,), case, " Reduce over the last axis only (axis=-1).")
+        expected = -np.sum(rows * np.log(rows), axis=-1)
+        same(out, expected, case)
+
+        batch = np.stack([rows, rows[::-1]])  # (2, 2, 3): two batches of two rows
+        case = "a 2 x 2 x 3 array"
+        out = cases.run(case, batch)
+        expect_shape(out, (2, 2), case, " Reduce over the last axis only (axis=-1).")
+        same(out, np.stack([expected, expected[::-1]]), case)
+
+    return verdict("entropy", fn, _explain_axis_errors(run, _ENTROPY_AXIS))
+
+
+_ENTROPY_AXIS = (
+    "A single row has only axis 0, so axis=1 does not exist: reduce over axis=-1, the "
+    "last axis, which works for one row and for a stack of rows alike."
+)
