@@ -453,9 +453,11 @@ def loop_variant(kind):
     def fn(X, W_q, W_k, W_v, W_o, h):
         d_k = X.shape[-1] // h
         heads, weights = [], []
-        for i in range(h - 1 if kind == "drop last" else h):
+        for i in range(h - 1 if kind in ("drop last", "range(h - 1)") else h):
             c = slice(i * d_k, (i + 1) * d_k)
             Q, K, V = X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c]  # (n, d_k) each
+            if kind == "full W_v":
+                V = X @ W_v  # (n, d_model): every head d_model wide
             if kind == "Q.T @ K":
                 heads.append(V @ al.softmax(Q.T @ K / np.sqrt(d_k)))  # (n, d_k), by luck
                 continue
@@ -466,7 +468,7 @@ def loop_variant(kind):
             return sum(heads) @ W_o[:d_k]  # (n, d_k) @ (d_k, d_model)
         if kind == "drop last":
             heads.append(np.zeros_like(heads[0]))
-        out = np.concatenate(heads, axis=-1) @ W_o
+        out = np.concatenate(heads, axis=0 if kind == "axis 0" else -1) @ W_o
         return (out, np.stack(weights)) if kind == "pair" else out
 
     return fn
@@ -533,6 +535,10 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
         (loop_variant("summed"), "FAIL", "you added the heads together"),
         (loop_variant("drop last"), "FAIL", "the last head, head 2 of 2, is missing"),
         (loop_variant("pair"), "FAIL", "asks for the output only"),
+        # Fix round 7h: slips that crash at W_o are named, not left as a bare matmul error.
+        (loop_variant("range(h - 1)"), "FAIL", "4 columns, d_model - d_k: the last head is"),
+        (loop_variant("axis 0"), "FAIL", "10 rows, h x n: the heads were stacked under"),
+        (loop_variant("full W_v"), "FAIL", "16 columns, h x d_model: each head is d_model"),
     ],
 )
 def test_multi_head_checker(fn, status, hint, capsys):
@@ -550,7 +556,7 @@ def test_multi_head_checker(fn, status, hint, capsys):
         (None, "TODO", "replace None"),
         (3072, "FAIL", "forgot W_o"),
         (32768, "FAIL", "you multiplied by h = 8"),
-        (512, "FAIL", "counted each matrix as 32 x 4"),
+        (512, "FAIL", "(a 32 x 4 slice per matrix) or 8 x 4 x 4 x 4 (a 4 x 4 matrix per head"),
         (1024, "FAIL", "that is one matrix"),
         (4224, "FAIL", "counts biases too"),
         (1_048_576, "FAIL", "that is the count for d_model = 512, the next question"),

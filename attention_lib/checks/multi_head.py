@@ -3,6 +3,9 @@ in ``split_heads.py``, counting parameters in ``param_count.py``)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+
 import numpy as np
 
 from ..heads import merge_heads, multi_head_attention, split_heads
@@ -20,11 +23,15 @@ from .names import calls_library
 
 
 def _run_explained(cases: Cases, case: str, *args) -> np.ndarray:
-    """Run one case; if the function raised, name the two slips that make d_k raise."""
+    """Run one case; if the function raised, name the slips that make it raise."""
     try:
         return cases.run(case, *args)
     except Fail as fail:
         message = str(fail)
+        if "matmul" in message or "not aligned" in message:
+            shape_hint = _wrong_concatenation(cases.fn, *args)
+            if shape_hint:
+                raise Fail(f"{message} {shape_hint}") from None
         if ("float" in message and "integer" in message) or "slice indices must be" in message:
             raise Fail(
                 f"{message} d_model / h is a float, and a shape or a slice needs a "
@@ -36,6 +43,51 @@ def _run_explained(cases: Cases, case: str, *args) -> np.ndarray:
                 "d_k = X.shape[-1] // h, so that every width and every h works."
             ) from None
         raise
+
+
+def _wrong_concatenation(fn, X, W_q, W_k, W_v, W_o, h) -> str:
+    """Rerun ``fn`` with a W_o of the wrong height; the one that fits names the slip.
+
+    The concatenation meets W_o last, so a concatenation of the wrong shape fails there
+    with a bare NumPy message. A W_o whose height matches it lets the function finish,
+    and the shape of what comes back tells the slips apart.
+    """
+    n, d_model = X.shape
+    d_k = d_model // h
+    slips = (
+        (
+            (h - 1) * d_k,
+            (n, d_model),
+            f"Your concatenation has {(h - 1) * d_k} columns, d_model - d_k: the last "
+            "head is missing. Does the loop run over every head, range(h)?",
+        ),
+        (
+            d_k,
+            (h * n, d_model),
+            f"Your concatenation has {h * n} rows, h x n: the heads were stacked under each "
+            "other. Lay them side by side, np.concatenate(heads, axis=-1).",
+        ),
+        (
+            h * d_model,
+            (n, d_model),
+            f"Your concatenation has {h * d_model} columns, h x d_model: each head is "
+            f"d_model wide, not d_k = {d_k}. Slice W_v too: V_i = X @ W_v[:, cols].",
+        ),
+    )
+    for height, out_shape, hint in slips:
+        if height == 0:
+            continue
+        probe = np.zeros((height, d_model))
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), np.errstate(all="ignore"):
+                out = fn(X.copy(), W_q.copy(), W_k.copy(), W_v.copy(), probe, h)
+        except Exception:
+            continue
+        if isinstance(out, tuple) and len(out) == 2:
+            out = out[0]
+        if np.shape(out) == out_shape:
+            return hint
+    return ""
 
 
 def _differ(reference: np.ndarray, *mistakes: tuple) -> list[tuple]:

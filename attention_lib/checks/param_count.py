@@ -33,9 +33,10 @@ def check_param_count(answer, d_model: int = 32, h: int = 8) -> CheckResult:
         ),
         (
             4 * d_model * d_k,
-            f"that is 4 x {d_model} x {d_k}: you counted each matrix as {d_model} x {d_k}, "
-            f"the slice one head uses. Each matrix is {d_model} x {d_model} whatever h is: "
-            f"the {h} slices of width d_k = {d_k} sit side by side and fill it.",
+            f"that is 4 x {d_model} x {d_k} (a {d_model} x {d_k} slice per matrix) or "
+            f"{h} x 4 x {d_k} x {d_k} (a {d_k} x {d_k} matrix per head and weight). Each "
+            f"matrix is {d_model} x {d_model} whatever h is: the {h} slices of width "
+            f"d_k = {d_k} sit side by side and fill it.",
         ),
         (per_matrix, "that is one matrix; there are four: W_q, W_k, W_v and W_o."),
         (expected + 4 * d_model, "that counts biases too; this layer has none."),
