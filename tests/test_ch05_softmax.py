@@ -254,12 +254,12 @@ def test_the_slider_frame_can_draw_an_even_share_and_skip_tiny_numbers():
         row, toy.TOKENS, title="T = 0.05", reference=(1 / 8, "even share, 1/8"), label_from=0.01
     )
     ax = fig.axes[0]
-    assert [t.get_text() for t in ax.texts] == ["0.99"]  # one number, not seven "0.00"
+    assert sorted(t.get_text() for t in ax.texts) == ["0.99"] + ["<0.01"] * 7  # not "0.00"
     (line,) = ax.get_lines()
     assert line.get_linestyle() == "--" and line.get_ydata()[0] == 0.125
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["even share, 1/8"]
     assert alt.endswith(
-        "A dashed line marks the even share, 1/8 (0.125). Bars below 0.01 carry no number."
+        "A dashed line marks the even share, 1/8 (0.125). Bars below 0.01 are labelled <0.01."
     )
     plt.close(fig)
 
@@ -283,6 +283,11 @@ def test_the_dashed_line_passes_below_the_numbers_never_through_them(T):
     lifted = [t for t in ax.texts if row[t.xy[0]] < 1 / 8 and t.xy[1] > row[t.xy[0]]]
     if T in (0.5, 1, 10):
         assert lifted and all(t.xy[1] == 1 / 8 for t in lifted)
+    # and no box runs along the line: each clears it by at least 2 pixels (the review's
+    # T = 1-10 frames had the line right under the numbers)
+    for text in ax.texts:
+        box = text.get_bbox_patch().get_window_extent()
+        assert box.y0 - line_y >= 2 or line_y - box.y1 >= 2, (T, text.get_text())
     plt.close(fig)
 
 
@@ -304,7 +309,7 @@ def test_bar_row_defaults_draw_no_line_and_number_every_bar():
     fig, alt = bar_row(values, ["a", "b"], title="x")
     ax = fig.axes[0]
     assert ax.get_lines() == [] and len(ax.texts) == 2
-    assert "dashed" not in alt and "carry no number" not in alt
+    assert "dashed" not in alt and "<" not in alt and "labelled" not in alt
     plt.close(fig)
 
 

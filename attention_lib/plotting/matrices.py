@@ -121,11 +121,12 @@ def bar_row(
     reference : (float, str), optional
         A grey dashed horizontal line at that height, behind the bars, named in a legend
         and in the alt text, e.g. ``(1 / 8, "even share, 1/8")``. The numbers then sit
-        on white boxes, and a number that would reach the line sits on it instead, so
-        the line never passes through a number.
+        on white boxes, and a number that would reach the line sits above it instead,
+        with a clear gap, so the line never passes through or along a number.
     label_from : float, optional
-        Print numbers only on bars at least this tall, so that a near one-hot row is not
-        a string of "0.00"; the alt text says so. By default every bar has its number.
+        Bars below this height are labelled "<0.01" (for 0.01), so that a near one-hot
+        row is not a string of "0.00"; the alt text says so. By default every bar has its
+        number.
 
     Returns
     -------
@@ -172,16 +173,17 @@ def bar_row(
     # the line instead, so near-even rows show a row of numbers above an unbroken line.
     reach = np.inf if ylim is None else 15 / points * (ylim[1] - ylim[0])
     for j, value in enumerate(v):
-        if label_from is not None and value < label_from:
-            continue
+        tiny = label_from is not None and value < label_from
         inside = value > near_top  # above the bar, the number would cross the frame
-        at = value
+        at, gap = value, 2
         if reference is not None and not inside and value < reference[0] < value + reach:
             at = reference[0]
+        if reference is not None and not inside and abs(at - reference[0]) < reach:
+            gap = 5  # a clear gap above the line, which would otherwise run along the boxes
         ax.annotate(
-            format(value, fmt),
+            f"<{label_from:g}" if tiny else format(value, fmt),
             (j, at),
-            xytext=(0, -2 if inside else 2),
+            xytext=(0, -2 if inside else gap),
             textcoords="offset points",
             ha="center",
             va="top" if inside else "bottom",
@@ -214,5 +216,5 @@ def bar_row(
     if reference is not None:
         alt += f" A dashed line marks the {reference[1]} ({reference[0]:.3g})."
     if label_from is not None:
-        alt += f" Bars below {label_from:g} carry no number."
+        alt += f" Bars below {label_from:g} are labelled <{label_from:g}."
     return fig, alt
