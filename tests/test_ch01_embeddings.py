@@ -365,6 +365,22 @@ def hidden_library_call(n, d_model):
             "FAIL",
             "the length of a only",
         ),
+        (
+            lambda a, b: np.sum(a * b, axis=-1) / np.sum(a * a, axis=-1),
+            "FAIL",
+            "you divided by |a|² (a · a): divide by |a| |b|",
+        ),
+        (
+            lambda a, b: np.sum(a * b, axis=-1) / np.linalg.norm(b, axis=-1) ** 2,
+            "FAIL",
+            "you divided by |b|² (b · b)",
+        ),
+        (  # a large eps: the verdict prints enough digits to tell the two numbers apart
+            lambda a, b: np.sum(a * b, axis=-1) / (norms(a, b) + 1e-3),
+            "FAIL",
+            "got 0.93327, expected 0.93333",
+        ),
+        (lambda a, b: np.sum(a * b, axis=-1) / (norms(a, b) + 1e-9), "PASS", "all 5 cases"),
         (lambda a, b: 1 - good_cosine(a, b), "FAIL", "1 - cosine"),
         (lambda a, b: np.arccos(good_cosine(a, b)), "FAIL", "you returned the angle"),
         (lambda a, b: np.abs(good_cosine(a, b)), "FAIL", "keep the sign"),
@@ -566,6 +582,22 @@ def multiplied(n, d_model):
             lambda n, d_model: encoding(n, 4) if d_model == 4 else np.zeros((n, d_model)),
             "FAIL",
             "values differ from the reference on n = 50, d_model = 16",
+        ),
+        (  # np.zeros(..., dtype=int) truncates every value: the hint names the dtype
+            lambda n, d_model: encoding(n, d_model).astype(int),
+            "FAIL",
+            "your array has an integer dtype, so every sine and cosine was cut",
+        ),
+        (lambda n, d_model: encoding(n, d_model).astype(np.float32), "PASS", "all 4 cases"),
+        (
+            from_angle(lambda pos, i, d: pos / 10000 ** (2 * i / 4)),  # d_model hard-coded
+            "FAIL",
+            "the exponent divides by 4 whatever d_model is (on n = 50, d_model = 16)",
+        ),
+        (
+            from_angle(lambda pos, i, d: pos / 10000 ** (2 * i / (d - 1))),
+            "FAIL",
+            "not 2i / (d_model - 1) (on n = 8, d_model = 4)",
         ),
         (lambda n, d_model: None, "TODO", "returned None"),
         (lambda n, d_model: [][0], "FAIL", "raised IndexError"),

@@ -226,21 +226,21 @@ def difference(out: np.ndarray, expected: np.ndarray) -> str:
     """A short account of how ``out`` differs: whole values when small, else the worst entry."""
     if out.shape != expected.shape:
         return f"got shape {out.shape}, expected {expected.shape}"
-    if out.size <= 4:
-        return f"got {fmt(out)}, expected {fmt(expected)}"
     gap = np.abs(out - expected)
     gap = np.where(np.isnan(gap), np.inf, gap)
-    worst = np.unravel_index(np.argmax(gap), out.shape)
+    worst = np.unravel_index(np.argmax(gap), out.shape) if out.size else None
+    got, want = (out[worst], expected[worst]) if out.size else (0, 0)  # print them apart:
+    p = next((p for p in range(4, 18) if f"{got:.{p}g}" != f"{want:.{p}g}"), 4)
+    if out.size <= 4:
+        return f"got {fmt(out, p)}, expected {fmt(expected, p)}"
     wrong = int(np.sum(~np.isclose(out, expected, atol=ATOL)))
     where = worst[0] if len(worst) == 1 else tuple(int(i) for i in worst)
-    got, want = out[worst], expected[worst]  # with enough digits to print them apart:
-    p = next((p for p in range(4, 18) if f"{got:.{p}g}" != f"{want:.{p}g}"), 4)
     head = f"{wrong} of {out.size} entries differ; the largest gap is at index {where}"
     return f"{head}: got {got:.{p}g}, expected {want:.{p}g}"
 
 
-def fmt(a) -> str:
-    text = np.array2string(np.asarray(a, float), formatter={"float_kind": "{:.4g}".format})
+def fmt(a, p: int = 4) -> str:
+    text = np.array2string(np.asarray(a, float), formatter={"float_kind": f"{{:.{p}g}}".format})
     return " ".join(text.split())  # a matrix on one line: the verdict stays one line
 
 
@@ -256,7 +256,7 @@ def check_number(
 ) -> CheckResult:
     """Check a number the learner predicted or worked out by hand; print one line.
 
-    ``answer`` passes within half a unit of the ``places``-th decimal of ``expected`` (0.21 for 0.2113);
+    ``answer`` passes within half a unit of ``expected``'s ``places``-th decimal (0.21 for 0.2113);
     ``places=0``: a whole count. ``mistakes``: ``(wrong_value, hint)`` pairs; ``expected`` is
     computed. ``fallback`` replaces the generic hint (may name ``{value}``, ``{side}``).
     ``show``: decimals of the true value on a PASS."""

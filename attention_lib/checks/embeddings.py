@@ -61,6 +61,13 @@ def check_cosine_similarity(fn) -> CheckResult:
                 f"got {out:.4g}: you divided by the squared lengths. np.linalg.norm is "
                 "already the length (the square root of the sum of squares).",
             ),
+            *(
+                (
+                    dot / n**2,
+                    f"you divided by |{v}|² ({v} · {v}): divide by |a| |b|, one length each.",
+                )
+                for v, n in (("a", na), ("b", nb))
+            ),
             (dot / na, "you divided by the length of a only: divide by |a| and by |b|."),
             (dot / nb, "you divided by the length of b only: divide by |a| and by |b|."),
             (dot / (na + nb), "you divided by |a| + |b|: divide by their product, |a| |b|."),

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..core import positional_encoding
 from .base import (
+    _LAST,  # the learner's answer with its dtype kind, as returned (before becoming floats)
     Cases,
     CheckResult,
     Fail,
@@ -120,6 +121,16 @@ _PE_MISTAKES = (
 )
 
 
+_WIDTH_SLIPS = (
+    (
+        lambda d: 4,
+        "the exponent divides by 4 whatever d_model is (on {case}): use the argument, "
+        "2i / d_model.",
+    ),
+    (lambda d: d - 1, "the exponent is 2i / d_model, not 2i / (d_model - 1) (on {case})."),
+)
+
+
 def check_positional_encoding(fn) -> CheckResult:
     """Check ``fn(n, d_model)`` (``d_model`` even) against :func:`positional_encoding`."""
 
@@ -138,6 +149,16 @@ def check_positional_encoding(fn) -> CheckResult:
             expect_shape(
                 out, (n, d), case, hint or " One row per position, one column per dimension."
             )
+            if _LAST.get()[1] in "iu":  # np.zeros(..., dtype=int) cuts sin and cos to integers
+                raise Fail(
+                    f"your array has an integer dtype, so every sine and cosine was cut to -1, "
+                    f"0 or 1 (on {case}): make it float, as np.zeros((n, d_model)) is by default."
+                )
+            reference = positional_encoding(n, d)
+            for exponent, hint in _WIDTH_SLIPS:  # pos / 10000^(2i / exponent(d))
+                wrong = _encoding(n, d, base=10000.0 ** (d / exponent(d)))
+                if not np.allclose(wrong, reference):  # at d_model = 4 the first slip is right
+                    known_mistakes(out, (wrong, hint.format(d=d, case=case)))
             if (n, d) == (8, 4):  # every mistake gives different numbers here
                 mistakes = [(_encoding(n, d, **change), hint) for change, hint in _PE_MISTAKES]
                 known_mistakes(out, *mistakes)
@@ -146,7 +167,7 @@ def check_positional_encoding(fn) -> CheckResult:
                         f"position 0 should be [0, 1, 0, 1] (sin 0 = 0, cos 0 = 1), got "
                         f"{fmt(out[0])}."
                     )
-            same(out, positional_encoding(n, d), case)
+            same(out, reference, case)
 
     return verdict("positional-encoding", fn, run)
 
