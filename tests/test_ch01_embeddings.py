@@ -213,6 +213,26 @@ def test_encoding_heatmap_has_position_and_dimension_axes():
         encoding_heatmap(np.zeros((2, 3, 4)), title="x")
 
 
+def test_encoding_heatmap_draws_chosen_columns_as_lines_against_the_position():
+    PE = al.positional_encoding(48, 32)
+    fig, alt = encoding_heatmap(PE, title="PE", columns=(0, 4, 8, 16))
+    low = fig.axes[1]
+    assert low.get_xlabel() == "position" and low.get_ylabel() == "value"
+    lines = low.get_lines()
+    assert [line.get_label() for line in lines] == ["column 0", "column 4", "column 8", "column 16"]
+    assert np.allclose(lines[1].get_ydata(), PE[:, 4])  # the column itself, position on x
+    assert len({line.get_color() for line in lines}) == 4  # told apart by colour
+    assert len({line.get_linestyle() for line in lines}) == 4  # and by style
+    assert alt.endswith(
+        "columns 0, 4, 8, 16 as lines against the position (line styles "
+        "differ); they change sign 14, 4, 1, 0 times."
+    )
+    plt.close(fig)
+    for bad in [(32,), (-1,), (0, 1, 2, 3, 4)]:
+        with pytest.raises(ValueError, match="columns must be at most 4 of 0 to 31"):
+            encoding_heatmap(PE, title="x", columns=bad)
+
+
 @pytest.mark.parametrize(
     ("column", "flips"),
     [

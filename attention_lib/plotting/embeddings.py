@@ -133,7 +133,7 @@ def similarity_map(vectors, words, *, features, title: str):
     return fig, alt
 
 
-def encoding_heatmap(PE, *, title: str):
+def encoding_heatmap(PE, *, title: str, columns=()):
     """Draw a positional encoding as a heatmap, positions down and dimensions across.
 
     Parameters
@@ -141,6 +141,8 @@ def encoding_heatmap(PE, *, title: str):
     PE : array_like of shape (n, d_model)
         E.g. :func:`attention_lib.positional_encoding` ``(n, d_model)``.
     title : str
+    columns : sequence of int, optional
+        Columns also drawn as lines against the position, in a panel under the heatmap.
 
     Returns
     -------
@@ -152,7 +154,13 @@ def encoding_heatmap(PE, *, title: str):
     if M.ndim != 2:
         raise ValueError(f"PE must be 2-D (positions x dimensions), got shape {M.shape}")
     n, d = M.shape
-    fig, ax = plt.subplots(figsize=(6.4, 3.9))
+    columns = [int(j) for j in columns]
+    if any(not 0 <= j < d for j in columns) or len(columns) > len(_LINES):
+        raise ValueError(f"columns must be at most {len(_LINES)} of 0 to {d - 1}, got {columns}")
+    if columns:
+        fig, (ax, low) = plt.subplots(2, 1, figsize=(6.4, 6.4), height_ratios=[3, 2])
+    else:
+        fig, ax = plt.subplots(figsize=(6.4, 3.9))
     image = ax.imshow(M, cmap=DIVERGING, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # no "dimension 0.5"
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
@@ -161,10 +169,13 @@ def encoding_heatmap(PE, *, title: str):
     ax.set_title(title)
     bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03, label="value")
     bar.set_ticks([-1, -0.5, 0, 0.5, 1])
+    for j, (colour, style) in zip(columns, _LINES, strict=False):
+        low.plot(np.arange(n), M[:, j], color=colour, linestyle=style, label=f"column {j}")
+    if columns:
+        low.set(xlabel="position", ylabel="value", ylim=(-1.15, 1.15), xlim=(0, n - 1))
+        low.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
     fig.tight_layout()
-    signs = np.sign(np.round(M[:, 0], 12))  # (n,): -1, 0 or 1
-    signs = signs[signs != 0]  # sin 0 = 0 has no sign: a zero is not a change of sign
-    flips = int(np.sum(np.diff(signs) != 0))
+    flips = _sign_changes(M[:, 0])
     slow = M[:, -2:] if d > 1 else M  # the last (sin, cos) pair
     span = float(np.max(slow.max(axis=0) - slow.min(axis=0)))
     alt = (
@@ -173,7 +184,23 @@ def encoding_heatmap(PE, *, title: str):
         f"Column 0 changes sign {flips} times; the last "
         f"two columns move by at most {span:.3f} over all {n} positions."
     )
+    if columns:
+        counts = ", ".join(str(_sign_changes(M[:, j])) for j in columns)
+        alt += (
+            f" Below, columns {', '.join(map(str, columns))} as lines against the position "
+            f"(line styles differ); they change sign {counts} times."
+        )
     return fig, alt
+
+
+# Okabe-Ito colours, told apart under the common colour blindnesses, and line styles.
+_LINES = (("#0072B2", "-"), ("#D55E00", "--"), ("#009E73", "-."), ("#CC79A7", ":"))
+
+
+def _sign_changes(column: np.ndarray) -> int:
+    signs = np.sign(np.round(column, 12))  # -1, 0 or 1
+    signs = signs[signs != 0]  # sin 0 = 0 has no sign: a zero is not a change of sign
+    return int(np.sum(np.diff(signs) != 0))
 
 
 def token_panels(
