@@ -440,3 +440,44 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
     with np.errstate(all="raise"):  # log(0) or 0 * -inf would raise here
         assert as_hinted(np.array([0.0, 0.0, 1.0])) == 0.0
     assert check_entropy(as_hinted)
+
+
+# --- Fix round 5j: the page itself ------------------------------------------------------------
+
+
+def _chapter():
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).resolve().parents[1] / "chapters" / "05_softmax.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    shown = [c for c in cells if "remove-cell" not in c.metadata.get("tags", [])]
+    prose = " ".join(c.source for c in shown if c.cell_type == "markdown")
+    return {c.id: c for c in cells}, shown, " ".join(prose.split())
+
+
+def test_fix_round_5j_cuts_words_and_states_what_it_claims():
+    cells, shown, flat = _chapter()
+    assert len(flat.split()) <= 1704, "fix round 5j left 1704 visible words (was 1721)"
+    # three overflow limits, printed from np.finfo; no unexplained "GPU kernels"
+    limits = cells["f16a05e1"].outputs[0]["text"]
+    assert "'float64': 709.78, 'float32': 88.72, 'float16': 11.09" in limits
+    assert "GPU" not in flat and "bfloat16, the other 16-bit format, keeps float32's range" in flat
+    # shift-invariance is scoped and pointed forward; T of the include is named
+    assert "of all maps applied to each score before dividing" in flat
+    assert "(shift-invariance, defined below)" in flat
+    assert "(`T` is the temperature)" in cells["5f0a1b2c"].source
+    # no orphan column sums; the non-linearity section ends on a measured output and sqrt(d_k)
+    assert not any("column sums" in c.source for c in shown if c.cell_type == "code")
+    assert "0.72 -> 0.58" in cells["d4e5f605"].outputs[0]["text"]
+    assert "chapter 4's division by $\\sqrt{d_k}$ turns the same knob" in flat
+
+
+def test_the_two_temperature_heatmap_opens_its_alt_text_with_the_takeaway():
+    cells, _, _ = _chapter()
+    cell = cells["t2heat05"]
+    assert cell.metadata["tags"] == ["hide-input"]
+    html = cell.outputs[0]["data"]["text/html"]
+    assert 'alt="At T = 1 no weight exceeds 0.21; at T = 0.1 each row&#x27;s top is 0.53' in html
+    assert "colour 0 to 1" in html and 'data-text-px="11.88"' in html  # 9.5 pt numbers
