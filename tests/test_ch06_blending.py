@@ -252,7 +252,10 @@ def test_contributions_marks_what_even_weights_give(toy_values):
         assert np.allclose(xy[:, 0], V.mean(axis=0)) and np.allclose(xy[:, 0], 1 / 8 * V.sum(0))
         for (_, y), bar in zip(xy, bars, strict=True):  # never across a bar, or its names
             assert y < bar.get_y() or y > bar.get_y() + bar.get_height()
-    assert ax.get_legend().get_texts()[0].get_text() == "even weights (1/8 each)"
+    # The even-weights entry has a legend of its own, apart from the tokens'.
+    (even,) = fig.legends
+    assert [t.get_text() for t in even.get_texts()] == ["even weights (1/8 each)"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == list(toy.TOKENS)
     assert "would give: 'dimension 0' 0.40; 'dimension 1' 0.26;" in alt
     # The verb total (0.24) is printed past its mark (0.26), not under it.
     verb_total = next(t for t in ax.texts if t.get_text() == "0.24")
@@ -428,8 +431,25 @@ def test_a_slip_is_named_when_rounding_cannot_explain_it(capsys):
 # --- check_blend ----------------------------------------------------------------------------
 
 
-def blend(weights, V):
-    return weights @ V
+def blend(weights, V):  # the exercise's answer: a loop over the keys
+    out = np.zeros(weights.shape[:-1] + V.shape[-1:])
+    for j in range(V.shape[-2]):
+        out = out + weights[..., :, j, None] * V[..., None, j, :]
+    return out
+
+
+def blend_with(column=True, outer=True, accumulate=True, keys=None, start=np.zeros):
+    """The loop with one slip: a row for a column, 1-D terms, = for +=, too few keys..."""
+
+    def fn(weights, V):
+        out = start(weights.shape[:-1] + V.shape[-1:])
+        for j in range(V.shape[-2] if keys is None else keys(weights, V)):
+            w = weights[..., :, j] if column else weights[..., j, :]
+            term = w[..., None] * V[..., None, j, :] if outer else w * V[..., j, :]
+            out = out + term if accumulate else term
+        return out
+
+    return fn
 
 
 def test_reference_blend_passes(capsys):
@@ -437,13 +457,29 @@ def test_reference_blend_passes(capsys):
     assert capsys.readouterr().out == "[blend] PASS: all 4 cases match the reference.\n"
 
 
+def test_a_loop_free_sum_of_the_terms_passes(capsys):
+    assert check_blend(lambda W, V: (W[..., :, :, None] * V[..., None, :, :]).sum(axis=-2))
+
+
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
-        (lambda W, V: V @ W, "FAIL", "you computed V @ weights"),
-        (lambda W, V: W.T @ V, "FAIL", "you used weights.T"),
-        (lambda W, V: W @ V.T, "FAIL", "you transposed V"),
-        (lambda W, V: W * V, "FAIL", "element by element"),
+        (lambda W, V: W @ V, "FAIL", "your function uses @, the one-line answer"),
+        (lambda W, V: np.matmul(W, V), "FAIL", "uses np.matmul"),
+        (lambda W, V: np.dot(W, V), "FAIL", "uses np.dot"),
+        (lambda W, V: np.einsum("qk,kd->qd", W, V), "FAIL", "uses np.einsum"),
+        (blend_with(column=False), "FAIL", "you took row j of the weights"),
+        (blend_with(outer=False), "FAIL", "multiplies two 1-D arrays entry by entry"),
+        (blend_with(accumulate=False), "FAIL", "only the last key's term is left"),
+        (blend_with(keys=lambda W, V: len(W)), "FAIL", "only the first 2 of the 4 keys"),
+        (blend_with(keys=lambda W, V: V.shape[-1]), "FAIL", "only the first 3 of the 4 keys"),
+        (blend_with(start=np.ones), "FAIL", "you started from ones"),
+        (lambda W, V: np.swapaxes(blend(W, V), -1, -2), "FAIL", "returned the output transposed"),
+        (
+            lambda W, V: blend(W, V) + np.zeros_like(W),  # zeros of the weights' shape
+            "FAIL",
+            "Each key adds a block of shape (n_q, d_v)",
+        ),
         (
             lambda W, V: (W[..., :, :, None] * V[..., None, :, :]).sum(-1),
             "FAIL",
@@ -454,11 +490,11 @@ def test_reference_blend_passes(capsys):
             "FAIL",
             "summed over the queries",
         ),
-        (lambda W, V: np.dot(W, V), "FAIL", "np.dot does not treat the first axis as a batch"),
-        (lambda W, V: np.einsum("qk,kd->qd", W, V), "FAIL", "@ handles them"),
-        (lambda W, V: (W @ V)[:, :2], "FAIL", "returned shape (3, 2), expected (3, 3)"),
-        (lambda W, V: W @ V + 0.01, "FAIL", "values differ from the reference"),
-        (lambda W, V: W @ V / W.shape[-1], "FAIL", "but the weights already sum to 1"),
+        (lambda W, V: blend(W, V)[:, :2], "FAIL", "returned shape (3, 2), expected (3, 3)"),
+        (lambda W, V: blend(W, V) + 0.01, "FAIL", "values differ from the reference"),
+        (lambda W, V: blend(W, V) / W.shape[-1], "FAIL", "but the weights already sum to 1"),
+        (lambda W, V: blend(al.softmax(W), V), "FAIL", "you applied softmax again"),
+        (lambda W, V: W.copy(), "FAIL", "you returned the weights themselves"),
         (lambda W, V: None, "TODO", "returned None"),
         (lambda W, V: 1 / 0, "FAIL", "raised ZeroDivisionError"),
     ],
@@ -471,9 +507,21 @@ def test_each_blend_mistake_gets_its_own_hint(fn, status, hint, capsys):
     assert line.count("\n") == 1
 
 
+def test_a_loop_that_ignores_the_batch_axis_is_told_to_count_from_the_end(capsys):
+    def no_batch(W, V):
+        out = np.zeros(W.shape[:-1] + V.shape[-1:])
+        for j in range(V.shape[-2]):
+            out = out + W[:, j, None] * V[j]
+        return out
+
+    assert not check_blend(no_batch)
+    line = capsys.readouterr().out
+    assert "a batch of 2" in line and "weights[..., :, j] and V[..., j, :]" in line
+
+
 def test_blend_checker_catches_a_one_hot_slip(capsys):
     def wrong_on_one_hot_rows(W, V):  # a contrived slip that only the one-hot case sees
-        out = W @ V
+        out = blend(W, V)
         return out if W.max() < 1 else out * 0.5
 
     assert not check_blend(wrong_on_one_hot_rows)
@@ -798,20 +846,6 @@ def test_text_or_a_one_element_array_is_told_how_to_become_a_number(answer, hint
 
 
 @pytest.mark.parametrize(
-    ("fn", "hint"),
-    [
-        (lambda W, V: al.softmax(W) @ V, "you applied softmax again"),
-        (lambda W, V: W, "you returned the weights themselves"),
-        (lambda W, V: W.copy(), "you returned the weights themselves"),
-    ],
-)
-def test_blend_names_softmax_again_and_the_weights_returned(fn, hint, capsys):
-    assert not check_blend(fn)
-    line = capsys.readouterr().out
-    assert line.startswith("[blend] FAIL: ") and hint in line
-
-
-@pytest.mark.parametrize(
     ("fn", "name"),
     [
         (lambda Q, K, V: al.chunked_attention(Q, K, V), "chunked_attention"),
@@ -845,11 +879,26 @@ def test_contributions_colours_and_triangles(toy_values):
     I_, it_ = (np.array(mcolors.to_rgb(segments[k, 0].get_facecolor())) for k in (I, IT))
     # Not orange and vermilion (0.26 apart in RGB): orange and reddish purple.
     assert np.linalg.norm(I_ - it_) > 0.5
-    legend = ax.get_legend()
-    first = legend.legend_handles[0]
+    (legend,) = fig.legends
     assert legend.get_texts()[0].get_text() == "even weights (1/8 each)"
     # One entry draws both triangles, as each bar has one above and one below.
-    assert len(legend.get_texts()) == 9 and first is not None
+    assert len(legend.get_texts()) == 1 and legend.legend_handles[0] is not None
+    plt.close(fig)
+
+
+def test_the_token_legend_reads_in_sentence_order_along_one_row(toy_values):
+    weights, V = toy_values
+    fig, _ = contributions(weights[IT], V, toy.TOKENS, title="it", even=True)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    texts = fig.axes[0].get_legend().get_texts()
+    boxes = [t.get_window_extent(renderer) for t in texts]
+    assert [t.get_text() for t in texts] == list(toy.TOKENS)
+    assert len({round(b.y0) for b in boxes}) == 1  # one row
+    assert all(a.x1 < b.x0 for a, b in zip(boxes, boxes[1:], strict=False))  # left to right
+    even = fig.legends[0].get_window_extent(renderer)
+    assert even.y1 < min(b.y0 for b in boxes)  # under the tokens, not among them
+    assert even.y0 >= 0  # and inside the figure
     plt.close(fig)
 
 
@@ -888,4 +937,71 @@ def test_matmul_diagram_keeps_one_letter_labels_upright_and_says_at():
     assert turned["I"] == 0 and turned["cake"] == 90
     assert all(t.get_rotation() == 0 for t in texts if t.get_text() in "abcd")
     assert any(t.get_text() == "@" for t in texts) and not any(t.get_text() == "·" for t in texts)
+    plt.close(fig)
+
+
+# --- fix round 6k: hints that named one row, or the wrong step ------------------------------
+
+
+def test_rows_that_round_alike_are_all_named(toy_values, capsys):
+    weights, V = toy_values  # rows 'the', 'cake' and 'delicious' all give 0.044
+    alike = [t for k, t in enumerate(toy.TOKENS) if round(weights[k, DELICIOUS] * 0.3, 3) == 0.044]
+    assert alike == ["the", "cake", "delicious"]
+    labels = {"tokens": toy.TOKENS, "features": toy.VALUE_FEATURES}
+    assert not check_output_change(0.044, weights, V, ATE, DELICIOUS, VERB, **labels)
+    line = capsys.readouterr().out
+    assert "the output of 'the', 'cake' or 'delicious' rises; read row 'ate'" in line
+    assert not check_output_change(0.043, weights, V, ATE, DELICIOUS, VERB, **labels)
+    assert "the output of 'was' rises" in capsys.readouterr().out  # alone: 0.0433
+
+
+def test_a_softmax_without_keepdims_is_told_keepdims_not_to_transpose_k(capsys):
+    def no_keepdims(Q, K, V):
+        scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1) @ V  # (n_q, n_k) / (n_q,): a broadcast error
+
+    assert not check_attention(no_keepdims)
+    line = capsys.readouterr().out
+    assert "could not be broadcast together with shapes (5,3) (5,)" in line
+    assert "keepdims=True keeps it" in line and "transpose K, not Q" not in line
+
+
+def test_a_batch_matmul_mismatch_still_gets_the_products_hint(capsys):
+    assert not check_attention(lambda Q, K, V: al.softmax(Q @ K.T / np.sqrt(Q.shape[-1])) @ V)
+    line = capsys.readouterr().out
+    assert "a batch of 2" in line and "np.swapaxes(K, -1, -2)" in line
+    assert "keepdims" not in line
+
+
+def test_blend_hull_draws_a_trail_and_a_ring_and_keeps_an_escape_on_the_board(toy_values):
+    weights, V = toy_values
+    temperatures = [0.05, 0.2, 1, 5]
+    path = np.array([toy.attention(temperature=T)[1][IT] for T in temperatures])
+    blends = {
+        "uniform": np.full(8, 1 / 8),
+        "output of 'it'": toy.attention(temperature=5)[1][IT],
+        "twice": 2 * weights[IT],
+    }
+    fig, alt = blend_hull(
+        V,
+        toy.TOKENS,
+        blends,
+        dims=(NOUN, THIRD),
+        title="t",
+        rings=["uniform"],
+        trail=("path of 'it'", path),
+    )
+    ax = fig.axes[0]
+    trail = next(line for line in ax.lines if line.get_label() == "path of 'it'")
+    assert np.allclose(trail.get_xydata(), path @ V[:, [NOUN, THIRD]])
+    assert "A faint line, path of 'it', runs from (1.00, 1.00) to (0.41, 0.51)" in alt
+    uniform, output = ax.collections[1], ax.collections[2]  # after the pins
+    # The uniform row is a ring, wider than the output's mark, so it stays in sight at T = 5.
+    assert uniform.get_facecolor().size == 0 or uniform.get_facecolor()[0][3] == 0
+    assert uniform.get_sizes()[0] > output.get_sizes()[0]
+    doubled = (2 * weights[IT]) @ V[:, [NOUN, THIRD]]  # (0.96, 1.16), above every card
+    assert ax.get_ylim()[1] > doubled[1] > V[:, THIRD].max()
+    with pytest.raises(ValueError, match=r"trail needs weight rows of shape \(m, 8\)"):
+        blend_hull(V, toy.TOKENS, blends, title="t", trail=("x", np.ones(8)))
     plt.close(fig)

@@ -20,7 +20,8 @@ from .attention import check_attention
 from .attention_params import check_attention_params
 from .base import CheckResult
 from .batch_mask import check_batch_mask
-from .blending import check_blend, check_output_change
+from .blend_loop import check_blend
+from .blending import check_output_change
 from .decoder import check_cross_entropy, check_kv_step
 from .embeddings import check_cosine_similarity
 from .entropy import check_entropy

@@ -1,11 +1,10 @@
-"""Chapter 6 checkers: one value row doubled, the blend ``weights @ V`` (full attention is in
-``attention.py``)."""
+"""Chapter 6 checker: one value row doubled; and the helpers the other chapter 6 checkers
+share (the blend is in ``blend_loop.py``, full attention in ``attention.py``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..core import softmax
 from .base import (
     ATOL,
     BROADCAST_HINT,
@@ -13,10 +12,7 @@ from .base import (
     CheckResult,
     Fail,
     check_number,
-    expect_shape,
     known_mistakes,
-    same,
-    verdict,
 )
 
 
@@ -132,11 +128,15 @@ def check_output_change(
                 f"for '{name}': V['{other}', '{name}'] = {value:g}.",
             )
         )
-    mistakes += [  # the right column, the wrong row: another token's change
-        (W[i, key] * value, f"that is how much the output of '{tokens[i]}' rises; read row '{me}'.")
-        for i in range(W.shape[0])
-        if i != query
-    ]
+    # The right column, the wrong row: another token's change. Rows that round alike are
+    # named together, so a learner who read any of them is told so.
+    rows = [i for i in range(W.shape[0]) if i != query]
+    for i in rows:
+        shown = np.round(W[i, key] * value, places)
+        alike = [tokens[r] for r in rows if np.round(W[r, key] * value, places) == shown]
+        who = "', '".join(alike[:-1]) + "' or '" + alike[-1] if len(alike) > 1 else alike[0]
+        hint = f"that is how much the output of '{who}' rises; read row '{me}'."
+        mistakes.append((W[i, key] * value, hint))
     # A slip that rounds like the rounded-weight answer would get the wrong hint: drop it.
     mistakes = [(v, h) for v, h in mistakes if abs(v - rounded) > tol or abs(v - expected) <= tol]
     if abs(rounded - expected) > tol:
@@ -166,106 +166,19 @@ def check_output_change(
     )
 
 
-# --- Exercise: blend the values with the weights -----------------------------------------
+def _run_shapes(cases: Cases, case: str, *arrays, hint: str, broadcast: str = "") -> np.ndarray:
+    """Run a case; if the function crashes, add ``hint`` about the matrix products.
 
-
-def check_blend(fn) -> CheckResult:
-    """Check ``fn(weights, V)``: the weighted sum of value rows, ``weights @ V``."""
-
-    def run(cases: Cases) -> None:
-        rng = np.random.default_rng(6)
-        W = softmax(rng.normal(size=(3, 3)))  # 3 queries x 3 keys: transposes still run
-        V = rng.normal(size=(3, 3))  # 3 keys x d_v = 3
-        case = "3 queries, 3 keys, d_v = 3"
-        out = cases.run(case, W, V)
-        _mistakes(
-            out,
-            W @ V,
-            (
-                V @ W,
-                "you computed V @ weights: the order matters. Row i of the output mixes "
-                "the rows of V, so the weights come first: weights @ V.",
-            ),
-            (
-                W.T @ V,
-                "you used weights.T: row i of the weights (what query i attends to) "
-                "must multiply V, not column i.",
-            ),
-            (
-                W @ V.T,
-                "you transposed V: it already has one row per key, as the weights "
-                "have one column per key.",
-            ),
-            (
-                W * V,
-                "you multiplied element by element (*). Blending is a matrix product "
-                "(@): each output sums weight x value over all the keys.",
-            ),
-            (
-                W * V.sum(axis=-1),
-                "you summed over the value dimension d_v; the sum runs "
-                "over the keys, one term per value row.",
-            ),
-            (
-                W.sum(axis=0)[:, None] * V,
-                "you summed over the queries; the sum runs over the keys, one term per value row.",
-            ),
-            (W @ V / 3, "you divided by n_k = 3, but the weights already sum to 1."),
-            (
-                softmax(W) @ V,
-                "you applied softmax again: the weights are already a softmax (each row "
-                "sums to 1). Multiply them by V as they are.",
-            ),
-            (W, "you returned the weights themselves; blend the values with them: weights @ V."),
-        )
-        expect_shape(out, (3, 3), case)
-        same(out, W @ V, case)
-
-        W = softmax(rng.normal(size=(2, 4)))  # 2 queries x 4 keys
-        V = rng.normal(size=(4, 3))  # 4 keys x d_v = 3
-        case = "2 queries, 4 keys, d_v = 3"
-        out = cases.run(case, W, V)
-        expect_shape(
-            out,
-            (2, 3),
-            case,
-            " The output has one row per query (n_q = 2) and one column per value "
-            "dimension (d_v = 3): (2, 4) @ (4, 3).",
-        )
-        same(out, W @ V, case)
-
-        case = "one-hot weights"
-        one_hot = np.eye(4)[[3, 0]]  # query 0 takes only key 3, query 1 only key 0
-        out = cases.run(case, one_hot, V)
-        expect_shape(out, (2, 3), case)
-        if not np.allclose(out, V[[3, 0]], atol=ATOL):
-            raise Fail(
-                "with a one-hot row the output must copy one row of V exactly (weight 1 "
-                "on that key, 0 elsewhere), but it did not."
-            )
-
-        W = softmax(rng.normal(size=(2, 3, 4)))  # a batch of 2, each 3 queries x 4 keys
-        V = rng.normal(size=(2, 4, 3))
-        case = "a batch of 2 (weights (2, 3, 4), V (2, 4, 3))"
-        out = _run_shapes(
-            cases, case, W, V, hint=" Write it for any leading batch axes: @ handles them."
-        )
-        hint = ""
-        if out.shape == (2, 3, 2, 3):
-            hint = " np.dot does not treat the first axis as a batch; use @ (np.matmul)."
-        expect_shape(out, (2, 3, 3), case, hint)
-        same(out, W @ V, case)
-
-    return verdict("blend", fn, run)
-
-
-def _run_shapes(cases: Cases, case: str, *arrays, hint: str) -> np.ndarray:
-    """Run a case; if the function crashes, add ``hint`` about shapes to the message."""
+    An element-wise broadcast error ("(5, 3) (5,)") is no product's fault: it keeps the
+    keepdims question, or ``broadcast`` when given, in place of ``hint``.
+    """
     try:
         return cases.run(case, *arrays)
     except Fail as fail:
-        message = str(fail).replace(BROADCAST_HINT, "")  # not the keepdims question
-        raise Fail(message + hint) from None
+        message = str(fail)
+        if BROADCAST_HINT in message and "remapped shapes" not in message:
+            raise Fail(message.replace(BROADCAST_HINT, broadcast or BROADCAST_HINT)) from None
+        raise Fail(message.replace(BROADCAST_HINT, "") + hint) from None
 
 
 def _close(a: np.ndarray, b: np.ndarray) -> bool:

@@ -23,7 +23,17 @@ _TOKEN_PT = 11  # a token's tag: 13.75 CSS px at 1280 px, 12.4 on a phone
 
 
 def blend_hull(
-    V, tokens, blends: dict, *, dims=(0, 1), features=None, title: str, cards=(), named=()
+    V,
+    tokens,
+    blends: dict,
+    *,
+    dims=(0, 1),
+    features=None,
+    title: str,
+    cards=(),
+    named=(),
+    rings=(),
+    trail=None,
 ):
     r"""Value vectors as points in two dimensions, their convex hull, and blended outputs.
 
@@ -47,6 +57,13 @@ def blend_hull(
     named : sequence of str, optional
         Labels of ``blends`` whose output also gets its name on the board, with a pointer
         (the legend names every blend).
+    rings : sequence of str, optional
+        Labels of ``blends`` drawn as a hollow ring, like a one-hot row, so a blend that
+        lands on the same spot stays in sight inside it.
+    trail : (str, array_like of shape (m, n_k)), optional
+        A label and ``m`` weight rows: their outputs are joined by a faint line, the path
+        one output takes as a knob turns. The board's limits take in the whole path, so
+        slider frames that share it share one board.
 
     Returns
     -------
@@ -81,6 +98,15 @@ def blend_hull(
                 f"({V.shape[0]},), got shape {w.shape}"
             )
         outputs[label] = w @ P  # (2,)
+    path = None
+    if trail is not None:
+        trail_label, rows = trail
+        rows = as_float_array(rows, "trail")
+        if rows.ndim != 2 or rows.shape[1] != V.shape[0]:
+            raise ValueError(
+                f"the trail needs weight rows of shape (m, {V.shape[0]}), got {rows.shape}"
+            )
+        path = rows @ P  # (m, 2)
 
     fig, ax = plt.subplots(figsize=(6.4, 5.6))
     corners = convex_hull(P)
@@ -105,12 +131,14 @@ def blend_hull(
     for k, token in enumerate(tokens):
         pin = f"card of '{token}'" if token in cards else token
         _pin_label(ax, pin, P[k], P[k] - centre, span)
+    if path is not None:
+        ax.plot(*path.T, "-", color="0.55", linewidth=1.2, alpha=0.7, zorder=1, label=trail_label)
     # The k-th blend keeps its shade whatever the count, so a slider frame matches the figure.
     shades = plt.get_cmap(CMAP)(np.linspace(0.0, 0.75, max(len(outputs), 4)))
     for k, (label, o) in enumerate(outputs.items()):
         # A one-hot row lands exactly on its pin: a hollow ring keeps the pin, and any
         # output that comes close to it, in sight.
-        hollow = _one_hot(blends[label])
+        hollow = _one_hot(blends[label]) or label in rings
         ax.scatter(
             *o,
             s=170 if hollow else 110 - 12 * k,
@@ -141,7 +169,9 @@ def blend_hull(
             arrowprops={"arrowstyle": "->", "color": "black", "linewidth": 1},
             zorder=22,
         )
-    lo, hi = P.min(axis=0) - 0.12 * span, P.max(axis=0) + 0.15 * span
+    # Every mark on the board: the pins, each blend (one that escapes too), the whole trail.
+    seen = np.vstack([P, *outputs.values(), *([] if path is None else [path])])
+    lo, hi = seen.min(axis=0) - 0.12 * span, seen.max(axis=0) + 0.15 * span
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylim(lo[1], hi[1])
     ax.set_xlabel(f"value dimension '{features[i]}'")
@@ -168,6 +198,11 @@ def blend_hull(
         + "; ".join(where)
         + "."
     )
+    if path is not None:
+        alt += (
+            f" A faint line, {trail_label}, runs from ({path[0, 0]:.2f}, {path[0, 1]:.2f}) "
+            f"to ({path[-1, 0]:.2f}, {path[-1, 1]:.2f})."
+        )
     if cards:
         named = ", ".join(f"'{token}'" for token in cards)
         alt += (

@@ -73,7 +73,7 @@ def contributions(
     totals = terms.sum(axis=0)  # (d_v,) = w @ V
 
     # The legend goes under the bars, so the bars get the full width and more names fit.
-    fig, ax = plt.subplots(figsize=(7.4, 2.2 + 0.62 * d_v))
+    fig, ax = plt.subplots(figsize=(7.4, 2.2 + 0.62 * d_v + 0.15 * even))
     height = 0.56  # thin bars leave room above and below for the even-weight marks
     left = np.zeros(d_v)
     names = []  # (text, segment start, segment width): kept only if the name fits
@@ -135,22 +135,32 @@ def contributions(
     ax.set_xlabel("output value = sum of weight × value over the keys", fontsize=10)
     ax.set_title(title, fontsize=11)
     handles, labels = ax.get_legend_handles_labels()
-    if marks:  # one entry shows both triangles, as on the bars
-        handles, labels = (
-            [tuple(marks), *handles],
-            [f"even weights (1/{len(tokens)} each)", *labels],
+    ncol = min(len(tokens), 8)  # one row for a sentence of up to eight tokens
+    rows = -(-len(tokens) // ncol)
+    # Matplotlib fills a legend column by column: reorder it so it reads row by row,
+    # in sentence order.
+    order = [r * ncol + c for c in range(ncol) for r in range(rows) if r * ncol + c < len(labels)]
+    if marks:  # its own legend, under the tokens', showing both triangles as on the bars
+        fig.legend(
+            [tuple(marks)],
+            [f"even weights (1/{len(tokens)} each)"],
+            handler_map={tuple: HandlerTuple(ndivide=None)},
+            loc="lower center",
+            fontsize=10,
+            frameon=False,
         )
     ax.legend(
-        handles,
-        labels,
-        handler_map={tuple: HandlerTuple(ndivide=None)},
+        [handles[k] for k in order],
+        [labels[k] for k in order],
         loc="upper center",
         bbox_to_anchor=(0.5, -0.22),
-        ncol=5 if marks else 4,
+        ncol=ncol,
         fontsize=10,
         frameon=False,
+        handlelength=1.4,
+        columnspacing=1.0,
     )
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.045 if marks else 0, 1, 1))
     # Name a segment only where the name fits inside it; the legend names the rest.
     renderer = fig.canvas.get_renderer()
     pad = 2 * 0.25 * 10 * fig.dpi / 72 + 2  # the white box's padding, both sides, and 2 px

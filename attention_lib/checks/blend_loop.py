@@ -1,0 +1,146 @@
+"""Chapter 6 checker: the blend ``weights @ V`` written out as a loop over the keys."""
+
+from __future__ import annotations
+
+import dis
+
+import numpy as np
+
+from ..core import softmax
+from .base import ATOL, Cases, CheckResult, Fail, expect_shape, same, verdict
+from .blending import _mistakes, _run_shapes
+from .names import _codes, uses_name
+
+# The one-line answers the exercise rules out: the loop is the point.
+_PRODUCTS = ("matmul", "dot", "einsum", "tensordot", "inner", "vdot")
+_BLOCK = (
+    " Each key adds a block of shape (n_q, d_v): its column of weights, shape (n_q, 1), "
+    "times its card, shape (1, d_v). Start from zeros of shape (n_q, d_v)."
+)
+
+
+def check_blend(fn) -> CheckResult:
+    """Check ``fn(weights, V)``: ``weights @ V`` as a loop over the keys, without ``@``.
+
+    Key ``j`` adds its card ``V[..., j, :]`` to every output row, times that row's weight
+    on it, ``weights[..., :, j]``. Code that uses ``@``, ``np.matmul``, ``np.dot``,
+    ``np.einsum``, ``np.tensordot`` or ``np.inner`` fails: that is the one-line answer.
+    """
+    product = _product(fn)
+
+    def run(cases: Cases) -> None:
+        if product:
+            raise Fail(
+                f"your function uses {product}, the one-line answer. Write out the sum it "
+                "does: start from zeros and, for each key j, add the card of j times its "
+                "column of weights."
+            )
+        rng = np.random.default_rng(6)
+        W = softmax(rng.normal(size=(3, 3)))  # 3 queries x 3 keys: a row for a column runs
+        V = rng.normal(size=(3, 3))  # 3 keys x d_v = 3
+        case = "3 queries, 3 keys, d_v = 3"
+        out = _run_shapes(cases, case, W, V, hint="", broadcast=_BLOCK)
+        expected = W @ V
+        _mistakes(
+            out,
+            expected,
+            (
+                W.T @ V,
+                "you took row j of the weights, what query j attends to. The weights on "
+                "key j are column j: weights[..., :, j].",
+            ),
+            (
+                np.broadcast_to(np.diag(expected), (3, 3)),
+                "weights[:, j] * V[j] multiplies two 1-D arrays entry by entry. Each key "
+                "adds a block, one row per query: turn its weights into a column first, "
+                "weights[..., :, j, None].",
+            ),
+            (
+                np.outer(W[:, -1], V[-1]),
+                "only the last key's term is left: add each term to the running total "
+                "(out = out + ...) rather than replace it.",
+            ),
+            (expected + 1, "you started from ones; start the total from zeros."),
+            (expected.T, "you returned the output transposed: one row per query, (n_q, d_v)."),
+            (
+                W * V.sum(axis=-1),
+                "you summed over the value dimension d_v; the sum runs over the keys.",
+            ),
+            (
+                W.sum(axis=0)[:, None] * V,
+                "you summed over the queries; the sum runs over the keys.",
+            ),
+            (expected / 3, "you divided by n_k = 3, but the weights already sum to 1."),
+            (
+                softmax(W) @ V,
+                "you applied softmax again: the weights already sum to 1 in each row.",
+            ),
+            (W, "you returned the weights themselves; blend the values with them."),
+        )
+        expect_shape(out, (3, 3), case)
+        same(out, expected, case)
+
+        W = softmax(rng.normal(size=(2, 4)))  # 2 queries x 4 keys
+        V = rng.normal(size=(4, 3))  # 4 keys x d_v = 3
+        case = "2 queries, 4 keys, d_v = 3"
+        out = _run_shapes(cases, case, W, V, hint="", broadcast=_BLOCK)
+        _partial(out, W, V)
+        hint = " You returned it transposed." if out.shape == (3, 2) else ""
+        expect_shape(
+            out,
+            (2, 3),
+            case,
+            " The output has one row per query (n_q = 2) and one column per value "
+            f"dimension (d_v = 3).{hint}",
+        )
+        same(out, W @ V, case)
+
+        case = "one-hot weights"
+        one_hot = np.eye(4)[[3, 0]]  # query 0 takes only key 3, query 1 only key 0
+        out = cases.run(case, one_hot, V)
+        expect_shape(out, (2, 3), case)
+        if not np.allclose(out, V[[3, 0]], atol=ATOL):
+            raise Fail(
+                "with a one-hot row the output must copy one row of V exactly (weight 1 "
+                "on that key, 0 elsewhere), but it did not."
+            )
+
+        W = softmax(rng.normal(size=(2, 3, 4)))  # a batch of 2, each 3 queries x 4 keys
+        V = rng.normal(size=(2, 4, 3))
+        case = "a batch of 2 (weights (2, 3, 4), V (2, 4, 3))"
+        batch = (
+            " With a batch in front, weights[:, j] and V[j] index the wrong axes: count "
+            "from the end, weights[..., :, j] and V[..., j, :]."
+        )
+        out = _run_shapes(cases, case, W, V, hint=batch, broadcast=batch)
+        _partial(out, W, V)
+        expect_shape(out, (2, 3, 3), case, batch)
+        same(out, W @ V, case)
+
+    return verdict("blend", fn, run)
+
+
+def _partial(out, W, V) -> None:
+    """Name a loop that stopped early: the first k keys only."""
+    n_k = V.shape[-2]
+    for k in range(1, n_k):
+        if _close(out, W[..., :, :k] @ V[..., :k, :]):
+            raise Fail(
+                f"you added only the first {k} of the {n_k} keys: loop over every key, "
+                "range(V.shape[-2]) (len() counts the queries, or the matrices of a batch)."
+            )
+
+
+def _close(a, b) -> bool:
+    return np.shape(a) == np.shape(b) and bool(np.allclose(a, b, atol=ATOL))
+
+
+def _product(fn) -> str | None:
+    """The matrix product ``fn``'s own code uses, as the learner wrote it, or None."""
+    for code in _codes(fn):
+        for ins in dis.get_instructions(code):
+            if ins.opname in ("BINARY_MATRIX_MULTIPLY", "INPLACE_MATRIX_MULTIPLY") or (
+                ins.opname == "BINARY_OP" and ins.argrepr in ("@", "@=")
+            ):
+                return "@"
+    return next((f"np.{name}" for name in _PRODUCTS if uses_name(fn, name)), None)
