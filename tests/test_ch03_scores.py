@@ -85,7 +85,12 @@ def test_einsum_with_ellipsis_passes(capsys):
         (lambda Q, K: np.zeros(Q.shape[:-1] + K.shape[-2:-1]), "every score is 0"),
         (lambda Q, K: np.full(Q.shape[:-1] + K.shape[-2:-1], 2.5), "every score is 2.5"),
         (lambda Q, K: np.einsum("id,jd->ij", Q, K), "start each subscript with '...'"),
-        (lambda Q, K: Q @ K.transpose(0, 2, 1), "K.transpose(0, 2, 1) names three axes"),
+        (lambda Q, K: Q @ K.transpose(0, 2, 1), "K.transpose takes a full permutation"),
+        # PyTorch's transpose(d0, d1) habit: NumPy reads (-1, -2) as a permutation of two axes.
+        (lambda Q, K: Q @ K.transpose(-1, -2), "(PyTorch's transpose(d0, d1) swaps two)"),
+        # Axes counted from the front: fine on a batch, an AxisError on one sentence.
+        (lambda Q, K: Q @ K.swapaxes(1, 2), "Count from the end: np.swapaxes(K, -1, -2)"),
+        (lambda Q, K: Q @ np.swapaxes(K, 1, 2), "axes 1 and 2 exist in a batch, not in one"),
         (lambda Q, K: Q @ (K.transpose(0, 2, 1) if K.ndim == 3 else K.T), "not with two"),
         (lambda Q, K: np.einsum("bid,bjd->bij", Q, K), "einsum subscripts do not fit"),
         (lambda Q, K: np.dot(Q, swap(K)), "np.dot pairs every sentence of the batch with"),

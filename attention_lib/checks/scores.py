@@ -20,11 +20,20 @@ from .names import calls_library, uses_name
 
 # Words that NumPy and Python put in the message when matrix shapes do not line up.
 _SHAPE_ERRORS = ("mismatch", "not aligned", "broadcast", "subscripts")
-# NumPy's words when K.transpose(0, 2, 1) meets a K that does not have exactly three axes.
+# NumPy's words when K.transpose(...) names fewer or more axes than K has: (0, 2, 1) on
+# a 2-D or 4-D K, or PyTorch's habit (-1, -2) on a batch.
 _FIXED_AXES = "axes don't match array"
 _FIXED_AXES_HINT = (
-    "K.transpose(0, 2, 1) names three axes, so it fits only a K with exactly three. "
-    "np.swapaxes(K, -1, -2) swaps the last two axes, however many batch axes come first."
+    "NumPy's K.transpose takes a full permutation, one axis number per axis of K "
+    "(PyTorch's transpose(d0, d1) swaps two). Use np.swapaxes(K, -1, -2): it swaps the "
+    "last two axes, however many batch axes come first."
+)
+# NumPy's words for an axis number K does not have: K.swapaxes(1, 2) on one sentence.
+_NO_SUCH_AXIS = "out of bounds for array of dimension"
+_NO_SUCH_AXIS_HINT = (
+    "Axis numbers counted from the front fit only one number of axes: axes 1 and 2 "
+    "exist in a batch, not in one sentence. Count from the end: np.swapaxes(K, -1, -2) "
+    "swaps the last two axes of any K."
 )
 _EINSUM_HINT = (
     "Your einsum subscripts do not fit these shapes: start each subscript with '...', "
@@ -44,6 +53,8 @@ def _run(cases: Cases, case: str, *arrays, hint: str) -> np.ndarray:
         head = message.split(f"(on {case}).")[0]
         if _FIXED_AXES in message:
             raise Fail(f"{head}(on {case}). {_FIXED_AXES_HINT}") from None
+        if _NO_SUCH_AXIS in message:
+            raise Fail(f"{head}(on {case}). {_NO_SUCH_AXIS_HINT}") from None
         if "einstein sum" in message:
             raise Fail(f"{head}(on {case}). {_EINSUM_HINT}") from None
         if any(word in message for word in _SHAPE_ERRORS):
