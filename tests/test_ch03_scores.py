@@ -360,6 +360,20 @@ def test_keys_beside_the_query_are_labelled_at_their_tips_away_from_it():
     plt.close(fig)
 
 
+def test_a_short_key_along_a_longer_key_is_labelled_beside_it_away_from_the_query():
+    keys = [[1.2, 1.8], [0.4, 0.6], [1, -1], [-1, -1]]  # one ray: the short key a third
+    fig, _ = dot_product_arrows([1, 1], keys, ["long", "short", "side", "apart"], title="t")
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    box = {t.get_text().split("\n")[0]: t.get_window_extent(renderer) for t in ax.texts}
+    (x0, y0), (x1, y1) = ax.transData.inverted().transform(box["short"].get_points())
+    assert x1 < 0.4 and y0 > 0.4  # up and to the left of its tip (0.4, 0.6)
+    assert y0 > 1.5 * x1  # wholly on the far side of the keys' line y = 1.5 x from q
+    assert not box["short"].overlaps(box["query q"])
+    plt.close(fig)
+
+
 def test_dot_product_arrows_label_every_key_with_its_score():
     fig, alt = dot_product_arrows(
         [1, 1], [[1.5, 1.5], [1, -1], [-1, -1]], ["same", "side", "apart"], title="t"
@@ -419,6 +433,16 @@ def test_the_score_heatmap_prints_its_cell_numbers_at_9_pt():
     plt.close(fig)
     fig, plain_alt = heatmap(toy.scores(), toy.TOKENS, title="t", cbar_label="score")
     assert alt == plain_alt
+    plt.close(fig)
+
+
+def test_score_heatmap_column_labels_stand_upright_only_where_they_fit():
+    W_qk = toy.W_q @ toy.W_k.T  # four feature names in wide columns: upright
+    fig, _ = score_heatmap(W_qk, toy.FEATURES, toy.FEATURES, title="t", figsize=(5.2, 3.9))
+    assert [t.get_rotation() for t in fig.axes[0].get_xticklabels()] == [0] * 4
+    plt.close(fig)
+    fig, _ = score_heatmap(toy.scores(), toy.TOKENS, title="t")  # "delicious" needs a slant
+    assert {t.get_rotation() for t in fig.axes[0].get_xticklabels()} == {45}
     plt.close(fig)
 
 

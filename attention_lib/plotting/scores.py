@@ -36,10 +36,21 @@ def _widths(vectors) -> list[float]:
 
 def score_heatmap(matrix, rows, cols=None, **kwargs):
     """:func:`~attention_lib.plotting.heatmap` with its cell numbers at 9 pt (11.25 px in
-    the PNG, so at least 9 px on a 1280 px screen); same arguments, same alt text."""
+    the PNG, so at least 9 px on a 1280 px screen) and its column labels upright when
+    each fits in its column; same arguments, same alt text."""
     fig, alt = heatmap(matrix, rows, cols, **kwargs)
-    for text in fig.axes[0].texts:
+    ax = fig.axes[0]
+    for text in ax.texts:
         text.set_fontsize(_CELL_PT)
+    labels = ax.get_xticklabels()
+    for label in labels:
+        label.set(rotation=0, ha="center")
+    renderer = fig.canvas.get_renderer()
+    column = ax.get_window_extent(renderer).width / len(labels)
+    if max(label.get_window_extent(renderer).width for label in labels) > 0.9 * column:
+        for label in labels:  # too wide side by side: back to heatmap's slant
+            label.set(rotation=45, ha="right")
+    fig.tight_layout()
     return fig, alt
 
 
@@ -159,21 +170,33 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
             },
             zorder=z,
         )
-    for k, label, score in zip(K, key_labels, scores, strict=True):
+    for i, (k, label, score) in enumerate(zip(K, key_labels, scores, strict=True)):
         # Each label sits at its key's tip, on the side away from the query: below a key
         # clockwise of q, above one anticlockwise. A key that ends on the query's shaft
-        # (same way, shorter) is labelled below and to the right, clear of the arrowhead.
+        # (same way, shorter) is labelled below and to the right, clear of the arrowhead;
+        # one that ends on a longer key's shaft, beside that shaft, away from q.
         cross = q[0] * k[1] - q[1] * k[0]  # < 0: k is clockwise of q
         on_shaft = abs(cross) < 1e-9 and 0 < k @ q < q @ q
+        on_key = any(
+            j != i and abs(k[0] * o[1] - k[1] * o[0]) < 1e-9 and 0 < k @ o < o @ o
+            for j, o in enumerate(K)
+        )
         right = k[0] >= 0
         below = on_shaft or (right and cross < 0)
+        if on_key and not on_shaft:
+            away = cross > 0  # anticlockwise of q: the label goes up and to the left
+            xytext, ha, va = ((-10, 0), "right", "bottom") if away else ((10, 0), "left", "top")
+        else:
+            xytext = (12, -8) if on_shaft else (6 if right else -6, -4 if below else 4)
+            ha = "left" if right or on_shaft else "right"
+            va = "top" if below else "baseline"
         ax.annotate(
             f"{label}\nq·k = {score:.2f}",
             k,
             textcoords="offset points",
-            xytext=(12, -8) if on_shaft else (6 if right else -6, -4 if below else 4),
-            ha="left" if right or on_shaft else "right",
-            va="top" if below else "baseline",
+            xytext=xytext,
+            ha=ha,
+            va=va,
             fontsize=9,
         )
     ax.annotate("query q", q, textcoords="offset points", xytext=(8, -2), ha="left", va="top")
