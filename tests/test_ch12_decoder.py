@@ -178,6 +178,10 @@ def sample_T_after_softmax_clipped(logits, T, u):
     return min(int(np.searchsorted(ends, u, side="right")), len(ends) - 1)
 
 
+def sample_one_past(logits, T, u):  # no specific hint: the message names the case to rerun
+    return min(good_sample(logits, T, u) + 1, len(logits) - 1)
+
+
 def sample_greedy(logits, T, u):
     return int(np.argmax(logits))
 
@@ -255,6 +259,8 @@ def sample_probability(logits, T, u):
         (check_sample, sample_likeliest_first, "FAIL", "likeliest first"),
         (check_sample, sample_power, "FAIL", "power 1 / T"),
         (check_sample, sample_greedy, "FAIL", "greedy decoding"),
+        (check_sample, sample_one_past, "FAIL", "returned 1, expected 0 on logits [2.0, 1.0, 0.5"),
+        (check_sample, sample_one_past, "FAIL", "T = 1.0, u = 0.1 (p = [0.609, 0.224,"),
         (check_sample, sample_times_T, "FAIL", "you multiplied the logits by T"),
         (check_sample, sample_ignores_T, "FAIL", "T had no effect"),
         (check_sample, sample_probability, "FAIL", "return the index of a word"),
@@ -323,9 +329,10 @@ def test_the_block_diagram_names_every_part_with_its_sizes():
 
 
 def test_the_marked_head_cell_is_framed_clear_of_the_row_maximum_outline():
-    """The blue frame of decoder_heads sits outside the cell, so when the marked cell is
+    """The yellow frame of decoder_heads sits outside the cell, so when the marked cell is
     also its row's largest weight (head 4, "was" on "cake" in the chapter) the black and
-    white outline stays visible inside it; every text is at least 9 pt."""
+    white outline stays visible inside it; every text is at least 9 pt, and only row
+    maxima (and a uniform row's one label) keep a number."""
     import matplotlib.pyplot as plt
     from matplotlib.colors import to_hex
     from matplotlib.text import Text
@@ -341,8 +348,13 @@ def test_the_marked_head_cell_is_framed_clear_of_the_row_maximum_outline():
     assert min(sizes) >= 9
     assert alt.startswith("Head 4 puts 0.91 of the weight of 'was' on 'cake' (the cell framed")
     ax = fig.axes[3]
-    by_colour = {to_hex(p.get_edgecolor()): p for p in ax.patches if not p.get_fill()}
-    frame, outline = by_colour["#0072b2"], by_colour["#000000"]
+    numbers = [t.get_text() for t in ax.texts]
+    assert numbers == ["1.00", "0.50", "0.33", "0.25", "0.20", "0.17", "0.14", "0.91"], numbers
+    frames = [p for p in ax.patches if not p.get_fill()]
+    frame = next(p for p in frames if to_hex(p.get_edgecolor()) == "#f0e442")
+    halo = next(p for p in frames if p.get_linewidth() > frame.get_linewidth())
+    outline = next(p for p in frames if p.get_linewidth() == 3.0 and p.get_y() == 6.5)
+    assert to_hex(halo.get_edgecolor()) == "#000000" and halo.get_zorder() < 1
     assert (outline.get_x(), outline.get_y()) == (3.5, 6.5)  # the row maximum, outlined
     assert frame.get_zorder() < outline.get_zorder() and not frame.get_clip_on()
     points_per_cell = ax.get_window_extent().width / 8 * 72 / fig.dpi

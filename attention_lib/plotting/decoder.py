@@ -88,9 +88,10 @@ def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8)
         P(next word | prompt) at temperature ``T``; the ``top`` largest are drawn, and one
         hatched bar holds all the other words together.
     samples : sequence of str
-        Sentences the model wrote at this temperature, printed under the bars.
+        What the model wrote after ``prompt`` at this temperature, one line each under
+        the bars (cut with "…" past one line).
     prompt : str
-        The words the distribution continues, for the title.
+        The words the distribution and the samples continue, for the title.
 
     Returns
     -------
@@ -104,12 +105,13 @@ def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8)
     order = np.argsort(-p, kind="stable")[:top]
     labels = [words[i] for i in order]
     rest = float(p.sum() - p[order].sum())  # where the flattened probability goes
-    lines = [f"written from <s> at T = {T:g}:"]
-    lines += [
-        textwrap.fill(f"{i + 1}. {s}", 60, max_lines=2, placeholder=" …")
-        for i, s in enumerate(samples)
-    ]
-    text_h = 0.17 * (1 + 2 * len(samples)) + 0.1  # room for two lines each: one frame size
+    lines = [f"continued at T = {T:g}:"]
+    for i, s in enumerate(samples):  # a no-break space keeps the final "." with its word
+        line = f"{i + 1}. … {s}".replace(" .", "\u00a0.")
+        lines.append(
+            textwrap.wrap(line, 70, max_lines=1, placeholder=" …")[0].replace("\u00a0", " ")
+        )
+    text_h = 0.17 * len(lines) + 0.1  # one line each: every frame the same size
     height = 0.45 + 1.9 + 0.65 + text_h  # title, bars, word labels, sentences
     fig = plt.figure(figsize=(6.4, height))
     ax = fig.add_axes((0.1, (text_h + 0.65) / height, 0.87, 1.9 / height))
@@ -127,7 +129,7 @@ def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8)
     alt = (
         f"Bar chart at temperature {T:g} of the likeliest next words after '{prompt}': "
         f"{shown}; all {p.size - len(order)} other words together {rest:.2f}. "
-        f"Sentences written from <s> at T = {T:g}: " + " | ".join(samples)
+        f"Continued at T = {T:g}: " + " | ".join(samples)
     )
     return fig, alt
 
@@ -139,25 +141,33 @@ def _first_below(steps: np.ndarray, loss: np.ndarray, value: float) -> str:
 
 
 def decoder_heads(weights, tokens, *, title: str, head: int, query: str, key: str):
-    """:func:`head_heatmaps` at page size (every text at least 9 pt), with one cell marked.
+    """:func:`head_heatmaps` at page size, with one cell marked and only row maxima numbered.
 
-    ``head`` (counted from 1), ``query`` and ``key`` name the cell that gets a thick blue
-    frame, drawn just outside the cell so that a row maximum's black-and-white outline
-    stays visible inside it; the alt text opens with its weight.
+    Only each row's largest weight keeps its number (10 pt, bold): 256 numbers would
+    shrink to unreadable on the page, and the colour already shows the rest. ``head``
+    (counted from 1), ``query`` and ``key`` name the cell that gets a thick yellow frame
+    with a black halo, drawn just outside the cell so that a row maximum's black-and-white
+    outline stays visible inside it; the alt text opens with its weight.
     """
     fig, alt = head_heatmaps(weights, tokens, title=title, cell=0.38)
+    for ax in fig.axes[: len(weights)]:  # the panels, not the colour bar
+        for text in list(ax.texts):
+            if text.get_fontweight() == "bold":
+                text.set_fontsize(10)
+            elif not text.get_text().startswith("all "):  # a uniform row keeps its one label
+                text.remove()
     for text in fig.findobj(Text):  # readable at the page's width
         text.set_fontsize(max(text.get_fontsize(), 9))
     r, c = tokens.index(query), tokens.index(key)
     pad = 0.14  # of a cell: outside the black outline (3 pt wide) on the cell's edge
-    for colour, lw in (("white", 6.0), ("#0072B2", 4.0)):  # a white halo: seen on dark cells
+    for colour, lw in (("black", 6.5), ("#F0E442", 4.0)):  # yellow on a dark halo: seen on any cell
         box = Rectangle((c - 0.5 - pad, r - 0.5 - pad), 1 + 2 * pad, 1 + 2 * pad, fill=False)
         box.set(lw=lw, ec=colour, clip_on=False, zorder=0.9)  # under outlines and numbers
         fig.axes[head - 1].add_patch(box)
     w = np.asarray(weights)[head - 1, r, c]
     lead = f"Head {head} puts {w:.2f} of the weight of '{query}' on '{key}'"
-    lead += " (the cell framed in thick blue)"
-    return fig, f"{lead}. {alt}"
+    lead += " (the cell framed in thick yellow)"
+    return fig, f"{lead}. Only each row's largest weight is printed. {alt}"
 
 
 def decoder_diagram(*, h: int, d_model: int, d_ff: int, n_vocab: int):
