@@ -579,45 +579,57 @@ def test_param_count_follows_the_sizes(capsys):
     assert "multiplied by h = 4" in capsys.readouterr().out
 
 
-def test_the_h_slider_frames_have_one_width():
+def test_the_h_slider_frames_have_one_width_and_one_cell_size():
     # Fix round 3: the h = 2 frame was 405 px wide against 654-693 for the others, so the
-    # picture jumped. Fix round 4: two stacked panels left a gap before the colour bar, so
-    # the h = 2 frame lays its panels side by side, which fills the grid's width by itself
-    # (no padding), the colour bar next to them.
+    # picture jumped. Fix round 7h: the h = 1 frame was one panel of larger cells, at
+    # another scale; now every frame draws cells of 0.36 in, padded to one width, and the
+    # numbers are 12 pt without their leading zero (".86"), so that they fit a cell.
+    from matplotlib.text import Text
+
     from attention_lib.plotting import head_heatmaps
 
-    sizes = []
-    # Fix round 7f: labels on every panel, 10 pt, cells of 0.36 in: the frames are 806 px,
-    # shrunk to the 688 px column at 1280 px, where 9.5 pt numbers show at 10.1 CSS px.
-    layouts = {1: {"cell": 0.845}, 2: {"cell": 0.36}, 4: {"cell": 0.36}}
-    for h, layout in layouts.items():
+    sizes, panels = [], []
+    for h in (1, 2, 4):
         fig, _ = head_heatmaps(
             toy.heads.attention(h=h)[1],
             toy.TOKENS,
             title="x",
+            cell=0.36,
+            numbers=12,
             fontsize=10,
             width=8.95,
-            **layout,
         )
         sizes.append(fig.get_size_inches())
+        width, height = fig.get_size_inches()
+        boxes = [ax.get_position() for ax in fig.axes if ax.images]
+        panels += [(round(p.width * width, 3), round(p.height * height, 3)) for p in boxes]
+        numbers = [t for t in fig.axes[0].texts if not t.get_text().startswith("all")]
+        assert numbers and all(t.get_fontsize() == 12 for t in numbers)
+        assert not any(t.get_text().startswith("0.") for t in numbers)  # ".86", not "0.86"
+        assert all(isinstance(t, Text) for t in numbers)
         plt.close(fig)
     widths = [w for w, _ in sizes]
     assert max(widths) - min(widths) < 0.02
-    assert 9.5 * 90 / 72 * 688 / (max(widths) * 90) >= 10.0
-    fig, _ = head_heatmaps(
-        toy.heads.attention(h=2)[1], toy.TOKENS, title="x", fontsize=10, cell=0.36
-    )
-    assert abs(fig.get_size_inches()[0] - 8.95) < 0.02  # side by side: no padding needed
-    axes = sorted(fig.axes[:2], key=lambda ax: ax.get_position().x0)
-    first, second = (ax.get_position() for ax in axes)
-    assert abs(first.y0 - second.y0) < 1e-9 and second.x0 > first.x1  # one row of two
-    bar = fig.axes[-1].get_position()
-    assert 0 < (bar.x0 - second.x1) * 8.95 < 0.5  # the colour bar sits next to the panels
-    plt.close(fig)
+    assert set(panels) == {(0.36 * 8, 0.36 * 8)}  # one panel size in every frame
     cells = {cell.id: cell.source for cell in chapter_cells()}
-    assert "layout.update(fontsize=10, width=8.95)" in cells["3dce5151"]
-    assert '{1: {"cell": 0.845}, 2: {"cell": 0.36}, 4: {"cell": 0.36}}' in cells["3dce5151"]
-    assert "fontsize=10,\n    cell=0.36,\n)" in cells["10741b3e"]  # the page's grid
+    assert "layout = dict(cell=0.36, numbers=12, fontsize=10, width=8.95)" in cells["3dce5151"]
+    assert "fontsize=10,\n    cell=0.36,\n    numbers=12,\n)" in cells["10741b3e"]  # the grid
+
+
+def test_each_row_of_panels_has_its_own_key_label():
+    # Fix round 7h: one shared key label sat far below the top row of a 2 x 2 grid.
+    from attention_lib.plotting import head_heatmaps
+
+    fig, _ = head_heatmaps(toy.heads.attention()[1], toy.TOKENS, title="x", fontsize=10)
+    height = fig.get_size_inches()[1]
+    labels = [t for t in fig.texts if t.get_text() == "key (attended to)"]
+    assert len(labels) == 2
+    bottoms = sorted({round(ax.get_position().y0 * height, 3) for ax in fig.axes if ax.images})
+    labels = sorted(labels, key=lambda t: t.get_position()[1])  # bottom row first
+    for label, bottom in zip(labels, bottoms, strict=True):
+        below = bottom - label.get_position()[1] * height  # inches under its row of panels
+        assert 0 < below < 1.2
+    plt.close(fig)
 
 
 def chapter_cells():
@@ -674,11 +686,11 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "x-code",  # the features of toy.X, printed (fix round 4)
     "pair-md",  # the pair, named once
     "pair-code",  # its matrices as labelled tables
-    "pair-run",  # one head against two: weights and what comes back
+    "pair-run",  # one head against two: the row of weights of "ate"
+    "pair-out",  # and what comes back (fix round 7h: labelled tables, no raw indexing)
     "pair-read",
     "mix-code",  # W_o mixes the object and subject heads, once
     "mix-read",
-    "aa575fa6",  # "## The intuition: a panel of readers"
     "83c4d06e",  # "## The math"
     "heads-md",  # "## Four hand-built heads"
     "heads-md2",
@@ -727,7 +739,6 @@ def test_main_line_intuition_picture_math_code_experiment():
     assert headings == [
         "# 7. Multi-head attention",
         "## One head, one average",
-        "## The intuition: a panel of readers",
         "## The math",
         "## Four hand-built heads",
         "## Split, attend, concatenate, project",
@@ -750,7 +761,9 @@ def test_main_line_intuition_picture_math_code_experiment():
         assert gone not in ids and gone not in page, gone
     insight = "Width lets different words ask different questions in one head"
     assert insight in " ".join(source["7dce2a2a"].split())
-    assert insight in " ".join(source["bd170a6f"].split())
+    # fix round 7h: the main text never shows it, so the summary no longer claims it
+    assert "Width lets" not in source["bd170a6f"] and "aa575fa6" not in ids
+    assert "panel of readers" in " ".join(source["855d1d49"].split())  # the intuition first
     for cell_id in ("pair-assert", "mix-assert", "real-assert", "rank-assert"):
         assert "remove-cell" in cells[ids.index(cell_id)].metadata["tags"]
     for cell_id in ("e6cfb90e", "10741b3e", "3dce5151"):
@@ -834,6 +847,11 @@ def test_cost_and_rank_wording():
     assert "mix of the $d_k$ rows of $K_i^\\top$" in source["rank-md"]
     read = source["rank-read"]
     assert "restores full rank" not in read  # fix round 7g, item 2: cut (15 of 32 at d_k = 1)
+    # fix round 7h: the weights' rank of this draw is shown, said of "here" only
+    assert "The weights here have rank 6 even where the scores have rank 1" in read
+    assert "which weight patterns a narrow head can reach" in read
+    assert "$Q$ and $K$ of the split section" in source["rank-md"]
+    assert "cost table" not in source["rank-md"]
     assert "{cite:p}`bhojanapalli2020low`" in read and "$n \\le d_k$ nothing is lost" in read
     out = {
         c.id: "".join(o.get("text", "") for o in c.outputs) for c in cells if c.cell_type == "code"
@@ -852,9 +870,7 @@ def test_cost_and_rank_wording():
     assert "many small matrix products" in source["cost-read"]
     assert [line.split()[3] for line in table[1:]] == ["36", "72", "144", "288", "1,152"]
     ranks = [line.split() for line in shown["rank-code"].splitlines()[1:]]
-    rank_code = source["rank-code"]  # fix round 7g, item 2: the scores' rank only
-    assert "softmax" not in rank_code and "rank of weights" not in rank_code
-    assert ranks == [["1", "32", "6"], ["8", "4", "4"], ["32", "1", "1"]]
+    assert ranks == [["1", "32", "6", "6"], ["8", "4", "4", "6"], ["32", "1", "1", "6"]]
     # the same, recomputed: scores of rank min(n, d_k). The weights' rank is left out: full
     # here (6 of 6), but 15 of 32 at d_k = 1 and n = 32 (the cold review's measurement)
     rng = np.random.default_rng(0)
@@ -867,7 +883,8 @@ def test_cost_and_rank_wording():
     fig, alt = shape_tracer(6, 32, 8)
     labels = [t.get_text() for t in fig.findobj(matplotlib.text.Text)]
     plt.close(fig)
-    assert "W_o mixes heads 1-8 into each column" in labels and "total\n26,880" in labels
+    assert "total\n26,880" in labels
+    assert not any("mixes" in label for label in labels)  # fix round 7h: tiny text, cut
     assert "split (8, 6, 4) -> scores (8, 6, 6)" in alt and "26,880 multiply-adds" in alt
     steps = {s.name: s for s in trace_shapes(6, 32, 8)}
     assert steps["Q, K, V"].macs + steps["output"].macs == 4 * 6 * 32 * 32
@@ -894,12 +911,14 @@ def test_values_overlap_is_said_with_its_example():
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     pair = source["pair-md"]
-    assert pair.startswith("**The pair**, `toy.heads.PAIR`, is two heads of width 2")
+    assert pair.startswith("**The pair**, `toy.heads.PAIR`, holds $W_q, W_k, W_v, W_o$")
+    # fix round 7h: what h = 2 does is said before the call
+    assert "With $h = 2$ each matrix is cut into two heads of two columns" in pair
     assert '"cake" is a noun $(1, 0)$, "I" a human noun $(1, 1)$' in pair
     V = toy.X @ toy.W_v[:, [0, 3]]
     assert V[CAKE].tolist() == [1.0, 0.0] and V[I].tolist() == [1.0, 1.0]
-    assert "**object head** an action asks for food (what was eaten)" in pair
-    assert "**subject head**, for a person (who ate)" in pair
+    assert "**object head**, where an action asks for food (what was eaten)" in pair
+    assert "**subject head**, where it asks for a person (who ate)" in pair
     W_q, W_k, W_v, W_o = HEADS.PAIR
     assert np.allclose(W_k, np.eye(4)[:, [0, 1, 0, 1]]) and np.allclose(W_o, np.eye(4))
     assert np.allclose(W_v, toy.W_v[:, [0, 3, 0, 3]])
@@ -918,21 +937,26 @@ def test_plain_printouts_on_the_main_line():
         code = cells[cell_id].source
         for dense in ("rows = {", ".items()", "for t in words", '", ".join', "*fetched"):
             assert dense not in code, (cell_id, dense)
-    for cell_id in ("x-code", "e30f9808", "pair-code", "pair-run", "mix-code", "rank-code"):
+    for cell_id in ("x-code", "e30f9808", "pair-code", "pair-run", "pair-out", "mix-code"):
         assert "toy.table(" in cells[cell_id].source and ":<" not in cells[cell_id].source
-    for cell_id in ("pair-code", "pair-run"):
+    for cell_id in ("pair-code", "pair-run", "pair-out"):
+        assert "[1, ate]" not in cells[cell_id].source and ":2]" not in cells[cell_id].source
         assert len(cells[cell_id].source.splitlines()) <= 9, cell_id
         assert "np.zeros" not in cells[cell_id].source and "hstack" not in cells[cell_id].source
     shown = {
         cid: cells[cid].outputs[-1]["data"]["text/plain"]
-        for cid in ("pair-code", "pair-run", "x-code")
+        for cid in ("pair-code", "pair-run", "pair-out", "x-code")
     }
-    asks = cells["pair-code"].outputs[0]["text"]
-    assert asks == "'ate' asks, object head:  [16.0, 0.0]\n'ate' asks, subject head: [0.0, 16.0]\n"
+    assert len(cells["pair-code"].outputs) == 1  # fix round 7h: W_q is in the table
     matrices = shown["pair-code"].splitlines()
     assert matrices[0].split() == [
-        "both",
-        "heads",
+        "row",
+        "of",
+        "W",
+        "q",
+        "object",
+        "q",
+        "subject",
         "key",
         "food",
         "key",
@@ -942,21 +966,27 @@ def test_plain_printouts_on_the_main_line():
         "value",
         "human",
     ]
-    assert matrices[1].split() == ["food", "1", "0", "1", "0"]
-    assert matrices[2].split() == ["person", "0", "1", "1", "1"]
+    assert matrices[1].split() == ["food", "0", "0", "1", "0", "1", "0"]
+    assert matrices[2].split() == ["person", "0", "0", "0", "1", "1", "1"]
+    assert matrices[3].split() == ["action", "16", "16", "0", "0", "0", "0"]
     pair = shown["pair-run"].splitlines()
-    assert pair[0].split() == ["'ate'", "'cake'", "'I'", "noun", "human"]
-    assert pair[1].split() == ["one", "head", "0.48", "0.48", "0.98", "0.48"]
-    assert pair[2].split() == ["object", "head", "0.97", "0.00", "0.99", "0.00"]
-    assert pair[3].split() == ["subject", "head", "0.00", "1.00", "1.00", "1.00"]
+    assert pair[0].split() == ["row", "of", "'ate'", "one", "head", "object", "subject"]
+    assert pair[1 + I].split() == ["I", "0.48", "0.00", "1.00"]
+    assert pair[1 + CAKE].split() == ["cake", "0.48", "0.97", "0.00"]
     assert len({len(line) for line in pair}) == 1  # the columns line up
+    back = shown["pair-out"].splitlines()
+    assert [line.split()[-2:] for line in back[1:]] == [
+        ["0.98", "0.99"],
+        ["0.48", "0.00"],
+        ["0.98", "1.00"],
+        ["0.48", "1.00"],
+    ]
     # fix round 4, item 5: X with its feature names, and what "ate" brings back
     x_lines = shown["x-code"].splitlines()
     assert x_lines[0].split() == list(toy.FEATURES)
     assert x_lines[7].split() == ["was", "0.0", "0.0", "0.6", "0.2"]
     fetched = cells["b256feaf"].outputs[0]["text"].splitlines()
-    assert fetched[1].split()[-1] == "0.92" and "food (head 2)" in fetched[1]
-    assert fetched[2].split()[-1] == "0.91" and "person (head 4)" in fetched[2]
+    assert fetched == ["weights: (4, 8, 8)   output: (8, 4)"]  # fix round 7h: ate shown once
     assert "output 4: a column of zeros, always 0" in cells["mix-code"].source
     # the numbers, recomputed from the library
     two, w_two = al.multi_head_attention(toy.X, *HEADS.PAIR, h=2)
@@ -976,21 +1006,21 @@ def test_the_named_heads_and_one_merged_experiment():
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     for gone in ("32992697", "4d5aebf9", "facbf0ad"):
         assert gone not in ids
-    assert 'the verb-object head gives "cake" 0.86' in source["59e25c78"]
-    assert 'the verb-subject head gives "I" 0.90' in source["59e25c78"]
+    # fix round 7h: "ate" -> "cake" / "I" is not shown a third time, only referred to
+    assert "Heads 2 and 4 are the pair again, one number wide" in source["59e25c78"]
     assert "it has action 0.3" in source["59e25c78"]
-    # fix round 4, items 1 and 7: two rows, not sharpness; the quieter pronoun askers
-    assert '"Ate" now has a row in each head' in source["59e25c78"]
     assert 'they have less *pointer* than "it"' in source["59e25c78"]
-    assert "actions answer negatively, so verbs do not pick verbs" in source["heads-md2"]
+    # fix round 7h: zeroing the action row changes no winner: say only what it does
+    assert "the keys of verbs fall below zero and get the least weight" in source["heads-md2"]
+    assert "do not pick verbs" not in source["heads-md2"]
     read = source["pair-read"]
     assert read.startswith("One head favours both words, 0.48 each.")
     assert "one weighted average of the values: (0.98, 0.48), a noun that is half human" in read
     assert "a non-human noun (0.99, 0.00), who ate a human noun (1.00, 1.00)" in read
-    assert "subspace of the representation" in source["pair-read"]
+    assert "one head must average what it finds" in source["pair-read"]  # fix round 7h
     assert "{cite:p}`vaswani2017attention`" in source["pair-read"]
     # fix round 7g, item 1: the W_q x 8 demo (a row "cannot favour both") is cut
-    assert "0.57" not in source["aa575fa6"] and "5bb6705c" not in ids
+    assert "5bb6705c" not in ids
     # item 5: the outline legend is on the figure; the h = 2 frame is pointed at
     assert "outline: each row's largest weight" in source["10741b3e"]
     assert "outlines mark" not in source["59e25c78"]
@@ -1001,8 +1031,7 @@ def test_the_named_heads_and_one_merged_experiment():
     # item 2: at h = 1 the row never split evenly; the food-topic column tips it
     h1 = source["h1-read"]
     assert "would tie" in h1 and "$0.9 \\times 2 = 1.8$" in h1 and "no longer splits" not in h1
-    assert "which $W_o$ mixes into one note per word" in source["aa575fa6"]
-    assert "condenses" not in source["aa575fa6"]
+    assert "and $W_o$ combines their notes" in source["855d1d49"]  # fix round 7h: 2 sentences
     assert "pointers ask; food answers, and people less" in source["heads-md2"]
     assert (
         "the first three heads return a word's food, and the last its person"
@@ -1038,8 +1067,8 @@ def test_one_change_of_sizes_said_once_and_the_batch_axis_is_shown():
     split = al.split_heads(X, 8)
     assert split.shape == (2, 8, 6, 4) and np.allclose(split[1, 3], X[1][:, 12:16])
     math = source["83c4d06e"]
-    assert "$W_o$, of shape $(h\\,d_v, d_{model})$, here $(d_{model}, d_{model})$" in math
-    assert "(the paper's choice; so $d_v = d_k$)" in math
+    assert "$W_o$, of shape $(h\\,d_k, d_{model})$, here $(d_{model}, d_{model})$" in math
+    assert "paper's choice" not in math and "d_v" not in math  # fix round 7h: cut
 
 
 def test_real_code_and_exercise_wording():
@@ -1047,7 +1076,10 @@ def test_real_code_and_exercise_wording():
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     assert "`c_attn` maps $d_{model}$ numbers to $3\\,d_{model}$" in source["real-md"]
     assert "$(3\\,d_{model}, d_{model})$, our `W_qkv` transposed" in source["real-read"]
-    assert "`out_proj.weight` is $W_o$ transposed" in source["real-read"]
+    assert (
+        "nanoGPT's `c_proj.weight` and PyTorch's `out_proj.weight` are $W_o$"
+        in (source["real-read"])
+    )
     assert "grouped-query attention" in source["real-read"]
     assert (
         "Each head still has its own queries, so its own attention weights" in (source["real-read"])

@@ -43,8 +43,10 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", 
         ``ncols`` (panels per row) and ``cell`` (inches per cell, default 0.32): a slider
         whose frames have 1, 2 and 4 heads can give them all the same height.
         ``fontsize`` (default 8): tick and axis labels; the cells' numbers are 0.5 pt
-        smaller, panel titles 1 pt and the title 2 pt larger. ``width`` (inches): pad the
-        figure on the right to at least this width, so that slider frames match.
+        smaller, panel titles 1 pt and the title 2 pt larger. ``numbers`` (pt): the cells'
+        numbers at this size instead, without their leading zero (".86"), so that a larger
+        font fits a cell. ``width`` (inches): pad the figure on the right to at least this
+        width, so that slider frames match.
 
     Returns
     -------
@@ -61,9 +63,11 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", 
     :func:`~attention_lib.plotting.base.text_colour`.
     """
     W, names = check_stack(weights, tokens, names)
-    unknown = sorted(set(layout) - {"ncols", "cell", "fontsize", "width"})
+    unknown = sorted(set(layout) - {"ncols", "cell", "fontsize", "width", "numbers"})
     if unknown:
-        raise TypeError(f"unknown layout option(s) {unknown}: use ncols, cell, fontsize, width")
+        raise TypeError(
+            f"unknown layout option(s) {unknown}: use ncols, cell, fontsize, width, numbers"
+        )
     h, n, _ = W.shape
     ncols = layout.get("ncols") or (h if h <= 2 else (2 if h == 4 else 4))
     nrows = math.ceil(h / ncols)
@@ -72,7 +76,8 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", 
     size = layout.get("fontsize", 8)
     grow = size / 8  # margins for the tick labels grow with them
     wgap = 0.8 * grow  # room for the query labels of every panel
-    left, right, top, bottom, hgap = 0.95 * grow, 1.0, 0.65, 0.95 * grow, 1.05 * grow
+    left, right, top, bottom = 0.95 * grow, 1.0, 0.65, 0.95 * grow
+    hgap = 1.3 * grow  # tick labels, the key label under each row, the next titles
     width = max(left + ncols * panel + (ncols - 1) * wgap + right, layout.get("width", 0))
     height = top + nrows * panel + (nrows - 1) * hgap + bottom
     fig = plt.figure(figsize=(width, height))
@@ -86,11 +91,13 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", 
         ax.set_yticks(range(n), tokens, fontsize=size)
         ax.set_title(names[i], fontsize=size + 1)
         for r in range(n):
-            _label_row(ax, W[i, r], r, fmt, size - 0.5)
+            _label_row(ax, W[i, r], r, fmt, layout.get("numbers", size - 0.5), "numbers" in layout)
     fig.suptitle(title, fontsize=size + 2, y=1 - 0.12 / height, va="top")
     grid = ncols * panel + (ncols - 1) * wgap  # the key label sits under the panels
     centre = 0.5 if "width" not in layout else (left + grid / 2) / width
-    fig.text(centre, 0.1 / height, "key (attended to)", ha="center", fontsize=size)
+    for row in range(nrows):  # under each row of panels, not only the last
+        y = 0.1 + (nrows - 1 - row) * (panel + hgap)
+        fig.text(centre, y / height, "key (attended to)", ha="center", fontsize=size)
     fig.text(0.12 / width, 0.5, "query (attending)", va="center", rotation=90, fontsize=size)
     bar_h = min(3.0, height - top - bottom)
     cax = fig.add_axes(
@@ -113,9 +120,9 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", 
     return fig, alt
 
 
-def _label_row(ax, row, r: int, fmt: str, fontsize: float = 7.5) -> None:
+def _label_row(ax, row, r: int, fmt: str, fontsize: float = 7.5, bare: bool = False) -> None:
     """Print a row's weights, its largest bold and outlined white inside black; a uniform
-    row gets one label."""
+    row gets one label. ``bare`` drops the leading zero (".86"), to fit a larger font."""
     text = {"ha": "center", "va": "center", "fontsize": fontsize}
     if np.allclose(row, row[0]):
         label = f"all 1/{row.size}" if np.isclose(row[0], 1 / row.size) else f"all {row[0]:{fmt}}"
@@ -124,7 +131,9 @@ def _label_row(ax, row, r: int, fmt: str, fontsize: float = 7.5) -> None:
     top = int(np.argmax(row))
     for c, value in enumerate(row):
         weight = "bold" if c == top else "normal"
-        ax.text(c, r, format(value, fmt), color=text_colour(value), weight=weight, **text)
+        label = format(value, fmt)
+        label = label[1:] if bare and label.startswith("0.") else label
+        ax.text(c, r, label, color=text_colour(value), weight=weight, **text)
     for colour, lw in (("black", 3.0), ("white", 1.4)):  # seen on any colour of the scale
         ax.add_patch(Rectangle((top - 0.5, r - 0.5), 1, 1, fill=False, lw=lw, ec=colour))
 
@@ -227,9 +236,7 @@ def shape_tracer(n: int, d_model: int, h: int):
         elif step.name in ("Q, K, V", "concat"):  # (n, d_model): one stripe per head
             for i in range(h):
                 _block(ax, i * d_k, y, d_k, n, colours[i], f"{i + 1}" if numbered else "")
-        elif step.name == "output":  # W_o: every output column mixes all heads
-            _block(ax, 0, y, step.shape[1], n, "0.85", f"W_o mixes heads 1-{h} into each column")
-        else:  # X: no heads yet
+        else:  # X, and the output: W_o mixes the heads into every column
             _block(ax, 0, y, step.shape[1], n, "0.85", "")
     ax.set_xlim(-left, widest + right)
     ax.set_ylim(-height - 0.5, 0.5)

@@ -15,7 +15,7 @@ checkable by hand:
 
 Width 1 is deliberately thin, so that every number can be read by hand; real heads are
 typically 64 or 128 wide. Chapter 7 builds heads two numbers wide: the object and subject
-heads for "ate" in the text, and one head that serves two askers in exercise 7.4.
+heads for "ate" in the text, and one head that serves two askers in exercise 7.5.
 A one-number query has a size and a sign but no direction: within one head, every token
 with a positive query ranks the keys in the same order. Each head is therefore three columns:
 *who asks* (``W_q``), *what answers* (``W_k``) and *what comes back* (``W_v``). All
