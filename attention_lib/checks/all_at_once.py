@@ -195,6 +195,11 @@ def check_score_memory(answer, *, n: int = 4096, h: int = 16, itemsize: int = 2)
         twice += f" Or {2 * itemsize} bytes a number? That is {double}; {kind} takes {itemsize}."
     mistakes = (
         (2 * expected, twice),
+        (
+            3 * expected,
+            "that is three n × n arrays per head, the plain version's peak (scores, "
+            "exponentials and weights); the question asks for the score matrices alone.",
+        ),
         (n * n * itemsize, f"that is one head's matrix; the layer has h = {h} of them."),
         (
             h * n * n,

@@ -87,6 +87,15 @@ def _merge_case(cases: Cases, case: str, z: np.ndarray, rng, split: int) -> None
             f"can be e^2000 and overflow (on {case}). The common maximum is the larger one: "
             "np.maximum(m_a, m_b), and then every factor is at most 1."
         )
+    with np.errstate(all="ignore"):
+        summed = _merged(m_a + m_b, m_a, l_a, o_a, m_b, l_b, o_b)
+    if not np.all(np.isfinite(out)) and np.allclose(out, summed, atol=ATOL, equal_nan=True):
+        raise Fail(
+            f"you measured from m = m_a + m_b, which is not a maximum, so e^(m_a - m) = "
+            f"e^(-m_b) underflows or overflows once the maxima are large (on {case}). "
+            "Take the larger of the two, np.maximum(m_a, m_b): then one factor is 1 and "
+            "the other at most 1."
+        )
     if not np.all(np.isfinite(out)):
         raise Fail(
             f"got nan or inf on {case}: e^1000 overflows. Never take e^m of a block's "

@@ -27,13 +27,12 @@ def dependency_figure(tokens):
     n = len(tokens)
     x = np.arange(n)
     dark, light = plt.get_cmap(CMAP)(0.0), plt.get_cmap(CMAP)(0.8)
-    fig, (rnn, att) = plt.subplots(1, 2, figsize=(7.7, 3.1))  # the page's width at 90 dpi
+    fig, (rnn, att) = plt.subplots(2, 1, figsize=(7.6, 4.6))  # the page's width at 90 dpi
     arrow = {"arrowstyle": "-|>", "color": dark, "lw": 1.2, "shrinkA": 9, "shrinkB": 9}
     for ax in (rnn, att):
         ax.scatter(x, np.zeros(n), s=170, color=light, edgecolor="black", zorder=3)
         ax.scatter(x, np.ones(n), s=170, color=dark, edgecolor="black", marker="s", zorder=3)
-        ax.set_xticks(x, tokens, rotation=45, ha="right", fontsize=8)
-        ax.set_yticks([0, 1], ["input $x_t$", ""], fontsize=8)
+        ax.set_xticks(x, tokens, fontsize=9)  # one above the other: room for level labels
         ax.set_xlim(-0.6, n - 0.4)
         ax.set_ylim(-0.3, 1.45)
         for side in ("top", "right", "left"):
@@ -43,10 +42,10 @@ def dependency_figure(tokens):
         if t:
             rnn.annotate("", (t, 1), (t - 1, 1), arrowprops={**arrow, "color": "black", "lw": 2})
         att.plot([x, np.full(n, t)], [np.zeros(n), np.ones(n)], color="0.6", lw=0.6, zorder=1)
-    rnn.set_yticks([0, 1], ["input $x_t$", "state $h_t$"], fontsize=8)
-    att.set_yticks([0, 1], ["input $x_t$", "output"], fontsize=8)
-    rnn.set_title(f"Recurrent: $h_t$ waits for $h_{{t-1}}$: {n} steps in a row", fontsize=10)
-    att.set_title("Attention: no output waits for another: 1 step", fontsize=10)
+    rnn.set_yticks([0, 1], ["input $x_t$", "state $h_t$"], fontsize=9)
+    att.set_yticks([0, 1], ["input $x_t$", "output"], fontsize=9)
+    rnn.set_title(f"Recurrent: $h_t$ waits for $h_{{t-1}}$: {n} steps in a row", fontsize=11)
+    att.set_title("Attention: no output waits for another: 1 step", fontsize=11)
     fig.tight_layout()
     alt = (
         f"Two diagrams over the {n} tokens {', '.join(repr(t) for t in tokens)}. Left, a "

@@ -83,7 +83,6 @@ def timing_plot(
     *,
     title: str = "Time for one attention call",
     guide: bool | str = True,
-    linear: str | None = None,
     guide_from: float | None = None,
 ):
     """Log-log plot of run time against ``n``, one line per way of computing attention.
@@ -97,11 +96,9 @@ def timing_plot(
     title : str
     guide : bool or str
         Draw a dotted "grows like n²" line beside the first way (or the way named), a third
-        below its last point so that it does not hide under the data. Leave it out where
-        the data do not follow n² (a guide the data refute misleads).
-    linear : str, optional
-        A way in ``times`` (such as a recurrent network) to draw a dashed "grows like n"
-        line beside, placed the same way. Guides span the way's sizes, within the axis.
+        below its last point so that it does not hide under the data; it spans the way's
+        sizes, within the axis. Leave it out where the data do not follow n² (a guide the
+        data refute misleads).
     guide_from : float, optional
         Start the n² guide at this size, on the way's own point there, so that the data
         can be read against it from that size on.
@@ -114,8 +111,6 @@ def timing_plot(
     """
     n = _sizes(n)
     times = _series(n, times, "times")
-    if linear is not None and linear not in times:  # checked before drawing
-        raise ValueError(f"linear names a way to draw through; {linear!r} is not in times")
     fig, ax = plt.subplots(figsize=(6.2, 3.6))
     for (label, t), style in zip(times.items(), STYLES, strict=False):
         ax.plot(n, t, **style, label=label)
@@ -124,24 +119,22 @@ def timing_plot(
     way2 = guide if isinstance(guide, str) else next(iter(times))
     if way2 not in times or (guide_from is not None and guide_from not in n):
         raise ValueError(f"guide names a way in times, guide_from a size in n: {guide_from}")
-    guides = [(way2, 2, ":", "grows like n²", guide_from)] if guide else []
-    if linear is not None:
-        guides.append((linear, 1, "--", "grows like n", None))
-    for way, power, style, label, start in guides:  # parallel to the way, a third below
-        at = np.flatnonzero(~np.isnan(times[way]))[-1] if start is None else list(n).index(start)
-        line = times[way][at] / (3 if start is None else 1) * (n / n[at]) ** power
-        line[np.isnan(times[way]) | (line < lo / 2) | (line > hi * 2)] = np.nan  # in range
-        if start is not None:
-            line[n < start] = np.nan
-        ax.plot(n, line, color="0.55", linestyle=style, label=label)
-        drawn = np.flatnonzero(~np.isnan(line))  # named at its end, not by dash alone
+    if guide:  # parallel to the way: a third below its last point, or on it from guide_from
+        t = times[way2]
+        at = np.flatnonzero(~np.isnan(t))[-1] if guide_from is None else list(n).index(guide_from)
+        line = t[at] / (3 if guide_from is None else 1) * (n / n[at]) ** 2
+        line[np.isnan(t) | (line < lo / 2) | (line > hi * 2)] = np.nan  # in range
+        if guide_from is not None:
+            line[n < guide_from] = np.nan
+        ax.plot(n, line, color="0.55", linestyle=":", label="grows like n²")
+        drawn = np.flatnonzero(~np.isnan(line))  # named at its end, not by dots alone
         ax.annotate(
-            label.removeprefix("grows like ") if drawn.size else "",
+            "n²" if drawn.size else "",
             (n[drawn[-1]], line[drawn[-1]]) if drawn.size else (n[0], lo),
             xytext=(4, 0),
             textcoords="offset points",
             va="center",
-            fontsize=8,
+            fontsize=9,
             color="0.35",
         )
     ax.set_yscale("log")
@@ -250,7 +243,7 @@ def memory_plot(n, measured: dict, *, itemsize: int = 8, title: str | None = Non
     computed = n**2 * itemsize
     fig, ax = plt.subplots(figsize=(6.2, 3.8))
     ax.plot(  # a wide grey band: a measured line lying on it leaves both edges showing
-        n, computed, color="0.78", linewidth=9, solid_capstyle="round", zorder=1,
+        n, computed, color="0.88", linewidth=9, solid_capstyle="round", zorder=1,
         label=f"one score matrix: n² × {itemsize} bytes",
     )  # fmt: skip
     ax.annotate(  # above and left of the end: the rising line stays below the text
@@ -265,7 +258,7 @@ def memory_plot(n, measured: dict, *, itemsize: int = 8, title: str | None = Non
     parts = []
     for (label, (sizes, values)), style in zip(series.items(), STYLES, strict=False):
         style = {**style, "linewidth": 3.0}  # thick, so the dotted reference shows on top
-        ax.plot(sizes, values, **style, label=label, path_effects=HALO)
+        ax.plot(sizes, values, **style, label=label, path_effects=HALO, zorder=3)
         ratio = values[-1] / (sizes[-1] ** 2 * itemsize)
         parts.append(
             f"{label}: {fmt_bytes(values[0])} at n = {sizes[0]:g} to {fmt_bytes(values[-1])} "
