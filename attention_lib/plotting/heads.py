@@ -24,7 +24,9 @@ from .base import CMAP, check_stack, text_colour
 # --- One heatmap per head ------------------------------------------------------------------
 
 
-def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", **layout):
+def head_heatmaps(
+    weights, tokens, names=None, *, title: str, fmt: str = ".2f", unit: str = "head", **layout
+):
     """Draw each head's attention weights as a labelled heatmap, all on one colour scale.
 
     Parameters
@@ -39,6 +41,8 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", 
         Shown above the grid and used in the alt text.
     fmt : str, default ".2f"
         Format of the numbers printed in the cells.
+    unit : str, default "head"
+        What a panel is, for the alt text ("most decisive rows per head"), e.g. "panel".
     **layout
         ``ncols`` (panels per row) and ``cell`` (inches per cell, default 0.32): a slider
         whose frames have 1, 2 and 4 heads can give them all the same height.
@@ -68,6 +72,8 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", 
         raise TypeError(
             f"unknown layout option(s) {unknown}: use ncols, cell, fontsize, width, numbers"
         )
+    if not isinstance(unit, str) or not unit.strip():
+        raise ValueError(f"unit must be a word naming a panel, e.g. 'panel'; got {unit!r}")
     h, n, _ = W.shape
     ncols = layout.get("ncols") or (h if h <= 2 else (2 if h == 4 else 4))
     nrows = math.ceil(h / ncols)
@@ -115,7 +121,7 @@ def head_heatmaps(weights, tokens, names=None, *, title: str, fmt: str = ".2f", 
     alt = (
         f"{h} heatmap{'' if h == 1 else 's'}: {title}. Rows are queries, columns are keys, "
         "colour 0 to 1. "
-        "Most decisive rows per head. " + "; ".join(parts) + "."
+        f"Most decisive rows per {unit}. " + "; ".join(parts) + "."
     )
     return fig, alt
 
