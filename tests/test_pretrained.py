@@ -369,7 +369,7 @@ def test_head_grid_outlines_the_largest(sentence):
     tokens, W = sentence
     values = W[:, :, tokens.index("it"), tokens.index("cake")]
     fig, alt = head_grid(values, title="it to cake")
-    assert "Largest (outlined): layer 6 head 12 (0.64); next: layer 4 head 2 (0.47)," in alt
+    assert "Largest (outlined): L6 H12 (0.64); next: L4 H2 (0.47)," in alt
     assert len(fig.axes[0].patches) == 1  # only the largest is outlined, as the alt text says
     assert fig.axes[0].images[0].get_clim() == (0.0, 1.0)  # the scale of every weight map
     ax = fig.axes[0]

@@ -24,7 +24,7 @@ _LABEL_PT = 9  # token labels and tick numbers: 9 pt shows at 9 CSS px or more o
 
 
 def attention_panels(
-    weights, tokens, names=None, *, title: str, ncols: int = 3, cell: float = 0.16
+    weights, tokens, names=None, *, title: str, ncols: int = 3, cell: float = 0.16, highlight=None
 ):
     """Small labelled heatmaps of several attention maps, on one 0-to-1 colour scale.
 
@@ -43,6 +43,8 @@ def attention_panels(
     cell : float, default 0.16
         Side of one heatmap cell in inches; the token labels grow with it (9 pt at
         0.16 in), so a figure of two or three panels can use larger type.
+    highlight : (int, int), optional
+        A (query, key) pair whose row and column are outlined in every panel.
 
     Returns
     -------
@@ -81,6 +83,12 @@ def attention_panels(
             y = r * dy + n - 0.2
             ax.text(c * dx + j, y, token, rotation=90, ha="center", va="top", fontsize=pt)
         ax.text(c * dx + (n - 1) / 2, r * dy - 0.8, names[i], ha="center", fontsize=10)
+    if highlight is not None:  # vermillion: apart from every colour of cividis
+        q, key = (int(i) for i in highlight)
+        for i in range(k):
+            x, y = divmod(i, ncols)[1] * dx - 0.5, i // ncols * dy - 0.5
+            for xy, w, hgt in (((x, y + q), n, 1), ((x + key, y), 1, n)):
+                ax.add_patch(plt.Rectangle(xy, w, hgt, fill=False, ec="#D55E00", lw=1.6))
     _frame(fig, image, box, title, "key (attended to)", "query (attending)")
     parts = [f"{names[i]}: {_habit(W[i], tokens)}" for i in range(k)]
     alt = (
@@ -209,7 +217,7 @@ def head_grid(values, *, title: str, fmt: str = ".2f"):
     fig.tight_layout()
     order = np.argsort(-V, axis=None, kind="stable")[:3]
     first, *rest = (
-        f"layer {i + 1} head {j + 1} ({format(V[i, j], fmt)})"
+        f"L{i + 1} H{j + 1} ({format(V[i, j], fmt)})"
         for i, j in (np.unravel_index(int(o), V.shape) for o in order)
     )
     alt = (
