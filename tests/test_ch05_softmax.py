@@ -143,6 +143,15 @@ def test_entropy_checker_names_a_missing_p_a_normalised_answer_and_a_big_eps(fn,
     assert line.startswith("[entropy] FAIL: ") and hint in line, line
 
 
+def test_the_eps_hint_prints_enough_digits_to_show_the_gap(capsys):
+    assert not check_entropy(lambda p: _entropy_eps(p, 1e-6))
+    line = capsys.readouterr().out
+    # "got 2.079434 ..., 8e-06 below log 8 = 2.079442", not "got 2.0794 ... log 8 = 2.0794"
+    got = float(line.split("got ")[1].split()[0])
+    shown = float(line.split("log 8 = ")[1].split(":")[0])
+    assert got < shown and "8e-06 below log 8" in line, line
+
+
 def test_a_tiny_eps_inside_the_log_still_passes(capsys):
     assert check_entropy(lambda p: _entropy_eps(p, 1e-12))  # within the checker's tolerance
     assert "PASS" in capsys.readouterr().out
@@ -261,6 +270,8 @@ def test_the_slider_frame_can_draw_an_even_share_and_skip_tiny_numbers():
     assert alt.endswith(
         "A dashed line marks the even share, 1/8 (0.125). Bars below 0.01 are labelled <0.01."
     )
+    # the alt text reads the smallest bar as its label does, not as "(0.00)"
+    assert "smallest 'was' (<0.01)." in alt and "0.00" not in alt
     plt.close(fig)
 
 
@@ -481,3 +492,17 @@ def test_the_two_temperature_heatmap_opens_its_alt_text_with_the_takeaway():
     html = cell.outputs[0]["data"]["text/html"]
     assert 'alt="At T = 1 no weight exceeds 0.21; at T = 0.1 each row&#x27;s top is 0.53' in html
     assert "colour 0 to 1" in html and 'data-text-px="11.88"' in html  # 9.5 pt numbers
+
+
+def test_the_heatmap_alt_text_names_its_panels_by_the_callers_word():
+    from attention_lib.plotting import head_heatmaps
+
+    pair = np.stack([np.full((3, 3), 1 / 3), np.eye(3)])
+    fig, alt = head_heatmaps(pair, ["a", "b", "c"], ["T = 1", "T = 0.1"], title="t", unit="panel")
+    plt.close(fig)
+    assert "Most decisive rows per panel. T = 1: " in alt and "per head" not in alt
+    fig, alt = head_heatmaps(pair, ["a", "b", "c"], title="t")  # heads by default
+    plt.close(fig)
+    assert "Most decisive rows per head. head 1: " in alt
+    with pytest.raises(ValueError, match="unit must be a word naming a panel"):
+        head_heatmaps(pair, ["a", "b", "c"], title="t", unit="")

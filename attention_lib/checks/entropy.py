@@ -55,11 +55,12 @@ def check_entropy(fn) -> CheckResult:
                 "exercise asks for the entropy in nats, not as a fraction of its maximum.",
             ),
         )
-        if ATOL < np.log(8) - float(np.squeeze(out)) < 0.05:  # log(p + eps) with a large eps
+        gap = np.log(8) - float(np.squeeze(out))
+        if ATOL < gap < 0.05:  # log(p + eps) with a large eps
             raise Fail(
-                f"got {float(np.squeeze(out)):.4f} for a uniform row over 8 keys, just "
-                "below log 8 = 2.0794: an eps added inside the log, log(p + eps), shifts "
-                "every term. Take the log of np.where(p > 0, p, 1.0) instead."
+                f"got {float(np.squeeze(out)):.6f} for a uniform row over 8 keys, {gap:.1g} "
+                f"below log 8 = {np.log(8):.6f}: an eps added inside the log, log(p + eps), "
+                "shifts every term. Take the log of np.where(p > 0, p, 1.0) instead."
             )
         same(out, np.log(8), case)
 

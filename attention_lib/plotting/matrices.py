@@ -207,9 +207,14 @@ def bar_row(
         ax.legend(handles, names, loc="upper left", fontsize=_TEXT_PT, frameon=False)
     fig.tight_layout()
     low = int(np.argmin(v))
+    # the alt text names each bar's value as its label reads, "<0.01" included
+    said = [
+        f"<{label_from:g}" if label_from is not None and v[j] < label_from else format(v[j], fmt)
+        for j in (top, low)
+    ]
     alt = (
-        f"Bar chart: {title}. Largest '{labels[top]}' ({format(v[top], fmt)}), "
-        f"smallest '{labels[low]}' ({format(v[low], fmt)})."
+        f"Bar chart: {title}. Largest '{labels[top]}' ({said[0]}), "
+        f"smallest '{labels[low]}' ({said[1]})."
     )
     if top_label is not None:
         alt += f" The highlighted bar is the {top_label}."
