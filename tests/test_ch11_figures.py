@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from attention_lib import plotting as P
+from attention_lib.plotting.encoder import encoder_diagram
 
 DPI, SMALLEST = 90, 9.0
 DRAWN = {1280: 688, 375: 520}  # the widest a figure is drawn, in CSS px, by window width
@@ -37,8 +38,11 @@ def figures():
     yield "72-head grid", lambda: P.head_grid(W[:, :, 6, 4], title="t")
     yield (
         "two heads",
-        lambda: P.attention_panels(W[0, :2], TOKENS, ["a", "b"], title="t", cell=0.2),
+        lambda: P.attention_panels(
+            W[0, :2], TOKENS, ["a", "b"], title="t", cell=0.2, highlight=(6, 4)
+        ),
     )
+    yield "encoder diagram", lambda: encoder_diagram(n_layers=6, h=12, d_model=384, d_ff=1536)
 
 
 @pytest.mark.parametrize(("name", "draw"), list(figures()), ids=[n for n, _ in figures()])
@@ -76,3 +80,23 @@ def test_labels_titles_and_colour_bar_do_not_overlap(name):
             assert not box.overlaps(box2), f"{name}: {text!r} overlaps {other!r}"
     assert fig.axes[1].get_position().y1 < ax.get_position().y0  # the bar is below the panels
     plt.close(fig)
+
+
+def test_the_two_heads_figure_outlines_one_row_and_one_column_per_panel():
+    W = np.random.default_rng(1).dirichlet(np.ones(11), size=(2, 11))  # (2, n, n)
+    fig, _ = P.attention_panels(W, TOKENS, ["a", "b"], title="t", cell=0.2, highlight=(6, 4))
+    outlines = [p for p in fig.axes[0].patches if p.get_edgecolor()[:3] != (0, 0, 0)]
+    assert (
+        sorted((p.get_width(), p.get_height()) for p in outlines) == [(1, 11)] * 2 + [(11, 1)] * 2
+    )
+    plt.close(fig)
+
+
+def test_the_encoder_diagram_prints_its_shapes_and_rejects_bad_sizes():
+    fig, alt = encoder_diagram(n_layers=6, h=12, d_model=384, d_ff=1536)
+    shown = {t.get_text() for t in fig.findobj(matplotlib.text.Text)}
+    assert "(n, 384)" in shown and any("(12, n, 32)" in t for t in shown)
+    assert "(12, n, 32)" in alt and "1536" in alt
+    plt.close(fig)
+    with pytest.raises(ValueError, match="h dividing d_model"):
+        encoder_diagram(n_layers=6, h=5, d_model=384, d_ff=1536)
