@@ -289,6 +289,34 @@ def test_each_scores_that_change_mistake_gets_its_own_hint(fn, hint, capsys):
     assert hint in line
 
 
+def test_the_identity_nudge_experiment_is_told_its_nudge_missed_some_keys(capsys):
+    # W_q = W_k = I with entry (f, f) nudged moves only the block where both words have
+    # feature f: a correct experiment, a wrong general answer. The hint must say why,
+    # not claim that whole rows always move.
+    def by_identity_nudge(X, f):
+        W_q2 = np.eye(X.shape[1])
+        W_q2[f, f] += 0.5
+        return ~np.isclose(X @ W_q2 @ X.T, X @ X.T)
+
+    pointer = toy.FEATURES.index("pointer")
+    moved = by_identity_nudge(toy.X, pointer)
+    assert moved.any(axis=1).sum() == 4 and not moved.all(axis=1).any()  # a 4 x 4 block
+    assert not check_scores_that_change(by_identity_nudge)
+    line = one_line(capsys, "scores-that-change", "FAIL")
+    assert "every score in its row can change" in line and "at right angles" in line
+    assert "whole row moves" not in line
+
+
+def test_no_scores_that_change_hint_says_a_whole_row_always_moves(capsys):
+    for fn in (
+        lambda X, f: rows_of(X, f) & np.eye(len(X), dtype=bool),
+        lambda X, f: np.zeros((len(X), len(X)), dtype=bool),
+    ):
+        assert not check_scores_that_change(fn)
+        line = one_line(capsys, "scores-that-change", "FAIL")
+        assert "can change" in line and "every key differently" not in line
+
+
 def test_a_feature_nobody_has_changes_nothing(capsys):
     # On that case "columns" and "rows" agree (all False), so no hint may fire wrongly.
     def right_only_there(X, f):

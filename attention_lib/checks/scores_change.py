@@ -25,8 +25,8 @@ def check_scores_that_change(fn) -> CheckResult:
     move when row ``feature`` of ``W_q`` is edited (and ``W_k`` is not).
 
     Row ``f`` of ``W_q`` enters the query of token ``i`` with weight ``X[i, f]``, and no key
-    uses ``W_q``; so the whole row ``i`` of the scores can change exactly when
-    ``X[i, f] != 0``. Every case, the unseen ones of grading too, gives each token at least
+    uses ``W_q``; so every score in row ``i`` can change exactly when ``X[i, f] != 0``
+    (one stays put only if the nudge is at right angles to that key). Every case, the unseen ones of grading too, gives each token at least
     one non-zero feature: an all-zero token has key 0 whatever ``W_k`` is, so its column
     could never move and "whole rows" would not be the answer.
     """
@@ -102,19 +102,21 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
         ),
         (
             (expected & expected.T).astype(float),
-            "only where both words have the feature? The key comes from W_k, which did not "
-            "change; a changed query meets every key differently, so its whole row moves.",
+            "only where both words have the feature? The keys come from W_k, which did not "
+            "change, but a changed query can move any way, so every score in its row can "
+            "change. If an experiment of yours left some alone (say with W_q = W_k = I), "
+            "its nudge was at right angles to those keys.",
         ),
         (
             (expected & np.eye(n, dtype=bool)).astype(float),
-            "only the diagonal: a changed query meets every key differently, so its whole "
-            "row changes, not only its score with itself.",
+            "only the diagonal: a changed query can move any way, so every score in its "
+            "row can change, not only its score with itself.",
         ),
         (
             np.zeros((n, n), dtype=bool),
             "no score at all? X stays as it is, and so do W_k and the keys; but row f of W_q "
-            "enters the query of every token with X[i, f] != 0. Those queries change, and "
-            "a changed query meets every key differently.",
+            "enters the query of every token with X[i, f] != 0. Those queries change, so "
+            "every score in their rows can change.",
         ),
         (
             np.ones((n, n), dtype=bool),
