@@ -474,15 +474,48 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     # three overflow limits, printed from np.finfo; no unexplained "GPU kernels"
     limits = cells["f16a05e1"].outputs[0]["text"]
     assert "'float64': 709.78, 'float32': 88.72, 'float16': 11.09" in limits
-    assert "GPU" not in flat and "bfloat16, the other 16-bit format, keeps float32's range" in flat
-    # shift-invariance is scoped and pointed forward; T of the include is named
-    assert "of all maps applied to each score before dividing" in flat
-    assert "(shift-invariance, defined below)" in flat
+    assert "GPU" not in flat and "bfloat16, a 16-bit format common in training" in flat
     assert "(`T` is the temperature)" in cells["5f0a1b2c"].source
     # no orphan column sums; the non-linearity section ends on a measured output and sqrt(d_k)
     assert not any("column sums" in c.source for c in shown if c.cell_type == "code")
-    assert "0.72 -> 0.58" in cells["d4e5f605"].outputs[0]["text"]
+    assert "0.72 -> 0.58 (at T = 0.1: 0.04)" in cells["d4e5f605"].outputs[0]["text"]
     assert "chapter 4's division by $\\sqrt{d_k}$ turns the same knob" in flat
+
+
+def test_fix_round_5k_cuts_words_folds_number_formats_and_shows_the_two_moves():
+    cells, shown, flat = _chapter()
+    assert len(flat.split()) <= 1693, "fix round 5k left 1693 visible words (was 1704)"
+    ids = [c.id for c in shown]
+    # the unexplained "only an exponential" claim is gone; the spent budget is said once
+    assert "only an exponential" not in flat and "a query cannot attend to nothing" in flat
+    # the two moves, one table for the row of "it", right after the intuition
+    assert ids.index("twomov05") == ids.index("96081790") + 1
+    table = cells["twomov05"].outputs[0]["data"]["text/plain"]
+    assert table.splitlines()[0].split() == [
+        "row",
+        "of",
+        "'it'",
+        "score",
+        "z",
+        "e^z",
+        "e^z",
+        "/",
+        "sum",
+    ]
+    assert "cake            0.90  2.46       0.21" in table
+    # row maxima are labelled per query, not per key
+    assert "largest weight in each query's row: I 0.19" in cells["10e4cd6b"].outputs[0]["text"]
+    # number formats: a dropdown box, then its code folded (hide-cell)
+    box = cells["f16a05e3"].source
+    assert box.startswith("````{admonition} Going deeper: number formats\n:class: dropdown")
+    assert "frameworks usually run softmax in float32 even in" in box
+    assert cells["f16a05e1"].metadata["tags"] == ["hide-cell"]
+    assert ids.index("f16a05e1") == ids.index("f16a05e3") + 1
+    assert "(`al.softmax` refuses $-\\infty$ on purpose;" in cells["2d2588ed"].source
+    # one sentence against the article; the X-doubling code runs off the page
+    assert "d4e5f602" not in cells and "d4e5f604" not in cells
+    assert cells["d4e5f603"].metadata["tags"] == ["remove-cell"]
+    assert "At $T = 1$ the left panel is nearly one colour" in cells["t2cap05"].source
 
 
 def test_the_two_temperature_heatmap_opens_its_alt_text_with_the_takeaway():
@@ -492,6 +525,7 @@ def test_the_two_temperature_heatmap_opens_its_alt_text_with_the_takeaway():
     html = cell.outputs[0]["data"]["text/html"]
     assert 'alt="At T = 1 no weight exceeds 0.21; at T = 0.1 each row&#x27;s top is 0.53' in html
     assert "colour 0 to 1" in html and 'data-text-px="11.88"' in html  # 9.5 pt numbers
+    assert "Most decisive rows per panel. T = 1: " in html and "per head" not in html
 
 
 def test_the_heatmap_alt_text_names_its_panels_by_the_callers_word():
