@@ -95,6 +95,18 @@ def first_row_only(Q, K, V):  # writes row 0 only
     return output
 
 
+def rows_into(buffer):  # the right loop, writing into an output array the learner made
+    def attend(Q, K, V):
+        output = buffer(Q, V)
+        for i in range(Q.shape[0]):
+            z = K @ Q[i] / np.sqrt(Q.shape[1])
+            p = np.exp(z - z.max())
+            output[i] = p / p.sum() @ V
+        return output
+
+    return attend
+
+
 def in_place(Q, K, V):
     Q /= np.sqrt(Q.shape[1])  # changes the caller's Q
     return good_rows(Q * np.sqrt(Q.shape[1]), K, V)
@@ -129,6 +141,8 @@ def in_place(Q, K, V):
         (lambda Q, K, V: good_rows(Q, K, V).T, "FAIL", "returned shape (2, 3)"),
         (lambda Q, K, V: None, "TODO", "returned None"),
         (crashes, "FAIL", "raised KeyError: 'oops'"),
+        (rows_into(lambda Q, V: np.zeros_like(Q)), "FAIL", "has d_k = 4 columns, like Q"),
+        (rows_into(lambda Q, V: np.zeros((len(Q), V.shape[1]), int)), "FAIL", "holds integers"),
     ],
 )
 def test_attention_rows_checker(fn, status, hint, capsys):
@@ -170,7 +184,8 @@ def test_column_softmax_gets_its_own_hint(capsys):
         (1_073_741_824, "FAIL", "twice the answer. Did you count the weights too?"),
         (1_073_741_824, "FAIL", "Or 4 bytes a number? That is float32; bf16 takes 2."),
         (3 * 536_870_912, "FAIL", "the plain version's peak (scores, exponentials and weights)"),
-        (537, "FAIL", "that is in MB (10**6 bytes)"),
+        (537, "FAIL", "that looks like decimal MB (10**6 bytes)"),
+        (536.87, "FAIL", "that looks like decimal MB (10**6 bytes); give the answer in bytes"),
         (536_871, "FAIL", "that is in kB (10**3 bytes)"),
         (131_072, "FAIL", "one row per head"),
         (512, "FAIL", "in MiB"),

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..core import attention_scores, scaled_dot_product_attention, softmax
 from .base import (
+    _LAST,  # the learner's answer with its dtype kind, as returned (before becoming floats)
     ATOL,
     BROADCAST_HINT,
     Cases,
@@ -85,6 +86,12 @@ def _run(cases: Cases, case: str, Q, K, V) -> np.ndarray:
         message = str(fail).replace(BROADCAST_HINT, "")  # not the keepdims question
         if "in place" in message:
             raise  # its own hint says it all
+        d_k, d_v = Q.shape[-1], V.shape[-1]
+        if f"from shape ({d_v},) into shape ({d_k},)" in message:  # np.zeros_like(Q)
+            raise Fail(
+                f"{message} Your output array has d_k = {d_k} columns, like Q; it needs "
+                f"d_v = V.shape[1] = {d_v}: np.zeros((Q.shape[0], V.shape[1]))."
+            ) from None
         raise Fail(
             f"{message} Row i needs Q[i] (shape (d_k,)), all of K and all of V: the "
             "scores of row i are K @ Q[i], one per key."
@@ -166,6 +173,12 @@ def _judge_rows(cases: Cases, case: str, Q, K, V, out) -> None:
         if out.shape == np.shape(wrong) and np.allclose(out, wrong, atol=ATOL):
             raise Fail(f"{hint} (on {case})")
     expect_shape(out, expected.shape, case, " One row per query, one column per value: (n_q, d_v).")
+    last = _LAST.get()
+    if last and last[0] is out and last[1] in "iu" and not np.allclose(out, expected, atol=ATOL):
+        raise Fail(
+            f"your output array holds integers, so each blended value was cut to a whole "
+            f"number (on {case}): make it float, as np.zeros((n_q, d_v)) is by default."
+        )
     for j, name in ((-1, "last"), (0, "first")):
         others = np.delete(np.arange(n_q), j)
         if (
@@ -215,8 +228,8 @@ def check_score_memory(answer, *, n: int = 4096, h: int = 16, itemsize: int = 2)
         (expected / 2**20, "that is in MiB (2**20 bytes); give the answer in bytes."),
         (expected / 2**10, "that is in KiB (2**10 bytes); give the answer in bytes."),
         (expected * 8, f"that counts bits: a {kind} number takes {itemsize} bytes."),
-        (round(expected / 1e6), "that is in MB (10**6 bytes); give the answer in bytes."),
-        (round(expected / 1e3), "that is in kB (10**3 bytes); give the answer in bytes."),
+        (expected / 1e6, "that looks like decimal MB (10**6 bytes); give the answer in bytes."),
+        (expected / 1e3, "that is in kB (10**3 bytes); give the answer in bytes."),
     )
     mistakes = tuple((w, hint) for w, hint in mistakes if w != expected)  # e.g. itemsize 8
     fraction = answer if isinstance(answer, float | np.floating) else None
