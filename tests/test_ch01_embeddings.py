@@ -222,14 +222,29 @@ def test_encoding_heatmap_draws_chosen_columns_as_lines_against_the_position():
     low = fig.axes[1]
     assert low.get_xlabel() == "position" and low.get_ylabel() == "value"
     lines = low.get_lines()
-    assert [line.get_label() for line in lines] == ["column 0", "column 4", "column 8", "column 16"]
+    assert [line.get_label() for line in lines] == [
+        "column 0: sin,\nwavelength 6.3",  # 2 pi: the wavelengths of the page's text
+        "column 4: sin,\nwavelength 19.9",
+        "column 8: sin,\nwavelength 62.8",
+        "column 16: sin,\nwavelength 628",
+    ]
     assert np.allclose(lines[1].get_ydata(), PE[:, 4])  # the column itself, position on x
+    assert np.array_equal(lines[1].get_xdata(), np.arange(48))
+    # column 0 turns once in 6.3 positions: its samples zig-zag, so they are marked
+    assert lines[0].get_marker() == "o" and lines[0].get_markersize() >= 3
+    assert all(line.get_marker() in ("None", None, "") for line in lines[1:])
     assert len({line.get_color() for line in lines}) == 4  # told apart by colour
     assert len({line.get_linestyle() for line in lines}) == 4  # and by style
+    for line in lines:  # even the thin dotted line stands out on the white panel
+        assert contrast(line.get_color(), "white") >= 3.0, line.get_label()
+    assert contrast(lines[3].get_color(), "white") >= 7.0  # the dotted one is darkest
     assert alt.endswith(
-        "columns 0, 4, 8, 16 as lines against the position (line styles "
-        "differ); they change sign 14, 4, 1, 0 times."
+        "columns 0, 4, 8, 16 as lines against the position (line styles differ; "
+        "wavelengths 6.3, 19.9, 62.8, 628 positions); they change sign 14, 4, 1, 0 times."
     )
+    plt.close(fig)
+    fig, _ = encoding_heatmap(PE, title="PE", columns=(1,))  # an odd column is a cosine
+    assert fig.axes[1].get_lines()[0].get_label() == "column 1: cos,\nwavelength 6.3"
     plt.close(fig)
     for bad in [(32,), (-1,), (0, 1, 2, 3, 4)]:
         with pytest.raises(ValueError, match="columns must be at most 4 of 0 to 31"):
@@ -420,6 +435,37 @@ def hidden_library_call(n, d_model):
             "You summed over the rows (axis=0)",
         ),
         (lambda a, b: np.atleast_1d(good_cosine(a, b))[..., None], "FAIL", "keepdims"),
+        (  # a one-row table: the hint names np.atleast_2d among the causes
+            lambda a, b: np.diag(np.atleast_2d(a) @ np.atleast_2d(b).T) / norms(a, b),
+            "FAIL",
+            "array of shape (1,). Something added an axis: keepdims=True, [...], or a "
+            "vector made into a one-row table (np.atleast_2d",
+        ),
+        (  # a Python loop over rows: fine for tables, but a vector's "rows" are numbers
+            lambda a, b: np.array([x @ y / norms(x, y) for x, y in zip(a, b, strict=True)]),
+            "FAIL",
+            "unsupported operand type(s) for @: 'numpy.float64' and 'numpy.float64' (on a = "
+            "[1, 2, 2], b = [0, 3, 4]). A loop over zip(a, b) gives single numbers, not rows, "
+            "when a is a vector",
+        ),
+        (  # the same loop with axis=-1 inside: a number has no axis -1
+            lambda a, b: np.array([np.dot(x, y) / norms(x, y) for x, y in zip(a, b, strict=True)]),
+            "FAIL",
+            "out of bounds for array of dimension 0 (on a = [1, 2, 2], b = [0, 3, 4]). A single "
+            "number has no axis: a loop over zip(a, b) gives single numbers",
+        ),
+        (
+            lambda a, b: np.array(
+                [
+                    np.dot(x, y) / np.linalg.norm(x) / np.linalg.norm(y)
+                    for x, y in zip(a, b, strict=True)
+                ]
+            ),
+            "FAIL",
+            "not one per entry (shape (3,)): sum a * b over the last axis. A loop over "
+            "zip(a, b) walks a vector's numbers",
+        ),
+        (lambda a, b: a * b / norms(a, b), "FAIL", "not one per entry (shape (3,))"),
         (
             lambda a, b: list(np.atleast_1d(good_cosine(a, b))),
             "FAIL",
@@ -571,6 +617,11 @@ def multiplied(n, d_model):
         (integer_division, "FAIL", "every pair turns at one speed"),
         (halves, "FAIL", "all the sines first"),
         (lambda n, d_model: encoding(n, d_model, start=1), "FAIL", "positions count from 0"),
+        (  # pairs counted 1, 2, ...: no column turns at speed 1
+            from_angle(lambda pos, i, d: pos / 10000 ** (2 * (i + 1) / d)),
+            "FAIL",
+            "column 0 turns at speed 1 (10000^0): i starts at 0",
+        ),
         (lambda n, d_model: encoding(n, d_model, base=1000.0), "FAIL", "not 1000"),
         (lambda n, d_model: encoding(n, d_model, base=np.e), "FAIL", "not e"),
         (multiplied, "FAIL", "you multiplied pos"),

@@ -38,15 +38,21 @@ def check_cosine_similarity(fn) -> CheckResult:
         a, b = np.array([1.0, 2.0, 2.0]), np.array([0.0, 3.0, 4.0])  # lengths 3 and 5
         case = "a = [1, 2, 2], b = [0, 3, 4]"
         out = _run(cases, case, a, b)
-        expect_shape(
-            out,
-            (),
-            case,
-            " Two vectors give one number: return it as it is, not inside a list or an "
-            f"array of shape {out.shape} (as keepdims=True or [...] would make)."
-            if out.size == 1
-            else " Two vectors give one number.",
-        )
+        if out.size == 1:  # keepdims=True, [...] or np.atleast_2d: all add an axis
+            hint = (
+                " Two vectors give one number: return it as it is, not inside a list or an "
+                f"array of shape {out.shape}. Something added an axis: keepdims=True, "
+                "[...], or a vector made into a one-row table (np.atleast_2d, reshape)."
+            )
+        elif out.shape == a.shape:
+            hint = (
+                f" Two vectors give one number, not one per entry (shape {out.shape}): sum "
+                "a * b over the last axis. A loop over zip(a, b) walks a vector's numbers, "
+                "not rows."
+            )
+        else:
+            hint = " Two vectors give one number."
+        expect_shape(out, (), case, hint)
         dot, na, nb = a @ b, 3.0, 5.0
         known_mistakes(
             out,
@@ -125,7 +131,12 @@ def _run(cases: Cases, case: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return cases.run(case, a, b)
     except Fail as fail:
         text = str(fail)
-        if "AxisError" in text or "out of bounds for array of dimension" in text:
+        if "for array of dimension 0" in text:  # an axis of one number: a loop over zip(a, b)
+            text += (
+                " A single number has no axis: a loop over zip(a, b) gives single numbers, "
+                "not rows, when a is a vector. np.sum(a * b, axis=-1) needs no loop."
+            )
+        elif "AxisError" in text or "out of bounds for array of dimension" in text:
             used = re.search(r"axis (-?\d+) is out of bounds", text)  # the learner's axis
             axis = f"axis={used.group(1)}" if used else "that axis"
             text += (
@@ -148,6 +159,12 @@ def _run(cases: Cases, case: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
             text += (
                 " float(...) makes one Python number, but tables give one number per "
                 "row: return the NumPy array itself."
+            )
+        elif "for @: 'numpy.float" in text:  # x @ y in a loop over zip(a, b)
+            text += (
+                " A loop over zip(a, b) gives single numbers, not rows, when a is a vector, "
+                "and @ needs arrays: np.sum(a * b, axis=-1) works for vectors and tables "
+                "alike, with no loop."
             )
         elif any(word in text for word in ("matmul", "not aligned", "shapes")):
             text += (

@@ -29,7 +29,8 @@ def _encoding(
 ):
     """The sinusoidal encoding, or one of the usual mistakes, for an even ``d``.
 
-    ``rate`` is the exponent: "2i" (right: i counts pairs), "i" (half of it), "4i"
+    ``rate`` is the exponent: "2i" (right: i counts pairs), "2i+2" (pairs counted from
+    1), "i" (half of it), "4i"
     (twice it: 2j/d with j = 0, 2, 4, ... already the column index), "int"
     (``2 * i // d``, 0 for every pair) or "col" (each column's own index j); or a slip of
     operator precedence: "pow/d" (dividing pos by ``10000 ** (2 * i) / d``), "pos/pow/d"
@@ -51,7 +52,8 @@ def _encoding(
         if rate in slips:
             angle = pos * slips[rate]  # (n, d/2)
         else:
-            exponent = {"2i": 2 * i / d, "i": i / d, "4i": 4 * i / d, "int": 2 * i // d}[rate]
+            tops = {"2i": 2 * i, "i": i, "4i": 4 * i, "2i+2": 2 * (i + 1)}  # "2i+2": i from 1
+            exponent = 2 * i // d if rate == "int" else tops[rate] / d
             angle = pos / base**exponent  # (n, d/2)
         sines, cosines = np.sin(unit(angle)), np.cos(unit(angle))
     if swap:
@@ -86,6 +88,11 @@ _PE_MISTAKES = (
         "angle, pos / 10000^(2i/d_model). You used each column's own index in the exponent.",
     ),
     ({"rate": "int"}, "2 * i // d_model is 0: every pair turns at one speed. Use / instead."),
+    (
+        {"rate": "2i+2"},
+        "column 0 turns at speed 1 (10000^0): i starts at 0, so count the pairs 0, 1, "
+        "..., d_model/2 - 1.",
+    ),
     (
         {"halves": True},
         "you put all the sines first and all the cosines after them: interleave them, "

@@ -142,7 +142,8 @@ def encoding_heatmap(PE, *, title: str, columns=()):
         E.g. :func:`attention_lib.positional_encoding` ``(n, d_model)``.
     title : str
     columns : sequence of int, optional
-        Columns also drawn as lines against the position, in a panel under the heatmap.
+        Columns also drawn as lines against the position, in a panel under the heatmap;
+        the legend gives each its sin or cos and the wavelength of the base-10000 formula.
 
     Returns
     -------
@@ -169,8 +170,12 @@ def encoding_heatmap(PE, *, title: str, columns=()):
     ax.set_title(title)
     bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03, label="value")
     bar.set_ticks([-1, -0.5, 0, 0.5, 1])
-    for j, (colour, style) in zip(columns, _LINES, strict=False):
-        low.plot(np.arange(n), M[:, j], color=colour, linestyle=style, label=f"column {j}")
+    waves = [2 * np.pi * 10000 ** (2 * (j // 2) / d) for j in columns]  # positions per turn
+    turns = [f"{w:.1f}" if w < 100 else f"{w:.0f}" for w in waves]  # 6.3, ..., 628
+    for j, wave, turn, (colour, style) in zip(columns, waves, turns, _LINES, strict=False):
+        marker = "o" if wave < 12 else None  # few samples per turn: show where they are
+        label = f"column {j}: {('sin', 'cos')[j % 2]},\nwavelength {turn}"
+        low.plot(M[:, j], color=colour, ls=style, lw=1.8, marker=marker, ms=3.5, label=label)
     if columns:
         low.set(xlabel="position", ylabel="value", ylim=(-1.15, 1.15), xlim=(0, n - 1))
         low.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
@@ -188,13 +193,14 @@ def encoding_heatmap(PE, *, title: str, columns=()):
         counts = ", ".join(str(_sign_changes(M[:, j])) for j in columns)
         alt += (
             f" Below, columns {', '.join(map(str, columns))} as lines against the position "
-            f"(line styles differ); they change sign {counts} times."
+            f"(line styles differ; wavelengths {', '.join(turns)} positions); "
+            f"they change sign {counts} times."
         )
     return fig, alt
 
 
 # Okabe-Ito colours, told apart under the common colour blindnesses, and line styles.
-_LINES = (("#0072B2", "-"), ("#D55E00", "--"), ("#009E73", "-."), ("#CC79A7", ":"))
+_LINES = (("#0072B2", "-"), ("#D55E00", "--"), ("#009E73", "-."), ("#000000", ":"))
 
 
 def _sign_changes(column: np.ndarray) -> int:
