@@ -111,10 +111,10 @@ def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8)
         lines.append(
             textwrap.wrap(line, 70, max_lines=1, placeholder=" …")[0].replace("\u00a0", " ")
         )
-    text_h = 0.17 * len(lines) + 0.1  # one line each: every frame the same size
-    height = 0.45 + 1.9 + 0.65 + text_h  # title, bars, word labels, sentences
+    text_h = 0.15 * len(lines) + 0.08  # one line each (9 pt): every frame the same size
+    height = 0.45 + 1.9 + 0.6 + text_h  # title, bars, word labels, sentences
     fig = plt.figure(figsize=(6.4, height))
-    ax = fig.add_axes((0.1, (text_h + 0.65) / height, 0.87, 1.9 / height))
+    ax = fig.add_axes((0.1, (text_h + 0.6) / height, 0.87, 1.9 / height))
     ax.bar(range(len(order)), p[order], color=_TRAIN["color"])
     others = f"all {p.size - len(order)} others"
     ax.bar(len(order), rest, color="0.75", edgecolor="black", hatch="//")  # the long tail
