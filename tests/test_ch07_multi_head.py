@@ -451,10 +451,13 @@ def loop_variant(kind):
     """A loop answer with one slip (fix round 7g, item 7)."""
 
     def fn(X, W_q, W_k, W_v, W_o, h):
-        d_k = X.shape[-1] // h
+        d_k = {"d_k = 2": 2, "d_k = h": h}.get(kind, X.shape[-1] // h)
         heads, weights = [], []
-        for i in range(h - 1 if kind in ("drop last", "range(h - 1)") else h):
-            c = slice(i * d_k, (i + 1) * d_k)
+        first = 1 if kind == "range(1, h)" else 0
+        for i in range(first, h - 1 if kind in ("drop last", "range(h - 1)") else h):
+            c = slice(
+                i * d_k, (i + 1) * d_k + {"one too wide": 1, "one too narrow": -1}.get(kind, 0)
+            )
             Q, K, V = X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c]  # (n, d_k) each
             if kind == "full W_v":
                 V = X @ W_v  # (n, d_model): every head d_model wide
@@ -483,9 +486,9 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
-        (good_multi_head, "PASS", "all 4 cases match"),
-        (looped, "PASS", "all 4 cases match"),
-        (looped_renamed, "PASS", "all 4 cases match"),
+        (good_multi_head, "PASS", "all 5 cases match"),
+        (looped, "PASS", "all 5 cases match"),
+        (looped_renamed, "PASS", "all 5 cases match"),
         (interleaved, "FAIL", "every h-th column"),
         (
             lambda X, q, k, v, o, heads: al.multi_head_attention(X, q, k, v, o, heads),
@@ -508,13 +511,13 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
         (tokens_mixed, "FAIL", "the heads mix tokens"),
         (row_blocks, "FAIL", "owns a block of *columns*"),
         (averaged, "FAIL", "you averaged the heads"),
-        (per_head_wo, "PASS", "all 4 cases match"),
+        (per_head_wo, "PASS", "all 5 cases match"),
         (
             lambda X, q, k, v, o, h: attend(X, q, k, v, h, scale=h / X.shape[-1]) @ o,
             "FAIL",
-            "divided by d_k = 4: divide by sqrt(d_k), once",
+            "divided by d_k = 6: divide by sqrt(d_k), once",
         ),
-        (own_softmax_loop(), "PASS", "all 4 cases match"),
+        (own_softmax_loop(), "PASS", "all 5 cases match"),
         (own_softmax_loop(scale_by_d_k=True), "FAIL", "divide by sqrt(d_k), once"),
         (own_softmax_loop(keys_first=True), "FAIL", "the scores are transposed"),
         (own_softmax_loop(d_k_fixed=4), "FAIL", "d_k = X.shape[-1] // h"),
@@ -529,16 +532,35 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
         (lambda X, q, k, v, o, h: np.zeros((h, len(X), len(X))), "FAIL", "Return only the output"),
         (lambda *a: None, "TODO", "returned None"),
         (crashes, "FAIL", "raised KeyError"),
-        (loop_variant("none"), "PASS", "all 4 cases match"),
+        (loop_variant("none"), "PASS", "all 5 cases match"),
         (loop_variant("weights @ K"), "FAIL", "each head blended its keys: weights @ K_i"),
         (loop_variant("Q.T @ K"), "FAIL", "your scores are Q_iᵀ K_i, shape (d_k, d_k)"),
         (loop_variant("summed"), "FAIL", "you added the heads together"),
         (loop_variant("drop last"), "FAIL", "the last head, head 2 of 2, is missing"),
         (loop_variant("pair"), "FAIL", "asks for the output only"),
         # Fix round 7h: slips that crash at W_o are named, not left as a bare matmul error.
-        (loop_variant("range(h - 1)"), "FAIL", "4 columns, d_model - d_k: the last head is"),
+        (
+            loop_variant("range(h - 1)"),
+            "FAIL",
+            "6 columns, d_model - d_k: the last head is missing",
+        ),
         (loop_variant("axis 0"), "FAIL", "10 rows, h x n: the heads were stacked under"),
-        (loop_variant("full W_v"), "FAIL", "16 columns, h x d_model: each head is d_model"),
+        (loop_variant("full W_v"), "FAIL", "24 columns, h x d_model: each head is d_model"),
+        # Fix round 7i: a width typed in (2, or h) is told apart from a missing head, and
+        # the missing head is named (range(1, h) drops the first); a slice one too wide.
+        (
+            loop_variant("d_k = 2"),
+            "FAIL",
+            "Your heads are 2 columns wide, but here d_k = d_model // h = 12 // 2 = 6",
+        ),
+        (
+            loop_variant("d_k = h"),
+            "FAIL",
+            "Your heads are 2 columns wide, but here d_k = d_model // h = 12 // 2 = 6",
+        ),
+        (loop_variant("range(1, h)"), "FAIL", "the first head is missing. Check the loop: range"),
+        (loop_variant("one too wide"), "FAIL", "13 columns, not d_model = 12: each head's slice"),
+        (loop_variant("one too narrow"), "FAIL", "10 columns, not d_model = 12: each head's"),
     ],
 )
 def test_multi_head_checker(fn, status, hint, capsys):

@@ -8,6 +8,7 @@ import io
 
 import numpy as np
 
+from ..core import scaled_dot_product_attention
 from ..heads import merge_heads, multi_head_attention, split_heads
 from .base import (
     Cases,
@@ -49,44 +50,61 @@ def _wrong_concatenation(fn, X, W_q, W_k, W_v, W_o, h) -> str:
     """Rerun ``fn`` with a W_o of the wrong height; the one that fits names the slip.
 
     The concatenation meets W_o last, so a concatenation of the wrong shape fails there
-    with a bare NumPy message. A W_o whose height matches it lets the function finish,
-    and the shape of what comes back tells the slips apart.
+    with a bare NumPy message. A W_o whose height matches it lets the function finish;
+    the probe W_o copies the concatenation into the output, so the shape and the numbers
+    that come back tell the slips apart (a missing head from a width typed in as a number).
     """
     n, d_model = X.shape
     d_k = d_model // h
-    slips = (
-        (
-            (h - 1) * d_k,
-            (n, d_model),
-            f"Your concatenation has {(h - 1) * d_k} columns, d_model - d_k: the last "
-            "head is missing. Does the loop run over every head, range(h)?",
-        ),
-        (
-            d_k,
-            (h * n, d_model),
-            f"Your concatenation has {h * n} rows, h x n: the heads were stacked under each "
-            "other. Lay them side by side, np.concatenate(heads, axis=-1).",
-        ),
-        (
-            h * d_model,
-            (n, d_model),
-            f"Your concatenation has {h * d_model} columns, h x d_model: each head is "
-            f"d_model wide, not d_k = {d_k}. Slice W_v too: V_i = X @ W_v[:, cols].",
-        ),
-    )
-    for height, out_shape, hint in slips:
-        if height == 0:
-            continue
-        probe = np.zeros((height, d_model))
+    heads = scaled_dot_product_attention(*(split_heads(X @ W, h) for W in (W_q, W_k, W_v)))[0]
+    right = merge_heads(heads)  # (n, d_model): the concatenation the loop should build
+
+    def concat_of(height: int):  # fn's concatenation, if a W_o of this height fits it
+        probe = np.eye(height, max(height, d_model))  # copies the concatenation out
         try:
             with contextlib.redirect_stdout(io.StringIO()), np.errstate(all="ignore"):
                 out = fn(X.copy(), W_q.copy(), W_k.copy(), W_v.copy(), probe, h)
         except Exception:
-            continue
-        if isinstance(out, tuple) and len(out) == 2:
-            out = out[0]
-        if np.shape(out) == out_shape:
-            return hint
+            return None
+        out = out[0] if isinstance(out, tuple) and len(out) == 2 else out
+        out = np.asarray(out) if isinstance(out, np.ndarray | list) else None
+        return None if out is None or out.ndim != 2 else out[:, :height]
+
+    got = concat_of((h - 1) * d_k) if h > 1 else None
+    if got is not None and got.shape[0] == n:
+        for missing, rest in (("first", right[:, d_k:]), ("last", right[:, :-d_k])):
+            if np.allclose(got, rest):
+                loop = "range(1, h) skips it" if missing == "first" else "does it run to h"
+                return (
+                    f"Your concatenation has {(h - 1) * d_k} columns, d_model - d_k: the "
+                    f"{missing} head is missing. Check the loop: {loop}? Use range(h)."
+                )
+    got = concat_of(d_k)
+    if got is not None and got.shape[0] == h * n:
+        return (
+            f"Your concatenation has {h * n} rows, h x n: the heads were stacked under each "
+            "other. Lay them side by side, np.concatenate(heads, axis=-1)."
+        )
+    if concat_of(h * d_model) is not None:
+        return (
+            f"Your concatenation has {h * d_model} columns, h x d_model: each head is "
+            f"d_model wide, not d_k = {d_k}. Slice W_v too: V_i = X @ W_v[:, cols]."
+        )
+    for extra, word in ((h - 1, "wide"), (-h, "narrow")):
+        if concat_of(d_model + extra) is not None:
+            return (
+                f"Your concatenation has {d_model + extra} columns, not d_model = {d_model}: "
+                f"each head's slice is one column too {word}. The head at index i owns "
+                "columns i*d_k:(i+1)*d_k (a slice stops before its end)."
+            )
+    for width in range(1, d_model + 1):  # d_k typed in as a number
+        height = sum(len(range(d_model)[i * width : (i + 1) * width]) for i in range(h))
+        if width != d_k and height and concat_of(height) is not None:
+            return (
+                f"Your heads are {width} columns wide, but here d_k = d_model // h = "
+                f"{d_model} // {h} = {d_k}. Is d_k a fixed number in your code? Take it from "
+                "the input: d_k = X.shape[-1] // h."
+            )
     return ""
 
 
@@ -121,8 +139,11 @@ def check_multi_head(fn) -> CheckResult:
         rng = np.random.default_rng(7)
         X = rng.normal(size=(5, 8))  # n = 5 tokens, d_model = 8
         Ws = rng.normal(scale=0.6, size=(4, 8, 8))  # W_q, W_k, W_v, W_o
-        for h in (2, 4, 1, 8):
-            case = f"n = 5, d_model = 8, h={h}"
+        X12 = rng.normal(size=(5, 12))  # d_model = 12, h = 2: d_k = 6 is neither 2 nor h
+        Ws12 = rng.normal(scale=0.5, size=(4, 12, 12))
+        sizes = [(X12, Ws12, 2)] + [(X, Ws, h) for h in (2, 4, 1, 8)]
+        for X, Ws, h in sizes:
+            case = f"n = 5, d_model = {X.shape[-1]}, h={h}"
             out = _run_explained(cases, case, X, *Ws, h)
             if pairs:
                 raise Fail(
@@ -131,7 +152,7 @@ def check_multi_head(fn) -> CheckResult:
                 )
             expect_shape(
                 out,
-                (5, 8),
+                X.shape,
                 case,
                 " Return only the output (n, d_model): the heads concatenated, then @ W_o.",
             )

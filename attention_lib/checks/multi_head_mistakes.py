@@ -83,8 +83,8 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
     mistakes.append(
         (
             merge_heads(scaled_dot_product_attention(Q, K, V)[0]) @ W_o.T,
-            "you multiplied by W_o.T: the concatenation (n, h*d_v) times W_o, shape "
-            "(h*d_v, d_model), needs W_o as it is, with no transpose.",
+            "you multiplied by W_o.T: the concatenation (n, h*d_k) times W_o, shape "
+            "(h*d_k, d_model), needs W_o as it is, with no transpose.",
         )
     )
 
