@@ -280,6 +280,21 @@ def test_timing_plot_labels_every_way_and_skips_what_was_not_run():
         timing_plot(SIZES, TIMES, guide="RNN")
 
 
+def test_timing_plot_marks_where_one_way_overtakes_another():
+    times = {"a": [1e-4, 2e-4, 4e-4, 8e-4], "b": [4e-4, 4e-4, 2e-4, 1e-4]}  # b faster from 32
+    fig, alt = timing_plot(SIZES, times, guide=False, cross=("a", "b"))
+    ax = fig.axes[0]
+    mark = ax.get_lines()[-1]  # where the lines cross on log axes: sqrt(16 * 32)
+    assert np.allclose(mark.get_xdata(), np.sqrt(16 * 32)) and mark.get_linestyle() == ":"
+    assert [t.get_text() for t in ax.texts] == ["b faster than a → "]
+    assert alt.endswith("A dotted line near n = 23: b faster than a after it.")
+    plt.close(fig)
+    with pytest.raises(ValueError, match="whose lines cross"):
+        timing_plot(SIZES, times, cross=("b", "a"))  # a never becomes the faster
+    with pytest.raises(ValueError, match="whose lines cross"):
+        timing_plot(SIZES, times, cross=("a", "RNN"))
+
+
 def test_speedup_plot_divides_by_the_baseline():
     fig, alt = speedup_plot(SIZES, TIMES, baseline="loop")
     ax = fig.axes[0]
@@ -352,6 +367,7 @@ def test_memory_plot_draws_the_computed_line_and_the_measurements():
     "draw",
     [
         lambda: timing_plot([8, 4], {"a": [1, 2]}),
+        lambda: timing_plot(SIZES, TIMES, cross=("matrix", "loop")),
         lambda: speedup_plot(SIZES, TIMES, baseline="python"),
         lambda: memory_plot([8, 16], {"x": ([1, 2], [3])}),
         lambda: dependency_figure(["one"]),
@@ -398,7 +414,7 @@ def test_tile_figure_shows_only_the_current_tile():
     assert numbers[0] == f"{Z[0, 3]:.2f}" and numbers[-1] == f"{Z[3, 7]:.2f}"
     assert sorted(set(texts) - set(numbers)) == ["folded in", "to come"]
     assert texts.count("folded in") == 1 and texts.count("to come") == 2
-    assert title == "Step 2 of 4: fold in this tile's scaled logits z = q·k / √d_k"
+    assert title == r"Step 2 of 4: fold in this tile's scaled logits $z = q \cdot k / \sqrt{d_k}$"
     assert alt.startswith(
         "Tiled attention, step 2 of 4: the tile of queries 'I' to 'cake' against keys "
         "'cake' to 'delicious' is folded in."

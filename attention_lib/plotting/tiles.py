@@ -114,7 +114,8 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None, row: str | 
     ax.set_xlabel("keys", fontsize=11)
     ax.set_ylabel("queries", fontsize=11)
     fig.suptitle(
-        f"Step {step} of {len(steps)}: fold in this tile's scaled logits z = q·k / √d_k",
+        f"Step {step} of {len(steps)}: fold in this tile's scaled logits "
+        r"$z = q \cdot k / \sqrt{d_k}$",
         fontsize=12,
         x=0.5 / width,
         ha="left",

@@ -84,6 +84,7 @@ def timing_plot(
     title: str = "Time for one attention call",
     guide: bool | str = True,
     guide_from: float | None = None,
+    cross: tuple[str, str] | None = None,
 ):
     """Log-log plot of run time against ``n``, one line per way of computing attention.
 
@@ -102,6 +103,8 @@ def timing_plot(
     guide_from : float, optional
         Start the n² guide at this size, on the way's own point there, so that the data
         can be read against it from that size on.
+    cross : (str, str), optional
+        Ways ``(a, b)``: a dotted vertical line where ``b``'s line first drops below ``a``'s.
 
     Returns
     -------
@@ -111,6 +114,12 @@ def timing_plot(
     """
     n = _sizes(n)
     times = _series(n, times, "times")
+    if cross:  # r < 0 where b is faster; the first sign change, interpolated in log n
+        r = np.log(times[cross[1]] / times[cross[0]]) if set(cross) <= set(times) else [0]
+        i = next((i for i in range(len(r) - 1) if r[i] >= 0 > r[i + 1]), None)
+        if i is None:
+            raise ValueError(f"cross needs two ways in times whose lines cross: {cross}")
+        x_cross = np.exp(np.interp(0, [r[i + 1], r[i]], np.log(n[[i + 1, i]])))
     fig, ax = plt.subplots(figsize=(6.2, 3.6))
     for (label, t), style in zip(times.items(), STYLES, strict=False):
         ax.plot(n, t, **style, label=label)
@@ -128,15 +137,11 @@ def timing_plot(
             line[n < guide_from] = np.nan
         ax.plot(n, line, color="0.55", linestyle=":", label="grows like n²")
         drawn = np.flatnonzero(~np.isnan(line))  # named at its end, not by dots alone
+        end = (n[drawn[-1]], line[drawn[-1]]) if drawn.size else (n[0], lo)
         ax.annotate(
-            "n²" if drawn.size else "",
-            (n[drawn[-1]], line[drawn[-1]]) if drawn.size else (n[0], lo),
-            xytext=(4, 0),
-            textcoords="offset points",
-            va="center",
-            fontsize=9,
-            color="0.35",
-        )
+            "n²" if drawn.size else "", end,
+            xytext=(4, 0), textcoords="offset points", va="center", fontsize=9, color="0.35",
+        )  # fmt: skip
     ax.set_yscale("log")
     ax.set_ylim(lo / 2, hi * 2)
     ticks = 10.0 ** np.arange(np.floor(np.log10(lo / 2)), np.ceil(np.log10(hi * 2)) + 1)
@@ -146,6 +151,10 @@ def timing_plot(
     ax.set_ylabel("time per call (log scale)")
     ax.set_title(title)
     ax.grid(True, which="major", color="0.92")
+    if cross:
+        ax.axvline(x_cross, color="0.35", linestyle=":", linewidth=1.5)
+        note = f"{cross[1]} faster than {cross[0]} → "
+        ax.text(x_cross, lo / 1.7, note, fontsize=8, va="bottom", ha="right")
     ax.legend(fontsize=8)
     fig.tight_layout()
     parts = []
@@ -153,11 +162,10 @@ def timing_plot(
         ok = np.flatnonzero(~np.isnan(t))
         a, b = ok[0], ok[-1]
         parts.append(f"{label}: {fmt_time(t[a])} at n = {n[a]:g}, {fmt_time(t[b])} at n = {n[b]:g}")
-    alt = (
-        f"Log-log line plot of the time one call takes against n from {n[0]:g} to {n[-1]:g}. "
-        + "; ".join(parts)
-        + "."
-    )
+    alt = f"Log-log line plot of the time one call takes against n from {n[0]:g} to {n[-1]:g}. "
+    alt += "; ".join(parts) + "."
+    if cross:
+        alt += f" A dotted line near n = {x_cross:.0f}: {note.strip(' →')} after it."
     return fig, alt
 
 
