@@ -7,7 +7,8 @@ precomputed picture is visible. Change the inputs and re-run the cell to recompu
 It shows itself in two forms, and each reader gets the one that works for them:
 
 * in Jupyter, Binder or Colab, an ipywidgets ``SelectionSlider`` linked to a ``Stack``
-  of frames in the browser (``jslink``), so moving it needs no round trip to the kernel;
+  of frames in the browser (``jslink``), so moving it needs no round trip to the kernel
+  (ipywidgets 7, which has no ``Stack``, gets a box whose frame the kernel swaps);
 * on the website, plain HTML: an ``<input type="range">``, a read-only ``<output>`` for
   the value and the frames, switched by six lines of inline script. It needs no widget
   manager (3.6 MB the reader no longer downloads), fits any width, works offline, by
@@ -47,13 +48,13 @@ class FrameSlider(widgets.VBox):
 
     def static_html(self) -> str:
         """The slider as plain HTML and a little script, for pages without a kernel."""
-        slider, stack = self.children
+        slider = self.children[0]
         labels = [label for label, _ in slider.options]
         start = slider.index
         frames = "".join(
             f'<div class="frame-slider__frame"{"" if i == start else " aria-hidden=true"}>'
             f"{frame.value}</div>"
-            for i, frame in enumerate(stack.children)
+            for i, frame in enumerate(self.frames)
         )
         name = html.escape(getattr(self, "label", None) or slider.description)
         return (
@@ -122,7 +123,6 @@ def frame_slider(
         raise ValueError("frame_slider needs at least one value to draw a frame for")
     start = 0 if initial is None else _index_of(initial, values)
     frames = [widgets.HTML(figure_html(*_figure_and_alt(make_figure, v))) for v in values]
-    stack = widgets.Stack(frames, selected_index=start)
     slider = widgets.SelectionSlider(
         options=[(_label(v, fmt), i) for i, v in enumerate(values)],
         index=start,
@@ -130,10 +130,16 @@ def frame_slider(
         continuous_update=True,
         layout=widgets.Layout(width="100%", max_width="420px"),
     )
-    box = FrameSlider([slider, stack])
-    box.label = label
-    # The link lives in the browser, so switching frames needs no kernel.
-    box.link = widgets.jslink((slider, "index"), (stack, "selected_index"))
+    if hasattr(widgets, "Stack"):  # ipywidgets 8: the link lives in the browser, no kernel
+        stack = widgets.Stack(frames, selected_index=start)
+        box = FrameSlider([slider, stack])
+        box.link = widgets.jslink((slider, "index"), (stack, "selected_index"))
+    else:  # ipywidgets 7 (Colab's own) has no Stack: the kernel swaps the visible frame
+        view = widgets.Box([frames[start]])
+        slider.observe(lambda change: setattr(view, "children", [frames[change["new"]]]), "index")
+        box = FrameSlider([slider, view])
+        box.link = None
+    box.frames, box.label = frames, label
     return box
 
 

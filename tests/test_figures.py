@@ -76,6 +76,26 @@ def test_frame_slider_links_slider_to_precomputed_frames(weights):
     assert repr(box) == "FrameSlider(T: 3 frames from 0.5 to 2; run the cell to use it)"
 
 
+def test_frame_slider_works_without_stack_as_in_ipywidgets_7(weights, monkeypatch):
+    # Colab ships ipywidgets 7, which has no Stack: the kernel swaps the visible frame.
+    import ipywidgets
+
+    monkeypatch.delattr(ipywidgets, "Stack")
+    box = frame_slider(
+        lambda T: bar_row(weights[5] ** (1 / T), toy.TOKENS, title=f"T={T}"),
+        [0.5, 1, 2],
+        description="T",
+        initial=1,
+    )
+    slider, view = box.children
+    assert box.link is None and len(box.frames) == 3
+    assert view.children == (box.frames[1],)
+    slider.index = 2
+    assert view.children == (box.frames[2],)
+    assert 'alt="Bar chart: T=2' in view.children[0].value
+    assert box.static_html().count('class="frame-slider__frame"') == 3
+
+
 def test_frame_slider_rejects_bad_input():
     with pytest.raises(ValueError, match="at least one value"):
         frame_slider(lambda v: None, [], description="T")
