@@ -820,12 +820,35 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
         if c.cell_type == "markdown" and "remove-cell" not in c.metadata.get("tags", [])
     )
     flat = " ".join(text.split())
-    # the reason is the hand-set weights, measured on "it"; not an angle, not the width
-    assert '"it" attends most to "delicious" (**0.27**), no longer to "cake"' in flat
+    # the reason is measured on "it" and stated without a causal story about columns
+    assert '"delicious" (**0.27**) now beats "cake" (0.17); chapter 3 shows how' in flat
+    assert "food column" not in flat and "fast sine" not in flat and "$W_k$ reads" not in flat
     assert "distort" not in flat and "40 degrees" not in flat
     assert "at width 4 the stamp is longer" not in flat
-    assert "Every two neighbours are exactly **1.17** apart" in flat
-    assert "without a mask" not in flat  # masks come in chapter 8
-    assert flat.count("cosine is **0**") == 1  # "it" ~ "cake": said once, plus the summary
-    assert len(text.split()) <= 2559, "fix round 01e left 2559 visible words"
-    assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", text)) <= 14  # bold numbers
+    assert "At $d_{model} = 32$, every two neighbours are exactly **1.17** apart" in flat
+    assert "positions 1 and 7 nearly collide" in flat  # the toy's width: too few hands
+    # equivariance is claimed for attention without a mask, in the text and the summary
+    assert flat.count("Attention without a mask") == 2
+    assert flat.count('cosine of "it" and "cake" is **0**') == 1  # said once: the summary
+    assert "What is still missing" not in flat  # merged into the summary
+    # the sqrt(d_model) factor is announced once (the box) before the section that shows it
+    shown = flat.index("### How the original Transformer keeps the meaning")
+    assert flat[:shown].count("sqrt{d_{model}}") == 1
+    assert len(text.split()) <= 2458, "fix round 01g left 2458 visible words"
+    assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", text)) <= 12  # bold numbers
+
+
+def test_each_exercise_follows_the_concept_it_practises():
+    path = Path(__file__).resolve().parents[1] / "chapters" / "01_embeddings.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    md = [c.source for c in cells if c.cell_type == "markdown"]
+
+    def where(needle):
+        return next(k for k, text in enumerate(md) if needle in text)
+
+    assert where("## The math: cosine similarity") < where(":label: ex-cosine")
+    assert where(":label: ex-cosine") < where("## Attention on embeddings cannot see word order")
+    assert where("## Positional encoding") < where(":label: ex-positional-encoding")
+    assert where(":label: ex-positional-encoding") < where("## Adding position tells the dog")
+    labels = ["ex-cosine", "ex-positional-encoding", "ex-pe-length", "ex-pe-offset"]
+    assert sorted(labels, key=lambda label: where(f":label: {label}")) == labels  # numbering kept
