@@ -259,7 +259,11 @@ def test_shape_tracer_alt_text_gives_the_chain_and_the_counts():
     # fix round 7g, item 6: every axis is named, so (h, n, d_k) and (h, n, n) differ in
     # words, and every row marks its token axis n
     assert "(h, n, n) = (8, 8, 8)" in texts and "(n, d_model) = (8, 32)" in texts
-    assert texts.count("n") == 8
+    # fix round 7i: under each row's first box, the name of its width (italic, to scale)
+    assert texts.count("n") == 8 + 2  # the rows' n, and the width of scores and weights
+    widths = [t.get_text() for t in fig.axes[0].texts if t.get_fontsize() == 9]
+    assert widths == ["d_model", "d_model", "d_k", "n", "n", "d_k", "d_model", "d_model"]
+    assert "Boxes are drawn to scale" in alt
     assert "24,576\nmultiply-adds" in texts
     plt.close(fig)
 
@@ -648,9 +652,35 @@ def test_each_row_of_panels_has_its_own_key_label():
     assert len(labels) == 2
     bottoms = sorted({round(ax.get_position().y0 * height, 3) for ax in fig.axes if ax.images})
     labels = sorted(labels, key=lambda t: t.get_position()[1])  # bottom row first
+    tops = sorted({round(ax.get_position().y1 * height, 3) for ax in fig.axes if ax.images})
     for label, bottom in zip(labels, bottoms, strict=True):
         below = bottom - label.get_position()[1] * height  # inches under its row of panels
         assert 0 < below < 1.2
+    # fix round 7i: the label hugs its row's tick labels, so it is far nearer to them than
+    # to the titles of the row below (it floated between the two)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    dpi = fig.dpi
+    top_row = [ax for ax in fig.axes if ax.images][0]
+    tick_foot = min(t.get_window_extent(renderer).y0 for t in top_row.get_xticklabels()) / dpi
+    label_box = labels[1].get_window_extent(renderer)
+    assert 0 <= tick_foot - label_box.y1 / dpi < 0.15  # right under the tick labels
+    next_title = [ax for ax in fig.axes if ax.images][2].title.get_window_extent(renderer)
+    assert label_box.y0 / dpi - next_title.y1 / dpi > 0.4
+    assert tops[0] < bottoms[1]
+    plt.close(fig)
+
+
+def test_a_padded_frame_centres_its_panel_and_keeps_the_colour_bar_close():
+    """Fix round 7i: the h = 1 slider frame, padded to the 2 x 2 grid's width, drew its
+    panel on the left and the colour bar at the far right edge, 40% of empty space between."""
+    from attention_lib.plotting import head_heatmaps
+
+    fig, _ = head_heatmaps(toy.heads.attention(h=1)[1], toy.TOKENS, title="x", width=8.95)
+    width = fig.get_size_inches()[0]
+    panel, bar = (ax.get_position() for ax in fig.axes)
+    assert abs((panel.x0 + panel.x1) / 2 - 0.5) * width < 0.5  # about centred
+    assert (bar.x0 - panel.x1) * width < 0.5  # the colour bar next to the panel
     plt.close(fig)
 
 
