@@ -6,6 +6,8 @@ import matplotlib.colors as mcolors
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from matplotlib import patheffects
+from matplotlib.text import Text
 
 import attention_lib as al
 from attention_lib import toy
@@ -394,11 +396,22 @@ def test_a_short_key_along_a_longer_key_is_labelled_beside_it_away_from_the_quer
     ax = fig.axes[0]
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
-    box = {t.get_text().split("\n")[0]: t.get_window_extent(renderer) for t in ax.texts}
+    texts = {t.get_text().split("\n")[0]: t for t in ax.texts}
+    # The text alone (an Annotation's own extent includes its leader line).
+    box = {name: Text.get_window_extent(t, renderer) for name, t in texts.items()}
     (x0, y0), (x1, y1) = ax.transData.inverted().transform(box["short"].get_points())
-    assert x1 < 0.4 and y0 > 0.4  # up and to the left of its tip (0.4, 0.6)
+    assert x1 < 0 and y0 > 0.6  # up and to the left of its tip (0.4, 0.6), off the y-axis
     assert y0 > 1.5 * x1  # wholly on the far side of the keys' line y = 1.5 x from q
     assert not box["short"].overlaps(box["query q"])
+    leader = texts["short"].arrow_patch  # a thin line from the label to the tip
+    assert leader is not None and leader.get_linewidth() < 1
+    # The short key is drawn over the long one, in its own colour with a white outline.
+    long_key, short_key = ax.get_lines()[1:3]
+    assert short_key.get_zorder() > long_key.get_zorder()
+    assert short_key.get_color() != long_key.get_color()
+    (rim,) = short_key.get_path_effects()
+    assert isinstance(rim, patheffects.withStroke) and rim._gc["foreground"] == "white"
+    assert not long_key.get_path_effects()
     plt.close(fig)
 
 
@@ -460,8 +473,24 @@ def test_the_score_heatmap_prints_its_cell_numbers_at_9_pt():
     assert len(cells) == 1 and cells[0].get_fontsize() == 9
     plt.close(fig)
     fig, plain_alt = heatmap(toy.scores(), toy.TOKENS, title="t", cbar_label="score")
-    assert alt == plain_alt
+    head, columns = alt.split(" Highest per column: ")
+    assert head + columns[columns.index(". ") + 1 :] == plain_alt  # the rest as heatmap's
     plt.close(fig)
+
+
+def test_the_score_heatmap_alt_text_names_each_columns_highest_cell():
+    # Ex 3.1 asks about columns (the lowest column maximum, the bright cell of "I"):
+    # a reader of the alt text alone must be able to answer it.
+    scores = toy.scores()
+    _, alt = score_heatmap(scores, toy.TOKENS, title="t", cbar_label="score")
+    part = alt.split(" Highest per column: ")[1]
+    columns, scale = part.split(". ")
+    assert scale == "Colour scale (score) from 0 to 1.8."
+    assert len(columns.split(", ")) == 8
+    assert columns.split(", ")[0] == "'I' from 'I' (1.20)"
+    assert columns.split(", ")[4] == "'and' from 'cake' (0.37)"  # the lowest top, Ex 3.1
+    assert columns.split(", ")[3] == "'cake' from 'it' (1.80)"
+    plt.close("all")
 
 
 def test_score_heatmap_column_labels_stand_upright_only_where_they_fit():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib import patheffects
 
 from ..validate import as_float_array
 from .matrices import bar_row, heatmap
@@ -34,11 +35,26 @@ def _widths(vectors) -> list[float]:
     return widths
 
 
+def _same_ray(u, v) -> bool:
+    """Whether two non-zero 2-D vectors point exactly the same way."""
+    return bool(abs(u[0] * v[1] - u[1] * v[0]) < 1e-9 and u @ v > 0)
+
+
 def score_heatmap(matrix, rows, cols=None, **kwargs):
     """:func:`~attention_lib.plotting.heatmap` with its cell numbers at 9 pt (11.25 px in
     the PNG, so at least 9 px on a 1280 px screen) and its column labels upright when
-    each fits in its column; same arguments, same alt text."""
+    each fits in its column; same arguments. Its alt text adds the highest cell of each
+    column, so questions about columns can be answered without seeing the figure."""
     fig, alt = heatmap(matrix, rows, cols, **kwargs)
+    M = np.asarray(matrix, dtype=float)
+    cols = rows if cols is None else cols
+    fmt = kwargs.get("fmt", ".2f")
+    tops = [
+        f"'{cols[j]}' from '{rows[int(M[:, j].argmax())]}' ({format(M[:, j].max(), fmt)})"
+        for j in range(M.shape[1])
+    ]
+    head, sep, scale = alt.partition(" Colour scale")  # the columns go after the rows
+    alt = f"{head} Highest per column: {', '.join(tops)}.{sep}{scale}"
     ax = fig.axes[0]
     for text in ax.texts:
         text.set_fontsize(_CELL_PT)
@@ -132,6 +148,7 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
     if K.shape[0] > len(_STYLES):
         raise ValueError(f"at most {len(_STYLES)} keys fit in one picture, got {K.shape[0]}")
     scores = K @ q  # (m,): one dot product per key
+    reach = 1.4 * max(np.abs(K).max(), np.abs(q).max())  # the axes run -reach..reach
     fig, ax = plt.subplots(figsize=(4.8, 4.4))
     ax.set_aspect("equal")
     # Arrows that point the same way lie on one line from the origin: the longer one is
@@ -147,6 +164,11 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
     ]
     for _, tip, colour, style, width in draw:
         z = 3 + 1 / width  # narrower on top
+        # An arrow drawn over a wider one gets a white outline, so it stands out from
+        # the colour beneath it rather than blending into it.
+        over = any(w > width and _same_ray(t, tip) for _, t, _, _, w in draw)
+        outline = over and [patheffects.withStroke(linewidth=width + 2, foreground="white")]
+        rim = over and [patheffects.withStroke(linewidth=1.5, foreground="white")]
         ax.plot(
             [0, tip[0]],
             [0, tip[1]],
@@ -155,6 +177,7 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
             linewidth=width,
             zorder=z,
             solid_capstyle="butt",
+            path_effects=outline or None,
         )
         ax.annotate(  # a solid head, even on a dashed line, wider than its line
             "",
@@ -167,6 +190,7 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
                 "mutation_scale": 8 + 4 * width,
                 "shrinkA": 0,
                 "shrinkB": 0,
+                "path_effects": rim or None,
             },
             zorder=z,
         )
@@ -183,24 +207,30 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
         )
         right = k[0] >= 0
         below = on_shaft or (right and cross < 0)
+        text = f"{label}\nq·k = {score:.2f}"
         if on_key and not on_shaft:
-            away = cross > 0  # anticlockwise of q: the label goes up and to the left
-            xytext, ha, va = ((-10, 0), "right", "bottom") if away else ((10, 0), "left", "top")
-        else:
-            xytext = (12, -8) if on_shaft else (6 if right else -6, -4 if below else 4)
-            ha = "left" if right or on_shaft else "right"
-            va = "top" if below else "baseline"
-        ax.annotate(
-            f"{label}\nq·k = {score:.2f}",
-            k,
-            textcoords="offset points",
-            xytext=xytext,
-            ha=ha,
-            va=va,
-            fontsize=9,
-        )
+            # On a longer key's shaft: the label goes beside it, away from q, with a thin
+            # leader line to the tip. Near the y-axis it moves across it, off the axis line.
+            away = cross > 0  # anticlockwise of q: up and to the left
+            sign = -1 if away else 1
+            x = k[0] + sign * 0.1 * reach
+            if 0 <= -sign * k[0] < 0.5 * reach:
+                x = sign * 0.06 * reach  # wholly on the far side of the y-axis
+            ax.annotate(
+                text,
+                k,
+                xytext=(x, k[1] - sign * 0.08 * reach),
+                ha="right" if away else "left",
+                va="bottom" if away else "top",
+                fontsize=9,
+                arrowprops={"arrowstyle": "-", "color": "0.3", "linewidth": 0.8, "shrinkB": 3},
+            )
+            continue
+        xytext = (12, -8) if on_shaft else (6 if right else -6, -4 if below else 4)
+        ha = "left" if right or on_shaft else "right"
+        va = "top" if below else "baseline"
+        ax.annotate(text, k, textcoords="offset points", xytext=xytext, ha=ha, va=va, fontsize=9)
     ax.annotate("query q", q, textcoords="offset points", xytext=(8, -2), ha="left", va="top")
-    reach = 1.4 * max(np.abs(K).max(), np.abs(q).max())
     ax.set_xlim(-reach, reach)
     ax.set_ylim(-reach, reach)
     ax.axhline(0, color="grey", linewidth=0.5)
