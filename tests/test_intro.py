@@ -43,9 +43,23 @@ def test_the_total_study_time_is_the_sum_of_the_rows():
     assert len(quoted) == 1  # one total, not two that could drift apart
 
 
+def _chapter_text(name, cell_type="markdown"):
+    import nbformat
+
+    nb = nbformat.read(ROOT / "chapters" / name, as_version=4)
+    return " ".join(" ".join(c.source for c in nb.cells if c.cell_type == cell_type).split())
+
+
 def test_the_landing_page_says_the_toy_leaves_positions_out_from_chapter_2():
     text = " ".join(INTRO.split())
     assert "from chapter 2 on, our toy's $x$ holds the word embeddings alone" in text.lower()
+    # the consequence in plain words, not "the columns a positional encoding writes to"
+    assert 'with positions added, "it" would favour "delicious" (chapter 1 shows it)' in text
+    assert "positional encoding would write to" not in text
+    ch01 = _chapter_text("01_embeddings.ipynb")
+    assert '"delicious" (**0.27**) now beats "cake"' in ch01
+    assert "Positions return in chapters 10 to 12." in text
+    assert "positions return in chapters 10 to 12" in ch01
 
 
 def test_the_landing_page_holds_no_notes_for_maintainers():
@@ -74,8 +88,81 @@ def test_the_landing_page_shows_the_destination_and_the_hand_set_weights():
     assert r"\operatorname{softmax}" in INTRO and r"\sqrt{d_k}" in INTRO
     for part in ("1.", "2. projections", "3. scores", "4. scale", "5. weights", "6. blend"):
         assert part in INTRO, part
+    text = " ".join(INTRO.split())
+    assert "$d_k$ is the length of each query and key" in text  # glossed once
+    assert "one piece per chapter" not in text  # only chapters 1 to 6 are pieces
+    # chapters 7 to 9 have a place on the map too; 10 to 12 are named as what they are
+    for pinned in (
+        "7 runs several copies (heads) side by side",
+        "8 adds a mask to the scores before the softmax",
+        "9 computes all rows at once",
+        "Chapters 10 to 12 are about learning, a real model and writing",
+    ):
+        assert pinned in text, pinned
     assert "hand-set" in INTRO and "Chapter 10" in INTRO
     assert "CPU" not in INTRO  # study time for readers, not build time
+
+
+def test_the_landing_page_says_what_chapter_10_learns():
+    text = " ".join(INTRO.split())
+    assert 'Chapter 10 learns weights for a made-up task (which noun does "it" mean?)' in text
+    assert "0.94 of its attention on the right noun, on average" in text
+    # chapter 10 prints the number and a remove-cell assert holds it there
+    assert "with **0.94** of the attention on average over the 160" in _chapter_text(
+        "10_learning.ipynb"
+    )
+    assert "0.94" in _chapter_text("10_learning.ipynb", "code")
+
+
+def test_the_landing_page_makes_no_machine_dependent_time_promise():
+    text = " ".join(INTRO.split())
+    assert not re.search(r"under \d+ seconds", text)
+    assert "chapters 9 and 12 take longest" in text  # the status page's two slowest
+    assert 'the optional "Going deeper" parts included' in text  # every chapter's, not one
+    assert "chapter 1 includes its optional" not in text
+
+
+def test_every_exercise_with_a_cell_to_fill_in_has_a_checker():
+    import nbformat
+
+    text = " ".join(INTRO.split())
+    assert "Where an exercise gives you a cell to fill in, a checker runs your answer" in text
+    assert "every coding exercise" not in text.lower()  # explorations have no checker
+    exercise = re.compile(r"```\{exercise\}.*\n:label:\s*(\S+)")
+    ends = re.compile(r"\{(solution|exercise)")
+    with_cell = []
+    for path in sorted((ROOT / "chapters").glob("[0-9][0-9]_*.ipynb")):
+        cells = nbformat.read(path, as_version=4).cells
+        for i, cell in enumerate(cells):
+            found = exercise.search(cell.source) if cell.cell_type == "markdown" else None
+            if not found or "{solution" in cell.source[found.end() :]:
+                continue  # not an exercise, or its solution follows in the same cell
+            code = []
+            for after in cells[i + 1 :]:
+                tags = after.metadata.get("tags", [])
+                if after.cell_type == "markdown" and ends.search(after.source):
+                    break
+                if after.cell_type == "code" and "remove-cell" not in tags:
+                    code.append(after.source)
+            if code:
+                with_cell.append(found[1])
+                assert any(re.search(r"\bcheck_\w+\(", src) for src in code), (path.name, found[1])
+    assert len(with_cell) >= 30, with_cell
+
+
+def test_the_landing_page_lists_every_way_to_run_a_chapter():
+    text = " ".join(INTRO.split())
+    config = (ROOT / "_config.yml").read_text()
+    assert "Binder or Colab" in text and "colab_url:" in config and "binderhub_url:" in config
+    assert "download icon" in text and "use_download_button: true" in config
+    # the learner's local commands are the README's, copied, not the maintainer build
+    commands = re.search(r"```bash\n(.*?)```", INTRO, re.S)[1]
+    lines = [line.strip() for line in commands.splitlines() if line.strip()]
+    readme = (ROOT / "README.md").read_text()
+    assert len(lines) == 3 and "jupyter lab notebooks/" in lines[-1]
+    for line in lines:
+        assert line.split("  #")[0] in readme, line
+    assert "make" not in commands
 
 
 def _code_lines(path: Path) -> int:
@@ -150,7 +237,10 @@ def test_the_library_torch_sdpa_comparison_is_made_once_in_chapter_6():
     text = " ".join(INTRO.split())
     assert "same arguments" not in text  # the old overclaim
     # the landing page points to chapter 6 in one sentence; the details live there
-    assert "Chapter 6 shows that the library's one call matches nanoGPT's five" in text
+    # chapter 6 runs three of nanoGPT's five lines: no mask, no dropout
+    assert "matches nanoGPT's attention lines, without their mask and dropout" in text
+    assert "five hand-written lines" not in text
+    assert "no mask, no dropout" in _chapter_text("06_blending.ipynb", "code")
     assert "`dropout_p`" not in text and "chapter 6's first two steps" not in text
     assert "x = x + attention(norm(x))" in text
     nb = nbformat.read(ROOT / "chapters" / "06_blending.ipynb", as_version=4)
@@ -159,12 +249,22 @@ def test_the_library_torch_sdpa_comparison_is_made_once_in_chapter_6():
         assert quoted in ch06, quoted
 
 
-def test_the_block_diagram_comes_after_the_plan_and_says_which_chapter_is_post_ln():
+def test_the_block_diagram_is_folded_under_the_destination_and_says_which_is_post_ln():
     import nbformat
 
-    # a newcomer meets the sentence and the plan first; the diagram is folded below them
-    assert INTRO.index("| 01 |") < INTRO.index("x = x + attention(norm(x))")
-    assert "````{admonition} Where attention sits in a Transformer\n:class: dropdown" in INTRO
+    # the diagram belongs to "Where we are going", folded, before the plan
+    fold = "````{admonition} Where attention sits in a Transformer\n:class: dropdown"
+    start = INTRO.index("## Where we are going")
+    assert start < INTRO.index(fold) < INTRO.index("\n## ", start)
+    assert INTRO.index(fold) < INTRO.index("x = x + attention(norm(x))") < INTRO.index("| 01 |")
+    body = INTRO[INTRO.index(fold) : INTRO.index("````\n", INTRO.index(fold) + 10)]
+    # an ASCII diagram wraps and falls apart on a phone: a list, whose code spans are short
+    assert "```text" not in body
+    items = [line[2:] for line in body.splitlines() if line.startswith("- ")]
+    spans = re.findall(r"`([^`]+)`", "\n".join(items))
+    assert len(items) >= 4 and spans and max(map(len, spans)) <= 40, (items, spans)
+    rms = next(item for item in items if "RMSNorm" in item)
+    assert "chapter" not in rms.split("RMSNorm")[1]  # no chapter covers RMSNorm
     text = " ".join(INTRO.split())
     assert "chapter 11's BERT-style model normalises after each add instead (*post-LN*)" in text
     assert "chapter 12's decoder's" in text  # pre-LN, as the diagram draws it
@@ -180,7 +280,7 @@ def test_the_block_diagram_comes_after_the_plan_and_says_which_chapter_is_post_l
 def test_the_first_sentence_and_the_toy_claim_do_not_overreach():
     text = " ".join(INTRO.split())
     # a decoder's word looks only at the earlier words; "head" is chapter 7's word
-    assert "look at the other words (in a decoder, the earlier ones) at once" in text
+    assert "look at every word, itself included (in a decoder, only the earlier ones)" in text
     assert "every other word at once" not in text
     before_ch7 = text[: text.index("## How the course works")]
     assert " head " not in before_ch7 and "small head" not in text
