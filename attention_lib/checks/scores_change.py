@@ -26,9 +26,10 @@ def check_scores_that_change(fn) -> CheckResult:
 
     Row ``f`` of ``W_q`` enters the query of token ``i`` with weight ``X[i, f]``, and no key
     uses ``W_q``; so every score in row ``i`` can change exactly when ``X[i, f] != 0``
-    (one stays put only if the nudge is at right angles to that key). Every case, the unseen ones of grading too, gives each token at least
-    one non-zero feature: an all-zero token has key 0 whatever ``W_k`` is, so its column
-    could never move and "whole rows" would not be the answer.
+    (one stays put only if the nudge is at right angles to that key). Every case, the
+    unseen ones of grading too, gives each token at least one non-zero feature: an
+    all-zero token has key 0 whatever ``W_k`` is, so its column could never move and
+    "whole rows" would not be the answer.
     """
 
     def run(cases: Cases) -> None:
