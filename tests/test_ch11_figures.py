@@ -38,9 +38,7 @@ def figures():
     yield "72-head grid", lambda: P.head_grid(W[:, :, 6, 4], title="t")
     yield (
         "two heads",
-        lambda: P.attention_panels(
-            W[0, :2], TOKENS, ["a", "b"], title="t", cell=0.2, highlight=(6, 4)
-        ),
+        lambda: P.attention_panels(W[0, :2], TOKENS, ["a", "b"], title="t", highlight=(6, 4)),
     )
     yield "encoder diagram", lambda: encoder_diagram(n_layers=6, h=12, d_model=384, d_ff=1536)
 
@@ -84,11 +82,23 @@ def test_labels_titles_and_colour_bar_do_not_overlap(name):
 
 def test_the_two_heads_figure_outlines_one_row_and_one_column_per_panel():
     W = np.random.default_rng(1).dirichlet(np.ones(11), size=(2, 11))  # (2, n, n)
-    fig, _ = P.attention_panels(W, TOKENS, ["a", "b"], title="t", cell=0.2, highlight=(6, 4))
+    fig, _ = P.attention_panels(W, TOKENS, ["a", "b"], title="t", highlight=(6, 4))
     outlines = [p for p in fig.axes[0].patches if p.get_edgecolor()[:3] != (0, 0, 0)]
-    assert (
-        sorted((p.get_width(), p.get_height()) for p in outlines) == [(1, 11)] * 2 + [(11, 1)] * 2
-    )
+    sizes = sorted((round(p.get_width()), round(p.get_height())) for p in outlines)
+    assert sizes == [(1, 11)] * 2 + [(11, 1)] * 2
+    # Each outline lies inside its panel (cells -0.5 to 10.5, then a blank column), so
+    # its line does not spill into the gap between the panels.
+    for p in outlines:
+        x0, y0 = p.get_xy()
+        x1, y1 = x0 + p.get_width(), y0 + p.get_height()
+        panel = 0 if x0 < 10.5 else 12
+        assert panel - 0.5 < x0 and x1 < panel + 10.5 and -0.5 < y0 and y1 < 10.5
+    plt.close(fig)
+
+
+def test_the_72_head_grid_names_its_colour_bar():
+    fig, _ = P.head_grid(np.full((6, 12), 0.1), title="t")
+    assert fig.axes[1].get_ylabel() == "weight"
     plt.close(fig)
 
 
@@ -96,6 +106,7 @@ def test_the_encoder_diagram_prints_its_shapes_and_rejects_bad_sizes():
     fig, alt = encoder_diagram(n_layers=6, h=12, d_model=384, d_ff=1536)
     shown = {t.get_text() for t in fig.findobj(matplotlib.text.Text)}
     assert "(n, 384)" in shown and any("(12, n, 32)" in t for t in shown)
+    assert "residual stream" in shown  # the path that skips each sub-layer is named
     assert "(12, n, 32)" in alt and "1536" in alt
     plt.close(fig)
     with pytest.raises(ValueError, match="h dividing d_model"):

@@ -323,8 +323,8 @@ def test_attention_panels_alt_text_names_each_habit(sentence):
     tokens, W = sentence
     habits = np.stack([W[0, 2], W[1, 8], W[2, 7]])
     _, alt = attention_panels(habits, tokens, ["previous", "next", "CLS"], title="habits")
-    assert "previous: on the token before in 10 of 11 rows" in alt
-    assert "next: on the token after in 7 of 11 rows" in alt
+    assert "previous: on the token before in 10 of 10 rows" in alt
+    assert "next: on the token after in 7 of 10 rows" in alt  # the last row has no next
     assert "CLS: on '[CLS]' in 11 of 11 rows" in alt
     plt.close("all")
 
@@ -405,7 +405,14 @@ def _std(x, ddof):
         (
             lambda x, g, b, eps=1e-12: (x - x.mean(0)) / np.sqrt(x.var(0) + eps) * g + b,
             "FAIL",
-            "normalised each feature over the tokens",
+            "normalised each feature over the tokens (axis=0)",
+        ),
+        (
+            lambda x, g, b, eps=1e-12: (
+                (x - x.mean(-2, keepdims=True)) / np.sqrt(x.var(-2, keepdims=True) + eps) * g + b
+            ),
+            "FAIL",
+            "normalised each feature over the tokens (axis=-2)",
         ),
         (
             lambda x, g, b, eps=1e-12: (x - x.mean(-1, keepdims=True)) / _std(x, 1) * g + b,
@@ -487,11 +494,23 @@ def _masked_sum(H, m):
     return (H * m[..., None]).sum(1)
 
 
+def _loop(H, m):
+    return np.stack([h[row].mean(0) for h, row in zip(H, m, strict=True)])
+
+
+def _first_k_tokens(H, m):
+    """Right for right-padded sentences only: the mean of the first k tokens."""
+    return np.stack([h[: int(k)].mean(0) for h, k in zip(H, m.sum(1), strict=True)])
+
+
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
-        (good_mean_pool, "PASS", "all 3 cases match"),
-        (lambda H, m: _masked_sum(H, m) / m.sum(1, keepdims=True), "PASS", "all 3 cases"),
+        (good_mean_pool, "PASS", "all 4 cases match"),
+        (lambda H, m: _masked_sum(H, m) / m.sum(1, keepdims=True), "PASS", "all 4 cases"),
+        (_first_k_tokens, "FAIL", "right only when the padding comes last"),
+        (lambda H, m: _loop(H, m > 0), "PASS", "all 4"),  # a boolean mask indexes
+        (_loop, "FAIL", "Use the mask as weights"),  # a float mask cannot
         (lambda H, m: H.mean(axis=1), "FAIL", "the padding tokens count in your mean"),
         (lambda H, m: _masked_sum(H, m) / H.shape[1], "FAIL", "divided by n = 4, the padded"),
         (_masked_sum, "FAIL", "never divided"),
@@ -529,7 +548,8 @@ def test_mean_pool_checker(fn, status, hint, capsys):
         (6 * 591_360, "FAIL", "you counted all 6 layers; the question asks for one"),
         (6 * 4 * 384 * 384, "FAIL", "too high"),  # all layers, no biases: no special hint
         (4 * (384 * 32 + 32), "FAIL", "one head's share"),
-        (4 * 384 * 384 + 3 * 384, "FAIL", "three biases: W_o has one too"),
+        # The number cannot tell which bias was dropped, so the hint names all four.
+        (4 * 384 * 384 + 3 * 384, "FAIL", "each of W_q, W_k, W_v and W_o has one"),
         (591_360 + 2 * 384, "FAIL", "a layer norm's gamma and beta"),
         (591_360 + 4 * 384, "FAIL", "both layer norms' gamma and beta"),
         (1_774_464, "FAIL", "that is the whole layer"),

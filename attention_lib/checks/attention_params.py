@@ -29,7 +29,10 @@ def check_attention_params(
             f"bias vector of d_model = {d_model} numbers.",
         ),
         (4 * matrix + bias, "every projection has a bias of its own: four bias vectors."),
-        (4 * matrix + 3 * bias, "three biases: W_o has one too, so count four bias vectors."),
+        (
+            4 * matrix + 3 * bias,
+            "you counted three biases; each of W_q, W_k, W_v and W_o has one, so count four.",
+        ),
         (
             expected + 2 * d_model,
             "you added a layer norm's gamma and beta; they follow attention but are not "

@@ -47,6 +47,22 @@ def _flat_count(fn) -> bool:
     return out.shape == wrong.shape and np.allclose(out, wrong, atol=ATOL)
 
 
+def _tokens_axis(fn) -> str:
+    """Which axis a layer norm over the tokens used. On one sentence, axis 0 and axis -2
+    are the same; on a (2, 3, 4) batch they differ, so ask ``fn`` once more."""
+    xb = np.random.default_rng(5).normal(size=(2, 3, 4))
+    try:
+        out = np.asarray(fn(xb.copy(), np.ones(4), np.zeros(4), 1e-12), dtype=float)
+    except Exception:  # noqa: BLE001 - any error means the probe says nothing
+        return "axis 0"
+    for axis in (-2, 0):
+        mu, var = xb.mean(axis=axis, keepdims=True), xb.var(axis=axis, keepdims=True)
+        wrong = (xb - mu) / np.sqrt(var + 1e-12)
+        if out.shape == wrong.shape and np.allclose(out, wrong, atol=ATOL):
+            return f"axis={axis}"
+    return "axis 0"
+
+
 def _unit(v, axis=-1):
     return v / np.linalg.norm(v, axis=axis, keepdims=True)
 
@@ -86,11 +102,13 @@ def check_layer_norm(fn) -> CheckResult:
         out = cases.run(case, x, gamma, beta, eps)
         expect_shape(out, x.shape, case, " Return one normalised row per token.")
         mu, var = x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)
+        over_tokens = (x - x.mean(axis=0)) / np.sqrt(x.var(axis=0) + eps) * gamma + beta
+        used = _tokens_axis(fn) if np.allclose(out, over_tokens, atol=ATOL) else "axis 0"
         known_mistakes(
             out,
             (
-                (x - x.mean(axis=0)) / np.sqrt(x.var(axis=0) + eps) * gamma + beta,
-                "you normalised each feature over the tokens (axis 0). Layer norm "
+                over_tokens,
+                f"you normalised each feature over the tokens ({used}). Layer norm "
                 "normalises each token's own vector: the mean and variance of a row, axis=-1.",
             ),
             (
@@ -191,6 +209,11 @@ def check_mean_pool(fn) -> CheckResult:
         try:
             out = cases.run(case, H, mask)
         except Fail as fail:
+            if "IndexError" in str(fail) and "integer" in str(fail):
+                raise Fail(
+                    f"the mask cannot index H (on {case}): it holds the floats 0.0 and 1.0. "
+                    "Use the mask as weights instead: mask[..., None] * H."
+                ) from None
             if "broadcast" not in str(fail):
                 raise
             if _flat_count(fn):
@@ -254,5 +277,20 @@ def check_mean_pool(fn) -> CheckResult:
         out = cases.run(case, H1, m1)
         expect_shape(out, (1, 4), case)
         same(out, _mean_pool(H1, m1), case)
+
+        case = "one sentence padded on the left: its first 2 of 5 tokens are padding"
+        H2 = rng.normal(size=(1, 5, 4))
+        m2 = np.array([[0.0, 0.0, 1.0, 1.0, 1.0]])
+        out = cases.run(case, H2, m2)
+        expect_shape(out, (1, 4), case)
+        known_mistakes(
+            out,
+            (
+                H2[:, :3].mean(axis=1),
+                f"you averaged the first 3 tokens, which is right only when the padding "
+                f"comes last; on {case}. Use the mask as weights, mask[..., None] * H.",
+            ),
+        )
+        same(out, _mean_pool(H2, m2), case)
 
     return verdict("mean_pool", fn, run)

@@ -76,6 +76,7 @@ def encoder_diagram(*, n_layers: int, h: int, d_model: int, d_ff: int):
         box(main, y - 2.1, "LN", _NORM)
     for y0, y1 in ((13.1, 12.6), (11.2, 8.3), (7.7, 7.4), (6.8, 4.7), (4.1, 3.8), (3.2, 2.6)):
         arrow(main, y0, main, y1)  # the stream, from box to box
+    ax.text(main - 0.75, 9.4, "residual stream", rotation=90, ha="center", va="center", fontsize=10)
     box(main, 2.3, f"(n, {d_model})", "white")
     arrow(main, 1.95, main + 0.8, 1.45)
     box(main + 2.4, 1.1, f"mean of the real tokens\n→ sentence vector ({d_model},)", _OUTPUT)
@@ -83,10 +84,10 @@ def encoder_diagram(*, n_layers: int, h: int, d_model: int, d_ff: int):
     alt = (
         "Block diagram of one encoder layer, top to bottom. The tokens, [CLS] first and "
         f"[SEP] last, become the sum of a word, a position and a segment vector, then a "
-        f"layer norm (LN): shape (n, {d_model}). This residual stream runs straight down "
-        f"through a dashed box repeated {n_layers} times. In it the stream branches into "
-        f"attention with {h} heads (Q, K and V of shape ({h}, n, {d_k}), with biases and "
-        "W_o), whose output is added back (+) and then layer-normed; then into the "
+        f"layer norm (LN): shape (n, {d_model}). This residual stream (labelled so) runs "
+        f"straight down through a dashed box repeated {n_layers} times. In it the stream "
+        f"branches into attention with {h} heads (Q, K and V of shape ({h}, n, {d_k}), "
+        "with biases and W_o), whose output is added back (+) and then layer-normed; then into the "
         f"feed-forward network ({d_ff} wide, GELU, back to {d_model}), added back and "
         f"layer-normed again. The output, (n, {d_model}), is averaged over the real tokens "
         f"into one sentence vector of {d_model} numbers."

@@ -87,8 +87,10 @@ def attention_panels(
         q, key = (int(i) for i in highlight)
         for i in range(k):
             x, y = divmod(i, ncols)[1] * dx - 0.5, i // ncols * dy - 0.5
-            for xy, w, hgt in (((x, y + q), n, 1), ((x + key, y), 1, n)):
-                ax.add_patch(plt.Rectangle(xy, w, hgt, fill=False, ec="#D55E00", lw=1.6))
+            for (x0, y0), w, hgt in (((x, y + q), n, 1), ((x + key, y), 1, n)):
+                inset = 0.08  # half the line width, in cells: the outline stays on the map
+                edge = (x0 + inset, y0 + inset), w - 2 * inset, hgt - 2 * inset
+                ax.add_patch(plt.Rectangle(*edge, fill=False, ec="#D55E00", lw=1.6))
     _frame(fig, image, box, title, "key (attended to)", "query (attending)")
     parts = [f"{names[i]}: {_habit(W[i], tokens)}" for i in range(k)]
     alt = (
@@ -111,7 +113,8 @@ def _habit(W: np.ndarray, tokens) -> str:
     offset = offsets[offset_counts.argmax()]
     names = {-1: "the token before", 0: "the token itself", 1: "the token after"}
     where = names.get(offset, f"{abs(offset)} tokens {'before' if offset < 0 else 'after'}")
-    return f"on {where} in {offset_counts.max()} of {n} rows"
+    # Only n - |offset| rows have a token that far away: the last row has no next token.
+    return f"on {where} in {offset_counts.max()} of {n - abs(int(offset))} rows"
 
 
 def token_attention(weights, tokens, query: int, *, ncols: int = 3):
@@ -213,7 +216,8 @@ def head_grid(values, *, title: str, fmt: str = ".2f"):
     ax.set_xlabel("head")
     ax.set_ylabel("layer")
     ax.set_title(title, fontsize=10)
-    fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02)
+    bar = fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02)
+    bar.set_label("weight", fontsize=10)
     fig.tight_layout()
     order = np.argsort(-V, axis=None, kind="stable")[:3]
     first, *rest = (
