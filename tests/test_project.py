@@ -161,7 +161,7 @@ def comparable(nb: dict) -> list:
 
     Widget views (a random model id each run) and split stream chunks are normalised the way
     tools/authoring/refresh_outputs.py writes them; execution timing is not compared, nor what
-    a cell tagged nbval-ignore-output prints (timings, which `make outputs` keeps as committed).
+    a cell tagged nbval-ignore-output shows (timings, which `make outputs` keeps as committed).
     """
     nb = json.loads(json.dumps(nb))  # a copy to tidy
     refresh_outputs.tidy(nb)
@@ -170,8 +170,8 @@ def comparable(nb: dict) -> list:
         outputs = []
         timed = refresh_outputs.IGNORED in cell.get("metadata", {}).get("tags", [])
         for output in cell.get("outputs", []):
-            if timed and output.get("output_type") == "stream":
-                continue  # a timing: new on every run (`make outputs` keeps the committed one)
+            if timed:
+                continue  # timings or a figure of them: new on every run (kept as committed)
             output = {k: v for k, v in output.items() if k not in ("metadata", "transient")}
             if "text" in output:
                 output["text"] = "".join(output["text"])
@@ -284,3 +284,9 @@ def test_a_refresh_keeps_committed_timings_while_their_code_is_unchanged():
     edited = timed("time_it(twice=True)", "6.8 ms\n")
     refresh_outputs.keep_measurements(edited, before)
     assert edited.cells[0].outputs[0].text == "6.8 ms\n"  # new code: its own numbers
+    figure = nbformat.v4.new_output("display_data", data={"text/plain": "plot: 2.9 ms"})
+    before["t"][1].append(figure)  # a figure of the timings is kept with them (chapter 9)
+    rerun = timed("time_it()", "3.4 ms\n")
+    refresh_outputs.keep_measurements(rerun, before)
+    assert [o.output_type for o in rerun.cells[0].outputs] == ["stream", "display_data"]
+    assert rerun.cells[0].outputs[1].data["text/plain"] == "plot: 2.9 ms"

@@ -3,10 +3,11 @@
     python tools/authoring/refresh_outputs.py chapters/*.ipynb
 
 The result is deterministic: running it twice leaves `git diff` empty, on any Python
-version. Timings printed by a cell tagged nbval-ignore-output keep their committed text
-while the cell's code is unchanged since the last commit. It also records no execution timestamps,
-stores no widget state, and drops the widget-view outputs (they carry a random model id,
-and a slider's static HTML beside it holds every frame) and the Python version. The
+version. The outputs of a cell tagged nbval-ignore-output (timings it prints, a figure of
+them) stay as committed while the cell's code is unchanged since the last commit. It also
+records no execution timestamps, stores no widget state, and drops the widget-view
+outputs (they carry a random model id, and a slider's static HTML beside it holds every
+frame) and the Python version. The
 plain-text line beside each widget stays, and the website re-executes the chapters
 anyway, so its sliders are fresh.
 """
@@ -38,9 +39,9 @@ IGNORED = "nbval-ignore-output"  # outputs that differ from run to run: timings,
 
 
 def measured(nb) -> dict[str, tuple[str, list]]:
-    """The printed text of each cell tagged nbval-ignore-output, by cell id, with its source."""
+    """The outputs of each cell tagged nbval-ignore-output, by cell id, with its source."""
     return {
-        cell.id: (cell.source, [o for o in cell.outputs if o.output_type == "stream"])
+        cell.id: (cell.source, list(cell.outputs))
         for cell in nb.cells
         if cell.cell_type == "code" and IGNORED in cell.metadata.get("tags", [])
     }
@@ -58,19 +59,18 @@ def committed(path: Path):
 
 
 def keep_measurements(nb, before: dict[str, tuple[str, list]]) -> None:
-    """Give a cell whose source is unchanged since the last commit the printed timings it
-    was committed with. (A cell edited since then prints fresh ones: comparing with the file
-    on disk would keep the old timings under the new code.)
+    """Give a cell whose source is unchanged since the last commit the outputs (timings, a
+    figure of them) it was committed with. (A cell edited since then shows fresh ones:
+    comparing with the file on disk would keep the old timings under the new code.)
 
     A timing printed by a cell tagged nbval-ignore-output is new on every run; keeping the
     committed one while the code that measured it is unchanged keeps `make outputs`
     repeatable. The website executes each chapter itself and shows fresh numbers.
     """
     for cell in nb.cells:
-        source, printed = before.get(cell.get("id"), (None, []))
-        if source == cell.source and printed:
-            others = [o for o in cell.outputs if o.output_type != "stream"]
-            cell.outputs = printed + others
+        source, outputs = before.get(cell.get("id"), (None, []))
+        if source == cell.source and outputs:
+            cell.outputs = outputs
 
 
 def refresh(path: Path) -> None:
