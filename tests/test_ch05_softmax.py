@@ -263,12 +263,14 @@ def test_the_slider_frame_can_draw_an_even_share_and_skip_tiny_numbers():
         row, toy.TOKENS, title="T = 0.05", reference=(1 / 8, "even share, 1/8"), label_from=0.01
     )
     ax = fig.axes[0]
-    assert sorted(t.get_text() for t in ax.texts) == ["0.99"] + ["<0.01"] * 7  # not "0.00"
+    # round 5l: the seven "<0.01" crowded under the dashed line; tiny bars carry no number
+    assert [t.get_text() for t in ax.texts] == ["0.99"]  # no "0.00", no "<0.01"
     (line,) = ax.get_lines()
     assert line.get_linestyle() == "--" and line.get_ydata()[0] == 0.125
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["even share, 1/8"]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["even share, 1/8", "no number: below 0.01"]
     assert alt.endswith(
-        "A dashed line marks the even share, 1/8 (0.125). Bars below 0.01 are labelled <0.01."
+        "A dashed line marks the even share, 1/8 (0.125). Bars below 0.01 carry no number."
     )
     # the alt text reads the smallest bar as its label does, not as "(0.00)"
     assert "smallest 'was' (<0.01)." in alt and "0.00" not in alt
@@ -311,6 +313,32 @@ def test_the_slider_text_is_as_large_as_the_tick_labels():
     sizes = [t.get_fontsize() for t in [*fig.axes[0].texts, *legend.get_texts()]]
     assert len(sizes) == 10 and min(sizes) >= 10  # 12.5 px in the PNG, was 8 pt (10 px)
     assert [t.get_text() for t in legend.get_texts()] == ["largest weight", "even"]
+    plt.close(fig)
+
+
+def test_a_row_without_tiny_bars_gets_no_no_number_entry():
+    row = al.softmax(toy.scaled_scores()[toy.token_index("it")], temperature=1)
+    fig, alt = bar_row(row, toy.TOKENS, title="x", reference=(1 / 8, "even"), label_from=0.01)
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert legend == ["even"] and len(fig.axes[0].texts) == 8 and "no number" not in alt
+    plt.close(fig)
+
+
+@pytest.mark.parametrize(("T", "top"), [(10, "0.132"), (5, "0.14"), (1, "0.21")])
+def test_the_largest_bar_never_reads_like_another(T, top):
+    # round 5l: at T = 10 three bars read 0.13 and only 'cake' was yellow
+    row = al.softmax(toy.scaled_scores()[toy.token_index("it")], temperature=T)
+    fig, alt = bar_row(row, toy.TOKENS, title="x", reference=(1 / 8, "even"), label_from=0.01)
+    numbers = [t.get_text() for t in fig.axes[0].texts]
+    plt.close(fig)
+    assert numbers[toy.token_index("cake")] == top and numbers.count(top) == 1
+    assert len({len(n) for n in numbers}) == 1  # one format for every bar
+    assert f"Largest 'cake' ({top})" in alt
+
+
+def test_a_uniform_row_keeps_its_format():
+    fig, _ = bar_row(np.full(4, 0.25), list("abcd"), title="x")
+    assert [t.get_text() for t in fig.axes[0].texts] == ["0.25"] * 4
     plt.close(fig)
 
 
@@ -511,11 +539,7 @@ def test_fix_round_5k_cuts_words_folds_number_formats_and_shows_the_two_moves():
     assert "frameworks usually run softmax in float32 even in" in box
     assert cells["f16a05e1"].metadata["tags"] == ["hide-cell"]
     assert ids.index("f16a05e1") == ids.index("f16a05e3") + 1
-    assert "(`al.softmax` refuses $-\\infty$ on purpose;" in cells["2d2588ed"].source
-    # one sentence against the article; the X-doubling code runs off the page
-    assert "d4e5f602" not in cells and "d4e5f604" not in cells
-    assert cells["d4e5f603"].metadata["tags"] == ["remove-cell"]
-    assert "At $T = 1$ the left panel is nearly one colour" in cells["t2cap05"].source
+    # (round 5l put the X-doubling check on the page and rewrote the caption: see below)
 
 
 def test_the_two_temperature_heatmap_opens_its_alt_text_with_the_takeaway():
@@ -540,3 +564,82 @@ def test_the_heatmap_alt_text_names_its_panels_by_the_callers_word():
     assert "Most decisive rows per head. head 1: " in alt
     with pytest.raises(ValueError, match="unit must be a word naming a panel"):
         head_heatmaps(pair, ["a", "b", "c"], title="t", unit="")
+
+
+def test_fix_round_5l_cuts_words_and_fixes_the_caption_the_factors_and_the_asides():
+    cells, shown, flat = _chapter()
+    assert len(flat.split()) <= 1682, "fix round 5l left 1682 visible words (was 1693)"
+    # the caption: the ranking is there at T = 1, only the contrast is missing
+    assert '"cake" already tops 7 of the 8 rows' in cells["t2cap05"].source
+    assert "no word stands out" not in flat
+    # all three factors of 2, the output named at first use, and the check on the page
+    intro = " ".join(cells["d4e5f601"].source.split())
+    assert "by 4 (two projections of $X$) and $V$ by 2" in intro
+    assert "weights times $V$ (chapter 6)" in intro
+    ids = [c.id for c in shown]
+    assert ids.index("d4e5f603") == ids.index("d4e5f601") + 1
+    assert ids.index("d4e5f602") == ids.index("d4e5f603") + 1
+    out = cells["d4e5f603"].outputs[0]["text"]
+    assert out == "without softmax, output(2X) == 8 * output(X): True\n"
+    # wording nits; one "halving T"; no unexplained -inf aside
+    assert "no weight comes out inf or nan" in flat and "no step overflows" not in flat
+    assert "always gets" not in flat
+    assert flat.count("halving $T$") == 1 and "doubling $q$" not in flat
+    assert "refuses $-\\infty$" not in flat
+    # the runner-up on the slider, said before the reader moves it
+    assert '"delicious", gains at first (0.16 → 0.21)' in " ".join(cells["1a18e25e"].source.split())
+    # a note that holds in the book and in the learner edition (no "folded")
+    assert "the code cell after this box prints the limits" in " ".join(
+        cells["f16a05e3"].source.split()
+    )
+    assert "snug=True" in cells["t2heat05"].source
+
+
+def test_the_learner_edition_keeps_the_number_format_note_true():
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).resolve().parents[1] / "notebooks" / "05_softmax.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    note = next(i for i, c in enumerate(cells) if "prints the limits" in c.source)
+    after = cells[note + 1]  # the code cell right after the box, collapsed in Jupyter
+    assert after.cell_type == "code" and "exp overflows above" in after.source
+    assert "folded cell" not in cells[note].source
+
+
+def test_check_softmax_names_the_flipped_shift(capsys):
+    def flipped(x, axis=-1, temperature=1.0):
+        e = np.exp((x.max(axis=axis, keepdims=True) - x) / temperature)  # max - x
+        return e / e.sum(axis=axis, keepdims=True)
+
+    assert not check_softmax(flipped)
+    line = capsys.readouterr().out
+    assert line.startswith("[softmax] FAIL: ") and "you computed max - x" in line, line
+    assert "x - max" in line
+
+
+def test_a_snug_heatmap_pair_has_no_empty_band_under_its_key_label():
+    from attention_lib.plotting import head_heatmaps
+
+    pair = np.stack(
+        [al.softmax(toy.scaled_scores()), al.softmax(toy.scaled_scores(), temperature=0.1)]
+    )
+    sizes = {}
+    for snug in (False, True):
+        fig, _ = head_heatmaps(
+            pair, toy.TOKENS, ["T = 1", "T = 0.1"], title="t", fontsize=10, snug=snug
+        )
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        key = next(t for t in fig.texts if t.get_text() == "key (attended to)")
+        ticks = min(label.get_window_extent(renderer).y0 for label in fig.axes[0].get_xticklabels())
+        label = key.get_window_extent(renderer)
+        sizes[snug] = (fig.get_size_inches()[1], ticks - label.y1, label.y0)
+        plt.close(fig)
+    assert sizes[True][0] < sizes[False][0]  # a shorter figure
+    gap_px, floor_px = sizes[True][1], sizes[True][2]
+    assert 0 <= gap_px < 10 and floor_px < 20  # right under the ticks, a thin margin
+    assert sizes[False][1] > 20  # the band the review saw without snug
+    with pytest.raises(TypeError, match="snug"):
+        head_heatmaps(pair, toy.TOKENS, title="t", snugg=True)

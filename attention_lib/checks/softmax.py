@@ -46,6 +46,12 @@ def check_softmax(fn) -> CheckResult:
                 "you returned log-probabilities (they are negative): exponentiate the "
                 "shifted scores, then divide by their sum.",
             ),
+            (
+                softmax(-x1),
+                "your weights run backwards (the largest score gets the smallest weight): "
+                "you computed max - x. Shift the other way, x - max, so that every "
+                "exponent is at most 0.",
+            ),
         )
         total = out.sum()
         if not np.isclose(total, 1.0, atol=ATOL):

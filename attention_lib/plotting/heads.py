@@ -48,7 +48,9 @@ def head_heatmaps(
         smaller, panel titles 1 pt and the title 2 pt larger. ``numbers`` (pt): the cells'
         numbers at this size instead, without their leading zero (".86"), so that a larger
         font fits a cell. ``width`` (inches): pad the figure on the right to at least this
-        width, so that slider frames match.
+        width, so that slider frames match. ``snug=True``: one row of panels also gets
+        its key label right under the tick labels, with no empty band below (a grid of
+        several rows always does).
 
     Returns
     -------
@@ -65,10 +67,10 @@ def head_heatmaps(
     :func:`~attention_lib.plotting.base.text_colour`.
     """
     W, names = check_stack(weights, tokens, names)
-    unknown = sorted(set(layout) - {"ncols", "cell", "fontsize", "width", "numbers"})
+    unknown = sorted(set(layout) - {"ncols", "cell", "fontsize", "width", "numbers", "snug"})
     if unknown:
         raise TypeError(
-            f"unknown layout option(s) {unknown}: use ncols, cell, fontsize, width, numbers"
+            f"unknown layout option(s) {unknown}: use ncols, cell, fontsize, width, numbers, snug"
         )
     if not isinstance(unit, str) or not unit.strip():
         raise ValueError(f"unit must be a word naming a panel, e.g. 'panel'; got {unit!r}")
@@ -83,7 +85,8 @@ def head_heatmaps(
     left, right, top, bottom = 0.95 * grow, 1.0, 0.65, 0.95 * grow
     hgap = 1.3 * grow  # tick labels, the key label under each row, the next titles
     ticks = _tick_depth(tokens, size)  # the slanted key labels under a panel
-    if nrows > 1:  # the key label hugs the tick labels, so the bottom needs no more
+    hug = nrows > 1 or bool(layout.get("snug"))
+    if hug:  # the key label hugs the tick labels, so the bottom needs no more
         bottom = min(bottom, ticks + 0.04 + 1.4 * size / 72 + 0.1)
     natural = left + ncols * panel + (ncols - 1) * wgap + right
     width = max(natural, layout.get("width", 0))
@@ -106,7 +109,7 @@ def head_heatmaps(
     centre = 0.5 if "width" not in layout else (shift + left + grid / 2) / width
     for row in range(nrows):  # under each row of panels, not only the last
         y, va = 0.1 + (nrows - 1 - row) * (panel + hgap), "baseline"
-        if nrows > 1:  # right under the row's tick labels, well above the next titles
+        if hug:  # right under the row's tick labels, well above the next titles
             y, va = bottom + (nrows - 1 - row) * (panel + hgap) - ticks - 0.04, "top"
         fig.text(centre, y / height, "key (attended to)", ha="center", va=va, fontsize=size)
     x = (shift + 0.12) / width

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.lines import Line2D
 
 from ..validate import as_float_array
 from .base import CMAP, annotate_cells, check_labels
@@ -109,7 +112,9 @@ def bar_row(
     title : str
     fmt : str, default ".2f"
         Format of the numbers printed above the bars. A bar too close to the top of a
-        fixed ``ylim`` for a number above it carries its number just inside its top.
+        fixed ``ylim`` for a number above it carries its number just inside its top. If
+        the largest bar would read the same as another ("0.13" twice), every number gets
+        one more decimal (up to two more), so the highlighted bar reads as the largest.
     ylim : (float, float) or None, default (0, 1)
         A fixed axis, so frames of a slider compare at a glance; values outside it are
         an error rather than a clipped bar. ``None`` fits the data.
@@ -124,9 +129,9 @@ def bar_row(
         on white boxes, and a number that would reach the line sits above it instead,
         with a clear gap, so the line never passes through or along a number.
     label_from : float, optional
-        Bars below this height are labelled "<0.01" (for 0.01), so that a near one-hot
-        row is not a string of "0.00"; the alt text says so. By default every bar has its
-        number.
+        Bars below this height carry no number, so that a near one-hot row is not a
+        string of "0.00" crowding the floor; a legend entry ("no number: below 0.01")
+        and the alt text say so. By default every bar has its number.
 
     Returns
     -------
@@ -160,6 +165,8 @@ def bar_row(
         )
     fig, ax = plt.subplots(figsize=(6.4, 2.8))
     top = int(np.argmax(v))
+    fmt = _telling(v, top, fmt)
+    tiny = np.zeros(v.size, bool) if label_from is None else v < label_from
     colours = plt.get_cmap(CMAP)(np.where(np.arange(v.size) == top, 0.95, 0.35))
     bars = ax.bar(range(v.size), v, color=colours, edgecolor="black", linewidth=0.5)
     # A number above a bar needs about 14 pt (10 pt text, a gap, the white box); a bar
@@ -173,7 +180,8 @@ def bar_row(
     # the line instead, so near-even rows show a row of numbers above an unbroken line.
     reach = np.inf if ylim is None else 15 / points * (ylim[1] - ylim[0])
     for j, value in enumerate(v):
-        tiny = label_from is not None and value < label_from
+        if tiny[j]:
+            continue  # no number: the legend says what an unlabelled bar means
         inside = value > near_top  # above the bar, the number would cross the frame
         at, gap = value, 2
         if reference is not None and not inside and value < reference[0] < value + reach:
@@ -181,7 +189,7 @@ def bar_row(
         if reference is not None and not inside and abs(at - reference[0]) < reach:
             gap = 5  # a clear gap above the line, which would otherwise run along the boxes
         ax.annotate(
-            f"<{label_from:g}" if tiny else format(value, fmt),
+            format(value, fmt),
             (j, at),
             xytext=(0, -2 if inside else gap),
             textcoords="offset points",
@@ -203,11 +211,14 @@ def bar_row(
         # grey (4.7 : 1 on white) and behind the bars, so it reads as a guide, not data
         line = ax.axhline(reference[0], color="0.45", linestyle="--", linewidth=1, zorder=0.5)
         handles, names = [*handles, line], [*names, reference[1]]
+    if tiny.any():
+        handles = [*handles, Line2D([], [], linestyle="none")]  # text only
+        names = [*names, f"no number: below {label_from:g}"]
     if handles:
         ax.legend(handles, names, loc="upper left", fontsize=_TEXT_PT, frameon=False)
     fig.tight_layout()
     low = int(np.argmin(v))
-    # the alt text names each bar's value as its label reads, "<0.01" included
+    # the alt text reads a bar without a number as "<0.01", never "(0.00)"
     said = [
         f"<{label_from:g}" if label_from is not None and v[j] < label_from else format(v[j], fmt)
         for j in (top, low)
@@ -220,6 +231,18 @@ def bar_row(
         alt += f" The highlighted bar is the {top_label}."
     if reference is not None:
         alt += f" A dashed line marks the {reference[1]} ({reference[0]:.3g})."
-    if label_from is not None:
-        alt += f" Bars below {label_from:g} are labelled <{label_from:g}."
+    if tiny.any():
+        alt += f" Bars below {label_from:g} carry no number."
     return fig, alt
+
+
+def _telling(v: np.ndarray, top: int, fmt: str) -> str:
+    """``fmt`` with one or two more decimals if the largest bar would read like another."""
+    match = re.fullmatch(r"\.(\d)f", fmt)
+    if match is None:
+        return fmt
+    for digits in range(int(match[1]), int(match[1]) + 3):
+        f = f".{digits}f"
+        if format(v[top], f) not in {format(x, f) for j, x in enumerate(v) if j != top}:
+            return f
+    return fmt  # a true tie (a uniform row) keeps its format
