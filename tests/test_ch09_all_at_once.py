@@ -12,7 +12,6 @@ from attention_lib.plotting import (
     fmt_bytes,
     fmt_time,
     memory_plot,
-    speedup_plot,
     tile_figure,
     tile_steps,
     timing_plot,
@@ -297,18 +296,6 @@ def test_timing_plot_marks_where_one_way_overtakes_another():
         timing_plot(SIZES, times, cross=("a", "RNN"))
 
 
-def test_speedup_plot_divides_by_the_baseline():
-    fig, alt = speedup_plot(SIZES, TIMES, baseline="loop")
-    ax = fig.axes[0]
-    rows = ax.get_lines()[1]
-    assert np.allclose(rows.get_ydata(), [2, 4, 8])  # only where the loop was run
-    assert "rows: 2x at n = 8, 8x at n = 32; matrix: 2x at n = 8, 27x at n = 32" in alt
-    assert ax.get_ylabel().startswith("times faster than loop")
-    plt.close(fig)
-    with pytest.raises(ValueError, match="baseline 'python' is not one of the series"):
-        speedup_plot(SIZES, TIMES, baseline="python")
-
-
 def test_timing_helpers_reject_bad_input():
     with pytest.raises(ValueError, match="increasing sizes"):
         timing_plot([8, 4], {"a": [1, 2]})
@@ -370,7 +357,6 @@ def test_memory_plot_draws_the_computed_line_and_the_measurements():
     [
         lambda: timing_plot([8, 4], {"a": [1, 2]}),
         lambda: timing_plot(SIZES, TIMES, cross=("matrix", "RNN")),
-        lambda: speedup_plot(SIZES, TIMES, baseline="python"),
         lambda: memory_plot([8, 16], {"x": ([1, 2], [3])}),
         lambda: dependency_figure(["one"]),
     ],

@@ -56,7 +56,6 @@ def figures():
     yield "08 masked_row", lambda: P.masked_row(causal_w[5], causal[5], toy.TOKENS, title="t")
     yield "09 dependency_figure", lambda: P.dependency_figure(toy.TOKENS)
     yield "09 timing_plot", lambda: P.timing_plot([8, 16, 32], times, title="t\nmachine")
-    yield "09 speedup_plot", lambda: P.speedup_plot([8, 16, 32], times, baseline="loop", title="t")
     yield (
         "09 memory_plot",
         lambda: P.memory_plot(2 ** np.arange(3, 15), {"x": ([256], [5e5])}, title="t"),

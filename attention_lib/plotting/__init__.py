@@ -26,7 +26,6 @@ from .timing import (
     fmt_bytes,
     fmt_time,
     memory_plot,
-    speedup_plot,
     timing_plot,
 )
 
@@ -64,7 +63,6 @@ __all__ = [
     "shape_tracer",
     "show",
     "similarity_map",
-    "speedup_plot",
     "tile_figure",
     "tile_steps",
     "timing_plot",

@@ -170,56 +170,6 @@ def timing_plot(
     return fig, alt
 
 
-def speedup_plot(n, times: dict, baseline: str, *, title: str | None = None):
-    """How many times faster than ``baseline`` each other way is, against ``n``.
-
-    Parameters
-    ----------
-    n : array_like of shape (m,)
-    times : dict of str -> array_like of shape (m,)
-        As for :func:`timing_plot`; must contain ``baseline``.
-    baseline : str
-        The way everything is compared with; only sizes where it was measured are drawn.
-    title : str, optional
-
-    Returns
-    -------
-    fig : matplotlib.figure.Figure
-    alt : str
-        Each way's speed-up at the smallest and the largest size drawn.
-    """
-    n = _sizes(n)
-    times = _series(n, times, "times")
-    if baseline not in times:
-        raise ValueError(f"baseline {baseline!r} is not one of the series {list(times)}")
-    base = times[baseline]
-    keep = ~np.isnan(base)
-    fig, ax = plt.subplots(figsize=(6.2, 3.6))
-    ax.axhline(1, color="0.6", linestyle=":", label=f"as fast as {baseline}")
-    parts = []
-    for (label, t), style in zip(times.items(), STYLES, strict=False):
-        if label == baseline:
-            continue
-        speedup = base[keep] / t[keep]
-        ax.plot(n[keep], speedup, **style, label=label)
-        parts.append(
-            f"{label}: {speedup[0]:.0f}x at n = {n[keep][0]:g}, "
-            f"{speedup[-1]:.0f}x at n = {n[keep][-1]:g}"
-        )
-    ax.set_yscale("log")
-    _size_axis(ax, n[keep])
-    ax.set_ylabel(f"times faster than {baseline}\n(log scale)")
-    ax.set_title(title or f"Speed-up over {baseline}")
-    ax.grid(True, which="major", color="0.92")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    alt = (
-        f"Line plot, log axes, of how many times faster than {baseline} each other way ran, "
-        f"for n from {n[keep][0]:g} to {n[keep][-1]:g}. " + "; ".join(parts) + "."
-    )
-    return fig, alt
-
-
 def memory_plot(n, measured: dict, *, itemsize: int = 8, title: str | None = None):
     """Bytes of one ``n x n`` score matrix (a computed line) with measured memory on top.
 
