@@ -697,6 +697,9 @@ def test_positional_encoding_checker(fn, status, hint, capsys):
         (2, "FAIL", "2 is the squared length"),
         (1.0, "FAIL", "holds two pairs"),
         (4, "FAIL", "not a count"),
+        (1 / np.sqrt(2), "FAIL", "that is 1/√2, the root of the mean square"),  # np.mean
+        (0.71, "FAIL", "without dividing by their number"),
+        (0.7, "FAIL", "too low"),  # 0.70 is no rounding of 1/sqrt(2): the generic hint
         (1.7, "FAIL", "too high"),
         (1.4, "FAIL", "got 1.40, but 1.4142... to two decimals is 1.41: round at the second"),
         (np.float32(1.4), "FAIL", "not the first"),

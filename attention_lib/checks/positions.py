@@ -29,10 +29,9 @@ def _encoding(
 ):
     """The sinusoidal encoding, or one of the usual mistakes, for an even ``d``.
 
-    ``rate`` is the exponent: "2i" (right: i counts pairs), "2i+2" (pairs counted from
-    1), "i" (half of it), "4i"
-    (twice it: 2j/d with j = 0, 2, 4, ... already the column index), "int"
-    (``2 * i // d``, 0 for every pair) or "col" (each column's own index j); or a slip of
+    ``rate`` is the exponent: "2i" (right: i counts pairs), "2i+2" (pairs counted from 1),
+    "i" (half of it), "4i" (twice it: 2j/d with j = 0, 2, 4, ... already the column index),
+    "int" (``2 * i // d``, 0 for every pair) or "col" (each column's own index j); or a slip of
     operator precedence: "pow/d" (dividing pos by ``10000 ** (2 * i) / d``), "pos/pow/d"
     (``pos / 10000 ** (2 * i) / d``) or "1/pow2" (speed ``1 / 10000 ** 2 * i / d``).
     ``degrees`` converts the angle with ``np.radians``, as if it were in degrees.
@@ -183,9 +182,8 @@ def check_positional_encoding(fn) -> CheckResult:
 
 
 def _rounded(answer, expected: float, mistakes: tuple) -> tuple:
-    """Add hints for one off in the last digit (1.42 for 1.414...) and for the value
-    rounded at the first decimal (1.4, which Python cannot tell from 1.40). A near miss
-    such as 1.405 gets the last-digit hint instead."""
+    """Add hints for one off in the last digit (1.42 for 1.414...) and for the value rounded
+    at the first decimal (1.4 = 1.40 in Python); a near miss (1.405) gets the last-digit hint."""
     two = round(expected, 2)
     near = f"close, but {expected:.4f}... rounds to {two:.2f}: check the last digit."
     hints = [*mistakes, (two + 0.01, near), (two - 0.01, near)]
@@ -217,6 +215,11 @@ def check_pe_length(answer) -> CheckResult:
                     "the squares of all four entries, then take the square root.",
                 ),
                 (4.0, "the length is the square root of the sum of squares, not a count."),
+                (
+                    expected / 2,  # 1/sqrt(2) = sqrt(2/4), from np.mean or dividing by d_model
+                    "that is 1/√2, the root of the mean square (2 / 4): a length adds the "
+                    "squares of all four entries without dividing by their number.",
+                ),
             ),
         ),
     )
