@@ -210,7 +210,7 @@ def test_encoding_heatmap_has_position_and_dimension_axes():
     assert alt.startswith("Heatmap: PE. 48 positions (rows) by 32 dimensions (columns)")
     assert "sines in the even columns, cosines in the odd" in alt
     assert "Column 0 changes sign 14 times;" in alt
-    assert "the last two columns move by at most 0.008 over all 48 positions." in alt
+    assert "the last two columns move by less than 0.01 over all 48 positions." in alt  # 0.0084
     plt.close(fig)
     with pytest.raises(ValueError, match=r"2-D .* shape \(2, 3, 4\)"):
         encoding_heatmap(np.zeros((2, 3, 4)), title="x")
@@ -221,7 +221,14 @@ def test_encoding_heatmap_draws_chosen_columns_as_lines_against_the_position():
     fig, alt = encoding_heatmap(PE, title="PE", columns=(0, 4, 8, 16))
     low = fig.axes[1]
     assert low.get_xlabel() == "position" and low.get_ylabel() == "value"
-    lines = low.get_lines()
+    assert "position now runs across" in low.get_title()  # rows above, x-axis here
+    wave, *lines = low.get_lines()  # column 0's continuous wave, drawn first (behind)
+    assert wave.get_label().startswith("_") and wave.get_alpha() < 0.5  # faint, no legend
+    x = wave.get_xdata()
+    assert len(x) > 10 * 48 and np.allclose(wave.get_ydata(), np.sin(x))  # omega_0 = 1
+    assert [t.get_text() for t in low.get_legend().get_texts()] == [
+        line.get_label() for line in lines
+    ]
     assert [line.get_label() for line in lines] == [
         "column 0: sin,\nwavelength 6.3",  # 2 pi: the wavelengths of the page's text
         "column 4: sin,\nwavelength 19.9",
@@ -230,8 +237,9 @@ def test_encoding_heatmap_draws_chosen_columns_as_lines_against_the_position():
     ]
     assert np.allclose(lines[1].get_ydata(), PE[:, 4])  # the column itself, position on x
     assert np.array_equal(lines[1].get_xdata(), np.arange(48))
-    # column 0 turns once in 6.3 positions: its samples zig-zag, so they are marked
+    # column 0 turns once in 6.3 positions: its samples are marked, not joined (a zig-zag)
     assert lines[0].get_marker() == "o" and lines[0].get_markersize() >= 3
+    assert lines[0].get_linestyle() == "None"
     assert all(line.get_marker() in ("None", None, "") for line in lines[1:])
     assert len({line.get_color() for line in lines}) == 4  # told apart by colour
     assert len({line.get_linestyle() for line in lines}) == 4  # and by style
@@ -239,12 +247,22 @@ def test_encoding_heatmap_draws_chosen_columns_as_lines_against_the_position():
         assert contrast(line.get_color(), "white") >= 3.0, line.get_label()
     assert contrast(lines[3].get_color(), "white") >= 7.0  # the dotted one is darkest
     assert alt.endswith(
-        "columns 0, 4, 8, 16 as lines against the position (line styles differ; "
-        "wavelengths 6.3, 19.9, 62.8, 628 positions); they change sign 14, 4, 1, 0 times."
+        "columns 0, 4, 8, 16 as lines, position running across (line styles differ; "
+        "wavelengths 6.3, 19.9, 62.8, 628 positions); they change sign 14, 4, 1, 0 times. "
+        "Column 0 is marked at the whole-number positions, over a faint continuous wave "
+        "that the samples lie on."
     )
     plt.close(fig)
     fig, _ = encoding_heatmap(PE, title="PE", columns=(1,))  # an odd column is a cosine
-    assert fig.axes[1].get_lines()[0].get_label() == "column 1: cos,\nwavelength 6.3"
+    wave, samples = fig.axes[1].get_lines()
+    assert samples.get_label() == "column 1: cos,\nwavelength 6.3"
+    assert np.allclose(wave.get_ydata(), np.cos(wave.get_xdata()))
+    plt.close(fig)
+    noisy = PE + 0.01  # not the formula's wave: no curve is drawn between the samples
+    fig, alt = encoding_heatmap(noisy, title="PE", columns=(0,))
+    (line,) = fig.axes[1].get_lines()
+    assert line.get_marker() == "o" and line.get_linestyle() == "-"  # joined, as measured
+    assert "faint continuous wave" not in alt
     plt.close(fig)
     for bad in [(32,), (-1,), (0, 1, 2, 3, 4)]:
         with pytest.raises(ValueError, match="columns must be at most 4 of 0 to 31"):
@@ -267,6 +285,18 @@ def test_encoding_heatmap_counts_sign_changes_of_column_0_without_zeros(column, 
     fig, alt = encoding_heatmap(PE, title="x")
     plt.close(fig)
     assert f"Column 0 changes sign {flips} times;" in alt
+
+
+@pytest.mark.parametrize(
+    ("last", "words"),
+    [(0.0084, "move by less than 0.01"), (0.01, "move by less than 0.1"), (0.0, "stay constant")],
+)
+def test_encoding_heatmap_bounds_the_slow_columns_from_above(last, words):
+    PE = np.zeros((5, 4))
+    PE[-1, -1] = last  # the last column spans exactly `last`
+    fig, alt = encoding_heatmap(PE, title="x")
+    plt.close(fig)
+    assert f"the last two columns {words} over all 5 positions." in alt
 
 
 def test_token_panels_give_the_encoding_its_own_column_names_and_one_colour_bar():

@@ -9,13 +9,14 @@ from .blend import blend_hull
 from .contributions import contributions
 from .decoder import decoder_heads, loss_vs_baselines, writing_frame
 from .dependency import dependency_figure
-from .embeddings import encoding_heatmap, similarity_map, token_panels
+from .embeddings import similarity_map, token_panels
 from .heads import Step, head_heatmaps, shape_tracer, trace_shapes
 from .hull import convex_hull, inside_hull
 from .learning import before_after, it_attention, training_curves, training_frame
 from .masked_row import masked_row
 from .masking import masked_heatmaps
 from .matrices import bar_row, heatmap
+from .positions import encoding_heatmap
 from .real_model import attention_panels, head_grid, token_attention
 from .scaling import gradients_vs_dimension
 from .scaling_frame import scaling_frame

@@ -1,4 +1,5 @@
-"""Chapter 1 figures: word similarities, positional encodings, token-by-feature tables."""
+"""Chapter 1 figures: word similarities and token-by-feature tables (the encoding heatmap
+is in :mod:`.positions`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import textwrap
 import matplotlib.patheffects as pe
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import MaxNLocator
 
 from ..validate import as_float_array
 from .base import CMAP, check_labels, text_colour
@@ -131,82 +131,6 @@ def similarity_map(vectors, words, *, features, title: str):
         + "."
     )
     return fig, alt
-
-
-def encoding_heatmap(PE, *, title: str, columns=()):
-    """Draw a positional encoding as a heatmap, positions down and dimensions across.
-
-    Parameters
-    ----------
-    PE : array_like of shape (n, d_model)
-        E.g. :func:`attention_lib.positional_encoding` ``(n, d_model)``.
-    title : str
-    columns : sequence of int, optional
-        Columns also drawn as lines against the position, in a panel under the heatmap;
-        the legend gives each its sin or cos and the wavelength of the base-10000 formula.
-
-    Returns
-    -------
-    fig : matplotlib.figure.Figure
-    alt : str
-        The size, and how fast the first and the last column change.
-    """
-    M = as_float_array(PE, "PE", min_ndim=2)
-    if M.ndim != 2:
-        raise ValueError(f"PE must be 2-D (positions x dimensions), got shape {M.shape}")
-    n, d = M.shape
-    columns = [int(j) for j in columns]
-    if any(not 0 <= j < d for j in columns) or len(columns) > len(_LINES):
-        raise ValueError(f"columns must be at most {len(_LINES)} of 0 to {d - 1}, got {columns}")
-    if columns:
-        fig, (ax, low) = plt.subplots(2, 1, figsize=(6.4, 6.4), height_ratios=[3, 2])
-    else:
-        fig, ax = plt.subplots(figsize=(6.4, 3.9))
-    image = ax.imshow(M, cmap=DIVERGING, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # no "dimension 0.5"
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("dimension (sin in the even columns 0, 2, ..., cos in the odd)")
-    ax.set_ylabel("position")
-    ax.set_title(title)
-    bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03, label="value")
-    bar.set_ticks([-1, -0.5, 0, 0.5, 1])
-    waves = [2 * np.pi * 10000 ** (2 * (j // 2) / d) for j in columns]  # positions per turn
-    turns = [f"{w:.1f}" if w < 100 else f"{w:.0f}" for w in waves]  # 6.3, ..., 628
-    for j, wave, turn, (colour, style) in zip(columns, waves, turns, _LINES, strict=False):
-        marker = "o" if wave < 12 else None  # few samples per turn: show where they are
-        label = f"column {j}: {('sin', 'cos')[j % 2]},\nwavelength {turn}"
-        low.plot(M[:, j], color=colour, ls=style, lw=1.8, marker=marker, ms=3.5, label=label)
-    if columns:
-        low.set(xlabel="position", ylabel="value", ylim=(-1.15, 1.15), xlim=(0, n - 1))
-        low.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
-    fig.tight_layout()
-    flips = _sign_changes(M[:, 0])
-    slow = M[:, -2:] if d > 1 else M  # the last (sin, cos) pair
-    span = float(np.max(slow.max(axis=0) - slow.min(axis=0)))
-    alt = (
-        f"Heatmap: {title}. {n} positions (rows) by {d} dimensions (columns), values from "
-        f"{M.min():.2f} to {M.max():.2f}; sines in the even columns, cosines in the odd. "
-        f"Column 0 changes sign {flips} times; the last "
-        f"two columns move by at most {span:.3f} over all {n} positions."
-    )
-    if columns:
-        counts = ", ".join(str(_sign_changes(M[:, j])) for j in columns)
-        alt += (
-            f" Below, columns {', '.join(map(str, columns))} as lines against the position "
-            f"(line styles differ; wavelengths {', '.join(turns)} positions); "
-            f"they change sign {counts} times."
-        )
-    return fig, alt
-
-
-# Okabe-Ito colours, told apart under the common colour blindnesses, and line styles.
-_LINES = (("#0072B2", "-"), ("#D55E00", "--"), ("#009E73", "-."), ("#000000", ":"))
-
-
-def _sign_changes(column: np.ndarray) -> int:
-    signs = np.sign(np.round(column, 12))  # -1, 0 or 1
-    signs = signs[signs != 0]  # sin 0 = 0 has no sign: a zero is not a change of sign
-    return int(np.sum(np.diff(signs) != 0))
 
 
 def token_panels(

@@ -1,0 +1,116 @@
+"""Chapter 1 figure: a positional encoding as a heatmap, with some columns as waves."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import MaxNLocator
+
+from ..validate import as_float_array
+from .embeddings import DIVERGING
+
+# Okabe-Ito colours, told apart under the common colour blindnesses, and line styles.
+_LINES = (("#0072B2", "-"), ("#D55E00", "--"), ("#009E73", "-."), ("#000000", ":"))
+
+
+def encoding_heatmap(PE, *, title: str, columns=()):
+    """Draw a positional encoding as a heatmap, positions down and dimensions across.
+
+    Parameters
+    ----------
+    PE : array_like of shape (n, d_model)
+        E.g. :func:`attention_lib.positional_encoding` ``(n, d_model)``.
+    title : str
+    columns : sequence of int, optional
+        Columns also drawn as lines against the position, in a panel under the heatmap;
+        the legend gives each its sin or cos and the wavelength of the base-10000 formula.
+        A fast column, sampled only a few times per turn, is marked at its samples and
+        drawn over a faint continuous wave when it follows that formula.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        The size, and how fast the first and the last column change.
+    """
+    M = as_float_array(PE, "PE", min_ndim=2)
+    if M.ndim != 2:
+        raise ValueError(f"PE must be 2-D (positions x dimensions), got shape {M.shape}")
+    n, d = M.shape
+    columns = [int(j) for j in columns]
+    if any(not 0 <= j < d for j in columns) or len(columns) > len(_LINES):
+        raise ValueError(f"columns must be at most {len(_LINES)} of 0 to {d - 1}, got {columns}")
+    if columns:
+        fig, (ax, low) = plt.subplots(2, 1, figsize=(6.4, 6.6), height_ratios=[3, 2])
+    else:
+        fig, ax = plt.subplots(figsize=(6.4, 3.9))
+    image = ax.imshow(M, cmap=DIVERGING, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # no "dimension 0.5"
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("dimension (sin in the even columns 0, 2, ..., cos in the odd)")
+    ax.set_ylabel("position")
+    ax.set_title(title)
+    bar = fig.colorbar(image, ax=ax, fraction=0.046, pad=0.03, label="value")
+    bar.set_ticks([-1, -0.5, 0, 0.5, 1])
+    waves = [2 * np.pi * 10000 ** (2 * (j // 2) / d) for j in columns]  # positions per turn
+    turns = [f"{w:.1f}" if w < 100 else f"{w:.0f}" for w in waves]  # 6.3, ..., 628
+    smooth, handles, labels = [], [], []  # columns drawn over their wave; legend entries
+    for j, wave, turn, (colour, style) in zip(columns, waves, turns, _LINES, strict=False):
+        labels.append(f"column {j}: {('sin', 'cos')[j % 2]},\nwavelength {turn}")
+        curve = _continuous(M[:, j], wave, j % 2) if wave < 12 else None  # (x, y) or None
+        if curve is None:
+            marker = "o" if wave < 12 else None  # few samples per turn: show where they are
+            kw = {"ls": style, "lw": 1.8, "marker": marker, "ms": 3.5}
+            handles.append(low.plot(M[:, j], color=colour, label=labels[-1], **kw)[0])
+        else:  # the samples on the wave they come from: joined up, they would zig-zag
+            wave_line = low.plot(*curve, color=colour, ls=style, lw=1.5, alpha=0.45)[0]
+            kw = {"ls": "none", "marker": "o", "ms": 4.5}
+            dots = low.plot(M[:, j], color=colour, label=labels[-1], **kw)[0]
+            handles.append((wave_line, dots))
+            smooth.append(j)
+    if columns:
+        low.set(xlabel="position", ylabel="value", ylim=(-1.15, 1.15), xlim=(0, n - 1))
+        low.set_title("the same columns as lines: position now runs across", fontsize=10)
+        low.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    fig.tight_layout()
+    flips = _sign_changes(M[:, 0])
+    slow = M[:, -2:] if d > 1 else M  # the last (sin, cos) pair
+    span = float(np.max(slow.max(axis=0) - slow.min(axis=0)))
+    bound = 10.0 ** np.floor(np.log10(span) + 1) if span > 0 else 0.0  # 0.0084 -> 0.01
+    moves = f"move by less than {bound:g}" if span > 0 else "stay constant"
+    alt = (
+        f"Heatmap: {title}. {n} positions (rows) by {d} dimensions (columns), values from "
+        f"{M.min():.2f} to {M.max():.2f}; sines in the even columns, cosines in the odd. "
+        f"Column 0 changes sign {flips} times; the last "
+        f"two columns {moves} over all {n} positions."
+    )
+    if columns:
+        counts = ", ".join(str(_sign_changes(M[:, j])) for j in columns)
+        alt += (
+            f" Below, the same columns {', '.join(map(str, columns))} as lines, position "
+            f"running across (line styles differ; wavelengths {', '.join(turns)} positions); "
+            f"they change sign {counts} times."
+        )
+        if smooth:
+            which = f"Column {smooth[0]} is" if len(smooth) == 1 else f"Columns {smooth} are"
+            alt += (
+                f" {which} marked at the whole-number positions, over a faint continuous "
+                "wave that the samples lie on."
+            )
+    return fig, alt
+
+
+def _continuous(samples: np.ndarray, wave: float, is_cos: int):
+    """The sine (or cosine) of wavelength ``wave`` between the positions, when ``samples``
+    are that wave at positions 0, 1, 2, ...; otherwise None (any other table)."""
+    n = len(samples)
+    if not np.allclose((np.sin, np.cos)[is_cos](2 * np.pi * np.arange(n) / wave), samples):
+        return None
+    x = np.linspace(0.0, n - 1, 20 * n)  # (20n,): twenty points per position
+    return x, (np.sin, np.cos)[is_cos](2 * np.pi * x / wave)
+
+
+def _sign_changes(column: np.ndarray) -> int:
+    signs = np.sign(np.round(column, 12))  # -1, 0 or 1
+    signs = signs[signs != 0]  # sin 0 = 0 has no sign: a zero is not a change of sign
+    return int(np.sum(np.diff(signs) != 0))
