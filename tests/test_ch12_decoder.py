@@ -79,6 +79,10 @@ def kv_over_sqrt_keys(q, K, V, k, v):
     return good_kv_step(q * np.sqrt(q.shape[-1] / (K.shape[1] + 1)), K, V, k, v)
 
 
+def kv_over_sqrt_d_model(q, K, V, k, v):  # h * d_k: the width of all heads together
+    return good_kv_step(q / np.sqrt(q.shape[0]), K, V, k, v)
+
+
 def kv_no_transpose(q, K, V, k, v):
     K = np.concatenate([K, k[:, None]], axis=1)
     V = np.concatenate([V, v[:, None]], axis=1)
@@ -132,6 +136,18 @@ def ce_log_of_softmax(logits, Y):
 def ce_log_of_shifted_softmax(logits, Y):
     z = np.exp(logits - logits.max(axis=-1, keepdims=True))
     return -(Y * np.log(z / z.sum(axis=-1, keepdims=True))).sum(axis=-1).mean()
+
+
+def ce_one_max(logits, Y):  # one maximum for the whole array, not one per row
+    z = logits - logits.max()
+    log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+    return -(Y * log_p).sum(axis=-1).mean()
+
+
+def ce_one_max_picked(logits, Y):  # the same slip, the target picked out by index
+    z = logits - np.max(logits)
+    log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+    return -log_p[Y == 1].mean()
 
 
 def ce_eps(logits, Y):
@@ -232,11 +248,14 @@ def sample_probability(logits, T, u):
         (check_kv_step, kv_top_left_tril, "FAIL", "starts at the top-left corner"),
         (check_kv_step, kv_over_sqrt_d_v, "FAIL", "divided by sqrt(d_v)"),
         (check_kv_step, kv_over_sqrt_keys, "FAIL", "divided by sqrt(t + 1)"),
+        (check_kv_step, kv_over_sqrt_d_model, "FAIL", "sqrt(h * d_k) = sqrt(d_model)"),
         (check_kv_step, kv_no_transpose, "FAIL", "without the transpose"),
         (check_kv_step, kv_key_as_query, "FAIL", "key k asked the question"),
         (check_cross_entropy, good_cross_entropy, "PASS", "all 5 cases"),
         (check_cross_entropy, ce_eps, "FAIL", "caps the loss at -log(eps)"),
         (check_cross_entropy, ce_clip, "FAIL", "caps the loss at -log(eps)"),
+        (check_cross_entropy, ce_one_max, "FAIL", "Subtract each row's own maximum"),
+        (check_cross_entropy, ce_one_max_picked, "FAIL", "one maximum for the whole array"),
         (check_cross_entropy, ce_mean_of_every_entry, "FAIL", "vocab times too small"),
         (check_cross_entropy, ce_flipped, "FAIL", "the sign is flipped"),
         (check_cross_entropy, ce_summed, "FAIL", "take the mean"),
@@ -317,7 +336,7 @@ def test_the_block_diagram_names_every_part_with_its_sizes():
 
     fig, alt = decoder_diagram(h=4, d_model=32, d_ff=64, n_vocab=243)
     texts = " | ".join(t.get_text() for t in fig.axes[0].texts)
-    for part in ("LN1", "causal attention\n4 heads", "LN2", "64 wide", "LN_f", "(n, 243)"):
+    for part in ("LN1", "causal attention\n4 heads", "LN2", "32 → 64 → 32", "LN_f", "(n, 243)"):
         assert part in texts, texts
     assert texts.count("+") == 4  # E + E_pos, the two residual additions, W_out + b_out
     assert "mask" in texts and min(t.get_fontsize() for t in fig.axes[0].texts) >= 10
@@ -329,7 +348,7 @@ def test_the_block_diagram_names_every_part_with_its_sizes():
 
 
 def test_the_marked_head_cell_is_framed_clear_of_the_row_maximum_outline():
-    """The yellow frame of decoder_heads sits outside the cell, so when the marked cell is
+    """The pink frame of decoder_heads sits outside the cell, so when the marked cell is
     also its row's largest weight (head 4, "was" on "cake" in the chapter) the black and
     white outline stays visible inside it; every text is at least 9 pt, and only row
     maxima (and a uniform row's one label) keep a number."""
@@ -351,7 +370,7 @@ def test_the_marked_head_cell_is_framed_clear_of_the_row_maximum_outline():
     numbers = [t.get_text() for t in ax.texts]
     assert numbers == ["1.00", "0.50", "0.33", "0.25", "0.20", "0.17", "0.14", "0.91"], numbers
     frames = [p for p in ax.patches if not p.get_fill()]
-    frame = next(p for p in frames if to_hex(p.get_edgecolor()) == "#f0e442")
+    frame = next(p for p in frames if to_hex(p.get_edgecolor()) == "#cc79a7")
     halo = next(p for p in frames if p.get_linewidth() > frame.get_linewidth())
     outline = next(p for p in frames if p.get_linewidth() == 3.0 and p.get_y() == 6.5)
     assert to_hex(halo.get_edgecolor()) == "#000000" and halo.get_zorder() < 1
@@ -413,6 +432,23 @@ def test_exercise_b_solution_matches_a_retrained_model():
     assert round(change["sweet"], 2) == 0.14 and round(change["soft"], 2) == 0.10
     assert round(change["cold"], 2) == 0.13 and round(change["bland"], 2) == 0.03
     assert round(change["rich"], 2) == -0.03 and round(change["lovely"], 2) == -0.01
+
+
+def test_plain_gradient_descent_trails_adam_at_every_step_size_tried():
+    """Chapter 12: plain gradient descent, at the best step size tried, ends at 1.68 after
+    800 steps (Adam: 1.52); a larger step diverges."""
+    from threadpoolctl import threadpool_limits
+
+    from attention_lib.toy import decoder as food
+
+    train, test = food.split()
+    with threadpool_limits(1), np.errstate(all="ignore"):
+        end = {
+            lr: food.train(train, test, lr=lr, every=800, adam=False).test_loss[-1]
+            for lr in (0.3, 1.0, 3.0)
+        }
+    assert round(end[1.0], 2) == 1.68 and end[0.3] > end[1.0] + 0.05
+    assert not np.isfinite(end[3.0]) or end[3.0] > 5  # diverged
 
 
 def test_one_head_carries_cake_in_two_seeds_of_three():

@@ -180,6 +180,15 @@ def test_adam_moves_each_weight_by_about_the_learning_rate():
     assert np.allclose(params["W"], [-0.1, 0.1, 0.0], atol=1e-6)
 
 
+def test_train_without_adam_takes_plain_gradient_steps():
+    train, test = toy_decoder.split(100, seed=1, texts=toy_decoder.SENTENCES[:300])
+    run = toy_decoder.train(train, test, steps=1, lr=0.5, seed=3, every=1, adam=False)
+    start = D.init_params(len(toy_decoder.VOCAB), 32, toy_decoder.N_CTX, 64, seed=3)
+    rows = np.random.default_rng(3).choice(len(train.ids), size=32, replace=False)
+    _, grads = B.loss_and_gradients(start, toy_decoder.HEADS, *(a[rows] for a in train))
+    assert all(np.allclose(run.params[k], start[k] - 0.5 * grads[k]) for k in start)
+
+
 def test_the_corpus_script_reproduces_the_committed_file():
     import subprocess
     import sys

@@ -1,6 +1,7 @@
-r"""Chapter 12 checkers: one step of the KV cache, cross-entropy of next words.
+r"""Chapter 12 checkers: one step of the KV cache; cross-entropy of next words (re-exported).
 
-The third, sampling with a temperature, is in :mod:`.sampling`.
+The cross-entropy checker is in :mod:`.next_word`, sampling with a temperature in
+:mod:`.sampling`.
 """
 
 from __future__ import annotations
@@ -8,8 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import scaled_dot_product_attention, softmax
-from ..decoder import cross_entropy
 from .base import Cases, CheckResult, Fail, Todo, call, expect_shape, known_mistakes, same, verdict
+from .next_word import check_cross_entropy
+
+__all__ = ["check_cross_entropy", "check_kv_step"]
 
 # --- Exercise: one step of the KV cache -------------------------------------------------------
 
@@ -31,7 +34,7 @@ def check_kv_step(fn) -> CheckResult:
 
     def run(cases: Cases) -> None:
         rng = np.random.default_rng(12)
-        for h, t, d_k, d_v in [(1, 3, 4, 4), (2, 4, 3, 6), (4, 1, 2, 2), (2, 5, 3, 4)]:
+        for h, t, d_k, d_v in [(1, 3, 4, 4), (2, 4, 3, 7), (4, 1, 2, 2), (2, 5, 3, 4)]:
             args = _kv_case(rng, h, t, d_k, d_v)
             case = f"h = {h} heads, {t} cached tokens, d_k = {d_k}, d_v = {d_v}"
             out = _kv_run(cases, case, args)
@@ -119,6 +122,7 @@ def _kv_near_misses(args) -> list[tuple]:
     """Right shapes, one slip: each one only where it differs from the right answer."""
     q, K, V, k, v = args
     d_k, d_v, keys = q.shape[-1], v.shape[-1], K.shape[1] + 1
+    d_model = q.shape[0] * d_k  # h heads of d_k each
     right, misses = _kv_reference(*args), []
     grown_K = np.concatenate([K, k[:, None]], axis=1)  # (h, t + 1, d_k)
     if keys == d_k:  # only then does q @ K, without the transpose, run at all
@@ -127,6 +131,7 @@ def _kv_near_misses(args) -> list[tuple]:
         misses.append((np.einsum("ht,htd->hd", softmax(scores), grown_V), _KV_TRANSPOSE))
     misses += [
         (_kv_reference(*args, scale=1 / np.sqrt(d_v)), _KV_SQRT_DV),
+        (_kv_reference(*args, scale=1 / np.sqrt(d_model)), _KV_SQRT_D_MODEL),
         (_kv_reference(*args, scale=1 / np.sqrt(keys)), _KV_SQRT_KEYS),
         (_kv_reference(k, K, V, k, v), _KV_K_AS_QUERY),
     ]
@@ -145,6 +150,11 @@ _KV_TRANSPOSE = (
 _KV_SQRT_DV = (
     "the scores are divided by sqrt(d_v), the size of a value: the scale is sqrt(d_k), the "
     "size of the vectors in the dot product, q.shape[-1]."
+)
+_KV_SQRT_D_MODEL = (
+    "the scores are divided by sqrt(h * d_k) = sqrt(d_model), the width of all heads "
+    "together: each head scores with its own d_k-wide query and keys, so the scale is "
+    "sqrt(d_k), q.shape[-1]."
 )
 _KV_SQRT_KEYS = (
     "the scores are divided by sqrt(t + 1), the number of keys: the scale is sqrt(d_k), the "
@@ -175,123 +185,3 @@ def _kv_over_heads(q, K, V, k, v):
 def _kv_first_key(V):
     """What a top-left tril mask of shape (1, t + 1) leaves: the first key alone."""
     return V[:, 0]
-
-
-# --- Exercise: cross-entropy of a batch of next words -----------------------------------------
-
-
-def check_cross_entropy(fn) -> CheckResult:
-    r"""Check ``fn(logits, Y)`` returns the mean of :math:`-\log p_{target}` (``Y`` one-hot)."""
-
-    def run(cases: Cases) -> None:
-        rng = np.random.default_rng(13)
-        for m, vocab, size in [(4, 6, 2.0), (3, 5, 1.0), (5, 7, 3.0)]:
-            logits, targets = rng.normal(scale=size, size=(m, vocab)), rng.integers(0, vocab, m)
-            case = f"{m} positions, a vocabulary of {vocab}"
-            out = _scalar(cases, case, logits, targets)
-            known_mistakes(out, *_ce_mistakes(logits, targets))
-            same(out, cross_entropy(logits, targets), case)
-        big = np.array([[1000.0, 0.0, -1000.0], [0.0, 999.0, 1000.0]])
-        case = "logits as large as 1000"
-        out = _scalar(cases, case, big, np.array([0, 1]))
-        if not np.isfinite(out):
-            raise Fail(f"got {out} for logits as large as 1000: " + _nan_hint(fn))
-        same(out, cross_entropy(big, np.array([0, 1])), case)
-        far = np.array([[1000.0, 0.0, -1000.0], [0.0, 1.0, 2.0]])  # target 2: 2000 below
-        case = "a target whose logit is 2000 below the top"
-        out, want = _scalar(cases, case, far, np.array([2, 2])), cross_entropy(far, [2, 2])
-        if np.isinf(out):
-            raise Fail(
-                f"got {float(out)} where the loss is {want:.4g} (on {case}): the target's "
-                "probability underflows to 0, and -log(0) is infinite. Compute log-softmax "
-                "directly, z - max - log(sum(exp(z - max))), and pick the target's entry."
-            )
-        if not np.isfinite(out) or out < want - 1:
-            raise Fail(
-                f"got {float(out):.4g} where the loss is {want:.4g} (on {case}): the target's "
-                "probability underflows to 0, so log(p) is -inf, and adding a small eps or "
-                "clipping p caps the loss at -log(eps). Compute log-softmax directly: "
-                "z - max - log(sum(exp(z - max)))."
-            )
-        same(out, want, case)
-
-    return verdict("cross_entropy", fn, run)
-
-
-def _nan_hint(fn) -> str:
-    """Tell an overflow (no max shift) from an underflow (log of a probability that is 0)."""
-    # Logits near 1000 that lie close together: after the max shift nothing underflows, so a
-    # function that subtracts the max is finite here, and one that does not still overflows.
-    close = np.array([[1000.0, 999.0, 998.0], [998.0, 1000.0, 999.0]])
-    try:
-        out = call(fn, "logits near 1000, close together", close, np.eye(3)[[0, 2]])
-        shifted = out.shape == () and bool(np.isfinite(out))
-    except (Fail, Todo):
-        shifted = False
-    if shifted:
-        return (
-            "a probability underflowed to 0, and Y * log(0) = 0 * (-inf) = nan. Compute the "
-            "log-probabilities directly, z - max - log(sum(exp(z - max))), or pick out the "
-            "target's log-probability by its index."
-        )
-    return (
-        "exp(1000) overflows. Subtract each row's maximum first, or compute log-softmax as "
-        "z - max - log(sum(exp(z - max)))."
-    )
-
-
-def _scalar(cases: Cases, case: str, logits, targets) -> np.ndarray:
-    Y = np.eye(logits.shape[-1])[targets]  # (m, vocab): one 1 per row, at the next word
-    out = cases.run(case, logits, Y)
-    if out.shape == targets.shape:
-        raise Fail(
-            f"returned one loss per position, shape {out.shape} (on {case}): the loss of the "
-            "batch is their mean, one number."
-        )
-    if out.shape == logits.shape:
-        raise Fail(
-            f"returned shape {out.shape}, one number per word (on {case}): keep only the "
-            "target's -log p in each row (Y picks it out), then average over the rows."
-        )
-    expect_shape(out, (), case, " The loss is one number: the mean over the positions.")
-    return out
-
-
-def _ce_mistakes(logits, targets) -> list[tuple]:
-    rows = np.arange(len(targets))
-    p = softmax(logits)
-    return [
-        (
-            np.log(p[rows, targets]).mean(),
-            "the sign is flipped: the loss is -log p, a positive number.",
-        ),
-        (
-            -np.log(p[rows, targets]).sum(),
-            "you summed over the positions; take the mean, so the loss does not grow with "
-            "the batch.",
-        ),
-        (
-            -logits[rows, targets].mean(),
-            "you used the raw logit of the target; turn the logits into probabilities with "
-            "softmax first (or subtract log(sum(exp(logits)))).",
-        ),
-        (
-            -np.log(softmax(logits, axis=0)[rows, targets]).mean(),
-            "softmax ran down the columns (axis=0): each position's row is its own "
-            "distribution over the vocabulary, so normalise along the last axis.",
-        ),
-        (
-            -np.log2(p[rows, targets]).mean(),
-            "you used log base 2 (bits); cross-entropy here uses np.log (nats).",
-        ),
-        (
-            -np.log(p[rows, targets]).mean() / logits.shape[-1],
-            "you averaged Y * log p over every entry, the vocabulary too, so the loss is "
-            "vocab times too small: sum each row (only the right word's entry is not 0), "
-            "then average over the positions.",
-        ),
-        (
-            (1 - p[rows, targets]).mean(),
-            "you averaged 1 - p; the loss is the mean of -log p.",
-        ),
-    ]

@@ -58,7 +58,16 @@ def loss_vs_baselines(steps, train_loss, test_loss, baselines: dict):
     ax.set_xlabel("training step")
     ax.set_ylabel("cross-entropy (nats per word)")
     ax.set_title("Next-word loss: lower is better")
-    ax.legend(fontsize=8, loc="upper right")  # above the curves, clear of the baselines
+    ax.legend(fontsize=9, loc="upper right")  # above the curves, clear of the baselines
+    gap = test[-1] - train[-1]
+    ax.annotate(
+        f"end: held-out {test[-1]:.2f}, training {train[-1]:.2f} (gap {gap:.2f})",
+        (s[-1], test[-1]),
+        xytext=(s[-1], test[-1] * 1.25),
+        ha="right",
+        fontsize=9,
+        arrowprops=dict(arrowstyle="-", lw=0.8),
+    )
     fig.tight_layout()
     lines = "; ".join(
         f"{name} baseline {value:.2f}" + _first_below(s, test, value)
@@ -69,7 +78,8 @@ def loss_vs_baselines(steps, train_loss, test_loss, baselines: dict):
         f"Line plot over {int(s[-1])} training steps, loss on a log scale. Training loss from "
         f"{train[0]:.2f} to {train[-1]:.2f}; held-out loss from {test[0]:.2f} to "
         f"{test[-1]:.2f}; after the start the training curve lies {under} the held-out "
-        "curve, so the two look like one line. Horizontal "
+        f"curve, so the two look like one line (a note gives the final gap, {gap:.2f}). "
+        "Horizontal "
         f"lines for the held-out loss of models without attention: {lines}."
     )
     return fig, alt
@@ -145,9 +155,10 @@ def decoder_heads(weights, tokens, *, title: str, head: int, query: str, key: st
 
     Only each row's largest weight keeps its number (10 pt, bold): 256 numbers would
     shrink to unreadable on the page, and the colour already shows the rest. ``head``
-    (counted from 1), ``query`` and ``key`` name the cell that gets a thick yellow frame
-    with a black halo, drawn just outside the cell so that a row maximum's black-and-white
-    outline stays visible inside it; the alt text opens with its weight.
+    (counted from 1), ``query`` and ``key`` name the cell that gets a thick pink frame
+    (Okabe-Ito reddish purple, unlike either end of cividis) with a black halo, drawn just
+    outside the cell so that a row maximum's black-and-white outline stays visible inside
+    it; the alt text opens with its weight.
     """
     fig, alt = head_heatmaps(weights, tokens, title=title, cell=0.38)
     for ax in fig.axes[: len(weights)]:  # the panels, not the colour bar
@@ -156,17 +167,17 @@ def decoder_heads(weights, tokens, *, title: str, head: int, query: str, key: st
                 text.set_fontsize(10)
             elif not text.get_text().startswith("all "):  # a uniform row keeps its one label
                 text.remove()
-    for text in fig.findobj(Text):  # readable at the page's width
-        text.set_fontsize(max(text.get_fontsize(), 9))
+    for text in fig.findobj(Text):  # readable at the page's width: 9 px and more once shrunk
+        text.set_fontsize(max(text.get_fontsize(), 11))
     r, c = tokens.index(query), tokens.index(key)
     pad = 0.14  # of a cell: outside the black outline (3 pt wide) on the cell's edge
-    for colour, lw in (("black", 6.5), ("#F0E442", 4.0)):  # yellow on a dark halo: seen on any cell
+    for colour, lw in (("black", 6.5), ("#CC79A7", 4.0)):  # pink on a dark halo: seen on any cell
         box = Rectangle((c - 0.5 - pad, r - 0.5 - pad), 1 + 2 * pad, 1 + 2 * pad, fill=False)
         box.set(lw=lw, ec=colour, clip_on=False, zorder=0.9)  # under outlines and numbers
         fig.axes[head - 1].add_patch(box)
     w = np.asarray(weights)[head - 1, r, c]
     lead = f"Head {head} puts {w:.2f} of the weight of '{query}' on '{key}'"
-    lead += " (the cell framed in thick yellow)"
+    lead += " (the cell framed in thick pink)"
     return fig, f"{lead}. Only each row's largest weight is printed. {alt}"
 
 
@@ -200,7 +211,8 @@ def decoder_diagram(*, h: int, d_model: int, d_ff: int, n_vocab: int):
 
     box(main, 13.3, "token ids: <s> I ate the cake …", "white")
     box(main, 11.6, f"E[ids] + E_pos\n(n, {d_model})", "#E69F00")  # orange
-    rows = ((8.6, "LN1", f"causal attention\n{h} heads"), (4.9, "LN2", f"FFN, ReLU\n{d_ff} wide"))
+    ffn = f"FFN, ReLU\n{d_model} → {d_ff} → {d_model}"
+    rows = ((8.6, "LN1", f"causal attention\n{h} heads"), (4.9, "LN2", ffn))
     for y, norm, what in rows:
         box(side, y + 1.4, norm, "0.9")
         box(side, y, what, "#56B4E9")  # sky blue
@@ -219,7 +231,7 @@ def decoder_diagram(*, h: int, d_model: int, d_ff: int, n_vocab: int):
         )
     for y0, y1 in ((13.3, 12.3), (11.0, 7.6), (7.0, 3.9), (3.3, 2.3)):
         arrow(main, y0 - 0.3, main, y1)
-    _mask_icon(ax, side + 2.45, 8.5)
+    _mask_icon(ax, side + 2.55, 8.5)
     box(main, 1.7, "LN_f", "0.9")
     box(4.6, 0.4, f"× W_out + b_out → logits (n, {n_vocab})", "#009E73")  # green
     arrow(main, 1.3, main, 0.8)
@@ -228,7 +240,8 @@ def decoder_diagram(*, h: int, d_model: int, d_ff: int, n_vocab: int):
         "Block diagram of the decoder, top to bottom. Token ids become E[ids] + E_pos, shape "
         f"(n, {d_model}). This residual stream runs straight down; it branches through layer "
         f"norm LN1 into causal attention with {h} heads, whose output is added back (+), then "
-        f"through LN2 into the feed-forward network (ReLU, {d_ff} wide), added back again. "
+        f"through LN2 into the feed-forward network ({d_model} to {d_ff} to {d_model}, ReLU), "
+        "added back again. "
         f"A final layer norm LN_f, W_out and b_out give the logits, shape (n, {n_vocab}). "
         "A small lower-triangular grid beside the attention box, labelled mask, shows that "
         "each token attends only to itself and earlier tokens."
@@ -236,7 +249,7 @@ def decoder_diagram(*, h: int, d_model: int, d_ff: int, n_vocab: int):
     return fig, alt
 
 
-def _mask_icon(ax, x: float, y: float, n: int = 4, size: float = 0.25) -> None:
+def _mask_icon(ax, x: float, y: float, n: int = 4, size: float = 0.34) -> None:
     """A tiny causal mask centred at (x, y): the lower triangle filled, labelled "mask"."""
     left, top = x - n * size / 2, y + n * size / 2
     for i in range(n):

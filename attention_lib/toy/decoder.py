@@ -133,8 +133,13 @@ class TrainingRun(NamedTuple):
     test_loss: np.ndarray  # (k,) held-out cross-entropy at those steps
 
 
-def train(train: Batch, test: Batch, *, steps=800, batch_size=32, lr=0.01, seed=0, every=100):
+def train(
+    train: Batch, test: Batch, *, steps=800, batch_size=32, lr=0.01, seed=0, every=100, adam=True
+):
     """Adam on minibatches of ``batch_size`` sentences, from :func:`init_params`.
+
+    With ``adam=False``, plain gradient descent instead: every weight moves by ``lr`` times
+    its gradient, as in chapter 10.
 
     The learning rate decays linearly to 0 over the steps. Every ``every`` steps (and at
     step 0), or at each step of ``every`` if it is a list of steps, the loss is measured
@@ -156,7 +161,12 @@ def train(train: Batch, test: Batch, *, steps=800, batch_size=32, lr=0.01, seed=
             break
         rows = rng.choice(len(train.ids), size=batch_size, replace=False)
         _, grads = loss_and_gradients(params, HEADS, *(a[rows] for a in train))
-        adam_step(params, grads, state, lr * (1 - step / steps), step + 1)
+        rate = lr * (1 - step / steps)
+        if adam:
+            adam_step(params, grads, state, rate, step + 1)
+        else:
+            for name, g in grads.items():
+                params[name] -= rate * g
     return TrainingRun(params, *map(np.array, zip(*measured, strict=True)))
 
 
