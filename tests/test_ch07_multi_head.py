@@ -481,6 +481,23 @@ def loop_variant(kind):
     return fn
 
 
+def merged_by_reshape(stack=False):
+    """A right loop whose merge reshapes the list of heads (the merge-side reshape trap)."""
+
+    def fn(X, W_q, W_k, W_v, W_o, h):
+        d_k = X.shape[-1] // h
+        heads = []
+        for i in range(h):
+            c = slice(i * d_k, (i + 1) * d_k)
+            heads.append(
+                al.scaled_dot_product_attention(X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c])[0]
+            )
+        merged = np.stack(heads).reshape(X.shape) if stack else np.array(heads).reshape(len(X), -1)
+        return merged @ W_o
+
+    return fn
+
+
 def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
     n, d_model = X.shape
     Q, K, V = ((X @ W).reshape(h, n, d_model // h) for W in (W_q, W_k, W_v))
@@ -513,6 +530,9 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
         (lambda X, q, k, v, o, h: attend(X, q, k, v, h, axis=-2) @ o, "FAIL", "wrong axis"),
         (lambda X, q, k, v, o, h: good_multi_head(X, q, k, v, o, h=1), "FAIL", "h = 2 was ignored"),
         (tokens_mixed, "FAIL", "the heads mix tokens"),
+        # Fix round 7j: the merge-side twin of the reshape trap gets its own hint.
+        (merged_by_reshape(), "FAIL", "reshape does not concatenate"),
+        (merged_by_reshape(stack=True), "FAIL", "np.concatenate(heads, axis=-1)"),
         (row_blocks, "FAIL", "owns a block of *columns*"),
         (averaged, "FAIL", "you averaged the heads"),
         (per_head_wo, "PASS", "all 5 cases match"),

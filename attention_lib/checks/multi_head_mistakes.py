@@ -21,6 +21,10 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
         weights = softmax(scores * s, axis=axis)  # (h, n, n)
         return merge_heads(weights @ V) @ W_o  # (n, d_model)
 
+    def merged_by_reshape() -> np.ndarray:  # np.array(heads).reshape(n, -1): tokens mixed
+        heads, _ = scaled_dot_product_attention(Q, K, V)  # (h, n, d_k)
+        return heads.reshape(X.shape[-2], d_model) @ W_o
+
     def interleaved() -> np.ndarray:
         Qi, Ki, Vi = (np.stack([(X @ W)[:, i::h] for i in range(h)]) for W in (W_q, W_k, W_v))
         heads, _ = scaled_dot_product_attention(Qi, Ki, Vi)  # (h, n, d_k)
@@ -57,6 +61,12 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
             "the heads mix tokens: reshaping X @ W_q straight to (h, n, d_k) puts "
             "numbers from different tokens in one row. Each head takes a block of "
             "columns of the projections, X @ W_q[:, i*d_k:(i+1)*d_k], for every token.",
+        ),
+        (
+            merged_by_reshape(),
+            "reshape does not concatenate: np.array(heads).reshape(n, -1) fills the first "
+            "rows with one head's numbers for several tokens, mixing tokens. Lay the heads "
+            "side by side: np.concatenate(heads, axis=-1).",
         ),
         (
             interleaved(),
