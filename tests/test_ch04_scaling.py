@@ -383,6 +383,27 @@ def three_axes_only(Q, K):
     return Q @ K_t / np.sqrt(Q.shape[-1])
 
 
+def loop_over_rows(Q, K):
+    # one score at a time: right on 2-D inputs, a matmul error on a batch (no K.T anywhere)
+    out = np.zeros((Q.shape[0], K.shape[0]))
+    for i in range(Q.shape[0]):
+        for j in range(K.shape[0]):
+            out[i, j] = Q[i] @ K[j] / np.sqrt(Q.shape[-1])
+    return out
+
+
+def test_a_loop_over_rows_is_not_told_about_k_t(capsys):
+    assert not check_scaled_scores(loop_over_rows)
+    line = capsys.readouterr().out
+    assert "K.T" not in line and "transpose" not in line.split("(on a batch")[1]
+
+
+def test_a_hard_coded_three_is_not_blamed_on_n_q_alone(capsys):
+    assert not check_scaled_scores(lambda Q, K: Q @ swap(K) / 3)  # √9 from the first case
+    line = capsys.readouterr().out
+    assert "on a batch" in line and "typed in" in line and "n_q" in line
+
+
 def heads_as_d_k(Q, K):
     d = Q.shape[-1] if Q.ndim < 4 else Q.shape[1]
     return Q @ swap(K) / np.sqrt(d)
@@ -471,7 +492,11 @@ def mutates(Q, K):
         (lambda Q, K: Q @ swap(K) / np.sqrt(Q.shape[1]), "FAIL", "3 = Q.shape[1] is the number"),
         (right_on_2d_batch_size_on_3d, "FAIL", "2 = Q.shape[0] (or len(Q)) is the batch size"),
         (lambda Q, K: good_scaled_scores(K, Q), "FAIL", "compute Q @ np.swapaxes(K, -1, -2)"),
-        (lambda Q, K: Q @ K.T / np.sqrt(Q.shape[-1]), "FAIL", "If you used K.T: with a batch"),
+        (lambda Q, K: Q @ K.T / np.sqrt(Q.shape[-1]), "FAIL", "With a batch axis, K.T reverses"),
+        (lambda Q, K: Q @ K.transpose() / np.sqrt(Q.shape[-1]), "FAIL", "transpose without axes"),
+        (lambda Q, K: Q @ np.transpose(K) / np.sqrt(Q.shape[-1]), "FAIL", "transpose without"),
+        (loop_over_rows, "FAIL", "Your function works on 2-D inputs but not with a batch axis"),
+        (lambda Q, K: Q @ swap(K) / 3, "FAIL", "either a 3 typed in (√9, right only for the first"),
         (lambda Q, K: Q @ K / np.sqrt(Q.shape[-1]), "FAIL", "transpose K (not Q) to put d_k"),
         (lambda Q, K: swap(Q) @ K / np.sqrt(Q.shape[-1]), "FAIL", "transpose K (not Q)"),
         (lambda Q, K: Q * K / np.sqrt(Q.shape[-1]), "FAIL", "Q * K multiplies entry by entry"),
@@ -586,6 +611,7 @@ def test_dot_variance_follows_d_k(capsys):
         (288, "FAIL", "288 = 2·σ·d_k: spreads do not add"),
         (1.0, "FAIL", "1 is the variance of a scaled score"),
         (3000, "FAIL", "3000 is too low"),
+        (3 * np.sqrt(48), "FAIL", "20.7846 = σ·√48 looks like a spread, not a variance"),
     ],
 )
 def test_dot_variance_with_sigma(answer, status, text, capsys):

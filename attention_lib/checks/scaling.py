@@ -68,6 +68,12 @@ def check_scaled_scores(fn) -> CheckResult:
         known_mistakes(
             out,
             (
+                raw / 3,
+                "on a batch you divided by 3: either a 3 typed in (√9, right only for the "
+                "first case) or n_q, the number of queries here (Q.shape[-2]). Read d_k from "
+                "this input's last axis: np.sqrt(Q.shape[-1]) = 5.",
+            ),
+            (
                 raw / np.sqrt(3),
                 "on a batch you divided by √3, but 3 = Q.shape[1] is the number of queries "
                 "here: d_k is always the last axis, Q.shape[-1] = 25.",
@@ -135,8 +141,16 @@ _FIXED_AXES = (
 )
 _ONE_ROW_PER_QUERY = " One row per query, one column per key: Q @ np.swapaxes(K, -1, -2)."
 _K_T_ON_A_BATCH = (
-    "If you used K.T: with a batch axis it reverses *every* axis; swap only the last two, "
-    "np.swapaxes(K, -1, -2)."
+    "With a batch axis, K.T reverses *every* axis; swap only the last two, np.swapaxes(K, -1, -2)."
+)
+_TRANSPOSE_ALL = (
+    "With a batch axis, a transpose without axes (K.transpose(), np.transpose(K)) reverses "
+    "*every* axis; swap only the last two, np.swapaxes(K, -1, -2)."
+)
+_ONLY_2D = (
+    "Your function works on 2-D inputs but not with a batch axis in front. Write it with "
+    "operations on the last two axes, whatever comes before them: "
+    "Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])."
 )
 _SWAPPED_WRONG_AXES = (
     "Your swapaxes swaps the wrong pair: with a batch axis in front, axes 0 and 1 are the "
@@ -157,6 +171,15 @@ def _batch_shape_hint(fn) -> str:
     return " Transpose only the last two axes of K: np.swapaxes(K, -1, -2)."
 
 
+def _hint_without_dot_t(fn) -> str:
+    """A batch broke the product and ``fn`` never writes ``.T``: name what it did use."""
+    if uses_name(fn, "swapaxes"):
+        return _SWAPPED_WRONG_AXES
+    if uses_name(fn, "transpose"):
+        return _TRANSPOSE_ALL
+    return _ONLY_2D  # a loop over rows, say: nothing to blame but the 2-D assumption
+
+
 def _run(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray, batch: bool = False):
     """``cases.run``, but an error inside the learner's function gets a hint for its cause."""
     try:
@@ -173,7 +196,7 @@ def _run(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray, batch: bool = Fa
         elif "broadcast" in message and not batch:
             hint = _ENTRY_BY_ENTRY
         elif "matmul" in message and batch and not uses_name(cases.fn, "T"):
-            hint = _SWAPPED_WRONG_AXES if uses_name(cases.fn, "swapaxes") else _K_T_ON_A_BATCH
+            hint = _hint_without_dot_t(cases.fn)
         elif "matmul" in message:
             hint = _K_T_ON_A_BATCH if batch else _TRANSPOSE_K
         else:

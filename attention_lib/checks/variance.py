@@ -116,6 +116,12 @@ def check_dot_variance(answer, d_k: int = 64, sigma: float = 1.0) -> CheckResult
             f"because the {d_k} products' variances add; and each product has variance "
             f"σ⁴ = {var**2:g}.",
         ),
+        (
+            sigma * np.sqrt(d_k),
+            f"{sigma * np.sqrt(d_k):g} = σ·√{d_k} looks like a spread, not a variance, with σ "
+            f"counted once per product. Each product q_m k_m has variance σ²·σ² = {var**2:g}, "
+            f"and the variances of the {d_k} products add.",
+        ),
     ]
     mistakes += [
         (
