@@ -260,7 +260,10 @@ def test_shape_tracer_alt_text_gives_the_chain_and_the_counts():
     # words, and every row marks its token axis n
     assert "(h, n, n) = (8, 8, 8)" in texts and "(n, d_model) = (8, 32)" in texts
     # fix round 7i: under each row's first box, the name of its width (italic, to scale)
-    assert texts.count("n") == 8 + 2  # the rows' n, and the width of scores and weights
+    # fix round 7j: every box is n rows tall, so only the first row says n; X is the input
+    assert texts.count("n") == 1 + 2  # the first row's n, and the width of scores and weights
+    assert "input" in texts and "0\nmultiply-adds" in texts  # split and concat: no products
+    assert texts.index("input") < texts.index("0\nmultiply-adds")
     widths = [t.get_text() for t in fig.axes[0].texts if t.get_fontsize() == 9]
     assert widths == ["d_model", "d_model", "d_k", "n", "n", "d_k", "d_model", "d_model"]
     assert "Boxes are drawn to scale" in alt

@@ -82,9 +82,10 @@ def shape_tracer(n: int, d_model: int, h: int):
     Returns ``(fig, alt)``. Each array is drawn as ``rows x columns`` cells; arrays with
     a head axis as ``h`` numbered blocks side by side; each head's columns are striped
     and numbered in Q and in the concatenation. Under each row's (first) box, the name
-    of its width: d_model, d_k or n. The figure is narrow (5.6 in), its text
-    on a line above each row, so that a phone can read it. The parameter count is left
-    out on purpose: chapter 7 asks the reader to work it out.
+    of its width: d_model, d_k or n; left of the first, its height n (every box has n
+    rows). The input X has no cost; every later row names its multiply-adds. The figure
+    is narrow (5.6 in), its text on a line above each row, so that a phone can read it.
+    The parameter count is left out on purpose: chapter 7 asks the reader to work it out.
     """
     steps = trace_shapes(n, d_model, h)
     d_k = d_model // h
@@ -94,7 +95,7 @@ def shape_tracer(n: int, d_model: int, h: int):
     text_h = 0.5 * n  # the line of text above each row of blocks, in cells
     mark_h = 0.45 * n  # under each row: the width of its (first) box, d_model, d_k or n
     row_h = text_h + n + mark_h + gap
-    left, right = 0.06 * widest, 0.3 * widest  # left: room for each row's n
+    left, right = 0.06 * widest, 0.3 * widest  # left: room for the first row's n
     height = len(steps) * row_h
     fig, ax = plt.subplots(figsize=(5.6, 5.4 * height / (widest + right) + 0.7))
     for r, step in enumerate(steps):
@@ -103,9 +104,12 @@ def shape_tracer(n: int, d_model: int, h: int):
         ax.text(0, top, f"{r + 1}. {step.code}", va="top", fontsize=11)
         named = f"({_AXES[step.name]}) = {step.shape}"  # every axis named: (h, n, d_k) = ...
         ax.text(widest + right, top, named, va="top", ha="right", fontsize=10)
-        ax.text(-0.25, y - n / 2, "n", va="center", ha="right", fontsize=10, style="italic")
+        if r == 0:  # every box is n rows tall: the first row says so, once
+            ax.text(-0.25, y - n / 2, "n", va="center", ha="right", fontsize=10, style="italic")
         cost = f"{step.macs:,} multiply-adds".replace(" ", "\n")
-        if step.name == "weights":  # no products, but element-wise work that grows with h
+        if step.name == "X":  # the input, not a step: nothing computed
+            cost = "input"
+        elif step.name == "weights":  # no products, but element-wise work that grows with h
             cost = f"h n² = {h * n * n:,}\nelement-wise"
         ax.text(widest + 0.04 * widest, y - n / 2, cost, va="center", fontsize=10)
         numbered = h <= 16
