@@ -548,3 +548,42 @@ def test_by_feature_labels_each_coordinate_with_its_feature():
     assert toy.by_feature([1, 2, 3, 4], fmt="g") == "food 1  person 2  action 3  pointer 4"
     with pytest.raises(ValueError, match=r"one number per feature .*shape \(4,\); got \(8,\)"):
         toy.by_feature(np.arange(8))
+
+
+def test_a_short_key_over_a_long_one_leaves_the_long_one_showing_on_both_sides():
+    # The long key's tail runs under the short key: with its outline the short one must
+    # still be well under the long one's width, so the long one reads from the origin.
+    keys = [[1.2, 1.8], [0.4, 0.6], [1, -1], [-1, -1]]
+    fig, _ = dot_product_arrows([1, 1], keys, ["long", "short", "side", "apart"], title="t")
+    long_key, short_key = fig.axes[0].get_lines()[1:3]
+    (rim,) = short_key.get_path_effects()
+    outlined = rim._gc["linewidth"]
+    assert outlined > short_key.get_linewidth()
+    assert long_key.get_linewidth() - outlined >= 2.5  # over 1 pt of blue on each side
+    plt.close(fig)
+
+
+def test_the_marked_cell_of_a_score_heatmap_is_outlined_and_named_in_the_alt_text():
+    W_qk = toy.W_q @ toy.W_k.T
+    pointer, food = toy.FEATURES.index("pointer"), toy.FEATURES.index("food")
+    fig, alt = score_heatmap(
+        W_qk,
+        toy.FEATURES,
+        toy.FEATURES,
+        title="t",
+        cbar_label="entry of W_qk",
+        mark=(pointer, food),
+    )
+    (box,) = fig.axes[0].patches
+    (x0, y0), (x1, y1) = box.get_bbox().get_points()
+    assert x0 < food < x1 and y0 < pointer < y1  # around that cell, inside its edges
+    assert x1 - x0 < 1 and y1 - y0 < 1
+    assert alt.endswith(" Outlined: 'pointer' -> 'food' (1.80).")
+    assert "Colour scale (entry of W_qk) from 0 to 1.8." in alt
+    plt.close(fig)
+    fig, plain = score_heatmap(W_qk, toy.FEATURES, toy.FEATURES, title="t")
+    assert not fig.axes[0].patches and "Outlined" not in plain
+    plt.close(fig)
+    for bad in ((4, 0), (0,), (0, -1)):
+        with pytest.raises(ValueError, match=r"mark must be a \(row, column\) inside shape"):
+            score_heatmap(W_qk, toy.FEATURES, toy.FEATURES, title="t", mark=bad)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib import patheffects
+from matplotlib.patches import Rectangle
 
 from ..validate import as_float_array
 from .matrices import bar_row, heatmap
@@ -16,8 +17,10 @@ _STYLES = ("-", "--", "-.", ":")
 _TEXT_PT = 10  # the smallest text of a bar chart
 _CELL_PT = 9  # the numbers in a score heatmap's cells: 11.25 px in the PNG
 # Arrows that point the same way share one line from the origin: the longest is drawn
-# widest and lowest, each shorter one narrower and on top, so every one stays visible.
-_WIDTHS = (7.0, 4.0, 1.8)
+# widest and lowest, each shorter one much narrower and on top, so the wider one shows on
+# both sides of it all the way from the origin and every one stays visible.
+_WIDTHS = (7.0, 2.6, 1.4)
+_RIM = 1.5  # the white outline of an arrow drawn over a wider one, added to its width
 
 
 def _widths(vectors) -> list[float]:
@@ -40,13 +43,20 @@ def _same_ray(u, v) -> bool:
     return bool(abs(u[0] * v[1] - u[1] * v[0]) < 1e-9 and u @ v > 0)
 
 
-def score_heatmap(matrix, rows, cols=None, **kwargs):
+def score_heatmap(matrix, rows, cols=None, *, mark=None, **kwargs):
     """:func:`~attention_lib.plotting.heatmap` with its cell numbers at 9 pt (11.25 px in
     the PNG, so at least 9 px on a 1280 px screen) and its column labels upright when
     each fits in its column; same arguments. Its alt text adds the highest cell of each
-    column, so questions about columns can be answered without seeing the figure."""
-    fig, alt = heatmap(matrix, rows, cols, **kwargs)
+    column, so questions about columns can be answered without seeing the figure.
+    ``mark=(i, j)`` outlines the cell the prose talks about (black inside a white rim, seen
+    on dark and light cells alike) and names it in the alt text."""
     M = np.asarray(matrix, dtype=float)
+    if mark is not None and (
+        np.shape(mark) != (2,)
+        or not all(0 <= m < size for m, size in zip(mark, M.shape, strict=True))
+    ):
+        raise ValueError(f"mark must be a (row, column) inside shape {M.shape}, got {mark!r}")
+    fig, alt = heatmap(matrix, rows, cols, **kwargs)
     cols = rows if cols is None else cols
     fmt = kwargs.get("fmt", ".2f")
     tops = [
@@ -66,6 +76,14 @@ def score_heatmap(matrix, rows, cols=None, **kwargs):
     if max(label.get_window_extent(renderer).width for label in labels) > 0.9 * column:
         for label in labels:  # too wide side by side: back to heatmap's slant
             label.set(rotation=45, ha="right")
+    if mark is not None:
+        i, j = mark
+        rim = [patheffects.withStroke(linewidth=5, foreground="white")]
+        box = Rectangle((j - 0.44, i - 0.44), 0.88, 0.88, fill=False, edgecolor="black")
+        box.set(linewidth=2, path_effects=rim, zorder=3)
+        ax.add_patch(box)
+        fmt_ij = format(M[i, j], fmt)
+        alt += f" Outlined: '{rows[i]}' -> '{cols[j]}' ({fmt_ij})."
     fig.tight_layout()
     return fig, alt
 
@@ -167,7 +185,7 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
         # An arrow drawn over a wider one gets a white outline, so it stands out from
         # the colour beneath it rather than blending into it.
         over = any(w > width and _same_ray(t, tip) for _, t, _, _, w in draw)
-        outline = over and [patheffects.withStroke(linewidth=width + 2, foreground="white")]
+        outline = over and [patheffects.withStroke(linewidth=width + _RIM, foreground="white")]
         rim = over and [patheffects.withStroke(linewidth=1.5, foreground="white")]
         ax.plot(
             [0, tip[0]],
