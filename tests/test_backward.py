@@ -346,6 +346,11 @@ def test_the_readout_can_name_a_held_out_answer_when_W_v_copies():
 # --- checkers -------------------------------------------------------------------------------
 
 
+def axis_1_when_2d(p, dp):  # right on one row and on 2-D arrays, wrong on a batch
+    weighted = np.sum(p * dp, axis=1 if p.ndim > 1 else -1, keepdims=True)
+    return p * (dp - weighted)
+
+
 def good_softmax_backward(p, dp):
     return p * (dp - np.sum(p * dp, axis=-1, keepdims=True))
 
@@ -372,6 +377,10 @@ def good_softmax_backward(p, dp):
         (lambda p, dp: p * (dp - p @ dp), "right on each row alone"),
         (lambda p, dp: p * (dp - np.mean(p * dp, axis=-1, keepdims=True)), "the mean of p * dp"),
         (lambda p, dp: p * (dp - dp.mean(axis=-1, keepdims=True)), "plain mean of dp"),
+        # axis=1 is the last axis of a 2-D array only: it crashes on one row and sums
+        # across the queries of a batch; both are told to use axis=-1, not "one row only".
+        (lambda p, dp: p * (dp - np.sum(p * dp, axis=1, keepdims=True)), "axis=1 is the second"),
+        (axis_1_when_2d, "axis=1 is the second axis"),
     ],
 )
 def test_softmax_backward_checker_names_the_mistake(fn, hint, capsys):
@@ -379,6 +388,8 @@ def test_softmax_backward_checker_names_the_mistake(fn, hint, capsys):
     line = capsys.readouterr().out
     assert not result and result.status == "FAIL"
     assert hint in line and line.startswith("[softmax_backward] FAIL:")
+    if "axis=1" in hint:
+        assert "axis=-1" in line and "one row only" not in line
 
 
 def jacobian_row_by_row(p, dp):
@@ -811,6 +822,21 @@ def _right_when_square_else_no_transpose(Q, K, dS):
         (_right_when_square_else_no_transpose, "Match the shapes"),
         (lambda Q, K, dS: (_scale(K) * dS @ K, _scale(K) * dS.T @ Q), "np.swapaxes(dS, -1, -2)"),
         (lambda Q, K, dS: _scale(K) * dS @ K, "return a pair (dQ, dK), not ndarray"),
+        (  # one of the two left unscaled: the factor is named
+            lambda Q, K, dS: (dS @ K, _scale(K) * np.swapaxes(dS, -1, -2) @ Q),
+            "your dQ is √d_k = 2 times too large",
+        ),
+        (
+            lambda Q, K, dS: (_scale(K) * dS @ K, np.swapaxes(dS, -1, -2) @ Q),
+            "dQ is right; your dK is √d_k = 2 times too large",
+        ),
+        (  # 1 / √n_q: the same as 1 / √d_k on the square case, caught on the next
+            lambda Q, K, dS: (
+                dS @ K / np.sqrt(Q.shape[-2]),
+                np.swapaxes(dS, -1, -2) @ Q / np.sqrt(Q.shape[-2]),
+            ),
+            "you scaled by 1 / √n_q, with n_q = 2 queries",
+        ),
         (lambda Q, K, dS: (_scale(K) * dS @ K, Q), "dQ is right; your dK differs"),
         (lambda Q, K, dS: (_scale(K) * dS @ K, 0 * K), "dQ is right; your dK differs"),
         (lambda Q, K, dS: (0 * Q, _scale(K) * np.swapaxes(dS, -1, -2) @ Q), "your dQ differs"),

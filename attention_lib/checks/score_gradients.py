@@ -92,6 +92,11 @@ def check_grad_QK(fn) -> CheckResult:
                 f"with d_k = K.shape[-1] = {d_k}, the width of a query and a key.",
             ),
             (
+                _slip(Q, K, dS, scale=1 / np.sqrt(Q.shape[-2])) if Q.shape[-2] != d_k else None,
+                f"you scaled by 1 / √n_q, with n_q = {Q.shape[-2]} queries; the scale is "
+                f"1 / √d_k, with d_k = K.shape[-1] = {d_k}, the width of a query and a key.",
+            ),
+            (
                 _slip(Q, K, dS, transpose=False),
                 "dK uses dS without a transpose: key j "
                 "was used by every query in column j of dS, so dK = s dSᵀ Q.",
@@ -126,6 +131,11 @@ def check_grad_QK(fn) -> CheckResult:
             ("dK", got_dK, dK, "dQ is right; "),
         ):
             if not np.allclose(got, right, atol=ATOL):
+                if np.allclose(got, right / s, atol=ATOL):  # this one left unscaled
+                    raise Fail(
+                        f"{other}your {name} is √d_k = {np.sqrt(d_k):g} times too large: "
+                        f"it lacks the scale 1 / √d_k of S = Q Kᵀ / √d_k (on {case})."
+                    )
                 raise Fail(
                     f"{other}your {name} differs from the reference on {case}: "
                     f"{difference(got, right)}."

@@ -1,0 +1,53 @@
+"""Chapter 10 checker: the loss of a model that gives every noun the same probability."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..validate import check_positive_int
+from .base import CheckResult, check_number
+
+# --- Exercise: predict the loss before training ---------------------------------------------
+
+
+def check_initial_loss(answer, n_nouns: int = 8) -> CheckResult:
+    """Check a predicted cross-entropy loss of a model that gives every noun 1/n_nouns."""
+    n = check_positive_int(n_nouns, "n_nouns")
+    mistakes = (
+        (1 / n, f"1/{n} is the probability of the right noun; the loss is -log of it."),
+        (-np.log(n), f"{-np.log(n):.2f} is log(1/{n}); the loss has a minus sign: -log(1/{n})."),
+        (np.log2(n), f"{np.log2(n):g} is log base 2 (bits); cross-entropy uses np.log (nats)."),
+        (
+            np.log10(n),
+            f"{np.log10(n):.2f} is log base 10; cross-entropy uses the natural log, np.log.",
+        ),
+        (1 - 1 / n, f"{1 - 1 / n:.3f} is the share of wrong answers, not the loss."),
+        (float(n), f"{n} is the number of nouns; the loss is -log(1/{n}) = log({n})."),
+        (0.0, "0 would be a perfect model, sure of the right noun every time."),
+    )
+    if n != 8:  # the chapter's own 8 nouns: the likeliest slip, so it comes first
+        mistakes = (
+            (
+                np.log(8),
+                f"{np.log(8):.2f} is log 8, the loss of the chapter's model with 8 nouns; "
+                f"with {n} nouns the right one gets 1/{n}: -log(1/{n}).",
+            ),
+            *mistakes,
+        )
+    exact = float(np.log(n))
+    if isinstance(answer, numbers.Real) and np.isfinite(answer) and not isinstance(answer, bool):
+        if round(float(answer), 2) == round(exact, 2):  # 3.004 is 3.00, as log 20 is
+            result = CheckResult("initial_loss", "PASS", f"{answer:g} is right ({exact:.4f}).")
+            print(result.line)
+            return result
+    for places in (2, 1):  # cut off instead of rounded (2.99 or 2.9 for 2.9957)
+        cut = np.floor(exact * 10**places) / 10**places
+        if abs(cut - exact) > 0.005:  # only where cutting gives another number
+            hint = (
+                f"{cut:.{places}f} cuts log({n}) = {exact:.4f} off after {places} "
+                f"decimal{'s' if places > 1 else ''}; give two decimals, rounded: {exact:.2f}."
+            )
+            mistakes = ((cut, hint), *mistakes)
+    return check_number("initial_loss", answer, exact, places=2, mistakes=mistakes, show=4)
