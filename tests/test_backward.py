@@ -661,7 +661,7 @@ def test_training_curves_draw_both_panels_with_the_baseline(run):
     labels = [[t.get_text() for t in ax.get_legend().get_texts()] for ax in (left, right)]
     assert labels == [
         ["loss, attention learned", "loss, uniform attention"],
-        ["chance (0.125)", "train", "test", "test, uniform attention"],
+        ["chance (0.125)", "train (under test)", "test", "test, uniform attention"],
     ]
     # Each sits below its own panel, where it hides no curve, and inside the figure.
     fig.canvas.draw()

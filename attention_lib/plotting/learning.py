@@ -50,7 +50,8 @@ def training_curves(
         First and last value of every curve.
     """
     L = _curve(loss, "loss")
-    curves = [("train", _curve(train_accuracy, "train_accuracy", L.size), _TRAIN)]
+    # Train and test often coincide: the legend says which one is drawn on top.
+    curves = [("train (under test)", _curve(train_accuracy, "train_accuracy", L.size), _TRAIN)]
     curves.append(("test", _curve(test_accuracy, "test_accuracy", L.size), _TEST))
     if uniform_accuracy is not None:
         uniform = _curve(uniform_accuracy, "uniform_accuracy", L.size)
@@ -86,7 +87,10 @@ def training_curves(
     parts = [f"loss from {L[0]:.2f} to {L[-1]:.2f}"]
     if uniform_loss is not None:
         parts[0] += f" (with uniform attention to {U[-1]:.2f})"
-    said = {"test, uniform attention": "test accuracy with uniform attention"}  # the legend's
+    said = {  # the legend's labels, as the alt text says them
+        "train (under test)": "train accuracy",
+        "test, uniform attention": "test accuracy with uniform attention",
+    }
     for label, v, _ in curves:
         start, end = f"{v[0]:.0%}", f"{v[-1]:.0%}"
         change = f"stays at {end}" if start == end else f"from {start} to {end}"
@@ -129,15 +133,15 @@ def _draw_grid(ax, W: np.ndarray, tokens, ref: np.ndarray, title: str):
             weight = "bold" if j == ref[i] else "normal"
             text = f"{word}\n1/{W.shape[1]}" if even[i] else f"{word}\n{W[i, j]:.2f}"
             ax.text(
-                j, i, text, ha="center", va="center", fontsize=7.5, color=colour, fontweight=weight
+                j, i, text, ha="center", va="center", fontsize=9, color=colour, fontweight=weight
             )
         outline = Rectangle((ref[i] - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="white")
         ax.add_patch(outline)
         ax.add_patch(Rectangle((ref[i] - 0.45, i - 0.45), 0.9, 0.9, fill=False, linewidth=1.2))
-    ax.set_xticks(range(W.shape[1]), [str(j) for j in range(W.shape[1])], fontsize=8)
-    ax.set_yticks(range(W.shape[0]), [f"#{i + 1}" for i in range(W.shape[0])], fontsize=8)
+    ax.set_xticks(range(W.shape[1]), [str(j) for j in range(W.shape[1])], fontsize=9)
+    ax.set_yticks(range(W.shape[0]), [f"#{i + 1}" for i in range(W.shape[0])], fontsize=9)
     ax.set_xlabel(
-        'position (cell: token, weight "it" gives it; outlined: the noun "it" means)', fontsize=8
+        'position (cell: token, weight "it" gives it; outlined: the noun "it" means)', fontsize=9
     )
     ax.set_title(title, fontsize=10)
     return image
@@ -258,7 +262,7 @@ def training_frame(step: int, weights, tokens, referent, loss, test_accuracy):
     if not 0 <= step < L.size:
         raise ValueError(f"step {step} is outside the history of {L.size - 1} steps")
     # A fixed layout instead of tight_layout keeps each slider frame quick to draw.
-    fig = plt.figure(figsize=(7.7, 0.85 + 0.42 * W.shape[0]))  # the page's width at 90 dpi
+    fig = plt.figure(figsize=(7.7, 0.85 + 0.5 * W.shape[0]))  # the page's width at 90 dpi
     grid_ax = fig.add_axes((0.05, 0.2, 0.6, 0.68))
     bar_ax = fig.add_axes((0.665, 0.2, 0.012, 0.68))
     curve_ax = fig.add_axes((0.79, 0.2, 0.19, 0.68))
