@@ -502,6 +502,13 @@ def global_shift(scores, mask):
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def raw_max_then_nan_to_num(scores, mask):
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))  # the masked 1000 is the max
+    e = np.where(mask, e, 0.0)  # every allowed exp underflowed: 0 / 0 ...
+    with np.errstate(invalid="ignore"):
+        return np.nan_to_num(e / e.sum(axis=-1, keepdims=True))  # ... hidden as a row of 0
+
+
 def exp_times_mask(scores, mask):
     top = np.where(mask, scores, -np.inf).max(axis=-1, keepdims=True)  # the allowed maximum
     e = np.exp(scores - top) * mask  # the masked 1000 goes through exp: inf * 0 = nan
@@ -578,6 +585,17 @@ def max_without_keepdims(scores, mask):
         ),
         (no_shift, "FAIL", "exp(1000) overflows to inf"),
         (global_shift, "FAIL", "allowed scores near 1000 and -1000"),
+        (global_shift, "FAIL", "you shifted by one maximum for the whole array"),
+        (global_shift, "FAIL", "Shift by each row's own maximum (axis=-1, keepdims=True)"),
+        (no_shift, "FAIL", "without the shift a row divides inf by inf"),
+        (shift_by_raw_max, "FAIL", "the shift used a masked score"),
+        (raw_max_then_nan_to_num, "FAIL", "a row's weights are all 0 on a masked key with"),
+        (
+            raw_max_then_nan_to_num,
+            "FAIL",
+            "the shift used a masked score (the raw row's maximum), so every allowed exp(...) "
+            "underflowed to 0. Take the maximum over the allowed keys only",
+        ),
         (min_shift, "FAIL", "got nan or inf on allowed scores 1600 apart"),
         (min_shift, "FAIL", "subtract the row's maximum over the allowed keys"),
         (min_shift, "FAIL", "lie 1600 apart, so any other shift (the minimum, the mean)"),
@@ -631,7 +649,7 @@ def test_masked_softmax_reference_is_the_library():
         (28, "FAIL", "leaves out the diagonal"),
         (64, "FAIL", "every entry of the 8 x 8 mask"),
         (32, "FAIL", "splits the diagonal in two"),
-        (8, "FAIL", "the diagonal alone"),
+        (8, "FAIL", "the diagonal alone; each row allows itself and every key before it"),
         (72, "FAIL", "needs dividing by 2"),
         (40, "FAIL", "too high"),
         ("36", "FAIL", "expected one number"),

@@ -89,10 +89,7 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
                 "minimum, the mean) leaves an exponent above 709, and exp overflows to inf."
             )
         elif np.nanmax(np.abs(allowed)) >= 1000:  # the allowed scores themselves are large
-            why = (
-                "exp(1000) overflows to inf and exp(-1000) underflows to 0, so without "
-                "the shift a row divides inf by inf or 0 by 0."
-            )
+            why = _why_large(cases.fn)
         elif np.abs(scores).max() >= 1000:
             why = _why_masked_1000(cases.fn)
         else:
@@ -101,6 +98,15 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
             f"got nan or inf on {case}. Mask first, np.where(mask, scores, -np.inf), then "
             "subtract the row's maximum over the allowed keys, so every exponent is <= 0 "
             f"and one is exactly 0: {why}"
+        )
+    empty = np.all(out == 0.0, axis=-1)  # a row of zeros: nan turned into 0 (nan_to_num)
+    top = np.argmax(np.broadcast_to(scores, full.shape), axis=-1)[..., None]
+    if np.any(empty & ~np.take_along_axis(full, top, axis=-1)[..., 0]):
+        raise Fail(
+            f"a row's weights are all 0 on {case}: the shift used a masked score (the raw "
+            "row's maximum), so every allowed exp(...) underflowed to 0. Take the maximum "
+            "over the allowed keys only: np.where(mask, scores, -np.inf).max(axis=-1, "
+            "keepdims=True)."
         )
     # Before the known mistakes: here a fill of 0 and of -1e4 give the same weights.
     if np.any(out[~full] != 0.0) and np.nanmax(np.where(full, scores, np.nan)) < -1000:
@@ -125,6 +131,30 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
     same(out, expected, case)
 
 
+def _why_large(fn) -> str:
+    """Why allowed scores near +-1000 gave nan: no shift at all, or one shift for all rows.
+
+    A probe tells the two apart: rows near 700 and near -50 need no shift (exp(701) is
+    finite), but the whole array's maximum, 701, sends the second row to exp(-751) = 0.
+    """
+    try:
+        with np.errstate(all="ignore"):
+            probe = fn(np.array([[700.0, 701.0], [-50.0, -49.0]]), np.ones((2, 2), dtype=bool))
+        one_shift = not np.all(np.isfinite(np.asarray(probe, dtype=float)))
+    except Exception:  # noqa: BLE001 - a probe only chooses the hint; the case already failed
+        one_shift = False
+    if one_shift:
+        return (
+            "you shifted by one maximum for the whole array, so a row far below it "
+            "(-1000 against 1001) underflows to 0 / 0. Shift by each row's own maximum "
+            "(axis=-1, keepdims=True)."
+        )
+    return (
+        "exp(1000) overflows to inf and exp(-1000) underflows to 0, so without "
+        "the shift a row divides inf by inf or 0 by 0."
+    )
+
+
 def _why_masked_1000(fn) -> str:
     """Why a masked score of 1000 gave nan: as the row's maximum, or inside exp.
 
@@ -143,8 +173,9 @@ def _why_masked_1000(fn) -> str:
         "scores or on the exponentials."
     )
     as_max = (
-        "the maximum of the raw row is the masked 1000, so every allowed "
-        "exp(score - 1000) underflows to 0, and 0 / 0 is nan."
+        "the shift used a masked score: the maximum of the raw row is the masked 1000, so "
+        "every allowed exp(score - 1000) underflows to 0, and 0 / 0 is nan. Take the "
+        "maximum over the allowed keys only."
     )
     if overflowed is None:  # say both
         return f"{as_max} Or {inside_exp}"

@@ -107,7 +107,7 @@ def check_causal_count(answer, n: int = 8) -> CheckResult:
             f"half of {n * n} splits the diagonal in two; the whole diagonal is True: "
             f"{n * n - expected} False above it, the rest True.",
         ),
-        (n, "that is the diagonal alone; row i allows i + 1 keys, not just one."),
+        (n, "that is the diagonal alone; each row allows itself and every key before it."),
         (
             n * (n + 1),
             f"{n * (n + 1)} is twice the count: n (n + 1) needs dividing by 2 (1 + 2 + ... + {n}).",
