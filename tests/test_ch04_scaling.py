@@ -196,9 +196,10 @@ def test_gradients_figure_draws_two_median_lines_on_log_axes():
     assert raw_line.get_linestyle() != scaled_line.get_linestyle()
     np.testing.assert_allclose(raw_line.get_ydata(), raw)
     np.testing.assert_allclose(scaled_line.get_ydata(), scaled)
-    assert ax.get_legend_handles_labels()[1] == ["raw scores", r"scaled by $1/\sqrt{d_k}$"]
+    labels = ["raw scores, median", r"scaled by $1/\sqrt{d_k}$, median"]
+    assert ax.get_legend_handles_labels()[1] == labels
     assert not ax.collections  # no bands asked for, none drawn
-    assert ax.get_title() == "Median gradient reaching a query"
+    assert ax.get_title() == "Gradient reaching a query"
     assert ax.get_ylabel().startswith("gradient reaching a query")
     assert [t.get_text() for t in ax.get_xticklabels()] == ["4", "64", "512", "1024"]
     assert "Scaled scores: between 0.64 and 0.74 at every width" in alt
@@ -222,7 +223,16 @@ def test_the_gradients_figure_shades_each_series_spread_over_rows():
     raw_fill, scaled_fill = ax.collections
     assert raw_fill.get_hatch() != scaled_fill.get_hatch()  # not colour alone
     np.testing.assert_allclose(raw_fill.get_paths()[0].vertices[:, 1].max(), 11.2)
-    assert ax.get_title() == "Median gradient reaching a query\nshaded: 10th to 90th"
+    assert ax.get_title() == "Gradient reaching a query, median and spread over rows"
+    # Both bands are in the legend, and the thin scaled strip is drawn above the raw band,
+    # more opaque and edged, with the lines thinner than matplotlib's default on top.
+    assert ax.get_legend_handles_labels()[1][2:] == ["raw: 10th to 90th", "scaled: 10th to 90th"]
+    assert scaled_fill.get_zorder() > raw_fill.get_zorder()
+    assert scaled_fill.get_alpha() >= 2 * raw_fill.get_alpha()
+    assert scaled_fill.get_linewidth()[0] > 0
+    assert all(line.get_zorder() > scaled_fill.get_zorder() for line in ax.get_lines())
+    assert all(line.get_linewidth() < plt.rcParams["lines.linewidth"] for line in ax.get_lines())
+    assert fig.get_size_inches()[0] * 90 >= 600  # at the course's 90 dpi: 600 px or more
     assert "around the raw line (10th to 90th) spans 2e-13 to 11 at d_k = 1024" in alt
     assert "around the scaled line (10th to 90th) spans 0.4 to 1.3 at d_k = 1024" in alt
     plt.close(fig)
