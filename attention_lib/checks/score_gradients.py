@@ -2,8 +2,9 @@ r"""Chapter 10 checker: the gradients of the queries and keys, from that of the 
 
 With :math:`S = Q K^\top s` and :math:`s = 1/\sqrt{d_k}`, the learner returns
 :math:`dQ = s\, dS\, K` and :math:`dK = s\, dS^\top Q`. The usual slips each get their own
-hint: the scale left out, divided by :math:`d_k` or multiplied by :math:`\sqrt{d_k}`, a
-missing transpose, ``Q`` and ``K`` swapped, and ``.T`` on a batch.
+hint: the scale left out (of both, or of one), divided by :math:`d_k` or multiplied by
+:math:`\sqrt{d_k}`, a count of keys or queries under the root, a missing transpose, ``Q`` and
+``K`` swapped, and ``.T`` on a batch.
 """
 
 from __future__ import annotations
