@@ -918,9 +918,50 @@ def test_page_after_review_08j_is_shorter_and_meets_the_empty_row_where_it_happe
     words = sum(len(line.split()) for line in prose)
     assert words < 2650, words  # 2,740 before this round
     assert ids.index("left-pad-code") < ids.index("772c7115") < ids.index("left-pad-refuse")
-    assert "89c5247e" not in ids and "sym-code" not in ids  # one leak table, no swap demo
+    assert "89c5247e" not in ids  # one leak table
     said = sum(len(re.findall(r"exp\(-inf\) = 0|e\^\{-\\infty\} = 0", c.source)) for c in visible)
     assert said == 1, said
     fold = cells[ids.index("mh-mask-md")].source
     assert "the first head (index 0)" in fold and "the second (index 1)" in fold
     assert not re.search(r"head [12]\b", fold)
+
+
+def test_page_after_review_08k_shows_its_evidence_and_says_what_changed():
+    """Review 08k: 'its largest weight is now on itself' (it already was); 'makes training
+    cheap' (the mask makes the one pass valid); the pads-count trend and the broken symmetry
+    were only asserted off the page; a baking-tray analogy with 'cakes' beside the token
+    'cake'; exercise 8.4 repeated the cell above it; the padding figure's scale ran to 0.6."""
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).parents[1] / "chapters" / "08_masking.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    by_id = {c.id: c for c in cells}
+    visible = [c for c in cells if "remove-cell" not in c.metadata.get("tags", [])]
+    prose = [
+        line
+        for c in visible
+        if c.cell_type == "markdown"
+        for line in c.source.splitlines()
+        if not line.startswith((":", "```"))
+    ]
+    words = sum(len(line.split()) for line in prose)
+    assert words < 2613, words  # 2,613 before this round
+    text = " ".join(c.source for c in visible if c.cell_type == "markdown")
+    assert "now on itself" not in by_id["bdd91142"].source
+    assert "from 0.18 to 0.37" in by_id["bdd91142"].source
+    assert "cheap" not in by_id["f94b9132"].source
+    assert "baking" not in text and "cakes" not in text
+    assert "counting from 1" not in text
+    outputs = {
+        c.id: "".join(o.get("text", "") for o in c.outputs)
+        for c in visible
+        if c.cell_type == "code"
+    }
+    assert "n = 5, 6, 8, 12: [0.27 0.23 0.19 0.13]" in outputs["pads-count"]
+    assert outputs["sym-code"].strip() == "outputs just swap: False"
+    assert "moved =" not in by_id["27de366a"].source  # two plain changes, no tuple
+    assert "broadcasts over the heads" in " ".join(by_id["ex-batch-md"].source.split())
+    assert "vmax=0.3" in by_id["e9d676ee"].source
+    assert "not zeros" in by_id["df82c2f9"].source
