@@ -194,8 +194,20 @@ def sample_T_after_softmax_clipped(logits, T, u):
     return min(int(np.searchsorted(ends, u, side="right")), len(ends) - 1)
 
 
-def sample_one_past(logits, T, u):  # no specific hint: the message names the case to rerun
+def sample_one_past(logits, T, u):  # clipped, so always a real word
     return min(good_sample(logits, T, u) + 1, len(logits) - 1)
+
+
+def sample_plus_one(logits, T, u):  # unclipped: index 5 of 5 words on the uniform case
+    return good_sample(logits, T, u) + 1
+
+
+def sample_minus_one(logits, T, u):
+    return good_sample(logits, T, u) - 1
+
+
+def sample_off_in_one_case(logits, T, u):  # not off by one everywhere: the rerun case
+    return good_sample(logits, T, u) + (u == 0.10 and T == 1.0)
 
 
 def sample_greedy(logits, T, u):
@@ -278,8 +290,11 @@ def sample_probability(logits, T, u):
         (check_sample, sample_likeliest_first, "FAIL", "likeliest first"),
         (check_sample, sample_power, "FAIL", "power 1 / T"),
         (check_sample, sample_greedy, "FAIL", "greedy decoding"),
-        (check_sample, sample_one_past, "FAIL", "returned 1, expected 0 on logits [2.0, 1.0, 0.5"),
-        (check_sample, sample_one_past, "FAIL", "T = 1.0, u = 0.1 (p = [0.609, 0.224,"),
+        (check_sample, sample_one_past, "FAIL", "your index is one too high: on logits [2.0,"),
+        (check_sample, sample_plus_one, "FAIL", "your index is one too high"),
+        (check_sample, sample_minus_one, "FAIL", "your index is one too low"),
+        (check_sample, sample_off_in_one_case, "FAIL", "returned 1, expected 0 on logits [2.0,"),
+        (check_sample, sample_off_in_one_case, "FAIL", "T = 1.0, u = 0.1 (p = [0.609, 0.224,"),
         (check_sample, sample_times_T, "FAIL", "you multiplied the logits by T"),
         (check_sample, sample_ignores_T, "FAIL", "T had no effect"),
         (check_sample, sample_probability, "FAIL", "return the index of a word"),

@@ -30,20 +30,26 @@ def check_sample(fn) -> CheckResult:
     """Check ``fn(logits, T, u)`` returns the word where ``u`` falls in the cumulative p."""
 
     def run(cases: Cases) -> None:
-        got, want = [], []
+        got, want, out_of_range = [], [], None
         for logits, T, u in _SAMPLE_CASES:
             case = f"logits {logits}, T = {T}, u = {u}"
             out = cases.run(case, np.array(logits), T, u)
             if out.size != 1:
                 raise Fail(f"returned shape {out.shape} (on {case}); return one word index.")
             value = float(out.reshape(()))
-            if not value.is_integer() or not 0 <= value < len(logits):
-                raise Fail(
-                    f"returned {value:g} (on {case}); return the index of a word, a whole "
-                    f"number from 0 to {len(logits) - 1}."
-                )
+            hint = (
+                f"returned {value:g} (on {case}); return the index of a word, a whole "
+                f"number from 0 to {len(logits) - 1}."
+            )
+            if not value.is_integer():
+                raise Fail(hint)
+            if not 0 <= value < len(logits):
+                out_of_range = out_of_range or hint  # the first such case, after the rest
             got.append(value)
             want.append(sample(np.array(logits), T, u))
+        _off_by_one(np.array(got), np.array(want))  # first: a range hint invites clipping
+        if out_of_range:
+            raise Fail(out_of_range)
         known_mistakes(np.array(got), *_sample_mistakes())
         wrong = [i for i, (g, w) in enumerate(zip(got, want, strict=True)) if g != w]
         if wrong:  # name a case the learner can rerun, as the KV checker does
@@ -56,6 +62,20 @@ def check_sample(fn) -> CheckResult:
         _check_u_near_1(cases)
 
     return verdict("sample", fn, run)
+
+
+def _off_by_one(got: np.ndarray, want: np.ndarray) -> None:
+    """Every index one too high (or low), except where clipping to a real word kept it."""
+    last = np.array([len(logits) - 1 for logits, _, _ in _SAMPLE_CASES])
+    for step, word, edge in ((1, "high", last), (-1, "low", 0)):
+        if np.all((got - want == step) | ((got == want) & (want == edge))):
+            i = int(np.argmax(got - want == step))
+            logits, T, u = _SAMPLE_CASES[i]
+            raise Fail(
+                f"your index is one too {word}: on logits {logits}, T = {T}, u = {u} you "
+                f"returned {got[i]:g}, the word is {want[i]:g}. Word j's stretch starts "
+                "where word j - 1's ends; the first word is index 0."
+            )
 
 
 def _check_u_near_1(cases: Cases) -> None:
