@@ -15,6 +15,7 @@ import pytest
 
 from attention_lib import plotting as P
 from attention_lib.plotting.encoder import encoder_diagram
+from attention_lib.plotting.influence import weight_vs_share
 
 DPI, SMALLEST = 90, 9.0
 DRAWN = {1280: 688, 375: 520}  # the widest a figure is drawn, in CSS px, by window width
@@ -41,6 +42,7 @@ def figures():
         lambda: P.attention_panels(W[0, :2], TOKENS, ["a", "b"], title="t", highlight=(6, 4)),
     )
     yield "encoder diagram", lambda: encoder_diagram(n_layers=6, h=12, d_model=384, d_ff=1536)
+    yield "weight vs share", lambda: weight_vs_share(W[0, :, 0, 0], W[0, :, 0, 1] / 2, title="t")
 
 
 @pytest.mark.parametrize(("name", "draw"), list(figures()), ids=[n for n, _ in figures()])
@@ -111,3 +113,28 @@ def test_the_encoder_diagram_prints_its_shapes_and_rejects_bad_sizes():
     plt.close(fig)
     with pytest.raises(ValueError, match="h dividing d_model"):
         encoder_diagram(n_layers=6, h=5, d_model=384, d_ff=1536)
+
+
+def test_the_weight_share_scatter_states_its_means_and_the_points_below_the_diagonal():
+    fig, alt = weight_vs_share([0.9, 0.6, 0.3], [0.1, 0.2, 0.5], title="parking heads")
+    assert "3 heads" not in alt and "(3)" in alt
+    assert "2 of the 3 points lie below" in alt  # 0.3 -> 0.5 lies above
+    assert "Mean weight 0.60, mean share 0.27" in alt
+    points = fig.axes[0].collections[0].get_offsets()
+    assert np.allclose(points, [[0.9, 0.1], [0.6, 0.2], [0.3, 0.5]])
+    plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    ("weight", "share", "match"),
+    [
+        ([0.5, 0.6], [0.1], "same length"),
+        ([[0.5]], [[0.1]], "1-d"),
+        ([0.5, 1.2], [0.1, 0.2], r"\[0, 1\]"),
+        ([0.5, 0.6], [-0.1, 0.2], r"\[0, 1\]"),
+        ([0.5, np.nan], [0.1, 0.2], "NaN"),
+    ],
+)
+def test_the_weight_share_scatter_rejects_bad_input(weight, share, match):
+    with pytest.raises(ValueError, match=match):
+        weight_vs_share(weight, share, title="t")
