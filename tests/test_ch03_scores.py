@@ -6,7 +6,6 @@ import matplotlib.colors as mcolors
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-from matplotlib import patheffects
 from matplotlib.text import Text
 
 import attention_lib as al
@@ -405,13 +404,10 @@ def test_a_short_key_along_a_longer_key_is_labelled_beside_it_away_from_the_quer
     assert not box["short"].overlaps(box["query q"])
     leader = texts["short"].arrow_patch  # a thin line from the label to the tip
     assert leader is not None and leader.get_linewidth() < 1
-    # The short key is drawn over the long one, in its own colour with a white outline.
+    # The short key is drawn beside the long one, in its own colour, clear of its width.
     long_key, short_key = ax.get_lines()[1:3]
-    assert short_key.get_zorder() > long_key.get_zorder()
     assert short_key.get_color() != long_key.get_color()
-    (rim,) = short_key.get_path_effects()
-    assert isinstance(rim, patheffects.withStroke) and rim._gc["foreground"] == "white"
-    assert not long_key.get_path_effects()
+    assert not short_key.get_path_effects() and not long_key.get_path_effects()
     plt.close(fig)
 
 
@@ -443,7 +439,8 @@ def test_keys_are_arrows_from_the_origin_and_arrows_on_one_line_differ_in_width(
     keys = [[1.5, 1.5], [0.5, 0.5], [1, -1], [-1, -1]]
     fig, _ = dot_product_arrows([1, 1], keys, list("abcd"), title="t")
     ax = fig.axes[0]
-    lines = [line for line in ax.get_lines() if line.get_color() != "grey"]  # query, keys
+    lines = [line for line in ax.get_lines() if line.get_color() != "grey"]
+    lines = [line for line in lines if line.get_gid() != "right angle"]  # query, keys
     assert len(lines) == 5 and lines[0].get_color() == "black"
     keys_drawn = lines[1:]
     assert len({line.get_color() for line in keys_drawn}) == 4
@@ -550,16 +547,41 @@ def test_by_feature_labels_each_coordinate_with_its_feature():
         toy.by_feature(np.arange(8))
 
 
-def test_a_short_key_over_a_long_one_leaves_the_long_one_showing_on_both_sides():
-    # The long key's tail runs under the short key: with its outline the short one must
-    # still be well under the long one's width, so the long one reads from the origin.
+def test_a_short_key_on_a_long_keys_line_is_drawn_beside_it_away_from_the_query():
+    # Drawn over the long key, the short one was nearly invisible: it moves sideways by
+    # the two half-widths and a gap, on the far side from q, so the two do not overlap.
     keys = [[1.2, 1.8], [0.4, 0.6], [1, -1], [-1, -1]]
     fig, _ = dot_product_arrows([1, 1], keys, ["long", "short", "side", "apart"], title="t")
-    long_key, short_key = fig.axes[0].get_lines()[1:3]
-    (rim,) = short_key.get_path_effects()
-    outlined = rim._gc["linewidth"]
-    assert outlined > short_key.get_linewidth()
-    assert long_key.get_linewidth() - outlined >= 2.5  # over 1 pt of blue on each side
+    ax = fig.axes[0]
+    fig.canvas.draw()  # sets the equal aspect, so data and pixel angles agree
+    long_key, short_key = ax.get_lines()[1:3]
+    to_px = ax.transData.transform
+    drawn = short_key.get_transform().transform([0.0, 0.0]) - to_px([0.0, 0.0])  # pixels
+    assert (long_key.get_xdata()[0], long_key.get_ydata()[0]) == (0, 0)
+    assert long_key.get_transform() == ax.transData
+    assert np.allclose(short_key.get_xydata()[-1], [0.4, 0.6])  # the same data, shifted
+    gap = np.linalg.norm(drawn) * 72 / fig.dpi  # in points
+    half_widths = (long_key.get_linewidth() + short_key.get_linewidth()) / 2
+    assert half_widths < gap < half_widths + 3
+    line_dir = to_px([1.2, 1.8]) - to_px([0.0, 0.0])
+    assert abs(drawn @ line_dir) < 1e-6 * np.linalg.norm(line_dir)  # at right angles
+    assert drawn[0] < 0 < drawn[1]  # up and to the left: away from q
+    # Alone on its line, the same short key starts at the origin (no shift).
+    fig2, _ = dot_product_arrows([1, 1], [[0.4, 0.6], [1, -1]], ["a", "b"], title="t")
+    assert fig2.axes[0].get_lines()[1].get_transform() == fig2.axes[0].transData
+    plt.close(fig)
+    plt.close(fig2)
+
+
+def test_a_key_at_right_angles_to_the_query_gets_a_right_angle_mark():
+    fig, _ = dot_product_arrows([1, 1], [[1, -1], [-1, -1]], ["side", "apart"], title="t")
+    (mark,) = [line for line in fig.axes[0].get_lines() if line.get_gid() == "right angle"]
+    corner = mark.get_xydata()  # along q, the far corner, along the key
+    assert np.isclose(corner[0, 0], corner[0, 1]) and np.isclose(corner[2, 0], -corner[2, 1])
+    assert np.allclose(corner[1], corner[0] + corner[2])  # a square's far corner
+    plt.close(fig)
+    fig, _ = dot_product_arrows([1, 1], [[1.2, 1.8], [-1, -1]], ["near", "apart"], title="t")
+    assert not [line for line in fig.axes[0].get_lines() if line.get_gid() == "right angle"]
     plt.close(fig)
 
 

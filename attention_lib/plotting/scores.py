@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib import patheffects
 from matplotlib.patches import Rectangle
+from matplotlib.transforms import ScaledTranslation
 
 from ..validate import as_float_array
 from .matrices import bar_row, heatmap
@@ -17,9 +18,9 @@ _STYLES = ("-", "--", "-.", ":")
 _TEXT_PT = 10  # the smallest text of a bar chart
 _CELL_PT = 9  # the numbers in a score heatmap's cells: 11.25 px in the PNG
 # Arrows that point the same way share one line from the origin: the longest is drawn
-# widest and lowest, each shorter one much narrower and on top, so the wider one shows on
-# both sides of it all the way from the origin and every one stays visible.
-_WIDTHS = (7.0, 2.6, 1.4)
+# widest and lowest, each shorter one narrower and on top (a key on a longer key's line
+# alone is drawn beside it, see _beside), so every one stays visible.
+_WIDTHS = (4.5, 2.6, 1.4)
 _RIM = 1.5  # the white outline of an arrow drawn over a wider one, added to its width
 
 
@@ -41,6 +42,19 @@ def _widths(vectors) -> list[float]:
 def _same_ray(u, v) -> bool:
     """Whether two non-zero 2-D vectors point exactly the same way."""
     return bool(abs(u[0] * v[1] - u[1] * v[0]) < 1e-9 and u @ v > 0)
+
+
+def _beside(ax, k, own, K, q, widths):
+    """Where to draw key ``k`` (line width ``own``): ``ax.transData`` unless a longer key
+    of ``K`` shares its line and the query does not; then shifted at right angles to ``k``,
+    away from ``q``, by the two half-widths and a 1.5 pt gap, so neither hides the other."""
+    longer = [w for o, w in zip(K, widths, strict=True) if _same_ray(o, k) and o @ o > k @ k]
+    if not longer or _same_ray(q, k):
+        return ax.transData
+    normal = np.array([-k[1], k[0]]) / np.linalg.norm(k)  # anticlockwise of k
+    side = 1 if q[0] * k[1] - q[1] * k[0] > 0 else -1  # k anticlockwise of q: go further
+    dx, dy = side * (max(longer) / 2 + own / 2 + 1.5) * normal / 72  # inches
+    return ax.transData + ScaledTranslation(dx, dy, ax.figure.dpi_scale_trans)
 
 
 def score_heatmap(matrix, rows, cols=None, *, mark=None, **kwargs):
@@ -180,11 +194,17 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
             K, key_labels, _COLOURS, _STYLES, widths[1:], strict=False
         )
     ]
-    for _, tip, colour, style, width in draw:
+    # A key on a longer key's line alone is drawn beside it (_beside), not over it.
+    places = [ax.transData] + [
+        _beside(ax, k, w, K, q, widths[1:]) for k, w in zip(K, widths[1:], strict=True)
+    ]
+    for (_, tip, colour, style, width), place in zip(draw, places, strict=True):
         z = 3 + 1 / width  # narrower on top
         # An arrow drawn over a wider one gets a white outline, so it stands out from
         # the colour beneath it rather than blending into it.
-        over = any(w > width and _same_ray(t, tip) for _, t, _, _, w in draw)
+        over = place is ax.transData and any(
+            w > width and _same_ray(t, tip) for _, t, _, _, w in draw
+        )
         outline = over and [patheffects.withStroke(linewidth=width + _RIM, foreground="white")]
         rim = over and [patheffects.withStroke(linewidth=1.5, foreground="white")]
         ax.plot(
@@ -196,11 +216,14 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
             zorder=z,
             solid_capstyle="butt",
             path_effects=outline or None,
+            transform=place,
         )
         ax.annotate(  # a solid head, even on a dashed line, wider than its line
             "",
             tip,
             tip - 1e-3 * tip,
+            xycoords=place,
+            textcoords=place,
             arrowprops={
                 "arrowstyle": "-|>",
                 "color": colour,
@@ -237,7 +260,9 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
             ax.annotate(
                 text,
                 k,
+                xycoords=places[i + 1],  # the leader ends at the tip as drawn
                 xytext=(x, k[1] - sign * 0.08 * reach),
+                textcoords="data",
                 ha="right" if away else "left",
                 va="bottom" if away else "top",
                 fontsize=9,
@@ -249,6 +274,11 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
         va = "top" if below else "baseline"
         ax.annotate(text, k, textcoords="offset points", xytext=xytext, ha=ha, va=va, fontsize=9)
     ax.annotate("query q", q, textcoords="offset points", xytext=(8, -2), ha="left", va="top")
+    for k in K:  # a right-angle mark where a key is perpendicular to q
+        if abs(k @ q) < 1e-9 * np.linalg.norm(k) * np.linalg.norm(q):
+            u, v = 0.07 * reach * q / np.linalg.norm(q), 0.07 * reach * k / np.linalg.norm(k)
+            corner = np.array([u, u + v, v])  # (3, 2): along q, the square's far corner, along k
+            ax.plot(*corner.T, color="0.3", linewidth=0.9, zorder=2, gid="right angle")
     ax.set_xlim(-reach, reach)
     ax.set_ylim(-reach, reach)
     ax.axhline(0, color="grey", linewidth=0.5)
