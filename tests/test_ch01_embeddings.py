@@ -236,6 +236,11 @@ def test_encoding_heatmap_draws_chosen_columns_as_lines_against_the_position():
         "column 16: sin,\nwavelength 628",
     ]
     assert np.allclose(lines[1].get_ydata(), PE[:, 4])  # the column itself, position on x
+    # the heatmap marks the drawn columns (and the last one) with ticks in the lines' colours
+    ticks = fig.axes[0].get_xticklabels()
+    assert [t.get_text() for t in ticks] == ["0", "4", "8", "16", "31"]
+    assert [t.get_color() for t in ticks[:4]] == [line.get_color() for line in lines]
+    assert ticks[4].get_color() == "black" and ticks[0].get_fontweight() == "bold"
     assert np.array_equal(lines[1].get_xdata(), np.arange(48))
     # column 0 turns once in 6.3 positions: its samples are marked, not joined (a zig-zag)
     assert lines[0].get_marker() == "o" and lines[0].get_markersize() >= 3
@@ -248,7 +253,8 @@ def test_encoding_heatmap_draws_chosen_columns_as_lines_against_the_position():
     assert contrast(lines[3].get_color(), "white") >= 7.0  # the dotted one is darkest
     assert alt.endswith(
         "columns 0, 4, 8, 16 as lines, position running across (line styles differ; "
-        "wavelengths 6.3, 19.9, 62.8, 628 positions); they change sign 14, 4, 1, 0 times. "
+        "wavelengths 6.3, 19.9, 62.8, 628 positions); they change sign 14, 4, 1, 0 times; the "
+        "heatmap's ticks mark them in the lines' colours. "
         "Column 0 is marked at the whole-number positions, over a faint continuous wave "
         "that the samples lie on."
     )
@@ -402,6 +408,11 @@ def norms(a, b):
     return np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1)
 
 
+def last_but(a, b):
+    """Both lengths over axis=1: the last axis of a table, not of a batch of tables."""
+    return np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+
+
 cosine_alias = toy.cosine_similarity  # the library's function under another name
 
 
@@ -513,6 +524,22 @@ def hidden_library_call(n, d_model):
             "FAIL",
             "only one axis (axis 0), so axis=-2 does not exist for it",
         ),
+        (  # axis=1 for tables, 0 for vectors: right until a batch has three axes
+            lambda a, b: np.sum(a * b, axis=-1) / (last_but(a, b) if a.ndim > 1 else norms(a, b)),
+            "FAIL",
+            "(2,3) (2,4)  (on a 2 x 3 x 4 batch of tables). axis=1 is the last axis of a table "
+            "but not of a 2 x 3 x 4 batch of tables, where it runs over the rows of each table: "
+            "use axis=-1",
+        ),
+        (  # the sum too: the shape (2, 4), one number per column of each table
+            lambda a, b: (
+                np.sum(a * b, axis=min(a.ndim - 1, 1))
+                / (last_but(a, b) if a.ndim > 1 else norms(a, b))
+            ),
+            "FAIL",
+            "returned shape (2, 4), expected (2, 3) (on a 2 x 3 x 4 batch of tables). axis=1 "
+            "is the last axis of a table but not",
+        ),
         (
             lambda a, b: np.mean(a * b, axis=-1) / norms(a, b),
             "FAIL",
@@ -589,6 +616,14 @@ def column_index_exponent(n, d_model):
     return PE
 
 
+def column_index_doubled(n, d_model):
+    j = np.arange(d_model)  # the column index, used as if it were the pair index
+    angle = np.arange(n)[:, None] / 10000.0 ** (2 * j / d_model)  # (n, d_model)
+    PE = np.sin(angle)
+    PE[:, 1::2] = np.cos(angle[:, 1::2])
+    return PE
+
+
 def integer_division(n, d_model):
     # 2 * i // d_model is 0 for every pair: all pairs turn at one radian per position
     pos, i = np.arange(n)[:, None], np.arange(d_model // 2)
@@ -644,6 +679,11 @@ def multiplied(n, d_model):
         (lambda n, d_model: encoding(n, d_model, rate=4), "FAIL", "grow too fast"),
         (two_i_doubled, "FAIL", "you used 10000^(4i/d_model)"),
         (column_index_exponent, "FAIL", "each column's own index"),
+        (  # 2j/d_model with j the column index: the pair index i = j // 2 belongs there
+            column_index_doubled,
+            "FAIL",
+            "the exponent uses the pair index i = j // 2, not the column index j",
+        ),
         (integer_division, "FAIL", "every pair turns at one speed"),
         (halves, "FAIL", "all the sines first"),
         (lambda n, d_model: encoding(n, d_model, start=1), "FAIL", "positions count from 0"),
@@ -726,7 +766,7 @@ def test_positional_encoding_checker(fn, status, hint, capsys):
         (None, "TODO", "replace None"),
         (2, "FAIL", "2 is the squared length"),
         (1.0, "FAIL", "holds two pairs"),
-        (4, "FAIL", "not a count"),
+        (4, "FAIL", "the length at the figure's d_model = 32 (√(32/2)), or the number of"),
         (1 / np.sqrt(2), "FAIL", "that is 1/√2, the root of the mean square"),  # np.mean
         (0.71, "FAIL", "without dividing by their number"),
         (0.7, "FAIL", "too low"),  # 0.70 is no rounding of 1/sqrt(2): the generic hint
@@ -854,7 +894,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     )
     flat = " ".join(text.split())
     # the reason is measured on "it" and stated without a causal story about columns
-    assert '"delicious" (**0.27**) now beats "cake" (0.17). Our weights' in flat
+    assert '"delicious" (**0.27**) now beats "cake" (0.17). Each stamp' in flat
     # the black box is opened just enough to read attention weights before chapter 5
     assert "a weighted average of all the words' *values*" in flat
     assert "from how well words match and sum to 1" in flat
@@ -864,8 +904,19 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "at width 4 the stamp is longer" not in flat
     assert "At $d_{model} = 32$, every two neighbours are exactly **1.17** apart" in flat
     assert "positions 1 and 7 nearly collide" in flat  # the toy's width: too few hands
-    # equivariance is claimed for attention without a mask, in the text and the summary
-    assert flat.count("Attention without a mask") == 2
+    # equivariance is claimed without a causal mask (a padding mask keeps it), twice
+    assert flat.count("Attention without a causal mask") == 2
+    assert "without a mask" not in flat
+    # the wavelength is one turn; at whole-number positions a pair only nearly comes back
+    assert "repeats every $2\\pi" not in flat and "it only nearly comes back" in flat
+    assert "Optional {numref}`ex-pe-length`" in flat  # the exercise sits in Going deeper
+    # Whisper is a sinusoid model too: the box no longer says "only the original"
+    assert "GPT-2, nanoGPT and LLaMA do not use these sinusoids" in flat
+    assert "Of the models named here" not in flat
+    # the section on leaving positions out says what it tests, and measures the sizes
+    assert 'Do the hand-set weights survive positions? Watch "it"' in flat
+    assert "Each stamp (length 1.41) is longer than any toy word (0.36 to 1.04)" in flat
+    assert "In the original implementation {cite}`google2017tensor2tensor`" in flat
     assert flat.count('cosine of "it" and "cake" is **0**') == 1  # said once: the summary
     assert "What is still missing" not in flat  # merged into the summary
     # the sqrt(d_model) factor is announced once (the box) before the section that shows it
@@ -876,7 +927,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "every word table in this course" not in flat
     assert "the columns of the toy's word tables in chapters 1 to 9" in flat
     assert flat[:shown].count("sqrt{d_{model}}") == 1
-    assert len(text.split()) <= 2437, "fix round 01h left 2437 visible words"
+    assert len(text.split()) <= 2418, "fix round 01i left 2418 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", text)) <= 12  # bold numbers
 
 

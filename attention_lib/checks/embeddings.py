@@ -125,6 +125,17 @@ def check_cosine_similarity(fn) -> CheckResult:
     return verdict("cosine", fn, run)
 
 
+_AXIS_1_HINT = (
+    " axis=1 is the last axis of a table but not of {case}, where it runs over the rows "
+    "of each table: use axis=-1, the last axis, whatever the number of leading axes."
+)
+
+
+def _without(shape: tuple, axis: int) -> str:
+    """``shape`` without ``axis``, as NumPy prints it in a broadcasting error: "(2,4)"."""
+    return "(" + ",".join(str(k) for i, k in enumerate(shape) if i != axis) + ")"
+
+
 def _run(cases: Cases, case: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Run one case; an error from a usual slip (axis=1, einsum, a @ b) gets a hint."""
     try:
@@ -149,6 +160,8 @@ def _run(cases: Cases, case: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
                 "one, a table two); '...i,...i->...' fits both, as does "
                 "np.sum(a * b, axis=-1)."
             )
+        elif a.ndim > 2 and "could not be broadcast" in text and _without(a.shape, 1) in text:
+            text = text.replace(BROADCAST_HINT, "") + _AXIS_1_HINT.format(case=case)
         elif "could not be broadcast" in text and f"({a.shape[-1]},)" in text:
             text = text.replace(BROADCAST_HINT, "") + (
                 f" A length or sum over axis=0 gives one number per column, shape "
@@ -187,6 +200,8 @@ def _batch_shape(out: np.ndarray, shape: tuple, case: str, width: int = 4) -> No
             " You summed over the rows (axis=0) and got one number per column; sum over "
             "the last axis (axis=-1) for one number per pair of rows."
         )
+    elif len(shape) > 1 and out.shape == shape[:-1] + (width,):  # axis=1 on a batch
+        hint = _AXIS_1_HINT.format(case=case)
     elif out.shape == shape + (1,):
         hint = " Drop keepdims=True: one number per pair of rows."
     elif out.shape == ():

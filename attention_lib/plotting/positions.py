@@ -45,7 +45,13 @@ def encoding_heatmap(PE, *, title: str, columns=()):
     else:
         fig, ax = plt.subplots(figsize=(6.4, 3.9))
     image = ax.imshow(M, cmap=DIVERGING, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # no "dimension 0.5"
+    if columns:  # ticks at the drawn columns (and the last), labelled in their lines' colours
+        ax.set_xticks(sorted({*columns, d - 1}))
+        for tick, j in zip(ax.get_xticklabels(), ax.get_xticks(), strict=True):
+            if j in columns:
+                tick.set(color=_LINES[columns.index(j)][0], fontweight="bold")
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # no "dimension 0.5"
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("dimension (sin in the even columns 0, 2, ..., cos in the odd)")
     ax.set_ylabel("position")
@@ -89,7 +95,8 @@ def encoding_heatmap(PE, *, title: str, columns=()):
         alt += (
             f" Below, the same columns {', '.join(map(str, columns))} as lines, position "
             f"running across (line styles differ; wavelengths {', '.join(turns)} positions); "
-            f"they change sign {counts} times."
+            f"they change sign {counts} times; the heatmap's ticks mark them in the "
+            "lines' colours."
         )
         if smooth:
             which = f"Column {smooth[0]} is" if len(smooth) == 1 else f"Columns {smooth} are"
