@@ -501,6 +501,23 @@ def merged_by_reshape(stack=False):
     return fn
 
 
+def block_form(kind):
+    """The math section's block form, sum of head_i @ (head i's block of W_o): by rows
+    (right), by columns (W_o[:, c], crashes on a square W_o), or by columns transposed."""
+
+    def fn(X, W_q, W_k, W_v, W_o, h):
+        d_k = X.shape[-1] // h
+        out = 0
+        for i in range(h):
+            c = slice(i * d_k, (i + 1) * d_k)
+            head_i, _ = al.scaled_dot_product_attention(X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c])
+            block = {"rows": W_o[c], "columns": W_o[:, c], "columns.T": W_o[:, c].T}[kind]
+            out = out + head_i @ block
+        return out
+
+    return fn
+
+
 def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
     n, d_model = X.shape
     Q, K, V = ((X @ W).reshape(h, n, d_model // h) for W in (W_q, W_k, W_v))
@@ -588,6 +605,10 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
         (loop_variant("range(1, h)"), "FAIL", "the first head is missing. Check the loop: range"),
         (loop_variant("one too wide"), "FAIL", "13 columns, not d_model = 12: each head's slice"),
         (loop_variant("one too narrow"), "FAIL", "10 columns, not d_model = 12: each head's"),
+        # Fix round 7k: the block form with W_o's columns was told "the last head is missing"
+        (block_form("columns"), "FAIL", "use W_o's rows for head i: W_o[c]"),
+        (block_form("columns.T"), "FAIL", "you multiplied by W_o.T"),
+        (block_form("rows"), "PASS", "all 5 cases match"),
     ],
 )
 def test_multi_head_checker(fn, status, hint, capsys):

@@ -52,15 +52,15 @@ def _wrong_concatenation(fn, X, W_q, W_k, W_v, W_o, h) -> str:
     The concatenation meets W_o last, so a concatenation of the wrong shape fails there
     with a bare NumPy message. A W_o whose height matches it lets the function finish;
     the probe W_o copies the concatenation into the output, so the shape and the numbers
-    that come back tell the slips apart (a missing head from a width typed in as a number).
+    that come back tell the slips apart (a missing head from a width typed in as a number,
+    or from head i multiplied by W_o's columns instead of its rows).
     """
     n, d_model = X.shape
     d_k = d_model // h
     heads = scaled_dot_product_attention(*(split_heads(X @ W, h) for W in (W_q, W_k, W_v)))[0]
     right = merge_heads(heads)  # (n, d_model): the concatenation the loop should build
 
-    def concat_of(height: int):  # fn's concatenation, if a W_o of this height fits it
-        probe = np.eye(height, max(height, d_model))  # copies the concatenation out
+    def run_with(probe: np.ndarray):  # fn's output with this W_o, if it fits
         try:
             with contextlib.redirect_stdout(io.StringIO()), np.errstate(all="ignore"):
                 out = fn(X.copy(), W_q.copy(), W_k.copy(), W_v.copy(), probe, h)
@@ -68,12 +68,29 @@ def _wrong_concatenation(fn, X, W_q, W_k, W_v, W_o, h) -> str:
             return None
         out = out[0] if isinstance(out, tuple) and len(out) == 2 else out
         out = np.asarray(out) if isinstance(out, np.ndarray | list) else None
-        return None if out is None or out.ndim != 2 else out[:, :height]
+        return None if out is None or out.ndim != 2 else out
 
+    def concat_of(height: int):  # fn's concatenation, if a W_o of this height fits it
+        out = run_with(np.eye(height, max(height, d_model)))  # copies the concatenation out
+        return None if out is None else out[:, :height]
+
+    # The block form with W_o's columns, head_i @ W_o[:, c], fits a W_o of shape
+    # (d_k, d_model): a random one, whose rows and columns differ, tells it apart.
+    wide = np.random.default_rng(0).normal(size=(d_k, d_model))  # (d_k, d_model)
+    got = run_with(wide) if h > 1 else None
+    by_columns = sum(heads[i] @ wide[:, i * d_k : (i + 1) * d_k] for i in range(h))
+    if got is not None and got.shape == by_columns.shape and np.allclose(got, by_columns):
+        return (
+            "You multiplied head i by a block of W_o's columns, W_o[:, c]. Head i owns a "
+            "block of d_k rows of W_o: use W_o's rows for head i: W_o[c], shape (d_k, d_model)."
+        )
     got = concat_of((h - 1) * d_k) if h > 1 else None
     if got is not None and got.shape[0] == n:
+        mixer = np.random.default_rng(1).normal(size=((h - 1) * d_k, d_model))
+        mixed = run_with(mixer)  # a missing head stays missing under any W_o
+        kept = mixed is not None and mixed.shape == (n, d_model)
         for missing, rest in (("first", right[:, d_k:]), ("last", right[:, :-d_k])):
-            if np.allclose(got, rest):
+            if np.allclose(got, rest) and kept and np.allclose(mixed, rest @ mixer):
                 loop = "range(1, h) skips it" if missing == "first" else "does it run to h"
                 return (
                     f"Your concatenation has {(h - 1) * d_k} columns, d_model - d_k: the "
