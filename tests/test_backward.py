@@ -807,6 +807,14 @@ def _right_when_square_else_no_transpose(Q, K, dS):
             lambda Q, K, dS: (dS @ K * np.sqrt(4), np.swapaxes(dS, -1, -2) @ Q * np.sqrt(4)),
             "you multiplied by √d_k",
         ),
+        (  # the chapter's d_k typed in: on the 4-wide case it equals 1/d_k, told apart
+            lambda Q, K, dS: (dS @ K / np.sqrt(16), np.swapaxes(dS, -1, -2) @ Q / np.sqrt(16)),
+            "a hard-coded width: your scale is 0.25 whatever the input",
+        ),
+        (  # the toy's √4 typed in: right on the 4-wide case, caught on the 3-wide one
+            lambda Q, K, dS: (dS @ K / 2, np.swapaxes(dS, -1, -2) @ Q / 2),
+            "a hard-coded width: your scale is 0.5 whatever the input",
+        ),
         (
             lambda Q, K, dS: (_scale(K) * dS @ K, _scale(K) * dS @ Q),
             "dK uses dS without a transpose",

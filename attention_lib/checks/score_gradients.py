@@ -3,8 +3,8 @@ r"""Chapter 10 checker: the gradients of the queries and keys, from that of the 
 With :math:`S = Q K^\top s` and :math:`s = 1/\sqrt{d_k}`, the learner returns
 :math:`dQ = s\, dS\, K` and :math:`dK = s\, dS^\top Q`. The usual slips each get their own
 hint: the scale left out (of both, or of one), divided by :math:`d_k` or multiplied by
-:math:`\sqrt{d_k}`, a count of keys or queries under the root, a missing transpose, ``Q`` and
-``K`` swapped, and ``.T`` on a batch.
+:math:`\sqrt{d_k}`, a count of keys or queries under the root, a width typed in (1/√16
+or 1/2), a missing transpose, ``Q`` and ``K`` swapped, and ``.T`` on a batch.
 """
 
 from __future__ import annotations
@@ -47,6 +47,32 @@ def _slip(Q, K, dS, **slip):
         return None
 
 
+def _scale_used(fn):
+    """The scale ``fn`` applies to dQ on a 3-wide probe, or None if that cannot be told.
+
+    On a 4-wide case, 1/d_k and a hard-coded 1/√16 (the chapter's width) agree; the
+    probe tells them apart.
+    """
+    rng = np.random.default_rng(0)
+    Q, K, dS = rng.normal(size=(2, 3)), rng.normal(size=(2, 3)), rng.normal(size=(2, 2))
+    try:
+        dQ = np.asarray(fn(Q, K, dS)[0], dtype=float)
+    except Exception:  # noqa: BLE001 - any failure means: no answer from the probe
+        return None
+    unscaled = dS @ K
+    if dQ.shape != unscaled.shape:
+        return None
+    s = float(np.sum(dQ * unscaled) / np.sum(unscaled * unscaled))
+    return s if np.allclose(dQ, s * unscaled, atol=ATOL) else None
+
+
+def _hard_coded(scale: float) -> str:
+    return (
+        f"a hard-coded width: your scale is {scale:.3g} whatever the input; take d_k "
+        "from the input, s = 1 / np.sqrt(K.shape[-1])."
+    )
+
+
 def check_grad_QK(fn) -> CheckResult:
     r"""Check ``fn(Q, K, dS)`` returns ``(dQ, dK)``: :math:`s\,dS\,K` and :math:`s\,dS^\top Q`."""
     said = []  # what was wrong with the last pair, if its shapes did not fit
@@ -69,20 +95,32 @@ def check_grad_QK(fn) -> CheckResult:
                 return np.concatenate([dQ, dK], axis=-2)
         return np.zeros((*Q.shape[:-2], Q.shape[-2] + K.shape[-2], Q.shape[-1]))
 
+    def _over_d_k_hint(over_d_k, out, d_k: int) -> str:
+        """Divided by d_k, or (where d_k = 4) a hard-coded √16? Probe only on a match."""
+        matched = over_d_k is not None and over_d_k.shape == out.shape
+        if matched and np.allclose(out, over_d_k, atol=ATOL) and d_k == 4:
+            probed = _scale_used(fn)
+            if probed is not None and not np.isclose(probed, 1 / 3):  # not 1/d_k at d_k = 3
+                return _hard_coded(probed)
+        return f"you divided by d_k = {d_k}; divide by its square root, √d_k = {np.sqrt(d_k):g}."
+
     def judge(out, Q, K, dS, case: str, hint: str = "") -> None:
         if said:
             raise Fail(f"{'; '.join(said)} (on {case}).{hint}")
         d_k = K.shape[-1]
+        over_d_k = _slip(Q, K, dS, scale=1 / d_k)
         mistakes = [
             (
                 _slip(Q, K, dS, scale=1.0),
                 "you left out the scale: S = Q Kᵀ / √d_k, so "
                 "both gradients carry the factor 1 / √d_k.",
             ),
-            (
-                _slip(Q, K, dS, scale=1 / d_k),
-                f"you divided by d_k = {d_k}; divide by its square root, √d_k = {np.sqrt(d_k):g}.",
+            *(  # 1/√4 (the toy's width) and 1/√16 (the chapter's), typed in
+                (_slip(Q, K, dS, scale=1 / np.sqrt(w)), _hard_coded(1 / np.sqrt(w)))
+                for w in (4, 16)
+                if w not in (d_k, d_k**2)  # right here, or the same as 1/d_k
             ),
+            (over_d_k, _over_d_k_hint(over_d_k, out, d_k)),
             (
                 _slip(Q, K, dS, scale=np.sqrt(d_k)),
                 "you multiplied by √d_k; the scores are divided by it, and so are their gradients.",
