@@ -251,8 +251,14 @@ def test_the_gradients_figure_shades_the_step_where_most_raw_rows_saturate():
     (band,) = fig.axes[0].patches
     x0, x1 = band.get_x(), band.get_x() + band.get_width()
     assert (x0, x1) == (128, 256)
-    assert any("saturated" in t.get_text() for t in fig.axes[0].texts)
-    assert "A grey band between d_k = 128 and 256 marks where most raw rows" in alt
+    # The label says the share passes one half inside the band, not "most rows from here":
+    # at the band's left edge fewer than half are saturated.
+    (label,) = fig.axes[0].texts
+    assert "one half in this band" in label.get_text() and "from here" not in label.get_text()
+    assert (
+        "between d_k = 128 and 256 marks where the share of saturated raw rows passes one half"
+        in alt
+    )
     plt.close(fig)
     # No step past one half (or already past it at the narrowest width): no band.
     for shares in ([0.1, 0.2, 0.3, 0.4], [0.6, 0.7, 0.8, 0.9]):
@@ -263,6 +269,53 @@ def test_the_gradients_figure_shades_the_step_where_most_raw_rows_saturate():
         gradients_vs_dimension(d, raw, scaled, saturated=[0.1, 0.2, 31, 0.4])
     with pytest.raises(ValueError, match=r"saturated needs one value per d_k"):
         gradients_vs_dimension(d, raw, scaled, saturated=[0.1, 0.2])
+
+
+def test_the_gradients_figure_zooms_on_the_crossover_with_linear_axes():
+    d = np.array([16, 32, 64, 128, 256, 512])
+    raw = np.array([1.85, 1.68, 1.02, 0.69, 0.15, 0.014])
+    scaled = np.array([0.71, 0.71, 0.74, 0.73, 0.72, 0.73])
+    fig, alt = gradients_vs_dimension(d, raw, scaled, zoom=(32, 256))
+    (ax,) = fig.axes
+    (inset,) = ax.child_axes
+    assert inset.get_xscale() == "linear" and inset.get_yscale() == "linear"
+    raw_line, scaled_line = inset.get_lines()
+    np.testing.assert_allclose(raw_line.get_xdata(), [32, 64, 128, 256])
+    np.testing.assert_allclose(scaled_line.get_ydata(), scaled[1:5])
+    assert raw_line.get_marker() != scaled_line.get_marker()  # not colour alone
+    assert inset.get_ylim()[0] == 0
+    assert "from 32 to 256 on linear axes: they cross between d_k = 64 and 128." in alt
+    plt.close(fig)
+    fig, alt = gradients_vs_dimension(d, raw + 1, scaled, zoom=(16, 64))
+    assert alt.endswith("from 16 to 64 on linear axes: they do not cross.")
+    plt.close(fig)
+    fig, _ = gradients_vs_dimension(d, raw, scaled)
+    assert not fig.axes[0].child_axes  # no zoom asked for, no inset
+    plt.close(fig)
+    for bad in [(32, 100), (256, 32), (32,)]:
+        with pytest.raises(ValueError, match="zoom must be two of the widths"):
+            gradients_vs_dimension(d, raw, scaled, zoom=bad)
+
+
+def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
+    cells = {c.get("id"): c for c in chapter_cells()}
+    # the printed scaled variance divides the scores, it does not apply the rule to raw_var
+    assert "(raw_scores[d_k] / np.sqrt(d_k)).var()" in cells["38e3619d"].source
+    assert "raw_var / d_ks" not in cells["38e3619d"].source
+    # the product rule is derived, not only simulated
+    assert r"\operatorname{E}[q_m^2]\,\operatorname{E}[k_m^2]" in cells["fc268831-b"].source
+    # a row at the threshold is not "almost nothing"; the Jacobian's bound is on the main line
+    why = cells["grad-prose"].source
+    assert "about a third" in why and "at most 1 minus the top" in why
+    assert "almost nothing gets through" not in cells["grad-why"].source
+    # dOut is explained in plain words
+    assert "stands in for what a loss would send back" in cells["grad-intro"].source
+    # exercise 4.3's verdict is bounded to initialisation, and names muP with its source
+    solution = cells["ebd8373f"].source
+    assert "at initialisation" in solution and "{cite}`yang2022tensor`" in solution
+    # the GPT-2 head sits next to the real heads' widths
+    ids = list(cells)
+    assert ids.index("2e6482c3") == ids.index("fa6cbeb4") + 1
 
 
 def test_the_sliders_middle_panel_has_its_own_y_label():
@@ -622,6 +675,11 @@ def test_dot_variance_follows_d_k(capsys):
         (1.0, "FAIL", "1 is the variance of a scaled score"),
         (3000, "FAIL", "3000 is too low"),
         (3 * np.sqrt(48), "FAIL", "20.7846 = σ·√48 looks like a spread, not a variance"),
+        (
+            9,
+            "FAIL",
+            "9 = σ² is the variance of one component q_m. A product q_m k_m has σ²·σ² = 81",
+        ),
     ],
 )
 def test_dot_variance_with_sigma(answer, status, text, capsys):
@@ -682,11 +740,13 @@ def test_the_summary_closes_the_main_line_and_quotes_only_the_main_line():
         for line in source.splitlines()
         if line.startswith("## ")
     ]
-    assert headings[-3:] == ["## Exercises", "## Summary", "## Going deeper (optional)"]
+    assert headings[-2:] == ["## Exercises", "## Summary"]  # the GPT-2 aside joined the main line
     summary = cells[ids.index("108c6c23")].source
     main = " ".join(" ".join(visible_markdown(cells[: ids.index("108c6c23")])).split())
     # The main line tells the standard story: variance d_k, saturated rows, the Jacobian.
     for word in (
+        "GPT-2",  # next to "64 to 128": unscaled, a fresh GPT-2 head saturates 0.5%, not 31%
+        "**0.5%**",
         "**variance is $d_k$**",
         "**saturated**",
         r"J = \operatorname{diag}(p) - p\,p^\top",

@@ -122,6 +122,11 @@ def check_dot_variance(answer, d_k: int = 64, sigma: float = 1.0) -> CheckResult
             f"counted once per product. Each product q_m k_m has variance σ²·σ² = {var**2:g}, "
             f"and the variances of the {d_k} products add.",
         ),
+        (
+            var,
+            f"{var:g} = σ² is the variance of one component q_m. A product q_m k_m has "
+            f"σ²·σ² = {var**2:g}, and the score adds up {d_k} such products.",
+        ),
     ]
     mistakes += [
         (

@@ -38,7 +38,15 @@ def _plain_log2_ticks(ax, d: np.ndarray) -> None:
 
 
 def gradients_vs_dimension(
-    d_k, raw, scaled, saturated=None, *, raw_band=None, scaled_band=None, band_label=None
+    d_k,
+    raw,
+    scaled,
+    saturated=None,
+    *,
+    raw_band=None,
+    scaled_band=None,
+    band_label=None,
+    zoom=None,
 ):
     r"""The gradient that reaches a query, median over rows, raw scores against scaled ones.
 
@@ -58,6 +66,9 @@ def gradients_vs_dimension(
         shaded around each median line so the spread over rows shows.
     band_label : str, optional
         What the bands are, for the title and the alt text: "10th to 90th percentile".
+    zoom : (low, high), optional
+        Two of the widths: an inset in the lower left redraws the two medians between them on
+        linear axes, where the log axis squeezes them together.
 
     Returns
     -------
@@ -84,7 +95,7 @@ def gradients_vs_dimension(
         ax.text(  # left of the band and low: clear of the lines and the shaded spreads
             band[0],
             0.03,
-            "most raw rows\nsaturated from here → ",
+            "saturated raw rows pass\none half in this band → ",
             transform=ax.get_xaxis_transform(),
             ha="right",
             va="bottom",
@@ -110,6 +121,8 @@ def gradients_vs_dimension(
     ax.set_title("Gradient reaching a query" + (", median and spread over rows" if shaded else ""))
     ax.legend(fontsize=9, loc="center left")  # the lower left holds the band's label
     fig.tight_layout()
+    if zoom is not None:
+        alt_zoom = _zoom_inset(ax, d, raw, scaled, zoom)
     alt = (
         f"Line plot on log axes against d_k from {d[0]:g} to {d[-1]:g} of the size of the "
         f"gradient that reaches a query, median over rows. Scaled scores: between "
@@ -126,10 +139,45 @@ def gradients_vs_dimension(
             )
     if band is not None:
         alt += (
-            f" A grey band between d_k = {band[0]:g} and {band[1]:g} marks where most raw rows"
-            " become saturated."
+            f" A grey band between d_k = {band[0]:g} and {band[1]:g} marks where the share"
+            " of saturated raw rows passes one half."
         )
+    if zoom is not None:
+        alt += alt_zoom
     return fig, alt
+
+
+def _zoom_inset(ax, d: np.ndarray, raw: np.ndarray, scaled: np.ndarray, zoom) -> str:
+    """Redraw both medians between two widths on linear axes, in the empty lower left."""
+    if len(zoom) != 2 or not all(np.any(d == z) for z in zoom) or zoom[0] >= zoom[1]:
+        raise ValueError(f"zoom must be two of the widths, low then high, got {zoom}")
+    keep = (d >= zoom[0]) & (d <= zoom[1])
+    inset = ax.inset_axes([0.07, 0.07, 0.3, 0.29])
+    line = {"lw": 1.2, "markersize": 4, "markeredgecolor": "0.15"}
+    inset.plot(d[keep], raw[keep], **RAW, **line)
+    inset.plot(d[keep], scaled[keep], **SCALED, **line)
+    inset.set_xticks(d[keep], [f"{v:g}" for v in d[keep]], fontsize=7)
+    inset.tick_params(axis="y", labelsize=7)
+    inset.set_ylim(0, None)
+    inset.text(
+        0.97,
+        0.95,
+        "medians,\nlinear axes",
+        transform=inset.transAxes,
+        fontsize=7,
+        ha="right",
+        va="top",
+    )  # the upper right is empty: raw falls, scaled stays low
+    cross = np.flatnonzero(np.diff(np.sign(raw[keep] - scaled[keep])))
+    where = (
+        f" they cross between d_k = {d[keep][cross[0]]:g} and {d[keep][cross[0] + 1]:g}"
+        if cross.size
+        else " they do not cross"
+    )
+    return (
+        f" An inset redraws the two medians for d_k from {zoom[0]:g} to {zoom[1]:g} on linear"
+        f" axes:{where}."
+    )
 
 
 # The raw band spans many decades and stays faint; the scaled one is a thin strip on the same
