@@ -661,7 +661,7 @@ def test_training_curves_draw_both_panels_with_the_baseline(run):
     labels = [[t.get_text() for t in ax.get_legend().get_texts()] for ax in (left, right)]
     assert labels == [
         ["loss, attention learned", "loss, uniform attention"],
-        ["chance (0.125)", "train (under test)", "test", "test, uniform attention"],
+        ["chance (0.125)", "train (hidden under test)", "test", "test, uniform attention"],
     ]
     # Each sits below its own panel, where it hides no curve, and inside the figure.
     fig.canvas.draw()
@@ -735,6 +735,7 @@ def test_grid_says_what_the_outline_means_and_counts_printed_ties_as_ties():
     weights, tokens, referent = grid_inputs()
     fig, _ = it_attention(weights, tokens, referent, title="demo")
     assert 'outlined: the noun "it" means' in fig.axes[0].get_xlabel()
+    assert fig.axes[0].get_ylabel() == "sentence"  # rows are sentences, not queries
     plt.close(fig)
     # 0.131 beats 0.128 by argmax, but both cells print 0.13: the alt text says "tied"
     close = np.array([[0.12, 0.131, 0.128, 0.12], [0.1, 0.1, 0.7, 0.1]])

@@ -51,7 +51,8 @@ def training_curves(
     """
     L = _curve(loss, "loss")
     # Train and test often coincide: the legend says which one is drawn on top.
-    curves = [("train (under test)", _curve(train_accuracy, "train_accuracy", L.size), _TRAIN)]
+    train = _curve(train_accuracy, "train_accuracy", L.size)
+    curves = [("train (hidden under test)", train, _TRAIN)]
     curves.append(("test", _curve(test_accuracy, "test_accuracy", L.size), _TEST))
     if uniform_accuracy is not None:
         uniform = _curve(uniform_accuracy, "uniform_accuracy", L.size)
@@ -82,13 +83,14 @@ def training_curves(
     # One legend per panel, below it, where it hides no curve: the learned model's curves
     # share a style across panels, so a shared legend would leave "which panel?" open.
     for ax in (left, right):
-        ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, frameon=False)
+        below = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "frameon": False}
+        ax.legend(fontsize=9, ncol=2, columnspacing=1.0, handlelength=1.6, **below)
     fig.tight_layout()
     parts = [f"loss from {L[0]:.2f} to {L[-1]:.2f}"]
     if uniform_loss is not None:
         parts[0] += f" (with uniform attention to {U[-1]:.2f})"
     said = {  # the legend's labels, as the alt text says them
-        "train (under test)": "train accuracy",
+        "train (hidden under test)": "train accuracy",
         "test, uniform attention": "test accuracy with uniform attention",
     }
     for label, v, _ in curves:
@@ -140,6 +142,7 @@ def _draw_grid(ax, W: np.ndarray, tokens, ref: np.ndarray, title: str):
         ax.add_patch(Rectangle((ref[i] - 0.45, i - 0.45), 0.9, 0.9, fill=False, linewidth=1.2))
     ax.set_xticks(range(W.shape[1]), [str(j) for j in range(W.shape[1])], fontsize=9)
     ax.set_yticks(range(W.shape[0]), [f"#{i + 1}" for i in range(W.shape[0])], fontsize=9)
+    ax.set_ylabel("sentence", fontsize=9)  # a row is a sentence, not a query
     ax.set_xlabel(
         'position (cell: token, weight "it" gives it; outlined: the noun "it" means)', fontsize=9
     )
