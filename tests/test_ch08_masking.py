@@ -299,6 +299,33 @@ def test_masked_heatmaps_vmax_gives_small_weights_the_colour_range():
             masked_heatmaps([plain], [None], toy.TOKENS, titles=["a"], title="T", vmax=bad)
 
 
+def test_masked_heatmaps_fade_ignored_query_rows():
+    """Review 08l: the pads' query rows drew the eye in the top colour; they are greyed."""
+    Q, K, V = SHORT.projections()
+    pad = al.padding_mask(SHORT.LENGTHS, 8)[1]
+    _, w = al.scaled_dot_product_attention(Q, K, V, mask=al.padding_mask(SHORT.LENGTHS, 8))
+    rows = SHORT.BATCH_TOKENS[1]
+    fig, alt = masked_heatmaps(
+        [w[1]], [pad], rows, titles=["a"], title="T", faded_rows=(5, 8), vmax=0.3
+    )
+    (ax,) = [ax for ax in fig.axes if ax.images]
+    colours = ax.images[0].get_array()
+    assert colours.mask[5:].all() and not colours.mask[:5, :5].any()  # pads: no colour
+    faded = [p for p in ax.patches if p.get_fill() and p.get_hatch() is None]
+    assert sorted(p.get_xy() for p in faded) == [
+        (c - 0.5, r - 0.5) for c in range(5) for r in (5, 6, 7)
+    ]
+    texts = {(t.get_position(), t.get_text()): t.get_color() for t in ax.texts}
+    assert texts[((0, 5), "1/5")] == "0.45" and texts[((0, 0), "0.19")] in ("black", "white")
+    ticks = [t.get_color() for t in ax.get_yticklabels()]
+    assert ticks[5:] == ["0.45"] * 3 and "0.45" not in ticks[:5]
+    assert alt.endswith("Greyed out: rows <pad> to <pad> (5 to 7).")
+    plt.close(fig)
+    for bad in ((5, 9), (6, 6)):
+        with pytest.raises(ValueError, match="faded_rows .* within the 8 query rows"):
+            masked_heatmaps([w[1]], [pad], rows, titles=["a"], title="T", faded_rows=bad)
+
+
 def test_masked_row_ghost_bars_show_the_renormalisation():
     _, plain = toy.attention()
     w, causal = causal_weights(), al.causal_mask(8)
@@ -509,6 +536,18 @@ def raw_max_then_nan_to_num(scores, mask):
         return np.nan_to_num(e / e.sum(axis=-1, keepdims=True))  # ... hidden as a row of 0
 
 
+def no_shift_then_nan_to_num(scores, mask):
+    e = np.exp(scores) * mask  # no shift at all: exp(1000) = inf on the masked key, inf * 0
+    with np.errstate(invalid="ignore"):
+        return np.nan_to_num(e / e.sum(axis=-1, keepdims=True))  # nan hidden as a row of 0
+
+
+def row_shift_over_queries(scores, mask):
+    logits = np.where(mask, scores, -np.inf)
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))  # the right, per-row shift
+    return e / e.sum(axis=0 if e.ndim > 1 else -1, keepdims=True)  # but sums each column
+
+
 def exp_times_mask(scores, mask):
     top = np.where(mask, scores, -np.inf).max(axis=-1, keepdims=True)  # the allowed maximum
     e = np.exp(scores - top) * mask  # the masked 1000 goes through exp: inf * 0 = nan
@@ -596,6 +635,14 @@ def max_without_keepdims(scores, mask):
             "the shift used a masked score (the raw row's maximum), so every allowed exp(...) "
             "underflowed to 0. Take the maximum over the allowed keys only",
         ),
+        (
+            no_shift_then_nan_to_num,
+            "FAIL",
+            "all 0 on a masked key with score 1000: exp(1000) = inf on the masked key, and "
+            "inf * 0 = nan (turned into 0): fill with -inf before exp, and shift by the allowed",
+        ),
+        (row_shift_over_queries, "FAIL", "4 x 4 scores with a causal mask): you normalised over"),
+        (row_shift_over_queries, "FAIL", "(axis=0 or axis=-2)"),
         (min_shift, "FAIL", "got nan or inf on allowed scores 1600 apart"),
         (min_shift, "FAIL", "subtract the row's maximum over the allowed keys"),
         (min_shift, "FAIL", "lie 1600 apart, so any other shift (the minimum, the mean)"),
@@ -965,3 +1012,35 @@ def test_page_after_review_08k_shows_its_evidence_and_says_what_changed():
     assert "broadcasts over the heads" in " ".join(by_id["ex-batch-md"].source.split())
     assert "vmax=0.3" in by_id["e9d676ee"].source
     assert "not zeros" in by_id["df82c2f9"].source
+
+
+def test_page_after_review_08l_says_why_the_cache_holds_and_each_point_once():
+    """Review 08l: the KV-cache 'so' had no force in one layer (it holds from layer 2 on);
+    "chapter 5's" had no noun; renormalising was said 4 times and 'pad outputs are ignored'
+    3 times; Fig. 1's left panel used a fifth of its colour scale; the pad rows drew the eye."""
+    import re
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).parents[1] / "chapters" / "08_masking.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    by_id = {c.id: c for c in cells}
+    visible = [c for c in cells if "remove-cell" not in c.metadata.get("tags", [])]
+    markdown = [c.source for c in visible if c.cell_type == "markdown"]
+    words = sum(
+        len(line.split())
+        for source in markdown
+        for line in source.splitlines()
+        if not line.startswith((":", "```"))
+    )
+    assert words < 2593, words  # 2,593 before this round
+    cache = " ".join(by_id["8058d5b6"].source.split())
+    assert "the next layer's inputs, so every layer's keys and values" in cache
+    assert "the softmax inside is a copy of chapter 5's" in by_id["abf3379f"].source
+    text = " ".join(markdown)
+    assert len(re.findall(r"renormalis", text)) == 1  # the Summary; the math shows it
+    said = [s for s in markdown if re.search(r"\bignored?\b|\bjunk\b", s)]
+    assert len(said) == 1 and "greys out their rows" in said[0]  # the figure's cell only
+    assert "vmax=0.3" in by_id["5cca86b5"].source
+    assert "faded_rows=(n_real, 8)" in by_id["e9d676ee"].source

@@ -102,11 +102,24 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
     empty = np.all(out == 0.0, axis=-1)  # a row of zeros: nan turned into 0 (nan_to_num)
     top = np.argmax(np.broadcast_to(scores, full.shape), axis=-1)[..., None]
     if np.any(empty & ~np.take_along_axis(full, top, axis=-1)[..., 0]):
+        if _masked_score_overflows(cases.fn):  # no shift: exp(1000) on the masked key
+            raise Fail(
+                f"a row's weights are all 0 on {case}: exp(1000) = inf on the masked key, "
+                "and inf * 0 = nan (turned into 0): fill with -inf before exp, and shift "
+                "by the allowed max."
+            )
         raise Fail(
             f"a row's weights are all 0 on {case}: the shift used a masked score (the raw "
             "row's maximum), so every allowed exp(...) underflowed to 0. Take the maximum "
             "over the allowed keys only: np.where(mask, scores, -np.inf).max(axis=-1, "
             "keepdims=True)."
+        )
+    columns = out.sum(axis=-2) if out.ndim >= 2 else None
+    if columns is not None and np.allclose(columns, 1.0) and not np.allclose(out.sum(-1), 1.0):
+        raise Fail(
+            f"each column sums to 1, not each row (on {case}): you normalised over the "
+            "queries (axis=0 or axis=-2). Softmax runs over the keys of one query: sum "
+            "over axis=-1."
         )
     # Before the known mistakes: here a fill of 0 and of -1e4 give the same weights.
     if np.any(out[~full] != 0.0) and np.nanmax(np.where(full, scores, np.nan)) < -1000:
@@ -155,18 +168,25 @@ def _why_large(fn) -> str:
     )
 
 
-def _why_masked_1000(fn) -> str:
-    """Why a masked score of 1000 gave nan: as the row's maximum, or inside exp.
+def _masked_score_overflows(fn) -> bool | None:
+    """Whether a masked score goes through exp: None when the probe itself fails.
 
-    A probe tells the two apart: with a masked 720 and allowed zeros, a shift by the raw
-    maximum still gives finite weights (exp(-720) is tiny, not 0), while exp(720) is inf.
+    With a masked 720 and allowed zeros, a shift by the raw maximum still gives the right
+    weights (exp(-720) is tiny, not 0), while exp(720) is inf, and inf * 0 is nan (or a
+    row of zeros after nan_to_num).
     """
     try:
         with np.errstate(all="ignore"):
-            probe = np.asarray(fn(np.array([[0.0, 0.0, 720.0]]), np.array([[True, True, False]])))
-        overflowed = not np.all(np.isfinite(probe.astype(float)))
+            probe = fn(np.array([[0.0, 0.0, 720.0]]), np.array([[True, True, False]]))
+            probe = np.asarray(probe, dtype=float)
     except Exception:  # noqa: BLE001 - a probe only chooses the hint; the case already failed
-        overflowed = None
+        return None
+    return bool(not np.all(np.isfinite(probe)) or np.all(probe == 0.0))
+
+
+def _why_masked_1000(fn) -> str:
+    """Why a masked score of 1000 gave nan: as the row's maximum, or inside exp."""
+    overflowed = _masked_score_overflows(fn)
     inside_exp = (
         "the masked 1000 itself went through exp before the mask zeroed it: exp(998) is inf, "
         "and inf * 0 is nan. Multiplying by the mask comes too late; use np.where, on the "
@@ -203,15 +223,6 @@ def _softmax_mistakes(scores, mask, full, case: str) -> list[tuple]:
         ),
     ]
     mistakes += _keepdims_mistakes(scores, full, case)
-    if full.ndim >= 2 and full.any(axis=-2).all():  # each column keeps a key: finite
-        e = np.exp(np.where(full, scores, -np.inf) - np.where(full, scores, -np.inf).max())
-        mistakes.append(
-            (
-                e / e.sum(axis=-2, keepdims=True),
-                f"each column sums to 1, not each row (on {case}): you normalised over the "
-                "queries. Softmax runs over the keys of one query: sum over axis=-1.",
-            )
-        )
     if (~full).any(axis=-1).all():  # inverting leaves every row a key: a finite answer
         mistakes.append(
             (

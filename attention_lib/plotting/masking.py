@@ -21,6 +21,9 @@ DASH = "—"
 _OUTLINE = {"fill": False, "edgecolor": "#D55E00", "linewidth": 2.5}
 # The weights without the mask, drawn over the bars as dashed outlines: no colour needed.
 _GHOST = {"fill": False, "edgecolor": "0.2", "linestyle": "--", "linewidth": 1.0}
+# Rows whose outputs nobody reads (the pads' queries): near white, grey numbers, no hatch.
+_FADED = {"facecolor": "0.97", "edgecolor": "none", "linewidth": 0.0}
+_FADED_TEXT = "0.45"
 
 
 def _as_mask(mask, shape: tuple, name: str) -> np.ndarray:
@@ -59,6 +62,7 @@ def masked_heatmaps(
     fmt: str = ".2f",
     highlight=None,
     block=None,
+    faded_rows=None,
     vmax: float = 1.0,
     takeaway: str = "",
 ):
@@ -87,6 +91,10 @@ def masked_heatmaps(
         A block of cells to outline (dashed) in every panel, half-open ranges, e.g. the
         real queries' weights on the padding keys; the alt text gives how much of each
         of its rows the block holds, per panel.
+    faded_rows : tuple of int (start, stop), optional
+        Query rows to grey out in every panel, a half-open range, e.g. the pads, whose
+        outputs are ignored: their cells are near white with grey numbers, so that they
+        do not draw the eye; the alt text names them.
     vmax : float, default 1.0
         The weight that gets the top colour, in (0, 1]. Below 1 the colour bar ends in an
         arrow and says that every larger weight shares that colour, so small weights
@@ -133,6 +141,15 @@ def masked_heatmaps(
                 f"block {block} must be ((start, stop), (start, stop)) within the "
                 f"{n_q} x {n_k} weights, start < stop"
             )
+    faded = np.zeros(n_q, dtype=bool)
+    if faded_rows is not None:
+        f0, f1 = faded_rows
+        if not (0 <= f0 < f1 <= n_q):
+            raise ValueError(
+                f"faded_rows {faded_rows} must be (start, stop) within the {n_q} query "
+                "rows, start < stop"
+            )
+        faded[f0:f1] = True
     # A fixed layout in inches (no layout engine), like the other panel figures.
     left, gap, right, top, bottom = 0.95, 0.35, 0.95, 0.75, 0.95
     # Cells of up to 0.48 in, smaller when the panels would be wider than the page's
@@ -146,11 +163,15 @@ def masked_heatmaps(
     for i, (W, M) in enumerate(zip(Ws, Ms, strict=True)):
         x0 = left + i * (pw + gap)
         ax = fig.add_axes((x0 / width, bottom / height, pw / width, ph / height))
-        image = ax.imshow(np.where(M, W, np.nan), cmap=CMAP, vmin=0.0, vmax=vmax)
+        shown = M & ~faded[:, None]  # coloured cells: allowed, and not in a faded row
+        image = ax.imshow(np.where(shown, W, np.nan), cmap=CMAP, vmin=0.0, vmax=vmax)
         ax.set_xticks(range(n_k), cols, rotation=55, ha="right", fontsize=9)
         ax.set_yticks(range(n_q), rows if i == 0 else [], fontsize=9)
+        for tick, grey in zip(ax.get_yticklabels(), faded, strict=False):
+            if grey:
+                tick.set_color(_FADED_TEXT)
         ax.set_title(titles[i], fontsize=9)
-        _fill_cells(ax, W, M, fmt, vmax)
+        _fill_cells(ax, W, M, fmt, vmax, faded)
         if highlight is not None:
             r, c = highlight
             ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, **_OUTLINE))
@@ -192,16 +213,23 @@ def masked_heatmaps(
             f"{cols[c0]} to {cols[c1 - 1]} ({c0} to {c1 - 1}); each row's total there: "
             f"{', '.join(shares)}."
         )
+    if faded_rows is not None:
+        f0, f1 = faded_rows
+        alt += f" Greyed out: rows {rows[f0]} to {rows[f1 - 1]} ({f0} to {f1 - 1})."
     return fig, alt
 
 
-def _fill_cells(ax, W: np.ndarray, M: np.ndarray, fmt: str, vmax: float) -> None:
-    """Numbers in the allowed cells, a hatched dash in the masked ones."""
+def _fill_cells(ax, W: np.ndarray, M: np.ndarray, fmt: str, vmax: float, faded) -> None:
+    """Numbers in the allowed cells, a hatched dash in the masked ones; faded rows grey."""
     text = {"ha": "center", "va": "center", "fontsize": 9}
     for r in range(W.shape[0]):
         even = _even(W[r], M[r])
         for c in range(W.shape[1]):
-            if M[r, c]:
+            if M[r, c] and faded[r]:
+                ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, **_FADED))
+                label = f"1/{int(M[r].sum())}" if even else format(W[r, c], fmt)
+                ax.text(c, r, label, color=_FADED_TEXT, **text)
+            elif M[r, c]:
                 colour = text_colour(W[r, c] / vmax)  # the colour scale runs 0 to vmax
                 label = f"1/{int(M[r].sum())}" if even else format(W[r, c], fmt)
                 ax.text(c, r, label, color=colour, **text)
