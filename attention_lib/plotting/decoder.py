@@ -169,15 +169,27 @@ def decoder_heads(weights, tokens, *, title: str, head: int, query: str, key: st
                 text.remove()
     for text in fig.findobj(Text):  # readable at the page's width: 9 px and more once shrunk
         text.set_fontsize(max(text.get_fontsize(), 11))
+    for text in fig.texts:  # the query label next to the tick labels, not at the edge
+        if text.get_text() == "query (attending)":
+            text.set_x(fig.axes[0].get_position().x0 - 0.75 / fig.get_figwidth())
     r, c = tokens.index(query), tokens.index(key)
-    pad = 0.14  # of a cell: outside the black outline (3 pt wide) on the cell's edge
-    for colour, lw in (("black", 6.5), ("#CC79A7", 4.0)):  # pink on a dark halo: seen on any cell
+    pad = 0.125  # of a cell: outside the black outline (3 pt wide) on the cell's edge
+    for ax in fig.axes[: len(weights)]:  # the key labels a little lower, clear of the frame
+        ax.tick_params(axis="x", pad=5)
+    for colour, lw in (("black", 4.5), ("#CC79A7", 3.5)):  # pink on a dark halo: seen on any cell
         box = Rectangle((c - 0.5 - pad, r - 0.5 - pad), 1 + 2 * pad, 1 + 2 * pad, fill=False)
         box.set(lw=lw, ec=colour, clip_on=False, zorder=0.9)  # under outlines and numbers
         fig.axes[head - 1].add_patch(box)
-    w = np.asarray(weights)[head - 1, r, c]
-    lead = f"Head {head} puts {w:.2f} of the weight of '{query}' on '{key}'"
-    lead += " (the cell framed in thick pink)"
+    W = np.asarray(weights)
+    lead = f"Head {head} puts {W[head - 1, r, c]:.2f} of the weight of '{query}' on '{key}'"
+    lead += " (the cell framed in pink)"
+    others = [
+        f"head {i + 1} {W[i, r, c]:.2f}, its most on '{tokens[int(np.argmax(W[i, r]))]}' "
+        f"({W[i, r].max():.2f})"
+        for i in range(len(W))
+        if i != head - 1
+    ]
+    lead += f". From '{query}', the other heads put on '{key}': {'; '.join(others)}"
     return fig, f"{lead}. Only each row's largest weight is printed. {alt}"
 
 
@@ -232,19 +244,21 @@ def decoder_diagram(*, h: int, d_model: int, d_ff: int, n_vocab: int):
     for y0, y1 in ((13.3, 12.3), (11.0, 7.6), (7.0, 3.9), (3.3, 2.3)):
         arrow(main, y0 - 0.3, main, y1)
     _mask_icon(ax, side + 2.55, 8.5)
+    ax.text(main - 0.25, 6.2, "residual stream", rotation=90, ha="right", va="center", fontsize=10)
     box(main, 1.7, "LN_f", "0.9")
     box(4.6, 0.4, f"× W_out + b_out → logits (n, {n_vocab})", "#009E73")  # green
     arrow(main, 1.3, main, 0.8)
     fig.tight_layout(pad=0.2)
     alt = (
         "Block diagram of the decoder, top to bottom. Token ids become E[ids] + E_pos, shape "
-        f"(n, {d_model}). This residual stream runs straight down; it branches through layer "
-        f"norm LN1 into causal attention with {h} heads, whose output is added back (+), then "
-        f"through LN2 into the feed-forward network ({d_model} to {d_ff} to {d_model}, ReLU), "
+        f"(n, {d_model}). This residual stream, labelled, runs straight down; it branches through "
+        f"layer norm LN1 into causal attention with {h} heads, whose output is added back (+), "
+        f"then through LN2 into the feed-forward network ({d_model} to {d_ff} to {d_model}, ReLU), "
         "added back again. "
         f"A final layer norm LN_f, W_out and b_out give the logits, shape (n, {n_vocab}). "
-        "A small lower-triangular grid beside the attention box, labelled mask, shows that "
-        "each token attends only to itself and earlier tokens."
+        "A small lower-triangular grid beside the attention box, labelled mask, with "
+        "queries down and keys across, shows that each token attends only to itself and "
+        "earlier tokens."
     )
     return fig, alt
 
@@ -267,3 +281,6 @@ def _mask_icon(ax, x: float, y: float, n: int = 4, size: float = 0.34) -> None:
                 )
             )
     ax.text(x, top + 0.15, "mask", ha="center", va="bottom", fontsize=10, zorder=4)
+    bottom, right = top - n * size, left + n * size
+    ax.text(x, bottom - 0.08, "key →", ha="center", va="top", fontsize=10, zorder=4)
+    ax.text(right + 0.08, y, "query →", ha="left", va="center", rotation=270, fontsize=10)
