@@ -542,6 +542,12 @@ def no_shift_then_nan_to_num(scores, mask):
         return np.nan_to_num(e / e.sum(axis=-1, keepdims=True))  # nan hidden as a row of 0
 
 
+def fill_no_shift_then_nan_to_num(scores, mask):
+    e = np.exp(np.where(mask, scores, -np.inf))  # masked right, but exp(-1000) = 0
+    with np.errstate(invalid="ignore"):
+        return np.nan_to_num(e / e.sum(axis=-1, keepdims=True))
+
+
 def row_shift_over_queries(scores, mask):
     logits = np.where(mask, scores, -np.inf)
     e = np.exp(logits - logits.max(axis=-1, keepdims=True))  # the right, per-row shift
@@ -640,6 +646,12 @@ def max_without_keepdims(scores, mask):
             "FAIL",
             "all 0 on a masked key with score 1000: exp(1000) = inf on the masked key, and "
             "inf * 0 = nan (turned into 0): fill with -inf before exp, and shift by the allowed",
+        ),
+        (
+            fill_no_shift_then_nan_to_num,
+            "FAIL",
+            "all 0 on allowed scores near 1000 and -1000: exp(1000) overflows to inf and "
+            "exp(-1000) underflows to 0, so without the shift",
         ),
         (row_shift_over_queries, "FAIL", "4 x 4 scores with a causal mask): you normalised over"),
         (row_shift_over_queries, "FAIL", "(axis=0 or axis=-2)"),

@@ -108,6 +108,8 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
                 "and inf * 0 = nan (turned into 0): fill with -inf before exp, and shift "
                 "by the allowed max."
             )
+        if np.nanmax(np.abs(np.where(full, scores, np.nan))) >= 1000:  # -inf fill, no shift
+            raise Fail(f"a row's weights are all 0 on {case}: {_why_large(cases.fn)}")
         raise Fail(
             f"a row's weights are all 0 on {case}: the shift used a masked score (the raw "
             "row's maximum), so every allowed exp(...) underflowed to 0. Take the maximum "
