@@ -764,7 +764,7 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     printed = mix.outputs[0]["data"]["text/plain"].splitlines()  # a toy.table
     assert [line.split()[-1] for line in printed[1:]] == ["0.99", "1.00", "1.00"]
     read = source["mix-read"]
-    assert "The third reads both heads" in read and "(1.00)" in read
+    assert "the third reads both heads" in read and "(1.00)" not in read  # fix round 7k: cut
     assert "0.00" not in read and "average" not in read  # fix round 7j: the artefact, cut
     assert "blended" not in cells[ids.index("mix-assert")].source
     assert ids.index("pair-read") < ids.index("mix-code") < ids.index("mix-read")
@@ -1038,15 +1038,19 @@ def test_values_overlap_is_said_with_its_example():
     pair = source["pair-md"]
     assert pair.startswith("**The pair**, `toy.heads.PAIR`, holds $W_q, W_k, W_v, W_o$")
     # fix round 7h: what h = 2 does is said before the call
-    assert "With $h = 2$ each matrix is cut into two heads of two columns" in pair
-    assert '"cake" is a noun $(1, 0)$, "I" a human noun $(1, 1)$' in pair
+    # fix round 7k: W_o is not cut by columns; the vectors are in the table, not the text
+    assert (
+        "$W_q$, $W_k$ and $W_v$ are each cut into two heads of two columns; $W_o$ reads the "
+        "two heads side by side (by rows)."
+    ) in pair
+    assert "each matrix" not in pair and "(1, 0)" not in pair
     W_q, W_k, W_v, W_o = HEADS.PAIR
     V = toy.X @ toy.W_v[:, [0, 3]]
     assert V[CAKE].tolist() == [1.0, 0.0] and V[I].tolist() == [1.0, 1.0]
     # fix round 7i: which feature each head's query reads, in one sentence
-    assert "Only the query differs." in pair
-    assert "An action asks $(16, 0)$ in the **object head**, so it scores a key's food" in pair
-    assert "$(0, 16)$ in the **subject head**, so it scores a key's person (who ate)" in pair
+    assert "Only the query differs:" in pair
+    assert '"ate" asks for food in the **object head** (what was eaten)' in pair
+    assert "for a person in the **subject head** (who ate)" in pair
     q_ate, keys = toy.X[ATE] @ W_q, toy.X @ W_k  # (4,) and (8, 4): two heads of width 2
     assert q_ate[:2].tolist() == [16.0, 0.0] and q_ate[2:].tolist() == [0.0, 16.0]
     assert q_ate[:2] @ keys[CAKE, :2] == 16 and q_ate[:2] @ keys[I, :2] == 0  # food
@@ -1072,34 +1076,26 @@ def test_plain_printouts_on_the_main_line():
         assert "toy.table(" in cells[cell_id].source and ":<" not in cells[cell_id].source
     for cell_id in ("pair-code", "pair-run", "pair-out"):
         assert "[1, ate]" not in cells[cell_id].source and ":2]" not in cells[cell_id].source
-        assert len(cells[cell_id].source.splitlines()) <= 9, cell_id
+        assert len(cells[cell_id].source.splitlines()) <= 10, cell_id  # 7k: one more row
         assert "np.zeros" not in cells[cell_id].source and "hstack" not in cells[cell_id].source
     shown = {
         cid: cells[cid].outputs[-1]["data"]["text/plain"]
         for cid in ("pair-code", "pair-run", "pair-out", "x-code")
     }
     assert len(cells["pair-code"].outputs) == 1  # fix round 7h: W_q is in the table
-    matrices = shown["pair-code"].splitlines()
-    assert matrices[0].split() == [  # fix round 7i: the queries labelled by head
-        "row",
-        "of",
-        "W",
-        "object:",
-        "q",
-        "subject:",
-        "q",
-        "key",
-        "food",
-        "key",
-        "person",
-        "value",
-        "noun",
-        "value",
-        "human",
+    # fix round 7k: each head's own query of "ate", (16, 0) and (0, 16), beside the keys
+    # and values it meets; the old table showed W_q's columns 0 and 3, both 16
+    vectors = shown["pair-code"].splitlines()
+    assert vectors[0].split() == ["in", "a", "head", "food", "|", "noun", "person", "|", "human"]
+    assert [line.rsplit(maxsplit=2) for line in vectors[1:]] == [
+        ["'ate' asks, object head", "16", "0"],
+        ["'ate' asks, subject head", "0", "16"],
+        ["key 'cake'", "1", "0"],
+        ["key 'I'", "0", "1"],
+        ["value 'cake'", "1", "0"],
+        ["value 'I'", "1", "1"],
     ]
-    assert matrices[1].split() == ["food", "0", "0", "1", "0", "1", "0"]
-    assert matrices[2].split() == ["person", "0", "0", "0", "1", "1", "1"]
-    assert matrices[3].split() == ["action", "16", "16", "0", "0", "0", "0"]
+    assert len({len(line) for line in vectors}) == 1  # the columns line up
     pair = shown["pair-run"].splitlines()
     assert pair[0].split() == ["row", "of", "'ate'", "one", "head", "object", "subject"]
     assert pair[1 + I].split() == ["I", "0.48", "0.00", "1.00"]
@@ -1204,15 +1200,20 @@ def test_one_change_of_sizes_said_once_and_the_batch_axis_is_shown():
     assert page.count("d_{model} = 32") == 2  # the split section and the parameter exercise
     before = " ".join(source[i] for i in ids[: ids.index("split-md")])
     assert "32" not in before and "n = 6" not in before  # the toy's sizes only, until then
-    assert "$(b, n, d_{model})$ to $(b, h, n, d_k)$" in source["split-md2"]
+    # fix round 7k: the prose no longer restates the printed (b, n, d_model) -> (b, h, n, d_k)
+    assert "A batch of sentences adds an axis in front" in source["split-md2"]
     out = "".join(o.get("text", "") for o in cells[ids.index("ef813e7a")].outputs)
     assert "batch: (2, 6, 32) -> (2, 8, 6, 4)" in out
     X = np.random.default_rng(0).normal(size=(2, 6, 32))
     split = al.split_heads(X, 8)
     assert split.shape == (2, 8, 6, 4) and np.allclose(split[1, 3], X[1][:, 12:16])
     math = source["83c4d06e"]
-    assert "$W_o$, of shape $(h\\,d_k, d_{model})$, here $(d_{model}, d_{model})$" in math
-    assert "paper's choice" not in math and "d_v" not in math  # fix round 7h: cut
+    # fix round 7k: d_v is named once, as the paper's W^O is (h d_v) x d_model
+    assert (
+        "Like the paper, we take the value width $d_v = d_k$, so $W_o$ is $(h\\,d_v, d_{model})$"
+        in (math)
+    )
+    assert "paper's choice" not in math and math.count("d_v") == 2
 
 
 def test_real_code_and_exercise_wording():
@@ -1382,7 +1383,7 @@ def test_fix_round_7i_wording():
     labels = cells[[c.id for c in cells].index("mix-code")].outputs[0]["data"]["text/plain"]
     assert "who ate is more human than what was eaten" in labels
     assert "a human ate a non-human" not in " ".join(source.values())
-    assert "who ate is more human than what was eaten (1.00)" in source["mix-read"]
+    assert "the third reads both heads." in source["mix-read"]  # fix round 7k: the table says it
     assert "3 who ate" not in labels  # fix round 7j: outputs named, not numbered
     assert "In the next three sections the arrays have" in source["split-md"]
     assert "From here on" not in source["split-md"]
@@ -1395,3 +1396,32 @@ def test_fix_round_7i_wording():
     W_q, W_k, W_v, _ = HEADS.PAIR
     V = toy.X @ W_v[:, :2]  # (noun, human)
     assert [V[s, 1] - V[o, 1] for s, o in [(I, CAKE), (I, I), (CAKE, I)]] == [1, 0, -1]
+
+
+def test_fix_round_7k_wording():
+    """Cold review 07o: why the one-head output repeats is said in the text; any query of 0
+    gives a uniform row (17 of the grid's 32); solution 7.2 says what the reshape trap puts
+    in out[0]; the visible words go down (2,372 before)."""
+    cells = chapter_cells()
+    source = {cell.id: " ".join(cell.source.split()) for cell in cells}
+    assert "(0.98, 0.48), twice: its value columns repeat (noun, human)." in source["pair-read"]
+    W_q, W_k, W_v, W_o = HEADS.PAIR
+    one, _ = al.multi_head_attention(toy.X, *HEADS.PAIR, h=1)
+    assert np.allclose(W_v[:, :2], W_v[:, 2:]) and np.allclose(one[:, :2], one[:, 2:])
+    assert (
+        'A query of 0 gives a uniform row ("all 1/8"), as for "I" in every head.'
+        in (source["412ae28a"])
+    )
+    q = toy.X @ toy.heads.W_q  # (8, 4): d_k = 1, one query per token and head
+    _, weights = toy.heads.attention()  # (4, 8, 8)
+    uniform = np.isclose(weights, 1 / 8).all(axis=-1)  # (h, n)
+    assert (uniform == (q.T == 0)).all() and uniform.sum() == 17
+    solution = source["29f30781"]
+    assert "row $j$ of `out[0]` would hold a piece of token $j // h$, not token $j$" in solution
+    assert "first rows of `X`" not in solution
+    for n, d_model, h in ((6, 32, 8), (5, 12, 3), (4, 8, 2)):
+        X = np.arange(n * d_model).reshape(n, d_model)
+        trap = X.reshape(h, n, d_model // h)[0]  # (n, d_k)
+        owners = [set(np.argwhere(np.isin(X, row))[:, 0]) for row in trap]  # X's rows
+        assert owners == [{j // h} for j in range(n)], owners
+    assert sum(len(line.split()) for line in visible_prose(cells)) <= 2345
