@@ -1,5 +1,6 @@
 """Chapter 3: the score checkers are tested both ways, and its figures carry labels and alt text."""
 
+import contextlib
 import zlib
 
 import matplotlib.colors as mcolors
@@ -228,7 +229,7 @@ def test_reference_scores_that_change_pass(capsys):
     for fn in (rows_of, by_experiment):
         assert check_scores_that_change(fn)
         assert one_line(capsys, "scores-that-change", "PASS") == (
-            "[scores-that-change] PASS: all 5 cases match the reference.\n"
+            "[scores-that-change] PASS: all 6 cases match the reference.\n"
         )
     assert check_scores_that_change(lambda features, which: rows_of(features, which))
     capsys.readouterr()
@@ -244,7 +245,7 @@ def test_unseen_cases_have_no_all_zero_token_and_match_an_experiment(seed, capsy
     with grading_seed(seed):
         assert check_scores_that_change(by_experiment)
         assert check_scores_that_change(rows_of)
-    assert "all 7 cases match" in capsys.readouterr().out
+    assert "all 8 cases match" in capsys.readouterr().out
 
 
 def test_the_toy_pointer_row_moves_the_rows_of_the_pointer_words():
@@ -288,6 +289,21 @@ def test_each_scores_that_change_mistake_gets_its_own_hint(fn, hint, capsys):
     line = one_line(capsys, "scores-that-change", "FAIL")
     assert not result
     assert hint in line
+
+
+@pytest.mark.parametrize("t", [0.01, 0.05, 0.1, 0.19])
+def test_a_thresholded_mask_fails_on_a_trace_of_the_feature(t, capsys):
+    # |X[:, f]| > t instead of != 0: the other cases have no entry below 0.2, so a small
+    # threshold passed them all; the 0.01 case catches any t of 0.01 or more, graded too.
+    def thresholded(X, f):
+        return np.repeat((np.abs(X[:, f]) > t)[:, None], len(X), axis=1)
+
+    for seed in (None, 0, 1, 2):
+        with grading_seed(seed) if seed is not None else contextlib.nullcontext():
+            assert not check_scores_that_change(thresholded)
+        line = one_line(capsys, "scores-that-change", "FAIL")
+        assert "only 0.01" in line and "X[0, 0] = 0.01" in line
+        assert "Any non-zero feature counts, however small" in line
 
 
 def test_the_identity_nudge_experiment_is_told_its_nudge_missed_some_keys(capsys):

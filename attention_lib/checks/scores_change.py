@@ -43,6 +43,9 @@ def check_scores_that_change(fn) -> CheckResult:
         X = np.array([[0.0, 1.0, 0.5], [-2.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 1.0, 0.0]])
         _check_mask(cases, "X of shape (4, 3), feature 0", X, 0)
         _check_mask(cases, "X of shape (4, 3), feature 2", X, 2)
+        # A trace of a feature: 0.01 brings row 0 of W_q into the query just as well.
+        X = np.array([[0.01, 1.0, 0.0], [0.0, 0.5, 0.0], [0.8, 0.0, 0.3], [0.0, 0.0, 1.0]])
+        _check_mask(cases, "X of shape (4, 3), feature 0, one token with only 0.01", X, 0)
         X = np.array([[1.0, 0.0], [0.5, 0.0], [2.0, 0.0]])
         _check_mask(cases, "X of shape (3, 2), a feature no token has", X, 1)
 
@@ -153,8 +156,8 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
         missed = int(np.flatnonzero(expected[:, 0] & ~mask[:, 0])[0])
         raise Fail(
             f"whole rows, but too few (on {case}): token {missed} has X[{missed}, {f}] = "
-            f"{X[missed, f]:g}, and any amount of the feature, however small, brings row "
-            f"{f} of W_q into its query. Test X[:, feature] != 0."
+            f"{X[missed, f]:g}. Any non-zero feature counts, however small: it brings row "
+            f"{f} of W_q into that token's query. Test X[:, feature] != 0."
         )
     if not np.array_equal(mask, expected) and any(uses_name(cases.fn, w) for w in ("W_q", "W_k")):
         raise Fail(
