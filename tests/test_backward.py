@@ -23,7 +23,7 @@ from attention_lib.checks import (
     check_softmax_backward,
 )
 from attention_lib.checks.base import BROADCAST_HINT, grading_seed
-from attention_lib.plotting import before_after, it_attention, training_curves, training_frame
+from attention_lib.plotting import it_attention, training_curves, training_frame
 from attention_lib.toy import learning
 
 # --- attention_backward against finite differences -----------------------------------------
@@ -717,18 +717,6 @@ def test_it_attention_rejects_bad_input(args, message):
     with pytest.raises(ValueError, match=message):
         it_attention(*args, title="x")
     assert plt.get_fignums() == open_figures  # checked before drawing: no figure left open
-
-
-def test_before_after_stacks_two_grids():
-    weights, tokens, referent = grid_inputs()
-    fig, alt = before_after(np.full((2, 4), 0.25), weights, tokens, referent)
-    titles = [ax.get_title() for ax in fig.axes[:2]]
-    assert titles[0].startswith("Before training") and titles[1].startswith("After training")
-    assert "Before training: every weight is 1/4 to within 1%, the referent's too." in alt
-    assert "After training: the referent gets 0.60" in alt
-    plt.close(fig)
-    with pytest.raises(ValueError, match="every sentence needs 3 tokens"):
-        before_after(np.full((2, 3), 1 / 3), weights, tokens, referent)
 
 
 def test_grid_says_what_the_outline_means_and_counts_printed_ties_as_ties():

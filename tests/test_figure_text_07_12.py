@@ -67,7 +67,6 @@ def figures():
     sentences = [tuple(toy.TOKENS)] * 6
     grid = rng.dirichlet(np.ones(8), size=6)
     referent = np.full(6, 3)
-    yield "10 before_after", lambda: P.before_after(grid, grid, sentences, referent)
     yield (
         "10 training_frame",
         lambda: P.training_frame(

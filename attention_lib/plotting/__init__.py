@@ -12,7 +12,7 @@ from .dependency import dependency_figure
 from .embeddings import similarity_map, token_panels
 from .heads import Step, head_heatmaps, shape_tracer, trace_shapes
 from .hull import convex_hull, inside_hull
-from .learning import before_after, it_attention, training_curves, training_frame
+from .learning import it_attention, training_curves, training_frame
 from .masked_row import masked_row
 from .masking import masked_heatmaps
 from .matrices import bar_row, heatmap
@@ -36,7 +36,6 @@ __all__ = [
     "Step",
     "attention_panels",
     "bar_row",
-    "before_after",
     "blend_hull",
     "contributions",
     "convex_hull",

@@ -209,38 +209,6 @@ def it_attention(weights, tokens, referent, *, title: str):
     return fig, alt
 
 
-def before_after(before, after, tokens, referent):
-    """:func:`it_attention` before and after training, stacked on one colour scale.
-
-    Parameters
-    ----------
-    before, after : array_like of shape (m, n)
-        The attention of "it" in the same ``m`` sentences, before and after training.
-    tokens, referent
-        As for :func:`it_attention`.
-
-    Returns
-    -------
-    fig : matplotlib.figure.Figure
-    alt : str
-        The summary of each grid.
-    """
-    Wb, ref = _grid_inputs(before, tokens, referent)
-    Wa, _ = _grid_inputs(after, tokens, referent)  # so both have the same shape
-    fig, (top, bottom) = plt.subplots(
-        2, 1, figsize=(7.6, 1.3 + 0.85 * Wb.shape[0]), layout="constrained"
-    )
-    _draw_grid(top, Wb, tokens, ref, 'Before training: "it" looks everywhere')
-    image = _draw_grid(bottom, Wa, tokens, ref, 'After training: "it" looks at its noun')
-    fig.colorbar(image, ax=[top, bottom], fraction=0.03, pad=0.02, label="attention weight")
-    alt = (
-        f"Two grids of the attention of 'it' in {Wb.shape[0]} sentences, cells labelled "
-        f"with their tokens. Before training: {_grid_summary(Wb, ref)}. After training: "
-        f"{_grid_summary(Wa, ref)}."
-    )
-    return fig, alt
-
-
 def training_frame(step: int, weights, tokens, referent, loss, test_accuracy):
     """One slider frame: where "it" looks at training step ``step``, beside the loss curve.
 
