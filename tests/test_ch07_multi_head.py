@@ -1424,4 +1424,4 @@ def test_fix_round_7k_wording():
         trap = X.reshape(h, n, d_model // h)[0]  # (n, d_k)
         owners = [set(np.argwhere(np.isin(X, row))[:, 0]) for row in trap]  # X's rows
         assert owners == [{j // h} for j in range(n)], owners
-    assert sum(len(line.split()) for line in visible_prose(cells)) <= 2345
+    assert sum(len(line.split()) for line in visible_prose(cells)) <= 2335
