@@ -771,10 +771,12 @@ def test_positional_encoding_checker(fn, status, hint, capsys):
         (0.71, "FAIL", "without dividing by their number"),
         (0.7, "FAIL", "too low"),  # 0.70 is no rounding of 1/sqrt(2): the generic hint
         (1.7, "FAIL", "too high"),
-        (1.4, "FAIL", "got 1.40, but 1.4142... to two decimals is 1.41: round at the second"),
-        (np.float32(1.4), "FAIL", "not the first"),
-        (1.42, "FAIL", "close, but 1.4142... rounds to 1.41"),
-        (1.405, "FAIL", "close, but 1.4142... rounds to 1.41"),  # not "1.4 is ..."
+        (1.4, "FAIL", "give two decimals: round at the second decimal, not the first."),
+        (np.float32(1.4), "FAIL", "give two decimals"),
+        (1.42, "FAIL", "1.42 is too high"),  # one off in the last digit: no answer given away
+        (1.405, "FAIL", "close: round your value to two decimals."),  # rounds to 1.41
+        (1.407, "FAIL", "close: round your value to two decimals."),  # fails by 0.007
+        (1.403, "FAIL", "1.403 is too low"),  # rounded, 1.40 would still be wrong
         ("1.41", "FAIL", "expected one number"),
     ],
 )
@@ -784,8 +786,6 @@ def test_pe_length_checker(answer, status, hint, capsys):
     assert result.status == status
     assert line.startswith(f"[pe-length] {status}: ")
     assert hint in line
-    if answer == 1.405:
-        assert "got 1.40" not in line  # the hint must not claim the learner typed 1.4
 
 
 def test_pe_rows_really_all_have_the_predicted_length():
@@ -800,8 +800,9 @@ def test_pe_rows_really_all_have_the_predicted_length():
         (1.39, "PASS", "is right"),
         (None, "TODO", "replace None"),
         # 1.40 (the same float as 1.4) is 1.388... rounded up at the first decimal
-        (1.40, "FAIL", "got 1.40, but 1.3881... to two decimals is 1.39: round at the second"),
-        (1.38, "FAIL", "close, but"),
+        (1.40, "FAIL", "give two decimals: round at the second decimal, not the first."),
+        (1.38, "FAIL", "1.38 is too low"),
+        (1.394, "FAIL", "close: round your value to two decimals."),  # fails by 0.006
         (0.41, "FAIL", "the fast pair alone"),
         (0.98, "FAIL", "the slow pair alone"),
         # the slow pair too slow (1/10000 or 1/1000 instead of 1/100): both round to 1.41
@@ -815,7 +816,10 @@ def test_pe_rows_really_all_have_the_predicted_length():
         (1.98, "FAIL", "not a whole number of turns"),
         (2 * np.cos(0.2), "FAIL", "the fast pair (i = 0, speed 1) turns by the whole 20"),
         (-1.39, "FAIL", "the sign is off"),
-        (1.41, "FAIL", "the slow pair turns at 1 / 100"),
+        # sqrt(2) copied from the previous exercise, or the slow slip (1.408) rounded
+        (1.41, "FAIL", "1.41 is √2, the length of one row (the previous exercise), not the dot"),
+        (np.sqrt(2), "FAIL", "if your cosines gave 1.41, the slow pair turns at 1 / 100."),
+        (1.408, "FAIL", "you gave it a slower speed"),
         (2, "FAIL", "the same position twice"),
         (np.cos(np.radians(20)) + np.cos(np.radians(0.2)), "FAIL", "in degrees"),
         (1.11, "FAIL", "you added sines"),
@@ -837,6 +841,24 @@ def test_pe_offset_checker(answer, status, hint, capsys):
     assert result.status == status
     assert line.startswith(f"[pe-offset] {status}: ")
     assert hint in line
+
+
+@pytest.mark.parametrize(
+    ("check", "expected"),
+    [(check_pe_length, np.sqrt(2)), (check_pe_offset, np.cos(20) + np.cos(0.2))],
+)
+def test_hand_prediction_checkers_never_print_the_answer_on_a_miss(check, expected, capsys):
+    answers = [round(x, places) for x in np.arange(1.2, 1.6, 0.0005) for places in (1, 2, 3)]
+    misses = 0
+    for answer in [*answers, np.float32(round(expected, 1)), expected + 0.006]:
+        result = check(answer)
+        line = capsys.readouterr().out
+        if result.status == "FAIL":
+            misses += 1
+            own = line.replace(f"{float(answer):g}", "")  # the learner's own number may echo
+            for shown in (f"{expected:.2f}", f"{expected:.3f}", f"{expected:.4f}"):
+                assert shown not in own, line
+    assert misses > 500  # near misses, one-decimal answers and far ones were all tried
 
 
 # --- the position story ------------------------------------------------------------------

@@ -70,19 +70,19 @@ def check_positional_encoding(fn) -> CheckResult:
 
 
 def _rounded(answer, expected: float, mistakes: tuple) -> tuple:
-    """Add hints for one off in the last digit (1.42 for 1.414...) and for the value rounded
-    at the first decimal (1.4 = 1.40 in Python); a near miss (1.405) gets the last-digit hint."""
-    two = round(expected, 2)
-    near = f"close, but {expected:.4f}... rounds to {two:.2f}: check the last digit."
-    hints = [*mistakes, (two + 0.01, near), (two - 0.01, near)]
-    one = round(expected, 1)
-    if isinstance(answer, numbers.Real) and abs(float(answer) - one) < 1e-6:
-        rounded = (
-            f"got {one:.2f}, but {expected:.4f}... to two decimals is {two:.2f}: round "
-            "at the second decimal, not the first."
-        )
-        hints.insert(0, (one, rounded))
-    return tuple(hints)
+    """Add rounding hints that never print ``expected`` (1.4 is also what some wrong methods
+    give): one for the value rounded at the first decimal (1.4 = 1.40 in Python), one for a
+    value with more decimals that would pass once rounded to two."""
+    if not isinstance(answer, numbers.Real) or isinstance(answer, bool):
+        return mistakes
+    value = float(answer)
+    if abs(value - round(expected, 1)) < 1e-6:
+        hint = "give two decimals: round at the second decimal, not the first."
+    elif round(value, 2) != value and abs(round(value, 2) - expected) <= 0.005 + 1e-12:
+        hint = "close: round your value to two decimals."
+    else:
+        return mistakes
+    return ((value, hint), *mistakes)
 
 
 def check_pe_length(answer) -> CheckResult:
@@ -133,6 +133,11 @@ def check_pe_offset(answer) -> CheckResult:
             slow,
             "that is the slow pair alone (cos 0.2): add the fast pair, which turns by "
             "a whole 20 radians.",
+        ),
+        (
+            np.sqrt(2.0),  # before the slow-speed slip (1.408): 1.41 is nearer sqrt(2)
+            "1.41 is √2, the length of one row (the previous exercise), not the dot product "
+            "of two rows; if your cosines gave 1.41, the slow pair turns at 1 / 100.",
         ),
         (
             np.cos(20.0) + np.cos(20.0 / 10000.0),
