@@ -251,10 +251,10 @@ def test_the_gradients_figure_shades_the_step_where_most_raw_rows_saturate():
     (band,) = fig.axes[0].patches
     x0, x1 = band.get_x(), band.get_x() + band.get_width()
     assert (x0, x1) == (128, 256)
-    # The label says the share passes one half inside the band, not "most rows from here":
-    # at the band's left edge fewer than half are saturated.
-    (label,) = fig.axes[0].texts
-    assert "one half in this band" in label.get_text() and "from here" not in label.get_text()
+    # The legend says the share passes one half inside the band, not "most rows from here":
+    # at the band's left edge fewer than half are saturated. No label on the plot itself.
+    assert "saturated raw rows pass one half" in fig.axes[0].get_legend_handles_labels()[1]
+    assert not fig.axes[0].texts
     assert (
         "between d_k = 128 and 256 marks where the share of saturated raw rows passes one half"
         in alt
@@ -284,6 +284,7 @@ def test_the_gradients_figure_zooms_on_the_crossover_with_linear_axes():
     np.testing.assert_allclose(scaled_line.get_ydata(), scaled[1:5])
     assert raw_line.get_marker() != scaled_line.get_marker()  # not colour alone
     assert inset.get_ylim()[0] == 0
+    assert inset.get_xlabel().startswith("$d_k$") and "median" in inset.get_ylabel()
     assert "from 32 to 256 on linear axes: they cross between d_k = 64 and 128." in alt
     plt.close(fig)
     fig, alt = gradients_vs_dimension(d, raw + 1, scaled, zoom=(16, 64))
@@ -295,6 +296,28 @@ def test_the_gradients_figure_zooms_on_the_crossover_with_linear_axes():
     for bad in [(32, 100), (256, 32), (32,)]:
         with pytest.raises(ValueError, match="zoom must be two of the widths"):
             gradients_vs_dimension(d, raw, scaled, zoom=bad)
+
+
+def test_the_gradients_figure_text_is_ten_points_or_more_legend_and_inset_included():
+    from attention_lib.plotting.base import smallest_text_px  # noqa: PLC0415
+
+    d = np.array([16, 32, 64, 128, 256, 512])
+    raw = np.array([1.85, 1.68, 1.02, 0.69, 0.15, 0.014])
+    scaled = np.array([0.71, 0.71, 0.74, 0.73, 0.72, 0.73])
+    fig, _ = gradients_vs_dimension(
+        d,
+        raw,
+        scaled,
+        saturated=[0.1, 0.2, 0.31, 0.45, 0.6, 0.7],
+        raw_band=[raw / 10, raw * 10],
+        scaled_band=[scaled / 2, scaled * 2],
+        band_label="10th to 90th",
+        zoom=(32, 256),
+    )
+    fig.canvas.draw()  # the tick labels get their text
+    assert smallest_text_px(fig) >= 10 * 90 / 72  # 10 pt at 90 dpi: 12.5 px in the PNG
+    assert fig.axes[0].get_legend().get_texts()[0].get_fontsize() >= 10
+    plt.close(fig)
 
 
 def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
@@ -319,9 +342,10 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
 
 
 def test_the_sliders_middle_panel_has_its_own_y_label():
+    # not "(same y scale)": heights of panels whose x units differ by √d_k do not compare
     raw = np.random.default_rng(0).normal(scale=8.0, size=(50, 8))
     fig, _ = scaling_frame(raw, 64, xlim=(-40, 40))
-    assert fig.axes[1].get_ylabel() == "density (same y scale)"
+    assert fig.axes[1].get_ylabel() == "density"
     plt.close(fig)
 
 
@@ -530,6 +554,15 @@ def crashes(Q, K):
     raise ZeroDivisionError("oops")
 
 
+def t_or_fixed_swap(Q, K):
+    return Q @ (K.T if K.ndim == 2 else np.swapaxes(K, 1, 2)) / np.sqrt(Q.shape[-1])
+
+
+def divides_q_in_place(Q, K):
+    Q /= np.sqrt(Q.shape[-1])
+    return Q @ swap(K)
+
+
 def mutates(Q, K):
     Q *= 2
     return good_scaled_scores(Q / 2, K)
@@ -575,6 +608,12 @@ def mutates(Q, K):
         (lambda Q, K: np.dot(Q, K.T) / np.sqrt(Q.shape[-1]), "FAIL", "np.dot is a matrix product"),
         (lambda Q, K: np.dot(Q, swap(K)) / np.sqrt(Q.shape[-1]), "FAIL", "(np.matmul) multiplies"),
         (lambda Q, K: Q @ K.swapaxes(0, 1) / np.sqrt(Q.shape[-1]), "FAIL", "Your swapaxes swaps"),
+        # written for 3-D arrays: axis 2 does not exist on the first, 2-D case
+        (lambda Q, K: Q @ np.swapaxes(K, 1, 2) / 3, "FAIL", "count axes from the end, np.swapaxes"),
+        # K.T served the 2-D case, which passed: the fixed swapaxes broke the heads case
+        (t_or_fixed_swap, "FAIL", "(on batch and heads: Q of shape (2, 3, 5, 36)"),
+        (t_or_fixed_swap, "FAIL", "Your swapaxes swaps the wrong pair: axes counted from"),
+        (divides_q_in_place, "FAIL", "Q = Q / np.sqrt(d_k), not Q /= np.sqrt(d_k)"),
         (lambda Q, K: al.attention_scores(Q, K) / np.sqrt(Q.shape[-1]), "FAIL", "rules out"),
         (scores_by_alias, "FAIL", "your function calls al.attention_scores"),
         (scores_from_core, "FAIL", "your function calls al.attention_scores"),

@@ -153,9 +153,17 @@ _ONLY_2D = (
     "Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])."
 )
 _SWAPPED_WRONG_AXES = (
-    "Your swapaxes swaps the wrong pair: with a batch axis in front, axes 0 and 1 are the "
-    "batch and the keys. Name the last two, whatever comes before them: "
-    "np.swapaxes(K, -1, -2)."
+    "Your swapaxes swaps the wrong pair: axes counted from the front change meaning when "
+    "a batch or heads come in front. Count from the end, the last two whatever comes "
+    "before them: np.swapaxes(K, -1, -2)."
+)
+_AXIS_OUT_OF_BOUNDS = (
+    "Your function names an axis this input does not have: count axes from the end, "
+    "np.swapaxes(K, -1, -2), which fits 2-D inputs and batches alike."
+)
+_IN_PLACE = (
+    "work on a new array instead: Q = Q / np.sqrt(d_k), not Q /= np.sqrt(d_k), which "
+    "also divides the caller's Q."
 )
 _NP_DOT = (
     "np.dot is a matrix product only for 2-D arrays: on a batch it pairs every sentence's "
@@ -172,9 +180,7 @@ def _batch_shape_hint(fn) -> str:
 
 
 def _hint_without_dot_t(fn) -> str:
-    """A batch broke the product and ``fn`` never writes ``.T``: name what it did use."""
-    if uses_name(fn, "swapaxes"):
-        return _SWAPPED_WRONG_AXES
+    """A batch broke the product; ``fn`` writes neither ``.T`` nor swapaxes: name its tool."""
     if uses_name(fn, "transpose"):
         return _TRANSPOSE_ALL
     return _ONLY_2D  # a loop over rows, say: nothing to blame but the 2-D assumption
@@ -186,11 +192,19 @@ def _run(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray, batch: bool = Fa
         return cases.run(case, Q, K)
     except Fail as fail:
         message = str(fail)
+        if "changed its input array in place" in message:  # base's hint names -=, not /=
+            raise Fail(
+                f"your function changed its input array in place (on {case}); {_IN_PLACE}"
+            ) from None
         if not message.startswith("your function raised"):
             raise
         head = message.split(f"(on {case}).")[0] + f"(on {case})."  # without the generic tail
         if "axes don't match" in message:
             hint = _FIXED_AXES
+        elif "AxisError" in message:
+            hint = _AXIS_OUT_OF_BOUNDS
+        elif "matmul" in message and batch and uses_name(cases.fn, "swapaxes"):
+            hint = _SWAPPED_WRONG_AXES  # K.T, if also there, is for 2-D inputs, which passed
         elif "not aligned" in message and batch:
             hint = _NP_DOT
         elif "broadcast" in message and not batch:

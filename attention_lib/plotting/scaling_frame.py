@@ -97,7 +97,7 @@ def scaling_frame(
     middle.set_ylim(left.get_ylim())  # one density axis: the heights compare
     middle.set_title("scaled: ÷ √$d_k$", fontsize=10)
     left.set_ylabel("density")
-    middle.set_ylabel("density (same y scale)")
+    middle.set_ylabel("density")
     # On a shared axis, a wide raw histogram can sink to a line near the floor.
     tallest = np.histogram(raw, bins=edges["raw"], density=True)[0].max()
     flat = tallest < 0.05 * left.get_ylim()[1]
