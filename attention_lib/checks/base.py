@@ -174,7 +174,7 @@ def call(fn, case: str, *args) -> np.ndarray:
         if isinstance(a, np.ndarray) and not np.array_equal(a, _copy(original)):
             raise Fail(
                 f"your function changed its input array in place (on {case}); "
-                "work on a new array instead (write x = x - ..., not x -= ...)."
+                "work on a new array instead (x = x / s, not x /= s; the same for -=, +=, *=)."
             )
     try:
         if np.iscomplexobj(out):
