@@ -11,6 +11,7 @@ from .embeddings import DIVERGING
 
 # Okabe-Ito colours, told apart under the common colour blindnesses, and line styles.
 _LINES = (("#0072B2", "-"), ("#D55E00", "--"), ("#009E73", "-."), ("#000000", ":"))
+_PLAIN_TICK = "#6b6b6b"  # a tick with no line: grey, unlike the black dotted line's tick
 
 
 def encoding_heatmap(PE, *, title: str, columns=()):
@@ -45,11 +46,13 @@ def encoding_heatmap(PE, *, title: str, columns=()):
     else:
         fig, ax = plt.subplots(figsize=(6.4, 3.9))
     image = ax.imshow(M, cmap=DIVERGING, vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
-    if columns:  # ticks at the drawn columns (and the last), labelled in their lines' colours
-        ax.set_xticks(sorted({*columns, d - 1}))
+    if columns:  # ticks at the drawn columns in their lines' colours (one line is black),
+        ax.set_xticks(sorted({*columns, d - 1}))  # so the last column's tick is grey
         for tick, j in zip(ax.get_xticklabels(), ax.get_xticks(), strict=True):
             if j in columns:
                 tick.set(color=_LINES[columns.index(j)][0], fontweight="bold")
+            else:
+                tick.set(color=_PLAIN_TICK)
     else:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # no "dimension 0.5"
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
