@@ -46,10 +46,7 @@ def check_attention_rows(fn) -> CheckResult:
         case = "scores of about ±1000"
         out = _run(cases, case, Q, K, V)
         if not np.all(np.isfinite(out)):
-            raise Fail(
-                f"got nan or inf on {case}: exp of a large score overflows. Subtract "
-                "each row's maximum before exp; the weights do not change."
-            )
+            raise Fail(_overflow_hint(cases.fn, case, Q, K, V, out))
         _row_case(cases, case, Q, K, V, out=out)
 
         # Row maxima of about +707 and -636: one shift for the whole matrix leaves row 2 at 0/0.
@@ -66,6 +63,35 @@ def check_attention_rows(fn) -> CheckResult:
         _row_case(cases, case, Q, K, V, out=out)
 
     return verdict("attention_rows", _output_only(fn), run)
+
+
+def _overflow_hint(fn, case: str, Q, K, V, out) -> str:
+    """Why the scores of about +-1000 gave nan or inf: a shift by the row minimum, or none."""
+    z = attention_scores(Q, K) / np.sqrt(Q.shape[-1])  # (n_q, n_k)
+    with np.errstate(all="ignore"):
+        e = np.exp(z - z.min(axis=-1, keepdims=True))  # every exponent >= 0
+        by_min = e / e.sum(axis=-1, keepdims=True) @ V
+    # Scores 0 and -1000 tell the two apart: unshifted they are fine, shifted by -1000 not.
+    probe_Q, probe_K = np.array([[-1000 * np.sqrt(2), 0.0]]), np.array([[0.0, 0], [1, 0]])
+    try:
+        with np.errstate(all="ignore"):
+            probe = np.asarray(fn(probe_Q, probe_K, np.eye(2)), dtype=float)
+    except Exception:  # noqa: BLE001 - any failure: fall back to the general hint
+        probe = np.zeros(1)
+    if (
+        out.shape == by_min.shape
+        and np.allclose(out, by_min, atol=ATOL, equal_nan=True)
+        and not np.all(np.isfinite(probe))
+    ):
+        return (
+            f"got nan or inf on {case}: you subtracted each row's minimum, which leaves its "
+            "largest score far above 0, so exp overflows. Subtract each row's maximum, "
+            "z.max(): every exponent is then at most 0, and the weights do not change."
+        )
+    return (
+        f"got nan or inf on {case}: exp of a large score overflows. Subtract "
+        "each row's maximum before exp; the weights do not change."
+    )
 
 
 def _output_only(fn):

@@ -97,12 +97,28 @@ def _merge_case(cases: Cases, case: str, z: np.ndarray, rng, split: int) -> None
             "the other at most 1."
         )
     if not np.all(np.isfinite(out)):
-        raise Fail(
-            f"got nan or inf on {case}: e^1000 overflows. Never take e^m of a block's "
-            "maximum on its own; rescale by e^(m_a - m) and e^(m_b - m), which are at most 1."
-        )
+        raise Fail(_overflow_hint(case, out, m_a, l_a, o_a, m_b, l_b, o_b))
     with np.errstate(all="ignore"):  # some mistakes overflow on purpose
         _judge_merge(out, expected, case, m_a, l_a, o_a, m_b, l_b, o_b)
+
+
+def _overflow_hint(case: str, out, m_a, l_a, o_a, m_b, l_b, o_b) -> str:
+    """Why the merge gave nan or inf: measured from one block's maximum, or e^m on its own."""
+    common = (
+        "Measure both blocks from m = max(m_a, m_b): multiply by e^(m_a - m) and "
+        "e^(m_b - m), each at most 1."
+    )
+    for mine, other in (("b", "a"), ("a", "b")):
+        with np.errstate(all="ignore"):  # right in exact arithmetic, overflows in floats
+            m_one = m_b if mine == "b" else m_a
+            wrong = _merged(m_one, m_a, l_a, o_a, m_b, l_b, o_b)
+        if out.shape == wrong.shape and np.allclose(out, wrong, atol=ATOL, equal_nan=True):
+            return (
+                f"got nan or inf on {case}: you measured both blocks from block {mine}'s "
+                f"maximum, so the factor e^(m_{other} - m_{mine}) overflows when m_{other} is "
+                f"the larger. {common}"
+            )
+    return f"got nan or inf on {case}: e^1000 overflows. {common}"
 
 
 def _judge_merge(out, expected, case: str, m_a, l_a, o_a, m_b, l_b, o_b) -> None:
