@@ -213,7 +213,7 @@ def test_self_matches_passes_the_count(capsys):
         (5, "FAIL", "that counts the words whose best match is another word"),
         (1, "FAIL", "1 is too low: a row counts when its largest score sits on the diagonal"),
         (2, "FAIL", "Count the rows where S.argmax(-1) equals the row index"),
-        (4, "FAIL", "4 fits the rows that pick column 5, row 5 aside, or a miscount."),
+        (4, "FAIL", "4 fits the rows that pick word 5, not themselves (rows 1, 2, 4 and 6,"),
         (6, "FAIL", "6 is too high: a row counts when its largest score"),
         (None, "TODO", "replace None with your number"),
         ("3", "FAIL", "expected one number"),
@@ -265,7 +265,12 @@ def one_score(X, W_q, W_k, i, j):
         (lambda X, q, k, i, j: X[i] @ q @ k @ X[j], "FAIL", "The key is x_j W_k"),  # no .T
         (lambda X, q, k, i, j: one_score(X, q, k, i, j) / np.sqrt(q.shape[1]), "FAIL", "sqrt(d_k)"),
         (lambda X, q, k, i, j: (X[i] @ q) * (X[j] @ k), "FAIL", "One score is one number"),
-        (lambda X, q, k, i, j: None, "TODO", "returned None"),
+        (lambda X, q, k, i, j: None, "TODO", "returned None. Write its body"),
+        (
+            lambda X, q, k, i, j: print(one_score(X, q, k, i, j)),  # printed, not returned
+            "FAIL",
+            "returned None: did you print instead of return?",
+        ),
     ],
 )
 def test_each_one_score_mistake_gets_its_own_hint(fn, status, hint, capsys):
@@ -356,7 +361,7 @@ def test_a_count_from_another_design_names_that_design(capsys):
     assert not check_self_matches(4, S_SHARED, others=designs)
     four = (
         "4 fits the design 'no projection' of the experiment, or the rows that pick "
-        "column 5, row 5 aside. Count the rows of S = Q Qᵀ"
+        "word 5, not themselves (rows 1, 2, 4 and 6, counting from 0). Count the rows"
     )
     assert four in capsys.readouterr().out
     assert not check_self_matches(2, S_SHARED, others=designs)

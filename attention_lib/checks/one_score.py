@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+
 import numpy as np
 
-from .base import Cases, CheckResult, Fail, call, expect_shape, known_mistakes, same, verdict
+from .base import Cases, CheckResult, Fail, Todo, call, expect_shape, known_mistakes, same, verdict
 
 # --- Exercise: one score from scratch ------------------------------------------------------
 
@@ -23,7 +26,7 @@ def check_one_score(fn) -> CheckResult:
             X, W_q, W_k = rng.normal(size=(n, d)), *rng.normal(size=(2, d, d_k))
             case = f"X {X.shape}, W_q and W_k {W_q.shape}, i = {i}, j = {j}"
             try:
-                out = cases.run(case, X, W_q, W_k, i, j)
+                out = _run_quietly(cases, case, X, W_q, W_k, i, j)
             except Fail as fail:  # a shape error: say which slip, not what NumPy saw
                 if "IndexError" in str(fail):  # K[:, j]: a column where a row was meant
                     raise Fail(f"{str(fail).rstrip('.')}. {_ROWS}") from None
@@ -51,6 +54,18 @@ def check_one_score(fn) -> CheckResult:
             same(out, _score(X, W_q, W_k, i, j), case)
 
     return verdict("one-score", fn, run)
+
+
+def _run_quietly(cases: Cases, case: str, *args):
+    """Run one case with the learner's prints caught: a None after a print is a lost return."""
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed):
+            return cases.run(case, *args)
+    except Todo:
+        if printed.getvalue():
+            raise Fail(_PRINTED) from None
+        raise
 
 
 def _own_weights(fn) -> None:
@@ -102,6 +117,10 @@ def _ignored_arguments(fn, out, args, case: str) -> None:
         )
 
 
+_PRINTED = (
+    "your function returned None: did you print instead of return? print shows the score; "
+    "return hands it back: end with return q_i @ k_j."
+)
 _SWAPPED = (
     "that is the score of query j with key i (or W_q and W_k swapped): the query comes from "
     "token i through W_q, the key from token j through W_k, and the two orders differ."

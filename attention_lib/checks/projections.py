@@ -258,9 +258,12 @@ def check_self_matches(answer, S, *, others: dict | None = None) -> CheckResult:
     }
     best, rows = S.argmax(axis=-1), np.arange(n)
     col = int(np.bincount(best[best != rows], minlength=n).argmax())  # the most picked word
-    popular = int(np.sum((best == col) & (rows != col)))  # 4 rows pick 'it', 'it' aside
-    if popular > 1:
-        causes.setdefault(popular, []).append(f"the rows that pick column {col}, row {col} aside")
+    pickers = np.flatnonzero((best == col) & (rows != col))  # ate, the, and, was pick 'it'
+    if pickers.size > 1:
+        named = ", ".join(map(str, pickers[:-1])) + f" and {pickers[-1]}"
+        causes.setdefault(int(pickers.size), []).append(
+            f"the rows that pick word {col}, not themselves (rows {named}, counting from 0)"
+        )
     mistakes += tuple(
         (
             count,
