@@ -429,6 +429,14 @@ def test_softmax_backward_checker_pass_todo_and_crash(capsys):
     assert crash.status == "FAIL" and "ZeroDivisionError" in crash.message
 
 
+def _dV(A, dO):
+    return np.swapaxes(A, -1, -2) @ dO
+
+
+def _first_batch_axis(A):
+    return (0,) if A.ndim > 2 else ()
+
+
 @pytest.mark.parametrize(
     ("fn", "hint"),
     [
@@ -446,6 +454,18 @@ def test_softmax_backward_checker_pass_todo_and_crash(capsys):
             "np.transpose(A, (0, 2, 1)) names exactly three",
         ),
         (lambda A, dO: np.transpose(A, (0, 2, 1)) @ dO, "any number of leading axes"),
+        # Summing over the batch (right on one sentence): the batch axis lost, kept as 1,
+        # broadcast back, or both batch axes summed in the 4-D case.
+        (lambda A, dO: _dV(A, dO).sum(axis=_first_batch_axis(A)), "don't sum over the batch"),
+        (
+            lambda A, dO: _dV(A, dO).sum(axis=_first_batch_axis(A), keepdims=True),
+            "don't sum over the batch",
+        ),
+        (
+            lambda A, dO: 0 * _dV(A, dO) + _dV(A, dO).sum(axis=_first_batch_axis(A)),
+            "don't sum over the batch",
+        ),
+        (lambda A, dO: _dV(A, dO).sum(axis=tuple(range(A.ndim - 2))), "don't sum over the batch"),
     ],
 )
 def test_grad_V_checker_names_the_mistake(fn, hint):

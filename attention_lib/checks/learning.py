@@ -5,6 +5,8 @@ The loss at the start is checked in :mod:`.initial_loss`, re-exported here.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ..backward import softmax_backward
@@ -209,6 +211,20 @@ def _run_product(cases: Cases, case: str, A: np.ndarray, dOut: np.ndarray) -> np
         raise Fail(message + _LEADING_AXES) from None
 
 
+def _summed_over_batch(out: np.ndarray, right: np.ndarray, case: str) -> None:
+    """Fail if ``out`` is the right ``dV`` added up over some of its batch axes."""
+    for n in range(1, right.ndim - 1):
+        for axes in itertools.combinations(range(right.ndim - 2), n):
+            total = right.sum(axis=axes, keepdims=True)
+            for summed in (total, total.squeeze(axis=axes), np.broadcast_to(total, right.shape)):
+                if out.shape == summed.shape and np.allclose(out, summed, atol=ATOL):
+                    raise Fail(
+                        f"you added up the sentences' gradients (on {case}). Keep one "
+                        "gradient per sentence: don't sum over the batch (dW adds them up "
+                        "later)."
+                    )
+
+
 def check_grad_V(fn) -> CheckResult:
     r"""Check ``fn(A, dOut)`` returns :math:`dV = A^\top dO`, with batch dimensions."""
 
@@ -253,6 +269,7 @@ def check_grad_V(fn) -> CheckResult:
         A3, dOut3 = softmax(rng.normal(size=(2, 2, 5))), rng.normal(size=(2, 2, 3))
         case = "a batch: A of shape (2, 2, 5) and dOut of shape (2, 2, 3)"
         out = _run_product(cases, case, A3, dOut3)
+        _summed_over_batch(out, np.swapaxes(A3, -1, -2) @ dOut3, case)
         expect_shape(out, (2, 5, 3), case, " Transpose only the last two axes of A.")
         same(out, np.swapaxes(A3, -1, -2) @ dOut3, case)
 
@@ -260,6 +277,7 @@ def check_grad_V(fn) -> CheckResult:
         A4, dOut4 = softmax(rng.normal(size=(2, 3, 2, 4))), rng.normal(size=(2, 3, 2, 3))
         case = "two batch axes: A of shape (2, 3, 2, 4) and dOut of shape (2, 3, 2, 3)"
         out = _run_product(cases, case, A4, dOut4)
+        _summed_over_batch(out, np.swapaxes(A4, -1, -2) @ dOut4, case)
         expect_shape(out, (2, 3, 4, 3), case, _LEADING_AXES)
         same(out, np.swapaxes(A4, -1, -2) @ dOut4, case)
 
