@@ -468,6 +468,8 @@ def loop_variant(kind):
             Q, K, V = X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c]  # (n, d_k) each
             if kind == "full W_v":
                 V = X @ W_v  # (n, d_model): every head d_model wide
+            if kind == "no W_v":
+                V = X[:, c]  # the token vectors' own columns, never projected
             if kind == "Q.T @ K":
                 heads.append(V @ al.softmax(Q.T @ K / np.sqrt(d_k)))  # (n, d_k), by luck
                 continue
@@ -609,6 +611,8 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
         (block_form("columns"), "FAIL", "use W_o's rows for head i: W_o[c]"),
         (block_form("columns.T"), "FAIL", "you multiplied by W_o.T"),
         (block_form("rows"), "PASS", "all 5 cases match"),
+        # Fix round 7l: values taken straight from X
+        (loop_variant("no W_v"), "FAIL", "W_v was left out. A head blends its values"),
     ],
 )
 def test_multi_head_checker(fn, status, hint, capsys):
@@ -634,6 +638,9 @@ def test_multi_head_checker(fn, status, hint, capsys):
         ("4096", "FAIL", "expected one number"),
         (4095.9999999, "FAIL", "a whole number; round it: 4,096."),  # fix round 7g
         (4095.5, "FAIL", "a whole number, not 4095.5."),
+        # fix round 7l: the cost section's multiply-add total, 4 n d^2 + 2 n^2 d at n = 6
+        (26_880, "FAIL", "the multiply-add count of the cost section, not the number of param"),
+        (26_881, "FAIL", "too high"),
     ],
 )
 def test_param_count_checker(answer, status, hint, capsys):
@@ -764,7 +771,10 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     printed = mix.outputs[0]["data"]["text/plain"].splitlines()  # a toy.table
     assert [line.split()[-1] for line in printed[1:]] == ["0.99", "1.00", "1.00"]
     read = source["mix-read"]
-    assert "the third reads both heads" in read and "(1.00)" not in read  # fix round 7k: cut
+    assert "the third reads both heads" not in read and "(1.00)" not in read  # 7l: said before
+    assert "One of its outputs reads both heads:" in source["pair-read"]  # fix round 7l
+    assert "This one mixes the heads" not in source["pair-read"]
+    assert "both score 16, halved to 8 by the scaling; each gets 0.48." in source["pair-read"]
     assert "0.00" not in read and "average" not in read  # fix round 7j: the artefact, cut
     assert "blended" not in cells[ids.index("mix-assert")].source
     assert ids.index("pair-read") < ids.index("mix-code") < ids.index("mix-read")
@@ -1150,7 +1160,7 @@ def test_the_named_heads_and_one_merged_experiment():
     # fix round 7j: the one-head tie is explained, and what is lost is the shared feature
     assert read.startswith(
         'Run as one head, the query of "ate" is $(16, 0, 0, 16)$: "cake" and "I" both score '
-        "16 and get 0.48 each."
+        "16, halved to 8 by the scaling; each gets 0.48."  # fix round 7l: scaled
     )
     assert "one weighted average of the values, (0.98, 0.48)" in read
     assert "Both words are nouns, so in one average their *noun* merges, and the result" in read
@@ -1383,7 +1393,13 @@ def test_fix_round_7i_wording():
     labels = cells[[c.id for c in cells].index("mix-code")].outputs[0]["data"]["text/plain"]
     assert "who ate is more human than what was eaten" in labels
     assert "a human ate a non-human" not in " ".join(source.values())
-    assert "the third reads both heads." in source["mix-read"]  # fix round 7k: the table says it
+    assert "One of its outputs reads both heads:" in source["pair-read"]  # fix round 7l
+    # fix round 7l: a width-1 head can pair two verbs with two subjects; it has two winners
+    assert "Pairing each verb" not in source["grid-ex"]
+    assert "A width-1 head has at most two winners ({numref}`ex-thin-heads`)" in source["grid-ex"]
+    # fix round 7l: nanoGPT's training script turns biases off; GPT-2's weights have them
+    assert "Both libraries" not in real
+    assert "as does nanoGPT when it loads GPT-2" in real
     assert "3 who ate" not in labels  # fix round 7j: outputs named, not numbered
     assert "In the next three sections the arrays have" in source["split-md"]
     assert "From here on" not in source["split-md"]

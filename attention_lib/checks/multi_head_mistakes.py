@@ -195,6 +195,13 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
     )
     mistakes.append(
         (
+            merge_heads(heads_of(split_heads(X, h))) @ W_o,
+            "each head blended the token vectors themselves, X[:, cols]: W_v was left out. "
+            "A head blends its values, V_i = X @ W_v[:, cols].",
+        )
+    )
+    mistakes.append(
+        (
             features_compared(),
             "your scores are Q_iᵀ K_i, shape (d_k, d_k): they compare features, not "
             "tokens. A head's scores are Q_i K_iᵀ, shape (n, n), one row per query token.",

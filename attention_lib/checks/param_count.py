@@ -10,6 +10,9 @@ from .base import (
     check_number,
 )
 
+#: The tokens of the chapter's shape tracer, whose multiply-adds the cost section totals.
+_TRACED_TOKENS = 6
+
 # --- Exercise: how many parameters? --------------------------------------------------------
 
 
@@ -40,6 +43,11 @@ def check_param_count(answer, d_model: int = 32, h: int = 8) -> CheckResult:
         ),
         (per_matrix, "that is one matrix; there are four: W_q, W_k, W_v and W_o."),
         (expected + 4 * d_model, "that counts biases too; this layer has none."),
+        (
+            4 * _TRACED_TOKENS * per_matrix + 2 * _TRACED_TOKENS**2 * d_model,
+            "that is the multiply-add count of the cost section, not the number of "
+            "parameters: count the learned numbers in W_q, W_k, W_v and W_o.",
+        ),
     )
     if d_model != 512:
         base = 4 * 512 * 512
