@@ -941,7 +941,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # the section on leaving positions out says what it tests, and measures the sizes
     assert 'Do the hand-set weights survive positions? Watch "it"' in flat
     # measured, with no story about sizes: the original's scaling does not undo it
-    assert 'scaling ($2E + PE$), "it" still prefers "delicious" (0.45 vs 0.32).' in flat
+    assert '($2E + PE$, Going deeper), "it" still prefers "delicious" (0.45 vs 0.32).' in flat
     assert "Each stamp" not in flat and "longer than any toy word" not in flat
     assert "In the original implementation {cite}`google2017tensor2tensor`" in flat
     assert 'cosine of "it" and "cake"' not in flat  # the body never printed it
