@@ -778,6 +778,8 @@ def test_training_frame_marks_the_step(run):
     marker = curve_ax.get_lines()[1]
     assert list(marker.get_xdata()) == [50]
     assert alt.startswith("Training step 50: loss 1.27, test accuracy 76%;")
+    fig.canvas.draw()  # the "sentence" label sits inside the frame, not cut at its left edge
+    assert grid_ax.yaxis.label.get_window_extent().x0 >= 0.005 * fig.bbox.width
     plt.close(fig)
     with pytest.raises(ValueError, match="step 151 is outside the history of 150 steps"):
         training_frame(151, weights, tokens, referent, run.loss, run.test_accuracy)

@@ -234,7 +234,7 @@ def training_frame(step: int, weights, tokens, referent, loss, test_accuracy):
         raise ValueError(f"step {step} is outside the history of {L.size - 1} steps")
     # A fixed layout instead of tight_layout keeps each slider frame quick to draw.
     fig = plt.figure(figsize=(7.7, 0.85 + 0.5 * W.shape[0]))  # the page's width at 90 dpi
-    grid_ax = fig.add_axes((0.05, 0.2, 0.6, 0.68))
+    grid_ax = fig.add_axes((0.075, 0.2, 0.575, 0.68))  # room for "sentence"
     bar_ax = fig.add_axes((0.665, 0.2, 0.012, 0.68))
     curve_ax = fig.add_axes((0.79, 0.2, 0.19, 0.68))
     title = f"Step {step}: loss {L[step]:.2f}, test accuracy {acc[step]:.0%}"
