@@ -89,13 +89,13 @@ def test_the_landing_page_shows_the_destination_and_the_hand_set_weights():
     for part in ("1.", "2. projections", "3. scores", "4. scale", "5. weights", "6. blend"):
         assert part in INTRO, part
     text = " ".join(INTRO.split())
-    assert "$d_k$ is the length of each query and key" in text  # glossed once
+    assert "$d_k$ is the width of each query and key" in text  # glossed once
     assert "one piece per chapter" not in text  # only chapters 1 to 6 are pieces
     # chapters 7 to 9 have a place on the map too; 10 to 12 are named as what they are
     for pinned in (
         "7 runs several copies (heads) side by side",
         "8 adds a mask to the scores before the softmax",
-        "9 computes all rows at once",
+        "9 shows why one matrix product handles every word at once",
         "Chapters 10 to 12 are about learning, a real model and writing",
     ):
         assert pinned in text, pinned
@@ -280,7 +280,10 @@ def test_the_block_diagram_is_folded_under_the_destination_and_says_which_is_pos
 def test_the_first_sentence_and_the_toy_claim_do_not_overreach():
     text = " ".join(INTRO.split())
     # a decoder's word looks only at the earlier words; "head" is chapter 7's word
-    assert "look at every word, itself included (in a decoder, only the earlier ones)" in text
+    assert (
+        "look at every word, itself included (in a decoder, only itself and the earlier ones)"
+        in text
+    )
     assert "every other word at once" not in text
     before_ch7 = text[: text.index("## How the course works")]
     assert " head " not in before_ch7 and "small head" not in text
