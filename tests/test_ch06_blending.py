@@ -438,12 +438,12 @@ def blend(weights, V):  # the exercise's answer: a loop over the keys
     return out
 
 
-def blend_with(column=True, outer=True, accumulate=True, keys=None, start=np.zeros):
+def blend_with(column=True, outer=True, accumulate=True, keys=None, start=np.zeros, first=0):
     """The loop with one slip: a row for a column, 1-D terms, = for +=, too few keys..."""
 
     def fn(weights, V):
         out = start(weights.shape[:-1] + V.shape[-1:])
-        for j in range(V.shape[-2] if keys is None else keys(weights, V)):
+        for j in range(first, V.shape[-2] if keys is None else keys(weights, V)):
             w = weights[..., :, j] if column else weights[..., j, :]
             term = w[..., None] * V[..., None, j, :] if outer else w * V[..., j, :]
             out = out + term if accumulate else term
@@ -473,6 +473,8 @@ def test_a_loop_free_sum_of_the_terms_passes(capsys):
         (blend_with(accumulate=False), "FAIL", "only the last key's term is left"),
         (blend_with(keys=lambda W, V: len(W)), "FAIL", "only the first 2 of the 4 keys"),
         (blend_with(keys=lambda W, V: V.shape[-1]), "FAIL", "only the first 3 of the 4 keys"),
+        (blend_with(keys=lambda W, V: V.shape[-2] - 1), "FAIL", "range(n - 1) is one short"),
+        (blend_with(first=1), "FAIL", "you skipped key 0: Python counts from 0"),
         (blend_with(start=np.ones), "FAIL", "you started from ones"),
         (lambda W, V: np.swapaxes(blend(W, V), -1, -2), "FAIL", "returned the output transposed"),
         (

@@ -77,6 +77,7 @@ def check_blend(fn) -> CheckResult:
             ),
             (W, "you returned the weights themselves; blend the values with them."),
         )
+        _partial(out, W, V)
         expect_shape(out, (3, 3), case)
         same(out, expected, case)
 
@@ -121,13 +122,26 @@ def check_blend(fn) -> CheckResult:
 
 
 def _partial(out, W, V) -> None:
-    """Name a loop that stopped early: the first k keys only."""
+    """Name a loop that missed keys: the first k keys only, or all but the first k."""
     n_k = V.shape[-2]
+    square = W.shape[-2] == n_k == V.shape[-1]  # len() or d_v cannot stand in for n_k
+    loop = "Loop over every key, range(V.shape[-2])."
     for k in range(1, n_k):
         if _close(out, W[..., :, :k] @ V[..., :k, :]):
+            if square and k == n_k - 1:
+                raise Fail(
+                    f"you left out the last key, key {k}: range(n) already stops at n - 1, "
+                    f"so range(n - 1) is one short. {loop}"
+                )
             raise Fail(
                 f"you added only the first {k} of the {n_k} keys: loop over every key, "
                 "range(V.shape[-2]) (len() counts the queries, or the matrices of a batch)."
+            )
+        if k < n_k - 1 and _close(out, W[..., :, k:] @ V[..., k:, :]):
+            skipped = "key 0" if k == 1 else f"keys 0 to {k - 1}"
+            raise Fail(
+                f"you skipped {skipped}: Python counts from 0, so range(1, n) misses the "
+                f"first key. {loop}"
             )
 
 
