@@ -692,14 +692,15 @@ def test_fix_round_4_prose_stays_cut():
     )
     flat = " ".join(text.split())
     assert "pre-LN" not in flat and "GPT-2 and most modern models (chapter 12)" in flat
-    assert "hands over mostly noun" not in flat and "passes on a third-person noun" in flat
+    assert "hands over mostly noun" not in flat and "person becomes noun + human" in flat
     assert "Centring the cards keeps" not in flat and "row sums" not in flat
     assert "rubber band" not in flat and "recipe" not in flat and "movie night" not in flat
-    assert "Per column that range is a box" in flat
+    assert "Per column that range is a box" not in flat  # one range is an interval
+    assert "Together, the four column ranges make a box" in flat
     assert "The split, term by term" not in flat  # the three-decimal dropdown is gone
     assert "near a corner" not in flat
     assert "if $A$ is stored" in flat and "Double a card" in flat
-    assert len(text.split()) <= 2412, "fix round 4 left 2412 visible words"
+    assert len(text.split()) <= 2307, "fix round 6l left 2307 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", text)) <= 3  # bold numbers
     assert all(c.id != "3c6d29d1" for c in cells)  # the centred-card table is gone
 
@@ -799,8 +800,8 @@ def test_fix_round_6i_prose_says_each_point_once():
     assert "the films are the keys, their cards the values" in flat
     assert "kobayashi2020attention" in flat and "a weight is not a contribution" in flat
     assert "this `T` counts tokens, not our temperature" in flat
-    # The nanoGPT listing is folded, after a pointer to the exercise it would give away.
-    assert re.search(r"Try \{numref\}`ex-attention` before you open it\. `{4}\{admonition\}", flat)
+    # The nanoGPT listing is folded; it follows Exercise 6.3's solution (fix round 6l).
+    assert re.search(r"not our temperature\)\. `{4}\{admonition\} nanoGPT's fallback", flat)
     assert len(flat.split()) <= 2347, "fix round 6i left 2347 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 2  # bold numbers
 
@@ -1021,15 +1022,33 @@ def test_fix_round_6k_prose():
     assert ids.index("de2110d8") < ids.index("3b08dc72") < ids.index("de2110da")
     assert ids.index("de2110da") < ids.index("511bf10a")
     assert 'In this picture "and" is no corner' in flat and "stick out" not in flat
-    # nanoGPT's lines run, folded, and match the library.
+    # nanoGPT's lines run and match the library; past Exercise 6.3 their code is shown.
     run = next(c for c in cells if c.id == "6b1e7a04")
-    assert "hide-input" in run.metadata["tags"] and "np.allclose(y, lib_output)" in run.source
+    assert "hide-input" not in run.metadata.get("tags", [])
+    assert "np.allclose(y, lib_output)" in run.source
     assert run.outputs[0]["text"].strip().endswith("True")
-    # The stretch says why; the unexplained row sums are gone.
-    assert "a blend can now go negative" in flat
-    assert "sum(axis=-1)" not in next(c for c in cells if c.id == "3376346b").source
+    # The stretch says why; the sums of the outputs are printed first, and the text says
+    # what they show (fix round 6l): the outputs need not sum to 1.
+    assert "and need not sum to 1" in flat and "and a blend goes negative" in flat
+    stretch = next(c for c in cells if c.id == "3376346b")
+    assert stretch.source.startswith('print("each output, summed:", output.sum(axis=-1))')
+    sums = stretch.outputs[0]["text"].splitlines()[0].split("[")[1].rstrip("]").split()
+    assert len(sums) == 8 and all(float(x) > 1.3 for x in sums)  # not 1: not probabilities
     assert "output projection" in flat and "size of weight × value" not in flat
     assert '"3rd"' not in next(c for c in cells if c.id == "6e1a7d0c").source
     # Ex 6.2 is the loop, not the one-line product the chapter has shown four times.
     assert "as a loop over the keys, without `@`" in flat
     assert len(flat.split()) <= 2321, "fix round 6k left 2321 visible words"
+
+
+def test_no_answer_to_exercise_6_3_comes_before_it():
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).resolve().parents[1] / "chapters" / "06_blending.ipynb"
+    ids = [c.id for c in nbformat.read(path, as_version=4).cells]
+    # nanoGPT's lines, in PyTorch and in NumPy, answer Exercise 6.3: they follow its solution
+    solution_end = ids.index("df9f57f8")
+    assert ids.index("a0425dfb") < solution_end  # the exercise itself
+    assert solution_end < ids.index("6b1e7a02") < ids.index("6b1e7a04")
