@@ -203,12 +203,9 @@ def test_every_sentence_of_the_corpus_is_grammatical():
     """Scan all of food.txt for the slips a template can make: "a apple", "a fries",
     "some cake" where a count noun needs "a", "the fries was", a doubled word, ..."""
     import re
-    import sys
     from itertools import pairwise
-    from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-    from authoring import make_corpus as mc
+    from attention_lib.toy import corpus_rules as mc
 
     foods = {f for foods, _ in mc.KINDS.values() for f in foods.split()}
     count = foods - mc.MASS - mc.PLURAL  # singular and countable: needs "a", "the", ...
