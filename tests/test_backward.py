@@ -625,15 +625,16 @@ def test_one_sided_hint_names_the_coarse_step_of_the_text():
     assert "a central one by 0.001" in message and "0.001 it shows" not in message
 
 
-def test_numerical_gradient_checker_passes_the_solution_and_the_library(capsys):
+def test_numerical_gradient_checker_passes_the_solution_not_the_library(capsys):
     assert check_numerical_gradient(nudged())
     assert "PASS: all 3 cases" in capsys.readouterr().out
 
-    def library(Q, K, V, dOut, eps):
+    def library(Q, K, V, dOut, eps):  # right numbers, but the exercise rules the call out
         loss = lambda x: np.sum(al.scaled_dot_product_attention(x, K, V)[0] * dOut)  # noqa: E731
         return numerical_gradient(loss, Q, eps=eps)
 
-    assert check_numerical_gradient(library)
+    result = check_numerical_gradient(library)
+    assert result.status == "FAIL" and "calls the library's numerical_gradient" in result.message
     assert check_numerical_gradient(lambda *args: None).status == "TODO"
 
 
