@@ -14,6 +14,9 @@ from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 
 from ..validate import as_float_array
+from .diagram import arrow as _arrow
+from .diagram import box as _box
+from .diagram import plus as _plus
 from .heads import head_heatmaps
 from .learning import _TEST, _TRAIN, _UNIFORM, _curve
 
@@ -207,19 +210,10 @@ def decoder_diagram(*, h: int, d_model: int, d_ff: int, n_vocab: int):
     main, side = 2.6, 6.3  # x of the residual stream and of the sub-layers
 
     def box(x, y, text, colour):
-        ax.text(
-            x,
-            y,
-            text,
-            ha="center",
-            va="center",
-            fontsize=11,
-            bbox=dict(boxstyle="round,pad=0.35", fc=colour, ec="black", lw=1),
-            zorder=3,
-        )
+        _box(ax, x, y, text, colour, fontsize=11)
 
     def arrow(x0, y0, x1, y1):
-        ax.annotate("", (x1, y1), (x0, y0), arrowprops=dict(arrowstyle="-|>", lw=1.2), zorder=2)
+        _arrow(ax, x0, y0, x1, y1)
 
     box(main, 13.3, "token ids: <s> I ate the cake …", "white")
     box(main, 11.6, f"E[ids] + E_pos\n(n, {d_model})", "#E69F00")  # orange
@@ -231,16 +225,7 @@ def decoder_diagram(*, h: int, d_model: int, d_ff: int, n_vocab: int):
         arrow(main, y + 2.2, side, y + 1.8)  # the branch leaves the stream ...
         arrow(side, y + 1.0, side, y + 0.6)
         arrow(side - 1.4, y - 0.4, main + 0.35, y - 1.1)  # ... and comes back at "+"
-        ax.text(
-            main,
-            y - 1.3,
-            "+",
-            ha="center",
-            va="center",
-            fontsize=14,
-            zorder=3,
-            bbox=dict(boxstyle="circle,pad=0.1", fc="white", ec="black"),
-        )
+        _plus(ax, main, y - 1.3)
     for y0, y1 in ((13.3, 12.3), (11.0, 7.6), (7.0, 3.9), (3.3, 2.3)):
         arrow(main, y0 - 0.3, main, y1)
     _mask_icon(ax, side + 2.55, 8.5)

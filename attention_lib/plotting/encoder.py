@@ -10,6 +10,10 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyBboxPatch
 
+from .diagram import arrow as _arrow
+from .diagram import box as _box
+from .diagram import plus as _plus
+
 _INPUT, _SUBLAYER, _NORM, _OUTPUT = "#E69F00", "#56B4E9", "0.9", "#009E73"  # Okabe-Ito
 
 
@@ -30,31 +34,13 @@ def encoder_diagram(*, n_layers: int, h: int, d_model: int, d_ff: int):
     main, side = 2.4, 6.7  # x of the residual stream and of the sub-layers
 
     def box(x, y, text, colour):
-        ax.text(
-            x,
-            y,
-            text,
-            ha="center",
-            va="center",
-            fontsize=10,
-            zorder=3,
-            bbox=dict(boxstyle="round,pad=0.35", fc=colour, ec="black", lw=1),
-        )
+        _box(ax, x, y, text, colour)
 
     def arrow(x0, y0, x1, y1):
-        ax.annotate("", (x1, y1), (x0, y0), arrowprops=dict(arrowstyle="-|>", lw=1.2), zorder=2)
+        _arrow(ax, x0, y0, x1, y1)
 
     def plus(y):
-        ax.text(
-            main,
-            y,
-            "+",
-            ha="center",
-            va="center",
-            fontsize=14,
-            zorder=3,
-            bbox=dict(boxstyle="circle,pad=0.1", fc="white", ec="black"),
-        )
+        _plus(ax, main, y)
 
     box(main, 13.4, "[CLS] i ate … [SEP]", "white")
     box(main, 11.9, f"word + position\n+ segment, LN\n(n, {d_model})", _INPUT)
