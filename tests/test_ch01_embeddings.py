@@ -11,6 +11,7 @@ import matplotlib.text
 import nbformat
 import numpy as np
 import pytest
+from chapter_text import markdown_text
 
 import attention_lib as al
 from attention_lib import toy
@@ -912,12 +913,7 @@ def test_scaling_by_sqrt_d_model_keeps_the_meaning_visible():
 def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     path = Path(__file__).resolve().parents[1] / "chapters" / "01_embeddings.ipynb"
     cells = nbformat.read(path, as_version=4).cells
-    text = " ".join(
-        c.source
-        for c in cells
-        if c.cell_type == "markdown" and "remove-cell" not in c.metadata.get("tags", [])
-    )
-    flat = " ".join(text.split())
+    flat = markdown_text(cells)
     # the reason is measured on "it" and stated without a causal story about columns
     assert '"delicious" (**0.27**) now beats "cake" (0.17). Even with the original' in flat
     # the black box is opened just enough to read attention weights before chapter 5
@@ -958,8 +954,8 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "every word table in this course" not in flat
     assert "the columns of the toy's word tables in chapters 1 to 9" in flat
     assert flat[:shown].count("sqrt{d_{model}}") == 1
-    assert len(text.split()) <= 2414, "fix round 01j left 2414 visible words"
-    assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", text)) <= 11  # bold numbers
+    assert len(flat.split()) <= 2414, "fix round 01j left 2414 visible words"
+    assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 11  # bold numbers
 
 
 def test_each_exercise_follows_the_concept_it_practises():

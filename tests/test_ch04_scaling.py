@@ -9,6 +9,7 @@ import matplotlib.pyplot as plt
 import nbformat
 import numpy as np
 import pytest
+from chapter_text import shown
 from matplotlib.text import Text
 
 import attention_lib as al
@@ -764,11 +765,7 @@ def chapter_cells():
 
 
 def visible_markdown(cells):
-    return [
-        c.source
-        for c in cells
-        if c.cell_type == "markdown" and "remove-cell" not in c.metadata.get("tags", [])
-    ]
+    return [c.source for c in shown(cells) if c.cell_type == "markdown"]
 
 
 def test_the_summary_closes_the_main_line_and_quotes_only_the_main_line():

@@ -5,6 +5,7 @@ import matplotlib.pyplot as plt
 import matplotlib.text
 import numpy as np
 import pytest
+from chapter_text import markdown_text
 
 import attention_lib as al
 from attention_lib import toy
@@ -685,12 +686,7 @@ def test_fix_round_4_prose_stays_cut():
 
     path = Path(__file__).resolve().parents[1] / "chapters" / "06_blending.ipynb"
     cells = nbformat.read(path, as_version=4).cells
-    text = " ".join(
-        c.source
-        for c in cells
-        if c.cell_type == "markdown" and "remove-cell" not in c.metadata.get("tags", [])
-    )
-    flat = " ".join(text.split())
+    flat = markdown_text(cells)
     assert "pre-LN" not in flat and "GPT-2 and most modern models (chapter 12)" in flat
     assert "hands over mostly noun" not in flat and "person becomes noun + human" in flat
     assert "Centring the cards keeps" not in flat and "row sums" not in flat
@@ -700,8 +696,8 @@ def test_fix_round_4_prose_stays_cut():
     assert "The split, term by term" not in flat  # the three-decimal dropdown is gone
     assert "near a corner" not in flat
     assert "if $A$ is stored" in flat and "Double a card" in flat
-    assert len(text.split()) <= 2307, "fix round 6l left 2307 visible words"
-    assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", text)) <= 3  # bold numbers
+    assert len(flat.split()) <= 2307, "fix round 6l left 2307 visible words"
+    assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 3  # bold numbers
     assert all(c.id != "3c6d29d1" for c in cells)  # the centred-card table is gone
 
 

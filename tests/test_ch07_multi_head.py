@@ -4,6 +4,7 @@ import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from chapter_text import prose_lines
 
 import attention_lib as al
 from attention_lib import toy
@@ -884,13 +885,7 @@ def test_main_line_intuition_picture_math_code_experiment():
 def visible_prose(cells) -> list[str]:
     """The lines of prose a reader sees: markdown cells not removed, without directive
     fences and options."""
-    return [
-        line
-        for c in cells
-        if c.cell_type == "markdown" and "remove-cell" not in c.metadata.get("tags", [])
-        for line in c.source.splitlines()
-        if not line.startswith((":", "```"))
-    ]
+    return prose_lines(cells)
 
 
 def numbers_in(sentence: str) -> int:

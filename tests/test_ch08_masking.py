@@ -3,6 +3,7 @@
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from chapter_text import prose_lines, shown
 
 import attention_lib as al
 from attention_lib import toy
@@ -966,14 +967,8 @@ def test_page_after_review_08j_is_shorter_and_meets_the_empty_row_where_it_happe
     path = Path(__file__).parents[1] / "chapters" / "08_masking.ipynb"
     cells = nbformat.read(path, as_version=4).cells
     ids = [c.id for c in cells]
-    visible = [c for c in cells if "remove-cell" not in c.metadata.get("tags", [])]
-    prose = [
-        line
-        for c in visible
-        if c.cell_type == "markdown"
-        for line in c.source.splitlines()
-        if not line.startswith((":", "```"))
-    ]
+    visible = shown(cells)
+    prose = prose_lines(cells)
     words = sum(len(line.split()) for line in prose)
     assert words < 2650, words  # 2,740 before this round
     assert ids.index("left-pad-code") < ids.index("772c7115") < ids.index("left-pad-refuse")
@@ -997,14 +992,8 @@ def test_page_after_review_08k_shows_its_evidence_and_says_what_changed():
     path = Path(__file__).parents[1] / "chapters" / "08_masking.ipynb"
     cells = nbformat.read(path, as_version=4).cells
     by_id = {c.id: c for c in cells}
-    visible = [c for c in cells if "remove-cell" not in c.metadata.get("tags", [])]
-    prose = [
-        line
-        for c in visible
-        if c.cell_type == "markdown"
-        for line in c.source.splitlines()
-        if not line.startswith((":", "```"))
-    ]
+    visible = shown(cells)
+    prose = prose_lines(cells)
     words = sum(len(line.split()) for line in prose)
     assert words < 2613, words  # 2,613 before this round
     text = " ".join(c.source for c in visible if c.cell_type == "markdown")

@@ -3,6 +3,7 @@
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from chapter_text import prose_lines
 
 import attention_lib as al
 from attention_lib import toy
@@ -646,13 +647,7 @@ def test_the_page_says_only_what_it_measures():
 
     path = Path(__file__).parents[1] / "chapters" / "09_all_at_once.ipynb"
     cells = nbformat.read(path, as_version=4).cells
-    prose = [
-        line
-        for c in cells
-        if c.cell_type == "markdown" and "remove-cell" not in c.metadata.get("tags", [])
-        for line in c.source.splitlines()
-        if not line.startswith((":", "```"))
-    ]
+    prose = prose_lines(cells)
     text = " ".join(prose)
     assert sum(len(line.split()) for line in prose) < 2000
     refuted = (
