@@ -154,7 +154,7 @@ def graded_runs(base_dir: Path) -> dict:
     found = {}
     grade.grade(folder, base_dir / "root", timeout=60, seed=35)
     found["root"] = {r["student"]: r for r in read_csv(base_dir / "root")}
-    python = [Path(sys.base_prefix), Path(sys.executable).resolve().parent.parent]
+    python = [Path(sys.base_prefix), Path(sys.executable).resolve().parent.parent, ROOT]
     out = base_dir / "nobody"
     argv = as_nobody(
         [sys.executable, str(ROOT / "tools" / "grade.py"), str(folder), "--out", str(out)],

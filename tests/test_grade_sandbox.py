@@ -182,28 +182,31 @@ def outside(place: Path) -> dict[str, str]:
 def as_nobody(argv: list[str], python_dirs: list[Path], stage: Path) -> list[str] | None:
     """``argv`` run as uid and gid 65534, or None where this machine cannot do that.
 
-    Where the Python lives under a folder uid 65534 may not enter (``/root``, say),
-    the command runs in a private mount namespace in which that folder is replaced by
-    an empty one holding only the Python: the grader then sees what an ordinary user's
-    would, and nothing outside changes.
+    Where the Python or the checkout (``python_dirs``) lives under a folder uid 65534 may
+    not enter (``/root``, or a ``mktemp -d`` folder), the command runs in a private mount
+    namespace in which that folder is replaced by an empty one holding only those: the
+    grader then sees what an ordinary user's would, and nothing outside changes.
     """
     if os.geteuid() != 0 or not shutil.which("setpriv") or not shutil.which("unshare"):
         return None
     drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    paths = sorted({Path(p) for p in python_dirs})
+    paths = [p for p in paths if not any(q in p.parents for q in paths)]  # outermost only
     closed = []
-    for path in python_dirs:
+    for path in paths:
         for parent in reversed(path.parents):
             if parent != Path("/") and not os.stat(parent).st_mode & 0o001:
                 closed.append((parent, path))
                 break
+    # Set every path aside, cover each closed folder once, then put the paths back: two
+    # paths under one closed folder (the Python and the checkout, say) both stay visible.
     script = ""
-    for n, (parent, path) in enumerate(closed):
-        staged = stage / str(n)
-        script += (
-            f"mkdir -p {staged} && mount --bind {path} {staged} && "
-            f"mount -t tmpfs -o mode=0755,size=1m none {parent} && mkdir -p {path} && "
-            f"mount --bind {staged} {path} && "
-        )
+    for n, (_, path) in enumerate(closed):
+        script += f"mkdir -p {stage / str(n)} && mount --bind {path} {stage / str(n)} && "
+    for parent in dict.fromkeys(parent for parent, _ in closed):
+        script += f"mount -t tmpfs -o mode=0755,size=1m none {parent} && "
+    for n, (_, path) in enumerate(closed):
+        script += f"mkdir -p {path} && mount --bind {stage / str(n)} {path} && "
     return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c"] + [
         script + 'exec "$@"',
         "sh",
@@ -256,6 +259,7 @@ def attacked():
             cgroups.remove(runs["root"]["cgroup"])
         out = base / "grades-nobody"
         python = [Path(sys.base_prefix), Path(os.path.realpath(sys.executable)).parent.parent]
+        python.append(ROOT)  # tools/grade.py and the venv, in a checkout nobody may enter
         argv = as_nobody(
             [sys.executable, str(ROOT / "tools" / "grade.py"), str(folder), "--out", str(out)],
             python,
