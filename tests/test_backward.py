@@ -888,3 +888,40 @@ def test_grad_QK_checker_passes_the_solution_and_grades_unseen_cases(capsys):
         graded = check_grad_QK(right)
     assert graded and graded.message == "all 5 cases match the reference."  # 3 + 2 unseen
     assert check_grad_QK(lambda Q, K, dS: None).status == "TODO"
+
+
+SOLUTION_LINES = (  # what a hint must not hand over: the whole answer of an exercise
+    "p * (dp - ",
+    "dS = p *",
+    "A.T @ dOut",
+    "dV = A",
+    "dQ = s dS K",
+    "dK = s dSᵀ Q",
+)
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        lambda: check_softmax_backward(lambda p, dp: p * dp),
+        lambda: check_softmax_backward(lambda p, dp: p * (1 - p) * dp),
+        lambda: check_softmax_backward(lambda p, dp: softmax_backward(p, dp)),
+        lambda: check_softmax_backward(lambda p, dp: np.diag(p) - np.outer(p, p)),
+        lambda: check_softmax_backward(lambda p, dp: (np.diag(p) - np.outer(p, p)) @ dp),
+        lambda: check_softmax_backward(lambda p, dp: -good_softmax_backward(p, dp)),
+        lambda: check_softmax_backward(lambda p, dp: p * (dp - np.sum(p * dp))),
+        lambda: check_softmax_backward(lambda p, dp: p * (dp - np.sum(p * dp, axis=-1))),
+        lambda: check_grad_V(lambda A, dO: A @ dO),
+        lambda: check_grad_V(lambda A, dO: dO @ A.T),
+        lambda: check_grad_V(lambda A, dO: dO @ A),
+        lambda: check_grad_V(lambda A, dO: (A.T @ dO).T),
+        lambda: check_grad_QK(lambda Q, K, dS: (_scale(K) * dS @ Q, _scale(K) * dS.T @ K)),
+        lambda: check_grad_QK(lambda Q, K, dS: (_scale(K) * dS @ K, _scale(K) * dS @ Q)),
+        lambda: check_grad_QK(lambda Q, K, dS: (_scale(K) * dS @ K, _scale(K) * Q.T @ dS)),
+        lambda: check_grad_QK(lambda Q, K, dS: (dS @ K, dS.T @ Q)),
+    ],
+)
+def test_fail_hints_point_the_way_without_printing_the_answer(result, capsys):
+    found = result()
+    assert found.status == "FAIL" and len(found.message) > 20
+    assert not [line for line in SOLUTION_LINES if line in found.message], found.message

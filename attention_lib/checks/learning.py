@@ -44,13 +44,13 @@ def check_softmax_backward(fn) -> CheckResult:
             raise Fail(f"{str(fail).replace(BROADCAST_HINT, '')} {_AXIS_1}") from None
         if calls_library(cases.fn, "softmax_backward"):
             raise Fail(
-                "your function calls softmax_backward, which the exercise rules out: write "
-                "the shortcut yourself, p * (dp - np.sum(p * dp, axis=-1, keepdims=True))."
+                "your function calls softmax_backward, which the exercise rules out: multiply "
+                "out J dp yourself, with J = diag(p) - p pᵀ."
             )
         if out.shape == (3, 3):
             raise Fail(
                 "returned a 3 x 3 matrix: that is the Jacobian itself. Apply it to dp, "
-                "which gives one number per score: dS = p * (dp - sum(p * dp))."
+                "which gives one number per score, and multiply J dp out."
             )
         expect_shape(out, p.shape, case, " One gradient per logit: the shape of p.")
         known_mistakes(out, *_row_mistakes(p, dp))
@@ -71,7 +71,7 @@ def check_softmax_backward(fn) -> CheckResult:
             (
                 p2 * (dp2 - (dp2 * p2).sum()),
                 "you used one sum for the whole array: each row is its own softmax and "
-                "needs its own sum, np.sum(p * dp, axis=-1, keepdims=True).",
+                "needs its own sum, along the last axis.",
             ),
             *_row_mistakes(p2, dp2),
         )
@@ -87,8 +87,7 @@ def check_softmax_backward(fn) -> CheckResult:
             (
                 p3 * (dp3 - (dp3 * p3).sum(axis=-1)),
                 "the row sums are subtracted from the wrong entries: without "
-                "keepdims=True a (3,) vector lines up with the columns. Use "
-                "np.sum(p * dp, axis=-1, keepdims=True).",
+                "keepdims=True a (3,) vector lines up with the columns, not the rows.",
             ),
         )
         _one_row_only(cases.fn, out, p3, dp3, case)
@@ -126,7 +125,7 @@ _AXIS_1 = (
 _ONE_ROW = (
     "It is right on each row alone, so it handles one row only (a J built with np.diag "
     "and np.outer, or p @ dp, fits one row). Give every row its own sum along the last "
-    "axis: p * (dp - np.sum(p * dp, axis=-1, keepdims=True))."
+    "axis, kept as a column with keepdims=True."
 )
 
 
@@ -161,13 +160,13 @@ def _row_mistakes(p: np.ndarray, dp: np.ndarray) -> list[tuple]:
         (
             p * dp,
             "you returned p * dp, the derivative of exp alone. Each weight also depends on "
-            "every other logit through the sum below the line: subtract sum(p * dp) from "
-            "dp before multiplying by p.",
+            "every other score through the sum below the line: J has off-diagonal "
+            "entries -p_i p_j, and they count too.",
         ),
         (
             p * (1 - p) * dp,
             "you used only the diagonal of the Jacobian, p_i (1 - p_i). The off-diagonal "
-            "entries -p_i p_j count too; together they give p * (dp - sum(p * dp)).",
+            "entries -p_i p_j count too: write out row j of J dp.",
         ),
         (
             p * (dp - dp.sum(axis=-1, keepdims=True)),
@@ -176,15 +175,21 @@ def _row_mistakes(p: np.ndarray, dp: np.ndarray) -> list[tuple]:
         (
             p * (dp - np.mean(p * dp, axis=-1, keepdims=True)),
             "you took the mean of p * dp, not its sum: sum(p * dp) is already an average of "
-            "dp, weighted by p (p sums to 1). Use np.sum(p * dp, axis=-1, keepdims=True).",
+            "dp, weighted by p (p sums to 1).",
         ),
         (
             p * (dp - dp.mean(axis=-1, keepdims=True)),
             "you subtracted the plain mean of dp; softmax averages with its own weights: "
             "sum(p * dp).",
         ),
-        (dp - weighted, "you forgot to multiply by p: dS = p * (dp - sum(p * dp))."),
-        (-p * (dp - weighted), "the sign is flipped: dS = p * (dp - sum(p * dp))."),
+        (
+            dp - weighted,
+            "you forgot to multiply by p: every entry of row j of J has the factor p_j.",
+        ),
+        (
+            -p * (dp - weighted),
+            "the sign is flipped: J = diag(p) - p pᵀ, so raising a score raises its own weight.",
+        ),
         (dp, "you returned dp unchanged: softmax is not the identity, apply its Jacobian."),
     ]
 
@@ -239,22 +244,22 @@ def check_grad_V(fn) -> CheckResult:
             (
                 A @ dOut,
                 "you computed A @ dOut. Row j of dV belongs to key j, which was used by "
-                "every query in column j of A: transpose A, A.T @ dOut.",
+                "every query in column j of A: which factor needs a transpose?",
             ),
             (
                 dOut @ A.T,
                 "you computed dOut @ A.T: the order is reversed. In the forward pass A "
-                "multiplies V from the left, so dV = A.T @ dOut.",
+                "multiplies V from the left, so it stays on the left.",
             ),
-            ((A.T @ dOut).T, "you returned the transpose of dV: compute A.T @ dOut."),
+            ((A.T @ dOut).T, "you returned the transpose of dV: one row per key, (n_k, d_v)."),
             (
                 dOut @ A,
                 "you computed dOut @ A. It has the shape of V here only because every size "
-                "is 3: with n_k keys and d_v values, the one product of shape (n_k, d_v) is "
-                "A.T @ dOut.",
+                "is 3: with n_k keys and d_v values, which product of A and dOut has shape "
+                "(n_k, d_v)?",
             ),
             (A * dOut, "you multiplied A and dOut entry by entry: dV is a matrix product."),
-            (A.T @ dOut / 3, "you divided by n_q = 3: add the queries' gradients, A.T @ dOut."),
+            (A.T @ dOut / 3, "you divided by n_q = 3: add the queries' gradients, do not average."),
         )
         same(out, A.T @ dOut, case)
 
@@ -262,7 +267,7 @@ def check_grad_V(fn) -> CheckResult:
         case = "A of shape (2, 4) (2 queries, 4 keys) and dOut of shape (2, 3)"
         out = _run_product(cases, case, A2, dOut2)
         if out.shape == (3, 4):
-            raise Fail(f"returned shape (3, 4), the transpose of dV (on {case}): A.T @ dOut.")
+            raise Fail(f"returned shape (3, 4), the transpose of dV (on {case}): (n_k, d_v).")
         expect_shape(out, (4, 3), case, " dV has the shape of V: one row per key, (n_k, d_v).")
         same(out, A2.T @ dOut2, case)
 

@@ -138,12 +138,12 @@ def check_grad_QK(fn) -> CheckResult:
             (
                 _slip(Q, K, dS, transpose=False),
                 "dK uses dS without a transpose: key j "
-                "was used by every query in column j of dS, so dK = s dSᵀ Q.",
+                "was used by every query in column j of dS.",
             ),
             (
                 _slip(Q, K, dS, swap=True),
-                "Q and K are swapped: the rate of S_ij along "
-                "Q_i is K_j, so dQ = s dS K and dK = s dSᵀ Q.",
+                "Q and K are swapped: S_ij = s Q_i · K_j moves "
+                "along Q_i at the rate s K_j, so dQ is built from K.",
             ),
         ]
         n_q, s = Q.shape[-2], 1 / np.sqrt(d_k)
@@ -160,7 +160,7 @@ def check_grad_QK(fn) -> CheckResult:
             mistakes.append(
                 (
                     np.concatenate([dQ, d_KT], axis=-2),
-                    "your dK is s Qᵀ dS, the gradient of Kᵀ: transpose it back, dK = s dSᵀ Q.",
+                    "your dK is s Qᵀ dS, the gradient of Kᵀ: transpose it back.",
                 )
             )
         known_mistakes(out, *((w, h) for w, h in mistakes if w is not None))
@@ -198,8 +198,8 @@ def check_grad_QK(fn) -> CheckResult:
             ("a batch: Q (2, 3, 4), K (2, 5, 4), dS (2, 3, 5)", (2, 3, 4), (2, 5, 4), (2, 3, 5)),
         )
         fit = (
-            " Match the shapes: dQ = s dS K is (n_q, n_k) @ (n_k, d_k) and "
-            "dK = s dSᵀ Q is (n_k, n_q) @ (n_q, d_k)."
+            " Match the shapes: dS is (n_q, n_k), dQ must be (n_q, d_k) like Q "
+            "and dK (n_k, d_k) like K."
         )
         batch = " With a batch, transpose only the last two axes: np.swapaxes(dS, -1, -2)."
         for (case, *sizes), hint in zip(shapes, ("", fit, batch), strict=True):
