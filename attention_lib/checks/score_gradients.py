@@ -137,8 +137,7 @@ def check_grad_QK(fn) -> CheckResult:
             ),
             (
                 _slip(Q, K, dS, transpose=False),
-                "dK uses dS without a transpose: key j "
-                "was used by every query in column j of dS.",
+                "dK uses dS without a transpose: key j was used by every query in column j of dS.",
             ),
             (
                 _slip(Q, K, dS, swap=True),
