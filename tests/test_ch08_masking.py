@@ -519,6 +519,11 @@ def over_queries(scores, mask):
     return e / e.sum(axis=0, keepdims=True)  # sums each column: the wrong axis
 
 
+def softmax_zero_renormalise(scores, mask):
+    w = stable_softmax(scores) * mask  # the masked 1000 takes the row: allowed exps underflow
+    return w / w.sum(axis=-1, keepdims=True)  # 0 / 0
+
+
 def no_shift(scores, mask):
     e = np.exp(np.where(mask, scores, -np.inf))  # no maximum subtracted: overflows at 1000
     return e / e.sum(axis=-1, keepdims=True)
@@ -606,13 +611,12 @@ def max_without_keepdims(scores, mask):
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
-        (masked_softmax, "PASS", "all 7 cases match"),
-        (lambda s, mask: stable_softmax(np.where(mask, s, -1e30)), "PASS", "all 7 cases"),
+        (masked_softmax, "PASS", "all 8 cases match"),
         (lambda s, mask: stable_softmax(s) * mask, "FAIL", "never renormalised"),
         (lambda s, mask: stable_softmax(np.where(mask, s, 0.0)), "FAIL", "but exp(0) = 1"),
         (lambda s, mask: stable_softmax(np.where(mask, -np.inf, s)), "FAIL", "blocked the allowed"),
         (lambda s, mask: stable_softmax(s), "FAIL", "the mask was ignored"),
-        (lambda x, m: masked_softmax(x, m), "PASS", "all 7 cases"),  # any parameter names
+        (lambda x, m: masked_softmax(x, m), "PASS", "all 8 cases"),  # any parameter names
         (over_queries, "FAIL", "you normalised over the queries"),
         (lambda s, mask: masked_softmax(s, mask.T), "FAIL", "mask transposed"),
         (shift_by_raw_max, "FAIL", "the maximum of the raw row is the masked 1000"),
@@ -621,9 +625,25 @@ def max_without_keepdims(scores, mask):
         (
             lambda s, mask: stable_softmax(np.where(mask, s, -1e4)),
             "FAIL",
-            "allowed scores near -20000, the masked one 0: a finite fill (-1e4, say) loses",
+            "allowed scores near -20000, the masked one 0: a finite fill (-1e4, -1e9, even",
         ),
-        (lambda s, mask: stable_softmax(np.where(mask, s, -1e9)), "PASS", "all 7 cases"),
+        # Every finite fill fails, as the exercise says (review 08m: -1e9 passed).
+        (
+            lambda s, mask: stable_softmax(np.where(mask, s, -1e9)),
+            "FAIL",
+            "at the lowest float, the masked one 0: a finite fill (-1e4, -1e9, even",
+        ),
+        (
+            lambda s, mask: stable_softmax(np.where(mask, s, np.finfo(float).min)),
+            "FAIL",
+            "masked keys get weight [0.3333] on allowed scores at the lowest float",
+        ),
+        (
+            lambda s, mask: stable_softmax(np.where(mask, s, -1e30)),
+            "FAIL",
+            "loses to, or ties with, allowed scores as low as it. Fill with -np.inf",
+        ),
+        (softmax_zero_renormalise, "FAIL", "a masked key with score 1000. Mask first"),
         (
             lambda s, mask: stable_softmax(np.where(mask, s, -100.0)),
             "FAIL",

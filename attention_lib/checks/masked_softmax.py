@@ -54,6 +54,12 @@ def check_masked_softmax(fn) -> CheckResult:
         low = np.array([[-20000.0, -20001.0, 0.0]])
         _check_case(cases, "allowed scores near -20000, the masked one 0", low, first_two[:1])
 
+        # Allowed scores at the lowest float: every finite fill (-1e9, finfo.min) loses or ties.
+        lowest = np.array([[np.finfo(float).min] * 2 + [0.0]])
+        _check_case(
+            cases, "allowed scores at the lowest float, the masked one 0", lowest, first_two[:1]
+        )
+
     return verdict("masked_softmax", fn, run)
 
 
@@ -127,8 +133,8 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
     if np.any(out[~full] != 0.0) and np.nanmax(np.where(full, scores, np.nan)) < -1000:
         raise Fail(
             f"masked keys get weight {fmt(out[~full])} on {case}: a finite fill (-1e4, "
-            "say) loses to allowed scores below it, and the masked key takes the row. "
-            "Fill with -np.inf (or use np.where on the exponentials), whose "
+            "-1e9, even np.finfo(float).min) loses to, or ties with, allowed scores as low "
+            "as it. Fill with -np.inf (or use np.where on the exponentials), whose "
             "exponential is 0 whatever the other scores."
         )
     known_mistakes(out, *_softmax_mistakes(scores, mask, full, case))
