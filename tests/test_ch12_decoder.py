@@ -247,7 +247,7 @@ def sample_probability(logits, T, u):
 @pytest.mark.parametrize(
     ("checker", "fn", "status", "hint"),
     [
-        (check_kv_step, good_kv_step, "PASS", "all 4 cases"),
+        (check_kv_step, good_kv_step, "PASS", "all 5 cases"),
         (check_kv_step, kv_returns_weights, "FAIL", "you returned the attention weights"),
         (check_kv_step, kv_appends_k_not_v, "FAIL", "not the new value to V_cache"),
         (check_kv_step, kv_minus_inf_mask, "FAIL", "a KV step needs no mask"),
@@ -280,7 +280,7 @@ def sample_probability(logits, T, u):
         (check_cross_entropy, ce_log_of_shifted_softmax, "FAIL", "underflowed to 0"),
         (check_cross_entropy, ce_bits, "FAIL", "log base 2"),
         (check_cross_entropy, ce_pick_then_log, "FAIL", "-log(0) is infinite"),
-        (check_sample, good_sample, "PASS", "all 13 cases"),
+        (check_sample, good_sample, "PASS", "all 15 cases"),
         (check_sample, sample_total_below_1, "FAIL", "set the last end to 1"),
         (check_sample, sample_searchsorted_unclipped, "FAIL", "the answer is the last word, 4"),
         (check_sample, sample_T_after_softmax, "FAIL", "divided the probabilities by T after"),

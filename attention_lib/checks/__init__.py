@@ -22,6 +22,7 @@ from .base import CheckResult
 from .batch_mask import check_batch_mask
 from .blend_loop import check_blend
 from .blending import check_output_change
+from .block import check_decoder_block
 from .decoder import check_cross_entropy, check_kv_step
 from .embeddings import check_cosine_similarity
 from .entropy import check_entropy
@@ -56,6 +57,7 @@ __all__ = [
     "check_causal_mask",
     "check_cosine_similarity",
     "check_cross_entropy",
+    "check_decoder_block",
     "check_dot_variance",
     "check_entropy",
     "check_grad_QK",

@@ -86,8 +86,23 @@ def check_kv_step(fn) -> CheckResult:
                 ),
             )
             same(out, _kv_reference(*args), case)
+        _check_large_scores(cases, rng)
 
     return verdict("kv_step", fn, run)
+
+
+def _check_large_scores(cases: Cases, rng) -> None:
+    """Scores near 1000, where exp without the max subtracted overflows."""
+    q, K, V, k, v = _kv_case(rng, 2, 3, 4, 4)
+    args = 40 * q, 40 * K, V, 40 * k, v  # q . k / sqrt(d_k) of about 1000
+    case = "h = 2 heads, 3 cached tokens, d_k = d_v = 4, scores near 1000"
+    out = _kv_run(cases, case, args)
+    if not np.all(np.isfinite(out)):
+        raise Fail(
+            f"got NaN or inf (on {case}): np.exp(1000) overflows. Subtract each row's "
+            "largest score before np.exp, or use al.softmax, which does."
+        )
+    same(out, _kv_reference(*args), case)
 
 
 def _kv_run(cases: Cases, case: str, args) -> np.ndarray:

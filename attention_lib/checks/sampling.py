@@ -60,8 +60,33 @@ def check_sample(fn) -> CheckResult:
                 f"T = {T}, u = {u} (p = {p}); {len(wrong)} of {len(got)} cases differ."
             )
         _check_u_near_1(cases)
+        _check_edges(cases)
 
     return verdict("sample", fn, run)
+
+
+def _check_edges(cases: Cases) -> None:
+    """Two rare inputs: a word of probability 0 at u = 0, and logits / T near 800."""
+    for logits, T, u, hint in (
+        ([-1000.0, 0.0], 1.0, 0.0, _EMPTY_STRETCH),
+        ([0.0, 8.0, 2.0], 0.01, 0.5, _OVERFLOW),
+    ):
+        case = f"logits {logits}, T = {T}, u = {u}"
+        value = float(cases.run(case, np.array(logits), T, u).reshape(-1)[0])
+        want = sample(np.array(logits), T, u)
+        if value != want:
+            raise Fail(f"returned {value:g}, expected {want} (on {case}): {hint}")
+
+
+_EMPTY_STRETCH = (
+    "word 0 has probability 0, so its stretch is empty and ends at 0. With ends >= u (or "
+    "searchsorted's side='left'), u = 0 lands on it; take the first end strictly beyond u, "
+    "ends > u."
+)
+_OVERFLOW = (
+    "logits / T reaches 800, and np.exp(800) overflows to inf. Subtract the largest logit "
+    "first, or use al.softmax(logits, temperature=T), which does."
+)
 
 
 def _off_by_one(got: np.ndarray, want: np.ndarray) -> None:

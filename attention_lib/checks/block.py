@@ -1,0 +1,164 @@
+"""Chapter 12's block checker: one pre-LN decoder block, assembled from the course's parts.
+
+The learner writes ``fn(X, p, h)``: ``X`` (n, d_model), ``p`` a dict of the block's
+weights (keys as in :data:`attention_lib.decoder.NAMES`), ``h`` heads. The answer is
+compared with :func:`attention_lib.decoder.decoder_block` under a causal mask, and the
+usual slips (post-LN order, a missing residual, no mask, ...) get their own hints.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import causal_mask
+from ..decoder import EPS, decoder_block, feed_forward, init_params
+from ..heads import multi_head_attention
+from ..layers import layer_norm
+from .base import Cases, CheckResult, Fail, call, expect_shape, known_mistakes, same, verdict
+
+__all__ = ["check_decoder_block"]
+
+_CASES = ((5, 8, 2, 12), (4, 6, 3, 5), (6, 8, 4, 8))  # n, d_model, h, d_ff
+
+
+def check_decoder_block(fn) -> CheckResult:
+    """Check ``fn(X, p, h)`` returns one pre-LN causal block's output, (n, d_model)."""
+
+    def run(cases: Cases) -> None:
+        rng = np.random.default_rng(12)
+        for n, d, h, d_ff in _CASES:
+            X, p = rng.normal(size=(n, d)), _weights(rng, d, d_ff)
+            case = f"n = {n} tokens, d_model = {d}, h = {h} heads, d_ff = {d_ff}"
+            out = _run(cases, fn, case, X, p, h)
+            expect_shape(out, (n, d), case, " The block keeps every token's width d_model.")
+            right = _reference(X, p, h)
+            known_mistakes(out, *[(w, hint) for w, hint in _slips(X, p, h) if _apart(w, right)])
+            same(out, right, case)
+
+    return verdict("decoder_block", fn, run)
+
+
+def _run(cases: Cases, fn, case: str, X, p: dict, h: int) -> np.ndarray:
+    """Call ``fn`` on a fresh copy of the weights; a (X, weights) pair gets its own hint."""
+
+    def with_copies(X_, h_):
+        out = fn(X_, {k: v.copy() for k, v in p.items()}, h_)
+        if isinstance(out, tuple):
+            raise _Pair
+        return out
+
+    cases.count += 1
+    try:
+        return call(with_copies, case, X, h)
+    except Fail as fail:
+        if "_Pair" in str(fail):
+            raise Fail(
+                f"your function returned a tuple (on {case}): multi_head_attention gives "
+                "(output, weights), so keep its output only, and return the new X alone."
+            ) from None
+        raise
+
+
+class _Pair(Exception):
+    pass
+
+
+def _weights(rng, d: int, d_ff: int) -> dict:
+    """Random block weights, with layer norms and biases away from 1 and 0."""
+    p = init_params(3, d, 2, d_ff, seed=int(rng.integers(1000)))
+    for name in ("ln1_gamma", "ln2_gamma", "lnf_gamma"):
+        p[name] = 1 + 0.5 * rng.normal(size=d)
+    for name in ("ln1_beta", "ln2_beta", "lnf_beta", "b_2"):
+        p[name] = 0.5 * rng.normal(size=d)
+    p["b_1"] = 0.5 * rng.normal(size=d_ff)
+    return p
+
+
+def _reference(X, p: dict, h: int) -> np.ndarray:
+    return decoder_block(X, p, h, causal_mask(X.shape[-2]))[0]
+
+
+def _apart(wrong, right) -> bool:
+    return not np.allclose(wrong, right, atol=1e-6)
+
+
+def _parts(p: dict, h: int, mask=True, eps=EPS):
+    """The four pieces a learner combines, so that each slip is written once below."""
+    Ws = p["W_q"], p["W_k"], p["W_v"], p["W_o"]
+
+    def ln(x, k):
+        return layer_norm(x, p[f"ln{k}_gamma"], p[f"ln{k}_beta"], eps)
+
+    def mha(x):
+        return multi_head_attention(x, *Ws, h, causal_mask(x.shape[-2]) if mask else None)[0]
+
+    def ffn(x):
+        return feed_forward(x, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
+
+    return ln, mha, ffn
+
+
+def _slips(X, p: dict, h: int) -> list[tuple]:
+    ln, mha, ffn = _parts(p, h)
+
+    def pre_ln(X, ln=ln, mha=mha, ffn=ffn, ln2=2):
+        X1 = X + mha(ln(X, 1))
+        return X1 + ffn(ln(X1, ln2))
+
+    X1 = X + mha(ln(X, 1))
+    a = ln(X, 1)
+    post_1 = ln(X + mha(X), 1)
+    return [
+        (ln(post_1 + ffn(post_1), 2), _POST_LN),
+        (pre_ln(X, mha=_parts(p, h, mask=False)[1]), _NO_MASK),
+        (mha(ln(X, 1)) + ffn(ln(mha(ln(X, 1)), 2)), _NO_RESIDUAL_1),
+        (ffn(ln(X1, 2)), _NO_RESIDUAL_2),
+        (ffn(ln(mha(ln(X, 1)), 2)), _NO_RESIDUALS),
+        (a + mha(a) + ffn(ln(a + mha(a), 2)), _RESIDUAL_FROM_LN),
+        (X1 + ffn(X1), _NO_LN_2),
+        (X + mha(X) + ffn(ln(X + mha(X), 2)), _NO_LN_1),
+        (pre_ln(X, ln2=1), _ONE_LN),
+        (ln(pre_ln(X), "f"), _FINAL_LN),
+        (X + mha(ln(X, 1)) + ffn(ln(X, 2)), _PARALLEL),
+        (pre_ln(X, ln=_parts(p, h, eps=1e-12)[0]), _EPS),
+    ]
+
+
+_POST_LN = (
+    "this is the post-LN block of the original Transformer, LN(X + MHA(X)): here layer norm "
+    "comes *before* each sub-layer, X + MHA(LN1(X)), and the residual adds the raw X."
+)
+_NO_MASK = (
+    "every token saw the tokens after it: pass the causal mask, al.causal_mask(n) with n = "
+    "X.shape[0], to multi_head_attention, or the model can read the word it must predict."
+)
+_NO_RESIDUAL_1 = (
+    "the attention sub-layer has no residual: X1 = X + MHA(LN1(X)), so each token keeps its "
+    "own vector and adds what attention found."
+)
+_NO_RESIDUAL_2 = (
+    "the feed-forward sub-layer has no residual: return X1 + FFN(LN2(X1)), not FFN(...) alone."
+)
+_NO_RESIDUALS = "neither sub-layer has its residual: add X before the FFN, and X1 after it."
+_RESIDUAL_FROM_LN = (
+    "the residual started from the normalised LN1(X): add the sub-layer's output to the raw "
+    "X, X + MHA(LN1(X)); layer norm only feeds the sub-layer."
+)
+_NO_LN_2 = "the feed-forward network got X1 itself: normalise it first, FFN(LN2(X1))."
+_NO_LN_1 = "attention got X itself: normalise it first, MHA(LN1(X))."
+_ONE_LN = (
+    "both sub-layers used ln1's scale and shift: the second layer norm has its own, "
+    "p['ln2_gamma'] and p['ln2_beta']."
+)
+_FINAL_LN = (
+    "you applied the final layer norm, lnf, inside the block: it runs once, after the last "
+    "block, just before W_out. Return X1 + FFN(LN2(X1))."
+)
+_PARALLEL = (
+    "the feed-forward network read LN2(X), the block's input: it reads LN2(X1), the vector "
+    "*after* attention's residual, so it can use what attention found."
+)
+_EPS = (
+    "the layer norms used layer_norm's default eps (1e-12): the decoder uses decoder.EPS "
+    "(1e-5), as GPT-2 does; pass it as the fourth argument."
+)

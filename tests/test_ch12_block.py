@@ -1,0 +1,112 @@
+"""Chapter 12's block checker both ways, and the rare inputs the KV and sampling checkers test."""
+
+import numpy as np
+import pytest
+
+import attention_lib as al
+from attention_lib import decoder
+from attention_lib.checks import check_decoder_block, check_kv_step, check_sample
+from attention_lib.layers import layer_norm
+
+
+def block(post=False, mask=True, res1=True, res2=True, ln2="ln2", eps=decoder.EPS, **slip):
+    """A block answer; each keyword turns on one slip a learner makes."""
+
+    def my_block(X, p, h):
+        Ws = p["W_q"], p["W_k"], p["W_v"], p["W_o"]
+        causal = al.causal_mask(X.shape[0]) if mask else None
+
+        def ln(x, k):
+            return layer_norm(x, p[f"{k}_gamma"], p[f"{k}_beta"], eps)
+
+        def ffn(x):
+            return decoder.feed_forward(x, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
+
+        if post:  # the original Transformer's order
+            X1 = ln(X + al.multi_head_attention(X, *Ws, h, causal)[0], "ln1")
+            return ln(X1 + ffn(X1), "ln2")
+        a = X if slip.get("no_ln1") else ln(X, "ln1")
+        start = a if slip.get("residual_from_ln") else X if res1 else 0
+        X1 = start + al.multi_head_attention(a, *Ws, h, causal)[0]
+        b = X1 if slip.get("no_ln2") else ln(X if slip.get("parallel") else X1, ln2)
+        X2 = (X1 if res2 else 0) + ffn(b)
+        if slip.get("pair"):
+            return X2, None
+        return ln(X2, "lnf") if slip.get("final_ln") else X2
+
+    return my_block
+
+
+@pytest.mark.parametrize(
+    ("fn", "status", "hint"),
+    [
+        (block(), "PASS", "all 3 cases"),
+        (block(post=True), "FAIL", "post-LN block"),
+        (block(mask=False), "FAIL", "pass the causal mask"),
+        (block(res1=False), "FAIL", "attention sub-layer has no residual"),
+        (block(res2=False), "FAIL", "feed-forward sub-layer has no residual"),
+        (block(res1=False, res2=False), "FAIL", "neither sub-layer has its residual"),
+        (block(residual_from_ln=True), "FAIL", "started from the normalised LN1(X)"),
+        (block(no_ln1=True), "FAIL", "attention got X itself"),
+        (block(no_ln2=True), "FAIL", "feed-forward network got X1 itself"),
+        (block(ln2="ln1"), "FAIL", "both sub-layers used ln1's"),
+        (block(final_ln=True), "FAIL", "final layer norm, lnf, inside the block"),
+        (block(parallel=True), "FAIL", "read LN2(X), the block's input"),
+        (block(eps=1e-12), "FAIL", "decoder.EPS (1e-5)"),
+        (block(pair=True), "FAIL", "returned a tuple"),
+        (lambda X, p, h: X, "FAIL", "values differ"),
+        (lambda X, p, h: X[:, :-1], "FAIL", "keeps every token's width"),
+    ],
+)
+def test_block_checker_both_ways(fn, status, hint, capsys):
+    result = check_decoder_block(fn)
+    line = capsys.readouterr().out
+    assert result.status == status and hint in line, line
+
+
+def test_block_checker_gives_each_call_its_own_copy_of_the_weights(capsys):
+    def spoils_weights(X, p, h):
+        out = block()(X, p, h)
+        p["W_q"] *= 0  # the reference, computed after this call, must not see it
+        return out
+
+    assert check_decoder_block(spoils_weights).passed, capsys.readouterr().out
+
+
+def kv_step(q, K, V, k, v, stable=True):
+    K, V = np.concatenate([K, k[:, None]], axis=1), np.concatenate([V, v[:, None]], axis=1)
+    scores = np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1])  # (h, t + 1)
+    if stable:
+        return np.einsum("ht,htd->hd", al.softmax(scores), V)
+    e = np.exp(scores)
+    return np.einsum("ht,htd->hd", e / e.sum(axis=-1, keepdims=True), V)
+
+
+def sample(logits, T, u, at_or_beyond=False, stable=True):
+    z = logits / T
+    p = al.softmax(z) if stable else np.exp(z) / np.exp(z).sum()
+    ends = np.cumsum(p)
+    ends[-1] = 1.0
+    return int(np.argmax(ends >= u if at_or_beyond else ends > u))
+
+
+@pytest.mark.parametrize(
+    ("checker", "fn", "hint"),
+    [
+        (check_kv_step, lambda *a: kv_step(*a, stable=False), "np.exp(1000) overflows"),
+        (check_sample, lambda *a: sample(*a, at_or_beyond=True), "ends >= u"),
+        (check_sample, lambda *a: sample(*a, stable=False), "np.exp(800) overflows"),
+        (
+            check_sample,
+            lambda logits, T, u: min(
+                int(np.searchsorted(np.cumsum(al.softmax(logits / T)), u)), len(logits) - 1
+            ),
+            "searchsorted's side='left'",
+        ),
+    ],
+)
+def test_rare_inputs_catch_unstable_and_boundary_slips(checker, fn, hint, capsys):
+    result = checker(fn)
+    line = capsys.readouterr().out
+    assert result.status == "FAIL" and hint in line, line
+    assert checker(kv_step if checker is check_kv_step else sample).passed
