@@ -170,6 +170,32 @@ def test_attention_rows_checker_explains_a_crash_with_shapes(capsys):
     assert "your function raised ValueError" in line and "K @ Q[i]" in line
 
 
+def blend_with_VT(Q, K, V):  # right scores, the blend turned around
+    output = np.zeros((Q.shape[0], V.shape[1]))
+    for i in range(Q.shape[0]):
+        z = K @ Q[i] / np.sqrt(Q.shape[1])
+        p = np.exp(z - z.max())
+        output[i] = p / p.sum() @ V.T
+    return output
+
+
+def scores_turned(Q, K, V):  # Q[i] @ K: crashes when d_k differs from n_k
+    return np.array([al.softmax(Q[i] @ K / np.sqrt(Q.shape[1])) @ V for i in range(len(Q))])
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint", "not_hint"),
+    [
+        (blend_with_VT, "Your scores are right; you blended with V.T", "K @ Q[i]"),
+        (scores_turned, "Q[i] @ K pairs Q[i] with K's columns", "blended with V.T"),
+    ],
+)
+def test_attention_rows_names_the_product_that_crashed(fn, hint, not_hint, capsys):
+    assert not check_attention_rows(fn)
+    line = capsys.readouterr().out
+    assert "your function raised ValueError" in line and hint in line and not_hint not in line
+
+
 def test_column_softmax_gets_its_own_hint(capsys):
     def columns(Q, K, V):
         S = Q @ K.T / np.sqrt(Q.shape[1])
@@ -582,7 +608,7 @@ def merge_from_a(m_a, ell_a, o_a, m_b, ell_b, o_b):  # exact algebra, overflows 
         (merge_one_max, "FAIL", "one maximum for all the queries"),
         (merge_no_column, "FAIL", "each query row of o needs its own scale factor, so a"),
         (merge_no_rescale, "FAIL", "added the two blocks' sums as they are"),
-        (merge_naive_exp, "FAIL", "e^1000 overflows. Measure both blocks from m = max(m_a, m_b)"),
+        (merge_naive_exp, "FAIL", "e^1000 overflows. Measure both blocks from m = np.maximum("),
         (merge_sum_max, "FAIL", "m = m_a + m_b, which is not a maximum"),
         (merge_ell_only, "FAIL", "you rescaled ℓ but not o"),
         (merge_upside_down, "FAIL", "the factor is upside down"),
@@ -610,6 +636,33 @@ def test_merge_missing_column_leads_with_its_cause(capsys):
     assert "column shape (n_q, 1)" in line and "keepdims" not in line, line
     assert "NumPy said: ValueError: operands could not be broadcast" in line, line
     assert "ell[:, None]" not in line  # the factors are the fault, not the division
+
+
+def merge_with(largest):  # the right merge, with the larger maximum taken by `largest`
+    def fn(m_a, ell_a, o_a, m_b, ell_b, o_b):
+        m = largest(m_a, m_b)
+        a, b = np.exp(m_a - m)[:, None], np.exp(m_b - m)[:, None]
+        return (a * o_a + b * o_b) / (a * ell_a[:, None] + b * ell_b[:, None])
+
+    return fn
+
+
+@pytest.mark.parametrize(
+    ("largest", "raised", "hint"),
+    [
+        (np.max, "TypeError", "If you wrote np.max(m_a, m_b): its second argument is an axis"),
+        (max, "ValueError", "If you wrote max(m_a, m_b) or an if: Python's max compares"),
+        (np.maximum, None, "all 5 cases match"),
+    ],
+)
+def test_merge_names_the_wrong_max(largest, raised, hint, capsys):
+    from attention_lib.checks import check_merge
+
+    result = check_merge(merge_with(largest))
+    line = capsys.readouterr().out
+    assert bool(result) is (raised is None) and hint in line, line
+    if raised:
+        assert f"raised {raised}" in line and line.rstrip().endswith("np.maximum(m_a, m_b)."), line
 
 
 def test_merge_reference_matches_chunked_attention():

@@ -118,10 +118,29 @@ def _run(cases: Cases, case: str, Q, K, V) -> np.ndarray:
                 f"{message} Your output array has d_k = {d_k} columns, like Q; it needs "
                 f"d_v = V.shape[1] = {d_v}: np.zeros((Q.shape[0], V.shape[1]))."
             ) from None
-        raise Fail(
-            f"{message} Row i needs Q[i] (shape (d_k,)), all of K and all of V: the "
-            "scores of row i are K @ Q[i], one per key."
-        ) from None
+        raise Fail(f"{message} {_product_hint(cases.fn)}") from None
+
+
+def _product_hint(fn) -> str:
+    """Which product had the wrong shapes: rerun on a case where every size is 3."""
+    rng = np.random.default_rng(5)
+    Q, K, V = rng.normal(size=(3, 3, 3))  # n_q = n_k = d_k = d_v: nothing can crash
+    s = 1 / np.sqrt(3)
+    try:
+        with np.errstate(all="ignore"):
+            out = np.asarray(fn(Q.copy(), K.copy(), V.copy()), dtype=float)
+    except Exception:  # noqa: BLE001 - any failure: fall back to the general hint
+        out = None
+    blend = "the blend is p @ V: the n_k weights meet the n_k rows of V, giving d_v numbers."
+    if out is not None and out.shape == (3, 3):
+        if np.allclose(out, softmax(attention_scores(Q, K) * s) @ V.T, atol=ATOL):
+            return f"Your scores are right; you blended with V.T, and {blend}"
+        if np.allclose(out, softmax(Q @ K * s) @ V, atol=ATOL):
+            return "Q[i] @ K pairs Q[i] with K's columns: the scores of row i are K @ Q[i]."
+    return (
+        "Row i needs Q[i] (shape (d_k,)), all of K and all of V: the scores of row i are "
+        f"K @ Q[i], one per key, and {blend}"
+    )
 
 
 def _row_case(cases: Cases, case: str, Q, K, V, out=None) -> None:

@@ -58,6 +58,9 @@ def _merge_case(cases: Cases, case: str, z: np.ndarray, rng, split: int) -> None
     try:
         out = cases.run(case, m_a, l_a, o_a, m_b, l_b, o_b)
     except Fail as fail:
+        for cause, hint in _RAISED:
+            if cause in str(fail):
+                raise Fail(f"{fail} {hint}") from None
         if "broadcast" not in str(fail):
             raise
         numpy_said = str(fail).split(" raised ", 1)[-1].split(" (on ")[0].strip()
@@ -102,10 +105,24 @@ def _merge_case(cases: Cases, case: str, z: np.ndarray, rng, split: int) -> None
         _judge_merge(out, expected, case, m_a, l_a, o_a, m_b, l_b, o_b)
 
 
+_RAISED = (  # what NumPy or Python says, and the slip that usually causes it
+    (
+        "only integer scalar arrays",
+        "If you wrote np.max(m_a, m_b): its second argument is an axis, not a second array. "
+        "The larger of each pair is np.maximum(m_a, m_b).",
+    ),
+    (
+        "truth value of an array",
+        "If you wrote max(m_a, m_b) or an if: Python's max compares whole arrays, which "
+        "fails for more than one query. The larger of each pair is np.maximum(m_a, m_b).",
+    ),
+)
+
+
 def _overflow_hint(case: str, out, m_a, l_a, o_a, m_b, l_b, o_b) -> str:
     """Why the merge gave nan or inf: measured from one block's maximum, or e^m on its own."""
     common = (
-        "Measure both blocks from m = max(m_a, m_b): multiply by e^(m_a - m) and "
+        "Measure both blocks from m = np.maximum(m_a, m_b): multiply by e^(m_a - m) and "
         "e^(m_b - m), each at most 1."
     )
     for mine, other in (("b", "a"), ("a", "b")):
@@ -129,7 +146,7 @@ def _judge_merge(out, expected, case: str, m_a, l_a, o_a, m_b, l_b, o_b) -> None
         (
             (o_a + o_b) / (l_a + l_b),
             "you added the two blocks' sums as they are, but each was measured from its own "
-            "maximum. Take m = max(m_a, m_b) and multiply each block's ℓ and o by "
+            "maximum. Take m = np.maximum(m_a, m_b) and multiply each block's ℓ and o by "
             "e^(m_block - m) before adding.",
         ),
         (
