@@ -643,3 +643,41 @@ def test_a_snug_heatmap_pair_has_no_empty_band_under_its_key_label():
     assert sizes[False][1] > 20  # the band the review saw without snug
     with pytest.raises(TypeError, match="snug"):
         head_heatmaps(pair, toy.TOKENS, title="t", snugg=True)
+
+
+# --- Fix round 5m: softmax as a function, and two hints that named the wrong cause -----------
+
+
+def test_the_two_key_figure_draws_the_step_and_one_curve_per_temperature():
+    from attention_lib.plotting import two_key_softmax
+    from attention_lib.plotting.base import smallest_text_px
+
+    fig, alt = two_key_softmax([1, 0.1], gap=0.26)
+    ax = fig.axes[0]
+    steps = [line for line in ax.get_lines() if line.get_label() == "hard arg max"]
+    curves = [line for line in ax.get_lines() if line.get_label().startswith("softmax, T = ")]
+    assert len(steps) == 1 and len(curves) == 2
+    assert len({line.get_linestyle() for line in curves}) == 2  # not colour alone
+    x, y = curves[1].get_data()  # T = 0.1: near the step away from the tie, 0.5 at it
+    assert y[0] < 0.01 and y[-1] > 0.99 and np.isclose(y[len(x) // 2], 0.5)
+    assert "score of 'cake' minus score of 'delicious'" == ax.get_xlabel()
+    fig.savefig(__import__("io").BytesIO(), format="png", dpi=90)
+    assert smallest_text_px(fig) >= 12  # 10 pt
+    plt.close(fig)
+    assert "at the real gap 0.26 it gives T = 1: 0.56, T = 0.1: 0.93." in alt
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"temperatures": [1, 0]}, "positive numbers"),
+        ({"temperatures": [1, 0.5, 0.3, 0.2, 0.1]}, "1 to 4"),
+        ({"temperatures": [1], "keys": ("cake",)}, "two non-empty tokens"),
+        ({"temperatures": [1], "span": 0}, "span must be positive"),
+    ],
+)
+def test_the_two_key_figure_names_bad_input(kwargs, message):
+    from attention_lib.plotting import two_key_softmax
+
+    with pytest.raises(ValueError, match=message):
+        two_key_softmax(**kwargs)

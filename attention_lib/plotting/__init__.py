@@ -22,6 +22,7 @@ from .scaling import gradients_vs_dimension
 from .scaling_frame import scaling_frame
 from .scores import dot_product_arrows, score_bars, score_heatmap
 from .shapes import matmul_diagram
+from .softmax_curve import two_key_softmax
 from .tiles import tile_figure, tile_steps
 from .timing import (
     fmt_bytes,
@@ -71,5 +72,6 @@ __all__ = [
     "trace_shapes",
     "training_curves",
     "training_frame",
+    "two_key_softmax",
     "writing_frame",
 ]
