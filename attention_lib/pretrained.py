@@ -66,15 +66,17 @@ Layer = namedtuple(
 # layer_norm and gelu come from attention_lib.layers, shared with chapter 12's decoder.
 
 
-def self_attention(X, layer: Layer, h: int, mask=None):
+def self_attention(X, layer: Layer, h: int, mask=None, keep=None):
     """Multi-head self-attention with biases, through the course's own functions.
 
     ``X`` (..., n, d_model) -> output (..., n, d_model) and weights (..., h, n, n), with
     ``d_k = d_model / h`` per head. ``mask``: bool, ``True`` = may attend (hides padding).
+    ``keep`` (h, n), optional: ``False`` sets key j's value to zero in head i, weights unchanged.
     """
     Q = split_heads(X @ layer.W_q + layer.b_q, h)  # (..., h, n, d_k)
     K = split_heads(X @ layer.W_k + layer.b_k, h)  # (..., h, n, d_k)
     V = split_heads(X @ layer.W_v + layer.b_v, h)  # (..., h, n, d_k)
+    V = V if keep is None else V * np.asarray(keep)[..., None]  # a removed value sends nothing
     heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
     return merge_heads(heads) @ layer.W_o + layer.b_o, weights  # (..., n, d_model)
 
@@ -93,14 +95,15 @@ def value_sizes(X, layer: Layer, h: int) -> np.ndarray:
     return np.linalg.norm(V @ W_o, axis=-1)  # (..., h, n, d_model) -> (..., h, n)
 
 
-def encoder_layer(X, layer: Layer, h: int, mask=None, eps: float = 1e-12):
+def encoder_layer(X, layer: Layer, h: int, mask=None, eps: float = 1e-12, keep=None):
     """One BERT layer: attention, add and normalise, feed-forward, add and normalise.
 
     Returns the new ``X`` of shape (..., n, d_model) and the attention weights of shape
     (..., h, n, n). The residual ("add") keeps each token's own vector and adds what
-    attention or the feed-forward found; layer norm keeps the sizes in check.
+    attention or the feed-forward found; layer norm keeps the sizes in check. ``keep``: as
+    in :func:`self_attention`.
     """
-    attended, weights = self_attention(X, layer, h, mask)
+    attended, weights = self_attention(X, layer, h, mask, keep)
     X = layer_norm(X + attended, layer.ln1_gamma, layer.ln1_beta, eps)
     hidden = gelu(X @ layer.W_1 + layer.b_1)  # (..., n, d_ff)
     found = hidden @ layer.W_2 + layer.b_2  # (..., n, d_model)

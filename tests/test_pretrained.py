@@ -553,6 +553,9 @@ def test_mean_pool_checker(fn, status, hint, capsys):
         (591_360 + 2 * 384, "FAIL", "a layer norm's gamma and beta"),
         (591_360 + 4 * 384, "FAIL", "both layer norms' gamma and beta"),
         (1_774_464, "FAIL", "that is the whole layer"),
+        (22_565_376, "FAIL", "that is the whole model"),
+        (4 * 385**2, "FAIL", "(d_model + 1)^2 counts a bias row and a bias column"),
+        (4 * (384 * 384 + 32), "FAIL", "not d_k = 32"),
         (1, "FAIL", "too low"),
     ],
 )

@@ -25,6 +25,7 @@ from .blending import check_output_change
 from .block import check_decoder_block
 from .decoder import check_cross_entropy, check_kv_step
 from .embeddings import check_cosine_similarity
+from .encoder_attention import check_attention_with_biases
 from .entropy import check_entropy
 from .gradients import check_numerical_gradient
 from .learning import check_grad_V, check_initial_loss, check_softmax_backward
@@ -51,6 +52,7 @@ __all__ = [
     "check_attention",
     "check_attention_params",
     "check_attention_rows",
+    "check_attention_with_biases",
     "check_batch_mask",
     "check_blend",
     "check_causal_count",

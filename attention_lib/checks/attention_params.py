@@ -11,18 +11,34 @@ from .base import (
 
 
 def check_attention_params(
-    answer, d_model: int = 384, h: int = 12, n_layers: int = 6
+    answer, d_model: int = 384, h: int = 12, n_layers: int = 6, whole_model: int = 22_565_376
 ) -> CheckResult:
     """Check a predicted count of learned numbers in W_q, W_k, W_v, W_o and their biases.
 
     Each of the four projections is a ``(d_model, d_model)`` matrix plus a bias of
     ``d_model`` numbers; the count does not depend on ``h``. ``n_layers`` is the model's
-    depth, only used to recognise a count of every layer's attention.
+    depth, only used to recognise a count of every layer's attention; ``whole_model``, the
+    count ``model.n_params()`` prints (all-MiniLM-L6-v2's), to recognise that one.
     """
     matrix, bias = d_model * d_model, d_model
     expected = 4 * (matrix + bias)
     d_k = d_model // h
     mistakes = (
+        (
+            whole_model,
+            "that is the whole model, word table included (model.n_params()); count "
+            "only the four projections of one layer.",
+        ),
+        (
+            4 * (d_model + 1) ** 2,
+            f"(d_model + 1)^2 counts a bias row and a bias column: a projection is a "
+            f"{d_model} x {d_model} matrix plus one bias of {d_model}, d_model^2 + d_model.",
+        ),
+        (
+            4 * (matrix + d_k),
+            f"each projection's bias has d_model = {d_model} numbers, one per output column, "
+            f"not d_k = {d_k}.",
+        ),
         (
             4 * matrix,
             "you counted the four matrices but not their biases: each has one "

