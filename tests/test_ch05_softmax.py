@@ -681,3 +681,30 @@ def test_the_two_key_figure_names_bad_input(kwargs, message):
 
     with pytest.raises(ValueError, match=message):
         two_key_softmax(**kwargs)
+
+
+def t_after_exp(x, axis=-1, temperature=1.0):  # T divides exp(x), so it cancels
+    e = np.exp(x - x.max(axis=axis, keepdims=True)) / temperature
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def naive_nan_to_num(x, axis=-1, temperature=1.0):  # nan weights quietly set to 0
+    e = np.exp(x / temperature)
+    return np.nan_to_num(e / e.sum(axis=axis, keepdims=True))
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint", "wrong"),
+    [
+        (t_after_exp, "applied after exp, where dividing every exp(z) by T cancels", "ignored"),
+        (naive_nan_to_num, "a row of weights sums to 0, not 1", "np.clip"),
+        (naive_nan_to_num, "(np.nan_to_num, say) hides it. exp(1000) overflows", "np.clip"),
+    ],
+    ids=["T-after-exp", "nan-to-num", "nan-to-num-cause"],
+)
+def test_softmax_hints_name_a_cancelled_t_and_a_zeroed_nan(fn, hint, wrong, capsys):
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert not check_softmax(fn)
+    line = capsys.readouterr().out
+    assert line.startswith("[softmax] FAIL: ") and hint in line, line
+    assert wrong not in line, line

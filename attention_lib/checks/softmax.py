@@ -107,8 +107,9 @@ def check_softmax(fn) -> CheckResult:
             out,
             (
                 softmax(x1),
-                "temperature=2 gave the same result as temperature=1: the "
-                "temperature is ignored. Divide the scores by it before exp.",
+                "temperature=2 gave the same result as temperature=1: T is either "
+                "unused or applied after exp, where dividing every exp(z) by T cancels "
+                "in the normalisation. Divide the scores by T before exp.",
             ),
             (
                 softmax(x1 * 2.0),
@@ -224,6 +225,12 @@ def _finite_and_same(
     expect_shape(out, x.shape, case)
     if not np.all(np.isfinite(out)):
         raise Fail(f"got nan or inf for {case}: {why}")
+    sums = np.sum(out, axis=-1)
+    if np.any(np.isclose(sums, 0.0, atol=ATOL)):  # nan zeroed by np.nan_to_num, say
+        raise Fail(
+            f"for {case} a row of weights sums to {fmt(sums)}, not 1: the formula gave "
+            "nan there, and replacing nan by 0 (np.nan_to_num, say) hides it. " + why
+        )
     flat = np.allclose(out, np.mean(out, axis=-1, keepdims=True), atol=ATOL)
     if flat and not np.allclose(x, np.mean(x, axis=-1, keepdims=True)):
         raise Fail(
