@@ -18,6 +18,7 @@ from ..decoder import cross_entropy, sample
 from ..heads import multi_head_attention, split_heads
 from .base import expect_shape, same, unseen_cases
 from .decoder import _kv_reference
+from .encoder_attention import LAYER, _attend
 from .merge import block_state
 from .one_score import _score
 from .real_model import _layer_norm, _mean_pool
@@ -197,6 +198,13 @@ def _mean_pool_cases(rng):
     H = rng.normal(size=(B, n, d))
     mask = (np.arange(n) < rng.integers(1, n + 1, size=(B, 1))).astype(float)
     return [(f"H {H.shape} with padding", (H, mask), _mean_pool(H, mask))]
+
+
+@unseen_cases("attention_with_biases")
+def _attention_with_biases(rng):  # the learner's (X, layer, h); the checker passes LAYER
+    X = rng.normal(size=(*_batch(rng), _size(rng), 8))
+    h = int(rng.choice([1, 2, 4, 8]))
+    return [(f"X {X.shape}, h = {h}", (X, h), _attend(X, LAYER, h))]
 
 
 @unseen_cases("kv_step")
