@@ -506,8 +506,10 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     assert "(`T` is the temperature)" in cells["5f0a1b2c"].source
     # no orphan column sums; the non-linearity section ends on a measured output and sqrt(d_k)
     assert not any("column sums" in c.source for c in shown if c.cell_type == "code")
-    assert "0.72 -> 0.58 (at T = 0.1: 0.04)" in cells["d4e5f605"].outputs[0]["text"]
-    assert "chapter 4's division by $\\sqrt{d_k}$ turns the same knob" in flat
+    assert (
+        "0.72 -> 0.58 (even weights: 0.84; T = 0.1: 0.04)" in cells["d4e5f605"].outputs[0]["text"]
+    )
+    assert "4's division by $\\sqrt{d_k}$ turns the same knob" in flat
 
 
 def test_fix_round_5k_cuts_words_folds_number_formats_and_shows_the_two_moves():
@@ -572,22 +574,15 @@ def test_fix_round_5l_cuts_words_and_fixes_the_caption_the_factors_and_the_aside
     # the caption: the ranking is there at T = 1, only the contrast is missing
     assert '"cake" already tops 7 of the 8 rows' in cells["t2cap05"].source
     assert "no word stands out" not in flat
-    # all three factors of 2, the output named at first use, and the check on the page
-    intro = " ".join(cells["d4e5f601"].source.split())
-    assert "by 4 (two projections of $X$) and $V$ by 2" in intro
-    assert "weights times $V$ (chapter 6)" in intro
-    ids = [c.id for c in shown]
-    assert ids.index("d4e5f603") == ids.index("d4e5f601") + 1
-    assert ids.index("d4e5f602") == ids.index("d4e5f603") + 1
-    out = cells["d4e5f603"].outputs[0]["text"]
-    assert out == "without softmax, output(2X) == 8 * output(X): True\n"
+    # (round 5m moved the X-doubling check into a dropdown: see below)
     # wording nits; one "halving T"; no unexplained -inf aside
-    assert "no weight comes out inf or nan" in flat and "no step overflows" not in flat
+    assert "no step overflows" not in flat
     assert "always gets" not in flat
     assert flat.count("halving $T$") == 1 and "doubling $q$" not in flat
     assert "refuses $-\\infty$" not in flat
     # the runner-up on the slider, said before the reader moves it
     assert '"delicious", gains at first (0.16 → 0.21)' in " ".join(cells["1a18e25e"].source.split())
+    assert flat.count("halving $T$") == 1
     # a note that holds in the book and in the learner edition (no "folded")
     assert "the code cell after this box prints the limits" in " ".join(
         cells["f16a05e3"].source.split()
@@ -708,3 +703,37 @@ def test_softmax_hints_name_a_cancelled_t_and_a_zeroed_nan(fn, hint, wrong, caps
     line = capsys.readouterr().out
     assert line.startswith("[softmax] FAIL: ") and hint in line, line
     assert wrong not in line, line
+
+
+def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_softmax():
+    cells, shown, flat = _chapter()
+    assert len(flat.split()) <= 1682, "fix round 5m kept 1682 visible words (a figure was added)"
+    ids = [c.id for c in shown]
+    # the two-key figure right after the math, tokens in its alt text
+    assert ids.index("twokey05") == ids.index("04fabf9f") + 1
+    assert cells["twokey05"].metadata["tags"] == ["hide-input"]
+    html = cells["twokey05"].outputs[0]["data"]["text/html"]
+    assert "keys &#x27;cake&#x27; and &#x27;delicious&#x27;" in html and "hard arg max" in html
+    assert float(html.split('data-text-px="')[1].split('"')[0]) >= 12
+    # the runner-up: a reason, not a description
+    runner = " ".join(cells["1a18e25e"].source.split())
+    assert "above the row's mean score weighted by the current weights" in runner
+    assert "drains" not in flat and "$T \\approx 0.3$" in runner
+    # the cut print: the slider and the heatmap already show T = 0.1 and T = 10
+    assert "463130da" not in cells
+    # "what softmax adds" follows the temperature section and opens with doubling = halving T
+    assert ids.index("d4e5f601") == ids.index("b7e1c3a3") + 1
+    assert ids.index("f5a1c0de") > ids.index("d4e5f602")
+    opening = " ".join(cells["d4e5f601"].source.split())
+    assert "doubling every score acts like halving $T$" in opening and "`weights @ V`" in opening
+    assert "(chapter 6)" not in opening and "understanding-transformers-4" not in opening
+    assert cells["d4e5f602"].source.startswith("````{admonition} Is softmax what makes")
+    assert cells["d4e5f603"].metadata["tags"] == ["remove-cell"]
+    # plain words, not [CLS]; no "clear favourite" the example then contradicts
+    assert "[CLS]" not in flat and "special start token" in flat
+    assert "clear favourite" not in flat and "Jacobian" not in flat
+    # when the three lines fail, said precisely; one np.where in the entropy solution
+    assert "an extreme $T$ or float16/float32 input can turn a weight into nan" in flat
+    assert cells["7f07aa6a"].source.count("np.where") == 1 and "inner" not in flat
+    # sampling temperature, next to the distillation pointer
+    assert 'A chatbot\'s "temperature" is the same $T$' in flat
