@@ -711,3 +711,8 @@ def test_the_page_says_only_what_it_measures():
     assert text.count("8 n^2") <= 2  # the formula and one measurement, not five times
     # Fix round 5: the stopwatch measures vectorisation on one core, and says so
     assert "not the parallel speed-up" in text and "for one sequence" in text
+    # Fix round 6: the shuffle shows the independence; counts are per layer; the counterpoints
+    code = " ".join(c.source for c in cells if c.cell_type == "code")
+    assert "attention_rows(Q, K, V, shuffled)" in code and "rnn(toy.X, W_x, W_h, shuffled)" in code
+    assert "al.softmax(z[:3]), al.softmax(z[3:])" in code  # the per-piece softmax, shown wrong
+    assert "each per layer" in text and "*parallel scan*" in text and "no fewer FLOPs" in text
