@@ -129,7 +129,7 @@ def _product_hint(fn) -> str:
     try:
         with np.errstate(all="ignore"):
             out = np.asarray(fn(Q.copy(), K.copy(), V.copy()), dtype=float)
-    except Exception:  # noqa: BLE001 - any failure: fall back to the general hint
+    except (Exception, SystemExit):  # noqa: BLE001 - any failure: fall back to the general hint
         out = None
     blend = "the blend is p @ V: the n_k weights meet the n_k rows of V, giving d_v numbers."
     if out is not None and out.shape == (3, 3):
