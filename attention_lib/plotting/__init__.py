@@ -16,7 +16,7 @@ from .learning import it_attention, training_curves, training_frame
 from .masked_row import masked_row
 from .masking import masked_heatmaps
 from .matrices import bar_row, heatmap
-from .positions import encoding_heatmap
+from .positions import clock_hands, encoding_heatmap
 from .real_model import attention_panels, head_grid, token_attention
 from .scaling import gradients_vs_dimension
 from .scaling_frame import scaling_frame
@@ -38,6 +38,7 @@ __all__ = [
     "attention_panels",
     "bar_row",
     "blend_hull",
+    "clock_hands",
     "contributions",
     "convex_hull",
     "dependency_figure",

@@ -124,3 +124,105 @@ def _sign_changes(column: np.ndarray) -> int:
     signs = np.sign(np.round(column, 12))  # -1, 0 or 1
     signs = signs[signs != 0]  # sin 0 = 0 has no sign: a zero is not a change of sign
     return int(np.sum(np.diff(signs) != 0))
+
+
+def clock_hands(PE, tokens, *, pairs=(0, 1)):
+    """Draw (sin, cos) pairs of a positional encoding as the hands of clocks, one per pair.
+
+    With the sine across and the cosine up, the point of pair ``i`` at position ``pos``
+    sits at angle ``omega_i * pos`` clockwise from the top, as a clock hand does. Each
+    position is a dot. A hand that moves far enough has its dots labelled with the
+    position and its token; a hand whose dots stay within a quarter turn gets one label
+    for the bunch and rings where it would be a quarter, a half and three quarters round.
+
+    Parameters
+    ----------
+    PE : array_like of shape (n, d_model)
+        E.g. :func:`attention_lib.positional_encoding` ``(n, d_model)``, d_model even.
+    tokens : sequence of str, length n
+        The token at each position.
+    pairs : sequence of int, optional
+        Which pairs to draw (pair ``i`` is columns ``2i`` and ``2i + 1``), one panel each.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    alt : str
+        Each hand's pace and where the positions fall on its clock.
+    """
+    M = as_float_array(PE, "PE", min_ndim=2)
+    if M.ndim != 2 or M.shape[1] % 2:
+        raise ValueError(f"PE must be 2-D (positions x dimensions) with even width, got {M.shape}")
+    n, d = M.shape
+    if isinstance(tokens, str) or len(tokens) != n:
+        raise ValueError(f"need one token per position: PE has {n} rows, tokens {tokens!r}")
+    pairs = [int(i) for i in pairs]
+    if not pairs or any(not 0 <= i < d // 2 for i in pairs) or len(pairs) > len(_LINES):
+        raise ValueError(f"pairs must be 1 to {len(_LINES)} of 0 to {d // 2 - 1}, got {pairs}")
+    fig, axes = plt.subplots(1, len(pairs), figsize=(3.6 * len(pairs), 4.0), squeeze=False)
+    ring = np.linspace(0.0, 2 * np.pi, 200)
+    alt = [
+        f"{len(pairs)} clock faces for the positional encoding at d_model = {d}, positions 0 "
+        f"to {n - 1} ({' '.join(tokens)}); each dot is one position's (sin, cos) pair, sin "
+        "across and cos up, so position 0 sits at the top and the hand turns clockwise; "
+        f"an arrow, the hand, points at the last position ({tokens[-1]!r})."
+    ]
+    for ax, i, (colour, _) in zip(axes[0], pairs, _LINES, strict=False):
+        wave = 2 * np.pi * 10000 ** (2 * i / d)  # positions per turn
+        turn = f"{wave:.1f}" if wave < 100 else f"{wave:.0f}"
+        x, y = M[:, 2 * i], M[:, 2 * i + 1]  # (n,) sines, (n,) cosines
+        angle = np.mod(np.arctan2(x, y), 2 * np.pi)  # clockwise from the top
+        ax.plot(np.sin(ring), np.cos(ring), color="#bbbbbb", lw=1.2, zorder=0)
+        ax.annotate(  # the hand, pointing at the last position
+            "",
+            xy=(x[-1], y[-1]),
+            xytext=(0, 0),
+            zorder=2,
+            arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 2, "shrinkB": 4},
+        )
+        ax.plot(x, y, "o", color=colour, ms=6, zorder=3)
+        spread = np.ptp(np.unwrap(np.arctan2(x, y)))
+        if spread > np.pi / 2:  # spread out: label every dot
+            for pos, (a, token) in enumerate(zip(angle, tokens, strict=True)):
+                ax.text(
+                    1.32 * np.sin(a),
+                    1.32 * np.cos(a),
+                    f"{pos} {token}",
+                    fontsize=9,
+                    ha="center",
+                    va="center",
+                )
+            where = f"the {n} positions spread over {spread / (2 * np.pi):.1f} turns"
+        else:  # bunched: one label, and rings at a quarter, a half and three quarters
+            a = angle.mean()
+            ax.text(
+                1.32 * np.sin(a),
+                1.32 * np.cos(a),
+                f"0 to {n - 1}",
+                fontsize=9,
+                ha="center",
+                va="center",
+            )
+            marks = [round(wave * k / 4) for k in (1, 2, 3)]
+            for pos in marks:
+                a = 2 * np.pi * pos / wave
+                ax.plot(np.sin(a), np.cos(a), "o", mfc="white", mec=colour, ms=7, mew=1.5)
+                ax.text(
+                    1.3 * np.sin(a), 1.3 * np.cos(a), f"{pos}", fontsize=9, ha="center", va="center"
+                )
+            where = (
+                f"all {n} positions lie within {np.degrees(spread):.0f} degrees of the top; "
+                f"rings mark positions {', '.join(map(str, marks))}, where it would be a "
+                "quarter, a half and three quarters round"
+            )
+        pace = ("fast", "slow")[i != min(pairs)] if len(pairs) == 2 else "pair"
+        ax.set_title(f"{pace} hand, pair {i}:\none turn per {turn} positions", fontsize=10)
+        ax.set_xlabel(f"sin (column {2 * i})", fontsize=9)
+        ax.set_ylabel(f"cos (column {2 * i + 1})", fontsize=9)
+        ax.set(
+            xlim=(-1.6, 1.6), ylim=(-1.6, 1.6), aspect="equal", xticks=[-1, 0, 1], yticks=[-1, 0, 1]
+        )
+        ax.tick_params(labelsize=9)
+        alt.append(f"Pair {i} turns once per {turn} positions: {where}.")
+    fig.tight_layout()
+    return fig, " ".join(alt)
