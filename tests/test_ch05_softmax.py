@@ -733,7 +733,8 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     assert "[CLS]" not in flat and "special start token" in flat
     assert "clear favourite" not in flat and "Jacobian" not in flat
     # when the three lines fail, said precisely; one np.where in the entropy solution
-    assert "an extreme $T$ or float16/float32 input can turn a weight into nan" in flat
+    assert "a $T$ too small for float16 or float32 gives nan" in flat
+    assert "scores near the float64 limit can give a wrong 0" in flat
     assert cells["7f07aa6a"].source.count("np.where") == 1 and "inner" not in flat
     # sampling temperature, next to the distillation pointer
     assert 'A chatbot\'s "temperature" is the same $T$' in flat
