@@ -289,7 +289,7 @@ def test_one_score_names_transposed_weights_on_square_matrices(capsys):
         return (W_q @ X[i]) @ (W_k @ X[j])
 
     assert not check_one_score(transposed)
-    assert "multiplied by the transposes" in capsys.readouterr().out
+    assert "you used the transposes" in capsys.readouterr().out
 
 
 def test_one_score_of_the_toy_is_the_experiment_s_it_cake():
@@ -401,9 +401,12 @@ def test_globals_and_ignored_tokens_get_different_advice(capsys):
 @pytest.mark.parametrize(
     ("fn", "hint"),
     [
-        (lambda X, q, k, i, j: (q @ X[i]) @ (k @ X[j]), "you multiplied by the transposes"),
+        (lambda X, q, k, i, j: (q @ X[i]) @ (k @ X[j]), "you used the transposes"),
         (lambda X, q, k, i, j: X[i] @ q @ k @ X[j], "The key is x_j W_k"),
         (lambda X, q, k, i, j: (q @ X[i][: q.shape[1]]) @ X[j][:1], "q_i = X[i] @ W_q, the row"),
+        # Review 02j: the columns of X were told about W_q @ X[i], which they never wrote.
+        (lambda X, q, k, i, j: (X[:, i] @ q) @ (X[:, j] @ k), "X[:, i] is column i of X"),
+        (lambda X, q, k, i, j: (X[i] @ q.T) @ (X[j] @ k.T), "X[i] @ W_q.T, dots x_i with each row"),
     ],
 )
 def test_a_shape_error_is_traced_to_its_slip(fn, hint, capsys):
@@ -517,3 +520,19 @@ def test_a_column_of_K_is_told_to_take_a_row(capsys):
     line = capsys.readouterr().out
     assert line.startswith("[one-score] FAIL: your function raised IndexError")
     assert "row j of K = X @ W_k, K[j] (not the column K[:, j]" in line
+
+
+def test_the_columns_of_x_are_not_called_transposed_weights(capsys):
+    assert not check_one_score(lambda X, q, k, i, j: (X[:, i] @ q) @ (X[:, j] @ k))
+    line = capsys.readouterr().out
+    assert "Token i is row i, X[i]" in line
+    assert "transposes" not in line and "W_q @ X[i]" not in line
+
+
+def test_self_matches_names_the_words_when_it_knows_them(capsys):
+    # Given the tokens, the hint for 4 says which word is picked, not "word 5".
+    assert not check_self_matches(4, S_SHARED, tokens=toy.TOKENS)
+    line = capsys.readouterr().out
+    assert "the rows of 'ate', 'the', 'and' and 'was', which pick 'it'" in line
+    assert "word 5" not in line
+    assert check_self_matches(3, S_SHARED, tokens=toy.TOKENS)

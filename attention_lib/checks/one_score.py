@@ -83,11 +83,14 @@ def _own_weights(fn) -> None:
 def _shape_slip(fn) -> str:
     """Which slip raised a shape error? Run ``fn`` where every matrix is square and see."""
     rng = np.random.default_rng(5)
-    X, W_q, W_k = rng.normal(size=(4, 3)), *rng.normal(size=(2, 3, 3))
+    # X square too, so that the columns X[:, i] fit W_q as well as the rows X[i] do.
+    X, W_q, W_k = rng.normal(size=(3, 3, 3))
     try:
         out = call(fn, "a square case", X, W_q, W_k, 1, 2)
     except Exception:  # noqa: BLE001 - the diagnosis is a bonus; the plain hint stays
         return _ROW_FIRST
+    if np.shape(out) == () and np.isclose(out, _score(X.T, W_q, W_k, 1, 2)):
+        return _COLUMNS
     if np.shape(out) == () and np.isclose(out, _score(X, W_q.T, W_k.T, 1, 2)):
         return _TRANSPOSED
     if np.shape(out) == () and np.isclose(out, X[1] @ W_q @ W_k @ X[2]):
@@ -127,7 +130,12 @@ _SWAPPED = (
 )
 _UNPROJECTED = "that is x_i · x_j, before any projection: send x_i through W_q, x_j through W_k."
 _TRANSPOSED = (
-    "you multiplied by the transposes (W_q @ x_i): x_i W_q dots x_i with each column of W_q."
+    "you used the transposes: W_q @ X[i], like X[i] @ W_q.T, dots x_i with each row of W_q. "
+    "The query q_i = X[i] @ W_q dots x_i with each column of W_q; likewise k_j = X[j] @ W_k."
+)
+_COLUMNS = (
+    "X[:, i] is column i of X, one feature of every token. Token i is row i, X[i], so "
+    "q_i = X[i] @ W_q and k_j = X[j] @ W_k."
 )
 _GLOBALS = (
     "Work from the arguments, not from notebook variables such as Q, K or toy.W_q: use the "

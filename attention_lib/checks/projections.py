@@ -216,7 +216,9 @@ def _misread(x: np.ndarray, W: np.ndarray, j: int, x_name: str, W_name: str, sho
 # --- Exercise: with one shared matrix, how many words match themselves best? -------------
 
 
-def check_self_matches(answer, S, *, others: dict | None = None) -> CheckResult:
+def check_self_matches(
+    answer, S, *, others: dict | None = None, tokens: list[str] | None = None
+) -> CheckResult:
     """Check a count: the rows of the shared-matrix scores ``S = Q Qᵀ`` whose best key is
     the query's own word (the largest score of row ``i`` sits at column ``i``).
 
@@ -230,6 +232,8 @@ def check_self_matches(answer, S, *, others: dict | None = None) -> CheckResult:
         Score matrices of other designs by name (the chapter's experiment): a count
         that fits one of them, and not ``S``, is named as that design's, or a miscount.
         So is the number of rows whose best match is the most picked other word.
+    tokens : list of str, optional
+        The words of the rows, so that a hint can name them ("it") rather than number them.
     """
     S = np.asarray(S, dtype=float)
     n, own = S.shape[0], _count_own(S)
@@ -260,10 +264,16 @@ def check_self_matches(answer, S, *, others: dict | None = None) -> CheckResult:
     col = int(np.bincount(best[best != rows], minlength=n).argmax())  # the most picked word
     pickers = np.flatnonzero((best == col) & (rows != col))  # ate, the, and, was pick 'it'
     if pickers.size > 1:
-        named = ", ".join(map(str, pickers[:-1])) + f" and {pickers[-1]}"
-        causes.setdefault(int(pickers.size), []).append(
-            f"the rows that pick word {col}, not themselves (rows {named}, counting from 0)"
-        )
+        if tokens is not None:  # words, not numbers: 'the rows of ate, ... that pick 'it''
+            words = [repr(tokens[k]) for k in pickers]
+            named = ", ".join(words[:-1]) + f" and {words[-1]}"
+            picked = f"the rows of {named}, which pick {tokens[col]!r} rather than themselves"
+        else:
+            named = ", ".join(map(str, pickers[:-1])) + f" and {pickers[-1]}"
+            picked = (
+                f"the rows that pick word {col}, not themselves (rows {named}, counting from 0)"
+            )
+        causes.setdefault(int(pickers.size), []).append(picked)
     mistakes += tuple(
         (
             count,
