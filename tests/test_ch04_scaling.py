@@ -3,6 +3,7 @@ barely responds; the scaled path responds alike at every width), the scaling fig
 checkers in both directions."""
 
 import math
+import re
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -197,8 +198,8 @@ def test_gradients_figure_draws_two_median_lines_on_log_axes():
     assert raw_line.get_linestyle() != scaled_line.get_linestyle()
     np.testing.assert_allclose(raw_line.get_ydata(), raw)
     np.testing.assert_allclose(scaled_line.get_ydata(), scaled)
-    labels = ["raw scores, median", r"scaled by $1/\sqrt{d_k}$, median"]
-    assert ax.get_legend_handles_labels()[1] == labels
+    # plain words in the legend, no mathtext
+    assert ax.get_legend_handles_labels()[1] == ["raw scores, median", "scaled scores, median"]
     assert not ax.collections  # no bands asked for, none drawn
     assert ax.get_title() == "Gradient reaching a query"
     assert ax.get_ylabel().startswith("gradient reaching a query")
@@ -224,7 +225,9 @@ def test_the_gradients_figure_shades_each_series_spread_over_rows():
     raw_fill, scaled_fill = ax.collections
     assert raw_fill.get_hatch() != scaled_fill.get_hatch()  # not colour alone
     np.testing.assert_allclose(raw_fill.get_paths()[0].vertices[:, 1].max(), 11.2)
-    assert ax.get_title() == "Gradient reaching a query, median and spread over rows"
+    # "spread" is the chapter's word for the standard deviation: the title does not use it
+    # for a percentile band, the legend names the band
+    assert ax.get_title() == "Gradient reaching a query"
     # Both bands are in the legend, and the thin scaled strip is drawn above the raw band,
     # more opaque and edged, with the lines thinner than matplotlib's default on top.
     assert ax.get_legend_handles_labels()[1][2:] == ["raw: 10th to 90th", "scaled: 10th to 90th"]
@@ -254,12 +257,9 @@ def test_the_gradients_figure_shades_the_step_where_most_raw_rows_saturate():
     assert (x0, x1) == (128, 256)
     # The legend says the share passes one half inside the band, not "most rows from here":
     # at the band's left edge fewer than half are saturated. No label on the plot itself.
-    assert "saturated raw rows pass one half" in fig.axes[0].get_legend_handles_labels()[1]
+    assert "share of saturated raw rows passes 50%" in fig.axes[0].get_legend_handles_labels()[1]
     assert not fig.axes[0].texts
-    assert (
-        "between d_k = 128 and 256 marks where the share of saturated raw rows passes one half"
-        in alt
-    )
+    assert "between d_k = 128 and 256 marks where the share of saturated raw rows passes 50%" in alt
     plt.close(fig)
     # No step past one half (or already past it at the narrowest width): no band.
     for shares in ([0.1, 0.2, 0.3, 0.4], [0.6, 0.7, 0.8, 0.9]):
@@ -299,6 +299,44 @@ def test_the_gradients_figure_zooms_on_the_crossover_with_linear_axes():
             gradients_vs_dimension(d, raw, scaled, zoom=bad)
 
 
+def test_the_inset_leaves_out_a_tick_label_that_would_crowd_its_neighbour():
+    d = np.array([16, 32, 64, 128, 256, 512])
+    raw = np.array([1.85, 1.68, 1.02, 0.69, 0.15, 0.014])
+    fig, _ = gradients_vs_dimension(d, raw, np.full(6, 0.73), zoom=(32, 256))
+    fig.canvas.draw()
+    labels = [t.get_text() for t in fig.axes[0].child_axes[0].get_xticklabels()]
+    assert labels == ["", "64", "128", "256"]  # 32 sits 32 units from 64, on a 224-unit axis
+    plt.close(fig)
+
+
+def test_the_floor_cuts_the_raw_band_off_and_says_so():
+    """Review 04s: a raw band over 13 decades squeezed the scaled one into a thin strip."""
+    d = np.array([64, 512, 1024])
+    raw, scaled = np.array([1.0, 0.014, 0.0007]), np.full(3, 0.73)
+    raw_band = [[0.006, 1e-9, 2e-13], [9.4, 11.2, 10.9]]
+    scaled_band = [[0.4, 0.41, 0.4], [1.27, 1.27, 1.27]]
+    bands = dict(raw_band=raw_band, scaled_band=scaled_band, band_label="10th to 90th")
+    fig, alt = gradients_vs_dimension(d, raw, scaled, floor=1e-6, **bands)
+    ax = fig.axes[0]
+    assert ax.get_ylim()[0] == 1e-6
+    raw_fill, scaled_fill = ax.collections
+    assert raw_fill.get_paths()[0].vertices[:, 1].min() == 1e-6  # cut off, not drawn below
+    assert scaled_fill.get_paths()[0].vertices[:, 1].min() == 0.4  # above the floor: as given
+    assert "The y axis starts at 1e-06, which cuts off the raw band below it." in alt
+    assert "cuts off the scaled band" not in alt
+    assert "spans 2e-13 to 11 at d_k = 1024" in alt  # the alt text still gives the full band
+    plt.close(fig)
+    fig, alt = gradients_vs_dimension(d, raw, scaled, **bands)  # no floor: nothing cut
+    assert "cuts off" not in alt and fig.axes[0].get_ylim()[0] < 1e-12
+    plt.close(fig)
+    for bad in (0, -1e-6, 1e-3, np.inf, np.nan):  # 1e-3 lies above the raw median 0.0007
+        with pytest.raises(ValueError, match="floor must be positive and below every median"):
+            gradients_vs_dimension(d, raw, scaled, floor=bad)
+    for bad in ("low", [1e-6, 1e-5]):
+        with pytest.raises(ValueError, match="floor must be one positive number"):
+            gradients_vs_dimension(d, raw, scaled, floor=bad)
+
+
 def test_the_gradients_figure_text_is_ten_points_or_more_legend_and_inset_included():
     from attention_lib.plotting.base import smallest_text_px  # noqa: PLC0415
 
@@ -330,17 +368,18 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     assert r"\operatorname{E}[q_m^2]\,\operatorname{E}[k_m^2]" in cells["fc268831-b"].source
     # the Jacobian's bound is on the main line; the pooled "a third at the 0.99 threshold" is
     # gone (it held only near a top weight of 0.997, review 04r)
-    why = cells["grad-prose"].source
+    why = cells["grad-why"].source
     assert "about a third" not in why and "at most 1 minus the top" in why
-    assert "almost nothing gets through" not in cells["grad-why"].source
     # dOut is explained in plain words
-    assert "stands in for what a loss would send back" in cells["grad-intro"].source
+    assert "stands in for what a loss would send back" in " ".join(
+        cells["grad-intro"].source.split()
+    )
     # exercise 4.3's verdict is bounded to initialisation, and names muP with its source
     solution = cells["ebd8373f"].source
     assert "at initialisation" in solution and "{cite}`yang2022tensor`" in solution
-    # the GPT-2 head sits next to the real heads' widths
+    # the GPT-2 head's code follows the box that names the real heads' widths
     ids = list(cells)
-    assert ids.index("2e6482c3") == ids.index("fa6cbeb4") + 1
+    assert ids.index("2e6482c3") == ids.index("gpt2-deeper") + 1
 
 
 def test_the_sliders_middle_panel_has_its_own_y_label():
@@ -768,7 +807,14 @@ def visible_markdown(cells):
     return [c.source for c in shown(cells) if c.cell_type == "markdown"]
 
 
-def test_the_summary_closes_the_main_line_and_quotes_only_the_main_line():
+def outside_folds(text):
+    """Markdown with its dropdown admonitions taken out: what a reader sees without a click."""
+    return re.sub(r"````\{admonition\}.*?\n:class: dropdown.*?````", "", text, flags=re.S)
+
+
+def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_it():
+    """Review 04s: table -> slider -> gradient -> summary, then the optional GPT-2 aside in a
+    dropdown; the main line explains the gradient without the Jacobian or the chain rule."""
     cells = chapter_cells()
     ids = [cell.get("id") for cell in cells]
     headings = [
@@ -777,24 +823,78 @@ def test_the_summary_closes_the_main_line_and_quotes_only_the_main_line():
         for line in source.splitlines()
         if line.startswith("## ")
     ]
-    assert headings[-2:] == ["## Exercises", "## Summary"]  # the GPT-2 aside joined the main line
-    summary = cells[ids.index("108c6c23")].source
-    main = " ".join(" ".join(visible_markdown(cells[: ids.index("108c6c23")])).split())
-    # The main line tells the standard story: variance d_k, saturated rows, the Jacobian.
+    assert headings[-2:] == ["## Exercises", "## Summary"]
+    at_summary = ids.index("108c6c23")
+    summary = cells[at_summary].source
+    main = " ".join(" ".join(visible_markdown(cells[:at_summary])).split())
+    # after the summary: one dropdown, and its code cell folded too
+    after = [c for c in shown(cells[at_summary + 1 :]) if c.cell_type == "markdown"]
+    assert [c.get("id") for c in after] == ["gpt2-deeper"]
+    aside = " ".join(after[0].source.split())
+    assert aside.startswith("````{admonition} Going deeper (optional)")
+    assert ":class: dropdown" in aside and outside_folds(after[0].source).strip() == ""
+    assert "hide-cell" in cells[ids.index("2e6482c3")].metadata["tags"]
     for word in (
-        "GPT-2",  # next to "64 to 128": unscaled, a fresh GPT-2 head saturates under 1%, not 31%
+        "GPT-2",
         "under 1%",  # 0.25% to 0.62% over seeds: no seed-dependent 0.5% on the page
-        "simulated without its division by",  # GPT-2 divides; the simulation does not
+        "without its division by",  # GPT-2 divides; the simulation does not
+        "typically 64 to 128 wide (a few models use 256)",
+        "from 0.54 to 0.10",  # what the division does at GPT-2's start: rows start nearly even
+    ):
+        assert word in aside and word not in main, word
+    # the 31% is a unit-variance worst case: the main line says so and points at the aside
+    assert "saturates far less: see the aside after the summary" in main
+    # the gradient in words and one formula, not the Jacobian; the fold keeps the Jacobian
+    plain = " ".join(outside_folds("\n".join(visible_markdown(cells[:at_summary]))).split())
+    for word in ("Jacobian", "chain rule", r"\partial p_i"):
+        assert word not in plain, word
+    assert r"J = \operatorname{diag}(p) - p\,p^\top" in cells[ids.index("grad-why")].source
+    for word in (
         "**variance is $d_k$**",
         "**saturated**",
-        r"J = \operatorname{diag}(p) - p\,p^\top",
-        "64 to 128",
+        r"c \sum_{j} a_j\, p_j\, (k_j - \bar k)",
+        "a sum of the keys, each weighted by how much softmax lets through",
+        "**Why not start $W_q$ and $W_k$ smaller instead?**",
+        "chapter 5's temperature",
     ):
-        assert word in main, word
-    for aside_only in ("GPT-2", "µP", "0.31", "From the optional aside", "temperature"):
+        assert word in plain, word
+    assert ids.index("why-divide") < ids.index("2eda6d98")  # before the exercises
+    for aside_only in ("GPT-2", "µP", "μP", "0.31", "temperature"):
         assert aside_only not in summary, aside_only
     # "no row saturates" holds for independent q and k, not after training
     assert "as at initialisation" in summary and "After training, scaled rows can" in summary
+
+
+def test_the_gradient_is_summed_by_hand_for_two_queries_before_the_sweep():
+    cells = chapter_cells()
+    ids = [cell.get("id") for cell in cells]
+    hand = cells[ids.index("grad-hand")]
+    assert "remove-cell" not in hand.metadata.get("tags", [])
+    assert "attention_backward" not in hand.source and "(keys - k_bar)" in hand.source
+    assert "attention_backward" in cells[ids.index("grad-code")].source
+    assert ids.index("grad-intro") < ids.index("grad-hand") < ids.index("grad-code")
+    out = "".join(o.get("text", "") for o in hand.outputs)
+    rows = re.findall(r"^(\d), (raw|scaled)\s+([\d.]+)\s+(\S+)$", out, flags=re.M)
+    table = {(int(i), name): (float(top), float(size)) for i, name, top, size in rows}
+    assert len(table) == 4
+    assert table[3, "raw"][0] > 0.99 and table[0, "raw"][0] < 0.99  # saturated, and not
+    assert table[3, "scaled"][0] < 0.5 and table[0, "scaled"][0] < 0.5
+    assert table[3, "raw"][1] < 1e-4 * table[3, "scaled"][1]  # "almost nothing back"
+    assert 8 < table[0, "raw"][1] / table[0, "scaled"][1] < 13  # "ten times"
+    assert "mean length of a key: 22.6; √512 = 22.6" in out
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.125])
+def test_the_pages_sum_of_keys_is_the_backward_pass(scale):
+    """dL/dq_i = c sum_j a_j p_j (k_j - k_bar), a_j = dOut_i . v_j, for L = sum(dOut * out)."""
+    rng = np.random.default_rng(4)
+    Q, K = rng.normal(size=(2, 3, 6, 64))
+    V, dOut = rng.normal(size=(2, 3, 6, 5))
+    p = al.softmax(scale * al.attention_scores(Q, K))  # (3, 6, 6)
+    a = dOut @ np.swapaxes(V, -1, -2)  # (3, 6, 6): a[b, i, j] = dOut_i . v_j
+    k_bar = p @ K  # (3, 6, 64): one weighted average key per query
+    by_hand = scale * np.einsum("bij,bijd->bid", a * p, K[:, None] - k_bar[:, :, None])
+    np.testing.assert_allclose(by_hand, attention_backward(Q, K, V, dOut, scale=scale)[0])
 
 
 def test_the_invented_protocol_is_gone_and_the_chapter_stays_short():

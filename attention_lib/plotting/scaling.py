@@ -47,6 +47,7 @@ def gradients_vs_dimension(
     scaled_band=None,
     band_label=None,
     zoom=None,
+    floor=None,
 ):
     r"""The gradient that reaches a query, median over rows, raw scores against scaled ones.
 
@@ -69,6 +70,10 @@ def gradients_vs_dimension(
     zoom : (low, high), optional
         Two of the widths: an inset in the lower left redraws the two medians between them on
         linear axes, where the log axis squeezes them together.
+    floor : float, optional
+        Where the y axis starts: the bands are cut off there (the alt text says how far down
+        each goes), so that many decades of a raw band do not squeeze the rest flat. Every
+        median must lie above it.
 
     Returns
     -------
@@ -89,30 +94,35 @@ def gradients_vs_dimension(
     if shaded and not band_label:
         raise ValueError("bands need a band_label saying what they span")
     band = None if saturated is None else _majority_step(d, _series(saturated, "saturated", d.size))
+    if floor is not None:
+        floor = _floor(floor, min(raw.min(), scaled.min()))
     fig, ax = plt.subplots(figsize=(7.0, 5.6))  # 630 x 504 px at the course's 90 dpi
     if band is not None:  # named in the legend: a label on the plot would cover the inset
-        ax.axvspan(*band, color="0.85", lw=0, zorder=0, label="saturated raw rows pass one half")
+        ax.axvspan(*band, color="0.85", lw=0, zorder=0, label=_HALF)
     line = {"lw": 1.2, "markersize": 4.5, "markeredgecolor": "0.15", "zorder": 3}  # thin lines
     ax.plot(d, raw, **RAW, **line, label="raw scores, median")
-    ax.plot(d, scaled, **SCALED, **line, label=r"scaled by $1/\sqrt{d_k}$, median")
+    ax.plot(d, scaled, **SCALED, **line, label="scaled scores, median")
     for (name, low_high), style, look in zip(
         bands.items(), (RAW, SCALED), _BAND_LOOKS, strict=True
     ):
         if low_high is not None:  # hatched as well as tinted: the bands differ without colour
             who = "raw" if name == "raw_band" else "scaled"
+            low = low_high[0] if floor is None else np.maximum(low_high[0], floor)
             ax.fill_between(
-                d, *low_high, facecolor=style["color"], **look, label=f"{who}: {band_label}"
+                d, low, low_high[1], facecolor=style["color"], **look, label=f"{who}: {band_label}"
             )
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
+    if floor is not None:
+        ax.set_ylim(bottom=floor)
     _plain_log2_ticks(ax, d)
     ax.set_xlabel("$d_k$")
     norm = r"$\Vert \partial L / \partial q_i \Vert$"
     ax.set_ylabel(f"gradient reaching a query,\n{norm}")
-    ax.set_title("Gradient reaching a query" + (", median and spread over rows" if shaded else ""))
+    ax.set_title("Gradient reaching a query")  # what the lines and bands are: the legend
     handles, labels = ax.get_legend_handles_labels()
     # Column by column: raw line, raw band, grey band; then scaled line, scaled band.
-    starts = ("raw scores", "raw:", "saturated", "scaled by", "scaled:")
+    starts = ("raw scores", "raw:", _HALF, "scaled scores", "scaled:")
     rank = [next(r for r, t in enumerate(starts) if label.startswith(t)) for label in labels]
     order = np.argsort(rank, kind="stable")
     ax.legend(  # below the axes, where it covers nothing; the inset takes the lower left
@@ -141,10 +151,12 @@ def gradients_vs_dimension(
                 f" A shaded band around the {who} line ({band_label}) spans "
                 f"{low_high[0][-1]:.2g} to {low_high[1][-1]:.2g} at d_k = {d[-1]:g}."
             )
+            if floor is not None and low_high[0].min() < floor:
+                alt += f" The y axis starts at {floor:g}, which cuts off the {who} band below it."
     if band is not None:
         alt += (
             f" A grey band between d_k = {band[0]:g} and {band[1]:g} marks where the share"
-            " of saturated raw rows passes one half."
+            " of saturated raw rows passes 50%."
         )
     if zoom is not None:
         alt += alt_zoom
@@ -160,7 +172,7 @@ def _zoom_inset(ax, d: np.ndarray, raw: np.ndarray, scaled: np.ndarray, zoom) ->
     line = {"lw": 1.2, "markersize": 4, "markeredgecolor": "0.15"}
     inset.plot(d[keep], raw[keep], **RAW, **line)
     inset.plot(d[keep], scaled[keep], **SCALED, **line)
-    inset.set_xticks(d[keep], [f"{v:g}" for v in d[keep]], fontsize=10)
+    inset.set_xticks(d[keep], _spaced_labels(d[keep]), fontsize=10)
     inset.tick_params(axis="y", labelsize=10)
     inset.set_ylim(0, None)
     inset.set_xlabel("$d_k$ (linear)", fontsize=10, labelpad=1)
@@ -177,12 +189,37 @@ def _zoom_inset(ax, d: np.ndarray, raw: np.ndarray, scaled: np.ndarray, zoom) ->
     )
 
 
+_HALF = "share of saturated raw rows passes 50%"
+
 # The raw band spans many decades and stays faint; the scaled one is a thin strip on the same
 # log axis, so it is filled more strongly and edged, to show above the raw band and its line.
 _BAND_LOOKS = (
     {"alpha": 0.15, "hatch": "////", "edgecolor": RAW["color"], "lw": 0, "zorder": 1},
     {"alpha": 0.4, "hatch": "\\\\", "lw": 0.8, "edgecolor": "0.25", "zorder": 2},
 )
+
+
+def _floor(floor, lowest: float) -> float:
+    """``floor`` as a float, checked to lie between 0 and the lowest median."""
+    try:
+        value = float(floor)
+    except (TypeError, ValueError):
+        raise ValueError(f"floor must be one positive number, got {floor!r}") from None
+    if not (np.isfinite(value) and 0 < value < lowest):
+        raise ValueError(
+            f"floor must be positive and below every median ({lowest:.2g}), got {floor}"
+        )
+    return value
+
+
+def _spaced_labels(ticks: np.ndarray) -> list[str]:
+    """Tick labels on a linear axis, set right to left, leaving out any closer than a fifth of the
+    range to the last one set: on 32, 64, 128, 256 the 32 goes, so 32 and 64 do not touch."""
+    labels, last = [""] * ticks.size, None
+    for i in range(ticks.size - 1, -1, -1):
+        if last is None or last - ticks[i] >= (ticks[-1] - ticks[0]) / 5:
+            labels[i], last = f"{ticks[i]:g}", ticks[i]
+    return labels
 
 
 def _band(values, name: str, median: np.ndarray) -> np.ndarray:
