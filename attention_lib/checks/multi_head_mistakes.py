@@ -218,6 +218,13 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
         )
         mistakes.append(
             (
+                merge_heads(heads[::-1]) @ W_o,
+                "the heads came out in reverse order: the concatenation must start with the "
+                "head at index 0, the one that owns columns 0 to d_k, and end with the last.",
+            )
+        )
+        mistakes.append(
+            (
                 merge_heads(heads[:-1]) @ W_o[: (h - 1) * d_k],
                 f"the last head, head {h} of {h}, is missing from your output. Does the "
                 "loop run over every head, range(h)?",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ..heads import split_heads
@@ -37,7 +39,7 @@ def check_split_heads(fn) -> CheckResult:
             d_k = d_model // h
             case = f"X of shape ({n}, {d_model}) with h={h}"
             out = _run_explained(cases, case, X, h)
-            _split_shape_mistakes(out, n, d_model, h, case)
+            _split_shape_mistakes(out, split_heads(X, h), case)
             expect_shape(out, (h, n, d_k), case, " It should be (h, n, d_k).")
             known_mistakes(
                 out,
@@ -70,8 +72,9 @@ def check_split_heads(fn) -> CheckResult:
     return verdict("split_heads", fn, run)
 
 
-def _split_shape_mistakes(out: np.ndarray, n: int, d_model: int, h: int, case: str) -> None:
-    d_k = d_model // h
+def _split_shape_mistakes(out: np.ndarray, right: np.ndarray, case: str) -> None:
+    h, n, d_k = right.shape
+    d_model = h * d_k
     if out.shape == (h, n, d_k):
         return
     if out.shape == (n, h, d_k):
@@ -86,13 +89,22 @@ def _split_shape_mistakes(out: np.ndarray, n: int, d_model: int, h: int, case: s
             f"h groups. Every head sees all {n} tokens and a slice of the columns: split "
             "the last axis."
         )
-    if out.ndim == 3 and out.shape[0] != h and out.shape[1] == n:
-        raise Fail(
-            f"returned {out.shape[0]} heads for h={h} (shape {out.shape}, on {case}): use "
-            "the h argument, with d_k = d_model // h."
-        )
     if out.shape == (h, d_k, n):
         raise Fail(
             f"returned shape (h, d_k, n) = {out.shape} (on {case}): each head came out "
             "transposed. Its rows must stay tokens: (h, n, d_k)."
+        )
+    for axes in itertools.permutations(range(3)):  # the right numbers, axes in another order
+        moved = right.transpose(axes)
+        if axes != (0, 1, 2) and out.shape == moved.shape and np.array_equal(out, moved):
+            got = ", ".join(("h", "n", "d_k")[a] for a in axes)
+            raise Fail(
+                f"returned shape ({got}) = {out.shape} (on {case}): the right numbers, with "
+                "the axes in another order. The heads come first, then the tokens, then each "
+                "head's d_k columns: reshape to (n, h, d_k), then swap axes 0 and 1 only."
+            )
+    if out.ndim == 3 and out.shape[0] != h and out.shape[1] == n:
+        raise Fail(
+            f"returned {out.shape[0]} heads for h={h} (shape {out.shape}, on {case}): use "
+            "the h argument, with d_k = d_model // h."
         )
