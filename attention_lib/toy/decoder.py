@@ -187,7 +187,7 @@ def mean_ablated(params: dict, words, heads, reference: Batch) -> np.ndarray:
     n, bad = len(ids), [k for k in heads if not 1 <= k <= HEADS]
     if bad:
         raise ValueError(f"heads are counted from 1 to {HEADS}, got {bad[0]}")
-    ref_ids = reference.ids[:, :n]  # (m, n): the reference sentences' first n tokens
+    ref_ids = reference.ids[:, :n]  # (m, n): each reference's first n tokens
     real = (ref_ids != INDEX[PAD])[:, None, :, None]  # (m, 1, n, 1)
     ref = head_outputs(params, ref_ids, HEADS)  # (m, h, n, d_model)
     mean = (ref * real).sum(axis=0) / real.sum(axis=0)  # (h, n, d_model)
