@@ -142,7 +142,7 @@ def clock_hands(PE, tokens, *, pairs=(0, 1)):
     tokens : sequence of str, length n
         The token at each position.
     pairs : sequence of int, optional
-        Which pairs to draw (pair ``i`` is columns ``2i`` and ``2i + 1``), one panel each.
+        One or two pairs to draw (pair ``i`` is columns ``2i`` and ``2i + 1``), a panel each.
 
     Returns
     -------
@@ -157,13 +157,13 @@ def clock_hands(PE, tokens, *, pairs=(0, 1)):
     if isinstance(tokens, str) or len(tokens) != n:
         raise ValueError(f"need one token per position: PE has {n} rows, tokens {tokens!r}")
     pairs = [int(i) for i in pairs]
-    if not pairs or any(not 0 <= i < d // 2 for i in pairs) or len(pairs) > len(_LINES):
-        raise ValueError(f"pairs must be 1 to {len(_LINES)} of 0 to {d // 2 - 1}, got {pairs}")
+    if not 1 <= len(pairs) <= 2 or any(not 0 <= i < d // 2 for i in pairs):  # fits a page
+        raise ValueError(f"pairs must be one or two of 0 to {d // 2 - 1}, got {pairs}")
     fig, axes = plt.subplots(1, len(pairs), figsize=(3.6 * len(pairs), 4.0), squeeze=False)
     ring = np.linspace(0.0, 2 * np.pi, 200)
     alt = [
-        f"{len(pairs)} clock faces for the positional encoding at d_model = {d}, positions 0 "
-        f"to {n - 1} ({' '.join(tokens)}); each dot is one position's (sin, cos) pair, sin "
+        f"Clock faces, one per pair of a positional encoding at d_model = {d}, positions 0 to "
+        f"{n - 1} ({' '.join(tokens)}); each dot is one position's (sin, cos) pair, sin "
         "across and cos up, so position 0 sits at the top and the hand turns clockwise; "
         f"an arrow, the hand, points at the last position ({tokens[-1]!r})."
     ]
@@ -172,7 +172,7 @@ def clock_hands(PE, tokens, *, pairs=(0, 1)):
         turn = f"{wave:.1f}" if wave < 100 else f"{wave:.0f}"
         x, y = M[:, 2 * i], M[:, 2 * i + 1]  # (n,) sines, (n,) cosines
         angle = np.mod(np.arctan2(x, y), 2 * np.pi)  # clockwise from the top
-        ax.plot(np.sin(ring), np.cos(ring), color="#bbbbbb", lw=1.2, zorder=0)
+        ax.plot(np.sin(ring), np.cos(ring), color="#8c8c8c", lw=1.0, zorder=0)
         ax.annotate(  # the hand, pointing at the last position
             "",
             xy=(x[-1], y[-1]),
@@ -206,7 +206,7 @@ def clock_hands(PE, tokens, *, pairs=(0, 1)):
             marks = [round(wave * k / 4) for k in (1, 2, 3)]
             for pos in marks:
                 a = 2 * np.pi * pos / wave
-                ax.plot(np.sin(a), np.cos(a), "o", mfc="white", mec=colour, ms=7, mew=1.5)
+                ax.plot(np.sin(a), np.cos(a), "o", color=colour, mfc="white", ms=7, mew=1.5)
                 ax.text(
                     1.3 * np.sin(a), 1.3 * np.cos(a), f"{pos}", fontsize=9, ha="center", va="center"
                 )
