@@ -925,3 +925,22 @@ def test_fail_hints_point_the_way_without_printing_the_answer(result, capsys):
     found = result()
     assert found.status == "FAIL" and len(found.message) > 20
     assert not [line for line in SOLUTION_LINES if line in found.message], found.message
+
+
+def test_autograd_gives_the_hand_derived_gradients():
+    """Chapter 10's fold says PyTorch's loss.backward() gives the same dW in float64."""
+    torch = pytest.importorskip("torch")
+    train, _ = learning.pronoun_data()
+    weights = learning.init_weights(seed=0)
+    loss, grads = learning.loss_and_gradients(weights, train)
+    W = {name: torch.tensor(w, requires_grad=True) for name, w in weights.items()}
+    X = torch.tensor(train.X)  # (m, n, 16), float64
+    X_it = X[torch.arange(len(train.it)), torch.tensor(train.it)][:, None]  # (m, 1, 16)
+    S = (X_it @ W["W_q"]) @ (X @ W["W_k"]).transpose(-1, -2) / np.sqrt(16)
+    out = torch.softmax(S, dim=-1) @ (X @ W["W_v"])  # (m, 1, 16)
+    logits = out[:, 0] @ torch.tensor(learning.NOUN_EMBEDDINGS).T  # (m, 8)
+    torch_loss = torch.nn.functional.cross_entropy(logits, torch.tensor(train.target))
+    torch_loss.backward()
+    assert abs(torch_loss.item() - loss) < 1e-12
+    for name, grad in grads.items():
+        assert relative_error(W[name].grad.numpy(), grad) < 1e-10, name
