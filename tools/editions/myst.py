@@ -43,6 +43,17 @@ def _pyobject(path: Path, lines: list[str], name: str) -> list[str]:
     return lines[first - 1 : node.end_lineno]
 
 
+def _line_numbers(spec: str, total: int) -> list[int]:
+    """Sphinx's ``lines`` option, 0-based: "2", "1-3", "5-" (to the end), comma-separated."""
+    found = []
+    for part in spec.split(","):
+        first, dash, last = part.strip().partition("-")
+        start = int(first) if first else 1
+        end = (int(last) if last else total) if dash else start
+        found.extend(range(start - 1, min(end, total)))
+    return found
+
+
 def included_lines(path: Path, opts: dict[str, str]) -> list[str]:
     """The lines a ``literalinclude`` of ``path`` shows, selected as Sphinx selects them.
 
@@ -53,9 +64,6 @@ def included_lines(path: Path, opts: dict[str, str]) -> list[str]:
     lines = path.read_text().splitlines()
     if "pyobject" in opts:
         lines = _pyobject(path, lines, opts["pyobject"])
-    if "lines" in opts:
-        first, _, last = opts["lines"].partition("-")
-        lines = lines[int(first) - 1 : int(last) if last else int(first)]
 
     def line_of(key: str) -> int:
         found = next((i for i, line in enumerate(lines) if opts[key] in line), None)
@@ -71,6 +79,8 @@ def included_lines(path: Path, opts: dict[str, str]) -> list[str]:
         lines = lines[: line_of("end-at") + 1]
     elif "end-before" in opts:
         lines = lines[: line_of("end-before")]
+    if "lines" in opts:  # after start/end, as Sphinx does: "1-3, 5-" counts from there
+        lines = [lines[i] for i in _line_numbers(opts["lines"], len(lines))]
     if "dedent" in opts:
         if opts["dedent"].isdigit():  # Sphinx cuts that many characters from every line
             lines = [line[int(opts["dedent"]) :] for line in lines]
