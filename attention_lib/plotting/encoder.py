@@ -65,7 +65,7 @@ def encoder_diagram(*, n_layers: int, h: int, d_model: int, d_ff: int):
     ax.text(main - 0.75, 9.4, "residual stream", rotation=90, ha="center", va="center", fontsize=10)
     box(main, 2.3, f"(n, {d_model})", "white")
     arrow(main, 1.95, main + 0.8, 1.45)
-    box(main + 2.4, 1.1, f"mean of the real tokens\n→ sentence vector ({d_model},)", _OUTPUT)
+    box(main + 2.4, 1.1, f"mean of the real tokens,\nscaled to length 1 ({d_model},)", _OUTPUT)
     fig.tight_layout(pad=0.2)
     alt = (
         "Block diagram of one encoder layer, top to bottom. The tokens, [CLS] first and "
@@ -76,6 +76,6 @@ def encoder_diagram(*, n_layers: int, h: int, d_model: int, d_ff: int):
         "with biases and W_o), whose output is added back (+) and then layer-normed; then into the "
         f"feed-forward network ({d_ff} wide, GELU, back to {d_model}), added back and "
         f"layer-normed again. The output, (n, {d_model}), is averaged over the real tokens "
-        f"into one sentence vector of {d_model} numbers."
+        f"and scaled to length 1: one sentence vector of {d_model} numbers."
     )
     return fig, alt
