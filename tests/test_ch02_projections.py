@@ -536,3 +536,28 @@ def test_self_matches_names_the_words_when_it_knows_them(capsys):
     assert "the rows of 'ate', 'the', 'and' and 'was', which pick 'it'" in line
     assert "word 5" not in line
     assert check_self_matches(3, S_SHARED, tokens=toy.TOKENS)
+
+
+# --- The page after review 02j ----------------------------------------------------------------
+
+
+def _page_cells():
+    from pathlib import Path
+
+    import nbformat
+    from chapter_text import shown
+
+    path = Path(__file__).parents[1] / "chapters" / "02_queries_keys_values.ipynb"
+    return shown(nbformat.read(path, as_version=4).cells)
+
+
+def test_the_page_prints_w_qk_and_computes_what_it_receives():
+    cells = {c.id: c for c in _page_cells()}
+    table = "".join(o.get("text", "") for o in cells["wqk2tab1"].outputs).splitlines()
+    assert table[0].split() == ["looks", "for", "->", *toy.FEATURES]
+    assert table[4].split() == ["pointer", "1.80", "0.00", "0.00", "0.66"]  # pointer seeks food
+    received = "".join(o.get("text", "") for o in cells["44ef9939"].outputs)
+    assert "from V: noun 0.58" in received and "from K: food 0.53" in received
+    prose = " ".join(c.source for c in cells.values() if c.cell_type == "markdown")
+    assert "with 1 in its place, each food film would keep 0.11" in prose
+    assert "no feature names" in prose and "not sharply" not in prose
