@@ -14,42 +14,48 @@ from ..core import causal_mask
 from ..decoder import EPS, decoder_block, feed_forward, init_params
 from ..heads import multi_head_attention
 from ..layers import layer_norm
-from .base import Cases, CheckResult, Fail, call, expect_shape, known_mistakes, same, verdict
+from .base import (
+    Cases,
+    CheckResult,
+    Fail,
+    expect_shape,
+    known_mistakes,
+    same,
+    unseen_cases,
+    verdict,
+)
 
 __all__ = ["check_decoder_block"]
 
-_CASES = ((5, 8, 2, 12), (4, 6, 3, 5), (6, 8, 4, 8))  # n, d_model, h, d_ff
+_CASES = ((5, 8, 2, 3), (4, 6, 3, 14), (6, 8, 4, 25))  # n, d_model, h, seed of the weights
 
 
 def check_decoder_block(fn) -> CheckResult:
     """Check ``fn(X, p, h)`` returns one pre-LN causal block's output, (n, d_model)."""
 
+    def with_weights(X, seed, h):  # a case names its weights by a seed: the inputs stay arrays
+        out = fn(X, _weights(seed, X.shape[-1]), h)
+        if isinstance(out, tuple):
+            raise _Pair
+        return out
+
     def run(cases: Cases) -> None:
-        rng = np.random.default_rng(12)
-        for n, d, h, d_ff in _CASES:
-            X, p = rng.normal(size=(n, d)), _weights(rng, d, d_ff)
-            case = f"n = {n} tokens, d_model = {d}, h = {h} heads, d_ff = {d_ff}"
-            out = _run(cases, fn, case, X, p, h)
+        for n, d, h, seed in _CASES:
+            X, p = np.random.default_rng(seed).normal(size=(n, d)), _weights(seed, d)
+            case = f"n = {n} tokens, d_model = {d}, h = {h} heads, d_ff = {p['b_1'].size}"
+            out = _run(cases, case, X, seed, h)
             expect_shape(out, (n, d), case, " The block keeps every token's width d_model.")
             right = _reference(X, p, h)
             known_mistakes(out, *[(w, hint) for w, hint in _slips(X, p, h) if _apart(w, right)])
             same(out, right, case)
 
-    return verdict("decoder_block", fn, run)
+    return verdict("decoder_block", with_weights, run)
 
 
-def _run(cases: Cases, fn, case: str, X, p: dict, h: int) -> np.ndarray:
-    """Call ``fn`` on a fresh copy of the weights; a (X, weights) pair gets its own hint."""
-
-    def with_copies(X_, h_):
-        out = fn(X_, {k: v.copy() for k, v in p.items()}, h_)
-        if isinstance(out, tuple):
-            raise _Pair
-        return out
-
-    cases.count += 1
+def _run(cases: Cases, case: str, *args) -> np.ndarray:
+    """Run one case; a returned (X, weights) pair gets its own hint."""
     try:
-        return call(with_copies, case, X, h)
+        return cases.run(case, *args)
     except Fail as fail:
         if "_Pair" in str(fail):
             raise Fail(
@@ -63,9 +69,23 @@ class _Pair(Exception):
     pass
 
 
-def _weights(rng, d: int, d_ff: int) -> dict:
-    """Random block weights, with layer norms and biases away from 1 and 0."""
-    p = init_params(3, d, 2, d_ff, seed=int(rng.integers(1000)))
+@unseen_cases("decoder_block")
+def _unseen(rng):  # drawn at grading time (see .unseen)
+    h = int(rng.choice([1, 2, 4]))
+    n, d, seed = int(rng.integers(2, 8)), h * int(rng.integers(2, 5)), int(rng.integers(10**6))
+    X = rng.normal(size=(n, d))
+
+    def judge(out, case):
+        same(out, _reference(X, _weights(seed, d), h), case)
+
+    return [(f"n = {n}, d_model = {d}, h = {h}", (X, seed, h), judge)]
+
+
+def _weights(seed: int, d: int) -> dict:
+    """The weights of one case, fresh on every call, with layer norms and biases away from 1, 0."""
+    rng = np.random.default_rng(seed)
+    d_ff = 3 + seed % 10
+    p = init_params(3, d, 2, d_ff, seed=seed)
     for name in ("ln1_gamma", "ln2_gamma", "lnf_gamma"):
         p[name] = 1 + 0.5 * rng.normal(size=d)
     for name in ("ln1_beta", "ln2_beta", "lnf_beta", "b_2"):
