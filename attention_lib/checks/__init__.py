@@ -28,6 +28,7 @@ from .embeddings import check_cosine_similarity
 from .encoder_attention import check_attention_with_biases
 from .entropy import check_entropy
 from .gradients import check_numerical_gradient
+from .hull_escape import check_hull_escape
 from .learning import check_grad_V, check_initial_loss, check_softmax_backward
 from .masked_softmax import check_masked_softmax
 from .masking import check_causal_count, check_causal_mask
@@ -64,6 +65,7 @@ __all__ = [
     "check_entropy",
     "check_grad_QK",
     "check_grad_V",
+    "check_hull_escape",
     "check_initial_loss",
     "check_kv_step",
     "check_layer_norm",
