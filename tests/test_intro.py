@@ -50,15 +50,17 @@ def _chapter_text(name, cell_type="markdown"):
     return " ".join(" ".join(c.source for c in nb.cells if c.cell_type == cell_type).split())
 
 
-def test_the_landing_page_says_the_toy_leaves_positions_out_from_chapter_2():
+def test_the_landing_page_says_the_toy_leaves_positions_out_in_one_sentence():
     text = " ".join(INTRO.split())
-    assert "from chapter 2 on, our toy's $x$ holds the word embeddings alone" in text.lower()
-    # the consequence in plain words, not "the columns a positional encoding writes to"
-    assert 'with positions added, "it" would favour "delicious" (chapter 1 shows it)' in text
-    assert "positional encoding would write to" not in text
+    # one sentence before the reader knows what a position encoding is; chapter 1 has the why
+    assert (
+        "The rule reads meanings only, so the toy leaves positions out (chapter 1 shows why)."
+        in text
+    )
+    for detail in ("would favour", "Positions return", "positional encoding would write to"):
+        assert detail not in text, detail
     ch01 = _chapter_text("01_embeddings.ipynb")
     assert '"delicious" (**0.27**) now beats "cake"' in ch01
-    assert "Positions return in chapters 10 to 12." in text
     assert "positions return in chapters 10 to 12" in ch01
 
 
@@ -91,14 +93,13 @@ def test_the_landing_page_shows_the_destination_and_the_hand_set_weights():
     text = " ".join(INTRO.split())
     assert "$d_k$ is the width of each query and key" in text  # glossed once
     assert "one piece per chapter" not in text  # only chapters 1 to 6 are pieces
-    # chapters 7 to 9 have a place on the map too; 10 to 12 are named as what they are
-    for pinned in (
-        "7 runs several copies (heads) side by side",
-        "8 adds a mask to the scores before the softmax",
-        "9 shows why one matrix product handles every word at once",
-        "Chapters 10 to 12 are about learning, a real model and writing",
-    ):
-        assert pinned in text, pinned
+    # the chapters are mapped by the braces and by the plan's table; the prose between
+    # them says only which pieces are the article's steps and where 7 to 12 are listed
+    prose = text[text.index("\\end{gathered}") : text.index("Where attention sits")]
+    assert "Pieces 3 to 6 are the article's four steps" in prose
+    assert "Chapters 7 to 12 build on the formula, as the plan below shows." in prose
+    assert len(prose.split()) <= 45, len(prose.split())
+    assert "9 computes all rows at once" not in text  # the formula already does
     assert "hand-set" in INTRO and "Chapter 10" in INTRO
     assert "CPU" not in INTRO  # study time for readers, not build time
 
@@ -162,7 +163,51 @@ def test_the_landing_page_lists_every_way_to_run_a_chapter():
     assert len(lines) == 3 and "jupyter lab notebooks/" in lines[-1]
     for line in lines:
         assert line.split("  #")[0] in readme, line
+        assert len(line) <= 70, line  # a long line is cut at 1280 px
     assert "make" not in commands
+    # the Python the package needs, and the same commands on Windows
+    needs = re.search(r'requires-python = ">=3\.(\d+)"', (ROOT / "pyproject.toml").read_text())
+    assert f"(Python 3.{needs[1]} or newer)" in text
+    assert "On Windows, type `py` for `python3` and `.venv\\Scripts\\` for `.venv/bin/`." in text
+    # a learner who wants to run it finds the way from the Start button
+    button = INTRO.index("{button-ref}")
+    pointer = INTRO.index("{ref}`how-to-use`")
+    assert button < pointer < INTRO.index("## Where we are going")
+    assert INTRO.index("(how-to-use)=\n## How to use it") > pointer
+
+
+def test_the_credit_says_what_is_missing_from_the_reference():
+    bib = (ROOT / "references.bib").read_text()
+    entry = bib[bib.index("@misc{understanding-transformers-4") :].split("\n}\n")[0]
+    for field in ("author", "url", "doi"):
+        assert not re.search(rf"^\s*{field}\s*=", entry, re.M), field  # then say it, not this
+    text = " ".join(INTRO.split())
+    assert "our copy records neither its author nor its address" in text
+    assert "author and address could not be traced" in " ".join(
+        (ROOT / "references.md").read_text().split()
+    )
+
+
+def test_the_landing_figure_is_the_toys_attention_drawn_fresh_and_legible():
+    from authoring import landing_figure as lf
+
+    from attention_lib import toy
+
+    data, text_px = lf.png_bytes()
+    assert lf.OUT.read_bytes() == data, "run tools/authoring/landing_figure.py"
+    assert f":alt: {lf.alt_text()}" in INTRO
+    assert f"{{figure}} {lf.OUT.relative_to(ROOT)}" in INTRO
+    assert f":width: {lf.WIDTH_PX}px" in INTRO
+    # its smallest text as drawn: 440 px wide on a laptop, the column's 343 px on a phone
+    natural = lf.SIZE[0] * lf.DPI
+    assert text_px * lf.WIDTH_PX / natural >= 9.0
+    assert text_px * 343 / natural >= 7.0
+    # the numbers the alt text and the paragraph under the figure quote
+    _, w = toy.attention()
+    it, cake = toy.token_index("it"), toy.token_index("cake")
+    assert w[it].argmax() == cake and round(w[it, cake], 2) == 0.21
+    assert "'it' gives 'cake' 0.21, its largest weight" in lf.alt_text()
+    assert "Where chapters 1 to 5 lead" in INTRO
 
 
 def _code_lines(path: Path) -> int:

@@ -5,5 +5,7 @@
 ``tools/editions/learner.py``); ``make_corpus`` writes chapter 12's corpus,
 ``attention_lib/toy/data/food.txt``, from its templates (``--check``: is the committed
 file up to date?); ``study_time`` prints each chapter's study time for the landing page's
-plan table (``tests/test_intro.py`` keeps the two close).
+plan table (``tests/test_intro.py`` keeps the two close); ``landing_figure`` draws the
+landing page's heatmap of the toy's attention, ``_static/landing_attention.png``
+(``--check``: are the PNG and intro.md's alt text up to date?).
 """
