@@ -886,6 +886,8 @@ def test_pe_rows_really_all_have_the_predicted_length():
         (np.cos(20) + np.cos(2), "FAIL", "not 1 / 10"),
         (-0.01, "FAIL", "you used i / d_model"),
         (0.40, "FAIL", "you multiplied the two cosines"),  # cos 20 * cos 0.2 = 0.3999
+        (0.43, "FAIL", "that is 21 steps, not 20"),  # cos 21 + cos 0.21: one step too many
+        (np.cos(19) + np.cos(0.19), "FAIL", "that is 19 steps, not 20"),  # 1.97
         (1.405, "FAIL", "a slower speed"),  # nearest a known slip, not "1.4 is right..."
         (0.3, "FAIL", "too low"),
         ("1.39", "FAIL", "expected one number"),
@@ -993,7 +995,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "Each stamp" not in flat and "longer than any toy word" not in flat
     assert "in the original implementation {cite}`google2017tensor2tensor`" in flat
     # the paper's own setting for the small start: one matrix, embedding and output layer
-    assert "both as the embedding table and as the pre-softmax layer" in flat
+    assert "shares one matrix between its embedding tables and the pre-softmax layer" in flat
     assert "legs of a right triangle whose long side is their sum" in flat  # the arctan
     assert "turned by $M_{pos}$, and a turn keeps lengths" in flat
     # why a hand needs both numbers, in the main text beside the clocks

@@ -189,6 +189,14 @@ def check_pe_offset(answer) -> CheckResult:
             "the sign is off: 20 steps on, each pair contributes the cosine of its turn, "
             "and here both cosines are positive.",
         ),
+        *(
+            (
+                np.cos(steps) + np.cos(steps / 100.0),
+                f"that is {steps:.0f} steps, not 20: from pos to pos + 20 each pair turns "
+                "by 20 times its speed.",
+            )
+            for steps in (21.0, 19.0)  # an off-by-one count of the steps
+        ),
         (
             fast * slow,
             "you multiplied the two cosines: each pair adds its own cosine to the dot "
