@@ -111,3 +111,25 @@ def test_keep_zeroes_one_value_and_leaves_the_weights():
     assert np.allclose(out, al.merge_heads(heads) @ layer.W_o + layer.b_o)
     with pytest.raises(ValueError):
         pretrained.self_attention(X, layer, 2, keep=np.ones((3, 5)))
+
+
+def _chapter_cells():
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).parents[1] / "chapters" / "11_real_model.ipynb"
+    return {c.id: c for c in nbformat.read(path, 4).cells}
+
+
+def test_the_chapter_s_round_11j_changes_are_on_the_page():
+    cells = _chapter_cells()
+    assert "initial=2," in cells["ef601782"].source  # the [CLS] column shows from layer 2
+    table = "".join(o.get("text", "") for o in cells["held-out"].outputs)
+    assert "other -> noun" in table and "a random key       1.0" in table
+    assert "kobayashi2021incorporating" in cells["7e1748c1"].source
+    out = "".join(o.get("text", "") for o in cells["cls-removed"].outputs)
+    assert "cosine 0.993" in out and "cosine 0.70" in out
+    assert "check_attention_with_biases(my_self_attention)" in cells["ex-bias-stub"].source
+    sol = "".join(o.get("text", "") for o in cells["ex-bias-sol"].outputs)
+    assert "PASS" in sol and "matches model.layers[0]: True" in sol
