@@ -106,8 +106,8 @@ def check_attention_with_biases(fn) -> CheckResult:
 
 
 _BATCH = (
-    "transpose only the last two axes of K (np.swapaxes(K, -1, -2)) and split on the last "
-    "axis (split_heads)."
+    "transpose only the last two axes of K (np.swapaxes(K, -1, -2)) and reshape only the "
+    "last axis, (..., n, d_model) -> (..., n, h, d_k)."
 )
 
 
@@ -148,7 +148,7 @@ def _mistakes(X, p, h) -> tuple:
         (
             _attend(X, p, 1),
             f"that is one head of width d_model: split Q, K and V into h = {h} heads "
-            "(split_heads).",
+            "of d_k = d_model / h.",
         ),
         (
             _attend(X, p, h, axis=-2),
@@ -158,6 +158,6 @@ def _mistakes(X, p, h) -> tuple:
         (
             _attend(X, p, h, split=_no_transpose),
             "the heads are scrambled: a reshape to (h, n, d_k) mixes tokens; reshape to "
-            "(n, h, d_k), then move the head axis first (split_heads does both).",
+            "(..., n, h, d_k), then swap the token and head axes (np.swapaxes(A, -2, -3)).",
         ),
     )
