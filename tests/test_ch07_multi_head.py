@@ -295,8 +295,12 @@ def float_d_k(X, h):
         (good_split, "PASS", "all 4 cases match"),
         (lambda X, h: al.split_heads(X, h), "FAIL", "calls al.split_heads, which this"),
         (al.split_heads, "FAIL", "calls al.split_heads"),
-        # base.call takes any array-like, as in every checker: a list of blocks passes
-        (lambda X, h: [b.tolist() for b in good_split(X, h)], "PASS", "all 4 cases match"),
+        # fix round 7n (review 07r): a list of blocks passed; the exercise asks for one array
+        (lambda X, h: [b.tolist() for b in good_split(X, h)], "FAIL", "a list of 2 blocks"),
+        (lambda X, h: good_split(X, h).tolist(), "FAIL", "return one array of shape (h, n, d_k)"),
+        (lambda X, h: np.split(X, h, axis=1), "FAIL", "np.split gives a list; np.stack"),
+        (lambda X, h: tuple(np.split(X, h, axis=1)), "FAIL", "a tuple of 2 blocks"),
+        (lambda X, h: np.stack(np.split(X, h, axis=1)), "PASS", "all 4 cases match"),
         (lambda X, h: good_split(X, h)[::-1], "FAIL", "the heads came out in reverse order"),
         (lambda X, h: X.reshape(h, X.shape[0], -1), "FAIL", "the heads mix tokens"),
         (lambda X, h: np.moveaxis(X.reshape(len(X), -1, h), -1, 0), "FAIL", "interleaved"),

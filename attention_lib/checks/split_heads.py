@@ -27,7 +27,14 @@ def check_split_heads(fn) -> CheckResult:
 
     banned = fn is split_heads or calls_library(fn, "split_heads")
 
+    raw = {}  # what fn returned last, before the checker turns it into an array
+
+    def recorded(*args):
+        raw["out"] = fn(*args)
+        return raw["out"]
+
     def run(cases: Cases) -> None:
+        cases.fn = recorded
         if banned:
             raise Fail(
                 "your function calls al.split_heads, which this exercise rules out: "
@@ -39,6 +46,12 @@ def check_split_heads(fn) -> CheckResult:
             d_k = d_model // h
             case = f"X of shape ({n}, {d_model}) with h={h}"
             out = _run_explained(cases, case, X, h)
+            if isinstance(raw["out"], (list, tuple)):
+                raise Fail(
+                    f"your function returned a {type(raw['out']).__name__} of {len(raw['out'])} "
+                    f"blocks (on {case}): return one array of shape (h, n, d_k). np.split "
+                    "gives a list; np.stack turns it into one array, or reshape and swap axes."
+                )
             _split_shape_mistakes(out, split_heads(X, h), case)
             expect_shape(out, (h, n, d_k), case, " It should be (h, n, d_k).")
             known_mistakes(
