@@ -248,65 +248,25 @@ def test_the_gradients_figure_shades_each_series_spread_over_rows():
         gradients_vs_dimension(d, raw, scaled, scaled_band=[[0.8] * 3, [1.3] * 3], band_label="x")
 
 
-def test_the_gradients_figure_shades_the_step_where_most_raw_rows_saturate():
-    d = np.array([64, 128, 256, 512])
-    raw, scaled = np.array([1.0, 0.7, 0.15, 0.01]), np.full(4, 0.72)
-    fig, alt = gradients_vs_dimension(d, raw, scaled, saturated=[0.31, 0.45, 0.6, 0.7])
-    (band,) = fig.axes[0].patches
-    x0, x1 = band.get_x(), band.get_x() + band.get_width()
-    assert (x0, x1) == (128, 256)
-    # The legend says the share passes one half inside the band, not "most rows from here":
-    # at the band's left edge fewer than half are saturated. No label on the plot itself.
-    assert "share of saturated raw rows passes 50%" in fig.axes[0].get_legend_handles_labels()[1]
-    assert not fig.axes[0].texts
-    assert "between d_k = 128 and 256 marks where the share of saturated raw rows passes 50%" in alt
-    plt.close(fig)
-    # No step past one half (or already past it at the narrowest width): no band.
-    for shares in ([0.1, 0.2, 0.3, 0.4], [0.6, 0.7, 0.8, 0.9]):
-        fig, alt = gradients_vs_dimension(d, raw, scaled, saturated=shares)
-        assert not fig.axes[0].patches and "grey band" not in alt
-        plt.close(fig)
-    with pytest.raises(ValueError, match="each between 0 and 1"):
-        gradients_vs_dimension(d, raw, scaled, saturated=[0.1, 0.2, 31, 0.4])
-    with pytest.raises(ValueError, match=r"saturated needs one value per d_k"):
-        gradients_vs_dimension(d, raw, scaled, saturated=[0.1, 0.2])
-
-
-def test_the_gradients_figure_zooms_on_the_crossover_with_linear_axes():
+def test_the_gradients_figure_is_two_lines_and_one_band_without_inset_or_grey_band():
+    """Review 04t: the figure packed a grey 'passes 50%' band and a linear inset beside the
+    bands; the page now draws two median lines and the raw band only."""
     d = np.array([16, 32, 64, 128, 256, 512])
     raw = np.array([1.85, 1.68, 1.02, 0.69, 0.15, 0.014])
     scaled = np.array([0.71, 0.71, 0.74, 0.73, 0.72, 0.73])
-    fig, alt = gradients_vs_dimension(d, raw, scaled, zoom=(32, 256))
+    band = [raw / 100, raw * 10]
+    fig, alt = gradients_vs_dimension(d, raw, scaled, raw_band=band, band_label="middle 80%")
     (ax,) = fig.axes
-    (inset,) = ax.child_axes
-    assert inset.get_xscale() == "linear" and inset.get_yscale() == "linear"
-    raw_line, scaled_line = inset.get_lines()
-    np.testing.assert_allclose(raw_line.get_xdata(), [32, 64, 128, 256])
-    np.testing.assert_allclose(scaled_line.get_ydata(), scaled[1:5])
-    assert raw_line.get_marker() != scaled_line.get_marker()  # not colour alone
-    assert inset.get_ylim()[0] == 0
-    assert inset.get_xlabel().startswith("$d_k$") and "median" in inset.get_ylabel()
-    assert "from 32 to 256 on linear axes: they cross between d_k = 64 and 128." in alt
+    assert len(ax.get_lines()) == 2 and len(ax.collections) == 1
+    assert not ax.patches and not ax.child_axes  # no grey band, no inset
+    labels = ax.get_legend_handles_labels()[1]
+    assert labels == ["raw scores, median", "scaled scores, median", "raw: middle 80%"]
+    assert "grey" not in alt and "inset" not in alt.lower()
+    assert "A shaded band around the raw line (middle 80%) spans 0.00014 to 0.14" in alt
     plt.close(fig)
-    fig, alt = gradients_vs_dimension(d, raw + 1, scaled, zoom=(16, 64))
-    assert alt.endswith("from 16 to 64 on linear axes: they do not cross.")
-    plt.close(fig)
-    fig, _ = gradients_vs_dimension(d, raw, scaled)
-    assert not fig.axes[0].child_axes  # no zoom asked for, no inset
-    plt.close(fig)
-    for bad in [(32, 100), (256, 32), (32,)]:
-        with pytest.raises(ValueError, match="zoom must be two of the widths"):
-            gradients_vs_dimension(d, raw, scaled, zoom=bad)
-
-
-def test_the_inset_leaves_out_a_tick_label_that_would_crowd_its_neighbour():
-    d = np.array([16, 32, 64, 128, 256, 512])
-    raw = np.array([1.85, 1.68, 1.02, 0.69, 0.15, 0.014])
-    fig, _ = gradients_vs_dimension(d, raw, np.full(6, 0.73), zoom=(32, 256))
-    fig.canvas.draw()
-    labels = [t.get_text() for t in fig.axes[0].child_axes[0].get_xticklabels()]
-    assert labels == ["", "64", "128", "256"]  # 32 sits 32 units from 64, on a 224-unit axis
-    plt.close(fig)
+    for gone in ("saturated", "zoom"):
+        with pytest.raises(TypeError):
+            gradients_vs_dimension(d, raw, scaled, **{gone: None})
 
 
 def test_the_floor_cuts_the_raw_band_off_and_says_so():
@@ -337,7 +297,7 @@ def test_the_floor_cuts_the_raw_band_off_and_says_so():
             gradients_vs_dimension(d, raw, scaled, floor=bad)
 
 
-def test_the_gradients_figure_text_is_ten_points_or_more_legend_and_inset_included():
+def test_the_gradients_figure_text_is_ten_points_or_more_legend_included():
     from attention_lib.plotting.base import smallest_text_px  # noqa: PLC0415
 
     d = np.array([16, 32, 64, 128, 256, 512])
@@ -347,11 +307,9 @@ def test_the_gradients_figure_text_is_ten_points_or_more_legend_and_inset_includ
         d,
         raw,
         scaled,
-        saturated=[0.1, 0.2, 0.31, 0.45, 0.6, 0.7],
         raw_band=[raw / 10, raw * 10],
         scaled_band=[scaled / 2, scaled * 2],
         band_label="10th to 90th",
-        zoom=(32, 256),
     )
     fig.canvas.draw()  # the tick labels get their text
     assert smallest_text_px(fig) >= 10 * 90 / 72  # 10 pt at 90 dpi: 12.5 px in the PNG
@@ -364,15 +322,16 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     # the printed scaled variance divides the scores, it does not apply the rule to raw_var
     assert "(raw_scores[d_k] / np.sqrt(d_k)).var()" in cells["38e3619d"].source
     assert "raw_var / d_ks" not in cells["38e3619d"].source
-    # the product rule is derived, not only simulated
-    assert r"\operatorname{E}[q_m^2]\,\operatorname{E}[k_m^2]" in cells["fc268831-b"].source
+    # the rules are stated once (and simulated), then applied without a second derivation
+    assert "product rule" in cells["fc268831-b"].source
+    assert r"\operatorname{E}[q_m^2]" not in cells["fc268831-b"].source
     # the Jacobian's bound is on the main line; the pooled "a third at the 0.99 threshold" is
     # gone (it held only near a top weight of 0.997, review 04r)
     why = cells["grad-why"].source
     assert "about a third" not in why and "at most 1 minus the top" in why
     # dOut is explained in plain words
     assert "stands in for what a loss would send back" in " ".join(
-        cells["grad-intro"].source.split()
+        cells["grad-two-read"].source.split()
     )
     # exercise 4.3's verdict is bounded to initialisation, and names muP with its source
     solution = cells["ebd8373f"].source
@@ -852,12 +811,21 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_it():
     for word in (
         "**variance is $d_k$**",
         "**saturated**",
-        r"c \sum_{j} a_j\, p_j\, (k_j - \bar k)",
-        "a sum of the keys, each weighted by how much softmax lets through",
+        r"\frac{dp}{dg} = p\,(1 - p)",  # the two-key warm-up
+        r"at most $1 - p_{\text{top}}$",
         "**Why not start $W_q$ and $W_k$ smaller instead?**",
         "chapter 5's temperature",
     ):
         assert word in plain, word
+    # the general sum of keys lives in the fold (review 04t): not on the main line
+    fold = " ".join(cells[ids.index("grad-why")].source.split())
+    for word in (
+        r"c \sum_{j} a_j\, p_j\, (k_j - \bar k)",
+        "a sum of the keys, each weighted by how much softmax lets through",
+        r"\lvert k \rvert \approx \sqrt{d_k}",
+    ):
+        assert word in fold and word not in plain, word
+    assert "almost nothing gets through" not in plain  # rows just past 0.99 still pass a lot
     assert ids.index("why-divide") < ids.index("2eda6d98")  # before the exercises
     for aside_only in ("GPT-2", "µP", "μP", "0.31", "temperature"):
         assert aside_only not in summary, aside_only
@@ -865,14 +833,14 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_it():
     assert "as at initialisation" in summary and "After training, scaled rows can" in summary
 
 
-def test_the_gradient_is_summed_by_hand_for_two_queries_before_the_sweep():
+def test_the_gradient_is_summed_by_hand_for_two_queries_in_the_fold_after_the_sweep():
     cells = chapter_cells()
     ids = [cell.get("id") for cell in cells]
     hand = cells[ids.index("grad-hand")]
-    assert "remove-cell" not in hand.metadata.get("tags", [])
+    assert hand.metadata.get("tags") == ["hide-cell"]  # folded, with its output
     assert "attention_backward" not in hand.source and "(keys - k_bar)" in hand.source
     assert "attention_backward" in cells[ids.index("grad-code")].source
-    assert ids.index("grad-intro") < ids.index("grad-hand") < ids.index("grad-code")
+    assert ids.index("grad-code") < ids.index("grad-why") == ids.index("grad-hand") - 1
     out = "".join(o.get("text", "") for o in hand.outputs)
     rows = re.findall(r"^(\d), (raw|scaled)\s+([\d.]+)\s+(\S+)$", out, flags=re.M)
     table = {(int(i), name): (float(top), float(size)) for i, name, top, size in rows}
@@ -882,6 +850,55 @@ def test_the_gradient_is_summed_by_hand_for_two_queries_before_the_sweep():
     assert table[3, "raw"][1] < 1e-4 * table[3, "scaled"][1]  # "almost nothing back"
     assert 8 < table[0, "raw"][1] / table[0, "scaled"][1] < 13  # "ten times"
     assert "mean length of a key: 22.6; √512 = 22.6" in out
+
+
+def test_the_gradient_section_opens_with_two_keys_and_a_slope_of_p_times_1_minus_p():
+    cells = chapter_cells()
+    ids = [cell.get("id") for cell in cells]
+    assert ids.index("grad-intro") < ids.index("grad-two") < ids.index("grad-code")
+    two = cells[ids.index("grad-two")]
+    assert not two.metadata.get("tags") and "attention_backward" not in two.source
+    out = "".join(o.get("text", "") for o in two.outputs)
+    rows = re.findall(r"^\s*([\d.]+)\s+([\d.]+)\s+(\S+)\s+(\S+)$", out, flags=re.M)
+    table = {float(g): (float(p), float(slope), float(nudged)) for g, p, slope, nudged in rows}
+    assert table[0.0] == (0.5, 0.25, 0.25)
+    assert table[9.2][0] == 0.9999 and table[9.2][1] == 0.0001  # "about 1e-4"
+    for p, slope, nudged in table.values():
+        assert math.isclose(slope, p * (1 - p), rel_tol=0.05)
+        assert math.isclose(nudged, slope, rel_tol=0.05)
+
+
+def test_why_divide_says_the_shrunk_weights_train_differently_and_measures_it():
+    cells = chapter_cells()
+    ids = [cell.get("id") for cell in cells]
+    text = " ".join(cells[ids.index("why-divide")].source.split())
+    assert "learning rate would have to follow the width" in text
+    assert r"$\sqrt{d_k}$ times more" in text
+    check = cells[ids.index("why-divide") + 1]
+    assert check.get("id") == "why-divide-assert" and check.metadata["tags"] == ["remove-cell"]
+    assert "attention_backward" in check.source and "np.sqrt(d)" in check.source
+
+
+def test_sgd_on_shrunk_weights_moves_the_scores_sqrt_d_k_times_more():
+    """What why-divide claims, apart from the chapter: one SGD step on W_q, same rate."""
+    for d in (16, 64, 256):
+        rng = np.random.default_rng(d)
+        X = rng.normal(size=(10, 96))
+        W_q, W_k = rng.normal(scale=96**-0.5, size=(2, 96, d))
+        V, G = rng.normal(size=(2, 10, 4))
+        moved = []
+        for shrink, scale in [(1.0, d**-0.5), (d**-0.25, 1.0)]:
+            Q, K = X @ (W_q * shrink), X @ (W_k * shrink)
+            dQ = attention_backward(Q, K, V, G, scale=scale)[0]
+            step = X @ (-0.05 * X.T @ dQ)  # how Q moves after one step on W_q
+            moved.append(np.linalg.norm(al.attention_scores(step, K) * scale))
+        assert math.isclose(moved[1] / moved[0], math.sqrt(d), rel_tol=0.2)
+
+
+def test_the_gpt2_aside_says_why_its_spread_is_not_chapter_3s_8():
+    cells = {c.get("id"): c for c in chapter_cells()}
+    aside = " ".join(cells["gpt2-deeper"].source.split())
+    assert "not 8 as in chapter 3, whose queries and keys had variance 1" in aside
 
 
 @pytest.mark.parametrize("scale", [1.0, 0.125])

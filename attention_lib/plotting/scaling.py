@@ -41,12 +41,10 @@ def gradients_vs_dimension(
     d_k,
     raw,
     scaled,
-    saturated=None,
     *,
     raw_band=None,
     scaled_band=None,
     band_label=None,
-    zoom=None,
     floor=None,
 ):
     r"""The gradient that reaches a query, median over rows, raw scores against scaled ones.
@@ -59,17 +57,11 @@ def gradients_vs_dimension(
         For each width, the median over rows of :math:`\lVert \partial L / \partial q_i
         \rVert`, the size of the gradient that reaches query ``i``, when softmax is fed the
         raw scores and when it is fed the scores divided by :math:`\sqrt{d_k}`.
-    saturated : array_like of shape (m,), optional
-        For each width, the share of raw rows that are saturated. If given, a grey band
-        marks the step between the last width below one half and the first width above it.
     raw_band, scaled_band : array_like of shape (2, m), optional
         For each width, a low and a high percentile of the same sizes (10th and 90th, say),
         shaded around each median line so the spread over rows shows.
     band_label : str, optional
         What the bands are, for the title and the alt text: "10th to 90th percentile".
-    zoom : (low, high), optional
-        Two of the widths: an inset in the lower left redraws the two medians between them on
-        linear axes, where the log axis squeezes them together.
     floor : float, optional
         Where the y axis starts: the bands are cut off there (the alt text says how far down
         each goes), so that many decades of a raw band do not squeeze the rest flat. Every
@@ -93,12 +85,9 @@ def gradients_vs_dimension(
     shaded = any(b is not None for b in bands.values())
     if shaded and not band_label:
         raise ValueError("bands need a band_label saying what they span")
-    band = None if saturated is None else _majority_step(d, _series(saturated, "saturated", d.size))
     if floor is not None:
         floor = _floor(floor, min(raw.min(), scaled.min()))
-    fig, ax = plt.subplots(figsize=(7.0, 5.6))  # 630 x 504 px at the course's 90 dpi
-    if band is not None:  # named in the legend: a label on the plot would cover the inset
-        ax.axvspan(*band, color="0.85", lw=0, zorder=0, label=_HALF)
+    fig, ax = plt.subplots(figsize=(7.0, 5.0))  # 630 x 450 px at the course's 90 dpi
     line = {"lw": 1.2, "markersize": 4.5, "markeredgecolor": "0.15", "zorder": 3}  # thin lines
     ax.plot(d, raw, **RAW, **line, label="raw scores, median")
     ax.plot(d, scaled, **SCALED, **line, label="scaled scores, median")
@@ -121,11 +110,11 @@ def gradients_vs_dimension(
     ax.set_ylabel(f"gradient reaching a query,\n{norm}")
     ax.set_title("Gradient reaching a query")  # what the lines and bands are: the legend
     handles, labels = ax.get_legend_handles_labels()
-    # Column by column: raw line, raw band, grey band; then scaled line, scaled band.
-    starts = ("raw scores", "raw:", _HALF, "scaled scores", "scaled:")
+    # Column by column: raw line, raw band; then scaled line, scaled band.
+    starts = ("raw scores", "raw:", "scaled scores", "scaled:")
     rank = [next(r for r, t in enumerate(starts) if label.startswith(t)) for label in labels]
     order = np.argsort(rank, kind="stable")
-    ax.legend(  # below the axes, where it covers nothing; the inset takes the lower left
+    ax.legend(  # below the axes, where it covers nothing
         [handles[i] for i in order],
         [labels[i] for i in order],
         fontsize=10,
@@ -135,8 +124,6 @@ def gradients_vs_dimension(
         frameon=False,
     )
     fig.tight_layout()
-    if zoom is not None:
-        alt_zoom = _zoom_inset(ax, d, raw, scaled, zoom)
     alt = (
         f"Line plot on log axes against d_k from {d[0]:g} to {d[-1]:g} of the size of the "
         f"gradient that reaches a query, median over rows. Scaled scores: between "
@@ -153,43 +140,8 @@ def gradients_vs_dimension(
             )
             if floor is not None and low_high[0].min() < floor:
                 alt += f" The y axis starts at {floor:g}, which cuts off the {who} band below it."
-    if band is not None:
-        alt += (
-            f" A grey band between d_k = {band[0]:g} and {band[1]:g} marks where the share"
-            " of saturated raw rows passes 50%."
-        )
-    if zoom is not None:
-        alt += alt_zoom
     return fig, alt
 
-
-def _zoom_inset(ax, d: np.ndarray, raw: np.ndarray, scaled: np.ndarray, zoom) -> str:
-    """Redraw both medians between two widths on linear axes, in the empty lower left."""
-    if len(zoom) != 2 or not all(np.any(d == z) for z in zoom) or zoom[0] >= zoom[1]:
-        raise ValueError(f"zoom must be two of the widths, low then high, got {zoom}")
-    keep = (d >= zoom[0]) & (d <= zoom[1])
-    inset = ax.inset_axes([0.14, 0.12, 0.38, 0.32])
-    line = {"lw": 1.2, "markersize": 4, "markeredgecolor": "0.15"}
-    inset.plot(d[keep], raw[keep], **RAW, **line)
-    inset.plot(d[keep], scaled[keep], **SCALED, **line)
-    inset.set_xticks(d[keep], _spaced_labels(d[keep]), fontsize=10)
-    inset.tick_params(axis="y", labelsize=10)
-    inset.set_ylim(0, None)
-    inset.set_xlabel("$d_k$ (linear)", fontsize=10, labelpad=1)
-    inset.set_ylabel("median\ngradient", fontsize=10, labelpad=2)
-    cross = np.flatnonzero(np.diff(np.sign(raw[keep] - scaled[keep])))
-    where = (
-        f" they cross between d_k = {d[keep][cross[0]]:g} and {d[keep][cross[0] + 1]:g}"
-        if cross.size
-        else " they do not cross"
-    )
-    return (
-        f" An inset redraws the two medians for d_k from {zoom[0]:g} to {zoom[1]:g} on linear"
-        f" axes:{where}."
-    )
-
-
-_HALF = "share of saturated raw rows passes 50%"
 
 # The raw band spans many decades and stays faint; the scaled one is a thin strip on the same
 # log axis, so it is filled more strongly and edged, to show above the raw band and its line.
@@ -212,16 +164,6 @@ def _floor(floor, lowest: float) -> float:
     return value
 
 
-def _spaced_labels(ticks: np.ndarray) -> list[str]:
-    """Tick labels on a linear axis, set right to left, leaving out any closer than a fifth of the
-    range to the last one set: on 32, 64, 128, 256 the 32 goes, so 32 and 64 do not touch."""
-    labels, last = [""] * ticks.size, None
-    for i in range(ticks.size - 1, -1, -1):
-        if last is None or last - ticks[i] >= (ticks[-1] - ticks[0]) / 5:
-            labels[i], last = f"{ticks[i]:g}", ticks[i]
-    return labels
-
-
 def _band(values, name: str, median: np.ndarray) -> np.ndarray:
     """A (2, m) array of positive low and high sizes that hold the median between them."""
     b = as_float_array(values, name, min_ndim=1)
@@ -232,13 +174,3 @@ def _band(values, name: str, median: np.ndarray) -> np.ndarray:
     if np.any(b <= 0) or np.any(b[0] > median) or np.any(median > b[1]):
         raise ValueError(f"{name} must be positive, with low <= median <= high at every width")
     return b
-
-
-def _majority_step(d: np.ndarray, share: np.ndarray) -> tuple[float, float] | None:
-    """The widths on either side of the first step where the share of saturated rows passes 1/2."""
-    if np.any(share < 0) or np.any(share > 1):
-        raise ValueError(f"saturated holds shares of rows: each between 0 and 1, got {share}")
-    above = np.flatnonzero(share > 0.5)
-    if above.size == 0 or above[0] == 0:
-        return None
-    return float(d[above[0] - 1]), float(d[above[0]])
