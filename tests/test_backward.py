@@ -16,6 +16,7 @@ from attention_lib.backward import (
     softmax_jacobian,
 )
 from attention_lib.checks import (
+    check_attention_backward,
     check_grad_QK,
     check_grad_V,
     check_initial_loss,
@@ -362,6 +363,7 @@ def good_softmax_backward(p, dp):
         (lambda p, dp: p * (1 - p) * dp, "only the diagonal of the Jacobian"),
         (lambda p, dp: p * (dp - dp.sum(axis=-1, keepdims=True)), "plain sum of dp"),
         (lambda p, dp: dp - np.sum(p * dp, axis=-1, keepdims=True), "forgot to multiply by p"),
+        (lambda p, dp: p * dp - np.sum(p * dp, axis=-1, keepdims=True), "lacks its factor p_j"),
         (lambda p, dp: -good_softmax_backward(p, dp), "sign is flipped"),
         (lambda p, dp: dp, "returned dp unchanged"),
         (lambda p, dp: np.diag(p) - np.outer(p, p), "Jacobian itself"),
@@ -418,6 +420,9 @@ def test_softmax_backward_checker_rules_out_the_library(capsys):
 
     assert "calls softmax_backward" in check_softmax_backward(lambda p, dp: helper(p, dp)).message
     assert check_softmax_backward(good_softmax_backward)  # a name that contains it is fine
+    jacobian = check_softmax_backward(lambda p, dp: (softmax_jacobian(p) @ dp[..., None])[..., 0])
+    assert jacobian.status == "FAIL" and "calls softmax_jacobian" in jacobian.message
+    assert "builds J" in jacobian.message  # and says why it is ruled out
 
 
 def test_softmax_backward_checker_pass_todo_and_crash(capsys):
@@ -682,7 +687,7 @@ def test_training_curves_draw_both_panels_with_the_baseline(run):
     labels = [[t.get_text() for t in ax.get_legend().get_texts()] for ax in (left, right)]
     assert labels == [
         ["loss, attention learned", "loss, uniform attention"],
-        ["chance (0.125)", "train (hidden under test)", "test", "test, uniform attention"],
+        ["chance (0.125)", "train", "test", "test, uniform attention"],
     ]
     # Each sits below its own panel, where it hides no curve, and inside the figure.
     fig.canvas.draw()
@@ -944,3 +949,70 @@ def test_autograd_gives_the_hand_derived_gradients():
     assert abs(torch_loss.item() - loss) < 1e-12
     for name, grad in grads.items():
         assert relative_error(W[name].grad.numpy(), grad) < 1e-10, name
+
+
+# --- the capstone: the learner's own backward pass, from their pieces ----------------------
+
+
+def _pieces_backward(grad_V=None, softmax_back=None, grad_QK=None, dA_of=None):
+    """A backward pass assembled as the capstone asks, with any one piece swapped."""
+
+    def right_QK(Q, K, dS):
+        s = 1 / np.sqrt(K.shape[-1])
+        return s * dS @ K, s * np.swapaxes(dS, -1, -2) @ Q
+
+    grad_V = grad_V or _dV
+    softmax_back = softmax_back or good_softmax_backward
+    grad_QK = grad_QK or right_QK
+    dA_of = dA_of or (lambda dOut, V: dOut @ np.swapaxes(V, -1, -2))
+
+    def backward(Q, K, V, dOut):
+        _, A = al.scaled_dot_product_attention(Q, K, V)
+        dS = softmax_back(A, dA_of(dOut, V))
+        return (*grad_QK(Q, K, dS), grad_V(A, dOut))
+
+    return backward
+
+
+def test_capstone_checker_passes_the_assembled_backward_pass_and_it_trains(capsys):
+    mine = _pieces_backward()
+    assert check_attention_backward(mine)
+    with grading_seed(5):
+        assert check_attention_backward(mine)
+    train, test = learning.pronoun_data()
+    run = learning.train(train, test, steps=20, backward=mine)
+    reference = learning.train(train, test, steps=20)
+    np.testing.assert_allclose(run.loss, reference.loss, rtol=1e-10)
+
+
+@pytest.mark.parametrize(
+    ("pieces", "hint"),
+    [
+        ({"grad_V": lambda A, dO: 2 * _dV(A, dO)}, "check my_grad_V"),
+        ({"softmax_back": lambda p, dp: p * dp}, "miss the row sum"),
+        ({"softmax_back": lambda p, dp: dp}, "skip the softmax step"),
+        (
+            {"grad_QK": lambda Q, K, dS: (dS @ K, np.swapaxes(dS, -1, -2) @ Q)},
+            "√d_k times too large",
+        ),
+        (  # d_k = 4 in every case: dQ right (s = 1/2), dK scaled by 1/3
+            {"grad_QK": lambda Q, K, dS: (dS @ K / 2, np.swapaxes(dS, -1, -2) @ Q / 3)},
+            "dK is not",
+        ),
+        ({"dA_of": lambda dOut, V: 1.5 * dOut @ np.swapaxes(V, -1, -2)}, "dA = dOut @ Vᵀ"),
+    ],
+)
+def test_capstone_checker_names_the_wrong_piece(pieces, hint, capsys):
+    result = check_attention_backward(_pieces_backward(**pieces))
+    line = capsys.readouterr().out
+    assert result.status == "FAIL" and hint in line, line
+
+
+def test_capstone_checker_rules_out_the_library_and_waits_for_the_pieces(capsys):
+    called = check_attention_backward(lambda Q, K, V, d: attention_backward(Q, K, V, d))
+    assert called.status == "FAIL" and "calls attention_backward" in called.message
+    unfinished = check_attention_backward(_pieces_backward(softmax_back=lambda p, dp: None))
+    assert unfinished.status == "FAIL" and "Finish the exercises above" in unfinished.message
+    assert check_attention_backward(lambda Q, K, V, d: None).status == "TODO"
+    pair = check_attention_backward(lambda Q, K, V, d: (Q, K))
+    assert pair.status == "FAIL" and "three gradients" in pair.message

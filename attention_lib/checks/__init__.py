@@ -18,6 +18,7 @@ check_softmax`` works whichever module a checker is in.
 from .all_at_once import check_attention_rows, check_score_memory
 from .attention import check_attention
 from .attention_params import check_attention_params
+from .backward_pass import check_attention_backward
 from .base import CheckResult
 from .batch_mask import check_batch_mask
 from .blend_loop import check_blend
@@ -51,6 +52,7 @@ from .variance import check_dot_variance
 __all__ = [
     "CheckResult",
     "check_attention",
+    "check_attention_backward",
     "check_attention_params",
     "check_attention_rows",
     "check_attention_with_biases",

@@ -42,11 +42,9 @@ def check_softmax_backward(fn) -> CheckResult:
             if "axis 1 is out of bounds" not in str(fail):
                 raise
             raise Fail(f"{str(fail).replace(BROADCAST_HINT, '')} {_AXIS_1}") from None
-        if calls_library(cases.fn, "softmax_backward"):
-            raise Fail(
-                "your function calls softmax_backward, which the exercise rules out: multiply "
-                "out J dp yourself, with J = diag(p) - p pᵀ."
-            )
+        for name, why in _RULED_OUT.items():
+            if calls_library(cases.fn, name):
+                raise Fail(f"your function calls {name}, which the exercise rules out: {why}")
         if out.shape == (3, 3):
             raise Fail(
                 "returned a 3 x 3 matrix: that is the Jacobian itself. Apply it to dp, "
@@ -116,6 +114,12 @@ def _right_row_by_row(fn, p: np.ndarray, dp: np.ndarray) -> bool:
     return True
 
 
+_RULED_OUT = {
+    "softmax_backward": "multiply out J dp yourself, with J = diag(p) - p pᵀ.",
+    "softmax_jacobian": "it builds J, n x n numbers per row where the answer has n. "
+    "Multiply out row j of J dp on paper: it needs no J.",
+}
+
 _AXIS_1 = (
     "axis=1 is the second axis, the last one only in a 2-D array: with a batch axis in "
     "front it sums across rows, and one row alone has no axis 1. Sum along the last "
@@ -181,6 +185,11 @@ def _row_mistakes(p: np.ndarray, dp: np.ndarray) -> list[tuple]:
             p * (dp - dp.mean(axis=-1, keepdims=True)),
             "you subtracted the plain mean of dp; softmax averages with its own weights: "
             "sum(p * dp).",
+        ),
+        (
+            p * dp - weighted,
+            "the subtracted sum lacks its factor p_j: every entry of row j of J dp carries "
+            "p_j, the sum too: p * (dp - sum(p * dp)).",
         ),
         (
             dp - weighted,

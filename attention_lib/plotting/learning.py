@@ -50,9 +50,8 @@ def training_curves(
         First and last value of every curve.
     """
     L = _curve(loss, "loss")
-    # Train and test often coincide: the legend says which one is drawn on top.
     train = _curve(train_accuracy, "train_accuracy", L.size)
-    curves = [("train (hidden under test)", train, _TRAIN)]
+    curves = [("train", train, _TRAIN)]
     curves.append(("test", _curve(test_accuracy, "test_accuracy", L.size), _TEST))
     if uniform_accuracy is not None:
         uniform = _curve(uniform_accuracy, "uniform_accuracy", L.size)
@@ -90,7 +89,6 @@ def training_curves(
     if uniform_loss is not None:
         parts[0] += f" (with uniform attention to {U[-1]:.2f})"
     said = {  # the legend's labels, as the alt text says them
-        "train (hidden under test)": "train accuracy",
         "test, uniform attention": "test accuracy with uniform attention",
     }
     for label, v, _ in curves:

@@ -1,0 +1,141 @@
+r"""Chapter 10 checker: the whole backward pass of attention, put together by the learner.
+
+The learner's ``fn(Q, K, V, dOut)`` returns ``(dQ, dK, dV)``, built from the pieces of
+the chapter's exercises: :math:`dV = A^\top dO`, :math:`dA = dO\,V^\top`, :math:`dS` by
+the softmax backward pass, then :math:`dQ = s\,dS\,K` and :math:`dK = s\,dS^\top Q`.
+The hints compare the three gradients one by one, so they name the piece that is wrong.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..backward import attention_backward as _reference
+from ..core import scaled_dot_product_attention
+from .base import ATOL, BROADCAST_HINT, Cases, CheckResult, Fail, difference, unseen_cases, verdict
+from .names import calls_library
+
+_NAMES = ("dQ", "dK", "dV")
+
+
+def _flat(grads) -> np.ndarray:
+    """The three gradients as one flat array: what the checker compares."""
+    return np.concatenate([np.ravel(g) for g in grads])
+
+
+def _close(a, b) -> bool:
+    return np.shape(a) == np.shape(b) and np.allclose(a, b, atol=ATOL)
+
+
+def _pieces(Q, K, V, dOut) -> dict:
+    """The right gradients and the usual wrong dQ, dK pairs, each with its hint."""
+    _, A = scaled_dot_product_attention(Q, K, V)
+    s = 1 / np.sqrt(K.shape[-1])
+    dA = dOut @ np.swapaxes(V, -1, -2)  # (..., n_q, n_k)
+
+    def qk(dS, scale=s):
+        return scale * (dS @ K), scale * (np.swapaxes(dS, -1, -2) @ Q)
+
+    slips = [
+        (
+            qk(A * dA),
+            "dQ and dK miss the row sum of the softmax step: every entry of dS is "
+            "p_j (dA_j - sum_i p_i dA_i). Check my_softmax_backward.",
+        ),
+        (
+            qk(dA),
+            "dQ and dK skip the softmax step: dS = my_softmax_backward(A, dA), not dA itself.",
+        ),
+        (
+            qk(A * (dA - np.sum(A * dA, axis=-1, keepdims=True)), scale=1.0),
+            "dQ and dK are √d_k times too large: the scores are divided by √d_k, so "
+            "my_grad_QK needs the scale too.",
+        ),
+    ]
+    return {"right": _reference(Q, K, V, dOut), "slips": slips}
+
+
+def check_attention_backward(fn) -> CheckResult:
+    r"""Check ``fn(Q, K, V, dOut)`` returns ``(dQ, dK, dV)`` of scaled dot-product attention."""
+    said = []  # what was wrong with the last answer's form, if anything
+
+    def three(Q, K, V, dOut):
+        said.clear()
+        out = fn(Q, K, V, dOut)
+        if out is None:
+            return None
+        if not isinstance(out, (tuple, list)) or len(out) != 3:
+            said.append(f"return three gradients (dQ, dK, dV), not {type(out).__name__}")
+            return np.zeros(Q.size + K.size + V.size)
+        grads = [np.asarray(g, dtype=float) for g in out]
+        for name, got, like in zip(_NAMES, grads, (Q, K, V), strict=True):
+            if got.shape != like.shape:
+                said.append(f"{name} has shape {got.shape}, not {like.shape}, that of {name[1]}")
+        return _flat(grads) if not said else np.zeros(Q.size + K.size + V.size)
+
+    def judge(out, Q, K, V, dOut, case: str) -> None:
+        if said:
+            raise Fail(f"{'; '.join(said)} (on {case}).")
+        sizes = np.cumsum([Q.size, K.size])
+        got = [g.reshape(x.shape) for g, x in zip(np.split(out, sizes), (Q, K, V), strict=True)]
+        known = _pieces(Q, K, V, dOut)
+        right = known["right"]
+        if not _close(got[2], right[2]):
+            raise Fail(
+                f"dV differs from the reference on {case}: {difference(got[2], right[2])}. "
+                "dV needs only A and dOut: check my_grad_V and the A you pass it."
+            )
+        if _close(got[0], right[0]) != _close(got[1], right[1]):
+            wrong = 0 if not _close(got[0], right[0]) else 1
+            raise Fail(
+                f"dV and {_NAMES[1 - wrong]} are right, {_NAMES[wrong]} is not (on {case}): "
+                "the error is in my_grad_QK."
+            )
+        if not _close(got[0], right[0]):
+            for (dQ, dK), hint in known["slips"]:
+                if _close(got[0], dQ) and _close(got[1], dK):
+                    raise Fail(f"dV is right; {hint}")
+            raise Fail(
+                f"dV is right, dQ and dK are not (on {case}). Check the steps after dV "
+                "in order: dA = dOut @ Vᵀ (swap the last two axes of V), then "
+                "dS = my_softmax_backward(A, dA), then my_grad_QK(Q, K, dS)."
+            )
+
+    def run(cases: Cases) -> None:
+        rng = np.random.default_rng(14)
+        shapes = (
+            ("one query per sentence, as in the model: Q (3, 1, 4), K and V (3, 5, 4)",
+             (3, 1, 4), (3, 5, 4), (3, 5, 4)),
+            ("a batch: Q (2, 3, 4), K (2, 5, 4), V (2, 5, 3)", (2, 3, 4), (2, 5, 4), (2, 5, 3)),
+        )  # fmt: skip
+        for case, *sizes in shapes:
+            Q, K, V = (rng.normal(size=size) for size in sizes)
+            dOut = rng.normal(size=(*Q.shape[:-1], V.shape[-1]))
+            try:
+                out = cases.run(case, Q, K, V, dOut)
+            except Fail as fail:
+                message = str(fail).replace(BROADCAST_HINT, "")
+                if "NoneType" in message:
+                    message += " Did one of your pieces return None? Finish the exercises above."
+                raise Fail(message) from None
+            if calls_library(fn, "attention_backward"):
+                raise Fail(
+                    "your function calls attention_backward, which the exercise rules out: "
+                    "put it together from your own pieces."
+                )
+            judge(out, Q, K, V, dOut, case)
+
+    return verdict("attention_backward", three if callable(fn) else fn, run)
+
+
+@unseen_cases("attention_backward")
+def _unseen_attention_backward(rng):
+    found = []
+    for n_q in (1, int(rng.integers(2, 5))):
+        b, n_k, d_k, d_v = (int(rng.integers(2, 6)) for _ in range(4))
+        Q, K, V = (rng.normal(size=(b, n, d)) for n, d in ((n_q, d_k), (n_k, d_k), (n_k, d_v)))
+        dOut = rng.normal(size=(b, n_q, d_v))
+        found.append(
+            (f"Q {Q.shape}, V {V.shape}", (Q, K, V, dOut), _flat(_reference(Q, K, V, dOut)))
+        )
+    return found
