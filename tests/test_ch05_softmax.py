@@ -738,3 +738,51 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     assert cells["7f07aa6a"].source.count("np.where") == 1 and "inner" not in flat
     # sampling temperature, next to the distillation pointer
     assert 'A chatbot\'s "temperature" is the same $T$' in flat
+
+
+# --- Fix round 5n: three slips that got a generic or a near-miss hint -----------------------
+
+
+def sums_along_last_axis(x, axis=-1, temperature=1.0):  # the max follows axis, the sum does not
+    e = np.exp(_stable(x, axis, temperature))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def subtracts_t(x, axis=-1, temperature=1.0):  # a shift by T, which softmax cancels
+    e = np.exp(x - x.max(axis=axis, keepdims=True) - temperature)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def ignores_t(x, axis=-1, temperature=1.0):
+    return _softmax_t(x, axis, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint", "wrong"),
+    [
+        (sums_along_last_axis, "you summed along the last axis whatever axis was", "values"),
+        (subtracts_t, "temperature=1000 gave nan: you subtracted T from the scores", "unused"),
+        (ignores_t, "T is either unused or applied after exp", "subtracted"),
+    ],
+    ids=["sum-last-axis", "T-subtracted", "T-ignored"],
+)
+def test_softmax_hints_name_a_hard_coded_sum_axis_and_a_subtracted_t(fn, hint, wrong, capsys):
+    with np.errstate(all="ignore"):
+        assert not check_softmax(fn)
+    line = capsys.readouterr().out
+    assert line.startswith("[softmax] FAIL: ") and hint in line, line
+    assert wrong not in line, line
+
+
+def test_entropy_hint_says_a_zeroed_nan_was_hidden(capsys):
+    def zeroed(p):
+        with np.errstate(all="ignore"):
+            return np.nan_to_num(-np.sum(p * np.log(p), axis=-1))  # nan total -> 0
+
+    assert not check_entropy(zeroed)
+    line = capsys.readouterr().out
+    assert line.startswith("[entropy] FAIL: got 0 for the row [0.0, 0.5, 0.5], not 0.6931")
+    assert "(np.nan_to_num, say) hid it" in line, line
+    # nansum skips the nan term and is right: it passes
+    with np.errstate(all="ignore"):
+        assert check_entropy(lambda p: -np.nansum(p * np.log(p), axis=-1))

@@ -98,11 +98,20 @@ def check_softmax(fn) -> CheckResult:
                 "maximum (axis=-1): take the max along the same axis you normalise.",
             ),
         )
+        cols, rows = out.sum(axis=0), out.sum(axis=-1)
+        if not np.allclose(cols, 1.0, atol=ATOL) and np.allclose(rows, 1.0, atol=ATOL):
+            raise Fail(
+                f"with axis=0 your columns sum to {fmt(cols)} but your rows sum to 1: you "
+                "summed along the last axis whatever axis was. Sum along axis, as you take "
+                "the max."
+            )
         same(out, softmax(x2, axis=0), case)
 
         case = "x = [1, 2, 3] with temperature=2"
         out = cases.run(case, x1, -1, 2.0)
         expect_shape(out, x1.shape, case)
+        if np.allclose(out, softmax(x1), atol=ATOL):
+            _t_subtracted(cases, x1)
         known_mistakes(
             out,
             (
@@ -188,6 +197,18 @@ def check_softmax(fn) -> CheckResult:
                 same(out, softmax(x3, axis=axis, temperature=T), case)
 
     return verdict("softmax", fn, _explain_axis_errors(run, _SOFTMAX_AXIS))
+
+
+def _t_subtracted(cases: Cases, x: np.ndarray) -> None:
+    """T had no effect: if a huge T makes every weight nan, T was subtracted, not divided."""
+    with np.errstate(all="ignore"):
+        out = cases.run("x = [1, 2, 3] with temperature=1000", x, -1, 1000.0)
+    if not np.all(np.isfinite(out)):
+        raise Fail(
+            "temperature=2 gave the same result as temperature=1, and temperature=1000 "
+            "gave nan: you subtracted T from the scores. A shift cancels in softmax, and "
+            "exp(-1000) is 0. Divide the scores by T instead."
+        )
 
 
 def _max_on_other_axis(x, max_axis: int, axis: int) -> np.ndarray:
