@@ -597,10 +597,22 @@ def merge_from_a(m_a, ell_a, o_a, m_b, ell_b, o_b):  # exact algebra, overflows 
     return (o_a + b * o_b) / (ell_a[:, None] + b * ell_b[:, None])
 
 
+def merge_rescale_only(block):  # the chapter's alpha step, copied for one block only
+    def fn(m_a, ell_a, o_a, m_b, ell_b, o_b):
+        m = np.maximum(m_a, m_b)
+        a, b = np.exp(m_a - m), np.exp(m_b - m)
+        a, b = (a, np.ones_like(b)) if block == "a" else (np.ones_like(a), b)
+        return (a[:, None] * o_a + b[:, None] * o_b) / (a * ell_a + b * ell_b)[:, None]
+
+    return fn
+
+
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
         (merge, "PASS", "all 5 cases match"),
+        (merge_rescale_only("a"), "FAIL", "Here block a holds it, and block b's ℓ and o went"),
+        (merge_rescale_only("b"), "FAIL", "Here block b holds it, and block a's ℓ and o went"),
         (merge_from_b, "FAIL", "from block b's maximum, so the factor e^(m_a - m_b) overflows"),
         (merge_from_a, "FAIL", "from block a's maximum, so the factor e^(m_b - m_a) overflows"),
         (merge_smaller_max, "FAIL", "The common maximum is the larger one"),
@@ -625,6 +637,8 @@ def test_merge_checker(fn, status, hint, capsys):
     line = capsys.readouterr().out
     assert result.status == status and bool(result) is (status == "PASS"), line
     assert line.startswith(f"[merge] {status}: ") and hint in line, line
+    rescaled_one = "you rescaled only one block; either maximum can be the larger" in line
+    assert rescaled_one is (fn.__name__ == "fn"), line  # only the one-block answers
 
 
 def test_merge_missing_column_leads_with_its_cause(capsys):

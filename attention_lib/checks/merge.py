@@ -102,7 +102,7 @@ def _merge_case(cases: Cases, case: str, z: np.ndarray, rng, split: int) -> None
     if not np.all(np.isfinite(out)):
         raise Fail(_overflow_hint(case, out, m_a, l_a, o_a, m_b, l_b, o_b))
     with np.errstate(all="ignore"):  # some mistakes overflow on purpose
-        _judge_merge(out, expected, case, m_a, l_a, o_a, m_b, l_b, o_b)
+        _judge_merge(cases.fn, out, expected, case, m_a, l_a, o_a, m_b, l_b, o_b)
 
 
 _RAISED = (  # what NumPy or Python says, and the slip that usually causes it
@@ -138,17 +138,11 @@ def _overflow_hint(case: str, out, m_a, l_a, o_a, m_b, l_b, o_b) -> str:
     return f"got nan or inf on {case}: e^1000 overflows. {common}"
 
 
-def _judge_merge(out, expected, case: str, m_a, l_a, o_a, m_b, l_b, o_b) -> None:
+def _judge_merge(fn, out, expected, case: str, m_a, l_a, o_a, m_b, l_b, o_b) -> None:
     m = np.maximum(m_a, m_b)
     a, b = np.exp(m_a - m)[:, None], np.exp(m_b - m)[:, None]
     l_a, l_b = l_a[:, None], l_b[:, None]
     mistakes = [
-        (
-            (o_a + o_b) / (l_a + l_b),
-            "you added the two blocks' sums as they are, but each was measured from its own "
-            "maximum. Take m = np.maximum(m_a, m_b) and multiply each block's ℓ and o by "
-            "e^(m_block - m) before adding.",
-        ),
         (
             (o_a + o_b) / (a * l_a + b * l_b),
             "you rescaled ℓ but not o: the running output was measured from the old "
@@ -177,8 +171,48 @@ def _judge_merge(out, expected, case: str, m_a, l_a, o_a, m_b, l_b, o_b) -> None
             continue  # on this case the "mistake" gives the right answer
         if out.shape == wrong.shape and np.allclose(out, wrong, atol=ATOL):
             raise Fail(f"{hint} (on {case})")
+    unscaled = (o_a + o_b) / (l_a + l_b)
+    if out.shape == unscaled.shape and np.allclose(out, unscaled, atol=ATOL):
+        if not np.allclose(unscaled, expected, atol=ATOL):
+            raise Fail(_unscaled_hint(fn, case, expected, m_a, l_a[:, 0], o_a, m_b, l_b[:, 0], o_b))
     expect_shape(out, expected.shape, case, " One output row per query: (n_q, d_v).")
     same(out, expected, case)
+
+
+def _unscaled_hint(fn, case: str, expected, m_a, l_a, o_a, m_b, l_b, o_b) -> str:
+    """The sums were added unscaled here: not at all, or only the block holding the maximum.
+
+    Rescaling only one block is right whenever that block holds the smaller maximum, so
+    the same ``fn`` is run again with the blocks swapped: right there means one block.
+    """
+    fix = (
+        "Take m = np.maximum(m_a, m_b) and multiply each block's ℓ and o by "
+        "e^(m_block - m) before adding."
+    )
+    try:
+        with np.errstate(all="ignore"):
+            args = m_b, l_b, o_b.copy(), m_a, l_a, o_a.copy()  # block b first, then a
+            swapped = np.asarray(fn(*args), dtype=float)
+    except Exception:  # noqa: BLE001 - any failure: the general hint
+        swapped = None
+    if swapped is None or swapped.shape != expected.shape:
+        one = False
+    else:
+        one = np.allclose(swapped, expected, atol=ATOL)
+    if not one:
+        return (
+            "you added the two blocks' sums as they are, but each was measured from its own "
+            f"maximum (on {case}). {fix}"
+        )
+    hint = (
+        "you rescaled only one block; either maximum can be the larger, so both blocks "
+        "need the factor e^(m_block - m), with m = np.maximum(m_a, m_b)."
+    )
+    for big, other, holds in (("a", "b", m_a >= m_b), ("b", "a", m_b >= m_a)):
+        if np.all(holds):  # the block with the larger maximum: its factor is 1
+            here = f"Here block {big} holds it, and block {other}'s ℓ and o went in unscaled"
+            return f"{hint} {here} (on {case})."
+    return f"{hint} (on {case})"
 
 
 def _merged(m, m_a, l_a, o_a, m_b, l_b, o_b) -> np.ndarray:
