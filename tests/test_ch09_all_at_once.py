@@ -364,14 +364,15 @@ def test_memory_plot_draws_the_computed_line_and_the_measurements():
     assert "2 GiB at n = 16384" in [t.get_text() for t in ax.texts]
     label = ax.texts[0].get_window_extent(fig.canvas.get_renderer())
     end = ax.transData.transform((16384, 2 * 2**30))
-    assert label.y0 > end[1] and label.x1 < end[0]  # above and left of the line's end
+    assert label.y0 >= end[1] - 1 and label.x1 < end[0]  # left of the line's end, level
+    assert end[0] - label.x1 < 15 and label.y0 - end[1] < 5  # next to it, not floating off
     ticks = [t.get_text() for t in ax.get_yticklabels()]
     assert ticks == ["1 KiB", "32 KiB", "1 MiB", "32 MiB", "1 GiB"]  # powers of 32, evenly
     assert ax.get_legend().get_texts()[0].get_text() == "one score matrix: n² × 8 bytes"
-    assert computed.get_zorder() < 2 and computed.get_color() == "0.88"  # a light band below
-    for line in ax.get_lines()[1:]:  # narrower than the band: a line on it leaves its edges
-        assert 2 * line.get_linewidth() <= computed.get_linewidth()
-        assert line.get_zorder() > computed.get_zorder()  # drawn on top, not half hidden
+    assert computed.get_linestyle() == ":" and list(computed.get_markevery()) == [len(n) - 1]
+    for line in ax.get_lines()[1:]:  # a measured line under the thin dotted one still shows
+        assert line.get_linewidth() >= 1.5 * computed.get_linewidth()
+        assert line.get_zorder() < computed.get_zorder()
         stroke = line.get_path_effects()[0]
         assert stroke._gc["foreground"] == "white"
     plt.close(fig)
@@ -439,7 +440,10 @@ def test_tile_figure_shows_only_the_current_tile():
     assert numbers[0] == f"{Z[0, 3]:.2f}" and numbers[-1] == f"{Z[3, 7]:.2f}"
     assert sorted(set(texts) - set(numbers)) == ["folded in", "to come"]
     assert texts.count("folded in") == 1 and texts.count("to come") == 2
-    assert title == r"Step 2 of 4: fold in this tile's scaled logits $z = q \cdot k / \sqrt{d_k}$"
+    assert title == (  # names the tile: its first and last query and key
+        "Step 2 of 4: fold in queries 'I'…'cake' × keys 'cake'…'delicious', their scaled "
+        r"logits $z = q \cdot k / \sqrt{d_k}$"
+    )
     assert alt.startswith(
         "Tiled attention, step 2 of 4: the tile of queries 'I' to 'cake' against keys "
         "'cake' to 'delicious' is folded in."

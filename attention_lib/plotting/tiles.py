@@ -113,8 +113,10 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None, row: str | 
         label.set(fontweight="bold", color=_MARK)
     ax.set_xlabel("keys", fontsize=11)
     ax.set_ylabel("queries", fontsize=11)
-    fig.suptitle(
-        f"Step {step} of {len(steps)}: fold in this tile's scaled logits "
+    now, keys = tokens[rows], tokens[cols]
+    fig.suptitle(  # which tile: its first and last query and key
+        f"Step {step} of {len(steps)}: fold in queries '{now[0]}'…'{now[-1]}' × keys "
+        f"'{keys[0]}'…'{keys[-1]}', their scaled logits "
         r"$z = q \cdot k / \sqrt{d_k}$",
         fontsize=12,
         x=0.5 / width,
@@ -122,7 +124,6 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None, row: str | 
         y=1 - 0.15 / height,
         va="top",
     )
-    now = tokens[rows]
     alt = (
         f"Tiled attention, step {step} of {len(steps)}: the tile of queries {now[0]!r} to "
         f"{now[-1]!r} against keys {tokens[cols][0]!r} to {tokens[cols][-1]!r} is folded in. "

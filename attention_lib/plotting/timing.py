@@ -201,14 +201,15 @@ def memory_plot(n, measured: dict, *, itemsize: int = 8, title: str | None = Non
         series[label] = sizes, values
     computed = n**2 * itemsize
     fig, ax = plt.subplots(figsize=(6.2, 3.8))
-    ax.plot(  # a wide grey band: a measured line lying on it leaves both edges showing
-        n, computed, color="0.88", linewidth=9, solid_capstyle="round", zorder=1,
+    ax.plot(  # thin, dotted and on top: a measured line lying on it still shows around it
+        n, computed, color="0.25", linestyle=":", linewidth=1.6, zorder=4,
+        marker="o", markevery=[len(n) - 1], markersize=4,  # a dot where the label points
         label=f"one score matrix: n² × {itemsize} bytes",
     )  # fmt: skip
-    ax.annotate(  # above and left of the end: the rising line stays below the text
+    ax.annotate(  # just left of the end dot, level with it: the line rises from below
         f"{fmt_bytes(computed[-1])} at n = {n[-1]:g}",
         (n[-1], computed[-1]),
-        xytext=(-10, 4),
+        xytext=(-7, 0),
         textcoords="offset points",
         ha="right",
         va="bottom",
