@@ -198,10 +198,11 @@ def test_the_landing_figure_is_the_toys_attention_drawn_fresh_and_legible():
     assert f":alt: {lf.alt_text()}" in INTRO
     assert f"{{figure}} {lf.OUT.relative_to(ROOT)}" in INTRO
     assert f":width: {lf.WIDTH_PX}px" in INTRO
-    # its smallest text as drawn: 440 px wide on a laptop, the column's 343 px on a phone
+    # its smallest text as drawn: 440 px wide on a laptop, the column's 327 px on a 375 px
+    # phone (measured in the theme: 8.2 px), against tests/site's 9 and 7 px
     natural = lf.SIZE[0] * lf.DPI
     assert text_px * lf.WIDTH_PX / natural >= 9.0
-    assert text_px * 343 / natural >= 7.0
+    assert text_px * 327 / natural >= 7.0
     # the numbers the alt text and the paragraph under the figure quote
     _, w = toy.attention()
     it, cake = toy.token_index("it"), toy.token_index("cake")
