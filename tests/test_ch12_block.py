@@ -15,6 +15,8 @@ def block(post=False, mask=True, res1=True, res2=True, ln2="ln2", eps=decoder.EP
     def my_block(X, p, h):
         Ws = p["W_q"], p["W_k"], p["W_v"], p["W_o"]
         causal = al.causal_mask(X.shape[0]) if mask else None
+        if slip.get("anti_causal"):
+            causal = causal.T
 
         def ln(x, k):
             return layer_norm(x, p[f"{k}_gamma"], p[f"{k}_beta"], eps)
@@ -26,10 +28,16 @@ def block(post=False, mask=True, res1=True, res2=True, ln2="ln2", eps=decoder.EP
             X1 = ln(X + al.multi_head_attention(X, *Ws, h, causal)[0], "ln1")
             return ln(X1 + ffn(X1), "ln2")
         a = X if slip.get("no_ln1") else ln(X, "ln1")
-        start = a if slip.get("residual_from_ln") else X if res1 else 0
+        from_ln = slip.get("residual_from_ln") or slip.get("both_from_ln")
+        start = a if from_ln else X if res1 else 0
         X1 = start + al.multi_head_attention(a, *Ws, h, causal)[0]
+        if slip.get("no_ffn"):
+            return X1
+        if slip.get("no_index"):  # forgot [0]: X + (output, weights)
+            return X + al.multi_head_attention(a, *Ws, h, causal)
         b = X1 if slip.get("no_ln2") else ln(X if slip.get("parallel") else X1, ln2)
-        X2 = (X1 if res2 else 0) + ffn(b)
+        from_ln2 = slip.get("residual2_from_ln") or slip.get("both_from_ln")
+        X2 = (b if from_ln2 else X1 if res2 else 0) + ffn(b)
         if slip.get("pair"):
             return X2, None
         return ln(X2, "lnf") if slip.get("final_ln") else X2
@@ -47,13 +55,18 @@ def block(post=False, mask=True, res1=True, res2=True, ln2="ln2", eps=decoder.EP
         (block(res2=False), "FAIL", "feed-forward sub-layer has no residual"),
         (block(res1=False, res2=False), "FAIL", "neither sub-layer has its residual"),
         (block(residual_from_ln=True), "FAIL", "started from the normalised LN1(X)"),
+        (block(both_from_ln=True), "FAIL", "started from the normalised LN1(X)"),
+        (block(residual2_from_ln=True), "FAIL", "started from the normalised LN2(X1)"),
+        (block(anti_causal=True), "FAIL", "the mask is transposed"),
+        (block(no_ffn=True), "FAIL", "the block stops after attention"),
+        (block(no_index=True), "FAIL", "take its output with [0]"),
         (block(no_ln1=True), "FAIL", "attention got X itself"),
         (block(no_ln2=True), "FAIL", "feed-forward network got X1 itself"),
         (block(ln2="ln1"), "FAIL", "both sub-layers used ln1's"),
         (block(final_ln=True), "FAIL", "final layer norm, lnf, inside the block"),
         (block(parallel=True), "FAIL", "read LN2(X), the block's input"),
         (block(eps=1e-12), "FAIL", "decoder.EPS (1e-5)"),
-        (block(pair=True), "FAIL", "returned a tuple"),
+        (block(pair=True), "FAIL", "returned or added a tuple"),
         (lambda X, p, h: X, "FAIL", "values differ"),
         (lambda X, p, h: X[:, :-1], "FAIL", "keeps every token's width"),
     ],

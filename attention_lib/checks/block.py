@@ -34,7 +34,12 @@ def check_decoder_block(fn) -> CheckResult:
     """Check ``fn(X, p, h)`` returns one pre-LN causal block's output, (n, d_model)."""
 
     def with_weights(X, seed, h):  # a case names its weights by a seed: the inputs stay arrays
-        out = fn(X, _weights(seed, X.shape[-1]), h)
+        try:
+            out = fn(X, _weights(seed, X.shape[-1]), h)
+        except ValueError as err:  # X + (output, weights): NumPy cannot add a pair
+            if "inhomogeneous" in str(err) or "with a sequence" in str(err):
+                raise _Pair from None
+            raise
         if isinstance(out, tuple):
             raise _Pair
         return out
@@ -59,8 +64,8 @@ def _run(cases: Cases, case: str, *args) -> np.ndarray:
     except Fail as fail:
         if "_Pair" in str(fail):
             raise Fail(
-                f"your function returned a tuple (on {case}): multi_head_attention gives "
-                "(output, weights), so keep its output only, and return the new X alone."
+                f"your function returned or added a tuple (on {case}): multi_head_attention "
+                "returns (output, weights), so take its output with [0]; return the new X alone."
             ) from None
         raise
 
@@ -102,7 +107,7 @@ def _apart(wrong, right) -> bool:
     return not np.allclose(wrong, right, atol=1e-6)
 
 
-def _parts(p: dict, h: int, mask=True, eps=EPS):
+def _parts(p: dict, h: int, mask=True, eps=EPS, anti=False):
     """The four pieces a learner combines, so that each slip is written once below."""
     Ws = p["W_q"], p["W_k"], p["W_v"], p["W_o"]
 
@@ -110,7 +115,8 @@ def _parts(p: dict, h: int, mask=True, eps=EPS):
         return layer_norm(x, p[f"ln{k}_gamma"], p[f"ln{k}_beta"], eps)
 
     def mha(x):
-        return multi_head_attention(x, *Ws, h, causal_mask(x.shape[-2]) if mask else None)[0]
+        m = causal_mask(x.shape[-2]) if mask else None
+        return multi_head_attention(x, *Ws, h, m.T if anti else m)[0]
 
     def ffn(x):
         return feed_forward(x, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
@@ -128,6 +134,7 @@ def _slips(X, p: dict, h: int) -> list[tuple]:
     X1 = X + mha(ln(X, 1))
     a = ln(X, 1)
     post_1 = ln(X + mha(X), 1)
+    b = ln(a + mha(a), 2)
     return [
         (ln(post_1 + ffn(post_1), 2), _POST_LN),
         (pre_ln(X, mha=_parts(p, h, mask=False)[1]), _NO_MASK),
@@ -135,6 +142,10 @@ def _slips(X, p: dict, h: int) -> list[tuple]:
         (ffn(ln(X1, 2)), _NO_RESIDUAL_2),
         (ffn(ln(mha(ln(X, 1)), 2)), _NO_RESIDUALS),
         (a + mha(a) + ffn(ln(a + mha(a), 2)), _RESIDUAL_FROM_LN),
+        (b + ffn(b), _RESIDUAL_FROM_LN),
+        (ln(X1, 2) + ffn(ln(X1, 2)), _RESIDUAL_FROM_LN_2),
+        (pre_ln(X, mha=_parts(p, h, anti=True)[1]), _ANTI_CAUSAL),
+        (X1, _NO_FFN),
         (X1 + ffn(X1), _NO_LN_2),
         (X + mha(X) + ffn(ln(X + mha(X), 2)), _NO_LN_1),
         (pre_ln(X, ln2=1), _ONE_LN),
@@ -163,6 +174,18 @@ _NO_RESIDUALS = "neither sub-layer has its residual: add X before the FFN, and X
 _RESIDUAL_FROM_LN = (
     "the residual started from the normalised LN1(X): add the sub-layer's output to the raw "
     "X, X + MHA(LN1(X)); layer norm only feeds the sub-layer."
+)
+_RESIDUAL_FROM_LN_2 = (
+    "the second residual started from the normalised LN2(X1): return X1 + FFN(LN2(X1)); "
+    "layer norm only feeds the sub-layer."
+)
+_ANTI_CAUSAL = (
+    "the mask is transposed: each token saw itself and the tokens *after* it. "
+    "al.causal_mask(n) as it is lets a token see itself and the tokens before it."
+)
+_NO_FFN = (
+    "the block stops after attention: add the feed-forward sub-layer, X1 + FFN(LN2(X1)), "
+    "which works on each token alone."
 )
 _NO_LN_2 = "the feed-forward network got X1 itself: normalise it first, FFN(LN2(X1))."
 _NO_LN_1 = "attention got X itself: normalise it first, MHA(LN1(X))."
