@@ -484,6 +484,12 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # --- Fix round 5j: the page itself ------------------------------------------------------------
 
 
+# Round 5n added 138 words in folds (the runner-up's derivative and the gradient over T;
+# the non-linearity fold's conclusion) and cut the main line from 1059 to 1053 words.
+VISIBLE_WORDS = 1820
+MAIN_LINE_WORDS = 1053
+
+
 def _chapter():
     from pathlib import Path
 
@@ -498,7 +504,7 @@ def _chapter():
 
 def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     cells, shown, flat = _chapter()
-    assert len(flat.split()) <= 1704, "fix round 5j left 1704 visible words (was 1721)"
+    assert len(flat.split()) <= VISIBLE_WORDS, "more visible words than VISIBLE_WORDS"
     # three overflow limits, printed from np.finfo; no unexplained "GPU kernels"
     limits = cells["f16a05e1"].outputs[0]["text"]
     assert "'float64': 709.78, 'float32': 88.72, 'float16': 11.09" in limits
@@ -506,15 +512,13 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     assert "(`T` is the temperature)" in cells["5f0a1b2c"].source
     # no orphan column sums; the non-linearity section ends on a measured output and sqrt(d_k)
     assert not any("column sums" in c.source for c in shown if c.cell_type == "code")
-    assert (
-        "0.72 -> 0.58 (even weights: 0.84; T = 0.1: 0.04)" in cells["d4e5f605"].outputs[0]["text"]
-    )
+    assert "2S, T = 1              0.32   0.58" in cells["d4e5f605"].outputs[0]["text"]
     assert "4's division by $\\sqrt{d_k}$ turns the same knob" in flat
 
 
 def test_fix_round_5k_cuts_words_folds_number_formats_and_shows_the_two_moves():
     cells, shown, flat = _chapter()
-    assert len(flat.split()) <= 1693, "fix round 5k left 1693 visible words (was 1704)"
+    assert len(flat.split()) <= VISIBLE_WORDS, "more visible words than VISIBLE_WORDS"
     ids = [c.id for c in shown]
     # the unexplained "only an exponential" claim is gone; the spent budget is said once
     assert "only an exponential" not in flat and "a query cannot attend to nothing" in flat
@@ -570,7 +574,7 @@ def test_the_heatmap_alt_text_names_its_panels_by_the_callers_word():
 
 def test_fix_round_5l_cuts_words_and_fixes_the_caption_the_factors_and_the_asides():
     cells, shown, flat = _chapter()
-    assert len(flat.split()) <= 1682, "fix round 5l left 1682 visible words (was 1693)"
+    assert len(flat.split()) <= VISIBLE_WORDS, "more visible words than VISIBLE_WORDS"
     # the caption: the ranking is there at T = 1, only the contrast is missing
     assert '"cake" already tops 7 of the 8 rows' in cells["t2cap05"].source
     assert "no word stands out" not in flat
@@ -581,7 +585,8 @@ def test_fix_round_5l_cuts_words_and_fixes_the_caption_the_factors_and_the_aside
     assert flat.count("halving $T$") == 1 and "doubling $q$" not in flat
     assert "refuses $-\\infty$" not in flat
     # the runner-up on the slider, said before the reader moves it
-    assert '"delicious", gains at first (0.16 → 0.21)' in " ".join(cells["1a18e25e"].source.split())
+    runner = " ".join(cells["1a18e25e"].source.split())
+    assert '"delicious", gains at first (0.16 → 0.21 at $T = 0.3$), then loses (0.07' in runner
     assert flat.count("halving $T$") == 1
     # a note that holds in the book and in the learner edition (no "folded")
     assert "the code cell after this box prints the limits" in " ".join(
@@ -707,17 +712,17 @@ def test_softmax_hints_name_a_cancelled_t_and_a_zeroed_nan(fn, hint, wrong, caps
 
 def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_softmax():
     cells, shown, flat = _chapter()
-    assert len(flat.split()) <= 1682, "fix round 5m kept 1682 visible words (a figure was added)"
+    assert len(flat.split()) <= VISIBLE_WORDS, "more visible words than VISIBLE_WORDS"
     ids = [c.id for c in shown]
     # the two-key figure right after the math, tokens in its alt text
-    assert ids.index("twokey05") == ids.index("04fabf9f") + 1
+    assert ids.index("twokey05") == ids.index("softmx05") + 1  # round 5n: Ex 5.1 before
     assert cells["twokey05"].metadata["tags"] == ["hide-input"]
     html = cells["twokey05"].outputs[0]["data"]["text/html"]
     assert "keys &#x27;cake&#x27; and &#x27;delicious&#x27;" in html and "hard arg max" in html
     assert float(html.split('data-text-px="')[1].split('"')[0]) >= 12
     # the runner-up: a reason, not a description
-    runner = " ".join(cells["1a18e25e"].source.split())
-    assert "above the row's mean score weighted by the current weights" in runner
+    runner = " ".join(cells["tderiv05"].source.split())  # round 5n: in a fold
+    assert "a key gains while its score is above that mean" in runner
     assert "drains" not in flat and "$T \\approx 0.3$" in runner
     # the cut print: the slider and the heatmap already show T = 0.1 and T = 10
     assert "463130da" not in cells
@@ -733,8 +738,7 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     assert "[CLS]" not in flat and "special start token" in flat
     assert "clear favourite" not in flat and "Jacobian" not in flat
     # when the three lines fail, said precisely; one np.where in the entropy solution
-    assert "a $T$ too small for float16 or float32 gives nan" in flat
-    assert "scores near the float64 limit can give a wrong 0" in flat
+    assert "only an extreme $T$ breaks them: one that rounds to 0" in flat  # round 5n
     assert cells["7f07aa6a"].source.count("np.where") == 1 and "inner" not in flat
     # sampling temperature, next to the distillation pointer
     assert 'A chatbot\'s "temperature" is the same $T$' in flat
@@ -786,3 +790,68 @@ def test_entropy_hint_says_a_zeroed_nan_was_hidden(capsys):
     # nansum skips the nan term and is right: it passes
     with np.errstate(all="ignore"):
         assert check_entropy(lambda p: -np.nansum(p * np.log(p), axis=-1))
+
+
+def test_the_smallest_t_is_solid_and_darkest_against_the_light_step():
+    from matplotlib.colors import to_rgb
+
+    from attention_lib.plotting import two_key_softmax
+
+    fig, _ = two_key_softmax([1, 0.3, 0.1], gap=0.26)
+    lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
+    plt.close(fig)
+
+    def lightness(label):
+        return float(np.mean(to_rgb(lines[label].get_color())))
+
+    sharp, step = "softmax, T = 0.1", "hard arg max"
+    assert lines[sharp].get_linestyle() == "-"  # not dotted along the step
+    assert lightness(sharp) < lightness("softmax, T = 0.3") < lightness("softmax, T = 1")
+    assert lightness(step) - lightness(sharp) > 0.6  # the review's dotted grey was close
+
+
+# --- Fix round 5n: the page ------------------------------------------------------------------
+
+
+def _main_line(shown):
+    """Visible words outside dropdowns, exercises and solutions (and a solution's body)."""
+    kept, inside = [], False
+    for cell in (c for c in shown if c.cell_type == "markdown"):
+        s = cell.source
+        inside = inside or "{solution-start}" in s
+        if not (
+            inside or s.startswith("````{admonition}") or "{exercise}" in s or "{solution" in s
+        ):
+            kept.append(s)
+        inside = inside and "{solution-end}" not in s
+    return " ".join(kept).split()
+
+
+def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivative():
+    cells, shown, flat = _chapter()
+    assert len(_main_line(shown)) <= MAIN_LINE_WORDS, "round 5n: main line 1059 -> 1053"
+    ids = [c.id for c in shown]
+    # chapter 4's formula and two keys acknowledged; the curve is its curve with g / T
+    assert "used softmax as a given" not in flat
+    assert "Chapter 4 wrote softmax down and followed its weight for two keys" in flat
+    caption = " ".join(cells["twokeycap"].source.split())
+    assert ids.index("twokeycap") == ids.index("twokey05") + 1
+    assert "0.90 - 0.64 = 0.26" in caption and "chapter 4's $p = 1/(1 + e^{-g})$" in caption
+    # the prediction exercise comes before the figure that answers it
+    assert ids.index("04fabf9f") < ids.index("f37d9cdc") < ids.index("twokey05")
+    assert ids.index("f37d9cdc") < ids.index("3e3185c4")  # before the other exercises
+    # the derivative, folded; the gradient over T in the same fold
+    fold = cells["tderiv05"].source
+    assert fold.startswith("````{admonition} Going deeper:") and ":class: dropdown" in fold
+    assert "\\frac{d \\log p_i}{d \\beta} = z_i - \\sum_j p_j z_j" in fold
+    assert "divided by $T$" in fold
+    # the non-linearity fold states its conclusion
+    assert "cubic in $X$" in flat and "normalisation and competition" in flat
+    # a table, not a decoded line; no (2S)V = 2(SV) tautology
+    table = cells["d4e5f605"].outputs[0]["text"].splitlines()
+    assert [row.split()[0] for row in table[1:]] == ["even,", "S,", "2S,", "S,"]
+    assert "(2S)V" not in cells["d4e5f605"].source
+    # a fully masked row: the forward clause to chapter 8
+    assert "masked row (chapter 8), every score $-\\infty$, gives `nan`" in flat
+    # the summary no longer repeats "doubling = a lower temperature"
+    assert "Doubling the scores is a lower temperature" not in flat

@@ -168,7 +168,7 @@ def test_the_checks_can_fail(tmp_path):
     with pytest.raises(ValueError, match="no exercise"):
         converter.convert("See {numref}`ex-nowhere`.")
     assert converter.convert("`{term}` in code, {numref}`ex-entropy`") == (
-        "`{term}` in code, **Exercise 5.2**"
+        "`{term}` in code, **Exercise 5.3**"
     )
     out = tmp_path / "notebooks"
     assert learner.main(["--out", str(out)]) == 0

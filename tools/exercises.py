@@ -235,6 +235,6 @@ def by_label() -> dict[str, Chapter]:
 
 
 def numbers() -> dict[str, tuple[str, int]]:
-    """Each exercise label's chapter and number in it: ``{"ex-entropy": ("05_softmax", 2)}``,
-    which the site shows as "Exercise 5.2" (``tools/book/exercise_numbers.py``)."""
+    """Each exercise label's chapter and number in it: ``{"ex-entropy": ("05_softmax", 3)}``,
+    which the site shows as "Exercise 5.3" (``tools/book/exercise_numbers.py``)."""
     return {e.label: (c.stem, k) for c in chapters() for k, e in enumerate(c.exercises, start=1)}

@@ -2,7 +2,8 @@
 
 With two keys the softmax weight of the first is a sigmoid of the gap over ``T``; the hard
 arg max is the step it tends to as ``T`` falls. Each temperature gets its own cividis
-lightness *and* line style, so the figure does not rely on colour.
+lightness *and* line style, so the figure does not rely on colour; the smallest ``T``,
+which runs along the light grey step, is solid and the darkest.
 """
 
 from __future__ import annotations
@@ -53,14 +54,18 @@ def two_key_softmax(temperatures, keys=("cake", "delicious"), gap=None, span=1.0
         [-span, 0, span],
         [0, 1, 1],
         where="post",
-        color="0.75",
-        lw=5,
+        color="0.85",
+        lw=6,
         zorder=1,
         label="hard arg max",
     )
     at = span / 2 if gap is None else float(gap)
     read = []
-    for t, style, shade in zip(T, _STYLES, np.linspace(0.0, 0.6, T.size), strict=False):
+    # the smallest T, the curve nearest the grey step, gets the darkest shade
+    rank = np.argsort(np.argsort(T))  # 0 for the smallest T: solid and darkest
+    shades = np.linspace(0.0, 0.55, T.size)[rank]
+    styles = [_STYLES[r] for r in rank]
+    for t, style, shade in zip(T, styles, shades, strict=True):
         weight = softmax(pairs, temperature=t)[:, 0]  # (401,)
         ax.plot(
             x,

@@ -28,7 +28,7 @@ SHOTS = ROOT / "_build" / "screenshots"
 # Chapter 04 has an admonition and a free-text solution; 05 has code solutions, one of
 # which quotes the library (a literalinclude on the site).
 CHAPTERS = ["04_scaling.ipynb", "05_softmax.ipynb"]
-QUOTED = "return e / np.sum(e, axis=axis, keepdims=True)"  # core.py, in solution 5.1
+QUOTED = "return e / np.sum(e, axis=axis, keepdims=True)"  # core.py, in solution 5.2
 # The notebook on show (an earlier tab would stay in the page, hidden).
 SHOWN = ".jp-NotebookPanel:not(.lm-mod-hidden)"
 RAW = ("```", ":label:", "{exercise}", "{solution", "{admonition}", "$$")
@@ -178,7 +178,7 @@ def test_jupyterlab_renders_the_chapter_as_the_website_does(name, lab, browser):
         first.evaluate("box => box.scrollIntoView({block: 'start'})")
         page.screenshot(path=str(SHOTS / f"jupyterlab-{Path(name).stem}-exercise.png"))
     if QUOTED in joined:  # opened, a solution shows its code and the library's lines
-        fold = folds.filter(has_text="Solution to Exercise 5.1").first
+        fold = folds.filter(has_text="Solution to Exercise 5.2").first
         fold.locator("summary").click()
         fold.locator("pre", has_text=QUOTED).wait_for(state="visible", timeout=10_000)
         if shots:

@@ -4,7 +4,7 @@ The book is kept in ``.state.json`` next to the CSV: per student and chapter, th
 points, status, flags and feedback, and a digest of the notebook that earned them, so a
 later run skips what has not changed and merges the rest. The CSV is made from it:
 
-    student, 05:softmax-stable, 05:entropy, 05:softmax-predict (manual), 05:status,
+    student, 05:softmax-predict (manual), 05:softmax-stable, 05:entropy, 05:status,
     05:flags, ..., total, max
 
 ``total`` and ``max`` count the auto-graded exercises. The ``(manual)`` columns are the
