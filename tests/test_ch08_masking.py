@@ -317,9 +317,9 @@ def test_masked_heatmaps_fade_ignored_query_rows():
         (c - 0.5, r - 0.5) for c in range(5) for r in (5, 6, 7)
     ]
     texts = {(t.get_position(), t.get_text()): t.get_color() for t in ax.texts}
-    assert texts[((0, 5), "1/5")] == "0.45" and texts[((0, 0), "0.19")] in ("black", "white")
+    assert texts[((0, 5), "1/5")] == "0.4" and texts[((0, 0), "0.19")] in ("black", "white")
     ticks = [t.get_color() for t in ax.get_yticklabels()]
-    assert ticks[5:] == ["0.45"] * 3 and "0.45" not in ticks[:5]
+    assert ticks[5:] == ["0.4"] * 3 and "0.4" not in ticks[:5]
     assert alt.endswith("Greyed out: rows <pad> to <pad> (5 to 7).")
     plt.close(fig)
     for bad in ((5, 9), (6, 6)):
@@ -625,18 +625,21 @@ def max_without_keepdims(scores, mask):
         (
             lambda s, mask: stable_softmax(np.where(mask, s, -1e4)),
             "FAIL",
-            "allowed scores near -20000, the masked one 0: a finite fill (-1e4, -1e9, even",
+            "on a row whose allowed scores are about -2e+04 and whose masked score is 0, "
+            "masked keys get weight [1]: a finite fill (-1e4, -1e9, even",
         ),
-        # Every finite fill fails, as the exercise says (review 08m: -1e9 passed).
+        # Every finite fill fails, as the exercise says (review 08m: -1e9 passed), and the
+        # hint says which row (review 08n: "weight [1] on allowed scores at the lowest float").
         (
             lambda s, mask: stable_softmax(np.where(mask, s, -1e9)),
             "FAIL",
-            "at the lowest float, the masked one 0: a finite fill (-1e4, -1e9, even",
+            "on a row whose allowed scores are about -1.8e+308 and whose masked score is 0, "
+            "masked keys get weight [1]: a finite fill (-1e4, -1e9, even",
         ),
         (
             lambda s, mask: stable_softmax(np.where(mask, s, np.finfo(float).min)),
             "FAIL",
-            "masked keys get weight [0.3333] on allowed scores at the lowest float",
+            "about -1.8e+308 and whose masked score is 0, masked keys get weight [0.3333]",
         ),
         (
             lambda s, mask: stable_softmax(np.where(mask, s, -1e30)),
@@ -731,6 +734,8 @@ def test_masked_softmax_reference_is_the_library():
         (32, "FAIL", "splits the diagonal in two"),
         (8, "FAIL", "the diagonal alone; each row allows itself and every key before it"),
         (72, "FAIL", "needs dividing by 2"),
+        # review 08n: 45 = 1 + ... + 9 is an off-by-one of its own, not "too high"
+        (45, "FAIL", "45 is 1 + 2 + ... + 9, one row too many: rows run from 0 to 7"),
         (40, "FAIL", "too high"),
         ("36", "FAIL", "expected one number"),
     ],
@@ -746,6 +751,8 @@ def test_causal_count_follows_n(capsys):
     assert check_causal_count(10, n=4)
     assert not check_causal_count(6, n=4)
     assert "leaves out the diagonal" in capsys.readouterr().out
+    assert not check_causal_count(55, n=9)
+    assert "55 is 1 + 2 + ... + 10, one row too many" in capsys.readouterr().out
 
 
 # --- The combined causal + padding mask of a batch ------------------------------------------
@@ -927,6 +934,14 @@ def lengths_without_axis(lengths, n, left):
             "FAIL",
             "your mask is transposed (on lengths [3, 1], n = 4, right padding): the last two",
         ),
+        (  # review 08n: the right-padded mask reversed on both axes flips the triangle
+            lambda ell, n, left: (
+                batch_mask(ell, n, False)[..., ::-1, ::-1] if left else batch_mask(ell, n, left)
+            ),
+            "FAIL",
+            "the causal part points the wrong way (on lengths [2, 4, 3], n = 4, left padding): "
+            "reversing the right-padded mask on both axes",
+        ),
         (crashes, "FAIL", "raised KeyError"),
     ],
 )
@@ -991,7 +1006,7 @@ def test_page_after_review_08j_is_shorter_and_meets_the_empty_row_where_it_happe
     prose = prose_lines(cells)
     words = sum(len(line.split()) for line in prose)
     assert words < 2720, words  # 2,740 before this round; 08m added a folded note
-    assert ids.index("left-pad-code") < ids.index("772c7115") < ids.index("left-pad-refuse")
+    assert ids.index("left-pad-code") < ids.index("left-pad-refuse") < ids.index("772c7115")
     assert "89c5247e" not in ids  # one leak table
     said = sum(len(re.findall(r"exp\(-inf\) = 0|e\^\{-\\infty\} = 0", c.source)) for c in visible)
     assert said == 1, said
@@ -1058,12 +1073,12 @@ def test_page_after_review_08l_says_why_the_cache_holds_and_each_point_once():
     assert words < 2720, words  # 2,593 before this round; 08m added a folded note
     cache = " ".join(by_id["8058d5b6"].source.split())
     assert "the next layer's inputs, so every layer's keys and values" in cache
-    assert "the softmax inside is a copy of chapter 5's" in by_id["abf3379f"].source
+    assert "That softmax is a copy of chapter 5's" in by_id["abf3379f"].source
     text = " ".join(markdown)
     assert len(re.findall(r"renormalis", text)) == 1  # the Summary; the math shows it
     said = [s for s in markdown if re.search(r"\bignored?\b|\bjunk\b", s)]
     assert len(said) == 1 and "greys out their rows" in said[0]  # the figure's cell only
-    assert "vmax=0.3" in by_id["e9d676ee"].source  # 5cca86b5 runs 0 to 1 since 08m
+    assert "vmax=0.3" in by_id["e9d676ee"].source  # 5cca86b5: 0 to 1 in 08m, 0 to 0.5 in 08n
     assert "faded_rows=(n_real, 8)" in by_id["e9d676ee"].source
 
 
@@ -1093,7 +1108,7 @@ def test_page_after_review_08m_folds_the_practice_note_and_shows_the_nan_on_left
     text = " ".join(" ".join(c.source for c in main).split())
     assert "fused" not in text and "is_causal" not in text and "Cross-attention" not in text
     assert "as long as it allows at least one key" in " ".join(by_id["79907c17"].source.split())
-    assert "vmax" not in by_id["5cca86b5"].source  # one 0-to-1 scale: 1.00 is not 0.31
+    assert "vmax=0.5" in by_id["5cca86b5"].source  # 08n: clipped, and 0.31 is not 1.00
     assert "V_nan" not in " ".join(c.source for c in cells)  # the hypothetical is gone
     out = "".join(o.get("text", "") for o in by_id["772c7115"].outputs)
     assert "layer 1: [1 1 1 0 0 0 0 0]" in out and "layer 2: [1 1 1 1 1 1 1 1]" in out
@@ -1102,7 +1117,63 @@ def test_page_after_review_08m_folds_the_practice_note_and_shows_the_nan_on_left
     out = "".join(o.get("text", "") for o in by_id["left-pad-fix"].outputs)
     assert "encoder, real words same as alone: True" in out  # the table's left encoder cell
     out = "".join(o.get("text", "") for o in by_id["zero-route"].outputs)
-    assert out.strip() == "softmax, zero, divide: [nan nan nan]"
+    assert out.splitlines()[0] == "softmax, zero, divide: [nan nan nan]"
     note = by_id["in-practice"].source
     assert ":class: dropdown" in note and "torch.finfo(dtype).min" in note and "-1e9" in note
     assert "word order" in by_id["sym-md"].source
+
+
+def test_page_after_review_08n_practises_the_masked_softmax_where_it_is_taught():
+    """Review 08n: exercise 'Softmax with a mask' sat ~60 cells after "In code"; the
+    Raschka detour and the two-layer NaN demo crowded the main line; an unseen diagram, an
+    unexplained "refuses -inf on purpose", an unused `real`, "b under h"; no cross-attention,
+    is_causal, tile skipping or loss masking; the causal heatmap ran 0 to 1."""
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).parents[1] / "chapters" / "08_masking.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    ids = [c.id for c in cells]
+    by_id = {c.id: c for c in cells}
+    # the exercise right after "In code", the Raschka route inside its solution
+    assert ids.index("03ce7898") + 1 == ids.index("757f12f0") < ids.index("f94b9132")
+    assert ids.index("2441fb2b") < ids.index("zero-route") < ids.index("78ddbfa5")
+    out = "".join(o.get("text", "") for o in by_id["zero-route"].outputs)
+    assert out.splitlines()[1].split() == ["mask", "first:", "[0.", "0.5", "0.5]"]
+    assert (
+        "e^0 = 1" not in by_id["2441fb2b"].source and "positive weight" in by_id["2441fb2b"].source
+    )
+    # the NaN demo folded; the main line goes empty row -> refusal -> | eye -> table
+    assert by_id["772c7115"].metadata["tags"] == ["hide-cell"]
+    assert ":class: dropdown" in by_id["nan-md"].source
+    order = ["left-pad-mid", "left-pad-refuse", "nan-md", "left-pad-intro", "left-pad-after"]
+    assert [ids.index(i) for i in order] == sorted(ids.index(i) for i in order)
+    assert "8fa3b26f" not in ids and "left-pad-fix-md" not in ids
+    # stalls
+    assert "Figure 2 of" in by_id["cf3bb74f"].source and "Mask (opt.)" in by_id["cf3bb74f"].source
+    assert "overflowed" in by_id["abf3379f"].source
+    assert "real = " not in by_id["83d99a4f"].source
+    assert "{term}`permutation equivariance`" in by_id["sym-md"].source
+    assert "b under" not in by_id["mh-mask-md"].source
+    assert "`&` only changes" not in by_id["4543ab08"].source
+    # the educator's additions, all folded
+    cross = by_id["cross-md"].source
+    assert ":class: dropdown" in cross and "(b, 1, n_k)" in cross
+    out = "".join(o.get("text", "") for o in by_id["cross-code"].outputs)
+    assert "weights: (2, 3, 8)" in out and "weight on its pads: 0.0" in out
+    note = " ".join(by_id["in-practice"].source.split())
+    for said in ("is_causal=True", '"flash" path', "chapter 9", "chapter 12", "masked_fill"):
+        assert said in note, said
+    assert "as in float32" in note
+    # main-line words went down (1,976 after this round), and the whole page did not grow
+    folded, main = [], []
+    in_solution = False
+    for c in shown(cells):
+        if c.cell_type != "markdown":
+            continue
+        in_solution |= "solution-start" in c.source
+        (folded if in_solution or ":class: dropdown" in c.source else main).append(c)
+        in_solution &= "solution-end" not in c.source
+    assert sum(len(line.split()) for line in prose_lines(main)) < 2000
+    assert sum(len(line.split()) for line in prose_lines(cells)) < 2717

@@ -185,6 +185,18 @@ def _batch_mistakes(lengths, n: int, left: bool, case: str) -> list[tuple]:
             f"Add the diagonal {_DIAGONAL_LAST}",
         ),
     ]
+    if left:  # the right-padded answer reversed on both axes: the triangle flips too
+        mistakes.insert(
+            0,
+            (
+                _batch_mask(lengths, n, False)[..., ::-1, ::-1],
+                f"the causal part points the wrong way (on {case}): reversing the "
+                "right-padded mask on both axes also turns its lower triangle into an upper "
+                "one, so each word sees the words after it. Reverse only the real positions, "
+                "along the key axis, before combining them with al.causal_mask(n); or mark "
+                "the last lengths[s] positions, j >= n - lengths[s].",
+            ),
+        )
     mistakes += cores
     mistakes.append(
         (

@@ -130,11 +130,14 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
             "over axis=-1."
         )
     # Before the known mistakes: here a fill of 0 and of -1e4 give the same weights.
-    if np.any(out[~full] != 0.0) and np.nanmax(np.where(full, scores, np.nan)) < -1000:
+    top_allowed = np.nanmax(np.where(full, scores, np.nan))
+    if np.any(out[~full] != 0.0) and top_allowed < -1000:
+        masked = np.broadcast_to(scores, full.shape)[~full].max()
         raise Fail(
-            f"masked keys get weight {fmt(out[~full])} on {case}: a finite fill (-1e4, "
-            "-1e9, even np.finfo(float).min) loses to, or ties with, allowed scores as low "
-            "as it. Fill with -np.inf (or use np.where on the exponentials), whose "
+            f"on a row whose allowed scores are about {top_allowed:.2g} and whose masked "
+            f"score is {masked:g}, masked keys get weight {fmt(out[~full])}: a finite fill "
+            "(-1e4, -1e9, even np.finfo(float).min) loses to, or ties with, allowed scores "
+            "as low as it. Fill with -np.inf (or use np.where on the exponentials), whose "
             "exponential is 0 whatever the other scores."
         )
     known_mistakes(out, *_softmax_mistakes(scores, mask, full, case))

@@ -109,6 +109,11 @@ def check_causal_count(answer, n: int = 8) -> CheckResult:
         ),
         (n, "that is the diagonal alone; each row allows itself and every key before it."),
         (
+            (n + 1) * (n + 2) / 2,
+            f"{(n + 1) * (n + 2) // 2} is 1 + 2 + ... + {n + 1}, one row too many: rows run "
+            f"from 0 to {n - 1} and row i allows i + 1 keys, so the last row allows {n}.",
+        ),
+        (
             n * (n + 1),
             f"{n * (n + 1)} is twice the count: n (n + 1) needs dividing by 2 (1 + 2 + ... + {n}).",
         ),
