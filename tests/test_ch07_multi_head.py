@@ -788,14 +788,14 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert mix.outputs[0]["text"] == "'ate', concatenation @ column: 1.0\n"
     read = source["mix-read"]
     assert "the third reads both heads" not in read and "(1.00)" not in read  # 7l: said before
-    assert "A column of $W_o$ can read both heads:" in source["pair-read"]
+    assert "A column of $W_o$ can read both heads:" in source["pair-read2"]
     assert "It subtracts the object head's *human*, 0, from the subject head's, 1" in read
     assert "No head holds this difference; in attention, only $W_o$ reads across heads" in read
     assert "This one mixes the heads" not in source["pair-read"]
     assert "both score 16, halved to 8 by the scaling; each gets 0.48." in source["pair-read"]
     assert "0.00" not in read and "average" not in read  # fix round 7j: the artefact, cut
     assert "blended" not in cells[ids.index("mix-assert")].source
-    assert ids.index("pair-read") < ids.index("mix-code") < ids.index("mix-read")
+    assert ids.index("pair-read2") < ids.index("mix-code") < ids.index("mix-read")
     # what the prose says: the column takes the subject head's human minus the object head's
     W_o = np.eye(4)
     W_o[:, 2] = [0.0, -1.0, 0.0, 1.0]
@@ -825,15 +825,13 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "pair-values",  # fix round 7m: the values in a table of their own
     "pair-run",  # one head against two: the row of weights of "ate"
     "pair-out",  # and what comes back (fix round 7h: labelled tables, no raw indexing)
-    "pair-read",
+    "pair-read",  # fix round 7n (review 07r): one head ...
+    "pair-read2",  # ... and two heads, in two paragraphs
     "mix-code",  # W_o mixes the object and subject heads, once
     "mix-read",
+    "pair-figure",  # fix round 7n: split, maps, concatenation, W_o, drawn on the pair
+    "trained-md",  # fix round 7n: a preview of chapter 11's measured heads
     "83c4d06e",  # "## The math"
-    "heads-md",  # "## Four hand-built heads"
-    "heads-md2",
-    "b256feaf",
-    "10741b3e",
-    "59e25c78",
     "split-md",  # "## Split, attend, concatenate, project": why the sizes change, once
     "e6cfb90e",  # the shape tracer, at those sizes (fix round 7f: moved from before the math)
     "split-md2",  # W_o and the batch axis
@@ -846,10 +844,15 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "34bdbe19",  # "## Exercises"
     "7dce2a2a",  # 7.4 part 2 builds the width-2 head (fix round 4: no longer in the text)
     "bd170a6f",  # "## Summary": fix round 7j, before the optional section (chapters 1, 4, 12)
-    "deeper-md",  # "## Going deeper (optional)": the h slider only
+    "deeper-md",  # "## Going deeper (optional)"
+    "heads-md",  # fix round 7n: the four width-1 heads, moved off the main line
+    "heads-md2",
+    "b256feaf",
+    "10741b3e",
+    "59e25c78",
+    "grid-ex",
+    "slider-md",  # "### Fewer heads, same weights"
     "3dce5151",
-    "h1-code",
-    "h1-read",
     "rank-read",  # fix round 7j: the rank section cut to one paragraph
 ]
 
@@ -874,13 +877,13 @@ def test_main_line_intuition_picture_math_code_experiment():
         "# 7. Multi-head attention",
         "## One head, one average",
         "## The math",
-        "## Four hand-built heads",
         "## Split, attend, concatenate, project",
         "## What heads cost",
         "## In real code",
         "## Exercises",
         "## Summary",
         "## Going deeper (optional)",
+        "### The same at width 1: four hand-built heads",
         "### Fewer heads, same weights",
     ]
     page = "".join(cell.source for cell in cells)
@@ -901,7 +904,7 @@ def test_main_line_intuition_picture_math_code_experiment():
         assert gone not in ids
     for cell_id in ("pair-assert", "mix-assert", "real-assert"):
         assert "remove-cell" in cells[ids.index(cell_id)].metadata["tags"]
-    for cell_id in ("e6cfb90e", "10741b3e", "3dce5151"):
+    for cell_id in ("e6cfb90e", "10741b3e", "3dce5151", "pair-values", "pair-figure"):
         assert "hide-input" in cells[ids.index(cell_id)].metadata["tags"]
 
 
@@ -935,6 +938,7 @@ def test_the_page_is_shorter_and_no_sentence_quotes_more_than_two_numbers():
     assert words <= 2405, words  # fix round 7i: 2,424 before
     assert words <= 2375, words  # fix round 7j: 2,403 before
     assert words <= 2328, words  # fix round 7m: 2,331 before
+    assert words <= 2303, words  # fix round 7n: 2,328 before; the main line 1,366 -> 1,032
     main = " ".join(" ".join(visible_prose(cells[: ids.index("34bdbe19")])).split())
     main = re.sub(r"\$\$.*?\$\$", " ", main)  # display equations are not sentences
     dense = [s for s in re.split(r"(?<=[.!?;:])\s+", main) if numbers_in(s) > 2]
@@ -951,7 +955,7 @@ def test_one_row_must_split_is_said_in_the_text_once():
     page = " ".join(" ".join(c.source.split()) for c in cells if c.cell_type == "markdown")
     assert "One row must split" not in page and "one row must split" not in page
     assert "cannot favour both" not in page and "eight times larger" not in page
-    assert page.count("one weighted average of the values") == 1
+    assert page.count("one head must average what it finds") == 1
     ids = [c.id for c in cells]
     assert "5bb6705c" not in ids and "45e8aaf0" not in ids
 
@@ -977,11 +981,8 @@ def test_cost_and_rank_wording():
     assert page.count("No multiply-add count depends on $h$") == 1
     assert "h\\,n^2$ weights to normalise and store" in source["bd170a6f"]
     assert "rank" not in source["bd170a6f"]
-    # fix round 7m: the forward link to chapter 11's measured heads sits by the toy heads
-    assert (
-        "[Chapter 11](11_real_model.ipynb) measures the heads of a trained model"
-        in (source["heads-md"])
-    )
+    # fix round 7n (review 07r): the link to chapter 11 previews what it measured
+    assert "[Chapter 11](11_real_model.ipynb) reads the heads of a" in source["trained-md"]
     # fix round 7j: the rank section is cut to one paragraph, which states the limit and
     # the condition under which there is none
     read = source["rank-read"]
@@ -1060,8 +1061,9 @@ def test_what_a_one_number_query_does_is_left_to_the_exercise():
     page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
     assert "a sign and a size" not in page and "never a direction" not in page
     assert "A negative $q$ flips the order" in source["7dce2a2a"]
-    assert "deliberately thin" in source["heads-md2"]
-    assert "typically 64 or 128" in source["heads-md2"]
+    assert "thin enough to check by hand" in source["heads-md"]
+    assert "typically 64 or 128" in source["heads-md"]
+    assert "$\\sqrt{d_k} = 1$: no scaling" in source["heads-md"]  # fix round 7n
     keys = toy.X @ HEADS.W_k[:, 0]
     assert (-1.0 * keys).argmax() == keys.argmin() != keys.argmax()  # a negative q flips
 
@@ -1075,10 +1077,11 @@ def test_values_overlap_is_said_with_its_example():
     assert pair.startswith("**The pair**, `toy.heads.PAIR`, holds $W_q, W_k, W_v, W_o$")
     # fix round 7h: what h = 2 does is said before the call
     # fix round 7k: W_o is not cut by columns; the vectors are in the table, not the text
-    assert (
-        "$W_q$, $W_k$ and $W_v$ are each cut into two heads of two columns; $W_o$ reads the "
-        "two heads side by side (by rows)."
-    ) in pair
+    # fix round 7n (review 07r): W_o's row blocks are not named before the math; the value
+    # cards of chapter 6 are named where the values first appear
+    assert "$W_q$, $W_k$ and $W_v$ are each cut into two heads of two columns." in pair
+    assert "by rows" not in pair
+    assert "the (*noun*, *human*) of chapter 6's value cards" in pair
     assert "each matrix" not in pair and "(1, 0)" not in pair
     W_q, W_k, W_v, W_o = HEADS.PAIR
     V = toy.X @ toy.W_v[:, [0, 3]]
@@ -1108,7 +1111,7 @@ def test_plain_printouts_on_the_main_line():
         code = cells[cell_id].source
         for dense in ("rows = {", ".items()", "for t in words", '", ".join', "*fetched"):
             assert dense not in code, (cell_id, dense)
-    for cell_id in ("x-code", "e30f9808", "pair-code", "pair-run", "pair-out"):
+    for cell_id in ("x-code", "e30f9808", "pair-values", "pair-run", "pair-out"):
         assert "toy.table(" in cells[cell_id].source and ":<" not in cells[cell_id].source
     for cell_id in ("pair-code", "pair-run", "pair-out"):
         assert "[1, ate]" not in cells[cell_id].source
@@ -1116,26 +1119,27 @@ def test_plain_printouts_on_the_main_line():
         assert "np.zeros" not in cells[cell_id].source and "hstack" not in cells[cell_id].source
     shown = {
         cid: cells[cid].outputs[-1]["data"]["text/plain"]
-        for cid in ("pair-code", "pair-run", "pair-out", "x-code")
+        for cid in ("pair-values", "pair-run", "pair-out", "x-code")
     }
     # fix round 7k: each head's own query of "ate", (16, 0) and (0, 16), beside the keys.
     # Fix round 7m (review 07q): where the 16s come from is printed first (W_q's action
     # row), and the values have their own table, (noun, human) apart from (food, person)
     assert cells["pair-code"].outputs[0]["text"] == "row 'action' of W_q: [16.  0.  0. 16.]\n"
-    vectors = shown["pair-code"].splitlines()
-    assert vectors[0].split() == ["in", "a", "head", "food", "person"]
-    assert [line.rsplit(maxsplit=2) for line in vectors[1:]] == [
-        ["'ate' asks, object head", "16", "0"],
-        ["'ate' asks, subject head", "0", "16"],
-        ["key 'cake'", "1", "0"],
-        ["key 'I'", "0", "1"],
+    # fix round 7n (review 07r): the tables are built in a hide-input cell; the visible
+    # pair-code is three lines: the matrices, the projections, W_q's action row
+    assert len(cells["pair-code"].source.splitlines()) == 3
+    assert "hide-input" in cells["pair-values"].metadata["tags"]
+    asks, kv = (o["data"]["text/plain"].splitlines() for o in cells["pair-values"].outputs)
+    assert [line.rsplit(maxsplit=2) for line in asks] == [
+        ["'ate' asks", "food", "person"],
+        ["object head", "16", "0"],
+        ["subject head", "0", "16"],
     ]
-    assert len({len(line) for line in vectors}) == 1  # the columns line up
-    values = cells["pair-values"].outputs[-1]["data"]["text/plain"].splitlines()
-    assert [line.rsplit(maxsplit=2) for line in values] == [
-        ["value", "noun", "human"],
-        ["'cake'", "1", "0"],
-        ["'I'", "1", "1"],
+    assert len({len(line) for line in asks}) == 1  # the columns line up
+    assert [line.rsplit(maxsplit=4) for line in kv] == [
+        ["key, value", "food", "person", "noun", "human"],
+        ["'cake'", "1", "0", "1", "0"],
+        ["'I'", "0", "1", "1", "1"],
     ]
     assert "$W_q$'s only non-zero row, *action*, holds the 16s" in " ".join(
         cells["pair-md"].source.split()
@@ -1179,15 +1183,12 @@ def test_the_named_heads_and_one_merged_experiment():
     # fix round 7h: "ate" -> "cake" / "I" is not shown a third time, only referred to
     # fix round 7i: "ate needs two heads" is made by the pair and the summary, not here
     assert "the pair again" not in source["59e25c78"] and "ate" not in source["59e25c78"]
-    assert "it has action 0.3" in source["59e25c78"]
+    assert "it has action 0.3" not in source["59e25c78"]  # fix round 7n: cut
     assert 'they have less *pointer* than "it"' in source["59e25c78"]
     # fix round 7h: zeroing the action row changes no winner: say only what it does
     # fix round 7j: "and" and "delicious" have negative keys too; the least weight only
     # from words whose query is positive
-    assert (
-        "so verbs get the lowest keys in every head and the least weight from every word "
-        "that asks" in source["heads-md2"]
-    )
+    assert "the lowest keys in every head" not in source["heads-md2"]  # fix round 7n: cut
     assert "do not pick verbs" not in source["heads-md2"]
     read = source["pair-read"]
     # fix round 7j: the one-head tie is explained, and what is lost is the shared feature
@@ -1195,32 +1196,32 @@ def test_the_named_heads_and_one_merged_experiment():
         'Run as one head, the query of "ate" is $(16, 0, 0, 16)$: "cake" and "I" both score '
         "16, halved to 8 by the scaling; each gets 0.48."  # fix round 7l: scaled
     )
-    assert "one weighted average of the values, (0.98, 0.48)" in read
-    assert "Both words are nouns, so in one average their *noun* merges, and the result" in read
+    # fix round 7n (review 07r): why twice; "nouns" said of the value cards, not of "I"
+    assert (
+        "The pair's $W_v$ puts (*noun*, *human*) in both halves, so the one-head row returns "
+        "the same average twice: (0.98, 0.48)." in read
+    )
+    assert "Both words are nouns" not in read
+    assert "Both words carry *noun* = 1 in their value cards, so in one average" in read
     assert "is lost" not in read
-    assert "a non-human noun (0.99, 0.00), who ate a human noun (1.00, 1.00)" in read
-    assert "one head must average what it finds" in source["pair-read"]  # fix round 7h
-    assert "{cite:p}`vaswani2017attention`" in source["pair-read"]
+    read2 = source["pair-read2"]
+    assert "a non-human noun (0.99, 0.00), who ate a human noun (1.00, 1.00)" in read2
+    assert "one head must average what it finds" in read2  # fix round 7h
+    assert "can each attend to different positions" in read2 and "other positions" not in read2
+    assert "{cite:p}`vaswani2017attention`" in read2
     # fix round 7g, item 1: the W_q x 8 demo (a row "cannot favour both") is cut
     assert "5bb6705c" not in ids
     # item 5: the outline legend is on the figure; the h = 2 frame is pointed at
     assert "outline: each row's largest weight" in source["10741b3e"]
     assert "outlines mark" not in source["59e25c78"]
-    assert "At $h = 2$, where it opens, find the row" in source["deeper-md"]  # fix round 7j
-    assert "Set it to" not in source["deeper-md"]
-    assert "still finds" not in source["h1-read"] and "like the pair" not in source["h1-read"]
-    h2 = cells[ids.index("h1-code")].outputs[-1]["data"]["text/plain"].splitlines()
-    assert h2[1].split()[-2:] == ["0.71", "0.04"] and h2[2].split()[-2:] == ["0.13", "0.61"]
-    # item 2: at h = 1 the row never split evenly; the food-topic column tips it
-    h1 = source["h1-read"]
-    assert "would tie" in h1 and "$0.9 \\times 2 = 1.8$" in h1 and "no longer splits" not in h1
+    assert 'Find the row of "ate" at $h = 2$, where it opens' in source["slider-md"]
+    assert "Set it to" not in source["slider-md"]
+    # fix round 7n (review 07r): the h = 1 table and its paragraph, a third telling of
+    # "one head averages", are cut; the slider shows both frames
+    assert "h1-code" not in ids and "h1-read" not in ids
     assert "and $W_o$ combines their notes" in source["855d1d49"]  # fix round 7h: 2 sentences
     assert "pointers ask; food answers, and people less" in source["heads-md2"]
-    assert (
-        "the first three heads return a word's food, and the last its person"
-        in (source["heads-md2"])
-    )
-    assert "$W_o$ is the identity for now" in source["heads-md2"]
+    assert "with $W_o$ the identity" in source["heads-md2"]
     delicious = toy.token_index("delicious")
     assert toy.X[delicious, 2] == 0.3
     assert toy.heads.attention()[1][3, delicious].argmax() == I
@@ -1237,7 +1238,7 @@ def test_one_change_of_sizes_said_once_and_the_batch_axis_is_shown():
     assert "diagram-md" not in ids
     assert ids.index("split-md") + 1 == ids.index("e6cfb90e")
     assert "shape_tracer(n=6, d_model=32, h=8)" in cells[ids.index("e6cfb90e")].source
-    why = "The toy has $h = d_{model} = 4$, so its shapes cannot tell the axes apart."
+    why = "In the pair $h = d_k = 2$, so its shapes cannot tell the axes apart."
     assert why in source["split-md"] and "no two axes share a length" in source["split-md"]
     page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
     assert page.count("d_{model} = 32") == 2  # the split section and the parameter exercise
@@ -1303,11 +1304,7 @@ def test_the_heads_show_their_values_and_w_o_before_any_output():
     ids = [cell.id for cell in cells]
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     assert "literalinclude} ../attention_lib/toy/heads.py" in source["heads-md2"]
-    assert (
-        "the first three heads return a word's food, and the last its person"
-        in (source["heads-md2"])
-    )
-    assert "the identity for now" in source["heads-md2"]
+    assert "Then what comes back, with $W_o$ the identity:" in source["heads-md2"]
     first_output = ids.index("b256feaf")  # al.multi_head_attention with toy.heads.W_o
     assert ids.index("heads-md") < first_output
     # the values the page names: food for heads 1 to 3, person for head 4
@@ -1438,7 +1435,7 @@ def test_fix_round_7i_wording():
     assert "Both libraries" not in real
     assert "as does nanoGPT when it loads GPT-2" in real
     assert "3 who ate" not in labels  # fix round 7j: outputs named, not numbered
-    assert "In the next three sections the arrays have" in source["split-md"]
+    assert "In this section and the next two the arrays have" in source["split-md"]
     assert "From here on" not in source["split-md"]
     assert "among these three keys" in source["7dce2a2a"]
     assert "initial=2," in source["3dce5151"]
@@ -1457,12 +1454,12 @@ def test_fix_round_7k_wording():
     in out[0]; the visible words go down (2,372 before)."""
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    assert "(0.98, 0.48), twice: its value columns repeat (noun, human)." in source["pair-read"]
+    assert "returns the same average twice: (0.98, 0.48)." in source["pair-read"]
     W_q, W_k, W_v, W_o = HEADS.PAIR
     one, _ = al.multi_head_attention(toy.X, *HEADS.PAIR, h=1)
     assert np.allclose(W_v[:, :2], W_v[:, 2:]) and np.allclose(one[:, :2], one[:, 2:])
     assert (
-        'A query of 0 gives a uniform row ("all 1/8"), as for "I" in every head.'
+        'A query of 0 gives a uniform row ("all 1/8"), as for "I" in every head:'
         in (source["412ae28a"])
     )
     q = toy.X @ toy.heads.W_q  # (8, 4): d_k = 1, one query per token and head
@@ -1478,3 +1475,65 @@ def test_fix_round_7k_wording():
         owners = [set(np.argwhere(np.isin(X, row))[:, 0]) for row in trap]  # X's rows
         assert owners == [{j // h} for j in range(n)], owners
     assert sum(len(line.split()) for line in visible_prose(cells)) <= 2335
+
+
+def test_split_concat_draws_the_pair_step_by_step():
+    """Fix round 7n (review 07r, educator 2): split, per-head maps, concatenation and W_o,
+    drawn on the pair itself; tokens label every row, the text is >= 9 CSS px at 1280 px,
+    the heads differ in line style as well as colour, and bad input gets a clear error."""
+    from attention_lib.plotting.split_concat import split_concat
+
+    W_q, W_k, W_v, _ = HEADS.PAIR
+    W_o = np.eye(4)
+    W_o[:, 2] = [0.0, -1.0, 0.0, 1.0]
+    args = (toy.X, W_q, W_k, W_v, W_o, 2, toy.TOKENS)
+    fig, alt = split_concat(*args, query="ate", cols=["noun", "human"] * 2, title="pair")
+    panels = [ax for ax in fig.axes if ax.images]
+    assert len(panels) == 6  # Q, two maps, concatenation, W_o, output
+    titles = [ax.get_title() for ax in panels]
+    assert titles[0].startswith("1. Q = X W_q") and titles[-1] == "= output (8×4)"
+    assert [t.get_text() for t in panels[0].get_yticklabels()] == list(toy.TOKENS)
+    assert [t.get_text() for t in panels[1].get_xticklabels()] == list(toy.TOKENS)
+    assert [t.get_text() for t in panels[3].get_xticklabels()] == ["noun", "human"] * 2
+    assert all(ax.images[0].get_cmap().name == "cividis" for ax in panels)
+    styles = {p.get_linestyle() for p in panels[0].patches}
+    assert len(styles) == 2  # head 1 solid, head 2 dashed
+    fig.canvas.draw()
+    natural = fig.get_size_inches()[0] * 90
+    sizes = [t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text().strip()]
+    assert min(sizes) * 90 / 72 * min(1, 688 / natural) >= 9.0
+    # the numbers drawn are the library's: the output of "ate" is (0.99, 0, 1, 1)
+    out = [t.get_text() for t in panels[-1].texts][4 * ATE : 4 * ATE + 4]
+    assert out == [".99", "0", "1", "1"]
+    assert "head 1 gives 'cake' 0.97; head 2 gives 'I' 1.00" in alt
+    assert "row 'ate' reads (.99, 0, 1, 1)" in alt
+    plt.close(fig)
+    with pytest.raises(ValueError, match="h must be 1 to 4 and divide d_model = 4, got 3"):
+        split_concat(*args[:5], 3, toy.TOKENS, query="ate", title="x")
+    with pytest.raises(ValueError, match="query 'pie' is not one of the tokens"):
+        split_concat(*args, query="pie", title="x")
+    with pytest.raises(ValueError, match="one token per row of X: 7 tokens, X has 8 rows"):
+        split_concat(*args[:6], toy.TOKENS[:7], query="ate", title="x")
+    with pytest.raises(ValueError, match="cols names the 4 columns, got 2 names"):
+        split_concat(*args, query="ate", cols=["a", "b"], title="x")
+
+
+def test_fix_round_7n_one_toy_on_the_main_line():
+    """Cold review 07r: the four width-1 heads move to Going deeper as "the same at width 1";
+    the pair is the one toy of the main line, drawn step by step; the math says why
+    d_k = d_model / h; chapter 11's measured heads are previewed without numbers; the main
+    line's visible words go down (1,366 before, counted up to the exercises)."""
+    cells = chapter_cells()
+    ids = [c.id for c in cells]
+    source = {c.id: " ".join(c.source.split()) for c in cells}
+    assert ids.index("deeper-md") < ids.index("heads-md") < ids.index("grid-ex")
+    assert "hide-input" in cells[ids.index("pair-figure")].metadata["tags"]
+    assert "split_concat(" in cells[ids.index("pair-figure")].source
+    assert "the column is 1 when a person ate a non-person" in source["mix-read"]
+    assert "So $h$ heads are together as wide as one full head" in source["83c4d06e"]
+    trained = source["trained-md"]
+    for said in ("park most of their weight on `[CLS]`", "the previous or the next token"):
+        assert said in trained
+    assert 'no head cleanly links "it" to "cake"' in trained
+    main = prose_lines(cells[: ids.index("34bdbe19")])
+    assert sum(len(line.split()) for line in main) <= 1032
