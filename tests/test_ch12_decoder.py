@@ -329,7 +329,7 @@ def test_the_figures_carry_labels_and_alt_text_from_the_data():
     heights = [bar.get_height() for bar in fig.axes[0].patches]
     assert np.allclose(heights, [0.6, 0.3, 0.1]) and np.isclose(sum(heights), 1.0)
     assert "'delicious' (0.60)" in alt and "a b . | c ." in alt
-    assert "all 2 other words together 0.10" in alt
+    assert "'delicious' (0.60), 'rich' (0.30); all 2 other words together 0.10" in alt
     plt.close(fig)
     long = ["a very long sentence that wraps " * 4, "short ."]
     sizes = {
@@ -385,6 +385,9 @@ def test_the_marked_head_cell_is_framed_clear_of_the_row_maximum_outline():
     ax = fig.axes[3]
     numbers = [t.get_text() for t in ax.texts]
     assert numbers == ["1.00", "0.50", "0.33", "0.25", "0.20", "0.17", "0.14", "0.91"], numbers
+    hatched = [(p.get_x(), p.get_y()) for p in ax.patches if p.get_hatch()]
+    assert len(hatched) == 8 * 7 // 2 and all(x > y for x, y in hatched)  # above the diagonal
+    assert "masked cells above the diagonal are hatched" in alt
     frames = [p for p in ax.patches if not p.get_fill()]
     frame = next(p for p in frames if to_hex(p.get_edgecolor()) == "#cc79a7")
     halo = next(p for p in frames if p.get_linewidth() > frame.get_linewidth())

@@ -138,7 +138,7 @@ def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8)
     ax.set_ylabel("probability")
     ax.set_title(f"T = {T:g}: the next word after “{prompt}”", fontsize=10)
     fig.text(0.02, 0.05 / height, "\n".join(lines), fontsize=9, va="bottom", family="monospace")
-    shown = ", ".join(f"'{w}' ({v:.2f})" for w, v in zip(labels[:3], p[order][:3], strict=True))
+    shown = ", ".join(f"'{w}' ({v:.2f})" for w, v in zip(labels, p[order], strict=True))
     alt = (
         f"Bar chart at temperature {T:g} of the likeliest next words after '{prompt}': "
         f"{shown}; all {p.size - len(order)} other words together {rest:.2f}. "
@@ -175,6 +175,11 @@ def decoder_heads(weights, tokens, *, title: str, head: int, query: str, key: st
     for text in fig.texts:  # the query label next to the tick labels, not at the edge
         if text.get_text() == "query (attending)":
             text.set_x(fig.axes[0].get_position().x0 - 0.75 / fig.get_figwidth())
+    n = len(tokens)
+    for ax in fig.axes[: len(weights)]:  # masked cells hatched, apart from a learned 0
+        for i, j in zip(*np.triu_indices(n, 1), strict=True):
+            cell = Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///", lw=0, ec="0.6")
+            ax.add_patch(cell)
     r, c = tokens.index(query), tokens.index(key)
     pad = 0.125  # of a cell: outside the black outline (3 pt wide) on the cell's edge
     for ax in fig.axes[: len(weights)]:  # the key labels a little lower, clear of the frame
@@ -193,7 +198,8 @@ def decoder_heads(weights, tokens, *, title: str, head: int, query: str, key: st
         if i != head - 1
     ]
     lead += f". From '{query}', the other heads put on '{key}': {'; '.join(others)}"
-    return fig, f"{lead}. Only each row's largest weight is printed. {alt}"
+    lead += ". Only each row's largest weight is printed; the masked cells above the diagonal"
+    return fig, f"{lead} are hatched. {alt}"
 
 
 def decoder_diagram(*, h: int, d_model: int, d_ff: int, n_vocab: int):

@@ -14,6 +14,8 @@ left out, with every sentence that contains "ate the cake and it was".
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 SEED = 12
@@ -191,3 +193,34 @@ def corpus(n: int = N_SENTENCES, seed: int = SEED) -> list[str]:
         if LEFT_OUT_PHRASE not in text:  # LEFT_OUT among them
             seen.setdefault(text)
     return list(seen)
+
+
+def well_formed(s: str) -> bool:
+    """Could :func:`sentence` have written ``s``? A template, its agreement, a taste of the kind.
+
+    Each template becomes a pattern whose slots accept their own words; ``{taste}`` accepts
+    the tastes of the sentence's kind of food and the tastes any food can have.
+    """
+    s = re.sub(r"^(he|she) likes ", r"\1 like ", s)
+    kind_of = {f: kind for kind, (foods, _) in KINDS.items() for f in foods.split()}
+    dish = next((w for w in s.split() if w in kind_of), None)  # the template's {food}
+    if dish is None:
+        return False
+    kind, many, a = kind_of[dish], form(dish) == "plural", article(dish)
+    slots = dict(S=SUBJECTS, P=PEOPLE, eat=EAT, make=MAKE, time=TIMES, place=PLACES, very=VERY)
+    slots |= dict(food=[dish], taste=[*KINDS[kind][1], *BAD])
+    slots |= dict(it=["they" if many else "it"], was=["were" if many else "was"])
+    slots |= dict(is_=["are" if many else "is"], this=["these" if many else "this"])
+    slots |= dict(amount=[x.format(a=a) for x in AMOUNT[form(dish)]])
+    slots["a_food"] = [f"{a} {dish}" if form(dish) == "count" else dish]
+    for template in TEMPLATES:
+        same = "both" in template  # two foods of one kind
+        slots["food2"] = [f for f in kind_of if f != dish and (kind_of[f] == kind or not same)]
+        parts = re.split(r"\{(\w+)\}", template)  # text, slot, text, slot, ...
+        rx = "".join(
+            f"({'|'.join(map(re.escape, slots[x]))})" if i % 2 else re.escape(x)
+            for i, x in enumerate(parts)
+        )
+        if re.fullmatch(rx, s):
+            return True
+    return False

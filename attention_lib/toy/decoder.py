@@ -22,6 +22,7 @@ import numpy as np
 from ..core import softmax
 from ..decoder import cross_entropy, forward, forward_with_heads, head_outputs, init_params
 from ..decoder_backward import loss_and_gradients
+from .corpus_rules import well_formed as well_formed  # the judge of written sentences
 
 BOS, PAD = "<s>", "<pad>"  # start of a sentence; filler after its "."
 N_CTX = 14  # positions: <s> and the longest sentence (13 tokens, "." included)
@@ -134,12 +135,22 @@ class TrainingRun(NamedTuple):
 
 
 def train(
-    train: Batch, test: Batch, *, steps=800, batch_size=32, lr=0.01, seed=0, every=100, adam=True
+    train: Batch,
+    test: Batch,
+    *,
+    steps=800,
+    batch_size=32,
+    lr=0.01,
+    seed=0,
+    every=100,
+    adam=True,
+    attention=True,
 ):
     """Adam on minibatches of ``batch_size`` sentences, from :func:`init_params`.
 
     With ``adam=False``, plain gradient descent instead: every weight moves by ``lr`` times
-    its gradient, as in chapter 10.
+    its gradient, as in chapter 10. With ``attention=False``, a control: ``W_o`` stays 0, so
+    attention adds nothing and each position sees only its own token and position.
 
     The learning rate decays linearly to 0 over the steps. Every ``every`` steps (and at
     step 0), or at each step of ``every`` if it is a list of steps, the loss is measured
@@ -148,6 +159,8 @@ def train(
     two curves compare like with like. Deterministic for a given ``seed``.
     """
     params = init_params(len(VOCAB), D_MODEL, N_CTX, D_FF, seed=seed)
+    if not attention:
+        params["W_o"][:] = 0  # and its gradient is zeroed below: attention stays silent
     rng = np.random.default_rng(seed)
     seen = Batch(*(a[: len(test.ids)] for a in train))  # training sentences to measure on
     state, measured = {}, []
@@ -161,6 +174,8 @@ def train(
             break
         rows = rng.choice(len(train.ids), size=batch_size, replace=False)
         _, grads = loss_and_gradients(params, HEADS, *(a[rows] for a in train))
+        if not attention:
+            grads["W_o"] = np.zeros_like(grads["W_o"])
         rate = lr * (1 - step / steps)
         if adam:
             adam_step(params, grads, state, rate, step + 1)
@@ -187,11 +202,15 @@ def mean_ablated(params: dict, words, heads, reference: Batch) -> np.ndarray:
     n, bad = len(ids), [k for k in heads if not 1 <= k <= HEADS]
     if bad:
         raise ValueError(f"heads are counted from 1 to {HEADS}, got {bad[0]}")
-    ref_ids = reference.ids[:, :n]  # (m, n): each reference's first n tokens
+    idx = [k - 1 for k in heads]
+    mean = _mean_head_outputs(params, reference.ids[:, :n])  # (h, n, d_model), held out
+    outputs = head_outputs(params, ids, HEADS)  # (h, n, d_model), this sentence's
+    outputs[idx] = mean[idx]  # the listed heads' outputs swapped for their averages
+    return softmax(forward_with_heads(params, ids, outputs)[-1])  # the rest, rerun
+
+
+def _mean_head_outputs(params: dict, ref_ids: np.ndarray) -> np.ndarray:
+    """Each head's output at each position, averaged over the real tokens of ``ref_ids``."""
     real = (ref_ids != INDEX[PAD])[:, None, :, None]  # (m, 1, n, 1)
     ref = head_outputs(params, ref_ids, HEADS)  # (m, h, n, d_model)
-    mean = (ref * real).sum(axis=0) / real.sum(axis=0)  # (h, n, d_model)
-    outputs = head_outputs(params, ids, HEADS)  # (h, n, d_model)
-    for k in heads:
-        outputs[k - 1] = mean[k - 1]
-    return softmax(forward_with_heads(params, ids, outputs)[-1])
+    return (ref * real).sum(axis=0) / real.sum(axis=0)  # (h, n, d_model)
