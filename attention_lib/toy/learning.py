@@ -8,7 +8,7 @@ to the singular one::
     the cakes and the cookie and it was      ->  cookie
 
 The model **copies** that noun into the position of "it": its answer is the noun whose
-embedding is closest to the attention output at "it". Attention is necessary and must
+embedding has the largest dot product with the output at "it". Attention is needed and must
 be learned: the embedding of "it" knows nothing about the sentence; either noun can
 come first, so neither word nor position gives the answer away ("it" must look for
 *singular*); and uniform attention gives the two mirror images above the *same* output.
@@ -224,8 +224,8 @@ def loss_and_gradients(
     dQ, dK, dV = backward(Q, K, V, dOut)
     d = D_MODEL
     grads = {
-        "W_q": X_it.reshape(-1, d).T @ dQ.reshape(-1, d),  # sum over sentences of Xᵀ dQ
-        "W_k": data.X.reshape(-1, d).T @ dK.reshape(-1, d),  # (m*n, d)ᵀ @ (m*n, d)
+        "W_q": X_it.reshape(-1, d).T @ dQ.reshape(-1, d),  # Σ_m Xᵀ dQ
+        "W_k": data.X.reshape(-1, d).T @ dK.reshape(-1, d),  # over every token
         "W_v": data.X.reshape(-1, d).T @ dV.reshape(-1, d),
     }
     return loss, grads
