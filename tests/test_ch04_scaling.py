@@ -607,6 +607,8 @@ def mutates(Q, K):
         (rounded_root, "FAIL", "not int(np.sqrt(d_k))"),
         (lambda Q, K: np.dot(Q, K.T) / np.sqrt(Q.shape[-1]), "FAIL", "np.dot is a matrix product"),
         (lambda Q, K: np.dot(Q, swap(K)) / np.sqrt(Q.shape[-1]), "FAIL", "(np.matmul) multiplies"),
+        # tensordot never transposes: its hint names the batch pairing, not a transpose
+        (lambda Q, K: np.tensordot(Q, K, ([-1], [-1])) / 3, "FAIL", "np.tensordot sums over"),
         (lambda Q, K: Q @ K.swapaxes(0, 1) / np.sqrt(Q.shape[-1]), "FAIL", "Your swapaxes swaps"),
         # written for 3-D arrays: axis 2 does not exist on the first, 2-D case
         (lambda Q, K: Q @ np.swapaxes(K, 1, 2) / 3, "FAIL", "count axes from the end, np.swapaxes"),

@@ -171,9 +171,18 @@ _NP_DOT = (
     "batch: Q @ np.swapaxes(K, -1, -2)."
 )
 
+_TENSORDOT = (
+    "np.tensordot sums over the axes you name and keeps every other axis of both arrays: "
+    "on a batch it pairs every sentence's queries with every sentence's keys. The @ "
+    "operator (np.matmul) multiplies batch by batch: Q @ np.swapaxes(K, -1, -2)."
+)
+
 
 def _batch_shape_hint(fn) -> str:
-    """The hint for a wrong shape on a batch: np.dot's, or transpose only the last two axes."""
+    """The hint for a wrong shape on a batch: np.dot's (or tensordot's), or transpose only
+    the last two axes."""
+    if uses_name(fn, "tensordot"):
+        return " " + _TENSORDOT
     if uses_name(fn, "dot"):
         return " " + _NP_DOT
     return " Transpose only the last two axes of K: np.swapaxes(K, -1, -2)."
