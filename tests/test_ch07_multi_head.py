@@ -472,7 +472,7 @@ def loop_variant(kind):
     """A loop answer with one slip (fix round 7g, item 7)."""
 
     def fn(X, W_q, W_k, W_v, W_o, h):
-        d_k = {"d_k = 2": 2, "d_k = h": h}.get(kind, X.shape[-1] // h)
+        d_k = {"d_k = 2": 2, "d_k = h": h, "d_k = n // h": len(X) // h}.get(kind, X.shape[-1] // h)
         heads, weights = [], []
         first = 1 if kind == "range(1, h)" else 0
         for i in range(first, h - 1 if kind in ("drop last", "range(h - 1)") else h):
@@ -621,6 +621,8 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
             "Your heads are 2 columns wide, but here d_k = d_model // h = 12 // 2 = 6",
         ),
         (loop_variant("range(1, h)"), "FAIL", "the first head is missing. Check the loop: range"),
+        # fix round 7n (review 07r): d_k from the tokens' axis, X.shape[0] // h, is named
+        (loop_variant("d_k = n // h"), "FAIL", "or X.shape[0] // h (n = 5 counts the tokens)"),
         (loop_variant("one too wide"), "FAIL", "13 columns, not d_model = 12: each head's slice"),
         (loop_variant("one too narrow"), "FAIL", "10 columns, not d_model = 12: each head's"),
         # Fix round 7k: the block form with W_o's columns was told "the last head is missing"

@@ -117,10 +117,15 @@ def _wrong_concatenation(fn, X, W_q, W_k, W_v, W_o, h) -> str:
     for width in range(1, d_model + 1):  # d_k typed in as a number
         height = sum(len(range(d_model)[i * width : (i + 1) * width]) for i in range(h))
         if width != d_k and height and concat_of(height) is not None:
+            axis = (  # d_k = X.shape[0] // h gives this width too: name both slips
+                f", or X.shape[0] // h (n = {X.shape[-2]} counts the tokens)"
+                if width == X.shape[-2] // h
+                else ""
+            )
             return (
                 f"Your heads are {width} columns wide, but here d_k = d_model // h = "
-                f"{d_model} // {h} = {d_k}. Is d_k a fixed number in your code? Take it from "
-                "the input: d_k = X.shape[-1] // h."
+                f"{d_model} // {h} = {d_k}. Is d_k a fixed number in your code{axis}? Take "
+                "it from the input's last axis: d_k = X.shape[-1] // h."
             )
     return ""
 
