@@ -6,7 +6,8 @@
 The weights are ``attention_lib.toy.attention()``, the ones chapter 5 computes: one row
 per word attending, one column per word attended to. The cell "it" -> "cake" is outlined
 (``score_heatmap``'s mark) and so is the row "it"; the colour bar marks the even share
-1/8 that a row of 8 weights would give each word if it did not choose at all. Colours
+1/8 = 0.125 that a row of 8 weights would give each word if it did not choose at all (its
+ticks are all decimals, as the cells are). Colours
 are ``cividis`` (colour-blind safe), and every cell prints its number.
 
 The figure is 5 inches wide and intro.md draws it at most 440 px wide, so its smallest
@@ -49,11 +50,13 @@ def alt_text() -> str:
     w, it, cake = weights()
     n = w.shape[1]
     second = sorted(w[it])[-2]
+    leaning = (w.argmax(axis=-1) == cake).sum()
+    assert leaning > n / 2, "the alt text says most rows lean to 'cake'"
     return (
-        f"Heatmap of the toy's attention weights, {n} words by {n}: each row is a word "
-        f"attending and sums to 1. Every cell lies between {w.min():.2f} and {w.max():.2f}, "
-        f"close to the even share 1/{n}. The outlined row 'it' gives 'cake' {w[it, cake]:.2f}, "
-        f"its largest weight; the next is {second:.2f}."
+        f"Heatmap of the toy's attention weights, {n} words by {n}; each row sums to 1. "
+        f"Every cell lies between {w.min():.2f} and {w.max():.2f}, close to the even share "
+        f"1/{n}. Most rows weigh 'cake' most; the outlined row 'it' gives 'cake' "
+        f"{w[it, cake]:.2f}, its largest weight (next: {second:.2f})."
     )
 
 
@@ -64,7 +67,7 @@ def draw():
     fig, _ = score_heatmap(
         w,
         list(toy.TOKENS),
-        title="Attention weights of the toy",
+        title="Attention weights of the hand-set toy",
         vmin=0.0,
         vmax=0.25,
         cbar_label="attention weight",
@@ -76,7 +79,7 @@ def draw():
     row.set(linestyle="--", zorder=2.5, clip_on=False)
     ax.add_patch(row)
     bar.axhline(1 / n, color="white", linewidth=2)
-    bar.set_yticks([0, 1 / n, 0.25], ["0", "1/8", "0.25"])
+    bar.set_yticks([0, 1 / n, 0.25], ["0", f"{1 / n:.3f}", "0.25"])
     fig.set_dpi(DPI)
     fig.tight_layout()
     return fig
