@@ -17,6 +17,7 @@ import attention_lib as al
 from attention_lib.backward import attention_backward, softmax_jacobian
 from attention_lib.checks import check_dot_variance, check_scaled_scores
 from attention_lib.plotting import gradients_vs_dimension, scaling_frame
+from attention_lib.plotting.scaling import gradient_vs_top_weight
 
 # --- softmax_jacobian ----------------------------------------------------------------------
 
@@ -773,9 +774,10 @@ def outside_folds(text):
     return re.sub(r"````\{admonition\}.*?\n:class: dropdown.*?````", "", text, flags=re.S)
 
 
-def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_it():
-    """Review 04s: table -> slider -> gradient -> summary, then the optional GPT-2 aside in a
-    dropdown; the main line explains the gradient without the Jacobian or the chain rule."""
+def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_saturation():
+    """Review 04s: table -> slider -> gradient -> summary; review 04u: the optional GPT-2
+    aside is a dropdown right after the saturation result that raises its question. The main
+    line explains the gradient without the Jacobian or the chain rule."""
     cells = chapter_cells()
     ids = [cell.get("id") for cell in cells]
     headings = [
@@ -788,13 +790,18 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_it():
     at_summary = ids.index("108c6c23")
     summary = cells[at_summary].source
     main = " ".join(" ".join(visible_markdown(cells[:at_summary])).split())
-    # after the summary: one dropdown, and its code cell folded too
-    after = [c for c in shown(cells[at_summary + 1 :]) if c.cell_type == "markdown"]
-    assert [c.get("id") for c in after] == ["gpt2-deeper"]
-    aside = " ".join(after[0].source.split())
+    # nothing after the summary; the GPT-2 dropdown (and its folded code) follows fa6cbeb4
+    assert not [c for c in shown(cells[at_summary + 1 :]) if c.cell_type == "markdown"]
+    assert ids.index("gpt2-deeper") == ids.index("fa6cbeb4") + 1
+    box = cells[ids.index("gpt2-deeper")]
+    aside = " ".join(box.source.split())
     assert aside.startswith("````{admonition} Going deeper (optional)")
-    assert ":class: dropdown" in aside and outside_folds(after[0].source).strip() == ""
+    assert ":class: dropdown" in aside and outside_folds(box.source).strip() == ""
     assert "hide-cell" in cells[ids.index("2e6482c3")].metadata["tags"]
+    # the main line: what shows before the summary without opening a box
+    main = " ".join(
+        " ".join(outside_folds(s) for s in visible_markdown(cells[:at_summary])).split()
+    )
     for word in (
         "GPT-2",
         "under 1%",  # 0.25% to 0.62% over seeds: no seed-dependent 0.5% on the page
@@ -804,19 +811,20 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_it():
     ):
         assert word in aside and word not in main, word
     # the 31% is a unit-variance worst case: the main line says so and points at the aside
-    assert "saturates far less: see the aside after the summary" in main
+    assert "saturates far less: open the box below" in main
+    assert "**variance is $d_k$**" in summary
     # the gradient in words and one formula, not the Jacobian; the fold keeps the Jacobian
     plain = " ".join(outside_folds("\n".join(visible_markdown(cells[:at_summary]))).split())
     for word in ("Jacobian", "chain rule", r"\partial p_i"):
         assert word not in plain, word
     assert r"J = \operatorname{diag}(p) - p\,p^\top" in cells[ids.index("grad-why")].source
     for word in (
-        "**variance is $d_k$**",
+        r"\operatorname{Var}(q \cdot k) = d_k",  # derived once; the summary bolds it
         "**saturated**",
         r"\frac{dp}{dg} = p\,(1 - p)",  # the two-key warm-up
         r"at most $1 - p_{\text{top}}$",
-        "**Why not start $W_q$ and $W_k$ smaller instead?**",
-        "chapter 5's temperature",
+        "## Why not start $W_q$ and $W_k$ smaller instead?",
+        r"$d_k^{1/4}$ times more",  # under Adam: smaller, still width-dependent
     ):
         assert word in plain, word
     # the general sum of keys lives in the fold (review 04t): not on the main line
@@ -873,12 +881,23 @@ def test_the_gradient_section_opens_with_two_keys_and_a_slope_of_p_times_1_minus
 def test_why_divide_says_the_shrunk_weights_train_differently_and_measures_it():
     cells = chapter_cells()
     ids = [cell.get("id") for cell in cells]
-    text = " ".join(cells[ids.index("why-divide")].source.split())
-    assert "learning rate would have to follow the width" in text
-    assert r"$\sqrt{d_k}$ times more" in text
-    check = cells[ids.index("why-divide") + 1]
+    at = ids.index("why-divide")
+    assert cells[at].source.startswith("## Why not start")  # a heading of its own
+    code, check, read = cells[at + 1 : at + 4]
+    assert code.get("id") == "why-divide-code" and not code.metadata.get("tags")  # visible
+    assert "attention_backward" in code.source and "np.sign(grad)" in code.source
     assert check.get("id") == "why-divide-assert" and check.metadata["tags"] == ["remove-cell"]
-    assert "attention_backward" in check.source and "np.sqrt(d)" in check.source
+    assert "np.sqrt(d)" in check.source and "d**0.25" in check.source
+    text = " ".join(read.source.split())
+    assert "learning rate would have to follow the" in text
+    assert r"$\sqrt{d_k}$ times more" in text and "Adam" in text
+    # the printed ratios: sqrt(d_k) for a plain step, d_k^(1/4) for Adam's first step
+    out = "".join(o.get("text", "") for o in code.outputs)
+    rows = re.findall(r"^\s*(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$", out, re.M)
+    assert [int(r[0]) for r in rows] == [16, 64, 256]
+    for d, _, _, ratio, adam in rows:
+        assert float(ratio) == round(math.sqrt(int(d)), 1)
+        assert float(adam) == round(int(d) ** 0.25, 1)
 
 
 def test_sgd_on_shrunk_weights_moves_the_scores_sqrt_d_k_times_more():
@@ -936,3 +955,64 @@ def test_a_value_diff_prints_enough_digits_to_tell_the_two_apart():
     assert difference(out, want).endswith("got 0.5, expected 0.25")
     out[2] = want[2] = np.nan  # never apart: four digits, and no crash
     assert difference(out, want).endswith("got nan, expected nan")
+
+
+# --- review 04u: the scatter, the moved aside, the loose phrasings --------------------------
+
+
+def test_top_weight_scatter_draws_two_clouds_with_different_markers_and_says_so():
+    rng = np.random.default_rng(0)
+    rest = 10.0 ** rng.uniform(-20, -0.3, 200)
+    size = 3 * rest * rng.uniform(0.5, 1.5, 200)  # in step with 1 - p_top
+    fig, alt = gradient_vs_top_weight(rest, size, [0.3, 0.5, 0.8], [0.4, 0.7, 1.1], d_k=512)
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    raw, scaled = ax.collections
+    assert raw.get_paths()[0] != scaled.get_paths()[0]  # circles and squares, not colour alone
+    assert len(raw.get_offsets()) == 200 and len(scaled.get_offsets()) == 3
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["raw scores", "scaled scores"]
+    texts = [ax.xaxis.label, ax.yaxis.label, ax.title, *ax.get_legend().get_texts()]
+    texts += ax.get_xticklabels() + ax.get_yticklabels()
+    assert min(t.get_fontsize() for t in texts) >= 9  # readable at the page's width
+    assert "d_k = 512" in alt and "Raw scores: 200 rows" in alt and "Scaled scores: 3 rows" in alt
+    assert "slope 1.0" in alt
+    plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "message"),
+    [
+        (([0.1, 0.2], [1.0]), {}, "one length"),
+        (([0.0, 0.2], [1.0, 2.0]), {}, "in (0, 1)"),
+        (([0.1, 0.2], [1.0, -2.0]), {}, "sizes above 0"),
+        (([0.1, 0.2], [1.0, 2.0], [0.3]), {}, "together"),
+    ],
+)
+def test_top_weight_scatter_rejects_bad_input_by_name(args, kwargs, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        gradient_vs_top_weight(*args, **kwargs)
+
+
+def test_review_04u_phrasings_are_exact():
+    cells = {c.get("id"): c for c in chapter_cells()}
+
+    def text(cid):
+        return " ".join(cells[cid].source.split())
+
+    assert "For ten widths, 2, 4, ..., 1024," in text("fc268831-b")
+    assert "stays between 0.5 and 0.75" in text("grad-prose")
+    assert "hardly moves" not in text("grad-prose")
+    summary = text("108c6c23")
+    assert "no row saturates" not in summary
+    assert "None of our 16 000 scaled rows saturates" in summary
+    assert "up to 1% with 2 keys" in summary
+    assert "30 times narrower" in text("439f69a3")
+    # the scatter follows the sentence that points at it, and is asserted
+    ids = list(cells)
+    assert ids.index("grad-scatter") == ids.index("grad-prose") + 1
+    assert cells["grad-scatter-assert"].metadata["tags"] == ["remove-cell"]
+    assert "one dot per row" in text("grad-prose")
+    # attention_backward and dOut are introduced before the sweep that uses them
+    read = text("grad-two-read")
+    assert "the library's backward pass (chapter 10 builds it)" in read
+    assert "`dOut`, shaped like the output" in read
