@@ -40,6 +40,7 @@ from .param_count import check_param_count
 from .positions import check_pe_length, check_pe_offset, check_positional_encoding
 from .projections import check_projection_element, check_self_matches
 from .real_model import check_layer_norm, check_mean_pool
+from .reordering import check_reordering
 from .sampling import check_sample
 from .scaling import check_scaled_scores
 from .score_gradients import check_grad_QK
@@ -83,6 +84,7 @@ __all__ = [
     "check_pe_offset",
     "check_positional_encoding",
     "check_projection_element",
+    "check_reordering",
     "check_sample",
     "check_scaled_scores",
     "check_score_memory",

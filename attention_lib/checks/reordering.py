@@ -1,0 +1,52 @@
+"""Chapter 1 checker: predict attention's output on a reordered sentence."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..toy import E_DOG, self_attention
+from .base import Cases, CheckResult, expect_shape, known_mistakes, same, verdict
+
+
+def _reordered(X: np.ndarray, perm: np.ndarray) -> np.ndarray:
+    """The reference: attention's output on ``X[perm]``, (n, 4)."""
+    return self_attention(X[perm])[0]
+
+
+def check_reordering(fn) -> CheckResult:
+    """Check ``fn(X, perm)``: the output of ``toy.self_attention`` on ``X[perm]``,
+    predicted from its output on ``X``."""
+
+    def run(cases: Cases) -> None:
+        rng = np.random.default_rng(5)
+        for X, perm, case in (
+            (E_DOG, np.array([3, 0, 5, 1, 2, 4]), "toy.E_DOG, perm = [3, 0, 5, 1, 2, 4]"),
+            (rng.normal(size=(5, 4)), np.array([4, 2, 0, 1, 3]), "a random 5 x 4 X"),
+        ):
+            n = len(perm)
+            out = cases.run(case, X, perm)
+            hint = (
+                " That is the shape of the weights: toy.self_attention returns "
+                "(output, weights); take the output."
+                if out.shape == (n, n)
+                else " One output row per word, 4 numbers each."
+            )
+            expect_shape(out, (n, 4), case, hint)
+            plain = self_attention(X)[0]  # (n, 4): the output in the original order
+            known_mistakes(
+                out,
+                (
+                    plain,
+                    "these are the outputs in the original order: reorder their rows "
+                    "with perm, as the words were.",
+                ),
+                (
+                    plain[np.argsort(perm)],
+                    "the rows went the opposite way: word k of the new sentence is old "
+                    "word perm[k], so its output is old row perm[k] (out[perm]); "
+                    "np.argsort(perm) undoes the order.",
+                ),
+            )
+            same(out, _reordered(X, perm), case)
+
+    return verdict("reordering", fn, run)
