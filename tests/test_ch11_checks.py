@@ -45,6 +45,38 @@ def one_sentence_only(X, L, h):
     return al.merge_heads(A @ V) @ L.W_o + L.b_o
 
 
+def without(*names):
+    """The right answer with some biases left out (never read, so the checker can tell)."""
+
+    def bias(L, name):
+        return 0 if name in names else getattr(L, name)
+
+    def answer(X, L, h):
+        Q = al.split_heads(X @ L.W_q + bias(L, "b_q"), h)
+        K = al.split_heads(X @ L.W_k + bias(L, "b_k"), h)
+        V = al.split_heads(X @ L.W_v + bias(L, "b_v"), h)
+        heads, _ = al.scaled_dot_product_attention(Q, K, V)
+        return al.merge_heads(heads) @ L.W_o + L.b_o
+
+    return answer
+
+
+def k_dot_t(X, L, h):
+    Q = al.split_heads(X @ L.W_q + L.b_q, h)
+    K = al.split_heads(X @ L.W_k + L.b_k, h)
+    V = al.split_heads(X @ L.W_v + L.b_v, h)
+    A = al.softmax(Q @ K.T / np.sqrt(Q.shape[-1]))  # .T reverses all three axes
+    return al.merge_heads(A @ V) @ L.W_o + L.b_o
+
+
+def glued_by_reshape(X, L, h):
+    Q = al.split_heads(X @ L.W_q + L.b_q, h)
+    K = al.split_heads(X @ L.W_k + L.b_k, h)
+    V = al.split_heads(X @ L.W_v + L.b_v, h)
+    heads, _ = al.scaled_dot_product_attention(Q, K, V)  # (..., h, n, d_k)
+    return heads.reshape(X.shape) @ L.W_o + L.b_o  # no swap back
+
+
 def in_place(X, L, h):
     L.W_q[:] = 0
     return right(X, L, h)
@@ -65,6 +97,12 @@ def in_place(X, L, h):
         (plain_reshape, "FAIL", "the heads are scrambled"),
         (one_sentence_only, "FAIL", "np.swapaxes(K, -1, -2)"),
         (in_place, "FAIL", "changed the layer's arrays in place"),
+        (without("b_k"), "PASS", "You left out b_k, and rightly pass"),
+        (without("b_q"), "FAIL", "Q lacks its bias"),
+        (without("b_q", "b_k"), "FAIL", "Q lacks its bias"),
+        (without("b_v"), "FAIL", "V lacks its bias"),
+        (k_dot_t, "FAIL", "If you wrote K.T"),
+        (glued_by_reshape, "FAIL", "glued in a scrambled order"),
     ],
 )
 def test_attention_with_biases_checker(fn, status, hint, capsys):
@@ -72,6 +110,27 @@ def test_attention_with_biases_checker(fn, status, hint, capsys):
     line = capsys.readouterr().out
     assert line.startswith(f"[attention_with_biases] {status}:") and hint in line, line
     assert bool(result) == (status == "PASS") and line.count("\n") == 1
+    assert ("changes no weight" in line) == ("left out b_k" in hint), line  # the note
+
+
+def test_the_b_k_note_only_when_b_k_is_left_out(capsys):
+    """b_k changes no weight, so leaving it out passes; the note says why, and only then."""
+    for fn, noted in [(right, False), (without("b_k"), True)]:
+        assert check_attention_with_biases(fn)
+        assert ("changes no weight" in capsys.readouterr().out) == noted
+    unpacked = lambda X, L, h: right(X, type(L)(*L), h)  # reads b_k by unpacking  # noqa: E731
+    check_attention_with_biases(unpacked)
+    assert "b_k" not in capsys.readouterr().out
+
+
+def test_the_learner_s_own_prints_come_before_the_verdict(capsys):
+    def chatty(X, L, h):
+        print("shape", X.shape)
+        return right(X, L, h)
+
+    check_attention_with_biases(chatty)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "shape (4, 8)" and lines[-1].startswith("[attention_with_biases] PASS")
 
 
 def test_each_mistake_differs_from_the_answer():

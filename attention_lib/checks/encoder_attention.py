@@ -9,27 +9,53 @@ reference is written out again here, because checkers sit below that module;
 
 from __future__ import annotations
 
+import contextlib
+import io
 from collections import namedtuple
 
 import numpy as np
 
 from ..core import softmax
 from ..heads import merge_heads, split_heads
-from .base import Cases, CheckResult, Fail, expect_shape, known_mistakes, same, verdict
+from .base import (
+    BROADCAST_HINT,
+    Cases,
+    CheckResult,
+    Fail,
+    expect_shape,
+    known_mistakes,
+    same,
+    verdict,
+)
 
 _Projections = namedtuple("_Projections", "W_q b_q W_k b_k W_v b_v W_o b_o")
 
 
-def _attend(X, p, h, *, biases=True, b_o=True, W_o=True, scale=None, axis=-1, split=None):
-    """The reference, and the usual mistakes, one keyword each."""
-    split = split or split_heads
+def _attend(
+    X,
+    p,
+    h,
+    *,
+    biases=True,
+    b_o=True,
+    W_o=True,
+    scale=None,
+    axis=-1,
+    split=None,
+    merge=None,
+    skip=(),
+):
+    """The reference, and the usual mistakes, one keyword each (``skip``: biases left out)."""
+    split, merge = split or split_heads, merge or merge_heads
+    use = {"b_q": biases, "b_k": biases, "b_v": biases} | {name: False for name in skip}
     Q, K, V = (
-        X @ W + (b if biases else 0) for W, b in ((p.W_q, p.b_q), (p.W_k, p.b_k), (p.W_v, p.b_v))
+        X @ W + (getattr(p, b) if use[b] else 0)
+        for W, b in ((p.W_q, "b_q"), (p.W_k, "b_k"), (p.W_v, "b_v"))
     )
     Q, K, V = split(Q, h), split(K, h), split(V, h)  # (..., h, n, d_k)
     d_k = Q.shape[-1] if scale is None else scale
     heads = softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k), axis=axis) @ V
-    out = merge_heads(heads)  # (..., n, d_model)
+    out = merge(heads)  # (..., n, d_model)
     out = out @ p.W_o if W_o else out
     return out + p.b_o if b_o else out
 
@@ -38,6 +64,33 @@ def _no_transpose(X, h):
     """Heads cut by a plain reshape, without moving the head axis: a scrambled split."""
     *batch, n, d = X.shape
     return X.reshape(*batch, h, n, d // h)
+
+
+def _glue_by_reshape(heads):
+    """Heads glued by a plain reshape, without moving the head axis back: scrambled rows."""
+    *batch, h, n, d_k = heads.shape
+    return heads.reshape(*batch, n, h * d_k)
+
+
+class _Watched(_Projections):
+    """The layer the learner gets: it notes whether ``b_k`` was read (by name, index or
+    unpacking)."""
+
+    def _mark(self):
+        self.__dict__["read_b_k"] = True
+
+    @property
+    def b_k(self):
+        self._mark()
+        return tuple.__getitem__(self, 3)
+
+    def __iter__(self):
+        self._mark()
+        return tuple.__iter__(self)
+
+    def __getitem__(self, i):
+        self._mark()
+        return tuple.__getitem__(self, i)
 
 
 def _layer(rng, d: int) -> _Projections:
@@ -53,11 +106,12 @@ LAYER = _layer(np.random.default_rng(11), 8)
 def check_attention_with_biases(fn) -> CheckResult:
     """Check ``fn(X, layer, h)``: project with biases, attend in ``h`` heads, merge, then
     ``W_o`` and ``b_o``."""
-    current = {}
+    current = {"read_b_k": False}
 
     def learner(X, h):
-        fresh = _Projections(*(a.copy() for a in current["layer"]))
+        fresh = _Watched(*(a.copy() for a in current["layer"]))
         out = fn(X, fresh, h)
+        current["read_b_k"] |= "read_b_k" in fresh.__dict__
         kept = zip(fresh, current["layer"], strict=True)
         current["changed"] = any(not np.array_equal(a, b) for a, b in kept)
         current["pair"] = isinstance(out, tuple) and len(out) == 2
@@ -74,6 +128,8 @@ def check_attention_with_biases(fn) -> CheckResult:
                 ) from None
             if X.ndim > 2 and "raised" in str(fail):
                 raise Fail(f"{fail} It must work for leading batch axes: {_BATCH}") from None
+            if "broadcast" in str(fail):  # most often K.T on (h, n, d_k)
+                raise Fail(str(fail).replace(BROADCAST_HINT, _TRANSPOSE)) from None
             raise
         if current.get("pair"):
             raise Fail(f"you returned two things (on {case}); return only the output.")
@@ -102,9 +158,24 @@ def check_attention_with_biases(fn) -> CheckResult:
             True,
         )
 
-    return verdict("attention_with_biases", learner, run)
+    with contextlib.redirect_stdout(io.StringIO()) as printed:  # the learner's prints too
+        result = verdict("attention_with_biases", learner, run)
+    text, line = printed.getvalue(), result.line
+    if result.passed and not current["read_b_k"]:
+        result.message += _NO_B_K
+    print(text.removesuffix(line + "\n"), end="")  # what the learner's function printed
+    print(result.line)
+    return result
 
 
+_NO_B_K = (
+    " You left out b_k, and rightly pass: it adds q . b_k to every score in query q's row, "
+    "and softmax ignores a shift of a whole row, so b_k changes no weight."
+)
+_TRANSPOSE = (
+    " If you wrote K.T: on (..., h, n, d_k) it reverses all the axes, not only the last two; "
+    "np.swapaxes(K, -1, -2) swaps just those."
+)
 _BATCH = (
     "transpose only the last two axes of K (np.swapaxes(K, -1, -2)) and reshape only the "
     "last axis, (..., n, d_model) -> (..., n, h, d_k)."
@@ -159,5 +230,19 @@ def _mistakes(X, p, h) -> tuple:
             _attend(X, p, h, split=_no_transpose),
             "the heads are scrambled: a reshape to (h, n, d_k) mixes tokens; reshape to "
             "(..., n, h, d_k), then swap the token and head axes (np.swapaxes(A, -2, -3)).",
+        ),
+        (
+            _attend(X, p, h, merge=_glue_by_reshape),
+            "the heads are glued in a scrambled order: a reshape of (..., h, n, d_k) to "
+            "(..., n, d_model) mixes tokens; first swap the head and token axes back "
+            "(np.swapaxes(heads, -2, -3)), then reshape.",
+        ),
+        (
+            _attend(X, p, h, skip=("b_q",)),
+            "Q lacks its bias: Q = X @ W_q + b_q.",
+        ),
+        (
+            _attend(X, p, h, skip=("b_v",)),
+            "V lacks its bias: V = X @ W_v + b_v.",
         ),
     )
