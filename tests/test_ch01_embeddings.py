@@ -20,6 +20,7 @@ from attention_lib.checks import (
     check_pe_length,
     check_pe_offset,
     check_positional_encoding,
+    check_reordering,
 )
 from attention_lib.plotting import clock_hands, encoding_heatmap, similarity_map, token_panels
 from attention_lib.plotting.base import FIGURE_DPI, smallest_text_px, text_colour
@@ -619,6 +620,7 @@ def hidden_library_call(n, d_model):
         ),
         (lambda a, b: toy.cosine_similarity(a, b), "FAIL", "rules out"),
         (lambda a, b: cosine_alias(a, b), "FAIL", "rules out"),  # the ban is not by name only
+        (toy.cosine_similarity, "FAIL", "is or calls a ready-made"),  # the library's itself
         (lambda a, b: cosine_similarity(a, b), "PASS", "all 5 cases"),  # the learner's own
         (
             lambda a, b: np.sum(a * b, axis=-1) / norms(a.T, b.T),  # norm(..., axis=0)
@@ -740,7 +742,8 @@ def multiplied(n, d_model):
             "FAIL",
             "the exponent uses the pair index i = j // 2, not the column index j",
         ),
-        (integer_division, "FAIL", "every pair turns at one speed"),
+        (integer_division, "FAIL", "every pair turns at one speed: your exponent is 0"),
+        (lambda n, d: encoding(n, d, rate=0), "FAIL", "your exponent is 0. Integer division is one"),
         (halves, "FAIL", "all the sines first"),
         (lambda n, d_model: encoding(n, d_model, start=1), "FAIL", "positions count from 0"),
         (  # pairs counted 1, 2, ...: no column turns at speed 1
@@ -857,7 +860,8 @@ def test_pe_rows_really_all_have_the_predicted_length():
         (None, "TODO", "replace None"),
         # 1.40 (the same float as 1.4) is 1.388... rounded up at the first decimal
         (1.40, "FAIL", "give two decimals: round at the second decimal, not the first."),
-        (1.38, "FAIL", "1.38 is too low"),
+        (1.38, "FAIL", "round, don't truncate"),  # 1.388 with its third decimal cut off
+        (1.37, "FAIL", "1.37 is too low"),
         (1.394, "FAIL", "close: round your value to two decimals."),  # fails by 0.006
         (0.41, "FAIL", "the fast pair alone"),
         (0.98, "FAIL", "the slow pair alone"),
@@ -1043,3 +1047,37 @@ def test_each_exercise_follows_the_concept_it_practises():
     assert where(":label: ex-positional-encoding") < where("## Adding position tells the dog")
     labels = ["ex-cosine", "ex-positional-encoding", "ex-pe-length", "ex-pe-offset"]
     assert sorted(labels, key=lambda label: where(f":label: {label}")) == labels  # numbering kept
+
+
+def _attend_then_reorder(X, perm):
+    out, _ = toy.self_attention(X)  # (n, 4): the original order
+    return out[perm]  # word k of the new sentence is old word perm[k]
+
+
+@pytest.mark.parametrize(
+    ("fn", "status", "hint"),
+    [
+        (_attend_then_reorder, "PASS", "all 2 cases match the reference"),
+        (lambda X, perm: toy.self_attention(X[perm])[0], "PASS", "all 2 cases"),  # the truth
+        (lambda X, perm: toy.self_attention(X)[0], "FAIL", "outputs in the original order"),
+        (
+            lambda X, perm: toy.self_attention(X)[0][np.argsort(perm)],
+            "FAIL",
+            "the rows went the opposite way",
+        ),
+        (lambda X, perm: X[perm], "FAIL", "the reordered input itself"),
+        (lambda X, perm: toy.self_attention(X)[1][perm], "FAIL", "the shape of the weights"),
+        (lambda X, perm: toy.self_attention(X)[0][perm] + 0.01, "FAIL", "values differ"),
+        (lambda X, perm: None, "TODO", "returned None"),
+    ],
+)
+def test_reordering_checker(fn, status, hint, capsys):
+    result = check_reordering(fn)
+    line = capsys.readouterr().out
+    assert result.status == status and bool(result) is (status == "PASS")
+    assert line.startswith(f"[reordering] {status}: ") and hint in line, line
+
+
+def test_reordering_checker_uses_an_order_that_is_not_its_own_inverse():
+    perm = np.array([3, 0, 5, 1, 2, 4])  # its first case
+    assert not np.array_equal(np.argsort(perm), perm)  # so the opposite way is told apart

@@ -30,9 +30,12 @@ def check_cosine_similarity(fn) -> CheckResult:
     """Check ``fn(a, b)``: the cosine similarity of vectors along the last axis."""
 
     def run(cases: Cases) -> None:
-        if calls_library(cases.fn, "cosine_similarity"):  # toy's or sklearn's, by any name
+        fn_itself = "cosine_similarity" in getattr(cases.fn, "__name__", "") and getattr(
+            cases.fn, "__module__", "__main__"
+        ) not in ("__main__", None)  # check_cosine_similarity(toy.cosine_similarity)
+        if fn_itself or calls_library(cases.fn, "cosine_similarity"):  # by any name
             raise Fail(
-                "your function calls a ready-made cosine_similarity, which this exercise "
+                "your function is or calls a ready-made cosine_similarity, which this exercise "
                 "rules out: write it with np.sum and np.linalg.norm."
             )
         a, b = np.array([1.0, 2.0, 2.0]), np.array([0.0, 3.0, 4.0])  # lengths 3 and 5

@@ -75,7 +75,11 @@ _PE_MISTAKES = (
         "the exponent uses the pair index i = j // 2, not the column index j: columns 2i "
         "and 2i+1 share one angle, pos / 10000^(2i/d_model).",
     ),
-    ({"rate": "int"}, "2 * i // d_model is 0: every pair turns at one speed. Use / instead."),
+    (
+        {"rate": "int"},
+        "every pair turns at one speed: your exponent is 0. Integer division is one way to "
+        "get there (2 * i // d_model is 0); the exponent is the fraction 2i / d_model.",
+    ),
     (
         {"rate": "2i+2"},
         "column 0 turns at speed 1 (10000^0): i starts at 0, so count the pairs 0, 1, "

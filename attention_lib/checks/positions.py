@@ -78,6 +78,8 @@ def _rounded(answer, expected: float, mistakes: tuple) -> tuple:
     value = float(answer)
     if abs(value - round(expected, 1)) < 1e-6:
         hint = "give two decimals: round at the second decimal, not the first."
+    elif value == np.floor(expected * 100) / 100 != round(expected, 2):  # 1.38 for 1.388
+        hint = "close: round, don't truncate (the third decimal decides the second)."
     elif round(value, 2) != value and abs(round(value, 2) - expected) <= 0.005 + 1e-12:
         hint = "close: round your value to two decimals."
     else:

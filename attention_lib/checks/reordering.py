@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..toy import E_DOG, self_attention
-from .base import Cases, CheckResult, expect_shape, known_mistakes, same, verdict
+from .base import Cases, CheckResult, call, expect_shape, known_mistakes, same, verdict
 
 
 def _reordered(X: np.ndarray, perm: np.ndarray) -> np.ndarray:
@@ -24,7 +24,9 @@ def check_reordering(fn) -> CheckResult:
             (rng.normal(size=(5, 4)), np.array([4, 2, 0, 1, 3]), "a random 5 x 4 X"),
         ):
             n = len(perm)
-            out = cases.run(case, X, perm)
+            cases.count += 1
+            order = [int(k) for k in perm]  # a list of ints (call would make an array float)
+            out = call(lambda X_copy, order=order: cases.fn(X_copy, order), case, X)
             hint = (
                 " That is the shape of the weights: toy.self_attention returns "
                 "(output, weights); take the output."
@@ -39,6 +41,11 @@ def check_reordering(fn) -> CheckResult:
                     plain,
                     "these are the outputs in the original order: reorder their rows "
                     "with perm, as the words were.",
+                ),
+                (
+                    X[perm],
+                    "that is the reordered input itself: run toy.self_attention on X, "
+                    "then reorder its output.",
                 ),
                 (
                     plain[np.argsort(perm)],
