@@ -743,7 +743,7 @@ def multiplied(n, d_model):
             "the exponent uses the pair index i = j // 2, not the column index j",
         ),
         (integer_division, "FAIL", "every pair turns at one speed: your exponent is 0"),
-        (lambda n, d: encoding(n, d, rate=0), "FAIL", "your exponent is 0. Integer division is one"),
+        (lambda n, d: encoding(n, d, rate=0), "FAIL", "exponent is 0. Integer division is one"),
         (halves, "FAIL", "all the sines first"),
         (lambda n, d_model: encoding(n, d_model, start=1), "FAIL", "positions count from 0"),
         (  # pairs counted 1, 2, ...: no column turns at speed 1
