@@ -345,7 +345,10 @@ def test_clock_hands_put_each_position_on_a_clock_face_with_its_token():
     assert alt.startswith("Clock faces, one per pair of a positional encoding at d_model = 4")
     assert "positions 0 to 7 (I ate the cake and it was delicious)" in alt
     assert "Pair 0 turns once per 6.3 positions: the 8 positions spread over 1.1 turns." in alt
-    assert "all 8 positions lie within 4 degrees of the top; rings mark positions 157, 314" in alt
+    assert "all 8 positions lie within about 4 degrees of the top; rings mark positions 157" in alt
+    # the rings are explained on the figure itself, not only in the alt text
+    (caption,) = [t.get_text() for t in fig.texts]
+    assert caption.startswith("Rings on the slow clock: where positions 157, 314, 471 would")
 
 
 def test_clock_hands_reject_what_they_cannot_draw():

@@ -161,6 +161,7 @@ def clock_hands(PE, tokens, *, pairs=(0, 1)):
         raise ValueError(f"pairs must be one or two of 0 to {d // 2 - 1}, got {pairs}")
     fig, axes = plt.subplots(1, len(pairs), figsize=(3.6 * len(pairs), 4.0), squeeze=False)
     ring = np.linspace(0.0, 2 * np.pi, 200)
+    caption = ""  # what the rings of a bunched hand mark
     alt = [
         f"Clock faces, one per pair of a positional encoding at d_model = {d}, positions 0 to "
         f"{n - 1} ({' '.join(tokens)}); each dot is one position's (sin, cos) pair, sin "
@@ -182,6 +183,7 @@ def clock_hands(PE, tokens, *, pairs=(0, 1)):
         )
         ax.plot(x, y, "o", color=colour, ms=6, zorder=3)
         spread = np.ptp(np.unwrap(np.arctan2(x, y)))
+        pace = ("fast", "slow")[i != min(pairs)] if len(pairs) == 2 else "pair"
         if spread > np.pi / 2:  # spread out: label every dot
             for pos, (a, token) in enumerate(zip(angle, tokens, strict=True)):
                 ax.text(
@@ -210,12 +212,15 @@ def clock_hands(PE, tokens, *, pairs=(0, 1)):
                 ax.text(
                     1.3 * np.sin(a), 1.3 * np.cos(a), f"{pos}", fontsize=9, ha="center", va="center"
                 )
+            caption = (
+                f"Rings on the {pace} clock: where positions {', '.join(map(str, marks))} would "
+                "stand,\na quarter, a half and three quarters of a turn on."
+            )
             where = (
-                f"all {n} positions lie within {np.degrees(spread):.0f} degrees of the top; "
+                f"all {n} positions lie within about {np.degrees(spread):.0f} degrees of the top; "
                 f"rings mark positions {', '.join(map(str, marks))}, where it would be a "
                 "quarter, a half and three quarters round"
             )
-        pace = ("fast", "slow")[i != min(pairs)] if len(pairs) == 2 else "pair"
         ax.set_title(f"{pace} hand, pair {i}:\none turn per {turn} positions", fontsize=10)
         ax.set_xlabel(f"sin (column {2 * i})", fontsize=9)
         ax.set_ylabel(f"cos (column {2 * i + 1})", fontsize=9)
@@ -224,5 +229,7 @@ def clock_hands(PE, tokens, *, pairs=(0, 1)):
         )
         ax.tick_params(labelsize=9)
         alt.append(f"Pair {i} turns once per {turn} positions: {where}.")
-    fig.tight_layout()
+    if caption:  # visible, not in the alt text only
+        fig.text(0.5, 0.01, caption, ha="center", va="bottom", fontsize=9)
+    fig.tight_layout(rect=(0, 0.1 if caption else 0, 1, 1))
     return fig, " ".join(alt)
