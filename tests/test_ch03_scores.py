@@ -59,7 +59,7 @@ def test_einsum_with_ellipsis_passes(capsys):
     ("fn", "hint"),
     [
         (lambda Q, K: K @ swap(Q), "you computed K Qᵀ"),
-        (lambda Q, K: Q @ K, "Q @ K does not line up. Transpose K first"),
+        (lambda Q, K: Q @ K, "Q @ K does not line up. Swap the last two axes of K first"),
         (lambda Q, K: swap(Q) @ K, "you computed Qᵀ K, a d_k x d_k matrix"),
         (lambda Q, K: Q * K, "you multiplied elementwise (Q * K)"),
         (lambda Q, K: (Q * K).sum(axis=-1), "query i against key i only (the diagonal)"),
@@ -128,6 +128,21 @@ def test_the_batch_hint_names_k_t_only_when_the_answer_uses_it(capsys):
         assert "K.T" not in line and "np.swapaxes(K, -1, -2)" in line
     line = one_line_after(check_scores, lambda Q, K: Q @ K.T, capsys)
     assert "(K.T reverses every axis of K (2, 5, 4))" in line
+
+
+def test_no_hint_suggests_k_t_the_batch_trap(capsys):
+    # The chapter warns that .T reverses every axis: a hint must not send the learner there.
+    for fn in (
+        lambda Q, K: Q @ K,
+        lambda Q, K: K @ swap(Q),
+        lambda Q, K: Q * K,
+        lambda Q, K: (Q * K).sum(axis=-1),
+        lambda Q, K: K @ swap(K),
+        lambda Q, K: Q @ swap(Q),
+    ):
+        line = one_line_after(check_scores, fn, capsys)
+        assert "[scores] FAIL" in line and "np.swapaxes(K, -1, -2)" in line
+        assert "K.T" not in line
 
 
 def test_the_library_s_attention_scores_is_ruled_out_however_it_is_reached(capsys):

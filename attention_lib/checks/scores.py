@@ -136,7 +136,8 @@ def _check_matrix(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray) -> None
     else:
         hint = (
             f"Q has shape {Q.shape} and K has shape {K.shape}, so Q @ K does not line up. "
-            "Transpose K first: Q @ K.T puts d_k on both inner sides."
+            "Swap the last two axes of K first: Q @ np.swapaxes(K, -1, -2) puts d_k on both "
+            "inner sides, with or without a batch axis."
         )
     out = _run(cases, case, Q, K, hint=hint)
     Kt = np.swapaxes(K, -1, -2)  # (..., d_k, n_k)
@@ -146,22 +147,22 @@ def _check_matrix(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray) -> None
         (
             np.swapaxes(expected, -1, -2),
             f"rows are keys and columns are queries (on {case}): you computed K Qᵀ. "
-            "Put Q first, Q @ K.T, so that row i belongs to query i.",
+            "Put Q first, Q @ np.swapaxes(K, -1, -2), so that row i belongs to query i.",
         ),
         (
             np.swapaxes(Q, -1, -2) @ K if Q.shape == K.shape else None,
             "you computed Qᵀ K, a d_k x d_k matrix that compares coordinates, not words. "
-            "Transpose K instead: Q @ K.T.",
+            "Transpose K instead: Q @ np.swapaxes(K, -1, -2).",
         ),
         (
             Q * K if Q.shape == K.shape else None,
             "you multiplied elementwise (Q * K): that pairs query i only with key i, "
-            "coordinate by coordinate. Use the matrix product Q @ K.T.",
+            "coordinate by coordinate. Use the matrix product Q @ np.swapaxes(K, -1, -2).",
         ),
         (
             (Q * K).sum(axis=-1) if Q.shape == K.shape else None,
             "you got one number per query: query i against key i only (the diagonal). "
-            "Compare every query with every key: Q @ K.T.",
+            "Compare every query with every key: Q @ np.swapaxes(K, -1, -2).",
         ),
         (
             pairs.sum(axis=-3),
@@ -176,12 +177,13 @@ def _check_matrix(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray) -> None
         (
             K @ Kt if Q.shape == K.shape else None,
             f"you compared the keys with each other, K Kᵀ (on {case}): a score pairs a "
-            "query with a key, so put Q first: Q @ K.T.",
+            "query with a key, so put Q first: Q @ np.swapaxes(K, -1, -2).",
         ),
         (
             Q @ np.swapaxes(Q, -1, -2) if Q.shape == K.shape else None,
             f"you compared the queries with each other, Q Qᵀ (on {case}): a score pairs a "
-            "query with a key, so the right-hand factor is K, transposed: Q @ K.T.",
+            "query with a key, so the right-hand factor is K, transposed: "
+            "Q @ np.swapaxes(K, -1, -2).",
         ),
         (
             Q @ K.reshape(K.shape[:-2] + K.shape[-1:] + K.shape[-2:-1]),
@@ -192,7 +194,7 @@ def _check_matrix(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray) -> None
         (
             expected / Q.shape[-1],
             "a dot product sums; you divided by d_k (a mean over the last axis?). Use "
-            ".sum(-1), or Q @ K.T.",
+            ".sum(-1), or Q @ np.swapaxes(K, -1, -2).",
         ),
         (
             expected / np.sqrt(Q.shape[-1]),
@@ -234,6 +236,6 @@ def _check_matrix(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray) -> None
     if constant and not booleans:
         raise Fail(
             f"every score is {flat[0]:g} (on {case}): a placeholder? Each entry should be "
-            "the dot product of one query with one key, so they differ: Q @ K.T."
+            "the dot product of one query with one key, so they differ: Q @ np.swapaxes(K, -1, -2)."
         )
     same(out, expected, case)
