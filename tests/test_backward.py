@@ -365,6 +365,7 @@ def good_softmax_backward(p, dp):
         (lambda p, dp: dp - np.sum(p * dp, axis=-1, keepdims=True), "forgot to multiply by p"),
         (lambda p, dp: p * dp - np.sum(p * dp, axis=-1, keepdims=True), "lacks its factor p_j"),
         (lambda p, dp: -good_softmax_backward(p, dp), "sign is flipped"),
+        (lambda p, dp: p * (dp + np.sum(p * dp, axis=-1, keepdims=True)), "wrong sign"),
         (lambda p, dp: dp, "returned dp unchanged"),
         (lambda p, dp: np.diag(p) - np.outer(p, p), "Jacobian itself"),
         (
@@ -1016,3 +1017,20 @@ def test_capstone_checker_rules_out_the_library_and_waits_for_the_pieces(capsys)
     assert check_attention_backward(lambda Q, K, V, d: None).status == "TODO"
     pair = check_attention_backward(lambda Q, K, V, d: (Q, K))
     assert pair.status == "FAIL" and "three gradients" in pair.message
+
+
+@pytest.mark.parametrize("order", [(0, 2, 1), (1, 0, 2), (2, 1, 0)])
+def test_capstone_checker_names_a_swapped_order(order, capsys):
+    """Right pieces in the wrong order are told so, even where K and V share a shape."""
+
+    right = _pieces_backward()
+
+    def swapped(Q, K, V, dOut):
+        grads = right(Q, K, V, dOut)
+        return tuple(grads[i] for i in order)
+
+    result = check_attention_backward(swapped)
+    line = capsys.readouterr().out
+    assert result.status == "FAIL" and "order (dQ, dK, dV)" in line, line
+    if order == (0, 2, 1):  # K and V share a shape in the first case: no shape error
+        assert "you returned them as (dQ, dV, dK)" in line and "my_grad_V" not in line

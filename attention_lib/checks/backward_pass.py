@@ -71,6 +71,9 @@ def check_attention_backward(fn) -> CheckResult:
         for name, got, like in zip(_NAMES, grads, (Q, K, V), strict=True):
             if got.shape != like.shape:
                 said.append(f"{name} has shape {got.shape}, not {like.shape}, that of {name[1]}")
+        shapes = sorted(g.shape for g in grads) == sorted(x.shape for x in (Q, K, V))
+        if said and shapes:  # the right shapes, in another order
+            said.append("return them in the order (dQ, dK, dV)")
         return _flat(grads) if not said else np.zeros(Q.size + K.size + V.size)
 
     def judge(out, Q, K, V, dOut, case: str) -> None:
@@ -80,6 +83,14 @@ def check_attention_backward(fn) -> CheckResult:
         got = [g.reshape(x.shape) for g, x in zip(np.split(out, sizes), (Q, K, V), strict=True)]
         known = _pieces(Q, K, V, dOut)
         right = known["right"]
+        found = [
+            next((n for n, r in zip(_NAMES, right, strict=True) if _close(g, r)), None) for g in got
+        ]
+        if None not in found and found != list(_NAMES):
+            raise Fail(
+                f"your three gradients are right, but you returned them as ({', '.join(found)}) "
+                f"on {case}: return them in the order (dQ, dK, dV)."
+            )
         if not _close(got[2], right[2]):
             raise Fail(
                 f"dV differs from the reference on {case}: {difference(got[2], right[2])}. "

@@ -1,7 +1,4 @@
-r"""Chapter 10 checkers: softmax backward and the gradient of ``V``.
-
-The loss at the start is checked in :mod:`.initial_loss`, re-exported here.
-"""
+r"""Chapter 10 checkers: softmax backward, the gradient of ``V``; re-exports the first loss."""
 
 from __future__ import annotations
 
@@ -194,6 +191,11 @@ def _row_mistakes(p: np.ndarray, dp: np.ndarray) -> list[tuple]:
         (
             dp - weighted,
             "you forgot to multiply by p: every entry of row j of J has the factor p_j.",
+        ),
+        (
+            p * (dp + weighted),
+            "the weighted sum has the wrong sign: raising one score lowers every other "
+            "weight, so it is subtracted: p * (dp - sum(p * dp)).",
         ),
         (
             -p * (dp - weighted),
