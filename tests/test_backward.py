@@ -680,6 +680,7 @@ def test_training_curves_draw_both_panels_with_the_baseline(run):
         uniform_loss=np.full(151, 1.4),
         uniform_accuracy=np.full(151, 0.43),
         chance=1 / 8,
+        ceiling=0.5,
     )
     left, right = fig.axes
     assert "loss" in left.get_ylabel() and right.get_ylabel() == "accuracy"
@@ -688,7 +689,13 @@ def test_training_curves_draw_both_panels_with_the_baseline(run):
     labels = [[t.get_text() for t in ax.get_legend().get_texts()] for ax in (left, right)]
     assert labels == [
         ["loss, attention learned", "loss, uniform attention"],
-        ["chance (0.125)", "train", "test", "test, uniform attention"],
+        [
+            "chance (0.125)",
+            "uniform ceiling (0.5)",
+            "train",
+            "test",
+            "test, uniform attention",
+        ],
     ]
     # Each sits below its own panel, where it hides no curve, and inside the figure.
     fig.canvas.draw()
@@ -696,7 +703,10 @@ def test_training_curves_draw_both_panels_with_the_baseline(run):
         box, panel = ax.get_legend().get_window_extent(), ax.get_window_extent()
         assert box.y1 < panel.y0 and box.x0 >= panel.x0 - 40 and box.x1 <= panel.x1 + 40
         assert box.y0 >= 0 and box.x0 >= 0 and box.x1 <= fig.bbox.x1
-    train_line, test_line = right.get_lines()[1:3]
+    ceiling = right.get_lines()[1]
+    assert list(ceiling.get_ydata()) == [0.5, 0.5] and ceiling.get_linestyle() == "--"
+    assert "a dashed line marks the uniform-attention ceiling at 50%" in alt
+    train_line, test_line = right.get_lines()[2:4]
     assert train_line.get_linestyle() != test_line.get_linestyle()
     assert train_line.get_marker() != test_line.get_marker()
     assert train_line.get_color() != test_line.get_color()
@@ -744,6 +754,19 @@ def test_it_attention_rejects_bad_input(args, message):
     with pytest.raises(ValueError, match=message):
         it_attention(*args, title="x")
     assert plt.get_fignums() == open_figures  # checked before drawing: no figure left open
+
+
+def test_the_plural_distractor_gets_a_dashed_outline_named_in_label_and_alt_text():
+    weights, tokens, referent = grid_inputs()
+    fig, alt = it_attention(weights, tokens, referent, title="demo", distractor=[2, 1])
+    ax = fig.axes[0]
+    dashed = [p for p in ax.patches if p.get_linestyle() == "--"]
+    assert [(b.get_x() + 0.45, b.get_y() + 0.45) for b in dashed] == [(2.0, 0.0), (1.0, 1.0)]
+    assert "dashed: the plural" in ax.get_xlabel()
+    assert "the plural noun (dashed outline) gets 0.15" in alt
+    plt.close(fig)
+    with pytest.raises(ValueError, match="not the referent's"):
+        it_attention(weights, tokens, referent, title="demo", distractor=[1, 1])
 
 
 def test_grid_says_what_the_outline_means_and_counts_printed_ties_as_ties():

@@ -29,7 +29,14 @@ def _curve(values, name: str, length: int | None = None) -> np.ndarray:
 
 
 def training_curves(
-    loss, train_accuracy, test_accuracy, *, uniform_loss=None, uniform_accuracy=None, chance=None
+    loss,
+    train_accuracy,
+    test_accuracy,
+    *,
+    uniform_loss=None,
+    uniform_accuracy=None,
+    chance=None,
+    ceiling=None,
 ):
     """Loss and accuracy against the training step, in two panels.
 
@@ -42,6 +49,8 @@ def training_curves(
         uniform, for comparison; drawn dotted, with triangles.
     chance : float, optional
         Accuracy of guessing, drawn as a grey line (1/8 for 8 nouns).
+    ceiling : float, optional
+        The best accuracy uniform attention allows, drawn as a dashed grey line.
 
     Returns
     -------
@@ -71,6 +80,9 @@ def training_curves(
     left.set_title("The loss falls")
     if chance is not None:
         right.axhline(chance, color="0.6", linewidth=1.2, label=f"chance ({chance:.3g})")
+    if ceiling is not None:
+        label = f"uniform ceiling ({ceiling:.3g})"
+        right.axhline(ceiling, color="0.3", linewidth=1.2, linestyle="--", label=label)
     for label, values, style in curves:
         offset = (every // 2, every) if label == "test" else every  # markers side by side
         right.plot(steps, values, **style, markevery=offset, markersize=4, label=label)
@@ -95,6 +107,8 @@ def training_curves(
         start, end = f"{v[0]:.0%}", f"{v[-1]:.0%}"
         change = f"stays at {end}" if start == end else f"from {start} to {end}"
         parts.append(f"{said.get(label, label + ' accuracy')} {change}")
+    if ceiling is not None:
+        parts.append(f"a dashed line marks the uniform-attention ceiling at {ceiling:.0%}")
     alt = (
         f"Two line plots over {L.size - 1} training steps. Left: the "
         + parts[0]
@@ -105,7 +119,7 @@ def training_curves(
     return fig, alt
 
 
-def _grid_inputs(weights, tokens, referent):
+def _grid_inputs(weights, tokens, referent, distractor=None):
     W = as_float_array(weights, "weights", min_ndim=2)
     if W.ndim != 2:
         raise ValueError(f"weights must be (sentences, tokens), got shape {W.shape}")
@@ -116,7 +130,14 @@ def _grid_inputs(weights, tokens, referent):
     ref = np.asarray(referent)
     if ref.shape != (W.shape[0],) or ref.dtype.kind not in "iu":
         raise ValueError(f"referent needs one position per sentence, got {referent!r}")
-    return W, ref
+    if distractor is None:
+        return W, ref, None
+    other = np.asarray(distractor)
+    if other.shape != ref.shape or other.dtype.kind not in "iu" or np.any(other == ref):
+        raise ValueError(
+            f"distractor needs one position per sentence, not the referent's: {distractor!r}"
+        )
+    return W, ref, other
 
 
 def _even(W: np.ndarray) -> np.ndarray:
@@ -124,7 +145,7 @@ def _even(W: np.ndarray) -> np.ndarray:
     return np.all(np.abs(W * W.shape[1] - 1) < 0.01, axis=1)
 
 
-def _draw_grid(ax, W: np.ndarray, tokens, ref: np.ndarray, title: str):
+def _draw_grid(ax, W: np.ndarray, tokens, ref: np.ndarray, title: str, other=None):
     image = ax.imshow(W, cmap=CMAP, vmin=0.0, vmax=1.0, aspect="auto")
     even = _even(W)
     for i, words in enumerate(tokens):
@@ -138,17 +159,20 @@ def _draw_grid(ax, W: np.ndarray, tokens, ref: np.ndarray, title: str):
         outline = Rectangle((ref[i] - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="white")
         ax.add_patch(outline)
         ax.add_patch(Rectangle((ref[i] - 0.45, i - 0.45), 0.9, 0.9, fill=False, linewidth=1.2))
+        if other is not None:  # the plural: a dashed box, white over black, as above
+            for colour, style in (("white", "-"), ("black", "--")):
+                box = (other[i] - 0.45, i - 0.45)
+                ax.add_patch(Rectangle(box, 0.9, 0.9, fill=False, edgecolor=colour, ls=style))
     ax.set_xticks(range(W.shape[1]), [str(j) for j in range(W.shape[1])], fontsize=9)
     ax.set_yticks(range(W.shape[0]), [f"#{i + 1}" for i in range(W.shape[0])], fontsize=9)
     ax.set_ylabel("sentence", fontsize=9)  # a row is a sentence, not a query
-    ax.set_xlabel(
-        'position (cell: token, weight "it" gives it; outlined: the noun "it" means)', fontsize=9
-    )
+    label = 'position (cell: token, weight "it" gives it; outlined: the noun "it" means'
+    ax.set_xlabel(label + ("; dashed: the plural)" if other is not None else ")"), fontsize=9)
     ax.set_title(title, fontsize=10)
     return image
 
 
-def _grid_summary(W: np.ndarray, ref: np.ndarray) -> str:
+def _grid_summary(W: np.ndarray, ref: np.ndarray, other=None) -> str:
     if _even(W).all():
         return f"every weight is 1/{W.shape[1]} to within 1%, the referent's too"
     rows = np.arange(W.shape[0])
@@ -164,6 +188,8 @@ def _grid_summary(W: np.ndarray, ref: np.ndarray) -> str:
         if low == high
         else f" on average over {rows_said} (from {low} to {high})"
     )
+    if other is not None:
+        share += f"; the plural noun (dashed outline) gets {W[rows, other].mean():.2f}"
     return (
         f"the referent gets {share}; the largest weight "
         f"in a row is {W.max():.2f}; the referent is "
@@ -176,7 +202,7 @@ def _grid_summary(W: np.ndarray, ref: np.ndarray) -> str:
     )
 
 
-def it_attention(weights, tokens, referent, *, title: str):
+def it_attention(weights, tokens, referent, *, title: str, distractor=None):
     """Where "it" looks in several sentences: one row per sentence, one cell per token.
 
     Parameters
@@ -189,6 +215,8 @@ def it_attention(weights, tokens, referent, *, title: str):
         Position of the noun "it" refers to in each sentence; its cell is outlined and
         its word set in bold.
     title : str
+    distractor : sequence of int, length m, optional
+        Position of the other (plural) noun in each sentence; its cell gets a dashed outline.
 
     Returns
     -------
@@ -197,17 +225,17 @@ def it_attention(weights, tokens, referent, *, title: str):
         The average, smallest and largest weight on the referent, and in how many
         sentences it is the top token.
     """
-    W, ref = _grid_inputs(weights, tokens, referent)
+    W, ref, other = _grid_inputs(weights, tokens, referent, distractor)
     fig, ax = plt.subplots(figsize=(7.6, 0.9 + 0.42 * W.shape[0]), layout="constrained")
-    image = _draw_grid(ax, W, tokens, ref, title)
+    image = _draw_grid(ax, W, tokens, ref, title, other)
     fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02, label="attention weight")
     alt = f"Grid: {title}. Rows are {W.shape[0]} sentences, cells their tokens; " + (
-        _grid_summary(W, ref) + "."
+        _grid_summary(W, ref, other) + "."
     )
     return fig, alt
 
 
-def training_frame(step: int, weights, tokens, referent, loss, test_accuracy):
+def training_frame(step: int, weights, tokens, referent, loss, test_accuracy, distractor=None):
     """One slider frame: where "it" looks at training step ``step``, beside the loss curve.
 
     Parameters
@@ -218,6 +246,8 @@ def training_frame(step: int, weights, tokens, referent, loss, test_accuracy):
         As for :func:`it_attention`, with the attention at that step.
     loss, test_accuracy : array_like of shape (steps + 1,)
         The whole histories; the frame marks ``step`` on the loss curve.
+    distractor : sequence of int, optional
+        As for :func:`it_attention`.
 
     Returns
     -------
@@ -225,7 +255,7 @@ def training_frame(step: int, weights, tokens, referent, loss, test_accuracy):
     alt : str
         The step, loss and test accuracy there, and the summary of the grid.
     """
-    W, ref = _grid_inputs(weights, tokens, referent)
+    W, ref, other = _grid_inputs(weights, tokens, referent, distractor)
     L = _curve(loss, "loss")
     acc = _curve(test_accuracy, "test_accuracy", L.size)
     if not 0 <= step < L.size:
@@ -236,7 +266,7 @@ def training_frame(step: int, weights, tokens, referent, loss, test_accuracy):
     bar_ax = fig.add_axes((0.665, 0.2, 0.012, 0.68))
     curve_ax = fig.add_axes((0.79, 0.2, 0.19, 0.68))
     title = f"Step {step}: loss {L[step]:.2f}, test accuracy {acc[step]:.0%}"
-    image = _draw_grid(grid_ax, W, tokens, ref, title)
+    image = _draw_grid(grid_ax, W, tokens, ref, title, other)
     bar = fig.colorbar(image, cax=bar_ax)  # the same 0-to-1 scale in every frame
     bar.ax.tick_params(labelsize=8)
     bar.set_ticks([0, 0.5, 1])
@@ -256,6 +286,6 @@ def training_frame(step: int, weights, tokens, referent, loss, test_accuracy):
     curve_ax.set_ylabel("loss", fontsize=8)
     curve_ax.tick_params(labelsize=8)
     alt = f"Training step {step}: loss {L[step]:.2f}, test accuracy {acc[step]:.0%}; " + (
-        _grid_summary(W, ref) + "."
+        _grid_summary(W, ref, other) + "."
     )
     return fig, alt
