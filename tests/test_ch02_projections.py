@@ -7,7 +7,7 @@ import pytest
 import attention_lib as al
 from attention_lib import toy
 from attention_lib.checks import check_one_score, check_projection_element, check_self_matches
-from attention_lib.plotting import figure_html, matmul_diagram
+from attention_lib.plotting import figure_html, matmul_diagram, token_panels
 
 CAKE, DELICIOUS, WAS = (toy.token_index(t) for t in ("cake", "delicious", "was"))
 
@@ -211,7 +211,7 @@ def test_self_matches_passes_the_count(capsys):
     [
         (8, "FAIL", "not every word: a score with yourself is |q|²"),
         (5, "FAIL", "that counts the words whose best match is another word"),
-        (1, "FAIL", "1 is too low: a row counts when its largest score sits on the diagonal"),
+        (1, "FAIL", "1 is the word the law guarantees, the longest query (word 3); shorter"),
         (2, "FAIL", "Count the rows where S.argmax(-1) equals the row index"),
         (4, "FAIL", "4 fits the rows that pick word 5, not themselves (rows 1, 2, 4 and 6,"),
         (6, "FAIL", "6 is too high: a row counts when its largest score"),
@@ -551,13 +551,91 @@ def _page_cells():
     return shown(nbformat.read(path, as_version=4).cells)
 
 
-def test_the_page_prints_w_qk_and_computes_what_it_receives():
+# --- Fix round 2 (review 02k) ---------------------------------------------------------------
+
+
+def test_the_exercise_checker_needs_only_the_answer(capsys):
+    from attention_lib.checks.projection_slips import _toy_case
+
+    case = _toy_case()  # checks may not import toy: its copy of the toy must stay equal
+    assert np.array_equal(case["x"], toy.X[DELICIOUS]) and np.array_equal(case["W"], toy.W_q)
+    assert all(np.array_equal(case["others"][k], M) for k, M in ELEMENT["others"].items())
+    assert list(case["rows"]) == list(toy.TOKENS)
+    assert np.array_equal(np.array(list(case["rows"].values())), toy.X)
+    # The learner's cell passes one argument: the checker knows x_delicious, W_q and column 1.
+    assert check_projection_element(0.37) and not check_projection_element(0.28)
+    out = capsys.readouterr().out
+    assert "PASS: 0.37" in out and "only the product 0.7 × 0.4" in out
+    assert not check_projection_element(1.28)  # the worked example: the toy's rows are known
+    assert "another token's number" in capsys.readouterr().out
+    with pytest.raises(TypeError, match="give x, W and column together"):
+        check_projection_element(0.37, toy.X[DELICIOUS])
+
+
+@pytest.mark.parametrize(
+    ("answer", "hint"),
+    [
+        (0.4, "give 2 decimals: this is the answer rounded to one decimal. If it is your full"),
+        (37, "that looks like a percent: the element is a plain number, a fraction, not a"),
+    ],
+)
+def test_rounding_and_percent_get_their_own_advice(answer, hint, capsys):
+    assert not check_projection_element(answer)
+    line = capsys.readouterr().out
+    assert line.startswith(f"[projection-element] FAIL: {hint}")
+    assert "too high" not in line
+
+
+def test_a_one_by_one_score_is_told_to_use_rows(capsys):
+    assert not check_one_score(lambda X, q, k, i, j: (X[i : i + 1] @ q) @ (X[j : j + 1] @ k).T)
+    line = capsys.readouterr().out
+    assert "returned shape (1, 1)" in line and "use the rows X[i] and X[j], not X[i:i+1]" in line
+
+
+def test_one_shared_matrix_lets_no_two_words_both_prefer_the_other(capsys):
+    # S = Q Qᵀ: S_ij <= |q_i| |q_j| <= max(S_ii, S_jj), so the longest query picks itself.
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        Qr = toy.X @ rng.normal(size=(4, 4))
+        S = Qr @ Qr.T
+        d = np.diag(S)
+        assert np.all(S <= np.maximum.outer(d, d) + 1e-9) and S[d.argmax()].argmax() == d.argmax()
+    assert toy.TOKENS[np.diag(S_SHARED).argmax()] == "cake"
+    assert not check_self_matches(1, S_SHARED, tokens=toy.TOKENS)
+    assert "the longest query ('cake')" in capsys.readouterr().out
+
+
+def test_wider_cells_keep_the_worked_numbers_apart():
+    ate = toy.token_index("ate")
+    args = (toy.X[ate : ate + 1], toy.W_q)
+    fig, _ = matmul_diagram(*args, names=("x_ate", "W_q", "q_ate"), cell_inches=0.56)
+    fig.canvas.draw()
+    boxes = {t.get_text(): t.get_window_extent() for t in fig.axes[0].texts}
+    gap = boxes["0.42"].x0 - boxes["1.28"].x1  # the default cells leave a quarter of a number
+    assert gap > 0.5 * boxes["1.28"].width  # at least half a number's width between the two
+    plt.close(fig)
+    with pytest.raises(ValueError, match="cell_inches must be a number in"):
+        matmul_diagram(*args, cell_inches=0)
+
+
+def test_token_panels_can_name_the_colour_bar_entry():
+    fig, _ = token_panels([toy.X], ["X"], toy.TOKENS, toy.FEATURES, bar_label="entry")
+    assert fig.axes[-1].get_ylabel() == "entry"
+    plt.close(fig)
+
+
+def test_chapter_reads_the_scaled_output_and_leaves_w_qk_to_chapter_3():
     cells = {c.id: c for c in _page_cells()}
-    table = "".join(o.get("text", "") for o in cells["wqk2tab1"].outputs).splitlines()
-    assert table[0].split() == ["looks", "for", "->", *toy.FEATURES]
-    assert table[4].split() == ["pointer", "1.80", "0.00", "0.00", "0.66"]  # pointer seeks food
-    received = "".join(o.get("text", "") for o in cells["44ef9939"].outputs)
-    assert "from V: noun 0.58" in received and "from K: food 0.53" in received
-    prose = " ".join(c.source for c in cells.values() if c.cell_type == "markdown")
-    assert "with 1 in its place, each food film would keep 0.11" in prose
-    assert "no feature names" in prose and "not sharply" not in prose
+    receive = cells["44ef9939"]
+    assert "al.scaled_dot_product_attention(Q, K, V)" in receive.source
+    assert "from V: noun 0.48" in receive.outputs[0]["text"]  # chapter 6's number
+    assert "third person 0.58" in receive.outputs[0]["text"]
+    assert "wqk2tab1" not in cells and "cdb08696" not in cells  # no table, no preview call
+    assert (
+        "A^{-\\top}" in cells["wqkfold1"].source and ":class: dropdown" in cells["wqkfold1"].source
+    )
+    prose = "\n".join(c.source for c in cells.values() if c.cell_type == "markdown")
+    assert "rotation" not in prose and "named after one of" in prose
+    assert "would keep 0.11" not in prose and "no feature names" not in prose
+    assert "hints = {" not in cells["ab785b83"].source
+    assert cells["ab785b83"].source.endswith("check_projection_element(my_answer)")

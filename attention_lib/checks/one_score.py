@@ -35,7 +35,7 @@ def check_one_score(fn) -> CheckResult:
                 _own_weights(fn)  # toy.W_q fits only the toy's d_model: name that first
                 slip = _shape_slip(fn)
                 raise Fail(f"the shapes do not fit (on {case}): {slip}") from None
-            expect_shape(out, (), case, " One score is one number: q_i · k_j.")
+            expect_shape(out, (), case, _ONE_BY_ONE if out.shape == (1, 1) else _ONE_NUMBER)
             mistakes = [
                 (_score(X, W_q, W_k, i, j) / np.sqrt(d_k), _SCALED),
                 (_score(X, W_q, W_k, i, j) * np.sqrt(d_k), _SCALED),
@@ -123,6 +123,10 @@ def _ignored_arguments(fn, out, args, case: str) -> None:
 _PRINTED = (
     "your function returned None: did you print instead of return? print shows the score; "
     "return hands it back: end with return q_i @ k_j."
+)
+_ONE_NUMBER = " One score is one number: q_i · k_j."
+_ONE_BY_ONE = (
+    " One score is one number: use the rows X[i] and X[j], not X[i:i+1], or end with .item()."
 )
 _SWAPPED = (
     "that is the score of query j with key i (or W_q and W_k swapped): the query comes from "

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
@@ -12,15 +11,16 @@ from .base import (
     CheckResult,
     check_number,
 )
+from .projection_slips import ROUNDED, _toy_case, misread, shared_numbers
 
 # --- Exercise: one element of a projection, by hand --------------------------------------
 
 
 def check_projection_element(
     answer,
-    x,
-    W,
-    column: int,
+    x=None,
+    W=None,
+    column: int | None = None,
     *,
     x_name: str = "x",
     W_name: str = "W",
@@ -32,7 +32,8 @@ def check_projection_element(
     Parameters
     ----------
     answer : float or None
-        The learner's number; ``None`` means "not answered yet".
+        The learner's number; ``None`` means "not answered yet". Given alone, it is
+        checked against the chapter's exercise: element 1 of ``x_delicious W_q``.
     x : array_like of shape (d_model,)
         The token's row of ``X``.
     W : array_like of shape (d_model, d)
@@ -58,6 +59,10 @@ def check_projection_element(
     of the column read off, entries paired one row out of step, another column, another
     matrix from ``others`` and another token's element from ``rows``.
     """
+    if x is None and W is None and column is None and others is None and rows is None:
+        return check_projection_element(answer, **_toy_case())
+    if x is None or W is None or column is None:
+        raise TypeError("give x, W and column together, or the answer alone (the exercise's)")
     x, W = np.asarray(x, dtype=float), np.asarray(W, dtype=float)
     j = column
     col = W[:, j]
@@ -101,7 +106,7 @@ def check_projection_element(
         )
         for value, names in by_value.items()
     ]
-    slips += _misread(x, W, j, x_name, W_name, shown)
+    slips += misread(x, W, j, x_name, W_name, shown)
     slips += [
         (
             x @ W[:, k],
@@ -114,7 +119,12 @@ def check_projection_element(
     ]
     if round(expected, 1) != round(expected, 2):  # 1.4 for 1.36: rounding, not arithmetic
         hint = "close: that is the answer rounded to one decimal. Give 2 decimals."
-        slips.insert(0, (round(expected, 1), hint, "the answer rounded to one decimal"))
+        slips.insert(0, (round(expected, 1), hint, ROUNDED))
+    if expected != 0:  # 37 for 0.37
+        hint = (
+            "that looks like a percent: the element is a plain number, a fraction, not a percent."
+        )
+        slips.append((100 * expected, hint, None))
     exact = round(expected, 10)  # 0.36999999999999994 is 0.37 by hand: float noise, no slip
     cut = math.trunc(round(exact * 100, 6)) / 100  # 0.3675 cut to 0.36, not rounded to 0.37
     if cut != round(exact, 2):
@@ -142,75 +152,9 @@ def check_projection_element(
         answer,
         expected,
         places=2,
-        mistakes=_shared_numbers(answer, slips, pair),
+        mistakes=shared_numbers(answer, slips, pair),
         fallback=fallback,
     )
-
-
-def _shared_numbers(answer, slips: list, pair: str) -> tuple:
-    """The (number, hint) pairs, where an answer that several slips give names them all."""
-    mistakes = tuple((wrong, hint) for wrong, hint, _ in slips)
-    if not isinstance(answer, numbers.Real) or isinstance(answer, (bool, np.bool_)):
-        return mistakes
-    close = [name for wrong, _, name in slips if abs(float(answer) - wrong) <= 0.005 + 1e-12]
-    names = [name for name in close if name is not None]
-    names = list(dict.fromkeys(names))  # each slip once, in order
-    if len(names) < 2:
-        return mistakes
-    slip = "; or ".join(names[:3])
-    hint = f"{len(names[:3])} slips give this number: {slip}. {pair}."
-    return ((float(answer), hint), *mistakes)
-
-
-def _misread(x: np.ndarray, W: np.ndarray, j: int, x_name: str, W_name: str, shown: str):
-    """Wrong numbers from reading the page rather than multiplying, each with its hint."""
-    col, pair = W[:, j], f"Pair every entry of {x_name} with the same row of column {j}"
-    found = []
-    if j < x.size:  # "element j" taken as the token's own entry j (times W[j, j])
-        hint = (
-            f"that uses position {j} only: {x_name} holds {x[j]:g} there ({x[j]:g} × "
-            f"{col[j]:g} = {x[j] * col[j]:g}), but its other entries count too. {pair}, "
-            f"({shown}), and add all {x.size} products."
-        )
-        name = f"position {j} of {x_name} alone ({x[j]:g} × {col[j]:g})"
-        found.append((x[j], hint, name))
-        if x[j] * col[j] == 0:  # a nonzero product is already named as "only the product"
-            found.append((0.0, hint, name))
-    found += [
-        (
-            col[f],
-            f"that is {W_name}[{f}, {j}] read off alone, without {x_name}. Multiply each "
-            f"entry of column {j} by the entry of {x_name} in the same row (row {f} gets "
-            f"{x[f]:g}), then add.",
-            f"{W_name}[{f}, {j}] read off alone",
-        )
-        for f in range(col.size)
-    ]
-    found += [
-        (
-            x[f],
-            f"that is entry {f} of {x_name} read off alone, without {W_name}. {pair}, "
-            f"({shown}): entry {f} goes with {col[f]:g}. Multiply each pair, then add.",
-            f"entry {f} of {x_name} read off alone",
-        )
-        for f in range(min(x.size, col.size))
-        if f != j
-    ]
-    for step in (1, -1):  # every entry of x paired with the next (or previous) row
-        bad = [(f, f + step) for f in range(x.size) if 0 <= f + step < col.size]
-        hit = [(f, g) for f, g in bad if x[f] * col[g] != 0]
-        if hit:
-            f, g = hit[0]
-            found.append(
-                (
-                    sum(x[f] * col[g] for f, g in bad),
-                    f"that pairs entries one row apart: {x[f]:g} × {col[g]:g} takes position "
-                    f"{f} of {x_name} and row {g} of column {j}. {pair}: {x[f]:g} goes with "
-                    f"{col[f]:g}.",
-                    f"entries paired one row apart ({x[f]:g} × {col[g]:g})",
-                )
-            )
-    return found
 
 
 # --- Exercise: with one shared matrix, how many words match themselves best? -------------
@@ -282,6 +226,16 @@ def check_self_matches(
             "S.argmax(-1) equals the row index.",
         )
         for count, why in causes.items()
+    )
+    top = int(np.diag(S).argmax())  # the longest query: with S = Q Qᵀ it must pick itself
+    word = repr(tokens[top]) if tokens is not None else f"word {top}"
+    mistakes += (
+        (
+            1,
+            f"1 is the word the law guarantees, the longest query ({word}); shorter queries "
+            "can match themselves best too. Count the rows whose largest score sits on the "
+            "diagonal: S.argmax(-1) equals the row index.",
+        ),
     )
     mistakes = tuple((wrong, hint) for wrong, hint in mistakes if wrong != own)
     fallback = (

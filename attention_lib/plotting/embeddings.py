@@ -134,7 +134,15 @@ def similarity_map(vectors, words, *, features, title: str):
 
 
 def token_panels(
-    matrices, titles, rows, cols, *, fmt: str = ".2f", note: str = "", ylabel: str = "token"
+    matrices,
+    titles,
+    rows,
+    cols,
+    *,
+    fmt: str = ".2f",
+    note: str = "",
+    ylabel: str = "token",
+    bar_label: str = "value",
 ):
     """Draw several (n, d) tables side by side: tokens down, dimensions across.
 
@@ -157,6 +165,8 @@ def token_panels(
         text.
     ylabel : str, default "token"
         What the row labels name.
+    bar_label : str, default "value"
+        The colour bar's label ("entry" where *value* would be read as V).
 
     Returns
     -------
@@ -210,7 +220,7 @@ def token_panels(
             largest = f"{len(top_cells)} entries reach {top}"
         parts.append(f"{title}: from {format(M.min(), fmt)} to {top}, {largest}")
     axes[0].set_ylabel(ylabel)
-    bar = fig.colorbar(image, ax=list(axes), fraction=0.04, pad=0.02, label="value")
+    bar = fig.colorbar(image, ax=list(axes), fraction=0.04, pad=0.02, label=bar_label)
     if signed:  # whole-number ticks on both sides of 0
         bar.set_ticks(np.arange(np.ceil(lo), np.floor(hi) + 1))
     if note:

@@ -39,6 +39,7 @@ def matmul_diagram(
     highlight=None,
     title: str | None = None,
     fmt: str = ".3g",
+    cell_inches: float | None = None,
 ):
     r"""Draw the product ``left @ right`` as three boxes, each sized by its shape.
 
@@ -66,6 +67,9 @@ def matmul_diagram(
         Shown above the diagram and used in the alt text.
     fmt : str, default ".3g"
         Format of the numbers printed in the cells.
+    cell_inches : float, optional
+        The side of one cell in inches (default ``SCALE`` with numbers, ``SHAPE_SCALE``
+        without): larger cells keep wide numbers such as "1.28" apart.
 
     Returns
     -------
@@ -101,6 +105,10 @@ def matmul_diagram(
     margin = 1.6 if rows is not None else 0.4
     height = max(a, b2) * u
     inch = SCALE if show_values and A is not None else SHAPE_SCALE
+    if cell_inches is not None:
+        if not isinstance(cell_inches, numbers.Real) or not 0 < cell_inches <= 2:
+            raise ValueError(f"cell_inches must be a number in (0, 2], got {cell_inches!r}")
+        inch = float(cell_inches)
     width = max(inch * (x_prod + c * u + margin + 0.4), MIN_WIDTH)  # room for the verdict
     upright = cols is not None or out_cols is not None
     top = 1.0 + (2.6 * SHAPE_SCALE / inch if upright else 0.0)  # room for upright labels
