@@ -187,8 +187,27 @@ def test_the_chapter_s_round_11j_changes_are_on_the_page():
     table = "".join(o.get("text", "") for o in cells["held-out"].outputs)
     assert "other -> noun" in table and "a random key       1.0" in table
     assert "kobayashi2021incorporating" in cells["7e1748c1"].source
-    out = "".join(o.get("text", "") for o in cells["cls-removed"].outputs)
-    assert "cosine 0.993" in out and "cosine 0.70" in out
+    out = "".join(o.get("text", "") for o in cells["cls-removed-cake"].outputs)
+    assert "weight 0.67, value removed: cosine 0.993" in out and "weight 0.035" in out
+    out = "".join(o.get("text", "") for o in cells["cls-removed-more"].outputs)
+    assert "removed: cosine 0.993 to 0.999" in out and "cosine 0.45 to 0.78" in out
     assert "check_attention_with_biases(my_self_attention)" in cells["ex-bias-stub"].source
     sol = "".join(o.get("text", "") for o in cells["ex-bias-sol"].outputs)
     assert "PASS" in sol and "matches model.layers[0]: True" in sol
+
+
+def test_the_chapter_s_round_11k_changes_are_on_the_page():
+    cells = _chapter_cells()
+    assert "less than removing one" not in cells["cls-removed-md"].source  # held on average only
+    assert "19 times" in cells["cls-removed-md"].source
+    assert len(cells["cls-removed"].source.splitlines()) <= 10  # the helper alone
+    assert (
+        '"my"' not in cells["held-out-md"].source
+        and "about nouns" not in cells["held-out-md"].source
+    )
+    assert "| `other -> noun` |" in cells["it-stands-out-md"].source  # the legend, before the code
+    assert "def pronoun_counts" in cells["held-out-helper"].source
+    assert "\\sum_i \\text{head}_i" in cells["a15f26d1"].source  # chapter 7's identity
+    assert "rows are the **heads**" in cells["d6a07f21"].source
+    assert "$b_k$ changes no weight" in cells["ex-bias-sol-md"].source
+    assert "by how much that word stands out" in cells["41b21785"].source
