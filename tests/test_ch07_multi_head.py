@@ -492,6 +492,10 @@ def loop_variant(kind):
             weights.append(w)
         if kind == "summed":
             return sum(heads) @ W_o[:d_k]  # (n, d_k) @ (d_k, d_model)
+        if kind == "averaged":
+            return np.mean(heads, axis=0) @ W_o[:d_k]  # (n, d_k) @ (d_k, d_model)
+        if kind in ("sum @ W_o", "mean @ W_o"):  # the natural slip: crashes at W_o
+            return (sum(heads) if kind == "sum @ W_o" else np.mean(heads, axis=0)) @ W_o
         if kind == "drop last":
             heads.append(np.zeros_like(heads[0]))
         if kind == "reversed":
@@ -597,7 +601,13 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
         (loop_variant("none"), "PASS", "all 5 cases match"),
         (loop_variant("weights @ K"), "FAIL", "each head blended its keys: weights @ K_i"),
         (loop_variant("Q.T @ K"), "FAIL", "your scores are Q_iᵀ K_i, shape (d_k, d_k)"),
-        (loop_variant("summed"), "FAIL", "you added the heads together"),
+        (loop_variant("summed"), "FAIL", "you combined the heads by summing them"),
+        # fix round 3 (review 07s): sum or mean of the heads, then the whole W_o, was told
+        # "Your heads are 3 columns wide ... Is d_k fixed?"; the mean with W_o[:d_k] got a
+        # bare "values differ"
+        (loop_variant("averaged"), "FAIL", "you combined the heads by averaging them: that"),
+        (loop_variant("sum @ W_o"), "FAIL", "You combined the heads by summing them, which"),
+        (loop_variant("mean @ W_o"), "FAIL", "You combined the heads by averaging them, which"),
         (loop_variant("drop last"), "FAIL", "the last head, head 2 of 2, is missing"),
         (loop_variant("pair"), "FAIL", "asks for the output only"),
         # Fix round 7h: slips that crash at W_o are named, not left as a bare matmul error.

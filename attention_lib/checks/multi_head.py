@@ -97,6 +97,9 @@ def _wrong_concatenation(fn, X, W_q, W_k, W_v, W_o, h) -> str:
                     f"{missing} head is missing. Check the loop: {loop}? Use range(h)."
                 )
     got = concat_of(d_k)
+    for combined, how in ((heads.sum(axis=0), "summing"), (heads.mean(axis=0), "averaging")):
+        if got is not None and got.shape == combined.shape and np.allclose(got, combined):
+            return _combined_hint(how)
     if got is not None and got.shape[0] == h * n:
         return (
             f"Your concatenation has {h * n} rows, h x n: the heads were stacked under each "
@@ -128,6 +131,15 @@ def _wrong_concatenation(fn, X, W_q, W_k, W_v, W_o, h) -> str:
                 "it from the input's last axis: d_k = X.shape[-1] // h."
             )
     return ""
+
+
+def _combined_hint(how: str) -> str:
+    """Name the slip of adding the heads (or taking their mean) instead of concatenating."""
+    return (
+        f"You combined the heads by {how} them, which gives one (n, d_k) block. "
+        "Concatenate them side by side instead, np.concatenate(heads, axis=-1), shape "
+        "(n, h*d_k), then @ W_o."
+    )
 
 
 def _differ(reference: np.ndarray, *mistakes: tuple) -> list[tuple]:

@@ -209,13 +209,15 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
     )
     if h > 1:
         heads = heads_of(V)  # (h, n, d_k), right
-        mistakes.append(
-            (
-                heads.sum(axis=0) @ W_o[:d_k],
-                "you added the heads together: their sum is (n, d_k). Lay them side by "
-                "side instead, np.concatenate(heads, axis=-1), shape (n, h*d_k), then @ W_o.",
+        for combined, how in ((heads.sum(axis=0), "summing"), (heads.mean(axis=0), "averaging")):
+            mistakes.append(
+                (
+                    combined @ W_o[:d_k],
+                    f"you combined the heads by {how} them: that gives one (n, d_k) block. "
+                    "Concatenate them side by side instead, np.concatenate(heads, axis=-1), "
+                    "shape (n, h*d_k), then @ W_o.",
+                )
             )
-        )
         mistakes.append(
             (
                 merge_heads(heads[::-1]) @ W_o,
