@@ -976,7 +976,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     cells = nbformat.read(path, as_version=4).cells
     flat = markdown_text(cells)
     # the reason is measured on "it" and stated without a causal story about columns
-    assert '"delicious" (**0.27**) now beats "cake" (0.17). Even with the original' in flat
+    assert '"delicious" (**0.27**) now beats "cake" (0.17). Every row of $PE$' in flat
     # the black box is opened just enough to read attention weights before chapter 5
     assert "a weighted average of all the words' *values*" in flat
     assert "from how well words match and sum to 1" in flat
@@ -984,6 +984,15 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "food column" not in flat and "fast sine" not in flat and "$W_k$ reads" not in flat
     assert "distort" not in flat and "40 degrees" not in flat
     assert "at width 4 the stamp is longer" not in flat
+    # round 01b: the lengths as measurements, and the tripled words that bring "cake" back
+    assert "Every row of $PE$ is $\\sqrt{2} \\approx 1.41$ long, longer than every word of" in flat
+    assert 'the sentence (0.36 to 1.04); with the words tripled ($3E + PE$), "cake" is back' in flat
+    assert "where $d_{model}$ is the width of each token's vector (4 in the toy)" in flat
+    assert '"keyboard" and "couch" are mostly *action*' in flat  # as the map groups them
+    assert "about 60,600 positions to turn once (just under $2\\pi \\cdot 10000" in flat
+    assert "each score, a sum of $d_{model}$ products, has variance about 1" in flat
+    assert "The toy sits between: a row of $PE$ is 1.4 to 3.9 times a word's length" in flat
+    assert "dwarf any meaning" not in flat and "set by hand for meanings alone" not in flat
     assert "At $d_{model} = 32$, every two neighbours are exactly **1.17** apart" in flat
     assert "positions 1 and 7 nearly collide" in flat  # the toy's width: too few hands
     # equivariance is claimed without a causal mask (a padding mask keeps it), twice
@@ -997,8 +1006,8 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "Of the models named here" not in flat
     # the section on leaving positions out says what it tests, and measures the sizes
     assert 'Do the hand-set weights survive positions? Watch "it"' in flat
-    # measured, with no story about sizes: the original's scaling does not undo it
-    assert '($2E + PE$; why it scales: Going deeper), "it" still prefers "delicious"' in flat
+    # the original's scaling is met in its own section, after the summary
+    assert "why it scales: Going deeper" not in flat
     assert "Each stamp" not in flat and "longer than any toy word" not in flat
     assert "in the original implementation {cite}`google2017tensor2tensor`" in flat
     # the paper's own setting for the small start: one matrix, embedding and output layer
@@ -1024,16 +1033,19 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "in practice the waves extrapolate poorly {cite}`press2022train`" in flat
     assert "every word table in this course" not in flat
     assert "the columns of the toy's word tables in chapters 1 to 9" in flat
-    assert flat[:shown].count("sqrt{d_{model}}") == 1
+    assert flat[:shown].count("sqrt{d_{model}}") == 0  # not named before it is explained
+    # Fix round 01b added the reordering exercise, the lengths, the d_model gloss and the
+    # rings' caption, and cut elsewhere: main line 1419 -> 1415, visible 2494 -> 2491,
+    # bold numbers 11 -> 8.
     # The main line (before "Going deeper", without its dropdown boxes) may not grow: fix
     # round 01o cut it from 1425 to 1419 words while adding the clocks and the reason for
     # sin and cos. All visible words rose from 2413 to 2494, all of it in "Going deeper"
     # (the learned table, the shared output matrix, add or concatenate, two missing steps).
     main = flat[: flat.index("## Going deeper")]
     main = re.sub(r"````\{admonition\}.*?````", "", main)
-    assert len(main.split()) <= 1419, "fix round 01o left 1419 main-line words"
-    assert len(flat.split()) <= 2494, "fix round 01o left 2494 visible words"
-    assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 11  # bold numbers
+    assert len(main.split()) <= 1415, "fix round 01b left 1415 main-line words"
+    assert len(flat.split()) <= 2491, "fix round 01b left 2491 visible words"
+    assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 8  # bold numbers
 
 
 def test_each_exercise_follows_the_concept_it_practises():
@@ -1048,7 +1060,9 @@ def test_each_exercise_follows_the_concept_it_practises():
     assert where(":label: ex-cosine") < where("## Attention on embeddings cannot see word order")
     assert where("## Positional encoding") < where(":label: ex-positional-encoding")
     assert where(":label: ex-positional-encoding") < where("## Adding position tells the dog")
-    labels = ["ex-cosine", "ex-positional-encoding", "ex-pe-length", "ex-pe-offset"]
+    assert where("permutation equivariant") < where(":label: ex-reorder")
+    assert where(":label: ex-reorder") < where("## Positional encoding")
+    labels = ["ex-cosine", "ex-reorder", "ex-positional-encoding", "ex-pe-length", "ex-pe-offset"]
     assert sorted(labels, key=lambda label: where(f":label: {label}")) == labels  # numbering kept
 
 
@@ -1081,6 +1095,11 @@ def test_reordering_checker(fn, status, hint, capsys):
     assert line.startswith(f"[reordering] {status}: ") and hint in line, line
 
 
-def test_reordering_checker_uses_an_order_that_is_not_its_own_inverse():
-    perm = np.array([3, 0, 5, 1, 2, 4])  # its first case
+def test_reordering_checker_uses_the_toy_and_an_order_that_is_not_its_own_inverse():
+    from attention_lib.checks import reordering
+
+    perm = np.array([3, 0, 5, 1, 2, 4, 7, 6])  # its first case
     assert not np.array_equal(np.argsort(perm), perm)  # so the opposite way is told apart
+    # checks may not import toy: the checker's copy of the toy's attention is the toy's
+    for X in (toy.X, toy.E_DOG):
+        assert np.allclose(reordering._attend(X), toy.self_attention(X)[0])
