@@ -220,13 +220,13 @@ def loss_and_gradients(
     d_logits = p.copy()
     d_logits[rows, data.target] -= 1.0
     d_logits /= m  # (m, 8)
-    dOut = (d_logits @ NOUN_EMBEDDINGS)[:, None]  # (m, 1, d_v)
-    dQ, dK, dV = backward(Q, K, V, dOut)
+    dOut = (d_logits @ NOUN_EMBEDDINGS)[:, None]  # (m, 8) @ (8, d), as (m, 1, d)
+    dQ, dK, dV = backward(Q, K, V, dOut)  # (m, 1, d), (m, 8, d), (m, 8, d)
     d = D_MODEL
     grads = {
-        "W_q": X_it.reshape(-1, d).T @ dQ.reshape(-1, d),  # Σ_m Xᵀ dQ
-        "W_k": data.X.reshape(-1, d).T @ dK.reshape(-1, d),  # over every token
-        "W_v": data.X.reshape(-1, d).T @ dV.reshape(-1, d),
+        "W_q": X_it.reshape(-1, d).T @ dQ.reshape(-1, d),  # (d, m) @ (m, d)
+        "W_k": data.X.reshape(-1, d).T @ dK.reshape(-1, d),  # (d, 8m) @ (8m, d)
+        "W_v": data.X.reshape(-1, d).T @ dV.reshape(-1, d),  # 8m: every token
     }
     return loss, grads
 
