@@ -1520,6 +1520,26 @@ def test_split_concat_draws_the_pair_step_by_step():
     assert "head 1 gives 'cake' 0.97; head 2 gives 'I' 1.00" in alt
     assert "row 'ate' reads (.99, 0, 1, 1)" in alt
     plt.close(fig)
+    # fix round 3 (review 07s): the weight maps number the query's row and share a colour
+    # bar from 0 to 1; the W_o rows name their head; the output columns can be named; the
+    # concatenation's width is written 2+2, not 2·2
+    names = ["eaten noun", "eaten human", "eater − eaten", "eater human"]
+    fig, alt = split_concat(*args, query="ate", cols=["noun", "human"] * 2, out_cols=names,
+                            title="pair")  # fmt: skip
+    panels = [ax for ax in fig.axes if ax.images]
+    head_1_row = [t.get_text() for t in panels[1].texts]
+    assert len(head_1_row) == 8 and head_1_row[CAKE] == ".97"  # the row of "ate" only
+    assert [ax.images[0].get_clim() for ax in panels[1:3]] == [(0, 1), (0, 1)]
+    assert len(fig.axes) == 7  # six panels and the weights' colour bar
+    assert [t.get_text() for t in panels[4].get_yticklabels()][1] == "head 1 human"
+    assert [t.get_text() for t in panels[-1].get_xticklabels()] == names
+    assert panels[3].get_title() == "3. concatenation (8×(2+2))"
+    assert "·" not in " ".join(ax.get_title() for ax in panels)
+    assert "in the columns eaten noun, eaten human, eater − eaten, eater human." in alt
+    assert "their colour runs from 0 to 1" in alt
+    plt.close(fig)
+    with pytest.raises(ValueError, match="out_cols names the 4 columns, got 1 names"):
+        split_concat(*args, query="ate", out_cols=["a"], title="x")
     with pytest.raises(ValueError, match="h must be 1 to 4 and divide d_model = 4, got 3"):
         split_concat(*args[:5], 3, toy.TOKENS, query="ate", title="x")
     with pytest.raises(ValueError, match="query 'pie' is not one of the tokens"):

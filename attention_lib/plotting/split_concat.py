@@ -33,16 +33,19 @@ def _short(x: float) -> str:
     return text.replace("0.", ".", 1)
 
 
-def _panel(ax, M, title, rows, cols, fontsize, numbers):
-    lo, hi = float(M.min()), float(M.max())
-    ax.imshow(M, cmap=CMAP, vmin=lo, vmax=hi if hi > lo else lo + 1, aspect="equal")
+def _panel(ax, M, title, rows, cols, fontsize, numbers, span=None):
+    """One labelled heatmap; ``numbers``: True for every cell, or the rows to number."""
+    lo, hi = span if span else (float(M.min()), float(M.max()))
+    image = ax.imshow(M, cmap=CMAP, vmin=lo, vmax=hi if hi > lo else lo + 1, aspect="equal")
     ax.set_title(title, fontsize=fontsize + 1, pad=22)
     ax.set_xticks(range(M.shape[1]), cols, rotation=90, fontsize=fontsize)
     ax.set_yticks(range(M.shape[0]), rows if rows else [], fontsize=fontsize)
     ax.tick_params(length=0)
-    for (i, j), value in np.ndenumerate(M) if numbers else ():
-        colour = text_colour((value - lo) / (hi - lo) if hi > lo else 0.0)
-        ax.text(j, i, _short(value), ha="center", va="center", fontsize=fontsize, color=colour)
+    for (i, j), value in np.ndenumerate(M):
+        if numbers is True or (numbers and i in numbers):
+            colour = text_colour((value - lo) / (hi - lo) if hi > lo else 0.0)
+            ax.text(j, i, _short(value), ha="center", va="center", fontsize=fontsize, color=colour)
+    return image
 
 
 def _blocks(ax, n, h, d_k, fontsize):
@@ -64,7 +67,9 @@ def _blocks(ax, n, h, d_k, fontsize):
                 fontsize=fontsize)  # fmt: skip
 
 
-def split_concat(X, W_q, W_k, W_v, W_o, h, tokens, *, query, cols=None, title, fontsize=11):
+def split_concat(
+    X, W_q, W_k, W_v, W_o, h, tokens, *, query, cols=None, out_cols=None, title, fontsize=11
+):
     """Draw multi-head attention step by step on ``X``, for a small ``h`` (at most 4).
 
     Parameters
@@ -77,7 +82,10 @@ def split_concat(X, W_q, W_k, W_v, W_o, h, tokens, *, query, cols=None, title, f
     query : str
         The token whose row is outlined in every head's weights.
     cols : sequence of str, length d_model, optional
-        Names of the concatenation's columns (a head's value features, repeated).
+        Names of the concatenation's columns (a head's value features, repeated); the rows
+        of ``W_o`` get the same names, with their head's number.
+    out_cols : sequence of str, length d_model, optional
+        Names of the output's columns (what each column of ``W_o`` computes).
     title : str
 
     Returns
@@ -99,13 +107,23 @@ def split_concat(X, W_q, W_k, W_v, W_o, h, tokens, *, query, cols=None, title, f
     # with W_o = I the output is the concatenation itself, (n, h d_k); weights (h, n, n)
     concat, weights = multi_head_attention(X, W_q, W_k, W_v, np.eye(d_model), h=h)
     output = concat @ np.asarray(W_o, dtype=float)  # (n, d_model)
-    cols = list(cols) if cols is not None else [str(j) for j in range(d_model)]
-    if len(cols) != d_model:
-        raise ValueError(f"cols names the {d_model} columns, got {len(cols)} names")
+    numbered = [str(j) for j in range(d_model)]
+    cols = list(cols) if cols is not None else numbered
+    out_cols = list(out_cols) if out_cols is not None else numbered
+    for name, names in (("cols", cols), ("out_cols", out_cols)):
+        if len(names) != d_model:
+            raise ValueError(f"{name} names the {d_model} columns, got {len(names)} names")
+    wo_rows = [f"head {j // d_k + 1} {col}" for j, col in enumerate(cols)]
+    inch = fontsize * 0.6 / 72  # about one character's width, in inches
+    below = max(len(t) for t in [*cols, *out_cols, *tokens]) * inch  # rotated labels
 
     c, left = 0.32, 0.95  # inches: a cell, and the room for the token labels
-    row2_y, row1_y = 1.0, 1.0 + n * c + 1.5  # bottoms of the two rows of panels
-    fig_w = max(left + (d_model + h * n) * c + 0.35 + 0.25 * (h - 1) + 0.15, 7.0)
+    gap = max(len(t) for t in wo_rows) * inch + 0.3  # room for W_o's row labels
+    row2_y = max(1.0, below + 0.2)
+    row1_y = row2_y + n * c + max(1.5, below + 0.5)  # bottoms of the two rows of panels
+    bar = 0.8  # the weights' colour bar and its ticks
+    fig_w = max(left + (d_model + h * n) * c + 0.35 + 0.25 * (h - 1) + bar, 7.0)
+    fig_w = max(fig_w, left + 3 * d_model * c + gap + 0.95 + 0.2)
     fig_h = row1_y + n * c + 0.75
     fig = plt.figure(figsize=(fig_w, fig_h))
 
@@ -113,36 +131,40 @@ def split_concat(X, W_q, W_k, W_v, W_o, h, tokens, *, query, cols=None, title, f
         return fig.add_axes([x / fig_w, y / fig_h, cols_ * c / fig_w, rows_ * c / fig_h])
 
     ax_q = axes_at(left, row1_y, d_model, n)
-    x = left + d_model * c + 0.35
-    maps = [axes_at(x + i * (n * c + 0.25), row1_y, n, n) for i in range(h)]
+    x_maps = left + d_model * c + 0.35
+    maps = [axes_at(x_maps + i * (n * c + 0.25), row1_y, n, n) for i in range(h)]
     ax_cat = axes_at(left, row2_y, d_model, n)
-    x = left + d_model * c + 1.1
+    x = left + d_model * c + gap
     ax_wo = axes_at(x, row2_y + (n - d_model) * c, d_model, d_model)  # tops aligned
     ax_out = axes_at(x + d_model * c + 0.95, row2_y, d_model, n)
 
-    numbered = [str(j) for j in range(d_model)]
     _panel(ax_q, Q, "1. Q = X W_q, split", tokens, numbered, fontsize, True)
     _blocks(ax_q, n, h, d_k, fontsize)
     for i, ax in enumerate(maps):
-        _panel(
-            ax, weights[i], f"2. head {i + 1}'s weights ({n}×{n})", None, tokens, fontsize, False
-        )
+        title_i = f"2. head {i + 1}'s weights ({n}×{n})"
+        image = _panel(ax, weights[i], title_i, None, tokens, fontsize, {row}, span=(0, 1))
         for side in ax.spines.values():
             side.set(ec=_HEAD_COLOURS[i % 4], ls=_HEAD_STYLES[i % 4], lw=3)
-        ax.add_patch(Rectangle((-0.5, row - 0.5), n, 1, fill=False, lw=2, ec="white"))
-        ax.add_patch(Rectangle((-0.5, row - 0.5), n, 1, fill=False, lw=1, ec="black", ls="--"))
-    _panel(ax_cat, concat, f"3. concatenation ({n}×{h}·{d_k})", tokens, cols, fontsize, True)
+        # the query's row: a white band under a black line reads on dark and light cells
+        ax.add_patch(Rectangle((-0.5, row - 0.5), n, 1, fill=False, lw=4.5, ec="white"))
+        ax.add_patch(Rectangle((-0.5, row - 0.5), n, 1, fill=False, lw=2, ec="black"))
+    x_bar = x_maps + h * (n * c + 0.25) - 0.1
+    cax = fig.add_axes([x_bar / fig_w, row1_y / fig_h, 0.12 / fig_w, n * c / fig_h])
+    colour_bar = fig.colorbar(image, cax=cax, ticks=[0, 0.5, 1])
+    colour_bar.ax.tick_params(labelsize=fontsize)
+    widths = "+".join([str(d_k)] * h)
+    _panel(ax_cat, concat, f"3. concatenation ({n}×({widths}))", tokens, cols, fontsize, True)
     _blocks(ax_cat, n, h, d_k, fontsize)
     _panel(
         ax_wo,
         np.asarray(W_o, dtype=float),
         f"4. @ W_o ({d_model}×{d_model})",
-        cols,
-        numbered,
+        wo_rows,
+        out_cols,
         fontsize,
         True,
     )
-    _panel(ax_out, output, f"= output ({n}×{d_model})", tokens, numbered, fontsize, True)
+    _panel(ax_out, output, f"= output ({n}×{d_model})", tokens, out_cols, fontsize, True)
 
     top = [tokens[int(weights[i, row].argmax())] for i in range(h)]
     finds = "; ".join(
@@ -152,8 +174,10 @@ def split_concat(X, W_q, W_k, W_v, W_o, h, tokens, *, query, cols=None, title, f
         f"{title}. Four steps on {n} tokens. 1: Q = X W_q, shape ({n}, {d_model}), its "
         f"columns cut into {h} heads of {d_k}, each block outlined in its head's colour and "
         f"line style. 2: each head's ({n}, {n}) weights, the row of '{query}' outlined: "
-        f"{finds}. 3: the heads' outputs side by side, ({n}, {h} x {d_k}). 4: the "
+        f"{finds}; their colour runs from 0 to 1. 3: the heads' outputs side by side, "
+        f"({n}, {' + '.join([str(d_k)] * h)}). 4: the "
         f"concatenation times W_o, ({n}, {d_model}); row '{query}' reads "
-        f"({', '.join(_short(v) for v in output[row])})."
+        f"({', '.join(_short(v) for v in output[row])})"
+        + (f", in the columns {', '.join(out_cols)}." if out_cols != numbered else ".")
     )
     return fig, alt
