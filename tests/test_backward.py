@@ -769,6 +769,17 @@ def test_the_plural_distractor_gets_a_dashed_outline_named_in_label_and_alt_text
         it_attention(weights, tokens, referent, title="demo", distractor=[1, 1])
 
 
+def test_a_frame_with_the_plural_keeps_its_axis_label_inside(run):
+    weights, tokens, referent = grid_inputs()
+    args = (weights, tokens, referent, run.loss, run.test_accuracy)
+    fig, alt = training_frame(50, *args, distractor=[2, 1])
+    fig.canvas.draw()
+    label = fig.axes[0].xaxis.label
+    assert "dashed: the plural" in label.get_text() and "(dashed outline)" in alt
+    assert label.get_window_extent().x0 >= 0  # the longer label is not cut at the left
+    plt.close(fig)
+
+
 def test_grid_says_what_the_outline_means_and_counts_printed_ties_as_ties():
     weights, tokens, referent = grid_inputs()
     fig, _ = it_attention(weights, tokens, referent, title="demo")

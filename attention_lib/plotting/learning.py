@@ -166,7 +166,8 @@ def _draw_grid(ax, W: np.ndarray, tokens, ref: np.ndarray, title: str, other=Non
     ax.set_xticks(range(W.shape[1]), [str(j) for j in range(W.shape[1])], fontsize=9)
     ax.set_yticks(range(W.shape[0]), [f"#{i + 1}" for i in range(W.shape[0])], fontsize=9)
     ax.set_ylabel("sentence", fontsize=9)  # a row is a sentence, not a query
-    label = 'position (cell: token, weight "it" gives it; outlined: the noun "it" means'
+    cell = "token, weight" if other is not None else 'token, weight "it" gives it'
+    label = f'position (cell: {cell}; outlined: the noun "it" means'
     ax.set_xlabel(label + ("; dashed: the plural)" if other is not None else ")"), fontsize=9)
     ax.set_title(title, fontsize=10)
     return image
