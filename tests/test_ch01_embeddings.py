@@ -337,6 +337,9 @@ def test_clock_hands_put_each_position_on_a_clock_face_with_its_token():
     fig.savefig(io.BytesIO(), dpi=FIGURE_DPI)
     assert fig.get_size_inches()[0] * FIGURE_DPI <= 752  # drawn at its own size at 1280 px
     assert smallest_text_px(fig) >= 11  # 9 pt and up: at least 9 px on the page
+    height = fig.bbox.height  # in display pixels, as the extents are
+    for ax in fig.axes:  # the caption below must not push the titles off the top
+        assert ax.title.get_window_extent().y1 <= height
     words = [[t for t in ax.texts if t.get_text()] for ax in fig.axes]
     for a, b in [(a, b) for texts in words for a in texts for b in texts if a is not b]:
         box_a = a.get_window_extent()

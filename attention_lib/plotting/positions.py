@@ -229,7 +229,8 @@ def clock_hands(PE, tokens, *, pairs=(0, 1)):
         )
         ax.tick_params(labelsize=9)
         alt.append(f"Pair {i} turns once per {turn} positions: {where}.")
-    if caption:  # visible, not in the alt text only
+    if caption:  # visible, not in the alt text only: two lines more below the clocks
+        fig.set_size_inches(fig.get_size_inches()[0], 4.4)
         fig.text(0.5, 0.01, caption, ha="center", va="bottom", fontsize=9)
-    fig.tight_layout(rect=(0, 0.1 if caption else 0, 1, 1))
+    fig.tight_layout(rect=(0, 0.35 / 4.4 if caption else 0, 1, 1))
     return fig, " ".join(alt)
