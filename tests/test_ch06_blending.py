@@ -700,7 +700,7 @@ def test_fix_round_4_prose_stays_cut():
     assert "Together, the four column ranges make a box" in flat
     assert "The split, term by term" not in flat  # the three-decimal dropdown is gone
     assert "near a corner" not in flat
-    assert "if $A$ is stored" in flat and "Double a card" in flat
+    assert "Double a card" in flat  # the n^2 aside is cut (fix round 2 of 6b)
     assert len(flat.split()) <= 2307, "fix round 6l left 2307 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 3  # bold numbers
     assert all(c.id != "3c6d29d1" for c in cells)  # the centred-card table is gone
@@ -784,10 +784,10 @@ def test_fix_round_6i_prose_says_each_point_once():
     # The split into the average card plus departures is folded (fix round 6k).
     folded = next(c for c in cells if c.id == "92dfa50e").source
     assert ":class: dropdown" in folded and "0.09" not in folded
-    shown = next(c for c in cells if c.id == "a7c2e6b0")
-    assert "gap = np.abs(output - mean_card).max()" in shown.source
-    assert shown.outputs[0]["text"].splitlines()[-1].endswith("average card: 0.08")
+    # Fix round 6b: the eight noun elements are printed in a table instead, and the gap
+    # from the average card is computed and asserted off the page.
     asserted = next(c for c in cells if c.id == "9f780453").source
+    assert "gap = np.abs(output - mean_card).max()" in asserted
     assert "round(gap, 2) == 0.08" in asserted and "<= bound" in asserted
     # Promised and shown agree: the output of "it" carries traces of "cake".
     assert 'the output of "it" carries plain traces of "cake"' in flat
@@ -802,7 +802,7 @@ def test_fix_round_6i_prose_says_each_point_once():
     assert "the films are the keys, their cards the values" in flat
     assert "kobayashi2020attention" in flat and "is therefore not a contribution" in flat
     assert "this `T` counts tokens, not our temperature" in flat
-    # The nanoGPT listing is folded; it follows Exercise 6.3's solution (fix round 6l).
+    # The nanoGPT listing is folded; it follows the exercises (fix rounds 6l and 6b).
     assert re.search(r"not our temperature\)\. `{4}\{admonition\} nanoGPT's fallback", flat)
     assert len(flat.split()) <= 2347, "fix round 6i left 2347 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 2  # bold numbers
@@ -1023,7 +1023,7 @@ def test_fix_round_6k_prose():
     # only in the picture (in four dimensions every card is one).
     assert ids.index("de2110d8") < ids.index("3b08dc72") < ids.index("de2110da")
     assert ids.index("de2110da") < ids.index("511bf10a")
-    assert 'In this picture "and" is no corner' in flat and "stick out" not in flat
+    assert 'In this picture "and" is no corner' not in flat and "stick out" not in flat
     # nanoGPT's lines run and match the library; past Exercise 6.3 their code is shown.
     run = next(c for c in cells if c.id == "6b1e7a04")
     assert "hide-input" not in run.metadata.get("tags", [])
@@ -1152,7 +1152,7 @@ def test_fix_round_6m_prose():
     before = next(c for c in cells if c.id == "de2110d8").source
     assert ids.index("de2110d8") + 1 == ids.index("3b08dc72")
     assert "**convex hull**" in before and "convex combination" in before
-    assert 'The\ntriangle breaks the rule: it is the row of "it" doubled' in before
+    assert 'The vermilion triangle breaks the rule: the row of "it"\ndoubled' in before
     assert "convex hull" not in next(c for c in cells if c.id == "de2110da").source
     # The slider's rows are not the table's dict; the attention formula is displayed once.
     assert "rows = [" not in next(c for c in cells if c.id == "3b08dc72").source
@@ -1161,9 +1161,120 @@ def test_fix_round_6m_prose():
     # Exercise 6.4 has a code cell with a checker, and its solution runs it.
     stub = next(c for c in cells if c.id == "c4e5a7b1")
     assert ids.index("e88954b8") + 1 == ids.index("c4e5a7b1")
-    assert stub.source.startswith("my_weights = None")
+    assert "\nmy_weights = None" in stub.source  # after P, defined again (fix round 6b)
     assert "check_hull_escape(my_weights, P" in stub.source
     solved = next(c for c in cells if c.id == "c4e5a7b3")
     assert solved.outputs[0]["text"].startswith("[hull escape] PASS")
     assert len(flat.split()) <= 2300, "fix round 6m left 2300 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 2  # bold numbers
+
+
+# --- fix round 6b (review 06l): structure, cuts, the faint blend shown, checker hints ------
+
+
+def test_fix_round_6b_structure_and_cuts():
+    import re
+
+    cells, flat = _prose()
+    ids = [c.id for c in cells]
+    # nanoGPT has its own section after the exercises, not between 6.3 and 6.4.
+    assert ids.index("c4e5a7b5") < ids.index("6b1e7a02") < ids.index("6b1e7a04")
+    assert ids.index("6b1e7a04") < ids.index("2fd35a57")
+    assert cells[ids.index("6b1e7a02")].source.startswith("## The same steps in nanoGPT")
+    # Exercise 6.4 defines P again, so it runs without the hull section's cells.
+    stub = next(c for c in cells if c.id == "c4e5a7b1").source
+    assert stub.startswith("P = V[:, [noun, third]]")
+    # Asides cut: the n^2 cost, the invented films' bookkeeping, the two-coordinate
+    # parenthesis, "and" is no corner; the range proof in two numbered steps.
+    assert "n^2" not in flat and "if $A$ is stored" not in flat
+    assert "Tampopo" not in flat and "cut down to two coordinates" not in flat
+    assert "is no corner" not in flat
+    assert "1. The weights are non-negative" in flat and "2. The weights sum to 1" in flat
+    # Dropout and the hull guarantee are folded with the PyTorch notes; the guarantee is
+    # said once in the summary, with no dropout aside.
+    fold = next(c for c in cells if c.id == "6b1e7a06").source
+    assert fold.startswith("````{admonition}") and "dropout zeroes each weight" in fold
+    assert "PyTorch takes `scale` only by keyword" in fold
+    assert "(dropout in training can break this)" not in flat
+    # Corners with repeated cards; the column names are features, not grammar.
+    assert "on cards at that corner (that card, or copies of it)" in flat
+    assert '"delicious", a food word, passes on 0.7 "noun"' in flat
+    # The fold computes Kobayashi et al.'s lengths (asserted in 5d4f768b).
+    assert "0.14 against 0.05" in flat
+    assert "lengths[I], 2) == 0.14" in next(c for c in cells if c.id == "5d4f768b").source
+    # Words: down by a tenth from fix round 6m's 2300; bold numbers no more than before.
+    assert len(flat.split()) <= 2080, "fix round 6b left 2078 visible words"
+    assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 2
+
+
+def test_the_noun_table_shows_how_little_the_toy_blends_at_t_1():
+    cells, _ = _prose()
+    out = next(c for c in cells if c.id == "a7c2e6b0").outputs[0]["text"].splitlines()
+    rows = [line.split() for line in out[2:10]]
+    assert [r[0] for r in rows] == list(toy.TOKENS)
+    cards, t1, t02 = (np.array([float(r[k]) for r in rows]) for k in (1, 2, 3))
+    assert cards.min() == 0 and cards.max() == 1  # the cards span the column
+    assert t1.min() >= 0.43 and t1.max() <= 0.48  # the outputs barely move at T = 1
+    assert t02[IT] == t02.max() and t02[IT] > 0.8  # at T = 0.2 'it' nears 'cake'
+
+
+def test_an_escaping_blend_is_vermilion_and_named_as_large_as_the_tokens(toy_values):
+    import matplotlib.colors as mcolors
+
+    weights, V = toy_values
+    blends = {"uniform": np.full(8, 1 / 8), "out": weights[IT], "doubled": 2 * weights[IT]}
+    fig, _ = blend_hull(
+        V, toy.TOKENS, blends, dims=(NOUN, THIRD), title="x", named=["out", "doubled"]
+    )
+    ax = fig.axes[0]
+    marks = ax.collections[1:4]
+    assert mcolors.to_hex(marks[2].get_facecolor()[0]) == "#d55e00"
+    assert all(mcolors.to_hex(m.get_facecolor()[0]) != "#d55e00" for m in marks[1:2])
+    named = {t.get_text(): t for t in ax.texts[8:]}
+    assert set(named) == {"out", "doubled"}
+    assert named["out"].get_fontsize() == ax.texts[0].get_fontsize() == 11
+    assert named["doubled"].get_fontsize() == 11
+    # The doubled row sits right of the middle: its name stands to its left, level with it.
+    assert named["doubled"].xyann == (-40, 0) and named["doubled"].get_ha() == "right"
+    plt.close(fig)
+
+
+def test_a_softmax_over_the_whole_matrix_is_named(capsys):
+    def whole(Q, K, V):
+        e = np.exp(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
+        return e / e.sum() @ V
+
+    def whole_per_item(Q, K, V):
+        e = np.exp(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
+        return e / e.sum(axis=(-2, -1), keepdims=True) @ V
+
+    for fn in (whole, whole_per_item):
+        assert not check_attention(fn)
+        line = capsys.readouterr().out
+        assert "your weights sum to 1 over the whole matrix, not along each row" in line
+
+
+def test_softmax_axis_1_is_told_that_the_batch_shifts_the_axes(capsys):
+    def axis_1(Q, K, V):
+        return al.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]), axis=1) @ V
+
+    assert not check_attention(axis_1)  # right on 2-D inputs, wrong on the batch
+    line = capsys.readouterr().out
+    assert "A batch adds an axis in front, so axis=1 now runs down the columns" in line
+    assert "axis=-1" in line
+
+    def axis_0(Q, K, V):
+        return al.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]), axis=0) @ V
+
+    assert not check_attention(axis_0)  # caught on 2-D inputs: no batch in the hint
+    line = capsys.readouterr().out
+    assert "wrong axis" in line and "A batch adds" not in line
+
+
+def test_weights_that_sum_below_1_are_not_likened_to_the_doubled_row(capsys):
+    P = _hull_points()
+    assert not check_hull_escape(np.zeros(8), P, tokens=toy.TOKENS)
+    line = capsys.readouterr().out
+    assert "weights must sum to 1" in line and "doubled row" not in line
+    assert not check_hull_escape(2 * toy.attention()[1][IT], P, tokens=toy.TOKENS)
+    assert "like the doubled row" in capsys.readouterr().out  # above 1, it still is

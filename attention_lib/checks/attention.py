@@ -141,8 +141,22 @@ def _attention_case(out, Q, K, V, case: str, shape_hint: str = "", *, swapped=()
         ),
         (
             softmax(S / np.sqrt(d_k), axis=-2) @ V,
-            "you took the softmax over the wrong axis "
-            "(down each column). Each query's row of weights must sum to 1: axis=-1.",
+            "you took the softmax over the wrong axis (down each column). "
+            + (
+                "A batch adds an axis in front, so axis=1 now runs down the columns: "
+                "count from the end, axis=-1."
+                if Q.ndim == 3
+                else "Each query's row of weights must sum to 1: axis=-1."
+            ),
+        ),
+        *(
+            (
+                e / e.sum(axis=over, keepdims=True) @ V,
+                "your weights sum to 1 over the whole matrix, not along each row: sum the "
+                "exponentials over the keys only, .sum(axis=-1, keepdims=True).",
+            )
+            for e in [np.exp(S / np.sqrt(d_k) - S.max())]
+            for over in ((-2, -1), None)
         ),
         (
             (S / np.sqrt(d_k)) @ V,

@@ -82,10 +82,15 @@ def _judge(answer, points, tokens) -> CheckResult:
     point = f"({blend[0]:.2f}, {blend[1]:.2f})"
     out = _outside(blend, P)
     if abs(total - 1) > _SUM_TOL:
-        if out:
+        if out and total > 1:
             return fail(
                 f"your blend {point} escapes, but your weights sum to {total:.4g}, not 1, "
                 "like the doubled row. Keep the sum at 1: what else can push a blend out?"
+            )
+        if out:
+            return fail(
+                f"weights must sum to 1, as softmax rows do; yours sum to {total:.4g}, "
+                f"and that alone moves the blend to {point}."
             )
         return fail(f"your weights sum to {total:.4g}; make them sum to 1, as softmax rows do.")
     negative = [names[j] for j in np.flatnonzero(w < 0)]

@@ -19,6 +19,7 @@ from .base import CMAP
 from .hull import convex_hull, inside_hull
 
 _MARKERS = ("o", "s", "D", "^", "v", "P", "X")
+_ESCAPED = "#D55E00"  # Okabe-Ito vermilion: a blend outside the hull
 _TOKEN_PT = 11  # a token's tag: 13.75 CSS px at 1280 px, 12.4 on a phone
 
 
@@ -139,12 +140,14 @@ def blend_hull(
         # A one-hot row lands exactly on its pin: a hollow ring keeps the pin, and any
         # output that comes close to it, in sight.
         hollow = _one_hot(blends[label]) or label in rings
+        # A blend that escapes the hull is vermilion, apart from the hull's pale fill.
+        shade = shades[k] if inside_hull(o, P) else _ESCAPED
         ax.scatter(
             *o,
             s=170 if hollow else 110 - 12 * k,
             marker=_MARKERS[k],
-            facecolor="none" if hollow else shades[k],
-            edgecolor=shades[k] if hollow else "black",
+            facecolor="none" if hollow else shade,
+            edgecolor=shade if hollow else "black",
             linewidth=2.0 if hollow else 0.8,
             zorder=3 + k,
             label=f"{label}: ({o[0]:.2f}, {o[1]:.2f})",
@@ -157,14 +160,17 @@ def blend_hull(
         if _one_hot(blends[label]) or not (on_pin or label in named):
             continue  # a one-hot row belongs on its pin, as a ring
         away = (-20 * np.sign(o[0] - centre[0]), -75 * np.sign(o[1] - centre[1]))
+        ha = "center"
+        if not on_pin and not inside_hull(o, P):  # outside: named level with it, inwards
+            away, ha = (-40 * np.sign(o[0] - centre[0]), 0), "right" if o[0] > centre[0] else "left"
         ax.annotate(
             label,
             o,
-            xytext=away if on_pin else (45, -40),
+            xytext=away if on_pin or not inside_hull(o, P) else (45, -40),
             textcoords="offset points",
-            ha="center",
+            ha=ha,
             va="center",
-            fontsize=9,
+            fontsize=_TOKEN_PT,  # as large as the tokens' tags
             bbox={"boxstyle": "round,pad=0.2", "facecolor": "white", "linewidth": 0},
             arrowprops={"arrowstyle": "->", "color": "black", "linewidth": 1},
             zorder=22,
