@@ -705,6 +705,13 @@ def max_without_keepdims(scores, mask):
             "own softmax here: al.softmax refuses -inf on purpose.",
         ),
         (crashes, "FAIL", "raised KeyError"),
+        (  # review 08o: the masked logits, no exp, got "divides 0 by 0"
+            lambda s, mask: np.where(mask, s, -np.inf),
+            "FAIL",
+            "you returned the masked scores (on one row, the last 2 keys masked): the allowed "
+            "entries are the scores themselves. Apply a softmax to them",
+        ),
+        (lambda s, mask: np.where(mask, s, -1e9), "FAIL", "you returned the masked scores"),
     ],
 )
 def test_masked_softmax_checker(fn, status, hint, capsys):
@@ -899,10 +906,16 @@ def lengths_without_axis(lengths, n, left):
             "FAIL",
             "the causal part is not (on lengths [3, 1], n = 4, right padding): that is np.triu(",
         ),
+        (  # review 08o: with the diagonal added, triu(k=0) is not called "k=1"
+            eye(with_causal(lambda n: np.triu(np.ones((n, n), dtype=bool)))),
+            "FAIL",
+            "the causal part is the upper triangle (on lengths [3, 1], n = 4, right padding): "
+            "np.triu(ones), with k=0 or k=1",
+        ),
         (
             eye(with_causal(lambda n: np.triu(np.ones((n, n), dtype=bool), k=1))),
             "FAIL",
-            "the causal part is not (on lengths [3, 1], n = 4, right padding): True marks the",
+            "the causal part is the upper triangle (on lengths [3, 1], n = 4, right padding)",
         ),
         (
             with_causal(lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1)),

@@ -206,6 +206,15 @@ def _batch_mistakes(lengths, n: int, left: bool, case: str) -> list[tuple]:
             "axis, real[:, None, :], and use al.causal_mask(n) as it is.",
         )
     )
+    upper = (np.triu(np.ones((n, n), dtype=bool)) & real[:, None, :])[:, None] | eye
+    mistakes.append(  # np.triu(ones), k=0 or k=1: the same once the diagonal is added
+        (
+            upper,
+            f"the padding is right but the causal part is the upper triangle (on {case}): "
+            "np.triu(ones), with k=0 or k=1 (the same once the diagonal is added), lets "
+            "query i see the keys after it, the future. Use the lower one, al.causal_mask(n).",
+        )
+    )
     mistakes += [(wrong | eye, hint) for wrong, hint in cores]  # the same, diagonal added
     # Where a mistake happens to give the right answer here, it is no mistake.
     return [(wrong, hint) for wrong, hint in mistakes if not np.array_equal(wrong, expected)]

@@ -86,6 +86,13 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
     full = np.broadcast_to(mask, scores.shape)
     expect_shape(out, scores.shape, case, " Return one weight per score.")
     expected = _expected_weights(scores, mask)
+    given = np.broadcast_to(scores, full.shape)
+    if np.array_equal(out[full], given[full]) and not np.allclose(out.sum(axis=-1), 1.0):
+        raise Fail(  # np.where(mask, scores, fill) returned as it is: no exp, no division
+            f"you returned the masked scores (on {case}): the allowed entries are the "
+            "scores themselves. Apply a softmax to them: subtract each row's maximum, "
+            "exponentiate, and divide by the row's sum."
+        )
     if not np.all(np.isfinite(out)):
         allowed = np.where(full, scores, np.nan)  # every row keeps a key
         spread = (np.nanmax(allowed, axis=-1) - np.nanmin(allowed, axis=-1)).max()
