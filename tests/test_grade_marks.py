@@ -243,12 +243,15 @@ def test_booleans_for_numbers_fail():
 
 
 def course_functions():
-    """``(exercise, the course's solution function)`` for every function exercise."""
+    """``(exercise, the course's solution function)`` for every function exercise.
+
+    One namespace per chapter, filled in page order, as the grader's worker runs a notebook:
+    an exercise may call the functions of the exercises before it (chapter 10's capstone)."""
     for chapter in exercises.chapters():
+        ns: dict = {}
+        exec(chapter.imports, ns)
         for ex in chapter.exercises:
             if ex.kind == "function":
-                ns: dict = {}
-                exec(chapter.imports, ns)
                 for source in ex.solutions:  # the definitions; no cell's other lines
                     tree = ast.parse(source)
                     tree.body = [n for n in tree.body if isinstance(n, DEFINES)]

@@ -1,13 +1,11 @@
 """The machinery behind every exercise checker: run a learner's function, judge, report.
 
-A checker is a function ``run(cases)`` that calls ``cases.run(description, *inputs)`` on
-fixed cases and raises :class:`Fail` (with a hint) at the first mistake; :func:`verdict`
-turns that into the one printed line and a :class:`CheckResult`.
+A checker ``run(cases)`` calls ``cases.run(description, *inputs)`` on fixed cases and raises
+:class:`Fail` (a hint) at the first mistake; :func:`verdict` prints the one line it becomes.
 
-At grading time a checker also draws **unseen cases** from a seed the grader supplies
-(:func:`grading_seed`): a function registered with :func:`unseen_cases` for the exercise
-makes them, and they run after the fixed ones. A table of the practice cases, or answers
-handed back in call order, then fails. Without a seed (practice) nothing changes.
+At grading time a checker also draws **unseen cases** from the grader's seed (:func:`grading_seed`)
+through the generator registered with :func:`unseen_cases`, after the fixed ones: a table of
+the practice cases, or answers handed back in call order, then fails. Practice has no seed.
 """
 
 from __future__ import annotations
@@ -151,6 +149,8 @@ def _copy(arg):
     """A private copy of one input: arrays become float (masks stay bool), sizes stay int."""
     if isinstance(arg, (bool, numbers.Integral, float, str)):
         return arg
+    if isinstance(arg, list) and all(isinstance(a, numbers.Integral) for a in arg):
+        return list(arg)  # an order of positions stays a list of ints
     arr = np.asarray(arg)
     return arr.copy() if arr.dtype == np.bool_ else np.array(arr, dtype=float)
 

@@ -5,7 +5,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import scaled_dot_product_attention
-from .base import Cases, CheckResult, call, expect_shape, known_mistakes, same, verdict
+from .base import (
+    Cases,
+    CheckResult,
+    call,
+    expect_shape,
+    known_mistakes,
+    same,
+    unseen_cases,
+    verdict,
+)
 from .projection_slips import _W_K, _W_Q, _W_V, _X  # the toy's (checks may not import toy)
 
 
@@ -68,3 +77,14 @@ def check_reordering(fn) -> CheckResult:
             same(out, _reordered(X, perm), case)
 
     return verdict("reordering", fn, run)
+
+
+@unseen_cases("reordering")
+def _unseen(rng):  # drawn at grading time (see .unseen)
+    n = int(rng.integers(3, 10))
+    X = rng.normal(size=(n, 4))
+    perm = rng.permutation(n)
+    while np.array_equal(perm[perm], np.arange(n)):  # not its own inverse: both ways differ
+        perm = rng.permutation(n)
+    order = [int(k) for k in perm]
+    return [(f"a random {n} x 4 X, perm = {order}", (X, order), _reordered(X, perm))]
