@@ -298,6 +298,31 @@ def test_masked_heatmaps_vmax_gives_small_weights_the_colour_range():
     for bad in (0, 1.5, "0.6"):
         with pytest.raises(ValueError, match="vmax must be a number in"):
             masked_heatmaps([plain], [None], toy.TOKENS, titles=["a"], title="T", vmax=bad)
+    # Review 08o: no arrow when no coloured weight is above vmax (nothing shares the top).
+    fig, alt = masked_heatmaps([plain], [None], toy.TOKENS, titles=["a"], title="T", vmax=0.3)
+    assert plain.max() < 0.3
+    bar = next(ax for ax in fig.axes if not ax.images and ax.get_ylabel())
+    assert bar.get_ylabel() == "weight" and "colour 0 to 0.3;" in alt
+    plt.close(fig)
+
+
+def test_masked_row_ymax_cuts_a_tall_bar_and_says_so():
+    """Review 08o: on a 0-1.15 axis the slider's later rows (below 0.3) were hard to read."""
+    _, plain = toy.attention()
+    w, causal = causal_weights(), al.causal_mask(8)
+    fig, alt = masked_row(w[0], causal[0], toy.TOKENS, title="I", before=plain[0], ymax=0.6)
+    ax = fig.axes[0]
+    assert ax.get_ylim() == (0.0, 0.6)
+    assert ax.containers[0][0].get_height() == 0.6  # the 1.00 bar of "I" is cut at the top
+    assert "1.00, cut" in [t.get_text() for t in ax.texts]
+    assert "(weight 0): 'ate'" in alt and "The axis stops at 0.6, so the taller bar is cut." in alt
+    plt.close(fig)
+    fig, alt = masked_row(w[IT], causal[IT], toy.TOKENS, title="it", ymax=0.6)
+    assert "cut" not in alt and not any("cut" in t.get_text() for t in fig.axes[0].texts)
+    plt.close(fig)
+    for bad in (0, 2.0, "0.6", True):
+        with pytest.raises(ValueError, match="ymax must be a number in"):
+            masked_row(w[IT], causal[IT], toy.TOKENS, title="x", ymax=bad)
 
 
 def test_masked_heatmaps_fade_ignored_query_rows():

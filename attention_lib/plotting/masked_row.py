@@ -13,7 +13,7 @@ from .base import CMAP
 from .masking import _BLOCKED, _GHOST, MASKED, _masked_but_weighted
 
 
-def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f", before=None):
+def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f", before=None, ymax=1.15):
     """Draw one query's attention weights as bars, each masked key as a hatched band.
 
     A masked key gets no bar (its weight is 0: nothing is drawn on the axis, which would
@@ -34,6 +34,9 @@ def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f", before=Non
     fmt : str, default ".2f"
     before : array_like of shape (n_k,), optional
         The same query's weights without the mask (a row summing to 1).
+    ymax : float, default 1.15
+        Top of the weight axis. A bar taller than it is cut at the top, and its label says
+        so ("1.00, cut"), so a slider's frames share one readable axis.
 
     Returns
     -------
@@ -54,6 +57,8 @@ def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f", before=Non
     if not a.any():
         raise ValueError("allowed has no True entry: this query may attend to no key")
     _masked_but_weighted(w, a, "allowed")
+    if isinstance(ymax, bool) or not isinstance(ymax, (int, float)) or not 0 < ymax <= 1.15:
+        raise ValueError(f"ymax must be a number in (0, 1.15], got {ymax!r}")
     if before is not None:
         ghost = as_float_array(before, "before")
         if ghost.shape != w.shape:
@@ -68,13 +73,17 @@ def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f", before=Non
     keys = np.arange(w.size)
     shade = plt.get_cmap(CMAP)(0.7)  # one light shade: the dashed outlines show on it
     ok, blocked = np.flatnonzero(a), np.flatnonzero(~a)
-    ax.bar(ok, w[ok], color=shade, edgecolor="black", linewidth=0.5)
+    ax.bar(ok, np.minimum(w[ok], ymax), color=shade, edgecolor="black", linewidth=0.5)
+    cut = [j for j in ok if w[j] > ymax - 0.04]  # no room above: the label goes inside
     for j in ok:
-        ax.text(j, w[j] + 0.02, format(w[j], fmt), ha="center", va="bottom", fontsize=8)
+        label, y, va = format(w[j], fmt), w[j] + 0.02 * ymax, "bottom"
+        if j in cut:
+            label, y, va = f"{label}, cut" if w[j] > ymax else label, ymax * 0.97, "top"
+        ax.text(j, y, label, ha="center", va=va, fontsize=8, zorder=5)
     for j in blocked:  # a background band, not a bar: a masked key's weight is 0, not 1
         ax.axvspan(j - 0.5, j + 0.5, zorder=0, **_BLOCKED)
-        label = {"facecolor": "white", "edgecolor": "none", "pad": 1.5}
-        ax.text(j, 0.5, MASKED, ha="center", va="center", fontsize=8, color="0.2", bbox=label)
+        box = {"facecolor": "white", "edgecolor": "none", "pad": 1.5}
+        ax.text(j, 0.45 * ymax, MASKED, ha="center", va="center", fontsize=8, color="0.2", bbox=box)
     if before is not None:  # over the bars: the old height shows through every new bar
         ax.bar(keys, ghost, width=0.8, zorder=4, **_GHOST)
         handles = [
@@ -95,7 +104,7 @@ def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f", before=Non
     for tick, visible in zip(ax.get_xticklabels(), a, strict=True):
         tick.set_color("black" if visible else "0.5")
     ax.set_xlim(-0.6, w.size - 0.4)
-    ax.set_ylim(0.0, 1.15)  # room for the "1.00" above a full bar
+    ax.set_ylim(0.0, ymax)  # 1.15: room for the "1.00" above a full bar
     ax.set_xlabel("key", fontsize=9)
     ax.set_ylabel("weight")
     ax.set_title(title, fontsize=10, loc="left", pad=20 if before is not None else 6)
@@ -105,6 +114,8 @@ def masked_row(row, allowed, labels, *, title: str, fmt: str = ".2f", before=Non
         f"'{labels[top]}' ({format(w[top], fmt)}); "
         + (f"masked (weight 0): {', '.join(hidden)}." if hidden else "no key masked.")
     )
+    if np.any(w > ymax):
+        alt += f" The axis stops at {ymax:g}, so the taller bar is cut."
     if before is not None:
         alt += " Dashed outlines: the weights without the mask; "
         if hidden:

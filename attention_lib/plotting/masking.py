@@ -185,12 +185,13 @@ def masked_heatmaps(
     fig.text(middle, 0.08 / height, "key (attended to)", ha="center", fontsize=10)
     fig.text(0.1 / width, 0.5, "query (attending)", va="center", rotation=90, fontsize=10)
     cax = fig.add_axes(((width - 0.7) / width, bottom / height, 0.14 / width, ph / height))
-    if vmax < 1:  # an arrow on the bar: larger weights share the top colour
+    # An arrow on the bar only when a coloured weight is above vmax and shares the top colour.
+    if any((W[M & ~faded[:, None]] > vmax).any() for W, M in zip(Ws, Ms, strict=True)):
         fig.colorbar(image, cax=cax, label=f"weight ({vmax:g} and above: top colour)", extend="max")
         scale = f"colour 0 to {vmax:g} (larger weights share the top colour)"
     else:
         fig.colorbar(image, cax=cax, label="weight")
-        scale = "colour 0 to 1"
+        scale = f"colour 0 to {vmax:g}"
     alt = (
         f"{takeaway} "
         * bool(takeaway)
