@@ -486,8 +486,8 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 
 # Round 5n added 138 words in folds (the runner-up's derivative and the gradient over T;
 # the non-linearity fold's conclusion) and cut the main line from 1059 to 1053 words.
-VISIBLE_WORDS = 1820
-MAIN_LINE_WORDS = 1053
+VISIBLE_WORDS = 1813
+MAIN_LINE_WORDS = 1052
 
 
 def _chapter():
@@ -512,7 +512,7 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     assert "(`T` is the temperature)" in cells["5f0a1b2c"].source
     # no orphan column sums; the non-linearity section ends on a measured output and sqrt(d_k)
     assert not any("column sums" in c.source for c in shown if c.cell_type == "code")
-    assert "2S, T = 1              0.32   0.58" in cells["d4e5f605"].outputs[0]["text"]
+    assert "softmax: 2S                    0.32   0.58" in cells["d4e5f605"].outputs[0]["text"]
     assert "4's division by $\\sqrt{d_k}$ turns the same knob" in flat
 
 
@@ -539,11 +539,11 @@ def test_fix_round_5k_cuts_words_folds_number_formats_and_shows_the_two_moves():
     assert "cake            0.90  2.46       0.21" in table
     # row maxima are labelled per query, not per key
     assert "largest weight in each query's row: I 0.19" in cells["10e4cd6b"].outputs[0]["text"]
-    # number formats: a dropdown box, then its code folded (hide-cell)
+    # number formats: a dropdown box, then its code folded (round 5o: its output shown)
     box = cells["f16a05e3"].source
     assert box.startswith("````{admonition} Going deeper: number formats\n:class: dropdown")
     assert "frameworks usually run softmax in float32 even in" in box
-    assert cells["f16a05e1"].metadata["tags"] == ["hide-cell"]
+    assert cells["f16a05e1"].metadata["tags"] == ["hide-input"]
     assert ids.index("f16a05e1") == ids.index("f16a05e3") + 1
     # (round 5l put the X-doubling check on the page and rewrote the caption: see below)
 
@@ -585,13 +585,12 @@ def test_fix_round_5l_cuts_words_and_fixes_the_caption_the_factors_and_the_aside
     assert flat.count("halving $T$") == 1 and "doubling $q$" not in flat
     assert "refuses $-\\infty$" not in flat
     # the runner-up on the slider, said before the reader moves it
-    runner = " ".join(cells["1a18e25e"].source.split())
-    assert '"delicious", gains at first (0.16 → 0.21 at $T = 0.3$), then loses (0.07' in runner
+    runner = " ".join(cells["tderiv05"].source.split())  # round 5o: in the fold
+    assert '"delicious" gains at first (0.16 → 0.21 at $T = 0.3$), then loses (0.07' in runner
     assert flat.count("halving $T$") == 1
     # a note that holds in the book and in the learner edition (no "folded")
-    assert "the code cell after this box prints the limits" in " ".join(
-        cells["f16a05e3"].source.split()
-    )
+    assert "the limits are printed below this box" in " ".join(cells["f16a05e3"].source.split())
+    assert cells["f16a05e1"].metadata["tags"] == ["hide-input"]  # round 5o: output shown
     assert "snug=True" in cells["t2heat05"].source
 
 
@@ -602,7 +601,8 @@ def test_the_learner_edition_keeps_the_number_format_note_true():
 
     path = Path(__file__).resolve().parents[1] / "notebooks" / "05_softmax.ipynb"
     cells = nbformat.read(path, as_version=4).cells
-    note = next(i for i, c in enumerate(cells) if "prints the limits" in c.source)
+    flat = [" ".join(c.source.split()) for c in cells]
+    note = next(i for i, text in enumerate(flat) if "printed below this box" in text)
     after = cells[note + 1]  # the code cell right after the box, collapsed in Jupyter
     assert after.cell_type == "code" and "exp overflows above" in after.source
     assert "folded cell" not in cells[note].source
@@ -722,12 +722,12 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     assert float(html.split('data-text-px="')[1].split('"')[0]) >= 12
     # the runner-up: a reason, not a description
     runner = " ".join(cells["tderiv05"].source.split())  # round 5n: in a fold
-    assert "a key gains while its score is above that mean" in runner
+    assert "key gains while its score is above that mean" in runner
     assert "drains" not in flat and "$T \\approx 0.3$" in runner
     # the cut print: the slider and the heatmap already show T = 0.1 and T = 10
     assert "463130da" not in cells
     # "what softmax adds" follows the temperature section and opens with doubling = halving T
-    assert ids.index("d4e5f601") == ids.index("b7e1c3a3") + 1
+    assert ids.index("d4e5f601") == ids.index("tderiv05") + 1  # round 5o: no real-models fold
     assert ids.index("f5a1c0de") > ids.index("d4e5f602")
     opening = " ".join(cells["d4e5f601"].source.split())
     assert "doubling every score acts like halving $T$" in opening and "`weights @ V`" in opening
@@ -738,7 +738,7 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     assert "[CLS]" not in flat and "special start token" in flat
     assert "clear favourite" not in flat and "Jacobian" not in flat
     # when the three lines fail, said precisely; one np.where in the entropy solution
-    assert "only an extreme $T$ breaks them: one that rounds to 0" in flat  # round 5n
+    assert "only an extreme $T$ breaks the three lines: one that rounds to 0" in flat
     assert cells["7f07aa6a"].source.count("np.where") == 1 and "inner" not in flat
     # sampling temperature, next to the distillation pointer
     assert 'A chatbot\'s "temperature" is the same $T$' in flat
@@ -849,9 +849,74 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     assert "cubic in $X$" in flat and "normalisation and competition" in flat
     # a table, not a decoded line; no (2S)V = 2(SV) tautology
     table = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert [row.split()[0] for row in table[1:]] == ["even,", "S,", "2S,", "S,"]
+    assert [row.split(":")[0] for row in table[2:6]] == ["no softmax"] * 2 + ["softmax"] * 2
     assert "(2S)V" not in cells["d4e5f605"].source
     # a fully masked row: the forward clause to chapter 8
     assert "masked row (chapter 8), every score $-\\infty$, gives `nan`" in flat
     # the summary no longer repeats "doubling = a lower temperature"
     assert "Doubling the scores is a lower temperature" not in flat
+
+
+# --- Fix round 5o (review 05o): the listing, the doubling table, one curve before T --------
+
+
+def test_the_two_key_figure_with_t_1_alone_is_dark_and_solid_against_the_light_step():
+    from matplotlib.colors import to_rgb
+
+    from attention_lib.plotting import two_key_softmax
+
+    fig, alt = two_key_softmax([1], gap=0.26)
+    lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
+    plt.close(fig)
+    assert {k for k in lines if not k.startswith("_")} == {"hard arg max", "softmax, T = 1"}
+    curve, step = lines["softmax, T = 1"], lines["hard arg max"]
+    assert curve.get_linestyle() == "-"
+    # more than thickness: the review found a light grey dotted T = 1 curve on the grey band
+    assert np.mean(to_rgb(step.get_color())) - np.mean(to_rgb(curve.get_color())) > 0.6
+    assert "The softmax curve passes 0.5" in alt and "steeper for a smaller T" not in alt
+    assert alt.endswith("at the real gap 0.26 it gives T = 1: 0.56.")
+
+
+def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
+    cells, shown, flat = _chapter()
+    ids = [c.id for c in shown]
+    assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
+    # the runner-up's numbers and the gradient line: one fold, right after the slider section
+    assert ids.index("1a18e25e") < ids.index("tderiv05") < ids.index("d4e5f601")
+    # the figure before the temperature section draws T = 1 alone
+    assert "two_key_softmax([1], gap=gap)" in cells["twokey05"].source
+    assert "T = 0.1" not in cells["twokey05"].outputs[0]["data"]["text/html"]
+    # show imported once; the heatmap title says "sharper"
+    assert sum("import" in c.source and " show" in c.source for c in shown) == 1
+    assert "sharper at T = 0.1" in cells["t2heat05"].source
+    # the doubling table: rows without softmax, then the comparison rows apart
+    table = cells["d4e5f605"].outputs[0]["text"].splitlines()
+    assert table[1] == "-- doubling" and table[6] == "-- for comparison"
+    assert table[3].split()[-2:] == ["1.80", "3.85"]  # 2S as weights: doubled, farther
+    assert "gap = [" not in cells["d4e5f605"].source and "dist[name]" in cells["d4e5f605"].source
+    assert "set the scale" not in cells["d4e5f605"].source
+    conclusion = " ".join(cells["d4e5f607"].source.split())
+    assert "Softmax adds **normalisation and competition**" in conclusion
+    assert 'what "cake" carries' in cells["d4e5f601"].source
+    fold = " ".join(cells["d4e5f602"].source.split())
+    assert "a non-linear function of the scores" in fold and "linear in $V$" in fold
+    # solution 5.2: the listing is the core; the guard is named, in a fold
+    end = cells["5f0a1b2c"].source
+    assert end.startswith("The core of `al.softmax` is the same three lines")
+    assert "picks whether" not in end and "float64 limit" not in end
+    assert "````{admonition} Going deeper: extreme temperatures" in end
+    assert "65504 in float16" in end and "`_softmax_guarded` in" in end
+    # the gradient line, in the runner-up fold, without the word the page avoids
+    assert "0.006 at $T = 0.03$" in cells["tderiv05"].source and "Jacobian" not in flat
+    assert "b7e1c3a3" not in cells  # the real-models fold is cut
+
+
+def test_the_guard_that_the_solution_names_exists_and_divides_first_for_large_t():
+    import inspect
+
+    from attention_lib import core
+
+    source = inspect.getsource(core._softmax_guarded)
+    assert "if T > 1.0:" in source and "x.astype(np.float64) / T" in source
+    x16 = np.array([60000.0, 0.0, -60000.0], dtype=np.float16)
+    assert round(float(al.softmax(x16, temperature=6e4)[2]), 2) == 0.09

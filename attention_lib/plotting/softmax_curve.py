@@ -2,8 +2,9 @@
 
 With two keys the softmax weight of the first is a sigmoid of the gap over ``T``; the hard
 arg max is the step it tends to as ``T`` falls. Each temperature gets its own cividis
-lightness *and* line style, so the figure does not rely on colour; the smallest ``T``,
-which runs along the light grey step, is solid and the darkest.
+lightness *and* line style, so the figure does not rely on colour; the smallest ``T``
+(the only one, if just one is drawn), which runs along the light grey step, is solid and
+the darkest, so it differs from the step in lightness, not only in thickness.
 """
 
 from __future__ import annotations
@@ -93,10 +94,12 @@ def two_key_softmax(temperatures, keys=("cake", "delicious"), gap=None, span=1.0
     )
     fig.tight_layout()
     where = f"the real gap {at:.2f}" if gap is not None else f"a gap of {at:g}"
+    curves = "Each softmax curve passes" if T.size > 1 else "The softmax curve passes"
+    steeper = " and is steeper for a smaller T" if T.size > 1 else ""
     alt = (
         f"Weight on '{first}' when a query has only the keys '{first}' and '{second}', "
         f"against their score gap from {-span:g} to {span:g}. The hard arg max is a step: "
-        f"0 below a gap of 0, 1 above it. Each softmax curve passes 0.5 at a gap of 0 and "
-        f"is steeper for a smaller T; at {where} it gives " + ", ".join(read) + "."
+        f"0 below a gap of 0, 1 above it. {curves} 0.5 at a gap of 0{steeper}; "
+        f"at {where} it gives " + ", ".join(read) + "."
     )
     return fig, alt
