@@ -281,6 +281,24 @@ def test_each_one_score_mistake_gets_its_own_hint(fn, status, hint, capsys):
     assert hint in line
 
 
+def _library_score(X, W_q, W_k, i, j):
+    return al.attention_scores(X @ W_q, X @ W_k)[i, j]  # right number, forbidden route
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint"),
+    [
+        (lambda X, q, k, i, j: str(one_score(X, q, k, i, j)), "returned text: return a number"),
+        (lambda X, q, k, i, j: one_score(X, q, k, i, j) > 0, "returned True/False"),
+        (_library_score, "calls al.attention_scores, which this exercise rules out"),
+    ],
+)
+def test_one_score_fails_text_and_the_library_s_scores(fn, hint, capsys):
+    result = check_one_score(fn)
+    line = capsys.readouterr().out
+    assert result.status == "FAIL" and hint in line
+
+
 def test_one_score_names_transposed_weights_on_square_matrices(capsys):
     # (W_q @ x_i) runs only where W is square: the second case; the first raises.
     def transposed(X, W_q, W_k, i, j):

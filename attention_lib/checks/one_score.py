@@ -7,7 +7,19 @@ import io
 
 import numpy as np
 
-from .base import Cases, CheckResult, Fail, Todo, call, expect_shape, known_mistakes, same, verdict
+from .base import (
+    _LAST,
+    Cases,
+    CheckResult,
+    Fail,
+    Todo,
+    call,
+    expect_shape,
+    known_mistakes,
+    same,
+    verdict,
+)
+from .names import calls_library
 
 # --- Exercise: one score from scratch ------------------------------------------------------
 
@@ -21,6 +33,8 @@ def check_one_score(fn) -> CheckResult:
     """Check ``fn(X, W_q, W_k, i, j)``: the score of token ``i``'s query with token ``j``'s key."""
 
     def run(cases: Cases) -> None:
+        if calls_library(cases.fn, "attention_scores"):  # al.attention_scores, by any name
+            raise Fail(_LIBRARY)
         rng = np.random.default_rng(3)
         for n, d, d_k, i, j in ((5, 3, 2, 1, 3), (4, 4, 4, 2, 0), (6, 3, 5, 4, 4)):
             X, W_q, W_k = rng.normal(size=(n, d)), *rng.normal(size=(2, d, d_k))
@@ -35,6 +49,9 @@ def check_one_score(fn) -> CheckResult:
                 _own_weights(fn)  # toy.W_q fits only the toy's d_model: name that first
                 slip = _shape_slip(fn)
                 raise Fail(f"the shapes do not fit (on {case}): {slip}") from None
+            last = _LAST.get()
+            if last is not None and last[0] is out and last[1] not in "iuf":  # "1.8", True
+                raise Fail(f"your function returned {_KINDS.get(last[1], 'no number')}: {_NUMBER}")
             expect_shape(out, (), case, _ONE_BY_ONE if out.shape == (1, 1) else _ONE_NUMBER)
             mistakes = [
                 (_score(X, W_q, W_k, i, j) / np.sqrt(d_k), _SCALED),
@@ -120,6 +137,12 @@ def _ignored_arguments(fn, out, args, case: str) -> None:
         )
 
 
+_LIBRARY = (
+    "your function calls al.attention_scores, which this exercise rules out: build q_i and "
+    "k_j with @ and dot them."
+)
+_KINDS = {"U": "text", "S": "text", "b": "True/False", "O": "an object"}
+_NUMBER = "return a number, the dot product q_i @ k_j itself."
 _PRINTED = (
     "your function returned None: did you print instead of return? print shows the score; "
     "return hands it back: end with return q_i @ k_j."
