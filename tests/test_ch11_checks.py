@@ -45,6 +45,19 @@ def one_sentence_only(X, L, h):
     return al.merge_heads(A @ V) @ L.W_o + L.b_o
 
 
+def unpacks_two_axes(X, L, h):
+    n, d = X.shape  # fails on a batch
+    return right(X, L, h)
+
+
+def divides_by_d_k(X, L, h):
+    Q = al.split_heads(X @ L.W_q + L.b_q, h)
+    K = al.split_heads(X @ L.W_k + L.b_k, h)
+    V = al.split_heads(X @ L.W_v + L.b_v, h)
+    A = al.softmax(Q @ np.swapaxes(K, -1, -2) / Q.shape[-1])  # d_k, not its square root
+    return al.merge_heads(A @ V) @ L.W_o + L.b_o
+
+
 def without(*names):
     """The right answer with some biases left out (never read, so the checker can tell)."""
 
@@ -102,6 +115,8 @@ def in_place(X, L, h):
         (without("b_q", "b_k"), "FAIL", "Q lacks its bias"),
         (without("b_v"), "FAIL", "V lacks its bias"),
         (k_dot_t, "FAIL", "If you wrote K.T"),
+        (unpacks_two_axes, "FAIL", "X has a batch axis: use n, d = X.shape[-2:]."),
+        (divides_by_d_k, "FAIL", "you divided by d_k; each head divides by its square root"),
         (glued_by_reshape, "FAIL", "glued in a scrambled order"),
     ],
 )
@@ -211,3 +226,10 @@ def test_the_chapter_s_round_11k_changes_are_on_the_page():
     assert "rows are the **heads**" in cells["d6a07f21"].source
     assert "$b_k$ changes no weight" in cells["ex-bias-sol-md"].source
     assert "by how much that word stands out" in cells["41b21785"].source
+
+
+def test_the_unpacking_hint_names_the_unpacking_only(capsys):
+    """``n, d = X.shape`` breaks on a batch: the hint is about the unpacking, not transposes."""
+    assert not check_attention_with_biases(unpacks_two_axes)
+    line = capsys.readouterr().out
+    assert "X.shape[-2:]" in line and "swapaxes" not in line, line

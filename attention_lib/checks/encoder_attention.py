@@ -126,6 +126,8 @@ def check_attention_with_biases(fn) -> CheckResult:
                 raise Fail(
                     f"you returned two things (on {case}); return only the output."
                 ) from None
+            if X.ndim > 2 and "too many values to unpack" in str(fail):
+                raise Fail(f"{fail} {_UNPACK}") from None
             if X.ndim > 2 and "raised" in str(fail):
                 raise Fail(f"{fail} It must work for leading batch axes: {_BATCH}") from None
             if "broadcast" in str(fail):  # most often K.T on (h, n, d_k)
@@ -176,6 +178,7 @@ _TRANSPOSE = (
     " If you wrote K.T: on (..., h, n, d_k) it reverses all the axes, not only the last two; "
     "np.swapaxes(K, -1, -2) swaps just those."
 )
+_UNPACK = "X has a batch axis: use n, d = X.shape[-2:]."
 _BATCH = (
     "transpose only the last two axes of K (np.swapaxes(K, -1, -2)) and reshape only the "
     "last axis, (..., n, d_model) -> (..., n, h, d_k)."
@@ -211,6 +214,10 @@ def _mistakes(X, p, h) -> tuple:
         (
             _attend(X, p, h, scale=1),
             "you did not scale the scores: divide Q K^T by sqrt(d_k) in each head.",
+        ),
+        (
+            _attend(X, p, h, scale=(d // h) ** 2),
+            "you divided by d_k; each head divides by its square root, sqrt(d_k).",
         ),
         (
             _attend(X, p, h, scale=d),
