@@ -657,3 +657,14 @@ def test_chapter_reads_the_scaled_output_and_leaves_w_qk_to_chapter_3():
     assert "would keep 0.11" not in prose and "no feature names" not in prose
     assert "hints = {" not in cells["ab785b83"].source
     assert cells["ab785b83"].source.endswith("check_projection_element(my_answer)")
+
+
+def test_weights_table_prints_the_three_matrices_row_by_feature():
+    lines = repr(toy.weights()).splitlines()
+    assert len(lines) == 2 + len(toy.FEATURES)
+    assert lines[0].split() == ["W_q", "(query)", "W_k", "(key)", "W_v", "(value)"]
+    assert lines[1].split()[-4:] == ["noun", "verb", "3rd", "human"]
+    for feature, line in zip(toy.FEATURES, lines[2:], strict=True):
+        row = np.hstack([toy.W_q, toy.W_k, toy.W_v])[toy.FEATURES.index(feature)]
+        assert line.split()[0] == feature
+        assert np.allclose([float(v) for v in line.split()[1:]], row)

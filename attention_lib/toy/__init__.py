@@ -44,7 +44,7 @@ from .sentence import (
     scores,
     token_index,
 )
-from .table import table
+from .table import table, weights
 from .words import (
     COUCH_ORDER,
     COUCH_SENTENCE,
@@ -103,4 +103,5 @@ __all__ = [
     "similarity",
     "table",
     "token_index",
+    "weights",
 ]

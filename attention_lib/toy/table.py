@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .sentence import TOKENS
+from .sentence import FEATURES, TOKENS, VALUE_FEATURES, W_k, W_q, W_v
 
 
 class Table:
@@ -67,4 +67,24 @@ def table(columns: dict, rows=TOKENS, *, fmt: str = ".2f", corner: str = "") -> 
         line = label + "".join(f"  {col[i]:>{widths[n]}}" for n, col in cells.items())
         lines.append(line.rstrip())
     lines[0] = lines[0].rstrip()
+    return Table(lines)
+
+
+_SHORT = {"person": "pers", "action": "act", "pointer": "ptr", "third person": "3rd"}
+
+
+def weights() -> Table:
+    """The toy's W_q, W_k and W_v side by side, as chapter 2 prints them.
+
+    One line per feature of ``X`` (the rows); the columns are named after what each query,
+    key or value dimension reads (short names: ``pers`` is person, ``3rd`` third person).
+    """
+    mats = {"W_q (query)": (W_q, FEATURES), "W_k (key)": (W_k, FEATURES)}
+    mats["W_v (value)"] = (W_v, VALUE_FEATURES)
+    lines = [" " * 10 + "".join(f"{name:<26}" for name in mats).rstrip()]
+    heads = ["".join(f"{_SHORT.get(c, c):>6}" for c in cols) for _, cols in mats.values()]
+    lines.append(" " * 8 + "  ".join(heads))
+    for f, feature in enumerate(FEATURES):
+        cells = ["".join(f"{v:6.1f}" for v in W[f]) for W, _ in mats.values()]
+        lines.append(f"{feature:>8}" + "  ".join(cells))
     return Table(lines)
