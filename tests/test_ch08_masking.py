@@ -1115,7 +1115,9 @@ def test_page_after_review_08l_says_why_the_cache_holds_and_each_point_once():
     text = " ".join(markdown)
     assert len(re.findall(r"renormalis", text)) == 1  # the Summary; the math shows it
     said = [s for s in markdown if re.search(r"\bignored?\b|\bjunk\b", s)]
-    assert len(said) == 1 and "greys out their rows" in " ".join(said[0].split())  # the figure's cell only
+    assert len(said) == 1 and "greys out their rows" in " ".join(
+        said[0].split()
+    )  # the figure's cell only
     assert "vmax=0.3" in by_id["e9d676ee"].source  # 5cca86b5: 0 to 1 in 08m, 0 to 0.5 in 08n
     assert "faded_rows=(n_real, 8)" in by_id["e9d676ee"].source
 
@@ -1258,4 +1260,5 @@ def test_page_after_review_08o_is_shorter_explains_each_point_once_and_shows_the
         "teacher forcing",
     ):
         assert said in note, said
-    assert "ymax=0.6" in by_id["7a7d4fda"].source
+    assert "ymax=top" in by_id["7a7d4fda"].source
+    assert "words, top = toy.TOKENS, 0.6" in by_id["7a7d4fda"].source
