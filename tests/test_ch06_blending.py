@@ -1278,3 +1278,33 @@ def test_weights_that_sum_below_1_are_not_likened_to_the_doubled_row(capsys):
     assert "weights must sum to 1" in line and "doubled row" not in line
     assert not check_hull_escape(2 * toy.attention()[1][IT], P, tokens=toy.TOKENS)
     assert "like the doubled row" in capsys.readouterr().out  # above 1, it still is
+
+
+def test_every_label_stays_inside_the_axes_on_every_slider_frame(toy_values):
+    # The slider's frames: at T = 0.1 the output of 'it' sits near the right edge, and its
+    # name once ran off the board; the tags of 'I' and 'and' once touched the frame.
+    weights, V = toy_values
+    for T in (0.05, 0.1, 0.2, 0.3, 0.5, 1, 2, 5):
+        blends = {
+            "uniform (1/8 each)": np.full(8, 1 / 8),
+            "one-hot on 'cake'": np.eye(8)[CAKE],
+            "output of 'it'": toy.attention(temperature=T)[1][IT],
+            "row of 'it' doubled (T = 1)": 2 * weights[IT],
+        }
+        fig, _ = blend_hull(
+            V,
+            toy.TOKENS,
+            blends,
+            dims=(NOUN, THIRD),
+            title="x",
+            cards=["it"],
+            named=["output of 'it'", "row of 'it' doubled (T = 1)"],
+        )
+        ax = fig.axes[0]
+        fig.canvas.draw()
+        board = ax.get_window_extent()
+        for text in ax.texts:
+            box = text.get_bbox_patch().get_window_extent()
+            inside = board.x0 < box.x0 and box.x1 < board.x1 and board.y0 < box.y0
+            assert inside and box.y1 < board.y1, (T, text.get_text())
+        plt.close(fig)

@@ -154,19 +154,21 @@ def blend_hull(
         )
     # A blend that lands on a pin gets a pointer and its name, set off towards the middle
     # of the board, so it is not taken for the pin (or the ring of a one-hot row there).
-    # A blend in ``named`` gets the same, set off down and to the right.
+    # A blend in ``named`` gets the same, set off below it; every label stays inside the axes.
     for label, o in outputs.items():
         on_pin = np.linalg.norm(P - o, axis=1).min() <= 0.03 * span
         if _one_hot(blends[label]) or not (on_pin or label in named):
             continue  # a one-hot row belongs on its pin, as a ring
-        away = (-20 * np.sign(o[0] - centre[0]), -75 * np.sign(o[1] - centre[1]))
-        ha = "center"
+        away, ha = (-20 * np.sign(o[0] - centre[0]), -75 * np.sign(o[1] - centre[1])), "center"
         if not on_pin and not inside_hull(o, P):  # outside: named level with it, inwards
             away, ha = (-40 * np.sign(o[0] - centre[0]), 0), "right" if o[0] > centre[0] else "left"
+        elif not on_pin:  # inside: below, to the right; in the right half the text ends
+            # there, so it stays inside the axes
+            away, ha = ((30, -45), "right") if o[0] > centre[0] else ((45, -40), "center")
         ax.annotate(
             label,
             o,
-            xytext=away if on_pin or not inside_hull(o, P) else (45, -40),
+            xytext=away,
             textcoords="offset points",
             ha=ha,
             va="center",
@@ -177,7 +179,7 @@ def blend_hull(
         )
     # Every mark on the board: the pins, each blend (one that escapes too), the whole trail.
     seen = np.vstack([P, *outputs.values(), *([] if path is None else [path])])
-    lo, hi = seen.min(axis=0) - 0.12 * span, seen.max(axis=0) + 0.15 * span
+    lo, hi = seen.min(axis=0) - 0.16 * span, seen.max(axis=0) + 0.15 * span
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylim(lo[1], hi[1])
     ax.set_xlabel(f"value dimension '{features[i]}'")
