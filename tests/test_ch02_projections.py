@@ -642,19 +642,21 @@ def test_token_panels_can_name_the_colour_bar_entry():
     plt.close(fig)
 
 
-def test_chapter_reads_the_scaled_output_and_leaves_w_qk_to_chapter_3():
+def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     cells = {c.id: c for c in _page_cells()}
-    receive = cells["44ef9939"]
-    assert "al.scaled_dot_product_attention(Q, K, V)" in receive.source
-    assert "from V: noun 0.48" in receive.outputs[0]["text"]  # chapter 6's number
-    assert "third person 0.58" in receive.outputs[0]["text"]
+    assert "44ef9939" not in cells and "v2read01" not in cells  # the value demo is chapter 6's
+    assert "Chapter 6 follows what" in cells["wqk2txt1"].source
     assert "wqk2tab1" not in cells and "cdb08696" not in cells  # no table, no preview call
-    assert (
-        "A^{-\\top}" in cells["wqkfold1"].source and ":class: dropdown" in cells["wqkfold1"].source
-    )
+    fold = cells["wqkfold1"].source
+    assert "A^{-\\top}" in fold and ":class: dropdown" in fold
+    assert "Not in plain attention" in fold and "Rotary embeddings" in fold  # its scope
+    heading = "what if queries and keys shared one matrix?"
+    assert heading in cells["1eab48bb"].source and "did every job" not in cells["1eab48bb"].source
     prose = "\n".join(c.source for c in cells.values() if c.cell_type == "markdown")
-    assert "rotation" not in prose and "named after one of" in prose
-    assert "would keep 0.11" not in prose and "no feature names" not in prose
+    assert "named after one of" in prose and "only ever meets key dimension" in prose
+    assert "the query's 3 makes the shares this sharp" in prose and "no feature names" not in prose
+    assert "whatever the shared matrix" not in cells["5e1f0a03"].source
+    assert cells["wqkv0001"].source.startswith("toy.weights()")  # no formatting code to read
     assert "hints = {" not in cells["ab785b83"].source
     assert cells["ab785b83"].source.endswith("check_projection_element(my_answer)")
 
