@@ -18,6 +18,7 @@ from .base import (
     same,
     verdict,
 )
+from .rows_mistakes import _constant_scale, _product_hint
 
 # --- Exercise: attention, one query row at a time ----------------------------------------
 
@@ -121,28 +122,6 @@ def _run(cases: Cases, case: str, Q, K, V) -> np.ndarray:
         raise Fail(f"{message} {_product_hint(cases.fn)}") from None
 
 
-def _product_hint(fn) -> str:
-    """Which product had the wrong shapes: rerun on a case where every size is 3."""
-    rng = np.random.default_rng(5)
-    Q, K, V = rng.normal(size=(3, 3, 3))  # n_q = n_k = d_k = d_v: nothing can crash
-    s = 1 / np.sqrt(3)
-    try:
-        with np.errstate(all="ignore"):
-            out = np.asarray(fn(Q.copy(), K.copy(), V.copy()), dtype=float)
-    except (Exception, SystemExit):  # noqa: BLE001 - any failure: fall back to the general hint
-        out = None
-    blend = "the blend is p @ V: the n_k weights meet the n_k rows of V, giving d_v numbers."
-    if out is not None and out.shape == (3, 3):
-        if np.allclose(out, softmax(attention_scores(Q, K) * s) @ V.T, atol=ATOL):
-            return f"Your scores are right; you blended with V.T, and {blend}"
-        if np.allclose(out, softmax(Q @ K * s) @ V, atol=ATOL):
-            return "Q[i] @ K pairs Q[i] with K's columns: the scores of row i are K @ Q[i]."
-    return (
-        "Row i needs Q[i] (shape (d_k,)), all of K and all of V: the scores of row i are "
-        f"K @ Q[i], one per key, and {blend}"
-    )
-
-
 def _row_case(cases: Cases, case: str, Q, K, V, out=None) -> None:
     """Run one case and name the typical mistakes of a row-by-row loop."""
     with np.errstate(all="ignore"):  # some mistakes overflow on purpose
@@ -163,27 +142,18 @@ def _judge_rows(cases: Cases, case: str, Q, K, V, out) -> None:
         )
     e = np.exp(S * s - (S * s).max(axis=-1, keepdims=True))  # each row shifted by its max
     g = np.exp(S * s - (S * s).max())  # one shift for the whole matrix
+    why = "the scale is √d_k, the length of the vectors in each dot product, Q.shape[-1]."
+    scales = (  # (factor on the raw scores, hint): scales that are not 1/√d_k
+        (1.0, "you forgot the scale: divide each row's scores by √d_k first."),
+        (np.sqrt(d_k), "you multiplied by √d_k; divide by it instead."),
+        (1 / d_k, f"you divided by d_k = {d_k}; divide by its square root, √d_k = {d_k**0.5:.3g}."),
+        (1 / np.sqrt(V.shape[-1]), f"you divided by √d_v (V's width); {why}"),
+        (1 / np.sqrt(K.shape[0]), f"you divided by √n_k (the number of keys); {why}"),
+        (1 / np.sqrt(n_q), f"you divided by √n_q (the number of queries); {why}"),
+    )
     mistakes = [
         (weights, "you returned the weights (one column per key): blend the values, p @ V."),
-        (softmax(S) @ V, "you forgot the scale: divide each row's scores by √d_k first."),
-        (
-            softmax(S * np.sqrt(d_k)) @ V,
-            "you multiplied by √d_k; divide by it instead.",
-        ),
-        (
-            softmax(S / d_k) @ V,
-            f"you divided by d_k = {d_k}; divide by its square root, √d_k = {np.sqrt(d_k):.3g}.",
-        ),
-        (
-            softmax(S / np.sqrt(V.shape[-1])) @ V,
-            "you divided by √d_v (V's width); the scale is √d_k, the length of the "
-            "vectors in each dot product, Q.shape[-1].",
-        ),
-        (
-            softmax(S / np.sqrt(K.shape[0])) @ V,
-            "you divided by √n_k (the number of keys); the scale is √d_k, the length of "
-            "the vectors in each dot product, Q.shape[-1].",
-        ),
+        *((softmax(S * t) @ V, hint, t) for t, hint in scales),
         (
             g / g.sum() @ V,
             "you normalised over the whole matrix (one total for all rows), so each row's "
@@ -212,10 +182,16 @@ def _judge_rows(cases: Cases, case: str, Q, K, V, out) -> None:
     if K.shape[0] >= n_q:
         wrong = softmax(attention_scores(K[:n_q], K) * s) @ V
         mistakes.append((wrong, "you used K[i] as the query of row i; it is Q[i]."))
-    for wrong, hint in mistakes:
+    for wrong, hint, *factor in mistakes:
         if np.shape(wrong) == expected.shape and np.allclose(wrong, expected, atol=ATOL):
             continue  # on this case the "mistake" gives the right answer
         if out.shape == np.shape(wrong) and np.allclose(out, wrong, atol=ATOL):
+            if factor and factor[0] != 1.0 and _constant_scale(cases.fn, factor[0]):
+                hint = (
+                    f"your scale does not follow d_k: you divided the scores by "
+                    f"{1 / factor[0]:.3g} whatever the inputs. It is √d_k, with d_k = "
+                    "Q.shape[-1], so it changes with the inputs."
+                )
             raise Fail(f"{hint} (on {case})")
     expect_shape(out, expected.shape, case, " One row per query, one column per value: (n_q, d_v).")
     last = _LAST.get()

@@ -91,6 +91,18 @@ def _merge_case(cases: Cases, case: str, z: np.ndarray, rng, split: int) -> None
             "np.maximum(m_a, m_b), and then every factor is at most 1."
         )
     with np.errstate(all="ignore"):
+        mean = _merged((m_a + m_b) / 2, m_a, l_a, o_a, m_b, l_b, o_b)
+    if (
+        not np.all(np.isfinite(out))
+        and np.allclose(out, mean, atol=ATOL, equal_nan=True)
+        and _right_when_maxima_1000_apart(cases.fn)  # as the mean is; one block's max is not
+    ):
+        raise Fail(
+            f"you measured from the mean of the two maxima, (m_a + m_b) / 2, so the block "
+            f"with the larger maximum gets a factor above 1, which overflows (on {case}). "
+            "The merged maximum must be the larger one, np.maximum(m_a, m_b)."
+        )
+    with np.errstate(all="ignore"):
         summed = _merged(m_a + m_b, m_a, l_a, o_a, m_b, l_b, o_b)
     if not np.all(np.isfinite(out)) and np.allclose(out, summed, atol=ATOL, equal_nan=True):
         raise Fail(
@@ -213,6 +225,18 @@ def _unscaled_hint(fn, case: str, expected, m_a, l_a, o_a, m_b, l_b, o_b) -> str
             here = f"Here block {big} holds it, and block {other}'s ℓ and o went in unscaled"
             return f"{hint} {here} (on {case})."
     return f"{hint} (on {case})"
+
+
+def _right_when_maxima_1000_apart(fn) -> bool:
+    """Run ``fn`` where the maxima are 1000 apart, either block the larger: e^500 is finite."""
+    z = np.array([[1000.0, 999.0, 0.0, 1.0], [0.0, 1.0, 1000.0, 998.0]])
+    V = np.array([[1.0, 0.0], [0.5, 2.0], [-1.0, 1.0], [0.0, -2.0]])
+    try:
+        with np.errstate(all="ignore"):
+            out = np.asarray(fn(*block_state(z[:, :2], V[:2]), *block_state(z[:, 2:], V[2:])))
+        return out.shape == (2, 2) and np.allclose(out, softmax(z) @ V, atol=ATOL)
+    except Exception:  # noqa: BLE001 - any failure: not the mean
+        return False
 
 
 def _merged(m, m_a, l_a, o_a, m_b, l_b, o_b) -> np.ndarray:
