@@ -693,7 +693,12 @@ def test_fix_round_4_prose_stays_cut():
     cells = nbformat.read(path, as_version=4).cells
     flat = markdown_text(cells)
     assert "pre-LN" not in flat and "GPT-2 and most modern models (chapter 12)" in flat
-    assert "hands over mostly noun" not in flat and "person becomes noun + human" in flat
+    assert "hands over mostly noun" not in flat and "person becomes" not in flat
+    # Fix round 6c: W_v is on screen, a labelled table, rows features, columns value names.
+    shown_w_v = next(c for c in cells if c.id == "19436908").outputs[0]["text"]
+    assert shown_w_v.startswith("W_v      noun  verb  third person  human\nfood ")
+    assert "\npointer     0     0             1      0\n" in shown_w_v
+    assert "printed below" in flat and "food becomes" not in flat
     assert "Centring the cards keeps" not in flat and "row sums" not in flat
     assert "rubber band" not in flat and "recipe" not in flat and "movie night" not in flat
     assert "Per column that range is a box" not in flat  # one range is an interval
@@ -1198,7 +1203,8 @@ def test_fix_round_6b_structure_and_cuts():
     assert "(dropout in training can break this)" not in flat
     # Corners with repeated cards; the column names are features, not grammar.
     assert "on cards at that corner (that card, or copies of it)" in flat
-    assert '"delicious", a food word, passes on 0.7 "noun"' in flat
+    assert '"delicious", an adjective but a food word, passes on 0.7 "noun"' in flat
+    assert "not after grammar" not in flat and "not from a word's part of speech" in flat
     # The fold computes Kobayashi et al.'s lengths (asserted in 5d4f768b).
     assert "0.14 against 0.05" in flat
     assert "lengths[I], 2) == 0.14" in next(c for c in cells if c.id == "5d4f768b").source
