@@ -761,7 +761,7 @@ def test_the_page_says_only_what_it_measures():
     # Fix round 7 (review 09m): the stopwatch against Table 1, the shuffle, the memory peaks
     words = " ".join(text.split())
     for claim in (
-        "fewer for the RNN from $n = d = 16$",
+        "fewer for the RNN once $n > d = 16$",
         "Neither curve follows its FLOPs at these sizes",
         "The dotted line is where the two measured curves cross on this machine",
         "a row carries no state",
