@@ -107,8 +107,8 @@ def check_cosine_similarity(fn) -> CheckResult:
             out,
             (
                 whole,
-                "np.linalg.norm without axis gives one length for the whole table: use "
-                "axis=-1 for one length per row.",
+                "you divided by one length for each whole table (a norm or a sum of squares "
+                "with no axis); divide by one length per row, over axis=-1.",
             ),
         )
         same(out, _cosine(A, B), case)
@@ -200,8 +200,9 @@ def _batch_shape(out: np.ndarray, shape: tuple, case: str, width: int = 4) -> No
         )
     elif out.shape == (width,):
         hint = (
-            " You summed over the rows (axis=0) and got one number per column; sum over "
-            "the last axis (axis=-1) for one number per pair of rows."
+            " That is one number per column, as a sum down the rows gives (axis=0, or a "
+            "loop over zip(a, b), which walks the rows); sum over the last axis (axis=-1) "
+            "for one number per pair of rows."
         )
     elif len(shape) > 1 and out.shape == shape[:-1] + (width,):  # axis=1 on a batch
         hint = _AXIS_1_HINT.format(case=case)

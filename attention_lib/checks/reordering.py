@@ -1,90 +1,147 @@
-"""Chapter 1 checker: predict attention's output on a reordered sentence."""
+"""Chapter 1 checker: predict attention's output and weights on a reordered sentence."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..core import scaled_dot_product_attention
-from .base import (
-    Cases,
-    CheckResult,
-    call,
-    expect_shape,
-    known_mistakes,
-    same,
-    unseen_cases,
-    verdict,
-)
+from .base import Cases, CheckResult, Fail, known_mistakes, same, unseen_cases, verdict
 from .projection_slips import _W_K, _W_Q, _W_V, _X  # the toy's (checks may not import toy)
 
 
-def _attend(X: np.ndarray) -> np.ndarray:
-    """``toy.self_attention(X)[0]``: the output, (n, 4)."""
+def _attend(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``toy.self_attention(X)``: the output (n, 4) and the weights (n, n)."""
     W_q, W_k, W_v = (np.array(W, dtype=float) for W in (_W_Q, _W_K, _W_V))
-    return scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v)[0]
+    return scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v)
 
 
-def _reordered(X: np.ndarray, perm: np.ndarray) -> np.ndarray:
-    """The reference: attention's output on ``X[perm]``, (n, 4)."""
-    return _attend(X[perm])
+def _reordered(out: np.ndarray, weights: np.ndarray, perm) -> tuple[np.ndarray, np.ndarray]:
+    """The reference: output and weights on ``X[perm]``, from those on ``X``."""
+    return out[perm], weights[np.ix_(perm, perm)]
+
+
+def _packed(fn, note: list):
+    """Call ``fn``; return its pair as one (n, 4 + n) array, or note what is wrong with it."""
+
+    def packed(out, weights, perm):
+        result = fn(out, weights, perm)
+        if result is None:
+            return None  # the checker says TODO
+        n = len(perm)
+        note.clear()
+        if not (isinstance(result, (tuple, list)) and len(result) == 2):
+            what = type(result).__name__
+            if isinstance(result, np.ndarray):
+                what = f"one array of shape {result.shape}"
+            elif isinstance(result, (tuple, list)):
+                what = f"a {what} of {len(result)}"
+            note.append(
+                f"you returned {what}: return a pair, "
+                "(output, weights), both for the reordered sentence X[perm]."
+            )
+            return np.zeros(0)
+        try:
+            first, second = (np.asarray(part, dtype=float) for part in result)
+        except (TypeError, ValueError):
+            note.append("your pair does not hold two arrays of numbers: (output, weights).")
+            return np.zeros(0)
+        if first.shape == (n, 4) and second.shape == (n, n):
+            return np.concatenate([first, second], axis=1)  # (n, 4 + n)
+        if first.shape == (n, n) and second.shape == (n, 4):
+            note.append("you returned (weights, output): the order is (output, weights).")
+        else:
+            note.append(
+                f"your pair has shapes {first.shape} and {second.shape}; expected the "
+                f"output ({n}, 4) and the weights ({n}, {n})."
+            )
+        return np.zeros(0)
+
+    return packed
+
+
+def _judge(got: np.ndarray, out: np.ndarray, weights: np.ndarray, perm, case: str) -> None:
+    """Judge the packed pair ``got`` against the reference; name the usual slips."""
+    n = len(perm)
+    if got.shape != (n, 4 + n):
+        raise Fail(
+            f"return the pair (output, weights): shapes ({n}, 4) and ({n}, {n}) (on {case})."
+        )
+    mine_out, mine_w = got[:, :4], got[:, 4:]
+    back = np.argsort(perm)  # the opposite reordering
+    known_mistakes(
+        got,
+        (
+            np.concatenate([out, weights], axis=1),
+            "you returned the output and the weights unchanged: on X[perm] the words "
+            "stand in a new order, and so must what attention computes for them.",
+        ),
+    )
+    known_mistakes(
+        mine_out,
+        (out, "the output is in the original order: reorder its rows as the words were."),
+        (
+            out[back],
+            "the output's rows went the opposite way: new word k is old word perm[k], so "
+            "its row is old row perm[k].",
+        ),
+    )
+    same(mine_out, out[perm], f"{case}, the output")
+    known_mistakes(
+        mine_w,
+        (weights, "the weights are in the original order: reorder them as the words were."),
+        (
+            weights[perm],
+            "only the rows of the weights moved. Each column belongs to a key word, and "
+            "the keys were reordered too: move the columns the same way.",
+        ),
+        (
+            weights[:, perm],
+            "only the columns of the weights moved: each row belongs to a query word, "
+            "and the queries were reordered too.",
+        ),
+        (
+            weights[np.ix_(back, back)],
+            "the weights went the opposite way: new word k is old word perm[k], in the "
+            "rows and in the columns.",
+        ),
+    )
+    same(mine_w, weights[np.ix_(perm, perm)], f"{case}, the weights")
 
 
 def check_reordering(fn) -> CheckResult:
-    """Check ``fn(X, perm)``: the output of ``toy.self_attention`` on ``X[perm]``,
-    predicted from its output on ``X``."""
+    """Check ``fn(out, weights, perm)``: attention's ``(output, weights)`` on ``X[perm]``,
+    predicted from ``out, weights = toy.self_attention(X)`` alone (``X`` is not given)."""
+    note: list = []
 
     def run(cases: Cases) -> None:
         rng = np.random.default_rng(5)
         for X, perm, case in (
             (
                 np.array(_X, dtype=float),
-                np.array([3, 0, 5, 1, 2, 4, 7, 6]),
+                [3, 0, 5, 1, 2, 4, 7, 6],
                 "toy.X, perm = [3, 0, 5, 1, 2, 4, 7, 6]",
             ),
-            (rng.normal(size=(5, 4)), np.array([4, 2, 0, 1, 3]), "a random 5 x 4 X"),
+            (rng.normal(size=(5, 4)), [4, 2, 0, 1, 3], "a random 5 x 4 X, perm = [4, 2, 0, 1, 3]"),
         ):
-            n = len(perm)
-            cases.count += 1
-            order = [int(k) for k in perm]  # a list of ints (call would make an array float)
-            out = call(lambda X_copy, order=order: cases.fn(X_copy, order), case, X)
-            hint = (
-                " That is the shape of the weights: toy.self_attention returns "
-                "(output, weights); take the output."
-                if out.shape == (n, n)
-                else " One output row per word, 4 numbers each."
-            )
-            expect_shape(out, (n, 4), case, hint)
-            plain = _attend(X)  # (n, 4): the output in the original order
-            known_mistakes(
-                out,
-                (
-                    plain,
-                    "these are the outputs in the original order: reorder their rows "
-                    "with perm, as the words were.",
-                ),
-                (
-                    X[perm],
-                    "that is the reordered input itself: run toy.self_attention on X, "
-                    "then reorder its output.",
-                ),
-                (
-                    plain[np.argsort(perm)],
-                    "the rows went the opposite way: word k of the new sentence is old "
-                    "word perm[k], so its output is old row perm[k] (out[perm]); "
-                    "np.argsort(perm) undoes the order.",
-                ),
-            )
-            same(out, _reordered(X, perm), case)
+            out, weights = _attend(X)  # the run on X: all the learner gets, with perm
+            got = cases.run(case, out, weights, perm)
+            if note:
+                raise Fail(f"{note[0]} (on {case})")
+            _judge(got, out, weights, perm, case)
 
-    return verdict("reordering", fn, run)
+    return verdict("reordering", _packed(fn, note) if callable(fn) else fn, run)
 
 
 @unseen_cases("reordering")
 def _unseen(rng):  # drawn at grading time (see .unseen)
     n = int(rng.integers(3, 10))
-    X = rng.normal(size=(n, 4))
+    out, weights = _attend(rng.normal(size=(n, 4)))
     perm = rng.permutation(n)
     while np.array_equal(perm[perm], np.arange(n)):  # not its own inverse: both ways differ
         perm = rng.permutation(n)
-    order = [int(k) for k in perm]
-    return [(f"a random {n} x 4 X, perm = {order}", (X, order), _reordered(X, perm))]
+    order = [int(k) for k in perm]  # a list of ints stays a list (checks.base._copy)
+
+    def judge(got, case):
+        _judge(got, out, weights, order, case)
+
+    return [(f"a random {n} x 4 X, perm = {order}", (out, weights, order), judge)]

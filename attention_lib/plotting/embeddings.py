@@ -123,7 +123,7 @@ def similarity_map(vectors, words, *, features, title: str):
     ]
     alt = (
         f"Heatmap: {title}. Cosine similarity of {m} words with each other, each pair "
-        f"drawn once below the diagonal, on a fixed scale from {lo:.0f} to 1, words "
+        f"drawn once, on and below the diagonal, on a fixed scale from {lo:.0f} to 1, words "
         "grouped by their largest feature ("
         + "; ".join(parts)
         + "). Closest other word: "

@@ -11,7 +11,7 @@ from .embeddings import DIVERGING
 
 # Okabe-Ito colours, told apart under the common colour blindnesses, and line styles.
 _LINES = (("#0072B2", "-"), ("#D55E00", "--"), ("#009E73", "-."), ("#000000", ":"))
-_PLAIN_TICK = "#6b6b6b"  # a tick with no line: grey, unlike the black dotted line's tick
+_PLAIN_TICK = "#4d4d4d"  # a tick with no line: dark grey (8:1 on white), not black
 
 
 def encoding_heatmap(PE, *, title: str, columns=()):
