@@ -1309,8 +1309,10 @@ def test_every_label_stays_inside_the_axes_on_every_slider_frame(toy_values):
         ax = fig.axes[0]
         fig.canvas.draw()
         board = ax.get_window_extent()
-        for text in ax.texts:
-            box = text.get_bbox_patch().get_window_extent()
+        boxes = [text.get_bbox_patch().get_window_extent() for text in ax.texts]
+        for text, box in zip(ax.texts, boxes, strict=True):
             inside = board.x0 < box.x0 and box.x1 < board.x1 and board.y0 < box.y0
             assert inside and box.y1 < board.y1, (T, text.get_text())
+        for text, box in zip(ax.texts[8:], boxes[8:], strict=True):  # a blend's name
+            assert not any(box.overlaps(tag) for tag in boxes[:8]), (T, text.get_text())
         plt.close(fig)

@@ -162,9 +162,10 @@ def blend_hull(
         away, ha = (-20 * np.sign(o[0] - centre[0]), -75 * np.sign(o[1] - centre[1])), "center"
         if not on_pin and not inside_hull(o, P):  # outside: named level with it, inwards
             away, ha = (-40 * np.sign(o[0] - centre[0]), 0), "right" if o[0] > centre[0] else "left"
-        elif not on_pin:  # inside: below, to the right; in the right half the text ends
+        elif not on_pin:  # inside: below, to the right; near the right edge the text ends
             # there, so it stays inside the axes
-            away, ha = ((30, -45), "right") if o[0] > centre[0] else ((45, -40), "center")
+            right = o[0] > P[:, 0].min() + 0.75 * np.ptp(P[:, 0])
+            away, ha = ((30, -62), "right") if right else ((45, -40), "center")
         ax.annotate(
             label,
             o,
