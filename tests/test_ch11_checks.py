@@ -233,3 +233,23 @@ def test_the_unpacking_hint_names_the_unpacking_only(capsys):
     assert not check_attention_with_biases(unpacks_two_axes)
     line = capsys.readouterr().out
     assert "X.shape[-2:]" in line and "swapaxes" not in line, line
+
+
+def test_the_chapter_s_round_11l_changes_are_on_the_page():
+    cells = _chapter_cells()
+    order = list(cells)
+    assert order.index("73dee4d1") == order.index("c72d891b") + 2  # tokens, then the note
+    assert order.index("pytorch-ask") == order.index("pytorch-match") - 1
+    assert "straight through" not in cells["enc-layer"].source  # an LN sits on the path
+    assert "passes a layer norm after every add" in cells["enc-layer"].source
+    assert "`keep`, used later" in cells["enc-code"].source
+    assert "middle layers park mostly" in cells["a15f26d1"].source
+    assert "an expected count" in cells["it-stands-out-md"].source
+    assert "above chance (1) but fewer than L4 H2" in cells["held-out-md"].source
+    assert "whoever asks" not in cells["held-out-md"].source
+    assert "did not carry over" not in cells["c66cb58b"].source  # one sentence is no verdict
+    out = "".join(o.get("text", "") for o in cells["7e39b118"].outputs)
+    assert "'ate' -> 'apple' 0.04" in out and "'baked' -> 'cake' 0.28" in out
+    assert "torch-measured" not in cells and "mask-shapes" not in cells  # the table is gone
+    assert len(cells["25ef8445"].source.split("\n\n")) == 2  # the title, then one sentence
+    assert "2 for chapter 7's pair" in cells["72379e4f"].source

@@ -71,7 +71,7 @@ def encoder_diagram(*, n_layers: int, h: int, d_model: int, d_ff: int):
         "Block diagram of one encoder layer, top to bottom. The tokens, [CLS] first and "
         f"[SEP] last, become the sum of a word, a position and a segment vector, then a "
         f"layer norm (LN): shape (n, {d_model}). This residual stream (labelled so) runs "
-        f"straight down through a dashed box repeated {n_layers} times. In it the stream "
+        f"down through a dashed box repeated {n_layers} times. In it the stream "
         f"branches into attention with {h} heads (Q, K and V of shape ({h}, n, {d_k}), "
         "with biases and W_o), whose output is added back (+) and then layer-normed; then into the "
         f"feed-forward network ({d_ff} wide, GELU, back to {d_model}), added back and "

@@ -210,7 +210,9 @@ def head_grid(values, *, title: str, fmt: str = ".2f"):
     image = ax.imshow(V, cmap=CMAP, vmin=0.0, vmax=1.0, aspect="auto")  # as every weight map
     annotate_cells(ax, V, 0.0, 1.0, fmt, fontsize=10)
     best = np.unravel_index(int(np.argmax(V)), V.shape)
-    ax.add_patch(plt.Rectangle((best[1] - 0.5, best[0] - 0.5), 1, 1, fill=False, lw=2, ec="#D55E00"))
+    ax.add_patch(
+        plt.Rectangle((best[1] - 0.5, best[0] - 0.5), 1, 1, fill=False, lw=2, ec="#D55E00")
+    )
     ax.set_xticks(range(h), [str(j + 1) for j in range(h)], fontsize=10)
     ax.set_yticks(range(L), [str(i + 1) for i in range(L)], fontsize=10)
     ax.set_xlabel("head")
