@@ -486,8 +486,9 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 
 # Round 5n added 138 words in folds (the runner-up's derivative and the gradient over T;
 # the non-linearity fold's conclusion) and cut the main line from 1059 to 1053 words.
-VISIBLE_WORDS = 1813
-MAIN_LINE_WORDS = 1052
+# Round 5p (review 05p) cut both by 4 while adding the normalised rows' conclusion.
+VISIBLE_WORDS = 1809
+MAIN_LINE_WORDS = 1048
 
 
 def _chapter():
@@ -664,7 +665,7 @@ def test_the_two_key_figure_draws_the_step_and_one_curve_per_temperature():
     fig.savefig(__import__("io").BytesIO(), format="png", dpi=90)
     assert smallest_text_px(fig) >= 12  # 10 pt
     plt.close(fig)
-    assert "at the real gap 0.26 it gives T = 1: 0.56, T = 0.1: 0.93." in alt
+    assert alt.endswith("at the real gap 0.26, softmax gives 0.56 at T = 1 and 0.93 at T = 0.1.")
 
 
 @pytest.mark.parametrize(
@@ -849,7 +850,8 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     assert "cubic in $X$" in flat and "normalisation and competition" in flat
     # a table, not a decoded line; no (2S)V = 2(SV) tautology
     table = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert [row.split(":")[0] for row in table[2:6]] == ["no softmax"] * 2 + ["softmax"] * 2
+    labels = ["no softmax"] * 2 + ["normalised"] * 2 + ["softmax"] * 2
+    assert [row.split(":")[0] for row in table[2:8]] == labels
     assert "(2S)V" not in cells["d4e5f605"].source
     # a fully masked row: the forward clause to chapter 8
     assert "masked row (chapter 8), every score $-\\infty$, gives `nan`" in flat
@@ -874,7 +876,7 @@ def test_the_two_key_figure_with_t_1_alone_is_dark_and_solid_against_the_light_s
     # more than thickness: the review found a light grey dotted T = 1 curve on the grey band
     assert np.mean(to_rgb(step.get_color())) - np.mean(to_rgb(curve.get_color())) > 0.6
     assert "The softmax curve passes 0.5" in alt and "steeper for a smaller T" not in alt
-    assert alt.endswith("at the real gap 0.26 it gives T = 1: 0.56.")
+    assert alt.endswith("at the real gap 0.26, softmax gives 0.56 at T = 1.")
 
 
 def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
@@ -891,7 +893,7 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     assert "sharper at T = 0.1" in cells["t2heat05"].source
     # the doubling table: rows without softmax, then the comparison rows apart
     table = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert table[1] == "-- doubling" and table[6] == "-- for comparison"
+    assert table[1] == "-- doubling" and table[8] == "-- for comparison"
     assert table[3].split()[-2:] == ["1.80", "3.85"]  # 2S as weights: doubled, farther
     assert "gap = [" not in cells["d4e5f605"].source and "dist[name]" in cells["d4e5f605"].source
     assert "set the scale" not in cells["d4e5f605"].source
@@ -920,3 +922,27 @@ def test_the_guard_that_the_solution_names_exists_and_divides_first_for_large_t(
     assert "if T > 1.0:" in source and "x.astype(np.float64) / T" in source
     x16 = np.array([60000.0, 0.0, -60000.0], dtype=np.float16)
     assert round(float(al.softmax(x16, temperature=6e4)[2]), 2) == 0.09
+
+
+# --- Fix round 5p (review 05p): normalising alone, a negative sum, the masked row, T shown ---
+
+
+def test_fix_round_5p_separates_the_exponential_from_the_normalisation():
+    cells, shown, flat = _chapter()
+    assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
+    # normalising alone: the same weight on 'cake' and the same distance at S and at 2S
+    table = cells["d4e5f605"].outputs[0]["text"].splitlines()
+    assert table[4].split()[-2:] == table[5].split()[-2:] == ["0.33", "0.53"]
+    conclusion = " ".join(cells["d4e5f607"].source.split())
+    assert "normalising alone ignores the doubling" in conclusion
+    assert "the exponential turns larger gaps into larger ratios" in conclusion
+    assert "sums to 1, so its favourite gains only" not in conclusion
+    # the zero sum, by example; the library refuses a row of -inf
+    assert "breaks on negative scores: $[1, -1]$ sums to 0" in flat
+    assert "`al.softmax` raises a `ValueError` instead" in flat
+    with pytest.raises(ValueError, match="infinity"):
+        al.softmax(np.full(3, -np.inf))
+    # a visible call with a temperature before Exercise 5.1 asks about temperature
+    ids = [c.id for c in shown]
+    assert ids.index("tcall05") < ids.index("f37d9cdc")
+    assert "temperature=0.5" in cells["tcall05"].source and cells["tcall05"].outputs

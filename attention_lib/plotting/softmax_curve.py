@@ -76,7 +76,7 @@ def two_key_softmax(temperatures, keys=("cake", "delicious"), gap=None, span=1.0
             linewidth=2,
             label=f"softmax, T = {t:g}",
         )
-        read.append(f"T = {t:g}: {softmax(np.array([at, 0.0]), temperature=t)[0]:.2f}")
+        read.append(f"{softmax(np.array([at, 0.0]), temperature=t)[0]:.2f} at T = {t:g}")
     if gap is not None:
         ax.axvline(at, color="black", linewidth=1, linestyle=(0, (1, 2)))
         ax.annotate(
@@ -96,10 +96,11 @@ def two_key_softmax(temperatures, keys=("cake", "delicious"), gap=None, span=1.0
     where = f"the real gap {at:.2f}" if gap is not None else f"a gap of {at:g}"
     curves = "Each softmax curve passes" if T.size > 1 else "The softmax curve passes"
     steeper = " and is steeper for a smaller T" if T.size > 1 else ""
+    readings = " and ".join(filter(None, [", ".join(read[:-1]), read[-1]]))  # "a, b and c"
     alt = (
         f"Weight on '{first}' when a query has only the keys '{first}' and '{second}', "
         f"against their score gap from {-span:g} to {span:g}. The hard arg max is a step: "
         f"0 below a gap of 0, 1 above it. {curves} 0.5 at a gap of 0{steeper}; "
-        f"at {where} it gives " + ", ".join(read) + "."
+        f"at {where}, softmax gives {readings}."
     )
     return fig, alt
