@@ -1,4 +1,6 @@
-"""Chapter 9's stopwatch: time several ways of computing attention over a range of sizes.
+"""Chapter 9's stopwatch: time several ways of computing attention over a range of sizes,
+the RNN's cost per step (:func:`step_times`) and the matrix products' share of the plain
+version (:func:`product_share`).
 
 The machinery lives here so the chapter shows only what is timed and what it found.
 BLAS gets one thread while the clock runs, so differences come from how the work is
@@ -10,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from .chunked import best_time
+from .chunked import attention_matrix, best_time
 from .validate import check_positive_int
 
 
@@ -51,3 +53,45 @@ def stopwatch(ways: dict, sizes, *, d: int = 16, up_to: dict | None = None, repe
                 if n <= up_to.get(name, n):
                     times[name][n] = best_time(attend, Q, K, V, repeat=repeat)
     return times
+
+
+def step_times(rnn, widths, *, n: int = 1024, repeat: int = 20) -> dict:
+    """Microseconds per step of ``rnn(X, W_x, W_h)`` over ``n`` steps, for each state width.
+
+    ``rnn`` takes ``X`` of shape ``(n, width)`` and two ``(width, width)`` weight matrices
+    (random, scaled by ``1 / sqrt(width)``); it is timed with :func:`stopwatch`.
+
+    Returns
+    -------
+    dict of int -> float
+        ``{width: microseconds per step}``.
+    """
+    if not callable(rnn):
+        raise TypeError(f"rnn must be a function rnn(X, W_x, W_h), got {type(rnn).__name__}")
+    n = check_positive_int(n, "n")
+    rng = np.random.default_rng(0)
+    out = {}
+    for width in (check_positive_int(w, "each width") for w in widths):
+        W_x, W_h = rng.normal(scale=width**-0.5, size=(2, width, width))
+        ways = {"RNN": lambda Q, K, V, W_x=W_x, W_h=W_h: rnn(Q, W_x, W_h)}  # the rows of Q
+        seconds = stopwatch(ways, [n], d=width, repeat=repeat)["RNN"][n]
+        out[width] = seconds / n * 1e6
+    return out
+
+
+def product_share(n: int = 1024, d: int = 16, *, repeat: int = 20) -> float:
+    """Share of :func:`attention_matrix`'s time spent in its two matrix products.
+
+    Times, on one BLAS thread and random ``(n, d)`` inputs, the whole call, then ``Q @ K.T``
+    and ``weights @ V`` alone; returns (time of the two products) / (time of the whole).
+    """
+    n, d = check_positive_int(n, "n"), check_positive_int(d, "d")
+    Q, K, V = np.random.default_rng(0).normal(size=(3, n, d))
+    z = Q @ K.T / np.sqrt(d)
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    W = e / e.sum(axis=-1, keepdims=True)  # (n, n): the weights
+    with threadpool_limits(limits=1, user_api="blas"):  # as in the stopwatch
+        whole = best_time(attention_matrix, Q, K, V, repeat=repeat)
+        scores = best_time(lambda: Q @ K.T, repeat=repeat)  # product 1
+        blend = best_time(lambda: W @ V, repeat=repeat)  # product 2
+    return (scores + blend) / whole
