@@ -48,7 +48,7 @@ def _panel(ax, M, title, rows, cols, fontsize, numbers, span=None):
     return image
 
 
-def _blocks(ax, n, h, d_k, fontsize):
+def _blocks(ax, n, h, d_k, fontsize, names):
     """Outline head i's block of d_k columns in its colour and style, labelled above."""
     for i in range(h):
         ax.add_patch(
@@ -63,13 +63,14 @@ def _blocks(ax, n, h, d_k, fontsize):
                 clip_on=False,
             )
         )
-        ax.text(i * d_k + (d_k - 1) / 2, -0.8, f"head {i + 1}", ha="center", va="bottom",
-                fontsize=fontsize)  # fmt: skip
+        ax.text(i * d_k + (d_k - 1) / 2, -0.8, names[i].removesuffix(" head"), ha="center",
+                va="bottom", fontsize=fontsize)  # fmt: skip
 
 
 def split_concat(
-    X, W_q, W_k, W_v, W_o, h, tokens, *, query, cols=None, out_cols=None, title, fontsize=11
-):
+    X, W_q, W_k, W_v, W_o, h, tokens, *, query, cols=None, out_cols=None, head_names=None,
+    title, fontsize=11,
+):  # fmt: skip
     """Draw multi-head attention step by step on ``X``, for a small ``h`` (at most 4).
 
     Parameters
@@ -86,11 +87,14 @@ def split_concat(
         of ``W_o`` get the same names, with their head's number.
     out_cols : sequence of str, length d_model, optional
         Names of the output's columns (what each column of ``W_o`` computes).
+    head_names : sequence of str, length h, optional
+        What the text calls each head ("head 1", "head 2", ... by default).
     title : str
 
     Returns
     -------
     fig : matplotlib.figure.Figure
+        The concatenation, ``W_o`` and the output share one colour scale and its bar.
     alt : str
         The steps with their shapes, and the query's top key in each head.
     """
@@ -103,17 +107,24 @@ def split_concat(
     if query not in tokens:
         raise ValueError(f"query {query!r} is not one of the tokens {list(tokens)}")
     d_k, row = d_model // h, list(tokens).index(query)
+    heads_named = (
+        list(head_names) if head_names is not None else [f"head {i + 1}" for i in range(h)]
+    )
+    if len(heads_named) != h or not all(isinstance(x, str) and x for x in heads_named):
+        raise ValueError(f"head_names names the {h} heads, got {head_names!r}")
     Q = X @ np.asarray(W_q, dtype=float)  # (n, d_model)
     # with W_o = I the output is the concatenation itself, (n, h d_k); weights (h, n, n)
     concat, weights = multi_head_attention(X, W_q, W_k, W_v, np.eye(d_model), h=h)
-    output = concat @ np.asarray(W_o, dtype=float)  # (n, d_model)
+    W_o = np.asarray(W_o, dtype=float)
+    output = concat @ W_o  # (n, d_model)
+    lower = (min(concat.min(), W_o.min(), output.min()), max(concat.max(), W_o.max(), output.max()))
     numbered = [str(j) for j in range(d_model)]
     cols = list(cols) if cols is not None else numbered
     out_cols = list(out_cols) if out_cols is not None else numbered
     for name, names in (("cols", cols), ("out_cols", out_cols)):
         if len(names) != d_model:
             raise ValueError(f"{name} names the {d_model} columns, got {len(names)} names")
-    wo_rows = [f"head {j // d_k + 1} {col}" for j, col in enumerate(cols)]
+    wo_rows = [f"{heads_named[j // d_k]} {col}" for j, col in enumerate(cols)]
     inch = fontsize * 0.6 / 72  # about one character's width, in inches
     below = max(len(t) for t in [*cols, *out_cols, *tokens]) * inch  # rotated labels
 
@@ -123,7 +134,7 @@ def split_concat(
     row1_y = row2_y + n * c + max(1.5, below + 0.5)  # bottoms of the two rows of panels
     bar = 0.8  # the weights' colour bar and its ticks
     fig_w = max(left + (d_model + h * n) * c + 0.35 + 0.25 * (h - 1) + bar, 7.0)
-    fig_w = max(fig_w, left + 3 * d_model * c + gap + 0.95 + 0.2)
+    fig_w = max(fig_w, left + 3 * d_model * c + gap + 0.95 + 0.35 + bar)
     fig_h = row1_y + n * c + 0.75
     fig = plt.figure(figsize=(fig_w, fig_h))
 
@@ -139,9 +150,9 @@ def split_concat(
     ax_out = axes_at(x + d_model * c + 0.95, row2_y, d_model, n)
 
     _panel(ax_q, Q, "1. Q = X W_q, split", tokens, numbered, fontsize, True)
-    _blocks(ax_q, n, h, d_k, fontsize)
+    _blocks(ax_q, n, h, d_k, fontsize, heads_named)
     for i, ax in enumerate(maps):
-        title_i = f"2. head {i + 1}'s weights ({n}×{n})"
+        title_i = f"2. {heads_named[i]}'s weights ({n}×{n})"
         image = _panel(ax, weights[i], title_i, None, tokens, fontsize, {row}, span=(0, 1))
         for side in ax.spines.values():
             side.set(ec=_HEAD_COLOURS[i % 4], ls=_HEAD_STYLES[i % 4], lw=3)
@@ -153,22 +164,22 @@ def split_concat(
     colour_bar = fig.colorbar(image, cax=cax, ticks=[0, 0.5, 1])
     colour_bar.ax.tick_params(labelsize=fontsize)
     widths = "+".join([str(d_k)] * h)
-    _panel(ax_cat, concat, f"3. concatenation ({n}×({widths}))", tokens, cols, fontsize, True)
-    _blocks(ax_cat, n, h, d_k, fontsize)
-    _panel(
-        ax_wo,
-        np.asarray(W_o, dtype=float),
-        f"4. @ W_o ({d_model}×{d_model})",
-        wo_rows,
-        out_cols,
-        fontsize,
-        True,
+    title_cat = f"3. concatenation ({n}×({widths}))"
+    _panel(ax_cat, concat, title_cat, tokens, cols, fontsize, True, span=lower)
+    _blocks(ax_cat, n, h, d_k, fontsize, heads_named)
+    title_wo = f"4. @ W_o ({d_model}×{d_model})"
+    _panel(ax_wo, W_o, title_wo, wo_rows, out_cols, fontsize, True, span=lower)
+    title_out = f"= output ({n}×{d_model})"
+    image = _panel(ax_out, output, title_out, tokens, out_cols, fontsize, True, span=lower)
+    x_bar = x + d_model * c + 0.95 + d_model * c + 0.25  # one bar for the lower row
+    cax = fig.add_axes([x_bar / fig_w, row2_y / fig_h, 0.12 / fig_w, n * c / fig_h])
+    fig.colorbar(image, cax=cax, ticks=sorted({lower[0], 0.0, lower[1]})).ax.tick_params(
+        labelsize=fontsize
     )
-    _panel(ax_out, output, f"= output ({n}×{d_model})", tokens, out_cols, fontsize, True)
 
     top = [tokens[int(weights[i, row].argmax())] for i in range(h)]
     finds = "; ".join(
-        f"head {i + 1} gives '{t}' {weights[i, row].max():.2f}" for i, t in enumerate(top)
+        f"{heads_named[i]} gives '{t}' {weights[i, row].max():.2f}" for i, t in enumerate(top)
     )
     alt = (
         f"{title}. Four steps on {n} tokens. 1: Q = X W_q, shape ({n}, {d_model}), its "
@@ -176,7 +187,8 @@ def split_concat(
         f"line style. 2: each head's ({n}, {n}) weights, the row of '{query}' outlined: "
         f"{finds}; their colour runs from 0 to 1. 3: the heads' outputs side by side, "
         f"({n}, {' + '.join([str(d_k)] * h)}). 4: the "
-        f"concatenation times W_o, ({n}, {d_model}); row '{query}' reads "
+        f"concatenation times W_o, ({n}, {d_model}), these three on one colour scale from "
+        f"{_short(lower[0])} to {_short(lower[1])}; row '{query}' reads "
         f"({', '.join(_short(v) for v in output[row])})"
         + (f", in the columns {', '.join(out_cols)}." if out_cols != numbered else ".")
     )
