@@ -77,7 +77,7 @@ def _rounded(answer, expected: float, mistakes: tuple) -> tuple:
         return mistakes
     value = float(answer)
     if abs(value - round(expected, 1)) < 1e-6:
-        hint = "give two decimals: round at the second decimal, not the first."
+        hint = "close: check the second decimal (1.4 and 1.40 are the same number here)."
     elif value == np.floor(expected * 100) / 100 != round(expected, 2):  # 1.38 for 1.388
         hint = "close: round, don't truncate (the third decimal decides the second)."
     elif round(value, 2) != value and abs(round(value, 2) - expected) <= 0.005 + 1e-12:
@@ -155,6 +155,11 @@ def check_pe_offset(answer) -> CheckResult:
         (
             np.cos(np.radians(20.0)) + np.cos(np.radians(0.2)),
             "those are cosines in degrees: the angles are in radians (np.cos takes radians).",
+        ),
+        (
+            np.cos(20.0 * 2 * np.pi) + np.cos(0.2 * 2 * np.pi),
+            "you multiplied by 2π, as if 20 and 0.2 were turns: they are already angles "
+            "in radians.",
         ),
         (
             np.sin(20.0) + np.sin(0.2),
