@@ -249,7 +249,13 @@ def test_the_chapter_s_round_11l_changes_are_on_the_page():
     assert "whoever asks" not in cells["held-out-md"].source
     assert "did not carry over" not in cells["c66cb58b"].source  # one sentence is no verdict
     out = "".join(o.get("text", "") for o in cells["7e39b118"].outputs)
-    assert "'ate' -> 'apple' 0.04" in out and "'baked' -> 'cake' 0.28" in out
+    assert "'ate' -> 'soup' 0.57" in out and "'ate' -> 'apple' 0.03" in out
+    assert "'sold' -> 'cake' 0.54" in out and "'liked' -> 'cake' 0.04" in out
+    assert "word pairs" in cells["c66cb58b"].source  # not "the words ate and cake"
+    assert "not to a verb and its object" not in cells["c66cb58b"].source
+    assert "Exercise 11.2's mean, scaled to length 1" in cells["cls-removed"].source
+    imports_show = [c for c in cells.values() if "import show" in c.source or ", show" in c.source]
+    assert len(imports_show) == 1, [c.id for c in imports_show]  # `show` is imported once
     assert "torch-measured" not in cells and "mask-shapes" not in cells  # the table is gone
     assert len(cells["25ef8445"].source.split("\n\n")) == 2  # the title, then one sentence
     assert "2 for chapter 7's pair" in cells["72379e4f"].source
