@@ -885,8 +885,14 @@ def lengths_without_axis(lengths, n, left):
             "FAIL",
             "pad i (on lengths [2, 4, 3], n = 4, left padding): with left padding the pads come",
         ),
-        (pads_as_queries, "FAIL", "the pads' own rows are blocked"),  # right: = both
-        (eye(pads_as_queries), "FAIL", "the pads' own rows are blocked"),
+        # review 08p: pads as queries (= on both axes, on the right) named as queries
+        (
+            pads_as_queries,
+            "FAIL",
+            "you blocked the pads as queries, not as keys: the pads' own rows are blocked (on "
+            "lengths [3, 1], n = 4, right padding)",
+        ),
+        (eye(pads_as_queries), "FAIL", "you blocked the pads as queries, not as keys: the pads'"),
         (pads_as_both, "FAIL", "the pads' own rows are blocked"),
         (queries_when_left, "FAIL", "real words still attend to the pads before them"),
         (lengths_without_axis, "FAIL", "give lengths its own axis, lengths[:, None]"),
@@ -1154,7 +1160,7 @@ def test_page_after_review_08m_folds_the_practice_note_and_shows_the_nan_on_left
     assert "layer 1: [1 1 1 0 0 0 0 0]" in out and "layer 2: [1 1 1 1 1 1 1 1]" in out
     assert ids.index("772c7115") < ids.index("left-pad-intro") < ids.index("left-pad-after")
     assert by_id["left-pad-intro"].source.startswith("The fix: let each pad see itself")  # 08o
-    out = "".join(o.get("text", "") for o in by_id["left-pad-fix"].outputs)
+    out = "".join(o.get("text", "") for o in by_id["left-pad-where"].outputs)  # 08p: split
     assert "encoder, real words same as alone: True" in out  # the table's left encoder cell
     out = "".join(o.get("text", "") for o in by_id["zero-route"].outputs)
     assert out.splitlines()[0] == "softmax, zero, divide: [nan nan nan]"
@@ -1242,7 +1248,9 @@ def test_page_after_review_08o_is_shorter_explains_each_point_once_and_shows_the
     # one left-padding section, the fixed mask and the causal-only leak on the page
     assert sum(c.source.startswith("## Left padding") for c in visible) == 1
     out = "".join(o.get("text", "") for o in by_id["left-pad-fix"].outputs)
-    assert out.startswith("[[1 0 0 0 0 0 0 0]") and "causal mask only, largest change:  0.37" in out
+    assert out.startswith("[[1 0 0 0 0 0 0 0]")
+    out = "".join(o.get("text", "") for o in by_id["left-pad-where"].outputs)  # 08p: split
+    assert "causal mask only, largest change:  0.37" in out
     # the zero route in the main text, after the solution, with the float32 gap
     assert ids.index("78ddbfa5") + 1 == ids.index("zero-route-md")
     route = " ".join(by_id["zero-route-md"].source.split())
@@ -1257,8 +1265,45 @@ def test_page_after_review_08o_is_shorter_explains_each_point_once_and_shows_the
         "`attention_mask` marks a real token with 1",
         "top-left corner",
         "causal_lower_right",
-        "teacher forcing",
     ):
         assert said in note, said
     assert "ymax=top" in by_id["7a7d4fda"].source
     assert "words, top = toy.TOKENS, 0.6" in by_id["7a7d4fda"].source
+
+
+def test_page_after_review_08p_defines_on_the_page_what_the_page_uses():
+    """Review 08p: causal_out was defined only in the hide-input figure cell; the left-pad
+    fix cell ran three experiments; 'must come before' overstated; 'n_q != n_k'; 'folded
+    cell below' in a fold; the summary sent readers to a table chapter 11 no longer has;
+    the shifted targets hid in the practice fold."""
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).parents[1] / "chapters" / "08_masking.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    ids = [c.id for c in cells]
+    by_id = {c.id: c for c in cells}
+    assert "causal_out, causal_weights =" in by_id["07954ee0"].source
+    assert "causal_out" not in by_id["5cca86b5"].source
+    assert ids.index("07954ee0") < ids.index("5cca86b5") < ids.index("27de366a")
+    # the fix, then which mask is needed where, in two cells
+    order = ["left-pad-intro", "left-pad-fix", "left-pad-where-md", "left-pad-where"]
+    assert [ids.index(i) for i in order] == list(
+        range(ids.index(order[0]), ids.index(order[0]) + 4)
+    )
+    assert "causal_only" not in by_id["left-pad-fix"].source
+    head = by_id["lp-head"].source
+    assert "share one column" in head and "last column" in head
+    route = " ".join(by_id["zero-route-md"].source.split())
+    assert "must come" not in route and "only mask-first is safe" in route
+    assert "need not equal" in by_id["cross-md"].source and "\\ne" not in by_id["cross-md"].source
+    assert all("folded cell" not in c.source for c in cells)
+    summary = by_id["6aa08049"].source
+    assert "chapter 11" not in summary and "What you will meet in practice" in summary
+    assert "MultiheadAttention` reads a boolean True as *blocked*" in by_id["in-practice"].source
+    # the shifted targets on the main line, right after the causal mask is defined
+    assert ids.index("f94b9132") + 1 == ids.index("shift-code")
+    assert "teacher" in by_id["f94b9132"].source and "teacher" not in by_id["in-practice"].source
+    out = "".join(o.get("text", "") for o in by_id["shift-code"].outputs)
+    assert "must guess 'was'" in out, out

@@ -128,9 +128,10 @@ def _batch_mistakes(lengths, n: int, left: bool, case: str) -> list[tuple]:
     shape = expected.shape
     eye = np.eye(n, dtype=bool)
     cores = [  # (b, 1, n, n) each, before the diagonal is added
-        (
+        (  # with right padding this equals blocking the pads as queries only
             (causal & real[:, :, None] & real[:, None, :])[:, None],
-            f"the pads' own rows are blocked (on {case}): a padding mask hides a pad as a "
+            "you blocked the pads as queries, not as keys: the pads' own rows are blocked "
+            f"(on {case}): a padding mask hides a pad as a "
             "key, on the last axis, real[:, None, :]. A pad's row keeps the real words "
             "before it, and itself.",
         ),
