@@ -642,6 +642,21 @@ def test_token_panels_can_name_the_colour_bar_entry():
     plt.close(fig)
 
 
+def test_token_panels_can_hide_an_exercise_answer_from_the_cells_and_the_alt_text():
+    Q = toy.X @ toy.W_q
+    d = toy.token_index("delicious")
+    answer = format(Q[d, 1], ".2f")
+    fig, alt = token_panels([toy.X, Q], ["X", "Q"], toy.TOKENS, toy.FEATURES, hidden=[(1, d, 1)])
+    cells = [t.get_text() for t in fig.axes[1].texts]
+    assert cells.count("?") == 1 and cells[d * 4 + 1] == "?"
+    assert answer not in cells and answer not in alt
+    assert "'delicious' / person shown as '?'" in alt
+    assert [t.get_text() for t in fig.axes[0].texts].count("?") == 0  # only the named panel
+    plt.close(fig)
+    with pytest.raises(ValueError, match="hidden cell"):
+        token_panels([toy.X], ["X"], toy.TOKENS, toy.FEATURES, hidden=[(1, 0, 0)])
+
+
 def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     cells = {c.id: c for c in _page_cells()}
     assert "44ef9939" not in cells and "v2read01" not in cells  # the value demo is chapter 6's
@@ -650,6 +665,11 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     fold = cells["wqkfold1"].source
     assert "A^{-\\top}" in fold and ":class: dropdown" in fold
     assert "Not in plain attention" in fold and "Rotary embeddings" in fold  # its scope
+    assert "narrow this freedom" in fold and "break this freedom" not in fold  # RoPE narrows
+    figure = cells["62fccb11"]  # the Q heatmap must not give away Exercise 2.1's 0.37
+    assert 'hidden=[(1, toy.token_index("delicious"), 1)]' in figure.source
+    shown = figure.outputs[0]["data"]["text/plain"]
+    assert "'delicious' / seeks person shown as '?'" in shown and "0.37" not in shown
     heading = "what if queries and keys shared one matrix?"
     assert heading in cells["1eab48bb"].source and "did every job" not in cells["1eab48bb"].source
     prose = "\n".join(c.source for c in cells.values() if c.cell_type == "markdown")

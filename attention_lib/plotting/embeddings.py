@@ -143,6 +143,7 @@ def token_panels(
     note: str = "",
     ylabel: str = "token",
     bar_label: str = "value",
+    hidden=(),
 ):
     """Draw several (n, d) tables side by side: tokens down, dimensions across.
 
@@ -167,6 +168,9 @@ def token_panels(
         What the row labels name.
     bar_label : str, default "value"
         The colour bar's label ("entry" where *value* would be read as V).
+    hidden : sequence of (panel, row, column) index triples, optional
+        Cells whose number is printed as "?" (an exercise's answer): the colour stays,
+        and the alt text leaves their values out.
 
     Returns
     -------
@@ -186,6 +190,12 @@ def token_panels(
         )
     for M, names in zip(Ms, col_lists, strict=True):
         check_labels(M, rows, names)
+    hidden = {tuple(h) for h in hidden}
+    for h in hidden:
+        if len(h) != 3 or not all(
+            0 <= i < m for i, m in zip(h, (len(Ms), *Ms[0].shape), strict=True)
+        ):
+            raise ValueError(f"hidden cell {h} is not a (panel, row, column) inside the tables")
     lo, hi = min(M.min() for M in Ms), max(M.max() for M in Ms)
     signed = lo < 0 < hi
     if signed:  # a diverging map centred at 0: equal sizes of either sign, equal strength
@@ -202,23 +212,29 @@ def token_panels(
     )
     axes = np.atleast_1d(axes)
     parts = []
-    for ax, M, title, names in zip(axes, Ms, titles, col_lists, strict=True):
+    for k, (ax, M, title, names) in enumerate(zip(axes, Ms, titles, col_lists, strict=True)):
         image = ax.imshow(M, cmap=cmap, vmin=lo, vmax=hi, aspect="auto")
         for (i, j), value in np.ndenumerate(M):  # black or white, whichever contrasts more
             ink = text_colour((value - lo) / (hi - lo) if hi > lo else 0.0, cmap)
-            ax.text(j, i, format(value, fmt), ha="center", va="center", fontsize=8, color=ink)
+            label = "?" if (k, i, j) in hidden else format(value, fmt)
+            ax.text(j, i, label, ha="center", va="center", fontsize=8, color=ink)
         ax.set_xticks(range(d), names, rotation=45, ha="right")
         ax.set_yticks(range(n), rows if ax is axes[0] else [""] * n)
         ax.set_title(title, fontsize=10)
+        seen = np.ones(M.shape, bool)  # the alt text speaks only of the printed numbers
+        for _, i, j in (h for h in hidden if h[0] == k):
+            seen[i, j] = False
         shown = np.vectorize(lambda v: format(v, fmt))(M)  # (n, d): the printed numbers
-        top_cells = np.argwhere(shown == format(M.max(), fmt))  # ties as printed
-        top = format(M.max(), fmt)
+        top = format(M[seen].max(), fmt)
+        top_cells = np.argwhere((shown == top) & seen)  # ties as printed
         if len(top_cells) == 1:
             i, j = top_cells[0]
             largest = f"largest '{rows[i]}' / {names[j]} ({top})"
         else:
             largest = f"{len(top_cells)} entries reach {top}"
-        parts.append(f"{title}: from {format(M.min(), fmt)} to {top}, {largest}")
+        unknown = [f"'{rows[i]}' / {names[j]}" for p, i, j in sorted(hidden) if p == k]
+        left = f", {' and '.join(unknown)} shown as '?'" if unknown else ""
+        parts.append(f"{title}: from {format(M[seen].min(), fmt)} to {top}, {largest}{left}")
     axes[0].set_ylabel(ylabel)
     bar = fig.colorbar(image, ax=list(axes), fraction=0.04, pad=0.02, label=bar_label)
     if signed:  # whole-number ticks on both sides of 0
