@@ -128,6 +128,11 @@ def check_attention_backward(fn) -> CheckResult:
                 message = str(fail).replace(BROADCAST_HINT, "")
                 if "NoneType" in message:
                     message += " Did one of your pieces return None? Finish the exercises above."
+                if "matmul" in message:  # the commonest: dA = dOut @ V, or V.T on a batch
+                    message += (
+                        " If it is dA: dA = dOut @ Vᵀ, with the transpose over the last two "
+                        "axes (np.swapaxes(V, -1, -2)); V.T reverses the batch axis too."
+                    )
                 raise Fail(message) from None
             if calls_library(fn, "attention_backward"):
                 raise Fail(

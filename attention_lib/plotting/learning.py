@@ -17,6 +17,7 @@ _TRAIN = {"color": plt.get_cmap(CMAP)(0.05), "linestyle": "-", "marker": "o"}
 # Okabe-Ito vermillion: far from the train colour for every common colour vision, and
 # drawn with open squares between the train markers, so it shows where the curves meet.
 _TEST = {"color": "#D55E00", "linestyle": "--", "marker": "s", "markerfacecolor": "none"}
+_DASHED = (0, (5, 2.5))  # long dashes: the default ones read as dots over white
 _UNIFORM = {"color": "0.45", "linestyle": ":", "marker": "^"}
 
 
@@ -36,7 +37,6 @@ def training_curves(
     uniform_loss=None,
     uniform_accuracy=None,
     chance=None,
-    ceiling=None,
 ):
     """Loss and accuracy against the training step, in two panels.
 
@@ -49,8 +49,6 @@ def training_curves(
         uniform, for comparison; drawn dotted, with triangles.
     chance : float, optional
         Accuracy of guessing, drawn as a grey line (1/8 for 8 nouns).
-    ceiling : float, optional
-        The best accuracy uniform attention allows, drawn as a dashed grey line.
 
     Returns
     -------
@@ -80,9 +78,6 @@ def training_curves(
     left.set_title("The loss falls")
     if chance is not None:
         right.axhline(chance, color="0.6", linewidth=1.2, label=f"chance ({chance:.3g})")
-    if ceiling is not None:
-        label = f"uniform ceiling ({ceiling:.3g})"
-        right.axhline(ceiling, color="0.3", linewidth=1.2, linestyle="--", label=label)
     for label, values, style in curves:
         offset = (every // 2, every) if label == "test" else every  # markers side by side
         right.plot(steps, values, **style, markevery=offset, markersize=4, label=label)
@@ -107,8 +102,6 @@ def training_curves(
         start, end = f"{v[0]:.0%}", f"{v[-1]:.0%}"
         change = f"stays at {end}" if start == end else f"from {start} to {end}"
         parts.append(f"{said.get(label, label + ' accuracy')} {change}")
-    if ceiling is not None:
-        parts.append(f"a dashed line marks the uniform-attention ceiling at {ceiling:.0%}")
     alt = (
         f"Two line plots over {L.size - 1} training steps. Left: the "
         + parts[0]
@@ -160,9 +153,10 @@ def _draw_grid(ax, W: np.ndarray, tokens, ref: np.ndarray, title: str, other=Non
         ax.add_patch(outline)
         ax.add_patch(Rectangle((ref[i] - 0.45, i - 0.45), 0.9, 0.9, fill=False, linewidth=1.2))
         if other is not None:  # the plural: a dashed box, white over black, as above
-            for colour, style in (("white", "-"), ("black", "--")):
+            for colour, style in (("white", "-"), ("black", _DASHED)):
                 box = (other[i] - 0.45, i - 0.45)
-                ax.add_patch(Rectangle(box, 0.9, 0.9, fill=False, edgecolor=colour, ls=style))
+                edge = {"edgecolor": colour, "ls": style, "linewidth": 1.2}
+                ax.add_patch(Rectangle(box, 0.9, 0.9, fill=False, **edge))
     ax.set_xticks(range(W.shape[1]), [str(j) for j in range(W.shape[1])], fontsize=9)
     ax.set_yticks(range(W.shape[0]), [f"#{i + 1}" for i in range(W.shape[0])], fontsize=9)
     ax.set_ylabel("sentence", fontsize=9)  # a row is a sentence, not a query
