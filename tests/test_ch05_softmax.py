@@ -487,8 +487,8 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # Round 5n added 138 words in folds (the runner-up's derivative and the gradient over T;
 # the non-linearity fold's conclusion) and cut the main line from 1059 to 1053 words.
 # Round 5p (review 05p) cut both by 4 while adding the normalised rows' conclusion.
-VISIBLE_WORDS = 1809
-MAIN_LINE_WORDS = 1048
+VISIBLE_WORDS = 1807
+MAIN_LINE_WORDS = 1046
 
 
 def _chapter():
@@ -847,7 +847,7 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     assert "\\frac{d \\log p_i}{d \\beta} = z_i - \\sum_j p_j z_j" in fold
     assert "divided by $T$" in fold
     # the non-linearity fold states its conclusion
-    assert "cubic in $X$" in flat and "normalisation and competition" in flat
+    assert "cubic in $X$" in flat and "Normalising alone makes the shares compete" in flat
     # a table, not a decoded line; no (2S)V = 2(SV) tautology
     table = cells["d4e5f605"].outputs[0]["text"].splitlines()
     labels = ["no softmax"] * 2 + ["normalised"] * 2 + ["softmax"] * 2
@@ -898,7 +898,7 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     assert "gap = [" not in cells["d4e5f605"].source and "dist[name]" in cells["d4e5f605"].source
     assert "set the scale" not in cells["d4e5f605"].source
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "Softmax adds **normalisation and competition**" in conclusion
+    assert "The exponential fixes both" in conclusion
     assert 'what "cake" carries' in cells["d4e5f601"].source
     fold = " ".join(cells["d4e5f602"].source.split())
     assert "a non-linear function of the scores" in fold and "linear in $V$" in fold
@@ -934,11 +934,11 @@ def test_fix_round_5p_separates_the_exponential_from_the_normalisation():
     table = cells["d4e5f605"].outputs[0]["text"].splitlines()
     assert table[4].split()[-2:] == table[5].split()[-2:] == ["0.33", "0.53"]
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "normalising alone ignores the doubling" in conclusion
-    assert "the exponential turns larger gaps into larger ratios" in conclusion
+    assert "ignores the scale (doubling changes nothing" in conclusion
+    assert "larger gaps become larger ratios" in conclusion
     assert "sums to 1, so its favourite gains only" not in conclusion
     # the zero sum, by example; the library refuses a row of -inf
-    assert "breaks on negative scores: $[1, -1]$ sums to 0" in flat
+    assert "Dividing by the sum alone breaks on negative scores:" in flat
     assert "`al.softmax` raises a `ValueError` instead" in flat
     with pytest.raises(ValueError, match="infinity"):
         al.softmax(np.full(3, -np.inf))
@@ -946,3 +946,26 @@ def test_fix_round_5p_separates_the_exponential_from_the_normalisation():
     ids = [c.id for c in shown]
     assert ids.index("tcall05") < ids.index("f37d9cdc")
     assert "temperature=0.5" in cells["tcall05"].source and cells["tcall05"].outputs
+
+
+# --- Fix round 5q (review 05q): why the exponential, shown on a negative score; "approaching" ---
+
+
+def test_fix_round_5q_says_why_normalising_alone_is_not_enough():
+    cells, shown, flat = _chapter()
+    ids = [c.id for c in shown]
+    conclusion = " ".join(cells["d4e5f607"].source.split())
+    # plain normalisation favours 'cake' more than softmax at T = 1: the prose admits it
+    table = cells["d4e5f605"].outputs[0]["text"].splitlines()
+    assert "weight on cake" in table[0]
+    assert float(table[4].split()[-2]) > float(table[6].split()[-2])  # normalised > softmax
+    assert 'favours "cake" more than softmax at $T = 1$' in conclusion
+    assert "Softmax adds" not in conclusion
+    # the break on a negative score, printed right after the sentence that claims it
+    assert ids.index("negsum05") == ids.index("twomov07") + 1
+    line = cells["negsum05"].outputs[0]["text"]
+    assert line.strip() == "raw / sum: [ 2. -1.]    softmax: [0.95 0.05]"
+    # the row of 'it' is not saturated (> 0.99) until T <= 0.05: "approaching", not "nearly"
+    assert "(approaching **one-hot**, the saturated rows" in flat
+    row = al.softmax(toy.scaled_scores()[toy.token_index("it")], temperature=0.1)
+    assert 0.9 < row.max() < 0.99
