@@ -1201,8 +1201,8 @@ def test_fix_round_6b_structure_and_cuts():
     assert fold.startswith("````{admonition}") and "dropout zeroes each weight" in fold
     assert "PyTorch takes `scale` only by keyword" in fold
     assert "(dropout in training can break this)" not in flat
-    # Corners with repeated cards; the column names are features, not grammar.
-    assert "on cards at that corner (that card, or copies of it)" in flat
+    # A corner is reached only through its card; the column names are features, not grammar.
+    assert "on that corner's card." in flat and "copies of it" not in flat
     assert '"delicious", an adjective but a food word, passes on 0.7 "noun"' in flat
     assert "not after grammar" not in flat and "not from a word's part of speech" in flat
     # The fold computes Kobayashi et al.'s lengths (asserted in 5d4f768b).
@@ -1316,3 +1316,26 @@ def test_every_label_stays_inside_the_axes_on_every_slider_frame(toy_values):
         for text, box in zip(ax.texts[8:], boxes[8:], strict=True):  # a blend's name
             assert not any(box.overlaps(tag) for tag in boxes[:8]), (T, text.get_text())
         plt.close(fig)
+
+
+def test_fix_round_6n_mood_is_ours_too_no_head_before_chapter_7_and_why_blend():
+    import re
+
+    cells, flat = _prose()
+    # The mood uses the course's two extra films, not the article's three alone.
+    assert "is the article's blend, completed with our two extra films" in flat
+    assert "The math says why" not in flat
+    # "head" is chapter 7's word: not used on this page before it.
+    assert not re.search(r"\bheads?\b", flat.split("## The same steps in nanoGPT")[0])
+    # The noun table says what it shows: a token's own card barely matters at T = 1.
+    assert "a token's own card barely matters" in flat
+    assert '"the" (card 0) and "I" (card 1) both output 0.44' in flat
+    hidden = next(c for c in cells if c.id == "a7c2e6b1").source
+    assert "round(output[the, noun], 2) == round(output[I, noun], 2) == 0.44" in hidden
+    # Why a blend rather than a pick: a gradient for every weight.
+    why = next(c for c in cells if c.id == "9173ec02").source
+    assert "gradient for every weight" in why and "zero almost everywhere" in why
+    # nanoGPT's fallback also runs dropout.
+    assert "plus chapter 8's causal mask and dropout" in flat
+    assert len(flat.split()) <= 2070, "fix round 6n left 2067 visible words"
+    assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 1  # bold numbers
