@@ -792,6 +792,8 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # fix round 3 (review 07s): the block sum is in the equation and checked in code; the
     # sentence that retold it is cut to pay for the one-head rescue in pair-read2
     assert "grouping the terms" not in source["83c4d06e"].lower()
+    assert "and take as many multiply-adds." in source["83c4d06e"]  # fix round 5 (07u)
+    assert "about as much" not in source["83c4d06e"]
     # fix round 7m (review 07q): one column of W_o, the one that reads both heads; the
     # text says what it computes and that only W_o can
     mix = cells[ids.index("mix-code")]
@@ -802,6 +804,7 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert "the third reads both heads" not in read and "(1.00)" not in read  # 7l: said before
     assert "A column of $W_o$ can read both heads:" in source["pair-read2"]
     assert "it gives 1: the subject head's *human* (1) minus the object head's (0)" in read
+    assert "with this as the third column (index 2) of $W_o$:" in read  # fix round 5 (07u)
     assert "No head holds this difference; in attention, only $W_o$ reads across heads" in read
     assert "This one mixes the heads" not in source["pair-read"]
     assert "both score 16, 8 after scaling; each gets 0.48." in source["pair-read"]
@@ -1110,7 +1113,9 @@ def test_values_overlap_is_said_with_its_example():
     # fix round 7i: which feature each head's query reads, in one sentence
     assert "Only the query differs:" in pair
     # fix round 3: "what was eaten" is said once, in the opening paragraph
-    assert '"ate" asks for food in the **object head** and for a person' in pair
+    assert '"ate" asks for food in the **object head** (first two columns) and for a person' in pair
+    assert "**subject head** (last two)" in pair  # fix round 5 (07u): not a code comment
+    assert "columns 0-1" not in " ".join(c.source for c in cells if c.id == "pair-values")
     assert 'what was eaten ("cake") and who ate ("I")' in " ".join(source["855d1d49"].split())
     assert "(who ate)" not in pair and "(what was eaten)" not in pair
     q_ate, keys = toy.X[ATE] @ W_q, toy.X @ W_k  # (4,) and (8, 4): two heads of width 2
@@ -1218,9 +1223,14 @@ def test_the_named_heads_and_one_merged_experiment():
         "16, 8 after scaling; each gets 0.48."  # fix round 7l: scaled
     )
     # fix round 7n (review 07r): why twice; "nouns" said of the value cards, not of "I"
-    assert "The one-head row returns the same average in both halves: (0.98, 0.48)." in read
+    # fix round 5 (review 07u): plain words, no "merges"
+    assert "The row returns one average in both halves, (0.98, 0.48):" in read
+    assert (
+        "a noun, about half human. With these value cards, it cannot say which word is human."
+        in read
+    )
     assert "Both words are nouns" not in read
-    assert "Both words carry *noun* = 1, so their *noun* merges" in read
+    assert "merges" not in read
     assert "is lost" not in read
     read2 = source["pair-read2"]
     assert "a non-human noun (0.99, 0.00), who ate a human noun (1.00, 1.00)" in read2
@@ -1301,7 +1311,10 @@ def test_real_code_and_exercise_wording():
     # item 8: the parameter solution states the counts, without the article's layout
     solution = source["5a11f1ab"]
     assert "the article" not in solution and "4,096" in solution
-    assert "$4 \\times 512^2$, over a million" in solution
+    assert "$4 \\times 512^2$, over a million" not in solution  # fix round 5 (07u): per layer
+    assert (
+        "Each attention layer of the base model has $4 \\times 512^2 = 1{,}048{,}576$" in solution
+    )
     assert "traced above" in source["5cd0b651"]
     assert "I ate and she slept" in source["grid-ex"]  # fix round 5: next to the grid
     ids = [c.id for c in cells]  # fix round 3: exercise 7.4 sits between them
@@ -1461,7 +1474,8 @@ def test_fix_round_7i_wording():
     assert "Both libraries" not in real
     assert "as does nanoGPT when it loads GPT-2" in real
     assert "3 who ate" not in labels  # fix round 7j: outputs named, not numbered
-    assert "From here to the exercises, the arrays have" in source["split-md"]
+    assert "From here to the exercises" not in source["split-md"]  # fix round 5 (07u)
+    assert "In this section and the next two, the arrays have" in source["split-md"]
     assert "From here on" not in source["split-md"]
     assert "among these three keys" in source["7dce2a2a"]
     assert "initial=2," in source["3dce5151"]
@@ -1480,7 +1494,7 @@ def test_fix_round_7k_wording():
     in out[0]; the visible words go down (2,372 before)."""
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    assert "returns the same average in both halves: (0.98, 0.48)." in source["pair-read"]
+    assert "returns one average in both halves, (0.98, 0.48):" in source["pair-read"]
     W_q, W_k, W_v, W_o = HEADS.PAIR
     one, _ = al.multi_head_attention(toy.X, *HEADS.PAIR, h=1)
     assert np.allclose(W_v[:, :2], W_v[:, 2:]) and np.allclose(one[:, :2], one[:, 2:])
@@ -1615,7 +1629,7 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     ids = [c.id for c in cells]
     source = {c.id: " ".join(c.source.split()) for c in cells}
     assert 'explain with numbers when "ate" needs two' in source["0e454d58"]
-    assert "with these value cards the result cannot say which of them is human" in " ".join(
+    assert "With these value cards, it cannot say which word is human" in " ".join(
         source["pair-read"].split()
     )
     read2 = source["pair-read2"]
@@ -1628,6 +1642,7 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     assert words <= 2220, words  # fix round 4 (review 07t): 2,301 before
     main = prose_lines(cells[: ids.index("deeper-md")])
     assert sum(len(line.split()) for line in main) <= 962  # 1,030 before
+    assert words <= 2217 and sum(len(line.split()) for line in main) <= 959  # fix round 5 (07u)
 
 
 def test_fix_round_4_07t_the_chapter_ends_on_the_summary():
