@@ -644,7 +644,7 @@ def max_without_keepdims(scores, mask):
         (lambda x, m: masked_softmax(x, m), "PASS", "all 8 cases"),  # any parameter names
         (over_queries, "FAIL", "you normalised over the queries"),
         (lambda s, mask: masked_softmax(s, mask.T), "FAIL", "mask transposed"),
-        (shift_by_raw_max, "FAIL", "the maximum of the raw row is the masked 1000"),
+        (shift_by_raw_max, "FAIL", "the shift used a masked score, the 1000: every allowed"),
         (exp_times_mask, "FAIL", "the masked 1000 itself went through exp before the mask"),
         (exp_times_mask, "FAIL", "use np.where, on the scores or on the exponentials"),
         (
@@ -672,6 +672,7 @@ def max_without_keepdims(scores, mask):
             "loses to, or ties with, allowed scores as low as it. Fill with -np.inf",
         ),
         (softmax_zero_renormalise, "FAIL", "a masked key with score 1000. Mask first"),
+        (softmax_zero_renormalise, "FAIL", "you took the softmax before masking"),  # 08q
         (
             lambda s, mask: stable_softmax(np.where(mask, s, -100.0)),
             "FAIL",
@@ -1307,3 +1308,25 @@ def test_page_after_review_08p_defines_on_the_page_what_the_page_uses():
     assert "teacher" in by_id["f94b9132"].source and "teacher" not in by_id["in-practice"].source
     out = "".join(o.get("text", "") for o in by_id["shift-code"].outputs)
     assert "must guess 'was'" in out, out
+
+
+def test_page_after_review_08q_names_teacher_forcing_left_padding_and_finite_fills():
+    """Review 08q: teacher forcing is reading the true words before (the mask makes it one
+    pass); M^pad had no left-padded form; the left-padding conclusion (0.37) was unstated;
+    the exercise did not say finite fills fail; the slider opened on another frame than
+    its first (its first frame's alt text was read as the slider's)."""
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).parents[1] / "chapters" / "08_masking.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    by_id = {c.id: " ".join(c.source.split()) for c in cells}
+    assert "each position reads the true words before it (**teacher forcing**)" in by_id["f94b9132"]
+    assert "[\\, j \\ge n - \\ell_b \\,]" in by_id["79907c17"]
+    assert (
+        "causal mask alone lets real words see the pads (the 0.37 change)"
+        in by_id["left-pad-after"]
+    )
+    assert "a finite fill such as -1e9 will not pass" in by_id["757f12f0"]
+    assert "initial=" not in by_id["7a7d4fda"]  # opens on t = 0, its first frame

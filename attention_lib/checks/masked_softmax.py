@@ -211,9 +211,9 @@ def _why_masked_1000(fn) -> str:
         "scores or on the exponentials."
     )
     as_max = (
-        "the shift used a masked score: the maximum of the raw row is the masked 1000, so "
-        "every allowed exp(score - 1000) underflows to 0, and 0 / 0 is nan. Take the "
-        "maximum over the allowed keys only."
+        "you took the softmax before masking (or shifted by the raw row's maximum), so "
+        "the shift used a masked score, the 1000: every allowed exp(score - 1000) "
+        "underflows to 0, and 0 / 0 is nan. Take the maximum over the allowed keys only."
     )
     if overflowed is None:  # say both
         return f"{as_max} Or {inside_exp}"
