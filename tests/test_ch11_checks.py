@@ -253,6 +253,16 @@ def test_the_chapter_s_round_11l_changes_are_on_the_page():
     assert "'sold' -> 'cake' 0.54" in out and "'liked' -> 'cake' 0.04" in out
     assert "word pairs" in cells["c66cb58b"].source  # not "the words ate and cake"
     assert "not to a verb and its object" not in cells["c66cb58b"].source
+    assert "layer-1 head must" not in cells["c66cb58b"].source  # an empirical finding, not a law
+    assert "graded and word-specific" in cells["c66cb58b"].source
+    assert "L2 H9's more weakly" in cells["habits-more-md"].source  # 'next' is only 0.56 to 0.67
+    assert "the pie sentence below scores 0.61" in cells["cls-removed-md"].source  # a scale
+    torch_fold = cells["25ef8445"].source  # the two PyTorch calls, each with its own rule
+    assert "`key_padding_mask` of shape `(b, n)`" in torch_fold
+    assert (
+        "`F.scaled_dot_product_attention`, nanoGPT's call, reads `True` as *may attend*"
+        in torch_fold
+    )
     assert "Exercise 11.2's mean, scaled to length 1" in cells["cls-removed"].source
     imports_show = [c for c in cells.values() if "import show" in c.source or ", show" in c.source]
     assert len(imports_show) == 1, [c.id for c in imports_show]  # `show` is imported once
