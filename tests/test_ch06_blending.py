@@ -804,7 +804,7 @@ def test_fix_round_6i_prose_says_each_point_once():
     assert flat.count("not a probability") + flat.count("no probability") == 0
     assert flat.count("smallest region without dents") == 1 and flat.count("box") == 1
     assert flat.count("context vector") == 1
-    assert "the films are the keys, their cards the values" in flat
+    assert "each film is a key-value pair (tags, card)" in flat
     assert "kobayashi2020attention" in flat and "is therefore not a contribution" in flat
     assert "this `T` counts tokens, not our temperature" in flat
     # The nanoGPT listing is folded; it follows the exercises (fix rounds 6l and 6b).
