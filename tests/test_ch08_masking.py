@@ -669,7 +669,7 @@ def max_without_keepdims(scores, mask):
         (
             lambda s, mask: stable_softmax(np.where(mask, s, -1e30)),
             "FAIL",
-            "loses to, or ties with, allowed scores as low as it. Fill with -np.inf",
+            "beats, or ties with, allowed scores as low as it. Fill with -np.inf",
         ),
         (softmax_zero_renormalise, "FAIL", "a masked key with score 1000. Mask first"),
         (softmax_zero_renormalise, "FAIL", "you took the softmax before masking"),  # 08q

@@ -833,7 +833,7 @@ def test_the_page_says_only_what_it_measures():
         "Leave the inputs unchanged",
         "the wider RNN does 16 times the FLOPs, yet takes at most a few times as long",
         "grow from 2 to 8 MiB each",
-        "grows about 4 times from $n = 256$ to 512, as its FLOPs do, and far more",
+        "grows about 4 times from $n = 256$ to 512, as its $n^2$ entries do, and far more",
         "## Tiles: the online softmax",
     ):
         assert claim in words, claim

@@ -386,10 +386,8 @@ def test_the_page_defines_the_toy_and_says_who_it_is_for_before_it_needs_them():
     # who it is for: right under the promise, derivatives and exp/log included
     who = text.index("**Who it is for.**")
     assert text.index("{ref}`how-to-use`") < who < text.index("## Where we are going")
-    # chapter 5's and chapter 12's Going-deeper parts differentiate too (review Landm)
-    assert (
-        "exp and log; chapters 4 and 10 (and optional parts of 5 and 12) take derivatives" in text
-    )
+    # chapter 5's Going-deeper part differentiates too (reviews Landm, Landn)
+    assert "exp and log; chapters 4 and 10 (and an optional part of 5) take derivatives" in text
     # the credit closes the page
     assert text.index("**Where it comes from.**") > text.index("(how-to-use)=")
     assert INTRO.rstrip().endswith("where a chapter quotes the article, it says so.")

@@ -143,7 +143,7 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
         raise Fail(
             f"on a row whose allowed scores are about {top_allowed:.2g} and whose masked "
             f"score is {masked:g}, masked keys get weight {fmt(out[~full])}: a finite fill "
-            "(-1e4, -1e9, even np.finfo(float).min) loses to, or ties with, allowed scores "
+            "(-1e4, -1e9, even np.finfo(float).min) beats, or ties with, allowed scores "
             "as low as it. Fill with -np.inf (or use np.where on the exponentials), whose "
             "exponential is 0 whatever the other scores."
         )
