@@ -906,8 +906,13 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     end = cells["5f0a1b2c"].source
     assert end.startswith("The core of `al.softmax` is the same three lines")
     assert "picks whether" not in end and "float64 limit" not in end
-    assert "````{admonition} Going deeper: extreme temperatures" in end
-    assert "65504 in float16" in end and "`_softmax_guarded` in" in end
+    # the fold follows the solution, not inside it: a fold within a solution fold is a
+    # second toggle that the site and JupyterLab checks would take for a solution
+    ids = list(cells)
+    extreme = cells["xtremT05"].source
+    assert ids.index("809febc4") < ids.index("xtremT05")  # after the solution's end
+    assert extreme.startswith("````{admonition} Going deeper: extreme temperatures")
+    assert "65504 in float16" in extreme and "`_softmax_guarded` in" in extreme
     # the gradient line, in the runner-up fold, without the word the page avoids
     assert "0.006 at $T = 0.03$" in cells["tderiv05"].source and "Jacobian" not in flat
     assert "b7e1c3a3" not in cells  # the real-models fold is cut
