@@ -203,7 +203,7 @@ def test_shared_scores_are_symmetric_and_only_three_words_prefer_themselves():
 
 def test_self_matches_passes_the_count(capsys):
     assert check_self_matches(3, S_SHARED) and check_self_matches(np.int64(3), S_SHARED)
-    assert capsys.readouterr().out == "[self-matches] PASS: 3 is right (3).\n" * 2
+    assert capsys.readouterr().out == "[self-matches] PASS: 3 is right.\n" * 2
 
 
 @pytest.mark.parametrize(
@@ -265,7 +265,7 @@ def one_score(X, W_q, W_k, i, j):
         (lambda X, q, k, i, j: X[i] @ q @ k @ X[j], "FAIL", "The key is x_j W_k"),  # no .T
         (lambda X, q, k, i, j: one_score(X, q, k, i, j) / np.sqrt(q.shape[1]), "FAIL", "sqrt(d_k)"),
         (lambda X, q, k, i, j: (X[i] @ q) * (X[j] @ k), "FAIL", "One score is one number"),
-        (lambda X, q, k, i, j: None, "TODO", "returned None. Write its body"),
+        (lambda X, q, k, i, j: None, "TODO", "returned None: write its body"),
         (
             lambda X, q, k, i, j: print(one_score(X, q, k, i, j)),  # printed, not returned
             "FAIL",

@@ -5,7 +5,7 @@ grader can read it and a learner can act on it::
 
     [softmax] PASS: all 15 cases match the reference.
     [softmax] FAIL: got nan or inf for scores near 1000: exp(1000) overflows. Subtract ...
-    [softmax] TODO: your function returned None. Write its body, then run this cell again.
+    [softmax] TODO: your function returned None: write its body, ending with return; run again.
 
 and returns a :class:`CheckResult`, which is truthy exactly when the exercise passed.
 The hints come from recognising the usual mistakes, not from generic "wrong answer"s.

@@ -108,10 +108,9 @@ def grading_seed(seed: int | None):
 def unseen_cases(exercise: str):
     """Register ``generate(rng)`` as the source of ``exercise``'s unseen cases.
 
-    It returns ``(description, inputs, expected)`` triples; ``expected`` is the reference
-    value (shape, dtype kind and values are compared) or a callable ``judge(out, case)``
-    that raises :class:`Fail`. One source per exercise: a second would silently win.
-    """
+    It returns ``(description, inputs, expected)`` triples; ``expected`` is the reference value
+    (shape, dtype kind and values compared) or a callable ``judge(out, case)`` raising
+    :class:`Fail`. One source per exercise: a second would silently win."""
 
     def register(generate: Callable) -> Callable:
         if exercise in UNSEEN:
@@ -169,7 +168,7 @@ def call(fn, case: str, *args) -> np.ndarray:
         hint = BROADCAST_HINT if "broadcast" in str(err) else ""
         raise Fail(f"your function raised {type(err).__name__}: {err} (on {case}).{hint}") from None
     if out is None:
-        raise Todo("your function returned None. Write its body, then run this cell again.")
+        raise Todo("your function returned None: write its body, ending with return; run again.")
     for a, original in zip(copies, args, strict=True):
         if isinstance(a, np.ndarray) and not np.array_equal(a, _copy(original)):
             raise Fail(
@@ -277,7 +276,8 @@ def check_number(
             result = CheckResult(exercise, "FAIL", f"this is a count: a whole number{hint}.")
         elif abs(value - expected) <= tol:
             decimals = show if show is not None else 0 if float(expected).is_integer() else places
-            line = f"{_number(value)} is right ({expected:,.{decimals}f})."
+            exact, said = f"{expected:,.{decimals}f}", _number(value)  # "36 is right." once
+            line = f"{said} is right." if exact == said else f"{said} is right ({exact})."
             result = CheckResult(exercise, "PASS", line)
         else:
             hint = next((h for wrong, h in mistakes if abs(value - wrong) <= tol), None)
