@@ -3,7 +3,7 @@
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-from chapter_text import prose_lines, shown
+from chapter_text import main_and_folded, prose_lines, shown
 
 import attention_lib as al
 from attention_lib import toy
@@ -1142,14 +1142,7 @@ def test_page_after_review_08m_folds_the_practice_note_and_shows_the_nan_on_left
     cells = nbformat.read(path, as_version=4).cells
     ids = [c.id for c in cells]
     by_id = {c.id: c for c in cells}
-    folded, main = [], []
-    in_solution = False
-    for c in shown(cells):
-        if c.cell_type != "markdown":
-            continue
-        in_solution |= "solution-start" in c.source
-        (folded if in_solution or ":class: dropdown" in c.source else main).append(c)
-        in_solution &= "solution-end" not in c.source
+    main, folded = main_and_folded(cells)
     words = sum(len(line.split()) for line in prose_lines(main))
     assert words < 2147, words  # 2,147 on the main line before this round
     text = " ".join(" ".join(c.source for c in main).split())
@@ -1211,14 +1204,7 @@ def test_page_after_review_08n_practises_the_masked_softmax_where_it_is_taught()
         assert said in note, said
     assert "as in float32" in note
     # main-line words went down (1,976 after this round), and the whole page did not grow
-    folded, main = [], []
-    in_solution = False
-    for c in shown(cells):
-        if c.cell_type != "markdown":
-            continue
-        in_solution |= "solution-start" in c.source
-        (folded if in_solution or ":class: dropdown" in c.source else main).append(c)
-        in_solution &= "solution-end" not in c.source
+    main, folded = main_and_folded(cells)
     assert sum(len(line.split()) for line in prose_lines(main)) < 2000
     assert sum(len(line.split()) for line in prose_lines(cells)) < 2717
 

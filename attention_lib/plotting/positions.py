@@ -186,25 +186,10 @@ def clock_hands(PE, tokens, *, pairs=(0, 1)):
         pace = ("fast", "slow")[i != min(pairs)] if len(pairs) == 2 else "pair"
         if spread > np.pi / 2:  # spread out: label every dot
             for pos, (a, token) in enumerate(zip(angle, tokens, strict=True)):
-                ax.text(
-                    1.32 * np.sin(a),
-                    1.32 * np.cos(a),
-                    f"{pos} {token}",
-                    fontsize=9,
-                    ha="center",
-                    va="center",
-                )
+                _rim_label(ax, a, f"{pos} {token}")
             where = f"the {n} positions spread over {spread / (2 * np.pi):.1f} turns"
         else:  # bunched: one label, and rings at a quarter, a half and three quarters
-            a = angle.mean()
-            ax.text(
-                1.32 * np.sin(a),
-                1.32 * np.cos(a),
-                f"0 to {n - 1}",
-                fontsize=9,
-                ha="center",
-                va="center",
-            )
+            _rim_label(ax, angle.mean(), f"0 to {n - 1}")
             marks = [round(wave * k / 4) for k in (1, 2, 3)]
             for pos in marks:
                 a = 2 * np.pi * pos / wave
@@ -234,3 +219,8 @@ def clock_hands(PE, tokens, *, pairs=(0, 1)):
         fig.text(0.5, 0.01, caption, ha="center", va="bottom", fontsize=9)
     fig.tight_layout(rect=(0, 0.35 / 4.4 if caption else 0, 1, 1))
     return fig, " ".join(alt)
+
+
+def _rim_label(ax, angle: float, text: str) -> None:
+    """Write ``text`` just outside a clock face of radius 1, at ``angle`` (0 at the top)."""
+    ax.text(1.32 * np.sin(angle), 1.32 * np.cos(angle), text, fontsize=9, ha="center", va="center")
