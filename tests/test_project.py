@@ -290,3 +290,38 @@ def test_a_refresh_keeps_committed_timings_while_their_code_is_unchanged():
     refresh_outputs.keep_measurements(rerun, before)
     assert [o.output_type for o in rerun.cells[0].outputs] == ["stream", "display_data"]
     assert rerun.cells[0].outputs[1].data["text/plain"] == "plot: 2.9 ms"
+
+
+def test_retime_stores_every_fresh_timing(tmp_path, monkeypatch, capsys):
+    # Without --retime a timed cell keeps its committed output; with it, the fresh run's
+    # numbers are stored, so a figure and the numbers printed beside it come from one run.
+    import nbformat
+
+    def timed(text):
+        cell = nbformat.v4.new_code_cell("time_it()")
+        cell.id = "t"
+        cell.metadata["tags"] = [refresh_outputs.IGNORED]
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
+        return nbformat.v4.new_notebook(cells=[cell])
+
+    class FreshRun:  # stands in for the kernel: every run prints a new timing
+        def __init__(self, nb, **_):
+            self.nb = nb
+
+        def execute(self):
+            self.nb.cells[0].outputs = timed("3.4 ms\n").cells[0].outputs
+
+    monkeypatch.setattr(refresh_outputs, "NotebookClient", FreshRun)
+    monkeypatch.setattr(refresh_outputs, "committed", lambda path: timed("2.9 ms\n"))
+    path = tmp_path / "timed.ipynb"
+    for retime, stored in ((False, "2.9 ms\n"), (True, "3.4 ms\n")):
+        nbformat.write(timed("2.9 ms\n"), path)
+        refresh_outputs.refresh(path, retime=retime)
+        assert nbformat.read(path, as_version=4).cells[0].outputs[0].text == stored
+    nbformat.write(timed("2.9 ms\n"), path)
+    assert refresh_outputs.main(["--retime", str(path)]) == 0
+    assert "3.4 ms" in path.read_text()
+    assert refresh_outputs.main(["--retime"]) == 2  # no notebook named
+    assert refresh_outputs.main(["--retine", str(path)]) == 2  # a misspelt option
+    assert refresh_outputs.main(["--help"]) == 0
+    assert "--retime" in capsys.readouterr().err

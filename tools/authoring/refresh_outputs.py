@@ -1,15 +1,19 @@
 """Re-execute chapter notebooks in place so their committed outputs are fresh.
 
     python tools/authoring/refresh_outputs.py chapters/*.ipynb
+    python tools/authoring/refresh_outputs.py --retime chapters/09_all_at_once.ipynb
 
 The result is deterministic: running it twice leaves `git diff` empty, on any Python
 version. The outputs of a cell tagged nbval-ignore-output (timings it prints, a figure of
-them) stay as committed while the cell's code is unchanged since the last commit. It also
-records no execution timestamps, stores no widget state, and drops the widget-view
-outputs (they carry a random model id, and a slider's static HTML beside it holds every
-frame) and the Python version. The
-plain-text line beside each widget stays, and the website re-executes the chapters
-anyway, so its sliders are fresh.
+them) stay as committed while the cell's code is unchanged since the last commit.
+
+--retime  store every cell's fresh output, timings included: then the printed numbers,
+          the figure drawn from them and the prose checks all come from one run.
+
+It also records no execution timestamps, stores no widget state, and drops the
+widget-view outputs (they carry a random model id, and a slider's static HTML beside it
+holds every frame) and the Python version. The plain-text line beside each widget stays,
+and the website re-executes the chapters anyway, so its sliders are fresh.
 """
 
 from __future__ import annotations
@@ -73,9 +77,9 @@ def keep_measurements(nb, before: dict[str, tuple[str, list]]) -> None:
             cell.outputs = outputs
 
 
-def refresh(path: Path) -> None:
+def refresh(path: Path, *, retime: bool = False) -> None:
     nb = nbformat.read(path, as_version=4)
-    last = committed(path)
+    last = None if retime else committed(path)
     before = measured(last) if last is not None else {}
     client = NotebookClient(
         nb,
@@ -95,16 +99,21 @@ def refresh(path: Path) -> None:
     print(f"refreshed {path}")
 
 
-def main(paths: list[str]) -> int:
-    if not paths or any(p in ("-h", "--help") for p in paths):
+def main(args: list[str]) -> int:
+    if not args or any(p in ("-h", "--help") for p in args):
         print(__doc__.strip(), file=sys.stderr)
-        return 0 if paths else 2
+        return 0 if args else 2
+    retime = "--retime" in args
+    paths = [p for p in args if p != "--retime"]
     unknown = [p for p in paths if p.startswith("-") or not p.endswith(".ipynb")]
     if unknown:
         print(f"not a notebook: {', '.join(unknown)}\n\n{__doc__.strip()}", file=sys.stderr)
         return 2
+    if not paths:
+        print(f"no notebook given\n\n{__doc__.strip()}", file=sys.stderr)
+        return 2
     for name in paths:
-        refresh(Path(name))
+        refresh(Path(name), retime=retime)
     return 0
 
 
