@@ -890,11 +890,11 @@ def lengths_without_axis(lengths, n, left):
         (
             pads_as_queries,
             "FAIL",
-            "you blocked the pads as queries, not as keys: the pads' own rows are blocked (on "
-            "lengths [3, 1], n = 4, right padding)",
+            "you blocked the pads as queries (on lengths [3, 1], n = 4, right padding): "
+            "the pads' own rows lose the real words",
         ),
-        (eye(pads_as_queries), "FAIL", "you blocked the pads as queries, not as keys: the pads'"),
-        (pads_as_both, "FAIL", "the pads' own rows are blocked"),
+        (eye(pads_as_queries), "FAIL", "you blocked the pads as queries (on lengths"),
+        (pads_as_both, "FAIL", "the pads' own rows lose the real words"),
         (queries_when_left, "FAIL", "real words still attend to the pads before them"),
         (lengths_without_axis, "FAIL", "give lengths its own axis, lengths[:, None]"),
         (no_causal, "FAIL", "the causal part is missing"),

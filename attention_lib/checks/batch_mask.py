@@ -130,10 +130,9 @@ def _batch_mistakes(lengths, n: int, left: bool, case: str) -> list[tuple]:
     cores = [  # (b, 1, n, n) each, before the diagonal is added
         (  # with right padding this equals blocking the pads as queries only
             (causal & real[:, :, None] & real[:, None, :])[:, None],
-            "you blocked the pads as queries, not as keys: the pads' own rows are blocked "
-            f"(on {case}): a padding mask hides a pad as a "
-            "key, on the last axis, real[:, None, :]. A pad's row keeps the real words "
-            "before it, and itself.",
+            f"you blocked the pads as queries (on {case}): the pads' own rows "
+            "lose the real words. A padding mask hides a pad only as a key, on the last axis, "
+            "real[:, None, :]; a pad's row keeps the real words before it, and itself.",
         ),
         (
             (causal & real[:, :, None])[:, None],
