@@ -463,10 +463,6 @@ def test_reference_blend_passes(capsys):
     assert capsys.readouterr().out == "[blend] PASS: all 4 cases match the reference.\n"
 
 
-def test_a_loop_free_sum_of_the_terms_passes(capsys):
-    assert check_blend(lambda W, V: (W[..., :, :, None] * V[..., None, :, :]).sum(axis=-2))
-
-
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
@@ -1322,8 +1318,14 @@ def test_fix_round_6n_mood_is_ours_too_no_head_before_chapter_7_and_why_blend():
     import re
 
     cells, flat = _prose()
-    # The mood uses the course's two extra films, not the article's three alone.
-    assert "is the article's blend, completed with our two extra films" in flat
+    # Session 3: chapter 2's film blend is recalled in two sentences, with no code cell.
+    assert "Chapter 2's film search already blended" in flat and "(6.9, 2.4, 137)" not in flat
+    assert all(c.id not in ("d758e3be", "72a1eaec") for c in cells)
+    # The card of "it" is worked through on screen: features @ W_v.
+    shown = next(c for c in cells if c.id == "19436908").outputs[0]["text"]
+    assert "'it': [0.  0.2 0.  1. ] @ W_v = [0.2 0.  1.  0.2]" in shown
+    # The toy's T = 1 weights are said to be nearly even before the table.
+    assert "at $T = 1$, the weights are nearly even" in " ".join(flat.split())
     assert "The math says why" not in flat
     # "head" is chapter 7's word: not used on this page before it.
     assert not re.search(r"\bheads?\b", flat.split("## The same steps in nanoGPT")[0])
@@ -1339,3 +1341,43 @@ def test_fix_round_6n_mood_is_ours_too_no_head_before_chapter_7_and_why_blend():
     assert "plus chapter 8's causal mask and dropout" in flat
     assert len(flat.split()) <= 2070, "fix round 6n left 2067 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 1  # bold numbers
+
+
+# --- session 3: hints for even weights, no loop, and exponentials left unnormalised ---------
+
+
+def test_even_weights_are_named_in_6_1():
+    _, weights = toy.attention()
+    _, _, V = toy.projections()
+    ate, delicious, verb = toy.token_index("ate"), toy.token_index("delicious"), 1
+    labels = {"tokens": toy.TOKENS, "features": toy.VALUE_FEATURES}
+    result = check_output_change(V[delicious, verb] / 8, weights, V, ate, delicious, verb, **labels)
+    assert not result and "as if the weights were even" in result.line
+
+
+def test_a_blend_without_a_loop_is_told_so_and_any_loop_passes():
+    def broadcast(W, V):
+        return (W[..., :, :, None] * V[..., None, :, :]).sum(-2)
+
+    def keyed(W, V):
+        return sum(W[..., :, j, None] * V[..., j, None, :] for j in range(V.shape[-2]))
+
+    def looped(W, V):
+        out, j = np.zeros(W.shape[:-1] + V.shape[-1:]), 0
+        while j < V.shape[-2]:
+            out, j = out + W[..., :, j, None] * V[..., j, None, :], j + 1
+        return out
+
+    result = check_blend(broadcast)
+    assert not result and "no for or while loop" in result.line
+    assert check_blend(keyed) and check_blend(looped)
+
+
+@pytest.mark.parametrize("shift", [False, True])
+def test_unnormalised_exponentials_are_named_in_6_3(shift):
+    def exps(Q, K, V):
+        z = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+        return np.exp(z - z.max(axis=-1, keepdims=True) * shift) @ V
+
+    result = check_attention(exps)
+    assert not result and "forgot to normalise" in result.line

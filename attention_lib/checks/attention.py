@@ -158,6 +158,15 @@ def _attention_case(out, Q, K, V, case: str, shape_hint: str = "", *, swapped=()
             for e in [np.exp(S / np.sqrt(d_k) - S.max())]
             for over in ((-2, -1), None)
         ),
+        *(
+            (
+                e @ V,
+                "you took the exponentials but forgot to normalise: divide each row by its "
+                "sum, .sum(axis=-1, keepdims=True), or use al.softmax.",
+            )
+            for z in [S / np.sqrt(d_k)]
+            for e in (np.exp(z), np.exp(z - z.max(axis=-1, keepdims=True)))
+        ),
         (
             (S / np.sqrt(d_k)) @ V,
             "you skipped the softmax: the scaled scores are not "

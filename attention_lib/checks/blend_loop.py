@@ -117,6 +117,12 @@ def check_blend(fn) -> CheckResult:
         _partial(out, W, V)
         expect_shape(out, (2, 3, 3), case, batch)
         same(out, W @ V, case)
+        if not _loops(fn):
+            raise Fail(
+                "your blend is right, but no for or while loop appears in your function's "
+                "code: the exercise asks for one pass per key, each adding the card of key "
+                "j times its column of weights."
+            )
 
     return verdict("blend", fn, run)
 
@@ -158,3 +164,13 @@ def _product(fn) -> str | None:
             ):
                 return "@"
     return next((f"np.{name}" for name in _PRODUCTS if uses_name(fn, name)), None)
+
+
+def _loops(fn) -> bool:
+    """Whether ``fn``'s own code (or code nested in it) holds a for or while loop."""
+    jumps = set(dis.hasjrel) | set(dis.hasjabs)
+    return any(  # a loop is a jump back to an earlier instruction
+        ins.opcode in jumps and isinstance(ins.argval, int) and ins.argval <= ins.offset
+        for code in _codes(fn)
+        for ins in dis.get_instructions(code)
+    )

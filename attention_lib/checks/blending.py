@@ -111,6 +111,15 @@ def check_output_change(
             f"the output gains weight × the extra V['{other}', '{name}'].",
         ),
     ]
+    n_keys = W.shape[-1]
+    mistakes.append(  # 1/n × V: as if every token got an even share
+        (
+            value / n_keys,
+            f"that is 1/{n_keys} × V['{other}', '{name}'], as if the weights were even. "
+            f"Softmax did not give an even share: use the weight in row '{me}', column "
+            f"'{other}'.",
+        )
+    )
     if not np.isclose(value, 1.0):  # only then is the weight alone a different number
         mistakes.append(
             (
