@@ -673,8 +673,13 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     heading = "what if queries and keys shared one matrix?"
     assert heading in cells["1eab48bb"].source and "did every job" not in cells["1eab48bb"].source
     prose = "\n".join(c.source for c in cells.values() if c.cell_type == "markdown")
-    assert "named after one of" in prose and "only ever meets key dimension" in prose
-    assert "the query's 3 makes the shares this sharp" in prose and "no feature names" not in prose
+    assert "key column 0 means *food*" in prose and "meets only the key column" in prose
+    assert "no feature names" not in prose and "makes the shares this sharp" not in prose  # cut
+    # the keys skipping W_q, not W_k's one entry, find "cake"; the fused fold is not "one matrix"
+    assert "with\n  $W_k = I$, still 1.80" in cells["c95b653c"].source
+    assert "Three matrices stored as one" in cells["f05ed001"].source
+    assert "The same matrix for all three jobs" in cells["1eab48bb"].source
+    assert "the same three for every word in every\nposition" in cells["12660781"].source
     assert "whatever the shared matrix" not in cells["5e1f0a03"].source
     assert cells["wqkv0001"].source.startswith("toy.weights()")  # no formatting code to read
     assert "hints = {" not in cells["ab785b83"].source
