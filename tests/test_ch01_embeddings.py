@@ -845,7 +845,7 @@ def test_positional_encoding_checker(fn, status, hint, capsys):
         (None, "TODO", "replace None"),
         (2, "FAIL", "2 is the squared length"),
         (1.0, "FAIL", "holds two pairs"),
-        (4, "FAIL", "the length at the figure's d_model = 32 (√(32/2)), or the number of"),
+        (4, "FAIL", "the length at d_model = 32 (√(32/2)), or the number of"),
         (1 / np.sqrt(2), "FAIL", "that is 1/√2, the root of the mean square"),  # np.mean
         (0.71, "FAIL", "without dividing by their number"),
         (0.7, "FAIL", "too low"),  # 0.70 is no rounding of 1/sqrt(2): the generic hint
@@ -1006,7 +1006,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "at width 4 the stamp is longer" not in flat
     # round 01b: the lengths as measurements, and the tripled words that bring "cake" back
     assert "Every row of $PE$ is $\\sqrt{2} \\approx 1.41$ long, longer than every word of" in flat
-    assert 'the sentence (0.36 to 1.04); with the words tripled ($3E + PE$), "cake" is back' in flat
+    # fix round 01e (review 01r): the tripled words moved to Going deeper, beside their
+    # baseline (3E alone), so the scaling is not confused with a sharper softmax
+    assert "with the words tripled" not in flat
+    assert 'at 3, "cake" wins again, but with 0.56 against 0.90 without positions' in flat
     assert "where $d_{model}$ is the width of each token's vector (4 in the toy)" in flat
     assert 'the toy has no *object* feature, so "keyboard" and "couch" land on *action*' in flat
     assert "about 60,600 positions to turn once, far more than any sentence" in flat
@@ -1015,7 +1018,13 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # round 01c: the paper gives no reason for the factor; the toy's 2E + PE is shown
     assert "(section 3.4 of {cite:t}`vaswani2017attention`), but the paper gives no reason" in flat
     assert "The likeliest one shows in the original code" in flat
-    assert 'with $2E + PE$, "it" gives "delicious" 0.45 and "cake" 0.32' in flat
+    assert "Scaling also sharpens the softmax, so compare with the words alone" in flat
+    # review 01r: the weights' shape and meaning come before exercise 1.2, in plain words
+    before = flat[: flat.index(":label: ex-reorder") + 200]
+    shape = "`weights` is $(n, n)$, and row $i$ says how much word $i$ takes from each word $j$"
+    assert shape in before
+    assert "unlike $pos / n$, which changes with its length" in flat
+    assert "the feed-forward layer, LayerNorm and the residual connection" in flat
     assert "The toy sits between" not in flat and "toy's scaling" not in flat
     assert "dwarf any meaning" not in flat and "set by hand for meanings alone" not in flat
     # fix round 01d: the toy's test of positions is a note that blames the toy's projections

@@ -106,7 +106,7 @@ def check_pe_length(answer) -> CheckResult:
                 ),
                 (
                     4.0,
-                    "4 is the length at the figure's d_model = 32 (√(32/2)), or the number of "
+                    "4 is the length at d_model = 32 (√(32/2)), or the number of "
                     "entries: the toy's d_model = 4 holds two pairs, so add the squares of its "
                     "four entries and take the square root.",
                 ),

@@ -91,13 +91,13 @@ def _judge(got: np.ndarray, out: np.ndarray, weights: np.ndarray, perm, case: st
         (weights, "the weights are in the original order: reorder them as the words were."),
         (
             weights[perm],
-            "only the rows of the weights moved. Each column belongs to a key word, and "
-            "the keys were reordered too: move the columns the same way.",
+            "only the rows of the weights moved. Column j holds what every word takes from "
+            "word j, and those words moved too: move the columns the same way.",
         ),
         (
             weights[:, perm],
-            "only the columns of the weights moved: each row belongs to a query word, "
-            "and the queries were reordered too.",
+            "only the columns of the weights moved: row i belongs to word i, and the "
+            "words were reordered, so move the rows the same way.",
         ),
         (
             weights[np.ix_(back, back)],
