@@ -235,6 +235,8 @@ def test_column_softmax_gets_its_own_hint(capsys):
         (536.87, "FAIL", "that looks like decimal MB (10**6 bytes); give the answer in bytes"),
         (536_871, "FAIL", "that is in kB (10**3 bytes)"),
         (131_072, "FAIL", "one row per head"),
+        (4096**2, "FAIL", "one head's numbers: times h = 16 heads, times 2 bytes each"),
+        (16 * 4096 * 4095 * 2, "FAIL", "skips the diagonal: each query scores its own key too"),
         (512, "FAIL", "in MiB"),
         (524_288, "FAIL", "in KiB"),
         (536_870_912 * 8, "FAIL", "counts bits"),
