@@ -828,8 +828,8 @@ def test_the_page_says_only_what_it_measures():
         "reads the state of whatever ran just before it, not $h_{t-1}$",
         # Fix round 5 (review 09p): the paper's claim first; the LSTM side said
         "Table 1 finds attention cheaper than recurrence when $n < d$, counting only",
-        "more arithmetic than a plain RNN at every $n$, winning on sequential steps, not FLOPs;"
-        " against an LSTM it also has fewer FLOPs while $n < 2d$",
+        "more arithmetic than a plain RNN at every $n$: its gain is in sequential steps."
+        " Against an LSTM it also has fewer FLOPs while $n < 2d$",
         "yet overtakes it far later. Two costs FLOPs miss:",
         # Fix round 9 (review 09q): the stopwatch's two costs named; the thesis a step count
         "Each RNN step pays a fixed Python and NumPy call overhead",
