@@ -1116,8 +1116,8 @@ def test_page_after_review_08l_says_why_the_cache_holds_and_each_point_once():
         if not line.startswith((":", "```"))
     )
     assert words < 2720, words  # 2,593 before this round; 08m added a folded note
-    cache = " ".join(by_id["8058d5b6"].source.split())
-    assert "the next layer's inputs, so every layer's keys and values" in cache
+    cache = " ".join(by_id["tf-after"].source.split())  # 08r: after the prefix check
+    assert "feed the next layer, so every layer's keys and values" in cache
     assert "chapter 5's softmax, minus the check" in " ".join(by_id["abf3379f"].source.split())
     text = " ".join(markdown)
     assert len(re.findall(r"renormalis", text)) == 1  # the Summary; the math shows it
@@ -1202,7 +1202,7 @@ def test_page_after_review_08n_practises_the_masked_softmax_where_it_is_taught()
     note = " ".join(by_id["in-practice"].source.split())
     for said in ("is_causal=True", '"flash" path', "chapter 9", "chapter 12", "masked_fill"):
         assert said in note, said
-    assert "as in float32" in note
+    assert "adding `-1e9` in float32" in note  # 08r: says why (64 apart near 1e9)
     # main-line words went down (1,976 after this round), and the whole page did not grow
     main, folded = main_and_folded(cells)
     assert sum(len(line.split()) for line in prose_lines(main)) < 2000
@@ -1234,15 +1234,15 @@ def test_page_after_review_08o_is_shorter_explains_each_point_once_and_shows_the
     assert "as above" in by_id["cross-md"].source
     # one left-padding section, the fixed mask and the causal-only leak on the page
     assert sum(c.source.startswith("## Left padding") for c in visible) == 1
-    out = "".join(o.get("text", "") for o in by_id["left-pad-fix"].outputs)
-    assert out.startswith("[[1 0 0 0 0 0 0 0]")
+    fig = by_id["left-pad-fig"]  # 08r: the fixed mask as a heatmap, not a 0/1 print
+    assert "fixed[1]" in fig.source and fig.metadata["tags"] == ["hide-input"]
     out = "".join(o.get("text", "") for o in by_id["left-pad-where"].outputs)  # 08p: split
     assert "causal mask only, largest change:  0.37" in out
     # the zero route in the main text, after the solution, with the float32 gap
     assert ids.index("78ddbfa5") + 1 == ids.index("zero-route-md")
     route = " ".join(by_id["zero-route-md"].source.split())
-    assert "before switching to the $-\\infty$ fill used here" in route
-    assert "a gap of 104 is enough (about 750 in float64)" in route
+    assert "first masks after the softmax" in route  # 08r: folded, the gap defined
+    assert "once the masked score is 104 above the others (746 in float64)" in route
     assert "my_masked_softmax" not in by_id["zero-route"].source  # runs in the learner edition
     assert "not yet the causal mask" in " ".join(by_id["abf3379f"].source.split())
     assert "copy" not in by_id["abf3379f"].source
@@ -1275,15 +1275,16 @@ def test_page_after_review_08p_defines_on_the_page_what_the_page_uses():
     assert "causal_out" not in by_id["5cca86b5"].source
     assert ids.index("07954ee0") < ids.index("5cca86b5") < ids.index("27de366a")
     # the fix, then which mask is needed where, in two cells
-    order = ["left-pad-intro", "left-pad-fix", "left-pad-where-md", "left-pad-where"]
+    order = ["left-pad-intro", "left-pad-fix", "left-pad-fig", "left-pad-fig-assert"]
+    order += ["left-pad-where-md", "left-pad-where"]  # 08r: the figure before the question
     assert [ids.index(i) for i in order] == list(
-        range(ids.index(order[0]), ids.index(order[0]) + 4)
+        range(ids.index(order[0]), ids.index(order[0]) + 6)
     )
     assert "causal_only" not in by_id["left-pad-fix"].source
     head = by_id["lp-head"].source
     assert "share one column" in head and "last column" in head
     route = " ".join(by_id["zero-route-md"].source.split())
-    assert "must come" not in route and "only mask-first is safe" in route
+    assert "must come" not in route and "masking first" in route
     assert "need not equal" in by_id["cross-md"].source and "\\ne" not in by_id["cross-md"].source
     assert all("folded cell" not in c.source for c in cells)
     summary = by_id["6aa08049"].source
@@ -1308,7 +1309,8 @@ def test_page_after_review_08q_names_teacher_forcing_left_padding_and_finite_fil
     path = Path(__file__).parents[1] / "chapters" / "08_masking.ipynb"
     cells = nbformat.read(path, as_version=4).cells
     by_id = {c.id: " ".join(c.source.split()) for c in cells}
-    assert "each position reads the true words before it (**teacher forcing**)" in by_id["f94b9132"]
+    teacher = "each position reads the true words up to and including itself (**teacher forcing**)"
+    assert teacher in by_id["f94b9132"]  # 08r: 'before it' left out position t itself
     assert "[\\, j \\ge n - \\ell_b \\,]" in by_id["79907c17"]
     assert (
         "causal mask alone lets real words see the pads (the 0.37 change)"
@@ -1316,3 +1318,45 @@ def test_page_after_review_08q_names_teacher_forcing_left_padding_and_finite_fil
     )
     assert "a finite fill such as -1e9 will not pass" in by_id["757f12f0"]
     assert "initial=" not in by_id["7a7d4fda"]  # opens on t = 0, its first frame
+
+
+def test_page_after_review_08r_folds_the_detour_shows_the_empty_rows_and_the_prefix():
+    """Review 08r: the float32 zero-route demo stalled the main line before the causal
+    mask; 'gap' and n were undefined; 'reads the words before it' left out position t;
+    teacher forcing's one pass was claimed, not shown; left padding had no picture and
+    its table came last; "both masks apply" vs "the causal mask is enough" on the right;
+    'rounding swamps the scores' was cryptic."""
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).parents[1] / "chapters" / "08_masking.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    ids = [c.id for c in cells]
+    by_id = {c.id: c for c in cells}
+    flat = {c.id: " ".join(c.source.split()) for c in cells}
+    main, folded = main_and_folded(cells)
+    assert sum(len(line.split()) for line in prose_lines(main)) < 1775  # 1,775 before
+    assert sum(len(line.split()) for line in prose_lines(cells)) < 2396  # 2,396 before
+    # the detour folded, with its code
+    assert by_id["zero-route-md"] in folded and by_id["zero-route"].metadata["tags"] == [
+        "hide-cell"
+    ]
+    assert "$n$ the padded length" in flat["79907c17"]
+    # teacher forcing shown: the masked outputs are attention on each prefix alone
+    assert ids.index("8058d5b6") + 1 == ids.index("tf-code") < ids.index("tf-after")
+    out = "".join(o.get("text", "") for o in by_id["tf-code"].outputs)
+    assert out.strip() == "same as the masked outputs: True"
+    # left padding: the table leads, the empty rows and the fix are drawn
+    assert "| decoder (causal mask) | causal `&` padding |" in by_id["lp-head"].source
+    assert "|---|" not in by_id["left-pad-after"].source
+    out = "".join(o.get("text", "") for o in by_id["left-pad-code"].outputs)
+    assert out.strip() == "rows that allow no key: [0 1 2]"
+    html = "".join(
+        str(o.get("data", {}).get("text/html", "")) for o in by_id["left-pad-fig"].outputs
+    )
+    assert "<img" in html and "3 empty rows" in html
+    # one message on the right: apply both; the padding part only touches the pads' rows
+    assert flat["8e65a9c6"].startswith("A decoder applies both masks.")
+    assert "the padding part changes only the pads' own rows" in flat["4543ab08"]
+    assert "64 apart" in flat["in-practice"] and "swamps" not in flat["in-practice"]
