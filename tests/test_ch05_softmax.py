@@ -487,8 +487,9 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # Round 5n added 138 words in folds (the runner-up's derivative and the gradient over T;
 # the non-linearity fold's conclusion) and cut the main line from 1059 to 1053 words.
 # Round 5p (review 05p) cut both by 4 while adding the normalised rows' conclusion.
-VISIBLE_WORDS = 1807
-MAIN_LINE_WORDS = 1046
+# Round 5r (review 05r) cut 1807 -> 1803 and 1046 -> 1038 while saying why "sum only" loses.
+VISIBLE_WORDS = 1803
+MAIN_LINE_WORDS = 1038
 
 
 def _chapter():
@@ -513,7 +514,7 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     assert "(`T` is the temperature)" in cells["5f0a1b2c"].source
     # no orphan column sums; the non-linearity section ends on a measured output and sqrt(d_k)
     assert not any("column sums" in c.source for c in shown if c.cell_type == "code")
-    assert "softmax: 2S                    0.32   0.58" in cells["d4e5f605"].outputs[0]["text"]
+    assert "softmax: 2S                0.32   0.58" in cells["d4e5f605"].outputs[0]["text"]
     assert "4's division by $\\sqrt{d_k}$ turns the same knob" in flat
 
 
@@ -847,11 +848,11 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     assert "\\frac{d \\log p_i}{d \\beta} = z_i - \\sum_j p_j z_j" in fold
     assert "divided by $T$" in fold
     # the non-linearity fold states its conclusion
-    assert "cubic in $X$" in flat and "Normalising alone makes the shares compete" in flat
+    assert "cubic in $X$" in flat and "Dividing by the sum alone lands closer still" in flat
     # a table, not a decoded line; no (2S)V = 2(SV) tautology
     table = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    labels = ["no softmax"] * 2 + ["normalised"] * 2 + ["softmax"] * 2
-    assert [row.split(":")[0] for row in table[2:8]] == labels
+    labels = ["no softmax"] * 2 + ["sum only"] + ["softmax"] * 2  # review 05r: five rows
+    assert [row.split(":")[0] for row in table[1:]] == labels
     assert "(2S)V" not in cells["d4e5f605"].source
     # a fully masked row: the forward clause to chapter 8
     assert "masked row (chapter 8), every score $-\\infty$, gives `nan`" in flat
@@ -885,20 +886,21 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     # the runner-up's numbers and the gradient line: one fold, right after the slider section
     assert ids.index("1a18e25e") < ids.index("tderiv05") < ids.index("d4e5f601")
-    # the figure before the temperature section draws T = 1 alone
-    assert "two_key_softmax([1], gap=gap)" in cells["twokey05"].source
-    assert "T = 0.1" not in cells["twokey05"].outputs[0]["data"]["text/html"]
+    # review 05r: the figure draws T = 1, 0.3 and 0.1, so the soft arg max is seen nearing
+    # the step (round 5o had T = 1 alone)
+    assert "two_key_softmax([1, 0.3, 0.1], gap=gap)" in cells["twokey05"].source
+    assert "T = 0.1" in cells["twokey05"].outputs[0]["data"]["text/html"]
     # show imported once; the heatmap title says "sharper"
     assert sum("import" in c.source and " show" in c.source for c in shown) == 1
     assert "sharper at T = 0.1" in cells["t2heat05"].source
     # the doubling table: rows without softmax, then the comparison rows apart
     table = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert table[1] == "-- doubling" and table[8] == "-- for comparison"
-    assert table[3].split()[-2:] == ["1.80", "3.85"]  # 2S as weights: doubled, farther
+    assert not any(row.startswith("--") for row in table) and len(table) == 6
+    assert table[2].split()[-2:] == ["1.80", "3.85"]  # 2S as weights: doubled, farther
     assert "gap = [" not in cells["d4e5f605"].source and "dist[name]" in cells["d4e5f605"].source
     assert "set the scale" not in cells["d4e5f605"].source
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "The exponential fixes both" in conclusion
+    assert "larger gaps become larger ratios" in conclusion
     assert 'what "cake" carries' in cells["d4e5f601"].source
     fold = " ".join(cells["d4e5f602"].source.split())
     assert "a non-linear function of the scores" in fold and "linear in $V$" in fold
@@ -937,9 +939,11 @@ def test_fix_round_5p_separates_the_exponential_from_the_normalisation():
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     # normalising alone: the same weight on 'cake' and the same distance at S and at 2S
     table = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert table[4].split()[-2:] == table[5].split()[-2:] == ["0.33", "0.53"]
+    assert table[3].split()[-2:] == ["0.33", "0.53"] and "sum only: S, 2S" in table[3]
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "ignores the scale (doubling changes nothing" in conclusion
+    # review 05r: scale-blind means a head cannot sharpen by scaling up, not at all
+    assert "cannot sharpen by scaling its scores up" in conclusion
+    assert "training cannot sharpen" not in conclusion
     assert "larger gaps become larger ratios" in conclusion
     assert "sums to 1, so its favourite gains only" not in conclusion
     # the zero sum, by example; the library refuses a row of -inf
@@ -960,11 +964,14 @@ def test_fix_round_5q_says_why_normalising_alone_is_not_enough():
     cells, shown, flat = _chapter()
     ids = [c.id for c in shown]
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    # plain normalisation favours 'cake' more than softmax at T = 1: the prose admits it
+    # plain normalisation lands closer to V['cake'] than softmax: the prose admits it and
+    # says why it still loses (review 05r)
     table = cells["d4e5f605"].outputs[0]["text"].splitlines()
     assert "weight on cake" in table[0]
-    assert float(table[4].split()[-2]) > float(table[6].split()[-2])  # normalised > softmax
-    assert 'favours "cake" more than softmax at $T = 1$' in conclusion
+    dist = {row[:15].strip(): float(row.split()[-1]) for row in table[1:]}
+    assert dist["sum only: S, 2S"] < min(dist["softmax: S"], dist["softmax: 2S"])
+    assert "Dividing by the sum alone lands closer still, yet is no rival" in conclusion
+    assert "needs every score positive" in conclusion and "ignores the scale" in conclusion
     assert "Softmax adds" not in conclusion
     # the break on a negative score, printed right after the sentence that claims it
     assert ids.index("negsum05") == ids.index("twomov07") + 1
