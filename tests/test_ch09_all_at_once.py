@@ -783,7 +783,7 @@ def test_the_page_says_only_what_it_measures():
     cells = nbformat.read(path, as_version=4).cells
     prose = prose_lines(cells)
     text = " ".join(prose)
-    assert sum(len(line.split()) for line in prose) < 2000
+    assert sum(len(line.split()) for line in prose) <= 1985  # fix round 9: was < 2000
     refuted = (
         *("processor's cache", "by arithmetic", "a new word", "GPU's small on-chip"),
         *("the arithmetic decides", "faster per FLOP", "threshold moved", "999 cached keys"),
