@@ -412,6 +412,17 @@ def test_one_row_hint_replaces_keepdims_only_for_one_row_answers():
     assert "right on each row alone" not in no_keepdims.message
 
 
+def test_a_loop_over_rows_that_crashes_on_one_row_is_told_the_first_case_is_1d():
+    def loop(p, dp):  # right on a batch; on one row p[i] is a number and np.diag crashes
+        return np.stack([(np.diag(r) - np.outer(r, r)) @ d for r, d in zip(p, dp, strict=True)])
+
+    result = check_softmax_backward(loop)
+    assert result.status == "FAIL" and "Input must be 1- or 2-d" in result.message
+    assert "p of shape (3,) with no row axis" in result.message and "np.ndindex" in result.message
+    crash = check_softmax_backward(lambda p, dp: 1 / 0)  # wrong everywhere: no such hint
+    assert "no row axis" not in crash.message
+
+
 def test_softmax_backward_checker_rules_out_the_library(capsys):
     called = check_softmax_backward(lambda p, dp: softmax_backward(p, dp))
     assert called.status == "FAIL" and "calls softmax_backward" in called.message

@@ -22,6 +22,7 @@ from .base import (
 )
 from .initial_loss import check_initial_loss as check_initial_loss
 from .names import calls_library
+from .softmax_hints import _AXIS_1, _ONE_D, _ONE_ROW, _RULED_OUT
 
 # --- Exercise: the backward pass of softmax -----------------------------------------------
 
@@ -35,10 +36,12 @@ def check_softmax_backward(fn) -> CheckResult:
         case = "one row p = softmax([1, 2, 0.5])"
         try:
             out = cases.run(case, p, dp)
-        except Fail as fail:  # axis=1 on a single row: numpy's AxisError names axis 1
-            if "axis 1 is out of bounds" not in str(fail):
+        except Fail as fail:  # a crash on one row: axis=1, or a loop over rows (p[i] a number)
+            axis_1 = "axis 1 is out of bounds" in str(fail)
+            hint = _AXIS_1 if axis_1 else _ONE_D if _right_on(cases.fn, p[None], dp[None]) else ""
+            if not hint:
                 raise
-            raise Fail(f"{str(fail).replace(BROADCAST_HINT, '')} {_AXIS_1}") from None
+            raise Fail(f"{str(fail).replace(BROADCAST_HINT, '')} {hint}") from None
         for name, why in _RULED_OUT.items():
             if calls_library(cases.fn, name):
                 raise Fail(f"your function calls {name}, which the exercise rules out: {why}")
@@ -99,6 +102,14 @@ def check_softmax_backward(fn) -> CheckResult:
     return verdict("softmax_backward", fn, run)
 
 
+def _right_on(fn, p: np.ndarray, dp: np.ndarray) -> bool:
+    """Does ``fn`` give the right answer on ``p`` (a batch), without crashing?"""
+    try:
+        return bool(np.allclose(call(fn, "a batch", p, dp), softmax_backward(p, dp), atol=ATOL))
+    except Exception:  # Fail, Todo or a bug of the learner's
+        return False
+
+
 def _right_row_by_row(fn, p: np.ndarray, dp: np.ndarray) -> bool:
     """Does ``fn`` give the right answer when it is called on one row at a time?"""
     try:
@@ -109,25 +120,6 @@ def _right_row_by_row(fn, p: np.ndarray, dp: np.ndarray) -> bool:
     except Exception:  # Fail, Todo or a bug of the learner's: not right row by row
         return False
     return True
-
-
-_RULED_OUT = {
-    "softmax_backward": "multiply out J dp yourself, with J = diag(p) - p pᵀ.",
-    "softmax_jacobian": "it builds J, n x n numbers per row where the answer has n. "
-    "Multiply out row j of J dp on paper: it needs no J.",
-}
-
-_AXIS_1 = (
-    "axis=1 is the second axis, the last one only in a 2-D array: with a batch axis in "
-    "front it sums across rows, and one row alone has no axis 1. Sum along the last "
-    "axis, whatever the shape: axis=-1."
-)
-
-_ONE_ROW = (
-    "It is right on each row alone, so it handles one row only (a J built with np.diag "
-    "and np.outer, or p @ dp, fits one row). Give every row its own sum along the last "
-    "axis, kept as a column with keepdims=True."
-)
 
 
 def _run_rows(cases: Cases, case: str, p: np.ndarray, dp: np.ndarray) -> np.ndarray:

@@ -1,0 +1,27 @@
+"""Hints of the softmax-backward checker (chapter 10), kept apart so learning.py stays short."""
+
+from __future__ import annotations
+
+_RULED_OUT = {
+    "softmax_backward": "multiply out J dp yourself, with J = diag(p) - p pᵀ.",
+    "softmax_jacobian": "it builds J, n x n numbers per row where the answer has n. "
+    "Multiply out row j of J dp on paper: it needs no J.",
+}
+
+_AXIS_1 = (
+    "axis=1 is the second axis, the last one only in a 2-D array: with a batch axis in "
+    "front it sums across rows, and one row alone has no axis 1. Sum along the last "
+    "axis, whatever the shape: axis=-1."
+)
+
+_ONE_ROW = (
+    "It is right on each row alone, so it handles one row only (a J built with np.diag "
+    "and np.outer, or p @ dp, fits one row). Give every row its own sum along the last "
+    "axis, kept as a column with keepdims=True."
+)
+
+_ONE_D = (
+    "This first case is one row, p of shape (3,) with no row axis, so p[i] is a number, "
+    "not a row. Your function is right on a batch: make it handle one row too, e.g. "
+    "loop with np.ndindex(p.shape[:-1]), which visits every row whatever the leading axes."
+)
