@@ -286,9 +286,14 @@ def test_the_floor_cuts_the_raw_band_off_and_says_so():
     assert "The y axis starts at 1e-06, which cuts off the raw band below it." in alt
     assert "cuts off the scaled band" not in alt
     assert "spans 2e-13 to 11 at d_k = 1024" in alt  # the alt text still gives the full band
+    # review 04x: the plot itself marks the cut, at the width where the band goes lowest
+    marks = [t for t in ax.texts if "continues" in t.get_text()]
+    assert [t.get_text() for t in marks] == ["raw band continues\ndown to 2e-13"]
+    assert marks[0].xy == (1024, 1e-6)
     plt.close(fig)
     fig, alt = gradients_vs_dimension(d, raw, scaled, **bands)  # no floor: nothing cut
     assert "cuts off" not in alt and fig.axes[0].get_ylim()[0] < 1e-12
+    assert not [t for t in fig.axes[0].texts if "continues" in t.get_text()]
     plt.close(fig)
     for bad in (0, -1e-6, 1e-3, np.inf, np.nan):  # 1e-3 lies above the raw median 0.0007
         with pytest.raises(ValueError, match="floor must be positive and below every median"):

@@ -106,6 +106,20 @@ def gradients_vs_dimension(
     ax.set_yscale("log")
     if floor is not None:
         ax.set_ylim(bottom=floor)
+        for name, low_high in bands.items():  # say on the plot that a band is cut off
+            if low_high is not None and low_high[0].min() < floor:
+                who = "raw" if name == "raw_band" else "scaled"
+                at = int(np.argmin(low_high[0]))
+                ax.annotate(
+                    f"{who} band continues\ndown to {low_high[0].min():.0e}",
+                    (d[at], floor),
+                    xytext=(-6, 8),
+                    textcoords="offset points",
+                    ha="right",
+                    va="bottom",
+                    fontsize=9,
+                    arrowprops={"arrowstyle": "->", "color": "0.3"},
+                )
     _plain_log2_ticks(ax, d)
     ax.set_xlabel("$d_k$")
     norm = r"$\Vert \partial L / \partial q_i \Vert$"
