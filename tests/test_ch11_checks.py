@@ -244,7 +244,7 @@ def test_the_chapter_s_round_11l_changes_are_on_the_page():
     assert "passes a layer norm after every add" in cells["enc-layer"].source
     assert "`keep`, used later" in cells["enc-code"].source
     assert "middle layers park mostly" in cells["a15f26d1"].source
-    assert "an expected count" in cells["it-stands-out-md"].source
+    assert "a typical other token" in cells["it-stands-out-md"].source
     assert "above chance (1) but fewer than L4 H2" in cells["held-out-md"].source
     assert "whoever asks" not in cells["held-out-md"].source
     assert "did not carry over" not in cells["c66cb58b"].source  # one sentence is no verdict
@@ -268,4 +268,19 @@ def test_the_chapter_s_round_11l_changes_are_on_the_page():
     assert len(imports_show) == 1, [c.id for c in imports_show]  # `show` is imported once
     assert "torch-measured" not in cells and "mask-shapes" not in cells  # the table is gone
     assert len(cells["25ef8445"].source.split("\n\n")) == 2  # the title, then one sentence
-    assert "2 for chapter 7's pair" in cells["72379e4f"].source
+    assert "2 for chapter 7's pair" in cells["toy-vs-real"].source
+
+
+def test_the_chapter_s_round_11o_changes_are_on_the_page():
+    cells = _chapter_cells()
+    for cid in ("habits-more-md", "it-experiment-md"):  # each long section opens with its plan
+        assert "The plan:" in cells[cid].source, cid
+    assert "# (6, 12, 1) & (n,) -> (6, 12, n)" in cells["cls-removed-cake"].source
+    assert "59 of 60 heads, parking or not" in cells["7e1748c1"].source
+    out = "".join(o.get("text", "") for o in cells["cls-all"].outputs)
+    assert "layers 2 to 6: 59 of 60 heads" in out and "< 0.2" in out
+    assert "read\ndown the column" in cells["a47c91e9"].source  # why a column, not a row
+    assert "Exercises 11.1, 11.3 and 11.4" in cells["enc-code"].source
+    assert "L? H?, 0.?? more than any other token" in cells["41b21785"].source  # 11.5's output
+    assert "the word before it" not in cells["held-out-md"].source
+    assert "48" not in cells["817dda1c"].source  # the toy's count is gone
