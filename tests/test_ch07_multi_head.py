@@ -605,7 +605,7 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
         # fix round 3 (review 07s): sum or mean of the heads, then the whole W_o, was told
         # "Your heads are 3 columns wide ... Is d_k fixed?"; the mean with W_o[:d_k] got a
         # bare "values differ"
-        (loop_variant("averaged"), "FAIL", "you combined the heads by averaging them: that"),
+        (loop_variant("averaged"), "FAIL", "combined the heads by averaging them first"),
         (loop_variant("sum @ W_o"), "FAIL", "You combined the heads by summing them, which"),
         (loop_variant("mean @ W_o"), "FAIL", "You combined the heads by averaging them, which"),
         (loop_variant("drop last"), "FAIL", "the last head, head 2 of 2, is missing"),
@@ -1682,3 +1682,53 @@ def test_fix_round_4_07t_the_chapter_ends_on_the_summary():
     q, k = toy.X @ HEADS.W_q, toy.X @ HEADS.W_k
     assert round(al.softmax(q[ate, 3] * k[:, 3] / np.sqrt(2))[I], 2) == 0.74
     assert round(w2[1, ate, I], 2) == 0.61
+
+
+# --- session 3 (review 07v): hints that pointed the wrong way, and two raw NumPy errors ----
+
+
+def _heads_loop(scores=None, combine="concat"):
+    """A loop answer to exercise 7.2 with one slip: the scores, or how W_o meets the heads."""
+
+    def fn(X, W_q, W_k, W_v, W_o, h):
+        d_k, heads, total = X.shape[-1] // h, [], 0
+        for i in range(h):
+            c = slice(i * d_k, (i + 1) * d_k)
+            Q, K, V = X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c]
+            S = (scores or (lambda Q, K: Q @ K.T))(Q, K) / np.sqrt(d_k)
+            head = al.softmax(S, axis=-1) @ V
+            if combine == "first block":
+                total = total + head @ W_o[:d_k]
+            heads.append(head @ W_o[:, c] if combine == "columns" else head)
+        if combine == "first block":
+            return total
+        joined = np.concatenate(heads, axis=-1)
+        return joined if combine == "columns" else joined @ W_o
+
+    return fn
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint"),
+    [
+        (_heads_loop(combine="first block"), "every head met the same first d_k rows of W_o"),
+        (_heads_loop(combine="columns"), "You multiplied head i by a block of W_o's columns"),
+        (_heads_loop(scores=lambda Q, K: Q @ K), "without the transpose"),
+    ],
+)
+def test_multi_head_hints_name_the_slip(fn, hint):
+    result = check_multi_head(fn)
+    assert not result and hint in result.line
+    assert "Your heads are 3 columns wide" not in result.line
+    assert "that gives one (n, d_k) block" not in result.line
+
+
+def test_split_heads_names_rows_taken_for_columns():
+    def rows(X, h):
+        d_k = X.shape[-1] // h
+        return np.stack([X[i * d_k : (i + 1) * d_k] for i in range(h)])
+
+    result = check_split_heads(rows)
+    assert not result and "Your heads are blocks of rows" in result.line
+    assert check_split_heads(lambda X, h: X.reshape(X.shape[0], h, -1).swapaxes(0, 1))
+    assert check_multi_head(_heads_loop())

@@ -30,7 +30,9 @@ def _run_explained(cases: Cases, case: str, *args) -> np.ndarray:
     except Fail as fail:
         message = str(fail)
         if "matmul" in message or "not aligned" in message:
-            shape_hint = _wrong_concatenation(cases.fn, *args)
+            shape_hint = _wrong_concatenation(cases.fn, *args) or _untransposed_keys(
+                cases.fn, *args
+            )
             if shape_hint:
                 raise Fail(f"{message} {shape_hint}") from None
         if ("float" in message and "integer" in message) or "slice indices must be" in message:
@@ -79,7 +81,12 @@ def _wrong_concatenation(fn, X, W_q, W_k, W_v, W_o, h) -> str:
     wide = np.random.default_rng(0).normal(size=(d_k, d_model))  # (d_k, d_model)
     got = run_with(wide) if h > 1 else None
     by_columns = sum(heads[i] @ wide[:, i * d_k : (i + 1) * d_k] for i in range(h))
-    if got is not None and got.shape == by_columns.shape and np.allclose(got, by_columns):
+    side_by_side = np.concatenate(
+        [heads[i] @ wide[:, i * d_k : (i + 1) * d_k] for i in range(h)], axis=-1
+    )  # the same slip, with the heads' products concatenated instead of summed
+    if got is not None and any(
+        got.shape == v.shape and np.allclose(got, v) for v in (by_columns, side_by_side)
+    ):
         return (
             "You multiplied head i by a block of W_o's columns, W_o[:, c]. Head i owns a "
             "block of d_k rows of W_o: use W_o's rows for head i: W_o[c], shape (d_k, d_model)."
@@ -130,6 +137,30 @@ def _wrong_concatenation(fn, X, W_q, W_k, W_v, W_o, h) -> str:
                 f"{d_model} // {h} = {d_k}. Is d_k a fixed number in your code{axis}? Take "
                 "it from the input's last axis: d_k = X.shape[-1] // h."
             )
+    return ""
+
+
+def _untransposed_keys(fn, X, W_q, W_k, W_v, W_o, h) -> str:
+    """Name Q_i @ K_i (no transpose): rerun on square heads, n = d_k, where it runs."""
+    d_k = X.shape[-1] // h
+    rng = np.random.default_rng(2)
+    Xs = rng.normal(size=(d_k, h * d_k))  # n = d_k tokens
+    *Ws, Wo = (rng.normal(size=(h * d_k, h * d_k)) for _ in range(4))
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), np.errstate(all="ignore"):
+            out = fn(Xs, *Ws, Wo, h)
+    except (Exception, SystemExit):  # even sys.exit() must not end the notebook
+        return ""
+    out = out[0] if isinstance(out, tuple) and len(out) == 2 else out
+    Q, K, V = (split_heads(Xs @ W, h) for W in Ws)  # (h, n, d_k) each
+    scores = Q @ K / np.sqrt(d_k)  # no transpose: runs only because n = d_k
+    weights = np.exp(scores - scores.max(-1, keepdims=True))
+    wrong = merge_heads((weights / weights.sum(-1, keepdims=True)) @ V) @ Wo
+    if np.shape(out) == wrong.shape and np.allclose(out, wrong):
+        return (
+            "Your scores look like Q_i @ K_i, without the transpose: a head's scores are "
+            "Q_i @ K_i.T, shape (n, n), one dot product per query and key."
+        )
     return ""
 
 

@@ -213,9 +213,10 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
             mistakes.append(
                 (
                     combined @ W_o[:d_k],
-                    f"you combined the heads by {how} them: that gives one (n, d_k) block. "
-                    "Concatenate them side by side instead, np.concatenate(heads, axis=-1), "
-                    "shape (n, h*d_k), then @ W_o.",
+                    f"every head met the same first d_k rows of W_o, W_o[:d_k] (or you "
+                    f"combined the heads by {how} them first). Head i owns its own block of "
+                    "rows, W_o[i*d_k:(i+1)*d_k]: sum head_i @ that block, or concatenate the "
+                    "heads, np.concatenate(heads, axis=-1), then @ W_o.",
                 )
             )
         mistakes.append(

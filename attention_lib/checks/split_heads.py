@@ -45,7 +45,10 @@ def check_split_heads(fn) -> CheckResult:
             X = np.arange(1.0, n * d_model + 1).reshape(n, d_model)
             d_k = d_model // h
             case = f"X of shape ({n}, {d_model}) with h={h}"
-            out = _run_explained(cases, case, X, h)
+            try:
+                out = _run_explained(cases, case, X, h)
+            except Fail as fail:
+                raise Fail(f"{fail} {_rows_hint(fn, h)}".rstrip()) from None
             if isinstance(raw["out"], (list, tuple)):
                 raise Fail(
                     f"your function returned a {type(raw['out']).__name__} of {len(raw['out'])} "
@@ -83,6 +86,23 @@ def check_split_heads(fn) -> CheckResult:
             same(out, split_heads(X, h), case)
 
     return verdict("split_heads", fn, run)
+
+
+def _rows_hint(fn, h: int) -> str:
+    """Name blocks of rows (tokens) taken for blocks of columns: rerun on a square X."""
+    d_model = 2 * h
+    X = np.arange(1.0, d_model * d_model + 1).reshape(d_model, d_model)
+    try:
+        out = np.asarray(fn(X.copy(), h))
+    except (Exception, SystemExit):  # even sys.exit() must not end the notebook
+        return ""
+    rows = X.reshape(h, d_model // h, d_model)  # out[i] = X[i*d_k:(i+1)*d_k], rows
+    if out.shape == rows.shape and np.allclose(out, rows):
+        return (
+            "Your heads are blocks of rows, X[i*d_k:(i+1)*d_k], which are tokens. Each "
+            "head takes a block of columns for every token: X[:, i*d_k:(i+1)*d_k]."
+        )
+    return ""
 
 
 def _split_shape_mistakes(out: np.ndarray, right: np.ndarray, case: str) -> None:
