@@ -123,6 +123,10 @@ def rows_into(buffer):  # the right loop, writing into an output array the learn
     return attend
 
 
+def scaled_after_softmax(Q, K, V):  # softmax of the raw scores, the output divided by √d_k
+    return rows_with(score=lambda q, K, d: K @ q)(Q, K, V) / np.sqrt(Q.shape[1])
+
+
 def in_place(Q, K, V):
     Q /= np.sqrt(Q.shape[1])  # changes the caller's Q
     return good_rows(Q * np.sqrt(Q.shape[1]), K, V)
@@ -148,6 +152,9 @@ def in_place(Q, K, V):
         (rows_with(score=lambda q, K, d: K @ q * np.sqrt(d)), "FAIL", "you multiplied by √d_k"),
         (first_row_skipped, "FAIL", "the first row is zero, the others are right"),
         (in_place, "FAIL", "changed its input array in place"),
+        (rows_with(normalise=lambda e, S: e / e.mean()), "FAIL", "divided the exponentials by"),
+        (scaled_after_softmax, "FAIL", "you scaled after the softmax"),
+        (lambda Q, K, V: np.zeros((len(Q), V.shape[1])), "FAIL", "your output is all zeros"),
         (rows_with(query=lambda Q, K, i: Q[0]), "FAIL", "the first query's row"),
         (rows_with(query=lambda Q, K, i: Q[-1]), "FAIL", "the last query's row"),
         (rows_with(query=lambda Q, K, i: K[i]), "FAIL", "you used K[i] as the query"),

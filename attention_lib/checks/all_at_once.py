@@ -167,6 +167,16 @@ def _judge_rows(cases: Cases, case: str, Q, K, V, out) -> None:
         ((S * s) @ V, "you skipped the softmax: the scaled scores are not weights yet."),
         (e @ V, "your weights do not add up to 1: divide the exponentials by their sum."),
         (
+            K.shape[0] * expected,
+            "you divided the exponentials by their mean, so each row's weights add up to "
+            "n_k, the number of keys: divide by their sum.",
+        ),
+        (
+            softmax(S) @ V * s,
+            "you scaled after the softmax: divide the scores by √d_k before it, not the "
+            "weights or the output.",
+        ),
+        (
             np.exp(S * s) @ V,
             "your weights do not add up to 1: divide the exponentials by their sum.",
         ),
@@ -200,6 +210,8 @@ def _judge_rows(cases: Cases, case: str, Q, K, V, out) -> None:
             f"your output array holds integers, so each blended value was cut to a whole "
             f"number (on {case}): make it float, as np.zeros((n_q, d_v)) is by default."
         )
+    if np.all(out == 0) and np.any(expected != 0):
+        raise Fail(f"your output is all zeros (on {case}): write each step's row into it.")
     for j, name in ((-1, "last"), (0, "first")):
         others = np.delete(np.arange(n_q), j)
         if (
