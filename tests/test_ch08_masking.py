@@ -1089,7 +1089,7 @@ def test_page_after_review_08k_shows_its_evidence_and_says_what_changed():
     }
     assert "n = 5, 6, 8, 12: [0.27 0.23 0.19 0.13]" in outputs["pads-count"]
     assert outputs["sym-code"].strip() == "outputs just swap: False"
-    assert "moved =" not in by_id["27de366a"].source  # two plain changes, no tuple
+    assert "27de366a" not in by_id  # 08s: one leak demonstration, the prefix runs
     assert "broadcasts over the heads" in " ".join(by_id["ex-batch-md"].source.split())
     assert "vmax=0.3" in by_id["e9d676ee"].source
     assert "not zeros" in by_id["df82c2f9"].source
@@ -1116,7 +1116,7 @@ def test_page_after_review_08l_says_why_the_cache_holds_and_each_point_once():
         if not line.startswith((":", "```"))
     )
     assert words < 2720, words  # 2,593 before this round; 08m added a folded note
-    cache = " ".join(by_id["tf-after"].source.split())  # 08r: after the prefix check
+    cache = " ".join(by_id["tf-cache"].source.split())  # 08s: after teacher forcing
     assert "feed the next layer, so every layer's keys and values" in cache
     assert "chapter 5's softmax, minus the check" in " ".join(by_id["abf3379f"].source.split())
     text = " ".join(markdown)
@@ -1242,7 +1242,7 @@ def test_page_after_review_08o_is_shorter_explains_each_point_once_and_shows_the
     assert ids.index("78ddbfa5") + 1 == ids.index("zero-route-md")
     route = " ".join(by_id["zero-route-md"].source.split())
     assert "first masks after the softmax" in route  # 08r: folded, the gap defined
-    assert "once the masked score is 104 above the others (746 in float64)" in route
+    assert "104 above the largest allowed one (746 in float64" in route  # 08s
     assert "my_masked_softmax" not in by_id["zero-route"].source  # runs in the learner edition
     assert "not yet the causal mask" in " ".join(by_id["abf3379f"].source.split())
     assert "copy" not in by_id["abf3379f"].source
@@ -1273,7 +1273,7 @@ def test_page_after_review_08p_defines_on_the_page_what_the_page_uses():
     by_id = {c.id: c for c in cells}
     assert "causal_out, causal_weights =" in by_id["07954ee0"].source
     assert "causal_out" not in by_id["5cca86b5"].source
-    assert ids.index("07954ee0") < ids.index("5cca86b5") < ids.index("27de366a")
+    assert ids.index("07954ee0") < ids.index("5cca86b5") < ids.index("tf-code")
     # the fix, then which mask is needed where, in two cells
     order = ["left-pad-intro", "left-pad-fix", "left-pad-fig", "left-pad-fig-assert"]
     order += ["left-pad-where-md", "left-pad-where"]  # 08r: the figure before the question
@@ -1290,9 +1290,9 @@ def test_page_after_review_08p_defines_on_the_page_what_the_page_uses():
     summary = by_id["6aa08049"].source
     assert "chapter 11" not in summary and "What you will meet in practice" in summary
     assert "MultiheadAttention` reads a boolean True as *blocked*" in by_id["in-practice"].source
-    # the shifted targets on the main line, right after the causal mask is defined
-    assert ids.index("f94b9132") + 1 == ids.index("shift-code")
-    assert "teacher" in by_id["f94b9132"].source and "teacher" not in by_id["in-practice"].source
+    # the shifted targets on the main line; 08s: after the prefix experiment shows the mask
+    assert ids.index("tf-after") + 1 == ids.index("shift-code")
+    assert "teacher" in by_id["tf-after"].source and "teacher" not in by_id["in-practice"].source
     out = "".join(o.get("text", "") for o in by_id["shift-code"].outputs)
     assert "must guess 'was'" in out, out
 
@@ -1309,8 +1309,8 @@ def test_page_after_review_08q_names_teacher_forcing_left_padding_and_finite_fil
     path = Path(__file__).parents[1] / "chapters" / "08_masking.ipynb"
     cells = nbformat.read(path, as_version=4).cells
     by_id = {c.id: " ".join(c.source.split()) for c in cells}
-    teacher = "each position reads the true words up to and including itself (**teacher forcing**)"
-    assert teacher in by_id["f94b9132"]  # 08r: 'before it' left out position t itself
+    teacher = "reads the true words $0$ to $t$ (**teacher forcing**)"
+    assert teacher in by_id["tf-after"]  # 08r: 'before it' left out position t itself
     assert "[\\, j \\ge n - \\ell_b \\,]" in by_id["79907c17"]
     assert (
         "causal mask alone lets real words see the pads (the 0.37 change)"
@@ -1344,19 +1344,56 @@ def test_page_after_review_08r_folds_the_detour_shows_the_empty_rows_and_the_pre
     ]
     assert "$n$ the padded length" in flat["79907c17"]
     # teacher forcing shown: the masked outputs are attention on each prefix alone
-    assert ids.index("8058d5b6") + 1 == ids.index("tf-code") < ids.index("tf-after")
+    assert ids.index("f45245d3") + 1 == ids.index("tf-code") < ids.index("tf-after")
     out = "".join(o.get("text", "") for o in by_id["tf-code"].outputs)
-    assert out.strip() == "same as the masked outputs: True"
+    assert "masked run, same as the prefixes: True" in out  # 08s: and no mask, False
     # left padding: the table leads, the empty rows and the fix are drawn
-    assert "| decoder (causal mask) | causal `&` padding |" in by_id["lp-head"].source
+    assert "| decoder (causal mask) | the causal mask |" in by_id["lp-head"].source  # 08s
     assert "|---|" not in by_id["left-pad-after"].source
     out = "".join(o.get("text", "") for o in by_id["left-pad-code"].outputs)
     assert out.strip() == "rows that allow no key: [0 1 2]"
     html = "".join(
         str(o.get("data", {}).get("text/html", "")) for o in by_id["left-pad-fig"].outputs
     )
-    assert "<img" in html and "3 empty rows" in html
-    # one message on the right: apply both; the padding part only touches the pads' rows
-    assert flat["8e65a9c6"].startswith("A decoder applies both masks.")
-    assert "the padding part changes only the pads' own rows" in flat["4543ab08"]
+    assert "<img" in html and "dashed box" in html  # 08s: one panel, the pads' box
+    # one message on the right (08s): the causal mask alone; & padding touches the pads' rows
+    assert "decoder applies both" not in flat["8e65a9c6"]
+    assert "`& padding` changes only the pads' own rows" in flat["4543ab08"]
     assert "64 apart" in flat["in-practice"] and "swamps" not in flat["in-practice"]
+
+
+def test_page_after_review_08s_says_one_thing_about_right_padding_and_is_shorter():
+    """Review 08s: the table's right-padded decoder 'needed' causal & padding while the
+    prose said the padding part touches only the pads' rows; 'every score rounds to one
+    number' held only within 32 of zero; 'try each alone' tested two different models;
+    two cells made the leak point; the left-pad figure's panels differed in 3 cells."""
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).parents[1] / "chapters" / "08_masking.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    ids = [c.id for c in cells]
+    by_id = {c.id: c for c in cells}
+    flat = {c.id: " ".join(c.source.split()) for c in cells}
+    main, folded = main_and_folded(cells)
+    assert sum(len(line.split()) for line in prose_lines(main)) < 1704  # 1,704 before
+    assert sum(len(line.split()) for line in prose_lines(cells)) < 2391  # 2,391 before
+    assert "causal `&` padding |" not in by_id["lp-head"].source.split("\n")[-3]
+    assert (
+        "within 32 of zero" in flat["in-practice"]
+        and "rounds to one number" not in flat["in-practice"]
+    )
+    assert "a decoder with the causal mask alone, and an encoder" in flat["left-pad-where-md"]
+    # one leak demonstration; teacher forcing after the triangle is shown
+    assert "27de366a" not in ids and "8058d5b6" not in ids
+    assert ids.index("07954ee0") < ids.index("tf-code") < ids.index("shift-code")
+    assert "7 positions" in flat["tf-after"] and "copy it" in flat["tf-after"]
+    out = "".join(o.get("text", "") for o in by_id["tf-code"].outputs)
+    assert "no mask, same as the prefixes: False" in " ".join(out.split())
+    # the left-pad figure is one panel
+    assert 'titles=["causal & padding, plus the diagonal"]' in by_id["left-pad-fig"].source
+    # nits
+    assert "The second reason" not in flat["30ab71aa"]
+    assert "measured here in NumPy" in flat["zero-route-md"]
+    assert "only the pads' rows change" in flat["ex-batch-md"]
