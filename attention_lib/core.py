@@ -66,7 +66,9 @@ def _softmax(x: np.ndarray, axis: int, T: float) -> np.ndarray:
     # overflows, and the factor exp(-max / T) cancels above and below the line.
     shifted = x - np.max(x, axis=axis, keepdims=True)
     e = np.exp(shifted / T)
-    return e / np.sum(e, axis=axis, keepdims=True)
+    # Add up in float32 at least: a float16 sum overflows once a row has 65,505 keys.
+    total = np.sum(e, axis=axis, keepdims=True, dtype=np.result_type(e.dtype, np.float32))
+    return (e / total).astype(e.dtype, copy=False)
 
 
 def _softmax_guarded(x: np.ndarray, axis: int, T: float) -> np.ndarray:

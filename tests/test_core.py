@@ -104,6 +104,17 @@ def test_softmax_extreme_float32_logits():
     np.testing.assert_array_equal(p, np.array([1.0, 0.0, 0.0], dtype=np.float32))
 
 
+@pytest.mark.parametrize("temperature", [1.0, 2.0])
+def test_softmax_long_float16_row_still_sums_to_one(temperature):
+    # 70,000 equal scores: a float16 sum of the exponentials would be inf (max 65504),
+    # and every weight would silently come out 0.
+    x = np.zeros(70_000, dtype=np.float16)
+    p = al.softmax(x, temperature=temperature)
+    assert p.dtype == np.float16
+    assert np.all(p > 0)
+    assert float(p.astype(np.float64).sum()) == pytest.approx(1.0, rel=1e-2)
+
+
 # --------------------------------------------------------------------------------------------
 # attention_scores
 # --------------------------------------------------------------------------------------------
