@@ -59,7 +59,7 @@ def block(post=False, mask=True, res1=True, res2=True, ln2="ln2", eps=decoder.EP
         (block(residual2_from_ln=True), "FAIL", "started from the normalised LN2(X1)"),
         (block(anti_causal=True), "FAIL", "the mask is transposed"),
         (block(no_ffn=True), "FAIL", "the block stops after attention"),
-        (block(no_index=True), "FAIL", "take its output with [0]"),
+        (block(no_index=True), "FAIL", "take the output with [0]"),
         (block(no_ln1=True), "FAIL", "attention got X itself"),
         (block(no_ln2=True), "FAIL", "feed-forward network got X1 itself"),
         (block(ln2="ln1"), "FAIL", "both sub-layers used ln1's"),

@@ -94,6 +94,27 @@ def kv_key_as_query(q, K, V, k, v):
     return good_kv_step(k, K, V, k, v)
 
 
+def kv_own_value(q, K, V, k, v):
+    return v.copy()  # ignores the cache
+
+
+def kv_argmax(q, K, V, k, v):
+    K, V = np.concatenate([K, k[:, None]], axis=1), np.concatenate([V, v[:, None]], axis=1)
+    best = np.einsum("hd,htd->ht", q, K).argmax(axis=1)  # hard choice, no softmax
+    return V[np.arange(len(V)), best]
+
+
+def kv_heads_mixed(q, K, V, k, v):
+    K, V = np.concatenate([K, k[:, None]], axis=1), np.concatenate([V, v[:, None]], axis=1)
+    scores = np.einsum("hd,gtd->ht", q, K) / np.sqrt(q.shape[-1])  # sums over heads g
+    return np.einsum("ht,htd->hd", softmax(scores), V)
+
+
+def kv_breaks_on_empty_cache(q, K, V, k, v):
+    last = K[:, -1]  # IndexError when nothing is cached yet
+    return good_kv_step(q, K, V, k + 0 * last, v)
+
+
 def good_cross_entropy(logits, Y):
     z = logits - logits.max(axis=-1, keepdims=True)
     log_p = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
@@ -247,7 +268,11 @@ def sample_probability(logits, T, u):
 @pytest.mark.parametrize(
     ("checker", "fn", "status", "hint"),
     [
-        (check_kv_step, good_kv_step, "PASS", "all 5 cases"),
+        (check_kv_step, good_kv_step, "PASS", "all 6 cases"),
+        (check_kv_step, kv_own_value, "FAIL", "the output ignores the cache"),
+        (check_kv_step, kv_argmax, "FAIL", "single best key (an argmax)"),
+        (check_kv_step, kv_heads_mixed, "FAIL", "the scores mix the heads"),
+        (check_kv_step, kv_breaks_on_empty_cache, "FAIL", "0 cached tokens (the first step"),
         (check_kv_step, kv_returns_weights, "FAIL", "you returned the attention weights"),
         (check_kv_step, kv_appends_k_not_v, "FAIL", "not the new value to V_cache"),
         (check_kv_step, kv_minus_inf_mask, "FAIL", "a KV step needs no mask"),

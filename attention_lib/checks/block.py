@@ -65,7 +65,8 @@ def _run(cases: Cases, case: str, *args) -> np.ndarray:
         if "_Pair" in str(fail):
             raise Fail(
                 f"your function returned or added a tuple (on {case}): multi_head_attention "
-                "returns (output, weights), so take its output with [0]; return the new X alone."
+                "and scaled_dot_product_attention return (output, weights), so take the "
+                "output with [0]; return the new X alone."
             ) from None
         raise
 

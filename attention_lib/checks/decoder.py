@@ -53,6 +53,7 @@ def check_kv_step(fn) -> CheckResult:
             known_mistakes(
                 out,
                 *_kv_near_misses(args),
+                *_kv_other_slips(args),
                 (
                     _kv_reference(*args, append=False),
                     "the new token attended only to the cached tokens: append its own key "
@@ -86,9 +87,19 @@ def check_kv_step(fn) -> CheckResult:
                 ),
             )
             same(out, _kv_reference(*args), case)
+        _check_empty_cache(cases, rng)
         _check_large_scores(cases, rng)
 
     return verdict("kv_step", fn, run)
+
+
+def _check_empty_cache(cases: Cases, rng) -> None:
+    """t = 0: generate's first step, with nothing cached yet; the token sees only itself."""
+    args = _kv_case(rng, 2, 0, 3, 4)
+    case = "h = 2 heads, 0 cached tokens (the first step: an empty cache), d_k = 3, d_v = 4"
+    out = _kv_run(cases, case, args)
+    expect_shape(out, (2, 4), case, " With an empty cache the new token sees only itself.")
+    same(out, _kv_reference(*args), case)
 
 
 def _check_large_scores(cases: Cases, rng) -> None:
@@ -200,3 +211,42 @@ def _kv_over_heads(q, K, V, k, v):
 def _kv_first_key(V):
     """What a top-left tril mask of shape (1, t + 1) leaves: the first key alone."""
     return V[:, 0]
+
+
+def _kv_other_slips(args) -> list[tuple]:
+    """Three more slips, each named only where it differs from the right answer."""
+    right = _kv_reference(*args)
+    slips = [
+        (args[4], _KV_V_ONLY),
+        (_kv_hard(*args), _KV_ARGMAX),
+        (_kv_mixed_heads(*args), _KV_MIXED_HEADS),
+    ]
+    return [(wrong, hint) for wrong, hint in slips if not np.allclose(wrong, right)]
+
+
+_KV_V_ONLY = (
+    "you returned v, the new token's own value: the output ignores the cache. Blend all "
+    "t + 1 values (the cached ones and v) with the softmax weights."
+)
+_KV_ARGMAX = (
+    "each head returned the value of its single best key (an argmax): attention blends "
+    "every value, weighted by softmax of the scores."
+)
+_KV_MIXED_HEADS = (
+    "the scores mix the heads: each head's query met the sum of every head's keys. Pair "
+    "head i's query with head i's keys only, e.g. einsum 'hd,htd->ht' (h on both sides)."
+)
+
+
+def _kv_hard(q, K, V, k, v):
+    """Each head takes the value of its highest-scoring key: argmax instead of softmax."""
+    K, V = np.concatenate([K, k[:, None]], axis=1), np.concatenate([V, v[:, None]], axis=1)
+    best = np.einsum("hd,htd->ht", q, K).argmax(axis=1)  # (h,)
+    return V[np.arange(len(V)), best]
+
+
+def _kv_mixed_heads(q, K, V, k, v):
+    """einsum 'hd,gtd->ht': every head's query against the sum of all heads' keys."""
+    K, V = np.concatenate([K, k[:, None]], axis=1), np.concatenate([V, v[:, None]], axis=1)
+    scores = np.einsum("hd,gtd->ht", q, K) / np.sqrt(q.shape[-1])
+    return np.einsum("ht,htd->hd", softmax(scores), V)
