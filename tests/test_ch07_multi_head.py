@@ -804,7 +804,7 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert "the third reads both heads" not in read and "(1.00)" not in read  # 7l: said before
     assert "A column of $W_o$ can read both heads:" in source["pair-read2"]
     assert "it gives 1: the subject head's *human* (1) minus the object head's (0)" in read
-    assert "with this as column 2 of $W_o$:" in read  # fix round 5 (07u)
+    assert "with this column of $W_o$ in place of *subject noun*:" in read  # fix round 5 (07u)
     assert "No head holds this difference; in attention, only $W_o$ reads across heads" in read
     assert "This one mixes the heads" not in source["pair-read"]
     assert "both score 16, 8 after scaling; each gets 0.48." in source["pair-read"]
@@ -1103,7 +1103,8 @@ def test_values_overlap_is_said_with_its_example():
     # fix round 4 (review 07t): unpacked, one fact a sentence; the scaling is said where
     # the one-head scores are (pair-read: "8 after scaling")
     # session 3 (review 07v): the split said plainly, with d_k and the divisor per h
-    assert "the **object head** takes columns 0 and 1 of $W_q$, $W_k$ and $W_v$;" in pair
+    assert "A head is a block of their columns." in pair
+    assert "With two heads, the **object head** takes columns 0 and 1;" in pair
     assert "the **subject head** takes columns 2 and 3." in pair
     assert "$d_k = 2$ wide, so it divides its scores by $\\sqrt{2}$" in pair
     assert "With one head ($h = 1$), it takes all four columns; it is $d_k = 4$ wide" in pair

@@ -131,7 +131,8 @@ def split_concat(
     c, left = 0.32, 0.95  # inches: a cell, and the room for the token labels
     gap = max(len(t) for t in wo_rows) * inch + 0.3  # room for W_o's row labels
     row2_y = max(1.0, below + 0.2)
-    row1_y = row2_y + n * c + max(1.5, below + 0.5)  # bottoms of the two rows of panels
+    above = max(len(t) for t in [*numbered, *tokens]) * inch  # the upper row's labels
+    row1_y = row2_y + n * c + above + 0.75  # bottoms of the two rows of panels
     bar = 0.8  # the weights' colour bar and its ticks
     fig_w = max(left + (d_model + h * n) * c + 0.35 + 0.25 * (h - 1) + bar, 7.0)
     fig_w = max(fig_w, left + 3 * d_model * c + gap + 0.95 + 0.35 + bar)
