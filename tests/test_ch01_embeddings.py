@@ -676,6 +676,21 @@ def test_cosine_checker_gives_einsum_its_own_hint_not_the_keepdims_one(capsys):
     assert "keepdims" not in line
 
 
+def test_cosine_checker_names_matrix_products_only_when_one_failed(capsys):
+    # review 01s: NumPy's broadcasting error says "shapes" too; it gets no "a @ b" hint
+    def unit(a):
+        return a / np.linalg.norm(a, axis=-1)  # no keepdims: breaks on tables
+
+    check_cosine_similarity(lambda a, b: np.sum(unit(a) * unit(b), axis=-1))
+    line = capsys.readouterr().out
+    assert "could not be broadcast" in line and "keepdims=True keeps it" in line
+    assert "a @ b" not in line
+    check_cosine_similarity(lambda a, b: np.dot(a, b) / norms(a, b))  # "not aligned"
+    assert "a @ b and np.dot multiply matrices" in capsys.readouterr().out
+    check_cosine_similarity(lambda a, b: (a @ b) / norms(a, b))  # "matmul"
+    assert "a @ b and np.dot multiply matrices" in capsys.readouterr().out
+
+
 def encoding(n, d_model, base=10000.0, swap=False, rate=2, start=0):
     pos = np.arange(start, start + n)[:, None]
     i = np.arange(d_model // 2)
@@ -1149,6 +1164,9 @@ def _back(perm):
         (lambda o, w, p: o[p], "FAIL", "one array of shape (8, 4): return a pair"),
         (lambda o, w, p: (w[p][:, p], o[p]), "FAIL", "you returned (weights, output)"),
         (lambda o, w, p: (o[p], w[p][:, p] + 0.01), "FAIL", "values differ"),
+        # review 01s: the natural first try picks single entries; told the fix by name
+        (lambda o, w, p: (o[p], w[p, p]), "FAIL", "(8,): move the rows, then the columns"),
+        (lambda o, w, p: (o[p], w[p, 0]), "FAIL", "your pair has shapes (8, 4) and (8,)"),
         (lambda o, w, p: None, "TODO", "returned None"),
     ],
 )

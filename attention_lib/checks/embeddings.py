@@ -182,7 +182,7 @@ def _run(cases: Cases, case: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
                 "and @ needs arrays: np.sum(a * b, axis=-1) works for vectors and tables "
                 "alike, with no loop."
             )
-        elif any(word in text for word in ("matmul", "not aligned", "shapes")):
+        elif "matmul" in text or "not aligned" in text:  # not a broadcasting error
             text += (
                 " a @ b and np.dot multiply matrices; for one dot product per row use "
                 "np.sum(a * b, axis=-1)."

@@ -28,6 +28,7 @@ def _packed(fn, note: list):
         if result is None:
             return None  # the checker says TODO
         n = len(perm)
+        picked = np.asarray(weights, dtype=float)[perm, perm]  # (n,): the fancy-index slip
         note.clear()
         if not (isinstance(result, (tuple, list)) and len(result) == 2):
             what = type(result).__name__
@@ -49,6 +50,12 @@ def _packed(fn, note: list):
             return np.concatenate([first, second], axis=1)  # (n, 4 + n)
         if first.shape == (n, n) and second.shape == (n, 4):
             note.append("you returned (weights, output): the order is (output, weights).")
+        elif second.shape == (n,) and np.allclose(second, picked):
+            note.append(
+                "weights[perm, perm] pairs the two index lists entry by entry and picks "
+                f"{n} single weights, shape ({n},): move the rows, then the columns, "
+                "weights[perm][:, perm]."
+            )
         else:
             note.append(
                 f"your pair has shapes {first.shape} and {second.shape}; expected the "
