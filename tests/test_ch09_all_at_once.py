@@ -583,6 +583,12 @@ def merge_upside_down(m_a, ell_a, o_a, m_b, ell_b, o_b):
     return (a * o_a + b * o_b) / (a * ell_a[:, None] + b * ell_b[:, None])
 
 
+def merge_swapped(m_a, ell_a, o_a, m_b, ell_b, o_b):  # block a gets b's factor, b gets a's
+    m = np.maximum(m_a, m_b)
+    a, b = np.exp(m_a - m)[:, None], np.exp(m_b - m)[:, None]
+    return (b * o_a + a * o_b) / (b * ell_a[:, None] + a * ell_b[:, None])
+
+
 def merge_average(m_a, ell_a, o_a, m_b, ell_b, o_b):
     return (o_a / ell_a[:, None] + o_b / ell_b[:, None]) / 2
 
@@ -666,6 +672,7 @@ def merge_rescale_only(block):  # the chapter's alpha step, copied for one block
         (merge_mean_max, "FAIL", "the mean of the two maxima, (m_a + m_b) / 2"),
         (merge_ell_only, "FAIL", "you rescaled ℓ but not o"),
         (merge_upside_down, "FAIL", "the factor is upside down"),
+        (merge_swapped, "FAIL", "or each block got the other's"),  # the same values
         (merge_average, "FAIL", "you averaged the two blocks' outputs"),
         (merge_undivided, "FAIL", "the output is o / ℓ"),
         (lambda *a: merge(*a)[0], "FAIL", "One output row per query"),

@@ -167,8 +167,9 @@ def _judge_merge(fn, out, expected, case: str, m_a, l_a, o_a, m_b, l_b, o_b) -> 
         ),
         (
             (o_a / a + o_b / b) / (l_a / a + l_b / b),
-            "the factor is upside down: a block measured from a smaller maximum is "
-            "multiplied by e^(m_block - m), which is at most 1, not by e^(m - m_block).",
+            "the factor is upside down, or each block got the other's: a block measured "
+            "from a smaller maximum is multiplied by e^(m_block - m), which is at most 1, "
+            "not by e^(m - m_block).",
         ),
         (
             (o_a / l_a + o_b / l_b) / 2,
