@@ -1010,8 +1010,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     path = Path(__file__).resolve().parents[1] / "chapters" / "01_embeddings.ipynb"
     cells = nbformat.read(path, as_version=4).cells
     flat = markdown_text(cells)
-    # the reason is measured on "it" and stated without a causal story about columns
-    assert '"delicious" (**0.27**) now beats "cake" (0.17). Every row of $PE$' in flat
+    # review 01s: the reason is the mechanism, measured: PE's column 0 is the toy's food
+    assert "At width 4, positions share the meaning columns. Column 0 is *food*" in flat
+    assert 'so "delicious" (**0.27**) beats "cake" (0.17); shift the sentence' in flat
+    assert "longer than every word" not in flat and "lengthens the words" not in flat
     # the black box is opened just enough to read attention weights before chapter 5
     assert "a weighted average of all the words' *values*" in flat
     assert "from how well words match and sum to 1" in flat
@@ -1020,7 +1022,6 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "distort" not in flat and "40 degrees" not in flat
     assert "at width 4 the stamp is longer" not in flat
     # round 01b: the lengths as measurements, and the tripled words that bring "cake" back
-    assert "Every row of $PE$ is $\\sqrt{2} \\approx 1.41$ long, longer than every word (0" in flat
     # fix round 01e (review 01r): the tripled words moved to Going deeper, beside their
     # baseline (3E alone), so the scaling is not confused with a sharper softmax
     assert "with the words tripled" not in flat
@@ -1033,7 +1034,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # round 01c: the paper gives no reason for the factor; the toy's 2E + PE is shown
     assert "(section 3.4 of {cite:t}`vaswani2017attention`), but the paper gives no reason" in flat
     assert "The likeliest one shows in the original code" in flat
-    assert "Scaling also sharpens the softmax, so compare with the words alone" in flat
+    assert "compare each sum with the scaled words alone (2E, 3E)" in flat
     # review 01r: the weights' shape and meaning come before exercise 1.2, in plain words
     before = flat[: flat.index(":label: ex-reorder") + 200]
     shape = "`weights` is $(n, n)$, and row $i$ says how much word $i$ takes from each word $j$"
@@ -1045,10 +1046,14 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # fix round 01d: the toy's test of positions is a note that blames the toy's projections
     assert "## Why the toy leaves positions out" not in flat  # a note, not a section
     assert "{admonition} Why the toy leaves positions out :class: note" in flat
-    assert "the limit is the toy's, not positional encoding's" in flat
+    assert "the limit is the toy's" not in flat  # review 01s: the mechanism instead
     assert "a weighted average of all the words' *values* (projected word vectors)" in flat
     assert "encodings alone (no words) give unscaled scores from -1.3 to 3.9" in flat
-    assert "which a later linear layer can still tell apart" in flat
+    # review 01s: not lost, outweighed: what the sqrt(d_model) scaling changes
+    assert "a later linear layer can still tell the two apart" in flat
+    assert "16 to 1 unscaled, 16 to 22.6 scaled" in flat and "word nearly lost" not in flat
+    assert "As a one-hot row times the table, it is a linear layer" in flat
+    assert "Sine across, cosine up: the hands start at the top and turn clockwise" in flat
     assert "At $d_{model} = 32$, every two neighbours are exactly **1.17** apart" in flat
     assert "positions 1 and 7 nearly collide" in flat  # the toy's width: too few hands
     # equivariance is claimed without a causal mask (a padding mask keeps it), twice
@@ -1058,7 +1063,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "repeats every $2\\pi" not in flat and "it only nearly comes back" in flat
     # round 01c: the length exercise sits in the main line, before the text uses sqrt(2)
     assert "Optional {numref}`ex-pe-length`" not in flat
-    assert flat.index(":label: ex-pe-length") < flat.index("Every row of $PE$ is $\\sqrt{2}")
+    assert flat.index(":label: ex-pe-length") < flat.index("Why the toy leaves positions out")
     assert flat.index(":label: ex-pe-length") < flat.index("## Going deeper")
     assert "Read this after chapter 3" not in flat and "*After chapter 3:* attention" in flat
     # Whisper is a sinusoid model too: the box no longer says "only the original"
@@ -1109,8 +1114,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # 2491 -> 2485.
     # Fix round 01d: main line 1504 -> 1503, visible 2485 -> 2484.
     # Fix round 01e (review 01r): main line 1503 -> 1496, visible 2482 -> 2480.
-    assert len(main.split()) <= 1496, "fix round 01e left 1496 main-line words"
-    assert len(flat.split()) <= 2480, "fix round 01e left 2480 visible words"
+    # Fix round 01f (review 01s): main line 1496 -> 1483, visible 2480 -> 2477 (the
+    # ranking that repeated the heatmap cut; the one-hot, clock and scaling clauses added).
+    assert len(main.split()) <= 1483, "fix round 01f left 1483 main-line words"
+    assert len(flat.split()) <= 2477, "fix round 01f left 2477 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 8  # bold numbers
 
 
@@ -1129,7 +1136,7 @@ def test_each_exercise_follows_the_concept_it_practises():
     assert where("permutation equivariant") < where(":label: ex-reorder")
     assert where(":label: ex-reorder") < where("## Positional encoding")
     # the length exercise follows the clock figure, before the encoding is built (round 01c)
-    assert where("In eight words the fast hand laps once") < where(":label: ex-pe-length")
+    assert where("the fast hand laps once") < where(":label: ex-pe-length")
     assert where(":label: ex-pe-length") < where(":label: ex-positional-encoding")
     labels = ["ex-cosine", "ex-reorder", "ex-pe-length", "ex-positional-encoding", "ex-pe-offset"]
     assert sorted(labels, key=lambda label: where(f":label: {label}")) == labels  # numbering kept
