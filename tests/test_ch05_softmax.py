@@ -488,8 +488,9 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # the non-linearity fold's conclusion) and cut the main line from 1059 to 1053 words.
 # Round 5p (review 05p) cut both by 4 while adding the normalised rows' conclusion.
 # Round 5r (review 05r) cut 1807 -> 1803 and 1046 -> 1038 while saying why "sum only" loses.
-VISIBLE_WORDS = 1803
-MAIN_LINE_WORDS = 1038
+# Round 5s (review 05s) cut 1803 -> 1723 and 1038 -> 1012: no sum-only row, no extreme-T fold.
+VISIBLE_WORDS = 1723
+MAIN_LINE_WORDS = 1012
 
 
 def _chapter():
@@ -511,10 +512,10 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     limits = cells["f16a05e1"].outputs[0]["text"]
     assert "'float64': 709.78, 'float32': 88.72, 'float16': 11.09" in limits
     assert "GPU" not in flat and "bfloat16, a 16-bit format common in training" in flat
-    assert "(`T` is the temperature)" in cells["5f0a1b2c"].source
+    assert "(`_softmax` in `core.py`)" in cells["5f0a1b2c"].source
     # no orphan column sums; the non-linearity section ends on a measured output and sqrt(d_k)
     assert not any("column sums" in c.source for c in shown if c.cell_type == "code")
-    assert "softmax: 2S                0.32   0.58" in cells["d4e5f605"].outputs[0]["text"]
+    assert "softmax: 2S       1.00     0.32   0.91" in cells["d4e5f605"].outputs[0]["text"]
     assert "4's division by $\\sqrt{d_k}$ turns the same knob" in flat
 
 
@@ -739,8 +740,8 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # plain words, not [CLS]; no "clear favourite" the example then contradicts
     assert "[CLS]" not in flat and "special start token" in flat
     assert "clear favourite" not in flat and "Jacobian" not in flat
-    # when the three lines fail, said precisely; one np.where in the entropy solution
-    assert "only an extreme $T$ breaks the three lines: one that rounds to 0" in flat
+    # review 05s: the extreme-T fold (maintainer notes, wrong for long float16 rows) is cut
+    assert "breaks the three lines" not in flat
     assert cells["7f07aa6a"].source.count("np.where") == 1 and "inner" not in flat
     # sampling temperature, next to the distillation pointer
     assert 'A chatbot\'s "temperature" is the same $T$' in flat
@@ -848,11 +849,11 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     assert "\\frac{d \\log p_i}{d \\beta} = z_i - \\sum_j p_j z_j" in fold
     assert "divided by $T$" in fold
     # the non-linearity fold states its conclusion
-    assert "cubic in $X$" in flat and "Dividing by the sum alone lands closer still" in flat
+    assert "cubic in $X$" in flat and "Dividing by the sum alone lands closer still" not in flat
     # a table, not a decoded line; no (2S)V = 2(SV) tautology
     table = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    labels = ["no softmax"] * 2 + ["sum only"] + ["softmax"] * 2  # review 05r: five rows
-    assert [row.split(":")[0] for row in table[1:]] == labels
+    labels = ["no softmax", "softmax", "softmax"]  # review 05s: three rows
+    assert [row.split(":")[0] for row in table[2:]] == labels
     assert "(2S)V" not in cells["d4e5f605"].source
     # a fully masked row: the forward clause to chapter 8
     assert "masked row (chapter 8), every score $-\\infty$, gives `nan`" in flat
@@ -895,26 +896,22 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     assert "sharper at T = 0.1" in cells["t2heat05"].source
     # the doubling table: rows without softmax, then the comparison rows apart
     table = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert not any(row.startswith("--") for row in table) and len(table) == 6
-    assert table[2].split()[-2:] == ["1.80", "3.85"]  # 2S as weights: doubled, farther
-    assert "gap = [" not in cells["d4e5f605"].source and "dist[name]" in cells["d4e5f605"].source
+    assert not any(row.startswith("--") for row in table) and len(table) == 5
+    assert table[2].split()[-3:] == ["5.38", "1.80", "5.20"]  # 2S as weights: far outside
+    assert "gap = [" not in cells["d4e5f605"].source
     assert "set the scale" not in cells["d4e5f605"].source
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "larger gaps become larger ratios" in conclusion
-    assert 'what "cake" carries' in cells["d4e5f601"].source
+    assert "the scale sets the sharpness" in conclusion  # review 05s
+    assert 'what "cake" carries' not in cells["d4e5f601"].source  # no distance to V[cake]
     fold = " ".join(cells["d4e5f602"].source.split())
     assert "a non-linear function of the scores" in fold and "linear in $V$" in fold
     # solution 5.2: the listing is the core; the guard is named, in a fold
     end = cells["5f0a1b2c"].source
-    assert end.startswith("The core of `al.softmax` is the same three lines")
+    assert end.startswith("The core of `al.softmax` does the same, with a float32 sum")
     assert "picks whether" not in end and "float64 limit" not in end
     # the fold follows the solution, not inside it: a fold within a solution fold is a
     # second toggle that the site and JupyterLab checks would take for a solution
-    ids = list(cells)
-    extreme = cells["xtremT05"].source
-    assert ids.index("809febc4") < ids.index("xtremT05")  # after the solution's end
-    assert extreme.startswith("````{admonition} Going deeper: extreme temperatures")
-    assert "65504 in float16" in extreme and "`_softmax_guarded` in" in extreme
+    assert "xtremT05" not in cells  # review 05s: cut, its float16 point is in number formats
     # the gradient line, in the runner-up fold, without the word the page avoids
     assert "0.006 at $T = 0.03$" in cells["tderiv05"].source and "Jacobian" not in flat
     assert "b7e1c3a3" not in cells  # the real-models fold is cut
@@ -937,24 +934,20 @@ def test_the_guard_that_the_solution_names_exists_and_divides_first_for_large_t(
 def test_fix_round_5p_separates_the_exponential_from_the_normalisation():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
-    # normalising alone: the same weight on 'cake' and the same distance at S and at 2S
-    table = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert table[3].split()[-2:] == ["0.33", "0.53"] and "sum only: S, 2S" in table[3]
+    # review 05s: the sum-only row is gone; the negative-score line shows it failing
+    table = cells["d4e5f605"].outputs[0]["text"]
+    assert "sum only" not in table
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    # review 05r: scale-blind means a head cannot sharpen by scaling up, not at all
-    assert "cannot sharpen by scaling its scores up" in conclusion
     assert "training cannot sharpen" not in conclusion
-    assert "larger gaps become larger ratios" in conclusion
     assert "sums to 1, so its favourite gains only" not in conclusion
     # the zero sum, by example; the library refuses a row of -inf
     assert "Dividing by the sum alone breaks on negative scores:" in flat
     assert "`al.softmax` raises a `ValueError` instead" in flat
     with pytest.raises(ValueError, match="infinity"):
         al.softmax(np.full(3, -np.inf))
-    # a visible call with a temperature before Exercise 5.1 asks about temperature
-    ids = [c.id for c in shown]
-    assert ids.index("tcall05") < ids.index("f37d9cdc")
-    assert "temperature=0.5" in cells["tcall05"].source and cells["tcall05"].outputs
+    # review 05s: no T = 0.5 call in "The math"; Exercise 5.1 names the keyword instead
+    assert "tcall05" not in cells
+    assert "`al.softmax(z, temperature=T)`" in cells["f37d9cdc"].source
 
 
 # --- Fix round 5q (review 05q): why the exponential, shown on a negative score; "approaching" ---
@@ -964,14 +957,10 @@ def test_fix_round_5q_says_why_normalising_alone_is_not_enough():
     cells, shown, flat = _chapter()
     ids = [c.id for c in shown]
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    # plain normalisation lands closer to V['cake'] than softmax: the prose admits it and
-    # says why it still loses (review 05r)
+    # review 05s: the table makes the two lessons, not a distance to V['cake']
     table = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert "weight on cake" in table[0]
-    dist = {row[:15].strip(): float(row.split()[-1]) for row in table[1:]}
-    assert dist["sum only: S, 2S"] < min(dist["softmax: S"], dist["softmax: 2S"])
-    assert "Dividing by the sum alone lands closer still, yet is no rival" in conclusion
-    assert "needs every score positive" in conclusion and "ignores the scale" in conclusion
+    assert "on cake" in table[1] and "length of output" in table[1]
+    assert "Dividing by the sum alone lands closer still" not in conclusion
     assert "Softmax adds" not in conclusion
     # the break on a negative score, printed right after the sentence that claims it
     assert ids.index("negsum05") == ids.index("twomov07") + 1
@@ -981,3 +970,61 @@ def test_fix_round_5q_says_why_normalising_alone_is_not_enough():
     assert "(approaching **one-hot**, the saturated rows" in flat
     row = al.softmax(toy.scaled_scores()[toy.token_index("it")], temperature=0.1)
     assert 0.9 < row.max() < 0.99
+
+
+# --- Fix round 5s (review 05s): weights that sum to 1, scale as sharpness, why exp -----------
+
+
+def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
+    cells, shown, flat = _chapter()
+    assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
+    table = cells["d4e5f605"].outputs[0]["text"].splitlines()
+    assert table[0] == "longest value vector: 1.41"
+    rows = {row[:15].strip(): row.split()[-3:] for row in table[2:]}
+    assert rows == {
+        "no softmax: 2S": ["5.38", "1.80", "5.20"],
+        "softmax: S": ["1.00", "0.21", "0.80"],
+        "softmax: 2S": ["1.00", "0.32", "0.91"],
+    }
+    conclusion = " ".join(cells["d4e5f607"].source.split())
+    assert "positive and sum to 1, so the output stays an average of the values" in conclusion
+    assert "total weight of 5.4" in conclusion and "from 0.21 to 0.32" in conclusion
+    # why exp: the two-key curve read backwards is a log-odds
+    assert "exp turns a score gap into log-odds" in cells["twokeycap"].source
+    # "flat at T = 1" said once in prose; one rounding for the row of "it"
+    assert "barely differ" not in flat and "hardly chooses" in flat
+    assert "the 0.17" in cells["626d0525"].outputs[0]["text"]
+    assert "0.165" not in cells["626d0525"].outputs[0]["text"]
+    # the float16 sum, true since al.softmax adds float16 rows in float32
+    box = " ".join(cells["f16a05e3"].source.split())
+    assert "Even the sum can overflow, for a row of more than 65504 keys" in box
+    row = al.softmax(np.zeros(70000, dtype=np.float16))
+    assert np.isclose(row.astype(np.float64).sum(), 1.0, atol=1e-2)
+
+
+def no_temperature(x, axis=-1):
+    return _softmax_t(x, axis, 1.0)
+
+
+def returns_x(x, axis=-1, temperature=1.0):
+    return x
+
+
+def no_exp(x, axis=-1, temperature=1.0):
+    return x / x.sum(axis=axis, keepdims=True)
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint", "wrong"),
+    [
+        (no_temperature, "write it as my_softmax(x, axis=-1, temperature=1.0)", "TypeError"),
+        (returns_x, "you returned the scores unchanged", "divide each exponential"),
+        (no_exp, "without exponentiating them", "values differ"),
+    ],
+    ids=["no-T-parameter", "returns-x", "no-exp"],
+)
+def test_softmax_hints_name_a_missing_temperature_and_a_missing_exp(fn, hint, wrong, capsys):
+    assert not check_softmax(fn)
+    line = capsys.readouterr().out
+    assert line.startswith("[softmax] FAIL: ") and hint in line, line
+    assert wrong not in line, line

@@ -8,6 +8,8 @@ is allowed. The grader enforces the same rule with its tripwires.
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 from ..core import softmax
@@ -36,11 +38,22 @@ def check_softmax(fn) -> CheckResult:
                 "your function calls a softmax (al.softmax or another library's), which "
                 "this exercise rules out: write it with np.max, np.exp and np.sum."
             )
+        _takes_axis_and_temperature(cases.fn)
         x1 = np.array([1.0, 2.0, 3.0])
         out = cases.run("x = [1, 2, 3]", x1)
         expect_shape(out, x1.shape, "x = [1, 2, 3]")
         known_mistakes(
             out,
+            (
+                x1,
+                "you returned the scores unchanged: exponentiate the shifted scores, "
+                "then divide the exponentials by their sum.",
+            ),
+            (
+                x1 / x1.sum(),
+                "you divided the scores by their sum without exponentiating them, which "
+                "breaks on negative scores: take exp of the shifted scores first.",
+            ),
             (
                 np.log(softmax(x1)),
                 "you returned log-probabilities (they are negative): exponentiate the "
@@ -197,6 +210,21 @@ def check_softmax(fn) -> CheckResult:
                 same(out, softmax(x3, axis=axis, temperature=T), case)
 
     return verdict("softmax", fn, _explain_axis_errors(run, _SOFTMAX_AXIS))
+
+
+def _takes_axis_and_temperature(fn) -> None:
+    """Name a signature that cannot take ``(x, axis, temperature)`` before any case runs."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin or a C function: let the cases decide
+        return
+    try:
+        signature.bind(np.zeros(3), -1, 1.0)
+    except TypeError:
+        raise Fail(
+            f"your function's signature is {fn.__name__}{signature}, but the checker calls "
+            "it with three arguments: write it as my_softmax(x, axis=-1, temperature=1.0)."
+        ) from None
 
 
 def _t_subtracted(cases: Cases, x: np.ndarray) -> None:
