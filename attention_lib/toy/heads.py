@@ -10,12 +10,12 @@ checkable by hand:
 
 * a token whose ``q`` is 0 asks nothing: its row of weights is uniform, 1/8 each;
 * a token whose ``q`` is positive prefers the keys with the largest ``k``, and the
-  larger its ``q``, the more decisively (exercise 7.1 asks why, and what a negative
+  larger its ``q``, the more decisively (exercise 7.4 asks why, and what a negative
   ``q`` does).
 
 Width 1 is deliberately thin, so that every number can be read by hand; real heads are
 typically 64 or 128 wide. Chapter 7 builds heads two numbers wide: the object and subject
-heads for "ate" in the text, and one head that serves two askers in exercise 7.1.
+heads for "ate" in the text, and one head that serves three askers in exercise 7.4.
 Each head is three columns: *who asks* (``W_q``), *what answers* (``W_k``) and *what
 comes back* (``W_v``). All queries are 0 or positive (``X`` has no negative entries and
 neither has ``W_q``). The numbers are chosen by hand, not trained, so that the heads
