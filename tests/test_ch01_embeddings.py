@@ -1174,6 +1174,11 @@ def _back(perm):
         # review 01s: the natural first try picks single entries; told the fix by name
         (lambda o, w, p: (o[p], w[p, p]), "FAIL", "(8,): move the rows, then the columns"),
         (lambda o, w, p: (o[p], w[p, 0]), "FAIL", "your pair has shapes (8, 4) and (8,)"),
+        # review 01t: three more slips, each named
+        (lambda o, w, p: (o[p], w[p][p]), "FAIL", "the rows moved twice and the columns not"),
+        (lambda o, w, p: (o[p], w[np.ix_(p, p)].T), "FAIL", "your weights are transposed"),
+        (lambda o, w, p: (o[:, p], w[p][:, p]), "FAIL", "IndexError: index 5 is out of bounds"),
+        (lambda o, w, p: (o[:, p], w[p][:, p]), "FAIL", "the words are its rows: out[perm]"),
         (lambda o, w, p: None, "TODO", "returned None"),
     ],
 )
@@ -1182,6 +1187,16 @@ def test_reordering_checker(fn, status, hint, capsys):
     line = capsys.readouterr().out
     assert result.status == status and bool(result) is (status == "PASS")
     assert line.startswith(f"[reordering] {status}: ") and hint in line, line
+
+
+def test_reordering_checker_names_a_column_reorder_when_it_does_not_raise():
+    from attention_lib.checks import reordering
+
+    out, weights = reordering._attend(np.random.default_rng(0).normal(size=(4, 4)))
+    perm = [2, 0, 3, 1]  # n = 4: out[:, perm] has the right shape, so no IndexError
+    got = np.concatenate([out[:, perm], weights[np.ix_(perm, perm)]], axis=1)
+    with pytest.raises(reordering.Fail, match=r"the words are its rows: out\[perm\]"):
+        reordering._judge(got, out, weights, perm, "n = 4")
 
 
 def test_reordering_checker_gives_no_input_to_rerun_attention_on():

@@ -24,7 +24,16 @@ def _packed(fn, note: list):
     """Call ``fn``; return its pair as one (n, 4 + n) array, or note what is wrong with it."""
 
     def packed(out, weights, perm):
-        result = fn(out, weights, perm)
+        try:
+            result = fn(out, weights, perm)
+        except IndexError as err:  # out[:, perm]: the 4 feature columns, not the words
+            if "axis 1 with size 4" not in str(err):
+                raise
+            note.append(
+                f"your function raised IndexError: {err}. out[:, perm] reorders the "
+                "output's 4 columns (its features); the words are its rows: out[perm]."
+            )
+            return np.zeros(0)
         if result is None:
             return None  # the checker says TODO
         n = len(perm)
@@ -91,6 +100,11 @@ def _judge(got: np.ndarray, out: np.ndarray, weights: np.ndarray, perm, case: st
             "the output's rows went the opposite way: new word k is old word perm[k], so "
             "its row is old row perm[k].",
         ),
+        (
+            out[:, perm] if n == 4 else out,  # the columns are features, not words
+            "out[:, perm] reorders the output's columns (its features); the words are its "
+            "rows: out[perm].",
+        ),
     )
     same(mine_out, out[perm], f"{case}, the output")
     known_mistakes(
@@ -105,6 +119,17 @@ def _judge(got: np.ndarray, out: np.ndarray, weights: np.ndarray, perm, case: st
             weights[:, perm],
             "only the columns of the weights moved: row i belongs to word i, and the "
             "words were reordered, so move the rows the same way.",
+        ),
+        (
+            weights[perm][perm],
+            "the rows moved twice and the columns not at all: weights[perm][perm] "
+            "reorders the rows again. Send the second perm to the columns: "
+            "weights[perm][:, perm].",
+        ),
+        (
+            weights[np.ix_(perm, perm)].T,
+            "your weights are transposed: row k is what new word k takes from each word, "
+            "so every row sums to 1. In yours the columns do.",
         ),
         (
             weights[np.ix_(back, back)],
