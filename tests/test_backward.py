@@ -1053,12 +1053,19 @@ def test_capstone_checker_passes_the_assembled_backward_pass_and_it_trains(capsy
         # The two commonest slips crash in a matmul: the hint names the transpose.
         ({"dA_of": lambda dOut, V: dOut @ V}, "np.swapaxes(V, -1, -2)"),
         ({"dA_of": lambda dOut, V: dOut @ V.T}, "V.T reverses the batch axis"),
+        # a crash in dV or dK names the learner's line, not dA
+        ({"grad_V": lambda A, dO: A @ dO}, 'It crashed at `({"grad_V": lambda A, dO: A @ dO}'),
+        (
+            {"grad_QK": lambda Q, K, dS: (dS @ K, dS @ Q)},
+            'It crashed at `{"grad_QK": lambda Q, K, dS: (dS @ K, dS @ Q)},`',
+        ),
     ],
 )
 def test_capstone_checker_names_the_wrong_piece(pieces, hint, capsys):
     result = check_attention_backward(_pieces_backward(**pieces))
     line = capsys.readouterr().out
     assert result.status == "FAIL" and hint in line, line
+    assert "If it is dA" not in line  # the old hint sent a dV or dK crash to dA
 
 
 def test_capstone_checker_rules_out_the_library_and_waits_for_the_pieces(capsys):

@@ -8,6 +8,9 @@ The hints compare the three gradients one by one, so they name the piece that is
 
 from __future__ import annotations
 
+import traceback
+from pathlib import Path
+
 import numpy as np
 
 from ..backward import attention_backward as _reference
@@ -53,6 +56,22 @@ def _pieces(Q, K, V, dOut) -> dict:
         ),
     ]
     return {"right": _reference(Q, K, V, dOut), "slips": slips}
+
+
+_LIBRARY = (str(Path(np.__file__).parent), str(Path(__file__).parents[1]))
+
+
+def _matmul_hint(err) -> str:
+    """Name the learner's line where a product crashed, and the shapes each product needs."""
+    frames = traceback.extract_tb(err.__traceback__) if err is not None else []
+    theirs = [f for f in frames if not f.filename.startswith(_LIBRARY)]
+    where = f" It crashed at `{theirs[-1].line}`." if theirs and theirs[-1].line else ""
+    return (
+        f"{where} Each product needs matching inner sizes: dV = Aᵀ @ dOut is "
+        "(..., n_k, n_q) @ (..., n_q, d_v); dA = dOut @ Vᵀ is (..., n_q, d_v) @ "
+        "(..., d_v, n_k); dQ = dS @ K and dK = dSᵀ @ Q. Transpose the last two axes, "
+        "np.swapaxes(V, -1, -2): V.T reverses the batch axis too."
+    )
 
 
 def check_attention_backward(fn) -> CheckResult:
@@ -129,10 +148,7 @@ def check_attention_backward(fn) -> CheckResult:
                 if "NoneType" in message:
                     message += " Did one of your pieces return None? Finish the exercises above."
                 if "matmul" in message:  # the commonest: dA = dOut @ V, or V.T on a batch
-                    message += (
-                        " If it is dA: dA = dOut @ Vᵀ, with the transpose over the last two "
-                        "axes (np.swapaxes(V, -1, -2)); V.T reverses the batch axis too."
-                    )
+                    message += _matmul_hint(fail.__context__)
                 raise Fail(message) from None
             if calls_library(fn, "attention_backward"):
                 raise Fail(
