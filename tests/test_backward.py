@@ -700,7 +700,7 @@ def test_training_curves_draw_both_panels_with_the_baseline(run):
     assert labels == [
         ["loss, attention learned", "loss, uniform attention"],
         [
-            "chance (0.125)",
+            "chance (12.5%)",
             "train",
             "test",
             "test, uniform attention",
@@ -716,6 +716,7 @@ def test_training_curves_draw_both_panels_with_the_baseline(run):
     # 560 sentences together, not for the test set alone.
     assert [line.get_ydata()[0] for line in right.get_lines()[:1]] == [1 / 8]
     assert "ceiling" not in alt and "dashed line" not in alt
+    assert right.yaxis.get_major_formatter()(0.5, 0) == "50%"  # % as the prose says it
     train_line, test_line = right.get_lines()[1:3]
     assert train_line.get_linestyle() != test_line.get_linestyle()
     assert train_line.get_marker() != test_line.get_marker()

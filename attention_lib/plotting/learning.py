@@ -9,6 +9,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Rectangle
+from matplotlib.ticker import PercentFormatter
 
 from ..validate import as_float_array
 from .base import CMAP, text_colour
@@ -43,7 +44,8 @@ def training_curves(
     Parameters
     ----------
     loss, train_accuracy, test_accuracy : array_like of shape (steps + 1,)
-        One value per step, step 0 (before any update) first. Accuracies are in [0, 1].
+        One value per step, step 0 (before any update) first. Accuracies are in [0, 1]
+        (the axis shows them as %).
     uniform_loss, uniform_accuracy : array_like of shape (steps + 1,), optional
         Training loss and test accuracy of the same model with attention frozen at
         uniform, for comparison; drawn dotted, with triangles.
@@ -77,11 +79,12 @@ def training_curves(
     left.set_ylabel("training loss (cross-entropy)")
     left.set_title("The loss falls")
     if chance is not None:
-        right.axhline(chance, color="0.6", linewidth=1.2, label=f"chance ({chance:.3g})")
+        right.axhline(chance, color="0.6", linewidth=1.2, label=f"chance ({chance:.1%})")
     for label, values, style in curves:
         offset = (every // 2, every) if label == "test" else every  # markers side by side
         right.plot(steps, values, **style, markevery=offset, markersize=4, label=label)
     right.set_ylim(0, 1.05)
+    right.yaxis.set_major_formatter(PercentFormatter(1.0))  # as the prose says it
     right.set_ylabel("accuracy")
     right.set_title("More and more answers are right")
     for ax in (left, right):
