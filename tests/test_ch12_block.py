@@ -45,10 +45,32 @@ def block(post=False, mask=True, res1=True, res2=True, ln2="ln2", eps=decoder.EP
     return my_block
 
 
+def by_hand(split):
+    """Exercise 12.1 as the page asks: heads split by hand, with ``split`` cutting them."""
+
+    def my_block(X, p, h):
+        n, d = X.shape
+        a = layer_norm(X, p["ln1_gamma"], p["ln1_beta"], decoder.EPS)
+        Q, K, V = (split(a @ p[w], n, h, d // h) for w in ("W_q", "W_k", "W_v"))
+        heads, _ = al.scaled_dot_product_attention(Q, K, V, al.causal_mask(n))
+        X1 = X + heads.transpose(1, 0, 2).reshape(n, d) @ p["W_o"]
+        b = layer_norm(X1, p["ln2_gamma"], p["ln2_beta"], decoder.EPS)
+        return X1 + decoder.feed_forward(b, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
+
+    return my_block
+
+
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
         (block(), "PASS", "all 3 cases"),
+        (by_hand(lambda M, n, h, d_k: M.reshape(n, h, d_k).transpose(1, 0, 2)), "PASS", "all 3"),
+        (by_hand(lambda M, n, h, d_k: M.reshape(h, n, d_k)), "FAIL", "fills head 0 with"),
+        (
+            by_hand(lambda M, n, h, d_k: M.reshape(n, d_k, h).transpose(2, 0, 1)),
+            "FAIL",
+            "gives head i every h-th column",
+        ),
         (block(post=True), "FAIL", "post-LN block"),
         (block(mask=False), "FAIL", "pass the causal mask"),
         (block(res1=False), "FAIL", "attention sub-layer has no residual"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import causal_mask
+from ..core import causal_mask, scaled_dot_product_attention
 from ..decoder import EPS, decoder_block, feed_forward, init_params
 from ..heads import multi_head_attention
 from ..layers import layer_norm
@@ -153,7 +153,23 @@ def _slips(X, p: dict, h: int) -> list[tuple]:
         (ln(pre_ln(X), "f"), _FINAL_LN),
         (X + mha(ln(X, 1)) + ffn(ln(X, 2)), _PARALLEL),
         (pre_ln(X, ln=_parts(p, h, eps=1e-12)[0]), _EPS),
+        (pre_ln(X, mha=lambda x: _split_by_hand(x, p, h, "no_transpose")), _SPLIT_NO_TRANSPOSE),
+        (pre_ln(X, mha=lambda x: _split_by_hand(x, p, h, "strided")), _SPLIT_STRIDED),
     ]
+
+
+def _split_by_hand(x, p: dict, h: int, how: str) -> np.ndarray:
+    """Attention with the heads split wrongly, then joined as (n, h, d_k) -> (n, d)."""
+    n, d = x.shape
+
+    def split(M):  # (n, d) -> (h, n, d_k), the wrong way
+        if how == "no_transpose":
+            return M.reshape(h, n, d // h)
+        return M.reshape(n, d // h, h).transpose(2, 0, 1)  # every h-th column
+
+    Q, K, V = (split(x @ p[w]) for w in ("W_q", "W_k", "W_v"))
+    heads, _ = scaled_dot_product_attention(Q, K, V, causal_mask(n))
+    return heads.transpose(1, 0, 2).reshape(n, d) @ p["W_o"]
 
 
 _POST_LN = (
@@ -162,7 +178,7 @@ _POST_LN = (
 )
 _NO_MASK = (
     "every token saw the tokens after it: pass the causal mask, al.causal_mask(n) with n = "
-    "X.shape[0], to multi_head_attention, or the model can read the word it must predict."
+    "X.shape[0], to the attention, or the model can read the word it must predict."
 )
 _NO_RESIDUAL_1 = (
     "the attention sub-layer has no residual: X1 = X + MHA(LN1(X)), so each token keeps its "
@@ -205,4 +221,13 @@ _PARALLEL = (
 _EPS = (
     "the layer norms used layer_norm's default eps (1e-12): the decoder uses decoder.EPS "
     "(1e-5), as GPT-2 does; pass it as the fourth argument."
+)
+_SPLIT_NO_TRANSPOSE = (
+    "the heads are cut wrongly: (X @ W).reshape(h, n, d_k) fills head 0 with the first rows, "
+    "not the first d_k columns. Reshape to (n, h, d_k), then move the head axis first: "
+    ".transpose(1, 0, 2)."
+)
+_SPLIT_STRIDED = (
+    "the heads are cut wrongly: reshape(n, d_k, h) gives head i every h-th column. Head i "
+    "owns the d_k columns next to each other, i * d_k to (i + 1) * d_k: reshape(n, h, d_k)."
 )
