@@ -988,7 +988,8 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     }
     conclusion = " ".join(cells["d4e5f607"].source.split())
     assert "positive and sum to 1, so the output stays an average of the values" in conclusion
-    assert "total weight of 5.4" in conclusion and "from 0.21 to 0.32" in conclusion
+    assert "weigh $V$ by 5.4 in total" in conclusion and "5.2 long" in conclusion
+    assert "from 0.21 to 0.32" in conclusion
     # why exp: the two-key curve read backwards is a log-odds
     assert "exp turns a score gap into log-odds" in cells["twokeycap"].source
     # "flat at T = 1" said once in prose; one rounding for the row of "it"
