@@ -1011,7 +1011,9 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     cells = nbformat.read(path, as_version=4).cells
     flat = markdown_text(cells)
     # review 01s: the reason is the mechanism, measured: PE's column 0 is the toy's food
-    assert "At width 4, positions share the meaning columns. Column 0 is *food*" in flat
+    assert "At width 4, positions and meanings share columns. Column 0 is *food*" in flat
+    # review 01t: the right angle is claimed for random word vectors only
+    assert "In 512 columns, random word vectors stand nearly perpendicular" in flat
     assert 'so "delicious" (**0.27**) beats "cake" (0.17); shift the sentence' in flat
     assert "longer than every word" not in flat and "lengthens the words" not in flat
     # the black box is opened just enough to read attention weights before chapter 5
@@ -1025,16 +1027,19 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # fix round 01e (review 01r): the tripled words moved to Going deeper, beside their
     # baseline (3E alone), so the scaling is not confused with a sharper softmax
     assert "with the words tripled" not in flat
-    assert 'at 3, "cake" wins again, but with 0.56 against 0.90 without positions' in flat
+    # review 01t: the toy's scaled sums (2E, 3E) cut with the rest of the sqrt(d_model) steps
+    assert "compare each sum with the scaled words alone" not in flat
     assert "where $d_{model}$ is the width of each token's vector (4 in the toy)" in flat
-    assert 'the toy has no *object* feature, so "keyboard" and "couch" land on *action*' in flat
-    assert "about 60,600 positions to turn once, far more than any sentence" in flat
-    assert "the final hidden vector (entries of variance about 1) dotted with a word's row" in flat
+    # review 01t: the filing is ours, and it causes the crowding; the lesson is said
+    assert 'we filed "keyboard" and "couch" under *action*, so they will crowd' in flat
+    assert "Four hand-set features cannot keep 14 words apart." in flat
+    assert '(words like "it" and "the" that point at another word)' in flat
+    assert "the last hand here needs 35,333 positions to turn once" in flat
+    # review 01t: terms the course never defines are gone from the sqrt(d_model) section
+    assert "final hidden vector" not in flat and "pre-softmax" not in flat
     assert "a sum of $d_{model}$ products" not in flat
     # round 01c: the paper gives no reason for the factor; the toy's 2E + PE is shown
-    assert "(section 3.4 of {cite:t}`vaswani2017attention`), but the paper gives no reason" in flat
-    assert "The likeliest one shows in the original code" in flat
-    assert "compare each sum with the scaled words alone (2E, 3E)" in flat
+    assert "{cite:t}`vaswani2017attention`) without giving a reason. The likeliest is size" in flat
     # review 01r: the weights' shape and meaning come before exercise 1.2, in plain words
     before = flat[: flat.index(":label: ex-reorder") + 200]
     shape = "`weights` is $(n, n)$, and row $i$ says how much word $i$ takes from each word $j$"
@@ -1049,9 +1054,12 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "the limit is the toy's" not in flat  # review 01s: the mechanism instead
     assert "a weighted average of all the words' *values* (projected word vectors)" in flat
     assert "encodings alone (no words) give unscaled scores from -1.3 to 3.9" in flat
-    # review 01s: not lost, outweighed: what the sqrt(d_model) scaling changes
-    assert "a later linear layer can still tell the two apart" in flat
-    assert "16 to 1 unscaled, 16 to 22.6 scaled" in flat and "word nearly lost" not in flat
+    # review 01t: one measured result (the angle) and the reason (size) are kept
+    assert "a later linear layer can still tell the two apart" not in flat  # asserted, unshown
+    assert "86 degrees unscaled, 35 once the word is" in flat and "word nearly lost" not in flat
+    # review 01t: cause (perpendicular) and benefit (the width) of adding, apart
+    assert "nearly perpendicular, adding them loses little, and adding keeps the width" in flat
+    assert "That right angle is also why" not in flat
     assert "As a one-hot row times the table, it is a linear layer" in flat
     assert "Sine across, cosine up: the hands start at the top and turn clockwise" in flat
     assert "At $d_{model} = 32$, every two neighbours are exactly **1.17** apart" in flat
@@ -1074,10 +1082,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # the original's scaling is met in its own section, after the summary
     assert "why it scales: Going deeper" not in flat
     assert "Each stamp" not in flat and "longer than any toy word" not in flat
-    assert "in the original code {cite}`google2017tensor2tensor`, in three steps" in flat
-    # the paper's own setting for the small start: one matrix, embedding and output layer
-    assert "One matrix serves as the embedding tables and as the pre-softmax layer" in flat
-    assert "legs of a right triangle whose long side is their sum" in flat  # the arctan
+    assert "its code {cite}`google2017tensor2tensor` starts each word vector about 1 long" in flat
     assert "turned by $M_{pos}$, and a turn keeps lengths" in flat
     # why a hand needs both numbers, in the main text beside the clocks
     assert "a\nsine alone takes each value twice per turn" not in flat
@@ -1097,7 +1102,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # the extrapolation hope is answered, and the word tables are the toy's, not the course's
     assert "in practice the waves extrapolate poorly {cite}`press2022train`" in flat
     assert "every word table in this course" not in flat
-    assert "the columns of the toy's word tables in chapters 1 to 9" in flat
+    assert "the columns of its word tables in chapters 1 to 9" in flat
     assert flat[:shown].count("sqrt{d_{model}}") == 0  # not named before it is explained
     # Fix round 01b added the reordering exercise, the lengths, the d_model gloss and the
     # rings' caption, and cut elsewhere: main line 1419 -> 1415, visible 2494 -> 2491,
@@ -1116,9 +1121,12 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # Fix round 01e (review 01r): main line 1503 -> 1496, visible 2482 -> 2480.
     # Fix round 01f (review 01s): main line 1496 -> 1483, visible 2480 -> 2477 (the
     # ranking that repeated the heatmap cut; the one-hot, clock and scaling clauses added).
-    assert len(main.split()) <= 1483, "fix round 01f left 1483 main-line words"
-    assert len(flat.split()) <= 2477, "fix round 01f left 2477 visible words"
-    assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 8  # bold numbers
+    # Fix round 01g (review 01t): main line 1483 -> 1477, visible 2477 -> 2349, bold
+    # numbers 8 -> 6 (the sqrt(d_model) section halved; pointer and crowding clauses added,
+    # paid for by the summary's numbers, the 60,600 note and the 'pie' line).
+    assert len(main.split()) <= 1477, "fix round 01g left 1477 main-line words"
+    assert len(flat.split()) <= 2349, "fix round 01g left 2349 visible words"
+    assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 6  # bold numbers
 
 
 def test_each_exercise_follows_the_concept_it_practises():
