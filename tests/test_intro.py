@@ -60,7 +60,7 @@ def test_the_landing_page_says_the_toy_leaves_positions_out_in_one_sentence():
     for detail in ("would favour", "Positions return", "positional encoding would write to"):
         assert detail not in text, detail
     ch01 = _chapter_text("01_embeddings.ipynb")
-    assert '"delicious" (**0.27**) now beats "cake"' in ch01
+    assert '"delicious" (**0.27**) beats "cake"' in ch01
     assert "positions return in chapters 10 to 12" in ch01
 
 
