@@ -796,11 +796,12 @@ def test_fix_round_6i_prose_says_each_point_once():
     # The residual adds x_it back, in its own features, not the card's third person.
     assert "$x_\\text{it}$ itself, in the embedding's own features" in flat
     # Each point once.
-    assert flat.count("sharp weights copy") == 1 and flat.count("gentle weights blend") == 1
+    low = flat.lower()
+    assert low.count("sharp weights copy") == 1 and low.count("gentle weights blend") == 1
     assert flat.count("not a probability") + flat.count("no probability") == 0
     assert flat.count("smallest region without dents") == 1 and flat.count("box") == 1
     assert flat.count("context vector") == 1
-    assert "each film is a key-value pair (tags, card)" in flat
+    assert "Each film is a key-value pair (tags, card)" in flat
     assert "kobayashi2020attention" in flat and "is therefore not a contribution" in flat
     assert "this `T` counts tokens, not our temperature" in flat
     # The nanoGPT listing is folded; it follows the exercises (fix rounds 6l and 6b).
@@ -961,8 +962,10 @@ def test_rows_that_round_alike_are_all_named(toy_values, capsys):
     assert not check_output_change(0.044, weights, V, ATE, DELICIOUS, VERB, **labels)
     line = capsys.readouterr().out
     assert "the output of 'the', 'cake' or 'delicious' rises; read row 'ate'" in line
+    assert "If you did, check the product and its last decimal." in line  # one off 0.045
     assert not check_output_change(0.043, weights, V, ATE, DELICIOUS, VERB, **labels)
-    assert "the output of 'was' rises" in capsys.readouterr().out  # alone: 0.0433
+    line = capsys.readouterr().out
+    assert "the output of 'was' rises" in line and "last decimal" not in line  # 0.0433
 
 
 def test_a_softmax_without_keepdims_is_told_keepdims_not_to_transpose_k(capsys):
@@ -1197,8 +1200,11 @@ def test_fix_round_6b_structure_and_cuts():
     assert fold.startswith("````{admonition}") and "dropout zeroes each weight" in fold
     assert "PyTorch takes `scale` only by keyword" in fold
     assert "(dropout in training can break this)" not in flat
-    # A corner is reached only through its card; the column names are features, not grammar.
-    assert "on that corner's card." in flat and "copies of it" not in flat
+    # The hull is defined as every convex combination, so a softmax row's blend is inside it
+    # (session 3, review 06p); the column names are features, not grammar.
+    assert "every {term}`convex combination <convex combination>` of them" in flat
+    assert "A softmax row is such weights, so every output lies inside." in flat
+    assert "copies of it" not in flat
     assert '"delicious", an adjective but a food word, passes on 0.7 "noun"' in flat
     assert "not after grammar" not in flat and "not from a word's part of speech" in flat
     # The fold computes Kobayashi et al.'s lengths (asserted in 5d4f768b).
@@ -1381,3 +1387,33 @@ def test_unnormalised_exponentials_are_named_in_6_3(shift):
 
     result = check_attention(exps)
     assert not result and "forgot to normalise" in result.line
+
+
+def test_session_3_round_2_review_06p():
+    cells, flat = _prose()
+    text = " ".join(flat.split())
+    # Chapter 2's film search is named as chapter 2 names it: no "mood", no "interest row".
+    assert "mood" not in text and "interest row" not in text
+    assert "its `blend` mixed the films' cards in the `shares`" in text
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).resolve().parents[1] / "chapters" / "02_queries_keys_values.ipynb"
+    chapter_2 = " ".join(c.source for c in nbformat.read(path, as_version=4).cells)
+    assert "shares = al.softmax(match)" in chapter_2 and "blend = shares @" in chapter_2
+    assert "query 'science fiction'" in chapter_2
+    # The move towards "cake" says where it starts (0.69 measured, asserted in 9f780453).
+    assert "two-thirds of the way from its $T = 1$ output to the card" in text
+    # One sharp temperature: T = 0.2 in both the noun table and the hull table.
+    assert "T = 0.1" not in text and "T = 0.1" not in cells_code(cells)
+    assert 'trained (chapter 10), such matrices make "it" give nearly all its' in text.lower()
+    # The math uses the exercises' n_q and n_k.
+    assert "(n_q \\times d_v) &= (n_q \\times n_k)\\,(n_k \\times d_v)" in flat
+    # Exercise 6.2 says how to index a batch.
+    prompt = next(c for c in cells if c.id == "42c59595").source
+    assert "index from the end with `...`, and add axes with `None`" in prompt
+
+
+def cells_code(cells):
+    return " ".join(c.source for c in cells if c.cell_type == "code")

@@ -145,6 +145,8 @@ def check_output_change(
         alike = [tokens[r] for r in rows if np.round(W[r, key] * value, places) == shown]
         who = "', '".join(alike[:-1]) + "' or '" + alike[-1] if len(alike) > 1 else alike[0]
         hint = f"that is how much the output of '{who}' rises; read row '{me}'."
+        if abs(shown - np.round(expected, places)) < 1.5 * 10.0**-places:  # one off
+            hint += " If you did, check the product and its last decimal."
         mistakes.append((W[i, key] * value, hint))
     # A slip that rounds like the rounded-weight answer would get the wrong hint: drop it.
     mistakes = [(v, h) for v, h in mistakes if abs(v - rounded) > tol or abs(v - expected) <= tol]
