@@ -110,6 +110,7 @@ def test_the_encoder_diagram_prints_its_shapes_and_rejects_bad_sizes():
     assert "(n, 384)" in shown and any("(12, n, 32)" in t for t in shown)
     assert "residual stream" in shown  # the path that skips each sub-layer is named
     assert "(12, n, 32)" in alt and "1536" in alt
+    assert alt.startswith("Block diagram of the whole encoder") and "6 layers" in alt
     assert "straight" not in alt and alt.count("layer-normed") == 2  # an LN after each add
     plt.close(fig)
     with pytest.raises(ValueError, match="h dividing d_model"):

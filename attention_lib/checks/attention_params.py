@@ -56,7 +56,8 @@ def check_attention_params(
         ),
         (
             expected + 4 * d_model,
-            "you added both layer norms' gamma and beta (4 x d_model); they are not part "
+            "that is 4 x d_model too many: either two biases per projection (each has "
+            "one), or you added both layer norms' gamma and beta, which are not part "
             "of the four projections.",
         ),
         (

@@ -126,6 +126,8 @@ def check_attention_with_biases(fn) -> CheckResult:
                 raise Fail(
                     f"you returned two things (on {case}); return only the output."
                 ) from None
+            if "cannot reshape" in str(fail):  # often h hard-coded, e.g. model.h = 12
+                raise Fail(f"{fail} {_H_ARGUMENT.format(h=h)}") from None
             if X.ndim > 2 and "too many values to unpack" in str(fail):
                 raise Fail(f"{fail} {_UNPACK}") from None
             if X.ndim > 2 and "raised" in str(fail):
@@ -177,6 +179,10 @@ _NO_B_K = (
 _TRANSPOSE = (
     " If you wrote K.T: on (..., h, n, d_k) it reverses all the axes, not only the last two; "
     "np.swapaxes(K, -1, -2) swaps just those."
+)
+_H_ARGUMENT = (
+    "Cut into the h heads the checker passes in (h = {h} here), not a fixed number such "
+    "as the model's 12: h is your function's third argument."
 )
 _UNPACK = "X has a batch axis: use n, d = X.shape[-2:]."
 _BATCH = (

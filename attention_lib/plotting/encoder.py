@@ -68,8 +68,9 @@ def encoder_diagram(*, n_layers: int, h: int, d_model: int, d_ff: int):
     box(main + 2.4, 1.1, f"mean of the real tokens,\nscaled to length 1 ({d_model},)", _OUTPUT)
     fig.tight_layout(pad=0.2)
     alt = (
-        "Block diagram of one encoder layer, top to bottom. The tokens, [CLS] first and "
-        f"[SEP] last, become the sum of a word, a position and a segment vector, then a "
+        f"Block diagram of the whole encoder, top to bottom: embeddings, {n_layers} layers, "
+        "pooling. The tokens, [CLS] first and [SEP] last, become the sum of a word, a "
+        "position and a segment vector, then a "
         f"layer norm (LN): shape (n, {d_model}). This residual stream (labelled so) runs "
         f"down through a dashed box repeated {n_layers} times. In it the stream "
         f"branches into attention with {h} heads (Q, K and V of shape ({h}, n, {d_k}), "
