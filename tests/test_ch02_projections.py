@@ -642,6 +642,18 @@ def test_token_panels_can_name_the_colour_bar_entry():
     plt.close(fig)
 
 
+def test_token_panels_scale_grows_the_figure_and_its_text_together():
+    plain, _ = token_panels([toy.X], ["X"], toy.TOKENS, toy.FEATURES)
+    grown, _ = token_panels([toy.X], ["X"], toy.TOKENS, toy.FEATURES, scale=1.3)
+    assert np.allclose(grown.get_size_inches(), 1.3 * plain.get_size_inches())
+    size = [t.get_fontsize() for t in (plain.axes[0].texts[0], grown.axes[0].texts[0])]
+    assert np.isclose(size[1], 1.3 * size[0])
+    plt.close(plain)
+    plt.close(grown)
+    with pytest.raises(ValueError, match="scale must be positive"):
+        token_panels([toy.X], ["X"], toy.TOKENS, toy.FEATURES, scale=0)
+
+
 def test_token_panels_can_hide_an_exercise_answer_from_the_cells_and_the_alt_text():
     Q = toy.X @ toy.W_q
     d = toy.token_index("delicious")
@@ -673,10 +685,18 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     heading = "what if queries and keys shared one matrix?"
     assert heading in cells["1eab48bb"].source and "did every job" not in cells["1eab48bb"].source
     prose = "\n".join(c.source for c in cells.values() if c.cell_type == "markdown")
-    assert "key column 0 means *food*" in prose and "meets only the key column" in prose
+    assert "key column 0\nmeans *food*" in prose and "meets only the key column" in prose
     assert "no feature names" not in prose and "makes the shares this sharp" not in prose  # cut
-    # the keys skipping W_q, not W_k's one entry, find "cake"; the fused fold is not "one matrix"
-    assert "with\n  $W_k = I$, still 1.80" in cells["c95b653c"].source
+    # what finds "cake" is W_k keeping food in key column 0; "differing" alone is not claimed
+    two = cells["c95b653c"].source
+    assert 'keeps *food* in key column\n  0, where the query of "it" puts 1.8' in two
+    assert "need only differ" not in two and "$W_k = I$" not in two
+    assert "noun spoken of" not in cells["12660781"].source  # W_v is not shown there yet
+    assert "a 3 rather than a 1 makes the choice\nsharper" in cells["087e3e00"].source
+    assert cells["087e3e00"].source.count(":") == 0  # short sentences, no colon chain
+    figure = cells["62fccb11"].source
+    assert 'bar_label="entry"' in figure and "scale=1.3" in figure and "set_fontsize" not in figure
+    assert "#" not in cells["40912d84"].source.split("cell_inches")[1]  # no layout comment
     assert "Three matrices stored as one" in cells["f05ed001"].source
     assert "The same matrix for all three jobs" in cells["1eab48bb"].source
     assert "the same three for every word in every\nposition" in cells["12660781"].source
@@ -689,7 +709,8 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
 def test_weights_table_prints_the_three_matrices_row_by_feature():
     lines = repr(toy.weights()).splitlines()
     assert len(lines) == 2 + len(toy.FEATURES)
-    assert lines[0].split() == ["W_q", "(query)", "W_k", "(key)", "W_v", "(value)"]
+    heading = "W_q (query) seeks W_k (key) advertises W_v (value) hands over"
+    assert lines[0].split() == heading.split()
     assert lines[1].split()[-4:] == ["noun", "verb", "3rd", "human"]
     for feature, line in zip(toy.FEATURES, lines[2:], strict=True):
         row = np.hstack([toy.W_q, toy.W_k, toy.W_v])[toy.FEATURES.index(feature)]

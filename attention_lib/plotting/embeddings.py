@@ -144,6 +144,7 @@ def token_panels(
     ylabel: str = "token",
     bar_label: str = "value",
     hidden=(),
+    scale: float = 1.0,
 ):
     """Draw several (n, d) tables side by side: tokens down, dimensions across.
 
@@ -171,6 +172,8 @@ def token_panels(
     hidden : sequence of (panel, row, column) index triples, optional
         Cells whose number is printed as "?" (an exercise's answer): the colour stays,
         and the alt text leaves their values out.
+    scale : float, default 1.0
+        Grows the figure and every font in it by this factor (1.3: numbers easier to read).
 
     Returns
     -------
@@ -241,6 +244,12 @@ def token_panels(
         bar.set_ticks(np.arange(np.ceil(lo), np.floor(hi) + 1))
     if note:
         fig.supxlabel(textwrap.fill(note, 100), fontsize=9.5, color="0.1")
+    if scale <= 0:
+        raise ValueError(f"scale must be positive, got {scale}")
+    if scale != 1.0:
+        for text in fig.findobj(match=lambda a: hasattr(a, "set_fontsize")):
+            text.set_fontsize(scale * text.get_fontsize())
+        fig.set_size_inches(scale * fig.get_size_inches())
     centre = " (purple above 0, orange below)" if signed else ""
     shared = "" if per_panel else f" ({', '.join(col_lists[0])})"
     alt = (

@@ -76,11 +76,12 @@ _SHORT = {"person": "pers", "action": "act", "pointer": "ptr", "third person": "
 def weights() -> Table:
     """The toy's W_q, W_k and W_v side by side, as chapter 2 prints them.
 
-    One line per feature of ``X`` (the rows); the columns are named after what each query,
-    key or value dimension reads (short names: ``pers`` is person, ``3rd`` third person).
+    One line per feature of ``X`` (the rows); the columns are named after what each query
+    dimension seeks, each key dimension advertises and each value dimension hands over
+    (short names: ``pers`` is person, ``3rd`` third person).
     """
-    mats = {"W_q (query)": (W_q, FEATURES), "W_k (key)": (W_k, FEATURES)}
-    mats["W_v (value)"] = (W_v, VALUE_FEATURES)
+    mats = {"W_q (query) seeks": (W_q, FEATURES), "W_k (key) advertises": (W_k, FEATURES)}
+    mats["W_v (value) hands over"] = (W_v, VALUE_FEATURES)
     lines = [" " * 10 + "".join(f"{name:<26}" for name in mats).rstrip()]
     heads = ["".join(f"{_SHORT.get(c, c):>6}" for c in cols) for _, cols in mats.values()]
     lines.append(" " * 8 + "  ".join(heads))
