@@ -292,11 +292,11 @@ def test_the_chapter_s_round_11p_changes_are_on_the_page():
     assert "Little flows *from* `[CLS]`" in framing and "0.45 to 0.78" in framing
     assert "not a large influence" not in framing
     assert "small influence" not in cells["96cfe2e6"].source
-    assert "masking it out turns the output" in cells["96cfe2e6"].source
+    assert "masking it out turns the sentence\n  vector" in cells["96cfe2e6"].source
     assert "cls-removed-more" not in cells  # one ablation cell, through the named helper
     assert 'def ablate(sentence, heads, key=0, how="zero")' in cells["cls-removed"].source
     assert 'how="mask"' in cells["cls-removed-cake"].source
-    assert "also `True` = ignore\n(pass `~pad_mask`)" in cells["25ef8445"].source
+    assert "also\n`True` = ignore (pass `~pad_mask`)" in cells["25ef8445"].source
     held = cells["held-out-md"].source
     assert "looks a\nlittle better" not in held and "luckiest of 72 random heads" in held
     assert "(3.7)" in held  # the control column is read in the prose
