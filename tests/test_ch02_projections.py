@@ -689,7 +689,7 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "no feature names" not in prose and "makes the shares this sharp" not in prose  # cut
     # what finds "cake" is W_k keeping food in key column 0; "differing" alone is not claimed
     two = cells["c95b653c"].source
-    assert 'keeps *food* in key column\n  0, where the query of "it" puts 1.8' in two
+    assert 'keeps the *food* of "cake"\n  in key column 0, where the query of "it" puts 1.8' in two
     assert "need only differ" not in two and "$W_k = I$" not in two
     assert "noun spoken of" not in cells["12660781"].source  # W_v is not shown there yet
     assert "a 3 rather than a 1 makes the choice\nsharper" in cells["087e3e00"].source
