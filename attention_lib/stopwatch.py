@@ -95,3 +95,49 @@ def product_share(n: int = 1024, d: int = 16, *, repeat: int = 20) -> float:
         scores = best_time(lambda: Q @ K.T, repeat=repeat)  # product 1
         blend = best_time(lambda: W @ V, repeat=repeat)  # product 2
     return (scores + blend) / whole
+
+
+def split_rows(Q, K, V, workers: int = 1, *, repeat: int = 10):
+    """Plain attention with the query rows cut into ``workers`` blocks, one thread each.
+
+    Each thread runs :func:`attention_matrix` on its block of rows against every key; the
+    blocks are stacked back in order. NumPy releases the GIL inside its loops and products,
+    so on a machine with several cores the threads run at the same time. BLAS gets one
+    thread per worker, so the workers are the only parallelism.
+
+    Parameters
+    ----------
+    Q : ndarray, shape (n_q, d_k)
+    K : ndarray, shape (n_k, d_k)
+    V : ndarray, shape (n_k, d_v)
+    workers : int
+        Threads, at most ``n_q``; ``1`` runs the whole call on one thread.
+    repeat : int
+        Calls timed; the fastest counts (see :func:`attention_lib.chunked.best_time`).
+
+    Returns
+    -------
+    output : ndarray, shape (n_q, d_v)
+    seconds : float
+        Wall time of the fastest call.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    workers = check_positive_int(workers, "workers")
+    repeat = check_positive_int(repeat, "repeat")
+    Q = np.asarray(Q)
+    if Q.ndim != 2 or workers > Q.shape[0]:
+        raise ValueError(
+            f"Q must be (n_q, d_k) with at least one row per worker: got shape {Q.shape} "
+            f"for {workers} workers"
+        )
+    blocks = np.array_split(np.arange(Q.shape[0]), workers)  # row indices, in order
+    cuts = [slice(b[0], b[-1] + 1) for b in blocks]
+    with ThreadPoolExecutor(workers) as pool, threadpool_limits(limits=1, user_api="blas"):
+
+        def run():
+            return np.vstack(list(pool.map(lambda s: attention_matrix(Q[s], K, V), cuts)))
+
+        output = run()  # also warms the threads up
+        seconds = best_time(run, repeat=repeat, budget=float("inf"))  # all repeats
+    return output, seconds
