@@ -583,7 +583,7 @@ def mutates(Q, K):
     [
         (lambda Q, K: None, "TODO", "returned None"),
         (crashes, "FAIL", "your function raised ZeroDivisionError: oops"),
-        (mutates, "FAIL", "changed its input array in place"),
+        (mutates, "FAIL", "changed its input array Q in place"),
         (lambda Q, K: Q @ swap(K), "FAIL", "you returned the raw scores Q Kᵀ"),
         (lambda Q, K: al.softmax(good_scaled_scores(Q, K)), "FAIL", "you applied softmax: each"),
         (lambda Q, K: al.softmax(Q @ swap(K)), "FAIL", "softmax to the raw scores"),
@@ -716,7 +716,8 @@ def test_dot_variance_follows_d_k(capsys):
         (3807, "FAIL", "3,807 = σ⁴·(48 − 1): count the products again"),
         (3969, "FAIL", "3,969 = σ⁴·(48 + 1): count the products again"),
         (-3888, "FAIL", "a variance cannot be negative"),
-        (3879.0, "FAIL", "3879 is close, but that looks like a simulated estimate"),
+        (3879.0, "FAIL", "3879 is close, but not the exact expected value"),
+        (3887, "FAIL", "check the arithmetic"),  # a hand slip is not called a simulation
         (81, "FAIL", "variance of one product"),
         (186624, "FAIL", "variances of independent terms add"),
         (1.6875, "FAIL", "dividing the score by d_k"),
@@ -1042,3 +1043,34 @@ def test_review_04u_phrasings_are_exact():
     # review 04y: the fold's so-what: the shrunk recipe needs a rate falling like 1/sqrt(d_k)
     assert "learning rate falling like $1/\\sqrt{d_k}$" in why
     assert "dividing lets one learning rate suit every width" in why
+
+
+# --- review 04z: checker hints -----------------------------------------------------------
+
+
+def divides_both(Q, K):
+    root = np.sqrt(Q.shape[-1])
+    return (Q / root) @ swap(K / root)
+
+
+def divides_k_in_place(Q, K):
+    K /= np.sqrt(K.shape[-1])
+    return Q @ swap(K)
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint"),
+    [
+        (divides_both, "dividing both Q and K by √d_k does that too"),
+        (lambda Q, K: Q @ swap(K) / Q.shape[-1] ** 1 / 2, "you divided by d_k, then by 2; **"),
+        (lambda Q, K: Q @ swap(K) / (Q.shape[-1] ** 1 / 2), "d_k ** 1/2 = 4.5; ** binds"),
+        (divides_k_in_place, "input array K in place"),
+        (divides_k_in_place, "K = K / np.sqrt(d_k), not K /= np.sqrt(d_k)"),
+        (divides_q_in_place, "input array Q in place"),
+    ],
+)
+def test_review_04z_scaled_scores_hints_name_the_slip(fn, hint, capsys):
+    assert not check_scaled_scores(fn)
+    line = capsys.readouterr().out
+    assert hint in line, line
+    assert "np.sqrt(d_k)" in line or "√9 = 3" in line

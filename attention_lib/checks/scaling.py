@@ -162,9 +162,21 @@ _AXIS_OUT_OF_BOUNDS = (
     "np.swapaxes(K, -1, -2), which fits 2-D inputs and batches alike."
 )
 _IN_PLACE = (
-    "work on a new array instead: Q = Q / np.sqrt(d_k), not Q /= np.sqrt(d_k), which "
-    "also divides the caller's Q."
+    "work on a new array instead: {name} = {name} / np.sqrt(d_k), not {name} /= "
+    "np.sqrt(d_k), which also divides the caller's {name}."
 )
+
+
+def _changed_input(fn, Q: np.ndarray, K: np.ndarray) -> str:
+    """Which input ``fn`` changes in place: "K" when only K changes, else "Q"."""
+    q, k = Q.copy(), K.copy()
+    try:
+        fn(q, k)
+    except Exception:  # noqa: BLE001
+        return "Q"
+    return "K" if np.array_equal(q, Q) and not np.array_equal(k, K) else "Q"
+
+
 _NP_DOT = (
     "np.dot is a matrix product only for 2-D arrays: on a batch it pairs every sentence's "
     "queries with every sentence's keys. The @ operator (np.matmul) multiplies batch by "
@@ -202,8 +214,10 @@ def _run(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray, batch: bool = Fa
     except Fail as fail:
         message = str(fail)
         if "changed its input array in place" in message:  # base's hint names -=, not /=
+            name = _changed_input(cases.fn, Q, K)
             raise Fail(
-                f"your function changed its input array in place (on {case}); {_IN_PLACE}"
+                f"your function changed its input array {name} in place (on {case}); "
+                + _IN_PLACE.format(name=name)
             ) from None
         if not message.startswith("your function raised"):
             raise
@@ -242,7 +256,11 @@ def _wrong_scales(raw: np.ndarray, *, d_k: int, n_q: int, n_k: int) -> list[tupl
             "Q Kᵀ / √d_k themselves, before any softmax.",
         ),
         (raw, f"you returned the raw scores Q Kᵀ: divide them by √d_k (here √{d_k} = {root:g})."),
-        (raw / d_k, f"you divided by d_k = {d_k}; divide by its square root, √{d_k} = {root:g}."),
+        (
+            raw / d_k,
+            f"you divided by d_k = {d_k} (dividing both Q and K by √d_k does that too); "
+            f"divide the product once, by √{d_k} = {root:g}.",
+        ),
         (raw * root, f"you multiplied by √d_k = {root:g}; divide by it instead."),
         (
             raw / 2,
@@ -275,5 +293,8 @@ def _wrong_scales(raw: np.ndarray, *, d_k: int, n_q: int, n_k: int) -> list[tupl
             "√d_k, the square root of the number of columns, np.sqrt(Q.shape[-1]).",
         ),
     ]
+    slip = "** binds tighter than /: write d_k ** 0.5 or np.sqrt(d_k)."  # d_k ** 1/2
+    mistakes += [(raw * 2 / d_k, f"you divided by d_k ** 1/2 = {d_k / 2:g}; {slip}")]
+    mistakes += [(raw / d_k / 2, f"you divided by d_k, then by 2; {slip}")]  # listed last
     # Where a wrong divisor happens to equal √d_k, it is the answer, not a mistake.
     return [(wrong, hint) for wrong, hint in mistakes if not np.allclose(wrong, raw / root)]

@@ -173,6 +173,7 @@ def _near_hint(answer, expected: float) -> str | None:
     if not np.isfinite(value) or abs(value - expected) > 0.02 * abs(expected):
         return None
     return (
-        "{value} is close, but that looks like a simulated estimate (or a rounded one): the "
-        "exercise asks for the exact expected value, worked out with the two variance rules."
+        "{value} is close, but not the exact expected value: work it out with the two "
+        "variance rules and check the arithmetic (a simulated or rounded estimate lands "
+        "this close too)."
     )
