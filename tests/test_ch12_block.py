@@ -9,6 +9,15 @@ from attention_lib.checks import check_decoder_block, check_kv_step, check_sampl
 from attention_lib.layers import layer_norm
 
 
+def mha(x, W_q, W_k, W_v, W_o, h, mask, join_t=True, w_o=True):
+    """Multi-head attention with the heads split by hand, as Exercise 12.1 asks."""
+    n, d = x.shape
+    Q, K, V = ((x @ W).reshape(n, h, d // h).transpose(1, 0, 2) for W in (W_q, W_k, W_v))
+    heads, weights = al.scaled_dot_product_attention(Q, K, V, mask)  # (h, n, d_k)
+    joined = heads.transpose(1, 0, 2).reshape(n, d) if join_t else heads.reshape(n, d)
+    return (joined @ W_o if w_o else joined), weights
+
+
 def block(post=False, mask=True, res1=True, res2=True, ln2="ln2", eps=decoder.EPS, **slip):
     """A block answer; each keyword turns on one slip a learner makes."""
 
@@ -22,19 +31,22 @@ def block(post=False, mask=True, res1=True, res2=True, ln2="ln2", eps=decoder.EP
             return layer_norm(x, p[f"{k}_gamma"], p[f"{k}_beta"], eps)
 
         def ffn(x):
+            if slip.get("no_relu"):
+                return (x @ p["W_1"] + p["b_1"]) @ p["W_2"] + p["b_2"]
             return decoder.feed_forward(x, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
 
         if post:  # the original Transformer's order
-            X1 = ln(X + al.multi_head_attention(X, *Ws, h, causal)[0], "ln1")
+            X1 = ln(X + mha(X, *Ws, h, causal)[0], "ln1")
             return ln(X1 + ffn(X1), "ln2")
         a = X if slip.get("no_ln1") else ln(X, "ln1")
         from_ln = slip.get("residual_from_ln") or slip.get("both_from_ln")
         start = a if from_ln else X if res1 else 0
-        X1 = start + al.multi_head_attention(a, *Ws, h, causal)[0]
+        heads = {k: slip[k] for k in ("join_t", "w_o") if k in slip}
+        X1 = start + mha(a, *Ws, h, causal, **heads)[0]
         if slip.get("no_ffn"):
             return X1
         if slip.get("no_index"):  # forgot [0]: X + (output, weights)
-            return X + al.multi_head_attention(a, *Ws, h, causal)
+            return X + mha(a, *Ws, h, causal)
         b = X1 if slip.get("no_ln2") else ln(X if slip.get("parallel") else X1, ln2)
         from_ln2 = slip.get("residual2_from_ln") or slip.get("both_from_ln")
         X2 = (b if from_ln2 else X1 if res2 else 0) + ffn(b)
@@ -43,6 +55,14 @@ def block(post=False, mask=True, res1=True, res2=True, ln2="ln2", eps=decoder.EP
         return ln(X2, "lnf") if slip.get("final_ln") else X2
 
     return my_block
+
+
+def library_block(X, p, h):  # right values, but the exercise rules the call out
+    a = layer_norm(X, p["ln1_gamma"], p["ln1_beta"], decoder.EPS)
+    Ws = p["W_q"], p["W_k"], p["W_v"], p["W_o"]
+    X1 = X + al.multi_head_attention(a, *Ws, h, al.causal_mask(len(X)))[0]
+    b = layer_norm(X1, p["ln2_gamma"], p["ln2_beta"], decoder.EPS)
+    return X1 + decoder.feed_forward(b, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
 
 
 def by_hand(split):
@@ -89,6 +109,15 @@ def by_hand(split):
         (block(parallel=True), "FAIL", "read LN2(X), the block's input"),
         (block(eps=1e-12), "FAIL", "decoder.EPS (1e-5)"),
         (block(pair=True), "FAIL", "returned or added a tuple"),
+        (block(join_t=False), "FAIL", "the heads are joined wrongly"),
+        (block(w_o=False), "FAIL", "apply W_o to them first"),
+        (block(no_relu=True), "FAIL", "has no ReLU"),
+        (library_block, "FAIL", "calls multi_head_attention, which this exercise rules out"),
+        (
+            lambda X, p, h: decoder.decoder_block(X, p, h, al.causal_mask(len(X)))[0],
+            "FAIL",
+            "calls decoder_block",
+        ),
         (lambda X, p, h: X, "FAIL", "values differ"),
         (lambda X, p, h: X[:, :-1], "FAIL", "keeps every token's width"),
     ],
@@ -130,6 +159,7 @@ def sample(logits, T, u, at_or_beyond=False, stable=True):
     [
         (check_kv_step, lambda *a: kv_step(*a, stable=False), "np.exp(1000) overflows"),
         (check_sample, lambda *a: sample(*a, at_or_beyond=True), "ends >= u"),
+        (check_sample, lambda *a: float(sample(*a)), "as a float"),
         (check_sample, lambda *a: sample(*a, stable=False), "np.exp(800) overflows"),
         (
             check_sample,

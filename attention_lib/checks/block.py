@@ -24,6 +24,7 @@ from .base import (
     unseen_cases,
     verdict,
 )
+from .names import calls_library
 
 __all__ = ["check_decoder_block"]
 
@@ -44,7 +45,15 @@ def check_decoder_block(fn) -> CheckResult:
             raise _Pair
         return out
 
+    banned = [name for name in _BANNED if calls_library(fn, name)]
+
     def run(cases: Cases) -> None:
+        if banned:
+            raise Fail(
+                f"your function calls {banned[0]}, which this exercise rules out: split the "
+                "projections into heads with reshape(n, h, d_k).transpose(1, 0, 2), attend "
+                "with al.scaled_dot_product_attention, join the heads and apply W_o."
+            )
         for n, d, h, seed in _CASES:
             X, p = np.random.default_rng(seed).normal(size=(n, d)), _weights(seed, d)
             case = f"n = {n} tokens, d_model = {d}, h = {h} heads, d_ff = {p['b_1'].size}"
@@ -69,6 +78,9 @@ def _run(cases: Cases, case: str, *args) -> np.ndarray:
                 "output with [0]; return the new X alone."
             ) from None
         raise
+
+
+_BANNED = ("multi_head_attention", "decoder_block")  # each would do the exercise's work
 
 
 class _Pair(Exception):
@@ -125,6 +137,10 @@ def _parts(p: dict, h: int, mask=True, eps=EPS, anti=False):
     return ln, mha, ffn
 
 
+def _no_relu(x, p: dict) -> np.ndarray:
+    return (x @ p["W_1"] + p["b_1"]) @ p["W_2"] + p["b_2"]
+
+
 def _slips(X, p: dict, h: int) -> list[tuple]:
     ln, mha, ffn = _parts(p, h)
 
@@ -155,21 +171,29 @@ def _slips(X, p: dict, h: int) -> list[tuple]:
         (pre_ln(X, ln=_parts(p, h, eps=1e-12)[0]), _EPS),
         (pre_ln(X, mha=lambda x: _split_by_hand(x, p, h, "no_transpose")), _SPLIT_NO_TRANSPOSE),
         (pre_ln(X, mha=lambda x: _split_by_hand(x, p, h, "strided")), _SPLIT_STRIDED),
+        (pre_ln(X, mha=lambda x: _split_by_hand(x, p, h, join="no_transpose")), _JOIN),
+        (pre_ln(X, mha=lambda x: _split_by_hand(x, p, h, W_o=False)), _NO_W_O),
+        (pre_ln(X, ffn=lambda x: _no_relu(x, p)), _NO_RELU),
     ]
 
 
-def _split_by_hand(x, p: dict, h: int, how: str) -> np.ndarray:
-    """Attention with the heads split wrongly, then joined as (n, h, d_k) -> (n, d)."""
+def _split_by_hand(x, p: dict, h: int, how="right", join="right", W_o=True) -> np.ndarray:
+    """Attention with the heads split by hand, one step of it done wrongly."""
     n, d = x.shape
 
-    def split(M):  # (n, d) -> (h, n, d_k), the wrong way
+    def split(M):  # (n, d) -> (h, n, d_k)
         if how == "no_transpose":
             return M.reshape(h, n, d // h)
-        return M.reshape(n, d // h, h).transpose(2, 0, 1)  # every h-th column
+        if how == "strided":
+            return M.reshape(n, d // h, h).transpose(2, 0, 1)  # every h-th column
+        return M.reshape(n, h, d // h).transpose(1, 0, 2)
 
     Q, K, V = (split(x @ p[w]) for w in ("W_q", "W_k", "W_v"))
     heads, _ = scaled_dot_product_attention(Q, K, V, causal_mask(n))
-    return heads.transpose(1, 0, 2).reshape(n, d) @ p["W_o"]
+    joined = (
+        heads.reshape(n, d) if join == "no_transpose" else heads.transpose(1, 0, 2).reshape(n, d)
+    )
+    return joined @ p["W_o"] if W_o else joined
 
 
 _POST_LN = (
@@ -230,4 +254,16 @@ _SPLIT_NO_TRANSPOSE = (
 _SPLIT_STRIDED = (
     "the heads are cut wrongly: reshape(n, d_k, h) gives head i every h-th column. Head i "
     "owns the d_k columns next to each other, i * d_k to (i + 1) * d_k: reshape(n, h, d_k)."
+)
+_JOIN = (
+    "the heads are joined wrongly: heads.reshape(n, d) on (h, n, d_k) mixes tokens into "
+    "rows. Move the token axis first, heads.transpose(1, 0, 2), then reshape(n, d)."
+)
+_NO_W_O = (
+    "the joined heads went straight into the residual: apply W_o to them first, "
+    "X + joined @ p['W_o'], so the heads' findings are mixed back into d_model."
+)
+_NO_RELU = (
+    "the feed-forward network has no ReLU, so it is one linear map: use "
+    "decoder.feed_forward, or max(0, x W_1 + b_1) W_2 + b_2."
 )

@@ -29,6 +29,14 @@ _SAMPLE_CASES = (
 def check_sample(fn) -> CheckResult:
     """Check ``fn(logits, T, u)`` returns the word where ``u`` falls in the cumulative p."""
 
+    floats = []  # set when fn returns a float, which call() hides by converting
+
+    def typed(*args):
+        out = fn(*args)
+        if np.asarray(out).dtype.kind == "f":
+            floats.append(True)
+        return out
+
     def run(cases: Cases) -> None:
         got, want, out_of_range = [], [], None
         for logits, T, u in _SAMPLE_CASES:
@@ -37,6 +45,11 @@ def check_sample(fn) -> CheckResult:
             if out.size != 1:
                 raise Fail(f"returned shape {out.shape} (on {case}); return one word index.")
             value = float(out.reshape(()))
+            if floats and value.is_integer():
+                raise Fail(
+                    f"returned {value:g} as a float (on {case}); an index is a whole number: "
+                    "return int(...) of it, as np.argmax gives."
+                )
             hint = (
                 f"returned {value:g} (on {case}); return the index of a word, a whole "
                 f"number from 0 to {len(logits) - 1}."
@@ -62,7 +75,7 @@ def check_sample(fn) -> CheckResult:
         _check_u_near_1(cases)
         _check_edges(cases)
 
-    return verdict("sample", fn, run)
+    return verdict("sample", typed, run)
 
 
 def _check_edges(cases: Cases) -> None:
