@@ -117,8 +117,24 @@ def _wrong_concatenation(fn, X, W_q, W_k, W_v, W_o, h) -> str:
             f"Your concatenation has {h * d_model} columns, h x d_model: each head is "
             f"d_model wide, not d_k = {d_k}. Slice W_v too: V_i = X @ W_v[:, cols]."
         )
-    for extra, word in ((h - 1, "wide"), (-h, "narrow")):
-        if concat_of(d_model + extra) is not None:
+
+    def sliced(starts_and_widths) -> np.ndarray:  # the heads of these column slices, side by side
+        cols = [slice(start, start + width) for start, width in starts_and_widths]
+        return [
+            np.concatenate(
+                [_attend(X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c], s) for c in cols], -1
+            )
+            for s in {starts_and_widths[0][1], d_k}  # scaled by the slice's width, or by d_k
+        ]
+
+    def fits(height: int, starts_and_widths) -> bool:  # fn's concatenation is one of these
+        got = concat_of(height)
+        return got is not None and any(
+            got.shape == want.shape and np.allclose(got, want) for want in sliced(starts_and_widths)
+        )
+
+    for extra, word, step in ((h - 1, "wide", 1), (-h, "narrow", -1)):
+        if fits(d_model + extra, [(i * d_k, d_k + step) for i in range(h)]):
             return (
                 f"Your concatenation has {d_model + extra} columns, not d_model = {d_model}: "
                 f"each head's slice is one column too {word}. The head at index i owns "
@@ -126,18 +142,26 @@ def _wrong_concatenation(fn, X, W_q, W_k, W_v, W_o, h) -> str:
             )
     for width in range(1, d_model + 1):  # d_k typed in as a number
         height = sum(len(range(d_model)[i * width : (i + 1) * width]) for i in range(h))
-        if width != d_k and height and concat_of(height) is not None:
+        if width != d_k and height and fits(height, [(i * width, width) for i in range(h)]):
             axis = (  # d_k = X.shape[0] // h gives this width too: name both slips
                 f", or X.shape[0] // h (n = {X.shape[-2]} counts the tokens)"
                 if width == X.shape[-2] // h
                 else ""
             )
             return (
-                f"Your heads are {width} columns wide, but here d_k = d_model // h = "
-                f"{d_model} // {h} = {d_k}. Is d_k a fixed number in your code{axis}? Take "
-                "it from the input's last axis: d_k = X.shape[-1] // h."
+                f"Your heads are {width} column{'s' * (width != 1)} wide, but here d_k = "
+                f"d_model // h = {d_model} // {h} = {d_k}. Is d_k a fixed number in your "
+                f"code{axis}? Take it from the input's last axis: d_k = X.shape[-1] // h."
             )
     return ""
+
+
+def _attend(Q: np.ndarray, K: np.ndarray, V: np.ndarray, width: int) -> np.ndarray:
+    """One head, softmax(Q K^T / sqrt(width)) V, for a slice of any width (empty: empty)."""
+    with np.errstate(all="ignore"):  # a slice of width 0 gives an empty head
+        scores = Q @ K.swapaxes(-1, -2) / np.sqrt(max(width, 1))
+    weights = np.exp(scores - scores.max(-1, keepdims=True))
+    return weights / weights.sum(-1, keepdims=True) @ V
 
 
 def _untransposed_keys(fn, X, W_q, W_k, W_v, W_o, h) -> str:
@@ -206,7 +230,8 @@ def check_multi_head(fn) -> CheckResult:
         Ws = rng.normal(scale=0.6, size=(4, 8, 8))  # W_q, W_k, W_v, W_o
         X12 = rng.normal(size=(5, 12))  # d_model = 12, h = 2: d_k = 6 is neither 2 nor h
         Ws12 = rng.normal(scale=0.5, size=(4, 12, 12))
-        sizes = [(X12, Ws12, 2)] + [(X, Ws, h) for h in (2, 4, 1, 8)]
+        # h = 4 first (d_k = 3): at h = 2, heads shifted by one place are the heads reversed
+        sizes = [(X12, Ws12, 4), (X12, Ws12, 2)] + [(X, Ws, h) for h in (2, 4, 1, 8)]
         for X, Ws, h in sizes:
             case = f"n = 5, d_model = {X.shape[-1]}, h={h}"
             out = _run_explained(cases, case, X, *Ws, h)

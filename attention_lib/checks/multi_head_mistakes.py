@@ -171,11 +171,16 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
     for width in (1, 2, 4, 8, 16, 32, 64):
         wrong = fixed_width(width) if width != d_k else None
         if wrong is not None:
+            axis = (  # d_k = X.shape[0] // h gives this width too: name both slips
+                f", or X.shape[0] // h (n = {X.shape[-2]} counts the tokens)"
+                if width == X.shape[-2] // h
+                else ""
+            )
             mistakes.append(
                 (
                     wrong,
                     f"this is what d_k = {width} gives, but here d_k = {d_k}. Is d_k a fixed "
-                    "number in your code? Take it from the input: d_k = X.shape[-1] // h.",
+                    f"number in your code{axis}? Take it from the input: d_k = X.shape[-1] // h.",
                 )
             )
 
@@ -224,6 +229,23 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
                 merge_heads(heads[::-1]) @ W_o,
                 "the heads came out in reverse order: the concatenation must start with the "
                 "head at index 0, the one that owns columns 0 to d_k, and end with the last.",
+            )
+        )
+        for shift in (1, -1):  # head i read block i + 1 (or i - 1), wrapped around
+            mistakes.append(
+                (
+                    merge_heads(np.roll(heads, -shift, axis=0)) @ W_o,
+                    f"block i of your concatenation holds the head at index i "
+                    f"{'+' if shift > 0 else '-'} 1 (wrapping around at the ends). The head "
+                    "at index i owns columns i*d_k to (i+1)*d_k and comes i-th: check where "
+                    "your slice starts and the order you concatenate in.",
+                )
+            )
+        mistakes.append(
+            (
+                merge_heads(np.concatenate([heads[:-1], heads[-2:-1]])) @ W_o,
+                f"the last block of your concatenation repeats the head before it: head {h} "
+                f"of {h} was never computed. Does the loop run over every head, range(h)?",
             )
         )
         mistakes.append(

@@ -40,9 +40,10 @@ def check_split_heads(fn) -> CheckResult:
                 "your function calls al.split_heads, which this exercise rules out: "
                 "reshape X to (n, h, d_k) with NumPy, then move the head axis to the front."
             )
-        # Every entry is different, so a head that holds the wrong numbers shows.
+        # Every entry is different, so a head that holds the wrong numbers shows; the
+        # quarters (0.25, 0.5, ...) show an answer that rounds or casts to int.
         for n, d_model, h in [(4, 6, 2), (3, 8, 4), (4, 6, 1), (2, 6, 6)]:
-            X = np.arange(1.0, n * d_model + 1).reshape(n, d_model)
+            X = np.arange(1.0, n * d_model + 1).reshape(n, d_model) / 4
             d_k = d_model // h
             case = f"X of shape ({n}, {d_model}) with h={h}"
             try:
@@ -67,6 +68,12 @@ def check_split_heads(fn) -> CheckResult:
                         "straight to (h, n, d_k) fills out[0] with the numbers of the first "
                         "rows, whatever token they belong to. Reshape to (n, h, d_k) first, "
                         "then swap the first two axes.",
+                    ),
+                    (
+                        np.trunc(split_heads(X, h)),
+                        f"the right places, but the numbers lost their fractions (on {case}): "
+                        "0.25 came back as 0. Keep X's float dtype: no astype(int), no "
+                        "np.zeros(..., dtype=int) to fill.",
                     ),
                     (
                         split_heads(X, h)[::-1],
