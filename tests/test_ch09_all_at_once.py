@@ -857,7 +857,7 @@ def test_the_page_says_only_what_it_measures():
         "chapter 8's causal mask the tiles above the diagonal, nearly half, need not be computed",
         "the GPU's main memory (HBM)",
         "Leave the inputs unchanged",
-        "16 times the FLOPs of width 16, a step takes at most a few times as long",
+        "16 times the FLOPs of width 16, a step takes far less than 16 times as long",
         "## Tiles: the online softmax",
     ):
         assert claim in words, claim
