@@ -334,15 +334,17 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     # the Jacobian's bound is on the main line; the pooled "a third at the 0.99 threshold" is
     # gone (it held only near a top weight of 0.997, review 04r)
     why = cells["grad-why"].source
-    assert "about a third" not in why and "at most 1 minus the top" in why
-    # dOut is explained in plain words on the main line (review 04y); the backprop vocabulary
-    # and the made-up loss L = dOut . output sit in the fold
+    assert "about a third" not in why and r"(1 - p_{\text{top}})" in why  # the bound
+    # review 04z: the main line needs no backprop (1 - p_top per row); dOut, the made-up loss
+    # and attention_backward sit in the fold, and the code that uses them is folded too
     read = " ".join(cells["grad-two-read"].source.split())
-    assert "Any loss reaches a query only through its output" in read
-    assert "We draw those numbers at random (`dOut`), standing in for any loss" in read
+    assert "which needs no gradient, caps how much its query can learn" in read
+    assert "dOut" not in read and "attention_backward" not in read
     assert "ackpropagation" not in read and "made-up loss" not in read
     fold = " ".join(cells["grad-why"].source.split())
     assert "ackpropagation" in fold and "the made-up loss $L$ = `dOut` · output" in fold
+    assert "We draw those numbers at random, standing in for any loss" in fold
+    assert cells["grad-code"].metadata["tags"] == ["hide-cell"]
     # exercise 4.3's verdict is bounded to initialisation, and names muP with its source
     solution = cells["ebd8373f"].source
     assert "at initialisation" in solution and "{cite}`yang2022tensor`" in solution
@@ -813,15 +815,15 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
         " ".join(outside_folds(s) for s in visible_markdown(cells[:at_summary])).split()
     )
     for word in (
-        "GPT-2",
-        "under 1% of its rows saturate",  # 0.25% to 0.62% over seeds: no seed-dependent 0.5%
         "without its division by",  # GPT-2 divides; the simulation does not
         "typically 64 to 128 wide (a few models use 256)",
         "from 0.54 to 0.10",  # what the division does at GPT-2's start: rows start nearly even
     ):
         assert word in aside and word not in main, word
-    # the 31% is a unit-variance worst case: the main line says so and points at the aside
-    assert "saturates far less: open the box below" in main
+    # the 31% is a unit-variance worst case: the main line says so next to the headline and
+    # gives the GPT-2-like head's share (review 04z; 0.25% to 0.62% over seeds: "under 1%")
+    assert "Unscaled, with unit-variance $q$ and $k$" in main
+    assert "GPT-2-like head at $d_k = 64$ saturates under 1% of its rows (box below)" in main
     assert "**variance is $d_k$**" in summary
     # the gradient in words and one formula, not the Jacobian; the fold keeps the Jacobian
     plain = " ".join(outside_folds("\n".join(visible_markdown(cells[:at_summary]))).split())
@@ -832,15 +834,18 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
         r"\operatorname{Var}(q \cdot k) = d_k",  # derived once; the summary bolds it
         "**saturated**",
         r"\frac{dp}{dg} = p\,(1 - p)",  # the two-key warm-up
-        r"at most $1 - p_{\text{top}}$",
+        r"at most a fixed multiple of $1 - p_{\text{top}}$",
     ):
         assert word in plain, word
     # review 04v: why-divide is one fold with the plain-SGD measurement only
     why = cells[ids.index("why-divide")]
     assert outside_folds(why.source).strip() == ""
     assert "why not start $W_q$ and $W_k$ smaller?" in why.source.splitlines()[0]
-    for gone in ("Adam", "μP", "one recipe"):
+    for gone in ("μP", "one recipe", "suit every width"):
         assert gone not in why.source, gone
+    # review 04z: plain SGD named; under Adam both moves grow and the gap is d_k^(1/4)
+    assert "one plain gradient step (SGD)" in " ".join(why.source.split())
+    assert "both moves grow with $d_k$ and the gap is $d_k^{1/4}$" in " ".join(why.source.split())
     # review 04w: the same learning rate, and sqrt(d_k) = d_k^(1/4) x d_k^(1/4)
     assert "with the same learning rate for both" in " ".join(why.source.split())
     assert "Frobenius norm" in why.source
@@ -854,11 +859,13 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
         assert word in fold and word not in plain, word
     assert "almost nothing gets through" not in plain  # rows just past 0.99 still pass a lot
     assert ids.index("why-divide") < ids.index("2eda6d98")  # before the exercises
-    for aside_only in ("GPT-2", "µP", "μP", "0.31"):
+    for aside_only in ("GPT-2", "µP", "μP", "0.31", "learning rate", "shrink", "Shrink"):
         assert aside_only not in summary, aside_only
-    # "no row saturates" holds for independent q and k, as at initialisation; the unshown
+    # the numbers hold for unit-variance, independent q and k (review 04z); the unshown
     # after-training claim is cut (review 04v)
-    assert "as at initialisation" in summary and "After training" not in summary
+    assert "assume unit-variance $q$ and $k$, independent as at initialisation" in summary
+    assert "After training" not in summary
+    assert "chapter 5's temperature $T = \\sqrt{d_k}$" in " ".join(summary.split())
 
 
 def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_k():
@@ -871,9 +878,9 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     assert "by hand" not in fold and "The cell after this box" not in fold
     prose = " ".join(cells[ids.index("grad-prose")].source.split())
     assert "a weighted sum of keys, each about $\\sqrt{d_k}$ long" in prose
-    # the starved tail at real head widths, and the median only from about 256 (review 04y)
+    # the starved tail at real head widths (review 04y), one number each (review 04z)
     assert "at $d_k = 64$, one raw row in ten gets under 1% of the scaled median" in prose
-    assert "(one in five at 128)" in prose and "From about 256 the median" in prose
+    assert "By 512 the raw median is over 20 times below it" in prose
     check = cells[ids.index("grad-assert")].source
     assert "starved[64] - 0.1" in check and "starved[128] - 0.2" in check
 
@@ -882,6 +889,15 @@ def test_the_gradient_section_opens_with_two_keys_and_a_slope_of_p_times_1_minus
     cells = chapter_cells()
     ids = [cell.get("id") for cell in cells]
     assert ids.index("grad-intro") < ids.index("grad-two") < ids.index("grad-code")
+    # review 04z: the backprop-free 1 - p_top table comes before the measured gradient
+    assert ids.index("grad-two-read") < ids.index("grad-cap") < ids.index("grad-code")
+    cap = cells[ids.index("grad-cap")]
+    assert "attention_backward" not in cap.source and not cap.metadata.get("tags")
+    out = "".join(o.get("text", "") for o in cap.outputs)
+    rows = re.findall(r"^\s*(\d+)\s+(\S+)\s+([\d.]+)$", out, flags=re.M)
+    assert [int(r[0]) for r in rows] == [2**i for i in range(1, 11)]
+    raw, scaled = [float(r[1]) for r in rows], [float(r[2]) for r in rows]
+    assert all(0.7 < x < 0.85 for x in scaled) and raw[8] < 1e-3  # "near 0.8"; 512
     two = cells[ids.index("grad-two")]
     assert not two.metadata.get("tags") and "attention_backward" not in two.source
     out = "".join(o.get("text", "") for o in two.outputs)
@@ -906,6 +922,7 @@ def test_why_divide_folds_one_plain_step_and_prints_both_moves_at_four_widths():
     assert "np.sqrt(d)" in check.source and "between 4 and 6" in check.source
     text = " ".join(cells[at].source.split())
     assert r"$\sqrt{d_k}$ times farther" in text and "(between 4 and 6)" in text
+    assert "np.sign" in check.source and "d**0.25" in check.source  # the Adam clause, checked
     # the printed absolute moves: divided about flat, shrunk sqrt(d_k) times more
     out = "".join(o.get("text", "") for o in code.outputs)
     rows = re.findall(r"^\s*(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$", out, re.M)
@@ -1018,31 +1035,31 @@ def test_review_04u_phrasings_are_exact():
     summary = text("108c6c23")
     assert "no row saturates" not in summary
     assert "none of our 16 000 scaled rows saturates" in summary
-    # review 04y: the tail at 64-128, the median from about 256; one plain step, same rate
+    # review 04z: one measurement in the starved-rows bullet; shrink-vs-divide is fold-only
     assert "a typical query collapses" not in summary
-    assert "a tenth to a fifth of the queries get almost no gradient" in summary
-    assert "one plain gradient step at the same learning rate" in summary
-    assert "dividing lets one rate suit every width" in summary
+    assert "at $d_k = 64$, one query in ten gets under 1% of the scaled median gradient" in summary
+    assert "a tenth to a fifth" not in summary and "suit every width" not in summary
     assert "2 keys" not in summary  # review 04w: an unshown claim, cut
     assert "30 times narrower" in text("439f69a3")
     assert "on a fixed axis" in text("439f69a3") and "## " not in cells["439f69a3"].source
     # review 04v: the scatter is cut; the gradient is made twice on the main line
     assert "grad-scatter" not in cells and "one dot per row" not in text("grad-prose")
-    # attention_backward and dOut are introduced before the sweep that uses them
+    # attention_backward and dOut are explained in the fold the main line points at (04z)
     read = text("grad-two-read")
-    assert "`attention_backward` (chapter 10) returns the gradient at each query" in read
-    # review 04x: why a random dOut stands for any loss, and step = learning rate x gradient
-    assert "standing in for any loss" in read and "barely learns" in read
+    assert "`attention_backward` (chapter 10) runs" in text("grad-why")
+    assert "(how: the box below)" in text("grad-cap-read")
+    # review 04x: step = learning rate x gradient; a nearly one-hot row barely learns
+    assert "standing in for any loss" in text("grad-why") and "barely learns" in read
     assert "the learning rate times the **gradient**" in text("grad-intro")
     # review 04w: the fold says the steps share a learning rate, not a size, and splits sqrt(d_k)
     why = text("why-divide")
     assert "of the same size" not in why and "with the same learning rate for both" in why
-    assert "their gradient is $d_k^{1/4}$ times larger" in why
+    assert "their gradient is $d_k^{1/4}$ times larger" not in why  # cut (review 04z)
     # review 04w/04y: why the raw median starts above the scaled one, in one main-line clause
     assert "only scaling divides that length out" in text("grad-prose")
     # review 04y: the fold's so-what: the shrunk recipe needs a rate falling like 1/sqrt(d_k)
-    assert "learning rate falling like $1/\\sqrt{d_k}$" in why
-    assert "dividing lets one learning rate suit every width" in why
+    assert "With plain SGD the shrunk recipe would need a learning rate falling like" in why
+    assert "suit every width" not in why
 
 
 # --- review 04z: checker hints -----------------------------------------------------------
