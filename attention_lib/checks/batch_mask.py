@@ -148,7 +148,14 @@ def _batch_mistakes(lengths, n: int, left: bool, case: str) -> list[tuple]:
         (
             np.broadcast_to(causal, shape),
             f"no key is blocked as padding (on {case}): that is the causal mask alone. "
-            "Combine it with each sentence's real tokens using &.",
+            + (
+                "With the pads on the right it is enough for the real words (the chapter's "
+                "table), but this exercise asks for the full mask, the pads' rows included, "
+                "one recipe that also works on the left: "
+                if not left
+                else ""
+            )
+            + "combine it with each sentence's real tokens using &, then | the diagonal.",
         ),
         (
             _without_eye(lengths, n, not left)[:, None],
