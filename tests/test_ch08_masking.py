@@ -1169,7 +1169,7 @@ def test_page_after_review_08m_folds_the_practice_note_and_shows_the_nan_on_left
     assert "V_nan" not in " ".join(c.source for c in cells)  # the hypothetical is gone
     out = "".join(o.get("text", "") for o in by_id["772c7115"].outputs)
     assert "layer 1: [1 1 1 0 0 0 0 0]" in out and "layer 2: [1 1 1 1 1 1 1 1]" in out
-    assert ids.index("772c7115") < ids.index("left-pad-intro") < ids.index("left-pad-after")
+    assert ids.index("left-pad-intro") < ids.index("nan-md") < ids.index("772c7115")  # 08t
     assert by_id["left-pad-intro"].source.startswith("The fix: let each pad see itself")  # 08o
     out = "".join(o.get("text", "") for o in by_id["left-pad-where"].outputs)  # 08p: split
     assert "encoder, real words same as alone: True" in out  # the table's left encoder cell
@@ -1202,7 +1202,7 @@ def test_page_after_review_08n_practises_the_masked_softmax_where_it_is_taught()
     # the NaN demo folded; the main line goes empty row -> refusal -> | eye -> table
     assert by_id["772c7115"].metadata["tags"] == ["hide-cell"]
     assert ":class: dropdown" in by_id["nan-md"].source
-    order = ["left-pad-mid", "left-pad-refuse", "nan-md", "left-pad-intro", "left-pad-after"]
+    order = ["left-pad-mid", "left-pad-refuse", "left-pad-intro", "nan-md", "772c7115"]
     assert [ids.index(i) for i in order] == sorted(ids.index(i) for i in order)
     assert "8fa3b26f" not in ids and "left-pad-fix-md" not in ids
     # stalls
@@ -1259,7 +1259,7 @@ def test_page_after_review_08o_is_shorter_explains_each_point_once_and_shows_the
     assert ids.index("78ddbfa5") + 1 == ids.index("zero-route-md")
     route = " ".join(by_id["zero-route-md"].source.split())
     assert "first masks after the softmax" in route  # 08r: folded, the gap defined
-    assert "104 above the largest allowed one (746 in float64" in route  # 08s
+    assert "about 104 above the largest allowed one (746 in float64" in route  # 08s, 08t
     assert "my_masked_softmax" not in by_id["zero-route"].source  # runs in the learner edition
     assert "not yet the causal mask" in " ".join(by_id["abf3379f"].source.split())
     assert "copy" not in by_id["abf3379f"].source
@@ -1293,7 +1293,7 @@ def test_page_after_review_08p_defines_on_the_page_what_the_page_uses():
     assert ids.index("07954ee0") < ids.index("5cca86b5") < ids.index("tf-code")
     # the fix, then which mask is needed where, in two cells
     order = ["left-pad-intro", "left-pad-fix", "left-pad-fig", "left-pad-fig-assert"]
-    order += ["left-pad-where-md", "left-pad-where"]  # 08r: the figure before the question
+    order += ["nan-md", "772c7115"]  # 08t: the NaN demo and the checks in one fold after it
     assert [ids.index(i) for i in order] == list(
         range(ids.index(order[0]), ids.index(order[0]) + 6)
     )
@@ -1330,8 +1330,8 @@ def test_page_after_review_08q_names_teacher_forcing_left_padding_and_finite_fil
     assert teacher in by_id["tf-after"]  # 08r: 'before it' left out position t itself
     assert "[\\, j \\ge n - \\ell_b \\,]" in by_id["79907c17"]
     assert (
-        "causal mask alone lets real words see the pads (the 0.37 change)"
-        in by_id["left-pad-after"]
+        "alone lets a decoder's real words see the pads (largest output change 0.37)"
+        in (by_id["nan-md"])
     )
     assert "a finite fill such as -1e9 will not pass" in by_id["757f12f0"]
     assert "initial=" not in by_id["7a7d4fda"]  # opens on t = 0, its first frame
@@ -1366,7 +1366,6 @@ def test_page_after_review_08r_folds_the_detour_shows_the_empty_rows_and_the_pre
     assert "masked run, same as the prefixes: True" in out  # 08s: and no mask, False
     # left padding: the table leads, the empty rows and the fix are drawn
     assert "| decoder (causal mask) | the causal mask |" in by_id["lp-head"].source  # 08s
-    assert "|---|" not in by_id["left-pad-after"].source
     out = "".join(o.get("text", "") for o in by_id["left-pad-code"].outputs)
     assert out.strip() == "rows that allow no key: [0 1 2]"
     html = "".join(
@@ -1401,7 +1400,7 @@ def test_page_after_review_08s_says_one_thing_about_right_padding_and_is_shorter
         "within 32 of zero" in flat["in-practice"]
         and "rounds to one number" not in flat["in-practice"]
     )
-    assert "a decoder with the causal mask alone, and an encoder" in flat["left-pad-where-md"]
+    assert "tests the table's left column" in flat["nan-md"]  # 08t: folded, with its reason
     # one leak demonstration; teacher forcing after the triangle is shown
     assert "27de366a" not in ids and "8058d5b6" not in ids
     assert ids.index("07954ee0") < ids.index("tf-code") < ids.index("shift-code")
@@ -1414,3 +1413,40 @@ def test_page_after_review_08s_says_one_thing_about_right_padding_and_is_shorter
     assert "The second reason" not in flat["30ab71aa"]
     assert "measured here in NumPy" in flat["zero-route-md"]
     assert "only the pads' rows change" in flat["ex-batch-md"]
+
+
+def test_page_after_review_08t_folds_the_left_padding_checks_and_is_shorter():
+    """Review 08t: left padding was a quarter of the page (NaN fold, two checks, a
+    positions note on the main line); no reason why an encoder has no empty row; the table,
+    'left-pad-after' and the summary said one thing three times; 16 arrays to track; 'pads
+    on the left' as a rule; 'Two checks:' and 'The fix:' gave no reason."""
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).parents[1] / "chapters" / "08_masking.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    ids = [c.id for c in cells]
+    by_id = {c.id: c for c in cells}
+    flat = {c.id: " ".join(c.source.split()) for c in cells}
+    main, folded = main_and_folded(cells)
+    assert sum(len(line.split()) for line in prose_lines(main)) < 1670  # 1,685 before
+    assert sum(len(line.split()) for line in prose_lines(cells)) < 2388  # 2,388 before
+    # the NaN demo, the two checks and the positions note in one fold, after the fix
+    assert "left-pad-where-md" not in ids and "left-pad-after" not in ids
+    assert by_id["nan-md"] in folded and "**Positions.**" in flat["nan-md"]
+    assert "Positions" not in flat["mh-mask-md"]
+    fold = ["nan-md", "772c7115", "7f2ad8f6", "left-pad-where", "left-pad-assert"]
+    start = ids.index("left-pad-fig-assert") + 1
+    assert ids[start : start + 5] == fold
+    assert by_id["left-pad-where"].metadata["tags"] == ["hide-cell"]
+    assert "mask=causal)" not in by_id["left-pad-where"].source  # no 8 x 8 from far above
+    # why an encoder has no empty row; the recap of the arrays reused; the reasons
+    assert (
+        "without the causal mask, a pad still sees the real keys after it" in (flat["left-pad-mid"])
+    )
+    assert "`lengths` is still [8, 5]" in flat["lp-head"] and "`sQ, sK, sV`" in flat["lp-head"]
+    assert "usually pads on the **left**" in flat["lp-head"]
+    assert "which already see themselves, do not change" in flat["left-pad-intro"]
+    # the padding figure's takeaway does not repeat 'about a third' from 70bdfd29
+    assert "about a third" not in by_id["e9d676ee"].source
