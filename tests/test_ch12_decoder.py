@@ -547,3 +547,29 @@ def test_one_head_carries_cake_in_two_seeds_of_three():
     pairs = {(a, b): ablated(1, a, b)[dessert].sum() for a in range(1, 5) for b in range(a + 1, 5)}
     assert min(pairs, key=pairs.get) == (3, 4) and round(pairs[(3, 4)], 2) == 0.16
     assert sorted(pairs.values())[1] > 0.35 and round(sorted(pairs.values())[1], 2) == 0.37
+
+
+def test_adam_steps_stay_near_the_learning_rate():
+    """Chapter 12: over the 800-step run, Adam moves no entry by more than 1.5 eta."""
+    from threadpoolctl import threadpool_limits
+
+    from attention_lib import decoder
+    from attention_lib.decoder_backward import loss_and_gradients
+    from attention_lib.toy import decoder as food
+
+    train, _ = food.split()
+    params = decoder.init_params(len(food.VOCAB), food.D_MODEL, food.N_CTX, food.D_FF, seed=0)
+    rng, state, worst, steps = np.random.default_rng(0), {}, 0.0, 800
+    with threadpool_limits(1):
+        for step in range(steps):  # food.train's loop, with each step measured
+            rows = rng.choice(len(train.ids), size=32, replace=False)
+            batch = train.ids[rows], train.targets[rows], train.weights[rows]
+            _, grads = loss_and_gradients(params, food.HEADS, *batch)
+            lr = 0.01 * (1 - step / steps)
+            before = {k: v.copy() for k, v in params.items()}
+            food.adam_step(params, grads, state, lr, step + 1)
+            moved = max(np.abs(params[k] - before[k]).max() for k in params)
+            worst = max(worst, moved / lr)
+    again = food.train(train, food.split()[1], steps=steps, every=steps, seed=0).params
+    assert all(np.allclose(params[k], again[k]) for k in params)  # the chapter's run
+    assert 1.2 < worst < 1.5  # "never more than 1.5 eta", and more than eta at times
