@@ -489,8 +489,10 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # Round 5p (review 05p) cut both by 4 while adding the normalised rows' conclusion.
 # Round 5r (review 05r) cut 1807 -> 1803 and 1046 -> 1038 while saying why "sum only" loses.
 # Round 5s (review 05s) cut 1803 -> 1723 and 1038 -> 1012: no sum-only row, no extreme-T fold.
-VISIBLE_WORDS = 1723
-MAIN_LINE_WORDS = 1012
+# Round 3 (review 05t) cut 1702 -> 1700 and 1011 -> 989 (test count): the heatmap caption and
+# the log-odds clause cut; the runner-up and training folds split (folded 643 -> 660).
+VISIBLE_WORDS = 1700
+MAIN_LINE_WORDS = 989
 
 
 def _chapter():
@@ -515,7 +517,7 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     assert "(`_softmax` in `core.py`)" in cells["5f0a1b2c"].source
     # no orphan column sums; the non-linearity section ends on a measured output and sqrt(d_k)
     assert not any("column sums" in c.source for c in shown if c.cell_type == "code")
-    assert "softmax: 2S       1.00     0.32   0.91" in cells["d4e5f605"].outputs[0]["text"]
+    assert "softmax 2S        0.32   1.00   0.91" in cells["d4e5f605"].outputs[0]["text"]
     assert "4's division by $\\sqrt{d_k}$ turns the same knob" in flat
 
 
@@ -545,7 +547,7 @@ def test_fix_round_5k_cuts_words_folds_number_formats_and_shows_the_two_moves():
     # number formats: a dropdown box, then its code folded (round 5o: its output shown)
     box = cells["f16a05e3"].source
     assert box.startswith("````{admonition} Going deeper: number formats\n:class: dropdown")
-    assert "frameworks usually run softmax in float32 even in" in box
+    assert "models\nadd up, or run the whole softmax, in float32" in box  # review 05t
     assert cells["f16a05e1"].metadata["tags"] == ["hide-input"]
     assert ids.index("f16a05e1") == ids.index("f16a05e3") + 1
     # (round 5l put the X-doubling check on the page and rewrote the caption: see below)
@@ -578,19 +580,20 @@ def test_the_heatmap_alt_text_names_its_panels_by_the_callers_word():
 def test_fix_round_5l_cuts_words_and_fixes_the_caption_the_factors_and_the_asides():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS, "more visible words than VISIBLE_WORDS"
-    # the caption: the ranking is there at T = 1, only the contrast is missing
-    assert '"cake" already tops 7 of the 8 rows' in cells["t2cap05"].source
+    # round 3 (review 05t): the heatmap's caption is cut, its title says flat and sharper
+    assert "t2cap05" not in cells
+    assert "flat at T = 1, sharper at T = 0.1" in cells["t2heat05"].source
     assert "no word stands out" not in flat
     # (round 5m moved the X-doubling check into a dropdown: see below)
     # wording nits; one "halving T"; no unexplained -inf aside
     assert "no step overflows" not in flat
     assert "always gets" not in flat
-    assert flat.count("halving $T$") == 1 and "doubling $q$" not in flat
+    assert "halving $T$" not in flat and "doubling $q$" not in flat  # review 05t: said once
     assert "refuses $-\\infty$" not in flat
     # the runner-up on the slider, said before the reader moves it
     runner = " ".join(cells["tderiv05"].source.split())  # round 5o: in the fold
     assert '"delicious" gains at first (0.16 → 0.21 at $T = 0.3$), then loses (0.07' in runner
-    assert flat.count("halving $T$") == 1
+    assert flat.count("as if $T$ were halved") == 1
     # a note that holds in the book and in the learner edition (no "folded")
     assert "the limits are printed below this box" in " ".join(cells["f16a05e3"].source.split())
     assert cells["f16a05e1"].metadata["tags"] == ["hide-input"]  # round 5o: output shown
@@ -729,11 +732,11 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     assert "drains" not in flat and "$T \\approx 0.3$" in runner
     # the cut print: the slider and the heatmap already show T = 0.1 and T = 10
     assert "463130da" not in cells
-    # "what softmax adds" follows the temperature section and opens with doubling = halving T
-    assert ids.index("d4e5f601") == ids.index("tderiv05") + 1  # round 5o: no real-models fold
+    # "what softmax adds" follows the temperature section; doubling = halving T in its end
+    assert ids.index("d4e5f601") == ids.index("tgrad05") + 1  # round 3: two folds, one idea each
     assert ids.index("f5a1c0de") > ids.index("d4e5f602")
     opening = " ".join(cells["d4e5f601"].source.split())
-    assert "doubling every score acts like halving $T$" in opening and "`weights @ V`" in opening
+    assert "raw or through softmax" in opening and "`weights @ V`" in opening
     assert "(chapter 6)" not in opening and "understanding-transformers-4" not in opening
     assert cells["d4e5f602"].source.startswith("````{admonition} Is softmax what makes")
     assert cells["d4e5f603"].metadata["tags"] == ["remove-cell"]
@@ -847,13 +850,13 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     fold = cells["tderiv05"].source
     assert fold.startswith("````{admonition} Going deeper:") and ":class: dropdown" in fold
     assert "\\frac{d \\log p_i}{d \\beta} = z_i - \\sum_j p_j z_j" in fold
-    assert "divided by $T$" in fold
+    assert "divided by $T$" in cells["tgrad05"].source  # round 3: its own fold
     # the non-linearity fold states its conclusion
     assert "cubic in $X$" in flat and "Dividing by the sum alone lands closer still" not in flat
     # a table, not a decoded line; no (2S)V = 2(SV) tautology
     table = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    labels = ["no softmax", "softmax", "softmax"]  # review 05s: three rows
-    assert [row.split(":")[0] for row in table[2:]] == labels
+    labels = ["raw S", "raw 2S", "softmax S", "softmax 2S"]  # review 05t: four rows
+    assert [row[:13].strip() for row in table[2:]] == labels
     assert "(2S)V" not in cells["d4e5f605"].source
     # a fully masked row: the forward clause to chapter 8
     assert "masked row (chapter 8), every score $-\\infty$, gives `nan`" in flat
@@ -896,24 +899,24 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     assert "sharper at T = 0.1" in cells["t2heat05"].source
     # the doubling table: rows without softmax, then the comparison rows apart
     table = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert not any(row.startswith("--") for row in table) and len(table) == 5
-    assert table[2].split()[-3:] == ["5.38", "1.80", "5.20"]  # 2S as weights: far outside
+    assert not any(row.startswith("--") for row in table) and len(table) == 6
+    assert table[3].split()[-3:] == ["1.80", "5.38", "5.20"]  # 2S as weights: far outside
     assert "gap = [" not in cells["d4e5f605"].source
     assert "set the scale" not in cells["d4e5f605"].source
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "the scale sets the sharpness" in conclusion  # review 05s
+    assert "doubling the scores sharpens them instead" in conclusion  # review 05t
     assert 'what "cake" carries' not in cells["d4e5f601"].source  # no distance to V[cake]
     fold = " ".join(cells["d4e5f602"].source.split())
     assert "a non-linear function of the scores" in fold and "linear in $V$" in fold
     # solution 5.2: the listing is the core; the guard is named, in a fold
     end = cells["5f0a1b2c"].source
-    assert end.startswith("The core of `al.softmax` does the same, with a float32 sum")
+    assert end.startswith("The core of `al.softmax` does the same, with the sum taken in at least")
     assert "picks whether" not in end and "float64 limit" not in end
     # the fold follows the solution, not inside it: a fold within a solution fold is a
     # second toggle that the site and JupyterLab checks would take for a solution
     assert "xtremT05" not in cells  # review 05s: cut, its float16 point is in number formats
     # the gradient line, in the runner-up fold, without the word the page avoids
-    assert "0.006 at $T = 0.03$" in cells["tderiv05"].source and "Jacobian" not in flat
+    assert "0.006 at $T = 0.03$" in cells["tgrad05"].source and "Jacobian" not in flat
     assert "b7e1c3a3" not in cells  # the real-models fold is cut
 
 
@@ -959,7 +962,7 @@ def test_fix_round_5q_says_why_normalising_alone_is_not_enough():
     conclusion = " ".join(cells["d4e5f607"].source.split())
     # review 05s: the table makes the two lessons, not a distance to V['cake']
     table = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert "on cake" in table[1] and "length of output" in table[1]
+    assert table[1].split() == ["weights", "of", "it", "on", "cake", "total", "output", "length"]
     assert "Dividing by the sum alone lands closer still" not in conclusion
     assert "Softmax adds" not in conclusion
     # the break on a negative score, printed right after the sentence that claims it
@@ -980,25 +983,28 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     table = cells["d4e5f605"].outputs[0]["text"].splitlines()
     assert table[0] == "longest value vector: 1.41"
-    rows = {row[:15].strip(): row.split()[-3:] for row in table[2:]}
-    assert rows == {
-        "no softmax: 2S": ["5.38", "1.80", "5.20"],
-        "softmax: S": ["1.00", "0.21", "0.80"],
-        "softmax: 2S": ["1.00", "0.32", "0.91"],
+    rows = {row[:13].strip(): row.split()[-3:] for row in table[2:]}
+    assert rows == {  # review 05t: raw S beside raw 2S, so the doubling is on screen
+        "raw S": ["0.90", "2.69", "2.60"],
+        "raw 2S": ["1.80", "5.38", "5.20"],
+        "softmax S": ["0.21", "1.00", "0.80"],
+        "softmax 2S": ["0.32", "1.00", "0.91"],
     }
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "positive and sum to 1, so the output stays an average of the values" in conclusion
-    assert "weigh $V$ by 5.4 in total" in conclusion and "5.2 long" in conclusion
+    assert "weights sum to 1, so the output stays an average" in conclusion
+    assert "they total 2.69" in conclusion and "longest value, 1.41" in conclusion
     assert "from 0.21 to 0.32" in conclusion
-    # why exp: the two-key curve read backwards is a log-odds
-    assert "exp turns a score gap into log-odds" in cells["twokeycap"].source
+    # review 05t: the undefined "log-odds" is cut (the intuition says gap -> ratio once)
+    intuition = " ".join(cells["96081790"].source.split())
+    assert "log-odds" not in flat and "a gap in score becomes a ratio in weight" in intuition
     # "flat at T = 1" said once in prose; one rounding for the row of "it"
     assert "barely differ" not in flat and "hardly chooses" in flat
     assert "the 0.17" in cells["626d0525"].outputs[0]["text"]
     assert "0.165" not in cells["626d0525"].outputs[0]["text"]
     # the float16 sum, true since al.softmax adds float16 rows in float32
     box = " ".join(cells["f16a05e3"].source.split())
-    assert "Even the sum can overflow, for a row of more than 65504 keys" in box
+    assert "The sum loses precision long before it overflows (past 65504)" in box
+    assert "in float16 stalls at 2048" in box  # review 05t: precision, then range
     row = al.softmax(np.zeros(70000, dtype=np.float16))
     assert np.isclose(row.astype(np.float64).sum(), 1.0, atol=1e-2)
 
@@ -1029,3 +1035,38 @@ def test_softmax_hints_name_a_missing_temperature_and_a_missing_exp(fn, hint, wr
     line = capsys.readouterr().out
     assert line.startswith("[softmax] FAIL: ") and hint in line, line
     assert wrong not in line, line
+
+
+# --- Fix round 3 (review 05t): four rows, precision in float16, sharper trained heads -------
+
+
+def test_round_3_shows_both_raw_rows_and_points_to_sharper_trained_heads():
+    cells, shown, flat = _chapter()
+    assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
+    conclusion = " ".join(cells["d4e5f607"].source.split())
+    assert conclusion.count(". ") == 2  # one sentence per point, then chapter 4's knob
+    # the ratio agrees with the printed 0.21 and 0.09 (2.33); a pointer to real heads
+    note = " ".join(cells["26b93a54"].source.split())
+    assert "just over twice its smallest" in note and "2.2" not in note
+    assert "Trained heads are often far sharper: chapter 11" in note
+    # one idea per fold, each opening on its point
+    runner, grad = cells["tderiv05"].source, cells["tgrad05"].source
+    assert "Training" not in runner and "runner-up" not in grad
+    assert "exercise 5.3: the entropy" in cells["a7c31e01"].source
+    assert "with the sum taken in at least float32" in cells["5f0a1b2c"].source
+    # the float16 sum stalls at 2048, as the fold says
+    acc = np.float16(0)
+    for _ in range(2100):
+        acc = np.float16(acc + np.float16(1))
+    assert acc == 2048
+
+
+def test_an_entropy_loop_over_atleast_2d_rows_is_not_blamed_on_keepdims(capsys):
+    def rows_loop(p):
+        rows = np.atleast_2d(p)  # a 1-D row becomes one row: the answer has shape (1,)
+        return np.array([-sum(q * np.log(q) for q in row if q > 0) for row in rows])
+
+    assert not check_entropy(rows_loop)
+    line = capsys.readouterr().out
+    assert "not a list or array of one" in line and "np.atleast_2d" in line, line
+    assert "sum without keepdims" not in line, line

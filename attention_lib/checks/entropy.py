@@ -16,10 +16,11 @@ def check_entropy(fn) -> CheckResult:
         case = "a uniform row over 8 keys"
         out = cases.run(case, uniform)
         hint = " Sum over the last axis so one row gives one number."
-        if out.size == 1:  # keepdims=True, or a list / array of one number
+        if out.size == 1:  # keepdims=True, np.atleast_2d, or a list of one number
             hint = (
                 " One row should give a plain number, not a list or array of one: "
-                "sum without keepdims=True and return the result as it is."
+                "reduce the row's own axis without keeping it (keepdims=True) or adding "
+                "one (np.atleast_2d, a list), and return the result as it is."
             )
         expect_shape(out, (), case, hint)
         known_mistakes(
