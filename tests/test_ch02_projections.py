@@ -337,7 +337,6 @@ ROWS = dict(zip(toy.TOKENS, toy.X, strict=True))
     ("answer", "hint"),
     [
         (1.28, "element 0 of the row of 'ate' through W_q, another token's number"),  # worked
-        (1.6, "element 0 of the row of 'cake' through W_q"),
         (0.42, "element 1 of the row of 'ate' through W_q"),
     ],
 )
@@ -348,8 +347,20 @@ def test_another_token_s_element_is_named(answer, hint, capsys):
     capsys.readouterr()
     assert not check_projection_element(answer, x, toy.W_q, 1, **ELEMENT, rows=ROWS)
     line = capsys.readouterr().out
-    assert hint in line and "this one starts from x_delicious and column 1" in line
+    assert hint in line and "This one starts from x_delicious and column 1" in line
     assert "another row or column" not in line
+
+
+@pytest.mark.parametrize("answer", [0.5, 0.1, 1.6])
+def test_a_round_guess_is_not_blamed_on_another_token(answer, capsys):
+    # 0.5 and 1.6 are elements of q_ate and q_cake, 0.1 of q_and, but a one-decimal number is
+    # as likely a plain guess: it gets the general hint, not "another token's number".
+    x = toy.X[DELICIOUS]
+    rows = dict(zip(toy.TOKENS, toy.X @ toy.W_q, strict=True))
+    assert any(np.isclose(q, answer).any() for q in rows.values())  # a neighbour has it
+    assert not check_projection_element(answer, x, toy.W_q, 1, **ELEMENT, rows=ROWS)
+    line = capsys.readouterr().out
+    assert "another token" not in line and "another row or column" in line
 
 
 def test_the_token_s_own_elements_are_not_called_another_token_s(capsys):
@@ -519,7 +530,7 @@ def test_an_exact_two_decimal_answer_has_no_truncation_slip(capsys):
     assert not check_projection_element(0.36, x, toy.W_q, 1, **ELEMENT, rows=ROWS)
     line = capsys.readouterr().out
     assert "truncate" not in line and "cut to" not in line and "0.3699" not in line
-    assert "that pairs entries one row apart: 0.3 × 1.2" in line  # the slip that gives 0.36
+    assert "pairing entries one row apart gives this, e.g. 0.3 × 1.2" in line  # one slip for 0.36
     assert not check_projection_element(1.35, x, toy.W_q, 0, **ELEMENT)  # element 0 is 1.36
     assert "truncate" not in capsys.readouterr().out
 
@@ -664,6 +675,12 @@ def test_token_panels_can_hide_an_exercise_answer_from_the_cells_and_the_alt_tex
     assert answer not in cells and answer not in alt
     assert "'delicious' / person shown as '?'" in alt
     assert [t.get_text() for t in fig.axes[0].texts].count("?") == 0  # only the named panel
+    # its colour would hint at 0.37: a grey patch covers exactly that cell, in that panel only
+    patches = fig.axes[1].patches
+    assert len(patches) == 1 and not fig.axes[0].patches
+    assert patches[0].get_xy() == (0.5, d - 0.5) and patches[0].get_hatch()
+    r, g, b, _ = patches[0].get_facecolor()
+    assert r == g == b
     plt.close(fig)
     with pytest.raises(ValueError, match="hidden cell"):
         token_panels([toy.X], ["X"], toy.TOKENS, toy.FEATURES, hidden=[(1, 0, 0)])
@@ -716,3 +733,18 @@ def test_weights_table_prints_the_three_matrices_row_by_feature():
         row = np.hstack([toy.W_q, toy.W_k, toy.W_v])[toy.FEATURES.index(feature)]
         assert line.split()[0] == feature
         assert np.allclose([float(v) for v in line.split()[1:]], row)
+
+
+# --- Fix round 3 (review 02p) ---------------------------------------------------------------
+
+
+def test_one_score_names_cosine_similarity(capsys):
+    # Chapter 1's learners wrote cosine similarity: dividing by both lengths is a likely slip.
+    def cosine(X, W_q, W_k, i, j):
+        q, k = X[i] @ W_q, X[j] @ W_k
+        return q @ k / (np.linalg.norm(q) * np.linalg.norm(k))
+
+    assert not check_one_score(cosine)
+    out = capsys.readouterr().out
+    assert "chapter 1's cosine similarity" in out and "raw dot product" in out
+    assert check_one_score(lambda X, W_q, W_k, i, j: (X[i] @ W_q) @ (X[j] @ W_k))

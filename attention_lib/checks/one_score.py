@@ -29,6 +29,11 @@ def _score(X, W_q, W_k, i: int, j: int) -> float:
     return float((X[i] @ W_q) @ (X[j] @ W_k))
 
 
+def _cosine(q, k) -> float:
+    """Chapter 1's cosine similarity of q and k: their dot product over both lengths."""
+    return float(q @ k / (np.linalg.norm(q) * np.linalg.norm(k)))
+
+
 def check_one_score(fn) -> CheckResult:
     """Check ``fn(X, W_q, W_k, i, j)``: the score of token ``i``'s query with token ``j``'s key."""
 
@@ -59,6 +64,7 @@ def check_one_score(fn) -> CheckResult:
                 (_score(X, W_q, W_q, i, j), "you used W_q for the key too: k_j = x_j W_k."),
                 (_score(X, W_k, W_k, i, j), "you used W_k for the query too: q_i = x_i W_q."),
                 (float(X[i] @ X[j]), _UNPROJECTED),
+                (_cosine(X[i] @ W_q, X[j] @ W_k), _COSINE),
             ]
             if i != j:  # (x_j W_q) · (x_i W_k): the query and the key of the wrong tokens
                 mistakes.insert(0, (_score(X, W_q, W_k, j, i), _SWAPPED))
@@ -181,6 +187,10 @@ _ROW_FIRST = (
 _NO_KEY = (
     "q_i = x_i W_q and k_j = x_j W_k (the row first) are both d_k long, and the score dots "
     "them: (X[i] @ W_q) @ (X[j] @ W_k). The key is x_j W_k; x_i W_q W_k x_j never forms it."
+)
+_COSINE = (
+    "you divided by the lengths of q_i and k_j: that is chapter 1's cosine similarity. The "
+    "score is the raw dot product q_i @ k_j, so a longer query or key scores higher."
 )
 _SCALED = (
     "you scaled the score by sqrt(d_k), which is chapter 4's step. Here the score is the "

@@ -105,9 +105,9 @@ def misread(x: np.ndarray, W: np.ndarray, j: int, x_name: str, W_name: str, show
             found.append(
                 (
                     sum(x[f] * col[g] for f, g in bad),
-                    f"that pairs entries one row apart: {x[f]:g} × {col[g]:g} takes position "
-                    f"{f} of {x_name} and row {g} of column {j}. {pair}: {x[f]:g} goes with "
-                    f"{col[f]:g}.",
+                    f"pairing entries one row apart gives this, e.g. {x[f]:g} × {col[g]:g} "
+                    f"takes position {f} of {x_name} and row {g} of column {j}. {pair}: "
+                    f"{x[f]:g} goes with {col[f]:g}.",
                     f"entries paired one row apart ({x[f]:g} × {col[g]:g})",
                 )
             )

@@ -136,11 +136,13 @@ def check_projection_element(
             slips += [
                 (
                     value,
-                    f"that is element {k} of the row of {token!r} through {W_name}, another "
-                    f"token's number; this one starts from {x_name} and column {j}.",
+                    f"is that element {k} of the row of {token!r} through {W_name}, another "
+                    f"token's number? This one starts from {x_name} and column {j}.",
                     None,  # a coincidence too likely to name next to a real slip
                 )
                 for k, value in enumerate(other @ W)
+                # a round guess (0.5, 0.1) is no evidence of a neighbour: only 2-decimal numbers
+                if round(value, 1) != round(value, 2)
             ]
     pair = (
         f"Pair each entry of {x_name} with the entry in the same row of column {j} of "

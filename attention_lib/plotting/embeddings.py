@@ -8,6 +8,7 @@ import textwrap
 import matplotlib.patheffects as pe
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.patches import Rectangle
 
 from ..validate import as_float_array
 from .base import CMAP, check_labels, text_colour
@@ -170,8 +171,8 @@ def token_panels(
     bar_label : str, default "value"
         The colour bar's label ("entry" where *value* would be read as V).
     hidden : sequence of (panel, row, column) index triples, optional
-        Cells whose number is printed as "?" (an exercise's answer): the colour stays,
-        and the alt text leaves their values out.
+        Cells whose number is printed as "?" (an exercise's answer), on grey hatching
+        instead of their colour; the alt text leaves their values out.
     scale : float, default 1.0
         Grows the figure and every font in it by this factor (1.3: numbers easier to read).
 
@@ -220,6 +221,9 @@ def token_panels(
         for (i, j), value in np.ndenumerate(M):  # black or white, whichever contrasts more
             ink = text_colour((value - lo) / (hi - lo) if hi > lo else 0.0, cmap)
             label = "?" if (k, i, j) in hidden else format(value, fmt)
+            if (k, i, j) in hidden:  # grey and hatched: its colour would give the answer away
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fc="0.88", ec="0.5", hatch="//"))
+                ink = "black"
             ax.text(j, i, label, ha="center", va="center", fontsize=8, color=ink)
         ax.set_xticks(range(d), names, rotation=45, ha="right")
         ax.set_yticks(range(n), rows if ax is axes[0] else [""] * n)
@@ -236,7 +240,7 @@ def token_panels(
         else:
             largest = f"{len(top_cells)} entries reach {top}"
         unknown = [f"'{rows[i]}' / {names[j]}" for p, i, j in sorted(hidden) if p == k]
-        left = f", {' and '.join(unknown)} shown as '?'" if unknown else ""
+        left = f", {' and '.join(unknown)} shown as '?' on grey" if unknown else ""
         parts.append(f"{title}: from {format(M[seen].min(), fmt)} to {top}, {largest}{left}")
     axes[0].set_ylabel(ylabel)
     bar = fig.colorbar(image, ax=list(axes), fraction=0.04, pad=0.02, label=bar_label)
