@@ -76,7 +76,7 @@ def self_attention(X, layer: Layer, h: int, mask=None, keep=None):
     Q = split_heads(X @ layer.W_q + layer.b_q, h)  # (..., h, n, d_k)
     K = split_heads(X @ layer.W_k + layer.b_k, h)  # (..., h, n, d_k)
     V = split_heads(X @ layer.W_v + layer.b_v, h)  # (..., h, n, d_k)
-    V = V if keep is None else V * np.asarray(keep)[..., None]  # a removed value sends nothing
+    V = V if keep is None else V * np.asarray(keep)[..., None]  # cut values: zero
     heads, weights = scaled_dot_product_attention(Q, K, V, mask=mask)
     return merge_heads(heads) @ layer.W_o + layer.b_o, weights  # (..., n, d_model)
 

@@ -204,6 +204,7 @@ def test_the_chapter_s_round_11j_changes_are_on_the_page():
     assert "kobayashi2021incorporating" in cells["7e1748c1"].source
     out = "".join(o.get("text", "") for o in cells["cls-removed-cake"].outputs)
     assert "weight 0.67, value removed: cosine 0.993" in out and "weight 0.035" in out
+    out = "".join(o.get("text", "") for o in cells["cls-removed-seven"].outputs)
     assert "removed: cosine 0.993 to 0.999" in out and "cosine 0.45 to 0.78" in out
     assert "check_attention_with_biases(my_self_attention)" in cells["ex-bias-stub"].source
     sol = "".join(o.get("text", "") for o in cells["ex-bias-sol"].outputs)
@@ -212,9 +213,9 @@ def test_the_chapter_s_round_11j_changes_are_on_the_page():
 
 def test_the_chapter_s_round_11k_changes_are_on_the_page():
     cells = _chapter_cells()
-    assert "less than removing one" not in cells["cls-removed-md"].source  # held on average only
-    assert "19 times" in cells["cls-removed-md"].source
-    assert len(cells["cls-removed"].source.splitlines()) <= 12  # the helper alone
+    assert "less than removing one" not in cells["cls-removed-mid-md"].source  # on average only
+    assert "19 times" in cells["cls-removed-mid-md"].source
+    assert len(cells["cls-removed"].source.splitlines()) <= 14  # the helper alone
     assert (
         '"my"' not in cells["held-out-md"].source
         and "about nouns" not in cells["held-out-md"].source
@@ -244,7 +245,8 @@ def test_the_chapter_s_round_11l_changes_are_on_the_page():
     assert "`keep`, used later" in cells["enc-code"].source
     assert "middle layers park mostly" in cells["a15f26d1"].source
     assert "a typical other token" in cells["it-stands-out-md"].source
-    assert "one random key's chance (1)" in cells["held-out-md"].source
+    held = " ".join(cells["held-out-md"].source.split())
+    assert "a head with a random top key would find the noun about once" in held
     assert "whoever asks" not in cells["held-out-md"].source
     assert "did not carry over" not in cells["c66cb58b"].source  # one sentence is no verdict
     out = "".join(o.get("text", "") for o in cells["7e39b118"].outputs)
@@ -253,10 +255,10 @@ def test_the_chapter_s_round_11l_changes_are_on_the_page():
     assert "word pairs" in cells["c66cb58b"].source  # not "the words ate and cake"
     assert "not to a verb and its object" not in cells["c66cb58b"].source
     assert "layer-1 head must" not in cells["c66cb58b"].source  # an empirical finding, not a law
-    assert "graded and word-specific" in cells["c66cb58b"].source
+    assert "graded" not in cells["c66cb58b"].source  # the four probes shown are bimodal
     assert "L2 H9's more weakly" in cells["habits-more-md"].source  # 'next' is only 0.56 to 0.67
-    flat = " ".join(cells["cls-removed-md"].source.split())
-    assert "the pie sentence below scores 0.61" in flat  # a scale
+    flat = " ".join(cells["cls-removed-mid-md"].source.split())
+    assert "for scale: the cake and pie sentences score 0.61" in flat  # taught before
     torch_fold = cells["25ef8445"].source  # the two PyTorch calls, each with its own rule
     assert "`key_padding_mask` of shape `(b, n)`" in torch_fold
     assert (
@@ -273,7 +275,7 @@ def test_the_chapter_s_round_11l_changes_are_on_the_page():
 
 def test_the_chapter_s_round_11o_changes_are_on_the_page():
     cells = _chapter_cells()
-    for cid in ("habits-more-md", "it-experiment-md"):  # each long section opens with its plan
+    for cid in ("parking-md", "it-experiment-md"):  # each long section opens with its plan
         assert "The plan:" in cells[cid].source, cid
     assert "&" not in cells["cls-removed-cake"].source  # the broadcast lives in `ablate`
     assert "59 of 60 heads, parking or not" in cells["7e1748c1"].source
@@ -294,8 +296,8 @@ def test_the_chapter_s_round_11p_changes_are_on_the_page():
     assert "small influence" not in cells["96cfe2e6"].source
     assert "masking it out turns the sentence\n  vector" in cells["96cfe2e6"].source
     assert "cls-removed-more" not in cells  # one ablation cell, through the named helper
-    assert 'def ablate(sentence, heads, key=0, how="zero")' in cells["cls-removed"].source
-    assert 'how="mask"' in cells["cls-removed-cake"].source
+    assert "def ablate(sentence, heads, keys, how):" in cells["cls-removed"].source
+    assert 'how="mask"' in cells["cls-removed-seven"].source
     assert "also\n`True` = ignore (pass `~pad_mask`)" in cells["25ef8445"].source
     held = cells["held-out-md"].source
     assert "looks a\nlittle better" not in held and "luckiest of 72 random heads" in held
@@ -327,3 +329,50 @@ def test_a_hard_coded_h_gets_told_h_is_the_argument(capsys):
     assert not check_attention_with_biases(twelve_heads)
     line = capsys.readouterr().out
     assert "FAIL" in line and "third argument" in line and "h = 2 here" in line, line
+
+
+def test_the_chapter_s_round_11q_changes_are_on_the_page():
+    cells = _chapter_cells()
+    order = list(cells)
+    # the sentence vector is taught before the ablation uses it
+    assert order.index("one-vector") < order.index("parking-md") < order.index("cls-removed")
+    assert order.index("habits-more-md") < order.index("one-vector")
+    assert "## Parking on `[CLS]`" in cells["parking-md"].source
+    assert "Parking" not in cells["habits-more-md"].source
+    ablate = cells["cls-removed"].source  # plain branches, no dict of keyword arguments
+    assert "**off" not in ablate and "expand_dims" not in ablate
+    assert 'if how == "zero":' in ablate and "raise ValueError" in ablate
+    assert 'how="mask"' not in cells["cls-removed-cake"].source  # one experiment per cell
+    assert "for sentence in" in cells["cls-removed-seven"].source
+    held = " ".join(cells["held-out-md"].source.split())
+    assert "All four heads were picked on the cake sentence" in held  # why one random key
+    assert "stricter bar" in held and "(3.7)" in held
+    assert "32 columns of $W_q$, $W_k$, $W_v$ and 32 rows of $W_o$" in " ".join(
+        cells["c68494eb"].source.split()
+    )
+    assert "a random word's value\nin each parking head" in cells["cls-removed-cake-md"].source
+    assert ":lines:" not in cells["enc-code"].source  # self_attention's keep line is shown
+
+
+def test_11_3_hints_for_the_hf_count_the_per_head_count_and_h_times(capsys):
+    from attention_lib.checks import check_attention_params
+
+    assert not check_attention_params(22_713_728)
+    assert "Hugging Face" in capsys.readouterr().out
+    assert not check_attention_params(12 * 4 * (32 * 32 + 32))  # d_k x d_k per head
+    assert "384 x 32" in capsys.readouterr().out
+    assert not check_attention_params(12 * 591_360)
+    line = capsys.readouterr().out
+    assert "32 columns of W_q, W_k, W_v and 32 rows of W_o" in line, line
+
+
+def test_a_whole_encoder_layer_is_told_the_exercise_is_attention_only(capsys):
+    from attention_lib.pretrained import encoder_layer
+
+    def whole_layer(X, layer, h):
+        return encoder_layer(X, layer, h)[0]
+
+    assert not check_attention_with_biases(whole_layer)
+    line = capsys.readouterr().out
+    assert "FAIL" in line and "attention only" in line and "'ln1_gamma'" in line, line
+    assert "_Watched" not in line

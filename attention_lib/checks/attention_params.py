@@ -68,8 +68,19 @@ def check_attention_params(
         (3 * (matrix + bias), "you forgot W_o and its bias, the output projection."),
         (
             h * expected,
-            f"you multiplied by h = {h}. The heads share the four matrices: "
-            f"each head uses a d_k = {d_k}-wide slice of their columns.",
+            f"you multiplied by h = {h}. The heads share the four matrices: each head "
+            f"uses {d_k} columns of W_q, W_k, W_v and {d_k} rows of W_o.",
+        ),
+        (
+            h * 4 * (d_k * d_k + d_k),
+            f"that gives each head {d_k} x {d_k} matrices, but a head's slice of W_q, W_k "
+            f"and W_v reads all {d_model} input numbers: {d_model} x {d_k}.",
+        ),
+        (
+            whole_model + matrix + bias + 512,  # the Hugging Face page's 22.7 million
+            "that is the Hugging Face page's count of the whole model, with an unused "
+            "pooler and 512 stored position ids; count only the four projections of one "
+            "layer.",
         ),
         (4 * (d_model * d_k + d_k), f"that is one head's share; there are {h} heads."),
         (

@@ -92,6 +92,12 @@ class _Watched(_Projections):
         self._mark()
         return tuple.__getitem__(self, i)
 
+    def __getattr__(self, name):  # only for names the layer lacks, such as ln1_gamma
+        raise AttributeError(
+            f"this layer has no {name!r}: the exercise is attention only, so the layer holds "
+            "just W_q, b_q, W_k, b_k, W_v, b_v, W_o and b_o (no layer norm, no feed-forward)."
+        )
+
 
 def _layer(rng, d: int) -> _Projections:
     mats = [rng.normal(scale=0.5, size=(d, d)) for _ in range(4)]
