@@ -199,9 +199,7 @@ def _forward(weights: dict, data: PronounData):
     return logits, (X_it, Q, K, V, A)
 
 
-def loss_and_gradients(
-    weights: dict, data: PronounData, backward=attention_backward
-) -> tuple[float, dict]:
+def loss_and_gradients(weights, data, backward=attention_backward):
     r"""Cross-entropy loss of the model and its gradient for each weight matrix.
 
     Notes
@@ -214,15 +212,14 @@ def loss_and_gradients(
     :math:`dQ, dK, dV`, and since :math:`Q = X W_q`, :math:`dW_q = \sum X^\top dQ`
     (likewise for ``W_k``, ``W_v``).
     """
-    logits, (X_it, Q, K, V, _) = _forward(weights, data)
-    p, m, rows = softmax(logits), len(data.it), np.arange(len(data.it))  # p: (m, 8)
-    loss = float(-np.log(p[rows, data.target]).mean())
-    d_logits = p.copy()
-    d_logits[rows, data.target] -= 1.0
-    d_logits /= m  # (m, 8)
-    dOut = (d_logits @ NOUN_EMBEDDINGS)[:, None]  # (m, 8) @ (8, d), as (m, 1, d)
+    logits, (X_it, Q, K, V, _) = _forward(weights, data)  # the forward pass
+    p, m = softmax(logits), len(data.it)  # p: (m, 8), one row per sentence
+    loss = float(-np.log(p[np.arange(m), data.target]).mean())
+    y = np.eye(len(NOUNS))[data.target]  # (m, 8): one-hot targets
+    d_logits = (p - y) / m  # (m, 8)
+    dOut = (d_logits @ NOUN_EMBEDDINGS)[:, None]  # (m, 8) @ (8, d) -> (m, 1, d)
     dQ, dK, dV = backward(Q, K, V, dOut)  # (m, 1, d), (m, 8, d), (m, 8, d)
-    d = D_MODEL
+    d = D_MODEL  # 16
     grads = {
         "W_q": X_it.reshape(-1, d).T @ dQ.reshape(-1, d),  # (d, m) @ (m, d)
         "W_k": data.X.reshape(-1, d).T @ dK.reshape(-1, d),  # (d, 8m) @ (8m, d)
