@@ -689,7 +689,7 @@ def test_token_panels_can_hide_an_exercise_answer_from_the_cells_and_the_alt_tex
 def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     cells = {c.id: c for c in _page_cells()}
     assert "44ef9939" not in cells and "v2read01" not in cells  # the value demo is chapter 6's
-    assert "Chapter 6 follows what" in cells["wqk2txt1"].source
+    assert "what finds a word need not be what it hands over" in cells["wqk2txt1"].source
     assert "wqk2tab1" not in cells and "cdb08696" not in cells  # no table, no preview call
     fold = cells["wqkfold1"].source
     assert "A^{-\\top}" in fold and ":class: dropdown" in fold
@@ -709,7 +709,15 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert 'keeps the *food* of "cake"\n  in key column 0, where the query of "it" puts 1.8' in two
     assert "need only differ" not in two and "$W_k = I$" not in two
     assert "noun spoken of" not in cells["12660781"].source  # W_v is not shown there yet
-    assert "a 3 rather than a 1 makes the choice\nsharper" in cells["087e3e00"].source
+    # the 3 sharpens the choice, shown by the number it would be with a 1 (review 02p)
+    assert "a 3 rather than a 1" not in cells["087e3e00"].source
+    assert "would leave it 0.11, so the 3 sharpens the choice" in cells["6b585669"].source
+    assert "151.3 minutes are no one film's" in cells["6b585669"].source  # the blend is no film
+    assert "as its query" in cells["wqwhy001"].source and "gets its row" not in prose
+    assert "q_0 k_0 + q_1 k_1" in cells["33291ce2"].source  # query column j meets key column j
+    assert "0.90 of it because our $W_q$ has food seek a pointer" in two
+    assert "naming one needs evidence" in cells["wqkfold1"].source
+    assert "no fixed meaning" not in cells["wqkfold1"].source
     assert cells["087e3e00"].source.count(":") == 0  # short sentences, no colon chain
     figure = cells["62fccb11"].source
     assert 'bar_label="entry"' in figure and "scale=1.3" in figure and "set_fontsize" not in figure
