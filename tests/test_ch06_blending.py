@@ -610,6 +610,13 @@ def test_calling_the_library_fails_however_it_is_reached(fn, capsys):
             "you scaled after the softmax",
         ),
         (attention_with(soft=False), "FAIL", "you skipped the softmax"),
+        (
+            lambda Q, K, V: (
+                np.swapaxes(V, -1, -2) @ np.swapaxes(attention_with(blend=False)(Q, K, V), -1, -2)
+            ),
+            "FAIL",
+            "your output is transposed",
+        ),
         (lambda Q, K, V: attention(Q, K, V)[..., :1], "FAIL", "one column per value dimension"),
         (lambda Q, K, V: None, "TODO", "returned None"),
         (lambda Q, K, V: {}["oops"], "FAIL", "raised KeyError"),

@@ -172,6 +172,11 @@ def _attention_case(out, Q, K, V, case: str, shape_hint: str = "", *, swapped=()
             "you skipped the softmax: the scaled scores are not "
             "weights yet (they do not sum to 1).",
         ),
+        (
+            np.swapaxes(expected, -1, -2),
+            "your output is transposed, (d_v, n_q): blend as weights @ V, "
+            "not V.T @ weights.T, so each query gets a row.",
+        ),
     ]
     if K.shape[-2] == K.shape[-1]:  # only then does Q @ K run at all
         mistakes.append(
