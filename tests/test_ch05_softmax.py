@@ -1070,3 +1070,20 @@ def test_an_entropy_loop_over_atleast_2d_rows_is_not_blamed_on_keepdims(capsys):
     line = capsys.readouterr().out
     assert "not a list or array of one" in line and "np.atleast_2d" in line, line
     assert "sum without keepdims" not in line, line
+
+
+# --- Fix round 5u (review 05u): a loop over one row's entries meets a stack of rows ----------
+
+
+def test_check_entropy_says_a_loop_over_entries_must_take_a_stack_of_rows(capsys):
+    def loop(p):  # right for one row; `pi > 0` is a whole row in a 2-D array
+        h = 0.0
+        for pi in p:
+            if pi > 0:
+                h -= pi * np.log(pi)
+        return h
+
+    assert not check_entropy(loop)
+    line = capsys.readouterr().out
+    assert line.startswith("[entropy] FAIL: ") and "truth value" in line, line
+    assert "must also take 2-D and 3-D arrays" in line and "axis=-1" in line

@@ -100,10 +100,29 @@ def check_entropy(fn) -> CheckResult:
         expect_shape(out, (2, 2), case, " Reduce over the last axis only (axis=-1).")
         same(out, np.stack([expected, expected[::-1]]), case)
 
-    return verdict("entropy", fn, _explain_axis_errors(run, _ENTROPY_AXIS))
+    return verdict("entropy", fn, _explain_stack_errors(_explain_axis_errors(run, _ENTROPY_AXIS)))
+
+
+def _explain_stack_errors(run):
+    """A loop over single entries (``if pi > 0``) meets whole rows in a stack: say so."""
+
+    def explained(cases: Cases) -> None:
+        try:
+            run(cases)
+        except Fail as fail:
+            if "truth value of an array" in str(fail):
+                raise Fail(f"{fail} {_ENTROPY_STACK}") from None
+            raise
+
+    return explained
 
 
 _ENTROPY_AXIS = (
     "A single row has only axis 0, so axis=1 does not exist: reduce over axis=-1, the "
     "last axis, which works for one row and for a stack of rows alike."
+)
+_ENTROPY_STACK = (
+    "Your code handles one row, but in a stack of rows it met a whole row where it "
+    "expected one number: my_entropy must also take 2-D and 3-D arrays. Work on the "
+    "whole array with NumPy, no Python loop, and sum over axis=-1."
 )
