@@ -740,6 +740,14 @@ def halves(n, d_model):
     return np.concatenate([PE[:, 0::2], PE[:, 1::2]], axis=1)
 
 
+def full_width_angle(n, d_model):
+    """One angle per column (np.arange(d_model)), where the formula has one per pair."""
+    angle = np.arange(n)[:, None] / 10000 ** (np.arange(d_model) / d_model)  # (n, d_model)
+    PE = np.zeros((n, d_model))
+    PE[:, 0::2], PE[:, 1::2] = np.sin(angle), np.cos(angle)  # (n, d_model) into (n, d_model/2)
+    return PE
+
+
 def from_angle(angle_of):
     """An encoding built from ``angle_of(pos, i, d_model)``, a learner's angle formula."""
 
@@ -837,6 +845,12 @@ def multiplied(n, d_model):
             "FAIL",
             "not 2i / (d_model - 1) (on n = 8, d_model = 4)",
         ),
+        (  # review 01u: an angle over all d_model columns, np.arange(d_model), not per pair
+            full_width_angle,
+            "FAIL",
+            "one column per dimension, (n, d_model) = (8, 4); it needs one per pair, "
+            "(n, d_model/2) = (8, 2): build the exponent from np.arange(0, d_model, 2)",
+        ),
         (lambda n, d_model: None, "TODO", "returned None"),
         (lambda n, d_model: [][0], "FAIL", "raised IndexError"),
         (lambda seq_len, dim: encoding(seq_len, dim), "PASS", "match the reference"),
@@ -849,6 +863,7 @@ def test_positional_encoding_checker(fn, status, hint, capsys):
     assert bool(result) is (status == "PASS")
     assert line.startswith(f"[positional-encoding] {status}: ")
     assert hint in line
+    assert "keepdims" not in line  # no axis is summed here: that hint would mislead
     assert line.count("\n") == 1
 
 

@@ -9,6 +9,7 @@ import numpy as np
 from ..core import positional_encoding
 from .base import (
     _LAST,  # the learner's answer with its dtype kind, as returned (before becoming floats)
+    BROADCAST_HINT,
     Cases,
     CheckResult,
     Fail,
@@ -25,6 +26,21 @@ from .pe_mistakes import _PE_MISTAKES, _WIDTH_SLIPS, _encoding
 # --- Exercise: the sinusoidal positional encoding ----------------------------------------
 
 
+def _run(cases: Cases, case: str, n: int, d: int) -> np.ndarray:
+    """Run one case; an angle built over all d_model columns gets its own hint."""
+    try:
+        return cases.run(case, n, d)
+    except Fail as fail:
+        message = str(fail)
+        if f"from shape ({n},{d}) into shape ({n},{d // 2})" not in message:
+            raise
+        raise Fail(
+            f"{message.replace(BROADCAST_HINT, '')} Your angle has one column per dimension, "
+            f"(n, d_model) = ({n}, {d}); it needs one per pair, (n, d_model/2) = ({n}, {d // 2}): "
+            "build the exponent from np.arange(0, d_model, 2)."
+        ) from None
+
+
 def check_positional_encoding(fn) -> CheckResult:
     """Check ``fn(n, d_model)`` (``d_model`` even) against :func:`positional_encoding`."""
 
@@ -36,7 +52,7 @@ def check_positional_encoding(fn) -> CheckResult:
             )
         for n, d in ((8, 4), (50, 16), (1, 2), (10, 6)):
             case = f"n = {n}, d_model = {d}"
-            out = cases.run(case, n, d)
+            out = _run(cases, case, n, d)
             hint = (
                 " One row per position: you returned the transpose." if out.shape == (d, n) else ""
             )
