@@ -713,7 +713,11 @@ def max_without_keepdims(scores, mask):
             "all 0 on allowed scores near 1000 and -1000: exp(1000) overflows to inf and "
             "exp(-1000) underflows to 0, so without the shift",
         ),
-        (row_shift_over_queries, "FAIL", "4 x 4 scores with a causal mask): you normalised over"),
+        (
+            row_shift_over_queries,
+            "FAIL",
+            "4 x 4 scores with a lower-triangle mask): you normalised over",
+        ),
         (row_shift_over_queries, "FAIL", "(axis=0 or axis=-2)"),
         (min_shift, "FAIL", "got nan or inf on allowed scores 1600 apart"),
         (min_shift, "FAIL", "subtract the row's maximum over the allowed keys"),
@@ -1400,7 +1404,9 @@ def test_page_after_review_08s_says_one_thing_about_right_padding_and_is_shorter
         "within 32 of zero" in flat["in-practice"]
         and "rounds to one number" not in flat["in-practice"]
     )
-    assert "tests the table's left column" in flat["nan-md"]  # 08t: folded, with its reason
+    assert (
+        'tests the table\'s "pads on the left" column' in flat["nan-md"]
+    )  # 08t: folded, with its reason
     # one leak demonstration; teacher forcing after the triangle is shown
     assert "27de366a" not in ids and "8058d5b6" not in ids
     assert ids.index("07954ee0") < ids.index("tf-code") < ids.index("shift-code")
@@ -1412,7 +1418,7 @@ def test_page_after_review_08s_says_one_thing_about_right_padding_and_is_shorter
     # nits
     assert "The second reason" not in flat["30ab71aa"]
     assert "measured here in NumPy" in flat["zero-route-md"]
-    assert "only the pads' rows change" in flat["ex-batch-md"]
+    assert "adding the diagonal changes only the pads' rows" in flat["ex-batch-md"]
 
 
 def test_page_after_review_08t_folds_the_left_padding_checks_and_is_shorter():
@@ -1450,3 +1456,29 @@ def test_page_after_review_08t_folds_the_left_padding_checks_and_is_shorter():
     assert "which already see themselves, do not change" in flat["left-pad-intro"]
     # the padding figure's takeaway does not repeat 'about a third' from 70bdfd29
     assert "about a third" not in by_id["e9d676ee"].source
+
+
+def test_page_after_review_08u_qualifies_the_diagonal_and_is_shorter():
+    """Review 08u: 'the table's left column' pointed at the right-padding column; 'plus the
+    diagonal' read as the universal recipe (a -inf fill needs it; Hugging Face unmasks the
+    whole row); 'on the right, only the pads' rows change' said not relative to what; the
+    checker named masks not yet built."""
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).parents[1] / "chapters" / "08_masking.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    flat = {c.id: " ".join(c.source.split()) for c in cells}
+    main, _ = main_and_folded(cells)
+    assert sum(len(line.split()) for line in prose_lines(main)) < 1657  # 1,657 before
+    assert sum(len(line.split()) for line in prose_lines(cells)) < 2378  # 2,378 before
+    table = flat["lp-head"]
+    assert "with a $-\\infty$ fill, give the empty pad rows a key (here the diagonal;" in table
+    assert "Hugging Face unmasks the whole row" in table and "plus the diagonal" not in table
+    summary = flat["6aa08049"]  # the left-padding fix sits with the 0 / 0 it avoids
+    assert "Masks combine with `&`. - A row" in summary
+    assert "$0 / 0$ (with left padding, let each pad see itself)" in summary
+    assert "on the right, only" not in flat["ex-batch-md"]
+    source = Path(batch_mask_module.__file__).with_name("masked_softmax.py").read_text()
+    assert "with a causal mask" not in source and "with a padding mask" not in source

@@ -32,10 +32,10 @@ def check_masked_softmax(fn) -> CheckResult:
 
         rng = np.random.default_rng(8)
         scores = np.round(rng.normal(size=(4, 4)), 1)
-        _check_case(cases, "4 x 4 scores with a causal mask", scores, causal_mask(4))
+        _check_case(cases, "4 x 4 scores with a lower-triangle mask", scores, causal_mask(4))
 
         batch = np.round(rng.normal(size=(2, 3, 5)), 1)
-        case = "a batch (2, 3, 5) with a padding mask (2, 1, 5)"
+        case = "a batch (2, 3, 5) with a mask (2, 1, 5)"
         _check_case(cases, case, batch, padding_mask([5, 3], 5))
 
         big = np.array([[2.0, 1000.0, 1.0], [-1000.0, 3.0, 0.0]])
