@@ -1026,9 +1026,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     cells = nbformat.read(path, as_version=4).cells
     flat = markdown_text(cells)
     # review 01s: the reason is the mechanism, measured: PE's column 0 is the toy's food
-    assert "At width 4, positions and meanings share columns. Column 0 is *food*" in flat
-    # review 01t: the right angle is claimed for random word vectors only
-    assert "In 512 columns, random word vectors stand nearly perpendicular" in flat
+    # review 01u: no forward reference to queries; the 512-column sentence, read as a cure
+    # it is not on its own, is cut
+    assert 'the hand-set weights make "it" favour words with a large column 0 (food)' in flat
+    assert 'what "it" looks for most' not in flat and "In 512 columns" not in flat
     assert 'so "delicious" (**0.27**) beats "cake" (0.17); shift the sentence' in flat
     assert "longer than every word" not in flat and "lengthens the words" not in flat
     # the black box is opened just enough to read attention weights before chapter 5
@@ -1046,7 +1047,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "compare each sum with the scaled words alone" not in flat
     assert "where $d_{model}$ is the width of each token's vector (4 in the toy)" in flat
     # review 01t: the filing is ours, and it causes the crowding; the lesson is said
-    assert 'we filed "keyboard" and "couch" under *action*, so they will crowd' in flat
+    # review 01u: said beside the map that shows it, not in a cell of its own
+    assert 'we filed "keyboard" and "couch" under *action*, so they crowd the verbs' in flat
+    # review 01u: the paper's result on learned positions, where the learned table is shown
+    assert "learned and sinusoidal positions nearly identical" in flat
+    assert "(Table 3, row E of {cite:t}`vaswani2017attention`)" in flat
     assert "Four hand-set features cannot keep 14 words apart." in flat
     assert '(words like "it" and "the" that point at another word)' in flat
     assert "the last hand here needs 35,333 positions to turn once" in flat
@@ -1139,8 +1144,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # Fix round 01g (review 01t): main line 1483 -> 1477, visible 2477 -> 2349, bold
     # numbers 8 -> 6 (the sqrt(d_model) section halved; pointer and crowding clauses added,
     # paid for by the summary's numbers, the 60,600 note and the 'pie' line).
-    assert len(main.split()) <= 1477, "fix round 01g left 1477 main-line words"
-    assert len(flat.split()) <= 2349, "fix round 01g left 2349 visible words"
+    # Fix round 01h (review 01u): main line 1477 -> 1462, visible 2349 -> 2348 (the
+    # 512-column sentence and the one-line crowding cell cut; Table 3 row E added).
+    assert len(main.split()) <= 1462, "fix round 01h left 1462 main-line words"
+    assert len(flat.split()) <= 2348, "fix round 01h left 2348 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 6  # bold numbers
 
 
