@@ -491,8 +491,10 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # Round 5s (review 05s) cut 1803 -> 1723 and 1038 -> 1012: no sum-only row, no extreme-T fold.
 # Round 3 (review 05t) cut 1702 -> 1700 and 1011 -> 989 (test count): the heatmap caption and
 # the log-odds clause cut; the runner-up and training folds split (folded 643 -> 660).
-VISIBLE_WORDS = 1700
-MAIN_LINE_WORDS = 989
+# Round 4 (review 05u) cut 1700 -> 1698 and 989 -> 978 while showing divide-by-sum move
+# with a shift on the row of "it" (start token, same-knob and chapter 6 tease cut).
+VISIBLE_WORDS = 1698
+MAIN_LINE_WORDS = 978
 
 
 def _chapter():
@@ -512,13 +514,14 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     assert len(flat.split()) <= VISIBLE_WORDS, "more visible words than VISIBLE_WORDS"
     # three overflow limits, printed from np.finfo; no unexplained "GPU kernels"
     limits = cells["f16a05e1"].outputs[0]["text"]
-    assert "'float64': 709.78, 'float32': 88.72, 'float16': 11.09" in limits
+    assert "in float16, exp overflows above 11.09" in limits  # review 05u: labelled lines
+    assert "in float64, exp overflows above 709.78" in limits
     assert "GPU" not in flat and "bfloat16, a 16-bit format common in training" in flat
     assert "(`_softmax` in `core.py`)" in cells["5f0a1b2c"].source
     # no orphan column sums; the non-linearity section ends on a measured output and sqrt(d_k)
     assert not any("column sums" in c.source for c in shown if c.cell_type == "code")
     assert "softmax 2S        0.32   1.00   0.91" in cells["d4e5f605"].outputs[0]["text"]
-    assert "4's division by $\\sqrt{d_k}$ turns the same knob" in flat
+    assert "turns the same knob" not in flat  # review 05u: cut to split the conclusion
 
 
 def test_fix_round_5k_cuts_words_folds_number_formats_and_shows_the_two_moves():
@@ -741,8 +744,10 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     assert cells["d4e5f602"].source.startswith("````{admonition} Is softmax what makes")
     assert cells["d4e5f603"].metadata["tags"] == ["remove-cell"]
     # plain words, not [CLS]; no "clear favourite" the example then contradicts
-    assert "[CLS]" not in flat and "special start token" in flat
-    assert "clear favourite" not in flat and "Jacobian" not in flat
+    assert "[CLS]" not in flat and "special start token" not in flat  # review 05u: cut
+    assert "clear favourite" not in flat
+    # review 05u: the training fold names the Jacobian entry it quotes
+    assert "its largest Jacobian entry" in cells["tgrad05"].source
     # review 05s: the extreme-T fold (maintainer notes, wrong for long float16 rows) is cut
     assert "breaks the three lines" not in flat
     assert cells["7f07aa6a"].source.count("np.where") == 1 and "inner" not in flat
@@ -850,7 +855,7 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     fold = cells["tderiv05"].source
     assert fold.startswith("````{admonition} Going deeper:") and ":class: dropdown" in fold
     assert "\\frac{d \\log p_i}{d \\beta} = z_i - \\sum_j p_j z_j" in fold
-    assert "divided by $T$" in cells["tgrad05"].source  # round 3: its own fold
+    assert "\\max_i p_i(1 - p_i)/T$" in cells["tgrad05"].source  # round 3: its own fold
     # the non-linearity fold states its conclusion
     assert "cubic in $X$" in flat and "Dividing by the sum alone lands closer still" not in flat
     # a table, not a decoded line; no (2S)V = 2(SV) tautology
@@ -904,7 +909,7 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     assert "gap = [" not in cells["d4e5f605"].source
     assert "set the scale" not in cells["d4e5f605"].source
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "doubling the scores sharpens them instead" in conclusion  # review 05t
+    assert "Doubling the scores sharpens them instead" in conclusion  # review 05t
     assert 'what "cake" carries' not in cells["d4e5f601"].source  # no distance to V[cake]
     fold = " ".join(cells["d4e5f602"].source.split())
     assert "a non-linear function of the scores" in fold and "linear in $V$" in fold
@@ -916,7 +921,7 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     # second toggle that the site and JupyterLab checks would take for a solution
     assert "xtremT05" not in cells  # review 05s: cut, its float16 point is in number formats
     # the gradient line, in the runner-up fold, without the word the page avoids
-    assert "0.006 at $T = 0.03$" in cells["tgrad05"].source and "Jacobian" not in flat
+    assert "0.006 at $T = 0.03$" in cells["tgrad05"].source  # review 05u names the Jacobian
     assert "b7e1c3a3" not in cells  # the real-models fold is cut
 
 
@@ -944,7 +949,7 @@ def test_fix_round_5p_separates_the_exponential_from_the_normalisation():
     assert "training cannot sharpen" not in conclusion
     assert "sums to 1, so its favourite gains only" not in conclusion
     # the zero sum, by example; the library refuses a row of -inf
-    assert "Dividing by the sum alone breaks on negative scores:" in flat
+    assert "A negative score breaks it outright:" in flat  # review 05u
     assert "`al.softmax` raises a `ValueError` instead" in flat
     with pytest.raises(ValueError, match="infinity"):
         al.softmax(np.full(3, -np.inf))
@@ -968,7 +973,7 @@ def test_fix_round_5q_says_why_normalising_alone_is_not_enough():
     # the break on a negative score, printed right after the sentence that claims it
     assert ids.index("negsum05") == ids.index("twomov07") + 1
     line = cells["negsum05"].outputs[0]["text"]
-    assert line.strip() == "raw / sum: [ 2. -1.]    softmax: [0.95 0.05]"
+    assert line.splitlines()[-1] == "[2, -1] / sum: [ 2. -1.]   softmax: [0.95 0.05]"
     # the row of 'it' is not saturated (> 0.99) until T <= 0.05: "approaching", not "nearly"
     assert "(approaching **one-hot**, the saturated rows" in flat
     row = al.softmax(toy.scaled_scores()[toy.token_index("it")], temperature=0.1)
@@ -992,7 +997,8 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     }
     conclusion = " ".join(cells["d4e5f607"].source.split())
     assert "weights sum to 1, so the output stays an average" in conclusion
-    assert "they total 2.69" in conclusion and "longest value, 1.41" in conclusion
+    assert "they total 2.69" in conclusion
+    assert "longest value (1.41), which no average can be" in conclusion
     assert "from 0.21 to 0.32" in conclusion
     # review 05t: the undefined "log-odds" is cut (the intuition says gap -> ratio once)
     intuition = " ".join(cells["96081790"].source.split())
@@ -1044,7 +1050,7 @@ def test_round_3_shows_both_raw_rows_and_points_to_sharper_trained_heads():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert conclusion.count(". ") == 2  # one sentence per point, then chapter 4's knob
+    assert conclusion.count(". ") == 3  # review 05u: four short sentences, no knob
     # the ratio agrees with the printed 0.21 and 0.09 (2.33); a pointer to real heads
     note = " ".join(cells["26b93a54"].source.split())
     assert "just over twice its smallest" in note and "2.2" not in note
@@ -1087,3 +1093,22 @@ def test_check_entropy_says_a_loop_over_entries_must_take_a_stack_of_rows(capsys
     line = capsys.readouterr().out
     assert line.startswith("[entropy] FAIL: ") and "truth value" in line, line
     assert "must also take 2-D and 3-D arrays" in line and "axis=-1" in line
+
+
+def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
+    cells, shown, flat = _chapter()
+    assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
+    assert 'Dividing by the sum alone works on the row of "it"' in flat
+    assert "softmax sees only the gaps" in flat
+    out = cells["negsum05"].outputs[0]["text"].splitlines()
+    assert out[0].split()[-4:] == ["0.335,", "after", "+1:", "0.178"]
+    assert out[1].split()[-4:] == ["0.211,", "after", "+1:", "0.211"]
+    z = toy.scaled_scores()[toy.token_index("it")]
+    assert z.min() >= 0  # "all scores >= 0"
+    # the summary agrees with the fold: softmax a smooth arg max, log-sum-exp the smooth max
+    summary = " ".join(cells["0893ab71"].source.split())
+    assert "smooth **arg max** (log-sum-exp is the smooth max)" in summary
+    assert "The smooth stand-in for $\\max_j z_j$ is **log-sum-exp**" in flat
+    # T is named before the figure that plots it; the non-linearity fold is split
+    assert "temperature $T$ (it divides the scores)" in cells["twokeycap"].source
+    assert "With the weights fixed,\nattention is linear in $V$." in cells["d4e5f602"].source
