@@ -244,6 +244,7 @@ def test_column_softmax_gets_its_own_hint(capsys):
         (131_072, "FAIL", "one row per head"),
         (4096**2, "FAIL", "one head's numbers: times h = 16 heads, times 2 bytes each"),
         (16 * 4096 * 4095 * 2, "FAIL", "skips the diagonal: each query scores its own key too"),
+        (16 * 4095 * 4095 * 2, "FAIL", "that uses n = 4095: check n = 4096 (off by one)"),
         (512, "FAIL", "in MiB"),
         (524_288, "FAIL", "in KiB"),
         (536_870_912 * 8, "FAIL", "counts bits"),

@@ -249,6 +249,7 @@ def check_score_memory(answer, *, n: int = 4096, h: int = 16, itemsize: int = 2)
         (n * n * itemsize, f"that is one head's matrix; the layer has h = {h} of them."),
         (n * n, f"that is one head's numbers: times h = {h} heads, times {itemsize} bytes each."),
         (h * n * (n - 1) * itemsize, "that skips the diagonal: each query scores its own key too."),
+        (h * (n - 1) ** 2 * itemsize, f"that uses n = {n - 1}: check n = {n} (off by one)."),
         (
             h * n * n,
             f"that is half the answer. It counts the numbers, not the bytes (each {kind} "
