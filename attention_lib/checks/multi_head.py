@@ -40,6 +40,11 @@ def _run_explained(cases: Cases, case: str, *args) -> np.ndarray:
                 f"{message} d_model / h is a float, and a shape or a slice needs a "
                 "whole number: use d_k = d_model // h."
             ) from None
+        if "inhomogeneous" in message or "with a sequence" in message:
+            raise Fail(
+                f"{message} al.scaled_dot_product_attention returns a pair (output, "
+                "weights): unpack it, head_i, _ = al.scaled_dot_product_attention(...)."
+            ) from None
         if "cannot reshape" in message or "is empty" in message:
             raise Fail(
                 f"{message} Is d_k a fixed number in your code? Work it out from the input, "
