@@ -86,6 +86,10 @@ def check_attention_backward(fn) -> CheckResult:
         if not isinstance(out, (tuple, list)) or len(out) != 3:
             said.append(f"return three gradients (dQ, dK, dV), not {type(out).__name__}")
             return np.zeros(Q.size + K.size + V.size)
+        nones = [name for name, g in zip(_NAMES, out, strict=True) if g is None]
+        if nones:  # a piece such as my_grad_V still returns None
+            said.append(f"{', '.join(nones)} is None: does each piece return its result?")
+            return np.zeros(Q.size + K.size + V.size)
         grads = [np.asarray(g, dtype=float) for g in out]
         for name, got, like in zip(_NAMES, grads, (Q, K, V), strict=True):
             if got.shape != like.shape:
