@@ -1385,6 +1385,16 @@ def test_a_blend_without_a_loop_is_told_so_and_any_loop_passes():
     assert check_blend(keyed) and check_blend(looped)
 
 
+def test_the_grader_s_stand_in_is_not_failed_for_a_loop_it_cannot_show():
+    # The grader hands the checker a callable without Python code (the learner's code stays
+    # in its sandbox): a right blend is not failed for a loop that cannot be looked for.
+    class StandIn:
+        def __call__(self, W, V):
+            return (W[..., :, :, None] * V[..., None, :, :]).sum(-2)
+
+    assert check_blend(StandIn())
+
+
 @pytest.mark.parametrize("shift", [False, True])
 def test_unnormalised_exponentials_are_named_in_6_3(shift):
     def exps(Q, K, V):

@@ -167,10 +167,13 @@ def _product(fn) -> str | None:
 
 
 def _loops(fn) -> bool:
-    """Whether ``fn``'s own code (or code nested in it) holds a for or while loop."""
+    """Whether ``fn``'s own code (or code nested in it) holds a for or while loop. A
+    callable without Python code (the grader's stand-in for the learner's function, whose
+    code stays in its sandbox) reads as ``True``: what cannot be seen is not failed."""
+    codes = list(_codes(fn))
     jumps = set(dis.hasjrel) | set(dis.hasjabs)
-    return any(  # a loop is a jump back to an earlier instruction
+    return not codes or any(  # a loop is a jump back to an earlier instruction
         ins.opcode in jumps and isinstance(ins.argval, int) and ins.argval <= ins.offset
-        for code in _codes(fn)
+        for code in codes
         for ins in dis.get_instructions(code)
     )
