@@ -203,7 +203,9 @@ def test_the_chapter_s_round_11j_changes_are_on_the_page():
     assert "other -> noun" in table and "a random key       1.0" in table
     assert "kobayashi2021incorporating" in cells["7e1748c1"].source
     out = "".join(o.get("text", "") for o in cells["cls-removed-cake"].outputs)
-    assert "weight 0.67, value removed: cosine 0.993" in out and "weight 0.035" in out
+    assert (
+        "weight 0.67, value removed: cosine 0.993, masked: 0.695" in out and "weight 0.035" in out
+    )
     out = "".join(o.get("text", "") for o in cells["cls-removed-seven"].outputs)
     assert "removed: cosine 0.993 to 0.999" in out and "cosine 0.45 to 0.78" in out
     assert "check_attention_with_biases(my_self_attention)" in cells["ex-bias-stub"].source
@@ -222,7 +224,7 @@ def test_the_chapter_s_round_11k_changes_are_on_the_page():
     )
     assert "| `other -> noun` |" in cells["it-stands-out-md"].source  # the legend, before the code
     assert "def pronoun_counts" in cells["held-out-helper"].source
-    assert "\\sum_i \\text{head}_i" in cells["a15f26d1"].source  # chapter 7's identity
+    assert "\\sum_i \\text{head}_i" in cells["share-two-keys-md"].source  # chapter 7 identity
     assert "rows are the **heads**" in cells["d6a07f21"].source
     assert "$b_k$ changes no weight" in cells["ex-bias-sol-md"].source
     assert "by how much that word stands out" in cells["41b21785"].source
@@ -246,7 +248,7 @@ def test_the_chapter_s_round_11l_changes_are_on_the_page():
     assert "middle layers park mostly" in cells["a15f26d1"].source
     assert "a typical other token" in cells["it-stands-out-md"].source
     held = " ".join(cells["held-out-md"].source.split())
-    assert "a head with a random top key would find the noun about once" in held
+    assert "one picked before need only beat one random head (about 1)" in held
     assert "whoever asks" not in cells["held-out-md"].source
     assert "did not carry over" not in cells["c66cb58b"].source  # one sentence is no verdict
     out = "".join(o.get("text", "") for o in cells["7e39b118"].outputs)
@@ -265,7 +267,7 @@ def test_the_chapter_s_round_11l_changes_are_on_the_page():
         "`F.scaled_dot_product_attention`, nanoGPT's call, reads `True` as *may attend*"
         in torch_fold
     )
-    assert "Exercise 11.2's mean, scaled to length 1" in cells["cls-removed"].source
+    assert "the mean over real tokens, scaled to length 1" in cells["cls-removed"].source
     imports_show = [c for c in cells.values() if "import show" in c.source or ", show" in c.source]
     assert len(imports_show) == 1, [c.id for c in imports_show]  # `show` is imported once
     assert "torch-measured" not in cells and "mask-shapes" not in cells  # the table is gone
@@ -342,15 +344,17 @@ def test_the_chapter_s_round_11q_changes_are_on_the_page():
     ablate = cells["cls-removed"].source  # plain branches, no dict of keyword arguments
     assert "**off" not in ablate and "expand_dims" not in ablate
     assert 'if how == "zero":' in ablate and "raise ValueError" in ablate
-    assert 'how="mask"' not in cells["cls-removed-cake"].source  # one experiment per cell
+    assert "for sentence in" not in cells["cls-removed-cake"].source  # one sentence per cell
     assert "for sentence in" in cells["cls-removed-seven"].source
     held = " ".join(cells["held-out-md"].source.split())
     assert "All four heads were picked on the cake sentence" in held  # why one random key
-    assert "stricter bar" in held and "(3.7)" in held
+    assert "faces both bars" in held and "(3.7)" in held
     assert "32 columns of $W_q$, $W_k$, $W_v$ and 32 rows of $W_o$" in " ".join(
         cells["c68494eb"].source.split()
     )
-    assert "a random word's value\nin each parking head" in cells["cls-removed-cake-md"].source
+    assert "a random word in each parking head" in " ".join(
+        cells["cls-removed-cake-md"].source.split()
+    )
     assert ":lines:" not in cells["enc-code"].source  # self_attention's keep line is shown
 
 
@@ -376,3 +380,22 @@ def test_a_whole_encoder_layer_is_told_the_exercise_is_attention_only(capsys):
     line = capsys.readouterr().out
     assert "FAIL" in line and "attention only" in line and "'ln1_gamma'" in line, line
     assert "_Watched" not in line
+
+
+def test_the_chapter_s_round_11r_changes_are_on_the_page():
+    cells = _chapter_cells()
+    assert "**influence**" not in cells["5461a4d3"].source  # one word: share
+    assert "**share**" in cells["5461a4d3"].source
+    order = list(cells)  # the two-key example comes before the W_o^(i) formula
+    assert "W_o^{(i)}" not in cells["a15f26d1"].source
+    assert order.index("share-two-keys") < order.index("share-two-keys-md")
+    assert "\\sum_i \\text{head}_i" in cells["share-two-keys-md"].source
+    ablate = cells["cls-removed"].source
+    assert "(12, 1, n)" in ablate and "keep (12, n)" in ablate and "11.2" not in ablate
+    out = "".join(o.get("text", "") for o in cells["cls-removed-cake"].outputs)
+    assert "masked: 0.961 to 0.998" in out  # the random-word control, masked too
+    held = " ".join(cells["held-out-md"].source.split())
+    out = "".join(o.get("text", "") for o in cells["held-out"].outputs)
+    assert "4 or more in 1.6%, 5 or more in 0.2%" in out and "1.6% and 0.2%" in held
+    assert "within the luckiest one's reach" not in held and "weak habit" in held
+    assert "paired, related sentences" in cells["75a593ed"].source  # how it was tuned
