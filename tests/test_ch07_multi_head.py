@@ -475,6 +475,21 @@ def own_helper_hides_it(X, W_q, W_k, W_v, W_o, h):
     return aliased_library(X, W_q, W_k, W_v, W_o, h)
 
 
+def library_loop(kind):
+    """The loop with al.scaled_dot_product_attention, with one slip (review 07y): it scales a
+    clipped last slice by its own width, and W_q[rows] fails before any W_o."""
+
+    def fn(X, W_q, W_k, W_v, W_o, h):
+        d_k, heads = X.shape[-1] // h, []
+        for i in range(h):
+            c = slice(i * d_k, (i + 1) * d_k + (kind == "one too wide"))
+            Ws = [W[c] if kind == "rows" else W[:, c] for W in (W_q, W_k, W_v)]
+            heads.append(al.scaled_dot_product_attention(*(X @ W for W in Ws))[0])
+        return np.concatenate(heads, axis=-1) @ W_o
+
+    return fn
+
+
 def loop_variant(kind):
     """A loop answer with one slip (fix round 7g, item 7)."""
 
@@ -665,6 +680,11 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
         ),
         (loop_variant("one too wide"), "FAIL", "15 columns, not d_model = 12: each head's slice"),
         (loop_variant("one too narrow"), "FAIL", "8 columns, not d_model = 12: each head's"),
+        # review 07y: with the library's attention (a clipped last slice scaled by its own
+        # width) the wide slice was a bare matmul error; so was W_q[rows]
+        (library_loop("one too wide"), "FAIL", "15 columns, not d_model = 12: each head's"),
+        (library_loop("rows"), "FAIL", "sliced a block of rows, W_q[a:b]. Head i owns"),
+        (library_loop("right"), "PASS", "all 6 cases match"),
         # Fix round 7k: the block form with W_o's columns was told "the last head is missing"
         (block_form("columns"), "FAIL", "use W_o's rows for head i: W_o[c]"),
         (block_form("columns.T"), "FAIL", "you multiplied by W_o.T"),
@@ -1618,7 +1638,10 @@ def test_split_concat_draws_the_pair_step_by_step():
     assert [ax.images[0].get_clim() for ax in panels[3:]] == [(-1, 1)] * 3
     assert "these three on one colour scale from -1 to 1" in alt
     # the heads carry the text's names: above the blocks, in the maps' titles, on W_o's rows
-    assert [t.get_text() for t in panels[4].get_yticklabels()][1] == "object head human"
+    # review 07y: W_o's rows named as the output's columns (not "object head human")
+    rows = [t.get_text() for t in panels[4].get_yticklabels()]
+    assert rows == ["object noun", "object human", "subject noun", "subject human"]
+    assert rows[1] == names[1] and rows[3] == names[3]
     assert panels[1].get_title() == "2. object head's weights (8×8)"
     assert {"object", "subject"} <= {t.get_text() for t in panels[0].texts}
     assert "object head gives 'cake' 0.97; subject head gives 'I' 1.00" in alt

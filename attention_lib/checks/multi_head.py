@@ -19,7 +19,7 @@ from .base import (
     same,
     verdict,
 )
-from .multi_head_mistakes import _multi_head_mistakes
+from .multi_head_mistakes import _multi_head_mistakes, _row_slices
 from .names import calls_library
 
 
@@ -30,8 +30,10 @@ def _run_explained(cases: Cases, case: str, *args) -> np.ndarray:
     except Fail as fail:
         message = str(fail)
         if "matmul" in message or "not aligned" in message:
-            shape_hint = _wrong_concatenation(cases.fn, *args) or _untransposed_keys(
-                cases.fn, *args
+            shape_hint = (
+                _row_slices(cases.fn, *args)
+                or _wrong_concatenation(cases.fn, *args)
+                or _untransposed_keys(cases.fn, *args)
             )
             if shape_hint:
                 raise Fail(f"{message} {shape_hint}") from None
@@ -123,13 +125,19 @@ def _wrong_concatenation(fn, X, W_q, W_k, W_v, W_o, h) -> str:
             f"d_model wide, not d_k = {d_k}. Slice W_v too: V_i = X @ W_v[:, cols]."
         )
 
-    def sliced(starts_and_widths) -> np.ndarray:  # the heads of these column slices, side by side
+    def sliced(starts_and_widths) -> list:  # the heads of these column slices, side by side
         cols = [slice(start, start + width) for start, width in starts_and_widths]
-        return [
+        own = [len(range(d_model)[c]) for c in cols]  # a slice past the end is clipped
+        scales = ([starts_and_widths[0][1]] * len(cols), [d_k] * len(cols), own)
+        return [  # scaled by the typed width, by d_k, or by each slice's own width
             np.concatenate(
-                [_attend(X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c], s) for c in cols], -1
+                [
+                    _attend(X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c], s)
+                    for c, s in zip(cols, w, strict=True)
+                ],
+                -1,
             )
-            for s in {starts_and_widths[0][1], d_k}  # scaled by the slice's width, or by d_k
+            for w in scales
         ]
 
     def fits(height: int, starts_and_widths) -> bool:  # fn's concatenation is one of these

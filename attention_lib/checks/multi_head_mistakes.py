@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+
 import numpy as np
 
 from ..core import attention_scores, scaled_dot_product_attention, softmax
@@ -257,3 +260,30 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
         )
 
     return mistakes
+
+
+def _row_slices(fn, X, W_q, W_k, W_v, W_o, h) -> str:
+    """Name W_q[a:b] (a block of rows) for a head's slice: rerun with W_q, W_k, W_v that
+    note how they are indexed, since X @ W_q[a:b] fails with a bare NumPy message."""
+    seen: list[str] = []
+    full = slice(None)
+
+    class Noting(np.ndarray):  # a weight matrix that notes a slice of its rows
+        def __getitem__(self, key):
+            rows = key[0] if isinstance(key, tuple) and all(k == full for k in key[1:]) else key
+            if any(self is W for W in Ws) and isinstance(rows, slice) and rows != full:
+                seen.append("rows")
+            return np.asarray(super().__getitem__(key))
+
+    Ws = [np.array(W, dtype=float).view(Noting) for W in (W_q, W_k, W_v)]
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), np.errstate(all="ignore"):
+            fn(np.array(X, dtype=float), *Ws, np.array(W_o, dtype=float), h)
+    except (Exception, SystemExit):  # the rerun fails too: only what it noted counts
+        pass
+    if not seen:
+        return ""
+    return (
+        "You sliced a block of rows, W_q[a:b]. Head i owns a block of d_k columns of W_q, "
+        "W_k and W_v: W_q[:, i*d_k:(i+1)*d_k], shape (d_model, d_k)."
+    )

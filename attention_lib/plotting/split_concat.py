@@ -84,7 +84,7 @@ def split_concat(
         The token whose row is outlined in every head's weights.
     cols : sequence of str, length d_model, optional
         Names of the concatenation's columns (a head's value features, repeated); the rows
-        of ``W_o`` get the same names, with their head's number.
+        of ``W_o`` get the same names, with their head's name (" head" dropped).
     out_cols : sequence of str, length d_model, optional
         Names of the output's columns (what each column of ``W_o`` computes).
     head_names : sequence of str, length h, optional
@@ -124,7 +124,8 @@ def split_concat(
     for name, names in (("cols", cols), ("out_cols", out_cols)):
         if len(names) != d_model:
             raise ValueError(f"{name} names the {d_model} columns, got {len(names)} names")
-    wo_rows = [f"{heads_named[j // d_k]} {col}" for j, col in enumerate(cols)]
+    # W_o's rows: "object noun" for the object head's noun, as out_cols name them
+    wo_rows = [f"{heads_named[j // d_k].removesuffix(' head')} {col}" for j, col in enumerate(cols)]
     inch = fontsize * 0.6 / 72  # about one character's width, in inches
     below = max(len(t) for t in [*cols, *out_cols, *tokens]) * inch  # rotated labels
 
