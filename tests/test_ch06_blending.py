@@ -1,6 +1,8 @@
 """Chapter 6: the hull and contribution figures, the hull helpers, the movie catalogue and
 the three checkers."""
 
+import warnings
+
 import matplotlib.pyplot as plt
 import matplotlib.text
 import numpy as np
@@ -561,7 +563,7 @@ def test_reference_attention_passes(capsys):
 
     assert check_attention(attention)
     assert check_attention(with_weights)
-    assert capsys.readouterr().out == "[attention] PASS: all 3 cases match the reference.\n" * 2
+    assert capsys.readouterr().out == "[attention] PASS: all 4 cases match the reference.\n" * 2
 
 
 sdpa = al.scaled_dot_product_attention  # an alias the learner might make
@@ -628,6 +630,22 @@ def test_each_attention_mistake_gets_its_own_hint(fn, status, hint, capsys):
     assert result.status == status and not result
     assert line.startswith(f"[attention] {status}: ") and hint in line
     assert line.count("\n") == 1
+
+
+def test_a_softmax_without_the_max_fails_on_large_scores(capsys):
+    # Right on small scores; on scores past about 709, np.exp overflows to inf and nan.
+    def no_max(Q, K, V):
+        e = np.exp(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
+        return e / e.sum(axis=-1, keepdims=True) @ V
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # neither the learner's code nor the hints warn
+        assert not check_attention(no_max)
+        assert check_attention(attention)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("[attention] FAIL: on large scores (up to about 2000), your ")
+    assert "nan or inf" in lines[0] and "chapter 5" in lines[0]
+    assert lines[1] == "[attention] PASS: all 4 cases match the reference."
 
 
 def test_a_tuple_in_the_wrong_order_is_named(capsys):
@@ -798,9 +816,11 @@ def test_fix_round_6i_prose_says_each_point_once():
     assert "gap = np.abs(output - mean_card).max()" in asserted
     assert "round(gap, 2) == 0.08" in asserted and "<= bound" in asserted
     # Promised and shown agree: the output of "it" carries traces of "cake".
-    # Sharpening is not training: every token leans on "cake"; only "it" nears copying it.
+    # Sharpening is not training: it sharpens every row, training aims "it" alone (review
+    # 06r); "I" leans on its own card, so the rise is not all from "cake".
     assert 'Only "it" comes close to copying "cake"' in flat
-    assert "Sharpening is not training: at $T = 0.2$ seven of the eight tokens lean" in flat
+    assert 'seven tokens lean most on "cake" and "I" on itself, both cards with noun 1' in flat
+    assert 'it sharpens every row at once, while chapter 10 trains "it" alone' in flat
     assert 'the output of "cake" will' not in flat
     # The residual adds x_it back, in its own features, not the card's third person.
     assert "$x_\\text{it}$ itself, in the embedding's own features" in flat
@@ -1222,12 +1242,12 @@ def test_fix_round_6b_structure_and_cuts():
 def test_the_noun_table_shows_how_little_the_toy_blends_at_t_1():
     cells, _ = _prose()
     out = next(c for c in cells if c.id == "a7c2e6b0").outputs[0]["text"].splitlines()
-    rows = [line.split() for line in out[2:10]]
-    assert [r[0] for r in rows] == list(toy.TOKENS)
+    rows = [line.split() for line in out[2:5]]  # the three rows the prose reads (review 06r)
+    assert [r[0] for r in rows] == ["the", "I", "it"]
     cards, t1, t02 = (np.array([float(r[k]) for r in rows]) for k in (1, 2, 3))
     assert cards.min() == 0 and cards.max() == 1  # the cards span the column
     assert t1.min() >= 0.43 and t1.max() <= 0.48  # the outputs barely move at T = 1
-    assert t02[IT] == t02.max() and t02[IT] > 0.8  # at T = 0.2 'it' nears 'cake'
+    assert t02[2] == t02.max() and t02[2] > 0.8  # at T = 0.2 'it' nears 'cake'
 
 
 def test_an_escaping_blend_is_vermilion_and_named_as_large_as_the_tokens(toy_values):
@@ -1334,8 +1354,11 @@ def test_fix_round_6n_mood_is_ours_too_no_head_before_chapter_7_and_why_blend():
     # The card of "it" is worked through on screen: features @ W_v.
     shown = next(c for c in cells if c.id == "19436908").outputs[0]["text"]
     assert "'it': [0.  0.2 0.  1. ] @ W_v = [0.2 0.  1.  0.2]" in shown
-    # The toy's T = 1 weights are said to be nearly even before the table.
-    assert "at $T = 1$, the weights are nearly even" in " ".join(flat.split())
+    # The toy's T = 1 weights are said to be near even, by how much, before the table.
+    assert "at $T = 1$, every weight is within 0.09 of an even 1/8" in " ".join(flat.split())
+    # Review 06r: the range claim is per column; W_v's rules come before its table.
+    assert "Entry $f$ of every output therefore stays within the range of column $f$" in flat
+    assert "food gives noun and third person, person gives noun and human" in flat
     assert "The math says why" not in flat
     # "head" is chapter 7's word: not used on this page before it.
     assert not re.search(r"\bheads?\b", flat.split("nanoGPT's `CausalSelfAttention`")[0])

@@ -55,6 +55,23 @@ def check_attention(fn) -> CheckResult:
         out = _run_shapes(cases, case, Q, K, V, hint=_PRODUCTS)
         _attention_case(out, Q, K, V, case, swapped=swapped)
 
+        # Scores up to about 2000: np.exp overflows unless each row's max comes off (ch. 5).
+        Q, K, V = (
+            60 * rng.normal(size=(2, 3)),
+            60 * rng.normal(size=(4, 3)),
+            rng.normal(size=(4, 2)),
+        )
+        case = "large scores (up to about 2000)"
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = _run_shapes(cases, case, Q, K, V, hint=_PRODUCTS)
+        if not np.all(np.isfinite(np.asarray(out, dtype=float))):
+            raise Fail(
+                f"on {case}, your output holds nan or inf: np.exp overflows past about 709. "
+                "Subtract each row's max before np.exp, as chapter 5 did, or use al.softmax."
+            )
+        with np.errstate(over="ignore", invalid="ignore"):  # the hints' own exponentials
+            _attention_case(out, Q, K, V, case, swapped=swapped)
+
         # b, n_q, n_k, d_k, d_v = 2, 3, 5, 6, 7: a slip that reads the wrong axis is named
         Q, K, V = (rng.normal(size=s) for s in ((2, 3, 6), (2, 5, 6), (2, 5, 7)))
         case = "a batch of 2 (Q (2, 3, 6), K (2, 5, 6), V (2, 5, 7))"
