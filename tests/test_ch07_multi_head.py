@@ -1039,7 +1039,8 @@ def test_one_row_must_split_is_said_in_the_text_once():
     assert "One row must split" not in page and "one row must split" not in page
     assert "cannot favour both" not in page and "eight times larger" not in page
     # review 07w: said once, in pair-read, scoped to the pair's value rows
-    assert page.count("one head returns one weighted average of these value rows") == 1
+    # review 07y: "adds the values into one vector", which holds beyond the pair's values
+    assert page.count("one head adds the eaten's and the eater's values into one vector") == 1
     ids = [c.id for c in cells]
     assert "5bb6705c" not in ids and "45e8aaf0" not in ids
 
@@ -1171,11 +1172,16 @@ def test_values_overlap_is_said_with_its_example():
     # fix round 4 (review 07t): unpacked, one fact a sentence; the scaling is said where
     # the one-head scores are (pair-read: "8 after scaling")
     # session 3 (review 07v): the split said plainly, with d_k and the divisor per h
-    assert "A head is a block of their columns." in pair
+    # review 07y: W_o is cut by rows, not columns, said where the head is defined
+    assert (
+        "A head is a block of columns of $W_q$, $W_k$, $W_v$ and the matching rows of $W_o$."
+        in pair
+    )
+    assert "block of their columns" not in pair
     assert "With two heads, the **object head** takes columns 0 and 1;" in pair
-    assert "the **subject head** takes columns 2 and 3." in pair
+    assert "the **subject head** takes 2 and 3." in pair
     assert "$d_k = 2$ wide and divides its scores by $\\sqrt{2}$" in pair
-    assert "One head ($h = 1$) takes all four columns; it is $d_k = 4$ wide" in pair
+    assert "($h = 1$) takes all four; $d_k = 4$, so it divides by 2." in pair
     assert "by rows" not in pair
     # round 3 (review 07x): pair-md split in two; keys and values in one table of 8 rows
     ids = [c.id for c in cells]
@@ -1301,8 +1307,8 @@ def test_the_named_heads_and_one_merged_experiment():
     # fix round 5 (review 07u): plain words, no "merges"
     assert "The row returns one average in both halves, (0.98, 0.48):" in read
     assert (
-        "a noun, about half human. However it weighs the words, one head returns one weighted "
-        "average of these value rows: it cannot keep eaten and eater apart." in read
+        "a noun, about half human. However it weighs the words, one head adds the eaten's and "
+        "the eater's values into one vector, so nothing says which was which." in read
     )
     assert "Both words are nouns" not in read
     assert "merges" not in read
@@ -1317,11 +1323,12 @@ def test_the_named_heads_and_one_merged_experiment():
     # item 5: the outline legend is on the figure; the h = 2 frame is pointed at
     assert "outline: each row's largest weight" in source["10741b3e"]
     # fix round 3 (review 07s): the slider's payoff is said, not left to the reader
-    assert 'Watch the row of "ate".' in source["slider-md"]
+    assert 'Watch the row of "ate".' not in source["slider-md"]  # review 07y: slider-read says it
     assert "divides the sum by $\\sqrt{d_k}$" in source["slider-md"]
     slider_read = source["slider-read"]
-    assert 'still finds "cake" (0.71) in one and "I" (0.61) in the other' in slider_read
-    # round 3 (review 07x): the h = 1 frame's split is the pair's lesson: not said again
+    assert 'it finds "cake" (0.71) in one head and "I" (0.61) in the other.' in slider_read
+    # review 07y: the h = 1 frame closes the opening's argument, in one clause
+    assert 'With one head, "ate" favours "cake" (0.56) over "I" (0.23)' in slider_read
     assert "One head splits its row" not in slider_read
     assert "remove-cell" in cells[ids.index("slider-assert")].metadata["tags"]
     assert "Set it to" not in source["slider-md"]
@@ -1549,7 +1556,7 @@ def test_fix_round_7i_wording():
     assert "as does nanoGPT when it loads GPT-2" in real
     assert "3 who ate" not in labels  # fix round 7j: outputs named, not numbered
     assert "From here to the exercises" not in source["split-md"]  # fix round 5 (07u)
-    assert "In this section and the next two, the arrays have" in source["split-md"]
+    assert "Below, the arrays have $n = 6$ tokens" in source["split-md"]
     assert "From here on" not in source["split-md"]
     assert "among these three keys" in source["7dce2a2a"]
     assert "initial=2," in source["3dce5151"]
@@ -1712,7 +1719,7 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     ids = [c.id for c in cells]
     source = {c.id: " ".join(c.source.split()) for c in cells}
     assert 'explain with numbers when "ate" needs two' in source["0e454d58"]
-    assert "it cannot keep eaten and eater apart" in source["pair-read"]
+    assert "so nothing says which was which" in source["pair-read"]
     read2 = source["pair-read2"]
     page = " ".join(source.values())
     for gone in ("rescue", "girl fed the boy", "within 0.05", "W_v_apart", "whatever its"):
@@ -1758,7 +1765,7 @@ def test_fix_round_4_07t_the_chapter_ends_on_the_summary():
     assert ids[-1] == "bd170a6f" and ids.index("34bdbe19") < ids.index("rank-read")
     read = source["slider-read"]
     assert "sqrt" not in read and "alone" not in read
-    assert "less sharply than in the grid" in read
+    assert "less sharply than in the grid" not in read  # review 07y: cut (asserted below)
     (_, w4), (_, w2) = HEADS.attention(h=4), HEADS.attention(h=2)
     ate, cake = toy.token_index("ate"), toy.token_index("cake")
     assert w2[0, ate, cake] < w4[1, ate, cake] and w2[1, ate, I] < w4[3, ate, I]
