@@ -137,7 +137,7 @@ def good_entropy(p):
         (lambda p: None, "TODO", "returned None"),
         (lambda p: "high", "FAIL", "not an array of numbers"),
         (lambda p: -np.nan_to_num(np.sum(p * np.log(p), -1)), "FAIL", "[0.0, 0.5, 0.5]"),
-        (lambda p: good_entropy(p)[..., None], "FAIL", "sum without keepdims=True"),
+        (lambda p: good_entropy(p)[..., None], "FAIL", "without keeping it (keepdims=True)"),
     ],
 )
 def test_entropy_checker(fn, status, hint, capsys):
