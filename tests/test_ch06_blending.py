@@ -1446,7 +1446,7 @@ def test_session_3_round_2_review_06p():
     assert "two-thirds of the way from its $T = 1$ output to the card" in text
     # One sharp temperature: T = 0.2 in both the noun table and the hull table.
     assert "T = 0.1" not in text and "T = 0.1" not in cells_code(cells)
-    assert 'trained (chapter 10), such matrices make "it" give nearly all its' in text.lower()
+    assert 'trained on chapter 10\'s task, finding the noun "it" stands for' in text.lower()
     # The math uses the exercises' n_q and n_k.
     assert "(n_q \\times d_v) &= (n_q \\times n_k)\\,(n_k \\times d_v)" in flat
     # Exercise 6.2 says how to index a batch.

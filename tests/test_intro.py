@@ -358,8 +358,8 @@ def test_the_library_torch_sdpa_comparison_is_made_once_in_chapter_6():
     # Chapter 6 quotes nanoGPT's fallback lines (it no longer runs them, so the page
     # claims no numerical match): scores, scale, softmax, blend, plus mask and dropout
     assert (
-        "shows nanoGPT's attention lines taking the article's four steps, plus a mask and dropout."
-        in text
+        "solution shows nanoGPT's attention lines taking the article's four steps, plus a mask"
+        " and dropout;" in text
     )
     assert "matches nanoGPT" not in text and "five hand-written lines" not in text
     ch06_md = _chapter_text("06_blending.ipynb")
