@@ -1048,11 +1048,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "where $d_{model}$ is the width of each token's vector (4 in the toy)" in flat
     # review 01t: the filing is ours, and it causes the crowding; the lesson is said
     # review 01u: said beside the map that shows it, not in a cell of its own
-    assert 'we filed "keyboard" and "couch" under *action*, so they crowd the verbs' in flat
+    assert 'we filed "keyboard" and "couch" under *action*: "keyboard" and "sat"' in flat
     # review 01u: the paper's result on learned positions, where the learned table is shown
     assert "learned and sinusoidal positions nearly identical" in flat
     assert "(Table 3, row E of {cite:t}`vaswani2017attention`)" in flat
-    assert "Four hand-set features cannot keep 14 words apart." in flat
+    assert "four hand-set features cannot keep 14 words apart." in flat
     assert '(words like "it" and "the" that point at another word)' in flat
     assert "the last hand here needs 35,333 positions to turn once" in flat
     # review 01t: terms the course never defines are gone from the sqrt(d_model) section

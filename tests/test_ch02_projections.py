@@ -693,7 +693,9 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "wqk2tab1" not in cells and "cdb08696" not in cells  # no table, no preview call
     fold = cells["wqkfold1"].source
     assert "A^{-\\top}" in fold and ":class: dropdown" in fold
-    assert "Not in plain attention" in fold and "Rotary embeddings" in fold  # its scope
+    assert (
+        "Nothing in plain attention forces them to" in fold and "Rotary embeddings" in fold
+    )  # its scope
     assert "narrow this freedom" in fold and "break this freedom" not in fold  # RoPE narrows
     figure = cells["62fccb11"]  # the Q heatmap must not give away Exercise 2.1's 0.37
     assert 'hidden=[(1, toy.token_index("delicious"), 1)]' in figure.source

@@ -1040,7 +1040,9 @@ def test_one_row_must_split_is_said_in_the_text_once():
     assert "cannot favour both" not in page and "eight times larger" not in page
     # review 07w: said once, in pair-read, scoped to the pair's value rows
     # review 07y: "adds the values into one vector", which holds beyond the pair's values
-    assert page.count("one head adds the eaten's and the eater's values into one vector") == 1
+    assert (
+        page.count("one head returns one weighted average: the eaten, the eater, or a blend") == 1
+    )
     ids = [c.id for c in cells]
     assert "5bb6705c" not in ids and "45e8aaf0" not in ids
 
@@ -1307,8 +1309,8 @@ def test_the_named_heads_and_one_merged_experiment():
     # fix round 5 (review 07u): plain words, no "merges"
     assert "The row returns one average in both halves, (0.98, 0.48):" in read
     assert (
-        "a noun, about half human. However it weighs the words, one head adds the eaten's and "
-        "the eater's values into one vector, so nothing says which was which." in read
+        "a noun, about half human. Whatever its weights, one head returns one weighted average: "
+        "the eaten, the eater, or a blend, never both side by side." in read
     )
     assert "Both words are nouns" not in read
     assert "merges" not in read
@@ -1719,7 +1721,7 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     ids = [c.id for c in cells]
     source = {c.id: " ".join(c.source.split()) for c in cells}
     assert 'explain with numbers when "ate" needs two' in source["0e454d58"]
-    assert "so nothing says which was which" in source["pair-read"]
+    assert "never both side by side" in source["pair-read"]
     read2 = source["pair-read2"]
     page = " ".join(source.values())
     for gone in ("rescue", "girl fed the boy", "within 0.05", "W_v_apart", "whatever its"):
