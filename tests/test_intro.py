@@ -411,7 +411,7 @@ def test_the_first_sentence_and_the_toy_claim_do_not_overreach():
     text = " ".join(INTRO.split())
     # a generating model's word looks only at the earlier words; "head" is chapter 7's word
     # true with or without a mask; the causal mask waits for chapter 8 (review Landn)
-    assert "lets words look at each other, all at once." in text
+    assert "lets the words in a Transformer look at each other, all at once." in text
     assert "when writing text" not in text and "every other word at once" not in text
     # the first sentence uses no term the page has not defined (review Landm)
     assert "decoder" not in text[: text.index("> **")]
