@@ -823,10 +823,11 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     ):
         assert word in aside and word not in main, word
     # the 31% is a unit-variance worst case: the main line says so next to the headline and
-    # gives the GPT-2-like head's share (review 04z; 0.25% to 0.62% over seeds: "under 1%")
+    # points at the box; the GPT-2-like head's share (0.25% to 0.62% over seeds: "under 1%")
+    # sits in the box only, beside its answer (review 04ab: stated once)
     assert "Unscaled, with unit-variance $q$ and $k$" in main
-    assert "GPT-2-like head at $d_k = 64$ saturates under 1% of its rows (box below)" in main
-    assert "even without dividing by $\\sqrt{d_k}$, a GPT-2-like head" in main  # 04aa
+    assert "GPT-2 starts with smaller $q$ and $k$ (box below)" in main
+    assert "under 1% of its rows saturate" in aside and "GPT-2-like head" not in main
     assert "**variance is $d_k$**" in summary
     # the gradient in words and one formula, not the Jacobian; the fold keeps the Jacobian
     plain = " ".join(outside_folds("\n".join(visible_markdown(cells[:at_summary]))).split())
@@ -880,10 +881,15 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     fold = " ".join(cells[ids.index("grad-why")].source.split())
     assert "by hand" not in fold and "The cell after this box" not in fold
     prose = " ".join(cells[ids.index("grad-prose")].source.split())
-    assert "a weighted sum of keys, each about $\\sqrt{d_k}$ long" in prose
+    # review 04ab: the two competing effects are named before the figure, with how the
+    # gradient is measured; the prose after the table reads the result
+    read = " ".join(cells[ids.index("grad-two-read")].source.split())
+    assert "two effects compete" in read and "each about $\\sqrt{d_k}$ long" in read
+    assert "standing in for any loss" in read
+    assert ids.index("grad-two-read") < ids.index("4c97044e")
     # the starved tail at real head widths (review 04y), one number each (review 04z)
-    assert "at $d_k = 64$, one raw row in ten gets under 1% of the scaled median" in prose
-    assert "near or above the scaled one up to $d_k = 128$" in prose  # review 04aa
+    assert "at $d_k = 64$, one raw query in ten is starved (under 1% of a typical" in prose
+    assert "Longer keys win up to $d_k = 128$: the raw median stays near or above" in prose
     check = cells[ids.index("grad-assert")].source
     assert "starved[at[64]] - 0.1" in check and "ratio[at[256] :] < 0.25" in check
 
@@ -899,6 +905,8 @@ def test_the_gradient_section_opens_with_two_keys_and_a_slope_of_p_times_1_minus
     assert ids.index("4c97044e") < ids.index("grad-table") < ids.index("grad-prose")
     assert not table.metadata.get("tags")
     out = "".join(o.get("text", "") for o in table.outputs)
+    assert "raw queries starved" in out and "(< 1% of a typical scaled gradient)" in out
+    assert "np.median(per_row[\"scaled\"])" in cells[ids.index("grad-code")].source  # typical
     rows = re.findall(r"^\s*(\d+)\s+(\S+)\s+(\d+)%$", out, flags=re.M)
     assert [int(r[0]) for r in rows] == [2**i for i in range(1, 11)]
     ratio, share = [float(r[1]) for r in rows], [int(r[2]) for r in rows]
@@ -1038,6 +1046,7 @@ def test_review_04u_phrasings_are_exact():
 
     assert "For ten widths from 2 to 1024," in text("fc268831-b")
     assert "stays between 0.5 and 0.75" in text("grad-prose")
+    assert '("density")' in text("439f69a3")  # review 04ab: the y axis named
     assert "hardly moves" not in text("grad-prose")
     summary = text("108c6c23")
     assert "no row saturates" not in summary
@@ -1054,7 +1063,7 @@ def test_review_04u_phrasings_are_exact():
     # attention_backward and dOut are explained in the fold the main line points at (04z)
     read = text("grad-two-read")
     assert "`attention_backward` (chapter 10) runs" in text("grad-why")
-    assert "says how we measure the gradient" in read
+    assert "We measure it by sending a random gradient" in read  # review 04ab: main line
     # review 04x: step = learning rate x gradient; a nearly one-hot row barely learns
     assert "standing in for any loss" in text("grad-why") and "barely learns" in read
     assert "the learning rate times the **gradient**" in text("grad-intro")
@@ -1063,7 +1072,7 @@ def test_review_04u_phrasings_are_exact():
     assert "of the same size" not in why and "with the same learning rate for both" in why
     assert "their gradient is $d_k^{1/4}$ times larger" not in why  # cut (review 04z)
     # review 04w/04y: why the raw median starts above the scaled one, in one main-line clause
-    assert "only scaling divides that length out" in text("grad-prose")
+    assert "only scaling divides that length out" in read  # before the figure (04ab)
     # review 04y: the fold's so-what: the shrunk recipe needs a rate falling like 1/sqrt(d_k)
     assert "With plain SGD the shrunk recipe would need a learning rate falling like" in why
     assert "suit every width" not in why
