@@ -906,7 +906,7 @@ def test_the_gradient_section_opens_with_two_keys_and_a_slope_of_p_times_1_minus
     assert not table.metadata.get("tags")
     out = "".join(o.get("text", "") for o in table.outputs)
     assert "raw queries starved" in out and "(< 1% of a typical scaled gradient)" in out
-    assert "np.median(per_row[\"scaled\"])" in cells[ids.index("grad-code")].source  # typical
+    assert 'np.median(per_row["scaled"])' in cells[ids.index("grad-code")].source  # typical
     rows = re.findall(r"^\s*(\d+)\s+(\S+)\s+(\d+)%$", out, flags=re.M)
     assert [int(r[0]) for r in rows] == [2**i for i in range(1, 11)]
     ratio, share = [float(r[1]) for r in rows], [int(r[2]) for r in rows]
