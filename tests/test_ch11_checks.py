@@ -247,8 +247,7 @@ def test_the_chapter_s_round_11l_changes_are_on_the_page():
     assert "`keep`, used later" in cells["enc-code"].source
     assert "middle layers park mostly" in cells["a15f26d1"].source
     assert "a typical other token" in cells["it-stands-out-md"].source
-    held = " ".join(cells["held-out-md"].source.split())
-    assert "one picked before need only beat one random head (about 1)" in held
+    assert "need only beat one\nrandom head (about 1)" in cells["held-out-md"].source
     assert "whoever asks" not in cells["held-out-md"].source
     assert "did not carry over" not in cells["c66cb58b"].source  # one sentence is no verdict
     out = "".join(o.get("text", "") for o in cells["7e39b118"].outputs)
@@ -298,11 +297,12 @@ def test_the_chapter_s_round_11p_changes_are_on_the_page():
     assert "small influence" not in cells["96cfe2e6"].source
     assert "masking it out turns the sentence\n  vector" in cells["96cfe2e6"].source
     assert "cls-removed-more" not in cells  # one ablation cell, through the named helper
-    assert "def ablate(sentence, heads, keys, how):" in cells["cls-removed"].source
-    assert 'how="mask"' in cells["cls-removed-seven"].source
+    assert "def ablate(sentence, heads, keys, masked=False):" in cells["cls-removed"].source
+    assert "masked=True" in cells["cls-removed-seven"].source
     assert "also\n`True` = ignore (pass `~pad_mask`)" in cells["25ef8445"].source
     held = cells["held-out-md"].source
-    assert "looks a\nlittle better" not in held and "luckiest of 72 random heads" in held
+    assert "looks a\nlittle better" not in held
+    assert "the luckiest" in cells["it-stands-out-md"].source
     assert "(3.7)" in held  # the control column is read in the prose
     out = "".join(o.get("text", "") for o in cells["held-out"].outputs)
     assert "the luckiest of 72 random heads: 4 (95th percentile 5)" in out
@@ -343,7 +343,7 @@ def test_the_chapter_s_round_11q_changes_are_on_the_page():
     assert "Parking" not in cells["habits-more-md"].source
     ablate = cells["cls-removed"].source  # plain branches, no dict of keyword arguments
     assert "**off" not in ablate and "expand_dims" not in ablate
-    assert 'if how == "zero":' in ablate and "raise ValueError" in ablate
+    assert "if masked:" in ablate and "raise ValueError" not in ablate  # a flag: no bad mode
     assert "for sentence in" not in cells["cls-removed-cake"].source  # one sentence per cell
     assert "for sentence in" in cells["cls-removed-seven"].source
     held = " ".join(cells["held-out-md"].source.split())
@@ -399,3 +399,22 @@ def test_the_chapter_s_round_11r_changes_are_on_the_page():
     assert "4 or more in 1.6%, 5 or more in 0.2%" in out and "1.6% and 0.2%" in held
     assert "within the luckiest one's reach" not in held and "weak habit" in held
     assert "paired, related sentences" in cells["75a593ed"].source  # how it was tuned
+
+
+def test_the_chapter_s_round_11s_changes_are_on_the_page():
+    cells = _chapter_cells()
+    layer = cells["enc-layer"].source
+    main, fold = layer.split("````{admonition} Inside the feed-forward step")
+    assert "GELU" not in main and "GELU" in fold  # the FFN's detail is folded
+    assert "post-LN" not in main and "post-LN" in fold
+    assert layer.count("````") == 2  # one fold in the block
+    assert "**Feed-forward network.**" in main  # what encoder_layer runs stays on the main line
+    assert "36 of 72" not in cells["a15f26d1"].source  # the printed line says it once
+    out = "".join(o.get("text", "") for o in cells["c052d941"].outputs)
+    assert "36 of 72" in out
+    chance = " ".join(cells["it-stands-out-md"].source.split())
+    assert "**The chance bar.**" in chance and "the luckiest finds it about 4 times in 12" in chance
+    order = list(cells)
+    assert order.index("it-stands-out-md") < order.index("held-out")  # before the table
+    assert "# per head: the sentences where its key is the noun" in cells["held-out"].source
+    assert "luckiest of 72" not in cells["held-out-md"].source  # the bar is explained once
