@@ -413,7 +413,8 @@ def test_the_chapter_s_round_11s_changes_are_on_the_page():
     out = "".join(o.get("text", "") for o in cells["c052d941"].outputs)
     assert "36 of 72" in out
     chance = " ".join(cells["it-stands-out-md"].source.split())
-    assert "**The chance bar.**" in chance and "the luckiest finds it about 4 times in 12" in chance
+    assert "**The chance bar.**" in chance
+    assert "the luckiest finds it about 4 times in 12 (median; rarely more than 5)" in chance
     order = list(cells)
     assert order.index("it-stands-out-md") < order.index("held-out")  # before the table
     assert "# per head: the sentences where its key is the noun" in cells["held-out"].source
