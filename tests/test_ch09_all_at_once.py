@@ -855,7 +855,7 @@ def test_the_page_says_only_what_it_measures():
         "every token it may attend to in 1 step (without a mask, any two tokens)",
         'The prompt, too, goes through all at once ("prefill")',
         # Fix round 12 (review 09t): why two cores give less than twice; what cannot be split
-        "There, two workers are faster but well short of twice",
+        "With two free cores, two workers finish sooner, though well short of twice",
         "$h_{t-1} W_h$ waits for the step before.",
         "very large scores take a route that needs more",
         "The tiles' peak is the output plus a fixed 0.34 MiB of scratch",
