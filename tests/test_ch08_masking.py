@@ -1,5 +1,7 @@
 """Chapter 8: padding masks and padded batches, the short sentence, figures, checkers."""
 
+import pathlib
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
@@ -1056,6 +1058,23 @@ def test_batch_mask_reference_is_a_mask_attention_accepts():
 # --- The page -----------------------------------------------------------------------------
 
 
+def _page():
+    """Chapter 8 as the page tests read it: its cells, the cells by id, and each cell's
+    source on one line."""
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).parents[1] / "chapters" / "08_masking.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    return cells, {c.id: c for c in cells}, {c.id: " ".join(c.source.split()) for c in cells}
+
+
+def _words(cells) -> int:
+    """Words of the prose a reader sees in ``cells``."""
+    return sum(len(line.split()) for line in prose_lines(cells))
+
+
 def test_page_after_review_08j_is_shorter_and_meets_the_empty_row_where_it_happens():
     """Review 08j: the empty-row section sat 20 cells before its real case (left padding);
     two leak experiments overlapped; exp(-inf) = 0 was said about five times; the fold
@@ -1226,8 +1245,8 @@ def test_page_after_review_08n_practises_the_masked_softmax_where_it_is_taught()
     assert "adding `-1e9` in float32" in note  # 08r: says why (64 apart near 1e9)
     # main-line words went down (1,976 after this round), and the whole page did not grow
     main, folded = main_and_folded(cells)
-    assert sum(len(line.split()) for line in prose_lines(main)) < 2000
-    assert sum(len(line.split()) for line in prose_lines(cells)) < 2717
+    assert _words(main) < 2000
+    assert _words(cells) < 2717
 
 
 def test_page_after_review_08o_is_shorter_explains_each_point_once_and_shows_the_leak():
@@ -1247,7 +1266,7 @@ def test_page_after_review_08o_is_shorter_explains_each_point_once_and_shows_the
     visible = shown(cells)
     raw = sum(len(c.source.split()) for c in visible if c.cell_type == "markdown")
     assert raw <= 2541, raw  # 2,824 before this round: at least 10% fewer
-    assert sum(len(line.split()) for line in prose_lines(cells)) <= 2442  # 2,714 before
+    assert _words(cells) <= 2442  # 2,714 before
     # the key-axis broadcast explained once, with a shape diagram; the rest point to it
     text = " ".join(c.source for c in visible if c.cell_type == "markdown")
     assert len(re.findall(r"broadcasts? over the queries", text)) == 2, text  # b902f809, cross
@@ -1347,18 +1366,11 @@ def test_page_after_review_08r_folds_the_detour_shows_the_empty_rows_and_the_pre
     teacher forcing's one pass was claimed, not shown; left padding had no picture and
     its table came last; "both masks apply" vs "the causal mask is enough" on the right;
     'rounding swamps the scores' was cryptic."""
-    from pathlib import Path
-
-    import nbformat
-
-    path = Path(__file__).parents[1] / "chapters" / "08_masking.ipynb"
-    cells = nbformat.read(path, as_version=4).cells
-    ids = [c.id for c in cells]
-    by_id = {c.id: c for c in cells}
-    flat = {c.id: " ".join(c.source.split()) for c in cells}
+    cells, by_id, flat = _page()
+    ids = list(by_id)
     main, folded = main_and_folded(cells)
-    assert sum(len(line.split()) for line in prose_lines(main)) < 1775  # 1,775 before
-    assert sum(len(line.split()) for line in prose_lines(cells)) < 2396  # 2,396 before
+    assert _words(main) < 1775  # 1,775 before
+    assert _words(cells) < 2396  # 2,396 before
     # the detour folded, with its code
     assert by_id["zero-route-md"] in folded and by_id["zero-route"].metadata["tags"] == [
         "hide-cell"
@@ -1387,18 +1399,11 @@ def test_page_after_review_08s_says_one_thing_about_right_padding_and_is_shorter
     prose said the padding part touches only the pads' rows; 'every score rounds to one
     number' held only within 32 of zero; 'try each alone' tested two different models;
     two cells made the leak point; the left-pad figure's panels differed in 3 cells."""
-    from pathlib import Path
-
-    import nbformat
-
-    path = Path(__file__).parents[1] / "chapters" / "08_masking.ipynb"
-    cells = nbformat.read(path, as_version=4).cells
-    ids = [c.id for c in cells]
-    by_id = {c.id: c for c in cells}
-    flat = {c.id: " ".join(c.source.split()) for c in cells}
+    cells, by_id, flat = _page()
+    ids = list(by_id)
     main, folded = main_and_folded(cells)
-    assert sum(len(line.split()) for line in prose_lines(main)) < 1704  # 1,704 before
-    assert sum(len(line.split()) for line in prose_lines(cells)) < 2391  # 2,391 before
+    assert _words(main) < 1704  # 1,704 before
+    assert _words(cells) < 2391  # 2,391 before
     assert "causal `&` padding |" not in by_id["lp-head"].source.split("\n")[-3]
     assert (
         "within 32 of zero" in flat["in-practice"]
@@ -1426,18 +1431,11 @@ def test_page_after_review_08t_folds_the_left_padding_checks_and_is_shorter():
     positions note on the main line); no reason why an encoder has no empty row; the table,
     'left-pad-after' and the summary said one thing three times; 16 arrays to track; 'pads
     on the left' as a rule; 'Two checks:' and 'The fix:' gave no reason."""
-    from pathlib import Path
-
-    import nbformat
-
-    path = Path(__file__).parents[1] / "chapters" / "08_masking.ipynb"
-    cells = nbformat.read(path, as_version=4).cells
-    ids = [c.id for c in cells]
-    by_id = {c.id: c for c in cells}
-    flat = {c.id: " ".join(c.source.split()) for c in cells}
+    cells, by_id, flat = _page()
+    ids = list(by_id)
     main, folded = main_and_folded(cells)
-    assert sum(len(line.split()) for line in prose_lines(main)) < 1670  # 1,685 before
-    assert sum(len(line.split()) for line in prose_lines(cells)) < 2388  # 2,388 before
+    assert _words(main) < 1670  # 1,685 before
+    assert _words(cells) < 2388  # 2,388 before
     # the NaN demo, the two checks and the positions note in one fold, after the fix
     assert "left-pad-where-md" not in ids and "left-pad-after" not in ids
     assert by_id["nan-md"] in folded and "**Positions.**" in flat["nan-md"]
@@ -1463,16 +1461,10 @@ def test_page_after_review_08u_qualifies_the_diagonal_and_is_shorter():
     diagonal' read as the universal recipe (a -inf fill needs it; Hugging Face unmasks the
     whole row); 'on the right, only the pads' rows change' said not relative to what; the
     checker named masks not yet built."""
-    from pathlib import Path
-
-    import nbformat
-
-    path = Path(__file__).parents[1] / "chapters" / "08_masking.ipynb"
-    cells = nbformat.read(path, as_version=4).cells
-    flat = {c.id: " ".join(c.source.split()) for c in cells}
+    cells, _, flat = _page()
     main, _ = main_and_folded(cells)
-    assert sum(len(line.split()) for line in prose_lines(main)) < 1657  # 1,657 before
-    assert sum(len(line.split()) for line in prose_lines(cells)) < 2378  # 2,378 before
+    assert _words(main) < 1657  # 1,657 before
+    assert _words(cells) < 2378  # 2,378 before
     table = flat["lp-head"]
     assert "with a $-\\infty$ fill, give the empty pad rows a key (here the diagonal;" in table
     assert "Hugging Face unmasks the whole row" in table and "plus the diagonal" not in table
@@ -1480,5 +1472,5 @@ def test_page_after_review_08u_qualifies_the_diagonal_and_is_shorter():
     assert "Masks combine with `&`. - A row" in summary
     assert "$0 / 0$ (with left padding, let each pad see itself)" in summary
     assert "on the right, only" not in flat["ex-batch-md"]
-    source = Path(batch_mask_module.__file__).with_name("masked_softmax.py").read_text()
+    source = pathlib.Path(batch_mask_module.__file__).with_name("masked_softmax.py").read_text()
     assert "with a causal mask" not in source and "with a padding mask" not in source
