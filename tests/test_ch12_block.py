@@ -175,3 +175,31 @@ def test_rare_inputs_catch_unstable_and_boundary_slips(checker, fn, hint, capsys
     line = capsys.readouterr().out
     assert result.status == "FAIL" and hint in line, line
     assert checker(kv_step if checker is check_kv_step else sample).passed
+
+
+def scores_by_hand(X, p, h, divide_by="d_k", fill=-1e9):
+    """Exercise 12.1 with the scores, mask and softmax written out; two slips to choose."""
+    n, d = X.shape
+    a = layer_norm(X, p["ln1_gamma"], p["ln1_beta"], decoder.EPS)
+    Q, K, V = ((a @ p[w]).reshape(n, h, d // h).transpose(1, 0, 2) for w in ("W_q", "W_k", "W_v"))
+    width = {"d_k": d // h, "d_model": d, "none": 1}[divide_by]
+    scores = Q @ K.transpose(0, 2, 1) / np.sqrt(width)  # (h, n, n)
+    weights = al.softmax(np.where(al.causal_mask(n), scores, fill))
+    X1 = X + (weights @ V).transpose(1, 0, 2).reshape(n, d) @ p["W_o"]
+    b = layer_norm(X1, p["ln2_gamma"], p["ln2_beta"], decoder.EPS)
+    return X1 + decoder.feed_forward(b, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
+
+
+@pytest.mark.parametrize(
+    ("kw", "status", "hint"),
+    [
+        ({}, "PASS", "PASS"),
+        ({"divide_by": "none"}, "FAIL", "the scores were not scaled: divide Q K^T by sqrt(d_k)"),
+        ({"divide_by": "d_model"}, "FAIL", "divided by sqrt(d_model)"),
+        ({"fill": -np.inf}, "FAIL", "pass the boolean mask to al.scaled_dot_product_attention"),
+    ],
+)
+def test_block_checker_on_scores_written_by_hand(kw, status, hint, capsys):
+    result = check_decoder_block(lambda X, p, h: scores_by_hand(X, p, h, **kw))
+    line = capsys.readouterr().out
+    assert result.status == status and hint in line, line

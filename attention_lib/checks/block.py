@@ -71,6 +71,14 @@ def _run(cases: Cases, case: str, *args) -> np.ndarray:
     try:
         return cases.run(case, *args)
     except Fail as fail:
+        if "NaN or infinity" in str(fail):  # a hand-made mask of -inf, fed to al.softmax
+            raise Fail(
+                f"your function raised 'contains NaN or infinity' (on {case}): al.softmax "
+                "and the course's other functions refuse -inf. If you masked the scores by "
+                "hand with -np.inf, pass the boolean mask to "
+                "al.scaled_dot_product_attention instead (it handles -inf inside), or "
+                "fill the masked scores with a large finite number such as -1e9."
+            ) from None
         if "_Pair" in str(fail):
             raise Fail(
                 f"your function returned or added a tuple (on {case}): multi_head_attention "
@@ -174,11 +182,18 @@ def _slips(X, p: dict, h: int) -> list[tuple]:
         (pre_ln(X, mha=lambda x: _split_by_hand(x, p, h, join="no_transpose")), _JOIN),
         (pre_ln(X, mha=lambda x: _split_by_hand(x, p, h, W_o=False)), _NO_W_O),
         (pre_ln(X, ffn=lambda x: _no_relu(x, p)), _NO_RELU),
+        (
+            pre_ln(X, mha=lambda x: _split_by_hand(x, p, h, scale=np.sqrt(X.shape[-1] / h))),
+            _NO_SCALE,
+        ),
+        (pre_ln(X, mha=lambda x: _split_by_hand(x, p, h, scale=h**-0.5)), _SCALE_D_MODEL),
     ]
 
 
-def _split_by_hand(x, p: dict, h: int, how="right", join="right", W_o=True) -> np.ndarray:
-    """Attention with the heads split by hand, one step of it done wrongly."""
+def _split_by_hand(x, p: dict, h: int, how="right", join="right", W_o=True, scale=1.0):
+    """Attention with the heads split by hand, one step of it done wrongly.
+
+    ``scale`` multiplies the queries, so the scores are divided by sqrt(d_k) / scale."""
     n, d = x.shape
 
     def split(M):  # (n, d) -> (h, n, d_k)
@@ -189,6 +204,7 @@ def _split_by_hand(x, p: dict, h: int, how="right", join="right", W_o=True) -> n
         return M.reshape(n, h, d // h).transpose(1, 0, 2)
 
     Q, K, V = (split(x @ p[w]) for w in ("W_q", "W_k", "W_v"))
+    Q = Q * scale
     heads, _ = scaled_dot_product_attention(Q, K, V, causal_mask(n))
     joined = (
         heads.reshape(n, d) if join == "no_transpose" else heads.transpose(1, 0, 2).reshape(n, d)
@@ -266,4 +282,12 @@ _NO_W_O = (
 _NO_RELU = (
     "the feed-forward network has no ReLU, so it is one linear map: use "
     "decoder.feed_forward, or max(0, x W_1 + b_1) W_2 + b_2."
+)
+_NO_SCALE = (
+    "the scores were not scaled: divide Q K^T by sqrt(d_k), with d_k = d_model / h the "
+    "width of one head (chapter 4), or let al.scaled_dot_product_attention do it."
+)
+_SCALE_D_MODEL = (
+    "the scores were divided by sqrt(d_model): each head's dot products run over d_k = "
+    "d_model / h entries, so divide by sqrt(d_k)."
 )
