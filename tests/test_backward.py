@@ -778,28 +778,34 @@ def test_the_plural_distractor_gets_a_dashed_outline_named_in_label_and_alt_text
         on, off = box.get_linestyle()[1]
         assert on >= 2 * off and on >= 4 * box.get_linewidth()
     assert [(b.get_x() + 0.45, b.get_y() + 0.45) for b in dashed] == [(2.0, 0.0), (1.0, 1.0)]
-    assert "dashed: the plural" in ax.get_xlabel()
+    assert [t.get_text() for t in ax.get_legend().get_texts()][1] == "plural"
     assert "the plural noun (dashed outline) gets 0.15" in alt
     plt.close(fig)
     with pytest.raises(ValueError, match="not the referent's"):
         it_attention(weights, tokens, referent, title="demo", distractor=[1, 1])
 
 
-def test_a_frame_with_the_plural_keeps_its_axis_label_inside(run):
+def test_a_frame_with_the_plural_keeps_its_legend_inside(run):
     weights, tokens, referent = grid_inputs()
     args = (weights, tokens, referent, run.loss, run.test_accuracy)
     fig, alt = training_frame(50, *args, distractor=[2, 1])
     fig.canvas.draw()
-    label = fig.axes[0].xaxis.label
-    assert "dashed: the plural" in label.get_text() and "(dashed outline)" in alt
-    assert label.get_window_extent().x0 >= 0  # the longer label is not cut at the left
+    legend = fig.axes[0].get_legend()
+    assert "plural" in [t.get_text() for t in legend.get_texts()] and "(dashed outline)" in alt
+    box = legend.get_window_extent()  # the key is not cut at the frame's edges
+    assert box.x0 >= 0 and box.y0 >= 0 and box.x1 <= fig.bbox.width
     plt.close(fig)
 
 
 def test_grid_says_what_the_outline_means_and_counts_printed_ties_as_ties():
     weights, tokens, referent = grid_inputs()
     fig, _ = it_attention(weights, tokens, referent, title="demo")
-    assert 'outlined: the noun "it" means' in fig.axes[0].get_xlabel()
+    key = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert key == ['noun "it" means (bold)', 'query "it"']  # the outline and the triangle
+    # the triangle stands left of the word "it", the query, in each row (position 3)
+    marks = [(line.get_xdata()[0], line.get_ydata()[0]) for line in fig.axes[0].get_lines()]
+    assert marks == [(3 - 0.36, 0), (3 - 0.36, 1)]
+    assert fig.axes[0].get_xlim() == (-0.5, 3.5)  # the marks do not widen the grid
     assert fig.axes[0].get_ylabel() == "sentence"  # rows are sentences, not queries
     plt.close(fig)
     # 0.131 beats 0.128 by argmax, but both cells print 0.13: the alt text says "tied"
@@ -826,12 +832,13 @@ def test_a_uniform_row_prints_as_one_over_n_not_as_rounded_decimals():
 def test_training_frame_marks_the_step(run):
     weights, tokens, referent = grid_inputs()
     fig, alt = training_frame(50, weights, tokens, referent, run.loss, run.test_accuracy)
-    grid_ax, bar_ax, curve_ax = fig.axes
+    grid_ax, bar_ax, curve_ax, acc_ax = fig.axes
     assert grid_ax.get_title() == "Step 50: loss 1.27, test accuracy 76%"
     # a colour bar on the fixed 0-to-1 scale, so frames compare by colour
     assert bar_ax.get_ylim() == (0.0, 1.0) and list(bar_ax.get_yticks()) == [0, 0.5, 1]
     assert grid_ax.get_images()[0].get_clim() == (0.0, 1.0)
-    assert curve_ax.get_title() == "training loss"
+    assert curve_ax.get_title() == "loss (solid) and\ntest accuracy (dashed)"
+    assert np.array_equal(acc_ax.get_lines()[0].get_ydata(), run.test_accuracy)
     marker = curve_ax.get_lines()[1]
     assert list(marker.get_xdata()) == [50]
     assert alt.startswith("Training step 50: loss 1.27, test accuracy 76%;")

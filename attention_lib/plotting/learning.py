@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.patches import Rectangle
 from matplotlib.ticker import PercentFormatter
 
 from ..validate import as_float_array
-from .base import CMAP, text_colour
+from ._it_grid import _draw_grid, _grid_inputs, _grid_summary
+from .base import CMAP
 
 _TRAIN = {"color": plt.get_cmap(CMAP)(0.05), "linestyle": "-", "marker": "o"}
 # Okabe-Ito vermillion: far from the train colour for every common colour vision, and
 # drawn with open squares between the train markers, so it shows where the curves meet.
 _TEST = {"color": "#D55E00", "linestyle": "--", "marker": "s", "markerfacecolor": "none"}
-_DASHED = (0, (5, 2.5))  # long dashes: the default ones read as dots over white
 _UNIFORM = {"color": "0.45", "linestyle": ":", "marker": "^"}
 
 
@@ -115,91 +114,6 @@ def training_curves(
     return fig, alt
 
 
-def _grid_inputs(weights, tokens, referent, distractor=None):
-    W = as_float_array(weights, "weights", min_ndim=2)
-    if W.ndim != 2:
-        raise ValueError(f"weights must be (sentences, tokens), got shape {W.shape}")
-    if isinstance(tokens, str) or len(tokens) != W.shape[0]:
-        raise ValueError(f"need one token list per row of weights ({W.shape[0]})")
-    if any(len(t) != W.shape[1] for t in tokens):
-        raise ValueError(f"every sentence needs {W.shape[1]} tokens, one per column")
-    ref = np.asarray(referent)
-    if ref.shape != (W.shape[0],) or ref.dtype.kind not in "iu":
-        raise ValueError(f"referent needs one position per sentence, got {referent!r}")
-    if distractor is None:
-        return W, ref, None
-    other = np.asarray(distractor)
-    if other.shape != ref.shape or other.dtype.kind not in "iu" or np.any(other == ref):
-        raise ValueError(
-            f"distractor needs one position per sentence, not the referent's: {distractor!r}"
-        )
-    return W, ref, other
-
-
-def _even(W: np.ndarray) -> np.ndarray:
-    """Rows whose weights are all 1/n to within 1%: printed "1/n", not 0.12 and 0.13."""
-    return np.all(np.abs(W * W.shape[1] - 1) < 0.01, axis=1)
-
-
-def _draw_grid(ax, W: np.ndarray, tokens, ref: np.ndarray, title: str, other=None):
-    image = ax.imshow(W, cmap=CMAP, vmin=0.0, vmax=1.0, aspect="auto")
-    even = _even(W)
-    for i, words in enumerate(tokens):
-        for j, word in enumerate(words):
-            colour = text_colour(W[i, j])  # the grid runs 0 to 1
-            weight = "bold" if j == ref[i] else "normal"
-            text = f"{word}\n1/{W.shape[1]}" if even[i] else f"{word}\n{W[i, j]:.2f}"
-            ax.text(
-                j, i, text, ha="center", va="center", fontsize=9, color=colour, fontweight=weight
-            )
-        outline = Rectangle((ref[i] - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="white")
-        ax.add_patch(outline)
-        ax.add_patch(Rectangle((ref[i] - 0.45, i - 0.45), 0.9, 0.9, fill=False, linewidth=1.2))
-        if other is not None:  # the plural: a dashed box, white over black, as above
-            for colour, style in (("white", "-"), ("black", _DASHED)):
-                box = (other[i] - 0.45, i - 0.45)
-                edge = {"edgecolor": colour, "ls": style, "linewidth": 1.2}
-                ax.add_patch(Rectangle(box, 0.9, 0.9, fill=False, **edge))
-    ax.set_xticks(range(W.shape[1]), [str(j) for j in range(W.shape[1])], fontsize=9)
-    ax.set_yticks(range(W.shape[0]), [f"#{i + 1}" for i in range(W.shape[0])], fontsize=9)
-    ax.set_ylabel("sentence", fontsize=9)  # a row is a sentence, not a query
-    cell = "token, weight" if other is not None else 'token, weight "it" gives it'
-    label = f'position (cell: {cell}; outlined: the noun "it" means'
-    ax.set_xlabel(label + ("; dashed: the plural)" if other is not None else ")"), fontsize=9)
-    ax.set_title(title, fontsize=10)
-    return image
-
-
-def _grid_summary(W: np.ndarray, ref: np.ndarray, other=None) -> str:
-    if _even(W).all():
-        return f"every weight is 1/{W.shape[1]} to within 1%, the referent's too"
-    rows = np.arange(W.shape[0])
-    shown = W.round(2)  # judged on the numbers the cells print, as a reader sees them
-    others = np.where(np.arange(W.shape[1]) == ref[:, None], -1.0, shown).max(axis=1)
-    hits = int(np.sum(shown[rows, ref] > others))
-    ties = int(np.sum(shown[rows, ref] == others))
-    low, high = f"{W[rows, ref].min():.2f}", f"{W[rows, ref].max():.2f}"
-    share = f"{W[rows, ref].mean():.2f} of the attention of 'it'"
-    rows_said = f"the {W.shape[0]} sentences shown"
-    share += (
-        f" in every row of {rows_said}"
-        if low == high
-        else f" on average over {rows_said} (from {low} to {high})"
-    )
-    if other is not None:
-        share += f"; the plural noun (dashed outline) gets {W[rows, other].mean():.2f}"
-    return (
-        f"the referent gets {share}; the largest weight "
-        f"in a row is {W.max():.2f}; the referent is "
-        + (
-            f"tied for top in {ties} of {W.shape[0]}"
-            + (f", alone on top in {hits}" if hits else "")
-            if ties
-            else f"the top token in {hits} of {W.shape[0]}"
-        )
-    )
-
-
 def it_attention(weights, tokens, referent, *, title: str, distractor=None):
     """Where "it" looks in several sentences: one row per sentence, one cell per token.
 
@@ -234,7 +148,7 @@ def it_attention(weights, tokens, referent, *, title: str, distractor=None):
 
 
 def training_frame(step: int, weights, tokens, referent, loss, test_accuracy, distractor=None):
-    """One slider frame: where "it" looks at training step ``step``, beside the loss curve.
+    """One slider frame: where "it" looks at training step ``step``, beside the curves.
 
     Parameters
     ----------
@@ -243,7 +157,8 @@ def training_frame(step: int, weights, tokens, referent, loss, test_accuracy, di
     weights, tokens, referent
         As for :func:`it_attention`, with the attention at that step.
     loss, test_accuracy : array_like of shape (steps + 1,)
-        The whole histories; the frame marks ``step`` on the loss curve.
+        The whole histories, drawn beside the grid (accuracy on the right-hand axis, in
+        %); the frame marks ``step`` on the loss curve.
     distractor : sequence of int, optional
         As for :func:`it_attention`.
 
@@ -260,9 +175,9 @@ def training_frame(step: int, weights, tokens, referent, loss, test_accuracy, di
         raise ValueError(f"step {step} is outside the history of {L.size - 1} steps")
     # A fixed layout instead of tight_layout keeps each slider frame quick to draw.
     fig = plt.figure(figsize=(7.7, 0.85 + 0.5 * W.shape[0]))  # the page's width at 90 dpi
-    grid_ax = fig.add_axes((0.075, 0.2, 0.575, 0.68))  # room for "sentence"
-    bar_ax = fig.add_axes((0.665, 0.2, 0.012, 0.68))
-    curve_ax = fig.add_axes((0.79, 0.2, 0.19, 0.68))
+    grid_ax = fig.add_axes((0.075, 0.27, 0.575, 0.61))  # room for "sentence", the legend
+    bar_ax = fig.add_axes((0.665, 0.27, 0.012, 0.61))
+    curve_ax = fig.add_axes((0.77, 0.27, 0.16, 0.61))
     title = f"Step {step}: loss {L[step]:.2f}, test accuracy {acc[step]:.0%}"
     image = _draw_grid(grid_ax, W, tokens, ref, title, other)
     bar = fig.colorbar(image, cax=bar_ax)  # the same 0-to-1 scale in every frame
@@ -279,9 +194,13 @@ def training_frame(step: int, weights, tokens, referent, loss, test_accuracy, di
         markeredgecolor="black",
     )
     curve_ax.set_ylim(0, L.max() * 1.1)
-    curve_ax.set_title("training loss", fontsize=9)
+    acc_ax = curve_ax.twinx()  # test accuracy, dashed, on its own axis in %
+    acc_ax.plot(np.arange(L.size), acc, color=_TEST["color"], linestyle="--", linewidth=1.2)
+    acc_ax.set_ylim(0, 1.05)
+    acc_ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    acc_ax.tick_params(labelsize=8)
+    curve_ax.set_title("loss (solid) and\ntest accuracy (dashed)", fontsize=8)
     curve_ax.set_xlabel("step", fontsize=8)
-    curve_ax.set_ylabel("loss", fontsize=8)
     curve_ax.tick_params(labelsize=8)
     alt = f"Training step {step}: loss {L[step]:.2f}, test accuracy {acc[step]:.0%}; " + (
         _grid_summary(W, ref, other) + "."
