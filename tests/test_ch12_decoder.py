@@ -381,6 +381,8 @@ def test_the_block_diagram_names_every_part_with_its_sizes():
     assert texts.count("+") == 4  # E + E_pos, the two residual additions, W_out + b_out
     assert "residual stream" in texts and "key →" in texts and "query →" in texts  # the mask's axes
     assert "mask" in texts and min(t.get_fontsize() for t in fig.axes[0].texts) >= 10
+    assert "1 block (real models: N)" in texts and "repeat it N times" in alt
+    assert any(p.get_linestyle() == "--" for p in fig.axes[0].patches)  # the block's frame
     assert fig.get_figwidth() * 90 >= 400  # at 90 dpi, drawn at its own size on the page
     assert "(n, 32)" in alt and "4 heads" in alt and "(n, 243)" in alt
     plt.close(fig)

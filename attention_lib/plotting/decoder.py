@@ -236,6 +236,8 @@ def decoder_diagram(*, h: int, d_model: int, d_ff: int, n_vocab: int):
         arrow(main, y0 - 0.3, main, y1)
     _mask_icon(ax, side + 2.55, 8.5)
     ax.text(main - 0.25, 6.2, "residual stream", rotation=90, ha="right", va="center", fontsize=10)
+    ax.add_patch(Rectangle((1.2, 2.75), 8.7, 8.0, fill=False, ls="--", ec="0.4", lw=1))
+    ax.text(9.8, 2.9, "1 block (real models: N)", ha="right", va="bottom", fontsize=10)
     box(main, 1.7, "LN_f", "0.9")
     box(4.6, 0.4, f"× W_out + b_out → logits (n, {n_vocab})", "#009E73")  # green
     arrow(main, 1.3, main, 0.8)
@@ -245,7 +247,8 @@ def decoder_diagram(*, h: int, d_model: int, d_ff: int, n_vocab: int):
         f"(n, {d_model}). This residual stream, labelled, runs straight down; it branches through "
         f"layer norm LN1 into causal attention with {h} heads, whose output is added back (+), "
         f"then through LN2 into the feed-forward network ({d_model} to {d_ff} to {d_model}, ReLU), "
-        "added back again. "
+        "added back again. A dashed frame around the two sub-layers reads '1 block (real "
+        "models: N)': real decoders repeat it N times. "
         f"A final layer norm LN_f, W_out and b_out give the logits, shape (n, {n_vocab}). "
         "A small lower-triangular grid beside the attention box, labelled mask, with "
         "queries down and keys across, shows that each token attends only to itself and "
