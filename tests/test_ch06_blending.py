@@ -818,8 +818,10 @@ def test_fix_round_6i_prose_says_each_point_once():
     # Promised and shown agree: the output of "it" carries traces of "cake".
     # Sharpening is not training: it sharpens every row, training aims "it" alone (review
     # 06r); "I" leans on its own card, so the rise is not all from "cake".
-    assert 'Only "it" comes close to copying "cake"' in flat
-    assert 'seven tokens lean most on "cake" and "I" on itself, both cards with noun 1' in flat
+    # Session 4 (review 06s): two steps, one printout each; the gap is printed, and the
+    # "seven tokens lean on 'cake'" aside is cut.
+    assert "closes about two-thirds of the gap to the card" in flat
+    assert "seven tokens lean most" not in flat and 'Only "it" comes close' not in flat
     assert 'it sharpens every row at once, while chapter 10 trains "it" alone' in flat
     assert 'the output of "cake" will' not in flat
     # The residual adds x_it back, in its own features, not the card's third person.
@@ -830,11 +832,12 @@ def test_fix_round_6i_prose_says_each_point_once():
     assert flat.count("not a probability") + flat.count("no probability") == 0
     assert flat.count("smallest region without dents") == 1 and flat.count("box") == 1
     assert flat.count("context vector") == 1
-    assert "Each film is a key-value pair (tags, card)" in flat
+    assert "`blend = shares @ toy.MOVIE_CARDS`" in flat  # chapter 2's line, re-shown
     assert "kobayashi2020attention" in flat and "is therefore not a contribution" in flat
     assert "this `T` counts tokens):" in flat
-    # The nanoGPT listing is folded in the solution of Exercise 6.3 (session 3, round 3).
+    # The nanoGPT listing is a fold of its own after Exercise 6.3 (session 4, review 06s).
     assert re.search(r"this `T` counts tokens\): ```python att = ", flat)
+    assert "`y = att @ v` our $A V$ for each head" in flat and "concatenates" in flat
     assert len(flat.split()) <= 2347, "fix round 6i left 2347 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 2  # bold numbers
 
@@ -1080,9 +1083,10 @@ def test_no_answer_to_exercise_6_3_comes_before_it():
 
     path = Path(__file__).resolve().parents[1] / "chapters" / "06_blending.ipynb"
     ids = [c.id for c in nbformat.read(path, as_version=4).cells]
-    # nanoGPT's lines answer Exercise 6.3: they sit inside its solution, after the code
+    # nanoGPT's lines answer Exercise 6.3: they come after its solution, in a fold of their
+    # own that readers who skip the solution still see (session 4, review 06s).
     solution_end = ids.index("df9f57f8")
-    assert ids.index("a0425dfb") < ids.index("07204bd7") < ids.index("6b1e7a02") < solution_end
+    assert ids.index("a0425dfb") < ids.index("07204bd7") < solution_end < ids.index("6b1e7a02")
 
 
 # --- check_hull_escape (Exercise 6.4) and fix round 6m -------------------------------------
@@ -1174,7 +1178,7 @@ def test_fix_round_6m_prose():
     # The triangles' caption sits right under the stacked bars; Kobayashi et al. are folded.
     assert ids.index("5226dc04") + 1 == ids.index("9a76b54f")
     triangles = next(c for c in cells if c.id == "9a76b54f").source
-    assert triangles.startswith("*Black triangles: what even weights")
+    assert "Black triangles" not in triangles  # the figure's legend says it (session 4)
     assert "kobayashi2020attention" in triangles.split(":class: dropdown")[1]
     assert not re.search(r"\bSo\b[^.]*\.\s+So\b", flat)  # no "So ... So ..." chain
     # The hull, and the doubled row's triangle, are explained before the slider.
@@ -1206,8 +1210,9 @@ def test_fix_round_6b_structure_and_cuts():
 
     cells, flat = _prose()
     ids = [c.id for c in cells]
-    # nanoGPT is folded in the solution of Exercise 6.3, no section of its own.
-    assert ids.index("07204bd7") < ids.index("6b1e7a02") < ids.index("df9f57f8")
+    # nanoGPT is a fold after Exercise 6.3's solution, no section of its own.
+    assert ids.index("07204bd7") < ids.index("df9f57f8") < ids.index("6b1e7a02")
+    assert next(c for c in cells if c.id == "6b1e7a02").source.startswith("````{admonition}")
     assert "## The same steps in nanoGPT" not in flat
     # Exercise 6.4 defines P again, so it runs without the hull section's cells.
     stub = next(c for c in cells if c.id == "c4e5a7b1").source
@@ -1229,10 +1234,10 @@ def test_fix_round_6b_structure_and_cuts():
     assert "every {term}`convex combination <convex combination>` of them" in flat
     assert "A softmax row is such weights, so every output lies inside." in flat
     assert "copies of it" not in flat
-    assert '"delicious", an adjective but a food word, passes on 0.7 "noun"' in flat
-    assert "not after grammar" not in flat and "not from a word's part of speech" in flat
+    assert "not after grammar" not in flat
+    assert "part of speech" not in flat  # the "delicious" aside is cut (session 4)
     # The fold computes Kobayashi et al.'s lengths (asserted in 5d4f768b).
-    assert "0.14 against 0.05" in flat
+    assert "0.14 long against 0.05" in flat
     assert "lengths[I], 2) == 0.14" in next(c for c in cells if c.id == "5d4f768b").source
     # Words: down by a tenth from fix round 6m's 2300; bold numbers no more than before.
     assert len(flat.split()) <= 2080, "fix round 6b left 2079 visible words"
@@ -1242,12 +1247,15 @@ def test_fix_round_6b_structure_and_cuts():
 def test_the_noun_table_shows_how_little_the_toy_blends_at_t_1():
     cells, _ = _prose()
     out = next(c for c in cells if c.id == "a7c2e6b0").outputs[0]["text"].splitlines()
-    rows = [line.split() for line in out[2:5]]  # the three rows the prose reads (review 06r)
+    rows = [line.split() for line in out[1:4]]  # the three rows the prose reads (review 06r)
     assert [r[0] for r in rows] == ["the", "I", "it"]
-    cards, t1, t02 = (np.array([float(r[k]) for r in rows]) for k in (1, 2, 3))
+    cards, t1 = (np.array([float(r[k]) for r in rows]) for k in (1, 2))
     assert cards.min() == 0 and cards.max() == 1  # the cards span the column
     assert t1.min() >= 0.43 and t1.max() <= 0.48  # the outputs barely move at T = 1
-    assert t02[2] == t02.max() and t02[2] > 0.8  # at T = 0.2 'it' nears 'cake'
+    assert out[4].split() == ["average", "card", "0.40"]  # what even weights give
+    # Session 4: T = 0.2 is a printout of its own, for "it" alone.
+    sharp = next(c for c in cells if c.id == "a7c2e6b5").outputs[0]["text"].splitlines()
+    assert [line.split(":")[0] for line in sharp] == ["T = 1", "T = 0.2"]
 
 
 def test_an_escaping_blend_is_vermilion_and_named_as_large_as_the_tokens(toy_values):
@@ -1356,15 +1364,18 @@ def test_fix_round_6n_mood_is_ours_too_no_head_before_chapter_7_and_why_blend():
     assert "'it': [0.  0.2 0.  1. ] @ W_v = [0.2 0.  1.  0.2]" in shown
     # The toy's T = 1 weights are said to be near even, by how much, before the table.
     assert "at $T = 1$, every weight is within 0.09 of an even 1/8" in " ".join(flat.split())
-    # Review 06r: the range claim is per column; W_v's rules come before its table.
+    # Review 06r: the range claim is per column. Session 4: W_v's rules are its table only.
     assert "Entry $f$ of every output therefore stays within the range of column $f$" in flat
-    assert "food gives noun and third person, person gives noun and human" in flat
+    assert "food gives noun and third person" not in flat
+    # Why V is a projection of its own: "it" is matched on pointer, hands over third person.
+    why_v = " ".join(next(c for c in cells if c.id == "f5022e08").source.split())
+    assert 'The key of "it" is mostly pointer' in why_v and "Why not pass on the keys?" in why_v
     assert "The math says why" not in flat
     # "head" is chapter 7's word: not used on this page before it.
     assert not re.search(r"\bheads?\b", flat.split("nanoGPT's `CausalSelfAttention`")[0])
     # The noun table says what it shows: a token's own card barely matters at T = 1.
     assert "a token's own card barely matters" in flat
-    assert '"the" (card 0) and "I" (card 1) both output 0.44' in flat
+    assert '"The" (card 0) and "I" (card 1) both output 0.44' in flat
     hidden = next(c for c in cells if c.id == "a7c2e6b1").source
     assert "round(output[the, noun], 2) == round(output[I, noun], 2) == 0.44" in hidden
     # Why a blend rather than a pick: it moves smoothly, so the scores get a gradient
@@ -1374,7 +1385,7 @@ def test_fix_round_6n_mood_is_ours_too_no_head_before_chapter_7_and_why_blend():
     assert "whenever any weight shifts" not in why
     # nanoGPT's fallback also runs dropout.
     assert "plus chapter 8's causal mask and dropout" in flat
-    assert len(flat.split()) <= 2070, "fix round 6n left 2067 visible words"
+    assert len(flat.split()) <= 2020, "session 4 (review 06s) left 2018 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 1  # bold numbers
 
 
@@ -1433,7 +1444,7 @@ def test_session_3_round_2_review_06p():
     text = " ".join(flat.split())
     # Chapter 2's film search is named as chapter 2 names it: no "mood", no "interest row".
     assert "mood" not in text and "interest row" not in text
-    assert "its `blend` mixed the films' cards in the `shares`" in text
+    assert 'The query "science fiction" set the `shares`' in text
     from pathlib import Path
 
     import nbformat
@@ -1443,7 +1454,10 @@ def test_session_3_round_2_review_06p():
     assert "shares = al.softmax(match)" in chapter_2 and "blend = shares @" in chapter_2
     assert "query 'science fiction'" in chapter_2
     # The move towards "cake" says where it starts (0.69 measured, asserted in 9f780453).
-    assert "two-thirds of the way from its $T = 1$ output to the card" in text
+    # Session 4: the two distances are printed, 0.72 and 0.22 (asserted in a7c2e6b1).
+    assert "two-thirds of the gap to the card" in text
+    gaps = next(c for c in cells if c.id == "a7c2e6b5").outputs[0]["text"]
+    assert gaps.count("gap 0.72") == 1 and gaps.count("gap 0.22") == 1
     # One sharp temperature: T = 0.2 in both the noun table and the hull table.
     assert "T = 0.1" not in text and "T = 0.1" not in cells_code(cells)
     assert 'trained on chapter 10\'s task, finding the noun "it" stands for' in text.lower()

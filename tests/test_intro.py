@@ -358,7 +358,7 @@ def test_the_library_torch_sdpa_comparison_is_made_once_in_chapter_6():
     # Chapter 6 quotes nanoGPT's fallback lines (it no longer runs them, so the page
     # claims no numerical match): scores, scale, softmax, blend, plus mask and dropout
     assert (
-        "solution shows nanoGPT's attention lines taking the article's four steps, plus a mask"
+        "Chapter 6 shows nanoGPT's attention lines taking the article's four steps, plus a mask"
         " and dropout;" in text
     )
     assert "matches nanoGPT" not in text and "five hand-written lines" not in text
