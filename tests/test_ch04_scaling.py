@@ -416,12 +416,12 @@ def test_the_sliders_frames_keep_the_scaled_panel_the_same_and_widen_the_raw_one
     # widens. Its text is at least 9 pt: 10.2 CSS px in the 688 px column at 1280 px.
     rng = np.random.default_rng(1)
     z = rng.normal(size=(1600, 16))
-    axes = {"xlim": (-120, 120), "ylim": (0, 0.45), "bins": 160}
+    axes = {"xlim": (-120, 120), "ylim": (0, 0.55), "bins": 160}
     curves = {}
     for d_k in (4, 1024):
         fig, _ = scaling_frame(z * np.sqrt(d_k), d_k, **axes, scaled_xlim=(-4, 4), scaled_bins=32)
         left, middle, _ = fig.axes
-        assert left.get_xlim() == (-120, 120) and left.get_ylim() == (0, 0.45)
+        assert left.get_xlim() == (-120, 120) and left.get_ylim() == (0, 0.55)
         (raw_steps,), (scaled_steps,) = left.patches[:1], middle.patches[:1]
         curves[d_k] = [s.get_data().values for s in (raw_steps, scaled_steps)]
         fig.canvas.draw()
@@ -436,7 +436,7 @@ def test_the_sliders_frames_keep_the_scaled_panel_the_same_and_widen_the_raw_one
 
 def test_a_raw_histogram_flattened_by_the_shared_axes_is_named_in_title_and_alt():
     z = np.random.default_rng(3).normal(size=(1600, 16))
-    axes = {"xlim": (-120, 120), "ylim": (0, 0.45), "bins": 160}
+    axes = {"xlim": (-120, 120), "ylim": (0, 0.55), "bins": 160}
     wide, alt = scaling_frame(z * 32, 1024, **axes)
     assert wide.axes[0].get_title() == "25 600 raw scores, nearly flat"
     assert "The raw histogram is nearly flat on its axis: its tallest bin reaches 0.01" in alt
@@ -841,10 +841,13 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
         r"at most $1 - p_{\text{top}}$ times a factor",
     ):
         assert word in plain, word
-    # review 04v: why-divide is one fold with the plain-SGD measurement only
-    why = cells[ids.index("why-divide")]
+    # review 04v: why-divide is the plain-SGD measurement only; review 04ac: it shares one
+    # fold with how the gradient is measured (one gradient box, not two)
+    assert "why-divide" not in ids
+    why = cells[ids.index("grad-why")]
     assert outside_folds(why.source).strip() == ""
-    assert "why not start $W_q$ and $W_k$ smaller?" in why.source.splitlines()[0]
+    assert "why divide rather than start smaller" in why.source.splitlines()[0]
+    assert "**Why not start $W_q$ and $W_k$ smaller?**" in why.source
     for gone in ("μP", "one recipe", "suit every width"):
         assert gone not in why.source, gone
     # review 04z: plain SGD named; review 04aa: the Adam clause (shown nowhere) is cut
@@ -862,7 +865,7 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     ):
         assert word in fold and word not in plain, word
     assert "almost nothing gets through" not in plain  # rows just past 0.99 still pass a lot
-    assert ids.index("why-divide") < ids.index("2eda6d98")  # before the exercises
+    assert ids.index("grad-why") < ids.index("2eda6d98")  # before the exercises
     for aside_only in ("GPT-2", "µP", "μP", "0.31", "learning rate", "shrink", "Shrink"):
         assert aside_only not in summary, aside_only
     # the numbers hold for unit-variance, independent q and k (review 04z); the unshown
@@ -879,17 +882,30 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     ids = [cell.get("id") for cell in cells]
     assert "grad-hand" not in ids and "grad-hand-assert" not in ids
     fold = " ".join(cells[ids.index("grad-why")].source.split())
-    assert "by hand" not in fold and "The cell after this box" not in fold
+    assert "by hand" not in fold
+    # review 04ac: the cell after the one gradient box is the shrink-vs-divide step
+    assert ids[ids.index("grad-why") + 1] == "why-divide-code"
     prose = " ".join(cells[ids.index("grad-prose")].source.split())
-    # review 04ab: the two competing effects are named before the figure, with how the
-    # gradient is measured; the prose after the table reads the result
+    # review 04ab: the two competing effects are named before the figure; review 04ac: two
+    # visible rows at d_k = 64 show them, and how the gradient is measured sits in the fold
     read = " ".join(cells[ids.index("grad-two-read")].source.split())
-    assert "two effects compete" in read and "each about $\\sqrt{d_k}$ long" in read
-    assert "standing in for any loss" in read
-    assert ids.index("grad-two-read") < ids.index("4c97044e")
-    # the starved tail at real head widths (review 04y), one number each (review 04z)
-    assert "at $d_k = 64$, one raw query in ten is starved (under 1% of a typical" in prose
-    assert "Up to $d_k = 64$ the raw median is above the scaled one, about equal at 128" in prose
+    assert "two effects compete" in read and "about $\\sqrt{d_k}$ unscaled" in read
+    assert "standing in for any loss" in fold and "standing in" not in read
+    order = ["grad-two-read", "grad-rows", "grad-rows-read", "4c97044e"]
+    assert [ids.index(i) for i in order] == sorted(ids.index(i) for i in order)
+    rows = cells[ids.index("grad-rows")]
+    assert not rows.metadata.get("tags") and "dOut" not in rows.source
+    out = "".join(o.get("text", "") for o in rows.outputs)
+    assert re.search(r"^unsaturated\s+0\.6004\s+\S+\s+8\.1$", out, flags=re.M), out
+    assert re.search(r"^saturated\s+0\.9999\s+0\.0025\s+0\.0033$", out, flags=re.M), out
+    shown_rows = " ".join(cells[ids.index("grad-rows-read")].source.split())
+    assert "about 8 times a typical scaled gradient" in shown_rows and "0.3%" in shown_rows
+    # the starved tail at real head widths (review 04y), one number each (review 04z);
+    # review 04ac: the spread, not the median, is the argument, and it names the learning rate
+    assert "at $d_k = 64$ the middle 80% of raw rows spans a factor of over 1000" in prose
+    assert "one raw query in ten is starved (under 1% of a typical scaled gradient)" in prose
+    assert "No single learning rate fits gradients that uneven" in prose
+    assert "The medians cross near $d_k = 128$" in prose and "win" not in prose
     check = cells[ids.index("grad-assert")].source
     assert "starved[at[64]] - 0.1" in check and "ratio[at[256] :] < 0.25" in check
 
@@ -927,8 +943,8 @@ def test_the_gradient_section_opens_with_two_keys_and_a_slope_of_p_times_1_minus
 def test_why_divide_folds_one_plain_step_and_prints_both_moves_at_four_widths():
     cells = chapter_cells()
     ids = [cell.get("id") for cell in cells]
-    at = ids.index("why-divide")
-    assert cells[at].source.startswith("````{admonition} Going deeper (optional): why not")
+    at = ids.index("grad-why")
+    assert cells[at].source.startswith("````{admonition} Going deeper (optional): how the")
     code, check = cells[at + 1 : at + 3]
     assert code.get("id") == "why-divide-code" and code.metadata["tags"] == ["hide-cell"]
     assert "attention_backward" in code.source and "np.sign" not in code.source  # no Adam
@@ -1053,8 +1069,10 @@ def test_review_04u_phrasings_are_exact():
     assert "none of our 16 000 scaled rows saturates" in summary
     # review 04z: one measurement in the starved-rows bullet; shrink-vs-divide is fold-only
     assert "a typical query collapses" not in summary
-    said = "31% of rows saturate, and one raw query in ten gets under 1% of the scaled median"
-    assert said in summary
+    # review 04ac: the saturated and the starved shares are not mixed in one sentence; the
+    # bullet says what the grad-rows cell shows (asserted on medians in summary-assert)
+    said = "a saturated row's query barely learns, while unsaturated rows get large gradients"
+    assert said in summary and "one raw query in ten" not in summary
     assert "a tenth to a fifth" not in summary and "suit every width" not in summary
     assert "2 keys" not in summary  # review 04w: an unshown claim, cut
     assert "30 times narrower" in text("439f69a3")
@@ -1064,18 +1082,19 @@ def test_review_04u_phrasings_are_exact():
     # attention_backward and dOut are explained in the fold the main line points at (04z)
     read = text("grad-two-read")
     assert "`attention_backward` (chapter 10) runs" in text("grad-why")
-    assert "We measure it by sending a random gradient" in read  # review 04ab: main line
-    # review 04x: step = learning rate x gradient; a nearly one-hot row barely learns
-    assert "standing in for any loss" in text("grad-why") and "barely learns" in read
+    # review 04ac: the random dOut lives in the fold only; the main line shows two rows
+    assert "random gradient" not in read and "dOut" not in read
+    assert "standing in for any loss" in text("grad-why") and "Two raw rows at $d_k = 64$" in read
     assert "the learning rate times the **gradient**" in text("grad-intro")
     # review 04w: the fold says the steps share a learning rate, not a size, and splits sqrt(d_k)
-    why = text("why-divide")
+    why = text("grad-why")
     assert "of the same size" not in why and "with the same learning rate for both" in why
     assert "their gradient is $d_k^{1/4}$ times larger" not in why  # cut (review 04z)
     # review 04w/04y: why the raw median starts above the scaled one, in one main-line clause
-    assert "cancels that length" in read  # before the figure (04ab)
+    assert "about $\\sqrt{d_k}$ unscaled (box below)" in read  # before the figure (04ab)
+    assert "$c = 1/\\sqrt{d_k}$ cancels it" in why  # review 04ac: the box says how
     # review 04y: the fold's so-what: the shrunk recipe needs a rate falling like 1/sqrt(d_k)
-    assert "With plain SGD the shrunk recipe would need a learning rate falling like" in why
+    assert "so plain SGD would need a learning rate falling like" in why
     assert "suit every width" not in why
 
 
@@ -1108,3 +1127,20 @@ def test_review_04z_scaled_scores_hints_name_the_slip(fn, hint, capsys):
     line = capsys.readouterr().out
     assert hint in line, line
     assert "np.sqrt(d_k)" in line or "√9 = 3" in line
+
+
+def test_review_04ac_the_scaled_legend_sits_above_the_peak_in_the_chapters_frames():
+    # The chapter's slider passes ylim (0, 0.55): the bell (peak about 0.40) stays under the
+    # legend of the middle panel, which it covered at ylim (0, 0.45).
+    source = next(c.source for c in chapter_cells() if c.get("id") == "a4941e9d")
+    assert "ylim=(0, 0.55)" in source
+    z = np.random.default_rng(3).normal(size=(1600, 16)) * 8  # d_k = 64: spread about 8
+    fig, _ = scaling_frame(z, 64, xlim=(-120, 120), ylim=(0, 0.55), bins=160)
+    fig.canvas.draw()
+    middle = fig.axes[1]
+    box = middle.get_legend().get_window_extent()
+    low, high = middle.transData.inverted().transform(box)  # legend corners, data units
+    density, edges = np.histogram(z / 8, bins=32, range=(-4, 4), density=True)
+    under = (edges[1:] > low[0]) & (edges[:-1] < high[0])  # bins beneath the legend
+    assert density[under].max() < low[1]
+    plt.close(fig)
