@@ -54,6 +54,8 @@ LAYERS = {
     "decoder_backward": ({"numpy"}, {"backward", "core", "decoder", "heads"}),
     # The real-model chapter reads weights and tokenizes; nothing else may import it.
     "pretrained": ({"numpy", "safetensors", "tokenizers"}, MATH),
+    # A stored sample of the trained model (an .npz file) for chapters 1-7: no loaders.
+    "trained": ({"numpy"}, {"core"}),
     "toy": ({"numpy"}, MATH | {"toy"}),
     "checks": ({"numpy"}, MATH | {"checks"}),
     # Pillow (which Matplotlib requires) turns each figure into a palette PNG.
