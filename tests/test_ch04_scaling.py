@@ -889,7 +889,7 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04ab: the two competing effects are named before the figure; review 04ac: two
     # visible rows at d_k = 64 show them, and how the gradient is measured sits in the fold
     read = " ".join(cells[ids.index("grad-two-read")].source.split())
-    assert "two effects compete" in read and "about $\\sqrt{d_k}$ unscaled" in read
+    assert "two effects compete" in read and "which dividing the scores cancels" in read
     assert "standing in for any loss" in fold and "standing in" not in read
     order = ["grad-two-read", "grad-rows", "grad-rows-read", "4c97044e"]
     assert [ids.index(i) for i in order] == sorted(ids.index(i) for i in order)
@@ -1084,14 +1084,14 @@ def test_review_04u_phrasings_are_exact():
     assert "`attention_backward` (chapter 10) runs" in text("grad-why")
     # review 04ac: the random dOut lives in the fold only; the main line shows two rows
     assert "random gradient" not in read and "dOut" not in read
-    assert "standing in for any loss" in text("grad-why") and "Two raw rows at $d_k = 64$" in read
+    assert "standing in for any loss" in text("grad-why") and "two rows at $d_k = 64$" in read
     assert "the learning rate times the **gradient**" in text("grad-intro")
     # review 04w: the fold says the steps share a learning rate, not a size, and splits sqrt(d_k)
     why = text("grad-why")
     assert "of the same size" not in why and "with the same learning rate for both" in why
     assert "their gradient is $d_k^{1/4}$ times larger" not in why  # cut (review 04z)
     # review 04w/04y: why the raw median starts above the scaled one, in one main-line clause
-    assert "about $\\sqrt{d_k}$ unscaled (box below)" in read  # before the figure (04ab)
+    assert "grows with the keys' length, about $\\sqrt{d_k}$," in read  # before the figure (04ab)
     assert "$c = 1/\\sqrt{d_k}$ cancels it" in why  # review 04ac: the box says how
     # review 04y: the fold's so-what: the shrunk recipe needs a rate falling like 1/sqrt(d_k)
     assert "so plain SGD would need a learning rate falling like" in why
