@@ -321,6 +321,28 @@ def test_a_thresholded_mask_fails_on_a_trace_of_the_feature(t, capsys):
         assert "Any non-zero feature counts, however small" in line
 
 
+def test_an_all_ones_nudge_is_told_the_score_it_missed(capsys):
+    # W_q = W_k = I, a whole row of W_q nudged by 0.5: score (i, j) moves by 0.5 X[i, f]
+    # times the sum of x_j, so the key of a token whose features sum to 0 looks fixed.
+    def by_all_ones_nudge(X, f):
+        W_q2 = np.eye(X.shape[1])
+        W_q2[f] += 0.5
+        return ~np.isclose(X @ W_q2 @ X.T, X @ X.T)
+
+    assert not check_scores_that_change(by_all_ones_nudge)
+    line = one_line(capsys, "scores-that-change", "FAIL")
+    assert "score (1, 3) can change too" in line and "at right angles to key 3" in line
+
+
+def test_a_positive_threshold_is_told_about_the_threshold_first(capsys):
+    # X[:, f] > 0.05 slips twice (the sign and the size); the 0.01 case comes first.
+    assert not check_scores_that_change(
+        lambda X, f: np.repeat((X[:, f] > 0.05)[:, None], len(X), axis=1)
+    )
+    line = one_line(capsys, "scores-that-change", "FAIL")
+    assert "Any non-zero feature counts, however small" in line and "negative" not in line
+
+
 def test_the_identity_nudge_experiment_is_told_its_nudge_missed_some_keys(capsys):
     # W_q = W_k = I with entry (f, f) nudged moves only the block where both words have
     # feature f: a correct experiment, a wrong general answer. The hint must say why,

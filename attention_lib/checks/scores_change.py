@@ -39,13 +39,16 @@ def check_scores_that_change(fn) -> CheckResult:
         )
         _check_mask(cases, "8 tokens like the toy sentence, row 3 of W_q", X, 3)
         _check_mask(cases, "8 tokens like the toy sentence, row 1 of W_q", X, 1)
-        # One negative entry: a token with -2 of a feature uses that row of W_q too.
-        X = np.array([[0.0, 1.0, 0.5], [-2.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 1.0, 0.0]])
-        _check_mask(cases, "X of shape (4, 3), feature 0", X, 0)
-        _check_mask(cases, "X of shape (4, 3), feature 2", X, 2)
-        # A trace of a feature: 0.01 brings row 0 of W_q into the query just as well.
+        # A trace of a feature: 0.01 brings row 0 of W_q into the query just as well. It
+        # comes before the negative case, so a threshold is told about the threshold.
         X = np.array([[0.01, 1.0, 0.0], [0.0, 0.5, 0.0], [0.8, 0.0, 0.3], [0.0, 0.0, 1.0]])
         _check_mask(cases, "X of shape (4, 3), feature 0, one token with only 0.01", X, 0)
+        # One negative entry: a token with -2 of a feature uses that row of W_q too. The
+        # last token's features sum to 0: a nudge of (1, 1, 1) to a row of W_q = W_k = I
+        # leaves its column alone, though another nudge moves it.
+        X = np.array([[0.0, 1.0, 0.5], [-2.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, -1.0, 0.0]])
+        _check_mask(cases, "X of shape (4, 3), feature 0", X, 0)
+        _check_mask(cases, "X of shape (4, 3), feature 2", X, 2)
         X = np.array([[1.0, 0.0], [0.5, 0.0], [2.0, 0.0]])
         _check_mask(cases, "X of shape (3, 2), a feature no token has", X, 1)
 
@@ -158,6 +161,14 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
             f"whole rows, but too few (on {case}): token {missed} has X[{missed}, {f}] = "
             f"{X[missed, f]:g}. Any non-zero feature counts, however small: it brings row "
             f"{f} of W_q into that token's query. Test X[:, feature] != 0."
+        )
+    if (mask <= expected).all() and (mask != expected).any() and not whole_rows:
+        i, j = (int(k) for k in np.argwhere(expected & ~mask)[0])
+        raise Fail(
+            f"score ({i}, {j}) can change too (on {case}): the query of token {i} uses row "
+            f"{f} of W_q, and a changed query can move any way, so every score in its row "
+            f"can change. If an experiment left it alone, its nudge was at right angles to "
+            f"key {j}."
         )
     if not np.array_equal(mask, expected) and any(uses_name(cases.fn, w) for w in ("W_q", "W_k")):
         raise Fail(
