@@ -461,6 +461,53 @@ def test_static_flags():
     assert not flags.obfuscation_flags(RIGHT)
 
 
+LOOP = "def my_blend(w, V):\n    out = 0\n    for j in range(V.shape[-2]):\n"
+RULES = ("loop", "no-product")
+
+
+@pytest.mark.parametrize(
+    "cells, found",
+    [
+        (
+            [LOOP + "        out = out + w[..., :, j, None] * V[..., None, j, :]\n    return out"],
+            "",
+        ),
+        (
+            [
+                "def my_blend(w, V):\n"
+                "    return sum(w[..., :, j, None] * V[..., j, :] for j in range(4))"
+            ],
+            "",
+        ),
+        (["def my_blend(w, V):\n    return w @ V"], "uses @"),
+        (["my_blend = lambda w, V: np.matmul(w, V)"], "uses np.matmul"),
+        ([LOOP + "        out = w.dot(V)\n    return out"], "uses .dot"),
+        ([LOOP + "        out = w\n    out @= V\n    return out"], "uses @"),
+        (
+            [
+                "def mix(a, b):\n    return np.einsum('qk,kd->qd', a, b)",
+                LOOP + "        out = mix(w, V)\n    return out",
+            ],
+            "np.einsum",
+        ),
+        (
+            ["def my_blend(w, V):\n    return (w[..., None] * V[..., None, :, :]).sum(-2)"],
+            "no for or while loop",
+        ),
+        (["x = 1"], ""),  # no my_blend here: its checker fails it
+    ],
+)
+def test_rules_on_code_are_read_from_the_source(cells, found):
+    breaks = "; ".join(flags.code_breaks(cells, "my_blend", RULES))
+    assert (found in breaks) if found else breaks == "", breaks
+
+
+def test_only_known_rules_on_code_may_be_asked(tmp_path):
+    blend = exercises.chapter("06_blending").exercise("ex-blend")
+    assert blend.code_rules == RULES  # chapter 6's metadata asks for both
+    assert exercises.CODE_RULES == set(RULES)
+
+
 # --- Attacks on the others -----------------------------------------------------------------
 
 

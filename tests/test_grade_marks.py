@@ -107,6 +107,16 @@ FORBIDDEN = {
     "    return core._softmax(x, axis, temperature)\n",
 }
 CHEATS = ["table", "in-order", *FORBIDDEN]
+# Exercise 6.2 asks for a loop over the keys and rules out the one-line product. The
+# grader hands its checker a stand-in with no code to read, so it reads the source.
+BLEND_CHEATS = {
+    "blend-product": "def my_blend(weights, V):\n    return weights @ V\n",
+    "blend-helper": "def mix(a, b):\n    return np.einsum('...qk,...kd->...qd', a, b)\n\n"
+    "def my_blend(weights, V):\n    for _ in range(1):\n        out = mix(weights, V)\n"
+    "    return out\n",
+    "blend-no-loop": "def my_blend(weights, V):\n"
+    "    return (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-2)\n",
+}
 
 
 def submissions(folder: Path) -> None:
@@ -131,6 +141,10 @@ def submissions(folder: Path) -> None:
         "    return c.scaled_dot_product_attention(Q, K, V)[0]\n"
     )
     notebooks["library-06"] = library
+    for name, source in BLEND_CHEATS.items():  # right numbers, against 6.2's rules on code
+        nb = solved(exercises.chapter("06_blending"), skip=["ex-blend"])
+        answer_cell(nb, "ex-blend").source = source
+        notebooks[name] = nb
     for name, nb in notebooks.items():
         nbformat.write(nb, folder / f"{name}.ipynb")
         (folder / f"{name}.ipynb").chmod(0o644)
@@ -203,6 +217,20 @@ def test_a_forbidden_call_inside_the_function_earns_nothing(rows):
     assert (row["06:attention"], row["06:blend"], row["06:status"]) == ("0", "1", "ok")
 
 
+@pytest.mark.parametrize("name", BLEND_CHEATS)
+def test_a_blend_that_breaks_the_rules_on_code_earns_nothing(rows, name):
+    row = rows[name]
+    assert (row["06:blend"], row["06:attention"]) == ("0", "1"), row
+    assert ("no for or while loop" if name == "blend-no-loop" else "one-line answer") in row[
+        "06:flags"
+    ]
+
+
+def test_the_honest_blend_keeps_its_mark(rows):
+    assert rows["library-06"]["06:blend"] == "1"  # the course's loop, graded like the cheats
+    assert "06:blend" not in rows["library-06"]["06:flags"]
+
+
 def test_the_feedback_names_the_call(runs):
     flags = runs["root"]["alias"]["05:flags"]
     assert "called attention_lib.core.softmax, which the exercise rules out" in flags
@@ -212,6 +240,8 @@ def test_the_teacher_may_flag_instead(runs):
     row = runs["flag"]["alias"]
     assert row[SOFTMAX] == "1" and "attention_lib.core.softmax" in row["05:flags"]
     assert runs["flag"]["table"][SOFTMAX] == "0"  # unseen cases still count
+    assert runs["flag"]["blend-product"]["06:blend"] == "1"
+    assert "one-line answer" in runs["flag"]["blend-product"]["06:flags"]
 
 
 # --- The checkers themselves, in the learner's kernel -----------------------------------

@@ -26,7 +26,10 @@ cell, by their full names, which the grader turns into tripwires::
     "attention_course": {"forbidden": ["attention_lib.core.softmax"]}
 
 Without that metadata, the names are read from the text ("no `al.softmax`"), as a flag
-only.
+only. Rules on the answer's own code go there too, read from its source by the grader
+(see ``tools/grading/flags.py``): ``"code": ["loop", "no-product"]`` asks for a for or
+while loop and rules out ``@`` and NumPy's product functions, as the checker does in the
+learner's kernel, where it can read the function's code.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = ROOT / "chapters"
 KEY = "attention_course"  # the metadata key, in notebooks and in cells
+CODE_RULES = {"loop", "no-product"}  # what an exercise's "code" metadata may ask
 # The id of the line atop each chapter that points a reader of the source at its learner
 # edition; the learner edition and the student copy both leave it out.
 SOURCE_NOTE = "source-note"
@@ -68,6 +72,7 @@ class Exercise:
     solutions: tuple[str, ...] = ()  # the code cells of its solution, assertions left out
     forbidden: tuple[str, ...] = ()  # library functions ruled out: ("softmax",)
     tripwires: tuple[str, ...] = ()  # their full names: ("attention_lib.core.softmax",)
+    code_rules: tuple[str, ...] = ()  # rules on the answer's code: ("loop", "no-product")
 
 
 @dataclass(frozen=True)
@@ -173,8 +178,12 @@ def parse(nb: dict, stem: str) -> Chapter:
         kind = "function" if defines_function(sources[stub_cell], name) else "number"
         block = text[text.find(label) :]
         block = block[: block.find("```", 1)] if "```" in block else block
-        rule = cells[index].get("metadata", {}).get(KEY, {}).get("forbidden")
+        meta = cells[index].get("metadata", {}).get(KEY, {})
+        rule, code_rules = meta.get("forbidden"), meta.get("code")
         tripwires = tuple(rule) if isinstance(rule, list) else ()
+        unknown = set(code_rules or ()) - CODE_RULES
+        if unknown:
+            raise ValueError(f"{label}: unknown code rules {sorted(unknown)}; known: {CODE_RULES}")
         forbidden = tuple(dict.fromkeys(t.rsplit(".", 1)[-1] for t in tripwires))
         exercises.append(
             Exercise(
@@ -186,6 +195,7 @@ def parse(nb: dict, stem: str) -> Chapter:
                 stub_cell=stub_cell,
                 forbidden=forbidden or tuple(dict.fromkeys(FORBIDDEN.findall(block))),
                 tripwires=tripwires,
+                code_rules=tuple(code_rules or ()),
                 **common,
             )
         )

@@ -27,7 +27,8 @@ How a mark is made (see ``tools/grading/``):
    gets its own cases, derived from that seed and the notebook's bytes.
 4. The library functions an exercise rules out (its metadata) are tripwires in the
    sandbox while the student's function runs; calling one, however it is spelled, earns
-   0 for that exercise (``--forbidden-calls flag``: a flag only).
+   0 for that exercise (``--forbidden-calls flag``: a flag only). So does an answer that
+   breaks its exercise's rules on code, read from its source (6.2: a loop, no ``@``).
 5. A static look at the answer cells adds flags for the teacher: the library's own
    function handed in, ``exec`` and friends, the course's solutions left in.
 

@@ -7,7 +7,10 @@
 * ``solution``: the notebook still holds the course's solutions (their markers, or an
   answer cell that is a solution cell of the course, character for character).
 
-Flags never change points; they go into the CSV and the student's feedback.
+Flags never change points; they go into the CSV and the student's feedback. One more
+finding is not a flag: :func:`code_breaks`, an answer that breaks its exercise's rules on
+code ("a loop over the keys, no ``@``"), which in the learner's kernel the checker reads
+from the function's code and the grader, which never holds that code, reads from its source.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ MODULES = {
     "base64", "zlib", "inspect", "gc", "io", "resource", "pty",
 }  # fmt: skip
 LIBRARY = {"al", "attention_lib"}
+PRODUCTS = {"matmul", "dot", "einsum", "tensordot", "inner", "vdot", "multi_dot"}
+LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.comprehension)
+DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def _tree(source: str) -> ast.Module | None:
@@ -109,4 +115,71 @@ def solution_flags(cells: list[str], markdown: list[str], solutions: set[str]) -
         found.append("the notebook still has the course's solution blocks")
     if any(normalise(s) in solutions for s in cells if s.strip()):
         found.append("a cell is the course's solution, character for character")
+    return found
+
+
+def _definitions(sources: list[str]) -> dict[str, list[ast.AST]]:
+    """Each top-level name the answer cells define, by ``def`` or by ``name = ...``."""
+    found: dict[str, list[ast.AST]] = {}
+    for source in sources:
+        tree = _tree(source)
+        for node in tree.body if tree else ():
+            if isinstance(node, DEFS):
+                found.setdefault(node.name, []).append(node)
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        found.setdefault(target.id, []).append(node.value)
+    return found
+
+
+def _reached(name: str, defined: dict[str, list[ast.AST]]) -> list[ast.AST]:
+    """The code of ``name`` and of every answer-cell function it names, transitively."""
+    seen, todo, code = set(), [name], []
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        for node in defined.get(current, ()):
+            code.append(node)
+            todo += [n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in defined]
+    return code
+
+
+def _product(node: ast.AST) -> str | None:
+    if isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, ast.MatMult):
+        return "@"
+    if isinstance(node, ast.Attribute) and node.attr in PRODUCTS:
+        return f"np.{node.attr}" if node.attr != "dot" else ".dot"
+    if isinstance(node, ast.Name) and node.id in PRODUCTS:
+        return node.id
+    return None
+
+
+def code_breaks(sources: list[str], name: str, rules: tuple[str, ...]) -> list[str]:
+    """How the answer's code breaks its exercise's rules (``"loop"``, ``"no-product"``).
+
+    ``sources`` are the exercise's answer cells; ``name`` is the learner's function. Its
+    code is read together with any function of the answer cells that it names (a helper
+    cannot hide a product). An answer that does not define ``name`` breaks nothing here:
+    its checker fails it.
+    """
+    code = _reached(name, _definitions(sources)) if rules else []
+    if not code:
+        return []
+    nodes = [n for top in code for n in ast.walk(top)]
+    found = []
+    if "no-product" in rules:
+        used = next((p for p in map(_product, nodes) if p), None)
+        if used:
+            found.append(
+                f"your function uses {used}, the one-line answer the exercise rules out: "
+                "write out the sum it does, one key at a time"
+            )
+    if "loop" in rules and not any(isinstance(n, LOOPS) for n in nodes):
+        found.append(
+            "no for or while loop appears in your function's code: the exercise asks for "
+            "one pass per key"
+        )
     return found

@@ -226,6 +226,17 @@ def scan(nb: dict, chapter: exercises.Chapter, answers: dict[str, list[str]]) ->
     return list(dict.fromkeys(found))
 
 
+def broken(chapter: exercises.Chapter, answers: dict[str, list[str]]) -> dict[str, list[str]]:
+    """For each exercise with rules on code, how its answer breaks them (if it does)."""
+    found = {}
+    for ex in chapter.exercises:
+        if ex.code_rules and ex.kind == "function" and answers.get(ex.label):
+            breaks = flags.code_breaks(answers[ex.label], ex.name, ex.code_rules)
+            if breaks:
+                found[ex.label] = breaks
+    return found
+
+
 def setup(chapter: exercises.Chapter, answers: dict[str, list[str]]) -> dict:
     """What the worker runs: the preamble, then the answer cells in the course's order.
 

@@ -9,7 +9,8 @@ sources to ``MAX_CODE_CELL`` (code) and ``MAX_TEXT_CELL`` (markdown) bytes.
 
 The grader sends the course's chapters (as data, see :func:`course`) and the notebook's
 bytes; the subprocess answers with one JSON object: the chapter's stem and the status,
-the labels that have an answer cell, the flags, and what the worker is to run.
+the labels that have an answer cell, the flags, the answers that break their exercise's
+rules on code, and what the worker is to run.
 """
 
 from __future__ import annotations
@@ -133,6 +134,7 @@ def analyse(data: bytes, chapters: dict) -> dict:
         "status": status,
         "answers": sorted(answers),
         "flags": notebook.scan(nb, chapter, answers),
+        "broken": notebook.broken(chapter, answers),
         "setup": notebook.setup(chapter, answers),
     }
 

@@ -167,7 +167,8 @@ def grade(
 
     The notebook is read in a limited subprocess (:mod:`.static`); only its findings,
     as data, come back here. ``seed`` draws the unseen cases (None: fixed cases only);
-    ``forbidden_calls`` is "zero" (a tripped rule costs the exercise) or "flag".
+    ``forbidden_calls`` is "zero" (a tripped rule, or an answer that breaks its exercise's
+    rules on code, costs the exercise) or "flag".
     """
     try:
         found = static.examine(data)
@@ -204,6 +205,7 @@ def grade(
             "against the current ones."
         )
     answers = set(found.get("answers") or [])
+    broken = found.get("broken") if isinstance(found.get("broken"), dict) else {}
     result.flags = [wire.short(f, 200) for f in found.get("flags") or []]
     result.maximum = sum(e.points for e in chapter.exercises if e.kind != "text")
     setup = dict(found.get("setup") or {})
@@ -225,6 +227,12 @@ def grade(
                 if forbidden_calls == "zero":
                     status_ = "FAIL"
                     message = f"your function called {calls}, which this exercise rules out."
+            breaks = broken.get(ex.label) if ex.code_rules else None
+            if isinstance(breaks, list) and breaks:
+                why = wire.short("; ".join(str(b) for b in breaks), 300)
+                result.flags.append(f"{ex.column}: {why}")
+                if forbidden_calls == "zero" and status_ == "PASS":
+                    status_, message = "FAIL", f"{why}."
             error = worker.errors.get(ex.label)
             if error:
                 if ex.label in worker.defined:
