@@ -169,7 +169,8 @@ def _product(fn) -> str | None:
 def _loops(fn) -> bool:
     """Whether ``fn``'s own code (or code nested in it) holds a for or while loop. A
     callable without Python code (the grader's stand-in for the learner's function, whose
-    code stays in its sandbox) reads as ``True``: what cannot be seen is not failed."""
+    code stays in its sandbox) reads as ``True``: the grader reads the loop, and the
+    product, from the answer's source instead (exercise 6.2's "code" metadata)."""
     codes = list(_codes(fn))
     jumps = set(dis.hasjrel) | set(dis.hasjabs)
     return not codes or any(  # a loop is a jump back to an earlier instruction
