@@ -104,6 +104,12 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
                 f"a row's allowed scores lie {spread:g} apart, so any other shift (the "
                 "minimum, the mean) leaves an exponent above 709, and exp overflows to inf."
             )
+        elif np.nanmax(np.abs(allowed)) > np.finfo(np.float32).max:  # cast to float32: -inf
+            why = (
+                f"an allowed score of {np.nanmin(allowed):g} is beyond float32's range, so a "
+                "cast to float32 (or float16) makes it -inf and leaves its row no finite key: "
+                "0 / 0. Keep the scores' own dtype (float64 here)."
+            )
         elif np.nanmax(np.abs(allowed)) >= 1000:  # the allowed scores themselves are large
             why = _why_large(cases.fn)
         elif np.abs(scores).max() >= 1000:
@@ -166,11 +172,8 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
 
 
 def _why_large(fn) -> str:
-    """Why allowed scores near +-1000 gave nan: no shift at all, or one shift for all rows.
-
-    A probe tells the two apart: rows near 700 and near -50 need no shift (exp(701) is
-    finite), but the whole array's maximum, 701, sends the second row to exp(-751) = 0.
-    """
+    """Why allowed scores near +-1000 gave nan: no shift, or one shift for all rows. A probe
+    tells them apart: rows near 700 and -50 need no shift, but one of 701 underflows row 2."""
     try:
         with np.errstate(all="ignore"):
             probe = fn(np.array([[700.0, 701.0], [-50.0, -49.0]]), np.ones((2, 2), dtype=bool))
@@ -190,12 +193,8 @@ def _why_large(fn) -> str:
 
 
 def _masked_score_overflows(fn) -> bool | None:
-    """Whether a masked score goes through exp: None when the probe itself fails.
-
-    With a masked 720 and allowed zeros, a shift by the raw maximum still gives the right
-    weights (exp(-720) is tiny, not 0), while exp(720) is inf, and inf * 0 is nan (or a
-    row of zeros after nan_to_num).
-    """
+    """Whether a masked score goes through exp (None when the probe fails): with a masked
+    720, a shift by the raw maximum still works (exp(-720) > 0), but exp(720) * 0 is nan."""
     try:
         with np.errstate(all="ignore"):
             probe = fn(np.array([[0.0, 0.0, 720.0]]), np.array([[True, True, False]]))
@@ -274,6 +273,8 @@ def _keepdims_mistakes(scores, full, case: str) -> list[tuple]:
     with np.errstate(all="ignore"):
         shifted = np.exp(logits - top)  # row maxima subtracted along the keys instead
         wrong_max = shifted / shifted.sum(axis=-1, keepdims=True)
+        by_column = np.exp(logits - logits.max(axis=-2, keepdims=True))  # each key's max
+        by_column /= by_column.sum(axis=-1, keepdims=True)
     return [
         (
             e / e.sum(axis=-1),
@@ -286,5 +287,11 @@ def _keepdims_mistakes(scores, full, case: str) -> list[tuple]:
             f"the shift went down the wrong axis (on {case}): logits.max(axis=-1) without "
             "keepdims=True subtracts row j's maximum from key j of every row. Write "
             "logits.max(axis=-1, keepdims=True).",
+        ),
+        (
+            by_column,
+            f"the shift took each column's maximum (on {case}): max(axis=-2) or axis=0 runs "
+            "over the queries, and a different shift per key changes the weights. Take each "
+            "row's maximum over the keys: max(axis=-1, keepdims=True).",
         ),
     ]
