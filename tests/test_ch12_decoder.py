@@ -452,7 +452,7 @@ def test_training_measures_at_listed_steps_without_changing_the_run():
 
 
 def test_exercise_b_solution_matches_a_retrained_model():
-    """Exercise 12.4(b): the numbers its solution quotes, from the procedure its prompt gives."""
+    """Exercise 12.5(b): the numbers its solution quotes, from the procedure its prompt gives."""
     from threadpoolctl import threadpool_limits
 
     from attention_lib.toy import decoder as food
