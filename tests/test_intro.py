@@ -484,8 +484,8 @@ def test_the_teachers_path_is_the_plan_tables_own_numbers():
     shortest, longest = min(rows.values()), max(rows.values())
     assert (
         f"- **Teach** with it (MIT License): one chapter fills a session ({shortest} to "
-        f"{longest} minutes in the table); 1 to 7 are the core, about {core} hours, and 8 to "
-        "12 can follow in order. The [teaching notes](teaching.md) say how" in text
+        f"{longest} minutes in the table); chapters 1 to 7 are the core, about {core} hours, and "
+        "8 to 12 can follow in order. The [teaching notes](teaching.md) say how" in text
     )
 
 
