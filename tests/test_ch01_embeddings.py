@@ -1065,7 +1065,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # the tools for moving rows and columns come before exercise 1.2 asks for both
     assert "(`w[perm]` reorders rows, `w[:, perm]` columns.)" in flat
     # dot product and cosine rank the neighbours of "on" differently (printed)
-    assert "(chapter 3), where length can change who is nearest:" in flat
+    assert "(chapter 3); length alone can change who is nearest:" in flat
     assert '(words like "it" and "the" that point at another word)' in flat
     assert "the last hand here needs 35,333 positions to turn once" in flat
     assert "The base 10000" not in flat  # review 01v: d_model sets the slowest pace too
