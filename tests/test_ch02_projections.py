@@ -689,7 +689,9 @@ def test_token_panels_can_hide_an_exercise_answer_from_the_cells_and_the_alt_tex
 def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     cells = {c.id: c for c in _page_cells()}
     assert "44ef9939" not in cells and "v2read01" not in cells  # the value demo is chapter 6's
-    assert "what finds a word need not be what it hands over" in cells["wqk2txt1"].source
+    # values get a job: what "it" should receive is the value of "cake" (review 02q)
+    assert "wqk2txt1" not in cells and "value of 'cake'" in cells["e12303af"].source
+    assert 'the value of "cake" (last line)' in cells["1eab48bb"].source
     assert "wqk2tab1" not in cells and "cdb08696" not in cells  # no table, no preview call
     fold = cells["wqkfold1"].source
     assert "A^{-\\top}" in fold and ":class: dropdown" in fold
@@ -704,11 +706,19 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     heading = "what if queries and keys shared one matrix?"
     assert heading in cells["1eab48bb"].source and "did every job" not in cells["1eab48bb"].source
     prose = "\n".join(c.source for c in cells.values() if c.cell_type == "markdown")
-    assert "key column 0\nmeans *food*" in prose and "meets only the key column" in prose
+    # query column j meets key column j, worked out for q_it . k_cake (review 02q)
+    worked = cells["colj0001"].source
+    assert "q_{it} \\cdot k_{cake} = 1.8 \\times 1 + 0.24 \\times 0" in worked
+    assert 'key column 0 holds the *food* of "cake"' in worked and "*seeks food*" in worked
+    assert "k_cake = [1. 0. 0. 0.]" in cells["b0bb8f49"].outputs[0]["text"]
     assert "no feature names" not in prose and "makes the shares this sharp" not in prose  # cut
     # what finds "cake" is W_k keeping food in key column 0; "differing" alone is not claimed
     two = cells["c95b653c"].source
-    assert 'keeps the *food* of "cake"\n  in key column 0, where the query of "it" puts 1.8' in two
+    assert "(1.80, worked out above)" in two and "0.90" not in two  # the 0.90 aside is cut
+    # the cost of sharing is symmetry, not the find: W_s makes "it" pick "cake", 2.00 both ways
+    assert "sharing does not stop the find, it forbids\n  asymmetry" in two
+    printed = cells["6d20e151"].outputs[0]["text"]
+    assert "shared W_s    it→cake 2.00  cake→it 2.00  best for 'it': 'cake'" in printed
     assert "need only differ" not in two and "$W_k = I$" not in two
     assert "noun spoken of" not in cells["12660781"].source  # W_v is not shown there yet
     # the 3 sharpens the choice, shown by the number it would be with a 1 (review 02p)
@@ -716,8 +726,13 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "would leave it 0.11, so the 3 sharpens the choice" in cells["6b585669"].source
     assert "151.3 minutes are no one film's" in cells["6b585669"].source  # the blend is no film
     assert "as its query" in cells["wqwhy001"].source and "gets its row" not in prose
-    assert "q_0 k_0 + q_1 k_1" in cells["33291ce2"].source  # query column j meets key column j
-    assert "0.90 of it because our $W_q$ has food seek a pointer" in two
+    order = [c.id for c in _page_cells()]
+    assert order.index("f05ed001") > order.index("c95b653c")  # fused fold after the experiment
+    assert "\\le \\lVert q_i \\rVert^2" in cells["5e1f0a03"].source  # part 2: Cauchy-Schwarz
+    assert "starts them random and learns them (chapter 10)" in cells["12660781"].source
+    sizes = cells["6ca0c255"].source
+    assert "384 / 12 = 32" in sizes and "768 / 12 = 64" in sizes  # real d_k (review 02q)
+    assert 'chapter 1, box "In real models"' in cells["wqkfold1"].source
     assert "naming one needs evidence" in cells["wqkfold1"].source
     assert "no fixed meaning" not in cells["wqkfold1"].source
     assert cells["087e3e00"].source.count(":") == 0  # short sentences, no colon chain
@@ -725,7 +740,7 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert 'bar_label="entry"' in figure and "scale=1.3" in figure and "set_fontsize" not in figure
     assert "#" not in cells["40912d84"].source.split("cell_inches")[1]  # no layout comment
     assert "Three matrices stored as one" in cells["f05ed001"].source
-    assert "The same matrix for all three jobs" in cells["1eab48bb"].source
+    assert "the same matrix for all three jobs" in cells["1eab48bb"].source
     assert "the same three for every word in every\nposition" in cells["12660781"].source
     assert "whatever the shared matrix" not in cells["5e1f0a03"].source
     assert cells["wqkv0001"].source.startswith("toy.weights()")  # no formatting code to read
