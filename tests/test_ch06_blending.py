@@ -556,14 +556,16 @@ def attention_with(scale=None, axis=-1, transpose="swap", blend=True, soft=True)
     return fn
 
 
-def test_reference_attention_passes(capsys):
+def test_reference_attention_passes_and_a_pair_fails(capsys):
     def with_weights(Q, K, V):  # (output, weights), as the library returns them
         weights = al.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
         return weights @ V, weights
 
     assert check_attention(attention)
-    assert check_attention(with_weights)
-    assert capsys.readouterr().out == "[attention] PASS: all 4 cases match the reference.\n" * 2
+    assert capsys.readouterr().out == "[attention] PASS: all 4 cases match the reference.\n"
+    assert not check_attention(with_weights)  # the exercise asks for the output alone
+    line = capsys.readouterr().out
+    assert line.startswith("[attention] FAIL: ") and "you returned a pair (output, weights)" in line
 
 
 sdpa = al.scaled_dot_product_attention  # an alias the learner might make
@@ -1145,6 +1147,11 @@ def test_check_hull_escape_passes_rows_that_escape(capsys):
             np.array([0.325, -0.1, 0.125, 0.125, 0.125, 0.125, 0.125, 0.15]),
             "FAIL",
             "your weight on 'ate' is negative, yet the blend",
+        ),
+        (  # out by about 1e-4: on the page, the corner of "cake"
+            1.0001 * np.eye(8)[CAKE] - 0.0001 * np.eye(8)[IT],
+            "FAIL",
+            "is only 8e-05 outside the hull",
         ),
     ],
 )

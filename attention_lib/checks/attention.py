@@ -22,9 +22,9 @@ from .names import calls_library, uses_name
 def check_attention(fn) -> CheckResult:
     """Check ``fn(Q, K, V)``: the output (not the weights) of scaled dot-product attention.
 
-    ``fn`` may also return ``(output, weights)``, as
-    :func:`attention_lib.scaled_dot_product_attention` does; then the output is judged.
-    ``(weights, output)`` is named as the wrong order. Calling any of the library's
+    A tuple fails: ``(output, weights)``, as :func:`attention_lib.scaled_dot_product_attention`
+    returns them, is told to return the output alone; ``(weights, output)`` is named as the
+    wrong order. Calling any of the library's
     attention functions (``al.scaled_dot_product_attention``, ``al.chunked_attention``, ...,
     under any name) fails: the exercise rules them out.
     """
@@ -88,10 +88,12 @@ def check_attention(fn) -> CheckResult:
         expected, weights = scaled_dot_product_attention(Q, K, V)  # before fn sees Q, K, V
         out = fn(Q, K, V)
         swapped.clear()
-        # Returning (output, weights), as attention_lib does, is fine: judge the output.
+        # A pair, as attention_lib returns: judged on its first item, then failed with a hint.
         if isinstance(out, tuple) and len(out) == 2:
             first, second = (np.asarray(o) for o in out)
-            swapped.append(_close(first, weights) and _close(second, expected))
+            swapped.append(
+                "swapped" if _close(first, weights) and _close(second, expected) else "pair"
+            )
             return out[0]
         return out
 
@@ -117,7 +119,12 @@ _FIXED = ((2.0, "2"), (4.0, "4"), (np.sqrt(8), "√8"), (8.0, "8"))  # √4, the
 
 def _attention_case(out, Q, K, V, case: str, shape_hint: str = "", *, swapped=()) -> None:
     """Name the typical mistakes, then compare shape and values with the reference."""
-    if any(swapped):
+    if "pair" in swapped:
+        raise Fail(
+            "you returned a pair (output, weights), as al.scaled_dot_product_attention "
+            "does; the exercise asks for the output alone: return weights @ V."
+        )
+    if "swapped" in swapped:
         raise Fail(
             "you returned (weights, output): the order is (output, weights), as "
             "al.scaled_dot_product_attention returns them. Swap them, or return the "

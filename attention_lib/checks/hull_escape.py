@@ -10,6 +10,7 @@ from .base import CheckResult, fmt
 _TAG = "hull escape"
 _SUM_TOL = 1e-6  # "sums to 1", allowing for float noise in typed decimals
 _OUT_TOL = 1e-7  # how far past the hull a blend must be to count as outside
+_MARGIN = 0.01  # how far out a passing blend must be, so the escape shows on the page
 
 
 def check_hull_escape(answer, points, *, tokens=None) -> CheckResult:
@@ -107,6 +108,12 @@ def _judge(answer, points, tokens) -> CheckResult:
             f"{point} is still inside the hull. Push harder: more weight below 0, and "
             "more than 1 on a corner on the far side."
         )
+    excess = _excess(blend, P)
+    if excess <= _MARGIN:
+        return fail(
+            f"your blend {point} is only {excess:.1g} outside the hull: on the page it sits "
+            f"on the hull's edge. Push it out by more than {_MARGIN}: more weight below 0."
+        )
     line = (
         f"your weights sum to 1 and put the blend at {point}, outside the hull; the "
         f"negative {who}' did it (weights {fmt(w, 3)})."
@@ -115,7 +122,12 @@ def _judge(answer, points, tokens) -> CheckResult:
 
 
 def _outside(point: np.ndarray, P: np.ndarray) -> bool:
-    """True if ``point`` lies outside the convex hull of the rows of ``P`` (2-D).
+    """True if ``point`` lies outside the convex hull of the rows of ``P`` (2-D)."""
+    return _excess(point, P) > _OUT_TOL
+
+
+def _excess(point: np.ndarray, P: np.ndarray) -> float:
+    """How far ``point`` lies beyond the convex hull of the rows of ``P`` (2-D); <= 0 inside.
 
     It is outside exactly when some direction ``u`` sees it beyond every card,
     ``u · point > max_j u · P_j``. The hull's edge normals are enough to find one; for a
@@ -127,8 +139,8 @@ def _outside(point: np.ndarray, P: np.ndarray) -> bool:
     length = np.linalg.norm(dirs, axis=1)
     dirs = dirs[length > 1e-12] / length[length > 1e-12, None]
     if len(dirs) == 0:  # the point is every card
-        return False
-    return bool(np.any(dirs @ point - (dirs @ P.T).max(axis=1) > _OUT_TOL))
+        return 0.0
+    return float(np.max(dirs @ point - (dirs @ P.T).max(axis=1)))
 
 
 def _reference(points) -> np.ndarray:
