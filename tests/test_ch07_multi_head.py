@@ -1,10 +1,12 @@
 """Chapter 7: the hand-built heads tell their story; figures; checkers tested both ways."""
 
+from html import unescape
+
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-from chapter_text import prose_lines
+from chapter_text import main_and_folded, prose_lines
 
 import attention_lib as al
 from attention_lib import toy
@@ -863,14 +865,15 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     read = source["mix-read"]
     assert "the third reads both heads" not in read and "(1.00)" not in read  # 7l: said before
     assert "A column of $W_o$ can read both heads:" in source["pair-read2"]
-    assert "it gives 1: the subject head's *human* (1) minus the object head's (0)" in read
-    # review 07w: "the four steps" meant the article's scores, scale, softmax and blend
+    # session 4 (review 07z): the column is motivated, the figure's lead-in split in two
+    assert 'For "ate" it gives 1: a human (1) ate a non-human (0).' in read
     assert (
-        "The figure's four panels (split, attend, concatenate, project), with this column in "
-        "place of *subject noun*:" in read
+        "The figure draws its four panels: split, attend, concatenate, project. Its $W_o$ is "
+        "the identity with this column in place of *subject noun*." in read
     )
     assert "four steps" not in read
-    assert "No head holds this difference; in attention, only $W_o$ reads across heads" in read
+    assert "one value from each head" in source["pair-read2"]  # session 4: no head holds both
+    assert "In attention, only $W_o$ reads across heads" in read
     assert "This one mixes the heads" not in source["pair-read"]
     assert "both score 16, 8 after scaling; each gets 0.48." in source["pair-read"]
     assert "0.00" not in read and "average" not in read  # fix round 7j: the artefact, cut
@@ -965,7 +968,7 @@ def test_main_line_intuition_picture_math_code_experiment():
         "## In real code",
         "## Exercises",
         "## Going deeper (optional)",
-        "### The same at width 1: four hand-built heads",
+        "### Four heads of width 1",
         "### Fewer heads, same matrices",
         "## Summary",
     ]
@@ -993,8 +996,13 @@ def test_main_line_intuition_picture_math_code_experiment():
 
 def visible_prose(cells) -> list[str]:
     """The lines of prose a reader sees: markdown cells not removed, without directive
-    fences and options."""
-    return prose_lines(cells)
+    fences and options. Session 4: the trained-model fold ("trained-md", which took the
+    50-word chapter-11 preview off the main line) is capped on its own, at 120 words."""
+    return prose_lines(_without_trained_fold(cells))
+
+
+def _without_trained_fold(cells) -> list:
+    return [c for c in cells if c.id != "trained-md"]
 
 
 def numbers_in(sentence: str) -> int:
@@ -1071,7 +1079,7 @@ def test_cost_and_rank_wording():
     assert "rank" not in source["bd170a6f"]
     # fix round 7n (review 07r): the link to chapter 11 previews what it measured
     trained_md = source["trained-md"]
-    assert "[Chapter 11](11_real_model.ipynb) reads a small trained model's heads" in trained_md
+    assert "[chapter 11](11_real_model.ipynb), on our sentence" in trained_md
     # fix round 7j: the rank section is cut to one paragraph, which states the limit and
     # the condition under which there is none
     read = source["rank-read"]
@@ -1197,7 +1205,7 @@ def test_values_overlap_is_said_with_its_example():
     # fix round 7i: which feature each head's query reads, in one sentence
     assert "Only the query differs:" in pair
     # fix round 3: "what was eaten" is said once, in the opening paragraph
-    assert '"ate" asks for food in the object head and for a person in the subject head' in pair
+    assert '"ate" asks for food in one head and for a person in the other' in pair
     assert "columns 0-1" not in " ".join(c.source for c in cells if c.id == "pair-values")
     assert 'what was eaten ("cake") and who ate ("I")' in " ".join(source["855d1d49"].split())
     assert "(who ate)" not in pair and "(what was eaten)" not in pair
@@ -1252,7 +1260,7 @@ def test_plain_printouts_on_the_main_line():
     assert [row[0] for row in kv_rows[1:]] == list(toy.TOKENS)  # every word
     assert kv_rows[1 + CAKE][1:] == ["1.0", "0.0", "1.0", "0.0"]
     assert kv_rows[1 + I][1:] == ["0.0", "1.0", "1.0", "1.0"]
-    assert "with scores large enough to be decisive (chapter 5)" in " ".join(
+    assert "a 16 large enough that softmax gives the match nearly all the weight" in " ".join(
         cells["pair-md2"].source.split()
     )
     pair = shown["pair-run"].splitlines()
@@ -1328,7 +1336,7 @@ def test_the_named_heads_and_one_merged_experiment():
     assert 'Watch the row of "ate".' not in source["slider-md"]  # review 07y: slider-read says it
     assert "divides the sum by $\\sqrt{d_k}$" in source["slider-md"]
     slider_read = source["slider-read"]
-    assert 'it finds "cake" (0.71) in one head and "I" (0.61) in the other.' in slider_read
+    assert 'it finds "cake" (0.71) in one head and "I" (0.61) in the other;' in slider_read
     # review 07y: the h = 1 frame closes the opening's argument, in one clause
     assert 'With one head, "ate" favours "cake" (0.56) over "I" (0.23)' in slider_read
     assert "One head splits its row" not in slider_read
@@ -1618,7 +1626,9 @@ def test_split_concat_draws_the_pair_step_by_step():
     assert [t.get_text() for t in panels[0].get_yticklabels()] == list(toy.TOKENS)
     assert [t.get_text() for t in panels[1].get_xticklabels()] == list(toy.TOKENS)
     assert [t.get_text() for t in panels[3].get_xticklabels()] == ["noun", "human"] * 2
-    assert all(ax.images[0].get_cmap().name == "cividis" for ax in panels)
+    # session 4 (review 07z): Q and the weights on cividis, the signed lower row diverging
+    assert [ax.images[0].get_cmap().name for ax in panels] == ["cividis"] * 3 + ["PuOr"] * 3
+    assert all(ax.images[0].get_clim() == (-1.0, 1.0) for ax in panels[3:])  # 0 is white
     styles = {p.get_linestyle() for p in panels[0].patches}
     assert len(styles) == 2  # head 1 solid, head 2 dashed
     fig.canvas.draw()
@@ -1643,9 +1653,9 @@ def test_split_concat_draws_the_pair_step_by_step():
     assert [ax.images[0].get_clim() for ax in panels[1:3]] == [(0, 1), (0, 1)]
     # fix round 4 (review 07t): the concatenation, W_o and the output share one colour
     # scale and a second bar, so one grey means one number across the lower row
-    assert len(fig.axes) == 8  # six panels and two colour bars
+    assert len(fig.axes) == 9  # six panels and three colour bars (session 4: one for Q)
     assert [ax.images[0].get_clim() for ax in panels[3:]] == [(-1, 1)] * 3
-    assert "these three on one colour scale from -1 to 1" in alt
+    assert "these three on one diverging colour scale from -1 (orange) through 0 (white)" in alt
     # the heads carry the text's names: above the blocks, in the maps' titles, on W_o's rows
     # review 07y: W_o's rows named as the output's columns (not "object head human")
     rows = [t.get_text() for t in panels[4].get_yticklabels()]
@@ -1687,8 +1697,7 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     assert "split_concat(" in cells[ids.index("pair-figure")].source
     # fix round 3 (review 07s): the claim is restricted to the row of "ate" ("was" reads
     # 0.99 too, "delicious" 0.77): the figure names the column "eater − eaten"
-    assert source["mix-read"].startswith('In the row of "ate" it gives 1: the subject head')
-    assert "so a human ate something that is not." in source["mix-read"]
+    assert source["mix-read"].startswith('For "ate" it gives 1: a human (1) ate a non-human')
     # fix round 4 (review 07t): columns and heads named as the text names them
     figure = " ".join(cells[ids.index("pair-figure")].source.split())
     assert (
@@ -1699,15 +1708,15 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     assert "So $h$ heads are together as wide as one full head" in source["83c4d06e"]
     trained = source["trained-md"]
     # review 07w: one head each for previous and next (chapter 11, L1 H3 and L2 H9); why
-    # trained heads differ at all
+    # trained heads differ at all. Session 4: drawn here, in a fold (test_trained_heads_fold)
     for said in (
-        "put most of their weight on `[CLS]`",
-        "one looks at the previous token and one at the next",
-        'none cleanly links "it" to "cake"',
-        "Only their random starting weights set heads apart; training takes each its own way.",
+        "one gives `[CLS]` 0.91 of each row on average",
+        "One head looks at the previous token, one mostly at the next",
+        'but there every word looks most at "cake"',
+        "in a trained model only random starting weights set heads apart",
     ):
         assert said in trained
-    main = prose_lines(cells[: ids.index("34bdbe19")])
+    main = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
     assert sum(len(line.split()) for line in main) <= 1032
 
 
@@ -1728,12 +1737,13 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
         assert gone not in page, gone
     assert "rescue-assert" not in ids
     assert read2.endswith(
-        "That is the paper's reason for heads {cite:p}`vaswani2017attention`. "
-        "So far $W_o$ was the identity. A column of $W_o$ can read both heads:"
+        "So far $W_o$ was the identity. Say a later layer wants to know if a person acted on "
+        "a thing: the eater's *human* minus the eaten's, one value from each head. A column "
+        "of $W_o$ can read both heads:"
     )
     words = sum(len(line.split()) for line in visible_prose(cells))
     assert words <= 2220, words  # fix round 4 (review 07t): 2,301 before
-    main = prose_lines(cells[: ids.index("34bdbe19")])
+    main = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
     assert sum(len(line.split()) for line in main) <= 985  # 1,030 before; session 3: 985
     # session 3 (review 07v): the head split said plainly before the first run (+40 words
     # before the exercises), paid for by cuts: the page as a whole 2,217 -> 2,215
@@ -1826,3 +1836,35 @@ def test_split_heads_names_rows_taken_for_columns():
     assert not result and "Your heads are blocks of rows" in result.line
     assert check_split_heads(lambda X, h: X.reshape(X.shape[0], h, -1).swapaxes(0, 1))
     assert check_multi_head(_heads_loop())
+
+
+def test_session_4_trained_heads_fold_and_width_trade_off():
+    """Session 4 (review 07z): four heads of a trained model drawn in one collapsed fold
+    (educator 2); the slider's reading says what h = 1 -> 4 does to the top weights of
+    "ate" (educator 3); the main line does not grow (1,581 words before the round)."""
+    cells = chapter_cells()
+    ids = [c.id for c in cells]
+    by_id = {c.id: c for c in cells}
+    fold = by_id["trained-md"].source
+    assert fold.startswith("````{admonition} In a trained model: heads that specialise")
+    assert ":class: dropdown" in fold and "384 unnamed features, not\n4 named ones" in fold
+    prose = fold.splitlines()[3:-1]
+    assert sum(len(line.split()) for line in prose) <= 120
+    assert ids.index("pair-figure") < ids.index("trained-md") < ids.index("trained-fig")
+    assert ids.index("trained-fig") + 1 == ids.index("trained-assert") < ids.index("83c4d06e")
+    assert by_id["trained-fig"].metadata["tags"] == ["hide-cell"]
+    assert by_id["trained-assert"].metadata["tags"] == ["remove-cell"]
+    assert "attention_panels(" in by_id["trained-fig"].source
+    assert "round(cls_head[:, 0].mean(), 2) == 0.91" in by_id["trained-assert"].source
+    assert "round(cake_head[it_r, cake_r], 2) == 0.64" in by_id["trained-assert"].source
+    outputs = by_id["trained-fig"].outputs
+    html = unescape("".join(str(o.get("data", {}).get("text/html", "")) for o in outputs))
+    assert "on the token before in 10 of 10 rows" in html and "'cake' in 11 of 11 rows" in html
+    read = " ".join(by_id["slider-read"].source.split())
+    assert "with four (the grid), 0.86 and 0.90" in read
+    assert 'more and narrower heads let "ate" commit harder to each answer' in read
+    assert "w_h1[0, ate, cake] < w_h2[0, ate, cake] < verb_object[ate, cake]" in (
+        by_id["slider-assert"].source
+    )
+    main, _ = main_and_folded(cells)
+    assert sum(len(c.source.split()) for c in main) <= 1569

@@ -17,6 +17,8 @@ from .base import CMAP, text_colour
 
 __all__ = ["split_concat"]
 
+DIVERGING = "PuOr"  # the lower row's signed numbers: 0 white, -1 and +1 apart
+
 # Okabe-Ito orange, blue, green, purple: one per head, with a line style each, so the
 # heads differ in more than colour.
 _HEAD_COLOURS = ("#E69F00", "#0072B2", "#009E73", "#CC79A7")
@@ -33,17 +35,17 @@ def _short(x: float) -> str:
     return text.replace("0.", ".", 1)
 
 
-def _panel(ax, M, title, rows, cols, fontsize, numbers, span=None):
+def _panel(ax, M, title, rows, cols, fontsize, numbers, span=None, cmap=CMAP):
     """One labelled heatmap; ``numbers``: True for every cell, or the rows to number."""
     lo, hi = span if span else (float(M.min()), float(M.max()))
-    image = ax.imshow(M, cmap=CMAP, vmin=lo, vmax=hi if hi > lo else lo + 1, aspect="equal")
+    image = ax.imshow(M, cmap=cmap, vmin=lo, vmax=hi if hi > lo else lo + 1, aspect="equal")
     ax.set_title(title, fontsize=fontsize + 1, pad=22)
     ax.set_xticks(range(M.shape[1]), cols, rotation=90, fontsize=fontsize)
     ax.set_yticks(range(M.shape[0]), rows if rows else [], fontsize=fontsize)
     ax.tick_params(length=0)
     for (i, j), value in np.ndenumerate(M):
         if numbers is True or (numbers and i in numbers):
-            colour = text_colour((value - lo) / (hi - lo) if hi > lo else 0.0)
+            colour = text_colour((value - lo) / (hi - lo) if hi > lo else 0.0, cmap)
             ax.text(j, i, _short(value), ha="center", va="center", fontsize=fontsize, color=colour)
     return image
 
@@ -94,7 +96,8 @@ def split_concat(
     Returns
     -------
     fig : matplotlib.figure.Figure
-        The concatenation, ``W_o`` and the output share one colour scale and its bar.
+        ``Q`` has its own colour bar, the weights one from 0 to 1; the concatenation,
+        ``W_o`` and the output share one diverging scale (0 white), symmetric about 0.
     alt : str
         The steps with their shapes, and the query's top key in each head.
     """
@@ -117,7 +120,8 @@ def split_concat(
     concat, weights = multi_head_attention(X, W_q, W_k, W_v, np.eye(d_model), h=h)
     W_o = np.asarray(W_o, dtype=float)
     output = concat @ W_o  # (n, d_model)
-    lower = (min(concat.min(), W_o.min(), output.min()), max(concat.max(), W_o.max(), output.max()))
+    top_abs = max(np.abs(concat).max(), np.abs(W_o).max(), np.abs(output).max(), 1e-12)
+    lower = (-float(top_abs), float(top_abs))  # symmetric, so 0 sits at the map's middle
     numbered = [str(j) for j in range(d_model)]
     cols = list(cols) if cols is not None else numbered
     out_cols = list(out_cols) if out_cols is not None else numbered
@@ -135,7 +139,8 @@ def split_concat(
     above = max(len(t) for t in [*numbered, *tokens]) * inch  # the upper row's labels
     row1_y = row2_y + n * c + above + 0.75  # bottoms of the two rows of panels
     bar = 0.8  # the weights' colour bar and its ticks
-    fig_w = max(left + (d_model + h * n) * c + 0.35 + 0.25 * (h - 1) + bar, 7.0)
+    q_bar = 0.75  # Q's own colour bar, between Q and the maps
+    fig_w = max(left + (d_model + h * n) * c + 0.35 + q_bar + 0.25 * (h - 1) + bar, 7.0)
     fig_w = max(fig_w, left + 3 * d_model * c + gap + 0.95 + 0.35 + bar)
     fig_h = row1_y + n * c + 0.75
     fig = plt.figure(figsize=(fig_w, fig_h))
@@ -144,14 +149,18 @@ def split_concat(
         return fig.add_axes([x / fig_w, y / fig_h, cols_ * c / fig_w, rows_ * c / fig_h])
 
     ax_q = axes_at(left, row1_y, d_model, n)
-    x_maps = left + d_model * c + 0.35
+    x_maps = left + d_model * c + 0.35 + q_bar
     maps = [axes_at(x_maps + i * (n * c + 0.25), row1_y, n, n) for i in range(h)]
     ax_cat = axes_at(left, row2_y, d_model, n)
     x = left + d_model * c + gap
     ax_wo = axes_at(x, row2_y + (n - d_model) * c, d_model, d_model)  # tops aligned
     ax_out = axes_at(x + d_model * c + 0.95, row2_y, d_model, n)
 
-    _panel(ax_q, Q, "1. Q = X W_q, split", tokens, numbered, fontsize, True)
+    q_image = _panel(ax_q, Q, "1. Q = X W_q, split", tokens, numbered, fontsize, True)
+    x_qbar = left + d_model * c + 0.15
+    cax = fig.add_axes([x_qbar / fig_w, row1_y / fig_h, 0.12 / fig_w, n * c / fig_h])
+    q_ticks = sorted({float(Q.min()), float(Q.max())})
+    fig.colorbar(q_image, cax=cax, ticks=q_ticks).ax.tick_params(labelsize=fontsize)
     _blocks(ax_q, n, h, d_k, fontsize, heads_named)
     for i, ax in enumerate(maps):
         title_i = f"2. {heads_named[i]}'s weights ({n}×{n})"
@@ -167,12 +176,12 @@ def split_concat(
     colour_bar.ax.tick_params(labelsize=fontsize)
     widths = "+".join([str(d_k)] * h)
     title_cat = f"3. concatenation ({n}×({widths}))"
-    _panel(ax_cat, concat, title_cat, tokens, cols, fontsize, True, span=lower)
+    _panel(ax_cat, concat, title_cat, tokens, cols, fontsize, True, lower, DIVERGING)
     _blocks(ax_cat, n, h, d_k, fontsize, heads_named)
     title_wo = f"4. @ W_o ({d_model}×{d_model})"
-    _panel(ax_wo, W_o, title_wo, wo_rows, out_cols, fontsize, True, span=lower)
+    _panel(ax_wo, W_o, title_wo, wo_rows, out_cols, fontsize, True, lower, DIVERGING)
     title_out = f"= output ({n}×{d_model})"
-    image = _panel(ax_out, output, title_out, tokens, out_cols, fontsize, True, span=lower)
+    image = _panel(ax_out, output, title_out, tokens, out_cols, fontsize, True, lower, DIVERGING)
     x_bar = x + d_model * c + 0.95 + d_model * c + 0.25  # one bar for the lower row
     cax = fig.add_axes([x_bar / fig_w, row2_y / fig_h, 0.12 / fig_w, n * c / fig_h])
     fig.colorbar(image, cax=cax, ticks=sorted({lower[0], 0.0, lower[1]})).ax.tick_params(
@@ -189,8 +198,9 @@ def split_concat(
         f"line style. 2: each head's ({n}, {n}) weights, the row of '{query}' outlined: "
         f"{finds}; their colour runs from 0 to 1. 3: the heads' outputs side by side, "
         f"({n}, {' + '.join([str(d_k)] * h)}). 4: the "
-        f"concatenation times W_o, ({n}, {d_model}), these three on one colour scale from "
-        f"{_short(lower[0])} to {_short(lower[1])}; row '{query}' reads "
+        f"concatenation times W_o, ({n}, {d_model}), these three on one diverging colour "
+        f"scale from {_short(lower[0])} (orange) through 0 (white) to {_short(lower[1])} "
+        f"(purple); row '{query}' reads "
         f"({', '.join(_short(v) for v in output[row])})"
         + (f", in the columns {', '.join(out_cols)}." if out_cols != numbered else ".")
     )
