@@ -249,6 +249,8 @@ def test_column_softmax_gets_its_own_hint(capsys):
         (524_288, "FAIL", "in KiB"),
         (536_870_912 * 8, "FAIL", "counts bits"),
         (0.5, "FAIL", "that looks like GiB (2**30 bytes); give the answer in bytes"),
+        (0.537, "FAIL", "that looks like decimal GB (10**9 bytes)"),  # review 09v
+        (0.536870912, "FAIL", "that looks like decimal GB (10**9 bytes)"),
         (16 * 4096 * 4097, "FAIL", "stored in full even with a mask"),  # causal n(n + 1) / 2
         (268_435_456, "FAIL", "or keeps half of each matrix for a causal mask"),
         (0.49, "FAIL", "a whole number, not 0.49"),
@@ -444,6 +446,7 @@ def test_dependency_figure_uses_the_tokens():
     assert [t.get_text() for t in rnn.get_xticklabels()] == list(toy.TOKENS)
     assert all(t.get_rotation() == 0 for ax in fig.axes for t in ax.get_xticklabels())
     assert "8 steps in a row" in rnn.get_title() and "1 step" in att.get_title()
+    assert att.get_title().count(":") == 1  # review 09v: no double colon
     assert "a chain of 8 steps" in alt and "(64 lines)" in alt and "'delicious'" in alt
     plt.close(fig)
     with pytest.raises(ValueError, match="at least 2 labels"):

@@ -264,6 +264,7 @@ def check_score_memory(answer, *, n: int = 4096, h: int = 16, itemsize: int = 2)
         (expected / 2**20, "that is in MiB (2**20 bytes); give the answer in bytes."),
         (expected / 2**10, "that is in KiB (2**10 bytes); give the answer in bytes."),
         (expected * 8, f"that counts bits: a {kind} number takes {itemsize} bytes."),
+        (expected / 1e9, "that looks like decimal GB (10**9 bytes); give the answer in bytes."),
         (expected / 1e6, "that looks like decimal MB (10**6 bytes); give the answer in bytes."),
         (expected / 1e3, "that is in kB (10**3 bytes); give the answer in bytes."),
     )

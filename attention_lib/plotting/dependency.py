@@ -45,7 +45,7 @@ def dependency_figure(tokens):
     rnn.set_yticks([0, 1], ["input $x_t$", "state $h_t$"], fontsize=9)
     att.set_yticks([0, 1], ["input $x_t$", "output"], fontsize=9)
     rnn.set_title(f"Recurrent: $h_t$ waits for $h_{{t-1}}$: {n} steps in a row", fontsize=11)
-    att.set_title("Attention: no output waits for another: 1 step", fontsize=11)
+    att.set_title("Attention: 1 step, no output waits for another", fontsize=11)
     fig.tight_layout()
     alt = (
         f"Two diagrams over the {n} tokens {', '.join(repr(t) for t in tokens)}. Left, a "
