@@ -496,8 +496,12 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # Session 4 (review 05v) cut 1692 -> 1687 and 978 -> 972 while adding the heatmap's note, why
 # only gaps count, why an average is no longer than its longest vector, sqrt(d_k) as T and a
 # sink fold: the row-maxima note (26b93a54) and the training fold (tgrad05) are cut.
-VISIBLE_WORDS = 1687
-MAIN_LINE_WORDS = 972
+# Session 4b (review 05w) cut 1687 -> 1686 and, with the log-sum-exp fold now a cell of its own
+# (56 words, counted on the main line before), 916 -> 880: the heatmap and its note, the
+# doubling-sharpens point, bfloat16 and the summary's "Next" cut; the bias shift's reason, the
+# softmax Jacobian (in the fold) and the exact al.softmax / nanoGPT wording added.
+VISIBLE_WORDS = 1686
+MAIN_LINE_WORDS = 880
 
 
 def _chapter():
@@ -519,11 +523,12 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     limits = cells["f16a05e1"].outputs[0]["text"]
     assert "in float16, exp overflows above 11.09" in limits  # review 05u: labelled lines
     assert "in float64, exp overflows above 709.78" in limits
-    assert "GPU" not in flat and "bfloat16, a 16-bit format common in training" in flat
+    assert "GPU" not in flat and "bfloat16" not in flat  # review 05w: the fold was dense
     assert "(`_softmax` in `core.py`)" in cells["5f0a1b2c"].source
     # no orphan column sums; the non-linearity section ends on a measured output and sqrt(d_k)
     assert not any("column sums" in c.source for c in shown if c.cell_type == "code")
-    assert "softmax 2S        0.32   1.00   0.91" in cells["d4e5f605"].outputs[0]["text"]
+    printed = cells["d4e5f605"].outputs[0]["text"]
+    assert "softmax S         0.21   1.00   0.80" in printed and "softmax 2S" not in printed
     assert "turns the same knob" not in flat  # review 05u: cut to split the conclusion
 
 
@@ -559,14 +564,11 @@ def test_fix_round_5k_cuts_words_folds_number_formats_and_shows_the_two_moves():
     # (round 5l put the X-doubling check on the page and rewrote the caption: see below)
 
 
-def test_the_two_temperature_heatmap_opens_its_alt_text_with_the_takeaway():
-    cells, _, _ = _chapter()
-    cell = cells["t2heat05"]
-    assert cell.metadata["tags"] == ["hide-input"]
-    html = cell.outputs[0]["data"]["text/html"]
-    assert 'alt="At T = 1 no weight exceeds 0.21; at T = 0.1 each row&#x27;s top is 0.53' in html
-    assert "colour 0 to 1" in html and 'data-text-px="11.88"' in html  # 9.5 pt numbers
-    assert "Most decisive rows per panel. T = 1: " in html and "per head" not in html
+def test_review_05w_cuts_the_two_temperature_heatmap():
+    cells, _, flat = _chapter()
+    # learner 3: three temperature displays were one too many; the slider and the curves stay
+    assert "t2heat05" not in cells and "t2note05" not in cells
+    assert "hardly chooses" not in flat and "3df9fffd" in cells and "twokey05" in cells
 
 
 def test_the_heatmap_alt_text_names_its_panels_by_the_callers_word():
@@ -588,7 +590,6 @@ def test_fix_round_5l_cuts_words_and_fixes_the_caption_the_factors_and_the_aside
     assert len(flat.split()) <= VISIBLE_WORDS, "more visible words than VISIBLE_WORDS"
     # round 3 (review 05t): the heatmap's caption is cut, its title says flat and sharper
     assert "t2cap05" not in cells
-    assert "flat at T = 1, sharper at T = 0.1" in cells["t2heat05"].source
     assert "no word stands out" not in flat
     # (round 5m moved the X-doubling check into a dropdown: see below)
     # wording nits; one "halving T"; no unexplained -inf aside
@@ -599,11 +600,10 @@ def test_fix_round_5l_cuts_words_and_fixes_the_caption_the_factors_and_the_aside
     # the runner-up on the slider, said before the reader moves it
     runner = " ".join(cells["tderiv05"].source.split())  # round 5o: in the fold
     assert '"delicious" gains at first (0.16 → 0.21 at $T = 0.3$), then loses (0.07' in runner
-    assert flat.count("as if $T$ were halved") == 1
+    assert "as if $T$ were halved" not in flat  # review 05w: only the first point stays
     # a note that holds in the book and in the learner edition (no "folded")
     assert "the limits are printed below this box" in " ".join(cells["f16a05e3"].source.split())
     assert cells["f16a05e1"].metadata["tags"] == ["hide-input"]  # round 5o: output shown
-    assert "snug=True" in cells["t2heat05"].source
 
 
 def test_the_learner_edition_keeps_the_number_format_note_true():
@@ -750,7 +750,11 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     assert "[CLS]" not in flat and "special start token" not in flat  # review 05u: cut
     assert "clear favourite" not in flat
     # session 4: the training fold is cut (chapter 4 makes the p(1 - p) slope argument)
-    assert "tgrad05" not in cells and "Jacobian" not in flat
+    assert "tgrad05" not in cells
+    # review 05w: the Jacobian, one fold line tying chapter 4's p(1 - p) to chapter 10
+    assert "Jacobian" not in " ".join(_main_line(shown))
+    fold = " ".join(cells["lsefold5"].source.split())
+    assert "(\\operatorname{diag}(p) - p p^\\top)_{ij} / T" in fold and "$\\pm p(1 - p)$" in fold
     # review 05s: the extreme-T fold (maintainer notes, wrong for long float16 rows) is cut
     assert "breaks the three lines" not in flat
     assert cells["7f07aa6a"].source.count("np.where") == 1 and "inner" not in flat
@@ -847,7 +851,7 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     ids = [c.id for c in shown]
     # chapter 4's formula and two keys acknowledged; the curve is its curve with g / T
     assert "used softmax as a given" not in flat
-    assert "Chapter 4 wrote softmax down for two keys" in flat
+    assert "Chapter 4 used softmax; this chapter opens it up" in flat  # review 05w
     caption = " ".join(cells["twokeycap"].source.split())
     assert ids.index("twokeycap") == ids.index("twokey05") + 1
     assert "0.90 - 0.64 = 0.26" in caption and "chapter 4's $p = 1/(1 + e^{-g})$" in caption
@@ -862,7 +866,7 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     assert "cubic in $X$" in flat and "Dividing by the sum alone lands closer still" not in flat
     # a table, not a decoded line; no (2S)V = 2(SV) tautology
     table = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    labels = ["raw S", "raw 2S", "softmax S", "softmax 2S"]  # review 05t: four rows
+    labels = ["raw S", "raw 2S", "softmax S"]  # review 05w: the doubling-sharpens row cut
     assert [row[:13].strip() for row in table[2:]] == labels
     assert "(2S)V" not in cells["d4e5f605"].source
     # a fully masked row: the forward clause to chapter 8
@@ -903,15 +907,15 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     assert "T = 0.1" in cells["twokey05"].outputs[0]["data"]["text/html"]
     # show imported once; the heatmap title says "sharper"
     assert sum("import" in c.source and " show" in c.source for c in shown) == 1
-    assert "sharper at T = 0.1" in cells["t2heat05"].source
     # the doubling table: rows without softmax, then the comparison rows apart
     table = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert not any(row.startswith("--") for row in table) and len(table) == 6
+    assert not any(row.startswith("--") for row in table) and len(table) == 5
     assert table[3].split()[-3:] == ["1.80", "5.38", "5.20"]  # 2S as weights: far outside
     assert "gap = [" not in cells["d4e5f605"].source
     assert "set the scale" not in cells["d4e5f605"].source
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "Doubling the scores sharpens them instead" in conclusion  # review 05t
+    assert "sharpens" not in conclusion  # review 05w: one point, then why the bound matters
+    assert "on the scale of its values, however large the scores grow" in conclusion
     assert 'what "cake" carries' not in cells["d4e5f601"].source  # no distance to V[cake]
     fold = " ".join(cells["d4e5f602"].source.split())
     assert "a non-linear function of the scores" in fold and "linear in $V$" in fold
@@ -950,9 +954,11 @@ def test_fix_round_5p_separates_the_exponential_from_the_normalisation():
     assert "sums to 1, so its favourite gains only" not in conclusion
     # the zero sum, by example; the library refuses a row of -inf
     assert "A negative score breaks it outright:" in flat  # review 05u
-    assert "`al.softmax` raises a `ValueError` instead" in flat
+    assert "`al.softmax` refuses any infinite score (`ValueError`)" in flat  # review 05w
     with pytest.raises(ValueError, match="infinity"):
         al.softmax(np.full(3, -np.inf))
+    with pytest.raises(ValueError, match="infinity"):  # a partly masked row too
+        al.softmax(np.array([-np.inf, 0.0, 1.0]))
     # review 05s: no T = 0.5 call in "The math"; Exercise 5.1 names the keyword instead
     assert "tcall05" not in cells
     assert "`al.softmax(z, temperature=T)`" in cells["f37d9cdc"].source
@@ -993,18 +999,17 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
         "raw S": ["0.90", "2.69", "2.60"],
         "raw 2S": ["1.80", "5.38", "5.20"],
         "softmax S": ["0.21", "1.00", "0.80"],
-        "softmax 2S": ["0.32", "1.00", "0.91"],
     }
     conclusion = " ".join(cells["d4e5f607"].source.split())
     assert "weights sum to 1, so the output stays an average" in conclusion
     assert "they total 2.69" not in conclusion  # session 4: said under the first print
     assert "outgrows the longest value (1.41)" in conclusion  # session 4: with its reason
-    assert "from 0.21 to 0.32" in conclusion
+    assert "from 0.21 to 0.32" not in conclusion  # review 05w: the second point is cut
     # review 05t: the undefined "log-odds" is cut (the intuition says gap -> ratio once)
     intuition = " ".join(cells["96081790"].source.split())
     assert "log-odds" not in flat and "a gap in score becomes a ratio in weight" in intuition
     # "flat at T = 1" said once in prose; one rounding for the row of "it"
-    assert "barely differ" not in flat and "hardly chooses" in flat
+    assert "barely differ" not in flat and "hardly chooses" not in flat  # review 05w: cut
     assert "the 0.17" in cells["626d0525"].outputs[0]["text"]
     assert "0.165" not in cells["626d0525"].outputs[0]["text"]
     # the float16 sum, true since al.softmax adds float16 rows in float32
@@ -1051,8 +1056,8 @@ def test_round_3_shows_both_raw_rows_and_points_to_sharper_trained_heads():
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     conclusion = " ".join(cells["d4e5f607"].source.split())
     assert conclusion.count(". ") == 2  # session 4: three sentences, one with its reason
-    # session 4: the 'hardly chooses' note moved under the heatmap (26b93a54 cut)
-    assert "26b93a54" not in cells and "hardly chooses" in cells["t2note05"].source
+    # review 05w: the heatmap and its note are cut (26b93a54 was cut before)
+    assert "26b93a54" not in cells and "t2note05" not in cells
     assert "Training" not in cells["tderiv05"].source
     assert "exercise 5.3: the entropy" in cells["a7c31e01"].source
     assert "with the sum taken in at least float32" in cells["5f0a1b2c"].source
@@ -1095,7 +1100,7 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     assert 'Dividing by the sum alone works on the row of "it"' in flat
-    assert "only the gaps should count" in flat  # session 4: why gaps, said once
+    assert "Only the gaps should count" in flat  # session 4: why gaps, said once
     out = cells["negsum05"].outputs[0]["text"].splitlines()
     assert out[0].split()[-4:] == ["0.335,", "after", "+1:", "0.178"]
     assert out[1].split()[-4:] == ["0.211,", "after", "+1:", "0.211"]
@@ -1115,22 +1120,12 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
 # --- Session 4 (review 05v): what to notice, two reasons, real code, sinks -------------------
 
 
-def test_session_4_says_what_the_heatmap_shows_and_gives_the_two_reasons():
-    cells, shown, flat = _chapter()
-    ids = [c.id for c in shown]
-    # learner 1: a note right under the heatmap, its numbers from the printed weights
-    assert ids.index("t2note05") == ids.index("t2heat05") + 1
-    note = " ".join(cells["t2note05"].source.split())
+def test_session_4_gives_the_two_reasons():
+    cells, _, flat = _chapter()
     weights = al.softmax(toy.scaled_scores())
-    sharp = al.softmax(toy.scaled_scores(), temperature=0.1)
-    assert f"no weight passes {weights.max():.2f}" in note
-    assert f"{sharp.max(axis=-1).min():.2f} or more" in note
-    assert "seven of the eight rows" in note
-    assert (weights.argmax(axis=-1) == toy.token_index("cake")).sum() == 7
-    assert (sharp.argmax(axis=-1) == weights.argmax(axis=-1)).all()  # "keeps its favourite"
     # learner 2: why only gaps count, and why no average outgrows its longest vector
     gaps = " ".join(cells["twomov07"].source.split())
-    assert "a bias on the keys shifts a whole row" in gaps
+    assert "$q \\cdot (k_j + b) = q \\cdot k_j + q \\cdot b$" in gaps  # review 05w: the reason
     conclusion = " ".join(cells["d4e5f607"].source.split())
     assert "each piece $p_j v_j$ is at most $p_j$ times that length" in conclusion
     # educator 1: the scaling of chapter 4 is a temperature on the raw scores
@@ -1144,7 +1139,9 @@ def test_session_4_ties_softmax_to_real_code_and_points_to_sinks():
     # educator 2: PyTorch's fully masked row, the float32 upcast in nanoGPT's call
     assert "(so does PyTorch's `F.softmax`)" in cells["2d2588ed"].source
     formats = " ".join(cells["f16a05e3"].source.split())
-    assert "autocast does for nanoGPT's `F.softmax(att, dim=-1)`" in formats
+    # review 05w: F.softmax is nanoGPT's fallback; its default flash kernel sums in float32
+    assert "autocast does so for nanoGPT's fallback `F.softmax`" in formats
+    assert "default flash-attention kernel keeps float32 sums" in formats
     # educator 3: a fold right after the masked row, with the spent budget said once
     assert ids.index("sink05") == ids.index("2d2588ed") + 1
     sink = " ".join(cells["sink05"].source.split())
