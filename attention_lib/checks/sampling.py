@@ -75,7 +75,20 @@ def check_sample(fn) -> CheckResult:
         _check_u_near_1(cases)
         _check_edges(cases)
 
-    return verdict("sample", typed, run)
+    def run_named(cases: Cases) -> None:  # al.softmax's refusal, said in this exercise's words
+        try:
+            run(cases)
+        except Fail as fail:
+            refusal = "attention needs finite numbers"
+            if refusal not in str(fail):
+                raise
+            said = str(fail).replace(refusal, "sampling needs finite logits")
+            raise Fail(
+                f"{said} A probability that underflows to 0 has log -inf: divide the logits "
+                "by T instead of taking the log of p."
+            ) from None
+
+    return verdict("sample", typed, run_named)
 
 
 def _check_edges(cases: Cases) -> None:
