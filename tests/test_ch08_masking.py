@@ -497,7 +497,7 @@ def crashes(*args, **kwargs):
         (
             lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1),
             "FAIL",
-            "that is np.tril(ones, k=-1), which drops the diagonal",
+            "that drops the diagonal (j < i, or np.tril(ones, k=-1))",
         ),
         (lambda n: ~al.causal_mask(n), "FAIL", "True marks the blocked keys"),
         (
@@ -746,6 +746,7 @@ def max_over_queries(scores, mask):  # review 08v: got only "values differ"
         (lambda s, mask: 2 * masked_softmax(s, mask), "FAIL", "rows sum to 2 on"),
         (lambda s, mask: masked_softmax(s, mask)[..., :-1], "FAIL", "one weight per score"),
         (in_place, "FAIL", "changed its input array in place"),
+        (in_place, "FAIL", "So does scores[~mask] = -np.inf: np.where(mask, scores, -np.inf)"),
         (boolean_index, "FAIL", "IndexError: boolean index did not match"),
         (boolean_index, "FAIL", "needs the full shape of the scores, but this mask only"),
         (sum_without_keepdims, "FAIL", "e.sum(axis=-1) without keepdims=True"),
@@ -990,7 +991,7 @@ def lengths_without_axis(lengths, n, left):
         (
             with_causal(lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1)),
             "FAIL",
-            "the causal part is not (on lengths [3, 1], n = 4, right padding): that is np.tril(",
+            "the causal part is not (on lengths [3, 1], n = 4, right padding): that drops",
         ),
         (
             lambda ell, n, left: without_eye(ell, n, left) | np.eye(n),
@@ -1026,6 +1027,13 @@ def lengths_without_axis(lengths, n, left):
             "reversing the right-padded mask on both axes",
         ),
         (crashes, "FAIL", "raised KeyError"),
+        (  # review 08w: Hugging Face-style, every pad's row unmasked
+            lambda ell, n, left: (
+                without_eye(ell, n, left) | ~real_tokens(np.asarray(ell), n, left)[:, None, :, None]
+            ),
+            "FAIL",
+            "each pad's row sees every key (as Hugging Face unmasks a pad's row)",
+        ),
     ],
 )
 def test_batch_mask_checker(fn, status, hint, capsys):

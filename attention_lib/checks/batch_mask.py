@@ -142,7 +142,7 @@ def _batch_mistakes(lengths, n: int, left: bool, case: str) -> list[tuple]:
         ),
         (
             np.broadcast_to(real[:, None, None, :], shape),
-            f"every row of a sentence is the same (on {case}): the causal part is "
+            f"every real word's row is the same (on {case}): the causal part is "
             "missing, so words still see the future. Combine with the causal mask using &.",
         ),
         (
@@ -223,6 +223,9 @@ def _batch_mistakes(lengths, n: int, left: bool, case: str) -> list[tuple]:
         )
     )
     mistakes += [(wrong | eye, hint) for wrong, hint in cores]  # the same, diagonal added
+    hf_rows = (causal & real[:, None, :]) | ~real[:, :, None]  # each pad's row: every key
+    hint = "each pad's row sees every key (as Hugging Face unmasks a pad's row): here a pad "
+    mistakes.append((hf_rows[:, None], f"{hint}sees only itself, the diagonal (on {case})."))
     # Where a mistake happens to give the right answer here, it is no mistake.
     return [(wrong, hint) for wrong, hint in mistakes if not np.array_equal(wrong, expected)]
 

@@ -80,6 +80,9 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
                 f"{fail} Write your own softmax here: al.softmax refuses -inf on purpose. "
                 "Subtract each row's maximum, exponentiate and divide by the row's sum."
             ) from None
+        if "in place" in str(fail):  # the same for an indexed write: use np.where
+            hint = "So does scores[~mask] = -np.inf: np.where(mask, scores, -np.inf), a new array."
+            raise Fail(f"{fail} {hint}") from None
         if "AxisError" in str(fail):  # e.g. e.sum(axis=-2) on the one-row case
             raise Fail(
                 f"{fail} A single row has one axis, and it is the keys: softmax runs over "

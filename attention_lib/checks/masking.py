@@ -75,8 +75,8 @@ def _causal_mistakes(n: int) -> list[tuple]:
         ),
         (
             np.tril(ones, k=-1),
-            "that is np.tril(ones, k=-1), which drops the diagonal: a token must be allowed "
-            "to attend to itself, and the first one has no key at all. Use k=0.",
+            "that drops the diagonal (j < i, or np.tril(ones, k=-1)): a token must be allowed "
+            "to attend to itself, and the first one has no key at all. Use j <= i, or k=0.",
         ),
         (
             np.tril(ones, k=1),
