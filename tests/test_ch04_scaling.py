@@ -337,9 +337,10 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     assert "about a third" not in why and r"(1 - p_{\text{top}})" in why  # the bound
     # review 04z: the main line needs no backprop (1 - p_top per row); dOut, the made-up loss
     # and attention_backward sit in the fold, and the code that uses them is folded too
-    read = " ".join(cells["grad-two-read"].source.split())
-    # review 04aa: the factor is not fixed (raw, it grows with the keys' length)
-    assert "times a factor that grows with the keys' length" in read
+    read = " ".join(cells["grad-intro"].source.split())  # the main line's one paragraph
+    # review 04aa: the factor is not fixed (raw, it grows with the keys' length); 04b: folded
+    rows_fold = " ".join(cells["grad-rows-read"].source.split())
+    assert "times a factor that grows with the keys' length" in rows_fold
     assert "confirms" not in read and "fixed multiple" not in read
     assert "dOut" not in read and "attention_backward" not in read
     assert "ackpropagation" not in read and "made-up loss" not in read
@@ -825,8 +826,7 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # the 31% is a unit-variance worst case: the main line says so next to the headline and
     # points at the box; the GPT-2-like head's share (0.25% to 0.62% over seeds: "under 1%")
     # sits in the box only, beside its answer (review 04ab: stated once)
-    assert "Unscaled, with unit-variance $q$ and $k$" in main
-    assert "GPT-2 starts with smaller $q$ and $k$ (box below)" in main
+    assert "unit-variance $q$ and $k$; GPT-2 starts with smaller ones (box below)" in main
     assert "under 1% of its rows saturate" in aside and "GPT-2-like head" not in main
     assert "**variance is $d_k$**" in summary
     # the gradient in words and one formula, not the Jacobian; the fold keeps the Jacobian
@@ -837,10 +837,14 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     for word in (
         r"\operatorname{Var}(q \cdot k) = d_k",  # derived once; the summary bolds it
         "**saturated**",
-        r"\frac{dp}{dg} = p\,(1 - p)",  # the two-key warm-up
-        r"at most $1 - p_{\text{top}}$ times a factor",
+        "**A saturated row's query barely learns.**",  # review 04ad: the conclusion first
+        r"a key is about $\sqrt{d_k}$ long",  # why the divisor is sqrt(d_k), in two lines
     ):
         assert word in plain, word
+    # round 04b: the two-key slope and the 1 - p_top factor moved into a fold
+    rows_fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
+    for word in (r"$dp/dg = p\,(1 - p)$", r"at most $1 - p_{\text{top}}$ times a factor"):
+        assert word in rows_fold and word not in plain, word
     # review 04v: why-divide is the plain-SGD measurement only; review 04ac: it shares one
     # fold with how the gradient is measured (one gradient box, not two)
     assert "why-divide" not in ids
@@ -850,9 +854,11 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     assert "**Why not start $W_q$ and $W_k$ smaller?**" in why.source
     for gone in ("μP", "one recipe", "suit every width"):
         assert gone not in why.source, gone
-    # review 04z: plain SGD named; review 04aa: the Adam clause (shown nowhere) is cut
+    # review 04z: plain SGD named; review 04ad: one clause says Adam differs (no claim of how)
     assert "one plain gradient step (SGD)" in " ".join(why.source.split())
-    assert "Adam" not in why.source
+    assert "(Adam sets its step sizes itself, so there the factor differs)" in " ".join(
+        why.source.split()
+    )
     # review 04w: the same learning rate, and sqrt(d_k) = d_k^(1/4) x d_k^(1/4)
     assert "with the same learning rate for both" in " ".join(why.source.split())
     assert "Frobenius norm" in why.source
@@ -870,7 +876,9 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
         assert aside_only not in summary, aside_only
     # the numbers hold for unit-variance, independent q and k (review 04z); the unshown
     # after-training claim is cut (review 04v)
-    assert "assume unit-variance $q$ and $k$, independent as at initialisation" in summary
+    assert "assumes unit-variance $q$ and $k$, independent as at initialisation" in " ".join(
+        summary.split()
+    )
     assert "After training" not in summary
     assert "temperature" not in summary  # review 04aa: no forward reference
 
@@ -885,51 +893,55 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     assert "by hand" not in fold
     # review 04ac: the cell after the one gradient box is the shrink-vs-divide step
     assert ids[ids.index("grad-why") + 1] == "why-divide-code"
-    prose = " ".join(cells[ids.index("grad-prose")].source.split())
-    # review 04ab: the two competing effects are named before the figure; review 04ac: two
-    # visible rows at d_k = 64 show them, and how the gradient is measured sits in the fold
-    read = " ".join(cells[ids.index("grad-two-read")].source.split())
-    assert "two effects compete" in read and "which dividing the scores cancels" in read
+    # round 04b: one main-line paragraph (conclusion first), the figure, then the row-by-row
+    # detail in a fold with its cells hidden under it
+    prose = " ".join(cells[ids.index("grad-rows-read")].source.split())
+    read = " ".join(cells[ids.index("grad-intro")].source.split())
+    assert len(outside_folds(cells[ids.index("grad-intro")].source).split()) <= 130
+    assert "the 31% saturated raw rows together receive under 0.02% of the squared gradient" in read
     assert "standing in for any loss" in fold and "standing in" not in read
-    order = ["grad-two-read", "grad-rows", "grad-rows-read", "4c97044e"]
+    order = ["grad-intro", "grad-code", "4c97044e", "grad-rows-read", "grad-two", "grad-rows"]
     assert [ids.index(i) for i in order] == sorted(ids.index(i) for i in order)
+    assert prose.startswith("````{admonition} Going deeper (optional): the gradient, row by row")
+    assert outside_folds(cells[ids.index("grad-rows-read")].source).strip() == ""
     rows = cells[ids.index("grad-rows")]
-    assert not rows.metadata.get("tags") and "dOut" not in rows.source
+    assert rows.metadata.get("tags") == ["hide-cell"] and "dOut" not in rows.source
     out = "".join(o.get("text", "") for o in rows.outputs)
     assert re.search(r"^unsaturated\s+0\.6004\s+\S+\s+8\.1$", out, flags=re.M), out
     assert re.search(r"^saturated\s+0\.9999\s+0\.0025\s+0\.0033$", out, flags=re.M), out
-    shown_rows = " ".join(cells[ids.index("grad-rows-read")].source.split())
-    assert "about 8 times a typical scaled gradient" in shown_rows and "0.3%" in shown_rows
+    assert "about 8 times a typical scaled gradient" in prose and "0.3%" in prose
     # the starved tail at real head widths (review 04y), one number each (review 04z);
     # review 04ac: the spread, not the median, is the argument, and it names the learning rate
-    assert "at $d_k = 64$ the middle 80% of raw rows spans a factor of over 1000" in prose
-    assert "one raw query in ten is starved (under 1% of a typical scaled gradient)" in prose
-    assert "No single learning rate fits gradients that uneven" in prose
-    assert "The medians cross near $d_k = 128$" in prose and "win" not in prose
+    assert "The middle 80% of raw rows spans a factor of over 1000" in prose
+    assert "one raw query in ten is starved: under 1% of a typical scaled gradient" in prose
+    # review 04ad: a learning rate applies to W_q, whose gradient sums the rows: that is cut
+    assert "No single learning rate" not in " ".join(c.source for c in cells)
     check = cells[ids.index("grad-assert")].source
     assert "starved[at[64]] - 0.1" in check and "ratio[at[256] :] < 0.25" in check
+    share = cells[ids.index("grad-share-assert")]
+    assert share.metadata["tags"] == ["remove-cell"] and "sat_share < 2e-4" in share.source
 
 
 def test_the_gradient_section_opens_with_two_keys_and_a_slope_of_p_times_1_minus_p():
     cells = chapter_cells()
     ids = [cell.get("id") for cell in cells]
-    assert ids.index("grad-intro") < ids.index("grad-two") < ids.index("grad-code")
+    assert ids.index("grad-intro") < ids.index("grad-code") < ids.index("grad-two")
     # review 04aa: the 1 - p_top table is cut (it primed a wrong expectation); a visible
     # table prints the raw/scaled median ratio and the starved share by width
     assert "grad-cap" not in ids
     table = cells[ids.index("grad-table")]
-    assert ids.index("4c97044e") < ids.index("grad-table") < ids.index("grad-prose")
-    assert not table.metadata.get("tags")
+    assert "grad-prose" not in ids and "grad-two-read" not in ids  # folded (round 04b)
+    assert ids.index("4c97044e") < ids.index("grad-table") < ids.index("grad-why")
+    assert table.metadata.get("tags") == ["hide-cell"]
     out = "".join(o.get("text", "") for o in table.outputs)
     assert "raw queries starved" in out and "(< 1% of a typical scaled gradient)" in out
     assert 'np.median(per_row["scaled"])' in cells[ids.index("grad-code")].source  # typical
-    rows = re.findall(r"^\s*(\d+)\s+(\S+)\s+(\d+)%$", out, flags=re.M)
+    rows = re.findall(r"^\s*(\d+)\s+(\d+)%$", out, flags=re.M)
     assert [int(r[0]) for r in rows] == [2**i for i in range(1, 11)]
-    ratio, share = [float(r[1]) for r in rows], [int(r[2]) for r in rows]
-    assert all(x > 1 for x in ratio[:6]) and 0.8 < ratio[6] < 1.2 and ratio[7] < 0.25
+    share = [int(r[1]) for r in rows]  # review 04ad: the ratio column (the figure's) is dropped
     assert 9 <= share[5] <= 12 and share == sorted(share)  # "one raw row in ten" at 64
     two = cells[ids.index("grad-two")]
-    assert not two.metadata.get("tags") and "attention_backward" not in two.source
+    assert two.metadata.get("tags") == ["hide-cell"] and "attention_backward" not in two.source
     out = "".join(o.get("text", "") for o in two.outputs)
     rows = re.findall(r"^\s*([\d.]+)\s+([\d.]+)\s+(\S+)\s+(\S+)$", out, flags=re.M)
     table = {float(g): (float(p), float(slope), float(nudged)) for g, p, slope, nudged in rows}
@@ -944,7 +956,8 @@ def test_why_divide_folds_one_plain_step_and_prints_both_moves_at_four_widths():
     cells = chapter_cells()
     ids = [cell.get("id") for cell in cells]
     at = ids.index("grad-why")
-    assert cells[at].source.startswith("````{admonition} Going deeper (optional): how the")
+    assert cells[at].source.startswith("````{admonition} Going deeper (optional): why the")
+    assert "**In short:**" in cells[at].source.splitlines()[3]  # it opens with its answer
     code, check = cells[at + 1 : at + 3]
     assert code.get("id") == "why-divide-code" and code.metadata["tags"] == ["hide-cell"]
     assert "attention_backward" in code.source and "np.sign" not in code.source  # no Adam
@@ -1061,37 +1074,37 @@ def test_review_04u_phrasings_are_exact():
         return " ".join(cells[cid].source.split())
 
     assert "For ten widths from 2 to 1024," in text("fc268831-b")
-    assert "stays between 0.5 and 0.75" in text("grad-prose")
+    assert "stays between 0.5 and 0.75" not in text("grad-rows-read")  # the figure's (04b)
     assert '("density")' in text("439f69a3")  # review 04ab: the y axis named
-    assert "hardly moves" not in text("grad-prose")
+    assert "hardly moves" not in text("grad-intro")
     summary = text("108c6c23")
     assert "no row saturates" not in summary
-    assert "none of our 16 000 scaled rows saturates" in summary
+    assert "and the gradient at a query steady, at every width" in summary
     # review 04z: one measurement in the starved-rows bullet; shrink-vs-divide is fold-only
     assert "a typical query collapses" not in summary
     # review 04ac: the saturated and the starved shares are not mixed in one sentence; the
     # bullet says what the grad-rows cell shows (asserted on medians in summary-assert)
-    said = "a saturated row's query barely learns, while unsaturated rows get large gradients"
+    said = "and a saturated row's query barely learns"
     assert said in summary and "one raw query in ten" not in summary
     assert "a tenth to a fifth" not in summary and "suit every width" not in summary
     assert "2 keys" not in summary  # review 04w: an unshown claim, cut
     assert "30 times narrower" in text("439f69a3")
     assert "on a fixed axis" in text("439f69a3") and "## " not in cells["439f69a3"].source
     # review 04v: the scatter is cut; the gradient is made twice on the main line
-    assert "grad-scatter" not in cells and "one dot per row" not in text("grad-prose")
+    assert "grad-scatter" not in cells and "one dot per row" not in text("grad-intro")
     # attention_backward and dOut are explained in the fold the main line points at (04z)
-    read = text("grad-two-read")
+    read = text("grad-intro")
     assert "`attention_backward` (chapter 10) runs" in text("grad-why")
     # review 04ac: the random dOut lives in the fold only; the main line shows two rows
     assert "random gradient" not in read and "dOut" not in read
-    assert "standing in for any loss" in text("grad-why") and "two rows at $d_k = 64$" in read
-    assert "the learning rate times the **gradient**" in text("grad-intro")
+    assert "standing in for any loss" in text("grad-why")
+    assert "a small step along its **gradient**" in text("grad-intro")
     # review 04w: the fold says the steps share a learning rate, not a size, and splits sqrt(d_k)
     why = text("grad-why")
     assert "of the same size" not in why and "with the same learning rate for both" in why
     assert "their gradient is $d_k^{1/4}$ times larger" not in why  # cut (review 04z)
     # review 04w/04y: why the raw median starts above the scaled one, in one main-line clause
-    assert "grows with the keys' length, about $\\sqrt{d_k}$," in read  # before the figure (04ab)
+    assert "so dividing the scores by $\\sqrt{d_k}$ cancels that length" in read  # 04ad
     assert "$c = 1/\\sqrt{d_k}$ cancels it" in why  # review 04ac: the box says how
     # review 04y: the fold's so-what: the shrunk recipe needs a rate falling like 1/sqrt(d_k)
     assert "so plain SGD would need a learning rate falling like" in why
@@ -1144,3 +1157,42 @@ def test_review_04ac_the_scaled_legend_sits_above_the_peak_in_the_chapters_frame
     under = (edges[1:] > low[0]) & (edges[:-1] < high[0])  # bins beneath the legend
     assert density[under].max() < low[1]
     plt.close(fig)
+
+
+# --- round 04b: exercise 4.3 has a cell to fill in, and a checker --------------------------
+
+
+def test_mean_top_weight_checker_names_each_slip(capsys):
+    from attention_lib.checks.variance import check_mean_top_weight
+
+    rng = np.random.default_rng(0)
+    raw = al.attention_scores(*rng.normal(size=(2, 20, 16, 512)))
+    weights = al.softmax(raw / 512)
+    right = weights.max(axis=-1).mean()
+    assert check_mean_top_weight(right, raw, divisor=512)
+    assert check_mean_top_weight(None, raw, divisor=512).status == "TODO"
+    slips = {
+        1 / 16: "mean of all the weights",
+        weights.max(): "single largest weight",
+        al.softmax(raw).max(axis=-1).mean(): "undivided raw scores",
+        al.softmax(raw / np.sqrt(512)).max(axis=-1).mean(): "after dividing by √512",
+        0.9: "is too high",
+        "0.07": "expected one number",
+    }
+    capsys.readouterr()
+    for answer, hint in slips.items():
+        assert not check_mean_top_weight(answer, raw, divisor=512)
+        assert hint in capsys.readouterr().out, hint
+    for bad in [dict(raw=raw, divisor=0), dict(raw=np.zeros((3, 1)), divisor=2)]:
+        with pytest.raises(ValueError, match="must"):
+            check_mean_top_weight(0.1, **bad)
+
+
+def test_exercise_4_3_has_a_stub_cell_with_its_checker_on_the_website():
+    cells = chapter_cells()
+    ids = [cell.get("id") for cell in cells]
+    stub = cells[ids.index("ebd8373d") + 1]
+    assert stub.get("id") == "ebd8373d-code" and stub.cell_type == "code"
+    assert not stub.metadata.get("tags")  # shown on the website
+    assert "my_top = None" in stub.source and "check_mean_top_weight(my_top" in stub.source
+    assert "check_mean_top_weight(my_top" in cells[ids.index("ebd83750")].source

@@ -6,6 +6,7 @@ import numbers
 
 import numpy as np
 
+from ..core import softmax
 from ..validate import check_positive_int
 from .base import (
     CheckResult,
@@ -176,4 +177,56 @@ def _near_hint(answer, expected: float) -> str | None:
         "{value} is close, but not the exact expected value: work it out with the two "
         "variance rules and check the arithmetic (a simulated or rounded estimate lands "
         "this close too)."
+    )
+
+
+# --- Exercise: why not divide by d_k? -------------------------------------------------------
+
+
+def check_mean_top_weight(answer, raw, divisor: float) -> CheckResult:
+    """Check the mean, over the rows, of each row's largest weight in ``softmax(raw / divisor)``.
+
+    ``raw`` holds raw scores with the keys on the last axis (any leading axes are rows).
+    """
+    raw = np.asarray(raw, dtype=float)
+    if raw.ndim < 1 or raw.shape[-1] < 2:
+        raise ValueError(f"raw must have at least 2 keys on its last axis, got shape {raw.shape}")
+    divisor = float(divisor)
+    if not np.isfinite(divisor) or divisor <= 0:
+        raise ValueError(f"divisor must be a positive number, got {divisor}")
+    weights = softmax(raw / divisor)
+    expected = float(weights.max(axis=-1).mean())
+    n = raw.shape[-1]
+    mistakes = [
+        (
+            1 / n,
+            f"1/{n} is the mean of all the weights (each row sums to 1): take each row's "
+            "largest weight first, with .max(axis=-1), then average.",
+        ),
+        (
+            float(weights.max()),
+            "that is the single largest weight of all the rows: take each "
+            "row's largest weight with .max(axis=-1), then average those.",
+        ),
+        (
+            float(softmax(raw).max(axis=-1).mean()),
+            "that is the undivided raw scores' value: "
+            f"divide the scores by {divisor:g} before softmax.",
+        ),
+        (
+            float(softmax(raw / np.sqrt(divisor)).max(axis=-1).mean()),
+            "that is the value after "
+            f"dividing by √{divisor:g}; this exercise divides by {divisor:g}.",
+        ),
+    ]
+    mistakes = [(wrong, hint) for wrong, hint in mistakes if abs(wrong - expected) > 5e-4]
+    return check_number(
+        "mean_top_weight",
+        answer,
+        expected,
+        places=3,
+        mistakes=tuple(mistakes),
+        fallback="{value} is too {side}: divide the raw scores, apply softmax, take each "
+        "row's largest weight, then average over the rows.",
+        show=3,
     )
