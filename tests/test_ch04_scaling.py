@@ -1098,7 +1098,7 @@ def test_review_04u_phrasings_are_exact():
     # review 04ac: the random dOut lives in the fold only; the main line shows two rows
     assert "random gradient" not in read and "dOut" not in read
     assert "standing in for any loss" in text("grad-why")
-    assert "a small step along its **gradient**" in text("grad-intro")
+    assert "a small step set by its **gradient**" in text("grad-intro")
     # review 04w: the fold says the steps share a learning rate, not a size, and splits sqrt(d_k)
     why = text("grad-why")
     assert "of the same size" not in why and "with the same learning rate for both" in why
