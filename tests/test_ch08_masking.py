@@ -1180,7 +1180,7 @@ def test_page_after_review_08l_says_why_the_cache_holds_and_each_point_once():
     )
     assert words < 2720, words  # 2,593 before this round; 08m added a folded note
     cache = " ".join(by_id["in-practice"].source.split())  # 08v: folded
-    assert "feed the next layer, so every layer's keys and values" in cache
+    assert "So each layer's keys and values for the earlier words stay the same" in cache
     assert "minus the check" not in by_id["abf3379f"].source  # 08v: library internals out
     text = " ".join(markdown)
     assert len(re.findall(r"renormalis", text)) == 1  # the Summary; the math shows it
@@ -1265,7 +1265,7 @@ def test_page_after_review_08n_practises_the_masked_softmax_where_it_is_taught()
     note = " ".join(by_id["in-practice"].source.split())
     for said in ("is_causal=True", '"flash" path', "chapter 12", "masked_fill"):
         assert said in note, said
-    assert "a `masked_fill` of `-1e9` spreads it evenly" in note  # 08v: additive detail cut
+    assert "an empty row spreads evenly over its keys" in note  # 08w: finite fills
     # main-line words went down (1,976 after this round), and the whole page did not grow
     main, folded = main_and_folded(cells)
     assert _words(main) < 2000
@@ -1305,7 +1305,7 @@ def test_page_after_review_08o_is_shorter_explains_each_point_once_and_shows_the
     assert ids.index("78ddbfa5") + 1 == ids.index("zero-route-md")
     route = " ".join(by_id["zero-route-md"].source.split())
     assert "first masks after the softmax" in route  # 08r: folded, the gap defined
-    assert "about 104 above the largest allowed one (18 in float16, 746 in float64" in route
+    assert "about 104 above the largest allowed one (measured in NumPy)" in route  # 08w
     assert "my_masked_softmax" not in by_id["zero-route"].source  # runs in the learner edition
     assert "not yet the causal mask" in " ".join(by_id["abf3379f"].source.split())
     assert "copy" not in by_id["abf3379f"].source
@@ -1339,9 +1339,9 @@ def test_page_after_review_08p_defines_on_the_page_what_the_page_uses():
     assert ids.index("07954ee0") < ids.index("5cca86b5") < ids.index("tf-code")
     # the fix, then which mask is needed where, in two cells
     order = ["left-pad-intro", "left-pad-fix", "left-pad-fig", "left-pad-fig-assert"]
-    order += ["lp-table", "nan-md", "772c7115"]  # 08v: the table sums up the demonstration
+    order += ["lp-table", "1cc31342"]  # 08w: the folds go after the exercises
     assert [ids.index(i) for i in order] == list(
-        range(ids.index(order[0]), ids.index(order[0]) + 7)
+        range(ids.index(order[0]), ids.index(order[0]) + 6)
     )
     assert "causal_only" not in by_id["left-pad-fix"].source
     head = by_id["lp-head"].source
@@ -1379,7 +1379,7 @@ def test_page_after_review_08q_names_teacher_forcing_left_padding_and_finite_fil
         "alone lets a decoder's real words see the pads (largest output change 0.37)"
         in (by_id["nan-md"])
     )
-    assert "a finite fill such as -1e9 will not pass" in by_id["757f12f0"]
+    assert "only $-\\infty$ gives exactly 0 for every score" in by_id["757f12f0"]  # 08w
     assert "initial=" not in by_id["7a7d4fda"]  # opens on t = 0, its first frame
 
 
@@ -1438,8 +1438,8 @@ def test_page_after_review_08s_says_one_thing_about_right_padding_and_is_shorter
     assert "7 positions" in flat["tf-after"] and "copy it" in flat["tf-after"]
     out = "".join(o.get("text", "") for o in by_id["tf-code"].outputs)
     assert "no mask, same as the prefixes: False" in " ".join(out.split())
-    # the left-pad figure is one panel
-    assert 'titles=["causal & padding, plus the diagonal"]' in by_id["left-pad-fig"].source
+    # 08w: the left-pad figure is a before/after pair, the empty pad rows drawn
+    assert 'titles=["causal & padding", "| the diagonal"]' in by_id["left-pad-fig"].source
     # nits
     assert "The second reason" not in flat["30ab71aa"]
     assert "measured in NumPy" in flat["zero-route-md"]
@@ -1461,8 +1461,8 @@ def test_page_after_review_08t_folds_the_left_padding_checks_and_is_shorter():
     assert by_id["nan-md"] in folded and "**Positions.**" in flat["nan-md"]
     assert "Positions" not in flat["mh-mask-md"]
     fold = ["nan-md", "772c7115", "7f2ad8f6", "left-pad-where", "left-pad-assert"]
-    start = ids.index("left-pad-fig-assert") + 1
-    assert ids[start] == "lp-table" and ids[start + 1 : start + 6] == fold  # 08v: table
+    start = ids.index("further-md") + 1  # 08w: after the exercises, under Further details
+    assert ids[start : start + 5] == fold and ids.index("1cc31342") < start
     assert by_id["left-pad-where"].metadata["tags"] == ["hide-cell"]
     assert "mask=causal)" not in by_id["left-pad-where"].source  # no 8 x 8 from far above
     # why an encoder has no empty row; the recap of the arrays reused; the reasons
@@ -1484,7 +1484,8 @@ def test_page_after_review_08u_qualifies_the_diagonal_and_is_shorter():
     assert _words(main) < 1657  # 1,657 before
     assert _words(cells) < 2378  # 2,378 before
     table = flat["lp-table"]  # 08v: after the demonstration
-    assert "with a $-\\infty$ fill a key for each pad's empty row (here the diagonal;" in table
+    assert "`\\|` the diagonal\\* |" in table  # 08w: a short row and a footnote
+    assert "\\* With a $-\\infty$ fill a pad's row would be empty" in table
     assert "Hugging Face unmasks the whole row" in table and "plus the diagonal" not in table
     summary = flat["6aa08049"]  # the left-padding fix sits with the 0 / 0 it avoids
     assert "Masks combine with `&`. - A row" in summary
@@ -1525,6 +1526,26 @@ def test_page_after_review_08v_builds_the_mask_and_keeps_the_padding_half_light(
         assert name not in code, name
     assert "def attend(X, mask=None)" in by_id["33419e14"].source
     # float16 in the folds, both numbers asserted on the page
-    assert "18 in float16" in flat["zero-route-md"] and by_id["zero-route-md"] in folded
-    assert "in float16 `-1e9` overflows to $-\\infty$" in flat["in-practice"]
+    assert "float16" not in flat["zero-route-md"] and by_id["zero-route-md"] in folded  # 08w
+    assert "In float16, `-1e9` is out of range: a cast gives $-\\infty$" in flat["in-practice"]
+    assert "raises an overflow error" in flat["in-practice"]
     assert "smallest_gap(np.float16) == 18" in by_id["zero-route-assert"].source
+
+
+def test_page_after_review_08w_folds_the_details_after_the_exercises_and_is_shorter():
+    """Review 08w: masked_fill(-1e9) on a half tensor raises, it does not overflow to -inf;
+    three folds of edge cases sat between the main idea and the exercises; the table's
+    left/decoder cell was the hardest sentence; the empty pad rows were never drawn; no
+    nanoGPT bridge (buffer sliced to the length); the dtype fold had three thresholds."""
+    cells, by_id, flat = _page()
+    ids = list(by_id)
+    main, _ = main_and_folded(cells)
+    assert _words(main) < 1637  # 1,637 before
+    assert ids.index("further-md") > ids.index("pad-rows-assert")
+    assert ids.index("mh-mask-assert") + 1 == ids.index("6aa08049")  # then the Summary
+    note = flat["in-practice"]
+    assert "overflows to" not in note and "nanoGPT builds the triangle once" in note
+    assert "`ignore_index`" in note and "scores + np.where(mask, 0.0, -np.inf)" in note
+    assert "104" in flat["zero-route-md"] and "745" not in flat["zero-route-md"]
+    alt = " ".join(o.get("data", {}).get("text/plain", "") for o in by_id["left-pad-fig"].outputs)
+    assert "<pad> no key (3 rows)" in alt

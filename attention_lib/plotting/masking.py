@@ -259,6 +259,8 @@ def _describe(W: np.ndarray, M: np.ndarray, rows, cols, fmt: str) -> str:
 
 def _top(w: np.ndarray, allowed: np.ndarray, query: str, cols, fmt: str) -> str:
     """A row's largest weight, or "1/k each" when its k allowed weights all tie."""
+    if not allowed.any():  # an empty row has no weight to name
+        return f"{query} no key"
     if _even(w, allowed):
         return f"{query} 1/{int(allowed.sum())} each"
     return f"{query} to {cols[int(np.argmax(w))]} {format(w.max(), fmt)}"
