@@ -1,12 +1,15 @@
 """Chapter 3: the score checkers are tested both ways, and its figures carry labels and alt text."""
 
 import contextlib
+import pathlib
 import zlib
 
 import matplotlib.colors as mcolors
 import matplotlib.pyplot as plt
+import nbformat
 import numpy as np
 import pytest
+from chapter_text import main_and_folded, prose_lines
 from matplotlib.text import Text
 
 import attention_lib as al
@@ -662,3 +665,20 @@ def test_the_marked_cell_of_a_score_heatmap_is_outlined_and_named_in_the_alt_tex
     for bad in ((4, 0), (0,), (0, -1)):
         with pytest.raises(ValueError, match=r"mark must be a \(row, column\) inside shape"):
             score_heatmap(W_qk, toy.FEATURES, toy.FEATURES, title="t", mark=bad)
+
+
+# --- the page's prose ----------------------------------------------------------------------
+
+
+def _chapter_cells():
+    path = pathlib.Path(__file__).resolve().parents[1] / "chapters" / "03_scores.ipynb"
+    return nbformat.read(path, as_version=4).cells
+
+
+def test_main_line_stays_short_and_the_trained_head_is_said_to_be_picked():
+    main, folded = main_and_folded(_chapter_cells())
+    words = sum(len(line.split()) for line in prose_lines(main))
+    assert words <= 740, words  # 863 before review 03v's round; density is the learner's cost
+    trained_fold = next(c.source for c in folded if "In a trained model" in c.source)
+    assert "We picked this head" in trained_fold and "not resolving" in trained_fold
+    assert "softmax" not in next(c.source for c in folded if "ex-scores-read-figure" in c.source)
