@@ -70,9 +70,8 @@ def test_the_landing_page_says_the_toy_leaves_positions_out_in_one_sentence():
     for detail in ("would favour", "Positions return", "positional encoding would write to"):
         assert detail not in text, detail
     ch01 = _chapter_text("01_embeddings.ipynb")
-    assert '"ate" level with it, so both win: **0.27** and 0.23 against 0.17' in ch01
     assert "positions return in chapters 10 to 12" in ch01
-    assert "At width 4, positions and meanings share columns" in ch01
+    assert "at width 4 the stamps land in the four meaning columns, so predict that" in ch01
 
 
 def test_the_landing_page_holds_no_notes_for_maintainers():
