@@ -251,6 +251,15 @@ def one_score(X, W_q, W_k, i, j):
     return (X[i] @ W_q) @ (X[j] @ W_k)
 
 
+def _softmaxed(X, W_q, W_k, i, j):
+    scores = (X[i] @ W_q) @ (X @ W_k).T
+    return al.softmax(scores)[j]
+
+
+def _norms(X, W_q, W_k, i, j):
+    return np.linalg.norm(X[i] @ W_q) * np.linalg.norm(X[j] @ W_k)
+
+
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
@@ -265,6 +274,15 @@ def one_score(X, W_q, W_k, i, j):
         (lambda X, q, k, i, j: X[i] @ q @ k @ X[j], "FAIL", "The key is x_j W_k"),  # no .T
         (lambda X, q, k, i, j: one_score(X, q, k, i, j) / np.sqrt(q.shape[1]), "FAIL", "sqrt(d_k)"),
         (lambda X, q, k, i, j: (X[i] @ q) * (X[j] @ k), "FAIL", "One score is one number"),
+        # review 02r: the slips that got only "got X, expected Y" now get their own hint
+        (lambda X, q, k, i, j: round(float(one_score(X, q, k, i, j)), 2), "FAIL", "is rounded"),
+        (lambda X, q, k, i, j: one_score(X, q, k, i - 1, j - 1), "FAIL", "one off (i - 1"),
+        (lambda X, q, k, i, j: one_score(X, q, k, i, j) / np.sqrt(len(q)), "FAIL", "sqrt(d_model)"),
+        (_softmaxed, "FAIL", "the softmax weight of key j in row i"),
+        (lambda X, q, k, i, j: abs(one_score(X, q, k, i, j)), "FAIL", "lost its sign"),
+        (lambda X, q, k, i, j: 0.5 * one_score(X, q, k, i, j), "FAIL", "half the dot product"),
+        (lambda X, q, k, i, j: np.outer(X[i] @ q, X[j] @ k).sum(), "FAIL", "an outer product"),
+        (_norms, "FAIL", "the product of the lengths"),
         (lambda X, q, k, i, j: None, "TODO", "returned None: write its body"),
         (
             lambda X, q, k, i, j: print(one_score(X, q, k, i, j)),  # printed, not returned

@@ -71,12 +71,29 @@ def check_one_score(fn) -> CheckResult:
             if d == d_k:  # only square matrices allow these slips without a shape error
                 mistakes.append((_score(X, W_q.T, W_k.T, i, j), _TRANSPOSED))
                 mistakes.append((float(X[i] @ W_q @ W_k @ X[j]), _NO_KEY))
-            known_mistakes(out, *mistakes)
+            known_mistakes(out, *mistakes, *_slips(X, W_q, W_k, i, j))
             if not np.isclose(out, _score(X, W_q, W_k, i, j), atol=1e-6):
                 _ignored_arguments(fn, out, (X, W_q, W_k, i, j), case)
             same(out, _score(X, W_q, W_k, i, j), case)
 
     return verdict("one-score", fn, run)
+
+
+def _slips(X, W_q, W_k, i: int, j: int) -> list:
+    """Common slips on a right score: rounded, off by one, scaled, softmax-ed, abs, halved."""
+    ref, q, K = _score(X, W_q, W_k, i, j), X[i] @ W_q, X @ W_k
+    k = K[j]
+    weights = np.exp(q @ K.T - (q @ K.T).max())
+    slips = [(round(ref, places), _ROUNDED) for places in range(4)]
+    slips += [(_score(X, W_q, W_k, i - 1, j - 1), _OFF_BY_ONE)]
+    slips += [
+        (_score(X, W_q, W_k, i - 1, j), _OFF_BY_ONE),
+        (_score(X, W_q, W_k, i, j - 1), _OFF_BY_ONE),
+    ]
+    slips += [(ref / np.sqrt(X.shape[1]), _D_MODEL), (float(weights[j] / weights.sum()), _SOFTMAX)]
+    slips += [(abs(ref), _ABS), (ref / 2, _HALF), (float(q.sum() * k.sum()), _OUTER)]
+    slips += [(float(np.linalg.norm(q) * np.linalg.norm(k)), _NORMS)]
+    return [(wrong, hint) for wrong, hint in slips if not np.isclose(wrong, ref, atol=1e-6)]
 
 
 def _run_quietly(cases: Cases, case: str, *args):
@@ -195,4 +212,27 @@ _COSINE = (
 _SCALED = (
     "you scaled the score by sqrt(d_k), which is chapter 4's step. Here the score is the "
     "raw dot product q_i · k_j."
+)
+_ROUNDED = "your score is rounded: return the full dot product q_i @ k_j; round only to print."
+_OFF_BY_ONE = (
+    "that is the score of a token one off (i - 1 or j - 1): NumPy counts from 0, so token i "
+    "is X[i] and token j is X[j]."
+)
+_D_MODEL = (
+    "you divided by sqrt(d_model): chapter 4 scales by sqrt(d_k), and this exercise not at "
+    "all. Return the raw dot product q_i @ k_j."
+)
+_SOFTMAX = (
+    "that is the softmax weight of key j in row i: the score comes before softmax, the raw "
+    "dot product q_i @ k_j."
+)
+_ABS = "your score lost its sign: a score can be negative, so return q_i @ k_j without abs."
+_HALF = "your score is half the dot product: return q_i @ k_j itself, with no factor."
+_OUTER = (
+    "that is the sum of every product q_a k_b (an outer product): the dot product pairs "
+    "entry a of q_i with entry a of k_j only, q_i @ k_j."
+)
+_NORMS = (
+    "that is |q_i| |k_j|, the product of the lengths: the dot product also counts the angle, "
+    "so return q_i @ k_j."
 )
