@@ -700,10 +700,10 @@ def test_training_curves_draw_both_panels_with_the_baseline(run):
     assert labels == [
         ["loss, attention learned", "loss, uniform attention"],
         [
-            "chance (12.5%)",
             "train",
             "test",
             "test, uniform attention",
+            "chance (12.5%)",
         ],
     ]
     # Each sits below its own panel, where it hides no curve, and inside the figure.
@@ -714,10 +714,10 @@ def test_training_curves_draw_both_panels_with_the_baseline(run):
         assert box.y0 >= 0 and box.x0 >= 0 and box.x1 <= fig.bbox.x1
     # No "ceiling" line on the test panel: uniform attention's bound of 0.5 holds for all
     # 560 sentences together, not for the test set alone.
-    assert [line.get_ydata()[0] for line in right.get_lines()[:1]] == [1 / 8]
+    assert [line.get_ydata()[0] for line in right.get_lines()[-1:]] == [1 / 8]  # chance, last
     assert "ceiling" not in alt and "dashed line" not in alt
     assert right.yaxis.get_major_formatter()(0.5, 0) == "50%"  # % as the prose says it
-    train_line, test_line = right.get_lines()[1:3]
+    train_line, test_line = right.get_lines()[:2]
     assert train_line.get_linestyle() != test_line.get_linestyle()
     assert train_line.get_marker() != test_line.get_marker()
     assert train_line.get_color() != test_line.get_color()
@@ -837,7 +837,8 @@ def test_training_frame_marks_the_step(run):
     # a colour bar on the fixed 0-to-1 scale, so frames compare by colour
     assert bar_ax.get_ylim() == (0.0, 1.0) and list(bar_ax.get_yticks()) == [0, 0.5, 1]
     assert grid_ax.get_images()[0].get_clim() == (0.0, 1.0)
-    assert curve_ax.get_title() == "loss (solid) and\ntest accuracy (dashed)"
+    assert curve_ax.get_ylabel() == "loss (solid)"  # both y axes named
+    assert acc_ax.get_ylabel() == "test accuracy (dashed)"
     assert np.array_equal(acc_ax.get_lines()[0].get_ydata(), run.test_accuracy)
     marker = curve_ax.get_lines()[1]
     assert list(marker.get_xdata()) == [50]

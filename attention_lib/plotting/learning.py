@@ -77,11 +77,11 @@ def training_curves(
     left.set_ylim(0, top * 1.1)
     left.set_ylabel("training loss (cross-entropy)")
     left.set_title("The loss falls")
-    if chance is not None:
-        right.axhline(chance, color="0.6", linewidth=1.2, label=f"chance ({chance:.1%})")
     for label, values, style in curves:
         offset = (every // 2, every) if label == "test" else every  # markers side by side
         right.plot(steps, values, **style, markevery=offset, markersize=4, label=label)
+    if chance is not None:  # drawn last, so the legend lists it last
+        right.axhline(chance, color="0.6", linewidth=1.2, label=f"chance ({chance:.1%})")
     right.set_ylim(0, 1.05)
     right.yaxis.set_major_formatter(PercentFormatter(1.0))  # as the prose says it
     right.set_ylabel("accuracy")
@@ -199,7 +199,8 @@ def training_frame(step: int, weights, tokens, referent, loss, test_accuracy, di
     acc_ax.set_ylim(0, 1.05)
     acc_ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     acc_ax.tick_params(labelsize=8)
-    curve_ax.set_title("loss (solid) and\ntest accuracy (dashed)", fontsize=8)
+    acc_ax.set_ylabel("test accuracy (dashed)", fontsize=8, labelpad=1)
+    curve_ax.set_ylabel("loss (solid)", fontsize=8, labelpad=1)
     curve_ax.set_xlabel("step", fontsize=8)
     curve_ax.tick_params(labelsize=8)
     alt = f"Training step {step}: loss {L[step]:.2f}, test accuracy {acc[step]:.0%}; " + (
