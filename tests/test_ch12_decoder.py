@@ -552,7 +552,9 @@ def test_one_head_carries_cake_in_two_seeds_of_three():
 
 
 def test_adam_steps_stay_near_the_learning_rate():
-    """Chapter 12: over the 800-step run, no Adam step exceeds 1.5 eta; the median is 0.13 eta."""
+    """Chapter 12: over the 800-step run, no Adam step exceeds 1.5 eta; the median is 0.13 eta,
+    and in a typical step more than half of E's rows (words absent from the minibatch) get no
+    gradient at all."""
     from threadpoolctl import threadpool_limits
 
     from attention_lib import decoder
@@ -562,6 +564,7 @@ def test_adam_steps_stay_near_the_learning_rate():
     train, _ = food.split()
     params = decoder.init_params(len(food.VOCAB), food.D_MODEL, food.N_CTX, food.D_FF, seed=0)
     rng, state, worst, steps, typical = np.random.default_rng(0), {}, 0.0, 800, []
+    silent, absent = [], []
     with threadpool_limits(1):
         for step in range(steps):  # food.train's loop, with each step measured
             rows = rng.choice(len(train.ids), size=32, replace=False)
@@ -573,8 +576,12 @@ def test_adam_steps_stay_near_the_learning_rate():
             moved = np.concatenate([np.abs(params[k] - before[k]).ravel() for k in params])
             worst = max(worst, moved.max() / lr)
             typical.append(np.median(moved) / lr)  # this step's median entry
+            silent.append(np.mean(np.all(grads["E"] == 0, axis=1)))  # rows of E with no gradient
+            absent.append(1 - np.isin(np.arange(len(food.VOCAB)), batch[0]).mean())
     again = food.train(train, food.split()[1], steps=steps, every=steps, seed=0).params
     assert all(np.allclose(params[k], again[k]) for k in params)  # the chapter's run
     assert 1.2 < worst < 1.5  # "never above 1.5 eta", and more than eta at times
     median = np.median(typical)  # the typical entry's step, over the run
     assert 0.05 < median < 0.3 and round(median, 2) == 0.13  # "median 0.13 eta"
+    assert np.all(np.array(silent) >= np.array(absent))  # an absent word's row: no gradient
+    assert 0.5 < np.median(absent) < 0.6  # "over half of them in a typical step"
