@@ -1152,3 +1152,31 @@ def test_session_4_ties_softmax_to_real_code_and_points_to_sinks():
     # "a row of low scores can total almost 0"
     z = toy.scaled_scores()[toy.token_index("it")] - 20
     assert np.exp(z).sum() / (1 + np.exp(z).sum()) < 1e-6
+
+
+def _swapped_softmax(x, temperature=1.0, axis=-1):  # the parameters in the wrong order
+    e = np.exp((x - x.max(axis=axis, keepdims=True)) / temperature)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _one_row_loop_softmax(x, axis=-1, temperature=1.0):  # right on one row only
+    m = x[0]
+    for xi in x:
+        if xi > m:
+            m = xi
+    e = np.exp((x - m) / temperature)
+    return e / e.sum()
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint"),
+    [
+        (_swapped_softmax, "check the order of your parameters"),
+        (_one_row_loop_softmax, "must also take 2-D and 3-D arrays"),
+    ],
+    ids=["swapped-parameters", "one-row-loop"],
+)
+def test_check_softmax_names_swapped_parameters_and_a_one_row_loop(fn, hint, capsys):
+    assert not check_softmax(fn)
+    line = capsys.readouterr().out
+    assert line.startswith("[softmax] FAIL: ") and hint in line, line

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import ATOL, Cases, CheckResult, Fail, expect_shape, known_mistakes, same, verdict
-from .softmax import _explain_axis_errors
+from .softmax import _explain_errors
 
 
 def check_entropy(fn) -> CheckResult:
@@ -100,21 +100,13 @@ def check_entropy(fn) -> CheckResult:
         expect_shape(out, (2, 2), case, " Reduce over the last axis only (axis=-1).")
         same(out, np.stack([expected, expected[::-1]]), case)
 
-    return verdict("entropy", fn, _explain_stack_errors(_explain_axis_errors(run, _ENTROPY_AXIS)))
-
-
-def _explain_stack_errors(run):
-    """A loop over single entries (``if pi > 0``) meets whole rows in a stack: say so."""
-
-    def explained(cases: Cases) -> None:
-        try:
-            run(cases)
-        except Fail as fail:
-            if "truth value of an array" in str(fail):
-                raise Fail(f"{fail} {_ENTROPY_STACK}") from None
-            raise
-
-    return explained
+    return verdict(
+        "entropy",
+        fn,
+        _explain_errors(
+            run, {"raised AxisError": _ENTROPY_AXIS, "truth value of an array": _ENTROPY_STACK}
+        ),
+    )
 
 
 _ENTROPY_AXIS = (

@@ -25,6 +25,7 @@ from .base import (
     verdict,
 )
 from .names import calls_library
+from .softmax_hints import _SOFTMAX_AXIS, _SOFTMAX_LOOP, _SWAPPED
 
 # --- Exercise: a numerically stable softmax with temperature -----------------------------
 
@@ -100,8 +101,11 @@ def check_softmax(fn) -> CheckResult:
         same(out, softmax(x2), case)
 
         case = "the same matrix with axis=0"
-        out = cases.run(case, x2, 0)
+        with np.errstate(all="ignore"):
+            out = cases.run(case, x2, 0)
         expect_shape(out, x2.shape, case)
+        if not np.all(np.isfinite(out)):  # my_softmax(x, temperature, axis) divides by 0
+            raise Fail(f"got nan or inf for {case}. {_SWAPPED}")
         known_mistakes(
             out,
             (softmax(x2), "with axis=0 you still normalised the rows: use the axis argument."),
@@ -209,7 +213,8 @@ def check_softmax(fn) -> CheckResult:
                 expect_shape(out, x3.shape, case)
                 same(out, softmax(x3, axis=axis, temperature=T), case)
 
-    return verdict("softmax", fn, _explain_axis_errors(run, _SOFTMAX_AXIS))
+    hints = {"raised AxisError": _SOFTMAX_AXIS, "truth value of an array": _SOFTMAX_LOOP}
+    return verdict("softmax", fn, _explain_errors(run, hints))
 
 
 def _takes_axis_and_temperature(fn) -> None:
@@ -245,23 +250,17 @@ def _max_on_other_axis(x, max_axis: int, axis: int) -> np.ndarray:
     return e / e.sum(axis=axis, keepdims=True)
 
 
-# What an AxisError means: an axis number that the array does not have (axis=1 on a row).
-_SOFTMAX_AXIS = (
-    "A 1-D row has only axis 0: use the axis argument, whose default -1 names the last "
-    "axis whatever the number of dimensions."
-)
-
-
-def _explain_axis_errors(run, hint: str):
-    """Wrap a checker's ``run`` so that an AxisError from the learner's code gets ``hint``."""
+def _explain_errors(run, hints: dict):
+    """Wrap a checker's ``run``: a failure whose text holds a key of ``hints`` gets its hint."""
 
     def explained(cases: Cases) -> None:
         try:
             run(cases)
         except Fail as fail:
-            if str(fail).startswith("your function raised AxisError"):
-                raise Fail(f"{fail} {hint}") from None
-            raise
+            hint = next((h for key, h in hints.items() if key in str(fail)), None)
+            if hint is None:
+                raise
+            raise Fail(f"{fail} {hint}") from None
 
     return explained
 

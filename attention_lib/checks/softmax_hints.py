@@ -1,4 +1,4 @@
-"""Hints of the softmax-backward checker (chapter 10), kept apart so learning.py stays short."""
+"""Hints of the softmax checkers (chapters 5 and 10), kept apart so their modules stay short."""
 
 from __future__ import annotations
 
@@ -24,4 +24,19 @@ _ONE_D = (
     "This first case is one row, p of shape (3,) with no row axis, so p[i] is a number, "
     "not a row. Your function is right on a batch: make it handle one row too, e.g. "
     "loop with np.ndindex(p.shape[:-1]), which visits every row whatever the leading axes."
+)
+
+# What an AxisError means: an axis number that the array does not have (axis=1 on a row).
+_SOFTMAX_AXIS = (
+    "A 1-D row has only axis 0: use the axis argument, whose default -1 names the last "
+    "axis whatever the number of dimensions."
+)
+_SOFTMAX_LOOP = (  # a Python loop over the entries of one row meets whole rows in a matrix
+    "Your code handles one row, but in a matrix it met a whole row where it expected one "
+    "number: my_softmax must also take 2-D and 3-D arrays. Use np.max, np.exp and np.sum "
+    "along axis, with keepdims=True, and no Python loop."
+)
+_SWAPPED = (
+    "The checker passes axis second: check the order of your parameters, "
+    "my_softmax(x, axis=-1, temperature=1.0). With temperature second, axis=0 becomes T = 0."
 )
