@@ -727,16 +727,29 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # query column j meets key column j, worked out for q_it . k_cake (review 02q)
     worked = cells["colj0001"].source
     assert "q_{it} \\cdot k_{cake} = 1.8 \\times 1 + 0.24 \\times 0" in worked
-    assert 'key column 0 holds the *food* of "cake"' in worked and "*seeks food*" in worked
+    assert 'Key column 0 holds the\n*food* of "cake"' in worked and "*seeks food*" in worked
+    # review 02r: the paragraph is split, and W_k's 0.2 gets its clause (0.98 -> 1.30)
+    assert "\n\nSo column $j$ of $W_q$ must mean" in worked
+    assert (
+        'a pointer advertises 0.2 of food, lifting the score of "cake" for "it" from 0.98' in worked
+    )
+    assert (
+        "q2read01" not in cells and 'every word but "I" looks for food' in cells["0c33d0b0"].source
+    )
+    assert "Every word but 'I' seeks food" not in cells["62fccb11"].source  # said once, in prose
+    assert "which chapter 4 will scale" in cells["087e3e00"].source  # the search is unscaled
     assert "k_cake = [1. 0. 0. 0.]" in cells["b0bb8f49"].outputs[0]["text"]
     assert "no feature names" not in prose and "makes the shares this sharp" not in prose  # cut
     # what finds "cake" is W_k keeping food in key column 0; "differing" alone is not claimed
     two = cells["c95b653c"].source
     assert "(1.80, worked out above)" in two and "0.90" not in two  # the 0.90 aside is cut
-    # the cost of sharing is symmetry, not the find: W_s makes "it" pick "cake", 2.00 both ways
-    assert "sharing does not stop the find, it forbids\n  asymmetry" in two
-    printed = cells["6d20e151"].outputs[0]["text"]
-    assert "shared W_s    it→cake 2.00  cake→it 2.00  best for 'it': 'cake'" in printed
+    # review 02r: sharing forces symmetric SCORES and the law S_ij <= max(S_ii, S_jj); the
+    # weights may still differ; W_s (and its unexplained "food counts double") is cut
+    assert "the **scores** are symmetric" in two and "one scores itself at least as high" in two
+    assert "can still\n  make the weights differ" in two and "seek" not in two
+    assert "W_s" not in cells["6d20e151"].source and "W_s" not in prose
+    assert "one scores itself\n  at least as high" in cells["05104d83"].source
+    assert 'seeks "it"' not in cells["05104d83"].source
     assert "need only differ" not in two and "$W_k = I$" not in two
     assert "noun spoken of" not in cells["12660781"].source  # W_v is not shown there yet
     # the 3 sharpens the choice, shown by the number it would be with a 1 (review 02p)
