@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import nbformat
 import numpy as np
 import pytest
-from chapter_text import shown
+from chapter_text import markdown_text, shown
 from matplotlib.text import Text
 
 import attention_lib as al
@@ -333,20 +333,20 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     assert r"\operatorname{E}[q_m^2]" not in cells["fc268831-b"].source
     # the Jacobian's bound is on the main line; the pooled "a third at the 0.99 threshold" is
     # gone (it held only near a top weight of 0.997, review 04r)
-    why = cells["grad-why"].source
+    why = cells["grad-rows-read"].source
     assert "about a third" not in why and r"(1 - p_{\text{top}})" in why  # the bound
     # review 04z: the main line needs no backprop (1 - p_top per row); dOut, the made-up loss
     # and attention_backward sit in the fold, and the code that uses them is folded too
     read = " ".join(cells["grad-intro"].source.split())  # the main line's one paragraph
     # review 04aa: the factor is not fixed (raw, it grows with the keys' length); 04b: folded
     rows_fold = " ".join(cells["grad-rows-read"].source.split())
-    assert "times a factor that grows with the keys' length" in rows_fold
+    assert r"capped by $1 - p_{\text{top}}$ times the keys' length" in rows_fold
     assert "confirms" not in read and "fixed multiple" not in read
     assert "dOut" not in read and "attention_backward" not in read
     assert "ackpropagation" not in read and "made-up loss" not in read
-    fold = " ".join(cells["grad-why"].source.split())
-    assert "ackpropagation" in fold and "the made-up loss $L$ = `dOut` · output" in fold
-    assert "We draw those numbers at random, standing in for any loss" in fold
+    fold = " ".join(cells["grad-rows-read"].source.split())
+    assert "ackpropagation" in fold and "made-up loss $L$ = `dOut` · output" in fold
+    assert "the random gradient `dOut` at the outputs, standing in for any loss" in fold
     assert cells["grad-code"].metadata["tags"] == ["hide-cell"]
     # exercise 4.3's verdict is bounded to initialisation, and names muP with its source
     solution = cells["ebd8373f"].source
@@ -833,22 +833,22 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     plain = " ".join(outside_folds("\n".join(visible_markdown(cells[:at_summary]))).split())
     for word in ("Jacobian", "chain rule", r"\partial p_i"):
         assert word not in plain, word
-    assert r"J = \operatorname{diag}(p) - p\,p^\top" in cells[ids.index("grad-why")].source
+    assert r"J = \operatorname{diag}(p) - p\,p^\top" in cells[ids.index("grad-rows-read")].source
     for word in (
         r"\operatorname{Var}(q \cdot k) = d_k",  # derived once; the summary bolds it
         "**saturated**",
         "**A saturated row's query barely learns.**",  # review 04ad: the conclusion first
-        r"a key is about $\sqrt{d_k}$ long",  # why the divisor is sqrt(d_k), in two lines
+        r"the keys' length (about $\sqrt{d_k}$)",  # why the divisor is sqrt(d_k), in two lines
     ):
         assert word in plain, word
     # round 04b: the two-key slope and the 1 - p_top factor moved into a fold
     rows_fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
-    for word in (r"$dp/dg = p\,(1 - p)$", r"at most $1 - p_{\text{top}}$ times a factor"):
+    for word in (r"$dp/dg = p\,(1 - p)$", r"capped by $1 - p_{\text{top}}$"):
         assert word in rows_fold and word not in plain, word
     # review 04v: why-divide is the plain-SGD measurement only; review 04ac: it shares one
     # fold with how the gradient is measured (one gradient box, not two)
     assert "why-divide" not in ids
-    why = cells[ids.index("grad-why")]
+    why = cells[ids.index("grad-rows-read")]
     assert outside_folds(why.source).strip() == ""
     assert "why divide rather than start smaller" in why.source.splitlines()[0]
     assert "**Why not start $W_q$ and $W_k$ smaller?**" in why.source
@@ -863,20 +863,22 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     assert "with the same learning rate for both" in " ".join(why.source.split())
     assert "Frobenius norm" in why.source
     # the general sum of keys lives in the fold (review 04t): not on the main line
-    fold = " ".join(cells[ids.index("grad-why")].source.split())
+    fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
     for word in (
         r"c \sum_{j} a_j\, p_j\, (k_j - \bar k)",
         "a sum of the keys, each weighted by how much softmax lets through",
-        r"\lvert k \rvert \approx \sqrt{d_k}",
+        r"$c = 1/\sqrt{d_k}$ cancels $\max_j \lvert k_j \rvert$",
     ):
         assert word in fold and word not in plain, word
+    # review 04ae: "a key is about sqrt(d_k) long" is said once, on the main line
+    assert markdown_text(cells).count(r"about $\sqrt{d_k}$") == 1
     assert "almost nothing gets through" not in plain  # rows just past 0.99 still pass a lot
-    assert ids.index("grad-why") < ids.index("2eda6d98")  # before the exercises
+    assert ids.index("grad-rows-read") < ids.index("2eda6d98")  # before the exercises
     for aside_only in ("GPT-2", "µP", "μP", "0.31", "learning rate", "shrink", "Shrink"):
         assert aside_only not in summary, aside_only
     # the numbers hold for unit-variance, independent q and k (review 04z); the unshown
     # after-training claim is cut (review 04v)
-    assert "assumes unit-variance $q$ and $k$, independent as at initialisation" in " ".join(
+    assert "assumes unit-variance, independent $q$ and $k$, as at initialisation" in " ".join(
         summary.split()
     )
     assert "After training" not in summary
@@ -889,16 +891,19 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     cells = chapter_cells()
     ids = [cell.get("id") for cell in cells]
     assert "grad-hand" not in ids and "grad-hand-assert" not in ids
-    fold = " ".join(cells[ids.index("grad-why")].source.split())
+    fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
     assert "by hand" not in fold
     # review 04ac: the cell after the one gradient box is the shrink-vs-divide step
-    assert ids[ids.index("grad-why") + 1] == "why-divide-code"
+    assert ids[ids.index("grad-rows-read") + 1] == "grad-two"
+    # review 04ae: one gradient fold, not two; its last hidden cell is shrink-vs-divide
+    assert ids[ids.index("grad-share-assert") + 1] == "why-divide-code"
     # round 04b: one main-line paragraph (conclusion first), the figure, then the row-by-row
     # detail in a fold with its cells hidden under it
     prose = " ".join(cells[ids.index("grad-rows-read")].source.split())
     read = " ".join(cells[ids.index("grad-intro")].source.split())
     assert len(outside_folds(cells[ids.index("grad-intro")].source).split()) <= 130
-    assert "the 31% saturated raw rows together receive under 0.02% of the squared gradient" in read
+    assert "together get under 1/5000 of the total squared gradient" in read
+    assert "random output gradients stand in for any loss" in read  # L, defined on the main line
     assert "standing in for any loss" in fold and "standing in" not in read
     order = ["grad-intro", "grad-code", "4c97044e", "grad-rows-read", "grad-two", "grad-rows"]
     assert [ids.index(i) for i in order] == sorted(ids.index(i) for i in order)
@@ -931,7 +936,7 @@ def test_the_gradient_section_opens_with_two_keys_and_a_slope_of_p_times_1_minus
     assert "grad-cap" not in ids
     table = cells[ids.index("grad-table")]
     assert "grad-prose" not in ids and "grad-two-read" not in ids  # folded (round 04b)
-    assert ids.index("4c97044e") < ids.index("grad-table") < ids.index("grad-why")
+    assert ids.index("4c97044e") < ids.index("grad-rows-read") < ids.index("grad-table")
     assert table.metadata.get("tags") == ["hide-cell"]
     out = "".join(o.get("text", "") for o in table.outputs)
     assert "raw queries starved" in out and "(< 1% of a typical scaled gradient)" in out
@@ -955,10 +960,20 @@ def test_the_gradient_section_opens_with_two_keys_and_a_slope_of_p_times_1_minus
 def test_why_divide_folds_one_plain_step_and_prints_both_moves_at_four_widths():
     cells = chapter_cells()
     ids = [cell.get("id") for cell in cells]
-    at = ids.index("grad-why")
-    assert cells[at].source.startswith("````{admonition} Going deeper (optional): why the")
+    at = ids.index("grad-rows-read")
+    head = "````{admonition} Going deeper (optional): the gradient, row by row, and why divide"
+    assert cells[at].source.startswith(head)
     assert "**In short:**" in cells[at].source.splitlines()[3]  # it opens with its answer
-    code, check = cells[at + 1 : at + 3]
+    assert "The fourth cell below takes one plain" in cells[at].source
+    hidden = [c for c in cells[at + 1 :] if c.metadata.get("tags") == ["hide-cell"]]
+    assert [c.get("id") for c in hidden[:4]] == [
+        "grad-two",
+        "grad-rows",
+        "grad-table",
+        "why-divide-code",
+    ]
+    code_at = ids.index("why-divide-code")
+    code, check = cells[code_at : code_at + 2]
     assert code.get("id") == "why-divide-code" and code.metadata["tags"] == ["hide-cell"]
     assert "attention_backward" in code.source and "np.sign" not in code.source  # no Adam
     assert check.get("id") == "why-divide-assert" and check.metadata["tags"] == ["remove-cell"]
@@ -1079,12 +1094,12 @@ def test_review_04u_phrasings_are_exact():
     assert "hardly moves" not in text("grad-intro")
     summary = text("108c6c23")
     assert "no row saturates" not in summary
-    assert "and the gradient at a query steady, at every width" in summary
+    assert "and the gradients steady, at every width" in summary
     # review 04z: one measurement in the starved-rows bullet; shrink-vs-divide is fold-only
     assert "a typical query collapses" not in summary
     # review 04ac: the saturated and the starved shares are not mixed in one sentence; the
     # bullet says what the grad-rows cell shows (asserted on medians in summary-assert)
-    said = "and a saturated row's query barely learns"
+    said = "softmax rows, whose queries barely learn"
     assert said in summary and "one raw query in ten" not in summary
     assert "a tenth to a fifth" not in summary and "suit every width" not in summary
     assert "2 keys" not in summary  # review 04w: an unshown claim, cut
@@ -1094,18 +1109,21 @@ def test_review_04u_phrasings_are_exact():
     assert "grad-scatter" not in cells and "one dot per row" not in text("grad-intro")
     # attention_backward and dOut are explained in the fold the main line points at (04z)
     read = text("grad-intro")
-    assert "`attention_backward` (chapter 10) runs" in text("grad-why")
+    assert "`attention_backward` (chapter 10) runs" in text("grad-rows-read")
     # review 04ac: the random dOut lives in the fold only; the main line shows two rows
     assert "random gradient" not in read and "dOut" not in read
-    assert "standing in for any loss" in text("grad-why")
+    assert "standing in for any loss" in text("grad-rows-read")
     assert "a small step set by its **gradient**" in text("grad-intro")
     # review 04w: the fold says the steps share a learning rate, not a size, and splits sqrt(d_k)
-    why = text("grad-why")
+    why = text("grad-rows-read")
     assert "of the same size" not in why and "with the same learning rate for both" in why
     assert "their gradient is $d_k^{1/4}$ times larger" not in why  # cut (review 04z)
     # review 04w/04y: why the raw median starts above the scaled one, in one main-line clause
-    assert "so dividing the scores by $\\sqrt{d_k}$ cancels that length" in read  # 04ad
-    assert "$c = 1/\\sqrt{d_k}$ cancels it" in why  # review 04ac: the box says how
+    # review 04ae: two jobs, the forward variance first, then the keys' length
+    assert "does two jobs: it keeps the scores' variance at 1" in read
+    assert "it cancels the keys' length" in read and "over-cancels (exercise 3)" in read
+    # review 04ac: the box says how
+    assert "$c = 1/\\sqrt{d_k}$ cancels $\\max_j \\lvert k_j \\rvert$" in why
     # review 04y: the fold's so-what: the shrunk recipe needs a rate falling like 1/sqrt(d_k)
     assert "so plain SGD would need a learning rate falling like" in why
     assert "suit every width" not in why
@@ -1168,19 +1186,28 @@ def test_mean_top_weight_checker_names_each_slip(capsys):
     rng = np.random.default_rng(0)
     raw = al.attention_scores(*rng.normal(size=(2, 20, 16, 512)))
     weights = al.softmax(raw / 512)
-    right = weights.max(axis=-1).mean()
+    right = weights.max(axis=-1)
     assert check_mean_top_weight(right, raw, divisor=512)
+    assert f"{right.mean():.3f}" in capsys.readouterr().out
+    assert check_mean_top_weight(right.tolist(), raw, divisor=512)  # a nested list is fine
     assert check_mean_top_weight(None, raw, divisor=512).status == "TODO"
-    slips = {
-        1 / 16: "mean of all the weights",
-        weights.max(): "single largest weight",
-        al.softmax(raw).max(axis=-1).mean(): "undivided raw scores",
-        al.softmax(raw / np.sqrt(512)).max(axis=-1).mean(): "after dividing by √512",
-        0.9: "is too high",
-        "0.07": "expected one number",
-    }
-    capsys.readouterr()
-    for answer, hint in slips.items():
+    z = raw / 512
+    col_softmax = np.exp(z) / np.exp(z).sum(axis=-2, keepdims=True)
+    slips = [  # review 04ae: the first four passed the old one-number check
+        (weights.max(axis=-2), "wrong axis: .max(axis=-2)"),
+        (col_softmax.max(axis=-1), "each column sum to 1"),
+        (np.median(right), "a mean or a median"),
+        (weights[0].max(axis=-1), "first sentence only"),
+        (right.mean(), "a mean or a median"),
+        (al.softmax(raw / 512**2).max(axis=-1), "dividing by 512² = 262144"),
+        (al.softmax(raw).max(axis=-1), "undivided raw scores"),
+        (al.softmax(raw / np.sqrt(512)).max(axis=-1), "after dividing by √512"),
+        (z.max(axis=-1), "largest scores, not weights"),
+        (np.full(right.shape, 1 / 16), "not each row's largest weight"),
+        (right[..., :-1], "expected shape (20, 16)"),
+        ("0.07", "expected an array of numbers"),
+    ]
+    for answer, hint in slips:
         assert not check_mean_top_weight(answer, raw, divisor=512)
         assert hint in capsys.readouterr().out, hint
     for bad in [dict(raw=raw, divisor=0), dict(raw=np.zeros((3, 1)), divisor=2)]:

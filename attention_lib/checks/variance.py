@@ -184,7 +184,8 @@ def _near_hint(answer, expected: float) -> str | None:
 
 
 def check_mean_top_weight(answer, raw, divisor: float) -> CheckResult:
-    """Check the mean, over the rows, of each row's largest weight in ``softmax(raw / divisor)``.
+    """Check each row's largest weight in ``softmax(raw / divisor)``: the whole array of row
+    maxima, so a wrong axis, a median or a subset of the rows cannot pass by luck.
 
     ``raw`` holds raw scores with the keys on the last axis (any leading axes are rows).
     """
@@ -195,38 +196,75 @@ def check_mean_top_weight(answer, raw, divisor: float) -> CheckResult:
     if not np.isfinite(divisor) or divisor <= 0:
         raise ValueError(f"divisor must be a positive number, got {divisor}")
     weights = softmax(raw / divisor)
-    expected = float(weights.max(axis=-1).mean())
-    n = raw.shape[-1]
+    expected = weights.max(axis=-1)
+    result = _top_weight_result(answer, raw, divisor, weights, expected)
+    print(result.line)
+    return result
+
+
+def _top_weight_result(answer, raw, divisor, weights, expected) -> CheckResult:
+    name, shape = "mean_top_weight", expected.shape
+    if answer is None:
+        return CheckResult(name, "TODO", "replace None with your array, then run again.")
+    try:
+        if isinstance(answer, str | bytes):
+            raise TypeError
+        value = np.asarray(answer, dtype=float)
+    except (TypeError, ValueError):
+        return CheckResult(name, "FAIL", f"expected an array of numbers, got {answer!r}.")
+    if value.shape != shape:
+        if value.ndim == 0:
+            hint = (
+                "that is one number (a mean or a median?): keep each row's largest weight, "
+                f"an array of shape {shape}; the cell below averages it."
+            )
+        elif raw.ndim > 2 and value.shape == shape[1:]:
+            hint = f"that covers the first sentence only: keep every row, shape {shape}."
+        else:
+            hint = f"expected shape {shape} (one number per row), got {value.shape}."
+        return CheckResult(name, "FAIL", hint)
+    if np.allclose(value, expected, rtol=1e-6, atol=1e-9):
+        return CheckResult(
+            name, "PASS", f"right: the mean of the row maxima is {expected.mean():.3f}."
+        )
+    exp = np.exp(raw / divisor - (raw / divisor).max(axis=-2, keepdims=True))
     mistakes = [
         (
-            1 / n,
-            f"1/{n} is the mean of all the weights (each row sums to 1): take each row's "
-            "largest weight first, with .max(axis=-1), then average.",
+            lambda: softmax(raw / divisor**2).max(axis=-1),
+            f"those are the weights after dividing by {divisor:g}² = {divisor**2:g}: "
+            f"divide the scores by {divisor:g} once.",
         ),
         (
-            float(weights.max()),
-            "that is the single largest weight of all the rows: take each "
-            "row's largest weight with .max(axis=-1), then average those.",
+            lambda: weights.max(axis=-2),
+            "wrong axis: .max(axis=-2) takes each key's largest weight over the queries "
+            "(a column). A row's weights run along the last axis: .max(axis=-1).",
         ),
         (
-            float(softmax(raw).max(axis=-1).mean()),
-            "that is the undivided raw scores' value: "
-            f"divide the scores by {divisor:g} before softmax.",
+            lambda: (exp / exp.sum(axis=-2, keepdims=True)).max(axis=-1),
+            "wrong axis: that softmax makes each column sum to 1. Attention normalises "
+            "each row, over the keys on the last axis (al.softmax does).",
         ),
         (
-            float(softmax(raw / np.sqrt(divisor)).max(axis=-1).mean()),
-            "that is the value after "
-            f"dividing by √{divisor:g}; this exercise divides by {divisor:g}.",
+            lambda: softmax(raw).max(axis=-1),
+            f"those are the undivided raw scores' weights: divide the scores by {divisor:g} "
+            "before softmax.",
+        ),
+        (
+            lambda: softmax(raw / np.sqrt(divisor)).max(axis=-1),
+            f"those are the weights after dividing by √{divisor:g}; this exercise divides by "
+            f"{divisor:g}.",
+        ),
+        (
+            lambda: (raw / divisor).max(axis=-1),
+            "those are the largest scores, not weights: apply softmax before .max(axis=-1).",
         ),
     ]
-    mistakes = [(wrong, hint) for wrong, hint in mistakes if abs(wrong - expected) > 5e-4]
-    return check_number(
-        "mean_top_weight",
-        answer,
-        expected,
-        places=3,
-        mistakes=tuple(mistakes),
-        fallback="{value} is too {side}: divide the raw scores, apply softmax, take each "
-        "row's largest weight, then average over the rows.",
-        show=3,
+    for wrong, hint in mistakes:
+        if np.allclose(value, wrong(), rtol=1e-6, atol=1e-9):
+            return CheckResult(name, "FAIL", hint)
+    return CheckResult(
+        name,
+        "FAIL",
+        "not each row's largest weight: divide the raw scores, apply softmax, then take "
+        ".max(axis=-1).",
     )
