@@ -500,8 +500,11 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # (56 words, counted on the main line before), 916 -> 880: the heatmap and its note, the
 # doubling-sharpens point, bfloat16 and the summary's "Next" cut; the bias shift's reason, the
 # softmax Jacobian (in the fold) and the exact al.softmax / nanoGPT wording added.
-VISIBLE_WORDS = 1686
-MAIN_LINE_WORDS = 880
+# Session 4c (review 05x) cut 1686 -> 1681 and 880 -> 853: why exponentiate in two ideas, "a gap
+# becomes a ratio" (chapter 4's) and the third shift-invariance statement cut; the qualifier on
+# the nudge, the 8 x 8 weights table and the flat row's 0.044 nats (in the exercise) added.
+VISIBLE_WORDS = 1681
+MAIN_LINE_WORDS = 853
 
 
 def _chapter():
@@ -854,7 +857,8 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     assert "Chapter 4 used softmax; this chapter opens it up" in flat  # review 05w
     caption = " ".join(cells["twokeycap"].source.split())
     assert ids.index("twokeycap") == ids.index("twokey05") + 1
-    assert "0.90 - 0.64 = 0.26" in caption and "chapter 4's $p = 1/(1 + e^{-g})$" in caption
+    assert "0.90 - 0.64 = 0.26" in caption and "$p = 1/(1 + e^{-g/T})$" in caption
+    assert "chapter 4" not in caption  # review 05x: the formula inline, not in ch. 4's fold
     # the prediction exercise comes before the figure that answers it
     assert ids.index("04fabf9f") < ids.index("f37d9cdc") < ids.index("twokey05")
     assert ids.index("f37d9cdc") < ids.index("3e3185c4")  # before the other exercises
@@ -953,7 +957,7 @@ def test_fix_round_5p_separates_the_exponential_from_the_normalisation():
     assert "training cannot sharpen" not in conclusion
     assert "sums to 1, so its favourite gains only" not in conclusion
     # the zero sum, by example; the library refuses a row of -inf
-    assert "A negative score breaks it outright:" in flat  # review 05u
+    assert "a negative score breaks it:" in flat  # review 05u
     assert "`al.softmax` refuses any infinite score (`ValueError`)" in flat  # review 05w
     with pytest.raises(ValueError, match="infinity"):
         al.softmax(np.full(3, -np.inf))
@@ -1007,7 +1011,8 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     assert "from 0.21 to 0.32" not in conclusion  # review 05w: the second point is cut
     # review 05t: the undefined "log-odds" is cut (the intuition says gap -> ratio once)
     intuition = " ".join(cells["96081790"].source.split())
-    assert "log-odds" not in flat and "a gap in score becomes a ratio in weight" in intuition
+    assert "log-odds" not in flat and "multiplies the amount by $e" in intuition
+    assert "a gap in score becomes a ratio" not in intuition  # review 05x: chapter 4 says it
     # "flat at T = 1" said once in prose; one rounding for the row of "it"
     assert "barely differ" not in flat and "hardly chooses" not in flat  # review 05w: cut
     assert "the 0.17" in cells["626d0525"].outputs[0]["text"]
@@ -1099,8 +1104,11 @@ def test_check_entropy_says_a_loop_over_entries_must_take_a_stack_of_rows(capsys
 def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
-    assert 'Dividing by the sum alone works on the row of "it"' in flat
-    assert "Only the gaps should count" in flat  # session 4: why gaps, said once
+    # review 05x: shift-invariance first, then where a key bias comes from; no extra ideas
+    assert "Dividing by the sum alone works" not in flat
+    why = " ".join(cells["twomov07"].source.split())
+    assert why.startswith("Why exponentiate? Adding the same number to every score")
+    assert "Real models often add a bias $b$ to the keys" in why
     out = cells["negsum05"].outputs[0]["text"].splitlines()
     assert out[0].split()[-4:] == ["0.335,", "after", "+1:", "0.178"]
     assert out[1].split()[-4:] == ["0.211,", "after", "+1:", "0.211"]
@@ -1180,3 +1188,19 @@ def test_check_softmax_names_swapped_parameters_and_a_one_row_loop(fn, hint, cap
     assert not check_softmax(fn)
     line = capsys.readouterr().out
     assert line.startswith("[softmax] FAIL: ") and hint in line, line
+
+
+def test_review_05x_shows_the_weights_qualifies_the_nudge_and_says_shift_invariance_twice():
+    cells, shown, flat = _chapter()
+    assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
+    # "In code" shows the 8 x 8 weights, one labelled row per query
+    table = cells["10e4cd6b"].outputs[0]["data"]["text/plain"].splitlines()
+    assert table[0].split() == ["query", "\\", "key", *toy.TOKENS] and len(table) == 9
+    it_row = next(line for line in table if line.split()[0] == "it")
+    weights = al.softmax(toy.scaled_scores())
+    assert [float(v) for v in it_row.split()[1:]] == [round(w, 2) for w in weights[5]]
+    assert "only weakly once a row is nearly one-hot" in cells["softmx05"].source
+    assert "0.044 nats below" in cells["010bd4dd"].source
+    # shift-invariance: motivated in twomov07, proved in the math, not restated a third time
+    assert "Shift-invariance" not in cells["f5a1c0de"].source
+    assert "chapter 4" not in cells["lsefold5"].source  # the formula is given inline
