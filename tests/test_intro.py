@@ -213,9 +213,9 @@ def test_the_credit_says_what_is_missing_from_the_reference():
     text = " ".join(INTRO.split())
     # said plainly, with no address invented (review Landp), where the article is first
     # named, and once (review Landq: the reader learned it only at the bottom)
-    said = "matrices* (author and address not found) and its sentence:"
+    said = "matrices* (author and address unknown) and its sentence:"
     assert said in text and text.index(said) < text.index("> **")
-    assert text.count("not found") == 1 and "no author or web address" not in text
+    assert text.count("unknown") == 1 and "no author or web address" not in text
     assert "our copy" not in text  # unexplained (review Lando)
     assert "author and address could not be traced" in " ".join(
         (ROOT / "references.md").read_text().split()
@@ -314,15 +314,15 @@ def test_the_landing_page_lists_what_a_learner_will_be_able_to_do_and_its_scope(
     # (ch 5) and the n^2 price of all at once (ch 9) included
     said = (
         "positional encoding",
-        '"it" pays to "cake"',
+        '"it" attends to "cake"',
         r"divided by $\sqrt{d_k}$",
         "temperature",
-        "side by side",
+        "multi-head attention",
         "causal and padding masks",
-        "all words at once, and its $n^2$ memory cost",
+        "the $n^2$ price of all-at-once",
         "backward pass",
         "pretrained model",
-        "tiny decoder",
+        "tiny decoder with a KV cache",
     )
     assert outcomes.count(" - ") == len(said), outcomes
     places = [outcomes.index(s) for s in said]
@@ -331,7 +331,7 @@ def test_the_landing_page_lists_what_a_learner_will_be_able_to_do_and_its_scope(
     # in the field's own terms, each taught on the page its chapter links to (review Lando)
     terms = {
         "positional encoding": "01_embeddings",
-        "multi-head": "07_multi_head",
+        "multi-head attention": "07_multi_head",
         "causal and padding masks": "08_masking",
         "KV cache": "12_decoder",
     }
