@@ -676,7 +676,7 @@ def max_over_queries(scores, mask):  # review 08v: got only "values differ"
             lambda s, mask: stable_softmax(np.where(mask, s, -1e4)),
             "FAIL",
             "on a row whose allowed scores are about -2e+04 and whose masked score is 0, "
-            "masked keys get weight [1]: a finite fill (-1e4, -1e9, even",
+            "masked keys get weight [1]: with a finite fill (-1e4, -1e9, even",
         ),
         # Every finite fill fails, as the exercise says (review 08m: -1e9 passed), and the
         # hint says which row (review 08n: "weight [1] on allowed scores at the lowest float").
@@ -684,7 +684,7 @@ def max_over_queries(scores, mask):  # review 08v: got only "values differ"
             lambda s, mask: stable_softmax(np.where(mask, s, -1e9)),
             "FAIL",
             "on a row whose allowed scores are about -1.8e+308 and whose masked score is 0, "
-            "masked keys get weight [0.5 0.5]: a finite fill (-1e4, -1e9, even",
+            "masked keys get weight [0.5 0.5]: with a finite fill (-1e4, -1e9, even",
         ),
         (
             lambda s, mask: stable_softmax(np.where(mask, s, np.finfo(float).min)),
@@ -694,7 +694,8 @@ def max_over_queries(scores, mask):  # review 08v: got only "values differ"
         (
             lambda s, mask: stable_softmax(np.where(mask, s, -1e30)),
             "FAIL",
-            "beats, or ties with, allowed scores as low as it. Fill with -np.inf",
+            "exactly 0 only while the allowed scores stay far above the fill, and a row with no "
+            "allowed key spreads evenly instead of being refused. Fill with -np.inf",
         ),
         (softmax_zero_renormalise, "FAIL", "a masked key with score 1000. Mask first"),
         (softmax_zero_renormalise, "FAIL", "you took the softmax before masking"),  # 08q
@@ -1032,7 +1033,8 @@ def lengths_without_axis(lengths, n, left):
                 without_eye(ell, n, left) | ~real_tokens(np.asarray(ell), n, left)[:, None, :, None]
             ),
             "FAIL",
-            "each pad's row sees every key (as Hugging Face unmasks a pad's row)",
+            "each pad's row sees every key (as Hugging Face unmasks a pad's row): here a pad's "
+            "row is causal & padding, plus itself (on lengths [3, 1], n = 4, right padding).",
         ),
     ],
 )

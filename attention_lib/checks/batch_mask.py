@@ -224,8 +224,8 @@ def _batch_mistakes(lengths, n: int, left: bool, case: str) -> list[tuple]:
     )
     mistakes += [(wrong | eye, hint) for wrong, hint in cores]  # the same, diagonal added
     hf_rows = (causal & real[:, None, :]) | ~real[:, :, None]  # each pad's row: every key
-    hint = "each pad's row sees every key (as Hugging Face unmasks a pad's row): here a pad "
-    mistakes.append((hf_rows[:, None], f"{hint}sees only itself, the diagonal (on {case})."))
+    hint = "each pad's row sees every key (as Hugging Face unmasks a pad's row): here a pad's "
+    mistakes.append((hf_rows[:, None], f"{hint}row is causal & padding, plus itself (on {case})."))
     # Where a mistake happens to give the right answer here, it is no mistake.
     return [(wrong, hint) for wrong, hint in mistakes if not np.array_equal(wrong, expected)]
 

@@ -154,10 +154,11 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
         masked = np.broadcast_to(scores, full.shape)[~full].max()
         raise Fail(
             f"on a row whose allowed scores are about {top_allowed:.2g} and whose masked "
-            f"score is {masked:g}, masked keys get weight {fmt(out[~full])}: a finite fill "
-            "(-1e4, -1e9, even np.finfo(float).min) beats, or ties with, allowed scores "
-            "as low as it. Fill with -np.inf (or use np.where on the exponentials), whose "
-            "exponential is 0 whatever the other scores."
+            f"score is {masked:g}, masked keys get weight {fmt(out[~full])}: with a finite "
+            "fill (-1e4, -1e9, even np.finfo(float).min) a blocked weight is exactly 0 only "
+            "while the allowed scores stay far above the fill, and a row with no allowed key "
+            "spreads evenly instead of being refused. Fill with -np.inf (or use np.where on "
+            "the exponentials), whose exponential is 0 whatever the other scores."
         )
     known_mistakes(out, *_softmax_mistakes(scores, mask, full, case))
     if np.any(out[~full] != 0.0):
