@@ -202,8 +202,8 @@ def test_gradients_figure_draws_two_median_lines_on_log_axes():
     # plain words in the legend, no mathtext
     assert ax.get_legend_handles_labels()[1] == ["raw scores, median", "scaled scores, median"]
     assert not ax.collections  # no bands asked for, none drawn
-    assert ax.get_title() == "Raw against scaled scores, by width"  # not the y label again
-    assert ax.get_ylabel().startswith("gradient reaching a query")
+    assert ax.get_title() == "Gradient reaching a query, by width"  # the quantity drawn
+    assert ax.get_ylabel().startswith("size of the gradient")
     assert [t.get_text() for t in ax.get_xticklabels()] == ["4", "64", "512", "1024"]
     assert "Scaled scores: between 0.64 and 0.74 at every width" in alt
     assert "Raw scores: 1.2 at d_k = 4, highest (1.2) at d_k = 4, then falling to 0.0007" in alt
@@ -228,7 +228,7 @@ def test_the_gradients_figure_shades_each_series_spread_over_rows():
     np.testing.assert_allclose(raw_fill.get_paths()[0].vertices[:, 1].max(), 11.2)
     # "spread" is the chapter's word for the standard deviation: the title does not use it
     # for a percentile band, the legend names the band
-    assert "gradient" not in ax.get_title().lower()
+    assert "spread" not in ax.get_title().lower() and "percentile" not in ax.get_title().lower()
     # Both bands are in the legend, and the thin scaled strip is drawn above the raw band,
     # more opaque and edged, with the lines thinner than matplotlib's default on top.
     assert ax.get_legend_handles_labels()[1][2:] == ["raw: 10th to 90th", "scaled: 10th to 90th"]
@@ -1205,6 +1205,8 @@ def test_mean_top_weight_checker_names_each_slip(capsys):
         (z.max(axis=-1), "largest scores, not weights"),
         (np.full(right.shape, 1 / 16), "not each row's largest weight"),
         (right[..., :-1], "expected shape (20, 16)"),
+        (right.reshape(-1), "values right; keep the (20, 16) layout"),  # review 04af
+        (right.T, "expected shape (20, 16)"),  # same size, values in the wrong places
         ("0.07", "expected an array of numbers"),
     ]
     for answer, hint in slips:

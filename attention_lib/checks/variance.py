@@ -218,6 +218,10 @@ def _top_weight_result(answer, raw, divisor, weights, expected) -> CheckResult:
                 "that is one number (a mean or a median?): keep each row's largest weight, "
                 f"an array of shape {shape}; the cell below averages it."
             )
+        elif value.size == expected.size and np.allclose(
+            value.reshape(shape), expected, rtol=1e-6, atol=1e-9
+        ):
+            hint = f"values right; keep the {shape} layout: one row per sentence, no reshape."
         elif raw.ndim > 2 and value.shape == shape[1:]:
             hint = f"that covers the first sentence only: keep every row, shape {shape}."
         else:

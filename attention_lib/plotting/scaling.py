@@ -123,8 +123,8 @@ def gradients_vs_dimension(
     _plain_log2_ticks(ax, d)
     ax.set_xlabel("$d_k$")
     norm = r"$\Vert \partial L / \partial q_i \Vert$"
-    ax.set_ylabel(f"gradient reaching a query,\n{norm}")
-    ax.set_title("Raw against scaled scores, by width")  # the y label says what is drawn
+    ax.set_ylabel(f"size of the gradient, {norm}")
+    ax.set_title("Gradient reaching a query, by width")  # names the quantity drawn
     handles, labels = ax.get_legend_handles_labels()
     # Column by column: raw line, raw band; then scaled line, scaled band.
     starts = ("raw scores", "raw:", "scaled scores", "scaled:")
