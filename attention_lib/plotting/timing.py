@@ -152,8 +152,9 @@ def timing_plot(
     if i is not None:  # where the lines cross on the log-log axes
         x_cross = np.exp(np.interp(0, [r[i + 1], r[i]], np.log(n[[i + 1, i]])))
         ax.axvline(x_cross, color="0.35", linestyle=":", linewidth=1.5)
-        note = f"{cross[1]} faster than {cross[0]} → "
-        ax.text(x_cross, lo / 1.7, note, fontsize=8, va="bottom", ha="right")
+        note = f"{cross[1]} faster than {cross[0]}"
+        arrow = f"{cross[1]} faster to the right → "  # past the line, not at it
+        ax.text(x_cross, lo / 1.7, arrow, fontsize=8, va="bottom", ha="right")
     ax.legend(fontsize=8)
     fig.tight_layout()
     parts = []
@@ -164,7 +165,7 @@ def timing_plot(
     alt = f"Log-log line plot of the time one call takes against n from {n[0]:g} to {n[-1]:g}. "
     alt += "; ".join(parts) + "."
     if cross and i is not None:
-        alt += f" A dotted line near n = {x_cross:.0f}: {note.strip(' →')} after it."
+        alt += f" A dotted line near n = {x_cross:.0f}: {note} after it."
     elif cross:  # on another machine the lines may not cross: no line, and the text says so
         alt += f" The {cross[0]} and {cross[1]} lines do not cross."
     return fig, alt
