@@ -18,6 +18,12 @@ _BLOCK = (
     "times its card, shape (1, d_v). Start from zeros of shape (n_q, d_v)."
 )
 
+_CARD_AXIS = (
+    " Your column of weights has shape (b, n_q, 1), but V[..., j, :] has shape (b, d_v): "
+    "the card needs an axis for the queries too. Write V[..., None, j, :], shape "
+    "(b, 1, d_v)."
+)
+
 
 def check_blend(fn) -> CheckResult:
     """Check ``fn(weights, V)``: ``weights @ V`` as a loop over the keys, without ``@``.
@@ -111,9 +117,14 @@ def check_blend(fn) -> CheckResult:
         case = "a batch of 2 (weights (2, 3, 4), V (2, 4, 3))"
         batch = (
             " With a batch in front, weights[:, j] and V[j] index the wrong axes: count "
-            "from the end, weights[..., :, j] and V[..., j, :]."
+            "from the end, weights[..., :, j, None] * V[..., None, j, :]."
         )
-        out = _run_shapes(cases, case, W, V, hint=batch, broadcast=batch)
+        try:
+            out = _run_shapes(cases, case, W, V, hint=batch, broadcast=batch)
+        except Fail as fail:  # a column (..., n_q, 1) met a card (..., d_v): no row axis
+            if "(2,3,1) (2,3)" not in str(fail):
+                raise
+            raise Fail(str(fail).replace(batch, _CARD_AXIS)) from None
         _partial(out, W, V)
         expect_shape(out, (2, 3, 3), case, batch)
         same(out, W @ V, case)

@@ -194,11 +194,13 @@ def blend_hull(
     # the next, and the board must not move under the reader's eye.
     fig.subplots_adjust(left=0.12, right=0.96, top=0.93, bottom=0.27)
 
-    where = [
-        f"{label} at ({o[0]:.2f}, {o[1]:.2f}), "
-        + ("inside the hull" if inside_hull(o, P) else "OUTSIDE the hull")
-        for label, o in outputs.items()
-    ]
+    def _place(o) -> str:  # a blend on a corner is on the hull, not inside it
+        on = [c for c in corners if np.allclose(o, P[c])]
+        if on:
+            return f"on the corner '{tokens[on[0]]}'"
+        return "inside the hull" if inside_hull(o, P) else "OUTSIDE the hull"
+
+    where = [f"{label} at ({o[0]:.2f}, {o[1]:.2f}), {_place(o)}" for label, o in outputs.items()]
     alt = (
         f"Scatter plot: {title}. The {len(tokens)} value vectors in dimensions "
         f"'{features[i]}' and '{features[j]}'; the hull's corners are "
