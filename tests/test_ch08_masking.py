@@ -1120,7 +1120,7 @@ def test_page_after_review_08j_is_shorter_and_meets_the_empty_row_where_it_happe
     assert "89c5247e" not in ids  # one leak table
     said = sum(len(re.findall(r"exp\(-inf\) = 0|e\^\{-\\infty\} = 0", c.source)) for c in visible)
     assert said == 1, said
-    fold = cells[ids.index("mh-mask-md")].source
+    fold = cells[ids.index("in-practice")].source  # 08x: the heads fold merged into it
     assert "the first head (index 0)" in fold and "the second (index 1)" in fold
     assert not re.search(r"head [12]\b", fold)
 
@@ -1223,7 +1223,7 @@ def test_page_after_review_08m_folds_the_practice_note_and_shows_the_nan_on_left
     assert "encoder, real words same as alone: True" in out  # the table's left encoder cell
     out = "".join(o.get("text", "") for o in by_id["zero-route"].outputs)
     assert out.splitlines()[0] == "softmax, zero, divide: [nan nan nan]"
-    note = by_id["in-practice"].source
+    note = by_id["zero-route-md"].source  # 08x: finite fills in the numerics fold
     assert ":class: dropdown" in note and "torch.finfo(dtype).min" in note and "-1e9" in note
     assert "word order" in by_id["sym-md"].source
 
@@ -1257,17 +1257,18 @@ def test_page_after_review_08n_practises_the_masked_softmax_where_it_is_taught()
     assert "Figure 2 of" in by_id["cf3bb74f"].source and "Mask (opt.)" in by_id["cf3bb74f"].source
     assert "real = " not in by_id["83d99a4f"].source
     assert "{term}`permutation equivariance`" in by_id["sym-md"].source
-    assert "b under" not in by_id["mh-mask-md"].source
+    assert "b under" not in by_id["in-practice"].source
     assert "`&` only changes" not in by_id["4543ab08"].source
     # the educator's additions, all folded
-    cross = by_id["cross-md"].source
+    cross = by_id["in-practice"].source  # 08x: cross-attention merged into the practice fold
     assert ":class: dropdown" in cross and "(b, 1, n_k)" in cross
     out = "".join(o.get("text", "") for o in by_id["cross-code"].outputs)
     assert "weights: (2, 3, 8)" in out and "weight on its pads: 0.0" in out
     note = " ".join(by_id["in-practice"].source.split())
-    for said in ("is_causal=True", '"flash" path', "chapter 12", "masked_fill"):
+    for said in ("is_causal=True", '"flash" path', "chapter 12"):
         assert said in note, said
-    assert "an empty row spreads evenly over its keys" in note  # 08w: finite fills
+    route = " ".join(by_id["zero-route-md"].source.split())  # 08x: finite fills moved here
+    assert "masked_fill" in route and "the empty row, which spreads evenly over its keys" in route
     # main-line words went down (1,976 after this round), and the whole page did not grow
     main, folded = main_and_folded(cells)
     assert _words(main) < 2000
@@ -1296,9 +1297,11 @@ def test_page_after_review_08o_is_shorter_explains_each_point_once_and_shows_the
     text = " ".join(c.source for c in visible if c.cell_type == "markdown")
     assert len(re.findall(r"broadcasts? over the queries", text)) == 1, text  # cross (08v)
     assert "the 1 repeats over the queries" in by_id["b902f809"].source
-    assert "as above" in by_id["cross-md"].source
+    assert "as above" in by_id["in-practice"].source
     # one left-padding section, the fixed mask and the causal-only leak on the page
-    assert sum(c.source.startswith("## Left padding") for c in visible) == 1
+    assert (
+        sum(c.source.startswith("## Going further (optional): left padding") for c in visible) == 1
+    )
     fig = by_id["left-pad-fig"]  # 08r: the fixed mask as a heatmap, not a 0/1 print
     assert "fixed[1]" in fig.source and fig.metadata["tags"] == ["hide-input"]
     out = "".join(o.get("text", "") for o in by_id["left-pad-where"].outputs)  # 08p: split
@@ -1307,7 +1310,7 @@ def test_page_after_review_08o_is_shorter_explains_each_point_once_and_shows_the
     assert ids.index("78ddbfa5") + 1 == ids.index("zero-route-md")
     route = " ".join(by_id["zero-route-md"].source.split())
     assert "first masks after the softmax" in route  # 08r: folded, the gap defined
-    assert "about 104 above the largest allowed one (measured in NumPy)" in route  # 08w
+    assert "about 100 above the largest allowed one." in route  # 08x: 104 in NumPy, 88 with FTZ
     assert "my_masked_softmax" not in by_id["zero-route"].source  # runs in the learner edition
     assert "not yet the causal mask" in " ".join(by_id["abf3379f"].source.split())
     assert "copy" not in by_id["abf3379f"].source
@@ -1341,7 +1344,7 @@ def test_page_after_review_08p_defines_on_the_page_what_the_page_uses():
     assert ids.index("07954ee0") < ids.index("5cca86b5") < ids.index("tf-code")
     # the fix, then which mask is needed where, in two cells
     order = ["left-pad-intro", "left-pad-fix", "left-pad-fig", "left-pad-fig-assert"]
-    order += ["lp-table", "1cc31342"]  # 08w: the folds go after the exercises
+    order += ["lp-table", "ex-batch-md"]  # 08x: the left-padding exercise follows the table
     assert [ids.index(i) for i in order] == list(
         range(ids.index(order[0]), ids.index(order[0]) + 6)
     )
@@ -1350,7 +1353,8 @@ def test_page_after_review_08p_defines_on_the_page_what_the_page_uses():
     assert "share one column" in head and "last column" in head
     route = " ".join(by_id["zero-route-md"].source.split())
     assert "must come" not in route and "masking first" in route
-    assert "need not equal" in by_id["cross-md"].source and "\\ne" not in by_id["cross-md"].source
+    practice = " ".join(by_id["in-practice"].source.split())
+    assert "need not equal" in practice and "\\ne" not in practice
     assert all("folded cell" not in c.source for c in cells)
     summary = by_id["6aa08049"].source
     assert "chapter 11" not in summary and "What you will meet in practice" in summary
@@ -1381,7 +1385,9 @@ def test_page_after_review_08q_names_teacher_forcing_left_padding_and_finite_fil
         "alone lets a decoder's real words see the pads (largest output change 0.37)"
         in (by_id["nan-md"])
     )
-    assert "only $-\\infty$ gives exactly 0 for every score" in by_id["757f12f0"]  # 08w
+    ex81 = " ".join(by_id["757f12f0"].split())  # 08x: the -1e9 reason made exact
+    assert "a finite fill spreads an empty row evenly instead of refusing it" in ex81
+    assert "exactly 0 only while the allowed scores stay far above it" in ex81
     assert "initial=" not in by_id["7a7d4fda"]  # opens on t = 0, its first frame
 
 
@@ -1441,11 +1447,14 @@ def test_page_after_review_08s_says_one_thing_about_right_padding_and_is_shorter
     out = "".join(o.get("text", "") for o in by_id["tf-code"].outputs)
     assert "no mask, same as the prefixes: False" in " ".join(out.split())
     # 08w: the left-pad figure is a before/after pair, the empty pad rows drawn
-    assert 'titles=["causal & padding", "| the diagonal"]' in by_id["left-pad-fig"].source
+    assert (
+        'titles=["causal and padding masks", "plus: each pad sees itself"]'
+        in by_id["left-pad-fig"].source
+    )  # 08x: words, not code fragments
     # nits
     assert "The second reason" not in flat["30ab71aa"]
-    assert "measured in NumPy" in flat["zero-route-md"]
-    assert "adding the diagonal changes only the pads' rows" in flat["ex-batch-md"]
+    assert "about 100 above" in flat["zero-route-md"]  # 08x: 104 in NumPy, 88 with FTZ
+    assert "changes only the pads' rows" not in flat["ex-batch-md"]  # 08x: said once
 
 
 def test_page_after_review_08t_folds_the_left_padding_checks_and_is_shorter():
@@ -1461,17 +1470,17 @@ def test_page_after_review_08t_folds_the_left_padding_checks_and_is_shorter():
     # the NaN demo, the two checks and the positions note in one fold, after the fix
     assert "left-pad-where-md" not in ids and "left-pad-after" not in ids
     assert by_id["nan-md"] in folded and "**Positions.**" in flat["nan-md"]
-    assert "Positions" not in flat["mh-mask-md"]
+    assert "Positions" not in flat["in-practice"]
     fold = ["nan-md", "772c7115", "7f2ad8f6", "left-pad-where", "left-pad-assert"]
-    start = ids.index("further-md") + 1  # 08w: after the exercises, under Further details
-    assert ids[start : start + 5] == fold and ids.index("1cc31342") < start
+    start = ids.index("ex-batch-sol-end") + 1  # 08x: closes the optional left-padding section
+    assert ids[start : start + 5] == fold and ids.index("further-md") == start + 5
     assert by_id["left-pad-where"].metadata["tags"] == ["hide-cell"]
     assert "mask=causal)" not in by_id["left-pad-where"].source  # no 8 x 8 from far above
     # why an encoder has no empty row; the recap of the arrays reused; the reasons
     assert "without the causal mask, a pad still sees the real keys after it" in flat["nan-md"]
     assert "`lengths` is still [8, 5]" in flat["lp-head"] and "sQ" not in flat["lp-head"]  # 08v
     assert "usually pads on the **left**" in flat["lp-head"]
-    assert "which already see themselves, do not change" in flat["left-pad-intro"]
+    assert "The real rows already do, so they do not change" in flat["left-pad-intro"]
     # the padding figure's takeaway does not repeat 'about a third' from 70bdfd29
     assert "about a third" not in by_id["e9d676ee"].source
 
@@ -1487,11 +1496,12 @@ def test_page_after_review_08u_qualifies_the_diagonal_and_is_shorter():
     assert _words(cells) < 2378  # 2,378 before
     table = flat["lp-table"]  # 08v: after the demonstration
     assert "`\\|` the diagonal\\* |" in table  # 08w: a short row and a footnote
-    assert "\\* With a $-\\infty$ fill a pad's row would be empty" in table
-    assert "Hugging Face unmasks the whole row" in table and "plus the diagonal" not in table
+    assert "One of three ways to fill a pad's empty row: the diagonal (here)" in table  # 08x
+    assert "the whole row (Hugging Face)" in table and "plus the diagonal" not in table
+    assert "an even spread (a finite fill)" in table
     summary = flat["6aa08049"]  # the left-padding fix sits with the 0 / 0 it avoids
     assert "Masks combine with `&`. - A row" in summary
-    assert "$0 / 0$ (with left padding, let each pad see itself)" in summary
+    assert "$0 / 0$. Next" in summary  # 08x: left padding is optional, the summary core
     assert "on the right, only" not in flat["ex-batch-md"]
     source = pathlib.Path(batch_mask_module.__file__).with_name("masked_softmax.py").read_text()
     assert "with a causal mask" not in source and "with a padding mask" not in source
@@ -1528,9 +1538,9 @@ def test_page_after_review_08v_builds_the_mask_and_keeps_the_padding_half_light(
         assert name not in code, name
     assert "def attend(X, mask=None)" in by_id["33419e14"].source
     # float16 in the folds, both numbers asserted on the page
-    assert "float16" not in flat["zero-route-md"] and by_id["zero-route-md"] in folded  # 08w
-    assert "In float16, `-1e9` is out of range: a cast gives $-\\infty$" in flat["in-practice"]
-    assert "raises an overflow error" in flat["in-practice"]
+    assert by_id["zero-route-md"] in folded  # 08x: float16 beside the finite fills
+    assert "In float16, `-1e9` is out of range: a cast gives $-\\infty$" in flat["zero-route-md"]
+    assert "raises an overflow error" in flat["zero-route-md"]
     assert "smallest_gap(np.float16) == 18" in by_id["zero-route-assert"].source
 
 
@@ -1543,11 +1553,37 @@ def test_page_after_review_08w_folds_the_details_after_the_exercises_and_is_shor
     ids = list(by_id)
     main, _ = main_and_folded(cells)
     assert _words(main) < 1637  # 1,637 before
-    assert ids.index("further-md") > ids.index("pad-rows-assert")
+    assert ids.index("further-md") > ids.index("left-pad-assert") > ids.index("pad-rows-assert")
     assert ids.index("mh-mask-assert") + 1 == ids.index("6aa08049")  # then the Summary
     note = flat["in-practice"]
     assert "overflows to" not in note and "nanoGPT builds the triangle once" in note
     assert "`ignore_index`" in note and "scores + np.where(mask, 0.0, -np.inf)" in note
-    assert "104" in flat["zero-route-md"] and "745" not in flat["zero-route-md"]
+    assert "about 100" in flat["zero-route-md"] and "745" not in flat["zero-route-md"]
     alt = " ".join(o.get("data", {}).get("text/plain", "") for o in by_id["left-pad-fig"].outputs)
     assert "<pad> no key (3 rows)" in alt
+
+
+def test_page_after_review_08x_is_shorter_with_fewer_folds_and_exact_fills():
+    """Review 08x: 'a blocked weight is then tiny, not exactly 0' is wrong in floating
+    point (exp(-1e9 - max) underflows); five folds plus a full left-padding section; three
+    dense sentences; code-like panel titles; the diagonal presented as the only fix."""
+    cells, by_id, flat = _page()
+    ids = list(by_id)
+    main, folded = main_and_folded(cells)
+    assert _words(main) < 1630  # 1,630 before
+    assert _words(cells) < 2347  # 2,347 before
+    route = flat["zero-route-md"]
+    assert "tiny, not exactly 0" not in " ".join(flat.values())
+    assert "With realistic scores a blocked weight still underflows to exactly 0" in route
+    dropdowns = [
+        c.id for c in folded if ":class: dropdown" in c.source and "admonition" in c.source
+    ]
+    assert dropdowns == ["zero-route-md", "nan-md", "in-practice"], dropdowns
+    assert "cross-md" not in ids and "mh-mask-md" not in ids and "1cc31342" not in ids
+    # the core ends with the padding exercise; left padding and its exercise are optional
+    assert ids.index("pad-fig-assert") + 1 == ids.index("df82c2f9")
+    assert ids.index("4543ab08") + 1 == ids.index("lp-head")
+    assert ids.index("lp-head") < ids.index("ex-batch-md") < ids.index("further-md")
+    assert "the pads up to itself" not in flat["left-pad-mid"]
+    assert "lands on the heads" not in flat["b902f809"]
+    assert "np.eye" not in flat["left-pad-intro"]
