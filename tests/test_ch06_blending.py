@@ -522,7 +522,34 @@ def test_a_loop_that_ignores_the_batch_axis_is_told_to_count_from_the_end(capsys
 
     assert not check_blend(no_batch)
     line = capsys.readouterr().out
-    assert "a batch of 2" in line and "weights[..., :, j] and V[..., j, :]" in line
+    assert "a batch of 2" in line and "weights[..., :, j, None] * V[..., None, j, :]" in line
+
+
+def test_a_card_without_its_query_axis_is_told_v_none_j(capsys):
+    # Review 06u: weights[..., :, j, None] * V[..., j, :] broadcasts (2,3,1) with (2,3); the
+    # hint must name the fix, V[..., None, j, :], not repeat what the learner wrote.
+    def no_card_axis(W, V):
+        out = np.zeros(W.shape[:-1] + V.shape[-1:])
+        for j in range(V.shape[-2]):
+            out = out + W[..., :, j, None] * V[..., j, :]
+        return out
+
+    assert not check_blend(no_card_axis)
+    line = capsys.readouterr().out
+    assert "a batch of 2" in line and "Write V[..., None, j, :], shape (b, 1, d_v)" in line
+    assert "count from the end" not in line
+
+
+def test_a_missing_module_is_named_not_blamed_on_the_shapes(capsys):
+    def with_scipy(Q, K, V):
+        import a_module_that_is_not_installed  # noqa: F401
+
+        return Q
+
+    assert not check_attention(with_scipy)
+    line = capsys.readouterr().out
+    assert "ModuleNotFoundError" in line and "That module is not installed here" in line
+    assert "shape" not in line.split("ModuleNotFoundError")[1]
 
 
 def test_blend_checker_catches_a_one_hot_slip(capsys):
@@ -811,8 +838,10 @@ def test_fix_round_6i_prose_says_each_point_once():
     assert "hardly depart from" not in flat and "any direction" not in flat
     # The split into the average card plus departures is folded (fix round 6k).
     folded = next(c for c in cells if c.id == "92dfa50e").source
-    assert ":class: dropdown" in folded  # session 5: the T = 1 claim, 0.09, sits in it
-    assert "within 0.09 of an even 1/8" in folded.split(":class: dropdown")[1]
+    assert ":class: dropdown" in folded
+    # Session 4c (review 06u): the T = 1 claim, 0.09, is on the main line under the figure.
+    under = next(c for c in cells if c.id == "6e1a7d0d").source
+    assert "within 0.09 of an even" in under and "0.09" not in folded
     # Fix round 6b: the eight noun elements are printed in a table instead, and the gap
     # from the average card is computed and asserted off the page.
     asserted = next(c for c in cells if c.id == "9f780453").source
@@ -825,7 +854,7 @@ def test_fix_round_6i_prose_says_each_point_once():
     # "seven tokens lean on 'cake'" aside is cut.
     assert "closes about two-thirds of the gap to the card" in flat
     assert "seven tokens lean most" not in flat and 'Only "it" comes close' not in flat
-    assert "0.94 of its weight on the noun it stands for" in flat  # chapter 10's number
+    assert "0.94 of the pronoun's weight on the right noun" in flat  # chapter 10's number
     assert 'the output of "cake" will' not in flat
     # The residual adds x_it back, in its own features, not the card's third person.
     assert "So $x_\\text{it}$ survives, though the output" in flat
@@ -1083,10 +1112,14 @@ def test_no_answer_to_exercise_6_3_comes_before_it():
 
     path = Path(__file__).resolve().parents[1] / "chapters" / "06_blending.ipynb"
     ids = [c.id for c in nbformat.read(path, as_version=4).cells]
-    # nanoGPT's lines answer Exercise 6.3: they come after its solution, in a fold of their
-    # own that readers who skip the solution still see (session 4, review 06s).
-    solution_end = ids.index("df9f57f8")
-    assert ids.index("a0425dfb") < ids.index("07204bd7") < solution_end < ids.index("6b1e7a02")
+    # nanoGPT's lines answer Exercise 6.3. Session 4c (review 06u): they sit with the
+    # library call, in "The four steps in one call", and the fold's title says they answer
+    # the exercise, so the Exercises section runs uninterrupted.
+    nb = nbformat.read(path, as_version=4)
+    nano = next(c for c in nb.cells if c.id == "6b1e7a02").source
+    assert "(an answer to Exercise 6.3)" in nano.splitlines()[0]
+    assert ids.index("e674437e") < ids.index("6b1e7a06") < ids.index("6b1e7a02")
+    assert ids.index("6b1e7a02") < ids.index("e970aa4c")  # before the Exercises
 
 
 # --- check_hull_escape (Exercise 6.4) and fix round 6m -------------------------------------
@@ -1214,8 +1247,8 @@ def test_fix_round_6b_structure_and_cuts():
 
     cells, flat = _prose()
     ids = [c.id for c in cells]
-    # nanoGPT is a fold after Exercise 6.3's solution, no section of its own.
-    assert ids.index("07204bd7") < ids.index("df9f57f8") < ids.index("6b1e7a02")
+    # nanoGPT is a fold with the library call (session 4c), no section of its own.
+    assert ids.index("b6270df8") < ids.index("6b1e7a02") < ids.index("e970aa4c")
     assert next(c for c in cells if c.id == "6b1e7a02").source.startswith("````{admonition}")
     assert "## The same steps in nanoGPT" not in flat
     # Exercise 6.4 defines P again, so it runs without the hull section's cells.
@@ -1256,7 +1289,12 @@ def test_what_the_blend_carries_is_one_sentence_and_one_printout():
     assert "a7c2e6b0" not in ids and "a7c2e6b4" not in ids
     assert ids.index("b1e9d406") + 1 == ids.index("a7c2e6b5")
     lead = " ".join(next(c for c in cells if c.id == "b1e9d406").source.split())
-    assert "the toy's weights are nearly even, so every output lies close to the average" in lead
+    # Session 4c (review 06u): the near-even point moved under the matmul figure.
+    assert lead.startswith("## Sharper weights, closer to one card")
+    assert "nearly even" not in lead
+    under = " ".join(next(c for c in cells if c.id == "6e1a7d0d").source.split())
+    assert "so every output entry is within 0.08 of the average card" in under
+    assert ids.index("6e1a7d0c") + 1 == ids.index("6e1a7d0d")
     assert "such matrices" not in flat and "as strongly as the weights are sharp" not in flat
     sharp = next(c for c in cells if c.id == "a7c2e6b5").outputs[0]["text"].splitlines()
     assert [line.split(":")[0] for line in sharp] == ["T = 1", "T = 0.2"]
@@ -1372,8 +1410,9 @@ def test_fix_round_6n_mood_is_ours_too_no_head_before_chapter_7_and_why_blend():
     assert "Entry $f$ of every output therefore stays within the range of column $f$" in flat
     assert "food gives noun and third person" not in flat
     # Why V is a projection of its own: "it" is matched on pointer, hands over third person.
-    why_v = " ".join(next(c for c in cells if c.id == "f5022e08").source.split())
+    why_v = " ".join(next(c for c in cells if c.id == "f5022e0a").source.split())
     assert 'The key of "it" is mostly pointer' in why_v and "Why not pass on the keys?" in why_v
+    assert "in food, person, action and pointer" in why_v  # the key's axes are named
     assert "The math says why" not in flat
     # "head" is chapter 7's word: not used on this page before it.
     assert not re.search(r"\bheads?\b", flat.split("nanoGPT's `CausalSelfAttention`")[0])
@@ -1459,7 +1498,8 @@ def test_session_3_round_2_review_06p():
     assert gaps.count("gap 0.72") == 1 and gaps.count("gap 0.22") == 1
     # One sharp temperature: T = 0.2 in both the noun table and the hull table.
     assert "T = 0.1" not in text and "T = 0.1" not in cells_code(cells)
-    assert '"it" learns to put 0.94 of its weight on the noun it stands for' in text
+    assert "a trained model puts 0.94 of the pronoun's weight on the right noun" in text
+    assert "averaged over test sentences" in text
     path_10 = next((Path(__file__).resolve().parents[1] / "chapters").glob("10_*.ipynb"))
     chapter_10 = " ".join(c.source for c in nbformat.read(path_10, as_version=4).cells)
     assert "round(on_noun.mean(), 2) == 0.94" in chapter_10  # asserted where it is trained
@@ -1470,7 +1510,8 @@ def test_session_3_round_2_review_06p():
     prompt = " ".join(prompt.split())
     # Session 5 (review 06t): 2-D first, then the batch, with the indexing shown.
     assert "1. First for 2-D `weights` $(n_q, n_k)$" in prompt
-    assert "`weights[:, j, None] * V[j]`" in prompt and "`weights[..., :, j, None]`" in prompt
+    assert "`weights[:, j, None] * V[j]`" in prompt
+    assert "`weights[..., :, j, None] * V[..., None, j, :]`" in prompt  # review 06u
     assert "`V` $(b, n_k, d_v)$" in prompt
     assert "start from zeros of shape `weights.shape[:-1] + V.shape[-1:]`" in prompt
 
