@@ -1112,14 +1112,12 @@ def test_no_answer_to_exercise_6_3_comes_before_it():
 
     path = Path(__file__).resolve().parents[1] / "chapters" / "06_blending.ipynb"
     ids = [c.id for c in nbformat.read(path, as_version=4).cells]
-    # nanoGPT's lines answer Exercise 6.3. Session 4c (review 06u): they sit with the
-    # library call, in "The four steps in one call", and the fold's title says they answer
-    # the exercise, so the Exercises section runs uninterrupted.
+    # nanoGPT's lines answer Exercise 6.3, so they come after its solution, never before
+    # the exercise (review 06u asked to move them up; that would give the answer away).
     nb = nbformat.read(path, as_version=4)
     nano = next(c for c in nb.cells if c.id == "6b1e7a02").source
-    assert "(an answer to Exercise 6.3)" in nano.splitlines()[0]
-    assert ids.index("e674437e") < ids.index("6b1e7a06") < ids.index("6b1e7a02")
-    assert ids.index("6b1e7a02") < ids.index("e970aa4c")  # before the Exercises
+    assert nano.splitlines()[0] == "````{admonition} The same steps in nanoGPT"
+    assert ids.index("a0425dfb") < ids.index("df9f57f8") < ids.index("6b1e7a02")
 
 
 # --- check_hull_escape (Exercise 6.4) and fix round 6m -------------------------------------
@@ -1247,8 +1245,8 @@ def test_fix_round_6b_structure_and_cuts():
 
     cells, flat = _prose()
     ids = [c.id for c in cells]
-    # nanoGPT is a fold with the library call (session 4c), no section of its own.
-    assert ids.index("b6270df8") < ids.index("6b1e7a02") < ids.index("e970aa4c")
+    # nanoGPT is a fold after Exercise 6.3's solution, no section of its own.
+    assert ids.index("df9f57f8") < ids.index("6b1e7a02") < ids.index("e88954b8")
     assert next(c for c in cells if c.id == "6b1e7a02").source.startswith("````{admonition}")
     assert "## The same steps in nanoGPT" not in flat
     # Exercise 6.4 defines P again, so it runs without the hull section's cells.
