@@ -875,7 +875,7 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert "one value from each head" in source["pair-read2"]  # session 4: no head holds both
     assert "In attention, only $W_o$ reads across heads" in read
     assert "This one mixes the heads" not in source["pair-read"]
-    assert "both score 16, 8 after scaling; each gets 0.48." in source["pair-read"]
+    assert 'both score 16 with "ate", 8 after scaling; each gets 0.48.' in source["pair-read"]
     assert "0.00" not in read and "average" not in read  # fix round 7j: the artefact, cut
     assert "blended" not in cells[ids.index("mix-assert")].source
     assert ids.index("pair-read2") < ids.index("mix-code") < ids.index("mix-read")
@@ -906,6 +906,8 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "pair-md",  # the pair, named once
     "pair-code",  # its matrices as labelled tables: W_q's action row, queries and keys
     "pair-values",  # fix round 7m: the values in a table of their own
+    "pair-md2",  # review 07zb: the tables first, then what they say ...
+    "pair-md3",  # ... and what a head is
     "pair-run",  # one head against two: the row of weights of "ate"
     "pair-out",  # and what comes back (fix round 7h: labelled tables, no raw indexing)
     "pair-read",  # fix round 7n (review 07r): one head ...
@@ -938,7 +940,6 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "3dce5151",
     "slider-read",  # fix round 3 (review 07s): the slider's payoff, asserted in slider-assert
     "slider-assert",
-    "rank-read",  # fix round 7j: the rank section cut to one paragraph
     "bd170a6f",  # "## Summary": the chapter ends on it (review 07t)
 ]
 
@@ -1050,7 +1051,9 @@ def test_one_row_must_split_is_said_in_the_text_once():
     # review 07y: "adds the values into one vector", which holds beyond the pair's values
     # review 07za: "never both side by side" overreached (values in columns of their own
     # sit side by side even in one head); what merges is what the two share
-    assert page.count("share these columns, so one average holds both") == 1
+    assert page.count("share these columns, so from this output alone no later layer") == 1
+    # review 07zb: the real limit said out loud, with separate columns (pair-assert)
+    assert "one row of weights gives each word only half its strength (0.51 and 0.48)" in page
     assert "never both side by side" not in page
     ids = [c.id for c in cells]
     assert "5bb6705c" not in ids and "45e8aaf0" not in ids
@@ -1081,17 +1084,9 @@ def test_cost_and_rank_wording():
     # fix round 7n (review 07r): the link to chapter 11 previews what it measured
     trained_md = source["trained-md"]
     assert "[chapter 11](11_real_model.ipynb), on our sentence" in trained_md
-    # fix round 7j: the rank section is cut to one paragraph, which states the limit and
-    # the condition under which there is none
-    read = source["rank-read"]
-    assert "A head's scores have rank at most $d_k$" in read
-    # round 3 (review 07x): softmax ignores a constant per row, so d_k = n - 1 suffices
-    # review 07za: one sentence, with what it means for real heads (the escape d_k >= n - 1
-    # is still constructed in reach-check, off the page)
-    assert "so a head 64 wide, as in the paper's base model, cannot reach every pattern" in read
-    assert "over thousands of tokens {cite:p}`bhojanapalli2020low`" in read
-    assert "linearly independent" not in read and len(read.split()) <= 40
-    assert "nothing is lost" not in read and "rank-code" not in source
+    # review 07zb: the one loose rank sentence is cut (7.4 keeps the width-2 case)
+    assert "rank-read" not in source and "reach-check" not in source
+    assert "rank at most" not in " ".join(source[c.id] for c in cells)
     out = {
         c.id: "".join(o.get("text", "") for o in c.outputs) for c in cells if c.cell_type == "code"
     }
@@ -1183,32 +1178,32 @@ def test_values_overlap_is_said_with_its_example():
     # the one-head scores are (pair-read: "8 after scaling")
     # session 3 (review 07v): the split said plainly, with d_k and the divisor per h
     # review 07y: W_o is cut by rows, not columns, said where the head is defined
-    assert (
-        "A head is a block of columns of $W_q$, $W_k$, $W_v$ and the matching rows of $W_o$."
-        in pair
-    )
-    assert "block of their columns" not in pair
-    assert "With two heads, the **object head** takes columns 0 and 1;" in pair
-    assert "the **subject head** takes 2 and 3." in pair
-    assert "$d_k = 2$ wide and divides its scores by $\\sqrt{2}$" in pair
-    assert "($h = 1$) takes all four; $d_k = 4$, so it divides by 2." in pair
-    assert "by rows" not in pair
-    # round 3 (review 07x): pair-md split in two; keys and values in one table of 8 rows
+    # review 07zb: the tables come first (pair-code, pair-values), then pair-md2 reads
+    # them and pair-md3 says what a head is; columns count from 1, as heads do
     ids = [c.id for c in cells]
-    assert ids.index("pair-md") + 1 == ids.index("pair-md2") < ids.index("pair-code")
+    assert ids.index("pair-md") + 1 == ids.index("pair-code")
+    assert ids.index("pair-values") + 1 == ids.index("pair-md2")
+    head = source["pair-md3"]
+    assert (
+        "A head is a block of columns of $W_q$, $W_k$, $W_v$ and the matching rows of $W_o$:"
+        in head
+    )
+    assert "the object head takes the first two, the subject head the last two." in head
+    assert "columns 0 and 1" not in " ".join(source.values())
+    assert "$d_k = 2$ wide and divides its scores by $\\sqrt{2}$" in head
+    assert "($h = 1$) takes all four columns; $d_k = 4$, so it divides by 2." in head
+    assert "by rows" not in head
     pair = source["pair-md2"]
-    assert "the same value, the *noun* and *human* columns of chapter 6's $W_v$" in pair
+    assert "and value, the *noun* and *human* columns of chapter 6's $W_v$" in pair
     assert "0.3 noun" not in pair  # review 07za: the odd aside is cut
     assert "each matrix" not in pair and "(1, 0)" not in pair
     W_q, W_k, W_v, W_o = HEADS.PAIR
     V = toy.X @ toy.W_v[:, [0, 3]]
     assert V[CAKE].tolist() == [1.0, 0.0] and V[I].tolist() == [1.0, 1.0]
     # fix round 7i: which feature each head's query reads, in one sentence
-    pair3 = source["pair-md3"]  # review 07za: pair-md2 split in two
     assert ids.index("pair-md2") + 1 == ids.index("pair-md3")
-    assert "Only the query differs:" in pair3
-    # fix round 3: "what was eaten" is said once, in the opening paragraph
-    assert '"ate" asks for food in one head and for a person in the other' in pair3
+    # review 07zb: the 16 is named where the table shows it, one per head
+    assert "16 for food in the **object head**, 16 for a person in the **subject head**" in pair
     assert "columns 0-1" not in " ".join(c.source for c in cells if c.id == "pair-values")
     assert 'what was eaten ("cake") and who ate ("I")' in " ".join(source["855d1d49"].split())
     assert "(who ate)" not in pair and "(what was eaten)" not in pair
@@ -1264,9 +1259,11 @@ def test_plain_printouts_on_the_main_line():
     assert kv_rows[1 + CAKE][1:] == ["1.0", "0.0", "1.0", "0.0"]
     assert kv_rows[1 + I][1:] == ["0.0", "1.0", "1.0", "1.0"]
     # review 07za: pair-md2 split; the 16 gets its reason in its own paragraph
-    assert "The 16 makes softmax nearly one-hot (chapter 5), so each head reads one word" in (
-        " ".join(cells["pair-md3"].source.split())
+    # review 07zb: "the 16" is said where the table shows it; 8 or 4 would not do
+    assert "A query of 16 is large enough that softmax is nearly one-hot (chapter 5)" in (
+        " ".join(cells["pair-md2"].source.split())
     )
+    assert "[0.97, 0.82, 0.54]" in cells["pair-assert"].source
     pair = shown["pair-run"].splitlines()
     assert pair[0].split() == ["row", "of", "'ate'", "one", "head", "object", "subject"]
     assert pair[1 + I].split() == ["I", "0.48", "0.00", "1.00"]
@@ -1314,15 +1311,15 @@ def test_the_named_heads_and_one_merged_experiment():
     read = source["pair-read"]
     # fix round 7j: the one-head tie is explained, and what is lost is the shared feature
     assert read.startswith(
-        'Run as one head, the query of "ate" is $(16, 0, 0, 16)$: "cake" and "I" both score '
-        "16, 8 after scaling; each gets 0.48."  # fix round 7l: scaled
+        'Run as one head, "cake" and "I" both score 16 with "ate", 8 after scaling; each '
+        "gets 0.48."  # fix round 7l: scaled; review 07zb: the query is in pair-code
     )
     # fix round 7n (review 07r): why twice; "nouns" said of the value cards, not of "I"
     # fix round 5 (review 07u): plain words, no "merges"
     assert "The row returns one average in both halves, (0.98, 0.48):" in read
     assert (
-        "a noun, about half human. The eaten and the eater share these columns, so one average "
-        "holds both: no later layer can tell whose *human* the 0.48 is." in read
+        "a noun, about half human. The eaten and the eater share these columns, so from this "
+        "output alone no later layer can tell whose *human* the 0.48 is." in read
     )
     assert "Both words are nouns" not in read
     assert "merges" not in read
@@ -1666,7 +1663,10 @@ def test_split_concat_draws_the_pair_step_by_step():
     rows = [t.get_text() for t in panels[4].get_yticklabels()]
     assert rows == ["object noun", "object human", "subject noun", "subject human"]
     assert rows[1] == names[1] and rows[3] == names[3]
-    assert panels[1].get_title() == "2. object head's weights (8×8)"
+    assert panels[1].get_title() == "2a. object head's weights (8×8)"
+    assert panels[2].get_title() == "2b. subject head's weights (8×8)"
+    # review 07zb: every weight panel labels its rows with the tokens
+    assert [t.get_text() for t in panels[2].get_yticklabels()] == list(toy.TOKENS)
     assert {"object", "subject"} <= {t.get_text() for t in panels[0].texts}
     assert "object head gives 'cake' 0.97; subject head gives 'I' 1.00" in alt
     assert [t.get_text() for t in panels[-1].get_xticklabels()] == names
@@ -1718,7 +1718,9 @@ def test_fix_round_7n_one_toy_on_the_main_line():
         "one gives `[CLS]` 0.91 of each row on average",
         "One head looks at the previous token, one mostly at the next",
         'but there every word looks most at "cake"',
-        "in a trained model only random starting weights set heads apart",
+        # review 07zb: random starts break the tie; training makes the heads differ
+        "In a trained model nothing in the architecture tells heads apart: random starting "
+        "weights break the tie, and training pushes each toward its own job.",
     ):
         assert said in trained
     main = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
@@ -1779,7 +1781,7 @@ def test_fix_round_4_07t_the_chapter_ends_on_the_summary():
         "ex-thin-heads",
         "ex-heads-read-figure",
     ]
-    assert ids[-1] == "bd170a6f" and ids.index("34bdbe19") < ids.index("rank-read")
+    assert ids[-1] == "bd170a6f" and ids.index("34bdbe19") < ids.index("slider-read")
     read = source["slider-read"]
     assert "sqrt" not in read and "alone" not in read
     assert "less sharply than in the grid" not in read  # review 07y: cut (asserted below)
@@ -1897,6 +1899,18 @@ def test_fix_round_b_review_07za():
     assert "@inproceedings{michel2019sixteen," in bib
     # the counter-example to "never both side by side" and the rank limit, computed
     assert "[0.51, 0.0, 0.0, 0.48]" in source["pair-assert"]
-    assert "matrix_rank(S_d @ centring) <= d_r" in source["reach-check"]
     main, _ = main_and_folded(cells)
     assert sum(len(c.source.split()) for c in main) <= 1537
+
+
+def test_fix_round_c_review_07zb():
+    """Review 07zb, round c: the pair's tables before their reading, the rank sentence cut,
+    the weight panels numbered 2a/2b, 7.1's stub no longer gives the answer, and the main
+    line shorter (1,537 words before)."""
+    cells = chapter_cells()
+    source = {c.id: c.source for c in cells}
+    assert "move the head axis" not in source["cc676c04"]
+    assert "# Your code here\n" in source["cc676c04"]
+    assert '["1 noun", "2 human", "3 noun", "4 human"]' in source["pair-out"]
+    main, _ = main_and_folded(cells)
+    assert sum(len(c.source.split()) for c in main) <= 1535

@@ -122,7 +122,7 @@ def split_concat(
     output = concat @ W_o  # (n, d_model)
     top_abs = max(np.abs(concat).max(), np.abs(W_o).max(), np.abs(output).max(), 1e-12)
     lower = (-float(top_abs), float(top_abs))  # symmetric, so 0 sits at the map's middle
-    numbered = [str(j) for j in range(d_model)]
+    numbered = [str(j + 1) for j in range(d_model)]  # columns count from 1, as heads do
     cols = list(cols) if cols is not None else numbered
     out_cols = list(out_cols) if out_cols is not None else numbered
     for name, names in (("cols", cols), ("out_cols", out_cols)):
@@ -140,7 +140,9 @@ def split_concat(
     row1_y = row2_y + n * c + above + 0.75  # bottoms of the two rows of panels
     bar = 0.8  # the weights' colour bar and its ticks
     q_bar = 0.75  # Q's own colour bar, between Q and the maps
-    fig_w = max(left + (d_model + h * n) * c + 0.35 + q_bar + 0.25 * (h - 1) + bar, 7.0)
+    lab = max(len(t) for t in tokens) * inch + 0.1  # each map's own row labels
+    fig_w = left + (d_model + h * n) * c + 0.35 + q_bar + 0.25 * (h - 1) + h * lab + bar
+    fig_w = max(fig_w, 7.0)
     fig_w = max(fig_w, left + 3 * d_model * c + gap + 0.95 + 0.35 + bar)
     fig_h = row1_y + n * c + 0.75
     fig = plt.figure(figsize=(fig_w, fig_h))
@@ -149,8 +151,8 @@ def split_concat(
         return fig.add_axes([x / fig_w, y / fig_h, cols_ * c / fig_w, rows_ * c / fig_h])
 
     ax_q = axes_at(left, row1_y, d_model, n)
-    x_maps = left + d_model * c + 0.35 + q_bar
-    maps = [axes_at(x_maps + i * (n * c + 0.25), row1_y, n, n) for i in range(h)]
+    x_maps = left + d_model * c + 0.35 + q_bar + lab
+    maps = [axes_at(x_maps + i * (n * c + 0.25 + lab), row1_y, n, n) for i in range(h)]
     ax_cat = axes_at(left, row2_y, d_model, n)
     x = left + d_model * c + gap
     ax_wo = axes_at(x, row2_y + (n - d_model) * c, d_model, d_model)  # tops aligned
@@ -163,14 +165,15 @@ def split_concat(
     fig.colorbar(q_image, cax=cax, ticks=q_ticks).ax.tick_params(labelsize=fontsize)
     _blocks(ax_q, n, h, d_k, fontsize, heads_named)
     for i, ax in enumerate(maps):
-        title_i = f"2. {heads_named[i]}'s weights ({n}×{n})"
-        image = _panel(ax, weights[i], title_i, None, tokens, fontsize, {row}, span=(0, 1))
+        step = f"2{'abcd'[i]}" if h > 1 else "2"  # a number per panel: 2a, 2b, ...
+        title_i = f"{step}. {heads_named[i]}'s weights ({n}×{n})"
+        image = _panel(ax, weights[i], title_i, tokens, tokens, fontsize, {row}, span=(0, 1))
         for side in ax.spines.values():
             side.set(ec=_HEAD_COLOURS[i % 4], ls=_HEAD_STYLES[i % 4], lw=3)
         # the query's row: a white band under a black line reads on dark and light cells
         ax.add_patch(Rectangle((-0.5, row - 0.5), n, 1, fill=False, lw=4.5, ec="white"))
         ax.add_patch(Rectangle((-0.5, row - 0.5), n, 1, fill=False, lw=2, ec="black"))
-    x_bar = x_maps + h * (n * c + 0.25) - 0.1
+    x_bar = x_maps + h * (n * c + 0.25) + (h - 1) * lab - 0.1
     cax = fig.add_axes([x_bar / fig_w, row1_y / fig_h, 0.12 / fig_w, n * c / fig_h])
     colour_bar = fig.colorbar(image, cax=cax, ticks=[0, 0.5, 1])
     colour_bar.ax.tick_params(labelsize=fontsize)
@@ -195,7 +198,8 @@ def split_concat(
     alt = (
         f"{title}. Four steps on {n} tokens. 1: Q = X W_q, shape ({n}, {d_model}), its "
         f"columns cut into {h} heads of {d_k}, each block outlined in its head's colour and "
-        f"line style. 2: each head's ({n}, {n}) weights, the row of '{query}' outlined: "
+        f"line style. 2: each head's ({n}, {n}) weights, rows and columns labelled with "
+        f"the tokens, the row of '{query}' outlined: "
         f"{finds}; their colour runs from 0 to 1. 3: the heads' outputs side by side, "
         f"({n}, {' + '.join([str(d_k)] * h)}). 4: the "
         f"concatenation times W_o, ({n}, {d_model}), these three on one diverging colour "
