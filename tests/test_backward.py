@@ -423,6 +423,20 @@ def test_a_loop_over_rows_that_crashes_on_one_row_is_told_the_first_case_is_1d()
     assert "no row axis" not in crash.message
 
 
+def test_a_loop_over_rows_that_runs_on_one_row_is_told_it_assumes_a_row_axis():
+    def loop(p, dp):  # right on a batch; on one row p[i] is a number: p (dp - p dp)
+        out = np.empty_like(p)
+        for i in range(p.shape[0]):
+            out[i] = p[i] * (dp[i] - np.sum(p[i] * dp[i]))
+        return out
+
+    result = check_softmax_backward(loop)
+    assert result.status == "FAIL" and "assumes a row axis" in result.message
+    assert "diagonal" not in result.message  # not the diagonal-only hint it mimics
+    diagonal = check_softmax_backward(lambda p, dp: p * (1 - p) * dp)  # wrong on a batch too
+    assert "diagonal" in diagonal.message and "row axis" not in diagonal.message
+
+
 def test_softmax_backward_checker_rules_out_the_library(capsys):
     called = check_softmax_backward(lambda p, dp: softmax_backward(p, dp))
     assert called.status == "FAIL" and "calls softmax_backward" in called.message

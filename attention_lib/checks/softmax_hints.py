@@ -22,7 +22,8 @@ _ONE_ROW = (
 
 _ONE_D = (
     "This first case is one row, p of shape (3,) with no row axis, so p[i] is a number, "
-    "not a row. Your function is right on a batch: make it handle one row too, e.g. "
+    "not a row: your code assumes a row axis. It is right on a batch: make it handle one "
+    "row too, e.g. "
     "loop with np.ndindex(p.shape[:-1]), which visits every row whatever the leading axes."
 )
 
