@@ -552,9 +552,9 @@ def test_one_head_carries_cake_in_two_seeds_of_three():
 
 
 def test_adam_steps_stay_near_the_learning_rate():
-    """Chapter 12: over the 800-step run, no Adam step exceeds 1.5 eta; the median is 0.13 eta,
-    and in a typical step more than half of E's rows (words absent from the minibatch) get no
-    gradient at all."""
+    """Chapter 12's run: no Adam step exceeds 1.5 eta and the median is 0.13 eta (the page says
+    only "about eta" for a steady gradient, asserted there), and in a typical step more than half
+    of E's rows (words absent from the minibatch) get no gradient at all."""
     from threadpoolctl import threadpool_limits
 
     from attention_lib import decoder
