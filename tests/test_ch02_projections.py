@@ -454,6 +454,8 @@ def test_globals_and_ignored_tokens_get_different_advice(capsys):
         # Review 02j: the columns of X were told about W_q @ X[i], which they never wrote.
         (lambda X, q, k, i, j: (X[:, i] @ q) @ (X[:, j] @ k), "X[:, i] is column i of X"),
         (lambda X, q, k, i, j: (X[i] @ q.T) @ (X[j] @ k.T), "X[i] @ W_q.T, dots x_i with each row"),
+        # Review 02s: the whole product with K's transpose forgotten, then indexed.
+        (lambda X, q, k, i, j: ((X @ q) @ (X @ k))[i, j], "Q @ K needs K transposed: Q @ K.T"),
     ],
 )
 def test_a_shape_error_is_traced_to_its_slip(fn, hint, capsys):
@@ -549,6 +551,8 @@ def test_an_exact_two_decimal_answer_has_no_truncation_slip(capsys):
     line = capsys.readouterr().out
     assert "truncate" not in line and "cut to" not in line and "0.3699" not in line
     assert "pairing entries one row apart gives this, e.g. 0.3 × 1.2" in line  # one slip for 0.36
+    # Review 02s: 0.28 + 0.08 is 0.36 too, so the hint leaves room for an addition slip.
+    assert "If your pairs were right, recheck the addition." in line
     assert not check_projection_element(1.35, x, toy.W_q, 0, **ELEMENT)  # element 0 is 1.36
     assert "truncate" not in capsys.readouterr().out
 

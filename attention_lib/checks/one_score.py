@@ -135,6 +135,8 @@ def _shape_slip(fn) -> str:
         return _TRANSPOSED
     if np.shape(out) == () and np.isclose(out, X[1] @ W_q @ W_k @ X[2]):
         return _NO_KEY
+    if np.shape(out) == () and np.isclose(out, ((X @ W_q) @ (X @ W_k))[1, 2]):
+        return _K_NOT_TRANSPOSED
     return _ROW_FIRST
 
 
@@ -204,6 +206,10 @@ _ROW_FIRST = (
 _NO_KEY = (
     "q_i = x_i W_q and k_j = x_j W_k (the row first) are both d_k long, and the score dots "
     "them: (X[i] @ W_q) @ (X[j] @ W_k). The key is x_j W_k; x_i W_q W_k x_j never forms it."
+)
+_K_NOT_TRANSPOSED = (
+    "Q @ K needs K transposed: Q @ K.T holds every score (row i, column j), or dot the two "
+    "rows, (X[i] @ W_q) @ (X[j] @ W_k)."
 )
 _COSINE = (
     "you divided by the lengths of q_i and k_j: that is chapter 1's cosine similarity. The "

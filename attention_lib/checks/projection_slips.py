@@ -107,7 +107,8 @@ def misread(x: np.ndarray, W: np.ndarray, j: int, x_name: str, W_name: str, show
                     sum(x[f] * col[g] for f, g in bad),
                     f"pairing entries one row apart gives this, e.g. {x[f]:g} × {col[g]:g} "
                     f"takes position {f} of {x_name} and row {g} of column {j}. {pair}: "
-                    f"{x[f]:g} goes with {col[f]:g}.",
+                    f"{x[f]:g} goes with {col[f]:g}. If your pairs were right, recheck the "
+                    "addition.",
                     f"entries paired one row apart ({x[f]:g} × {col[g]:g})",
                 )
             )
