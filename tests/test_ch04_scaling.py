@@ -837,21 +837,24 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     for word in (
         r"\operatorname{Var}(q \cdot k) = d_k",  # derived once; the summary bolds it
         "**saturated**",
-        "**A saturated row's query barely learns.**",  # review 04ad: the conclusion first
-        r"the keys' length (about $\sqrt{d_k}$)",  # why the divisor is sqrt(d_k), in two lines
+        "**Unscaled, the gradient is uneven.**",  # review 04af: what the figure shows
+        r"nothing cancels the keys' length, about $\sqrt{d_k}$",  # why raw starts above scaled
+        # review 04af: the gradient as a sum of keys, in one line (derived in the fold)
+        r"$\partial L/\partial q_i = c\sum_j (\partial L/\partial z_{ij})\,k_j$",
     ):
         assert word in plain, word
     # round 04b: the two-key slope and the 1 - p_top factor moved into a fold
     rows_fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
     for word in (r"$dp/dg = p\,(1 - p)$", r"capped by $1 - p_{\text{top}}$"):
         assert word in rows_fold and word not in plain, word
-    # review 04v: why-divide is the plain-SGD measurement only; review 04ac: it shares one
-    # fold with how the gradient is measured (one gradient box, not two)
+    # review 04v: why-divide is the plain-SGD measurement only; review 04af: its own fold,
+    # apart from the row-by-row gradient, opening with its answer
     assert "why-divide" not in ids
-    why = cells[ids.index("grad-rows-read")]
+    why = cells[ids.index("divide-or-shrink")]
     assert outside_folds(why.source).strip() == ""
-    assert "why divide rather than start smaller" in why.source.splitlines()[0]
-    assert "**Why not start $W_q$ and $W_k$ smaller?**" in why.source
+    assert "why divide rather than start smaller?" in why.source.splitlines()[0]
+    assert why.source.splitlines()[3].startswith("**In short:** shrinking $W_q$ and $W_k$")
+    assert "start smaller" not in cells[ids.index("grad-rows-read")].source
     for gone in ("μP", "one recipe", "suit every width"):
         assert gone not in why.source, gone
     # review 04z: plain SGD named; review 04ad: one clause says Adam differs (no claim of how)
@@ -896,14 +899,18 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04ac: the cell after the one gradient box is the shrink-vs-divide step
     assert ids[ids.index("grad-rows-read") + 1] == "grad-two"
     # review 04ae: one gradient fold, not two; its last hidden cell is shrink-vs-divide
-    assert ids[ids.index("grad-share-assert") + 1] == "why-divide-code"
+    assert ids[ids.index("grad-share-assert") + 1] == "divide-or-shrink"  # review 04af
+    assert ids[ids.index("divide-or-shrink") + 1] == "why-divide-code"
     # round 04b: one main-line paragraph (conclusion first), the figure, then the row-by-row
     # detail in a fold with its cells hidden under it
     prose = " ".join(cells[ids.index("grad-rows-read")].source.split())
     read = " ".join(cells[ids.index("grad-intro")].source.split())
     assert len(outside_folds(cells[ids.index("grad-intro")].source).split()) <= 130
-    assert "together get under 1/5000 of the total squared gradient" in read
-    assert "random output gradients stand in for any loss" in read  # L, defined on the main line
+    assert "the 30% saturated rows get under 1/5000 of the total squared gradient" in read
+    assert "from chapter 10's backward pass on a random stand-in loss" in read  # review 04af
+    assert r"\lVert\partial L/\partial q_i\rVert" in read  # the plotted quantity, named
+    assert "Up to $d_k = 64$ the raw median sits above the scaled line" in read
+    assert "From $d_k = 256$ even the median collapses" in read
     assert "standing in for any loss" in fold and "standing in" not in read
     order = ["grad-intro", "grad-code", "4c97044e", "grad-rows-read", "grad-two", "grad-rows"]
     assert [ids.index(i) for i in order] == sorted(ids.index(i) for i in order)
@@ -961,10 +968,10 @@ def test_why_divide_folds_one_plain_step_and_prints_both_moves_at_four_widths():
     cells = chapter_cells()
     ids = [cell.get("id") for cell in cells]
     at = ids.index("grad-rows-read")
-    head = "````{admonition} Going deeper (optional): the gradient, row by row, and why divide"
-    assert cells[at].source.startswith(head)
+    head = "````{admonition} Going deeper (optional): the gradient, row by row\n"
+    assert cells[at].source.startswith(head)  # review 04af: why-divide has its own fold
     assert "**In short:**" in cells[at].source.splitlines()[3]  # it opens with its answer
-    assert "The fourth cell below takes one plain" in cells[at].source
+    assert "The cell below takes one plain" in cells[ids.index("divide-or-shrink")].source
     hidden = [c for c in cells[at + 1 :] if c.metadata.get("tags") == ["hide-cell"]]
     assert [c.get("id") for c in hidden[:4]] == [
         "grad-two",
@@ -978,7 +985,7 @@ def test_why_divide_folds_one_plain_step_and_prints_both_moves_at_four_widths():
     assert "attention_backward" in code.source and "np.sign" not in code.source  # no Adam
     assert check.get("id") == "why-divide-assert" and check.metadata["tags"] == ["remove-cell"]
     assert "np.sqrt(d)" in check.source and "by_seed.max() < 8.5" in check.source
-    text = " ".join(cells[at].source.split())
+    text = " ".join(cells[ids.index("divide-or-shrink")].source.split())
     assert r"$\sqrt{d_k}$ times farther" in text
     assert "(about 4 to 8, with no trend in $d_k$)" in text  # over seeds (review 04aa)
     assert "np.sign" not in check.source  # the Adam clause is cut
@@ -1104,6 +1111,9 @@ def test_review_04u_phrasings_are_exact():
     assert "a tenth to a fifth" not in summary and "suit every width" not in summary
     assert "2 keys" not in summary  # review 04w: an unshown claim, cut
     assert "30 times narrower" in text("439f69a3")
+    assert "(middle, which never changes: that is the point)" in text("439f69a3")  # review 04af
+    # review 04af: the article's analogy is raw scores as water too hot, scaling as cooling
+    assert "likens raw scores to water too hot for coffee; scaling cools it" in text("cd18d051")
     assert "on a fixed axis" in text("439f69a3") and "## " not in cells["439f69a3"].source
     # review 04v: the scatter is cut; the gradient is made twice on the main line
     assert "grad-scatter" not in cells and "one dot per row" not in text("grad-intro")
@@ -1113,17 +1123,17 @@ def test_review_04u_phrasings_are_exact():
     # review 04ac: the random dOut lives in the fold only; the main line shows two rows
     assert "random gradient" not in read and "dOut" not in read
     assert "standing in for any loss" in text("grad-rows-read")
-    assert "a small step set by its **gradient**" in text("grad-intro")
+    assert "A weight's **gradient** is how much the loss $L$ changes" in text("grad-intro")
     # review 04w: the fold says the steps share a learning rate, not a size, and splits sqrt(d_k)
-    why = text("grad-rows-read")
+    why = text("divide-or-shrink")
     assert "of the same size" not in why and "with the same learning rate for both" in why
     assert "their gradient is $d_k^{1/4}$ times larger" not in why  # cut (review 04z)
     # review 04w/04y: why the raw median starts above the scaled one, in one main-line clause
-    # review 04ae: two jobs, the forward variance first, then the keys' length
-    assert "does two jobs: it keeps the scores' variance at 1" in read
-    assert "it cancels the keys' length" in read and "over-cancels (exercise 3)" in read
+    # review 04af: the exercise named by a reference, not by a bare number
+    assert "nothing cancels the keys' length" in read
+    assert "over-cancel ({ref}`ex-scaling-divide-by-d`)" in read and "(exercise 3)" not in read
     # review 04ac: the box says how
-    assert "$c = 1/\\sqrt{d_k}$ cancels $\\max_j \\lvert k_j \\rvert$" in why
+    assert "$c = 1/\\sqrt{d_k}$ cancels $\\max_j \\lvert k_j \\rvert$" in text("grad-rows-read")
     # review 04y: the fold's so-what: the shrunk recipe needs a rate falling like 1/sqrt(d_k)
     assert "so plain SGD would need a learning rate falling like" in why
     assert "suit every width" not in why
