@@ -8,8 +8,6 @@ from ..core import causal_mask, scaled_dot_product_attention, softmax
 from ..masks import padding_mask
 from .base import Cases, CheckResult, Fail, expect_shape, fmt, known_mistakes, same, verdict
 
-# --- Exercise: softmax with a mask ----------------------------------------------------------
-
 
 def _expected_weights(scores, mask) -> np.ndarray:
     """The library's masked weights for ``scores`` (no solution here): with the identity as
