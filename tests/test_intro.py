@@ -71,7 +71,7 @@ def test_the_landing_page_says_the_toy_leaves_positions_out_in_one_sentence():
         assert detail not in text, detail
     ch01 = _chapter_text("01_embeddings.ipynb")
     assert "positions return in chapters 10 to 12" in ch01
-    assert "at width 4 the stamps land in the four meaning columns, so predict that" in ch01
+    assert "is longer than any word here (0.36 to 1.04) and shares their four columns" in ch01
 
 
 def test_the_landing_page_holds_no_notes_for_maintainers():
