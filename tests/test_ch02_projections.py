@@ -713,7 +713,10 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "44ef9939" not in cells and "v2read01" not in cells  # the value demo is chapter 6's
     # values get a job: what "it" should receive is the value of "cake" (review 02q)
     assert "wqk2txt1" not in cells and "value of 'cake'" in cells["e12303af"].source
-    assert 'the value of "cake" (last line)' in cells["1eab48bb"].source
+    assert 'the value of "cake" (fourth\nline)' in cells["1eab48bb"].source
+    # review 02s: the case for W_v in numbers, with V = K "it" gets cake's key (food alone)
+    assert "With $V = K$ it would receive cake's key" in cells["1eab48bb"].source
+    assert "key of 'cake'" in cells["e12303af"].source
     assert "wqk2tab1" not in cells and "cdb08696" not in cells  # no table, no preview call
     fold = cells["wqkfold1"].source
     assert "A^{-\\top}" in fold and ":class: dropdown" in fold
@@ -731,18 +734,20 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # query column j meets key column j, worked out for q_it . k_cake (review 02q)
     worked = cells["colj0001"].source
     assert "q_{it} \\cdot k_{cake} = 1.8 \\times 1 + 0.24 \\times 0" in worked
-    assert 'Key column 0 holds the\n*food* of "cake"' in worked and "*seeks food*" in worked
-    # review 02r: the paragraph is split, and W_k's 0.2 gets its clause (0.98 -> 1.30)
-    assert "\n\nSo column $j$ of $W_q$ must mean" in worked
-    assert (
-        'a pointer advertises 0.2 of food, lifting the score of "cake" for "it" from 0.98' in worked
-    )
+    assert 'key column 0 holds the *food* of "cake"' in worked and "*seeks food*" in worked
+    # review 02s: W_k's 0.2 names its direction (cake -> it), it -> cake stays 1.8; columns
+    # share a meaning "in a hand-designed model" (the fold: trained columns have none)
+    assert "\n\nSo, in a hand-designed model, column $j$ of $W_q$ must mean" in worked
+    assert 'which lifts cake→it (query\n"cake", key "it") and leaves it→cake at 1.8' in worked
+    assert "0.98" not in worked and "lifting the score" not in worked
     assert (
         "q2read01" not in cells and 'every word but "I" looks for food' in cells["0c33d0b0"].source
     )
     assert "Every word but 'I' seeks food" not in cells["62fccb11"].source  # said once, in prose
     assert "which chapter 4 will scale" in cells["087e3e00"].source  # the search is unscaled
-    assert "k_cake = [1. 0. 0. 0.]" in cells["b0bb8f49"].outputs[0]["text"]
+    printed = cells["b0bb8f49"].outputs[0]["text"]  # review 02s: K and V printed whole
+    assert "      cake 1.00 0.00 0.00 0.00  | 1.00 0.00 1.00 0.00" in printed
+    assert "K ('food'," in printed and "| V ('noun'," in printed
     assert "no feature names" not in prose and "makes the shares this sharp" not in prose  # cut
     # what finds "cake" is W_k keeping food in key column 0; "differing" alone is not claimed
     two = cells["c95b653c"].source
@@ -758,13 +763,16 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "noun spoken of" not in cells["12660781"].source  # W_v is not shown there yet
     # the 3 sharpens the choice, shown by the number it would be with a 1 (review 02p)
     assert "a 3 rather than a 1" not in cells["087e3e00"].source
-    assert "would leave it 0.11, so the 3 sharpens the choice" in cells["6b585669"].source
+    # review 02s: the 0.11 is printed (last column), not only asserted
+    assert "or 0.11 with a query of 1 (last column): the 3 sharpens" in cells["6b585669"].source
+    out = cells["318c1d4b"].outputs[0]["text"]
+    assert "share with a query of 1" in out and "Chef    0.0   0.02   0.11" in out
     assert "151.3 minutes are no one film's" in cells["6b585669"].source  # the blend is no film
     assert "as its query" in cells["wqwhy001"].source and "gets its row" not in prose
     order = [c.id for c in _page_cells()]
     assert order.index("f05ed001") > order.index("c95b653c")  # fused fold after the experiment
     assert "\\le \\lVert q_i \\rVert^2" in cells["5e1f0a03"].source  # part 2: Cauchy-Schwarz
-    assert "starts them random and learns them (chapter 10)" in cells["12660781"].source
+    assert "starts them\nrandom and learns them (chapter 10)" in cells["12660781"].source
     sizes = cells["6ca0c255"].source
     assert "384 / 12 = 32" in sizes and "768 / 12 = 64" in sizes  # real d_k (review 02q)
     assert 'chapter 1, box "In real models"' in cells["wqkfold1"].source
@@ -775,8 +783,8 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert 'bar_label="entry"' in figure and "scale=1.3" in figure and "set_fontsize" not in figure
     assert "#" not in cells["40912d84"].source.split("cell_inches")[1]  # no layout comment
     assert "Three matrices stored as one" in cells["f05ed001"].source
-    assert "the same matrix for all three jobs" in cells["1eab48bb"].source
-    assert "the same three for every word in every\nposition" in cells["12660781"].source
+    assert "one matrix for all\nthree jobs" in cells["1eab48bb"].source
+    assert "the same three for every word in every position" in cells["12660781"].source
     assert "whatever the shared matrix" not in cells["5e1f0a03"].source
     assert cells["wqkv0001"].source.startswith("toy.weights()")  # no formatting code to read
     assert "hints = {" not in cells["ab785b83"].source
