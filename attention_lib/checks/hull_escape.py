@@ -83,6 +83,8 @@ def _judge(answer, points, tokens) -> CheckResult:
     point = f"({blend[0]:.2f}, {blend[1]:.2f})"
     out = _outside(blend, P)
     if abs(total - 1) > _SUM_TOL:
+        if out and w.min() < 0:  # the right idea already: only the sum is off
+            return fail(f"your weights sum to {total:.4g}; make them sum to exactly 1.")
         if out and total > 1:
             return fail(
                 f"your blend {point} escapes, but your weights sum to {total:.4g}, not 1, "

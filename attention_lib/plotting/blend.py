@@ -194,10 +194,11 @@ def blend_hull(
     # the next, and the board must not move under the reader's eye.
     fig.subplots_adjust(left=0.12, right=0.96, top=0.93, bottom=0.27)
 
-    def _place(o) -> str:  # a blend on a corner is on the hull, not inside it
-        on = [c for c in corners if np.allclose(o, P[c])]
-        if on:
-            return f"on the corner '{tokens[on[0]]}'"
+    def _place(o) -> str:  # a blend on (or within 0.01 of) a corner is on the hull
+        near = [c for c in corners if np.abs(o - P[c]).max() < 0.01]
+        if near:
+            exact = np.allclose(o, P[near[0]])
+            return f"on the corner '{tokens[near[0]]}'" + ("" if exact else " (nearly)")
         return "inside the hull" if inside_hull(o, P) else "OUTSIDE the hull"
 
     where = [f"{label} at ({o[0]:.2f}, {o[1]:.2f}), {_place(o)}" for label, o in outputs.items()]
