@@ -184,7 +184,7 @@ def masked_heatmaps(
     middle = (left + (len(Ws) * pw + (len(Ws) - 1) * gap) / 2) / width
     fig.text(middle, 0.08 / height, "key (attended to)", ha="center", fontsize=10)
     fig.text(0.1 / width, 0.5, "query (attending)", va="center", rotation=90, fontsize=10)
-    cax = fig.add_axes(((width - 0.7) / width, bottom / height, 0.14 / width, ph / height))
+    cax = fig.add_axes(((width - 0.82) / width, bottom / height, 0.14 / width, ph / height))
     # An arrow on the bar only when a coloured weight is above vmax and shares the top colour.
     if any((W[M & ~faded[:, None]] > vmax).any() for W, M in zip(Ws, Ms, strict=True)):
         fig.colorbar(image, cax=cax, label=f"weight ({vmax:g} and above: top colour)", extend="max")
