@@ -1128,7 +1128,7 @@ def test_review_04u_phrasings_are_exact():
     # review 04ag: a gradient for any number; the weights are what training steps
     said = "A **gradient** says how much the loss $L$ changes as any number moves; training"
     assert said + " steps the weights against it." in read and "(flowing into $W_q$)" in read
-    assert "(mean 1 would triple it, below)" in text("fc268831")
+    assert "(with mean 1 it is 3, not 1: below)" in text("fc268831")
     # review 04w: the fold says the steps share a learning rate, not a size, and splits sqrt(d_k)
     why = text("divide-or-shrink")
     assert "$d_k^{1/4}$ larger, and each unit of step moves the scores $d_k^{1/4}$ more" in why
