@@ -586,6 +586,14 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
     return al.scaled_dot_product_attention(Q, K, V)[0].reshape(n, d_model) @ W_o
 
 
+def tokens_mixed_looped(X, W_q, W_k, W_v, W_o, h):
+    """The reshape trap inside a loop: split by reshape, heads then concatenated."""
+    n, d_model = X.shape
+    Q, K, V = ((X @ W).reshape(h, n, d_model // h) for W in (W_q, W_k, W_v))
+    heads = [al.scaled_dot_product_attention(Q[i], K[i], V[i])[0] for i in range(h)]
+    return np.concatenate(heads, axis=-1) @ W_o
+
+
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
@@ -614,6 +622,7 @@ def tokens_mixed(X, W_q, W_k, W_v, W_o, h):
         (lambda X, q, k, v, o, h: attend(X, q, k, v, h, axis=-2) @ o, "FAIL", "wrong axis"),
         (lambda X, q, k, v, o, h: good_multi_head(X, q, k, v, o, h=1), "FAIL", "h = 4 was ignored"),
         (tokens_mixed, "FAIL", "the heads mix tokens"),
+        (tokens_mixed_looped, "FAIL", "reshaping X @ W_q straight to (h, n, d_k)"),
         # Fix round 7j: the merge-side twin of the reshape trap gets its own hint.
         (merged_by_reshape(), "FAIL", "reshape does not concatenate"),
         (merged_by_reshape(stack=True), "FAIL", "np.concatenate(heads, axis=-1)"),

@@ -33,11 +33,11 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
         heads, _ = scaled_dot_product_attention(Qi, Ki, Vi)  # (h, n, d_k)
         return merge_heads(heads) @ W_o
 
-    def no_transpose() -> np.ndarray:
+    def no_transpose(concatenated=False) -> np.ndarray:  # the reshape trap, batched or looped
         n = X.shape[-2]
         Qm, Km, Vm = ((X @ W).reshape(h, n, d_k) for W in (W_q, W_k, W_v))  # tokens mixed
         heads, _ = scaled_dot_product_attention(Qm, Km, Vm)
-        return heads.reshape(n, d_model) @ W_o
+        return (merge_heads(heads) if concatenated else heads.reshape(n, d_model)) @ W_o
 
     mistakes = [
         (
@@ -59,11 +59,14 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
             "softmax ran over the wrong axis: each query's row of weights (the last "
             "axis, over the keys) must sum to 1, not each column.",
         ),
-        (
-            no_transpose(),
-            "the heads mix tokens: reshaping X @ W_q straight to (h, n, d_k) puts "
-            "numbers from different tokens in one row. Each head takes a block of "
-            "columns of the projections, X @ W_q[:, i*d_k:(i+1)*d_k], for every token.",
+        *(
+            (
+                no_transpose(concatenated),
+                "the heads mix tokens: reshaping X @ W_q straight to (h, n, d_k) puts "
+                "numbers from different tokens in one row. Each head takes a block of "
+                "columns of the projections, X @ W_q[:, i*d_k:(i+1)*d_k], for every token.",
+            )
+            for concatenated in (False, True)
         ),
         (
             merged_by_reshape(),
