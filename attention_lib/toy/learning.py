@@ -219,7 +219,7 @@ def loss_and_gradients(weights, data, backward=attention_backward):
     d_logits = (p - y) / m  # (m, 8)
     dOut = (d_logits @ NOUN_EMBEDDINGS)[:, None]  # (m, 8) @ (8, d) -> (m, 1, d)
     dQ, dK, dV = backward(Q, K, V, dOut)  # (m, 1, d), (m, 8, d), (m, 8, d)
-    d = D_MODEL  # 16
+    d = D_MODEL  # 16; reshape(-1, d) stacks all sentences, so @ sums over them
     grads = {
         "W_q": X_it.reshape(-1, d).T @ dQ.reshape(-1, d),  # (d, m) @ (m, d)
         "W_k": data.X.reshape(-1, d).T @ dK.reshape(-1, d),  # (d, 8m) @ (8m, d)
