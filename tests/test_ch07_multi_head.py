@@ -1633,7 +1633,7 @@ def test_split_concat_draws_the_pair_step_by_step():
     panels = [ax for ax in fig.axes if ax.images]
     assert len(panels) == 6  # Q, two maps, concatenation, W_o, output
     titles = [ax.get_title() for ax in panels]
-    assert titles[0].startswith("1. Q = X W_q") and titles[-1] == "= output (8×4)"
+    assert titles[0].startswith("1. split: Q = X W_q") and titles[-1] == "= output (8×4)"
     assert [t.get_text() for t in panels[0].get_yticklabels()] == list(toy.TOKENS)
     assert [t.get_text() for t in panels[1].get_xticklabels()] == list(toy.TOKENS)
     assert [t.get_text() for t in panels[3].get_xticklabels()] == ["noun", "human"] * 2
@@ -1672,14 +1672,18 @@ def test_split_concat_draws_the_pair_step_by_step():
     rows = [t.get_text() for t in panels[4].get_yticklabels()]
     assert rows == ["object noun", "object human", "subject noun", "subject human"]
     assert rows[1] == names[1] and rows[3] == names[3]
-    assert panels[1].get_title() == "2a. object head's weights (8×8)"
-    assert panels[2].get_title() == "2b. subject head's weights (8×8)"
+    assert panels[1].get_title() == "2a. attend: object head (8×8)"
+    assert panels[2].get_title() == "2b. attend: subject head (8×8)"
+    # review 07zc: the panels carry the prose's four steps, in order
+    titles = [ax.get_title() for ax in (panels[0], panels[1], panels[3], panels[4])]
+    steps = [t.split(":")[0].split(" (")[0] for t in titles]
+    assert steps == ["1. split", "2a. attend", "3. concatenate", "4. project"]
     # review 07zb: every weight panel labels its rows with the tokens
     assert [t.get_text() for t in panels[2].get_yticklabels()] == list(toy.TOKENS)
     assert {"object", "subject"} <= {t.get_text() for t in panels[0].texts}
     assert "object head gives 'cake' 0.97; subject head gives 'I' 1.00" in alt
     assert [t.get_text() for t in panels[-1].get_xticklabels()] == names
-    assert panels[3].get_title() == "3. concatenation (8×(2+2))"
+    assert panels[3].get_title() == "3. concatenate (8×(2+2))"
     assert "·" not in " ".join(ax.get_title() for ax in panels)
     assert "in the columns object noun, object human, subject − object human, subject human." in alt
     assert "their colour runs from 0 to 1" in alt

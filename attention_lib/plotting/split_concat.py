@@ -158,7 +158,7 @@ def split_concat(
     ax_wo = axes_at(x, row2_y + (n - d_model) * c, d_model, d_model)  # tops aligned
     ax_out = axes_at(x + d_model * c + 0.95, row2_y, d_model, n)
 
-    q_image = _panel(ax_q, Q, "1. Q = X W_q, split", tokens, numbered, fontsize, True)
+    q_image = _panel(ax_q, Q, "1. split: Q = X W_q", tokens, numbered, fontsize, True)
     x_qbar = left + d_model * c + 0.15
     cax = fig.add_axes([x_qbar / fig_w, row1_y / fig_h, 0.12 / fig_w, n * c / fig_h])
     q_ticks = sorted({float(Q.min()), float(Q.max())})
@@ -166,7 +166,7 @@ def split_concat(
     _blocks(ax_q, n, h, d_k, fontsize, heads_named)
     for i, ax in enumerate(maps):
         step = f"2{'abcd'[i]}" if h > 1 else "2"  # a number per panel: 2a, 2b, ...
-        title_i = f"{step}. {heads_named[i]}'s weights ({n}×{n})"
+        title_i = f"{step}. attend: {heads_named[i]} ({n}×{n})"
         image = _panel(ax, weights[i], title_i, tokens, tokens, fontsize, {row}, span=(0, 1))
         for side in ax.spines.values():
             side.set(ec=_HEAD_COLOURS[i % 4], ls=_HEAD_STYLES[i % 4], lw=3)
@@ -178,10 +178,10 @@ def split_concat(
     colour_bar = fig.colorbar(image, cax=cax, ticks=[0, 0.5, 1])
     colour_bar.ax.tick_params(labelsize=fontsize)
     widths = "+".join([str(d_k)] * h)
-    title_cat = f"3. concatenation ({n}×({widths}))"
+    title_cat = f"3. concatenate ({n}×({widths}))"
     _panel(ax_cat, concat, title_cat, tokens, cols, fontsize, True, lower, DIVERGING)
     _blocks(ax_cat, n, h, d_k, fontsize, heads_named)
-    title_wo = f"4. @ W_o ({d_model}×{d_model})"
+    title_wo = f"4. project: @ W_o ({d_model}×{d_model})"
     _panel(ax_wo, W_o, title_wo, wo_rows, out_cols, fontsize, True, lower, DIVERGING)
     title_out = f"= output ({n}×{d_model})"
     image = _panel(ax_out, output, title_out, tokens, out_cols, fontsize, True, lower, DIVERGING)
@@ -196,12 +196,12 @@ def split_concat(
         f"{heads_named[i]} gives '{t}' {weights[i, row].max():.2f}" for i, t in enumerate(top)
     )
     alt = (
-        f"{title}. Four steps on {n} tokens. 1: Q = X W_q, shape ({n}, {d_model}), its "
+        f"{title}. Four steps on {n} tokens. 1, split: Q = X W_q, shape ({n}, {d_model}), its "
         f"columns cut into {h} heads of {d_k}, each block outlined in its head's colour and "
-        f"line style. 2: each head's ({n}, {n}) weights, rows and columns labelled with "
+        f"line style. 2, attend: each head's ({n}, {n}) weights, rows and columns labelled with "
         f"the tokens, the row of '{query}' outlined: "
-        f"{finds}; their colour runs from 0 to 1. 3: the heads' outputs side by side, "
-        f"({n}, {' + '.join([str(d_k)] * h)}). 4: the "
+        f"{finds}; their colour runs from 0 to 1. 3, concatenate: the heads' outputs side by side, "
+        f"({n}, {' + '.join([str(d_k)] * h)}). 4, project: the "
         f"concatenation times W_o, ({n}, {d_model}), these three on one diverging colour "
         f"scale from {_short(lower[0])} (orange) through 0 (white) to {_short(lower[1])} "
         f"(purple); row '{query}' reads "
