@@ -574,7 +574,7 @@ def test_fix_round_5k_cuts_words_folds_number_formats_and_shows_the_two_moves():
     # number formats: a dropdown box, then its code folded (round 5o: its output shown)
     box = cells["f16a05e3"].source
     assert box.startswith("````{admonition} Going deeper: number formats\n:class: dropdown")
-    assert "runs its fallback `F.softmax` in float32" in " ".join(box.split())  # review 05y
+    assert "runs the `F.softmax` of its slow path in float32" in " ".join(box.split())  # review 05y
     assert cells["f16a05e1"].metadata["tags"] == ["hide-input"]
     assert ids.index("f16a05e1") == ids.index("f16a05e3") + 1
     # (round 5l put the X-doubling check on the page and rewrote the caption: see below)
@@ -1164,7 +1164,7 @@ def test_session_4_ties_softmax_to_real_code_and_points_to_sinks():
     # review 05y: bfloat16 is nanoGPT's default (float32's range), float16 its fallback
     assert "nanoGPT trains in bfloat16, which has float32's range" in formats
     assert "falls back to float16" in formats and "256" not in formats
-    assert "runs its fallback `F.softmax` in float32" in formats
+    assert "runs the `F.softmax` of its slow path in float32" in formats
     assert "(PyTorch's mixed-precision mode)" in formats
     assert "keeps float32 sums" in formats
     # review 05y: the mask= belongs to attention, not to al.softmax
