@@ -1220,6 +1220,8 @@ def test_mean_top_weight_checker_names_each_slip(capsys):
         (al.softmax(raw).max(axis=-1), "undivided raw scores"),
         (al.softmax(raw / np.sqrt(512)).max(axis=-1), "after dividing by √512"),
         (z.max(axis=-1), "largest scores, not weights"),
+        (weights.argmax(axis=-1), "those are indices, not weights"),  # review 04ah
+        ((al.softmax(raw) / 512).max(axis=-1), "you divided after softmax"),  # review 04ah
         (np.full(right.shape, 1 / 16), "not each row's largest weight"),
         (right[..., :-1], "expected shape (20, 16)"),
         (right.reshape(-1), "values right; keep the (20, 16) layout"),  # review 04af

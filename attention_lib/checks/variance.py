@@ -262,6 +262,16 @@ def _top_weight_result(answer, raw, divisor, weights, expected) -> CheckResult:
             lambda: (raw / divisor).max(axis=-1),
             "those are the largest scores, not weights: apply softmax before .max(axis=-1).",
         ),
+        (
+            lambda: weights.argmax(axis=-1),
+            "those are indices, not weights: .argmax says which key wins; .max(axis=-1) "
+            "gives its weight.",
+        ),
+        (
+            lambda: (softmax(raw) / divisor).max(axis=-1),
+            f"you divided after softmax: divide the scores by {divisor:g} first, then apply "
+            "softmax.",
+        ),
     ]
     for wrong, hint in mistakes:
         if np.allclose(value, wrong(), rtol=1e-6, atol=1e-9):
