@@ -36,13 +36,16 @@ def text_colour(fraction: float, cmap: str = CMAP) -> str:
     return "black" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "white"
 
 
-def annotate_cells(ax, M: np.ndarray, lo: float, hi: float, fmt: str, fontsize: float = 8) -> None:
+def annotate_cells(
+    ax, M: np.ndarray, lo: float, hi: float, fmt: str, fontsize: float = 8, cmap: str = CMAP
+) -> None:
     """Print each value of ``M`` in its cell of an ``imshow`` on ``ax``, in black or white
-    by :func:`text_colour`, so every number stays legible on the scale ``lo`` to ``hi``.
+    by :func:`text_colour` on ``cmap``, so every number stays legible on the scale ``lo``
+    to ``hi``.
     """
     for i in range(M.shape[0]):
         for j in range(M.shape[1]):
-            colour = text_colour((M[i, j] - lo) / (hi - lo) if hi > lo else 0.0)
+            colour = text_colour((M[i, j] - lo) / (hi - lo) if hi > lo else 0.0, cmap)
             ax.text(
                 j,
                 i,

@@ -27,6 +27,7 @@ def heatmap(
     xlabel: str = "key (attended to)",
     ylabel: str = "query (attending)",
     figsize: tuple | None = None,
+    cmap: str = CMAP,
 ):
     """Draw a matrix with a token label on every row and column and its value in each cell.
 
@@ -54,6 +55,8 @@ def heatmap(
     figsize : (float, float), optional
         Width and height in inches; by default they grow with the number of columns and
         rows.
+    cmap : str, default ``CMAP`` (cividis)
+        Colour map; a diverging one (``"RdBu_r"`` with ``vmin=-vmax``) shows the sign.
 
     Returns
     -------
@@ -66,7 +69,7 @@ def heatmap(
     check_labels(M, rows, cols)
     n_q, n_k = M.shape
     fig, ax = plt.subplots(figsize=figsize or (1.0 + 0.62 * n_k, 0.8 + 0.5 * n_q))
-    image = ax.imshow(M, cmap=CMAP, vmin=vmin, vmax=vmax, aspect="auto")
+    image = ax.imshow(M, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
     ax.set_xticks(range(n_k), cols, rotation=45, ha="right")
     ax.set_yticks(range(n_q), rows)
     ax.set_xlabel(xlabel)
@@ -76,7 +79,7 @@ def heatmap(
     lo, hi = image.get_clim()
     if cbar_label:
         bar.set_label(cbar_label)
-    annotate_cells(ax, M, lo, hi, fmt)
+    annotate_cells(ax, M, lo, hi, fmt, cmap=cmap)
     fig.tight_layout()
     tops = [
         f"'{rows[i]}' -> '{cols[int(np.argmax(M[i]))]}' ({format(M[i].max(), fmt)})"
