@@ -83,8 +83,10 @@ def draw():
         x, y = text.get_position()
         if (round(y), round(x)) not in {(it, j) for j in top_two}:
             text.remove()
-    row = Rectangle((-0.5, it - 0.5), n, 1, fill=False, edgecolor="#D55E00", linewidth=2.5)
-    row.set(linestyle="--", zorder=2.5, clip_on=False)
+    # inset by 0.06 of a cell so the 2.5 pt line stays inside the axes (review Landr: it
+    # ran past them into the tick labels)
+    row = Rectangle((-0.44, it - 0.44), n - 0.12, 0.88, fill=False, edgecolor="#D55E00")
+    row.set(linewidth=2.5, linestyle="--", zorder=2.5, clip_on=True)
     ax.add_patch(row)
     bar.axhline(1 / n, color="white", linewidth=2)
     bar.set_yticks([0, 1 / n, 0.25], ["0", f"{1 / n:.3f}", "0.25"])
