@@ -686,10 +686,12 @@ def test_initial_loss_checker(capsys):
     # 3.004 rounds to the 3.00 asked for, though it is 0.008 from log 20 = 2.9957
     assert check_initial_loss(3.004, n_nouns=20).message == "3.004 is right (2.9957)."
     assert "too high" in check_initial_loss(3.006, n_nouns=20).message  # 3.01
-    # Cut off instead of rounded: log 20 = 2.9957 is 3.00 to two decimals, not 2.99.
-    assert "rounded: 3.00" in check_initial_loss(2.99, n_nouns=20).message
-    assert "after 1 decimal; give two decimals" in check_initial_loss(2.9, n_nouns=20).message
-    assert "rounded: 2.08" in check_initial_loss(2.07).message  # log 8 = 2.0794
+    # Rounded term by term (0.69 + 2.30) or cut off: log 20 = 2.9957 is 3.00, not 2.99.
+    hint = check_initial_loss(2.99, n_nouns=20).message
+    assert "rounding each term before adding" in hint and "Round at the end, not each term" in hint
+    assert hint.endswith("to two decimals: 3.00.")
+    assert "cutting off after 1 decimal" in check_initial_loss(2.9, n_nouns=20).message
+    assert "to two decimals: 2.08" in check_initial_loss(2.07).message  # log 8 = 2.0794
     assert check_initial_loss(3.0, n_nouns=20).message == "3 is right (2.9957)."
     assert "too low" in check_initial_loss(2.29, n_nouns=10).message  # log 10 cuts to 2.30
 

@@ -42,12 +42,13 @@ def check_initial_loss(answer, n_nouns: int = 8) -> CheckResult:
             result = CheckResult("initial_loss", "PASS", f"{answer:g} is right ({exact:.4f}).")
             print(result.line)
             return result
-    for places in (2, 1):  # cut off instead of rounded (2.99 or 2.9 for 2.9957)
+    for places in (2, 1):  # cut off, or rounded term by term (0.69 + 2.30 = 2.99 for 2.9957)
         cut = np.floor(exact * 10**places) / 10**places
         if abs(cut - exact) > 0.005:  # only where cutting gives another number
             hint = (
-                f"{cut:.{places}f} cuts log({n}) = {exact:.4f} off after {places} "
-                f"decimal{'s' if places > 1 else ''}; give two decimals, rounded: {exact:.2f}."
+                f"{cut:.{places}f} is short of log({n}) = {exact:.4f}: rounding each term "
+                f"before adding, or cutting off after {places} decimal{'s' if places > 1 else ''}, "
+                f"loses it. Round at the end, not each term, to two decimals: {exact:.2f}."
             )
             mistakes = ((cut, hint), *mistakes)
     return check_number("initial_loss", answer, exact, places=2, mistakes=mistakes, show=4)

@@ -14,7 +14,7 @@ from matplotlib.patches import Rectangle
 from ..validate import as_float_array
 from .base import CMAP, text_colour
 
-_DASHED = (0, (5, 2.5))  # long dashes: the default ones read as dots over white
+_DASHED = (0, (6, 3))  # long dashes: the default ones read as dots
 _QUERY = {"marker": ">", "markersize": 6, "color": "white", "markeredgecolor": "black"}
 _BELOW = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.17), "frameon": False}
 _BELOW |= {"ncol": 3, "fontsize": 8, "handlelength": 1.6}
@@ -24,7 +24,7 @@ def _key(plural: bool) -> list:
     """The legend: what the solid and dashed outlines and the triangle mark."""
     handles = [Rectangle((0, 0), 1, 1, fill=False, lw=1.2, label='noun "it" means (bold)')]
     if plural:
-        handles.append(Rectangle((0, 0), 1, 1, fill=False, lw=1.2, ls=_DASHED, label="plural"))
+        handles.append(Rectangle((0, 0), 1, 1, fill=False, lw=1.5, ls=_DASHED, label="plural"))
     return [*handles, Line2D([], [], ls="none", **_QUERY, label='query "it"')]
 
 
@@ -70,11 +70,9 @@ def _draw_grid(ax, W: np.ndarray, tokens, ref: np.ndarray, title: str, other=Non
         outline = Rectangle((ref[i] - 0.5, i - 0.5), 1, 1, fill=False, edgecolor="white")
         ax.add_patch(outline)
         ax.add_patch(Rectangle((ref[i] - 0.45, i - 0.45), 0.9, 0.9, fill=False, linewidth=1.2))
-        if other is not None:  # the plural: a dashed box, white over black, as above
-            for colour, style in (("white", "-"), ("black", _DASHED)):
-                box = (other[i] - 0.45, i - 0.45)
-                edge = {"edgecolor": colour, "ls": style, "linewidth": 1.2}
-                ax.add_patch(Rectangle(box, 0.9, 0.9, fill=False, **edge))
+        if other is not None:  # the plural: dashes in the colour of its text, so they show
+            edge = {"edgecolor": text_colour(W[i, other[i]]), "ls": _DASHED, "linewidth": 1.5}
+            ax.add_patch(Rectangle((other[i] - 0.45, i - 0.45), 0.9, 0.9, fill=False, **edge))
     ax.set_xticks(range(W.shape[1]), [str(j) for j in range(W.shape[1])], fontsize=9)
     ax.set_yticks(range(W.shape[0]), [f"#{i + 1}" for i in range(W.shape[0])], fontsize=9)
     ax.set_ylabel("sentence", fontsize=9)  # a row is a sentence, not a query
