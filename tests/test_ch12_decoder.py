@@ -356,6 +356,10 @@ def test_the_figures_carry_labels_and_alt_text_from_the_data():
     assert "'delicious' (0.60)" in alt and "a b . | c ." in alt
     assert "'delicious' (0.60), 'rich' (0.30); all 2 other words together 0.10" in alt
     plt.close(fig)
+    fig, alt = writing_frame(1.0, ["a", "b"], [0.5, 0.5], ["a ."], prompt="x", note="1 of 20")
+    assert alt.endswith("Continued at T = 1: a . (1 of 20)")
+    assert any("1 of 20" in t.get_text() for t in fig.texts)  # the note is drawn too
+    plt.close(fig)
     long = ["a very long sentence that wraps " * 4, "short ."]
     sizes = {
         tuple(
@@ -376,7 +380,7 @@ def test_the_block_diagram_names_every_part_with_its_sizes():
 
     fig, alt = decoder_diagram(h=4, d_model=32, d_ff=64, n_vocab=243)
     texts = " | ".join(t.get_text() for t in fig.axes[0].texts)
-    for part in ("LN1", "causal attention\n4 heads", "LN2", "32 → 64 → 32", "LN_f", "(n, 243)"):
+    for part in ("LN1", "causal attention\n4 heads", "LN2", "32 → 64 → 32", "LN$_f$", "(n, 243)"):
         assert part in texts, texts
     assert texts.count("+") == 4  # E + E_pos, the two residual additions, W_out + b_out
     assert "residual stream" in texts and "key →" in texts and "query →" in texts  # the mask's axes

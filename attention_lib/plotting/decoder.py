@@ -88,7 +88,7 @@ def loss_vs_baselines(steps, train_loss, test_loss, baselines: dict):
     return fig, alt
 
 
-def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8):
+def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8, note=""):
     """One frame of the temperature slider: the next-word distribution, and what it writes.
 
     Parameters
@@ -105,6 +105,9 @@ def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8)
         the bars (cut with "…" past one line).
     prompt : str
         The words the distribution and the samples continue, for the title.
+    note : str, optional
+        One more line under the sentences (say, a count over more samples), also in the
+        alt text.
 
     Returns
     -------
@@ -124,6 +127,8 @@ def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8)
         lines.append(
             textwrap.wrap(line, 70, max_lines=1, placeholder=" …")[0].replace("\u00a0", " ")
         )
+    if note:
+        lines.append(note)
     text_h = 0.15 * len(lines) + 0.08  # one line each (9 pt): every frame the same size
     height = 0.45 + 1.9 + 0.6 + text_h  # title, bars, word labels, sentences
     fig = plt.figure(figsize=(6.4, height))
@@ -142,7 +147,7 @@ def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8)
     alt = (
         f"Bar chart at temperature {T:g} of the likeliest next words after '{prompt}': "
         f"{shown}; all {p.size - len(order)} other words together {rest:.2f}. "
-        f"Continued at T = {T:g}: " + " | ".join(samples)
+        f"Continued at T = {T:g}: " + " | ".join(samples) + (f" ({note})" if note else "")
     )
     return fig, alt
 
@@ -222,7 +227,7 @@ def decoder_diagram(*, h: int, d_model: int, d_ff: int, n_vocab: int):
         _arrow(ax, x0, y0, x1, y1)
 
     box(main, 13.3, "token ids: <s> I ate the cake …", "white")
-    box(main, 11.6, f"E[ids] + E_pos\n(n, {d_model})", "#E69F00")  # orange
+    box(main, 11.6, f"$E$[ids] + $E_{{pos}}$\n(n, {d_model})", "#E69F00")  # orange
     ffn = f"FFN, ReLU\n{d_model} → {d_ff} → {d_model}"
     rows = ((8.6, "LN1", f"causal attention\n{h} heads"), (4.9, "LN2", ffn))
     for y, norm, what in rows:
@@ -238,8 +243,8 @@ def decoder_diagram(*, h: int, d_model: int, d_ff: int, n_vocab: int):
     ax.text(main - 0.25, 6.2, "residual stream", rotation=90, ha="right", va="center", fontsize=10)
     ax.add_patch(Rectangle((1.2, 2.75), 8.7, 8.0, fill=False, ls="--", ec="0.4", lw=1))
     ax.text(9.8, 2.9, "1 block (real models: N)", ha="right", va="bottom", fontsize=10)
-    box(main, 1.7, "LN_f", "0.9")
-    box(4.6, 0.4, f"× W_out + b_out → logits (n, {n_vocab})", "#009E73")  # green
+    box(main, 1.7, "LN$_f$", "0.9")  # mathtext: subscripts, no underscores
+    box(4.6, 0.4, f"× $W_{{out}}$ + $b_{{out}}$ → logits (n, {n_vocab})", "#009E73")  # green
     arrow(main, 1.3, main, 0.8)
     fig.tight_layout(pad=0.2)
     alt = (
