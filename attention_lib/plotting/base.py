@@ -25,7 +25,7 @@ from ..validate import as_float_array
 CMAP = "cividis"
 
 
-def text_colour(fraction: float, cmap: str = CMAP) -> str:
+def text_colour(fraction: float, cmap=CMAP) -> str:
     """Black or white: whichever contrasts more with ``cmap`` at ``fraction`` of its scale
     (0 = its first colour). Contrast as WCAG defines it, from relative luminance, so a
     number printed in a cell keeps at least 4.5:1 on every colour of ``cividis``.
@@ -37,7 +37,7 @@ def text_colour(fraction: float, cmap: str = CMAP) -> str:
 
 
 def annotate_cells(
-    ax, M: np.ndarray, lo: float, hi: float, fmt: str, fontsize: float = 8, cmap: str = CMAP
+    ax, M: np.ndarray, lo: float, hi: float, fmt: str, fontsize: float = 8, cmap=CMAP
 ) -> None:
     """Print each value of ``M`` in its cell of an ``imshow`` on ``ax``, in black or white
     by :func:`text_colour` on ``cmap``, so every number stays legible on the scale ``lo``

@@ -27,7 +27,7 @@ def heatmap(
     xlabel: str = "key (attended to)",
     ylabel: str = "query (attending)",
     figsize: tuple | None = None,
-    cmap: str = CMAP,
+    cmap=CMAP,
 ):
     """Draw a matrix with a token label on every row and column and its value in each cell.
 
@@ -55,8 +55,8 @@ def heatmap(
     figsize : (float, float), optional
         Width and height in inches; by default they grow with the number of columns and
         rows.
-    cmap : str, default ``CMAP`` (cividis)
-        Colour map; a diverging one (``"RdBu_r"`` with ``vmin=-vmax``) shows the sign.
+    cmap : str or matplotlib.colors.Colormap, default ``CMAP`` (cividis)
+        Colour map; a diverging one, white at 0, shows the sign.
 
     Returns
     -------
