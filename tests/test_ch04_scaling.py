@@ -906,13 +906,17 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     read = " ".join(cells[ids.index("grad-intro")].source.split())
     assert len(outside_folds(cells[ids.index("grad-intro")].source).split()) <= 130
     # review 04ag: seed-robust wording (other seeds asserted in grad-share-assert)
+    # review 04ah: the squared share and its seed caveat live in the fold, with the key length
     share_said = "the 30% saturated rows get about 1/5000 of the total squared gradient"
-    assert share_said + " (under 1/2000 across seeds)" in read
-    assert "about $\\sqrt{d_k}$ ($\\lVert k\\rVert^2$ adds $d_k$ squares averaging 1)" in read
-    assert "from chapter 10's backward pass on a random stand-in loss" in read  # review 04af
+    assert share_said + " (under 1/2000 across seeds)" in prose and "1/5000" not in read
+    assert "$\\lVert k\\rVert^2$ adds $d_k$ squares averaging 1" in prose
+    assert "Random output gradients stand in for any loss. Chapter 10's backward pass" in read
     assert r"\lVert\partial L/\partial q_i\rVert" in read  # the plotted quantity, named
-    assert "Up to $d_k = 64$ the raw median sits above the scaled line" in read
-    assert "From $d_k = 256$ even the median collapses" in read
+    assert r"where $z_{ij} = c\, q_i \cdot k_j$ is what softmax receives" in read  # 04ah
+    assert "Up to $d_k = 64$, typical raw rows get more than scaled ones" in read
+    assert "though by 64 saturation offsets most of it" in read  # 1.4 times, not sqrt(64)
+    assert "Saturated rows (30% at 64) get almost nothing" in read
+    assert "from $d_k = 256$ even the median collapses" in read
     assert "standing in for any loss" in fold and "standing in" not in read
     order = ["grad-intro", "grad-code", "4c97044e", "grad-rows-read", "grad-two", "grad-rows"]
     assert [ids.index(i) for i in order] == sorted(ids.index(i) for i in order)
@@ -1115,7 +1119,10 @@ def test_review_04u_phrasings_are_exact():
     assert "30 times narrower" in text("439f69a3")
     assert "(middle, which never changes: that is the point)" in text("439f69a3")  # review 04af
     # review 04af: the article's analogy is raw scores as water too hot, scaling as cooling
-    assert "likens raw scores to water too hot for coffee; scaling cools it" in text("cd18d051")
+    # review 04ah: the scaling as chapter 5's temperature; the 20 tied to the data
+    said = "(Dividing by $\\sqrt{d_k}$ is chapter 5's softmax temperature, set to $\\sqrt{d_k}$.)"
+    assert said in text("cd18d051") and "coffee" not in text("cd18d051")
+    assert "a gap of 20, common at $d_k = 512$ (scores spread about 23)" in text("cd18d051")
     assert "on a fixed axis" in text("439f69a3") and "## " not in cells["439f69a3"].source
     # review 04v: the scatter is cut; the gradient is made twice on the main line
     assert "grad-scatter" not in cells and "one dot per row" not in text("grad-intro")
@@ -1128,7 +1135,7 @@ def test_review_04u_phrasings_are_exact():
     # review 04ag: a gradient for any number; the weights are what training steps
     said = "A **gradient** says how much the loss $L$ changes as any number moves; training"
     assert said + " steps the weights against it." in read and "(flowing into $W_q$)" in read
-    assert "(with mean 1 it is 3, not 1: below)" in text("fc268831")
+    assert "(only at mean 0: with mean 1, the cell below gets 3)" in text("fc268831")
     # review 04w: the fold says the steps share a learning rate, not a size, and splits sqrt(d_k)
     why = text("divide-or-shrink")
     assert "$d_k^{1/4}$ larger, and each unit of step moves the scores $d_k^{1/4}$ more" in why
