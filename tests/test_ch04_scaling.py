@@ -1119,9 +1119,11 @@ def test_review_04u_phrasings_are_exact():
     assert "30 times narrower" in text("439f69a3")
     assert "(middle, which never changes: that is the point)" in text("439f69a3")  # review 04af
     # review 04af: the article's analogy is raw scores as water too hot, scaling as cooling
-    # review 04ah: the scaling as chapter 5's temperature; the 20 tied to the data
-    said = "(Dividing by $\\sqrt{d_k}$ is chapter 5's softmax temperature, set to $\\sqrt{d_k}$.)"
-    assert said in text("cd18d051") and "coffee" not in text("cd18d051")
+    # review 04ah: the scaling as chapter 5's temperature; the 20 tied to the data. The
+    # article's coffee analogy stays (the course keeps its analogies), cited.
+    said = "dividing by $\\sqrt{d_k}$ is chapter 5's softmax temperature, set to $\\sqrt{d_k}$."
+    assert said in text("cd18d051") and "water too hot for coffee" in text("cd18d051")
+    assert "understanding-transformers-4" in text("cd18d051")
     assert "a gap of 20, common at $d_k = 512$ (scores spread about 23)" in text("cd18d051")
     assert "on a fixed axis" in text("439f69a3") and "## " not in cells["439f69a3"].source
     # review 04v: the scatter is cut; the gradient is made twice on the main line
