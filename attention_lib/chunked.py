@@ -138,7 +138,7 @@ def attention_matrix(Q, K, V) -> np.ndarray:
     """
     z = Q @ K.T / np.sqrt(Q.shape[-1])  # (n_q, n_k): every score at once
     e = np.exp(z - z.max(axis=-1, keepdims=True))  # (n_q, n_k), no overflow
-    return e / e.sum(axis=-1, keepdims=True) @ V  # (n_q, d_v)
+    return (e / e.sum(axis=-1, keepdims=True)) @ V  # (n_q, d_v)
 
 
 def _finite(output: np.ndarray) -> np.ndarray:

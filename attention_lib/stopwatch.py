@@ -97,13 +97,14 @@ def product_share(n: int = 1024, d: int = 16, *, repeat: int = 20) -> float:
     return (scores + blend) / whole
 
 
-def split_rows(Q, K, V, workers: int = 1, *, repeat: int = 10):
-    """Plain attention with the query rows cut into ``workers`` blocks, one thread each.
+def split_rows(Q, K, V, workers: int = 1, *, blocks: int | None = None, repeat: int = 10):
+    """Plain attention on ``blocks`` blocks of query rows, shared by ``workers`` threads.
 
-    Each thread runs :func:`attention_matrix` on its block of rows against every key; the
-    blocks are stacked back in order. NumPy releases the GIL inside its loops and products,
-    so on a machine with several cores the threads run at the same time. BLAS gets one
-    thread per worker, so the workers are the only parallelism.
+    :func:`attention_matrix` runs on each block of rows against every key; the blocks are
+    stacked back in order. With ``workers=1`` they run one after another on one thread, so
+    the same blocks can be timed with and without a second core. NumPy releases the GIL
+    inside its loops and products, so on a machine with several cores the threads run at
+    the same time. BLAS gets one thread per worker, so the workers are the only parallelism.
 
     Parameters
     ----------
@@ -111,7 +112,10 @@ def split_rows(Q, K, V, workers: int = 1, *, repeat: int = 10):
     K : ndarray, shape (n_k, d_k)
     V : ndarray, shape (n_k, d_v)
     workers : int
-        Threads, at most ``n_q``; ``1`` runs the whole call on one thread.
+        Threads, at most ``blocks``.
+    blocks : int, optional
+        Blocks of query rows, at most ``n_q``; ``None`` means one per worker, and ``1``
+        runs the whole call at once.
     repeat : int
         Calls timed; the fastest counts (see :func:`attention_lib.chunked.best_time`).
 
@@ -124,15 +128,18 @@ def split_rows(Q, K, V, workers: int = 1, *, repeat: int = 10):
     from concurrent.futures import ThreadPoolExecutor
 
     workers = check_positive_int(workers, "workers")
+    blocks = workers if blocks is None else check_positive_int(blocks, "blocks")
     repeat = check_positive_int(repeat, "repeat")
     Q = np.asarray(Q)
-    if Q.ndim != 2 or workers > Q.shape[0]:
+    if Q.ndim != 2 or blocks > Q.shape[0]:
         raise ValueError(
-            f"Q must be (n_q, d_k) with at least one row per worker: got shape {Q.shape} "
-            f"for {workers} workers"
+            f"Q must be (n_q, d_k) with at least one row per block: got shape {Q.shape} "
+            f"for {blocks} blocks"
         )
-    blocks = np.array_split(np.arange(Q.shape[0]), workers)  # row indices, in order
-    cuts = [slice(b[0], b[-1] + 1) for b in blocks]
+    if workers > blocks:
+        raise ValueError(f"workers ({workers}) must not exceed blocks ({blocks})")
+    rows = np.array_split(np.arange(Q.shape[0]), blocks)  # row indices, in order
+    cuts = [slice(r[0], r[-1] + 1) for r in rows]
     with ThreadPoolExecutor(workers) as pool, threadpool_limits(limits=1, user_api="blas"):
 
         def run():
