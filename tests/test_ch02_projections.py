@@ -445,6 +445,13 @@ def test_globals_and_ignored_tokens_get_different_advice(capsys):
     assert "the key from token j: use both" in capsys.readouterr().out
 
 
+def test_an_unprojected_key_is_named_not_blamed_on_globals(capsys):
+    # Review 02t: (x_i W_q) · x_j ignores only W_k; the slip is the missing key projection.
+    assert not check_one_score(lambda X, q, k, i, j: (X[i] @ q) @ X[j])
+    line = capsys.readouterr().out
+    assert "The key must be x_j W_k" in line and "notebook variables" not in line
+
+
 @pytest.mark.parametrize(
     ("fn", "hint"),
     [

@@ -158,7 +158,13 @@ def _ignored_arguments(fn, out, args, case: str) -> None:
         raise Fail(
             f"your function ignores its argument{'s' * (len(unused) > 1)} {names}: new "
             f"values leave its answer at {float(out):.4g} (on {case}). "
-            + (_GLOBALS if {"X", "W_q", "W_k"} & set(unused) else _BOTH_TOKENS)
+            + (
+                _NO_KEY_PROJECTION
+                if unused == ["W_k"]
+                else _GLOBALS
+                if {"X", "W_q", "W_k"} & set(unused)
+                else _BOTH_TOKENS
+            )
         )
 
 
@@ -196,6 +202,9 @@ _GLOBALS = (
 _ROWS = (
     "A token's vector is a row: x_i is X[i], and the key of token j is row j of K = X @ W_k, "
     "K[j] (not the column K[:, j], which holds one entry of every token)."
+)
+_NO_KEY_PROJECTION = (
+    "The key must be x_j W_k: send X[j] through W_k before the dot product, k_j = X[j] @ W_k."
 )
 _BOTH_TOKENS = "The query comes from token i and the key from token j: use both."
 _ROW_FIRST = (
