@@ -1037,8 +1037,14 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert flat.index("**Predict:** if the running sentence followed") < flat.index(
         "No: where the sentence"
     )
-    assert "a stamp (length 1.41) is longer than any word here (0.36 to 1.04)" in flat
-    assert "This comes from width 4" in flat and "$|\\cos| < 0.1$ (Going deeper)" in flat
+    # session 4d (review 01y): width alone does not stop the blur; the note says the cause
+    # measured above (stamps as long as the words, in their columns), numbers not repeated
+    assert (
+        "a stamp (length 1.41) is longer than any word of the running sentence (0.36 to 1.04)"
+        in flat
+    )
+    assert "This comes from width 4" not in flat and "(Going deeper). **From chapter 2" not in flat
+    assert "Here the stamps are as long as the words and sit in their four columns" in flat
     assert "largest |cos| of a word and its stamp" in "".join(c.source for c in cells)
     assert "a sentence is a bag of words" not in flat
     assert "Each word's output depends on which words are present, not on their order." in flat
@@ -1091,7 +1097,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "final hidden vector" not in flat and "pre-softmax" not in flat
     assert "a sum of $d_{model}$ products" not in flat
     # round 01c: the paper gives no reason for the factor; the toy's 2E + PE is shown
-    assert "{cite:t}`vaswani2017attention`) without giving a reason. The likeliest is size" in flat
+    # session 4d (review 01y): the factor sits in the sentence that ties the table to the
+    # output layer; that tie is the reason the rows start small
+    assert "without giving a reason" not in flat
+    assert "that also shares their table with the output layer scoring the next token" in flat
     # review 01r: the weights' shape and meaning come before exercise 1.2, in plain words
     before = flat[: flat.index(":label: ex-reorder") + 200]
     shape = "`weights` is $(n, n)$, and row $i$ says how much word $i$ takes from each word $j$"
@@ -1105,7 +1114,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "{admonition} Why the toy leaves positions out :class: note" in flat
     assert "the limit is the toy's" not in flat  # review 01s: the mechanism instead
     assert "a weighted average of all the words' *values* (projected word vectors)" in flat
-    assert "encodings alone (no words) give unscaled scores from -1.3 to 3.9" in flat
+    assert "the encodings alone give scores from -1.3 to 3.9 for the same offset" in flat
+    assert "rotary embeddings (box" not in flat  # session 4d: the aside cut to one sentence
+    assert "falls overall, not steadily" in flat and "unevenly" not in flat
+    assert "turned by $M_{pos}$ (since $PE_{pos} = PE_0 M_{pos}$)" in flat
+    assert "### The other choice: a learned table" not in flat  # merged into the box
     # review 01t: one measured result (the angle) and the reason (size) are kept
     assert "a later linear layer can still tell the two apart" not in flat  # asserted, unshown
     assert "86 degrees unscaled, 35 once the word is" in flat and "word nearly lost" not in flat
@@ -1136,7 +1149,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "why it scales: Going deeper" not in flat
     assert "Each stamp" not in flat and "longer than any toy word" not in flat
     assert "its code {cite}`google2017tensor2tensor` starts each word vector about 1 long" in flat
-    assert "turned by $M_{pos}$, and a turn keeps lengths" in flat
+    assert "PE_0 M_{pos}$), and a turn keeps lengths" in flat
     # why a hand needs both numbers, in the main text beside the clocks
     assert "a\nsine alone takes each value twice per turn" not in flat
     assert "sine alone takes each value twice per turn (rising, then falling)" in flat
@@ -1155,7 +1168,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # the extrapolation hope is answered, and the word tables are the toy's, not the course's
     assert "in practice the waves extrapolate poorly {cite}`press2022train`" in flat
     assert "every word table in this course" not in flat
-    assert "the columns of its word tables in chapters 1 to 9" in flat
+    assert "the four columns of the toy's word table:" in flat
     assert flat[:shown].count("sqrt{d_{model}}") == 0  # not named before it is explained
     # Fix round 01b added the reordering exercise, the lengths, the d_model gloss and the
     # rings' caption, and cut elsewhere: main line 1419 -> 1415, visible 2494 -> 2491,
@@ -1189,8 +1202,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # main line; main line 1432 -> 1448 (the measured cause and a real question before the
     # table of starts, the width-4 clause after it; 'bag of words' made exact), visible
     # 2428 -> 2439 (the block-diagonal line in Going deeper; cryptic and repeated lines cut).
-    assert len(main.split()) <= 1448, "session 4c left 1448 main-line words"
-    assert len(flat.split()) <= 2439, "session 4c left 2439 visible words"
+    # Session 4d (review 01y): main line 1448 -> 1442 (the width-4 cause replaced by the
+    # measured one, numbers not repeated), visible 2439 -> 2405 (the learned-table section
+    # merged into the box, the 'After chapter 3' aside cut to one sentence).
+    assert len(main.split()) <= 1442, "session 4d left 1442 main-line words"
+    assert len(flat.split()) <= 2405, "session 4d left 2405 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 5  # bold numbers
 
 
