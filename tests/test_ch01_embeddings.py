@@ -1038,13 +1038,13 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
         "No: where the sentence"
     )
     # session 4d (review 01y): width alone does not stop the blur; the note says the cause
-    # measured above (stamps as long as the words, in their columns), numbers not repeated
+    # measured above (stamps longer than the words, in their columns), numbers not repeated
     assert (
         "a stamp (length 1.41) is longer than any word of the running sentence (0.36 to 1.04)"
         in flat
     )
     assert "This comes from width 4" not in flat and "(Going deeper). **From chapter 2" not in flat
-    assert "Here the stamps are as long as the words and sit in their four columns" in flat
+    assert "Here the stamps are longer than the words and sit in their four columns" in flat
     assert "largest |cos| of a word and its stamp" in "".join(c.source for c in cells)
     assert "a sentence is a bag of words" not in flat
     assert "Each word's output depends on which words are present, not on their order." in flat
