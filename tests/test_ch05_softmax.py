@@ -1227,3 +1227,14 @@ def test_review_05x_shows_the_weights_qualifies_the_nudge_and_says_shift_invaria
     assert "Shift-invariance" not in cells["f5a1c0de"].source
     # review 05y: the fold points back to chapter 4's p(1 - p) instead of re-deriving it
     assert "$\\pm p(1 - p)$, chapter 4's slope" in " ".join(cells["lsefold5"].source.split())
+
+
+def test_softmax_checker_wants_an_array_not_a_list(capsys):
+    # right values returned as a Python list: the exercise asks for an array
+    assert not check_softmax(
+        lambda x, axis=-1, temperature=1.0: _softmax_t(x, axis, temperature).tolist()
+    )
+    line = capsys.readouterr().out
+    assert (
+        line.startswith("[softmax] FAIL: ") and "returned a list" in line and "np.asarray" in line
+    )

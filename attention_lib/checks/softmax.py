@@ -74,6 +74,10 @@ def check_softmax(fn) -> CheckResult:
                 "each exponential by the sum of all of them."
             )
         same(out, softmax(x1), "x = [1, 2, 3]")
+        raw = fn(x1.copy(), -1, 1.0)  # right values: but is it an array?
+        if not isinstance(raw, np.ndarray):
+            kind = type(raw).__name__
+            raise Fail(f"your function returned a {kind}: return a NumPy array (np.asarray).")
 
         x2 = np.array([[1.0, 2.0, 3.0], [0.5, 0.5, 2.0]])  # 2 queries x 3 keys
         case = "a 2 x 3 matrix"
