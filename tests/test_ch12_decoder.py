@@ -482,6 +482,9 @@ def test_exercise_b_solution_matches_a_retrained_model():
     assert round(change["sweet"], 2) == 0.14 and round(change["soft"], 2) == 0.10
     assert round(change["cold"], 2) == 0.13 and round(change["bland"], 2) == 0.03
     assert round(change["rich"], 2) == -0.03 and round(change["lovely"], 2) == -0.01
+    top4 = {food.VOCAB[i] for i in np.argsort(-p1)[:4]}
+    assert top4 == {"sweet", "soft", "rich", "cold"}  # the words its solution names
+    assert food.VOCAB[np.argmax(p1)] == "sweet"
 
 
 def test_plain_gradient_descent_trails_adam_at_every_step_size_tried():
