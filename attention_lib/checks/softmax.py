@@ -8,6 +8,7 @@ is allowed. The grader enforces the same rule with its tripwires.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 
 import numpy as np
@@ -74,8 +75,8 @@ def check_softmax(fn) -> CheckResult:
                 "each exponential by the sum of all of them."
             )
         same(out, softmax(x1), "x = [1, 2, 3]")
-        raw = fn(x1.copy(), -1, 1.0)  # right values: but is it an array?
-        if not isinstance(raw, np.ndarray):
+        raw = _raw_output(fn, x1)  # right values: but is it an array?
+        if raw is not None and not isinstance(raw, np.ndarray):
             kind = type(raw).__name__
             raise Fail(f"your function returned a {kind}: return a NumPy array (np.asarray).")
 
@@ -219,6 +220,12 @@ def check_softmax(fn) -> CheckResult:
 
     hints = {"raised AxisError": _SOFTMAX_AXIS, "truth value of an array": _SOFTMAX_LOOP}
     return verdict("softmax", fn, _explain_errors(run, hints))
+
+
+def _raw_output(fn, x: np.ndarray):
+    """What ``fn`` returns on ``x``, untouched (None if it raises: the cases say why)."""
+    with contextlib.suppress(Exception), np.errstate(all="ignore"):
+        return fn(x.copy(), -1, 1.0)
 
 
 def _takes_axis_and_temperature(fn) -> None:
