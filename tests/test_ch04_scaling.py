@@ -837,7 +837,7 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     for word in (
         r"\operatorname{Var}(q \cdot k) = d_k",  # derived once; the summary bolds it
         "**saturated**",
-        "**Unscaled, the gradient is uneven.**",  # review 04af: what the figure shows
+        "is uneven.**",  # review 04af: what the figure shows
         r"nothing cancels the keys' length, about $\sqrt{d_k}$",  # why raw starts above scaled
         # review 04af: the gradient as a sum of keys, in one line (derived in the fold)
         r"$\partial L/\partial q_i = c\sum_j (\partial L/\partial z_{ij})\,k_j$",
@@ -1134,9 +1134,10 @@ def test_review_04u_phrasings_are_exact():
     # review 04ac: the random dOut lives in the fold only; the main line shows two rows
     assert "random gradient" not in read and "dOut" not in read
     assert "standing in for any loss" in text("grad-rows-read")
-    # review 04ag: a gradient for any number; the weights are what training steps
-    said = "A **gradient** says how much the loss $L$ changes as any number moves; training"
-    assert said + " steps the weights against it." in read and "(flowing into $W_q$)" in read
+    # review 04ag: a gradient for any number; the weights are what training steps. Landing
+    # review s: the loss is defined where chapter 4 first uses it (chapter 10 trains one).
+    said = "The **loss** $L$ measures how wrong the model is; a **gradient** says how much $L$"
+    assert said + " changes as a number moves, and training steps the weights against it." in read
     assert "(only at mean 0: with mean 1, the cell below gets 3)" in text("fc268831")
     # review 04w: the fold says the steps share a learning rate, not a size, and splits sqrt(d_k)
     why = text("divide-or-shrink")
