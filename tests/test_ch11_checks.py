@@ -252,7 +252,7 @@ def test_the_chapter_s_round_11l_changes_are_on_the_page():
     imports_show = [c for c in cells.values() if "import show" in c.source or ", show" in c.source]
     assert len(imports_show) == 1, [c.id for c in imports_show]  # `show` is imported once
     assert "torch-measured" not in cells and "mask-shapes" not in cells  # the table is gone
-    assert "2 for chapter 7's pair" in cells["toy-vs-real"].source
+    assert "4 (2 or 1 in chapter 7)" in cells["toy-vs-real"].source  # no 'width-1' jargon
 
 
 def test_the_chapter_s_round_11o_changes_are_on_the_page():
@@ -262,7 +262,7 @@ def test_the_chapter_s_round_11o_changes_are_on_the_page():
     assert "&" not in cells["cls-removed-cake"].source  # the broadcast lives in `ablate`
     assert "59 of 60 heads, parking or not" in cells["7e1748c1"].source
     out = "".join(o.get("text", "") for o in cells["cls-all"].outputs)
-    assert "layers 2 to 6: 59 of 60 heads" in out and "< 0.2" in out
+    assert "ratio < 0.2: 59 of 60" in out and "weight 0.67 share 0.16" in out
     assert "read\ndown the column" in cells["a47c91e9"].source  # why a column, not a row
     assert "Exercises 11.1, 11.3 and 11.4" in cells["enc-code"].source
     assert "41b21785" not in cells  # exercise 11.5 is gone: one chapter, less in it
@@ -425,8 +425,8 @@ def test_the_chapter_s_round_11t_changes_are_on_the_page():
     assert 'too "' in cells["pairs"].source and '+ "small."' in cells["pairs"].source
     assert "| `other -> noun` |" not in cells["a47c91e9"].source  # no legend table
     summary = cells["96cfe2e6"].source
-    assert "On three pairs where one word decides" in summary and "No head tells" not in summary
-    assert "no head of this model switches" in summary  # scoped: three pairs, one model
+    assert "on three Winograd-style pairs" in summary and "No head tells" not in summary
+    assert "no\n  single head resolves pronouns by meaning" in summary  # scoped: by meaning
     assert "```{literalinclude}" in cells["cls-removed-cake-md"].source.split(":class: dropdown")[1]
 
 
@@ -460,12 +460,12 @@ def test_the_chapter_s_round_11v_changes_are_on_the_page():
     assert "at least 5 of 12 new sentences" in rule and "under 1% of runs" in rule
     assert "under 1%" not in cells["814fbf12"].source
     held = " ".join(cells["held-out-md"].source.split())
-    assert "Only L4 H2 and L6 H11 clear both bars, and the pairs rule them out" in held
-    assert "66 to 70 prefer the same noun both times" in held and "needs" not in held
+    assert "L4 H2 and L6 H11 clear both bars" in held and "rule them out" not in held
+    assert "(66 to 70 keep one noun per pair)" in held and "needs" not in held
     out = "".join(o.get("text", "") for o in cells["pairs"].outputs)
     assert "per pair: [70 69 66]" in out
     sol = " ".join(cells["ex-bias-sol-md"].source.split())
-    assert "(almost) no gradient and stays tiny" in sol and "zero start" not in sol
+    assert "no gradient in exact arithmetic and stays tiny" in sol and "zero start" not in sol
     fold = " ".join(cells["cls-removed-cake-md"].source.split())
     assert "1 − cosine 0.013 on average, against 0.007; 0.046 for" in fold  # measured
     assert "0.95" not in cells["cls-removed-md"].source  # the control lives in its fold
@@ -489,7 +489,7 @@ def test_the_chapter_s_round_11w_changes_are_on_the_page():
     assert "At least one of four such heads reaches 4 or more" in chance
     held = " ".join(cells["held-out-md"].source.split())
     assert 'the two heads where "it" gives "cake" the most weight' in held  # the rule
-    assert "an expected count, of 12" in held and "keeps one noun, of 3" in held
+    assert "an average other token of the head" in held and "keeps one noun, of 3" in held
     out = "".join(o.get("text", "") for o in cells["pairs"].outputs)
     assert "L4 H2: 1 of 3 pairs right, one noun kept in 2" in out
     out = "".join(o.get("text", "") for o in cells["cls-removed-cake"].outputs)
@@ -508,3 +508,20 @@ def test_the_chapter_s_round_11w_changes_are_on_the_page():
     )
     assert len(listing) == 5 and not any("keep" in line for line in listing)
     assert "Per pattern, the strongest head" not in cells["dd1e905c"].source  # the print says it
+
+
+def test_the_chapter_s_round_11x_changes_are_on_the_page():
+    """Review 11x: Winograd pairs test meaning, not any pronoun head; the hedges; cls-all."""
+    cells = _chapter_cells()
+    held = " ".join(cells["held-out-md"].source.split())
+    assert "Winograd-style pairs, where only meaning decides" in held
+    assert "no single head here resolves pronouns by meaning" in held
+    assert "referent is not the first or only noun" in held  # what a syntactic test needs
+    assert '**stands out** most (it gives "cake" more than any other token does)' in held
+    assert "about once in 12 sentences" in held and "**control**" in held  # visible, not folded
+    assert "a pronoun head switches" not in held
+    assert "A likely reason: softmax" in cells["a15f26d1"].source  # a hypothesis, hedged
+    assert "Why park?" not in cells["a15f26d1"].source
+    assert "width-1" not in cells["toy-vs-real"].source
+    assert "end=" not in cells["cls-all"].source and cells["cls-all"].source.count("print(") == 1
+    assert "# the first is also in the pairs below" in cells["held-out"].source
