@@ -108,6 +108,14 @@ def test_einsum_with_ellipsis_passes(capsys):
             "K.reshape gave K the shape of its transpose, but not its numbers",
         ),
         (
+            lambda Q, K: (
+                good_scores(Q, K)
+                / np.linalg.norm(Q, axis=-1)[..., :, None]
+                / np.linalg.norm(K, axis=-1)[..., None, :]
+            ),
+            "that is cosine similarity",
+        ),
+        (
             lambda Q, K: (Q[..., :, None, :] * K[..., None, :, :]).mean(-1),
             "a dot product sums; you divided by d_k",
         ),

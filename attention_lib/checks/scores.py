@@ -197,6 +197,12 @@ def _check_matrix(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray) -> None
             ".sum(-1), or Q @ np.swapaxes(K, -1, -2).",
         ),
         (
+            expected
+            / (np.linalg.norm(Q, axis=-1)[..., :, None] * np.linalg.norm(K, axis=-1)[..., None, :]),
+            "you divided by the lengths of q and k: that is cosine similarity, which keeps "
+            "only the angle. The score keeps length too: return Q @ np.swapaxes(K, -1, -2).",
+        ),
+        (
             expected / np.sqrt(Q.shape[-1]),
             "you divided by sqrt(d_k): that is chapter 4's step. Return the raw scores Q Kᵀ.",
         ),
