@@ -48,6 +48,7 @@ def block(post=False, mask=True, res1=True, res2=True, ln2="ln2", eps=decoder.EP
         if slip.get("no_index"):  # forgot [0]: X + (output, weights)
             return X + mha(a, *Ws, h, causal)
         b = X1 if slip.get("no_ln2") else ln(X if slip.get("parallel") else X1, ln2)
+        b = a if slip.get("ffn_reads_ln1") else b
         from_ln2 = slip.get("residual2_from_ln") or slip.get("both_from_ln")
         X2 = (b if from_ln2 else X1 if res2 else 0) + ffn(b)
         if slip.get("pair"):
@@ -65,7 +66,7 @@ def library_block(X, p, h):  # right values, but the exercise rules the call out
     return X1 + decoder.feed_forward(b, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
 
 
-def by_hand(split):
+def by_hand(split, join_t=True):
     """Exercise 12.1 as the page asks: heads split by hand, with ``split`` cutting them."""
 
     def my_block(X, p, h):
@@ -73,7 +74,7 @@ def by_hand(split):
         a = layer_norm(X, p["ln1_gamma"], p["ln1_beta"], decoder.EPS)
         Q, K, V = (split(a @ p[w], n, h, d // h) for w in ("W_q", "W_k", "W_v"))
         heads, _ = al.scaled_dot_product_attention(Q, K, V, al.causal_mask(n))
-        X1 = X + heads.transpose(1, 0, 2).reshape(n, d) @ p["W_o"]
+        X1 = X + (heads.transpose(1, 0, 2) if join_t else heads).reshape(n, d) @ p["W_o"]
         b = layer_norm(X1, p["ln2_gamma"], p["ln2_beta"], decoder.EPS)
         return X1 + decoder.feed_forward(b, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
 
@@ -86,6 +87,11 @@ def by_hand(split):
         (block(), "PASS", "all 3 cases"),
         (by_hand(lambda M, n, h, d_k: M.reshape(n, h, d_k).transpose(1, 0, 2)), "PASS", "all 3"),
         (by_hand(lambda M, n, h, d_k: M.reshape(h, n, d_k)), "FAIL", "fills head 0 with"),
+        (  # split and joined without a transpose: each reshape undoes the other, still wrong
+            by_hand(lambda M, n, h, d_k: M.reshape(h, n, d_k), join_t=False),
+            "FAIL",
+            "fills head 0 with",
+        ),
         (
             by_hand(lambda M, n, h, d_k: M.reshape(n, d_k, h).transpose(2, 0, 1)),
             "FAIL",
@@ -107,6 +113,7 @@ def by_hand(split):
         (block(ln2="ln1"), "FAIL", "both sub-layers used ln1's"),
         (block(final_ln=True), "FAIL", "final layer norm, lnf, inside the block"),
         (block(parallel=True), "FAIL", "read LN2(X), the block's input"),
+        (block(ffn_reads_ln1=True), "FAIL", "read LN1(X), attention's input"),
         (block(eps=1e-12), "FAIL", "decoder.EPS (1e-5)"),
         (block(pair=True), "FAIL", "returned or added a tuple"),
         (block(join_t=False), "FAIL", "the heads are joined wrongly"),
@@ -118,7 +125,7 @@ def by_hand(split):
             "FAIL",
             "calls decoder_block",
         ),
-        (lambda X, p, h: X, "FAIL", "values differ"),
+        (lambda X, p, h: X, "FAIL", "you returned X unchanged"),
         (lambda X, p, h: X[:, :-1], "FAIL", "keeps every token's width"),
     ],
 )

@@ -156,6 +156,9 @@ def _slips(X, p: dict, h: int) -> list[tuple]:
         X1 = X + mha(ln(X, 1))
         return X1 + ffn(ln(X1, ln2))
 
+    def by_hand(**kw):  # attention with the heads split by hand, one step done wrongly
+        return pre_ln(X, mha=lambda x: _split_by_hand(x, p, h, **kw))
+
     X1 = X + mha(ln(X, 1))
     a = ln(X, 1)
     post_1 = ln(X + mha(X), 1)
@@ -177,16 +180,16 @@ def _slips(X, p: dict, h: int) -> list[tuple]:
         (ln(pre_ln(X), "f"), _FINAL_LN),
         (X + mha(ln(X, 1)) + ffn(ln(X, 2)), _PARALLEL),
         (pre_ln(X, ln=_parts(p, h, eps=1e-12)[0]), _EPS),
-        (pre_ln(X, mha=lambda x: _split_by_hand(x, p, h, "no_transpose")), _SPLIT_NO_TRANSPOSE),
-        (pre_ln(X, mha=lambda x: _split_by_hand(x, p, h, "strided")), _SPLIT_STRIDED),
-        (pre_ln(X, mha=lambda x: _split_by_hand(x, p, h, join="no_transpose")), _JOIN),
-        (pre_ln(X, mha=lambda x: _split_by_hand(x, p, h, W_o=False)), _NO_W_O),
+        (by_hand(how="no_transpose"), _SPLIT_NO_TRANSPOSE),
+        (by_hand(how="no_transpose", join="no_transpose"), _SPLIT_NO_TRANSPOSE),
+        (by_hand(how="strided"), _SPLIT_STRIDED),
+        (by_hand(join="no_transpose"), _JOIN),
+        (by_hand(W_o=False), _NO_W_O),
         (pre_ln(X, ffn=lambda x: _no_relu(x, p)), _NO_RELU),
-        (
-            pre_ln(X, mha=lambda x: _split_by_hand(x, p, h, scale=np.sqrt(X.shape[-1] / h))),
-            _NO_SCALE,
-        ),
-        (pre_ln(X, mha=lambda x: _split_by_hand(x, p, h, scale=h**-0.5)), _SCALE_D_MODEL),
+        (X1 + ffn(ln(X, 1)), _FFN_LN_1),
+        (by_hand(scale=np.sqrt(X.shape[-1] / h)), _NO_SCALE),
+        (by_hand(scale=h**-0.5), _SCALE_D_MODEL),
+        (X, _UNCHANGED),
     ]
 
 
@@ -258,6 +261,8 @@ _PARALLEL = (
     "the feed-forward network read LN2(X), the block's input: it reads LN2(X1), the vector "
     "*after* attention's residual, so it can use what attention found."
 )
+_FFN_LN_1 = "the feed-forward network read LN1(X), attention's input: it reads LN2(X1)."
+_UNCHANGED = "you returned X unchanged: return X1 + FFN(LN2(X1)), with X1 = X + MHA(LN1(X))."
 _EPS = (
     "the layer norms used layer_norm's default eps (1e-12): the decoder uses decoder.EPS "
     "(1e-5), as GPT-2 does; pass it as the fourth argument."
