@@ -514,8 +514,12 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # Session 4d (review 05y) cut 1681 -> 1580 and 853 -> 849: the runner-up fold and the key-bias
 # detail cut; why a shift should not matter, then why only exp ignores it; bfloat16 and float16
 # named; the mask= of attention; "what softmax adds" after "In code", with 2S explained first.
-VISIBLE_WORDS = 1580
-MAIN_LINE_WORDS = 849
+# Session 4e (review 05z) cut 1580 -> 1546; main line 849 -> 869 (+20): the z^2 line, k > 0
+# and k = 1/T, the flat-rows sentence added; "what softmax adds" after the two moves; the
+# non-linearity fold and "the saturated rows of chapter 4" cut; the number-formats fold names
+# nanoGPT's two paths and why the 2048 stall matters (al.softmax sums float16 in float32).
+VISIBLE_WORDS = 1546
+MAIN_LINE_WORDS = 869
 
 
 def _chapter():
@@ -574,7 +578,7 @@ def test_fix_round_5k_cuts_words_folds_number_formats_and_shows_the_two_moves():
     # number formats: a dropdown box, then its code folded (round 5o: its output shown)
     box = cells["f16a05e3"].source
     assert box.startswith("````{admonition} Going deeper: number formats\n:class: dropdown")
-    assert "runs the `F.softmax` of its slow path in float32" in " ".join(box.split())  # review 05y
+    assert "runs nanoGPT's slow-path `F.softmax` in float32" in " ".join(box.split())  # review 05y
     assert cells["f16a05e1"].metadata["tags"] == ["hide-input"]
     assert ids.index("f16a05e1") == ids.index("f16a05e3") + 1
     # (round 5l put the X-doubling check on the page and rewrote the caption: see below)
@@ -617,7 +621,7 @@ def test_fix_round_5l_cuts_words_and_fixes_the_caption_the_factors_and_the_aside
     assert "tderiv05" not in cells and "runner-up" not in flat
     assert "as if $T$ were halved" not in flat  # review 05w: only the first point stays
     # a note that holds in the book and in the learner edition (no "folded")
-    assert "the limits are printed below this box" in " ".join(cells["f16a05e3"].source.split())
+    assert "(printed below this box)" in " ".join(cells["f16a05e3"].source.split())
     assert cells["f16a05e1"].metadata["tags"] == ["hide-input"]  # round 5o: output shown
 
 
@@ -750,17 +754,15 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     assert "drains" not in flat
     # the cut print: the slider and the heatmap already show T = 0.1 and T = 10
     assert "463130da" not in cells
-    # review 05y: "what softmax adds" follows "In code" (before the temperature section)
-    assert ids.index("d4e5f601") == ids.index("10e4cd6b") + 1
-    assert ids.index("d4e5f602") < ids.index("1a18e25e")
-    assert ids.index("f5a1c0de") > ids.index("d4e5f602")
+    # review 05z: "what softmax adds" right after the two moves and why exponentiate
+    assert ids.index("d4e5f601") == ids.index("negsum05") + 1
+    assert ids.index("d4e5f607") < ids.index("04fabf9f")
     opening = " ".join(cells["d4e5f601"].source.split())
     assert "`weights @ V`" in opening
     # review 05y: "raw 2S" is explained before the cell that prints it
     assert "doubled ($2S$: does the output grow with them?)" in opening
     assert "(chapter 6)" not in opening and "understanding-transformers-4" not in opening
-    assert cells["d4e5f602"].source.startswith("````{admonition} Is softmax what makes")
-    assert cells["d4e5f603"].metadata["tags"] == ["remove-cell"]
+    assert "d4e5f602" not in cells and "d4e5f603" not in cells  # review 05z: fold cut
     # plain words, not [CLS]; no "clear favourite" the example then contradicts
     assert "[CLS]" not in flat and "special start token" not in flat  # review 05u: cut
     assert "clear favourite" not in flat
@@ -877,7 +879,7 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     # review 05y: the runner-up's derivative fold is cut
     assert "\\frac{d \\log p_i}{d \\beta}" not in flat
     # the non-linearity fold states its conclusion
-    assert "cubic in $X$" in flat and "Dividing by the sum alone lands closer still" not in flat
+    assert "cubic in $X$" not in flat and "Dividing by the sum alone lands closer still" not in flat
     # a table, not a decoded line; no (2S)V = 2(SV) tautology
     table = cells["d4e5f605"].outputs[0]["text"].splitlines()
     labels = ["raw S", "raw 2S", "softmax S"]  # review 05w: the doubling-sharpens row cut
@@ -914,7 +916,12 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     ids = [c.id for c in shown]
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     # review 05y: "what softmax adds" right after "In code", before the temperature section
-    assert ids.index("2adc8f99") < ids.index("d4e5f601") < ids.index("1a18e25e")
+    assert (
+        ids.index("d4e5f601")
+        < ids.index("04fabf9f")
+        < ids.index("2adc8f99")
+        < ids.index("1a18e25e")
+    )
     # review 05r: the figure draws T = 1, 0.3 and 0.1, so the soft arg max is seen nearing
     # the step (round 5o had T = 1 alone)
     assert "two_key_softmax([1, 0.3, 0.1], gap=gap)" in cells["twokey05"].source
@@ -931,8 +938,6 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     assert "sharpens" not in conclusion  # review 05w: one point, then why the bound matters
     assert "on the scale of its values, however large the scores grow" in conclusion
     assert 'what "cake" carries' not in cells["d4e5f601"].source  # no distance to V[cake]
-    fold = " ".join(cells["d4e5f602"].source.split())
-    assert "a non-linear function of the scores" in fold and "linear in $V$" in fold
     # solution 5.2: the listing is the core; the guard is named, in a fold
     end = cells["5f0a1b2c"].source
     # review 05y: for T > 1 the library divides before it shifts: the same result, not order
@@ -996,7 +1001,7 @@ def test_fix_round_5q_says_why_normalising_alone_is_not_enough():
     line = cells["negsum05"].outputs[0]["text"]
     assert line.splitlines()[-1] == "[2, -1] / sum: [ 2. -1.]   softmax: [0.95 0.05]"
     # the row of 'it' is not saturated (> 0.99) until T <= 0.05: "approaching", not "nearly"
-    assert "(approaching **one-hot**, the saturated rows" in flat
+    assert "(approaching **one-hot**)" in flat
     row = al.softmax(toy.scaled_scores()[toy.token_index("it")], temperature=0.1)
     assert 0.9 < row.max() < 0.99
 
@@ -1030,7 +1035,9 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     assert "0.165" not in cells["626d0525"].outputs[0]["text"]
     # the float16 sum, true since al.softmax adds float16 rows in float32
     box = " ".join(cells["f16a05e3"].source.split())
-    assert "adding ones one at a time stalls at 2048" in box  # review 05y: range cut
+    assert (
+        "Adding ones one at a time in\nfloat16 stalls at 2048".replace("\n", " ") in box
+    )  # review 05y: range cut
     row = al.softmax(np.zeros(70000, dtype=np.float16))
     assert np.isclose(row.astype(np.float64).sum(), 1.0, atol=1e-2)
 
@@ -1117,14 +1124,17 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05x: shift-invariance first, then where a key bias comes from; no extra ideas
     assert "Dividing by the sum alone works" not in flat
     why = " ".join(cells["twomov07"].source.split())
-    assert why.startswith("Why exponentiate? Adding the same number to every score")
+    assert why.startswith("Why exponentiate? Adding the same number to a whole row")
     # review 05y: why a shift should not matter, then why only exp ignores it; no key bias
-    assert "keeps every gap, so it\nshould change nothing" in cells["twomov07"].source
-    assert "$f(z) = a e^{kz}$, an\nexponential" in cells["twomov07"].source
+    assert "keeps every gap, so it should change nothing" in why
+    # review 05z: k > 0 keeps the order, k = 1/T; z (and z^2) move under a shift, printed
+    assert "$f(z) = a e^{kz}$. Order needs $k > 0$; $k = 1/T$ is the temperature" in why
+    assert "moves under a shift, as $z^2$ does, and a negative score breaks it" in why
     assert "bias" not in why
     out = cells["negsum05"].outputs[0]["text"].splitlines()
     assert out[0].split()[-4:] == ["0.335,", "after", "+1:", "0.178"]
-    assert out[1].split()[-4:] == ["0.211,", "after", "+1:", "0.211"]
+    assert out[1].split()[-4:] == ["0.538,", "after", "+1:", "0.243"]  # z^2 moves
+    assert out[2].split()[-4:] == ["0.211,", "after", "+1:", "0.211"]
     z = toy.scaled_scores()[toy.token_index("it")]
     assert z.min() >= 0  # "all scores >= 0"
     # the summary agrees with the fold: softmax a smooth arg max, log-sum-exp the smooth max
@@ -1135,7 +1145,6 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # session 4: T is defined by the formula above the figure; the caption no longer repeats it
     assert "a smaller\n$T$ nears the step" in cells["twokeycap"].source
     assert "a temperature $T > 0$" in cells["04fabf9f"].source
-    assert "With the weights fixed,\nattention is linear in $V$." in cells["d4e5f602"].source
 
 
 # --- Session 4 (review 05v): what to notice, two reasons, real code, sinks -------------------
@@ -1162,9 +1171,15 @@ def test_session_4_ties_softmax_to_real_code_and_points_to_sinks():
     formats = " ".join(cells["f16a05e3"].source.split())
     # review 05w: F.softmax is nanoGPT's fallback; its default flash kernel sums in float32
     # review 05y: bfloat16 is nanoGPT's default (float32's range), float16 its fallback
-    assert "nanoGPT trains in bfloat16, which has float32's range" in formats
+    assert "nanoGPT trains in bfloat16 (float32's range, fewer digits)" in formats
+    # review 05z: the flash kernel is nanoGPT's default path's; why the 2048 stall matters
+    assert "the default path, `F.scaled_dot_product_attention`, uses a flash-attention" in formats
+    assert (
+        "more than 2048 terms near 1 goes wrong; `al.softmax` sums float16 rows in float32"
+        in formats
+    )
     assert "falls back to float16" in formats and "256" not in formats
-    assert "runs the `F.softmax` of its slow path in float32" in formats
+    assert "runs nanoGPT's slow-path `F.softmax` in float32" in formats
     assert "(PyTorch's mixed-precision mode)" in formats
     assert "keeps float32 sums" in formats
     # review 05y: the mask= belongs to attention, not to al.softmax
@@ -1238,3 +1253,16 @@ def test_softmax_checker_wants_an_array_not_a_list(capsys):
     assert (
         line.startswith("[softmax] FAIL: ") and "returned a list" in line and "np.asarray" in line
     )
+
+
+def test_review_05z_says_why_the_weights_table_is_flat():
+    cells, shown, flat = _chapter()
+    ids = [c.id for c in shown]
+    # learner 1: one sentence under the weights table, with numbers computed here too
+    assert ids.index("flatrow5") == ids.index("10e4cd6b") + 1
+    note = " ".join(cells["flatrow5"].source.split())
+    assert "scores span at most 0.81" in note and "at most ×2.25" in note
+    span = np.ptp(toy.scaled_scores(), axis=-1).max()
+    assert round(span, 2) == 0.81 and round(np.exp(span), 2) == 2.25
+    w = al.softmax(toy.scaled_scores())
+    assert (w.max(axis=-1) / w.min(axis=-1)).max() <= 2.25
