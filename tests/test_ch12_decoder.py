@@ -110,6 +110,15 @@ def kv_heads_mixed(q, K, V, k, v):
     return np.einsum("ht,htd->hd", softmax(scores), V)
 
 
+def kv_no_softmax(q, K, V, k, v):  # the raw scores used as weights
+    K, V = np.concatenate([K, k[:, None]], axis=1), np.concatenate([V, v[:, None]], axis=1)
+    return np.einsum("ht,htd->hd", np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1]), V)
+
+
+def kv_sum_of_values(q, K, V, k, v):  # every value with weight 1
+    return np.concatenate([V, v[:, None]], axis=1).sum(axis=1)
+
+
 def kv_breaks_on_empty_cache(q, K, V, k, v):
     last = K[:, -1]  # IndexError when nothing is cached yet
     return good_kv_step(q, K, V, k + 0 * last, v)
@@ -281,7 +290,9 @@ def sample_probability(logits, T, u):
         (check_kv_step, kv_over_d_k, "FAIL", "divided by d_k: divide by its square root"),
         (check_kv_step, kv_uniform, "FAIL", "every key got the same weight"),
         (check_kv_step, kv_all_weights, "FAIL", "one output per key"),
-        (check_kv_step, kv_softmax_over_heads, "FAIL", "the softmax ran over the heads"),
+        (check_kv_step, kv_softmax_over_heads, "FAIL", "a softmax over axis 0, the heads"),
+        (check_kv_step, kv_no_softmax, "FAIL", "apply softmax over the keys"),
+        (check_kv_step, kv_sum_of_values, "FAIL", "apply softmax over the keys"),
         (check_kv_step, kv_top_left_tril, "FAIL", "starts at the top-left corner"),
         (check_kv_step, kv_over_sqrt_d_v, "FAIL", "divided by sqrt(d_v)"),
         (check_kv_step, kv_over_sqrt_keys, "FAIL", "divided by sqrt(t + 1)"),

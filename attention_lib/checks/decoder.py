@@ -73,6 +73,8 @@ def check_kv_step(fn) -> CheckResult:
                     "every key got the same weight: the weights must come from softmax of "
                     "the scores, q . k / sqrt(d_k), over the keys.",
                 ),
+                (_kv_grown(*args).sum(axis=1), _KV_NO_SOFTMAX + _KV_ONE_HEAD * (h == 1)),
+                (np.einsum("ht,htd->hd", _kv_scores(*args), _kv_grown(*args)), _KV_NO_SOFTMAX),
                 (
                     _kv_over_heads(*args),
                     "the softmax ran over the heads (axis 0): each head has its own "
@@ -190,6 +192,25 @@ _KV_K_AS_QUERY = (
     "the new token's key k asked the question: the query is q. k only joins the cache, as "
     "one more key to be scored against q."
 )
+
+
+_KV_NO_SOFTMAX = (
+    "the values were blended with weights that do not sum to 1 (raw scores, or all ones): "
+    "apply softmax over the keys to the scores q . k / sqrt(d_k) first, then weights @ V."
+)
+
+_KV_ONE_HEAD = " (With one head, a softmax over axis 0, the heads, also gives weights of 1.)"
+
+
+def _kv_grown(q, K, V, k, v):
+    """The values after the new one is appended, (h, t + 1, d_v)."""
+    return np.concatenate([V, v[:, None]], axis=1)
+
+
+def _kv_scores(q, K, V, k, v):
+    """The new token's scaled scores against every key, (h, t + 1)."""
+    K = np.concatenate([K, k[:, None]], axis=1)
+    return np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1])
 
 
 def _kv_weights(q, K, V, k, v):
