@@ -454,6 +454,13 @@ def test_an_unprojected_key_is_named_not_blamed_on_globals(capsys):
     assert "The key must be x_j W_k" in line and "notebook variables" not in line
 
 
+def test_an_unprojected_query_is_named_not_blamed_on_globals(capsys):
+    # Review 02u: x_i · (x_j W_k) ignores only W_q; the slip is the missing query projection.
+    assert not check_one_score(lambda X, q, k, i, j: X[i] @ (X[j] @ k))
+    line = capsys.readouterr().out
+    assert "The query must be x_i W_q" in line and "notebook variables" not in line
+
+
 @pytest.mark.parametrize(
     ("fn", "hint"),
     [
@@ -815,7 +822,8 @@ def test_weights_table_prints_the_three_matrices_row_by_feature():
     assert len(lines) == 2 + len(toy.FEATURES)
     heading = "W_q (query) seeks W_k (key) advertises W_v (value) hands over"
     assert lines[0].split() == heading.split()
-    assert lines[1].split()[-4:] == ["noun", "verb", "3rd", "human"]
+    full = " ".join(2 * toy.FEATURES + toy.VALUE_FEATURES)
+    assert lines[1].split() == full.split()  # full names, no abbreviations (review 02u)
     for feature, line in zip(toy.FEATURES, lines[2:], strict=True):
         row = np.hstack([toy.W_q, toy.W_k, toy.W_v])[toy.FEATURES.index(feature)]
         assert line.split()[0] == feature

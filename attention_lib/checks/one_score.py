@@ -161,6 +161,8 @@ def _ignored_arguments(fn, out, args, case: str) -> None:
             + (
                 _NO_KEY_PROJECTION
                 if unused == ["W_k"]
+                else _NO_QUERY_PROJECTION
+                if unused == ["W_q"]
                 else _GLOBALS
                 if {"X", "W_q", "W_k"} & set(unused)
                 else _BOTH_TOKENS
@@ -205,6 +207,9 @@ _ROWS = (
 )
 _NO_KEY_PROJECTION = (
     "The key must be x_j W_k: send X[j] through W_k before the dot product, k_j = X[j] @ W_k."
+)
+_NO_QUERY_PROJECTION = (
+    "The query must be x_i W_q: send X[i] through W_q before the dot product, q_i = X[i] @ W_q."
 )
 _BOTH_TOKENS = "The query comes from token i and the key from token j: use both."
 _ROW_FIRST = (

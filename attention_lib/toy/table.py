@@ -70,22 +70,26 @@ def table(columns: dict, rows=TOKENS, *, fmt: str = ".2f", corner: str = "") -> 
     return Table(lines)
 
 
-_SHORT = {"person": "pers", "action": "act", "pointer": "ptr", "third person": "3rd"}
-
-
 def weights() -> Table:
     """The toy's W_q, W_k and W_v side by side, as chapter 2 prints them.
 
-    One line per feature of ``X`` (the rows); the columns are named after what each query
-    dimension seeks, each key dimension advertises and each value dimension hands over
-    (short names: ``pers`` is person, ``3rd`` third person).
+    One line per feature of ``X`` (the rows); the columns are named in full after what each
+    query dimension seeks, each key dimension advertises and each value dimension hands over.
     """
     mats = {"W_q (query) seeks": (W_q, FEATURES), "W_k (key) advertises": (W_k, FEATURES)}
     mats["W_v (value) hands over"] = (W_v, VALUE_FEATURES)
-    lines = [" " * 10 + "".join(f"{name:<26}" for name in mats).rstrip()]
-    heads = ["".join(f"{_SHORT.get(c, c):>6}" for c in cols) for _, cols in mats.values()]
-    lines.append(" " * 8 + "  ".join(heads))
-    for f, feature in enumerate(FEATURES):
-        cells = ["".join(f"{v:6.1f}" for v in W[f]) for W, _ in mats.values()]
-        lines.append(f"{feature:>8}" + "  ".join(cells))
+    left = max(map(len, FEATURES))
+    groups, heads, cells = [], [], [[] for _ in FEATURES]
+    for name, (W, cols) in mats.items():
+        widths = [max(len(c), 4) for c in cols]
+        widths[-1] += max(0, len(name) - sum(widths) - len(cols) + 1)  # fit a long group name
+        groups.append(name.ljust(sum(widths) + len(cols) - 1))
+        heads.append(" ".join(c.rjust(w) for c, w in zip(cols, widths, strict=True)))
+        for f in range(len(FEATURES)):
+            row = (f"{v:.1f}".rjust(w) for v, w in zip(W[f], widths, strict=True))
+            cells[f].append(" ".join(row))
+    lines = [" " * left + "   " + "   ".join(groups).rstrip()]
+    lines.append(" " * left + "   " + "   ".join(heads))
+    for feature, row in zip(FEATURES, cells, strict=True):
+        lines.append(feature.rjust(left) + "   " + "   ".join(row))
     return Table(lines)
