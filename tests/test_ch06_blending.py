@@ -1028,11 +1028,13 @@ def test_rows_that_round_alike_are_all_named(toy_values, capsys):
     labels = {"tokens": toy.TOKENS, "features": toy.VALUE_FEATURES}
     assert not check_output_change(0.044, weights, V, ATE, DELICIOUS, VERB, **labels)
     line = capsys.readouterr().out
-    assert "the output of 'the', 'cake' or 'delicious' rises; read row 'ate'" in line
-    assert "If you did, check the product and its last decimal." in line  # one off 0.045
+    assert "the output of 'the', 'cake' or 'delicious' rises; if you read that row" in line
+    # Review 06x: a near miss is told to check its rounding first, before another row.
+    assert line.index("how you rounded it") < line.index("'the', 'cake' or 'delicious'")
     assert not check_output_change(0.043, weights, V, ATE, DELICIOUS, VERB, **labels)
     line = capsys.readouterr().out
-    assert "the output of 'was' rises" in line and "last decimal" not in line  # 0.0433
+    assert "the output of 'was' rises; read row 'ate'" in line  # 0.0433: two off
+    assert "last decimal" not in line
 
 
 def test_a_softmax_without_keepdims_is_told_keepdims_not_to_transpose_k(capsys):
@@ -1577,3 +1579,43 @@ def test_a_blend_within_a_hundredth_of_a_corner_is_nearly_on_it():
     assert "one-hot on 'cake' at (1.00, 1.00), on the corner 'cake';" in alt
     assert "output of 'it' at (1.00, 1.00), on the corner 'cake' (nearly)." in alt
     assert "inside the hull" not in alt
+
+
+# --- fix round 6f: a loop over d_v or the queries is not a loop over the keys ----------------
+
+
+def _blend_by_keys(weights, V):
+    out = np.zeros(weights.shape[:-1] + V.shape[-1:])
+    for j in range(V.shape[-2]):
+        out = out + weights[..., :, j, None] * V[..., None, j, :]
+    return out
+
+
+def _blend_by_features(weights, V):
+    return np.stack([(weights * V[..., None, :, f]).sum(-1) for f in range(V.shape[-1])], -1)
+
+
+def _blend_by_queries(weights, V):
+    out = np.zeros(weights.shape[:-1] + V.shape[-1:])
+    for i in range(weights.shape[-2]):
+        out[..., i, :] = (weights[..., i, :, None] * V).sum(-2)
+    return out
+
+
+def _blend_by_a_generator(weights, V):
+    return sum(weights[..., :, j, None] * V[..., None, j, :] for j in range(V.shape[-2]))
+
+
+@pytest.mark.parametrize(
+    ("fn", "status", "hint"),
+    [
+        (_blend_by_keys, "PASS", ""),
+        (_blend_by_a_generator, "PASS", ""),
+        (_blend_by_features, "FAIL", "your loop runs once per value dimension d_v, not once"),
+        (_blend_by_queries, "FAIL", "your loop runs once per query, not once per key"),
+    ],
+)
+def test_only_a_loop_over_the_keys_passes(fn, status, hint, capsys):
+    assert bool(check_blend(fn)) is (status == "PASS")
+    line = capsys.readouterr().out
+    assert f"[blend] {status}" in line and hint in line

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dis
+import sys
+from collections import Counter
 
 import numpy as np
 
@@ -134,8 +136,41 @@ def check_blend(fn) -> CheckResult:
                 "code: the exercise asks for one pass per key, each adding the card of key "
                 "j times its column of weights."
             )
+        W = softmax(rng.normal(size=(4, 7)))  # 4 queries x 7 keys, d_v = 2: loops differ
+        passes = _passes(fn, W, rng.normal(size=(7, 2)))
+        if passes is not None and passes < 7:
+            what = "value dimension d_v" if passes < 4 else "query"
+            raise Fail(
+                f"your blend is right, but your loop runs once per {what}, not once per key "
+                "(tried with 4 queries, 7 keys, d_v = 2). Loop over the keys, for j in "
+                "range(V.shape[-2]), each pass adding the card of j times its column of weights."
+            )
 
     return verdict("blend", fn, run)
+
+
+def _passes(fn, W, V) -> int | None:
+    """How many times the busiest line of ``fn``'s own code runs on ``(W, V)``: a loop
+    over the keys runs its body once per key. None without Python code, or on an error."""
+    codes = set(_codes(fn))
+    if not codes:
+        return None
+    hits = Counter()
+
+    def line(frame, event, arg):
+        if event == "line":
+            hits[frame.f_code, frame.f_lineno] += 1
+        return line
+
+    old = sys.gettrace()
+    sys.settrace(lambda frame, event, arg: line if frame.f_code in codes else None)
+    try:
+        fn(W, V)
+    except Exception:  # the checks above ran it already; nothing to add here
+        return None
+    finally:
+        sys.settrace(old)
+    return max(hits.values(), default=0)
 
 
 def _partial(out, W, V) -> None:

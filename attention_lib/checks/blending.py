@@ -146,7 +146,11 @@ def check_output_change(
         who = "', '".join(alike[:-1]) + "' or '" + alike[-1] if len(alike) > 1 else alike[0]
         hint = f"that is how much the output of '{who}' rises; read row '{me}'."
         if abs(shown - np.round(expected, places)) < 1.5 * 10.0**-places:  # one off
-            hint += " If you did, check the product and its last decimal."
+            hint = (  # a near miss is more often a rounding slip than another row
+                "one off in the last decimal: check your product and how you rounded it. "
+                f"(It is also how much the output of '{who}' rises; if you read that row, "
+                f"read row '{me}'.)"
+            )
         mistakes.append((W[i, key] * value, hint))
     # A slip that rounds like the rounded-weight answer would get the wrong hint: drop it.
     mistakes = [(v, h) for v, h in mistakes if abs(v - rounded) > tol or abs(v - expected) <= tol]
