@@ -1033,18 +1033,17 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "column 0" not in flat and "so both win" not in flat
     # session 4c (review 01x): a real question, with the measured cause before it, and the
     # blur named a width-4 artefact after the result (the cosine printed in Going deeper)
-    assert 'No: where the sentence starts decides whether "it" picks "cake"' in flat
-    assert flat.index("**Predict:** if the running sentence followed") < flat.index(
-        "No: where the sentence"
-    )
+    # session 4e (review 01z): the Predict starts from position 0 (not "still" after a
+    # case that already says no), and the answer is plain text after the table, not in a note
+    assert '**Predict:** add positions 0 to 7. Does "it" still pick "cake"?' in flat
+    answer = 'No: from positions 0 and 1 "it" picks "delicious"; from 2 and 3, itself.'
+    assert flat.index("**Predict:** add positions 0 to 7.") < flat.index(answer)
+    assert flat.index(answer) < flat.index("{admonition} Why the toy leaves positions out")
     # session 4d (review 01y): width alone does not stop the blur; the note says the cause
     # measured above (stamps longer than the words, in their columns), numbers not repeated
-    assert (
-        "a stamp (length 1.41) is longer than any word of the running sentence (0.36 to 1.04)"
-        in flat
-    )
+    assert "a stamp (length 1.41) is longer than any word of the running sentence and" in flat
     assert "This comes from width 4" not in flat and "(Going deeper). **From chapter 2" not in flat
-    assert "Here the stamps are longer than the words and sit in their four columns" in flat
+    assert "Here the stamps are longer than the words" not in flat  # 4e: said once, above
     assert "largest |cos| of a word and its stamp" in "".join(c.source for c in cells)
     assert "a sentence is a bag of words" not in flat
     assert "Each word's output depends on which words are present, not on their order." in flat
@@ -1074,7 +1073,9 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # review 01t: the filing is ours, and it causes the crowding; the lesson is said
     # review 01u: said beside the map that shows it, not in a cell of its own
     # review 01w: no ranking the map (two decimals) cannot show
-    assert 'under *action*, so "keyboard" sits as close to "sat" as "cake" to "pie"' in flat
+    # session 4e (review 01z): the closeness comes from the rows, not from the grouping
+    assert 'mostly an *action* value, so "keyboard" sits as close to "sat" as "cake"' in flat
+    assert "we filed" not in flat
     assert "0.981" not in flat
     # review 01u: the paper's result on learned positions, where the learned table is shown
     assert "learned and sinusoidal positions nearly identical" in flat
@@ -1088,7 +1089,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # the tools for moving rows and columns come before exercise 1.2 asks for both
     assert "(`w[perm]` reorders rows, `w[:, perm]` columns.)" in flat
     # dot product and cosine rank the neighbours of "on" differently (printed)
-    assert "(chapter 3), so a longer vector can win it:" in flat
+    assert "(chapter 3), so a longer vector can win the dot product:" in flat
     assert 'By dot product "on" is nearest "it"; by cosine, "the".' in flat  # after the output
     assert '(words like "it" and "the" that point at another word)' in flat
     assert "the last hand here needs 35,333 positions to turn once" in flat
@@ -1100,7 +1101,12 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # session 4d (review 01y): the factor sits in the sentence that ties the table to the
     # output layer; that tie is the reason the rows start small
     assert "without giving a reason" not in flat
-    assert "that also shares their table with the output layer scoring the next token" in flat
+    # session 4e (review 01z): the paper gives no reason; the tie is one reading, and the
+    # factor has its own sentence of section 3.4; 'suit' and 'tilts back' cut
+    assert "The paper gives no reason. One reading: the table is shared with the output" in flat
+    assert "GPT-2 and nanoGPT do not scale." in flat
+    assert "that also shares their table" not in flat and "suit" not in flat
+    assert "tilts the sum back" not in flat
     # review 01r: the weights' shape and meaning come before exercise 1.2, in plain words
     before = flat[: flat.index(":label: ex-reorder") + 200]
     shape = "`weights` is $(n, n)$, and row $i$ says how much word $i$ takes from each word $j$"
@@ -1114,7 +1120,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "{admonition} Why the toy leaves positions out :class: note" in flat
     assert "the limit is the toy's" not in flat  # review 01s: the mechanism instead
     assert "a weighted average of all the words' *values* (projected word vectors)" in flat
-    assert "the encodings alone give scores from -1.3 to 3.9 for the same offset" in flat
+    assert "-1.3 to 3.9" not in flat  # 4e: the chapter-3 aside left the exercise
     assert "rotary embeddings (box" not in flat  # session 4d: the aside cut to one sentence
     assert "falls overall, not steadily" in flat and "unevenly" not in flat
     assert "turned by $M_{pos}$ (since $PE_{pos} = PE_0 M_{pos}$)" in flat
@@ -1138,7 +1144,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "Optional {numref}`ex-pe-length`" not in flat
     assert flat.index(":label: ex-pe-length") < flat.index("Why the toy leaves positions out")
     assert flat.index(":label: ex-pe-length") < flat.index("## Going deeper")
-    assert "Read this after chapter 3" not in flat and "*After chapter 3:* attention" in flat
+    assert "Read this after chapter 3" not in flat and "After chapter 3" not in flat
     # Whisper is a sinusoid model too: the box no longer says "only the original"
     assert "GPT-2, nanoGPT and LLaMA do not use these sinusoids" in flat
     assert "Of the models named here" not in flat
@@ -1148,7 +1154,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # the original's scaling is met in its own section, after the summary
     assert "why it scales: Going deeper" not in flat
     assert "Each stamp" not in flat and "longer than any toy word" not in flat
-    assert "its code {cite}`google2017tensor2tensor` starts each word vector about 1 long" in flat
+    assert "(about 1 long in its code {cite}`google2017tensor2tensor`)" in flat
     assert "PE_0 M_{pos}$), and a turn keeps lengths" in flat
     # why a hand needs both numbers, in the main text beside the clocks
     assert "a\nsine alone takes each value twice per turn" not in flat
@@ -1205,8 +1211,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # Session 4d (review 01y): main line 1448 -> 1442 (the width-4 cause replaced by the
     # measured one, numbers not repeated), visible 2439 -> 2405 (the learned-table section
     # merged into the box, the 'After chapter 3' aside cut to one sentence).
-    assert len(main.split()) <= 1442, "session 4d left 1442 main-line words"
-    assert len(flat.split()) <= 2405, "session 4d left 2405 visible words"
+    # Session 4e (review 01z): main line 1441 -> 1440 (the Predict from position 0, its
+    # answer in plain text, the sqrt(d_model) reading; paid for by the note's repeated
+    # cause and the word lengths), visible 2404 -> 2342 (the chapter-3 aside cut).
+    assert len(main.split()) <= 1440, "session 4e left 1440 main-line words"
+    assert len(flat.split()) <= 2342, "session 4e left 2342 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 5  # bold numbers
 
 
