@@ -937,6 +937,7 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "real-read",
     "34bdbe19",  # "## Exercises"
     "ex-assert",  # the asserts of solutions 7.1 and 7.3
+    "bd170a6f",  # "## Summary": before the optional section (review 07zd)
     "deeper-md",  # "## Going deeper (optional)": session 3, after the exercises
     "heads-md",  # fix round 7n: the four width-1 heads, moved off the main line
     "heads-md2",
@@ -946,9 +947,9 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "9b7e4d10",
     "grid-ex",
     "slider-md",  # "### Fewer heads, same matrices" (fix round 3: weights change with h)
+    "slider-why",  # review 07zd: the slider's question is answered in a fold
     "3dce5151",
     "slider-assert",
-    "bd170a6f",  # "## Summary": the chapter ends on it (review 07t)
 ]
 
 
@@ -959,7 +960,7 @@ def test_main_line_intuition_picture_math_code_experiment():
     ids = [cell.id for cell in cells]
     positions = [ids.index(cell_id) for cell_id in MAIN_ORDER]
     assert positions == sorted(positions)
-    assert ids[-1] == "bd170a6f"
+    assert ids[-1] == "slider-assert"  # review 07zd: the Summary precedes Going deeper
     source = {cell.id: cell.source for cell in cells}
     headings = [
         line
@@ -976,10 +977,10 @@ def test_main_line_intuition_picture_math_code_experiment():
         "## What heads cost",
         "## In real code",
         "## Exercises",
+        "## Summary",
         "## Going deeper (optional)",
         "### Four heads of width 1",
         "### Fewer heads, same matrices",
-        "## Summary",
     ]
     page = "".join(cell.source for cell in cells)
     for gone in ("maxima", "seed_histogram", "Xavier", "random heads", "random-md"):
@@ -1077,11 +1078,13 @@ def test_cost_and_rank_wording():
     cost = source["2029d4b7"]
     assert "No multiply-add count depends on $h$" in cost
     assert (
-        "Only the element-wise work on the score maps (scale, softmax) and the stored "
-        "weights, $h\\,n^2$ numbers, grow with $h$"
+        "Only the element-wise work on the score maps (scale, softmax) and the attention maps "
+        "kept for the backward pass, $h\\,n^2$ numbers, grow with $h$; the parameters do not"
     ) in cost
     assert "rank" not in cost and "cost-read" not in source  # fix round 7i: cut, unmeasured
-    assert "chip" not in " ".join(source.values()) and "hardware" not in cost
+    assert "chip" not in " ".join(source.values())
+    # review 07zd: equal counts do not make heads free; one clause, no measured timing
+    assert "Very narrow heads use hardware poorly, so real heads stay 32 to 128 wide" in cost
     # fix round 7m (review 07q): equal counts, unequal time; said from the count itself
     # review 07w: the cost was said four times; the timing aside is cut with the repeats
     assert "Equal counts" not in cost
@@ -1104,7 +1107,7 @@ def test_cost_and_rank_wording():
         c.id: c.outputs[-1]["data"]["text/plain"] for c in cells if c.id == "341c47af"
     }
     table = shown["341c47af"].splitlines()
-    assert table[0].split() == ["h", "d_k", "multiply-adds", "weights", "stored"]
+    assert table[0].split() == ["h", "d_k", "multiply-adds", "attention-map", "entries"]
     assert [line.split()[2] for line in table[1:]] == ["26,880"] * 5  # h never matters
     assert "mult-adds" not in " ".join(c.source for c in cells)  # one term
     assert [line.split()[3] for line in table[1:]] == ["36", "72", "144", "288", "1,152"]
@@ -1166,8 +1169,8 @@ def test_what_a_one_number_query_does_is_left_to_the_exercise():
     assert "A negative $q$ flips the order" in source["7dce2a2a"]
     assert "thin enough to check by hand" in source["heads-md"]
     # review 07zc: "typically 64 or 128" missed chapter 11's own 32-wide heads
-    wider = "real heads are wider: 32 in chapter 11's MiniLM, 64 in BERT-base and GPT-2"
-    assert wider in source["heads-md"]
+    # review 07zd: the real widths are said once, in the cost section
+    assert "real heads stay 32 to 128 wide" in source["2029d4b7"]
     assert "trained.D_MODEL // trained.H == 32" in source["2c1d3cd7"]
     assert "$\\sqrt{d_k} = 1$: no scaling" in source["heads-md"]  # fix round 7n
     keys = toy.X @ HEADS.W_k[:, 0]
@@ -1263,8 +1266,9 @@ def test_plain_printouts_on_the_main_line():
     assert "hide-input" in cells["pair-values"].metadata["tags"]
     outs = [o["data"]["text/plain"].splitlines() for o in cells["pair-values"].outputs]
     w_k, w_v, asks, kv = outs  # review 07zc: the pair's W_k and W_v printed, labelled
-    assert w_k[0].split() == ["W_k", "1", "food", "2", "person", "3", "food", "4", "person"]
-    assert w_v[0].split() == ["W_v", "1", "noun", "2", "human", "3", "noun", "4", "human"]
+    # review 07zd: the headings name the head, not a number that reads as one
+    assert " ".join(w_k[0].split()) == "W_k obj. food obj. person subj. food subj. person"
+    assert " ".join(w_v[0].split()) == "W_v obj. noun obj. human subj. noun subj. human"
     assert [line.split()[0] for line in w_k[1:]] == list(toy.FEATURES)
     assert w_k[1].split()[1:] == ["1", "0", "1", "0"] and w_v[2].split()[1:] == ["1"] * 4
     assert [line.rsplit(maxsplit=2) for line in asks] == [
@@ -1345,8 +1349,8 @@ def test_the_named_heads_and_one_merged_experiment():
     assert "merges" not in read
     assert "is lost" not in read
     read2 = source["pair-read2"]
-    eaten = "what was eaten, a non-human noun (0.99, 0.00)"  # review 07zc: one fact each
-    assert f"{eaten}, and who ate, a human noun (1.00, 1.00)" in read2
+    # review 07zd: one claim per sentence; the table's headings name the columns
+    assert "One returns what was eaten, (0.99, 0.00); the other who ate, (1.00, 1.00)." in read2
     # fix round 4 (review 07t): the paper's reason, said once, on the pair's own numbers
     assert read2.count("average") == 0  # review 07w: the one-head argument is in pair-read
     assert "{cite:p}`vaswani2017attention`" in read2
@@ -1803,7 +1807,7 @@ def test_fix_round_4_07t_the_chapter_ends_on_the_summary():
         "ex-thin-heads",
         "ex-heads-read-figure",
     ]
-    assert ids[-1] == "bd170a6f" and "slider-read" not in ids  # review 07zc: cut
+    assert ids.index("bd170a6f") < ids.index("deeper-md") and "slider-read" not in ids
     (_, w4), (_, w2) = HEADS.attention(h=4), HEADS.attention(h=2)
     ate, cake = toy.token_index("ate"), toy.token_index("cake")
     assert w2[0, ate, cake] < w4[1, ate, cake] and w2[1, ate, I] < w4[3, ate, I]
@@ -1925,6 +1929,44 @@ def test_fix_round_c_review_07zb():
     source = {c.id: c.source for c in cells}
     assert "move the head axis" not in source["cc676c04"]
     assert "# Your code here\n" in source["cc676c04"]
-    assert '["1 noun", "2 human", "3 noun", "4 human"]' in source["pair-out"]
+    assert '["obj. noun", "obj. human", "subj. noun", "subj. human"]' in source["pair-out"]
     main, _ = main_and_folded(cells)
     assert sum(len(c.source.split()) for c in main) <= 1535
+
+
+def test_round_e_review_07zd():
+    """Review 07zd, round e: the attention maps (not the parameters) grow with h; "was"
+    reads 0.99 in the W_o column; column headings that are not head numbers; the slider
+    asks a question; the Summary before Going deeper; the main line no longer (1,532)."""
+    cells = chapter_cells()
+    ids = [c.id for c in cells]
+    source = {c.id: " ".join(c.source.split()) for c in cells}
+    page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
+    assert "stored weights" not in page and "weights stored" not in source["341c47af"]
+    assert '"attention-map entries"' in source["341c47af"]
+    assert "the parameters do not" in source["bd170a6f"]
+    assert '"Was" also has *action*, so it reads 0.99' in source["mix-read"]
+    assert "round(mixed[was, 2], 2) == 0.99" in source["mix-assert"]
+    assert "and the parameter count does not depend on $h$" in source["83c4d06e"]
+    for cell_id in ("pair-values", "pair-out"):
+        assert '"1 ' not in source[cell_id] and '"obj. ' in source[cell_id]
+    assert "0.71, not the grid's 0.86" in source["slider-md"]
+    assert ":class: dropdown" in source["slider-why"] and "0.90 to 0.61" in source["slider-why"]
+    assert "np.isclose(q[ate, 2], 0.9)" in source["slider-assert"]
+    assert ids.index("34bdbe19") < ids.index("bd170a6f") < ids.index("deeper-md")
+    main, _ = main_and_folded(cells)
+    assert sum(len(c.source.split()) for c in main) <= 1531
+
+
+def test_split_concat_names_the_query_columns():
+    """Review 07zd: the figure's Q ticks name the head and feature, not numbers that read
+    as head numbers; a wrong count of names is refused."""
+    from attention_lib.plotting.split_concat import split_concat
+
+    args = (toy.X, *toy.heads.PAIR, 2, toy.TOKENS)
+    q_cols = ["obj. food", "obj. person", "subj. food", "subj. person"]
+    fig, _ = split_concat(*args, query="ate", q_cols=q_cols, title="pair")
+    labels = [t.get_text() for ax in fig.axes for t in ax.get_xticklabels()]
+    assert all(name in labels for name in q_cols)
+    with pytest.raises(ValueError, match="q_cols names the 4 columns"):
+        split_concat(*args, query="ate", q_cols=["a"], title="x")

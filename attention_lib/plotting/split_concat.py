@@ -71,7 +71,7 @@ def _blocks(ax, n, h, d_k, fontsize, names):
 
 def split_concat(
     X, W_q, W_k, W_v, W_o, h, tokens, *, query, cols=None, out_cols=None, head_names=None,
-    title, fontsize=11,
+    q_cols=None, title, fontsize=11,
 ):  # fmt: skip
     """Draw multi-head attention step by step on ``X``, for a small ``h`` (at most 4).
 
@@ -91,6 +91,8 @@ def split_concat(
         Names of the output's columns (what each column of ``W_o`` computes).
     head_names : sequence of str, length h, optional
         What the text calls each head ("head 1", "head 2", ... by default).
+    q_cols : sequence of str, length d_model, optional
+        Names of the columns of ``Q`` (numbered from 1 by default).
     title : str
 
     Returns
@@ -125,7 +127,8 @@ def split_concat(
     numbered = [str(j + 1) for j in range(d_model)]  # columns count from 1, as heads do
     cols = list(cols) if cols is not None else numbered
     out_cols = list(out_cols) if out_cols is not None else numbered
-    for name, names in (("cols", cols), ("out_cols", out_cols)):
+    q_cols = list(q_cols) if q_cols is not None else numbered
+    for name, names in (("cols", cols), ("out_cols", out_cols), ("q_cols", q_cols)):
         if len(names) != d_model:
             raise ValueError(f"{name} names the {d_model} columns, got {len(names)} names")
     # W_o's rows: "object noun" for the object head's noun, as out_cols name them
@@ -136,7 +139,7 @@ def split_concat(
     c, left = 0.32, 0.95  # inches: a cell, and the room for the token labels
     gap = max(len(t) for t in wo_rows) * inch + 0.3  # room for W_o's row labels
     row2_y = max(1.0, below + 0.2)
-    above = max(len(t) for t in [*numbered, *tokens]) * inch  # the upper row's labels
+    above = max(len(t) for t in [*q_cols, *tokens]) * inch  # the upper row's labels
     row1_y = row2_y + n * c + above + 0.75  # bottoms of the two rows of panels
     bar = 0.8  # the weights' colour bar and its ticks
     q_bar = 0.75  # Q's own colour bar, between Q and the maps
@@ -158,7 +161,7 @@ def split_concat(
     ax_wo = axes_at(x, row2_y + (n - d_model) * c, d_model, d_model)  # tops aligned
     ax_out = axes_at(x + d_model * c + 0.95, row2_y, d_model, n)
 
-    q_image = _panel(ax_q, Q, "1. split: Q = X W_q", tokens, numbered, fontsize, True)
+    q_image = _panel(ax_q, Q, "1. split: Q = X W_q", tokens, q_cols, fontsize, True)
     x_qbar = left + d_model * c + 0.15
     cax = fig.add_axes([x_qbar / fig_w, row1_y / fig_h, 0.12 / fig_w, n * c / fig_h])
     q_ticks = sorted({float(Q.min()), float(Q.max())})
