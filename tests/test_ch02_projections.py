@@ -771,15 +771,23 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # what finds "cake" is W_k keeping food in key column 0; "differing" alone is not claimed
     two = cells["c95b653c"].source
     assert "(1.80, worked out above)" in two and "0.90" not in two  # the 0.90 aside is cut
-    # review 02r: sharing forces symmetric SCORES and the law S_ij <= max(S_ii, S_jj); the
-    # weights may still differ; W_s (and its unexplained "food counts double") is cut
+    # review 02r: sharing forces symmetric SCORES; the weights may still differ; W_s is cut.
+    # review 02u: the self-preference law stays in exercise 2.2 (shared matrix only); the main
+    # line and the Summary no longer claim two matrices break it
     assert "the **scores** are symmetric" in two
-    assert "at least one scores itself at least as high as it scores the other" in two
+    assert "at least one scores itself" not in two and "limit" not in two and "3.39" not in two
     assert "Separate matrices permit this; they do not force it." in two  # review 02t
-    assert "can still\n  make the weights differ" in two and "seek" not in two
+    assert "can still make the weights differ" in " ".join(two.split()) and "seek" not in two
     assert "W_s" not in cells["6d20e151"].source and not re.search(r"W_s(?!hort)", prose)
     summary = " ".join(cells["05104d83"].source.split())
-    assert "at least one scores itself at least as high as it scores the other" in summary
+    assert "separate matrices allow asymmetric ones but do not force them" in summary
+    assert "limit" not in summary and "at least one scores itself" not in summary
+    solution = cells["5e1f0a03"].source
+    assert "Two\n   matrices obey no such law" not in solution and "matrices obey" not in solution
+    # review 02u: a key is the label a word is found by, not "what the word is"
+    assert "says what the word\nis" not in cells["12660781"].source
+    assert "its label for\nthe search" in cells["12660781"].source
+    assert 'the label "cake" was found by, not what "it" can use' in cells["1eab48bb"].source
     assert 'seeks "it"' not in cells["05104d83"].source
     assert "need only differ" not in two and "$W_k = I$" not in two
     assert "noun spoken of" not in cells["12660781"].source  # W_v is not shown there yet
