@@ -1218,7 +1218,7 @@ def test_page_after_review_08m_folds_the_practice_note_and_shows_the_nan_on_left
     out = "".join(o.get("text", "") for o in by_id["772c7115"].outputs)
     assert "layer 1: [1 1 1 0 0 0 0 0]" in out and "layer 2: [1 1 1 1 1 1 1 1]" in out
     assert ids.index("left-pad-intro") < ids.index("nan-md") < ids.index("772c7115")  # 08t
-    assert by_id["left-pad-intro"].source.startswith("The fix: let each pad see itself")  # 08o
+    assert by_id["left-pad-intro"].source.startswith("This course's fix: let each pad see")
     out = "".join(o.get("text", "") for o in by_id["left-pad-where"].outputs)  # 08p: split
     assert "encoder, real words same as alone: True" in out  # the table's left encoder cell
     out = "".join(o.get("text", "") for o in by_id["zero-route"].outputs)
@@ -1386,7 +1386,7 @@ def test_page_after_review_08q_names_teacher_forcing_left_padding_and_finite_fil
         in (by_id["nan-md"])
     )
     ex81 = " ".join(by_id["757f12f0"].split())  # 08x: the -1e9 reason made exact
-    assert "(the fold after the solution says why)" in ex81  # 08y: the full story in the fold only
+    assert "-1e9" not in ex81  # 08y/08aa: the full story in the fold only
     assert "initial=" not in by_id["7a7d4fda"]  # opens on t = 0, its first frame
 
 
@@ -1442,7 +1442,7 @@ def test_page_after_review_08s_says_one_thing_about_right_padding_and_is_shorter
     # one leak demonstration; teacher forcing after the triangle is shown
     assert "27de366a" not in ids and "8058d5b6" not in ids
     assert ids.index("07954ee0") < ids.index("tf-code") < ids.index("shift-code")
-    assert "7 positions" in flat["tf-after"] and "copy it" in flat["tf-after"]
+    assert "the first 7" in flat["tf-after"] and "could copy" in flat["tf-after"]
     out = "".join(o.get("text", "") for o in by_id["tf-code"].outputs)
     assert "no mask, same as the prefixes: False" in " ".join(out.split())
     # 08w: the left-pad figure is a before/after pair, the empty pad rows drawn
@@ -1494,10 +1494,9 @@ def test_page_after_review_08u_qualifies_the_diagonal_and_is_shorter():
     assert _words(main) < 1657  # 1,657 before
     assert _words(cells) < 2378  # 2,378 before
     table = flat["lp-table"]  # 08v: after the demonstration
-    assert "`\\|` the diagonal\\* |" in table  # 08w: a short row and a footnote
-    assert "One of three ways to fill a pad's empty row: the diagonal (here)" in table  # 08x
-    assert "the whole row (Hugging Face)" in table and "plus the diagonal" not in table
-    assert "an even spread (a finite fill)" in table
+    assert "`\\|` the diagonal |" in table  # 08w: a short row (08aa: footnote cut)
+    intro = flat["left-pad-intro"]  # 08aa: the diagonal is this course's choice, said once
+    assert "This course's fix" in intro and "Hugging Face unmasks the whole row" in intro
     summary = flat["6aa08049"]  # the left-padding fix sits with the 0 / 0 it avoids
     assert "Masks combine with `&`. - A row" in summary
     assert "$0 / 0$. Next" in summary  # 08x: left padding is optional, the summary core
@@ -1556,7 +1555,7 @@ def test_page_after_review_08w_folds_the_details_after_the_exercises_and_is_shor
     assert ids.index("mh-mask-assert") + 1 == ids.index("6aa08049")  # then the Summary
     note = flat["in-practice"]
     assert "overflows to" not in note and "nanoGPT builds the triangle once" in note
-    assert "`ignore_index`" in note and "scores + np.where(mask, 0.0, -np.inf)" in note
+    assert "`ignore_index`" in note and "`finfo(dtype).min` in Hugging Face" in note
     assert "about 88 to 104" in flat["zero-route-md"] and "745" not in flat["zero-route-md"]
     alt = " ".join(o.get("data", {}).get("text/plain", "") for o in by_id["left-pad-fig"].outputs)
     assert "<pad> no key (3 rows)" in alt
@@ -1598,7 +1597,7 @@ def test_page_after_review_08y_motivates_left_padding_and_tells_each_story_once(
     assert _words(main) < 1616  # 1,616 before: the main line did not grow
     assert _words(cells) < 2342  # 2,342 before
     note = by_id["in-practice"].source
-    assert "Most code" not in note and "the rest replaces the" in flat["in-practice"]
+    assert "Most code" not in note and "The rest replaces the" in flat["in-practice"]
     assert "\n\n**Cross-attention.**" in note
     assert "optional" not in flat["lp-head"].lower() and "(chapter 12)" in flat["lp-head"]
     ids = list(by_id)  # "the fold after the solution": the full finite-fill story
@@ -1631,8 +1630,8 @@ def test_page_after_review_08z_scopes_the_toy_and_spells_out_the_exercises():
     cells, by_id, flat = _page()
     assert "In this toy a pad is a row of zeros" in flat["29bfb6fd"]
     assert "Real models embed a `<pad>` token" in flat["df82c2f9"]
-    assert "-1e9 works with realistic scores" in flat["757f12f0"]
-    assert "deliberately extreme row" in flat["757f12f0"]
+    assert "Fill with `-np.inf`." in flat["757f12f0"]  # 08aa: the -1e9 remark is in the fold
+    assert "-1e9" not in flat["757f12f0"] and "-1e9" in flat["zero-route-md"]
     assert (
         "about 88 to 104 above" in flat["zero-route-md"]
         and "PyTorch's default" not in flat["zero-route-md"]
@@ -1647,3 +1646,19 @@ def test_page_after_review_08z_scopes_the_toy_and_spells_out_the_exercises():
     assert 'titles=["no mask (every weight 0.09 to 0.21)"' in by_id["5cca86b5"].source
     main, _ = main_and_folded(cells)
     assert _words(main) < 1610  # 1,615 before this round
+
+
+def test_page_after_review_08aa_states_each_fill_and_number_once():
+    """Review 08aa: Hugging Face's additive fill given two ways; 'as here' pointed at nothing
+    on screen; 'leaks into its pads' said no number; the left-pad box title; 'eight prefix
+    runs ... 7 positions'; the bracket [j <= i] undefined."""
+    cells, by_id, flat = _page()
+    fold = flat["in-practice"]
+    assert "`finfo(dtype).min` in Hugging Face" in fold and "-np.inf)`" not in fold
+    assert "give 0.31 of their weight to its pads" in fold
+    assert "as here" not in flat["b902f809"]
+    assert "pads on pads (dashed box)" in by_id["left-pad-fig"].source
+    assert "A decoder trains this way on the first 7 words" in flat["tf-after"]
+    assert "is True when the condition holds" in flat["79907c17"]
+    main, _ = main_and_folded(cells)
+    assert _words(main) <= 1569  # 1,605 before 08aa
