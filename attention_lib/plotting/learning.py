@@ -177,10 +177,11 @@ def training_frame(step: int, weights, tokens, referent, loss, test_accuracy, di
     fig = plt.figure(figsize=(7.7, 0.85 + 0.5 * W.shape[0]))  # the page's width at 90 dpi
     grid_ax = fig.add_axes((0.075, 0.27, 0.575, 0.61))  # room for "sentence", the legend
     bar_ax = fig.add_axes((0.665, 0.27, 0.012, 0.61))
-    curve_ax = fig.add_axes((0.77, 0.27, 0.16, 0.61))
+    curve_ax = fig.add_axes((0.795, 0.27, 0.135, 0.61))
     title = f"Step {step}: loss {L[step]:.2f}, test accuracy {acc[step]:.0%}"
     image = _draw_grid(grid_ax, W, tokens, ref, title, other)
     bar = fig.colorbar(image, cax=bar_ax)  # the same 0-to-1 scale in every frame
+    bar.set_label("attention weight", fontsize=8)
     bar.ax.tick_params(labelsize=8)
     bar.set_ticks([0, 0.5, 1])
     curve_ax.plot(np.arange(L.size), L, color=_TRAIN["color"], linewidth=1.2)
