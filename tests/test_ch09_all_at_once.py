@@ -787,6 +787,9 @@ def test_step_times_per_width_and_product_share():
         product_share(n=0)
 
 
+MAIN_WORDS = 1480  # main-line prose words; round e: was 1495 (the split-rows demo cut)
+
+
 # --- The page -----------------------------------------------------------------------------
 
 
@@ -809,7 +812,12 @@ def test_the_page_says_only_what_it_measures():
     assert not [claim for claim in refuted if claim in text]
     assert text.count("8 n^2") <= 2  # the formula and one measurement, not five times
     # Fix round 5: the stopwatch measures vectorisation on one core, and says so
-    assert "`split_rows` times blocks of query rows on one thread, then on two" in text  # round d
+    # Fix round e (review 09y): no timing of parallel work (a loaded machine flipped it);
+    # the step count and the bit-identical split instead, and no number for the GPU
+    assert "split_rows" not in text and "workers" not in " ".join(c.source for c in cells[:30])
+    assert "attention_by_rows(Q[r], K, V) for r in (slice(0, 3), slice(3, 8))" in "".join(
+        c.source for c in cells
+    )
     assert "for one sequence" in text
     # Fix round 6: the shuffle shows the independence; counts are per layer; the counterpoints
     code = " ".join(c.source for c in cells if c.cell_type == "code")
@@ -832,7 +840,7 @@ def test_the_page_says_only_what_it_measures():
     # Fix round 8 (review 09n): the stopwatch states measurements only, no fourth "because"
     for refuted in ("measures that overhead", "not arithmetic", "because the", "several times"):
         assert refuted not in words, refuted
-    assert "about ten-fold; this run's ratios are" in words and "regrouped exactly" in words
+    assert "about ten-fold; this run's ratios are printed" in words and "regrouped exactly" in words
     assert "FLOPs per step" in code and "of its time" in code  # the printed measurements
     assert "Block 1" not in words and "key block 1" in words  # one name for the blocks
     scan = [c for c in cells if "*parallel scan*" in c.source]
@@ -853,22 +861,22 @@ def test_the_page_says_only_what_it_measures():
         # Fix round d (review 09x): scoped to the Elman RNN, with the LSTM's crossing at 2d
         "costs more than this Elman RNN at every $n$ (an LSTM's four gates cost $16 n d^2$, more"
         " than attention while $n < 2d$): its gain is in sequential steps. Nor is fewer FLOPs",
-        "yet is faster only from the dotted line.",
+        "yet in this run is faster only from the dotted line.",
         # Fix round 9 (review 09q): the stopwatch's two costs named; the thesis a step count
         "each step pays a fixed Python and NumPy overhead",
         # Fix round 10 (review 09r): no mechanism beyond what was measured
         # Fix round 11 (review 09s): what was measured, after the numbers; masks; prefill
         "the rest is allocating fresh $n \\times n$ arrays and passing over them",
-        "By $n = 1024$, plain's lead over rows is under half what it is at $n = 128$.",
         "every token it may attend to in 1 step (without a mask, any two tokens)",
         'The prompt, too, goes through all at once ("prefill")',
         # Fix round 12 (review 09t): why two cores give less than twice; what cannot be split
         # Fix round 14 (review 09v): no cause claimed that was not measured
         # Fix round c (review 09w): n = 1024, the speedup printed, and why it is not 2x
         # Fix round d (review 09x): the same blocks on one thread against two workers
-        "Cutting the rows helps by itself: smaller score blocks suit the cache. On two free cores,"
-        " two workers finish the same blocks sooner; on busy ones, timings swing.",
-        "Plain's two products take under half its time; the rest",
+        # Fix round e (review 09y): the split demo cut; only "in this run" beside a printed number
+        "In this run plain's two products take under half its time (the share is printed);",
+        "divides by a sum over the *whole* row, and (for safety) shifts it by its maximum",
+        "Two chains remain: layers still run one after another, and writing text",
         "(`al.scaled_dot_product_attention`) and the plain version's",
         "scratch memory independent of $n$ (the inputs and output still grow like $n$)",
         "$x_t W_x$ is one product for all $t$ (`toy.X @ W_x`); only $h_{t-1} W_h$ must wait, and"
@@ -877,7 +885,7 @@ def test_the_page_says_only_what_it_measures():
         "chapter 8's causal mask the tiles above the diagonal, nearly half, need not be computed",
         "the GPU's main memory (HBM)",
         "Leave the inputs unchanged",
-        "A step of width 64 has 16 times the FLOPs of width 16, yet takes far less than 16 times",
+        "A step of width 64 has 16 times the FLOPs of width 16, yet in this run takes far less",
         "## Tiles: the online softmax",
     ):
         assert claim in words, claim
@@ -890,6 +898,7 @@ def test_the_page_says_only_what_it_measures():
         *("peak, query blocks",),
         *("a small share of its time", "only the output grows like"),  # round c
         *("seldom twice as soon", "in place", "Counting the projections", "it cannot see"),
+        *("smaller score blocks suit the cache", "two workers finish", "lead over rows"),  # e
     ):
         assert gone not in words, gone
     visible = " ".join(c.source for c in shown(cells) if c.cell_type == "code")
@@ -898,7 +907,7 @@ def test_the_page_says_only_what_it_measures():
     sw_where = next(c.source for c in cells if c.get("id") == "sw-where")
     assert len(sw_where.splitlines()) <= 10 and "threadpool_limits" not in sw_where
     sw_tags = next(c.metadata["tags"] for c in cells if c.get("id") == "sw-where")
-    assert "hide-cell" in sw_tags  # fix round 10: the stopwatch sits in a fold, all of it
+    assert "hide-input" in sw_tags  # round e: its code folded, its printout shown
 
 
 def test_the_stopwatch_is_off_the_main_line():
@@ -913,13 +922,13 @@ def test_the_stopwatch_is_off_the_main_line():
     path = Path(__file__).parents[1] / "chapters" / "09_all_at_once.ipynb"
     cells = nbformat.read(path, as_version=4).cells
     main, folded = main_and_folded(cells)
-    assert sum(len(line.split()) for line in prose_lines(main)) <= 1495  # round d: was 1496
+    assert sum(len(line.split()) for line in prose_lines(main)) <= MAIN_WORDS  # round e
     main_text = " ".join(" ".join(c.source for c in main).split())
     fold = [c for c in folded if "a stopwatch on one core" in c.source]
     assert len(fold) == 1 and "stopwatch" not in main_text.lower()
     assert (
         "its gain is in sequential steps" in main_text
-        and "so a layer takes about as long as one row" in main_text
+        and "attention takes 1, since no row waits for another" in main_text
     )
     assert "for $n$ from 8 to 1024 tokens (the loop only to 128)" in " ".join(
         fold[0].source.split()
@@ -927,16 +936,16 @@ def test_the_stopwatch_is_off_the_main_line():
     timed = [
         c for c in cells if "times[" in c.source and "remove-cell" not in c.metadata.get("tags", [])
     ]
-    assert timed and all("hide-cell" in c.metadata["tags"] for c in timed)
+    # Fix round e (review 09y): one fold, then the timing cells with their code hidden and
+    # their printout and plot shown (no click per cell)
+    assert timed and all(c.metadata["tags"] == ["nbval-ignore-output", "hide-input"] for c in timed)
     assert "fixed 0.34 MiB of scratch, whatever $n$" in main_text
     shuffle = next(c.source for c in cells if c.get("id") == "shuf-attn")
-    assert "Only Q is shuffled: every row reads the same K and V" in shuffle
+    assert "Only Q is shuffled or split: every row reads the same K and V." in shuffle
     # Fix round 11 (review 09s): the stopwatch's findings come after the cells that time them
     ids = [c.get("id") for c in cells]
-    assert ids.index("sw-where") < ids.index("sw-read") and "b1596afd" not in ids
-    split = next(c for c in cells if c.get("id") == "split-rows")
-    assert split.metadata["tags"] == ["nbval-ignore-output"]  # shown, its times not compared
-    assert "os.cpu_count() < 2" in split.source and '"2 blocks, 1 thread": (2, 1)' in split.source
+    assert "sw-read" not in ids and "b1596afd" not in ids and "split-rows" not in ids
+    assert ids.index("ways-md") + 2 == ids.index("2e7b9bab") < ids.index("d2774696")
     # Fix round d (review 09x): the objectives, the table and the subsections in one order
     text = " ".join(" ".join(c.source for c in cells if c.cell_type == "markdown").split())
     order = ["**steps in a row**", "**path**", "**arithmetic**"]
@@ -947,12 +956,12 @@ def test_the_stopwatch_is_off_the_main_line():
     assert "(e / e.sum(axis=-1, keepdims=True)) @ V" in text  # the listing, parenthesised
     # Fix round 13 (review 09u): the stopwatch's findings are bullets under its figure, which
     # shows (hide-input); each memory figure sits in its section; the tiles' peaks are a table
-    assert cells[ids.index("sw-read") - 1].get("id") == "d2774696"
-    found = next(c.source for c in cells if c.get("id") == "sw-read")
+    found = fold[0].source.split("What the run below shows")[1]  # round e: one fold
     assert found.count("\n- ") == 4 and "**" not in found  # four bullets, no bold numbers
+    assert found.lower().count("in this run") == 3 and "1024" not in found
     # Fix round c (review 09w): the stopwatch wholly in folds (the plot cell hide-cell, its
     # lead in the first fold); the main line keeps only its takeaway; no machine in the title
-    assert cells[ids.index("d2774696")].metadata["tags"] == ["nbval-ignore-output", "hide-cell"]
+    assert cells[ids.index("d2774696")].metadata["tags"] == ["nbval-ignore-output", "hide-input"]
     assert "sw-lead" not in ids and "over a hundred-fold" in fold[0].source
     assert "Nor is fewer FLOPs less time" in main_text and "hundred" not in main_text
     plot = cells[ids.index("d2774696")]
@@ -968,28 +977,3 @@ def test_the_stopwatch_is_off_the_main_line():
     lines = next(o["text"] for o in table.outputs if "text" in o).splitlines()
     assert lines[1].split("|")[1].strip() == "step 1: query blocks" and len(lines) == 7
     assert lines[1].split("|")[2].strip() == "step 2: tiles = output + scratch"
-
-
-def test_split_rows_gives_the_plain_output_for_any_number_of_workers():
-    from attention_lib.stopwatch import split_rows
-
-    rng = np.random.default_rng(5)
-    Q, K, V = rng.normal(size=(7, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 2))
-    expected = al.attention_matrix(Q, K, V)
-    for workers in (1, 2, 3, 7):  # 7 rows: blocks of unequal size, down to one row each
-        output, seconds = split_rows(Q, K, V, workers=workers, repeat=2)
-        assert output.shape == (7, 2) and seconds > 0
-        # the rows, in their order (BLAS may sum a lone row in another order: 1 ulp)
-        np.testing.assert_allclose(output, expected, rtol=0, atol=1e-15)
-    with pytest.raises(ValueError, match="at least one row per block"):
-        split_rows(Q, K, V, workers=8)
-    with pytest.raises(TypeError, match="workers must be a positive whole number"):
-        split_rows(Q, K, V, workers=1.5)
-    # blocks apart from workers: the same blocks, one after another or shared by threads
-    for blocks, workers in ((3, 1), (3, 2), (7, 1)):
-        output, _ = split_rows(Q, K, V, workers=workers, blocks=blocks, repeat=1)
-        np.testing.assert_allclose(output, expected, rtol=0, atol=1e-15)
-    with pytest.raises(ValueError, match=r"workers \(3\) must not exceed blocks \(2\)"):
-        split_rows(Q, K, V, workers=3, blocks=2)
-    with pytest.raises(ValueError, match="at least one row per block"):
-        split_rows(Q, K, V, blocks=8)
