@@ -1079,12 +1079,14 @@ def test_cost_and_rank_wording():
     assert "No multiply-add count depends on $h$" in cost
     assert (
         "Only the element-wise work on the score maps (scale, softmax) and the attention maps "
-        "kept for the backward pass, $h\\,n^2$ numbers, grow with $h$; the parameters do not"
+        "a plain implementation keeps for the backward pass, $h\\,n^2$ numbers, grow with $h$; "
+        "the parameters do not"
     ) in cost
     assert "rank" not in cost and "cost-read" not in source  # fix round 7i: cut, unmeasured
     assert "chip" not in " ".join(source.values())
     # review 07zd: equal counts do not make heads free; one clause, no measured timing
-    assert "Very narrow heads use hardware poorly, so real heads stay 32 to 128 wide" in cost
+    assert "Narrow heads are less expressive (Going deeper) and use hardware poorly" in cost
+    assert "the attention maps a plain implementation keeps" in cost  # review 07ze
     # fix round 7m (review 07q): equal counts, unequal time; said from the count itself
     # review 07w: the cost was said four times; the timing aside is cut with the repeats
     assert "Equal counts" not in cost
@@ -1170,7 +1172,7 @@ def test_what_a_one_number_query_does_is_left_to_the_exercise():
     assert "thin enough to check by hand" in source["heads-md"]
     # review 07zc: "typically 64 or 128" missed chapter 11's own 32-wide heads
     # review 07zd: the real widths are said once, in the cost section
-    assert "real heads stay 32 to 128 wide" in source["2029d4b7"]
+    assert "real heads are usually 32 to 128 wide" in source["2029d4b7"]
     assert "trained.D_MODEL // trained.H == 32" in source["2c1d3cd7"]
     assert "$\\sqrt{d_k} = 1$: no scaling" in source["heads-md"]  # fix round 7n
     keys = toy.X @ HEADS.W_k[:, 0]
@@ -1587,7 +1589,8 @@ def test_fix_round_7i_wording():
     # fix round 7l: nanoGPT's training script turns biases off; GPT-2's weights have them
     assert "Both libraries" not in real
     # review 07za: GPTConfig's bias defaults to True; train.py sets it False
-    assert "as does nanoGPT's `GPTConfig` (its training script turns them off)" in real
+    # review 07ze's cuts: one clause; both default to biases
+    assert "Both add biases by default; the paper and this course use none." in real
     assert "3 who ate" not in labels  # fix round 7j: outputs named, not numbered
     assert "From here to the exercises" not in source["split-md"]  # fix round 5 (07u)
     assert "Below, the arrays have $n = 6$ tokens" in source["split-md"]
@@ -1945,7 +1948,11 @@ def test_round_e_review_07zd():
     assert "stored weights" not in page and "weights stored" not in source["341c47af"]
     assert '"attention-map entries"' in source["341c47af"]
     assert "the parameters do not" in source["bd170a6f"]
-    assert '"Was" also has *action*, so it reads 0.99' in source["mix-read"]
+    # review 07ze: every word with some action reads the column, not only verbs
+    assert (
+        'Every word with some *action* reads it ("was", "delicious", "and")' in source["mix-read"]
+    )
+    assert "(0.77, 0.52)" in source["mix-assert"]
     assert "round(mixed[was, 2], 2) == 0.99" in source["mix-assert"]
     assert "and the parameter count does not depend on $h$" in source["83c4d06e"]
     for cell_id in ("pair-values", "pair-out"):
