@@ -86,7 +86,7 @@ def log_softmax(x, axis=-1, temperature=1.0):
 def test_reference_softmax_passes(capsys):
     result = check_softmax(good_softmax)
     assert result and result.passed and result.status == "PASS"
-    assert capsys.readouterr().out == "[softmax] PASS: all 17 cases match the reference.\n"
+    assert capsys.readouterr().out == "[softmax] PASS: all 18 cases match the reference.\n"
 
 
 @pytest.mark.parametrize(

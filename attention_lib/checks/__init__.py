@@ -48,7 +48,7 @@ from .scores import check_scores
 from .scores_change import check_scores_that_change
 from .softmax import check_softmax
 from .split_heads import check_split_heads
-from .variance import check_dot_variance
+from .variance import check_dot_variance, check_mean_top_weight
 
 __all__ = [
     "CheckResult",
@@ -65,6 +65,7 @@ __all__ = [
     "check_cross_entropy",
     "check_decoder_block",
     "check_dot_variance",
+    "check_mean_top_weight",
     "check_entropy",
     "check_grad_QK",
     "check_grad_V",
