@@ -165,3 +165,14 @@ def test_numbers_printed_in_cells_keep_wcag_contrast_on_every_colour():
         assert chosen >= 4.5 and chosen == max(with_black, with_white), fraction
     assert text_colour(0.0) == "white" and text_colour(1.0) == "black"
     assert text_colour(-3) == "white" and text_colour(7) == "black"  # clipped to the scale
+
+
+def test_signed_cmap_is_white_at_zero_and_refuses_one_signed_data():
+    from attention_lib.plotting.base import signed_cmap
+
+    cmap = signed_cmap(-1.9, 5.4)
+    at_zero = cmap(1.9 / (5.4 + 1.9))[:3]  # where 0 falls on the data's range
+    assert min(at_zero) > 0.9, at_zero  # near white
+    assert cmap(1.0)[0] > cmap(1.0)[2] and cmap(0.0)[2] > cmap(0.0)[0]  # red top, blue bottom
+    with pytest.raises(ValueError, match="lo < 0 < hi"):
+        signed_cmap(0.5, 2.0)

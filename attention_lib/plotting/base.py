@@ -25,6 +25,19 @@ from ..validate import as_float_array
 CMAP = "cividis"
 
 
+def signed_cmap(lo: float, hi: float, name: str = "RdBu_r"):
+    """A diverging colormap cut to the data's range ``lo < 0 < hi``, white at 0, so a
+    heatmap of signed numbers shows their sign and no colour is spent outside the data."""
+    if not lo < 0 < hi:
+        raise ValueError(f"signed_cmap needs lo < 0 < hi, got lo={lo}, hi={hi}")
+    from matplotlib.colors import ListedColormap
+
+    top = max(-lo, hi)  # the colour ends sit at -top and +top; keep only [lo, hi]
+    return ListedColormap(
+        plt.get_cmap(name)(np.linspace(0.5 + 0.5 * lo / top, 0.5 + 0.5 * hi / top, 256))
+    )
+
+
 def text_colour(fraction: float, cmap=CMAP) -> str:
     """Black or white: whichever contrasts more with ``cmap`` at ``fraction`` of its scale
     (0 = its first colour). Contrast as WCAG defines it, from relative luminance, so a
