@@ -879,7 +879,7 @@ def test_the_page_says_only_what_it_measures():
         "Two chains remain: layers still run one after another, and writing text",
         "(`al.scaled_dot_product_attention`) and the plain version's",
         "scratch memory independent of $n$ (the inputs and output still grow like $n$)",
-        "$x_t W_x$ is one product for all $t$ (`toy.X @ W_x`); only $h_{t-1} W_h$ must wait, and"
+        "$x_t W_x$ is one product for all $t$ (`toy.X @ W_x`); only $h_{t-1} W_h$ must wait;"
         " without it the states go wrong from step 2.",
         "The tiles' peak is the output plus a fixed 0.34 MiB of scratch",
         "chapter 8's causal mask the tiles above the diagonal, nearly half, need not be computed",
