@@ -66,7 +66,7 @@ def _softmax(x: np.ndarray, axis: int, T: float) -> np.ndarray:
     # overflows, and the factor exp(-max / T) cancels above and below the line.
     shifted = x - np.max(x, axis=axis, keepdims=True)
     e = np.exp(shifted / T)
-    # Add up in float32 at least: a float16 sum overflows once a row has 65,505 keys.
+    # Add up in float32 at least: a float16 total overflows past 65,504 (70,000 equal keys).
     total = np.sum(e, axis=axis, keepdims=True, dtype=np.result_type(e.dtype, np.float32))
     return (e / total).astype(e.dtype, copy=False)
 

@@ -551,6 +551,7 @@ def nudged(
                 "forward": (above - centre) / h,
                 "backward": (centre - below) / h,
                 "flipped": (below - above) / (2 * h),
+                "precedence": (above - below) / 2 * h,  # eps² times too small
             }[step]
         return grad
 
@@ -613,6 +614,7 @@ def nudged_two_loops(Q, K, V, dOut, eps):
         (nudged(step="backward"), "(L(x) - L(x - eps)) / eps, a one-sided difference"),
         (nudged(step="over eps"), "twice the gradient"),
         (nudged(step="flipped"), "the sign is flipped"),
+        (nudged(step="precedence"), "Divide by (2 * eps), in brackets"),
         (nudged(size=1e-6), "use the eps you were given"),
         (nudged(put_back="never"), "write its saved original value back"),
         (nudged(put_back="add"), "adding eps back can leave a rounding error"),
@@ -694,6 +696,9 @@ def test_initial_loss_checker(capsys):
     assert "to two decimals: 2.08" in check_initial_loss(2.07).message  # log 8 = 2.0794
     assert check_initial_loss(3.0, n_nouns=20).message == "3 is right (2.9957)."
     assert "too low" in check_initial_loss(2.29, n_nouns=10).message  # log 10 cuts to 2.30
+    # review 10b: half of the exercise's hint, log 20 = log 2 + log 10
+    assert "used only log 10: 20 = 2 x 10" in check_initial_loss(2.30, n_nouns=20).message
+    assert "used only log 2: 20 = 2 x 10" in check_initial_loss(0.69, n_nouns=20).message
 
 
 # --- figures ---------------------------------------------------------------------------------
@@ -1067,6 +1072,11 @@ def test_capstone_checker_passes_the_assembled_backward_pass_and_it_trains(capsy
         ({"grad_V": lambda A, dO: None}, "dV is None"),  # a stub left as it was
         ({"softmax_back": lambda p, dp: p * dp}, "miss the row sum"),
         ({"softmax_back": lambda p, dp: dp}, "skip the softmax step"),
+        # review 10b: the softmax exercise's own diagnoses, reused for dS
+        ({"softmax_back": lambda p, dp: p * (dp - dp.sum(-1, keepdims=True))}, "plain sum"),
+        ({"softmax_back": lambda p, dp: -p * (dp - (p * dp).sum(-1, keepdims=True))}, "sign"),
+        ({"softmax_back": lambda p, dp: p * (1 - p) * dp}, "only the diagonal"),
+        ({"softmax_back": lambda p, dp: p * (dp - (p * dp).sum(-2, keepdims=True))}, "axis=-2"),
         (
             {"grad_QK": lambda Q, K, dS: (dS @ K, np.swapaxes(dS, -1, -2) @ Q)},
             "√d_k times too large",
@@ -1119,3 +1129,59 @@ def test_capstone_checker_names_a_swapped_order(order, capsys):
     assert result.status == "FAIL" and "order (dQ, dK, dV)" in line, line
     if order == (0, 2, 1):  # K and V share a shape in the first case: no shape error
         assert "you returned them as (dQ, dV, dK)" in line and "my_grad_V" not in line
+
+
+def test_capstone_checker_points_a_lost_keepdims_at_the_row_sum(capsys):
+    """review 10a: a row sum without keepdims crashed in a later product, and the hint
+    blamed the transposes; it names keepdims and the row sum instead."""
+
+    def inline(p, dp):  # the softmax step written inline, keepdims forgotten
+        return p * (dp - np.sum(p * dp, axis=-1))
+
+    result = check_attention_backward(_pieces_backward(softmax_back=inline))
+    assert result.status == "FAIL" and "keepdims=True" in result.message
+    assert "A row sum lost its axis" in result.message
+    assert "V.T reverses" not in result.message  # not the transpose hint
+    # where the subtraction itself fails to broadcast, the same hint
+    from attention_lib.checks.backward_pass import _lost_keepdims
+
+    Q, K = np.zeros((2, 3, 4)), np.zeros((2, 5, 4))
+    with pytest.raises(ValueError) as failed:
+        np.zeros((2, 3, 5)) - np.zeros((2, 3))
+    assert _lost_keepdims(failed.value, Q, K)
+    assert not _lost_keepdims(ValueError("matmul: size 5 is different from 4"), Q, K)
+
+
+@pytest.mark.parametrize("scaled", [True, False])
+def test_capstone_checker_names_the_scores_used_in_place_of_the_weights(scaled, capsys):
+    def with_scores(Q, K, V, dOut):
+        _, A = al.scaled_dot_product_attention(Q, K, V)
+        s = 1 / np.sqrt(K.shape[-1])
+        S = Q @ np.swapaxes(K, -1, -2) * (s if scaled else 1.0)
+        dA = dOut @ np.swapaxes(V, -1, -2)
+        dS = S * (dA - np.sum(S * dA, axis=-1, keepdims=True))  # S where A belongs
+        return s * dS @ K, s * np.swapaxes(dS, -1, -2) @ Q, np.swapaxes(A, -1, -2) @ dOut
+
+    result = check_attention_backward(with_scores)
+    assert result.status == "FAIL" and "come from the scores S, not the weights" in result.message
+
+
+def test_initial_loss_near_miss_gets_the_two_decimal_answer(capsys):
+    # review 10a: 3.1 got only "too high; redo the calculation step by step"
+    assert check_initial_loss(3.1, n_nouns=20).message == (
+        "3.1 is too high, but close: log(20) = 2.9957, to two decimals 3.00."
+    )
+    assert "but close" not in check_initial_loss(2.5).message  # far off: the generic hint
+    assert "cutting off after 1 decimal" in check_initial_loss(2.9, n_nouns=20).message
+
+
+def test_one_per_template_picks_the_figure_rows():
+    """review 10b: the chapter's row picking moved into the library."""
+    _, test = learning.pronoun_data()
+    example = test.tokens.index(tuple("I ate the cake and pies and it".split()))
+    shown = learning.one_per_template(test, prefer=example)
+    assert len(shown) == len(learning.TEMPLATES) and example in shown
+    pairs = zip(shown, learning.TEMPLATES, strict=True)
+    assert all(learning.fills(test.tokens[i], t) for i, t in pairs)
+    plain = learning.one_per_template(test)  # no preference: the first of each
+    assert example not in plain and plain != shown

@@ -734,12 +734,7 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "With $V = K$ it would receive cake's key" in cells["1eab48bb"].source
     assert "key of 'cake'" in cells["e12303af"].source
     assert "wqk2tab1" not in cells and "cdb08696" not in cells  # no table, no preview call
-    fold = cells["wqkfold1"].source
-    assert "A^{-\\top}" in fold and ":class: dropdown" in fold
-    assert (
-        "Nothing in plain attention forces them to" in fold and "Rotary embeddings" in fold
-    )  # its scope
-    assert "narrow this freedom" in fold and "break this freedom" not in fold  # RoPE narrows
+    assert "wqkfold1" not in cells  # review 02a: the A^-T fold moved to chapter 3
     figure = cells["62fccb11"]  # the Q heatmap must not give away Exercise 2.1's 0.37
     assert 'hidden=[(1, toy.token_index("delicious"), 1)]' in figure.source
     shown = figure.outputs[0]["data"]["text/plain"]
@@ -766,7 +761,7 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "which chapter 4 will scale" in cells["087e3e00"].source  # the search is unscaled
     printed = cells["b0bb8f49"].outputs[0]["text"]  # review 02s: K and V printed whole
     assert "      cake 1.00 0.00 0.00 0.00  | 1.00 0.00 1.00 0.00" in printed
-    assert "K ('food'," in printed and "| V ('noun'," in printed
+    assert "K columns: ('food'," in printed and "V columns: ('noun'," in printed
     assert "no feature names" not in prose and "makes the shares this sharp" not in prose  # cut
     # what finds "cake" is W_k keeping food in key column 0; "differing" alone is not claimed
     two = cells["c95b653c"].source
@@ -794,11 +789,12 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # the 3 sharpens the choice, shown by the number it would be with a 1 (review 02p)
     assert "a 3 rather than a 1" not in cells["087e3e00"].source
     # review 02t: the query of 3 is said before its cell; the "query of 1" column is cut
-    assert "query puts 3 on sci-fi alone." in cells["265e464b"].source
+    assert "query puts 3 on sci-fi alone, not 1, so that" in cells["265e464b"].source
     out = cells["318c1d4b"].outputs[0]["text"]
     assert "query of 1" not in out and "query of 1" not in prose and "Chef    0.0   0.02" in out
     assert "when\nchosen" not in cells["12660781"].source  # a soft lookup passes on shares
-    assert "in\nproportion to how well its key matched" in cells["12660781"].source
+    assert "in\nproportion to how well" not in cells["12660781"].source  # shares (review 02a)
+    assert "the softmax of how well its key matched" in cells["12660781"].source
     assert "whose core dimension 0 (3 rows) should match the 4 columns" in prose  # the decode
     assert "core dimension 0" in cells["e369ec66"].outputs[0]["text"]  # ... of this error
     assert "151.3 minutes are no one film's" in cells["6b585669"].source  # the blend is no film
@@ -809,9 +805,6 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "starts them\nrandom and learns them (chapter 10)" in cells["12660781"].source
     sizes = cells["6ca0c255"].source
     assert "384 / 12 = 32" in sizes and "768 / 12 = 64" in sizes  # real d_k (review 02q)
-    assert 'chapter 1, box "In real models"' in cells["wqkfold1"].source
-    assert "naming one needs evidence" in cells["wqkfold1"].source
-    assert "no fixed meaning" not in cells["wqkfold1"].source
     assert cells["087e3e00"].source.count(":") == 0  # short sentences, no colon chain
     figure = cells["62fccb11"].source
     assert 'bar_label="entry"' in figure and "scale=1.3" in figure and "set_fontsize" not in figure
@@ -827,15 +820,18 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
 
 def test_weights_table_prints_the_three_matrices_row_by_feature():
     lines = repr(toy.weights()).splitlines()
-    assert len(lines) == 2 + len(toy.FEATURES)
-    heading = "W_q (query) seeks W_k (key) advertises W_v (value) hands over"
-    assert lines[0].split() == heading.split()
-    full = " ".join(2 * toy.FEATURES + toy.VALUE_FEATURES)
-    assert lines[1].split() == full.split()  # full names, no abbreviations (review 02u)
-    for feature, line in zip(toy.FEATURES, lines[2:], strict=True):
-        row = np.hstack([toy.W_q, toy.W_k, toy.W_v])[toy.FEATURES.index(feature)]
-        assert line.split()[0] == feature
-        assert np.allclose([float(v) for v in line.split()[1:]], row)
+    # review 02a: W_q and W_k side by side, W_v below, so no line wraps on the website
+    assert len(lines) == 2 * (2 + len(toy.FEATURES)) + 1 and lines[6] == ""
+    assert max(map(len, lines)) <= 80
+    top, bottom = lines[:6], lines[7:]
+    assert top[0].split() == "W_q (query) seeks W_k (key) advertises".split()
+    assert bottom[0].split() == "W_v (value) hands over".split()
+    assert top[1].split() == list(2 * toy.FEATURES)  # full names, no abbreviations (review 02u)
+    assert bottom[1].split() == " ".join(toy.VALUE_FEATURES).split()
+    for block, W in ((top, np.hstack([toy.W_q, toy.W_k])), (bottom, toy.W_v)):
+        for f, (feature, line) in enumerate(zip(toy.FEATURES, block[2:], strict=True)):
+            assert line.split()[0] == feature
+            assert np.allclose([float(v) for v in line.split()[1:]], W[f])
 
 
 # --- Fix round 3 (review 02p) ---------------------------------------------------------------
@@ -851,3 +847,58 @@ def test_one_score_names_cosine_similarity(capsys):
     out = capsys.readouterr().out
     assert "chapter 1's cosine similarity" in out and "raw dot product" in out
     assert check_one_score(lambda X, W_q, W_k, i, j: (X[i] @ W_q) @ (X[j] @ W_k))
+
+
+# --- Fix round a (review 02a) ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda X, W_q, W_k, i, j: (X[i] @ W_q) @ W_k,  # a shape error, a vector where square
+        lambda X, W_q, W_k, i, j: (X[i] @ W_q) @ W_k.T,  # a vector of length d_model
+    ],
+)
+def test_one_score_names_a_key_without_x_j(fn, capsys):
+    assert not check_one_score(fn)
+    line = capsys.readouterr().out
+    assert "your key is missing x_j" in line and "k_j = X[j] @ W_k" in line
+    assert "could not finish" not in line and "TypeError" not in line
+
+
+@pytest.mark.parametrize("answer", [np.array([0.37]), [0.37], np.array([[0.37]])])
+def test_a_one_number_array_is_told_how_to_take_the_number_out(answer, capsys):
+    assert not check_projection_element(answer)
+    line = capsys.readouterr().out
+    assert "expected one number" in line and "take it out with [0] or float(...)" in line
+
+
+def test_a_count_cannot_be_negative_and_true_false_rows_are_summed(capsys):
+    Q = toy.X @ toy.W_q
+    S = al.attention_scores(Q, Q)
+    assert not check_self_matches(-3, S)
+    assert "a count cannot be negative" in capsys.readouterr().out
+    assert not check_self_matches(S.argmax(-1) == np.arange(len(S)), S)
+    assert "Count the True entries with .sum()" in capsys.readouterr().out
+    assert not check_projection_element("0.37")  # text: no array advice
+    assert "take it out" not in capsys.readouterr().out
+
+
+def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
+    cells = {c.id: c for c in _page_cells()}
+    for cell in cells.values():
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})  # a figure's text/plain is its alt text, not shown
+            figure = "text/html" in data or "image/png" in data
+            text = out.get("text", "") or ("" if figure else data.get("text/plain", ""))
+            lines = [line for line in text.splitlines() if not line.startswith("[")]
+            assert max(map(len, lines), default=0) <= 80, (cell.id, text)  # verdicts may wrap
+    order = list(cells)
+    assert order.index("0c33d0b0") < order.index("colj0001") < order.index("c0fb933e")
+    rules = " ".join(cells["wqwhy001"].source.split())
+    assert "encode the rules" in rules and "article's story" not in rules
+    assert "Food also seeks a pointer (0.9)" in rules and '"it" 1.30' in rules
+    two = " ".join(cells["c95b653c"].source.split())
+    assert "even $I$ (no projection)" in two and "{cite}`kitaev2020reformer`" in two
+    assert "almost every word look for food" in two
+    assert "cols=toy.FEATURES" in cells["40912d84"].source  # the W_q figure names its columns

@@ -218,6 +218,15 @@ def test_scores_stub_and_crash(capsys):
     assert "raised TypeError" in one_line(capsys, "scores", "FAIL")
 
 
+def test_a_printed_answer_is_named_and_a_print_beside_return_passes(capsys):
+    result = check_scores(lambda Q, K: print(good_scores(Q, K)))
+    out = capsys.readouterr().out
+    assert result.status == "FAIL" and "you printed instead of returning" in result.message
+    assert out.endswith(result.line + "\n") and "[[" in out  # the learner's print still shows
+    assert check_scores(lambda Q, K: print("debug") or good_scores(Q, K))
+    assert "debug" in capsys.readouterr().out
+
+
 # --- check_scores_that_change -----------------------------------------------------------
 
 
@@ -686,14 +695,34 @@ def _chapter_cells():
 def test_main_line_stays_short_and_the_trained_head_is_said_to_be_picked():
     main, folded = main_and_folded(_chapter_cells())
     words = sum(len(line.split()) for line in prose_lines(main))
-    assert words <= 765, words  # 733 before review 03w's round; 779 after round d; 758 after e
+    assert words <= 755, words  # 733 before review 03w's round; 779 after round d; 754 after 03a
     trained_fold = next(c.source for c in folded if "In a trained model" in c.source)
-    assert "We picked this head" in trained_fold and "not resolving" in trained_fold
-    assert "biases" in trained_fold and "per-column lift" in trained_fold
-    assert "`[CLS]` column" in trained_fold and "chapter 11" in trained_fold
+    assert "picked from its 72 heads" in trained_fold and "whoever asks" in trained_fold
+    assert "b_q \\cdot k_j" in trained_fold and "chapter 11" in trained_fold
+    assert "lift" not in trained_fold and "softmax" not in trained_fold  # unexplained words
+    assert "[CLS]" not in trained_fold
     exercise = next(c.source for c in _chapter_cells() if "ex-scores-read-figure" in c.source)
-    assert "(folded on the website)" in exercise and "the two darkest columns" in exercise
-    assert "darkest means the smallest largest score" in exercise and '"The" lacks food' in exercise
+    assert "(folded on the website)" in exercise and "no cell above 0.45" in exercise
+    assert "darkest" not in exercise and '"The" lacks food' not in exercise
     why_dot = next(c.source for c in folded if "Why a dot product?" in c.source)
-    assert "saturating" in why_dot and 'as "cake" did, so' not in why_dot
+    assert "saturates (chapter 4)" in why_dot and 'as "cake" did' not in why_dot
+    assert "without limit" not in why_dot
+    cells = _chapter_cells()
+    assert not any("## A batch of sentences" in c.source for c in cells)
+    batch = next(c.source for c in cells if "ex-scores" in c.source and "my_scores" in c.source)
+    assert "`.T` reverses *every* axis" in batch and "`(4, 8, 2)`" in batch
     assert "softmax" not in next(c.source for c in folded if "ex-scores-read-figure" in c.source)
+
+
+def test_the_names_fold_moved_here_from_chapter_2_next_to_w_qk():
+    cells = _chapter_cells()
+    ids = [c.id for c in cells]
+    fold = cells[ids.index("wqkfold1")].source
+    assert ids.index("c3wq0001") < ids.index("wqkfold1") < ids.index("c3gf0001")
+    assert "A^{-\\top}" in fold and ":class: dropdown" in fold
+    assert "Nothing in plain attention forces them to" in fold and "Rotary embeddings" in fold
+    assert "narrow this freedom" in fold and "break this freedom" not in fold  # RoPE narrows
+    assert 'chapter 1, box "In real models"' in fold and "naming one needs evidence" in fold
+    assert "no fixed meaning" not in fold
+    asserts = cells[ids.index("wqkfold2")]
+    assert "remove-cell" in asserts.metadata["tags"] and "_rope" in asserts.source

@@ -285,8 +285,8 @@ def test_the_slider_frame_can_draw_an_even_share_and_skip_tiny_numbers():
     plt.close(fig)
 
 
-@pytest.mark.parametrize("T", [0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10])
-def test_the_dashed_line_passes_below_the_numbers_never_through_them(T):
+@pytest.mark.parametrize("T", [0.1, 0.2, 0.3, 0.5, 0.7, 1, 1.5, 2, 3, 5, 10])
+def test_the_dashed_line_passes_behind_the_numbers_and_each_stays_on_its_bar(T):
     row = al.softmax(toy.scaled_scores()[toy.token_index("it")], temperature=T)
     fig, _ = bar_row(row, toy.TOKENS, title="x", reference=(1 / 8, "even"), label_from=0.01)
     ax = fig.axes[0]
@@ -294,21 +294,27 @@ def test_the_dashed_line_passes_below_the_numbers_never_through_them(T):
     (line,) = ax.get_lines()
     assert line.get_color() != "black" and line.get_zorder() < 1  # light, behind the bars
     line_y = ax.transData.transform((0, 1 / 8))[1]
-    for text in ax.texts:  # each number on an opaque white box, wholly above or below
+    for text in ax.texts:  # each number on an opaque white box, in front of the line
         patch = text.get_bbox_patch()
-        assert patch is not None and patch.get_facecolor() == (1, 1, 1, 1), text.get_text()
+        if patch is None:  # a tall bar carries its number inside its top
+            assert text.get_va() == "top" and row[text.xy[0]] > 0.9, (T, text.get_text())
+            continue
+        assert patch.get_facecolor() == (1, 1, 1, 1), text.get_text()
+        assert text.get_zorder() > line.get_zorder()
         box = patch.get_window_extent()
-        assert not box.y0 < line_y < box.y1, (T, text.get_text())
-    # bars just below 1/8 (the review's T = 0.5, 1 and 10 frames) carry their numbers
-    # on the line, not on the bar top where the line would cut through them
+        # review 05_a: no number floats off its bar (at T = 0.2 an 0.04 sat at about 0.17)
+        bar_top = ax.transData.transform((0, row[text.xy[0]]))[1]
+        assert 0 <= box.y0 - bar_top <= 15, (T, text.get_text())  # it was about 21 px
+        if box.y0 < line_y < box.y1:  # the line passes behind a number sitting on its bar
+            assert text.xy[1] == row[text.xy[0]], (T, text.get_text())
+        else:  # no box runs along the line: it clears it by a pixel or more
+            assert box.y0 - line_y >= 2 or line_y - box.y1 >= 1, (T, text.get_text())
+    # bars just below 1/8 (the T = 0.5, 1 and 10 frames) carry their numbers on the line
     lifted = [t for t in ax.texts if row[t.xy[0]] < 1 / 8 and t.xy[1] > row[t.xy[0]]]
     if T in (0.5, 1, 10):
         assert lifted and all(t.xy[1] == 1 / 8 for t in lifted)
-    # and no box runs along the line: each clears it by at least 2 pixels (the review's
-    # T = 1-10 frames had the line right under the numbers)
-    for text in ax.texts:
-        box = text.get_bbox_patch().get_window_extent()
-        assert box.y0 - line_y >= 2 or line_y - box.y1 >= 2, (T, text.get_text())
+    if T in (0.1, 0.2):  # the review's frames: every number on its own bar
+        assert not lifted
     plt.close(fig)
 
 
@@ -521,8 +527,11 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # Session 4f (review 05aa) cut 1546 -> 1510 and 869 -> 864: why exponentiate prints the shift
 # first, then derives exp in two sentences; the flat rows are blamed on hand-picked weights;
 # the number-formats fold holds its limits in its text and drops autocast and the kernels.
-VISIBLE_WORDS = 1510
-MAIN_LINE_WORDS = 864
+# Review 05_a cut 1510 -> 1503 and 864 -> 809: "what softmax adds" shrinks to the doubling
+# point after "In code" (no output lengths: chapter 6's hull); the only-exp derivation moves
+# to a fold, in two steps; nanoGPT and the float16 stall (np.sum does not stall) are cut.
+VISIBLE_WORDS = 1503
+MAIN_LINE_WORDS = 809
 
 
 def _chapter():
@@ -545,14 +554,16 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     box = " ".join(cells["f16a05e3"].source.split())
     assert "exp overflows above 88.72 in float32 but above 11.09 in float16" in box
     assert cells["f16a05e1"].metadata["tags"] == ["remove-cell"]
-    assert "GPU kernels" not in flat and flat.count("bfloat16") == 1
+    assert "GPU kernels" not in flat and "bfloat16" not in flat  # review 05_a: cut
     assert "kernel" not in box and "autocast" not in box.lower()
-    assert "stops growing once the total is a few thousand times each term" in box
+    # review 05_a: np.sum does not stall; a float16 total overflows, the library's reason
+    assert "stops growing" not in box and "stall" not in box
+    assert "A float16 total overflows too, past 65 504 (70 000 equal keys)" in box
     assert "_softmax" not in cells["5f0a1b2c"].source  # review 05aa: no private function
     # no orphan column sums; the non-linearity section ends on a measured output and sqrt(d_k)
     assert not any("column sums" in c.source for c in shown if c.cell_type == "code")
     printed = cells["d4e5f605"].outputs[0]["text"]
-    assert "softmax S         0.21   1.00   0.80" in printed and "softmax 2S" not in printed
+    assert "softmax, 'it' on 'cake': 0.21 -> 0.32" in printed
     assert "turns the same knob" not in flat  # review 05u: cut to split the conclusion
 
 
@@ -582,7 +593,7 @@ def test_fix_round_5k_cuts_words_folds_number_formats_and_shows_the_two_moves():
     # number formats: a dropdown box, then its code folded (round 5o: its output shown)
     box = cells["f16a05e3"].source
     assert box.startswith("````{admonition} Going deeper: number formats\n:class: dropdown")
-    assert "nanoGPT trains in bfloat16 where the GPU supports it" in " ".join(box.split())
+    assert "nanoGPT" not in box  # review 05_a: autocast runs softmax in float32 anyway
     # (round 5l put the X-doubling check on the page and rewrote the caption: see below)
 
 
@@ -756,12 +767,12 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # the cut print: the slider and the heatmap already show T = 0.1 and T = 10
     assert "463130da" not in cells
     # review 05z: "what softmax adds" right after the two moves and why exponentiate
-    assert ids.index("d4e5f601") == ids.index("twomov08") + 1  # review 05aa: derivation after
-    assert ids.index("d4e5f607") < ids.index("04fabf9f")
+    # review 05_a: the derivation's fold, then the math; "what softmax adds" after "In code"
+    assert ids.index("onlyexp5") == ids.index("twomov08") + 1
+    assert ids.index("04fabf9f") == ids.index("onlyexp5") + 1
+    assert ids.index("d4e5f601") == ids.index("flatrow5") + 1
     opening = " ".join(cells["d4e5f601"].source.split())
-    assert "`weights @ V`" in opening
-    # review 05y: "raw 2S" is explained before the cell that prints it
-    assert "doubled ($2S$: does the output grow with them?)" in opening
+    assert "`weights @ V`" in opening and "Hold $V$ fixed and double every score" in opening
     assert "(chapter 6)" not in opening and "understanding-transformers-4" not in opening
     assert "d4e5f602" not in cells and "d4e5f603" not in cells  # review 05z: fold cut
     # plain words, not [CLS]; no "clear favourite" the example then contradicts
@@ -882,9 +893,8 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     # the non-linearity fold states its conclusion
     assert "cubic in $X$" not in flat and "Dividing by the sum alone lands closer still" not in flat
     # a table, not a decoded line; no (2S)V = 2(SV) tautology
-    table = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    labels = ["raw S", "raw 2S", "softmax S"]  # review 05w: the doubling-sharpens row cut
-    assert [row[:13].strip() for row in table[2:]] == labels
+    printed = cells["d4e5f605"].outputs[0]["text"].splitlines()  # review 05_a: two lines
+    assert printed[0].startswith("raw scores as weights: [") and len(printed) == 2
     assert "(2S)V" not in cells["d4e5f605"].source
     # a fully masked row: the forward clause to chapter 8
     assert "masked row (chapter 8), every score $-\\infty$, gives `nan`" in flat
@@ -917,10 +927,11 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     ids = [c.id for c in shown]
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     # review 05y: "what softmax adds" right after "In code", before the temperature section
+    # review 05_a: "what softmax adds" after "In code", before the temperature section
     assert (
-        ids.index("d4e5f601")
-        < ids.index("04fabf9f")
+        ids.index("04fabf9f")
         < ids.index("2adc8f99")
+        < ids.index("d4e5f601")
         < ids.index("1a18e25e")
     )
     # review 05r: the figure draws T = 1, 0.3 and 0.1, so the soft arg max is seen nearing
@@ -929,15 +940,17 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     assert "T = 0.1" in cells["twokey05"].outputs[0]["data"]["text/html"]
     # show imported once; the heatmap title says "sharper"
     assert sum("import" in c.source and " show" in c.source for c in shown) == 1
-    # the doubling table: rows without softmax, then the comparison rows apart
-    table = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert not any(row.startswith("--") for row in table) and len(table) == 5
-    assert table[3].split()[-3:] == ["1.80", "5.38", "5.20"]  # 2S as weights: far outside
-    assert "gap = [" not in cells["d4e5f605"].source
-    assert "set the scale" not in cells["d4e5f605"].source
+    # review 05_a: raw scores double the output; softmax sharpens; no output lengths
+    printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
+    raw, doubled = (
+        np.array(part.strip(" []").split(), float) for part in printed[0].split(": ")[1].split("->")
+    )
+    assert np.allclose(doubled, 2 * raw, atol=2e-3)
+    assert "norm" not in cells["d4e5f605"].source
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "sharpens" not in conclusion  # review 05w: one point, then why the bound matters
-    assert "on the scale of its values, however large the scores grow" in conclusion
+    assert "twice the scores, twice the output" in conclusion
+    assert "doubled scores sharpen the row instead" in conclusion
+    assert "longest" not in flat and "average" not in conclusion  # chapter 6's hull
     assert 'what "cake" carries' not in cells["d4e5f601"].source  # no distance to V[cake]
     # solution 5.2: the listing is the core; the guard is named, in a fold
     end = cells["5f0a1b2c"].source
@@ -993,8 +1006,6 @@ def test_fix_round_5q_says_why_normalising_alone_is_not_enough():
     ids = [c.id for c in shown]
     conclusion = " ".join(cells["d4e5f607"].source.split())
     # review 05s: the table makes the two lessons, not a distance to V['cake']
-    table = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert table[1].split() == ["weights", "of", "it", "on", "cake", "total", "output", "length"]
     assert "Dividing by the sum alone lands closer still" not in conclusion
     assert "Softmax adds" not in conclusion
     # the break on a negative score, printed right after the sentence that claims it
@@ -1013,19 +1024,10 @@ def test_fix_round_5q_says_why_normalising_alone_is_not_enough():
 def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
-    table = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert table[0] == "longest value vector: 1.41"
-    rows = {row[:13].strip(): row.split()[-3:] for row in table[2:]}
-    assert rows == {  # review 05t: raw S beside raw 2S, so the doubling is on screen
-        "raw S": ["0.90", "2.69", "2.60"],
-        "raw 2S": ["1.80", "5.38", "5.20"],
-        "softmax S": ["0.21", "1.00", "0.80"],
-    }
+    printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
+    assert printed[1] == "softmax, 'it' on 'cake': 0.21 -> 0.32"  # review 05_a
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "weights sum to 1, so the output stays an average" in conclusion
-    assert "they total 2.69" not in conclusion  # session 4: said under the first print
-    assert "outgrows the longest value (1.41)" in conclusion  # session 4: with its reason
-    assert "from 0.21 to 0.32" not in conclusion  # review 05w: the second point is cut
+    assert "weights still sum to 1" in conclusion and "2.69" not in conclusion
     # review 05t: the undefined "log-odds" is cut (the intuition says gap -> ratio once)
     intuition = " ".join(cells["96081790"].source.split())
     assert "log-odds" not in flat and "multiplies the amount by $e" in intuition
@@ -1034,9 +1036,11 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     assert "barely differ" not in flat and "hardly chooses" not in flat  # review 05w: cut
     assert "the 0.17" in cells["626d0525"].outputs[0]["text"]
     assert "0.165" not in cells["626d0525"].outputs[0]["text"]
-    # the float16 sum, true since al.softmax adds float16 rows in float32
+    # the float16 total, true since al.softmax adds float16 rows in float32
     box = " ".join(cells["f16a05e3"].source.split())
-    assert "(terms of 0.1 stall at 256), so `al.softmax` sums float16 rows in float32" in box
+    assert "(70 000 equal keys), so `al.softmax` sums float16 rows in float32" in box
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.ones(70000, dtype=np.float16).sum())
     row = al.softmax(np.zeros(70000, dtype=np.float16))
     assert np.isclose(row.astype(np.float64).sum(), 1.0, atol=1e-2)
 
@@ -1076,17 +1080,14 @@ def test_round_3_shows_both_raw_rows_and_points_to_sharper_trained_heads():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert conclusion.count(". ") == 2  # session 4: three sentences, one with its reason
+    assert conclusion.count(". ") == 1  # review 05_a: two sentences
     # review 05w: the heatmap and its note are cut (26b93a54 was cut before)
     assert "26b93a54" not in cells and "t2note05" not in cells
     assert "tderiv05" not in cells
     assert "exercise 5.3: the entropy" in cells["a7c31e01"].source
     assert "with the sum taken in at least float32" in cells["5f0a1b2c"].source
-    # the float16 sum stalls at 2048, as the fold says
-    acc = np.float16(0)
-    for _ in range(2100):
-        acc = np.float16(acc + np.float16(1))
-    assert acc == 2048
+    # review 05_a: the stall is cut; np.sum of float16 pairs its terms and does not stall
+    assert np.sum(np.full(5000, np.float16(0.1))) == np.float16(500)
 
 
 def test_an_entropy_loop_over_atleast_2d_rows_is_not_blamed_on_keepdims(capsys):
@@ -1123,11 +1124,13 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05x: shift-invariance first, then where a key bias comes from; no extra ideas
     assert "Dividing by the sum alone works" not in flat
     why = " ".join(cells["twomov07"].source.split())
-    assert why.startswith("Why exponentiate? Raising every score equally keeps every gap")
-    # review 05aa: the printed shift first, then the derivation in two sentences after it
-    assert "so the weights should not move" in why and "breaks on a negative score" in why
+    # review 05_a: a score has no natural zero (a design choice, said as one)
+    assert why.startswith("Why exponentiate? A score has no natural zero, so only gaps count")
+    assert "should not move the weights" in why and "breaks on a negative score" in why
     derive = " ".join(cells["twomov08"].source.split())
-    assert "$f(z) = a e^{kz}$. Order needs $k > 0$; $k = 1/T$ is the temperature" in derive
+    # review 05_a: narrowed to the f(z_i) / sum f(z_j) family (sparsemax is shift-invariant)
+    assert derive.startswith("Among weights of the form $f(z_i) / \\sum_j f(z_j)$")
+    assert "only $f(z) = a e^{kz}$ holds still" in derive and "Only softmax" not in flat
     ids = [c.id for c in shown]
     assert ids.index("twomov08") == ids.index("negsum05") + 1
     assert "bias" not in why
@@ -1154,10 +1157,11 @@ def test_session_4_gives_the_two_reasons():
     cells, _, flat = _chapter()
     weights = al.softmax(toy.scaled_scores())
     # learner 2: why only gaps count, and why no average outgrows its longest vector
-    gaps = " ".join(cells["twomov08"].source.split())
-    assert "ignore every shift only if $f(z + c) / f(z)$ is the same for all $z$" in gaps
-    conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "never longer than the longest value" in conclusion  # review 05aa: reason cut
+    # review 05_a: the two steps in a fold: a ratio of the shift alone, then g(c + d)
+    gaps = " ".join(cells["onlyexp5"].source.split())
+    assert gaps.startswith("````{admonition} Going deeper: why only the exponential")
+    assert "Rearranged, $f(z + c) / f(z)$ is the same for every $z$; call it $g(c)$" in gaps
+    assert "$g(c + d) = g(c)\\, g(d)$" in gaps and "$f(c) = f(0)\\, e^{kc}$" in gaps
     # educator 1: the scaling of chapter 4 is a temperature on the raw scores
     assert "which is $T = \\sqrt{d_k}$ on the raw ones" in flat
     assert np.allclose(al.softmax(toy.scores(), temperature=2), weights)  # sqrt(d_k) = 2
@@ -1172,9 +1176,9 @@ def test_session_4_ties_softmax_to_real_code_and_points_to_sinks():
     # review 05w: F.softmax is nanoGPT's fallback; its default flash kernel sums in float32
     # review 05y: bfloat16 is nanoGPT's default (float32's range), float16 its fallback
     # review 05aa: one nanoGPT sentence, no kernel or autocast claim; the stall depends on the term
-    assert "nanoGPT trains in bfloat16 where the GPU supports it" in formats
+    assert "nanoGPT" not in formats  # review 05_a: cut
     assert "flash" not in formats and "F.softmax" not in formats
-    assert "a few thousand times each term (terms of 0.1 stall at 256)" in formats
+    assert "stall" not in formats
     # review 05y: the mask= belongs to attention, not to al.softmax
     assert (
         "masks through the `mask=`\nargument of `al.scaled_dot_product_attention`"
@@ -1254,9 +1258,103 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     # learner 1: one sentence under the weights table, with numbers computed here too
     assert ids.index("flatrow5") == ids.index("10e4cd6b") + 1
     note = " ".join(cells["flatrow5"].source.split())
-    assert "hand-picked weights" in note and "varies at most ×2.25" in note
-    assert "trained heads are often far sharper (chapter 11)" in note  # review 05aa
+    # review 05_a: "weights" meant W_q, W_k here; the note names them and the 0.81 span
+    assert "hand-picked projections $W_q$, $W_k$" in note and "hand-picked weights" not in flat
+    assert "within 0.81, so $e^z$ varies at most ×2.25" in note
+    assert "Trained heads are often far sharper (chapter 11)" in note
     span = np.ptp(toy.scaled_scores(), axis=-1).max()
     assert round(span, 2) == 0.81 and round(np.exp(span), 2) == 2.25
     w = al.softmax(toy.scaled_scores())
     assert (w.max(axis=-1) / w.min(axis=-1)).max() <= 2.25
+
+
+# --- Review 05_a: the softmax checker names float16 rounding, one row, a transpose ----------
+
+
+def _in_float16(x, axis=-1, temperature=1.0):  # the right formula, in float16
+    x = x.astype(np.float16)
+    e = np.exp((x - x.max(axis=axis, keepdims=True)) / temperature)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _rows_loop(x, axis=-1, temperature=1.0):  # written for a matrix: a row is one number
+    out = []
+    for row in x:
+        e = [np.exp((v - max(row)) / temperature) for v in row]
+        out.append([v / sum(e) for v in e])
+    return np.array(out)
+
+
+def _atleast_2d_loop(x, axis=-1, temperature=1.0):  # one row comes back as (1, 3)
+    x = np.atleast_2d(x)
+    out = np.empty_like(x)
+    for i, row in enumerate(x):
+        e = np.exp((row - row.max()) / temperature)
+        out[i] = e / e.sum()
+    return out
+
+
+def _index_loop(x, axis=-1, temperature=1.0):  # on one row, x[i] is a number: weight 1
+    out = np.empty_like(x)
+    for i in range(len(x)):
+        e = np.exp((x[i] - np.max(x[i])) / temperature)
+        out[i] = e / np.sum(e)
+    return out
+
+
+def _transposed(x, axis=-1, temperature=1.0):
+    return _softmax_t(x, axis, temperature).T
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint", "wrong"),
+    [
+        (_in_float16, "that is float16 rounding", "divide each exponential"),
+        (_rows_loop, "must handle any number of axes (one row", "truth value"),
+        (_atleast_2d_loop, "The first case is one row, x of shape (3,)", "keepdims=True keeps"),
+        (_index_loop, "each entry was normalised on its own", "divide each exponential"),
+        (_transposed, "Transposed? Return x's own shape.", "values differ"),
+    ],
+    ids=["float16", "rows-loop", "atleast-2d", "index-loop", "transposed"],
+)
+def test_check_softmax_names_float16_one_row_and_a_transpose(fn, hint, wrong, capsys):
+    assert not check_softmax(fn)
+    line = capsys.readouterr().out
+    assert line.startswith("[softmax] FAIL: ") and hint in line, line
+    assert wrong not in line, line
+
+
+def test_float32_and_a_near_miss_are_not_called_float16(capsys):
+    def in_float32(x, axis=-1, temperature=1.0):
+        return _softmax_t(x.astype(np.float32), axis, temperature)
+
+    def eps_in_sum(x, axis=-1, temperature=1.0):  # a real slip, 1e-3 off: not rounding
+        e = np.exp((x - x.max(axis=axis, keepdims=True)) / temperature)
+        return e / (e.sum(axis=axis, keepdims=True) + 1e-3)
+
+    assert check_softmax(in_float32)
+    assert not check_softmax(eps_in_sum)
+    assert "float16" not in capsys.readouterr().out
+
+
+def test_the_real_gap_marker_has_a_style_no_curve_has():
+    from attention_lib.plotting import two_key_softmax
+
+    fig, _ = two_key_softmax([1, 0.3, 0.1], gap=0.26)
+    lines = fig.axes[0].get_lines()
+    plt.close(fig)
+    marker = next(line for line in lines if np.allclose(line.get_xdata(), 0.26))
+    curves = [line for line in lines if line.get_label().startswith("softmax, T = ")]
+    assert marker.get_linewidth() < min(c.get_linewidth() for c in curves)
+    assert marker.get_linestyle() == "-" and marker.get_color() == "0.45"  # thin grey
+    assert curves[0].get_linestyle() == ":"  # T = 1, which the review's marker looked like
+
+
+def test_the_library_gives_the_overflow_as_its_reason_for_float32_sums():
+    import inspect
+
+    from attention_lib import core
+
+    source = inspect.getsource(core._softmax)
+    assert "a float16 total overflows past 65,504 (70,000 equal keys)" in source
+    assert "65,505" not in source

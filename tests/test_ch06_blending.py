@@ -752,7 +752,7 @@ def test_fix_round_4_prose_stays_cut():
     assert "Centring the cards keeps" not in flat and "row sums" not in flat
     assert "rubber band" not in flat and "recipe" not in flat and "movie night" not in flat
     assert "Per column that range is a box" not in flat  # one range is an interval
-    assert "Together, the four column ranges make a box" in flat
+    assert "Together, the four column ranges make a box" not in flat  # cut (review 06_a)
     assert "The split, term by term" not in flat  # the three-decimal dropdown is gone
     assert "near a corner" not in flat
     assert "Double a card" in flat  # the n^2 aside is cut (fix round 2 of 6b)
@@ -854,11 +854,11 @@ def test_fix_round_6i_prose_says_each_point_once():
     # 06r); "I" leans on its own card, so the rise is not all from "cake".
     # Session 4 (review 06s): two steps, one printout each; the gap is printed, and the
     # "seven tokens lean on 'cake'" aside is cut.
-    assert "closes about two-thirds of the gap" in flat
+    assert "closes about 70% of the gap (0.72 → 0.22)." in flat  # 0.688 (review 06_a)
     assert "seven tokens lean most" not in flat and 'Only "it" comes close' not in flat
-    # Review 06x: 0.94 is named as chapter 10's attention weight, set against 0.68 here.
-    assert "puts 0.94 of its attention weight on the right noun" in flat  # chapter 10's
-    assert "sentences, against 0.68 here." in flat
+    # Review 06_a: chapter 10's 0.94 is another model on another task; the landing page
+    # has it, this page no longer sets it against 0.68.
+    assert "0.94" not in flat and "against 0.68" not in flat
     assert 'the output of "cake" will' not in flat
     # The residual adds x_it back, in its own features, not the card's third person.
     assert "So $x_\\text{it}$ survives, though the output" in flat
@@ -866,10 +866,9 @@ def test_fix_round_6i_prose_says_each_point_once():
     low = flat.lower()
     assert low.count("sharp weights copy") == 1 and low.count("gentle weights blend") == 1
     assert flat.count("not a probability") + flat.count("no probability") == 0
-    assert flat.count("polygon whose corners are the outermost") == 1 and flat.count("box") == 1
-    # Session 4e (review 06w): the stretched V and the box are a fold, not the main line.
-    stretch_fold = next(c for c in cells if c.id == "b6e0f01a").source
-    assert ":class: dropdown" in stretch_fold and "box" in stretch_fold
+    assert flat.count("polygon whose corners are the outermost") == 1 and flat.count("box") == 0
+    # Review 06_a: the fold on stretched values and the box was a side track: cut.
+    assert all(c.id != "b6e0f01a" for c in cells) and "Values that run negative" not in flat
     assert flat.count("context vector") == 1
     assert "`blend = shares @ toy.MOVIE_CARDS`" in flat  # chapter 2's line, re-shown
     assert "kobayashi2020attention" in flat and "is therefore not a contribution" in flat
@@ -889,7 +888,7 @@ def test_the_doubled_row_escapes_in_the_figure_and_the_hidden_asserts():
     assert "511bf10a" not in ids and "de2110da" not in ids
     hidden = next(c for c in cells if c.id == "acc8c420").source
     assert "assert not inside_hull(doubled, P)" in hidden and "inside_hull(w @ P, P)" in hidden
-    assert flat.count("The doubled row") == 1 and flat.count('of "it" sums to 2') == 1
+    assert flat.count("The doubled row") == 1 and flat.count('the row of "it" × 2') == 1
 
 
 def test_ex_double_value_asks_for_a_column_no_other_column_matches(toy_values, capsys):
@@ -1102,7 +1101,9 @@ def test_fix_round_6k_prose():
     assert "6b1e7a04" not in ids and "6b1e7a05" not in ids
     # The stretch says why; the sums of the outputs are printed first, and the text says
     # what they show (fix round 6l): the outputs need not sum to 1.
-    assert "and need not sum to 1" in flat and "and a blend goes negative" in flat
+    assert "and need not sum to 1 (here 1.35 to 1.42)." in flat  # asserted in a35b3ff3
+    assert "a distribution over the keys" in flat and "weights were probabilities" not in flat
+    assert "and a blend goes negative" not in flat  # the stretched-V fold is cut
     stretch = next(c for c in cells if c.id == "3376346b")
     assert stretch.source.startswith('print("each output, summed:", output.sum(axis=-1))')
     sums = stretch.outputs[0]["text"].splitlines()[0].split("[")[1].rstrip("]").split()
@@ -1235,7 +1236,8 @@ def test_fix_round_6m_prose():
     assert "**convex hull**" in hull and "convex combination" in hull
     # Review 06x: the rule broken is sum-to-1; the 2-D "shadow" aside is cut as jargon.
     before = " ".join(before.split())
-    assert 'breaks the sum-to-1 rule: the doubled row of "it" sums to 2, and its blend' in before
+    assert "breaks the sum-to-1 rule: it sums to 2, and its blend lands outside" in before
+    assert "vermilion" not in flat  # review 06_a: named by its label, not a colour
     assert "shadow" not in flat
     # The slider's rows are not the table's dict; the attention formula is displayed once.
     assert "rows = [" not in next(c for c in cells if c.id == "3b08dc72").source
@@ -1273,10 +1275,11 @@ def test_fix_round_6b_structure_and_cuts():
     assert "Tampopo" not in flat and "cut down to two coordinates" not in flat
     assert "is no corner" not in flat
     assert "1. The weights are non-negative" in flat and "2. The weights sum to 1" in flat
-    # Dropout and the hull guarantee are folded with the PyTorch notes; the guarantee is
-    # said once in the summary, with no dropout aside.
+    # Review 06_a: the PyTorch fold keeps only its traps; the guarantee is said once in
+    # the summary, with no dropout aside.
     fold = next(c for c in cells if c.id == "6b1e7a06").source
-    assert fold.startswith("````{admonition}") and "dropout zeroes each weight" in fold
+    assert fold.startswith("````{admonition}") and "dropout zeroes each weight" not in fold
+    assert fold.count("\n- ") == 3 and len(fold.split()) <= 97  # was 142
     assert "PyTorch takes `scale` only by keyword" in fold
     assert "(dropout in training can break this)" not in flat
     # The hull is defined as every convex combination, so a softmax row's blend is inside it
@@ -1511,17 +1514,13 @@ def test_session_3_round_2_review_06p():
     assert "query 'science fiction'" in chapter_2
     # The move towards "cake" says where it starts (0.69 measured, asserted in 9f780453).
     # Session 4: the two distances are printed, 0.72 and 0.22 (asserted in a7c2e6b1).
-    assert "two-thirds of the gap" in text
+    assert "70% of the gap" in text
     gaps = next(c for c in cells if c.id == "a7c2e6b5").outputs[0]["text"]
     assert gaps.count("gap 0.72") == 1 and gaps.count("gap 0.22") == 1
     # One sharp temperature: T = 0.2 in both the noun table and the hull table.
     assert "T = 0.1" not in text and "T = 0.1" not in cells_code(cells)
-    # Review 06w: chapter 10's 0.94 is another model's, on its own task.
-    assert "a trained model (chapter 10) puts 0.94 of its attention weight" in text
-    assert "averaged over its test sentences" in text
-    path_10 = next((Path(__file__).resolve().parents[1] / "chapters").glob("10_*.ipynb"))
-    chapter_10 = " ".join(c.source for c in nbformat.read(path_10, as_version=4).cells)
-    assert "round(on_noun.mean(), 2) == 0.94" in chapter_10  # asserted where it is trained
+    # Review 06_a: chapter 10's 0.94 (another model's, on its own task) is cut here.
+    assert "a trained model (chapter 10) puts 0.94" not in text
     # The math uses the exercises' n_q and n_k.
     assert "(n_q \\times d_v) &= (n_q \\times n_k)\\,(n_k \\times d_v)" in flat
     # Exercise 6.2 says how to index a batch.
@@ -1632,6 +1631,98 @@ def test_fix_round_6f_prose():
     assert "The last step of attention, after the scaled scores and the softmax" in text
     # The key/card contrast ends with its lesson.
     assert "what gets a token found is not what it should hand over." in text
-    # The matmul figure's query/key note is in its title, not patched onto a label.
+    # The matmul figure names A's axes in its corner (review 06_a), not patched onto a label.
     walk = next(c for c in cells if c.id == "6e1a7d0c").source
-    assert "set_text" not in walk and "each row is a query and each column a key" in walk
+    assert "set_text" not in walk and 'roles=("query", "key")' in walk
+    assert "each row is a query" not in walk  # the title's second line is gone
+
+
+# --- Review 06_a ------------------------------------------------------------------------
+
+
+def _blend_unweighted(weights, V):
+    out = np.zeros(weights.shape[:-1] + V.shape[-1:])
+    for j in range(V.shape[-2]):
+        out = out + V[..., None, j, :]  # the card, without its column of weights
+    return out
+
+
+def _blend_into_integers(weights, V):
+    out = np.zeros(weights.shape[:-1] + V.shape[-1:], dtype=int)
+    for j in range(V.shape[-2]):
+        out = out + (weights[..., :, j, None] * V[..., None, j, :]).astype(int)
+    return out
+
+
+def _blend_into_integers_in_place(weights, V):
+    out = np.zeros(weights.shape[:-1] + V.shape[-1:], dtype=int)
+    for j in range(V.shape[-2]):
+        out += weights[..., :, j, None] * V[..., None, j, :]
+    return out
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint"),
+    [
+        (_blend_unweighted, "you added the cards without their weights"),
+        (_blend_into_integers, "into an integer total, so every blended value was cut"),
+        (_blend_into_integers_in_place, "Your running total holds integers: start from float"),
+    ],
+)
+def test_check_blend_names_missing_weights_and_an_integer_total(fn, hint, capsys):
+    assert not check_blend(fn)
+    assert hint in capsys.readouterr().out
+
+
+def test_check_output_change_names_the_whole_changed_row(toy_values, capsys):
+    weights, V = toy_values
+    ate, delicious = toy.token_index("ate"), toy.token_index("delicious")
+    labels = {"tokens": toy.TOKENS, "features": toy.VALUE_FEATURES}
+    row = weights[ate, delicious] * V[delicious]  # (4,): the whole row's change
+    for answer in (row, list(np.round(row, 3))):
+        assert not check_output_change(answer, weights, V, ate, delicious, VERB, **labels)
+        line = capsys.readouterr().out
+        assert "the change of the whole row of 'ate'" in line and "'verb' column only" in line
+    # Another 4-vector is not called the row's change.
+    check_output_change(np.arange(4.0), weights, V, ate, delicious, VERB, **labels)
+    assert "whole row" not in capsys.readouterr().out
+
+
+def test_check_hull_escape_says_where_a_blend_that_does_not_sum_to_1_lands(capsys):
+    P = toy.projections()[2][:, [NOUN, THIRD]]
+    assert not check_hull_escape(1.5 * np.full(8, 1 / 8), P, tokens=toy.TOKENS)
+    line = capsys.readouterr().out
+    assert "sum to 1.5; make them sum to 1" in line and "stays inside, at (0.60, 0.75)" in line
+
+
+def test_matmul_diagram_names_the_roles_of_the_rows_and_columns():
+    from attention_lib.plotting import matmul_diagram
+
+    _, weights = toy.attention()
+    V = toy.projections()[2]
+    kw = {"rows": toy.TOKENS, "cols": toy.TOKENS, "roles": ("query", "key")}
+    fig, alt = matmul_diagram(weights, V, names=("A", "V", "output"), **kw)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "key →\nquery ↓" in texts
+    assert "In A, each row is a query and each column a key." in alt
+    plt.close(fig)
+    with pytest.raises(ValueError, match="roles must be two strings"):
+        matmul_diagram(weights, V, roles="query")
+
+
+def test_review_06a_prose_and_the_lighter_hull_figure():
+    cells, flat = _prose()
+    text = " ".join(flat.split())
+    # The value columns have names only because W_v is set by hand.
+    assert "names we can give only because we set $W_v$ by hand" in text
+    assert "the article's" not in text  # named by its citation, not "the article"
+    # The output is linear in V for fixed weights; the non-linearity is softmax(QK^T).
+    assert "For fixed weights the output is linear in $V$" in text
+    # Two steps to a gradient: blend smooth in the weights, softmax smooth in the scores.
+    assert "softmax moves the weights smoothly with the scores" in text
+    assert "Drawn below in noun and third person, two of the four dimensions" in text
+    # The slider figure: no one-hot square (the card of "cake" is labelled), a fixed
+    # triangle named as such.
+    slider = next(c for c in cells if c.id == "3b08dc72").source
+    assert "one-hot" not in slider and slider.count("\"row of 'it' × 2 (fixed)\"") == 2
+    assert len(flat.split()) <= 1852, "review 06_a left 1852 visible words (was 1931)"

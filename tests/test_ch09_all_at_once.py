@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from chapter_text import prose_lines, shown
+from matplotlib.colors import to_hex
 from matplotlib.lines import Line2D
 
 import attention_lib as al
@@ -63,6 +64,15 @@ def whole_matrix(Q, K, V):
 
 def returns_a_flat_row(Q, K, V):
     return good_rows(Q, K, V)[0] if len(Q) == 1 else good_rows(Q, K, V)
+
+
+def whole_output_replaced(Q, K, V):  # output = ... instead of output[i] = ...
+    output = np.zeros((Q.shape[0], V.shape[1]))
+    for i in range(Q.shape[0]):
+        z = K @ Q[i] / np.sqrt(Q.shape[1])
+        p = np.exp(z - z.max())
+        output = p / p.sum() @ V
+    return output
 
 
 def crashes(Q, K, V):
@@ -169,6 +179,7 @@ def in_place(Q, K, V):
         (lambda Q, K, V: good_rows(Q, K, V).T, "FAIL", "returned shape (2, 3)"),
         (lambda Q, K, V: None, "TODO", "returned None"),
         (crashes, "FAIL", "raised KeyError: 'oops'"),
+        (whole_output_replaced, "FAIL", "you replaced the whole output at each step. Write row"),
         (rows_into(lambda Q, V: np.zeros_like(Q)), "FAIL", "has d_k = 4 columns, like Q"),
         (rows_into(lambda Q, V: np.zeros((len(Q), V.shape[1]), int)), "FAIL", "holds integers"),
     ],
@@ -453,6 +464,22 @@ def test_dependency_figure_uses_the_tokens():
         dependency_figure("it")
 
 
+def test_dependency_figure_marks_the_path_it_is_asked_for():
+    """Fix round 09a: the way from 'I' to 'delicious', 1 + 7 arrows above, 1 line below."""
+    fig, alt = dependency_figure(toy.TOKENS, path=("I", "delicious"))
+    rnn, att = fig.axes
+    marked = [a for a in rnn.texts if to_hex(a.arrow_patch.get_edgecolor()) == "#d55e00"]
+    assert len(marked) == 8  # the update that reads 'I', then 7 more
+    lines = [ln for ln in att.get_lines() if ln.get_color() == "#D55E00"]
+    assert len(lines) == 1 and list(lines[0].get_xdata()) == [0, 7]
+    assert alt.startswith("Two diagrams") and "Top, a recurrent" in alt and "Left" not in alt
+    assert alt.endswith("above, the update that reads 'I' and 7 more; below, one line.")
+    plt.close(fig)
+    for bad in (("I", "cat"), ("delicious", "I"), ("I",)):
+        with pytest.raises(ValueError, match="path must"):
+            dependency_figure(toy.TOKENS, path=bad)
+
+
 # --- The tiles of chunked attention ------------------------------------------------------
 
 
@@ -554,6 +581,12 @@ def test_tile_figure_shows_the_output_once_a_query_block_has_every_key():
     below = [t for t in fig.axes[1].texts if t.get_position()[1] > 7.5]
     plt.close(fig)
     assert below == [] and "All keys are in" not in alt  # 'it' still misses keys 3-7
+    # Fix round 09a: step 2 finishes the first query block, which does not hold 'it'
+    fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 2, V=V, row="it")
+    below = [t.get_text() for t in fig.axes[1].texts if t.get_position()[1] > 7.5]
+    plt.close(fig)
+    assert below == ["the outputs of 'I'…'cake' are final"]
+    assert alt.endswith("The outputs of 'I' to 'cake' are final.")
 
 
 # --- the online-softmax merge ----------------------------------------------------------------
@@ -787,7 +820,7 @@ def test_step_times_per_width_and_product_share():
         product_share(n=0)
 
 
-MAIN_WORDS = 1480  # main-line prose words; round e: was 1495 (the split-rows demo cut)
+MAIN_WORDS = 1618  # main-line prose words; round 09a: was 1480 (the stopwatch unfolded)
 
 
 # --- The page -----------------------------------------------------------------------------
@@ -804,7 +837,7 @@ def test_the_page_says_only_what_it_measures():
     cells = nbformat.read(path, as_version=4).cells
     prose = prose_lines(cells)
     text = " ".join(prose)
-    assert sum(len(line.split()) for line in prose) <= 1954  # round c: was 1932 (lead folded)
+    assert sum(len(line.split()) for line in prose) <= 1864  # round 09a: was 1954
     refuted = (
         *("processor's cache", "by arithmetic", "a new word", "GPU's small on-chip"),
         *("the arithmetic decides", "faster per FLOP", "threshold moved", "999 cached keys"),
@@ -815,14 +848,15 @@ def test_the_page_says_only_what_it_measures():
     # Fix round e (review 09y): no timing of parallel work (a loaded machine flipped it);
     # the step count and the bit-identical split instead, and no number for the GPU
     assert "split_rows" not in text and "workers" not in " ".join(c.source for c in cells[:30])
-    assert "attention_by_rows(Q[r], K, V) for r in (slice(0, 3), slice(3, 8))" in "".join(
-        c.source for c in cells
-    )
+    # Fix round 09a: one shuffle/split test, run on the RNN and on attention
+    shuffle = "".join(c.source for c in cells if c.get("id") == "shuf-attn")
+    for line in ("np.vstack([f(r) for r in jobs])", "f(shuffled)[back]", "rnn(toy.X[rows]"):
+        assert line in shuffle, line
     assert "for one sequence" in text
     # Fix round 6: the shuffle shows the independence; counts are per layer; the counterpoints
     code = " ".join(c.source for c in cells if c.cell_type == "code")
     assert "attention_by_rows(Q[shuffled], K, V)[back]" in code
-    assert "at_once = np.tanh(toy.X @ W_x)  # all 8 steps at once, each with h_{t-1} = 0" in code
+    assert "at_once" not in code  # round 09a: the h_{t-1} = 0 demo gave way to the shuffle
     assert "def attention_rows" not in code  # row by row: the library's way and Exercise 9.1
     assert "al.softmax(z[:3]), al.softmax(z[3:])" in code  # the per-piece softmax, shown wrong
     assert "each per layer" in text and "*parallel scan*" in text and "no fewer FLOPs" in text
@@ -840,8 +874,9 @@ def test_the_page_says_only_what_it_measures():
     # Fix round 8 (review 09n): the stopwatch states measurements only, no fourth "because"
     for refuted in ("measures that overhead", "not arithmetic", "because the", "several times"):
         assert refuted not in words, refuted
-    assert "about ten-fold; this run's ratios are printed" in words and "regrouped exactly" in words
-    assert "FLOPs per step" in code and "of its time" in code  # the printed measurements
+    assert "plain beats the loop and rows; this run's ratios are printed above the plot" in words
+    assert "ten-fold" not in words and "regrouped exactly" in words
+    assert "FLOPs per step" not in code and "of its time" not in code  # round 09a: cut
     assert "Block 1" not in words and "key block 1" in words  # one name for the blocks
     scan = [c for c in cells if "*parallel scan*" in c.source]
     assert len(scan) == 1 and scan[0].source.startswith("````{admonition}")  # a fold
@@ -851,22 +886,20 @@ def test_the_page_says_only_what_it_measures():
     # Fix round 4 (review 09o): the shuffled RNN reads the wrong state, it does not lack one;
     # Table 1's n < d is reconciled with the FLOP count; the stopwatch's numbers are read
     for claim in (
-        "the states go wrong from step 2.",
+        "Shuffled or split, the RNN's states go wrong; attention's rows are bit-identical",
         # Fix round 5 (review 09p): the paper's claim first; the LSTM side said
         # Fix round 14 (review 09v): the three comparisons read off a printed table
         "Table 1 counts only the scores and the blend (last column): cheaper than an RNN while"
         " $n < d$,",
         # Fix round c (review 09w): the LSTM column cut; the equal row named; FLOPs are not time
-        "equal at $n = d = 512$. The RNN has no output layer; attention includes $W_o$.",
+        "equal at $n = d = 512$. With the projections (and $W_o$, which the RNN lacks),",
         # Fix round d (review 09x): scoped to the Elman RNN, with the LSTM's crossing at 2d
-        "costs more than this Elman RNN at every $n$ (an LSTM's four gates cost $16 n d^2$, more"
-        " than attention while $n < 2d$): its gain is in sequential steps. Nor is fewer FLOPs",
+        # Fix round 09a: the LSTM parenthesis cut
+        "costs more than this Elman RNN at every $n$: its gain is in sequential steps.",
         "yet in this run is faster only from the dotted line.",
         # Fix round 9 (review 09q): the stopwatch's two costs named; the thesis a step count
-        "each step pays a fixed Python and NumPy overhead",
         # Fix round 10 (review 09r): no mechanism beyond what was measured
         # Fix round 11 (review 09s): what was measured, after the numbers; masks; prefill
-        "the rest is allocating fresh $n \\times n$ arrays and passing over them",
         "every token it may attend to in 1 step (without a mask, any two tokens)",
         'The prompt, too, goes through all at once ("prefill")',
         # Fix round 12 (review 09t): why two cores give less than twice; what cannot be split
@@ -874,18 +907,19 @@ def test_the_page_says_only_what_it_measures():
         # Fix round c (review 09w): n = 1024, the speedup printed, and why it is not 2x
         # Fix round d (review 09x): the same blocks on one thread against two workers
         # Fix round e (review 09y): the split demo cut; only "in this run" beside a printed number
-        "In this run plain's two products take under half its time (the share is printed);",
         "divides by a sum over the *whole* row, and (for safety) shifts it by its maximum",
         "Two chains remain: layers still run one after another, and writing text",
         "(`al.scaled_dot_product_attention`) and the plain version's",
         "scratch memory independent of $n$ (the inputs and output still grow like $n$)",
-        "$x_t W_x$ is one product for all $t$ (`toy.X @ W_x`); only $h_{t-1} W_h$ must wait;"
-        " without it the states go wrong from step 2.",
+        "$x_t W_x$ is one product for all $t$, and only $h_{t-1} W_h$ must wait.",
         "The tiles' peak is the output plus a fixed 0.34 MiB of scratch",
         "chapter 8's causal mask the tiles above the diagonal, nearly half, need not be computed",
         "the GPU's main memory (HBM)",
         "Leave the inputs unchanged",
-        "A step of width 64 has 16 times the FLOPs of width 16, yet in this run takes far less",
+        # Fix round 09a: why tiles, where the two steps are introduced; the blocked rule
+        "A query block still holds $128 \\times n$ scores, 16 MiB at $n = 16384$",
+        "For inputs this large (here $n \\ge 256$) the library's peak",
+        "7 state updates (after the one that read it)",
         "## Tiles: the online softmax",
     ):
         assert claim in words, claim
@@ -899,21 +933,20 @@ def test_the_page_says_only_what_it_measures():
         *("a small share of its time", "only the output grows like"),  # round c
         *("seldom twice as soon", "in place", "Counting the projections", "it cannot see"),
         *("smaller score blocks suit the cache", "two workers finish", "lead over rows"),  # e
+        *("an LSTM's", "free the rest", "only a few fixed-size tiles", "inputs like these"),
+        *("A step of width 64", "allocating fresh", "two products take", "states go wrong from"),
     ):
         assert gone not in words, gone
     visible = " ".join(c.source for c in shown(cells) if c.cell_type == "code")
-    assert "T = times" not in visible and "step_flops" in visible
+    assert "T = times" not in visible and "step_flops" not in visible
     assert not re.search(r"\bflops = ", visible)  # the flops function is not shadowed
-    sw_where = next(c.source for c in cells if c.get("id") == "sw-where")
-    assert len(sw_where.splitlines()) <= 10 and "threadpool_limits" not in sw_where
-    sw_tags = next(c.metadata["tags"] for c in cells if c.get("id") == "sw-where")
-    assert "hide-input" in sw_tags  # round e: its code folded, its printout shown
+    assert "sw-where" not in [c.get("id") for c in cells]  # round 09a: the step timer cut
 
 
-def test_the_stopwatch_is_off_the_main_line():
-    """Fix round 10 (review 09r): the one-core stopwatch is a fold (its prose a dropdown,
-    its cells hide-cell); the main line keeps the step count and the shuffle, and got
-    shorter (1,738 -> 1,524 words)."""
+def test_the_stopwatch_sits_with_its_plot():
+    """Fix round 09a (review 09 a, finding 1): the stopwatch's explanation was in a dropdown
+    and its plot in the main flow. It is now a short visible section: the ways, one sentence
+    on what it measures (no parallelism), and two bullets above the plot."""
     from pathlib import Path
 
     import nbformat
@@ -924,24 +957,24 @@ def test_the_stopwatch_is_off_the_main_line():
     main, folded = main_and_folded(cells)
     assert sum(len(line.split()) for line in prose_lines(main)) <= MAIN_WORDS  # round e
     main_text = " ".join(" ".join(c.source for c in main).split())
-    fold = [c for c in folded if "a stopwatch on one core" in c.source]
-    assert len(fold) == 1 and "stopwatch" not in main_text.lower()
+    fold = [c for c in main if "### A stopwatch on one core" in c.source]
+    assert len(fold) == 1 and not [c for c in folded if "stopwatch" in c.source.lower()]
+    assert (
+        "Nothing here runs in parallel: on one core, plain wins by paying Python's per-call"
+        " cost once instead of $n$ times." in " ".join(fold[0].source.split())
+    )
     assert (
         "its gain is in sequential steps" in main_text
         and "attention takes 1, since no row waits for another" in main_text
     )
-    assert "for $n$ from 8 to 1024 tokens (the loop only to 128)" in " ".join(
-        fold[0].source.split()
-    )
     timed = [
         c for c in cells if "times[" in c.source and "remove-cell" not in c.metadata.get("tags", [])
     ]
-    # Fix round e (review 09y): one fold, then the timing cells with their code hidden and
-    # their printout and plot shown (no click per cell)
+    # The timing cells with their code hidden and their printout and plot shown
     assert timed and all(c.metadata["tags"] == ["nbval-ignore-output", "hide-input"] for c in timed)
     assert "fixed 0.34 MiB of scratch, whatever $n$" in main_text
     shuffle = next(c.source for c in cells if c.get("id") == "shuf-attn")
-    assert "Only Q is shuffled or split: every row reads the same K and V." in shuffle
+    assert "# Only Q is shuffled or split: every row reads the same K and V." in shuffle
     # Fix round 11 (review 09s): the stopwatch's findings come after the cells that time them
     ids = [c.get("id") for c in cells]
     assert "sw-read" not in ids and "b1596afd" not in ids and "split-rows" not in ids
@@ -956,14 +989,15 @@ def test_the_stopwatch_is_off_the_main_line():
     assert "(e / e.sum(axis=-1, keepdims=True)) @ V" in text  # the listing, parenthesised
     # Fix round 13 (review 09u): the stopwatch's findings are bullets under its figure, which
     # shows (hide-input); each memory figure sits in its section; the tiles' peaks are a table
-    found = fold[0].source.split("What the run below shows")[1]  # round e: one fold
-    assert found.count("\n- ") == 4 and "**" not in found  # four bullets, no bold numbers
-    assert found.lower().count("in this run") == 3 and "1024" not in found
+    found = fold[0].source.split("Nothing here runs in parallel")[1]  # round 09a
+    assert found.count("\n- ") == 2 and "**" not in found  # two bullets, no bold numbers
+    assert found.lower().count("in this run") == 1 and "1024" not in found
+    assert "fold" not in found  # the ratios are printed, not stated
     # Fix round c (review 09w): the stopwatch wholly in folds (the plot cell hide-cell, its
     # lead in the first fold); the main line keeps only its takeaway; no machine in the title
     assert cells[ids.index("d2774696")].metadata["tags"] == ["nbval-ignore-output", "hide-input"]
-    assert "sw-lead" not in ids and "over a hundred-fold" in fold[0].source
-    assert "Nor is fewer FLOPs less time" in main_text and "hundred" not in main_text
+    assert "sw-lead" not in ids and "hundred" not in main_text
+    assert "Nor are fewer FLOPs less time" in main_text
     plot = cells[ids.index("d2774696")]
     assert "this run: plain beats the loop" in " ".join(o.get("text", "") for o in plot.outputs)
     assert "\\n{machine}" not in plot.source and "Measured on {machine}" in plot.source

@@ -35,9 +35,10 @@ def block(post=False, mask=True, res1=True, res2=True, ln2="ln2", eps=decoder.EP
                 return (x @ p["W_1"] + p["b_1"]) @ p["W_2"] + p["b_2"]
             return decoder.feed_forward(x, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
 
-        if post:  # the original Transformer's order
-            X1 = ln(X + mha(X, *Ws, h, causal)[0], "ln1")
-            return ln(X1 + ffn(X1), "ln2")
+        if post:  # the original Transformer's order; post="ln1" or "ln2": that norm alone
+            X1 = X + mha(X, *Ws, h, causal)[0]
+            X1 = X1 if post == "ln2" else ln(X1, "ln1")
+            return X1 + ffn(X1) if post == "ln1" else ln(X1 + ffn(X1), "ln2")
         a = X if slip.get("no_ln1") else ln(X, "ln1")
         from_ln = slip.get("residual_from_ln") or slip.get("both_from_ln")
         start = a if from_ln else X if res1 else 0
@@ -98,6 +99,8 @@ def by_hand(split, join_t=True):
             "gives head i every h-th column",
         ),
         (block(post=True), "FAIL", "post-LN block"),
+        (block(post="ln1"), "FAIL", "chapter 11's post-LN block"),
+        (block(post="ln2"), "FAIL", "chapter 11's post-LN block"),
         (block(mask=False), "FAIL", "pass the causal mask"),
         (block(res1=False), "FAIL", "attention sub-layer has no residual"),
         (block(res2=False), "FAIL", "feed-forward sub-layer has no residual"),
@@ -184,14 +187,14 @@ def test_rare_inputs_catch_unstable_and_boundary_slips(checker, fn, hint, capsys
     assert checker(kv_step if checker is check_kv_step else sample).passed
 
 
-def scores_by_hand(X, p, h, divide_by="d_k", fill=-1e9):
-    """Exercise 12.1 with the scores, mask and softmax written out; two slips to choose."""
+def scores_by_hand(X, p, h, divide_by="d_k", fill=-1e9, axis=-1):
+    """Exercise 12.1 with the scores, mask and softmax written out; three slips to choose."""
     n, d = X.shape
     a = layer_norm(X, p["ln1_gamma"], p["ln1_beta"], decoder.EPS)
     Q, K, V = ((a @ p[w]).reshape(n, h, d // h).transpose(1, 0, 2) for w in ("W_q", "W_k", "W_v"))
-    width = {"d_k": d // h, "d_model": d, "none": 1}[divide_by]
+    width = {"d_k": d // h, "d_model": d, "none": 1, "d_k, not its root": (d // h) ** 2}[divide_by]
     scores = Q @ K.transpose(0, 2, 1) / np.sqrt(width)  # (h, n, n)
-    weights = al.softmax(np.where(al.causal_mask(n), scores, fill))
+    weights = al.softmax(np.where(al.causal_mask(n), scores, fill), axis=axis)
     X1 = X + (weights @ V).transpose(1, 0, 2).reshape(n, d) @ p["W_o"]
     b = layer_norm(X1, p["ln2_gamma"], p["ln2_beta"], decoder.EPS)
     return X1 + decoder.feed_forward(b, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
@@ -203,6 +206,9 @@ def scores_by_hand(X, p, h, divide_by="d_k", fill=-1e9):
         ({}, "PASS", "PASS"),
         ({"divide_by": "none"}, "FAIL", "the scores were not scaled: divide Q K^T by sqrt(d_k)"),
         ({"divide_by": "d_model"}, "FAIL", "divided by sqrt(d_model)"),
+        ({"divide_by": "d_k, not its root"}, "FAIL", "divided by d_k: divide Q K^T by its square"),
+        ({"axis": -2}, "FAIL", "the softmax ran down each column, over the queries"),
+        ({"axis": 1}, "FAIL", "the softmax ran down each column, over the queries"),
         ({"fill": -np.inf}, "FAIL", "pass the boolean mask to al.scaled_dot_product_attention"),
     ],
 )

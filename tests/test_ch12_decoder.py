@@ -201,6 +201,10 @@ def ce_bits(logits, Y):
     return good_cross_entropy(logits, Y) / np.log(2)
 
 
+def ce_likeliest(logits, Y):  # the top word's -log p instead of the target's
+    return -np.log(softmax(logits).max(axis=-1)).mean()
+
+
 def good_sample(logits, T, u):
     ends = np.cumsum(softmax(logits / T))
     ends[-1] = 1.0  # rounding may leave the total just below 1
@@ -274,6 +278,17 @@ def sample_probability(logits, T, u):
     return float(softmax(logits / T).max())
 
 
+_DRAWS = np.random.default_rng(5)  # one generator for the run: each call draws anew
+
+
+def sample_random_choice(logits, T, u):  # ignores u: draws its own number
+    return int(_DRAWS.choice(len(logits), p=softmax(logits / T)))
+
+
+def sample_seeded_choice(logits, T, u):  # ignores u: the same draw every call
+    return int(np.random.default_rng(0).choice(len(logits), p=softmax(logits / T)))
+
+
 @pytest.mark.parametrize(
     ("checker", "fn", "status", "hint"),
     [
@@ -315,6 +330,7 @@ def sample_probability(logits, T, u):
         (check_cross_entropy, ce_log_of_softmax, "FAIL", "a probability underflowed to 0"),
         (check_cross_entropy, ce_log_of_shifted_softmax, "FAIL", "underflowed to 0"),
         (check_cross_entropy, ce_bits, "FAIL", "log base 2"),
+        (check_cross_entropy, ce_likeliest, "FAIL", "likeliest word instead of the target"),
         (check_cross_entropy, ce_pick_then_log, "FAIL", "-log(0) is infinite"),
         (check_sample, good_sample, "PASS", "all 15 cases"),
         (check_sample, sample_total_below_1, "FAIL", "set the last end to 1"),
@@ -334,6 +350,8 @@ def sample_probability(logits, T, u):
         (check_sample, sample_times_T, "FAIL", "you multiplied the logits by T"),
         (check_sample, sample_ignores_T, "FAIL", "T had no effect"),
         (check_sample, sample_probability, "FAIL", "return the index of a word"),
+        (check_sample, sample_random_choice, "FAIL", "different words for the same u"),
+        (check_sample, sample_seeded_choice, "FAIL", "ignored u: on logits [0.0, 0.0,"),
     ],
 )
 def test_checker_both_ways(checker, fn, status, hint, capsys):

@@ -135,6 +135,11 @@ def _judge_rows(cases: Cases, case: str, Q, K, V, out) -> None:
     n_q, d_k = Q.shape
     S = attention_scores(Q, K)  # (n_q, n_k)
     s = 1 / np.sqrt(d_k)
+    if out.shape == expected.shape[1:] and n_q > 1 and np.allclose(out, expected[-1], atol=ATOL):
+        raise Fail(
+            f"you returned only the last query's row, shape {out.shape} (on {case}): you "
+            "replaced the whole output at each step. Write row i instead: output[i] = ..."
+        )
     if out.shape == expected.shape[1:] and n_q == 1:
         raise Fail(
             f"returned shape {out.shape} for one query (on {case}): keep the query axis, "

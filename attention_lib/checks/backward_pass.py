@@ -16,6 +16,7 @@ import numpy as np
 from ..backward import attention_backward as _reference
 from ..core import scaled_dot_product_attention
 from .base import ATOL, BROADCAST_HINT, Cases, CheckResult, Fail, difference, unseen_cases, verdict
+from .learning import _row_mistakes
 from .names import calls_library
 
 _NAMES = ("dQ", "dK", "dV")
@@ -30,6 +31,14 @@ def _close(a, b) -> bool:
     return np.shape(a) == np.shape(b) and np.allclose(a, b, atol=ATOL)
 
 
+_COLUMNS = (  # a sum down the columns of A * dA; with one query it is the diagonal of J
+    "dS sums A * dA down the columns (axis=-2): each row of A is its own softmax, "
+    "so sum along the last axis.",
+    "dS = A (1 - A) dA, only the diagonal of the Jacobian; with one query, a sum down "
+    "the columns (axis=-2) gives it too. Subtract sum(A * dA) along the last axis.",
+)
+
+
 def _pieces(Q, K, V, dOut) -> dict:
     """The right gradients and the usual wrong dQ, dK pairs, each with its hint."""
     _, A = scaled_dot_product_attention(Q, K, V)
@@ -38,6 +47,15 @@ def _pieces(Q, K, V, dOut) -> dict:
 
     def qk(dS, scale=s):
         return scale * (dS @ K), scale * (np.swapaxes(dS, -1, -2) @ Q)
+
+    def softmax_step(P):  # the right step 2, with P in place of A
+        return P * (dA - np.sum(P * dA, axis=-1, keepdims=True))
+
+    S = Q @ np.swapaxes(K, -1, -2)  # the scores, before the scale
+    scores = (
+        "dQ and dK come from the scores S, not the weights: the softmax step needs "
+        "A = softmax(S), the A that al.scaled_dot_product_attention returns."
+    )
 
     slips = [
         (
@@ -54,7 +72,13 @@ def _pieces(Q, K, V, dOut) -> dict:
             "dQ and dK are √d_k times too large: the scores are divided by √d_k, so "
             "my_grad_QK needs the scale too.",
         ),
+        (qk(softmax_step(s * S)), scores),
+        (qk(softmax_step(S)), scores),
+        (qk(A * (dA - np.sum(A * dA, axis=-2, keepdims=True))), _COLUMNS[Q.shape[-2] == 1]),
     ]
+    # the softmax exercise's own diagnoses, with p = A and dp = dA
+    step_2 = "dQ and dK are off in step 2, dS = my_softmax_backward(A, dA), with p = A, dp = dA:"
+    slips += [(qk(wrong), f"{step_2} {hint}") for wrong, hint in _row_mistakes(A, dA)]
     return {"right": _reference(Q, K, V, dOut), "slips": slips}
 
 
@@ -72,6 +96,38 @@ def _matmul_hint(err) -> str:
         "(..., d_v, n_k); dQ = dS @ K and dK = dSᵀ @ Q. Transpose the last two axes, "
         "np.swapaxes(V, -1, -2): V.T reverses the batch axis too."
     )
+
+
+def _lost_keepdims(err, Q, K) -> bool:
+    """Whether a row sum lost its axis: (..., n_q) against A's (..., n_q, n_k).
+
+    It then fails to broadcast, or broadcasts to (..., n_q, n_q, n_k) and crashes in a
+    later product: this looks for such an array among the learner's variables."""
+    if err is None:
+        return False
+    rows = (*Q.shape[:-1], K.shape[-2])  # the shape of A
+    sums = rows[:-1]  # a row sum without keepdims=True
+    said = str(err).replace(" ", "")
+    if "broadcast" in said and all(str(x).replace(" ", "") in said for x in (rows, sums)):
+        return True
+    try:
+        spread = np.broadcast_shapes(rows, sums)
+    except ValueError:
+        return False
+    for frame, _ in traceback.walk_tb(err.__traceback__):
+        if frame.f_code.co_filename.startswith(_LIBRARY):
+            continue
+        values = frame.f_locals.values()
+        if any(isinstance(v, np.ndarray) and v.shape == spread for v in values):
+            return True
+    return False
+
+
+_KEEPDIMS_HINT = (
+    " A row sum lost its axis: np.sum(A * dA, axis=-1) has shape (..., n_q), so subtracting "
+    "it from dA, (..., n_q, n_k), broadcasts the wrong way or fails. Add keepdims=True, or "
+    "call my_softmax_backward(A, dA)."
+)
 
 
 def check_attention_backward(fn) -> CheckResult:
@@ -151,7 +207,9 @@ def check_attention_backward(fn) -> CheckResult:
                 message = str(fail).replace(BROADCAST_HINT, "")
                 if "NoneType" in message:
                     message += " Did one of your pieces return None? Finish the exercises above."
-                if "matmul" in message:  # the commonest: dA = dOut @ V, or V.T on a batch
+                if _lost_keepdims(fail.__context__, Q, K):
+                    message += _KEEPDIMS_HINT
+                elif "matmul" in message:  # the commonest: dA = dOut @ V, or V.T on a batch
                     message += _matmul_hint(fail.__context__)
                 raise Fail(message) from None
             if calls_library(fn, "attention_backward"):

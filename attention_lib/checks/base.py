@@ -12,18 +12,22 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import io
 import numbers
 import zlib
 from collections.abc import Callable
 
 import numpy as np
 
+from .number_hints import count_hint, not_a_number
+
 ATOL = 1e-6
 # Added to an error that mentions broadcasting: the usual cause, put as a question.
 BROADCAST_HINT = " If you summed or took a max over one axis, keepdims=True keeps it."
+_NO_BODY = "your function returned None: write its body, ending with return; run again."
+_PRINTED = "your function returned None: you printed instead of returning; end with return."
 
-# The grader's seed for unseen cases (None: practice, fixed cases only), and the last
-# answer :func:`call` returned with the dtype kind it had before becoming floats.
+# The grader's seed (None: practice), and the last answer of :func:`call` with its first dtype kind.
 _SEED: contextvars.ContextVar[int | None] = contextvars.ContextVar("seed", default=None)
 _LAST: contextvars.ContextVar[tuple | None] = contextvars.ContextVar("last", default=None)
 # exercise tag -> generator(rng) of (description, inputs, expected value or judge)
@@ -86,7 +90,7 @@ def verdict(exercise: str, fn, run) -> CheckResult:
             _run_unseen(exercise, cases, seed)
         result = CheckResult(exercise, "PASS", f"all {cases.count} cases match the reference.")
     except Todo as todo:
-        result = CheckResult(exercise, "TODO", str(todo))
+        result = CheckResult(exercise, "FAIL" if str(todo) == _PRINTED else "TODO", str(todo))
     except Fail as fail:
         result = CheckResult(exercise, "FAIL", str(fail))
     except Exception as err:  # a bug in the checker itself must not crash the notebook
@@ -155,20 +159,18 @@ def _copy(arg):
 
 
 def call(fn, case: str, *args) -> np.ndarray:
-    """Call the learner's function on copies of the inputs and tidy up what comes back.
-
-    Arguments are passed **positionally**, so a correct answer passes whatever it names
-    its parameters (``def f(scores, allowed)`` as well as ``def f(x, mask)``).
-    """
-    copies = [_copy(a) for a in args]
-    try:
-        with np.errstate(all="ignore"):  # the verdict explains overflow; no raw warnings
+    """Call ``fn`` on copies of the inputs, positionally (any parameter names pass); tidy up."""
+    copies, printed = [_copy(a) for a in args], io.StringIO()
+    try:  # errstate: the verdict explains overflow; no raw warnings
+        with np.errstate(all="ignore"), contextlib.redirect_stdout(printed):
             out = fn(*copies)
     except (Exception, SystemExit) as err:  # even sys.exit() must not end the notebook
         hint = BROADCAST_HINT if "broadcast" in str(err) else ""
         raise Fail(f"your function raised {type(err).__name__}: {err} (on {case}).{hint}") from None
-    if out is None:
-        raise Todo("your function returned None: write its body, ending with return; run again.")
+    finally:
+        print(printed.getvalue(), end="")  # the learner's own prints still show
+    if out is None:  # no body yet, or one that printed its answer (a FAIL in the verdict)
+        raise Todo(_PRINTED if printed.getvalue() else _NO_BODY)
     for a, original in zip(copies, args, strict=True):
         if isinstance(a, np.ndarray) and not np.array_equal(a, _copy(original)):
             raise Fail(
@@ -265,7 +267,7 @@ def check_number(
     if answer is None:
         result = CheckResult(exercise, "TODO", "replace None with your number, then run again.")
     elif isinstance(answer, (bool, np.bool_)) or not isinstance(answer, numbers.Real):
-        result = CheckResult(exercise, "FAIL", f"expected one number, got {answer!r}.")
+        result = CheckResult(exercise, "FAIL", not_a_number(answer, places))
     else:
         value = float(answer)
         if not np.isfinite(value):
@@ -281,9 +283,7 @@ def check_number(
             result = CheckResult(exercise, "PASS", line)
         else:
             hint = next((h for wrong, h in mistakes if abs(value - wrong) <= tol), None)
-            close = places == 0 and abs(value - expected) <= 0.01 * abs(expected)
-            if hint is None and close and value % 100 == 0 != expected % 100:  # 5.4e8, not 4095
-                hint = f"close: {_number(value)} looks rounded; give the exact whole number."
+            hint = hint or count_hint(value, expected, places, _number(value))  # -3, 5.4e8
             if hint is None:
                 side = "high" if value > expected else "low"
                 hint = fallback or "{value} is too {side}; redo the calculation step by step."

@@ -18,7 +18,7 @@ from .base import (
     unseen_cases,
     verdict,
 )
-from .masking import _causal_mistakes
+from .masking import _causal_mistakes, uses_library
 
 # --- Exercise: the combined causal + padding mask of a batch -------------------------------
 
@@ -53,7 +53,9 @@ _BATCH_CASES = (([3, 1], 4, False), ([2, 4, 3], 4, True), ([1, 5, 3], 5, False))
 
 def check_batch_mask(fn) -> CheckResult:
     """Check ``fn(lengths, n, left)``: a bool ``(b, 1, n, n)`` causal-and-padding mask in
-    which each position also sees itself, so that no row is empty."""
+    which each position also sees itself, so that no row is empty. Calling
+    ``al.padding_mask`` (under any name) fails: the exercise rules it out."""
+    banned = uses_library(fn, "padding_mask")
     dtypes: list = []  # each answer's dtype, before the checker turns it into floats
 
     def as_given(lengths, n, left):
@@ -63,6 +65,11 @@ def check_batch_mask(fn) -> CheckResult:
         return out
 
     def run(cases: Cases) -> None:
+        if banned:
+            raise Fail(
+                "your function calls al.padding_mask, which this exercise rules out: mark "
+                "the real positions yourself, comparing np.arange(n) with lengths[:, None]."
+            )
         for lengths, n, left in _BATCH_CASES:
             side = "left" if left else "right"
             case = f"lengths {lengths}, n = {n}, {side} padding"

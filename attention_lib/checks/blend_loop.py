@@ -9,7 +9,7 @@ from collections import Counter
 import numpy as np
 
 from ..core import softmax
-from .base import ATOL, Cases, CheckResult, Fail, expect_shape, same, verdict
+from .base import _LAST, ATOL, Cases, CheckResult, Fail, expect_shape, same, verdict
 from .blending import _mistakes, _run_shapes
 from .names import _codes, uses_name
 
@@ -19,6 +19,8 @@ _BLOCK = (
     " Each key adds a block of shape (n_q, d_v): its column of weights, shape (n_q, 1), "
     "times its card, shape (1, d_v). Start from zeros of shape (n_q, d_v)."
 )
+
+_INTEGER = "start from float zeros, np.zeros(shape), and keep each term a float."
 
 _CARD_AXIS = (
     " Your column of weights has shape (b, n_q, 1), but V[..., j, :] has shape (b, d_v): "
@@ -47,11 +49,27 @@ def check_blend(fn) -> CheckResult:
         W = softmax(rng.normal(size=(3, 3)))  # 3 queries x 3 keys: a row for a column runs
         V = rng.normal(size=(3, 3))  # 3 keys x d_v = 3
         case = "3 queries, 3 keys, d_v = 3"
-        out = _run_shapes(cases, case, W, V, hint="", broadcast=_BLOCK)
+        try:
+            out = _run_shapes(cases, case, W, V, hint="", broadcast=_BLOCK)
+        except Fail as fail:  # out += a float term, into integer zeros
+            if "Cannot cast ufunc" not in str(fail):
+                raise
+            raise Fail(f"{fail} Your running total holds integers: {_INTEGER}") from None
         expected = W @ V
+        last = _LAST.get()
+        if last and last[0] is out and last[1] in "iu" and not _close(out, expected):
+            raise Fail(
+                "you added the cards into an integer total, so every blended value was cut "
+                f"to a whole number (on {case}): {_INTEGER}"
+            )
         _mistakes(
             out,
             expected,
+            (
+                np.broadcast_to(V.sum(axis=-2), expected.shape),
+                "you added the cards without their weights: each key's card is scaled by "
+                "its column of weights, weights[..., :, j, None] * V[..., None, j, :].",
+            ),
             (
                 W.T @ V,
                 "you took row j of the weights, what query j attends to. The weights on "

@@ -61,6 +61,14 @@ def check_output_change(
     me, other, name = tokens[query], tokens[key], features[feature]
     value = V[key, feature]
     expected = W[query, key] * value
+    if _is_row_change(answer, W[query, key] * V[key]):
+        line = (
+            f"that is the change of the whole row of '{me}', one number per column: "
+            f"give the '{name}' column only."
+        )
+        result = CheckResult("output change", "FAIL", line)
+        print(result.line)
+        return result
     before = W[query] @ V[:, feature]
     tol = 0.5 * 10.0**-places + 1e-12  # check_number's tolerance
     coarse = places - 1
@@ -179,6 +187,16 @@ def check_output_change(
     return check_number(
         "output change", answer, float(expected), places=places, mistakes=tuple(mistakes)
     )
+
+
+def _is_row_change(answer, row: np.ndarray) -> bool:
+    """Whether ``answer`` is the whole changed output row (one number per value column)."""
+    if isinstance(answer, (str, bytes)) or np.ndim(answer) != 1 or len(answer) != len(row):
+        return False
+    try:
+        return bool(np.allclose(np.asarray(answer, dtype=float), row, atol=1e-3))
+    except (TypeError, ValueError):
+        return False
 
 
 def _run_shapes(cases: Cases, case: str, *arrays, hint: str, broadcast: str = "") -> np.ndarray:

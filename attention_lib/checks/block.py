@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import causal_mask, scaled_dot_product_attention
+from ..core import causal_mask, scaled_dot_product_attention, softmax
 from ..decoder import EPS, decoder_block, feed_forward, init_params
 from ..heads import multi_head_attention
 from ..layers import layer_norm
@@ -60,7 +60,8 @@ def check_decoder_block(fn) -> CheckResult:
             out = _run(cases, case, X, seed, h)
             expect_shape(out, (n, d), case, " The block keeps every token's width d_model.")
             right = _reference(X, p, h)
-            known_mistakes(out, *[(w, hint) for w, hint in _slips(X, p, h) if _apart(w, right)])
+            if not np.allclose(out, right, atol=1e-6):  # a slip may equal the answer (h = 1)
+                known_mistakes(out, *_slips(X, p, h))
             same(out, right, case)
 
     return verdict("decoder_block", with_weights, run)
@@ -124,10 +125,6 @@ def _reference(X, p: dict, h: int) -> np.ndarray:
     return decoder_block(X, p, h, causal_mask(X.shape[-2]))[0]
 
 
-def _apart(wrong, right) -> bool:
-    return not np.allclose(wrong, right, atol=1e-6)
-
-
 def _parts(p: dict, h: int, mask=True, eps=EPS, anti=False):
     """The four pieces a learner combines, so that each slip is written once below."""
     Ws = p["W_q"], p["W_k"], p["W_v"], p["W_o"]
@@ -159,12 +156,12 @@ def _slips(X, p: dict, h: int) -> list[tuple]:
     def by_hand(**kw):  # attention with the heads split by hand, one step done wrongly
         return pre_ln(X, mha=lambda x: _split_by_hand(x, p, h, **kw))
 
-    X1 = X + mha(ln(X, 1))
-    a = ln(X, 1)
-    post_1 = ln(X + mha(X), 1)
+    a, X1 = ln(X, 1), X + mha(ln(X, 1))
+    post_0, post_1 = X + mha(X), ln(X + mha(X), 1)  # post-LN: both norms, either alone
     b = ln(a + mha(a), 2)
     return [
-        (ln(post_1 + ffn(post_1), 2), _POST_LN),
+        *[(w, _POST_LN) for w in (ln(post_1 + ffn(post_1), 2), ln(post_0 + ffn(post_0), 2))],
+        (post_1 + ffn(post_1), _POST_LN),
         (pre_ln(X, mha=_parts(p, h, mask=False)[1]), _NO_MASK),
         (mha(ln(X, 1)) + ffn(ln(mha(ln(X, 1)), 2)), _NO_RESIDUAL_1),
         (ffn(ln(X1, 2)), _NO_RESIDUAL_2),
@@ -189,11 +186,13 @@ def _slips(X, p: dict, h: int) -> list[tuple]:
         (X1 + ffn(ln(X, 1)), _FFN_LN_1),
         (by_hand(scale=np.sqrt(X.shape[-1] / h)), _NO_SCALE),
         (by_hand(scale=h**-0.5), _SCALE_D_MODEL),
+        (by_hand(scale=(X.shape[-1] / h) ** -0.5), _SCALE_D_K),
+        (by_hand(axis=-2), _QUERY_AXIS),
         (X, _UNCHANGED),
     ]
 
 
-def _split_by_hand(x, p: dict, h: int, how="right", join="right", W_o=True, scale=1.0):
+def _split_by_hand(x, p: dict, h: int, how="right", join="right", W_o=True, scale=1.0, axis=-1):
     """Attention with the heads split by hand, one step of it done wrongly.
 
     ``scale`` multiplies the queries, so the scores are divided by sqrt(d_k) / scale."""
@@ -209,6 +208,9 @@ def _split_by_hand(x, p: dict, h: int, how="right", join="right", W_o=True, scal
     Q, K, V = (split(x @ p[w]) for w in ("W_q", "W_k", "W_v"))
     Q = Q * scale
     heads, _ = scaled_dot_product_attention(Q, K, V, causal_mask(n))
+    if axis != -1:  # the scores masked with -1e9, then a softmax over another axis
+        scores = Q @ K.transpose(0, 2, 1) / np.sqrt(d // h)
+        heads = softmax(np.where(causal_mask(n), scores, -1e9), axis=axis) @ V
     joined = (
         heads.reshape(n, d) if join == "no_transpose" else heads.transpose(1, 0, 2).reshape(n, d)
     )
@@ -216,8 +218,8 @@ def _split_by_hand(x, p: dict, h: int, how="right", join="right", W_o=True, scal
 
 
 _POST_LN = (
-    "this is the post-LN block of the original Transformer, LN(X + MHA(X)): here layer norm "
-    "comes *before* each sub-layer, X + MHA(LN1(X)), and the residual adds the raw X."
+    "your layer norm comes after a residual, LN(X + MHA(X)), as in chapter 11's post-LN block: "
+    "here it comes *before* each sub-layer, X + MHA(LN1(X)), and the residual adds the raw X."
 )
 _NO_MASK = (
     "every token saw the tokens after it: pass the causal mask, al.causal_mask(n) with n = "
@@ -243,10 +245,7 @@ _ANTI_CAUSAL = (
     "the mask is transposed: each token saw itself and the tokens *after* it. "
     "al.causal_mask(n) as it is lets a token see itself and the tokens before it."
 )
-_NO_FFN = (
-    "the block stops after attention: add the feed-forward sub-layer, X1 + FFN(LN2(X1)), "
-    "which works on each token alone."
-)
+_NO_FFN = "the block stops after attention: add the feed-forward sub-layer, X1 + FFN(LN2(X1))."
 _NO_LN_2 = "the feed-forward network got X1 itself: normalise it first, FFN(LN2(X1))."
 _NO_LN_1 = "attention got X itself: normalise it first, MHA(LN1(X))."
 _ONE_LN = (
@@ -296,3 +295,5 @@ _SCALE_D_MODEL = (
     "the scores were divided by sqrt(d_model): each head's dot products run over d_k = "
     "d_model / h entries, so divide by sqrt(d_k)."
 )
+_SCALE_D_K = "the scores were divided by d_k: divide Q K^T by its square root, sqrt(d_k)."
+_QUERY_AXIS = "the softmax ran down each column, over the queries: take it over the keys, axis=-1."

@@ -44,6 +44,7 @@ def _attend(
     split=None,
     merge=None,
     skip=(),
+    b_o_first=False,
 ):
     """The reference, and the usual mistakes, one keyword each (``skip``: biases left out)."""
     split, merge = split or split_heads, merge or merge_heads
@@ -56,6 +57,8 @@ def _attend(
     d_k = Q.shape[-1] if scale is None else scale
     heads = softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k), axis=axis) @ V
     out = merge(heads)  # (..., n, d_model)
+    if b_o_first:  # the bias before the matrix: (heads + b_o) @ W_o
+        return (out + p.b_o) @ p.W_o
     out = out @ p.W_o if W_o else out
     return out + p.b_o if b_o else out
 
@@ -138,6 +141,8 @@ def check_attention_with_biases(fn) -> CheckResult:
                 raise Fail(f"{fail} {_UNPACK}") from None
             if X.ndim > 2 and "raised" in str(fail):
                 raise Fail(f"{fail} It must work for leading batch axes: {_BATCH}") from None
+            if any(w in str(fail) for w in ("can't set", "setter", "read-only")):  # b_q +=
+                raise Fail(f"{fail} {_IN_PLACE}") from None
             if "broadcast" in str(fail):  # most often K.T on (h, n, d_k)
                 raise Fail(str(fail).replace(BROADCAST_HINT, _TRANSPOSE)) from None
             raise
@@ -190,6 +195,10 @@ _H_ARGUMENT = (
     "Cut into the h heads the checker passes in (h = {h} here), not a fixed number such "
     "as the model's 12: h is your function's third argument."
 )
+_IN_PLACE = (
+    "Don't change the layer's arrays in place (layer.b_q += ...): build new ones, "
+    "Q = X @ layer.W_q + layer.b_q."
+)
 _UNPACK = "X has a batch axis: use n, d = X.shape[-2:]."
 _BATCH = (
     "transpose only the last two axes of K (np.swapaxes(K, -1, -2)) and reshape only the "
@@ -199,6 +208,7 @@ _BATCH = (
 
 def _mistakes(X, p, h) -> tuple:
     d = X.shape[-1]
+    flipped = p._replace(W_q=p.W_q.T, W_k=p.W_k.T, W_v=p.W_v.T, W_o=p.W_o.T)
     fixed = () if h == 2 else ((_attend(X, p, 2), "you used h = 2; use the argument h."),)
     return (
         *fixed,
@@ -218,6 +228,15 @@ def _mistakes(X, p, h) -> tuple:
             _attend(X, p, h, W_o=False),
             "you merged the heads but never multiplied by W_o, which mixes them back "
             "to d_model numbers.",
+        ),
+        (
+            _attend(X, p, h, b_o_first=True),
+            "you added b_o before W_o: multiply the merged heads by W_o, then add b_o.",
+        ),
+        (
+            _attend(X, flipped, h),
+            "every matrix is transposed: these are stored (d_in, d_out), so write X @ W_q "
+            "and heads @ W_o without .T (PyTorch's nn.Linear stores (out, in)).",
         ),
         (
             _attend(X, p, h, W_o=False, b_o=False),

@@ -182,6 +182,12 @@ def check_numerical_gradient(fn) -> CheckResult:
             )
         out = _run(cases, case, *inputs)
         expect_shape(out, inputs[0].shape, case, " One number per entry of Q: the shape of Q.")
+        eps = inputs[-1]
+        if out.any() and np.allclose(out / eps**2, differences(*inputs), atol=ATOL):
+            raise Fail(
+                "your numbers are eps² times the gradient: (a - b) / 2 * eps divides by 2, "
+                "then multiplies by eps. Divide by (2 * eps), in brackets."
+            )
         known_mistakes(out, *_mistakes(*inputs))
         same(out, differences(*inputs), case)
 

@@ -95,7 +95,10 @@ def _judge(answer, points, tokens) -> CheckResult:
                 f"weights must sum to 1, as softmax rows do; yours sum to {total:.4g}, "
                 f"and that alone moves the blend to {point}."
             )
-        return fail(f"your weights sum to {total:.4g}; make them sum to 1, as softmax rows do.")
+        return fail(
+            f"your weights sum to {total:.4g}; make them sum to 1, as softmax rows do "
+            f"(this blend stays inside, at {point})."
+        )
     negative = [names[j] for j in np.flatnonzero(w < 0)]
     if not negative:
         return fail(

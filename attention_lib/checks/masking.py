@@ -16,12 +16,18 @@ from .base import (
     same,
     verdict,
 )
+from .names import calls_library
 
 # --- Exercise: build the causal mask --------------------------------------------------------
 
 
 def check_causal_mask(fn) -> CheckResult:
-    """Check ``fn(n)``: a boolean ``(n, n)`` mask, True where key ``j <= i`` (query ``i``)."""
+    """Check ``fn(n)``: a boolean ``(n, n)`` mask, True where key ``j <= i`` (query ``i``).
+
+    Calling ``al.causal_mask`` (under any name, or passing it in) fails: the exercise asks
+    for NumPy only.
+    """
+    banned = uses_library(fn, "causal_mask")
     dtypes: list = []  # the dtype of each answer, before the checker turns it into floats
 
     def recorded(*args, **kwargs):
@@ -30,6 +36,11 @@ def check_causal_mask(fn) -> CheckResult:
         return out
 
     def run(cases: Cases) -> None:
+        if banned:
+            raise Fail(
+                "your function calls al.causal_mask, which this exercise rules out: build "
+                "the triangle with NumPy (compare np.arange(n) with itself, or np.tril)."
+            )
         for n in (4, 1, 8):
             case = f"n = {n}"
             out = cases.run(case, n)
@@ -51,6 +62,16 @@ def check_causal_mask(fn) -> CheckResult:
 
     checked = recorded if callable(fn) else fn  # a non-function is reported by the verdict
     return verdict("causal_mask", checked, run)
+
+
+def uses_library(fn, name: str) -> bool:
+    """Whether ``fn`` is the library's function ``name``, passed in, or calls it."""
+    if not callable(fn):
+        return False
+    module = getattr(fn, "__module__", None)
+    if getattr(fn, "__name__", "") == name and module not in ("__main__", None):
+        return True
+    return calls_library(fn, name)
 
 
 # True = blocked is nn.MultiheadAttention's convention, so say which side each library is on.

@@ -29,11 +29,13 @@ def _run_explained(cases: Cases, case: str, *args) -> np.ndarray:
         return cases.run(case, *args)
     except Fail as fail:
         message = str(fail)
+        # multi-head only (split_heads shares this): X[a:b] or W_q[a:b], rows not columns
+        row_hint = _row_slices(cases.fn, *args) if len(args) == 6 else ""
+        if row_hint:
+            raise Fail(f"{message} {row_hint}") from None
         if "matmul" in message or "not aligned" in message:
-            shape_hint = (
-                _row_slices(cases.fn, *args)
-                or _wrong_concatenation(cases.fn, *args)
-                or _untransposed_keys(cases.fn, *args)
+            shape_hint = _wrong_concatenation(cases.fn, *args) or _untransposed_keys(
+                cases.fn, *args
             )
             if shape_hint:
                 raise Fail(f"{message} {shape_hint}") from None

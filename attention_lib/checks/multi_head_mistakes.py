@@ -266,24 +266,32 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
 
 
 def _row_slices(fn, X, W_q, W_k, W_v, W_o, h) -> str:
-    """Name W_q[a:b] (a block of rows) for a head's slice: rerun with W_q, W_k, W_v that
-    note how they are indexed, since X @ W_q[a:b] fails with a bare NumPy message."""
-    seen: list[str] = []
+    """Name X[a:b] (a block of tokens) or W_q[a:b] (a block of rows) for a head's slice:
+    rerun with an X and W_q, W_k, W_v that note how they are indexed, since these slips
+    fail with a bare NumPy message or on an empty head."""
+    seen: set[str] = set()
     full = slice(None)
 
-    class Noting(np.ndarray):  # a weight matrix that notes a slice of its rows
+    class Noting(np.ndarray):  # an argument that notes a slice of its rows
         def __getitem__(self, key):
             rows = key[0] if isinstance(key, tuple) and all(k == full for k in key[1:]) else key
-            if any(self is W for W in Ws) and isinstance(rows, slice) and rows != full:
-                seen.append("rows")
+            if isinstance(rows, slice) and rows != full:
+                seen.update(name for name, a in noted.items() if self is a)
             return np.asarray(super().__getitem__(key))
 
-    Ws = [np.array(W, dtype=float).view(Noting) for W in (W_q, W_k, W_v)]
+    args = dict(X=X, W_q=W_q, W_k=W_k, W_v=W_v, W_o=W_o)
+    noted = {k: np.array(a, dtype=float).view(Noting) for k, a in args.items() if k != "W_o"}
     try:
         with contextlib.redirect_stdout(io.StringIO()), np.errstate(all="ignore"):
-            fn(np.array(X, dtype=float), *Ws, np.array(W_o, dtype=float), h)
+            fn(*noted.values(), np.array(W_o, dtype=float), h)
     except (Exception, SystemExit):  # the rerun fails too: only what it noted counts
         pass
+    if "X" in seen:
+        return (
+            "You sliced X's rows, X[a:b]: those are tokens, not features. Every head sees "
+            "all n tokens and owns a block of d_k columns of W_q, W_k and W_v: "
+            "Q_i = X @ W_q[:, i*d_k:(i+1)*d_k]."
+        )
     if not seen:
         return ""
     return (

@@ -116,7 +116,11 @@ def _scalar(cases: Cases, case: str, logits, targets) -> np.ndarray:
 def _ce_mistakes(logits, targets) -> list[tuple]:
     rows = np.arange(len(targets))
     p = softmax(logits)
+    likeliest = -np.log(p.max(axis=-1)).mean()  # the top word's -log p, not the target's
+    right = -np.log(p[rows, targets]).mean()
+    top = [] if np.isclose(likeliest, right) else [(likeliest, _LIKELIEST)]
     return [
+        *top,
         (
             np.log(p[rows, targets]).mean(),
             "the sign is flipped: the loss is -log p, a positive number.",
@@ -151,3 +155,9 @@ def _ce_mistakes(logits, targets) -> list[tuple]:
             "you averaged 1 - p; the loss is the mean of -log p.",
         ),
     ]
+
+
+_LIKELIEST = (
+    "you took -log p of the likeliest word instead of the target: Y marks the word that "
+    "really came next, so pick its log-probability, (Y * log_p).sum(axis=-1)."
+)

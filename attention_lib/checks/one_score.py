@@ -15,6 +15,7 @@ from .base import (
     Todo,
     call,
     expect_shape,
+    fmt,
     known_mistakes,
     same,
     verdict,
@@ -51,12 +52,15 @@ def check_one_score(fn) -> CheckResult:
                     raise Fail(f"{str(fail).rstrip('.')}. {_ROWS}") from None
                 if "matmul" not in str(fail) and "aligned" not in str(fail):
                     raise
+                _no_key_row(fn, case)  # (X[i] @ W_q) @ W_k: a vector where the sizes fit
                 _own_weights(fn)  # toy.W_q fits only the toy's d_model: name that first
                 slip = _shape_slip(fn)
                 raise Fail(f"the shapes do not fit (on {case}): {slip}") from None
             last = _LAST.get()
             if last is not None and last[0] is out and last[1] not in "iuf":  # "1.8", True
                 raise Fail(f"your function returned {_KINDS.get(last[1], 'no number')}: {_NUMBER}")
+            if out.shape == (d,) and np.allclose(out, X[i] @ W_q @ W_k.T):  # x_j left out
+                raise Fail(f"your function returned a vector (on {case}): {_NO_XJ}")
             expect_shape(out, (), case, _ONE_BY_ONE if out.shape == (1, 1) else _ONE_NUMBER)
             mistakes = [
                 (_score(X, W_q, W_k, i, j) / np.sqrt(d_k), _SCALED),
@@ -108,6 +112,18 @@ def _run_quietly(cases: Cases, case: str, *args):
         raise
 
 
+def _no_key_row(fn, case: str) -> None:
+    """Fail if, where every matrix is square, ``fn`` returns x_i W_q W_k: x_j is missing."""
+    rng = np.random.default_rng(7)
+    X, W_q, W_k = rng.normal(size=(5, 4)), *rng.normal(size=(2, 4, 4))
+    try:
+        out = call(fn, "X (5, 4), W_q and W_k (4, 4), i = 1, j = 3", X, W_q, W_k, 1, 3)
+    except Exception:  # noqa: BLE001 - another shape slip: the next diagnoses name it
+        return
+    if np.shape(out) == (4,) and np.allclose(out, X[1] @ W_q @ W_k):
+        raise Fail(f"the shapes do not fit (on {case}): {_NO_XJ}")
+
+
 def _own_weights(fn) -> None:
     """Fail if, where the toy's matrices fit (d_model = d_k = 4), ``fn`` ignores W_q or W_k."""
     rng = np.random.default_rng(7)
@@ -157,7 +173,7 @@ def _ignored_arguments(fn, out, args, case: str) -> None:
         names = ", ".join(unused[:-1]) + " and " * (len(unused) > 1) + unused[-1]
         raise Fail(
             f"your function ignores its argument{'s' * (len(unused) > 1)} {names}: new "
-            f"values leave its answer at {float(out):.4g} (on {case}). "
+            f"values leave its answer at {fmt(out)} (on {case}). "
             + (
                 _NO_KEY_PROJECTION
                 if unused == ["W_k"]
@@ -204,6 +220,10 @@ _GLOBALS = (
 _ROWS = (
     "A token's vector is a row: x_i is X[i], and the key of token j is row j of K = X @ W_k, "
     "K[j] (not the column K[:, j], which holds one entry of every token)."
+)
+_NO_XJ = (
+    "your key is missing x_j. The key is k_j = X[j] @ W_k, and the score is q_i @ k_j = "
+    "(X[i] @ W_q) @ (X[j] @ W_k)."
 )
 _NO_KEY_PROJECTION = (
     "The key must be x_j W_k: send X[j] through W_k before the dot product, k_j = X[j] @ W_k."

@@ -44,6 +44,16 @@ def check_param_count(answer, d_model: int = 32, h: int = 8) -> CheckResult:
         (per_matrix, "that is one matrix; there are four: W_q, W_k, W_v and W_o."),
         (expected + 4 * d_model, "that counts biases too; this layer has none."),
         (
+            2 * expected,
+            f"that is twice the count, eight {d_model} x {d_model} matrices. There are "
+            "four, W_q, W_k, W_v and W_o, and every head uses slices of them.",
+        ),
+        (
+            d_model * expected,
+            f"that is 4 x {d_model}^3, {d_model} times too many: each matrix holds "
+            f"{d_model} x {d_model} = {per_matrix:,} numbers.",
+        ),
+        (
             4 * _TRACED_TOKENS * per_matrix + 2 * _TRACED_TOKENS**2 * d_model,
             "that is the multiply-add count of the cost section, not the number of "
             "parameters: count the learned numbers in W_q, W_k, W_v and W_o.",

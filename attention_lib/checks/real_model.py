@@ -1,9 +1,6 @@
-"""Chapter 11 checkers: layer norm and a mean with a padding mask (counting parameters is in
-``attention_params.py``).
-
-The references below are the formulas of :mod:`attention_lib.pretrained` written out
-again, because checkers sit below that module (it needs the model's packages, the
-checkers must not); ``tests/test_pretrained.py`` checks that the two agree.
+"""Chapter 11 checkers: layer norm and a mean with a padding mask (parameters: see
+``attention_params.py``). The references repeat :mod:`attention_lib.pretrained`'s formulas,
+as checkers sit below that module; ``tests/test_pretrained.py`` checks that they agree.
 """
 
 from __future__ import annotations
@@ -48,8 +45,7 @@ def _flat_count(fn) -> bool:
 
 
 def _tokens_axis(fn) -> str:
-    """Which axis a layer norm over the tokens used. On one sentence, axis 0 and axis -2
-    are the same; on a (2, 3, 4) batch they differ, so ask ``fn`` once more."""
+    """Which axis a norm over the tokens used: 0 or -2 differ only on a batch, so ask again."""
     xb = np.random.default_rng(5).normal(size=(2, 3, 4))
     try:
         out = np.asarray(fn(xb.copy(), np.ones(4), np.zeros(4), 1e-12), dtype=float)
@@ -110,6 +106,14 @@ def check_layer_norm(fn) -> CheckResult:
                 over_tokens,
                 f"you normalised each feature over the tokens ({used}). Layer norm "
                 "normalises each token's own vector: the mean and variance of a row, axis=-1.",
+            ),
+            (
+                (x - x.mean()) / np.sqrt(x.var() + eps) * gamma + beta,
+                "one mean and variance over the whole array: layer norm uses each row's, axis=-1.",
+            ),
+            (
+                (x - mu) / np.sqrt(var + eps) * beta + gamma,
+                "gamma and beta are swapped: multiply by gamma (the scale), then add beta (shift).",
             ),
             (
                 (x - mu) / x.std(axis=-1, ddof=1, keepdims=True) * gamma + beta,

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..core import softmax
 from ..decoder import sample
-from .base import Cases, CheckResult, Fail, known_mistakes, verdict
+from .base import Cases, CheckResult, Fail, call, known_mistakes, verdict
 
 # --- Exercise: sampling with a temperature ------------------------------------------------------
 
@@ -64,6 +64,7 @@ def check_sample(fn) -> CheckResult:
         if out_of_range:
             raise Fail(out_of_range)
         known_mistakes(np.array(got), *_sample_mistakes())
+        _check_uses_u(cases.fn)
         wrong = [i for i, (g, w) in enumerate(zip(got, want, strict=True)) if g != w]
         if wrong:  # name a case the learner can rerun, as the KV checker does
             logits, T, u = _SAMPLE_CASES[wrong[0]]
@@ -89,6 +90,30 @@ def check_sample(fn) -> CheckResult:
             ) from None
 
     return verdict("sample", typed, run_named)
+
+
+def _check_uses_u(fn) -> None:
+    """Five equal words: u = 0.1, 0.3, ..., 0.9 each pick another; one u, one word."""
+    logits, T = np.zeros(5), 1.0
+    case = f"logits {logits.tolist()}, T = {T}"
+    us = [0.1, 0.3, 0.5, 0.7, 0.9] + [0.5] * 8
+
+    def word(u):
+        return float(call(fn, f"{case}, u = {u}", logits, T, u).reshape(-1)[0])
+
+    said = [word(u) for u in us]
+    same_u = {said[2], *said[5:]}  # u = 0.5, nine times
+    if len(set(said[:5])) == 1 or len(same_u) > 1:
+        what = (
+            f"gave {len(same_u)} different words for the same u = 0.5"
+            if len(same_u) > 1
+            else f"gave word {said[0]:g} for every u in {us[:5]}"
+        )
+        raise Fail(
+            f"your function ignored u: on {case} it {what}. Drawing a random number "
+            "yourself (np.random.choice) ignores u; pick the word whose stretch of "
+            "np.cumsum(p) contains u."
+        )
 
 
 def _check_edges(cases: Cases) -> None:

@@ -9,15 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import softmax
-from .base import (
-    Cases,
-    CheckResult,
-    Fail,
-    expect_shape,
-    known_mistakes,
-    same,
-    verdict,
-)
+from .base import Cases, CheckResult, Fail, expect_shape, known_mistakes, same, verdict
 from .names import calls_library, uses_name
 
 # --- Exercise: scaled scores --------------------------------------------------------------
@@ -49,6 +41,7 @@ def check_scaled_scores(fn) -> CheckResult:
         expect_shape(out, (5, 7), case, _ONE_ROW_PER_QUERY)
         raw = Q @ K.T  # (5, 7)
         known_mistakes(out, *_wrong_scales(raw, d_k=9, n_q=5, n_k=7))
+        _off_everywhere(out, raw / 3.0)
         same(out, raw / 3.0, case)
         try:  # the values are right; is it an array, as asked?
             returned = cases.fn(Q.copy(), K.copy())
@@ -124,6 +117,15 @@ def check_scaled_scores(fn) -> CheckResult:
     return verdict("scaled_scores", fn, run)
 
 
+def _off_everywhere(out: np.ndarray, expected: np.ndarray) -> None:
+    """Name a float16 answer, or one off by the same factor in every entry (a divisor)."""
+    if np.allclose(out, expected, 5e-3, 5e-3) and np.array_equal(out, out.astype(np.float16)):
+        raise Fail("every entry is off by about 1e-3: are you using float16? Keep float64.")
+    ratio = out / expected
+    if not np.isclose(ratio.flat[0], 1) and np.ptp(ratio) < 1e-6 * abs(ratio.flat[0]):
+        raise Fail(f"every entry is off by the same factor {ratio.flat[0]:.4g}: check the divisor.")
+
+
 _TRANSPOSE_K = (
     "Q is (n_q, d_k) and K is (n_k, d_k): a matrix product pairs the columns of its left "
     "factor with the rows of its right one, so transpose K (not Q) to put d_k against d_k: "
@@ -182,7 +184,6 @@ _NP_DOT = (
     "queries with every sentence's keys. The @ operator (np.matmul) multiplies batch by "
     "batch: Q @ np.swapaxes(K, -1, -2)."
 )
-
 _TENSORDOT = (
     "np.tensordot sums over the axes you name and keeps every other axis of both arrays: "
     "on a batch it pairs every sentence's queries with every sentence's keys. The @ "
@@ -191,8 +192,7 @@ _TENSORDOT = (
 
 
 def _batch_shape_hint(fn) -> str:
-    """The hint for a wrong shape on a batch: np.dot's (or tensordot's), or transpose only
-    the last two axes."""
+    """The hint for a wrong shape on a batch: np.dot's, tensordot's, or swap the last two axes."""
     if uses_name(fn, "tensordot"):
         return " " + _TENSORDOT
     if uses_name(fn, "dot"):

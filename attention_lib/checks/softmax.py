@@ -26,7 +26,7 @@ from .base import (
     verdict,
 )
 from .names import calls_library
-from .softmax_hints import _SOFTMAX_AXIS, _SOFTMAX_LOOP, _SWAPPED
+from .softmax_hints import _ANY_AXES, _FLOAT16, _SOFTMAX_AXIS, _SOFTMAX_LOOP, _SWAPPED
 
 
 def check_softmax(fn) -> CheckResult:
@@ -41,7 +41,8 @@ def check_softmax(fn) -> CheckResult:
         _takes_axis_and_temperature(cases.fn)
         x1 = np.array([1.0, 2.0, 3.0])
         out = cases.run("x = [1, 2, 3]", x1)
-        expect_shape(out, x1.shape, "x = [1, 2, 3]")
+        added = f" {_ANY_AXES}" if out.shape == (1, *x1.shape) else ""  # np.atleast_2d
+        expect_shape(out, x1.shape, "x = [1, 2, 3]", added)
         known_mistakes(
             out,
             (
@@ -60,6 +61,10 @@ def check_softmax(fn) -> CheckResult:
                 "shifted scores, then divide by their sum.",
             ),
             (
+                np.ones_like(x1),
+                "every weight is 1: each entry was normalised on its own. " + _ANY_AXES,
+            ),
+            (
                 softmax(-x1),
                 "your weights run backwards (the largest score gets the smallest weight): "
                 "you computed max - x. Shift the other way, x - max, so that every "
@@ -67,6 +72,8 @@ def check_softmax(fn) -> CheckResult:
             ),
         )
         total = out.sum()
+        if _in_float16(cases, x1, out):
+            raise Fail(f"the outputs for x = [1, 2, 3] sum to {total:.6f}, not 1: {_FLOAT16}")
         if not np.isclose(total, 1.0, atol=ATOL):
             raise Fail(
                 f"the outputs for x = [1, 2, 3] sum to {total:.6f}, not 1: divide "
@@ -81,7 +88,8 @@ def check_softmax(fn) -> CheckResult:
         x2 = np.array([[1.0, 2.0, 3.0], [0.5, 0.5, 2.0]])  # 2 queries x 3 keys
         case = "a 2 x 3 matrix"
         out = cases.run(case, x2)
-        expect_shape(out, x2.shape, case)
+        turned = " Transposed? Return x's own shape." if out.shape == x2.shape[::-1] else ""
+        expect_shape(out, x2.shape, case, turned)
         rows, cols = out.sum(axis=1), out.sum(axis=0)
         if not np.allclose(rows, 1.0, atol=ATOL):
             if np.allclose(cols, 1.0, atol=ATOL):
@@ -216,7 +224,13 @@ def check_softmax(fn) -> CheckResult:
                 expect_shape(out, x3.shape, case)
                 same(out, softmax(x3, axis=axis, temperature=T), case)
 
-    hints = {"raised AxisError": _SOFTMAX_AXIS, "truth value of an array": _SOFTMAX_LOOP}
+    hints = {
+        "raised AxisError": _SOFTMAX_AXIS,
+        "truth value of an array": _SOFTMAX_LOOP,
+        "not iterable (on x = [1, 2, 3])": _ANY_AXES,  # a loop over the rows of a matrix
+        "array is 1-dimensional, but 2 were indexed (on x = [1, 2, 3])": _ANY_AXES,
+        "tuple index out of range (on x = [1, 2, 3])": _ANY_AXES,  # x.shape[1]
+    }
     return verdict("softmax", fn, _explain_errors(run, hints))
 
 
@@ -225,6 +239,17 @@ def _raw_output(cases, x: np.ndarray):
     cases.count += 1
     with contextlib.suppress(Exception), np.errstate(all="ignore"):
         return cases.fn(x.copy(), -1, 1.0)
+
+
+def _in_float16(cases, x: np.ndarray, out: np.ndarray) -> bool:
+    """Right to float16's precision but not to ATOL: float16 arithmetic, not a wrong formula."""
+    right = softmax(x)
+    if np.allclose(out, right, atol=ATOL) or not np.allclose(out, right, atol=2e-3):
+        return False
+    raw = _raw_output(cases, x)
+    x16 = x.astype(np.float16)
+    e16 = np.exp(x16 - x16.max())
+    return getattr(raw, "dtype", None) == np.float16 or np.allclose(out, e16 / e16.sum())
 
 
 def _takes_axis_and_temperature(fn) -> None:

@@ -41,3 +41,12 @@ _SWAPPED = (
     "The checker passes axis second: check the order of your parameters, "
     "my_softmax(x, axis=-1, temperature=1.0). With temperature second, axis=0 becomes T = 0."
 )
+_ANY_AXES = (  # a loop over rows, written for a matrix, meets the first case: one row
+    "The first case is one row, x of shape (3,): my_softmax must handle any number of axes "
+    "(one row, a matrix, a 3-D array). Use np.max, np.exp and np.sum along axis, with "
+    "keepdims=True, and no Python loop."
+)
+_FLOAT16 = (
+    "that is float16 rounding (about 3 significant digits), not a wrong formula. Compute "
+    "in float64: leave x's dtype alone."
+)

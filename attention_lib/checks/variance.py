@@ -8,10 +8,7 @@ import numpy as np
 
 from ..core import softmax
 from ..validate import check_positive_int
-from .base import (
-    CheckResult,
-    check_number,
-)
+from .base import CheckResult, check_number
 
 # --- Exercise: predict the variance of a dot product --------------------------------------
 
@@ -141,14 +138,8 @@ def check_dot_variance(answer, d_k: int = 64, sigma: float = 1.0) -> CheckResult
     mistakes = [(wrong, hint) for wrong, hint in mistakes if not np.isclose(wrong, expected)]
     if sigma != 1.0:  # with sigma = 1 the formulas that coincide say the same: the first wins
         mistakes = _merge_coinciding(mistakes)
-    return check_number(
-        "dot_variance",
-        answer,
-        expected,
-        places=2,
-        mistakes=tuple(mistakes),
-        fallback=_near_hint(answer, expected),
-    )
+    hints = dict(mistakes=tuple(mistakes), fallback=_near_hint(answer, expected))
+    return check_number("dot_variance", answer, expected, places=2, **hints)
 
 
 def _merge_coinciding(mistakes: list[tuple]) -> tuple:
@@ -183,11 +174,24 @@ def _near_hint(answer, expected: float) -> str | None:
 # --- Exercise: why not divide by d_k? -------------------------------------------------------
 
 
-def check_mean_top_weight(answer, raw, divisor: float) -> CheckResult:
+def _other_width(value, raw, divisor: float, others) -> tuple[int, int | None]:
+    """``raw``'s width in ``others`` (d_k -> raw scores), and another width d with
+    ``value`` = softmax(others[d] / d).max(axis=-1), or None."""
+    same = {d: np.shape(z) == raw.shape for d, z in others.items()}
+    own = next((d for d in others if same[d] and np.array_equal(others[d], raw)), 0)
+    for d, z in others.items():
+        top = softmax(np.asarray(z) / d).max(axis=-1) if same[d] and d != own == divisor else None
+        if top is not None and np.allclose(value, top, rtol=1e-6, atol=1e-9):
+            return own, int(d)
+    return own, None
+
+
+def check_mean_top_weight(answer, raw, divisor: float, others=None) -> CheckResult:
     """Check each row's largest weight in ``softmax(raw / divisor)``: the whole array of row
     maxima, so a wrong axis, a median or a subset of the rows cannot pass by luck.
 
-    ``raw`` holds raw scores with the keys on the last axis (any leading axes are rows).
+    ``raw`` holds raw scores with the keys on the last axis (any leading axes are rows);
+    ``others`` (d_k -> raw scores, holding ``raw``) lets the hint name another width.
     """
     raw = np.asarray(raw, dtype=float)
     if raw.ndim < 1 or raw.shape[-1] < 2:
@@ -197,12 +201,12 @@ def check_mean_top_weight(answer, raw, divisor: float) -> CheckResult:
         raise ValueError(f"divisor must be a positive number, got {divisor}")
     weights = softmax(raw / divisor)
     expected = weights.max(axis=-1)
-    result = _top_weight_result(answer, raw, divisor, weights, expected)
+    result = _top_weight_result(answer, raw, divisor, weights, expected, others or {})
     print(result.line)
     return result
 
 
-def _top_weight_result(answer, raw, divisor, weights, expected) -> CheckResult:
+def _top_weight_result(answer, raw, divisor, weights, expected, others) -> CheckResult:
     name, shape = "mean_top_weight", expected.shape
     if answer is None:
         return CheckResult(name, "TODO", "replace None with your array, then run again.")
@@ -218,10 +222,12 @@ def _top_weight_result(answer, raw, divisor, weights, expected) -> CheckResult:
                 "that is one number (a mean or a median?): keep each row's largest weight, "
                 f"an array of shape {shape}; the cell below averages it."
             )
+        elif value.shape == (*shape, 1) and np.allclose(value[..., 0], expected):
+            hint = f"drop keepdims=True: shape {shape}, one entry per query."
         elif value.size == expected.size and np.allclose(
             value.reshape(shape), expected, rtol=1e-6, atol=1e-9
         ):
-            hint = f"values right; keep the {shape} layout: one row per sentence, no reshape."
+            hint = f"values right; keep the {shape} layout: one entry per query, no reshape."
         elif raw.ndim > 2 and value.shape == shape[1:]:
             hint = f"that covers the first sentence only: keep every row, shape {shape}."
         else:
@@ -231,6 +237,9 @@ def _top_weight_result(answer, raw, divisor, weights, expected) -> CheckResult:
         return CheckResult(
             name, "PASS", f"right: the mean of the row maxima is {expected.mean():.3f}."
         )
+    places = next((k for k in range(1, 7) if np.allclose(value, expected.round(k))), None)
+    if places is not None:  # tested before the slips below: a rounded answer is right
+        return CheckResult(name, "FAIL", f"values right to {places} decimals: don't round.")
     exp = np.exp(raw / divisor - (raw / divisor).max(axis=-2, keepdims=True))
     mistakes = [
         (
@@ -276,9 +285,12 @@ def _top_weight_result(answer, raw, divisor, weights, expected) -> CheckResult:
     for wrong, hint in mistakes:
         if np.allclose(value, wrong(), rtol=1e-6, atol=1e-9):
             return CheckResult(name, "FAIL", hint)
-    return CheckResult(
-        name,
-        "FAIL",
+    own, width = _other_width(value, raw, divisor, others)
+    hint = (
         "not each row's largest weight: divide the raw scores, apply softmax, then take "
-        ".max(axis=-1).",
+        ".max(axis=-1)."
+        if width is None
+        else f"those are the row maxima of softmax(raw_scores[{width}] / {width}): this "
+        f"exercise divides raw_scores[{own}] by {divisor:g}."
     )
+    return CheckResult(name, "FAIL", hint)

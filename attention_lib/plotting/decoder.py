@@ -59,7 +59,7 @@ def loss_vs_baselines(steps, train_loss, test_loss, baselines: dict):
     ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
     ax.minorticks_off()
     ax.set_xlabel("training step")
-    ax.set_ylabel("cross-entropy (nats per word)")
+    ax.set_ylabel("cross-entropy (nats per word, log scale)")
     ax.set_title("Next-word loss: lower is better")
     ax.legend(fontsize=9, loc="upper right")  # above the curves, clear of the baselines
     gap = test[-1] - train[-1]
@@ -78,11 +78,11 @@ def loss_vs_baselines(steps, train_loss, test_loss, baselines: dict):
     )
     under = "just under" if np.all(train[1:] < test[1:]) else "close to"
     alt = (
-        f"Line plot over {int(s[-1])} training steps, loss on a log scale. Training loss from "
-        f"{train[0]:.2f} to {train[-1]:.2f}; held-out loss from {test[0]:.2f} to "
-        f"{test[-1]:.2f}; after the start the training curve lies {under} the held-out "
-        f"curve, so the two look like one line (a note gives the final gap, {gap:.2f}). "
-        "Horizontal "
+        f"Line plot over {int(s[-1])} training steps; the loss axis is logarithmic. "
+        f"Training loss from {train[0]:.2f} to {train[-1]:.2f}; held-out loss from "
+        f"{test[0]:.2f} to {test[-1]:.2f}; after the start the training curve lies {under} "
+        "the held-out curve, so the two look like one line (a note gives the final gap, "
+        f"{gap:.2f}). Horizontal "
         f"lines for the held-out loss of models without attention: {lines}."
     )
     return fig, alt

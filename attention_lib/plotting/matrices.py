@@ -179,17 +179,20 @@ def bar_row(
     # With a reference line each number sits on a white box above the line, so the
     # dashed line may pass behind a number but never through it.
     box = None if reference is None else {"facecolor": "white", "edgecolor": "none", "pad": 1}
-    # A number whose box would reach the line (a bar just below it) is lifted to sit on
-    # the line instead, so near-even rows show a row of numbers above an unbroken line.
+    # A number whose box would reach the line from a bar just below it (within `lift`)
+    # is lifted to sit on the line, so near-even rows show a row of numbers above an
+    # unbroken line. A lower bar keeps its number on its top, and the line passes
+    # behind the number's white box: a number lifted further would float off its bar.
     reach = np.inf if ylim is None else 15 / points * (ylim[1] - ylim[0])
+    lift = np.inf if ylim is None else 6 / points * (ylim[1] - ylim[0])
     for j, value in enumerate(v):
         if tiny[j]:
             continue  # no number: the legend says what an unlabelled bar means
         inside = value > near_top  # above the bar, the number would cross the frame
         at, gap = value, 2
-        if reference is not None and not inside and value < reference[0] < value + reach:
+        if reference is not None and not inside and value < reference[0] < value + lift:
             at = reference[0]
-        if reference is not None and not inside and abs(at - reference[0]) < reach:
+        if reference is not None and not inside and 0 <= at - reference[0] < reach:
             gap = 5  # a clear gap above the line, which would otherwise run along the boxes
         ax.annotate(
             format(value, fmt),

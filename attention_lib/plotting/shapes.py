@@ -36,6 +36,7 @@ def matmul_diagram(
     rows=None,
     cols=None,
     out_cols=None,
+    roles=None,
     highlight=None,
     title: str | None = None,
     fmt: str = ".3g",
@@ -60,6 +61,9 @@ def matmul_diagram(
     out_cols : sequence of str of length c, optional
         A label for each column of ``right`` and of the product (they share them), such
         as the value features; drawn upright above both.
+    roles : (str, str), optional
+        What a row and a column of ``left`` stand for, such as ("query", "key"): written
+        in the corner above the row labels, with arrows along each axis.
     highlight : (int, int), optional
         ``(i, j)``: mark row ``i`` of ``left``, column ``j`` of ``right`` and element
         ``(i, j)`` of the product, the dot product that makes that element.
@@ -92,6 +96,8 @@ def matmul_diagram(
         raise ValueError(f"cols needs one label per column of left ({b}), got {cols!r}")
     if out_cols is not None and (isinstance(out_cols, str) or len(out_cols) != c):
         raise ValueError(f"out_cols needs one label per column of right ({c}), got {out_cols!r}")
+    if roles is not None and (isinstance(roles, str) or len(roles) != 2):
+        raise ValueError(f"roles must be two strings (a row, a column), got {roles!r}")
     fits = b == b2
     if highlight is not None:
         highlight = _check_highlight(highlight, a, c, fits)
@@ -149,6 +155,9 @@ def matmul_diagram(
     if rows is not None:
         for i, label in enumerate(rows):
             ax.text(-0.15, -(i + 0.5) * u, label, ha="right", va="center", fontsize=9)
+    if roles is not None:  # the corner above the row labels: columns run right, rows down
+        text = f"{roles[1]} →\n{roles[0]} ↓"
+        ax.text(-0.15, 0.15, text, ha="right", va="bottom", fontsize=9, style="italic")
     # Column labels stand upright, except a one-letter one: a lone "I" turned on its side
     # reads as a dash.
     for j, label in enumerate(cols or ()):
@@ -182,6 +191,8 @@ def matmul_diagram(
     for what, labels in (("rows", rows), ("columns", cols)):
         if labels is not None:
             alt += f" The {what} of {names[0]}: {', '.join(map(str, labels))}."
+    if roles is not None:
+        alt += f" In {names[0]}, each row is a {roles[0]} and each column a {roles[1]}."
     if out_cols is not None:
         alt += f" The columns of {names[1]} and {names[2]}: {', '.join(map(str, out_cols))}."
     return fig, alt

@@ -78,7 +78,8 @@ def two_key_softmax(temperatures, keys=("cake", "delicious"), gap=None, span=1.0
         )
         read.append(f"{softmax(np.array([at, 0.0]), temperature=t)[0]:.2f} at T = {t:g}")
     if gap is not None:
-        ax.axvline(at, color="black", linewidth=1, linestyle=(0, (1, 2)))
+        # thin, solid and grey: no curve's style (the T = 1 curve is dotted)
+        ax.axvline(at, color="0.45", linewidth=1, linestyle="-", zorder=1.5)
         ax.annotate(
             f"real gap {at:.2f}", (at, 0.04), xytext=(5, 0), textcoords="offset points", fontsize=10
         )

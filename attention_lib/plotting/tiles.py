@@ -176,6 +176,10 @@ def _state_panel(ax, Z, V, tokens, rows: slice, k_end: int, named: int, mark=Non
         out = ", ".join(f"{v:.2f}" for v in o[named] / ell[named])
         below = len(tokens) - 0.5 + 0.6  # under the panel's lower edge, in rows
         note = f"the output of {tokens[named]!r} is its row of softmax(z) V"
+        if named != mark:  # the followed row is not in this block: name the whole block
+            note = f"the outputs of {tokens[rows.start]!r}…{tokens[rows.stop - 1]!r} are final"
         ax.text(3.75, below, note, fontsize=12, va="center", ha="center")
         alt += f" All keys are in: o / ℓ for {tokens[named]!r} is ({out}), its row of softmax(z) V."
+        if named != mark:
+            alt += f" The outputs of {tokens[rows.start]!r} to {tokens[rows.stop - 1]!r} are final."
     return alt

@@ -71,13 +71,19 @@ def table(columns: dict, rows=TOKENS, *, fmt: str = ".2f", corner: str = "") -> 
 
 
 def weights() -> Table:
-    """The toy's W_q, W_k and W_v side by side, as chapter 2 prints them.
+    """The toy's W_q and W_k side by side, W_v below them, as chapter 2 prints them.
 
     One line per feature of ``X`` (the rows); the columns are named in full after what each
     query dimension seeks, each key dimension advertises and each value dimension hands over.
+    Two blocks, so that no line is wider than 80 characters on the website.
     """
-    mats = {"W_q (query) seeks": (W_q, FEATURES), "W_k (key) advertises": (W_k, FEATURES)}
-    mats["W_v (value) hands over"] = (W_v, VALUE_FEATURES)
+    qk = {"W_q (query) seeks": (W_q, FEATURES), "W_k (key) advertises": (W_k, FEATURES)}
+    v = {"W_v (value) hands over": (W_v, VALUE_FEATURES)}
+    return Table(_block(qk) + [""] + _block(v))
+
+
+def _block(mats: dict) -> list[str]:
+    """Matrices side by side: a line of names, a line of column names, a line per feature."""
     left = max(map(len, FEATURES))
     groups, heads, cells = [], [], [[] for _ in FEATURES]
     for name, (W, cols) in mats.items():
@@ -92,4 +98,4 @@ def weights() -> Table:
     lines.append(" " * left + "   " + "   ".join(heads))
     for feature, row in zip(FEATURES, cells, strict=True):
         lines.append(feature.rjust(left) + "   " + "   ".join(row))
-    return Table(lines)
+    return lines
