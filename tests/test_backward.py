@@ -24,7 +24,13 @@ from attention_lib.checks import (
     check_softmax_backward,
 )
 from attention_lib.checks.base import BROADCAST_HINT, grading_seed
-from attention_lib.plotting import it_attention, training_curves, training_frame
+from attention_lib.plotting import (
+    fills,
+    it_attention,
+    one_per_template,
+    training_curves,
+    training_frame,
+)
 from attention_lib.toy import learning
 
 # --- attention_backward against finite differences -----------------------------------------
@@ -1179,9 +1185,9 @@ def test_one_per_template_picks_the_figure_rows():
     """review 10b: the chapter's row picking moved into the library."""
     _, test = learning.pronoun_data()
     example = test.tokens.index(tuple("I ate the cake and pies and it".split()))
-    shown = learning.one_per_template(test, prefer=example)
+    shown = one_per_template(test.tokens, learning.TEMPLATES, prefer=example)
     assert len(shown) == len(learning.TEMPLATES) and example in shown
     pairs = zip(shown, learning.TEMPLATES, strict=True)
-    assert all(learning.fills(test.tokens[i], t) for i, t in pairs)
-    plain = learning.one_per_template(test)  # no preference: the first of each
+    assert all(fills(test.tokens[i], t) for i, t in pairs)
+    plain = one_per_template(test.tokens, learning.TEMPLATES)  # no preference: the first of each
     assert example not in plain and plain != shown

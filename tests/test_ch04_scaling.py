@@ -1241,10 +1241,10 @@ def test_mean_top_weight_checker_names_each_slip(capsys):
     raw = al.attention_scores(*rng.normal(size=(2, 20, 16, 512)))
     weights = al.softmax(raw / 512)
     right = weights.max(axis=-1)
-    assert check_mean_top_weight(right, raw, divisor=512)
+    assert check_mean_top_weight(right, raw)
     assert f"{right.mean():.3f}" in capsys.readouterr().out
-    assert check_mean_top_weight(right.tolist(), raw, divisor=512)  # a nested list is fine
-    assert check_mean_top_weight(None, raw, divisor=512).status == "TODO"
+    assert check_mean_top_weight(right.tolist(), raw)  # a nested list is fine
+    assert check_mean_top_weight(None, raw).status == "TODO"
     z = raw / 512
     col_softmax = np.exp(z) / np.exp(z).sum(axis=-2, keepdims=True)
     slips = [  # review 04ae: the first four passed the old one-number check
@@ -1268,9 +1268,9 @@ def test_mean_top_weight_checker_names_each_slip(capsys):
         ("0.07", "expected an array of numbers"),
     ]
     for answer, hint in slips:
-        assert not check_mean_top_weight(answer, raw, divisor=512)
+        assert not check_mean_top_weight(answer, raw)
         assert hint in capsys.readouterr().out, hint
-    for bad in [dict(raw=raw, divisor=0), dict(raw=np.zeros((3, 1)), divisor=2)]:
+    for bad in [dict(raw_scores=raw, d_k=0), dict(raw_scores=np.zeros((3, 1)), d_k=2)]:
         with pytest.raises(ValueError, match="must"):
             check_mean_top_weight(0.1, **bad)
 
@@ -1299,12 +1299,12 @@ def test_mean_top_weight_checker_names_another_widths_scores(capsys):
     right = al.softmax(raw / 512).max(axis=-1)
     for d in (64, 128, 1024):
         answer = al.softmax(scores[d] / d).max(axis=-1)
-        assert not check_mean_top_weight(answer, raw, divisor=512, others=scores)
+        assert not check_mean_top_weight(answer, scores)
         line = capsys.readouterr().out
         assert f"softmax(raw_scores[{d}] / {d})" in line, line
         assert "divides raw_scores[512] by 512" in line
     for places in (2, 3, 4):  # tested first: a rounded answer is right, only rounded
-        assert not check_mean_top_weight(right.round(places), raw, divisor=512, others=scores)
+        assert not check_mean_top_weight(right.round(places), scores)
         assert f"values right to {places} decimals: don't round" in capsys.readouterr().out
     generic = [  # (answer, others): no exact match, so no width is named
         (al.softmax(raw / 256).max(axis=-1), scores),  # the right array, a wrong divisor
@@ -1316,7 +1316,7 @@ def test_mean_top_weight_checker_names_another_widths_scores(capsys):
         (np.full((100, 16), 1 / 16), scores),  # even rows
     ]
     for answer, others in generic:
-        assert not check_mean_top_weight(answer, raw, divisor=512, others=others)
+        assert not check_mean_top_weight(answer, others or raw)
         assert "not each row's largest weight" in capsys.readouterr().out
 
 
@@ -1338,4 +1338,5 @@ def test_review_04b_the_chapter_passes_its_widths_to_the_top_weight_checker():
     cells = chapter_cells()
     calls = [c.source for c in cells if "check_mean_top_weight(my_top" in c.source]
     assert len(calls) == 2
-    assert all("divisor=512, others=raw_scores)" in source for source in calls)
+    # the learner's cell holds no checker configuration: the dict of widths, nothing else
+    assert all("check_mean_top_weight(my_top, raw_scores)" in source for source in calls)

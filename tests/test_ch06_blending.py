@@ -1726,3 +1726,18 @@ def test_review_06a_prose_and_the_lighter_hull_figure():
     slider = next(c for c in cells if c.id == "3b08dc72").source
     assert "one-hot" not in slider and slider.count("\"row of 'it' × 2 (fixed)\"") == 2
     assert len(flat.split()) <= 1852, "review 06_a left 1852 visible words (was 1931)"
+
+
+# --- Review 06_b ------------------------------------------------------------------------
+
+
+def test_a_near_miss_above_gets_the_same_hint_as_one_below(toy_values, capsys):
+    # 0.044 and 0.046 are both one off the right 0.045; both are told to check the rounding.
+    weights, V = toy_values
+    labels = {"tokens": toy.TOKENS, "features": toy.VALUE_FEATURES}
+    for near in (0.044, 0.046):
+        assert not check_output_change(near, weights, V, ATE, DELICIOUS, VERB, **labels)
+        line = capsys.readouterr().out
+        assert "one off in the last decimal: check your product and how you rounded" in line
+    assert not check_output_change(0.047, weights, V, ATE, DELICIOUS, VERB, **labels)
+    assert "one off" not in capsys.readouterr().out  # two off is not a near miss

@@ -1662,7 +1662,7 @@ def test_page_after_review_08aa_states_each_fill_and_number_once():
     assert "`finfo(dtype).min` in Hugging Face" in fold and "-np.inf)`" not in fold
     assert "0.31" not in fold  # 08a (round 2): the heads paragraph cut
     assert "as here" not in flat["b902f809"]
-    assert "the three pad rows have no key, until each pad sees itself" in flat["left-pad-fig"]
+    assert "pad rows (dashed box) are empty until each sees itself" in flat["left-pad-fig"]
     assert "A decoder trains this way on the first 7 words" in flat["tf-after"]
     assert "is True when the condition holds" in flat["79907c17"]
     main, _ = main_and_folded(cells)

@@ -15,6 +15,8 @@ from .base import (
     known_mistakes,
 )
 
+ONE_OFF = "one off in the last decimal: check your product and how you rounded it."
+
 
 def _words(n: int) -> str:
     return ("no", "one", "two", "three", "four", "five", "six")[n] if 0 <= n <= 6 else str(n)
@@ -44,8 +46,8 @@ def check_output_change(
     read the wrong way round (how much ``key`` attends to ``query``), twice the change,
     the new element (also when added up from rounded parts) or the old one, the wrong
     sign, a percentage, the whole value, the weight alone, another column of the card,
-    another token's change, and "nothing changes"; text or a one-element array is told
-    how to become a number.
+    another token's change, one off in the last decimal (either side), and "nothing
+    changes"; text or a one-element array is told how to become a number.
     An answer worked out with the weight rounded to ``places`` decimals is told so, never
     sent after another slip that rounds the same.
     """
@@ -155,11 +157,13 @@ def check_output_change(
         hint = f"that is how much the output of '{who}' rises; read row '{me}'."
         if abs(shown - np.round(expected, places)) < 1.5 * 10.0**-places:  # one off
             hint = (  # a near miss is more often a rounding slip than another row
-                "one off in the last decimal: check your product and how you rounded it. "
-                f"(It is also how much the output of '{who}' rises; if you read that row, "
-                f"read row '{me}'.)"
+                f"{ONE_OFF} (It is also how much the output of '{who}' rises; if you read "
+                f"that row, read row '{me}'.)"
             )
         mistakes.append((W[i, key] * value, hint))
+    for side in (-1, 1):  # a near miss no row explains, on either side, gets the same hint
+        near = np.round(expected, places) + side * 10.0**-places
+        mistakes.append((near, ONE_OFF))
     # A slip that rounds like the rounded-weight answer would get the wrong hint: drop it.
     mistakes = [(v, h) for v, h in mistakes if abs(v - rounded) > tol or abs(v - expected) <= tol]
     if abs(rounded - expected) > tol:

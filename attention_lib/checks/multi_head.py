@@ -255,11 +255,17 @@ def check_multi_head(fn) -> CheckResult:
                     "your function returned a pair (output, weights): this exercise asks for "
                     "the output only, shape (n, d_model). Return the output alone."
                 )
+            flipped = (
+                " Transposed? Your output has the axes swapped."
+                if (out.shape == X.shape[::-1])
+                else ""
+            )
             expect_shape(
                 out,
                 X.shape,
                 case,
-                " Return only the output (n, d_model): the heads concatenated, then @ W_o.",
+                f"{flipped} Return only the output (n, d_model): the heads concatenated, "
+                "then @ W_o.",
             )
             expected = multi_head_attention(X, *Ws, h=h)[0]
             known_mistakes(out, *_differ(expected, *_multi_head_mistakes(X, *Ws, h=h)))

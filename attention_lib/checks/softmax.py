@@ -8,7 +8,6 @@ is allowed. The grader enforces the same rule with its tripwires.
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 
 import numpy as np
@@ -26,7 +25,16 @@ from .base import (
     verdict,
 )
 from .names import calls_library
-from .softmax_hints import _ANY_AXES, _FLOAT16, _SOFTMAX_AXIS, _SOFTMAX_LOOP, _SWAPPED
+from .softmax_hints import (
+    _ANY_AXES,
+    _FLOAT16,
+    _SOFTMAX_AXIS,
+    _SOFTMAX_LOOP,
+    _SWAPPED,
+    _explain_errors,
+    _in_float16,
+    _raw_output,
+)
 
 
 def check_softmax(fn) -> CheckResult:
@@ -234,24 +242,6 @@ def check_softmax(fn) -> CheckResult:
     return verdict("softmax", fn, _explain_errors(run, hints))
 
 
-def _raw_output(cases, x: np.ndarray):
-    """The learner's output on ``x``, untouched (None if it raises); one more case."""
-    cases.count += 1
-    with contextlib.suppress(Exception), np.errstate(all="ignore"):
-        return cases.fn(x.copy(), -1, 1.0)
-
-
-def _in_float16(cases, x: np.ndarray, out: np.ndarray) -> bool:
-    """Right to float16's precision but not to ATOL: float16 arithmetic, not a wrong formula."""
-    right = softmax(x)
-    if np.allclose(out, right, atol=ATOL) or not np.allclose(out, right, atol=2e-3):
-        return False
-    raw = _raw_output(cases, x)
-    x16 = x.astype(np.float16)
-    e16 = np.exp(x16 - x16.max())
-    return getattr(raw, "dtype", None) == np.float16 or np.allclose(out, e16 / e16.sum())
-
-
 def _takes_axis_and_temperature(fn) -> None:
     """Name a signature that cannot take ``(x, axis, temperature)`` before any case runs."""
     try:
@@ -283,21 +273,6 @@ def _max_on_other_axis(x, max_axis: int, axis: int) -> np.ndarray:
     """The slip of shifting by the maximum along one axis and normalising along another."""
     e = np.exp(x - x.max(axis=max_axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
-
-
-def _explain_errors(run, hints: dict):
-    """Wrap a checker's ``run``: a failure whose text holds a key of ``hints`` gets its hint."""
-
-    def explained(cases: Cases) -> None:
-        try:
-            run(cases)
-        except Fail as fail:
-            hint = next((h for key, h in hints.items() if key in str(fail)), None)
-            if hint is None:
-                raise
-            raise Fail(f"{fail} {hint}") from None
-
-    return explained
 
 
 def _finite_and_same(

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+
+import numpy as np
+
+from ..core import softmax
+from .base import ATOL, Cases, Fail
+
 _RULED_OUT = {
     "softmax_backward": "multiply out J dp yourself, with J = diag(p) - p pᵀ.",
     "softmax_jacobian": "it builds J, n x n numbers per row where the answer has n. "
@@ -50,3 +57,36 @@ _FLOAT16 = (
     "that is float16 rounding (about 3 significant digits), not a wrong formula. Compute "
     "in float64: leave x's dtype alone."
 )
+
+
+def _raw_output(cases, x: np.ndarray):
+    """The learner's output on ``x``, untouched (None if it raises); one more case."""
+    cases.count += 1
+    with contextlib.suppress(Exception), np.errstate(all="ignore"):
+        return cases.fn(x.copy(), -1, 1.0)
+
+
+def _in_float16(cases, x: np.ndarray, out: np.ndarray) -> bool:
+    """Right to float16's precision but not to ATOL: float16 arithmetic, not a wrong formula."""
+    right = softmax(x)
+    if np.allclose(out, right, atol=ATOL) or not np.allclose(out, right, atol=2e-3):
+        return False
+    raw = _raw_output(cases, x)
+    x16 = x.astype(np.float16)
+    e16 = np.exp(x16 - x16.max())
+    return getattr(raw, "dtype", None) == np.float16 or np.allclose(out, e16 / e16.sum())
+
+
+def _explain_errors(run, hints: dict):
+    """Wrap a checker's ``run``: a failure whose text holds a key of ``hints`` gets its hint."""
+
+    def explained(cases: Cases) -> None:
+        try:
+            run(cases)
+        except Fail as fail:
+            hint = next((h for key, h in hints.items() if key in str(fail)), None)
+            if hint is None:
+                raise
+            raise Fail(f"{fail} {hint}") from None
+
+    return explained

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import itertools
 
 import numpy as np
 
 from ..heads import split_heads
 from .base import (
+    BROADCAST_HINT,
     Cases,
     CheckResult,
     Fail,
@@ -49,7 +52,9 @@ def check_split_heads(fn) -> CheckResult:
             try:
                 out = _run_explained(cases, case, X, h)
             except Fail as fail:
-                raise Fail(f"{fail} {_rows_hint(fn, h)}".rstrip()) from None
+                hint = _past_end_hint(fn, h)
+                message = str(fail).replace(BROADCAST_HINT, "") if hint else str(fail)
+                raise Fail(f"{message} {hint or _rows_hint(fn, h)}".rstrip()) from None
             if isinstance(raw["out"], (list, tuple)):
                 raise Fail(
                     f"your function returned a {type(raw['out']).__name__} of {len(raw['out'])} "
@@ -110,6 +115,43 @@ def _rows_hint(fn, h: int) -> str:
             "head takes a block of columns for every token: X[:, i*d_k:(i+1)*d_k]."
         )
     return ""
+
+
+def _past_end_hint(fn, h: int) -> str:
+    """Name a column slice that stops past X's last column (an off-by-one): NumPy clips it,
+    so the last block comes back narrower and the blocks no longer stack."""
+    n, d_model = 3, 3 * h
+    slices = []
+
+    class Recorder(np.ndarray):  # X, noting every column slice taken from it
+        def __getitem__(self, key):
+            if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], slice):
+                slices.append(key[1])
+            return np.asarray(np.ndarray.__getitem__(self, key))
+
+    X = np.arange(1.0, n * d_model + 1).reshape(n, d_model).view(Recorder)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), np.errstate(all="ignore"):
+            fn(X, h)
+    except (Exception, SystemExit):  # even sys.exit() must not end the notebook
+        pass
+    whole = [s for s in slices if all(isinstance(x, int | np.integer) for x in (s.start, s.stop))]
+    past = [s.stop for s in whole if s.stop > d_model]
+    widths = {s.stop - s.start for s in whole}
+    if not past and len(widths) == 1 and widths != {d_model // h}:
+        width = widths.pop()
+        return (
+            f"Your slices are {width} columns wide, but on an X of {d_model} columns with "
+            f"h = {h}, d_k = {d_model // h}: each head owns columns i*d_k:(i+1)*d_k (a slice "
+            "stops before its end)."
+        )
+    if not past:
+        return ""
+    return (
+        f"Your last slice runs past the end: with d_model = {d_model} it stops at column "
+        f"{max(past)}, so NumPy returns a narrower last block. Head i owns columns "
+        "i*d_k:(i+1)*d_k, and the last head's slice stops at d_model."
+    )
 
 
 def _split_shape_mistakes(out: np.ndarray, right: np.ndarray, case: str) -> None:

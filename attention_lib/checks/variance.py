@@ -186,22 +186,24 @@ def _other_width(value, raw, divisor: float, others) -> tuple[int, int | None]:
     return own, None
 
 
-def check_mean_top_weight(answer, raw, divisor: float, others=None) -> CheckResult:
-    """Check each row's largest weight in ``softmax(raw / divisor)``: the whole array of row
-    maxima, so a wrong axis, a median or a subset of the rows cannot pass by luck.
+def check_mean_top_weight(answer, raw_scores, d_k: int = 512) -> CheckResult:
+    """Check each row's largest weight in ``softmax(raw_scores[d_k] / d_k)``: the whole
+    array of row maxima, so a wrong axis, a median or a subset of the rows cannot pass.
 
-    ``raw`` holds raw scores with the keys on the last axis (any leading axes are rows);
-    ``others`` (d_k -> raw scores, holding ``raw``) lets the hint name another width.
+    ``raw_scores`` maps each width to its raw scores (keys on the last axis), as the
+    chapter's dict does, so the hint can name another width; an array is the scores of
+    width ``d_k`` alone.
     """
-    raw = np.asarray(raw, dtype=float)
+    others = raw_scores if isinstance(raw_scores, dict) else {}
+    raw = np.asarray(raw_scores[d_k] if others else raw_scores, dtype=float)
     if raw.ndim < 1 or raw.shape[-1] < 2:
         raise ValueError(f"raw must have at least 2 keys on its last axis, got shape {raw.shape}")
-    divisor = float(divisor)
+    divisor = float(d_k)
     if not np.isfinite(divisor) or divisor <= 0:
         raise ValueError(f"divisor must be a positive number, got {divisor}")
     weights = softmax(raw / divisor)
     expected = weights.max(axis=-1)
-    result = _top_weight_result(answer, raw, divisor, weights, expected, others or {})
+    result = _top_weight_result(answer, raw, divisor, weights, expected, others)
     print(result.line)
     return result
 

@@ -12,7 +12,7 @@ from .dependency import dependency_figure
 from .embeddings import similarity_map, token_panels
 from .heads import Step, head_heatmaps, shape_tracer, trace_shapes
 from .hull import convex_hull, inside_hull
-from .learning import it_attention, training_curves, training_frame
+from .learning import fills, it_attention, one_per_template, training_curves, training_frame
 from .masked_row import masked_row
 from .masking import masked_heatmaps
 from .matrices import bar_row, heatmap
@@ -45,6 +45,7 @@ __all__ = [
     "dot_product_arrows",
     "encoding_heatmap",
     "figure_html",
+    "fills",
     "fmt_bytes",
     "fmt_time",
     "gradients_vs_dimension",
@@ -59,6 +60,7 @@ __all__ = [
     "masked_row",
     "matmul_diagram",
     "memory_plot",
+    "one_per_template",
     "scaling_frame",
     "score_bars",
     "score_heatmap",

@@ -14,6 +14,21 @@ from ..validate import as_float_array
 from ._it_grid import _draw_grid, _grid_inputs, _grid_summary
 from .base import CMAP
 
+
+def fills(words, template) -> bool:
+    """Whether the sentence ``words`` fills ``template``, one of the pronoun task's templates."""
+    return all(t in ("N1", "N2") or t == w for t, w in zip(template, words, strict=True))
+
+
+def one_per_template(sentences, templates, prefer: int | None = None) -> list[int]:
+    """Rows for :func:`it_attention`: the index of one of ``sentences`` per template.
+
+    Each is the first sentence that fills its template, or ``prefer`` where it does.
+    """
+    fits = [[i for i, w in enumerate(sentences) if fills(w, t)] for t in templates]
+    return [prefer if prefer in fit else fit[0] for fit in fits]
+
+
 _TRAIN = {"color": plt.get_cmap(CMAP)(0.05), "linestyle": "-", "marker": "o"}
 # Okabe-Ito vermillion: far from the train colour for every common colour vision, and
 # drawn with open squares between the train markers, so it shows where the curves meet.

@@ -157,27 +157,6 @@ def held_out_data(*, template: int | None = None, answer: str | None = None):
     return _sentences(train), _sentences(test)
 
 
-def fills(words, template) -> bool:
-    """Whether the sentence ``words`` fills ``template`` (a tuple of :data:`TEMPLATES`)."""
-    pairs = zip(template, words, strict=True)
-    return all(t in ("N1", "N2") or t == w for t, w in pairs)
-
-
-def one_per_template(data: PronounData, prefer: int | None = None) -> list[int]:
-    """The index of one sentence of ``data`` per template, in the order of :data:`TEMPLATES`.
-
-    Each is the first sentence that fills its template, or ``prefer`` where it does:
-    the rows a figure shows.
-    """
-    picked = []
-    for template in TEMPLATES:
-        fit = [i for i, words in enumerate(data.tokens) if fills(words, template)]
-        if not fit:
-            raise ValueError(f"no sentence of data fills the template {' '.join(template)}")
-        picked.append(prefer if prefer in fit else fit[0])
-    return picked
-
-
 def init_weights(seed: int = 0, scale: float = 0.01, attention: bool = True) -> dict:
     """Small random ``W_q``, ``W_k``, ``W_v``, each (16, 16).
 

@@ -9,7 +9,7 @@ change), removes anything a previous run installed into it, and then:
    as offline or without git): it must stop with one sentence that names
    ``ATTENTION_LIB_SOURCE``, not a wall of pip output;
 2. runs chapter 05 as the website's download button serves it, from an empty folder: its
-   setup cell must install ``attention_lib`` (from this checkout, through
+   setup cell must install ``attention_lib`` (from a copy of this checkout, through
    ``ATTENTION_LIB_SOURCE``, as it would from the repository in Colab). The seconds a
    learner waits before the chapter's first figure are printed (``pytest -s``);
 3. runs every chapter's learner edition top to bottom there, as "Run All" would: no
@@ -78,7 +78,22 @@ def bare_kernel(tmp_path_factory) -> Path:
     return kernels.parents[1]
 
 
-def run(path: Path, folder: Path, jupyter_path: Path, monkeypatch, source=str(ROOT)):
+@pytest.fixture(scope="module")
+def library_source(tmp_path_factory) -> str:
+    """A private copy of what ``pip install`` of this checkout reads. Installing the
+    checkout itself builds in its shared ``build/`` folder, which another process
+    installing the tree at the same moment (the student repository, a second test run)
+    can empty mid-build, leaving a package without some of its modules."""
+    copy = tmp_path_factory.mktemp("source")
+    shutil.copytree(
+        ROOT / "attention_lib", copy / "attention_lib", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, copy / name)
+    return str(copy)
+
+
+def run(path: Path, folder: Path, jupyter_path: Path, monkeypatch, source: str):
     """Execute ``path`` in ``folder`` on the bare kernel, as "Run All" does.
 
     Returns the executed notebook and the seconds from the first cell to the end of the
@@ -123,13 +138,15 @@ def test_without_the_repository_the_setup_cell_says_what_to_do(bare_kernel, tmp_
 
 
 @pytest.mark.reuse("notebooks/05_softmax.ipynb", SITE / "notebooks" / "05_softmax.ipynb")
-def test_a_downloaded_chapter_runs_from_an_empty_folder(bare_kernel, tmp_path, monkeypatch):
+def test_a_downloaded_chapter_runs_from_an_empty_folder(
+    bare_kernel, library_source, tmp_path, monkeypatch
+):
     download = SITE / "notebooks" / "05_softmax.ipynb"
     if not download.exists():
         pytest.skip(f"no built site with downloads at {SITE}; run `make book` first")
     copy = tmp_path / download.name
     shutil.copy(download, copy)
-    nb, first_figure = run(copy, tmp_path, bare_kernel, monkeypatch)
+    nb, first_figure = run(copy, tmp_path, bare_kernel, monkeypatch, library_source)
     print(f"\nchapter 05 downloaded, bare environment: first figure after {first_figure:.1f} s")
     assert "attention-lib" in installed()
     assert "Installing attention_lib" in printed(nb)
@@ -137,8 +154,10 @@ def test_a_downloaded_chapter_runs_from_an_empty_folder(bare_kernel, tmp_path, m
 
 @pytest.mark.reuse(param="edition")
 @pytest.mark.parametrize("edition", EDITIONS, ids=lambda p: p.stem)
-def test_run_all_leaves_every_exercise_to_the_learner(edition, bare_kernel, monkeypatch):
-    nb, _ = run(edition, edition.parent, bare_kernel, monkeypatch)
+def test_run_all_leaves_every_exercise_to_the_learner(
+    edition, bare_kernel, library_source, monkeypatch
+):
+    nb, _ = run(edition, edition.parent, bare_kernel, monkeypatch, library_source)
     lines = printed(nb).splitlines()
     verdicts = [line for line in lines if line.startswith("[") and "] " in line]
     assert not [v for v in verdicts if "] PASS" in v], "a solution ran by itself"
