@@ -874,6 +874,7 @@ def test_positional_encoding_checker(fn, status, hint, capsys):
         (1.41, "PASS", "is right"),
         (None, "TODO", "replace None"),
         (2, "FAIL", "2 is the squared length"),
+        (np.sqrt(4), "FAIL", "or √d_model"),  # review 01_b: the slip named too
         (1.0, "FAIL", "holds two pairs"),
         (4, "FAIL", "the length at d_model = 32 (√(32/2)), or the number of"),
         (1 / np.sqrt(2), "FAIL", "that is 1/√2, the root of the mean square"),  # np.mean
@@ -947,6 +948,8 @@ def test_pe_rows_really_all_have_the_predicted_length():
         (np.cos(19) + np.cos(0.19), "FAIL", "that is 19 steps, not 20"),  # 1.97
         (1.405, "FAIL", "a slower speed"),  # nearest a known slip, not "1.4 is right..."
         (0.3, "FAIL", "too low"),
+        (10.47, "FAIL", "that is the d_model = 32 value"),  # review 01_b: PE32[0] @ PE32[20]
+        (10.4709, "FAIL", "the exercise asks for d_model = 4"),
         ("1.39", "FAIL", "expected one number"),
     ],
 )
@@ -1025,6 +1028,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     path = Path(__file__).resolve().parents[1] / "chapters" / "01_embeddings.ipynb"
     cells = nbformat.read(path, as_version=4).cells
     flat = markdown_text(cells)
+    cells_md = "\n\n".join(c.source for c in cells if c.cell_type == "markdown")
     # review 01s: the reason is the mechanism, measured: PE's column 0 is the toy's food
     # review 01u: no forward reference to queries; the 512-column sentence, read as a cure
     # it is not on its own, is cut
@@ -1045,15 +1049,24 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "This comes from width 4" not in flat and "(Going deeper). **From chapter 2" not in flat
     assert "Here the stamps are longer than the words" not in flat  # 4e: said once, above
     # review 01_a: the note blames width 4 and the hand-chosen W_q, W_k, not positions as
-    # such (a trained model that adds positions still finds the noun); adding, not
-    # concatenating, is said in the main line beside it; the start is motivated
-    assert "never trained to read positions; chapter 11's trained model adds positions" in flat
+    # such; the start is motivated
+    # fix round 01b: chapter 11's head may follow position alone, so the note no longer
+    # leans on it; adding, not concatenating, is said once, in the summary
+    assert "never trained to read positions. So **from chapter 2 on, attention" in flat
+    assert "usually sends" not in flat
     assert "Where a sentence starts should not decide" not in flat
-    assert "Adding keeps the width at $d_{model}$ (concatenating would widen every later" in flat
-    assert flat.index("Adding keeps the width") < flat.index("{admonition} Why the toy leaves")
+    assert "added to the embeddings (concatenating would widen every later matrix)" in flat
+    assert flat.count("concatenat") == 1
+    # fix round 01b: result, one-line reason and Predict, each a paragraph of its own
+    # fix round 01c (review 01_c): the unmoved "The" moves too, said beside the result
+    assert "attends to words that moved.\n\nAt width 4 a stamp (length 1.41)" in cells_md
+    assert '"The" stayed put yet moves 0.43: it attends to words that moved.' in flat
+    assert "their four columns.\n\n**Predict:** add positions 0 to 7." in cells_md
     assert "started at position 1, 2 or 3, after an earlier sentence?" in flat
     # review 01_a: the sinusoids are one scheme of several, said in the main line
     assert "We build the original Transformer's sinusoids because every number can" in flat
+    # fix round 01c (review 01_c): learned tables and RoPE said once, in the dropdown
+    assert "chapter 11's too" not in flat and "BERT-style" not in flat
     assert "GPT-2, nanoGPT and LLaMA do not use these sinusoids" not in flat  # not repeated
     assert "a sentence is a bag of words" not in flat
     assert "Each word's output depends on which words are present, not on their order." in flat
@@ -1084,7 +1097,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # review 01u: said beside the map that shows it, not in a cell of its own
     # review 01w: no ranking the map (two decimals) cannot show
     # session 4e (review 01z): the closeness comes from the rows, not from the grouping
-    assert 'mostly an *action* value, so "keyboard" sits as close to "sat" as "cake"' in flat
+    # fix round 01b (review 01_b): the excuse cut; one clause, and the figure's group label
+    # fix round 01c: the figure's label; the reason cut to "with four columns only"
+    assert 'with four columns only, "keyboard" and "couch" share' in flat
+    assert "share the *action / thing* column" in flat  # the figure's label
+    assert "sits as close" not in flat
     assert "we filed" not in flat
     assert "0.981" not in flat
     # review 01u: the paper's result on learned positions, where the learned table is shown
@@ -1095,14 +1112,23 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "cannot keep 14 words apart" not in flat
     assert "A feature nobody set by hand" not in flat  # review 01x: cryptic, cut
     assert "{admonition} In a trained model: learned neighbours :class: dropdown" in flat
-    assert "One model and 21 words: a glimpse, not a survey." in flat
+    # fix round 01b: the box is the printed lines and one sentence on reading them
+    assert 'Read ranks, not values: "it" and "the" score 0.46, more than any two foods.' in flat
+    assert "a glimpse, not a survey" not in flat
     # the tools for moving rows and columns come before exercise 1.2 asks for both
     assert "(`w[perm]` reorders rows, `w[:, perm]` columns.)" in flat
     # dot product and cosine rank the neighbours of "on" differently (printed)
     # review 01_a: the demo compares embeddings, not queries and keys; the striking fact
-    assert "Attention scores words by dot products (chapter 3), where length counts too:" in flat
-    assert 'By dot product "on" is nearer "it" (0.40) than itself (0.17); by cosine' in flat
-    assert '(words like "it" and "the" that point at another word)' in flat
+    # fix round 01b: attention dots a query with a key, not the rows themselves; a dot
+    # product is not a distance ("nearer" cut), and the printed numbers are not repeated
+    assert "scores two words by dotting a *query* with a *key*, vectors made from" in flat
+    # fix round 01c (review 01_c): why "the" is printed: same direction, half the length
+    assert '"it" points like "the" but is twice as long: twice the dot product with' in flat
+    assert 'more than "on" with itself (0.17). The cosine ranks "on" first.' in flat
+    assert "nearer" not in flat and "(0.40)" not in flat
+    # fix round 01b: "on" and "and" are filed under pointer too, and they point at nothing
+    assert '**pointer** (function words: "it", "the", "on", "and"; "it" points back' in flat
+    assert "that point at another word" not in flat
     assert "the last hand here needs 35,333 positions to turn once" in flat
     assert "The base 10000" not in flat  # review 01v: d_model sets the slowest pace too
     # review 01t: terms the course never defines are gone from the sqrt(d_model) section
@@ -1115,10 +1141,9 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # session 4e (review 01z): the paper gives no reason; the tie is one reading, and the
     # factor has its own sentence of section 3.4; 'suit' and 'tilts back' cut
     # review 01_a: the section is cut to a dropdown stating the result
-    assert "the paper gives no reason. One reading: its word rows are about 1 long" in flat
-    assert "GPT-2 and nanoGPT do not scale." in flat
+    # fix round 01b (review 01_b): the sqrt(d_model) dropdown cut from this chapter
+    assert "sqrt{d_{model}}" not in flat and "86 degrees" not in flat
     assert "### Why scale by" not in flat
-    assert "{admonition} Why the original scales by $\\sqrt{d_{model}}$ :class: dropdown" in flat
     assert "that also shares their table" not in flat and "suit" not in flat
     assert "tilts the sum back" not in flat
     # review 01r: the weights' shape and meaning come before exercise 1.2, in plain words
@@ -1137,20 +1162,27 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "-1.3 to 3.9" not in flat  # 4e: the chapter-3 aside left the exercise
     assert "rotary embeddings (box" not in flat  # session 4d: the aside cut to one sentence
     assert "falls overall, not steadily" in flat and "unevenly" not in flat
+    # fix round 01c (review 01_c): the offset-only score does not survive W_q, W_k
+    assert "lose this; RoPE turns query and key after them, so scores keep it." in flat
     assert "turned by $M_{pos}$ (since $PE_{pos} = PE_0 M_{pos}$)" in flat
     assert "### The other choice: a learned table" not in flat  # merged into the box
     # review 01t: one measured result (the angle) and the reason (size) are kept
     assert "a later linear layer can still tell the two apart" not in flat  # asserted, unshown
-    assert "points 86 degrees away from the word; scaled by $\\sqrt{512}$, 35." in flat
     assert "word nearly lost" not in flat
     # review 01t: cause (perpendicular) and benefit (the width) of adding, apart
-    assert "adding them loses little" not in flat and "Adding keeps the width at" in flat
+    assert "adding them loses little" not in flat
     assert "That right angle is also why" not in flat
     assert "As a one-hot row times the table, it is a linear layer" in flat
     assert "Sine across, cosine up: the hands start at the top and turn clockwise" in flat
     assert "At $d_{model} = 32$, every two neighbours are exactly **1.17** apart" in flat
     # the toy's width: too few hands; review 01_a: the gaps printed, not "nearly"
-    assert "positions 1 and 7 stand closer (0.29) than neighbours (0.96;" in flat
+    # fix round 01b: the fingerprints stay distinct; what fails is distance versus offset
+    # fix round 01c (review 01_c): at width 32 distance follows the offset only roughly
+    assert "distance follows the offset only roughly (4 apart: 2.95; 6 apart: 2.87)" in flat
+    assert "At width 4 the fingerprints stay distinct, but not even roughly:" in flat
+    assert "stops following" not in flat
+    assert "positions 1 and 7 stand closer (0.29) than neighbours (0.96), as in six" in flat
+    assert "two hands are too few" not in flat
     # equivariance is claimed without a causal mask (a padding mask keeps it), twice
     assert flat.count("Attention without a causal mask") == 2
     assert "without a mask" not in flat
@@ -1165,12 +1197,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "only the original" not in flat
     assert "Of the models named here" not in flat
     # the section on leaving positions out says what it tests, and measures the sizes
-    assert "every later matrix), but at width 4 a stamp (length 1.41)" in flat
+    assert "At width 4 a stamp (length 1.41) is longer than any word" in flat
     assert "makes a shift a fixed turn only if training" not in flat  # review 01w: cryptic
     # the original's scaling is met in its own section, after the summary
     assert "why it scales: Going deeper" not in flat
     assert "Each stamp" not in flat and "longer than any toy word" not in flat
-    assert "(in its code {cite}`google2017tensor2tensor`)" in flat
     assert "PE_0 M_{pos}$), and a turn keeps lengths" in flat
     # why a hand needs both numbers, in the main text beside the clocks
     assert "a\nsine alone takes each value twice per turn" not in flat
@@ -1184,14 +1215,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "turns each pair of dimensions of a query and a key by $\\omega_i \\, pos$" in flat
     assert "sines stay near 0 and cosines near 1, in alternating stripes" in flat
     assert "What is still missing" not in flat  # merged into the summary
-    # the sqrt(d_model) factor is named once (measured on "it") before the section on it
-    shown = flat.index("{admonition} Why the original scales by $\\sqrt{d_{model}}$")
     assert "keeps the meaning" not in flat
     # the extrapolation hope is answered, and the word tables are the toy's, not the course's
     assert "in practice the waves extrapolate poorly {cite}`press2022train`" in flat
     assert "every word table in this course" not in flat
     assert "the four columns of the toy's word table:" in flat
-    assert flat[:shown].count("sqrt{d_{model}}") == 0  # not named before it is explained
     # Fix round 01b added the reordering exercise, the lengths, the d_model gloss and the
     # rings' caption, and cut elsewhere: main line 1419 -> 1415, visible 2494 -> 2491,
     # bold numbers 11 -> 8.
@@ -1235,8 +1263,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # the other position schemes, in place of the dropdown's 20-word repeat), and the note,
     # the article's title and the start-of-sentence clause grew; paid for by cutting the
     # sqrt(d_model) section to a dropdown, the checker line, "Even 'The'" and a solution line.
-    assert len(main.split()) <= 1463, "fix round 01_a left 1463 main-line words"
-    assert len(flat.split()) <= 2307, "fix round 01_a left 2307 visible words"
+    # Fix round 01b (review 01_b): main line 1463 -> 1428, visible 2307 -> 2172 (the
+    # sqrt(d_model) dropdown, the article's title, the trained box's prose and the note's
+    # claim about chapter 11 cut; the d_model = 4 fingerprint reason added).
+    assert len(main.split()) <= 1428, "fix round 01b left 1428 main-line words"
+    assert len(flat.split()) <= 2172, "fix round 01b left 2172 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 5  # bold numbers
 
 
@@ -1299,6 +1330,13 @@ def _back(perm):
         (lambda o, w, p: (o[:, p], w[p][:, p]), "FAIL", "IndexError: index 5 is out of bounds"),
         (lambda o, w, p: (o[:, p], w[p][:, p]), "FAIL", "the words are its rows: out[perm]"),
         (lambda o, w, p: None, "TODO", "returned None"),
+        # review 01_b: a rerun of attention on a sentence of the learner's own
+        (
+            lambda o, w, p: toy.self_attention(toy.E_DOG[p]),
+            "FAIL",
+            "IndexError: index 7 is out of bounds for axis 0 with size 6. Don't rerun",
+        ),
+        (lambda o, w, p: toy.self_attention(toy.X[p]), "FAIL", "you reran attention on toy.X"),
     ],
 )
 def test_reordering_checker(fn, status, hint, capsys):

@@ -275,7 +275,7 @@ def _norms(X, W_q, W_k, i, j):
         (lambda X, q, k, i, j: (q @ X[i]) @ (k @ X[j]), "FAIL", "shapes do not fit"),
         (lambda X, q, k, i, j: X[i] @ q @ k @ X[j], "FAIL", "The key is x_j W_k"),  # no .T
         (lambda X, q, k, i, j: one_score(X, q, k, i, j) / np.sqrt(q.shape[1]), "FAIL", "sqrt(d_k)"),
-        (lambda X, q, k, i, j: (X[i] @ q) * (X[j] @ k), "FAIL", "One score is one number"),
+        (lambda X, q, k, i, j: (X[i] @ q) * (X[j] @ k), "FAIL", "add the products (@, not *)"),
         # review 02r: the slips that got only "got X, expected Y" now get their own hint
         (lambda X, q, k, i, j: round(float(one_score(X, q, k, i, j)), 2), "FAIL", "is rounded"),
         (lambda X, q, k, i, j: one_score(X, q, k, i - 1, j - 1), "FAIL", "one off (i - 1"),
@@ -760,19 +760,22 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "Every word but 'I' seeks food" not in cells["62fccb11"].source  # said once, in prose
     assert "which chapter 4 will scale" in cells["087e3e00"].source  # the search is unscaled
     printed = cells["b0bb8f49"].outputs[0]["text"]  # review 02s: K and V printed whole
-    assert "      cake 1.00 0.00 0.00 0.00  | 1.00 0.00 1.00 0.00" in printed
-    assert "K columns: ('food'," in printed and "V columns: ('noun'," in printed
+    # review 02b-6: one header row, aligned with the numbers under it
+    assert "     k | v food person action pointer | noun verb third person human" in printed
+    assert "      cake 1.00   0.00   0.00    0.00 | 1.00 0.00         1.00  0.00" in printed
+    assert "K columns:" not in printed
     assert "no feature names" not in prose and "makes the shares this sharp" not in prose  # cut
     # what finds "cake" is W_k keeping food in key column 0; "differing" alone is not claimed
     two = cells["c95b653c"].source
-    assert "(1.80, worked out above)" in two and "0.90" not in two  # the 0.90 aside is cut
+    # review 02b-1: the 1.30 is worked out here, once, with the two weights behind it
+    assert '"cake" (1.80), as' in two and "1.30 = 0.32 + 0.08 + 0.90" in " ".join(two.split())
     # review 02r: sharing forces symmetric SCORES; the weights may still differ; W_s is cut.
     # review 02u: the self-preference law stays in exercise 2.2 (shared matrix only); the main
     # line and the Summary no longer claim two matrices break it
     assert "the **scores** are symmetric" in two
     assert "at least one scores itself" not in two and "limit" not in two and "3.39" not in two
-    assert "Separate matrices permit this; they do not force it." in two  # review 02t
-    assert "can still make the weights differ" in " ".join(two.split()) and "seek" not in two
+    assert "Separate matrices permit this; they do not force it." in " ".join(two.split())
+    assert "can still make the weights differ" in " ".join(two.split())
     assert "W_s" not in cells["6d20e151"].source and not re.search(r"W_s(?!hort)", prose)
     summary = " ".join(cells["05104d83"].source.split())
     assert "separate matrices allow asymmetric ones but do not force them" in summary
@@ -789,7 +792,8 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # the 3 sharpens the choice, shown by the number it would be with a 1 (review 02p)
     assert "a 3 rather than a 1" not in cells["087e3e00"].source
     # review 02t: the query of 3 is said before its cell; the "query of 1" column is cut
-    assert "query puts 3 on sci-fi alone, not 1, so that" in cells["265e464b"].source
+    search = " ".join(cells["265e464b"].source.split())
+    assert "not 1 (multiplying a query sharpens softmax" in search
     out = cells["318c1d4b"].outputs[0]["text"]
     assert "query of 1" not in out and "query of 1" not in prose and "Chef    0.0   0.02" in out
     assert "when\nchosen" not in cells["12660781"].source  # a soft lookup passes on shares
@@ -810,7 +814,7 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert 'bar_label="entry"' in figure and "scale=1.3" in figure and "set_fontsize" not in figure
     assert "#" not in cells["40912d84"].source.split("cell_inches")[1]  # no layout comment
     assert "Three matrices stored as one" in cells["f05ed001"].source
-    assert "one matrix for all\nthree jobs" in cells["1eab48bb"].source
+    assert "One matrix for all three jobs" in " ".join(cells["1eab48bb"].source.split())
     assert "the same three for every word in every position" in cells["12660781"].source
     assert "whatever the shared matrix" not in cells["5e1f0a03"].source
     assert cells["wqkv0001"].source.startswith("toy.weights()")  # no formatting code to read
@@ -897,8 +901,54 @@ def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
     assert order.index("0c33d0b0") < order.index("colj0001") < order.index("c0fb933e")
     rules = " ".join(cells["wqwhy001"].source.split())
     assert "encode the rules" in rules and "article's story" not in rules
-    assert "Food also seeks a pointer (0.9)" in rules and '"it" 1.30' in rules
+    assert "Food also seeks a pointer" not in rules and "1.30" not in rules  # review 02b-1
     two = " ".join(cells["c95b653c"].source.split())
-    assert "even $I$ (no projection)" in two and "{cite}`kitaev2020reformer`" in two
+    assert "even $I$ (no projection)" in two and "Reformer" not in two  # review 02b-2, 3
+    assert "food seeks a pointer ($W_q$ 0.9), a pointer advertises a little food" in two
+    assert two.endswith("a pronoun needs its noun more than the noun needs the pronoun.")
     assert "almost every word look for food" in two
     assert "cols=toy.FEATURES" in cells["40912d84"].source  # the W_q figure names its columns
+
+
+# --- Fix round b (review 02b) -----------------------------------------------------------------
+
+
+def test_the_whole_query_row_is_told_to_take_one_entry(capsys):
+    Q = toy.X @ toy.W_q
+    row = Q[DELICIOUS]
+    assert not check_projection_element(row) and not check_projection_element(list(row))
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    for line in lines:
+        assert "that is the whole query, x_delicious W_q; element 1 is its second entry" in line
+
+
+def test_a_count_above_the_words_and_an_overwritten_s_are_named(capsys):
+    Q, K = toy.projections()[:2]
+    assert not check_self_matches(9, S_SHARED)
+    assert "there are only 8 words" in capsys.readouterr().out
+    S_two = al.attention_scores(Q, K)  # the learner overwrote S_shared with Q @ K.T
+    for answer in (2, 3):  # 2 fits that matrix, 3 the real one: both are told why
+        assert not check_self_matches(answer, S_two)
+        assert "S_shared should be Q @ Q.T (symmetric)" in capsys.readouterr().out
+    assert check_self_matches(None, S_two).status == "TODO"
+    assert check_self_matches(3, S_SHARED)
+
+
+def test_products_without_their_sum_are_told_to_add_them(capsys):
+    assert not check_one_score(lambda X, W_q, W_k, i, j: (X[i] @ W_q) * (X[j] @ W_k))
+    line = capsys.readouterr().out
+    assert "one number: add the products (@, not *)" in line and "expected ()" not in line
+    one_array = lambda X, W_q, W_k, i, j: np.atleast_1d(one_score(X, W_q, W_k, i, j))  # noqa: E731
+    assert not check_one_score(one_array)
+    assert "or end with .item()" in capsys.readouterr().out
+
+
+def test_review_02b_page_edits():
+    cells = _page_cells()
+    prose = "\n".join(" ".join(c.source.split()) for c in cells if c.cell_type == "markdown")
+    assert "(multiplying a query sharpens softmax, chapter 5)" in prose
+    assert "best films stand out" not in prose
+    assert "a little human: a pronoun can stand for a person" in prose
+    assert 'names=("X", "W_q", "Q")' in prose and "To check question 1" in prose
+    assert "kitaev2020reformer" not in prose

@@ -103,6 +103,8 @@ def test_einsum_with_ellipsis_passes(capsys):
         (lambda Q, K: np.tensordot(Q, K, axes=([-1], [-1])), "np.tensordot pairs every"),
         (lambda Q, K: good_scores(Q, K)[..., :-1], "one column per key"),
         (lambda Q, K: good_scores(Q, K) + 0.1, "values differ from the reference"),
+        (lambda Q, K: good_scores(Q, K).astype(int), "your scores are integers"),
+        (lambda Q, K: good_scores(Q, K).astype(np.int32), "drop the integer cast"),
         (
             lambda Q, K: Q @ K.reshape(K.shape[:-2] + (K.shape[-1], K.shape[-2])),
             "K.reshape gave K the shape of its transpose, but not its numbers",
@@ -695,14 +697,17 @@ def _chapter_cells():
 def test_main_line_stays_short_and_the_trained_head_is_said_to_be_picked():
     main, folded = main_and_folded(_chapter_cells())
     words = sum(len(line.split()) for line in prose_lines(main))
-    assert words <= 755, words  # 733 before review 03w's round; 779 after round d; 754 after 03a
+    assert words <= 734, words  # 779 after round d; 754 after 03a; 752 before 03c, 734 after
     trained_fold = next(c.source for c in folded if "In a trained model" in c.source)
     assert "picked from its 72 heads" in trained_fold and "whoever asks" in trained_fold
-    assert "b_q \\cdot k_j" in trained_fold and "chapter 11" in trained_fold
+    assert "b_q" not in trained_fold and "chapter 11" in trained_fold  # review 03b: cut
+    assert 'every one of its 11 rows peaks at "cake"' in trained_fold
+    assert "$\\sqrt{32}$ (chapter 4)" in trained_fold
     assert "lift" not in trained_fold and "softmax" not in trained_fold  # unexplained words
     assert "[CLS]" not in trained_fold
     exercise = next(c.source for c in _chapter_cells() if "ex-scores-read-figure" in c.source)
-    assert "(folded on the website)" in exercise and "no cell above 0.45" in exercise
+    assert "(folded on the website)" in exercise and "no cell above 0.45" not in exercise
+    assert 'Why is the column of "cake" the brightest?' in exercise  # review 03b: reasoning
     assert "darkest" not in exercise and '"The" lacks food' not in exercise
     why_dot = next(c.source for c in folded if "Why a dot product?" in c.source)
     assert "saturates (chapter 4)" in why_dot and 'as "cake" did' not in why_dot
@@ -720,9 +725,11 @@ def test_the_names_fold_moved_here_from_chapter_2_next_to_w_qk():
     fold = cells[ids.index("wqkfold1")].source
     assert ids.index("c3wq0001") < ids.index("wqkfold1") < ids.index("c3gf0001")
     assert "A^{-\\top}" in fold and ":class: dropdown" in fold
-    assert "Nothing in plain attention forces them to" in fold and "Rotary embeddings" in fold
-    assert "narrow this freedom" in fold and "break this freedom" not in fold  # RoPE narrows
-    assert 'chapter 1, box "In real models"' in fold and "naming one needs evidence" in fold
-    assert "no fixed meaning" not in fold
+    assert "Nothing in plain attention forces them to" in fold
+    assert "naming one needs evidence" in fold
+    assert "Rotary" not in fold and "no fixed meaning" not in fold  # review 03b cut the RoPE caveat
     asserts = cells[ids.index("wqkfold2")]
-    assert "remove-cell" in asserts.metadata["tags"] and "_rope" in asserts.source
+    assert "remove-cell" in asserts.metadata["tags"] and "_rope" not in asserts.source
+    going_further = cells[ids.index("c3gf0001")].source
+    assert "Other shapes" not in going_further  # chapters 2 and 12 cover it
+    assert not any("spread[d_k]:.1f" in c.source for c in cells)  # chapter 4 runs it

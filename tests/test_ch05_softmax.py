@@ -530,8 +530,11 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # Review 05_a cut 1510 -> 1503 and 864 -> 809: "what softmax adds" shrinks to the doubling
 # point after "In code" (no output lengths: chapter 6's hull); the only-exp derivation moves
 # to a fold, in two steps; nanoGPT and the float16 stall (np.sum does not stall) are cut.
-VISIBLE_WORDS = 1503
-MAIN_LINE_WORDS = 809
+# Review 05_b cut 1503 -> 1492 and 809 -> 808: "what softmax adds" compares outputs like with
+# like (raw vs softmax, x1 and x2; x2 is T = 0.5); why exponentiate in one paragraph (a key
+# bias); the sigmoid and Boltzmann named; the summary says what softmax adds.
+VISIBLE_WORDS = 1492
+MAIN_LINE_WORDS = 808
 
 
 def _chapter():
@@ -768,11 +771,13 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     assert "463130da" not in cells
     # review 05z: "what softmax adds" right after the two moves and why exponentiate
     # review 05_a: the derivation's fold, then the math; "what softmax adds" after "In code"
-    assert ids.index("onlyexp5") == ids.index("twomov08") + 1
+    # review 05_b: the uniqueness claim joins why exponentiate; its proof follows the prints
+    assert ids.index("onlyexp5") == ids.index("negsum05") + 1
     assert ids.index("04fabf9f") == ids.index("onlyexp5") + 1
     assert ids.index("d4e5f601") == ids.index("flatrow5") + 1
     opening = " ".join(cells["d4e5f601"].source.split())
-    assert "`weights @ V`" in opening and "Hold $V$ fixed and double every score" in opening
+    assert "`weights @ V`" in opening and "Hold $V$ fixed" in opening
+    assert "and double every score" in opening
     assert "(chapter 6)" not in opening and "understanding-transformers-4" not in opening
     assert "d4e5f602" not in cells and "d4e5f603" not in cells  # review 05z: fold cut
     # plain words, not [CLS]; no "clear favourite" the example then contradicts
@@ -788,7 +793,8 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     assert "breaks the three lines" not in flat
     assert cells["7f07aa6a"].source.count("np.where") == 1 and "inner" not in flat
     # sampling temperature, next to the distillation pointer
-    assert 'A chatbot\'s "temperature" is the same $T$' in flat
+    # review 05_b: the word comes from physics (Boltzmann), in the words it replaces
+    assert 'A chatbot\'s "temperature" is this $T$; softmax is the Boltzmann distribution' in flat
 
 
 # --- Fix round 5n: three slips that got a generic or a near-miss hint -----------------------
@@ -884,6 +890,8 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     caption = " ".join(cells["twokeycap"].source.split())
     assert ids.index("twokeycap") == ids.index("twokey05") + 1
     assert "0.90 - 0.64 = 0.26" in caption and "$p = 1/(1 + e^{-g/T})$" in caption
+    # review 05_b: the curve named, and T pointed back to the formula that defines it
+    assert "the sigmoid $p" in caption and "$T$ as in the formula above" in caption
     assert "chapter 4" not in caption  # review 05x: the formula inline, not in ch. 4's fold
     # the prediction exercise comes before the figure that answers it
     assert ids.index("04fabf9f") < ids.index("f37d9cdc") < ids.index("twokey05")
@@ -893,8 +901,8 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     # the non-linearity fold states its conclusion
     assert "cubic in $X$" not in flat and "Dividing by the sum alone lands closer still" not in flat
     # a table, not a decoded line; no (2S)V = 2(SV) tautology
-    printed = cells["d4e5f605"].outputs[0]["text"].splitlines()  # review 05_a: two lines
-    assert printed[0].startswith("raw scores as weights: [") and len(printed) == 2
+    printed = cells["d4e5f605"].outputs[0]["text"].splitlines()  # review 05_b: like with like
+    assert printed[0].startswith("x1 raw:     [") and len(printed) == 5
     assert "(2S)V" not in cells["d4e5f605"].source
     # a fully masked row: the forward clause to chapter 8
     assert "masked row (chapter 8), every score $-\\infty$, gives `nan`" in flat
@@ -940,17 +948,25 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     assert "T = 0.1" in cells["twokey05"].outputs[0]["data"]["text/html"]
     # show imported once; the heatmap title says "sharper"
     assert sum("import" in c.source and " show" in c.source for c in shown) == 1
-    # review 05_a: raw scores double the output; softmax sharpens; no output lengths
+    # review 05_b: like with like: the output of raw-score weights and of softmax weights,
+    # at x1 and x2; the raw one doubles, the softmax one stays an average (no hull talk)
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    raw, doubled = (
-        np.array(part.strip(" []").split(), float) for part in printed[0].split(": ")[1].split("->")
-    )
-    assert np.allclose(doubled, 2 * raw, atol=2e-3)
-    assert "norm" not in cells["d4e5f605"].source
+
+    def vector(line):
+        return np.array(line.split("[")[1].split("]")[0].split(), float)
+
+    def length(line):
+        return float(line.rsplit("length ", 1)[1])
+
+    assert np.allclose(vector(printed[2]), 2 * vector(printed[0]), atol=2e-3)
+    assert [length(printed[i]) for i in (1, 3)] == [0.80, 0.91]
+    assert printed[1].startswith("   softmax: [") and printed[3].startswith("   softmax: [")
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "twice the scores, twice the output" in conclusion
-    assert "doubled scores sharpen the row instead" in conclusion
-    assert "longest" not in flat and "average" not in conclusion  # chapter 6's hull
+    assert "Raw scores as weights double the output" in conclusion
+    assert "sum to 1, so the output stays an average of the values" in conclusion
+    assert "(length 0.80 → 0.91)" in conclusion and "sharpen the row instead" not in conclusion
+    assert "Doubling is softmax at $T = 0.5$" in conclusion and "$e^{\\text{gap}}$" in conclusion
+    assert "hull" not in flat and "longest" not in flat
     assert 'what "cake" carries' not in cells["d4e5f601"].source  # no distance to V[cake]
     # solution 5.2: the listing is the core; the guard is named, in a fold
     end = cells["5f0a1b2c"].source
@@ -1025,9 +1041,9 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert printed[1] == "softmax, 'it' on 'cake': 0.21 -> 0.32"  # review 05_a
+    assert printed[-1] == "softmax, 'it' on 'cake': 0.21 -> 0.32"  # review 05_a
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "weights still sum to 1" in conclusion and "2.69" not in conclusion
+    assert "weights sum to 1" in conclusion and "2.69" not in conclusion
     # review 05t: the undefined "log-odds" is cut (the intuition says gap -> ratio once)
     intuition = " ".join(cells["96081790"].source.split())
     assert "log-odds" not in flat and "multiplies the amount by $e" in intuition
@@ -1080,7 +1096,7 @@ def test_round_3_shows_both_raw_rows_and_points_to_sharper_trained_heads():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert conclusion.count(". ") == 1  # review 05_a: two sentences
+    assert conclusion.count(". ") == 2  # review 05_b: three sentences (was two)
     # review 05w: the heatmap and its note are cut (26b93a54 was cut before)
     assert "26b93a54" not in cells and "t2note05" not in cells
     assert "tderiv05" not in cells
@@ -1124,16 +1140,17 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05x: shift-invariance first, then where a key bias comes from; no extra ideas
     assert "Dividing by the sum alone works" not in flat
     why = " ".join(cells["twomov07"].source.split())
-    # review 05_a: a score has no natural zero (a design choice, said as one)
-    assert why.startswith("Why exponentiate? A score has no natural zero, so only gaps count")
-    assert "should not move the weights" in why and "breaks on a negative score" in why
-    derive = " ".join(cells["twomov08"].source.split())
+    # review 05_b: the reason only gaps count is that a shared amount (a key bias) says
+    # nothing about which key to prefer, not "no natural zero"; one paragraph, k = 1/T moved
+    assert why.startswith("Why exponentiate? Adding one amount to every score of a row")
+    assert "(as a bias on the keys does)" in why and "no natural zero" not in flat
+    assert "only gaps should count" in why and "breaks on a negative score" in why
     # review 05_a: narrowed to the f(z_i) / sum f(z_j) family (sparsemax is shift-invariant)
-    assert derive.startswith("Among weights of the form $f(z_i) / \\sum_j f(z_j)$")
-    assert "only $f(z) = a e^{kz}$ holds still" in derive and "Only softmax" not in flat
+    assert "Of weights $f(z_i) / \\sum_j f(z_j)$" in why
+    assert "only $f(z) = a e^{kz}$ ignores such shifts" in why and "Only softmax" not in flat
+    assert "twomov08" not in cells and "k = 1/T" not in why
     ids = [c.id for c in shown]
-    assert ids.index("twomov08") == ids.index("negsum05") + 1
-    assert "bias" not in why
+    assert ids.index("negsum05") == ids.index("twomov07") + 1
     out = cells["negsum05"].outputs[0]["text"].splitlines()
     assert out[0].split()[-4:] == ["0.335,", "after", "+1:", "0.178"]
     assert out[1].split()[-4:] == ["0.538,", "after", "+1:", "0.243"]  # z^2 moves
@@ -1146,8 +1163,9 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     assert "The smooth stand-in for $\\max_j z_j$ is **log-sum-exp**" in flat
     # T is named before the figure that plots it; the non-linearity fold is split
     # session 4: T is defined by the formula above the figure; the caption no longer repeats it
-    assert "a smaller\n$T$ nears the step" in cells["twokeycap"].source
-    assert "a temperature $T > 0$" in cells["04fabf9f"].source
+    assert "a smaller $T$ nears the step" in cells["twokeycap"].source
+    math = " ".join(cells["04fabf9f"].source.split())
+    assert "and $T > 0$, the temperature (section below), with $k = 1/T$" in math
 
 
 # --- Session 4 (review 05v): what to notice, two reasons, real code, sinks -------------------
@@ -1358,3 +1376,35 @@ def test_the_library_gives_the_overflow_as_its_reason_for_float32_sums():
     source = inspect.getsource(core._softmax)
     assert "a float16 total overflows past 65,504 (70,000 equal keys)" in source
     assert "65,505" not in source
+
+
+# --- Review 05_b: the hard arg max and a float16 entropy get named -----------------------------
+
+
+def _hard_arg_max(x, axis=-1, temperature=1.0):  # one-hot on the largest score
+    return (x == x.max(axis=axis, keepdims=True)).astype(float)
+
+
+def test_check_softmax_names_the_hard_arg_max(capsys):
+    assert not check_softmax(_hard_arg_max)
+    line = capsys.readouterr().out
+    assert line.startswith("[softmax] FAIL: ") and "this is the hard arg max" in line, line
+    assert "softmax keeps every weight above 0" in line and "values differ" not in line
+
+
+@pytest.mark.parametrize("where", ["output", "input"])
+def test_check_entropy_names_float16(where, capsys):
+    def in_float16(p):
+        q = p.astype(np.float16) if where == "input" else p
+        h = -np.sum(q * np.log(np.where(q > 0, q, 1.0)), axis=-1)
+        return h.astype(np.float16) if where == "output" else h
+
+    assert not check_entropy(in_float16)
+    line = capsys.readouterr().out
+    assert line.startswith("[entropy] FAIL: ") and "log 8 in float16" in line, line
+    assert "that is float16 rounding" in line and "values differ" not in line
+
+
+def test_float32_entropy_is_not_called_float16(capsys):
+    assert check_entropy(lambda p: -np.sum(p * np.log(np.where(p > 0, p, 1.0)), -1, np.float32))
+    assert "float16" not in capsys.readouterr().out

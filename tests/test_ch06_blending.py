@@ -744,11 +744,11 @@ def test_fix_round_4_prose_stays_cut():
     flat = markdown_text(cells)
     assert "pre-LN" not in flat and "So $x_\\text{it}$ survives" in flat
     assert "hands over mostly noun" not in flat and "person becomes" not in flat
-    # Fix round 6c: W_v is on screen, a labelled table, rows features, columns value names.
-    shown_w_v = next(c for c in cells if c.id == "19436908").outputs[0]["text"]
-    assert shown_w_v.startswith("W_v      noun  verb  third person  human\nfood ")
-    assert "\npointer     0     0             1      0\n" in shown_w_v
-    assert "printed below" in flat and "food becomes" not in flat
+    # Review 06_b: no table-building code in the first code cell: V is printed plainly.
+    first = next(c for c in cells if c.id == "19436908")
+    assert "toy.table" not in first.source and "for token, row" not in first.source
+    assert first.outputs[0]["text"].startswith("cards V, one row per token, 'I' to")
+    assert "food becomes" not in flat
     assert "Centring the cards keeps" not in flat and "row sums" not in flat
     assert "rubber band" not in flat and "recipe" not in flat and "movie night" not in flat
     assert "Per column that range is a box" not in flat  # one range is an interval
@@ -888,7 +888,8 @@ def test_the_doubled_row_escapes_in_the_figure_and_the_hidden_asserts():
     assert "511bf10a" not in ids and "de2110da" not in ids
     hidden = next(c for c in cells if c.id == "acc8c420").source
     assert "assert not inside_hull(doubled, P)" in hidden and "inside_hull(w @ P, P)" in hidden
-    assert flat.count("The doubled row") == 1 and flat.count('the row of "it" × 2') == 1
+    # Review 06_b: the slider's fixed triangle is cut; the exercise names the doubled row.
+    assert flat.count("The doubled row") == 1 and flat.count('the row of "it" × 2') == 0
 
 
 def test_ex_double_value_asks_for_a_column_no_other_column_matches(toy_values, capsys):
@@ -1236,7 +1237,7 @@ def test_fix_round_6m_prose():
     assert "**convex hull**" in hull and "convex combination" in hull
     # Review 06x: the rule broken is sum-to-1; the 2-D "shadow" aside is cut as jargon.
     before = " ".join(before.split())
-    assert "breaks the sum-to-1 rule: it sums to 2, and its blend lands outside" in before
+    assert before == 'Slide the temperature to move the output of "it".'  # review 06_b
     assert "vermilion" not in flat  # review 06_a: named by its label, not a colour
     assert "shadow" not in flat
     # The slider's rows are not the table's dict; the attention formula is displayed once.
@@ -1274,10 +1275,19 @@ def test_fix_round_6b_structure_and_cuts():
     assert "n^2" not in flat and "if $A$ is stored" not in flat
     assert "Tampopo" not in flat and "cut down to two coordinates" not in flat
     assert "is no corner" not in flat
-    assert "1. The weights are non-negative" in flat and "2. The weights sum to 1" in flat
+    # Review 06_b: the box proof is cut; the hull follows from its definition (de2110d8).
+    assert "1. The weights are non-negative" not in flat and "range of column" not in flat
     # Review 06_a: the PyTorch fold keeps only its traps; the guarantee is said once in
     # the summary, with no dropout aside.
-    fold = next(c for c in cells if c.id == "6b1e7a06").source
+    # Review 06_b: the fold moved to chapter 11, where real code is the topic.
+    assert "6b1e7a06" not in ids and "Our call and PyTorch's" not in flat
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).resolve().parents[1] / "chapters" / "11_real_model.ipynb"
+    ch11 = {c.id: c for c in nbformat.read(path, as_version=4).cells}
+    fold = ch11["pytorch-call-md"].source
     assert fold.startswith("````{admonition}") and "dropout zeroes each weight" not in fold
     assert fold.count("\n- ") == 3 and len(fold.split()) <= 97  # was 142
     assert "PyTorch takes `scale` only by keyword" in fold
@@ -1311,7 +1321,7 @@ def test_what_the_blend_carries_is_one_sentence_and_one_printout():
     assert "nearly even" not in lead and "6e1a7d0d" not in ids and "0.08" not in lead
     after = " ".join(next(c for c in cells if c.id == "92dfa50e").source.split())
     assert ids.index("a7c2e6b1") + 1 == ids.index("92dfa50e")
-    assert "every output entry lands within about 0.08 of the average card" in after
+    assert "Every output entry lands within about 0.08 of the average card" in after
     assert "so every output entry" not in flat
     assert ids.index("6e1a7d0c") + 1 == ids.index("6615df9d")  # the walk is unbroken
     assert "such matrices" not in flat and "as strongly as the weights are sharp" not in flat
@@ -1425,10 +1435,10 @@ def test_fix_round_6n_mood_is_ours_too_no_head_before_chapter_7_and_why_blend():
     assert "'it': [0.  0.2 0.  1. ] @ W_v = [0.2 0.  1.  0.2]" in shown
     # The toy's T = 1 weights are said to be near even, by how much, before the table.
     # Review 06x: the toy is said to be untrained, which is why its weights are near even.
-    assert "The toy is untrained, its weights near-even at $T = 1$: every output" in flat
+    assert "The toy is untrained, its weights near-even at $T = 1$. Every output" in flat
     assert 'Sharper or trained weights make "it" take from "cake"' in flat
     # Review 06r: the range claim is per column. Session 4: W_v's rules are its table only.
-    assert "Entry $f$ of every output therefore stays within the range of column $f$" in flat
+    assert "Entry $f$ of every output therefore" not in flat  # review 06_b: a box, cut
     assert "food gives noun and third person" not in flat
     # Why V is a projection of its own: "it" is matched on pointer, hands over third person.
     why_v = " ".join(next(c for c in cells if c.id == "f5022e0a").source.split())
@@ -1440,7 +1450,7 @@ def test_fix_round_6n_mood_is_ours_too_no_head_before_chapter_7_and_why_blend():
     # Why a blend rather than a pick: it moves smoothly, so the scores get a gradient
     # (not "shifts whenever any weight shifts": zero-sum shifts can leave it in place).
     why = next(c for c in cells if c.id == "9173ec02").source
-    assert "moves smoothly as the weights move" in why and "zero almost everywhere" in why
+    assert "a hard pick reaches only the" in why and "(chapter 5)" in why  # review 06_b
     assert "whenever any weight shifts" not in why
     # nanoGPT's fallback also runs dropout.
     assert "plus chapter 8's causal mask and dropout" in flat
@@ -1547,7 +1557,7 @@ def test_the_intuition_comes_before_the_cards_and_delicious_is_explained():
     assert ids.index("f5022e0b") + 1 == ids.index("19436908")
     cards = " ".join(next(c for c in cells if c.id == "f5022e0b").source.split())
     # Review 06w: "mostly-noun" was loose (food maps to noun and third person): cut.
-    assert "mostly-noun" not in cards and cards.endswith("times $W_v$, printed below.")
+    assert "mostly-noun" not in cards and cards.endswith("chapter 1 features times $W_v$.")
     assert "toy.W_v[food, noun] == 1" in next(c for c in cells if c.id == "6d2b2d08").source
     # Review 06w: the key/card contrast ends there, with no non-sequitur.
     assert "must come from the blend" not in flat
@@ -1718,13 +1728,15 @@ def test_review_06a_prose_and_the_lighter_hull_figure():
     assert "the article's" not in text  # named by its citation, not "the article"
     # The output is linear in V for fixed weights; the non-linearity is softmax(QK^T).
     assert "For fixed weights the output is linear in $V$" in text
-    # Two steps to a gradient: blend smooth in the weights, softmax smooth in the scores.
-    assert "softmax moves the weights smoothly with the scores" in text
+    # Review 06_b: the blend's own reason (a gradient to every row), then chapter 5's.
+    assert "a blend sends a gradient to every row it mixes, in proportion to its" in text
+    assert "but not in the tokens: the weights are computed from them" in text
+    assert "the non-linearity comes from" not in text
     assert "Drawn below in noun and third person, two of the four dimensions" in text
     # The slider figure: no one-hot square (the card of "cake" is labelled), a fixed
     # triangle named as such.
     slider = next(c for c in cells if c.id == "3b08dc72").source
-    assert "one-hot" not in slider and slider.count("\"row of 'it' × 2 (fixed)\"") == 2
+    assert "one-hot" not in slider and "× 2" not in slider  # review 06_b: no triangle
     assert len(flat.split()) <= 1852, "review 06_a left 1852 visible words (was 1931)"
 
 

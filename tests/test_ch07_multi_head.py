@@ -868,30 +868,23 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # review 07w: the cost is said in the cost section (and its figure), not here too
     assert "multiply-adds" not in source["83c4d06e"]
     assert "about as much" not in source["83c4d06e"]
-    # fix round 7m (review 07q): one column of W_o, the one that reads both heads; the
-    # text says what it computes and that only W_o can
-    mix = cells[ids.index("mix-code")]
-    assert "w_o_column" in mix.source and "mix-assert" in ids
+    # review 07_b: the W_o detour (a column that was "no clean detector") is cut to two
+    # sentences beside the figure: W_o is where heads meet, and the figure's third column
+    for cell_id in ("mix-code", "mix-read"):
+        assert cell_id not in ids
     assert "remove-cell" in cells[ids.index("mix-assert")].metadata["tags"]
-    assert mix.outputs[0]["text"] == "'ate', concatenation @ column: 1.0\n"
-    read = source["mix-read"]
-    assert "the third reads both heads" not in read and "(1.00)" not in read  # 7l: said before
-    assert "A column of $W_o$ can read both heads:" in source["pair-read2"]
-    # session 4 (review 07z): the column is motivated, the figure's lead-in split in two
-    assert 'For "ate" it gives 1: a human (1) ate a non-human (0).' in read
-    assert (
-        # review 07zc: the panels' titles name the four steps; the lead-in no longer does
-        "The figure's $W_o$ is the identity with this column in place of *subject noun*." in read
-    )
-    assert "four steps" not in read
-    assert "one value from each head" in source["pair-read2"]  # session 4: no head holds both
-    assert "nothing else in attention reads across heads" in read  # review 07_a
-    assert "This one mixes the heads" not in source["pair-read"]
+    read = source["pair-read2"]
+    # review 07_c: the first place the heads meet; a column reads every head's columns
+    assert "$W_o$ is the first place the heads meet: each output column is a weighted sum " in read
+    assert "one number from each head" not in read
+    assert "In the figure, $W_o$ is the identity but for its third column, $(0, -1, 0, 1)$" in read
+    assert "the subject's *human* minus the object's, 1 for \"ate\" (the subject's noun" in read
+    page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
+    assert "clean detector" not in page and "0.77" not in page
     # review 07_a: the tie, not the scaling, splits the row
     assert "Each gets 0.48: the tie (16 = 16), not the scaling, splits" in source["pair-read"]
-    assert "0.00" not in read and "average" not in read  # fix round 7j: the artefact, cut
     assert "blended" not in cells[ids.index("mix-assert")].source
-    assert ids.index("pair-read2") < ids.index("mix-code") < ids.index("mix-read")
+    assert ids.index("pair-read2") < ids.index("pair-figure") < ids.index("mix-assert")
     # what the prose says: the column takes the subject head's human minus the object head's
     W_o = np.eye(4)
     W_o[:, 2] = [0.0, -1.0, 0.0, 1.0]
@@ -917,18 +910,18 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "855d1d49",  # "## One head, one average": "ate" asks two questions
     "x-code",  # the features of toy.X, printed (fix round 4)
     "pair-md",  # the pair, named once
+    "pair-md2",  # review 07_b: what the tables say, before them ...
     "pair-code",  # its matrices as labelled tables: W_q's action row, queries and keys
     "pair-values",  # fix round 7m: the values in a table of their own
-    "pair-md2",  # review 07zb: the tables first, then what they say ...
-    "pair-md3",  # ... and what a head is
+    "pair-md3",  # ... and what a head is, and the concatenation (review 07_b)
     "pair-run",  # one head against two: the row of weights of "ate"
     "pair-out",  # and what comes back (fix round 7h: labelled tables, no raw indexing)
     "pair-read",  # fix round 7n (review 07r): one head ...
-    "pair-read2",  # ... and two heads, in two paragraphs
-    "mix-code",  # W_o mixes the object and subject heads, once
-    "mix-read",
+    "pair-read2",  # ... and two heads; W_o where heads meet (review 07_b: two sentences)
     "pair-figure",  # fix round 7n: split, maps, concatenation, W_o, drawn on the pair
-    "trained-md",  # fix round 7n: a preview of chapter 11's measured heads
+    "trained-lead",  # review 07_b: what the trained heads show, in the main text
+    "trained-fig",
+    "trained-md",  # fix round 7n: a preview of chapter 11's measured heads; 07_b: after
     "83c4d06e",  # "## The math"
     "split-md",  # "## Split, attend, concatenate, project": why the sizes change, once
     "e6cfb90e",  # the shape tracer, at those sizes (fix round 7f: moved from before the math)
@@ -1065,7 +1058,8 @@ def test_one_row_must_split_is_said_in_the_text_once():
     # review 07y: "adds the values into one vector", which holds beyond the pair's values
     # review 07za: "never both side by side" overreached (values in columns of their own
     # sit side by side even in one head); what merges is what the two share
-    assert page.count("share these columns. So from this output alone, no later layer") == 1
+    # review 07_b: "share these columns" was hard to parse; the same point, plainly
+    assert page.count("are mixed in the same columns, so no later layer") == 1
     # review 07zc: the separate-columns sentence (0.51 and 0.48) rested on hidden code and
     # misattributed the 0.51; cut with its experiment
     assert "0.51" not in page and "half its strength" not in page
@@ -1102,8 +1096,8 @@ def test_cost_and_rank_wording():
     assert "normalise and store" not in source["bd170a6f"]  # review 07w: the cost, twice at most
     assert "rank" not in source["bd170a6f"]
     # fix round 7n (review 07r): the link to chapter 11 previews what it measured
-    trained_md = source["trained-md"]
-    assert "[chapter 11](11_real_model.ipynb), on our sentence" in trained_md
+    # review 07_b: the preview is main text before the figure, its details in the fold
+    assert "four heads of a trained model (chapter 11) on our sentence" in source["trained-lead"]
     # review 07zb: the one loose rank sentence is cut (7.4 keeps the width-2 case)
     assert "rank-read" not in source and "reach-check" not in source
     assert "rank at most" not in " ".join(source[c.id] for c in cells)
@@ -1178,7 +1172,9 @@ def test_what_a_one_number_query_does_is_left_to_the_exercise():
     assert "thin enough to check by hand" in source["heads-md"]
     # review 07zc: "typically 64 or 128" missed chapter 11's own 32-wide heads
     # review 07zd: the real widths are said once, in the cost section
-    assert "real heads are usually 32 to 128 wide" in source["2029d4b7"]
+    # review 07_b: 256-wide heads exist (Gemma); toy/heads.py's docstring says the same
+    assert "real heads are usually 64 or 128 wide; some 32 or 256." in source["2029d4b7"]
+    assert "usually 64 or 128 wide (from 32 to 256)" in (HEADS.__doc__ or "")
     assert "trained.D_MODEL // trained.H == 32" in source["2c1d3cd7"]
     assert "$\\sqrt{d_k} = 1$: no scaling" in source["heads-md"]  # fix round 7n
     keys = toy.X @ HEADS.W_k[:, 0]
@@ -1204,8 +1200,10 @@ def test_values_overlap_is_said_with_its_example():
     # review 07zb: the tables come first (pair-code, pair-values), then pair-md2 reads
     # them and pair-md3 says what a head is; columns count from 1, as heads do
     ids = [c.id for c in cells]
-    assert ids.index("pair-md") + 1 == ids.index("pair-code")
-    assert ids.index("pair-values") + 1 == ids.index("pair-md2")
+    # review 07_b: the prose before the tables again, and the key/value columns labelled
+    assert ids.index("pair-md") + 1 == ids.index("pair-md2")
+    assert ids.index("pair-md2") + 1 == ids.index("pair-code")
+    assert ids.index("pair-values") + 1 == ids.index("pair-md3")
     head = source["pair-md3"]
     # review 07_a: only which columns each head owns; the general statement is in The math
     assert "A head is a block of columns" not in head and "divides by 2" not in head
@@ -1224,8 +1222,8 @@ def test_values_overlap_is_said_with_its_example():
     W_q, W_k, W_v, W_o = HEADS.PAIR
     V = toy.X @ toy.W_v[:, [0, 3]]
     assert V[CAKE].tolist() == [1.0, 0.0] and V[I].tolist() == [1.0, 1.0]
-    # fix round 7i: which feature each head's query reads, in one sentence
-    assert ids.index("pair-md2") + 1 == ids.index("pair-md3")
+    # review 07_b: the concatenation is named where the heads are first combined
+    assert "Their outputs are laid side by side, the **concatenation**, and multiplied" in head
     # review 07zb: the 16 is named where the table shows it, one per head
     # review 07zc: one fact per sentence
     assert "The **object head** asks for food with 16; the **subject head** asks for a " in pair
@@ -1248,8 +1246,10 @@ def test_plain_printouts_on_the_main_line():
     """Item 1: the experiment cells print with plain print calls; fix round 7f: comparisons
     are toy.table outputs. Fix round 7g, item 3: the pair's cells are short, and its
     matrices are labelled tables."""
+    import re
+
     cells = {cell.id: cell for cell in chapter_cells()}
-    for cell_id in ("x-code", "pair-code", "pair-run", "mix-code"):
+    for cell_id in ("x-code", "pair-code", "pair-run"):
         code = cells[cell_id].source
         for dense in ("rows = {", ".items()", "for t in words", '", ".join', "*fetched"):
             assert dense not in code, (cell_id, dense)
@@ -1279,8 +1279,8 @@ def test_plain_printouts_on_the_main_line():
         ["subject head", "0", "16"],
     ]
     assert len({len(line) for line in asks}) == 1  # the columns line up
-    kv_rows = [line.rsplit(maxsplit=4) for line in kv]
-    assert kv_rows[0] == ["key, value", "food", "person", "noun", "human"]
+    kv_rows = [re.split(r"\s{2,}", line.strip()) for line in kv]  # labels hold a space
+    assert kv_rows[0] == ["both heads", "key: food", "key: person", "value: noun", "value: human"]
     assert [row[0] for row in kv_rows[1:]] == list(toy.TOKENS)  # every word
     assert kv_rows[1 + CAKE][1:] == ["1.0", "0.0", "1.0", "0.0"]
     assert kv_rows[1 + I][1:] == ["0.0", "1.0", "1.0", "1.0"]
@@ -1343,9 +1343,9 @@ def test_the_named_heads_and_one_merged_experiment():
     # fix round 7n (review 07r): why twice; "nouns" said of the value cards, not of "I"
     # fix round 5 (review 07u): plain words, no "merges"
     assert "Both halves of the output hold one average, (0.98, 0.48):" in read
-    assert (  # review 07zc: one fact per sentence
-        "a noun, about half human. The eaten and the eater share these columns. So from this "
-        "output alone, no later layer can tell whose *human* the 0.48 is." in read
+    assert (  # review 07zc: one fact per sentence; review 07_b: no clipped sentence
+        "a noun, about half human. The eaten and the eater are mixed in the same columns, so "
+        "no later layer can tell whose *human* the 0.48 is." in read
     )
     assert "Both words are nouns" not in read
     assert "merges" not in read
@@ -1577,7 +1577,7 @@ def test_fix_round_7i_wording():
     real = source["real-read"] + " " + source["gqa-fold"]  # session 3: GQA folded
     assert "chapter 12" not in real
     assert "with $g$ key/value heads instead of $h$" in real and "$g/h$ as many numbers" in real
-    labels = cells[[c.id for c in cells].index("mix-code")].outputs[0]["text"]
+    labels = source["pair-read2"]  # review 07_b: the mix-code cell is cut
     assert "more human" not in labels  # fix round 7m: a difference, not a truth value
     assert "a human ate a non-human" not in " ".join(source.values())
     # fix round 7l: a width-1 head can pair two verbs with two subjects; it has two winners
@@ -1627,7 +1627,11 @@ def test_fix_round_7k_wording():
     uniform = np.isclose(weights, 1 / 8).all(axis=-1)  # (h, n)
     assert (uniform == (q.T == 0)).all() and uniform.sum() == 17
     solution = source["29f30781"]
-    assert "row $j$ of `out[0]` would hold a piece of token $j // h$, not token $j$" in solution
+    # review 07_b: the chapter's own arrays, not the formula j // h
+    assert (
+        "with the $(6, 32)$ `X` above and $h = 8$, all six rows of `out[0]` would come from "
+        "token 0." in solution
+    )
     assert "first rows of `X`" not in solution
     for n, d_model, h in ((6, 32, 8), (5, 12, 3), (4, 8, 2)):
         X = np.arange(n * d_model).reshape(n, d_model)
@@ -1731,9 +1735,9 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     assert ids.index("deeper-md") < ids.index("heads-md") < ids.index("grid-ex")
     assert "hide-input" in cells[ids.index("pair-figure")].metadata["tags"]
     assert "split_concat(" in cells[ids.index("pair-figure")].source
-    # fix round 3 (review 07s): the claim is restricted to the row of "ate" ("was" reads
-    # 0.99 too, "delicious" 0.77): the figure names the column "eater − eaten"
-    assert source["mix-read"].startswith('For "ate" it gives 1: a human (1) ate a non-human')
+    # fix round 3 (review 07s): the claim is restricted to the row of "ate"; review 07_b:
+    # said beside the figure, in pair-read2
+    assert '1 for "ate" (the subject\'s noun is dropped).' in source["pair-read2"]
     # fix round 4 (review 07t): columns and heads named as the text names them
     figure = " ".join(cells[ids.index("pair-figure")].source.split())
     assert (
@@ -1741,13 +1745,23 @@ def test_fix_round_7n_one_toy_on_the_main_line():
         in figure
     )
     assert 'head_names=["object head", "subject head"]' in figure
-    assert "So $h$ heads are together as wide as one full head" in source["83c4d06e"]
+    # review 07_c: d_k = d_model / h is the paper's convention, not part of a head
+    assert (
+        "By the paper's convention, which most models follow, $d_k = d_{model} / h$, so $h$ "
+        "heads together are as wide as one full head." in source["83c4d06e"]
+    )
     trained = source["trained-md"]
     # review 07w: one head each for previous and next (chapter 11, L1 H3 and L2 H9); why
     # trained heads differ at all. Session 4: drawn here, in a fold (test_trained_heads_fold)
+    # review 07_b: what each head does is said in the main text, before the figure
+    assert (
+        "one looks at the previous token, one mostly at the next, one parks its weight on "
+        "`[CLS]`, a marker added in front (an attention sink, chapter 11, not a "
+        'specialisation), one at "cake".' in source["trained-lead"]  # review 07_c
+    )
     for said in (
-        "one gives `[CLS]` 0.91 of each row on average",
-        "One head looks at the previous token, one mostly at the next",
+        "The third head gives `[CLS]` 0.91 of each row on average",
+        "L1 H3 is layer 1, head 3",
         'but there every word looks most at "cake"',
         # review 07zb: random starts break the tie; training makes the heads differ
         "In a trained model nothing in the architecture tells heads apart: random starting "
@@ -1775,11 +1789,8 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     for gone in ("rescue", "girl fed the boy", "within 0.05", "W_v_apart", "whatever its"):
         assert gone not in page, gone
     assert "rescue-assert" not in ids
-    assert read2.endswith(
-        "So far $W_o$ was the identity. Say a later layer wants to know if a person acted on "
-        "a thing: the eater's *human* minus the eaten's, one value from each head. A column "
-        "of $W_o$ can read both heads:"
-    )
+    # review 07_b: the W_o detour is two sentences, ending on the figure's column
+    assert read2.endswith("minus the object's, 1 for \"ate\" (the subject's noun is dropped).")
     words = sum(len(line.split()) for line in visible_prose(cells))
     assert words <= 2220, words  # fix round 4 (review 07t): 2,301 before
     main = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
@@ -1899,11 +1910,21 @@ def test_session_4_trained_heads_fold_and_width_trade_off():
     by_id = {c.id: c for c in cells}
     fold = by_id["trained-md"].source
     assert fold.startswith("````{admonition} In a trained model: heads that specialise")
-    assert ":class: dropdown" in fold and "384 unnamed features, not\n4 named ones" in fold
+    assert ":class: dropdown" in fold and "384 unnamed features, not 4 named ones" in " ".join(
+        fold.split()
+    )
     prose = fold.splitlines()[3:-1]
-    assert sum(len(line.split()) for line in prose) <= 120
-    assert ids.index("pair-figure") < ids.index("trained-md") < ids.index("trained-fig")
-    assert ids.index("trained-fig") + 1 == ids.index("trained-assert") < ids.index("83c4d06e")
+    assert sum(len(line.split()) for line in prose) <= 95  # review 07_b: 102 before
+    # review 07_b: the figure is explained in the main text just before it; the fold, with
+    # what is left, follows it
+    lead, fig = ids.index("trained-lead"), ids.index("trained-fig")
+    assert ids.index("pair-figure") < lead and lead + 1 == fig
+    assert (
+        by_id["trained-lead"].cell_type == "markdown"
+        and "dropdown" not in by_id["trained-lead"].source
+    )
+    assert fig + 1 == ids.index("trained-assert") and fig + 2 == ids.index("trained-md")
+    assert ids.index("trained-md") < ids.index("83c4d06e")
     # review 07zc: folded once (the box), not twice: the figure shows, its code folded
     assert by_id["trained-fig"].metadata["tags"] == ["hide-input"]
     assert by_id["trained-assert"].metadata["tags"] == ["remove-cell"]
@@ -1951,7 +1972,9 @@ def test_fix_round_c_review_07zb():
     source = {c.id: c.source for c in cells}
     assert "move the head axis" not in source["cc676c04"]
     assert "# Your code here\n" in source["cc676c04"]
-    assert '["obj. noun", "obj. human", "subj. noun", "subj. human"]' in source["pair-out"]
+    # review 07_b: with h = 1 there are no object and subject halves; honest labels
+    assert '["col 1: noun", "col 2: human", "col 3: noun", "col 4: human"]' in source["pair-out"]
+    assert "# h = 1 has no halves: W_v repeats (noun, human)" in source["pair-out"]
     main, _ = main_and_folded(cells)
     assert sum(len(c.source.split()) for c in main) <= 1535
 
@@ -1969,13 +1992,14 @@ def test_round_e_review_07zd():
     assert "the parameters do not" in source["bd170a6f"]
     # review 07ze: every word with some action reads the column, not only verbs
     # review 07_a: the column is no clean detector; its stray readings are named
-    assert '"was" also gives 0.99; "delicious" 0.77, "and" 0.52.' in source["mix-read"]
-    assert "(0.77, 0.52)" in source["mix-assert"]
-    assert "round(mixed[was, 2], 2) == 0.99" in source["mix-assert"]
-    assert "and the parameter count does not depend on $h$" in source["83c4d06e"]
+    # review 07_b: the detector paragraph is cut with its asserts (the W_o column is
+    # now only what the figure draws)
+    assert "mix-read" not in source and "(0.77, 0.52)" not in source["mix-assert"]
+    # review 07_c: said in the cost section, not in the math too
+    assert "parameter count" not in source["83c4d06e"]
     for cell_id in ("pair-values", "pair-out"):  # review 07_a: pair-values has no W_k table
         assert '"1 ' not in source[cell_id]
-    assert '"obj. ' in source["pair-out"]
+    assert '"col 1: noun"' in source["pair-out"]
     assert "0.71, not the grid's 0.86" in source["slider-md"]
     assert ":class: dropdown" in source["slider-why"] and "0.90 to 0.61" in source["slider-why"]
     assert "np.isclose(q[ate, 2], 0.9)" in source["slider-assert"]
@@ -1996,3 +2020,43 @@ def test_split_concat_names_the_query_columns():
     assert all(name in labels for name in q_cols)
     with pytest.raises(ValueError, match="q_cols names the 4 columns"):
         split_concat(*args, query="ate", q_cols=["a"], title="x")
+
+
+def test_round_b_review_07_b():
+    """Review 07_b, round b: the trained heads explained in the main text before their
+    figure, the W_o detour cut to two sentences, and the page shorter (2,192 words shown
+    or folded before, 1,520 on the main line); the checkers name an off-by-one slice and
+    a transposed output."""
+    cells = chapter_cells()
+    source = {c.id: " ".join(c.source.split()) for c in cells}
+    assert 'What "ate" asks, and what every word answers' not in source["pair-md"]
+    assert (
+        'so "I" falls from 0.90 to 0.61; dividing by $\\sqrt{2}$ alone gives 0.74.'
+        in (source["slider-why"])
+    )
+    assert "round(scaled_only[I], 2) == 0.74" in source["slider-assert"]
+    assert "falls further" not in source["slider-why"]
+    assert sum(len(line.split()) for line in prose_lines(cells)) <= 2173
+    main, _ = main_and_folded(cells)
+    assert sum(len(c.source.split()) for c in main) <= 1511
+
+    def past_the_end(X, h):  # every slice shifted right by one: the last one is clipped
+        d_k = X.shape[-1] // h
+        return np.stack([X[:, i * d_k + 1 : (i + 1) * d_k + 1] for i in range(h)])
+
+    def too_wide(X, h):  # each slice one column too wide, filled into a (h, n, d_k) array
+        d_k = X.shape[-1] // h
+        out = np.zeros((h, X.shape[0], d_k))
+        for i in range(h):
+            out[i] = X[:, i * d_k : (i + 1) * d_k + 1]
+        return out
+
+    result = check_split_heads(past_the_end)
+    assert not result and "Your last slice runs past the end" in result.line
+    result = check_split_heads(too_wide)
+    assert not result and "Your slices are 4 columns wide" in result.line
+    assert "keepdims" not in result.line  # the generic broadcast hint does not apply
+    right = _heads_loop()
+    result = check_multi_head(lambda *a: right(*a).T)
+    assert not result and "Transposed? Your output has the axes swapped." in result.line
+    assert check_multi_head(right)

@@ -716,7 +716,7 @@ def max_over_queries(scores, mask):  # review 08v: got only "values differ"
             raw_max_then_nan_to_num,
             "FAIL",
             "the shift used a masked score (the raw row's maximum), so every allowed exp(...) "
-            "underflowed to 0. Take the maximum over the allowed keys only",
+            "underflowed to 0. The 0 / 0 gave nan",
         ),
         (
             no_shift_then_nan_to_num,
@@ -772,6 +772,12 @@ def max_over_queries(scores, mask):  # review 08v: got only "values differ"
             "entries are the scores themselves. Apply a softmax to them",
         ),
         (lambda s, mask: np.where(mask, s, -1e9), "FAIL", "you returned the masked scores"),
+        (  # review 08b (round 2): a hard-coded row was told its rows sum to 0.999
+            lambda s, mask: np.array([0.1, 0.15, 0.1, 0.28, 0.1, 0.15, 0.0, 0.0]),
+            "FAIL",
+            "your output does not depend on the input (on one row, the last 2 keys masked)",
+        ),
+        (raw_max_then_nan_to_num, "FAIL", "np.nan_to_num (or a step like it) hid it as 0s"),
     ],
 )
 def test_masked_softmax_checker(fn, status, hint, capsys):
@@ -1117,7 +1123,7 @@ def test_page_after_review_08j_is_shorter_and_meets_the_empty_row_where_it_happe
     prose = prose_lines(cells)
     words = sum(len(line.split()) for line in prose)
     assert words < 2720, words  # 2,740 before this round; 08m added a folded note
-    assert ids.index("left-pad-code") < ids.index("left-pad-refuse") < ids.index("772c7115")
+    assert ids.index("left-pad-code") < ids.index("772c7115")  # 08b (round 2): one hidden cell
     assert "89c5247e" not in ids  # one leak table
     said = sum(len(re.findall(r"exp\(-inf\) = 0|e\^\{-\\infty\} = 0", c.source)) for c in visible)
     assert said == 1, said
@@ -1219,8 +1225,8 @@ def test_page_after_review_08m_folds_the_practice_note_and_shows_the_nan_on_left
     assert "V_nan" not in " ".join(c.source for c in cells)  # the hypothetical is gone
     out = "".join(o.get("text", "") for o in by_id["772c7115"].outputs)
     assert "layer 1: [1 1 1 0 0 0 0 0]" in out and "layer 2: [1 1 1 1 1 1 1 1]" in out
-    assert ids.index("left-pad-intro") < ids.index("nan-md") < ids.index("772c7115")  # 08t
-    assert by_id["left-pad-intro"].source.startswith("This course's fix: let each pad see")
+    assert ids.index("nan-md") < ids.index("left-pad-code") < ids.index("772c7115")  # 08b (2)
+    assert "this course lets each pad see itself" in " ".join(by_id["4543ab08"].source.split())
     out = "".join(o.get("text", "") for o in by_id["left-pad-where"].outputs)  # 08p: split
     assert "encoder, real words same as alone: True" in out  # the table's left encoder cell
     out = "".join(o.get("text", "") for o in by_id["zero-route"].outputs)
@@ -1252,7 +1258,7 @@ def test_page_after_review_08n_practises_the_masked_softmax_where_it_is_taught()
     # the NaN demo folded; the main line goes empty row -> refusal -> | eye -> table
     assert by_id["772c7115"].metadata["tags"] == ["hide-cell"]
     assert ":class: dropdown" in by_id["nan-md"].source
-    order = ["left-pad-mid", "left-pad-refuse", "left-pad-intro", "nan-md", "772c7115"]
+    order = ["4543ab08", "nan-md", "left-pad-code", "772c7115"]  # 08b (round 2): one fold
     assert [ids.index(i) for i in order] == sorted(ids.index(i) for i in order)
     assert "8fa3b26f" not in ids and "left-pad-fix-md" not in ids
     # stalls
@@ -1302,10 +1308,10 @@ def test_page_after_review_08o_is_shorter_explains_each_point_once_and_shows_the
     assert "as above" in by_id["in-practice"].source
     # one left-padding section, the fixed mask and the causal-only leak on the page
     assert (
-        sum(c.source.startswith("## Left padding") for c in visible) == 1  # 08y: not optional
+        "Going deeper: padding on the left" in by_id["nan-md"].source  # 08b (round 2): folded
     )
     fig = by_id["left-pad-fig"]  # 08r: the fixed mask as a heatmap, not a 0/1 print
-    assert "fixed[1]" in fig.source and fig.metadata["tags"] == ["hide-input"]
+    assert "fixed[1]" in fig.source and fig.metadata["tags"] == ["hide-cell"]
     out = "".join(o.get("text", "") for o in by_id["left-pad-where"].outputs)  # 08p: split
     assert "causal mask only, largest change:  0.37" in out
     # the zero route in the main text, after the solution, with the float32 gap
@@ -1316,7 +1322,7 @@ def test_page_after_review_08o_is_shorter_explains_each_point_once_and_shows_the
     assert "my_masked_softmax" not in by_id["zero-route"].source  # runs in the learner edition
     assert "not yet the causal mask" in " ".join(by_id["abf3379f"].source.split())
     assert "copy" not in by_id["abf3379f"].source
-    assert "A pad's row may look only" not in by_id["left-pad-mid"].source
+    assert "A pad's row may look only" not in by_id["nan-md"].source
     note = " ".join(by_id["in-practice"].source.split())
     for said in (
         "`attention_mask` marks a real token with 1",
@@ -1345,14 +1351,13 @@ def test_page_after_review_08p_defines_on_the_page_what_the_page_uses():
     assert "causal_out" not in by_id["5cca86b5"].source
     assert ids.index("07954ee0") < ids.index("5cca86b5") < ids.index("tf-code")
     # the fix, then which mask is needed where, in two cells
-    order = ["left-pad-intro", "left-pad-fix", "left-pad-fig", "left-pad-fig-assert"]
-    order += ["lp-table", "ex-batch-md"]  # 08x: the left-padding exercise follows the table
+    order = ["nan-md", "left-pad-code", "left-pad-fig", "left-pad-fig-assert"]  # 08b (2)
     assert [ids.index(i) for i in order] == list(
-        range(ids.index(order[0]), ids.index(order[0]) + 6)
+        range(ids.index(order[0]), ids.index(order[0]) + 4)
     )
-    assert "causal_only" not in by_id["left-pad-fix"].source
-    head = by_id["lp-head"].source
-    assert "new last column" in head and "last column" in head  # 08y
+    assert "causal_only" not in by_id["left-pad-code"].source
+    head = by_id["4543ab08"].source
+    assert "new column" in head and "last column" in head  # 08y
     route = " ".join(by_id["zero-route-md"].source.split())
     assert "must come" not in route and "masking first" in route
     practice = " ".join(by_id["in-practice"].source.split())
@@ -1413,17 +1418,17 @@ def test_page_after_review_08r_folds_the_detour_shows_the_empty_rows_and_the_pre
     out = "".join(o.get("text", "") for o in by_id["tf-code"].outputs)
     assert "masked run, same as the prefixes: True" in out  # 08s: and no mask, False
     # left padding: the table leads, the empty rows and the fix are drawn
-    table = by_id["lp-table"].source  # 08v: after; 08a (round 2): for the real words only
+    table = by_id["nan-md"].source  # 08b (round 2): in the fold; for the real words only
     assert "| decoder (causal mask) | the causal mask (for the real words) |" in table
     out = "".join(o.get("text", "") for o in by_id["left-pad-code"].outputs)
-    assert out.strip() == "rows that allow no key: [0 1 2]"
+    assert out.splitlines()[0] == "rows that allow no key: [0 1 2]"
     html = "".join(
         str(o.get("data", {}).get("text/html", "")) for o in by_id["left-pad-fig"].outputs
     )
     assert "<img" in html and "dashed box" in html  # 08s: one panel, the pads' box
     # one message on the right (08s): the causal mask alone; & padding touches the pads' rows
     assert "decoder applies both" not in flat["8e65a9c6"]
-    assert "`& padding` changes only the pads' own rows" in flat["4543ab08"]
+    assert "`& padding` changes only" not in flat["4543ab08"]  # 08b (round 2): said once
     assert "swamps" not in flat["in-practice"]  # 08v: the float32 detail cut
 
 
@@ -1437,11 +1442,10 @@ def test_page_after_review_08s_says_one_thing_about_right_padding_and_is_shorter
     main, folded = main_and_folded(cells)
     assert _words(main) < 1704  # 1,704 before
     assert _words(cells) < 2391  # 2,391 before
-    assert "causal `&` padding |" not in by_id["lp-table"].source.split("\n")[-1]
+    decoder = [r for r in by_id["nan-md"].source.split("\n") if r.startswith("| decoder")]
+    assert not decoder[0].endswith("causal `&` padding |")
     assert "rounds to one number" not in flat["in-practice"]
-    assert (
-        'tests the table\'s "pads on the left" column' in flat["nan-md"]
-    )  # 08t: folded, with its reason
+    assert "**Each mask alone.**" in flat["nan-md"]  # 08t: folded, with its reason
     # one leak demonstration; teacher forcing after the triangle is shown
     assert "27de366a" not in ids and "8058d5b6" not in ids
     assert ids.index("07954ee0") < ids.index("tf-code") < ids.index("shift-code")
@@ -1473,17 +1477,18 @@ def test_page_after_review_08t_folds_the_left_padding_checks_and_is_shorter():
     assert "left-pad-where-md" not in ids and "left-pad-after" not in ids
     assert by_id["nan-md"] in folded and "**Positions.**" in flat["nan-md"]
     assert "Positions" not in flat["in-practice"]
-    fold = ["nan-md", "772c7115", "7f2ad8f6", "left-pad-where", "left-pad-assert"]
-    start = ids.index("ex-batch-sol-end") + 1  # 08x: closes the optional left-padding section
-    assert ids[start : start + 5] == fold and ids.index("further-md") == start + 5
+    fold = ["nan-md", "left-pad-code", "left-pad-fig", "left-pad-fig-assert", "772c7115"]
+    fold += ["7f2ad8f6", "left-pad-where", "left-pad-assert"]  # 08b (round 2): one fold
+    start = ids.index("ex-batch-sol-end") + 1
+    assert ids[start : start + 8] == fold and ids.index("further-md") == start + 8
     assert by_id["left-pad-where"].metadata["tags"] == ["hide-cell"]
     assert "mask=causal)" not in by_id["left-pad-where"].source  # no 8 x 8 from far above
     # why an encoder has no empty row; the recap of the arrays reused; the reasons
     assert "without the causal mask, a pad still sees the real keys after it" in flat["nan-md"]
-    assert "sQ" not in flat["lp-head"]  # 08v
-    assert "pads on the **left**" in flat["lp-head"] and "(chapter 12)" not in flat["lp-head"]
-    assert "among its pads" in flat["lp-head"]  # 08a (round 2): why, not a wrong pointer
-    assert "unmasks the whole row instead):" in flat["left-pad-intro"]  # 08a (round 2)
+    note = flat["4543ab08"]  # 08b (round 2): the short note on the main line
+    assert "pads on the **left**" in note and "(chapter 12)" not in note
+    assert "among its pads" not in note and "after its pads" in note  # lands after the pads
+    assert "unmasks the whole row instead)" in flat["nan-md"]  # 08a (round 2)
     # the padding figure's takeaway does not repeat 'about a third' from 70bdfd29
     assert "about a third" not in by_id["e9d676ee"].source
 
@@ -1497,10 +1502,10 @@ def test_page_after_review_08u_qualifies_the_diagonal_and_is_shorter():
     main, _ = main_and_folded(cells)
     assert _words(main) < 1657  # 1,657 before
     assert _words(cells) < 2378  # 2,378 before
-    table = flat["lp-table"]  # 08v: after the demonstration
+    table = flat["nan-md"]  # 08b (round 2): the table in the fold
     assert "`\\|` the diagonal |" in table  # 08w: a short row (08aa: footnote cut)
-    intro = flat["left-pad-intro"]  # 08aa: the diagonal is this course's choice, said once
-    assert "This course's fix" in intro and "Hugging Face unmasks the whole row" in intro
+    assert "this course lets each pad see itself" in flat["4543ab08"]  # the course's choice
+    assert "Hugging Face unmasks the whole row" in flat["nan-md"]
     summary = flat["6aa08049"]  # the left-padding fix sits with the 0 / 0 it avoids
     assert "Masks combine with `&`. - A row" in summary
     assert "$0 / 0$. Next" in summary  # 08x: left padding is optional, the summary core
@@ -1527,7 +1532,7 @@ def test_page_after_review_08v_builds_the_mask_and_keeps_the_padding_half_light(
     assert "[causal_mask] TODO" in stub and "[causal_mask] PASS" in solved
     assert ids.index("ex-cm-sol-end") < ids.index("14375a97") < ids.index("07954ee0")
     # the table after the fix and its figure; the head axis on the main line
-    assert ids.index("left-pad-fig") < ids.index("lp-table") and "|" not in flat["lp-head"]
+    assert ids.index("nan-md") < ids.index("left-pad-fig") and "|" not in flat["4543ab08"]
     assert "pad_mask[:, None] (b, 1, 1, n)" in flat["b902f809"] and by_id["b902f809"] in main
     # each fold's code toggle names its fold
     for cid in ("zero-route", "cross-code", "772c7115", "left-pad-where"):
@@ -1580,15 +1585,14 @@ def test_page_after_review_08x_is_shorter_with_fewer_folds_and_exact_fills():
     dropdowns = [
         c.id for c in folded if ":class: dropdown" in c.source and "admonition" in c.source
     ]
-    assert dropdowns == ["zero-route-md", "nan-md", "in-practice"], dropdowns
+    assert dropdowns == ["zero-route-md", "sym-md", "nan-md", "in-practice"], dropdowns
     assert "cross-md" not in ids and "mh-mask-md" not in ids and "1cc31342" not in ids
     # the core ends with the padding exercise; left padding and its exercise are optional
     assert ids.index("pad-fig-assert") + 1 == ids.index("df82c2f9")
-    assert ids.index("4543ab08") + 1 == ids.index("lp-head")
-    assert ids.index("lp-head") < ids.index("ex-batch-md") < ids.index("further-md")
-    assert "the pads up to itself" not in flat["left-pad-mid"]
+    assert ids.index("4543ab08") + 1 == ids.index("ex-batch-md") < ids.index("further-md")
+    assert "the pads up to itself" not in flat["nan-md"]
     assert "lands on the heads" not in flat["b902f809"]
-    assert "np.eye" not in flat["left-pad-intro"]
+    assert "np.eye" not in flat["nan-md"]
 
 
 def test_page_after_review_08y_motivates_left_padding_and_tells_each_story_once():
@@ -1601,9 +1605,9 @@ def test_page_after_review_08y_motivates_left_padding_and_tells_each_story_once(
     assert _words(main) < 1616  # 1,616 before: the main line did not grow
     assert _words(cells) < 2342  # 2,342 before
     note = by_id["in-practice"].source
-    assert "Most code" not in note and "The rest replaces the" in flat["in-practice"]
+    assert "Most code" not in note and "Other code, like ours, *replaces*" in flat["in-practice"]
     assert "\n\n**Cross-attention.**" in note
-    assert "optional" not in flat["lp-head"].lower() and "(chapter 12)" not in flat["lp-head"]
+    assert "optional" not in flat["4543ab08"].lower() and "(chapter 12)" not in flat["4543ab08"]
     ids = list(by_id)  # "the fold after the solution": the full finite-fill story
     assert ids.index("78ddbfa5") + 1 == ids.index("zero-route-md")
     assert "spreads it evenly" in flat["zero-route-md"]
@@ -1678,11 +1682,40 @@ def test_page_after_review_08a_round_2_says_why_left_and_the_slip_once():
     main, _ = main_and_folded(cells)
     assert _words(main) <= 1561  # 1,569 before
     assert _words(cells) <= 2250  # 2,319 before
-    left = [by_id[i] for i in ("lp-head", "left-pad-mid", "left-pad-intro")]
-    assert _words(left) <= 85  # 122 before: about a third shorter
+    assert _words([by_id["4543ab08"]]) <= 60  # 08b (round 2): a short note, the rest folded
     assert "falls from 0.27 alone to 0.13 with seven pads" in flat["70bdfd29"]
     assert "if every layer is masked" in flat["tf-after"]
-    assert "(for the real words)" in flat["lp-table"]
+    assert "(for the real words)" in flat["nan-md"]
     assert "The difference" not in flat["zero-route-md"] and "checker" not in flat["zero-route-md"]
     assert "What you will meet" not in flat["b902f809"]
     assert "pad_mask           (b, 1, n)       the 1" in by_id["b902f809"].source
+
+
+def test_page_after_review_08b_round_2_folds_left_padding_into_one_dropdown():
+    """Review 08b (round 2): left padding (19 cells, a NaN demo) sat on the main line; the
+    new word lands after the pads, not among them; teacher forcing in one long sentence;
+    'The rest replaces'; the cache pointer; Raschka's own reason; the padding_mask ban."""
+    cells, by_id, flat = _page()
+    ids = list(by_id)
+    main, folded = main_and_folded(cells)
+    assert _words(main) <= 1248  # 1,561 before: at least 20% shorter
+    assert _words(cells) <= 2066  # 2,250 before: the page did not grow
+    for gone in ("lp-head", "left-pad-mid", "left-pad-refuse", "left-pad-intro", "lp-table"):
+        assert gone not in ids, gone
+    note = flat["4543ab08"]
+    assert "one shared new column" in note and "ends at the last column" in note
+    fold = by_id["nan-md"]
+    assert fold in folded and "Going deeper: padding on the left" in fold.source
+    for cid in ("left-pad-code", "left-pad-fig", "772c7115", "left-pad-where"):
+        assert by_id[cid].metadata["tags"] == ["hide-cell"], cid
+    spec = flat["ex-batch-md"]
+    assert "`left=True` puts each sentence's pads first" in spec
+    assert "not `al.padding_mask`" in spec and by_id["ex-batch-md"] in main
+    assert "(**teacher forcing**) and must guess word $t + 1$. Without" in flat["tf-after"]
+    practice = flat["in-practice"]
+    assert "The rest replaces" not in practice and "(the KV cache of chapter 12)" in practice
+    assert "for efficiency" in flat["zero-route-md"]
+    # each point once: 0 / 0 in the math and the Summary; no real output change in 8.61
+    said = [c.id for c in main + folded if "0 / 0" in c.source and "float32" not in c.source]
+    assert said == ["79907c17", "6aa08049"], said
+    assert "no real output changes" not in " ".join(flat.values())

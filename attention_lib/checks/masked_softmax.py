@@ -7,6 +7,7 @@ import numpy as np
 from ..core import causal_mask, scaled_dot_product_attention, softmax
 from ..masks import padding_mask
 from .base import Cases, CheckResult, Fail, expect_shape, fmt, known_mistakes, same, verdict
+from .masked_softmax_axes import _keepdims_mistakes
 
 
 def _expected_weights(scores, mask) -> np.ndarray:
@@ -90,6 +91,11 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
     full = np.broadcast_to(mask, scores.shape)
     expect_shape(out, scores.shape, case, " Return one weight per score.")
     expected = _expected_weights(scores, mask)
+    if not np.allclose(out, expected) and _ignores_input(cases.fn, scores, mask, out):
+        raise Fail(
+            f"your output does not depend on the input (on {case}): other scores gave "
+            "the same weights. Compute the weights from scores and mask, not a fixed array."
+        )
     given = np.broadcast_to(scores, full.shape)
     if np.array_equal(out[full], given[full]) and not np.allclose(out.sum(axis=-1), 1.0):
         raise Fail(  # np.where(mask, scores, fill) returned as it is: no exp, no division
@@ -135,7 +141,8 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
             raise Fail(f"a row's weights are all 0 on {case}: {_why_large(cases.fn)}")
         raise Fail(
             f"a row's weights are all 0 on {case}: the shift used a masked score (the raw "
-            "row's maximum), so every allowed exp(...) underflowed to 0. Take the maximum "
+            "row's maximum), so every allowed exp(...) underflowed to 0. The 0 / 0 gave "
+            "nan, and np.nan_to_num (or a step like it) hid it as 0s. Take the maximum "
             "over the allowed keys only: np.where(mask, scores, -np.inf).max(axis=-1, "
             "keepdims=True)."
         )
@@ -171,6 +178,19 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
             "allowed keys must add up to 1."
         )
     same(out, expected, case)
+
+
+def _ignores_input(fn, scores, mask, out) -> bool:
+    """Whether ``fn`` gives ``out`` again for other scores whose weights differ."""
+    other = np.asarray(scores, dtype=float)[..., ::-1] + np.arange(scores.shape[-1])
+    if np.allclose(_expected_weights(other, mask), _expected_weights(scores, mask)):
+        return False
+    try:
+        with np.errstate(all="ignore"):
+            again = np.asarray(fn(other, mask), dtype=float)
+    except Exception:  # noqa: BLE001 - a probe only chooses the hint; the case already failed
+        return False
+    return again.shape == np.shape(out) and np.array_equal(again, out, equal_nan=True)
 
 
 def _why_large(fn) -> str:
@@ -263,37 +283,3 @@ def _softmax_mistakes(scores, mask, full, case: str) -> list[tuple]:
             )
         )
     return mistakes
-
-
-def _keepdims_mistakes(scores, full, case: str) -> list[tuple]:
-    """A row's max or sum taken without keepdims=True: it lines up with the *last* axis."""
-    logits = np.where(full, scores, -np.inf)
-    if logits.ndim < 2 or logits.shape[-2] != logits.shape[-1]:
-        return []  # (n_k,) has nothing to misalign; other shapes raise, and call() says why
-    top = logits.max(axis=-1)  # (..., n_q): no keepdims
-    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
-    with np.errstate(all="ignore"):
-        shifted = np.exp(logits - top)  # row maxima subtracted along the keys instead
-        wrong_max = shifted / shifted.sum(axis=-1, keepdims=True)
-        by_column = np.exp(logits - logits.max(axis=-2, keepdims=True))  # each key's max
-        by_column /= by_column.sum(axis=-1, keepdims=True)
-    return [
-        (
-            e / e.sum(axis=-1),
-            f"each row was divided by the wrong sum (on {case}): e.sum(axis=-1) without "
-            "keepdims=True has shape (..., n_q), so it lines up with the keys axis and key j "
-            "is divided by row j's sum. Write e.sum(axis=-1, keepdims=True).",
-        ),
-        (
-            wrong_max,
-            f"the shift went down the wrong axis (on {case}): logits.max(axis=-1) without "
-            "keepdims=True subtracts row j's maximum from key j of every row. Write "
-            "logits.max(axis=-1, keepdims=True).",
-        ),
-        (
-            by_column,
-            f"the shift took each column's maximum (on {case}): max(axis=-2) or axis=0 runs "
-            "over the queries, and a different shift per key changes the weights. Take each "
-            "row's maximum over the keys: max(axis=-1, keepdims=True).",
-        ),
-    ]

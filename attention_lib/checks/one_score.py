@@ -59,9 +59,11 @@ def check_one_score(fn) -> CheckResult:
             last = _LAST.get()
             if last is not None and last[0] is out and last[1] not in "iuf":  # "1.8", True
                 raise Fail(f"your function returned {_KINDS.get(last[1], 'no number')}: {_NUMBER}")
+            if out.shape == (d_k,) and np.allclose(out, (X[i] @ W_q) * (X[j] @ W_k)):
+                raise Fail(f"your function returned {d_k} products (on {case}): {_NO_SUM}")
             if out.shape == (d,) and np.allclose(out, X[i] @ W_q @ W_k.T):  # x_j left out
                 raise Fail(f"your function returned a vector (on {case}): {_NO_XJ}")
-            expect_shape(out, (), case, _ONE_BY_ONE if out.shape == (1, 1) else _ONE_NUMBER)
+            expect_shape(out, (), case, _ONE_BY_ONE if out.shape in ((1,), (1, 1)) else _ONE_NUMBER)
             mistakes = [
                 (_score(X, W_q, W_k, i, j) / np.sqrt(d_k), _SCALED),
                 (_score(X, W_q, W_k, i, j) * np.sqrt(d_k), _SCALED),
@@ -197,6 +199,7 @@ _PRINTED = (
     "return hands it back: end with return q_i @ k_j."
 )
 _ONE_NUMBER = " One score is one number: q_i · k_j."
+_NO_SUM = "one number: add the products (@, not *), q_i @ k_j."
 _ONE_BY_ONE = (
     " One score is one number: use the rows X[i] and X[j], not X[i:i+1], or end with .item()."
 )

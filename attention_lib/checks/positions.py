@@ -114,7 +114,11 @@ def check_pe_length(answer) -> CheckResult:
             answer,
             expected,
             (
-                (2.0, "2 is the squared length (1 for each sin-cos pair): take its square root."),
+                (
+                    2.0,
+                    "2 is the squared length (1 for each sin-cos pair), or √d_model: take "
+                    "the square root of the squared length.",
+                ),
                 (
                     1.0,
                     "one (sin, cos) pair has length 1, but d_model = 4 holds two pairs: add "
@@ -219,6 +223,11 @@ def check_pe_offset(answer) -> CheckResult:
                 "by 20 times its speed.",
             )
             for steps in (21.0, 19.0)  # an off-by-one count of the steps
+        ),
+        (
+            float(positional_encoding(21, 32)[0] @ positional_encoding(21, 32)[20]),
+            "that is the d_model = 32 value (16 pairs): the exercise asks for d_model = 4, "
+            "two pairs.",
         ),
         (
             fast * slow,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -149,6 +150,9 @@ def check_projection_element(
         f"{W_name}, ({shown}), multiply each pair and add all {x.size} products"
     )
     fallback = f"{{value}} is too {{side}}. {pair}: is one factor taken from another row or column?"
+    whole = _whole_row(answer, x @ W, j, x_name, W_name)
+    if whole is not None:
+        return whole
     return check_number(
         "projection-element",
         answer,
@@ -157,6 +161,25 @@ def check_projection_element(
         mistakes=shared_numbers(answer, slips, pair),
         fallback=fallback,
     )
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+
+
+def _whole_row(answer, row: np.ndarray, j: int, x_name: str, W_name: str) -> CheckResult | None:
+    """A FAIL when ``answer`` is the whole projected row ``x W`` rather than its element j."""
+    try:
+        whole = np.asarray(answer, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    if whole.shape != row.shape or row.size < 2 or not np.allclose(whole, row, atol=0.005):
+        return None
+    what = {"W_q": "query", "W_k": "key", "W_v": "value"}.get(W_name, "vector")
+    nth = _ORDINALS[j] if j < len(_ORDINALS) else f"entry {j} counting from 0"
+    hint = f"that is the whole {what}, {x_name} {W_name}; element {j} is its {nth} entry"
+    result = CheckResult("projection-element", "FAIL", f"{hint} (from 0): give that one number.")
+    print(result.line)
+    return result
 
 
 # --- Exercise: with one shared matrix, how many words match themselves best? -------------
@@ -183,6 +206,9 @@ def check_self_matches(
     """
     S = np.asarray(S, dtype=float)
     n, own = S.shape[0], _count_own(S)
+    early = _not_shared(answer, S, n)
+    if early is not None:
+        return early
     mistakes = (
         (
             n,
@@ -246,6 +272,25 @@ def check_self_matches(
         "by eye."
     )
     return check_number("self-matches", answer, own, places=0, mistakes=mistakes, fallback=fallback)
+
+
+def _not_shared(answer, S: np.ndarray, n: int) -> CheckResult | None:
+    """A FAIL for a count above the number of words, or for an ``S`` that is not symmetric
+    (``S_shared`` overwritten, say with ``Q @ K.T``): the count would be another design's."""
+    if answer is None or isinstance(answer, (bool, np.bool_)):
+        return None
+    if isinstance(answer, numbers.Real) and np.isfinite(answer) and answer > n:
+        hint = f"there are only {n} words, so at most {n} can match themselves best."
+    elif not np.allclose(S, S.T):
+        hint = (
+            "S_shared should be Q @ Q.T (symmetric), but the S you passed is not: was it "
+            "overwritten, with Q @ K.T say? Run S_shared = al.attention_scores(Q, Q) again."
+        )
+    else:
+        return None
+    result = CheckResult("self-matches", "FAIL", hint)
+    print(result.line)
+    return result
 
 
 def _count_own(S: np.ndarray) -> int:  # rows of S whose largest score is on the diagonal

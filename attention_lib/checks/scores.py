@@ -8,6 +8,7 @@ import numpy as np
 from ..core import attention_scores, softmax
 from .base import (
     _LAST,  # the learner's answer with its dtype kind, as returned (before becoming floats)
+    ATOL,
     Cases,
     CheckResult,
     Fail,
@@ -243,5 +244,11 @@ def _check_matrix(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray) -> None
         raise Fail(
             f"every score is {flat[0]:g} (on {case}): a placeholder? Each entry should be "
             "the dot product of one query with one key, so they differ: Q @ np.swapaxes(K, -1, -2)."
+        )
+    integers = last is not None and last[0] is out and last[1] in "iu"
+    if integers and not np.allclose(out, expected, atol=ATOL):
+        raise Fail(
+            f"your scores are integers (on {case}), so each was cut to a whole number: "
+            "drop the integer cast (.astype(int), dtype=int) and keep the floats."
         )
     same(out, expected, case)

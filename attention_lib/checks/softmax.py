@@ -1,9 +1,8 @@
 """Chapter 5 checker: a stable softmax with temperature (the entropy one is in entropy.py).
 
-The softmax exercise asks for NumPy only: a function that calls a library's softmax
-(``al.softmax`` under any name, SciPy's) is named as such, as chapter 10's checker does
-for ``attention_backward``; a helper of the learner's own, even one called ``softmax``,
-is allowed. The grader enforces the same rule with its tripwires.
+The softmax exercise asks for NumPy only: a function that calls a library's softmax (``al.softmax``
+under any name, SciPy's) is named as such, as chapter 10's checker does for ``attention_backward``;
+a helper of the learner's own, even one called ``softmax``, is allowed; the grader agrees.
 """
 
 from __future__ import annotations
@@ -28,6 +27,7 @@ from .names import calls_library
 from .softmax_hints import (
     _ANY_AXES,
     _FLOAT16,
+    _HARD_ARG_MAX,
     _SOFTMAX_AXIS,
     _SOFTMAX_LOOP,
     _SWAPPED,
@@ -72,6 +72,7 @@ def check_softmax(fn) -> CheckResult:
                 np.ones_like(x1),
                 "every weight is 1: each entry was normalised on its own. " + _ANY_AXES,
             ),
+            (np.eye(3)[2], _HARD_ARG_MAX),  # one-hot on the largest score
             (
                 softmax(-x1),
                 "your weights run backwards (the largest score gets the smallest weight): "

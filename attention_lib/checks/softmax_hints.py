@@ -53,9 +53,14 @@ _ANY_AXES = (  # a loop over rows, written for a matrix, meets the first case: o
     "(one row, a matrix, a 3-D array). Use np.max, np.exp and np.sum along axis, with "
     "keepdims=True, and no Python loop."
 )
-_FLOAT16 = (
+_FLOAT16 = (  # chapter 5's two checkers: a float16 input (softmax) or output (entropy)
     "that is float16 rounding (about 3 significant digits), not a wrong formula. Compute "
-    "in float64: leave x's dtype alone."
+    "in float64: do not cast to float16."
+)
+
+_HARD_ARG_MAX = (
+    "you returned a one-hot row, [0, 0, 1]: this is the hard arg max: softmax keeps every "
+    "weight above 0. Divide the exponentials by their sum instead."
 )
 
 

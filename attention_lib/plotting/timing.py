@@ -211,9 +211,6 @@ def memory_plot(
         marker="o", markevery=[len(n) - 1], markersize=4,  # a dot where the label points
         label=f"one score matrix: n² × {itemsize} bytes",
     )  # fmt: skip
-    (band,) = ax.plot(  # a wide pale band under everything: it shows around a line on top
-        n, computed, color="0.8", linewidth=11, alpha=0.6, solid_capstyle="butt", zorder=1
-    )
     ax.annotate(  # just left of the end dot, level with it: the line rises from below
         f"{fmt_bytes(computed[-1])} at n = {n[-1]:g}",
         (n[-1], computed[-1]),
@@ -247,13 +244,11 @@ def memory_plot(
     ax.set_ylabel(ylabel or f"bytes (float{8 * itemsize}, log scale)")
     ax.set_title(title or "Memory of attention against n")
     ax.grid(True, which="major", color="0.92")
-    handles, labels = ax.get_legend_handles_labels()
-    handles[0] = (band, handles[0])  # the band is part of the computed line's legend entry
-    ax.legend(handles, labels, fontsize=8, loc="upper left")
+    ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout()
     alt = (
         f"Log-log plot of memory against n from {n[0]:g} to {n[-1]:g}. The computed size of "
-        f"one n x n score matrix (a dotted line on a wide grey band), n squared times {itemsize} "
+        f"one n x n score matrix (a dotted line), n squared times {itemsize} "
         f"bytes, grows from "
         f"{fmt_bytes(computed[0])} to {fmt_bytes(computed[-1])}. Measured: "
         + "; ".join(parts)

@@ -14,8 +14,9 @@ checkable by hand:
   ``q`` does).
 
 Width 1 is deliberately thin, so that every number can be read by hand; real heads are
-usually 64 or 128 wide (from 32 to 256). Chapter 7 builds heads two numbers wide: the object and subject
-heads for "ate" in the text, and one head that serves three askers in exercise 7.4.
+usually 64 or 128 wide (from 32 to 256). Chapter 7 builds heads two numbers wide: the
+object and subject heads for "ate" in the text, and one head that serves three askers in
+exercise 7.4.
 Each head is three columns: *who asks* (``W_q``), *what answers* (``W_k``) and *what
 comes back* (``W_v``). All queries are 0 or positive (``X`` has no negative entries and
 neither has ``W_q``). The numbers are chosen by hand, not trained, so that the heads
