@@ -102,7 +102,7 @@ def test_the_landing_page_shows_the_destination_and_the_hand_set_weights():
     # review Landr: the formula comes after the same pipeline in plain words
     plain = (
         "Each word's query (what it looks for) is scored against every word's key (what it "
-        "offers), softmax turns the scores into weights that sum to 1, and the output blends "
+        "offers). Softmax turns the scores into weights that sum to 1. The output blends "
         "the words' values (what they hand over) by those weights."
     )
     assert text.index("## Where we are going") < text.index(plain) < text.index("$$")
@@ -122,9 +122,9 @@ def test_the_landing_page_says_what_chapter_10_learns():
     # the mean over chapter 10's test sentences (review Landm)
     # review Lands: a different model from the toy, on a made-up task, so said so
     said = (
-        'A model trained in chapter 10 on a made-up task (two nouns, one singular: "it" means '
-        "that one) "
-        "puts 0.94 of its attention on the right noun, averaged over its test sentences."
+        'A model trained in chapter 10 chooses: on a made-up task (two nouns, one singular, and '
+        '"it" means that one), it puts 0.94 of its attention on the right noun, averaged over '
+        "its test sentences."
     )
     assert said in text and "Trained weights choose" not in text
     # chapter 10 prints the number and a remove-cell assert holds it there
@@ -390,8 +390,8 @@ def test_the_landing_page_says_how_little_the_toy_head_chooses():
     assert ratio.max() < np.e and round(ratio.max(), 1) == 2.2
     assert (round(weights.min(), 2), round(weights.max(), 2)) == (0.09, 0.21)
     assert (
-        "in every row the scores $QK^\\top/\\sqrt{d_k}$ differ by less than 1, so no weight in a "
-        "row is more than $e \\approx 2.7$ times another: all lie between 0.09 and 0.21, around "
+        "In every row the scores $QK^\\top/\\sqrt{d_k}$ differ by less than 1, so no weight in a "
+        "row is more than $e \\approx 2.7$ times another. All lie between 0.09 and 0.21, around "
         "the even share $1/8 = 0.125$." in text
     )
     for quoted in ("0.21", "0.125", "barely chooses"):
