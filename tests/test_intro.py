@@ -122,7 +122,7 @@ def test_the_landing_page_says_what_chapter_10_learns():
     # the mean over chapter 10's test sentences (review Landm)
     # review Lands: a different model from the toy, on a made-up task, so said so
     said = (
-        'A model trained in chapter 10 chooses: on a made-up task (two nouns, one singular, and '
+        "A model trained in chapter 10 chooses: on a made-up task (two nouns, one singular, and "
         '"it" means that one), it puts 0.94 of its attention on the right noun, averaged over '
         "its test sentences."
     )
