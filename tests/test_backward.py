@@ -485,6 +485,11 @@ def _first_batch_axis(A):
         (lambda A, dO: (np.swapaxes(A, -1, -2) @ dO)[..., :2, :], "one row per key"),
         (lambda A, dO: dO @ A, "you computed dOut @ A"),
         (lambda A, dO: np.swapaxes(A, -1, -2) @ dO / A.shape[-2], "you divided by n_q = 3"),
+        (
+            lambda A, dO: np.swapaxes(A, -1, -2) @ dO / np.sqrt(dO.shape[-1]),
+            "you divided by sqrt(d_v)",
+        ),
+        (lambda A, dO: -(np.swapaxes(A, -1, -2) @ dO), "the sign is flipped"),
         # Right for one batch axis only: the case with two batch axes catches it.
         (
             lambda A, dO: np.transpose(A, (0, 2, 1)) @ dO if A.ndim == 3 else A.T @ dO,
@@ -594,6 +599,25 @@ def nudged_all_at_once(Q, K, V, dOut, eps):
     return np.full_like(Q, (loss(Q + eps) - loss(Q - eps)) / (2 * eps))
 
 
+def nudged_two_loops_on_views(Q, K, V, dOut, eps):
+    """Two loops, Q[i, j] saved without a copy: a batch row is a view that moves with Q."""
+
+    def loss(Q):
+        return np.sum(al.scaled_dot_product_attention(Q, K, V)[0] * dOut)
+
+    Q, grad = Q.copy(), np.zeros_like(Q)
+    for i in range(Q.shape[0]):
+        for j in range(Q.shape[1]):
+            original = Q[i, j]
+            Q[i, j] = original + eps
+            above = loss(Q)
+            Q[i, j] = original - eps
+            below = loss(Q)
+            Q[i, j] = original
+            grad[i, j] = (above - below) / (2 * eps)
+    return grad
+
+
 def nudged_two_loops(Q, K, V, dOut, eps):
     """Two loops, Q[i, j]: one entry of a matrix, but a whole row of a batch."""
 
@@ -631,6 +655,7 @@ def nudged_two_loops(Q, K, V, dOut, eps):
         (nudged(loop="last two"), "np.ndindex(Q.shape)"),
         (nudged_across_the_batch, "the same entry of every sentence of the batch"),
         (nudged_two_loops, "two loops nudge a row at once"),
+        (nudged_two_loops_on_views, "Visit every entry: for i in np.ndindex(Q.shape)"),
         (nudged(reduce=np.mean), "your loss is the mean of O * dOut"),
     ],
 )
@@ -872,7 +897,13 @@ def test_training_frame_marks_the_step(run):
     assert alt.startswith("Training step 50: loss 1.27, test accuracy 76%;")
     fig.canvas.draw()  # the "sentence" label sits inside the frame, not cut at its left edge
     assert grid_ax.yaxis.label.get_window_extent().x0 >= 0.005 * fig.bbox.width
+    # the static grid of the same data has the same colour bar as the slider's frames
+    static, _ = it_attention(weights, tokens, referent, title="demo")
+    static_bar = static.axes[1]
+    assert list(static_bar.get_yticks()) == [0, 0.5, 1]
+    assert static_bar.get_ylabel() == bar_ax.get_ylabel() == "attention weight"
     plt.close(fig)
+    plt.close(static)
     with pytest.raises(ValueError, match="step 151 is outside the history of 150 steps"):
         training_frame(151, weights, tokens, referent, run.loss, run.test_accuracy)
 
@@ -933,6 +964,7 @@ def _right_when_square_else_no_transpose(Q, K, dS):
         (_right_when_square_else_no_transpose, "Match the shapes"),
         (lambda Q, K, dS: (_scale(K) * dS @ K, _scale(K) * dS.T @ Q), "np.swapaxes(dS, -1, -2)"),
         (lambda Q, K, dS: _scale(K) * dS @ K, "return a pair (dQ, dK), not ndarray"),
+        (lambda Q, K, dS: (Q, K, dS), "you returned 3 values: return a pair (dQ, dK)"),
         (  # one of the two left unscaled: the factor is named
             lambda Q, K, dS: (dS @ K, _scale(K) * np.swapaxes(dS, -1, -2) @ Q),
             "your dQ is √d_k = 2 times too large",
@@ -1117,7 +1149,8 @@ def test_capstone_checker_rules_out_the_library_and_waits_for_the_pieces(capsys)
     assert unfinished.status == "FAIL" and "Finish the exercises above" in unfinished.message
     assert check_attention_backward(lambda Q, K, V, d: None).status == "TODO"
     pair = check_attention_backward(lambda Q, K, V, d: (Q, K))
-    assert pair.status == "FAIL" and "three gradients" in pair.message
+    assert pair.status == "FAIL" and "you returned 2 values: return (dQ, dK, dV)" in pair.message
+    assert "not tuple" not in pair.message
 
 
 @pytest.mark.parametrize("order", [(0, 2, 1), (1, 0, 2), (2, 1, 0)])

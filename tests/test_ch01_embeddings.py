@@ -11,7 +11,7 @@ import matplotlib.text
 import nbformat
 import numpy as np
 import pytest
-from chapter_text import markdown_text
+from chapter_text import markdown_text, shown
 
 import attention_lib as al
 from attention_lib import toy
@@ -789,6 +789,11 @@ def multiplied(n, d_model):
         (lambda n, d: encoding(n, d, rate=0), "FAIL", "exponent is 0. Integer division is one"),
         (halves, "FAIL", "all the sines first"),
         (lambda n, d_model: encoding(n, d_model, start=1), "FAIL", "positions count from 0"),
+        (  # review 01_d: the exponent 2i with no division by d_model
+            from_angle(lambda pos, i, d: pos / 10000 ** (2 * i)),
+            "FAIL",
+            "your slow columns never turn: the exponent is 2i/d_model, a fraction between",
+        ),
         (  # pairs counted 1, 2, ...: no column turns at speed 1
             from_angle(lambda pos, i, d: pos / 10000 ** (2 * (i + 1) / d)),
             "FAIL",
@@ -948,6 +953,11 @@ def test_pe_rows_really_all_have_the_predicted_length():
         (np.cos(19) + np.cos(0.19), "FAIL", "that is 19 steps, not 20"),  # 1.97
         (1.405, "FAIL", "a slower speed"),  # nearest a known slip, not "1.4 is right..."
         (0.3, "FAIL", "too low"),
+        # review 01_d: the turn doubled (40 and 0.4) or halved (10 and 0.1)
+        (np.cos(40) + np.cos(0.4), "FAIL", "you doubled each turn"),
+        (0.25, "FAIL", "by 20 and 0.2 radians, not 40 and 0.4"),
+        (np.cos(10) + np.cos(0.1), "FAIL", "you halved each turn"),
+        (0.16, "FAIL", "not 10 and 0.1"),
         (10.47, "FAIL", "that is the d_model = 32 value"),  # review 01_b: PE32[0] @ PE32[20]
         (10.4709, "FAIL", "the exercise asks for d_model = 4"),
         ("1.39", "FAIL", "expected one number"),
@@ -1046,25 +1056,30 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # session 4d (review 01y): width alone does not stop the blur; the note says the cause
     # measured above (stamps longer than the words, in their columns), numbers not repeated
     assert "a stamp (length 1.41) is longer than any word of the running sentence and" in flat
+    # fix round 01d (review 01_c, finding 3): "shares their four columns" said in plain words
+    assert "four columns. It is added to the numbers holding each word's meaning." in flat
     assert "This comes from width 4" not in flat and "(Going deeper). **From chapter 2" not in flat
     assert "Here the stamps are longer than the words" not in flat  # 4e: said once, above
     # review 01_a: the note blames width 4 and the hand-chosen W_q, W_k, not positions as
     # such; the start is motivated
     # fix round 01b: chapter 11's head may follow position alone, so the note no longer
     # leans on it; adding, not concatenating, is said once, in the summary
-    assert "never trained to read positions. So **from chapter 2 on, attention" in flat
+    assert "never trained to read positions. A stamp is" in flat
+    assert "before adding it. So **from chapter 2 on, attention" in flat
     assert "usually sends" not in flat
     assert "Where a sentence starts should not decide" not in flat
-    assert "added to the embeddings (concatenating would widen every later matrix)" in flat
-    assert flat.count("concatenat") == 1
+    # fix round 01d (review 01_c, finding 6): the concatenation aside cut from the summary
+    assert flat.count("concatenat") == 0
     # fix round 01b: result, one-line reason and Predict, each a paragraph of its own
     # fix round 01c (review 01_c): the unmoved "The" moves too, said beside the result
     assert "attends to words that moved.\n\nAt width 4 a stamp (length 1.41)" in cells_md
     assert '"The" stayed put yet moves 0.43: it attends to words that moved.' in flat
-    assert "their four columns.\n\n**Predict:** add positions 0 to 7." in cells_md
+    assert "word's meaning.\n\n**Predict:** add positions 0 to 7." in cells_md
     assert "started at position 1, 2 or 3, after an earlier sentence?" in flat
     # review 01_a: the sinusoids are one scheme of several, said in the main line
-    assert "We build the original Transformer's sinusoids because every number can" in flat
+    # fix round 01e (review 01_d, finding 4): the paper's reason first, then ours
+    assert "The original Transformer chose these waves because a move of $k$ positions" in flat
+    assert "We build them, rather than a learned table, because every number can be" in flat
     # fix round 01c (review 01_c): learned tables and RoPE said once, in the dropdown
     assert "chapter 11's too" not in flat and "BERT-style" not in flat
     assert "GPT-2, nanoGPT and LLaMA do not use these sinusoids" not in flat  # not repeated
@@ -1082,7 +1097,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # the black box is opened just enough to read attention weights before chapter 5
     assert "a weighted average of all the words' *values*" in flat
     assert "from how well words match and sum to 1" in flat
-    assert flat.index('**Predict:** will "dog" get the same output') < flat.index("The same:")
+    assert "The same:" not in flat  # fix round 01e (review 01_d, finding 8): a repeat
     assert "food column" not in flat and "fast sine" not in flat and "$W_k$ reads" not in flat
     assert "distort" not in flat and "40 degrees" not in flat
     assert "at width 4 the stamp is longer" not in flat
@@ -1099,8 +1114,9 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # session 4e (review 01z): the closeness comes from the rows, not from the grouping
     # fix round 01b (review 01_b): the excuse cut; one clause, and the figure's group label
     # fix round 01c: the figure's label; the reason cut to "with four columns only"
-    assert 'with four columns only, "keyboard" and "couch" share' in flat
-    assert "share the *action / thing* column" in flat  # the figure's label
+    assert 'With four columns only, "keyboard" and "couch" share' in flat
+    # fix round 01e (review 01_d, finding 5): one name, the figure's label is "action" too
+    assert "share the *action* column" in flat and "action / thing" not in flat
     assert "sits as close" not in flat
     assert "we filed" not in flat
     assert "0.981" not in flat
@@ -1113,7 +1129,15 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "A feature nobody set by hand" not in flat  # review 01x: cryptic, cut
     assert "{admonition} In a trained model: learned neighbours :class: dropdown" in flat
     # fix round 01b: the box is the printed lines and one sentence on reading them
-    assert 'Read ranks, not values: "it" and "the" score 0.46, more than any two foods.' in flat
+    # fix round 01d (review 01_c, finding 10): the rule with its half-sentence reason
+    # fix round 01e (review 01_d, finding 7): the nearest words are text inside the box (a
+    # visible output would show with the box closed), and they are the input table's rows
+    assert "cake: bread 0.38, pie 0.36, pizza 0.29 ate: drank 0.44" in flat
+    assert "holds rows of its input table, before any attention, for 21 words." in flat
+    shown_code = [c.source for c in shown(cells) if c.cell_type == "code"]
+    assert not any("trained.embeddings" in source for source in shown_code)
+    reason = 'Read ranks, not values: the nearest words make sense, but "it" and "the" score'
+    assert reason in flat and "0.46, more than any two foods." in flat
     assert "a glimpse, not a survey" not in flat
     # the tools for moving rows and columns come before exercise 1.2 asks for both
     assert "(`w[perm]` reorders rows, `w[:, perm]` columns.)" in flat
@@ -1123,11 +1147,13 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # product is not a distance ("nearer" cut), and the printed numbers are not repeated
     assert "scores two words by dotting a *query* with a *key*, vectors made from" in flat
     # fix round 01c (review 01_c): why "the" is printed: same direction, half the length
-    assert '"it" points like "the" but is twice as long: twice the dot product with' in flat
-    assert 'more than "on" with itself (0.17). The cosine ranks "on" first.' in flat
+    # fix round 01e (review 01_d, finding 6): the demo's lesson for attention, said once
+    assert '"it" is twice as long as "the", so its dot product with "on" is twice' in flat
+    assert "So in attention, a long key can outscore an exact match (chapter 3)." in flat
+    assert 'beats "on" with itself (0.17). The cosine ranks "on" first.' in flat
     assert "nearer" not in flat and "(0.40)" not in flat
     # fix round 01b: "on" and "and" are filed under pointer too, and they point at nothing
-    assert '**pointer** (function words: "it", "the", "on", "and"; "it" points back' in flat
+    assert 'Pointer marks function words such as "it", which points back at a noun.' in flat
     assert "that point at another word" not in flat
     assert "the last hand here needs 35,333 positions to turn once" in flat
     assert "The base 10000" not in flat  # review 01v: d_model sets the slowest pace too
@@ -1142,7 +1168,12 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # factor has its own sentence of section 3.4; 'suit' and 'tilts back' cut
     # review 01_a: the section is cut to a dropdown stating the result
     # fix round 01b (review 01_b): the sqrt(d_model) dropdown cut from this chapter
-    assert "sqrt{d_{model}}" not in flat and "86 degrees" not in flat
+    # fix round 01e (review 01_d, finding 3): the stamp's length at any width and the
+    # original's scaling, two sentences in the note, no reason given (the paper gives none)
+    assert "86 degrees" not in flat and flat.count("sqrt{d_{model}}") == 1
+    stamp = "A stamp is $\\sqrt{d_{model}/2}$ long at any width (16 at 512)."
+    assert stamp in flat and "multiplies the embeddings by $\\sqrt{d_{model}}$ before" in flat
+    assert flat.index(stamp) > flat.index("{admonition} Why the toy leaves positions out")
     assert "### Why scale by" not in flat
     assert "that also shares their table" not in flat and "suit" not in flat
     assert "tilts the sum back" not in flat
@@ -1161,9 +1192,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "a weighted average of all the words' *values* (projected word vectors)" in flat
     assert "-1.3 to 3.9" not in flat  # 4e: the chapter-3 aside left the exercise
     assert "rotary embeddings (box" not in flat  # session 4d: the aside cut to one sentence
-    assert "falls overall, not steadily" in flat and "unevenly" not in flat
-    # fix round 01c (review 01_c): the offset-only score does not survive W_q, W_k
-    assert "lose this; RoPE turns query and key after them, so scores keep it." in flat
+    # fix round 01e (review 01_d, findings 2 and 9): the solution ends on the offset; the
+    # projections, RoPE (the dropdown's) and the d_model = 32 profile cut
+    assert "falls overall" not in flat and "Projections" not in flat
+    assert "the raw dot product of two encodings sees only the offset." in flat
     assert "turned by $M_{pos}$ (since $PE_{pos} = PE_0 M_{pos}$)" in flat
     assert "### The other choice: a learned table" not in flat  # merged into the box
     # review 01t: one measured result (the angle) and the reason (size) are kept
@@ -1178,10 +1210,12 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # the toy's width: too few hands; review 01_a: the gaps printed, not "nearly"
     # fix round 01b: the fingerprints stay distinct; what fails is distance versus offset
     # fix round 01c (review 01_c): at width 32 distance follows the offset only roughly
-    assert "distance follows the offset only roughly (4 apart: 2.95; 6 apart: 2.87)" in flat
-    assert "At width 4 the fingerprints stay distinct, but not even roughly:" in flat
+    # fix round 01e (review 01_d, finding 1): distance is set by the offset, not monotone
+    assert "The distance depends on the offset alone (the next section shows why)." in flat
+    assert "does not always grow with the offset: 4 apart, 2.95; 6 apart, 2.87." in flat
+    assert "only roughly" not in flat
     assert "stops following" not in flat
-    assert "positions 1 and 7 stand closer (0.29) than neighbours (0.96), as in six" in flat
+    assert "distinct. Yet positions 1 and 7 stand closer (0.29) than neighbours (0.96)." in flat
     assert "two hands are too few" not in flat
     # equivariance is claimed without a causal mask (a padding mask keeps it), twice
     assert flat.count("Attention without a causal mask") == 2
@@ -1202,7 +1236,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # the original's scaling is met in its own section, after the summary
     assert "why it scales: Going deeper" not in flat
     assert "Each stamp" not in flat and "longer than any toy word" not in flat
-    assert "PE_0 M_{pos}$), and a turn keeps lengths" in flat
+    assert "PE_0 M_{pos}$). A turn keeps lengths" in flat
     # why a hand needs both numbers, in the main text beside the clocks
     assert "a\nsine alone takes each value twice per turn" not in flat
     assert "sine alone takes each value twice per turn (rising, then falling)" in flat
@@ -1219,7 +1253,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # the extrapolation hope is answered, and the word tables are the toy's, not the course's
     assert "in practice the waves extrapolate poorly {cite}`press2022train`" in flat
     assert "every word table in this course" not in flat
-    assert "the four columns of the toy's word table:" in flat
+    assert "the columns of its word table:" in flat
     # Fix round 01b added the reordering exercise, the lengths, the d_model gloss and the
     # rings' caption, and cut elsewhere: main line 1419 -> 1415, visible 2494 -> 2491,
     # bold numbers 11 -> 8.
@@ -1266,8 +1300,16 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # Fix round 01b (review 01_b): main line 1463 -> 1428, visible 2307 -> 2172 (the
     # sqrt(d_model) dropdown, the article's title, the trained box's prose and the note's
     # claim about chapter 11 cut; the d_model = 4 fingerprint reason added).
-    assert len(main.split()) <= 1428, "fix round 01b left 1428 main-line words"
-    assert len(flat.split()) <= 2172, "fix round 01b left 2172 visible words"
+    # Fix round 01d (plain-language pass): main line 1428 -> 1418, visible 2170 -> 2163
+    # (sentences split; the concatenation aside, the `a @ b.T` aside and the chapter-2
+    # preview in the summary cut; a lead-in before the cosine map added).
+    # Fix round 01e (review 01_d): main line 1418 -> 1449, visible 2163 -> 2194. The brief
+    # allowed about 30 more main-line words: the paper's reason for sinusoids, the stamp's
+    # length and the sqrt(d_model) scaling in the note, the dot-vs-cosine lesson; paid in
+    # part by the repeated "dog" sentence, "We begin one step before attention" and the
+    # "black box" sentence. The visible rise is the MiniLM lines, now text in their box.
+    assert len(main.split()) <= 1449, "fix round 01e left 1449 main-line words"
+    assert len(flat.split()) <= 2194, "fix round 01e left 2194 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 5  # bold numbers
 
 
@@ -1327,6 +1369,12 @@ def _back(perm):
         # review 01t: three more slips, each named
         (lambda o, w, p: (o[p], w[p][p]), "FAIL", "the rows moved twice and the columns not"),
         (lambda o, w, p: (o[p], w[np.ix_(p, p)].T), "FAIL", "your weights are transposed"),
+        # review 01_d: P A P, the columns moved by P instead of P^T
+        (
+            lambda o, w, p: (o[p], np.eye(len(p))[p] @ w @ np.eye(len(p))[p]),
+            "FAIL",
+            "that is P A P. The right-hand factor is P^T (P A P^T)",
+        ),
         (lambda o, w, p: (o[:, p], w[p][:, p]), "FAIL", "IndexError: index 5 is out of bounds"),
         (lambda o, w, p: (o[:, p], w[p][:, p]), "FAIL", "the words are its rows: out[perm]"),
         (lambda o, w, p: None, "TODO", "returned None"),

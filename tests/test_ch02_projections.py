@@ -729,9 +729,11 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "44ef9939" not in cells and "v2read01" not in cells  # the value demo is chapter 6's
     # values get a job: what "it" should receive is the value of "cake" (review 02q)
     assert "wqk2txt1" not in cells and "value of 'cake'" in cells["e12303af"].source
-    assert 'the value of "cake" (fourth\nline)' in cells["1eab48bb"].source
-    # review 02s: the case for W_v in numbers, with V = K "it" gets cake's key (food alone)
-    assert "With $V = K$ it would receive cake's key" in cells["1eab48bb"].source
+    case = " ".join(cells["1eab48bb"].source.split())
+    assert 'The value of "cake" (fourth line) hands over a third-person noun' in case
+    # review 02_d-2: the general reason for W_v, not one that leans on the toy's names
+    assert "A key only has to be matched" in case and "what later layers need" in case
+    assert "$V = K$" not in case and "$W_v$ is free to differ from $W_k$" in case
     assert "key of 'cake'" in cells["e12303af"].source
     assert "wqk2tab1" not in cells and "cdb08696" not in cells  # no table, no preview call
     assert "wqkfold1" not in cells  # review 02a: the A^-T fold moved to chapter 3
@@ -745,60 +747,67 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # query column j meets key column j, worked out for q_it . k_cake (review 02q)
     worked = cells["colj0001"].source
     assert "q_{it} \\cdot k_{cake} = 1.8 \\times 1 + 0.24 \\times 0" in worked
-    assert 'Key column 0 holds the *food* of "cake"' in worked and "*seeks food*" in worked
-    # review 02s: W_k's 0.2 names its direction (cake -> it), it -> cake stays 1.8; columns
-    # share a meaning "in a hand-designed model" (the fold: trained columns have none)
-    assert "\n\nSo, in a hand-designed model, column $j$ of $W_q$ must mean" in worked
+    flat_worked = " ".join(worked.split())
+    assert 'Key column 0 holds the *food* of "cake"' in flat_worked and "*seeks food*" in worked
+    # review 02_d-3: column j of W_q and of W_k are one channel; a trained model's have no
+    # names, and only W_q W_k^T sets the scores (chapter 3 develops it)
+    assert "\n\nSo column $j$ of $W_q$ and column $j$ of $W_k$ work as one channel." in worked
+    assert "channels have no names, and only the product $W_q W_k^\\top$" in flat_worked
+    assert "hand-designed" not in worked
     # review 02t: the 0.2 of W_k is cut here (chapter 3 reads it through W_qk), and the
     # 1.80/1.30 asymmetry is said in the experiment and the 2.3 solution only
     assert "lifts" not in worked and "1.30" not in worked and "It pairs query column" in worked
-    assert "column $j$ of $W_k$\nmeans. Key column 0" in worked  # no colon chain
+    assert "one channel: " not in flat_worked  # no colon chain
     assert "0.98" not in worked and "lifting the score" not in worked
     assert (
         "q2read01" not in cells and 'every word but "I" looks for food' in cells["0c33d0b0"].source
     )
     assert "Every word but 'I' seeks food" not in cells["62fccb11"].source  # said once, in prose
     assert "which chapter 4 will scale" in cells["087e3e00"].source  # the search is unscaled
-    printed = cells["b0bb8f49"].outputs[0]["text"]  # review 02s: K and V printed whole
-    # review 02b-6: one header row, aligned with the numbers under it
-    assert "     k | v food person action pointer | noun verb third person human" in printed
-    assert "      cake 1.00   0.00   0.00    0.00 | 1.00 0.00         1.00  0.00" in printed
-    assert "K columns:" not in printed
+    printed = cells["b0bb8f49"].outputs[0]["text"]
+    # review 02_d-5: the K | V table is cut (cell e12303af prints the four vectors used)
+    assert "k | v" not in printed and "K columns:" not in printed
+    assert printed.splitlines()[0] == "X (8, 4) @ W_q (4, 4) -> Q (8, 4)"
     assert "no feature names" not in prose and "makes the shares this sharp" not in prose  # cut
     # what finds "cake" is W_k keeping food in key column 0; "differing" alone is not claimed
     two = cells["c95b653c"].source
-    # review 02b-1: the 1.30 is worked out here, once, with the two weights behind it
-    assert '"cake" (1.80), as' in two and "1.30 = 0.32 + 0.08 + 0.90" in " ".join(two.split())
+    # review 02_d-1: the 1.30, the 1.22 of it from two chosen entries, and the 0.08 without them
+    flat_two = " ".join(two.split())
+    assert '"cake" (1.80), as' in two and '"Cake" scores "it" 1.30. Of that, 1.22' in flat_two
+    assert "falls to 0.08 while it→cake stays 1.80" in flat_two
+    assert "each direction can be set on its own. With one, the two are forced equal." in flat_two
     # review 02r: sharing forces symmetric SCORES; the weights may still differ; W_s is cut.
     # review 02u: the self-preference law stays in exercise 2.2 (shared matrix only); the main
     # line and the Summary no longer claim two matrices break it
     assert "the **scores** are symmetric" in two
     assert "at least one scores itself" not in two and "limit" not in two and "3.39" not in two
-    assert "Separate matrices permit this; they do not force it." in " ".join(two.split())
+    assert "permit this" not in flat_two and "weights we added" not in flat_two
     assert "can still make the weights differ" in " ".join(two.split())
     assert "W_s" not in cells["6d20e151"].source and not re.search(r"W_s(?!hort)", prose)
     summary = " ".join(cells["05104d83"].source.split())
-    assert "separate matrices allow asymmetric ones but do not force them" in summary
+    assert summary.count("separate matrices allow asymmetric ones.") == 1
+    assert "do not force" not in summary  # review 02_d-1: the W_k = 2 W_q remark is cut
     assert "limit" not in summary and "at least one scores itself" not in summary
     solution = cells["5e1f0a03"].source
     assert "Two\n   matrices obey no such law" not in solution and "matrices obey" not in solution
     # review 02u: a key is the label a word is found by, not "what the word is"
     assert "says what the word\nis" not in cells["12660781"].source
     assert "its label for\nthe search" in cells["12660781"].source
-    assert 'the label "cake" was found by, not what "it" can use' in cells["1eab48bb"].source
+    assert 'the key of "cake" (last line) is food alone' in case
     assert 'seeks "it"' not in cells["05104d83"].source
     assert "need only differ" not in two and "$W_k = I$" not in two
     assert "noun spoken of" not in cells["12660781"].source  # W_v is not shown there yet
-    # the 3 sharpens the choice, shown by the number it would be with a 1 (review 02p)
     assert "a 3 rather than a 1" not in cells["087e3e00"].source
     # review 02t: the query of 3 is said before its cell; the "query of 1" column is cut
     search = " ".join(cells["265e464b"].source.split())
-    assert "not 1 (multiplying a query sharpens softmax" in search
+    # review 02_d-7: the softmax-sharpening aside is cut; 02_d-6: no provenance of the marks
+    assert "Our query puts 3 on sci-fi alone." in search and "sharpens" not in search
+    assert "come from the article" not in search
     out = cells["318c1d4b"].outputs[0]["text"]
     assert "query of 1" not in out and "query of 1" not in prose and "Chef    0.0   0.02" in out
     assert "when\nchosen" not in cells["12660781"].source  # a soft lookup passes on shares
     assert "in\nproportion to how well" not in cells["12660781"].source  # shares (review 02a)
-    assert "the softmax of how well its key matched" in cells["12660781"].source
+    assert "on, weighted by its share." in cells["12660781"].source  # round d: said once
     assert "whose core dimension 0 (3 rows) should match the 4 columns" in prose  # the decode
     assert "core dimension 0" in cells["e369ec66"].outputs[0]["text"]  # ... of this error
     assert "151.3 minutes are no one film's" in cells["6b585669"].source  # the blend is no film
@@ -901,13 +910,18 @@ def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
     assert order.index("0c33d0b0") < order.index("colj0001") < order.index("c0fb933e")
     rules = " ".join(cells["wqwhy001"].source.split())
     assert "encode the rules" in rules and "article's story" not in rules
-    assert "Food also seeks a pointer" not in rules and "1.30" not in rules  # review 02b-1
+    # review 02_d-4: the food row's pointer entry is named with its purpose
+    assert 'Food also seeks a pointer (0.9), so that "cake" looks back for "it".' in rules
+    assert "1.30" not in rules and "also prints every key" not in rules
     two = " ".join(cells["c95b653c"].source.split())
     assert "even $I$ (no projection)" in two and "Reformer" not in two  # review 02b-2, 3
-    assert "food seeks a pointer ($W_q$ 0.9), a pointer advertises a little food" in two
+    assert "food seeks a pointer ($W_q$ 0.9), and a pointer advertises a little food" in two
     assert two.endswith("a pronoun needs its noun more than the noun needs the pronoun.")
-    assert "almost every word look for food" in two
+    assert "as every word that looks for food does." in two  # round d: the reason said once
     assert "cols=toy.FEATURES" in cells["40912d84"].source  # the W_q figure names its columns
+    assert "right_rows=toy.FEATURES" in cells["40912d84"].source  # ... and its rows (02_d)
+    alt = cells["40912d84"].outputs[0]["data"]["text/plain"]
+    assert "The rows of W_q: food, person, action, pointer." in alt
 
 
 # --- Fix round b (review 02b) -----------------------------------------------------------------
@@ -947,7 +961,7 @@ def test_products_without_their_sum_are_told_to_add_them(capsys):
 def test_review_02b_page_edits():
     cells = _page_cells()
     prose = "\n".join(" ".join(c.source.split()) for c in cells if c.cell_type == "markdown")
-    assert "(multiplying a query sharpens softmax, chapter 5)" in prose
+    assert "sharpens softmax" not in prose  # review 02_d-7
     assert "best films stand out" not in prose
     assert "a little human: a pronoun can stand for a person" in prose
     assert 'names=("X", "W_q", "Q")' in prose and "To check question 1" in prose

@@ -697,14 +697,16 @@ def _chapter_cells():
 def test_main_line_stays_short_and_the_trained_head_is_said_to_be_picked():
     main, folded = main_and_folded(_chapter_cells())
     words = sum(len(line.split()) for line in prose_lines(main))
-    assert words <= 734, words  # 779 after round d; 754 after 03a; 752 before 03c, 734 after
+    assert words <= 709, words  # 779 after round d; 754 after 03a; 734 after 03c; 709 in 03d
     trained_fold = next(c.source for c in folded if "In a trained model" in c.source)
     assert "picked from its 72 heads" in trained_fold and "whoever asks" in trained_fold
-    assert "b_q" not in trained_fold and "chapter 11" in trained_fold  # review 03b: cut
+    assert "chapter 11" in trained_fold
+    assert "the query bias $b_q$ in it" in trained_fold  # review 03d: the mechanism, unsized
     assert 'every one of its 11 rows peaks at "cake"' in trained_fold
     assert "$\\sqrt{32}$ (chapter 4)" in trained_fold
     assert "lift" not in trained_fold and "softmax" not in trained_fold  # unexplained words
-    assert "[CLS]" not in trained_fold
+    assert "[CLS], a token the model puts before the sentence" in trained_fold  # review 03d
+    assert "3rd" not in trained_fold and "the median head has 0.55" in trained_fold
     exercise = next(c.source for c in _chapter_cells() if "ex-scores-read-figure" in c.source)
     assert "(folded on the website)" in exercise and "no cell above 0.45" not in exercise
     assert 'Why is the column of "cake" the brightest?' in exercise  # review 03b: reasoning
@@ -719,12 +721,15 @@ def test_main_line_stays_short_and_the_trained_head_is_said_to_be_picked():
     assert "softmax" not in next(c.source for c in folded if "ex-scores-read-figure" in c.source)
 
 
-def test_the_names_fold_moved_here_from_chapter_2_next_to_w_qk():
+def test_the_names_fold_moved_here_from_chapter_2_into_going_further():
     cells = _chapter_cells()
     ids = [c.id for c in cells]
-    fold = cells[ids.index("wqkfold1")].source
-    assert ids.index("c3wq0001") < ids.index("wqkfold1") < ids.index("c3gf0001")
+    # Review 03c: the names fold joined the one "Going further" section, after the summary.
+    fold = cells[ids.index("c3gf0001")].source
+    assert "wqkfold1" not in ids and fold.startswith("## Going further")
+    assert ids.index("c3wq0001") < ids.index("425139c8") < ids.index("c3gf0001")
     assert "A^{-\\top}" in fold and ":class: dropdown" in fold
+    assert "(W_q A)(W_k A^{-\\top})^\\top = W_q A A^{-1} W_k^\\top" in fold  # finding 8
     assert "Nothing in plain attention forces them to" in fold
     assert "naming one needs evidence" in fold
     assert "Rotary" not in fold and "no fixed meaning" not in fold  # review 03b cut the RoPE caveat
@@ -733,3 +738,39 @@ def test_the_names_fold_moved_here_from_chapter_2_next_to_w_qk():
     going_further = cells[ids.index("c3gf0001")].source
     assert "Other shapes" not in going_further  # chapters 2 and 12 cover it
     assert not any("spread[d_k]:.1f" in c.source for c in cells)  # chapter 4 runs it
+
+
+def test_matmul_diagram_labels_the_rows_of_the_right_factor_and_formats_each_box():
+    """Review 03d, finding 4: the rows of Kᵀ are named and Q keeps two digits, by opt-in
+    options; a call without them draws exactly what it drew before."""
+    from attention_lib.plotting import matmul_diagram
+
+    Q, K, _ = toy.projections()
+    it, cake = toy.token_index("it"), toy.token_index("cake")
+    kw = {"names": ("Q", "Kᵀ", "scores"), "rows": toy.TOKENS, "highlight": (it, cake)}
+
+    def texts(fig):
+        return [(t.get_text(), t.get_position(), t.get_fontsize()) for t in fig.axes[0].texts]
+
+    plain, plain_alt = matmul_diagram(Q, K.T, fmt=".1f", **kw)
+    same, same_alt = matmul_diagram(Q, K.T, fmt=(".1f",) * 3, **kw)
+    assert texts(plain) == texts(same) and plain_alt == same_alt
+    assert all(size in (9, 10, 11, 16) for *_, size in texts(plain))  # the default sizes
+    fig, alt = matmul_diagram(
+        Q, K.T, fmt=(".2g", ".1f", ".1f"), right_rows=toy.FEATURES, value_size=8.5, **kw
+    )
+    shown = [t.get_text() for t in fig.axes[0].texts]
+    assert all(f in shown for f in toy.FEATURES) and "0.24" in shown and "0.08" in shown
+    assert "1.8 × 1.0 + 0.24 × 0.0 + 0.08 × 0.0 + 0.3 × 0.0 = 1.8" in alt
+    assert "The rows of Kᵀ: food, person, action, pointer." in alt
+    cells = [t for t in fig.axes[0].texts if t.get_text() == "0.24"]
+    assert cells and all(t.get_fontsize() == 8.5 for t in cells)
+    # The labels sit between "@" and the box of Kᵀ, clear of Q's numbers.
+    at = next(t for t in fig.axes[0].texts if t.get_text() == "@").get_position()[0]
+    food = next(t for t in fig.axes[0].texts if t.get_text() == "food" and t.get_rotation() == 0)
+    assert at < food.get_position()[0]
+    plt.close("all")
+    with pytest.raises(ValueError, match="right_rows needs one label per row of right"):
+        matmul_diagram(Q, K.T, right_rows=toy.FEATURES[:3])
+    with pytest.raises(ValueError, match="fmt must be a string or three strings"):
+        matmul_diagram(Q, K.T, fmt=(".1f", ".2f"))

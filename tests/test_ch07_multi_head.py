@@ -594,10 +594,34 @@ def tokens_mixed_looped(X, W_q, W_k, W_v, W_o, h):
     return np.concatenate(heads, axis=-1) @ W_o
 
 
+def review_07d_slip(kind):
+    """Review 07_d: slips that got a bare "values differ" (or "returned list")."""
+
+    def fn(X, W_q, W_k, W_v, W_o, h):
+        h = 2 if kind == "h = 2" else h  # h hard-coded inside the function
+        d_k = X.shape[-1] // h
+        heads = []
+        for i in range(h):
+            c = slice(i * d_k, (i + 1) * d_k)
+            K_i = X @ (W_q if kind == "keys from W_q" else W_k)[:, c]
+            pair = al.scaled_dot_product_attention(X @ W_q[:, c], K_i, X @ W_v[:, c])
+            heads.append(pair if kind == "list of pairs" else pair[0])
+        if kind == "list of pairs":
+            return heads  # h pairs (output, weights), never unpacked
+        out = np.concatenate(heads, axis=-1) @ W_o
+        return out.astype(int) if kind == "int" else out
+
+    return fn
+
+
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
         (good_multi_head, "PASS", "all 6 cases match"),
+        (review_07d_slip("h = 2"), "FAIL", "this is what h = 2 gives, but this case has h = 4"),
+        (review_07d_slip("keys from W_q"), "FAIL", "your keys came from W_q"),
+        (review_07d_slip("int"), "FAIL", "the output was cast to int"),
+        (review_07d_slip("list of pairs"), "FAIL", "returned a list of pairs (output, weights)"),
         # round 3 (review 07x): NumPy's bare "inhomogeneous shape" error, now explained
         (tuple_not_unpacked, "FAIL", "returns a pair (output, weights): unpack it, head_i, _ ="),
         (looped, "PASS", "all 6 cases match"),
@@ -732,6 +756,9 @@ def test_multi_head_checker(fn, status, hint, capsys):
         (32768, "FAIL", "you multiplied by h = 8"),
         (512, "FAIL", "(a 32 x 4 slice per matrix) or 8 x 4 x 4 x 4 (a 4 x 4 matrix per head"),
         (1024, "FAIL", "that is one matrix"),
+        # review 07_d: two matrices, and one 4 x 4 block per head, were "too low"
+        (2048, "FAIL", "that is two of the four matrices"),
+        (128, "FAIL", "that is 8 x 4 x 4: a 4 x 4 block per head, in one matrix"),
         (4224, "FAIL", "counts biases too"),
         (1_048_576, "FAIL", "that is the count for d_model = 512, the next question"),
         (5000, "FAIL", "too high"),
@@ -857,7 +884,8 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     for cell_id in ("wo-md", "wo-code", "wo-assert", "wo-read"):
         assert cell_id not in ids
-    assert "cuts it into heads; one batched call attends in all of them" in source["split-md2"]
+    # round d (plain pass): one idea per sentence
+    assert "cuts it into heads. One batched call then attends in all of them" in source["split-md2"]
     code = cells[ids.index("ef813e7a")].source
     assert "summed = sum(heads[i] @ W_o[4 * i : 4 * (i + 1)] for i in range(h))" in code
     out = "".join(o.get("text", "") for o in cells[ids.index("ef813e7a")].outputs)
@@ -877,12 +905,16 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # review 07_c: the first place the heads meet; a column reads every head's columns
     assert "$W_o$ is the first place the heads meet: each output column is a weighted sum " in read
     assert "one number from each head" not in read
-    assert "In the figure, $W_o$ is the identity but for its third column, $(0, -1, 0, 1)$" in read
-    assert "the subject's *human* minus the object's, 1 for \"ate\" (the subject's noun" in read
+    # review 07_d (finding 1): the mixing column replaces column 2, so the row of "ate" moves
+    assert "The figure's $W_o$ is the identity except for its second column" in read
+    assert "$(0, -1, 0, 1)$: the subject's *human* minus the object's." in read
+    assert 'For "ate" it goes from 0 to 1: a human ate something not human' in read
+    assert "dropped" not in read
     page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
     assert "clean detector" not in page and "0.77" not in page
     # review 07_a: the tie, not the scaling, splits the row
-    assert "Each gets 0.48: the tie (16 = 16), not the scaling, splits" in source["pair-read"]
+    # round d (plain pass): the cause in one short sentence; the assert checks any divisor
+    assert "The tie gives each 0.48." in source["pair-read"]
     assert "blended" not in cells[ids.index("mix-assert")].source
     assert ids.index("pair-read2") < ids.index("pair-figure") < ids.index("mix-assert")
     # what the prose says: the column takes the subject head's human minus the object head's
@@ -941,8 +973,7 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "b256feaf",
     "10741b3e",
     "7dce2a2a",  # 7.4, width-1 heads, beside them (fix round 3, review 07s: it sat before)
-    "9b7e4d10",
-    "grid-ex",
+    "9b7e4d10",  # round d (review 07_c, finding 9): the "Read the grid" exercise is cut
     "slider-md",  # "### Fewer heads, same matrices" (fix round 3: weights change with h)
     "slider-why",  # review 07zd: the slider's question is answered in a fold
     "3dce5151",
@@ -1059,7 +1090,9 @@ def test_one_row_must_split_is_said_in_the_text_once():
     # review 07za: "never both side by side" overreached (values in columns of their own
     # sit side by side even in one head); what merges is what the two share
     # review 07_b: "share these columns" was hard to parse; the same point, plainly
-    assert page.count("are mixed in the same columns, so no later layer") == 1
+    # review 07_d (finding 2): the general reason, one row of weights for every value column
+    assert page.count("Its one row of weights gives every value column the same mix.") == 1
+    assert page.count("No later layer can tell whose *human* the 0.48 is.") == 1
     # review 07zc: the separate-columns sentence (0.51 and 0.48) rested on hidden code and
     # misattributed the 0.51; cut with its experiment
     assert "0.51" not in page and "half its strength" not in page
@@ -1076,17 +1109,18 @@ def test_cost_and_rank_wording():
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     cost = source["2029d4b7"]
     assert "No multiply-add count depends on $h$" in cost
+    # round d (review 07_c, findings 7 and 8): the parameters are left to the exercise
     assert (
-        "Only the element-wise work on the score maps (scale, softmax) and the attention maps "
-        "a plain implementation keeps for the backward pass, $h\\,n^2$ numbers (chapter 9 "
-        "avoids storing them), grow with $h$; "
-        "the parameters do not"
+        "Only two things grow with $h$: the element-wise work on the score maps (scale, "
+        "softmax), and the $h\\,n^2$ attention-map entries a plain implementation keeps for "
+        "the backward pass."
     ) in cost
+    assert "parameters" not in cost
     assert "rank" not in cost and "cost-read" not in source  # fix round 7i: cut, unmeasured
     assert "chip" not in " ".join(source.values())
     # review 07zd: equal counts do not make heads free; one clause, no measured timing
     assert "Narrow heads are less expressive (Going deeper) and use hardware poorly" in cost
-    assert "the attention maps a plain implementation keeps" in cost  # review 07ze
+    assert "attention-map entries a plain implementation keeps" in cost  # review 07ze
     # fix round 7m (review 07q): equal counts, unequal time; said from the count itself
     # review 07w: the cost was said four times; the timing aside is cut with the repeats
     assert "Equal counts" not in cost
@@ -1173,7 +1207,7 @@ def test_what_a_one_number_query_does_is_left_to_the_exercise():
     # review 07zc: "typically 64 or 128" missed chapter 11's own 32-wide heads
     # review 07zd: the real widths are said once, in the cost section
     # review 07_b: 256-wide heads exist (Gemma); toy/heads.py's docstring says the same
-    assert "real heads are usually 64 or 128 wide; some 32 or 256." in source["2029d4b7"]
+    assert "Real heads are usually 64 or 128 wide. Some are 32 or 256." in source["2029d4b7"]
     assert "usually 64 or 128 wide (from 32 to 256)" in (HEADS.__doc__ or "")
     assert "trained.D_MODEL // trained.H == 32" in source["2c1d3cd7"]
     assert "$\\sqrt{d_k} = 1$: no scaling" in source["heads-md"]  # fix round 7n
@@ -1206,27 +1240,32 @@ def test_values_overlap_is_said_with_its_example():
     assert ids.index("pair-values") + 1 == ids.index("pair-md3")
     head = source["pair-md3"]
     # review 07_a: only which columns each head owns; the general statement is in The math
-    assert "A head is a block of columns" not in head and "divides by 2" not in head
-    assert "The object head owns the first two columns of $W_q$, $W_k$, $W_v$" in head
-    assert "the subject head the last two: $d_k = 2$." in head
+    # round d (review 07_c, finding 2): the split is said before W_q's row is printed
+    owns = source["pair-md"]
+    assert "A head is a block of columns" not in owns and "divides by 2" not in owns
+    assert "The **object head** owns the first two columns of $W_q$, $W_k$ and $W_v$." in owns
+    assert "The **subject head** owns the last two. So each head is $d_k = 2$ wide." in owns
     assert "columns 0 and 1" not in " ".join(source.values())
-    assert "One head ($h = 1$) owns all four: $d_k = 4$." in head
+    assert "One head ($h = 1$) owns all four columns: $d_k = 4$." in head
     assert "by rows" not in head
     pair = source["pair-md2"]
     # review 07zc: one fact per sentence, the key and the value each in its own
     # review 07_a: the W_k and W_v tables are cut; the key/value table shows them
     assert "a word's key is its *food* and *person* features" in pair
-    assert "its value chapter 6's *noun* and *human* columns." in pair
+    assert "Its value is chapter 6's *noun* and *human* columns." in pair
     assert "0.3 noun" not in pair  # review 07za: the odd aside is cut
     assert "each matrix" not in pair and "(1, 0)" not in pair
     W_q, W_k, W_v, W_o = HEADS.PAIR
     V = toy.X @ toy.W_v[:, [0, 3]]
     assert V[CAKE].tolist() == [1.0, 0.0] and V[I].tolist() == [1.0, 1.0]
     # review 07_b: the concatenation is named where the heads are first combined
-    assert "Their outputs are laid side by side, the **concatenation**, and multiplied" in head
+    # review 07_d (findings 4, 5): what the library does, previewed; this W_o is the identity
+    assert "It lays the heads' outputs side by side, the **concatenation**, and" in head
+    assert "multiplies by $W_o$, here the identity." in head and "(see the math section)" in head
     # review 07zb: the 16 is named where the table shows it, one per head
     # review 07zc: one fact per sentence
-    assert "The **object head** asks for food with 16; the **subject head** asks for a " in pair
+    assert "The first half is the object head's query: it asks for food with 16." in pair
+    assert "The second half, the subject head's, asks for a person with 16." in pair
     assert "columns 0-1" not in " ".join(c.source for c in cells if c.id == "pair-values")
     assert 'what was eaten ("cake") and who ate ("I")' in " ".join(source["855d1d49"].split())
     assert "(who ate)" not in pair and "(what was eaten)" not in pair
@@ -1337,22 +1376,24 @@ def test_the_named_heads_and_one_merged_experiment():
     read = source["pair-read"]
     # fix round 7j: the one-head tie is explained, and what is lost is the shared feature
     assert read.startswith(
-        'Run as one head, "cake" and "I" both score 16 with "ate", 8 after scaling. Each '
-        "gets 0.48:"  # fix round 7l: scaled; review 07zb: the query is in pair-code
+        'Run as one head, "cake" and "I" both score 16 with "ate", 8 after scaling. The tie '
+        "gives each 0.48."  # fix round 7l: scaled; review 07zb: the query is in pair-code
     )
     # fix round 7n (review 07r): why twice; "nouns" said of the value cards, not of "I"
     # fix round 5 (review 07u): plain words, no "merges"
     assert "Both halves of the output hold one average, (0.98, 0.48):" in read
     assert (  # review 07zc: one fact per sentence; review 07_b: no clipped sentence
-        "a noun, about half human. The eaten and the eater are mixed in the same columns, so "
-        "no later layer can tell whose *human* the 0.48 is." in read
+        # review 07_d (findings 2, 3): the general reason, and the tie is not the scaling
+        "The tie gives each 0.48. Any divisor leaves the tie a tie. Its one row of weights "
+        "gives every value column the same mix." in read
     )
+    assert "a noun, about half human. No later layer can tell whose *human* the 0.48 is." in read
     assert "Both words are nouns" not in read
     assert "merges" not in read
     assert "is lost" not in read
     read2 = source["pair-read2"]
     # review 07zd: one claim per sentence; the table's headings name the columns
-    assert "One returns what was eaten, (0.99, 0.00); the other who ate, (1.00, 1.00)." in read2
+    assert "One returns what was eaten, (0.99, 0.00). The other returns who ate" in read2
     # fix round 4 (review 07t): the paper's reason, said once, on the pair's own numbers
     assert read2.count("average") == 0  # review 07w: the one-head argument is in pair-read
     assert "{cite:p}`vaswani2017attention`" in read2
@@ -1432,11 +1473,10 @@ def test_real_code_and_exercise_wording():
         "Each attention layer of the base model has $4 \\times 512^2 = 1{,}048{,}576$" in solution
     )
     assert "traced above" in source["5cd0b651"]
-    # review 07_a: the third idea of solution 2 (word order) is dropped
-    assert "I ate and she slept" not in source["grid-ex"]
-    assert "so many verb-subject pairs need wider heads." in source["grid-ex"]
-    ids = [c.id for c in cells]  # fix round 3: exercise 7.4 sits between them
-    assert ids.index("eb4099cc") + 1 == ids.index("7dce2a2a") == ids.index("grid-ex") - 2
+    # round d (review 07_c, finding 9): the grid exercise repeated 7.4's lesson; cut
+    ids = [c.id for c in cells]
+    assert "grid-ex" not in ids and "ex-heads-read-figure" not in " ".join(source.values())
+    assert ids.index("eb4099cc") + 1 == ids.index("7dce2a2a")
     assert "hull" not in source["7dce2a2a"]
     assert "$a < 1$, $b < 1$ and $a + b > 1$ works" not in source["7dce2a2a"]  # 7m: cut
     assert "can never be the unique winner of a dot-product score" in source["7dce2a2a"]
@@ -1580,19 +1620,13 @@ def test_fix_round_7i_wording():
     labels = source["pair-read2"]  # review 07_b: the mix-code cell is cut
     assert "more human" not in labels  # fix round 7m: a difference, not a truth value
     assert "a human ate a non-human" not in " ".join(source.values())
-    # fix round 7l: a width-1 head can pair two verbs with two subjects; it has two winners
-    assert "Pairing each verb" not in source["grid-ex"]
-    # fix round 7m (review 07q): the reason is given there, without a forward reference
-    assert "{numref}" not in source["grid-ex"]
-    # fix round 3 (review 07s): exercise 7.4, which proves it, now comes just before
-    ids = [c.id for c in cells]
-    assert "A width-1 head has at most two winners (the exercise above)" in source["grid-ex"]
-    assert ids.index("7dce2a2a") + 2 == ids.index("grid-ex")
+    # round d (review 07_c, finding 9): the grid exercise, which repeated 7.4, is cut
+    assert "grid-ex" not in source
     # fix round 7l: nanoGPT's training script turns biases off; GPT-2's weights have them
     assert "Both libraries" not in real
     # review 07za: GPTConfig's bias defaults to True; train.py sets it False
     # review 07ze's cuts: one clause; both default to biases
-    assert "Both add biases by default; the paper and this course use none." in real
+    assert "Both add biases by default. The paper and this course use none." in real
     assert "3 who ate" not in labels  # fix round 7j: outputs named, not numbered
     assert "From here to the exercises" not in source["split-md"]  # fix round 5 (07u)
     assert "Below, the arrays have $n = 6$ tokens" in source["split-md"]
@@ -1649,7 +1683,7 @@ def test_split_concat_draws_the_pair_step_by_step():
 
     W_q, W_k, W_v, _ = HEADS.PAIR
     W_o = np.eye(4)
-    W_o[:, 2] = [0.0, -1.0, 0.0, 1.0]
+    W_o[:, 1] = [0.0, -1.0, 0.0, 1.0]  # review 07_d: in place of column 2, the object's human
     args = (toy.X, W_q, W_k, W_v, W_o, 2, toy.TOKENS)
     fig, alt = split_concat(*args, query="ate", cols=["noun", "human"] * 2, title="pair")
     panels = [ax for ax in fig.axes if ax.images]
@@ -1668,21 +1702,30 @@ def test_split_concat_draws_the_pair_step_by_step():
     natural = fig.get_size_inches()[0] * 90
     sizes = [t.get_fontsize() for t in fig.findobj(matplotlib.text.Text) if t.get_text().strip()]
     assert min(sizes) * 90 / 72 * min(1, 688 / natural) >= 9.0
-    # the numbers drawn are the library's: the output of "ate" is (0.99, 0, 1, 1)
+    # the numbers drawn are the library's: the output of "ate" is (0.99, 1, 1, 1); its
+    # concatenation row, (0.99, 0, 1, 1): the second entry goes from 0 to 1 (review 07_d)
     out = [t.get_text() for t in panels[-1].texts][4 * ATE : 4 * ATE + 4]
-    assert out == [".99", "0", "1", "1"]
+    assert out == [".99", "1", "1", "1"]
+    concat = [t.get_text() for t in panels[3].texts][4 * ATE : 4 * ATE + 4]
+    assert concat == [".99", "0", "1", "1"]
     assert "head 1 gives 'cake' 0.97; head 2 gives 'I' 1.00" in alt
-    assert "row 'ate' reads (.99, 0, 1, 1)" in alt
+    assert "row 'ate' reads (.99, 1, 1, 1)" in alt
+    assert "(8, 2 + 2), row 'ate' reading (.99, 0, 1, 1). 4, project" in alt  # before W_o
     plt.close(fig)
     # fix round 3 (review 07s): the weight maps number the query's row and share a colour
     # bar from 0 to 1; the W_o rows name their head; the output columns can be named; the
     # concatenation's width is written 2+2, not 2·2
-    names = ["object noun", "object human", "subject − object human", "subject human"]
+    names = ["object noun", "subject − object human", "subject noun", "subject human"]
     fig, alt = split_concat(*args, query="ate", cols=["noun", "human"] * 2, out_cols=names,
                             head_names=["object head", "subject head"], title="pair")  # fmt: skip
     panels = [ax for ax in fig.axes if ax.images]
-    head_1_row = [t.get_text() for t in panels[1].texts]
+    head_1_row = [t.get_text() for t in panels[1].texts if not t.get_text().startswith("all")]
     assert len(head_1_row) == 8 and head_1_row[CAKE] == ".97"  # the row of "ate" only
+    # round d (review 07_c, learner 2): the uniform rows are labelled, as in the grid
+    uniform = [t for t in panels[1].texts if t.get_text() == "all 1/8"]
+    assert len(uniform) == 4 and {t.get_position()[1] for t in uniform} == {0, 2, 3, 5}
+    assert sum(t.get_text() == "all 1/8" for t in panels[2].texts) == 4
+    assert "and a uniform row is labelled 'all 1/8'" in alt
     assert [ax.images[0].get_clim() for ax in panels[1:3]] == [(0, 1), (0, 1)]
     # fix round 4 (review 07t): the concatenation, W_o and the output share one colour
     # scale and a second bar, so one grey means one number across the lower row
@@ -1693,7 +1736,7 @@ def test_split_concat_draws_the_pair_step_by_step():
     # review 07y: W_o's rows named as the output's columns (not "object head human")
     rows = [t.get_text() for t in panels[4].get_yticklabels()]
     assert rows == ["object noun", "object human", "subject noun", "subject human"]
-    assert rows[1] == names[1] and rows[3] == names[3]
+    assert rows[0] == names[0] and rows[2:] == names[2:]
     assert panels[1].get_title() == "2a. attend: object head (8×8)"
     assert panels[2].get_title() == "2b. attend: subject head (8×8)"
     # review 07zc: the panels carry the prose's four steps, in order
@@ -1707,7 +1750,7 @@ def test_split_concat_draws_the_pair_step_by_step():
     assert [t.get_text() for t in panels[-1].get_xticklabels()] == names
     assert panels[3].get_title() == "3. concatenate (8×(2+2))"
     assert "·" not in " ".join(ax.get_title() for ax in panels)
-    assert "in the columns object noun, object human, subject − object human, subject human." in alt
+    assert "in the columns object noun, subject − object human, subject noun, subject human." in alt
     assert "their colour runs from 0 to 1" in alt
     plt.close(fig)
     with pytest.raises(ValueError, match="out_cols names the 4 columns, got 1 names"):
@@ -1732,16 +1775,17 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     cells = chapter_cells()
     ids = [c.id for c in cells]
     source = {c.id: " ".join(c.source.split()) for c in cells}
-    assert ids.index("deeper-md") < ids.index("heads-md") < ids.index("grid-ex")
+    assert ids.index("deeper-md") < ids.index("heads-md") < ids.index("slider-md")
     assert "hide-input" in cells[ids.index("pair-figure")].metadata["tags"]
     assert "split_concat(" in cells[ids.index("pair-figure")].source
     # fix round 3 (review 07s): the claim is restricted to the row of "ate"; review 07_b:
     # said beside the figure, in pair-read2
-    assert '1 for "ate" (the subject\'s noun is dropped).' in source["pair-read2"]
+    # review 07_d: the figure's second column, not its third; nothing "dropped" to explain
+    assert "a feature no single head computes." in source["pair-read2"]
     # fix round 4 (review 07t): columns and heads named as the text names them
     figure = " ".join(cells[ids.index("pair-figure")].source.split())
     assert (
-        'out_cols=["object noun", "object human", "subject − object human", "subject human"]'
+        'out_cols=["object noun", "subject − object human", "subject noun", "subject human"]'
         in figure
     )
     assert 'head_names=["object head", "subject head"]' in figure
@@ -1754,21 +1798,21 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # review 07w: one head each for previous and next (chapter 11, L1 H3 and L2 H9); why
     # trained heads differ at all. Session 4: drawn here, in a fold (test_trained_heads_fold)
     # review 07_b: what each head does is said in the main text, before the figure
-    assert (
-        "one looks at the previous token, one mostly at the next, one parks its weight on "
-        "`[CLS]`, a marker added in front (an attention sink, chapter 11, not a "
-        'specialisation), one at "cake".' in source["trained-lead"]  # review 07_c
+    assert (  # round d: one head a sentence, in the panels' order
+        "One looks at the previous token, one mostly at the next. The third parks its weight "
+        "on `[CLS]`, a marker added in front. It is an attention sink, not a "
+        'specialisation. The last looks at "cake".' in source["trained-lead"]  # review 07_c
     )
     for said in (
-        "The third head gives `[CLS]` 0.91 of each row on average",
         "L1 H3 is layer 1, head 3",
-        'but there every word looks most at "cake"',
         # review 07zb: random starts break the tie; training makes the heads differ
-        "In a trained model nothing in the architecture tells heads apart: random starting "
-        "weights break the tie, and training often pushes heads toward different patterns, "
+        # review 07_d (finding 9): one idea a sentence; the figure's numbers are not retold
+        "In a trained model, nothing in the architecture tells heads apart. Random starting "
+        "weights break the tie. Training often pushes heads toward different patterns, "
         "though many end up redundant (see Further reading).",  # review 07zc: not 'own job'
     ):
         assert said in trained
+    assert "0.91" not in trained and "0.64" not in trained
     main = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
     assert sum(len(line.split()) for line in main) <= 1032
 
@@ -1783,14 +1827,15 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     ids = [c.id for c in cells]
     source = {c.id: " ".join(c.source.split()) for c in cells}
     assert 'explain with numbers when "ate" needs two' in source["0e454d58"]
-    assert "no later layer can tell whose *human* the 0.48 is" in source["pair-read"]
+    assert "No later layer can tell whose *human* the 0.48 is" in source["pair-read"]
     read2 = source["pair-read2"]
     page = " ".join(source.values())
     for gone in ("rescue", "girl fed the boy", "within 0.05", "W_v_apart", "whatever its"):
         assert gone not in page, gone
     assert "rescue-assert" not in ids
     # review 07_b: the W_o detour is two sentences, ending on the figure's column
-    assert read2.endswith("minus the object's, 1 for \"ate\" (the subject's noun is dropped).")
+    # review 07_d: ending on what the figure's second column says for "ate"
+    assert read2.endswith("a human ate something not human, a feature no single head computes.")
     words = sum(len(line.split()) for line in visible_prose(cells))
     assert words <= 2220, words  # fix round 4 (review 07t): 2,301 before
     main = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
@@ -1820,8 +1865,7 @@ def test_fix_round_4_07t_the_chapter_ends_on_the_summary():
         "ex-split-heads",
         "ex-multi-head",
         "ex-param-count",
-        "ex-thin-heads",
-        "ex-heads-read-figure",
+        "ex-thin-heads",  # round d: "ex-heads-read-figure" is cut (review 07_c, 9)
     ]
     assert ids.index("bd170a6f") < ids.index("deeper-md") and "slider-read" not in ids
     (_, w4), (_, w2) = HEADS.attention(h=4), HEADS.attention(h=2)
@@ -1953,7 +1997,7 @@ def test_fix_round_b_review_07za():
     assert 'times 3 so that "delicious" (0.7 food) asks with 2.1' in source["heads-md2"]
     assert "np.isclose(q[delicious, 2], 2.1)" in source["2c1d3cd7"]  # the 2.1, computed
     assert 'lowercase tokens ("i")' in source["trained-md"]
-    assert "{cite:t}`michel2019sixteen`" in source["bd170a6f"]
+    assert "{cite:p}`michel2019sixteen`" in source["bd170a6f"]
     from pathlib import Path
 
     bib = (Path(__file__).parents[1] / "references.bib").read_text()
@@ -1989,7 +2033,11 @@ def test_round_e_review_07zd():
     page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
     assert "stored weights" not in page and "weights stored" not in source["341c47af"]
     assert '"attention-map entries"' in source["341c47af"]
-    assert "the parameters do not" in source["bd170a6f"]
+    # round d (review 07_c, findings 7 and 8): said once, in the parameter solution
+    assert "the parameters do not" not in source["bd170a6f"]
+    assert page.count("does not depend on $h$") == 1
+    assert "does not depend on $h$" in source["5a11f1ab"]
+    assert "$h = 1$" not in source["5cd0b651"]  # the exercise no longer asks what it gave
     # review 07ze: every word with some action reads the column, not only verbs
     # review 07_a: the column is no clean detector; its stray readings are named
     # review 07_b: the detector paragraph is cut with its asserts (the W_o column is

@@ -520,6 +520,13 @@ def crashes(*args, **kwargs):
             "that is np.tril(ones, k=1), one diagonal too many: query i also sees key i + 1",
         ),
         (lambda n: np.ones((n, n + 1), dtype=bool), "FAIL", "one row per query"),
+        # review 08e (round 5): a hard-coded size is named
+        (
+            lambda n: np.tril(np.ones((8, 8), dtype=bool)),
+            "FAIL",
+            "returned shape (8, 8) for n = 4 and for n = 5 too (on n = 4): use n, not a fixed",
+        ),
+        (lambda n: np.tril(np.ones((n + 1, n + 1), dtype=bool)), "FAIL", "expected (4, 4)"),
         (lambda n: None, "TODO", "returned None"),
         (crashes, "FAIL", "raised KeyError: 'oops'"),
     ],
@@ -676,27 +683,27 @@ def max_over_queries(scores, mask):  # review 08v: got only "values differ"
         (
             lambda s, mask: stable_softmax(np.where(mask, s, -1e4)),
             "FAIL",
-            "on a row whose allowed scores are about -2e+04 and whose masked score is 0, "
-            "masked keys get weight [1]: with a finite fill (-1e4, -1e9, even",
+            "the exercise asks for -np.inf as the fill. A finite fill (-1e4, -1e9, even",
         ),
         # Every finite fill fails, as the exercise says (review 08m: -1e9 passed), and the
         # hint says which row (review 08n: "weight [1] on allowed scores at the lowest float").
         (
             lambda s, mask: stable_softmax(np.where(mask, s, -1e9)),
             "FAIL",
-            "on a row whose allowed scores are about -1.8e+308 and whose masked score is 0, "
-            "masked keys get weight [0.5 0.5]: with a finite fill (-1e4, -1e9, even",
+            "the exercise asks for -np.inf as the fill. A finite fill (-1e4, -1e9, even "
+            "np.finfo(float).min) differs only on extreme rows, such as this one (on one "
+            "allowed score at the lowest float, the masked ones 0): the allowed scores are "
+            "about -1.8e+308, the masked score is 0, and masked keys get weight [0.5 0.5]",
         ),
         (
             lambda s, mask: stable_softmax(np.where(mask, s, np.finfo(float).min)),
             "FAIL",
-            "about -1.8e+308 and whose masked score is 0, masked keys get weight [0.3333 0.3333]",
+            "the masked score is 0, and masked keys get weight [0.3333 0.3333]",
         ),
         (
             lambda s, mask: stable_softmax(np.where(mask, s, -1e30)),
             "FAIL",
-            "exactly 0 only while the allowed scores stay far above the fill, and a row with no "
-            "allowed key spreads evenly instead of being refused. Fill with -np.inf",
+            "the exercise asks for -np.inf as the fill. A finite fill",
         ),
         (softmax_zero_renormalise, "FAIL", "a masked key with score 1000. Mask first"),
         (softmax_zero_renormalise, "FAIL", "you took the softmax before masking"),  # 08q
@@ -811,6 +818,10 @@ def test_masked_softmax_reference_is_the_library():
         (45, "FAIL", "45 is 1 + 2 + ... + 9, one row too many: rows run from 0 to 7"),
         (40, "FAIL", "too high"),
         ("36", "FAIL", "expected one number"),
+        # review 08e (round 5): n (n - 1) and the fraction 36 / 64 named
+        (56, "FAIL", "56 is n (n - 1) = 8 x 7: every entry off the diagonal"),
+        (0.5625, "FAIL", "that is the fraction, give the count"),
+        (0.56, "FAIL", "that is the fraction, give the count"),
     ],
 )
 def test_causal_count_checker(answer, status, hint, capsys):
@@ -831,217 +842,141 @@ def test_causal_count_follows_n(capsys):
 # --- The combined causal + padding mask of a batch ------------------------------------------
 
 
-def batch_mask(lengths, n, left):
-    """The test's own reference, by loops: key j allowed when j <= i and j is real, or j == i."""
+def batch_mask(lengths, n):
+    """The test's own reference, by loops: key j allowed when j <= i and j is real."""
     mask = np.zeros((len(lengths), 1, n, n), dtype=bool)
     for s, length in enumerate(lengths):
-        first = n - length if left else 0  # the first real position
         for i in range(n):
             for j in range(n):
-                mask[s, 0, i, j] = (j <= i and first <= j < first + length) or j == i
+                mask[s, 0, i, j] = j <= i and j < length
     return mask
 
 
-def without_eye(lengths, n, left):
-    return (al.causal_mask(n) & real_tokens(np.asarray(lengths), n, left)[:, None, :])[:, None]
-
-
 def eye(fn):
-    """``fn`` with every position allowed to see itself, as the exercise asks."""
-    return lambda ell, n, left: fn(ell, n, left) | np.eye(n, dtype=bool)
+    """``fn`` with every position also allowed to see itself (not asked for)."""
+    return lambda ell, n: fn(ell, n) | np.eye(n, dtype=bool)
 
 
-def real_tokens(lengths, n, left):
-    j = np.arange(n)
-    return j >= n - lengths[:, None] if left else j < lengths[:, None]  # (b, n)
+def real_tokens(lengths, n):
+    return np.arange(n) < np.asarray(lengths)[:, None]  # (b, n)
 
 
-def pads_as_queries(lengths, n, left):
-    return (al.causal_mask(n) & real_tokens(lengths, n, left)[:, :, None])[:, None]
+def pads_as_queries(lengths, n):
+    return (al.causal_mask(n) & real_tokens(lengths, n)[:, :, None])[:, None]
 
 
-def pads_as_both(lengths, n, left):
-    real = real_tokens(lengths, n, left)
+def pads_as_both(lengths, n):
+    real = real_tokens(lengths, n)
     return (al.causal_mask(n) & real[:, :, None] & real[:, None, :])[:, None]
 
 
-def queries_when_left(lengths, n, left):
-    return pads_as_queries(lengths, n, left) if left else batch_mask(lengths, n, left)
+def no_causal(lengths, n):
+    return np.broadcast_to(real_tokens(lengths, n)[:, None, None, :], (len(lengths), 1, n, n))
 
 
-def no_causal(lengths, n, left):
-    return np.broadcast_to(real_tokens(lengths, n, left)[:, None, None, :], (len(lengths), 1, n, n))
-
-
-def real_off(lengths, n, left, wrong_left=None, wrong_right=None):
-    """The reference's padding part replaced on one side by a wrong comparison."""
-    j, ell = np.arange(n), np.asarray(lengths)[:, None]
-    if left:
-        real = wrong_left(j, ell, n) if wrong_left else j >= n - ell
-    else:
-        real = wrong_right(j, ell, n) if wrong_right else j < ell
-    return (al.causal_mask(n) & real[:, None, :] | np.eye(n, dtype=bool))[:, None]
+def real_off(wrong):
+    """The reference with its padding part replaced by ``wrong(j, lengths[:, None], n)``."""
+    return lambda ell, n: (
+        al.causal_mask(n) & wrong(np.arange(n), np.asarray(ell)[:, None], n)[:, None, :]
+    )[:, None]
 
 
 def with_causal(causal_of_n):
     """A batch mask whose causal part is ``causal_of_n(n)``; the padding part is right."""
-    return lambda ell, n, left: (causal_of_n(n) & real_tokens(ell, n, left)[:, None, :])[:, None]
+    return lambda ell, n: (causal_of_n(n) & real_tokens(ell, n)[:, None, :])[:, None]
 
 
-def right_only(lengths, n, left):
-    return (al.causal_mask(n) & al.padding_mask(lengths, n) | np.eye(n, dtype=bool))[:, None]
-
-
-def lengths_without_axis(lengths, n, left):
-    j = np.arange(n)
-    real = j >= n - lengths if left else j < lengths  # (n,) against (b,): no [:, None]
-    return (al.causal_mask(n) & real[:, None, :] | np.eye(n, dtype=bool))[:, None]
+def lengths_without_axis(lengths, n):
+    real = np.arange(n) < lengths  # (n,) against (b,): no [:, None]
+    return (al.causal_mask(n) & real[:, None, :])[:, None]
 
 
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
         (batch_mask, "PASS", "all 3 cases match"),
-        (lambda ell, n, left: batch_mask(list(ell), n, left), "PASS", "all 3 cases"),
-        (lambda ell, n, left: ~batch_mask(ell, n, left), "FAIL", "True marks the blocked pairs"),
-        (lambda ell, n, left: batch_mask(ell, n, left)[:, 0], "FAIL", "no head axis"),
-        (lambda ell, n, left: batch_mask(ell, n, left)[:, 0][None], "FAIL", "went in front"),
+        (lambda ell, n: batch_mask(list(ell), n), "PASS", "all 3 cases"),
+        (lambda ell, n: ~batch_mask(ell, n), "FAIL", "True marks the blocked pairs"),
+        (lambda ell, n: batch_mask(ell, n)[:, 0], "FAIL", "no head axis"),
+        (lambda ell, n: batch_mask(ell, n)[:, 0][None], "FAIL", "went in front"),
         (
-            lambda ell, n, left: real_tokens(ell, n, left)[:, None, None, :],
+            lambda ell, n: real_tokens(ell, n)[:, None, None, :],
             "FAIL",
             "the padding part alone",
         ),
-        (without_eye, "FAIL", "entry (i, i) is False for each pad i (on lengths [3, 1]"),
-        (without_eye, "FAIL", "on the left a pad's row would otherwise be empty"),
-        (without_eye, "FAIL", "Add the diagonal last, (causal & real) | np.eye(n, dtype=bool)"),
-        (  # the diagonal added before &: the padding blocks it again, so the order is named
-            lambda ell, n, left: (
-                (al.causal_mask(n) | np.eye(n, dtype=bool)) & real_tokens(ell, n, left)[:, None, :]
-            )[:, None],
-            "FAIL",
-            "an eye added before & is blocked again by the padding",
-        ),
+        # review 08e (round 5): right padding only, so the diagonal is not asked for
         (
-            lambda ell, n, left: (without_eye if left else batch_mask)(ell, n, left),
+            eye(batch_mask),
             "FAIL",
-            "pad i (on lengths [2, 4, 3], n = 4, left padding): with left padding the pads come",
+            "entry (i, i) is True for each pad i (on lengths [3, 1], n = 4): you added the "
+            "diagonal",
         ),
-        # review 08p: pads as queries (= on both axes, on the right) named as queries
         (
             pads_as_queries,
             "FAIL",
-            "you blocked the pads as queries (on lengths [3, 1], n = 4, right padding): "
+            "you blocked the pads as queries (on lengths [3, 1], n = 4): "
             "the pads' own rows lose the real words",
         ),
         (eye(pads_as_queries), "FAIL", "you blocked the pads as queries (on lengths"),
+        (eye(pads_as_queries), "FAIL", "You also added the diagonal"),
         (pads_as_both, "FAIL", "the pads' own rows lose the real words"),
-        (queries_when_left, "FAIL", "real words still attend to the pads before them"),
         (lengths_without_axis, "FAIL", "give lengths its own axis, lengths[:, None]"),
         (no_causal, "FAIL", "the causal part is missing"),
         (eye(no_causal), "FAIL", "the causal part is missing"),
         (
-            lambda ell, n, left: np.broadcast_to(al.causal_mask(n), (len(ell), 1, n, n)),
+            lambda ell, n: np.broadcast_to(al.causal_mask(n), (len(ell), 1, n, n)),
             "FAIL",
-            "that is the causal mask alone",
-        ),
-        (  # review 08t: on the right the hint agrees with the table, then says what is asked
-            lambda ell, n, left: np.broadcast_to(al.causal_mask(n), (len(ell), 1, n, n)),
-            "FAIL",
-            "right padding): that is the causal mask alone. With the pads on the right it is "
-            "enough for the real words (the chapter's table), but this exercise asks for the "
-            "full mask, the pads' rows included",
-        ),
-        (right_only, "FAIL", "calls al.padding_mask, which this exercise rules out"),  # 08a
-        (lambda ell, n, left: batch_mask(ell, n, not left), "FAIL", "on the wrong side"),
-        (
-            lambda ell, n, left: real_off(ell, n, left, wrong_left=lambda j, e, n: j >= n - e - 1),
-            "FAIL",
-            "j >= n - lengths[s] - 1 lets in the last pad",
+            "that is the causal mask alone. It already hides the pads from the real words, "
+            "but the pads' own rows still see the pads before them",
         ),
         (
-            lambda ell, n, left: real_off(ell, n, left, wrong_left=lambda j, e, n: j > n - e),
+            lambda ell, n: (al.causal_mask(n) & al.padding_mask(ell, n))[:, None],
             "FAIL",
-            "j > n - lengths[s] drops the first real token; use >= (on lengths [2, 4, 3]",
+            "calls al.padding_mask, which this exercise rules out: mark",
         ),
+        (real_off(lambda j, e, n: j >= n - e), "FAIL", "the padding is on the wrong side"),
         (
-            lambda ell, n, left: real_off(ell, n, left, wrong_right=lambda j, e, n: j <= e),
+            real_off(lambda j, e, n: j <= e),
             "FAIL",
             "j <= lengths[s] lets in the first pad; use < (on lengths [3, 1]",
         ),
         (
-            lambda ell, n, left: real_off(ell, n, left, wrong_left=lambda j, e, n: j >= e),
-            "FAIL",
-            "counted from the wrong end",
-        ),
-        (
-            lambda ell, n, left: (al.causal_mask(n) | real_tokens(ell, n, left)[:, None, :])[
-                :, None
-            ],
+            lambda ell, n: (al.causal_mask(n) | real_tokens(ell, n)[:, None, :])[:, None],
             "FAIL",
             "Combine with &: allowed only if both allow it",
         ),
         (
             with_causal(lambda n: np.triu(np.ones((n, n), dtype=bool))),
             "FAIL",
-            "the causal part is not (on lengths [3, 1], n = 4, right padding): that is np.triu(",
-        ),
-        (  # review 08o: with the diagonal added, triu(k=0) is not called "k=1"
-            eye(with_causal(lambda n: np.triu(np.ones((n, n), dtype=bool)))),
-            "FAIL",
-            "the causal part is the upper triangle (on lengths [3, 1], n = 4, right padding): "
-            "np.triu(ones), with k=0 or k=1",
-        ),
-        (
-            eye(with_causal(lambda n: np.triu(np.ones((n, n), dtype=bool), k=1))),
-            "FAIL",
-            "the causal part is the upper triangle (on lengths [3, 1], n = 4, right padding)",
+            "the causal part is not (on lengths [3, 1], n = 4): that is np.triu(",
         ),
         (
             with_causal(lambda n: np.tril(np.ones((n, n), dtype=bool), k=-1)),
             "FAIL",
-            "the causal part is not (on lengths [3, 1], n = 4, right padding): that drops",
+            "the causal part is not (on lengths [3, 1], n = 4): that drops",
         ),
         (
-            lambda ell, n, left: without_eye(ell, n, left) | np.eye(n),
+            lambda ell, n: al.causal_mask(n) & real_tokens(ell, n).astype(float)[:, None, :],
             "FAIL",
-            "np.eye(n) is float, np.eye(n, dtype=bool) is not",
-        ),
-        (  # 08a (round 2): right, but al.padding_mask is ruled out, as the metadata says
-            lambda ell, n, left: (
-                al.causal_mask(n)
-                & (al.padding_mask(ell, n)[..., ::-1] if left else al.padding_mask(ell, n))
-                | np.eye(n, dtype=bool)
-            )[:, None],
-            "FAIL",
-            "your function calls al.padding_mask, which this exercise rules out: mark",
+            "| and & need booleans on both sides: mark the real positions with a comparison",
         ),
         (
-            lambda ell, n, left: batch_mask(ell, n, left).astype(int),
+            lambda ell, n: batch_mask(ell, n).astype(int),
             "FAIL",
-            "dtype int64 (on lengths [3, 1], n = 4, right padding), the pattern is right",
+            "dtype int64 (on lengths [3, 1], n = 4), the pattern is right",
         ),
-        (lambda ell, n, left: None, "TODO", "returned None"),
+        (lambda ell, n: None, "TODO", "returned None"),
         (  # rows and columns swapped: named, not a bare "values differ"
-            lambda ell, n, left: np.swapaxes(batch_mask(ell, n, left), -1, -2),
+            lambda ell, n: np.swapaxes(batch_mask(ell, n), -1, -2),
             "FAIL",
-            "your mask is transposed (on lengths [3, 1], n = 4, right padding): the last two",
-        ),
-        (  # review 08n: the right-padded mask reversed on both axes flips the triangle
-            lambda ell, n, left: (
-                batch_mask(ell, n, False)[..., ::-1, ::-1] if left else batch_mask(ell, n, left)
-            ),
-            "FAIL",
-            "the causal part points the wrong way (on lengths [2, 4, 3], n = 4, left padding): "
-            "reversing the right-padded mask on both axes",
+            "your mask is transposed (on lengths [3, 1], n = 4): the last two",
         ),
         (crashes, "FAIL", "raised KeyError"),
         (  # review 08w: Hugging Face-style, every pad's row unmasked
-            lambda ell, n, left: (
-                without_eye(ell, n, left) | ~real_tokens(np.asarray(ell), n, left)[:, None, :, None]
-            ),
+            lambda ell, n: batch_mask(ell, n) | ~real_tokens(ell, n)[:, None, :, None],
             "FAIL",
             "each pad's row sees every key (as Hugging Face unmasks a pad's row): here a pad's "
-            "row is causal & padding, plus itself (on lengths [3, 1], n = 4, right padding).",
+            "row is causal & padding too (on lengths [3, 1], n = 4).",
         ),
     ],
 )
@@ -1056,32 +991,27 @@ def test_batch_mask_checker(fn, status, hint, capsys):
 def test_batch_mask_checker_gets_int_lengths_and_unseen_cases(capsys):
     seen = []
 
-    def spy(lengths, n, left):
-        seen.append((np.asarray(lengths).dtype.kind, type(n), type(left)))
-        return batch_mask(lengths, n, left)
+    def spy(lengths, n):
+        seen.append((np.asarray(lengths).dtype.kind, type(n)))
+        return batch_mask(lengths, n)
 
     with grading_seed(4):
         assert check_batch_mask(spy)
-    assert len(seen) == 5 and set(seen) == {("i", int, bool)}  # 3 fixed + 2 unseen cases
+    assert len(seen) == 5 and set(seen) == {("i", int)}  # 3 fixed + 2 unseen cases
     with grading_seed(4):  # a table of the practice cases fails the unseen ones
-        table = {len(ell): batch_mask(ell, n, left) for ell, n, left in [([3, 1], 4, False)]}
-        assert not check_batch_mask(lambda ell, n, left: table.get(len(ell), None))
+        table = {len(ell): batch_mask(ell, n) for ell, n in [([3, 1], 4)]}
+        assert not check_batch_mask(lambda ell, n: table.get(len(ell), None))
     capsys.readouterr()
 
 
 def test_batch_mask_reference_is_a_mask_attention_accepts():
-    """Without the diagonal a left pad's row is empty and refused; with it, every case runs."""
-    empty = without_eye([8, 5], 8, True)[:, 0]  # (2, 8, 8)
-    np.testing.assert_array_equal(np.flatnonzero(~empty[1].any(axis=-1)), [0, 1, 2])
-    Q = np.ones((2, 1, 8, 4))  # (b, h, n, d_k)
-    with pytest.raises(ValueError, match="allows no key"):
-        al.scaled_dot_product_attention(Q, Q, Q, mask=empty[:, None])
+    """Right padding leaves no row empty: every case runs, and the pads get weight 0."""
     rng = np.random.default_rng(0)
-    cases = [(ell, n, left) for ell, n, left in [([3, 1], 4, False), ([2, 4, 3], 4, True)]]
+    cases = [([3, 1], 4), ([2, 4, 3], 4)]
     cases += [inputs for _, inputs, _ in batch_mask_module._unseen_batch_mask(rng)]
-    for lengths, n, left in cases:
-        mask = batch_mask_module._batch_mask(lengths, n, left)  # (b, 1, n, n)
-        np.testing.assert_array_equal(mask, batch_mask(list(lengths), n, left))
+    for lengths, n in cases:
+        mask = batch_mask_module._batch_mask(lengths, n)  # (b, 1, n, n)
+        np.testing.assert_array_equal(mask, batch_mask(list(lengths), n))
         Q = np.ones((len(lengths), 1, n, 4))
         _, weights = al.scaled_dot_product_attention(Q, Q, Q, mask=mask)
         assert np.all(weights[~np.broadcast_to(mask, weights.shape)] == 0.0)
@@ -1123,7 +1053,7 @@ def test_page_after_review_08j_is_shorter_and_meets_the_empty_row_where_it_happe
     prose = prose_lines(cells)
     words = sum(len(line.split()) for line in prose)
     assert words < 2720, words  # 2,740 before this round; 08m added a folded note
-    assert ids.index("left-pad-code") < ids.index("772c7115")  # 08b (round 2): one hidden cell
+    assert ids.index("left-pad-code") < ids.index("left-pad-assert")  # 08e (5): NaN demo cut
     assert "89c5247e" not in ids  # one leak table
     said = sum(len(re.findall(r"exp\(-inf\) = 0|e\^\{-\\infty\} = 0", c.source)) for c in visible)
     assert said == 1, said
@@ -1223,12 +1153,10 @@ def test_page_after_review_08m_folds_the_practice_note_and_shows_the_nan_on_left
     assert "as long as it allows at least one key" in " ".join(by_id["79907c17"].source.split())
     assert "vmax=0.5" in by_id["5cca86b5"].source  # 08n: clipped, and 0.31 is not 1.00
     assert "V_nan" not in " ".join(c.source for c in cells)  # the hypothetical is gone
-    out = "".join(o.get("text", "") for o in by_id["772c7115"].outputs)
-    assert "layer 1: [1 1 1 0 0 0 0 0]" in out and "layer 2: [1 1 1 1 1 1 1 1]" in out
-    assert ids.index("nan-md") < ids.index("left-pad-code") < ids.index("772c7115")  # 08b (2)
-    assert "this course lets each pad see itself" in " ".join(by_id["4543ab08"].source.split())
-    out = "".join(o.get("text", "") for o in by_id["left-pad-where"].outputs)  # 08p: split
-    assert "encoder, real words same as alone: True" in out  # the table's left encoder cell
+    # 08e (round 5): the two-layer NaN demo and the encoder check cut with their paragraphs
+    assert "772c7115" not in ids and "left-pad-where" not in ids
+    assert ids.index("nan-md") < ids.index("left-pad-code")
+    assert "This course lets each pad see itself" in " ".join(by_id["nan-md"].source.split())
     out = "".join(o.get("text", "") for o in by_id["zero-route"].outputs)
     assert out.splitlines()[0] == "softmax, zero, divide: [nan nan nan]"
     note = by_id["zero-route-md"].source  # 08x: finite fills in the numerics fold
@@ -1256,9 +1184,9 @@ def test_page_after_review_08n_practises_the_masked_softmax_where_it_is_taught()
     assert out.splitlines()[1].split() == ["mask", "first:", "[0.", "0.5", "0.5]"]
     assert "e^0 = 1" not in by_id["2441fb2b"].source
     # the NaN demo folded; the main line goes empty row -> refusal -> | eye -> table
-    assert by_id["772c7115"].metadata["tags"] == ["hide-cell"]
+    assert by_id["left-pad-code"].metadata["tags"] == ["hide-cell"]
     assert ":class: dropdown" in by_id["nan-md"].source
-    order = ["4543ab08", "nan-md", "left-pad-code", "772c7115"]  # 08b (round 2): one fold
+    order = ["4543ab08", "nan-md", "left-pad-code", "left-pad-assert"]  # 08e (5): one fold
     assert [ids.index(i) for i in order] == sorted(ids.index(i) for i in order)
     assert "8fa3b26f" not in ids and "left-pad-fix-md" not in ids
     # stalls
@@ -1312,13 +1240,12 @@ def test_page_after_review_08o_is_shorter_explains_each_point_once_and_shows_the
     )
     fig = by_id["left-pad-fig"]  # 08r: the fixed mask as a heatmap, not a 0/1 print
     assert "fixed[1]" in fig.source and fig.metadata["tags"] == ["hide-cell"]
-    out = "".join(o.get("text", "") for o in by_id["left-pad-where"].outputs)  # 08p: split
-    assert "causal mask only, largest change:  0.37" in out
+    assert "left-pad-where" not in by_id  # 08e (round 5): 'Each mask alone' cut
     # the zero route in the main text, after the solution, with the float32 gap
     assert ids.index("78ddbfa5") + 1 == ids.index("zero-route-md")
     route = " ".join(by_id["zero-route-md"].source.split())
     assert "first masks after the softmax" in route  # 08r: folded, the gap defined
-    assert "about 88 to 104 above the largest allowed one" in route  # 08z: 104 in NumPy, 88 FTZ
+    assert "104 above the largest allowed one" in route  # 08e (5): 104 in NumPy, 88 FTZ
     assert "my_masked_softmax" not in by_id["zero-route"].source  # runs in the learner edition
     assert "not yet the causal mask" in " ".join(by_id["abf3379f"].source.split())
     assert "copy" not in by_id["abf3379f"].source
@@ -1356,7 +1283,7 @@ def test_page_after_review_08p_defines_on_the_page_what_the_page_uses():
         range(ids.index(order[0]), ids.index(order[0]) + 4)
     )
     assert "causal_only" not in by_id["left-pad-code"].source
-    head = by_id["4543ab08"].source
+    head = by_id["nan-md"].source  # 08e (round 5): the reason moved into the fold
     assert "new column" in head and "last column" in head  # 08y
     route = " ".join(by_id["zero-route-md"].source.split())
     assert "must come" not in route and "masking first" in route
@@ -1388,10 +1315,7 @@ def test_page_after_review_08q_names_teacher_forcing_left_padding_and_finite_fil
     teacher = "reads the true words $0$ to $t$ (**teacher forcing**)"
     assert teacher in by_id["tf-after"]  # 08r: 'before it' left out position t itself
     assert "\\ge" not in by_id["79907c17"]  # 08z: no left-padding form in the math
-    assert (
-        "alone lets a decoder's real words see the pads (largest output change 0.37)"
-        in (by_id["nan-md"])
-    )
+    assert "0.37" not in by_id["nan-md"]  # 08e (round 5): 'Each mask alone' cut
     ex81 = " ".join(by_id["757f12f0"].split())  # 08x: the -1e9 reason made exact
     assert "-1e9" not in ex81  # 08y/08aa: the full story in the fold only
     assert "initial=" not in by_id["7a7d4fda"]  # opens on t = 0, its first frame
@@ -1418,8 +1342,8 @@ def test_page_after_review_08r_folds_the_detour_shows_the_empty_rows_and_the_pre
     out = "".join(o.get("text", "") for o in by_id["tf-code"].outputs)
     assert "masked run, same as the prefixes: True" in out  # 08s: and no mask, False
     # left padding: the table leads, the empty rows and the fix are drawn
-    table = by_id["nan-md"].source  # 08b (round 2): in the fold; for the real words only
-    assert "| decoder (causal mask) | the causal mask (for the real words) |" in table
+    # 08e (round 5): the table cut; its right-padded decoder cell is said on the main line
+    assert "already hides them from every real word" in flat["4543ab08"]
     out = "".join(o.get("text", "") for o in by_id["left-pad-code"].outputs)
     assert out.splitlines()[0] == "rows that allow no key: [0 1 2]"
     html = "".join(
@@ -1443,9 +1367,9 @@ def test_page_after_review_08s_says_one_thing_about_right_padding_and_is_shorter
     assert _words(main) < 1704  # 1,704 before
     assert _words(cells) < 2391  # 2,391 before
     decoder = [r for r in by_id["nan-md"].source.split("\n") if r.startswith("| decoder")]
-    assert not decoder[0].endswith("causal `&` padding |")
+    assert not decoder  # 08e (round 5): the table cut
     assert "rounds to one number" not in flat["in-practice"]
-    assert "**Each mask alone.**" in flat["nan-md"]  # 08t: folded, with its reason
+    assert "**Each mask alone.**" not in flat["nan-md"]  # 08e (round 5): cut
     # one leak demonstration; teacher forcing after the triangle is shown
     assert "27de366a" not in ids and "8058d5b6" not in ids
     assert ids.index("07954ee0") < ids.index("tf-code") < ids.index("shift-code")
@@ -1459,7 +1383,7 @@ def test_page_after_review_08s_says_one_thing_about_right_padding_and_is_shorter
     )  # 08x: words, not code fragments
     # nits
     assert "The second reason" not in flat["30ab71aa"]
-    assert "about 88 to 104 above" in flat["zero-route-md"]  # 08z: 104 in NumPy, 88 with FTZ
+    assert "flushes tiny numbers to zero" in flat["zero-route-md"]  # 08e (5): 104 and 88
     assert "changes only the pads' rows" not in flat["ex-batch-md"]  # 08x: said once
 
 
@@ -1477,15 +1401,11 @@ def test_page_after_review_08t_folds_the_left_padding_checks_and_is_shorter():
     assert "left-pad-where-md" not in ids and "left-pad-after" not in ids
     assert by_id["nan-md"] in folded and "**Positions.**" in flat["nan-md"]
     assert "Positions" not in flat["in-practice"]
-    fold = ["nan-md", "left-pad-code", "left-pad-fig", "left-pad-fig-assert", "772c7115"]
-    fold += ["7f2ad8f6", "left-pad-where", "left-pad-assert"]  # 08b (round 2): one fold
+    fold = ["nan-md", "left-pad-code", "left-pad-fig", "left-pad-fig-assert"]
+    fold += ["left-pad-assert"]  # 08e (round 5): the NaN demo and 'Each mask alone' cut
     start = ids.index("ex-batch-sol-end") + 1
-    assert ids[start : start + 8] == fold and ids.index("further-md") == start + 8
-    assert by_id["left-pad-where"].metadata["tags"] == ["hide-cell"]
-    assert "mask=causal)" not in by_id["left-pad-where"].source  # no 8 x 8 from far above
-    # why an encoder has no empty row; the recap of the arrays reused; the reasons
-    assert "without the causal mask, a pad still sees the real keys after it" in flat["nan-md"]
-    note = flat["4543ab08"]  # 08b (round 2): the short note on the main line
+    assert ids[start : start + 5] == fold and ids.index("further-md") == start + 5
+    note = flat["nan-md"]  # 08e (round 5): the reason for left padding in the fold
     assert "pads on the **left**" in note and "(chapter 12)" not in note
     assert "among its pads" not in note and "after its pads" in note  # lands after the pads
     assert "unmasks the whole row instead)" in flat["nan-md"]  # 08a (round 2)
@@ -1503,8 +1423,8 @@ def test_page_after_review_08u_qualifies_the_diagonal_and_is_shorter():
     assert _words(main) < 1657  # 1,657 before
     assert _words(cells) < 2378  # 2,378 before
     table = flat["nan-md"]  # 08b (round 2): the table in the fold
-    assert "`\\|` the diagonal |" in table  # 08w: a short row (08aa: footnote cut)
-    assert "this course lets each pad see itself" in flat["4543ab08"]  # the course's choice
+    assert "|" not in table  # 08e (round 5): the table cut
+    assert "This course lets each pad see itself" in flat["nan-md"]  # the course's choice
     assert "Hugging Face unmasks the whole row" in flat["nan-md"]
     summary = flat["6aa08049"]  # the left-padding fix sits with the 0 / 0 it avoids
     assert "Masks combine with `&`. - A row" in summary
@@ -1535,7 +1455,7 @@ def test_page_after_review_08v_builds_the_mask_and_keeps_the_padding_half_light(
     assert ids.index("nan-md") < ids.index("left-pad-fig") and "|" not in flat["4543ab08"]
     assert "pad_mask[:, None] (b, 1, 1, n)" in flat["b902f809"] and by_id["b902f809"] in main
     # each fold's code toggle names its fold
-    for cid in ("zero-route", "cross-code", "772c7115", "left-pad-where"):
+    for cid in ("zero-route", "cross-code", "left-pad-code"):
         prompt = by_id[cid].metadata["mystnb"]["code_prompt_show"]
         assert prompt.startswith("Code of the fold above: "), cid
     # one helper instead of per-batch projections in the visible padding code
@@ -1565,7 +1485,7 @@ def test_page_after_review_08w_folds_the_details_after_the_exercises_and_is_shor
     note = flat["in-practice"]
     assert "overflows to" not in note and "nanoGPT builds the triangle once" in note
     assert "`ignore_index`" in note and "`finfo(dtype).min` in Hugging Face" in note
-    assert "about 88 to 104" in flat["zero-route-md"] and "745" not in flat["zero-route-md"]
+    assert "88 is enough" in flat["zero-route-md"] and "745" not in flat["zero-route-md"]
     alt = " ".join(o.get("data", {}).get("text/plain", "") for o in by_id["left-pad-fig"].outputs)
     assert "<pad> no key (3 rows)" in alt
 
@@ -1642,13 +1562,13 @@ def test_page_after_review_08z_scopes_the_toy_and_spells_out_the_exercises():
     assert "Fill with `-np.inf`." in flat["757f12f0"]  # 08aa: the -1e9 remark is in the fold
     assert "-1e9" not in flat["757f12f0"] and "-1e9" in flat["zero-route-md"]
     assert (
-        "about 88 to 104 above" in flat["zero-route-md"]
+        "104 above the largest allowed one" in flat["zero-route-md"]
         and "PyTorch's default" not in flat["zero-route-md"]
     )
     assert "(left)" not in flat["79907c17"]
     spec = by_id["ex-batch-md"].source
     assert (
-        "\n- key $j$ is a real token" in spec and "for this exercise, each pad sees itself" in spec
+        "key $j$ is a real token" in spec and "each pad sees itself" not in spec  # 08e (5)
     )
     assert all("code cell under this fold" not in c.source for c in cells)
     assert "hidden cell" in flat["nan-md"] and "hidden cell" in flat["in-practice"]
@@ -1685,7 +1605,7 @@ def test_page_after_review_08a_round_2_says_why_left_and_the_slip_once():
     assert _words([by_id["4543ab08"]]) <= 60  # 08b (round 2): a short note, the rest folded
     assert "falls from 0.27 alone to 0.13 with seven pads" in flat["70bdfd29"]
     assert "if every layer is masked" in flat["tf-after"]
-    assert "(for the real words)" in flat["nan-md"]
+    assert "(for the real words)" not in flat["nan-md"]  # 08e (round 5): the table cut
     assert "The difference" not in flat["zero-route-md"] and "checker" not in flat["zero-route-md"]
     assert "What you will meet" not in flat["b902f809"]
     assert "pad_mask           (b, 1, n)       the 1" in by_id["b902f809"].source
@@ -1702,14 +1622,14 @@ def test_page_after_review_08b_round_2_folds_left_padding_into_one_dropdown():
     assert _words(cells) <= 2066  # 2,250 before: the page did not grow
     for gone in ("lp-head", "left-pad-mid", "left-pad-refuse", "left-pad-intro", "lp-table"):
         assert gone not in ids, gone
-    note = flat["4543ab08"]
+    note = flat["nan-md"]  # 08e (round 5): moved into the fold
     assert "one shared new column" in note and "ends at the last column" in note
     fold = by_id["nan-md"]
     assert fold in folded and "Going deeper: padding on the left" in fold.source
-    for cid in ("left-pad-code", "left-pad-fig", "772c7115", "left-pad-where"):
+    for cid in ("left-pad-code", "left-pad-fig"):
         assert by_id[cid].metadata["tags"] == ["hide-cell"], cid
     spec = flat["ex-batch-md"]
-    assert "`left=True` puts each sentence's pads first" in spec
+    assert "left" not in spec and "padded at the end" in spec  # 08e (round 5)
     assert "not `al.padding_mask`" in spec and by_id["ex-batch-md"] in main
     assert "(**teacher forcing**) and must guess word $t + 1$. Without" in flat["tf-after"]
     practice = flat["in-practice"]
@@ -1719,3 +1639,51 @@ def test_page_after_review_08b_round_2_folds_left_padding_into_one_dropdown():
     said = [c.id for c in main + folded if "0 / 0" in c.source and "float32" not in c.source]
     assert said == ["79907c17", "6aa08049"], said
     assert "no real output changes" not in " ".join(flat.values())
+
+
+def test_page_after_plain_pass_08d_reads_one_idea_per_sentence():
+    """Plain-language pass (round d): semicolon chains on the main line, 'with a cut-off per
+    row', a printout labelled 'before:'/'after:', the padding mask introduced in the card
+    analogy, a result sentence after its printout, and 'al.causal_mask(8)' asked before it
+    was shown."""
+    cells, by_id, flat = _page()
+    main, _ = main_and_folded(cells)
+    assert _words(main) <= 1235  # 1,245 before this pass
+    assert _words(cells) <= 2048  # 2,066 before
+    prose = [line for line in prose_lines(main) if not line.rstrip().endswith(";")]
+    assert not [line for line in prose if ";" in line]  # list items end in ';' only
+    assert "cut-off" not in flat["f94b9132"] and "padding" not in flat["30ab71aa"]
+    assert "al.causal_mask(8)" not in flat["96002f3b"]
+    assert "should match its run alone" in flat["21507266"]
+    assert "now gives the outputs" not in flat["b902f809"]
+    out = "".join(o.get("text", "") for o in by_id["59d4eaee"].outputs)
+    assert "row of 'it', before:" in out and "row of 'it', after:" in out
+
+
+def test_page_after_review_08e_round_5_keeps_left_padding_in_its_fold():
+    """Review 08e (round 5): left padding's reason and the pads-see-themselves convention sat
+    on the main line with an exercise flag; the & printout made no point; 0 / 0 four times;
+    'could copy the answer:' dangled; 'depending on the backend'; no running average."""
+    cells, by_id, flat = _page()
+    ids = list(by_id)
+    main, folded = main_and_folded(cells)
+    assert _words(main) < 1235  # 1,235 before this round
+    assert _words(cells) < 2048  # 2,048 before
+    text = " ".join(flat[c.id] for c in main)
+    assert "left" not in flat["ex-batch-md"] and "np.eye" not in flat["ex-batch-md"]
+    assert "def my_batch_mask(lengths, n):" in by_id["ex-batch-sol"].source
+    assert "new column" not in text and "sees itself" not in flat["4543ab08"]
+    assert "So the `&` changes only the pads' own rows." in flat["4543ab08"]
+    assert ids.index("85f9e4d9") < ids.index("e30045fe") < ids.index("4543ab08")
+    fold = flat["nan-md"]
+    assert "one shared new column" in fold and "This course lets each pad see itself" in fold
+    assert "Without the refusal" not in fold and "Each mask alone" not in fold
+    assert "get the same outputs as the short sentence run alone" in fold
+    assert "could copy the answer. The targets are" in flat["tf-after"]
+    assert "backend" not in flat["zero-route-md"] and "88 is enough" in flat["zero-route-md"]
+    assert "smallest_gap_ftz(np.float32) == 88" in by_id["zero-route-assert"].source
+    assert (
+        "$1/(t+1)$ each" in flat["30ab71aa"]
+        and ids.index("avg-assert") == ids.index("30ab71aa") + 1
+    )
+    assert "Its $e^0 = 1$ joins every row's sum" in flat["29bfb6fd"]

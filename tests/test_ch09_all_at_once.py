@@ -818,7 +818,7 @@ def test_step_times_per_width_and_product_share():
         product_share(n=0)
 
 
-MAIN_WORDS = 1595  # main-line prose words; round 09b: was 1618; 09a: 1480 (stopwatch unfolded)
+MAIN_WORDS = 1561  # main-line prose words; 09e: was 1567; 09d: 1595; 09b: 1618; 09a: 1480
 
 
 # --- The page -----------------------------------------------------------------------------
@@ -835,7 +835,7 @@ def test_the_page_says_only_what_it_measures():
     cells = nbformat.read(path, as_version=4).cells
     prose = prose_lines(cells)
     text = " ".join(prose)
-    assert sum(len(line.split()) for line in prose) <= 1859  # 09b: was 1864; 09a: 1954
+    assert sum(len(line.split()) for line in prose) <= 1825  # 09e: was 1831; 09d: 1859
     refuted = (
         *("processor's cache", "by arithmetic", "a new word", "GPU's small on-chip"),
         *("the arithmetic decides", "faster per FLOP", "threshold moved", "999 cached keys"),
@@ -864,7 +864,6 @@ def test_the_page_says_only_what_it_measures():
     for claim in (
         "fewer FLOPs than plain once $n > d = 16$",
         "a row carries no state",
-        "the backward pass recomputes the tiles",
         "To choose token 1000, the model runs token 999",
     ):
         assert claim in words, claim
@@ -874,7 +873,7 @@ def test_the_page_says_only_what_it_measures():
     # Fix round 8 (review 09n): the stopwatch states measurements only, no fourth "because"
     for refuted in ("measures that overhead", "not arithmetic", "because the", "several times"):
         assert refuted not in words, refuted
-    assert "plain beats the loop and rows (this run's ratios are above the plot)" in words
+    assert "plain beats the loop and rows (ratios printed above the plot)" in words
     assert "ten-fold" not in words and "regrouped exactly" in words
     assert "FLOPs per step" not in code and "of its time" not in code  # round 09a: cut
     assert "Block 1" not in words and "key block 1" in words  # one name for the blocks
@@ -886,23 +885,27 @@ def test_the_page_says_only_what_it_measures():
     # Fix round 4 (review 09o): the shuffled RNN reads the wrong state, it does not lack one;
     # Table 1's n < d is reconciled with the FLOP count; the stopwatch's numbers are read
     for claim in (
-        "Shuffled or split, the RNN's states go wrong; attention's rows are bit-identical",
+        "Shuffled or split, the RNN's states go wrong. Attention's rows are bit-identical",
         # Fix round 5 (review 09p): the paper's claim first; the LSTM side said
         # Fix round 14 (review 09v): the three comparisons read off a printed table
-        "Table 1 counts only the scores and the blend (last column): cheaper than an RNN while"
-        " $n < d$,",
-        # Fix round c (review 09w): the LSTM column cut; the equal row named; FLOPs are not time
-        "equal at $n = d = 512$. With the projections, attention costs more",  # 09b: $W_o$ cut
+        "Table 1 counts only the scores and the blend (last column). By that count attention"
+        " is cheaper than an RNN while $n < d$.",
         # Fix round d (review 09x): scoped to the Elman RNN, with the LSTM's crossing at 2d
-        # Fix round 09a: the LSTM parenthesis cut
-        # Round 09b: the LSTM clause back; the RNN's own per-step cost named
-        "costs more than this Elman RNN at every $n$; an LSTM's four gates cost $16 n d^2$,"
-        " more than attention while $n < 2d$ (1,024 here). The gain is in sequential steps.",
-        "but pays that cost at each of its $n$ steps: in this run it is faster only from",
-        "run over the same random rows (we reuse $Q$ as its inputs)",
-        "The same freedom is why attention needs positions (chapter 1).",
-        "less than an LSTM while $n < 2d$",
-        "a GPU streaming multiprocessor's fast on-chip memory (a few hundred KB)",
+        # Round 09e (review 09 d, finding 6): Table 1's arithmetic said once, the LSTM a clause
+        "With the projections, it costs more than this Elman RNN at every $n$, though less than"
+        " an LSTM while $n < 2d$. The gain is in sequential steps.",
+        # Round 09d: one lead sentence that both bullets follow from (no colon before them)
+        "But it pays the per-call cost at each of its $n$ steps, and is faster only from",
+        "We also time an RNN of width 16, fed the rows of $Q$.",
+        # Round 09e (review 09 d, finding 1): order-blind sums, not the free order of work
+        "Each row is also a sum over the keys, blind to their order. Shuffling $K$ and $V$"
+        " together changes no row, up to rounding. That, not the free order of work, is why"
+        " attention needs positions (chapter 1).",
+        # Round 09e (findings 2, 5, 8): the order of work; a fixed few steps; small fast memory
+        "Shuffle the order of work on the rows, or split it into two jobs. For an RNN, that"
+        " order is the reading order.",
+        "Attention takes a fixed few, whatever $n$ ($O(1)$).",
+        "A GPU computes fastest in the small memory beside each processor, a few hundred KB.",
         # Fix round 9 (review 09q): the stopwatch's two costs named; the thesis a step count
         # Fix round 10 (review 09r): no mechanism beyond what was measured
         # Fix round 11 (review 09s): what was measured, after the numbers; masks; prefill
@@ -919,12 +922,12 @@ def test_the_page_says_only_what_it_measures():
         "scratch memory independent of $n$.",
         "$x_t W_x$ is one product for all $t$, and only $h_{t-1} W_h$ must wait.",  # a fold
         "The tiles' peak is the output plus a fixed 0.34 MiB of scratch",
-        "chapter 8's causal mask the tiles above the diagonal, nearly half, need not be computed",
+        "chapter 8's causal mask, the tiles above the diagonal (nearly half) need not be computed",
         "the GPU's main memory (HBM)",
         "Leave the inputs unchanged",
         # Fix round 09a: why tiles, where the two steps are introduced; the blocked rule
         "A query block still holds $128 \\times n$ scores, 16 MiB at $n = 16384$",
-        "7 state updates (after the one that read it)",
+        'After the RNN reads "I", 7 more state updates come before "delicious"',
         "## Tiles: the online softmax",
     ):
         assert claim in words, claim
@@ -939,8 +942,11 @@ def test_the_page_says_only_what_it_measures():
         *("seldom twice as soon", "in place", "Counting the projections", "it cannot see"),
         *("smaller score blocks suit the cache", "two workers finish", "lead over rows"),  # e
         *("GPU core's", "Nothing here runs in parallel", "Timings vary"),  # round 09b
+        *("plain once:", "Nor are fewer FLOPs"),  # round 09d: no colon before the bullets
         *("free the rest", "only a few fixed-size tiles", "inputs like these"),
         *("A step of width 64", "allocating fresh", "two products take", "states go wrong from"),
+        *("The same freedom", "(1,024 here)", "equal at $n = d", "streaming multiprocessor"),
+        *("It is faster by moving less data", "understanding-transformers-4"),  # round 09e
     ):
         assert gone not in words, gone
     visible = " ".join(c.source for c in shown(cells) if c.cell_type == "code")
@@ -965,13 +971,14 @@ def test_the_stopwatch_sits_with_its_plot():
     main_text = " ".join(" ".join(c.source for c in main).split())
     fold = [c for c in main if "### A stopwatch on one core" in c.source]
     assert len(fold) == 1 and not [c for c in folded if "stopwatch" in c.source.lower()]
+    lead = " ".join(fold[0].source.split())  # round 09e (review 09 d, finding 3): one thread
     assert (
-        "Only one core is used: rows pays Python's per-call cost $n$ times, the loop once per"
-        " multiply-add, plain once:" in " ".join(fold[0].source.split())
+        "On one thread nothing runs side by side. Plain pays Python's per-call cost once, rows"
+        " $n$ times, the loop once per multiply-add. In this run:" in lead
     )
     assert (
         "The gain is in sequential steps" in main_text
-        and "attention takes 1, since no row waits for another" in main_text
+        and "Attention takes a fixed few, whatever $n$ ($O(1)$)" in main_text
     )
     timed = [
         c for c in cells if "times[" in c.source and "remove-cell" not in c.metadata.get("tags", [])
@@ -995,24 +1002,24 @@ def test_the_stopwatch_sits_with_its_plot():
     assert "(e / e.sum(axis=-1, keepdims=True)) @ V" in text  # the listing, parenthesised
     # Fix round 13 (review 09u): the stopwatch's findings are bullets under its figure, which
     # shows (hide-input); each memory figure sits in its section; the tiles' peaks are a table
-    found = fold[0].source.split("Only one core is used")[1]  # round 09b
+    found = fold[0].source.split("In this run:")[1]  # round 09d (09b: "Only one core")
     assert found.count("\n- ") == 2 and "**" not in found  # two bullets, no bold numbers
-    assert found.lower().count("in this run") == 1 and "1024" not in found
+    assert "in this run" not in found.lower() and "1024" not in found  # said once, above
     assert "fold" not in found  # the ratios are printed, not stated
     # Fix round c (review 09w): the stopwatch wholly in folds (the plot cell hide-cell, its
     # lead in the first fold); the main line keeps only its takeaway; no machine in the title
     assert cells[ids.index("d2774696")].metadata["tags"] == ["nbval-ignore-output", "hide-input"]
     assert "sw-lead" not in ids  # 09b: "hundred" only in the SM's "a few hundred KB"
     assert main_text.count("hundred") == main_text.count("a few hundred KB") == 1
-    assert "Nor are fewer FLOPs less time" in main_text
+    assert "Fewer FLOPs are not always less time" in main_text
     plot = cells[ids.index("d2774696")]
     assert "this run: plain beats the loop" in " ".join(o.get("text", "") for o in plot.outputs)
     assert "\\n{machine}" not in plot.source and "Measured on {machine}" in plot.source
-    assert ids.index("a2060b8c") < ids.index("mem-whole") < ids.index("f2786496")
+    # Round 09e (review 09 d, finding 7): one memory plot, the plain version's peak on it
+    assert "mem-whole" not in ids
     assert ids.index("cb39aa95") < ids.index("84d8cc67") < ids.index("723a67ab")
-    whole = next(c.source for c in cells if c.get("id") == "mem-whole")
     tiled = next(c.source for c in cells if c.get("id") == "84d8cc67")
-    assert "plain version" in whole and "tiles" not in whole and "plain" not in tiled
+    assert '"peak, plain version": (measured_n, plain_peak)' in tiled
     assert "tiles' scratch (peak − output)" in tiled  # the fixed scratch, drawn flat
     table = next(c for c in cells if c.get("id") == "d0890774")
     lines = next(o["text"] for o in table.outputs if "text" in o).splitlines()

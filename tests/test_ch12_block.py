@@ -216,3 +216,27 @@ def test_block_checker_on_scores_written_by_hand(kw, status, hint, capsys):
     result = check_decoder_block(lambda X, p, h: scores_by_hand(X, p, h, **kw))
     line = capsys.readouterr().out
     assert result.status == status and hint in line, line
+
+
+def bare_layer_norm(X, p, h):
+    """Exercise 12.1 with layer norm written by hand: no gamma, no beta, no eps."""
+
+    def norm(x):
+        return (x - x.mean(-1, keepdims=True)) / x.std(-1, keepdims=True)
+
+    n, d = X.shape
+    X1 = X + mha(norm(X), p["W_q"], p["W_k"], p["W_v"], p["W_o"], h, al.causal_mask(n))[0]
+    return X1 + decoder.feed_forward(norm(X1), p["W_1"], p["b_1"], p["W_2"], p["b_2"])
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint"),
+    [
+        (lambda X, p, h: scores_by_hand(X, p, h, fill=0.0), "Masked scores must be -inf, not 0"),
+        (bare_layer_norm, "left out the learned scale and shift"),
+    ],
+)
+def test_block_checker_names_a_zero_mask_and_a_bare_layer_norm(fn, hint, capsys):
+    result = check_decoder_block(fn)
+    line = capsys.readouterr().out
+    assert result.status == "FAIL" and hint in line, line

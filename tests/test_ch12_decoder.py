@@ -94,6 +94,10 @@ def kv_key_as_query(q, K, V, k, v):
     return good_kv_step(k, K, V, k, v)
 
 
+def kv_keys_values_swapped(q, K, V, k, v):
+    return good_kv_step(q, V, K, v, k)
+
+
 def kv_own_value(q, K, V, k, v):
     return v.copy()  # ignores the cache
 
@@ -264,6 +268,28 @@ def sample_cumsum_of_logits(logits, T, u):
     return int(np.argmax(np.cumsum(logits / T) > u))
 
 
+def sample_unnormalised(logits, T, u):  # exp(logits / T) never divided by its total
+    return int(np.argmax(np.cumsum(np.exp(logits / T)) > u))
+
+
+def sample_unnormalised_shifted(logits, T, u):  # the same, the largest logit subtracted
+    return int(np.argmax(np.cumsum(np.exp((logits - logits.max()) / T)) > u))
+
+
+def sample_no_exp(logits, T, u):  # the logits shifted to start at 0, then divided by their total
+    z = logits / T - (logits / T).min()
+    ends = np.cumsum(z / z.sum())
+    ends[-1] = 1.0
+    return int(np.argmax(ends > u))
+
+
+def sample_squares(logits, T, u):  # another 0 / 0 on equal logits, but u is used
+    z = (logits / T - (logits / T).min()) ** 2
+    ends = np.cumsum(z / z.sum())
+    ends[-1] = 1.0
+    return int(np.argmax(ends > u))
+
+
 def sample_likeliest_first(logits, T, u):
     order = np.argsort(-logits)
     return int(order[np.argmax(np.cumsum(softmax(logits / T)[order]) > u)])
@@ -314,6 +340,7 @@ def sample_seeded_choice(logits, T, u):  # ignores u: the same draw every call
         (check_kv_step, kv_over_sqrt_d_model, "FAIL", "sqrt(h * d_k) = sqrt(d_model)"),
         (check_kv_step, kv_no_transpose, "FAIL", "without the transpose"),
         (check_kv_step, kv_key_as_query, "FAIL", "key k asked the question"),
+        (check_kv_step, kv_keys_values_swapped, "FAIL", "keys and values are swapped"),
         (check_cross_entropy, good_cross_entropy, "PASS", "all 5 cases"),
         (check_cross_entropy, ce_eps, "FAIL", "caps the loss at -log(eps)"),
         (check_cross_entropy, ce_clip, "FAIL", "caps the loss at -log(eps)"),
@@ -340,7 +367,11 @@ def sample_seeded_choice(logits, T, u):  # ignores u: the same draw every call
         (check_sample, sample_own_p_above_u, "FAIL", "each word's own probability"),
         (check_sample, sample_cumsum_of_logits, "FAIL", "you added up the logits"),
         (check_sample, sample_likeliest_first, "FAIL", "likeliest first"),
+        (check_sample, sample_unnormalised, "FAIL", "your probabilities sum to 12.1, not 1"),
+        (check_sample, sample_unnormalised_shifted, "FAIL", "probabilities sum to 1.64, not 1"),
         (check_sample, sample_power, "FAIL", "power 1 / T"),
+        (check_sample, sample_no_exp, "FAIL", "without the exp"),
+        (check_sample, sample_squares, "FAIL", "Equal logits must give equal probabilities"),
         (check_sample, sample_greedy, "FAIL", "greedy decoding"),
         (check_sample, sample_one_past, "FAIL", "your index is one too high: on logits [2.0,"),
         (check_sample, sample_plus_one, "FAIL", "your index is one too high"),
@@ -459,6 +490,27 @@ def test_the_marked_head_cell_is_framed_clear_of_the_row_maximum_outline():
     gap = (outline.get_x() - frame.get_x()) * points_per_cell  # frame line to cell edge
     assert gap - frame.get_linewidth() / 2 > outline.get_linewidth() / 2  # no overlap
     assert frame.get_linewidth() > outline.get_linewidth()
+    plt.close(fig)
+
+
+def test_the_heads_key_labels_sit_below_every_tick_label():
+    """Review 12c: the key label of decoder_heads overlapped head 2's slanted "<s>"."""
+    import matplotlib.pyplot as plt
+
+    from attention_lib.plotting import decoder_heads
+
+    tokens = ["<s>", "I", "ate", "the", "cake", "and", "it", "was"]
+    causal = np.tril(np.ones((8, 8)))
+    weights = np.stack([causal / causal.sum(axis=1, keepdims=True)] * 4)
+    fig, _ = decoder_heads(weights, tokens, title="t", head=4, query="was", key="cake")
+    renderer = fig.canvas.get_renderer()
+    keys = [t for t in fig.texts if t.get_text() == "key (attended to)"]
+    assert len(keys) == 2
+    boxes = [t.get_window_extent(renderer) for ax in fig.axes[:4] for t in ax.get_xticklabels()]
+    boxes += [ax.title.get_window_extent(renderer) for ax in fig.axes[:4]]
+    for key in keys:
+        box = key.get_window_extent(renderer)
+        assert box.y0 > 0 and not any(box.overlaps(b) for b in boxes)
     plt.close(fig)
 
 
@@ -588,9 +640,8 @@ def test_one_head_carries_cake_in_two_seeds_of_three():
 
 
 def test_adam_steps_stay_near_the_learning_rate():
-    """Chapter 12's run: no Adam step exceeds 1.5 eta and the median is 0.13 eta (the page says
-    only "about eta" for a steady gradient, asserted there), and in a typical step more than half
-    of E's rows (words absent from the minibatch) get no gradient at all."""
+    """Chapter 12's run: no Adam step exceeds 1.5 eta and the median is 0.13 eta, and in a
+    typical step more than half of E's rows (words absent from the minibatch) get no gradient."""
     from threadpoolctl import threadpool_limits
 
     from attention_lib import decoder

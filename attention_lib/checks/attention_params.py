@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import numbers
+
+import numpy as np
+
 from .base import (
     CheckResult,
     check_number,
@@ -44,7 +48,16 @@ def check_attention_params(
             "you counted the four matrices but not their biases: each has one "
             f"bias vector of d_model = {d_model} numbers.",
         ),
+        (
+            matrix + bias,
+            f"that is one projection, {d_model} x {d_model} plus its bias; there are four "
+            "(W_q, W_k, W_v and W_o): multiply by 4.",
+        ),
         (4 * matrix + bias, "every projection has a bias of its own: four bias vectors."),
+        (
+            4 * matrix + 2 * bias,
+            "you counted two biases; each of W_q, W_k, W_v and W_o has one, so count four.",
+        ),
         (
             4 * matrix + 3 * bias,
             "you counted three biases; each of W_q, W_k, W_v and W_o has one, so count four.",
@@ -88,4 +101,12 @@ def check_attention_params(
             f"you counted all {n_layers} layers; the question asks for one.",
         ),
     )
+    if isinstance(answer, np.ndarray) and answer.ndim == 0:  # np.array(591360.4)
+        answer = answer[()]
+    value = float(answer) if isinstance(answer, numbers.Real) else np.nan
+    if np.isfinite(value) and abs(value - round(value)) > 1e-6:  # not float noise
+        line = f"a count is a whole number; you gave {value!r}."  # unrounded: 591360.4
+        result = CheckResult("attention_params", "FAIL", line)
+        print(result.line)
+        return result
     return check_number("attention_params", answer, expected, places=0, mistakes=mistakes)

@@ -140,7 +140,10 @@ def check_attention_backward(fn) -> CheckResult:
         if out is None:
             return None
         if not isinstance(out, (tuple, list)) or len(out) != 3:
-            said.append(f"return three gradients (dQ, dK, dV), not {type(out).__name__}")
+            if isinstance(out, (tuple, list)):
+                said.append(f"you returned {len(out)} values: return (dQ, dK, dV)")
+            else:
+                said.append(f"return three gradients (dQ, dK, dV), not {type(out).__name__}")
             return np.zeros(Q.size + K.size + V.size)
         nones = [name for name, g in zip(_NAMES, out, strict=True) if g is None]
         if nones:  # a piece such as my_grad_V still returns None

@@ -1,4 +1,4 @@
-"""Chapter 8 checker: a batch's combined causal and padding mask, ``fn(lengths, n, left)``.
+"""Chapter 8 checker: a batch's combined causal and padding mask, ``fn(lengths, n)``.
 
 Its unseen cases (for grading) are registered here, beside the checker.
 """
@@ -23,44 +23,35 @@ from .masking import _causal_mistakes, uses_library
 # --- Exercise: the combined causal + padding mask of a batch -------------------------------
 
 
-def _real_tokens(lengths, n: int, left: bool) -> np.ndarray:
+def _real_tokens(lengths, n: int, left: bool = False) -> np.ndarray:
     """(b, n) bool: the real positions, the first ``lengths[s]`` or, with ``left``, the last."""
     ell = np.asarray(lengths).astype(np.int64)[:, None]  # (b, 1)
     positions = np.arange(n)  # (n,)
     return positions >= n - ell if left else positions < ell
 
 
-def _without_eye(lengths, n: int, left: bool) -> np.ndarray:
-    """(b, n, n): key j allowed for query i when j <= i and j is real (pad rows may be empty)."""
-    return causal_mask(n) & _real_tokens(lengths, n, left)[:, None, :]
+def _batch_mask(lengths, n: int) -> np.ndarray:
+    """The reference: (b, 1, n, n), key j allowed when j <= i and j is real (pads at the end).
 
-
-def _batch_mask(lengths, n: int, left: bool) -> np.ndarray:
-    """The reference: (b, 1, n, n), key j allowed when j <= i and j is real, or j == i.
-
-    The diagonal keeps a left pad's row from being empty, which attention would refuse.
+    No row is empty: each pad's row keeps the real words before it.
     """
-    return (_without_eye(lengths, n, left) | np.eye(n, dtype=bool))[:, None]  # (b, 1, n_q, n_k)
+    both = causal_mask(n) & _real_tokens(lengths, n)[:, None, :]  # (b, n_q, n_k)
+    return both[:, None]  # (b, 1, n_q, n_k)
 
 
-_NO_DIAGONAL = "entry (i, i) is False for each pad i"
-_DIAGONAL_LAST = (
-    "last, (causal & real) | np.eye(n, dtype=bool): an eye added before & is blocked "
-    "again by the padding."
-)
-_BATCH_CASES = (([3, 1], 4, False), ([2, 4, 3], 4, True), ([1, 5, 3], 5, False))
+_BATCH_CASES = (([3, 1], 4), ([2, 4, 3], 4), ([1, 5, 3], 5))
 
 
 def check_batch_mask(fn) -> CheckResult:
-    """Check ``fn(lengths, n, left)``: a bool ``(b, 1, n, n)`` causal-and-padding mask in
-    which each position also sees itself, so that no row is empty. Calling
-    ``al.padding_mask`` (under any name) fails: the exercise rules it out."""
+    """Check ``fn(lengths, n)``: a bool ``(b, 1, n, n)`` causal-and-padding mask of a batch
+    padded at the end. Calling ``al.padding_mask`` (under any name) fails: the exercise rules
+    it out."""
     banned = uses_library(fn, "padding_mask")
     dtypes: list = []  # each answer's dtype, before the checker turns it into floats
 
-    def as_given(lengths, n, left):
+    def as_given(lengths, n):
         # The checker hands arrays over as floats; lengths are counts, so give back ints.
-        out = fn(np.asarray(lengths).astype(np.int64), int(n), bool(left))
+        out = fn(np.asarray(lengths).astype(np.int64), int(n))
         dtypes.append(None if out is None else np.asarray(out).dtype)
         return out
 
@@ -70,18 +61,17 @@ def check_batch_mask(fn) -> CheckResult:
                 "your function calls al.padding_mask, which this exercise rules out: mark "
                 "the real positions yourself, comparing np.arange(n) with lengths[:, None]."
             )
-        for lengths, n, left in _BATCH_CASES:
-            side = "left" if left else "right"
-            case = f"lengths {lengths}, n = {n}, {side} padding"
-            out = _run(cases, case, np.array(lengths), n, left)
+        for lengths, n in _BATCH_CASES:
+            case = f"lengths {lengths}, n = {n}"
+            out = _run(cases, case, np.array(lengths), n)
             _batch_shape(out, len(lengths), n, case)
-            expected = _batch_mask(lengths, n, left)
-            known_mistakes(out, *_batch_mistakes(lengths, n, left, case))
+            expected = _batch_mask(lengths, n)
+            known_mistakes(out, *_batch_mistakes(lengths, n, case))
             if dtypes[-1] != np.bool_:
                 fix = "the pattern is right but" if np.array_equal(out, expected) else "and"
                 raise Fail(
                     f"returned dtype {dtypes[-1]} (on {case}), {fix} a mask must be boolean, "
-                    "True = may attend (compare with <, >= and combine with &)."
+                    "True = may attend (compare with < and combine with &)."
                 )
             same(out, expected, case)
 
@@ -101,10 +91,10 @@ def _run(cases: Cases, case: str, *args) -> np.ndarray:
                 "sentences along another: give lengths its own axis, lengths[:, None] of "
                 "shape (b, 1), so that comparing it with np.arange(n) gives a (b, n) table."
             ) from None
-        if "bitwise_or" in message or "bitwise_and" in message:  # a float np.eye(n)
+        if "bitwise_or" in message or "bitwise_and" in message:  # a float array in & or |
             raise Fail(
-                f"{message} | and & need booleans on both sides: np.eye(n) is float, "
-                "np.eye(n, dtype=bool) is not."
+                f"{message} | and & need booleans on both sides: mark the real positions "
+                "with a comparison (<), which gives booleans, not floats."
             ) from None
         raise
 
@@ -128,18 +118,18 @@ def _batch_shape(out: np.ndarray, b: int, n: int, case: str) -> None:
         raise Fail(f"returned shape {out.shape}, expected {(b, 1, n, n)} (on {case}): {hint}")
 
 
-def _batch_mistakes(lengths, n: int, left: bool, case: str) -> list[tuple]:
-    real = _real_tokens(lengths, n, left)  # (b, n)
+def _batch_mistakes(lengths, n: int, case: str) -> list[tuple]:
+    real = _real_tokens(lengths, n)  # (b, n)
     causal = causal_mask(n)
-    expected = _batch_mask(lengths, n, left)
+    expected = _batch_mask(lengths, n)
     shape = expected.shape
     eye = np.eye(n, dtype=bool)
-    cores = [  # (b, 1, n, n) each, before the diagonal is added
+    cores = [  # (b, 1, n, n) each
         (  # with right padding this equals blocking the pads as queries only
             (causal & real[:, :, None] & real[:, None, :])[:, None],
             f"you blocked the pads as queries (on {case}): the pads' own rows "
             "lose the real words. A padding mask hides a pad only as a key, on the last axis, "
-            "real[:, None, :]; a pad's row keeps the real words before it, and itself.",
+            "real[:, None, :]; a pad's row keeps the real words before it.",
         ),
         (
             (causal & real[:, :, None])[:, None],
@@ -154,23 +144,19 @@ def _batch_mistakes(lengths, n: int, left: bool, case: str) -> list[tuple]:
         ),
         (
             np.broadcast_to(causal, shape),
-            f"no key is blocked as padding (on {case}): that is the causal mask alone. "
-            + (
-                "With the pads on the right it is enough for the real words (the chapter's "
-                "table), but this exercise asks for the full mask, the pads' rows included, "
-                "one recipe that also works on the left: "
-                if not left
-                else ""
-            )
-            + "combine it with each sentence's real tokens using &, then | the diagonal.",
+            f"no key is blocked as padding (on {case}): that is the causal mask alone. It "
+            "already hides the pads from the real words, but the pads' own rows still see the "
+            "pads before them. Combine it with each sentence's real tokens using &.",
         ),
         (
-            _without_eye(lengths, n, not left)[:, None],
-            f"the padding is on the wrong side (on {case}): with left=True the real tokens "
-            "are the last lengths[s] positions (j >= n - lengths[s]); with left=False, the "
-            "first ones (j < lengths[s]).",
+            (causal & _real_tokens(lengths, n, left=True)[:, None, :])[:, None],
+            f"the padding is on the wrong side (on {case}): here the pads come at the end, so "
+            "the real tokens are the first lengths[s] positions, j < lengths[s].",
         ),
-        *_off_by_one(lengths, n, left, case),
+        (
+            (causal & (np.arange(n) <= np.asarray(lengths)[:, None])[:, None, :])[:, None],
+            f"one position off: j <= lengths[s] lets in the first pad; use < (on {case}).",
+        ),
         (
             (causal | real[:, None, :])[:, None],
             f"a pair is allowed if either mask allows it (on {case}): | lets real words see "
@@ -181,102 +167,45 @@ def _batch_mistakes(lengths, n: int, left: bool, case: str) -> list[tuple]:
     for wrong, hint in _causal_mistakes(n):  # the causal part wrong, the padding right
         hint = f"the padding is right but the causal part is not (on {case}): {hint}"
         cores.append(((wrong & real[:, None, :])[:, None], hint))
-    flipped = (
-        f"True marks the blocked pairs (on {case}): in this library True means 'may attend'. "
-        "Flip the mask."
-    )
     mistakes = [
-        (~expected, flipped),
-        (~_without_eye(lengths, n, left)[:, None], flipped),
         (
-            _without_eye(lengths, n, left)[:, None],
-            f"{_NO_DIAGONAL} (on {case}): with left padding the pads come first, so no real "
-            "word is at or before them, and attention refuses an empty row. Add the diagonal "
-            f"{_DIAGONAL_LAST}"
-            if left
-            else f"{_NO_DIAGONAL} (on {case}): the exercise asks every position to see itself "
-            "(on the left a pad's row would otherwise be empty, which attention refuses). "
-            f"Add the diagonal {_DIAGONAL_LAST}",
+            ~expected,
+            f"True marks the blocked pairs (on {case}): in this library True means "
+            "'may attend'. Flip the mask.",
         ),
-    ]
-    if left:  # the right-padded answer reversed on both axes: the triangle flips too
-        mistakes.insert(
-            0,
-            (
-                _batch_mask(lengths, n, False)[..., ::-1, ::-1],
-                f"the causal part points the wrong way (on {case}): reversing the "
-                "right-padded mask on both axes also turns its lower triangle into an upper "
-                "one, so each word sees the words after it. Reverse only the real positions, "
-                "along the key axis, before combining them with al.causal_mask(n); or mark "
-                "the last lengths[s] positions, j >= n - lengths[s].",
-            ),
-        )
-    mistakes += cores
-    mistakes.append(
+        (
+            expected | eye,
+            f"entry (i, i) is True for each pad i (on {case}): you added the diagonal "
+            "(| np.eye). With the pads at the end no row is empty, since each pad's row keeps "
+            "the real words before it. Causal & padding is the whole mask.",
+        ),
+        *cores,
         (
             np.swapaxes(expected, -1, -2),
             f"your mask is transposed (on {case}): the last two axes are (query, key), so "
             "entry (i, j) says whether query i may see key j. Put the padding on the key "
             "axis, real[:, None, :], and use al.causal_mask(n) as it is.",
-        )
-    )
-    upper = (np.triu(np.ones((n, n), dtype=bool)) & real[:, None, :])[:, None] | eye
-    mistakes.append(  # np.triu(ones), k=0 or k=1: the same once the diagonal is added
-        (
-            upper,
-            f"the padding is right but the causal part is the upper triangle (on {case}): "
-            "np.triu(ones), with k=0 or k=1 (the same once the diagonal is added), lets "
-            "query i see the keys after it, the future. Use the lower one, al.causal_mask(n).",
-        )
-    )
-    mistakes += [(wrong | eye, hint) for wrong, hint in cores]  # the same, diagonal added
+        ),
+    ]
+    mistakes += [
+        (wrong | eye, f"{hint} (You also added the diagonal, which is not needed.)")
+        for wrong, hint in cores
+    ]  # the same, with the diagonal added
     hf_rows = (causal & real[:, None, :]) | ~real[:, :, None]  # each pad's row: every key
     hint = "each pad's row sees every key (as Hugging Face unmasks a pad's row): here a pad's "
-    mistakes.append((hf_rows[:, None], f"{hint}row is causal & padding, plus itself (on {case})."))
+    mistakes.append((hf_rows[:, None], f"{hint}row is causal & padding too (on {case})."))
     # Where a mistake happens to give the right answer here, it is no mistake.
     return [(wrong, hint) for wrong, hint in mistakes if not np.array_equal(wrong, expected)]
-
-
-def _off_by_one(lengths, n: int, left: bool, case: str) -> list[tuple]:
-    """The real positions one off, or measured from the wrong end, with the padding right."""
-    ell = np.asarray(lengths).astype(np.int64)[:, None]  # (b, 1)
-    j = np.arange(n)  # (n,)
-    if left:
-        wrongs = [
-            (
-                j > n - ell,
-                "one position off: j > n - lengths[s] drops the first real token; use >=",
-            ),
-            (
-                j >= n - ell - 1,
-                "one position off: j >= n - lengths[s] - 1 lets in the last pad; the first "
-                "real token is at n - lengths[s]",
-            ),
-            (
-                j >= ell,
-                "the real tokens counted from the wrong end: with left padding the last "
-                "lengths[s] positions are real, j >= n - lengths[s]",
-            ),
-        ]
-    else:
-        wrongs = [(j <= ell, "one position off: j <= lengths[s] lets in the first pad; use <")]
-    causal = causal_mask(n)
-    return [((causal & real[:, None, :])[:, None], f"{hint} (on {case}).") for real, hint in wrongs]
 
 
 @unseen_cases("batch_mask")
 def _unseen_batch_mask(rng):
     found = []
-    for left in (False, True):
+    for _ in range(2):
         n = int(rng.integers(3, 9))
         lengths = rng.integers(1, n + 1, size=int(rng.integers(2, 5)))
         lengths[0] = n  # one full sentence, as in a real batch
-        side = "left" if left else "right"
         found.append(
-            (
-                f"lengths {lengths.tolist()}, n = {n}, {side} padding",
-                (lengths, n, left),
-                _batch_mask(lengths, n, left),
-            )
+            (f"lengths {lengths.tolist()}, n = {n}", (lengths, n), _batch_mask(lengths, n))
         )
     return found

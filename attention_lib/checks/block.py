@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import causal_mask, scaled_dot_product_attention, softmax
-from ..decoder import EPS, decoder_block, feed_forward, init_params
-from ..heads import multi_head_attention
-from ..layers import layer_norm
+from ..core import causal_mask
+from ..decoder import decoder_block, init_params
 from .base import (
     Cases,
     CheckResult,
@@ -24,6 +22,7 @@ from .base import (
     unseen_cases,
     verdict,
 )
+from .block_mistakes import slips
 from .names import calls_library
 
 __all__ = ["check_decoder_block"]
@@ -61,7 +60,7 @@ def check_decoder_block(fn) -> CheckResult:
             expect_shape(out, (n, d), case, " The block keeps every token's width d_model.")
             right = _reference(X, p, h)
             if not np.allclose(out, right, atol=1e-6):  # a slip may equal the answer (h = 1)
-                known_mistakes(out, *_slips(X, p, h))
+                known_mistakes(out, *slips(X, p, h))
             same(out, right, case)
 
     return verdict("decoder_block", with_weights, run)
@@ -123,177 +122,3 @@ def _weights(seed: int, d: int) -> dict:
 
 def _reference(X, p: dict, h: int) -> np.ndarray:
     return decoder_block(X, p, h, causal_mask(X.shape[-2]))[0]
-
-
-def _parts(p: dict, h: int, mask=True, eps=EPS, anti=False):
-    """The four pieces a learner combines, so that each slip is written once below."""
-    Ws = p["W_q"], p["W_k"], p["W_v"], p["W_o"]
-
-    def ln(x, k):
-        return layer_norm(x, p[f"ln{k}_gamma"], p[f"ln{k}_beta"], eps)
-
-    def mha(x):
-        m = causal_mask(x.shape[-2]) if mask else None
-        return multi_head_attention(x, *Ws, h, m.T if anti else m)[0]
-
-    def ffn(x):
-        return feed_forward(x, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
-
-    return ln, mha, ffn
-
-
-def _no_relu(x, p: dict) -> np.ndarray:
-    return (x @ p["W_1"] + p["b_1"]) @ p["W_2"] + p["b_2"]
-
-
-def _slips(X, p: dict, h: int) -> list[tuple]:
-    ln, mha, ffn = _parts(p, h)
-
-    def pre_ln(X, ln=ln, mha=mha, ffn=ffn, ln2=2):
-        X1 = X + mha(ln(X, 1))
-        return X1 + ffn(ln(X1, ln2))
-
-    def by_hand(**kw):  # attention with the heads split by hand, one step done wrongly
-        return pre_ln(X, mha=lambda x: _split_by_hand(x, p, h, **kw))
-
-    a, X1 = ln(X, 1), X + mha(ln(X, 1))
-    post_0, post_1 = X + mha(X), ln(X + mha(X), 1)  # post-LN: both norms, either alone
-    b = ln(a + mha(a), 2)
-    return [
-        *[(w, _POST_LN) for w in (ln(post_1 + ffn(post_1), 2), ln(post_0 + ffn(post_0), 2))],
-        (post_1 + ffn(post_1), _POST_LN),
-        (pre_ln(X, mha=_parts(p, h, mask=False)[1]), _NO_MASK),
-        (mha(ln(X, 1)) + ffn(ln(mha(ln(X, 1)), 2)), _NO_RESIDUAL_1),
-        (ffn(ln(X1, 2)), _NO_RESIDUAL_2),
-        (ffn(ln(mha(ln(X, 1)), 2)), _NO_RESIDUALS),
-        (a + mha(a) + ffn(ln(a + mha(a), 2)), _RESIDUAL_FROM_LN),
-        (b + ffn(b), _RESIDUAL_FROM_LN),
-        (ln(X1, 2) + ffn(ln(X1, 2)), _RESIDUAL_FROM_LN_2),
-        (pre_ln(X, mha=_parts(p, h, anti=True)[1]), _ANTI_CAUSAL),
-        (X1, _NO_FFN),
-        (X1 + ffn(X1), _NO_LN_2),
-        (X + mha(X) + ffn(ln(X + mha(X), 2)), _NO_LN_1),
-        (pre_ln(X, ln2=1), _ONE_LN),
-        (ln(pre_ln(X), "f"), _FINAL_LN),
-        (X + mha(ln(X, 1)) + ffn(ln(X, 2)), _PARALLEL),
-        (pre_ln(X, ln=_parts(p, h, eps=1e-12)[0]), _EPS),
-        (by_hand(how="no_transpose"), _SPLIT_NO_TRANSPOSE),
-        (by_hand(how="no_transpose", join="no_transpose"), _SPLIT_NO_TRANSPOSE),
-        (by_hand(how="strided"), _SPLIT_STRIDED),
-        (by_hand(join="no_transpose"), _JOIN),
-        (by_hand(W_o=False), _NO_W_O),
-        (pre_ln(X, ffn=lambda x: _no_relu(x, p)), _NO_RELU),
-        (X1 + ffn(ln(X, 1)), _FFN_LN_1),
-        (by_hand(scale=np.sqrt(X.shape[-1] / h)), _NO_SCALE),
-        (by_hand(scale=h**-0.5), _SCALE_D_MODEL),
-        (by_hand(scale=(X.shape[-1] / h) ** -0.5), _SCALE_D_K),
-        (by_hand(axis=-2), _QUERY_AXIS),
-        (X, _UNCHANGED),
-    ]
-
-
-def _split_by_hand(x, p: dict, h: int, how="right", join="right", W_o=True, scale=1.0, axis=-1):
-    """Attention with the heads split by hand, one step of it done wrongly.
-
-    ``scale`` multiplies the queries, so the scores are divided by sqrt(d_k) / scale."""
-    n, d = x.shape
-
-    def split(M):  # (n, d) -> (h, n, d_k)
-        if how == "no_transpose":
-            return M.reshape(h, n, d // h)
-        if how == "strided":
-            return M.reshape(n, d // h, h).transpose(2, 0, 1)  # every h-th column
-        return M.reshape(n, h, d // h).transpose(1, 0, 2)
-
-    Q, K, V = (split(x @ p[w]) for w in ("W_q", "W_k", "W_v"))
-    Q = Q * scale
-    heads, _ = scaled_dot_product_attention(Q, K, V, causal_mask(n))
-    if axis != -1:  # the scores masked with -1e9, then a softmax over another axis
-        scores = Q @ K.transpose(0, 2, 1) / np.sqrt(d // h)
-        heads = softmax(np.where(causal_mask(n), scores, -1e9), axis=axis) @ V
-    joined = (
-        heads.reshape(n, d) if join == "no_transpose" else heads.transpose(1, 0, 2).reshape(n, d)
-    )
-    return joined @ p["W_o"] if W_o else joined
-
-
-_POST_LN = (
-    "your layer norm comes after a residual, LN(X + MHA(X)), as in chapter 11's post-LN block: "
-    "here it comes *before* each sub-layer, X + MHA(LN1(X)), and the residual adds the raw X."
-)
-_NO_MASK = (
-    "every token saw the tokens after it: pass the causal mask, al.causal_mask(n) with n = "
-    "X.shape[0], to the attention, or the model can read the word it must predict."
-)
-_NO_RESIDUAL_1 = (
-    "the attention sub-layer has no residual: X1 = X + MHA(LN1(X)), so each token keeps its "
-    "own vector and adds what attention found."
-)
-_NO_RESIDUAL_2 = (
-    "the feed-forward sub-layer has no residual: return X1 + FFN(LN2(X1)), not FFN(...) alone."
-)
-_NO_RESIDUALS = "neither sub-layer has its residual: add X before the FFN, and X1 after it."
-_RESIDUAL_FROM_LN = (
-    "the residual started from the normalised LN1(X): add the sub-layer's output to the raw "
-    "X, X + MHA(LN1(X)); layer norm only feeds the sub-layer."
-)
-_RESIDUAL_FROM_LN_2 = (
-    "the second residual started from the normalised LN2(X1): return X1 + FFN(LN2(X1)); "
-    "layer norm only feeds the sub-layer."
-)
-_ANTI_CAUSAL = (
-    "the mask is transposed: each token saw itself and the tokens *after* it. "
-    "al.causal_mask(n) as it is lets a token see itself and the tokens before it."
-)
-_NO_FFN = "the block stops after attention: add the feed-forward sub-layer, X1 + FFN(LN2(X1))."
-_NO_LN_2 = "the feed-forward network got X1 itself: normalise it first, FFN(LN2(X1))."
-_NO_LN_1 = "attention got X itself: normalise it first, MHA(LN1(X))."
-_ONE_LN = (
-    "both sub-layers used ln1's scale and shift: the second layer norm has its own, "
-    "p['ln2_gamma'] and p['ln2_beta']."
-)
-_FINAL_LN = (
-    "you applied the final layer norm, lnf, inside the block: it runs once, after the last "
-    "block, just before W_out. Return X1 + FFN(LN2(X1))."
-)
-_PARALLEL = (
-    "the feed-forward network read LN2(X), the block's input: it reads LN2(X1), the vector "
-    "*after* attention's residual, so it can use what attention found."
-)
-_FFN_LN_1 = "the feed-forward network read LN1(X), attention's input: it reads LN2(X1)."
-_UNCHANGED = "you returned X unchanged: return X1 + FFN(LN2(X1)), with X1 = X + MHA(LN1(X))."
-_EPS = (
-    "the layer norms used layer_norm's default eps (1e-12): the decoder uses decoder.EPS "
-    "(1e-5), as GPT-2 does; pass it as the fourth argument."
-)
-_SPLIT_NO_TRANSPOSE = (
-    "the heads are cut wrongly: (X @ W).reshape(h, n, d_k) fills head 0 with the first rows, "
-    "not the first d_k columns. Reshape to (n, h, d_k), then move the head axis first: "
-    ".transpose(1, 0, 2)."
-)
-_SPLIT_STRIDED = (
-    "the heads are cut wrongly: reshape(n, d_k, h) gives head i every h-th column. Head i "
-    "owns the d_k columns next to each other, i * d_k to (i + 1) * d_k: reshape(n, h, d_k)."
-)
-_JOIN = (
-    "the heads are joined wrongly: heads.reshape(n, d) on (h, n, d_k) mixes tokens into "
-    "rows. Move the token axis first, heads.transpose(1, 0, 2), then reshape(n, d)."
-)
-_NO_W_O = (
-    "the joined heads went straight into the residual: apply W_o to them first, "
-    "X + joined @ p['W_o'], so the heads' findings are mixed back into d_model."
-)
-_NO_RELU = (
-    "the feed-forward network has no ReLU, so it is one linear map: use "
-    "decoder.feed_forward, or max(0, x W_1 + b_1) W_2 + b_2."
-)
-_NO_SCALE = (
-    "the scores were not scaled: divide Q K^T by sqrt(d_k), with d_k = d_model / h the "
-    "width of one head (chapter 4), or let al.scaled_dot_product_attention do it."
-)
-_SCALE_D_MODEL = (
-    "the scores were divided by sqrt(d_model): each head's dot products run over d_k = "
-    "d_model / h entries, so divide by sqrt(d_k)."
-)
-_SCALE_D_K = "the scores were divided by d_k: divide Q K^T by its square root, sqrt(d_k)."
-_QUERY_AXIS = "the softmax ran down each column, over the queries: take it over the keys, axis=-1."

@@ -163,6 +163,8 @@ def _kv_near_misses(args) -> list[tuple]:
         (_kv_reference(*args, scale=1 / np.sqrt(keys)), _KV_SQRT_KEYS),
         (_kv_reference(k, K, V, k, v), _KV_K_AS_QUERY),
     ]
+    if d_k == d_v:  # only then do swapped keys and values run at all
+        misses.append((_kv_reference(q, V, K, v, k), _KV_SWAPPED))
 
     def told_apart(wrong):  # from the right answer and from every other slip
         twins = sum(np.allclose(wrong, other) for other, _ in misses)
@@ -187,6 +189,10 @@ _KV_SQRT_D_MODEL = (
 _KV_SQRT_KEYS = (
     "the scores are divided by sqrt(t + 1), the number of keys: the scale is sqrt(d_k), the "
     "length of each key, q.shape[-1]."
+)
+_KV_SWAPPED = (
+    "keys and values are swapped: q was scored against the values and the weights blended "
+    "the keys. Score q against K_cache and k; blend V_cache and v."
 )
 _KV_K_AS_QUERY = (
     "the new token's key k asked the question: the query is q. k only joins the cache, as "

@@ -242,6 +242,13 @@ def check_numerical_gradient(fn) -> CheckResult:
             ),
             *_mistakes(*batch_inputs),
         )
+        if np.allclose(out, out[..., :1]) and not np.allclose(right, right[..., :1]):
+            raise Fail(
+                f"each row of your answer is one number repeated (on {batch}): with a "
+                f"batch, Q[i, j] is a whole row of {Q.shape[-1]} entries, so a loop over "
+                "Q.shape[0] and Q.shape[1] nudges a row at once. Visit every entry: "
+                "for i in np.ndindex(Q.shape)."
+            )
         same(out, right, batch)
 
     return verdict("numerical_gradient", fn, run)

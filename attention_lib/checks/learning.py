@@ -204,9 +204,8 @@ def _row_mistakes(p: np.ndarray, dp: np.ndarray) -> list[tuple]:
 
 
 _LEADING_AXES = (
-    " The exercise allows any number of leading axes: A.T reverses them all and "
-    "np.transpose(A, (0, 2, 1)) names exactly three. Swap only the last two: "
-    "np.swapaxes(A, -1, -2)."
+    " The exercise allows any number of leading axes: A.T reverses them all and np.transpose("
+    "A, (0, 2, 1)) names exactly three. Swap only the last two: np.swapaxes(A, -1, -2)."
 )
 
 
@@ -266,6 +265,12 @@ def check_grad_V(fn) -> CheckResult:
             ),
             (A * dOut, "you multiplied A and dOut entry by entry: dV is a matrix product."),
             (A.T @ dOut / 3, "you divided by n_q = 3: add the queries' gradients, do not average."),
+            (
+                A.T @ dOut / np.sqrt(3),
+                "you divided by sqrt(d_v) = sqrt(3). The scale 1/sqrt(d_k) acts on the scores, "
+                "before softmax, and A already carries it: O = A V has no scale, nor has dV.",
+            ),
+            (-(A.T @ dOut), "the sign is flipped: dV has no minus. The step W - lr * dW adds it."),
         )
         same(out, A.T @ dOut, case)
 

@@ -158,12 +158,10 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
     if np.any(out[~full] != 0.0) and top_allowed < -1000:
         masked = np.broadcast_to(scores, full.shape)[~full].max()
         raise Fail(
-            f"on a row whose allowed scores are about {top_allowed:.2g} and whose masked "
-            f"score is {masked:g}, masked keys get weight {fmt(out[~full])}: with a finite "
-            "fill (-1e4, -1e9, even np.finfo(float).min) a blocked weight is exactly 0 only "
-            "while the allowed scores stay far above the fill, and a row with no allowed key "
-            "spreads evenly instead of being refused. Fill with -np.inf (or use np.where on "
-            "the exponentials), whose exponential is 0 whatever the other scores."
+            f"the exercise asks for -np.inf as the fill. A finite fill (-1e4, -1e9, even "
+            "np.finfo(float).min) differs only on extreme rows, such as this one (on "
+            f"{case}): the allowed scores are about {top_allowed:.2g}, the masked score is "
+            f"{masked:g}, and masked keys get weight {fmt(out[~full])}."
         )
     known_mistakes(out, *_softmax_mistakes(scores, mask, full, case))
     if np.any(out[~full] != 0.0):

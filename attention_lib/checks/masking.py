@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from ..core import causal_mask
@@ -44,6 +46,7 @@ def check_causal_mask(fn) -> CheckResult:
         for n in (4, 1, 8):
             case = f"n = {n}"
             out = cases.run(case, n)
+            _fixed_size(fn, out, n, case)
             expect_shape(out, (n, n), case, " A mask has one row per query, one column per key.")
             expected = causal_mask(n)
             known_mistakes(out, *_causal_mistakes(n))
@@ -62,6 +65,21 @@ def check_causal_mask(fn) -> CheckResult:
 
     checked = recorded if callable(fn) else fn  # a non-function is reported by the verdict
     return verdict("causal_mask", checked, run)
+
+
+def _fixed_size(fn, out: np.ndarray, n: int, case: str) -> None:
+    """Fail with a hint when the answer has the same square shape whatever ``n`` is."""
+    if out.ndim != 2 or out.shape[0] != out.shape[1] or out.shape == (n, n):
+        return
+    try:
+        other = np.shape(fn(n + 1))
+    except Exception:  # noqa: BLE001 - a probe only chooses the hint; the case fails anyway
+        return
+    if other == out.shape:
+        raise Fail(
+            f"returned shape {out.shape} for n = {n} and for n = {n + 1} too (on {case}): "
+            "use n, not a fixed size, so the mask is (n, n)."
+        )
 
 
 def uses_library(fn, name: str) -> bool:
@@ -116,7 +134,23 @@ def _causal_mistakes(n: int) -> list[tuple]:
 def check_causal_count(answer, n: int = 8) -> CheckResult:
     """Check a predicted number of True entries in ``causal_mask(n)``: ``n (n + 1) / 2``."""
     expected = int(causal_mask(n).sum())
+    fraction = expected / (n * n)  # 36 / 64: the share of True entries, not their number
+    if isinstance(answer, numbers.Real) and not isinstance(answer, (bool, np.bool_)):
+        if n > 1 and abs(float(answer) - fraction) < 5e-3:
+            result = CheckResult(
+                "causal_count",
+                "FAIL",
+                f"{float(answer):g} is the share of the {n * n} entries that are True: that is "
+                "the fraction, give the count (how many entries are True).",
+            )
+            print(result.line)
+            return result
     mistakes = (
+        (
+            n * (n - 1),
+            f"{n * (n - 1)} is n (n - 1) = {n} x {n - 1}: every entry off the diagonal. The "
+            "causal mask keeps only those below it, plus the diagonal: row i allows i + 1 keys.",
+        ),
         (  # n (n - 1) / 2: the True entries below the diagonal, or all the False ones
             expected - n,
             f"{expected - n} leaves out the diagonal (or counts the False entries, the "

@@ -1,5 +1,4 @@
-"""Chapter 7 checker, the usual wrong answers to the multi-head loop, each with its hint
-(``multi_head.py`` runs them)."""
+"""Chapter 7 checker: the usual wrong answers to the multi-head loop, each with its hint."""
 
 from __future__ import annotations
 
@@ -10,6 +9,7 @@ import numpy as np
 
 from ..core import attention_scores, scaled_dot_product_attention, softmax
 from ..heads import merge_heads, multi_head_attention, split_heads
+from .multi_head_slips import review_slips
 
 
 def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
@@ -262,7 +262,7 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
             )
         )
 
-    return mistakes
+    return mistakes + review_slips(X, W_q, W_k, W_v, W_o, h)  # review 07_d
 
 
 def _row_slices(fn, X, W_q, W_k, W_v, W_o, h) -> str:

@@ -42,6 +42,17 @@ def check_param_count(answer, d_model: int = 32, h: int = 8) -> CheckResult:
             f"d_k = {d_k} sit side by side and fill it.",
         ),
         (per_matrix, "that is one matrix; there are four: W_q, W_k, W_v and W_o."),
+        (
+            2 * per_matrix,
+            f"that is two of the four matrices, 2 x {d_model} x {d_model}. Count W_q, W_k, "
+            "W_v and W_o.",
+        ),
+        (
+            h * d_k * d_k,
+            f"that is {h} x {d_k} x {d_k}: a {d_k} x {d_k} block per head, in one matrix. "
+            f"Each head's slice is {d_model} x {d_k}, and there are four matrices of "
+            f"{d_model} x {d_model}.",
+        ),
         (expected + 4 * d_model, "that counts biases too; this layer has none."),
         (
             2 * expected,

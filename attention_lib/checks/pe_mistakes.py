@@ -13,7 +13,8 @@ def _encoding(
 
     ``rate`` is the exponent: "2i" (right: i counts pairs), "2i+2" (pairs counted from 1),
     "i" (half of it), "4i" (twice it: 2j/d with j = 0, 2, 4, ... already the column index),
-    "int" (``2 * i // d``, 0 for every pair), "col" (each column's own index j, j/d) or "2col"
+    "int" (``2 * i // d``, 0 for every pair), "2i no /d" (no division by d),
+    "col" (each column's own index j, j/d) or "2col"
     (2j/d, the formula's 2i with the column index j in place of the pair index); or a slip of
     operator precedence: "pow/d" (dividing pos by ``10000 ** (2 * i) / d``), "pos/pow/d"
     (``pos / 10000 ** (2 * i) / d``) or "1/pow2" (speed ``1 / 10000 ** 2 * i / d``).
@@ -36,7 +37,12 @@ def _encoding(
             angle = pos * slips[rate]  # (n, d/2)
         else:
             tops = {"2i": 2 * i, "i": i, "4i": 4 * i, "2i+2": 2 * (i + 1)}  # "2i+2": i from 1
-            exponent = 2 * i // d if rate == "int" else tops[rate] / d
+            if rate == "int":
+                exponent = 2 * i // d
+            elif rate == "2i no /d":  # the division by d left out
+                exponent = 2 * i
+            else:
+                exponent = tops[rate] / d
             angle = pos / base**exponent  # (n, d/2)
         sines, cosines = np.sin(unit(angle)), np.cos(unit(angle))
     if swap:
@@ -79,6 +85,12 @@ _PE_MISTAKES = (
         {"rate": "int"},
         "every pair turns at one speed: your exponent is 0. Integer division is one way to "
         "get there (2 * i // d_model is 0); the exponent is the fraction 2i / d_model.",
+    ),
+    (
+        {"rate": "2i no /d"},  # (i alone, no /d, is the "4i" slip at d_model = 4)
+        "your slow columns never turn: the exponent is 2i/d_model, a fraction between 0 and "
+        "1. Without the division by d_model, 10000^(2i) is so large that every pair but the "
+        "first stands still.",
     ),
     (
         {"rate": "2i+2"},

@@ -167,6 +167,14 @@ def check_pe_offset(answer) -> CheckResult:
             "turns in 20 steps. Its speed is 1 / 10000^(2i / d_model) with i = 1 and "
             "d_model = 4.",
         ),
+        *(
+            (
+                np.cos(20.0 * factor) + np.cos(0.2 * factor),
+                f"you {verb} each turn: from pos to pos + 20, a pair turns by its speed times "
+                f"20, so by 20 and 0.2 radians, not {20 * factor:g} and {0.2 * factor:g}.",
+            )
+            for factor, verb in ((2.0, "doubled"), (0.5, "halved"))
+        ),
         (
             2.0,
             "2 is PE[pos] · PE[pos], the same position twice: 20 steps on, each pair "

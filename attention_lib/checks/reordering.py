@@ -136,6 +136,12 @@ def _judge(got: np.ndarray, out: np.ndarray, weights: np.ndarray, perm, case: st
             "weights[perm][:, perm].",
         ),
         (
+            weights[perm][:, back],  # P A P: the right-hand factor is P, not P^T
+            "the rows moved the right way but the columns the opposite way: that is P A P. "
+            "The right-hand factor is P^T (P A P^T), which moves the columns like the rows: "
+            "weights[perm][:, perm].",
+        ),
+        (
             weights[np.ix_(perm, perm)].T,
             "your weights are transposed: row k is what new word k takes from each word, "
             "so every row sums to 1. In yours the columns do.",

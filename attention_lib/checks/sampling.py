@@ -64,6 +64,7 @@ def check_sample(fn) -> CheckResult:
         if out_of_range:
             raise Fail(out_of_range)
         known_mistakes(np.array(got), *_sample_mistakes())
+        _check_no_exp(np.array(got))
         _check_uses_u(cases.fn)
         wrong = [i for i, (g, w) in enumerate(zip(got, want, strict=True)) if g != w]
         if wrong:  # name a case the learner can rerun, as the KV checker does
@@ -92,6 +93,23 @@ def check_sample(fn) -> CheckResult:
     return verdict("sample", typed, run_named)
 
 
+def _check_no_exp(got: np.ndarray) -> None:
+    """p = (z - z.min()) / total with z = logits / T: the softmax without its exp."""
+    for value, (logits, T, u) in zip(got, _SAMPLE_CASES, strict=True):
+        z = np.array(logits) / T
+        z = z - z.min()
+        if z.sum() == 0:  # equal logits: 0 / 0, no verdict either way
+            continue
+        ends = np.cumsum(z / z.sum())
+        ends[-1] = 1.0
+        if value != np.argmax(ends > u):
+            return
+    raise Fail(
+        "your probabilities are the logits / T shifted to start at 0 and divided by their "
+        "total, without the exp. Softmax takes np.exp first: p = softmax(logits / T)."
+    )
+
+
 def _check_uses_u(fn) -> None:
     """Five equal words: u = 0.1, 0.3, ..., 0.9 each pick another; one u, one word."""
     logits, T = np.zeros(5), 1.0
@@ -103,6 +121,17 @@ def _check_uses_u(fn) -> None:
 
     said = [word(u) for u in us]
     same_u = {said[2], *said[5:]}  # u = 0.5, nine times
+    if len(set(said[:5])) == 1 and len(same_u) == 1:
+        spread = np.array([2.0, 1.0, 0.5, -1.0])  # unequal logits: does u matter there?
+        there = {float(call(fn, f"logits {spread.tolist()}, T = {T}", spread, T, u).reshape(-1)[0])
+                 for u in (0.05, 0.5, 0.95)}  # fmt: skip
+        if len(there) > 1:
+            raise Fail(
+                f"on {case} your function gave word {said[0]:g} for every u in {us[:5]}, "
+                "though u changes the word on unequal logits. Equal logits must give equal "
+                "probabilities, 1/5 each, as softmax(logits / T) does; check for a total of "
+                "0 (0 / 0 is NaN)."
+            )
     if len(set(said[:5])) == 1 or len(same_u) > 1:
         what = (
             f"gave {len(same_u)} different words for the same u = 0.5"
@@ -168,6 +197,12 @@ def _check_u_near_1(cases: Cases) -> None:
         )
 
 
+_UNNORMALISED = [  # exp(logits / T) left undivided, with and without the max subtracted
+    (z, float(np.exp(z(np.array(_SAMPLE_CASES[0][0])) / _SAMPLE_CASES[0][1]).sum()))
+    for z in (lambda logits: logits, lambda logits: logits - logits.max())
+]
+
+
 def _sample_mistakes() -> list[tuple]:
     def variant(pick):
         out = []
@@ -204,6 +239,11 @@ def _sample_mistakes() -> list[tuple]:
         (variant(lambda logits, T, u, p: np.argmax(np.cumsum(logits / T) > u)),
          "you added up the logits; add up the probabilities softmax(logits / T), which "
          "end at 1."),
+        *[(variant(lambda logits, T, u, p, z=z: where(np.cumsum(np.exp(z(logits) / T)), u)),
+           f"your probabilities sum to {total:.3g}, not 1 (on logits {_SAMPLE_CASES[0][0]}, "
+           "T = 1.0): you added up exp(logits / T) without dividing by its total. Use "
+           "p = softmax(logits / T), which does.")
+          for z, total in _UNNORMALISED],
         (variant(in_sorted_order),
          "you laid the words out likeliest first. That samples fairly, but the same u must "
          "give the same word as the reference: keep the vocabulary's order, word 0 first."),

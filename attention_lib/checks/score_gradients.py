@@ -83,7 +83,10 @@ def check_grad_QK(fn) -> CheckResult:
         if out is None:
             return None
         if not isinstance(out, (tuple, list)) or len(out) != 2:
-            said.append(f"return a pair (dQ, dK), not {type(out).__name__}")
+            if isinstance(out, (tuple, list)):
+                said.append(f"you returned {len(out)} values: return a pair (dQ, dK)")
+            else:
+                said.append(f"return a pair (dQ, dK), not {type(out).__name__}")
         else:
             dQ, dK = (np.asarray(o, dtype=float) for o in out)
             for name, got, like in (("dQ", dQ, Q), ("dK", dK, K)):

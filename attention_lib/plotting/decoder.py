@@ -17,7 +17,7 @@ from ..validate import as_float_array
 from .diagram import arrow as _arrow
 from .diagram import box as _box
 from .diagram import plus as _plus
-from .heads import head_heatmaps
+from .heads import head_heatmaps, keys_below_ticks
 from .learning import _TEST, _TRAIN, _UNIFORM, _curve
 
 
@@ -193,6 +193,7 @@ def decoder_heads(weights, tokens, *, title: str, head: int, query: str, key: st
         box = Rectangle((c - 0.5 - pad, r - 0.5 - pad), 1 + 2 * pad, 1 + 2 * pad, fill=False)
         box.set(lw=lw, ec=colour, clip_on=False, zorder=0.9)  # under outlines and numbers
         fig.axes[head - 1].add_patch(box)
+    keys_below_ticks(fig, fig.axes[: len(weights)])  # under the enlarged tick labels
     W = np.asarray(weights)
     lead = f"Head {head} puts {W[head - 1, r, c]:.2f} of the weight of '{query}' on '{key}'"
     lead += " (the cell framed in pink)"

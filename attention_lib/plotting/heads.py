@@ -17,7 +17,7 @@ from matplotlib.patches import Rectangle
 from .base import CMAP, check_stack, text_colour
 from .tracer import Step, shape_tracer, trace_shapes
 
-__all__ = ["Step", "head_heatmaps", "shape_tracer", "trace_shapes"]
+__all__ = ["Step", "head_heatmaps", "keys_below_ticks", "shape_tracer", "trace_shapes"]
 
 # --- One heatmap per head ------------------------------------------------------------------
 
@@ -132,6 +132,31 @@ def head_heatmaps(
         f"Most decisive rows per {unit}. " + "; ".join(parts) + "."
     )
     return fig, alt
+
+
+def keys_below_ticks(fig, panels) -> None:
+    """Move each row's "key (attended to)" of :func:`head_heatmaps` under its tick labels
+    after they were enlarged (chapter 12); the figure grows at the bottom if need be."""
+    dpi, r = fig.dpi, fig.canvas.get_renderer()
+    rows = sorted({round(ax.get_position().y0, 6) for ax in panels}, reverse=True)
+    feet = [  # inches from the bottom to the foot of each row's tick labels, top row first
+        min(t.get_window_extent(r).y0 / dpi for ax in panels for t in ax.get_xticklabels()
+            if round(ax.get_position().y0, 6) == y0) for y0 in rows
+    ]  # fmt: skip
+    keys = sorted((t for t in fig.texts if t.get_text() == "key (attended to)"),
+                  key=lambda t: -t.get_position()[1])  # fmt: skip
+    gap, size = 0.06, max(t.get_fontsize() for t in keys) / 72 * 1.3  # inches
+    width, height = fig.get_size_inches()
+    extra = max(0.0, gap + size + 0.05 - feet[-1])
+    grown = height + extra
+    for ax in fig.axes:  # the panels and the colour bar move up by ``extra``
+        x0, y0, w, h = ax.get_position().bounds
+        ax.set_position((x0, (y0 * height + extra) / grown, w, h * height / grown))
+    for text in fig.texts:
+        text.set_y((text.get_position()[1] * height + extra) / grown)
+    fig.set_size_inches(width, grown)
+    for text, foot in zip(keys, feet, strict=True):
+        text.set(y=(foot + extra - gap) / grown, va="top")
 
 
 def _tick_depth(tokens, size: float) -> float:

@@ -129,6 +129,13 @@ def training_curves(
     return fig, alt
 
 
+def _weight_bar(bar) -> None:
+    """One colour-bar style for the grid, on the page and in the slider: 0, 0.5 and 1."""
+    bar.set_label("attention weight", fontsize=8)
+    bar.ax.tick_params(labelsize=8)
+    bar.set_ticks([0, 0.5, 1])
+
+
 def it_attention(weights, tokens, referent, *, title: str, distractor=None):
     """Where "it" looks in several sentences: one row per sentence, one cell per token.
 
@@ -155,7 +162,7 @@ def it_attention(weights, tokens, referent, *, title: str, distractor=None):
     W, ref, other = _grid_inputs(weights, tokens, referent, distractor)
     fig, ax = plt.subplots(figsize=(7.6, 0.9 + 0.42 * W.shape[0]), layout="constrained")
     image = _draw_grid(ax, W, tokens, ref, title, other)
-    fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02, label="attention weight")
+    _weight_bar(fig.colorbar(image, ax=ax, fraction=0.03, pad=0.02))
     alt = f"Grid: {title}. Rows are {W.shape[0]} sentences, cells their tokens; " + (
         _grid_summary(W, ref, other) + "."
     )
@@ -195,10 +202,7 @@ def training_frame(step: int, weights, tokens, referent, loss, test_accuracy, di
     curve_ax = fig.add_axes((0.795, 0.27, 0.135, 0.61))
     title = f"Step {step}: loss {L[step]:.2f}, test accuracy {acc[step]:.0%}"
     image = _draw_grid(grid_ax, W, tokens, ref, title, other)
-    bar = fig.colorbar(image, cax=bar_ax)  # the same 0-to-1 scale in every frame
-    bar.set_label("attention weight", fontsize=8)
-    bar.ax.tick_params(labelsize=8)
-    bar.set_ticks([0, 0.5, 1])
+    _weight_bar(fig.colorbar(image, cax=bar_ax))  # the same 0-to-1 scale in every frame
     curve_ax.plot(np.arange(L.size), L, color=_TRAIN["color"], linewidth=1.2)
     curve_ax.plot(
         [step],

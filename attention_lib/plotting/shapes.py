@@ -39,8 +39,10 @@ def matmul_diagram(
     roles=None,
     highlight=None,
     title: str | None = None,
-    fmt: str = ".3g",
+    fmt: str | tuple = ".3g",
+    right_rows=None,
     cell_inches: float | None = None,
+    value_size: float = 10,
 ):
     r"""Draw the product ``left @ right`` as three boxes, each sized by its shape.
 
@@ -69,8 +71,12 @@ def matmul_diagram(
         ``(i, j)`` of the product, the dot product that makes that element.
     title : str, optional
         Shown above the diagram and used in the alt text.
-    fmt : str, default ".3g"
-        Format of the numbers printed in the cells.
+    fmt : str or (str, str, str), default ".3g"
+        Format of the numbers in the cells: one for all, or one each (left, right, product).
+    right_rows : sequence of str of length b, optional
+        A label for each row of ``right``, drawn left of it in a gap widened to fit.
+    value_size : float, default 10
+        Font size (points) of the numbers in the cells: smaller keeps "0.24" apart.
     cell_inches : float, optional
         The side of one cell in inches (default ``SCALE`` with numbers, ``SHAPE_SCALE``
         without): larger cells keep wide numbers such as "1.28" apart.
@@ -84,10 +90,8 @@ def matmul_diagram(
 
     Notes
     -----
-    .. math:: (AB)_{ij} = \sum_{k=0}^{b-1} A_{ik} B_{kj}
-
-    so element ``(i, j)`` pairs row ``i`` of ``A`` with column ``j`` of ``B``, entry by
-    entry: both must have ``b`` entries.
+    :math:`(AB)_{ij} = \sum_{k=0}^{b-1} A_{ik} B_{kj}`: element ``(i, j)`` pairs row ``i``
+    of ``A`` with column ``j`` of ``B``, entry by entry; both must have ``b`` entries.
     """
     (a, b), A = _operand(left, "left")
     (b2, c), B = _operand(right, "right")
@@ -98,6 +102,11 @@ def matmul_diagram(
         raise ValueError(f"out_cols needs one label per column of right ({c}), got {out_cols!r}")
     if roles is not None and (isinstance(roles, str) or len(roles) != 2):
         raise ValueError(f"roles must be two strings (a row, a column), got {roles!r}")
+    if right_rows is not None and (isinstance(right_rows, str) or len(right_rows) != b2):
+        raise ValueError(f"right_rows needs one label per row of right ({b2}), got {right_rows!r}")
+    fmts = (fmt,) * 3 if isinstance(fmt, str) else tuple(fmt)
+    if len(fmts) != 3 or not all(isinstance(f, str) for f in fmts):
+        raise ValueError(f"fmt must be a string or three strings (left, right, product): {fmt!r}")
     fits = b == b2
     if highlight is not None:
         highlight = _check_highlight(highlight, a, c, fits)
@@ -106,8 +115,6 @@ def matmul_diagram(
     u = min(1.0, MAX_CELLS / max(a, b, b2, c))  # size of one cell
     show_values = max(a, b, b2, c) <= MAX_VALUES
     gap = 1.3
-    x_left, x_right = 0.0, b * u + gap
-    x_prod = x_right + c * u + gap
     margin = 1.6 if rows is not None else 0.4
     height = max(a, b2) * u
     inch = SCALE if show_values and A is not None else SHAPE_SCALE
@@ -115,6 +122,9 @@ def matmul_diagram(
         if not isinstance(cell_inches, numbers.Real) or not 0 < cell_inches <= 2:
             raise ValueError(f"cell_inches must be a number in (0, 2], got {cell_inches!r}")
         inch = float(cell_inches)
+    room = 0.0 if right_rows is None else max(map(len, map(str, right_rows))) * 0.075 / inch + 0.3
+    x_left, x_right = 0.0, b * u + gap + room
+    x_prod = x_right + c * u + gap
     width = max(inch * (x_prod + c * u + margin + 0.4), MIN_WIDTH)  # room for the verdict
     upright = cols is not None or out_cols is not None
     top = 1.0 + (2.6 * SHAPE_SCALE / inch if upright else 0.0)  # room for upright labels
@@ -125,14 +135,14 @@ def matmul_diagram(
     ax.axis("off")
 
     hi = highlight or (None, None)
-    _box(ax, x_left, (a, b), u, A, fmt, show_values, rows=hi[0])
-    _box(ax, x_right, (b2, c), u, B, fmt, show_values, cols=hi[1])
+    _box(ax, x_left, (a, b), u, A, fmts[0], show_values, value_size, rows=hi[0])
+    _box(ax, x_right, (b2, c), u, B, fmts[1], show_values, value_size, cols=hi[1])
     middle = -a * u / 2  # the operators sit halfway down the rows of left and product
     # "@", NumPy's matrix product: a centred dot could be read as a dot product of matrices.
-    ax.text(x_right - gap / 2, middle, "@", ha="center", va="center", fontsize=16)
+    ax.text(b * u + gap / 2, middle, "@", ha="center", va="center", fontsize=16)
     ax.text(x_prod - gap / 2, middle, "=" if fits else "?", ha="center", va="center", fontsize=16)
     if fits:
-        _box(ax, x_prod, (a, c), u, C, fmt, show_values, cell=highlight)
+        _box(ax, x_prod, (a, c), u, C, fmts[2], show_values, value_size, cell=highlight)
     else:
         ax.add_patch(Rectangle((x_prod, -a * u), c * u, a * u, fill=False, ls="--", lw=1.2))
         ax.text(x_prod + c * u / 2, -a * u / 2, "?", ha="center", va="center", fontsize=14)
@@ -146,15 +156,15 @@ def matmul_diagram(
         y = top - 0.7 if x == x_left or out_cols is not None else 0.3  # above the labels
         ax.text(x + k * u / 2, y, name, ha="center", va="bottom", fontsize=11, weight="bold")
         ax.text(x + k * u / 2, -r * u - 0.35, f"[{r} × {k}]", ha="center", va="top", fontsize=10)
-    y_prod = top - 0.7 if out_cols is not None else 0.3
-    ax.text(
-        x_prod + c * u / 2, y_prod, names[2], ha="center", va="bottom", fontsize=11, weight="bold"
-    )
+    y_prod, bold = top - 0.7 if out_cols is not None else 0.3, {"fontsize": 11, "weight": "bold"}
+    ax.text(x_prod + c * u / 2, y_prod, names[2], ha="center", va="bottom", **bold)
     product_label = f"[{a} × {c}]" if fits else "no product"
     ax.text(x_prod + c * u / 2, -a * u - 0.35, product_label, ha="center", va="top", fontsize=10)
     if rows is not None:
         for i, label in enumerate(rows):
             ax.text(-0.15, -(i + 0.5) * u, label, ha="right", va="center", fontsize=9)
+    for i, label in enumerate(right_rows or ()):  # left of the inner-dimension bar
+        ax.text(x_right - 0.3, -(i + 0.5) * u, label, ha="right", va="center", fontsize=9)
     if roles is not None:  # the corner above the row labels: columns run right, rows down
         text = f"{roles[1]} →\n{roles[0]} ↓"
         ax.text(-0.15, 0.15, text, ha="right", va="bottom", fontsize=9, style="italic")
@@ -179,7 +189,7 @@ def matmul_diagram(
     if title:
         ax.set_title(title, fontsize=11)
     fig.tight_layout()
-    alt = _alt(names, (a, b), (b2, c), A, B, highlight, fmt, title)
+    alt = _alt(names, (a, b), (b2, c), A, B, highlight, fmts, title)
     if highlight is not None and rows is not None and out_cols is not None:  # names, not indices
         i, j = highlight
         nl, nr, npd = names
@@ -191,6 +201,8 @@ def matmul_diagram(
     for what, labels in (("rows", rows), ("columns", cols)):
         if labels is not None:
             alt += f" The {what} of {names[0]}: {', '.join(map(str, labels))}."
+    if right_rows is not None:
+        alt += f" The rows of {names[1]}: {', '.join(map(str, right_rows))}."
     if roles is not None:
         alt += f" In {names[0]}, each row is a {roles[0]} and each column a {roles[1]}."
     if out_cols is not None:
@@ -235,7 +247,7 @@ def _check_highlight(highlight, a: int, c: int, fits: bool) -> tuple[int, int]:
     return i, j
 
 
-def _box(ax, x0, shape, u, values, fmt, show_values, rows=None, cols=None, cell=None):
+def _box(ax, x0, shape, u, values, fmt, show_values, size=10, rows=None, cols=None, cell=None):
     """One matrix: its cells (tinted, or highlighted), optional numbers, a bold outline."""
     r, k = shape
     grid = max(r, k) <= MAX_CELLS
@@ -248,8 +260,8 @@ def _box(ax, x0, shape, u, values, fmt, show_values, rows=None, cols=None, cell=
             colour = _HIGHLIGHT if marked else _FILL
             ax.add_patch(Rectangle((x0 + j * u, y), u, u, fc=colour, ec="0.55", lw=0.5))
             if show_values and values is not None:
-                text = format(values[i, j], fmt)
-                ax.text(x0 + (j + 0.5) * u, y + u / 2, text, ha="center", va="center", fontsize=10)
+                xy, text = (x0 + (j + 0.5) * u, y + u / 2), format(values[i, j], fmt)
+                ax.text(*xy, text, ha="center", va="center", fontsize=size)
     if not grid:
         ax.add_patch(Rectangle((x0, -r * u), k * u, r * u, fc=_FILL, ec="none", zorder=0))
     ax.add_patch(Rectangle((x0, -r * u), k * u, r * u, fill=False, ec="black", lw=1.4))
@@ -263,7 +275,7 @@ def _box(ax, x0, shape, u, values, fmt, show_values, rows=None, cols=None, cell=
         ax.add_patch(Rectangle((x0 + j * u, -(i + 1) * u), u, u, fill=False, lw=2.5))
 
 
-def _alt(names, left_shape, right_shape, A, B, highlight, fmt, title) -> str:
+def _alt(names, left_shape, right_shape, A, B, highlight, fmts, title) -> str:
     (a, b), (b2, c) = left_shape, right_shape
     nl, nr, npd = names
     head = f"Shape diagram{': ' + title if title else ''}. "
@@ -281,9 +293,8 @@ def _alt(names, left_shape, right_shape, A, B, highlight, fmt, title) -> str:
         i, j = highlight
         text += f" Highlighted: {npd}[{i}, {j}] is row {i} of {nl} dot column {j} of {nr}"
         if A is not None and B is not None:
-            terms = " + ".join(
-                f"{format(x, fmt)} × {format(w, fmt)}" for x, w in zip(A[i], B[:, j], strict=True)
-            )
-            text += f": {terms} = {format(A[i] @ B[:, j], fmt)}"
+            fl, fr, fp = fmts
+            terms = " + ".join(f"{x:{fl}} × {w:{fr}}" for x, w in zip(A[i], B[:, j], strict=True))
+            text += f": {terms} = {A[i] @ B[:, j]:{fp}}"
         text += "."
     return text

@@ -171,6 +171,10 @@ def split_concat(
         step = f"2{'abcd'[i]}" if h > 1 else "2"  # a number per panel: 2a, 2b, ...
         title_i = f"{step}. attend: {heads_named[i]} ({n}×{n})"
         image = _panel(ax, weights[i], title_i, tokens, tokens, fontsize, {row}, span=(0, 1))
+        for r, w_row in enumerate(weights[i]):  # a uniform row: one label, as the grid has
+            if r != row and np.allclose(w_row, 1 / n):
+                ax.text((n - 1) / 2, r, f"all 1/{n}", ha="center", va="center",
+                        fontsize=fontsize, color=text_colour(1 / n, CMAP))  # fmt: skip
         for side in ax.spines.values():
             side.set(ec=_HEAD_COLOURS[i % 4], ls=_HEAD_STYLES[i % 4], lw=3)
         # the query's row: a white band under a black line reads on dark and light cells
@@ -195,6 +199,9 @@ def split_concat(
     )
 
     top = [tokens[int(weights[i, row].argmax())] for i in range(h)]
+    others = np.delete(weights, row, axis=1)  # the rows labelled 'all 1/n' in the maps
+    uniform = np.isclose(others, 1 / n).all(axis=-1).any()
+    labelled = f", and a uniform row is labelled 'all 1/{n}'" if uniform else ""
     finds = "; ".join(
         f"{heads_named[i]} gives '{t}' {weights[i, row].max():.2f}" for i, t in enumerate(top)
     )
@@ -203,8 +210,10 @@ def split_concat(
         f"columns cut into {h} heads of {d_k}, each block outlined in its head's colour and "
         f"line style. 2, attend: each head's ({n}, {n}) weights, rows and columns labelled with "
         f"the tokens, the row of '{query}' outlined: "
-        f"{finds}; their colour runs from 0 to 1. 3, concatenate: the heads' outputs side by side, "
-        f"({n}, {' + '.join([str(d_k)] * h)}). 4, project: the "
+        f"{finds}; their colour runs from 0 to 1{labelled}. 3, concatenate: the heads' "
+        f"outputs side by side, "
+        f"({n}, {' + '.join([str(d_k)] * h)}), row '{query}' reading "
+        f"({', '.join(_short(v) for v in concat[row])}). 4, project: the "
         f"concatenation times W_o, ({n}, {d_model}), these three on one diverging colour "
         f"scale from {_short(lower[0])} (orange) through 0 (white) to {_short(lower[1])} "
         f"(purple); row '{query}' reads "

@@ -1,0 +1,59 @@
+"""Chapter 7 checker: slips in the multi-head loop that cold review 07_d found without a
+named hint (``multi_head_mistakes.py`` adds them to its list; ``multi_head.py`` names a
+list of unpacked pairs)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import attention_scores, softmax
+from ..heads import merge_heads, multi_head_attention, split_heads
+
+#: The verdict for a list of (output, weights) pairs, one per head, never unpacked.
+LIST_OF_PAIRS = (
+    "your function returned a list of pairs (output, weights): "
+    "al.scaled_dot_product_attention returns a pair, so unpack it, head_i, _ = "
+    "al.scaled_dot_product_attention(...), then concatenate the heads and apply W_o."
+)
+
+
+def is_list_of_pairs(out) -> bool:
+    """A list (or tuple) of (output, weights) pairs of arrays, one per head."""
+    return (
+        isinstance(out, list | tuple)
+        and len(out) > 0
+        and all(
+            isinstance(x, tuple) and len(x) == 2 and all(isinstance(a, np.ndarray) for a in x)
+            for x in out
+        )
+    )
+
+
+def review_slips(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
+    """Keys from W_q, h written in as 2, and an output cast to int, each with its hint."""
+    d_k = X.shape[-1] // h
+    Q, V = split_heads(X @ W_q, h), split_heads(X @ W_v, h)  # (h, n, d_k) each
+    queries_as_keys = softmax(attention_scores(Q, Q) / np.sqrt(d_k)) @ V
+    slips = [
+        (
+            merge_heads(queries_as_keys) @ W_o,
+            "your keys came from W_q, so each head compared queries with queries. Take the "
+            "keys from W_k: K_i = X @ W_k[:, cols].",
+        )
+    ]
+    if h != 2 and X.shape[-1] % 2 == 0:
+        slips.append(
+            (
+                multi_head_attention(X, W_q, W_k, W_v, W_o, h=2)[0],
+                f"this is what h = 2 gives, but this case has h = {h}. Is h = 2 written in "
+                "your function? Use the h it is given.",
+            )
+        )
+    slips.append(
+        (
+            np.trunc(multi_head_attention(X, W_q, W_k, W_v, W_o, h=h)[0]),
+            "the right numbers without their fractions: the output was cast to int. Keep "
+            "the float dtype: no astype(int), no int(...).",
+        )
+    )
+    return slips
