@@ -991,6 +991,27 @@ def _right_when_square_else_no_transpose(Q, K, dS):
             lambda Q, K, dS: (_scale(K) * np.swapaxes(dS, -1, -2) @ Q, _scale(K) * dS @ K),
             "you returned (dK, dQ)",
         ),
+        (  # review 10f: the pair swapped and unscaled; the order is named first
+            lambda Q, K, dS: (np.swapaxes(dS, -1, -2) @ Q, dS @ K),
+            "you returned (dK, dQ): the checker expects the pair in the order (dQ, dK) (on Q, K "
+            "and dS all of shape (4, 4)). Then check the scale: yours is 2 times the right one.",
+        ),
+        (  # review 10f: a flipped sign is named, for both or for one
+            lambda Q, K, dS: (-_scale(K) * dS @ K, -_scale(K) * np.swapaxes(dS, -1, -2) @ Q),
+            "dQ and dK both have the wrong sign",
+        ),
+        (
+            lambda Q, K, dS: (-_scale(K) * dS @ K, _scale(K) * np.swapaxes(dS, -1, -2) @ Q),
+            "your dQ has the wrong sign (on",
+        ),
+        (
+            lambda Q, K, dS: (_scale(K) * dS @ K, -_scale(K) * np.swapaxes(dS, -1, -2) @ Q),
+            "dQ is right; your dK has the wrong sign (on",
+        ),
+        (
+            lambda Q, K, dS: (-dS @ K, _scale(K) * np.swapaxes(dS, -1, -2) @ Q),
+            "your dQ has the wrong sign, and 2 times the right size",
+        ),
     ],
 )
 def test_grad_QK_checker_names_the_mistake(fn, hint, capsys):
@@ -999,6 +1020,20 @@ def test_grad_QK_checker_names_the_mistake(fn, hint, capsys):
     assert result.status == "FAIL" and hint in line, line
     assert "index (5, 3)" not in line and "of 32 entries" not in line  # no stacked array
     assert line.startswith("[grad_QK] FAIL:") and line.count("\n") == 1
+
+
+def test_grad_QK_checker_names_a_swapped_pair_whose_shapes_differ(capsys):
+    """Review 10f: where n_q != n_k, the swapped pair is named, not two wrong shapes."""
+
+    def right_on_square_only(Q, K, dS):
+        s = _scale(K)
+        dQ, dK = s * dS @ K, s * np.swapaxes(dS, -1, -2) @ Q
+        return (dQ, dK) if Q.shape == K.shape else (dK, dQ)
+
+    result = check_grad_QK(right_on_square_only)
+    line = capsys.readouterr().out
+    assert result.status == "FAIL" and "you returned (dK, dQ)" in line, line
+    assert "has shape" not in line and "(on Q (2, 3), K (5, 3), dS (2, 5))" in line, line
 
 
 def test_grad_QK_checker_passes_the_solution_and_grades_unseen_cases(capsys):

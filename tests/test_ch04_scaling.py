@@ -343,7 +343,8 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     rows_fold = " ".join(cells["grad-rows-read"].source.split())
     assert r"capped by $1 - p_{\text{top}}$ times the keys' length" in rows_fold
     assert "confirms" not in read and "fixed multiple" not in read
-    assert "$L$ = `dOut` · output" in read and "attention_backward" not in read
+    # review 04d (round e): a fixed random G, not dOut, on the main line
+    assert r"$L = G \cdot \text{output}$" in read and "attention_backward" not in read
     assert "ackpropagation" not in read
     fold = " ".join(cells["grad-rows-read"].source.split())
     assert "ackpropagation" in fold and "$L$ = `dOut`" not in fold
@@ -918,7 +919,9 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04ai: the page's own share, with the seed range (grad-share-assert)
     # review 04a (round 5): a share that holds across seeds, and "30%" said once (cell 17)
     share_said = "The saturated rows get well under a thousandth of the total squared gradient"
-    assert share_said in prose and "thousandth of the total" not in read
+    # review 04d (round e): the "Row by row" paragraph repeated the figure; the fold keeps
+    # its bound only
+    assert share_said not in prose and "thousandth of the total" not in read
     assert "30%" not in prose and "30%" not in read
     assert "$\\lVert k\\rVert^2$ adds $d_k$ squares averaging 1" in prose
     assert "stand in for any loss" not in read  # review 04a: opaque with the code hidden
@@ -927,9 +930,10 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04a: the key-length reason sits in the fold, by the bound that needs it
     assert "up to $d_k = 64$ typical raw rows get more than scaled ones" in prose
     assert "though by 64 saturation offsets most of it" in prose  # 1.4 times, not sqrt(64)
-    assert "higher and far more uneven at small widths, almost nothing on saturated" in read
-    assert "from $d_k = 256$ even the median collapses" in read
-    assert "stands in for any loss" in read and "stand" not in fold
+    # review 04d (round e): far more uneven only from d_k ~ 16 (asserted in grad-assert)
+    assert "higher at small widths, and from $d_k \\approx 16$ far more uneven." in read
+    assert "From $d_k = 256$ the median collapses" in read
+    assert "Our stand-in loss is" in read and "stand" not in fold
     order = ["grad-intro", "grad-code", "4c97044e", "grad-rows-read", "grad-two", "grad-rows"]
     assert [ids.index(i) for i in order] == sorted(ids.index(i) for i in order)
     assert prose.startswith("````{admonition} Going deeper (optional): the gradient, row by row")
@@ -941,12 +945,13 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04a (round 5): medians over bands of rows, not one row each
     assert re.search(r"^near 0\.6\s+\d+\s+9\.9$", out, flags=re.M), out
     assert re.search(r"^near 0\.9999\s+\d+\s+0\.00\d+$", out, flags=re.M), out
-    assert "a median of 7 to 10 times a typical scaled gradient (across seeds)" in prose
-    assert "rows near 0.9999, well under 1%" in prose and "0.3%" not in prose
+    assert "a median of 7 to 10 times a typical scaled gradient" not in prose  # cut (04d)
+    assert "rows near 0.9999" not in prose and "0.3%" not in prose
     # the starved tail at real head widths (review 04y), one number each (review 04z);
     # review 04ac: the spread, not the median, is the argument, and it names the learning rate
     assert "The middle 80%" not in prose  # review 04b (round 6): the figure's bands show it
-    assert "One raw query in ten is starved: under 1% of a typical scaled gradient" in prose
+    assert "One raw query in ten is starved" not in prose  # cut with "Row by row" (04d)
+    assert r"$\lVert k_j - k_t \rVert \le 2 \max_j \lVert k_j \rVert$" in prose  # the bound stays
     # review 04ad: a learning rate applies to W_q, whose gradient sums the rows: that is cut
     assert "No single learning rate" not in " ".join(c.source for c in cells)
     check = cells[ids.index("grad-assert")].source
@@ -1140,14 +1145,20 @@ def test_review_04u_phrasings_are_exact():
     # review 04a (round 5): "cooling" beside a temperature above 1 read backwards; the
     # analogy is about the scores' size. Review 04b (round 6): it moves to where the page
     # first says raw scores are too large, glossed as shrinking, with chapter 5's temperature
-    said = "water too hot for coffee: too large for softmax, until dividing by $\\sqrt{d_k}$"
-    assert said + " cools them, that is, shrinks them" in text("fcdb6ff2")
-    assert "temperature $T = \\sqrt{d_k}$ on the raw scores: a higher $T$" in text("fcdb6ff2")
+    # Review 04d (round e): the toy barely needs scaling, so the analogy moves to right after
+    # the measurement that shows rows saturating; chapter 5 makes the temperature link.
+    said = "likens these raw scores to water too hot for coffee: dividing by $\\sqrt{d_k}$"
+    assert said + " cools them." in text("fa6cbeb4")
+    assert "coffee" not in text("fcdb6ff2") and "temperature" not in text("fcdb6ff2")
+    assert "Here scaling only flattens the row a little." in text("fcdb6ff2")
+    assert "unscaled scores can make many rows nearly one-hot" in text("fcdb6ff2")
     assert "coffee" not in text("cd18d051") and "temperature" not in text("cd18d051")
     assert "e^8 \\approx 3000" in text("cd18d051") and "gap of 5" not in text("cd18d051")
-    assert "understanding-transformers-4" in text("fcdb6ff2")
+    assert "understanding-transformers-4" in text("fa6cbeb4")
     # review 04ai: the gap that saturates a row is the top score's lead over the next one
-    assert "a row's top score typically leads the next by about 8" in text("cd18d051")
+    # review 04d (round e): "typically" was a median; said so
+    said = "the median lead of a row's top score over the next is about 8"
+    assert said in text("cd18d051") and "typically" not in text("cd18d051")
     assert "gap of 20" not in text("cd18d051")
     assert "on a fixed axis" in text("439f69a3") and "## " not in cells["439f69a3"].source
     # review 04v: the scatter is cut; the gradient is made twice on the main line
@@ -1157,11 +1168,12 @@ def test_review_04u_phrasings_are_exact():
     assert "`attention_backward` (chapter 10) runs" in text("grad-rows-read")
     # review 04ac: the random dOut lives in the fold only; the main line shows two rows.
     # Review 04b (round 6): the loss is defined on the main line, in one sentence
-    assert "$L$ = `dOut` · output for a random `dOut`, stands in for any loss" in read
+    assert "with $G$ a fixed random array." in read and "dOut" not in read
+    assert "over queries and shades the middle 80%" in read  # what the figure plots (04d)
     assert "standing in for any loss" not in text("grad-rows-read")
     # review 04ag: a gradient for any number; the weights are what training steps. Landing
     # review s: the loss is defined where chapter 4 first uses it (chapter 10 trains one).
-    said = "The **loss** $L$ measures how wrong the model is; a **gradient** says how much $L$"
+    said = "The **loss** $L$ measures how wrong the model is. A **gradient** says how much $L$"
     assert said + " changes as a number moves, and training steps the weights against it." in read
     # review 04a (round 5): the mean-1 aside moved into the code cell that prints it
     assert "only at mean 0" not in text("fc268831")
@@ -1265,6 +1277,15 @@ def test_mean_top_weight_checker_names_each_slip(capsys):
         # review 04a (round 5): keepdims named, in the course's sense of "row"
         (right[..., None], "drop keepdims=True: shape (20, 16), one entry per query"),
         (right.T, "expected shape (20, 16)"),  # same size, values in the wrong places
+        (right.T, "your array is transposed"),  # review 04d (round e): named
+        # review 04d (round e): the normalisation slips share one opening
+        (np.exp(z).max(axis=-1), "your weights do not sum to 1 along each row"),
+        (np.ones_like(right), "your weights do not sum to 1 along each row"),
+        (
+            (np.exp(z) / np.exp(z).sum(axis=0, keepdims=True)).max(axis=-1),
+            "do not sum to 1 along each row: that softmax normalises over the first (batch)",
+        ),
+        ((np.exp(z) / np.exp(z).sum()).max(axis=-1), "the sum over the whole array"),
         ("0.07", "expected an array of numbers"),
     ]
     for answer, hint in slips:
@@ -1340,3 +1361,17 @@ def test_review_04b_the_chapter_passes_its_widths_to_the_top_weight_checker():
     assert len(calls) == 2
     # the learner's cell holds no checker configuration: the dict of widths, nothing else
     assert all("check_mean_top_weight(my_top, raw_scores)" in source for source in calls)
+
+
+def test_review_04d_the_right_panel_title_fits_inside_the_figure():
+    """Review 04d (round e): "largest first" ran off the right edge of the slider's frame."""
+    z = np.random.default_rng(3).normal(size=(1600, 16))
+    axes = {"xlim": (-120, 120), "ylim": (0, 0.55), "bins": 160}
+    for d_k in (16, 1024):
+        fig, _ = scaling_frame(z * np.sqrt(d_k), d_k, **axes, scaled_xlim=(-4, 4), scaled_bins=32)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        for ax in fig.axes:
+            box = ax.title.get_window_extent(renderer)
+            assert box.x0 >= 0 and box.x1 <= fig.bbox.width - 5, ax.get_title()
+        plt.close(fig)

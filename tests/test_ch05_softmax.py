@@ -533,8 +533,11 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # Review 05_b cut 1503 -> 1492 and 809 -> 808: "what softmax adds" compares outputs like with
 # like (raw vs softmax, x1 and x2; x2 is T = 0.5); why exponentiate in one paragraph (a key
 # bias); the sigmoid and Boltzmann named; the summary says what softmax adds.
-VISIBLE_WORDS = 1492
-MAIN_LINE_WORDS = 808
+# Review 05_d cut 1492 -> 1487 and 808 -> 806: why exponentiate prints plain and squared
+# shares, then says them in words; the temperature section follows the math; "what softmax
+# adds" prints the longest value; the Jacobian and number-formats folds shortened.
+VISIBLE_WORDS = 1487
+MAIN_LINE_WORDS = 806
 
 
 def _chapter():
@@ -561,7 +564,7 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     assert "kernel" not in box and "autocast" not in box.lower()
     # review 05_a: np.sum does not stall; a float16 total overflows, the library's reason
     assert "stops growing" not in box and "stall" not in box
-    assert "A float16 total overflows too, past 65 504 (70 000 equal keys)" in box
+    assert "A float16 total overflows past 65 504, so `al.softmax` sums float16" in box
     assert "_softmax" not in cells["5f0a1b2c"].source  # review 05aa: no private function
     # no orphan column sums; the non-linearity section ends on a measured output and sqrt(d_k)
     assert not any("column sums" in c.source for c in shown if c.cell_type == "code")
@@ -772,7 +775,7 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # review 05z: "what softmax adds" right after the two moves and why exponentiate
     # review 05_a: the derivation's fold, then the math; "what softmax adds" after "In code"
     # review 05_b: the uniqueness claim joins why exponentiate; its proof follows the prints
-    assert ids.index("onlyexp5") == ids.index("negsum05") + 1
+    assert ids.index("onlyexp5") == ids.index("shiftsay5") + 1  # review 05_d: words first
     assert ids.index("04fabf9f") == ids.index("onlyexp5") + 1
     assert ids.index("d4e5f601") == ids.index("flatrow5") + 1
     opening = " ".join(cells["d4e5f601"].source.split())
@@ -788,7 +791,7 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # review 05w: the Jacobian, one fold line tying chapter 4's p(1 - p) to chapter 10
     assert "Jacobian" not in " ".join(_main_line(shown))
     fold = " ".join(cells["lsefold5"].source.split())
-    assert "(\\operatorname{diag}(p) - p p^\\top)_{ij} / T" in fold and "$\\pm p(1 - p)$" in fold
+    assert "(\\operatorname{diag}(p) - p p^\\top)_{ij} / T" in fold  # review 05_d: no p(1 - p)
     # review 05s: the extreme-T fold (maintainer notes, wrong for long float16 rows) is cut
     assert "breaks the three lines" not in flat
     assert cells["7f07aa6a"].source.count("np.where") == 1 and "inner" not in flat
@@ -839,7 +842,7 @@ def test_entropy_hint_says_a_zeroed_nan_was_hidden(capsys):
     assert not check_entropy(zeroed)
     line = capsys.readouterr().out
     assert line.startswith("[entropy] FAIL: got 0 for the row [0.0, 0.5, 0.5], not 0.6931")
-    assert "(np.nan_to_num, say) hid it" in line, line
+    assert "If you replaced nan by 0 (np.nan_to_num, say)" in line, line
     # nansum skips the nan term and is right: it passes
     with np.errstate(all="ignore"):
         assert check_entropy(lambda p: -np.nansum(p * np.log(p), axis=-1))
@@ -891,7 +894,8 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     assert ids.index("twokeycap") == ids.index("twokey05") + 1
     assert "0.90 - 0.64 = 0.26" in caption and "$p = 1/(1 + e^{-g/T})$" in caption
     # review 05_b: the curve named, and T pointed back to the formula that defines it
-    assert "the sigmoid $p" in caption and "$T$ as in the formula above" in caption
+    # review 05_d: the sigmoid named once, for the gap; T is defined in its own section now
+    assert "the logistic *sigmoid* of the gap" in caption and "as in the formula" not in caption
     assert "chapter 4" not in caption  # review 05x: the formula inline, not in ch. 4's fold
     # the prediction exercise comes before the figure that answers it
     assert ids.index("04fabf9f") < ids.index("f37d9cdc") < ids.index("twokey05")
@@ -902,7 +906,7 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     assert "cubic in $X$" not in flat and "Dividing by the sum alone lands closer still" not in flat
     # a table, not a decoded line; no (2S)V = 2(SV) tautology
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()  # review 05_b: like with like
-    assert printed[0].startswith("x1 raw:     [") and len(printed) == 5
+    assert printed[1].startswith("x1 raw:     [") and len(printed) == 6  # 05_d: longest first
     assert "(2S)V" not in cells["d4e5f605"].source
     # a fully masked row: the forward clause to chapter 8
     assert "masked row (chapter 8), every score $-\\infty$, gives `nan`" in flat
@@ -934,13 +938,15 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     cells, shown, flat = _chapter()
     ids = [c.id for c in shown]
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
-    # review 05y: "what softmax adds" right after "In code", before the temperature section
-    # review 05_a: "what softmax adds" after "In code", before the temperature section
+    # review 05_d: the temperature section right after the math (and its exercise), so T is
+    # known before the two-key figure and the doubling experiment
     assert (
         ids.index("04fabf9f")
+        < ids.index("f37d9cdc")
+        < ids.index("1a18e25e")
+        < ids.index("twokey05")
         < ids.index("2adc8f99")
         < ids.index("d4e5f601")
-        < ids.index("1a18e25e")
     )
     # review 05r: the figure draws T = 1, 0.3 and 0.1, so the soft arg max is seen nearing
     # the step (round 5o had T = 1 alone)
@@ -958,15 +964,18 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     def length(line):
         return float(line.rsplit("length ", 1)[1])
 
-    assert np.allclose(vector(printed[2]), 2 * vector(printed[0]), atol=2e-3)
-    assert [length(printed[i]) for i in (1, 3)] == [0.80, 0.91]
-    assert printed[1].startswith("   softmax: [") and printed[3].startswith("   softmax: [")
+    # review 05_d: the longest value (1.41) printed first, the bound the softmax output obeys
+    assert printed[0] == "longest value: length 1.41"
+    assert np.allclose(vector(printed[3]), 2 * vector(printed[1]), atol=2e-3)
+    assert [length(printed[i]) for i in (2, 4)] == [0.80, 0.91]
+    assert printed[2].startswith("   softmax: [") and printed[4].startswith("   softmax: [")
     conclusion = " ".join(cells["d4e5f607"].source.split())
     assert "Raw scores as weights double the output" in conclusion
-    assert "sum to 1, so the output stays an average of the values" in conclusion
-    assert "(length 0.80 → 0.91)" in conclusion and "sharpen the row instead" not in conclusion
-    assert "Doubling is softmax at $T = 0.5$" in conclusion and "$e^{\\text{gap}}$" in conclusion
-    assert "hull" not in flat and "longest" not in flat
+    assert "Softmax output is an average of the values" in conclusion
+    assert "(0.80 → 0.91) can approach the longest value's, 1.41, but never pass it" in conclusion
+    assert "sharpen the row instead" not in conclusion
+    assert "Doubling is softmax at $T = 0.5$" not in conclusion  # review 05_d: T known by now
+    assert "hull" not in flat
     assert 'what "cake" carries' not in cells["d4e5f601"].source  # no distance to V[cake]
     # solution 5.2: the listing is the core; the guard is named, in a fold
     end = cells["5f0a1b2c"].source
@@ -1003,7 +1012,7 @@ def test_fix_round_5p_separates_the_exponential_from_the_normalisation():
     assert "training cannot sharpen" not in conclusion
     assert "sums to 1, so its favourite gains only" not in conclusion
     # the zero sum, by example; the library refuses a row of -inf
-    assert "also breaks on a negative score:" in flat  # review 05u
+    assert "also break on a negative score:" in flat  # review 05u, 05_d
     assert "`al.softmax` refuses any infinite score (`ValueError`)" in flat  # review 05w
     with pytest.raises(ValueError, match="infinity"):
         al.softmax(np.full(3, -np.inf))
@@ -1027,9 +1036,10 @@ def test_fix_round_5q_says_why_normalising_alone_is_not_enough():
     # the break on a negative score, printed right after the sentence that claims it
     assert ids.index("negsum05") == ids.index("twomov07") + 1
     line = cells["negsum05"].outputs[0]["text"]
-    assert line.splitlines()[-1] == "[2, -1] / sum: [ 2. -1.]   softmax: [0.95 0.05]"
+    # review 05_d: [2, -1] sums to 1 and printed itself; [1, -3] gives the larger score -0.5
+    assert line.splitlines()[-1] == "[1, -3] / sum: [-0.5  1.5]   softmax: [0.98 0.02]"
     # the row of 'it' is not saturated (> 0.99) until T <= 0.05: "approaching", not "nearly"
-    assert "(approaching **one-hot**)" in flat
+    assert "the row nears **one-hot**" in flat  # review 05_d: its own sentence
     row = al.softmax(toy.scaled_scores()[toy.token_index("it")], temperature=0.1)
     assert 0.9 < row.max() < 0.99
 
@@ -1043,7 +1053,7 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
     assert printed[-1] == "softmax, 'it' on 'cake': 0.21 -> 0.32"  # review 05_a
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "weights sum to 1" in conclusion and "2.69" not in conclusion
+    assert "an average of the values" in conclusion and "2.69" not in conclusion
     # review 05t: the undefined "log-odds" is cut (the intuition says gap -> ratio once)
     intuition = " ".join(cells["96081790"].source.split())
     assert "log-odds" not in flat and "multiplies the amount by $e" in intuition
@@ -1054,7 +1064,7 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     assert "0.165" not in cells["626d0525"].outputs[0]["text"]
     # the float16 total, true since al.softmax adds float16 rows in float32
     box = " ".join(cells["f16a05e3"].source.split())
-    assert "(70 000 equal keys), so `al.softmax` sums float16 rows in float32" in box
+    assert "past 65 504, so `al.softmax` sums float16 rows in float32" in box  # review 05_d
     with np.errstate(over="ignore"):
         assert np.isinf(np.ones(70000, dtype=np.float16).sum())
     row = al.softmax(np.zeros(70000, dtype=np.float16))
@@ -1096,7 +1106,7 @@ def test_round_3_shows_both_raw_rows_and_points_to_sharper_trained_heads():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert conclusion.count(". ") == 2  # review 05_b: three sentences (was two)
+    assert conclusion.count(". ") == 3  # review 05_d: four sentences, one with the bound
     # review 05w: the heatmap and its note are cut (26b93a54 was cut before)
     assert "26b93a54" not in cells and "t2note05" not in cells
     assert "tderiv05" not in cells
@@ -1144,13 +1154,19 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # nothing about which key to prefer, not "no natural zero"; one paragraph, k = 1/T moved
     assert why.startswith("Why exponentiate? Adding one amount to every score of a row")
     assert "(as a bias on the keys does)" in why and "no natural zero" not in flat
-    assert "only gaps should count" in why and "breaks on a negative score" in why
-    # review 05_a: narrowed to the f(z_i) / sum f(z_j) family (sparsemax is shift-invariant)
-    assert "Of weights $f(z_i) / \\sum_j f(z_j)$" in why
-    assert "only $f(z) = a e^{kz}$ ignores such shifts" in why and "Only softmax" not in flat
+    assert "only gaps should count" in why
+    # review 05_d: the shares moved by +1 said in words after the prints; the uniqueness
+    # claim (narrowed to the f(z_i) / sum f(z_j) family, review 05_a) opens the proof fold
+    said = " ".join(cells["shiftsay5"].source.split())
+    assert "from 0.335 to 0.178" in said and "from 0.538 to 0.243" in said
+    assert "stays at 0.211" in said and "also break on a negative score" in said
+    fold = " ".join(cells["onlyexp5"].source.split())
+    assert "Of weights $f(z_i) / \\sum_j f(z_j)$" in fold and "Of weights" not in why
+    assert "only $f(z) = a e^{kz}$ ignores shifts" in fold and "Only softmax" not in flat
     assert "twomov08" not in cells and "k = 1/T" not in why
     ids = [c.id for c in shown]
     assert ids.index("negsum05") == ids.index("twomov07") + 1
+    assert ids.index("shiftsay5") == ids.index("negsum05") + 1
     out = cells["negsum05"].outputs[0]["text"].splitlines()
     assert out[0].split()[-4:] == ["0.335,", "after", "+1:", "0.178"]
     assert out[1].split()[-4:] == ["0.538,", "after", "+1:", "0.243"]  # z^2 moves
@@ -1159,13 +1175,13 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     assert z.min() >= 0  # "all scores >= 0"
     # the summary agrees with the fold: softmax a smooth arg max, log-sum-exp the smooth max
     summary = " ".join(cells["0893ab71"].source.split())
-    assert "smooth **arg max**;" in summary  # session 4: log-sum-exp only in its fold
+    assert "smooth **arg max**." in summary  # session 4: log-sum-exp only in its fold
     assert "The smooth stand-in for $\\max_j z_j$ is **log-sum-exp**" in flat
     # T is named before the figure that plots it; the non-linearity fold is split
     # session 4: T is defined by the formula above the figure; the caption no longer repeats it
-    assert "a smaller $T$ nears the step" in cells["twokeycap"].source
+    assert "A smaller $T$ nears the step" in cells["twokeycap"].source
     math = " ".join(cells["04fabf9f"].source.split())
-    assert "and $T > 0$, the temperature (section below), with $k = 1/T$" in math
+    assert "and a temperature $T > 0$ (next section):" in math and "k = 1/T" not in math
 
 
 # --- Session 4 (review 05v): what to notice, two reasons, real code, sinks -------------------
@@ -1198,10 +1214,8 @@ def test_session_4_ties_softmax_to_real_code_and_points_to_sinks():
     assert "flash" not in formats and "F.softmax" not in formats
     assert "stall" not in formats
     # review 05y: the mask= belongs to attention, not to al.softmax
-    assert (
-        "masks through the `mask=`\nargument of `al.scaled_dot_product_attention`"
-        in cells["2d2588ed"].source
-    )
+    # review 05_d: the forward pointer to chapter 8's mask= is cut for density
+    assert "masked row (chapter 8)" in cells["2d2588ed"].source
     # educator 3: a fold right after the masked row, with the spent budget said once
     assert ids.index("sink05") == ids.index("2d2588ed") + 1
     sink = " ".join(cells["sink05"].source.split())
@@ -1256,7 +1270,8 @@ def test_review_05x_shows_the_weights_qualifies_the_nudge_and_says_shift_invaria
     # shift-invariance: motivated in twomov07, proved in the math, not restated a third time
     assert "Shift-invariance" not in cells["f5a1c0de"].source
     # review 05y: the fold points back to chapter 4's p(1 - p) instead of re-deriving it
-    assert "$\\pm p(1 - p)$, chapter 4's slope" in " ".join(cells["lsefold5"].source.split())
+    # review 05_d: the Jacobian half shortened to the formula and chapter 10
+    assert "chapter 10 applies it" in " ".join(cells["lsefold5"].source.split())
 
 
 def test_softmax_checker_wants_an_array_not_a_list(capsys):
@@ -1408,3 +1423,23 @@ def test_check_entropy_names_float16(where, capsys):
 def test_float32_entropy_is_not_called_float16(capsys):
     assert check_entropy(lambda p: -np.sum(p * np.log(np.where(p > 0, p, 1.0)), -1, np.float32))
     assert "float16" not in capsys.readouterr().out
+
+
+def test_a_zero_entropy_for_another_reason_is_not_blamed_on_nan_to_num(capsys):
+    # review 05_d: a 0 on [0, 0.5, 0.5] need not come from a zeroed nan; the hint is an "if"
+    def wrong(p):  # no nan anywhere: a row holding a 0 just gets 0
+        return np.where((p == 0).any(axis=-1), 0.0, np.sum(_entropy_terms(p), axis=-1))
+
+    assert not check_entropy(wrong)
+    line = capsys.readouterr().out
+    assert "got 0 for the row" in line and "If you replaced nan by 0" in line, line
+    assert "hid it" not in line, line
+
+
+def test_a_hard_coded_softmax_is_told_it_ignores_x(capsys):
+    def hard_coded(x, axis=-1, temperature=1.0):
+        return np.array([0.09003057, 0.24472847, 0.66524096])  # softmax([1, 2, 3])
+
+    assert not check_softmax(hard_coded)
+    line = capsys.readouterr().out
+    assert "your answer ignores x" in line and "returned shape" not in line, line

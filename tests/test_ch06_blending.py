@@ -836,25 +836,24 @@ def test_fix_round_6i_prose_says_each_point_once():
     # The gap from the average card is entry by entry, and a visible line computes it
     # (fix round 6m: printed, not stated; the fold gives the exact bound instead).
     assert "hardly depart from" not in flat and "any direction" not in flat
-    # The split into the average card plus departures is folded (fix round 6k).
-    folded = next(c for c in cells if c.id == "b6e0f01c").source
-    assert ":class: dropdown" in folded
-    # Session 4e (review 06w): the printout comes first, then the T = 1 claim with one
-    # number, 0.08 (the 0.09 on the weights is cut: two numbers at most per sentence).
-    after = next(c for c in cells if c.id == "92dfa50e").source
-    assert "within about 0.08 of the average card" in after and "within 0.09" not in flat
+    # Review 06_d: the bound fold (average card plus departures) is cut; the printout
+    # names the average card, and the prose gives the cause of near-even weights.
+    assert all(c.id != "b6e0f01c" for c in cells)
+    after = " ".join(next(c for c in cells if c.id == "92dfa50e").source.split())
+    assert "within about 0.08 of the average card" in after
+    assert "so every weight is within 0.09 of 1/8" in after
     # Fix round 6b: the eight noun elements are printed in a table instead, and the gap
     # from the average card is computed and asserted off the page.
     asserted = next(c for c in cells if c.id == "9f780453").source
     assert "gap = np.abs(output - mean_card).max()" in asserted
-    assert "round(gap, 2) == 0.08" in asserted and "<= bound" in asserted
+    assert "round(gap, 2) == 0.08" in asserted and "np.ptp(scaled" in asserted
     assert "0.08 < gap < 0.085" in asserted  # 0.0812: "within about 0.08" (review 06v)
     # Promised and shown agree: the output of "it" carries traces of "cake".
     # Sharpening is not training: it sharpens every row, training aims "it" alone (review
     # 06r); "I" leans on its own card, so the rise is not all from "cake".
     # Session 4 (review 06s): two steps, one printout each; the gap is printed, and the
     # "seven tokens lean on 'cake'" aside is cut.
-    assert "closes about 70% of the gap (0.72 → 0.22)." in flat  # 0.688 (review 06_a)
+    assert "falls from 0.72 to 0.22: about 70% closed." in flat  # 0.688 (review 06_a)
     assert "seven tokens lean most" not in flat and 'Only "it" comes close' not in flat
     # Review 06_a: chapter 10's 0.94 is another model on another task; the landing page
     # has it, this page no longer sets it against 0.68.
@@ -1100,15 +1099,12 @@ def test_fix_round_6k_prose():
     assert 'In this picture "and" is no corner' not in flat and "stick out" not in flat
     # nanoGPT's NumPy lines were the 6.3 solution a third time: cut (session 3, round 3).
     assert "6b1e7a04" not in ids and "6b1e7a05" not in ids
-    # The stretch says why; the sums of the outputs are printed first, and the text says
-    # what they show (fix round 6l): the outputs need not sum to 1.
-    assert "and need not sum to 1 (here 1.35 to 1.42)." in flat  # asserted in a35b3ff3
-    assert "a distribution over the keys" in flat and "weights were probabilities" not in flat
+    # Review 06_d: "not probabilities" is one sentence (chapter 5 made the point); the
+    # sums are asserted in a35b3ff3, no longer printed.
+    assert "not probabilities: they need not sum to 1 (here 1.35 to 1.42)." in flat
+    assert "weights were probabilities" not in flat
     assert "and a blend goes negative" not in flat  # the stretched-V fold is cut
-    stretch = next(c for c in cells if c.id == "3376346b")
-    assert stretch.source.startswith('print("each output, summed:", output.sum(axis=-1))')
-    sums = stretch.outputs[0]["text"].splitlines()[0].split("[")[1].rstrip("]").split()
-    assert len(sums) == 8 and all(float(x) > 1.3 for x in sums)  # not 1: not probabilities
+    assert "3376346b" not in ids and "## Inside the hull" in flat
     assert "output projection" in flat and "size of weight × value" not in flat
     assert '"3rd"' not in next(c for c in cells if c.id == "6e1a7d0c").source
     # Ex 6.2 is the loop, not the one-line product the chapter has shown four times.
@@ -1326,7 +1322,9 @@ def test_what_the_blend_carries_is_one_sentence_and_one_printout():
     assert ids.index("6e1a7d0c") + 1 == ids.index("6615df9d")  # the walk is unbroken
     assert "such matrices" not in flat and "as strongly as the weights are sharp" not in flat
     sharp = next(c for c in cells if c.id == "a7c2e6b5").outputs[0]["text"].splitlines()
-    assert [line.split(":")[0] for line in sharp] == ["T = 1", "T = 0.2"]
+    # Review 06_d: the average card is printed once, under the two temperatures.
+    names = [line.split(":")[0] for line in sharp]
+    assert names == ["T = 1", "T = 0.2", "average card (even weights)"]
 
 
 def test_an_escaping_blend_is_vermilion_and_named_as_large_as_the_tokens(toy_values):
@@ -1434,9 +1432,12 @@ def test_fix_round_6n_mood_is_ours_too_no_head_before_chapter_7_and_why_blend():
     shown = next(c for c in cells if c.id == "19436908").outputs[0]["text"]
     assert "'it': [0.  0.2 0.  1. ] @ W_v = [0.2 0.  1.  0.2]" in shown
     # The toy's T = 1 weights are said to be near even, by how much, before the table.
-    # Review 06x: the toy is said to be untrained, which is why its weights are near even.
-    assert "The toy is untrained, its weights near-even at $T = 1$. Every output" in flat
-    assert 'Sharper or trained weights make "it" take from "cake"' in flat
+    # Review 06_d: near-even because the hand-set projections keep the scores close, not
+    # because the toy is untrained; the T = 0.2 result comes straight after its printout.
+    assert "The toy is untrained" not in flat and "trained weights" not in flat
+    assert "the hand-set projections keep each row's scaled scores within 0.81" in flat
+    assert 'At $T = 0.2$, "cake" gets 0.68, and the gap to its card falls' in flat
+    assert "Why near-even weights give near-average outputs" not in flat  # the bound fold
     # Review 06r: the range claim is per column. Session 4: W_v's rules are its table only.
     assert "Entry $f$ of every output therefore" not in flat  # review 06_b: a box, cut
     assert "food gives noun and third person" not in flat
@@ -1450,7 +1451,7 @@ def test_fix_round_6n_mood_is_ours_too_no_head_before_chapter_7_and_why_blend():
     # Why a blend rather than a pick: it moves smoothly, so the scores get a gradient
     # (not "shifts whenever any weight shifts": zero-sum shifts can leave it in place).
     why = next(c for c in cells if c.id == "9173ec02").source
-    assert "a hard pick reaches only the" in why and "(chapter 5)" in why  # review 06_b
+    assert "A hard pick has no slope (chapter 5)." in why  # review 06_d
     assert "whenever any weight shifts" not in why
     # nanoGPT's fallback also runs dropout.
     assert "plus chapter 8's causal mask and dropout" in flat
@@ -1524,7 +1525,7 @@ def test_session_3_round_2_review_06p():
     assert "query 'science fiction'" in chapter_2
     # The move towards "cake" says where it starts (0.69 measured, asserted in 9f780453).
     # Session 4: the two distances are printed, 0.72 and 0.22 (asserted in a7c2e6b1).
-    assert "70% of the gap" in text
+    assert "about 70% closed" in text
     gaps = next(c for c in cells if c.id == "a7c2e6b5").outputs[0]["text"]
     assert gaps.count("gap 0.72") == 1 and gaps.count("gap 0.22") == 1
     # One sharp temperature: T = 0.2 in both the noun table and the hull table.
@@ -1638,7 +1639,7 @@ def test_fix_round_6f_prose():
     text = " ".join(flat.split())
     # Review 06x: chapter 2 counts three steps (scaled scores, softmax, blend): no "fourth".
     assert "fourth step" not in text and "four steps in one call" not in text
-    assert "The last step of attention, after the scaled scores and the softmax" in text
+    assert "The last step of attention is one matrix product:" in text
     # The key/card contrast ends with its lesson.
     assert "what gets a token found is not what it should hand over." in text
     # The matmul figure names A's axes in its corner (review 06_a), not patched onto a label.
@@ -1728,8 +1729,14 @@ def test_review_06a_prose_and_the_lighter_hull_figure():
     assert "the article's" not in text  # named by its citation, not "the article"
     # The output is linear in V for fixed weights; the non-linearity is softmax(QK^T).
     assert "For fixed weights the output is linear in $V$" in text
-    # Review 06_b: the blend's own reason (a gradient to every row), then chapter 5's.
-    assert "a blend sends a gradient to every row it mixes, in proportion to its" in text
+    # Review 06_d: two plain reasons to blend; no ambiguous "every row it mixes".
+    assert "A blend can gather from several words at once." in text
+    assert "A hard pick has no slope (chapter 5)." in text
+    assert "every row it mixes" not in text
+    # The row form leads the math; the element form follows, entry by entry.
+    assert text.index("output}_i = \\sum") < text.index("Entry by entry")
+    assert "weighted sum down a column" not in text
+    assert "A third reading of $A V$: one outer product per key." in text
     assert "but not in the tokens: the weights are computed from them" in text
     assert "the non-linearity comes from" not in text
     assert "Drawn below in noun and third person, two of the four dimensions" in text

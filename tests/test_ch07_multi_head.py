@@ -331,6 +331,20 @@ def float_d_k(X, h):
         # fix round 4: a float d_k and a hard-coded d_k crash; the hint names the slip
         (float_d_k, "FAIL", "d_model / h is a float, and a shape or a slice needs a whole"),
         (lambda X, h: X.reshape(len(X), h, 2).swapaxes(0, 1), "FAIL", "Is d_k a fixed number"),
+        # round g (review 07_f): d_k typed in as 2 gave only the shape; range(1, h) was told
+        # "use the h argument", though h was used
+        (
+            lambda X, h: np.stack([X[:, 2 * i : 2 * i + 2] for i in range(h)]),
+            "FAIL",
+            "your heads are 2 columns wide, but here d_k = d_model // h = 6 // 2 = 3",
+        ),
+        (
+            lambda X, h: good_split(X, h)[1:],
+            "FAIL",
+            "returned 1 of the 2 heads (on X of shape (4, 6) with h=2): the first head is missing. "
+            "Check the loop: range(1, h) skips it? Use range(h).",
+        ),
+        (lambda X, h: good_split(X, h)[:-1], "FAIL", "the last head is missing"),
     ],
 )
 def test_split_heads_checker(fn, status, hint, capsys):
@@ -771,6 +785,9 @@ def test_multi_head_checker(fn, status, hint, capsys):
         # review 07_a: twice the count, and an extra x d_model (4 d^3), were "too high"
         (8192, "FAIL", "twice the count, eight 32 x 32 matrices"),
         (131_072, "FAIL", "4 x 32^3, 32 times too many"),
+        # round g (review 07_f): four times the count, and bias-sized counts, were "too ..."
+        (16_384, "FAIL", "that is 4 x 4 x 32 x 32: you multiplied by 4 twice."),
+        (160, "FAIL", "that is 5 x 32: it counts only vectors of length 32, the size of biases"),
     ],
 )
 def test_param_count_checker(answer, status, hint, capsys):
@@ -903,7 +920,9 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert "remove-cell" in cells[ids.index("mix-assert")].metadata["tags"]
     read = source["pair-read2"]
     # review 07_c: the first place the heads meet; a column reads every head's columns
-    assert "$W_o$ is the first place the heads meet: each output column is a weighted sum " in read
+    # round g (review 07_f, finding 7): concatenation keeps the heads apart; W_o mixes them
+    assert "Concatenation keeps the heads' answers in separate columns; $W_o$ can mix them" in read
+    assert "brings the width back to $d_{model}$." in read
     assert "one number from each head" not in read
     # review 07_d (finding 1): the mixing column replaces column 2, so the row of "ate" moves
     assert "The figure's $W_o$ is the identity except for its second column" in read
@@ -951,9 +970,6 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "pair-read",  # fix round 7n (review 07r): one head ...
     "pair-read2",  # ... and two heads; W_o where heads meet (review 07_b: two sentences)
     "pair-figure",  # fix round 7n: split, maps, concatenation, W_o, drawn on the pair
-    "trained-lead",  # review 07_b: what the trained heads show, in the main text
-    "trained-fig",
-    "trained-md",  # fix round 7n: a preview of chapter 11's measured heads; 07_b: after
     "83c4d06e",  # "## The math"
     "split-md",  # "## Split, attend, concatenate, project": why the sizes change, once
     "e6cfb90e",  # the shape tracer, at those sizes (fix round 7f: moved from before the math)
@@ -964,6 +980,10 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "real-md",
     "real-code",
     "real-read",
+    # round g (review 07_f, finding 5): the trained heads, an experiment, after the code
+    "trained-lead",  # review 07_b: what the trained heads show, in the main text
+    "trained-fig",
+    "trained-md",  # fix round 7n: a preview of chapter 11's measured heads; 07_b: after
     "34bdbe19",  # "## Exercises"
     "ex-assert",  # the asserts of solutions 7.1 and 7.3
     "bd170a6f",  # "## Summary": before the optional section (review 07zd)
@@ -1131,7 +1151,8 @@ def test_cost_and_rank_wording():
     assert "rank" not in source["bd170a6f"]
     # fix round 7n (review 07r): the link to chapter 11 previews what it measured
     # review 07_b: the preview is main text before the figure, its details in the fold
-    assert "four heads of a trained model (chapter 11) on our sentence" in source["trained-lead"]
+    # round g (review 07_f, finding 2): chapter 11 is named once, for the parking head
+    assert "four trained heads on our sentence" in source["trained-lead"]
     # review 07zb: the one loose rank sentence is cut (7.4 keeps the width-2 case)
     assert "rank-read" not in source and "reach-check" not in source
     assert "rank at most" not in " ".join(source[c.id] for c in cells)
@@ -1261,7 +1282,7 @@ def test_values_overlap_is_said_with_its_example():
     # review 07_b: the concatenation is named where the heads are first combined
     # review 07_d (findings 4, 5): what the library does, previewed; this W_o is the identity
     assert "It lays the heads' outputs side by side, the **concatenation**, and" in head
-    assert "multiplies by $W_o$, here the identity." in head and "(see the math section)" in head
+    assert "multiplies by $W_o$, here the identity." in head  # round g: "(see the math..." cut
     # review 07zb: the 16 is named where the table shows it, one per head
     # review 07zc: one fact per sentence
     assert "The first half is the object head's query: it asks for food with 16." in pair
@@ -1325,7 +1346,9 @@ def test_plain_printouts_on_the_main_line():
     assert kv_rows[1 + I][1:] == ["0.0", "1.0", "1.0", "1.0"]
     # review 07za: pair-md2 split; the 16 gets its reason in its own paragraph
     # review 07zb: "the 16" is said where the table shows it; 8 or 4 would not do
-    assert "A query of 16 makes softmax nearly one-hot (chapter 5)" in (
+    # round g (review 07_f, findings 3, 4): the row W_q asks with; not "one-hot", since
+    # one head's row is 0.48 / 0.48
+    assert "A query of 16 puts nearly all the weight on the best match (chapter 5)" in (
         " ".join(cells["pair-md2"].source.split())
     )
     assert "[0.97, 0.82, 0.54]" in cells["pair-assert"].source
@@ -1411,7 +1434,8 @@ def test_the_named_heads_and_one_merged_experiment():
     # fix round 7n (review 07r): the h = 1 table and its paragraph, a third telling of
     # "one head averages", are cut; the slider shows both frames
     assert "h1-code" not in ids and "h1-read" not in ids
-    assert "and $W_o$ combines their notes" in source["855d1d49"]  # fix round 7h: 2 sentences
+    # fix round 7h: 2 sentences; round g: W_o's role is said once, in pair-read2
+    assert "Each reader is a **head**, a complete attention." in source["855d1d49"]
     assert "pointers ask; food answers, and people less" in source["heads-md2"]
     assert "with $W_o$ the identity" in source["heads-md2"]
     delicious = toy.token_index("delicious")
@@ -1710,6 +1734,12 @@ def test_split_concat_draws_the_pair_step_by_step():
     assert concat == [".99", "0", "1", "1"]
     assert "head 1 gives 'cake' 0.97; head 2 gives 'I' 1.00" in alt
     assert "row 'ate' reads (.99, 1, 1, 1)" in alt
+    # round g (review 07_f, finding 1): the output's rows but "ate" are faded, so the row
+    # of "was" (.99 in the mixed column too) is not read as the text's claim
+    veils = [p for p in panels[-1].patches if p.get_alpha() == 0.75]
+    assert sorted(int(p.get_y() + 0.5) for p in veils) == [r for r in range(8) if r != ATE]
+    assert all(p.get_facecolor()[:3] == (1.0, 1.0, 1.0) and p.zorder > 3 for p in veils)
+    assert "the output's other rows are faded, row 'ate' reads" in alt
     assert "(8, 2 + 2), row 'ate' reading (.99, 0, 1, 1). 4, project" in alt  # before W_o
     plt.close(fig)
     # fix round 3 (review 07s): the weight maps number the query's row and share a colour
@@ -1791,7 +1821,7 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     assert 'head_names=["object head", "subject head"]' in figure
     # review 07_c: d_k = d_model / h is the paper's convention, not part of a head
     assert (
-        "By the paper's convention, which most models follow, $d_k = d_{model} / h$, so $h$ "
+        "By the paper's convention, $d_k = d_{model} / h$, so $h$ "
         "heads together are as wide as one full head." in source["83c4d06e"]
     )
     trained = source["trained-md"]
@@ -1799,10 +1829,11 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # trained heads differ at all. Session 4: drawn here, in a fold (test_trained_heads_fold)
     # review 07_b: what each head does is said in the main text, before the figure
     assert (  # round d: one head a sentence, in the panels' order
-        "One looks at the previous token, one mostly at the next. The third parks its weight "
-        "on `[CLS]`, a marker added in front. It is an attention sink, not a "
-        'specialisation. The last looks at "cake".' in source["trained-lead"]  # review 07_c
-    )
+        "One looks at the previous token, one mostly at the next. The third puts 0.91 of each "
+        'row, on average, on `[CLS]`, a marker added in front: a "parking" head, a common '
+        'way to do nothing (chapter 11). The last looks at "cake".' in source["trained-lead"]
+    )  # review 07_c; round g (review 07_f, finding 2): measured, and named as chapter 11 does
+    assert "sink" not in source["trained-lead"] and "specialisation" not in source["trained-lead"]
     for said in (
         "L1 H3 is layer 1, head 3",
         # review 07zb: random starts break the tie; training makes the heads differ
@@ -1835,7 +1866,12 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     assert "rescue-assert" not in ids
     # review 07_b: the W_o detour is two sentences, ending on the figure's column
     # review 07_d: ending on what the figure's second column says for "ate"
-    assert read2.endswith("a human ate something not human, a feature no single head computes.")
+    assert "a human ate something not human, a feature no single head computes." in read2
+    # round g (review 07_f, finding 1): "was" gets "I" too; the figure fades the other rows
+    assert read2.endswith(
+        '"Was", also an action, gets "I" too (0.99): these heads only know that actions ask; '
+        '{numref}`ex-thin-heads` builds one that finds "it".'
+    )
     words = sum(len(line.split()) for line in visible_prose(cells))
     assert words <= 2220, words  # fix round 4 (review 07t): 2,301 before
     main = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
@@ -1846,7 +1882,9 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     # session 3 round 2 (review 07w): the why-2-wide clause, the one-head argument and why
     # trained heads differ, paid for by cuts: 2,213 -> 2,177 visible, 983 -> 974 before
     # the exercises
-    assert words <= 2177 and sum(len(line.split()) for line in main) <= 974
+    assert words <= 2177 and sum(len(line.split()) for line in main) <= 974 + 11
+    # round g (review 07_f): +11 before the exercises for "was" (finding 1), the measured
+    # parking head (2) and what concatenation keeps apart (7), net of cuts
 
 
 def test_fix_round_4_07t_the_chapter_ends_on_the_summary():
@@ -1962,13 +2000,14 @@ def test_session_4_trained_heads_fold_and_width_trade_off():
     # review 07_b: the figure is explained in the main text just before it; the fold, with
     # what is left, follows it
     lead, fig = ids.index("trained-lead"), ids.index("trained-fig")
-    assert ids.index("pair-figure") < lead and lead + 1 == fig
+    assert ids.index("gqa-fold") + 1 == lead and lead + 1 == fig
     assert (
         by_id["trained-lead"].cell_type == "markdown"
         and "dropdown" not in by_id["trained-lead"].source
     )
     assert fig + 1 == ids.index("trained-assert") and fig + 2 == ids.index("trained-md")
-    assert ids.index("trained-md") < ids.index("83c4d06e")
+    # round g (review 07_f, finding 5): after "In real code", before the exercises
+    assert ids.index("real-read") < lead and ids.index("trained-md") < ids.index("34bdbe19")
     # review 07zc: folded once (the box), not twice: the figure shows, its code folded
     assert by_id["trained-fig"].metadata["tags"] == ["hide-input"]
     assert by_id["trained-assert"].metadata["tags"] == ["remove-cell"]
@@ -2053,7 +2092,7 @@ def test_round_e_review_07zd():
     assert "np.isclose(q[ate, 2], 0.9)" in source["slider-assert"]
     assert ids.index("34bdbe19") < ids.index("bd170a6f") < ids.index("deeper-md")
     main, _ = main_and_folded(cells)
-    assert sum(len(c.source.split()) for c in main) <= 1531
+    assert sum(len(c.source.split()) for c in main) <= 1528  # round g: see round b's cap
 
 
 def test_split_concat_names_the_query_columns():
@@ -2086,7 +2125,9 @@ def test_round_b_review_07_b():
     assert "falls further" not in source["slider-why"]
     assert sum(len(line.split()) for line in prose_lines(cells)) <= 2173
     main, _ = main_and_folded(cells)
-    assert sum(len(c.source.split()) for c in main) <= 1511
+    assert sum(len(c.source.split()) for c in main) <= 1511 + 17
+    # round g (review 07_f): +11 before the exercises (findings 1, 2, 7) and two summary
+    # bullets (finding 8), 1,497 -> 1,528
 
     def past_the_end(X, h):  # every slice shifted right by one: the last one is clipped
         d_k = X.shape[-1] // h

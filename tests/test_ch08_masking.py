@@ -1089,7 +1089,7 @@ def test_page_after_review_08k_shows_its_evidence_and_says_what_changed():
         for c in visible
         if c.cell_type == "code"
     }
-    assert "n = 5, 6, 8, 12: [0.27 0.23 0.19 0.13]" in outputs["pads-count"]
+    assert "pads-count" not in by_id  # 08g: the trend is one clause, asserted off the page
     assert outputs["sym-code"].strip().splitlines()[0] == "outputs just swap: False"
     assert "outputs that change: ['ate', 'I']" in outputs["sym-code"]  # 08a (round 2)
     assert "27de366a" not in by_id  # 08s: one leak demonstration, the prefix runs
@@ -1178,7 +1178,7 @@ def test_page_after_review_08n_practises_the_masked_softmax_where_it_is_taught()
     ids = [c.id for c in cells]
     by_id = {c.id: c for c in cells}
     # the exercise right after "In code"; the Raschka route after its solution (08o)
-    assert ids.index("03ce7898") + 1 == ids.index("757f12f0") < ids.index("f94b9132")
+    assert ids.index("abf3379f") + 1 == ids.index("757f12f0") < ids.index("f94b9132")  # 08g
     assert ids.index("2441fb2b") < ids.index("78ddbfa5") < ids.index("zero-route")
     out = "".join(o.get("text", "") for o in by_id["zero-route"].outputs)
     assert out.splitlines()[1].split() == ["mask", "first:", "[0.", "0.5", "0.5]"]
@@ -1247,7 +1247,7 @@ def test_page_after_review_08o_is_shorter_explains_each_point_once_and_shows_the
     assert "first masks after the softmax" in route  # 08r: folded, the gap defined
     assert "104 above the largest allowed one" in route  # 08e (5): 104 in NumPy, 88 FTZ
     assert "my_masked_softmax" not in by_id["zero-route"].source  # runs in the learner edition
-    assert "not yet the causal mask" in " ".join(by_id["abf3379f"].source.split())
+    assert "59d4eaee" not in by_id  # 08g: the one-row detour cut
     assert "copy" not in by_id["abf3379f"].source
     assert "A pad's row may look only" not in by_id["nan-md"].source
     note = " ".join(by_id["in-practice"].source.split())
@@ -1373,7 +1373,8 @@ def test_page_after_review_08s_says_one_thing_about_right_padding_and_is_shorter
     # one leak demonstration; teacher forcing after the triangle is shown
     assert "27de366a" not in ids and "8058d5b6" not in ids
     assert ids.index("07954ee0") < ids.index("tf-code") < ids.index("shift-code")
-    assert "the first 7" in flat["tf-after"] and "could copy" in flat["tf-after"]
+    assert "7 training examples at once" in flat["tf-after"]  # 08g
+    assert "would copy the answer" in flat["1fff3ec1"]  # 08g: the motive names training
     out = "".join(o.get("text", "") for o in by_id["tf-code"].outputs)
     assert "no mask, same as the prefixes: False" in " ".join(out.split())
     # 08w: the left-pad figure is a before/after pair, the empty pad rows drawn
@@ -1383,7 +1384,7 @@ def test_page_after_review_08s_says_one_thing_about_right_padding_and_is_shorter
     )  # 08x: words, not code fragments
     # nits
     assert "The second reason" not in flat["30ab71aa"]
-    assert "flushes tiny numbers to zero" in flat["zero-route-md"]  # 08e (5): 104 and 88
+    assert "flushes tiny numbers to zero" not in flat["zero-route-md"]  # 08g: cut
     assert "changes only the pads' rows" not in flat["ex-batch-md"]  # 08x: said once
 
 
@@ -1466,7 +1467,7 @@ def test_page_after_review_08v_builds_the_mask_and_keeps_the_padding_half_light(
     assert "def attend(X, mask=None)" in by_id["33419e14"].source
     # float16 in the folds, both numbers asserted on the page
     assert by_id["zero-route-md"] in folded  # 08x: float16 beside the finite fills
-    assert "In float16, `-1e9` is out of range: a cast gives $-\\infty$" in flat["zero-route-md"]
+    assert "In float16, `-1e9` is out of range: PyTorch's" in flat["zero-route-md"]  # 08g
     assert "raises an overflow error" in flat["zero-route-md"]
     assert "smallest_gap(np.float16) == 18" in by_id["zero-route-assert"].source
 
@@ -1485,7 +1486,8 @@ def test_page_after_review_08w_folds_the_details_after_the_exercises_and_is_shor
     note = flat["in-practice"]
     assert "overflows to" not in note and "nanoGPT builds the triangle once" in note
     assert "`ignore_index`" in note and "`finfo(dtype).min` in Hugging Face" in note
-    assert "88 is enough" in flat["zero-route-md"] and "745" not in flat["zero-route-md"]
+    assert "88 is enough" not in flat["zero-route-md"]  # 08g: flush-to-zero cut
+    assert "745" not in flat["zero-route-md"]
     alt = " ".join(o.get("data", {}).get("text/plain", "") for o in by_id["left-pad-fig"].outputs)
     assert "<pad> no key (3 rows)" in alt
 
@@ -1587,7 +1589,7 @@ def test_page_after_review_08aa_states_each_fill_and_number_once():
     assert "0.31" not in fold  # 08a (round 2): the heads paragraph cut
     assert "as here" not in flat["b902f809"]
     assert "pad rows (dashed box) are empty until each sees itself" in flat["left-pad-fig"]
-    assert "A decoder trains this way on the first 7 words" in flat["tf-after"]
+    assert "The last position has no next word." in flat["tf-after"]  # 08g
     assert "is True when the condition holds" in flat["79907c17"]
     main, _ = main_and_folded(cells)
     assert _words(main) <= 1569  # 1,605 before 08aa
@@ -1603,7 +1605,7 @@ def test_page_after_review_08a_round_2_says_why_left_and_the_slip_once():
     assert _words(main) <= 1561  # 1,569 before
     assert _words(cells) <= 2250  # 2,319 before
     assert _words([by_id["4543ab08"]]) <= 60  # 08b (round 2): a short note, the rest folded
-    assert "falls from 0.27 alone to 0.13 with seven pads" in flat["70bdfd29"]
+    assert 'seven pads, "ate" → "pie" falls from 0.27 to 0.13' in flat["70bdfd29"]  # 08g
     assert "if every layer is masked" in flat["tf-after"]
     assert "(for the real words)" not in flat["nan-md"]  # 08e (round 5): the table cut
     assert "The difference" not in flat["zero-route-md"] and "checker" not in flat["zero-route-md"]
@@ -1631,7 +1633,7 @@ def test_page_after_review_08b_round_2_folds_left_padding_into_one_dropdown():
     spec = flat["ex-batch-md"]
     assert "left" not in spec and "padded at the end" in spec  # 08e (round 5)
     assert "not `al.padding_mask`" in spec and by_id["ex-batch-md"] in main
-    assert "(**teacher forcing**) and must guess word $t + 1$. Without" in flat["tf-after"]
+    assert "(**teacher forcing**) and must guess word $t + 1$. The last" in flat["tf-after"]
     practice = flat["in-practice"]
     assert "The rest replaces" not in practice and "(the KV cache of chapter 12)" in practice
     assert "for efficiency" in flat["zero-route-md"]
@@ -1656,8 +1658,7 @@ def test_page_after_plain_pass_08d_reads_one_idea_per_sentence():
     assert "al.causal_mask(8)" not in flat["96002f3b"]
     assert "should match its run alone" in flat["21507266"]
     assert "now gives the outputs" not in flat["b902f809"]
-    out = "".join(o.get("text", "") for o in by_id["59d4eaee"].outputs)
-    assert "row of 'it', before:" in out and "row of 'it', after:" in out
+    assert "59d4eaee" not in by_id  # 08g: the one-row detour cut
 
 
 def test_page_after_review_08e_round_5_keeps_left_padding_in_its_fold():
@@ -1679,11 +1680,33 @@ def test_page_after_review_08e_round_5_keeps_left_padding_in_its_fold():
     assert "one shared new column" in fold and "This course lets each pad see itself" in fold
     assert "Without the refusal" not in fold and "Each mask alone" not in fold
     assert "get the same outputs as the short sentence run alone" in fold
-    assert "could copy the answer. The targets are" in flat["tf-after"]
-    assert "backend" not in flat["zero-route-md"] and "88 is enough" in flat["zero-route-md"]
-    assert "smallest_gap_ftz(np.float32) == 88" in by_id["zero-route-assert"].source
+    assert "no next word. The targets are" in flat["tf-after"]  # 08g
+    assert "backend" not in flat["zero-route-md"] and "88 is enough" not in flat["zero-route-md"]
     assert (
         "$1/(t+1)$ each" in flat["30ab71aa"]
-        and ids.index("avg-assert") == ids.index("30ab71aa") + 1
+        and ids.index("avg-assert") == ids.index("30ab71aa") + 2  # 08g: avg-code between
     )
     assert "Its $e^0 = 1$ joins every row's sum" in flat["29bfb6fd"]
+
+
+def test_page_after_review_08g_names_training_and_cuts_the_detours():
+    """Review 08g: 'Writing one, it is cheating' named no training; the one-row mask repeated
+    the causal "it" row; 'the first 7 words' (all 8 are used) and 'the last word' (the last
+    position); the 'ate'->'pie' trend a third leak demo; 1/(t+1) only off the page."""
+    cells, by_id, flat = _page()
+    ids = list(by_id)
+    main, _ = main_and_folded(cells)
+    assert _words(main) < 1217  # 1,217 before
+    assert _words(cells) < 1959  # 1,959 before
+    motive = flat["1fff3ec1"]
+    assert "cheating" not in motive and "guessing each next word" in motive
+    assert "An encoder (chapter 11)" in motive and "only the padding mask" in motive
+    for gone in ("59d4eaee", "18ac3498", "03ce7898", "pads-count"):
+        assert gone not in ids, gone
+    assert "0.21 divided by the 0.74 the row kept" in flat["bdd91142"]
+    assert "7 training examples at once" in flat["tf-after"]
+    assert "the last position, which has no next word" in flat["in-practice"]
+    assert "the last word" not in flat["in-practice"]
+    out = "".join(o.get("text", "") for o in by_id["avg-code"].outputs)
+    assert ids.index("avg-code") == ids.index("30ab71aa") + 1 and "[0.333 0.333 0.333 0." in out
+    assert "7a7d4fda" in ids  # the slider stays

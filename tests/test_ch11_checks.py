@@ -211,6 +211,11 @@ def _chapter_cells():
     return {c.id: c for c in nbformat.read(path, 4).cells}
 
 
+def _pronoun_test_text(cells):
+    """The pronoun test's plan (it-experiment-md) and its results (held-out-md), flat."""
+    return " ".join((cells["it-experiment-md"].source + cells["held-out-md"].source).split())
+
+
 def test_the_chapter_s_round_11j_changes_are_on_the_page():
     cells = _chapter_cells()
     assert "initial=2," in cells["ef601782"].source  # the [CLS] column shows from layer 2
@@ -230,7 +235,8 @@ def test_the_chapter_s_round_11j_changes_are_on_the_page():
 def test_the_chapter_s_round_11k_changes_are_on_the_page():
     cells = _chapter_cells()
     fold = " ".join(cells["cls-removed-cake-md"].source.split())  # review 11 d: one line
-    assert "19 times" not in fold and "(1 − cosine 0.013 against 0.007)" in fold
+    assert "on average over 20 draws (1 − cosine 0.013, range 0.003 to 0.041" in fold
+    assert "19 times less weight (0.035 against 0.67)" in fold  # review 11 f: the point
     assert len(cells["cls-removed"].source.splitlines()) <= 14  # the helper alone
     assert (
         '"my"' not in cells["held-out-md"].source
@@ -275,7 +281,7 @@ def test_the_chapter_s_round_11o_changes_are_on_the_page():
     for cid in ("parking-md", "it-experiment-md"):  # each long section opens with its plan
         assert "The plan:" in cells[cid].source, cid
     assert "&" not in cells["cls-removed-cake"].source  # the broadcast lives in `ablate`
-    assert "59 of 60 heads, parking or not" in cells["7e1748c1"].source
+    assert "59 of 60 heads, parking or not" in " ".join(cells["7e1748c1"].source.split())
     out = "".join(o.get("text", "") for o in cells["cls-all"].outputs)
     assert "ratio < 0.2: 59 of 60" in out and "weight 0.67 share 0.16" in out
     assert "a47c91e9" not in cells  # review 11 b: the bar's logic is on the main line
@@ -342,7 +348,7 @@ def test_the_chapter_s_round_11q_changes_are_on_the_page():
     assert "if masked:" in ablate and "raise ValueError" not in ablate  # a flag: no bad mode
     assert "for sentence in" not in cells["cls-removed-cake"].source  # one sentence per cell
     assert "for sentence in" in cells["cls-removed-seven"].source
-    held = " ".join(cells["held-out-md"].source.split())
+    held = _pronoun_test_text(cells)
     assert "| 3.7 |" in held
     assert "32 columns of $W_q$, $W_k$, $W_v$ and 32 rows of $W_o$" in " ".join(
         cells["c68494eb"].source.split()
@@ -389,7 +395,7 @@ def test_the_chapter_s_round_11r_changes_are_on_the_page():
     assert "(12, 1, n)" in ablate and "keep (12, n)" in ablate and "11.2" not in ablate
     out = "".join(o.get("text", "") for o in cells["cls-removed-cake"].outputs)
     assert "hide the key: 0.961 to 0.998" in out  # the random-word control, masked too
-    held = " ".join(cells["held-out-md"].source.split())
+    held = _pronoun_test_text(cells)
     assert "| L6 H11 | 5 | 0.8 |" in held
     assert "within the luckiest one's reach" not in held and "weak habit" not in held
     assert "over a billion sentence pairs" in cells["75a593ed"].source  # how it was tuned
@@ -404,9 +410,8 @@ def test_the_chapter_s_round_11s_changes_are_on_the_page():
     assert layer.count("````") == 2  # one fold in the block
     assert "**Feed-forward network.**" in main  # what encoder_layer runs stays on the main line
     assert "36 of 72" not in cells["a15f26d1"].source  # the printed line says it once
-    out = "".join(o.get("text", "") for o in cells["c052d941"].outputs)
-    assert "36 of 72" not in out and "per layer: [0 7 8 5 9 7]" in out
-    assert "any_of_4 = 1 - (1 - at_least) ** 4" in cells["held-out-bar"].source  # visible, folded
+    assert "c052d941" not in cells  # review 11 f: "36 of the 60" is said once, in dd1e905c
+    assert "default_rng(0)" in cells["held-out-bar"].source  # review 11 f: a simulation
     assert "luckiest of 72" not in cells["held-out-md"].source  # the bar is explained once
 
 
@@ -439,7 +444,7 @@ def test_the_chapter_s_round_11u_changes_are_on_the_page():
     cells = _chapter_cells()
     order = list(cells)
     folded = ["cls-removed", "cls-removed-cake", "held-out-helper", "held-out", "pairs"]
-    folded += ["cls-scatter", "744199a4", "it-stands-out"]
+    folded += ["it-stands-out"]
     for cid in folded:  # the machinery sits in folded cells
         assert "hide-cell" in cells[cid].metadata["tags"], cid
     # a slider must show a frame on the static page (tests/site): its code is folded only
@@ -462,10 +467,10 @@ def test_the_chapter_s_round_11u_changes_are_on_the_page():
 def test_the_chapter_s_round_11v_changes_are_on_the_page():
     """Review 11v: one pass rule (bar 5 for four candidates), L4 H2's verdict, fewer folds."""
     cells = _chapter_cells()
-    rule = " ".join(cells["held-out-md"].source.split())  # stated once, by the table
+    rule = _pronoun_test_text(cells)  # stated once, in the plan
     assert "So 5 is the bar" in rule and "under 1% of the time" in rule
     assert "under 1%" not in cells["814fbf12"].source
-    held = " ".join(cells["held-out-md"].source.split())
+    held = _pronoun_test_text(cells)
     assert "L6 H11 just reaches it" in held and "rule them out" not in held
     assert "54 to 58 of the 60 heads favour the same noun" in held and "needs" not in held
     assert "Every layer-1 head keeps one noun by construction" in held  # review 11 d
@@ -492,7 +497,7 @@ def test_the_chapter_s_round_11w_changes_are_on_the_page():
     from editions.myst import included_lines
 
     cells = _chapter_cells()
-    held = " ".join(cells["held-out-md"].source.split())
+    held = _pronoun_test_text(cells)
     assert 'the two heads where "it" gives "cake" the most weight' in held  # the rule
     assert "the other tokens (on average)" in cells["held-out"].source  # the control, folded
     assert "same noun in both sentences" in held
@@ -517,7 +522,7 @@ def test_the_chapter_s_round_11w_changes_are_on_the_page():
 def test_the_chapter_s_round_11x_changes_are_on_the_page():
     """Review 11x: Winograd pairs test meaning, not any pronoun head; the hedges; cls-all."""
     cells = _chapter_cells()
-    held = " ".join(cells["held-out-md"].source.split())
+    held = _pronoun_test_text(cells)
     assert "only meaning decides" in held and "no head's weights follow meaning" in held
     assert "the meant noun is also the first noun" in held  # what position could explain
     assert '**stands out** most (it gives "cake" more than any other token does)' in held
@@ -553,7 +558,7 @@ def test_the_chapter_s_review_11_a_changes_are_on_the_page():
     """Review 11 a: the pronoun test in three steps at its true strength; why the residual;
     how the model was trained; both ways; head names against indices; one share result."""
     cells = _chapter_cells()
-    held = " ".join(cells["held-out-md"].source.split())
+    held = _pronoun_test_text(cells)
     for step in ("**1. Candidates:**", "**2. Twelve new sentences.**", "**3. Three Winograd"):
         assert step in held, step
     assert "clear both bars" not in held and "once in 12 sentences;" not in held
@@ -587,7 +592,7 @@ def test_a_field_of_the_layer_changed_in_place_is_told_so(capsys):
 def test_the_chapter_s_review_11_b_changes_are_on_the_page():
     """Review 11 b: the pronoun test's logic in words, scoped; padding in attention; terms."""
     cells = _chapter_cells()
-    held = " ".join(cells["held-out-md"].source.split())
+    held = _pronoun_test_text(cells)
     assert "position alone could explain the hits" in held and "clark2019what" in held
     assert "In this model, on these pairs" in held
     assert "hides the padding from every head" in " ".join(cells["one-vector"].source.split())
@@ -612,3 +617,29 @@ def test_11_3_names_one_projection_two_biases_and_a_fractional_count(capsys):
     line = capsys.readouterr().out
     assert "a count is a whole number; you gave 591360.4." in line, line
     assert check_attention_params(591360.0)  # a whole float still passes
+
+
+def test_the_chapter_s_review_11_f_changes_are_on_the_page():
+    """Review 11 f: figures in view, the plan first, the count once, the bar simulated."""
+    cells = _chapter_cells()
+    order = list(cells)
+    for cid in ("cls-scatter", "744199a4"):  # the prose relies on these two figures
+        assert cells[cid].metadata["tags"] == ["hide-input"], cid
+    assert order.index("7e1748c1") < order.index("cls-scatter") < order.index("ablate-md")
+    plan = " ".join(cells["it-experiment-md"].source.split())
+    assert "**1. Candidates:**" in plan and "(folded code below)" in plan
+    assert "**1. Candidates:**" not in cells["held-out-md"].source
+    assert "36 of the 60 heads" in cells["dd1e905c"].source
+    assert "count the heads that park" not in cells["parking-md"].source
+    assert "**parking" not in cells["a15f26d1"].source  # defined once, in dd1e905c
+    bar = cells["held-out-bar"].source
+    assert "convolve" not in bar and len(bar.splitlines()) <= 6
+    out = "".join(o.get("text", "") for o in cells["held-out-bar"].outputs)
+    assert "5+ hits: 0.9%" in out
+    for cid in ("habits-more", "cls-removed-cake"):  # printed lines fit 80 characters
+        out = "".join(o.get("text", "") for o in cells[cid].outputs)
+        assert max(map(len, out.splitlines())) <= 80, cid
+    assert "True` = blocked" not in cells["pytorch-call-md"].source  # chapter 8 says it
+    assert "first catalogued" not in cells["96cfe2e6"].source
+    tokens = " ".join(cells["enc-input"].source.split())
+    assert "BERT classifies from `[CLS]`'s last vector" in tokens

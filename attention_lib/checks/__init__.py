@@ -48,7 +48,8 @@ from .scores import check_scores
 from .scores_change import check_scores_that_change
 from .softmax import check_softmax
 from .split_heads import check_split_heads
-from .variance import check_dot_variance, check_mean_top_weight
+from .top_weight import check_mean_top_weight
+from .variance import check_dot_variance
 
 __all__ = [
     "CheckResult",

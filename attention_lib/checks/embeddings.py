@@ -7,6 +7,7 @@ import re
 import numpy as np
 
 from .base import (
+    _LAST,  # the learner's answer with its dtype kind, as returned (before becoming floats)
     BROADCAST_HINT,
     Cases,
     CheckResult,
@@ -89,6 +90,12 @@ def check_cosine_similarity(fn) -> CheckResult:
                 "you returned 1 - cosine (the cosine distance); return the cosine itself.",
             ),
         )
+        if _LAST.get()[1] in "iu" and not np.isclose(out, _cosine(a, b)):
+            raise Fail(
+                f"your function returned an integer ({out:g}, on {case}): int(...) or "
+                ".astype(int) cuts a cosine, which lies between -1 and 1, to -1, 0 or 1; "
+                "return the float itself."
+            )
         same(out, _cosine(a, b), case)
 
         case = "a = [1, 2, 2] and b = -3 a, pointing the opposite way"

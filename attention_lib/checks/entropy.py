@@ -85,8 +85,8 @@ def check_entropy(fn) -> CheckResult:
             expected = -sum(p * np.log(p) for p in row if p > 0)
             if 0 in row and np.allclose(out, 0.0, atol=ATOL):
                 raise Fail(
-                    f"got 0 for the row {row}, not {expected:.4f}: its 0 * log(0) made the "
-                    "sum nan, and replacing nan by 0 (np.nan_to_num, say) hid it. Take the "
+                    f"got 0 for the row {row}, not {expected:.4f}. If you replaced nan by "
+                    "0 (np.nan_to_num, say), that hid the nan from its 0 * log(0). Take the "
                     "log of np.where(p > 0, p, 1.0) instead."
                 )
             same(out, expected, case)

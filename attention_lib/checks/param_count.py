@@ -65,6 +65,20 @@ def check_param_count(answer, d_model: int = 32, h: int = 8) -> CheckResult:
             f"{d_model} x {d_model} = {per_matrix:,} numbers.",
         ),
         (
+            4 * expected,
+            f"that is 4 x 4 x {d_model} x {d_model}: you multiplied by 4 twice. The four "
+            f"matrices hold {d_model} x {d_model} numbers each, so 4 x {d_model} x {d_model}.",
+        ),
+        *(
+            (
+                vectors * d_model,
+                f"that is {vectors} x {d_model}: it counts only vectors of length {d_model}, "
+                f"the size of biases, which this layer does not have. Count the matrices: "
+                f"W_q, W_k, W_v and W_o are {d_model} x {d_model} each.",
+            )
+            for vectors in (4, 5)  # the four biases alone, or with one more
+        ),
+        (
             4 * _TRACED_TOKENS * per_matrix + 2 * _TRACED_TOKENS**2 * d_model,
             "that is the multiply-add count of the cost section, not the number of "
             "parameters: count the learned numbers in W_q, W_k, W_v and W_o.",

@@ -130,6 +130,15 @@ def check_pe_length(answer) -> CheckResult:
                     "entries: the toy's d_model = 4 holds two pairs, so add the squares of its "
                     "four entries and take the square root.",
                 ),
+                *(
+                    (
+                        np.sqrt(width / 2),  # the rule sqrt(d_model / 2) at another width
+                        f"that is √({width}/2), the length at d_model = {width}; d_model "
+                        "here is 4: add the squares of its four entries, then take the "
+                        "square root.",
+                    )
+                    for width in (16, 64, 128, 256, 512, 768, 1024)  # 2.83 ... 16 ... 22.6
+                ),
                 (
                     expected / 2,  # 1/sqrt(2) = sqrt(2/4), from np.mean or dividing by d_model
                     "that is 1/√2, the root of the mean square (2 / 4): a length adds the "

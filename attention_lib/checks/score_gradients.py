@@ -4,7 +4,8 @@ With :math:`S = Q K^\top s` and :math:`s = 1/\sqrt{d_k}`, the learner returns
 :math:`dQ = s\, dS\, K` and :math:`dK = s\, dS^\top Q`. The usual slips each get their own
 hint: the scale left out (of both, or of one), divided by :math:`d_k` or multiplied by
 :math:`\sqrt{d_k}`, a count of keys or queries under the root, a width typed in (1/√16
-or 1/2), a missing transpose, ``Q`` and ``K`` swapped, and ``.T`` on a batch.
+or 1/2), a missing transpose, ``Q`` and ``K`` swapped, ``.T`` on a batch, the pair returned
+as ``(dK, dQ)`` (at any scale), and a flipped sign.
 """
 
 from __future__ import annotations
@@ -66,6 +67,18 @@ def _scale_used(fn):
     return s if np.allclose(dQ, s * unscaled, atol=ATOL) else None
 
 
+_SWAPPED = "you returned (dK, dQ): the checker expects the pair in the order (dQ, dK)"
+
+
+def _factor(got, right):
+    """The number c with got = c * right, or None if there is none (or right is 0)."""
+    norm = float(np.sum(right * right))
+    if got.shape != right.shape or norm == 0:
+        return None
+    c = float(np.sum(got * right)) / norm
+    return c if np.allclose(got, c * right, atol=ATOL) else None
+
+
 def _hard_coded(scale: float) -> str:
     return (
         f"a hard-coded width: your scale is {scale:.3g} whatever the input; take d_k "
@@ -89,11 +102,15 @@ def check_grad_QK(fn) -> CheckResult:
                 said.append(f"return a pair (dQ, dK), not {type(out).__name__}")
         else:
             dQ, dK = (np.asarray(o, dtype=float) for o in out)
+            if Q.shape != K.shape and (dQ.shape, dK.shape) == (K.shape, Q.shape):
+                said.append(_SWAPPED)
             for name, got, like in (("dQ", dQ, Q), ("dK", dK, K)):
                 if got.shape != like.shape:
                     said.append(
                         f"{name} has shape {got.shape}, not the shape of {name[1]}, {like.shape}"
                     )
+            if said[1:]:  # the swap says it all
+                del said[1:]
             if not said:
                 return np.concatenate([dQ, dK], axis=-2)
         return np.zeros((*Q.shape[:-2], Q.shape[-2] + K.shape[-2], Q.shape[-1]))
@@ -150,12 +167,22 @@ def check_grad_QK(fn) -> CheckResult:
         ]
         n_q, s = Q.shape[-2], 1 / np.sqrt(d_k)
         dQ, dK = s * (dS @ K), s * (np.swapaxes(dS, -1, -2) @ Q)
+        got_dQ, got_dK = out[..., :n_q, :], out[..., n_q:, :]
         if dK.shape == dQ.shape:  # a square case: the pair can come back the wrong way
-            mistakes.append(
-                (
-                    np.concatenate([dK, dQ], axis=-2),
-                    "you returned (dK, dQ): the checker expects the pair in the order (dQ, dK).",
+            c = _factor(got_dQ, dK)  # at any scale: the order is named first
+            if c is not None and np.allclose(got_dK, c * dQ, atol=ATOL):
+                rescaled = (
+                    ""
+                    if np.isclose(c, 1)
+                    else f" Then check the scale: yours is {c:.3g} times the right one."
                 )
+                raise Fail(f"{_SWAPPED} (on {case}).{rescaled}")
+        if all(
+            _factor(g, r) is not None and _factor(g, r) < 0 for g, r in ((got_dQ, dQ), (got_dK, dK))
+        ):
+            raise Fail(
+                f"dQ and dK both have the wrong sign (on {case}): S = s Q Kᵀ has no minus, "
+                "so neither has its gradient. Look for a stray minus."
             )
         d_KT = s * (np.swapaxes(Q, -1, -2) @ dS)  # (..., d_k, n_k): the gradient of Kᵀ
         if d_KT.shape == dK.shape:
@@ -166,12 +193,15 @@ def check_grad_QK(fn) -> CheckResult:
                 )
             )
         known_mistakes(out, *((w, h) for w, h in mistakes if w is not None))
-        got_dQ, got_dK = out[..., :n_q, :], out[..., n_q:, :]
         for name, got, right, other in (
             ("dQ", got_dQ, dQ, ""),
             ("dK", got_dK, dK, "dQ is right; "),
         ):
             if not np.allclose(got, right, atol=ATOL):
+                c = _factor(got, right)
+                if c is not None and c < 0:
+                    size = "" if np.isclose(c, -1) else f", and {-c:.3g} times the right size"
+                    raise Fail(f"{other}your {name} has the wrong sign{size} (on {case}).")
                 if np.allclose(got, right / s, atol=ATOL):  # this one left unscaled
                     raise Fail(
                         f"{other}your {name} is √d_k = {np.sqrt(d_k):g} times too large: "

@@ -12,22 +12,13 @@ import inspect
 import numpy as np
 
 from ..core import softmax
-from .base import (
-    ATOL,
-    Cases,
-    CheckResult,
-    Fail,
-    expect_shape,
-    fmt,
-    known_mistakes,
-    same,
-    verdict,
-)
+from .base import ATOL, Cases, CheckResult, Fail, expect_shape, fmt, known_mistakes, same, verdict
 from .names import calls_library
 from .softmax_hints import (
     _ANY_AXES,
     _FLOAT16,
     _HARD_ARG_MAX,
+    _IGNORES_X,
     _SOFTMAX_AXIS,
     _SOFTMAX_LOOP,
     _SWAPPED,
@@ -97,6 +88,7 @@ def check_softmax(fn) -> CheckResult:
         x2 = np.array([[1.0, 2.0, 3.0], [0.5, 0.5, 2.0]])  # 2 queries x 3 keys
         case = "a 2 x 3 matrix"
         out = cases.run(case, x2)
+        known_mistakes(out, (softmax(x1), _IGNORES_X))  # a hard-coded answer: shape (3,)
         turned = " Transposed? Return x's own shape." if out.shape == x2.shape[::-1] else ""
         expect_shape(out, x2.shape, case, turned)
         rows, cols = out.sum(axis=1), out.sum(axis=0)

@@ -63,6 +63,11 @@ _HARD_ARG_MAX = (
     "weight above 0. Divide the exponentials by their sum instead."
 )
 
+_IGNORES_X = (
+    "for a 2 x 3 matrix you returned the weights of x = [1, 2, 3] again: your answer "
+    "ignores x. Compute the weights from the x you are given."
+)
+
 
 def _raw_output(cases, x: np.ndarray):
     """The learner's output on ``x``, untouched (None if it raises); one more case."""

@@ -185,6 +185,20 @@ def _split_shape_mistakes(out: np.ndarray, right: np.ndarray, case: str) -> None
                 "the axes in another order. The heads come first, then the tokens, then each "
                 "head's d_k columns: reshape to (n, h, d_k), then swap axes 0 and 1 only."
             )
+    if h > 1 and out.shape == (h - 1, n, d_k):
+        for missing, rest in (("first", right[1:]), ("last", right[:-1])):
+            if np.allclose(out, rest):
+                loop = "range(1, h) skips it" if missing == "first" else "does it run to h"
+                raise Fail(
+                    f"returned {h - 1} of the {h} heads (on {case}): the {missing} head is "
+                    f"missing. Check the loop: {loop}? Use range(h)."
+                )
+    if out.ndim == 3 and out.shape[:2] == (h, n):  # the heads d_k wide, with d_k typed in
+        raise Fail(
+            f"your heads are {out.shape[2]} columns wide, but here d_k = d_model // h = "
+            f"{d_model} // {h} = {d_k} (on {case}). Is d_k a fixed number in your code? "
+            "Take it from the input: d_k = X.shape[-1] // h."
+        )
     if out.ndim == 3 and out.shape[0] != h and out.shape[1] == n:
         raise Fail(
             f"returned {out.shape[0]} heads for h={h} (shape {out.shape}, on {case}): use "

@@ -111,7 +111,7 @@ def scaling_frame(
     right.set_ylim(0, 1)
     right.set_xlabel("key, ranked by weight")
     right.set_ylabel("mean weight")
-    right.set_title(f"$d_k$ = {d_k}: row weights, largest first", fontsize=10)
+    right.set_title(f"$d_k$ = {d_k}: sorted weights", fontsize=10)  # fits at 1024
     right.legend(fontsize=9, loc="upper right")
     alt = (
         f"d_k = {d_k}. Left: histogram of {count} raw scores on a score axis from {lo:g} to "

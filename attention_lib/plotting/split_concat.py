@@ -100,6 +100,7 @@ def split_concat(
     fig : matplotlib.figure.Figure
         ``Q`` has its own colour bar, the weights one from 0 to 1; the concatenation,
         ``W_o`` and the output share one diverging scale (0 white), symmetric about 0.
+        The output's rows other than ``query``'s are faded.
     alt : str
         The steps with their shapes, and the query's top key in each head.
     """
@@ -192,6 +193,10 @@ def split_concat(
     _panel(ax_wo, W_o, title_wo, wo_rows, out_cols, fontsize, True, lower, DIVERGING)
     title_out = f"= output ({n}×{d_model})"
     image = _panel(ax_out, output, title_out, tokens, out_cols, fontsize, True, lower, DIVERGING)
+    for r in range(n):  # every row but the query's faded: the text reads that row only
+        if r != row:
+            ax_out.add_patch(Rectangle((-0.5, r - 0.5), d_model, 1, fc="white", alpha=0.75,
+                                       lw=0, zorder=4))  # fmt: skip
     x_bar = x + d_model * c + 0.95 + d_model * c + 0.25  # one bar for the lower row
     cax = fig.add_axes([x_bar / fig_w, row2_y / fig_h, 0.12 / fig_w, n * c / fig_h])
     fig.colorbar(image, cax=cax, ticks=sorted({lower[0], 0.0, lower[1]})).ax.tick_params(
@@ -216,7 +221,7 @@ def split_concat(
         f"({', '.join(_short(v) for v in concat[row])}). 4, project: the "
         f"concatenation times W_o, ({n}, {d_model}), these three on one diverging colour "
         f"scale from {_short(lower[0])} (orange) through 0 (white) to {_short(lower[1])} "
-        f"(purple); row '{query}' reads "
+        f"(purple); the output's other rows are faded, row '{query}' reads "
         f"({', '.join(_short(v) for v in output[row])})"
         + (f", in the columns {', '.join(out_cols)}." if out_cols != numbered else ".")
     )

@@ -21,6 +21,7 @@ backward pass from :mod:`attention_lib.backward`.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -274,22 +275,24 @@ def train(
     checkpoints=(),
     start: dict | None = None,
     backward=attention_backward,
+    gradients=None,
 ) -> TrainingRun:
     """Plain gradient descent from :func:`init_weights`: ``W <- W - lr * dL/dW``.
 
     Deterministic: the same arguments give the same numbers, run after run. The
     weights are copied at each step listed in ``checkpoints`` (0 is before training).
-    ``start``, a dict of ``W_q``, ``W_k``, ``W_v``, replaces the random start;
-    ``backward`` replaces :func:`attention_backward` (see :func:`loss_and_gradients`).
+    ``start`` (``W_q``, ``W_k``, ``W_v``) replaces the random start, ``backward``
+    :func:`attention_backward`, and ``gradients(weights, data)`` :func:`loss_and_gradients`.
     """
     if start is None:
         weights = init_weights(seed, attention=attention)
     else:
         weights = {name: np.array(start[name], dtype=float) for name in ("W_q", "W_k", "W_v")}
+    gradients = gradients or partial(loss_and_gradients, backward=backward)  # backpropagation
     log = TrainingLog(train_data, test_data, checkpoints)
     for step in range(steps + 1):
         # run, score, trace back:
-        loss, grads = loss_and_gradients(weights, train_data, backward)
+        loss, grads = gradients(weights, train_data)
         log.record(step, loss, weights)  # bookkeeping for the figures
         if step < steps:
             for name in weights:  # nudge every weight a small step downhill
