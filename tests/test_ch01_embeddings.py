@@ -893,8 +893,10 @@ def test_positional_encoding_checker(fn, status, hint, capsys):
         (0.71, "FAIL", "without dividing by their number"),
         (0.7, "FAIL", "too low"),  # 0.70 is no rounding of 1/sqrt(2): the generic hint
         (1.7, "FAIL", "too high"),
-        (1.4, "FAIL", "close: check the second decimal (1.4 and 1.40 are the same number here)."),
-        (np.float32(1.4), "FAIL", "check the second decimal"),
+        (1.4, "FAIL", "close: to two decimals it is not 1.40."),  # review 01_h
+        (np.float32(1.4), "FAIL", "to two decimals it is not 1.40"),
+        (-1.41, "FAIL", "a length is never negative"),  # review 01_h: not "too low"
+        (-2, "FAIL", "a length is never negative"),
         (1.42, "FAIL", "1.42 is too high"),  # one off in the last digit: no answer given away
         (1.405, "FAIL", "close: round your value to two decimals."),  # rounds to 1.41
         (1.407, "FAIL", "close: round your value to two decimals."),  # fails by 0.007
@@ -922,7 +924,7 @@ def test_pe_rows_really_all_have_the_predicted_length():
         (1.39, "PASS", "is right"),
         (None, "TODO", "replace None"),
         # 1.40 (the same float as 1.4) is 1.388... rounded up at the first decimal
-        (1.40, "FAIL", "close: check the second decimal (1.4 and 1.40 are the same number"),
+        (1.40, "FAIL", "close: to two decimals it is not 1.40."),
         # cos(20 · 2π) + cos(0.2 · 2π): the angles read as turns, not radians
         (1.309, "FAIL", "you multiplied by 2π, as if 20 and 0.2 were turns"),
         (1.31, "FAIL", "as if 20 and 0.2 were turns"),
@@ -1056,17 +1058,20 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # blur named a width-4 artefact after the result (the cosine printed in Going deeper)
     # session 4e (review 01z): the Predict starts from position 0 (not "still" after a
     # case that already says no), and the answer is plain text after the table, not in a note
-    assert '**Predict:** add positions 0 to 7. Does "it" still pick "cake"?' in flat
+    # review 01_h (finding 3): the no-positions baseline is stated before the Predict
+    base = 'Without positions, "it" gives "cake" its largest weight, 0.21. **Predict:** after'
+    assert base in flat and 'positions 0 to 7, does "it" still?' in flat
     answer = 'No: from positions 0 and 1 "it" picks "delicious"; from 2 and 3, itself.'
-    assert flat.index("**Predict:** add positions 0 to 7.") < flat.index(answer)
+    assert flat.index(base) < flat.index(answer)
     assert flat.index(answer) < flat.index("{admonition} Why the toy leaves positions out")
     # session 4d (review 01y): width alone does not stop the blur; the note says the cause
     # measured above (stamps longer than the words, in their columns), numbers not repeated
     # fix round 01g (review 01_f, findings 1 and 4): the lengths are compared in the note,
     # and the shared columns shown with one number ("dog" gains sin 1 in column food)
     assert "a stamp (length 1.41)" not in flat and "numbers holding" not in flat
-    dog = 'At position 1, "dog" gains $\\sin 1 = 0.84$ in the *food* column, where it had 0.'
-    assert dog in flat
+    # review 01_h (finding 2): the 0.84 is the note's example of position drowning meaning
+    dog = 'drowns meaning: at position 1, the *food* of "dog" goes from 0 to $\\sin 1 = 0.84$.'
+    assert dog in flat and flat.index(dog) > flat.index("{admonition} Why the toy leaves")
     assert "This comes from width 4" not in flat and "(Going deeper). **From chapter 2" not in flat
     assert "Here the stamps are longer than the words" not in flat  # 4e: said once, above
     # review 01_a: the note blames width 4 and the hand-chosen W_q, W_k, not positions as
@@ -1074,16 +1079,21 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # fix round 01b: chapter 11's head may follow position alone, so the note no longer
     # leans on it; adding, not concatenating, is said once, in the summary
     assert "never trained to read positions. Here every stamp (1.41) is longer" in flat
-    assert "16 long). So **from chapter 2 on, attention" in flat
+    assert "0.84$. So **from chapter 2 on, attention" in flat
+    # review 01_h (finding 2): the note ends on why trained models cope with added positions
+    cope = "training can keep word and position in nearly separate directions, and $W_q$"
+    assert cope in flat and flat.index(cope) > flat.index(dog)
     assert "usually sends" not in flat
     assert "Where a sentence starts should not decide" not in flat
     # fix round 01d (review 01_c, finding 6): the concatenation aside cut from the summary
     assert flat.count("concatenat") == 0
     # fix round 01b: result, one-line reason and Predict, each a paragraph of its own
     # fix round 01c (review 01_c): the unmoved "The" moves too, said beside the result
-    assert 'attends to words that moved.\n\nAt position 1, "dog" gains' in cells_md
+    assert 'attends to words that\nmoved.\n\nWithout positions, "it" gives' in cells_md
+    # review 01_h (finding 7): no "the sitter" / "the sat-on"
+    assert 'The sitting "dog" and the one sat on differ by **1.13**' in flat
+    assert "sitter" not in flat and "sat-on" not in flat
     assert '"The" stayed put yet moves 0.43: it attends to words that moved.' in flat
-    assert "where it had 0.\n\n**Predict:** add positions 0 to 7." in cells_md
     assert "started at position 1, 2 or 3, after an earlier sentence?" in flat
     # review 01_a: the sinusoids are one scheme of several, said in the main line
     # fix round 01e (review 01_d, finding 4): the paper's reason first, then ours
@@ -1109,7 +1119,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "a weighted average of all the words' *values*" in flat
     assert "from how well words match and sum to 1" in flat
     assert "The same:" not in flat  # fix round 01e (review 01_d, finding 8): a repeat
-    assert flat.count("*food* column") == 1  # fix round 01g: the one concrete number
+    assert flat.count('the *food* of "dog"') == 1  # fix round 01g: the one concrete number
     assert "fast sine" not in flat and "$W_k$ reads" not in flat
     assert "distort" not in flat and "40 degrees" not in flat
     assert "at width 4 the stamp is longer" not in flat
@@ -1186,10 +1196,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # original's scaling, two sentences in the note, no reason given (the paper gives none)
     # fix round 01g (review 01_f, finding 1): the note draws its conclusion (the stamps
     # outgrow the words here); the factor stays plain arithmetic, with no purpose claimed
-    assert "86 degrees" not in flat and flat.count("sqrt{d_{model}}") == 1
+    # review 01_h (finding 1): every wording of the factor drew a finding; it is cut
+    assert "86 degrees" not in flat and "sqrt{d_{model}}" not in flat
     stamp = "Here every stamp (1.41) is longer than every word (0.36 to 1.04), so position"
-    scale = "multiplies its embeddings by $\\sqrt{d_{model}}$ before adding the stamp (×22.6"
-    assert stamp in flat and scale in flat and "a stamp there is 16 long)" in flat
+    assert stamp in flat and "22.6" not in flat and "16 long" not in flat
     assert flat.index(stamp) > flat.index("{admonition} Why the toy leaves positions out")
     assert "(16 at 512)" not in flat and "so that they are not swamped" not in flat
     assert "### Why scale by" not in flat
@@ -1332,7 +1342,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # allowed about 15 more main-line words: the note's conclusion and the 22.6 factor, the
     # missing "object" column with keyboard's nearest word, the linear map; paid in part by
     # the abstract stamp sentences before the Predict and "stay distinct".
-    assert len(main.split()) <= 1461, "fix round 01g left 1461 main-line words"
+    # Fix round 01i (review 01_h): main line 1461 -> 1458, visible 2201 -> 2201 (the
+    # sqrt(d_model) sentence, the heatmap's lead-in and the sitter/sat-on phrasing cut; the
+    # no-positions baseline, the heatmap's takeaway and why trained models cope added).
+    assert len(main.split()) <= 1458, "fix round 01i left 1458 main-line words"
     assert len(flat.split()) <= 2201, "fix round 01g left 2201 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 5  # bold numbers
 

@@ -730,10 +730,10 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # values get a job: what "it" should receive is the value of "cake" (review 02q)
     assert "wqk2txt1" not in cells and "value of 'cake'" in cells["e12303af"].source
     case = " ".join(cells["1eab48bb"].source.split())
-    assert 'The value of "cake" (fourth line) hands over a third-person noun' in case
-    # review 02_d-2: the general reason for W_v, not one that leans on the toy's names
-    assert "A key only has to be matched" in case and "what later layers need" in case
-    assert "$V = K$" not in case and "$W_v$ is free to differ from $W_k$" in case
+    assert "Its value (fourth line) carries what later layers need: a third-person noun" in case
+    # review 02_f-1: the key of "cake" is a choice, not a consequence of being matched
+    assert "A key only has to be matched" not in case and "We chose the key of" in case
+    assert "$V = K$" not in case and "Separate $W_k$ and $W_v$ let the two differ." in case
     assert "key of 'cake'" in cells["e12303af"].source
     assert "wqk2tab1" not in cells and "cdb08696" not in cells  # no table, no preview call
     assert "wqkfold1" not in cells  # review 02a: the A^-T fold moved to chapter 3
@@ -749,10 +749,10 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "q_{it} \\cdot k_{cake} = 1.8 \\times 1 + 0.24 \\times 0" in worked
     flat_worked = " ".join(worked.split())
     assert 'Key column 0 holds the *food* of "cake"' in flat_worked and "*seeks food*" in worked
-    # review 02_d-3: column j of W_q and of W_k are one channel; a trained model's have no
-    # names, and only W_q W_k^T sets the scores (chapter 3 develops it)
+    # review 02_d-3: column j of W_q and of W_k are one channel; review 02_f-6: the
+    # W_q W_k^T remark is left to chapter 3
     assert "\n\nSo column $j$ of $W_q$ and column $j$ of $W_k$ work as one channel." in worked
-    assert "channels have no names, and only the product $W_q W_k^\\top$" in flat_worked
+    assert "only the product" not in flat_worked and "have no names" not in flat_worked
     assert "hand-designed" not in worked
     # review 02t: the 0.2 of W_k is cut here (chapter 3 reads it through W_qk), and the
     # 1.80/1.30 asymmetry is said in the experiment and the 2.3 solution only
@@ -771,16 +771,20 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "no feature names" not in prose and "makes the shares this sharp" not in prose  # cut
     # what finds "cake" is W_k keeping food in key column 0; "differing" alone is not claimed
     two = cells["c95b653c"].source
-    # review 02_d-1: the 1.30, the 1.22 of it from two chosen entries, and the 0.08 without them
+    # review 02_f-5: the 1.30 and the 0.08 without the two chosen entries; the 1.22 is cut
     flat_two = " ".join(two.split())
-    assert '"cake" (1.80), as' in two and '"Cake" scores "it" 1.30. Of that, 1.22' in flat_two
+    assert '"cake" (1.80), as' in two and "1.22" not in two
+    assert '"Cake" scores "it" 1.30. Set $W_q$\'s food→pointer 0.9 and $W_k$\'s' in flat_two
     assert "falls to 0.08 while it→cake stays 1.80" in flat_two
     assert "each direction can be set on its own. With one, the two are forced equal." in flat_two
     # review 02r: sharing forces symmetric SCORES; the weights may still differ; W_s is cut.
     # review 02u: the self-preference law stays in exercise 2.2 (shared matrix only); the main
     # line and the Summary no longer claim two matrices break it
     assert "the **scores** are symmetric" in two
-    assert "at least one scores itself" not in two and "limit" not in two and "3.39" not in two
+    assert "at least one scores itself" not in two and "limit" not in two
+    # review 02_f-4: the shared row's self-match is named; exercise 2.2's count stays unsaid
+    assert "$\\lVert q_{it} \\rVert^2 = 3.39$ (exercise 2.2)." in flat_two
+    assert "three" not in two.lower() and "longest" not in two
     assert "permit this" not in flat_two and "weights we added" not in flat_two
     assert "can still make the weights differ" in " ".join(two.split())
     assert "W_s" not in cells["6d20e151"].source and not re.search(r"W_s(?!hort)", prose)
@@ -793,7 +797,7 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # review 02u: a key is the label a word is found by, not "what the word is"
     assert "says what the word\nis" not in cells["12660781"].source
     assert "its label for\nthe search" in cells["12660781"].source
-    assert 'the key of "cake" (last line) is food alone' in case
+    assert 'the key of "cake" (last line) to be food alone, what most queries here seek' in case
     assert 'seeks "it"' not in cells["05104d83"].source
     assert "need only differ" not in two and "$W_k = I$" not in two
     assert "noun spoken of" not in cells["12660781"].source  # W_v is not shown there yet
@@ -801,7 +805,9 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # review 02t: the query of 3 is said before its cell; the "query of 1" column is cut
     search = " ".join(cells["265e464b"].source.split())
     # review 02_d-7: the softmax-sharpening aside is cut; 02_d-6: no provenance of the marks
-    assert "Our query puts 3 on sci-fi alone." in search and "sharpens" not in search
+    # review 02_f-2: the 3 gets half a sentence (chapter 5 develops it); 02_f-8: lowercase q
+    assert "Our query puts 3 on sci-fi alone: a larger number lets the best matches win" in search
+    assert "$q$, is your request" in search and "sharpens" not in search
     assert "come from the article" not in search
     out = cells["318c1d4b"].outputs[0]["text"]
     assert "query of 1" not in out and "query of 1" not in prose and "Chef    0.0   0.02" in out
@@ -910,13 +916,16 @@ def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
     assert order.index("0c33d0b0") < order.index("colj0001") < order.index("c0fb933e")
     rules = " ".join(cells["wqwhy001"].source.split())
     assert "encode the rules" in rules and "article's story" not in rules
+    # review 02_f-3: the value features are named where W_v is first printed
+    assert "maps the features to what a word hands over: noun, verb, third person, human." in rules
     # review 02_d-4: the food row's pointer entry is named with its purpose
     assert 'Food also seeks a pointer (0.9), so that "cake" looks back for "it".' in rules
     assert "1.30" not in rules and "also prints every key" not in rules
     two = " ".join(cells["c95b653c"].source.split())
     assert "even $I$ (no projection)" in two and "Reformer" not in two  # review 02b-2, 3
-    assert "food seeks a pointer ($W_q$ 0.9), and a pointer advertises a little food" in two
-    assert two.endswith("a pronoun needs its noun more than the noun needs the pronoun.")
+    assert "pointer→food 0.2 to 0, and cake→it falls to 0.08" in two
+    # review 02_f-7: a one-way example the toy's scores show
+    assert two.endswith('"ate" seeks its object (1.28) far more than "cake" seeks "ate" (0.48).')
     assert "as every word that looks for food does." in two  # round d: the reason said once
     assert "cols=toy.FEATURES" in cells["40912d84"].source  # the W_q figure names its columns
     assert "right_rows=toy.FEATURES" in cells["40912d84"].source  # ... and its rows (02_d)

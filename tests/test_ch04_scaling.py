@@ -341,7 +341,8 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     read = " ".join(cells["grad-intro"].source.split())  # the main line's one paragraph
     # review 04aa: the factor is not fixed (raw, it grows with the keys' length); 04b: folded
     rows_fold = " ".join(cells["grad-rows-read"].source.split())
-    assert r"capped by $1 - p_{\text{top}}$ times the keys' length" in rows_fold
+    # review 04f (round g): c is back in the one-line summary
+    assert r"capped by $1 - p_{\text{top}}$ times $c$ times the keys' length" in rows_fold
     assert "confirms" not in read and "fixed multiple" not in read
     # review 04d (round e): a fixed random G, not dOut, on the main line
     assert r"$L = G \cdot \text{output}$" in read and "attention_backward" not in read
@@ -827,7 +828,11 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # the 31% is a unit-variance worst case: the main line says so next to the headline and
     # points at the box; the GPT-2-like head's share (0.25% to 0.62% over seeds: "under 1%")
     # sits in the box only, beside its answer (review 04ab: stated once)
-    assert "unit-variance $q$ and $k$; GPT-2 starts with smaller ones (box below)" in main
+    # review 04f (round g): the point is made once, after the table, with the box's contrast
+    said = "These are unit-variance $q$ and $k$. A GPT-2-style head starts smaller (box below)"
+    assert said in main and "only 0.5% of its rows saturate" in main
+    assert "mean top weight 0.54, against 0.10 scaled" in main
+    assert "real models use" not in main
     assert "under 1% of its rows saturate" in aside and "GPT-2-like head" not in main
     said = "**variance is $d_k$** times that of one product ($d_k$ at unit variance)"
     assert said in " ".join(summary.split())  # review 04ai: not only at unit variance
@@ -903,7 +908,7 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
     assert "by hand" not in fold
     # review 04ac: the cell after the one gradient box is the shrink-vs-divide step
-    assert ids[ids.index("grad-rows-read") + 1] == "grad-two"
+    assert ids[ids.index("grad-rows-read") + 1] == "grad-rows"  # grad-two moved up (04f)
     # review 04ae: one gradient fold, not two; its last hidden cell is shrink-vs-divide
     assert ids[ids.index("grad-share-assert") + 1] == "divide-or-shrink"  # review 04af
     assert ids[ids.index("divide-or-shrink") + 1] == "why-divide-code"
@@ -911,9 +916,12 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # detail in a fold with its cells hidden under it
     prose = " ".join(cells[ids.index("grad-rows-read")].source.split())
     read = " ".join(cells[ids.index("grad-intro")].source.split())
+    figure_read = " ".join(cells[ids.index("grad-figure-read")].source.split())
     # review 04b (round 6): the loss and the two-key slope move up from the fold (the
     # section as a whole shrank, 529 -> 505 words)
     assert len(outside_folds(cells[ids.index("grad-intro")].source).split()) <= 140
+    # review 04f (round g): the section is split at the two-key table; the figure's paragraph
+    assert len(cells[ids.index("grad-figure-read")].source.split()) <= 75
     # review 04ag: seed-robust wording (other seeds asserted in grad-share-assert)
     # review 04ah: the squared share and its seed caveat live in the fold, with the key length
     # review 04ai: the page's own share, with the seed range (grad-share-assert)
@@ -925,16 +933,19 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     assert "30%" not in prose and "30%" not in read
     assert "$\\lVert k\\rVert^2$ adds $d_k$ squares averaging 1" in prose
     assert "stand in for any loss" not in read  # review 04a: opaque with the code hidden
-    assert r"\lVert\partial L/\partial q_i\rVert" in read  # the plotted quantity, named
+    assert r"\lVert\partial L/\partial q_i\rVert" in figure_read  # the plotted quantity, named
     assert r"z_{ij}" not in read  # review 04a: the backward formula is the fold's
     # review 04a: the key-length reason sits in the fold, by the bound that needs it
     assert "up to $d_k = 64$ typical raw rows get more than scaled ones" in prose
     assert "though by 64 saturation offsets most of it" in prose  # 1.4 times, not sqrt(64)
     # review 04d (round e): far more uneven only from d_k ~ 16 (asserted in grad-assert)
-    assert "higher at small widths, and from $d_k \\approx 16$ far more uneven." in read
-    assert "From $d_k = 256$ the median collapses" in read
+    # review 04f (round g): at 64 the raw median is a little higher; the harm is the spread
+    said = "at $d_k = 64$ its median is a little higher, but uneven: one raw query in ten gets"
+    assert said in figure_read and "(47% at 512; table below)" in figure_read
+    assert "From $d_k = 256$ even the median collapses" in figure_read
     assert "Our stand-in loss is" in read and "stand" not in fold
-    order = ["grad-intro", "grad-code", "4c97044e", "grad-rows-read", "grad-two", "grad-rows"]
+    order = ["grad-intro", "grad-two", "grad-figure-read", "grad-code", "4c97044e"]
+    order += ["grad-table", "grad-rows-read", "grad-rows"]
     assert [ids.index(i) for i in order] == sorted(ids.index(i) for i in order)
     assert prose.startswith("````{admonition} Going deeper (optional): the gradient, row by row")
     assert outside_folds(cells[ids.index("grad-rows-read")].source).strip() == ""
@@ -964,14 +975,15 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
 def test_the_gradient_section_opens_with_two_keys_and_a_slope_of_p_times_1_minus_p():
     cells = chapter_cells()
     ids = [cell.get("id") for cell in cells]
-    assert ids.index("grad-intro") < ids.index("grad-code") < ids.index("grad-two")
+    assert ids.index("grad-intro") < ids.index("grad-two") < ids.index("grad-code")
     # review 04aa: the 1 - p_top table is cut (it primed a wrong expectation); a visible
     # table prints the raw/scaled median ratio and the starved share by width
     assert "grad-cap" not in ids
     table = cells[ids.index("grad-table")]
     assert "grad-prose" not in ids and "grad-two-read" not in ids  # folded (round 04b)
-    assert ids.index("4c97044e") < ids.index("grad-rows-read") < ids.index("grad-table")
-    assert table.metadata.get("tags") == ["remove-cell"]
+    # review 04f (round g): the starved table is printed on the page, under the figure
+    assert ids.index("4c97044e") + 1 == ids.index("grad-table") < ids.index("grad-rows-read")
+    assert not table.metadata.get("tags")
     out = "".join(o.get("text", "") for o in table.outputs)
     assert "raw queries starved" in out and "(< 1% of a typical scaled gradient)" in out
     assert 'np.median(per_row["scaled"])' in cells[ids.index("grad-code")].source  # typical
@@ -980,7 +992,9 @@ def test_the_gradient_section_opens_with_two_keys_and_a_slope_of_p_times_1_minus
     share = [int(r[1]) for r in rows]  # review 04ad: the ratio column (the figure's) is dropped
     assert 9 <= share[5] <= 12 and share == sorted(share)  # "one raw row in ten" at 64
     two = cells[ids.index("grad-two")]
-    assert two.metadata.get("tags") == ["remove-cell"] and "attention_backward" not in two.source
+    # review 04f (round g): the gap -> p -> p(1 - p) table is shown, after its paragraph
+    assert not two.metadata.get("tags") and "attention_backward" not in two.source
+    assert ids.index("grad-two") == ids.index("grad-intro") + 1
     out = "".join(o.get("text", "") for o in two.outputs)
     rows = re.findall(r"^\s*([\d.]+)\s+([\d.]+)\s+(\S+)\s+(\S+)$", out, flags=re.M)
     table = {float(g): (float(p), float(slope), float(nudged)) for g, p, slope, nudged in rows}
@@ -1147,14 +1161,16 @@ def test_review_04u_phrasings_are_exact():
     # first says raw scores are too large, glossed as shrinking, with chapter 5's temperature
     # Review 04d (round e): the toy barely needs scaling, so the analogy moves to right after
     # the measurement that shows rows saturating; chapter 5 makes the temperature link.
-    said = "likens these raw scores to water too hot for coffee: dividing by $\\sqrt{d_k}$"
-    assert said + " cools them." in text("fa6cbeb4")
+    # Review 04f (round g): it opens the chapter, where raw scores are first said to run large
+    said = "likens them to water too hot for coffee. Before softmax, attention cools them"
+    assert said in text("4875b8d4") and "coffee" not in text("fa6cbeb4")
+    assert "temperature" not in text("4875b8d4")
     assert "coffee" not in text("fcdb6ff2") and "temperature" not in text("fcdb6ff2")
     assert "Here scaling only flattens the row a little." in text("fcdb6ff2")
-    assert "unscaled scores can make many rows nearly one-hot" in text("fcdb6ff2")
+    assert "one-hot" not in text("fcdb6ff2")  # review 04f (round g): cut; fa6cbeb4 says it once
     assert "coffee" not in text("cd18d051") and "temperature" not in text("cd18d051")
     assert "e^8 \\approx 3000" in text("cd18d051") and "gap of 5" not in text("cd18d051")
-    assert "understanding-transformers-4" in text("fa6cbeb4")
+    assert "understanding-transformers-4" in text("4875b8d4")
     # review 04ai: the gap that saturates a row is the top score's lead over the next one
     # review 04d (round e): "typically" was a median; said so
     said = "the median lead of a row's top score over the next is about 8"
@@ -1169,7 +1185,7 @@ def test_review_04u_phrasings_are_exact():
     # review 04ac: the random dOut lives in the fold only; the main line shows two rows.
     # Review 04b (round 6): the loss is defined on the main line, in one sentence
     assert "with $G$ a fixed random array." in read and "dOut" not in read
-    assert "over queries and shades the middle 80%" in read  # what the figure plots (04d)
+    assert "over queries and shades the middle 80%" in text("grad-figure-read")  # 04d
     assert "standing in for any loss" not in text("grad-rows-read")
     # review 04ag: a gradient for any number; the weights are what training steps. Landing
     # review s: the loss is defined where chapter 4 first uses it (chapter 10 trains one).
@@ -1178,6 +1194,7 @@ def test_review_04u_phrasings_are_exact():
     # review 04a (round 5): the mean-1 aside moved into the code cell that prints it
     assert "only at mean 0" not in text("fc268831")
     assert "# 3: the rule needs mean 0" in cells["variance-rules"].source
+    assert '"Var((a+1)(b+1)), means 1:"' in cells["variance-rules"].source  # review 04f
     # review 04w: the fold says the steps share a learning rate, not a size, and splits sqrt(d_k)
     why = text("divide-or-shrink")
     assert "$d_k^{1/4}$ larger, and each unit of step moves the scores $d_k^{1/4}$ more" in why
@@ -1287,6 +1304,10 @@ def test_mean_top_weight_checker_names_each_slip(capsys):
         ),
         ((np.exp(z) / np.exp(z).sum()).max(axis=-1), "the sum over the whole array"),
         ("0.07", "expected an array of numbers"),
+        # review 04f (round g): the whole weights, the batch axis, and a mean per sentence
+        (weights, "these are all the weights; take each row's largest, .max(axis=-1)"),
+        (weights.max(axis=0), ".max(axis=0) takes the largest over the sentences"),
+        (right.mean(axis=-1), "that averages each sentence's row maxima"),
     ]
     for answer, hint in slips:
         assert not check_mean_top_weight(answer, raw)

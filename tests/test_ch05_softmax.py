@@ -536,8 +536,12 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # Review 05_d cut 1492 -> 1487 and 808 -> 806: why exponentiate prints plain and squared
 # shares, then says them in words; the temperature section follows the math; "what softmax
 # adds" prints the longest value; the Jacobian and number-formats folds shortened.
-VISIBLE_WORDS = 1487
-MAIN_LINE_WORDS = 806
+# Review 05_f raised 1487 -> 1527 and 806 -> 859 (the brief's additions, part paid for by
+# the float16 total cut from its fold): a key bias spelled out as q . b; attention has no T
+# to set (doubling W_q); doubling gives back chapter 4's raw scores; the chatbot's T is
+# another softmax's; each score a negative energy; chapter 4's sigmoid and Jacobian marked.
+VISIBLE_WORDS = 1527
+MAIN_LINE_WORDS = 859
 
 
 def _chapter():
@@ -564,7 +568,7 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     assert "kernel" not in box and "autocast" not in box.lower()
     # review 05_a: np.sum does not stall; a float16 total overflows, the library's reason
     assert "stops growing" not in box and "stall" not in box
-    assert "A float16 total overflows past 65 504, so `al.softmax` sums float16" in box
+    assert "65 504" not in box  # review 05_f: cut to pay for the main line's additions
     assert "_softmax" not in cells["5f0a1b2c"].source  # review 05aa: no private function
     # no orphan column sums; the non-linearity section ends on a measured output and sqrt(d_k)
     assert not any("column sums" in c.source for c in shown if c.cell_type == "code")
@@ -797,7 +801,9 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     assert cells["7f07aa6a"].source.count("np.where") == 1 and "inner" not in flat
     # sampling temperature, next to the distillation pointer
     # review 05_b: the word comes from physics (Boltzmann), in the words it replaces
-    assert 'A chatbot\'s "temperature" is this $T$; softmax is the Boltzmann distribution' in flat
+    # review 05_f: the chatbot's temperature divides another softmax; a score, a negative energy
+    assert "is this $T$" not in flat and "next-word one over the vocabulary (chapter 12)" in flat
+    assert "Boltzmann distribution of physics, with each score a negative energy" in flat
 
 
 # --- Fix round 5n: three slips that got a generic or a near-miss hint -----------------------
@@ -895,8 +901,9 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     assert "0.90 - 0.64 = 0.26" in caption and "$p = 1/(1 + e^{-g/T})$" in caption
     # review 05_b: the curve named, and T pointed back to the formula that defines it
     # review 05_d: the sigmoid named once, for the gap; T is defined in its own section now
-    assert "the logistic *sigmoid* of the gap" in caption and "as in the formula" not in caption
-    assert "chapter 4" not in caption  # review 05x: the formula inline, not in ch. 4's fold
+    assert "the logistic *sigmoid* $p" in caption and "as in the formula" not in caption
+    # review 05_f: marked as chapter 4's two-key weight (in its main line, not a fold)
+    assert "chapter 4's two-key weight with $T$ added" in caption
     # the prediction exercise comes before the figure that answers it
     assert ids.index("04fabf9f") < ids.index("f37d9cdc") < ids.index("twokey05")
     assert ids.index("f37d9cdc") < ids.index("3e3185c4")  # before the other exercises
@@ -973,6 +980,9 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     assert "Raw scores as weights double the output" in conclusion
     assert "Softmax output is an average of the values" in conclusion
     assert "(0.80 → 0.91) can approach the longest value's, 1.41, but never pass it" in conclusion
+    # review 05_f: doubling reshuffles toward both top keys; it undoes chapter 4's scaling
+    assert '"cake" 0.21 → 0.32, "delicious" 0.16 → 0.19' in conclusion
+    assert "Doubled, the scaled scores are chapter 4's raw ones" in conclusion
     assert "sharpen the row instead" not in conclusion
     assert "Doubling is softmax at $T = 0.5$" not in conclusion  # review 05_d: T known by now
     assert "hull" not in flat
@@ -1062,9 +1072,8 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     assert "barely differ" not in flat and "hardly chooses" not in flat  # review 05w: cut
     assert "the 0.17" in cells["626d0525"].outputs[0]["text"]
     assert "0.165" not in cells["626d0525"].outputs[0]["text"]
-    # the float16 total, true since al.softmax adds float16 rows in float32
-    box = " ".join(cells["f16a05e3"].source.split())
-    assert "past 65 504, so `al.softmax` sums float16 rows in float32" in box  # review 05_d
+    # the float16 total (its sentence cut in review 05_f), true since al.softmax adds float16
+    # rows in float32
     with np.errstate(over="ignore"):
         assert np.isinf(np.ones(70000, dtype=np.float16).sum())
     row = al.softmax(np.zeros(70000, dtype=np.float16))
@@ -1152,8 +1161,9 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     why = " ".join(cells["twomov07"].source.split())
     # review 05_b: the reason only gaps count is that a shared amount (a key bias) says
     # nothing about which key to prefer, not "no natural zero"; one paragraph, k = 1/T moved
-    assert why.startswith("Why exponentiate? Adding one amount to every score of a row")
-    assert "(as a bias on the keys does)" in why and "no natural zero" not in flat
+    # review 05_f: the key bias spelled out: q . b, the same for every key in q's row
+    assert why.startswith("Why exponentiate? A bias $b$ on every key adds the same $q \\cdot b$")
+    assert "so it cannot favour one key" in why and "no natural zero" not in flat
     assert "only gaps should count" in why
     # review 05_d: the shares moved by +1 said in words after the prints; the uniqueness
     # claim (narrowed to the f(z_i) / sum f(z_j) family, review 05_a) opens the proof fold
@@ -1292,9 +1302,11 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     assert ids.index("flatrow5") == ids.index("10e4cd6b") + 1
     note = " ".join(cells["flatrow5"].source.split())
     # review 05_a: "weights" meant W_q, W_k here; the note names them and the 0.81 span
-    assert "hand-picked projections $W_q$, $W_k$" in note and "hand-picked weights" not in flat
+    # review 05_f: the span is the toy's; attention has no T to set (doubling W_q is T = 0.5)
+    assert "the toy's $W_q$, $W_k$ keep each row's scores" in note and "hand-picked" not in flat
     assert "within 0.81, so $e^z$ varies at most ×2.25" in note
-    assert "Trained heads are often far sharper (chapter 11)" in note
+    assert "doubling $W_q$ doubles every score, a temperature of 0.5" in note
+    assert "a trained head sets its own sharpness (chapter 11)" in note
     span = np.ptp(toy.scaled_scores(), axis=-1).max()
     assert round(span, 2) == 0.81 and round(np.exp(span), 2) == 2.25
     w = al.softmax(toy.scaled_scores())

@@ -341,7 +341,7 @@ DELICIOUS = toy.token_index("delicious")  # card [0.7, 0.3, 0.7, 0]: the weight 
         (0.10514, "PASS", "0.10514 is right (0.105)."),
         (None, "TODO", "replace None"),
         (0.11, "FAIL", "give three decimals, rounded"),  # two decimals cannot tell rows apart
-        (0.10, "FAIL", "give three decimals, rounded"),
+        (0.10, "FAIL", "cut off at two decimals, not a rounding of it"),
         (0.150, "FAIL", "that is the weight alone"),  # forgot the card's 0.7
         (0.15, "FAIL", "V['delicious', 'noun'] = 0.7"),
         (0.082, "FAIL", "that is how much 'delicious' attends to 'ate'"),
@@ -350,6 +350,7 @@ DELICIOUS = toy.token_index("delicious")  # card [0.7, 0.3, 0.7, 0]: the weight 
         (0.21, "FAIL", "twice the change"),
         (0.0, "FAIL", "the card of 'delicious' they blend has grown"),
         (0.7, "FAIL", "that is all of V['delicious', 'noun']"),
+        (1.4, "FAIL", "that is 2 × V['delicious', 'noun']: the card doubled"),
         (0.3, "FAIL", "0.3 is too high"),
         (0.05, "FAIL", "0.05 is too low"),
         ("0.105", "FAIL", "expected one number"),
@@ -476,7 +477,7 @@ def test_reference_blend_passes(capsys):
         (blend_with(outer=False), "FAIL", "multiplies two 1-D arrays entry by entry"),
         (blend_with(accumulate=False), "FAIL", "only the last key's term is left"),
         (blend_with(keys=lambda W, V: len(W)), "FAIL", "only the first 2 of the 4 keys"),
-        (blend_with(keys=lambda W, V: V.shape[-1]), "FAIL", "only the first 3 of the 4 keys"),
+        (blend_with(keys=lambda W, V: V.shape[-1]), "FAIL", "V.shape[-1] is d_v, not the number"),
         (blend_with(keys=lambda W, V: V.shape[-2] - 1), "FAIL", "range(n - 1) is one short"),
         (blend_with(first=1), "FAIL", "you skipped key 0: Python counts from 0"),
         (blend_with(start=np.ones), "FAIL", "you started from ones"),
@@ -496,7 +497,9 @@ def test_reference_blend_passes(capsys):
             "FAIL",
             "summed over the queries",
         ),
-        (lambda W, V: blend(W, V)[:, :2], "FAIL", "returned shape (3, 2), expected (3, 3)"),
+        (lambda W, V: blend(W, V)[:, :2], "FAIL", "returned shape (3, 2), expected (3, 4)"),
+        (lambda W, V: W * V, "FAIL", "weights * V multiplies the two arrays entry by entry"),
+        (lambda W, V: blend(W, V) / np.sqrt(V.shape[-1]), "FAIL", "divided by sqrt(d_v) = 2"),
         (lambda W, V: blend(W, V) + 0.01, "FAIL", "values differ from the reference"),
         (lambda W, V: blend(W, V) / W.shape[-1], "FAIL", "but the weights already sum to 1"),
         (lambda W, V: blend(al.softmax(W), V), "FAIL", "you applied softmax again"),
@@ -841,7 +844,9 @@ def test_fix_round_6i_prose_says_each_point_once():
     assert all(c.id != "b6e0f01c" for c in cells)
     after = " ".join(next(c for c in cells if c.id == "92dfa50e").source.split())
     assert "within about 0.08 of the average card" in after
-    assert "so every weight is within 0.09 of 1/8" in after
+    assert "so every weight" not in after  # review 06_f: 0.81 does not imply 0.09
+    assert "(chapter 5); every weight here lands within 0.09 of 1/8, and every" in after
+    assert "it takes a sharp row to make a token's output its own." in after
     # Fix round 6b: the eight noun elements are printed in a table instead, and the gap
     # from the average card is computed and asserted off the page.
     asserted = next(c for c in cells if c.id == "9f780453").source
@@ -1101,7 +1106,9 @@ def test_fix_round_6k_prose():
     assert "6b1e7a04" not in ids and "6b1e7a05" not in ids
     # Review 06_d: "not probabilities" is one sentence (chapter 5 made the point); the
     # sums are asserted in a35b3ff3, no longer printed.
-    assert "not probabilities: they need not sum to 1 (here 1.35 to 1.42)." in flat
+    # Review 06_f: a parenthesis in the body; the summary says "not probabilities" once.
+    assert "(the outputs need not sum to 1: here 1.35 to 1.42)." in flat
+    assert flat.count("not probabilities") == 1
     assert "weights were probabilities" not in flat
     assert "and a blend goes negative" not in flat  # the stretched-V fold is cut
     assert "3376346b" not in ids and "## Inside the hull" in flat
@@ -1285,13 +1292,13 @@ def test_fix_round_6b_structure_and_cuts():
     ch11 = {c.id: c for c in nbformat.read(path, as_version=4).cells}
     fold = ch11["pytorch-call-md"].source
     assert fold.startswith("````{admonition}") and "dropout zeroes each weight" not in fold
-    assert fold.count("\n- ") == 3 and len(fold.split()) <= 97  # was 142
+    assert fold.count("\n- ") == 2 and len(fold.split()) <= 97  # was 142
     assert "PyTorch takes `scale` only by keyword" in fold
     assert "(dropout in training can break this)" not in flat
     # The hull is defined as every convex combination, so a softmax row's blend is inside it
     # (session 3, review 06p); the column names are features, not grammar.
     assert "every {term}`convex combination <convex combination>` of them" in flat
-    assert "A softmax row is such weights, so every output lies inside." in flat
+    assert "A softmax row is such weights, so every output lies inside (the" in flat
     assert "copies of it" not in flat
     assert "not after grammar" not in flat
     assert "part of speech" not in flat  # the "delicious" aside is cut (session 4)
@@ -1317,7 +1324,7 @@ def test_what_the_blend_carries_is_one_sentence_and_one_printout():
     assert "nearly even" not in lead and "6e1a7d0d" not in ids and "0.08" not in lead
     after = " ".join(next(c for c in cells if c.id == "92dfa50e").source.split())
     assert ids.index("a7c2e6b1") + 1 == ids.index("92dfa50e")
-    assert "Every output entry lands within about 0.08 of the average card" in after
+    assert "every output entry within about 0.08 of the average card" in after
     assert "so every output entry" not in flat
     assert ids.index("6e1a7d0c") + 1 == ids.index("6615df9d")  # the walk is unbroken
     assert "such matrices" not in flat and "as strongly as the weights are sharp" not in flat
@@ -1443,15 +1450,17 @@ def test_fix_round_6n_mood_is_ours_too_no_head_before_chapter_7_and_why_blend():
     assert "food gives noun and third person" not in flat
     # Why V is a projection of its own: "it" is matched on pointer, hands over third person.
     why_v = " ".join(next(c for c in cells if c.id == "f5022e0a").source.split())
-    assert 'The key of "it" is mostly pointer' in why_v and "Why not pass on the keys?" in why_v
-    assert "in food, person, action and pointer" in why_v  # the key's axes are named
+    # Review 06_f: chapter 2 makes the point with the same vectors; one clause points back.
+    assert why_v == (
+        "Cards are not keys: what gets a token found is not what it should hand over (chapter 2)."
+    )
     assert "The math says why" not in flat
     # "head" is chapter 7's word: not used on this page before it.
     assert not re.search(r"\bheads?\b", flat.split("nanoGPT's `CausalSelfAttention`")[0])
     # Why a blend rather than a pick: it moves smoothly, so the scores get a gradient
     # (not "shifts whenever any weight shifts": zero-sum shifts can leave it in place).
-    why = next(c for c in cells if c.id == "9173ec02").source
-    assert "A hard pick has no slope (chapter 5)." in why  # review 06_d
+    why = " ".join(next(c for c in cells if c.id == "9173ec02").source.split())
+    assert "so training (chapter 10) gets a gradient for $W_q$ and $W_k$" in why  # 06_f
     assert "whenever any weight shifts" not in why
     # nanoGPT's fallback also runs dropout.
     assert "plus chapter 8's causal mask and dropout" in flat
@@ -1641,7 +1650,7 @@ def test_fix_round_6f_prose():
     assert "fourth step" not in text and "four steps in one call" not in text
     assert "The last step of attention is one matrix product:" in text
     # The key/card contrast ends with its lesson.
-    assert "what gets a token found is not what it should hand over." in text
+    assert "what gets a token found is not what it should hand over (chapter 2)." in text
     # The matmul figure names A's axes in its corner (review 06_a), not patched onto a label.
     walk = next(c for c in cells if c.id == "6e1a7d0c").source
     assert "set_text" not in walk and 'roles=("query", "key")' in walk
@@ -1731,7 +1740,7 @@ def test_review_06a_prose_and_the_lighter_hull_figure():
     assert "For fixed weights the output is linear in $V$" in text
     # Review 06_d: two plain reasons to blend; no ambiguous "every row it mixes".
     assert "A blend can gather from several words at once." in text
-    assert "A hard pick has no slope (chapter 5)." in text
+    assert "Picking only the top card gives them none (chapter 5)." in text
     assert "every row it mixes" not in text
     # The row form leads the math; the element form follows, entry by entry.
     assert text.index("output}_i = \\sum") < text.index("Entry by entry")
@@ -1760,3 +1769,30 @@ def test_a_near_miss_above_gets_the_same_hint_as_one_below(toy_values, capsys):
         assert "one off in the last decimal: check your product and how you rounded" in line
     assert not check_output_change(0.047, weights, V, ATE, DELICIOUS, VERB, **labels)
     assert "one off" not in capsys.readouterr().out  # two off is not a near miss
+
+
+# --- Review 06_f ------------------------------------------------------------------------
+
+
+def test_review_06f_prose_and_checker_hints(toy_values, capsys):
+    cells, flat = _prose()
+    # The 44% is of the noun bar; the doubled row's landing point is given to check.
+    assert 'The largest term, from "cake", is 44% of the noun element;' in flat
+    assert "escapes: it lands at $(0.96, 1.16)$, above every card." in flat
+    asserted = next(c for c in cells if c.id == "9f780453").source
+    assert "np.ptp(output, axis=0).max() < 0.13" in asserted  # "barely differ"
+    assert len(flat.split()) <= 1550, "review 06_f left 1550 visible words (was 1556)"
+    # Exercise 6.1 asks for the verb element: 0.3 on the card, 0.045 the answer.
+    weights, V = toy_values
+    labels = {"tokens": toy.TOKENS, "features": toy.VALUE_FEATURES}
+    for answer, hint in (
+        (0.6, "that is 2 × V['delicious', 'verb']: the card doubled, but the output"),
+        (0.04, "that is the answer cut off at two decimals, not a rounding of it."),
+        (0.05, "two are too few to tell which row of the weights you read."),
+    ):
+        assert not check_output_change(answer, weights, V, ATE, DELICIOUS, VERB, **labels)
+        assert hint in capsys.readouterr().out
+    # The blend's first case is not square, so weights * V cannot broadcast silently.
+    assert not check_blend(lambda W, V: W * V)
+    line = capsys.readouterr().out
+    assert "(on 3 queries, 3 keys, d_v = 4)" in line and "entry by entry" in line

@@ -904,7 +904,9 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # round d (plain pass): one idea per sentence
     assert "cuts it into heads. One batched call then attends in all of them" in source["split-md2"]
     code = cells[ids.index("ef813e7a")].source
-    assert "summed = sum(heads[i] @ W_o[4 * i : 4 * (i + 1)] for i in range(h))" in code
+    # round i (review 07_h, finding 6): the block width is d_k, not a literal 4
+    assert "summed = sum(heads[i] @ W_o[d_k * i : d_k * (i + 1)] for i in range(h))" in code
+    assert "d_k = d_model // h" in code
     out = "".join(o.get("text", "") for o in cells[ids.index("ef813e7a")].outputs)
     assert "sum of head_i W_o^(i) equals concat @ W_o: True" in out
     # fix round 3 (review 07s): the block sum is in the equation and checked in code; the
@@ -921,13 +923,18 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     read = source["pair-read2"]
     # review 07_c: the first place the heads meet; a column reads every head's columns
     # round g (review 07_f, finding 7): concatenation keeps the heads apart; W_o mixes them
-    assert "Concatenation keeps the heads' answers in separate columns; $W_o$ can mix them" in read
-    assert "brings the width back to $d_{model}$." in read
+    # round i (review 07_h, finding 2): here the concatenation is already d_model wide
+    assert "Concatenation keeps the heads' answers in separate columns; $W_o$ mixes them." in read
+    assert "brings the width back" not in read
     assert "one number from each head" not in read
     # review 07_d (finding 1): the mixing column replaces column 2, so the row of "ate" moves
     assert "The figure's $W_o$ is the identity except for its second column" in read
     assert "$(0, -1, 0, 1)$: the subject's *human* minus the object's." in read
-    assert 'For "ate" it goes from 0 to 1: a human ate something not human' in read
+    # round i (review 07_h, finding 1): for "ate" it equals the subject's human; it is new
+    # as a function of both heads (a human object gives 0.03, asserted in mix-assert)
+    assert 'For "ate" it reads 1, the subject\'s *human*, as "cake" is not human;' in read
+    assert "with a human object it would read 0.03. It needs a column from each head." in read
+    assert "goes from 0 to 1" not in read and "no single head computes" not in read
     assert "dropped" not in read
     page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
     assert "clean detector" not in page and "0.77" not in page
@@ -1112,7 +1119,10 @@ def test_one_row_must_split_is_said_in_the_text_once():
     # review 07_b: "share these columns" was hard to parse; the same point, plainly
     # review 07_d (finding 2): the general reason, one row of weights for every value column
     assert page.count("Its one row of weights gives every value column the same mix.") == 1
-    assert page.count("No later layer can tell whose *human* the 0.48 is.") == 1
+    # round i (review 07_h, finding 3): what the average loses is the feature's owner
+    assert page.count("The 0.48 *human* has lost its owner:") == 1
+    assert 'no later layer can tell it came from "I", not "cake".' in page
+    assert "whose *human*" not in page
     # review 07zc: the separate-columns sentence (0.51 and 0.48) rested on hidden code and
     # misattributed the 0.51; cut with its experiment
     assert "0.51" not in page and "half its strength" not in page
@@ -1410,7 +1420,7 @@ def test_the_named_heads_and_one_merged_experiment():
         "The tie gives each 0.48. Any divisor leaves the tie a tie. Its one row of weights "
         "gives every value column the same mix." in read
     )
-    assert "a noun, about half human. No later layer can tell whose *human* the 0.48 is." in read
+    assert "a noun, about half human. The 0.48 *human* has lost its owner" in read
     assert "Both words are nouns" not in read
     assert "merges" not in read
     assert "is lost" not in read
@@ -1811,7 +1821,7 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # fix round 3 (review 07s): the claim is restricted to the row of "ate"; review 07_b:
     # said beside the figure, in pair-read2
     # review 07_d: the figure's second column, not its third; nothing "dropped" to explain
-    assert "a feature no single head computes." in source["pair-read2"]
+    assert "It needs a column from each head." in source["pair-read2"]  # round i
     # fix round 4 (review 07t): columns and heads named as the text names them
     figure = " ".join(cells[ids.index("pair-figure")].source.split())
     assert (
@@ -1858,7 +1868,12 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     ids = [c.id for c in cells]
     source = {c.id: " ".join(c.source.split()) for c in cells}
     assert 'explain with numbers when "ate" needs two' in source["0e454d58"]
-    assert "No later layer can tell whose *human* the 0.48 is" in source["pair-read"]
+    assert "The 0.48 *human* has lost its owner" in source["pair-read"]  # round i
+    # round i (review 07_h, finding 4): the other action words ask too, before the figure
+    assert (
+        'Every word with some action asks too, more quietly: "was" with 9.6.'
+        in (source["pair-md2"])
+    )
     read2 = source["pair-read2"]
     page = " ".join(source.values())
     for gone in ("rescue", "girl fed the boy", "within 0.05", "W_v_apart", "whatever its"):
@@ -1866,23 +1881,29 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     assert "rescue-assert" not in ids
     # review 07_b: the W_o detour is two sentences, ending on the figure's column
     # review 07_d: ending on what the figure's second column says for "ate"
-    assert "a human ate something not human, a feature no single head computes." in read2
-    # round g (review 07_f, finding 1): "was" gets "I" too; the figure fades the other rows
     assert read2.endswith(
+        "with a human object it would read 0.03. It needs a column from each head."
+    )
+    # round g (review 07_f, finding 1): "was" gets "I" too; the figure fades the other rows
+    # round i (review 07_h, finding 5): said right after the figure, not in pair-read2
+    assert ids.index("pair-figure") + 1 == ids.index("pair-was")
+    assert source["pair-was"] == (
         '"Was", also an action, gets "I" too (0.99): these heads only know that actions ask; '
         '{numref}`ex-thin-heads` builds one that finds "it".'
     )
     words = sum(len(line.split()) for line in visible_prose(cells))
     assert words <= 2220, words  # fix round 4 (review 07t): 2,301 before
     main = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
-    assert sum(len(line.split()) for line in main) <= 985  # 1,030 before; session 3: 985
+    # round i (review 07_h, findings 1, 3, 4): +20 words before the exercises, 985 -> 1,005
+    assert sum(len(line.split()) for line in main) <= 1005  # 1,030 before; session 3: 985
     # session 3 (review 07v): the head split said plainly before the first run (+40 words
     # before the exercises), paid for by cuts: the page as a whole 2,217 -> 2,215
-    assert words <= 2215 and sum(len(line.split()) for line in main) <= 985
+    assert words <= 2215 and sum(len(line.split()) for line in main) <= 1005  # round i
     # session 3 round 2 (review 07w): the why-2-wide clause, the one-head argument and why
     # trained heads differ, paid for by cuts: 2,213 -> 2,177 visible, 983 -> 974 before
     # the exercises
-    assert words <= 2177 and sum(len(line.split()) for line in main) <= 974 + 11
+    # round i (review 07_h): +20
+    assert words <= 2177 and sum(len(line.split()) for line in main) <= 974 + 11 + 20
     # round g (review 07_f): +11 before the exercises for "was" (finding 1), the measured
     # parking head (2) and what concatenation keeps apart (7), net of cuts
 
@@ -2044,7 +2065,7 @@ def test_fix_round_b_review_07za():
     # the counter-example to "never both side by side" and the rank limit, computed
     assert "W_v_own" not in source["pair-assert"]  # review 07zc: cut with its sentence
     main, _ = main_and_folded(cells)
-    assert sum(len(c.source.split()) for c in main) <= 1537
+    assert sum(len(c.source.split()) for c in main) <= 1537 + 20  # round i (review 07_h)
 
 
 def test_fix_round_c_review_07zb():
@@ -2059,7 +2080,7 @@ def test_fix_round_c_review_07zb():
     assert '["col 1: noun", "col 2: human", "col 3: noun", "col 4: human"]' in source["pair-out"]
     assert "# h = 1 has no halves: W_v repeats (noun, human)" in source["pair-out"]
     main, _ = main_and_folded(cells)
-    assert sum(len(c.source.split()) for c in main) <= 1535
+    assert sum(len(c.source.split()) for c in main) <= 1535 + 20  # round i (review 07_h)
 
 
 def test_round_e_review_07zd():
@@ -2092,7 +2113,7 @@ def test_round_e_review_07zd():
     assert "np.isclose(q[ate, 2], 0.9)" in source["slider-assert"]
     assert ids.index("34bdbe19") < ids.index("bd170a6f") < ids.index("deeper-md")
     main, _ = main_and_folded(cells)
-    assert sum(len(c.source.split()) for c in main) <= 1528  # round g: see round b's cap
+    assert sum(len(c.source.split()) for c in main) <= 1548  # round i: see round b's cap
 
 
 def test_split_concat_names_the_query_columns():
@@ -2125,9 +2146,9 @@ def test_round_b_review_07_b():
     assert "falls further" not in source["slider-why"]
     assert sum(len(line.split()) for line in prose_lines(cells)) <= 2173
     main, _ = main_and_folded(cells)
-    assert sum(len(c.source.split()) for c in main) <= 1511 + 17
+    assert sum(len(c.source.split()) for c in main) <= 1511 + 17 + 20
     # round g (review 07_f): +11 before the exercises (findings 1, 2, 7) and two summary
-    # bullets (finding 8), 1,497 -> 1,528
+    # bullets (finding 8), 1,497 -> 1,528; round i (review 07_h, findings 1, 3, 4): +20
 
     def past_the_end(X, h):  # every slice shifted right by one: the last one is clipped
         d_k = X.shape[-1] // h

@@ -818,7 +818,7 @@ def test_step_times_per_width_and_product_share():
         product_share(n=0)
 
 
-MAIN_WORDS = 1561  # main-line prose words; 09e: was 1567; 09d: 1595; 09b: 1618; 09a: 1480
+MAIN_WORDS = 1560  # main-line prose words; 09g: was 1561; 09e: 1567; 09d: 1595; 09b: 1618
 
 
 # --- The page -----------------------------------------------------------------------------
@@ -835,7 +835,7 @@ def test_the_page_says_only_what_it_measures():
     cells = nbformat.read(path, as_version=4).cells
     prose = prose_lines(cells)
     text = " ".join(prose)
-    assert sum(len(line.split()) for line in prose) <= 1825  # 09e: was 1831; 09d: 1859
+    assert sum(len(line.split()) for line in prose) <= 1826  # 09g: 1825 + "chapter 12" (fold)
     refuted = (
         *("processor's cache", "by arithmetic", "a new word", "GPU's small on-chip"),
         *("the arithmetic decides", "faster per FLOP", "threshold moved", "999 cached keys"),
@@ -873,7 +873,7 @@ def test_the_page_says_only_what_it_measures():
     # Fix round 8 (review 09n): the stopwatch states measurements only, no fourth "because"
     for refuted in ("measures that overhead", "not arithmetic", "because the", "several times"):
         assert refuted not in words, refuted
-    assert "plain beats the loop and rows (ratios printed above the plot)" in words
+    assert "plain beats the loop and rows (printed above)" in words
     assert "ten-fold" not in words and "regrouped exactly" in words
     assert "FLOPs per step" not in code and "of its time" not in code  # round 09a: cut
     assert "Block 1" not in words and "key block 1" in words  # one name for the blocks
@@ -885,27 +885,36 @@ def test_the_page_says_only_what_it_measures():
     # Fix round 4 (review 09o): the shuffled RNN reads the wrong state, it does not lack one;
     # Table 1's n < d is reconciled with the FLOP count; the stopwatch's numbers are read
     for claim in (
-        "Shuffled or split, the RNN's states go wrong. Attention's rows are bit-identical",
+        # Round 09g (review 09 f, finding 6): split leads, shuffled second
+        'Split, the RNN starts "cake" from a blank state; shuffled, it reads out of order.'
+        " Attention's rows are bit-identical",
         # Fix round 5 (review 09p): the paper's claim first; the LSTM side said
         # Fix round 14 (review 09v): the three comparisons read off a printed table
-        "Table 1 counts only the scores and the blend (last column). By that count attention"
+        # Round 09g (finding 4): the page's column, not the paper's
+        'Table 1 counts only the printed column "scores + blend". By that count attention'
         " is cheaper than an RNN while $n < d$.",
         # Fix round d (review 09x): scoped to the Elman RNN, with the LSTM's crossing at 2d
         # Round 09e (review 09 d, finding 6): Table 1's arithmetic said once, the LSTM a clause
         "With the projections, it costs more than this Elman RNN at every $n$, though less than"
         " an LSTM while $n < 2d$. The gain is in sequential steps.",
         # Round 09d: one lead sentence that both bullets follow from (no colon before them)
-        "But it pays the per-call cost at each of its $n$ steps, and is faster only from",
+        "The RNN does fewer FLOPs than plain once $n > d = 16$, but is faster only from the"
+        " dotted line.",
         "We also time an RNN of width 16, fed the rows of $Q$.",
         # Round 09e (review 09 d, finding 1): order-blind sums, not the free order of work
         "Each row is also a sum over the keys, blind to their order. Shuffling $K$ and $V$"
         " together changes no row, up to rounding. That, not the free order of work, is why"
         " attention needs positions (chapter 1).",
         # Round 09e (findings 2, 5, 8): the order of work; a fixed few steps; small fast memory
-        "Shuffle the order of work on the rows, or split it into two jobs. For an RNN, that"
-        " order is the reading order.",
+        "Split the work on the rows into two jobs, or shuffle its order. Does the result",
         "Attention takes a fixed few, whatever $n$ ($O(1)$).",
-        "A GPU computes fastest in the small memory beside each processor, a few hundred KB.",
+        # Round 09g (finding 5): per processor, and why it matters: faster to read than HBM
+        "A GPU reads its on-chip memory, a few hundred KB per processor, far faster than its"
+        " main memory (HBM).",
+        # Round 09g (finding 1): why FlashAttention is faster
+        "It does no fewer FLOPs (in training, more: the backward pass recomputes the tiles)."
+        " It is faster because it moves far fewer bytes between HBM and the chip.",
+        'In the slider, step 3\'s row "it" is key block 1 of the worked example.',
         # Fix round 9 (review 09q): the stopwatch's two costs named; the thesis a step count
         # Fix round 10 (review 09r): no mechanism beyond what was measured
         # Fix round 11 (review 09s): what was measured, after the numbers; masks; prefill
@@ -923,7 +932,6 @@ def test_the_page_says_only_what_it_measures():
         "$x_t W_x$ is one product for all $t$, and only $h_{t-1} W_h$ must wait.",  # a fold
         "The tiles' peak is the output plus a fixed 0.34 MiB of scratch",
         "chapter 8's causal mask, the tiles above the diagonal (nearly half) need not be computed",
-        "the GPU's main memory (HBM)",
         "Leave the inputs unchanged",
         # Fix round 09a: why tiles, where the two steps are introduced; the blocked rule
         "A query block still holds $128 \\times n$ scores, 16 MiB at $n = 16384$",
@@ -947,6 +955,7 @@ def test_the_page_says_only_what_it_measures():
         *("A step of width 64", "allocating fresh", "two products take", "states go wrong from"),
         *("The same freedom", "(1,024 here)", "equal at $n = d", "streaming multiprocessor"),
         *("It is faster by moving less data", "understanding-transformers-4"),  # round 09e
+        *("Each exact 1.00", "(last column)", "Orange:", "nothing runs side by side"),  # 09g
     ):
         assert gone not in words, gone
     visible = " ".join(c.source for c in shown(cells) if c.cell_type == "code")
@@ -957,8 +966,9 @@ def test_the_page_says_only_what_it_measures():
 
 def test_the_stopwatch_sits_with_its_plot():
     """Fix round 09a (review 09 a, finding 1): the stopwatch's explanation was in a dropdown
-    and its plot in the main flow. It is now a short visible section: the ways, one sentence
-    on what it measures (no parallelism), and two bullets above the plot."""
+    and its plot in the main flow. It is now a short visible section: the ways and the
+    per-call costs above the plot; below it, one sentence on what it measures (no
+    parallelism) and two bullets (round 09g, review 09 f, finding 3)."""
     from pathlib import Path
 
     import nbformat
@@ -972,9 +982,15 @@ def test_the_stopwatch_sits_with_its_plot():
     fold = [c for c in main if "### A stopwatch on one core" in c.source]
     assert len(fold) == 1 and not [c for c in folded if "stopwatch" in c.source.lower()]
     lead = " ".join(fold[0].source.split())  # round 09e (review 09 d, finding 3): one thread
-    assert (
-        "On one thread nothing runs side by side. Plain pays Python's per-call cost once, rows"
-        " $n$ times, the loop once per multiply-add. In this run:" in lead
+    assert lead.endswith(
+        "Plain pays Python's per-call cost once, rows and the RNN $n$ times, the loop once per"
+        " multiply-add."
+    )
+    after = next(c for c in main if c.get("id") == "sw-after")  # round 09g: below the plot
+    read = " ".join(after.source.split())
+    assert read.startswith(
+        "On one thread, the plot shows per-call cost and FLOPs, not the parallel advantage."
+        " In this run:"
     )
     assert (
         "The gain is in sequential steps" in main_text
@@ -992,6 +1008,7 @@ def test_the_stopwatch_sits_with_its_plot():
     ids = [c.get("id") for c in cells]
     assert "sw-read" not in ids and "b1596afd" not in ids and "split-rows" not in ids
     assert ids.index("ways-md") + 2 == ids.index("2e7b9bab") < ids.index("d2774696")
+    assert ids.index("d2774696") + 1 == ids.index("sw-after")  # the findings follow the plot
     # Fix round d (review 09x): the objectives, the table and the subsections in one order
     text = " ".join(" ".join(c.source for c in cells if c.cell_type == "markdown").split())
     order = ["**steps in a row**", "**path**", "**arithmetic**"]
@@ -1002,7 +1019,7 @@ def test_the_stopwatch_sits_with_its_plot():
     assert "(e / e.sum(axis=-1, keepdims=True)) @ V" in text  # the listing, parenthesised
     # Fix round 13 (review 09u): the stopwatch's findings are bullets under its figure, which
     # shows (hide-input); each memory figure sits in its section; the tiles' peaks are a table
-    found = fold[0].source.split("In this run:")[1]  # round 09d (09b: "Only one core")
+    found = after.source.split("In this run:")[1]  # round 09g: below the plot (09d: above)
     assert found.count("\n- ") == 2 and "**" not in found  # two bullets, no bold numbers
     assert "in this run" not in found.lower() and "1024" not in found  # said once, above
     assert "fold" not in found  # the ratios are printed, not stated

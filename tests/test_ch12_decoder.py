@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from attention_lib import softmax
+from attention_lib import scaled_dot_product_attention, softmax
 from attention_lib.checks import check_cross_entropy, check_kv_step, check_sample
 
 
@@ -41,6 +41,19 @@ def kv_softmax_over_heads(q, K, V, k, v):
     V = np.concatenate([V, v[:, None]], axis=1)
     w = softmax(np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1]), axis=0)  # over heads
     return np.einsum("ht,htd->hd", w, V)
+
+
+def kv_returns_pair(q, K, V, k, v):  # scaled_dot_product_attention's (output, weights)
+    K, V = np.concatenate([K, k[:, None]], axis=1), np.concatenate([V, v[:, None]], axis=1)
+    return scaled_dot_product_attention(q[:, None], K, V)
+
+
+def kv_indexes_pair(q, K, V, k, v):  # the pair indexed as if it were the output
+    return kv_returns_pair(q, K, V, k, v)[:, 0]
+
+
+def kv_keeps_query_axis(q, K, V, k, v):  # (h, 1, d_v): the query axis kept
+    return kv_returns_pair(q, K, V, k, v)[0]
 
 
 def kv_top_left_tril(q, K, V, k, v):
@@ -331,7 +344,10 @@ def sample_seeded_choice(logits, T, u):  # ignores u: the same draw every call
         (check_kv_step, kv_over_d_k, "FAIL", "divided by d_k: divide by its square root"),
         (check_kv_step, kv_uniform, "FAIL", "every key got the same weight"),
         (check_kv_step, kv_all_weights, "FAIL", "one output per key"),
-        (check_kv_step, kv_softmax_over_heads, "FAIL", "a softmax over axis 0, the heads"),
+        (check_kv_step, kv_softmax_over_heads, "FAIL", "the softmax ran over the heads (axis 0)"),
+        (check_kv_step, kv_returns_pair, "FAIL", "returned a tuple (on h = 2 heads, 3 cached"),
+        (check_kv_step, kv_indexes_pair, "FAIL", "take the output with [0]"),
+        (check_kv_step, kv_keeps_query_axis, "FAIL", "Drop it with [:, 0]"),
         (check_kv_step, kv_no_softmax, "FAIL", "apply softmax over the keys"),
         (check_kv_step, kv_sum_of_values, "FAIL", "apply softmax over the keys"),
         (check_kv_step, kv_top_left_tril, "FAIL", "starts at the top-left corner"),

@@ -22,6 +22,23 @@ _BLOCK = (
 
 _INTEGER = "start from float zeros, np.zeros(shape), and keep each term a float."
 
+_ELEMENTWISE = (
+    " weights * V multiplies the two arrays entry by entry, which runs only when they "
+    "share a shape. The blend sums over the keys: for each key j, add "
+    "weights[..., :, j, None] * V[..., None, j, :]."
+)
+
+_ONE_D = (
+    "weights[:, j] * V[j] multiplies two 1-D arrays entry by entry. Each key "
+    "adds a block, one row per query: turn its weights into a column first, "
+    "weights[..., :, j, None]."
+)
+
+_PAST_KEYS = (
+    " Your loop ran past the last key: V.shape[-1] is d_v, not the number of keys. "
+    "Loop over range(V.shape[-2])."
+)
+
 _CARD_AXIS = (
     " Your column of weights has shape (b, n_q, 1), but V[..., j, :] has shape (b, d_v): "
     "the card needs an axis for the queries too. Write V[..., None, j, :], shape "
@@ -35,6 +52,7 @@ def check_blend(fn) -> CheckResult:
     Key ``j`` adds its card ``V[..., j, :]`` to every output row, times that row's weight
     on it, ``weights[..., :, j]``. Code that uses ``@``, ``np.matmul``, ``np.dot``,
     ``np.einsum``, ``np.tensordot`` or ``np.inner`` fails: that is the one-line answer.
+    The first case has d_v != n_k, so the element-wise ``weights * V`` fails by name.
     """
     product = _product(fn)
 
@@ -47,14 +65,21 @@ def check_blend(fn) -> CheckResult:
             )
         rng = np.random.default_rng(6)
         W = softmax(rng.normal(size=(3, 3)))  # 3 queries x 3 keys: a row for a column runs
-        V = rng.normal(size=(3, 3))  # 3 keys x d_v = 3
-        case = "3 queries, 3 keys, d_v = 3"
+        V = rng.normal(size=(3, 4))  # 3 keys x d_v = 4: weights * V cannot run
+        case = "3 queries, 3 keys, d_v = 4"
         try:
             out = _run_shapes(cases, case, W, V, hint="", broadcast=_BLOCK)
         except Fail as fail:  # out += a float term, into integer zeros
-            if "Cannot cast ufunc" not in str(fail):
-                raise
-            raise Fail(f"{fail} Your running total holds integers: {_INTEGER}") from None
+            message = str(fail)
+            if "Cannot cast ufunc" in message:
+                raise Fail(f"{fail} Your running total holds integers: {_INTEGER}") from None
+            if "(3,3) (3,4)" in message:  # weights * V, the two whole arrays
+                raise Fail(message.replace(_BLOCK, _ELEMENTWISE)) from None
+            if "(3,) (4,)" in message:  # weights[:, j] * V[j], both 1-D
+                raise Fail(message.replace(_BLOCK, " " + _ONE_D)) from None
+            if "IndexError" in message and "size 3" in message:  # range(V.shape[-1])
+                raise Fail(message + _PAST_KEYS) from None
+            raise
         expected = W @ V
         last = _LAST.get()
         if last and last[0] is out and last[1] in "iu" and not _close(out, expected):
@@ -76,12 +101,6 @@ def check_blend(fn) -> CheckResult:
                 "key j are column j: weights[..., :, j].",
             ),
             (
-                np.broadcast_to(np.diag(expected), (3, 3)),
-                "weights[:, j] * V[j] multiplies two 1-D arrays entry by entry. Each key "
-                "adds a block, one row per query: turn its weights into a column first, "
-                "weights[..., :, j, None].",
-            ),
-            (
                 np.outer(W[:, -1], V[-1]),
                 "only the last key's term is left: add each term to the running total "
                 "(out = out + ...) rather than replace it.",
@@ -97,6 +116,7 @@ def check_blend(fn) -> CheckResult:
                 "you summed over the queries; the sum runs over the keys.",
             ),
             (expected / 3, "you divided by n_k = 3, but the weights already sum to 1."),
+            (expected / 2, "you divided by sqrt(d_v) = 2: the blend has no scale."),
             (
                 softmax(W) @ V,
                 "you applied softmax again: the weights already sum to 1 in each row.",
@@ -104,7 +124,7 @@ def check_blend(fn) -> CheckResult:
             (W, "you returned the weights themselves; blend the values with them."),
         )
         _partial(out, W, V)
-        expect_shape(out, (3, 3), case)
+        expect_shape(out, (3, 4), case)
         same(out, expected, case)
 
         W = softmax(rng.normal(size=(2, 4)))  # 2 queries x 4 keys
@@ -194,7 +214,7 @@ def _passes(fn, W, V) -> int | None:
 def _partial(out, W, V) -> None:
     """Name a loop that missed keys: the first k keys only, or all but the first k."""
     n_k = V.shape[-2]
-    square = W.shape[-2] == n_k == V.shape[-1]  # len() or d_v cannot stand in for n_k
+    square = n_k - 1 not in W.shape[-2:] + V.shape[-1:]  # len() or d_v cannot stand in
     loop = "Loop over every key, range(V.shape[-2])."
     for k in range(1, n_k):
         if _close(out, W[..., :, :k] @ V[..., :k, :]):

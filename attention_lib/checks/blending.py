@@ -45,7 +45,7 @@ def check_output_change(
     hints name the usual slips: too few decimals (or cut rather than rounded), the weight
     read the wrong way round (how much ``key`` attends to ``query``), twice the change,
     the new element (also when added up from rounded parts) or the old one, the wrong
-    sign, a percentage, the whole value, the weight alone, another column of the card,
+    sign, a percentage, the whole value or twice it, the weight alone, another column of the card,
     another token's change, one off in the last decimal (either side), and "nothing
     changes"; text or a one-element array is told how to become a number.
     An answer worked out with the weight rounded to ``places`` decimals is told so, never
@@ -115,6 +115,11 @@ def check_output_change(
             "its weight's share of it.",
         ),
         (
+            2 * value,
+            f"that is 2 × V['{other}', '{name}']: the card doubled, but the output of "
+            f"'{me}' takes only its weight's share of the extra V['{other}', '{name}'].",
+        ),
+        (
             0.0,
             f"0 would mean the output of '{me}' does not move. The weights stay the same "
             f"(they come from Q and K), but the card of '{other}' they blend has grown: "
@@ -175,16 +180,15 @@ def check_output_change(
         mistakes.insert(0, (rounded, hint))
     # Too few decimals, or cut off instead of rounded: said before any other slip.
     scale = 10.0**coarse
-    for short in (np.round(expected * scale) / scale, np.floor(expected * scale) / scale):
-        if abs(short - expected) > tol:
-            mistakes.insert(
-                0,
-                (
-                    short,
-                    f"close, but give {_words(places)} decimals, rounded: {_words(coarse)} "
-                    "are too few to tell which row of the weights you read.",
-                ),
-            )
+    shorts = (np.round(expected * scale) / scale, np.floor(expected * scale) / scale)
+    why = (
+        f"{_words(coarse)} are too few to tell which row of the weights you read.",
+        f"that is the answer cut off at {_words(coarse)} decimals, not a rounding of it.",
+    )
+    for short, reason in zip(shorts, why, strict=True):
+        if abs(short - expected) > tol and (short == shorts[0] or abs(short - shorts[0]) > tol):
+            line = f"close, but give {_words(places)} decimals, rounded: {reason}"
+            mistakes.insert(0, (short, line))
     cut = np.floor(expected * 10.0**places) / 10.0**places
     if abs(cut - expected) > tol:
         mistakes.insert(0, (cut, "close: round the last decimal rather than cut it off."))

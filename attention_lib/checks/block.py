@@ -81,9 +81,8 @@ def _run(cases: Cases, case: str, *args) -> np.ndarray:
             ) from None
         if "_Pair" in str(fail):
             raise Fail(
-                f"your function returned or added a tuple (on {case}): multi_head_attention "
-                "and scaled_dot_product_attention return (output, weights), so take the "
-                "output with [0]; return the new X alone."
+                f"your function returned or added a tuple (on {case}): {PAIR_HINT}; return "
+                "the new X alone."
             ) from None
         raise
 
@@ -93,6 +92,12 @@ _BANNED = ("multi_head_attention", "decoder_block")  # each would do the exercis
 
 class _Pair(Exception):
     pass
+
+
+PAIR_HINT = (  # chapter 12's KV checker says it too
+    "multi_head_attention and scaled_dot_product_attention return (output, weights), so "
+    "take the output with [0]"
+)
 
 
 @unseen_cases("decoder_block")

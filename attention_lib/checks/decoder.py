@@ -10,6 +10,7 @@ import numpy as np
 
 from ..core import scaled_dot_product_attention, softmax
 from .base import Cases, CheckResult, Fail, Todo, call, expect_shape, known_mistakes, same, verdict
+from .block import PAIR_HINT, _Pair
 from .next_word import check_cross_entropy
 
 __all__ = ["check_cross_entropy", "check_kv_step"]
@@ -32,9 +33,16 @@ def _kv_reference(q, K, V, k, v, scale=None, append=True):
 def check_kv_step(fn) -> CheckResult:
     r"""Check ``fn(q, K_cache, V_cache, k, v)``: the new token's attention output, (h, d_v)."""
 
+    def unpaired(*args):  # an (output, weights) pair gets its own hint
+        out = fn(*args)
+        if isinstance(out, tuple):
+            raise _Pair
+        return out
+
     def run(cases: Cases) -> None:
         rng = np.random.default_rng(12)
-        for h, t, d_k, d_v in [(1, 3, 4, 4), (2, 4, 3, 7), (4, 1, 2, 2), (2, 5, 3, 4)]:
+        # h = 2 first: with one head, a softmax over axis 0 (the heads) looks like no softmax
+        for h, t, d_k, d_v in [(2, 3, 4, 4), (1, 4, 3, 7), (4, 1, 2, 2), (2, 5, 3, 4)]:
             args = _kv_case(rng, h, t, d_k, d_v)
             case = f"h = {h} heads, {t} cached tokens, d_k = {d_k}, d_v = {d_v}"
             out = _kv_run(cases, case, args)
@@ -48,6 +56,11 @@ def check_kv_step(fn) -> CheckResult:
                 raise Fail(
                     f"returned shape {out.shape}: one output per key. The new token asks "
                     "one question, so it gets one output per head, shape (h, d_v)."
+                )
+            if out.shape == (h, 1, d_v):
+                raise Fail(
+                    f"returned shape {out.shape} (on {case}): the query axis is still there. "
+                    "Drop it with [:, 0] to get one output per head, shape (h, d_v)."
                 )
             expect_shape(out, (h, d_v), case, " One output per head for the new token.")
             known_mistakes(
@@ -73,7 +86,7 @@ def check_kv_step(fn) -> CheckResult:
                     "every key got the same weight: the weights must come from softmax of "
                     "the scores, q . k / sqrt(d_k), over the keys.",
                 ),
-                (_kv_grown(*args).sum(axis=1), _KV_NO_SOFTMAX + _KV_ONE_HEAD * (h == 1)),
+                (_kv_grown(*args).sum(axis=1), _KV_NO_SOFTMAX),
                 (np.einsum("ht,htd->hd", _kv_scores(*args), _kv_grown(*args)), _KV_NO_SOFTMAX),
                 (
                     _kv_over_heads(*args),
@@ -92,7 +105,7 @@ def check_kv_step(fn) -> CheckResult:
         _check_empty_cache(cases, rng)
         _check_large_scores(cases, rng)
 
-    return verdict("kv_step", fn, run)
+    return verdict("kv_step", unpaired, run)
 
 
 def _check_empty_cache(cases: Cases, rng) -> None:
@@ -125,6 +138,8 @@ def _kv_run(cases: Cases, case: str, args) -> np.ndarray:
     except Fail as fail:
         if "raised" not in str(fail):
             raise
+        if "_Pair" in str(fail) or "tuple indices" in str(fail):  # (out, w)[:, 0] too
+            raise Fail(f"your function returned a tuple (on {case}): {PAIR_HINT}.") from None
         if "NaN or infinity" in str(fail):
             raise Fail(
                 f"{fail} al.softmax refuses -inf, which a mask puts in the scores. But a KV "
@@ -204,8 +219,6 @@ _KV_NO_SOFTMAX = (
     "the values were blended with weights that do not sum to 1 (raw scores, or all ones): "
     "apply softmax over the keys to the scores q . k / sqrt(d_k) first, then weights @ V."
 )
-
-_KV_ONE_HEAD = " (With one head, a softmax over axis 0, the heads, also gives weights of 1.)"
 
 
 def _kv_grown(q, K, V, k, v):

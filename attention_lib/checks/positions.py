@@ -93,7 +93,7 @@ def _rounded(answer, expected: float, mistakes: tuple) -> tuple:
         return mistakes
     value = float(answer)
     if abs(value - round(expected, 1)) < 1e-6:
-        hint = "close: check the second decimal (1.4 and 1.40 are the same number here)."
+        hint = f"close: to two decimals it is not {value:.2f}."
     elif value == np.floor(expected * 100) / 100 != round(expected, 2):  # 1.38 for 1.388
         hint = "close: round, don't truncate (the third decimal decides the second)."
     elif round(value, 2) != value and abs(round(value, 2) - expected) <= 0.005 + 1e-12:
@@ -106,10 +106,13 @@ def _rounded(answer, expected: float, mistakes: tuple) -> tuple:
 def check_pe_length(answer) -> CheckResult:
     """Check a predicted length |PE[pos]| for ``d_model = 4`` (the same at every position)."""
     expected = float(np.linalg.norm(positional_encoding(8, 4)[0]))  # the same at every pos
+    negative = isinstance(answer, numbers.Real) and not isinstance(answer, bool) and answer < 0
+    sign = "a length is never negative: it is the root of a sum of squares."  # -1.41
     return check_number(
         "pe-length",
         answer,
         expected,
+        fallback=sign if negative else None,
         mistakes=_rounded(
             answer,
             expected,

@@ -66,6 +66,20 @@ def _top_weight_result(answer, raw, divisor, weights, expected, others) -> Check
             value.reshape(shape), expected, rtol=1e-6, atol=1e-9
         ):
             hint = f"values right; keep the {shape} layout: one entry per query, no reshape."
+        elif value.shape == weights.shape:
+            hint = (
+                f"these are all the weights; take each row's largest, .max(axis=-1): shape {shape}."
+            )
+        elif raw.ndim > 2 and value.shape == weights.shape[1:]:
+            hint = (
+                ".max(axis=0) takes the largest over the sentences (the batch axis); "
+                f"take each row's largest, .max(axis=-1): shape {shape}."
+            )
+        elif value.shape == shape[:-1] and np.allclose(value, expected.mean(axis=-1)):
+            hint = (
+                f"that averages each sentence's row maxima: keep one entry per query, "
+                f"shape {shape}; the cell below averages it."
+            )
         elif raw.ndim > 2 and value.shape == shape[1:]:
             hint = f"that covers the first sentence only: keep every row, shape {shape}."
         elif value.ndim > 1 and value.shape == shape[::-1]:
@@ -77,9 +91,7 @@ def _top_weight_result(answer, raw, divisor, weights, expected, others) -> Check
             hint = f"expected shape {shape} (one number per row), got {value.shape}."
         return CheckResult(name, "FAIL", hint)
     if np.allclose(value, expected, rtol=1e-6, atol=1e-9):
-        return CheckResult(
-            name, "PASS", f"right: the mean of the row maxima is {expected.mean():.3f}."
-        )
+        return CheckResult(name, "PASS", f"the mean of the row maxima is {expected.mean():.3f}.")
     places = next((k for k in range(1, 7) if np.allclose(value, expected.round(k))), None)
     if places is not None:  # tested before the slips below: a rounded answer is right
         return CheckResult(name, "FAIL", f"values right to {places} decimals: don't round.")
