@@ -513,8 +513,11 @@ def test_only_known_rules_on_code_may_be_asked(tmp_path):
 
 @pytest.mark.parametrize("name", ["steal", "rewrite", "plant", "library-write", "startup"])
 def test_attacks_on_other_files_fail(graded, name):
-    if name == "startup" and Path("/tmp") in graded["startup"].parents:
-        pytest.skip("HOME is under /tmp, which the sandbox replaces: the write lands there")
+    if name == "startup" and (os.geteuid() != 0 or Path("/tmp") in graded["startup"].parents):
+        # As an ordinary user the sandbox runs as the grader's own uid and may make the
+        # folder in its throwaway root (or /tmp); the real file is checked to be absent in
+        # test_nothing_outside_the_sandbox_changed.
+        pytest.skip("the write lands in the sandbox's throwaway root, not in HOME")
     assert marks(graded, name)[:2] == ("0", "1"), f"{name}: the attack worked"
 
 
