@@ -102,7 +102,7 @@ def test_the_landing_page_shows_the_destination_and_the_hand_set_weights():
     # review Landr: the formula comes after the same pipeline in plain words
     plain = (
         "Each word's query (what it looks for) is scored against every word's key (what it "
-        "offers). Softmax turns the scores into weights that sum to 1. The output blends "
+        "offers). Softmax turns each word's scores into weights that sum to 1. The output blends "
         "the words' values (what they hand over) by those weights."
     )
     assert text.index("## Where we are going") < text.index(plain) < text.index("$$")
@@ -122,9 +122,9 @@ def test_the_landing_page_says_what_chapter_10_learns():
     # the mean over chapter 10's test sentences (review Landm)
     # review Lands: a different model from the toy, on a made-up task, so said so
     said = (
-        "A model trained in chapter 10 chooses: on a made-up task (two nouns, one singular, and "
-        '"it" means that one), it puts 0.94 of its attention on the right noun, averaged over '
-        "its test sentences."
+        "A model trained in chapter 10 chooses: on a made-up task (each sentence has a singular "
+        'and a plural noun; "it" means the singular one), "it" puts 0.94 of its attention on the '
+        "right noun, averaged over its test sentences."
     )
     assert said in text and "Trained weights choose" not in text
     # chapter 10 prints the number and a remove-cell assert holds it there
