@@ -658,6 +658,12 @@ def in_float32(scores, mask):  # review 08v: was told "without the shift"
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def no_keepdims_at_all(scores, mask):  # review 08j (round k): got only "rows sum to"
+    logits = np.where(mask, scores, -np.inf)
+    e = np.exp(logits - logits.max(axis=-1))  # neither the max nor the sum keeps its axis
+    return e / e.sum(axis=-1)
+
+
 def max_over_queries(scores, mask):  # review 08v: got only "values differ"
     logits = np.where(mask, scores, -np.inf)
     top = logits.max(axis=-2, keepdims=True) if logits.ndim > 1 else logits.max()
@@ -760,6 +766,14 @@ def max_over_queries(scores, mask):  # review 08v: got only "values differ"
         (boolean_index, "FAIL", "needs the full shape of the scores, but this mask only"),
         (sum_without_keepdims, "FAIL", "e.sum(axis=-1) without keepdims=True"),
         (max_without_keepdims, "FAIL", "logits.max(axis=-1) without keepdims=True"),
+        (
+            no_keepdims_at_all,
+            "FAIL",
+            "rows sum to [1 1.194 18.1 17.02] on 4 x 4 scores with a lower-triangle mask, not "
+            "1: each query's weights over its allowed keys must add up to 1. If you summed or "
+            "took a max over one axis, keepdims=True keeps it.",
+        ),
+        (lambda s, mask: 2 * masked_softmax(s, mask), "FAIL", "add up to 1.\n"),  # no hint
         (in_float32, "FAIL", "beyond float32's range, so a cast to float32"),
         (max_over_queries, "FAIL", "the shift took each column's maximum"),
         (sum_over_queries, "FAIL", "AxisError: axis -2 is out of bounds"),
@@ -898,6 +912,13 @@ def lengths_without_axis(lengths, n):
         (lambda ell, n: batch_mask(list(ell), n), "PASS", "all 3 cases"),
         (lambda ell, n: ~batch_mask(ell, n), "FAIL", "True marks the blocked pairs"),
         (lambda ell, n: batch_mask(ell, n)[:, 0], "FAIL", "no head axis"),
+        (  # review 08j (round k): a hard-coded n = 8 is named, as in check_causal_mask
+            lambda ell, n: batch_mask(ell, 8),
+            "FAIL",
+            "returned shape (2, 1, 8, 8) for n = 4 and for n = 5 too (on lengths [3, 1], n = 4): "
+            "use n, not a fixed size, so the mask is (b, 1, n, n).",
+        ),
+        (lambda ell, n: batch_mask(ell, 8)[:, 0], "FAIL", "use n, not a fixed size"),
         (lambda ell, n: batch_mask(ell, n)[:, 0][None], "FAIL", "went in front"),
         (
             lambda ell, n: real_tokens(ell, n)[:, None, None, :],
@@ -1120,7 +1141,7 @@ def test_page_after_review_08l_says_why_the_cache_holds_and_each_point_once():
     )
     assert words < 2720, words  # 2,593 before this round; 08m added a folded note
     cache = " ".join(by_id["in-practice"].source.split())  # 08v: folded
-    assert "So each layer's keys and values for the earlier words stay the same" in cache
+    assert "keys and values" not in cache  # 08j (round k): the cache is chapter 12's
     assert "minus the check" not in by_id["abf3379f"].source  # 08v: library internals out
     text = " ".join(markdown)
     assert len(re.findall(r"renormalis", text)) == 1  # the Summary; the math shows it
@@ -1160,7 +1181,8 @@ def test_page_after_review_08m_folds_the_practice_note_and_shows_the_nan_on_left
     out = "".join(o.get("text", "") for o in by_id["zero-route"].outputs)
     assert out.splitlines()[0] == "softmax, zero, divide: [nan nan nan]"
     note = by_id["zero-route-md"].source  # 08x: finite fills in the numerics fold
-    assert ":class: dropdown" in note and "torch.finfo(dtype).min" in note and "-1e9" in note
+    assert ":class: dropdown" in note and "-1e9" in note
+    assert "apex" not in note and "UvA" not in note  # 08j (round k): one attribution
     assert "word order" in by_id["sym-md"].source
 
 
@@ -1201,10 +1223,11 @@ def test_page_after_review_08n_practises_the_masked_softmax_where_it_is_taught()
     out = "".join(o.get("text", "") for o in by_id["cross-code"].outputs)
     assert "weights: (2, 3, 8)" in out and "weight on its pads: 0.0" in out
     note = " ".join(by_id["in-practice"].source.split())
-    for said in ("is_causal=True", '"flash" path', "chapter 12"):
+    for said in ("is_causal=True", '"flash" path'):
         assert said in note, said
+    assert "chapter 12" not in note  # 08j (round k): the KV cache is not met yet
     route = " ".join(by_id["zero-route-md"].source.split())  # 08x: finite fills moved here
-    assert "masked_fill" in route and "`-1e9` spreads it evenly, $-\\infty$ gives" in route
+    assert "`-1e9` spreads it evenly, $-\\infty$ gives" in route
     # main-line words went down (1,976 after this round), and the whole page did not grow
     main, folded = main_and_folded(cells)
     assert _words(main) < 2000
@@ -1245,18 +1268,15 @@ def test_page_after_review_08o_is_shorter_explains_each_point_once_and_shows_the
     assert ids.index("78ddbfa5") + 1 == ids.index("zero-route-md")
     route = " ".join(by_id["zero-route-md"].source.split())
     assert "first masks after the softmax" in route  # 08r: folded, the gap defined
-    assert "104 above the largest allowed one" in route  # 08e (5): 104 in NumPy, 88 FTZ
+    assert "104" not in route and "towers over the others" in route  # 08j (round k)
     assert "my_masked_softmax" not in by_id["zero-route"].source  # runs in the learner edition
     assert "59d4eaee" not in by_id  # 08g: the one-row detour cut
     assert "copy" not in by_id["abf3379f"].source
     assert "A pad's row may look only" not in by_id["nan-md"].source
     note = " ".join(by_id["in-practice"].source.split())
-    for said in (
-        "`attention_mask` marks a real token with 1",
-        "top-left corner",
-        "causal_lower_right",
-    ):
-        assert said in note, said
+    assert "`attention_mask` marks a real token with 1" in note
+    for gone in ("top-left corner", "causal_lower_right"):  # 08j (round k): chapter 12 says it
+        assert gone not in note, gone
     assert "ymax=top" in by_id["7a7d4fda"].source
     assert "words, top = toy.TOKENS, 0.6" in by_id["7a7d4fda"].source
 
@@ -1467,9 +1487,8 @@ def test_page_after_review_08v_builds_the_mask_and_keeps_the_padding_half_light(
     assert "def attend(X, mask=None)" in by_id["33419e14"].source
     # float16 in the folds, both numbers asserted on the page
     assert by_id["zero-route-md"] in folded  # 08x: float16 beside the finite fills
-    assert "In float16, `-1e9` is out of range: PyTorch's" in flat["zero-route-md"]  # 08g
-    assert "raises an overflow error" in flat["zero-route-md"]
-    assert "smallest_gap(np.float16) == 18" in by_id["zero-route-assert"].source
+    assert "In float16, `-1e9` overflows." in flat["zero-route-md"]  # 08j (round k): short
+    assert "np.float16(-1e9) == -np.inf" in by_id["zero-route-assert"].source
 
 
 def test_page_after_review_08w_folds_the_details_after_the_exercises_and_is_shorter():
@@ -1485,7 +1504,7 @@ def test_page_after_review_08w_folds_the_details_after_the_exercises_and_is_shor
     assert ids.index("cross-assert") + 1 == ids.index("6aa08049")  # then the Summary
     note = flat["in-practice"]
     assert "overflows to" not in note and "nanoGPT builds the triangle once" in note
-    assert "`ignore_index`" in note and "`finfo(dtype).min` in Hugging Face" in note
+    assert "`finfo(dtype).min` in Hugging Face" in note
     assert "88 is enough" not in flat["zero-route-md"]  # 08g: flush-to-zero cut
     assert "745" not in flat["zero-route-md"]
     alt = " ".join(o.get("data", {}).get("text/plain", "") for o in by_id["left-pad-fig"].outputs)
@@ -1564,7 +1583,7 @@ def test_page_after_review_08z_scopes_the_toy_and_spells_out_the_exercises():
     assert "Fill with `-np.inf`." in flat["757f12f0"]  # 08aa: the -1e9 remark is in the fold
     assert "-1e9" not in flat["757f12f0"] and "-1e9" in flat["zero-route-md"]
     assert (
-        "104 above the largest allowed one" in flat["zero-route-md"]
+        "104 above" not in flat["zero-route-md"]  # 08j (round k): the thresholds cut
         and "PyTorch's default" not in flat["zero-route-md"]
     )
     assert "(left)" not in flat["79907c17"]
@@ -1589,7 +1608,7 @@ def test_page_after_review_08aa_states_each_fill_and_number_once():
     assert "0.31" not in fold  # 08a (round 2): the heads paragraph cut
     assert "as here" not in flat["b902f809"]
     assert "pad rows (dashed box) are empty until each sees itself" in flat["left-pad-fig"]
-    assert "The last position has no next word." in flat["tf-after"]  # 08g
+    assert "$n + 1$ tokens give $n$ (input, target) pairs" in flat["tf-after"]  # 08j (k)
     assert "is True when the condition holds" in flat["79907c17"]
     main, _ = main_and_folded(cells)
     assert _words(main) <= 1569  # 1,605 before 08aa
@@ -1633,9 +1652,9 @@ def test_page_after_review_08b_round_2_folds_left_padding_into_one_dropdown():
     spec = flat["ex-batch-md"]
     assert "left" not in spec and "padded at the end" in spec  # 08e (round 5)
     assert "not `al.padding_mask`" in spec and by_id["ex-batch-md"] in main
-    assert "(**teacher forcing**) and must guess word $t + 1$. The last" in flat["tf-after"]
+    assert "(**teacher forcing**) and must guess word $t + 1$. The targets" in flat["tf-after"]
     practice = flat["in-practice"]
-    assert "The rest replaces" not in practice and "(the KV cache of chapter 12)" in practice
+    assert "The rest replaces" not in practice and "KV cache" not in practice  # 08j (k)
     assert "for efficiency" in flat["zero-route-md"]
     # each point once: 0 / 0 in the math and the Summary; no real output change in 8.61
     said = [c.id for c in main + folded if "0 / 0" in c.source and "float32" not in c.source]
@@ -1680,7 +1699,7 @@ def test_page_after_review_08e_round_5_keeps_left_padding_in_its_fold():
     assert "one shared new column" in fold and "This course lets each pad see itself" in fold
     assert "Without the refusal" not in fold and "Each mask alone" not in fold
     assert "get the same outputs as the short sentence run alone" in fold
-    assert "no next word. The targets are" in flat["tf-after"]  # 08g
+    assert "The targets are the inputs shifted by one, so" in flat["tf-after"]  # 08j (k)
     assert "backend" not in flat["zero-route-md"] and "88 is enough" not in flat["zero-route-md"]
     assert (
         "$1/(t+1)$ each" in flat["30ab71aa"]
@@ -1700,12 +1719,13 @@ def test_page_after_review_08g_names_training_and_cuts_the_detours():
     assert _words(cells) < 1959  # 1,959 before
     motive = flat["1fff3ec1"]
     assert "cheating" not in motive and "guessing each next word" in motive
-    assert "An encoder (chapter 11)" in motive and "only the padding mask" in motive
+    assert "An encoder" not in motive  # 08j (round k): moved to the padding section
+    assert flat["10f2ca1f"].startswith("## The padding mask An encoder (chapter 11) reads")
     for gone in ("59d4eaee", "18ac3498", "03ce7898", "pads-count"):
         assert gone not in ids, gone
     assert "0.21 divided by the 0.74 the row kept" in flat["bdd91142"]
     assert "7 training examples at once" in flat["tf-after"]
-    assert "the last position, which has no next word" in flat["in-practice"]
+    assert "Training and caching" not in flat["in-practice"]  # 08j (round k): chapter 12's
     assert "the last word" not in flat["in-practice"]
     out = "".join(o.get("text", "") for o in by_id["avg-code"].outputs)
     assert ids.index("avg-code") == ids.index("30ab71aa") + 1 and "[0.333 0.333 0.333 0." in out

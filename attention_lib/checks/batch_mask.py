@@ -18,7 +18,7 @@ from .base import (
     unseen_cases,
     verdict,
 )
-from .masking import _causal_mistakes, uses_library
+from .masking import _causal_mistakes, _fixed_size, uses_library
 
 # --- Exercise: the combined causal + padding mask of a batch -------------------------------
 
@@ -64,6 +64,8 @@ def check_batch_mask(fn) -> CheckResult:
         for lengths, n in _BATCH_CASES:
             case = f"lengths {lengths}, n = {n}"
             out = _run(cases, case, np.array(lengths), n)
+            probe = np.array(lengths)
+            _fixed_size(lambda m, ell=probe: fn(ell, m), out, n, case, "(b, 1, n, n)")
             _batch_shape(out, len(lengths), n, case)
             expected = _batch_mask(lengths, n)
             known_mistakes(out, *_batch_mistakes(lengths, n, case))

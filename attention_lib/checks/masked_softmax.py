@@ -6,8 +6,18 @@ import numpy as np
 
 from ..core import causal_mask, scaled_dot_product_attention, softmax
 from ..masks import padding_mask
-from .base import Cases, CheckResult, Fail, expect_shape, fmt, known_mistakes, same, verdict
-from .masked_softmax_axes import _keepdims_mistakes
+from .base import (
+    BROADCAST_HINT,
+    Cases,
+    CheckResult,
+    Fail,
+    expect_shape,
+    fmt,
+    known_mistakes,
+    same,
+    verdict,
+)
+from .masked_softmax_axes import _keepdims_mistakes, _lost_keepdims
 
 
 def _expected_weights(scores, mask) -> np.ndarray:
@@ -171,9 +181,10 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
         )
     sums = out.sum(axis=-1)
     if not np.allclose(sums, 1.0):
+        slip = BROADCAST_HINT if _lost_keepdims(out, scores, full) else ""
         raise Fail(
             f"rows sum to {fmt(sums)} on {case}, not 1: each query's weights over its "
-            "allowed keys must add up to 1."
+            f"allowed keys must add up to 1.{slip}"
         )
     same(out, expected, case)
 

@@ -37,3 +37,15 @@ def _keepdims_mistakes(scores, full, case: str) -> list[tuple]:
             "row's maximum over the keys: max(axis=-1, keepdims=True).",
         ),
     ]
+
+
+def _lost_keepdims(out, scores, full) -> bool:
+    """Whether ``out`` is the softmax with keepdims dropped from both the max and the sum: on
+    square scores the (..., n_q) results line up with the keys and broadcast silently."""
+    logits = np.where(full, scores, -np.inf)
+    if logits.ndim < 2 or logits.shape[-2] != logits.shape[-1]:
+        return False
+    with np.errstate(all="ignore"):
+        e = np.exp(logits - logits.max(axis=-1))
+        slip = e / e.sum(axis=-1)
+    return bool(np.allclose(out, slip, equal_nan=True))

@@ -67,9 +67,10 @@ def check_causal_mask(fn) -> CheckResult:
     return verdict("causal_mask", checked, run)
 
 
-def _fixed_size(fn, out: np.ndarray, n: int, case: str) -> None:
-    """Fail with a hint when the answer has the same square shape whatever ``n`` is."""
-    if out.ndim != 2 or out.shape[0] != out.shape[1] or out.shape == (n, n):
+def _fixed_size(fn, out: np.ndarray, n: int, case: str, mask: str = "(n, n)") -> None:
+    """Fail with a hint when the answer, ``fn(n)``, ends in the same square whatever ``n`` is."""
+    square = out.ndim >= 2 and out.shape[-1] == out.shape[-2]
+    if not square or out.shape[-2:] == (n, n):
         return
     try:
         other = np.shape(fn(n + 1))
@@ -78,7 +79,7 @@ def _fixed_size(fn, out: np.ndarray, n: int, case: str) -> None:
     if other == out.shape:
         raise Fail(
             f"returned shape {out.shape} for n = {n} and for n = {n + 1} too (on {case}): "
-            "use n, not a fixed size, so the mask is (n, n)."
+            f"use n, not a fixed size, so the mask is {mask}."
         )
 
 
