@@ -213,7 +213,7 @@ def test_self_matches_passes_the_count(capsys):
     [
         (8, "FAIL", "not every word: a score with yourself is |q|²"),
         (5, "FAIL", "that counts the words whose best match is another word"),
-        (1, "FAIL", "1 is the word the law guarantees, the longest query (word 3); shorter"),
+        (1, "FAIL", "1 is the word the law guarantees, the one with the longest query; shorter"),
         (2, "FAIL", "Count the rows where S.argmax(-1) equals the row index"),
         (4, "FAIL", "4 fits the rows that pick word 5, not themselves (rows 1, 2, 4 and 6,"),
         (6, "FAIL", "6 is too high: a row counts when its largest score"),
@@ -669,7 +669,10 @@ def test_one_shared_matrix_lets_no_two_words_both_prefer_the_other(capsys):
         assert np.all(S <= np.maximum.outer(d, d) + 1e-9) and S[d.argmax()].argmax() == d.argmax()
     assert toy.TOKENS[np.diag(S_SHARED).argmax()] == "cake"
     assert not check_self_matches(1, S_SHARED, tokens=toy.TOKENS)
-    assert "the longest query ('cake')" in capsys.readouterr().out
+    # review 02_k: the hint must not name the word, which part 2 of the exercise asks for
+    line = capsys.readouterr().out
+    assert "the one with the longest query" in line and "cake" not in line
+    assert "word 3" not in line and "'" not in line
 
 
 def test_wider_cells_keep_the_worked_numbers_apart():
@@ -771,12 +774,13 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "no feature names" not in prose and "makes the shares this sharp" not in prose  # cut
     # what finds "cake" is W_k keeping food in key column 0; "differing" alone is not claimed
     two = cells["c95b653c"].source
-    # review 02_f-5: the 1.30 and the 0.08 without the two chosen entries; the 1.22 is cut
+    # review 02_k-3: the zeroing sentence is cut (chapter 3 splits 1.30 into 0.08 + 1.22);
+    # 02_k-1: what breaks the symmetry is W_q W_k^T, and here W_q alone already does
     flat_two = " ".join(two.split())
-    assert '"cake" (1.80), as' in two and "1.22" not in two
-    assert '"Cake" scores "it" 1.30. Set $W_q$\'s food→pointer 0.9 and $W_k$\'s' in flat_two
-    assert "falls to 0.08 while it→cake stays 1.80" in flat_two
-    assert "each direction can be set on its own. With one, the two are forced equal." in flat_two
+    assert '"cake" (1.80), as' in flat_two and "1.22" not in two
+    assert "0.08" not in two and "Set $W_q$" not in two and "forced equal" not in two
+    assert "What breaks the symmetry is that $W_q W_k^\\top$ is not symmetric" in flat_two
+    assert "(it→cake 1.80 against cake→it 0.98), because $W_k$ is nearly $I$." in flat_two
     # review 02r: sharing forces symmetric SCORES; the weights may still differ; W_s is cut.
     # review 02u: the self-preference law stays in exercise 2.2 (shared matrix only); the main
     # line and the Summary no longer claim two matrices break it
@@ -789,7 +793,8 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "can still make the weights differ" in " ".join(two.split())
     assert "W_s" not in cells["6d20e151"].source and not re.search(r"W_s(?!hort)", prose)
     summary = " ".join(cells["05104d83"].source.split())
-    assert summary.count("separate matrices allow asymmetric ones.") == 1
+    assert "**One matrix shared by queries and keys forces symmetric scores**" in summary
+    assert "separate matrices allow asymmetric ones" not in summary  # review 02_k-1
     assert "do not force" not in summary  # review 02_d-1: the W_k = 2 W_q remark is cut
     assert "limit" not in summary and "at least one scores itself" not in summary
     solution = cells["5e1f0a03"].source
@@ -805,8 +810,8 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # review 02t: the query of 3 is said before its cell; the "query of 1" column is cut
     search = " ".join(cells["265e464b"].source.split())
     # review 02_d-7: the softmax-sharpening aside is cut; 02_d-6: no provenance of the marks
-    # review 02_f-2: the 3 gets half a sentence (chapter 5 develops it); 02_f-8: lowercase q
-    assert "Our query puts 3 on sci-fi alone: a larger number lets the best matches win" in search
+    # review 02_k-6: the temperature aside is cut too; 02_f-8: lowercase q
+    assert "Our query puts 3 on sci-fi alone." in search and "larger number" not in search
     assert "$q$, is your request" in search and "sharpens" not in search
     assert "come from the article" not in search
     out = cells["318c1d4b"].outputs[0]["text"]
@@ -915,22 +920,34 @@ def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
     order = list(cells)
     assert order.index("0c33d0b0") < order.index("colj0001") < order.index("c0fb933e")
     rules = " ".join(cells["wqwhy001"].source.split())
-    assert "encode the rules" in rules and "article's story" not in rules
+    assert "Each row of $W_q$ is a rule:" in rules and "article's story" not in rules
     # review 02_f-3: the value features are named where W_v is first printed
     assert "maps the features to what a word hands over: noun, verb, third person, human." in rules
-    # review 02_d-4: the food row's pointer entry is named with its purpose
-    assert 'Food also seeks a pointer (0.9), so that "cake" looks back for "it".' in rules
+    # review 02_k-5: one item per row of W_q, in row order; no "cake looks back for it"
+    items = [line for line in cells["wqwhy001"].source.splitlines() if line.startswith("- ")]
+    assert [item.split()[1:3] for item in items] == [
+        ["food", "looks"], ["a", "person"], ["an", "action"], ["a", "pointer"]
+    ]  # fmt: skip
+    assert "looks back" not in rules
+    # review 02_k-2: the toy's staging is said once: food stands in for a thing, W_k ≈ I
+    assert 'our stand-in for "a thing"' in rules and "We kept $W_k$ nearly $I$" in rules
+    assert "Learned matrices are not staged like this (chapter 3)." in rules
     assert "1.30" not in rules and "also prints every key" not in rules
     two = " ".join(cells["c95b653c"].source.split())
     assert "even $I$ (no projection)" in two and "Reformer" not in two  # review 02b-2, 3
-    assert "pointer→food 0.2 to 0, and cake→it falls to 0.08" in two
-    # review 02_f-7: a one-way example the toy's scores show
-    assert two.endswith('"ate" seeks its object (1.28) far more than "cake" seeks "ate" (0.48).')
+    # review 02_k-1: the two-matrix bullet leads with a one-way example the toy's scores show
+    lead = '**Two matrices:** the directions differ, as language needs. "Ate" seeks its object'
+    assert lead in two
+    assert '(1.28) far more than "cake" seeks "ate" (0.48).' in two and "Language needs" not in two
     assert "as every word that looks for food does." in two  # round d: the reason said once
     assert "cols=toy.FEATURES" in cells["40912d84"].source  # the W_q figure names its columns
     # its rows stay unlabelled: the labels widened the figure until its text fell under
     # 7 px on a phone (tests/site/test_site_reader.py); the columns name the features
     assert "right_rows" not in cells["40912d84"].source
+    # review 02_k: the text right before the figure says which row is which feature
+    assert "$W_q$'s rows are food, person, action, pointer" in " ".join(
+        cells["7d13fca5"].source.split()
+    )
 
 
 # --- Fix round b (review 02b) -----------------------------------------------------------------
@@ -975,3 +992,23 @@ def test_review_02b_page_edits():
     assert "a little human: a pronoun can stand for a person" in prose
     assert 'names=("X", "W_q", "Q")' in prose and "To check question 1" in prose
     assert "kitaev2020reformer" not in prose
+
+
+# --- Fix round k (review 02_k) ----------------------------------------------------------------
+
+
+def test_review_02k_page_edits():
+    cells = {c.id: c for c in _page_cells()}
+    steps = " ".join(cells["087e3e00"].source.split())
+    assert "the attention weights (not the weight matrices $W$ below)." in steps  # finding 7
+    part2 = " ".join(cells["5e1f0a03"].source.split())  # finding 4: the question answered
+    assert "the one with the longer query scores itself at least as high as the other" in part2
+    assert "so they cannot both prefer each other." in part2
+    # the law behind it: |q_i| >= |q_j| gives q_i . q_j <= |q_i|^2 (Cauchy-Schwarz)
+    Q = toy.projections()[0]
+    n = np.linalg.norm(Q, axis=1)
+    S = Q @ Q.T
+    for i in range(len(Q)):
+        for j in range(len(Q)):
+            if n[i] >= n[j]:
+                assert S[i, j] <= S[i, i] + 1e-12

@@ -255,14 +255,13 @@ def check_self_matches(
         )
         for count, why in causes.items()
     )
-    top = int(np.diag(S).argmax())  # the longest query: with S = Q Qᵀ it must pick itself
-    word = repr(tokens[top]) if tokens is not None else f"word {top}"
+    # The longest query must pick itself; the hint does not name it (part 2 asks which).
     mistakes += (
         (
             1,
-            f"1 is the word the law guarantees, the longest query ({word}); shorter queries "
-            "can match themselves best too. Count the rows whose largest score sits on the "
-            "diagonal: S.argmax(-1) equals the row index.",
+            "1 is the word the law guarantees, the one with the longest query; shorter "
+            "queries can match themselves best too. Count the rows whose largest score sits "
+            "on the diagonal: S.argmax(-1) equals the row index.",
         ),
     )
     mistakes = tuple((wrong, hint) for wrong, hint in mistakes if wrong != own)
