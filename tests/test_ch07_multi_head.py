@@ -920,27 +920,30 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     for cell_id in ("mix-code", "mix-read"):
         assert cell_id not in ids
     assert "remove-cell" in cells[ids.index("mix-assert")].metadata["tags"]
-    read = source["pair-read2"]
-    # review 07_c: the first place the heads meet; a column reads every head's columns
-    # round g (review 07_f, finding 7): concatenation keeps the heads apart; W_o mixes them
-    # round i (review 07_h, finding 2): here the concatenation is already d_model wide
-    assert "Concatenation keeps the heads' answers in separate columns; $W_o$ mixes them." in read
+    # review 07_k (learner 1, finding 3): the W_o paragraph moved after the math, as the
+    # worked case of the block sum; the figure before it stops at the concatenation
+    read = source["mix-md"]
+    assert ids.index("83c4d06e") + 1 == ids.index("mix-md")
+    assert ids.index("mix-md") + 1 == ids.index("mix-assert") < ids.index("split-md")
+    assert "Concatenation keeps the heads' answers apart; $W_o$ mixes them." in read
     assert "brings the width back" not in read
     assert "one number from each head" not in read
-    # review 07_d (finding 1): the mixing column replaces column 2, so the row of "ate" moves
-    assert "The figure's $W_o$ is the identity except for its second column" in read
-    assert "$(0, -1, 0, 1)$: the subject's *human* minus the object's." in read
-    # round i (review 07_h, finding 1): for "ate" it equals the subject's human; it is new
-    # as a function of both heads (a human object gives 0.03, asserted in mix-assert)
-    assert 'For "ate" it reads 1, the subject\'s *human*, as "cake" is not human;' in read
-    assert "with a human object it would read 0.03. It needs a column from each head." in read
+    assert "Let $W_o$ be the identity but for its second column, $(0, -1, 0, 1)$:" in read
+    assert "the subject's *human* minus the object's, high when a person acted on a" in read
+    assert "Its $-1$ sits in $W_o^{(1)}$, its $1$ in $W_o^{(2)}$: the column adds a term" in read
+    assert read.endswith('For "ate" it reads 1: "I" is human, "cake" is not.')
+    # review 07_k (finding 2): the "human object -> 0.03" counterfactual is cut (a leftover
+    # of the object head's softmax, not a clean zero), with its asserts
+    assert "0.03" not in read and "human object" not in read
+    assert "X_human_cake" not in cells[ids.index("mix-assert")].source
+    assert "W_o" not in source["pair-read2"] and "mixes" not in source["pair-read2"]
     assert "goes from 0 to 1" not in read and "no single head computes" not in read
     assert "dropped" not in read
     page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
     assert "clean detector" not in page and "0.77" not in page
-    # review 07_a: the tie, not the scaling, splits the row
-    # round d (plain pass): the cause in one short sentence; the assert checks any divisor
-    assert "The tie gives each 0.48." in source["pair-read"]
+    # review 07_k (finding 1): the cause is that one row of weights sums to 1, not the tie
+    assert "its weights sum to 1: the more it gives" in source["pair-read"]
+    assert "Any divisor" not in source["pair-read"]
     assert "blended" not in cells[ids.index("mix-assert")].source
     assert ids.index("pair-read2") < ids.index("pair-figure") < ids.index("mix-assert")
     # what the prose says: the column takes the subject head's human minus the object head's
@@ -971,13 +974,16 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "pair-md2",  # review 07_b: what the tables say, before them ...
     "pair-code",  # its matrices as labelled tables: W_q's action row, queries and keys
     "pair-values",  # fix round 7m: the values in a table of their own
+    "pair-kv-md",  # review 07_k (finding 6): the keys and values, beside their table
+    "pair-kv",
     "pair-md3",  # ... and what a head is, and the concatenation (review 07_b)
     "pair-run",  # one head against two: the row of weights of "ate"
     "pair-out",  # and what comes back (fix round 7h: labelled tables, no raw indexing)
     "pair-read",  # fix round 7n (review 07r): one head ...
     "pair-read2",  # ... and two heads; W_o where heads meet (review 07_b: two sentences)
-    "pair-figure",  # fix round 7n: split, maps, concatenation, W_o, drawn on the pair
+    "pair-figure",  # review 07_k: split, maps, concatenation, drawn on the pair; no W_o
     "83c4d06e",  # "## The math"
+    "mix-md",  # review 07_k: a mixing W_o, the worked case of the block sum
     "split-md",  # "## Split, attend, concatenate, project": why the sizes change, once
     "e6cfb90e",  # the shape tracer, at those sizes (fix round 7f: moved from before the math)
     "split-md2",  # W_o and the batch axis
@@ -1055,7 +1061,7 @@ def test_main_line_intuition_picture_math_code_experiment():
         assert gone not in ids
     for cell_id in ("pair-assert", "mix-assert", "real-assert"):
         assert "remove-cell" in cells[ids.index(cell_id)].metadata["tags"]
-    for cell_id in ("e6cfb90e", "10741b3e", "3dce5151", "pair-values", "pair-figure"):
+    for cell_id in ("e6cfb90e", "10741b3e", "3dce5151", "pair-values", "pair-kv", "pair-figure"):
         assert "hide-input" in cells[ids.index(cell_id)].metadata["tags"]
 
 
@@ -1118,7 +1124,9 @@ def test_one_row_must_split_is_said_in_the_text_once():
     # sit side by side even in one head); what merges is what the two share
     # review 07_b: "share these columns" was hard to parse; the same point, plainly
     # review 07_d (finding 2): the general reason, one row of weights for every value column
-    assert page.count("Its one row of weights gives every value column the same mix.") == 1
+    # review 07_k (finding 1): framed around one row of weights summing to 1
+    assert page.count("its weights sum to 1: the more it gives") == 1
+    assert page.count("every value column gets that same mix.") == 1
     # round i (review 07_h, finding 3): what the average loses is the feature's owner
     assert page.count("The 0.48 *human* has lost its owner:") == 1
     assert 'no later layer can tell it came from "I", not "cake".' in page
@@ -1268,7 +1276,10 @@ def test_values_overlap_is_said_with_its_example():
     # review 07_b: the prose before the tables again, and the key/value columns labelled
     assert ids.index("pair-md") + 1 == ids.index("pair-md2")
     assert ids.index("pair-md2") + 1 == ids.index("pair-code")
-    assert ids.index("pair-values") + 1 == ids.index("pair-md3")
+    # review 07_k (finding 6): the keys and values are said beside their own table
+    assert ids.index("pair-values") + 1 == ids.index("pair-kv-md")
+    assert ids.index("pair-kv-md") + 1 == ids.index("pair-kv")
+    assert ids.index("pair-kv") + 1 == ids.index("pair-md3")
     head = source["pair-md3"]
     # review 07_a: only which columns each head owns; the general statement is in The math
     # round d (review 07_c, finding 2): the split is said before W_q's row is printed
@@ -1282,8 +1293,9 @@ def test_values_overlap_is_said_with_its_example():
     pair = source["pair-md2"]
     # review 07zc: one fact per sentence, the key and the value each in its own
     # review 07_a: the W_k and W_v tables are cut; the key/value table shows them
-    assert "a word's key is its *food* and *person* features" in pair
-    assert "Its value is chapter 6's *noun* and *human* columns." in pair
+    kv = source["pair-kv-md"]
+    assert "a word's key is its *food* and *person* features" in kv
+    assert "its value chapter 6's *noun* and *human*." in kv
     assert "0.3 noun" not in pair  # review 07za: the odd aside is cut
     assert "each matrix" not in pair and "(1, 0)" not in pair
     W_q, W_k, W_v, W_o = HEADS.PAIR
@@ -1291,6 +1303,7 @@ def test_values_overlap_is_said_with_its_example():
     assert V[CAKE].tolist() == [1.0, 0.0] and V[I].tolist() == [1.0, 1.0]
     # review 07_b: the concatenation is named where the heads are first combined
     # review 07_d (findings 4, 5): what the library does, previewed; this W_o is the identity
+    assert "`al.multi_head_attention` attends in each head's block of columns." in head
     assert "It lays the heads' outputs side by side, the **concatenation**, and" in head
     assert "multiplies by $W_o$, here the identity." in head  # round g: "(see the math..." cut
     # review 07zb: the 16 is named where the table shows it, one per head
@@ -1323,7 +1336,7 @@ def test_plain_printouts_on_the_main_line():
         code = cells[cell_id].source
         for dense in ("rows = {", ".items()", "for t in words", '", ".join', "*fetched"):
             assert dense not in code, (cell_id, dense)
-    for cell_id in ("x-code", "e30f9808", "pair-values", "pair-run", "pair-out"):
+    for cell_id in ("x-code", "e30f9808", "pair-values", "pair-kv", "pair-run", "pair-out"):
         assert "toy.table(" in cells[cell_id].source and ":<" not in cells[cell_id].source
     for cell_id in ("pair-code", "pair-run", "pair-out"):
         assert "[1, ate]" not in cells[cell_id].source
@@ -1341,8 +1354,11 @@ def test_plain_printouts_on_the_main_line():
     # pair-code is three lines: the matrices, the projections, W_q's action row
     assert len(cells["pair-code"].source.splitlines()) == 3
     assert "hide-input" in cells["pair-values"].metadata["tags"]
-    outs = [o["data"]["text/plain"].splitlines() for o in cells["pair-values"].outputs]
-    asks, kv = outs  # review 07_a: the W_k and W_v tables (review 07zc) are cut again
+    assert "hide-input" in cells["pair-kv"].metadata["tags"]
+    # review 07_k (finding 6): each table beside its own paragraph
+    asks, kv = (
+        cells[c].outputs[-1]["data"]["text/plain"].splitlines() for c in ("pair-values", "pair-kv")
+    )
     assert [line.rsplit(maxsplit=2) for line in asks] == [
         ["'ate' asks", "food", "person"],
         ["object head", "16", "0"],
@@ -1408,19 +1424,19 @@ def test_the_named_heads_and_one_merged_experiment():
     assert "do not pick verbs" not in source["heads-md2"]
     read = source["pair-read"]
     # fix round 7j: the one-head tie is explained, and what is lost is the shared feature
+    # review 07_k (finding 1): the cause first, one row of weights that sums to 1; the
+    # tie is this query's case, not the reason
     assert read.startswith(
-        'Run as one head, "cake" and "I" both score 16 with "ate", 8 after scaling. The tie '
-        "gives each 0.48."  # fix round 7l: scaled; review 07zb: the query is in pair-code
+        'Whatever one head\'s query, its weights sum to 1: the more it gives "cake", the less '
+        'is left for "I". Here both score 16 with "ate", so the row splits 0.48/0.48, and '
+        "every value column gets that same mix."
     )
-    # fix round 7n (review 07r): why twice; "nouns" said of the value cards, not of "I"
-    # fix round 5 (review 07u): plain words, no "merges"
-    assert "Both halves of the output hold one average, (0.98, 0.48):" in read
-    assert (  # review 07zc: one fact per sentence; review 07_b: no clipped sentence
-        # review 07_d (findings 2, 3): the general reason, and the tie is not the scaling
-        "The tie gives each 0.48. Any divisor leaves the tie a tie. Its one row of weights "
-        "gives every value column the same mix." in read
+    # review 07_k (finding 5): why the one-head output repeats, said once
+    assert (
+        "With the same matrices, the one head returns (noun, human) twice: one average, "
+        "(0.98, 0.48), a noun, about half human. The 0.48 *human* has lost its owner" in read
     )
-    assert "a noun, about half human. The 0.48 *human* has lost its owner" in read
+    assert "Any divisor" not in read and "tie a tie" not in read
     assert "Both words are nouns" not in read
     assert "merges" not in read
     assert "is lost" not in read
@@ -1682,7 +1698,10 @@ def test_fix_round_7k_wording():
     in out[0]; the visible words go down (2,372 before)."""
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    assert "Both halves of the output hold one average, (0.98, 0.48):" in source["pair-read"]
+    assert (
+        "the one head returns (noun, human) twice: one average, (0.98, 0.48),"
+        in (source["pair-read"])
+    )
     W_q, W_k, W_v, W_o = HEADS.PAIR
     one, _ = al.multi_head_attention(toy.X, *HEADS.PAIR, h=1)
     assert np.allclose(W_v[:, :2], W_v[:, 2:]) and np.allclose(one[:, :2], one[:, 2:])
@@ -1821,13 +1840,13 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # fix round 3 (review 07s): the claim is restricted to the row of "ate"; review 07_b:
     # said beside the figure, in pair-read2
     # review 07_d: the figure's second column, not its third; nothing "dropped" to explain
-    assert "It needs a column from each head." in source["pair-read2"]  # round i
+    # review 07_k: the mixing column is said after the math (mix-md), the figure stops at
+    # the concatenation (W_o None), so its numbers match the tables' identity W_o
+    assert "adds a term from each head" in source["mix-md"]
     # fix round 4 (review 07t): columns and heads named as the text names them
     figure = " ".join(cells[ids.index("pair-figure")].source.split())
-    assert (
-        'out_cols=["object noun", "subject − object human", "subject noun", "subject human"]'
-        in figure
-    )
+    assert "toy.X, W_q_pair, W_k_pair, W_v_pair, None, 2, toy.TOKENS," in figure
+    assert "out_cols" not in figure and "W_o_mix" not in figure
     assert 'head_names=["object head", "subject head"]' in figure
     # review 07_c: d_k = d_model / h is the paper's convention, not part of a head
     assert (
@@ -1844,8 +1863,10 @@ def test_fix_round_7n_one_toy_on_the_main_line():
         'way to do nothing (chapter 11). The last looks at "cake".' in source["trained-lead"]
     )  # review 07_c; round g (review 07_f, finding 2): measured, and named as chapter 11 does
     assert "sink" not in source["trained-lead"] and "specialisation" not in source["trained-lead"]
+    # review 07_k (finding 7): L and H explained in the main text, before the figure
+    assert "(L = layer, H = head)" in source["trained-lead"]
+    assert "L1 H3 is layer 1, head 3" not in trained
     for said in (
-        "L1 H3 is layer 1, head 3",
         # review 07zb: random starts break the tie; training makes the heads differ
         # review 07_d (finding 9): one idea a sentence; the figure's numbers are not retold
         "In a trained model, nothing in the architecture tells heads apart. Random starting "
@@ -1870,20 +1891,15 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     assert 'explain with numbers when "ate" needs two' in source["0e454d58"]
     assert "The 0.48 *human* has lost its owner" in source["pair-read"]  # round i
     # round i (review 07_h, finding 4): the other action words ask too, before the figure
-    assert (
-        'Every word with some action asks too, more quietly: "was" with 9.6.'
-        in (source["pair-md2"])
-    )
+    # review 07_k (finding 6): cut; pair-was says it about "was" after the figure
+    assert "9.6" not in source["pair-md2"] and "more quietly" not in source["pair-md2"]
     read2 = source["pair-read2"]
     page = " ".join(source.values())
     for gone in ("rescue", "girl fed the boy", "within 0.05", "W_v_apart", "whatever its"):
         assert gone not in page, gone
     assert "rescue-assert" not in ids
-    # review 07_b: the W_o detour is two sentences, ending on the figure's column
-    # review 07_d: ending on what the figure's second column says for "ate"
-    assert read2.endswith(
-        "with a human object it would read 0.03. It needs a column from each head."
-    )
+    # review 07_k: the W_o detour moved after the math; two heads and the paper's reason
+    assert read2.endswith("That is the paper's reason for heads {cite:p}`vaswani2017attention`.")
     # round g (review 07_f, finding 1): "was" gets "I" too; the figure fades the other rows
     # round i (review 07_h, finding 5): said right after the figure, not in pair-read2
     assert ids.index("pair-figure") + 1 == ids.index("pair-was")
@@ -2113,7 +2129,7 @@ def test_round_e_review_07zd():
     assert "np.isclose(q[ate, 2], 0.9)" in source["slider-assert"]
     assert ids.index("34bdbe19") < ids.index("bd170a6f") < ids.index("deeper-md")
     main, _ = main_and_folded(cells)
-    assert sum(len(c.source.split()) for c in main) <= 1548  # round i: see round b's cap
+    assert sum(len(c.source.split()) for c in main) <= 1546  # round k (review 07_k)
 
 
 def test_split_concat_names_the_query_columns():
@@ -2170,3 +2186,60 @@ def test_round_b_review_07_b():
     result = check_multi_head(lambda *a: right(*a).T)
     assert not result and "Transposed? Your output has the axes swapped." in result.line
     assert check_multi_head(right)
+
+
+def test_round_k_review_07_k():
+    """Review 07_k, round k: the first section stops at the concatenation (its figure has
+    no W_o, so its numbers are the tables'); the mixing W_o is the math's worked case; the
+    checker names heads' weights concatenated in place of their outputs; the main line is
+    shorter (1,548 words before, 1,005 before the exercises)."""
+    from attention_lib.plotting.split_concat import split_concat
+
+    cells = chapter_cells()
+    ids = [c.id for c in cells]
+    W_q, W_k, W_v, _ = HEADS.PAIR
+    fig, alt = split_concat(
+        toy.X, W_q, W_k, W_v, None, 2, toy.TOKENS, query="ate", cols=["noun", "human"] * 2,
+        head_names=["object head", "subject head"], title="pair",
+    )  # fmt: skip
+    panels = [ax for ax in fig.axes if ax.images]
+    titles = [ax.get_title() for ax in panels]
+    assert len(panels) == 4 and titles[-1] == "3. concatenate (8×(2+2))"  # Q, 2 maps, concat
+    assert len(fig.axes) == 7  # and three colour bars
+    assert not any("project" in t or "output" in t for t in titles)
+    concat = [t.get_text() for t in panels[3].texts][4 * ATE : 4 * ATE + 4]
+    assert concat == [".99", "0", "1", "1"]
+    assert alt.startswith("pair. Three steps on 8 tokens.") and "4, project" not in alt
+    assert alt.endswith("row 'ate' reading (.99, 0, 1, 1), on a diverging colour scale from "
+                        "-1 (orange) through 0 (white) to 1 (purple).")  # fmt: skip
+    plt.close(fig)
+    figure_alt = unescape(
+        "".join(
+            str(o.get("data", {}).get("text/html", ""))
+            for o in cells[ids.index("pair-figure")].outputs
+        )
+    )
+    assert "The pair: split, attend, concatenate. Three steps" in figure_alt
+
+    def weights_concatenated(X, W_q, W_k, W_v, W_o, h):  # sdpa(...)[1]: the weights
+        d_k, heads = X.shape[-1] // h, []
+        for i in range(h):
+            c = slice(i * d_k, (i + 1) * d_k)
+            heads.append(
+                al.scaled_dot_product_attention(X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c])[1]
+            )
+        return np.concatenate(heads, axis=-1) @ W_o
+
+    result = check_multi_head(weights_concatenated)
+    assert not result and "Your concatenation has 20 columns, h x n: those are the heads'" in (
+        result.line
+    )
+    assert "keep the first, head_i, _ = al.scaled_dot_product_attention(...)" in result.line
+    assert check_multi_head(_heads_loop())
+
+    main, _ = main_and_folded(cells)
+    assert sum(len(c.source.split()) for c in main) <= 1546
+    before = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
+    assert sum(len(line.split()) for line in before) <= 1003
+    assert sum(len(line.split()) for line in visible_prose(cells)) <= 2052
+    assert sum(len(line.split()) for line in prose_lines(cells)) <= 2110

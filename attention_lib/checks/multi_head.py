@@ -12,7 +12,7 @@ from ..core import scaled_dot_product_attention
 from ..heads import merge_heads, multi_head_attention, split_heads
 from .base import Cases, CheckResult, Fail, expect_shape, known_mistakes, same, verdict
 from .multi_head_mistakes import _multi_head_mistakes, _row_slices
-from .multi_head_slips import LIST_OF_PAIRS, is_list_of_pairs
+from .multi_head_slips import LIST_OF_PAIRS, combined_hint, is_list_of_pairs, weights_hint
 from .names import calls_library
 
 
@@ -61,7 +61,7 @@ def _wrong_concatenation(fn, X, W_q, W_k, W_v, W_o, h) -> str:
     """
     n, d_model = X.shape
     d_k = d_model // h
-    heads = scaled_dot_product_attention(*(split_heads(X @ W, h) for W in (W_q, W_k, W_v)))[0]
+    heads, maps = scaled_dot_product_attention(*(split_heads(X @ W, h) for W in (W_q, W_k, W_v)))
     right = merge_heads(heads)  # (n, d_model): the concatenation the loop should build
 
     def run_with(probe: np.ndarray):  # fn's output with this W_o, if it fits
@@ -78,6 +78,8 @@ def _wrong_concatenation(fn, X, W_q, W_k, W_v, W_o, h) -> str:
         out = run_with(np.eye(height, max(height, d_model)))  # copies the concatenation out
         return None if out is None else out[:, :height]
 
+    if hint := weights_hint(concat_of(h * n), maps):  # sdpa(...)[1], not the outputs
+        return hint
     # The block form with W_o's columns, head_i @ W_o[:, c], fits a W_o of shape
     # (d_k, d_model): a random one, whose rows and columns differ, tells it apart.
     wide = np.random.default_rng(0).normal(size=(d_k, d_model))  # (d_k, d_model)
@@ -108,7 +110,7 @@ def _wrong_concatenation(fn, X, W_q, W_k, W_v, W_o, h) -> str:
     got = concat_of(d_k)
     for combined, how in ((heads.sum(axis=0), "summing"), (heads.mean(axis=0), "averaging")):
         if got is not None and got.shape == combined.shape and np.allclose(got, combined):
-            return _combined_hint(how)
+            return combined_hint(how)
     if got is not None and got.shape[0] == h * n:
         return (
             f"Your concatenation has {h * n} rows, h x n: the heads were stacked under each "
@@ -194,15 +196,6 @@ def _untransposed_keys(fn, X, W_q, W_k, W_v, W_o, h) -> str:
             "Q_i @ K_i.T, shape (n, n), one dot product per query and key."
         )
     return ""
-
-
-def _combined_hint(how: str) -> str:
-    """Name the slip of adding the heads (or taking their mean) instead of concatenating."""
-    return (
-        f"You combined the heads by {how} them, which gives one (n, d_k) block. "
-        "Concatenate them side by side instead, np.concatenate(heads, axis=-1), shape "
-        "(n, h*d_k), then @ W_o."
-    )
 
 
 def _differ(reference: np.ndarray, *mistakes: tuple) -> list[tuple]:

@@ -1,6 +1,6 @@
 """Chapter 7 checker: slips in the multi-head loop that cold review 07_d found without a
 named hint (``multi_head_mistakes.py`` adds them to its list; ``multi_head.py`` names a
-list of unpacked pairs)."""
+list of unpacked pairs, heads summed, and the heads' weights concatenated)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,27 @@ def is_list_of_pairs(out) -> bool:
             isinstance(x, tuple) and len(x) == 2 and all(isinstance(a, np.ndarray) for a in x)
             for x in out
         )
+    )
+
+
+def combined_hint(how: str) -> str:
+    """Name the slip of adding the heads (or taking their mean) instead of concatenating."""
+    return (
+        f"You combined the heads by {how} them, which gives one (n, d_k) block. "
+        "Concatenate them side by side instead, np.concatenate(heads, axis=-1), shape "
+        "(n, h*d_k), then @ W_o."
+    )
+
+
+def weights_hint(got, maps: np.ndarray) -> str:
+    """Name the heads' (n, n) weights laid side by side, ``got``, in place of their outputs."""
+    want = merge_heads(maps)  # (n, h n)
+    if got is None or got.shape != want.shape or not np.allclose(got, want):
+        return ""
+    return (
+        f"Your concatenation has {want.shape[1]} columns, h x n: those are the heads' "
+        "attention weights, (n, n) each. al.scaled_dot_product_attention returns (output, "
+        "weights): keep the first, head_i, _ = al.scaled_dot_product_attention(...)."
     )
 
 

@@ -2,8 +2,8 @@
 
 :func:`split_concat` draws every step of multi-head attention on real numbers, one panel
 each: the query matrix cut into head blocks, each head's weights, the heads' outputs side
-by side, and that concatenation times ``W_o``. The shape tracer (``tracer.py``) shows the
-same steps as shapes only.
+by side, and that concatenation times ``W_o`` (left out when ``W_o`` is None). The shape
+tracer (``tracer.py``) shows the same steps as shapes only.
 """
 
 from __future__ import annotations
@@ -78,7 +78,9 @@ def split_concat(
     Parameters
     ----------
     X : array_like of shape (n, d_model)
-    W_q, W_k, W_v, W_o : array_like of shape (d_model, d_model)
+    W_q, W_k, W_v : array_like of shape (d_model, d_model)
+    W_o : array_like of shape (d_model, d_model), or None
+        None stops the figure at step 3, the concatenation.
     h : int
         Number of heads; ``d_k = d_model // h``.
     tokens : sequence of str, length n
@@ -88,7 +90,8 @@ def split_concat(
         Names of the concatenation's columns (a head's value features, repeated); the rows
         of ``W_o`` get the same names, with their head's name (" head" dropped).
     out_cols : sequence of str, length d_model, optional
-        Names of the output's columns (what each column of ``W_o`` computes).
+        Names of the output's columns (what each column of ``W_o`` computes); only with
+        a ``W_o``.
     head_names : sequence of str, length h, optional
         What the text calls each head ("head 1", "head 2", ... by default).
     q_cols : sequence of str, length d_model, optional
@@ -121,7 +124,8 @@ def split_concat(
     Q = X @ np.asarray(W_q, dtype=float)  # (n, d_model)
     # with W_o = I the output is the concatenation itself, (n, h d_k); weights (h, n, n)
     concat, weights = multi_head_attention(X, W_q, W_k, W_v, np.eye(d_model), h=h)
-    W_o = np.asarray(W_o, dtype=float)
+    project = W_o is not None  # step 4, or stop at the concatenation
+    W_o = np.asarray(W_o if project else np.eye(d_model), dtype=float)
     output = concat @ W_o  # (n, d_model)
     top_abs = max(np.abs(concat).max(), np.abs(W_o).max(), np.abs(output).max(), 1e-12)
     lower = (-float(top_abs), float(top_abs))  # symmetric, so 0 sits at the map's middle
@@ -147,7 +151,8 @@ def split_concat(
     lab = max(len(t) for t in tokens) * inch + 0.1  # each map's own row labels
     fig_w = left + (d_model + h * n) * c + 0.35 + q_bar + 0.25 * (h - 1) + h * lab + bar
     fig_w = max(fig_w, 7.0)
-    fig_w = max(fig_w, left + 3 * d_model * c + gap + 0.95 + 0.35 + bar)
+    if project:
+        fig_w = max(fig_w, left + 3 * d_model * c + gap + 0.95 + 0.35 + bar)
     fig_h = row1_y + n * c + 0.75
     fig = plt.figure(figsize=(fig_w, fig_h))
 
@@ -159,8 +164,9 @@ def split_concat(
     maps = [axes_at(x_maps + i * (n * c + 0.25 + lab), row1_y, n, n) for i in range(h)]
     ax_cat = axes_at(left, row2_y, d_model, n)
     x = left + d_model * c + gap
-    ax_wo = axes_at(x, row2_y + (n - d_model) * c, d_model, d_model)  # tops aligned
-    ax_out = axes_at(x + d_model * c + 0.95, row2_y, d_model, n)
+    if project:
+        ax_wo = axes_at(x, row2_y + (n - d_model) * c, d_model, d_model)  # tops aligned
+        ax_out = axes_at(x + d_model * c + 0.95, row2_y, d_model, n)
 
     q_image = _panel(ax_q, Q, "1. split: Q = X W_q", tokens, q_cols, fontsize, True)
     x_qbar = left + d_model * c + 0.15
@@ -187,17 +193,13 @@ def split_concat(
     colour_bar.ax.tick_params(labelsize=fontsize)
     widths = "+".join([str(d_k)] * h)
     title_cat = f"3. concatenate ({n}×({widths}))"
-    _panel(ax_cat, concat, title_cat, tokens, cols, fontsize, True, lower, DIVERGING)
+    image = _panel(ax_cat, concat, title_cat, tokens, cols, fontsize, True, lower, DIVERGING)
     _blocks(ax_cat, n, h, d_k, fontsize, heads_named)
-    title_wo = f"4. project: @ W_o ({d_model}×{d_model})"
-    _panel(ax_wo, W_o, title_wo, wo_rows, out_cols, fontsize, True, lower, DIVERGING)
-    title_out = f"= output ({n}×{d_model})"
-    image = _panel(ax_out, output, title_out, tokens, out_cols, fontsize, True, lower, DIVERGING)
-    for r in range(n):  # every row but the query's faded: the text reads that row only
-        if r != row:
-            ax_out.add_patch(Rectangle((-0.5, r - 0.5), d_model, 1, fc="white", alpha=0.75,
-                                       lw=0, zorder=4))  # fmt: skip
-    x_bar = x + d_model * c + 0.95 + d_model * c + 0.25  # one bar for the lower row
+    x_bar = left + d_model * c + 0.25  # the lower row's bar, beside the concatenation ...
+    if project:
+        x_bar = _project(ax_wo, ax_out, W_o, output, row, x, c, d_model, n, tokens, wo_rows,
+                         out_cols, fontsize, lower)  # fmt: skip
+        image = ax_out.images[0]
     cax = fig.add_axes([x_bar / fig_w, row2_y / fig_h, 0.12 / fig_w, n * c / fig_h])
     fig.colorbar(image, cax=cax, ticks=sorted({lower[0], 0.0, lower[1]})).ax.tick_params(
         labelsize=fontsize
@@ -210,19 +212,41 @@ def split_concat(
     finds = "; ".join(
         f"{heads_named[i]} gives '{t}' {weights[i, row].max():.2f}" for i, t in enumerate(top)
     )
+    scale = (
+        f"scale from {_short(lower[0])} (orange) through 0 (white) to {_short(lower[1])} (purple)"
+    )
     alt = (
-        f"{title}. Four steps on {n} tokens. 1, split: Q = X W_q, shape ({n}, {d_model}), its "
+        f"{title}. {'Four' if project else 'Three'} steps on {n} tokens. 1, split: Q = X W_q, "
+        f"shape ({n}, {d_model}), its "
         f"columns cut into {h} heads of {d_k}, each block outlined in its head's colour and "
         f"line style. 2, attend: each head's ({n}, {n}) weights, rows and columns labelled with "
         f"the tokens, the row of '{query}' outlined: "
         f"{finds}; their colour runs from 0 to 1{labelled}. 3, concatenate: the heads' "
         f"outputs side by side, "
         f"({n}, {' + '.join([str(d_k)] * h)}), row '{query}' reading "
-        f"({', '.join(_short(v) for v in concat[row])}). 4, project: the "
+        f"({', '.join(_short(v) for v in concat[row])})"
+    )
+    if not project:
+        return fig, f"{alt}, on a diverging colour {scale}."
+    alt += (
+        f". 4, project: the "
         f"concatenation times W_o, ({n}, {d_model}), these three on one diverging colour "
-        f"scale from {_short(lower[0])} (orange) through 0 (white) to {_short(lower[1])} "
-        f"(purple); the output's other rows are faded, row '{query}' reads "
+        f"{scale}; the output's other rows are faded, row '{query}' reads "
         f"({', '.join(_short(v) for v in output[row])})"
         + (f", in the columns {', '.join(out_cols)}." if out_cols != numbered else ".")
     )
     return fig, alt
+
+
+def _project(ax_wo, ax_out, W_o, output, row, x, c, d_model, n, tokens, wo_rows, out_cols,
+             fontsize, lower):  # fmt: skip
+    """Step 4: W_o and the output, every output row but the query's faded; the bar's x."""
+    title_wo = f"4. project: @ W_o ({d_model}×{d_model})"
+    _panel(ax_wo, W_o, title_wo, wo_rows, out_cols, fontsize, True, lower, DIVERGING)
+    title_out = f"= output ({n}×{d_model})"
+    _panel(ax_out, output, title_out, tokens, out_cols, fontsize, True, lower, DIVERGING)
+    for r in range(n):  # every row but the query's faded: the text reads that row only
+        if r != row:
+            ax_out.add_patch(Rectangle((-0.5, r - 0.5), d_model, 1, fc="white", alpha=0.75,
+                                       lw=0, zorder=4))  # fmt: skip
+    return x + d_model * c + 0.95 + d_model * c + 0.25  # one bar for the lower row
