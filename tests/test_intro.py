@@ -520,7 +520,7 @@ def test_the_page_defines_the_toy_and_says_who_it_is_for_before_it_needs_them():
     # loose claims made exact
     assert "How does the whole sentence go through at once?" in text
     assert "one matrix product" not in text
-    assert "[Scaling by √d]" in INTRO
+    assert "[Scaling by √d_k]" in INTRO
     assert "a final norm, then (in a decoder) a score for each possible next token" in text
 
 

@@ -58,7 +58,7 @@ def _top_weight_result(answer, raw, divisor, weights, expected, others) -> Check
         if value.ndim == 0:
             hint = (
                 "that is one number (a mean or a median?): keep each row's largest weight, "
-                f"an array of shape {shape}; the cell below averages it."
+                f"an array of shape {shape}; the solution averages it."
             )
         elif value.shape == (*shape, 1) and np.allclose(value[..., 0], expected):
             hint = f"drop keepdims=True: shape {shape}, one entry per query."
@@ -78,7 +78,7 @@ def _top_weight_result(answer, raw, divisor, weights, expected, others) -> Check
         elif value.shape == shape[:-1] and np.allclose(value, expected.mean(axis=-1)):
             hint = (
                 f"that averages each sentence's row maxima: keep one entry per query, "
-                f"shape {shape}; the cell below averages it."
+                f"shape {shape}; the solution averages it."
             )
         elif raw.ndim > 2 and value.shape == shape[1:]:
             hint = f"that covers the first sentence only: keep every row, shape {shape}."

@@ -101,7 +101,8 @@ def scaling_frame(
     # On a shared axis, a wide raw histogram can sink to a line near the floor.
     tallest = np.histogram(raw, bins=edges["raw"], density=True)[0].max()
     flat = tallest < 0.05 * left.get_ylim()[1]
-    left.set_title(f"{count} raw scores" + (", nearly flat" if flat else ""), fontsize=10)
+    # d_k in the title: one frame alone names its width (the count is in the alt text)
+    left.set_title(f"raw scores, $d_k$ = {d_k}" + (": nearly flat" if flat else ""), fontsize=10)
     # Markers on lines, not bars: a weight near 0 stays visible as a marker on the floor.
     x = np.arange(n)
     for name, weights, style in [("raw", w_raw, RAW), ("scaled", w_scaled, SCALED)]:
