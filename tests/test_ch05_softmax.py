@@ -540,8 +540,12 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # the float16 total cut from its fold): a key bias spelled out as q . b; attention has no T
 # to set (doubling W_q); doubling gives back chapter 4's raw scores; the chatbot's T is
 # another softmax's; each score a negative energy; chapter 4's sigmoid and Jacobian marked.
-VISIBLE_WORDS = 1527
-MAIN_LINE_WORDS = 859
+# Review 05_k cut 1527 -> 1487 and 859 -> 858: "no T to set" said once, atop the temperature
+# section (cut from the math and the flat-row note, the chatbot sentence too); the squared
+# shares and the log-sum-exp half of the fold cut; the naming answer, rows-not-columns and
+# chapter 8's mask= pointer added; the output nears the top key's value, not the longest.
+VISIBLE_WORDS = 1487
+MAIN_LINE_WORDS = 858
 
 
 def _chapter():
@@ -802,7 +806,10 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # sampling temperature, next to the distillation pointer
     # review 05_b: the word comes from physics (Boltzmann), in the words it replaces
     # review 05_f: the chatbot's temperature divides another softmax; a score, a negative energy
-    assert "is this $T$" not in flat and "next-word one over the vocabulary (chapter 12)" in flat
+    # review 05_k: said once, at the top of the temperature section
+    assert "is this $T$" not in flat and "next-word one over the vocabulary" not in flat
+    assert flat.count("(chapter 12)") == 1
+    assert "real knob in next-word sampling (chapter 12)" in flat
     assert "Boltzmann distribution of physics, with each score a negative energy" in flat
 
 
@@ -903,7 +910,9 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     # review 05_d: the sigmoid named once, for the gap; T is defined in its own section now
     assert "the logistic *sigmoid* $p" in caption and "as in the formula" not in caption
     # review 05_f: marked as chapter 4's two-key weight (in its main line, not a fold)
-    assert "chapter 4's two-key weight with $T$ added" in caption
+    # review 05_k: no "with T added" chain; chapter 4's p = 1/(1 + e^{-g}) becomes g / T
+    assert 'chapter 4\'s two-key weight of "cake"' in caption and "added" not in caption
+    assert "$p = 1/(1 + e^{-g})$, becomes $p = 1/(1 + e^{-g/T})$" in caption
     # the prediction exercise comes before the figure that answers it
     assert ids.index("04fabf9f") < ids.index("f37d9cdc") < ids.index("twokey05")
     assert ids.index("f37d9cdc") < ids.index("3e3185c4")  # before the other exercises
@@ -978,11 +987,13 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     assert printed[2].startswith("   softmax: [") and printed[4].startswith("   softmax: [")
     conclusion = " ".join(cells["d4e5f607"].source.split())
     assert "Raw scores as weights double the output" in conclusion
-    assert "Softmax output is an average of the values" in conclusion
-    assert "(0.80 → 0.91) can approach the longest value's, 1.41, but never pass it" in conclusion
+    # review 05_k: the output nears the TOP key's value, which here ties the longest (1.41)
+    assert "never longer than the longest one (1.41)" in conclusion
+    assert "can approach the longest value's" not in conclusion
+    assert "At ×100 the output is the top key's value, \"cake\"'s, also 1.41 long" in conclusion
     # review 05_f: doubling reshuffles toward both top keys; it undoes chapter 4's scaling
     assert '"cake" 0.21 → 0.32, "delicious" 0.16 → 0.19' in conclusion
-    assert "Doubled, the scaled scores are chapter 4's raw ones" in conclusion
+    assert "Doubling, which gives chapter 4's raw scores" in conclusion
     assert "sharpen the row instead" not in conclusion
     assert "Doubling is softmax at $T = 0.5$" not in conclusion  # review 05_d: T known by now
     assert "hull" not in flat
@@ -1063,7 +1074,7 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
     assert printed[-1] == "softmax, 'it' on 'cake': 0.21 -> 0.32"  # review 05_a
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "an average of the values" in conclusion and "2.69" not in conclusion
+    assert "Softmax averages the values" in conclusion and "2.69" not in conclusion
     # review 05t: the undefined "log-odds" is cut (the intuition says gap -> ratio once)
     intuition = " ".join(cells["96081790"].source.split())
     assert "log-odds" not in flat and "multiplies the amount by $e" in intuition
@@ -1162,13 +1173,16 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_b: the reason only gaps count is that a shared amount (a key bias) says
     # nothing about which key to prefer, not "no natural zero"; one paragraph, k = 1/T moved
     # review 05_f: the key bias spelled out: q . b, the same for every key in q's row
-    assert why.startswith("Why exponentiate? A bias $b$ on every key adds the same $q \\cdot b$")
-    assert "so it cannot favour one key" in why and "no natural zero" not in flat
+    # review 05_k: GPT-2's key bias (chapter 2), scaled: q . b / sqrt(d_k); no colon chain
+    assert why.startswith("Why exponentiate? GPT-2's keys carry a bias $b$ (chapter 2)")
+    assert "rises by the same $q \\cdot b / \\sqrt{d_k}$" in why
+    assert "That favours no key" in why and "no natural zero" not in flat
     assert "only gaps should count" in why
     # review 05_d: the shares moved by +1 said in words after the prints; the uniqueness
     # claim (narrowed to the f(z_i) / sum f(z_j) family, review 05_a) opens the proof fold
     said = " ".join(cells["shiftsay5"].source.split())
-    assert "from 0.335 to 0.178" in said and "from 0.538 to 0.243" in said
+    # review 05_k: the squared shares are cut (they added a line without a point)
+    assert "from 0.335 to 0.178" in said and "0.538" not in said and "squared" not in flat
     assert "stays at 0.211" in said and "also break on a negative score" in said
     fold = " ".join(cells["onlyexp5"].source.split())
     assert "Of weights $f(z_i) / \\sum_j f(z_j)$" in fold and "Of weights" not in why
@@ -1179,14 +1193,16 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     assert ids.index("shiftsay5") == ids.index("negsum05") + 1
     out = cells["negsum05"].outputs[0]["text"].splitlines()
     assert out[0].split()[-4:] == ["0.335,", "after", "+1:", "0.178"]
-    assert out[1].split()[-4:] == ["0.538,", "after", "+1:", "0.243"]  # z^2 moves
-    assert out[2].split()[-4:] == ["0.211,", "after", "+1:", "0.211"]
+    assert out[1].split()[-4:] == ["0.211,", "after", "+1:", "0.211"]
     z = toy.scaled_scores()[toy.token_index("it")]
     assert z.min() >= 0  # "all scores >= 0"
     # the summary agrees with the fold: softmax a smooth arg max, log-sum-exp the smooth max
     summary = " ".join(cells["0893ab71"].source.split())
     assert "smooth **arg max**." in summary  # session 4: log-sum-exp only in its fold
-    assert "The smooth stand-in for $\\max_j z_j$ is **log-sum-exp**" in flat
+    # review 05_k: the naming answer on the main line; the fold keeps the Jacobian only
+    assert "So softmax is a smooth arg max; the smooth max is log-sum-exp" in flat
+    assert "whose gradient is softmax" in cells["softmx05"].source
+    assert "log-sum-exp" not in cells["lsefold5"].source
     # T is named before the figure that plots it; the non-linearity fold is split
     # session 4: T is defined by the formula above the figure; the caption no longer repeats it
     assert "A smaller $T$ nears the step" in cells["twokeycap"].source
@@ -1207,7 +1223,9 @@ def test_session_4_gives_the_two_reasons():
     assert "Rearranged, $f(z + c) / f(z)$ is the same for every $z$; call it $g(c)$" in gaps
     assert "$g(c + d) = g(c)\\, g(d)$" in gaps and "$f(c) = f(0)\\, e^{kc}$" in gaps
     # educator 1: the scaling of chapter 4 is a temperature on the raw scores
-    assert "which is $T = \\sqrt{d_k}$ on the raw ones" in flat
+    # review 05_k: moved to the top of the temperature section, said once
+    assert "Chapter 4's scaling is $T = \\sqrt{d_k}$ on raw scores" in flat
+    assert flat.count("\\sqrt{d_k}$ on") == 1
     assert np.allclose(al.softmax(toy.scores(), temperature=2), weights)  # sqrt(d_k) = 2
 
 
@@ -1302,11 +1320,16 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     assert ids.index("flatrow5") == ids.index("10e4cd6b") + 1
     note = " ".join(cells["flatrow5"].source.split())
     # review 05_a: "weights" meant W_q, W_k here; the note names them and the 0.81 span
-    # review 05_f: the span is the toy's; attention has no T to set (doubling W_q is T = 0.5)
     assert "the toy's $W_q$, $W_k$ keep each row's scores" in note and "hand-picked" not in flat
     assert "within 0.81, so $e^z$ varies at most ×2.25" in note
-    assert "doubling $W_q$ doubles every score, a temperature of 0.5" in note
-    assert "a trained head sets its own sharpness (chapter 11)" in note
+    # review 05_k: rows, not columns, sum to 1, in prose; "no T to set" moved and said once
+    assert note.startswith("Each row (over the keys, the last axis) sums to 1")
+    assert 'a column such as "cake" totals 1.32' in note
+    assert "1.32" not in cells["10e4cd6b"].source  # no longer only a code comment
+    assert "$T$" not in note and flat.count("no $T$ to set") == 1
+    top = " ".join(cells["1a18e25e"].source.split())
+    assert "Attention has no $T$ to set." in top and "acts like $T = 0.5$" in top
+    assert top.index("no $T$ to set") < top.index("A **small** $T$")
     span = np.ptp(toy.scaled_scores(), axis=-1).max()
     assert round(span, 2) == 0.81 and round(np.exp(span), 2) == 2.25
     w = al.softmax(toy.scaled_scores())
@@ -1455,3 +1478,23 @@ def test_a_hard_coded_softmax_is_told_it_ignores_x(capsys):
     assert not check_softmax(hard_coded)
     line = capsys.readouterr().out
     assert "your answer ignores x" in line and "returned shape" not in line, line
+
+
+# --- Review 05_k: rounded weights are named as rounding; chapter 8's mask= -------------------
+
+
+@pytest.mark.parametrize(("k", "shown"), [(1, "1 decimal ("), (3, "3 decimals (")])
+def test_check_softmax_names_rounded_weights(k, shown, capsys):
+    def rounded(x, axis=-1, temperature=1.0):
+        return np.round(_softmax_t(x, axis, temperature), k)
+
+    assert not check_softmax(rounded)
+    line = capsys.readouterr().out
+    assert line.startswith("[softmax] FAIL: ") and "rounded to " + shown in line, line
+    assert "return them unrounded" in line and "divide each exponential" not in line, line
+
+
+def test_review_05k_points_to_chapter_8s_mask_argument():
+    cells, _, _ = _chapter()
+    note = " ".join(cells["2d2588ed"].source.split())
+    assert "chapter 8 masks through attention's `mask=` instead" in note
