@@ -842,23 +842,26 @@ def test_fix_round_6i_prose_says_each_point_once():
     # Review 06_d: the bound fold (average card plus departures) is cut; the printout
     # names the average card, and the prose gives the cause of near-even weights.
     assert all(c.id != "b6e0f01c" for c in cells)
-    after = " ".join(next(c for c in cells if c.id == "92dfa50e").source.split())
-    assert "within about 0.08 of the average card" in after
-    assert "so every weight" not in after  # review 06_f: 0.81 does not imply 0.09
-    assert "(chapter 5); every weight here lands within 0.09 of 1/8, and every" in after
-    assert "it takes a sharp row to make a token's output its own." in after
+    # Review 06_k: the result paragraph is cut; the slider's caption gives the measured
+    # spread, with no 0.81 clause and no "its own" (the sharp row copies "cake").
+    assert "92dfa50e" not in [c.id for c in cells] and "0.81" not in flat
+    assert "its own." not in flat and "so every weight" not in flat
+    caption = " ".join(next(c for c in cells if c.id == "130f8893").source.split())
+    assert "At $T = 1$ the eight outputs are nearly alike (the noun column spans only" in caption
+    assert "only sharp rows give tokens different outputs." in caption
     # Fix round 6b: the eight noun elements are printed in a table instead, and the gap
     # from the average card is computed and asserted off the page.
     asserted = next(c for c in cells if c.id == "9f780453").source
     assert "gap = np.abs(output - mean_card).max()" in asserted
-    assert "round(gap, 2) == 0.08" in asserted and "np.ptp(scaled" in asserted
-    assert "0.08 < gap < 0.085" in asserted  # 0.0812: "within about 0.08" (review 06v)
+    assert "round(gap, 2) == 0.08" in asserted and "np.ptp(scaled" not in asserted
+    assert "0.08 < gap < 0.085" in asserted  # 0.0812: near the uniform blend
+    assert "round(np.ptp(output[:, noun]), 2) == 0.05" in asserted  # "spans only 0.05"
     # Promised and shown agree: the output of "it" carries traces of "cake".
     # Sharpening is not training: it sharpens every row, training aims "it" alone (review
     # 06r); "I" leans on its own card, so the rise is not all from "cake".
     # Session 4 (review 06s): two steps, one printout each; the gap is printed, and the
     # "seven tokens lean on 'cake'" aside is cut.
-    assert "falls from 0.72 to 0.22: about 70% closed." in flat  # 0.688 (review 06_a)
+    assert "at $T = 0.2$ the gap closes by about 70%." in flat  # 0.688 (review 06_a)
     assert "seven tokens lean most" not in flat and 'Only "it" comes close' not in flat
     # Review 06_a: chapter 10's 0.94 is another model on another task; the landing page
     # has it, this page no longer sets it against 0.68.
@@ -1107,7 +1110,9 @@ def test_fix_round_6k_prose():
     # Review 06_d: "not probabilities" is one sentence (chapter 5 made the point); the
     # sums are asserted in a35b3ff3, no longer printed.
     # Review 06_f: a parenthesis in the body; the summary says "not probabilities" once.
-    assert "(the outputs need not sum to 1: here 1.35 to 1.42)." in flat
+    # Review 06_k: the sums moved out of the hull's definition into the summary.
+    assert "need not sum to 1" not in flat
+    assert "Outputs are not probabilities (their entries sum to 1.35 to 1.42 here)." in flat
     assert flat.count("not probabilities") == 1
     assert "weights were probabilities" not in flat
     assert "and a blend goes negative" not in flat  # the stretched-V fold is cut
@@ -1298,7 +1303,7 @@ def test_fix_round_6b_structure_and_cuts():
     # The hull is defined as every convex combination, so a softmax row's blend is inside it
     # (session 3, review 06p); the column names are features, not grammar.
     assert "every {term}`convex combination <convex combination>` of them" in flat
-    assert "A softmax row is such weights, so every output lies inside (the" in flat
+    assert "A softmax row is such weights, so every output lies inside." in flat
     assert "copies of it" not in flat
     assert "not after grammar" not in flat
     assert "part of speech" not in flat  # the "delicious" aside is cut (session 4)
@@ -1316,22 +1321,15 @@ def test_what_the_blend_carries_is_one_sentence_and_one_printout():
     # Session 5 (review 06t): the T = 1 noun table and its prose are cut; one plain lead,
     # then the T = 1 vs T = 0.2 printout, then the fold.
     assert "a7c2e6b0" not in ids and "a7c2e6b4" not in ids
-    assert ids.index("b1e9d406") + 1 == ids.index("a7c2e6b5")
-    lead = " ".join(next(c for c in cells if c.id == "b1e9d406").source.split())
-    # Session 4d (review 06v): 0.08 is a measurement ("about"), not a consequence ("so").
-    # Session 4e (review 06w): the printout first, then the numbers, under it.
-    assert lead.startswith("## Sharper weights, closer to one card")
-    assert "nearly even" not in lead and "6e1a7d0d" not in ids and "0.08" not in lead
-    after = " ".join(next(c for c in cells if c.id == "92dfa50e").source.split())
-    assert ids.index("a7c2e6b1") + 1 == ids.index("92dfa50e")
-    assert "every output entry within about 0.08 of the average card" in after
-    assert "so every output entry" not in flat
+    # Review 06_k: the "Sharper weights" section repeated the slider: it is one printed
+    # line under the slider, and the slider's caption reads it.
+    assert "b1e9d406" not in ids and "## Sharper weights" not in flat
+    assert ids.index("3b08dc72") + 1 == ids.index("a7c2e6b5") < ids.index("130f8893")
+    assert "6e1a7d0d" not in ids and "so every output entry" not in flat
     assert ids.index("6e1a7d0c") + 1 == ids.index("6615df9d")  # the walk is unbroken
     assert "such matrices" not in flat and "as strongly as the weights are sharp" not in flat
     sharp = next(c for c in cells if c.id == "a7c2e6b5").outputs[0]["text"].splitlines()
-    # Review 06_d: the average card is printed once, under the two temperatures.
-    names = [line.split(":")[0] for line in sharp]
-    assert names == ["T = 1", "T = 0.2", "average card (even weights)"]
+    assert sharp == ["T = 0.2: 'cake' gets 0.68, gap 0.72 -> 0.22"]  # one line
 
 
 def test_an_escaping_blend_is_vermilion_and_named_as_large_as_the_tokens(toy_values):
@@ -1442,18 +1440,21 @@ def test_fix_round_6n_mood_is_ours_too_no_head_before_chapter_7_and_why_blend():
     # Review 06_d: near-even because the hand-set projections keep the scores close, not
     # because the toy is untrained; the T = 0.2 result comes straight after its printout.
     assert "The toy is untrained" not in flat and "trained weights" not in flat
-    assert "the hand-set projections keep each row's scaled scores within 0.81" in flat
-    assert 'At $T = 0.2$, "cake" gets 0.68, and the gap to its card falls' in flat
+    # Review 06_k: the 0.81 clause (chapter 5's number) is cut; the caption says where
+    # sharpness comes from instead.
+    assert "within 0.81" not in flat
+    assert "$T = 0.2$ stands in for a $W_q$ five times larger (chapter 5)" in flat
+    assert "trained attention is often far sharper than this toy (chapter 11)" in flat
     assert "Why near-even weights give near-average outputs" not in flat  # the bound fold
     # Review 06r: the range claim is per column. Session 4: W_v's rules are its table only.
     assert "Entry $f$ of every output therefore" not in flat  # review 06_b: a box, cut
     assert "food gives noun and third person" not in flat
     # Why V is a projection of its own: "it" is matched on pointer, hands over third person.
-    why_v = " ".join(next(c for c in cells if c.id == "f5022e0a").source.split())
     # Review 06_f: chapter 2 makes the point with the same vectors; one clause points back.
-    assert why_v == (
-        "Cards are not keys: what gets a token found is not what it should hand over (chapter 2)."
-    )
+    # Review 06_k: the clause joins the card's definition; no orphan cell.
+    assert "f5022e0a" not in [c.id for c in cells]
+    why_v = " ".join(next(c for c in cells if c.id == "f5022e0b").source.split())
+    assert "what it passes to whoever attends to it, not what gets it found (chapter 2)." in why_v
     assert "The math says why" not in flat
     # "head" is chapter 7's word: not used on this page before it.
     assert not re.search(r"\bheads?\b", flat.split("nanoGPT's `CausalSelfAttention`")[0])
@@ -1534,9 +1535,9 @@ def test_session_3_round_2_review_06p():
     assert "query 'science fiction'" in chapter_2
     # The move towards "cake" says where it starts (0.69 measured, asserted in 9f780453).
     # Session 4: the two distances are printed, 0.72 and 0.22 (asserted in a7c2e6b1).
-    assert "about 70% closed" in text
+    assert "the gap closes by about 70%" in text
     gaps = next(c for c in cells if c.id == "a7c2e6b5").outputs[0]["text"]
-    assert gaps.count("gap 0.72") == 1 and gaps.count("gap 0.22") == 1
+    assert gaps.count("gap 0.72 -> 0.22") == 1
     # One sharp temperature: T = 0.2 in both the noun table and the hull table.
     assert "T = 0.1" not in text and "T = 0.1" not in cells_code(cells)
     # Review 06_a: chapter 10's 0.94 (another model's, on its own task) is cut here.
@@ -1650,7 +1651,7 @@ def test_fix_round_6f_prose():
     assert "fourth step" not in text and "four steps in one call" not in text
     assert "The last step of attention is one matrix product:" in text
     # The key/card contrast ends with its lesson.
-    assert "what gets a token found is not what it should hand over (chapter 2)." in text
+    assert "to whoever attends to it, not what gets it found (chapter 2)." in text
     # The matmul figure names A's axes in its corner (review 06_a), not patched onto a label.
     walk = next(c for c in cells if c.id == "6e1a7d0c").source
     assert "set_text" not in walk and 'roles=("query", "key")' in walk
@@ -1745,7 +1746,7 @@ def test_review_06a_prose_and_the_lighter_hull_figure():
     # The row form leads the math; the element form follows, entry by entry.
     assert text.index("output}_i = \\sum") < text.index("Entry by entry")
     assert "weighted sum down a column" not in text
-    assert "A third reading of $A V$: one outer product per key." in text
+    assert "A third reading of $A V$, after rows and entries: one outer product" in text
     assert "but not in the tokens: the weights are computed from them" in text
     assert "the non-linearity comes from" not in text
     assert "Drawn below in noun and third person, two of the four dimensions" in text
@@ -1796,3 +1797,52 @@ def test_review_06f_prose_and_checker_hints(toy_values, capsys):
     assert not check_blend(lambda W, V: W * V)
     line = capsys.readouterr().out
     assert "(on 3 queries, 3 keys, d_v = 4)" in line and "entry by entry" in line
+
+
+# --- Review 06_k ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scale", [True, False])
+def test_softmax_after_the_blend_is_named(scale, capsys):
+    def late(Q, K, V):
+        S = Q @ np.swapaxes(K, -1, -2) / (np.sqrt(Q.shape[-1]) if scale else 1)
+        return al.softmax(S @ V)  # the softmax after the blend
+
+    assert not check_attention(late)
+    line = capsys.readouterr().out
+    assert "you took the softmax after the blend, softmax(scores @ V)" in line
+    assert ("Divide the scores by √d_k" in line) is not scale
+
+
+def test_weights_t_on_a_batch_is_named(capsys):
+    def transposed(weights, V):
+        out, Wt = np.zeros(weights.shape[:-1] + V.shape[-1:]), weights.T
+        for j in range(V.shape[-2]):  # Wt[j] is column j of a 2-D weights, not of a batch
+            out = out + Wt[j][..., None] * V[..., None, j, :]
+        return out
+
+    assert not check_blend(transposed)
+    line = capsys.readouterr().out
+    assert "(on a batch of 2" in line and ".T reverses all three axes" in line
+    assert "weights.T[j] is not the column of key j" in line
+
+
+def test_the_sharpness_pointers_hold_in_chapters_5_and_11():
+    # "T = 0.2 stands in for a W_q five times larger (chapter 5)": chapter 5 says doubling
+    # W_q is a temperature of 0.5 (the notebook asserts the factor 5); "trained attention
+    # is often far sharper (chapter 11)": most heads there give one key over half.
+    from pathlib import Path
+
+    import nbformat
+
+    root = Path(__file__).resolve().parents[1] / "chapters"
+    text = {
+        n: " ".join(" ".join(c.source for c in nbformat.read(root / n, as_version=4).cells).split())
+        for n in ("05_softmax.ipynb", "11_real_model.ipynb")
+    }
+    import re
+
+    assert re.search(r"doubling \$W_q\$[^.]*0\.5", text["05_softmax.ipynb"])  # T = 0.5
+    assert "36 of the 60 heads give `[CLS]`" in text["11_real_model.ipynb"]
+    assert "over half their weight" in text["11_real_model.ipynb"]
+    assert toy.attention()[1].max() < 0.22  # the toy's largest weight

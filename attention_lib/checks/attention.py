@@ -196,6 +196,15 @@ def _attention_case(out, Q, K, V, case: str, shape_hint: str = "", *, swapped=()
             "you skipped the softmax: the scaled scores are not "
             "weights yet (they do not sum to 1).",
         ),
+        *(
+            (
+                softmax(z @ V),
+                "you took the softmax after the blend, softmax(scores @ V): softmax "
+                "turns the scaled scores into weights, then weights @ V blends the values."
+                + ("" if scaled else " Divide the scores by √d_k before the softmax too."),
+            )
+            for z, scaled in ((S / np.sqrt(d_k), True), (S, False))
+        ),
         (
             np.swapaxes(expected, -1, -2),
             "your output is transposed, (d_v, n_q): blend as weights @ V, "

@@ -159,6 +159,12 @@ def check_blend(fn) -> CheckResult:
             " With a batch in front, weights[:, j] and V[j] index the wrong axes: count "
             "from the end, weights[..., :, j, None] * V[..., None, j, :]."
         )
+        if uses_name(fn, "T"):  # .T reverses every axis of a batch, not the last two
+            batch = (
+                " With a batch, .T reverses all three axes: weights.T is (n_k, n_q, b), so "
+                "weights.T[j] is not the column of key j. Count from the end: "
+                "weights[..., :, j, None] * V[..., None, j, :]."
+            )
         try:
             out = _run_shapes(cases, case, W, V, hint=batch, broadcast=batch)
         except Fail as fail:  # a column (..., n_q, 1) met a card (..., d_v): no row axis
