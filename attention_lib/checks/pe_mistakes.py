@@ -99,8 +99,9 @@ _PE_MISTAKES = (
     ),
     (
         {"halves": True},
-        "you put all the sines first and all the cosines after them: interleave them, "
-        "sine in column 2i and cosine in column 2i+1.",
+        "you put all the sines first and all the cosines after them: a valid layout used "
+        "elsewhere (a fixed reordering of columns), but this exercise follows the paper's "
+        "interleaving, sine in column 2i and cosine in column 2i+1.",
     ),
     ({"start": 1}, "positions count from 0: the first row is position 0, [0, 1, 0, 1, ...]."),
     *(
