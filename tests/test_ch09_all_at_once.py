@@ -498,17 +498,17 @@ def test_tile_figure_shows_only_the_current_tile():
     numbers = [t for t in texts if t[0].isdigit()]
     assert len(numbers) == 4 * 5  # queries 'I'..'cake' x keys 'cake'..'delicious'
     assert numbers[0] == f"{Z[0, 3]:.2f}" and numbers[-1] == f"{Z[3, 7]:.2f}"
-    assert sorted(set(texts) - set(numbers)) == ["folded in", "to come"]
-    assert texts.count("folded in") == 1 and texts.count("to come") == 2
+    assert sorted(set(texts) - set(numbers)) == ["added in", "to come"]
+    assert texts.count("added in") == 1 and texts.count("to come") == 2
     assert title == (  # names the tile: its first and last query and key
-        "Step 2 of 4: fold in queries 'I'…'cake' × keys 'cake'…'delicious', their scaled "
+        "Step 2 of 4: add in queries 'I'…'cake' × keys 'cake'…'delicious', their scaled "
         r"logits $z = q \cdot k / \sqrt{d_k}$"
     )
     assert alt.startswith(
         "Tiled attention, step 2 of 4: the tile of queries 'I' to 'cake' against keys "
-        "'cake' to 'delicious' is folded in."
+        "'cake' to 'delicious' is added in."
     )
-    assert "tiles already folded in are hatched" in alt and "Right," not in alt
+    assert "tiles already added in are hatched" in alt and "Right," not in alt
     for outside in (0, 5):
         with pytest.raises(ValueError, match=f"step must be 1 to 4, got {outside}"):
             tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], outside)
@@ -548,7 +548,7 @@ def test_tile_figure_lists_the_running_m_ell_and_o_of_each_query():
     assert np.allclose(row_px, line_px)  # each line sits level with its query's row
     vector = ", ".join(f"{v:.2f}" for v in o)
     assert f"the row of 'it' now holds m {m:.2f}, ℓ {ell:.2f}, o ({vector})." in alt
-    assert "queries 'and' to 'delicious' against keys 'I' to 'the' is folded in" in alt
+    assert "queries 'and' to 'delicious' against keys 'I' to 'the' is added in" in alt
     fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 1, V=V, row="it")
     texts = [t.get_text() for t in fig.axes[1].texts]
     plt.close(fig)
@@ -626,6 +626,10 @@ def merge_swapped(m_a, ell_a, o_a, m_b, ell_b, o_b):  # block a gets b's factor,
 
 def merge_average(m_a, ell_a, o_a, m_b, ell_b, o_b):
     return (o_a / ell_a[:, None] + o_b / ell_b[:, None]) / 2
+
+
+def merge_each_divided(m_a, ell_a, o_a, m_b, ell_b, o_b):  # each normalised, then added
+    return o_a / ell_a[:, None] + o_b / ell_b[:, None]
 
 
 def merge_undivided(m_a, ell_a, o_a, m_b, ell_b, o_b):
@@ -709,6 +713,7 @@ def merge_rescale_only(block):  # the chapter's alpha step, copied for one block
         (merge_upside_down, "FAIL", "the factor is upside down"),
         (merge_swapped, "FAIL", "or each block got the other's"),  # the same values
         (merge_average, "FAIL", "you averaged the two blocks' outputs"),
+        (merge_each_divided, "FAIL", "divided each block by its own ℓ and added, so the"),
         (merge_undivided, "FAIL", "the output is o / ℓ"),
         (lambda *a: merge(*a)[0], "FAIL", "One output row per query"),
         (lambda *a: None, "TODO", "returned None"),
@@ -818,7 +823,7 @@ def test_step_times_per_width_and_product_share():
         product_share(n=0)
 
 
-MAIN_WORDS = 1560  # main-line prose words; 09g: was 1561; 09e: 1567; 09d: 1595; 09b: 1618
+MAIN_WORDS = 1536  # main-line prose words; 09k: was 1560; 09g: 1561; 09e: 1567; 09d: 1595
 
 
 # --- The page -----------------------------------------------------------------------------
@@ -835,7 +840,7 @@ def test_the_page_says_only_what_it_measures():
     cells = nbformat.read(path, as_version=4).cells
     prose = prose_lines(cells)
     text = " ".join(prose)
-    assert sum(len(line.split()) for line in prose) <= 1826  # 09g: 1825 + "chapter 12" (fold)
+    assert sum(len(line.split()) for line in prose) <= 1802  # 09k; 09g: 1826
     refuted = (
         *("processor's cache", "by arithmetic", "a new word", "GPU's small on-chip"),
         *("the arithmetic decides", "faster per FLOP", "threshold moved", "999 cached keys"),
@@ -862,18 +867,19 @@ def test_the_page_says_only_what_it_measures():
     # Fix round 7 (review 09m): the stopwatch against Table 1, the shuffle, the memory peaks
     words = " ".join(text.split())
     for claim in (
-        "fewer FLOPs than plain once $n > d = 16$",
-        "a row carries no state",
+        "The RNN does fewer FLOPs once $n > d = 16$",
+        "needs only $q_{\\text{cake}}$, $K$ and $V$",
         "To choose token 1000, the model runs token 999",
     ):
         assert claim in words, claim
     # Round 09b: the library's blocked peak cut from the first memory experiment
-    assert "block by block" not in words and "n \\ge 256" not in words
+    assert "block by block" not in words  # round 09k: "n \\ge 256" back, for the tiles
     assert "fair to the RNN" not in words and "newest token" not in words
     # Fix round 8 (review 09n): the stopwatch states measurements only, no fourth "because"
     for refuted in ("measures that overhead", "not arithmetic", "because the", "several times"):
         assert refuted not in words, refuted
-    assert "plain beats the loop and rows (printed above)" in words
+    # Round 09k (review 09 k, finding 1): only plain against the RNN; no loop, no "-fold"
+    assert "printed above" not in words and "-fold" not in words and "the loop" not in words
     assert "ten-fold" not in words and "regrouped exactly" in words
     assert "FLOPs per step" not in code and "of its time" not in code  # round 09a: cut
     assert "Block 1" not in words and "key block 1" in words  # one name for the blocks
@@ -881,26 +887,30 @@ def test_the_page_says_only_what_it_measures():
     assert len(scan) == 1 and scan[0].source.startswith("````{admonition}")  # a fold
     assert ":class: dropdown" in scan[0].source
     assert "key_block = n: no key tiling" in code
-    assert '{"loop": "loop (to n = 128)"}' in code  # the legend says where the loop stops
+    assert "attention_loop" not in code and '"rows": al.' not in code  # two ways timed
     # Fix round 4 (review 09o): the shuffled RNN reads the wrong state, it does not lack one;
     # Table 1's n < d is reconciled with the FLOP count; the stopwatch's numbers are read
     for claim in (
         # Round 09g (review 09 f, finding 6): split leads, shuffled second
-        'Split, the RNN starts "cake" from a blank state; shuffled, it reads out of order.'
-        " Attention's rows are bit-identical",
+        # Round 09k (findings 4, 5): cannot start, rather than gets it wrong
+        "Attention's rows come out bit-identical. The RNN has no correct way to start"
+        ' "cake" without the state after "the"; attention\'s row for "cake" needs only',
         # Fix round 5 (review 09p): the paper's claim first; the LSTM side said
         # Fix round 14 (review 09v): the three comparisons read off a printed table
         # Round 09g (finding 4): the page's column, not the paper's
-        'Table 1 counts only the printed column "scores + blend". By that count attention'
-        " is cheaper than an RNN while $n < d$.",
+        # Round 09k (finding 2): two plain sentences, no "printed column"
+        "Table 1 counts only $Q K^\\top$ and `weights @ V`: cheaper than an RNN while $n < d$.",
         # Fix round d (review 09x): scoped to the Elman RNN, with the LSTM's crossing at 2d
         # Round 09e (review 09 d, finding 6): Table 1's arithmetic said once, the LSTM a clause
-        "With the projections, it costs more than this Elman RNN at every $n$, though less than"
-        " an LSTM while $n < 2d$. The gain is in sequential steps.",
+        "Add the four projections and attention costs more than this RNN at every $n$, but"
+        " less than an LSTM while $n < 2d$. The gain is in sequential steps.",
         # Round 09d: one lead sentence that both bullets follow from (no colon before them)
-        "The RNN does fewer FLOPs than plain once $n > d = 16$, but is faster only from the"
-        " dotted line.",
-        "We also time an RNN of width 16, fed the rows of $Q$.",
+        # Round 09k (finding 1): what the plot shows and cannot, before it; the GPU once
+        "but plain's $n^2$ work outgrows the RNN's per-call cost only near $n = 400$ (the"
+        " dotted line). The plot cannot show the parallel gain: one core runs one thing at a"
+        " time. On a GPU, plain's $n^2 d$ work fills thousands of lanes at once; the RNN's $n$"
+        " steps must wait for each other.",
+        "against an RNN of width 16 fed the rows of $Q$.",
         # Round 09e (review 09 d, finding 1): order-blind sums, not the free order of work
         "Each row is also a sum over the keys, blind to their order. Shuffling $K$ and $V$"
         " together changes no row, up to rounding. That, not the free order of work, is why"
@@ -930,7 +940,7 @@ def test_the_page_says_only_what_it_measures():
         "`peak_memory` measures the plain version's peak in one call.",
         "scratch memory independent of $n$.",
         "$x_t W_x$ is one product for all $t$, and only $h_{t-1} W_h$ must wait.",  # a fold
-        "The tiles' peak is the output plus a fixed 0.34 MiB of scratch",
+        "The tiles' peak is the output plus a fixed 0.34 MiB of scratch for any $n \\ge 256$.",
         "chapter 8's causal mask, the tiles above the diagonal (nearly half) need not be computed",
         "Leave the inputs unchanged",
         # Fix round 09a: why tiles, where the two steps are introduced; the blocked rule
@@ -982,15 +992,10 @@ def test_the_stopwatch_sits_with_its_plot():
     fold = [c for c in main if "### A stopwatch on one core" in c.source]
     assert len(fold) == 1 and not [c for c in folded if "stopwatch" in c.source.lower()]
     lead = " ".join(fold[0].source.split())  # round 09e (review 09 d, finding 3): one thread
-    assert lead.endswith(
-        "Plain pays Python's per-call cost once, rows and the RNN $n$ times, the loop once per"
-        " multiply-add."
-    )
-    after = next(c for c in main if c.get("id") == "sw-after")  # round 09g: below the plot
-    read = " ".join(after.source.split())
-    assert read.startswith(
-        "On one thread, the plot shows per-call cost and FLOPs, not the parallel advantage."
-        " In this run:"
+    assert "**one thread**" in lead and lead.endswith("must wait for each other.")
+    # Round 09k (review 09 k, finding 1): what the plot shows is said before it; none after
+    assert lead.index("Plain pays Python's per-call cost once, the RNN $n$ times.") > lead.index(
+        "literalinclude"
     )
     assert (
         "The gain is in sequential steps" in main_text
@@ -1001,14 +1006,14 @@ def test_the_stopwatch_sits_with_its_plot():
     ]
     # The timing cells with their code hidden and their printout and plot shown
     assert timed and all(c.metadata["tags"] == ["nbval-ignore-output", "hide-input"] for c in timed)
-    assert "fixed 0.34 MiB of scratch, whatever $n$" in main_text
+    assert "fixed 0.34 MiB of scratch for any $n \\ge 256$" in main_text  # round 09k
     shuffle = next(c.source for c in cells if c.get("id") == "shuf-attn")
     assert "# Only Q is shuffled or split: every row reads the same K and V." in shuffle
     # Fix round 11 (review 09s): the stopwatch's findings come after the cells that time them
     ids = [c.get("id") for c in cells]
     assert "sw-read" not in ids and "b1596afd" not in ids and "split-rows" not in ids
     assert ids.index("ways-md") + 2 == ids.index("2e7b9bab") < ids.index("d2774696")
-    assert ids.index("d2774696") + 1 == ids.index("sw-after")  # the findings follow the plot
+    assert ids.index("d2774696") + 1 == ids.index("c67399a1")  # round 09k: memory next
     # Fix round d (review 09x): the objectives, the table and the subsections in one order
     text = " ".join(" ".join(c.source for c in cells if c.cell_type == "markdown").split())
     order = ["**steps in a row**", "**path**", "**arithmetic**"]
@@ -1019,18 +1024,15 @@ def test_the_stopwatch_sits_with_its_plot():
     assert "(e / e.sum(axis=-1, keepdims=True)) @ V" in text  # the listing, parenthesised
     # Fix round 13 (review 09u): the stopwatch's findings are bullets under its figure, which
     # shows (hide-input); each memory figure sits in its section; the tiles' peaks are a table
-    found = after.source.split("In this run:")[1]  # round 09g: below the plot (09d: above)
-    assert found.count("\n- ") == 2 and "**" not in found  # two bullets, no bold numbers
-    assert "in this run" not in found.lower() and "1024" not in found  # said once, above
-    assert "fold" not in found  # the ratios are printed, not stated
+    assert "sw-after" not in ids  # round 09k: its two bullets said before the plot
     # Fix round c (review 09w): the stopwatch wholly in folds (the plot cell hide-cell, its
     # lead in the first fold); the main line keeps only its takeaway; no machine in the title
     assert cells[ids.index("d2774696")].metadata["tags"] == ["nbval-ignore-output", "hide-input"]
     assert "sw-lead" not in ids  # 09b: "hundred" only in the SM's "a few hundred KB"
     assert main_text.count("hundred") == main_text.count("a few hundred KB") == 1
-    assert "Fewer FLOPs are not always less time" in main_text
     plot = cells[ids.index("d2774696")]
-    assert "this run: plain beats the loop" in " ".join(o.get("text", "") for o in plot.outputs)
+    printed = " ".join(o.get("text", "") for o in plot.outputs)
+    assert "beats the loop" not in printed and "-fold" not in printed  # round 09k: cut
     assert "\\n{machine}" not in plot.source and "Measured on {machine}" in plot.source
     # Round 09e (review 09 d, finding 7): one memory plot, the plain version's peak on it
     assert "mem-whole" not in ids

@@ -177,6 +177,11 @@ def _judge_merge(fn, out, expected, case: str, m_a, l_a, o_a, m_b, l_b, o_b) -> 
             "proportion to its share of the sum, e^(m_block - m) ℓ_block: merge the sums "
             "first, divide once at the end.",
         ),
+        (
+            o_a / l_a + o_b / l_b,
+            "you divided each block by its own ℓ and added, so the weights sum to 2: "
+            "merge the sums first, divide once at the end.",
+        ),
         (a * o_a + b * o_b, "you returned o; the output is o / ℓ, divided once at the end."),
     ]
     for wrong, hint in mistakes:

@@ -4,7 +4,7 @@ The score matrix is cut into tiles: a block of queries times a block of keys. Ti
 attention walks the tiles of one query block from left to right, folds each tile into
 three running numbers per query (the maximum ``m``, the sum ``ℓ`` and the sum ``o``)
 and throws it away. The figure shows one step of that walk: the current tile with its
-numbers, the tiles already folded in (hatched), the tiles still to come (blank), and
+numbers, the tiles already added in (hatched), the tiles still to come (blank), and
 beside them the running ``m``, ``ℓ`` and ``o`` of each query.
 """
 
@@ -41,7 +41,7 @@ def _edges(edges, name: str) -> list[int]:
 
 
 def running_state(logits, V, k_end: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each query's ``(m, ℓ, o)`` once the keys before ``k_end`` are folded in.
+    """Each query's ``(m, ℓ, o)`` once the keys before ``k_end`` are added in.
 
     The same numbers the online softmax carries, computed directly: ``m`` the largest
     logit so far, ``ℓ`` the sum of ``e^(z - m)``, ``o`` the sum of ``e^(z - m) v``.
@@ -99,7 +99,7 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None, row: str | 
             ax.add_patch(Rectangle(*box, **_DONE))
             ax.add_patch(Rectangle(*box, fill=False, edgecolor="black", linewidth=1.2))
             label = {"color": "0.2", "bbox": {"facecolor": "white", "edgecolor": "none"}}
-            ax.text(*middle, "folded in", ha="center", va="center", fontsize=11, **label)
+            ax.text(*middle, "added in", ha="center", va="center", fontsize=11, **label)
         else:
             ax.add_patch(Rectangle(*box, fill=False, edgecolor="black", linewidth=1.2))
             ax.text(*middle, "to come", ha="center", va="center", fontsize=11, color="0.35")
@@ -115,7 +115,7 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None, row: str | 
     ax.set_ylabel("queries", fontsize=11)
     now, keys = tokens[rows], tokens[cols]
     fig.suptitle(  # which tile: its first and last query and key
-        f"Step {step} of {len(steps)}: fold in queries '{now[0]}'…'{now[-1]}' × keys "
+        f"Step {step} of {len(steps)}: add in queries '{now[0]}'…'{now[-1]}' × keys "
         f"'{keys[0]}'…'{keys[-1]}', their scaled logits "
         r"$z = q \cdot k / \sqrt{d_k}$",
         fontsize=12,
@@ -126,9 +126,9 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None, row: str | 
     )
     alt = (
         f"Tiled attention, step {step} of {len(steps)}: the tile of queries {now[0]!r} to "
-        f"{now[-1]!r} against keys {tokens[cols][0]!r} to {tokens[cols][-1]!r} is folded in. "
+        f"{now[-1]!r} against keys {tokens[cols][0]!r} to {tokens[cols][-1]!r} is added in. "
         f"Left, the {Z.shape[0]} by {Z.shape[1]} score matrix in {len(steps)} tiles: this "
-        "tile shows its scaled logits z, tiles already folded in are hatched, tiles to "
+        "tile shows its scaled logits z, tiles already added in are hatched, tiles to "
         "come are blank."
     )
     if V is not None:
@@ -145,7 +145,7 @@ def _state_panel(ax, Z, V, tokens, rows: slice, k_end: int, named: int, mark=Non
     ax.set_xlim(0, _PANEL)  # in inches
     ax.set_ylim(len(tokens) - 0.5, -0.5)  # rows line up with the grid's rows
     ax.axis("off")
-    _, ell_all, o_all = running_state(Z, V, Z.shape[1])  # every key folded in
+    _, ell_all, o_all = running_state(Z, V, Z.shape[1])  # every key added in
     columns = (0.1, "max m"), (0.85, "sum ℓ"), (1.6, "running sum o"), (3.75, "output o / ℓ")
     for x, head in columns:
         ax.text(x, -0.75, head, fontsize=12, fontweight="bold", va="bottom")
