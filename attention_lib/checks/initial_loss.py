@@ -51,15 +51,15 @@ def check_initial_loss(answer, n_nouns: int = 8) -> CheckResult:
     for places in (2, 1):  # cut off, or rounded term by term (0.69 + 2.30 = 2.99 for 2.9957)
         cut = np.floor(exact * 10**places) / 10**places
         if abs(cut - exact) > 0.005:  # only where cutting gives another number
-            hint = (
-                f"{cut:.{places}f} is short of log({n}) = {exact:.4f}: rounding each term "
-                f"before adding, or cutting off after {places} decimal{'s' if places > 1 else ''}, "
-                f"loses it. Round at the end, not each term, to two decimals: {exact:.2f}."
+            hint = (  # no answer given away: one wrong guess must not reveal it
+                f"{cut:.{places}f} is a little short: rounding each term before adding, or "
+                f"cutting off after {places} decimal{'s' if places > 1 else ''}, loses it. "
+                "Recompute with more digits and round at the end, not each term."
             )
             mistakes = ((cut, hint), *mistakes)
-    close = (  # near, but not right to two decimals: say so (3.1 for 3.00)
-        f"{{value}} is too {{side}}, but close: log({n}) = {exact:.4f}, "
-        f"to two decimals {exact:.2f}."
+    close = (  # near, but not right to two decimals (3.1 for 3.00): no answer given away
+        "{value} is too {side}, but close: recompute with more digits, then round to two "
+        "decimals at the end."
     )
     near = isinstance(answer, numbers.Real) and abs(float(answer) - exact) <= 0.15
     return check_number(

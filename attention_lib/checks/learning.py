@@ -22,6 +22,7 @@ from .base import (
 )
 from .initial_loss import check_initial_loss as check_initial_loss
 from .names import calls_library
+from .score_gradients import same_or_factor
 from .softmax_hints import _AXIS_1, _ONE_D, _ONE_ROW, _RULED_OUT
 
 # --- Exercise: the backward pass of softmax -----------------------------------------------
@@ -253,8 +254,7 @@ def check_grad_V(fn) -> CheckResult:
             ),
             (
                 dOut @ A.T,
-                "you computed dOut @ A.T: the order is reversed. In the forward pass A "
-                "multiplies V from the left, so it stays on the left.",
+                "you computed dOut @ A.T: the order is reversed. A is left of V in O = A V.",
             ),
             ((A.T @ dOut).T, "you returned the transpose of dV: one row per key, (n_k, d_v)."),
             (
@@ -272,7 +272,7 @@ def check_grad_V(fn) -> CheckResult:
             ),
             (-(A.T @ dOut), "the sign is flipped: dV has no minus. The step W - lr * dW adds it."),
         )
-        same(out, A.T @ dOut, case)
+        same_or_factor(out, A.T @ dOut, case, "dV = Aᵀ dO")
 
         A2, dOut2 = softmax(rng.normal(size=(2, 4))), rng.normal(size=(2, 3))
         case = "A of shape (2, 4) (2 queries, 4 keys) and dOut of shape (2, 3)"
@@ -280,7 +280,7 @@ def check_grad_V(fn) -> CheckResult:
         if out.shape == (3, 4):
             raise Fail(f"returned shape (3, 4), the transpose of dV (on {case}): (n_k, d_v).")
         expect_shape(out, (4, 3), case, " dV has the shape of V: one row per key, (n_k, d_v).")
-        same(out, A2.T @ dOut2, case)
+        same_or_factor(out, A2.T @ dOut2, case, "dV = Aᵀ dO")
 
         A3, dOut3 = softmax(rng.normal(size=(2, 2, 5))), rng.normal(size=(2, 2, 3))
         case = "a batch: A of shape (2, 2, 5) and dOut of shape (2, 2, 3)"

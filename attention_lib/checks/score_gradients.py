@@ -79,6 +79,17 @@ def _factor(got, right):
     return c if np.allclose(got, c * right, atol=ATOL) else None
 
 
+def same_or_factor(out, right, case: str, formula: str) -> None:
+    """``same``, but an answer off by a constant (2x, 0.5x) is told its factor."""
+    c = _factor(np.asarray(out, dtype=float), right)
+    if c is not None and not np.isclose(c, 1):
+        raise Fail(
+            f"yours is {c:.3g} times the right answer (on {case}): {formula} has no constant "
+            "factor. Look for a stray number multiplying or dividing it."
+        )
+    same(out, right, case)
+
+
 def _hard_coded(scale: float) -> str:
     return (
         f"a hard-coded width: your scale is {scale:.3g} whatever the input; take d_k "
