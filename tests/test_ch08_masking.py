@@ -799,6 +799,12 @@ def max_over_queries(scores, mask):  # review 08v: got only "values differ"
             "your output does not depend on the input (on one row, the last 2 keys masked)",
         ),
         (raw_max_then_nan_to_num, "FAIL", "np.nan_to_num (or a step like it) hid it as 0s"),
+        (  # review 08l: a np.nan fill was told "not a fixed array"
+            lambda s, mask: stable_softmax(np.where(mask, s, np.nan)),
+            "FAIL",
+            "every weight is nan on one row, the last 2 keys masked: np.nan poisons the max "
+            "and the sum; fill with -np.inf",
+        ),
     ],
 )
 def test_masked_softmax_checker(fn, status, hint, capsys):
@@ -1356,7 +1362,8 @@ def test_page_after_review_08r_folds_the_detour_shows_the_empty_rows_and_the_pre
     assert by_id["zero-route-md"] in folded and by_id["zero-route"].metadata["tags"] == [
         "hide-cell"
     ]
-    assert "padded at the end" in flat["79907c17"]  # 08z: right padding only in the math
+    assert "padded at the end" in flat["21507266"]  # 08l: M^pad moved beside padding_mask
+    assert "ell_b" not in flat["79907c17"]  # 08l: the math defines the causal mask only
     # teacher forcing shown: the masked outputs are attention on each prefix alone
     assert ids.index("f45245d3") + 1 == ids.index("tf-code") < ids.index("tf-after")
     out = "".join(o.get("text", "") for o in by_id["tf-code"].outputs)
@@ -1393,7 +1400,7 @@ def test_page_after_review_08s_says_one_thing_about_right_padding_and_is_shorter
     # one leak demonstration; teacher forcing after the triangle is shown
     assert "27de366a" not in ids and "8058d5b6" not in ids
     assert ids.index("07954ee0") < ids.index("tf-code") < ids.index("shift-code")
-    assert "7 training examples at once" in flat["tf-after"]  # 08g
+    assert "7 (input, target) pairs from one pass" in flat["tf-after"]  # 08g, 08l
     assert "would copy the answer" in flat["1fff3ec1"]  # 08g: the motive names training
     out = "".join(o.get("text", "") for o in by_id["tf-code"].outputs)
     assert "no mask, same as the prefixes: False" in " ".join(out.split())
@@ -1487,7 +1494,9 @@ def test_page_after_review_08v_builds_the_mask_and_keeps_the_padding_half_light(
     assert "def attend(X, mask=None)" in by_id["33419e14"].source
     # float16 in the folds, both numbers asserted on the page
     assert by_id["zero-route-md"] in folded  # 08x: float16 beside the finite fills
-    assert "In float16, `-1e9` overflows." in flat["zero-route-md"]  # 08j (round k): short
+    assert (
+        "`-1e9` overflows to $-\\infty$, and an empty row gives NaN again." in flat["zero-route-md"]
+    )  # 08j (round k): short; 08l: its consequence
     assert "np.float16(-1e9) == -np.inf" in by_id["zero-route-assert"].source
 
 
@@ -1554,7 +1563,7 @@ def test_page_after_review_08y_motivates_left_padding_and_tells_each_story_once(
     assert "spreads it evenly" in flat["zero-route-md"]
     assert "spreads an empty row" not in flat["757f12f0"]
     heads = flat["b902f809"]  # the slip on the main line, its demo in the fold
-    assert "head $h$ of every sentence gets sentence $h$'s mask" in heads  # 08a (round 2)
+    assert "NumPy lines up the sentence axis with the heads" in heads  # 08a (2), 08l
     assert by_id["b902f809"] in main and "mh-mask-code" not in by_id
     assert ids.index("b902f809") + 1 == ids.index("heads-assert")
 
@@ -1608,7 +1617,7 @@ def test_page_after_review_08aa_states_each_fill_and_number_once():
     assert "0.31" not in fold  # 08a (round 2): the heads paragraph cut
     assert "as here" not in flat["b902f809"]
     assert "pad rows (dashed box) are empty until each sees itself" in flat["left-pad-fig"]
-    assert "$n + 1$ tokens give $n$ (input, target) pairs" in flat["tf-after"]  # 08j (k)
+    assert "feed the first 7 words and use the last 7 as targets" in flat["tf-after"]  # 08l
     assert "is True when the condition holds" in flat["79907c17"]
     main, _ = main_and_folded(cells)
     assert _words(main) <= 1569  # 1,605 before 08aa
@@ -1652,7 +1661,7 @@ def test_page_after_review_08b_round_2_folds_left_padding_into_one_dropdown():
     spec = flat["ex-batch-md"]
     assert "left" not in spec and "padded at the end" in spec  # 08e (round 5)
     assert "not `al.padding_mask`" in spec and by_id["ex-batch-md"] in main
-    assert "(**teacher forcing**) and must guess word $t + 1$. The targets" in flat["tf-after"]
+    assert "(**teacher forcing**) and must guess word $t + 1$:" in flat["tf-after"]
     practice = flat["in-practice"]
     assert "The rest replaces" not in practice and "KV cache" not in practice  # 08j (k)
     assert "for efficiency" in flat["zero-route-md"]
@@ -1699,7 +1708,7 @@ def test_page_after_review_08e_round_5_keeps_left_padding_in_its_fold():
     assert "one shared new column" in fold and "This course lets each pad see itself" in fold
     assert "Without the refusal" not in fold and "Each mask alone" not in fold
     assert "get the same outputs as the short sentence run alone" in fold
-    assert "The targets are the inputs shifted by one, so" in flat["tf-after"]  # 08j (k)
+    assert "use the last 7 as targets: 7 (input, target) pairs" in flat["tf-after"]  # 08l
     assert "backend" not in flat["zero-route-md"] and "88 is enough" not in flat["zero-route-md"]
     assert (
         "$1/(t+1)$ each" in flat["30ab71aa"]
@@ -1724,9 +1733,28 @@ def test_page_after_review_08g_names_training_and_cuts_the_detours():
     for gone in ("59d4eaee", "18ac3498", "03ce7898", "pads-count"):
         assert gone not in ids, gone
     assert "0.21 divided by the 0.74 the row kept" in flat["bdd91142"]
-    assert "7 training examples at once" in flat["tf-after"]
+    assert "7 (input, target) pairs from one pass" in flat["tf-after"]
     assert "Training and caching" not in flat["in-practice"]  # 08j (round k): chapter 12's
     assert "the last word" not in flat["in-practice"]
     out = "".join(o.get("text", "") for o in by_id["avg-code"].outputs)
     assert ids.index("avg-code") == ids.index("30ab71aa") + 1 and "[0.333 0.333 0.333 0." in out
     assert "7a7d4fda" in ids  # the slider stays
+
+
+def test_page_after_review_08l_gives_the_and_its_reason_and_defines_each_mask_once():
+    """Review 08l: M^pad was defined 40 cells before padding; the & had no stated reason
+    (it matters with pads first); 8 prefix runs 'so' 7 examples; the head-axis slip in three
+    cases; float16's overflow without its consequence; only the opposite convention named."""
+    cells, by_id, flat = _page()
+    main, _ = main_and_folded(cells)
+    assert _words(main) < 1205  # 1,205 before
+    assert "text{pad}" not in flat["79907c17"] and "text{pad}" in flat["21507266"]
+    assert (
+        'the causal mask alone would let "The" put 0.73 of its weight on pads' in flat["4543ab08"]
+    )
+    assert "round(left_causal_w[1, 3, :3].sum(), 2) == 0.73" in by_id["left-pad-assert"].source
+    assert "silently wrong" not in flat["b902f809"] and "harmless" not in flat["b902f809"]
+    assert (
+        "`F.scaled_dot_product_attention` reads True as *may attend*, like ours."
+        in flat["in-practice"]
+    )

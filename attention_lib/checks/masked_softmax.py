@@ -102,6 +102,11 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
     expect_shape(out, scores.shape, case, " Return one weight per score.")
     expected = _expected_weights(scores, mask)
     if not np.allclose(out, expected) and _ignores_input(cases.fn, scores, mask, out):
+        if np.isnan(out).all():  # nan for any scores: a nan fill, np.where(mask, scores, np.nan)
+            raise Fail(
+                f"every weight is nan on {case}: np.nan poisons the max and the sum; "
+                "fill with -np.inf, whose exponential is exactly 0."
+            )
         raise Fail(
             f"your output does not depend on the input (on {case}): other scores gave "
             "the same weights. Compute the weights from scores and mask, not a fixed array."
