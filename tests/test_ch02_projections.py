@@ -291,6 +291,9 @@ def _norms(X, W_q, W_k, i, j):
             "FAIL",
             "returned None: did you print instead of return?",
         ),
+        # review 02l: a list is not a (1, 1) slice; it gets its own hint
+        (lambda X, q, k, i, j: [one_score(X, q, k, i, j)], "FAIL", "a number, not a list"),
+        (lambda X, q, k, i, j: (X[i : i + 1] @ q) @ (X[j : j + 1] @ k).T, "FAIL", ".item()"),
     ],
 )
 def test_each_one_score_mistake_gets_its_own_hint(fn, status, hint, capsys):
@@ -733,7 +736,9 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # values get a job: what "it" should receive is the value of "cake" (review 02q)
     assert "wqk2txt1" not in cells and "value of 'cake'" in cells["e12303af"].source
     case = " ".join(cells["1eab48bb"].source.split())
-    assert "Its value (fourth line) carries what later layers need: a third-person noun" in case
+    assert "Its value carries what later layers need: a third-person noun" in case
+    # review 02_l-9: the printed rows are named (key of "cake"), not counted ("last line")
+    assert "line)" not in case
     # review 02_f-1: the key of "cake" is a choice, not a consequence of being matched
     assert "A key only has to be matched" not in case and "We chose the key of" in case
     assert "$V = K$" not in case and "Separate $W_k$ and $W_v$ let the two differ." in case
@@ -754,7 +759,9 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert 'Key column 0 holds the *food* of "cake"' in flat_worked and "*seeks food*" in worked
     # review 02_d-3: column j of W_q and of W_k are one channel; review 02_f-6: the
     # W_q W_k^T remark is left to chapter 3
-    assert "\n\nSo column $j$ of $W_q$ and column $j$ of $W_k$ work as one channel." in worked
+    # review 02_l-5: one channel in the hand-built matrices only; a trained model mixes them
+    channel = "and column $j$ of $W_k$ work as one channel in our hand-built matrices (a trained"
+    assert channel in flat_worked and "can mix channels, chapter 3)." in flat_worked
     assert "only the product" not in flat_worked and "have no names" not in flat_worked
     assert "hand-designed" not in worked
     # review 02t: the 0.2 of W_k is cut here (chapter 3 reads it through W_qk), and the
@@ -780,7 +787,13 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert '"cake" (1.80), as' in flat_two and "1.22" not in two
     assert "0.08" not in two and "Set $W_q$" not in two and "forced equal" not in two
     assert "What breaks the symmetry is that $W_q W_k^\\top$ is not symmetric" in flat_two
-    assert "(it→cake 1.80 against cake→it 0.98), because $W_k$ is nearly $I$." in flat_two
+    # review 02_l-1: the "W_q alone would do it" aside is cut; the real reason for two thin
+    # factors (rank, cost) points to chapter 3's "Why two factors?"
+    assert "0.98" not in two and "$W_q$ alone" not in two
+    assert "(98,304 against 589,824 per GPT-2 small head; chapter 3, *Why two factors?*)" in (
+        flat_two
+    )
+    assert "rank at most $d_k$" in flat_two
     # review 02r: sharing forces symmetric SCORES; the weights may still differ; W_s is cut.
     # review 02u: the self-preference law stays in exercise 2.2 (shared matrix only); the main
     # line and the Summary no longer claim two matrices break it
@@ -790,7 +803,7 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "$\\lVert q_{it} \\rVert^2 = 3.39$ (exercise 2.2)." in flat_two
     assert "three" not in two.lower() and "longest" not in two
     assert "permit this" not in flat_two and "weights we added" not in flat_two
-    assert "can still make the weights differ" in " ".join(two.split())
+    assert "can still make the weights differ" not in flat_two  # review 02_l-2: cut
     assert "W_s" not in cells["6d20e151"].source and not re.search(r"W_s(?!hort)", prose)
     summary = " ".join(cells["05104d83"].source.split())
     assert "**One matrix shared by queries and keys forces symmetric scores**" in summary
@@ -802,7 +815,7 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # review 02u: a key is the label a word is found by, not "what the word is"
     assert "says what the word\nis" not in cells["12660781"].source
     assert "its label for\nthe search" in cells["12660781"].source
-    assert 'the key of "cake" (last line) to be food alone, what most queries here seek' in case
+    assert 'the key of "cake" to be food alone, what most queries here seek' in case
     assert 'seeks "it"' not in cells["05104d83"].source
     assert "need only differ" not in two and "$W_k = I$" not in two
     assert "noun spoken of" not in cells["12660781"].source  # W_v is not shown there yet
@@ -834,6 +847,10 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert 'bar_label="entry"' in figure and "scale=1.3" in figure and "set_fontsize" not in figure
     assert "#" not in cells["40912d84"].source.split("cell_inches")[1]  # no layout comment
     assert "Three matrices stored as one" in cells["f05ed001"].source
+    # review 02_l-3: the bias is not what fusing changes, and BERT is not fused
+    fused = " ".join(cells["f05ed001"].source.split())
+    assert "Fused or not, the arithmetic is our $XW$; GPT-2, BERT and nanoGPT" in fused
+    assert "The arithmetic is the same, except" not in fused
     assert "One matrix for all three jobs" in " ".join(cells["1eab48bb"].source.split())
     assert "the same three for every word in every position" in cells["12660781"].source
     assert "whatever the shared matrix" not in cells["5e1f0a03"].source
@@ -930,8 +947,10 @@ def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
     ]  # fmt: skip
     assert "looks back" not in rules
     # review 02_k-2: the toy's staging is said once: food stands in for a thing, W_k ≈ I
-    assert 'our stand-in for "a thing"' in rules and "We kept $W_k$ nearly $I$" in rules
-    assert "Learned matrices are not staged like this (chapter 3)." in rules
+    # review 02_l-4: the one departure of W_k from I is said; 02_l-8: "hand-chosen" said once
+    assert 'our stand-in for "a thing"' in rules
+    assert "$W_k$ is $I$, except that a pointer also advertises 0.2 food." in rules
+    assert "not staged" not in rules and "**hand-chosen**" in cells["12660781"].source
     assert "1.30" not in rules and "also prints every key" not in rules
     two = " ".join(cells["c95b653c"].source.split())
     assert "even $I$ (no projection)" in two and "Reformer" not in two  # review 02b-2, 3

@@ -63,6 +63,8 @@ def check_one_score(fn) -> CheckResult:
                 raise Fail(f"your function returned {d_k} products (on {case}): {_NO_SUM}")
             if out.shape == (d,) and np.allclose(out, X[i] @ W_q @ W_k.T):  # x_j left out
                 raise Fail(f"your function returned a vector (on {case}): {_NO_XJ}")
+            if out.shape != () and _returned_list(fn, X, W_q, W_k, i, j):
+                raise Fail(f"your function returned a list (on {case}): {_NOT_A_LIST}")
             expect_shape(out, (), case, _ONE_BY_ONE if out.shape in ((1,), (1, 1)) else _ONE_NUMBER)
             mistakes = [
                 (_score(X, W_q, W_k, i, j) / np.sqrt(d_k), _SCALED),
@@ -112,6 +114,16 @@ def _run_quietly(cases: Cases, case: str, *args):
         if printed.getvalue():
             raise Fail(_PRINTED) from None
         raise
+
+
+def _returned_list(fn, *args) -> bool:
+    """Did ``fn`` hand back a Python list or tuple? ``call`` makes every answer an array."""
+    try:
+        with np.errstate(all="ignore"), contextlib.redirect_stdout(io.StringIO()):
+            out = fn(*(np.copy(a) if isinstance(a, np.ndarray) else a for a in args))
+    except Exception:  # noqa: BLE001 - it ran once already; the shape hint stays
+        return False
+    return isinstance(out, list | tuple)
 
 
 def _no_key_row(fn, case: str) -> None:
@@ -200,6 +212,7 @@ _PRINTED = (
 )
 _ONE_NUMBER = " One score is one number: q_i · k_j."
 _NO_SUM = "one number: add the products (@, not *), q_i @ k_j."
+_NOT_A_LIST = "return a number, not a list: the dot product q_i @ k_j itself."
 _ONE_BY_ONE = (
     " One score is one number: use the rows X[i] and X[j], not X[i:i+1], or end with .item()."
 )
