@@ -140,3 +140,13 @@ def test_the_weight_share_scatter_states_its_means_and_the_points_below_the_diag
 def test_the_weight_share_scatter_rejects_bad_input(weight, share, match):
     with pytest.raises(ValueError, match=match):
         weight_vs_share(weight, share, title="t")
+
+
+def test_the_argmax_dots_have_a_dark_ring_that_shows_on_bright_cells():
+    """Review 11 k: white dots on yellow cells almost vanished; a 0.8 pt black ring shows."""
+    fig, _ = P.attention_panels(np.eye(11)[None], TOKENS, title="t")
+    dots = [c for c in fig.axes[0].collections if len(c.get_offsets()) == 11]
+    plt.close(fig)
+    assert len(dots) == 1
+    assert dots[0].get_linewidths()[0] >= 0.8
+    assert tuple(dots[0].get_edgecolors()[0][:3]) == (0.0, 0.0, 0.0)

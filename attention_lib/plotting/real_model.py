@@ -244,7 +244,8 @@ def _mosaic(mosaic: np.ndarray, marks: list, cell: float, margins: tuple):
     fig = plt.figure(figsize=(width, height))
     ax = fig.add_axes((left / width, bottom / height, plot_w / width, plot_h / height))
     image = ax.imshow(mosaic, cmap=plt.get_cmap(CMAP).with_extremes(bad="white"), vmin=0, vmax=1)
-    ax.scatter(*np.transpose(marks), s=6, c="white", edgecolors="black", linewidths=0.4)
+    # a dark ring keeps the white dot visible on the brightest (yellow) cells
+    ax.scatter(*np.transpose(marks), s=9, c="white", edgecolors="black", linewidths=0.8)
     ax.set_axis_off()
     return fig, ax, image, (left, bottom, plot_w, plot_h, width, height)
 
