@@ -344,8 +344,9 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     # review 04f (round g): c is back in the one-line summary
     assert r"capped by $1 - p_{\text{top}}$ times $c$ times the keys' length" in rows_fold
     assert "confirms" not in read and "fixed multiple" not in read
-    # review 04d (round e): a fixed random G, not dOut, on the main line
-    assert r"$L = G \cdot \text{output}$" in read and "attention_backward" not in read
+    # review 04d (round e): a fixed random G; review 04l: the loss written out, G = dOut
+    said = r"$L = \sum G \odot \operatorname{softmax}(QK^\top\!/\sqrt{d_k})V$, chapter 6's"
+    assert said in read and "attention_backward" not in read
     assert "ackpropagation" not in read
     fold = " ".join(cells["grad-rows-read"].source.split())
     assert "ackpropagation" not in fold and "$L$ = `dOut`" not in fold
@@ -835,8 +836,10 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # sits in the box only, beside its answer (review 04ab: stated once)
     # review 04f (round g): the point is made once, after the table, with the box's contrast
     # review 04k: one plain sentence pointing at the box, no repeat of its numbers
-    said = "A real GPT-2-style head starts with smaller scores (spread 2.5, not 8): almost no"
+    said = "A simulated head with GPT-2's initialisation starts with smaller scores (spread 2.5,"
     assert said in main and "rows saturate, but half still give one random key" in main
+    assert "real GPT-2" not in main and "a real head" not in aside  # review 04l: simulated
+    assert "a GPT-2-style head at initialisation" in aside
     assert "0.5%" not in main and "0.54" not in main and "2.5" not in aside
     assert "real models use" not in main
     assert "GPT-2-like head" not in main
@@ -856,8 +859,10 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
         "**Scaled, it is steady:**",
     ):
         assert word in plain, word
-    # review 04a (round 5): the key-length argument and the backward formula are fold-only
-    assert "nothing cancels" not in plain and r"\partial z_{ij}" not in plain
+    # review 04a (round 5): the backward formula is fold-only; review 04l: the figure's
+    # paragraph says why the raw median starts higher (nothing cancels the keys' length)
+    assert r"\partial z_{ij}" not in plain
+    assert "nothing cancels the keys' length $\\sqrt{d_k}$, so unsaturated rows get more" in plain
     # round 04b: the 1 - p_top factor sits in a fold; review 04b (round 6): the two-key
     # slope is on the main line (asserted in grad-two), said once
     rows_fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
@@ -875,11 +880,9 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     assert "start smaller" not in cells[ids.index("grad-rows-read")].source
     for gone in ("μP", "one recipe", "suit every width"):
         assert gone not in why.source, gone
-    # review 04z: plain SGD named; review 04ad: one clause says Adam differs (no claim of how)
+    # review 04z: plain SGD named; review 04l: the vague Adam clause is cut
     assert "one plain gradient step (SGD)" in " ".join(why.source.split())
-    assert "(Adam sets its step sizes itself, so there the factor differs)" in " ".join(
-        why.source.split()
-    )
+    assert "Adam" not in why.source
     # review 04w: the same learning rate, and sqrt(d_k) = d_k^(1/4) x d_k^(1/4)
     assert "with the same learning rate for both" in " ".join(why.source.split())
     assert "Frobenius norm" in why.source
@@ -945,11 +948,14 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04a: the key-length reason sits in the fold, by the bound that needs it
     # review 04d (round e): far more uneven only from d_k ~ 16 (asserted in grad-assert)
     # review 04f (round g): at 64 the raw median is a little higher; the harm is the spread
-    said = "at $d_k = 64$ one raw query in ten gets under 1% of the scaled median"
-    assert said in figure_read and "(47% at 512; table below)" in figure_read
-    # review 04k: 560 to 1900 times over seeds (grad-share-assert), not "a thousandth"
-    said = "From $d_k = 256$ the median collapses, by three orders of magnitude at 1024."
+    # review 04l: split into what is plotted, then what it shows; uneven both ways
+    plotted, shows = cells[ids.index("grad-figure-read")].source.split("\n\n")
+    assert "middle 80% shaded" in plotted and "**Scaled, it is steady:**" in shows
+    said = "median is even *higher*, 2.6 times at 16), while saturated rows starve."
+    assert said in figure_read
+    said = "From $d_k = 256$ the median collapses."
     assert said in figure_read and "thousandth" not in figure_read
+    assert "typical" not in figure_read
     assert "Our stand-in loss is" in read and "stand" not in fold
     order = ["grad-intro", "grad-two", "grad-figure-read", "grad-code", "4c97044e"]
     order += ["grad-table", "grad-rows-read", "grad-rows"]
@@ -992,7 +998,8 @@ def test_the_gradient_section_opens_with_two_keys_and_a_slope_of_p_times_1_minus
     assert ids.index("4c97044e") + 1 == ids.index("grad-table") < ids.index("grad-rows-read")
     assert not table.metadata.get("tags")
     out = "".join(o.get("text", "") for o in table.outputs)
-    assert "raw queries starved" in out and "(< 1% of a typical scaled gradient)" in out
+    assert "raw queries starved" in out and "(< 1% of the scaled median)" in out
+    assert "typical" not in out  # review 04l: one term for the scaled median
     assert 'np.median(per_row["scaled"])' in cells[ids.index("grad-code")].source  # typical
     rows = re.findall(r"^\s*(\d+)\s+(\d+)%$", out, flags=re.M)
     assert [int(r[0]) for r in rows] == [2**i for i in range(1, 11)]
@@ -1155,7 +1162,7 @@ def test_review_04u_phrasings_are_exact():
     assert "a typical query collapses" not in summary
     # review 04ac: the saturated and the starved shares are not mixed in one sentence; the
     # bullet says what the grad-rows cell shows (asserted on medians in summary-assert)
-    said = "softmax rows, whose queries barely learn"
+    said = "softmax rows, starving the gradient to their queries and keys."
     assert said in summary and "one raw query in ten" not in summary
     assert "a tenth to a fifth" not in summary and "suit every width" not in summary
     assert "2 keys" not in summary  # review 04w: an unshown claim, cut
@@ -1175,16 +1182,20 @@ def test_review_04u_phrasings_are_exact():
     assert "temperature" not in text("4875b8d4")
     assert "coffee" not in text("fcdb6ff2") and "temperature" not in text("fcdb6ff2")
     assert "Here scaling only flattens the row a little." in text("fcdb6ff2")
+    assert "At $d_k = 512$ the same division is by 22.6." in text("fcdb6ff2")  # review 04l
     assert "one-hot" not in text("fcdb6ff2")  # review 04f (round g): cut; fa6cbeb4 says it once
     # review 04k: one forward pointer to chapter 5's temperature, where softmax is written out
-    said = r"(Dividing $z$ by $\sqrt{d_k}$ is a softmax *temperature*, chapter 5.)"
+    # review 04l: the direction made explicit: the cooling is a higher temperature
+    said = r"(Dividing $z$ by $\sqrt{d_k}$, the cooling, is in chapter 5's terms a *higher*"
     assert "coffee" not in text("cd18d051") and said in text("cd18d051")
     assert "e^8 \\approx 3000" in text("cd18d051") and "gap of 5" not in text("cd18d051")
     assert "understanding-transformers-4" in text("4875b8d4")
     # review 04ai: the gap that saturates a row is the top score's lead over the next one
-    # review 04d (round e): "typically" was a median; said so
-    said = "the median lead of a row's top score over the next is about 8.5; even a lead of 8"
-    assert said in text("cd18d051") and "typically" not in text("cd18d051")
+    # review 04d (round e): "typically" was a median; said so. Review 04l: the median lead
+    # is said after the cell that prints it
+    assert "8.5" not in text("cd18d051") and "typically" not in text("cd18d051")
+    assert "(median lead 8.5)" in text("fa6cbeb4")
+    assert "If a row's top score leads the next by 8" in text("cd18d051")
     assert "gap of 20" not in text("cd18d051")
     assert "on a fixed axis" in text("439f69a3") and "## " not in cells["439f69a3"].source
     # review 04v: the scatter is cut; the gradient is made twice on the main line
@@ -1194,7 +1205,7 @@ def test_review_04u_phrasings_are_exact():
     assert "attention_backward" not in text("grad-rows-read")  # review 04k: chapter 10's
     # review 04ac: the random dOut lives in the fold only; the main line shows two rows.
     # Review 04b (round 6): the loss is defined on the main line, in one sentence
-    assert "with $G$ a fixed random array." in read and "dOut" not in read
+    assert "weighted by a fixed random $G$ (`dOut` in the code)." in read
     assert "its median over queries, and its middle 80% shaded" in text("grad-figure-read")
     assert "standing in for any loss" not in text("grad-rows-read")
     # review 04ag: a gradient for any number; the weights are what training steps. Landing
@@ -1203,7 +1214,9 @@ def test_review_04u_phrasings_are_exact():
     assert said + " changes as a number moves, and training steps the weights against it." in read
     # review 04a (round 5): the mean-1 aside moved into the code cell that prints it
     assert "only at mean 0" not in text("fc268831")
-    assert "# 3: the rule needs mean 0" in cells["variance-rules"].source
+    # review 04l: the 3 derived in the comment
+    said = "# Var = E[a²]E[b²] - (E[a]E[b])² = 2 x 2 - 1 = 3, not 1"
+    assert said in cells["variance-rules"].source
     assert '"Var((a+1)(b+1)), means 1:"' in cells["variance-rules"].source  # review 04f
     # review 04w: the fold says the steps share a learning rate, not a size, and splits sqrt(d_k)
     why = text("divide-or-shrink")
@@ -1318,6 +1331,8 @@ def test_mean_top_weight_checker_names_each_slip(capsys):
         (weights, "these are all the weights; take each row's largest, .max(axis=-1)"),
         (weights.max(axis=0), ".max(axis=0) takes the largest over the sentences"),
         (right.mean(axis=-1), "that averages each sentence's row maxima"),
+        # review 04l: an int cast truncates every weight to 0
+        (right.astype(int), "your array is integer: the weights were truncated to 0"),
     ]
     for answer, hint in slips:
         assert not check_mean_top_weight(answer, raw)
@@ -1412,6 +1427,8 @@ def test_review_04k_title_logits_and_the_scalar_hint(capsys):
     cells = {c.get("id"): c for c in chapter_cells()}
     head = cells["52058736"].source
     assert head.startswith("# 4. Scaling by √d_k\n") and "title writes" not in head
+    # review 04l: saturation starves the query/key path, not the values' gradient
+    assert "starves the gradient that reaches the queries and keys" in " ".join(head.split())
     # chapter 3 promises the scaled scores are chapter 4's logits
     said = "These scaled scores are the {term}`logits <logit>` that softmax (chapter 5) turns"
     assert said in " ".join(cells["4875b8d4"].source.split())

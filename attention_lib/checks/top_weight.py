@@ -90,6 +90,13 @@ def _top_weight_result(answer, raw, divisor, weights, expected, others) -> Check
         else:
             hint = f"expected shape {shape} (one number per row), got {value.shape}."
         return CheckResult(name, "FAIL", hint)
+    if np.asarray(answer).dtype.kind in "iu" and not value.any():
+        return CheckResult(
+            name,
+            "FAIL",
+            "your array is integer: the weights were truncated to 0. Keep the floats "
+            "softmax returns (no int cast).",
+        )
     if np.allclose(value, expected, rtol=1e-6, atol=1e-9):
         return CheckResult(name, "PASS", f"the mean of the row maxima is {expected.mean():.3f}.")
     places = next((k for k in range(1, 7) if np.allclose(value, expected.round(k))), None)
