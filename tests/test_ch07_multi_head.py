@@ -345,6 +345,13 @@ def float_d_k(X, h):
             "Check the loop: range(1, h) skips it? Use range(h).",
         ),
         (lambda X, h: good_split(X, h)[:-1], "FAIL", "the last head is missing"),
+        # round l (review 07_l): d_k = 4 typed in ran past the end, not named as typed in
+        (
+            lambda X, h: np.stack([X[:, 4 * i : 4 * (i + 1)] for i in range(h)]),
+            "FAIL",
+            "stops at column 8, so NumPy returns a narrower last block. Head i owns columns "
+            "i*d_k:(i+1)*d_k, and the last head's slice stops at d_model. Is d_k a fixed number",
+        ),
     ],
 )
 def test_split_heads_checker(fn, status, hint, capsys):
@@ -902,7 +909,9 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     for cell_id in ("wo-md", "wo-code", "wo-assert", "wo-read"):
         assert cell_id not in ids
     # round d (plain pass): one idea per sentence
-    assert "cuts it into heads. One batched call then attends in all of them" in source["split-md2"]
+    assert "block of columns. One batched call attends in all of them" in source["split-md2"]
+    # round l (review 07_l, finding 6): the math's Q_i is a block of columns of X W_q
+    assert "$X W_q^{(i)}$ is its $i$-th block of columns" in source["split-md2"]
     code = cells[ids.index("ef813e7a")].source
     # round i (review 07_h, finding 6): the block width is d_k, not a literal 4
     assert "summed = sum(heads[i] @ W_o[d_k * i : d_k * (i + 1)] for i in range(h))" in code
@@ -917,21 +926,32 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert "about as much" not in source["83c4d06e"]
     # review 07_b: the W_o detour (a column that was "no clean detector") is cut to two
     # sentences beside the figure: W_o is where heads meet, and the figure's third column
-    for cell_id in ("mix-code", "mix-read"):
-        assert cell_id not in ids
+    # round l (review 07_l, findings 1-2): the mixing W_o is shown, code and output
     assert "remove-cell" in cells[ids.index("mix-assert")].metadata["tags"]
+    mix_code = cells[ids.index("mix-code")]
+    assert "tags" not in mix_code.metadata and len(mix_code.source.splitlines()) <= 4
+    assert "al.multi_head_attention(" in mix_code.source and "W_o_mix, h=2)" in mix_code.source
+    shown = "".join(str(o.get("data", {}).get("text/plain", "")) for o in mix_code.outputs)
+    assert "ate                1.00" in shown and "was                0.99" in shown
     # review 07_k (learner 1, finding 3): the W_o paragraph moved after the math, as the
     # worked case of the block sum; the figure before it stops at the concatenation
     read = source["mix-md"]
     assert ids.index("83c4d06e") + 1 == ids.index("mix-md")
-    assert ids.index("mix-md") + 1 == ids.index("mix-assert") < ids.index("split-md")
-    assert "Concatenation keeps the heads' answers apart; $W_o$ mixes them." in read
+    mix = ["mix-md", "mix-code", "mix-read", "mix-assert"]
+    assert [ids.index(c) for c in mix] == list(range(ids.index("mix-md"), ids.index("mix-md") + 4))
+    assert ids.index("mix-assert") < ids.index("split-md")
+    # round l (review 07_l, educator 2): W_o's plain purpose, one sentence
+    assert read.startswith("$W_o$ combines the heads: it maps their $h\\,d_v$ concatenated")
+    assert "back to $d_{model}$, which chapter 12's residual adds to $X$." in read
     assert "brings the width back" not in read
     assert "one number from each head" not in read
     assert "Let $W_o$ be the identity but for its second column, $(0, -1, 0, 1)$:" in read
-    assert "the subject's *human* minus the object's, high when a person acted on a" in read
-    assert "Its $-1$ sits in $W_o^{(1)}$, its $1$ in $W_o^{(2)}$: the column adds a term" in read
-    assert read.endswith('For "ate" it reads 1: "I" is human, "cake" is not.')
+    assert "a person acted on" not in " ".join(source.values())  # finding 1: not what it does
+    assert read.endswith("a term from each head ($W_o^{(2)}$ and $W_o^{(1)}$).")
+    assert source["mix-read"] == (
+        "It is high when the subject head found a person and the object head did not: 1.00 "
+        'for "ate", but also 0.99 for "was", since these heads only know that actions ask.'
+    )
     # review 07_k (finding 2): the "human object -> 0.03" counterfactual is cut (a leftover
     # of the object head's softmax, not a clean zero), with its asserts
     assert "0.03" not in read and "human object" not in read
@@ -940,7 +960,7 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert "goes from 0 to 1" not in read and "no single head computes" not in read
     assert "dropped" not in read
     page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
-    assert "clean detector" not in page and "0.77" not in page
+    assert "clean detector" not in page and "0.77" not in page  # shown in the table only
     # review 07_k (finding 1): the cause is that one row of weights sums to 1, not the tie
     assert "its weights sum to 1: the more it gives" in source["pair-read"]
     assert "Any divisor" not in source["pair-read"]
@@ -973,7 +993,6 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "pair-md",  # the pair, named once
     "pair-md2",  # review 07_b: what the tables say, before them ...
     "pair-code",  # its matrices as labelled tables: W_q's action row, queries and keys
-    "pair-values",  # fix round 7m: the values in a table of their own
     "pair-kv-md",  # review 07_k (finding 6): the keys and values, beside their table
     "pair-kv",
     "pair-md3",  # ... and what a head is, and the concatenation (review 07_b)
@@ -984,6 +1003,8 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "pair-figure",  # review 07_k: split, maps, concatenation, drawn on the pair; no W_o
     "83c4d06e",  # "## The math"
     "mix-md",  # review 07_k: a mixing W_o, the worked case of the block sum
+    "mix-code",  # round l (review 07_l): shown, with the mixed column of every token
+    "mix-read",
     "split-md",  # "## Split, attend, concatenate, project": why the sizes change, once
     "e6cfb90e",  # the shape tracer, at those sizes (fix round 7f: moved from before the math)
     "split-md2",  # W_o and the batch axis
@@ -1061,7 +1082,7 @@ def test_main_line_intuition_picture_math_code_experiment():
         assert gone not in ids
     for cell_id in ("pair-assert", "mix-assert", "real-assert"):
         assert "remove-cell" in cells[ids.index(cell_id)].metadata["tags"]
-    for cell_id in ("e6cfb90e", "10741b3e", "3dce5151", "pair-values", "pair-kv", "pair-figure"):
+    for cell_id in ("e6cfb90e", "10741b3e", "3dce5151", "pair-kv", "pair-figure"):
         assert "hide-input" in cells[ids.index(cell_id)].metadata["tags"]
 
 
@@ -1127,9 +1148,9 @@ def test_one_row_must_split_is_said_in_the_text_once():
     # review 07_k (finding 1): framed around one row of weights summing to 1
     assert page.count("its weights sum to 1: the more it gives") == 1
     assert page.count("every value column gets that same mix.") == 1
-    # round i (review 07_h, finding 3): what the average loses is the feature's owner
-    assert page.count("The 0.48 *human* has lost its owner:") == 1
-    assert 'no later layer can tell it came from "I", not "cake".' in page
+    # round i (review 07_h, finding 3): what the average loses is the feature's owner;
+    # round l (review 07_l, finding 3): cut, the weights that sum to 1 carry the point
+    assert "lost its owner" not in page and "no later layer can tell" not in page
     assert "whose *human*" not in page
     # review 07zc: the separate-columns sentence (0.51 and 0.48) rested on hidden code and
     # misattributed the 0.51; cut with its experiment
@@ -1277,7 +1298,8 @@ def test_values_overlap_is_said_with_its_example():
     assert ids.index("pair-md") + 1 == ids.index("pair-md2")
     assert ids.index("pair-md2") + 1 == ids.index("pair-code")
     # review 07_k (finding 6): the keys and values are said beside their own table
-    assert ids.index("pair-values") + 1 == ids.index("pair-kv-md")
+    # round l (review 07_l, finding 7): the "asks" table repeated pair-code's print; cut
+    assert "pair-values" not in ids and ids.index("pair-code") + 1 == ids.index("pair-kv-md")
     assert ids.index("pair-kv-md") + 1 == ids.index("pair-kv")
     assert ids.index("pair-kv") + 1 == ids.index("pair-md3")
     head = source["pair-md3"]
@@ -1308,9 +1330,10 @@ def test_values_overlap_is_said_with_its_example():
     assert "multiplies by $W_o$, here the identity." in head  # round g: "(see the math..." cut
     # review 07zb: the 16 is named where the table shows it, one per head
     # review 07zc: one fact per sentence
-    assert "The first half is the object head's query: it asks for food with 16." in pair
-    assert "The second half, the subject head's, asks for a person with 16." in pair
-    assert "columns 0-1" not in " ".join(c.source for c in cells if c.id == "pair-values")
+    # round l (review 07_l, finding 5): every word with action asks, not only "ate"
+    assert 'so every word with *action* asks, "ate" loudest (16).' in pair
+    assert "The first half is the object head's query: it asks for food." in pair
+    assert "The second half, the subject head's, asks for a person." in pair
     assert 'what was eaten ("cake") and who ate ("I")' in " ".join(source["855d1d49"].split())
     assert "(who ate)" not in pair and "(what was eaten)" not in pair
     q_ate, keys = toy.X[ATE] @ W_q, toy.X @ W_k  # (4,) and (8, 4): two heads of width 2
@@ -1336,7 +1359,7 @@ def test_plain_printouts_on_the_main_line():
         code = cells[cell_id].source
         for dense in ("rows = {", ".items()", "for t in words", '", ".join', "*fetched"):
             assert dense not in code, (cell_id, dense)
-    for cell_id in ("x-code", "e30f9808", "pair-values", "pair-kv", "pair-run", "pair-out"):
+    for cell_id in ("x-code", "e30f9808", "pair-kv", "pair-run", "pair-out", "mix-code"):
         assert "toy.table(" in cells[cell_id].source and ":<" not in cells[cell_id].source
     for cell_id in ("pair-code", "pair-run", "pair-out"):
         assert "[1, ate]" not in cells[cell_id].source
@@ -1344,7 +1367,7 @@ def test_plain_printouts_on_the_main_line():
         assert "np.zeros" not in cells[cell_id].source and "hstack" not in cells[cell_id].source
     shown = {
         cid: cells[cid].outputs[-1]["data"]["text/plain"]
-        for cid in ("pair-values", "pair-run", "pair-out", "x-code")
+        for cid in ("pair-run", "pair-out", "x-code")
     }
     # fix round 7k: each head's own query of "ate", (16, 0) and (0, 16), beside the keys.
     # Fix round 7m (review 07q): where the 16s come from is printed first (W_q's action
@@ -1353,18 +1376,10 @@ def test_plain_printouts_on_the_main_line():
     # fix round 7n (review 07r): the tables are built in a hide-input cell; the visible
     # pair-code is three lines: the matrices, the projections, W_q's action row
     assert len(cells["pair-code"].source.splitlines()) == 3
-    assert "hide-input" in cells["pair-values"].metadata["tags"]
     assert "hide-input" in cells["pair-kv"].metadata["tags"]
     # review 07_k (finding 6): each table beside its own paragraph
-    asks, kv = (
-        cells[c].outputs[-1]["data"]["text/plain"].splitlines() for c in ("pair-values", "pair-kv")
-    )
-    assert [line.rsplit(maxsplit=2) for line in asks] == [
-        ["'ate' asks", "food", "person"],
-        ["object head", "16", "0"],
-        ["subject head", "0", "16"],
-    ]
-    assert len({len(line) for line in asks}) == 1  # the columns line up
+    kv = cells["pair-kv"].outputs[-1]["data"]["text/plain"].splitlines()
+    assert "pair-values" not in cells  # round l (review 07_l): it repeated pair-code's print
     kv_rows = [re.split(r"\s{2,}", line.strip()) for line in kv]  # labels hold a space
     assert kv_rows[0] == ["both heads", "key: food", "key: person", "value: noun", "value: human"]
     assert [row[0] for row in kv_rows[1:]] == list(toy.TOKENS)  # every word
@@ -1432,10 +1447,10 @@ def test_the_named_heads_and_one_merged_experiment():
         "every value column gets that same mix."
     )
     # review 07_k (finding 5): why the one-head output repeats, said once
-    assert (
-        "With the same matrices, the one head returns (noun, human) twice: one average, "
-        "(0.98, 0.48), a noun, about half human. The 0.48 *human* has lost its owner" in read
-    )
+    assert read.endswith(
+        "The one head returns (noun, human) twice: one average, (0.98, 0.48), a noun, about "
+        "half human."
+    )  # round l (review 07_l, finding 3): "lost its owner" cut
     assert "Any divisor" not in read and "tie a tie" not in read
     assert "Both words are nouns" not in read
     assert "merges" not in read
@@ -1443,7 +1458,12 @@ def test_the_named_heads_and_one_merged_experiment():
     read2 = source["pair-read2"]
     # review 07zd: one claim per sentence; the table's headings name the columns
     assert "One returns what was eaten, (0.99, 0.00). The other returns who ate" in read2
-    # fix round 4 (review 07t): the paper's reason, said once, on the pair's own numbers
+    # fix round 4 (review 07t): the paper's reason, said once, on the pair's own numbers;
+    # round l (review 07_l, finding 4): in the paper's own words, quoted
+    assert read2.endswith(
+        'In the paper\'s words, "with a single attention head, averaging inhibits this" '
+        "{cite:p}`vaswani2017attention`."
+    )
     assert read2.count("average") == 0  # review 07w: the one-head argument is in pair-read
     assert "{cite:p}`vaswani2017attention`" in read2
     # fix round 7g, item 1: the W_q x 8 demo (a row "cannot favour both") is cut
@@ -1699,7 +1719,7 @@ def test_fix_round_7k_wording():
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     assert (
-        "the one head returns (noun, human) twice: one average, (0.98, 0.48),"
+        "The one head returns (noun, human) twice: one average, (0.98, 0.48),"
         in (source["pair-read"])
     )
     W_q, W_k, W_v, W_o = HEADS.PAIR
@@ -1842,7 +1862,7 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # review 07_d: the figure's second column, not its third; nothing "dropped" to explain
     # review 07_k: the mixing column is said after the math (mix-md), the figure stops at
     # the concatenation (W_o None), so its numbers match the tables' identity W_o
-    assert "adds a term from each head" in source["mix-md"]
+    assert "a term from each head" in source["mix-md"]
     # fix round 4 (review 07t): columns and heads named as the text names them
     figure = " ".join(cells[ids.index("pair-figure")].source.split())
     assert "toy.X, W_q_pair, W_k_pair, W_v_pair, None, 2, toy.TOKENS," in figure
@@ -1860,7 +1880,8 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     assert (  # round d: one head a sentence, in the panels' order
         "One looks at the previous token, one mostly at the next. The third puts 0.91 of each "
         'row, on average, on `[CLS]`, a marker added in front: a "parking" head, a common '
-        'way to do nothing (chapter 11). The last looks at "cake".' in source["trained-lead"]
+        "way to do nothing (chapter 11). The last puts every row's largest weight on "
+        '"cake".' in source["trained-lead"]  # round l (review 07_l, finding 9)
     )  # review 07_c; round g (review 07_f, finding 2): measured, and named as chapter 11 does
     assert "sink" not in source["trained-lead"] and "specialisation" not in source["trained-lead"]
     # review 07_k (finding 7): L and H explained in the main text, before the figure
@@ -1889,7 +1910,7 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     ids = [c.id for c in cells]
     source = {c.id: " ".join(c.source.split()) for c in cells}
     assert 'explain with numbers when "ate" needs two' in source["0e454d58"]
-    assert "The 0.48 *human* has lost its owner" in source["pair-read"]  # round i
+    assert "lost its owner" not in source["pair-read"]  # round i; cut in round l
     # round i (review 07_h, finding 4): the other action words ask too, before the figure
     # review 07_k (finding 6): cut; pair-was says it about "was" after the figure
     assert "9.6" not in source["pair-md2"] and "more quietly" not in source["pair-md2"]
@@ -1899,13 +1920,13 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
         assert gone not in page, gone
     assert "rescue-assert" not in ids
     # review 07_k: the W_o detour moved after the math; two heads and the paper's reason
-    assert read2.endswith("That is the paper's reason for heads {cite:p}`vaswani2017attention`.")
+    assert read2.endswith('averaging inhibits this" {cite:p}`vaswani2017attention`.')  # round l
     # round g (review 07_f, finding 1): "was" gets "I" too; the figure fades the other rows
     # round i (review 07_h, finding 5): said right after the figure, not in pair-read2
     assert ids.index("pair-figure") + 1 == ids.index("pair-was")
     assert source["pair-was"] == (
-        '"Was", also an action, gets "I" too (0.99): these heads only know that actions ask; '
-        '{numref}`ex-thin-heads` builds one that finds "it".'
+        '"Was", also an action, gets "I" too (0.99); '
+        '{numref}`ex-thin-heads` builds a head that finds "it".'
     )
     words = sum(len(line.split()) for line in visible_prose(cells))
     assert words <= 2220, words  # fix round 4 (review 07t): 2,301 before
@@ -2118,11 +2139,11 @@ def test_round_e_review_07zd():
     # review 07_a: the column is no clean detector; its stray readings are named
     # review 07_b: the detector paragraph is cut with its asserts (the W_o column is
     # now only what the figure draws)
-    assert "mix-read" not in source and "(0.77, 0.52)" not in source["mix-assert"]
+    # round l (review 07_l): the column is shown again, and read for "ate" and "was"
+    assert "(0.77, 0.52)" not in source["mix-assert"]
     # review 07_c: said in the cost section, not in the math too
     assert "parameter count" not in source["83c4d06e"]
-    for cell_id in ("pair-values", "pair-out"):  # review 07_a: pair-values has no W_k table
-        assert '"1 ' not in source[cell_id]
+    assert '"1 ' not in source["pair-out"]  # review 07_a
     assert '"col 1: noun"' in source["pair-out"]
     assert "0.71, not the grid's 0.86" in source["slider-md"]
     assert ":class: dropdown" in source["slider-why"] and "0.90 to 0.61" in source["slider-why"]
@@ -2210,8 +2231,11 @@ def test_round_k_review_07_k():
     concat = [t.get_text() for t in panels[3].texts][4 * ATE : 4 * ATE + 4]
     assert concat == [".99", "0", "1", "1"]
     assert alt.startswith("pair. Three steps on 8 tokens.") and "4, project" not in alt
-    assert alt.endswith("row 'ate' reading (.99, 0, 1, 1), on a diverging colour scale from "
-                        "-1 (orange) through 0 (white) to 1 (purple).")  # fmt: skip
+    # round l (review 07_l): no W_o and no negative number: the weights' 0-to-1 colours
+    assert alt.endswith("row 'ate' reading (.99, 0, 1, 1), on the weights' colour scale from "
+                        "0 to 1.")  # fmt: skip
+    assert panels[3].images[0].get_cmap().name == "cividis"
+    assert panels[3].images[0].get_clim() == (0.0, 1.0)
     plt.close(fig)
     figure_alt = unescape(
         "".join(

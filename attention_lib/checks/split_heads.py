@@ -117,10 +117,8 @@ def _rows_hint(fn, h: int) -> str:
     return ""
 
 
-def _past_end_hint(fn, h: int) -> str:
-    """Name a column slice that stops past X's last column (an off-by-one): NumPy clips it,
-    so the last block comes back narrower and the blocks no longer stack."""
-    n, d_model = 3, 3 * h
+def _column_slices(fn, h: int, d_model: int) -> list[slice]:
+    """The column slices with whole-number ends that ``fn`` takes from a (3, d_model) X."""
     slices = []
 
     class Recorder(np.ndarray):  # X, noting every column slice taken from it
@@ -129,28 +127,43 @@ def _past_end_hint(fn, h: int) -> str:
                 slices.append(key[1])
             return np.asarray(np.ndarray.__getitem__(self, key))
 
-    X = np.arange(1.0, n * d_model + 1).reshape(n, d_model).view(Recorder)
+    X = np.arange(1.0, 3 * d_model + 1).reshape(3, d_model).view(Recorder)
     try:
         with contextlib.redirect_stdout(io.StringIO()), np.errstate(all="ignore"):
             fn(X, h)
     except (Exception, SystemExit):  # even sys.exit() must not end the notebook
         pass
-    whole = [s for s in slices if all(isinstance(x, int | np.integer) for x in (s.start, s.stop))]
+    return [s for s in slices if all(isinstance(x, int | np.integer) for x in (s.start, s.stop))]
+
+
+def _past_end_hint(fn, h: int) -> str:
+    """Name a column slice that stops past X's last column (an off-by-one, or a d_k typed
+    in): NumPy clips it, so the last block comes back narrower and the blocks no longer
+    stack."""
+    d_model = 3 * h
+    whole = _column_slices(fn, h, d_model)
     past = [s.stop for s in whole if s.stop > d_model]
     widths = {s.stop - s.start for s in whole}
+    # a width that stays put when X widens was typed in as a number
+    wider = {s.stop - s.start for s in _column_slices(fn, h, 5 * h)}
+    fixed = (
+        " Is d_k a fixed number in your code? Take it from the input: d_k = X.shape[-1] // h."
+        if len(widths) == 1 and wider == widths
+        else ""
+    )
     if not past and len(widths) == 1 and widths != {d_model // h}:
         width = widths.pop()
         return (
             f"Your slices are {width} columns wide, but on an X of {d_model} columns with "
             f"h = {h}, d_k = {d_model // h}: each head owns columns i*d_k:(i+1)*d_k (a slice "
-            "stops before its end)."
+            f"stops before its end).{fixed}"
         )
     if not past:
         return ""
     return (
         f"Your last slice runs past the end: with d_model = {d_model} it stops at column "
         f"{max(past)}, so NumPy returns a narrower last block. Head i owns columns "
-        "i*d_k:(i+1)*d_k, and the last head's slice stops at d_model."
+        f"i*d_k:(i+1)*d_k, and the last head's slice stops at d_model.{fixed}"
     )
 
 

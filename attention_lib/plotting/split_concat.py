@@ -103,6 +103,8 @@ def split_concat(
     fig : matplotlib.figure.Figure
         ``Q`` has its own colour bar, the weights one from 0 to 1; the concatenation,
         ``W_o`` and the output share one diverging scale (0 white), symmetric about 0.
+        Without ``W_o``, a concatenation with no negative number uses the weights'
+        colours, from 0 to 1 (or to its largest number, if that is larger).
         The output's rows other than ``query``'s are faded.
     alt : str
         The steps with their shapes, and the query's top key in each head.
@@ -129,6 +131,9 @@ def split_concat(
     output = concat @ W_o  # (n, d_model)
     top_abs = max(np.abs(concat).max(), np.abs(W_o).max(), np.abs(output).max(), 1e-12)
     lower = (-float(top_abs), float(top_abs))  # symmetric, so 0 sits at the map's middle
+    # no W_o and no negative output: a plain 0-to-1 scale, as the weights have
+    signed = project or concat.min() < 0
+    lower, cat_cmap = (lower, DIVERGING) if signed else ((0.0, max(1.0, top_abs)), CMAP)
     numbered = [str(j + 1) for j in range(d_model)]  # columns count from 1, as heads do
     cols = list(cols) if cols is not None else numbered
     out_cols = list(out_cols) if out_cols is not None else numbered
@@ -193,7 +198,7 @@ def split_concat(
     colour_bar.ax.tick_params(labelsize=fontsize)
     widths = "+".join([str(d_k)] * h)
     title_cat = f"3. concatenate ({n}×({widths}))"
-    image = _panel(ax_cat, concat, title_cat, tokens, cols, fontsize, True, lower, DIVERGING)
+    image = _panel(ax_cat, concat, title_cat, tokens, cols, fontsize, True, lower, cat_cmap)
     _blocks(ax_cat, n, h, d_k, fontsize, heads_named)
     x_bar = left + d_model * c + 0.25  # the lower row's bar, beside the concatenation ...
     if project:
@@ -226,6 +231,8 @@ def split_concat(
         f"({n}, {' + '.join([str(d_k)] * h)}), row '{query}' reading "
         f"({', '.join(_short(v) for v in concat[row])})"
     )
+    if not signed:
+        return fig, f"{alt}, on the weights' colour scale from 0 to {_short(lower[1])}."
     if not project:
         return fig, f"{alt}, on a diverging colour {scale}."
     alt += (
