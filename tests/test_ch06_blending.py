@@ -747,10 +747,11 @@ def test_fix_round_4_prose_stays_cut():
     flat = markdown_text(cells)
     assert "pre-LN" not in flat and "So $x_\\text{it}$ survives" in flat
     assert "hands over mostly noun" not in flat and "person becomes" not in flat
-    # Review 06_b: no table-building code in the first code cell: V is printed plainly.
+    # Review 06_b: no table-building code in the first code cell. Review 06 l: one
+    # labelled row per token, printed by a plain loop.
     first = next(c for c in cells if c.id == "19436908")
-    assert "toy.table" not in first.source and "for token, row" not in first.source
-    assert first.outputs[0]["text"].startswith("cards V, one row per token, 'I' to")
+    assert "toy.table" not in first.source and "for token, card in" in first.source
+    assert first.outputs[0]["text"].startswith("cards V, columns: noun, verb, third")
     assert "food becomes" not in flat
     assert "Centring the cards keeps" not in flat and "row sums" not in flat
     assert "rubber band" not in flat and "recipe" not in flat and "movie night" not in flat
@@ -759,7 +760,7 @@ def test_fix_round_4_prose_stays_cut():
     assert "The split, term by term" not in flat  # the three-decimal dropdown is gone
     assert "near a corner" not in flat
     assert "Double a card" in flat  # the n^2 aside is cut (fix round 2 of 6b)
-    assert len(flat.split()) <= 2307, "fix round 6l left 2307 visible words"
+    assert len(flat.split()) <= 1482, "review 06 l left 1482 visible words (was 2307)"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 3  # bold numbers
     assert all(c.id != "3c6d29d1" for c in cells)  # the centred-card table is gone
 
@@ -847,8 +848,10 @@ def test_fix_round_6i_prose_says_each_point_once():
     assert "92dfa50e" not in [c.id for c in cells] and "0.81" not in flat
     assert "its own." not in flat and "so every weight" not in flat
     caption = " ".join(next(c for c in cells if c.id == "130f8893").source.split())
-    assert "At $T = 1$ the eight outputs are nearly alike (the noun column spans only" in caption
-    assert "only sharp rows give tokens different outputs." in caption
+    # Review 06 l: the rows, not sharpness alone, set how far apart the outputs sit.
+    assert "so the eight outputs sit close together (the noun column spans 0.05)" in caption
+    assert "outputs differ only as much as the rows do, and sharp rows differ most." in caption
+    assert "only sharp rows give" not in caption
     # Fix round 6b: the eight noun elements are printed in a table instead, and the gap
     # from the average card is computed and asserted off the page.
     asserted = next(c for c in cells if c.id == "9f780453").source
@@ -861,7 +864,8 @@ def test_fix_round_6i_prose_says_each_point_once():
     # 06r); "I" leans on its own card, so the rise is not all from "cake".
     # Session 4 (review 06s): two steps, one printout each; the gap is printed, and the
     # "seven tokens lean on 'cake'" aside is cut.
-    assert "at $T = 0.2$ the gap closes by about 70%." in flat  # 0.688 (review 06_a)
+    # Review 06 l: the gap is defined in words, not only in the code.
+    assert 'to the card of "cake" falls from 0.72 to 0.22, about 70%.' in flat  # 0.688
     assert "seven tokens lean most" not in flat and 'Only "it" comes close' not in flat
     # Review 06_a: chapter 10's 0.94 is another model on another task; the landing page
     # has it, this page no longer sets it against 0.68.
@@ -878,7 +882,7 @@ def test_fix_round_6i_prose_says_each_point_once():
     assert all(c.id != "b6e0f01a" for c in cells) and "Values that run negative" not in flat
     assert flat.count("context vector") == 1
     assert "`blend = shares @ toy.MOVIE_CARDS`" in flat  # chapter 2's line, re-shown
-    assert "kobayashi2020attention" in flat and "is therefore not a contribution" in flat
+    assert "kobayashi2020attention" in flat and "A weight is not a contribution" in flat
     assert "this `T` counts tokens):" in flat
     # The nanoGPT listing is a fold of its own after Exercise 6.3 (session 4, review 06s).
     assert re.search(r"this `T` counts tokens\): ```python att = ", flat)
@@ -1112,8 +1116,8 @@ def test_fix_round_6k_prose():
     # Review 06_f: a parenthesis in the body; the summary says "not probabilities" once.
     # Review 06_k: the sums moved out of the hull's definition into the summary.
     assert "need not sum to 1" not in flat
-    assert "Outputs are not probabilities (their entries sum to 1.35 to 1.42 here)." in flat
-    assert flat.count("not probabilities") == 1
+    # Review 06 l: the summary recaps only what the body taught; the sums bullet is cut.
+    assert "not probabilities" not in flat and "1.35" not in flat
     assert "weights were probabilities" not in flat
     assert "and a blend goes negative" not in flat  # the stretched-V fold is cut
     assert "3376346b" not in ids and "## Inside the hull" in flat
@@ -1295,10 +1299,7 @@ def test_fix_round_6b_structure_and_cuts():
 
     path = Path(__file__).resolve().parents[1] / "chapters" / "11_real_model.ipynb"
     ch11 = {c.id: c for c in nbformat.read(path, as_version=4).cells}
-    fold = ch11["pytorch-call-md"].source
-    assert fold.startswith("````{admonition}") and "dropout zeroes each weight" not in fold
-    assert fold.count("\n- ") == 2 and len(fold.split()) <= 97  # was 142
-    assert "PyTorch takes `scale` only by keyword" in fold
+    assert "pytorch-call-md" not in ch11  # review 11 k: cut; core's docstring compares
     assert "(dropout in training can break this)" not in flat
     # The hull is defined as every convex combination, so a softmax row's blend is inside it
     # (session 3, review 06p); the column names are features, not grammar.
@@ -1435,7 +1436,7 @@ def test_fix_round_6n_mood_is_ours_too_no_head_before_chapter_7_and_why_blend():
     assert all(c.id not in ("d758e3be", "72a1eaec") for c in cells)
     # The card of "it" is worked through on screen: features @ W_v.
     shown = next(c for c in cells if c.id == "19436908").outputs[0]["text"]
-    assert "'it': [0.  0.2 0.  1. ] @ W_v = [0.2 0.  1.  0.2]" in shown
+    assert "'it': food 0, person 0.2, action 0, pointer 1 @ W_v = [0.2 0.  1.  0.2]" in shown
     # The toy's T = 1 weights are said to be near even, by how much, before the table.
     # Review 06_d: near-even because the hand-set projections keep the scores close, not
     # because the toy is untrained; the T = 0.2 result comes straight after its printout.
@@ -1443,8 +1444,8 @@ def test_fix_round_6n_mood_is_ours_too_no_head_before_chapter_7_and_why_blend():
     # Review 06_k: the 0.81 clause (chapter 5's number) is cut; the caption says where
     # sharpness comes from instead.
     assert "within 0.81" not in flat
-    assert "$T = 0.2$ stands in for a $W_q$ five times larger (chapter 5)" in flat
-    assert "trained attention is often far sharper than this toy (chapter 11)" in flat
+    # Review 06 l: the W_q and chapter 11 remarks are cut (chapter 5 makes the W_q point).
+    assert "five times larger" not in flat and "far sharper" not in flat
     assert "Why near-even weights give near-average outputs" not in flat  # the bound fold
     # Review 06r: the range claim is per column. Session 4: W_v's rules are its table only.
     assert "Entry $f$ of every output therefore" not in flat  # review 06_b: a box, cut
@@ -1535,7 +1536,7 @@ def test_session_3_round_2_review_06p():
     assert "query 'science fiction'" in chapter_2
     # The move towards "cake" says where it starts (0.69 measured, asserted in 9f780453).
     # Session 4: the two distances are printed, 0.72 and 0.22 (asserted in a7c2e6b1).
-    assert "the gap closes by about 70%" in text
+    assert "falls from 0.72 to 0.22, about 70%" in text  # review 06 l: named in words
     gaps = next(c for c in cells if c.id == "a7c2e6b5").outputs[0]["text"]
     assert gaps.count("gap 0.72 -> 0.22") == 1
     # One sharp temperature: T = 0.2 in both the noun table and the hull table.
@@ -1547,9 +1548,10 @@ def test_session_3_round_2_review_06p():
     # Exercise 6.2 says how to index a batch.
     prompt = next(c for c in cells if c.id == "42c59595").source
     prompt = " ".join(prompt.split())
-    # Session 5 (review 06t): 2-D first, then the batch, with the indexing shown.
+    # Session 5 (review 06t): 2-D first, then the batch. Review 06 l: the shapes, not the
+    # loop body (the checker names the missing None).
     assert "1. First for 2-D `weights` $(n_q, n_k)$" in prompt
-    assert "`weights[:, j, None] * V[j]`" in prompt
+    assert "a column $(n_q, 1)$ times a card $(1, d_v)$" in prompt
     # Review 06v: the batch expression is the checker's hint to give, not the prompt's.
     assert "V[..., None, j, :]" not in prompt and "weights.shape[:-1]" not in prompt
     assert "count axes from the end with `...`." in prompt
@@ -1740,7 +1742,7 @@ def test_review_06a_prose_and_the_lighter_hull_figure():
     # The output is linear in V for fixed weights; the non-linearity is softmax(QK^T).
     assert "For fixed weights the output is linear in $V$" in text
     # Review 06_d: two plain reasons to blend; no ambiguous "every row it mixes".
-    assert "A blend can gather from several words at once." in text
+    assert "A blend can gather from several films, or in a sentence several words, at once." in text
     assert "Picking only the top card gives them none (chapter 5)." in text
     assert "every row it mixes" not in text
     # The row form leads the math; the element form follows, entry by entry.
@@ -1778,7 +1780,7 @@ def test_a_near_miss_above_gets_the_same_hint_as_one_below(toy_values, capsys):
 def test_review_06f_prose_and_checker_hints(toy_values, capsys):
     cells, flat = _prose()
     # The 44% is of the noun bar; the doubled row's landing point is given to check.
-    assert 'The largest term, from "cake", is 44% of the noun element;' in flat
+    assert '"cake" gives the largest term, 44%.' in flat
     assert "escapes: it lands at $(0.96, 1.16)$, above every card." in flat
     asserted = next(c for c in cells if c.id == "9f780453").source
     assert "np.ptp(output, axis=0).max() < 0.13" in asserted  # "barely differ"
@@ -1827,22 +1829,28 @@ def test_weights_t_on_a_batch_is_named(capsys):
     assert "weights.T[j] is not the column of key j" in line
 
 
-def test_the_sharpness_pointers_hold_in_chapters_5_and_11():
-    # "T = 0.2 stands in for a W_q five times larger (chapter 5)": chapter 5 says doubling
-    # W_q is a temperature of 0.5 (the notebook asserts the factor 5); "trained attention
-    # is often far sharper (chapter 11)": most heads there give one key over half.
-    from pathlib import Path
+# --- Review 06 l ------------------------------------------------------------------------
 
-    import nbformat
 
-    root = Path(__file__).resolve().parents[1] / "chapters"
-    text = {
-        n: " ".join(" ".join(c.source for c in nbformat.read(root / n, as_version=4).cells).split())
-        for n in ("05_softmax.ipynb", "11_real_model.ipynb")
-    }
-    import re
+def test_review_06l_payoff_shapes_and_the_paired_keys_slip(capsys):
+    cells, flat = _prose()
+    # The output of "it" is read as a whole after the bars; the triangles are named.
+    assert 'The output of "it" has more noun (0.48) than its own card (0.2) or even' in flat
+    assert "(0.40, the triangles)" in flat and "less human (0.12 against 0.15)" in flat
+    asserted = next(c for c in cells if c.id == "5d4f768b").source
+    assert "[0.40, 0.26, 0.50, 0.15]" in asserted and "[0.48, 0.24, 0.58, 0.12]" in asserted
+    assert "(though models almost always make them equal, chapter 7)" in flat
+    # Exercise 6.2 gives the shapes, not the loop body.
+    assert "add a column $(n_q, 1)$ times a card $(1, d_v)$." in flat
+    assert "`weights[:, j, None] * V[j]`" not in flat
+    shown = next(c for c in cells if c.id == "19436908").outputs[0]["text"]
+    assert max(map(len, shown.splitlines())) <= 80 and "delicious [0.7 0.3 0.7 0. ]" in shown
 
-    assert re.search(r"doubling \$W_q\$[^.]*0\.5", text["05_softmax.ipynb"])  # T = 0.5
-    assert "36 of the 60 heads give `[CLS]`" in text["11_real_model.ipynb"]
-    assert "over half their weight" in text["11_real_model.ipynb"]
-    assert toy.attention()[1].max() < 0.22  # the toy's largest weight
+    def paired(Q, K, V):  # query i meets key i only
+        scores = (Q * K).sum(axis=-1, keepdims=True) / np.sqrt(Q.shape[-1])
+        return al.softmax(scores) @ V
+
+    assert not check_attention(paired)
+    line = capsys.readouterr().out
+    assert "You paired query i only with key i (Q * K): Q @ K.T pairs every query" in line
+    assert "keepdims" not in line

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..core import attention_scores, scaled_dot_product_attention, softmax
 from .base import (
+    BROADCAST_HINT,
     Cases,
     CheckResult,
     Fail,
@@ -47,12 +48,12 @@ def check_attention(fn) -> CheckResult:
         # d_v = 2 differ from d_k and from the fixed numbers (√4 = 2), so each hint is sure.
         Q, K, V = rng.normal(size=(5, 3)), rng.normal(size=(3, 3)), rng.normal(size=(3, 2))
         case = "5 queries, 3 keys, d_k = 3, d_v = 2"
-        out = _run_shapes(cases, case, Q, K, V, hint=_PRODUCTS)
+        out = _run(cases, case, Q, K, V, hint=_PRODUCTS)
         _attention_case(out, Q, K, V, case, swapped=swapped)
 
         Q, K, V = rng.normal(size=(2, 3)), rng.normal(size=(5, 3)), rng.normal(size=(5, 4))
         case = "2 queries, 5 keys, d_k = 3, d_v = 4"
-        out = _run_shapes(cases, case, Q, K, V, hint=_PRODUCTS)
+        out = _run(cases, case, Q, K, V, hint=_PRODUCTS)
         _attention_case(out, Q, K, V, case, swapped=swapped)
 
         # Scores up to about 2000: np.exp overflows unless each row's max comes off (ch. 5).
@@ -63,7 +64,7 @@ def check_attention(fn) -> CheckResult:
         )
         case = "large scores (up to about 2000)"
         with np.errstate(over="ignore", invalid="ignore"):
-            out = _run_shapes(cases, case, Q, K, V, hint=_PRODUCTS)
+            out = _run(cases, case, Q, K, V, hint=_PRODUCTS)
         if not np.all(np.isfinite(np.asarray(out, dtype=float))):
             raise Fail(
                 f"on {case}, your output holds nan or inf: np.exp overflows past about 709. "
@@ -81,7 +82,7 @@ def check_attention(fn) -> CheckResult:
         )
         if uses_name(fn, "dot"):  # np.dot pairs every matrix of one batch with every other
             swap = " np.dot does not treat the first axis as a batch; use @ (np.matmul)."
-        out = _run_shapes(cases, case, Q, K, V, hint=swap)
+        out = _run(cases, case, Q, K, V, hint=swap)
         _attention_case(out, Q, K, V, case, swap, swapped=swapped)
 
     def output_only(Q, K, V):
@@ -115,6 +116,21 @@ _PRODUCTS = (
     "K, not Q; then weights @ V is (n_q, n_k) @ (n_k, d_v), with neither transposed."
 )
 _FIXED = ((2.0, "2"), (4.0, "4"), (np.sqrt(8), "√8"), (8.0, "8"))  # √4, the toy's d_k, n
+
+
+def _run(cases: Cases, case: str, Q, K, V, *, hint: str) -> np.ndarray:
+    """:func:`_run_shapes`, naming ``Q * K``: a broadcast error between exactly their shapes."""
+    try:
+        return _run_shapes(cases, case, Q, K, V, hint=hint)
+    except Fail as fail:
+        message = str(fail)
+        q, k = (f"({','.join(map(str, a.shape))})" for a in (Q, K))
+        if BROADCAST_HINT in message and (f"{q} {k}" in message or f"{k} {q}" in message):
+            raise Fail(message.replace(BROADCAST_HINT, _PAIRED)) from None
+        raise
+
+
+_PAIRED = " You paired query i only with key i (Q * K): Q @ K.T pairs every query with every key."
 
 
 def _attention_case(out, Q, K, V, case: str, shape_hint: str = "", *, swapped=()) -> None:
