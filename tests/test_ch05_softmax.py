@@ -544,8 +544,11 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # section (cut from the math and the flat-row note, the chatbot sentence too); the squared
 # shares and the log-sum-exp half of the fold cut; the naming answer, rows-not-columns and
 # chapter 8's mask= pointer added; the output nears the top key's value, not the longest.
-VISIBLE_WORDS = 1487
-MAIN_LINE_WORDS = 858
+# Review 05_l cut 1487 -> 1486 and 858 -> 837: why exponentiate leads with what softmax must
+# do (the key bias a consequence, in the math); log-sum-exp to the slope fold; the x100 and
+# reshuffle sentences cut; the max trick printed; one clause on masked_fill.
+VISIBLE_WORDS = 1486
+MAIN_LINE_WORDS = 837
 
 
 def _chapter():
@@ -986,14 +989,14 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     assert [length(printed[i]) for i in (2, 4)] == [0.80, 0.91]
     assert printed[2].startswith("   softmax: [") and printed[4].startswith("   softmax: [")
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "Raw scores as weights double the output" in conclusion
+    assert "Raw-score weights scale the output" in conclusion  # review 05_l
     # review 05_k: the output nears the TOP key's value, which here ties the longest (1.41)
     assert "never longer than the longest one (1.41)" in conclusion
     assert "can approach the longest value's" not in conclusion
-    assert "At ×100 the output is the top key's value, \"cake\"'s, also 1.41 long" in conclusion
+    assert "×100" not in conclusion  # review 05_l: cut, with the reshuffle below
     # review 05_f: doubling reshuffles toward both top keys; it undoes chapter 4's scaling
-    assert '"cake" 0.21 → 0.32, "delicious" 0.16 → 0.19' in conclusion
-    assert "Doubling, which gives chapter 4's raw scores" in conclusion
+    assert "0.32" not in conclusion and "Doubling" not in conclusion
+    assert conclusion.endswith("never longer than the longest one (1.41).")
     assert "sharpen the row instead" not in conclusion
     assert "Doubling is softmax at $T = 0.5$" not in conclusion  # review 05_d: T known by now
     assert "hull" not in flat
@@ -1126,7 +1129,7 @@ def test_round_3_shows_both_raw_rows_and_points_to_sharper_trained_heads():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert conclusion.count(". ") == 3  # review 05_d: four sentences, one with the bound
+    assert conclusion.count(". ") == 1  # review 05_l: two sentences, one with the bound
     # review 05w: the heatmap and its note are cut (26b93a54 was cut before)
     assert "26b93a54" not in cells and "t2note05" not in cells
     assert "tderiv05" not in cells
@@ -1174,10 +1177,12 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # nothing about which key to prefer, not "no natural zero"; one paragraph, k = 1/T moved
     # review 05_f: the key bias spelled out: q . b, the same for every key in q's row
     # review 05_k: GPT-2's key bias (chapter 2), scaled: q . b / sqrt(d_k); no colon chain
-    assert why.startswith("Why exponentiate? GPT-2's keys carry a bias $b$ (chapter 2)")
-    assert "rises by the same $q \\cdot b / \\sqrt{d_k}$" in why
-    assert "That favours no key" in why and "no natural zero" not in flat
-    assert "only gaps should count" in why
+    # review 05_l: what softmax must do leads; the key bias is a consequence, after the math
+    assert why.startswith("Why exponentiate? Any real score should map smoothly to a positive")
+    assert "only gaps counting" in why and "GPT-2" not in why and "no natural zero" not in flat
+    math = " ".join(cells["04fabf9f"].source.split())
+    assert "So GPT-2's key bias $b$ (chapter 2), which adds $q \\cdot b / \\sqrt{d_k}$" in math
+    assert math.endswith("to query $q$'s whole row, changes no weight.")
     # review 05_d: the shares moved by +1 said in words after the prints; the uniqueness
     # claim (narrowed to the f(z_i) / sum f(z_j) family, review 05_a) opens the proof fold
     said = " ".join(cells["shiftsay5"].source.split())
@@ -1200,9 +1205,10 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     summary = " ".join(cells["0893ab71"].source.split())
     assert "smooth **arg max**." in summary  # session 4: log-sum-exp only in its fold
     # review 05_k: the naming answer on the main line; the fold keeps the Jacobian only
-    assert "So softmax is a smooth arg max; the smooth max is log-sum-exp" in flat
-    assert "whose gradient is softmax" in cells["softmx05"].source
-    assert "log-sum-exp" not in cells["lsefold5"].source
+    # review 05_l: the log-sum-exp clause (it needs gradients) moves into the slope fold
+    assert cells["softmx05"].source.endswith("So softmax is a smooth arg max.")
+    assert "log-sum-exp" not in cells["softmx05"].source
+    assert "whose gradient\nis softmax" in cells["lsefold5"].source
     # T is named before the figure that plots it; the non-linearity fold is split
     # session 4: T is defined by the formula above the figure; the caption no longer repeats it
     assert "A smaller $T$ nears the step" in cells["twokeycap"].source
@@ -1299,7 +1305,10 @@ def test_review_05x_shows_the_weights_qualifies_the_nudge_and_says_shift_invaria
     assert "Shift-invariance" not in cells["f5a1c0de"].source
     # review 05y: the fold points back to chapter 4's p(1 - p) instead of re-deriving it
     # review 05_d: the Jacobian half shortened to the formula and chapter 10
-    assert "chapter 10 applies it" in " ".join(cells["lsefold5"].source.split())
+    # review 05_l: chapter 4 showed p(1 - p), not the Jacobian; chapter 10 derives it
+    fold = " ".join(cells["lsefold5"].source.split())
+    assert "Chapter 4's two-key slope $p(1 - p)$ generalises to" in fold
+    assert "chapter 10 derives it" in fold and "from chapter 4" not in fold
 
 
 def test_softmax_checker_wants_an_array_not_a_list(capsys):
@@ -1320,8 +1329,10 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     assert ids.index("flatrow5") == ids.index("10e4cd6b") + 1
     note = " ".join(cells["flatrow5"].source.split())
     # review 05_a: "weights" meant W_q, W_k here; the note names them and the 0.81 span
-    assert "the toy's $W_q$, $W_k$ keep each row's scores" in note and "hand-picked" not in flat
-    assert "within 0.81, so $e^z$ varies at most ×2.25" in note
+    # review 05_l: "close to even", not "nearly flat"; 0.81 is the widest row, not a design
+    assert "close to even (1/8 = 0.125): the widest row of scores spans 0.81" in note
+    assert "no weight is more than 2.25 times another in its row" in note
+    assert "hand-picked" not in flat and "keep each row" not in note
     # review 05_k: rows, not columns, sum to 1, in prose; "no T to set" moved and said once
     assert note.startswith("Each row (over the keys, the last axis) sums to 1")
     assert 'a column such as "cake" totals 1.32' in note
@@ -1498,3 +1509,36 @@ def test_review_05k_points_to_chapter_8s_mask_argument():
     cells, _, _ = _chapter()
     note = " ".join(cells["2d2588ed"].source.split())
     assert "chapter 8 masks through attention's `mask=` instead" in note
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda p: np.sum(_entropy_terms(al.softmax(p)), axis=-1),  # softmax applied first
+        lambda p: np.full(p.shape[:-1], np.log(8)),  # log 8, whatever p is
+    ],
+    ids=["softmax-first", "hard-coded-log-8"],
+)
+def test_entropy_checker_says_a_one_hot_row_has_entropy_0(fn, capsys):
+    assert not check_entropy(fn)
+    line = capsys.readouterr().out
+    assert "on a one-hot row" in line, line
+    assert line.rstrip().endswith("A one-hot row has entropy 0: is your answer using p?"), line
+
+
+# --- Review 05_l: the max trick on the page; -inf masking in PyTorch named -------------------
+
+
+def test_review_05l_shows_the_max_trick_and_names_masked_fill():
+    cells, shown, flat = _chapter()
+    code = cells["1434be3b"].source
+    assert "np.exp(rows - rows.max(axis=-1, keepdims=True))" in code
+    assert max(len(line) for line in code.splitlines()) <= 80
+    out = cells["1434be3b"].outputs[0]["text"]
+    trick = out.split("max trick:\n")[1]
+    assert trick == out.split("al.softmax:\n")[1].split("naive formula:")[0]  # the same rows
+    note = " ".join(cells["2d2588ed"].source.split())
+    assert "`masked_fill` with $-\\infty$ works while each row keeps one finite score" in note
+    assert "k > 0$ keeps the order ($k = 1/T$, below)" in cells["onlyexp5"].source
+    code = cells["d4e5f605"].source
+    assert "soft2[cake]" in code and "soft[cake]" not in code
