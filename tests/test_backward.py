@@ -528,6 +528,10 @@ def test_grad_V_checker_pass_todo_and_crash():
         message = check_grad_V(lambda A, dO, c=c: c * (A.swapaxes(-1, -2) @ dO)).message
         assert said in message and "values differ" not in message
     assert check_grad_V(lambda A, dO: np.einsum("...ij,...ik->...jk", A, dO))
+    # review 10_l: an int cast is named as a dtype, not as "0 times the right answer"
+    for cast in (lambda x: x.astype(int), lambda x: np.round(x).astype(int)):
+        message = check_grad_V(lambda A, dO, cast=cast: cast(_dV(A, dO))).message
+        assert "your array is integer" in message and "times the right" not in message
 
 
 def nudged(
@@ -1290,13 +1294,14 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     assert sum(len(line.split()) for line in prose_lines(main)) <= MAIN_LINE_WORDS
     main_text = " ".join(" ".join(c.source for c in main).split())
     folded_text = " ".join(" ".join(c.source for c in folded).split())
-    # the forgotten row sum: training hides it, the finite-difference check catches it
-    assert "Training hides it" in main_text and "finite-difference check catches it" in main_text
+    # the forgotten row sum: training hides it, a gradient check catches it
+    assert "Training hides it" in main_text and "gradient check catches it" in main_text
+    assert "Only the finite" not in main_text and "a score, its" not in main_text  # review 10_l
     assert "rescaled" not in main_text + folded_text  # review 10_k finding 1
     assert "8 times longer" in folded_text and "25.1" in folded_text  # the other slips: a fold
     assert "25.1" not in main_text and "chapter 5's Jacobian" not in main_text
     assert "nudging $q$ alone" in main_text and "derived below" not in main_text
-    assert "saddle" in folded_text and "timed below" in folded_text
+    assert "exactly zero" in folded_text and "timed below" in folded_text
     by_id = {c.id: c for c in cells}
     assert "hide-cell" in by_id["bp-timing"].metadata["tags"]  # the learner sees the number
     assert "forward passes' time" in by_id["bp-timing"].outputs[0]["text"]

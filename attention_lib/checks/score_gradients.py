@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import (
+    _LAST,  # the learner's answer with its dtype kind, as returned (before becoming floats)
     ATOL,
     BROADCAST_HINT,
     Cases,
@@ -80,7 +81,13 @@ def _factor(got, right):
 
 
 def same_or_factor(out, right, case: str, formula: str) -> None:
-    """``same``, but an answer off by a constant (2x, 0.5x) is told its factor."""
+    """``same``, but a constant factor (2x, 0.5x) or an integer dtype is named."""
+    last, name = _LAST.get(), formula.split(" =")[0]
+    if last and last[0] is out and last[1] in "iu" and not np.allclose(out, right, atol=ATOL):
+        raise Fail(
+            f"your array is integer (on {case}): each entry of {name} was cut to a whole "
+            f"number. Keep {name} in floats: no int cast, no integer array to fill."
+        )
     c = _factor(np.asarray(out, dtype=float), right)
     if c is not None and not np.isclose(c, 1):
         raise Fail(
