@@ -756,12 +756,13 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     worked = cells["colj0001"].source
     assert "q_{it} \\cdot k_{cake} = 1.8 \\times 1 + 0.24 \\times 0" in worked
     flat_worked = " ".join(worked.split())
-    assert 'Key column 0 holds the *food* of "cake"' in flat_worked and "*seeks food*" in worked
+    assert 'key column 0 holds the *food* of "cake"' in flat_worked and "*seeks food*" in worked
     # review 02_d-3: column j of W_q and of W_k are one channel; review 02_f-6: the
     # W_q W_k^T remark is left to chapter 3
-    # review 02_l-5: one channel in the hand-built matrices only; a trained model mixes them
-    channel = "and column $j$ of $W_k$ work as one channel in our hand-built matrices (a trained"
-    assert channel in flat_worked and "can mix channels, chapter 3)." in flat_worked
+    # review 02_m-1: no model mixes channels in a dot product; ours are named, a trained one's not
+    assert "In our matrices, column 0 means *food* in both:" in flat_worked
+    assert "A trained model's columns carry no names (chapter 3)." in flat_worked
+    assert "mix channels" not in flat_worked
     assert "only the product" not in flat_worked and "have no names" not in flat_worked
     assert "hand-designed" not in worked
     # review 02t: the 0.2 of W_k is cut here (chapter 3 reads it through W_qk), and the
@@ -786,14 +787,10 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     flat_two = " ".join(two.split())
     assert '"cake" (1.80), as' in flat_two and "1.22" not in two
     assert "0.08" not in two and "Set $W_q$" not in two and "forced equal" not in two
-    assert "What breaks the symmetry is that $W_q W_k^\\top$ is not symmetric" in flat_two
-    # review 02_l-1: the "W_q alone would do it" aside is cut; the real reason for two thin
-    # factors (rank, cost) points to chapter 3's "Why two factors?"
+    # review 02_m-3: chapter 3's cost argument (rank, GPT-2 counts) is not repeated here
+    assert "The scores depend on $W_q W_k^\\top$, which need not be symmetric" in flat_two
     assert "0.98" not in two and "$W_q$ alone" not in two
-    assert "(98,304 against 589,824 per GPT-2 small head; chapter 3, *Why two factors?*)" in (
-        flat_two
-    )
-    assert "rank at most $d_k$" in flat_two
+    assert "98,304" not in two and "rank" not in two and "What breaks" not in two
     # review 02r: sharing forces symmetric SCORES; the weights may still differ; W_s is cut.
     # review 02u: the self-preference law stays in exercise 2.2 (shared matrix only); the main
     # line and the Summary no longer claim two matrices break it
@@ -824,7 +821,9 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     search = " ".join(cells["265e464b"].source.split())
     # review 02_d-7: the softmax-sharpening aside is cut; 02_d-6: no provenance of the marks
     # review 02_k-6: the temperature aside is cut too; 02_f-8: lowercase q
-    assert "Our query puts 3 on sci-fi alone." in search and "larger number" not in search
+    # review 02_m-5: why 3, in one clause
+    assert "Our query puts 3, not 1, on sci-fi alone, so the shares differ clearly" in search
+    assert "larger number" not in search
     assert "$q$, is your request" in search and "sharpens" not in search
     assert "come from the article" not in search
     out = cells["318c1d4b"].outputs[0]["text"]
@@ -868,7 +867,8 @@ def test_weights_table_prints_the_three_matrices_row_by_feature():
     assert top[0].split() == "W_q (query) seeks W_k (key) advertises".split()
     assert bottom[0].split() == "W_v (value) hands over".split()
     assert top[1].split() == list(2 * toy.FEATURES)  # full names, no abbreviations (review 02u)
-    assert bottom[1].split() == " ".join(toy.VALUE_FEATURES).split()
+    # review 02_m-6: one word per column head ("third person" read as two columns)
+    assert bottom[1].split() == ["noun", "verb", "3rd-person", "human"]
     for block, W in ((top, np.hstack([toy.W_q, toy.W_k])), (bottom, toy.W_v)):
         for f, (feature, line) in enumerate(zip(toy.FEATURES, block[2:], strict=True)):
             assert line.split()[0] == feature
@@ -921,6 +921,13 @@ def test_a_count_cannot_be_negative_and_true_false_rows_are_summed(capsys):
     assert "a count cannot be negative" in capsys.readouterr().out
     assert not check_self_matches(S.argmax(-1) == np.arange(len(S)), S)
     assert "Count the True entries with .sum()" in capsys.readouterr().out
+    # review 02_m: the indices of the words, not how many there are
+    own = np.flatnonzero(S.argmax(-1) == np.arange(len(S)))
+    for indices in (own, own.tolist(), tuple(own.tolist())):
+        assert not check_self_matches(indices, S)
+        assert "is the list of words; give how many, e.g. len(...)" in (capsys.readouterr().out)
+    assert not check_self_matches([3], S)  # one number in a list: take it out
+    assert "list of words" not in capsys.readouterr().out
     assert not check_projection_element("0.37")  # text: no array advice
     assert "take it out" not in capsys.readouterr().out
 
@@ -937,7 +944,10 @@ def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
     order = list(cells)
     assert order.index("0c33d0b0") < order.index("colj0001") < order.index("c0fb933e")
     rules = " ".join(cells["wqwhy001"].source.split())
-    assert "Each row of $W_q$ is a rule:" in rules and "article's story" not in rules
+    # review 02_m-4: the items are each row's largest entries, not the whole row
+    assert "Each row of $W_q$ is a rule; its largest entries:" in rules
+    assert "article's story" not in rules
+    assert "food looks for food and a pointer, both arbitrary choices;" in rules
     # review 02_f-3: the value features are named where W_v is first printed
     assert "maps the features to what a word hands over: noun, verb, third person, human." in rules
     # review 02_k-5: one item per row of W_q, in row order; no "cake looks back for it"
@@ -955,9 +965,11 @@ def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
     two = " ".join(cells["c95b653c"].source.split())
     assert "even $I$ (no projection)" in two and "Reformer" not in two  # review 02b-2, 3
     # review 02_k-1: the two-matrix bullet leads with a one-way example the toy's scores show
-    lead = '**Two matrices:** the directions differ, as language needs. "Ate" seeks its object'
-    assert lead in two
-    assert '(1.28) far more than "cake" seeks "ate" (0.48).' in two and "Language needs" not in two
+    # review 02_m-2: sharing makes the scores symmetric, not attention unworkable
+    lead = '**Two matrices** let the scores differ by direction: "ate" → "cake" is 1.28,'
+    assert lead in two and '"cake" → "ate" 0.48.' in two
+    assert "language needs" not in two.lower()
+    assert "pulls each word toward itself (exercise 2.2)" in two
     assert "as every word that looks for food does." in two  # round d: the reason said once
     assert "cols=toy.FEATURES" in cells["40912d84"].source  # the W_q figure names its columns
     # its rows stay unlabelled: the labels widened the figure until its text fell under

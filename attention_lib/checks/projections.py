@@ -278,8 +278,12 @@ def _not_shared(answer, S: np.ndarray, n: int) -> CheckResult | None:
     (``S_shared`` overwritten, say with ``Q @ K.T``): the count would be another design's."""
     if answer is None or isinstance(answer, (bool, np.bool_)):
         return None
+    idx = answer.tolist() if isinstance(answer, np.ndarray) else answer  # word indices?
+    idx = list(idx) if isinstance(idx, (list, tuple)) else []
     if isinstance(answer, numbers.Real) and np.isfinite(answer) and answer > n:
         hint = f"there are only {n} words, so at most {n} can match themselves best."
+    elif idx[1:] and all(type(i) is int and -1 < i < n for i in idx):  # [0, 3, 5]
+        hint = f"{answer!r} is the list of words; give how many, e.g. len(...)."
     elif not np.allclose(S, S.T):
         hint = (
             "S_shared should be Q @ Q.T (symmetric), but the S you passed is not: was it "
