@@ -895,8 +895,9 @@ def test_positional_encoding_checker(fn, status, hint, capsys):
         (0.71, "FAIL", "without dividing by their number"),
         (0.7, "FAIL", "too low"),  # 0.70 is no rounding of 1/sqrt(2): the generic hint
         (1.7, "FAIL", "too high"),
-        (1.4, "FAIL", "close: to two decimals it is not 1.40."),  # review 01_h
-        (np.float32(1.4), "FAIL", "to two decimals it is not 1.40"),
+        # review 01_l: 1.4 is √2 to one decimal; the hint asks for the second decimal
+        (1.4, "FAIL", "close: give two decimals (√2 ≈ 1.414 → 1.41)."),
+        (np.float32(1.4), "FAIL", "close: give two decimals"),
         (-1.41, "FAIL", "a length is never negative"),  # review 01_h: not "too low"
         (-2, "FAIL", "a length is never negative"),
         (1.42, "FAIL", "1.42 is too high"),  # one off in the last digit: no answer given away
@@ -927,6 +928,9 @@ def test_pe_rows_really_all_have_the_predicted_length():
         (None, "TODO", "replace None"),
         # 1.40 (the same float as 1.4) is 1.388... rounded up at the first decimal
         (1.40, "FAIL", "close: to two decimals it is not 1.40."),
+        # review 01_l: 0 is the "perpendicular stamps" guess
+        (0, "FAIL", "0 would make the two stamps perpendicular, and they are not"),
+        (0.0, "FAIL", "neither turn is a right angle"),
         # cos(20 · 2π) + cos(0.2 · 2π): the angles read as turns, not radians
         (1.309, "FAIL", "you multiplied by 2π, as if 20 and 0.2 were turns"),
         (1.31, "FAIL", "as if 20 and 0.2 were turns"),
@@ -992,6 +996,8 @@ def test_hand_prediction_checkers_never_print_the_answer_on_a_miss(check, expect
     for answer in [*answers, np.float32(round(expected, 1)), expected + 0.006]:
         result = check(answer)
         line = capsys.readouterr().out
+        if check is check_pe_length and abs(answer - 1.4) < 1e-6:
+            continue  # review 01_l: 1.4 is √2 to one decimal, so its hint may show 1.41
         if result.status == "FAIL":
             misses += 1
             own = line.replace(f"{float(answer):g}", "")  # the learner's own number may echo
@@ -1081,8 +1087,12 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # such; the start is motivated
     # fix round 01b: chapter 11's head may follow position alone, so the note no longer
     # leans on it; adding, not concatenating, is said once, in the summary
-    assert "never trained to read positions. Here every stamp (1.41) is longer" in flat
-    assert "0.84$. So **from chapter 2 on, attention" in flat
+    # review 01_l (findings 2-3): the note opens on its conclusion, points to chapter 10's
+    # trained sinusoids, and gives the original's embedding scale as the toy's numbers only
+    opening = "The encoding is not at fault (chapter 10 trains attention on it); the toy's"
+    assert opening in flat and "words and $W_q$, $W_k$ (chapter 2) are. Here every" in flat
+    scale = "(The original Transformer multiplies embeddings by $\\sqrt{d_{model}}$ before"
+    assert scale in flat and "here ×2, making words 0.72 to 2.09 long.) So **from" in flat
     # review 01_k (finding 10): the note keeps two ideas; "training can keep word and
     # position in nearly separate directions" cut
     assert "nearly separate directions" not in flat and "The table above" not in flat
@@ -1197,7 +1207,8 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # fix round 01g (review 01_f, finding 1): the note draws its conclusion (the stamps
     # outgrow the words here); the factor stays plain arithmetic, with no purpose claimed
     # review 01_h (finding 1): every wording of the factor drew a finding; it is cut
-    assert "86 degrees" not in flat and "sqrt{d_{model}}" not in flat
+    # review 01_l (finding 2): the factor is back, as the toy's numbers with no purpose
+    assert "86 degrees" not in flat and flat.count("sqrt{d_{model}}") == 1
     stamp = "Here every stamp (1.41) is longer than every word (0.36 to 1.04), so position"
     assert stamp in flat and "22.6" not in flat and "16 long" not in flat
     assert flat.index(stamp) > flat.index("{admonition} Why the toy leaves positions out")
@@ -1207,7 +1218,8 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "tilts the sum back" not in flat
     # review 01r: the weights' shape and meaning come before exercise 1.2, in plain words
     before = flat[: flat.index(":label: ex-reorder") + 200]
-    shape = "`weights` is $(n, n)$, and row $i$ says how much word $i$ takes from each word $j$"
+    # review 01_l (finding 7): what a learner needs of `weights`, in one line
+    shape = "You need only: row $i$ of `weights` belongs to word $i$, column $j$ to word $j$."
     assert shape in before
     assert "- is the same in every sentence ($pos / n$ changes with its length)." in flat
     assert "the feed-forward layer, LayerNorm and the residual connection" in flat
@@ -1226,8 +1238,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # review 01_k (finding 1): the raw dot sees only the offset, a score through W_q and W_k
     # does not; RoPE turns the queries and keys so that only the offset survives
     assert "the raw dot product of two encodings sees only the offset." not in flat
-    proj = "The raw dot product sees only the offset, but $W_q$ and $W_k$ (chapter 2) mix"
-    assert proj in flat and "so a learned score also depends on where the pair stands" in flat
+    # review 01_l (finding 1): not "mix a pair's two coordinates" (a scaled turn of each
+    # pair mixes them and keeps the offset); unequal stretches and mixed pairs undo the turn
+    proj = "The raw dot product sees only the offset. The toy's $W_q$ and $W_k$ (chapter 2)"
+    assert proj in flat and "mix a pair's" not in flat
+    assert "stretch the coordinates unequally and mix different pairs, which undoes" in flat
     assert "One offset, scores from -0.35 to 1.90. RoPE {cite}`su2021roformer` rotates" in flat
     assert flat.index(proj) > flat.index("{solution-end}", flat.index(":label: ex-pe-offset"))
     assert "hoped this would let a model look a fixed distance" not in flat
@@ -1239,29 +1254,32 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # review 01t: cause (perpendicular) and benefit (the width) of adding, apart
     assert "adding them loses little" not in flat
     assert "That right angle is also why" not in flat
-    assert "As a one-hot row times the table, it is a linear layer" in flat
+    assert "As a one-hot row times the table, it is a linear layer without bias" in flat
     assert "Sine across, cosine up: the hands start at the top and turn clockwise" in flat
     # review 01_k (findings 3-4): the heading's question answered with numbers, and the
     # dip shown in a printed row of distances, not in numbers only an assert computes
-    assert "Yes: at $d_{model} = 32$ all 48 rows are at least **1.17** apart" in flat
+    assert "Yes: - at $d_{model} = 32$, all 48 rows are at least **1.17** apart" in flat
     # the toy's width: too few hands; review 01_a: the gaps printed, not "nearly"
     # fix round 01b: the fingerprints stay distinct; what fails is distance versus offset
     # fix round 01c (review 01_c): at width 32 distance follows the offset only roughly
     # fix round 01e (review 01_d, finding 1): distance is set by the offset, not monotone
-    assert "the distance depends on the offset alone (next section), yet dips from" in flat
+    # review 01_l (finding 5): the dip cut; the answer is a two-item list
+    assert "the distance depends on the offset alone (next section);" in flat
+    assert "dips" not in flat
     assert "2.95" not in flat
     assert "only roughly" not in flat
     assert "stops following" not in flat
     # fix round 01g (review 01_f, finding 5): "stay distinct" cut (positions 622 apart
     # come within 0.07); the 1-and-7 example makes the point
-    assert "width 4, positions 1 and 7 only 0.29, closer than neighbours (0.96)" in flat
+    assert "width 4, positions 1 and 7 are only 0.29 apart, closer than neighbours (0.96)" in flat
     assert "stay distinct" not in flat
     assert "two hands are too few" not in flat
     # equivariance is claimed without a causal mask (a padding mask keeps it), twice
     assert flat.count("Attention without a causal mask") == 2
     assert "without a mask" not in flat
     # the wavelength is one turn; at whole-number positions a pair only nearly comes back
-    assert "repeats every $2\\pi" not in flat and "it only nearly comes back" in flat
+    # review 01_l: "only nearly comes back" cut (a qualifier the page never uses)
+    assert "repeats every $2\\pi" not in flat and "nearly comes back" not in flat
     # round 01c: the length exercise sits in the main line, before the text uses sqrt(2)
     assert "Optional {numref}`ex-pe-length`" not in flat
     assert flat.index(":label: ex-pe-length") < flat.index("Why the toy leaves positions out")
@@ -1359,8 +1377,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # Fix round k2 (review 01_k): main line 1385 -> 1356, visible 2128 -> 2117 (the starts
     # 1 to 3, their Predict and the note's third idea cut; the pointer group, the forward
     # caveat, the fingerprint answer and the W_q, W_k scores on positions added).
-    assert len(main.split()) <= 1356, "fix round k2 left 1356 main-line words"
-    assert len(flat.split()) <= 2117, "fix round k2 left 2117 visible words"
+    # Fix round l (review 01_l): main line 1356 -> 1369, visible 2117 -> 2130 (the note's
+    # conclusion, chapter 10 and the sqrt(d_model) scale as numbers, "without bias" added;
+    # "only nearly comes back" and the dip at width 32 cut).
+    assert len(main.split()) <= 1369, "fix round l left 1369 main-line words"
+    assert len(flat.split()) <= 2130, "fix round l left 2130 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 5  # bold numbers
 
 
@@ -1436,6 +1457,13 @@ def _back(perm):
             "IndexError: index 7 is out of bounds for axis 0 with size 6. Don't rerun",
         ),
         (lambda o, w, p: toy.self_attention(toy.X[p]), "FAIL", "you reran attention on toy.X"),
+        # review 01_l: the output fed back into attention
+        (
+            lambda o, w, p: toy.self_attention(o[p]),
+            "FAIL",
+            "you fed out[perm] back into attention",
+        ),
+        (lambda o, w, p: toy.self_attention(o[p]), "FAIL", "reorder what you were given"),
     ],
 )
 def test_reordering_checker(fn, status, hint, capsys):
@@ -1478,3 +1506,16 @@ def test_reordering_checker_uses_the_toy_and_an_order_that_is_not_its_own_invers
     for X in (toy.X, toy.E_DOG):
         for mine, theirs in zip(reordering._attend(X), toy.self_attention(X), strict=True):
             assert np.allclose(mine, theirs)
+
+
+def test_the_predict_on_dog_is_answered_with_dogs_two_rows():
+    # review 01_l (finding 4): the cell prints "dog"'s output in both sentences
+    path = Path(__file__).resolve().parents[1] / "chapters" / "01_embeddings.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    cell = next(c for c in cells if c.cell_type == "code" and "out_couch, _ =" in c.source)
+    assert 'print("dog, sentence 1:", out_dog[1])' in cell.source
+    assert 'print("dog, sentence 2:", out_couch[5])' in cell.source
+    printed = "".join(o.get("text", "") for o in cell.outputs)
+    rows = [line for line in printed.splitlines() if line.startswith("dog, sentence")]
+    assert len(rows) == 2 and rows[0].split(":")[1] == rows[1].split(":")[1]
+    assert toy.DOG_TOKENS[1] == toy.COUCH_TOKENS[5] == "dog"

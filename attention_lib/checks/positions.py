@@ -85,15 +85,16 @@ def check_positional_encoding(fn) -> CheckResult:
 # --- Exercises: numbers predicted by hand ----------------------------------------------
 
 
-def _rounded(answer, expected: float, mistakes: tuple) -> tuple:
-    """Add rounding hints that never print ``expected`` (1.4 is also what some wrong methods
-    give): one for the value rounded at the first decimal (1.4 = 1.40 in Python), one for a
-    value with more decimals that would pass once rounded to two."""
+def _rounded(answer, expected: float, mistakes: tuple, one_decimal: str = "") -> tuple:
+    """Add rounding hints: one for the value rounded at the first decimal (1.4 = 1.40 in
+    Python): ``one_decimal`` if given, else a hint that never prints ``expected`` (1.4 is
+    also what some wrong methods give); one for a value with more decimals that would pass
+    once rounded to two."""
     if not isinstance(answer, numbers.Real) or isinstance(answer, bool):
         return mistakes
     value = float(answer)
     if abs(value - round(expected, 1)) < 1e-6:
-        hint = f"close: to two decimals it is not {value:.2f}."
+        hint = one_decimal or f"close: to two decimals it is not {value:.2f}."
     elif value == np.floor(expected * 100) / 100 != round(expected, 2):  # 1.38 for 1.388
         hint = "close: round, don't truncate (the third decimal decides the second)."
     elif round(value, 2) != value and abs(round(value, 2) - expected) <= 0.005 + 1e-12:
@@ -148,6 +149,7 @@ def check_pe_length(answer) -> CheckResult:
                     "squares of all four entries without dividing by their number.",
                 ),
             ),
+            one_decimal="close: give two decimals (√2 ≈ 1.414 → 1.41).",  # 1.4: √2 known
         ),
     )
 
@@ -186,6 +188,11 @@ def check_pe_offset(answer) -> CheckResult:
                 f"20, so by 20 and 0.2 radians, not {20 * factor:g} and {0.2 * factor:g}.",
             )
             for factor, verb in ((2.0, "doubled"), (0.5, "halved"))
+        ),
+        (
+            0.0,
+            "0 would make the two stamps perpendicular, and they are not: each pair adds "
+            "the cosine of its turn over the 20 steps, and neither turn is a right angle.",
         ),
         (
             2.0,

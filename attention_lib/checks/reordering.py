@@ -100,6 +100,11 @@ def _judge(got: np.ndarray, out: np.ndarray, weights: np.ndarray, perm, case: st
             "you returned the output and the weights unchanged: on X[perm] the words "
             "stand in a new order, and so must what attention computes for them.",
         ),
+        (
+            np.concatenate(_attend(out[perm]), axis=1),  # toy.self_attention(out[perm])
+            "you fed out[perm] back into attention, but out is attention's result, not its "
+            "input. Don't run attention again; reorder what you were given.",
+        ),
     )
     known_mistakes(
         mine_out,
