@@ -111,6 +111,16 @@ def kv_keys_values_swapped(q, K, V, k, v):
     return good_kv_step(q, V, K, v, k)
 
 
+def kv_key_first_value_last(q, K, V, k, v):  # the new key prepended, its value appended
+    K, V = np.concatenate([k[:, None], K], axis=1), np.concatenate([V, v[:, None]], axis=1)
+    return np.einsum("ht,htd->hd", softmax(np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1])), V)
+
+
+def kv_value_first_key_last(q, K, V, k, v):  # the other way round
+    K, V = np.concatenate([K, k[:, None]], axis=1), np.concatenate([v[:, None], V], axis=1)
+    return np.einsum("ht,htd->hd", softmax(np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1])), V)
+
+
 def kv_own_value(q, K, V, k, v):
     return v.copy()  # ignores the cache
 
@@ -220,6 +230,10 @@ def ce_bits(logits, Y):
 
 def ce_likeliest(logits, Y):  # the top word's -log p instead of the target's
     return -np.log(softmax(logits).max(axis=-1)).mean()
+
+
+def ce_minus_p(logits, Y):  # -p, not -log p: a negative "loss"
+    return -(Y * softmax(logits)).sum(axis=-1).mean()
 
 
 def good_sample(logits, T, u):
@@ -333,6 +347,8 @@ def sample_seeded_choice(logits, T, u):  # ignores u: the same draw every call
     [
         (check_kv_step, good_kv_step, "PASS", "all 6 cases"),
         (check_kv_step, kv_own_value, "FAIL", "the output ignores the cache"),
+        (check_kv_step, kv_key_first_value_last, "FAIL", "the keys and values are misaligned"),
+        (check_kv_step, kv_value_first_key_last, "FAIL", "the keys and values are misaligned"),
         (check_kv_step, kv_argmax, "FAIL", "single best key (an argmax)"),
         (check_kv_step, kv_heads_mixed, "FAIL", "the scores mix the heads"),
         (check_kv_step, kv_breaks_on_empty_cache, "FAIL", "0 cached tokens (the first step"),
@@ -375,6 +391,7 @@ def sample_seeded_choice(logits, T, u):  # ignores u: the same draw every call
         (check_cross_entropy, ce_bits, "FAIL", "log base 2"),
         (check_cross_entropy, ce_likeliest, "FAIL", "likeliest word instead of the target"),
         (check_cross_entropy, ce_pick_then_log, "FAIL", "-log(0) is infinite"),
+        (check_cross_entropy, ce_minus_p, "FAIL", "a loss is positive"),
         (check_sample, good_sample, "PASS", "all 15 cases"),
         (check_sample, sample_total_below_1, "FAIL", "set the last end to 1"),
         (check_sample, sample_searchsorted_unclipped, "FAIL", "the answer is the last word, 4"),

@@ -254,16 +254,23 @@ def _kv_first_key(V):
 
 
 def _kv_other_slips(args) -> list[tuple]:
-    """Three more slips, each named only where it differs from the right answer."""
-    right = _kv_reference(*args)
+    """More slips, each named only where it differs from the right answer."""
+    right, (q, K, _, k, v) = _kv_reference(*args), args
+    keys, values = np.concatenate([K, k[:, None]], axis=1), _kv_grown(*args)  # (h, t + 1, d)
     slips = [
         (args[4], _KV_V_ONLY),
         (_kv_hard(*args), _KV_ARGMAX),
         (_kv_mixed_heads(*args), _KV_MIXED_HEADS),
+        (_kv_reference(q, np.roll(keys, 1, 1), values, k, v, append=False), _KV_MISALIGNED),
+        (_kv_reference(q, keys, np.roll(values, 1, 1), k, v, append=False), _KV_MISALIGNED),
     ]
     return [(wrong, hint) for wrong, hint in slips if not np.allclose(wrong, right)]
 
 
+_KV_MISALIGNED = (
+    "the keys and values are misaligned: the new key and value went to different ends of "
+    "the cache. Append both at the same end, so key j and value j are the same token's."
+)
 _KV_V_ONLY = (
     "you returned v, the new token's own value: the output ignores the cache. Blend all "
     "t + 1 values (the cached ones and v) with the softmax weights."

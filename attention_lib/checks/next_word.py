@@ -151,6 +151,11 @@ def _ce_mistakes(logits, targets) -> list[tuple]:
             "then average over the positions.",
         ),
         (
+            -p[rows, targets].mean(),
+            "you returned -p, a negative number, but a loss is positive: take the log, "
+            "the mean of -log p.",
+        ),
+        (
             (1 - p[rows, targets]).mean(),
             "you averaged 1 - p; the loss is the mean of -log p.",
         ),

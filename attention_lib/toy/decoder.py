@@ -163,25 +163,29 @@ def train(
         params["W_o"][:] = 0  # and its gradient is zeroed below: attention stays silent
     rng = np.random.default_rng(seed)
     seen = Batch(*(a[: len(test.ids)] for a in train))  # training sentences to measure on
-    state, measured = {}, []
+    state, measured = {}, []  # state: Adam's running averages
     at = set(range(0, steps + 1, every)) if np.ndim(every) == 0 else set(every)
-    for step in range(steps + 1):
+
+    def measure(step):  # the losses after ``step`` steps; draws no random numbers
         if step in at:
             held_out = cross_entropy(forward(params, test.ids, HEADS)[0], *test[1:])
             on_train = cross_entropy(forward(params, seen.ids, HEADS)[0], *seen[1:])
             measured.append((step, on_train, held_out))
-        if step == steps:
-            break
+
+    measure(0)
+    for step in range(steps):
         rows = rng.choice(len(train.ids), size=batch_size, replace=False)
-        _, grads = loss_and_gradients(params, HEADS, *(a[rows] for a in train))
-        if not attention:
-            grads["W_o"] = np.zeros_like(grads["W_o"])
-        rate = lr * (1 - step / steps)
+        ids, targets, weights = (a[rows] for a in train)  # the minibatch
+        _, grads = loss_and_gradients(params, HEADS, ids, targets, weights)
+        if not attention:  # the control: W_o stays 0
+            grads["W_o"][:] = 0
+        rate = lr * (1 - step / steps)  # falls linearly to 0
         if adam:
             adam_step(params, grads, state, rate, step + 1)
-        else:
+        else:  # plain gradient descent, as in chapter 10
             for name, g in grads.items():
                 params[name] -= rate * g
+        measure(step + 1)
     return TrainingRun(params, *map(np.array, zip(*measured, strict=True)))
 
 
