@@ -231,6 +231,7 @@ def chunked_attention(
                 ell = alpha * ell + p.sum(axis=-1)  # (..., bq): l_b
                 o = alpha[..., None] * o + p @ V[..., cols, :]  # (..., bq, d_v): o_b
                 m = m_new
+                del z, p  # free this tile before the next is made: one tile at a time
             output[..., rows, :] = o / ell[..., None]
     return output
 
@@ -239,7 +240,8 @@ def _tile_logits(Q_tile, Kt_tile, s: float, before: float, work) -> np.ndarray:
     """One tile of the logits, ``Q Kᵀ s / before``, raising the matrix form's errors."""
     z = Q_tile @ Kt_tile  # (..., bq, bk)
     z *= z.dtype.type(s)  # in place: no second tile
-    if not np.all(np.isfinite(z)):  # one check; find out which step overflowed
+    # NaN and ±inf show in the max or the min: no tile-sized array of booleans
+    if z.size and not (np.isfinite(z.max()) and np.isfinite(z.min())):
         if not np.all(np.isfinite(Q_tile @ Kt_tile)):
             raise ValueError(
                 "Q Kᵀ overflowed to infinity: the numbers are too large to multiply "

@@ -274,6 +274,10 @@ def check_score_memory(answer, *, n: int = 4096, h: int = 16, itemsize: int = 2)
         (expected / 1e3, "that is in kB (10**3 bytes); give the answer in bytes."),
     )
     mistakes = tuple((w, hint) for w, hint in mistakes if w != expected)  # e.g. itemsize 8
+    if isinstance(answer, str) and _is_number(answer):  # '536870912': text, not a number
+        result = CheckResult("score_memory", "FAIL", f"got the text {answer!r}: drop the quotes.")
+        print(result.line)
+        return result
     fraction = answer if isinstance(answer, float | np.floating) else None
     for wrong, hint in mistakes:  # 0.5 (GiB) must not be told only "a whole number"
         if fraction is not None and not fraction.is_integer() and abs(fraction - wrong) < 5e-3:
@@ -281,3 +285,12 @@ def check_score_memory(answer, *, n: int = 4096, h: int = 16, itemsize: int = 2)
             print(result.line)
             return result
     return check_number("score_memory", answer, expected, places=0, mistakes=mistakes)
+
+
+def _is_number(text: str) -> bool:
+    """Whether ``text`` would be a number without its quotes (digits, _ or , allowed)."""
+    try:
+        float(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        return False
+    return True

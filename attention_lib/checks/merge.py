@@ -128,6 +128,10 @@ _RAISED = (  # what NumPy or Python says, and the slip that usually causes it
         "If you wrote max(m_a, m_b) or an if: Python's max compares whole arrays, which "
         "fails for more than one query. The larger of each pair is np.maximum(m_a, m_b).",
     ),
+    (
+        "returned tuple",
+        "If you returned (o, ell): the output is their quotient, return o / ell[:, None].",
+    ),
 )
 
 

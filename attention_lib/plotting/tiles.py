@@ -135,12 +135,14 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None, row: str | 
         side = fig.add_axes(((1.3 + grid_w) / width, 1.0 / height, _PANEL / width, grid_h / height))
         named = tokens.index(row) if row in now else rows.start
         mark = tokens.index(row) if row is not None else None
-        alt += " " + _state_panel(side, Z, V, tokens, rows, k[kb + 1], named, mark)
+        keys_in = k[kb], k[kb + 1]  # the keys added in before this step, and after it
+        alt += " " + _state_panel(side, Z, V, tokens, rows, keys_in, named, mark)
     return fig, alt
 
 
-def _state_panel(ax, Z, V, tokens, rows: slice, k_end: int, named: int, mark=None) -> str:
+def _state_panel(ax, Z, V, tokens, rows: slice, keys_in, named: int, mark=None) -> str:
     """List each query's running m, ℓ, o and, once done, its output; return alt text."""
+    k_start, k_end = keys_in
     m, ell, o = running_state(Z, V, k_end)
     ax.set_xlim(0, _PANEL)  # in inches
     ax.set_ylim(len(tokens) - 0.5, -0.5)  # rows line up with the grid's rows
@@ -170,6 +172,12 @@ def _state_panel(ax, Z, V, tokens, rows: slice, k_end: int, named: int, mark=Non
         "Right, each query's running maximum m, sum ℓ and running sum o; the row of "
         f"{tokens[named]!r} now holds m {m[named]:.2f}, ℓ {ell[named]:.2f}, o ({vector})."
     )
+    if mark is not None and rows.start <= mark < rows.stop:  # the followed row's α
+        m_old = running_state(Z, V, k_start)[0][mark] if k_start else -np.inf
+        alpha = np.exp(m_old - m[mark])  # 0 on the first key block
+        note = f"α for {tokens[mark]!r} this step: {alpha:.2f}"
+        ax.text(0.1, len(tokens) + 0.7, note, fontsize=12, va="center", color=_MARK)
+        alt += f" This step rescales the old sums of {tokens[mark]!r} by α = {alpha:.2f}."
     if rows.start > 0:
         alt += " Queries already done show their output, o divided by ℓ."
     if k_end == Z.shape[1]:  # the block's last tile: its queries' outputs are ready
