@@ -671,6 +671,10 @@ def max_over_queries(scores, mask):  # review 08v: got only "values differ"
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def scaled_again(scores, mask):  # review 08m: got only "values differ"
+    return masked_softmax(scores / np.sqrt(scores.shape[-1]), mask)
+
+
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
@@ -776,6 +780,13 @@ def max_over_queries(scores, mask):  # review 08v: got only "values differ"
         (lambda s, mask: 2 * masked_softmax(s, mask), "FAIL", "add up to 1.\n"),  # no hint
         (in_float32, "FAIL", "beyond float32's range, so a cast to float32"),
         (max_over_queries, "FAIL", "the shift took each column's maximum"),
+        (
+            scaled_again,
+            "FAIL",
+            "the weights are a softmax of the scores divided by 2.83 (on one row, the last 2 "
+            "keys masked): the scores are already scaled, so do not divide by sqrt(d_k) again",
+        ),
+        (lambda s, mask: masked_softmax(s / 2, mask), "FAIL", "scores divided by 2 (on"),
         (sum_over_queries, "FAIL", "AxisError: axis -2 is out of bounds"),
         (sum_over_queries, "FAIL", "A single row has one axis, and it is the keys"),
         (lambda s, mask: None, "TODO", "returned None"),
@@ -1226,8 +1237,7 @@ def test_page_after_review_08n_practises_the_masked_softmax_where_it_is_taught()
     # the educator's additions, all folded
     cross = by_id["in-practice"].source  # 08x: cross-attention merged into the practice fold
     assert ":class: dropdown" in cross and "(b, 1, n_k)" in cross
-    out = "".join(o.get("text", "") for o in by_id["cross-code"].outputs)
-    assert "weights: (2, 3, 8)" in out and "weight on its pads: 0.0" in out
+    assert "cross-code" not in by_id  # 08m (round m): the demo cut, its sentence kept
     note = " ".join(by_id["in-practice"].source.split())
     for said in ("is_causal=True", '"flash" path'):
         assert said in note, said
@@ -1372,7 +1382,7 @@ def test_page_after_review_08r_folds_the_detour_shows_the_empty_rows_and_the_pre
     # 08e (round 5): the table cut; its right-padded decoder cell is said on the main line
     assert "already hides them from every real word" in flat["4543ab08"]
     out = "".join(o.get("text", "") for o in by_id["left-pad-code"].outputs)
-    assert out.splitlines()[0] == "rows that allow no key: [0 1 2]"
+    assert out.splitlines()[1] == "rows that allow no key: [0 1 2]"
     html = "".join(
         str(o.get("data", {}).get("text/html", "")) for o in by_id["left-pad-fig"].outputs
     )
@@ -1453,7 +1463,7 @@ def test_page_after_review_08u_qualifies_the_diagonal_and_is_shorter():
     table = flat["nan-md"]  # 08b (round 2): the table in the fold
     assert "|" not in table  # 08e (round 5): the table cut
     assert "This course lets each pad see itself" in flat["nan-md"]  # the course's choice
-    assert "Hugging Face unmasks the whole row" in flat["nan-md"]
+    assert "Hugging Face's SDPA path unmasks the whole row" in flat["nan-md"]  # 08m (m)
     summary = flat["6aa08049"]  # the left-padding fix sits with the 0 / 0 it avoids
     assert "Masks combine with `&`. - A row" in summary
     assert "$0 / 0$. Next" in summary  # 08x: left padding is optional, the summary core
@@ -1483,7 +1493,7 @@ def test_page_after_review_08v_builds_the_mask_and_keeps_the_padding_half_light(
     assert ids.index("nan-md") < ids.index("left-pad-fig") and "|" not in flat["4543ab08"]
     assert "pad_mask[:, None] (b, 1, 1, n)" in flat["b902f809"] and by_id["b902f809"] in main
     # each fold's code toggle names its fold
-    for cid in ("zero-route", "cross-code", "left-pad-code"):
+    for cid in ("zero-route", "left-pad-code"):
         prompt = by_id[cid].metadata["mystnb"]["code_prompt_show"]
         assert prompt.startswith("Code of the fold above: "), cid
     # one helper instead of per-batch projections in the visible padding code
@@ -1495,8 +1505,8 @@ def test_page_after_review_08v_builds_the_mask_and_keeps_the_padding_half_light(
     # float16 in the folds, both numbers asserted on the page
     assert by_id["zero-route-md"] in folded  # 08x: float16 beside the finite fills
     assert (
-        "`-1e9` overflows to $-\\infty$, and an empty row gives NaN again." in flat["zero-route-md"]
-    )  # 08j (round k): short; 08l: its consequence
+        "a cast makes it $-\\infty$, so an empty row gives NaN again" in flat["zero-route-md"]
+    )  # 08j (round k): short; 08l: its consequence; 08m (round m): PyTorch raises
     assert "np.float16(-1e9) == -np.inf" in by_id["zero-route-assert"].source
 
 
@@ -1510,7 +1520,7 @@ def test_page_after_review_08w_folds_the_details_after_the_exercises_and_is_shor
     main, _ = main_and_folded(cells)
     assert _words(main) < 1637  # 1,637 before
     assert ids.index("further-md") > ids.index("left-pad-assert") > ids.index("pad-rows-assert")
-    assert ids.index("cross-assert") + 1 == ids.index("6aa08049")  # then the Summary
+    assert ids.index("in-practice") + 1 == ids.index("6aa08049")  # then the Summary
     note = flat["in-practice"]
     assert "overflows to" not in note and "nanoGPT builds the triangle once" in note
     assert "`finfo(dtype).min` in Hugging Face" in note
@@ -1601,7 +1611,7 @@ def test_page_after_review_08z_scopes_the_toy_and_spells_out_the_exercises():
         "key $j$ is a real token" in spec and "each pad sees itself" not in spec  # 08e (5)
     )
     assert all("code cell under this fold" not in c.source for c in cells)
-    assert "hidden cell" in flat["nan-md"] and "hidden cell" in flat["in-practice"]
+    assert "hidden cell" in flat["nan-md"]
     assert 'titles=["no mask (every weight 0.09 to 0.21)"' in by_id["5cca86b5"].source
     main, _ = main_and_folded(cells)
     assert _words(main) < 1610  # 1,615 before this round
@@ -1749,12 +1759,39 @@ def test_page_after_review_08l_gives_the_and_its_reason_and_defines_each_mask_on
     main, _ = main_and_folded(cells)
     assert _words(main) < 1205  # 1,205 before
     assert "text{pad}" not in flat["79907c17"] and "text{pad}" in flat["21507266"]
-    assert (
-        'the causal mask alone would let "The" put 0.73 of its weight on pads' in flat["4543ab08"]
-    )
+    assert 'lets "The" put 0.73 of its weight on them' in flat["nan-md"]  # 08m (round m)
     assert "round(left_causal_w[1, 3, :3].sum(), 2) == 0.73" in by_id["left-pad-assert"].source
     assert "silently wrong" not in flat["b902f809"] and "harmless" not in flat["b902f809"]
     assert (
         "`F.scaled_dot_product_attention` reads True as *may attend*, like ours."
         in flat["in-practice"]
     )
+
+
+def test_page_after_review_08m_round_m_shows_its_numbers_and_defines_the_mask_once():
+    """Review 08m (round m): 0.73 stated on the main line but shown only in a fold's assert;
+    the causal mask defined four times; the opening row unlabelled; the cross-attention
+    demo; float16 and PyTorch; the head-axis slip for b = 1; the stack claim without the
+    per-position blocks; b as size and index; "Hugging Face" for one code path."""
+    cells, by_id, flat = _page()
+    main, _ = main_and_folded(cells)
+    assert _words(main) < 1197  # 1,197 before
+    assert "0.73" not in flat["4543ab08"] and "pads come first (the fold below)" in flat["4543ab08"]
+    out = "".join(o.get("text", "") for o in by_id["left-pad-code"].outputs)
+    assert out.splitlines()[0] == "'The' on its pads, causal mask alone: 0.73"
+    assert flat["f94b9132"] == "## The causal mask"
+    assert "astype(int)" not in by_id["07954ee0"].source
+    out = "".join(o.get("text", "") for o in by_id["30ecaa92"].outputs)
+    assert out.strip() == "was 0.094, delicious 0.163 -> 0.257"
+    assert "cross-code" not in by_id and "cross-assert" not in by_id
+    assert (
+        "Three random queries" not in flat["in-practice"] and "(b, 1, n_k)" in flat["in-practice"]
+    )
+    assert "PyTorch's `masked_fill` refuses it with an error" in flat["zero-route-md"]
+    assert "65504" in flat["zero-route-md"]
+    heads = flat["b902f809"]
+    assert "fine for a single sentence, a silent mix-up when $b = h$" in heads
+    assert "otherwise an error from `attention_lib`" in heads
+    assert "works on each position separately, chapter 11)" in flat["tf-after"]
+    assert "M^{\\text{pad}}_{s,\\,i,\\,j} = [\\, j < \\ell_s \\,]" in flat["21507266"]
+    assert "\\sum_{j'}" in flat["79907c17"] and "\\sum_{k}" not in flat["79907c17"]

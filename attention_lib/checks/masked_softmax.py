@@ -17,7 +17,12 @@ from .base import (
     same,
     verdict,
 )
-from .masked_softmax_axes import _keepdims_mistakes, _lost_keepdims
+from .masked_softmax_axes import (
+    _keepdims_mistakes,
+    _lost_keepdims,
+    _rescaled_mistakes,
+    _why_large,
+)
 
 
 def _expected_weights(scores, mask) -> np.ndarray:
@@ -178,7 +183,11 @@ def _check_case(cases: Cases, case: str, scores: np.ndarray, mask: np.ndarray) -
             f"{case}): the allowed scores are about {top_allowed:.2g}, the masked score is "
             f"{masked:g}, and masked keys get weight {fmt(out[~full])}."
         )
-    known_mistakes(out, *_softmax_mistakes(scores, mask, full, case))
+    known_mistakes(
+        out,
+        *_softmax_mistakes(scores, mask, full, case),
+        *_rescaled_mistakes(out, scores, full, case),
+    )
     if np.any(out[~full] != 0.0):
         raise Fail(
             f"masked keys get weight {fmt(out[~full])} on {case}: a masked weight must be "
@@ -205,27 +214,6 @@ def _ignores_input(fn, scores, mask, out) -> bool:
     except Exception:  # noqa: BLE001 - a probe only chooses the hint; the case already failed
         return False
     return again.shape == np.shape(out) and np.array_equal(again, out, equal_nan=True)
-
-
-def _why_large(fn) -> str:
-    """Why allowed scores near +-1000 gave nan: no shift, or one shift for all rows. A probe
-    tells them apart: rows near 700 and -50 need no shift, but one of 701 underflows row 2."""
-    try:
-        with np.errstate(all="ignore"):
-            probe = fn(np.array([[700.0, 701.0], [-50.0, -49.0]]), np.ones((2, 2), dtype=bool))
-        one_shift = not np.all(np.isfinite(np.asarray(probe, dtype=float)))
-    except Exception:  # noqa: BLE001 - a probe only chooses the hint; the case already failed
-        one_shift = False
-    if one_shift:
-        return (
-            "you shifted by one maximum for the whole array, so a row far below it "
-            "(-1000 against 1001) underflows to 0 / 0. Shift by each row's own maximum "
-            "(axis=-1, keepdims=True)."
-        )
-    return (
-        "exp(1000) overflows to inf and exp(-1000) underflows to 0, so without "
-        "the shift a row divides inf by inf or 0 by 0."
-    )
 
 
 def _masked_score_overflows(fn) -> bool | None:
