@@ -45,6 +45,36 @@ def one_sentence_only(X, L, h):
     return al.merge_heads(A @ V) @ L.W_o + L.b_o
 
 
+def cut_for_one_sentence(X, L, h):  # review 11 l: reshape(n, h, d // h) ignores the batch
+    n, d = X.shape[-2:]
+
+    def cut(A):
+        return A.reshape(n, h, d // h).transpose(1, 0, 2)
+
+    heads, _ = al.scaled_dot_product_attention(
+        cut(X @ L.W_q + L.b_q), cut(X @ L.W_k + L.b_k), cut(X @ L.W_v + L.b_v)
+    )
+    return heads.transpose(1, 0, 2).reshape(n, d) @ L.W_o + L.b_o
+
+
+def swaps_0_1(glue_too):
+    """Review 11 l: np.swapaxes(A, 0, 1) is right on (n, d), wrong on a batch."""
+
+    def answer(X, L, h):
+        *batch, n, d = X.shape
+
+        def cut(A):
+            return np.swapaxes(A.reshape(*batch, n, h, d // h), 0, 1)
+
+        heads, _ = al.scaled_dot_product_attention(
+            cut(X @ L.W_q + L.b_q), cut(X @ L.W_k + L.b_k), cut(X @ L.W_v + L.b_v)
+        )
+        glued = np.swapaxes(heads, 0, 1) if glue_too else np.swapaxes(heads, -2, -3)
+        return glued.reshape(*batch, n, d) @ L.W_o + L.b_o
+
+    return answer
+
+
 def unpacks_two_axes(X, L, h):
     n, d = X.shape  # fails on a batch
     return right(X, L, h)
@@ -129,6 +159,9 @@ def transposed(X, L, h):  # PyTorch's (out, in) habit: every matrix with .T
         (without("b_v"), "FAIL", "V lacks its bias"),
         (k_dot_t, "FAIL", "If you wrote K.T"),
         (unpacks_two_axes, "FAIL", "X has a batch axis: use n, d = X.shape[-2:]."),
+        (cut_for_one_sentence, "FAIL", "wrong for a batch: your cut ignores the batch axis"),
+        (swaps_0_1(True), "FAIL", "wrong for a batch: swap axes -2 and -3, not 0 and 1"),
+        (swaps_0_1(False), "FAIL", "wrong for a batch: swap axes -2 and -3, not 0 and 1"),
         (divides_by_d_k, "FAIL", "you divided by d_k; each head divides by its square root"),
         (glued_by_reshape, "FAIL", "glued in a scrambled order"),
         (b_o_before_w_o, "FAIL", "you added b_o before W_o"),
@@ -260,7 +293,7 @@ def test_the_chapter_s_round_11l_changes_are_on_the_page():
     assert order.index("73dee4d1") == order.index("c72d891b") + 2  # tokens, then the note
     assert order.index("pytorch-ask") == order.index("pytorch-match") - 1
     assert "straight through" not in cells["enc-layer"].source  # an LN sits on the path
-    assert "pass a layer norm at every add" in " ".join(cells["enc-layer"].source.split())
+    assert "through a layer norm at each add" in " ".join(cells["enc-layer"].source.split())
     assert "`keep`, used later" not in cells["enc-code"].source  # no forward reference
     assert "middle layers parking mostly" in cells["cls-removed-cake-md"].source  # hypothesis
     assert "an average other token" in cells["held-out"].source
@@ -427,7 +460,7 @@ def test_the_chapter_s_round_11t_changes_are_on_the_page():
     modes = cells["ablate-md"].source  # the two modes in words, before the code
     assert "**zero its value**" in modes and "**hide the key**" in modes
     table = cells["held-out-md"].source
-    header = '| head | "it" has the noun on top, of 12 | control: other tokens do, of 12 |'
+    header = '| head | "it" has the noun on top, of 12 | control, of 12 | pairs right, of 3 |'
     assert header in table and table.count("\n| L") == 4
     assert order.index("held-out") < order.index("pairs") < order.index("held-out-md")
     out = "".join(o.get("text", "") for o in cells["pairs"].outputs)
@@ -436,7 +469,7 @@ def test_the_chapter_s_round_11t_changes_are_on_the_page():
     summary = cells["96cfe2e6"].source
     assert "on three Winograd-style pairs" in " ".join(summary.split())
     assert "No head tells" not in summary
-    assert "no head of this model picks the meant noun" in " ".join(summary.split())
+    assert "no head of this model prefers the meant noun" in " ".join(summary.split())
 
 
 def test_the_chapter_s_round_11u_changes_are_on_the_page():
@@ -455,7 +488,7 @@ def test_the_chapter_s_round_11u_changes_are_on_the_page():
     assert ablate_at < order.index("cls-removed-seven")
     assert order.index("pairs") < order.index("held-out-md") < order.index("464769f2")
     table = cells["held-out-md"].source
-    assert "| L4 H2 | 8 | 0.9 |" in table and "L4 H2 gets one pair right" in table
+    assert "| L4 H2 | 8 | 0.9 | 1 |" in table  # review 11 l: step 3 in the table
     assert "barely moves it" not in cells["ex-bias-sol-md"].source  # no unshown zero start
     assert "Training left it small" not in cells["ex-bias-sol-md"].source
     assert "top_is_cake" not in cells["e58c2a21"].source  # no unused print
@@ -473,7 +506,7 @@ def test_the_chapter_s_round_11v_changes_are_on_the_page():
     held = _pronoun_test_text(cells)
     assert "L6 H11 just reaches it" in held and "rule them out" not in held
     assert "54 to 58 of the 60 heads favour the same noun" in held and "needs" not in held
-    assert "Every layer-1 head keeps one noun by construction" in held  # review 11 d
+    assert "Layer 1 is left out" in cells["pairs-fold"].source  # review 11 d, folded in 11 l
     out = "".join(o.get("text", "") for o in cells["pairs"].outputs)
     assert "per pair: [58 57 54]" in out
     sol = " ".join(cells["ex-bias-sol-md"].source.split())
@@ -482,7 +515,7 @@ def test_the_chapter_s_round_11v_changes_are_on_the_page():
     assert "changes the vector more than zeroing `[CLS]`" in fold  # measured, one line
     assert "0.95" not in cells["cls-removed-md"].source  # the control lives in its fold
     dropdowns = [c.id for c in cells.values() if "Going deeper" in c.source]
-    assert dropdowns == ["cls-removed-cake-md"], dropdowns
+    assert dropdowns == ["cls-removed-cake-md", "pairs-fold"], dropdowns
     assert "layer 1's input" in cells["7f60d842"].source
     assert "(all 11; 10 for" in cells["3d402a22"].source  # the table's row counts
 
@@ -523,10 +556,11 @@ def test_the_chapter_s_round_11x_changes_are_on_the_page():
     """Review 11x: Winograd pairs test meaning, not any pronoun head; the hedges; cls-all."""
     cells = _chapter_cells()
     held = _pronoun_test_text(cells)
-    assert "only meaning decides" in held and "no head's *top choice* follows meaning" in held
+    assert "only meaning decides" in held  # review 11 l: the two nouns, not the top key
+    assert "no head's preference between the two nouns follows meaning" in held
     assert "the meant noun is also the first noun" in held  # what position could explain
     assert '**stands out** most (it gives "cake" more than any other token does)' in held
-    assert "about 1 of the 12 sentences" in held and "control:" in held  # review 11 k
+    assert "about 1 of the 12 sentences" in held and "control, of 12" in held  # review 11 k
     assert "a pronoun head switches" not in held
     parking = cells["parking-md"].source  # review 11 h: the reason, then the plan
     assert "Why would a head park? Likely because softmax" in parking  # hedged (review 11 k)
@@ -597,11 +631,12 @@ def test_the_chapter_s_review_11_b_changes_are_on_the_page():
     """Review 11 b: the pronoun test's logic in words, scoped; padding in attention; terms."""
     cells = _chapter_cells()
     held = _pronoun_test_text(cells)
-    assert "position alone could explain the hits" in held and "clark2019what" in held
+    assert "position alone could explain the hits" in held
+    assert "clark2019what" in cells["pairs-fold"].source  # review 11 l: in the fold
     assert "In this model, on these pairs" in held
     assert "hides the padding from every head" in " ".join(cells["one-vector"].source.split())
     assert "**piece** $\\alpha_j v_j$" in " ".join(cells["a15f26d1"].source.split())
-    assert "Six identical layers follow, drawn below:" in " ".join(
+    assert "Six layers of the same shape follow, drawn below:" in " ".join(
         cells["enc-input"].source.split()
     )
     assert "(not chapter 1's sinusoids)" in cells["toy-vs-real"].source
@@ -633,7 +668,7 @@ def test_the_chapter_s_review_11_f_changes_are_on_the_page():
     plan = " ".join(cells["it-experiment-md"].source.split())
     assert "**1. Candidates:**" in plan and "(folded code below)" in plan
     assert "**1. Candidates:**" not in cells["held-out-md"].source
-    assert "36 of the 60 heads" in cells["dd1e905c"].source
+    assert "36 of the 72 heads" in cells["dd1e905c"].source  # review 11 l: one denominator
     assert "count the heads that park" not in cells["parking-md"].source
     assert "**parking" not in cells["a15f26d1"].source  # defined once, in dd1e905c
     bar = cells["held-out-bar"].source
@@ -660,8 +695,9 @@ def test_the_chapter_s_review_11_k_changes_are_on_the_page():
 
     cells = _chapter_cells()
     held = _pronoun_test_text(cells)
-    assert "in 16 of those 60 heads the weight shifts toward the meant noun" in held
-    assert "(in L6 H11 and L6 H12 by only 0.01 to 0.09)" in held
+    fold = " ".join(cells["pairs-fold"].source.split())  # review 11 l: folded
+    assert "In 16 of the 60 later heads, the weight moves toward the meant noun" in fold
+    assert "(in L6 H11 and L6 H12, by only 0.01 to 0.09)" in fold
     assert 'L6 H12, the head with the largest weight on "cake", fails' in held
     assert "(3.7 of 12). A large weight did not mean a pronoun head." in held
     out = "".join(o.get("text", "") for o in cells["pairs"].outputs)
@@ -681,7 +717,7 @@ def test_the_chapter_s_review_11_k_changes_are_on_the_page():
     main, _ = main_and_folded(list(cells.values()))
     words = sum(len(line.split()) for line in prose_lines(main))
     everything = sum(len(line.split()) for line in prose_lines(list(cells.values())))
-    assert words <= 1608 and everything <= 2392  # 1,609 and 2,454 before review 11 k
+    assert words <= 1608 and everything <= 2391  # 1,609 and 2,454 before review 11 k
 
 
 def test_the_feed_forward_count_is_named_in_11_3(capsys):
@@ -691,3 +727,24 @@ def test_the_feed_forward_count_is_named_in_11_3(capsys):
     assert not check_attention_params(1_181_568)
     line = capsys.readouterr().out
     assert "FAIL" in line and "that is the feed-forward network's count" in line, line
+
+
+def test_the_chapter_s_review_11_l_changes_are_on_the_page():
+    """Review 11 l: a measured layer-norm demo, Step 1's reasons in prose, names cited."""
+    cells = _chapter_cells()
+    demo = cells["ln-demo"].source
+    assert len(demo.splitlines()) <= 6 and max(map(len, demo.splitlines())) <= 80
+    assert "encoder_layer(X_ln" in demo and "X_no + self_attention" in demo
+    read = " ".join(cells["ln-demo-read"].source.split())
+    assert "8.2 to 11.8" in read and "over 5,600" in read
+    layer = " ".join(cells["enc-layer"].source.split())
+    assert "(here through a layer norm at each add; chapter 12 moves the norm off" in layer
+    assert "No head attends mainly to itself or to `[SEP]` (at most 0.19 and 0.20)." in " ".join(
+        cells["ef1c7ff6"].source.split()
+    )
+    assert "L2 H4 (0.27" in cells["stands-out-why"].source
+    assert "levesque2012winograd" in cells["it-experiment-md"].source
+    assert "WordPiece" in cells["enc-input"].source
+    assert "`keep` serves the parking" in cells["enc-code"].source
+    held = _pronoun_test_text(cells)
+    assert "16 of" not in held and "0.09" not in held  # the shift lives in the fold

@@ -135,8 +135,9 @@ def check_attention_with_biases(fn) -> CheckResult:
                 raise Fail(
                     f"you returned two things (on {case}); return only the output."
                 ) from None
-            if "cannot reshape" in str(fail):  # often h hard-coded, e.g. model.h = 12
-                raise Fail(f"{fail} {_H_ARGUMENT.format(h=h)}") from None
+            if "cannot reshape" in str(fail):  # on a batch: (n, h, d_k) for one sentence
+                hint = _ONE_SENTENCE if X.ndim > 2 else _H_ARGUMENT.format(h=h)  # or h = 12
+                raise Fail(f"{fail} {hint}") from None
             if X.ndim > 2 and "too many values to unpack" in str(fail):
                 raise Fail(f"{fail} {_UNPACK}") from None
             if X.ndim > 2 and "raised" in str(fail):
@@ -164,14 +165,8 @@ def check_attention_with_biases(fn) -> CheckResult:
         X = rng.normal(size=(4, 8))
         one(cases, "4 tokens, d_model = 8, h = 2", X, layer, 2, True)
         one(cases, "the same layer with h = 4", X, layer, 4, True)
-        one(
-            cases,
-            "a batch of 2 sentences of 3 tokens, h = 2",
-            rng.normal(size=(2, 3, 8)),
-            layer,
-            2,
-            True,
-        )
+        batch = rng.normal(size=(2, 3, 8))
+        one(cases, "a batch of 2 sentences of 3 tokens, h = 2", batch, layer, 2, True)
 
     with contextlib.redirect_stdout(io.StringIO()) as printed:  # the learner's prints too
         result = verdict("attention_with_biases", learner, run)
@@ -200,6 +195,11 @@ _IN_PLACE = (
     "Q = X @ layer.W_q + layer.b_q."
 )
 _UNPACK = "X has a batch axis: use n, d = X.shape[-2:]."
+_ONE_SENTENCE = (
+    "Right for one sentence, wrong for a batch: your cut ignores the batch axis. Reshape "
+    "(..., n, d_model) -> (..., n, h, d_k), keeping the leading axes, then swap axes -2, -3."
+)
+_SWAP_0_1 = "right for one sentence, wrong for a batch: swap axes -2 and -3, not 0 and 1."
 _BATCH = (
     "transpose only the last two axes of K (np.swapaxes(K, -1, -2)) and reshape only the "
     "last axis, (..., n, d_model) -> (..., n, h, d_k)."
@@ -212,6 +212,7 @@ def _mistakes(X, p, h) -> tuple:
     fixed = () if h == 2 else ((_attend(X, p, 2), "you used h = 2; use the argument h."),)
     return (
         *fixed,
+        *_swapped_0_1(X, p, h),
         (
             _attend(X, p, h, biases=False, b_o=False),
             "you left out every bias: add b_q, b_k, b_v after the projections and b_o at the end.",
@@ -284,3 +285,11 @@ def _mistakes(X, p, h) -> tuple:
             "V lacks its bias: V = X @ W_v + b_v.",
         ),
     )
+
+
+def _swapped_0_1(X, p, h) -> tuple:
+    """On a batch only: heads cut or glued with np.swapaxes(A, 0, 1), right on (n, d)."""
+    cut = lambda A, h: np.swapaxes(A.reshape(*A.shape[:-1], h, -1), 0, 1)  # noqa: E731
+    glue = lambda a, b: lambda H: np.swapaxes(H, a, b).reshape(X.shape)  # noqa: E731
+    splits = ((cut, glue(0, 1)), (cut, glue(-2, -3)), (None, glue(0, 1))) if X.ndim > 2 else ()
+    return tuple((_attend(X, p, h, split=s, merge=m), _SWAP_0_1) for s, m in splits)
