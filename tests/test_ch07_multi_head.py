@@ -682,7 +682,7 @@ def review_07d_slip(kind):
         (own_softmax_loop(), "PASS", "all 6 cases match"),
         (own_softmax_loop(scale_by_d_k=True), "FAIL", "divide by sqrt(d_k), once"),
         (own_softmax_loop(keys_first=True), "FAIL", "the scores are transposed"),
-        (own_softmax_loop(d_k_fixed=4), "FAIL", "d_k = X.shape[-1] // h"),
+        (own_softmax_loop(d_k_fixed=4), "FAIL", "d_k = W_q.shape[1] // h"),
         (lambda X, q, k, v, o, h: good_multi_head(X, q, k, v, o.T, h), "FAIL", "W_o.T"),
         (first_block_only, "FAIL", "every head used the first block of columns"),
         (
@@ -929,10 +929,12 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # round l (review 07_l, findings 1-2): the mixing W_o is shown, code and output
     assert "remove-cell" in cells[ids.index("mix-assert")].metadata["tags"]
     mix_code = cells[ids.index("mix-code")]
-    assert "tags" not in mix_code.metadata and len(mix_code.source.splitlines()) <= 4
+    # round m (review 07_m, finding 1): the table shows the two terms beside their sum
+    assert "tags" not in mix_code.metadata and len(mix_code.source.splitlines()) <= 5
     assert "al.multi_head_attention(" in mix_code.source and "W_o_mix, h=2)" in mix_code.source
     shown = "".join(str(o.get("data", {}).get("text/plain", "")) for o in mix_code.outputs)
-    assert "ate                1.00" in shown and "was                0.99" in shown
+    rows = {line.split()[0]: line.split()[1:] for line in shown.splitlines()[1:]}
+    assert rows["ate"] == ["0.99", "1.00", "1.99"] and rows["was"] == ["0.96", "0.99", "1.95"]
     # review 07_k (learner 1, finding 3): the W_o paragraph moved after the math, as the
     # worked case of the block sum; the figure before it stops at the concatenation
     read = source["mix-md"]
@@ -945,13 +947,18 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert "back to $d_{model}$, which chapter 12's residual adds to $X$." in read
     assert "brings the width back" not in read
     assert "one number from each head" not in read
-    assert "Let $W_o$ be the identity but for its second column, $(0, -1, 0, 1)$:" in read
+    # round m (review 07_m, finding 1): a column both heads visibly feed, not a difference
+    # whose object-head term is ~0
+    assert "Let $W_o$ be the identity but for its second column, $(1, 0, 0, 1)$:" in read
     assert "a person acted on" not in " ".join(source.values())  # finding 1: not what it does
-    assert read.endswith("a term from each head ($W_o^{(2)}$ and $W_o^{(1)}$).")
-    assert source["mix-read"] == (
-        "It is high when the subject head found a person and the object head did not: 1.00 "
-        'for "ate", but also 0.99 for "was", since these heads only know that actions ask.'
-    )
+    assert read.endswith("plus the subject head's *human* ($W_o^{(2)}$).")
+    mix_read = source["mix-read"]
+    assert mix_read.startswith('For "ate", column 2 is 1.99: 0.99 of *noun* from the object')
+    assert "1.00 of *human* from the subject head (who ate)" in mix_read
+    for named in ('"Was" gets 1.95', '"delicious" 1.61', '"and" asks weakly (1.27)'):
+        assert named in mix_read, named  # every row that lights up, named
+    assert "only know that actions ask" in mix_read  # said once: pair-was is cut
+    assert "holds both" not in mix_read  # the subject head's own output has noun and human
     # review 07_k (finding 2): the "human object -> 0.03" counterfactual is cut (a leftover
     # of the object head's softmax, not a clean zero), with its asserts
     assert "0.03" not in read and "human object" not in read
@@ -960,41 +967,40 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert "goes from 0 to 1" not in read and "no single head computes" not in read
     assert "dropped" not in read
     page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
-    assert "clean detector" not in page and "0.77" not in page  # shown in the table only
+    assert "clean detector" not in page and "0.77" not in page
     # review 07_k (finding 1): the cause is that one row of weights sums to 1, not the tie
     assert "its weights sum to 1: the more it gives" in source["pair-read"]
     assert "Any divisor" not in source["pair-read"]
     assert "blended" not in cells[ids.index("mix-assert")].source
     assert ids.index("pair-read2") < ids.index("pair-figure") < ids.index("mix-assert")
-    # what the prose says: the column takes the subject head's human minus the object head's
+    # what the prose says: the column adds the object head's noun and the subject head's human
     W_o = np.eye(4)
-    W_o[:, 2] = [0.0, -1.0, 0.0, 1.0]
+    W_o[:, 2] = [1.0, 0.0, 0.0, 1.0]
     W_q, W_k, W_v, _ = HEADS.PAIR
     apart, _ = al.multi_head_attention(toy.X, *HEADS.PAIR, h=2)
     mixed, _ = al.multi_head_attention(toy.X, W_q, W_k, W_v, W_o, h=2)
-    assert np.isclose(mixed[ATE, 2], apart[ATE, 3] - apart[ATE, 1])
-    assert (round(apart[ATE, 3], 2), round(apart[ATE, 1], 2)) == (1.0, 0.0)
-    assert round(mixed[ATE, 2], 2) == 1.0
+    assert np.isclose(mixed[ATE, 2], apart[ATE, 0] + apart[ATE, 3])
+    assert (round(apart[ATE, 0], 2), round(apart[ATE, 3], 2)) == (0.99, 1.0)
+    assert round(mixed[ATE, 2], 2) == 1.99
+    # both heads visibly contribute on every asking row (the old difference's was ~0)
+    askers = toy.X[:, 2] > 0
+    assert (apart[askers, 0] > 0.5).all() and (apart[askers, 3] > 0.5).all()
     # no block-diagonal W_o (each head kept to its own output columns) can make it
     for block in (slice(0, 2), slice(2, 4)):
         only = np.zeros(4)
         only[block] = W_o[block, 2]
         assert not np.isclose(apart[ATE] @ only, mixed[ATE, 2])
-    # why the one-head comparison was an artefact: with h = 1 it is 0 whatever W_q is
-    rng = np.random.default_rng(0)
-    for _ in range(20):
-        blended, _ = al.multi_head_attention(toy.X, rng.normal(size=(4, 4)), W_k, W_v, W_o, h=1)
-        assert np.allclose(blended[:, 2], 0)
 
 
 MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "855d1d49",  # "## One head, one average": "ate" asks two questions
     "x-code",  # the features of toy.X, printed (fix round 4)
     "pair-md",  # the pair, named once
-    "pair-md2",  # review 07_b: what the tables say, before them ...
-    "pair-code",  # its matrices as labelled tables: W_q's action row, queries and keys
+    # round m (review 07_m, finding 4): the keys first, then the query that asks for them
     "pair-kv-md",  # review 07_k (finding 6): the keys and values, beside their table
     "pair-kv",
+    "pair-md2",  # review 07_b: what the W_q table says, before it ...
+    "pair-code",  # W_q whole, as a labelled table (round m, finding 5)
     "pair-md3",  # ... and what a head is, and the concatenation (review 07_b)
     "pair-run",  # one head against two: the row of weights of "ate"
     "pair-out",  # and what comes back (fix round 7h: labelled tables, no raw indexing)
@@ -1295,13 +1301,12 @@ def test_values_overlap_is_said_with_its_example():
     # them and pair-md3 says what a head is; columns count from 1, as heads do
     ids = [c.id for c in cells]
     # review 07_b: the prose before the tables again, and the key/value columns labelled
-    assert ids.index("pair-md") + 1 == ids.index("pair-md2")
-    assert ids.index("pair-md2") + 1 == ids.index("pair-code")
-    # review 07_k (finding 6): the keys and values are said beside their own table
-    # round l (review 07_l, finding 7): the "asks" table repeated pair-code's print; cut
-    assert "pair-values" not in ids and ids.index("pair-code") + 1 == ids.index("pair-kv-md")
+    # round m (review 07_m, finding 4): the keys come before the query that asks for them
+    assert ids.index("pair-md") + 1 == ids.index("pair-kv-md")
     assert ids.index("pair-kv-md") + 1 == ids.index("pair-kv")
-    assert ids.index("pair-kv") + 1 == ids.index("pair-md3")
+    assert ids.index("pair-kv") + 1 == ids.index("pair-md2")
+    assert ids.index("pair-md2") + 1 == ids.index("pair-code")
+    assert "pair-values" not in ids and ids.index("pair-code") + 1 == ids.index("pair-md3")
     head = source["pair-md3"]
     # review 07_a: only which columns each head owns; the general statement is in The math
     # round d (review 07_c, finding 2): the split is said before W_q's row is printed
@@ -1317,7 +1322,7 @@ def test_values_overlap_is_said_with_its_example():
     # review 07_a: the W_k and W_v tables are cut; the key/value table shows them
     kv = source["pair-kv-md"]
     assert "a word's key is its *food* and *person* features" in kv
-    assert "its value chapter 6's *noun* and *human*." in kv
+    assert "Its value is chapter 6's *noun* and *human*." in kv  # round m: one fact each
     assert "0.3 noun" not in pair  # review 07za: the odd aside is cut
     assert "each matrix" not in pair and "(1, 0)" not in pair
     W_q, W_k, W_v, W_o = HEADS.PAIR
@@ -1331,9 +1336,9 @@ def test_values_overlap_is_said_with_its_example():
     # review 07zb: the 16 is named where the table shows it, one per head
     # review 07zc: one fact per sentence
     # round l (review 07_l, finding 5): every word with action asks, not only "ate"
-    assert 'so every word with *action* asks, "ate" loudest (16).' in pair
-    assert "The first half is the object head's query: it asks for food." in pair
-    assert "The second half, the subject head's, asks for a person." in pair
+    # round m (review 07_m, finding 5): one fact per sentence, W_q shown whole below
+    assert 'So only words with *action* ask, "ate" loudest (16).' in pair
+    assert "The object head asks for food, the subject head for a person." in pair
     assert 'what was eaten ("cake") and who ate ("I")' in " ".join(source["855d1d49"].split())
     assert "(who ate)" not in pair and "(what was eaten)" not in pair
     q_ate, keys = toy.X[ATE] @ W_q, toy.X @ W_k  # (4,) and (8, 4): two heads of width 2
@@ -1372,10 +1377,16 @@ def test_plain_printouts_on_the_main_line():
     # fix round 7k: each head's own query of "ate", (16, 0) and (0, 16), beside the keys.
     # Fix round 7m (review 07q): where the 16s come from is printed first (W_q's action
     # row), and the values have their own table, (noun, human) apart from (food, person)
-    assert cells["pair-code"].outputs[0]["text"] == "row 'action' of W_q: [16.  0.  0. 16.]\n"
+    # round m (review 07_m, finding 5): W_q shown whole, a labelled table, after the keys
+    wq = cells["pair-code"].outputs[-1]["data"]["text/plain"].splitlines()
+    heading = ["W_q", "obj.", "food", "obj.", "person", "subj.", "food", "subj.", "person"]
+    assert wq[0].split() == heading
+    assert [line.split()[0] for line in wq[1:]] == list(toy.FEATURES)
+    assert wq[3].split() == ["action", "16", "0", "0", "16"]
+    assert all(line.split()[1:] == ["0"] * 4 for i, line in enumerate(wq[1:]) if i != 2)
     # fix round 7n (review 07r): the tables are built in a hide-input cell; the visible
-    # pair-code is three lines: the matrices, the projections, W_q's action row
-    assert len(cells["pair-code"].source.splitlines()) == 3
+    # pair-code is five lines: W_q, the queries, W_q's columns named, and its table
+    assert len(cells["pair-code"].source.splitlines()) == 5
     assert "hide-input" in cells["pair-kv"].metadata["tags"]
     # review 07_k (finding 6): each table beside its own paragraph
     kv = cells["pair-kv"].outputs[-1]["data"]["text/plain"].splitlines()
@@ -1447,9 +1458,10 @@ def test_the_named_heads_and_one_merged_experiment():
         "every value column gets that same mix."
     )
     # review 07_k (finding 5): why the one-head output repeats, said once
+    # round m (review 07_m, finding 2): what the average loses is whose features they are
     assert read.endswith(
-        "The one head returns (noun, human) twice: one average, (0.98, 0.48), a noun, about "
-        "half human."
+        "The one head returns one average twice, (0.98, 0.48): a noun, about half human, and "
+        'nothing says whose. Is "I" the human, or "cake" half of one?'
     )  # round l (review 07_l, finding 3): "lost its owner" cut
     assert "Any divisor" not in read and "tie a tie" not in read
     assert "Both words are nouns" not in read
@@ -1718,10 +1730,7 @@ def test_fix_round_7k_wording():
     in out[0]; the visible words go down (2,372 before)."""
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    assert (
-        "The one head returns (noun, human) twice: one average, (0.98, 0.48),"
-        in (source["pair-read"])
-    )
+    assert "The one head returns one average twice, (0.98, 0.48):" in source["pair-read"]
     W_q, W_k, W_v, W_o = HEADS.PAIR
     one, _ = al.multi_head_attention(toy.X, *HEADS.PAIR, h=1)
     assert np.allclose(W_v[:, :2], W_v[:, 2:]) and np.allclose(one[:, :2], one[:, 2:])
@@ -1862,7 +1871,7 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # review 07_d: the figure's second column, not its third; nothing "dropped" to explain
     # review 07_k: the mixing column is said after the math (mix-md), the figure stops at
     # the concatenation (W_o None), so its numbers match the tables' identity W_o
-    assert "a term from each head" in source["mix-md"]
+    assert "the object head's *noun* ($W_o^{(1)}$)" in source["mix-md"]
     # fix round 4 (review 07t): columns and heads named as the text names them
     figure = " ".join(cells[ids.index("pair-figure")].source.split())
     assert "toy.X, W_q_pair, W_k_pair, W_v_pair, None, 2, toy.TOKENS," in figure
@@ -1923,11 +1932,8 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     assert read2.endswith('averaging inhibits this" {cite:p}`vaswani2017attention`.')  # round l
     # round g (review 07_f, finding 1): "was" gets "I" too; the figure fades the other rows
     # round i (review 07_h, finding 5): said right after the figure, not in pair-read2
-    assert ids.index("pair-figure") + 1 == ids.index("pair-was")
-    assert source["pair-was"] == (
-        '"Was", also an action, gets "I" too (0.99); '
-        '{numref}`ex-thin-heads` builds a head that finds "it".'
-    )
+    # round m (review 07_m, finding 6): cut; mix-read says once that actions ask
+    assert "pair-was" not in ids and ids.index("pair-figure") + 2 == ids.index("83c4d06e")
     words = sum(len(line.split()) for line in visible_prose(cells))
     assert words <= 2220, words  # fix round 4 (review 07t): 2,301 before
     main = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))

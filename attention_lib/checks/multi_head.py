@@ -44,8 +44,8 @@ def _run_explained(cases: Cases, case: str, *args) -> np.ndarray:
             ) from None
         if "cannot reshape" in message or "is empty" in message:
             raise Fail(
-                f"{message} Is d_k a fixed number in your code? Work it out from the input, "
-                "d_k = X.shape[-1] // h, so that every width and every h works."
+                f"{message} Is d_k a fixed number in your code? Work it out from W_q, "
+                "d_k = W_q.shape[1] // h, so that every width and every h works."
             ) from None
         raise
 
@@ -161,7 +161,7 @@ def _wrong_concatenation(fn, X, W_q, W_k, W_v, W_o, h) -> str:
             return (
                 f"Your heads are {width} column{'s' * (width != 1)} wide, but here d_k = "
                 f"d_model // h = {d_model} // {h} = {d_k}. Is d_k a fixed number in your "
-                f"code{axis}? Take it from the input's last axis: d_k = X.shape[-1] // h."
+                f"code{axis}? Take it from W_q's width: d_k = W_q.shape[1] // h."
             )
     return ""
 

@@ -186,7 +186,7 @@ def _multi_head_mistakes(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
                 (
                     wrong,
                     f"this is what d_k = {width} gives, but here d_k = {d_k}. Is d_k a fixed "
-                    f"number in your code{axis}? Take it from the input: d_k = X.shape[-1] // h.",
+                    f"number in your code{axis}? Take it from W_q: d_k = W_q.shape[1] // h.",
                 )
             )
 

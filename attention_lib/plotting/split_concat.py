@@ -101,6 +101,8 @@ def split_concat(
     Returns
     -------
     fig : matplotlib.figure.Figure
+        Without ``W_o``, ``Q`` and the first head's weights fill the upper row, the other
+        heads' weights and the concatenation the lower one (for h = 2, a 2 x 2 grid).
         ``Q`` has its own colour bar, the weights one from 0 to 1; the concatenation,
         ``W_o`` and the output share one diverging scale (0 white), symmetric about 0.
         Without ``W_o``, a concatenation with no negative number uses the weights'
@@ -154,8 +156,14 @@ def split_concat(
     bar = 0.8  # the weights' colour bar and its ticks
     q_bar = 0.75  # Q's own colour bar, between Q and the maps
     lab = max(len(t) for t in tokens) * inch + 0.1  # each map's own row labels
-    fig_w = left + (d_model + h * n) * c + 0.35 + q_bar + 0.25 * (h - 1) + h * lab + bar
-    fig_w = max(fig_w, 7.0)
+    x_maps, step = left + d_model * c + 0.35 + q_bar + lab, n * c + 0.25 + lab
+    if project:  # Q and every map above; the concatenation, W_o and the output below
+        map_xy = [(x_maps + i * step, row1_y) for i in range(h)]
+    else:  # no W_o: Q and the first map above, the other maps and the concatenation below
+        map_xy = [(x_maps, row1_y)] + [(left + (i - 1) * step, row2_y) for i in range(1, h)]
+    x_wbar = map_xy[-1][0] + n * c + 0.15  # the weights' colour bar, after the last map
+    x_cat = left if project or h == 1 else x_wbar + 0.57 + lab  # room for the bar's ticks
+    fig_w = max(x_maps + n * c + 0.3, x_wbar + 0.65, x_cat + d_model * c + 0.25 + bar, 7.0)
     if project:
         fig_w = max(fig_w, left + 3 * d_model * c + gap + 0.95 + 0.35 + bar)
     fig_h = row1_y + n * c + 0.75
@@ -165,9 +173,8 @@ def split_concat(
         return fig.add_axes([x / fig_w, y / fig_h, cols_ * c / fig_w, rows_ * c / fig_h])
 
     ax_q = axes_at(left, row1_y, d_model, n)
-    x_maps = left + d_model * c + 0.35 + q_bar + lab
-    maps = [axes_at(x_maps + i * (n * c + 0.25 + lab), row1_y, n, n) for i in range(h)]
-    ax_cat = axes_at(left, row2_y, d_model, n)
+    maps = [axes_at(x, y, n, n) for x, y in map_xy]
+    ax_cat = axes_at(x_cat, row2_y, d_model, n)
     x = left + d_model * c + gap
     if project:
         ax_wo = axes_at(x, row2_y + (n - d_model) * c, d_model, d_model)  # tops aligned
@@ -192,15 +199,15 @@ def split_concat(
         # the query's row: a white band under a black line reads on dark and light cells
         ax.add_patch(Rectangle((-0.5, row - 0.5), n, 1, fill=False, lw=4.5, ec="white"))
         ax.add_patch(Rectangle((-0.5, row - 0.5), n, 1, fill=False, lw=2, ec="black"))
-    x_bar = x_maps + h * (n * c + 0.25) + (h - 1) * lab - 0.1
-    cax = fig.add_axes([x_bar / fig_w, row1_y / fig_h, 0.12 / fig_w, n * c / fig_h])
+    y_wbar = map_xy[-1][1]
+    cax = fig.add_axes([x_wbar / fig_w, y_wbar / fig_h, 0.12 / fig_w, n * c / fig_h])
     colour_bar = fig.colorbar(image, cax=cax, ticks=[0, 0.5, 1])
     colour_bar.ax.tick_params(labelsize=fontsize)
     widths = "+".join([str(d_k)] * h)
     title_cat = f"3. concatenate ({n}×({widths}))"
     image = _panel(ax_cat, concat, title_cat, tokens, cols, fontsize, True, lower, cat_cmap)
     _blocks(ax_cat, n, h, d_k, fontsize, heads_named)
-    x_bar = left + d_model * c + 0.25  # the lower row's bar, beside the concatenation ...
+    x_bar = x_cat + d_model * c + 0.25  # the lower row's bar, beside the concatenation ...
     if project:
         x_bar = _project(ax_wo, ax_out, W_o, output, row, x, c, d_model, n, tokens, wo_rows,
                          out_cols, fontsize, lower)  # fmt: skip
