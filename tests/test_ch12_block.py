@@ -67,6 +67,23 @@ def library_block(X, p, h):  # right values, but the exercise rules the call out
     return X1 + decoder.feed_forward(b, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
 
 
+def after_add(where):
+    """Pre-LN, plus a layer norm after the add: after sub-layer 1, 2 or both (review 12m)."""
+
+    def my_block(X, p, h):
+        def ln(x, k):
+            return layer_norm(x, p[f"ln{k}_gamma"], p[f"ln{k}_beta"], decoder.EPS)
+
+        Ws = p["W_q"], p["W_k"], p["W_v"], p["W_o"]
+        X1 = X + mha(ln(X, 1), *Ws, h, al.causal_mask(len(X)))[0]
+        X1 = ln(X1, 1) if where in (1, 3) else X1
+        b = ln(X1, 2)
+        X2 = X1 + decoder.feed_forward(b, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
+        return ln(X2, 2) if where in (2, 3) else X2
+
+    return my_block
+
+
 def by_hand(split, join_t=True):
     """Exercise 12.1 as the page asks: heads split by hand, with ``split`` cutting them."""
 
@@ -101,6 +118,7 @@ def by_hand(split, join_t=True):
         (block(post=True), "FAIL", "post-LN block"),
         (block(post="ln1"), "FAIL", "chapter 11's post-LN block"),
         (block(post="ln2"), "FAIL", "chapter 11's post-LN block"),
+        *[(after_add(w), "FAIL", "normalised after the add") for w in (1, 2, 3)],
         (block(mask=False), "FAIL", "pass the causal mask"),
         (block(res1=False), "FAIL", "attention sub-layer has no residual"),
         (block(res2=False), "FAIL", "feed-forward sub-layer has no residual"),

@@ -50,9 +50,12 @@ def slips(X, p: dict, h: int) -> list[tuple]:
     a, X1 = ln(X, 1), X + mha(ln(X, 1))
     post_0, post_1 = X + mha(X), ln(X + mha(X), 1)  # post-LN: both norms, either alone
     b = ln(a + mha(a), 2)
+    both = ln(X1, 1)  # normalised before the sub-layer and again after the add
     return [
         *[(w, _POST_LN) for w in (ln(post_1 + ffn(post_1), 2), ln(post_0 + ffn(post_0), 2))],
         (post_1 + ffn(post_1), _POST_LN),
+        *[(w, _AFTER_ADD) for w in (both + ffn(ln(both, 2)), ln(both + ffn(ln(both, 2)), 2))],
+        (ln(pre_ln(X), 2), _AFTER_ADD),
         (pre_ln(X, mha=_parts(p, h, mask=False)[1]), _NO_MASK),
         (mha(ln(X, 1)) + ffn(ln(mha(ln(X, 1)), 2)), _NO_RESIDUAL_1),
         (ffn(ln(X1, 2)), _NO_RESIDUAL_2),
@@ -128,6 +131,10 @@ def _split_by_hand(
 _POST_LN = (
     "your layer norm comes after a residual, LN(X + MHA(X)), as in chapter 11's post-LN block: "
     "here it comes *before* each sub-layer, X + MHA(LN1(X)), and the residual adds the raw X."
+)
+_AFTER_ADD = (
+    "you normalised after the add, as chapter 11's encoder did; this decoder normalises "
+    "before: X + MHA(LN1(X)), and the sum itself stays un-normalised."
 )
 _NO_MASK = (
     "every token saw the tokens after it: pass the causal mask, al.causal_mask(n) with n = "
