@@ -833,6 +833,10 @@ def multiplied(n, d_model):
             "the angles are already in radians",
         ),
         (lambda n, d_model: encoding(n, d_model).T, "FAIL", "you returned the transpose"),
+        # review 01_m: arguments swapped, pe(d_model, n), gives the transpose's shape at
+        # (8, 4) but other numbers; the hint names the argument order, not a transpose
+        (lambda d_model, n: encoding(n, d_model), "FAIL", "takes (d_model, n), so it built"),
+        (lambda d_model, n: encoding(n, d_model), "FAIL", "put n first"),
         (lambda n, d_model: np.zeros((n, d_model)), "FAIL", "position 0 should be [0, 1, 0, 1]"),
         (
             lambda n, d_model: encoding(n, 4) if d_model == 4 else np.zeros((n, d_model)),
@@ -1091,29 +1095,37 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # trained sinusoids, and gives the original's embedding scale as the toy's numbers only
     opening = "The encoding is not at fault (chapter 10 trains attention on it); the toy's"
     assert opening in flat and "words and $W_q$, $W_k$ (chapter 2) are. Here every" in flat
-    scale = "(The original Transformer multiplies embeddings by $\\sqrt{d_{model}}$ before"
-    assert scale in flat and "here ×2, making words 0.72 to 2.09 long.) So **from" in flat
+    # review 01_m (findings 1, 2 and 7): the factor cut again (it read as a remedy); the
+    # note opens on toy.X, and says why a wide trained model can afford to add
+    assert "sqrt{d_{model}}" not in flat and "0.72 to 2.09" not in flat
+    first = "Why the toy leaves positions out :class: note **From chapter 2 on, attention reads"
+    assert (
+        first + " `toy.X` $= E$, without positions**; positions return in chapters 10 to 12."
+        in flat
+    )
+    wide = "keep meaning and position in largely separate directions, and $W_q$, $W_k$ learn"
+    assert wide in flat and "concatenating would also work but costs width. ```" in flat
     # review 01_k (finding 10): the note keeps two ideas; "training can keep word and
     # position in nearly separate directions" cut
     assert "nearly separate directions" not in flat and "The table above" not in flat
-    assert "positions return in chapters 10 to 12. ``` " in flat
     assert "usually sends" not in flat
     assert "Where a sentence starts should not decide" not in flat
     # fix round 01d (review 01_c, finding 6): the concatenation aside cut from the summary
-    assert flat.count("concatenat") == 0
+    assert flat.count("concatenat") == 1  # review 01_m (finding 2): once, in the note
     # fix round 01b: result, one-line reason and Predict, each a paragraph of its own
     # fix round 01c (review 01_c): the unmoved "The" moves too, said beside the result
-    assert 'attends to words that\nmoved.\n\nWithout positions, "it" gives' in cells_md
+    # review 01_m (finding 4): "'The' stayed put yet moves 0.43" cut ("on" moves 0.04)
+    assert 'about 2 long.\n\nWithout positions, "it" gives' in cells_md
     # review 01_h (finding 7): no "the sitter" / "the sat-on"
     assert 'The sitting "dog" and the one sat on differ by **1.13**' in flat
     assert "sitter" not in flat and "sat-on" not in flat
-    assert '"The" stayed put yet moves 0.43: it attends to words that moved.' in flat
+    assert "0.43" not in flat
     assert "started at position 1, 2 or 3" not in flat  # review 01_k: one Predict
     # review 01_a: the sinusoids are one scheme of several, said in the main line
     # fix round 01e (review 01_d, finding 4): the paper's reason first, then ours
-    assert "The original Transformer chose these waves because a move of $k$ positions" in flat
-    # fix round 01g (review 01_f, finding 6): the paper's reason, a linear map, said there
-    assert "is the same linear map from any start: a turn of each hand by" in flat
+    # review 01_m (finding 3): the paper's hope (relative offsets), then the property
+    hope = "chose these waves hoping the model could use this to attend by relative offset: a"
+    assert hope in flat and "is the same linear map from any start (*Going deeper*)." in flat
     assert "We build them, rather than a learned table, because every number can be" in flat
     # fix round 01c (review 01_c): learned tables and RoPE said once, in the dropdown
     assert "chapter 11's too" not in flat and "BERT-style" not in flat
@@ -1208,7 +1220,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # outgrow the words here); the factor stays plain arithmetic, with no purpose claimed
     # review 01_h (finding 1): every wording of the factor drew a finding; it is cut
     # review 01_l (finding 2): the factor is back, as the toy's numbers with no purpose
-    assert "86 degrees" not in flat and flat.count("sqrt{d_{model}}") == 1
+    assert "86 degrees" not in flat and flat.count("sqrt{d_{model}}") == 0
     stamp = "Here every stamp (1.41) is longer than every word (0.36 to 1.04), so position"
     assert stamp in flat and "22.6" not in flat and "16 long" not in flat
     assert flat.index(stamp) > flat.index("{admonition} Why the toy leaves positions out")
@@ -1240,10 +1252,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "the raw dot product of two encodings sees only the offset." not in flat
     # review 01_l (finding 1): not "mix a pair's two coordinates" (a scaled turn of each
     # pair mixes them and keeps the offset); unequal stretches and mixed pairs undo the turn
-    proj = "The raw dot product sees only the offset. The toy's $W_q$ and $W_k$ (chapter 2)"
+    proj = "The raw dot product sees only the offset. The toy's $W_q$ and $W_k$ stretch"
     assert proj in flat and "mix a pair's" not in flat
     assert "stretch the coordinates unequally and mix different pairs, which undoes" in flat
     assert "One offset, scores from -0.35 to 1.90. RoPE {cite}`su2021roformer` rotates" in flat
+    assert "so only the offset survives of the position." in flat  # review 01_m (finding 6)
     assert flat.index(proj) > flat.index("{solution-end}", flat.index(":label: ex-pe-offset"))
     assert "hoped this would let a model look a fixed distance" not in flat
     assert "turned by $M_{pos}$ (since $PE_{pos} = PE_0 M_{pos}$)" in flat
@@ -1258,20 +1271,22 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "Sine across, cosine up: the hands start at the top and turn clockwise" in flat
     # review 01_k (findings 3-4): the heading's question answered with numbers, and the
     # dip shown in a printed row of distances, not in numbers only an assert computes
-    assert "Yes: - at $d_{model} = 32$, all 48 rows are at least **1.17** apart" in flat
+    # review 01_m (finding 5): the answer says how well at each width
+    yes = "Yes, comfortably at width 32; barely at width 4: - at $d_{model} = 32$, all 48 rows"
+    assert yes in flat
     # the toy's width: too few hands; review 01_a: the gaps printed, not "nearly"
     # fix round 01b: the fingerprints stay distinct; what fails is distance versus offset
     # fix round 01c (review 01_c): at width 32 distance follows the offset only roughly
     # fix round 01e (review 01_d, finding 1): distance is set by the offset, not monotone
     # review 01_l (finding 5): the dip cut; the answer is a two-item list
-    assert "the distance depends on the offset alone (next section);" in flat
+    assert "the distance depends on the offset alone;" in flat
     assert "dips" not in flat
     assert "2.95" not in flat
     assert "only roughly" not in flat
     assert "stops following" not in flat
     # fix round 01g (review 01_f, finding 5): "stay distinct" cut (positions 622 apart
     # come within 0.07); the 1-and-7 example makes the point
-    assert "width 4, positions 1 and 7 are only 0.29 apart, closer than neighbours (0.96)" in flat
+    assert "width 4, positions 1 and 7 are 0.29 apart, closer than neighbours (0.96)" in flat
     assert "stay distinct" not in flat
     assert "two hands are too few" not in flat
     # equivariance is claimed without a causal mask (a padding mask keeps it), twice
@@ -1308,7 +1323,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "What is still missing" not in flat  # merged into the summary
     assert "keeps the meaning" not in flat
     # the extrapolation hope is answered, and the word tables are the toy's, not the course's
-    assert "in practice the waves extrapolate poorly {cite}`press2022train`" in flat
+    assert "in practice they extrapolate poorly {cite}`press2022train`" in flat
     assert "every word table in this course" not in flat
     assert "the columns of its word table:" in flat
     # Fix round 01b added the reordering exercise, the lengths, the d_model gloss and the
@@ -1380,8 +1395,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # Fix round l (review 01_l): main line 1356 -> 1369, visible 2117 -> 2130 (the note's
     # conclusion, chapter 10 and the sqrt(d_model) scale as numbers, "without bias" added;
     # "only nearly comes back" and the dip at width 32 cut).
-    assert len(main.split()) <= 1369, "fix round l left 1369 main-line words"
-    assert len(flat.split()) <= 2130, "fix round l left 2130 visible words"
+    # Fix round m (review 01_m): main line 1369 -> 1367, visible 2130 -> 2130 (the
+    # sqrt(d_model) parenthetical, "'The' ... moves 0.43" and the turn in the paper's
+    # reason cut; why a wide model can add, the paper's hope and "how well" added).
+    assert len(main.split()) <= 1367, "fix round m left 1367 main-line words"
+    assert len(flat.split()) <= 2130, "fix round m left 2130 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 5  # bold numbers
 
 

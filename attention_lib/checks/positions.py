@@ -56,6 +56,11 @@ def check_positional_encoding(fn) -> CheckResult:
             hint = (
                 " One row per position: you returned the transpose." if out.shape == (d, n) else ""
             )
+            if hint and n % 2 == 0 and np.allclose(out, positional_encoding(d, n)):
+                hint = (
+                    " Your function takes (d_model, n), so it built d_model positions of"
+                    " width n: put n first, def my_positional_encoding(n, d_model)."
+                )
             expect_shape(
                 out, (n, d), case, hint or " One row per position, one column per dimension."
             )
