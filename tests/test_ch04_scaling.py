@@ -341,12 +341,15 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     read = " ".join(cells["grad-intro"].source.split())  # the main line's one paragraph
     # review 04aa: the factor is not fixed (raw, it grows with the keys' length); 04b: folded
     rows_fold = " ".join(cells["grad-rows-read"].source.split())
-    # review 04f (round g): c is back in the one-line summary
-    assert r"capped by $1 - p_{\text{top}}$ times $c$ times the keys' length" in rows_fold
+    # review 04f (round g): c is back in the one-line summary; review 04m: with its constant
+    said = r"at most a constant times $c$ times the keys' length times $1 - p_{\text{top}}$"
+    assert said in rows_fold
     assert "confirms" not in read and "fixed multiple" not in read
-    # review 04d (round e): a fixed random G; review 04l: the loss written out, G = dOut
-    said = r"$L = \sum G \odot \operatorname{softmax}(QK^\top\!/\sqrt{d_k})V$, chapter 6's"
+    # review 04d (round e): a fixed random G; review 04l: the loss written out, G = dOut;
+    # review 04m: with c, so it covers the raw case too, and why G is random
+    said = r"$L = \sum G \odot \operatorname{softmax}(c\,QK^\top)V$, with $c$ either"
     assert said in read and "attention_backward" not in read
+    assert "which stands for some direction the output should move" in read
     assert "ackpropagation" not in read
     fold = " ".join(cells["grad-rows-read"].source.split())
     assert "ackpropagation" not in fold and "$L$ = `dOut`" not in fold
@@ -837,7 +840,9 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # review 04f (round g): the point is made once, after the table, with the box's contrast
     # review 04k: one plain sentence pointing at the box, no repeat of its numbers
     said = "A simulated head with GPT-2's initialisation starts with smaller scores (spread 2.5,"
-    assert said in main and "rows saturate, but half still give one random key" in main
+    assert said in main and "rows saturate, but half still give one random key" not in main
+    # review 04m: the pointer only on the main line; the box has the numbers
+    assert "but half still give one random key over half the weight" in aside
     assert "real GPT-2" not in main and "a real head" not in aside  # review 04l: simulated
     assert "a GPT-2-style head at initialisation" in aside
     assert "0.5%" not in main and "0.54" not in main and "2.5" not in aside
@@ -862,12 +867,14 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # review 04a (round 5): the backward formula is fold-only; review 04l: the figure's
     # paragraph says why the raw median starts higher (nothing cancels the keys' length)
     assert r"\partial z_{ij}" not in plain
-    assert "nothing cancels the keys' length $\\sqrt{d_k}$, so unsaturated rows get more" in plain
+    # review 04m: why the key's length enters a query's gradient, in one clause
+    said = "as $c$ cancels the length of $k$ (about $\\sqrt{d_k}$), a score's slope with respect"
+    assert said in plain and "nothing does: unsaturated rows get more" in plain
     # round 04b: the 1 - p_top factor sits in a fold; review 04b (round 6): the two-key
     # slope is on the main line (asserted in grad-two), said once
     rows_fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
-    assert r"capped by $1 - p_{\text{top}}$" in rows_fold
-    assert r"capped by $1 - p_{\text{top}}$" not in plain
+    assert r"at most a constant times $c$" in rows_fold
+    assert r"at most a constant times $c$" not in plain
     said = r"has slope $p\,(1 - p)$: 0.25 at $g = 0$, about $10^{-4}$ at $p = 0.9999$"
     assert said in plain and "Two keys" not in rows_fold
     # review 04v: why-divide is the plain-SGD measurement only; review 04af: its own fold,
@@ -899,7 +906,8 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     assert markdown_text(cells).count(r"$\sqrt{d_k}$ long") == 1
     assert "almost nothing gets through" not in plain  # rows just past 0.99 still pass a lot
     assert ids.index("grad-rows-read") < ids.index("2eda6d98")  # before the exercises
-    for aside_only in ("GPT-2", "µP", "μP", "0.31", "learning rate", "shrink", "Shrink"):
+    # review 04m: the summary names the GPT-2-style init (it saturates few rows)
+    for aside_only in ("µP", "μP", "0.31", "learning rate", "shrink", "Shrink"):
         assert aside_only not in summary, aside_only
     # the numbers hold for independent components (review 04z; 04ag: sigma^4, not only 1);
     # the unshown after-training claim is cut (review 04v)
@@ -951,14 +959,14 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04l: split into what is plotted, then what it shows; uneven both ways
     plotted, shows = cells[ids.index("grad-figure-read")].source.split("\n\n")
     assert "middle 80% shaded" in plotted and "**Scaled, it is steady:**" in shows
-    said = "median is even *higher*, 2.6 times at 16), while saturated rows starve."
+    said = "(a median 2.6 times higher at 16) while saturated rows starve."
     assert said in figure_read
     said = "From $d_k = 256$ the median collapses."
     assert said in figure_read and "thousandth" not in figure_read
     assert "typical" not in figure_read
     assert "Our stand-in loss is" in read and "stand" not in fold
     order = ["grad-intro", "grad-two", "grad-figure-read", "grad-code", "4c97044e"]
-    order += ["grad-table", "grad-rows-read", "grad-rows"]
+    order += ["grad-rows-read", "grad-rows"]
     assert [ids.index(i) for i in order] == sorted(ids.index(i) for i in order)
     assert prose.startswith("````{admonition} Going deeper (optional): the gradient, row by row")
     assert outside_folds(cells[ids.index("grad-rows-read")].source).strip() == ""
@@ -979,7 +987,7 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04ad: a learning rate applies to W_q, whose gradient sums the rows: that is cut
     assert "No single learning rate" not in " ".join(c.source for c in cells)
     check = cells[ids.index("grad-assert")].source
-    assert "starved[at[64]] - 0.1" in check and "ratio[at[256] :] < 0.25" in check
+    assert "starved" not in check and "ratio[at[256] :] < 0.25" in check  # review 04m
     share = cells[ids.index("grad-share-assert")]
     assert share.metadata["tags"] == ["remove-cell"]
     assert "sat_share < 1 / 3000" in share.source and "range(20, 30)" in share.source
@@ -989,22 +997,13 @@ def test_the_gradient_section_opens_with_two_keys_and_a_slope_of_p_times_1_minus
     cells = chapter_cells()
     ids = [cell.get("id") for cell in cells]
     assert ids.index("grad-intro") < ids.index("grad-two") < ids.index("grad-code")
-    # review 04aa: the 1 - p_top table is cut (it primed a wrong expectation); a visible
-    # table prints the raw/scaled median ratio and the starved share by width
-    assert "grad-cap" not in ids
-    table = cells[ids.index("grad-table")]
+    # review 04aa: the 1 - p_top table is cut (it primed a wrong expectation); review 04m:
+    # the starved-queries table is cut too (the figure's band shows it)
+    assert "grad-cap" not in ids and "grad-table" not in ids
     assert "grad-prose" not in ids and "grad-two-read" not in ids  # folded (round 04b)
-    # review 04f (round g): the starved table is printed on the page, under the figure
-    assert ids.index("4c97044e") + 1 == ids.index("grad-table") < ids.index("grad-rows-read")
-    assert not table.metadata.get("tags")
-    out = "".join(o.get("text", "") for o in table.outputs)
-    assert "raw queries starved" in out and "(< 1% of the scaled median)" in out
-    assert "typical" not in out  # review 04l: one term for the scaled median
-    assert 'np.median(per_row["scaled"])' in cells[ids.index("grad-code")].source  # typical
-    rows = re.findall(r"^\s*(\d+)\s+(\d+)%$", out, flags=re.M)
-    assert [int(r[0]) for r in rows] == [2**i for i in range(1, 11)]
-    share = [int(r[1]) for r in rows]  # review 04ad: the ratio column (the figure's) is dropped
-    assert 9 <= share[5] <= 12 and share == sorted(share)  # "one raw row in ten" at 64
+    assert ids.index("4c97044e") + 1 == ids.index("grad-rows64")
+    assert "starved" not in cells[ids.index("grad-code")].source
+    assert 'np.median(per_row["scaled"])' not in cells[ids.index("grad-code")].source
     two = cells[ids.index("grad-two")]
     # review 04f (round g): the gap -> p -> p(1 - p) table is shown, after its paragraph
     assert not two.metadata.get("tags") and "attention_backward" not in two.source
@@ -1071,7 +1070,8 @@ def test_the_gpt2_aside_compares_its_spread_with_this_chapters_8():
     cells = {c.get("id"): c for c in chapter_cells()}
     aside = " ".join(cells["gpt2-deeper"].source.split())
     main = " ".join(cells["fa6cbeb4"].source.split())  # review 04k: said once, on the main line
-    assert "(spread 2.5, not 8)" in main and "chapter 3" not in aside
+    said = "(spread 2.5, against 8 for our unit-variance vectors at the same $d_k = 64$"
+    assert said in main and "chapter 3" not in aside  # review 04m: which 8
     assert "Our unit-variance vectors are a harsh start" in aside  # why it is not 8
 
 
@@ -1162,8 +1162,8 @@ def test_review_04u_phrasings_are_exact():
     assert "a typical query collapses" not in summary
     # review 04ac: the saturated and the starved shares are not mixed in one sentence; the
     # bullet says what the grad-rows cell shows (asserted on medians in summary-assert)
-    said = "softmax rows, starving the gradient to their queries and keys."
-    assert said in summary and "one raw query in ten" not in summary
+    said = "starving the gradient to their queries and keys; a GPT-2-style init saturates few"
+    assert said in summary and "one raw query in ten" not in summary  # 04m: with the shares
     assert "a tenth to a fifth" not in summary and "suit every width" not in summary
     assert "2 keys" not in summary  # review 04w: an unshown claim, cut
     assert "30 times narrower" in text("439f69a3")
@@ -1186,8 +1186,9 @@ def test_review_04u_phrasings_are_exact():
     assert "one-hot" not in text("fcdb6ff2")  # review 04f (round g): cut; fa6cbeb4 says it once
     # review 04k: one forward pointer to chapter 5's temperature, where softmax is written out
     # review 04l: the direction made explicit: the cooling is a higher temperature
-    said = r"(Dividing $z$ by $\sqrt{d_k}$, the cooling, is in chapter 5's terms a *higher*"
-    assert "coffee" not in text("cd18d051") and said in text("cd18d051")
+    # review 04m: cut; chapter 5 says "Chapter 4's scaling is T = sqrt(d_k)" where T is taught
+    assert "coffee" not in text("cd18d051") and "temperature" not in text("cd18d051")
+    assert "with our 16 keys the top key takes over 0.99 of the row" in text("cd18d051")
     assert "e^8 \\approx 3000" in text("cd18d051") and "gap of 5" not in text("cd18d051")
     assert "understanding-transformers-4" in text("4875b8d4")
     # review 04ai: the gap that saturates a row is the top score's lead over the next one
@@ -1205,18 +1206,20 @@ def test_review_04u_phrasings_are_exact():
     assert "attention_backward" not in text("grad-rows-read")  # review 04k: chapter 10's
     # review 04ac: the random dOut lives in the fold only; the main line shows two rows.
     # Review 04b (round 6): the loss is defined on the main line, in one sentence
-    assert "weighted by a fixed random $G$ (`dOut` in the code)." in read
-    assert "its median over queries, and its middle 80% shaded" in text("grad-figure-read")
+    assert "weighted by a fixed random $G$ (`dOut` in the code), which stands for" in read
+    assert "median over queries, middle 80% shaded" in text("grad-figure-read")
     assert "standing in for any loss" not in text("grad-rows-read")
     # review 04ag: a gradient for any number; the weights are what training steps. Landing
     # review s: the loss is defined where chapter 4 first uses it (chapter 10 trains one).
     said = "The **loss** $L$ measures how wrong the model is. A **gradient** says how much $L$"
-    assert said + " changes as a number moves, and training steps the weights against it." in read
+    assert said + " changes as a number moves; training steps the weights against it." in read
     # review 04a (round 5): the mean-1 aside moved into the code cell that prints it
     assert "only at mean 0" not in text("fc268831")
-    # review 04l: the 3 derived in the comment
-    said = "# Var = E[a²]E[b²] - (E[a]E[b])² = 2 x 2 - 1 = 3, not 1"
-    assert said in cells["variance-rules"].source
+    # review 04l: the 3 derived in the comment; review 04m: for the shifted variables
+    rules = cells["variance-rules"].source
+    said = "# Var((a+1)(b+1)) = E[(a+1)²]E[(b+1)²] - (E[a+1]E[b+1])²"
+    assert said in rules and "= 2 x 2 - 1 = 3, not 1" in rules
+    assert "E[a²]E[b²]" not in cells["variance-rules-assert"].source
     assert '"Var((a+1)(b+1)), means 1:"' in cells["variance-rules"].source  # review 04f
     # review 04w: the fold says the steps share a learning rate, not a size, and splits sqrt(d_k)
     why = text("divide-or-shrink")
@@ -1311,6 +1314,9 @@ def test_mean_top_weight_checker_names_each_slip(capsys):
         (z.max(axis=-1), "largest scores, not weights"),
         (weights.argmax(axis=-1), "those are indices, not weights"),  # review 04ah
         ((al.softmax(raw) / 512).max(axis=-1), "you divided after softmax"),  # review 04ah
+        # review 04m: the two slips that got the generic hint
+        (al.softmax(raw * 512).max(axis=-1), "you multiplied the scores by 512 instead of"),
+        (weights.min(axis=-1), "those are each row's smallest weight (.min)"),
         (np.full(right.shape, 1 / 16), "not each row's largest weight"),
         (right[..., :-1], "expected shape (20, 16)"),
         (right.reshape(-1), "values right; keep the (20, 16) layout: one entry per query"),
@@ -1378,13 +1384,17 @@ def test_mean_top_weight_checker_names_another_widths_scores(capsys):
         (al.softmax(scores[1024] / 512).max(axis=-1), scores),  # another array and divisor
         (np.sort(al.softmax(raw / 512), axis=-1)[..., -2], scores),  # the second largest
         (al.softmax(scores[64] / 64).max(axis=-1), None),  # no other widths given
-        (al.softmax(raw / 512).min(axis=-1), scores),  # not top weights at all
-        (al.softmax(raw * 512).max(axis=-1), scores),  # multiplied
         (np.full((100, 16), 1 / 16), scores),  # even rows
     ]
     for answer, others in generic:
         assert not check_mean_top_weight(answer, others or raw)
         assert "not each row's largest weight" in capsys.readouterr().out
+    # review 04m: on the chapter's scores a product is not all ones, so it is named alone
+    assert not check_mean_top_weight(al.softmax(raw * 512).max(axis=-1), scores)
+    line = capsys.readouterr().out
+    assert "you multiplied the scores by 512 instead of dividing: divide" in line, line
+    assert not check_mean_top_weight(al.softmax(raw / 512).min(axis=-1), scores)
+    assert "each row's smallest weight (.min)" in capsys.readouterr().out
 
 
 def test_review_04b_scaled_scores_names_float16_and_a_divisor_off_everywhere(capsys):

@@ -130,6 +130,13 @@ def _top_weight_result(answer, raw, divisor, weights, expected, others) -> Check
             lambda: np.ones_like(expected),
             unnormalised + "every top is exactly 1, as np.exp(z - z.max(axis=-1, "
             "keepdims=True)) gives. Divide by each row's sum too (al.softmax does).",
+        )
+        if not np.allclose(softmax(raw * divisor).max(axis=-1), 1)
+        else (  # multiplying by the divisor also gives all ones here: name both
+            lambda: np.ones_like(expected),
+            f"every top is exactly 1: either you multiplied the scores by {divisor:g} instead "
+            f"of dividing, or {unnormalised}np.exp(z - z.max(axis=-1, keepdims=True)) "
+            "without dividing by each row's sum.",
         ),
         (
             lambda: (np.exp(z) / np.exp(z).sum(axis=0, keepdims=True)).max(axis=-1),
@@ -159,6 +166,15 @@ def _top_weight_result(answer, raw, divisor, weights, expected, others) -> Check
             lambda: weights.argmax(axis=-1),
             "those are indices, not weights: .argmax says which key wins; .max(axis=-1) "
             "gives its weight.",
+        ),
+        (
+            lambda: softmax(raw * divisor).max(axis=-1),
+            f"you multiplied the scores by {divisor:g} instead of dividing: divide them by "
+            f"{divisor:g}, then apply softmax.",
+        ),
+        (
+            lambda: weights.min(axis=-1),
+            "those are each row's smallest weight (.min): take the largest, .max(axis=-1).",
         ),
         (
             lambda: (softmax(raw) / divisor).max(axis=-1),
