@@ -849,8 +849,13 @@ def test_fix_round_6i_prose_says_each_point_once():
     assert "its own." not in flat and "so every weight" not in flat
     caption = " ".join(next(c for c in cells if c.id == "130f8893").source.split())
     # Review 06 l: the rows, not sharpness alone, set how far apart the outputs sit.
-    assert "so the eight outputs sit close together (the noun column spans 0.05)" in caption
-    assert "outputs differ only as much as the rows do, and sharp rows differ most." in caption
+    # Review 06 m: sharp rows can also merge outputs; the caption says when each happens.
+    assert "At $T = 1$ every row is near 1/8, so the noun column spans only 0.05." in caption
+    assert "sharp rows differ most" not in caption
+    assert 'copy the same card (at $T = 0.05$, seven outputs are nearly the card of "cake")' in (
+        caption
+    )
+    assert "(picks == cake).sum() == 7" in next(c for c in cells if c.id == "9f780453").source
     assert "only sharp rows give" not in caption
     # Fix round 6b: the eight noun elements are printed in a table instead, and the gap
     # from the average card is computed and asserted off the page.
@@ -1249,7 +1254,12 @@ def test_fix_round_6m_prose():
     assert "**convex hull**" in hull and "convex combination" in hull
     # Review 06x: the rule broken is sum-to-1; the 2-D "shadow" aside is cut as jargon.
     before = " ".join(before.split())
-    assert before == 'Slide the temperature to move the output of "it".'  # review 06_b
+    assert before.startswith('Slide the temperature to move the output of "it".')  # 06_b
+    # Review 06 m: T is a stand-in for learned sharpness; the summary sits under the slider.
+    assert "Attention has no $T$; a smaller $T$ stands in for the larger $W_q$, $W_k$" in before
+    assert ids[ids.index("3b08dc72") + 1] == "6c0b1e9a"
+    gentle = "Gentle weights blend, near the uniform blend; sharp weights copy."
+    assert next(c for c in cells if c.id == "6c0b1e9a").source == gentle
     assert "vermilion" not in flat  # review 06_a: named by its label, not a colour
     assert "shadow" not in flat
     # The slider's rows are not the table's dict; the attention formula is displayed once.
@@ -1325,7 +1335,8 @@ def test_what_the_blend_carries_is_one_sentence_and_one_printout():
     # Review 06_k: the "Sharper weights" section repeated the slider: it is one printed
     # line under the slider, and the slider's caption reads it.
     assert "b1e9d406" not in ids and "## Sharper weights" not in flat
-    assert ids.index("3b08dc72") + 1 == ids.index("a7c2e6b5") < ids.index("130f8893")
+    # Review 06 m: one summary line sits between the slider and the printed line.
+    assert ids.index("3b08dc72") + 2 == ids.index("a7c2e6b5") < ids.index("130f8893")
     assert "6e1a7d0d" not in ids and "so every output entry" not in flat
     assert ids.index("6e1a7d0c") + 1 == ids.index("6615df9d")  # the walk is unbroken
     assert "such matrices" not in flat and "as strongly as the weights are sharp" not in flat
@@ -1739,17 +1750,17 @@ def test_review_06a_prose_and_the_lighter_hull_figure():
     # The value columns have names only because W_v is set by hand.
     assert "names we can give only because we set $W_v$ by hand" in text
     assert "the article's" not in text  # named by its citation, not "the article"
-    # The output is linear in V for fixed weights; the non-linearity is softmax(QK^T).
-    assert "For fixed weights the output is linear in $V$" in text
+    # Review 06 m: the linearity aside led nowhere on this page: cut.
+    assert "linear in $V$" not in text
     # Review 06_d: two plain reasons to blend; no ambiguous "every row it mixes".
     assert "A blend can gather from several films, or in a sentence several words, at once." in text
     assert "Picking only the top card gives them none (chapter 5)." in text
     assert "every row it mixes" not in text
     # The row form leads the math; the element form follows, entry by entry.
-    assert text.index("output}_i = \\sum") < text.index("Entry by entry")
+    assert text.index("output}_i = \\sum") < text.index("Entry $(i, f)$ is row $i$ of $A$")
+    assert "dotted with column $f$ of $V$" in text and "walks down" not in text
     assert "weighted sum down a column" not in text
-    assert "A third reading of $A V$, after rows and entries: one outer product" in text
-    assert "but not in the tokens: the weights are computed from them" in text
+    assert "A third reading" not in text  # review 06 m: words cut; the loop says it
     assert "the non-linearity comes from" not in text
     assert "Drawn below in noun and third person, two of the four dimensions" in text
     # The slider figure: no one-hot square (the card of "cake" is labelled), a fixed
@@ -1835,8 +1846,10 @@ def test_weights_t_on_a_batch_is_named(capsys):
 def test_review_06l_payoff_shapes_and_the_paired_keys_slip(capsys):
     cells, flat = _prose()
     # The output of "it" is read as a whole after the bars; the triangles are named.
-    assert 'The output of "it" has more noun (0.48) than its own card (0.2) or even' in flat
-    assert "(0.40, the triangles)" in flat and "less human (0.12 against 0.15)" in flat
+    assert 'The output of "it" has more noun (0.48) than its own card (0.2):' in flat
+    # Review 06 m: the payoff in words; the unmotivated "less human" comparison is cut.
+    assert 'So attention has moved "it" a little towards "cake"' in flat
+    assert "(0.48 vs 0.40, 0.58 vs 0.50, the triangles)" in flat and "less human" not in flat
     asserted = next(c for c in cells if c.id == "5d4f768b").source
     assert "[0.40, 0.26, 0.50, 0.15]" in asserted and "[0.48, 0.24, 0.58, 0.12]" in asserted
     assert "(though models almost always make them equal, chapter 7)" in flat
@@ -1854,3 +1867,16 @@ def test_review_06l_payoff_shapes_and_the_paired_keys_slip(capsys):
     line = capsys.readouterr().out
     assert "You paired query i only with key i (Q * K): Q @ K.T pairs every query" in line
     assert "keepdims" not in line
+
+
+def test_review_06m_weights_times_v_is_told_to_use_matmul(capsys):
+    def elementwise(Q, K, V):  # weights * V: a broadcast error, not a keepdims slip
+        weights = al.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
+        return weights * V
+
+    assert not check_attention(elementwise)
+    line = capsys.readouterr().out
+    assert "use @ to blend, not *" in line and "keepdims" not in line
+    # the nanoGPT box shows the head merge as shared by both branches
+    _, flat = _prose()
+    assert "# after both branches: y = y.transpose(1, 2)" in flat

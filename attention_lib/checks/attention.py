@@ -119,18 +119,27 @@ _FIXED = ((2.0, "2"), (4.0, "4"), (np.sqrt(8), "√8"), (8.0, "8"))  # √4, the
 
 
 def _run(cases: Cases, case: str, Q, K, V, *, hint: str) -> np.ndarray:
-    """:func:`_run_shapes`, naming ``Q * K``: a broadcast error between exactly their shapes."""
+    """:func:`_run_shapes`, naming ``Q * K`` and ``weights * V`` from their broadcast errors."""
     try:
         return _run_shapes(cases, case, Q, K, V, hint=hint)
     except Fail as fail:
         message = str(fail)
-        q, k = (f"({','.join(map(str, a.shape))})" for a in (Q, K))
+        q, k, v = (_shape(a.shape) for a in (Q, K, V))
+        w = _shape(Q.shape[:-1] + K.shape[-2:-1])  # the weights, (..., n_q, n_k)
         if BROADCAST_HINT in message and (f"{q} {k}" in message or f"{k} {q}" in message):
             raise Fail(message.replace(BROADCAST_HINT, _PAIRED)) from None
+        if BROADCAST_HINT in message and (f"{w} {v}" in message or f"{v} {w}" in message):
+            raise Fail(message.replace(BROADCAST_HINT, _ELEMENTWISE)) from None
         raise
 
 
+def _shape(shape: tuple) -> str:
+    """A shape as NumPy's broadcast error prints it: ``(5,3)``."""
+    return f"({','.join(map(str, shape))})"
+
+
 _PAIRED = " You paired query i only with key i (Q * K): Q @ K.T pairs every query with every key."
+_ELEMENTWISE = " You multiplied the weights by V element by element: use @ to blend, not *."
 
 
 def _attention_case(out, Q, K, V, case: str, shape_hint: str = "", *, swapped=()) -> None:
