@@ -647,6 +647,12 @@ def merge_tuple(m_a, ell_a, o_a, m_b, ell_b, o_b):  # round 09l: o and ℓ, not 
     return a[:, None] * o_a + b[:, None] * o_b, a * ell_a + b * ell_b
 
 
+def merge_ell_a_alone(m_a, ell_a, o_a, m_b, ell_b, o_b):  # round 09m: not the merged ℓ
+    m = np.maximum(m_a, m_b)
+    a, b = np.exp(m_a - m)[:, None], np.exp(m_b - m)[:, None]
+    return (a * o_a + b * o_b) / ell_a[:, None]
+
+
 def merge_one_max(m_a, ell_a, o_a, m_b, ell_b, o_b):
     m = np.max([m_a, m_b])  # one number for every query
     a, b = np.exp(m_a - m)[:, None], np.exp(m_b - m)[:, None]
@@ -726,6 +732,7 @@ def merge_rescale_only(block):  # the chapter's alpha step, copied for one block
         (merge_each_divided, "FAIL", "divided each block by its own ℓ and added, so the"),
         (merge_undivided, "FAIL", "the output is o / ℓ"),
         (merge_tuple, "FAIL", "If you returned (o, ell): the output is their quotient, return o"),
+        (merge_ell_a_alone, "FAIL", "block a's ℓ alone, so your weights do not sum to 1: divide"),
         (lambda *a: merge(*a)[0], "FAIL", "One output row per query"),
         (lambda *a: None, "TODO", "returned None"),
     ],
@@ -834,7 +841,7 @@ def test_step_times_per_width_and_product_share():
         product_share(n=0)
 
 
-MAIN_WORDS = 1453  # main-line prose words; 09l: was 1536; 09k: 1560; 09g: 1561; 09d: 1595
+MAIN_WORDS = 1445  # main-line prose words; 09m: 1453; 09l: 1536; 09k: 1560; 09g: 1561
 
 
 # --- The page -----------------------------------------------------------------------------
@@ -851,7 +858,7 @@ def test_the_page_says_only_what_it_measures():
     cells = nbformat.read(path, as_version=4).cells
     prose = prose_lines(cells)
     text = " ".join(prose)
-    assert sum(len(line.split()) for line in prose) <= 1801  # 09l; 09k: 1802; 09g: 1826
+    assert sum(len(line.split()) for line in prose) <= 1800  # 09m; 09l: 1801; 09k: 1802
     refuted = (
         *("processor's cache", "by arithmetic", "a new word", "GPU's small on-chip"),
         *("the arithmetic decides", "faster per FLOP", "threshold moved", "999 cached keys"),
@@ -904,7 +911,9 @@ def test_the_page_says_only_what_it_measures():
     for claim in (
         # Round 09g (review 09 f, finding 6): split leads, shuffled second
         # Round 09k (findings 4, 5): cannot start, rather than gets it wrong
-        "Attention's rows come out bit-identical. The RNN has no correct way to start"
+        # Round 09m (finding 8): bit-identical between orders, to rounding against the matrix
+        "Attention's rows come out bit-identical in any order or split (equal, to rounding,"
+        " to the matrix form). The RNN has no correct way to start"
         ' "cake" without the state after "the"; attention\'s row for "cake" needs only',
         # Fix round 5 (review 09p): the paper's claim first; the LSTM side said
         # Fix round 14 (review 09v): the three comparisons read off a printed table
@@ -914,16 +923,18 @@ def test_the_page_says_only_what_it_measures():
         # Fix round d (review 09x): scoped to the Elman RNN, with the LSTM's crossing at 2d
         # Round 09e (review 09 d, finding 6): Table 1's arithmetic said once, the LSTM a clause
         # Round 09l (finding 4): no LSTM; the stopwatch a fold, opened by one sentence
-        "Add the four projections and attention costs more than this RNN at every $n$. The"
-        " gain is in sequential steps and path length. On one core the RNN's loop is even"
-        " faster at large $n$: attention's gain needs parallel lanes; the fold below times"
-        " both.",
+        # Round 09m (findings 1, 2): the Elman RNN named, the LSTM's 2d; one core against a GPU
+        "Add the four projections and attention costs more than this Elman RNN at every $n$"
+        " (an LSTM's $16nd^2$ stays costlier until $n = 2d$). The gain is in sequential steps"
+        " and path length. On one core, attention's extra arithmetic shows (the dropdown below"
+        " times it); on a GPU all $n$ rows run together, while an RNN's $n$ steps cannot.",
         # Round 09d: one lead sentence that both bullets follow from (no colon before them)
         # Round 09k (finding 1): what the plot shows and cannot, before it; the GPU once
         # Round 09l (finding 1): where plain's time goes; the GPU said once, on the main line
-        "but plain's $n^2$ work outgrows the RNN's per-call cost only near $n = 400$ (the"
-        " dotted line). At $n = 1024$ most of plain's time is elementwise work ($\\exp$,"
-        " normalising), not its two matrix products.",
+        # Round 09m (finding 3): the crossover depends on the machine
+        "but plain's $n^2$ work outgrows the RNN's per-call cost only at a few hundred tokens"
+        " (the dotted line; the exact $n$ depends on the machine). At $n = 1024$ most of"
+        " plain's time is elementwise work ($\\exp$, normalising), not its two matrix products.",
         "against an RNN of width 16 fed the rows of $Q$.",
         # Round 09e (review 09 d, finding 1): order-blind sums, not the free order of work
         "Each row is also a sum over the keys, blind to their order. Shuffling $K$ and $V$"
@@ -931,9 +942,9 @@ def test_the_page_says_only_what_it_measures():
         " attention needs positions (chapter 1).",
         # Round 09e (findings 2, 5, 8): the order of work; a fixed few steps; small fast memory
         "Split the work on the rows into two jobs, or shuffle its order. Does the result",
-        # Round 09l (finding 3): Table 1's O(1) assumes enough parallel lanes
-        "Attention takes a fixed few steps, given enough lanes to run every row at once"
-        " ($O(1)$ in Table 1).",
+        # Round 09l (finding 3): Table 1's O(1) assumes enough parallel hardware (09m: named)
+        "Attention takes a fixed few steps, given enough parallel hardware (GPU cores) to run"
+        " every row at once ($O(1)$ in Table 1).",
         # Round 09g (finding 5): per processor, and why it matters: faster to read than HBM
         "A GPU reads its on-chip memory, a few hundred KB per processor, far faster than its"
         " main memory (HBM).",
@@ -957,8 +968,9 @@ def test_the_page_says_only_what_it_measures():
         "scratch memory independent of $n$.",
         "$x_t W_x$ is one product for all $t$, and only $h_{t-1} W_h$ must wait.",  # a fold
         # Round 09l (finding 2): the library frees each tile before the next; 0.2 MiB
+        # Round 09m (finding 4): no NumPy buffer; the tile in the learner's terms
         "The tiles' peak is the output plus a fixed 0.2 MiB of scratch for any $n \\ge 256$,"
-        " mostly one 128 KiB tile and NumPy's 64 KiB buffer.",
+        " mostly one $128 \\times 128$ tile.",
         "where $x_t$ is token $t$'s vector and $h_0 = 0$.",  # round 09l (learner 3)
         "chapter 8's causal mask, the tiles above the diagonal (nearly half) need not be computed",
         "Leave the inputs unchanged",
@@ -986,6 +998,8 @@ def test_the_page_says_only_what_it_measures():
         *("It is faster by moving less data", "understanding-transformers-4"),  # round 09e
         *("Each exact 1.00", "(last column)", "Orange:", "nothing runs side by side"),  # 09g
         *("less than an LSTM", "independent rows side by side", "The plot cannot show"),  # 09l
+        *("64 KiB buffer", "lanes", "the fold below", "We time plain,"),  # 09m
+        *("blocks' peak grows",),
     ):
         assert gone not in words, gone
     visible = " ".join(c.source for c in shown(cells) if c.cell_type == "code")
@@ -1020,7 +1034,7 @@ def test_the_stopwatch_sits_with_its_plot():
     )
     assert (
         "The gain is in sequential steps" in main_text
-        and "given enough lanes to run every row at once ($O(1)$ in Table 1)" in main_text
+        and "to run every row at once ($O(1)$ in Table 1)" in main_text
     )
     timed = [
         c for c in cells if "times[" in c.source and "remove-cell" not in c.metadata.get("tags", [])
@@ -1060,8 +1074,9 @@ def test_the_stopwatch_sits_with_its_plot():
     assert ids.index("cb39aa95") < ids.index("84d8cc67") < ids.index("723a67ab")
     tiled = next(c.source for c in cells if c.get("id") == "84d8cc67")
     assert '"peak, plain version": (measured_n, plain_peak)' in tiled
-    assert "tiles' scratch (peak − output)" in tiled  # the fixed scratch, drawn flat
+    # Round 09m (finding 6): the plot carries the peaks; the scratch series and the table cut
+    assert "scratch" not in tiled and "peak, tiles" in tiled
     table = next(c for c in cells if c.get("id") == "d0890774")
     lines = next(o["text"] for o in table.outputs if "text" in o).splitlines()
-    assert lines[1].split("|")[1].strip() == "step 1: query blocks" and len(lines) == 7
-    assert lines[1].split("|")[2].strip() == "step 2: tiles = output + scratch"
+    assert len(lines) == 3 and "step 2: tiles" not in table.source, lines
+    assert lines[1] == "n = 16384: query blocks 18.1 MiB; tiles 2 MiB output + 0.2 MiB", lines

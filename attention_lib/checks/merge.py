@@ -188,6 +188,13 @@ def _judge_merge(fn, out, expected, case: str, m_a, l_a, o_a, m_b, l_b, o_b) -> 
         ),
         (a * o_a + b * o_b, "you returned o; the output is o / ℓ, divided once at the end."),
     ]
+    for name, ell in (("a", l_a), ("b", l_b)):  # one block's ℓ below the merged o
+        hint = (
+            f"you divided by block {name}'s ℓ alone, so your weights do not sum to 1: "
+            "divide by the merged ℓ, e^(m_a - m) ℓ_a + e^(m_b - m) ℓ_b."
+        )
+        merged_o, factor = a * o_a + b * o_b, a if name == "a" else b
+        mistakes += [(merged_o / ell, hint), (merged_o / (factor * ell), hint)]
     for wrong, hint in mistakes:
         if np.allclose(wrong, expected, atol=ATOL):
             continue  # on this case the "mistake" gives the right answer
