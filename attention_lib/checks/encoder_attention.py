@@ -277,9 +277,11 @@ def _mistakes(X, p, h) -> tuple:
             "(np.swapaxes(heads, -2, -3)), then reshape.",
         ),
         (
-            _attend(X, p, h, skip=("b_q",)),
-            "Q lacks its bias: Q = X @ W_q + b_q.",
+            _attend(X, p, h) + X,
+            "you added the residual X to attention's output: the add belongs to the "
+            "layer, not to attention, so return just merged heads @ W_o + b_o.",
         ),
+        (_attend(X, p, h, skip=("b_q",)), "Q lacks its bias: Q = X @ W_q + b_q."),
         (
             _attend(X, p, h, skip=("b_v",)),
             "V lacks its bias: V = X @ W_v + b_v.",
