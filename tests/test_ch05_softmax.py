@@ -547,8 +547,12 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # Review 05_l cut 1487 -> 1486 and 858 -> 837: why exponentiate leads with what softmax must
 # do (the key bias a consequence, in the math); log-sum-exp to the slope fold; the x100 and
 # reshuffle sentences cut; the max trick printed; one clause on masked_fill.
-VISIBLE_WORDS = 1486
-MAIN_LINE_WORDS = 837
+# Review 05_m cut 1486 -> 1426 and 837 -> 832: the masked-row, al.softmax-refuses and
+# masked_fill sentences cut (chapter 8's); number formats one sentence of the max-trick note;
+# the sink fold a pointer; "only gaps count" given its reason where it is stated; the
+# temperature section opens on T = 2 and e^(1/T); "what softmax adds" is one contrast.
+VISIBLE_WORDS = 1426
+MAIN_LINE_WORDS = 832
 
 
 def _chapter():
@@ -568,8 +572,9 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     assert len(flat.split()) <= VISIBLE_WORDS, "more visible words than VISIBLE_WORDS"
     # three overflow limits, printed from np.finfo; no unexplained "GPU kernels"
     # review 05aa: the limits sit in the fold's text (computed in a remove-cell), no kernel claim
-    box = " ".join(cells["f16a05e3"].source.split())
-    assert "exp overflows above 88.72 in float32 but above 11.09 in float16" in box
+    # review 05_m: the fold is one sentence of the max-trick note
+    box = " ".join(cells["2d2588ed"].source.split())
+    assert "In float16, exp overflows above 11.09, so even a score of 12 needs the trick." in box
     assert cells["f16a05e1"].metadata["tags"] == ["remove-cell"]
     assert "GPU kernels" not in flat and "bfloat16" not in flat  # review 05_a: cut
     assert "kernel" not in box and "autocast" not in box.lower()
@@ -580,7 +585,7 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     # no orphan column sums; the non-linearity section ends on a measured output and sqrt(d_k)
     assert not any("column sums" in c.source for c in shown if c.cell_type == "code")
     printed = cells["d4e5f605"].outputs[0]["text"]
-    assert "softmax, 'it' on 'cake': 0.21 -> 0.32" in printed
+    assert "x2: raw 5.20, softmax 0.91, 'cake' 0.32" in printed
     assert "turns the same knob" not in flat  # review 05u: cut to split the conclusion
 
 
@@ -607,10 +612,9 @@ def test_fix_round_5k_cuts_words_folds_number_formats_and_shows_the_two_moves():
     assert "cake            0.90  2.46       0.21" in table
     # session 4 (review 05v): the row-maxima print is cut; the heatmap's note says it
     assert "largest weight" not in cells["10e4cd6b"].source
-    # number formats: a dropdown box, then its code folded (round 5o: its output shown)
-    box = cells["f16a05e3"].source
-    assert box.startswith("````{admonition} Going deeper: number formats\n:class: dropdown")
-    assert "nanoGPT" not in box  # review 05_a: autocast runs softmax in float32 anyway
+    # number formats: review 05_m folds the dropdown into the max-trick note
+    assert "f16a05e3" not in cells and "Going deeper: number formats" not in flat
+    assert "nanoGPT" not in flat  # review 05_a: autocast runs softmax in float32 anyway
     # (round 5l put the X-doubling check on the page and rewrote the caption: see below)
 
 
@@ -645,14 +649,14 @@ def test_fix_round_5l_cuts_words_and_fixes_the_caption_the_factors_and_the_aside
     # wording nits; one "halving T"; no unexplained -inf aside
     assert "no step overflows" not in flat
     assert "always gets" not in flat
-    assert "halving $T$" not in flat and "doubling $q$" not in flat  # review 05t: said once
+    assert flat.count("halving $T$") == 1 and "doubling $q$" not in flat  # review 05t: once
     assert "refuses $-\\infty$" not in flat
     # review 05y: the runner-up fold is cut (a curiosity with no payoff later)
     assert "tderiv05" not in cells and "runner-up" not in flat
     assert "as if $T$ were halved" not in flat  # review 05w: only the first point stays
     # a note that holds in the book and in the learner edition (no "folded")
     # review 05aa: the limits are in the box's own text, so no note points outside it
-    assert "printed below" not in " ".join(cells["f16a05e3"].source.split())
+    assert "printed below" not in " ".join(cells["2d2588ed"].source.split())
 
 
 def test_the_learner_edition_keeps_the_number_format_note_true():
@@ -663,8 +667,8 @@ def test_the_learner_edition_keeps_the_number_format_note_true():
     path = Path(__file__).resolve().parents[1] / "notebooks" / "05_softmax.ipynb"
     cells = nbformat.read(path, as_version=4).cells
     flat = [" ".join(c.source.split()) for c in cells]
-    note = next(i for i, text in enumerate(flat) if "Going deeper: number formats" in text)
-    assert "exp overflows above 88.72 in float32 but above 11.09 in float16" in flat[note]
+    note = next(i for i, text in enumerate(flat) if "In float16, exp overflows" in text)
+    assert "exp overflows above 11.09, so even a score of 12 needs the trick" in flat[note]
     assert "folded cell" not in cells[note].source and "printed below" not in flat[note]
 
 
@@ -790,9 +794,9 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     assert ids.index("04fabf9f") == ids.index("onlyexp5") + 1
     assert ids.index("d4e5f601") == ids.index("flatrow5") + 1
     opening = " ".join(cells["d4e5f601"].source.split())
-    assert "`weights @ V`" in opening and "Hold $V$ fixed" in opening
-    assert "and double every score" in opening
-    assert "(chapter 6)" not in opening and "understanding-transformers-4" not in opening
+    # review 05_m: one contrast; chapter 6 named for weights @ V
+    assert "Double every score and compare the output `weights @ V` (chapter 6)" in opening
+    assert "understanding-transformers-4" not in opening
     assert "d4e5f602" not in cells and "d4e5f603" not in cells  # review 05z: fold cut
     # plain words, not [CLS]; no "clear favourite" the example then contradicts
     assert "[CLS]" not in flat and "special start token" not in flat  # review 05u: cut
@@ -811,9 +815,13 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # review 05_f: the chatbot's temperature divides another softmax; a score, a negative energy
     # review 05_k: said once, at the top of the temperature section
     assert "is this $T$" not in flat and "next-word one over the vocabulary" not in flat
-    assert flat.count("(chapter 12)") == 1
-    assert "real knob in next-word sampling (chapter 12)" in flat
-    assert "Boltzmann distribution of physics, with each score a negative energy" in flat
+    # review 05_m: Boltzmann moves into the temperature section, with e^(1/T) per point
+    assert flat.count("chapter 12") == 1
+    assert "$T$ becomes a real knob for sampling in chapter 12" in flat
+    top = " ".join(cells["1a18e25e"].source.split())
+    assert "(a word from physics' Boltzmann distribution)" in top
+    assert "each point of score multiplies the amount by $e^{1/T}$" in top
+    assert flat.count("Boltzmann") == 1 and "negative energy" not in flat
 
 
 # --- Fix round 5n: three slips that got a generic or a near-miss hint -----------------------
@@ -925,10 +933,10 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     assert "cubic in $X$" not in flat and "Dividing by the sum alone lands closer still" not in flat
     # a table, not a decoded line; no (2S)V = 2(SV) tautology
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()  # review 05_b: like with like
-    assert printed[1].startswith("x1 raw:     [") and len(printed) == 6  # 05_d: longest first
+    assert printed[1].startswith("x1: raw 2.60") and len(printed) == 3  # 05_m: lengths only
     assert "(2S)V" not in cells["d4e5f605"].source
-    # a fully masked row: the forward clause to chapter 8
-    assert "masked row (chapter 8), every score $-\\infty$, gives `nan`" in flat
+    # review 05_m: the fully masked row is chapter 8's (its math states the 0 / 0)
+    assert "masked row" not in flat and "masked_fill" not in flat
     # the summary no longer repeats "doubling = a lower temperature"
     assert "Doubling the scores is a lower temperature" not in flat
 
@@ -977,29 +985,27 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     # at x1 and x2; the raw one doubles, the softmax one stays an average (no hull talk)
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
 
-    def vector(line):
-        return np.array(line.split("[")[1].split("]")[0].split(), float)
-
-    def length(line):
-        return float(line.rsplit("length ", 1)[1])
-
     # review 05_d: the longest value (1.41) printed first, the bound the softmax output obeys
-    assert printed[0] == "longest value: length 1.41"
-    assert np.allclose(vector(printed[3]), 2 * vector(printed[1]), atol=2e-3)
-    assert [length(printed[i]) for i in (2, 4)] == [0.80, 0.91]
-    assert printed[2].startswith("   softmax: [") and printed[4].startswith("   softmax: [")
+    # review 05_m: lengths only, and the weight of "cake" that explains 0.80 -> 0.91
+    assert printed == [
+        "longest value: length 1.41",
+        "x1: raw 2.60, softmax 0.80, 'cake' 0.21",
+        "x2: raw 5.20, softmax 0.91, 'cake' 0.32",
+    ]
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "Raw-score weights scale the output" in conclusion  # review 05_l
+    assert "Raw-score weights double the output's length (2.60 to 5.20)" in conclusion
+    assert 'as weight moves to "cake" (0.21 to 0.32)' in conclusion
+    assert "inside their convex hull (chapter 6)" in conclusion
     # review 05_k: the output nears the TOP key's value, which here ties the longest (1.41)
-    assert "never longer than the longest one (1.41)" in conclusion
+    assert "never longer than the longest (1.41)" in conclusion
     assert "can approach the longest value's" not in conclusion
     assert "×100" not in conclusion  # review 05_l: cut, with the reshuffle below
     # review 05_f: doubling reshuffles toward both top keys; it undoes chapter 4's scaling
-    assert "0.32" not in conclusion and "Doubling" not in conclusion
-    assert conclusion.endswith("never longer than the longest one (1.41).")
+    assert "Doubling" not in conclusion
+    assert conclusion.endswith("never longer than the longest (1.41).")
     assert "sharpen the row instead" not in conclusion
     assert "Doubling is softmax at $T = 0.5$" not in conclusion  # review 05_d: T known by now
-    assert "hull" not in flat
+    assert flat.count("hull") == 1
     assert 'what "cake" carries' not in cells["d4e5f601"].source  # no distance to V[cake]
     # solution 5.2: the listing is the core; the guard is named, in a fold
     end = cells["5f0a1b2c"].source
@@ -1037,7 +1043,7 @@ def test_fix_round_5p_separates_the_exponential_from_the_normalisation():
     assert "sums to 1, so its favourite gains only" not in conclusion
     # the zero sum, by example; the library refuses a row of -inf
     assert "also break on a negative score:" in flat  # review 05u, 05_d
-    assert "`al.softmax` refuses any infinite score (`ValueError`)" in flat  # review 05w
+    assert "`al.softmax` refuses" not in flat  # review 05_m: chapter 8's mask= instead
     with pytest.raises(ValueError, match="infinity"):
         al.softmax(np.full(3, -np.inf))
     with pytest.raises(ValueError, match="infinity"):  # a partly masked row too
@@ -1063,7 +1069,7 @@ def test_fix_round_5q_says_why_normalising_alone_is_not_enough():
     # review 05_d: [2, -1] sums to 1 and printed itself; [1, -3] gives the larger score -0.5
     assert line.splitlines()[-1] == "[1, -3] / sum: [-0.5  1.5]   softmax: [0.98 0.02]"
     # the row of 'it' is not saturated (> 0.99) until T <= 0.05: "approaching", not "nearly"
-    assert "the row nears **one-hot**" in flat  # review 05_d: its own sentence
+    assert "pushes the row toward **one-hot**" in flat  # review 05_m, after e^(1/T)
     row = al.softmax(toy.scaled_scores()[toy.token_index("it")], temperature=0.1)
     assert 0.9 < row.max() < 0.99
 
@@ -1075,9 +1081,9 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert printed[-1] == "softmax, 'it' on 'cake': 0.21 -> 0.32"  # review 05_a
+    assert printed[-1] == "x2: raw 5.20, softmax 0.91, 'cake' 0.32"  # review 05_a, 05_m
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "Softmax averages the values" in conclusion and "2.69" not in conclusion
+    assert "an average of the values stays" in conclusion and "2.69" not in conclusion
     # review 05t: the undefined "log-odds" is cut (the intuition says gap -> ratio once)
     intuition = " ".join(cells["96081790"].source.split())
     assert "log-odds" not in flat and "multiplies the amount by $e" in intuition
@@ -1179,10 +1185,11 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_k: GPT-2's key bias (chapter 2), scaled: q . b / sqrt(d_k); no colon chain
     # review 05_l: what softmax must do leads; the key bias is a consequence, after the math
     assert why.startswith("Why exponentiate? Any real score should map smoothly to a positive")
-    assert "only gaps counting" in why and "GPT-2" not in why and "no natural zero" not in flat
+    # review 05_m: the reason where the requirement is stated, and not again in the math
+    reason = "only gaps counting: a key bias (chapter 2) shifts a whole row, so a score has no"
+    assert reason + " natural zero" in why and flat.count("key bias") == 1
     math = " ".join(cells["04fabf9f"].source.split())
-    assert "So GPT-2's key bias $b$ (chapter 2), which adds $q \\cdot b / \\sqrt{d_k}$" in math
-    assert math.endswith("to query $q$'s whole row, changes no weight.")
+    assert math.endswith("by $e^{c/T}$, which cancels.")
     # review 05_d: the shares moved by +1 said in words after the prints; the uniqueness
     # claim (narrowed to the f(z_i) / sum f(z_j) family, review 05_a) opens the proof fold
     said = " ".join(cells["shiftsay5"].source.split())
@@ -1230,8 +1237,9 @@ def test_session_4_gives_the_two_reasons():
     assert "$g(c + d) = g(c)\\, g(d)$" in gaps and "$f(c) = f(0)\\, e^{kc}$" in gaps
     # educator 1: the scaling of chapter 4 is a temperature on the raw scores
     # review 05_k: moved to the top of the temperature section, said once
-    assert "Chapter 4's scaling is $T = \\sqrt{d_k}$ on raw scores" in flat
-    assert flat.count("\\sqrt{d_k}$ on") == 1
+    # review 05_m: T = 2 on the raw scores, so "halving T" reads against one baseline
+    assert "Dividing raw scores by $\\sqrt{d_k} = 2$ is already $T = 2$" in flat
+    assert flat.count("is already $T = 2$") == 1
     assert np.allclose(al.softmax(toy.scores(), temperature=2), weights)  # sqrt(d_k) = 2
 
 
@@ -1239,8 +1247,9 @@ def test_session_4_ties_softmax_to_real_code_and_points_to_sinks():
     cells, shown, flat = _chapter()
     ids = [c.id for c in shown]
     # educator 2: PyTorch's fully masked row, the float32 upcast in nanoGPT's call
-    assert "(so does PyTorch's `F.softmax`)" in cells["2d2588ed"].source
-    formats = " ".join(cells["f16a05e3"].source.split())
+    # review 05_m: cut, chapter 8's; number formats one sentence of the max-trick note
+    assert "F.softmax" not in cells["2d2588ed"].source
+    formats = " ".join(cells["2d2588ed"].source.split())
     # review 05w: F.softmax is nanoGPT's fallback; its default flash kernel sums in float32
     # review 05y: bfloat16 is nanoGPT's default (float32's range), float16 its fallback
     # review 05aa: one nanoGPT sentence, no kernel or autocast claim; the stall depends on the term
@@ -1249,17 +1258,16 @@ def test_session_4_ties_softmax_to_real_code_and_points_to_sinks():
     assert "stall" not in formats
     # review 05y: the mask= belongs to attention, not to al.softmax
     # review 05_d: the forward pointer to chapter 8's mask= is cut for density
-    assert "masked row (chapter 8)" in cells["2d2588ed"].source
+    assert "masked row" not in cells["2d2588ed"].source  # review 05_m: chapter 8's
     # educator 3: a fold right after the masked row, with the spent budget said once
     assert ids.index("sink05") == ids.index("2d2588ed") + 1
     sink = " ".join(cells["sink05"].source.split())
     assert sink.startswith("````{admonition} Going deeper:") and ":class: dropdown" in sink
-    assert "{cite:p}`xiao2023efficient`" in sink and "adds 1 to the denominator" in sink
+    # review 05_m: a one-sentence pointer to chapter 11 (softmax plus one cut)
+    assert "{cite:p}`xiao2023efficient`" in sink and "chapter 11" in sink
+    assert "adds 1 to the denominator" not in sink and len(sink.split()) <= 45
     assert flat.count("a query cannot attend to nothing") == 1
     assert "a query cannot attend to nothing" not in cells["twomov07"].source
-    # "a row of low scores can total almost 0"
-    z = toy.scaled_scores()[toy.token_index("it")] - 20
-    assert np.exp(z).sum() / (1 + np.exp(z).sum()) < 1e-6
 
 
 def _swapped_softmax(x, temperature=1.0, axis=-1):  # the parameters in the wrong order
@@ -1330,17 +1338,20 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     note = " ".join(cells["flatrow5"].source.split())
     # review 05_a: "weights" meant W_q, W_k here; the note names them and the 0.81 span
     # review 05_l: "close to even", not "nearly flat"; 0.81 is the widest row, not a design
-    assert "close to even (1/8 = 0.125): the widest row of scores spans 0.81" in note
+    # review 05_m: blamed on the toy's small scores; trained heads are sharper
+    assert "close to even (1/8 = 0.125) because our toy scores are small: the widest" in note
+    assert "row spans 0.81" in note and note.endswith("far sharper (chapter 11).")
     assert "no weight is more than 2.25 times another in its row" in note
     assert "hand-picked" not in flat and "keep each row" not in note
     # review 05_k: rows, not columns, sum to 1, in prose; "no T to set" moved and said once
     assert note.startswith("Each row (over the keys, the last axis) sums to 1")
     assert 'a column such as "cake" totals 1.32' in note
     assert "1.32" not in cells["10e4cd6b"].source  # no longer only a code comment
-    assert "$T$" not in note and flat.count("no $T$ to set") == 1
+    assert "$T$" not in note and flat.count("no $T$ of its own") == 1
     top = " ".join(cells["1a18e25e"].source.split())
-    assert "Attention has no $T$ to set." in top and "acts like $T = 0.5$" in top
-    assert top.index("no $T$ to set") < top.index("A **small** $T$")
+    assert top.startswith("## Temperature: how decisive is attention? Standard attention has")
+    assert "the same as halving $T$" in top and "$T = 0.5$" not in top  # review 05_m
+    assert top.index("no $T$ of its own") < top.index("a **small** $T$")
     span = np.ptp(toy.scaled_scores(), axis=-1).max()
     assert round(span, 2) == 0.81 and round(np.exp(span), 2) == 2.25
     w = al.softmax(toy.scaled_scores())
@@ -1505,10 +1516,40 @@ def test_check_softmax_names_rounded_weights(k, shown, capsys):
     assert "return them unrounded" in line and "divide each exponential" not in line, line
 
 
+@pytest.mark.parametrize(("k", "shown"), [(2, "2 decimals ([0.09 0.24 0.66])"), (3, "3 decimals")])
+def test_check_softmax_names_truncated_weights_as_truncation(k, shown, capsys):
+    # review 05_m: (w * 1000).astype(int) / 1000 was told to divide by the sum it had
+    def truncated(x, axis=-1, temperature=1.0):
+        return (_softmax_t(x, axis, temperature) * 10**k).astype(int) / 10**k
+
+    assert not check_softmax(truncated)
+    line = capsys.readouterr().out
+    assert line.startswith("[softmax] FAIL: ") and "truncated to " + shown in line, line
+    assert "astype(int)" in line and "divide each exponential" not in line, line
+
+
+def test_check_softmax_puts_the_loop_advice_first(capsys):
+    # review 05_m: a loop over rows meets a 1-D row first and returns all ones; the useful
+    # part of the message (any number of axes, no loop) comes before the all-ones detail
+    def row_loop(x, axis=-1, temperature=1.0):
+        out = []
+        for row in x:
+            e = np.exp((row - np.max(row, keepdims=True)) / temperature)
+            out.append(e / e.sum(axis=-1, keepdims=True))
+        return np.array(out)
+
+    assert not check_softmax(row_loop)
+    line = capsys.readouterr().out
+    assert line.startswith("[softmax] FAIL: The first case is one row, x of shape (3,)"), line
+    assert line.rstrip().endswith("Every weight came out 1: each entry was normalised on its own.")
+
+
 def test_review_05k_points_to_chapter_8s_mask_argument():
     cells, _, _ = _chapter()
+    # review 05_m: the mask= pointer is cut with the masked row (chapter 8 has both)
     note = " ".join(cells["2d2588ed"].source.split())
-    assert "chapter 8 masks through attention's `mask=` instead" in note
+    assert note.startswith("The naive formula gives `nan`: $\\infty / \\infty$ in the first")
+    assert "mask=" not in note and "chapter 8" not in note
 
 
 @pytest.mark.parametrize(
@@ -1538,7 +1579,7 @@ def test_review_05l_shows_the_max_trick_and_names_masked_fill():
     trick = out.split("max trick:\n")[1]
     assert trick == out.split("al.softmax:\n")[1].split("naive formula:")[0]  # the same rows
     note = " ".join(cells["2d2588ed"].source.split())
-    assert "`masked_fill` with $-\\infty$ works while each row keeps one finite score" in note
+    assert "masked_fill" not in note  # review 05_m: cut (chapter 8 names it)
     assert "k > 0$ keeps the order ($k = 1/T$, below)" in cells["onlyexp5"].source
     code = cells["d4e5f605"].source
-    assert "soft2[cake]" in code and "soft[cake]" not in code
+    assert "w[cake]" in code and "soft[cake]" not in code  # review 05_m: printed per row

@@ -62,7 +62,7 @@ def check_softmax(fn) -> CheckResult:
             ),
             (
                 np.ones_like(x1),
-                "every weight is 1: each entry was normalised on its own. " + _ANY_AXES,
+                _ANY_AXES + " Every weight came out 1: each entry was normalised on its own.",
             ),
             (np.eye(3)[2], _HARD_ARG_MAX),  # one-hot on the largest score
             (

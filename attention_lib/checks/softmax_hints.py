@@ -88,12 +88,18 @@ def _in_float16(cases, x: np.ndarray, out: np.ndarray) -> bool:
 
 
 def _rounded(out: np.ndarray, right: np.ndarray) -> None:
-    """Name right weights rounded to a few decimals (the sum check would blame the division)."""
+    """Name right weights rounded or truncated to a few decimals (not a wrong division)."""
     for k in range(1, 6):
+        places = f"{k} decimal{'s' * (k > 1)} ({fmt(out)})"
         if np.allclose(out, np.round(right, k), rtol=0, atol=1e-12):
             raise Fail(
-                f"for x = [1, 2, 3] you returned the right weights rounded to {k} decimal"
-                f"{'s' * (k > 1)} ({fmt(out)}): return them unrounded (no np.round or round)."
+                f"for x = [1, 2, 3] you returned the right weights rounded to {places}: "
+                "return them unrounded (no np.round or round)."
+            )
+        if np.allclose(out, np.trunc(right * 10**k) / 10**k, rtol=0, atol=1e-12):
+            raise Fail(
+                f"for x = [1, 2, 3] you returned the right weights truncated to {places}: "
+                "return them at full precision (no astype(int) or np.trunc on the weights)."
             )
 
 
