@@ -969,7 +969,7 @@ def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
     lead = '**Two matrices** let the scores differ by direction: "ate" → "cake" is 1.28,'
     assert lead in two and '"cake" → "ate" 0.48.' in two
     assert "language needs" not in two.lower()
-    assert "pulls each word toward itself (exercise 2.2)" in two
+    assert "pulls each word" not in two  # review 02_n-1: 3 of 8 self-matches, not a pull
     assert "as every word that looks for food does." in two  # round d: the reason said once
     assert "cols=toy.FEATURES" in cells["40912d84"].source  # the W_q figure names its columns
     # its rows stay unlabelled: the labels widened the figure until its text fell under

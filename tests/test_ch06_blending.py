@@ -1848,8 +1848,10 @@ def test_review_06l_payoff_shapes_and_the_paired_keys_slip(capsys):
     # The output of "it" is read as a whole after the bars; the triangles are named.
     assert 'The output of "it" has more noun (0.48) than its own card (0.2):' in flat
     # Review 06 m: the payoff in words; the unmotivated "less human" comparison is cut.
-    assert 'So attention has moved "it" a little towards "cake"' in flat
-    assert "(0.48 vs 0.40, 0.58 vs 0.50, the triangles)" in flat and "less human" not in flat
+    # Review 06 n: compared with the even blend only, not "moved towards" from its own card
+    assert 'Compared with an even blend (the triangles), the output of "it"' in flat
+    assert "a little towards" not in flat
+    assert "(0.48 vs 0.40, 0.58 vs 0.50)" in flat and "less human" not in flat
     asserted = next(c for c in cells if c.id == "5d4f768b").source
     assert "[0.40, 0.26, 0.50, 0.15]" in asserted and "[0.48, 0.24, 0.58, 0.12]" in asserted
     assert "(though models almost always make them equal, chapter 7)" in flat
