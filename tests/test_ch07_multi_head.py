@@ -944,12 +944,12 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert ids.index("mix-assert") < ids.index("split-md")
     # round l (review 07_l, educator 2): W_o's plain purpose, one sentence
     assert read.startswith("$W_o$ combines the heads: it maps their $h\\,d_v$ concatenated")
-    assert "back to $d_{model}$, which the residual connection (chapter 11) adds to $X$." in read
+    assert "back to $d_{model}$, which the residual (chapter 11) adds to $X$." in read
     assert "brings the width back" not in read
     assert "one number from each head" not in read
     # round m (review 07_m, finding 1): a column both heads visibly feed, not a difference
     # whose object-head term is ~0
-    assert "Let $W_o$ be the identity but for its second column, $(1, 0, 0, 1)$:" in read
+    assert "Let $W_o$ be the identity except its second column, $(1, 0, 0, 1)$:" in read
     assert "a person acted on" not in " ".join(source.values())  # finding 1: not what it does
     assert read.endswith("plus the subject head's *human* ($W_o^{(2)}$).")
     mix_read = source["mix-read"]
