@@ -760,7 +760,7 @@ def test_fix_round_4_prose_stays_cut():
     assert "The split, term by term" not in flat  # the three-decimal dropdown is gone
     assert "near a corner" not in flat
     assert "Double a card" in flat  # the n^2 aside is cut (fix round 2 of 6b)
-    assert len(flat.split()) <= 1482, "review 06 l left 1482 visible words (was 2307)"
+    assert len(flat.split()) <= 1461, "review 06_n left 1461 visible words (was 1474)"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 3  # bold numbers
     assert all(c.id != "3c6d29d1" for c in cells)  # the centred-card table is gone
 
@@ -850,7 +850,10 @@ def test_fix_round_6i_prose_says_each_point_once():
     caption = " ".join(next(c for c in cells if c.id == "130f8893").source.split())
     # Review 06 l: the rows, not sharpness alone, set how far apart the outputs sit.
     # Review 06 m: sharp rows can also merge outputs; the caption says when each happens.
-    assert "At $T = 1$ every row is near 1/8, so the noun column spans only 0.05." in caption
+    # Review 06_n: the near-even rows are said beside the bars of "it", before the slider.
+    payoff = " ".join(next(c for c in cells if c.id == "9a76b54f").source.split())
+    assert "every row is near 1/8, so the outputs' noun column spans only 0.05." in payoff
+    assert "near 1/8" not in caption
     assert "sharp rows differ most" not in caption
     assert 'copy the same card (at $T = 0.05$, seven outputs are nearly the card of "cake")' in (
         caption
@@ -1314,7 +1317,9 @@ def test_fix_round_6b_structure_and_cuts():
     # The hull is defined as every convex combination, so a softmax row's blend is inside it
     # (session 3, review 06p); the column names are features, not grammar.
     assert "every {term}`convex combination <convex combination>` of them" in flat
-    assert "A softmax row is such weights, so every output lies inside." in flat
+    # Review 06_n: softmax weights are all positive, so the output is never on the hull.
+    assert "such weights, all positive, so every output lies strictly inside." in flat
+    assert "path.min() > 0" in next(c for c in cells if c.id == "acc8c420").source
     assert "copies of it" not in flat
     assert "not after grammar" not in flat
     assert "part of speech" not in flat  # the "delicious" aside is cut (session 4)
@@ -1447,7 +1452,8 @@ def test_fix_round_6n_mood_is_ours_too_no_head_before_chapter_7_and_why_blend():
     assert all(c.id not in ("d758e3be", "72a1eaec") for c in cells)
     # The card of "it" is worked through on screen: features @ W_v.
     shown = next(c for c in cells if c.id == "19436908").outputs[0]["text"]
-    assert "'it': food 0, person 0.2, action 0, pointer 1 @ W_v = [0.2 0.  1.  0.2]" in shown
+    # Review 06_n: plain arrays, not feature names joined to the @ operator.
+    assert "X['it'] = [0.  0.2 0.  1. ]\nX['it'] @ W_v = [0.2 0.  1.  0.2]" in shown
     # The toy's T = 1 weights are said to be near even, by how much, before the table.
     # Review 06_d: near-even because the hand-set projections keep the scores close, not
     # because the toy is untrained; the T = 0.2 result comes straight after its printout.
@@ -1791,7 +1797,7 @@ def test_a_near_miss_above_gets_the_same_hint_as_one_below(toy_values, capsys):
 def test_review_06f_prose_and_checker_hints(toy_values, capsys):
     cells, flat = _prose()
     # The 44% is of the noun bar; the doubled row's landing point is given to check.
-    assert '"cake" gives the largest term, 44%.' in flat
+    assert '"cake" gives the largest noun term, 44%.' in flat
     assert "escapes: it lands at $(0.96, 1.16)$, above every card." in flat
     asserted = next(c for c in cells if c.id == "9f780453").source
     assert "np.ptp(output, axis=0).max() < 0.13" in asserted  # "barely differ"
@@ -1846,7 +1852,9 @@ def test_weights_t_on_a_batch_is_named(capsys):
 def test_review_06l_payoff_shapes_and_the_paired_keys_slip(capsys):
     cells, flat = _prose()
     # The output of "it" is read as a whole after the bars; the triangles are named.
-    assert 'The output of "it" has more noun (0.48) than its own card (0.2):' in flat
+    # Review 06_n: one baseline only; the "own card" comparison and the "was" line are cut.
+    assert "than its own card" not in flat and 'gives "was" 0.09' not in flat
+    assert "$(n_q, d_v)$, **one new vector per token**" in flat  # the math's notation
     # Review 06 m: the payoff in words; the unmotivated "less human" comparison is cut.
     # Review 06 n: compared with the even blend only, not "moved towards" from its own card
     assert 'Compared with an even blend (the triangles), the output of "it"' in flat

@@ -330,7 +330,12 @@ def float_d_k(X, h):
         (crashes, "FAIL", "raised KeyError: 'oops'"),
         # fix round 4: a float d_k and a hard-coded d_k crash; the hint names the slip
         (float_d_k, "FAIL", "d_model / h is a float, and a shape or a slice needs a whole"),
-        (lambda X, h: X.reshape(len(X), h, 2).swapaxes(0, 1), "FAIL", "Is d_k a fixed number"),
+        # review 07_n: split_heads has no W_q, so the hint takes d_k from X
+        (
+            lambda X, h: X.reshape(len(X), h, 2).swapaxes(0, 1),
+            "FAIL",
+            "Is d_k a fixed number in your code? Work it out from X, d_k = X.shape[-1] // h",
+        ),
         # round g (review 07_f): d_k typed in as 2 gave only the shape; range(1, h) was told
         # "use the h argument", though h was used
         (
@@ -955,9 +960,10 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     mix_read = source["mix-read"]
     assert mix_read.startswith('For "ate", column 2 is 1.99: 0.99 of *noun* from the object')
     assert "1.00 of *human* from the subject head (who ate)" in mix_read
-    for named in ('"Was" gets 1.95', '"delicious" 1.61', '"and" asks weakly (1.27)'):
-        assert named in mix_read, named  # every row that lights up, named
-    assert "only know that actions ask" in mix_read  # said once: pair-was is cut
+    # review 07_n (finding 3): the toy's other rows (1.95, 1.61, 1.27) are cut; W_o is named
+    # as a learned mix, with no made-up meaning for the column
+    assert "1.95" not in mix_read and "only know that actions ask" not in mix_read
+    assert mix_read.endswith("In a trained model, $W_o$ learns how to combine the heads' features.")
     assert "holds both" not in mix_read  # the subject head's own output has noun and human
     # review 07_k (finding 2): the "human object -> 0.03" counterfactual is cut (a leftover
     # of the object head's softmax, not a clean zero), with its asserts
@@ -995,9 +1001,7 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
 MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "855d1d49",  # "## One head, one average": "ate" asks two questions
     "x-code",  # the features of toy.X, printed (fix round 4)
-    "pair-md",  # the pair, named once
-    # round m (review 07_m, finding 4): the keys first, then the query that asks for them
-    "pair-kv-md",  # review 07_k (finding 6): the keys and values, beside their table
+    "pair-md",  # the pair, named once; review 07_n (finding 6): with its keys and values
     "pair-kv",
     "pair-md2",  # review 07_b: what the W_q table says, before it ...
     "pair-code",  # W_q whole, as a labelled table (round m, finding 5)
@@ -1302,8 +1306,7 @@ def test_values_overlap_is_said_with_its_example():
     ids = [c.id for c in cells]
     # review 07_b: the prose before the tables again, and the key/value columns labelled
     # round m (review 07_m, finding 4): the keys come before the query that asks for them
-    assert ids.index("pair-md") + 1 == ids.index("pair-kv-md")
-    assert ids.index("pair-kv-md") + 1 == ids.index("pair-kv")
+    assert ids.index("pair-md") + 1 == ids.index("pair-kv")  # review 07_n: one paragraph
     assert ids.index("pair-kv") + 1 == ids.index("pair-md2")
     assert ids.index("pair-md2") + 1 == ids.index("pair-code")
     assert "pair-values" not in ids and ids.index("pair-code") + 1 == ids.index("pair-md3")
@@ -1320,9 +1323,10 @@ def test_values_overlap_is_said_with_its_example():
     pair = source["pair-md2"]
     # review 07zc: one fact per sentence, the key and the value each in its own
     # review 07_a: the W_k and W_v tables are cut; the key/value table shows them
-    kv = source["pair-kv-md"]
+    kv = source["pair-md"]  # review 07_n (finding 6): cells 5-6 merged
+    assert "pair-kv-md" not in ids
     assert "a word's key is its *food* and *person* features" in kv
-    assert "Its value is chapter 6's *noun* and *human*." in kv  # round m: one fact each
+    assert "its value chapter 6's *noun* and *human*." in kv
     assert "0.3 noun" not in pair  # review 07za: the odd aside is cut
     assert "each matrix" not in pair and "(1, 0)" not in pair
     W_q, W_k, W_v, W_o = HEADS.PAIR
@@ -1338,7 +1342,8 @@ def test_values_overlap_is_said_with_its_example():
     # round l (review 07_l, finding 5): every word with action asks, not only "ate"
     # round m (review 07_m, finding 5): one fact per sentence, W_q shown whole below
     assert 'So only words with *action* ask, "ate" loudest (16).' in pair
-    assert "The object head asks for food, the subject head for a person." in pair
+    # review 07_n (finding 6): the W_q columns say what each head asks; the sentence is cut
+    assert "The object head asks for food, the subject head for a person." not in pair
     assert 'what was eaten ("cake") and who ate ("I")' in " ".join(source["855d1d49"].split())
     assert "(who ate)" not in pair and "(what was eaten)" not in pair
     q_ate, keys = toy.X[ATE] @ W_q, toy.X @ W_k  # (4,) and (8, 4): two heads of width 2
@@ -1379,7 +1384,7 @@ def test_plain_printouts_on_the_main_line():
     # row), and the values have their own table, (noun, human) apart from (food, person)
     # round m (review 07_m, finding 5): W_q shown whole, a labelled table, after the keys
     wq = cells["pair-code"].outputs[-1]["data"]["text/plain"].splitlines()
-    heading = ["W_q", "obj.", "food", "obj.", "person", "subj.", "food", "subj.", "person"]
+    heading = "W_q obj. asks food obj. asks person subj. asks food subj. asks person".split()
     assert wq[0].split() == heading
     assert [line.split()[0] for line in wq[1:]] == list(toy.FEATURES)
     assert wq[3].split() == ["action", "16", "0", "0", "16"]
@@ -1472,9 +1477,11 @@ def test_the_named_heads_and_one_merged_experiment():
     assert "One returns what was eaten, (0.99, 0.00). The other returns who ate" in read2
     # fix round 4 (review 07t): the paper's reason, said once, on the pair's own numbers;
     # round l (review 07_l, finding 4): in the paper's own words, quoted
+    # review 07_n (finding 7): and the positive half, "different representation subspaces"
     assert read2.endswith(
-        'In the paper\'s words, "with a single attention head, averaging inhibits this" '
-        "{cite:p}`vaswani2017attention`."
+        'The paper says heads attend to information "from different representation '
+        'subspaces at different positions", and "with a single attention head, averaging '
+        'inhibits this" {cite:p}`vaswani2017attention`.'
     )
     assert read2.count("average") == 0  # review 07w: the one-head argument is in pair-read
     assert "{cite:p}`vaswani2017attention`" in read2
@@ -2156,7 +2163,7 @@ def test_round_e_review_07zd():
     assert "np.isclose(q[ate, 2], 0.9)" in source["slider-assert"]
     assert ids.index("34bdbe19") < ids.index("bd170a6f") < ids.index("deeper-md")
     main, _ = main_and_folded(cells)
-    assert sum(len(c.source.split()) for c in main) <= 1546  # round k (review 07_k)
+    assert sum(len(c.source.split()) for c in main) <= 1534  # review 07_n: 1,546 before
 
 
 def test_split_concat_names_the_query_columns():
@@ -2165,7 +2172,7 @@ def test_split_concat_names_the_query_columns():
     from attention_lib.plotting.split_concat import split_concat
 
     args = (toy.X, *toy.heads.PAIR, 2, toy.TOKENS)
-    q_cols = ["obj. food", "obj. person", "subj. food", "subj. person"]
+    q_cols = ["obj. asks food", "obj. asks person", "subj. asks food", "subj. asks person"]
     fig, _ = split_concat(*args, query="ate", q_cols=q_cols, title="pair")
     labels = [t.get_text() for ax in fig.axes for t in ax.get_xticklabels()]
     assert all(name in labels for name in q_cols)

@@ -967,6 +967,27 @@ def lengths_without_axis(lengths, n):
             "that is the causal mask alone. It already hides the pads from the real words, "
             "but the pads' own rows still see the pads before them",
         ),
+        # review 08 (round n): wrong lengths get their own hints, not "causal mask alone"
+        (
+            real_off(lambda j, e, n: j < np.array([8, 5])[:, None]),
+            "FAIL",
+            "your mask keeps [8, 5] real keys at n = 16 whatever lengths is (on lengths [3, 1]",
+        ),
+        (
+            real_off(lambda j, e, n: j < np.array([3, 1])[:, None]),
+            "FAIL",
+            "lengths has 3 sentences but your mask has 2: take the sentences from the lengths",
+        ),
+        (
+            real_off(lambda j, e, n: j < e * 0 + e.max()),
+            "FAIL",
+            "every sentence keeps max(lengths) = 3 real keys (on lengths [3, 1], n = 4)",
+        ),
+        (
+            real_off(lambda j, e, n: j < e - 1),
+            "FAIL",
+            "each sentence keeps lengths[s] - 1 real keys (on lengths [3, 1], n = 4), so its",
+        ),
         (
             lambda ell, n: (al.causal_mask(n) & al.padding_mask(ell, n))[:, None],
             "FAIL",
@@ -1133,7 +1154,7 @@ def test_page_after_review_08k_shows_its_evidence_and_says_what_changed():
     assert "27de366a" not in by_id  # 08s: one leak demonstration, the prefix runs
     assert "repeats over the heads" in by_id["b902f809"].source  # 08v: on the main line
     assert "vmax=0.3" in by_id["e9d676ee"].source
-    assert "not zeros" in by_id["df82c2f9"].source
+    assert "df82c2f9" not in by_id  # 08 (round n): the pads-not-zeros exercise cut
 
 
 def test_page_after_review_08l_says_why_the_cache_holds_and_each_point_once():
@@ -1284,7 +1305,7 @@ def test_page_after_review_08o_is_shorter_explains_each_point_once_and_shows_the
     assert ids.index("78ddbfa5") + 1 == ids.index("zero-route-md")
     route = " ".join(by_id["zero-route-md"].source.split())
     assert "first masks after the softmax" in route  # 08r: folded, the gap defined
-    assert "104" not in route and "towers over the others" in route  # 08j (round k)
+    assert "about 104 above the allowed ones" in route  # 08 (round n): measured, not "towers"
     assert "my_masked_softmax" not in by_id["zero-route"].source  # runs in the learner edition
     assert "59d4eaee" not in by_id  # 08g: the one-row detour cut
     assert "copy" not in by_id["abf3379f"].source
@@ -1519,7 +1540,7 @@ def test_page_after_review_08w_folds_the_details_after_the_exercises_and_is_shor
     ids = list(by_id)
     main, _ = main_and_folded(cells)
     assert _words(main) < 1637  # 1,637 before
-    assert ids.index("further-md") > ids.index("left-pad-assert") > ids.index("pad-rows-assert")
+    assert ids.index("further-md") > ids.index("left-pad-assert") > ids.index("pad-fig-assert")
     assert ids.index("in-practice") + 1 == ids.index("6aa08049")  # then the Summary
     note = flat["in-practice"]
     assert "overflows to" not in note and "nanoGPT builds the triangle once" in note
@@ -1548,8 +1569,8 @@ def test_page_after_review_08x_is_shorter_with_fewer_folds_and_exact_fills():
     assert dropdowns == ["zero-route-md", "sym-md", "nan-md", "in-practice"], dropdowns
     assert "cross-md" not in ids and "mh-mask-md" not in ids and "1cc31342" not in ids
     # the core ends with the padding exercise; left padding and its exercise are optional
-    assert ids.index("pad-fig-assert") + 1 == ids.index("df82c2f9")
-    assert ids.index("4543ab08") + 1 == ids.index("ex-batch-md") < ids.index("further-md")
+    assert ids.index("pad-fig-assert") + 1 == ids.index("8e65a9c6")  # 08 (n): exercise cut
+    assert ids.index("4543ab08") + 3 == ids.index("ex-batch-md") < ids.index("further-md")
     assert "the pads up to itself" not in flat["nan-md"]
     assert "lands on the heads" not in flat["b902f809"]
     assert "np.eye" not in flat["nan-md"]
@@ -1598,11 +1619,10 @@ def test_page_after_review_08z_scopes_the_toy_and_spells_out_the_exercises():
     the causal figure's left panel was one colour with no word on why."""
     cells, by_id, flat = _page()
     assert "In this toy a pad is a row of zeros" in flat["29bfb6fd"]
-    assert "Real models embed a `<pad>` token" in flat["df82c2f9"]
     assert "Fill with `-np.inf`." in flat["757f12f0"]  # 08aa: the -1e9 remark is in the fold
     assert "-1e9" not in flat["757f12f0"] and "-1e9" in flat["zero-route-md"]
     assert (
-        "104 above" not in flat["zero-route-md"]  # 08j (round k): the thresholds cut
+        "about 17 in float16" in flat["zero-route-md"]  # 08 (round n): the gaps, measured
         and "PyTorch's default" not in flat["zero-route-md"]
     )
     assert "(left)" not in flat["79907c17"]
@@ -1795,3 +1815,24 @@ def test_page_after_review_08m_round_m_shows_its_numbers_and_defines_the_mask_on
     assert "works on each position separately, chapter 11)" in flat["tf-after"]
     assert "M^{\\text{pad}}_{s,\\,i,\\,j} = [\\, j < \\ell_s \\,]" in flat["21507266"]
     assert "\\sum_{j'}" in flat["79907c17"] and "\\sum_{k}" not in flat["79907c17"]
+
+
+def test_page_after_review_08_round_n_keeps_the_padding_story_together():
+    """Review 08 (round n): the head-axis table split the padding demo from its figure; a
+    fourth pad-row point (the pads-not-zeros exercise); l_s not tied to `lengths`; 'towers'
+    unmeasured; finite fills 'differ on' an empty row only in practice."""
+    cells, by_id, flat = _page()
+    ids = list(by_id)
+    main, _ = main_and_folded(cells)
+    assert _words(main) <= 1173  # 1,175 before
+    assert _words(cells) <= 1753  # 1,829 before
+    assert "df82c2f9" not in ids and "pad-rows-assert" not in ids
+    assert ids.index("1f0151b7") + 1 == ids.index("pad-fig-md")  # demo, then its figure
+    assert ids.index("4543ab08") + 1 == ids.index("b902f809")  # the table before ex-batch
+    assert ids.index("heads-assert") + 1 == ids.index("ex-batch-md")
+    assert "$\\ell_s$ = `lengths[s]` real keys" in flat["21507266"]
+    route = flat["zero-route-md"]
+    assert "about 104 above the allowed ones" in route and "about 17 in float16" in route
+    assert "towers" not in route
+    assert "In practice the two differ only on a row with no allowed key" in route
+    assert "(0/0)" not in flat["pad-fig-md"]

@@ -913,8 +913,9 @@ def test_the_page_says_only_what_it_measures():
         # Round 09k (findings 4, 5): cannot start, rather than gets it wrong
         # Round 09m (finding 8): bit-identical between orders, to rounding against the matrix
         "Attention's rows come out bit-identical in any order or split (equal, to rounding,"
-        " to the matrix form). The RNN has no correct way to start"
-        ' "cake" without the state after "the"; attention\'s row for "cake" needs only',
+        " to the matrix form). The RNN has no other order: shuffled, it reads another"
+        ' sentence. Nor can it start "cake" correctly without the state after "the";'
+        ' attention\'s row for "cake" needs only',  # round 09n (finding 1): no other order
         # Fix round 5 (review 09p): the paper's claim first; the LSTM side said
         # Fix round 14 (review 09v): the three comparisons read off a printed table
         # Round 09g (finding 4): the page's column, not the paper's
@@ -943,11 +944,13 @@ def test_the_page_says_only_what_it_measures():
         # Round 09e (findings 2, 5, 8): the order of work; a fixed few steps; small fast memory
         "Split the work on the rows into two jobs, or shuffle its order. Does the result",
         # Round 09l (finding 3): Table 1's O(1) assumes enough parallel hardware (09m: named)
-        "Attention takes a fixed few steps, given enough parallel hardware (GPU cores) to run"
-        " every row at once ($O(1)$ in Table 1).",
+        # Round 09n (finding 2): O(1) steps, but each sum over n keys takes log n rounds
+        "With enough parallel hardware (GPU cores), attention takes a fixed few steps ($O(1)$ in"
+        " Table 1); its sums over $n$ keys still take $\\log n$ rounds of additions.",
         # Round 09g (finding 5): per processor, and why it matters: faster to read than HBM
-        "A GPU reads its on-chip memory, a few hundred KB per processor, far faster than its"
-        " main memory (HBM).",
+        # Round 09n (finding 7): step 2 for memory; the GPU's fast memory with FlashAttention
+        "does the same on a GPU, in on-chip memory (a few hundred KB per processor, far faster"
+        " than HBM, its main memory).",
         # Round 09g (finding 1): why FlashAttention is faster
         "It does no fewer FLOPs (in training, more: the backward pass recomputes the tiles)."
         " It is faster because it moves far fewer bytes between HBM and the chip.",
@@ -1000,6 +1003,7 @@ def test_the_page_says_only_what_it_measures():
         *("less than an LSTM", "independent rows side by side", "The plot cannot show"),  # 09l
         *("64 KiB buffer", "lanes", "the fold below", "We time plain,"),  # 09m
         *("blocks' peak grows",),
+        *("A GPU reads its on-chip memory", "We check our sentence"),  # round 09n
     ):
         assert gone not in words, gone
     visible = " ".join(c.source for c in shown(cells) if c.cell_type == "code")
@@ -1034,7 +1038,7 @@ def test_the_stopwatch_sits_with_its_plot():
     )
     assert (
         "The gain is in sequential steps" in main_text
-        and "to run every row at once ($O(1)$ in Table 1)" in main_text
+        and "a fixed few steps ($O(1)$ in Table 1)" in main_text
     )
     timed = [
         c for c in cells if "times[" in c.source and "remove-cell" not in c.metadata.get("tags", [])
@@ -1076,6 +1080,9 @@ def test_the_stopwatch_sits_with_its_plot():
     assert '"peak, plain version": (measured_n, plain_peak)' in tiled
     # Round 09m (finding 6): the plot carries the peaks; the scratch series and the table cut
     assert "scratch" not in tiled and "peak, tiles" in tiled
+    assert '"peak, tiles (output + 0.2 MiB)"' in tiled  # round 09n (finding 6): which is which
+    legend = '"plain": "attention (plain NumPy)"'  # round 09n (finding 5): the legend
+    assert legend in plot.source and "One core:" in plot.source
     table = next(c for c in cells if c.get("id") == "d0890774")
     lines = next(o["text"] for o in table.outputs if "text" in o).splitlines()
     assert len(lines) == 3 and "step 2: tiles" not in table.source, lines

@@ -68,6 +68,7 @@ def check_batch_mask(fn) -> CheckResult:
             _fixed_size(lambda m, ell=probe: fn(ell, m), out, n, case, "(b, 1, n, n)")
             _batch_shape(out, len(lengths), n, case)
             expected = _batch_mask(lengths, n)
+            _lengths_slip(fn, out, np.array(lengths), n, case)
             known_mistakes(out, *_batch_mistakes(lengths, n, case))
             if dtypes[-1] != np.bool_:
                 fix = "the pattern is right but" if np.array_equal(out, expected) else "and"
@@ -115,9 +116,53 @@ def _batch_shape(out: np.ndarray, b: int, n: int, case: str) -> None:
         (n, n): "that is the causal part alone: combine it with each sentence's padding "
         "(b, 1, n) using &, then add the head axis.",
     }
+    if out.ndim == 4 and out.shape[1:] == (1, n, n):  # the sentence count is off
+        hints[out.shape] = (
+            f"lengths has {b} sentences but your mask has {out.shape[0]}: take the sentences "
+            "from the lengths argument, not from fixed values."
+        )
     if out.shape != (b, 1, n, n):
         hint = hints.get(out.shape, "one mask per sentence, a head axis of 1, queries, keys.")
         raise Fail(f"returned shape {out.shape}, expected {(b, 1, n, n)} (on {case}): {hint}")
+
+
+def _kept(out, n: int):
+    """The real keys per sentence of ``out`` if it is causal & right padding, else None."""
+    out = np.asarray(out)
+    if out.shape[1:] != (1, n, n):
+        return None
+    kept = out[:, 0, -1].sum(axis=-1).astype(np.int64)  # the last row sees every real key
+    return kept if np.array_equal(out, _batch_mask(kept, n)) else None
+
+
+def _lengths_slip(fn, out, lengths, n: int, case: str) -> None:
+    """Name a padding part built from the wrong lengths: lengths - 1, max(lengths), fixed."""
+    kept = _kept(out, n)
+    if kept is None or np.array_equal(kept, lengths):
+        return
+    if np.array_equal(kept, np.maximum(lengths - 1, 0)):
+        raise Fail(
+            f"each sentence keeps lengths[s] - 1 real keys (on {case}), so its last real word "
+            "is blocked. Its real positions are 0 to lengths[s] - 1: j < lengths[s]."
+        )
+    if lengths.max() < n and np.all(kept == lengths.max()):
+        raise Fail(
+            f"every sentence keeps max(lengths) = {lengths.max()} real keys (on {case}): "
+            "each sentence has its own length, so compare np.arange(n) with lengths[:, None]."
+        )
+    wide = max(16, 2 * n)  # wider than a hard-coded length is likely to be
+    try:
+        kept_wide = _kept(fn(lengths.copy(), wide), wide)
+        flipped = _kept(fn(lengths[::-1].copy(), wide), wide)
+    except Exception:  # noqa: BLE001 - a probe only chooses the hint; the case fails anyway
+        return
+    fixed = kept_wide is not None and flipped is not None and (kept_wide < wide).any()
+    if fixed and np.array_equal(kept_wide, flipped):
+        raise Fail(
+            f"your mask keeps {kept_wide.tolist()} real keys at n = {wide} whatever lengths "
+            f"is (on {case}): the lengths look fixed in your code. Use the lengths argument, "
+            "np.arange(n) < lengths[:, None]."
+        )
 
 
 def _batch_mistakes(lengths, n: int, case: str) -> list[tuple]:

@@ -43,9 +43,11 @@ def _run_explained(cases: Cases, case: str, *args) -> np.ndarray:
                 "weights): unpack it, head_i, _ = al.scaled_dot_product_attention(...)."
             ) from None
         if "cannot reshape" in message or "is empty" in message:
+            # split_heads(X, h) has no W_q: its d_k comes from X
+            source = "W_q, d_k = W_q.shape[1]" if len(args) == 6 else "X, d_k = X.shape[-1]"
             raise Fail(
-                f"{message} Is d_k a fixed number in your code? Work it out from W_q, "
-                "d_k = W_q.shape[1] // h, so that every width and every h works."
+                f"{message} Is d_k a fixed number in your code? Work it out from {source} "
+                "// h, so that every width and every h works."
             ) from None
         raise
 
