@@ -821,8 +821,10 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     search = " ".join(cells["265e464b"].source.split())
     # review 02_d-7: the softmax-sharpening aside is cut; 02_d-6: no provenance of the marks
     # review 02_k-6: the temperature aside is cut too; 02_f-8: lowercase q
-    # review 02_m-5: why 3, in one clause
-    assert "Our query puts 3, not 1, on sci-fi alone, so the shares differ clearly" in search
+    # review 02_m-5: why 3, in one clause; 02_n-9: said with the shares a 1 would give
+    assert "Our query puts 3 on sci-fi alone." in search and "chapter 4" not in search
+    after = " ".join(cells["6b585669"].source.split())
+    assert "A 1 in place of the 3 would give the sci-fi films 0.29, 0.26 and 0.24." in after
     assert "larger number" not in search
     assert "$q$, is your request" in search and "sharpens" not in search
     assert "come from the article" not in search
@@ -837,6 +839,10 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "as its query" in cells["wqwhy001"].source and "gets its row" not in prose
     order = [c.id for c in _page_cells()]
     assert order.index("f05ed001") > order.index("c95b653c")  # fused fold after the experiment
+    # review 02_n-8: the cross-attention fold follows the fused one, out of the film-to-sentence
+    # flow
+    assert order.index("c4055a77") == order.index("f05ed001") + 1
+    assert "The film search had one query and five keys" in cells["c4055a77"].source
     assert "\\le \\lVert q_i \\rVert^2" in cells["5e1f0a03"].source  # part 2: Cauchy-Schwarz
     assert "starts them\nrandom and learns them (chapter 10)" in cells["12660781"].source
     sizes = cells["6ca0c255"].source
@@ -947,7 +953,8 @@ def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
     # review 02_m-4: the items are each row's largest entries, not the whole row
     assert "Each row of $W_q$ is a rule; its largest entries:" in rules
     assert "article's story" not in rules
-    assert "food looks for food and a pointer, both arbitrary choices;" in rules
+    # review 02_n-6: food's second entry is motivated, not called arbitrary
+    assert "food looks for food and for pointers to it;" in rules and "arbitrary" not in rules
     # review 02_f-3: the value features are named where W_v is first printed
     assert "maps the features to what a word hands over: noun, verb, third person, human." in rules
     # review 02_k-5: one item per row of W_q, in row order; no "cake looks back for it"
@@ -959,7 +966,8 @@ def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
     # review 02_k-2: the toy's staging is said once: food stands in for a thing, W_k ≈ I
     # review 02_l-4: the one departure of W_k from I is said; 02_l-8: "hand-chosen" said once
     assert 'our stand-in for "a thing"' in rules
-    assert "$W_k$ is $I$, except that a pointer also advertises 0.2 food." in rules
+    # review 02_n-3: and why, in one clause
+    assert "$W_k$ is $I$, but a pointer, standing for a thing, also advertises 0.2 food." in rules
     assert "not staged" not in rules and "**hand-chosen**" in cells["12660781"].source
     assert "1.30" not in rules and "also prints every key" not in rules
     two = " ".join(cells["c95b653c"].source.split())
@@ -970,15 +978,16 @@ def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
     assert lead in two and '"cake" → "ate" 0.48.' in two
     assert "language needs" not in two.lower()
     assert "pulls each word" not in two  # review 02_n-1: 3 of 8 self-matches, not a pull
-    assert "as every word that looks for food does." in two  # round d: the reason said once
+    assert "as do 7 of the 8 words." in two  # review 02_n-2: exact, not "every word that..."
     assert "cols=toy.FEATURES" in cells["40912d84"].source  # the W_q figure names its columns
     # its rows stay unlabelled: the labels widened the figure until its text fell under
     # 7 px on a phone (tests/site/test_site_reader.py); the columns name the features
     assert "right_rows" not in cells["40912d84"].source
     # review 02_k: the text right before the figure says which row is which feature
-    assert "$W_q$'s rows are food, person, action, pointer" in " ".join(
-        cells["7d13fca5"].source.split()
-    )
+    # review 02_n-5: no "the figure highlights all three" parenthesis
+    by_hand = " ".join(cells["7d13fca5"].source.split())
+    assert "of $W_q$, whose rows are food, person, action, pointer:" in by_hand
+    assert "all three" not in by_hand
 
 
 # --- Fix round b (review 02b) -----------------------------------------------------------------
