@@ -355,8 +355,8 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     assert "ackpropagation" not in fold and "$L$ = `dOut`" not in fold
     # review 04k: the plotted quantity is named and how it is measured, by the figure
     figure_read = " ".join(cells["grad-figure-read"].source.split())
-    said = r"$\lVert\partial L/\partial q_i\rVert$, the gradient's size at query $i$ (measured"
-    assert said in figure_read and "{term}`backpropagation <backpropagation>`" in figure_read
+    said = r"$\lVert\partial L/\partial q_i\rVert$, the gradient's size at query $i$ (by"
+    assert said in figure_read and "{term}`backpropagation`, chapter 10" in figure_read
     assert cells["grad-code"].metadata["tags"] == ["hide-cell"]
     # exercise 4.3's verdict is bounded to initialisation, and names muP with its source
     solution = cells["ebd8373f"].source
@@ -839,7 +839,7 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # sits in the box only, beside its answer (review 04ab: stated once)
     # review 04f (round g): the point is made once, after the table, with the box's contrast
     # review 04k: one plain sentence pointing at the box, no repeat of its numbers
-    said = "A simulated head with GPT-2's initialisation starts with smaller scores (spread 2.5,"
+    said = "A simulated GPT-2-style head starts with smaller scores (spread 2.5,"
     assert said in main and "rows saturate, but half still give one random key" not in main
     # review 04m: the pointer only on the main line; the box has the numbers
     assert "but half still give one random key over half the weight" in aside
@@ -860,7 +860,7 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     for word in (
         r"\operatorname{Var}(q \cdot k) = d_k",  # derived once; the summary bolds it
         "**saturated**",
-        "**Unscaled, it is not:**",  # review 04af: what the figure shows
+        "**Unscaled, it is uneven both ways:**",  # review 04af/04n: what the figure shows
         "**Scaled, it is steady:**",
     ):
         assert word in plain, word
@@ -868,8 +868,9 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # paragraph says why the raw median starts higher (nothing cancels the keys' length)
     assert r"\partial z_{ij}" not in plain
     # review 04m: why the key's length enters a query's gradient, in one clause
-    said = "as $c$ cancels the length of $k$ (about $\\sqrt{d_k}$), a score's slope with respect"
-    assert said in plain and "nothing does: unsaturated rows get more" in plain
+    # review 04n: the three steps spelled out (slope c k, key length, c cancels it)
+    said = "a score's slope with respect to $q$ is $c\\,k$, and $c = 1/\\sqrt{d_k}$ cancels a key's"
+    assert said in plain and "nothing does" not in plain
     # round 04b: the 1 - p_top factor sits in a fold; review 04b (round 6): the two-key
     # slope is on the main line (asserted in grad-two), said once
     rows_fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
@@ -884,15 +885,16 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     assert outside_folds(why.source).strip() == ""
     assert "why divide rather than start smaller?" in why.source.splitlines()[0]
     assert why.source.splitlines()[3].startswith("**In short:** shrinking $W_q$ and $W_k$")
+    # review 04n: the box is its "In short" and the printed table; the learning-rate talk
+    # (which drew an Adam finding) is cut
+    assert len(why.source.split()) <= 60
+    assert "learning rate" not in why.source
     assert "start smaller" not in cells[ids.index("grad-rows-read")].source
     for gone in ("μP", "one recipe", "suit every width"):
         assert gone not in why.source, gone
     # review 04z: plain SGD named; review 04l: the vague Adam clause is cut
-    assert "one plain gradient step (SGD)" in " ".join(why.source.split())
+    assert "plain SGD's steps grow" in " ".join(why.source.split())
     assert "Adam" not in why.source
-    # review 04w: the same learning rate, and sqrt(d_k) = d_k^(1/4) x d_k^(1/4)
-    assert "with the same learning rate for both" in " ".join(why.source.split())
-    assert "Frobenius norm" in why.source
     # the general sum of keys lives in the fold (review 04t): not on the main line
     fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
     for word in (
@@ -959,9 +961,10 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04l: split into what is plotted, then what it shows; uneven both ways
     plotted, shows = cells[ids.index("grad-figure-read")].source.split("\n\n")
     assert "middle 80% shaded" in plotted and "**Scaled, it is steady:**" in shows
-    said = "(a median 2.6 times higher at 16) while saturated rows starve."
-    assert said in figure_read
-    said = "From $d_k = 256$ the median collapses."
+    # review 04n: the unsaturated rows' own median, at 64, and uneven both ways said once
+    said = "unsaturated rows get more (3.7 times the scaled median at $d_k = 64$, rising)"
+    assert said in figure_read and "2.6" not in figure_read
+    said = "saturated rows starve; the median collapses from $d_k = 256$."
     assert said in figure_read and "thousandth" not in figure_read
     assert "typical" not in figure_read
     assert "Our stand-in loss is" in read and "stand" not in fold
@@ -1025,7 +1028,8 @@ def test_why_divide_folds_one_plain_step_and_prints_both_moves_at_four_widths():
     head = "````{admonition} Going deeper (optional): the gradient, row by row\n"
     assert cells[at].source.startswith(head)  # review 04af: why-divide has its own fold
     assert "**In short:**" in cells[at].source.splitlines()[3]  # it opens with its answer
-    assert "The cell below takes one plain" in cells[ids.index("divide-or-shrink")].source
+    box = " ".join(cells[ids.index("divide-or-shrink")].source.split())
+    assert "takes one SGD step on $W_q$" in box
     hidden = [c for c in cells[at + 1 :] if c.metadata.get("tags") == ["hide-cell"]]
     assert [c.get("id") for c in hidden] == ["why-divide-code"]  # review 04ag: no stray toggles
     assert "cell below" not in cells[at].source and "second cell" not in cells[at].source
@@ -1036,8 +1040,7 @@ def test_why_divide_folds_one_plain_step_and_prints_both_moves_at_four_widths():
     assert check.get("id") == "why-divide-assert" and check.metadata["tags"] == ["remove-cell"]
     assert "np.sqrt(d)" in check.source and "by_seed.max() < 8.5" in check.source
     text = " ".join(cells[ids.index("divide-or-shrink")].source.split())
-    assert r"$\sqrt{d_k}$ times farther" in text
-    assert "(about 4 to 8, with no trend in $d_k$)" in text  # over seeds (review 04aa)
+    assert "prints how far the scores move" in text  # review 04n: the table says the rest
     assert "np.sign" not in check.source  # the Adam clause is cut
     # the printed absolute moves: divided about flat, shrunk sqrt(d_k) times more
     out = "".join(o.get("text", "") for o in code.outputs)
@@ -1177,8 +1180,10 @@ def test_review_04u_phrasings_are_exact():
     # Review 04d (round e): the toy barely needs scaling, so the analogy moves to right after
     # the measurement that shows rows saturating; chapter 5 makes the temperature link.
     # Review 04f (round g): it opens the chapter, where raw scores are first said to run large
-    said = "likens them to water too hot for coffee. Before softmax, attention cools them"
+    # review 04n: one clause of the course's own makes the analogy explain
+    said = "likens them to water too hot for coffee (a bitter note drowns the rest, as one key"
     assert said in text("4875b8d4") and "coffee" not in text("fa6cbeb4")
+    assert "swamps a row). Before softmax, attention cools them" in text("4875b8d4")
     assert "temperature" not in text("4875b8d4")
     assert "coffee" not in text("fcdb6ff2") and "temperature" not in text("fcdb6ff2")
     assert "Here scaling only flattens the row a little." in text("fcdb6ff2")
@@ -1197,6 +1202,17 @@ def test_review_04u_phrasings_are_exact():
     assert "8.5" not in text("cd18d051") and "typically" not in text("cd18d051")
     assert "(median lead 8.5)" in text("fa6cbeb4")
     assert "If a row's top score leads the next by 8" in text("cd18d051")
+    # review 04n: what softmax does, in two sentences, before the lead of 8
+    said = "Softmax exponentiates each score, then divides by the row's sum:"
+    assert said in text("cd18d051")
+    said = "Bigger gaps between scores make a row closer to one-hot. If a row's top score leads"
+    assert said in text("cd18d051")
+    # review 04n: the slider's right panel, pointed out (asserted in slider-assert)
+    said = "raw rows skew early (top weight 0.68 at $d_k = 16$; 5.8% saturate)."
+    assert said in text("439f69a3")
+    # review 04n: exercise 3 asks for a guess first; the solution gives the number
+    assert "Guess the mean top weight for `raw_scores[512] / 512`" in text("ebd8373d")
+    assert "0.068" not in text("ebd8373d") and "0.068" in text("ebd8373f")
     assert "gap of 20" not in text("cd18d051")
     assert "on a fixed axis" in text("439f69a3") and "## " not in cells["439f69a3"].source
     # review 04v: the scatter is cut; the gradient is made twice on the main line
@@ -1221,11 +1237,10 @@ def test_review_04u_phrasings_are_exact():
     assert said in rules and "= 2 x 2 - 1 = 3, not 1" in rules
     assert "E[a²]E[b²]" not in cells["variance-rules-assert"].source
     assert '"Var((a+1)(b+1)), means 1:"' in cells["variance-rules"].source  # review 04f
-    # review 04w: the fold says the steps share a learning rate, not a size, and splits sqrt(d_k)
+    # review 04n: the fold is its "In short" and the table (the sqrt(d_k) split is asserted
+    # in why-divide-assert)
     why = text("divide-or-shrink")
-    assert "$d_k^{1/4}$ larger, and each unit of step moves the scores $d_k^{1/4}$ more" in why
-    assert "of the same size" not in why and "with the same learning rate for both" in why
-    assert "their gradient is $d_k^{1/4}$ times larger" not in why  # cut (review 04z)
+    assert "of the same size" not in why and "(the same starting scores)" in why
     # review 04w/04y: why the raw median starts above the scaled one, in one main-line clause
     # review 04af: the exercise named by a reference, not by a bare number
     assert "nothing cancels" not in read
@@ -1233,8 +1248,8 @@ def test_review_04u_phrasings_are_exact():
     assert "over-cancel" not in read and "(exercise 3)" not in read
     # review 04ac: the box says how
     assert "$c = 1/\\sqrt{d_k}$ cancels that length" in text("grad-rows-read")
-    # review 04y: the fold's so-what: the shrunk recipe needs a rate falling like 1/sqrt(d_k)
-    assert "so plain SGD would need a learning rate falling like" in why
+    # review 04n: the learning-rate so-what is cut with the rest of the SGD discussion
+    assert "learning rate falling like" not in why
     assert "suit every width" not in why
 
 
@@ -1438,7 +1453,8 @@ def test_review_04k_title_logits_and_the_scalar_hint(capsys):
     head = cells["52058736"].source
     assert head.startswith("# 4. Scaling by √d_k\n") and "title writes" not in head
     # review 04l: saturation starves the query/key path, not the values' gradient
-    assert "starves the gradient that reaches the queries and keys" in " ".join(head.split())
+    # review 04n: only the queries' gradient is measured
+    assert "starves the gradient that reaches the queries (and keys)" in " ".join(head.split())
     # chapter 3 promises the scaled scores are chapter 4's logits
     said = "These scaled scores are the {term}`logits <logit>` that softmax (chapter 5) turns"
     assert said in " ".join(cells["4875b8d4"].source.split())
