@@ -551,8 +551,10 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # masked_fill sentences cut (chapter 8's); number formats one sentence of the max-trick note;
 # the sink fold a pointer; "only gaps count" given its reason where it is stated; the
 # temperature section opens on T = 2 and e^(1/T); "what softmax adds" is one contrast.
-VISIBLE_WORDS = 1426
-MAIN_LINE_WORDS = 832
+# Review 05_n cut 1426 -> 1425 and 832 -> 831: the temperature section opens on softmax(z / T)
+# and e^(1/T), "no T of its own" closes it; the sink fold joins the fixed budget.
+VISIBLE_WORDS = 1425
+MAIN_LINE_WORDS = 831
 
 
 def _chapter():
@@ -791,7 +793,7 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # review 05_a: the derivation's fold, then the math; "what softmax adds" after "In code"
     # review 05_b: the uniqueness claim joins why exponentiate; its proof follows the prints
     assert ids.index("onlyexp5") == ids.index("shiftsay5") + 1  # review 05_d: words first
-    assert ids.index("04fabf9f") == ids.index("onlyexp5") + 1
+    assert ids.index("04fabf9f") == ids.index("sink05") + 1  # review 05_n: sink fold between
     assert ids.index("d4e5f601") == ids.index("flatrow5") + 1
     opening = " ".join(cells["d4e5f601"].source.split())
     # review 05_m: one contrast; chapter 6 named for weights @ V
@@ -817,10 +819,13 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     assert "is this $T$" not in flat and "next-word one over the vocabulary" not in flat
     # review 05_m: Boltzmann moves into the temperature section, with e^(1/T) per point
     assert flat.count("chapter 12") == 1
-    assert "$T$ becomes a real knob for sampling in chapter 12" in flat
+    # review 05_n: the definition and the slider first; "no T of its own" closes the section
+    assert "Sampling in chapter 12 turns $T$ by hand." in cells["tnot05"].source
     top = " ".join(cells["1a18e25e"].source.split())
     assert "(a word from physics' Boltzmann distribution)" in top
-    assert "each point of score multiplies the amount by $e^{1/T}$" in top
+    assert "gives $\\operatorname{softmax}(z / T)$; $T = 1$ is plain softmax" in top
+    assert "A gap of 1 makes one weight $e^{1/T}$ times the other" in top
+    assert "amount" not in top
     assert flat.count("Boltzmann") == 1 and "negative energy" not in flat
 
 
@@ -1086,7 +1091,9 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     assert "an average of the values stays" in conclusion and "2.69" not in conclusion
     # review 05t: the undefined "log-odds" is cut (the intuition says gap -> ratio once)
     intuition = " ".join(cells["96081790"].source.split())
-    assert "log-odds" not in flat and "multiplies the amount by $e" in intuition
+    # review 05_n: "the amount" was undefined; what is multiplied is e^z
+    assert "log-odds" not in flat and "multiplies $e^z$ by $e \\approx 2.7$" in intuition
+    assert "amount" not in intuition
     assert "a gap in score becomes a ratio" not in intuition  # review 05x: chapter 4 says it
     # "flat at T = 1" said once in prose; one rounding for the row of "it"
     assert "barely differ" not in flat and "hardly chooses" not in flat  # review 05w: cut
@@ -1238,7 +1245,7 @@ def test_session_4_gives_the_two_reasons():
     # educator 1: the scaling of chapter 4 is a temperature on the raw scores
     # review 05_k: moved to the top of the temperature section, said once
     # review 05_m: T = 2 on the raw scores, so "halving T" reads against one baseline
-    assert "Dividing raw scores by $\\sqrt{d_k} = 2$ is already $T = 2$" in flat
+    assert "dividing raw scores by $\\sqrt{d_k} = 2$ is already $T = 2$" in flat
     assert flat.count("is already $T = 2$") == 1
     assert np.allclose(al.softmax(toy.scores(), temperature=2), weights)  # sqrt(d_k) = 2
 
@@ -1259,8 +1266,9 @@ def test_session_4_ties_softmax_to_real_code_and_points_to_sinks():
     # review 05y: the mask= belongs to attention, not to al.softmax
     # review 05_d: the forward pointer to chapter 8's mask= is cut for density
     assert "masked row" not in cells["2d2588ed"].source  # review 05_m: chapter 8's
-    # educator 3: a fold right after the masked row, with the spent budget said once
-    assert ids.index("sink05") == ids.index("2d2588ed") + 1
+    # educator 3: a fold on the spent budget, said once
+    # review 05_n: the fold belongs to the fixed budget, not to overflow
+    assert ids.index("sink05") == ids.index("onlyexp5") + 1
     sink = " ".join(cells["sink05"].source.split())
     assert sink.startswith("````{admonition} Going deeper:") and ":class: dropdown" in sink
     # review 05_m: a one-sentence pointer to chapter 11 (softmax plus one cut)
@@ -1339,7 +1347,8 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     # review 05_a: "weights" meant W_q, W_k here; the note names them and the 0.81 span
     # review 05_l: "close to even", not "nearly flat"; 0.81 is the widest row, not a design
     # review 05_m: blamed on the toy's small scores; trained heads are sharper
-    assert "close to even (1/8 = 0.125) because our toy scores are small: the widest" in note
+    # review 05_n: "close to even" undersold a 2.25 ratio: far from one-hot, the top is 0.21
+    assert "far from one-hot (largest weight 0.21) because our toy scores are small:" in note
     assert "row spans 0.81" in note and note.endswith("far sharper (chapter 11).")
     assert "no weight is more than 2.25 times another in its row" in note
     assert "hand-picked" not in flat and "keep each row" not in note
@@ -1349,9 +1358,14 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     assert "1.32" not in cells["10e4cd6b"].source  # no longer only a code comment
     assert "$T$" not in note and flat.count("no $T$ of its own") == 1
     top = " ".join(cells["1a18e25e"].source.split())
-    assert top.startswith("## Temperature: how decisive is attention? Standard attention has")
-    assert "the same as halving $T$" in top and "$T = 0.5$" not in top  # review 05_m
-    assert top.index("no $T$ of its own") < top.index("a **small** $T$")
+    # review 05_n: the definition opens the section; what T is not closes it (after the fold)
+    assert top.startswith("## Temperature: how decisive is attention? Temperature $T$")
+    last = " ".join(cells["tnot05"].source.split())
+    assert last.startswith("Attention has no $T$ of its own")
+    assert "the same as halving $T$" in last and "$T = 0.5$" not in flat  # review 05_m
+    ids = [c.id for c in cells.values()]
+    assert ids.index("tnot05") == ids.index("lsefold5") + 1
+    assert "no $T$" not in top
     span = np.ptp(toy.scaled_scores(), axis=-1).max()
     assert round(span, 2) == 0.81 and round(np.exp(span), 2) == 2.25
     w = al.softmax(toy.scaled_scores())
@@ -1583,3 +1597,59 @@ def test_review_05l_shows_the_max_trick_and_names_masked_fill():
     assert "k > 0$ keeps the order ($k = 1/T$, below)" in cells["onlyexp5"].source
     code = cells["d4e5f605"].source
     assert "w[cake]" in code and "soft[cake]" not in code  # review 05_m: printed per row
+
+
+# --- Review 05_n: weights cast to int; an entropy written as a loop over rows --------------
+
+
+def test_check_softmax_names_weights_cast_to_int(capsys):
+    def cast(x, axis=-1, temperature=1.0):
+        return _softmax_t(x, axis, temperature).astype(int)
+
+    assert not check_softmax(cast)
+    line = capsys.readouterr().out
+    assert line.startswith("[softmax] FAIL: ") and "you returned integers ([0 0 0])" in line
+    assert "astype(int) turns every weight below 1 into 0" in line, line
+    assert "divide each exponential" not in line, line
+
+
+def test_an_int_one_hot_is_still_named_the_hard_arg_max(capsys):
+    assert not check_softmax(lambda x, axis=-1, temperature=1.0: (x == x.max()).astype(int))
+    assert "hard arg max" in capsys.readouterr().out
+
+
+def _safe_log(r):
+    return np.log(np.where(r > 0, r, 1.0))
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint"),
+    [
+        (
+            lambda p: [-sum(q * np.log(q) for q in row if q > 0) for row in p],
+            "a loop over its rows (for row in p) meets numbers, not rows",
+        ),
+        (
+            lambda p: np.array([-np.sum(p[i, :] * _safe_log(p[i, :])) for i in range(len(p))]),
+            "a loop over its rows (for row in p) meets numbers, not rows",
+        ),
+        (
+            lambda p: np.array([-np.sum(r * _safe_log(r)) for r in p]),
+            "You returned -p log p per entry, not their sum: sum over axis=-1. A loop over rows",
+        ),
+        (
+            lambda p: (
+                -np.sum(p * _safe_log(p))
+                if p.ndim == 1
+                else np.array([-np.sum(r * _safe_log(r)) for r in p])
+            ),
+            "Each 2 x 3 block gave one number. Reduce over the last axis only (axis=-1). A loop",
+        ),
+    ],
+    ids=["nested-generators", "index-rows", "array-of-rows", "rows-of-a-3d-array"],
+)
+def test_check_entropy_names_a_loop_over_rows(fn, hint, capsys):
+    assert not check_entropy(fn)
+    line = capsys.readouterr().out
+    assert line.startswith("[entropy] FAIL: ") and line.count("\n") == 1
+    assert hint in line, line

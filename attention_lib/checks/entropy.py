@@ -23,6 +23,8 @@ def check_entropy(fn) -> CheckResult:
                 "reduce the row's own axis without keeping it (keepdims=True) or adding "
                 "one (np.atleast_2d, a list), and return the result as it is."
             )
+        if np.allclose(out, -uniform * np.log(uniform), atol=ATOL):  # no sum, or a row loop
+            hint = f" You returned -p log p per entry, not their sum: sum over axis=-1. {_ROWS}"
         expect_shape(out, (), case, hint)
         known_mistakes(
             out,
@@ -104,14 +106,24 @@ def check_entropy(fn) -> CheckResult:
         batch = np.stack([rows, rows[::-1]])  # (2, 2, 3): two batches of two rows
         case = "a 2 x 2 x 3 array"
         out = cases.run(case, batch)
-        expect_shape(out, (2, 2), case, " Reduce over the last axis only (axis=-1).")
+        hint = " Reduce over the last axis only (axis=-1)."
+        if out.shape == (2,):  # a loop over rows met 2 x 3 blocks and summed each whole
+            hint = f" Each 2 x 3 block gave one number.{hint} {_ROWS}"
+        expect_shape(out, (2, 2), case, hint)
         same(out, np.stack([expected, expected[::-1]]), case)
 
     return verdict(
         "entropy",
         fn,
         _explain_errors(
-            run, {"raised AxisError": _ENTROPY_AXIS, "truth value of an array": _ENTROPY_STACK}
+            run,
+            {
+                "raised AxisError": _ENTROPY_AXIS,
+                "truth value of an array": _ENTROPY_STACK,
+                "not iterable (on a uniform row": _ENTROPY_ONE_ROW,  # for x in row, on a number
+                "but 2 were indexed (on a uniform row": _ENTROPY_ONE_ROW,  # p[i, :]
+                "tuple index out of range (on a uniform row": _ENTROPY_ONE_ROW,  # p.shape[1]
+            },
         ),
     )
 
@@ -124,4 +136,13 @@ _ENTROPY_STACK = (
     "Your code handles one row, but in a stack of rows it met a whole row where it "
     "expected one number: my_entropy must also take 2-D and 3-D arrays. Work on the "
     "whole array with NumPy, no Python loop, and sum over axis=-1."
+)
+_ROWS = (  # a Python loop over rows, written for a matrix
+    "A loop over rows (for row in p) visits numbers in one row and matrices in a 3-D "
+    "array: work on the whole array, no loop."
+)
+_ENTROPY_ONE_ROW = (
+    "The first case is one row, p of shape (8,), and a loop over its rows (for row in p) "
+    "meets numbers, not rows. my_entropy must take one row, a matrix or a 3-D array: work "
+    "on the whole array with NumPy, no Python loop, and sum over axis=-1."
 )

@@ -22,6 +22,7 @@ from .softmax_hints import (
     _SOFTMAX_AXIS,
     _SOFTMAX_LOOP,
     _SWAPPED,
+    _as_int,
     _explain_errors,
     _in_float16,
     _raw_output,
@@ -73,6 +74,7 @@ def check_softmax(fn) -> CheckResult:
             ),
         )
         total = out.sum()
+        _as_int(out)
         _rounded(out, softmax(x1))
         if _in_float16(cases, x1, out):
             raise Fail(f"the outputs for x = [1, 2, 3] sum to {total:.6f}, not 1: {_FLOAT16}")

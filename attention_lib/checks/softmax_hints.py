@@ -7,7 +7,7 @@ import contextlib
 import numpy as np
 
 from ..core import softmax
-from .base import ATOL, Cases, Fail, fmt
+from .base import _LAST, ATOL, Cases, Fail, fmt
 
 _RULED_OUT = {
     "softmax_backward": "multiply out J dp yourself, with J = diag(p) - p pᵀ.",
@@ -85,6 +85,16 @@ def _in_float16(cases, x: np.ndarray, out: np.ndarray) -> bool:
     x16 = x.astype(np.float16)
     e16 = np.exp(x16 - x16.max())
     return getattr(raw, "dtype", None) == np.float16 or np.allclose(out, e16 / e16.sum())
+
+
+def _as_int(out: np.ndarray) -> None:
+    """Name weights cast to integers (astype(int)): each one, below 1, became 0."""
+    last = _LAST.get()
+    if last is not None and last[0] is out and last[1] in "iu":
+        raise Fail(
+            f"for x = [1, 2, 3] you returned integers ({fmt(out)}): a cast such as "
+            "astype(int) turns every weight below 1 into 0. Return the float weights."
+        )
 
 
 def _rounded(out: np.ndarray, right: np.ndarray) -> None:
