@@ -12,7 +12,10 @@ readers stumbled on:
 * the theme and two extensions each write a ``<meta name="viewport">``; one is kept;
 * sphinxcontrib-bibtex marks the bibliography ``role="list"`` without list items, so
   assistive technology is told to expect a list that is not there. It reads well as the
-  plain block of citations it is.
+  plain block of citations it is;
+* a printed table (an output of three or more lines in aligned columns) is marked
+  ``aligned``: on a phone it keeps one line per row and scrolls in its box, where other
+  output wraps (a wrapped row broke every column of ``toy.table``'s tables).
 
 Three repairs are a few lines of script, because they depend on the browser:
 
@@ -61,6 +64,25 @@ def _one_viewport(text: str) -> str:
     return text[: first.end()] + VIEWPORT.sub("", text[first.end() :])
 
 
+# A cell's printed output, as myst-nb writes it.
+OUTPUT_PRE = re.compile(
+    r'(<div class="output (?:stream|text_plain)[^"]*"><div class="highlight">)<pre>(.*?)</pre>',
+    re.S,
+)
+COLUMN_GAP = re.compile(r"\S  +\S")  # two or more spaces between two words: a column
+
+
+def _mark_tables(text: str) -> str:
+    def mark(found):
+        lines = [line for line in re.sub(r"<[^>]+>", "", found[2]).split("\n") if line.strip()]
+        in_columns = sum(1 for line in lines if COLUMN_GAP.search(line))
+        if len(lines) < 3 or in_columns < 2:
+            return found[0]
+        return f'{found[1]}<pre class="aligned">{found[2]}</pre>'
+
+    return OUTPUT_PRE.sub(mark, text)
+
+
 def _repair(app, exception):
     if exception is not None or app.builder.format != "html":
         return
@@ -70,6 +92,7 @@ def _repair(app, exception):
             text = text.replace(old, new)
         text = SOLUTION_LINK.sub(r'\1<span class="solution-of">\2</span>\3', text)
         text = _one_viewport(text)
+        text = _mark_tables(text)
         if text != original:
             page.write_text(text, encoding="utf-8")
 
