@@ -169,7 +169,7 @@ def test_projection_element_expects_the_library_value(capsys):
         # 0.7 × 1.6 + 0.3 × 0.4: the second factor from the wrong place
         (1.24, "FAIL", "same row of column 0 of W_q, (1.6, 0, 0.8, 1.8)"),
         (None, "TODO", "replace None with your number"),
-        ("1.36", "FAIL", "expected one number"),
+        ("1.36", "FAIL", "expected one number, got '1.36': remove the quotes: give a number."),
         (float("nan"), "FAIL", "expected a finite number"),
     ],
 )
@@ -218,7 +218,7 @@ def test_self_matches_passes_the_count(capsys):
         (4, "FAIL", "4 fits the rows that pick word 5, not themselves (rows 1, 2, 4 and 6,"),
         (6, "FAIL", "6 is too high: a row counts when its largest score"),
         (None, "TODO", "replace None with your number"),
-        ("3", "FAIL", "expected one number"),
+        ("3", "FAIL", "expected one number, got '3': remove the quotes: give a number."),
     ],
 )
 def test_each_self_matches_mistake_gets_its_own_hint(answer, status, hint, capsys):
@@ -736,12 +736,14 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # values get a job: what "it" should receive is the value of "cake" (review 02q)
     assert "wqk2txt1" not in cells and "value of 'cake'" in cells["e12303af"].source
     case = " ".join(cells["1eab48bb"].source.split())
-    assert "Its value carries what later layers need: a third-person noun" in case
+    # review 02_o-2: what "it" receives, the value of "cake" and not its key
+    receives = "it receives cake's value, a third-person noun, not its key, food."
+    assert receives in case and "later layers" not in case
     # review 02_l-9: the printed rows are named (key of "cake"), not counted ("last line")
     assert "line)" not in case
     # review 02_f-1: the key of "cake" is a choice, not a consequence of being matched
-    assert "A key only has to be matched" not in case and "We chose the key of" in case
-    assert "$V = K$" not in case and "Separate $W_k$ and $W_v$ let the two differ." in case
+    assert "A key only has to be matched" not in case and "We chose the key of" not in case
+    assert "$V = K$" not in case and "Chapter 6 does the blend." in case
     assert "key of 'cake'" in cells["e12303af"].source
     assert "wqk2tab1" not in cells and "cdb08696" not in cells  # no table, no preview call
     assert "wqkfold1" not in cells  # review 02a: the A^-T fold moved to chapter 3
@@ -797,7 +799,9 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "the **scores** are symmetric" in two
     assert "at least one scores itself" not in two and "limit" not in two
     # review 02_f-4: the shared row's self-match is named; exercise 2.2's count stays unsaid
-    assert "$\\lVert q_{it} \\rVert^2 = 3.39$ (exercise 2.2)." in flat_two
+    # review 02_o-5: the |q_it|^2 aside moved into exercise 2.2; "even $I$" is cut
+    assert "3.39" not in two and "matches itself best (exercise 2.2)." in flat_two
+    assert "$\\lVert q_{it} \\rVert^2 = 3.39$." in cells["5e1f0a01"].source
     assert "three" not in two.lower() and "longest" not in two
     assert "permit this" not in flat_two and "weights we added" not in flat_two
     assert "can still make the weights differ" not in flat_two  # review 02_l-2: cut
@@ -812,7 +816,7 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # review 02u: a key is the label a word is found by, not "what the word is"
     assert "says what the word\nis" not in cells["12660781"].source
     assert "its label for\nthe search" in cells["12660781"].source
-    assert 'the key of "cake" to be food alone, what most queries here seek' in case
+    assert "what most queries here seek" not in case
     assert 'seeks "it"' not in cells["05104d83"].source
     assert "need only differ" not in two and "$W_k = I$" not in two
     assert "noun spoken of" not in cells["12660781"].source  # W_v is not shown there yet
@@ -824,7 +828,9 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # review 02_m-5: why 3, in one clause; 02_n-9: said with the shares a 1 would give
     assert "Our query puts 3 on sci-fi alone." in search and "chapter 4" not in search
     after = " ".join(cells["6b585669"].source.split())
-    assert "A 1 in place of the 3 would give the sci-fi films 0.29, 0.26 and 0.24." in after
+    # review 02_o-1: the films named in the order of the numbers, the food films, the lesson
+    assert "Why 3? A 1 would give Interstellar, Dune and Star Wars 0.29, 0.26 and 0.24," in after
+    assert "each food film 0.11: a longer query chooses more sharply (chapter 4)." in after
     assert "larger number" not in search
     assert "$q$, is your request" in search and "sharpens" not in search
     assert "come from the article" not in search
@@ -966,12 +972,12 @@ def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
     # review 02_k-2: the toy's staging is said once: food stands in for a thing, W_k ≈ I
     # review 02_l-4: the one departure of W_k from I is said; 02_l-8: "hand-chosen" said once
     assert 'our stand-in for "a thing"' in rules
-    # review 02_n-3: and why, in one clause
-    assert "$W_k$ is $I$, but a pointer, standing for a thing, also advertises 0.2 food." in rules
+    # review 02_o-7: the 0.2 is not used here (chapter 3 uses it), so its clause is cut
+    assert "$W_k$ is nearly $I$." in rules and "advertises 0.2 food" not in rules
     assert "not staged" not in rules and "**hand-chosen**" in cells["12660781"].source
     assert "1.30" not in rules and "also prints every key" not in rules
     two = " ".join(cells["c95b653c"].source.split())
-    assert "even $I$ (no projection)" in two and "Reformer" not in two  # review 02b-2, 3
+    assert "even $I$" not in two and "Reformer" not in two  # review 02b-3, 02_o-5
     # review 02_k-1: the two-matrix bullet leads with a one-way example the toy's scores show
     # review 02_m-2: sharing makes the scores symmetric, not attention unworkable
     lead = '**Two matrices** let the scores differ by direction: "ate" → "cake" is 1.28,'
@@ -1030,7 +1036,8 @@ def test_review_02b_page_edits():
     assert "sharpens softmax" not in prose  # review 02_d-7
     assert "best films stand out" not in prose
     assert "a little human: a pronoun can stand for a person" in prose
-    assert 'names=("X", "W_q", "Q")' in prose and "To check question 1" in prose
+    assert 'names=("X", "W_q", "Q")' in prose and "To check question 1" not in prose
+    assert "After you answer question 1, check with" in prose  # review 02_o-8
     assert "kitaev2020reformer" not in prose
 
 
@@ -1052,3 +1059,31 @@ def test_review_02k_page_edits():
         for j in range(len(Q)):
             if n[i] >= n[j]:
                 assert S[i, j] <= S[i, i] + 1e-12
+
+
+# --- Fix round o (review 02_o) ----------------------------------------------------------------
+
+
+def test_review_02o_page_edits():
+    cells = {c.id: c for c in _page_cells()}
+    assert cells["33291ce2"].source.startswith("## The toy's matrices")  # finding 6
+    two = " ".join(cells["c95b653c"].source.split())
+    # finding 3: symmetric scores, not symmetric shares; finding 4: why direction matters
+    assert "(the shares are not: softmax normalises each row alone)" in two
+    assert "A verb seeks its object more than its object seeks it." in two
+    assert "One shared matrix cannot do that." not in two  # the bullet above says it
+    Q = toy.projections()[0]
+    shares = al.softmax(al.attention_scores(Q, Q))
+    it, cake = toy.token_index("it"), toy.token_index("cake")
+    assert (round(shares[it, cake], 3), round(shares[cake, it], 3)) == (0.26, 0.248)
+
+
+@pytest.mark.parametrize("answer", ["0.37", " 0.37", "3"])
+def test_a_number_in_quotes_is_told_to_drop_them(answer, capsys):
+    assert not check_delicious(answer) and not check_self_matches(answer, S_SHARED)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    for line in lines:
+        assert line.endswith(f"got {answer!r}: remove the quotes: give a number.")
+    assert not check_delicious("zero")  # not a number at all: no talk of quotes
+    assert "quotes" not in capsys.readouterr().out

@@ -9,6 +9,8 @@ import numpy as np
 def not_a_number(answer, places: int) -> str:
     """The FAIL line for an answer that is not one number, and how to make it one."""
     line = f"expected one number, got {answer!r}"
+    if isinstance(answer, str) and _parses(answer):  # my_answer = '0.37'
+        return line + ": remove the quotes: give a number."
     if isinstance(answer, (list, tuple, np.ndarray)):
         try:
             arr = np.asarray(answer)
@@ -19,6 +21,14 @@ def not_a_number(answer, places: int) -> str:
         if arr.dtype.kind == "b" and arr.ndim == 1 and places == 0:  # best == np.arange(n)
             return line + ": True/False per row. Count the True entries with .sum()."
     return line + "."
+
+
+def _parses(text: str) -> bool:
+    """Whether ``text`` reads as a number, e.g. '0.37' or ' 3 '."""
+    try:
+        return bool(np.isfinite(float(text)))
+    except ValueError:
+        return False
 
 
 def count_hint(value: float, expected: float, places: int, said: str) -> str | None:
