@@ -188,6 +188,9 @@ def _judge_merge(fn, out, expected, case: str, m_a, l_a, o_a, m_b, l_b, o_b) -> 
         ),
         (a * o_a + b * o_b, "you returned o; the output is o / ℓ, divided once at the end."),
     ]
+    alone = "your output ignores one block: rescale both and add, then divide once."
+    larger = np.where((m_a >= m_b)[:, None], o_a / l_a, o_b / l_b)  # the larger max's block
+    mistakes += [(o_a / l_a, alone), (o_b / l_b, alone), (larger, alone)]
     for name, ell in (("a", l_a), ("b", l_b)):  # one block's ℓ below the merged o
         hint = (
             f"you divided by block {name}'s ℓ alone, so your weights do not sum to 1: "
