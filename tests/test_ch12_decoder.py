@@ -464,6 +464,15 @@ def test_the_figures_carry_labels_and_alt_text_from_the_data():
     plt.close("all")
     with pytest.raises(ValueError, match="need one word per probability"):
         writing_frame(1.0, ["a"], p, [], prompt="x")
+    words = ["sweet", "delicious", "rich", "sour"]  # the dessert tastes get their own colour
+    kw = dict(prompt="x", top=3, mark=("dessert tastes", {"sweet", "rich"}))
+    fig, alt = writing_frame(1.0, words, p, [], **kw)
+    colours = [bar.get_facecolor() for bar in fig.axes[0].patches[:3]]  # delicious, rich, sweet
+    assert colours[1] == colours[2] != colours[0]
+    assert "In orange, the dessert tastes: 'rich', 'sweet'." in alt
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert legend == ["dessert tastes", "other words"]
+    plt.close(fig)
 
 
 def test_the_block_diagram_names_every_part_with_its_sizes():

@@ -10,7 +10,7 @@ import textwrap
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.patches import Rectangle
+from matplotlib.patches import Patch, Rectangle
 from matplotlib.text import Text
 
 from ..validate import as_float_array
@@ -88,7 +88,7 @@ def loss_vs_baselines(steps, train_loss, test_loss, baselines: dict):
     return fig, alt
 
 
-def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8, note=""):
+def writing_frame(T: float, words, probs, samples, *, prompt: str, top=8, note="", mark=("", ())):
     """One frame of the temperature slider: the next-word distribution, and what it writes.
 
     Parameters
@@ -108,6 +108,8 @@ def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8,
     note : str, optional
         One more line under the sentences (say, a count over more samples), also in the
         alt text.
+    mark : (str, collection of str), optional
+        A label and the words whose bars are orange, not navy (say, the ones ``note`` counts).
 
     Returns
     -------
@@ -133,7 +135,12 @@ def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8,
     height = 0.45 + 1.9 + 0.6 + text_h  # title, bars, word labels, sentences
     fig = plt.figure(figsize=(6.4, height))
     ax = fig.add_axes((0.1, (text_h + 0.6) / height, 0.87, 1.9 / height))
-    ax.bar(range(len(order)), p[order], color=_TRAIN["color"])
+    marked = [w in mark[1] for w in labels]
+    kinds = [("#E69F00", mark[0]), (_TRAIN["color"], "other words")]  # Okabe-Ito orange, navy:
+    ax.bar(range(len(order)), p[order], color=[kinds[not m][0] for m in marked])  # apart in CVD
+    if any(marked):  # the legend names the colour; the tick labels name each word
+        handles = [Patch(color=c, label=x) for c, x in kinds]
+        ax.legend(handles=handles, loc="upper right", frameon=False, fontsize=9)
     others = f"all {p.size - len(order)} others"
     ax.bar(len(order), rest, color="0.75", edgecolor="black", hatch="//")  # the long tail
     for x, value in enumerate([*p[order], rest]):
@@ -144,9 +151,11 @@ def writing_frame(T: float, words, probs, samples, *, prompt: str, top: int = 8,
     ax.set_title(f"T = {T:g}: the next word after “{prompt}”", fontsize=10)
     fig.text(0.02, 0.05 / height, "\n".join(lines), fontsize=9, va="bottom", family="monospace")
     shown = ", ".join(f"'{w}' ({v:.2f})" for w, v in zip(labels, p[order], strict=True))
+    named = ", ".join(f"'{w}'" for w, m in zip(labels, marked, strict=True) if m)
+    named = f"In orange, the {mark[0]}: {named}. " if named else ""
     alt = (
         f"Bar chart at temperature {T:g} of the likeliest next words after '{prompt}': "
-        f"{shown}; all {p.size - len(order)} other words together {rest:.2f}. "
+        f"{shown}; all {p.size - len(order)} other words together {rest:.2f}. {named}"
         f"Continued at T = {T:g}: " + " | ".join(samples) + (f" ({note})" if note else "")
     )
     return fig, alt
