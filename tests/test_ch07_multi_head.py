@@ -634,6 +634,11 @@ def review_07d_slip(kind):
             heads.append(pair if kind == "list of pairs" else pair[0])
         if kind == "list of pairs":
             return heads  # h pairs (output, weights), never unpacked
+        if kind == "int buffer":  # review 07_o: the heads copied into an int array
+            concat = np.zeros((len(X), h * d_k), dtype=int)
+            for i, head in enumerate(heads):
+                concat[:, i * d_k : (i + 1) * d_k] = head
+            return concat @ W_o
         out = np.concatenate(heads, axis=-1) @ W_o
         return out.astype(int) if kind == "int" else out
 
@@ -647,6 +652,7 @@ def review_07d_slip(kind):
         (review_07d_slip("h = 2"), "FAIL", "this is what h = 2 gives, but this case has h = 4"),
         (review_07d_slip("keys from W_q"), "FAIL", "your keys came from W_q"),
         (review_07d_slip("int"), "FAIL", "the output was cast to int"),
+        (review_07d_slip("int buffer"), "FAIL", "made with np.zeros(..., dtype=int)?"),
         (review_07d_slip("list of pairs"), "FAIL", "returned a list of pairs (output, weights)"),
         # round 3 (review 07x): NumPy's bare "inhomogeneous shape" error, now explained
         (tuple_not_unpacked, "FAIL", "returns a pair (output, weights): unpack it, head_i, _ ="),
@@ -939,7 +945,8 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert "al.multi_head_attention(" in mix_code.source and "W_o_mix, h=2)" in mix_code.source
     shown = "".join(str(o.get("data", {}).get("text/plain", "")) for o in mix_code.outputs)
     rows = {line.split()[0]: line.split()[1:] for line in shown.splitlines()[1:]}
-    assert rows["ate"] == ["0.99", "1.00", "1.99"] and rows["was"] == ["0.96", "0.99", "1.95"]
+    # review 07_o (finding 5): only the row of "ate"; the silent words' 0.55 are not shown
+    assert rows == {"ate": ["0.99", "1.00", "1.99"]}
     # review 07_k (learner 1, finding 3): the W_o paragraph moved after the math, as the
     # worked case of the block sum; the figure before it stops at the concatenation
     read = source["mix-md"]
@@ -959,11 +966,12 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert read.endswith("plus the subject head's *human* ($W_o^{(2)}$).")
     mix_read = source["mix-read"]
     assert mix_read.startswith('For "ate", column 2 is 1.99: 0.99 of *noun* from the object')
-    assert "1.00 of *human* from the subject head (who ate)" in mix_read
+    assert "1.00 of *human* from the subject head." in mix_read
     # review 07_n (finding 3): the toy's other rows (1.95, 1.61, 1.27) are cut; W_o is named
     # as a learned mix, with no made-up meaning for the column
     assert "1.95" not in mix_read and "only know that actions ask" not in mix_read
-    assert mix_read.endswith("In a trained model, $W_o$ learns how to combine the heads' features.")
+    # review 07_o (finding 5): the column read in one clause, each term being at most 1
+    assert mix_read.endswith("It nears 2 only for a noun object and a human subject.")
     assert "holds both" not in mix_read  # the subject head's own output has noun and human
     # review 07_k (finding 2): the "human object -> 0.03" counterfactual is cut (a leftover
     # of the object head's softmax, not a clean zero), with its asserts
@@ -1027,7 +1035,6 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     # round g (review 07_f, finding 5): the trained heads, an experiment, after the code
     "trained-lead",  # review 07_b: what the trained heads show, in the main text
     "trained-fig",
-    "trained-md",  # fix round 7n: a preview of chapter 11's measured heads; 07_b: after
     "34bdbe19",  # "## Exercises"
     "ex-assert",  # the asserts of solutions 7.1 and 7.3
     "bd170a6f",  # "## Summary": before the optional section (review 07zd)
@@ -1133,6 +1140,7 @@ def test_the_page_is_shorter_and_no_sentence_quotes_more_than_two_numbers():
     assert words <= 2328, words  # fix round 7m: 2,331 before
     assert words <= 2303, words  # fix round 7n: 2,328 before; the main line 1,366 -> 1,032
     assert words <= 2081, words  # review 07_a: 2,160 before
+    assert words <= 1983, words  # review 07_o: 2,040 before (GQA fold and MiniLM fold cut)
     main = " ".join(" ".join(visible_prose(cells[: ids.index("34bdbe19")])).split())
     main = re.sub(r"\$\$.*?\$\$", " ", main)  # display equations are not sentences
     dense = [s for s in re.split(r"(?<=[.!?;:])\s+", main) if numbers_in(s) > 2]
@@ -1464,9 +1472,10 @@ def test_the_named_heads_and_one_merged_experiment():
     )
     # review 07_k (finding 5): why the one-head output repeats, said once
     # round m (review 07_m, finding 2): what the average loses is whose features they are
+    # review 07_o (finding 2): why whose is lost: shared *noun*, one row of weights
     assert read.endswith(
-        "The one head returns one average twice, (0.98, 0.48): a noun, about half human, and "
-        'nothing says whose. Is "I" the human, or "cake" half of one?'
+        "The one head returns one average twice, (0.98, 0.48): a noun, about half human. "
+        "Both values carry *noun*, and one row of weights averages them: nothing says whose."
     )  # round l (review 07_l, finding 3): "lost its owner" cut
     assert "Any divisor" not in read and "tie a tie" not in read
     assert "Both words are nouns" not in read
@@ -1550,10 +1559,8 @@ def test_real_code_and_exercise_wording():
         "nanoGPT's `c_proj.weight` and PyTorch's `out_proj.weight` are $W_o$"
         in (source["real-read"])
     )
-    assert "grouped-query attention" in source["gqa-fold"]
-    assert (
-        "Each head still has its own queries, so its own attention weights" in (source["gqa-fold"])
-    )
+    # review 07_o (finding 7): the GQA fold, a KV-cache topic, is cut from this chapter
+    assert "gqa-fold" not in source and "grouped-query" not in " ".join(source.values())
     # item 8: the parameter solution states the counts, without the article's layout
     solution = source["5a11f1ab"]
     assert "the article" not in solution and "4,096" in solution
@@ -1703,9 +1710,8 @@ def test_fix_round_7i_wording():
     for; the setups keep distinct names (the pair's W_q is W_q_pair)."""
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    real = source["real-read"] + " " + source["gqa-fold"]  # session 3: GQA folded
+    real = source["real-read"]  # review 07_o: the GQA fold is cut
     assert "chapter 12" not in real
-    assert "with $g$ key/value heads instead of $h$" in real and "$g/h$ as many numbers" in real
     labels = source["pair-read2"]  # review 07_b: the mix-code cell is cut
     assert "more human" not in labels  # fix round 7m: a difference, not a truth value
     assert "a human ate a non-human" not in " ".join(source.values())
@@ -1889,7 +1895,7 @@ def test_fix_round_7n_one_toy_on_the_main_line():
         "By the paper's convention, $d_k = d_{model} / h$, so $h$ "
         "heads together are as wide as one full head." in source["83c4d06e"]
     )
-    trained = source["trained-md"]
+    trained = source["trained-lead"]  # review 07_o (finding 6): the fold is cut
     # review 07w: one head each for previous and next (chapter 11, L1 H3 and L2 H9); why
     # trained heads differ at all. Session 4: drawn here, in a fold (test_trained_heads_fold)
     # review 07_b: what each head does is said in the main text, before the figure
@@ -1903,15 +1909,13 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # review 07_k (finding 7): L and H explained in the main text, before the figure
     assert "(L = layer, H = head)" in source["trained-lead"]
     assert "L1 H3 is layer 1, head 3" not in trained
-    for said in (
-        # review 07zb: random starts break the tie; training makes the heads differ
-        # review 07_d (finding 9): one idea a sentence; the figure's numbers are not retold
-        "In a trained model, nothing in the architecture tells heads apart. Random starting "
-        "weights break the tie. Training often pushes heads toward different patterns, "
-        "though many end up redundant (see Further reading).",  # review 07zc: not 'own job'
-    ):
-        assert said in trained
-    assert "0.91" not in trained and "0.64" not in trained
+    # review 07zb: random starts break the tie; review 07_o (finding 6): said in the main
+    # text, next to the trained heads, and the rest of the fold cut
+    assert trained.startswith(
+        "Nothing in the architecture tells heads apart; random starting weights break the "
+        "tie. Below, four trained heads"
+    )
+    assert "trained-md" not in ids and "0.64" not in trained
     main = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
     assert sum(len(line.split()) for line in main) <= 1032
 
@@ -2061,24 +2065,20 @@ def test_session_4_trained_heads_fold_and_width_trade_off():
     cells = chapter_cells()
     ids = [c.id for c in cells]
     by_id = {c.id: c for c in cells}
-    fold = by_id["trained-md"].source
-    assert fold.startswith("````{admonition} In a trained model: heads that specialise")
-    assert ":class: dropdown" in fold and "384 unnamed features, not 4 named ones" in " ".join(
-        fold.split()
-    )
-    prose = fold.splitlines()[3:-1]
-    assert sum(len(line.split()) for line in prose) <= 95  # review 07_b: 102 before
+    # review 07_o (finding 6): the fold is cut; the model is named in the figure's title
+    assert "trained-md" not in by_id
+    assert "Four trained heads of all-MiniLM-L6-v2" in by_id["trained-fig"].source
     # review 07_b: the figure is explained in the main text just before it; the fold, with
     # what is left, follows it
     lead, fig = ids.index("trained-lead"), ids.index("trained-fig")
-    assert ids.index("gqa-fold") + 1 == lead and lead + 1 == fig
+    assert ids.index("real-read") + 1 == lead and lead + 1 == fig  # review 07_o: no GQA
     assert (
         by_id["trained-lead"].cell_type == "markdown"
         and "dropdown" not in by_id["trained-lead"].source
     )
-    assert fig + 1 == ids.index("trained-assert") and fig + 2 == ids.index("trained-md")
+    assert fig + 1 == ids.index("trained-assert") and fig + 2 == ids.index("34bdbe19")
     # round g (review 07_f, finding 5): after "In real code", before the exercises
-    assert ids.index("real-read") < lead and ids.index("trained-md") < ids.index("34bdbe19")
+    assert ids.index("real-read") < lead
     # review 07zc: folded once (the box), not twice: the figure shows, its code folded
     assert by_id["trained-fig"].metadata["tags"] == ["hide-input"]
     assert by_id["trained-assert"].metadata["tags"] == ["remove-cell"]
@@ -2106,7 +2106,7 @@ def test_fix_round_b_review_07za():
     assert any(c.id == "7dce2a2a" and ":label: ex-thin-heads" in c.source for c in cells)
     assert 'times 3 so that "delicious" (0.7 food) asks with 2.1' in source["heads-md2"]
     assert "np.isclose(q[delicious, 2], 2.1)" in source["2c1d3cd7"]  # the 2.1, computed
-    assert 'lowercase tokens ("i")' in source["trained-md"]
+    assert "trained-md" not in source  # review 07_o: the fold is cut
     assert "{cite:p}`michel2019sixteen`" in source["bd170a6f"]
     from pathlib import Path
 
@@ -2127,8 +2127,11 @@ def test_fix_round_c_review_07zb():
     assert "move the head axis" not in source["cc676c04"]
     assert "# Your code here\n" in source["cc676c04"]
     # review 07_b: with h = 1 there are no object and subject halves; honest labels
-    assert '["col 1: noun", "col 2: human", "col 3: noun", "col 4: human"]' in source["pair-out"]
-    assert "# h = 1 has no halves: W_v repeats (noun, human)" in source["pair-out"]
+    # review 07_o (finding 4): the halves labelled, so the one head's repeat is plain
+    assert 'out_labels += ["noun (2nd half)", "human (2nd half)"]' in source["pair-out"]
+    assert (
+        "# h = 1: W_v repeats (noun, human), so the 2nd half copies the 1st" in (source["pair-out"])
+    )
     main, _ = main_and_folded(cells)
     assert sum(len(c.source.split()) for c in main) <= 1535 + 20  # round i (review 07_h)
 
@@ -2157,13 +2160,14 @@ def test_round_e_review_07zd():
     # review 07_c: said in the cost section, not in the math too
     assert "parameter count" not in source["83c4d06e"]
     assert '"1 ' not in source["pair-out"]  # review 07_a
-    assert '"col 1: noun"' in source["pair-out"]
+    assert '"noun (1st half)"' in source["pair-out"]
     assert "0.71, not the grid's 0.86" in source["slider-md"]
     assert ":class: dropdown" in source["slider-why"] and "0.90 to 0.61" in source["slider-why"]
     assert "np.isclose(q[ate, 2], 0.9)" in source["slider-assert"]
     assert ids.index("34bdbe19") < ids.index("bd170a6f") < ids.index("deeper-md")
     main, _ = main_and_folded(cells)
     assert sum(len(c.source.split()) for c in main) <= 1534  # review 07_n: 1,546 before
+    assert sum(len(c.source.split()) for c in main) <= 1533  # review 07_o
 
 
 def test_split_concat_names_the_query_columns():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import attention_scores, softmax
+from ..core import attention_scores, scaled_dot_product_attention, softmax
 from ..heads import merge_heads, multi_head_attention, split_heads
 
 #: The verdict for a list of (output, weights) pairs, one per head, never unpacked.
@@ -51,7 +51,8 @@ def weights_hint(got, maps: np.ndarray) -> str:
 
 
 def review_slips(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
-    """Keys from W_q, h written in as 2, and an output cast to int, each with its hint."""
+    """Keys from W_q, h written in as 2, an int buffer for the heads and an output cast to
+    int, each with its hint."""
     d_k = X.shape[-1] // h
     Q, V = split_heads(X @ W_q, h), split_heads(X @ W_v, h)  # (h, n, d_k) each
     queries_as_keys = softmax(attention_scores(Q, Q) / np.sqrt(d_k)) @ V
@@ -70,6 +71,15 @@ def review_slips(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
                 "your function? Use the h it is given.",
             )
         )
+    heads, _ = scaled_dot_product_attention(Q, split_heads(X @ W_k, h), V)  # (h, n, d_k)
+    slips.append(
+        (
+            np.trunc(merge_heads(heads)) @ W_o,
+            "the heads lost their fractions before W_o: 0.25 became 0. Was the array you "
+            "filled with the heads made with np.zeros(..., dtype=int)? Keep the float "
+            "dtype: np.zeros((n, d_model)) is float.",
+        )
+    )
     slips.append(
         (
             np.trunc(multi_head_attention(X, W_q, W_k, W_v, W_o, h=h)[0]),
