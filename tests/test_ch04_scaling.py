@@ -347,8 +347,9 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     assert "confirms" not in read and "fixed multiple" not in read
     # review 04d (round e): a fixed random G; review 04l: the loss written out, G = dOut;
     # review 04m: with c, so it covers the raw case too, and why G is random
-    said = r"$L = \sum G \odot \operatorname{softmax}(c\,QK^\top)V$, with $c$ either"
-    assert said in read and "attention_backward" not in read
+    # review 04o: the sum written over all entries, so no undefined odot
+    said = r"$L = \sum_{i,j} G_{ij}\,[\operatorname{softmax}(c\,QK^\top)V]_{ij}$, with $c$ either"
+    assert said in read and "attention_backward" not in read and "odot" not in read
     assert "which stands for some direction the output should move" in read
     assert "ackpropagation" not in read
     fold = " ".join(cells["grad-rows-read"].source.split())
@@ -894,7 +895,9 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
         assert gone not in why.source, gone
     # review 04z: plain SGD named; review 04l: the vague Adam clause is cut
     assert "plain SGD's steps grow" in " ".join(why.source.split())
-    assert "Adam" not in why.source
+    # review 04o: why the ratio is sqrt(d_k), and what survives Adam-like steps (asserted)
+    said = r"$d_k^{1/4}$ larger gradients times $d_k^{1/4}$ more sensitive scores"
+    assert said + ", which Adam keeps." in " ".join(why.source.split())
     # the general sum of keys lives in the fold (review 04t): not on the main line
     fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
     for word in (
@@ -1036,12 +1039,12 @@ def test_why_divide_folds_one_plain_step_and_prints_both_moves_at_four_widths():
     code_at = ids.index("why-divide-code")
     code, check = cells[code_at : code_at + 2]
     assert code.get("id") == "why-divide-code" and code.metadata["tags"] == ["hide-cell"]
-    assert "attention_backward" in code.source and "np.sign" not in code.source  # no Adam
+    assert "attention_backward" in code.source and "np.sign" not in code.source  # plain SGD
     assert check.get("id") == "why-divide-assert" and check.metadata["tags"] == ["remove-cell"]
     assert "np.sqrt(d)" in check.source and "by_seed.max() < 8.5" in check.source
     text = " ".join(cells[ids.index("divide-or-shrink")].source.split())
     assert "prints how far the scores move" in text  # review 04n: the table says the rest
-    assert "np.sign" not in check.source  # the Adam clause is cut
+    assert "np.sign" in check.source  # review 04o: the Adam-like clause, asserted
     # the printed absolute moves: divided about flat, shrunk sqrt(d_k) times more
     out = "".join(o.get("text", "") for o in code.outputs)
     rows = re.findall(r"^\s*(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$", out, re.M)
@@ -1181,13 +1184,15 @@ def test_review_04u_phrasings_are_exact():
     # the measurement that shows rows saturating; chapter 5 makes the temperature link.
     # Review 04f (round g): it opens the chapter, where raw scores are first said to run large
     # review 04n: one clause of the course's own makes the analogy explain
-    said = "likens them to water too hot for coffee (a bitter note drowns the rest, as one key"
+    # review 04o: the mapping made honest: past a point, more heat spoils rather than helps
+    said = "likens them to water too hot for coffee (past a point, more heat spoils the cup: bigger"
     assert said in text("4875b8d4") and "coffee" not in text("fa6cbeb4")
-    assert "swamps a row). Before softmax, attention cools them" in text("4875b8d4")
+    assert "scores saturate a row). Before softmax, attention cools them" in text("4875b8d4")
+    assert "bitter" not in text("4875b8d4")
     assert "temperature" not in text("4875b8d4")
     assert "coffee" not in text("fcdb6ff2") and "temperature" not in text("fcdb6ff2")
     assert "Here scaling only flattens the row a little." in text("fcdb6ff2")
-    assert "At $d_k = 512$ the same division is by 22.6." in text("fcdb6ff2")  # review 04l
+    assert "22.6" not in text("fcdb6ff2")  # review 04o: a dangling fact, cut
     assert "one-hot" not in text("fcdb6ff2")  # review 04f (round g): cut; fa6cbeb4 says it once
     # review 04k: one forward pointer to chapter 5's temperature, where softmax is written out
     # review 04l: the direction made explicit: the cooling is a higher temperature
@@ -1208,8 +1213,9 @@ def test_review_04u_phrasings_are_exact():
     said = "Bigger gaps between scores make a row closer to one-hot. If a row's top score leads"
     assert said in text("cd18d051")
     # review 04n: the slider's right panel, pointed out (asserted in slider-assert)
-    said = "raw rows skew early (top weight 0.68 at $d_k = 16$; 5.8% saturate)."
-    assert said in text("439f69a3")
+    # review 04o: the numbers of the slider's opening frame (d_k = 64)
+    said = "raw rows pile onto the top key (0.85 at $d_k = 64$; scaled 0.25)."
+    assert said in text("439f69a3") and "skew" not in text("439f69a3")
     # review 04n: exercise 3 asks for a guess first; the solution gives the number
     assert "Guess the mean top weight for `raw_scores[512] / 512`" in text("ebd8373d")
     assert "0.068" not in text("ebd8373d") and "0.068" in text("ebd8373f")
@@ -1240,7 +1246,7 @@ def test_review_04u_phrasings_are_exact():
     # review 04n: the fold is its "In short" and the table (the sqrt(d_k) split is asserted
     # in why-divide-assert)
     why = text("divide-or-shrink")
-    assert "of the same size" not in why and "(the same starting scores)" in why
+    assert "of the same size" not in why and "(same starting scores)" in why
     # review 04w/04y: why the raw median starts above the scaled one, in one main-line clause
     # review 04af: the exercise named by a reference, not by a bare number
     assert "nothing cancels" not in read
@@ -1332,7 +1338,8 @@ def test_mean_top_weight_checker_names_each_slip(capsys):
         # review 04m: the two slips that got the generic hint
         (al.softmax(raw * 512).max(axis=-1), "you multiplied the scores by 512 instead of"),
         (weights.min(axis=-1), "those are each row's smallest weight (.min)"),
-        (np.full(right.shape, 1 / 16), "not each row's largest weight"),
+        (np.full(right.shape, 1 / 16), "that is the mean weight of a row, always 1/n = 1/16"),
+        (weights.mean(axis=-1), "always 1/n = 1/16: take each row's largest, .max(axis=-1)."),
         (right[..., :-1], "expected shape (20, 16)"),
         (right.reshape(-1), "values right; keep the (20, 16) layout: one entry per query"),
         # review 04a (round 5): keepdims named, in the course's sense of "row"
@@ -1399,7 +1406,6 @@ def test_mean_top_weight_checker_names_another_widths_scores(capsys):
         (al.softmax(scores[1024] / 512).max(axis=-1), scores),  # another array and divisor
         (np.sort(al.softmax(raw / 512), axis=-1)[..., -2], scores),  # the second largest
         (al.softmax(scores[64] / 64).max(axis=-1), None),  # no other widths given
-        (np.full((100, 16), 1 / 16), scores),  # even rows
     ]
     for answer, others in generic:
         assert not check_mean_top_weight(answer, others or raw)
@@ -1465,3 +1471,25 @@ def test_review_04k_title_logits_and_the_scalar_hint(capsys):
     assert not check_mean_top_weight(0.07, raw)
     line = capsys.readouterr().out
     assert "the solution averages it" in line and "cell below" not in line, line
+
+
+def test_review_04o_why_uneven_hurts_the_16_keys_and_the_softmax_pointer():
+    cells = chapter_cells()
+    ids = [cell.get("id") for cell in cells]
+    # one sentence after the gradient figure says why uneven is bad (asserted in grad-assert)
+    at = ids.index("grad-why-uneven")
+    assert at == ids.index("grad-rows64") + 1 and ids.index("4c97044e") < at
+    why = " ".join(cells[at].source.split())
+    assert "all rows share $W_q$ and one learning rate" in why
+    assert "over a factor of 1000 (scaled: under 4)" in why
+    check = cells[ids.index("grad-assert")].source
+    assert "raw_pct[2, at[64]] / raw_pct[0, at[64]] > 1000" in check
+    # the saturated shares belong to 16-key rows
+    shares = " ".join(cells[ids.index("fa6cbeb4")].source.split())
+    assert "more of our 16-key rows saturate" in shares
+    # al.softmax is used before its formula: the first cell that calls it points ahead
+    first = next(c for c in cells if c.cell_type == "code" and "al.softmax(" in c.source)
+    said = "# al.softmax: exp(z) / exp(z).sum() along each row; its formula comes below"
+    assert said in first.source
+    # the row-by-row fold names G_i
+    assert "with $G_i$ row $i$ of $G$" in cells[ids.index("grad-rows-read")].source

@@ -173,6 +173,11 @@ def _top_weight_result(answer, raw, divisor, weights, expected, others) -> Check
             f"{divisor:g}, then apply softmax.",
         ),
         (
+            lambda: weights.mean(axis=-1),
+            f"that is the mean weight of a row, always 1/n = 1/{raw.shape[-1]}: take each row's "
+            "largest, .max(axis=-1).",
+        ),
+        (
             lambda: weights.min(axis=-1),
             "those are each row's smallest weight (.min): take the largest, .max(axis=-1).",
         ),
