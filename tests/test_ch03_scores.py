@@ -319,6 +319,8 @@ def test_the_toy_pointer_row_moves_the_rows_of_the_pointer_words():
         (hard_coded_toy, "returned shape (8, 8), expected (4, 4) (on X of shape (4, 3)"),
         (hard_coded_toy, "Work from the arguments: here X has shape (4, 3)"),
         (by_toy_queries, "your function reads W_q or W_k, and its mask is wrong"),
+        (lambda X, f: rows_of(toy.X, 3), "does not change with X or feature (on 8 tokens"),
+        (lambda X, f: rows_of(X, 3), "does not change with feature (on 8 tokens"),
     ],
 )
 def test_each_scores_that_change_mistake_gets_its_own_hint(fn, hint, capsys):
@@ -697,16 +699,18 @@ def _chapter_cells():
 def test_main_line_stays_short_and_the_trained_head_is_said_to_be_picked():
     main, folded = main_and_folded(_chapter_cells())
     words = sum(len(line.split()) for line in prose_lines(main))
-    assert words <= 709, words  # 779 after round d; 754 after 03a; 734 after 03c; 709 in 03d
+    assert words <= 708, words  # 779 after round d; 754 after 03a; 734 after 03c; 708 in 03o
     trained_fold = next(c.source for c in folded if "In a trained model" in c.source)
     assert "picked from its 72 heads" in trained_fold and "whoever asks" in trained_fold
     assert "chapter 11" in trained_fold
-    assert "the query bias $b_q$ in it" in trained_fold  # review 03d: the mechanism, unsized
+    flat_fold = " ".join(trained_fold.split())  # review 03o: b_q is part of the mean
+    assert "their mean $\\bar q$ (the bias $b_q$ is part of it)" in flat_fold
     assert 'every one of its 11 rows peaks at "cake"' in trained_fold
     assert "$\\sqrt{32}$ (chapter 4)" in trained_fold
     assert "lift" not in trained_fold and "softmax" not in trained_fold  # unexplained words
     assert "[CLS], a token the model puts before the sentence" in trained_fold  # review 03d
-    assert "3rd" not in trained_fold and "the median head has 0.55" in trained_fold
+    assert "3rd" not in trained_fold and "for the median head of the 72, 55%" in flat_fold
+    assert "for random scores about 8%" in flat_fold  # review 03o: a baseline
     exercise = next(c.source for c in _chapter_cells() if "ex-scores-read-figure" in c.source)
     assert "(folded on the website)" in exercise and "no cell above 0.45" not in exercise
     assert 'Why is the column of "cake" the brightest?' in exercise  # review 03b: reasoning

@@ -9,6 +9,8 @@ from .base import (
     Cases,
     CheckResult,
     Fail,
+    Todo,
+    call,
     expect_shape,
     known_mistakes,
     same,
@@ -176,4 +178,32 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
             "needs no weights: row f of W_q enters the query of token i with weight "
             "X[i, f], whatever W_q holds. Work from the arguments: test X[:, feature]."
         )
+    if not np.array_equal(mask, expected):
+        _fixed_mask(cases, case, X, f, mask)
     same(out, expected, case)
+
+
+def _fixed_mask(cases: Cases, case: str, X: np.ndarray, f: int, mask: np.ndarray) -> None:
+    """Fail if the mask stays put when X or feature changes the answer (a typed-in mask)."""
+    n, d = X.shape
+    probes = {
+        "X": [(Y, f) for Y in (X[::-1], np.roll(X, 1, axis=0))],
+        "feature": [(X, g) for g in range(d)],
+    }
+    ignored = []
+    for name, tries in probes.items():
+        tries = [(Y, g) for Y, g in tries if not np.array_equal(Y[:, g] != 0, X[:, f] != 0)]
+        if not tries:
+            continue
+        try:
+            again = [call(cases.fn, case, Y, g) for Y, g in tries]
+        except (Fail, Todo):
+            return
+        if all(a.shape == mask.shape and np.array_equal(a != 0, mask) for a in again):
+            ignored.append(name)
+    if ignored:
+        them = "them" if len(ignored) == 2 else "X and feature"
+        raise Fail(
+            f"your mask does not change with {' or '.join(ignored)} (on {case}): compute it "
+            f"from {them}, not from a mask or a number typed in."
+        )
