@@ -760,7 +760,7 @@ def test_fix_round_4_prose_stays_cut():
     assert "The split, term by term" not in flat  # the three-decimal dropdown is gone
     assert "near a corner" not in flat
     assert "Double a card" in flat  # the n^2 aside is cut (fix round 2 of 6b)
-    assert len(flat.split()) <= 1461, "review 06_n left 1461 visible words (was 1474)"
+    assert len(flat.split()) <= 1458, "review 06_o left 1458 visible words (was 1461)"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 3  # bold numbers
     assert all(c.id != "3c6d29d1" for c in cells)  # the centred-card table is gone
 
@@ -789,18 +789,35 @@ def test_q_shape_1_on_a_batch_is_the_number_of_queries(capsys):
     assert "you divided by √3, the number of queries" in line and "√d_v" not in line
 
 
-@pytest.mark.parametrize(
-    "fn",
-    [
-        lambda Q, K, V: al.softmax(Q.T @ K / np.sqrt(Q.shape[-1])) @ V,
-        lambda Q, K, V: al.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])).T @ V,
-    ],
-)
-def test_a_transpose_in_the_wrong_place_gets_a_shape_hint(fn, capsys):
-    assert not check_attention(fn)
+def test_a_transpose_in_the_wrong_place_gets_a_shape_hint(capsys):
+    assert not check_attention(lambda Q, K, V: al.softmax(Q.T @ K / np.sqrt(Q.shape[-1])) @ V)
     line = capsys.readouterr().out
     assert "raised ValueError" in line and "5 queries, 3 keys" in line
     assert "transpose K, not Q; then weights @ V is (n_q, n_k) @ (n_k, d_v)" in line
+    assert "You transposed the weights" not in line
+
+
+def test_transposed_weights_are_named_not_sent_to_k(capsys):
+    # Review 06_o: weights.T @ V crashes like Q.T @ K; a square probe tells them apart.
+    def blend_transposed(Q, K, V):
+        weights = al.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]))
+        return weights.T @ V
+
+    assert not check_attention(blend_transposed)
+    line = capsys.readouterr().out
+    assert "raised ValueError" in line and "You transposed the weights: blend with" in line
+    assert "transpose K, not Q" not in line and line.count("\n") == 1
+
+
+def test_the_change_column_is_told_to_take_one_row(toy_values, capsys):
+    # Review 06_o: the change for every query, shape (8,), is named, not "one number".
+    weights, V = toy_values
+    labels = {"tokens": toy.TOKENS, "features": toy.VALUE_FEATURES}
+    column = weights[:, DELICIOUS] * V[DELICIOUS, VERB]  # (8,)
+    for answer in (column, column.round(3), column.tolist()):
+        assert not check_output_change(answer, weights, V, ATE, DELICIOUS, VERB, **labels)
+        line = capsys.readouterr().out
+        assert "that is the change for every query: take the row of 'ate'." in line
 
 
 def test_matmul_diagram_names_the_value_columns():
@@ -852,7 +869,7 @@ def test_fix_round_6i_prose_says_each_point_once():
     # Review 06 m: sharp rows can also merge outputs; the caption says when each happens.
     # Review 06_n: the near-even rows are said beside the bars of "it", before the slider.
     payoff = " ".join(next(c for c in cells if c.id == "9a76b54f").source.split())
-    assert "every row is near 1/8, so the outputs' noun column spans only 0.05." in payoff
+    assert "every weight lies between 0.09 and 0.21, near 1/8, so the outputs' noun" in payoff
     assert "near 1/8" not in caption
     assert "sharp rows differ most" not in caption
     assert 'copy the same card (at $T = 0.05$, seven outputs are nearly the card of "cake")' in (
@@ -873,7 +890,7 @@ def test_fix_round_6i_prose_says_each_point_once():
     # Session 4 (review 06s): two steps, one printout each; the gap is printed, and the
     # "seven tokens lean on 'cake'" aside is cut.
     # Review 06 l: the gap is defined in words, not only in the code.
-    assert 'to the card of "cake" falls from 0.72 to 0.22, about 70%.' in flat  # 0.688
+    assert 'to the card of "cake" falls by about 70%:' in flat  # 0.688; 0.72 -> 0.22 printed
     assert "seven tokens lean most" not in flat and 'Only "it" comes close' not in flat
     # Review 06_a: chapter 10's 0.94 is another model on another task; the landing page
     # has it, this page no longer sets it against 0.68.
@@ -1261,8 +1278,8 @@ def test_fix_round_6m_prose():
     # Review 06 m: T is a stand-in for learned sharpness; the summary sits under the slider.
     assert "Attention has no $T$; a smaller $T$ stands in for the larger $W_q$, $W_k$" in before
     assert ids[ids.index("3b08dc72") + 1] == "6c0b1e9a"
-    gentle = "Gentle weights blend, near the uniform blend; sharp weights copy."
-    assert next(c for c in cells if c.id == "6c0b1e9a").source == gentle
+    gentle = "Gentle weights blend, near the uniform blend; sharp weights copy. At $T = 0.2$"
+    assert next(c for c in cells if c.id == "6c0b1e9a").source.startswith(gentle)
     assert "vermilion" not in flat  # review 06_a: named by its label, not a colour
     assert "shadow" not in flat
     # The slider's rows are not the table's dict; the attention formula is displayed once.
@@ -1318,7 +1335,8 @@ def test_fix_round_6b_structure_and_cuts():
     # (session 3, review 06p); the column names are features, not grammar.
     assert "every {term}`convex combination <convex combination>` of them" in flat
     # Review 06_n: softmax weights are all positive, so the output is never on the hull.
-    assert "such weights, all positive, so every output lies strictly inside." in flat
+    # Review 06_o: "strictly" read as wrong where the T = 0.05 frame sits on "cake".
+    assert "such weights, all positive, so every output lies inside, never on an edge." in flat
     assert "path.min() > 0" in next(c for c in cells if c.id == "acc8c420").source
     assert "copies of it" not in flat
     assert "not after grammar" not in flat
@@ -1450,10 +1468,10 @@ def test_fix_round_6n_mood_is_ours_too_no_head_before_chapter_7_and_why_blend():
     # Session 3: chapter 2's film blend is recalled in two sentences, with no code cell.
     assert "Chapter 2's film search already blended" in flat and "(6.9, 2.4, 137)" not in flat
     assert all(c.id not in ("d758e3be", "72a1eaec") for c in cells)
-    # The card of "it" is worked through on screen: features @ W_v.
+    # Review 06_o: W_v itself is printed under the cards (it replaces the worked card of
+    # "it"), one labelled row per feature of X, as plain arrays.
     shown = next(c for c in cells if c.id == "19436908").outputs[0]["text"]
-    # Review 06_n: plain arrays, not feature names joined to the @ operator.
-    assert "X['it'] = [0.  0.2 0.  1. ]\nX['it'] @ W_v = [0.2 0.  1.  0.2]" in shown
+    assert "rows: chapter 1's features\n     food [1. 0. 1. 0.]\n   person [1. 0. 0. 1.]" in shown
     # The toy's T = 1 weights are said to be near even, by how much, before the table.
     # Review 06_d: near-even because the hand-set projections keep the scores close, not
     # because the toy is untrained; the T = 0.2 result comes straight after its printout.
@@ -1553,7 +1571,8 @@ def test_session_3_round_2_review_06p():
     assert "query 'science fiction'" in chapter_2
     # The move towards "cake" says where it starts (0.69 measured, asserted in 9f780453).
     # Session 4: the two distances are printed, 0.72 and 0.22 (asserted in a7c2e6b1).
-    assert "falls from 0.72 to 0.22, about 70%" in text  # review 06 l: named in words
+    # Review 06_o: the numbers are printed once; the prose names the gap and the drop.
+    assert "falls by about 70%:" in text  # review 06 l: named in words
     gaps = next(c for c in cells if c.id == "a7c2e6b5").outputs[0]["text"]
     assert gaps.count("gap 0.72 -> 0.22") == 1
     # One sharp temperature: T = 0.2 in both the noun table and the hull table.
@@ -1587,7 +1606,9 @@ def test_the_intuition_comes_before_the_cards_and_delicious_is_explained():
     assert ids.index("f5022e0b") + 1 == ids.index("19436908")
     cards = " ".join(next(c for c in cells if c.id == "f5022e0b").source.split())
     # Review 06w: "mostly-noun" was loose (food maps to noun and third person): cut.
-    assert "mostly-noun" not in cards and cards.endswith("chapter 1 features times $W_v$.")
+    # Review 06_o: one example ties the loose names to W_v's rows.
+    assert "mostly-noun" not in cards and "chapter 1 features times $W_v$:" in cards
+    assert cards.endswith('"delicious", 0.7 food, gets 0.7 noun.')
     assert "toy.W_v[food, noun] == 1" in next(c for c in cells if c.id == "6d2b2d08").source
     # Review 06w: the key/card contrast ends there, with no non-sequitur.
     assert "must come from the blend" not in flat
@@ -1753,14 +1774,15 @@ def test_matmul_diagram_names_the_roles_of_the_rows_and_columns():
 def test_review_06a_prose_and_the_lighter_hull_figure():
     cells, flat = _prose()
     text = " ".join(flat.split())
-    # The value columns have names only because W_v is set by hand.
-    assert "names we can give only because we set $W_v$ by hand" in text
+    # The value columns have names only because W_v is set by hand (review 06_o: loose
+    # labels, with W_v printed under the cards).
+    assert "loose labels for what the hand-set $W_v$ passes on" in text
     assert "the article's" not in text  # named by its citation, not "the article"
     # Review 06 m: the linearity aside led nowhere on this page: cut.
     assert "linear in $V$" not in text
     # Review 06_d: two plain reasons to blend; no ambiguous "every row it mixes".
     assert "A blend can gather from several films, or in a sentence several words, at once." in text
-    assert "Picking only the top card gives them none (chapter 5)." in text
+    assert "An arg max's gradient is zero almost everywhere (chapter 5)." in text
     assert "every row it mixes" not in text
     # The row form leads the math; the element form follows, entry by entry.
     assert text.index("output}_i = \\sum") < text.index("Entry $(i, f)$ is row $i$ of $A$")
@@ -1797,7 +1819,7 @@ def test_a_near_miss_above_gets_the_same_hint_as_one_below(toy_values, capsys):
 def test_review_06f_prose_and_checker_hints(toy_values, capsys):
     cells, flat = _prose()
     # The 44% is of the noun bar; the doubled row's landing point is given to check.
-    assert '"cake" gives the largest noun term, 44%.' in flat
+    assert '"cake" gives the largest noun term, 0.21 of the 0.48 (44%).' in flat
     assert "escapes: it lands at $(0.96, 1.16)$, above every card." in flat
     asserted = next(c for c in cells if c.id == "9f780453").source
     assert "np.ptp(output, axis=0).max() < 0.13" in asserted  # "barely differ"
@@ -1862,7 +1884,7 @@ def test_review_06l_payoff_shapes_and_the_paired_keys_slip(capsys):
     assert "(0.48 vs 0.40, 0.58 vs 0.50)" in flat and "less human" not in flat
     asserted = next(c for c in cells if c.id == "5d4f768b").source
     assert "[0.40, 0.26, 0.50, 0.15]" in asserted and "[0.48, 0.24, 0.58, 0.12]" in asserted
-    assert "(though models almost always make them equal, chapter 7)" in flat
+    assert "Nothing ties $d_v$ to $d_k$." in flat  # review 06_o: the aside is cut
     # Exercise 6.2 gives the shapes, not the loop body.
     assert "add a column $(n_q, 1)$ times a card $(1, d_v)$." in flat
     assert "`weights[:, j, None] * V[j]`" not in flat
@@ -1890,3 +1912,24 @@ def test_review_06m_weights_times_v_is_told_to_use_matmul(capsys):
     # the nanoGPT box shows the head merge as shared by both branches
     _, flat = _prose()
     assert "# after both branches: y = y.transpose(1, 2)" in flat
+
+
+# --- Review 06_o ------------------------------------------------------------------------
+
+
+def test_review_06o_no_false_bound_w_v_shown_and_the_hull_has_a_consequence():
+    cells, flat = _prose()
+    assert "at most as much as their rows do" not in flat  # false as worded: cut
+    assert flat.count("0.72") == 0  # the gap's numbers are printed once, not repeated
+    first = next(c for c in cells if c.id == "19436908")
+    shown = first.outputs[0]["text"]
+    assert "W_v, same columns; rows: chapter 1's features" in shown
+    assert "     food [1. 0. 1. 0.]" in shown and "  pointer [0. 0. 1. 0.]" in shown
+    assert '"delicious", 0.7 food, gets 0.7 noun.' in flat
+    assert "attention gathers but cannot amplify; $W_o$, the residual and the feed-forward" in (
+        flat
+    )
+    hidden = next(c for c in cells if c.id == "acc8c420").source
+    assert "every @ P - a" in hidden  # every output at every frame, not only 'it'
+    asserted = next(c for c in cells if c.id == "5d4f768b").source
+    assert "round(weights.min(), 2) == 0.09 and round(weights.max(), 2) == 0.21" in asserted

@@ -130,7 +130,23 @@ def _run(cases: Cases, case: str, Q, K, V, *, hint: str) -> np.ndarray:
             raise Fail(message.replace(BROADCAST_HINT, _PAIRED)) from None
         if BROADCAST_HINT in message and (f"{w} {v}" in message or f"{v} {w}" in message):
             raise Fail(message.replace(BROADCAST_HINT, _ELEMENTWISE)) from None
+        if "raised ValueError" in message and _blends_transposed(cases.fn, Q, V):
+            raise Fail(message.replace(hint, _WEIGHTS_T)) from None
         raise
+
+
+def _blends_transposed(fn, Q, V) -> bool:
+    """Whether ``fn`` blends with weights.T @ V: tried where n_q = n_k, so that it runs."""
+    rng = np.random.default_rng(3)
+    d_k, d_v = Q.shape[-1], V.shape[-1]
+    Q, K, V = (rng.normal(size=(3, d)) for d in (d_k, d_k, d_v))
+    expected, weights = scaled_dot_product_attention(Q, K, V)
+    try:
+        with np.errstate(all="ignore"):
+            out = np.asarray(fn(Q, K, V), dtype=float)
+    except (Exception, SystemExit):  # the probe only names a mistake; it never raises
+        return False
+    return _close(out, weights.T @ V) and not _close(out, expected)
 
 
 def _shape(shape: tuple) -> str:
@@ -140,6 +156,10 @@ def _shape(shape: tuple) -> str:
 
 _PAIRED = " You paired query i only with key i (Q * K): Q @ K.T pairs every query with every key."
 _ELEMENTWISE = " You multiplied the weights by V element by element: use @ to blend, not *."
+_WEIGHTS_T = (
+    " You transposed the weights: blend with weights @ V, (n_q, n_k) @ (n_k, d_v), "
+    "not weights.T @ V."
+)
 
 
 def _attention_case(out, Q, K, V, case: str, shape_hint: str = "", *, swapped=()) -> None:

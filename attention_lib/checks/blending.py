@@ -46,8 +46,9 @@ def check_output_change(
     read the wrong way round (how much ``key`` attends to ``query``), twice the change,
     the new element (also when added up from rounded parts) or the old one, the wrong
     sign, a percentage, the whole value or twice it, the weight alone, another column of the card,
-    another token's change, one off in the last decimal (either side), and "nothing
-    changes"; text or a one-element array is told how to become a number.
+    another token's change, every query's change (the column), one off in the last
+    decimal (either side), and "nothing changes"; text or a one-element array is told
+    how to become a number.
     An answer worked out with the weight rounded to ``places`` decimals is told so, never
     sent after another slip that rounds the same.
     """
@@ -68,6 +69,11 @@ def check_output_change(
             f"that is the change of the whole row of '{me}', one number per column: "
             f"give the '{name}' column only."
         )
+        result = CheckResult("output change", "FAIL", line)
+        print(result.line)
+        return result
+    if _is_row_change(answer, W[:, key] * value):  # the column: one number per query
+        line = f"that is the change for every query: take the row of '{me}'."
         result = CheckResult("output change", "FAIL", line)
         print(result.line)
         return result
@@ -198,7 +204,7 @@ def check_output_change(
 
 
 def _is_row_change(answer, row: np.ndarray) -> bool:
-    """Whether ``answer`` is the whole changed output row (one number per value column)."""
+    """Whether ``answer`` is ``row``, the changed output row or column, to 3 decimals."""
     if isinstance(answer, (str, bytes)) or np.ndim(answer) != 1 or len(answer) != len(row):
         return False
     try:
