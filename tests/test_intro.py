@@ -93,7 +93,7 @@ def test_study_time_counts_reading_code_and_exercises(tmp_path):
 
 def test_the_landing_page_shows_the_destination_and_the_hand_set_weights():
     assert r"\operatorname{softmax}" in INTRO and r"\sqrt{d_k}" in INTRO
-    for part in ("1. tokens", "2. projected", "3. scores", "4. scale", "5. weights"):
+    for part in ("1. token vectors", "2. projected", "3. scores", "4. scale", "5. weights"):
         assert part in INTRO, part
     assert "6. blend" in INTRO and "projections of } X \\text{ (1." not in INTRO  # not nested
     text = " ".join(INTRO.split())
@@ -157,8 +157,8 @@ def test_every_exercise_with_a_cell_to_fill_in_has_a_checker():
     # review land_c: some exercises ask for numbers they check by hand; the promise is
     # about the cells that wait for an answer
     said = (
-        "Each exercise that leaves a `None` for you to replace has a checker that names your "
-        "mistake"
+        "Each exercise that leaves a `None` for you to replace has a checker that names the "
+        "common mistakes"
     )
     assert said in text
     assert "every coding exercise" not in text.lower()  # explorations have no checker
@@ -459,7 +459,7 @@ def test_the_block_diagram_is_folded_under_the_destination_and_says_which_is_pos
     assert "chapter 11's BERT-style model normalises after each add instead (*post-LN*)" in text
     assert "chapter 12's decoder's" in text  # pre-LN, as the diagram draws it
     # review land_b: the residual is the add; the normalised copy belongs to pre-LN
-    assert "in the *pre-LN* order below, each reads a normalised copy of it" in text
+    assert "in the *pre-LN* order below, each reads a normalised copy of its input" in text
 
     def source(name):
         nb = nbformat.read(ROOT / "chapters" / name, as_version=4)
