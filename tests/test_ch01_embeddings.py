@@ -627,6 +627,11 @@ def hidden_library_call(n, d_model):
             "FAIL",
             "one number for all rows",
         ),
+        (  # review 01_o: no axis on the sum only; right on vectors, wrong on tables
+            lambda a, b: np.sum(a * b) / norms(a, b),
+            "FAIL",
+            "you summed over all entries (np.sum with no axis): sum each row, axis=-1.",
+        ),
         (
             lambda a, b: np.einsum("ij,ij->i", a, b) / norms(a, b),
             "FAIL",
@@ -803,6 +808,22 @@ def multiplied(n, d_model):
             from_angle(lambda pos, i, d: pos / 10000 ** (2 * (i + 1) / d)),
             "FAIL",
             "column 0 turns at speed 1 (10000^0): i starts at 0",
+        ),
+        # review 01_o: three slips that got only "values differ"
+        (  # positions normalised by the length, as the prose warns against
+            from_angle(lambda pos, i, d: pos / len(pos) / 10000 ** (2 * i / d)),
+            "FAIL",
+            "you divided the positions by n, the sentence's length",
+        ),
+        (
+            from_angle(lambda pos, i, d: 2 * np.pi * pos / 10000 ** (2 * i / d)),
+            "FAIL",
+            "you multiplied the angle by 2π, as if pos / 10000^(2i/d_model) counted turns",
+        ),
+        (  # np.arange(1, d_model, 2) taken for 2i
+            from_angle(lambda pos, i, d: pos / 10000 ** (np.arange(1, d, 2) / d)),
+            "FAIL",
+            "your exponents are odd (1/d_model, 3/d_model, ...), as np.arange(1, d_model, 2)",
         ),
         (lambda n, d_model: encoding(n, d_model, base=1000.0), "FAIL", "not 1000"),
         (lambda n, d_model: encoding(n, d_model, base=np.e), "FAIL", "not e"),
@@ -1071,12 +1092,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # session 4e (review 01z): the Predict starts from position 0 (not "still" after a
     # case that already says no), and the answer is plain text after the table, not in a note
     # review 01_h (finding 3): the no-positions baseline is stated before the Predict
-    base = 'Without positions, "it" gives "cake" its largest weight, 0.21. **Predict:** after'
-    assert base in flat and 'positions 0 to 7, does "it" still?' in flat
     # review 01_k (findings 1-2): the starts 1 to 3 cut; no positions against positions 0-7
-    answer = 'No: "delicious" now wins.'
-    assert flat.index(base) < flat.index(answer)
-    assert flat.index(answer) < flat.index("{admonition} Why the toy leaves positions out")
+    # review 01_o (finding 3): the "it" -> "delicious" prediction cut; the note rests on
+    # the lengths
+    assert "Predict:** after" not in flat and 'No: "delicious" now wins.' not in flat
     # session 4d (review 01y): width alone does not stop the blur; the note says the cause
     # measured above (stamps longer than the words, in their columns), numbers not repeated
     # fix round 01g (review 01_f, findings 1 and 4): the lengths are compared in the note,
@@ -1094,7 +1113,9 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # review 01_l (findings 2-3): the note opens on its conclusion, points to chapter 10's
     # trained sinusoids, and gives the original's embedding scale as the toy's numbers only
     opening = "The encoding is not at fault (chapter 10 trains attention on it); the toy's"
-    assert opening in flat and "words and $W_q$, $W_k$ (chapter 2) are. Here every" in flat
+    # review 01_o (findings 2 and 8): two short paragraphs, the concatenation clause cut
+    assert opening in flat and "words and $W_q$, $W_k$ (chapter 2) are. With hundreds" in flat
+    assert flat.index("0.84$.") < flat.index(opening)
     # review 01_m (findings 1, 2 and 7): the factor cut again (it read as a remedy); the
     # note opens on toy.X, and says why a wide trained model can afford to add
     assert "sqrt{d_{model}}" not in flat and "0.72 to 2.09" not in flat
@@ -1104,18 +1125,20 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
         in flat
     )
     wide = "keep meaning and position in largely separate directions, and $W_q$, $W_k$ learn"
-    assert wide in flat and "concatenating would also work but costs width. ```" in flat
+    assert wide in flat and "learn which to read. ```" in flat
     # review 01_k (finding 10): the note keeps two ideas; "training can keep word and
     # position in nearly separate directions" cut
     assert "nearly separate directions" not in flat and "The table above" not in flat
     assert "usually sends" not in flat
     assert "Where a sentence starts should not decide" not in flat
     # fix round 01d (review 01_c, finding 6): the concatenation aside cut from the summary
-    assert flat.count("concatenat") == 1  # review 01_m (finding 2): once, in the note
+    assert flat.count("concatenat") == 0  # review 01_o (finding 8): cut from the note too
     # fix round 01b: result, one-line reason and Predict, each a paragraph of its own
     # fix round 01c (review 01_c): the unmoved "The" moves too, said beside the result
     # review 01_m (finding 4): "'The' stayed put yet moves 0.43" cut ("on" moves 0.04)
-    assert 'about 2 long.\n\nWithout positions, "it" gives' in cells_md
+    # review 01_o (finding 6): why the words that stayed put move, without numbers
+    kept = "about 2 long.\nWords that kept their place move too, because their context"
+    assert kept in cells_md
     # review 01_h (finding 7): no "the sitter" / "the sat-on"
     assert 'The sitting "dog" and the one sat on differ by **1.13**' in flat
     assert "sitter" not in flat and "sat-on" not in flat
@@ -1162,7 +1185,8 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # session 4e (review 01z): the closeness comes from the rows, not from the grouping
     # fix round 01b (review 01_b): the excuse cut; one clause, and the figure's group label
     # fix round 01g (review 01_f, finding 2): the missing column named, and its cost shown
-    keyboard = 'no *object* column, so "keyboard" lands in *action*: its nearest word is "sat"'
+    # review 01_o (finding 4): "couch" lands in action too
+    keyboard = 'column, so "keyboard" and "couch" land in *action*; "keyboard"\'s nearest word is'
     assert keyboard in flat and "With four columns only" not in flat
     # fix round 01e (review 01_d, finding 5): one name, the figure's label is "action" too
     assert "action / thing" not in flat
@@ -1252,11 +1276,16 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "the raw dot product of two encodings sees only the offset." not in flat
     # review 01_l (finding 1): not "mix a pair's two coordinates" (a scaled turn of each
     # pair mixes them and keeps the offset); unequal stretches and mixed pairs undo the turn
-    proj = "The raw dot product sees only the offset. The toy's $W_q$ and $W_k$ stretch"
+    # review 01_o (findings 1, 5 and 7): the demonstration's code hidden; the stretch is
+    # within a pair; the score through W_q, W_k depends on the absolute position
+    proj = "The raw dot product of two stamps 5 apart is 1.28 from any start. The toy's $W_q$"
     assert proj in flat and "mix a pair's" not in flat
-    assert "stretch the coordinates unequally and mix different pairs, which undoes" in flat
-    assert "One offset, scores from -0.35 to 1.90. RoPE {cite}`su2021roformer` rotates" in flat
-    assert "so only the offset survives of the position." in flat  # review 01_m (finding 6)
+    stretch = "stretch the sine and cosine of a pair unequally (1.6 vs 1.2 in pair 0) and mix"
+    assert stretch in flat and "different pairs, which undoes the turn: their score" in flat
+    assert "depends on where the two stand (offset 5 from starts 0 to 5: -0.35 to 1.90)" in flat
+    assert "so the score keeps only the offset, not the absolute position." in flat
+    assert "survives" not in flat
+    assert not any("P11" in source for source in shown_code)  # the demonstration's code
     assert flat.index(proj) > flat.index("{solution-end}", flat.index(":label: ex-pe-offset"))
     assert "hoped this would let a model look a fixed distance" not in flat
     assert "turned by $M_{pos}$ (since $PE_{pos} = PE_0 M_{pos}$)" in flat
@@ -1398,8 +1427,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # Fix round m (review 01_m): main line 1369 -> 1367, visible 2130 -> 2130 (the
     # sqrt(d_model) parenthetical, "'The' ... moves 0.43" and the turn in the paper's
     # reason cut; why a wide model can add, the paper's hope and "how well" added).
-    assert len(main.split()) <= 1367, "fix round m left 1367 main-line words"
-    assert len(flat.split()) <= 2130, "fix round m left 2130 visible words"
+    # Fix round o (review 01_o): main line 1367 -> 1350, visible 2130 -> 2129 (the "it"
+    # -> "delicious" prediction and the concatenation clause cut; "couch", the moving
+    # context and the offset-5 numbers, now prose with hidden code, added).
+    assert len(main.split()) <= 1350, "fix round o left 1350 main-line words"
+    assert len(flat.split()) <= 2129, "fix round o left 2129 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 5  # bold numbers
 
 

@@ -117,6 +117,10 @@ def check_cosine_similarity(fn) -> CheckResult:
                 "you divided by one length for each whole table (a norm or a sum of squares "
                 "with no axis); divide by one length per row, over axis=-1.",
             ),
+            (
+                np.sum(A * B) / (np.linalg.norm(A, axis=-1) * np.linalg.norm(B, axis=-1)),
+                "you summed over all entries (np.sum with no axis): sum each row, axis=-1.",
+            ),
         )
         same(out, _cosine(A, B), case)
 

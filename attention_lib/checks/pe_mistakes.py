@@ -7,22 +7,35 @@ import numpy as np
 
 
 def _encoding(
-    n: int, d: int, *, base=10000.0, rate="2i", swap=False, start=0, halves=False, degrees=False
+    n: int,
+    d: int,
+    *,
+    base=10000.0,
+    rate="2i",
+    swap=False,
+    start=0,
+    halves=False,
+    degrees=False,
+    per_length=False,
+    turns=False,
 ):
     """The sinusoidal encoding, or one of the usual mistakes, for an even ``d``.
 
     ``rate`` is the exponent: "2i" (right: i counts pairs), "2i+2" (pairs counted from 1),
-    "i" (half of it), "4i" (twice it: 2j/d with j = 0, 2, 4, ... already the column index),
+    "2i+1" (odd tops, from ``np.arange(1, d, 2)``), "i" (half of it), "4i" (twice it: 2j/d
+    with j = 0, 2, 4, ... already the column index),
     "int" (``2 * i // d``, 0 for every pair), "2i no /d" (no division by d),
     "col" (each column's own index j, j/d) or "2col"
     (2j/d, the formula's 2i with the column index j in place of the pair index); or a slip of
     operator precedence: "pow/d" (dividing pos by ``10000 ** (2 * i) / d``), "pos/pow/d"
     (``pos / 10000 ** (2 * i) / d``) or "1/pow2" (speed ``1 / 10000 ** 2 * i / d``).
-    ``degrees`` converts the angle with ``np.radians``, as if it were in degrees.
+    ``degrees`` converts the angle with ``np.radians``, as if it were in degrees;
+    ``per_length`` divides the positions by ``n``; ``turns`` multiplies the angle by 2π.
     """
-    pos = np.arange(start, start + n)[:, None]  # (n, 1)
+    pos = np.arange(start, start + n)[:, None] / (n if per_length else 1)  # (n, 1)
     i = np.arange(d // 2)  # (d/2,): one index per (sin, cos) pair
     unit = np.radians if degrees else (lambda angle: angle)  # degrees: a needless conversion
+    unit = (lambda angle: 2 * np.pi * angle) if turns else unit  # the angle read as turns
     slips = {  # the speed of pair i when ** binds tighter than the learner meant
         "pow/d": d / base ** (2 * i),  # pos / (10000 ** (2 * i) / d)
         "pos/pow/d": 1 / (base ** (2 * i) * d),  # pos / 10000 ** (2 * i) / d
@@ -36,7 +49,7 @@ def _encoding(
         if rate in slips:
             angle = pos * slips[rate]  # (n, d/2)
         else:
-            tops = {"2i": 2 * i, "i": i, "4i": 4 * i, "2i+2": 2 * (i + 1)}  # "2i+2": i from 1
+            tops = {"2i": 2 * i, "i": i, "4i": 4 * i, "2i+1": 2 * i + 1, "2i+2": 2 * (i + 1)}
             if rate == "int":
                 exponent = 2 * i // d
             elif rate == "2i no /d":  # the division by d left out
@@ -103,7 +116,22 @@ _PE_MISTAKES = (
         "elsewhere (a fixed reordering of columns), but this exercise follows the paper's "
         "interleaving, sine in column 2i and cosine in column 2i+1.",
     ),
+    (
+        {"rate": "2i+1"},
+        "your exponents are odd (1/d_model, 3/d_model, ...), as np.arange(1, d_model, 2) "
+        "gives: 2i runs 0, 2, 4, ..., so build it from np.arange(0, d_model, 2).",
+    ),
     ({"start": 1}, "positions count from 0: the first row is position 0, [0, 1, 0, 1, ...]."),
+    (
+        {"per_length": True},
+        "you divided the positions by n, the sentence's length, so a position's stamp would "
+        "change with the sentence it sits in: use pos itself, 0, 1, 2, ...",
+    ),
+    (
+        {"turns": True},
+        "you multiplied the angle by 2π, as if pos / 10000^(2i/d_model) counted turns: it is "
+        "already an angle in radians, which np.sin and np.cos take.",
+    ),
     *(
         (
             {"rate": slip},
