@@ -793,7 +793,9 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # review 05_a: the derivation's fold, then the math; "what softmax adds" after "In code"
     # review 05_b: the uniqueness claim joins why exponentiate; its proof follows the prints
     assert ids.index("onlyexp5") == ids.index("shiftsay5") + 1  # review 05_d: words first
-    assert ids.index("04fabf9f") == ids.index("sink05") + 1  # review 05_n: sink fold between
+    # review 05_o: the formula right after the two-move table, before why exponentiate
+    assert ids.index("04fabf9f") == ids.index("twomov05") + 1
+    assert ids.index("twomov07") == ids.index("04fabf9f") + 1
     assert ids.index("d4e5f601") == ids.index("flatrow5") + 1
     opening = " ".join(cells["d4e5f601"].source.split())
     # review 05_m: one contrast; chapter 6 named for weights @ V
@@ -929,8 +931,8 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     # review 05_k: no "with T added" chain; chapter 4's p = 1/(1 + e^{-g}) becomes g / T
     assert 'chapter 4\'s two-key weight of "cake"' in caption and "added" not in caption
     assert "$p = 1/(1 + e^{-g})$, becomes $p = 1/(1 + e^{-g/T})$" in caption
-    # the prediction exercise comes before the figure that answers it
-    assert ids.index("04fabf9f") < ids.index("f37d9cdc") < ids.index("twokey05")
+    # review 05_o: Exercise 5.1 uses T, so it follows the temperature section
+    assert ids.index("tnot05") < ids.index("f37d9cdc") < ids.index("2adc8f99")
     assert ids.index("f37d9cdc") < ids.index("3e3185c4")  # before the other exercises
     # review 05y: the runner-up's derivative fold is cut
     assert "\\frac{d \\log p_i}{d \\beta}" not in flat
@@ -972,11 +974,12 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     # review 05_d: the temperature section right after the math (and its exercise), so T is
     # known before the two-key figure and the doubling experiment
+    # review 05_o: the formula right after the table; Exercise 5.1 after the temperature
     assert (
         ids.index("04fabf9f")
-        < ids.index("f37d9cdc")
         < ids.index("1a18e25e")
         < ids.index("twokey05")
+        < ids.index("f37d9cdc")
         < ids.index("2adc8f99")
         < ids.index("d4e5f601")
     )
@@ -1191,10 +1194,10 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_f: the key bias spelled out: q . b, the same for every key in q's row
     # review 05_k: GPT-2's key bias (chapter 2), scaled: q . b / sqrt(d_k); no colon chain
     # review 05_l: what softmax must do leads; the key bias is a consequence, after the math
-    assert why.startswith("Why exponentiate? Any real score should map smoothly to a positive")
+    # review 05_o: the key bias is cut (the toy has none); the requirements are a list
+    assert why.startswith("Why exponentiate? A score has no natural zero. Shares should be")
+    assert "- set by gaps alone." in why and "key bias" not in flat
     # review 05_m: the reason where the requirement is stated, and not again in the math
-    reason = "only gaps counting: a key bias (chapter 2) shifts a whole row, so a score has no"
-    assert reason + " natural zero" in why and flat.count("key bias") == 1
     math = " ".join(cells["04fabf9f"].source.split())
     assert math.endswith("by $e^{c/T}$, which cancels.")
     # review 05_d: the shares moved by +1 said in words after the prints; the uniqueness
@@ -1245,8 +1248,9 @@ def test_session_4_gives_the_two_reasons():
     # educator 1: the scaling of chapter 4 is a temperature on the raw scores
     # review 05_k: moved to the top of the temperature section, said once
     # review 05_m: T = 2 on the raw scores, so "halving T" reads against one baseline
-    assert "dividing raw scores by $\\sqrt{d_k} = 2$ is already $T = 2$" in flat
-    assert flat.count("is already $T = 2$") == 1
+    # review 05_o: "acts as", so the sentence does not read as a contradiction
+    assert "dividing the raw scores by $\\sqrt{d_k} = 2$ acts as $T = 2$" in flat
+    assert flat.count("acts as $T = 2$") == 1
     assert np.allclose(al.softmax(toy.scores(), temperature=2), weights)  # sqrt(d_k) = 2
 
 
@@ -1350,19 +1354,22 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     # review 05_n: "close to even" undersold a 2.25 ratio: far from one-hot, the top is 0.21
     assert "far from one-hot (largest weight 0.21) because our toy scores are small:" in note
     assert "row spans 0.81" in note and note.endswith("far sharper (chapter 11).")
-    assert "no weight is more than 2.25 times another in its row" in note
+    # review 05_o: the step from 0.81 to 2.25 is shown
+    assert "spans 0.81, and $e^{0.81} \\approx 2.25$, so no weight is more than 2.25" in note
+    assert "times another in its row" in note
     assert "hand-picked" not in flat and "keep each row" not in note
     # review 05_k: rows, not columns, sum to 1, in prose; "no T to set" moved and said once
     assert note.startswith("Each row (over the keys, the last axis) sums to 1")
-    assert 'a column such as "cake" totals 1.32' in note
+    # review 05_o: why a column total matters: keys have no budget
+    assert 'but keys have no budget: "cake" collects 1.32.' in note
     assert "1.32" not in cells["10e4cd6b"].source  # no longer only a code comment
-    assert "$T$" not in note and flat.count("no $T$ of its own") == 1
+    assert "$T$" not in note and flat.count("no separate $T$ knob") == 1
     top = " ".join(cells["1a18e25e"].source.split())
     # review 05_n: the definition opens the section; what T is not closes it (after the fold)
     assert top.startswith("## Temperature: how decisive is attention? Temperature $T$")
     last = " ".join(cells["tnot05"].source.split())
-    assert last.startswith("Attention has no $T$ of its own")
-    assert "the same as halving $T$" in last and "$T = 0.5$" not in flat  # review 05_m
+    assert last.startswith("Attention has no separate $T$ knob")  # review 05_o
+    assert "doubling $W_q$ acts as halving $T$" in last and "$T = 0.5$" not in flat
     ids = [c.id for c in cells.values()]
     assert ids.index("tnot05") == ids.index("lsefold5") + 1
     assert "no $T$" not in top
@@ -1594,7 +1601,7 @@ def test_review_05l_shows_the_max_trick_and_names_masked_fill():
     assert trick == out.split("al.softmax:\n")[1].split("naive formula:")[0]  # the same rows
     note = " ".join(cells["2d2588ed"].source.split())
     assert "masked_fill" not in note  # review 05_m: cut (chapter 8 names it)
-    assert "k > 0$ keeps the order ($k = 1/T$, below)" in cells["onlyexp5"].source
+    assert "k > 0$ keeps the order ($k = 1/T$)" in cells["onlyexp5"].source
     code = cells["d4e5f605"].source
     assert "w[cake]" in code and "soft[cake]" not in code  # review 05_m: printed per row
 
@@ -1653,3 +1660,35 @@ def test_check_entropy_names_a_loop_over_rows(fn, hint, capsys):
     line = capsys.readouterr().out
     assert line.startswith("[entropy] FAIL: ") and line.count("\n") == 1
     assert hint in line, line
+
+
+# --- Review 05_o: base 2 named --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "power",
+    [np.exp2, lambda s: 2.0**s],
+    ids=["exp2", "two-to-the"],
+)
+def test_check_softmax_names_base_2(power, capsys):
+    def base_2(x, axis=-1, temperature=1.0):
+        e = power((x - x.max(axis=axis, keepdims=True)) / temperature)
+        return e / e.sum(axis=axis, keepdims=True)
+
+    assert not check_softmax(base_2)
+    line = capsys.readouterr().out
+    assert line.startswith("[softmax] FAIL: ") and "the base must be e: np.exp" in line, line
+    assert "values differ" not in line, line
+
+
+def test_review_05o_names_the_scale_and_states_the_gap_values():
+    cells, shown, flat = _chapter()
+    code = cells["d4e5f605"].source
+    # a scale factor, not k (a key on this page); soft (an array above) is not rebound
+    assert "for scale in (1, 2):" in code and "for k in" not in code
+    assert "\nsoft =" not in code and "    soft =" not in code
+    assert max(len(line) for line in code.splitlines()) <= 80
+    caption = " ".join(cells["twokeycap"].source.split())
+    assert caption.endswith("at the real gap, $T = 1$, 0.3 and 0.1 give 0.56, 0.70 and 0.93.")
+    math = " ".join(cells["04fabf9f"].source.split())
+    assert "Order-preserving" not in math  # the list right after says it

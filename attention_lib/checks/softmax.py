@@ -16,6 +16,7 @@ from .base import ATOL, Cases, CheckResult, Fail, expect_shape, fmt, known_mista
 from .names import calls_library
 from .softmax_hints import (
     _ANY_AXES,
+    _BASE_2,
     _FLOAT16,
     _HARD_ARG_MAX,
     _IGNORES_X,
@@ -66,6 +67,7 @@ def check_softmax(fn) -> CheckResult:
                 _ANY_AXES + " Every weight came out 1: each entry was normalised on its own.",
             ),
             (np.eye(3)[2], _HARD_ARG_MAX),  # one-hot on the largest score
+            (np.exp2(x1) / np.exp2(x1).sum(), _BASE_2),  # 2 ** x, not e ** x
             (
                 softmax(-x1),
                 "your weights run backwards (the largest score gets the smallest weight): "

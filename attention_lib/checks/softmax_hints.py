@@ -58,6 +58,7 @@ _FLOAT16 = (  # chapter 5's two checkers: a float16 input (softmax) or output (e
     "in float64: do not cast to float16."
 )
 
+_BASE_2 = "your weights use base 2 (np.exp2 or 2 ** x): the base must be e: np.exp."
 _HARD_ARG_MAX = (
     "you returned a one-hot row, [0, 0, 1]: this is the hard arg max: softmax keeps every "
     "weight above 0. Divide the exponentials by their sum instead."
