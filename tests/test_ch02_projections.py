@@ -166,6 +166,8 @@ def test_projection_element_expects_the_library_value(capsys):
         (0.37, "FAIL", "that is element 1, from column 1 of W_q; the question asks for element 0"),
         (0.63, "FAIL", "that is element 3, from column 3 of W_q"),
         (2.0, "FAIL", "2 is too high. Pair each entry of x_delicious with the entry"),
+        # review 02_p: the right size with the wrong sign is named as such
+        (-1.36, "FAIL", "the sign is wrong: x_delicious and column 0 of W_q have no negative"),
         # 0.7 × 1.6 + 0.3 × 0.4: the second factor from the wrong place
         (1.24, "FAIL", "same row of column 0 of W_q, (1.6, 0, 0.8, 1.8)"),
         (None, "TODO", "replace None with your number"),
@@ -213,7 +215,7 @@ def test_self_matches_passes_the_count(capsys):
     [
         (8, "FAIL", "not every word: a score with yourself is |q|²"),
         (5, "FAIL", "that counts the words whose best match is another word"),
-        (1, "FAIL", "1 is the word the law guarantees, the one with the longest query; shorter"),
+        (1, "FAIL", "1 counts only the word the law guarantees, the one with the longest query;"),
         (2, "FAIL", "Count the rows where S.argmax(-1) equals the row index"),
         (4, "FAIL", "4 fits the rows that pick word 5, not themselves (rows 1, 2, 4 and 6,"),
         (6, "FAIL", "6 is too high: a row counts when its largest score"),
@@ -776,7 +778,8 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
         "q2read01" not in cells and 'every word but "I" looks for food' in cells["0c33d0b0"].source
     )
     assert "Every word but 'I' seeks food" not in cells["62fccb11"].source  # said once, in prose
-    assert "which chapter 4 will scale" in cells["087e3e00"].source  # the search is unscaled
+    # review 02_p: no forward reference to chapter 4's scaling in the search steps
+    assert "chapter 4" not in cells["087e3e00"].source
     printed = cells["b0bb8f49"].outputs[0]["text"]
     # review 02_d-5: the K | V table is cut (cell e12303af prints the four vectors used)
     assert "k | v" not in printed and "K columns:" not in printed
@@ -828,9 +831,8 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # review 02_m-5: why 3, in one clause; 02_n-9: said with the shares a 1 would give
     assert "Our query puts 3 on sci-fi alone." in search and "chapter 4" not in search
     after = " ".join(cells["6b585669"].source.split())
-    # review 02_o-1: the films named in the order of the numbers, the food films, the lesson
-    assert "Why 3? A 1 would give Interstellar, Dune and Star Wars 0.29, 0.26 and 0.24," in after
-    assert "each food film 0.11: a longer query chooses more sharply (chapter 4)." in after
+    # review 02_p: the "Why 3?" digression (a forward reference to scaling) is cut
+    assert "Why 3?" not in after and "longer query" not in after and "chapter 4" not in after
     assert "larger number" not in search
     assert "$q$, is your request" in search and "sharpens" not in search
     assert "come from the article" not in search
@@ -972,8 +974,9 @@ def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
     # review 02_k-2: the toy's staging is said once: food stands in for a thing, W_k ≈ I
     # review 02_l-4: the one departure of W_k from I is said; 02_l-8: "hand-chosen" said once
     assert 'our stand-in for "a thing"' in rules
-    # review 02_o-7: the 0.2 is not used here (chapter 3 uses it), so its clause is cut
-    assert "$W_k$ is nearly $I$." in rules and "advertises 0.2 food" not in rules
+    # review 02_p-3: the printed 0.20 food in the key of "it" is explained, I is named
+    assert "$W_k$ is nearly the identity $I$, so a key is mostly the word's own features;" in rules
+    assert "a pointer also advertises 0.2 food, a hint that it stands for a thing." in rules
     assert "not staged" not in rules and "**hand-chosen**" in cells["12660781"].source
     assert "1.30" not in rules and "also prints every key" not in rules
     two = " ".join(cells["c95b653c"].source.split())
@@ -984,7 +987,7 @@ def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
     assert lead in two and '"cake" → "ate" 0.48.' in two
     assert "language needs" not in two.lower()
     assert "pulls each word" not in two  # review 02_n-1: 3 of 8 self-matches, not a pull
-    assert "as do 7 of the 8 words." in two  # review 02_n-2: exact, not "every word that..."
+    assert "as do 7 of the 8 words (chapter 3 says why)." in two  # review 02_n-2, 02_p-6
     assert "cols=toy.FEATURES" in cells["40912d84"].source  # the W_q figure names its columns
     # its rows stay unlabelled: the labels widened the figure until its text fell under
     # 7 px on a phone (tests/site/test_site_reader.py); the columns name the features
@@ -1087,3 +1090,25 @@ def test_a_number_in_quotes_is_told_to_drop_them(answer, capsys):
         assert line.endswith(f"got {answer!r}: remove the quotes: give a number.")
     assert not check_delicious("zero")  # not a number at all: no talk of quotes
     assert "quotes" not in capsys.readouterr().out
+
+
+# --- Fix round p (review 02_p) ----------------------------------------------------------------
+
+
+def test_review_02p_page_edits():
+    cells = {c.id: c for c in _page_cells()}
+    prose = "\n".join(
+        " ".join(c.source.split()) for c in cells.values() if c.cell_type == "markdown"
+    )
+    # finding 1: d_k is a width; "length" is kept for the norm |q| only
+    assert "$d_k$ is the *width* of a query or a key: its number of entries." in prose
+    assert "a query 2 wide per token." in prose and "keys are $d_k = 2$ wide too" in prose
+    assert "length of a query" not in prose and "of length 2" not in prose
+    assert "have length" not in prose and "same length" not in prose
+    # finding 5: no projection is the shared design with W = I
+    two = " ".join(cells["c95b653c"].source.split())
+    assert "**No projection** is one shared matrix, $I$, so exercise 2.2 covers it too." in two
+    # educator 3: the shape-error section keeps one attention_lib example
+    assert "V[:5]" not in cells["978618ed"].source
+    assert cells["978618ed"].outputs[0]["text"].count("ValueError") == 1
+    assert "values for 5 of the 8 words" not in prose

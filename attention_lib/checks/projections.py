@@ -8,10 +8,7 @@ import numbers
 
 import numpy as np
 
-from .base import (
-    CheckResult,
-    check_number,
-)
+from .base import CheckResult, check_number
 from .projection_slips import ROUNDED, _toy_case, misread, shared_numbers
 
 # --- Exercise: one element of a projection, by hand --------------------------------------
@@ -121,7 +118,10 @@ def check_projection_element(
     if round(expected, 1) != round(expected, 2):  # 1.4 for 1.36: rounding, not arithmetic
         hint = "close: that is the answer rounded to one decimal. Give 2 decimals."
         slips.insert(0, (round(expected, 1), hint, ROUNDED))
-    if expected != 0:  # 37 for 0.37
+    if expected != 0:  # -0.37 for 0.37, then 37 for 0.37
+        why = f"{x_name} and column {j} of {W_name} have no negative entries"
+        why = why if min(x.min(), col.min()) >= 0 else "recheck the sign of each product"
+        slips.append((-expected, f"the sign is wrong: {why}.", "the sign flipped"))
         hint = (
             "that looks like a percent: the element is a plain number, a fraction, not a percent."
         )
@@ -259,7 +259,7 @@ def check_self_matches(
     mistakes += (
         (
             1,
-            "1 is the word the law guarantees, the one with the longest query; shorter "
+            "1 counts only the word the law guarantees, the one with the longest query; shorter "
             "queries can match themselves best too. Count the rows whose largest score sits "
             "on the diagonal: S.argmax(-1) equals the row index.",
         ),
