@@ -528,6 +528,15 @@ def test_grad_V_checker_pass_todo_and_crash():
         message = check_grad_V(lambda A, dO, c=c: c * (A.swapaxes(-1, -2) @ dO)).message
         assert said in message and "values differ" not in message
     assert check_grad_V(lambda A, dO: np.einsum("...ij,...ik->...jk", A, dO))
+
+
+def test_grad_V_checker_names_all_zeros_and_a_factor_near_1():
+    # review 10_o: all zeros is not "0 times the right answer"; 1.0001 is not "1 times"
+    zeros = check_grad_V(lambda A, dO: np.zeros((A.shape[-1], dO.shape[-1]))).message
+    assert "all zeros" in zeros and "did you return before computing" in zeros
+    assert "0 times" not in zeros
+    near = check_grad_V(lambda A, dO: 1.0001 * (A.swapaxes(-1, -2) @ dO)).message
+    assert "1.0001 times the right answer" in near
     # review 10_l: an int cast is named as a dtype, not as "0 times the right answer"
     for cast in (lambda x: x.astype(int), lambda x: np.round(x).astype(int)):
         message = check_grad_V(lambda A, dO, cast=cast: cast(_dV(A, dO))).message
@@ -672,6 +681,15 @@ def test_numerical_gradient_checker_names_the_mistake(fn, hint, capsys):
     line = capsys.readouterr().out
     assert result.status == "FAIL" and hint in line, line
     assert line.startswith("[numerical_gradient] FAIL:") and line.count("\n") == 1
+
+
+def test_numerical_gradient_checker_names_an_integer_array():
+    # review 10_o: np.zeros(Q.shape, dtype=int) truncates every quotient; say so
+    def into_ints(Q, K, V, dOut, eps):
+        return nudged()(Q, K, V, dOut, eps).astype(int)
+
+    message = check_numerical_gradient(into_ints).message
+    assert "integer dtype" in message and "values differ" not in message
 
 
 def by_hand(Q, K, V, dOut, eps):
@@ -1295,7 +1313,9 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     main_text = " ".join(" ".join(c.source for c in main).split())
     folded_text = " ".join(" ".join(c.source for c in folded).split())
     # the forgotten row sum: training hides it, a gradient check catches it
-    assert "Training hides it" in main_text and "gradient check catches it" in main_text
+    assert "Training hides it" in main_text
+    assert "Comparing against finite differences catches it" in main_text  # review 10_o
+    assert 'answers "cake"' in main_text and "overlap." not in main_text  # review 10_o
     assert "Only the finite" not in main_text and "a score, its" not in main_text  # review 10_l
     assert "rescaled" not in main_text + folded_text  # review 10_k finding 1
     assert "8 times longer" in folded_text and "25.1" in folded_text  # the other slips: a fold

@@ -88,10 +88,13 @@ def same_or_factor(out, right, case: str, formula: str) -> None:
             f"your array is integer (on {case}): each entry of {name} was cut to a whole "
             f"number. Keep {name} in floats: no int cast, no integer array to fill."
         )
+    if np.shape(out) == np.shape(right) and not np.any(out) and np.any(right):
+        raise Fail(f"{name} is all zeros (on {case}): did you return before computing it?")
     c = _factor(np.asarray(out, dtype=float), right)
     if c is not None and not np.isclose(c, 1):
+        shown = f"{c:.3g}" if f"{c:.3g}" != "1" else f"{c:.6g}"  # 1.0001, not "1"
         raise Fail(
-            f"yours is {c:.3g} times the right answer (on {case}): {formula} has no constant "
+            f"yours is {shown} times the right answer (on {case}): {formula} has no constant "
             "factor. Look for a stray number multiplying or dividing it."
         )
     same(out, right, case)
