@@ -498,6 +498,12 @@ def _loop(H, m):
     return np.stack([h[row].mean(0) for h, row in zip(H, m, strict=True)])
 
 
+def _bool_minus(H, m):
+    """Right on a float mask; bool - bool raises TypeError on the model's bool pad_mask."""
+    real = 1 - (np.ones_like(m) - m)
+    return _masked_sum(H, real) / real.sum(1, keepdims=True)
+
+
 def _first_k_tokens(H, m):
     """Right for right-padded sentences only: the mean of the first k tokens."""
     return np.stack([h[: int(k)].mean(0) for h, k in zip(H, m.sum(1), strict=True)])
@@ -506,10 +512,10 @@ def _first_k_tokens(H, m):
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
-        (good_mean_pool, "PASS", "all 4 cases match"),
-        (lambda H, m: _masked_sum(H, m) / m.sum(1, keepdims=True), "PASS", "all 4 cases"),
+        (good_mean_pool, "PASS", "all 5 cases match"),
+        (lambda H, m: _masked_sum(H, m) / m.sum(1, keepdims=True), "PASS", "all 5 cases"),
         (_first_k_tokens, "FAIL", "right only when the padding comes last"),
-        (lambda H, m: _loop(H, m > 0), "PASS", "all 4"),  # a boolean mask indexes
+        (lambda H, m: _loop(H, m > 0), "PASS", "all 5"),  # a boolean mask indexes
         (_loop, "FAIL", "Use the mask as weights"),  # a float mask cannot
         (lambda H, m: H.mean(axis=1), "FAIL", "the padding tokens count in your mean"),
         (lambda H, m: _masked_sum(H, m) / H.shape[1], "FAIL", "divided by n = 4, the padded"),
@@ -523,6 +529,13 @@ def _first_k_tokens(H, m):
             "FAIL",
             "Is the mask the wrong way round?",
         ),
+        (  # review 11 o: an inverted mask that never divides by 0
+            lambda H, m: _masked_sum(H, 1 - m) / np.maximum((1 - m).sum(1, keepdims=True), 1),
+            "FAIL",
+            "mean of its 2 padding tokens: your mask is the wrong way round",
+        ),
+        (_bool_minus, "FAIL", "NumPy cannot subtract or negate bools"),  # model.run's mask
+        (lambda H, m: _masked_sum(H, 1 - (m == 0)) / m.sum(1, keepdims=True), "PASS", "5"),
         (lambda H, m: _unit(H * m[..., None]).mean(-1), "FAIL", "one number per token"),
         (lambda H, m: None, "TODO", "returned None"),
         (crashes, "FAIL", "raised KeyError: 'oops'"),

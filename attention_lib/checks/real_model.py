@@ -1,6 +1,6 @@
-"""Chapter 11 checkers: layer norm and a mean with a padding mask (parameters: see
-``attention_params.py``). The references repeat :mod:`attention_lib.pretrained`'s formulas,
-as checkers sit below that module; ``tests/test_pretrained.py`` checks that they agree.
+"""Chapter 11's layer-norm checker (mean pooling: ``mean_pool.py``, re-exported here;
+parameters: ``attention_params.py``). The reference repeats :mod:`attention_lib.pretrained`'s
+formula, as checkers sit below that module; ``tests/test_pretrained.py`` checks they agree.
 """
 
 from __future__ import annotations
@@ -17,31 +17,13 @@ from .base import (
     same,
     verdict,
 )
+from .mean_pool import _mean_pool, check_mean_pool  # noqa: F401 - re-exported
 
 
 def _layer_norm(x, gamma, beta, eps):
     mu = x.mean(axis=-1, keepdims=True)
     var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
     return (x - mu) / np.sqrt(var + eps) * gamma + beta
-
-
-def _mean_pool(H, mask):
-    """The mean of each sentence's real tokens, before the model scales it to length 1."""
-    m = mask[..., None]  # (B, n, 1)
-    return (H * m).sum(axis=-2) / m.sum(axis=-2)  # (B, d)
-
-
-def _flat_count(fn) -> bool:
-    """Does ``fn`` divide the (B, d) sums by a (B,) count? Probed where d == B broadcasts."""
-    H = np.arange(24.0).reshape(2, 4, 3)[..., :2]  # (2, 4, 2): d == B, so (B,) broadcasts
-    mask = np.array([[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 0.0, 0.0]])
-    try:
-        out = np.asarray(fn(H, mask), dtype=float)
-    except Exception:  # noqa: BLE001 - any error means the probe says nothing
-        return False
-    summed = (H * mask[..., None]).sum(axis=1)  # (2, 2)
-    wrong = summed / mask.sum(axis=1)  # the count lines up with the features, not sentences
-    return out.shape == wrong.shape and np.allclose(out, wrong, atol=ATOL)
 
 
 def _tokens_axis(fn) -> str:
@@ -57,10 +39,6 @@ def _tokens_axis(fn) -> str:
         if out.shape == wrong.shape and np.allclose(out, wrong, atol=ATOL):
             return f"axis={axis}"
     return "axis 0"
-
-
-def _unit(v, axis=-1):
-    return v / np.linalg.norm(v, axis=axis, keepdims=True)
 
 
 def _fixed_eps(x, gamma, beta, eps) -> tuple:
@@ -197,104 +175,3 @@ def check_layer_norm(fn) -> CheckResult:
         same(out, _layer_norm(tiny, gamma, beta, 1e-5), case)
 
     return verdict("layer_norm", fn, run)
-
-
-# --- Exercise: mean pooling with a padding mask --------------------------------------------
-
-
-def check_mean_pool(fn) -> CheckResult:
-    """Check ``fn(H, mask)``: ``(B, n, d)`` and ``(B, n)`` 0/1 -> ``(B, d)`` masked means."""
-
-    def run(cases: Cases) -> None:
-        rng = np.random.default_rng(384)
-        H = rng.normal(size=(2, 4, 3))  # 2 sentences, padded to 4 tokens, d = 3
-        mask = np.array([[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 0.0, 0.0]])  # sentence 2 has 2
-        case = "2 sentences of 4 and 2 tokens, padded to 4"
-        try:
-            out = cases.run(case, H, mask)
-        except Fail as fail:
-            if "IndexError" in str(fail) and "integer" in str(fail):
-                raise Fail(
-                    f"the mask cannot index H (on {case}): it holds the floats 0.0 and 1.0. "
-                    "Use the mask as weights instead: mask[..., None] * H."
-                ) from None
-            if "broadcast" not in str(fail):
-                raise
-            if _flat_count(fn):
-                raise Fail(
-                    f"your count of real tokens has shape (B,) and cannot divide the (B, d) "
-                    f"sums (on {case}): keep the count as (B, 1), m.sum(1, keepdims=True)."
-                ) from None
-            raise Fail(
-                f"H {H.shape} and mask {mask.shape} do not line up (on {case}): the mask "
-                "needs a last axis of size 1, mask[..., None] of shape (B, n, 1), to "
-                "multiply every feature of a token."
-            ) from None
-        if out.shape == (2, 4):
-            raise Fail(
-                f"returned shape (2, 4), one number per token (on {case}). Average over "
-                "the tokens (axis 1) so that each sentence keeps its d features."
-            )
-        expect_shape(out, (2, 3), case, " One vector of width d per sentence.")
-        if np.isnan(out[0]).any():
-            raise Fail(
-                "sentence 1, which has no padding, came out nan (0 / 0): your sum counted "
-                "no token. Is the mask the wrong way round? 1 marks a real token."
-            )
-        summed = (H * mask[..., None]).sum(axis=1)
-        means = summed / mask.sum(axis=1, keepdims=True)
-        known_mistakes(
-            out,
-            (
-                H.mean(axis=1),
-                "sentence 2 is wrong: the padding tokens count in your mean. Multiply by "
-                "the mask before summing and divide by the number of real tokens.",
-            ),
-            (
-                summed / H.shape[1],
-                "sentence 2 is too short: you divided by n = 4, the padded length. "
-                "Divide each sum by that sentence's number of real tokens, mask.sum(axis=1).",
-            ),
-            (summed, "you summed the real tokens but never divided by their number."),
-            (
-                _unit(means),
-                "the mean is right, then scaled to length 1: this exercise asks for the "
-                "mean itself (model.encode scales it afterwards).",
-            ),
-            (
-                H[:, 0],
-                "that is the first token, [CLS]: BERT's habit for a sentence vector. This "
-                "model averages all real tokens instead.",
-            ),
-        )
-        same(out, _mean_pool(H, mask), case)
-
-        case = "3 sentences without padding"
-        H3 = rng.normal(size=(3, 5, 4))
-        out = cases.run(case, H3, np.ones((3, 5)))
-        expect_shape(out, (3, 4), case)
-        same(out, _mean_pool(H3, np.ones((3, 5))), case)
-
-        case = "one sentence whose last 3 of 6 tokens are padding"
-        H1 = rng.normal(size=(1, 6, 4))
-        m1 = np.array([[1.0, 1.0, 1.0, 0.0, 0.0, 0.0]])
-        out = cases.run(case, H1, m1)
-        expect_shape(out, (1, 4), case)
-        same(out, _mean_pool(H1, m1), case)
-
-        case = "one sentence padded on the left: its first 2 of 5 tokens are padding"
-        H2 = rng.normal(size=(1, 5, 4))
-        m2 = np.array([[0.0, 0.0, 1.0, 1.0, 1.0]])
-        out = cases.run(case, H2, m2)
-        expect_shape(out, (1, 4), case)
-        known_mistakes(
-            out,
-            (
-                H2[:, :3].mean(axis=1),
-                f"you averaged the first 3 tokens, which is right only when the padding "
-                f"comes last; on {case}. Use the mask as weights, mask[..., None] * H.",
-            ),
-        )
-        same(out, _mean_pool(H2, m2), case)
-
-    return verdict("mean_pool", fn, run)
