@@ -965,13 +965,18 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert "a person acted on" not in " ".join(source.values())  # finding 1: not what it does
     assert read.endswith("plus the subject head's *human* ($W_o^{(2)}$).")
     mix_read = source["mix-read"]
-    assert mix_read.startswith('For "ate", column 2 is 1.99: 0.99 of *noun* from the object')
-    assert "1.00 of *human* from the subject head." in mix_read
+    # review 07_p: the table beside it shows the two terms; the prose names their sum
+    assert mix_read.startswith('For "ate", column 2 is their sum, 1.99.')
     # review 07_n (finding 3): the toy's other rows (1.95, 1.61, 1.27) are cut; W_o is named
     # as a learned mix, with no made-up meaning for the column
-    assert "1.95" not in mix_read and "only know that actions ask" not in mix_read
+    assert "only know that actions ask" not in mix_read
     # review 07_o (finding 5): the column read in one clause, each term being at most 1
-    assert mix_read.endswith("It nears 2 only for a noun object and a human subject.")
+    # review 07_p (finding 1): what the column adds, not grammar; "was" asks the same
+    assert mix_read.endswith(
+        "It nears 2 only when the object head returns a noun and the subject head a human "
+        '(each term is at most 1); "was", which asks the same, gets 1.95.'
+    )
+    assert 'askers == {"was": 1.95' in cells[ids.index("mix-assert")].source
     assert "holds both" not in mix_read  # the subject head's own output has noun and human
     # review 07_k (finding 2): the "human object -> 0.03" counterfactual is cut (a leftover
     # of the object head's softmax, not a clean zero), with its asserts
@@ -986,7 +991,8 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert "its weights sum to 1: the more it gives" in source["pair-read"]
     assert "Any divisor" not in source["pair-read"]
     assert "blended" not in cells[ids.index("mix-assert")].source
-    assert ids.index("pair-read2") < ids.index("pair-figure") < ids.index("mix-assert")
+    # review 07_p (learner 1): the figure right after the W_q table, before the outputs
+    assert ids.index("pair-code") < ids.index("pair-figure") < ids.index("pair-run")
     # what the prose says: the column adds the object head's noun and the subject head's human
     W_o = np.eye(4)
     W_o[:, 2] = [1.0, 0.0, 0.0, 1.0]
@@ -1013,12 +1019,12 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "pair-kv",
     "pair-md2",  # review 07_b: what the W_q table says, before it ...
     "pair-code",  # W_q whole, as a labelled table (round m, finding 5)
+    "pair-figure",  # review 07_k: split, maps, concatenation; review 07_p: before the outputs
     "pair-md3",  # ... and what a head is, and the concatenation (review 07_b)
     "pair-run",  # one head against two: the row of weights of "ate"
     "pair-out",  # and what comes back (fix round 7h: labelled tables, no raw indexing)
     "pair-read",  # fix round 7n (review 07r): one head ...
     "pair-read2",  # ... and two heads; W_o where heads meet (review 07_b: two sentences)
-    "pair-figure",  # review 07_k: split, maps, concatenation, drawn on the pair; no W_o
     "83c4d06e",  # "## The math"
     "mix-md",  # review 07_k: a mixing W_o, the worked case of the block sum
     "mix-code",  # round l (review 07_l): shown, with the mixed column of every token
@@ -1165,7 +1171,8 @@ def test_one_row_must_split_is_said_in_the_text_once():
     # review 07_d (finding 2): the general reason, one row of weights for every value column
     # review 07_k (finding 1): framed around one row of weights summing to 1
     assert page.count("its weights sum to 1: the more it gives") == 1
-    assert page.count("every value column gets that same mix.") == 1
+    # review 07_p: shortened, the same point
+    assert page.count("0.48/0.48, the same for every value column.") == 1
     # round i (review 07_h, finding 3): what the average loses is the feature's owner;
     # round l (review 07_l, finding 3): cut, the weights that sum to 1 carry the point
     assert "lost its owner" not in page and "no later layer can tell" not in page
@@ -1299,7 +1306,9 @@ def test_values_overlap_is_said_with_its_example():
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     pair = source["pair-md"]
-    assert pair.startswith("**The pair**, `toy.heads.PAIR`, holds four $(4, 4)$ matrices")
+    # review 07_p (finding 2): set by hand, and trained heads are messier
+    assert pair.startswith("**The pair**, `toy.heads.PAIR`, holds four hand-set $(4, 4)$")
+    assert pair.endswith("Trained heads are messier (below).")
     # fix round 7h: what h = 2 does is said before the call
     # fix round 7k: W_o is not cut by columns; the vectors are in the table, not the text
     # fix round 7n (review 07r): W_o's row blocks are not named before the math; the value
@@ -1317,7 +1326,8 @@ def test_values_overlap_is_said_with_its_example():
     assert ids.index("pair-md") + 1 == ids.index("pair-kv")  # review 07_n: one paragraph
     assert ids.index("pair-kv") + 1 == ids.index("pair-md2")
     assert ids.index("pair-md2") + 1 == ids.index("pair-code")
-    assert "pair-values" not in ids and ids.index("pair-code") + 1 == ids.index("pair-md3")
+    assert "pair-values" not in ids and ids.index("pair-code") + 1 == ids.index("pair-figure")
+    assert ids.index("pair-figure-assert") + 1 == ids.index("pair-md3")  # review 07_p
     head = source["pair-md3"]
     # review 07_a: only which columns each head owns; the general statement is in The math
     # round d (review 07_c, finding 2): the split is said before W_q's row is printed
@@ -1342,14 +1352,17 @@ def test_values_overlap_is_said_with_its_example():
     assert V[CAKE].tolist() == [1.0, 0.0] and V[I].tolist() == [1.0, 1.0]
     # review 07_b: the concatenation is named where the heads are first combined
     # review 07_d (findings 4, 5): what the library does, previewed; this W_o is the identity
-    assert "`al.multi_head_attention` attends in each head's block of columns." in head
-    assert "It lays the heads' outputs side by side, the **concatenation**, and" in head
-    assert "multiplies by $W_o$, here the identity." in head  # round g: "(see the math..." cut
+    # review 07_p: the figure before it draws the steps; the concatenation is named here
+    assert "`al.multi_head_attention` takes these steps, then multiplies the" in head
+    assert "**concatenation** by $W_o$, here the identity." in head
     # review 07zb: the 16 is named where the table shows it, one per head
     # review 07zc: one fact per sentence
     # round l (review 07_l, finding 5): every word with action asks, not only "ate"
     # round m (review 07_m, finding 5): one fact per sentence, W_q shown whole below
-    assert 'So only words with *action* ask, "ate" loudest (16).' in pair
+    # review 07_p (finding 4): each head asks with one of its two columns
+    assert 'Only words with *action* ask, "ate" loudest (16), each head with one of its two' in (
+        pair
+    )
     # review 07_n (finding 6): the W_q columns say what each head asks; the sentence is cut
     assert "The object head asks for food, the subject head for a person." not in pair
     assert 'what was eaten ("cake") and who ate ("I")' in " ".join(source["855d1d49"].split())
@@ -1406,14 +1419,16 @@ def test_plain_printouts_on_the_main_line():
     assert "pair-values" not in cells  # round l (review 07_l): it repeated pair-code's print
     kv_rows = [re.split(r"\s{2,}", line.strip()) for line in kv]  # labels hold a space
     assert kv_rows[0] == ["both heads", "key: food", "key: person", "value: noun", "value: human"]
-    assert [row[0] for row in kv_rows[1:]] == list(toy.TOKENS)  # every word
-    assert kv_rows[1 + CAKE][1:] == ["1.0", "0.0", "1.0", "0.0"]
-    assert kv_rows[1 + I][1:] == ["0.0", "1.0", "1.0", "1.0"]
+    # review 07_p (learner 1): only the two rows the argument uses
+    assert [row[0] for row in kv_rows[1:]] == ["cake", "I"]
+    assert kv_rows[1][1:] == ["1.0", "0.0", "1.0", "0.0"]
+    assert kv_rows[2][1:] == ["0.0", "1.0", "1.0", "1.0"]
     # review 07za: pair-md2 split; the 16 gets its reason in its own paragraph
     # review 07zb: "the 16" is said where the table shows it; 8 or 4 would not do
     # round g (review 07_f, findings 3, 4): the row W_q asks with; not "one-hot", since
     # one head's row is 0.48 / 0.48
-    assert "A query of 16 puts nearly all the weight on the best match (chapter 5)" in (
+    # review 07_p (finding 6): one head's row has two equally good matches
+    assert "A query of 16 puts nearly all the weight on the best match, if any (chapter 5)" in (
         " ".join(cells["pair-md2"].source.split())
     )
     assert "[0.97, 0.82, 0.54]" in cells["pair-assert"].source
@@ -1423,12 +1438,16 @@ def test_plain_printouts_on_the_main_line():
     assert pair[1 + CAKE].split() == ["cake", "0.48", "0.97", "0.00"]
     assert len({len(line) for line in pair}) == 1  # the columns line up
     back = shown["pair-out"].splitlines()
-    assert [line.split()[-2:] for line in back[1:]] == [
-        ["0.98", "0.99"],
-        ["0.48", "0.00"],
-        ["0.98", "1.00"],
-        ["0.48", "1.00"],
+    # review 07_p (finding 5): one head's second half is labelled a copy, not a "half"
+    assert re.split(r"\s{2,}", back[0].strip()) == [
+        "output of 'ate'",
+        "one head",
+        "one head (copy)",
+        "object head",
+        "subject head",
     ]
+    assert back[1].split() == ["noun", "0.98", "0.98", "0.99", "1.00"]
+    assert back[2].split() == ["human", "0.48", "0.48", "0.00", "1.00"]
     # fix round 4, item 5: X with its feature names, and what "ate" brings back
     x_lines = shown["x-code"].splitlines()
     assert x_lines[0].split() == list(toy.FEATURES)
@@ -1467,8 +1486,8 @@ def test_the_named_heads_and_one_merged_experiment():
     # tie is this query's case, not the reason
     assert read.startswith(
         'Whatever one head\'s query, its weights sum to 1: the more it gives "cake", the less '
-        'is left for "I". Here both score 16 with "ate", so the row splits 0.48/0.48, and '
-        "every value column gets that same mix."
+        'is left for "I". Here both score 16 with "ate", so the row splits 0.48/0.48, the '
+        "same for every value column."
     )
     # review 07_k (finding 5): why the one-head output repeats, said once
     # round m (review 07_m, finding 2): what the average loses is whose features they are
@@ -1535,7 +1554,8 @@ def test_one_change_of_sizes_said_once_and_the_batch_axis_is_shown():
     before = " ".join(source[i] for i in ids[: ids.index("split-md")])
     assert "32" not in before and "n = 6" not in before  # the toy's sizes only, until then
     # fix round 7k: the prose no longer restates the printed (b, n, d_model) -> (b, h, n, d_k)
-    assert "A batch of sentences adds an axis in front" in source["split-md2"]
+    # review 07_p: cut; the printed shapes and the code comment say it
+    assert "A batch of sentences" not in source["split-md2"]
     out = "".join(o.get("text", "") for o in cells[ids.index("ef813e7a")].outputs)
     assert "batch: (2, 6, 32) -> (2, 8, 6, 4)" in out
     X = np.random.default_rng(0).normal(size=(2, 6, 32))
@@ -1944,7 +1964,7 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     # round g (review 07_f, finding 1): "was" gets "I" too; the figure fades the other rows
     # round i (review 07_h, finding 5): said right after the figure, not in pair-read2
     # round m (review 07_m, finding 6): cut; mix-read says once that actions ask
-    assert "pair-was" not in ids and ids.index("pair-figure") + 2 == ids.index("83c4d06e")
+    assert "pair-was" not in ids and ids.index("pair-read2") + 1 == ids.index("83c4d06e")
     words = sum(len(line.split()) for line in visible_prose(cells))
     assert words <= 2220, words  # fix round 4 (review 07t): 2,301 before
     main = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
@@ -2128,10 +2148,9 @@ def test_fix_round_c_review_07zb():
     assert "# Your code here\n" in source["cc676c04"]
     # review 07_b: with h = 1 there are no object and subject halves; honest labels
     # review 07_o (finding 4): the halves labelled, so the one head's repeat is plain
-    assert 'out_labels += ["noun (2nd half)", "human (2nd half)"]' in source["pair-out"]
-    assert (
-        "# h = 1: W_v repeats (noun, human), so the 2nd half copies the 1st" in (source["pair-out"])
-    )
+    # review 07_p (finding 5): no "halves" for one head; its copy has its own column
+    assert '"one head (copy)": one[ate, 2:],' in source["pair-out"]
+    assert "# h = 1 writes its one average twice: W_v repeats (noun, human)" in source["pair-out"]
     main, _ = main_and_folded(cells)
     assert sum(len(c.source.split()) for c in main) <= 1535 + 20  # round i (review 07_h)
 
@@ -2160,7 +2179,7 @@ def test_round_e_review_07zd():
     # review 07_c: said in the cost section, not in the math too
     assert "parameter count" not in source["83c4d06e"]
     assert '"1 ' not in source["pair-out"]  # review 07_a
-    assert '"noun (1st half)"' in source["pair-out"]
+    assert "half" not in source["pair-out"]  # review 07_p (finding 5)
     assert "0.71, not the grid's 0.86" in source["slider-md"]
     assert ":class: dropdown" in source["slider-why"] and "0.90 to 0.61" in source["slider-why"]
     assert "np.isclose(q[ate, 2], 0.9)" in source["slider-assert"]
@@ -2284,3 +2303,30 @@ def test_round_k_review_07_k():
     assert sum(len(line.split()) for line in before) <= 1003
     assert sum(len(line.split()) for line in visible_prose(cells)) <= 2052
     assert sum(len(line.split()) for line in prose_lines(cells)) <= 2110
+
+
+def test_round_p_review_07_p_checker_fallbacks():
+    """Review 07_p: 3,104 (three matrices and one bias) is named; a wrong scale or no
+    softmax, which match no named slip, get the fallback question."""
+    result = check_param_count(3 * 32 * 32 + 32, d_model=32, h=8)
+    assert not result and "three 32 x 32 matrices plus one bias vector of 32" in result.line
+    assert "W_q, W_k, W_v and W_o" in result.line
+
+    def loop(scale=None, softmax=True):
+        def fn(X, W_q, W_k, W_v, W_o, h):
+            d_k, heads = X.shape[-1] // h, []
+            for i in range(h):
+                c = slice(i * d_k, (i + 1) * d_k)
+                Q, K, V = X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c]
+                S = Q @ K.T / np.sqrt(scale(h, X.shape[0]) if scale else d_k)
+                heads.append((al.softmax(S, axis=-1) if softmax else S) @ V)
+            return np.concatenate(heads, axis=-1) @ W_o
+
+        return fn
+
+    for fn in (loop(lambda h, n: h), loop(lambda h, n: n), loop(softmax=False)):
+        result = check_multi_head(fn)
+        assert not result and "values differ" in result.line
+        assert "Did you scale each head's scores by sqrt(d_k)" in result.line
+        assert "apply softmax over the keys (the last axis)?" in result.line
+    assert check_multi_head(loop())

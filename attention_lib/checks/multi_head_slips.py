@@ -8,6 +8,7 @@ import numpy as np
 
 from ..core import attention_scores, scaled_dot_product_attention, softmax
 from ..heads import merge_heads, multi_head_attention, split_heads
+from .base import Fail, same
 
 #: The verdict for a list of (output, weights) pairs, one per head, never unpacked.
 LIST_OF_PAIRS = (
@@ -15,6 +16,21 @@ LIST_OF_PAIRS = (
     "al.scaled_dot_product_attention returns a pair, so unpack it, head_i, _ = "
     "al.scaled_dot_product_attention(...), then concatenate the heads and apply W_o."
 )
+
+
+#: The hint when no named slip fits the wrong values (review 07_p).
+FALLBACK = (
+    "Did you scale each head's scores by sqrt(d_k), d_k = d_model // h, and apply "
+    "softmax over the keys (the last axis)?"
+)
+
+
+def matches(out, expected, case: str) -> None:
+    """``same``, with the fallback question added when the values differ."""
+    try:
+        same(out, expected, case)
+    except Fail as fail:
+        raise Fail(f"{fail} {FALLBACK}") from None
 
 
 def is_list_of_pairs(out) -> bool:

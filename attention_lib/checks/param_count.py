@@ -55,6 +55,11 @@ def check_param_count(answer, d_model: int = 32, h: int = 8) -> CheckResult:
         ),
         (expected + 4 * d_model, "that counts biases too; this layer has none."),
         (
+            3 * per_matrix + d_model,
+            f"that is three {d_model} x {d_model} matrices plus one bias vector of "
+            f"{d_model}. This layer has no biases, and four matrices: W_q, W_k, W_v and W_o.",
+        ),
+        (
             2 * expected,
             f"that is twice the count, eight {d_model} x {d_model} matrices. There are "
             "four, W_q, W_k, W_v and W_o, and every head uses slices of them.",
