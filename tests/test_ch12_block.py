@@ -147,6 +147,16 @@ def by_hand(split, join_t=True):
             "calls decoder_block",
         ),
         (lambda X, p, h: X, "FAIL", "you returned X unchanged"),
+        (
+            lambda X, p, h: mha(  # split by hand: MHA(LN1(X)) and nothing more
+                layer_norm(X, p["ln1_gamma"], p["ln1_beta"], decoder.EPS),
+                *(p[w] for w in ("W_q", "W_k", "W_v", "W_o")),
+                h,
+                al.causal_mask(len(X)),
+            )[0],
+            "FAIL",
+            "the attention output alone",
+        ),
         (lambda X, p, h: X[:, :-1], "FAIL", "keeps every token's width"),
     ],
 )

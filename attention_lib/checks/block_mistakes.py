@@ -65,6 +65,7 @@ def slips(X, p: dict, h: int) -> list[tuple]:
         (ln(X1, 2) + ffn(ln(X1, 2)), _RESIDUAL_FROM_LN_2),
         (pre_ln(X, mha=_parts(p, h, anti=True)[1]), _ANTI_CAUSAL),
         (X1, _NO_FFN),
+        (mha(a), _ATTENTION_ALONE),
         (X1 + ffn(X1), _NO_LN_2),
         (X + mha(X) + ffn(ln(X + mha(X), 2)), _NO_LN_1),
         (pre_ln(X, ln2=1), _ONE_LN),
@@ -161,6 +162,10 @@ _ANTI_CAUSAL = (
     "al.causal_mask(n) as it is lets a token see itself and the tokens before it."
 )
 _NO_FFN = "the block stops after attention: add the feed-forward sub-layer, X1 + FFN(LN2(X1))."
+_ATTENTION_ALONE = (
+    "you returned the attention output alone (MHA(LN1(X))): add the residual, then LN2, "
+    "the FFN and its residual."
+)
 _NO_LN_2 = "the feed-forward network got X1 itself: normalise it first, FFN(LN2(X1))."
 _NO_LN_1 = "attention got X itself: normalise it first, MHA(LN1(X))."
 _ONE_LN = (
