@@ -137,6 +137,11 @@ def scaled_after_softmax(Q, K, V):  # softmax of the raw scores, the output divi
     return rows_with(score=lambda q, K, d: K @ q)(Q, K, V) / np.sqrt(Q.shape[1])
 
 
+def unnormalised_raw_shift(Q, K, V):  # exp @ V, shifted by the unscaled max: never divided
+    z = Q @ K.T  # (n_q, n_k)
+    return np.exp(z / np.sqrt(Q.shape[1]) - z.max(axis=1, keepdims=True)) @ V
+
+
 def in_place(Q, K, V):
     Q /= np.sqrt(Q.shape[1])  # changes the caller's Q
     return good_rows(Q * np.sqrt(Q.shape[1]), K, V)
@@ -169,6 +174,7 @@ def in_place(Q, K, V):
         (rows_with(query=lambda Q, K, i: Q[-1]), "FAIL", "the last query's row"),
         (rows_with(query=lambda Q, K, i: K[i]), "FAIL", "you used K[i] as the query"),
         (rows_with(normalise=lambda e, S: e), "FAIL", "do not add up to 1"),
+        (unnormalised_raw_shift, "FAIL", "row weights do not sum to 1: divide each row's"),
         (last_row_skipped, "FAIL", "the last row is zero, the others are right: check your"),
         (first_row_only, "FAIL", "values differ"),  # all rows but one zero: not "last row"
         (lambda Q, K, V: Q @ K.T / np.sqrt(Q.shape[1]) @ V, "FAIL", "you skipped the softmax"),
@@ -852,7 +858,7 @@ def test_step_times_per_width_and_product_share():
         product_share(n=0)
 
 
-MAIN_WORDS = 1445  # main-line prose words; 09m: 1453; 09l: 1536; 09k: 1560; 09g: 1561
+MAIN_WORDS = 1445  # main-line prose words (09p: kept); 09m: 1453; 09l: 1536; 09k: 1560; 09g: 1561
 
 
 # --- The page -----------------------------------------------------------------------------
@@ -931,10 +937,11 @@ def test_the_page_says_only_what_it_measures():
         # Round 09g (finding 4): the page's column, not the paper's
         # Round 09k (finding 2): two plain sentences, no "printed column"
         # Round 09o (findings 1, 2): two sentences; the LSTM's 16nd² derived; no stopwatch link
+        # Round 09p (finding 5): three short sentences, the LSTM in its own
         "By Table 1's count, attention is cheaper than an RNN while $n < d$. With the four"
-        " projections it costs more than this Elman RNN at every $n$ (an LSTM, four gates each"
-        " an Elman step, costs $16nd^2$, more than attention until $n = 2d$), so the gain is in"
-        " sequential steps and path length.",
+        " projections, it costs more than this Elman RNN at every $n$. An LSTM's four gates,"
+        " each an Elman step, cost $16nd^2$: more than attention while $n < 2d$. So the gain is in"
+        " steps in a row and path length.",
         # Fix round d (review 09x): scoped to the Elman RNN, with the LSTM's crossing at 2d
         # Round 09e (review 09 d, finding 6): Table 1's arithmetic said once, the LSTM a clause
         # Round 09l (finding 4): no LSTM; the stopwatch a fold, opened by one sentence
@@ -944,9 +951,6 @@ def test_the_page_says_only_what_it_measures():
         # Round 09l (finding 1): where plain's time goes; the GPU said once, on the main line
         # Round 09m (finding 3): the crossover depends on the machine
         # Round 09o (finding 3): the stopwatch fold one sentence, on what the crossing measures
-        "Timed on one core at $d = 16$, the two lines cross where NumPy's $n^2$ elementwise work"
-        " for attention outgrows the RNN's $n$ Python steps: a measure of those costs, not of"
-        " parallelism, which needs a GPU.",
         # Round 09e (review 09 d, finding 1): order-blind sums, not the free order of work
         "Each row is also a sum over the keys, blind to their order. Shuffling $K$ and $V$"
         " together changes no row, up to rounding. That, not the free order of work, is why"
@@ -955,12 +959,15 @@ def test_the_page_says_only_what_it_measures():
         "Split the work on the rows into two jobs, or shuffle its order. Does the result",
         # Round 09l (finding 3): Table 1's O(1) assumes enough parallel hardware (09m: named)
         # Round 09n (finding 2): O(1) steps, but each sum over n keys takes log n rounds
-        "With enough parallel hardware (GPU cores), attention takes a fixed few steps ($O(1)$ in"
-        " Table 1); its sums over $n$ keys still take $\\log n$ rounds of additions.",
+        # Round 09p (finding 1): what Table 1 counts as a step, and the log2 n inside one
+        "Table 1 counts a whole matrix product as one step, so attention takes $O(1)$ steps."
+        " Inside one, a sum over $n$ keys takes $\\log_2 n$ rounds of pairwise additions"
+        " (3 here), far fewer than $n$.",
         # Round 09g (finding 5): per processor, and why it matters: faster to read than HBM
         # Round 09n (finding 7): step 2 for memory; the GPU's fast memory with FlashAttention
-        "does the same on a GPU, in on-chip memory (a few hundred KB per processor, far faster"
-        " than HBM, its main memory).",
+        # Round 09p (finding 4): the SM's size (192 KB on an A100, 256 KB on an H100)
+        "does the same on a GPU, in on-chip memory (about 200 KB per streaming multiprocessor,"
+        " far faster than HBM, its main memory).",
         # Round 09g (finding 1): why FlashAttention is faster
         "It does no fewer FLOPs (in training, more: the backward pass recomputes the tiles)."
         " It is faster because it moves far fewer bytes between HBM and the chip.",
@@ -993,7 +1000,9 @@ def test_the_page_says_only_what_it_measures():
         "Leave the inputs unchanged",
         # Fix round 09a: why tiles, where the two steps are introduced; the blocked rule
         "A query block still holds $128 \\times n$ scores, 16 MiB at $n = 16384$",
-        'After the RNN reads "I", 7 more state updates come before "delicious"',
+        # Round 09p (finding 3): 7 updates after "I", the last reading "delicious"
+        'After "I", the RNN makes 7 more state updates, the last reading "delicious"; each'
+        ' can blur "I".',
         "## Tiles: the online softmax",
     ):
         assert claim in words, claim
@@ -1011,7 +1020,7 @@ def test_the_page_says_only_what_it_measures():
         *("plain once:", "Nor are fewer FLOPs"),  # round 09d: no colon before the bullets
         *("free the rest", "only a few fixed-size tiles", "inputs like these"),
         *("A step of width 64", "allocating fresh", "two products take", "states go wrong from"),
-        *("The same freedom", "(1,024 here)", "equal at $n = d", "streaming multiprocessor"),
+        *("The same freedom", "(1,024 here)", "equal at $n = d", "a few hundred KB"),
         *("It is faster by moving less data", "understanding-transformers-4"),  # round 09e
         *("Each exact 1.00", "(last column)", "Orange:", "nothing runs side by side"),  # 09g
         *("less than an LSTM", "independent rows side by side", "The plot cannot show"),  # 09l
@@ -1020,6 +1029,7 @@ def test_the_page_says_only_what_it_measures():
         *("A GPU reads its on-chip memory", "We check our sentence"),  # round 09n
         *("the dropdown below", "extra arithmetic", "LSTM's $16nd^2$", "literalinclude"),  # 09o
         *("The RNN does fewer FLOPs", "per-call cost"),  # round 09o (finding 3)
+        *("a fixed few", "7 more state updates come before", "def off_by"),  # round 09p
     ):
         assert gone not in words, gone
     visible = " ".join(c.source for c in shown(cells) if c.cell_type == "code")
@@ -1044,16 +1054,16 @@ def test_the_stopwatch_sits_with_its_plot():
     assert sum(len(line.split()) for line in prose_lines(main)) <= MAIN_WORDS  # round e
     main_text = " ".join(" ".join(c.source for c in main).split())
     # Round 09l (review 09 l, finding 1): the stopwatch in a fold, one main-line sentence
-    fold = [c for c in folded if "Optional: a stopwatch on one core" in c.source]
-    assert len(fold) == 1 and not [c for c in main if "stopwatch" in c.source.lower()]
-    lead = " ".join(fold[0].source.split())  # round 09e (review 09 d, finding 3): one thread
-    # Round 09o (review 09 o, finding 3): the fold is the figure and one sentence
-    assert "not of parallelism, which needs a GPU." in lead
-    assert lead.split(":class: dropdown")[1].count(".") == 1  # one sentence
-    assert (
-        "so the gain is in sequential steps" in main_text
-        and "a fixed few steps ($O(1)$ in Table 1)" in main_text
-    )
+    # Round 09p (finding 6): one toggle, the figure cell's, labelled; its sentence inside
+    assert not [c for c in main + folded if "stopwatch" in c.source.lower()]
+    fig = next(c for c in cells if c.get("id") == "d2774696")
+    prompt = fig.metadata["mystnb"]["code_prompt_show"]
+    assert prompt == "Optional: a stopwatch on one core"
+    lead = " ".join(line.lstrip("# ") for line in fig.source.splitlines() if line[:1] == "#")
+    lead = " ".join(lead.split())  # round 09o (finding 3): the fold is the figure and one sentence
+    assert lead.startswith("Timed on one core at d = 16, the two lines cross")
+    assert lead.endswith("not of parallelism, which needs a GPU.") and lead.count(".") == 1
+    assert "So the gain is in steps in a row" in main_text and "$O(1)$ steps" in main_text
     # Round 09l: the timing cells folded; round 09o: the timing input removed, the plot folded
     assert next(c for c in cells if c.get("id") == "2e7b9bab").metadata["tags"] == [
         "nbval-ignore-output",
@@ -1065,7 +1075,8 @@ def test_the_stopwatch_sits_with_its_plot():
     # Fix round 11 (review 09s): the stopwatch's findings come after the cells that time them
     ids = [c.get("id") for c in cells]
     assert "sw-read" not in ids and "b1596afd" not in ids and "split-rows" not in ids
-    assert ids.index("ways-md") + 2 == ids.index("2e7b9bab") < ids.index("d2774696")
+    assert "ways-md" not in ids  # round 09p: the markdown fold cut, its sentence in the cell
+    assert ids.index("work-md") + 2 == ids.index("2e7b9bab") < ids.index("d2774696")
     assert ids.index("d2774696") + 1 == ids.index("c67399a1")  # round 09k: memory next
     # Fix round d (review 09x): the objectives, the table and the subsections in one order
     text = " ".join(" ".join(c.source for c in cells if c.cell_type == "markdown").split())
@@ -1080,8 +1091,7 @@ def test_the_stopwatch_sits_with_its_plot():
     # Fix round c (review 09w): the stopwatch wholly in folds (the plot cell hide-cell, its
     # lead in the first fold); the main line keeps only its takeaway; no machine in the title
     assert cells[ids.index("d2774696")].metadata["tags"] == ["nbval-ignore-output", "hide-cell"]
-    assert "sw-lead" not in ids  # 09b: "hundred" only in the SM's "a few hundred KB"
-    assert main_text.count("hundred") == main_text.count("a few hundred KB") == 1
+    assert "sw-lead" not in ids and "hundred" not in main_text  # 09p: "about 200 KB"
     plot = cells[ids.index("d2774696")]
     printed = " ".join(o.get("text", "") for o in plot.outputs)
     assert "beats the loop" not in printed and "-fold" not in printed  # round 09k: cut
@@ -1091,9 +1101,10 @@ def test_the_stopwatch_sits_with_its_plot():
     assert ids.index("cb39aa95") < ids.index("84d8cc67") < ids.index("723a67ab")
     tiled = next(c.source for c in cells if c.get("id") == "84d8cc67")
     assert '"peak, plain version": (measured_n, plain_peak)' in tiled
-    # Round 09m (finding 6): the plot carries the peaks; the scratch series and the table cut
-    assert "scratch" not in tiled and "peak, tiles" in tiled
-    assert '"peak, tiles (output + 0.2 MiB)"' in tiled  # round 09n (finding 6): which is which
+    # Round 09m (finding 6): the plot carries the peaks; the table cut
+    # Round 09p (finding 2): the scratch its own flat line, so the eye sees it stay put
+    assert '"peak, tiles (output + scratch)": (tile_n, tile_peak)' in tiled
+    assert '"scratch, tiles (0.2 MiB at every n)": (tile_n, scratch)' in tiled
     legend = '"plain": "attention (plain NumPy)"'  # round 09n (finding 5): the legend
     assert legend in plot.source and "One core:" in plot.source
     table = next(c for c in cells if c.get("id") == "d0890774")

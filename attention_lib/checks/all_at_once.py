@@ -18,7 +18,7 @@ from .base import (
     same,
     verdict,
 )
-from .rows_mistakes import _constant_scale, _product_hint
+from .rows_mistakes import _constant_scale, _product_hint, _unnormalised
 
 # --- Exercise: attention, one query row at a time ----------------------------------------
 
@@ -229,6 +229,7 @@ def _judge_rows(cases: Cases, case: str, Q, K, V, out) -> None:
                 f"the {name} row is zero, the others are right: check your range, which "
                 f"must visit every query, i = 0 to n_q - 1 (on {case})."
             )
+    _unnormalised(out, expected, case)
     same(out, expected, case)
 
 

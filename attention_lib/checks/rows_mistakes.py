@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import attention_scores, softmax
-from .base import ATOL
+from .base import ATOL, Fail
 
 
 def _product_hint(fn) -> str:
@@ -52,3 +52,16 @@ def _constant_scale(fn, t: float) -> bool:
         if out.shape != wrong.shape or not np.allclose(out, wrong, atol=ATOL):
             return False
     return True
+
+
+def _unnormalised(out, expected, case: str) -> None:
+    """Each row a positive multiple of the right one: exponentials @ V, never divided."""
+    norms = np.einsum("ij,ij->i", expected, expected)  # (n_q,)
+    if np.any(norms < ATOL):
+        return
+    c = np.einsum("ij,ij->i", out, expected) / norms  # (n_q,): each row's factor
+    if np.all(c > 0) and not np.allclose(c, 1) and np.allclose(out, c[:, None] * expected):
+        raise Fail(
+            "your row weights do not sum to 1: divide each row's exponentials by their "
+            f"sum (on {case})."
+        )
