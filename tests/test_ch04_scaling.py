@@ -342,22 +342,25 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     # review 04aa: the factor is not fixed (raw, it grows with the keys' length); 04b: folded
     rows_fold = " ".join(cells["grad-rows-read"].source.split())
     # review 04f (round g): c is back in the one-line summary; review 04m: with its constant
-    said = r"at most a constant times $c$ times the keys' length times $1 - p_{\text{top}}$"
-    assert said in rows_fold
+    # review 04p: the bound's factors named, G_i defined before the formula
+    said = r"\le 4\, c\, \max_j \lvert G_i \cdot v_j \rvert\, \max_j \lVert k_j \rVert"
+    assert said in rows_fold and rows_fold.index("$G_i$ row $i$ of $G$") < rows_fold.index(said)
     assert "confirms" not in read and "fixed multiple" not in read
     # review 04d (round e): a fixed random G; review 04l: the loss written out, G = dOut;
     # review 04m: with c, so it covers the raw case too, and why G is random
     # review 04o: the sum written over all entries, so no undefined odot
-    said = r"$L = \sum_{i,j} G_{ij}\,[\operatorname{softmax}(c\,QK^\top)V]_{ij}$, with $c$ either"
-    assert said in read and "attention_backward" not in read and "odot" not in read
-    assert "which stands for some direction the output should move" in read
+    # review 04p: the stand-in loss, G and dOut leave the main line for the fold
+    said = r"$L = \sum_{i,j} G_{ij}\,[\operatorname{softmax}(c\,QK^\top)V]_{ij}$, with $c = 1/"
+    assert said in rows_fold and "G_{ij}" not in read and "dOut" not in read
+    assert "attention_backward" not in read and "odot" not in read
     assert "ackpropagation" not in read
     fold = " ".join(cells["grad-rows-read"].source.split())
     assert "ackpropagation" not in fold and "$L$ = `dOut`" not in fold
     # review 04k: the plotted quantity is named and how it is measured, by the figure
     figure_read = " ".join(cells["grad-figure-read"].source.split())
-    said = r"$\lVert\partial L/\partial q_i\rVert$, the gradient's size at query $i$ (by"
-    assert said in figure_read and "{term}`backpropagation`, chapter 10" in figure_read
+    said = "The figure measures how hard each query is pushed to change,"  # review 04p
+    assert said in figure_read and r"$\lVert\partial L/\partial q_i\rVert$ (by" in figure_read
+    assert "{term}`backpropagation`" in figure_read
     assert cells["grad-code"].metadata["tags"] == ["hide-cell"]
     # exercise 4.3's verdict is bounded to initialisation, and names muP with its source
     solution = cells["ebd8373f"].source
@@ -840,7 +843,7 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # sits in the box only, beside its answer (review 04ab: stated once)
     # review 04f (round g): the point is made once, after the table, with the box's contrast
     # review 04k: one plain sentence pointing at the box, no repeat of its numbers
-    said = "A simulated GPT-2-style head starts with smaller scores (spread 2.5,"
+    said = "A simulated GPT-2-style head with $d_k = 64$ starts with smaller scores: spread 2.5"
     assert said in main and "rows saturate, but half still give one random key" not in main
     # review 04m: the pointer only on the main line; the box has the numbers
     assert "but half still give one random key over half the weight" in aside
@@ -856,12 +859,12 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     for word in ("Jacobian", "chain rule", r"\partial p_i"):
         assert word not in plain, word
     rows = cells[ids.index("grad-rows-read")].source
-    assert "Jacobian" not in rows and "[Chapter 10](10_learning.ipynb)" in rows  # review 04k
-    assert len(rows.split()) <= 125  # review 04k: "In short" and the bound only
+    assert "Jacobian" not in rows and "[chapter 10](10_learning.ipynb)" in rows  # review 04k
+    assert len(rows.split()) <= 125  # review 04k: the bound only; 04p: its terms defined
     for word in (
         r"\operatorname{Var}(q \cdot k) = d_k",  # derived once; the summary bolds it
         "**saturated**",
-        "**Unscaled, it is uneven both ways:**",  # review 04af/04n: what the figure shows
+        "**Unscaled, it is uneven:**",  # review 04af/04n: what the figure shows (04p: shorter)
         "**Scaled, it is steady:**",
     ):
         assert word in plain, word
@@ -870,38 +873,24 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     assert r"\partial z_{ij}" not in plain
     # review 04m: why the key's length enters a query's gradient, in one clause
     # review 04n: the three steps spelled out (slope c k, key length, c cancels it)
-    said = "a score's slope with respect to $q$ is $c\\,k$, and $c = 1/\\sqrt{d_k}$ cancels a key's"
-    assert said in plain and "nothing does" not in plain
+    # review 04p: c is the fold's; the main line divides by sqrt(d_k) itself
+    said = r"a scaled score's slope in $q$ is $k/\sqrt{d_k}$, cancelling a key's length"
+    assert said in plain and "nothing does" not in plain and "$c\\,k$" not in plain
     # round 04b: the 1 - p_top factor sits in a fold; review 04b (round 6): the two-key
     # slope is on the main line (asserted in grad-two), said once
     rows_fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
-    assert r"at most a constant times $c$" in rows_fold
-    assert r"at most a constant times $c$" not in plain
+    assert "a constant times" not in rows_fold  # review 04p: the factors are named
     said = r"has slope $p\,(1 - p)$: 0.25 at $g = 0$, about $10^{-4}$ at $p = 0.9999$"
     assert said in plain and "Two keys" not in rows_fold
-    # review 04v: why-divide is the plain-SGD measurement only; review 04af: its own fold,
-    # apart from the row-by-row gradient, opening with its answer
-    assert "why-divide" not in ids
-    why = cells[ids.index("divide-or-shrink")]
-    assert outside_folds(why.source).strip() == ""
-    assert "why divide rather than start smaller?" in why.source.splitlines()[0]
-    assert why.source.splitlines()[3].startswith("**In short:** shrinking $W_q$ and $W_k$")
-    # review 04n: the box is its "In short" and the printed table; the learning-rate talk
-    # (which drew an Adam finding) is cut
-    assert len(why.source.split()) <= 60
-    assert "learning rate" not in why.source
-    assert "start smaller" not in cells[ids.index("grad-rows-read")].source
-    for gone in ("μP", "one recipe", "suit every width"):
-        assert gone not in why.source, gone
-    # review 04z: plain SGD named; review 04l: the vague Adam clause is cut
-    assert "plain SGD's steps grow" in " ".join(why.source.split())
-    # review 04o: why the ratio is sqrt(d_k), and what survives Adam-like steps (asserted)
-    said = r"$d_k^{1/4}$ larger gradients times $d_k^{1/4}$ more sensitive scores"
-    assert said + ", which Adam keeps." in " ".join(why.source.split())
+    # review 04p: the divide-or-shrink box drew a finding in three reviews running: cut,
+    # with its cells (SGD and Adam are not taught by chapter 4)
+    for gone in ("why-divide", "divide-or-shrink", "why-divide-code", "why-divide-assert"):
+        assert gone not in ids, gone
+    assert "start smaller" not in markdown_text(cells) and "Adam" not in markdown_text(cells)
     # the general sum of keys lives in the fold (review 04t): not on the main line
     fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
     for word in (
-        r"\le 4\, c\, \max_j \lvert a_j \rvert\, \max_j \lVert k_j \rVert",  # the bound
+        r"\le 4\, c\, \max_j \lvert G_i \cdot v_j \rvert\, \max_j \lVert k_j \rVert",  # bound
         r"Scaled, $c = 1/\sqrt{d_k}$ cancels that length",
     ):
         assert word in fold and word not in plain, word
@@ -930,11 +919,9 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     assert "grad-hand" not in ids and "grad-hand-assert" not in ids
     fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
     assert "by hand" not in fold
-    # review 04ac: the cell after the one gradient box is the shrink-vs-divide step
     assert ids[ids.index("grad-rows-read") + 1] == "grad-rows"  # grad-two moved up (04f)
-    # review 04ae: one gradient fold, not two; its last hidden cell is shrink-vs-divide
-    assert ids[ids.index("grad-share-assert") + 1] == "divide-or-shrink"  # review 04af
-    assert ids[ids.index("divide-or-shrink") + 1] == "why-divide-code"
+    # review 04p: the divide-or-shrink box is cut; the exercises follow the gradient's cells
+    assert ids[ids.index("grad-share-assert") + 1] == "2eda6d98"
     # round 04b: one main-line paragraph (conclusion first), the figure, then the row-by-row
     # detail in a fold with its cells hidden under it
     prose = " ".join(cells[ids.index("grad-rows-read")].source.split())
@@ -963,14 +950,17 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04f (round g): at 64 the raw median is a little higher; the harm is the spread
     # review 04l: split into what is plotted, then what it shows; uneven both ways
     plotted, shows = cells[ids.index("grad-figure-read")].source.split("\n\n")
-    assert "middle 80% shaded" in plotted and "**Scaled, it is steady:**" in shows
+    plotted = " ".join(plotted.split())
+    assert "median over queries" in plotted and "**Scaled, it is steady:**" in shows
     # review 04n: the unsaturated rows' own median, at 64, and uneven both ways said once
-    said = "unsaturated rows get more (3.7 times the scaled median at $d_k = 64$, rising)"
+    # review 04p: the figure's own ratio (1.4) first, then the two groups it hides
+    said = "at $d_k = 64$ the raw median is about 1.4 times the scaled one, hiding two groups:"
     assert said in figure_read and "2.6" not in figure_read
-    said = "saturated rows starve; the median collapses from $d_k = 256$."
+    said = "unsaturated rows get 3.7 times, saturated ones almost nothing."
     assert said in figure_read and "thousandth" not in figure_read
+    assert "From $d_k = 256$ the median collapses." in figure_read
     assert "typical" not in figure_read
-    assert "Our stand-in loss is" in read and "stand" not in fold
+    assert "stand-in" in fold and "stand" not in read  # review 04p: the loss is the fold's
     order = ["grad-intro", "grad-two", "grad-figure-read", "grad-code", "4c97044e"]
     order += ["grad-rows-read", "grad-rows"]
     assert [ids.index(i) for i in order] == sorted(ids.index(i) for i in order)
@@ -1024,60 +1014,14 @@ def test_the_gradient_section_opens_with_two_keys_and_a_slope_of_p_times_1_minus
         assert math.isclose(nudged, slope, rel_tol=0.05)
 
 
-def test_why_divide_folds_one_plain_step_and_prints_both_moves_at_four_widths():
-    cells = chapter_cells()
-    ids = [cell.get("id") for cell in cells]
-    at = ids.index("grad-rows-read")
-    head = "````{admonition} Going deeper (optional): the gradient, row by row\n"
-    assert cells[at].source.startswith(head)  # review 04af: why-divide has its own fold
-    assert "**In short:**" in cells[at].source.splitlines()[3]  # it opens with its answer
-    box = " ".join(cells[ids.index("divide-or-shrink")].source.split())
-    assert "takes one SGD step on $W_q$" in box
-    hidden = [c for c in cells[at + 1 :] if c.metadata.get("tags") == ["hide-cell"]]
-    assert [c.get("id") for c in hidden] == ["why-divide-code"]  # review 04ag: no stray toggles
-    assert "cell below" not in cells[at].source and "second cell" not in cells[at].source
-    code_at = ids.index("why-divide-code")
-    code, check = cells[code_at : code_at + 2]
-    assert code.get("id") == "why-divide-code" and code.metadata["tags"] == ["hide-cell"]
-    assert "attention_backward" in code.source and "np.sign" not in code.source  # plain SGD
-    assert check.get("id") == "why-divide-assert" and check.metadata["tags"] == ["remove-cell"]
-    assert "np.sqrt(d)" in check.source and "by_seed.max() < 8.5" in check.source
-    text = " ".join(cells[ids.index("divide-or-shrink")].source.split())
-    assert "prints how far the scores move" in text  # review 04n: the table says the rest
-    assert "np.sign" in check.source  # review 04o: the Adam-like clause, asserted
-    # the printed absolute moves: divided about flat, shrunk sqrt(d_k) times more
-    out = "".join(o.get("text", "") for o in code.outputs)
-    rows = re.findall(r"^\s*(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$", out, re.M)
-    assert [int(r[0]) for r in rows] == [16, 64, 256, 1024]
-    divided = [float(r[1]) for r in rows]
-    assert 4 < min(divided) and max(divided) < 6
-    for d, div, shrunk, ratio in rows:
-        assert float(ratio) == round(math.sqrt(int(d)), 1)
-        assert math.isclose(float(shrunk), float(div) * math.sqrt(int(d)), rel_tol=0.02)
-
-
-def test_sgd_on_shrunk_weights_moves_the_scores_sqrt_d_k_times_more():
-    """What why-divide claims, apart from the chapter: one SGD step on W_q, same rate."""
-    for d in (16, 64, 256):
-        rng = np.random.default_rng(d)
-        X = rng.normal(size=(10, 96))
-        W_q, W_k = rng.normal(scale=96**-0.5, size=(2, 96, d))
-        V, G = rng.normal(size=(2, 10, 4))
-        moved = []
-        for shrink, scale in [(1.0, d**-0.5), (d**-0.25, 1.0)]:
-            Q, K = X @ (W_q * shrink), X @ (W_k * shrink)
-            dQ = attention_backward(Q, K, V, G, scale=scale)[0]
-            step = X @ (-0.05 * X.T @ dQ)  # how Q moves after one step on W_q
-            moved.append(np.linalg.norm(al.attention_scores(step, K) * scale))
-        assert math.isclose(moved[1] / moved[0], math.sqrt(d), rel_tol=0.2)
-
-
 def test_the_gpt2_aside_compares_its_spread_with_this_chapters_8():
     cells = {c.get("id"): c for c in chapter_cells()}
     aside = " ".join(cells["gpt2-deeper"].source.split())
     main = " ".join(cells["fa6cbeb4"].source.split())  # review 04k: said once, on the main line
-    said = "(spread 2.5, against 8 for our unit-variance vectors at the same $d_k = 64$"
-    assert said in main and "chapter 3" not in aside  # review 04m: which 8
+    # review 04p: one number per claim; the 8 is cell 13's "spread 8 at d_k = 64"
+    said = "A simulated GPT-2-style head with $d_k = 64$ starts with smaller scores: spread 2.5"
+    assert said in main and "chapter 3" not in aside
+    assert "(spread 8 at $d_k = 64$)" in " ".join(cells["2e6482c2"].source.split())
     assert "Our unit-variance vectors are a harsh start" in aside  # why it is not 8
 
 
@@ -1187,11 +1131,15 @@ def test_review_04u_phrasings_are_exact():
     # review 04o: the mapping made honest: past a point, more heat spoils rather than helps
     said = "likens them to water too hot for coffee (past a point, more heat spoils the cup: bigger"
     assert said in text("4875b8d4") and "coffee" not in text("fa6cbeb4")
-    assert "scores saturate a row). Before softmax, attention cools them" in text("4875b8d4")
-    assert "bitter" not in text("4875b8d4")
-    assert "temperature" not in text("4875b8d4")
+    # review 04p: the image is for "too large" only; dividing shrinks the scores, which in
+    # chapter 5's terms is a temperature above 1 (it flattens rows), so nothing "cools"
+    assert "scores saturate a row). Before softmax, attention shrinks them" in text("4875b8d4")
+    assert "cool" not in text("4875b8d4") and "bitter" not in text("4875b8d4")
+    said = "(chapter 5: a temperature $T = \\sqrt{d_k}$, which flattens rows)"
+    assert said in text("4875b8d4")
     assert "coffee" not in text("fcdb6ff2") and "temperature" not in text("fcdb6ff2")
-    assert "Here scaling only flattens the row a little." in text("fcdb6ff2")
+    said = "Here scaling flattens the row noticeably (cake 0.32 → 0.21) but keeps the ranking."
+    assert said in text("fcdb6ff2") and "a little" not in text("fcdb6ff2")  # review 04p
     assert "22.6" not in text("fcdb6ff2")  # review 04o: a dangling fact, cut
     assert "one-hot" not in text("fcdb6ff2")  # review 04f (round g): cut; fa6cbeb4 says it once
     # review 04k: one forward pointer to chapter 5's temperature, where softmax is written out
@@ -1201,11 +1149,14 @@ def test_review_04u_phrasings_are_exact():
     assert "with our 16 keys the top key takes over 0.99 of the row" in text("cd18d051")
     assert "e^8 \\approx 3000" in text("cd18d051") and "gap of 5" not in text("cd18d051")
     assert "understanding-transformers-4" in text("4875b8d4")
+    # review 04p: the paper suspects it in section 3.2.1; footnote 4 has the variance only
+    said = "{cite:t}`vaswani2017attention` (section 3.2.1 and footnote 4) suspected this"
+    assert said in text("108c6c23") and "Footnote 4 of" not in text("108c6c23")
     # review 04ai: the gap that saturates a row is the top score's lead over the next one
     # review 04d (round e): "typically" was a median; said so. Review 04l: the median lead
     # is said after the cell that prints it
     assert "8.5" not in text("cd18d051") and "typically" not in text("cd18d051")
-    assert "(median lead 8.5)" in text("fa6cbeb4")
+    assert "8.5" not in text("fa6cbeb4")  # review 04p: printed by the cell, not repeated
     assert "If a row's top score leads the next by 8" in text("cd18d051")
     # review 04n: what softmax does, in two sentences, before the lead of 8
     said = "Softmax exponentiates each score, then divides by the row's sum:"
@@ -1214,7 +1165,7 @@ def test_review_04u_phrasings_are_exact():
     assert said in text("cd18d051")
     # review 04n: the slider's right panel, pointed out (asserted in slider-assert)
     # review 04o: the numbers of the slider's opening frame (d_k = 64)
-    said = "raw rows pile onto the top key (0.85 at $d_k = 64$; scaled 0.25)."
+    said = "raw rows pile onto the top key (0.85 on average at $d_k = 64$)."  # 04p: one number
     assert said in text("439f69a3") and "skew" not in text("439f69a3")
     # review 04n: exercise 3 asks for a guess first; the solution gives the number
     assert "Guess the mean top weight for `raw_scores[512] / 512`" in text("ebd8373d")
@@ -1226,10 +1177,10 @@ def test_review_04u_phrasings_are_exact():
     # attention_backward and dOut are explained in the fold the main line points at (04z)
     read = text("grad-intro")
     assert "attention_backward" not in text("grad-rows-read")  # review 04k: chapter 10's
-    # review 04ac: the random dOut lives in the fold only; the main line shows two rows.
-    # Review 04b (round 6): the loss is defined on the main line, in one sentence
-    assert "weighted by a fixed random $G$ (`dOut` in the code), which stands for" in read
-    assert "median over queries, middle 80% shaded" in text("grad-figure-read")
+    # review 04p: the stand-in loss, G and dOut live in the fold and the code's comment
+    assert "dOut" not in read and "(`dOut`)" in text("grad-rows-read")
+    assert "Stand-in loss: L = sum(dOut * attention output)" in cells["grad-code"].source
+    assert "median over queries." in text("grad-figure-read")
     assert "standing in for any loss" not in text("grad-rows-read")
     # review 04ag: a gradient for any number; the weights are what training steps. Landing
     # review s: the loss is defined where chapter 4 first uses it (chapter 10 trains one).
@@ -1243,10 +1194,8 @@ def test_review_04u_phrasings_are_exact():
     assert said in rules and "= 2 x 2 - 1 = 3, not 1" in rules
     assert "E[a²]E[b²]" not in cells["variance-rules-assert"].source
     assert '"Var((a+1)(b+1)), means 1:"' in cells["variance-rules"].source  # review 04f
-    # review 04n: the fold is its "In short" and the table (the sqrt(d_k) split is asserted
-    # in why-divide-assert)
-    why = text("divide-or-shrink")
-    assert "of the same size" not in why and "(same starting scores)" in why
+    # review 04p: the divide-or-shrink box is cut
+    assert "divide-or-shrink" not in cells
     # review 04w/04y: why the raw median starts above the scaled one, in one main-line clause
     # review 04af: the exercise named by a reference, not by a bare number
     assert "nothing cancels" not in read
@@ -1254,9 +1203,6 @@ def test_review_04u_phrasings_are_exact():
     assert "over-cancel" not in read and "(exercise 3)" not in read
     # review 04ac: the box says how
     assert "$c = 1/\\sqrt{d_k}$ cancels that length" in text("grad-rows-read")
-    # review 04n: the learning-rate so-what is cut with the rest of the SGD discussion
-    assert "learning rate falling like" not in why
-    assert "suit every width" not in why
 
 
 # --- review 04z: checker hints -----------------------------------------------------------
@@ -1361,6 +1307,8 @@ def test_mean_top_weight_checker_names_each_slip(capsys):
         (right.mean(axis=-1), "that averages each sentence's row maxima"),
         # review 04l: an int cast truncates every weight to 0
         (right.astype(int), "your array is integer: the weights were truncated to 0"),
+        # review 04p: a hard-coded constant is told to compute each row's maximum
+        (np.full(right.shape, 0.068), "every row has the same value, 0.068: compute each"),
     ]
     for answer, hint in slips:
         assert not check_mean_top_weight(answer, raw)
@@ -1492,4 +1440,4 @@ def test_review_04o_why_uneven_hurts_the_16_keys_and_the_softmax_pointer():
     said = "# al.softmax: exp(z) / exp(z).sum() along each row; its formula comes below"
     assert said in first.source
     # the row-by-row fold names G_i
-    assert "with $G_i$ row $i$ of $G$" in cells[ids.index("grad-rows-read")].source
+    assert "With $G_i$ row $i$ of $G$" in cells[ids.index("grad-rows-read")].source

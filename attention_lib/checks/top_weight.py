@@ -190,6 +190,13 @@ def _top_weight_result(answer, raw, divisor, weights, expected, others) -> Check
     for wrong, hint in mistakes:
         if np.allclose(value, wrong(), rtol=1e-6, atol=1e-9):
             return CheckResult(name, "FAIL", hint)
+    if value.size > 1 and np.all(value == value.flat[0]):  # a typed-in number, copied
+        return CheckResult(
+            name,
+            "FAIL",
+            f"every row has the same value, {value.flat[0]:g}: compute each row's maximum "
+            "(divide the raw scores, apply softmax, then .max(axis=-1)).",
+        )
     own, width = _other_width(value, raw, divisor, others)
     hint = (
         "not each row's largest weight: divide the raw scores, apply softmax, then take "
