@@ -793,7 +793,9 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert '"cake" (1.80), as' in flat_two and "1.22" not in two
     assert "0.08" not in two and "Set $W_q$" not in two and "forced equal" not in two
     # review 02_m-3: chapter 3's cost argument (rank, GPT-2 counts) is not repeated here
-    assert "The scores depend on $W_q W_k^\\top$, which need not be symmetric" in flat_two
+    # review 02_q-2: the identity is given where W_q W_k^T first appears
+    identity = "$Q K^\\top = X W_q W_k^\\top X^\\top$ (chapter 3), and $W_q W_k^\\top$ need not"
+    assert identity in flat_two
     assert "0.98" not in two and "$W_q$ alone" not in two
     assert "98,304" not in two and "rank" not in two and "What breaks" not in two
     # review 02r: sharing forces symmetric SCORES; the weights may still differ; W_s is cut.
@@ -803,7 +805,8 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "at least one scores itself" not in two and "limit" not in two
     # review 02_f-4: the shared row's self-match is named; exercise 2.2's count stays unsaid
     # review 02_o-5: the |q_it|^2 aside moved into exercise 2.2; "even $I$" is cut
-    assert "3.39" not in two and "matches itself best (exercise 2.2)." in flat_two
+    # review 02_q-7/8: the table and exercise 2.2 say it; the bullets do not repeat it
+    assert "3.39" not in two and "matches itself best" not in flat_two
     assert "$\\lVert q_{it} \\rVert^2 = 3.39$." in cells["5e1f0a01"].source
     assert "three" not in two.lower() and "longest" not in two
     assert "permit this" not in flat_two and "weights we added" not in flat_two
@@ -829,7 +832,9 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # review 02_d-7: the softmax-sharpening aside is cut; 02_d-6: no provenance of the marks
     # review 02_k-6: the temperature aside is cut too; 02_f-8: lowercase q
     # review 02_m-5: why 3, in one clause; 02_n-9: said with the shares a 1 would give
-    assert "Our query puts 3 on sci-fi alone." in search and "chapter 4" not in search
+    # review 02_q-3: why 3, in one parenthesis
+    s3 = "Our query puts 3 on sci-fi alone (3, not 1: a sharper search; chapter 5)."
+    assert s3 in search and "chapter 4" not in search
     after = " ".join(cells["6b585669"].source.split())
     # review 02_p: the "Why 3?" digression (a forward reference to scaling) is cut
     assert "Why 3?" not in after and "longer query" not in after and "chapter 4" not in after
@@ -983,11 +988,13 @@ def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
     assert "even $I$" not in two and "Reformer" not in two  # review 02b-3, 02_o-5
     # review 02_k-1: the two-matrix bullet leads with a one-way example the toy's scores show
     # review 02_m-2: sharing makes the scores symmetric, not attention unworkable
-    lead = '**Two matrices** let the scores differ by direction: "ate" → "cake" is 1.28,'
+    # review 02_q-1: the one-way example is a property of the hand-set matrices
+    lead = "**Two matrices** let the scores differ by direction. In our hand-set matrices,"
     assert lead in two and '"cake" → "ate" 0.48.' in two
     assert "language needs" not in two.lower()
     assert "pulls each word" not in two  # review 02_n-1: 3 of 8 self-matches, not a pull
-    assert "as do 7 of the 8 words (chapter 3 says why)." in two  # review 02_n-2, 02_p-6
+    # review 02_n-2, 02_p-6, 02_q-9: why almost every word picks "cake"
+    assert "as do 7 of 8 words: our $W_q$ sends almost every query toward food." in two
     assert "cols=toy.FEATURES" in cells["40912d84"].source  # the W_q figure names its columns
     # its rows stay unlabelled: the labels widened the figure until its text fell under
     # 7 px on a phone (tests/site/test_site_reader.py); the columns name the features
@@ -1041,7 +1048,9 @@ def test_review_02b_page_edits():
     assert "a little human: a pronoun can stand for a person" in prose
     assert 'names=("X", "W_q", "Q")' in prose and "To check question 1" not in prose
     assert "After you answer question 1, check with" in prose  # review 02_o-8
-    assert "kitaev2020reformer" not in prose
+    # review 02_q-4: Reformer is named in exercise 2.2's solution only, not the main line
+    assert "{cite:p}`kitaev2020reformer` shares $W_q$ and $W_k$" in prose
+    assert prose.count("kitaev2020reformer") == 1  # and "Reformer" not in the bullets (above)
 
 
 # --- Fix round k (review 02_k) ----------------------------------------------------------------
@@ -1073,7 +1082,7 @@ def test_review_02o_page_edits():
     two = " ".join(cells["c95b653c"].source.split())
     # finding 3: symmetric scores, not symmetric shares; finding 4: why direction matters
     assert "(the shares are not: softmax normalises each row alone)" in two
-    assert "A verb seeks its object more than its object seeks it." in two
+    assert "A verb seeks its object" not in two  # review 02_q-1: toy numbers, not language
     assert "One shared matrix cannot do that." not in two  # the bullet above says it
     Q = toy.projections()[0]
     shares = al.softmax(al.attention_scores(Q, Q))
@@ -1107,7 +1116,8 @@ def test_review_02p_page_edits():
     assert "have length" not in prose and "same length" not in prose
     # finding 5: no projection is the shared design with W = I
     two = " ".join(cells["c95b653c"].source.split())
-    assert "**No projection** is one shared matrix, $I$, so exercise 2.2 covers it too." in two
+    assert "**No projection** is the shared design with $W = I$." in two
+    assert "exercise 2.2 covers it" not in two  # review 02_q-7
     # educator 3: the shape-error section keeps one attention_lib example
     assert "V[:5]" not in cells["978618ed"].source
     assert cells["978618ed"].outputs[0]["text"].count("ValueError") == 1
