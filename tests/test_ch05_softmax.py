@@ -576,7 +576,8 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     # review 05aa: the limits sit in the fold's text (computed in a remove-cell), no kernel claim
     # review 05_m: the fold is one sentence of the max-trick note
     box = " ".join(cells["2d2588ed"].source.split())
-    assert "In float16, exp overflows above 11.09, so even a score of 12 needs the trick." in box
+    # review 05_p: float32's limit (the one GPUs hit) beside float16's
+    assert "Exp overflows above 88.7 in float32 and 11.09 in float16." in box
     assert cells["f16a05e1"].metadata["tags"] == ["remove-cell"]
     assert "GPU kernels" not in flat and "bfloat16" not in flat  # review 05_a: cut
     assert "kernel" not in box and "autocast" not in box.lower()
@@ -587,7 +588,7 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     # no orphan column sums; the non-linearity section ends on a measured output and sqrt(d_k)
     assert not any("column sums" in c.source for c in shown if c.cell_type == "code")
     printed = cells["d4e5f605"].outputs[0]["text"]
-    assert "x2: raw 5.20, softmax 0.91, 'cake' 0.32" in printed
+    assert "x2: scores as weights 5.20, softmax 0.91, 'cake' 0.32" in printed
     assert "turns the same knob" not in flat  # review 05u: cut to split the conclusion
 
 
@@ -669,8 +670,8 @@ def test_the_learner_edition_keeps_the_number_format_note_true():
     path = Path(__file__).resolve().parents[1] / "notebooks" / "05_softmax.ipynb"
     cells = nbformat.read(path, as_version=4).cells
     flat = [" ".join(c.source.split()) for c in cells]
-    note = next(i for i, text in enumerate(flat) if "In float16, exp overflows" in text)
-    assert "exp overflows above 11.09, so even a score of 12 needs the trick" in flat[note]
+    note = next(i for i, text in enumerate(flat) if "Exp overflows above 88.7" in text)
+    assert "above 88.7 in float32 and 11.09 in float16." in flat[note]
     assert "folded cell" not in cells[note].source and "printed below" not in flat[note]
 
 
@@ -798,8 +799,11 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     assert ids.index("twomov07") == ids.index("04fabf9f") + 1
     assert ids.index("d4e5f601") == ids.index("flatrow5") + 1
     opening = " ".join(cells["d4e5f601"].source.split())
-    # review 05_m: one contrast; chapter 6 named for weights @ V
-    assert "Double every score and compare the output `weights @ V` (chapter 6)" in opening
+    # review 05_m: one contrast; review 05_p: the two ways of weighting announced first
+    assert opening.endswith(
+        "Two ways to weight the values: the scores themselves, or their softmax. Double every"
+        " score and compare each output's length with the longest value, 1.41."
+    )
     assert "understanding-transformers-4" not in opening
     assert "d4e5f602" not in cells and "d4e5f603" not in cells  # review 05z: fold cut
     # plain words, not [CLS]; no "clear favourite" the example then contradicts
@@ -926,11 +930,13 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     assert "0.90 - 0.64 = 0.26" in caption and "$p = 1/(1 + e^{-g/T})$" in caption
     # review 05_b: the curve named, and T pointed back to the formula that defines it
     # review 05_d: the sigmoid named once, for the gap; T is defined in its own section now
-    assert "the logistic *sigmoid* $p" in caption and "as in the formula" not in caption
+    # review 05_p: one idea per sentence; chapter 4 gave the formula, this page names it
+    assert "has a name: the logistic *sigmoid*." in caption and "as in the formula" not in caption
     # review 05_f: marked as chapter 4's two-key weight (in its main line, not a fold)
     # review 05_k: no "with T added" chain; chapter 4's p = 1/(1 + e^{-g}) becomes g / T
-    assert 'chapter 4\'s two-key weight of "cake"' in caption and "added" not in caption
-    assert "$p = 1/(1 + e^{-g})$, becomes $p = 1/(1 + e^{-g/T})$" in caption
+    assert 'Chapter 4\'s two-key weight of "cake"' in caption and "added" not in caption
+    assert "$p = 1/(1 + e^{-g})$ for a gap $g$" in caption
+    assert "Temperature makes it $p = 1/(1 + e^{-g/T})$." in caption
     # review 05_o: Exercise 5.1 uses T, so it follows the temperature section
     assert ids.index("tnot05") < ids.index("f37d9cdc") < ids.index("2adc8f99")
     assert ids.index("f37d9cdc") < ids.index("3e3185c4")  # before the other exercises
@@ -940,7 +946,7 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     assert "cubic in $X$" not in flat and "Dividing by the sum alone lands closer still" not in flat
     # a table, not a decoded line; no (2S)V = 2(SV) tautology
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()  # review 05_b: like with like
-    assert printed[1].startswith("x1: raw 2.60") and len(printed) == 3  # 05_m: lengths only
+    assert printed[1].startswith("x1: scores as weights 2.60") and len(printed) == 3
     assert "(2S)V" not in cells["d4e5f605"].source
     # review 05_m: the fully masked row is chapter 8's (its math states the 0 / 0)
     assert "masked row" not in flat and "masked_fill" not in flat
@@ -997,23 +1003,23 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     # review 05_m: lengths only, and the weight of "cake" that explains 0.80 -> 0.91
     assert printed == [
         "longest value: length 1.41",
-        "x1: raw 2.60, softmax 0.80, 'cake' 0.21",
-        "x2: raw 5.20, softmax 0.91, 'cake' 0.32",
+        "x1: scores as weights 2.60, softmax 0.80, 'cake' 0.21",  # review 05_p: not "raw"
+        "x2: scores as weights 5.20, softmax 0.91, 'cake' 0.32",
     ]
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "Raw-score weights double the output's length (2.60 to 5.20)" in conclusion
+    assert "Scores as weights double the output's length (2.60 to 5.20)" in conclusion
     assert 'as weight moves to "cake" (0.21 to 0.32)' in conclusion
-    assert "inside their convex hull (chapter 6)" in conclusion
-    # review 05_k: the output nears the TOP key's value, which here ties the longest (1.41)
-    assert "never longer than the longest (1.41)" in conclusion
+    # review 05_p: the hull is chapter 6's learning objective, so not named here
+    assert "hull" not in conclusion
+    assert "an average never outgrows the longest value" in conclusion
     assert "can approach the longest value's" not in conclusion
     assert "×100" not in conclusion  # review 05_l: cut, with the reshuffle below
     # review 05_f: doubling reshuffles toward both top keys; it undoes chapter 4's scaling
     assert "Doubling" not in conclusion
-    assert conclusion.endswith("never longer than the longest (1.41).")
+    assert conclusion.endswith("outgrows the longest value.")
     assert "sharpen the row instead" not in conclusion
     assert "Doubling is softmax at $T = 0.5$" not in conclusion  # review 05_d: T known by now
-    assert flat.count("hull") == 1
+    assert flat.count("hull") == 0  # review 05_p
     assert 'what "cake" carries' not in cells["d4e5f601"].source  # no distance to V[cake]
     # solution 5.2: the listing is the core; the guard is named, in a fold
     end = cells["5f0a1b2c"].source
@@ -1089,9 +1095,9 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert printed[-1] == "x2: raw 5.20, softmax 0.91, 'cake' 0.32"  # review 05_a, 05_m
+    assert printed[-1] == "x2: scores as weights 5.20, softmax 0.91, 'cake' 0.32"
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "an average of the values stays" in conclusion and "2.69" not in conclusion
+    assert "an average never outgrows" in conclusion and "2.69" not in conclusion
     # review 05t: the undefined "log-odds" is cut (the intuition says gap -> ratio once)
     intuition = " ".join(cells["96081790"].source.split())
     # review 05_n: "the amount" was undefined; what is multiplied is e^z
@@ -1195,8 +1201,13 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_k: GPT-2's key bias (chapter 2), scaled: q . b / sqrt(d_k); no colon chain
     # review 05_l: what softmax must do leads; the key bias is a consequence, after the math
     # review 05_o: the key bias is cut (the toy has none); the requirements are a list
-    assert why.startswith("Why exponentiate? A score has no natural zero. Shares should be")
-    assert "- set by gaps alone." in why and "key bias" not in flat
+    # review 05_p: a dot product has a zero; the reason is a bias in the key projection,
+    # which adds one number to the whole row and favours no key
+    assert "natural zero" not in flat
+    assert why.startswith("Why exponentiate? A bias in the key projection adds one number")
+    assert "It favours no key, so shares must depend on gaps alone." in why
+    assert "They must also be smooth, positive and grow with the score." in why
+    assert "key bias" not in flat
     # review 05_m: the reason where the requirement is stated, and not again in the math
     math = " ".join(cells["04fabf9f"].source.split())
     assert math.endswith("by $e^{c/T}$, which cancels.")
@@ -1249,7 +1260,8 @@ def test_session_4_gives_the_two_reasons():
     # review 05_k: moved to the top of the temperature section, said once
     # review 05_m: T = 2 on the raw scores, so "halving T" reads against one baseline
     # review 05_o: "acts as", so the sentence does not read as a contradiction
-    assert "dividing the raw scores by $\\sqrt{d_k} = 2$ acts as $T = 2$" in flat
+    # review 05_p: one idea per sentence
+    assert "Dividing the raw scores by $\\sqrt{d_k} = 2$ acts as $T = 2$." in flat
     assert flat.count("acts as $T = 2$") == 1
     assert np.allclose(al.softmax(toy.scores(), temperature=2), weights)  # sqrt(d_k) = 2
 
@@ -1352,10 +1364,14 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     # review 05_l: "close to even", not "nearly flat"; 0.81 is the widest row, not a design
     # review 05_m: blamed on the toy's small scores; trained heads are sharper
     # review 05_n: "close to even" undersold a 2.25 ratio: far from one-hot, the top is 0.21
-    assert "far from one-hot (largest weight 0.21) because our toy scores are small:" in note
+    # review 05_p: tied to chapter 4's scaling
+    assert (
+        "far from one-hot (largest weight 0.21) because the hand-set scores are small and"
+        " scaling halved them." in note
+    )
     assert "row spans 0.81" in note and note.endswith("far sharper (chapter 11).")
     # review 05_o: the step from 0.81 to 2.25 is shown
-    assert "spans 0.81, and $e^{0.81} \\approx 2.25$, so no weight is more than 2.25" in note
+    assert "spans 0.81, so no weight is more than $e^{0.81} \\approx 2.25$ times" in note
     assert "times another in its row" in note
     assert "hand-picked" not in flat and "keep each row" not in note
     # review 05_k: rows, not columns, sum to 1, in prose; "no T to set" moved and said once
@@ -1369,7 +1385,7 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     assert top.startswith("## Temperature: how decisive is attention? Temperature $T$")
     last = " ".join(cells["tnot05"].source.split())
     assert last.startswith("Attention has no separate $T$ knob")  # review 05_o
-    assert "doubling $W_q$ acts as halving $T$" in last and "$T = 0.5$" not in flat
+    assert "Doubling $W_q$ acts as halving $T$" in last and "$T = 0.5$" not in flat
     ids = [c.id for c in cells.values()]
     assert ids.index("tnot05") == ids.index("lsefold5") + 1
     assert "no $T$" not in top
@@ -1689,6 +1705,6 @@ def test_review_05o_names_the_scale_and_states_the_gap_values():
     assert "\nsoft =" not in code and "    soft =" not in code
     assert max(len(line) for line in code.splitlines()) <= 80
     caption = " ".join(cells["twokeycap"].source.split())
-    assert caption.endswith("at the real gap, $T = 1$, 0.3 and 0.1 give 0.56, 0.70 and 0.93.")
+    assert caption.endswith("At the real gap, $T = 1$, 0.3 and 0.1 give 0.56, 0.70 and 0.93.")
     math = " ".join(cells["04fabf9f"].source.split())
     assert "Order-preserving" not in math  # the list right after says it
