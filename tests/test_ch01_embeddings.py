@@ -1102,8 +1102,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # and the shared columns shown with one number ("dog" gains sin 1 in column food)
     assert "a stamp (length 1.41)" not in flat and "numbers holding" not in flat
     # review 01_h (finding 2): the 0.84 is the note's example of position drowning meaning
-    dog = 'drowns meaning: at position 1, the *food* of "dog" goes from 0 to $\\sin 1 = 0.84$.'
-    assert dog in flat and flat.index(dog) > flat.index("{admonition} Why the toy leaves")
+    # review 01_p (finding 2): the pointer column instead, for every word at once
+    dog = "drowns meaning: the slow hand's cosine adds about 1.00 to every word's *pointer*"
+    assert dog in flat and 'column, as much as "it" has.' in flat and "0.84" not in flat
+    assert flat.index(dog) > flat.index("{admonition} Why the toy leaves")
     assert "This comes from width 4" not in flat and "(Going deeper). **From chapter 2" not in flat
     assert "Here the stamps are longer than the words" not in flat  # 4e: said once, above
     # review 01_a: the note blames width 4 and the hand-chosen W_q, W_k, not positions as
@@ -1115,7 +1117,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     opening = "The encoding is not at fault (chapter 10 trains attention on it); the toy's"
     # review 01_o (findings 2 and 8): two short paragraphs, the concatenation clause cut
     assert opening in flat and "words and $W_q$, $W_k$ (chapter 2) are. With hundreds" in flat
-    assert flat.index("0.84$.") < flat.index(opening)
+    assert flat.index(dog) < flat.index(opening)
     # review 01_m (findings 1, 2 and 7): the factor cut again (it read as a remedy); the
     # note opens on toy.X, and says why a wide trained model can afford to add
     assert "sqrt{d_{model}}" not in flat and "0.72 to 2.09" not in flat
@@ -1137,12 +1139,13 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # fix round 01c (review 01_c): the unmoved "The" moves too, said beside the result
     # review 01_m (finding 4): "'The' stayed put yet moves 0.43" cut ("on" moves 0.04)
     # review 01_o (finding 6): why the words that stayed put move, without numbers
-    kept = "about 2 long.\nWords that kept their place move too, because their context"
+    # review 01_p (finding 5): with the range, so "on" moving 0.04 does not read as wrong
+    kept = "about 2 long.\nWords that kept their place move too (0.04 to 0.43), because their"
     assert kept in cells_md
     # review 01_h (finding 7): no "the sitter" / "the sat-on"
     assert 'The sitting "dog" and the one sat on differ by **1.13**' in flat
     assert "sitter" not in flat and "sat-on" not in flat
-    assert "0.43" not in flat
+    assert flat.count("0.43") == 1
     assert "started at position 1, 2 or 3" not in flat  # review 01_k: one Predict
     # review 01_a: the sinusoids are one scheme of several, said in the main line
     # fix round 01e (review 01_d, finding 4): the paper's reason first, then ours
@@ -1165,10 +1168,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "stand nearly perpendicular (Going deeper)" not in flat
     assert flat.count("longer than every word") == 1 and "lengthens the words" not in flat
     # the black box is opened just enough to read attention weights before chapter 5
-    assert "a weighted average of all the words' *values*" in flat
+    # review 01_p (finding 8): "values" and "projected" are undefined here
+    assert "a weighted average of (transformed) word vectors." in flat and "*values*" not in flat
     assert "from how well words match and sum to 1" in flat
     assert "The same:" not in flat  # fix round 01e (review 01_d, finding 8): a repeat
-    assert flat.count('the *food* of "dog"') == 1  # fix round 01g: the one concrete number
+    assert 'the *food* of "dog"' not in flat  # review 01_p: the pointer column instead
     assert "fast sine" not in flat and "$W_k$ reads" not in flat
     assert "distort" not in flat and "40 degrees" not in flat
     assert "at width 4 the stamp is longer" not in flat
@@ -1186,7 +1190,8 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # fix round 01b (review 01_b): the excuse cut; one clause, and the figure's group label
     # fix round 01g (review 01_f, finding 2): the missing column named, and its cost shown
     # review 01_o (finding 4): "couch" lands in action too
-    keyboard = 'column, so "keyboard" and "couch" land in *action*; "keyboard"\'s nearest word is'
+    # review 01_p (finding 7): no forced choice; their rows were set that way
+    keyboard = 'column; "keyboard" and "couch" were given mostly *action*. "keyboard"\'s nearest'
     assert keyboard in flat and "With four columns only" not in flat
     # fix round 01e (review 01_d, finding 5): one name, the figure's label is "action" too
     assert "action / thing" not in flat
@@ -1265,7 +1270,6 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "## Why the toy leaves positions out" not in flat  # a note, not a section
     assert "{admonition} Why the toy leaves positions out :class: note" in flat
     assert "the limit is the toy's" not in flat  # review 01s: the mechanism instead
-    assert "a weighted average of all the words' *values* (projected word vectors)" in flat
     assert "-1.3 to 3.9" not in flat  # 4e: the chapter-3 aside left the exercise
     assert "rotary embeddings (box" not in flat  # session 4d: the aside cut to one sentence
     # fix round 01e (review 01_d, findings 2 and 9): the solution ends on the offset; the
@@ -1278,12 +1282,13 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # pair mixes them and keeps the offset); unequal stretches and mixed pairs undo the turn
     # review 01_o (findings 1, 5 and 7): the demonstration's code hidden; the stretch is
     # within a pair; the score through W_q, W_k depends on the absolute position
-    proj = "The raw dot product of two stamps 5 apart is 1.28 from any start. The toy's $W_q$"
-    assert proj in flat and "mix a pair's" not in flat
-    stretch = "stretch the sine and cosine of a pair unequally (1.6 vs 1.2 in pair 0) and mix"
-    assert stretch in flat and "different pairs, which undoes the turn: their score" in flat
-    assert "depends on where the two stand (offset 5 from starts 0 to 5: -0.35 to 1.90)" in flat
-    assert "so the score keeps only the offset, not the absolute position." in flat
+    # review 01_p (findings 3-4): one sentence, the numbers kept; the stretch and the mixed
+    # pairs (entries of W_q W_k^T, chapters 2-4) cut; RoPE turns after the projections
+    proj = "Through the toy's $W_q$ and $W_k$, the score of two positions 5 apart depends on"
+    assert proj in flat and "mix a pair's" not in flat and "1.28" not in flat
+    assert "stretch" not in flat and "1.6 vs 1.2" not in flat
+    assert "where they start (-0.35 to 1.90 for starts 0 to 5); RoPE" in flat
+    assert "rotates the queries and keys after the projections, so the score keeps only" in flat
     assert "survives" not in flat
     assert not any("P11" in source for source in shown_code)  # the demonstration's code
     assert flat.index(proj) > flat.index("{solution-end}", flat.index(":label: ex-pe-offset"))
@@ -1430,8 +1435,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # Fix round o (review 01_o): main line 1367 -> 1350, visible 2130 -> 2129 (the "it"
     # -> "delicious" prediction and the concatenation clause cut; "couch", the moving
     # context and the offset-5 numbers, now prose with hidden code, added).
-    assert len(main.split()) <= 1350, "fix round o left 1350 main-line words"
-    assert len(flat.split()) <= 2129, "fix round o left 2129 visible words"
+    # Fix round p (review 01_p): main line 1350 -> 1349, visible 2129 -> 2093 (the W_q,
+    # W_k stretch and 1.28 cut; the pointer column, the 0.04-0.43 range added).
+    assert len(main.split()) <= 1349, "fix round p left 1349 main-line words"
+    assert len(flat.split()) <= 2093, "fix round p left 2093 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 5  # bold numbers
 
 
