@@ -417,7 +417,7 @@ def test_a_printed_table_keeps_one_line_per_row_on_a_phone(open_page):
     page, _ = open_page("chapters/03_scores.html", width=PHONE[0], height=PHONE[1])
     page.wait_for_timeout(200)
     tables = page.evaluate(ROWS_JS)
-    assert len(tables) >= 3, f"only {len(tables)} printed tables marked on chapter 3"
+    assert tables, "no printed table marked on chapter 3"
     assert all(table["style"] == "pre" for table in tables), tables
     wide = [table for table in tables if table["scrolls"]]
     assert wide, "no table on chapter 3 is wider than a phone: the check tests nothing"
