@@ -250,6 +250,14 @@ def sample_searchsorted_unclipped(logits, T, u):  # ... or one past the last wor
     return int(np.searchsorted(np.cumsum(softmax(logits / T)), u, side="right"))
 
 
+def sample_loop_no_fallback(logits, T, u):  # falls off the loop's end for u near 1
+    total = 0.0
+    for j, p in enumerate(softmax(logits / T)):
+        total += p
+        if total > u:
+            return j
+
+
 def sample_T_after_softmax(logits, T, u):
     return int(np.argmax(np.cumsum(softmax(logits) / T) > u))
 
@@ -395,6 +403,7 @@ def sample_seeded_choice(logits, T, u):  # ignores u: the same draw every call
         (check_sample, good_sample, "PASS", "all 15 cases"),
         (check_sample, sample_total_below_1, "FAIL", "set the last end to 1"),
         (check_sample, sample_searchsorted_unclipped, "FAIL", "the answer is the last word, 4"),
+        (check_sample, sample_loop_no_fallback, "FAIL", "returned None for u = 0.9999999999999999"),
         (check_sample, sample_T_after_softmax, "FAIL", "divided the probabilities by T after"),
         (check_sample, sample_T_after_softmax_clipped, "FAIL", "by T after softmax"),
         (check_sample, sample_own_p_above_u, "FAIL", "each word's own probability"),
