@@ -92,3 +92,27 @@ def _namespace(obj) -> bool:
     """A module, namespace or class: its attributes are read from its ``__dict__`` only,
     so no property of an arbitrary object runs."""
     return isinstance(obj, (types.ModuleType, types.SimpleNamespace, type))
+
+
+def reaches(fn, targets, *args) -> bool:
+    """Whether running ``fn(*args)`` enters the code of any of ``targets``, however it
+    got there (``__import__(...)``, ``getattr``): the runtime side of ``calls_library``.
+    An error inside ``fn`` reads as ``False``: the checks that ran it already named it.
+    """
+    codes = {getattr(t, "__code__", None) for t in targets} - {None}
+    hit = []
+
+    def watch(frame, event, arg):
+        if event == "call" and frame.f_code in codes:
+            hit.append(frame.f_code)
+
+    args = [a.copy() if hasattr(a, "copy") else a for a in args]  # the caller's stay intact
+    old = sys.getprofile()
+    sys.setprofile(watch)
+    try:
+        fn(*args)
+    except Exception:
+        return bool(hit)
+    finally:
+        sys.setprofile(old)
+    return bool(hit)
