@@ -760,7 +760,7 @@ def test_fix_round_4_prose_stays_cut():
     assert "The split, term by term" not in flat  # the three-decimal dropdown is gone
     assert "near a corner" not in flat
     assert "Double a card" in flat  # the n^2 aside is cut (fix round 2 of 6b)
-    assert len(flat.split()) <= 1458, "review 06_o left 1458 visible words (was 1461)"
+    assert len(flat.split()) <= 1457, "review 06_p left 1457 visible words (was 1458)"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 3  # bold numbers
     assert all(c.id != "3c6d29d1" for c in cells)  # the centred-card table is gone
 
@@ -869,7 +869,13 @@ def test_fix_round_6i_prose_says_each_point_once():
     # Review 06 m: sharp rows can also merge outputs; the caption says when each happens.
     # Review 06_n: the near-even rows are said beside the bars of "it", before the slider.
     payoff = " ".join(next(c for c in cells if c.id == "9a76b54f").source.split())
-    assert "every weight lies between 0.09 and 0.21, near 1/8, so the outputs' noun" in payoff
+    # Review 06_p: "near 1/8" overstated 0.21; the measured bound is said instead.
+    assert "every weight lies within 0.09 of 1/8 (0.09 to 0.21), so the outputs' noun" in payoff
+    assert "round(np.abs(weights - 1 / 8).max(), 3) == 0.086" in (
+        next(c for c in cells if c.id == "5d4f768b").source
+    )
+    # Review 06_p: the spread of sharp rows was shown nowhere on the page: cut.
+    assert "spread the outputs apart" not in caption
     assert "near 1/8" not in caption
     assert "sharp rows differ most" not in caption
     assert 'copy the same card (at $T = 0.05$, seven outputs are nearly the card of "cake")' in (
@@ -1137,7 +1143,7 @@ def test_fix_round_6k_prose():
     # nanoGPT's NumPy lines were the 6.3 solution a third time: cut (session 3, round 3).
     assert "6b1e7a04" not in ids and "6b1e7a05" not in ids
     # Review 06_d: "not probabilities" is one sentence (chapter 5 made the point); the
-    # sums are asserted in a35b3ff3, no longer printed.
+    # sums are asserted off the page, no longer printed.
     # Review 06_f: a parenthesis in the body; the summary says "not probabilities" once.
     # Review 06_k: the sums moved out of the hull's definition into the summary.
     assert "need not sum to 1" not in flat
@@ -1278,8 +1284,15 @@ def test_fix_round_6m_prose():
     # Review 06 m: T is a stand-in for learned sharpness; the summary sits under the slider.
     assert "Attention has no $T$; a smaller $T$ stands in for the larger $W_q$, $W_k$" in before
     assert ids[ids.index("3b08dc72") + 1] == "6c0b1e9a"
-    gentle = "Gentle weights blend, near the uniform blend; sharp weights copy. At $T = 0.2$"
-    assert next(c for c in cells if c.id == "6c0b1e9a").source.startswith(gentle)
+    gentle = "Gentle weights blend, near the uniform blend; sharp weights copy. At $T = 0.05$"
+    caption = next(c for c in cells if c.id == "6c0b1e9a").source
+    assert caption.startswith(gentle)
+    # Review 06_p: the T = 0.05 legend rounds to the corner; the caption says it is inside.
+    assert '"it" lands at (0.998, 0.998): inside, not on "cake".' in " ".join(caption.split())
+    assert "== [0.998, 0.998]" in next(c for c in cells if c.id == "9f780453").source
+    # Review 06_p: no assert cell alone under the heading.
+    heading = next(k for k, c in enumerate(cells) if c.source == "## Inside the hull")
+    assert cells[heading + 1].cell_type == "markdown"
     assert "vermilion" not in flat  # review 06_a: named by its label, not a colour
     assert "shadow" not in flat
     # The slider's rows are not the table's dict; the attention formula is displayed once.
@@ -1584,13 +1597,12 @@ def test_session_3_round_2_review_06p():
     # Exercise 6.2 says how to index a batch.
     prompt = next(c for c in cells if c.id == "42c59595").source
     prompt = " ".join(prompt.split())
-    # Session 5 (review 06t): 2-D first, then the batch. Review 06 l: the shapes, not the
-    # loop body (the checker names the missing None).
-    assert "1. First for 2-D `weights` $(n_q, n_k)$" in prompt
+    # Review 06_p: the 2-D update line is given; the learner writes only the batch version.
+    assert "`weights[:, j, None] * V[None, j, :]`" in prompt
     assert "a column $(n_q, 1)$ times a card $(1, d_v)$" in prompt
     # Review 06v: the batch expression is the checker's hint to give, not the prompt's.
     assert "V[..., None, j, :]" not in prompt and "weights.shape[:-1]" not in prompt
-    assert "count axes from the end with `...`." in prompt
+    assert "put `...` first in each index." in prompt
     assert "`V` $(b, n_k, d_v)$" in prompt
 
 
@@ -1606,9 +1618,10 @@ def test_the_intuition_comes_before_the_cards_and_delicious_is_explained():
     assert ids.index("f5022e0b") + 1 == ids.index("19436908")
     cards = " ".join(next(c for c in cells if c.id == "f5022e0b").source.split())
     # Review 06w: "mostly-noun" was loose (food maps to noun and third person): cut.
-    # Review 06_o: one example ties the loose names to W_v's rows.
-    assert "mostly-noun" not in cards and "chapter 1 features times $W_v$:" in cards
-    assert cards.endswith('"delicious", 0.7 food, gets 0.7 noun.')
+    # Review 06_p: the printout shows V = X W_v; the sentence repeating it is cut, and
+    # one example ties the loose names to W_v's rows.
+    assert "mostly-noun" not in cards and "chapter 1 features times $W_v$" not in cards
+    assert cards.endswith('("the", half a pointer, gets 0.5 third person).')
     assert "toy.W_v[food, noun] == 1" in next(c for c in cells if c.id == "6d2b2d08").source
     # Review 06w: the key/card contrast ends there, with no non-sequitur.
     assert "must come from the blend" not in flat
@@ -1885,8 +1898,8 @@ def test_review_06l_payoff_shapes_and_the_paired_keys_slip(capsys):
     asserted = next(c for c in cells if c.id == "5d4f768b").source
     assert "[0.40, 0.26, 0.50, 0.15]" in asserted and "[0.48, 0.24, 0.58, 0.12]" in asserted
     assert "Nothing ties $d_v$ to $d_k$." in flat  # review 06_o: the aside is cut
-    # Exercise 6.2 gives the shapes, not the loop body.
-    assert "add a column $(n_q, 1)$ times a card $(1, d_v)$." in flat
+    # Exercise 6.2 gives the shapes; review 06_p: and the 2-D update, not the batch one.
+    assert ": a column $(n_q, 1)$ times a card $(1, d_v)$." in flat
     assert "`weights[:, j, None] * V[j]`" not in flat
     shown = next(c for c in cells if c.id == "19436908").outputs[0]["text"]
     assert max(map(len, shown.splitlines())) <= 80 and "delicious [0.7 0.3 0.7 0. ]" in shown
@@ -1925,7 +1938,8 @@ def test_review_06o_no_false_bound_w_v_shown_and_the_hull_has_a_consequence():
     shown = first.outputs[0]["text"]
     assert "W_v, same columns; rows: chapter 1's features" in shown
     assert "     food [1. 0. 1. 0.]" in shown and "  pointer [0. 0. 1. 0.]" in shown
-    assert '"delicious", 0.7 food, gets 0.7 noun.' in flat
+    assert '"the", half a pointer, gets 0.5 third person' in flat
+    assert "**residual connection** (chapter 11) adds" in flat  # review 06_p: as chapter 7
     assert "attention gathers but cannot amplify; $W_o$, the residual and the feed-forward" in (
         flat
     )
