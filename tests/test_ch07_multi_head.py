@@ -966,17 +966,18 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert read.endswith("plus the subject head's *human* ($W_o^{(2)}$).")
     mix_read = source["mix-read"]
     # review 07_p: the table beside it shows the two terms; the prose names their sum
-    assert mix_read.startswith('For "ate", column 2 is their sum, 1.99.')
+    # round q (review 07_q, finding 7): one sentence, the sum written out
+    assert mix_read == (
+        'A column of $W_o$ can add answers from different heads: for "ate", the table\'s '
+        "two terms sum to 1.99."
+    )
     # review 07_n (finding 3): the toy's other rows (1.95, 1.61, 1.27) are cut; W_o is named
     # as a learned mix, with no made-up meaning for the column
     assert "only know that actions ask" not in mix_read
     # review 07_o (finding 5): the column read in one clause, each term being at most 1
     # review 07_p (finding 1): what the column adds, not grammar; "was" asks the same
-    assert mix_read.endswith(
-        "It nears 2 only when the object head returns a noun and the subject head a human "
-        '(each term is at most 1); "was", which asks the same, gets 1.95.'
-    )
-    assert 'askers == {"was": 1.95' in cells[ids.index("mix-assert")].source
+    assert "nears 2" not in mix_read and "1.95" not in mix_read  # round q: cut
+    assert 'askers == {"was": 1.95' not in cells[ids.index("mix-assert")].source
     assert "holds both" not in mix_read  # the subject head's own output has noun and human
     # review 07_k (finding 2): the "human object -> 0.03" counterfactual is cut (a leftover
     # of the object head's softmax, not a clean zero), with its asserts
@@ -1360,8 +1361,10 @@ def test_values_overlap_is_said_with_its_example():
     # round l (review 07_l, finding 5): every word with action asks, not only "ate"
     # round m (review 07_m, finding 5): one fact per sentence, W_q shown whole below
     # review 07_p (finding 4): each head asks with one of its two columns
-    assert 'Only words with *action* ask, "ate" loudest (16), each head with one of its two' in (
-        pair
+    # round q (review 07_q, finding 4): which query column each head uses, said plainly
+    assert (
+        "The object head's query asks for *food*, the subject head's for *person*; each "
+        "head's other query column is 0." in pair
     )
     # review 07_n (finding 6): the W_q columns say what each head asks; the sentence is cut
     assert "The object head asks for food, the subject head for a person." not in pair
@@ -1508,9 +1511,10 @@ def test_the_named_heads_and_one_merged_experiment():
     # review 07_n (finding 7): and the positive half, "different representation subspaces"
     assert read2.endswith(
         'The paper says heads attend to information "from different representation '
-        'subspaces at different positions", and "with a single attention head, averaging '
-        'inhibits this" {cite:p}`vaswani2017attention`.'
-    )
+        'subspaces at different positions" (our two heads share keys and values; only the '
+        'question differs), and "with a single attention head, averaging inhibits this" '
+        "{cite:p}`vaswani2017attention`."
+    )  # round q (review 07_q, finding 2): the pair's heads differ only in the query
     assert read2.count("average") == 0  # review 07w: the one-head argument is in pair-read
     assert "{cite:p}`vaswani2017attention`" in read2
     # fix round 7g, item 1: the W_q x 8 demo (a row "cannot favour both") is cut
@@ -1921,13 +1925,13 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # review 07_b: what each head does is said in the main text, before the figure
     assert (  # round d: one head a sentence, in the panels' order
         "One looks at the previous token, one mostly at the next. The third puts 0.91 of each "
-        'row, on average, on `[CLS]`, a marker added in front: a "parking" head, a common '
-        "way to do nothing (chapter 11). The last puts every row's largest weight on "
+        'row, on average, on `[CLS]`, a marker added in front: a "parking" head, a way to '
+        "pass on almost nothing (chapter 11). The last puts every row's largest weight on "
         '"cake".' in source["trained-lead"]  # round l (review 07_l, finding 9)
     )  # review 07_c; round g (review 07_f, finding 2): measured, and named as chapter 11 does
     assert "sink" not in source["trained-lead"] and "specialisation" not in source["trained-lead"]
     # review 07_k (finding 7): L and H explained in the main text, before the figure
-    assert "(L = layer, H = head)" in source["trained-lead"]
+    assert "(L = layer, H = head; the tokenizer lowercases)" in source["trained-lead"]
     assert "L1 H3 is layer 1, head 3" not in trained
     # review 07zb: random starts break the tie; review 07_o (finding 6): said in the main
     # text, next to the trained heads, and the rest of the fold cut
