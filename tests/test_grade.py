@@ -35,8 +35,8 @@ pytestmark = pytest.mark.skipif(sandbox.bwrap_path() is None, reason="needs bubb
 CH05 = exercises.chapter("05_softmax")
 SOFTMAX = "05:softmax-stable"
 ENTROPY = "05:entropy"
-# Chapter 08 has a function, a number and a free-text exercise.
-OTHER = exercises.chapter("08_masking")
+# Chapter 02 has a function, a number and a free-text exercise.
+OTHER = exercises.chapter("02_queries_keys_values")
 MARK = "ATTACK-MARKER-7f3a"  # every attack writes this, so a change it made is found
 CANARY = "grader-secret-c4n4ry"
 TIMEOUT = 60  # generous: a busy CI machine runs other stages beside this one
@@ -259,7 +259,7 @@ def graded(tmp_path_factory):
     for name, nb in notebooks.items():
         nbformat.write(nb, folder / f"{name}.ipynb")
     (folder / "ada").mkdir()  # the folder layout: the student is the folder's name
-    nbformat.write(solved(OTHER), folder / "ada" / "masking.ipynb")
+    nbformat.write(solved(OTHER), folder / "ada" / "projections.ipynb")
     nbformat.write(solved(), folder / "ada" / "softmax.ipynb")
     number = next(e for e in OTHER.exercises if e.kind == "number")
     function = next(e for e in OTHER.exercises if e.kind == "function")
@@ -350,7 +350,7 @@ def test_exercises_come_from_the_committed_chapter():
     )
     assert ex.forbidden[0] == "softmax" and "attention_lib.core.softmax" in ex.tripwires
     kinds = {e.kind for e in OTHER.exercises}
-    assert kinds == {"function", "number", "text"}, "chapter 08 no longer has all three kinds"
+    assert kinds == {"function", "number", "text"}, "chapter 02 no longer has all three kinds"
     for chapter in exercises.chapters():
         assert [e for e in chapter.exercises if e.kind != "text"], chapter.stem
 
