@@ -1331,7 +1331,8 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     assert "25.1" not in main_text + folded_text and "chapter 5's Jacobian" not in main_text
     assert "nudging $q$ alone" in main_text and "derived below" not in main_text
     # review 10_p: the gap's two positions, why the row-sum slip hides, where grads come from
-    assert "4.95 with" in main_text and "one number per row of scores" in main_text
+    assert "4.95 with" in main_text  # review 10_r: the "changes no softmax" reason misled: cut
+    assert "one number per row of scores" not in main_text and "cosine of" in main_text
     assert "second half of this chapter" in main_text and "test sentences" in main_text
     shown_code = " ".join(
         c.source
