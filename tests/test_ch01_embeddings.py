@@ -1103,9 +1103,13 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "a stamp (length 1.41)" not in flat and "numbers holding" not in flat
     # review 01_h (finding 2): the 0.84 is the note's example of position drowning meaning
     # review 01_p (finding 2): the pointer column instead, for every word at once
-    dog = "drowns meaning: the slow hand's cosine adds about 1.00 to every word's *pointer*"
+    # review 01_r (finding 5): the note is two sentences; the mechanism and the blame on
+    # W_q, W_k sit in a dropdown right after it
+    dog = "The slow hand's cosine adds about 1.00 to every word's *pointer*"
     assert dog in flat and 'column, as much as "it" has.' in flat and "0.84" not in flat
     assert flat.index(dog) > flat.index("{admonition} Why the toy leaves")
+    fold = "{admonition} Why position drowns meaning here, not in a trained model :class: dropdown"
+    assert flat.index("so position drowns meaning. ```") < flat.index(fold) < flat.index(dog)
     assert "This comes from width 4" not in flat and "(Going deeper). **From chapter 2" not in flat
     assert "Here the stamps are longer than the words" not in flat  # 4e: said once, above
     # review 01_a: the note blames width 4 and the hand-chosen W_q, W_k, not positions as
@@ -1126,15 +1130,16 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
         first + " `toy.X` $= E$, without positions**; positions return in chapters 10 to 12."
         in flat
     )
-    wide = "keep meaning and position in largely separate directions, and $W_q$, $W_k$ learn"
-    assert wide in flat and "learn which to read. ```" in flat
+    # review 01_r (finding 7): adding versus concatenating, one clause in the fold
+    wide = "keep meaning and position in largely separate directions, so it can add them"
+    assert wide in flat and "(keeping $d_{model}$ fixed) rather than concatenate. ````" in flat
     # review 01_k (finding 10): the note keeps two ideas; "training can keep word and
     # position in nearly separate directions" cut
     assert "nearly separate directions" not in flat and "The table above" not in flat
     assert "usually sends" not in flat
     assert "Where a sentence starts should not decide" not in flat
     # fix round 01d (review 01_c, finding 6): the concatenation aside cut from the summary
-    assert flat.count("concatenat") == 0  # review 01_o (finding 8): cut from the note too
+    assert flat.count("concatenat") == 1  # review 01_r (finding 7): once, in the fold
     # fix round 01b: result, one-line reason and Predict, each a paragraph of its own
     # fix round 01c (review 01_c): the unmoved "The" moves too, said beside the result
     # review 01_m (finding 4): "'The' stayed put yet moves 0.43" cut ("on" moves 0.04)
@@ -1150,8 +1155,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # review 01_a: the sinusoids are one scheme of several, said in the main line
     # fix round 01e (review 01_d, finding 4): the paper's reason first, then ours
     # review 01_m (finding 3): the paper's hope (relative offsets), then the property
-    hope = "chose these waves hoping the model could use this to attend by relative offset: a"
-    assert hope in flat and "is the same linear map from any start (*Going deeper*)." in flat
+    assert "hoping the model could use this to attend by relative offset: a" not in flat
+    # review 01_r (finding 9): the linear map left to Going deeper; a pointer here
+    hope = "chose these waves hoping the model could attend by relative offset (*Going deeper*)."
+    assert hope in flat and "the same linear map from any start" not in flat
     assert "We build them, rather than a learned table, because every number can be" in flat
     # fix round 01c (review 01_c): learned tables and RoPE said once, in the dropdown
     assert "chapter 11's too" not in flat and "BERT-style" not in flat
@@ -1214,8 +1221,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "holds rows of its input table, before any attention, for 21 words." in flat
     shown_code = [c.source for c in shown(cells) if c.cell_type == "code"]
     assert not any("trained.embeddings" in source for source in shown_code)
-    reason = 'Read ranks, not values: the nearest words make sense, but "it" and "the" score'
-    assert reason in flat and "0.46, more than any two foods." in flat
+    # review 01_r (finding 4): why ranks, in one sentence
+    reason = "Read ranks, not values: function words share a direction, so their cosines run"
+    assert reason in flat and '("it" and "the" score 0.46, more than any two foods).' in flat
+    assert "Compare a word's neighbours with each other." in flat
     assert "a glimpse, not a survey" not in flat
     # the tools for moving rows and columns come before exercise 1.2 asks for both
     assert "(`w[perm]` reorders rows, `w[:, perm]` columns.)" in flat
@@ -1226,7 +1235,9 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "nearer" not in flat and "It even beats" not in flat
     # fix round 01b: "on" and "and" are filed under pointer too, and they point at nothing
     # review 01_k (finding 5): the whole group named; "it" has the most pointer
-    assert 'Pointer marks function words (it, the, on, and); "it" has the most, since' in flat
+    # review 01_r (finding 2): no "points back at a noun" (a row encodes no reference)
+    assert 'Pointer marks function words (it, the, on, and); "it", a pronoun, has the most.' in flat
+    assert "points back" not in flat
     # review 01_k (finding 6): the toy's X without positions announced where we start
     assert "Our 4-wide toy drops the positions after this chapter; we will see why." in flat
     assert "that point at another word" not in flat
@@ -1284,14 +1295,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # within a pair; the score through W_q, W_k depends on the absolute position
     # review 01_p (findings 3-4): one sentence, the numbers kept; the stretch and the mixed
     # pairs (entries of W_q W_k^T, chapters 2-4) cut; RoPE turns after the projections
-    proj = "Through the toy's $W_q$ and $W_k$, the score of two positions 5 apart depends on"
-    assert proj in flat and "mix a pair's" not in flat and "1.28" not in flat
-    assert "stretch" not in flat and "1.6 vs 1.2" not in flat
-    assert "where they start (-0.35 to 1.90 for starts 0 to 5); RoPE" in flat
-    assert "rotates the queries and keys after the projections, so the score keeps only" in flat
-    assert "survives" not in flat
-    assert not any("P11" in source for source in shown_code)  # the demonstration's code
-    assert flat.index(proj) > flat.index("{solution-end}", flat.index(":label: ex-pe-offset"))
+    # review 01_r (finding 1): the score through W_q, W_k (not met yet) cut from chapter 1
+    assert "Through the toy's $W_q$ and $W_k$" not in flat and "1.90" not in flat
+    assert "mix a pair's" not in flat and "1.28" not in flat
+    assert "stretch" not in flat and "1.6 vs 1.2" not in flat and "survives" not in flat
+    assert not any("P11" in c.source for c in cells)  # the demonstration and its asserts
     assert "hoped this would let a model look a fixed distance" not in flat
     assert "turned by $M_{pos}$ (since $PE_{pos} = PE_0 M_{pos}$)" in flat
     assert "### The other choice: a learned table" not in flat  # merged into the box
@@ -1302,7 +1310,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "adding them loses little" not in flat
     assert "That right angle is also why" not in flat
     assert "As a one-hot row times the table, it is a linear layer without bias" in flat
-    assert "Sine across, cosine up: the hands start at the top and turn clockwise" in flat
+    # review 01_r (finding 9): the axis labels are the figure's, not repeated
+    assert "Sine across, cosine up" not in flat
+    assert "In eight words the fast hand laps once; the slow one barely moves." in flat
+    assert "Bright triangles on the diagonal:" in flat and "Bright blocks" not in flat
     # review 01_k (findings 3-4): the heading's question answered with numbers, and the
     # dip shown in a printed row of distances, not in numbers only an assert computes
     # review 01_m (finding 5): the answer says how well at each width
@@ -1437,8 +1448,12 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # context and the offset-5 numbers, now prose with hidden code, added).
     # Fix round p (review 01_p): main line 1350 -> 1349, visible 2129 -> 2093 (the W_q,
     # W_k stretch and 1.28 cut; the pointer column, the 0.04-0.43 range added).
-    assert len(main.split()) <= 1349, "fix round p left 1349 main-line words"
-    assert len(flat.split()) <= 2093, "fix round p left 2093 visible words"
+    # Fix round r (review 01_r): main line 1349 -> 1251, visible 2093 -> 2044 (the W_q,
+    # W_k score paragraph, the clocks' axis sentence and the linear-map preview cut; the
+    # note's mechanism moved to a dropdown; the ranks reason and add-vs-concatenate added
+    # in folds).
+    assert len(main.split()) <= 1251, "fix round r left 1251 main-line words"
+    assert len(flat.split()) <= 2044, "fix round r left 2044 visible words"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 5  # bold numbers
 
 
