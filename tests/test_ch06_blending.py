@@ -864,7 +864,9 @@ def test_fix_round_6i_prose_says_each_point_once():
     # spread, with no 0.81 clause and no "its own" (the sharp row copies "cake").
     assert "92dfa50e" not in [c.id for c in cells] and "0.81" not in flat
     assert "its own." not in flat and "so every weight" not in flat
-    caption = " ".join(next(c for c in cells if c.id == "130f8893").source.split())
+    # Review 06_r: the one-line cell under the asserts is merged into the slider's caption.
+    assert "130f8893" not in [c.id for c in cells]
+    caption = " ".join(next(c for c in cells if c.id == "6c0b1e9a").source.split())
     # Review 06 l: the rows, not sharpness alone, set how far apart the outputs sit.
     # Review 06 m: sharp rows can also merge outputs; the caption says when each happens.
     # Review 06_n: the near-even rows are said beside the bars of "it", before the slider.
@@ -878,10 +880,9 @@ def test_fix_round_6i_prose_says_each_point_once():
     assert "spread the outputs apart" not in caption
     assert "near 1/8" not in caption
     assert "sharp rows differ most" not in caption
-    assert 'copy the same card (at $T = 0.05$, seven outputs are nearly the card of "cake")' in (
-        caption
-    )
-    assert "(picks == cake).sum() == 7" in next(c for c in cells if c.id == "9f780453").source
+    assert 'seven outputs, "it" among them, are nearly the card of "cake".' in caption
+    picked = "(picks == cake).sum() == 7 and picks[it] == cake"
+    assert picked in next(c for c in cells if c.id == "9f780453").source
     assert "only sharp rows give" not in caption
     # Fix round 6b: the eight noun elements are printed in a table instead, and the gap
     # from the average card is computed and asserted off the page.
@@ -1284,11 +1285,13 @@ def test_fix_round_6m_prose():
     # Review 06 m: T is a stand-in for learned sharpness; the summary sits under the slider.
     assert "Attention has no $T$; a smaller $T$ stands in for the larger $W_q$, $W_k$" in before
     assert ids[ids.index("3b08dc72") + 1] == "6c0b1e9a"
-    gentle = "Gentle weights blend, near the uniform blend; sharp weights copy. At $T = 0.05$"
+    gentle = "Gentle weights blend, near the uniform blend; sharp weights copy: at $T = 0.05$"
     caption = next(c for c in cells if c.id == "6c0b1e9a").source
     assert caption.startswith(gentle)
-    # Review 06_p: the T = 0.05 legend rounds to the corner; the caption says it is inside.
-    assert '"it" lands at (0.998, 0.998): inside, not on "cake".' in " ".join(caption.split())
+    # Review 06_r: the caption's (0.998, 0.998) fought the legend's (1.00, 1.00): "nearly".
+    assert "0.998" not in caption and 'among them, are nearly the card of "cake"' in (
+        " ".join(caption.split())
+    )
     assert "== [0.998, 0.998]" in next(c for c in cells if c.id == "9f780453").source
     # Review 06_p: no assert cell alone under the heading.
     heading = next(k for k, c in enumerate(cells) if c.source == "## Inside the hull")
@@ -1348,8 +1351,9 @@ def test_fix_round_6b_structure_and_cuts():
     # (session 3, review 06p); the column names are features, not grammar.
     assert "every {term}`convex combination <convex combination>` of them" in flat
     # Review 06_n: softmax weights are all positive, so the output is never on the hull.
-    # Review 06_o: "strictly" read as wrong where the T = 0.05 frame sits on "cake".
-    assert "such weights, all positive, so every output lies inside, never on an edge." in flat
+    # Review 06_r: "never on an edge" fails for chapter 8's exact zeros: cut.
+    assert "row is such weights, so every output lies inside." in flat
+    assert "never on an edge" not in flat
     assert "path.min() > 0" in next(c for c in cells if c.id == "acc8c420").source
     assert "copies of it" not in flat
     assert "not after grammar" not in flat
@@ -1372,7 +1376,7 @@ def test_what_the_blend_carries_is_one_sentence_and_one_printout():
     # line under the slider, and the slider's caption reads it.
     assert "b1e9d406" not in ids and "## Sharper weights" not in flat
     # Review 06 m: one summary line sits between the slider and the printed line.
-    assert ids.index("3b08dc72") + 2 == ids.index("a7c2e6b5") < ids.index("130f8893")
+    assert ids.index("3b08dc72") + 2 == ids.index("a7c2e6b5") < ids.index("e674437e")
     assert "6e1a7d0d" not in ids and "so every output entry" not in flat
     assert ids.index("6e1a7d0c") + 1 == ids.index("6615df9d")  # the walk is unbroken
     assert "such matrices" not in flat and "as strongly as the weights are sharp" not in flat
@@ -1597,12 +1601,12 @@ def test_session_3_round_2_review_06p():
     # Exercise 6.2 says how to index a batch.
     prompt = next(c for c in cells if c.id == "42c59595").source
     prompt = " ".join(prompt.split())
-    # Review 06_p: the 2-D update line is given; the learner writes only the batch version.
-    assert "`weights[:, j, None] * V[None, j, :]`" in prompt
+    # Review 06_r: the 2-D update line gave the answer away: only the shapes are given.
+    assert "weights[:, j, None]" not in prompt
     assert "a column $(n_q, 1)$ times a card $(1, d_v)$" in prompt
     # Review 06v: the batch expression is the checker's hint to give, not the prompt's.
     assert "V[..., None, j, :]" not in prompt and "weights.shape[:-1]" not in prompt
-    assert "put `...` first in each index." in prompt
+    assert "put `...` first" not in prompt
     assert "`V` $(b, n_k, d_v)$" in prompt
 
 
@@ -1898,8 +1902,8 @@ def test_review_06l_payoff_shapes_and_the_paired_keys_slip(capsys):
     asserted = next(c for c in cells if c.id == "5d4f768b").source
     assert "[0.40, 0.26, 0.50, 0.15]" in asserted and "[0.48, 0.24, 0.58, 0.12]" in asserted
     assert "Nothing ties $d_v$ to $d_k$." in flat  # review 06_o: the aside is cut
-    # Exercise 6.2 gives the shapes; review 06_p: and the 2-D update, not the batch one.
-    assert ": a column $(n_q, 1)$ times a card $(1, d_v)$." in flat
+    # Exercise 6.2 gives the shapes; review 06_r: not the 2-D update line.
+    assert "add, for each $j$, a column $(n_q, 1)$ times a card $(1, d_v)$." in flat
     assert "`weights[:, j, None] * V[j]`" not in flat
     shown = next(c for c in cells if c.id == "19436908").outputs[0]["text"]
     assert max(map(len, shown.splitlines())) <= 80 and "delicious [0.7 0.3 0.7 0. ]" in shown
