@@ -553,8 +553,8 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # temperature section opens on T = 2 and e^(1/T); "what softmax adds" is one contrast.
 # Review 05_n cut 1426 -> 1425 and 832 -> 831: the temperature section opens on softmax(z / T)
 # and e^(1/T), "no T of its own" closes it; the sink fold joins the fixed budget.
-VISIBLE_WORDS = 1425
-MAIN_LINE_WORDS = 831
+VISIBLE_WORDS = 1418  # review 05_r: 1423 -> 1418
+MAIN_LINE_WORDS = 825  # review 05_r: 830 -> 825
 
 
 def _chapter():
@@ -577,7 +577,8 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     # review 05_m: the fold is one sentence of the max-trick note
     box = " ".join(cells["2d2588ed"].source.split())
     # review 05_p: float32's limit (the one GPUs hit) beside float16's
-    assert "Exp overflows above 88.7 in float32 and 11.09 in float16." in box
+    # review 05_r: one precision for both limits
+    assert "Exp overflows above 88.72 in float32 and 11.09 in float16." in box
     assert cells["f16a05e1"].metadata["tags"] == ["remove-cell"]
     assert "GPU kernels" not in flat and "bfloat16" not in flat  # review 05_a: cut
     assert "kernel" not in box and "autocast" not in box.lower()
@@ -671,7 +672,7 @@ def test_the_learner_edition_keeps_the_number_format_note_true():
     cells = nbformat.read(path, as_version=4).cells
     flat = [" ".join(c.source.split()) for c in cells]
     note = next(i for i, text in enumerate(flat) if "Exp overflows above 88.7" in text)
-    assert "above 88.7 in float32 and 11.09 in float16." in flat[note]
+    assert "above 88.72 in float32 and 11.09 in float16." in flat[note]
     assert "folded cell" not in cells[note].source and "printed below" not in flat[note]
 
 
@@ -800,10 +801,11 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     assert ids.index("d4e5f601") == ids.index("flatrow5") + 1
     opening = " ".join(cells["d4e5f601"].source.split())
     # review 05_m: one contrast; review 05_p: the two ways of weighting announced first
+    # review 05_r: the longest value (chapter 6's bound) is cut from the comparison
     assert opening.endswith(
-        "Two ways to weight the values: the scores themselves, or their softmax. Double every"
-        " score and compare each output's length with the longest value, 1.41."
+        "Weight the values by the scores themselves or by their softmax, then double every score:"
     )
+    assert "longest value" not in flat and "1.41" not in flat
     assert "understanding-transformers-4" not in opening
     assert "d4e5f602" not in cells and "d4e5f603" not in cells  # review 05z: fold cut
     # plain words, not [CLS]; no "clear favourite" the example then contradicts
@@ -934,7 +936,9 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     assert "has a name: the logistic *sigmoid*." in caption and "as in the formula" not in caption
     # review 05_f: marked as chapter 4's two-key weight (in its main line, not a fold)
     # review 05_k: no "with T added" chain; chapter 4's p = 1/(1 + e^{-g}) becomes g / T
-    assert 'Chapter 4\'s two-key weight of "cake"' in caption and "added" not in caption
+    # review 05_r: chapter 4 calls it the top weight; here it is the weight of "cake"
+    assert "Chapter 4's two-key top weight" in caption and "added" not in caption
+    assert '(here the weight of "cake")' in caption
     assert "$p = 1/(1 + e^{-g})$ for a gap $g$" in caption
     assert "Temperature makes it $p = 1/(1 + e^{-g/T})$." in caption
     # review 05_o: Exercise 5.1 uses T, so it follows the temperature section
@@ -946,7 +950,7 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     assert "cubic in $X$" not in flat and "Dividing by the sum alone lands closer still" not in flat
     # a table, not a decoded line; no (2S)V = 2(SV) tautology
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()  # review 05_b: like with like
-    assert printed[1].startswith("x1: scores as weights 2.60") and len(printed) == 3
+    assert printed[0].startswith("x1: scores as weights 2.60") and len(printed) == 2
     assert "(2S)V" not in cells["d4e5f605"].source
     # review 05_m: the fully masked row is chapter 8's (its math states the 0 / 0)
     assert "masked row" not in flat and "masked_fill" not in flat
@@ -1001,8 +1005,8 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
 
     # review 05_d: the longest value (1.41) printed first, the bound the softmax output obeys
     # review 05_m: lengths only, and the weight of "cake" that explains 0.80 -> 0.91
+    # review 05_r: the longest value is cut (chapter 6 makes the bound its point)
     assert printed == [
-        "longest value: length 1.41",
         "x1: scores as weights 2.60, softmax 0.80, 'cake' 0.21",  # review 05_p: not "raw"
         "x2: scores as weights 5.20, softmax 0.91, 'cake' 0.32",
     ]
@@ -1011,12 +1015,11 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     assert 'as weight moves to "cake" (0.21 to 0.32)' in conclusion
     # review 05_p: the hull is chapter 6's learning objective, so not named here
     assert "hull" not in conclusion
-    assert "an average never outgrows the longest value" in conclusion
-    assert "can approach the longest value's" not in conclusion
+    assert "(chapter 6 says why)" in conclusion and "longest value" not in conclusion
     assert "×100" not in conclusion  # review 05_l: cut, with the reshuffle below
     # review 05_f: doubling reshuffles toward both top keys; it undoes chapter 4's scaling
     assert "Doubling" not in conclusion
-    assert conclusion.endswith("outgrows the longest value.")
+    assert conclusion.endswith('as weight moves to "cake" (0.21 to 0.32).')
     assert "sharpen the row instead" not in conclusion
     assert "Doubling is softmax at $T = 0.5$" not in conclusion  # review 05_d: T known by now
     assert flat.count("hull") == 0  # review 05_p
@@ -1097,7 +1100,7 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
     assert printed[-1] == "x2: scores as weights 5.20, softmax 0.91, 'cake' 0.32"
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "an average never outgrows" in conclusion and "2.69" not in conclusion
+    assert "chapter 6 says why" in conclusion and "2.69" not in conclusion
     # review 05t: the undefined "log-odds" is cut (the intuition says gap -> ratio once)
     intuition = " ".join(cells["96081790"].source.split())
     # review 05_n: "the amount" was undefined; what is multiplied is e^z
@@ -1204,9 +1207,13 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_p: a dot product has a zero; the reason is a bias in the key projection,
     # which adds one number to the whole row and favours no key
     assert "natural zero" not in flat
-    assert why.startswith("Why exponentiate? A bias in the key projection adds one number")
-    assert "It favours no key, so shares must depend on gaps alone." in why
-    assert "They must also be smooth, positive and grow with the score." in why
+    # review 05_r: the bias shown (q . b_k is the same for every key); the exponential is
+    # forced only under the stated asks, and the designs that drop one are named
+    assert why.startswith("Why exponentiate? A bias $b_k$ in the key projection adds the same")
+    assert "$q \\cdot (k_j + b_k) = q \\cdot k_j + q \\cdot b_k$, and favours no key." in why
+    assert "If shares must depend on gaps alone and be smooth, positive and growing" in why
+    assert "Sparsemax and entmax" in why and "sigmoid attention" in why
+    assert why.endswith("Does plain division by the sum pass? Raise every score by 1:")
     assert "key bias" not in flat
     # review 05_m: the reason where the requirement is stated, and not again in the math
     math = " ".join(cells["04fabf9f"].source.split())
@@ -1375,7 +1382,9 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     assert "times another in its row" in note
     assert "hand-picked" not in flat and "keep each row" not in note
     # review 05_k: rows, not columns, sum to 1, in prose; "no T to set" moved and said once
-    assert note.startswith("Each row (over the keys, the last axis) sums to 1")
+    # review 05_r: "probability distribution" said once in prose
+    assert note.startswith("Each row is a probability distribution over the keys (the last axis)")
+    assert flat.count("probability distribution") == 1
     # review 05_o: why a column total matters: keys have no budget
     assert 'but keys have no budget: "cake" collects 1.32.' in note
     assert "1.32" not in cells["10e4cd6b"].source  # no longer only a code comment
@@ -1387,7 +1396,8 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     assert last.startswith("Attention has no separate $T$ knob")  # review 05_o
     assert "Doubling $W_q$ acts as halving $T$" in last and "$T = 0.5$" not in flat
     ids = [c.id for c in cells.values()]
-    assert ids.index("tnot05") == ids.index("lsefold5") + 1
+    # review 05_r: what ties T to attention sits right under the slider
+    assert ids.index("tnot05") == ids.index("3df9fffd") + 1
     assert "no $T$" not in top
     span = np.ptp(toy.scaled_scores(), axis=-1).max()
     assert round(span, 2) == 0.81 and round(np.exp(span), 2) == 2.25
@@ -1705,6 +1715,7 @@ def test_review_05o_names_the_scale_and_states_the_gap_values():
     assert "\nsoft =" not in code and "    soft =" not in code
     assert max(len(line) for line in code.splitlines()) <= 80
     caption = " ".join(cells["twokeycap"].source.split())
-    assert caption.endswith("At the real gap, $T = 1$, 0.3 and 0.1 give 0.56, 0.70 and 0.93.")
+    # review 05_r: the caption's three numbers are cut; the figure carries the curves
+    assert caption.endswith("A smaller $T$ nears the step.") and "0.93" not in caption
     math = " ".join(cells["04fabf9f"].source.split())
     assert "Order-preserving" not in math  # the list right after says it
