@@ -45,6 +45,7 @@ def _attend(
     merge=None,
     skip=(),
     b_o_first=False,
+    causal=False,
 ):
     """The reference, and the usual mistakes, one keyword each (``skip``: biases left out)."""
     split, merge = split or split_heads, merge or merge_heads
@@ -55,7 +56,10 @@ def _attend(
     )
     Q, K, V = split(Q, h), split(K, h), split(V, h)  # (..., h, n, d_k)
     d_k = Q.shape[-1] if scale is None else scale
-    heads = softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k), axis=axis) @ V
+    scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)
+    if causal:  # chapter 8's mask, wrongly kept: each token sees only those before it
+        scores = np.where(np.triu(np.ones(scores.shape[-2:], bool), k=1), -1e9, scores)
+    heads = softmax(scores, axis=axis) @ V
     out = merge(heads)  # (..., n, d_model)
     if b_o_first:  # the bias before the matrix: (heads + b_o) @ W_o
         return (out + p.b_o) @ p.W_o
@@ -194,6 +198,10 @@ _IN_PLACE = (
     "Don't change the layer's arrays in place (layer.b_q += ...): build new ones, "
     "Q = X @ layer.W_q + layer.b_q."
 )
+_W_O_T = "W_o is transposed: it is stored (d_in, d_out) like W_q, so write heads @ W_o, no .T."
+_CAUSAL = "you added a causal mask: this encoder has none; each token sees those before and after."
+_NO_W_O_B_O = "you merged the heads but never applied W_o and b_o."
+_D_K = "you divided by d_k; each head divides by its square root, sqrt(d_k)."
 _UNPACK = "X has a batch axis: use n, d = X.shape[-2:]."
 _ONE_SENTENCE = (
     "Right for one sentence, wrong for a batch: your cut ignores the batch axis. Reshape "
@@ -239,18 +247,14 @@ def _mistakes(X, p, h) -> tuple:
             "every matrix is transposed: these are stored (d_in, d_out), so write X @ W_q "
             "and heads @ W_o without .T (PyTorch's nn.Linear stores (out, in)).",
         ),
-        (
-            _attend(X, p, h, W_o=False, b_o=False),
-            "you merged the heads but never applied W_o and b_o.",
-        ),
+        (_attend(X, p._replace(W_o=p.W_o.T), h), _W_O_T),
+        (_attend(X, p, h, causal=True), _CAUSAL),
+        (_attend(X, p, h, W_o=False, b_o=False), _NO_W_O_B_O),
         (
             _attend(X, p, h, scale=1),
             "you did not scale the scores: divide Q K^T by sqrt(d_k) in each head.",
         ),
-        (
-            _attend(X, p, h, scale=(d // h) ** 2),
-            "you divided by d_k; each head divides by its square root, sqrt(d_k).",
-        ),
+        (_attend(X, p, h, scale=(d // h) ** 2), _D_K),
         (
             _attend(X, p, h, scale=d),
             f"you divided by sqrt(d_model); each head divides by sqrt(d_k) = sqrt({d} / {h}).",
@@ -282,10 +286,7 @@ def _mistakes(X, p, h) -> tuple:
             "layer, not to attention, so return just merged heads @ W_o + b_o.",
         ),
         (_attend(X, p, h, skip=("b_q",)), "Q lacks its bias: Q = X @ W_q + b_q."),
-        (
-            _attend(X, p, h, skip=("b_v",)),
-            "V lacks its bias: V = X @ W_v + b_v.",
-        ),
+        (_attend(X, p, h, skip=("b_v",)), "V lacks its bias: V = X @ W_v + b_v."),
     )
 
 
