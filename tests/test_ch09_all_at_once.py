@@ -705,6 +705,12 @@ def merge_from_a(m_a, ell_a, o_a, m_b, ell_b, o_b):  # exact algebra, overflows 
     return (o_a + b * o_b) / (ell_a[:, None] + b * ell_b[:, None])
 
 
+def merge_no_exp(m_a, ell_a, o_a, m_b, ell_b, o_b):  # round 09r: m_block - m, no exp
+    m = np.maximum(m_a, m_b)
+    a, b = (m_a - m)[:, None], (m_b - m)[:, None]
+    return (a * o_a + b * o_b) / (a * ell_a[:, None] + b * ell_b[:, None])
+
+
 def merge_block_a(m_a, ell_a, o_a, m_b, ell_b, o_b):  # round 09o: block a's output alone
     return o_a / ell_a[:, None]
 
@@ -746,6 +752,7 @@ def merge_rescale_only(block):  # the chapter's alpha step, copied for one block
         (merge_each_divided, "FAIL", "divided each block by its own ℓ and added, so the"),
         (merge_undivided, "FAIL", "the output is o / ℓ"),
         (merge_tuple, "FAIL", "If you returned (o, ell): the output is their quotient, return o"),
+        (merge_no_exp, "FAIL", "you multiplied by m_block - m itself, which is 0 for the"),
         (merge_block_a, "FAIL", "your output ignores one block: rescale both and add"),
         (lambda *a: a[5] / a[4][:, None], "FAIL", "your output ignores one block: rescale both"),
         (merge_larger, "FAIL", "your output ignores one block: rescale both and add"),
@@ -858,7 +865,7 @@ def test_step_times_per_width_and_product_share():
         product_share(n=0)
 
 
-MAIN_WORDS = 1445  # main-line prose words (09p: kept); 09m: 1453; 09l: 1536; 09k: 1560; 09g: 1561
+MAIN_WORDS = 1445  # main-line prose words (09r, 09p: kept); 09m: 1453; 09l: 1536; 09k: 1560
 
 
 # --- The page -----------------------------------------------------------------------------
@@ -940,8 +947,11 @@ def test_the_page_says_only_what_it_measures():
         # Round 09p (finding 5): three short sentences, the LSTM in its own
         "By Table 1's count, attention is cheaper than an RNN while $n < d$. With the four"
         " projections, it costs more than this Elman RNN at every $n$. An LSTM's four gates,"
-        " each an Elman step, cost $16nd^2$: more than attention while $n < 2d$. So the gain is in"
-        " steps in a row and path length.",
+        # Round 09r (findings 2, 8): 2d = 1024; the one-thread timing read in visible prose
+        " each an Elman step, cost $16nd^2$: more than attention while $n < 2d = 1024$. So the gain"
+        " is in steps in a row, which pay only on parallel hardware, and path length. On one CPU"
+        " thread the RNN is faster by $n = 1024$ ($d = 16$, plot below): its work grows like $n$,"
+        " attention's like $n^2$.",
         # Fix round d (review 09x): scoped to the Elman RNN, with the LSTM's crossing at 2d
         # Round 09e (review 09 d, finding 6): Table 1's arithmetic said once, the LSTM a clause
         # Round 09l (finding 4): no LSTM; the stopwatch a fold, opened by one sentence
@@ -960,16 +970,19 @@ def test_the_page_says_only_what_it_measures():
         # Round 09l (finding 3): Table 1's O(1) assumes enough parallel hardware (09m: named)
         # Round 09n (finding 2): O(1) steps, but each sum over n keys takes log n rounds
         # Round 09p (finding 1): what Table 1 counts as a step, and the log2 n inside one
-        "Table 1 counts a whole matrix product as one step, so attention takes $O(1)$ steps."
-        " Inside one, a sum over $n$ keys takes $\\log_2 n$ rounds of pairwise additions"
-        " (3 here), far fewer than $n$.",
+        # Round 09r (finding 6): the log2 n rounds moved into the parallel-scan fold
+        "Table 1 counts a whole matrix product as one step, so attention takes $O(1)$ steps.",
+        "a sum over $n$ keys takes $\\log_2 n$ rounds of pairwise additions (3 here)",
         # Round 09g (finding 5): per processor, and why it matters: faster to read than HBM
         # Round 09n (finding 7): step 2 for memory; the GPU's fast memory with FlashAttention
         # Round 09p (finding 4): the SM's size (192 KB on an A100, 256 KB on an H100)
         "does the same on a GPU, in on-chip memory (about 200 KB per streaming multiprocessor,"
         " far faster than HBM, its main memory).",
         # Round 09g (finding 1): why FlashAttention is faster
-        "It does no fewer FLOPs (in training, more: the backward pass recomputes the tiles)."
+        # Round 09r (finding 5): training stores the weights; FlashAttention keeps m and ℓ
+        "Training keeps the weights for the backward pass, per head and layer",
+        "It does no fewer FLOPs (in training, more: it keeps only $m$ and $\\ell$, and the"
+        " backward pass recomputes the tiles)."
         " It is faster because it moves far fewer bytes between HBM and the chip.",
         'In the slider, step 3\'s row "it" is key block 1 of the worked example.',
         # Fix round 9 (review 09q): the stopwatch's two costs named; the thesis a step count
@@ -984,9 +997,15 @@ def test_the_page_says_only_what_it_measures():
         # Fix round e (review 09y): the split demo cut; only "in this run" beside a printed number
         "divides by a sum over the *whole* row, and (for safety) shifts it by its maximum",
         # Round 09o (finding 4): the inference side; (finding 6) tiling keeps the n² FLOPs
-        "Two chains remain: layers still run one after another, and writing text token by"
-        " token ({numref}`ex-generation`), where attention, unlike an RNN's fixed state, keeps"
-        " every earlier key and value (chapter 12).",
+        # Round 09r (finding 4): two chains, no KV cache (Exercise 4's solution has it)
+        "Two chains remain: layers run one after another, and generation writes one token at a"
+        " time ({numref}`ex-generation`).",
+        # Round 09r (finding 3): why matrices, on the main line
+        "Hence the matrices: BLAS libraries and GPUs run one big product $Q K^\\top$ faster"
+        " than $n$ small ones, with fewer passes over memory.",
+        # Round 09r (finding 1): blocking is not credited with the in-place drop
+        "That code also overwrites its scores in place, one array, not three: at $n = 1024$,"
+        " this alone cuts the plain 24 MiB to 8.7 MiB; query blocks, to 1.2 MiB.",
         "`peak_memory` measures the plain version's peak in one call.",
         "scratch memory independent of $n$; the arithmetic still grows like $n^2$.",
         "Query blocks hold 16 MiB of scores plus the 2 MiB output.",  # round 09o (finding 5)
@@ -996,7 +1015,6 @@ def test_the_page_says_only_what_it_measures():
         "The tiles' peak is the output plus a fixed 0.2 MiB of scratch for any $n \\ge 256$,"
         " mostly one $128 \\times 128$ tile.",
         "where $x_t$ is token $t$'s vector and $h_0 = 0$.",  # round 09l (learner 3)
-        "chapter 8's causal mask, the tiles above the diagonal (nearly half) need not be computed",
         "Leave the inputs unchanged",
         # Fix round 09a: why tiles, where the two steps are introduced; the blocked rule
         "A query block still holds $128 \\times n$ scores, 16 MiB at $n = 16384$",
@@ -1014,7 +1032,7 @@ def test_the_page_says_only_what_it_measures():
         *("share memory bandwidth", "so the row adds up to 2", "The price: an"),  # round 14
         *("peak, query blocks",),
         *("a small share of its time", "only the output grows like"),  # round c
-        *("seldom twice as soon", "in place", "Counting the projections", "it cannot see"),
+        *("seldom twice as soon", "Counting the projections", "it cannot see"),  # 09r: in place
         *("smaller score blocks suit the cache", "two workers finish", "lead over rows"),  # e
         *("GPU core's", "Nothing here runs in parallel", "Timings vary"),  # round 09b
         *("plain once:", "Nor are fewer FLOPs"),  # round 09d: no colon before the bullets
@@ -1030,6 +1048,7 @@ def test_the_page_says_only_what_it_measures():
         *("the dropdown below", "extra arithmetic", "LSTM's $16nd^2$", "literalinclude"),  # 09o
         *("The RNN does fewer FLOPs", "per-call cost"),  # round 09o (finding 3)
         *("a fixed few", "7 more state updates come before", "def off_by"),  # round 09p
+        *("(chapter 12)", "nearly half", "Inside one, a sum"),  # round 09r: cut or folded
     ):
         assert gone not in words, gone
     visible = " ".join(c.source for c in shown(cells) if c.cell_type == "code")

@@ -95,7 +95,7 @@ def _merge_case(cases: Cases, case: str, z: np.ndarray, rng, split: int) -> None
     if (
         not np.all(np.isfinite(out))
         and np.allclose(out, mean, atol=ATOL, equal_nan=True)
-        and _right_when_maxima_1000_apart(cases.fn)  # as the mean is; one block's max is not
+        and _probe(cases.fn)[0]  # right there, as the mean is; one block's max is not
     ):
         raise Fail(
             f"you measured from the mean of the two maxima, (m_a + m_b) / 2, so the block "
@@ -188,6 +188,12 @@ def _judge_merge(fn, out, expected, case: str, m_a, l_a, o_a, m_b, l_b, o_b) -> 
         ),
         (a * o_a + b * o_b, "you returned o; the output is o / ℓ, divided once at the end."),
     ]
+    smaller = np.where((m_a < m_b)[:, None], o_a / l_a, o_b / l_b)  # as factors m_block - m give
+    if out.shape == smaller.shape and np.allclose(out, smaller, atol=ATOL) and _probe(fn)[1]:
+        raise Fail(  # on one query this is one block alone: the probe tells them apart
+            "you multiplied by m_block - m itself, which is 0 for the block holding the maximum:"
+            f" the factor is its exp, np.exp(m_a - m) (on {case})."
+        )
     alone = "your output ignores one block: rescale both and add, then divide once."
     larger = np.where((m_a >= m_b)[:, None], o_a / l_a, o_b / l_b)  # the larger max's block
     mistakes += [(o_a / l_a, alone), (o_b / l_b, alone), (larger, alone)]
@@ -247,16 +253,20 @@ def _unscaled_hint(fn, case: str, expected, m_a, l_a, o_a, m_b, l_b, o_b) -> str
     return f"{hint} (on {case})"
 
 
-def _right_when_maxima_1000_apart(fn) -> bool:
-    """Run ``fn`` where the maxima are 1000 apart, either block the larger: e^500 is finite."""
+def _probe(fn) -> tuple[bool, bool]:
+    """Run ``fn`` where the maxima are 1000 apart, either block the larger (e^500 is finite):
+    is it right, and did each query get only its smaller maximum's block (exp forgotten)?"""
     z = np.array([[1000.0, 999.0, 0.0, 1.0], [0.0, 1.0, 1000.0, 998.0]])
     V = np.array([[1.0, 0.0], [0.5, 2.0], [-1.0, 1.0], [0.0, -2.0]])
+    (m_a, l_a, o_a), (m_b, l_b, o_b) = block_state(z[:, :2], V[:2]), block_state(z[:, 2:], V[2:])
     try:
         with np.errstate(all="ignore"):
-            out = np.asarray(fn(*block_state(z[:, :2], V[:2]), *block_state(z[:, 2:], V[2:])))
-        return out.shape == (2, 2) and np.allclose(out, softmax(z) @ V, atol=ATOL)
-    except Exception:  # noqa: BLE001 - any failure: not the mean
-        return False
+            out = np.asarray(fn(m_a, l_a, o_a, m_b, l_b, o_b), dtype=float)
+    except Exception:  # noqa: BLE001 - any failure: neither
+        return False, False
+    smaller = np.vstack([o_b[0] / l_b[0], o_a[1] / l_a[1]])  # row 0's larger max is in a
+    ok = [out.shape == (2, 2) and np.allclose(out, x, atol=ATOL) for x in (softmax(z) @ V, smaller)]
+    return ok[0], ok[1]
 
 
 def _merged(m, m_a, l_a, o_a, m_b, l_b, o_b) -> np.ndarray:
