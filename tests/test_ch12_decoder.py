@@ -142,6 +142,12 @@ def kv_no_softmax(q, K, V, k, v):  # the raw scores used as weights
     return np.einsum("ht,htd->hd", np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1]), V)
 
 
+def kv_exp_not_normalised(q, K, V, k, v):  # exp of the scores, never divided by their sum
+    K, V = np.concatenate([K, k[:, None]], axis=1), np.concatenate([V, v[:, None]], axis=1)
+    w = np.exp(np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1]))
+    return np.einsum("ht,htd->hd", w, V)
+
+
 def kv_sum_of_values(q, K, V, k, v):  # every value with weight 1
     return np.concatenate([V, v[:, None]], axis=1).sum(axis=1)
 
@@ -218,6 +224,14 @@ def ce_clip(logits, Y):
 def ce_mean_of_every_entry(logits, Y):
     z = logits - logits.max(axis=-1, keepdims=True)
     return -(Y * (z - np.log(np.exp(z).sum(axis=-1, keepdims=True)))).mean()
+
+
+def ce_mean_over_every_word(logits, Y):  # Y unused: -log p of every word, averaged
+    return -np.log(softmax(logits)).mean()
+
+
+def ce_sum_over_every_word(logits, Y):  # every word's -log p summed per row
+    return -np.log(softmax(logits)).sum(axis=-1).mean()
 
 
 def ce_pick_then_log(logits, Y):
@@ -374,6 +388,7 @@ def sample_seeded_choice(logits, T, u):  # ignores u: the same draw every call
         (check_kv_step, kv_keeps_query_axis, "FAIL", "Drop it with [:, 0]"),
         (check_kv_step, kv_no_softmax, "FAIL", "apply softmax over the keys"),
         (check_kv_step, kv_sum_of_values, "FAIL", "apply softmax over the keys"),
+        (check_kv_step, kv_exp_not_normalised, "FAIL", "never divided by their sum"),
         (check_kv_step, kv_top_left_tril, "FAIL", "starts at the top-left corner"),
         (check_kv_step, kv_over_sqrt_d_v, "FAIL", "divided by sqrt(d_v)"),
         (check_kv_step, kv_over_sqrt_keys, "FAIL", "divided by sqrt(t + 1)"),
@@ -400,6 +415,8 @@ def sample_seeded_choice(logits, T, u):  # ignores u: the same draw every call
         (check_cross_entropy, ce_likeliest, "FAIL", "likeliest word instead of the target"),
         (check_cross_entropy, ce_pick_then_log, "FAIL", "-log(0) is infinite"),
         (check_cross_entropy, ce_minus_p, "FAIL", "a loss is positive"),
+        (check_cross_entropy, ce_mean_over_every_word, "FAIL", "not just the right one"),
+        (check_cross_entropy, ce_sum_over_every_word, "FAIL", "not just the right one"),
         (check_sample, good_sample, "PASS", "all 15 cases"),
         (check_sample, sample_total_below_1, "FAIL", "set the last end to 1"),
         (check_sample, sample_searchsorted_unclipped, "FAIL", "the answer is the last word, 4"),

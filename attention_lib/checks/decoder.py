@@ -82,19 +82,20 @@ def check_kv_step(fn) -> CheckResult:
                     "which keeps their spread near 1 (chapter 4).",
                 ),
                 (
-                    _kv_uniform(args[2], args[4]),
+                    _kv_grown(*args).mean(axis=1),
                     "every key got the same weight: the weights must come from softmax of "
                     "the scores, q . k / sqrt(d_k), over the keys.",
                 ),
                 (_kv_grown(*args).sum(axis=1), _KV_NO_SOFTMAX),
                 (np.einsum("ht,htd->hd", _kv_scores(*args), _kv_grown(*args)), _KV_NO_SOFTMAX),
+                (np.einsum("ht,htd->hd", np.exp(_kv_scores(*args)), _kv_grown(*args)), _KV_EXP),
                 (
                     _kv_over_heads(*args),
                     "the softmax ran over the heads (axis 0): each head has its own "
                     "distribution over the t + 1 keys, so normalise along the keys (axis -1).",
                 ),
                 (
-                    _kv_first_key(args[2]),
+                    args[2][:, 0],  # what a top-left (1, t + 1) tril mask leaves
                     "only the first key got any weight: a causal mask of shape (1, t + 1) "
                     "built with tril starts at the top-left corner and hides every key but "
                     "the first. The new token is the last position: it may see every key, "
@@ -221,6 +222,12 @@ _KV_NO_SOFTMAX = (
 )
 
 
+_KV_EXP = (  # exp of the scores used as weights, never normalised
+    "the weights are exp(scores) but were never divided by their sum, so they do not add "
+    "up to 1: normalise them over the keys (axis -1), or use al.softmax."
+)
+
+
 def _kv_grown(q, K, V, k, v):
     """The values after the new one is appended, (h, t + 1, d_v)."""
     return np.concatenate([V, v[:, None]], axis=1)
@@ -237,20 +244,11 @@ def _kv_weights(q, K, V, k, v):
     return softmax(np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1]))  # (h, t + 1)
 
 
-def _kv_uniform(V, v):
-    return np.concatenate([V, v[:, None]], axis=1).mean(axis=1)
-
-
 def _kv_over_heads(q, K, V, k, v):
     """Softmax down the head axis instead of along the keys."""
     K, V = np.concatenate([K, k[:, None]], axis=1), np.concatenate([V, v[:, None]], axis=1)
     scores = np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1])  # (h, t + 1)
     return np.einsum("ht,htd->hd", softmax(scores, axis=0), V)
-
-
-def _kv_first_key(V):
-    """What a top-left tril mask of shape (1, t + 1) leaves: the first key alone."""
-    return V[:, 0]
 
 
 def _kv_other_slips(args) -> list[tuple]:

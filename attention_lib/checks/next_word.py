@@ -144,6 +144,8 @@ def _ce_mistakes(logits, targets) -> list[tuple]:
             -np.log2(p[rows, targets]).mean(),
             "you used log base 2 (bits); cross-entropy here uses np.log (nats).",
         ),
+        (-np.log(p).mean(), _EVERY_WORD),
+        (-np.log(p).sum(axis=-1).mean(), _EVERY_WORD),
         (
             -np.log(p[rows, targets]).mean() / logits.shape[-1],
             "you averaged Y * log p over every entry, the vocabulary too, so the loss is "
@@ -162,6 +164,10 @@ def _ce_mistakes(logits, targets) -> list[tuple]:
     ]
 
 
+_EVERY_WORD = (
+    "you averaged -log p over every word of the vocabulary, not just the right one: "
+    "multiply log p by Y (or index it by the target) to keep the word that came next."
+)
 _LIKELIEST = (
     "you took -log p of the likeliest word instead of the target: Y marks the word that "
     "really came next, so pick its log-probability, (Y * log_p).sum(axis=-1)."

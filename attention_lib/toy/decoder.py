@@ -180,7 +180,7 @@ def train(
         if not attention:  # the control: W_o stays 0
             grads["W_o"][:] = 0
         rate = lr * (1 - step / steps)  # falls linearly to 0
-        if adam:
+        if adam:  # beta_2 = 0.99 in adam_step; PyTorch's default is 0.999
             adam_step(params, grads, state, rate, step + 1)
         else:  # plain gradient descent, as in chapter 10
             for name, g in grads.items():
