@@ -699,7 +699,7 @@ def _chapter_cells():
 def test_main_line_stays_short_and_the_trained_head_is_said_to_be_picked():
     main, folded = main_and_folded(_chapter_cells())
     words = sum(len(line.split()) for line in prose_lines(main))
-    assert words <= 699, words  # 779 after round d; 754 after 03a; 734 after 03c; 708 in 03o, 03p; 699 in 03r
+    assert words <= 699, words  # 779 in round d; 708 in 03o, 03p; 699 in 03r
     trained_fold = next(c.source for c in folded if "In a trained model" in c.source)
     assert "picked from its 72 heads" in trained_fold and "whoever asks" in trained_fold
     assert "chapter 11" in trained_fold
