@@ -1,5 +1,6 @@
 """Chapter 2: the movie search data, the shape diagram, and the chapter's checkers."""
 
+import base64
 import re
 
 import matplotlib.pyplot as plt
@@ -296,6 +297,10 @@ def _norms(X, W_q, W_k, i, j):
         # review 02l: a list is not a (1, 1) slice; it gets its own hint
         (lambda X, q, k, i, j: [one_score(X, q, k, i, j)], "FAIL", "a number, not a list"),
         (lambda X, q, k, i, j: (X[i : i + 1] @ q) @ (X[j : j + 1] @ k).T, "FAIL", ".item()"),
+        # review 02 round s: three slips that got a generic or a wrong hint
+        (lambda X, q, k, i, j: one_score(X, q, k, i, j + 1), "FAIL", "key of token j + 1"),
+        (lambda X, q, k, i, j: one_score(X, q, q, i, i), "FAIL", "the query with itself"),
+        (lambda X, q, k, i, j: q[i] @ k[j], "FAIL", "indexed the weights by token"),
     ],
 )
 def test_each_one_score_mistake_gets_its_own_hint(fn, status, hint, capsys):
@@ -683,7 +688,7 @@ def test_one_shared_matrix_lets_no_two_words_both_prefer_the_other(capsys):
 def test_wider_cells_keep_the_worked_numbers_apart():
     ate = toy.token_index("ate")
     args = (toy.X[ate : ate + 1], toy.W_q)
-    fig, _ = matmul_diagram(*args, names=("x_ate", "W_q", "q_ate"), cell_inches=0.56)
+    fig, _ = matmul_diagram(*args, names=("x_ate", "W_q", "q_ate"), cell_inches=0.54)
     fig.canvas.draw()
     boxes = {t.get_text(): t.get_window_extent() for t in fig.axes[0].texts}
     gap = boxes["0.42"].x0 - boxes["1.28"].x1  # the default cells leave a quarter of a number
@@ -806,7 +811,8 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # review 02_f-4: the shared row's self-match is named; exercise 2.2's count stays unsaid
     # review 02_o-5: the |q_it|^2 aside moved into exercise 2.2; "even $I$" is cut
     # review 02_q-7/8: the table and exercise 2.2 say it; the bullets do not repeat it
-    assert "3.39" not in two and "matches itself best" not in flat_two
+    # review 02 round s-1: the bullet now names the cost, "it" preferring itself (3.39 > 3.25)
+    assert "matches itself best" not in flat_two
     assert "$\\lVert q_{it} \\rVert^2 = 3.39$." in cells["5e1f0a01"].source
     assert "three" not in two.lower() and "longest" not in two
     assert "permit this" not in flat_two and "weights we added" not in flat_two
@@ -821,7 +827,9 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "Two\n   matrices obey no such law" not in solution and "matrices obey" not in solution
     # review 02u: a key is the label a word is found by, not "what the word is"
     assert "says what the word\nis" not in cells["12660781"].source
-    assert "its label for\nthe search" in cells["12660781"].source
+    # review 02 round s-7: the roles are not restated a third time in "Back to the sentence"
+    back = cells["12660781"].source.split("\n\n")[1]  # its first paragraph: one sentence
+    assert back == "Self-attention runs this search inside the sentence, once per word."
     assert "what most queries here seek" not in case
     assert 'seeks "it"' not in cells["05104d83"].source
     assert "need only differ" not in two and "$W_k = I$" not in two
@@ -833,7 +841,11 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # review 02_k-6: the temperature aside is cut too; 02_f-8: lowercase q
     # review 02_m-5: why 3, in one clause; 02_n-9: said with the shares a 1 would give
     # review 02_q-3: why 3, in one parenthesis
-    s3 = "Our query puts 3 on sci-fi alone (3, not 1: a sharper search; chapter 5)."
+    # review 02 round s-5: the parenthesis gives its numbers (0.42 with 3, 0.29 with 1)
+    s3 = (
+        "Our query puts 3 on sci-fi alone (3, not 1, for a sharper search: with 1, "
+        "Interstellar's share would be 0.29, not 0.42)."
+    )
     assert s3 in search and "chapter 4" not in search
     after = " ".join(cells["6b585669"].source.split())
     # review 02_p: the "Why 3?" digression (a forward reference to scaling) is cut
@@ -845,7 +857,7 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "query of 1" not in out and "query of 1" not in prose and "Chef    0.0   0.02" in out
     assert "when\nchosen" not in cells["12660781"].source  # a soft lookup passes on shares
     assert "in\nproportion to how well" not in cells["12660781"].source  # shares (review 02a)
-    assert "on, weighted by its share." in cells["12660781"].source  # round d: said once
+    assert "weighted by its share" not in cells["12660781"].source  # round s-7: cut
     assert "whose core dimension 0 (3 rows) should match the 4 columns" in prose  # the decode
     assert "core dimension 0" in cells["e369ec66"].outputs[0]["text"]  # ... of this error
     assert "151.3 minutes are no one film's" in cells["6b585669"].source  # the blend is no film
@@ -996,9 +1008,11 @@ def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
     # review 02_n-2, 02_p-6, 02_q-9: why almost every word picks "cake"
     assert "as do 7 of 8 words: our $W_q$ sends almost every query toward food." in two
     assert "cols=toy.FEATURES" in cells["40912d84"].source  # the W_q figure names its columns
-    # its rows stay unlabelled: the labels widened the figure until its text fell under
-    # 7 px on a phone (tests/site/test_site_reader.py); the columns name the features
-    assert "right_rows" not in cells["40912d84"].source
+    # review 02 round s-4: its rows are labelled too; the labels widen the figure, so its
+    # cells shrink to 0.54 in and the PNG stays under 819 px (chapter 7's widest at 11.25 px
+    # text), keeping its text over 7 px on a phone (tests/site/test_site_reader.py)
+    assert "right_rows=toy.FEATURES" in cells["40912d84"].source
+    assert "cell_inches=0.54" in cells["40912d84"].source
     # review 02_k: the text right before the figure says which row is which feature
     # review 02_n-5: no "the figure highlights all three" parenthesis
     by_hand = " ".join(cells["7d13fca5"].source.split())
@@ -1122,3 +1136,43 @@ def test_review_02p_page_edits():
     assert "V[:5]" not in cells["978618ed"].source
     assert cells["978618ed"].outputs[0]["text"].count("ValueError") == 1
     assert "values for 5 of the 8 words" not in prose
+
+
+# --- Fix round s (review 02_s) ----------------------------------------------------------------
+
+
+def test_review_02s_page_edits():
+    cells = {c.id: c for c in _page_cells()}
+    two = " ".join(cells["c95b653c"].source.split())
+    # finding 1: what sharing costs "it", with the chapter's (unscaled) softmax
+    assert 'Sharing also costs "it": it now prefers itself (3.39 > 3.25)' in two
+    assert 'softmax gives itself 0.30 against 0.26 for "cake".' in two
+    Q = toy.projections()[0]
+    it, cake = toy.token_index("it"), toy.token_index("cake")
+    S = al.attention_scores(Q, Q)
+    w = al.softmax(S)
+    assert (round(S[it, it], 2), round(S[it, cake], 2)) == (3.39, 3.25)
+    assert (round(w[it, it], 2), round(w[it, cake], 2)) == (0.3, 0.26)
+    # finding 2: Reformer also scales its keys to length 1: every row peaks on itself
+    solution = " ".join(cells["5e1f0a03"].source.split())
+    assert "and also scales each key to length 1" in solution and "(8 of 8 in our toy)" in solution
+    assert "for this reason" not in solution and "unless nothing else is available" in solution
+    assert ((Q @ (Q / np.linalg.norm(Q, axis=1, keepdims=True)).T).argmax(1) == range(8)).all()
+    # finding 4: W_q's rows are labelled with the features in the one-token diagram
+    assert "right_rows=toy.FEATURES" in " ".join(c.source for c in _page_cells())
+
+
+def test_one_token_diagram_names_the_rows_of_w_q():
+    fig, alt = matmul_diagram(
+        toy.X[1:2], toy.W_q, names=("x_ate", "W_q", "q_ate"), right_rows=toy.FEATURES
+    )
+    texts = {t.get_text() for t in fig.axes[0].texts}
+    assert set(toy.FEATURES) <= texts and "The rows of W_q: food, person, action, pointer." in alt
+    plt.close(fig)
+    # the page's figure: drawn at most 520 px wide on a phone, its text stays over 7 px
+    cells = {c.id: c for c in _page_cells()}
+    html = cells["40912d84"].outputs[0]["data"]["text/html"]
+    png = base64.b64decode(re.search(r"base64,([^\"]+)", html).group(1)[:64])
+    width = int.from_bytes(png[16:20], "big")
+    text_px = float(re.search(r'data-text-px="([0-9.]+)"', html).group(1))
+    assert text_px * min(width, 520) / width >= 7.0

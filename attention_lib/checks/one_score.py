@@ -48,8 +48,9 @@ def check_one_score(fn) -> CheckResult:
             try:
                 out = _run_quietly(cases, case, X, W_q, W_k, i, j)
             except Fail as fail:  # a shape error: say which slip, not what NumPy saw
-                if "IndexError" in str(fail):  # K[:, j]: a column where a row was meant
-                    raise Fail(f"{str(fail).rstrip('.')}. {_ROWS}") from None
+                if "IndexError" in str(fail):  # K[:, j], or W_q[i]: not the token's row
+                    hint = _W_BY_TOKEN if _shape_slip(fn) is _W_BY_TOKEN else _ROWS
+                    raise Fail(f"{str(fail).rstrip('.')}. {hint}") from None
                 if "matmul" not in str(fail) and "aligned" not in str(fail):
                     raise
                 _no_key_row(fn, case)  # (X[i] @ W_q) @ W_k: a vector where the sizes fit
@@ -72,6 +73,7 @@ def check_one_score(fn) -> CheckResult:
                 (_score(X, W_q, W_q, i, j), "you used W_q for the key too: k_j = x_j W_k."),
                 (_score(X, W_k, W_k, i, j), "you used W_k for the query too: q_i = x_i W_q."),
                 (float(X[i] @ X[j]), _UNPROJECTED),
+                (float((X[i] @ W_q) @ (X[i] @ W_q)), _QUERY_WITH_ITSELF),
                 (_cosine(X[i] @ W_q, X[j] @ W_k), _COSINE),
             ]
             if i != j:  # (x_j W_q) · (x_i W_k): the query and the key of the wrong tokens
@@ -93,11 +95,9 @@ def _slips(X, W_q, W_k, i: int, j: int) -> list:
     k = K[j]
     weights = np.exp(q @ K.T - (q @ K.T).max())
     slips = [(round(ref, places), _ROUNDED) for places in range(4)]
-    slips += [(_score(X, W_q, W_k, i - 1, j - 1), _OFF_BY_ONE)]
-    slips += [
-        (_score(X, W_q, W_k, i - 1, j), _OFF_BY_ONE),
-        (_score(X, W_q, W_k, i, j - 1), _OFF_BY_ONE),
-    ]
+    off = [(i - 1, j - 1, _OFF_BY_ONE), (i - 1, j, _OFF_BY_ONE), (i, j - 1, _OFF_BY_ONE)]
+    off += [(i, j + 1, _KEY_ONE_ON)] * (j + 1 < len(X))  # the key only, one token on
+    slips += [(_score(X, W_q, W_k, a, b), hint) for a, b, hint in off]
     slips += [(ref / np.sqrt(X.shape[1]), _D_MODEL), (float(weights[j] / weights.sum()), _SOFTMAX)]
     slips += [(abs(ref), _ABS), (ref / 2, _HALF), (float(q.sum() * k.sum()), _OUTER)]
     slips += [(float(np.linalg.norm(q) * np.linalg.norm(k)), _NORMS)]
@@ -159,15 +159,15 @@ def _shape_slip(fn) -> str:
         out = call(fn, "a square case", X, W_q, W_k, 1, 2)
     except Exception:  # noqa: BLE001 - the diagnosis is a bonus; the plain hint stays
         return _ROW_FIRST
-    if np.shape(out) == () and np.isclose(out, _score(X.T, W_q, W_k, 1, 2)):
-        return _COLUMNS
-    if np.shape(out) == () and np.isclose(out, _score(X, W_q.T, W_k.T, 1, 2)):
-        return _TRANSPOSED
-    if np.shape(out) == () and np.isclose(out, X[1] @ W_q @ W_k @ X[2]):
-        return _NO_KEY
-    if np.shape(out) == () and np.isclose(out, ((X @ W_q) @ (X @ W_k))[1, 2]):
-        return _K_NOT_TRANSPOSED
-    return _ROW_FIRST
+    slips = {  # the first that matches names the slip
+        _COLUMNS: _score(X.T, W_q, W_k, 1, 2),
+        _TRANSPOSED: _score(X, W_q.T, W_k.T, 1, 2),
+        _NO_KEY: X[1] @ W_q @ W_k @ X[2],
+        _K_NOT_TRANSPOSED: ((X @ W_q) @ (X @ W_k))[1, 2],
+        _W_BY_TOKEN: W_q[1] @ W_k[2],  # the weights indexed by token, X left out
+    }
+    found = (s for s, wrong in slips.items() if np.shape(out) == () and np.isclose(out, wrong))
+    return next(found, _ROW_FIRST)
 
 
 def _ignored_arguments(fn, out, args, case: str) -> None:
@@ -273,6 +273,12 @@ _ROUNDED = "your score is rounded: return the full dot product q_i @ k_j; round 
 _OFF_BY_ONE = (
     "that is the score of a token one off (i - 1 or j - 1): NumPy counts from 0, so token i "
     "is X[i] and token j is X[j]."
+)
+_KEY_ONE_ON = "that is the key of token j + 1: NumPy counts from 0, so k_j = X[j] @ W_k."
+_QUERY_WITH_ITSELF = "that is q_i · q_i, the query with itself: the key is k_j = X[j] @ W_k."
+_W_BY_TOKEN = (  # W_q[i] @ W_k[j]: raises IndexError once i or j passes d_model
+    "You indexed the weights by token: W_q[i] is the rule of feature i, not token i. Take "
+    "the token's row of X first: q_i = X[i] @ W_q, k_j = X[j] @ W_k."
 )
 _D_MODEL = (
     "you divided by sqrt(d_model): chapter 4 scales by sqrt(d_k), and this exercise not at "
