@@ -96,11 +96,17 @@ def check_cosine_similarity(fn) -> CheckResult:
                 ".astype(int) cuts a cosine, which lies between -1 and 1, to -1, 0 or 1; "
                 "return the float itself."
             )
-        same(out, _cosine(a, b), case)
+        try:
+            same(out, _cosine(a, b), case)
+        except Fail:
+            _constant(out, _probe(cases, a, -3 * a))  # a fixed number: say so, not "rounding"
+            raise
+        first = out
 
         case = "a = [1, 2, 2] and b = -3 a, pointing the opposite way"
         out = _run(cases, case, a, -3 * a)
         expect_shape(out, (), case)
+        _constant(first, out)  # right on the first case by luck: 14 / 15 typed in
         known_mistakes(out, (1.0, "opposite vectors must give -1: keep the sign of a·b."))
         same(out, -1.0, case)
 
@@ -137,6 +143,25 @@ def check_cosine_similarity(fn) -> CheckResult:
         same(out, _cosine(v, T), case)
 
     return verdict("cosine", fn, run)
+
+
+def _probe(cases: Cases, a: np.ndarray, b: np.ndarray):
+    """The learner's answer on one more pair, or None if their function fails on it."""
+    try:
+        return cases.run("a = [1, 2, 2] and b = -3 a", a, b)
+    except Fail:
+        return None
+
+
+def _constant(first, second) -> None:
+    """Fail if two pairs with different cosines (14/15 and -1) gave one same number."""
+    if second is not None and np.shape(first) == np.shape(second) == ():
+        if np.isclose(float(first), float(second)):
+            raise Fail(
+                f"your function gives the same value ({float(first):.4g}) for different "
+                "inputs (b = [0, 3, 4], then b = -3 a, whose cosine is -1): compute it from "
+                "a and b, not as a fixed number."
+            )
 
 
 _AXIS_1_HINT = (

@@ -154,7 +154,7 @@ def check_pe_length(answer) -> CheckResult:
                     "squares of all four entries without dividing by their number.",
                 ),
             ),
-            one_decimal="close: give two decimals (√2 ≈ 1.414 → 1.41).",  # 1.4: √2 known
+            one_decimal="close: give two decimals.",  # 1.4: no answer given away
         ),
     )
 
