@@ -865,7 +865,7 @@ def test_step_times_per_width_and_product_share():
         product_share(n=0)
 
 
-MAIN_WORDS = 1445  # main-line prose words (09r, 09p: kept); 09m: 1453; 09l: 1536; 09k: 1560
+MAIN_WORDS = 1442  # main-line prose words (09s); 09r, 09p: 1445; 09m: 1453; 09l: 1536; 09k: 1560
 
 
 # --- The page -----------------------------------------------------------------------------
@@ -903,7 +903,7 @@ def test_the_page_says_only_what_it_measures():
     code = " ".join(c.source for c in cells if c.cell_type == "code")
     assert "attention_by_rows(Q[shuffled], K, V)[back]" in code
     assert "at_once" not in code  # round 09a: the h_{t-1} = 0 demo gave way to the shuffle
-    assert "def attention_rows" not in code  # row by row: the library's way and Exercise 9.1
+    assert "def attention_rows" not in code  # row by row: the library's way (09s: exercise cut)
     assert "al.softmax(z[:3]), al.softmax(z[3:])" in code  # the per-piece softmax, shown wrong
     assert "each per layer" in text and "*parallel scan*" in text and "no fewer FLOPs" in text
     # Fix round 7 (review 09m): the stopwatch against Table 1, the shuffle, the memory peaks
@@ -950,8 +950,10 @@ def test_the_page_says_only_what_it_measures():
         # Round 09r (findings 2, 8): 2d = 1024; the one-thread timing read in visible prose
         " each an Elman step, cost $16nd^2$: more than attention while $n < 2d = 1024$. So the gain"
         " is in steps in a row, which pay only on parallel hardware, and path length. On one CPU"
-        " thread the RNN is faster by $n = 1024$ ($d = 16$, plot below): its work grows like $n$,"
-        " attention's like $n^2$.",
+        # Round 09s (finding 1): attention wins small n on per-call overhead, not arithmetic
+        " thread ($d = 16$, plot below), attention wins at small $n$ despite 8 times the RNN's"
+        " arithmetic at $n = 128$: the RNN pays for $n$ small NumPy calls. By $n = 1024$,"
+        " attention's $n^2$ work costs more.",
         # Fix round d (review 09x): scoped to the Elman RNN, with the LSTM's crossing at 2d
         # Round 09e (review 09 d, finding 6): Table 1's arithmetic said once, the LSTM a clause
         # Round 09l (finding 4): no LSTM; the stopwatch a fold, opened by one sentence
@@ -980,9 +982,11 @@ def test_the_page_says_only_what_it_measures():
         " far faster than HBM, its main memory).",
         # Round 09g (finding 1): why FlashAttention is faster
         # Round 09r (finding 5): training stores the weights; FlashAttention keeps m and ℓ
-        "Training keeps the weights for the backward pass, per head and layer",
-        "It does no fewer FLOPs (in training, more: it keeps only $m$ and $\\ell$, and the"
-        " backward pass recomputes the tiles)."
+        # Round 09s (findings 3, 5): the training-scale number; FlashAttention keeps the output
+        "Training keeps the weights for the backward pass, per head and layer: 288 GiB for 12"
+        " heads $\\times$ 12 layers, one sequence",
+        "It does no fewer FLOPs (in training, more: it keeps only the output and $m$ and"
+        " $\\ell$ per row, not the $n \\times n$ weights; the backward pass recomputes the tiles)."
         " It is faster because it moves far fewer bytes between HBM and the chip.",
         'In the slider, step 3\'s row "it" is key block 1 of the worked example.',
         # Fix round 9 (review 09q): the stopwatch's two costs named; the thesis a step count
@@ -1004,8 +1008,11 @@ def test_the_page_says_only_what_it_measures():
         "Hence the matrices: BLAS libraries and GPUs run one big product $Q K^\\top$ faster"
         " than $n$ small ones, with fewer passes over memory.",
         # Round 09r (finding 1): blocking is not credited with the in-place drop
-        "That code also overwrites its scores in place, one array, not three: at $n = 1024$,"
-        " this alone cuts the plain 24 MiB to 8.7 MiB; query blocks, to 1.2 MiB.",
+        # Round 09s (finding 2): in place is step 1 of the list, its code cell cut
+        "`al.chunked_attention` shrinks the memory in three steps:",
+        "**In place.** Overwrite the scores: one $n \\times n$ array, not three (24 → 8.7 MiB"
+        " at $n = 1024$).",
+        'Vermilion: "I" reaches "delicious" in 8 RNN updates, 1 attention step.',  # 09s: F7
         "`peak_memory` measures the plain version's peak in one call.",
         "scratch memory independent of $n$; the arithmetic still grows like $n^2$.",
         "Query blocks hold 16 MiB of scores plus the 2 MiB output.",  # round 09o (finding 5)
@@ -1049,6 +1056,7 @@ def test_the_page_says_only_what_it_measures():
         *("The RNN does fewer FLOPs", "per-call cost"),  # round 09o (finding 3)
         *("a fixed few", "7 more state updates come before", "def off_by"),  # round 09p
         *("(chapter 12)", "nearly half", "Inside one, a sum"),  # round 09r: cut or folded
+        *("That code also", "the RNN is faster by", "Attention, one query at a time"),  # 09s
     ):
         assert gone not in words, gone
     visible = " ".join(c.source for c in shown(cells) if c.cell_type == "code")
@@ -1117,7 +1125,8 @@ def test_the_stopwatch_sits_with_its_plot():
     assert "\\n{machine}" not in plot.source and "Measured on {machine}" in plot.source
     # Round 09e (review 09 d, finding 7): one memory plot, the plain version's peak on it
     assert "mem-whole" not in ids
-    assert ids.index("cb39aa95") < ids.index("84d8cc67") < ids.index("723a67ab")
+    assert ids.index("cb39aa95") < ids.index("84d8cc67") < ids.index("c7f1e2a0")
+    assert "in-place" not in ids and "723a67ab" not in ids  # round 09s: both cut
     tiled = next(c.source for c in cells if c.get("id") == "84d8cc67")
     assert '"peak, plain version": (measured_n, plain_peak)' in tiled
     # Round 09m (finding 6): the plot carries the peaks; the table cut
