@@ -312,6 +312,8 @@ def float_d_k(X, h):
         (lambda X, h: np.stack(np.split(X, h, axis=1)), "PASS", "all 4 cases match"),
         (lambda X, h: good_split(X, h)[::-1], "FAIL", "the heads came out in reverse order"),
         (lambda X, h: X.reshape(h, X.shape[0], -1), "FAIL", "the heads mix tokens"),
+        # review 07_s: transposing first got only the generic "values differ"
+        (lambda X, h: X.T.reshape(h, X.shape[0], -1), "FAIL", "X.T.reshape(h, n, d_k) reads X"),
         (lambda X, h: np.moveaxis(X.reshape(len(X), -1, h), -1, 0), "FAIL", "interleaved"),
         (lambda X, h: X.reshape(len(X), h, -1), "FAIL", "heads axis must come first"),
         (lambda X, h: np.stack(np.split(X, h, axis=0)), "FAIL", "you cut the rows"),
@@ -791,6 +793,8 @@ def test_multi_head_checker(fn, status, hint, capsys):
         # review 07_d: two matrices, and one 4 x 4 block per head, were "too low"
         (2048, "FAIL", "that is two of the four matrices"),
         (128, "FAIL", "that is 8 x 4 x 4: a 4 x 4 block per head, in one matrix"),
+        # review 07_s: 128 is also 4 x 32, four bias vectors; both readings are named
+        (128, "FAIL", "Or 4 x 32: four vectors of length 32, the size of biases"),
         (4224, "FAIL", "counts biases too"),
         (1_048_576, "FAIL", "that is the count for d_model = 512, the next question"),
         (5000, "FAIL", "too high"),
@@ -819,6 +823,10 @@ def test_param_count_follows_the_sizes(capsys):
     assert check_param_count(64, d_model=4, h=4)  # the toy: 4 matrices of 4 x 4
     assert not check_param_count(64 * 4, d_model=4, h=4)
     assert "multiplied by h = 4" in capsys.readouterr().out
+    # review 07_s: the bias reading is named only where h d_k^2 equals 4 d_model
+    assert not check_param_count(8 * 8 * 8, d_model=64, h=8)
+    out = capsys.readouterr().out
+    assert "a 8 x 8 block per head" in out and "size of biases" not in out
 
 
 def test_the_h_slider_frames_have_one_width_and_one_cell_size():
@@ -855,7 +863,7 @@ def test_the_h_slider_frames_have_one_width_and_one_cell_size():
     assert set(panels) == {(0.36 * 8, 0.36 * 8)}  # one panel size in every frame
     cells = {cell.id: cell.source for cell in chapter_cells()}
     assert "layout = dict(cell=0.36, numbers=12, fontsize=10, width=8.95)" in cells["3dce5151"]
-    assert "fontsize=10,\n    cell=0.36,\n    numbers=12,\n)" in cells["10741b3e"]  # the grid
+    assert "10741b3e" not in cells  # review 07_s (finding 7): the h = 4 grid is a frame now
 
 
 def test_each_row_of_panels_has_its_own_key_label():
@@ -967,10 +975,12 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     mix_read = source["mix-read"]
     # review 07_p: the table beside it shows the two terms; the prose names their sum
     # round q (review 07_q, finding 7): one sentence, the sum written out
+    # review 07_s (finding 3): what the mixed column means, in one sentence
     assert mix_read == (
-        'A column of $W_o$ can add answers from different heads: for "ate", the table\'s '
-        "two terms sum to 1.99."
+        'Column `[:, 1]` now reads "a noun was eaten *and* a human ate": 1.99 for "ate", '
+        "0.55 for the words that ask nothing."
     )
+    assert '"mixed [:, 1]": mixed' in mix_code.source  # finding 6: named as in the code
     # review 07_n (finding 3): the toy's other rows (1.95, 1.61, 1.27) are cut; W_o is named
     # as a learned mix, with no made-up meaning for the column
     assert "only know that actions ask" not in mix_read
@@ -1016,10 +1026,10 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
 MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "855d1d49",  # "## One head, one average": "ate" asks two questions
     "x-code",  # the features of toy.X, printed (fix round 4)
-    "pair-md",  # the pair, named once; review 07_n (finding 6): with its keys and values
-    "pair-kv",
-    "pair-md2",  # review 07_b: what the W_q table says, before it ...
+    "pair-md",  # the pair, named once
     "pair-code",  # W_q whole, as a labelled table (round m, finding 5)
+    "pair-md2",  # review 07_s (finding 2): queries, then keys and values, one sentence each
+    "pair-kv",
     "pair-figure",  # review 07_k: split, maps, concatenation; review 07_p: before the outputs
     "pair-md3",  # ... and what a head is, and the concatenation (review 07_b)
     "pair-run",  # one head against two: the row of weights of "ate"
@@ -1047,9 +1057,7 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "bd170a6f",  # "## Summary": before the optional section (review 07zd)
     "deeper-md",  # "## Going deeper (optional)": session 3, after the exercises
     "heads-md",  # fix round 7n: the four width-1 heads, moved off the main line
-    "heads-md2",
-    "b256feaf",
-    "10741b3e",
+    "heads-md2",  # review 07_s (finding 7): the grid and the q/k table are cut
     "7dce2a2a",  # 7.4, width-1 heads, beside them (fix round 3, review 07s: it sat before)
     "9b7e4d10",  # round d (review 07_c, finding 9): the "Read the grid" exercise is cut
     "slider-md",  # "### Fewer heads, same matrices" (fix round 3: weights change with h)
@@ -1082,6 +1090,7 @@ def test_main_line_intuition_picture_math_code_experiment():
         "## Split, attend, concatenate, project",
         "## What heads cost",
         "## In real code",
+        "## What trained heads do",  # review 07_s (finding 4)
         "## Exercises",
         "## Summary",
         "## Going deeper (optional)",
@@ -1106,7 +1115,7 @@ def test_main_line_intuition_picture_math_code_experiment():
         assert gone not in ids
     for cell_id in ("pair-assert", "mix-assert", "real-assert"):
         assert "remove-cell" in cells[ids.index(cell_id)].metadata["tags"]
-    for cell_id in ("e6cfb90e", "10741b3e", "3dce5151", "pair-kv", "pair-figure"):
+    for cell_id in ("e6cfb90e", "3dce5151", "pair-kv", "pair-figure"):
         assert "hide-input" in cells[ids.index(cell_id)].metadata["tags"]
 
 
@@ -1309,7 +1318,8 @@ def test_values_overlap_is_said_with_its_example():
     pair = source["pair-md"]
     # review 07_p (finding 2): set by hand, and trained heads are messier
     assert pair.startswith("**The pair**, `toy.heads.PAIR`, holds four hand-set $(4, 4)$")
-    assert pair.endswith("Trained heads are messier (below).")
+    # review 07_s (finding 2): W_q first, then keys and values; "messier" is cut
+    assert pair.endswith("So each head is $d_k = 2$ wide.") and "messier" not in pair
     # fix round 7h: what h = 2 does is said before the call
     # fix round 7k: W_o is not cut by columns; the vectors are in the table, not the text
     # fix round 7n (review 07r): W_o's row blocks are not named before the math; the value
@@ -1324,10 +1334,13 @@ def test_values_overlap_is_said_with_its_example():
     ids = [c.id for c in cells]
     # review 07_b: the prose before the tables again, and the key/value columns labelled
     # round m (review 07_m, finding 4): the keys come before the query that asks for them
-    assert ids.index("pair-md") + 1 == ids.index("pair-kv")  # review 07_n: one paragraph
-    assert ids.index("pair-kv") + 1 == ids.index("pair-md2")
-    assert ids.index("pair-md2") + 1 == ids.index("pair-code")
-    assert "pair-values" not in ids and ids.index("pair-code") + 1 == ids.index("pair-figure")
+    # review 07_s (finding 2): W_q, then one sentence on queries, keys and values, then K, V
+    assert ids.index("pair-md") + 1 == ids.index("pair-code")
+    assert ids.index("pair-code") + 1 == ids.index("pair-md2")
+    assert ids.index("pair-md2") + 1 == ids.index("pair-kv")
+    assert "pair-values" not in ids and ids.index("pair-kv") + 1 == ids.index("pair-figure")
+    assert "Keys: (food, person). Values: (noun, human), as in chapter 6:" in source["pair-md2"]
+    assert "a word's key is its" not in source["pair-md"]  # the garden-path sentence
     assert ids.index("pair-figure-assert") + 1 == ids.index("pair-md3")  # review 07_p
     head = source["pair-md3"]
     # review 07_a: only which columns each head owns; the general statement is in The math
@@ -1342,10 +1355,9 @@ def test_values_overlap_is_said_with_its_example():
     pair = source["pair-md2"]
     # review 07zc: one fact per sentence, the key and the value each in its own
     # review 07_a: the W_k and W_v tables are cut; the key/value table shows them
-    kv = source["pair-md"]  # review 07_n (finding 6): cells 5-6 merged
     assert "pair-kv-md" not in ids
-    assert "a word's key is its *food* and *person* features" in kv
-    assert "its value chapter 6's *noun* and *human*." in kv
+    # review 07_s (finding 2): keys and values, one plain sentence each, after W_q
+    assert "Keys: (food, person). Values: (noun, human), as in chapter 6:" in pair
     assert "0.3 noun" not in pair  # review 07za: the odd aside is cut
     assert "each matrix" not in pair and "(1, 0)" not in pair
     W_q, W_k, W_v, W_o = HEADS.PAIR
@@ -1362,12 +1374,11 @@ def test_values_overlap_is_said_with_its_example():
     # round m (review 07_m, finding 5): one fact per sentence, W_q shown whole below
     # review 07_p (finding 4): each head asks with one of its two columns
     # round q (review 07_q, finding 4): which query column each head uses, said plainly
+    # review 07_s (finding 2): one plain sentence, after the W_q table that shows it
     assert (
-        "The object head's query asks for *food*, the subject head's for *person*; each "
-        "head's other query column is 0." in pair
+        'Queries: only *action* asks, "ate" loudest (16). The object head asks for food, the '
+        "subject head for a person." in pair
     )
-    # review 07_n (finding 6): the W_q columns say what each head asks; the sentence is cut
-    assert "The object head asks for food, the subject head for a person." not in pair
     assert 'what was eaten ("cake") and who ate ("I")' in " ".join(source["855d1d49"].split())
     assert "(who ate)" not in pair and "(what was eaten)" not in pair
     q_ate, keys = toy.X[ATE] @ W_q, toy.X @ W_k  # (4,) and (8, 4): two heads of width 2
@@ -1393,7 +1404,7 @@ def test_plain_printouts_on_the_main_line():
         code = cells[cell_id].source
         for dense in ("rows = {", ".items()", "for t in words", '", ".join', "*fetched"):
             assert dense not in code, (cell_id, dense)
-    for cell_id in ("x-code", "e30f9808", "pair-kv", "pair-run", "pair-out", "mix-code"):
+    for cell_id in ("x-code", "pair-kv", "pair-run", "pair-out", "mix-code"):
         assert "toy.table(" in cells[cell_id].source and ":<" not in cells[cell_id].source
     for cell_id in ("pair-code", "pair-run", "pair-out"):
         assert "[1, ate]" not in cells[cell_id].source
@@ -1431,8 +1442,12 @@ def test_plain_printouts_on_the_main_line():
     # round g (review 07_f, findings 3, 4): the row W_q asks with; not "one-hot", since
     # one head's row is 0.48 / 0.48
     # review 07_p (finding 6): one head's row has two equally good matches
-    assert "A query of 16 puts nearly all the weight on the best match, if any (chapter 5)" in (
-        " ".join(cells["pair-md2"].source.split())
+    # review 07_s (finding 1): the scaled score decides, said with its numbers
+    md3 = " ".join(cells["pair-md3"].source.split())
+    assert 'In the object head, "ate" scores 11.3 with "cake" after scaling, and 7.9' in md3
+    assert "if any" not in cells["pair-md2"].source
+    assert "(round(obj_scaled[cake], 1), round(obj_scaled[delicious], 1)) == (11.3, 7.9)" in (
+        cells["pair-assert"].source
     )
     assert "[0.97, 0.82, 0.54]" in cells["pair-assert"].source
     pair = shown["pair-run"].splitlines()
@@ -1455,8 +1470,7 @@ def test_plain_printouts_on_the_main_line():
     x_lines = shown["x-code"].splitlines()
     assert x_lines[0].split() == list(toy.FEATURES)
     assert x_lines[7].split() == ["was", "0.0", "0.0", "0.6", "0.2"]
-    fetched = cells["b256feaf"].outputs[0]["text"].splitlines()
-    assert fetched == ["weights: (4, 8, 8)   output: (8, 4)"]  # fix round 7h: ate shown once
+    assert "b256feaf" not in cells  # review 07_s (finding 7): the width-1 grid is cut
     # the numbers, recomputed from the library
     two, w_two = al.multi_head_attention(toy.X, *HEADS.PAIR, h=2)
     one, w_one = al.multi_head_attention(toy.X, *HEADS.PAIR, h=1)
@@ -1489,8 +1503,8 @@ def test_the_named_heads_and_one_merged_experiment():
     # tie is this query's case, not the reason
     assert read.startswith(
         'Whatever one head\'s query, its weights sum to 1: the more it gives "cake", the less '
-        'is left for "I". Here both score 16 with "ate", so the row splits 0.48/0.48, the '
-        "same for every value column."
+        'is left for "I". Here both score 8 with "ate" after scaling, so the row splits '
+        "0.48/0.48, the same for every value column."
     )
     # review 07_k (finding 5): why the one-head output repeats, said once
     # round m (review 07_m, finding 2): what the average loses is whose features they are
@@ -1520,7 +1534,6 @@ def test_the_named_heads_and_one_merged_experiment():
     # fix round 7g, item 1: the W_q x 8 demo (a row "cannot favour both") is cut
     assert "5bb6705c" not in ids
     # item 5: the outline legend is on the figure; the h = 2 frame is pointed at
-    assert "outline: each row's largest weight" in source["10741b3e"]
     # fix round 3 (review 07s): the slider's payoff is said, not left to the reader
     assert 'Watch the row of "ate".' not in source["slider-md"]  # review 07y: slider-read says it
     assert "divides the sum by $\\sqrt{d_k}$" in source["slider-md"]
@@ -1596,7 +1609,7 @@ def test_real_code_and_exercise_wording():
     # round d (review 07_c, finding 9): the grid exercise repeated 7.4's lesson; cut
     ids = [c.id for c in cells]
     assert "grid-ex" not in ids and "ex-heads-read-figure" not in " ".join(source.values())
-    assert ids.index("eb4099cc") + 1 == ids.index("7dce2a2a")
+    assert ids.index("2c1d3cd7") + 1 == ids.index("7dce2a2a")  # review 07_s: grid cut
     assert "hull" not in source["7dce2a2a"]
     assert "$a < 1$, $b < 1$ and $a + b > 1$ works" not in source["7dce2a2a"]  # 7m: cut
     assert "can never be the unique winner of a dot-product score" in source["7dce2a2a"]
@@ -1622,7 +1635,7 @@ def test_the_heads_show_their_values_and_w_o_before_any_output():
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     assert "literalinclude} ../attention_lib/toy/heads.py" in source["heads-md2"]
     assert "Then what comes back, with $W_o$ the identity:" in source["heads-md2"]
-    first_output = ids.index("b256feaf")  # al.multi_head_attention with toy.heads.W_o
+    first_output = ids.index("3dce5151")  # the slider; review 07_s: the grid is cut
     assert ids.index("heads-md") < first_output
     # the values the page names: food for heads 1 to 3, person for head 4
     V = toy.X @ HEADS.W_v
@@ -1771,10 +1784,7 @@ def test_fix_round_7k_wording():
     W_q, W_k, W_v, W_o = HEADS.PAIR
     one, _ = al.multi_head_attention(toy.X, *HEADS.PAIR, h=1)
     assert np.allclose(W_v[:, :2], W_v[:, 2:]) and np.allclose(one[:, :2], one[:, 2:])
-    assert (
-        'A query of 0 gives a uniform row ("all 1/8"), as for "I" in every head (the grid '
-        "below)." in (source["412ae28a"])
-    )
+    assert "412ae28a" not in source  # review 07_s (finding 7): cut with the grid
     q = toy.X @ toy.heads.W_q  # (8, 4): d_k = 1, one query per token and head
     _, weights = toy.heads.attention()  # (4, 8, 8)
     uniform = np.isclose(weights, 1 / 8).all(axis=-1)  # (h, n)
@@ -1925,8 +1935,8 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # review 07_b: what each head does is said in the main text, before the figure
     assert (  # round d: one head a sentence, in the panels' order
         "One looks at the previous token, one mostly at the next. The third puts 0.91 of each "
-        'row, on average, on `[CLS]`, a marker added in front: a "parking" head, a way to '
-        "pass on almost nothing (chapter 11). The last puts every row's largest weight on "
+        'row, on average, on `[CLS]`, a marker added in front: a "parking" head, which '
+        "chapter 11 shows passes on little. The last puts every row's largest weight on "
         '"cake".' in source["trained-lead"]  # round l (review 07_l, finding 9)
     )  # review 07_c; round g (review 07_f, finding 2): measured, and named as chapter 11 does
     assert "sink" not in source["trained-lead"] and "specialisation" not in source["trained-lead"]
@@ -1935,9 +1945,9 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     assert "L1 H3 is layer 1, head 3" not in trained
     # review 07zb: random starts break the tie; review 07_o (finding 6): said in the main
     # text, next to the trained heads, and the rest of the fold cut
-    assert trained.startswith(
-        "Nothing in the architecture tells heads apart; random starting weights break the "
-        "tie. Below, four trained heads"
+    assert trained.startswith(  # review 07_s (finding 4): under its own heading
+        "## What trained heads do Nothing in the architecture tells heads apart; random "
+        "starting weights break the tie. Below, four trained heads"
     )
     assert "trained-md" not in ids and "0.64" not in trained
     main = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
@@ -2184,13 +2194,14 @@ def test_round_e_review_07zd():
     assert "parameter count" not in source["83c4d06e"]
     assert '"1 ' not in source["pair-out"]  # review 07_a
     assert "half" not in source["pair-out"]  # review 07_p (finding 5)
-    assert "0.71, not the grid's 0.86" in source["slider-md"]
+    assert "0.71, not the 0.86 of $h = 4$" in source["slider-md"]  # review 07_s: no grid
     assert ":class: dropdown" in source["slider-why"] and "0.90 to 0.61" in source["slider-why"]
     assert "np.isclose(q[ate, 2], 0.9)" in source["slider-assert"]
     assert ids.index("34bdbe19") < ids.index("bd170a6f") < ids.index("deeper-md")
     main, _ = main_and_folded(cells)
     assert sum(len(c.source.split()) for c in main) <= 1534  # review 07_n: 1,546 before
     assert sum(len(c.source.split()) for c in main) <= 1533  # review 07_o
+    assert sum(len(c.source.split()) for c in main) <= 1506  # review 07_s: 1,531 before
 
 
 def test_split_concat_names_the_query_columns():

@@ -51,7 +51,13 @@ def check_param_count(answer, d_model: int = 32, h: int = 8) -> CheckResult:
             h * d_k * d_k,
             f"that is {h} x {d_k} x {d_k}: a {d_k} x {d_k} block per head, in one matrix. "
             f"Each head's slice is {d_model} x {d_k}, and there are four matrices of "
-            f"{d_model} x {d_model}.",
+            f"{d_model} x {d_model}."
+            + (
+                f" Or 4 x {d_model}: four vectors of length {d_model}, the size of "
+                "biases, which this layer does not have."
+                if h * d_k * d_k == 4 * d_model
+                else ""
+            ),
         ),
         (expected + 4 * d_model, "that counts biases too; this layer has none."),
         (

@@ -75,6 +75,13 @@ def check_split_heads(fn) -> CheckResult:
                         "then swap the first two axes.",
                     ),
                     (
+                        X.T.reshape(h, n, d_k),
+                        f"the shape is right but X was transposed first (on {case}): "
+                        "X.T.reshape(h, n, d_k) reads X column by column, so each head mixes "
+                        "the features of different tokens. Do not transpose: reshape X to "
+                        "(n, h, d_k), then swap the first two axes.",
+                    ),
+                    (
                         np.trunc(split_heads(X, h)),
                         f"the right places, but the numbers lost their fractions (on {case}): "
                         "0.25 came back as 0. Keep X's float dtype: no astype(int), no "
