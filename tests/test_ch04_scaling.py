@@ -659,6 +659,12 @@ def mutates(Q, K):
             "FAIL",
             "every entry is off by the same factor 0.9997: check the divisor",  # review 04b
         ),
+        # review 04 (round s): the square root taken of the scores, not of d_k: NaN named
+        (
+            lambda Q, K: np.sqrt(Q @ swap(K) / Q.shape[-1]),
+            "FAIL",
+            "NaN exactly where Q Kᵀ < 0: a square root of the scores? Use np.sqrt(d_k).",
+        ),
     ],
 )
 def test_each_scaled_scores_mistake_gets_its_own_hint(fn, status, hint, capsys):
@@ -848,6 +854,9 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     assert said in main and "rows saturate, but half still give one random key" not in main
     # review 04m: the pointer only on the main line; the box has the numbers
     assert "but half still give one random key over half the weight" in aside
+    # review 04 (round s): the "so what" of a skewed start, in one clause each
+    assert "starts out copying mostly one random token" in aside
+    assert "near an even row's 1/16 = 0.06, and training decides where to focus" in aside
     assert "real GPT-2" not in main and "a real head" not in aside  # review 04l: simulated
     assert "a GPT-2-style head at initialisation" in aside
     assert "0.5%" not in main and "0.54" not in main and "2.5" not in aside
@@ -892,13 +901,15 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
     for word in (
         r"\le 4\, c\, \max_j \lvert G_i \cdot v_j \rvert\, \max_j \lVert k_j \rVert",  # bound
-        r"Scaled, $c = 1/\sqrt{d_k}$ cancels that length",
+        "ranges from most of the row to almost nothing",  # review 04 round s, finding 6
     ):
         assert word in fold and word not in plain, word
+    assert "Scaled, $c = 1/\\sqrt{d_k}$ cancels that length" not in fold  # round s: said once
     for gone in (r"\bar k", r"\bar a", "k_t"):  # review 04k: the derivation is chapter 10's
         assert gone not in fold, gone
-    # review 04ae: "a key is about sqrt(d_k) long" is said once (04a round 5: in the fold)
-    assert markdown_text(cells).count(r"$\sqrt{d_k}$ long") == 1
+    # review 04ae: "a key is about sqrt(d_k) long" is said once; round s: on the main line
+    assert markdown_text(cells).count(r"$\sqrt{d_k}$ long") == 0
+    assert markdown_text(cells).count("cancels a key's length") == 1
     assert "almost nothing gets through" not in plain  # rows just past 0.99 still pass a lot
     assert ids.index("grad-rows-read") < ids.index("2eda6d98")  # before the exercises
     # review 04m: the summary names the GPT-2-style init (it saturates few rows)
@@ -942,7 +953,7 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # its bound only
     assert share_said not in prose and "thousandth of the total" not in read
     assert "30%" not in prose and "30%" not in read
-    assert "$\\lVert k\\rVert^2$ adds $d_k$ squares averaging 1" in prose
+    assert "squares averaging 1" not in prose  # round s: the key length is the main line's
     assert "stand in for any loss" not in read  # review 04a: opaque with the code hidden
     assert r"\lVert\partial L/\partial q_i\rVert" in figure_read  # the plotted quantity, named
     assert r"z_{ij}" not in read  # review 04a: the backward formula is the fold's
@@ -957,11 +968,11 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04p: the figure's own ratio (1.4) first, then the two groups it hides
     # review 04q: seed-robust ranges (this seed's 1.4 and 3.7, and other seeds, asserted in
     # grad-assert); the two groups the median hides follow a "but"
-    said = "at $d_k = 64$ its median is 1.4–2 times the scaled one, but unsaturated rows get"
-    assert said in figure_read and "2.6" not in figure_read
-    said = "unsaturated rows get about 4 times, saturated ones almost nothing."
-    assert said in figure_read and "thousandth" not in figure_read
-    assert "From $d_k = 256$ the median collapses." in figure_read
+    # review 04 (round s): one ratio per idea; the collapse measured (grad-share-assert)
+    said = "saturated rows get almost nothing, and from $d_k = 256$ even the median falls below"
+    assert said in figure_read and "2.6" not in figure_read and "1.4" not in figure_read
+    assert "the scaled one: 5 times at 256, 1000 times at 1024." in figure_read
+    assert "about 4 times" not in figure_read and "collapses" not in figure_read
     assert "typical" not in figure_read
     assert "stand-in" in fold and "stand" not in read  # review 04p: the loss is the fold's
     # review 04q: the main line says in one clause what L is, the fold writes it out
@@ -1142,15 +1153,15 @@ def test_review_04u_phrasings_are_exact():
     assert "scores saturate a row). Before softmax, attention shrinks them" in text("4875b8d4")
     assert "cool" not in text("4875b8d4") and "bitter" not in text("4875b8d4")
     # review 04q: "flattens" is said once, on the toy row (fcdb6ff2)
-    said = "(chapter 5: a temperature $T = \\sqrt{d_k}$):"
-    assert said in text("4875b8d4")
+    # review 04 (round s): the temperature aside is cut; chapter 5 makes the link
+    assert "temperature" not in text("4875b8d4")
     assert "coffee" not in text("fcdb6ff2") and "temperature" not in text("fcdb6ff2")
     # review 04q: the toy does not saturate, so why divide is said: for wide heads, and
     # training fits the weights with the division in place
     said = "Nothing saturates here: scaling only flattens the row (cake 0.32 → 0.21), keeping"
     assert said in text("fcdb6ff2") and "a little" not in text("fcdb6ff2")  # review 04p
-    said = "The division serves wide heads; training fits $W_q$, $W_k$ to it."
-    assert said in text("fcdb6ff2")
+    said = "It matters for wide heads (64 and up), where saturated rows leave almost no gradient"
+    assert said in text("fcdb6ff2") and "training fits" not in text("fcdb6ff2")  # round s
     assert "22.6" not in text("fcdb6ff2")  # review 04o: a dangling fact, cut
     assert "one-hot" not in text("fcdb6ff2")  # review 04f (round g): cut; fa6cbeb4 says it once
     # review 04k: one forward pointer to chapter 5's temperature, where softmax is written out
@@ -1158,7 +1169,7 @@ def test_review_04u_phrasings_are_exact():
     # review 04m: cut; chapter 5 says "Chapter 4's scaling is T = sqrt(d_k)" where T is taught
     assert "coffee" not in text("cd18d051") and "temperature" not in text("cd18d051")
     assert "with our 16 keys the top key takes over 0.99 of the row" in text("cd18d051")
-    assert "e^8 \\approx 3000" in text("cd18d051") and "gap of 5" not in text("cd18d051")
+    assert "e^{8.5} \\approx 5000" in text("cd18d051") and "gap of 5" not in text("cd18d051")
     assert "understanding-transformers-4" in text("4875b8d4")
     # review 04p: the paper suspects it in section 3.2.1; footnote 4 has the variance only
     said = "{cite:t}`vaswani2017attention` (section 3.2.1 and footnote 4) suspected this"
@@ -1170,8 +1181,8 @@ def test_review_04u_phrasings_are_exact():
     # at d_k = 64
     assert "typically" not in text("cd18d051")
     assert "8.5" not in text("fa6cbeb4")  # review 04p: printed by the cell, not repeated
-    said = "At $d_k = 512$ a typical top score leads the next by about 8 (8.5 below), making"
-    assert said in text("cd18d051")
+    said = "At $d_k = 512$ a typical top score leads the next by about 8.5 (printed below), so"
+    assert said in text("cd18d051")  # review 04 (round s): the prose says the printed lead
     # review 04n: what softmax does, in two sentences, before the lead of 8
     said = "Softmax exponentiates each score, then divides by the row's sum:"
     assert said in text("cd18d051")
@@ -1215,8 +1226,8 @@ def test_review_04u_phrasings_are_exact():
     assert "nothing cancels" not in read
     # review 04ag: the pointer to exercise 3 is cut (the exercise asks it); no "(exercise 3)"
     assert "over-cancel" not in read and "(exercise 3)" not in read
-    # review 04ac: the box says how
-    assert "$c = 1/\\sqrt{d_k}$ cancels that length" in text("grad-rows-read")
+    # review 04ac: the box said how; round s: the main line says it once, the box cut it
+    assert "cancels that length" not in text("grad-rows-read")
 
 
 # --- review 04z: checker hints -----------------------------------------------------------
@@ -1442,8 +1453,11 @@ def test_review_04o_why_uneven_hurts_the_16_keys_and_the_softmax_pointer():
     at = ids.index("grad-why-uneven")
     assert at == ids.index("grad-rows64") + 1 and ids.index("4c97044e") < at
     why = " ".join(cells[at].source.split())
-    assert "all rows share $W_q$ and one learning rate" in why
-    assert "over a factor of 1000 (scaled: under 4)" in why
+    # review 04 (round s): the saturated rows' share of the squared query gradients
+    said = "At $d_k = 64$ the 31% of raw rows that saturate carry under 1/1000 of"
+    assert said in why and r"\lVert\partial L/\partial q_i\rVert^2" in why
+    assert "so training all but ignores those tokens." in why
+    assert "learning rate" not in why and "under 4" not in why
     check = cells[ids.index("grad-assert")].source
     assert "raw_pct[2, at[64]] / raw_pct[0, at[64]] > 1000" in check
     # the saturated shares belong to 16-key rows

@@ -12,8 +12,6 @@ from ..core import softmax
 from .base import Cases, CheckResult, Fail, expect_shape, known_mistakes, same, verdict
 from .names import calls_library, uses_name
 
-# --- Exercise: scaled scores --------------------------------------------------------------
-
 
 def check_scaled_scores(fn) -> CheckResult:
     """Check ``fn(Q, K)`` returns ``Q Kᵀ / sqrt(d_k)`` of shape ``(..., n_q, n_k)``.
@@ -118,7 +116,9 @@ def check_scaled_scores(fn) -> CheckResult:
 
 
 def _off_everywhere(out: np.ndarray, expected: np.ndarray) -> None:
-    """Name a float16 answer, or one off by the same factor in every entry (a divisor)."""
+    """Name a float16 answer, NaN from a root of the scores, or a divisor off everywhere."""
+    if np.isnan(out).any() and np.array_equal(np.isnan(out), expected < 0):
+        raise Fail("NaN exactly where Q Kᵀ < 0: a square root of the scores? Use np.sqrt(d_k).")
     if np.allclose(out, expected, 5e-3, 5e-3) and np.array_equal(out, out.astype(np.float16)):
         raise Fail("every entry is off by about 1e-3: are you using float16? Keep float64.")
     ratio = out / expected
