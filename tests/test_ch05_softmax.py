@@ -553,8 +553,11 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # temperature section opens on T = 2 and e^(1/T); "what softmax adds" is one contrast.
 # Review 05_n cut 1426 -> 1425 and 832 -> 831: the temperature section opens on softmax(z / T)
 # and e^(1/T), "no T of its own" closes it; the sink fold joins the fixed budget.
+# Review 05_s kept 1418 and cut 825 -> 800: why exponentiate leads with the +1 experiment and
+# states its condition; the key bias and sparsemax / sigmoid attention move into the fold;
+# "what softmax adds" states its takeaway (sharper choice, not longer output).
 VISIBLE_WORDS = 1418  # review 05_r: 1423 -> 1418
-MAIN_LINE_WORDS = 825  # review 05_r: 830 -> 825
+MAIN_LINE_WORDS = 800  # review 05_s: 825 -> 800
 
 
 def _chapter():
@@ -597,8 +600,10 @@ def test_fix_round_5k_cuts_words_folds_number_formats_and_shows_the_two_moves():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS, "more visible words than VISIBLE_WORDS"
     ids = [c.id for c in shown]
-    # the unexplained "only an exponential" claim is gone; the spent budget is said once
-    assert "only an exponential" not in flat and "a query cannot attend to nothing" in flat
+    # the spent budget is said once; review 05_s: "only an exponential" returns once, with
+    # its condition (each score mapped on its own, then divided by the total) and the proof fold
+    assert flat.count("only an exponential") == 1 and "a query cannot attend to nothing" in flat
+    assert "then divided by the total, only an exponential passes" in flat
     # the two moves, one table for the row of "it", right after the intuition
     assert ids.index("twomov05") == ids.index("96081790") + 1
     table = cells["twomov05"].outputs[0]["data"]["text/plain"]
@@ -1012,14 +1017,17 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     ]
     conclusion = " ".join(cells["d4e5f607"].source.split())
     assert "Scores as weights double the output's length (2.60 to 5.20)" in conclusion
-    assert 'as weight moves to "cake" (0.21 to 0.32)' in conclusion
+    assert 'bigger scores sharpen its choice ("cake" 0.21 to 0.32) instead' in conclusion
     # review 05_p: the hull is chapter 6's learning objective, so not named here
     assert "hull" not in conclusion
-    assert "(chapter 6 says why)" in conclusion and "longest value" not in conclusion
+    # review 05_s: the takeaway stated; the output an average of the values (chapter 6)
+    assert "chapter 6 says why" not in conclusion and "longest value" not in conclusion
+    assert "Softmax's output, an average of the values (chapter 6)" in conclusion
     assert "×100" not in conclusion  # review 05_l: cut, with the reshuffle below
     # review 05_f: doubling reshuffles toward both top keys; it undoes chapter 4's scaling
     assert "Doubling" not in conclusion
-    assert conclusion.endswith('as weight moves to "cake" (0.21 to 0.32).')
+    # review 05_s: plain division, blind to scale, is the contrast
+    assert conclusion.endswith('Plain division ignores scale ("cake" stays at 0.335).')
     assert "sharpen the row instead" not in conclusion
     assert "Doubling is softmax at $T = 0.5$" not in conclusion  # review 05_d: T known by now
     assert flat.count("hull") == 0  # review 05_p
@@ -1027,7 +1035,8 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     # solution 5.2: the listing is the core; the guard is named, in a fold
     end = cells["5f0a1b2c"].source
     # review 05y: for T > 1 the library divides before it shifts: the same result, not order
-    assert end.startswith("`al.softmax` gives the same result, with the sum taken in at least")
+    # review 05_s: the float32 clause had no visible reason: cut
+    assert end == "`al.softmax` gives the same result."
     assert "picks whether" not in end and "float64 limit" not in end
     # the fold follows the solution, not inside it: a fold within a solution fold is a
     # second toggle that the site and JupyterLab checks would take for a solution
@@ -1100,7 +1109,7 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
     assert printed[-1] == "x2: scores as weights 5.20, softmax 0.91, 'cake' 0.32"
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "chapter 6 says why" in conclusion and "2.69" not in conclusion
+    assert "chapter 6 says why" not in conclusion and "2.69" not in conclusion
     # review 05t: the undefined "log-odds" is cut (the intuition says gap -> ratio once)
     intuition = " ".join(cells["96081790"].source.split())
     # review 05_n: "the amount" was undefined; what is multiplied is e^z
@@ -1154,12 +1163,12 @@ def test_round_3_shows_both_raw_rows_and_points_to_sharper_trained_heads():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert conclusion.count(". ") == 1  # review 05_l: two sentences, one with the bound
+    assert conclusion.count(". ") == 2  # review 05_s: the takeaway, then plain division
     # review 05w: the heatmap and its note are cut (26b93a54 was cut before)
     assert "26b93a54" not in cells and "t2note05" not in cells
     assert "tderiv05" not in cells
     assert "exercise 5.3: the entropy" in cells["a7c31e01"].source
-    assert "with the sum taken in at least float32" in cells["5f0a1b2c"].source
+    assert "float32" not in cells["5f0a1b2c"].source  # review 05_s: no unexplained clause
     # review 05_a: the stall is cut; np.sum of float16 pairs its terms and does not stall
     assert np.sum(np.full(5000, np.float16(0.1))) == np.float16(500)
 
@@ -1209,10 +1218,15 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     assert "natural zero" not in flat
     # review 05_r: the bias shown (q . b_k is the same for every key); the exponential is
     # forced only under the stated asks, and the designs that drop one are named
-    assert why.startswith("Why exponentiate? A bias $b_k$ in the key projection adds the same")
-    assert "$q \\cdot (k_j + b_k) = q \\cdot k_j + q \\cdot b_k$, and favours no key." in why
-    assert "If shares must depend on gaps alone and be smooth, positive and growing" in why
-    assert "Sparsemax and entmax" in why and "sigmoid attention" in why
+    # review 05_s: the experiment leads; the bias and the other designs move into the fold,
+    # which says what each design drops
+    assert why.startswith("Why exponentiate? Only gaps between scores should matter.")
+    fold = " ".join(cells["onlyexp5"].source.split())
+    assert fold.split(":class: dropdown ")[1].startswith("Why only gaps? A bias $b_k$ in the key")
+    assert "$q \\cdot (k_j + b_k) = q \\cdot k_j + q \\cdot b_k$, and favours no key." in fold
+    assert "Sparsemax and entmax drop strict positivity (exact zeros)" in fold
+    assert "sigmoid attention drops the division by the total." in fold
+    assert "b_k" not in why and "Sparsemax" not in why and "gaps alone and be smooth" not in flat
     assert why.endswith("Does plain division by the sum pass? Raise every score by 1:")
     assert "key bias" not in flat
     # review 05_m: the reason where the requirement is stated, and not again in the math
@@ -1224,6 +1238,11 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_k: the squared shares are cut (they added a line without a point)
     assert "from 0.335 to 0.178" in said and "0.538" not in said and "squared" not in flat
     assert "stays at 0.211" in said and "also break on a negative score" in said
+    # review 05_s: the conclusion states its condition (a per-score map, then the total)
+    assert said.endswith(
+        "If each score is mapped on its own to a positive number, then divided by the total,"
+        " only an exponential passes."
+    )
     fold = " ".join(cells["onlyexp5"].source.split())
     assert "Of weights $f(z_i) / \\sum_j f(z_j)$" in fold and "Of weights" not in why
     assert "only $f(z) = a e^{kz}$ ignores shifts" in fold and "Only softmax" not in flat
@@ -1719,3 +1738,24 @@ def test_review_05o_names_the_scale_and_states_the_gap_values():
     assert caption.endswith("A smaller $T$ nears the step.") and "0.93" not in caption
     math = " ".join(cells["04fabf9f"].source.split())
     assert "Order-preserving" not in math  # the list right after says it
+
+
+# --- Review 05_s: the per-entry hint names a row loop only when there is one -----------------
+
+
+def test_a_missing_sum_is_not_told_about_row_loops(capsys):
+    assert not check_entropy(lambda p: -p * np.log(np.where(p > 0, p, 1.0)))  # no sum at all
+    line = capsys.readouterr().out
+    assert line.rstrip().endswith("-p log p per entry, not their sum: sum over axis=-1."), line
+    assert "loop" not in line, line
+
+
+def test_the_solution_names_both_safe_orders_in_a_comment():
+    cells, _, _ = _chapter()
+    code = cells["83182082"].source
+    assert "# shift, then divide by T (T > 0); x / T minus its own max is as safe" in code
+    assert max(len(line) for line in code.splitlines()) <= 80
+    x = np.array([[1000.0, 1001.0, -1000.0]])
+    for T in (0.1, 1.0, 10.0):  # both orders: every exponent at most 0, the same weights
+        a, b = (x - x.max()) / T, x / T - (x / T).max()
+        assert a.max() == b.max() == 0 and np.allclose(np.exp(a), np.exp(b))

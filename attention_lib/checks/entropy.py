@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+
 import numpy as np
 
 from .base import ATOL, Cases, CheckResult, Fail, expect_shape, known_mistakes, same, verdict
@@ -24,7 +27,9 @@ def check_entropy(fn) -> CheckResult:
                 "one (np.atleast_2d, a list), and return the result as it is."
             )
         if np.allclose(out, -uniform * np.log(uniform), atol=ATOL):  # no sum, or a row loop
-            hint = f" You returned -p log p per entry, not their sum: sum over axis=-1. {_ROWS}"
+            hint = " You returned -p log p per entry, not their sum: sum over axis=-1."
+            if _sums_each_row(cases.fn, uniform):  # a loop over rows, right on a matrix
+                hint = f"{hint} {_ROWS}"
         expect_shape(out, (), case, hint)
         known_mistakes(
             out,
@@ -137,6 +142,17 @@ _ENTROPY_STACK = (
     "expected one number: my_entropy must also take 2-D and 3-D arrays. Work on the "
     "whole array with NumPy, no Python loop, and sum over axis=-1."
 )
+
+
+def _sums_each_row(fn, row) -> bool:
+    """Whether ``fn`` gives one number per row of a matrix: a loop over rows, not a lost sum."""
+    try:  # a quiet probe: no warnings or prints of the learner's on the page
+        with np.errstate(all="ignore"), contextlib.redirect_stdout(io.StringIO()):
+            return np.shape(fn(np.stack([row, row]))) == (2,)
+    except Exception:  # the learner's code may fail on a matrix: no loop to name then
+        return False
+
+
 _ROWS = (  # a Python loop over rows, written for a matrix
     "A loop over rows (for row in p) visits numbers in one row and matrices in a 3-D "
     "array: work on the whole array, no loop."
