@@ -390,6 +390,11 @@ def good_softmax_backward(p, dp):
         # across the queries of a batch; both are told to use axis=-1, not "one row only".
         (lambda p, dp: p * (dp - np.sum(p * dp, axis=1, keepdims=True)), "axis=1 is the second"),
         (axis_1_when_2d, "axis=1 is the second axis"),
+        # review 10_s: axis=-2 crashes on one row; the hint names the axis and the fix
+        (
+            lambda p, dp: p * (dp - np.sum(p * dp, axis=-2, keepdims=True)),
+            "sum along the last axis, axis=-1",
+        ),
     ],
 )
 def test_softmax_backward_checker_names_the_mistake(fn, hint, capsys):
@@ -753,13 +758,13 @@ def test_initial_loss_checker(capsys):
     # 3.004 rounds to the 3.00 asked for, though it is 0.008 from log 20 = 2.9957
     assert check_initial_loss(3.004, n_nouns=20).message == "3.004 is right (2.9957)."
     assert "too high" in check_initial_loss(3.006, n_nouns=20).message  # 3.01
-    # Rounded term by term (0.69 + 2.30) or cut off: log 20 = 2.9957 is 3.00, not 2.99.
-    hint = check_initial_loss(2.99, n_nouns=20).message
-    assert "rounding each term before adding" in hint and "round at the end, not each term" in hint
+    # review 10_s: rounded term by term, 0.69 + 2.30 = 2.99 passes, with the exact value
+    said = check_initial_loss(2.99, n_nouns=20).message
+    assert said == "2.99 is right, to rounding: the exact value is 2.9957."
+    assert check_initial_loss(2.07) and not check_initial_loss(2.98, n_nouns=20)
     assert "cutting off after 1 decimal" in check_initial_loss(2.9, n_nouns=20).message
-    assert "round at the end" in check_initial_loss(2.07).message  # log 8 = 2.0794
     # review 10_k: a near miss says "recompute with more digits" and gives no answer away
-    for near, n in ((3.1, 20), (2.9, 20), (2.99, 20), (2.07, 8), (2.96, 20)):
+    for near, n in ((3.1, 20), (2.9, 20), (2.98, 20), (2.06, 8), (2.96, 20)):
         said = check_initial_loss(near, n_nouns=n).message
         assert "more digits" in said and "3.00" not in said and "2.08" not in said
         assert "2.9957" not in said and "2.0794" not in said and "log(" not in said
@@ -1305,7 +1310,7 @@ def test_one_per_template_picks_the_figure_rows():
 # Review 10_k cut the main line 1969 -> 1920 words: the two extra slips and the three-run table
 # moved into one dropdown (the row-sum slip stays on the main line), the timing into the "How
 # large models" dropdown with its number printed, the mirror paragraph down to three sentences.
-MAIN_LINE_WORDS = 1895  # review 10_r: 1918 -> 1895
+MAIN_LINE_WORDS = 1893  # review 10_r: 1918 -> 1895; 10_s: 1893
 
 
 def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
@@ -1322,12 +1327,13 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     folded_text = " ".join(" ".join(c.source for c in folded).split())
     # the forgotten row sum: training hides it, a gradient check catches it
     assert "Training hides it" in main_text
-    assert "Comparing against finite differences catches it" in main_text  # review 10_o
+    assert "Only the gradient check catches it" in main_text  # review 10_s
     assert 'never answers "book"' in main_text and "overlap." not in main_text  # review 10_o
     assert "Only the finite" not in main_text and "a score, its" not in main_text  # review 10_l
     assert "rescaled" not in main_text + folded_text  # review 10_k finding 1
-    # review 10_p: the other two slips are one clause on the main line, the fold is gone
-    assert "8 times longer" in main_text and "climbs to 26.0" in main_text
+    # review 10_s: the softmax step skipped is one sentence with its reason; dW transposed cut
+    assert "8 times the learning rate" in main_text and "26.0" not in main_text
+    assert "its first step is within a cosine of 0.98 of the right one" in main_text
     assert "25.1" not in main_text + folded_text and "chapter 5's Jacobian" not in main_text
     assert "nudging $q$ alone" in main_text and "derived below" not in main_text
     # review 10_p: the gap's two positions, why the row-sum slip hides, where grads come from
@@ -1344,7 +1350,9 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     by_id = {c.id: c for c in cells}
     assert "hide-cell" in by_id["bp-timing"].metadata["tags"]  # the learner sees the number
     assert "forward passes' time" in by_id["bp-timing"].outputs[0]["text"]
-    # review 10_r: the two worse slips print their results; the template claim is gone
-    assert "hide-input" in by_id["two-slips"].metadata["tags"]
-    assert "from step 22" in by_id["two-slips"].outputs[0]["text"]
+    # review 10_s: the skipped softmax step, in "Going further", prints its gradient check
+    assert "hide-cell" in by_id["two-slips"].metadata["tags"]
+    said = by_id["two-slips"].outputs[0]["text"]
+    assert "from step 22" in said and "relative error 0.83" in said
+    assert [c.id for c in cells].index("two-slips") > [c.id for c in cells].index("slow-start")
     assert "held-out template" not in folded_text

@@ -23,7 +23,7 @@ from .base import (
 from .initial_loss import check_initial_loss as check_initial_loss
 from .names import calls_library, reaches
 from .score_gradients import same_or_factor
-from .softmax_hints import _AXIS_1, _ONE_D, _ONE_ROW, _RULED_OUT
+from .softmax_hints import _AXES, _AXIS_1, _ONE_D, _ONE_ROW, _RULED_OUT
 
 _LIBRARY = {"softmax_backward": softmax_backward, "softmax_jacobian": softmax_jacobian}
 
@@ -38,8 +38,8 @@ def check_softmax_backward(fn) -> CheckResult:
         try:
             out = cases.run(case, p, dp)
         except Fail as fail:  # a crash on one row: axis=1, or a loop over rows (p[i] a number)
-            axis_1 = "axis 1 is out of bounds" in str(fail)
-            hint = _AXIS_1 if axis_1 else _ONE_D if _right_on(cases.fn, p[None], dp[None]) else ""
+            axis = next((h for a, h in _AXES.items() if f"axis {a} is out" in str(fail)), "")
+            hint = axis or (_ONE_D if _right_on(cases.fn, p[None], dp[None]) else "")
             if not hint:
                 raise
             raise Fail(f"{str(fail).replace(BROADCAST_HINT, '')} {hint}") from None

@@ -21,6 +21,13 @@ _AXIS_1 = (
     "axis, whatever the shape: axis=-1."
 )
 
+_AXES = {  # an axis that one row, p of shape (3,), lacks: named, with the fix
+    "1": _AXIS_1,
+    "-2": "axis=-2 is the second-to-last axis: on a matrix it sums down the columns, and "
+    "one row alone has no axis -2. Every row is its own softmax: sum along the last axis, "
+    "axis=-1.",
+}
+
 _ONE_ROW = (
     "It is right on each row alone, so it handles one row only (a J built with np.diag "
     "and np.outer, or p @ dp, fits one row). Give every row its own sum along the last "
