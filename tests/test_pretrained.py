@@ -520,6 +520,11 @@ def _first_k_tokens(H, m):
         (lambda H, m: H.mean(axis=1), "FAIL", "the padding tokens count in your mean"),
         (lambda H, m: _masked_sum(H, m) / H.shape[1], "FAIL", "divided by n = 4, the padded"),
         (_masked_sum, "FAIL", "never divided"),
+        (  # review 11 s: the whole batch's count
+            lambda H, m: _masked_sum(H, m) / m[..., None].sum(),
+            "FAIL",
+            "divide each sentence by its own count",
+        ),
         (lambda H, m: mean_pool(H, m.astype(bool)), "FAIL", "this exercise asks for the mean"),
         (lambda H, m: H[:, 0], "FAIL", "that is the first token, [CLS]"),
         (lambda H, m: (H * m).sum(1) / m.sum(1, keepdims=True), "FAIL", "mask[..., None]"),

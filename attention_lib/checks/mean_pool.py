@@ -105,6 +105,11 @@ def check_mean_pool(fn) -> CheckResult:
             ),
             (summed, "you summed the real tokens but never divided by their number."),
             (
+                summed / mask.sum(),
+                "you divided by m.sum(), the real tokens of the whole batch: divide each "
+                "sentence by its own count, m.sum(axis=1).",
+            ),
+            (
                 _unit(means),
                 "the mean is right, then scaled to length 1: this exercise asks for the "
                 "mean itself (model.encode scales it afterwards).",
