@@ -250,6 +250,14 @@ def ce_minus_p(logits, Y):  # -p, not -log p: a negative "loss"
     return -(Y * softmax(logits)).sum(axis=-1).mean()
 
 
+def ce_whole_array(logits, Y):  # softmax with no axis: divided by the whole array's sum
+    return -(Y * np.log(np.exp(logits) / np.exp(logits).sum())).sum(axis=-1).mean()
+
+
+def ce_mse(logits, Y):  # no hint fits: the generic message shows the case's inputs
+    return ((softmax(logits) - Y) ** 2).mean()
+
+
 def good_sample(logits, T, u):
     ends = np.cumsum(softmax(logits / T))
     ends[-1] = 1.0  # rounding may leave the total just below 1
@@ -349,6 +357,14 @@ def sample_power(logits, T, u):
     return int(np.argmax(np.cumsum(p) > u))
 
 
+def sample_always_0(logits, T, u):  # a stub, or a loop that never advances
+    return 0
+
+
+def sample_always_1(logits, T, u):
+    return 1
+
+
 def sample_probability(logits, T, u):
     return float(softmax(logits / T).max())
 
@@ -417,6 +433,9 @@ def sample_seeded_choice(logits, T, u):  # ignores u: the same draw every call
         (check_cross_entropy, ce_minus_p, "FAIL", "a loss is positive"),
         (check_cross_entropy, ce_mean_over_every_word, "FAIL", "not just the right one"),
         (check_cross_entropy, ce_sum_over_every_word, "FAIL", "not just the right one"),
+        (check_cross_entropy, ce_whole_array, "FAIL", "sum over the whole array"),
+        (check_cross_entropy, ce_mse, "FAIL", "on logits = np.array([[3.65, -6.16,"),
+        (check_cross_entropy, ce_mse, "FAIL", "Y = np.eye(6)[[3, 0, 5, 3]]"),
         (check_sample, good_sample, "PASS", "all 15 cases"),
         (check_sample, sample_total_below_1, "FAIL", "set the last end to 1"),
         (check_sample, sample_searchsorted_unclipped, "FAIL", "the answer is the last word, 4"),
@@ -426,6 +445,8 @@ def sample_seeded_choice(logits, T, u):  # ignores u: the same draw every call
         (check_sample, sample_own_p_above_u, "FAIL", "each word's own probability"),
         (check_sample, sample_cumsum_of_logits, "FAIL", "you added up the logits"),
         (check_sample, sample_likeliest_first, "FAIL", "likeliest first"),
+        (check_sample, sample_always_0, "FAIL", "returned 0 on every case; u and the"),
+        (check_sample, sample_always_1, "FAIL", "returned 1 on every case"),
         (check_sample, sample_unnormalised, "FAIL", "your probabilities sum to 12.1, not 1"),
         (check_sample, sample_unnormalised_shifted, "FAIL", "probabilities sum to 1.64, not 1"),
         (check_sample, sample_power, "FAIL", "power 1 / T"),

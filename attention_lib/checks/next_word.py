@@ -20,11 +20,17 @@ def check_cross_entropy(fn) -> CheckResult:
     def run(cases: Cases) -> None:
         rng = np.random.default_rng(13)
         for m, vocab, size in [(4, 6, 2.0), (3, 5, 1.0), (5, 7, 3.0)]:
-            logits, targets = rng.normal(scale=size, size=(m, vocab)), rng.integers(0, vocab, m)
+            logits = np.round(rng.normal(scale=size, size=(m, vocab)), 2)  # shown exactly
+            targets = rng.integers(0, vocab, m)
             case = f"{m} positions, a vocabulary of {vocab}"
             out = _scalar(cases, case, logits, targets)
             known_mistakes(out, *_ce_mistakes(logits, targets))
-            same(out, cross_entropy(logits, targets), case)
+            if not np.isclose(out, cross_entropy(logits, targets)):  # the inputs, to rerun
+                raise Fail(
+                    f"got {float(out):.4g}, expected {cross_entropy(logits, targets):.4g} on "
+                    f"logits = np.array({logits.tolist()}), Y = np.eye({vocab})"
+                    f"[{targets.tolist()}]."
+                )
         big = np.array([[1000.0, 0.0, -1000.0], [0.0, 999.0, 1000.0]])
         case = "logits as large as 1000"
         out = _scalar(cases, case, big, np.array([0, 1]))
@@ -134,6 +140,12 @@ def _ce_mistakes(logits, targets) -> list[tuple]:
             -logits[rows, targets].mean(),
             "you used the raw logit of the target; turn the logits into probabilities with "
             "softmax first (or subtract log(sum(exp(logits)))).",
+        ),
+        (
+            -(logits[rows, targets] - np.log(np.exp(logits).sum())).mean(),
+            "your softmax divided by the sum over the whole array, so each row's "
+            "probabilities add up to less than 1: sum each row alone, axis=-1, "
+            "keepdims=True.",
         ),
         (
             -np.log(softmax(logits, axis=0)[rows, targets]).mean(),

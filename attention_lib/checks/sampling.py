@@ -63,6 +63,7 @@ def check_sample(fn) -> CheckResult:
         _off_by_one(np.array(got), np.array(want))  # first: a range hint invites clipping
         if out_of_range:
             raise Fail(out_of_range)
+        _check_constant(np.array(got), cases.fn)  # before the unnormalised exp: it also gives 0
         known_mistakes(np.array(got), *_sample_mistakes())
         _check_no_exp(np.array(got))
         _check_uses_u(cases.fn)
@@ -91,6 +92,20 @@ def check_sample(fn) -> CheckResult:
             ) from None
 
     return verdict("sample", typed, run_named)
+
+
+def _check_constant(got: np.ndarray, fn) -> None:
+    """One index on every case. exp(logits / T) left undivided also gives word 0 on all of
+    them, so probe: a first word of probability 0.003 that it cannot keep, u = 0.5."""
+    if len(set(got.tolist())) > 1:
+        return
+    probe = np.array([-5.0, 0.0, 0.0])
+    said = call(fn, f"logits {probe.tolist()}, T = 1.0, u = 0.5", probe, 1.0, 0.5)
+    if float(said.reshape(-1)[0]) == got[0]:
+        raise Fail(
+            f"your function returned {got[0]:g} on every case; u and the probabilities "
+            "must decide the word: the one whose stretch of np.cumsum(p) contains u."
+        )
 
 
 def _check_no_exp(got: np.ndarray) -> None:
