@@ -1160,8 +1160,11 @@ def test_review_04u_phrasings_are_exact():
     # training fits the weights with the division in place
     said = "Nothing saturates here: scaling only flattens the row (cake 0.32 → 0.21), keeping"
     assert said in text("fcdb6ff2") and "a little" not in text("fcdb6ff2")  # review 04p
-    said = "It matters for wide heads (64 and up), where saturated rows leave almost no gradient"
-    assert said in text("fcdb6ff2") and "training fits" not in text("fcdb6ff2")  # round s
+    # review 04_t (finding 1): saturation is tied to unit-variance q and k (the GPT-2 box
+    # shows 0.5% at d_k = 64 under a realistic start), not to width alone
+    said = "matters as heads widen: with unit-variance queries and keys, 31% of rows saturate"
+    assert said in text("fcdb6ff2") and "training fits" not in text("fcdb6ff2")
+    assert "wide heads (64 and up)" not in text("fcdb6ff2")
     assert "22.6" not in text("fcdb6ff2")  # review 04o: a dangling fact, cut
     assert "one-hot" not in text("fcdb6ff2")  # review 04f (round g): cut; fa6cbeb4 says it once
     # review 04k: one forward pointer to chapter 5's temperature, where softmax is written out
