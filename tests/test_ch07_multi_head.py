@@ -976,9 +976,10 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # review 07_p: the table beside it shows the two terms; the prose names their sum
     # round q (review 07_q, finding 7): one sentence, the sum written out
     # review 07_s (finding 3): what the mixed column means, in one sentence
+    # review 07_t (finding 1): a sum, not a logical "and"
     assert mix_read == (
-        'Column `[:, 1]` now reads "a noun was eaten *and* a human ate": 1.99 for "ate", '
-        "0.55 for the words that ask nothing."
+        "Column `[:, 1]` adds the object head's *noun* to the subject head's *human*: "
+        '1.99 for "ate", 0.55 for the words that ask nothing.'
     )
     assert '"mixed [:, 1]": mixed' in mix_code.source  # finding 6: named as in the code
     # review 07_n (finding 3): the toy's other rows (1.95, 1.61, 1.27) are cut; W_o is named
