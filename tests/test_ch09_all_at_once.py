@@ -950,10 +950,9 @@ def test_the_page_says_only_what_it_measures():
         # Round 09r (findings 2, 8): 2d = 1024; the one-thread timing read in visible prose
         " each an Elman step, cost $16nd^2$: more than attention while $n < 2d = 1024$. So the gain"
         " is in steps in a row, which pay only on parallel hardware, and path length. On one CPU"
-        # Round 09s (finding 1): attention wins small n on per-call overhead, not arithmetic
-        " thread ($d = 16$, plot below), attention wins at small $n$ despite 8 times the RNN's"
-        " arithmetic at $n = 128$: the RNN pays for $n$ small NumPy calls. By $n = 1024$,"
-        " attention's $n^2$ work costs more.",
+        # Round 09s (finding 1), 09t (finding 1): the one-thread timing is per-call overhead
+        " thread (plot below), attention is faster at $n = 128$ and the RNN at $n = 1024$:"
+        " counts of multiply-adds alone do not predict time.",
         # Fix round d (review 09x): scoped to the Elman RNN, with the LSTM's crossing at 2d
         # Round 09e (review 09 d, finding 6): Table 1's arithmetic said once, the LSTM a clause
         # Round 09l (finding 4): no LSTM; the stopwatch a fold, opened by one sentence
@@ -983,8 +982,8 @@ def test_the_page_says_only_what_it_measures():
         # Round 09g (finding 1): why FlashAttention is faster
         # Round 09r (finding 5): training stores the weights; FlashAttention keeps m and ℓ
         # Round 09s (findings 3, 5): the training-scale number; FlashAttention keeps the output
-        "Training keeps the weights for the backward pass, per head and layer: 288 GiB for 12"
-        " heads $\\times$ 12 layers, one sequence",
+        "Training keeps the weights for the backward pass, per head and layer: 288 GiB in"
+        " float64 (72 GiB in bf16) for 12 heads $\\times$ 12 layers, one sequence",
         "It does no fewer FLOPs (in training, more: it keeps only the output and $m$ and"
         " $\\ell$ per row, not the $n \\times n$ weights; the backward pass recomputes the tiles)."
         " It is faster because it moves far fewer bytes between HBM and the chip.",
@@ -1012,7 +1011,8 @@ def test_the_page_says_only_what_it_measures():
         "`al.chunked_attention` shrinks the memory in three steps:",
         "**In place.** Overwrite the scores: one $n \\times n$ array, not three (24 → 8.7 MiB"
         " at $n = 1024$).",
-        'Vermilion: "I" reaches "delicious" in 8 RNN updates, 1 attention step.',  # 09s: F7
+        'Vermilion: after "I", the RNN needs 7 more updates to reach "delicious";'
+        " attention, 1 step.",
         "`peak_memory` measures the plain version's peak in one call.",
         "scratch memory independent of $n$; the arithmetic still grows like $n^2$.",
         "Query blocks hold 16 MiB of scores plus the 2 MiB output.",  # round 09o (finding 5)
