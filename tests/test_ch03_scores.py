@@ -312,12 +312,17 @@ def test_the_toy_pointer_row_moves_the_rows_of_the_pointer_words():
         (lambda X, f: np.eye(len(X), dtype=bool)[[f] * len(X)].T, "the row of token number f"),
         (lambda X, f: X[:, f] != 0, "returned shape (8,), expected (8, 8)"),
         (lambda X, f: rows_of(X, f)[:, :-1], "One True/False per score"),
-        (lambda X, f: rows_of(X, (f + 1) % X.shape[1]), "values differ from the reference"),
+        (lambda X, f: rows_of(X, (f + 1) % X.shape[1]), "feature 0, not 3: off by one"),
         (lambda X, f: rows_of(X, f - 1), "rows of the tokens with feature 2, not 3: off by one"),
         (lambda X, f: rows_of(X, min(f + 1, X.shape[1] - 1)), "feature 2, not 1: off by one"),
         (by_toy_experiment, "Work from the arguments: here X has shape (4, 3)"),
         (hard_coded_toy, "returned shape (8, 8), expected (4, 4) (on X of shape (4, 3)"),
         (hard_coded_toy, "Work from the arguments: here X has shape (4, 3)"),
+        (
+            lambda X, f: np.repeat((X[:, f] != 0)[:, None], 8, axis=1),
+            "returned shape (4, 8), expected (4, 4) (on X of shape (4, 3), feature 0, one "
+            "token with only 0.01). Work from the arguments",
+        ),
         (by_toy_queries, "your function reads W_q or W_k, and its mask is wrong"),
         (lambda X, f: rows_of(toy.X, 3), "does not change with X or feature (on 8 tokens"),
         (lambda X, f: rows_of(X, 3), "does not change with feature (on 8 tokens"),
@@ -710,7 +715,8 @@ def test_main_line_stays_short_and_the_trained_head_is_said_to_be_picked():
     assert "lift" not in trained_fold and "softmax" not in trained_fold  # unexplained words
     assert "[CLS], a token the model puts before the sentence" in trained_fold  # review 03d
     assert "3rd" not in trained_fold and "median head" not in flat_fold  # review 03s: one
-    assert "against about 8% for random scores" in flat_fold  # review 03o: a baseline
+    assert "explain 90% of this head's score variance." in flat_fold
+    assert "random scores" not in flat_fold  # review 03t cut the noise baseline
     exercise = next(c.source for c in _chapter_cells() if "ex-scores-read-figure" in c.source)
     assert "(folded on the website)" in exercise and "no cell above 0.45" not in exercise
     assert 'Why is the column of "cake" the brightest?' in exercise  # review 03b: reasoning

@@ -19,6 +19,8 @@ from .base import (
 from .names import uses_name
 from .scores import _run
 
+_TOY_TOKENS = 8  # the toy sentence's length, a size a mask may have been typed with
+
 # --- Exercise: which scores can change when one row of W_q changes? ----------------------
 
 
@@ -74,7 +76,10 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
             f"returned shape {out.shape}, expected {(n, n)} (on {case}): one True/False "
             "per score, so a whole row of True for each query that changes."
         )
-    if out.ndim == 2 and out.shape[0] == out.shape[1] != n:  # a mask sized for another X
+    # A mask sized for another X: square, or with a side of the toy's 8 tokens (say
+    # np.repeat(..., 8, axis=1)) when this X has another number of tokens.
+    toy_sized = n != _TOY_TOKENS and _TOY_TOKENS in out.shape
+    if out.ndim == 2 and out.shape != (n, n) and (out.shape[0] == out.shape[1] or toy_sized):
         raise Fail(f"returned shape {out.shape}, expected {(n, n)} (on {case}). {hint}")
     expect_shape(out, (n, n), case, " One True/False per score: a row per query, a column per key.")
     if kind != "b":
@@ -87,7 +92,8 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
     if f < n:
         row_f[f] = True
     d = X.shape[1]
-    # Off by one feature: the rows of the tokens that have feature f - 1 or f + 1.
+    # Off by one feature: the rows of the tokens that have feature f - 1 or f + 1, also
+    # wrapped round modulo d (f + 1 on the last feature gives feature 0).
     off_by_one = [
         (
             np.repeat((X[:, g] != 0)[:, None], n, axis=1).astype(float),
@@ -95,8 +101,8 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
             "`feature` is already the column of X to test, counted from 0 as NumPy "
             "does: X[:, feature].",
         )
-        for g in (f - 1, f + 1)
-        if 0 <= g < d
+        for g in dict.fromkeys(g % d for g in (f - 1, f + 1))
+        if g != f
     ]
     mistakes = (
         (
