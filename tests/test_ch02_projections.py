@@ -440,7 +440,7 @@ Q_TOY, K_TOY = toy.projections()[:2]
     [
         (lambda X, q, k, i, j: Q_TOY[i] @ K_TOY[j], "ignores its arguments X, W_q and W_k"),
         (lambda X, q, k, i, j: (X[i] @ toy.W_q[:3, :2]) @ (X[j] @ toy.W_k[:3, :2]), "W_q and W_k"),
-        (lambda X, q, k, i, j: 0.5, "ignores its arguments X, W_q, W_k, i and j"),
+        (lambda X, q, k, i, j: 0.5, "returns 0.5 whatever it is given"),
         (lambda X, q, k, i, j: one_score(X, q, k, i, i), "ignores its argument j:"),
     ],
 )
@@ -448,6 +448,15 @@ def test_a_function_that_ignores_its_arguments_is_told_so(fn, hint, capsys):
     assert not check_one_score(fn)
     line = capsys.readouterr().out
     assert hint in line and "values differ" not in line
+
+
+def test_a_hard_coded_number_is_told_it_never_changes(capsys):
+    # review 02_u: a typed 1.8 is not a notebook variable; the probe moves every argument
+    for fixed in (lambda X, q, k, i, j: 1.8, lambda X, q, k, i, j: Q_TOY[5] @ K_TOY[3]):
+        assert not check_one_score(fixed)
+        line = capsys.readouterr().out
+        assert "returns 1.8 whatever it is given" in line and "ignores" not in line
+        assert "notebook variables" not in line and "q_i = X[i] @ W_q" in line
 
 
 def test_globals_and_ignored_tokens_get_different_advice(capsys):
@@ -765,11 +774,12 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     worked = cells["colj0001"].source
     assert "q_{it} \\cdot k_{cake} = 1.8 \\times 1 + 0.24 \\times 0" in worked
     flat_worked = " ".join(worked.split())
-    assert 'key column 0 holds the *food* of "cake"' in flat_worked and "*seeks food*" in worked
+    # review 02_u-8: the column-0 reading repeated the rules and the heatmap; it is cut
+    assert 'key column 0 holds the *food* of "cake"' not in flat_worked
     # review 02_d-3: column j of W_q and of W_k are one channel; review 02_f-6: the
     # W_q W_k^T remark is left to chapter 3
     # review 02_m-1: no model mixes channels in a dot product; ours are named, a trained one's not
-    assert "In our matrices, column 0 means *food* in both:" in flat_worked
+    assert "In our matrices, column 0 means *food* in both:" not in flat_worked
     assert "A trained model's columns carry no names (chapter 3)." in flat_worked
     assert "mix channels" not in flat_worked
     assert "only the product" not in flat_worked and "have no names" not in flat_worked
@@ -795,7 +805,9 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # review 02_k-3: the zeroing sentence is cut (chapter 3 splits 1.30 into 0.08 + 1.22);
     # 02_k-1: what breaks the symmetry is W_q W_k^T, and here W_q alone already does
     flat_two = " ".join(two.split())
-    assert '"cake" (1.80): 7 of the 8' in flat_two and "1.22" not in two
+    # review 02_u-2: the pair the table prints, not ate/cake or "7 of the 8"
+    assert '"it" seeks "cake" (1.80) more than "cake" seeks "it" (1.30).' in flat_two
+    assert "7 of the 8" not in flat_two and "1.22" not in two and "0.48" not in two
     assert "0.08" not in two and "Set $W_q$" not in two and "forced equal" not in two
     # review 02_m-3: chapter 3's cost argument (rank, GPT-2 counts) is not repeated here
     # review 02_q-2: the identity is given where W_q W_k^T first appears
@@ -806,7 +818,9 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # review 02r: sharing forces symmetric SCORES; the weights may still differ; W_s is cut.
     # review 02u: the self-preference law stays in exercise 2.2 (shared matrix only); the main
     # line and the Summary no longer claim two matrices break it
-    assert "the **scores** are symmetric" in two
+    # review 02_u-1: symmetry said with the printed pair, and the longest query picks itself
+    assert '"cake" seeks "it" exactly as hard as "it" seeks "cake" (3.25 both ways)' in flat_two
+    assert "Exercise 2.2 shows that the longest query always picks itself." in flat_two
     assert "at least one scores itself" not in two and "limit" not in two
     # review 02_f-4: the shared row's self-match is named; exercise 2.2's count stays unsaid
     # review 02_o-5: the |q_it|^2 aside moved into exercise 2.2; "even $I$" is cut
@@ -814,12 +828,16 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # review 02 round s-1: the bullet now names the cost, "it" preferring itself (3.39 > 3.25)
     assert "matches itself best" not in flat_two
     assert "$\\lVert q_{it} \\rVert^2 = 3.39$." in cells["5e1f0a01"].source
-    assert "three" not in two.lower() and "longest" not in two
+    assert "three" not in two.lower()
     assert "permit this" not in flat_two and "weights we added" not in flat_two
     assert "can still make the weights differ" not in flat_two  # review 02_l-2: cut
     assert "W_s" not in cells["6d20e151"].source and not re.search(r"W_s(?!hort)", prose)
     summary = " ".join(cells["05104d83"].source.split())
-    assert "**One matrix shared by queries and keys forces symmetric scores**" in summary
+    shared_line = (
+        "**One matrix shared by queries and keys forces symmetric scores**, and the word with "
+        "the longest query picks itself;"
+    )
+    assert shared_line in summary
     assert "separate matrices allow asymmetric ones" not in summary  # review 02_k-1
     assert "do not force" not in summary  # review 02_d-1: the W_k = 2 W_q remark is cut
     assert "limit" not in summary and "at least one scores itself" not in summary
@@ -844,9 +862,9 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # review 02 round s-5: the parenthesis gives its numbers (0.42 with 3, 0.29 with 1)
     s3 = (
         "Our query puts 3 on sci-fi alone (3, not 1, for a sharper search: with 1, "
-        "Interstellar's share would be 0.29, not 0.42)."
+        "Interstellar's share would be 0.29, not 0.42; chapter 4)."
     )
-    assert s3 in search and "chapter 4" not in search
+    assert s3 in search  # review 02_u-7: chapter 4 returns to sharpness
     after = " ".join(cells["6b585669"].source.split())
     # review 02_p: the "Why 3?" digression (a forward reference to scaling) is cut
     assert "Why 3?" not in after and "longer query" not in after and "chapter 4" not in after
@@ -879,7 +897,12 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "Three matrices stored as one" in cells["f05ed001"].source
     # review 02_l-3: the bias is not what fusing changes, and BERT is not fused
     fused = " ".join(cells["f05ed001"].source.split())
-    assert "Fused or not, the arithmetic is our $XW$; GPT-2, BERT and nanoGPT" in fused
+    # review 02_u-3: nanoGPT's training script turns the bias off
+    bias = (
+        "Fused or not, the arithmetic is our $XW$; GPT-2 and BERT add a bias, $Q = X W_q + b_q$ "
+        "(nanoGPT's model class too, to load GPT-2; its training script turns it off);"
+    )
+    assert bias in fused and "(by default)" not in fused
     assert "The arithmetic is the same, except" not in fused
     assert "One matrix for all three jobs" in " ".join(cells["1eab48bb"].source.split())
     assert "the same three for every word in every position" in cells["12660781"].source
@@ -1001,12 +1024,12 @@ def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
     # review 02_k-1: the two-matrix bullet leads with a one-way example the toy's scores show
     # review 02_m-2: sharing makes the scores symmetric, not attention unworkable
     # review 02_q-1: the one-way example is a property of the hand-set matrices
-    lead = "**Two matrices** let the scores differ by direction. In our hand-set matrices,"
-    assert lead in two and '"cake" → "ate" 0.48.' in two
+    # review 02_u-2: the ate/cake pair (not printed) is cut for the table's it/cake pair
+    assert "**Two matrices:** " in two and '"cake" → "ate" 0.48.' not in two
     assert "language needs" not in two.lower()
     assert "pulls each word" not in two  # review 02_n-1: 3 of 8 self-matches, not a pull
     # review 02_n-2, 02_p-6, 02_q-9: why almost every word picks "cake"
-    assert '7 of the 8 words do, "I" alone does not. Our $W_q$ sends almost every query' in two
+    assert "7 of the 8 words do" not in two and "toward food" not in two  # review 02_u-2
     assert "cols=toy.FEATURES" in cells["40912d84"].source  # the W_q figure names its columns
     # review 02 round s-4: its rows are labelled too; the labels widen the figure, so its
     # cells shrink to 0.54 in and the PNG stays under 819 px (chapter 7's widest at 11.25 px
@@ -1059,7 +1082,7 @@ def test_review_02b_page_edits():
     prose = "\n".join(" ".join(c.source.split()) for c in cells if c.cell_type == "markdown")
     assert "sharpens softmax" not in prose  # review 02_d-7
     assert "best films stand out" not in prose
-    assert "a little human: a pronoun can stand for a person" in prose
+    assert "a little noun and human (0.2 each): a pronoun can stand for a person" in prose
     assert 'names=("X", "W_q", "Q")' in prose and "To check question 1" not in prose
     assert "After you answer question 1, check with" in prose  # review 02_o-8
     # review 02_q-4: Reformer is named in exercise 2.2's solution only, not the main line
@@ -1141,8 +1164,9 @@ def test_review_02s_page_edits():
     cells = {c.id: c for c in _page_cells()}
     two = " ".join(cells["c95b653c"].source.split())
     # finding 1, reworded in review 02_t-1: a property of our W_q, not of sharing
-    assert 'With our $W_q$ in both roles, "it" happens to prefer itself (3.39 > 3.25)' in two
-    assert "Exercise 2.2 shows what sharing always forces." in two
+    # review 02_u-1: a long query prefers itself, with the numbers the table prints
+    assert 'a word with a long query prefers itself ("it": 3.39 > 3.25)' in two
+    assert "happens to prefer" not in two
     assert "Sharing also costs" not in two
     Q = toy.projections()[0]
     it, cake = toy.token_index("it"), toy.token_index("cake")

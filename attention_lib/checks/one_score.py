@@ -183,20 +183,17 @@ def _ignored_arguments(fn, out, args, case: str) -> None:
             continue
         if np.shape(again) == np.shape(out) and np.allclose(again, out, atol=1e-9):
             unused.append(name)
+    if len(unused) == len(args):  # a typed number, or Q[2] @ K[3]: nothing moves it
+        raise Fail(
+            f"your function returns {fmt(out)} whatever it is given (on {case}). {_CONSTANT}"
+        )
     if unused:
         names = ", ".join(unused[:-1]) + " and " * (len(unused) > 1) + unused[-1]
+        advice = {"W_k": _NO_KEY_PROJECTION, "W_q": _NO_QUERY_PROJECTION}.get(" ".join(unused))
+        advice = advice or (_GLOBALS if {"X", "W_q", "W_k"} & set(unused) else _BOTH_TOKENS)
         raise Fail(
             f"your function ignores its argument{'s' * (len(unused) > 1)} {names}: new "
-            f"values leave its answer at {fmt(out)} (on {case}). "
-            + (
-                _NO_KEY_PROJECTION
-                if unused == ["W_k"]
-                else _NO_QUERY_PROJECTION
-                if unused == ["W_q"]
-                else _GLOBALS
-                if {"X", "W_q", "W_k"} & set(unused)
-                else _BOTH_TOKENS
-            )
+            f"values leave its answer at {fmt(out)} (on {case}). {advice}"
         )
 
 
@@ -233,6 +230,7 @@ _GLOBALS = (
     "Work from the arguments, not from notebook variables such as Q, K or toy.W_q: use the "
     "W_q and W_k you were given."
 )
+_CONSTANT = "Compute the score from X, W_q, W_k, i and j: q_i = X[i] @ W_q, k_j = X[j] @ W_k."
 _ROWS = (
     "A token's vector is a row: x_i is X[i], and the key of token j is row j of K = X @ W_k, "
     "K[j] (not the column K[:, j], which holds one entry of every token)."
