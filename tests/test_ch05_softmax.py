@@ -123,6 +123,43 @@ def test_softmax_checker_names_clipping_and_a_wrong_power_of_t(fn, hint, capsys)
     assert line.startswith("[softmax] FAIL: ") and hint in line, line
 
 
+# --- Review 05_t round t: the max subtracted after exp, or divided out of the scores ---------
+
+
+def max_after_exp(x, axis=-1, temperature=1.0):  # the shift on the exponentials
+    e = np.exp(x / temperature)
+    e = e - e.max(axis=axis, keepdims=True)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def divides_by_max(x, axis=-1, temperature=1.0):  # x / max, not x - max
+    e = np.exp(x / x.max(axis=axis, keepdims=True) / temperature)
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+@pytest.mark.parametrize(
+    ("fn", "hint"),
+    [
+        (max_after_exp, "a weight is zero or negative ([0.5777 0.4223 -0])"),
+        (max_after_exp, "subtract the max from the scores before exp, not from the exponentials"),
+        (divides_by_max, "you divided the scores by their maximum instead of subtracting it"),
+    ],
+    ids=["after-exp", "after-exp-fix", "divided"],
+)
+def test_softmax_checker_names_where_the_max_goes(fn, hint, capsys):
+    assert not check_softmax(fn)
+    line = capsys.readouterr().out
+    assert line.startswith("[softmax] FAIL: ") and hint in line, line
+    assert "values differ" not in line, line
+
+
+def test_the_max_hints_leave_a_right_answer_and_a_missing_exp_alone(capsys):
+    assert check_softmax(lambda x, axis=-1, temperature=1.0: _softmax_t(x, axis, temperature))
+    assert not check_softmax(lambda x, axis=-1, temperature=1.0: x - x.max(axis=axis))
+    line = capsys.readouterr().out
+    assert line.count("PASS") == 1 and "zero or negative" not in line, line
+
+
 def _entropy_eps(p, eps):
     return -np.sum(p * np.log(p + eps), axis=-1)
 
@@ -603,7 +640,8 @@ def test_fix_round_5k_cuts_words_folds_number_formats_and_shows_the_two_moves():
     # the spent budget is said once; review 05_s: "only an exponential" returns once, with
     # its condition (each score mapped on its own, then divided by the total) and the proof fold
     assert flat.count("only an exponential") == 1 and "a query cannot attend to nothing" in flat
-    assert "then divided by the total, only an exponential passes" in flat
+    # review 05_t round t: "passes" said which test: a shift
+    assert "then dividing by the total, only an exponential ignores a shift." in flat
     # the two moves, one table for the row of "it", right after the intuition
     assert ids.index("twomov05") == ids.index("96081790") + 1
     table = cells["twomov05"].outputs[0]["data"]["text/plain"]
@@ -808,9 +846,10 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # review 05_m: one contrast; review 05_p: the two ways of weighting announced first
     # review 05_r: the longest value (chapter 6's bound) is cut from the comparison
     assert opening.endswith(
-        "Weight the values by the scores themselves or by their softmax, then double every score:"
+        "Weight the values by the scores or their softmax, then scale the scores:"
     )
-    assert "longest value" not in flat and "1.41" not in flat
+    # review 05_t round t: the bound is back, as the takeaway (not as "grows only")
+    assert flat.count("longest value") == 1 and "grows only" not in flat
     assert "understanding-transformers-4" not in opening
     assert "d4e5f602" not in cells and "d4e5f603" not in cells  # review 05z: fold cut
     # plain words, not [CLS]; no "clear favourite" the example then contradicts
@@ -938,14 +977,16 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     # review 05_b: the curve named, and T pointed back to the formula that defines it
     # review 05_d: the sigmoid named once, for the gap; T is defined in its own section now
     # review 05_p: one idea per sentence; chapter 4 gave the formula, this page names it
-    assert "has a name: the logistic *sigmoid*." in caption and "as in the formula" not in caption
+    assert "is the logistic *sigmoid*." in caption and "as in the formula" not in caption
     # review 05_f: marked as chapter 4's two-key weight (in its main line, not a fold)
     # review 05_k: no "with T added" chain; chapter 4's p = 1/(1 + e^{-g}) becomes g / T
     # review 05_r: chapter 4 calls it the top weight; here it is the weight of "cake"
-    assert "Chapter 4's two-key top weight" in caption and "added" not in caption
-    assert '(here the weight of "cake")' in caption
-    assert "$p = 1/(1 + e^{-g})$ for a gap $g$" in caption
-    assert "Temperature makes it $p = 1/(1 + e^{-g/T})$." in caption
+    # review 05_t round t: for g < 0 the first key is not the top one: "the first of two keys"
+    assert "top weight" not in caption and "added" not in caption
+    assert "The weight of the first of two keys, $p = 1/(1 + e^{-g})$ where $g$ is its lead" in (
+        caption
+    )
+    assert "(chapter 4)" in caption and "Temperature makes it $p = 1/(1 + e^{-g/T})$:" in caption
     # review 05_o: Exercise 5.1 uses T, so it follows the temperature section
     assert ids.index("tnot05") < ids.index("f37d9cdc") < ids.index("2adc8f99")
     assert ids.index("f37d9cdc") < ids.index("3e3185c4")  # before the other exercises
@@ -955,7 +996,7 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     assert "cubic in $X$" not in flat and "Dividing by the sum alone lands closer still" not in flat
     # a table, not a decoded line; no (2S)V = 2(SV) tautology
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()  # review 05_b: like with like
-    assert printed[0].startswith("x1: scores as weights 2.60") and len(printed) == 2
+    assert printed[0].startswith("x1: scores as weights 2.60") and len(printed) == 3
     assert "(2S)V" not in cells["d4e5f605"].source
     # review 05_m: the fully masked row is chapter 8's (its math states the 0 / 0)
     assert "masked row" not in flat and "masked_fill" not in flat
@@ -1011,23 +1052,28 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     # review 05_d: the longest value (1.41) printed first, the bound the softmax output obeys
     # review 05_m: lengths only, and the weight of "cake" that explains 0.80 -> 0.91
     # review 05_r: the longest value is cut (chapter 6 makes the bound its point)
+    # review 05_t round t: the x100 row shows the bound reached (1.41, the longest value)
     assert printed == [
         "x1: scores as weights 2.60, softmax 0.80, 'cake' 0.21",  # review 05_p: not "raw"
         "x2: scores as weights 5.20, softmax 0.91, 'cake' 0.32",
+        "x100: scores as weights 259.98, softmax 1.41, 'cake' 1.00",
     ]
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "Scores as weights double the output's length (2.60 to 5.20)" in conclusion
-    assert 'bigger scores sharpen its choice ("cake" 0.21 to 0.32) instead' in conclusion
+    assert "Scores $S$ as weights double the output (2.60 to 5.20): $(2S)V = 2(SV)$." in conclusion
+    assert 'bigger scores only sharpen the choice ("cake" 0.21 to 0.32).' in conclusion
     # review 05_p: the hull is chapter 6's learning objective, so not named here
     assert "hull" not in conclusion
-    # review 05_s: the takeaway stated; the output an average of the values (chapter 6)
-    assert "chapter 6 says why" not in conclusion and "longest value" not in conclusion
-    assert "Softmax's output, an average of the values (chapter 6)" in conclusion
-    assert "×100" not in conclusion  # review 05_l: cut, with the reshuffle below
+    # review 05_t round t: the takeaway is the bound a weighted average obeys, reached at x100
+    assert "chapter 6 says why" not in conclusion and "grows only" not in conclusion
+    assert (
+        "Softmax's output stays a weighted average of the values, so it is never longer than"
+        " the longest value (1.41, reached at 100 times the scores)" in conclusion
+    )
     # review 05_f: doubling reshuffles toward both top keys; it undoes chapter 4's scaling
     assert "Doubling" not in conclusion
     # review 05_s: plain division, blind to scale, is the contrast
-    assert conclusion.endswith('Plain division ignores scale ("cake" stays at 0.335).')
+    # review 05_t round t: plain division's scale is said once, with the shift (why exp)
+    assert "Plain division" not in conclusion and "0.335" not in conclusion
     assert "sharpen the row instead" not in conclusion
     assert "Doubling is softmax at $T = 0.5$" not in conclusion  # review 05_d: T known by now
     assert flat.count("hull") == 0  # review 05_p
@@ -1068,7 +1114,7 @@ def test_fix_round_5p_separates_the_exponential_from_the_normalisation():
     assert "training cannot sharpen" not in conclusion
     assert "sums to 1, so its favourite gains only" not in conclusion
     # the zero sum, by example; the library refuses a row of -inf
-    assert "also break on a negative score:" in flat  # review 05u, 05_d
+    assert "also break on negative scores:" in flat  # review 05u, 05_d
     assert "`al.softmax` refuses" not in flat  # review 05_m: chapter 8's mask= instead
     with pytest.raises(ValueError, match="infinity"):
         al.softmax(np.full(3, -np.inf))
@@ -1107,7 +1153,7 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert printed[-1] == "x2: scores as weights 5.20, softmax 0.91, 'cake' 0.32"
+    assert printed[1] == "x2: scores as weights 5.20, softmax 0.91, 'cake' 0.32"
     conclusion = " ".join(cells["d4e5f607"].source.split())
     assert "chapter 6 says why" not in conclusion and "2.69" not in conclusion
     # review 05t: the undefined "log-odds" is cut (the intuition says gap -> ratio once)
@@ -1163,7 +1209,7 @@ def test_round_3_shows_both_raw_rows_and_points_to_sharper_trained_heads():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert conclusion.count(". ") == 2  # review 05_s: the takeaway, then plain division
+    assert conclusion.count(". ") == 1  # review 05_t round t: doubling, then the bound
     # review 05w: the heatmap and its note are cut (26b93a54 was cut before)
     assert "26b93a54" not in cells and "t2note05" not in cells
     assert "tderiv05" not in cells
@@ -1220,14 +1266,18 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # forced only under the stated asks, and the designs that drop one are named
     # review 05_s: the experiment leads; the bias and the other designs move into the fold,
     # which says what each design drops
-    assert why.startswith("Why exponentiate? Only gaps between scores should matter.")
+    # review 05_t round t: the reason in one clause, the detail in the fold
+    assert why.startswith(
+        "Why exponentiate? Only gaps between scores should matter (a bias in the key projection"
+        " shifts a whole row; dropdown below)."
+    )
     fold = " ".join(cells["onlyexp5"].source.split())
     assert fold.split(":class: dropdown ")[1].startswith("Why only gaps? A bias $b_k$ in the key")
     assert "$q \\cdot (k_j + b_k) = q \\cdot k_j + q \\cdot b_k$, and favours no key." in fold
     assert "Sparsemax and entmax drop strict positivity (exact zeros)" in fold
     assert "sigmoid attention drops the division by the total." in fold
     assert "b_k" not in why and "Sparsemax" not in why and "gaps alone and be smooth" not in flat
-    assert why.endswith("Does plain division by the sum pass? Raise every score by 1:")
+    assert why.endswith("Try plain division by the sum, raising every score by 1:")
     assert "key bias" not in flat
     # review 05_m: the reason where the requirement is stated, and not again in the math
     math = " ".join(cells["04fabf9f"].source.split())
@@ -1236,12 +1286,17 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # claim (narrowed to the f(z_i) / sum f(z_j) family, review 05_a) opens the proof fold
     said = " ".join(cells["shiftsay5"].source.split())
     # review 05_k: the squared shares are cut (they added a line without a point)
-    assert "from 0.335 to 0.178" in said and "0.538" not in said and "squared" not in flat
-    assert "stays at 0.211" in said and "also break on a negative score" in said
+    assert "0.335 drops to 0.178" in said and "0.538" not in said and "squared" not in flat
+    assert "(0.211 after +1)" in said and "also break on negative scores" in said
+    # review 05_t round t: the duality said once: plain division ignores a scale, softmax a
+    # shift, and T sets softmax's scale
+    assert said.startswith("Plain division ignores a scale but not a shift: after +1,")
+    assert "(doubling keeps 0.335). Softmax is the reverse" in said and flat.count("0.335") == 2
     # review 05_s: the conclusion states its condition (a per-score map, then the total)
+    # review 05_t round t: "passes" says which test: ignoring a shift
     assert said.endswith(
-        "If each score is mapped on its own to a positive number, then divided by the total,"
-        " only an exponential passes."
+        "Of rules mapping each score to a positive number, then dividing by the total,"
+        " only an exponential ignores a shift."
     )
     fold = " ".join(cells["onlyexp5"].source.split())
     assert "Of weights $f(z_i) / \\sum_j f(z_j)$" in fold and "Of weights" not in why
@@ -1265,7 +1320,10 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     assert "whose gradient\nis softmax" in cells["lsefold5"].source
     # T is named before the figure that plots it; the non-linearity fold is split
     # session 4: T is defined by the formula above the figure; the caption no longer repeats it
-    assert "A smaller $T$ nears the step" in cells["twokeycap"].source
+    # review 05_t round t: the three values at the real gap show the step approached
+    assert '"cake" gets 0.56 at $T = 1$, 0.70 at $T = 0.3$, 0.93 at $T = 0.1$.' in " ".join(
+        cells["twokeycap"].source.split()
+    )
     math = " ".join(cells["04fabf9f"].source.split())
     assert "and a temperature $T > 0$ (next section):" in math and "k = 1/T" not in math
 
@@ -1395,10 +1453,9 @@ def test_review_05z_says_why_the_weights_table_is_flat():
         "far from one-hot (largest weight 0.21) because the hand-set scores are small and"
         " scaling halved them." in note
     )
-    assert "row spans 0.81" in note and note.endswith("far sharper (chapter 11).")
-    # review 05_o: the step from 0.81 to 2.25 is shown
-    assert "spans 0.81, so no weight is more than $e^{0.81} \\approx 2.25$ times" in note
-    assert "times another in its row" in note
+    assert note.endswith("far sharper (chapter 11).")
+    # review 05_t round t: the 0.81 span and its 2.25 ratio are cut to pay for the main line
+    assert "0.81" not in note and "2.25" not in note
     assert "hand-picked" not in flat and "keep each row" not in note
     # review 05_k: rows, not columns, sum to 1, in prose; "no T to set" moved and said once
     # review 05_r: "probability distribution" said once in prose
@@ -1730,12 +1787,12 @@ def test_review_05o_names_the_scale_and_states_the_gap_values():
     cells, shown, flat = _chapter()
     code = cells["d4e5f605"].source
     # a scale factor, not k (a key on this page); soft (an array above) is not rebound
-    assert "for scale in (1, 2):" in code and "for k in" not in code
+    assert "for scale in (1, 2, 100):" in code and "for k in" not in code
     assert "\nsoft =" not in code and "    soft =" not in code
     assert max(len(line) for line in code.splitlines()) <= 80
     caption = " ".join(cells["twokeycap"].source.split())
-    # review 05_r: the caption's three numbers are cut; the figure carries the curves
-    assert caption.endswith("A smaller $T$ nears the step.") and "0.93" not in caption
+    # review 05_t round t: the three numbers return, in one clause of the prose
+    assert caption.endswith("0.93 at $T = 0.1$.") and caption.count("0.93") == 1
     math = " ".join(cells["04fabf9f"].source.split())
     assert "Order-preserving" not in math  # the list right after says it
 

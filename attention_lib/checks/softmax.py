@@ -26,6 +26,7 @@ from .softmax_hints import (
     _as_int,
     _explain_errors,
     _in_float16,
+    _max_slips,
     _raw_output,
     _rounded,
 )
@@ -78,6 +79,7 @@ def check_softmax(fn) -> CheckResult:
         total = out.sum()
         _as_int(out)
         _rounded(out, softmax(x1))
+        _max_slips(out, x1)  # x / max, or e - e.max() after exp
         if _in_float16(cases, x1, out):
             raise Fail(f"the outputs for x = [1, 2, 3] sum to {total:.6f}, not 1: {_FLOAT16}")
         if not np.isclose(total, 1.0, atol=ATOL):

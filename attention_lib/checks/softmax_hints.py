@@ -71,6 +71,23 @@ _HARD_ARG_MAX = (
     "weight above 0. Divide the exponentials by their sum instead."
 )
 
+
+def _max_slips(out: np.ndarray, x: np.ndarray) -> None:
+    """Name the max divided out of the scores, or subtracted from the exponentials."""
+    if np.allclose(out, softmax(x / x.max()), atol=ATOL):
+        raise Fail(
+            "you divided the scores by their maximum instead of subtracting it: dividing "
+            "rescales the scores (like a temperature) and changes the weights. Subtract the "
+            "max, x - max."
+        )
+    if np.any(out <= 0) and np.isclose(out.sum(), 1.0):  # (e - e.max()) / its sum
+        raise Fail(
+            f"for x = [1, 2, 3] a weight is zero or negative ({fmt(out)}), but softmax keeps "
+            "every weight above 0: subtract the max from the scores before exp, not from "
+            "the exponentials after it."
+        )
+
+
 _IGNORES_X = (
     "for a 2 x 3 matrix you returned the weights of x = [1, 2, 3] again: your answer "
     "ignores x. Compute the weights from the x you are given."
