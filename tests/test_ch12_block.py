@@ -166,6 +166,53 @@ def test_block_checker_both_ways(fn, status, hint, capsys):
     assert result.status == status and hint in line, line
 
 
+def slip_12t(kind):
+    """Review 12t: slips the block checker had met with only a generic difference."""
+
+    def my_block(X, p, h):
+        def ln(x, k):
+            return layer_norm(x, p[f"ln{k}_gamma"], p[f"ln{k}_beta"], decoder.EPS)
+
+        def ffn(x):
+            return decoder.feed_forward(x, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
+
+        n, Ws = len(X), (p["W_q"], p["W_k"], p["W_v"], p["W_o"])
+        strict = np.tril(al.causal_mask(n), -1)  # each token hidden from itself
+        if kind == "post":  # LN after each add, and LN2 before the FFN as well
+            X1 = ln(X + mha(X, *Ws, h, al.causal_mask(n))[0], 1)
+            return ln(X1 + ffn(ln(X1, 2)), 2)
+        if kind == "strict_self_at_0":  # token 0 keeps itself, or it sees nothing
+            strict[0, 0] = True
+        if kind == "strict_by_hand":  # filled with -1e9: token 0 weighs all keys alike
+            a = ln(X, 1)
+            Q, K, V = ((a @ W).reshape(n, h, -1).transpose(1, 0, 2) for W in Ws[:3])
+            s = np.where(strict, Q @ K.transpose(0, 2, 1) / np.sqrt(Q.shape[-1]), -1e9)
+            X1 = X + (al.softmax(s) @ V).transpose(1, 0, 2).reshape(n, -1) @ Ws[3]
+            return X1 + ffn(ln(X1, 2))
+        first, second = (2, 1) if kind == "swapped" else (1, 2)
+        mask = al.causal_mask(n) if kind == "swapped" else strict
+        X1 = X + mha(ln(X, first), *Ws, h, mask)[0]
+        return X1 + ffn(ln(X1, second))
+
+    return my_block
+
+
+@pytest.mark.parametrize(
+    ("kind", "hint"),
+    [
+        ("post", "chapter 11's post-LN block"),
+        ("strict", "your mask hides each token from itself"),  # raises: row 0 sees no key
+        ("strict_self_at_0", "your mask hides each token from itself"),
+        ("strict_by_hand", "your mask hides each token from itself"),
+        ("swapped", "LN1 and LN2 are swapped"),
+    ],
+)
+def test_block_checker_names_review_12t_slips(kind, hint, capsys):
+    result = check_decoder_block(slip_12t(kind))
+    line = capsys.readouterr().out
+    assert result.status == "FAIL" and hint in line, line
+
+
 def test_block_checker_gives_each_call_its_own_copy_of_the_weights(capsys):
     def spoils_weights(X, p, h):
         out = block()(X, p, h)

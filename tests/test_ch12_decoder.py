@@ -152,6 +152,12 @@ def kv_sum_of_values(q, K, V, k, v):  # every value with weight 1
     return np.concatenate([V, v[:, None]], axis=1).sum(axis=1)
 
 
+def kv_key_not_value(q, K, V, k, v):  # review 12t: t + 1 weights cut to the t cached values
+    K = np.concatenate([K, k[:, None]], axis=1)
+    w = softmax(np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1]))[:, :-1]
+    return np.einsum("ht,htd->hd", w, V)
+
+
 def kv_breaks_on_empty_cache(q, K, V, k, v):
     last = K[:, -1]  # IndexError when nothing is cached yet
     return good_kv_step(q, K, V, k + 0 * last, v)
@@ -392,6 +398,7 @@ def sample_seeded_choice(logits, T, u):  # ignores u: the same draw every call
         (check_kv_step, kv_breaks_on_empty_cache, "FAIL", "0 cached tokens (the first step"),
         (check_kv_step, kv_returns_weights, "FAIL", "you returned the attention weights"),
         (check_kv_step, kv_appends_k_not_v, "FAIL", "not the new value to V_cache"),
+        (check_kv_step, kv_key_not_value, "FAIL", "appended the new key but not its value"),
         (check_kv_step, kv_minus_inf_mask, "FAIL", "a KV step needs no mask"),
         (check_kv_step, kv_forgets_the_new_token, "FAIL", "append its own key"),
         (check_kv_step, kv_unscaled, "FAIL", "divide q . k by sqrt(d_k)"),

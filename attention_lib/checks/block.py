@@ -22,7 +22,7 @@ from .base import (
     unseen_cases,
     verdict,
 )
-from .block_mistakes import slips
+from .block_mistakes import STRICT_MASK, slips
 from .names import calls_library
 
 __all__ = ["check_decoder_block"]
@@ -79,6 +79,8 @@ def _run(cases: Cases, case: str, *args) -> np.ndarray:
                 "al.scaled_dot_product_attention instead (it handles -inf inside), or "
                 "fill the masked scores with a large finite number such as -1e9."
             ) from None
+        if "allows no key at all" in str(fail):  # token 0 hidden from itself: no key left
+            raise Fail(f"your function raised an error (on {case}): {STRICT_MASK}") from None
         if "_Pair" in str(fail):
             raise Fail(
                 f"your function returned or added a tuple (on {case}): {PAIR_HINT}; return "

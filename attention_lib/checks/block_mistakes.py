@@ -16,7 +16,7 @@ from ..heads import multi_head_attention
 from ..layers import layer_norm
 
 
-def _parts(p: dict, h: int, mask=True, eps=EPS, anti=False):
+def _parts(p: dict, h: int, mask=True, eps=EPS, anti=False, strict=False):
     """The four pieces a learner combines, so that each slip is written once below."""
     Ws = p["W_q"], p["W_k"], p["W_v"], p["W_o"]
 
@@ -25,6 +25,9 @@ def _parts(p: dict, h: int, mask=True, eps=EPS, anti=False):
 
     def mha(x):
         m = causal_mask(x.shape[-2]) if mask else None
+        if strict:  # below the diagonal only; token 0 keeps itself, or it sees nothing
+            m = np.tril(m, -1)
+            m[0, 0] = True
         return multi_head_attention(x, *Ws, h, m.T if anti else m)[0]
 
     def ffn(x):
@@ -40,8 +43,8 @@ def _no_relu(x, p: dict) -> np.ndarray:
 def slips(X, p: dict, h: int) -> list[tuple]:
     ln, mha, ffn = _parts(p, h)
 
-    def pre_ln(X, ln=ln, mha=mha, ffn=ffn, ln2=2):
-        X1 = X + mha(ln(X, 1))
+    def pre_ln(X, ln=ln, mha=mha, ffn=ffn, ln2=2, ln1=1):
+        X1 = X + mha(ln(X, ln1))
         return X1 + ffn(ln(X1, ln2))
 
     def by_hand(**kw):  # attention with the heads split by hand, one step done wrongly
@@ -54,6 +57,7 @@ def slips(X, p: dict, h: int) -> list[tuple]:
     return [
         *[(w, _POST_LN) for w in (ln(post_1 + ffn(post_1), 2), ln(post_0 + ffn(post_0), 2))],
         (post_1 + ffn(post_1), _POST_LN),
+        *[(w, _POST_LN) for w in (ln(post_1 + ffn(ln(post_1, 2)), 2), post_1 + ffn(ln(post_1, 2)))],
         *[(w, _AFTER_ADD) for w in (both + ffn(ln(both, 2)), ln(both + ffn(ln(both, 2)), 2))],
         (ln(pre_ln(X), 2), _AFTER_ADD),
         (pre_ln(X, mha=_parts(p, h, mask=False)[1]), _NO_MASK),
@@ -64,6 +68,9 @@ def slips(X, p: dict, h: int) -> list[tuple]:
         (b + ffn(b), _RESIDUAL_FROM_LN),
         (ln(X1, 2) + ffn(ln(X1, 2)), _RESIDUAL_FROM_LN_2),
         (pre_ln(X, mha=_parts(p, h, anti=True)[1]), _ANTI_CAUSAL),
+        (pre_ln(X, mha=_parts(p, h, strict=True)[1]), STRICT_MASK),
+        (by_hand(diag=False), STRICT_MASK),
+        (pre_ln(X, ln1=2, ln2=1), _LN_SWAPPED),
         (X1, _NO_FFN),
         (mha(a), _ATTENTION_ALONE),
         (X1 + ffn(X1), _NO_LN_2),
@@ -103,11 +110,21 @@ def _bare_norms(ln):
 
 
 def _split_by_hand(
-    x, p: dict, h: int, how="right", join="right", W_o=True, scale=1.0, axis=-1, fill=-1e9
+    x,
+    p: dict,
+    h: int,
+    how="right",
+    join="right",
+    W_o=True,
+    scale=1.0,
+    axis=-1,
+    fill=-1e9,
+    diag=True,
 ):
     """Attention with the heads split by hand, one step of it done wrongly.
 
-    ``scale`` multiplies the queries, so the scores are divided by sqrt(d_k) / scale."""
+    ``scale`` multiplies the queries, so the scores are divided by sqrt(d_k) / scale;
+    ``diag=False`` masks the diagonal too (filled with -1e9, token 0 weighs all keys alike)."""
     n, d = x.shape
 
     def split(M):  # (n, d) -> (h, n, d_k)
@@ -120,9 +137,10 @@ def _split_by_hand(
     Q, K, V = (split(x @ p[w]) for w in ("W_q", "W_k", "W_v"))
     Q = Q * scale
     heads, _ = scaled_dot_product_attention(Q, K, V, causal_mask(n))
-    if axis != -1 or fill != -1e9:  # masked with fill, then a softmax along axis
+    if axis != -1 or fill != -1e9 or not diag:  # masked with fill, then a softmax along axis
         scores = Q @ K.transpose(0, 2, 1) / np.sqrt(d // h)
-        heads = softmax(np.where(causal_mask(n), scores, fill), axis=axis) @ V
+        seen = np.tril(causal_mask(n), 0 if diag else -1)
+        heads = softmax(np.where(seen, scores, fill), axis=axis) @ V
     joined = (
         heads.reshape(n, d) if join == "no_transpose" else heads.transpose(1, 0, 2).reshape(n, d)
     )
@@ -160,6 +178,14 @@ _RESIDUAL_FROM_LN_2 = (
 _ANTI_CAUSAL = (
     "the mask is transposed: each token saw itself and the tokens *after* it. "
     "al.causal_mask(n) as it is lets a token see itself and the tokens before it."
+)
+STRICT_MASK = (  # the block checker says it too, when a token is left no key at all
+    "your mask hides each token from itself (np.tril with k=-1, or a strict <): a token may "
+    "attend to itself and the tokens before it. al.causal_mask(n) keeps the diagonal."
+)
+_LN_SWAPPED = (
+    "LN1 and LN2 are swapped: attention reads LN1(X), with p['ln1_gamma'] and "
+    "p['ln1_beta']; the feed-forward network reads LN2(X1), with ln2's."
 )
 _NO_FFN = "the block stops after attention: add the feed-forward sub-layer, X1 + FFN(LN2(X1))."
 _ATTENTION_ALONE = (

@@ -214,14 +214,10 @@ _KV_K_AS_QUERY = (
     "the new token's key k asked the question: the query is q. k only joins the cache, as "
     "one more key to be scored against q."
 )
-
-
 _KV_NO_SOFTMAX = (
     "the values were blended with weights that do not sum to 1 (raw scores, or all ones): "
     "apply softmax over the keys to the scores q . k / sqrt(d_k) first, then weights @ V."
 )
-
-
 _KV_EXP = (  # exp of the scores used as weights, never normalised
     "the weights are exp(scores) but were never divided by their sum, so they do not add "
     "up to 1: normalise them over the keys (axis -1), or use al.softmax."
@@ -255,7 +251,9 @@ def _kv_other_slips(args) -> list[tuple]:
     """More slips, each named only where it differs from the right answer."""
     right, (q, K, _, k, v) = _kv_reference(*args), args
     keys, values = np.concatenate([K, k[:, None]], axis=1), _kv_grown(*args)  # (h, t + 1, d)
+    cut = _kv_weights(*args)[:, :-1]  # own key scored, own value never appended
     slips = [
+        (np.einsum("ht,htd->hd", cut, args[2]), _KV_KEY_NOT_VALUE),
         (args[4], _KV_V_ONLY),
         (_kv_hard(*args), _KV_ARGMAX),
         (_kv_mixed_heads(*args), _KV_MIXED_HEADS),
@@ -268,6 +266,10 @@ def _kv_other_slips(args) -> list[tuple]:
 _KV_MISALIGNED = (
     "the keys and values are misaligned: the new key and value went to different ends of "
     "the cache. Append both at the same end, so key j and value j are the same token's."
+)
+_KV_KEY_NOT_VALUE = (
+    "you appended the new key but not its value: t + 1 weights were cut to the t cached "
+    "values, dropping the new token's own share. Append v to V_cache as well."
 )
 _KV_V_ONLY = (
     "you returned v, the new token's own value: the output ignores the cache. Blend all "
