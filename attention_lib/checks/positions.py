@@ -77,6 +77,12 @@ def check_positional_encoding(fn) -> CheckResult:
             if (n, d) == (8, 4):  # every mistake gives different numbers here
                 mistakes = [(_encoding(n, d, **change), hint) for change, hint in _PE_MISTAKES]
                 known_mistakes(out, *mistakes)
+                moving = np.abs(out[:, 1::2]).max() > 1e-6  # the odd (cosine) columns
+                if np.allclose(out[0], 0.0) and moving and np.abs(out).max() <= 1 + 1e-9:
+                    raise Fail(  # a sine in every column: row 0 all 0, yet not an empty array
+                        f"no cosines: the odd columns (1, 3, ...) hold cos, so position 0 is "
+                        f"[0, 1, 0, 1] (cos 0 = 1), got {fmt(out[0])}: use np.cos there."
+                    )
                 if not np.allclose(out[0], [0.0, 1.0, 0.0, 1.0]):
                     raise Fail(
                         f"position 0 should be [0, 1, 0, 1] (sin 0 = 0, cos 0 = 1), got "
