@@ -850,7 +850,8 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # sits in the box only, beside its answer (review 04ab: stated once)
     # review 04f (round g): the point is made once, after the table, with the box's contrast
     # review 04k: one plain sentence pointing at the box, no repeat of its numbers
-    said = "A simulated GPT-2-style head with $d_k = 64$ starts with smaller scores: spread 2.5"
+    # review 04_t (F8): the teaser leads with the box's conclusion, not a bare spread
+    said = "A simulated GPT-2-style head saturates few rows, but half still lean mostly on one"
     assert said in main and "rows saturate, but half still give one random key" not in main
     # review 04m: the pointer only on the main line; the box has the numbers
     assert "but half still give one random key over half the weight" in aside
@@ -884,8 +885,10 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # review 04m: why the key's length enters a query's gradient, in one clause
     # review 04n: the three steps spelled out (slope c k, key length, c cancels it)
     # review 04p: c is the fold's; the main line divides by sqrt(d_k) itself
-    said = r"a scaled score's slope in $q$, $k/\sqrt{d_k}$, cancels a key's length"
+    # review 04_t (F2): the slope's length and the rows' spread, both the same at every width
+    said = r"a scaled score changes with $q$ along $k/\sqrt{d_k}$, about 1 long"
     assert said in plain and "nothing does" not in plain and "$c\\,k$" not in plain
+    assert "and rows spread alike at every width" in plain and "cancels a key's" not in plain
     # round 04b: the 1 - p_top factor sits in a fold; review 04b (round 6): the two-key
     # slope is on the main line (asserted in grad-two), said once
     rows_fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
@@ -909,7 +912,7 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
         assert gone not in fold, gone
     # review 04ae: "a key is about sqrt(d_k) long" is said once; round s: on the main line
     assert markdown_text(cells).count(r"$\sqrt{d_k}$ long") == 0
-    assert markdown_text(cells).count("cancels a key's length") == 1
+    assert markdown_text(cells).count("about 1 long") == 1
     assert "almost nothing gets through" not in plain  # rows just past 0.99 still pass a lot
     assert ids.index("grad-rows-read") < ids.index("2eda6d98")  # before the exercises
     # review 04m: the summary names the GPT-2-style init (it saturates few rows)
@@ -943,7 +946,7 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # section as a whole shrank, 529 -> 505 words)
     assert len(outside_folds(cells[ids.index("grad-intro")].source).split()) <= 140
     # review 04f (round g): the section is split at the two-key table; the figure's paragraph
-    assert len(cells[ids.index("grad-figure-read")].source.split()) <= 75
+    assert len(cells[ids.index("grad-figure-read")].source.split()) <= 30
     # review 04ag: seed-robust wording (other seeds asserted in grad-share-assert)
     # review 04ah: the squared share and its seed caveat live in the fold, with the key length
     # review 04ai: the page's own share, with the seed range (grad-share-assert)
@@ -961,17 +964,22 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04d (round e): far more uneven only from d_k ~ 16 (asserted in grad-assert)
     # review 04f (round g): at 64 the raw median is a little higher; the harm is the spread
     # review 04l: split into what is plotted, then what it shows; uneven both ways
-    plotted, shows = cells[ids.index("grad-figure-read")].source.split("\n\n")
-    plotted = " ".join(plotted.split())
+    # review 04_t: what is plotted before the figure; what it shows after it (grad-why-uneven)
+    plotted = figure_read
+    shows = " ".join(cells[ids.index("grad-why-uneven")].source.split())
+    assert ids.index("4c97044e") < ids.index("grad-why-uneven")  # after the figure
     assert "median over queries" in plotted and "**Scaled, it is steady:**" in shows
+    assert "**Scaled, it is steady:**" not in figure_read and len(shows.split()) <= 80
     # review 04n: the unsaturated rows' own median, at 64, and uneven both ways said once
     # review 04p: the figure's own ratio (1.4) first, then the two groups it hides
     # review 04q: seed-robust ranges (this seed's 1.4 and 3.7, and other seeds, asserted in
     # grad-assert); the two groups the median hides follow a "but"
     # review 04 (round s): one ratio per idea; the collapse measured (grad-share-assert)
-    said = "saturated rows get almost nothing, and from $d_k = 256$ even the median falls below"
-    assert said in figure_read and "2.6" not in figure_read and "1.4" not in figure_read
-    assert "the scaled one: 5 times at 256, 1000 times at 1024." in figure_read
+    # review 04_t (F3): a larger raw gradient is not a better one: its size depends on d_k and
+    # differs over 1000-fold between rows (grad-assert); the median's collapse is the figure's
+    said = "unsaturated rows get *larger* gradients (the key's length is not divided out), so"
+    assert said + " the size depends on $d_k$. At $d_k = 64$ it differs over 1000-fold" in shows
+    assert "2.6" not in shows and "1.4" not in shows and "5 times at 256" not in shows
     assert "about 4 times" not in figure_read and "collapses" not in figure_read
     assert "typical" not in figure_read
     assert "stand-in" in fold and "stand" not in read  # review 04p: the loss is the fold's
@@ -1031,13 +1039,15 @@ def test_the_gradient_section_opens_with_two_keys_and_a_slope_of_p_times_1_minus
         assert math.isclose(nudged, slope, rel_tol=0.05)
 
 
-def test_the_gpt2_aside_compares_its_spread_with_this_chapters_8():
+def test_the_gpt2_teaser_leads_with_the_boxs_conclusion():
     cells = {c.get("id"): c for c in chapter_cells()}
     aside = " ".join(cells["gpt2-deeper"].source.split())
     main = " ".join(cells["fa6cbeb4"].source.split())  # review 04k: said once, on the main line
-    # review 04p: one number per claim; the 8 is cell 13's "spread 8 at d_k = 64"
-    said = "A simulated GPT-2-style head with $d_k = 64$ starts with smaller scores: spread 2.5"
-    assert said in main and "chapter 3" not in aside
+    # review 04_t (F8): the conclusion first; the spread 2.5 is the hidden cell's printout
+    said = "saturates few rows, but half still lean mostly on one random key (box below)."
+    assert said in main and "spread 2.5" not in main and "chapter 3" not in aside
+    out = "".join(o.get("text", "") for o in cells["2e6482c3"].outputs)
+    assert "spread of a raw score: 2.45" in out and "top weight above 0.5:  50% of rows" in out
     assert "(spread 8 at $d_k = 64$)" in " ".join(cells["2e6482c2"].source.split())
     assert "Our unit-variance vectors are a harsh start" in aside  # why it is not 8
 
@@ -1133,8 +1143,10 @@ def test_review_04u_phrasings_are_exact():
     assert said in summary and "one raw query in ten" not in summary  # 04m: with the shares
     assert "a tenth to a fifth" not in summary and "suit every width" not in summary
     assert "2 keys" not in summary  # review 04w: an unshown claim, cut
-    assert "30 times narrower" in text("439f69a3")
-    assert "(middle, which barely changes)" in text("439f69a3")  # review 04ai: resampled
+    # review 04_t (F7): one short sentence per panel; the axis ratio is the code's detail
+    assert "30 times narrower" not in text("439f69a3")
+    said = "Left: raw, on a fixed axis. Middle: {term}`scaled <scaling>`, barely changing. Right:"
+    assert said in text("439f69a3")  # review 04ai: resampled
     # review 04af: the article's analogy is raw scores as water too hot, scaling as cooling
     # review 04ah: the scaling as chapter 5's temperature; the 20 tied to the data. The
     # article's coffee analogy stays (the course keeps its analogies), cited.
@@ -1146,7 +1158,8 @@ def test_review_04u_phrasings_are_exact():
     # Review 04f (round g): it opens the chapter, where raw scores are first said to run large
     # review 04n: one clause of the course's own makes the analogy explain
     # review 04o: the mapping made honest: past a point, more heat spoils rather than helps
-    said = "likens them to water too hot for coffee (past a point, more heat spoils the cup: bigger"
+    # review 04_t (F5): the analogy stays, its gloss shorter
+    said = "likens them to water too hot for coffee (past a point, bigger scores saturate a row)"
     assert said in text("4875b8d4") and "coffee" not in text("fa6cbeb4")
     # review 04p: the image is for "too large" only; dividing shrinks the scores, which in
     # chapter 5's terms is a temperature above 1 (it flattens rows), so nothing "cools"
@@ -1457,18 +1470,20 @@ def test_review_04o_why_uneven_hurts_the_16_keys_and_the_softmax_pointer():
     assert at == ids.index("grad-rows64") + 1 and ids.index("4c97044e") < at
     why = " ".join(cells[at].source.split())
     # review 04 (round s): the saturated rows' share of the squared query gradients
-    said = "At $d_k = 64$ the 31% of raw rows that saturate carry under 1/1000 of"
-    assert said in why and r"\lVert\partial L/\partial q_i\rVert^2" in why
-    assert "so training all but ignores those tokens." in why
+    # review 04_t (F4): the squared sum in words
+    said = "At $d_k = 64$ it differs over 1000-fold between rows, and the 31% that saturate"
+    assert said + " carry under 1/1000 of the query gradients' total squared size" in why
+    assert r"\rVert^2" not in why and "training all but ignores them." in why
     assert "learning rate" not in why and "under 4" not in why
     check = cells[ids.index("grad-assert")].source
     assert "raw_pct[2, at[64]] / raw_pct[0, at[64]] > 1000" in check
     # the saturated shares belong to 16-key rows
     shares = " ".join(cells[ids.index("fa6cbeb4")].source.split())
     assert "more of our 16-key rows saturate" in shares
-    # al.softmax is used before its formula: the first cell that calls it points ahead
+    # al.softmax is used before its formula: the first cell that calls it names chapter 5;
+    # review 04_t (F6): the formula is written once, in cd18d051
     first = next(c for c in cells if c.cell_type == "code" and "al.softmax(" in c.source)
-    said = "# al.softmax: exp(z) / exp(z).sum() along each row; its formula comes below"
-    assert said in first.source
+    said = "# al.softmax turns each row into weights (chapter 5)"
+    assert said in first.source and "formula comes below" not in first.source
     # the row-by-row fold names G_i
     assert "With $G_i$ row $i$ of $G$" in cells[ids.index("grad-rows-read")].source
