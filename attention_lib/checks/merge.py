@@ -5,15 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import softmax
-from .base import (
-    ATOL,
-    Cases,
-    CheckResult,
-    Fail,
-    expect_shape,
-    same,
-    verdict,
-)
+from .base import _LAST, ATOL, Cases, CheckResult, Fail, expect_shape, same, verdict
 
 # --- Exercise: merge two blocks of an online softmax ---------------------------------------
 
@@ -214,6 +206,12 @@ def _judge_merge(fn, out, expected, case: str, m_a, l_a, o_a, m_b, l_b, o_b) -> 
         if not np.allclose(unscaled, expected, atol=ATOL):
             raise Fail(_unscaled_hint(fn, case, expected, m_a, l_a[:, 0], o_a, m_b, l_b[:, 0], o_b))
     expect_shape(out, expected.shape, case, " One output row per query: (n_q, d_v).")
+    last = _LAST.get()  # the answer as returned, with its dtype kind
+    if last and last[0] is out and last[1] in "iu" and not np.allclose(out, expected, atol=ATOL):
+        raise Fail(
+            f"your output holds integers (.astype(int)?), so each value was cut to a whole "
+            f"number (on {case}): return the floats o / ell[:, None]."
+        )
     same(out, expected, case)
 
 
