@@ -151,6 +151,31 @@ def causal(X, L, h):  # review 11 r: chapter 8's mask kept in an encoder
     return al.merge_heads(heads) @ L.W_o + L.b_o
 
 
+def k_q_t(X, L, h):  # review 11 t: scores transposed
+    Q = al.split_heads(X @ L.W_q + L.b_q, h)
+    K = al.split_heads(X @ L.W_k + L.b_k, h)
+    V = al.split_heads(X @ L.W_v + L.b_v, h)
+    A = al.softmax(K @ np.swapaxes(Q, -1, -2) / np.sqrt(Q.shape[-1]))
+    return al.merge_heads(A @ V) @ L.W_o + L.b_o
+
+
+def summed_heads(X, L, h):  # review 11 t: the heads added, not glued
+    Q = al.split_heads(X @ L.W_q + L.b_q, h)
+    K = al.split_heads(X @ L.W_k + L.b_k, h)
+    V = al.split_heads(X @ L.W_v + L.b_v, h)
+    heads, _ = al.scaled_dot_product_attention(Q, K, V)  # (..., h, n, d_k)
+    return heads.sum(axis=-3) @ L.W_o[: Q.shape[-1]] + L.b_o
+
+
+def bias_sliced(X, L, h):  # review 11 t: b[:d_k] added to every head, after the cut
+    d_k = X.shape[-1] // h
+    Q = al.split_heads(X @ L.W_q, h) + L.b_q[:d_k]
+    K = al.split_heads(X @ L.W_k, h) + L.b_k[:d_k]
+    V = al.split_heads(X @ L.W_v, h) + L.b_v[:d_k]
+    heads, _ = al.scaled_dot_product_attention(Q, K, V)
+    return al.merge_heads(heads) @ L.W_o + L.b_o
+
+
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
@@ -182,6 +207,9 @@ def causal(X, L, h):  # review 11 r: chapter 8's mask kept in an encoder
         (w_o_transposed, "FAIL", "W_o is transposed"),
         (causal, "FAIL", "you added a causal mask: this encoder has none"),
         (lambda X, L, h: right(X, L, h) + X, "FAIL", "the add belongs to the layer, not"),
+        (k_q_t, "FAIL", "your scores are transposed: you computed K Q^T"),
+        (summed_heads, "FAIL", "you summed the heads: glue them side by side"),
+        (bias_sliced, "FAIL", "every head got the same d_k numbers of each bias"),
     ],
 )
 def test_attention_with_biases_checker(fn, status, hint, capsys):
@@ -348,7 +376,7 @@ def test_the_chapter_s_round_11p_changes_are_on_the_page():
     assert "not a large influence" not in framing
     assert "small influence" not in cells["96cfe2e6"].source
     summary = " ".join(cells["96cfe2e6"].source.split())  # review 11 d: the lesson
-    assert "the weight keeps the other tokens out, while `[CLS]` itself sends little" in summary
+    assert "the weight likely keeps the other tokens out, while `[CLS]` itself sends" in summary
     assert "cls-removed-more" not in cells  # one ablation cell, through the named helper
     assert "def ablate(sentence, heads, keys, masked=False):" in cells["cls-removed"].source
     assert "masked=True" in cells["cls-removed-seven"].source
@@ -571,7 +599,7 @@ def test_the_chapter_s_round_11x_changes_are_on_the_page():
     """Review 11x: Winograd pairs test meaning, not any pronoun head; the hedges; cls-all."""
     cells = _chapter_cells()
     held = _pronoun_test_text(cells)
-    assert "only meaning decides" in held  # review 11 l: the two nouns, not the top key
+    assert "position alone cannot score both sentences; a head must flip" in held  # 11 t F4
     assert "no head's preference between the two nouns follows meaning" in held
     assert 'the meant noun is the only noun before "it"' in held  # review 11 s: F2
     # review 11 p: the rule in plain words; its numbers after the grid
@@ -613,10 +641,10 @@ def test_the_chapter_s_review_11_a_changes_are_on_the_page():
     how the model was trained; both ways; head names against indices; one share result."""
     cells = _chapter_cells()
     held = _pronoun_test_text(cells)
-    for step in ("**1. Candidates:**", "**2. Twelve new sentences.**", "**3. Three Winograd"):
+    for step in ("**1. Candidates:**", "**2. Twelve new sentences**", "**3. Three Winograd"):
         assert step in held, step
     assert "clear both bars" not in held and "once in 12 sentences;" not in held
-    assert "L4 H2 clears the bar with a low control. L6 H12, the head" in held
+    assert "L4 H2 clears the bar with a low control (two other heads of the 72" in held
     layer = " ".join(cells["enc-layer"].source.split())
     assert "direct path around attention" not in layer  # review 11 d: cut
     assert "no causal mask (chapter 8): each token looks both ways" in layer
@@ -686,9 +714,9 @@ def test_the_chapter_s_review_11_f_changes_are_on_the_page():
     plan = " ".join(cells["it-experiment-md"].source.split())
     assert "**1. Candidates:**" in plan and "(folded code below)" in plan
     assert "**1. Candidates:**" not in cells["held-out-md"].source
-    assert "36 of the 72 heads" in cells["dd1e905c"].source  # review 11 l: one denominator
+    assert "The 36 heads giving `[CLS]`" in cells["ef1c7ff6"].source  # 11 t: after the table
     assert "count the heads that park" not in cells["parking-md"].source
-    assert "**parking" not in cells["a15f26d1"].source  # defined once, in dd1e905c
+    assert "**parking" not in cells["a15f26d1"].source  # defined once, in ef1c7ff6
     bar = cells["held-out-bar"].source
     assert "convolve" not in bar and len(bar.splitlines()) <= 8  # 11 r: the bar's reason
     out = "".join(o.get("text", "") for o in cells["held-out-bar"].outputs)
@@ -732,9 +760,9 @@ def test_the_chapter_s_review_11_k_changes_are_on_the_page():
     )
     tokens = " ".join(cells["one-vector"].source.split())
     assert "through a *pooler* (dense layer and tanh)" in tokens
-    assert "over half their weight on average over the queries" in " ".join(
-        cells["dd1e905c"].source.split()
-    )
+    assert "The 36 heads giving `[CLS]` over half their weight, all from layer 2" in " ".join(
+        cells["ef1c7ff6"].source.split()
+    )  # review 11 t F8: after the table that prints 36
     main, _ = main_and_folded(list(cells.values()))
     words = sum(len(line.split()) for line in prose_lines(main))
     everything = sum(len(line.split()) for line in prose_lines(list(cells.values())))
@@ -802,16 +830,17 @@ def test_the_chapter_s_review_11_p_fix_changes_are_on_the_page():
     assert "Real heads are not random: one whose every query tops on the noun" in (
         cells["held-out"].source
     )
-    assert "Real heads are not random" not in plan and "A control counts" in plan
+    assert "Real heads are not random" not in plan and "Control: in how many of the 12" in plan
     held = " ".join(cells["held-out-md"].source.split())
     assert "meaning does not explain its 8 hits; finding the one earlier noun could" in held
     assert "L6 H12, by contrast, prefers the first noun in all 6" in held  # review 11 s
     assert "cannot name its job" not in held
     assert cells["habits-more"].metadata["tags"] == ["hide-cell"]
     assert "Seven sentences:" not in cells["ef1c7ff6"].source
-    assert "chapter 7's **parking** heads" in " ".join(cells["dd1e905c"].source.split())
+    assert "chapter 7's **parking** heads" in " ".join(cells["ef1c7ff6"].source.split())
+    assert "36" not in cells["dd1e905c"].source  # review 11 t F8: not before the measurement
     summary = " ".join(cells["96cfe2e6"].source.split())
-    assert "but in 11 of them that noun was the only earlier one" in summary  # 11 s
+    assert "all with only one earlier noun; it misses the one with two" in summary  # 11 t
     assert "always came first" not in summary
 
 
@@ -837,3 +866,20 @@ def test_the_chapter_s_review_11_s_fix_changes_are_on_the_page():
     assert "`model.value_sizes` measures" in cells["share-two-keys-md"].source
     assert "with_ln" in cells["ln-demo"].source  # the norms' range is measured
     assert 'others[0] == {"ball"}' in cells["held-out-assert"].source  # 11 of 12: one noun
+
+
+def test_the_chapter_s_review_11_t_fix_changes_are_on_the_page():
+    """Review 11 t: the control as a count, the bar's fairness, hedged causal readings."""
+    cells = _chapter_cells()
+    plan = " ".join(cells["it-experiment-md"].source.split())
+    assert "an average other token also tops on the noun (about 1 by chance)" in plan
+    assert "unseen when the candidates were picked" in plan
+    held = " ".join(cells["held-out-md"].source.split())
+    assert "(two other heads of the 72 reach it, with 5)" in held
+    fold = " ".join(cells["enc-layer"].source.split())
+    assert "depend on their norms, not why norms help training (chapter 12)" in fold
+    assert "expecting normalised input" not in fold
+    assert "(dropout, used only in training, is off here)" in fold
+    framing = " ".join(cells["cls-removed-md"].source.split())
+    assert '(the "no-op" reading of {cite:t}`clark2019what`)' in framing
+    assert "what it keeps away" not in framing

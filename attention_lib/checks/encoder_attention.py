@@ -27,6 +27,7 @@ from .base import (
     same,
     verdict,
 )
+from .encoder_attention_slips import slips
 
 _Projections = namedtuple("_Projections", "W_q b_q W_k b_k W_v b_v W_o b_o")
 
@@ -287,6 +288,7 @@ def _mistakes(X, p, h) -> tuple:
         ),
         (_attend(X, p, h, skip=("b_q",)), "Q lacks its bias: Q = X @ W_q + b_q."),
         (_attend(X, p, h, skip=("b_v",)), "V lacks its bias: V = X @ W_v + b_v."),
+        *slips(X, p, h),
     )
 
 
