@@ -963,8 +963,8 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert [ids.index(c) for c in mix] == list(range(ids.index("mix-md"), ids.index("mix-md") + 4))
     assert ids.index("mix-assert") < ids.index("split-md")
     # round l (review 07_l, educator 2): W_o's plain purpose, one sentence
-    assert read.startswith("$W_o$ combines the heads: it maps their $h\\,d_v$ concatenated")
-    assert "back to $d_{model}$, which the residual (chapter 11) adds to $X$." in read
+    assert read.startswith("$W_o$ combines the heads: it maps their $h\\,d_v$ columns")
+    assert "back to $d_{model}$." in read and "residual" not in read  # review 07_t: cut
     assert "brings the width back" not in read
     assert "one number from each head" not in read
     # round m (review 07_m, finding 1): a column both heads visibly feed, not a difference
@@ -1030,7 +1030,7 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "pair-md",  # the pair, named once
     "pair-code",  # W_q whole, as a labelled table (round m, finding 5)
     "pair-md2",  # review 07_s (finding 2): queries, then keys and values, one sentence each
-    "pair-kv",
+    # review 07_t (finding 3): the K/V table is cut; pair-md2 gives its two value rows
     "pair-figure",  # review 07_k: split, maps, concatenation; review 07_p: before the outputs
     "pair-md3",  # ... and what a head is, and the concatenation (review 07_b)
     "pair-run",  # one head against two: the row of weights of "ate"
@@ -1116,8 +1116,9 @@ def test_main_line_intuition_picture_math_code_experiment():
         assert gone not in ids
     for cell_id in ("pair-assert", "mix-assert", "real-assert"):
         assert "remove-cell" in cells[ids.index(cell_id)].metadata["tags"]
-    for cell_id in ("e6cfb90e", "3dce5151", "pair-kv", "pair-figure"):
+    for cell_id in ("e6cfb90e", "3dce5151", "pair-figure"):
         assert "hide-input" in cells[ids.index(cell_id)].metadata["tags"]
+    assert "pair-kv" not in ids  # review 07_t (finding 3)
 
 
 def visible_prose(cells) -> list[str]:
@@ -1303,7 +1304,7 @@ def test_what_a_one_number_query_does_is_left_to_the_exercise():
     # review 07zc: "typically 64 or 128" missed chapter 11's own 32-wide heads
     # review 07zd: the real widths are said once, in the cost section
     # review 07_b: 256-wide heads exist (Gemma); toy/heads.py's docstring says the same
-    assert "Real heads are usually 64 or 128 wide. Some are 32 or 256." in source["2029d4b7"]
+    assert "Real heads are usually 64 or 128 wide; some 32 or 256." in source["2029d4b7"]
     assert "usually 64 or 128 wide (from 32 to 256)" in (HEADS.__doc__ or "")
     assert "trained.D_MODEL // trained.H == 32" in source["2c1d3cd7"]
     assert "$\\sqrt{d_k} = 1$: no scaling" in source["heads-md"]  # fix round 7n
@@ -1338,9 +1339,11 @@ def test_values_overlap_is_said_with_its_example():
     # review 07_s (finding 2): W_q, then one sentence on queries, keys and values, then K, V
     assert ids.index("pair-md") + 1 == ids.index("pair-code")
     assert ids.index("pair-code") + 1 == ids.index("pair-md2")
-    assert ids.index("pair-md2") + 1 == ids.index("pair-kv")
-    assert "pair-values" not in ids and ids.index("pair-kv") + 1 == ids.index("pair-figure")
-    assert "Keys: (food, person). Values: (noun, human), as in chapter 6:" in source["pair-md2"]
+    # review 07_t (finding 3): the K/V table is cut; its two value rows are in pair-md2
+    assert "pair-kv" not in ids and "pair-values" not in ids
+    assert ids.index("pair-md2") + 1 == ids.index("pair-figure")
+    kv_prose = 'Values: (noun, human), as in chapter 6: "cake" (1, 0), "I" (1, 1).'
+    assert kv_prose in source["pair-md2"]
     assert "a word's key is its" not in source["pair-md"]  # the garden-path sentence
     assert ids.index("pair-figure-assert") + 1 == ids.index("pair-md3")  # review 07_p
     head = source["pair-md3"]
@@ -1358,9 +1361,12 @@ def test_values_overlap_is_said_with_its_example():
     # review 07_a: the W_k and W_v tables are cut; the key/value table shows them
     assert "pair-kv-md" not in ids
     # review 07_s (finding 2): keys and values, one plain sentence each, after W_q
-    assert "Keys: (food, person). Values: (noun, human), as in chapter 6:" in pair
+    # review 07_t (finding 4): why each head is 2 wide though it asks with one column
+    assert "; the unused column lets keys be (food, person)." in pair
+    assert 'Values: (noun, human), as in chapter 6: "cake" (1, 0), "I" (1, 1).' in pair
     assert "0.3 noun" not in pair  # review 07za: the odd aside is cut
-    assert "each matrix" not in pair and "(1, 0)" not in pair
+    # review 07_t (finding 3): the K/V table is cut, so its two value rows are said here
+    assert "each matrix" not in pair and pair.count("(1, 0)") == 1
     W_q, W_k, W_v, W_o = HEADS.PAIR
     V = toy.X @ toy.W_v[:, [0, 3]]
     assert V[CAKE].tolist() == [1.0, 0.0] and V[I].tolist() == [1.0, 1.0]
@@ -1378,7 +1384,7 @@ def test_values_overlap_is_said_with_its_example():
     # review 07_s (finding 2): one plain sentence, after the W_q table that shows it
     assert (
         'Queries: only *action* asks, "ate" loudest (16). The object head asks for food, the '
-        "subject head for a person." in pair
+        "subject head for a person;" in pair  # review 07_t: then why each is 2 wide
     )
     assert 'what was eaten ("cake") and who ate ("I")' in " ".join(source["855d1d49"].split())
     assert "(who ate)" not in pair and "(what was eaten)" not in pair
@@ -1405,7 +1411,7 @@ def test_plain_printouts_on_the_main_line():
         code = cells[cell_id].source
         for dense in ("rows = {", ".items()", "for t in words", '", ".join', "*fetched"):
             assert dense not in code, (cell_id, dense)
-    for cell_id in ("x-code", "pair-kv", "pair-run", "pair-out", "mix-code"):
+    for cell_id in ("x-code", "pair-run", "pair-out", "mix-code"):
         assert "toy.table(" in cells[cell_id].source and ":<" not in cells[cell_id].source
     for cell_id in ("pair-code", "pair-run", "pair-out"):
         assert "[1, ate]" not in cells[cell_id].source
@@ -1428,16 +1434,13 @@ def test_plain_printouts_on_the_main_line():
     # fix round 7n (review 07r): the tables are built in a hide-input cell; the visible
     # pair-code is five lines: W_q, the queries, W_q's columns named, and its table
     assert len(cells["pair-code"].source.splitlines()) == 5
-    assert "hide-input" in cells["pair-kv"].metadata["tags"]
-    # review 07_k (finding 6): each table beside its own paragraph
-    kv = cells["pair-kv"].outputs[-1]["data"]["text/plain"].splitlines()
     assert "pair-values" not in cells  # round l (review 07_l): it repeated pair-code's print
-    kv_rows = [re.split(r"\s{2,}", line.strip()) for line in kv]  # labels hold a space
-    assert kv_rows[0] == ["both heads", "key: food", "key: person", "value: noun", "value: human"]
-    # review 07_p (learner 1): only the two rows the argument uses
-    assert [row[0] for row in kv_rows[1:]] == ["cake", "I"]
-    assert kv_rows[1][1:] == ["1.0", "0.0", "1.0", "0.0"]
-    assert kv_rows[2][1:] == ["0.0", "1.0", "1.0", "1.0"]
+    # review 07_t (finding 3): the K/V table is cut; the keys are the features printed in
+    # x-code, and the two value rows the argument uses are said in pair-md2
+    assert "pair-kv" not in cells
+    K, V = toy.X @ HEADS.PAIR[1], toy.X @ HEADS.PAIR[2]
+    assert np.allclose(K[:, :2], toy.X[:, :2])  # keys: the (food, person) features
+    assert V[CAKE, :2].tolist() == [1.0, 0.0] and V[I, :2].tolist() == [1.0, 1.0]
     # review 07za: pair-md2 split; the 16 gets its reason in its own paragraph
     # review 07zb: "the 16" is said where the table shows it; 8 or 4 would not do
     # round g (review 07_f, findings 3, 4): the row W_q asks with; not "one-hot", since
@@ -1511,7 +1514,7 @@ def test_the_named_heads_and_one_merged_experiment():
     # round m (review 07_m, finding 2): what the average loses is whose features they are
     # review 07_o (finding 2): why whose is lost: shared *noun*, one row of weights
     assert read.endswith(
-        "The one head returns one average twice, (0.98, 0.48): a noun, about half human. "
+        "One head returns (0.98, 0.48) twice: a noun, about half human. "
         "Both values carry *noun*, and one row of weights averages them: nothing says whose."
     )  # round l (review 07_l, finding 3): "lost its owner" cut
     assert "Any divisor" not in read and "tie a tie" not in read
@@ -1520,16 +1523,19 @@ def test_the_named_heads_and_one_merged_experiment():
     assert "is lost" not in read
     read2 = source["pair-read2"]
     # review 07zd: one claim per sentence; the table's headings name the columns
-    assert "One returns what was eaten, (0.99, 0.00). The other returns who ate" in read2
+    # review 07_t: one sentence, what each of the two rows returns
+    assert "Two heads give each question its own row: what was eaten, (0.99, 0.00), and" in read2
     # fix round 4 (review 07t): the paper's reason, said once, on the pair's own numbers;
     # round l (review 07_l, finding 4): in the paper's own words, quoted
     # review 07_n (finding 7): and the positive half, "different representation subspaces"
     assert read2.endswith(
         'The paper says heads attend to information "from different representation '
-        'subspaces at different positions" (our two heads share keys and values; only the '
-        'question differs), and "with a single attention head, averaging inhibits this" '
-        "{cite:p}`vaswani2017attention`."
-    )  # round q (review 07_q, finding 2): the pair's heads differ only in the query
+        'subspaces at different positions", and "with a single attention head, averaging '
+        'inhibits this" {cite:p}`vaswani2017attention`. Trained heads differ in all three '
+        "projections. Ours copy $K$ and $V$ to isolate the question; multi-query attention "
+        "shares them {cite:p}`shazeer2019fast`."
+    )  # round q (review 07_q, finding 2); review 07_t (finding 2): trained heads differ in
+    # all three projections, and shared K and V is a real design
     assert read2.count("average") == 0  # review 07w: the one-head argument is in pair-read
     assert "{cite:p}`vaswani2017attention`" in read2
     # fix round 7g, item 1: the W_q x 8 demo (a row "cannot favour both") is cut
@@ -1762,7 +1768,7 @@ def test_fix_round_7i_wording():
     assert "Both add biases by default. The paper and this course use none." in real
     assert "3 who ate" not in labels  # fix round 7j: outputs named, not numbered
     assert "From here to the exercises" not in source["split-md"]  # fix round 5 (07u)
-    assert "Below, the arrays have $n = 6$ tokens" in source["split-md"]
+    assert "Below we use $n = 6$ tokens and $d_{model} = 32$;" in source["split-md"]
     assert "From here on" not in source["split-md"]
     assert "among these three keys" in source["7dce2a2a"]
     assert "initial=2," in source["3dce5151"]
@@ -1781,7 +1787,7 @@ def test_fix_round_7k_wording():
     in out[0]; the visible words go down (2,372 before)."""
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    assert "The one head returns one average twice, (0.98, 0.48):" in source["pair-read"]
+    assert "One head returns (0.98, 0.48) twice:" in source["pair-read"]  # review 07_t: shorter
     W_q, W_k, W_v, W_o = HEADS.PAIR
     one, _ = al.multi_head_attention(toy.X, *HEADS.PAIR, h=1)
     assert np.allclose(W_v[:, :2], W_v[:, 2:]) and np.allclose(one[:, :2], one[:, 2:])
@@ -1936,11 +1942,14 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # review 07_b: what each head does is said in the main text, before the figure
     assert (  # round d: one head a sentence, in the panels' order
         "One looks at the previous token, one mostly at the next. The third puts 0.91 of each "
-        'row, on average, on `[CLS]`, a marker added in front: a "parking" head, which '
+        'row, on average, on `[CLS]`, a marker added in front: a "parking" head (an '
+        "*attention sink*), which "
         "chapter 11 shows passes on little. The last puts every row's largest weight on "
         '"cake".' in source["trained-lead"]  # round l (review 07_l, finding 9)
     )  # review 07_c; round g (review 07_f, finding 2): measured, and named as chapter 11 does
-    assert "sink" not in source["trained-lead"] and "specialisation" not in source["trained-lead"]
+    # review 07_t (finding 6): the searchable name, once, beside the course's "parking"
+    assert source["trained-lead"].count("sink") == 1
+    assert "specialisation" not in source["trained-lead"]
     # review 07_k (finding 7): L and H explained in the main text, before the figure
     assert "(L = layer, H = head; the tokenizer lowercases)" in source["trained-lead"]
     assert "L1 H3 is layer 1, head 3" not in trained
@@ -1975,7 +1984,7 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
         assert gone not in page, gone
     assert "rescue-assert" not in ids
     # review 07_k: the W_o detour moved after the math; two heads and the paper's reason
-    assert read2.endswith('averaging inhibits this" {cite:p}`vaswani2017attention`.')  # round l
+    assert 'averaging inhibits this" {cite:p}`vaswani2017attention`.' in read2  # round l
     # round g (review 07_f, finding 1): "was" gets "I" too; the figure fades the other rows
     # round i (review 07_h, finding 5): said right after the figure, not in pair-read2
     # round m (review 07_m, finding 6): cut; mix-read says once that actions ask
@@ -2343,6 +2352,39 @@ def test_round_p_review_07_p_checker_fallbacks():
     for fn in (loop(lambda h, n: h), loop(lambda h, n: n), loop(softmax=False)):
         result = check_multi_head(fn)
         assert not result and "values differ" in result.line
-        assert "Did you scale each head's scores by sqrt(d_k)" in result.line
-        assert "apply softmax over the keys (the last axis)?" in result.line
+        # review 07_t: the fallback is neutral; it walks one head, it blames no step
+        assert "compare one head at a time with a hand computation" in result.line
+        assert "Did you scale" not in result.line and "precision" not in result.line
     assert check_multi_head(loop())
+
+
+def test_review_07_t_checker_fallback_precision_and_neutral():
+    """Review 07_t: a float16 output (every gap under 0.01) is named as a precision or
+    dtype problem; every head reading the first V block gets the neutral fallback, not a
+    question about scaling and softmax."""
+
+    def loop(variant):
+        def fn(X, W_q, W_k, W_v, W_o, h):
+            d_k, heads = X.shape[-1] // h, []
+            for i in range(h):
+                c = slice(i * d_k, (i + 1) * d_k)
+                v = slice(0, d_k) if variant == "first V block" else c
+                head_i, _ = al.scaled_dot_product_attention(
+                    X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, v]
+                )
+                heads.append(head_i)
+            out = np.concatenate(heads, axis=-1) @ W_o
+            return out.astype(np.float16) if variant == "float16" else out
+
+        return fn
+
+    result = check_multi_head(loop("float16"))
+    assert not result and "values differ" in result.line
+    assert "a precision or dtype problem? Keep float64" in result.line
+    assert "float16" in result.line and "hand computation" not in result.line
+    result = check_multi_head(loop("first V block"))
+    assert not result and "values differ" in result.line
+    assert "compare one head at a time with a hand computation" in result.line
+    for blamed in ("Did you scale", "precision", "apply softmax over the keys"):
+        assert blamed not in result.line
+    assert check_multi_head(loop("right"))

@@ -262,7 +262,7 @@ def check_multi_head(fn) -> CheckResult:
             )
             expected = multi_head_attention(X, *Ws, h=h)[0]
             known_mistakes(out, *_differ(expected, *_multi_head_mistakes(X, *Ws, h=h)))
-            matches(out, expected, case)  # review 07_p: no named slip? scale, softmax
+            matches(out, expected, case)  # no named slip: precision or a neutral hint
 
     pairs = []  # set when fn returned (output, weights), or a list of such pairs
     return verdict("multi_head", _output_only(fn, pairs), run)
