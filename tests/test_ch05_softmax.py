@@ -593,8 +593,8 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # Review 05_s kept 1418 and cut 825 -> 800: why exponentiate leads with the +1 experiment and
 # states its condition; the key bias and sparsemax / sigmoid attention move into the fold;
 # "what softmax adds" states its takeaway (sharper choice, not longer output).
-VISIBLE_WORDS = 1418  # review 05_r: 1423 -> 1418
-MAIN_LINE_WORDS = 800  # review 05_s: 825 -> 800
+VISIBLE_WORDS = 1433  # review 05_r: 1423 -> 1418; 05_u F1 (correctness): +15
+MAIN_LINE_WORDS = 815  # review 05_s: 825 -> 800; 05_u F1 (two-key vs full row): +15
 
 
 def _chapter():
@@ -642,6 +642,7 @@ def test_fix_round_5k_cuts_words_folds_number_formats_and_shows_the_two_moves():
     assert flat.count("only an exponential") == 1 and "a query cannot attend to nothing" in flat
     # review 05_t round t: "passes" said which test: a shift
     assert "then dividing by the total, only an exponential ignores a shift." in flat
+    assert "mapping each score continuously to a positive number" in flat  # review 05_u F7
     # the two moves, one table for the row of "it", right after the intuition
     assert ids.index("twomov05") == ids.index("96081790") + 1
     table = cells["twomov05"].outputs[0]["data"]["text/plain"]
@@ -1295,7 +1296,8 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_s: the conclusion states its condition (a per-score map, then the total)
     # review 05_t round t: "passes" says which test: ignoring a shift
     assert said.endswith(
-        "Of rules mapping each score to a positive number, then dividing by the total,"
+        "Of rules mapping each score continuously to a positive number, then dividing by the"
+        " total,"
         " only an exponential ignores a shift."
     )
     fold = " ".join(cells["onlyexp5"].source.split())
@@ -1321,9 +1323,10 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # T is named before the figure that plots it; the non-linearity fold is split
     # session 4: T is defined by the formula above the figure; the caption no longer repeats it
     # review 05_t round t: the three values at the real gap show the step approached
-    assert '"cake" gets 0.56 at $T = 1$, 0.70 at $T = 0.3$, 0.93 at $T = 0.1$.' in " ".join(
-        cells["twokeycap"].source.split()
-    )
+    # review 05_u F1: the three values hold for two keys only; the full row's follow
+    cap = " ".join(cells["twokeycap"].source.split())
+    assert 'if "cake" and "delicious" were the only keys, "cake" would get 0.56' in cap
+    assert "0.93 at $T = 0.1$ (in the full row of eight: 0.21, 0.49, 0.92)." in cap
     math = " ".join(cells["04fabf9f"].source.split())
     assert "and a temperature $T > 0$ (next section):" in math and "k = 1/T" not in math
 
@@ -1464,12 +1467,12 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     # review 05_o: why a column total matters: keys have no budget
     assert 'but keys have no budget: "cake" collects 1.32.' in note
     assert "1.32" not in cells["10e4cd6b"].source  # no longer only a code comment
-    assert "$T$" not in note and flat.count("no separate $T$ knob") == 1
+    assert "$T$" not in note and flat.count("no $T$ knob") == 1
     top = " ".join(cells["1a18e25e"].source.split())
     # review 05_n: the definition opens the section; what T is not closes it (after the fold)
     assert top.startswith("## Temperature: how decisive is attention? Temperature $T$")
     last = " ".join(cells["tnot05"].source.split())
-    assert last.startswith("Attention has no separate $T$ knob")  # review 05_o
+    assert last.startswith("Standard attention has no $T$ knob")  # review 05_o, 05_u F5
     assert "Doubling $W_q$ acts as halving $T$" in last and "$T = 0.5$" not in flat
     ids = [c.id for c in cells.values()]
     # review 05_r: what ties T to attention sits right under the slider
@@ -1792,7 +1795,9 @@ def test_review_05o_names_the_scale_and_states_the_gap_values():
     assert max(len(line) for line in code.splitlines()) <= 80
     caption = " ".join(cells["twokeycap"].source.split())
     # review 05_t round t: the three numbers return, in one clause of the prose
-    assert caption.endswith("0.93 at $T = 0.1$.") and caption.count("0.93") == 1
+    # review 05_u F1: the full row's values close the clause
+    assert caption.endswith("(in the full row of eight: 0.21, 0.49, 0.92).")
+    assert caption.count("0.93") == 1
     math = " ".join(cells["04fabf9f"].source.split())
     assert "Order-preserving" not in math  # the list right after says it
 
