@@ -1175,8 +1175,10 @@ def test_review_04u_phrasings_are_exact():
     assert said in text("fcdb6ff2") and "a little" not in text("fcdb6ff2")  # review 04p
     # review 04_t (finding 1): saturation is tied to unit-variance q and k (the GPT-2 box
     # shows 0.5% at d_k = 64 under a realistic start), not to width alone
-    said = "matters as heads widen: with unit-variance queries and keys, 31% of rows saturate"
-    assert said in text("fcdb6ff2") and "training fits" not in text("fcdb6ff2")
+    # review 04_u (finding 6): no forward claims (31%, W_q/W_k) before they are measured
+    said = "It matters as heads widen, as the next sections measure."
+    assert said in text("fcdb6ff2") and "31%" not in text("fcdb6ff2")
+    assert "training fits" not in text("fcdb6ff2")
     assert "wide heads (64 and up)" not in text("fcdb6ff2")
     assert "22.6" not in text("fcdb6ff2")  # review 04o: a dangling fact, cut
     assert "one-hot" not in text("fcdb6ff2")  # review 04f (round g): cut; fa6cbeb4 says it once
@@ -1449,7 +1451,8 @@ def test_review_04k_title_logits_and_the_scalar_hint(capsys):
     assert head.startswith("# 4. Scaling by √d_k\n") and "title writes" not in head
     # review 04l: saturation starves the query/key path, not the values' gradient
     # review 04n: only the queries' gradient is measured; review 04q: so only they are named
-    assert "starves the gradient that reaches the queries;" in " ".join(head.split())
+    # review 04_u: uneven, not starved: the raw median is above the scaled one up to d_k = 64
+    assert "makes the gradient that reaches the queries uneven;" in " ".join(head.split())
     # chapter 3 promises the scaled scores are chapter 4's logits
     said = "These scaled scores are the {term}`logits <logit>` that softmax (chapter 5) turns"
     assert said in " ".join(cells["4875b8d4"].source.split())
