@@ -593,8 +593,8 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # Review 05_s kept 1418 and cut 825 -> 800: why exponentiate leads with the +1 experiment and
 # states its condition; the key bias and sparsemax / sigmoid attention move into the fold;
 # "what softmax adds" states its takeaway (sharper choice, not longer output).
-VISIBLE_WORDS = 1433  # review 05_r: 1423 -> 1418; 05_u F1 (correctness): +15
-MAIN_LINE_WORDS = 815  # review 05_s: 825 -> 800; 05_u F1 (two-key vs full row): +15
+VISIBLE_WORDS = 1460  # review 05_r: 1423 -> 1418; 05_u F1: +15; 05_v F1, F3, F4 (correctness): +27
+MAIN_LINE_WORDS = 821  # review 05_s: 825 -> 800; 05_u F1: +15; 05_v F1, F4 (correctness): +6
 
 
 def _chapter():
@@ -1275,8 +1275,10 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     fold = " ".join(cells["onlyexp5"].source.split())
     assert fold.split(":class: dropdown ")[1].startswith("Why only gaps? A bias $b_k$ in the key")
     assert "$q \\cdot (k_j + b_k) = q \\cdot k_j + q \\cdot b_k$, and favours no key." in fold
-    assert "Sparsemax and entmax drop strict positivity (exact zeros)" in fold
-    assert "sigmoid attention drops the division by the total." in fold
+    # review 05_v (finding 3): sparsemax is not of the f(z_i) / sum f(z_j) form at all
+    assert "Sparsemax and entmax are not of this form" in fold
+    assert "drop strict positivity" not in fold
+    assert "Sigmoid attention drops the division by the total." in fold
     assert "b_k" not in why and "Sparsemax" not in why and "gaps alone and be smooth" not in flat
     assert why.endswith("Try plain division by the sum, raising every score by 1:")
     assert "key bias" not in flat
@@ -1288,11 +1290,13 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     said = " ".join(cells["shiftsay5"].source.split())
     # review 05_k: the squared shares are cut (they added a line without a point)
     assert "0.335 drops to 0.178" in said and "0.538" not in said and "squared" not in flat
-    assert "(0.211 after +1)" in said and "also break on negative scores" in said
+    assert '+1 keeps "cake" at 0.211, doubling lifts it to 0.324' in said  # review 05_v
+    assert "also break on negative scores" in said
     # review 05_t round t: the duality said once: plain division ignores a scale, softmax a
     # shift, and T sets softmax's scale
     assert said.startswith("Plain division ignores a scale but not a shift: after +1,")
-    assert "(doubling keeps 0.335). Softmax is the reverse" in said and flat.count("0.335") == 2
+    assert "(doubling keeps 0.335). Softmax is the opposite" in said  # review 05_v
+    assert flat.count("0.335") == 2
     # review 05_s: the conclusion states its condition (a per-score map, then the total)
     # review 05_t round t: "passes" says which test: ignoring a shift
     assert said.endswith(
@@ -1348,7 +1352,7 @@ def test_session_4_gives_the_two_reasons():
     # review 05_m: T = 2 on the raw scores, so "halving T" reads against one baseline
     # review 05_o: "acts as", so the sentence does not read as a contradiction
     # review 05_p: one idea per sentence
-    assert "Dividing the raw scores by $\\sqrt{d_k} = 2$ acts as $T = 2$." in flat
+    assert "its fixed division by $\\sqrt{d_k} = 2$ acts as $T = 2$." in flat  # review 05_v
     assert flat.count("acts as $T = 2$") == 1
     assert np.allclose(al.softmax(toy.scores(), temperature=2), weights)  # sqrt(d_k) = 2
 
@@ -1467,13 +1471,15 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     # review 05_o: why a column total matters: keys have no budget
     assert 'but keys have no budget: "cake" collects 1.32.' in note
     assert "1.32" not in cells["10e4cd6b"].source  # no longer only a code comment
-    assert "$T$" not in note and flat.count("no $T$ knob") == 1
+    assert "$T$" not in note and flat.count("no separate $T$") == 1
     top = " ".join(cells["1a18e25e"].source.split())
     # review 05_n: the definition opens the section; what T is not closes it (after the fold)
     assert top.startswith("## Temperature: how decisive is attention? Temperature $T$")
     last = " ".join(cells["tnot05"].source.split())
-    assert last.startswith("Standard attention has no $T$ knob")  # review 05_o, 05_u F5
-    assert "Doubling $W_q$ acts as halving $T$" in last and "$T = 0.5$" not in flat
+    # review 05_o, 05_u F5, 05_v F4 (the division by sqrt(d_k) is itself a temperature)
+    assert last.startswith("Standard attention has no separate $T$: its fixed division")
+    # review 05_v (finding 1): "as T = 0.5 would" names doubling's temperature, once
+    assert "Doubling $W_q$ acts as halving $T$" in last and flat.count("$T = 0.5$") == 1
     ids = [c.id for c in cells.values()]
     # review 05_r: what ties T to attention sits right under the slider
     assert ids.index("tnot05") == ids.index("3df9fffd") + 1
