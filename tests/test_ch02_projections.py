@@ -819,8 +819,10 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # review 02u: the self-preference law stays in exercise 2.2 (shared matrix only); the main
     # line and the Summary no longer claim two matrices break it
     # review 02_u-1: symmetry said with the printed pair, and the longest query picks itself
-    assert '"cake" seeks "it" exactly as hard as "it" seeks "cake" (3.25 both ways)' in flat_two
-    assert "Exercise 2.2 shows that the longest query always picks itself." in flat_two
+    # review 02_v-2: equal scores, not equal shares
+    assert '"cake" and "it" score each other 3.25 both ways (equal scores, not equal' in flat_two
+    assert "exactly as hard" not in flat_two
+    assert 'only the longest query ("cake") is sure to pick itself (Exercise 2.2).' in flat_two
     assert "at least one scores itself" not in two and "limit" not in two
     # review 02_f-4: the shared row's self-match is named; exercise 2.2's count stays unsaid
     # review 02_o-5: the |q_it|^2 aside moved into exercise 2.2; "even $I$" is cut
@@ -1165,8 +1167,9 @@ def test_review_02s_page_edits():
     two = " ".join(cells["c95b653c"].source.split())
     # finding 1, reworded in review 02_t-1: a property of our W_q, not of sharing
     # review 02_u-1: a long query prefers itself, with the numbers the table prints
-    assert 'a word with a long query prefers itself ("it": 3.39 > 3.25)' in two
-    assert "happens to prefer" not in two
+    # review 02_v-1: query length alone does not decide it ("delicious", "I")
+    assert '"It" happens to prefer itself (3.39 > 3.25)' in two
+    assert "long query" not in two
     assert "Sharing also costs" not in two
     Q = toy.projections()[0]
     it, cake = toy.token_index("it"), toy.token_index("cake")
