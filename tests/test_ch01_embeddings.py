@@ -1138,9 +1138,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # leans on it; adding, not concatenating, is said once, in the summary
     # review 01_l (findings 2-3): the note opens on its conclusion, points to chapter 10's
     # trained sinusoids, and gives the original's embedding scale as the toy's numbers only
-    opening = "The encoding is not at fault (chapter 10 trains attention on it); the toy's"
+    # fix round v (review 01_v, finding 1): the width is to blame, not chapter 10's run
+    opening = "The sinusoids are not at fault in general: width 4 leaves no room for both,"
     # review 01_o (findings 2 and 8): two short paragraphs, the concatenation clause cut
-    assert opening in flat and "words and $W_q$, $W_k$ (chapter 2) are. With hundreds" in flat
+    assert opening in flat and "$W_k$ were hand-set for words. With hundreds" in flat
+    assert "The encoding is not at fault" not in flat
     assert flat.index(dog) < flat.index(opening)
     # review 01_m (findings 1, 2 and 7): the factor cut again (it read as a remedy); the
     # note opens on toy.X, and says why a wide trained model can afford to add
@@ -1253,7 +1255,9 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     shown_code = [c.source for c in shown(cells) if c.cell_type == "code"]
     assert not any("trained.embeddings" in source for source in shown_code)
     # review 01_r (finding 4): why ranks, in one sentence
-    reason = "Read ranks, not values: function words share a direction, so their cosines run"
+    # fix round v (review 01_v, finding 2): a measurement, not a cause
+    reason = "Read ranks, not values: function words sit close (mean cosine 0.46 among five;"
+    assert "share a direction" not in flat and "0.46 among five; five foods, 0.30). ````" in flat
     assert reason in flat and "more than any two foods" not in flat
     assert "Compare a word's neighbours with each other." not in flat
     assert "a glimpse, not a survey" not in flat
@@ -1309,7 +1313,8 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # review 01r: the weights' shape and meaning come before exercise 1.2, in plain words
     before = flat[: flat.index(":label: ex-reorder") + 200]
     # review 01_l (finding 7): what a learner needs of `weights`, in one line
-    shape = "You need only: row $i$ of `weights` belongs to word $i$, column $j$ to word $j$."
+    # fix round v (review 01_v, finding 4): what a row and a column hold
+    shape = "All you need: row $i$ of `weights` is what word $i$ takes from each; column"
     assert shape in before
     assert "- is the same in every sentence ($pos / n$ changes with its length)." in flat
     assert "the feed-forward layer, LayerNorm and the residual connection" in flat
@@ -1342,6 +1347,8 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # review 01_s (finding 6): the gap algebra cut to one sentence; the code keeps M_pos
     assert "turned by $M_{pos}$" not in flat
     assert "turns both stamps alike, which keeps their distance: it depends only on" in flat
+    # fix round v (review 01_v, finding 7): the turn linked to RoPE, one clause
+    assert "at *every* position. RoPE (In real models) turns queries and keys this way." in flat
     assert "### The other choice: a learned table" not in flat  # merged into the box
     # review 01t: one measured result (the angle) and the reason (size) are kept
     assert "a later linear layer can still tell the two apart" not in flat  # asserted, unshown
@@ -1400,7 +1407,8 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "a\nsine alone takes each value twice per turn" not in flat
     # review 01_u (finding 2): the shift as one turn is the main reason, pointed to
     assert "(rising, then falling)" not in flat
-    both = "cosine tells which; with both, moving $k$ positions on is the same turn everywhere"
+    # fix round v (review 01_v, finding 6): the two reasons in two sentences
+    both = "the cosine tells which. With both, moving $k$ positions on is the same turn"
     assert "tip of a hand at angle $\\omega_i \\, pos$. A sine alone takes each value" in flat
     assert both in flat
     assert "Nothing in that recipe reads where a word stands." in flat  # before the demo
@@ -1509,8 +1517,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # (the shift-as-one-turn reason, the off-triangle cell, the clock's orientation and
     # the sqrt(d_model) numbers added; "trained like any other", the offset solution's
     # M_20 line and a few words cut). The brief allowed at most 20 more words each.
-    assert len(main.split()) <= 1253, "fix round u left 1253 main-line words"
-    assert len(flat.split()) <= 2073, "fix round u: 2073"
+    # Fix round v (review 01_v, findings 1, 2, 4, 6, 7): main line 1253 -> 1260, visible
+    # 2073 -> 2093 (the weights' row and column said, the clock sentence split, the
+    # function-word cosines measured, the width blamed, the RoPE link; the brief's +20).
+    assert len(main.split()) <= 1260, "fix round v left 1260 main-line words"
+    assert len(flat.split()) <= 2093, "fix round v: 2093"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 5  # bold numbers
 
 
