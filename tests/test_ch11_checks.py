@@ -546,7 +546,7 @@ def test_the_chapter_s_round_11v_changes_are_on_the_page():
     """Review 11v: one pass rule (bar 5 for four candidates), L4 H2's verdict, fewer folds."""
     cells = _chapter_cells()
     rule = _pronoun_test_text(cells)  # stated once, in the plan
-    assert "The bar is 5 hits: random keys reach it under 1% of the time" in rule  # 11 s
+    assert "random keys reaches it only 0.4% of the time, even given two tries" in rule  # 11 v
     assert "under 1%" not in cells["814fbf12"].source
     held = _pronoun_test_text(cells)
     assert "L6 H11" not in held and "rule them out" not in held  # review 11 s: one rule
@@ -712,7 +712,7 @@ def test_the_chapter_s_review_11_f_changes_are_on_the_page():
         assert cells[cid].metadata["tags"] == ["hide-input"], cid
     assert order.index("7e1748c1") < order.index("cls-scatter") < order.index("ablate-md")
     plan = " ".join(cells["it-experiment-md"].source.split())
-    assert "**1. Candidates:**" in plan and "(folded code below)" in plan
+    assert "**1. Candidates:**" in plan and "folded code below)" in plan  # 11 v: "(0.4%, "
     assert "**1. Candidates:**" not in cells["held-out-md"].source
     assert "The 36 heads giving `[CLS]`" in cells["ef1c7ff6"].source  # 11 t: after the table
     assert "count the heads that park" not in cells["parking-md"].source
@@ -766,7 +766,8 @@ def test_the_chapter_s_review_11_k_changes_are_on_the_page():
     main, _ = main_and_folded(list(cells.values()))
     words = sum(len(line.split()) for line in prose_lines(main))
     everything = sum(len(line.split()) for line in prose_lines(list(cells.values())))
-    assert words <= 1492 and everything <= 2270  # 1,541 and 2,301 before review 11 s
+    # 1,541 and 2,301 before review 11 s; review 11 v fix: +20 (training origin, control, shift)
+    assert words <= 1512 and everything <= 2290
 
 
 def test_the_feed_forward_count_is_named_in_11_3(capsys):
@@ -830,7 +831,7 @@ def test_the_chapter_s_review_11_p_fix_changes_are_on_the_page():
     assert "Real heads are not random: one whose every query tops on the noun" in (
         cells["held-out"].source
     )
-    assert "Real heads are not random" not in plan and "Control: in how many of the 12" in plan
+    assert "Real heads are not random" not in plan and "Control: the same count" in plan
     held = " ".join(cells["held-out-md"].source.split())
     assert "meaning does not explain its 8 hits; finding the one earlier noun could" in held
     assert "L6 H12, by contrast, prefers the first noun in all 6" in held  # review 11 s
@@ -872,7 +873,7 @@ def test_the_chapter_s_review_11_t_fix_changes_are_on_the_page():
     """Review 11 t: the control as a count, the bar's fairness, hedged causal readings."""
     cells = _chapter_cells()
     plan = " ".join(cells["it-experiment-md"].source.split())
-    assert "an average other token also tops on the noun (about 1 by chance)" in plan
+    assert "the same count for the other tokens of each sentence, averaged" in plan  # 11 v F2
     assert "unseen when the candidates were picked" in plan
     held = " ".join(cells["held-out-md"].source.split())
     assert "(two other heads of the 72 reach it, with 5)" in held
