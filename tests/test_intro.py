@@ -263,6 +263,9 @@ def test_the_landing_figure_is_the_toys_attention_drawn_fresh_and_legible():
     assert w[it].argmax() == cake and round(w[it, cake], 2) == 0.21
     assert "'it' gives 'cake' 0.21, its largest weight" in lf.alt_text()
     assert "The weights chapter 5 computes: each word's" in INTRO  # not "1 to 5" (review Lands)
+    # review intro_w (finding 1): "cake" tops 7 of 8 rows; "it" gives it the largest share
+    assert (w.argmax(axis=-1) == cake).sum() == 7 and w[:, cake].argmax() == it
+    assert "tops almost every row" in INTRO
     # only the two numbers the alt text quotes are printed, both in the row "it" (review
     # Landp: 64 numbers at 8 px were strained, some white on mid-grey)
     fig = lf.draw()
