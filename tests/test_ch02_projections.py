@@ -759,7 +759,7 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "line)" not in case
     # review 02_f-1: the key of "cake" is a choice, not a consequence of being matched
     assert "A key only has to be matched" not in case and "We chose the key of" not in case
-    assert "$V = K$" not in case and "Chapter 6 does the blend." in case
+    assert "$V = K$" not in case  # editor pass 10: "Chapter 6 does the blend." cut
     assert "key of 'cake'" in cells["e12303af"].source
     assert "wqk2tab1" not in cells and "cdb08696" not in cells  # no table, no preview call
     assert "wqkfold1" not in cells  # review 02a: the A^-T fold moved to chapter 3
@@ -780,18 +780,16 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # W_q W_k^T remark is left to chapter 3
     # review 02_m-1: no model mixes channels in a dot product; ours are named, a trained one's not
     assert "In our matrices, column 0 means *food* in both:" not in flat_worked
-    assert "A trained model's columns carry no names (chapter 3)." in flat_worked
+    # editor pass 10: "columns carry no names" cut; chapter 3's Going further says it
     assert "mix channels" not in flat_worked
     assert "only the product" not in flat_worked and "have no names" not in flat_worked
     assert "hand-designed" not in worked
     # review 02t: the 0.2 of W_k is cut here (chapter 3 reads it through W_qk), and the
     # 1.80/1.30 asymmetry is said in the experiment and the 2.3 solution only
-    assert "lifts" not in worked and "1.30" not in worked and "It pairs query column" in worked
+    assert "lifts" not in worked and "1.30" not in worked and "pairs query column" in worked
     assert "one channel: " not in flat_worked  # no colon chain
     assert "0.98" not in worked and "lifting the score" not in worked
-    assert (
-        "q2read01" not in cells and 'every word but "I" looks for food' in cells["0c33d0b0"].source
-    )
+    assert "q2read01" not in cells and "seeks food hardest" in cells["0c33d0b0"].source
     assert "Every word but 'I' seeks food" not in cells["62fccb11"].source  # said once, in prose
     # review 02_p: no forward reference to chapter 4's scaling in the search steps
     assert "chapter 4" not in cells["087e3e00"].source
@@ -811,8 +809,7 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "0.08" not in two and "Set $W_q$" not in two and "forced equal" not in two
     # review 02_m-3: chapter 3's cost argument (rank, GPT-2 counts) is not repeated here
     # review 02_q-2: the identity is given where W_q W_k^T first appears
-    identity = "$Q K^\\top = X W_q W_k^\\top X^\\top$ (chapter 3), and $W_q W_k^\\top$ need not"
-    assert identity in flat_two
+    # editor pass 10: the W_q W_k^T identity is cut from the bullet (chapter 3 derives it)
     assert "0.98" not in two and "$W_q$ alone" not in two
     assert "98,304" not in two and "rank" not in two and "What breaks" not in two
     # review 02r: sharing forces symmetric SCORES; the weights may still differ; W_s is cut.
@@ -829,7 +826,7 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # review 02_q-7/8: the table and exercise 2.2 say it; the bullets do not repeat it
     # review 02 round s-1: the bullet now names the cost, "it" preferring itself (3.39 > 3.25)
     assert "matches itself best" not in flat_two
-    assert "$\\lVert q_{it} \\rVert^2 = 3.39$." in cells["5e1f0a01"].source
+    # editor pass 10: 3.39 is said once, in the bullet (tested in review 02s below)
     assert "three" not in two.lower()
     assert "permit this" not in flat_two and "weights we added" not in flat_two
     assert "can still make the weights differ" not in flat_two  # review 02_l-2: cut
@@ -849,7 +846,11 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "says what the word\nis" not in cells["12660781"].source
     # review 02 round s-7: the roles are not restated a third time in "Back to the sentence"
     back = cells["12660781"].source.split("\n\n")[1]  # its first paragraph: one sentence
-    assert back == "Self-attention runs this search inside the sentence, once per word."
+    # review 02_v-4: every word is both searcher and item
+    assert back == (
+        "Self-attention runs this search inside the sentence, with every word both searcher"
+        " and item."
+    )
     assert "what most queries here seek" not in case
     assert 'seeks "it"' not in cells["05104d83"].source
     assert "need only differ" not in two and "$W_k = I$" not in two
@@ -862,11 +863,12 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # review 02_m-5: why 3, in one clause; 02_n-9: said with the shares a 1 would give
     # review 02_q-3: why 3, in one parenthesis
     # review 02 round s-5: the parenthesis gives its numbers (0.42 with 3, 0.29 with 1)
-    s3 = (
-        "Our query puts 3 on sci-fi alone (3, not 1, for a sharper search: with 1, "
-        "Interstellar's share would be 0.29, not 0.42; chapter 4)."
-    )
-    assert s3 in search  # review 02_u-7: chapter 4 returns to sharpness
+    # review 02_v-5 / editor pass 10: the "why 3" aside moved to a Going further fold
+    assert "Our query puts 3 on sci-fi alone." in search and "0.29" not in search
+    why3 = " ".join(cells["c2gf0001"].source.split())
+    assert why3.startswith("## Going further")
+    assert "With 1 on sci-fi, Interstellar's share would be 0.29, not 0.42" in why3
+    assert "Chapter 4 returns to" in why3  # review 02_u-7: chapter 4 returns to sharpness
     after = " ".join(cells["6b585669"].source.split())
     # review 02_p: the "Why 3?" digression (a forward reference to scaling) is cut
     assert "Why 3?" not in after and "longer query" not in after and "chapter 4" not in after
@@ -889,7 +891,7 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert order.index("c4055a77") == order.index("f05ed001") + 1
     assert "The film search had one query and five keys" in cells["c4055a77"].source
     assert "\\le \\lVert q_i \\rVert^2" in cells["5e1f0a03"].source  # part 2: Cauchy-Schwarz
-    assert "starts them\nrandom and learns them (chapter 10)" in cells["12660781"].source
+    assert "A trained model learns them\n(chapter 10)" in cells["12660781"].source
     sizes = cells["6ca0c255"].source
     assert "384 / 12 = 32" in sizes and "768 / 12 = 64" in sizes  # real d_k (review 02q)
     assert cells["087e3e00"].source.count(":") == 0  # short sentences, no colon chain
@@ -1018,7 +1020,7 @@ def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
     assert 'our stand-in for "a thing"' in rules
     # review 02_p-3: the printed 0.20 food in the key of "it" is explained, I is named
     assert "$W_k$ is nearly the identity $I$, so a key is mostly the word's own features;" in rules
-    assert "a pointer also advertises 0.2 food, a hint that it stands for a thing." in rules
+    assert "a pointer also advertises 0.2 food." in rules  # editor pass 10: the hint cut
     assert "not staged" not in rules and "**hand-chosen**" in cells["12660781"].source
     assert "1.30" not in rules and "also prints every key" not in rules
     two = " ".join(cells["c95b653c"].source.split())
@@ -1084,7 +1086,7 @@ def test_review_02b_page_edits():
     prose = "\n".join(" ".join(c.source.split()) for c in cells if c.cell_type == "markdown")
     assert "sharpens softmax" not in prose  # review 02_d-7
     assert "best films stand out" not in prose
-    assert "a little noun and human (0.2 each): a pronoun can stand for a person" in prose
+    # editor pass 10: the "a little noun and human (0.2 each)" aside is cut
     assert 'names=("X", "W_q", "Q")' in prose and "To check question 1" not in prose
     assert "After you answer question 1, check with" in prose  # review 02_o-8
     # review 02_q-4: Reformer is named in exercise 2.2's solution only, not the main line
