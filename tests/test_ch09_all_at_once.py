@@ -867,7 +867,7 @@ def test_step_times_per_width_and_product_share():
         product_share(n=0)
 
 
-MAIN_WORDS = 1449  # main-line prose words (09v: +9; 09u: +15; 09t: 1425; 09s: 1442)
+MAIN_WORDS = 1210  # main-line prose words (editor pass 10: 1203; 09v: 1449)
 
 
 # --- The page -----------------------------------------------------------------------------
@@ -884,7 +884,7 @@ def test_the_page_says_only_what_it_measures():
     cells = nbformat.read(path, as_version=4).cells
     prose = prose_lines(cells)
     text = " ".join(prose)
-    assert sum(len(line.split()) for line in prose) <= 1800  # 09m; 09l: 1801; 09k: 1802
+    assert sum(len(line.split()) for line in prose) <= 1700  # editor pass 10: 1648; 09m: 1800
     refuted = (
         *("processor's cache", "by arithmetic", "a new word", "GPU's small on-chip"),
         *("the arithmetic decides", "faster per FLOP", "threshold moved", "999 cached keys"),
@@ -915,7 +915,8 @@ def test_the_page_says_only_what_it_measures():
     # Fix round 7 (review 09m): the stopwatch against Table 1, the shuffle, the memory peaks
     words = " ".join(text.split())
     for claim in (
-        "needs only $q_{\\text{cake}}$, $K$ and $V$",
+        # Editor pass 10: the "cake" instance cut (the math cell says it for every q_i)
+        "needs only $q_i$, $K$ and $V$",
         "To choose token 1000, the model runs token 999",
     ):
         assert claim in words, claim
@@ -942,10 +943,10 @@ def test_the_page_says_only_what_it_measures():
         # Round 09k (findings 4, 5): cannot start, rather than gets it wrong
         # Round 09m (finding 8): bit-identical between orders, to rounding against the matrix
         # Round 09t (finding 7): "here", in this row loop
+        # Editor pass 10: the RNN's two failures in one sentence; the "cake" row cut
         "Attention's rows come out bit-identical here in any order or split (equal, to rounding,"
-        " to the matrix form). The RNN has no other order: shuffled, it reads another"
-        ' sentence. Nor can it start "cake" correctly without the state after "the";'
-        ' attention\'s row for "cake" needs only',  # round 09n (finding 1): no other order
+        " to the matrix form). The RNN's do not: shuffled, it reads another sentence, and"
+        ' split, it starts "cake" without the state after "the".',
         # Fix round 5 (review 09p): the paper's claim first; the LSTM side said
         # Fix round 14 (review 09v): the three comparisons read off a printed table
         # Round 09g (finding 4): the page's column, not the paper's
@@ -954,18 +955,17 @@ def test_the_page_says_only_what_it_measures():
         # Round 09p (finding 5): three short sentences, the LSTM in its own
         # Round 09r (findings 2, 8): 2d = 1024; the one-thread timing read in visible prose
         # Round 09t (finding 3): the gain first, then one arithmetic sentence; no n < d
-        "What attention buys is $O(1)$ steps in a row, which pay only on parallel hardware,"
-        # Round 09u (finding 1): Table 1's count named (the last column), its n < d back;
-        # the LSTM clause cut to pay for it
-        " and a path of length 1. Table 1 (and the last column) counts only the scores and"
-        " the blend: $4n^2d$ against $4nd^2$, cheaper than the RNN while $n < d$ (equal at"
-        " $n = d = 512$: 537 M). Counting the four projections, attention does more arithmetic"
-        " than this Elman RNN ($4n^2d + 8nd^2$ against $4nd^2$). On one CPU thread"
-        # Round 09s (finding 1), 09t (finding 1): the one-thread timing is per-call overhead
-        # Round 09u (finding 2): what the timing measures, in the visible sentence
-        " (optional stopwatch below), attention is faster at $n = 128$ and the RNN at"
-        " $n = 1024$: this times NumPy's passes over $n^2$ numbers against the RNN's"
-        " per-step Python calls, not parallelism.",
+        # Round 09u (finding 1): Table 1's count named (the last column), its n < d back
+        # Editor pass 10 (review 09v, findings 1-3): the paragraph split; Table 1's count
+        # alone, then the projections against the *bare* RNN; the stopwatch in Going further
+        "Table 1 counts only the scores and the blend (the last column): $4n^2d$ against"
+        " $4nd^2$, so attention is cheaper while $n < d$.",
+        "With its four projections (the middle column), attention does more than this bare"
+        " RNN at every $n$; the $n^2 d$ term is what grows.",
+        # Editor pass 10 (brief, issue #30): what all at once buys, said plainly, and the
+        # one-thread stopwatch pointed to
+        "so attention takes $O(1)$ steps: a depth of 1, which parallel hardware turns into"
+        " speed (on one CPU thread the RNN can be faster: see Going further).",
         # Fix round d (review 09x): scoped to the Elman RNN, with the LSTM's crossing at 2d
         # Round 09e (review 09 d, finding 6): Table 1's arithmetic said once, the LSTM a clause
         # Round 09l (finding 4): no LSTM; the stopwatch a fold, opened by one sentence
@@ -985,23 +985,24 @@ def test_the_page_says_only_what_it_measures():
         # Round 09n (finding 2): O(1) steps, but each sum over n keys takes log n rounds
         # Round 09p (finding 1): what Table 1 counts as a step, and the log2 n inside one
         # Round 09r (finding 6): the log2 n rounds moved into the parallel-scan fold
-        "Table 1 counts a whole matrix product as one step, so attention takes $O(1)$ steps.",
+        "Table 1 counts a whole matrix product as one step, so attention takes $O(1)$ steps",
         "a sum over $n$ keys takes $\\log_2 n$ rounds of pairwise additions (3 here)",
         # Round 09g (finding 5): per processor, and why it matters: faster to read than HBM
         # Round 09n (finding 7): step 2 for memory; the GPU's fast memory with FlashAttention
         # Round 09p (finding 4): the SM's size (192 KB on an A100, 256 KB on an H100)
-        "does the same on a GPU, in on-chip memory (about 200 KB per streaming multiprocessor,"
-        " far faster than HBM, its main memory).",
+        # Editor pass 10: moved into the Going-further fold "Why is FlashAttention fast..."
+        "runs these tiles on a GPU, in on-chip memory (about 200 KB per streaming"
+        " multiprocessor, far faster than HBM, its main memory).",
         # Round 09g (finding 1): why FlashAttention is faster
         # Round 09r (finding 5): training stores the weights; FlashAttention keeps m and ℓ
         # Round 09s (findings 3, 5): the training-scale number; FlashAttention keeps the output
-        "Training keeps the weights for the backward pass, per head and layer: 288 GiB in"
-        " float64 (72 GiB in bf16) for 12 heads $\\times$ 12 layers, one sequence",
+        # Editor pass 10: the training-scale sentence cut (exercise 1 does that sum)
+        "2 GiB at $n = 16384$ tokens, for one head of one layer.",
         # Round 09t (finding 6): no nested parenthesis
         "It does no fewer FLOPs. In training it does more: it stores only the output and $m$,"
-        " $\\ell$ per row, so the backward pass recomputes the tiles. It is faster because it"
-        " moves far fewer bytes between HBM and the chip.",
-        'In the slider, step 3\'s row "it" is key block 1 of the worked example.',
+        " $\\ell$ per row (or their logsumexp), so the backward pass recomputes the tiles. It is"
+        " faster because it moves far fewer bytes between HBM and the chip.",
+        'In the slider, step 3\'s row "it" is key block 1.',  # editor pass 10: in 9f4c8222
         # Fix round 9 (review 09q): the stopwatch's two costs named; the thesis a step count
         # Fix round 10 (review 09r): no mechanism beyond what was measured
         # Fix round 11 (review 09s): what was measured, after the numbers; masks; prefill
@@ -1015,11 +1016,11 @@ def test_the_page_says_only_what_it_measures():
         "divides by a sum over the *whole* row, and (for safety) shifts it by its maximum",
         # Round 09o (finding 4): the inference side; (finding 6) tiling keeps the n² FLOPs
         # Round 09r (finding 4): two chains, no KV cache (Exercise 4's solution has it)
-        "Two chains remain: layers run one after another, and generation writes one token at a"
-        " time ({numref}`ex-generation`).",
+        # Editor pass 10: "Two chains remain" cut (exercise 3 is where the chain comes back)
         # Round 09r (finding 3): why matrices, on the main line
-        "Hence the matrices: BLAS libraries and GPUs run one big product $Q K^\\top$ faster"
-        " than $n$ small ones, with fewer passes over memory.",
+        # Editor pass 10 (review 09v, finding 6): the bridge said; "BLAS" dropped
+        "Because no row waits for another, all of them go into one product $Q K^\\top$, and"
+        " optimised matrix libraries and GPUs run one big product faster than $n$ small ones.",
         # Round 09r (finding 1): blocking is not credited with the in-place drop
         # Round 09s (finding 2): in place is step 1 of the list, its code cell cut
         "`al.chunked_attention` shrinks the memory in three steps:",
@@ -1028,7 +1029,7 @@ def test_the_page_says_only_what_it_measures():
         'Vermilion: from "I" to "delicious".',  # round 09u (finding 5): said once, in 15
         "`peak_memory` measures the plain version's peak in one call.",
         "scratch memory independent of $n$; the arithmetic still grows like $n^2$.",
-        "Query blocks hold 16 MiB of scores plus the 2 MiB output.",  # round 09o (finding 5)
+        # Editor pass 10: "Query blocks hold 16 MiB..." cut (step 3 and the printed line say it)
         "$x_t W_x$ is one product for all $t$, and only $h_{t-1} W_h$ must wait.",  # a fold
         # Round 09l (finding 2): the library frees each tile before the next; 0.2 MiB
         # Round 09m (finding 4): no NumPy buffer; the tile in the learner's terms
@@ -1039,13 +1040,19 @@ def test_the_page_says_only_what_it_measures():
         # Fix round 09a: why tiles, where the two steps are introduced; the blocked rule
         "A query block still holds $128 \\times n$ scores, 16 MiB at $n = 16384$",
         # Round 09p (finding 3): 7 updates after "I", the last reading "delicious"
-        'After "I", the RNN makes 7 more state updates, the last reading "delicious"; each'
-        ' can blur "I".',
+        # Editor pass 10 (review 09v, findings 4, 5): the fixed-size state replaces "each can
+        # blur", tied to the n x n price; the gradient's 7 tanh steps say why paths matter
+        'After "I", the RNN makes 7 more state updates, the last reading "delicious", carrying'
+        ' "I" in one fixed-size state (4 numbers here).',
+        "that is also why its scores are $n \\times n$ (below).",
+        'in the RNN, a gradient from "delicious" back to the state after "I" crosses 7'
+        " $\\tanh$ steps, and can shrink at each.",
         "## Tiles: the online softmax",
     ):
         assert claim in words, claim
     for gone in (
-        *("finds no $h_{t-1}$", "missing input", "Going further", "Further reading"),
+        # Editor pass 10: "Going further" is back, as the page's final section of folds
+        *("finds no $h_{t-1}$", "missing input", "Further reading"),
         *("rows has caught up", "costs more per entry", "8 MiB each", "little more than the"),
         *("(projections untimed)", "of $L$ layers, $L$ steps", "the tiles' is the output"),
         *("attention's projections not", "less than an LSTM while $n < 2d$. One"),  # round 13
@@ -1082,9 +1089,8 @@ def test_the_page_says_only_what_it_measures():
 
 def test_the_stopwatch_sits_with_its_plot():
     """Fix round 09a (review 09 a, finding 1): the stopwatch's explanation was in a dropdown
-    and its plot in the main flow. It is now a short visible section: the ways and the
-    per-call costs above the plot; below it, one sentence on what it measures (no
-    parallelism) and two bullets (round 09g, review 09 f, finding 3)."""
+    and its plot in the main flow. Editor pass 10: the fold and its cells together, in
+    Going further; one main-line sentence points there."""
     from pathlib import Path
 
     import nbformat
@@ -1098,10 +1104,16 @@ def test_the_stopwatch_sits_with_its_plot():
     # Round 09l (review 09 l, finding 1): the stopwatch in a fold, one main-line sentence
     # Round 09p (finding 6): one toggle, the figure cell's, labelled; its sentence inside
     # Round 09u (finding 2): the one sentence names the fold by its label, nothing else
+    # Editor pass 10 (brief, issue #30): the stopwatch whole in Going further, behind a fold
+    # titled by its question; the main line keeps one sentence pointing there
     named = [c for c in main + folded if "stopwatch" in c.source.lower()]
-    assert [c.get("id") for c in named] == ["work-md"]
-    assert named[0].source.lower().count("stopwatch") == 1
-    assert "(optional stopwatch below)" in " ".join(named[0].source.split())
+    assert named == []  # the fold is named by its question, the cell by its prompt
+    fold = next(c for c in cells if c.get("id") == "sw-fold")
+    assert fold in folded and "Does attention run faster on one CPU thread?" in fold.source
+    assert "attention is faster at $n = 128$ and the RNN at $n = 1024$" in " ".join(
+        fold.source.split()
+    )
+    assert "on one CPU thread the RNN can be faster: see Going further" in main_text
     fig = next(c for c in cells if c.get("id") == "d2774696")
     prompt = fig.metadata["mystnb"]["code_prompt_show"]
     assert prompt == "Optional: a stopwatch on one core"
@@ -1109,7 +1121,7 @@ def test_the_stopwatch_sits_with_its_plot():
     lead = " ".join(lead.split())  # round 09o (finding 3): the fold is the figure and one sentence
     assert lead.startswith("Timed on one core at d = 16, the two lines cross")
     assert lead.endswith("not of parallelism, which needs a GPU.") and lead.count(".") == 1
-    assert "What attention buys is $O(1)$ steps" in main_text and "$O(1)$ steps" in main_text
+    assert "a depth of 1, which parallel hardware turns into speed" in main_text
     # Round 09l: the timing cells folded; round 09o: the timing input removed, the plot folded
     assert next(c for c in cells if c.get("id") == "2e7b9bab").metadata["tags"] == [
         "nbval-ignore-output",
@@ -1122,8 +1134,13 @@ def test_the_stopwatch_sits_with_its_plot():
     ids = [c.get("id") for c in cells]
     assert "sw-read" not in ids and "b1596afd" not in ids and "split-rows" not in ids
     assert "ways-md" not in ids  # round 09p: the markdown fold cut, its sentence in the cell
-    assert ids.index("work-md") + 2 == ids.index("2e7b9bab") < ids.index("d2774696")
-    assert ids.index("d2774696") + 1 == ids.index("c67399a1")  # round 09k: memory next
+    # Editor pass 10: Going further after the summary; the fold, then its three cells
+    assert ids.index("d0451139") + 1 == ids.index("going-further") < ids.index("sw-fold")
+    assert ids.index("sw-fold") + 1 == ids.index("2e7b9bab")
+    assert ids.index("2e7b9bab") + 2 == ids.index("d2774696") == len(ids) - 1
+    assert ids.index("work-md") + 2 == ids.index("c67399a1")  # memory next on the main line
+    folds = [c for c in cells[ids.index("going-further") :] if c.cell_type == "markdown"]
+    assert 1 < len(folds) <= 6 and all(":class: dropdown" in c.source for c in folds[1:])
     # Fix round d (review 09x): the objectives, the table and the subsections in one order
     text = " ".join(" ".join(c.source for c in cells if c.cell_type == "markdown").split())
     order = ["**steps in a row**", "**path**", "**arithmetic**"]
