@@ -823,12 +823,15 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
         for line in source.splitlines()
         if line.startswith("## ")
     ]
-    assert headings[-2:] == ["## Exercises", "## Summary"]
+    # session 10: a final Going further section of dropdowns follows the summary
+    assert headings[-3:] == ["## Exercises", "## Summary", "## Going further"]
     at_summary = ids.index("108c6c23")
     summary = cells[at_summary].source
     main = " ".join(" ".join(visible_markdown(cells[:at_summary])).split())
     # nothing after the summary; the GPT-2 dropdown (and its folded code) follows fa6cbeb4
-    assert not [c for c in shown(cells[at_summary + 1 :]) if c.cell_type == "markdown"]
+    after = [c for c in shown(cells[at_summary + 1 :]) if c.cell_type == "markdown"]
+    assert after[0].source == "## Going further"
+    assert all(":class: dropdown" in c.source for c in after[1:]) and len(after) <= 6
     assert ids.index("gpt2-deeper") == ids.index("fa6cbeb4") + 1
     box = cells[ids.index("gpt2-deeper")]
     aside = " ".join(box.source.split())
@@ -851,13 +854,16 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # review 04f (round g): the point is made once, after the table, with the box's contrast
     # review 04k: one plain sentence pointing at the box, no repeat of its numbers
     # review 04_t (F8): the teaser leads with the box's conclusion, not a bare spread
-    said = "A simulated GPT-2-style head saturates few rows, but half still lean mostly on one"
-    assert said in main and "rows saturate, but half still give one random key" not in main
+    # session 10: the teaser is cut; the box's title asks its question
+    assert "rows saturate, but half still give one random key" not in main
+    assert "does a GPT-2-style head at initialisation saturate?" in aside
     # review 04m: the pointer only on the main line; the box has the numbers
     assert "but half still give one random key over half the weight" in aside
     # review 04 (round s): the "so what" of a skewed start, in one clause each
     assert "starts out copying mostly one random token" in aside
-    assert "near an even row's 1/16 = 0.06, and training decides where to focus" in aside
+    # review 04_v (F9): "training decides where to focus" replaced; (F5) why not a smaller W_q
+    assert "near an even row's 1/16 = 0.06." in aside and "training decides" not in aside
+    assert "A smaller $W_q$ could do the same, but it would have to shrink as heads" in aside
     assert "real GPT-2" not in main and "a real head" not in aside  # review 04l: simulated
     assert "a GPT-2-style head at initialisation" in aside
     assert "0.5%" not in main and "0.54" not in main and "2.5" not in aside
@@ -876,7 +882,7 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
         r"\operatorname{Var}(q \cdot k) = d_k",  # derived once; the summary bolds it
         "**saturated**",
         "**Unscaled, it is uneven:**",  # review 04af/04n: what the figure shows (04p: shorter)
-        "**Scaled, it is steady:**",
+        "**Scaled, it is steady**",
     ):
         assert word in plain, word
     # review 04a (round 5): the backward formula is fold-only; review 04l: the figure's
@@ -886,9 +892,11 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # review 04n: the three steps spelled out (slope c k, key length, c cancels it)
     # review 04p: c is the fold's; the main line divides by sqrt(d_k) itself
     # review 04_t (F2): the slope's length and the rows' spread, both the same at every width
+    # session 10: the mechanism moved into the row-by-row fold, beside the bound
     said = r"a scaled score changes with $q$ along $k/\sqrt{d_k}$, about 1 long"
-    assert said in plain and "nothing does" not in plain and "$c\\,k$" not in plain
-    assert "and rows spread alike at every width" in plain and "cancels a key's" not in plain
+    rows_fold0 = " ".join(cells[ids.index("grad-rows-read")].source.split())
+    assert said in rows_fold0 and "nothing does" not in plain and "$c\\,k$" not in plain
+    assert "and rows spread alike at every width" in rows_fold0 and "cancels a key's" not in plain
     # round 04b: the 1 - p_top factor sits in a fold; review 04b (round 6): the two-key
     # slope is on the main line (asserted in grad-two), said once
     rows_fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
@@ -968,8 +976,8 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     plotted = figure_read
     shows = " ".join(cells[ids.index("grad-why-uneven")].source.split())
     assert ids.index("4c97044e") < ids.index("grad-why-uneven")  # after the figure
-    assert "median over queries" in plotted and "**Scaled, it is steady:**" in shows
-    assert "**Scaled, it is steady:**" not in figure_read and len(shows.split()) <= 80
+    assert "median over queries" in plotted and "**Scaled, it is steady**" in shows
+    assert "**Scaled, it is steady" not in figure_read and len(shows.split()) <= 80
     # review 04n: the unsaturated rows' own median, at 64, and uneven both ways said once
     # review 04p: the figure's own ratio (1.4) first, then the two groups it hides
     # review 04q: seed-robust ranges (this seed's 1.4 and 3.7, and other seeds, asserted in
@@ -977,14 +985,18 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04 (round s): one ratio per idea; the collapse measured (grad-share-assert)
     # review 04_t (F3): a larger raw gradient is not a better one: its size depends on d_k and
     # differs over 1000-fold between rows (grad-assert); the median's collapse is the figure's
-    said = "unsaturated rows get *larger* gradients (the key's length is not divided out), so"
-    assert said + " the size depends on $d_k$. At $d_k = 64$ it differs over 1000-fold" in shows
-    assert "2.6" not in shows and "1.4" not in shows and "5 times at 256" not in shows
+    said = "unsaturated rows get *larger* gradients (the key's length is not divided out)."
+    assert said + " At $d_k = 64$ sizes differ over 1000-fold" in shows
+    assert "2.6" not in shows and "1.4" not in shows
+    # review 04_v (F1): the figure's median curve in words (grad-share-assert has the ratios)
+    said = "The median raw row gets more than a scaled one up to $d_k = 64$, but from 256 far"
+    assert said + " less: 5 times less at 256, 50 at 512, 1000 at 1024." in shows
     assert "about 4 times" not in figure_read and "collapses" not in figure_read
     assert "typical" not in figure_read
     assert "stand-in" in fold and "stand" not in read  # review 04p: the loss is the fold's
     # review 04q: the main line says in one clause what L is, the fold writes it out
-    said = "how hard a stand-in loss (pulling outputs a fixed random way) pushes each query"
+    # review 04_v (F4): why a random loss is a fair probe, in the same clause
+    said = "how hard a stand-in loss (pulling outputs a fixed random way: only what reaches $q$"
     assert said in figure_read
     order = ["grad-intro", "grad-two", "grad-figure-read", "grad-code", "4c97044e"]
     order += ["grad-rows-read", "grad-rows"]
@@ -1044,8 +1056,7 @@ def test_the_gpt2_teaser_leads_with_the_boxs_conclusion():
     aside = " ".join(cells["gpt2-deeper"].source.split())
     main = " ".join(cells["fa6cbeb4"].source.split())  # review 04k: said once, on the main line
     # review 04_t (F8): the conclusion first; the spread 2.5 is the hidden cell's printout
-    said = "saturates few rows, but half still lean mostly on one random key (box below)."
-    assert said in main and "spread 2.5" not in main and "chapter 3" not in aside
+    assert "spread 2.5" not in main and "chapter 3" not in aside  # session 10: teaser cut
     out = "".join(o.get("text", "") for o in cells["2e6482c3"].outputs)
     assert "spread of a raw score: 2.45" in out and "top weight above 0.5:  50% of rows" in out
     assert "(spread 8 at $d_k = 64$)" in " ".join(cells["2e6482c2"].source.split())
@@ -1124,9 +1135,10 @@ def test_review_04u_phrasings_are_exact():
     def text(cid):
         return " ".join(cells[cid].source.split())
 
-    assert "For ten widths from 2 to 1024," in text("fc268831-b")
+    assert "**Experiment:** ten widths from 2 to 1024," in text("fc268831-b")
     assert "stays between 0.5 and 0.75" not in text("grad-rows-read")  # the figure's (04b)
-    assert '("density")' in text("439f69a3")  # review 04ab: the y axis named
+    # session 10: the slider's paragraph says what to watch; the panels' titles and y labels
+    # name them (density: test_the_sliders_middle_panel_has_its_own_y_label)
     assert "hardly moves" not in text("grad-intro")
     summary = text("108c6c23")
     assert "no row saturates" not in summary
@@ -1139,14 +1151,15 @@ def test_review_04u_phrasings_are_exact():
     assert "a typical query collapses" not in summary
     # review 04ac: the saturated and the starved shares are not mixed in one sentence; the
     # bullet says what the grad-rows cell shows (asserted on medians in summary-assert)
-    said = "starving the gradient to their queries and keys; a GPT-2-style init saturates few"
+    # review 04_v (F8): only the queries' gradient is measured; "uneven", as the objectives
+    said = "**saturate** many softmax rows, making the gradient to their queries uneven."
     assert said in summary and "one raw query in ten" not in summary  # 04m: with the shares
     assert "a tenth to a fifth" not in summary and "suit every width" not in summary
     assert "2 keys" not in summary  # review 04w: an unshown claim, cut
     # review 04_t (F7): one short sentence per panel; the axis ratio is the code's detail
     assert "30 times narrower" not in text("439f69a3")
-    said = "Left: raw, on a fixed axis. Middle: {term}`scaled <scaling>`, barely changing. Right:"
-    assert said in text("439f69a3")  # review 04ai: resampled
+    said = "Drag the slider: on fixed axes, raw scores (left) spread out and their rows pile onto"
+    assert said in text("439f69a3")  # session 10: one sentence, what to watch
     # review 04af: the article's analogy is raw scores as water too hot, scaling as cooling
     # review 04ah: the scaling as chapter 5's temperature; the 20 tied to the data. The
     # article's coffee analogy stays (the course keeps its analogies), cited.
@@ -1159,11 +1172,14 @@ def test_review_04u_phrasings_are_exact():
     # review 04n: one clause of the course's own makes the analogy explain
     # review 04o: the mapping made honest: past a point, more heat spoils rather than helps
     # review 04_t (F5): the analogy stays, its gloss shorter
-    said = "likens them to water too hot for coffee (past a point, bigger scores saturate a row)"
-    assert said in text("4875b8d4") and "coffee" not in text("fa6cbeb4")
+    # review 04_v (F2): cell 3 used it before "saturate" was defined; it moves to the
+    # saturation section, one sentence, right after the word is defined
+    said = "likens scores this large to water too hot for coffee: past a point, more is worse."
+    assert said in text("cd18d051") and "coffee" not in text("fa6cbeb4")
     # review 04p: the image is for "too large" only; dividing shrinks the scores, which in
     # chapter 5's terms is a temperature above 1 (it flattens rows), so nothing "cools"
-    assert "scores saturate a row). Before softmax, attention shrinks them" in text("4875b8d4")
+    assert "coffee" not in text("4875b8d4")
+    assert text("cd18d051").index("**saturated**") < text("cd18d051").index("coffee")
     assert "cool" not in text("4875b8d4") and "bitter" not in text("4875b8d4")
     # review 04q: "flattens" is said once, on the toy row (fcdb6ff2)
     # review 04 (round s): the temperature aside is cut; chapter 5 makes the link
@@ -1185,13 +1201,16 @@ def test_review_04u_phrasings_are_exact():
     # review 04k: one forward pointer to chapter 5's temperature, where softmax is written out
     # review 04l: the direction made explicit: the cooling is a higher temperature
     # review 04m: cut; chapter 5 says "Chapter 4's scaling is T = sqrt(d_k)" where T is taught
-    assert "coffee" not in text("cd18d051") and "temperature" not in text("cd18d051")
-    assert "with our 16 keys the top key takes over 0.99 of the row" in text("cd18d051")
+    assert "temperature" not in text("cd18d051")
+    # review 04_v (F3): the step from 5000 to over 0.99 shown (saturation-assert)
+    said = r"even if all 15 others matched the next, the top takes $1/(1 + 15/5000) \approx 0.997$"
+    assert said in text("cd18d051")
     assert "e^{8.5} \\approx 5000" in text("cd18d051") and "gap of 5" not in text("cd18d051")
-    assert "understanding-transformers-4" in text("4875b8d4")
+    assert "understanding-transformers-4" in text("cd18d051")  # with its analogy
     # review 04p: the paper suspects it in section 3.2.1; footnote 4 has the variance only
     said = "{cite:t}`vaswani2017attention` (section 3.2.1 and footnote 4) suspected this"
-    assert said in text("108c6c23") and "Footnote 4 of" not in text("108c6c23")
+    # session 10: the paper's note moves to a Going further dropdown
+    assert said in text("gf-paper") and "Footnote 4 of" not in text("gf-paper")
     # review 04ai: the gap that saturates a row is the top score's lead over the next one
     # review 04d (round e): "typically" was a median; said so. Review 04l: the median lead
     # is said after the cell that prints it
@@ -1199,7 +1218,7 @@ def test_review_04u_phrasings_are_exact():
     # at d_k = 64
     assert "typically" not in text("cd18d051")
     assert "8.5" not in text("fa6cbeb4")  # review 04p: printed by the cell, not repeated
-    said = "At $d_k = 512$ a typical top score leads the next by about 8.5 (printed below), so"
+    said = "At $d_k = 512$ a typical top score leads the next by about 8.5, so"
     assert said in text("cd18d051")  # review 04 (round s): the prose says the printed lead
     # review 04n: what softmax does, in two sentences, before the lead of 8
     said = "Softmax exponentiates each score, then divides by the row's sum:"
@@ -1208,13 +1227,14 @@ def test_review_04u_phrasings_are_exact():
     assert said in text("cd18d051")
     # review 04n: the slider's right panel, pointed out (asserted in slider-assert)
     # review 04o: the numbers of the slider's opening frame (d_k = 64)
-    said = "raw rows pile onto the top key (0.85 on average at $d_k = 64$)."  # 04p: one number
-    assert said in text("439f69a3") and "skew" not in text("439f69a3")
+    # session 10: one number per claim: the 0.85 (slider-assert) left the prose
+    said = "raw scores (left) spread out and their rows pile onto the top key (right)"
+    assert said in " ".join(text("439f69a3").split()) and "skew" not in text("439f69a3")
     # review 04n: exercise 3 asks for a guess first; the solution gives the number
     assert "Guess the mean top weight for `raw_scores[512] / 512`" in text("ebd8373d")
     assert "0.068" not in text("ebd8373d") and "0.068" in text("ebd8373f")
     assert "gap of 20" not in text("cd18d051")
-    assert "on a fixed axis" in text("439f69a3") and "## " not in cells["439f69a3"].source
+    assert "on fixed axes" in text("439f69a3") and "## " not in cells["439f69a3"].source
     # review 04v: the scatter is cut; the gradient is made twice on the main line
     assert "grad-scatter" not in cells and "one dot per row" not in text("grad-intro")
     # attention_backward and dOut are explained in the fold the main line points at (04z)
@@ -1474,9 +1494,11 @@ def test_review_04o_why_uneven_hurts_the_16_keys_and_the_softmax_pointer():
     why = " ".join(cells[at].source.split())
     # review 04 (round s): the saturated rows' share of the squared query gradients
     # review 04_t (F4): the squared sum in words
-    said = "At $d_k = 64$ it differs over 1000-fold between rows, and the 31% that saturate"
-    assert said + " carry under 1/1000 of the query gradients' total squared size" in why
-    assert r"\rVert^2" not in why and "training all but ignores them." in why
+    # review 04_v (F1, F6, F7): the 31% share sentence is trimmed to the median comparison;
+    # "30%" is said once, in fa6cbeb4
+    assert "At $d_k = 64$ sizes differ over 1000-fold between rows." in why
+    assert "31%" not in why and "total squared size" not in why
+    assert r"\rVert^2" not in why
     assert "learning rate" not in why and "under 4" not in why
     check = cells[ids.index("grad-assert")].source
     assert "raw_pct[2, at[64]] / raw_pct[0, at[64]] > 1000" in check
