@@ -1310,7 +1310,7 @@ def test_one_per_template_picks_the_figure_rows():
 # Review 10_k cut the main line 1969 -> 1920 words: the two extra slips and the three-run table
 # moved into one dropdown (the row-sum slip stays on the main line), the timing into the "How
 # large models" dropdown with its number printed, the mirror paragraph down to three sentences.
-MAIN_LINE_WORDS = 1914  # 10_r: 1918 -> 1895; 10_t: 1890; 10_u: +14; 10_v: +10 (the 155x scoped)
+MAIN_LINE_WORDS = 1450  # 10_r: 1918 -> 1895; 10_t: 1890; 10_u: +14; 10_v: +10; editor pass: 1447
 
 
 def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
@@ -1328,21 +1328,23 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     # the forgotten row sum: training hides it, a gradient check catches it
     assert "Training hides it" in main_text
     assert "a gradient check catches it" in main_text  # review 10_s
-    # review 10_t: off the plateau the slip stalls; the softmax skip lives in its dropdown
-    assert "the same slip stalls" in main_text and "On the plateau, a slipped" in main_text
+    # review 10_t: off the plateau the slip stalls; the editor pass moved it, the cosine and
+    # the softmax skip into one "Going further" dropdown
+    assert "the same slip stalls" in folded_text and "the same slip stalls" not in main_text
+    assert "A slipped gradient can train as well as the right one" in main_text
     assert 'never answers "book"' in main_text and "overlap." not in main_text  # review 10_o
     assert "Only the finite" not in main_text and "a score, its" not in main_text  # review 10_l
     assert "rescaled" not in main_text + folded_text  # review 10_k finding 1
     # review 10_s: the softmax step skipped is one sentence with its reason; dW transposed cut
     assert "8 times the learning rate" in folded_text and "26.0" not in main_text
     assert "8 times" not in main_text and "step 22" not in main_text
-    assert "has cosine similarity 0.98 with the right one" in main_text
+    assert "has cosine similarity 0.98 with the right one" in folded_text
     assert "25.1" not in main_text + folded_text and "chapter 5's Jacobian" not in main_text
-    assert "nudging $q$ alone" in main_text and "derived below" not in main_text
+    assert "each has the other as a factor" in main_text and "derived below" not in main_text
     # review 10_p: the gap's two positions, why the row-sum slip hides, where grads come from
     assert "4.95 with" not in main_text  # review 10_t: cut
     assert "one number per row of scores" not in main_text and "cosine of" not in main_text
-    assert "second half of this chapter" in main_text and "test sentences" in main_text
+    assert "second half of this chapter" in main_text
     shown_code = " ".join(
         c.source
         for c in cells
