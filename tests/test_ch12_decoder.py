@@ -768,3 +768,18 @@ def test_adam_steps_stay_near_the_learning_rate():
     assert 0.05 < median < 0.3 and round(median, 2) == 0.13  # "median 0.13 eta"
     assert np.all(np.array(silent) >= np.array(absent))  # an absent word's row: no gradient
     assert 0.5 < np.median(absent) < 0.6  # "over half of them in a typical step"
+
+
+def test_split_shows_a_short_default_in_help():
+    """Review 12_v: ``texts`` defaulted to the corpus itself, so ``help(food.split)``
+    printed all 6,000 sentences; the default is now None, which means the corpus."""
+    import inspect
+    import pydoc
+
+    from attention_lib.toy import decoder as food
+
+    assert inspect.signature(food.split).parameters["texts"].default is None
+    assert len(pydoc.render_doc(food.split, renderer=pydoc.plaintext)) < 2000
+    by_default, named = food.split(), food.split(texts=food.SENTENCES)
+    pairs = zip(by_default, named, strict=True)
+    assert all(np.array_equal(a, b) for x, y in pairs for a, b in zip(x, y, strict=True))

@@ -79,13 +79,14 @@ def batch(texts) -> Batch:
     return Batch(rows[:, :-1], targets, (targets != 0).astype(float))
 
 
-def split(n_test: int = 600, seed: int = 0, texts=SENTENCES) -> tuple[Batch, Batch]:
-    """Shuffle ``texts`` (the corpus) with ``seed`` and hold ``n_test`` out: ``(train, test)``.
+def split(n_test: int = 600, seed: int = 0, texts=None) -> tuple[Batch, Batch]:
+    """Shuffle ``texts`` (None: the corpus) with ``seed``; hold ``n_test`` out: (train, test).
 
     The split happens before any training and the corpus has no repeated sentence, so
     no test sentence is ever seen while learning. Pass other ``texts`` (e.g. the corpus
     without some word) to split those the same way.
     """
+    texts = SENTENCES if texts is None else texts  # None: help() shows no 276 kB default
     order = np.random.default_rng(seed).permutation(len(texts))
     shuffled = [texts[i] for i in order]
     return batch(shuffled[n_test:]), batch(shuffled[:n_test])
