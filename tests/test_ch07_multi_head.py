@@ -928,9 +928,11 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     for cell_id in ("wo-md", "wo-code", "wo-assert", "wo-read"):
         assert cell_id not in ids
     # round d (plain pass): one idea per sentence
-    assert "block of columns. One batched call attends in all of them" in source["split-md2"]
+    # session 10 (review 07_u, finding 7): the printed batch axis is named
+    assert "a block of columns each. One call attends in all heads;" in source["split-md2"]
+    assert "a batch axis stays in front." in source["split-md2"]
     # round l (review 07_l, finding 6): the math's Q_i is a block of columns of X W_q
-    assert "$X W_q^{(i)}$ is its $i$-th block of columns" in source["split-md2"]
+    assert "cuts it into heads, a block of columns each" in source["split-md2"]
     code = cells[ids.index("ef813e7a")].source
     # round i (review 07_h, finding 6): the block width is d_k, not a literal 4
     assert "summed = sum(heads[i] @ W_o[d_k * i : d_k * (i + 1)] for i in range(h))" in code
@@ -963,24 +965,29 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert [ids.index(c) for c in mix] == list(range(ids.index("mix-md"), ids.index("mix-md") + 4))
     assert ids.index("mix-assert") < ids.index("split-md")
     # round l (review 07_l, educator 2): W_o's plain purpose, one sentence
-    assert read.startswith("$W_o$ combines the heads: it maps their $h\\,d_v$ columns")
-    assert "back to $d_{model}$." in read and "residual" not in read  # review 07_t: cut
+    # session 10 (review 07_u, finding 3): W_o's purpose, one sentence
+    assert read.startswith(
+        "$W_o$ decides where each head's findings land in the output that later layers read."
+    )
+    assert "residual" not in read  # review 07_t: cut
     assert "brings the width back" not in read
     assert "one number from each head" not in read
     # round m (review 07_m, finding 1): a column both heads visibly feed, not a difference
     # whose object-head term is ~0
-    assert "Let $W_o$ be the identity except its second column, $(1, 0, 0, 1)$:" in read
+    assert "Set the identity's second column to $(1, 0, 0, 1)$:" in read
     assert "a person acted on" not in " ".join(source.values())  # finding 1: not what it does
-    assert read.endswith("plus the subject head's *human* ($W_o^{(2)}$).")
+    assert read.endswith("to the subject head's *human* ($W_o^{(2)}$).")
     mix_read = source["mix-read"]
     # review 07_p: the table beside it shows the two terms; the prose names their sum
     # round q (review 07_q, finding 7): one sentence, the sum written out
     # review 07_s (finding 3): what the mixed column means, in one sentence
     # review 07_t (finding 1): a sum, not a logical "and"
+    # session 10 (review 07_u, finding 3): the 1.99 named as a sum; the 0.55 cut
     assert mix_read == (
-        "Column `[:, 1]` adds the object head's *noun* to the subject head's *human*: "
-        '1.99 for "ate", 0.55 for the words that ask nothing.'
+        'For "ate" it reads 1.99: "a noun was eaten" plus "a human ate", in one column. '
+        "A trained $W_o$ mixes every head into every column."
     )
+    assert "0.55" not in " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
     assert '"mixed [:, 1]": mixed' in mix_code.source  # finding 6: named as in the code
     # review 07_n (finding 3): the toy's other rows (1.95, 1.61, 1.27) are cut; W_o is named
     # as a learned mix, with no made-up meaning for the column
@@ -1000,11 +1007,11 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
     assert "clean detector" not in page and "0.77" not in page
     # review 07_k (finding 1): the cause is that one row of weights sums to 1, not the tie
-    assert "its weights sum to 1: the more it gives" in source["pair-read"]
+    assert "weights sum to 1: the more it gives" in source["pair-read"]  # session 10
     assert "Any divisor" not in source["pair-read"]
     assert "blended" not in cells[ids.index("mix-assert")].source
     # review 07_p (learner 1): the figure right after the W_q table, before the outputs
-    assert ids.index("pair-code") < ids.index("pair-figure") < ids.index("pair-run")
+    assert ids.index("pair-md") < ids.index("pair-figure") < ids.index("pair-run")  # s. 10
     # what the prose says: the column adds the object head's noun and the subject head's human
     W_o = np.eye(4)
     W_o[:, 2] = [1.0, 0.0, 0.0, 1.0]
@@ -1028,9 +1035,8 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "855d1d49",  # "## One head, one average": "ate" asks two questions
     "x-code",  # the features of toy.X, printed (fix round 4)
     "pair-md",  # the pair, named once
-    "pair-code",  # W_q whole, as a labelled table (round m, finding 5)
-    "pair-md2",  # review 07_s (finding 2): queries, then keys and values, one sentence each
-    # review 07_t (finding 3): the K/V table is cut; pair-md2 gives its two value rows
+    # session 10 (review 07_u, finding 1): the W_q table and pair-md2 are cut; pair-md
+    # says the queries, keys and values in two plain sentences
     "pair-figure",  # review 07_k: split, maps, concatenation; review 07_p: before the outputs
     "pair-md3",  # ... and what a head is, and the concatenation (review 07_b)
     "pair-run",  # one head against two: the row of weights of "ate"
@@ -1048,8 +1054,7 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "2029d4b7",  # "## What heads cost"
     "341c47af",  # fix round 7i: the unmeasured hardware sentence after it is cut
     "real-md",
-    "real-code",
-    "real-read",
+    "real-code",  # session 10: real-read's PyTorch layout moves to Going deeper
     # round g (review 07_f, finding 5): the trained heads, an experiment, after the code
     "trained-lead",  # review 07_b: what the trained heads show, in the main text
     "trained-fig",
@@ -1182,9 +1187,9 @@ def test_one_row_must_split_is_said_in_the_text_once():
     # review 07_b: "share these columns" was hard to parse; the same point, plainly
     # review 07_d (finding 2): the general reason, one row of weights for every value column
     # review 07_k (finding 1): framed around one row of weights summing to 1
-    assert page.count("its weights sum to 1: the more it gives") == 1
-    # review 07_p: shortened, the same point
-    assert page.count("0.48/0.48, the same for every value column.") == 1
+    assert page.count("weights sum to 1: the more it gives") == 1
+    # review 07_p: shortened, the same point; session 10: the 8 and "every value column" cut
+    assert page.count("each gets 0.48") == 1
     # round i (review 07_h, finding 3): what the average loses is the feature's owner;
     # round l (review 07_l, finding 3): cut, the weights that sum to 1 carry the point
     assert "lost its owner" not in page and "no later layer can tell" not in page
@@ -1304,7 +1309,8 @@ def test_what_a_one_number_query_does_is_left_to_the_exercise():
     # review 07zc: "typically 64 or 128" missed chapter 11's own 32-wide heads
     # review 07zd: the real widths are said once, in the cost section
     # review 07_b: 256-wide heads exist (Gemma); toy/heads.py's docstring says the same
-    assert "Real heads are usually 64 or 128 wide; some 32 or 256." in source["2029d4b7"]
+    # session 10 (editor pass): cut from the main line, one number per claim
+    assert "Real heads are usually" not in source["2029d4b7"]
     assert "usually 64 or 128 wide (from 32 to 256)" in (HEADS.__doc__ or "")
     assert "trained.D_MODEL // trained.H == 32" in source["2c1d3cd7"]
     assert "$\\sqrt{d_k} = 1$: no scaling" in source["heads-md"]  # fix round 7n
@@ -1318,76 +1324,35 @@ def test_values_overlap_is_said_with_its_example():
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     pair = source["pair-md"]
-    # review 07_p (finding 2): set by hand, and trained heads are messier
-    assert pair.startswith("**The pair**, `toy.heads.PAIR`, holds four hand-set $(4, 4)$")
-    # review 07_s (finding 2): W_q first, then keys and values; "messier" is cut
-    assert pair.endswith("So each head is $d_k = 2$ wide.") and "messier" not in pair
-    # fix round 7h: what h = 2 does is said before the call
-    # fix round 7k: W_o is not cut by columns; the vectors are in the table, not the text
-    # fix round 7n (review 07r): W_o's row blocks are not named before the math; the value
-    # cards of chapter 6 are named where the values first appear
-    # fix round 3 (review 07s): and what h = 1 does, before pair-run calls the library
-    # fix round 4 (review 07t): unpacked, one fact a sentence; the scaling is said where
-    # the one-head scores are (pair-read: "8 after scaling")
-    # session 3 (review 07v): the split said plainly, with d_k and the divisor per h
-    # review 07y: W_o is cut by rows, not columns, said where the head is defined
-    # review 07zb: the tables come first (pair-code, pair-values), then pair-md2 reads
-    # them and pair-md3 says what a head is; columns count from 1, as heads do
+    # session 10 (review 07_u, findings 1-2): the setup in two plain sentences, and why 16
+    assert pair.startswith(
+        "**The pair**, `toy.heads.PAIR`, is two hand-set heads of width $d_k = 2$: the "
+        "**object head** owns the first two columns of $W_q$, $W_k$, $W_v$, the **subject "
+        "head** the last two."
+    )
+    assert "In both heads, keys are (food, person) and values (noun, human);" in pair
+    assert (
+        '"ate" asks the object head with the query (16, 0), for food, and the subject head '
+        "with (0, 16), for a person." in pair
+    )
+    assert "a word's key is its" not in pair  # the garden-path sentence
+    assert "messier" not in pair and "columns 0 and 1" not in " ".join(source.values())
     ids = [c.id for c in cells]
-    # review 07_b: the prose before the tables again, and the key/value columns labelled
-    # round m (review 07_m, finding 4): the keys come before the query that asks for them
-    # review 07_s (finding 2): W_q, then one sentence on queries, keys and values, then K, V
-    assert ids.index("pair-md") + 1 == ids.index("pair-code")
-    assert ids.index("pair-code") + 1 == ids.index("pair-md2")
-    # review 07_t (finding 3): the K/V table is cut; its two value rows are in pair-md2
-    assert "pair-kv" not in ids and "pair-values" not in ids
-    assert ids.index("pair-md2") + 1 == ids.index("pair-figure")
-    kv_prose = 'Values: (noun, human), as in chapter 6: "cake" (1, 0), "I" (1, 1).'
-    assert kv_prose in source["pair-md2"]
-    assert "a word's key is its" not in source["pair-md"]  # the garden-path sentence
+    for gone in ("pair-code", "pair-md2", "pair-kv", "pair-values"):
+        assert gone not in ids
+    assert ids.index("pair-md") + 1 == ids.index("pair-figure")
     assert ids.index("pair-figure-assert") + 1 == ids.index("pair-md3")  # review 07_p
     head = source["pair-md3"]
-    # review 07_a: only which columns each head owns; the general statement is in The math
-    # round d (review 07_c, finding 2): the split is said before W_q's row is printed
-    owns = source["pair-md"]
-    assert "A head is a block of columns" not in owns and "divides by 2" not in owns
-    assert "The **object head** owns the first two columns of $W_q$, $W_k$ and $W_v$." in owns
-    assert "The **subject head** owns the last two. So each head is $d_k = 2$ wide." in owns
-    assert "columns 0 and 1" not in " ".join(source.values())
+    assert head.startswith("Why 16? A large query makes softmax sure: the object head puts")
+    assert '0.97 on "cake"; with 8, only 0.82.' in head  # pair-assert: [0.97, 0.82, 0.54]
     assert "One head ($h = 1$) owns all four columns: $d_k = 4$." in head
     assert "by rows" not in head
-    pair = source["pair-md2"]
-    # review 07zc: one fact per sentence, the key and the value each in its own
-    # review 07_a: the W_k and W_v tables are cut; the key/value table shows them
-    assert "pair-kv-md" not in ids
-    # review 07_s (finding 2): keys and values, one plain sentence each, after W_q
-    # review 07_t (finding 4): why each head is 2 wide though it asks with one column
-    assert "; the unused column lets keys be (food, person)." in pair
-    assert 'Values: (noun, human), as in chapter 6: "cake" (1, 0), "I" (1, 1).' in pair
-    assert "0.3 noun" not in pair  # review 07za: the odd aside is cut
-    # review 07_t (finding 3): the K/V table is cut, so its two value rows are said here
-    assert "each matrix" not in pair and pair.count("(1, 0)") == 1
-    W_q, W_k, W_v, W_o = HEADS.PAIR
     V = toy.X @ toy.W_v[:, [0, 3]]
     assert V[CAKE].tolist() == [1.0, 0.0] and V[I].tolist() == [1.0, 1.0]
-    # review 07_b: the concatenation is named where the heads are first combined
-    # review 07_d (findings 4, 5): what the library does, previewed; this W_o is the identity
-    # review 07_p: the figure before it draws the steps; the concatenation is named here
     assert "`al.multi_head_attention` takes these steps, then multiplies the" in head
     assert "**concatenation** by $W_o$, here the identity." in head
-    # review 07zb: the 16 is named where the table shows it, one per head
-    # review 07zc: one fact per sentence
-    # round l (review 07_l, finding 5): every word with action asks, not only "ate"
-    # round m (review 07_m, finding 5): one fact per sentence, W_q shown whole below
-    # review 07_p (finding 4): each head asks with one of its two columns
-    # round q (review 07_q, finding 4): which query column each head uses, said plainly
-    # review 07_s (finding 2): one plain sentence, after the W_q table that shows it
-    assert (
-        'Queries: only *action* asks, "ate" loudest (16). The object head asks for food, the '
-        "subject head for a person;" in pair  # review 07_t: then why each is 2 wide
-    )
     assert 'what was eaten ("cake") and who ate ("I")' in " ".join(source["855d1d49"].split())
-    assert "(who ate)" not in pair and "(what was eaten)" not in pair
+    W_q, W_k, W_v, W_o = HEADS.PAIR
     q_ate, keys = toy.X[ATE] @ W_q, toy.X @ W_k  # (4,) and (8, 4): two heads of width 2
     assert q_ate[:2].tolist() == [16.0, 0.0] and q_ate[2:].tolist() == [0.0, 16.0]
     assert q_ate[:2] @ keys[CAKE, :2] == 16 and q_ate[:2] @ keys[I, :2] == 0  # food
@@ -1407,13 +1372,13 @@ def test_plain_printouts_on_the_main_line():
     import re
 
     cells = {cell.id: cell for cell in chapter_cells()}
-    for cell_id in ("x-code", "pair-code", "pair-run"):
+    for cell_id in ("x-code", "pair-run"):  # session 10: pair-code cut
         code = cells[cell_id].source
         for dense in ("rows = {", ".items()", "for t in words", '", ".join', "*fetched"):
             assert dense not in code, (cell_id, dense)
     for cell_id in ("x-code", "pair-run", "pair-out", "mix-code"):
         assert "toy.table(" in cells[cell_id].source and ":<" not in cells[cell_id].source
-    for cell_id in ("pair-code", "pair-run", "pair-out"):
+    for cell_id in ("pair-run", "pair-out"):
         assert "[1, ate]" not in cells[cell_id].source
         assert len(cells[cell_id].source.splitlines()) <= 10, cell_id  # 7k: one more row
         assert "np.zeros" not in cells[cell_id].source and "hstack" not in cells[cell_id].source
@@ -1424,16 +1389,10 @@ def test_plain_printouts_on_the_main_line():
     # fix round 7k: each head's own query of "ate", (16, 0) and (0, 16), beside the keys.
     # Fix round 7m (review 07q): where the 16s come from is printed first (W_q's action
     # row), and the values have their own table, (noun, human) apart from (food, person)
-    # round m (review 07_m, finding 5): W_q shown whole, a labelled table, after the keys
-    wq = cells["pair-code"].outputs[-1]["data"]["text/plain"].splitlines()
-    heading = "W_q obj. asks food obj. asks person subj. asks food subj. asks person".split()
-    assert wq[0].split() == heading
-    assert [line.split()[0] for line in wq[1:]] == list(toy.FEATURES)
-    assert wq[3].split() == ["action", "16", "0", "0", "16"]
-    assert all(line.split()[1:] == ["0"] * 4 for i, line in enumerate(wq[1:]) if i != 2)
-    # fix round 7n (review 07r): the tables are built in a hide-input cell; the visible
-    # pair-code is five lines: W_q, the queries, W_q's columns named, and its table
-    assert len(cells["pair-code"].source.splitlines()) == 5
+    # session 10 (review 07_u, finding 1): the W_q table with its hard-to-read column
+    # names is cut; pair-md says the queries in words, the figure shows Q
+    assert "pair-code" not in cells
+    assert 'q_cols = ["food", "person"] * 2' in cells["pair-figure"].source
     assert "pair-values" not in cells  # round l (review 07_l): it repeated pair-code's print
     # review 07_t (finding 3): the K/V table is cut; the keys are the features printed in
     # x-code, and the two value rows the argument uses are said in pair-md2
@@ -1448,8 +1407,9 @@ def test_plain_printouts_on_the_main_line():
     # review 07_p (finding 6): one head's row has two equally good matches
     # review 07_s (finding 1): the scaled score decides, said with its numbers
     md3 = " ".join(cells["pair-md3"].source.split())
-    assert 'In the object head, "ate" scores 11.3 with "cake" after scaling, and 7.9' in md3
-    assert "if any" not in cells["pair-md2"].source
+    # session 10 (review 07_u, finding 2): why 16, one number per claim (11.3, 7.9 cut)
+    assert 'Why 16? A large query makes softmax sure: the object head puts 0.97 on "cake"' in md3
+    assert "11.3" not in md3
     assert "(round(obj_scaled[cake], 1), round(obj_scaled[delicious], 1)) == (11.3, 7.9)" in (
         cells["pair-assert"].source
     )
@@ -1505,17 +1465,17 @@ def test_the_named_heads_and_one_merged_experiment():
     # fix round 7j: the one-head tie is explained, and what is lost is the shared feature
     # review 07_k (finding 1): the cause first, one row of weights that sums to 1; the
     # tie is this query's case, not the reason
+    # session 10 (editor pass): shorter, the 8 cut
     assert read.startswith(
-        'Whatever one head\'s query, its weights sum to 1: the more it gives "cake", the less '
-        'is left for "I". Here both score 8 with "ate" after scaling, so the row splits '
-        "0.48/0.48, the same for every value column."
+        'One head\'s weights sum to 1: the more it gives "cake", the less is left for "I". '
+        "Here each gets 0.48,"
     )
     # review 07_k (finding 5): why the one-head output repeats, said once
     # round m (review 07_m, finding 2): what the average loses is whose features they are
     # review 07_o (finding 2): why whose is lost: shared *noun*, one row of weights
     assert read.endswith(
-        "One head returns (0.98, 0.48) twice: a noun, about half human. "
-        "Both values carry *noun*, and one row of weights averages them: nothing says whose."
+        "the head returns (0.98, 0.48) twice: a noun, about half human. "
+        "One row of weights averages the two values: nothing says whose."
     )  # round l (review 07_l, finding 3): "lost its owner" cut
     assert "Any divisor" not in read and "tie a tie" not in read
     assert "Both words are nouns" not in read
@@ -1528,14 +1488,16 @@ def test_the_named_heads_and_one_merged_experiment():
     # fix round 4 (review 07t): the paper's reason, said once, on the pair's own numbers;
     # round l (review 07_l, finding 4): in the paper's own words, quoted
     # review 07_n (finding 7): and the positive half, "different representation subspaces"
+    # session 10 (review 07_u, finding 5): the multi-query aside and "trained heads differ
+    # in all three projections" move to the Going deeper dropdown deeper-torch
     assert read2.endswith(
-        'The paper says heads attend to information "from different representation '
-        'subspaces at different positions", and "with a single attention head, averaging '
-        'inhibits this" {cite:p}`vaswani2017attention`. Trained heads differ in all three '
-        "projections. Ours copy $K$ and $V$ to isolate the question; multi-query attention "
-        "shares them {cite:p}`shazeer2019fast`."
-    )  # round q (review 07_q, finding 2); review 07_t (finding 2): trained heads differ in
+        "The paper's reason: heads attend to information \"from different representation "
+        'subspaces at different positions"; "with a single attention head, averaging '
+        'inhibits this" {cite:p}`vaswani2017attention`.'
+    )
+    # round q (review 07_q, finding 2); review 07_t (finding 2): trained heads differ in
     # all three projections, and shared K and V is a real design
+    assert "Trained heads differ in all three projections" in source["deeper-torch"]
     assert read2.count("average") == 0  # review 07w: the one-head argument is in pair-read
     assert "{cite:p}`vaswani2017attention`" in read2
     # fix round 7g, item 1: the W_q x 8 demo (a row "cannot favour both") is cut
@@ -1554,7 +1516,7 @@ def test_the_named_heads_and_one_merged_experiment():
     # fix round 7h: 2 sentences; round g: W_o's role is said once, in pair-read2
     assert "Each reader is a **head**, a complete attention." in source["855d1d49"]
     assert "pointers ask; food answers, and people less" in source["heads-md2"]
-    assert "with $W_o$ the identity" in source["heads-md2"]
+    assert "with $W_o$ the identity" not in source["heads-md2"]  # session 10: cut
     delicious = toy.token_index("delicious")
     assert toy.X[delicious, 2] == 0.3
     assert toy.heads.attention()[1][3, delicious].argmax() == I
@@ -1598,13 +1560,16 @@ def test_real_code_and_exercise_wording():
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     assert "`c_attn` maps $d_{model}$ numbers to $3\\,d_{model}$" in source["real-md"]
-    assert "$(3\\,d_{model}, d_{model})$, our `W_qkv` transposed" in source["real-read"]
-    assert (
-        "nanoGPT's `c_proj.weight` and PyTorch's `out_proj.weight` are $W_o$"
-        in (source["real-read"])
-    )
-    # review 07_o (finding 7): the GQA fold, a KV-cache topic, is cut from this chapter
-    assert "gqa-fold" not in source and "grouped-query" not in " ".join(source.values())
+    # session 10 (editor pass): the PyTorch layout moves to a Going deeper dropdown
+    torch_fold = source["deeper-torch"]
+    assert ":class: dropdown" in torch_fold and "real-read" not in source
+    assert "$(3\\,d_{model}, d_{model})$, our `W_qkv` transposed" in torch_fold
+    assert "`c_proj.weight` and `out_proj.weight` are $W_o$ transposed" in torch_fold
+    # review 07_o (finding 7): the GQA fold is cut; session 10 (review 07_u, finding 5):
+    # multi-query and grouped-query attention, one clause each, in the same dropdown
+    assert "gqa-fold" not in source
+    assert "grouped-query attention, Llama's `n_kv_heads`" in torch_fold
+    assert "multi-query" not in source["pair-read2"] and "shazeer" not in source["pair-read2"]
     # item 8: the parameter solution states the counts, without the article's layout
     solution = source["5a11f1ab"]
     assert "the article" not in solution and "4,096" in solution
@@ -1641,7 +1606,9 @@ def test_the_heads_show_their_values_and_w_o_before_any_output():
     ids = [cell.id for cell in cells]
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     assert "literalinclude} ../attention_lib/toy/heads.py" in source["heads-md2"]
-    assert "Then what comes back, with $W_o$ the identity:" in source["heads-md2"]
+    # session 10 (review 07_u, finding 6): the W_v listing no question uses is cut
+    assert "Then what comes back" not in source["heads-md2"]
+    assert source["heads-md2"].count("literalinclude") == 1
     first_output = ids.index("3dce5151")  # the slider; review 07_s: the grid is cut
     assert ids.index("heads-md") < first_output
     # the values the page names: food for heads 1 to 3, person for head 4
@@ -1754,7 +1721,7 @@ def test_fix_round_7i_wording():
     for; the setups keep distinct names (the pair's W_q is W_q_pair)."""
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    real = source["real-read"]  # review 07_o: the GQA fold is cut
+    real = source["deeper-torch"]  # session 10: real-read moved to this dropdown
     assert "chapter 12" not in real
     labels = source["pair-read2"]  # review 07_b: the mix-code cell is cut
     assert "more human" not in labels  # fix round 7m: a difference, not a truth value
@@ -1787,7 +1754,7 @@ def test_fix_round_7k_wording():
     in out[0]; the visible words go down (2,372 before)."""
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    assert "One head returns (0.98, 0.48) twice:" in source["pair-read"]  # review 07_t: shorter
+    assert "the head returns (0.98, 0.48) twice:" in source["pair-read"]  # review 07_t: shorter
     W_q, W_k, W_v, W_o = HEADS.PAIR
     one, _ = al.multi_head_attention(toy.X, *HEADS.PAIR, h=1)
     assert np.allclose(W_v[:, :2], W_v[:, 2:]) and np.allclose(one[:, :2], one[:, 2:])
@@ -1942,10 +1909,9 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # review 07_b: what each head does is said in the main text, before the figure
     assert (  # round d: one head a sentence, in the panels' order
         "One looks at the previous token, one mostly at the next. The third puts 0.91 of each "
-        'row, on average, on `[CLS]`, a marker added in front: a "parking" head (an '
-        "*attention sink*), which "
-        "chapter 11 shows passes on little. The last puts every row's largest weight on "
-        '"cake".' in source["trained-lead"]  # round l (review 07_l, finding 9)
+        "row, on average, on `[CLS]`, a marker added in front: an *attention sink*, where "
+        "softmax parks weight it must put somewhere. The last puts every row's top weight "
+        'on "cake".' in source["trained-lead"]  # session 10 (review 07_u, finding 8)
     )  # review 07_c; round g (review 07_f, finding 2): measured, and named as chapter 11 does
     # review 07_t (finding 6): the searchable name, once, beside the course's "parking"
     assert source["trained-lead"].count("sink") == 1
@@ -1977,7 +1943,7 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     assert "lost its owner" not in source["pair-read"]  # round i; cut in round l
     # round i (review 07_h, finding 4): the other action words ask too, before the figure
     # review 07_k (finding 6): cut; pair-was says it about "was" after the figure
-    assert "9.6" not in source["pair-md2"] and "more quietly" not in source["pair-md2"]
+    assert "9.6" not in source["pair-md"] and "more quietly" not in source["pair-md"]
     read2 = source["pair-read2"]
     page = " ".join(source.values())
     for gone in ("rescue", "girl fed the boy", "within 0.05", "W_v_apart", "whatever its"):
@@ -2115,14 +2081,14 @@ def test_session_4_trained_heads_fold_and_width_trade_off():
     # review 07_b: the figure is explained in the main text just before it; the fold, with
     # what is left, follows it
     lead, fig = ids.index("trained-lead"), ids.index("trained-fig")
-    assert ids.index("real-read") + 1 == lead and lead + 1 == fig  # review 07_o: no GQA
+    assert ids.index("real-assert") + 1 == lead and lead + 1 == fig  # session 10
     assert (
         by_id["trained-lead"].cell_type == "markdown"
         and "dropdown" not in by_id["trained-lead"].source
     )
     assert fig + 1 == ids.index("trained-assert") and fig + 2 == ids.index("34bdbe19")
     # round g (review 07_f, finding 5): after "In real code", before the exercises
-    assert ids.index("real-read") < lead
+    assert ids.index("real-code") < lead
     # review 07zc: folded once (the box), not twice: the figure shows, its code folded
     assert by_id["trained-fig"].metadata["tags"] == ["hide-input"]
     assert by_id["trained-assert"].metadata["tags"] == ["remove-cell"]
@@ -2151,7 +2117,7 @@ def test_fix_round_b_review_07za():
     assert 'times 3 so that "delicious" (0.7 food) asks with 2.1' in source["heads-md2"]
     assert "np.isclose(q[delicious, 2], 2.1)" in source["2c1d3cd7"]  # the 2.1, computed
     assert "trained-md" not in source  # review 07_o: the fold is cut
-    assert "{cite:p}`michel2019sixteen`" in source["bd170a6f"]
+    assert "{cite:p}`michel2019sixteen`" in source["deeper-studies"]  # session 10
     from pathlib import Path
 
     bib = (Path(__file__).parents[1] / "references.bib").read_text()
