@@ -768,31 +768,17 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     shown = figure.outputs[0]["data"]["text/plain"]
     assert "'delicious' / seeks person shown as '?'" in shown and "0.37" not in shown
     heading = "what if queries and keys shared one matrix?"
+    # review 02_x-3: the table's raw scores are not compared across designs
+    assert "Compare numbers within a design's row" in cells["1eab48bb"].source
     assert heading in cells["1eab48bb"].source and "did every job" not in cells["1eab48bb"].source
     prose = "\n".join(c.source for c in cells.values() if c.cell_type == "markdown")
-    # query column j meets key column j, worked out for q_it . k_cake (review 02q)
-    worked = cells["colj0001"].source
-    assert "q_{it} \\cdot k_{cake} = 1.8 \\times 1 + 0.24 \\times 0" in worked
-    flat_worked = " ".join(worked.split())
-    # review 02_u-8: the column-0 reading repeated the rules and the heatmap; it is cut
-    assert 'key column 0 holds the *food* of "cake"' not in flat_worked
-    # review 02_d-3: column j of W_q and of W_k are one channel; review 02_f-6: the
-    # W_q W_k^T remark is left to chapter 3
-    # review 02_m-1: no model mixes channels in a dot product; ours are named, a trained one's not
-    assert "In our matrices, column 0 means *food* in both:" not in flat_worked
-    # editor pass 10: "columns carry no names" cut; chapter 3's Going further says it
-    assert "mix channels" not in flat_worked
-    assert "only the product" not in flat_worked and "have no names" not in flat_worked
-    assert "hand-designed" not in worked
-    # review 02t: the 0.2 of W_k is cut here (chapter 3 reads it through W_qk), and the
-    # 1.80/1.30 asymmetry is said in the experiment and the 2.3 solution only
-    assert "lifts" not in worked and "1.30" not in worked and "pairs query column" in worked
-    assert "one channel: " not in flat_worked  # no colon chain
-    assert "0.98" not in worked and "lifting the score" not in worked
+    # review 02_x-1: the worked q_it . k_cake is cut (chapter 3 opens with the 1.80)
+    assert "colj0001" not in cells and "pairs query column" not in prose
     assert "q2read01" not in cells and "seeks food hardest" in cells["0c33d0b0"].source
     assert "Every word but 'I' seeks food" not in cells["62fccb11"].source  # said once, in prose
-    # review 02_p: no forward reference to chapter 4's scaling in the search steps
-    assert "chapter 4" not in cells["087e3e00"].source
+    # review 02_x-4 (reverses 02_p): the search's dot product is flagged as unscaled
+    steps = " ".join(cells["087e3e00"].source.split())
+    assert "by a dot product (unscaled; chapter 4 scales it)." in steps
     printed = cells["b0bb8f49"].outputs[0]["text"]
     # review 02_d-5: the K | V table is cut (cell e12303af prints the four vectors used)
     assert "k | v" not in printed and "K columns:" not in printed
@@ -819,7 +805,9 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # review 02_v-2: equal scores, not equal shares
     assert '"cake" and "it" score each other 3.25 both ways (equal scores, not equal' in flat_two
     assert "exactly as hard" not in flat_two
-    assert 'only the longest query ("cake") is sure to pick itself (Exercise 2.2).' in flat_two
+    # review 02_x-2: a pointer to Exercise 2.2 that does not give its answer away
+    assert "Must a word match itself best? Exercise 2.2." in flat_two
+    assert "sure to pick itself" not in flat_two
     assert "at least one scores itself" not in two and "limit" not in two
     # review 02_f-4: the shared row's self-match is named; exercise 2.2's count stays unsaid
     # review 02_o-5: the |q_it|^2 aside moved into exercise 2.2; "even $I$" is cut
@@ -869,6 +857,7 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert why3.startswith("## Going further")
     assert "With 1 on sci-fi, Interstellar's share would be 0.29, not 0.42" in why3
     assert "Chapter 4 returns to" in why3  # review 02_u-7: chapter 4 returns to sharpness
+    assert "Chef's would grow from 0.02 to 0.11." in why3  # review 02_x-10
     after = " ".join(cells["6b585669"].source.split())
     # review 02_p: the "Why 3?" digression (a forward reference to scaling) is cut
     assert "Why 3?" not in after and "longer query" not in after and "chapter 4" not in after
@@ -1000,7 +989,7 @@ def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
             lines = [line for line in text.splitlines() if not line.startswith("[")]
             assert max(map(len, lines), default=0) <= 80, (cell.id, text)  # verdicts may wrap
     order = list(cells)
-    assert order.index("0c33d0b0") < order.index("colj0001") < order.index("c0fb933e")
+    assert order.index("0c33d0b0") < order.index("c0fb933e")
     rules = " ".join(cells["wqwhy001"].source.split())
     # review 02_m-4: the items are each row's largest entries, not the whole row
     assert "Each row of $W_q$ is a rule; its largest entries:" in rules
