@@ -593,8 +593,10 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # Review 05_s kept 1418 and cut 825 -> 800: why exponentiate leads with the +1 experiment and
 # states its condition; the key bias and sparsemax / sigmoid attention move into the fold;
 # "what softmax adds" states its takeaway (sharper choice, not longer output).
-VISIBLE_WORDS = 1460  # review 05_r: 1423 -> 1418; 05_u F1: +15; 05_v F1, F3, F4 (correctness): +27
-MAIN_LINE_WORDS = 821  # review 05_s: 825 -> 800; 05_u F1: +15; 05_v F1, F4 (correctness): +6
+# Session 10 (editor pass) cut 1481 -> 1371 and 821 -> 676: side roads to a final "Going
+# further" (the folds, number formats, sampling and distillation); the doubling duality cut.
+VISIBLE_WORDS = 1440  # session 10: 1371 words + 5%
+MAIN_LINE_WORDS = 710  # session 10: 676 words + 5%
 
 
 def _chapter():
@@ -615,7 +617,7 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     # three overflow limits, printed from np.finfo; no unexplained "GPU kernels"
     # review 05aa: the limits sit in the fold's text (computed in a remove-cell), no kernel claim
     # review 05_m: the fold is one sentence of the max-trick note
-    box = " ".join(cells["2d2588ed"].source.split())
+    box = " ".join(cells["floats05"].source.split())  # session 10: a Going further fold
     # review 05_p: float32's limit (the one GPUs hit) beside float16's
     # review 05_r: one precision for both limits
     assert "Exp overflows above 88.72 in float32 and 11.09 in float16." in box
@@ -624,7 +626,7 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     assert "kernel" not in box and "autocast" not in box.lower()
     # review 05_a: np.sum does not stall; a float16 total overflows, the library's reason
     assert "stops growing" not in box and "stall" not in box
-    assert "65 504" not in box  # review 05_f: cut to pay for the main line's additions
+    assert "65 504" not in box  # review 05_v F9: the float16 sum is back, in the fold
     assert "_softmax" not in cells["5f0a1b2c"].source  # review 05aa: no private function
     # no orphan column sums; the non-linearity section ends on a measured output and sqrt(d_k)
     assert not any("column sums" in c.source for c in shown if c.cell_type == "code")
@@ -639,10 +641,12 @@ def test_fix_round_5k_cuts_words_folds_number_formats_and_shows_the_two_moves():
     ids = [c.id for c in shown]
     # the spent budget is said once; review 05_s: "only an exponential" returns once, with
     # its condition (each score mapped on its own, then divided by the total) and the proof fold
-    assert flat.count("only an exponential") == 1 and "a query cannot attend to nothing" in flat
-    # review 05_t round t: "passes" said which test: a shift
-    assert "then dividing by the total, only an exponential ignores a shift." in flat
-    assert "mapping each score continuously to a positive number" in flat  # review 05_u F7
+    # session 10: the fold's title asks "Why only an exponential?"; the main line says it once
+    assert flat.count("only an exponential does") == 1
+    assert "a query cannot attend to nothing" in flat
+    # session 10: it closes the three wishes (positive, in order, only gaps)
+    assert "and divide by the total, only an exponential does all three" in flat
+    assert "map each score continuously to a positive number" in flat  # review 05_u F7
     # the two moves, one table for the row of "it", right after the intuition
     assert ids.index("twomov05") == ids.index("96081790") + 1
     table = cells["twomov05"].outputs[0]["data"]["text/plain"]
@@ -838,7 +842,8 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # review 05z: "what softmax adds" right after the two moves and why exponentiate
     # review 05_a: the derivation's fold, then the math; "what softmax adds" after "In code"
     # review 05_b: the uniqueness claim joins why exponentiate; its proof follows the prints
-    assert ids.index("onlyexp5") == ids.index("shiftsay5") + 1  # review 05_d: words first
+    # session 10 (editor pass): the folds sit in a final "Going further", after the summary
+    assert ids.index("0893ab71") < ids.index("gofurth5") == ids.index("onlyexp5") - 1
     # review 05_o: the formula right after the two-move table, before why exponentiate
     assert ids.index("04fabf9f") == ids.index("twomov05") + 1
     assert ids.index("twomov07") == ids.index("04fabf9f") + 1
@@ -846,8 +851,10 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     opening = " ".join(cells["d4e5f601"].source.split())
     # review 05_m: one contrast; review 05_p: the two ways of weighting announced first
     # review 05_r: the longest value (chapter 6's bound) is cut from the comparison
+    # review 05_v F7 (session 10): the experiment opens with its question
     assert opening.endswith(
-        "Weight the values by the scores or their softmax, then scale the scores:"
+        "Why not weight the values $V$ by the scores themselves? Scale them and compare"
+        " output lengths:"
     )
     # review 05_t round t: the bound is back, as the takeaway (not as "grows only")
     assert flat.count("longest value") == 1 and "grows only" not in flat
@@ -873,13 +880,14 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # review 05_m: Boltzmann moves into the temperature section, with e^(1/T) per point
     assert flat.count("chapter 12") == 1
     # review 05_n: the definition and the slider first; "no T of its own" closes the section
-    assert "Sampling in chapter 12 turns $T$ by hand." in cells["tnot05"].source
+    # session 10: the pointer moved to a Going further fold with the distillation one
+    assert "Sampling in chapter 12 turns $T$ by hand." in cells["tuse05"].source
     top = " ".join(cells["1a18e25e"].source.split())
-    assert "(a word from physics' Boltzmann distribution)" in top
-    assert "gives $\\operatorname{softmax}(z / T)$; $T = 1$ is plain softmax" in top
+    # session 10: the Boltzmann history note is cut; T > 0 moved here from the math
+    assert "Temperature $T > 0$ gives $\\operatorname{softmax}(z / T)$; $T = 1$ is plain" in top
     assert "A gap of 1 makes one weight $e^{1/T}$ times the other" in top
     assert "amount" not in top
-    assert flat.count("Boltzmann") == 1 and "negative energy" not in flat
+    assert "Boltzmann" not in flat and "negative energy" not in flat
 
 
 # --- Fix round 5n: three slips that got a generic or a near-miss hint -----------------------
@@ -974,20 +982,22 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     assert "Chapter 4 used softmax; this chapter opens it up" in flat  # review 05w
     caption = " ".join(cells["twokeycap"].source.split())
     assert ids.index("twokeycap") == ids.index("twokey05") + 1
-    assert "0.90 - 0.64 = 0.26" in caption and "$p = 1/(1 + e^{-g/T})$" in caption
+    # session 10: "0.90 - 0.64" cut (both scores are in the table above)
+    assert "At the real lead, 0.26," in caption and "$p = 1/(1 + e^{-g/T})$" in caption
     # review 05_b: the curve named, and T pointed back to the formula that defines it
     # review 05_d: the sigmoid named once, for the gap; T is defined in its own section now
     # review 05_p: one idea per sentence; chapter 4 gave the formula, this page names it
-    assert "is the logistic *sigmoid*." in caption and "as in the formula" not in caption
+    assert "the logistic *sigmoid*." in caption and "as in the formula" not in caption
     # review 05_f: marked as chapter 4's two-key weight (in its main line, not a fold)
     # review 05_k: no "with T added" chain; chapter 4's p = 1/(1 + e^{-g}) becomes g / T
     # review 05_r: chapter 4 calls it the top weight; here it is the weight of "cake"
     # review 05_t round t: for g < 0 the first key is not the top one: "the first of two keys"
     assert "top weight" not in caption and "added" not in caption
-    assert "The weight of the first of two keys, $p = 1/(1 + e^{-g})$ where $g$ is its lead" in (
-        caption
+    # session 10: one sentence: chapter 4's weight of "cake", its lead g (any sign) over T
+    assert (
+        'Each softmax curve is chapter 4\'s weight of "cake" against "delicious" alone, with'
+        " its lead $g$ divided by $T$: $p = 1/(1 + e^{-g/T})$" in caption
     )
-    assert "(chapter 4)" in caption and "Temperature makes it $p = 1/(1 + e^{-g/T})$:" in caption
     # review 05_o: Exercise 5.1 uses T, so it follows the temperature section
     assert ids.index("tnot05") < ids.index("f37d9cdc") < ids.index("2adc8f99")
     assert ids.index("f37d9cdc") < ids.index("3e3185c4")  # before the other exercises
@@ -1060,7 +1070,8 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
         "x100: scores as weights 259.98, softmax 1.41, 'cake' 1.00",
     ]
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert "Scores $S$ as weights double the output (2.60 to 5.20): $(2S)V = 2(SV)$." in conclusion
+    # session 10: the 2.60 -> 5.20 the print shows is not repeated
+    assert "Scores $S$ as weights double the output: $(2S)V = 2(SV)$." in conclusion
     assert 'bigger scores only sharpen the choice ("cake" 0.21 to 0.32).' in conclusion
     # review 05_p: the hull is chapter 6's learning objective, so not named here
     assert "hull" not in conclusion
@@ -1115,7 +1126,7 @@ def test_fix_round_5p_separates_the_exponential_from_the_normalisation():
     assert "training cannot sharpen" not in conclusion
     assert "sums to 1, so its favourite gains only" not in conclusion
     # the zero sum, by example; the library refuses a row of -inf
-    assert "also break on negative scores:" in flat  # review 05u, 05_d
+    assert "plain division turns $[1, -3]$ into $[-0.5, 1.5]$" in flat  # session 10
     assert "`al.softmax` refuses" not in flat  # review 05_m: chapter 8's mask= instead
     with pytest.raises(ValueError, match="infinity"):
         al.softmax(np.full(3, -np.inf))
@@ -1140,7 +1151,8 @@ def test_fix_round_5q_says_why_normalising_alone_is_not_enough():
     assert ids.index("negsum05") == ids.index("twomov07") + 1
     line = cells["negsum05"].outputs[0]["text"]
     # review 05_d: [2, -1] sums to 1 and printed itself; [1, -3] gives the larger score -0.5
-    assert line.splitlines()[-1] == "[1, -3] / sum: [-0.5  1.5]   softmax: [0.98 0.02]"
+    # session 10: printed first, in the order of the three wishes
+    assert line.splitlines()[0] == "[1, -3] / sum: [-0.5  1.5]   softmax: [0.98 0.02]"
     # the row of 'it' is not saturated (> 0.99) until T <= 0.05: "approaching", not "nearly"
     assert "pushes the row toward **one-hot**" in flat  # review 05_m, after e^(1/T)
     row = al.softmax(toy.scaled_scores()[toy.token_index("it")], temperature=0.1)
@@ -1268,10 +1280,8 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_s: the experiment leads; the bias and the other designs move into the fold,
     # which says what each design drops
     # review 05_t round t: the reason in one clause, the detail in the fold
-    assert why.startswith(
-        "Why exponentiate? Only gaps between scores should matter (a bias in the key projection"
-        " shifts a whole row; dropdown below)."
-    )
+    # session 10 (review 05_v F1, F2, F5): a short lead, the prints, then the three wishes
+    assert why == "Why exponentiate? Try plain division by the sum instead:"
     fold = " ".join(cells["onlyexp5"].source.split())
     assert fold.split(":class: dropdown ")[1].startswith("Why only gaps? A bias $b_k$ in the key")
     assert "$q \\cdot (k_j + b_k) = q \\cdot k_j + q \\cdot b_k$, and favours no key." in fold
@@ -1280,29 +1290,27 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     assert "drop strict positivity" not in fold
     assert "Sigmoid attention drops the division by the total." in fold
     assert "b_k" not in why and "Sparsemax" not in why and "gaps alone and be smooth" not in flat
-    assert why.endswith("Try plain division by the sum, raising every score by 1:")
     assert "key bias" not in flat
     # review 05_m: the reason where the requirement is stated, and not again in the math
     math = " ".join(cells["04fabf9f"].source.split())
-    assert math.endswith("by $e^{c/T}$, which cancels.")
+    # session 10 (review 05_v F8): T is out of the first formula
+    assert "by $e^c$, which cancels" in math and "$T" not in math and "/ T" not in math
     # review 05_d: the shares moved by +1 said in words after the prints; the uniqueness
     # claim (narrowed to the f(z_i) / sum f(z_j) family, review 05_a) opens the proof fold
     said = " ".join(cells["shiftsay5"].source.split())
     # review 05_k: the squared shares are cut (they added a line without a point)
-    assert "0.335 drops to 0.178" in said and "0.538" not in said and "squared" not in flat
-    assert '+1 keeps "cake" at 0.211, doubling lifts it to 0.324' in said  # review 05_v
-    assert "also break on negative scores" in said
-    # review 05_t round t: the duality said once: plain division ignores a scale, softmax a
-    # shift, and T sets softmax's scale
-    assert said.startswith("Plain division ignores a scale but not a shift: after +1,")
-    assert "(doubling keeps 0.335). Softmax is the opposite" in said  # review 05_v
-    assert flat.count("0.335") == 2
+    assert "0.538" not in said and "squared" not in flat
+    # session 10 (review 05_v F1): three wishes, each with its number; the doubling duality
+    # (0.324, T = 0.5) is cut: "what softmax adds" shows doubling ("cake" 0.21 -> 0.32)
+    assert said.startswith("We want three things. Shares should be positive for any score")
+    assert "plain division turns $[1, -3]$ into $[-0.5, 1.5]$" in said
+    assert 'plain division moves "cake" from 0.335 to 0.178; softmax keeps 0.211' in said
+    assert "0.324" not in flat and flat.count("0.335") == 1
     # review 05_s: the conclusion states its condition (a per-score map, then the total)
     # review 05_t round t: "passes" says which test: ignoring a shift
     assert said.endswith(
-        "Of rules mapping each score continuously to a positive number, then dividing by the"
-        " total,"
-        " only an exponential ignores a shift."
+        "Among rules that map each score continuously to a positive number and divide by the"
+        " total, only an exponential does all three (Going further)."
     )
     fold = " ".join(cells["onlyexp5"].source.split())
     assert "Of weights $f(z_i) / \\sum_j f(z_j)$" in fold and "Of weights" not in why
@@ -1312,13 +1320,13 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     assert ids.index("negsum05") == ids.index("twomov07") + 1
     assert ids.index("shiftsay5") == ids.index("negsum05") + 1
     out = cells["negsum05"].outputs[0]["text"].splitlines()
-    assert out[0].split()[-4:] == ["0.335,", "after", "+1:", "0.178"]
-    assert out[1].split()[-4:] == ["0.211,", "after", "+1:", "0.211"]
+    assert out[1].split()[-4:] == ["0.335,", "after", "+1:", "0.178"]  # session 10: 2nd, 3rd
+    assert out[2].split()[-4:] == ["0.211,", "after", "+1:", "0.211"]
     z = toy.scaled_scores()[toy.token_index("it")]
     assert z.min() >= 0  # "all scores >= 0"
     # the summary agrees with the fold: softmax a smooth arg max, log-sum-exp the smooth max
     summary = " ".join(cells["0893ab71"].source.split())
-    assert "smooth **arg max**." in summary  # session 4: log-sum-exp only in its fold
+    assert "smooth **arg max**" in summary  # session 4: log-sum-exp only in its fold
     # review 05_k: the naming answer on the main line; the fold keeps the Jacobian only
     # review 05_l: the log-sum-exp clause (it needs gradients) moves into the slope fold
     assert cells["softmx05"].source.endswith("So softmax is a smooth arg max.")
@@ -1329,10 +1337,11 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_t round t: the three values at the real gap show the step approached
     # review 05_u F1: the three values hold for two keys only; the full row's follow
     cap = " ".join(cells["twokeycap"].source.split())
-    assert 'if "cake" and "delicious" were the only keys, "cake" would get 0.56' in cap
-    assert "0.93 at $T = 0.1$ (in the full row of eight: 0.21, 0.49, 0.92)." in cap
+    # session 10: one number per temperature shown (0.70 and 0.49 at T = 0.3 cut)
+    assert 'weight of "cake" against "delicious" alone' in cap
+    assert "0.56 at $T = 1$ and 0.93 at $T = 0.1$ (in the full row: 0.21 and 0.92)." in cap
     math = " ".join(cells["04fabf9f"].source.split())
-    assert "and a temperature $T > 0$ (next section):" in math and "k = 1/T" not in math
+    assert "(next section)" not in math and "k = 1/T" not in math
 
 
 # --- Session 4 (review 05v): what to notice, two reasons, real code, sinks -------------------
@@ -1344,7 +1353,7 @@ def test_session_4_gives_the_two_reasons():
     # learner 2: why only gaps count, and why no average outgrows its longest vector
     # review 05_a: the two steps in a fold: a ratio of the shift alone, then g(c + d)
     gaps = " ".join(cells["onlyexp5"].source.split())
-    assert gaps.startswith("````{admonition} Going deeper: why only the exponential")
+    assert gaps.startswith("````{admonition} Why only an exponential?")  # session 10
     assert "Rearranged, $f(z + c) / f(z)$ is the same for every $z$; call it $g(c)$" in gaps
     assert "$g(c + d) = g(c)\\, g(d)$" in gaps and "$f(c) = f(0)\\, e^{kc}$" in gaps
     # educator 1: the scaling of chapter 4 is a temperature on the raw scores
@@ -1377,7 +1386,9 @@ def test_session_4_ties_softmax_to_real_code_and_points_to_sinks():
     # review 05_n: the fold belongs to the fixed budget, not to overflow
     assert ids.index("sink05") == ids.index("onlyexp5") + 1
     sink = " ".join(cells["sink05"].source.split())
-    assert sink.startswith("````{admonition} Going deeper:") and ":class: dropdown" in sink
+    # session 10: titled by its question, in the final "Going further"
+    assert sink.startswith("````{admonition} Can a query attend to nothing?")
+    assert ":class: dropdown" in sink
     # review 05_m: a one-sentence pointer to chapter 11 (softmax plus one cut)
     assert "{cite:p}`xiao2023efficient`" in sink and "chapter 11" in sink
     assert "adds 1 to the denominator" not in sink and len(sink.split()) <= 45
@@ -1456,17 +1467,15 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     # review 05_m: blamed on the toy's small scores; trained heads are sharper
     # review 05_n: "close to even" undersold a 2.25 ratio: far from one-hot, the top is 0.21
     # review 05_p: tied to chapter 4's scaling
-    assert (
-        "far from one-hot (largest weight 0.21) because the hand-set scores are small and"
-        " scaling halved them." in note
-    )
+    # session 10: the 0.21 (in the table and the caption) and "scaling halved them" cut
+    assert "far from one-hot because the toy's scores are small;" in note
     assert note.endswith("far sharper (chapter 11).")
     # review 05_t round t: the 0.81 span and its 2.25 ratio are cut to pay for the main line
     assert "0.81" not in note and "2.25" not in note
     assert "hand-picked" not in flat and "keep each row" not in note
     # review 05_k: rows, not columns, sum to 1, in prose; "no T to set" moved and said once
     # review 05_r: "probability distribution" said once in prose
-    assert note.startswith("Each row is a probability distribution over the keys (the last axis)")
+    assert note.startswith("Each row is a probability distribution over the keys, but keys")
     assert flat.count("probability distribution") == 1
     # review 05_o: why a column total matters: keys have no budget
     assert 'but keys have no budget: "cake" collects 1.32.' in note
@@ -1474,12 +1483,12 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     assert "$T$" not in note and flat.count("no separate $T$") == 1
     top = " ".join(cells["1a18e25e"].source.split())
     # review 05_n: the definition opens the section; what T is not closes it (after the fold)
-    assert top.startswith("## Temperature: how decisive is attention? Temperature $T$")
+    assert top.startswith("## Temperature: how decisive is attention? Temperature $T > 0$")
     last = " ".join(cells["tnot05"].source.split())
     # review 05_o, 05_u F5, 05_v F4 (the division by sqrt(d_k) is itself a temperature)
-    assert last.startswith("Standard attention has no separate $T$: its fixed division")
-    # review 05_v (finding 1): "as T = 0.5 would" names doubling's temperature, once
-    assert "Doubling $W_q$ acts as halving $T$" in last and flat.count("$T = 0.5$") == 1
+    assert last.startswith("Attention has no separate $T$: its fixed division")
+    # session 10: the doubling duality ("as T = 0.5 would") is cut with 0.324
+    assert "Doubling $W_q$ acts as halving $T$" in last and "$T = 0.5$" not in flat
     ids = [c.id for c in cells.values()]
     # review 05_r: what ties T to attention sits right under the slider
     assert ids.index("tnot05") == ids.index("3df9fffd") + 1
@@ -1709,7 +1718,10 @@ def test_review_05l_shows_the_max_trick_and_names_masked_fill():
     assert max(len(line) for line in code.splitlines()) <= 80
     out = cells["1434be3b"].outputs[0]["text"]
     trick = out.split("max trick:\n")[1]
-    assert trick == out.split("al.softmax:\n")[1].split("naive formula:")[0]  # the same rows
+    # session 10 (review 05_v F6): the problem first, then the fix; no al.softmax print
+    assert out.startswith("naive formula:\n") and "al.softmax" not in out
+    rows = np.array([[1000.0, 1001.0, 1002.0], [-1000.0, -1001.0, -1002.0]])
+    assert trick.strip() == str(al.softmax(rows).round(3))  # the same rows
     note = " ".join(cells["2d2588ed"].source.split())
     assert "masked_fill" not in note  # review 05_m: cut (chapter 8 names it)
     assert "k > 0$ keeps the order ($k = 1/T$)" in cells["onlyexp5"].source
@@ -1802,7 +1814,7 @@ def test_review_05o_names_the_scale_and_states_the_gap_values():
     caption = " ".join(cells["twokeycap"].source.split())
     # review 05_t round t: the three numbers return, in one clause of the prose
     # review 05_u F1: the full row's values close the clause
-    assert caption.endswith("(in the full row of eight: 0.21, 0.49, 0.92).")
+    assert caption.endswith("(in the full row: 0.21 and 0.92).")  # session 10: T = 0.3 cut
     assert caption.count("0.93") == 1
     math = " ".join(cells["04fabf9f"].source.split())
     assert "Order-preserving" not in math  # the list right after says it
