@@ -713,7 +713,6 @@ def test_main_line_stays_short_and_the_trained_head_is_said_to_be_picked():
     assert 'every one of its 11 rows peaks at "cake"' in trained_fold
     assert "$\\sqrt{32}$ (chapter 4)" in trained_fold
     assert "lift" not in trained_fold and "softmax" not in trained_fold  # unexplained words
-    assert "[CLS], a token the model puts before the sentence" in trained_fold  # review 03d
     assert "3rd" not in trained_fold and "median head" not in flat_fold  # review 03s: one
     assert "explain 90% of this head's score variance." in flat_fold
     assert "random scores" not in flat_fold  # review 03t cut the noise baseline
