@@ -1194,7 +1194,8 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "chapter 11's too" not in flat and "BERT-style" not in flat
     assert "GPT-2, nanoGPT and LLaMA do not use these sinusoids" not in flat  # not repeated
     assert "a sentence is a bag of words" not in flat
-    assert "Each word's output depends on which words are present, not on their order." in flat
+    # editor pass (session 10): "Each word's output depends on which words are present"
+    # cut, a repeat of the equivariance sentence before it
     assert "hundreds to thousands of unnamed coordinates" in flat
     assert "this block-diagonal matrix turns each pair separately" in flat
     assert 'what "it" looks for most' not in flat and "In 512 columns" not in flat
@@ -1277,9 +1278,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert pointer in flat and "function words (it" not in flat
     assert "points back" not in flat
     # review 01_k (finding 6): the toy's X without positions announced where we start
-    assert "Our 4-wide toy drops the positions after this chapter; we will see why." in flat
+    # editor pass (session 10): the announcement cut; the note "Why the toy leaves
+    # positions out" says it where it happens
     assert "that point at another word" not in flat
-    assert "the last hand here needs 35,333 positions to turn once" in flat
+    assert "last hand here needs 35,333 positions to turn once" in flat
     assert "The base 10000" not in flat  # review 01v: d_model sets the slowest pace too
     # review 01t: terms the course never defines are gone from the sqrt(d_model) section
     assert "final hidden vector" not in flat and "pre-softmax" not in flat
@@ -1302,7 +1304,8 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "86 degrees" not in flat and flat.count("sqrt{d_{model}}") == 1
     # review 01_s (finding 2): the lengths gave way to the weights of "it"
     stamp = 'With positions added here, "it" gives "cake" a weight of 0.17, less than'
-    drowns = '"delicious" (0.27) and "ate" (0.23): in this hand-set toy, position drowns'
+    # editor pass (session 10): one number per claim, the weights of "ate" and "delicious" cut
+    drowns = 'less than "delicious" and "ate": in this hand-set toy, position drowns'
     assert stamp in flat and drowns in flat
     assert "Here every stamp (1.41)" not in flat and "22.6" not in flat and "16 long" not in flat
     assert flat.index(stamp) > flat.index("{admonition} Why the toy leaves positions out")
@@ -1356,7 +1359,8 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # review 01t: cause (perpendicular) and benefit (the width) of adding, apart
     assert "adding them loses little" not in flat
     assert "That right angle is also why" not in flat
-    assert "As a one-hot row times the table, it is a linear layer without bias" in flat
+    # editor pass (session 10): the one-hot view moved into the "In real models" fold
+    assert "A lookup is a one-hot row times the table: a linear layer without bias." in flat
     # review 01_r (finding 9): the axis labels are the figure's, not repeated
     assert "Sine across, cosine up" not in flat
     assert "In eight words the fast hand laps once; the slow one barely moves." in flat
@@ -1392,8 +1396,8 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "repeats every $2\\pi" not in flat and "nearly comes back" not in flat
     # round 01c: the length exercise sits in the main line, before the text uses sqrt(2)
     assert "Optional {numref}`ex-pe-length`" not in flat
-    assert flat.index(":label: ex-pe-length") < flat.index("Why the toy leaves positions out")
-    assert flat.index(":label: ex-pe-length") < flat.index("## Going deeper")
+    # editor pass (session 10): the prediction exercises sit in Going deeper
+    assert flat.index("## Going deeper") < flat.index(":label: ex-pe-length")
     assert "Read this after chapter 3" not in flat and "After chapter 3" not in flat
     # Whisper is a sinusoid model too: the page never says "only the original"
     assert "only the original" not in flat
@@ -1418,13 +1422,15 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert 'Nothing in a row says that "it" *refers to* "cake".' in flat
     assert "use the same six tokens" in flat  # "The" and "the" are one token
     assert "turns each pair of dimensions of a query and a key by $\\omega_i \\, pos$" in flat
-    assert "sines stay near 0 and cosines near 1, in alternating stripes" in flat
+    # editor pass (session 10): the heatmap read in one clause, the stripes left to the figure
+    assert "fast on the left; the last columns barely move." in flat
     assert "What is still missing" not in flat  # merged into the summary
     assert "keeps the meaning" not in flat
     # the extrapolation hope is answered, and the word tables are the toy's, not the course's
     assert "in practice they extrapolate poorly {cite}`press2022train`" in flat
     assert "every word table in this course" not in flat
-    assert "the columns of its word table:" in flat
+    # editor pass (session 10): "the columns of its word table" cut (the code prints them)
+    assert "Our toy has four named ones: **food**" in flat
     # Fix round 01b added the reordering exercise, the lengths, the d_model gloss and the
     # rings' caption, and cut elsewhere: main line 1419 -> 1415, visible 2494 -> 2491,
     # bold numbers 11 -> 8.
@@ -1520,8 +1526,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # Fix round v (review 01_v, findings 1, 2, 4, 6, 7): main line 1253 -> 1260, visible
     # 2073 -> 2093 (the weights' row and column said, the clock sentence split, the
     # function-word cosines measured, the width blamed, the RoPE link; the brief's +20).
-    assert len(main.split()) <= 1260, "fix round v left 1260 main-line words"
-    assert len(flat.split()) <= 2093, "fix round v: 2093"
+    # Editor pass (session 10): main line 1260 -> 966 (the reorder drill, the prediction
+    # exercises, the proof and two folds moved into Going deeper; repeats cut), visible
+    # 2093 -> 1998. Caps lowered to those counts plus a little room.
+    assert len(main.split()) <= 1000, "the editor pass left 966 main-line words"
+    assert len(flat.split()) <= 2050, "the editor pass: 1998"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 5  # bold numbers
 
 
@@ -1538,11 +1547,14 @@ def test_each_exercise_follows_the_concept_it_practises():
     assert where("## Positional encoding") < where(":label: ex-positional-encoding")
     assert where(":label: ex-positional-encoding") < where("## Adding position tells the dog")
     assert where("permutation equivariant") < where(":label: ex-reorder")
-    assert where(":label: ex-reorder") < where("## Positional encoding")
+    # editor pass (session 10): the reorder drill and the prediction exercises moved to
+    # Going deeper (review 01_u, finding 5: the weights half waits for the P A P^T proof)
+    assert where("## Going deeper") < where("Why does reordering the input only reorder")
+    assert where("Why does reordering the input only reorder") < where(":label: ex-reorder")
     # the length exercise follows the clock figure, before the encoding is built (round 01c)
     assert where("the fast hand laps once") < where(":label: ex-pe-length")
-    assert where(":label: ex-pe-length") < where(":label: ex-positional-encoding")
-    labels = ["ex-cosine", "ex-reorder", "ex-pe-length", "ex-positional-encoding", "ex-pe-offset"]
+    assert where(":label: ex-positional-encoding") < where(":label: ex-pe-length")
+    labels = ["ex-cosine", "ex-positional-encoding", "ex-reorder", "ex-pe-length", "ex-pe-offset"]
     assert sorted(labels, key=lambda label: where(f":label: {label}")) == labels  # numbering kept
 
 
