@@ -1671,3 +1671,13 @@ def test_the_predict_on_dog_is_answered_with_dogs_two_rows():
     rows = [line for line in printed.splitlines() if line.startswith("dog, sentence")]
     assert len(rows) == 2 and rows[0].split(":")[1] == rows[1].split(":")[1]
     assert toy.DOG_TOKENS[1] == toy.COUCH_TOKENS[5] == "dog"
+
+
+def test_the_article_is_credited_by_name_in_chapter_1():
+    # issue 29: the full title and citation appear on the landing page and in chapter 1;
+    # later chapters say "the article" and cite it
+    path = Path(__file__).resolve().parents[1] / "chapters" / "01_embeddings.ipynb"
+    text = markdown_text(nbformat.read(path, as_version=4).cells)
+    title = "*Understanding Transformers (Part 4): Attention is just a few matrices*"
+    assert text.count(title) == 1
+    assert "{cite}`understanding-transformers-4`" in text
