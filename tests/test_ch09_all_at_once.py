@@ -259,6 +259,7 @@ def test_column_softmax_gets_its_own_hint(capsys):
         (536.87, "FAIL", "that looks like decimal MB (10**6 bytes); give the answer in bytes"),
         (536_871, "FAIL", "that is in kB (10**3 bytes)"),
         (131_072, "FAIL", "one row per head"),
+        (16 * 4096 * 64 * 2, "FAIL", "n × d_k per head, the size of Q, not the n × n scores"),
         (4096**2, "FAIL", "one head's numbers: times h = 16 heads, times 2 bytes each"),
         (16 * 4096 * 4095 * 2, "FAIL", "skips the diagonal: each query scores its own key too"),
         (16 * 4095 * 4095 * 2, "FAIL", "that uses n = 4095: check n = 4096 (off by one)"),
@@ -902,7 +903,9 @@ def test_the_page_says_only_what_it_measures():
     # Round 09b: two plain loops, outputs put back by row index (no lambdas, no argsort)
     for line in ("h[rows] = rnn(toy.X[rows], W_x, W_h)", "[range(0, 3), range(3, 8)]"):
         assert line in split, line
-    assert "h[shuffled] = rnn(toy.X[shuffled], W_x, W_h)" in shuffle and "range(" not in shuffle
+    # Round 09x (finding 4): the shuffle on attention only (issue #30); the split shows the RNN
+    assert "a[shuffled] = al.attention_by_rows(Q[shuffled], K, V)" in shuffle
+    assert "rnn(" not in shuffle and "range(" not in shuffle
     assert split.count("print(") == shuffle.count("print(") == 1
     assert "for one sequence" in text
     # Fix round 6: the shuffle shows the independence; counts are per layer; the counterpoints
@@ -945,8 +948,9 @@ def test_the_page_says_only_what_it_measures():
         # Round 09t (finding 7): "here", in this row loop
         # Editor pass 10: the RNN's two failures in one sentence; the "cake" row cut
         "Attention's rows come out bit-identical here in any order or split (equal, to rounding,"
-        " to the matrix form). The RNN's do not: shuffled, it reads another sentence, and"
-        ' split, it starts "cake" without the state after "the".',
+        # Round 09x (finding 4): the split's lesson is waiting; the RNN shuffle cut
+        " to the matrix form). The RNN's do not: to be right, job 2 must wait for job 1's last"
+        " state.",
         # Fix round 5 (review 09p): the paper's claim first; the LSTM side said
         # Fix round 14 (review 09v): the three comparisons read off a printed table
         # Round 09g (finding 4): the page's column, not the paper's
@@ -958,14 +962,14 @@ def test_the_page_says_only_what_it_measures():
         # Round 09u (finding 1): Table 1's count named (the last column), its n < d back
         # Editor pass 10 (review 09v, findings 1-3): the paragraph split; Table 1's count
         # alone, then the projections against the *bare* RNN; the stopwatch in Going further
-        "Table 1 counts only the scores and the blend (the last column): $4n^2d$ against"
-        " $4nd^2$, so attention is cheaper while $n < d$.",
+        # Round 09x (findings 2, 9): the Table 1 repeat cut; the LSTM's 2d bounds "every n"
         "With its four projections (the middle column), attention does more than this bare"
-        " RNN at every $n$; the $n^2 d$ term is what grows.",
+        " RNN at every $n$; an LSTM's four gates cost $16nd^2$: more than attention while"
+        " $n < 2d$.",
         # Editor pass 10 (brief, issue #30): what all at once buys, said plainly, and the
         # one-thread stopwatch pointed to
         "so attention takes $O(1)$ steps: a depth of 1, which parallel hardware turns into"
-        " speed (on one CPU thread the RNN can be faster: see Going further).",
+        " speed (see Going further).",  # round 09x (finding 9): the fold says the rest
         # Fix round d (review 09x): scoped to the Elman RNN, with the LSTM's crossing at 2d
         # Round 09e (review 09 d, finding 6): Table 1's arithmetic said once, the LSTM a clause
         # Round 09l (finding 4): no LSTM; the stopwatch a fold, opened by one sentence
@@ -985,7 +989,7 @@ def test_the_page_says_only_what_it_measures():
         # Round 09n (finding 2): O(1) steps, but each sum over n keys takes log n rounds
         # Round 09p (finding 1): what Table 1 counts as a step, and the log2 n inside one
         # Round 09r (finding 6): the log2 n rounds moved into the parallel-scan fold
-        "Table 1 counts a whole matrix product as one step, so attention takes $O(1)$ steps",
+        "The table counts a whole matrix product as one step, so attention takes $O(1)$ steps",
         "a sum over $n$ keys takes $\\log_2 n$ rounds of pairwise additions (3 here)",
         # Round 09g (finding 5): per processor, and why it matters: faster to read than HBM
         # Round 09n (finding 7): step 2 for memory; the GPU's fast memory with FlashAttention
@@ -1002,7 +1006,12 @@ def test_the_page_says_only_what_it_measures():
         "It does no fewer FLOPs. In training it does more: it stores only the output and $m$,"
         " $\\ell$ per row (or their logsumexp), so the backward pass recomputes the tiles. It is"
         " faster because it moves far fewer bytes between HBM and the chip.",
-        'In the slider, step 3\'s row "it" is key block 1.',  # editor pass 10: in 9f4c8222
+        # Round 09x (finding 6): the slider's steps named, with numbers it shows
+        'The slider shows key block 1 for "it" at step 3 ($\\ell = 2.69$), key block 2 at'
+        " step 4 ($\\ell = 4.74$).",
+        # Round 09x (finding 3): the running state against h_t, associative
+        "$(m, \\ell, o)$ is a state like $h_t$, but two merge exactly in any order",
+        "so key blocks can run in parallel; $h_t$ cannot.",
         # Fix round 9 (review 09q): the stopwatch's two costs named; the thesis a step count
         # Fix round 10 (review 09r): no mechanism beyond what was measured
         # Fix round 11 (review 09s): what was measured, after the numbers; masks; prefill
@@ -1113,7 +1122,7 @@ def test_the_stopwatch_sits_with_its_plot():
     assert "attention is faster at $n = 128$ and the RNN at $n = 1024$" in " ".join(
         fold.source.split()
     )
-    assert "on one CPU thread the RNN can be faster: see Going further" in main_text
+    assert "turns into speed (see Going further)." in main_text  # round 09x: the pointer only
     fig = next(c for c in cells if c.get("id") == "d2774696")
     prompt = fig.metadata["mystnb"]["code_prompt_show"]
     assert prompt == "Optional: a stopwatch on one core"
@@ -1174,5 +1183,9 @@ def test_the_stopwatch_sits_with_its_plot():
     table = next(c for c in cells if c.get("id") == "d0890774")
     lines = next(o["text"] for o in table.outputs if "text" in o).splitlines()
     assert len(lines) == 1 and "step 2: tiles" not in table.source, lines  # 09o: split in 3
-    assert lines[0] == "n = 16384: query blocks 18.1 MiB; tiles 2 MiB output + 0.2 MiB", lines
+    # Round 09x (finding 8): the printed line labelled
+    assert lines[0] == (
+        "n = 16384, peak with query blocks: 18.1 MiB; with tiles: 2 MiB (output)"
+        " + 0.2 MiB (scratch)"
+    ), lines
     assert ids.index("toy-tiles") + 1 == ids.index("d0890774") == ids.index("tile-sample") - 1
