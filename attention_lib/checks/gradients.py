@@ -199,6 +199,11 @@ def check_numerical_gradient(fn) -> CheckResult:
                 f"your array has an integer dtype (on {case}): each difference quotient was "
                 "cut to a whole number when stored. Make it with np.zeros_like(Q), in floats."
             )
+        if not out.any():  # e.g. a copy of Q nudged, the original evaluated
+            raise Fail(
+                f"your gradient is all zeros (on {case}): the loss never changed; "
+                "do you evaluate the nudged Q?"
+            )
         eps = inputs[-1]
         if out.any() and np.allclose(out / eps**2, differences(*inputs), atol=ATOL):
             raise Fail(

@@ -213,6 +213,13 @@ def check_grad_QK(fn) -> CheckResult:
                     "your dK is s Qᵀ dS, the gradient of Kᵀ: transpose it back.",
                 )
             )
+        if dS.shape[-1] == dS.shape[-2]:  # square: dS Kᵀ-like slips fit the shapes
+            mistakes.append(
+                (
+                    np.concatenate([s * (np.swapaxes(dS, -1, -2) @ K), dK], axis=-2),
+                    "dQ uses dS, not its transpose: query i's row of dS is row i of dQ.",
+                )
+            )
         known_mistakes(out, *((w, h) for w, h in mistakes if w is not None))
         for name, got, right, other in (
             ("dQ", got_dQ, dQ, ""),
@@ -223,6 +230,11 @@ def check_grad_QK(fn) -> CheckResult:
                 if c is not None and c < 0:
                     size = "" if np.isclose(c, -1) else f", and {-c:.3g} times the right size"
                     raise Fail(f"{other}your {name} has the wrong sign{size} (on {case}).")
+                if np.allclose(got, right * s, atol=ATOL):  # this one scaled twice
+                    raise Fail(
+                        f"{other}your {name} is scaled twice, by 1 / d_k: the scale "
+                        f"1 / √d_k of S = Q Kᵀ / √d_k enters once (on {case})."
+                    )
                 if np.allclose(got, right / s, atol=ATOL):  # this one left unscaled
                     raise Fail(
                         f"{other}your {name} is √d_k = {np.sqrt(d_k):g} times too large: "
