@@ -176,6 +176,14 @@ def bias_sliced(X, L, h):  # review 11 t: b[:d_k] added to every head, after the
     return al.merge_heads(heads) @ L.W_o + L.b_o
 
 
+def w_q_transposed(X, L, h):  # review 11 x: only W_q in PyTorch's (out, in) layout
+    return right(X, L._replace(W_q=L.W_q.T), h)
+
+
+def k_v_swapped(X, L, h):  # review 11 x: scored with V, blended with K
+    return right(X, L._replace(W_k=L.W_v, b_k=L.b_v, W_v=L.W_k, b_v=L.b_k), h)
+
+
 @pytest.mark.parametrize(
     ("fn", "status", "hint"),
     [
@@ -210,6 +218,8 @@ def bias_sliced(X, L, h):  # review 11 t: b[:d_k] added to every head, after the
         (k_q_t, "FAIL", "your scores are transposed: you computed K Q^T"),
         (summed_heads, "FAIL", "you summed the heads: glue them side by side"),
         (bias_sliced, "FAIL", "every head got the same d_k numbers of each bias"),
+        (w_q_transposed, "FAIL", "W_q is transposed: it is stored (d_in, d_out)"),
+        (k_v_swapped, "FAIL", "K and V are swapped"),
     ],
 )
 def test_attention_with_biases_checker(fn, status, hint, capsys):
@@ -339,7 +349,7 @@ def test_the_chapter_s_round_11l_changes_are_on_the_page():
     assert order.index("73dee4d1") == order.index("c72d891b") + 2  # tokens, then the note
     assert order.index("pytorch-ask") == order.index("pytorch-match") - 1
     assert "straight through" not in cells["enc-layer"].source  # an LN sits on the path
-    assert "through a layer norm at each add" in " ".join(cells["enc-layer"].source.split())
+    assert "each add is followed by a layer norm" in " ".join(cells["enc-layer"].source.split())
     assert "`keep`, used later" not in cells["enc-code"].source  # no forward reference
     assert "middle layers parking mostly" in cells["gf-hide-key-md"].source  # hypothesis
     assert "an average other token" in cells["held-out"].source
@@ -377,7 +387,7 @@ def test_the_chapter_s_round_11p_changes_are_on_the_page():
     assert "not a large influence" not in framing
     assert "small influence" not in cells["96cfe2e6"].source
     summary = " ".join(cells["96cfe2e6"].source.split())  # review 11 d: the lesson
-    assert "Many park on `[CLS]`, yet little flows from it" in summary  # editor pass 10
+    assert "little flows from it, but its weight keeps other tokens out" in summary  # 11 x F1
     assert "cls-removed-more" not in cells  # one ablation cell, through the named helper
     assert "def ablate(sentence, heads, keys, masked=False):" in cells["cls-removed"].source
     assert "masked=True" in cells["gf-hide-key"].source  # editor pass 10: folded
@@ -548,7 +558,7 @@ def test_the_chapter_s_round_11v_changes_are_on_the_page():
     """Review 11v: one pass rule (bar 5 for four candidates), L4 H2's verdict, fewer folds."""
     cells = _chapter_cells()
     rule = _pronoun_test_text(cells)  # stated once, in the plan
-    assert "random keys would score about 1, a pronoun head 5 or more (the bar)" in rule
+    assert "random keys score about 1; a head passes only at 5 or more (the bar)" in rule
     bar = " ".join(cells["gf-bar-md"].source.split())  # editor pass 10: the bar's why, folded
     assert "luck gets 2 tries" in bar and "5 hits only 0.4% of the time" in bar
     assert "under 1%" not in cells["814fbf12"].source
@@ -610,7 +620,7 @@ def test_the_chapter_s_round_11x_changes_are_on_the_page():
     assert 'one word moves "it" between two nouns' in held  # editor pass 10: plainer
     assert "a pronoun head follows that word in all 3 pairs" in held
     assert "No head gets more than one pair right" in held  # editor pass 10: plainer
-    assert 'the meant noun is the only noun before "it"' in held  # review 11 s: F2
+    assert 'All but one have a single noun before "it"' in held  # review 11 s: F2
     # review 11 p: the rule in plain words; its numbers after the grid
     assert "leads all other queries" not in held  # review 11 s: the second rule is cut
     assert "stands out" not in held and "rules out luck" not in held  # review 11 m
@@ -686,7 +696,7 @@ def test_the_chapter_s_review_11_b_changes_are_on_the_page():
     """Review 11 b: the pronoun test's logic in words, scoped; padding in attention; terms."""
     cells = _chapter_cells()
     held = _pronoun_test_text(cells)
-    assert "a head that just finds a noun would score the same" in held  # 11 s
+    assert "so this step can only rule heads out" in held  # 11 s; review 11 x F3
     assert "clark2019what" in cells["held-out-md"].source  # review 11 m: main text
     assert "hides the padding from every head" in " ".join(cells["one-vector"].source.split())
     assert "**piece** $\\alpha_j v_j$" in " ".join(cells["a15f26d1"].source.split())
@@ -795,7 +805,7 @@ def test_the_chapter_s_review_11_l_changes_are_on_the_page():
         fold
     )  # review 11 s: a trained model depends on its norms
     layer = " ".join(cells["enc-layer"].source.split())
-    assert "(here through a layer norm at each add; chapter 12 moves the norm off" in layer
+    assert "(here each add is followed by a layer norm; chapter 12 keeps that path" in layer
     assert "0.27" not in cells["it-experiment-md"].source  # review 11 p: after the grid
     assert "L2 H4" not in cells["814fbf12"].source  # review 11 s: the second rule is cut
     assert "levesque2012winograd" in cells["it-experiment-md"].source
@@ -881,3 +891,20 @@ def test_the_chapter_s_review_11_t_fix_changes_are_on_the_page():
     assert 'fits the "no-op" reading of {cite:t}`clark2019what`' in framing
     assert "never met in training, so it cannot settle the question" in framing
     assert "what it keeps away" not in framing
+
+
+def test_the_chapter_s_review_11_x_fix_changes_are_on_the_page():
+    """Review 11 x: the sink's weight keeps others out; step 2 only rules out; the bar."""
+    cells = _chapter_cells()
+    framing = " ".join(cells["cls-removed-md"].source.split())  # F1: on the main line
+    assert "keeps other tokens out" in framing and "0.45 to 0.78" in framing
+    assert "feeds later layers inputs they never met" in cells["gf-hide-key-md"].source
+    plan = " ".join(cells["it-experiment-md"].source.split())
+    assert "which luck reaches under 1% of the time" in plan  # F2: a threshold, not a trait
+    assert "Winograd-style pairs** {cite:p}`levesque2012winograd` decide" in plan  # F3
+    assert (
+        "five targets:" in cells["dd1e905c"].source and "five keys" not in cells["dd1e905c"].source
+    )
+    assert "all 6 stored decimals" in cells["pytorch-match-md"].source  # F6
+    assert "5e-7" in cells["pytorch-match-assert"].source
+    assert "chapter 3 showed" in cells["814fbf12"].source  # F9: a back-reference

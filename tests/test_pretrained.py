@@ -527,6 +527,12 @@ def _first_k_tokens(H, m):
         ),
         (lambda H, m: mean_pool(H, m.astype(bool)), "FAIL", "this exercise asks for the mean"),
         (lambda H, m: H[:, 0], "FAIL", "that is the first token, [CLS]"),
+        (  # review 11 x: [CLS] and [SEP] dropped, by slicing or by the mask
+            lambda H, m: _masked_sum(H[:, 1:-1], m[:, 1:-1]) / m[:, 1:-1].sum(1, keepdims=True),
+            "FAIL",
+            "[CLS] and [SEP] are real tokens",
+        ),
+        (lambda H, m: H[:, 1:-1].mean(axis=1), "FAIL", "left out its first and last tokens"),
         (lambda H, m: (H * m).sum(1) / m.sum(1, keepdims=True), "FAIL", "mask[..., None]"),
         (lambda H, m: _masked_sum(H, m) / m.sum(1), "FAIL", "keep the count as (B, 1)"),
         (

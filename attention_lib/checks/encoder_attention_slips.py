@@ -1,5 +1,5 @@
-"""Chapter 11 checker: slips in attention with biases that cold review 11_t found without a
-named hint (``encoder_attention.py`` adds them to its list of known mistakes)."""
+"""Chapter 11 checker: slips in attention with biases that cold reviews 11_t and 11_x found
+without a named hint (``encoder_attention.py`` adds them to its list of known mistakes)."""
 
 from __future__ import annotations
 
@@ -20,10 +20,19 @@ _BIAS_SLICE = (
     "every head got the same d_k numbers of each bias (b[:d_k]): add the whole bias "
     "before the cut, X @ W_q + b_q, so head i gets its own slice."
 )
+_W_Q_T = (
+    "W_q is transposed: it is stored (d_in, d_out), so write X @ W_q without .T "
+    "(PyTorch's nn.Linear stores (out, in))."
+)
+_K_V = (
+    "K and V are swapped: score with K = X @ W_k + b_k and blend V = X @ W_v + b_v, "
+    "softmax(Q K^T / sqrt(d_k)) @ V."
+)
 
 
 def slips(X, p, h) -> tuple:
-    """(wrong output, hint) for K Q^T, heads summed, and b[:d_k] added to every head."""
+    """(wrong output, hint) for K Q^T, heads summed, b[:d_k] added to every head, W_q
+    transposed, and K and V swapped."""
     d_k = X.shape[-1] // h
 
     def attend(Q, K, V):  # (..., h, n, d_k) each
@@ -37,8 +46,11 @@ def slips(X, p, h) -> tuple:
     sliced = (
         split_heads(X @ W, h) + b[:d_k] for W, b in ((p.W_q, p.b_q), (p.W_k, p.b_k), (p.W_v, p.b_v))
     )
+    Q_t = split_heads(X @ p.W_q.T + p.b_q, h)  # W_q used as PyTorch stores it, (out, in)
     return (
         (merge_heads(k_q_t) @ p.W_o + p.b_o, _K_Q_T),
+        (merge_heads(attend(Q_t, K, V)) @ p.W_o + p.b_o, _W_Q_T),
+        (merge_heads(attend(Q, V, K)) @ p.W_o + p.b_o, _K_V),
         (summed + p.b_o, _SUMMED),
         (merge_heads(attend(*sliced)) @ p.W_o + p.b_o, _BIAS_SLICE),
     )

@@ -84,6 +84,11 @@ def check_mean_pool(fn) -> CheckResult:
                 "sentence 1, which has no padding, came out nan (0 / 0): your sum counted "
                 "no token. Is the mask the wrong way round? 1 marks a real token."
             )
+        if np.allclose(out[0], H[0, 1:3].mean(axis=0), atol=ATOL):
+            raise Fail(
+                "sentence 1 left out its first and last tokens: [CLS] and [SEP] are real "
+                "tokens, and this model averages them too. Use the mask as it is."
+            )
         summed = (H * mask[..., None]).sum(axis=1)
         means = summed / mask.sum(axis=1, keepdims=True)
         if np.allclose(out[1], H[1, 2:].mean(axis=0), atol=ATOL):
