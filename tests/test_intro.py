@@ -349,7 +349,7 @@ def test_the_landing_page_lists_what_a_learner_will_be_able_to_do_and_its_scope(
         # review intro_s: n and what the price is paid in, said; review intro_v: the work
         # grows as n^2, the memory only if the n x n matrix is stored (chapter 9's tiles)
         # review intro_w: "tiles" is jargon on a first page
-        "attention's work grows as $n^2$ but its memory need not",
+        "attention's work grows as $n^2$ for $n$ tokens, but its memory need not",
         "backward pass",
         "pretrained model",
         "tiny decoder with a KV cache",
@@ -566,7 +566,8 @@ def test_the_teachers_path_is_the_plan_tables_own_numbers():
     )
     # review intro_w: the core is for self-learners too, so it sits under the plan's table
     # (said once: the article paragraph no longer repeats it)
-    core = r"about \d+ hours\. Chapters 1 to 7 are the core; 8 to 12 go beyond it\."
+    # review intro_x: "core" read as "8 to 12 are optional", the causal mask among them
+    core = r"about \d+ hours\. Chapters 1 to 7 build attention itself; 8 to 12 put it to work"
     assert re.search(core, text)
     assert text.count("8 to 12") == 1
     # what a teacher gets (review Landq), each part of it real: solutions in the downloads,
@@ -606,7 +607,7 @@ def test_the_real_models_the_page_names_are_checked_in_their_chapters():
         "functions and matches a sample of "
         "PyTorch's numbers to within $10^{-6}$." in text
     )
-    assert "8 to 12 go beyond it." in text
+    assert "8 to 12 put it to work" in text
     # chapter 11 holds its numbers against PyTorch's, chapter 12 the cached logits against
     # the full pass, in remove-cell asserts
     ch11 = _chapter_text("11_real_model.ipynb", "code")
