@@ -645,8 +645,8 @@ def test_fix_round_5k_cuts_words_folds_number_formats_and_shows_the_two_moves():
     assert flat.count("only an exponential does") == 1
     assert "a query cannot attend to nothing" in flat
     # session 10: it closes the three wishes (positive, in order, only gaps)
-    assert "and divide by the total, only an exponential does all three" in flat
-    assert "map each score continuously to a positive number" in flat  # review 05_u F7
+    # review 05_x F2: the condition is the family f(z_i) / sum f(z_j), named in one line
+    assert "Of rules $f(z_i) / \\sum_j f(z_j)$, only an exponential does all three" in flat
     # the two moves, one table for the row of "it", right after the intuition
     assert ids.index("twomov05") == ids.index("96081790") + 1
     table = cells["twomov05"].outputs[0]["data"]["text/plain"]
@@ -857,7 +857,8 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
         " output lengths:"
     )
     # review 05_t round t: the bound is back, as the takeaway (not as "grows only")
-    assert flat.count("longest value") == 1 and "grows only" not in flat
+    # review 05_x F6: the second "longest value" is the Summary's
+    assert flat.count("longest value") == 2 and "grows only" not in flat
     assert "understanding-transformers-4" not in opening
     assert "d4e5f602" not in cells and "d4e5f603" not in cells  # review 05z: fold cut
     # plain words, not [CLS]; no "clear favourite" the example then contradicts
@@ -1071,15 +1072,16 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     ]
     conclusion = " ".join(cells["d4e5f607"].source.split())
     # session 10: the 2.60 -> 5.20 the print shows is not repeated
-    assert "Scores $S$ as weights double the output: $(2S)V = 2(SV)$." in conclusion
-    assert 'bigger scores only sharpen the choice ("cake" 0.21 to 0.32).' in conclusion
+    assert "Scores $S$ as weights double the output: $(2S)V = 2(SV)$, so" in conclusion
+    assert 'only change which values are mixed ("cake" 0.21 to 0.32).' in conclusion
+    assert "so a sharper head would also give a longer output." in conclusion  # 05_x F3
     # review 05_p: the hull is chapter 6's learning objective, so not named here
     assert "hull" not in conclusion
     # review 05_t round t: the takeaway is the bound a weighted average obeys, reached at x100
     assert "chapter 6 says why" not in conclusion and "grows only" not in conclusion
     assert (
-        "Softmax's output stays a weighted average of the values, so it is never longer than"
-        " the longest value (1.41, reached at 100 times the scores)" in conclusion
+        "Softmax's output stays a weighted average of the values, never longer than"
+        " the longest value (1.41, approached at 100 times the scores)" in conclusion  # 05_x F4
     )
     # review 05_f: doubling reshuffles toward both top keys; it undoes chapter 4's scaling
     assert "Doubling" not in conclusion
@@ -1302,16 +1304,14 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     assert "0.538" not in said and "squared" not in flat
     # session 10 (review 05_v F1): three wishes, each with its number; the doubling duality
     # (0.324, T = 0.5) is cut: "what softmax adds" shows doubling ("cake" 0.21 -> 0.32)
-    assert said.startswith("We want three things. Shares should be positive for any score")
+    assert said.startswith("Shares should be: 1. **positive**, for any score;")  # 05_x F2
+    assert "(a bias" not in said  # review 05_x F7: the key bias is in the fold only
     assert "plain division turns $[1, -3]$ into $[-0.5, 1.5]$" in said
     assert 'plain division moves "cake" from 0.335 to 0.178; softmax keeps 0.211' in said
     assert "0.324" not in flat and flat.count("0.335") == 1
     # review 05_s: the conclusion states its condition (a per-score map, then the total)
     # review 05_t round t: "passes" says which test: ignoring a shift
-    assert said.endswith(
-        "Among rules that map each score continuously to a positive number and divide by the"
-        " total, only an exponential does all three (Going further)."
-    )
+    assert said.endswith("only an exponential does all three (Going further).")
     fold = " ".join(cells["onlyexp5"].source.split())
     assert "Of weights $f(z_i) / \\sum_j f(z_j)$" in fold and "Of weights" not in why
     assert "only $f(z) = a e^{kz}$ ignores shifts" in fold and "Only softmax" not in flat
@@ -1361,8 +1361,10 @@ def test_session_4_gives_the_two_reasons():
     # review 05_m: T = 2 on the raw scores, so "halving T" reads against one baseline
     # review 05_o: "acts as", so the sentence does not read as a contradiction
     # review 05_p: one idea per sentence
-    assert "its fixed division by $\\sqrt{d_k} = 2$ acts as $T = 2$." in flat  # review 05_v
-    assert flat.count("acts as $T = 2$") == 1
+    # review 05_x F1: T = 2 is relative to the raw scores; the slider's T = 1 is attention
+    assert "On the raw scores $QK^\\top$, attention's division by $\\sqrt{d_k} = 2$" in flat
+    assert "is a fixed temperature $T = 2$; the slider's $T = 1$ is the real attention" in flat
+    assert np.allclose(al.softmax(toy.scaled_scores(), temperature=1), weights)
     assert np.allclose(al.softmax(toy.scores(), temperature=2), weights)  # sqrt(d_k) = 2
 
 
@@ -1480,13 +1482,13 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     # review 05_o: why a column total matters: keys have no budget
     assert 'but keys have no budget: "cake" collects 1.32.' in note
     assert "1.32" not in cells["10e4cd6b"].source  # no longer only a code comment
-    assert "$T$" not in note and flat.count("no separate $T$") == 1
+    assert "$T$" not in note and "no separate $T$" not in flat  # review 05_x F1
     top = " ".join(cells["1a18e25e"].source.split())
     # review 05_n: the definition opens the section; what T is not closes it (after the fold)
     assert top.startswith("## Temperature: how decisive is attention? Temperature $T > 0$")
     last = " ".join(cells["tnot05"].source.split())
     # review 05_o, 05_u F5, 05_v F4 (the division by sqrt(d_k) is itself a temperature)
-    assert last.startswith("Attention has no separate $T$: its fixed division")
+    assert last.startswith("On the raw scores $QK^\\top$, attention's division")
     # session 10: the doubling duality ("as T = 0.5 would") is cut with 0.324
     assert "Doubling $W_q$ acts as halving $T$" in last and "$T = 0.5$" not in flat
     ids = [c.id for c in cells.values()]
@@ -1839,3 +1841,16 @@ def test_the_solution_names_both_safe_orders_in_a_comment():
     for T in (0.1, 1.0, 10.0):  # both orders: every exponent at most 0, the same weights
         a, b = (x - x.max()) / T, x / T - (x / T).max()
         assert a.max() == b.max() == 0 and np.allclose(np.exp(a), np.exp(b))
+
+
+@pytest.mark.parametrize("shift_first", [True, False])
+def test_check_softmax_names_floor_division(shift_first):
+    # review 05_x: `// T` got only "values differ"; both placements floor the 2 x 3 matrix alike
+    def my_softmax(x, axis=-1, temperature=1.0):
+        m = x.max(axis=axis, keepdims=True)
+        s = (x - m) // temperature if shift_first else x // temperature - m // temperature
+        e = np.exp(s)
+        return e / e.sum(axis=axis, keepdims=True)
+
+    result = check_softmax(my_softmax)
+    assert not result and "// is floor division" in str(result)

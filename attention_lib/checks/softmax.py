@@ -19,13 +19,13 @@ from .softmax_hints import (
     _BASE_2,
     _FLOAT16,
     _HARD_ARG_MAX,
-    _IGNORES_X,
     _SOFTMAX_AXIS,
     _SOFTMAX_LOOP,
     _SWAPPED,
     _as_int,
     _explain_errors,
     _in_float16,
+    _matrix_slips,
     _max_slips,
     _raw_output,
     _rounded,
@@ -96,7 +96,7 @@ def check_softmax(fn) -> CheckResult:
         x2 = np.array([[1.0, 2.0, 3.0], [0.5, 0.5, 2.0]])  # 2 queries x 3 keys
         case = "a 2 x 3 matrix"
         out = cases.run(case, x2)
-        known_mistakes(out, (softmax(x1), _IGNORES_X))  # a hard-coded answer: shape (3,)
+        known_mistakes(out, *_matrix_slips(x1, x2))  # a hard-coded answer; floor division
         turned = " Transposed? Return x's own shape." if out.shape == x2.shape[::-1] else ""
         expect_shape(out, x2.shape, case, turned)
         rows, cols = out.sum(axis=1), out.sum(axis=0)

@@ -94,6 +94,16 @@ _IGNORES_X = (
 )
 
 
+def _matrix_slips(x1: np.ndarray, x2: np.ndarray) -> tuple:
+    """Known wrong answers for the 2 x 3 matrix x2: x1's weights again, or floor division."""
+    floored = (  # (x - max) // T or x // T: 0.5 - 2 floors to -2 at T = 1
+        softmax(np.floor(x2)),
+        "for a 2 x 3 matrix your weights are those of the scores rounded down: // is "
+        "floor division. Divide by T with /.",
+    )
+    return (softmax(x1), _IGNORES_X), floored
+
+
 def _raw_output(cases, x: np.ndarray):
     """The learner's output on ``x``, untouched (None if it raises); one more case."""
     cases.count += 1
