@@ -1123,11 +1123,14 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # W_q, W_k sit in a dropdown right after it
     # review 01_t (finding 1, WRONG): the fast hand drowns "cake", not the pointer column
     # (the slow cosine alone raises "cake" to 0.33); the note says "in this hand-set toy"
-    dog = "The fast hand adds values between -1 and 1 to every word's *food* and *person*"
-    assert dog in flat and '"cake" 0.12, less than "ate" and "delicious" (0.16).' in flat
+    # review 01_x (finding 4): the fast-hand-alone experiment cut; the fold keeps the
+    # shared columns and the lengths, and the sqrt(d_model) fact in one sentence
+    dog = "At width 4 the stamp is written over the same four columns that carry meaning,"
+    assert dog in flat and "each stamp is 1.41 long against word lengths of 0.36 to 1.04" in flat
+    assert "0.12" not in flat and "fast hand alone" not in flat
     assert "slow hand's cosine adds" not in flat and "0.84" not in flat
     assert flat.index(dog) > flat.index("{admonition} Why the toy leaves")
-    fold = "{admonition} Why position drowns meaning here, not in a trained model :class: dropdown"
+    fold = "{admonition} Why position drowns meaning in the toy :class: dropdown"
     drown = ": in this hand-set toy, position drowns meaning. ```"
     assert flat.index(drown) < flat.index(fold) < flat.index(dog)
     assert "This comes from width 4" not in flat and "(Going deeper). **From chapter 2" not in flat
@@ -1139,40 +1142,36 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # review 01_l (findings 2-3): the note opens on its conclusion, points to chapter 10's
     # trained sinusoids, and gives the original's embedding scale as the toy's numbers only
     # fix round v (review 01_v, finding 1): the width is to blame, not chapter 10's run
-    opening = "The sinusoids are not at fault in general: width 4 leaves no room for both,"
-    # review 01_o (findings 2 and 8): two short paragraphs, the concatenation clause cut
-    assert opening in flat and "$W_k$ were hand-set for words. With hundreds" in flat
+    # review 01_x (finding 4): the fold cut to its one key idea; the width is blamed there
     assert "The encoding is not at fault" not in flat
-    assert flat.index(dog) < flat.index(opening)
     # review 01_m (findings 1, 2 and 7): the factor cut again (it read as a remedy); the
     # note opens on toy.X, and says why a wide trained model can afford to add
     # review 01_s (finding 3): the factor is back, in the fold only, as a fact with numbers
-    scale = "multiplies its embeddings by $\\sqrt{d_{model}}$ before the sum (section 3.4 of"
+    scale = "words scaled by $\\sqrt{d_{model}} = 2$, as in the original Transformer (section"
     assert scale in flat and flat.index(fold) < flat.index(scale)
     # review 01_u (finding 1): the scaling does not rescue the toy; the fold says so
-    assert "the words' lengths, to 0.72 to 2.09, against the stamps' 1.41; even then" in flat
-    assert '"delicious" 0.45, "cake" 0.32. ````' in flat  # width 4 is blamed above
+    assert "0.72 to 2.09" not in flat  # review 01_x (finding 4): one sentence, no lengths
+    assert '"it" still prefers "delicious" to "cake", 0.45 vs 0.32. ````' in flat
     first = "Why the toy leaves positions out :class: note **From chapter 2 on, attention reads"
     assert (
         first + " `toy.X` $= E$, without positions**; positions return in chapters 10 to 12."
         in flat
     )
     # review 01_r (finding 7): adding versus concatenating, one clause in the fold
-    wide = "keep meaning and position in largely separate directions, so it can add them"
-    assert wide in flat and "(keeping $d_{model}$ fixed) rather than concatenate. The" in flat
+    # review 01_x (finding 4): cut with the rest of the fold but its key idea
     # review 01_k (finding 10): the note keeps two ideas; "training can keep word and
     # position in nearly separate directions" cut
     assert "nearly separate directions" not in flat and "The table above" not in flat
     assert "usually sends" not in flat
     assert "Where a sentence starts should not decide" not in flat
     # fix round 01d (review 01_c, finding 6): the concatenation aside cut from the summary
-    assert flat.count("concatenat") == 1  # review 01_r (finding 7): once, in the fold
+    assert flat.count("concatenat") == 0  # review 01_x (finding 4): cut from the fold
     # fix round 01b: result, one-line reason and Predict, each a paragraph of its own
     # fix round 01c (review 01_c): the unmoved "The" moves too, said beside the result
     # review 01_m (finding 4): "'The' stayed put yet moves 0.43" cut ("on" moves 0.04)
     # review 01_o (finding 6): why the words that stayed put move, without numbers
     # review 01_p (finding 5): with the range, so "on" moving 0.04 does not read as wrong
-    kept = "about 2 long.\nWords that kept their place move too (0.04 to 0.43), because their"
+    kept = "1.5 to 2.4 long.\nWords that kept their place move too (0.04 to 0.43), because their"
     assert kept in cells_md
     # review 01_h (finding 7): no "the sitter" / "the sat-on"
     assert 'The sitting "dog" and the one sat on differ by **1.13**' in flat
@@ -1257,9 +1256,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert not any("trained.embeddings" in source for source in shown_code)
     # review 01_r (finding 4): why ranks, in one sentence
     # fix round v (review 01_v, finding 2): a measurement, not a cause
-    reason = "Read ranks, not values: function words sit close (mean cosine 0.46 among five;"
-    assert "share a direction" not in flat and "0.46 among five; five foods, 0.30). ````" in flat
+    # review 01_x (finding 3): why ranks, and what "it"'s neighbours show, in two sentences
+    reason = "Cosines in a learned table are not comparable across groups (frequent function"
+    assert "share a direction" not in flat and "Read ranks, not values" not in flat
     assert reason in flat and "more than any two foods" not in flat
+    assert 'not to "cake": the table alone cannot know what "it" refers to. ````' in flat
     assert "Compare a word's neighbours with each other." not in flat
     assert "a glimpse, not a survey" not in flat
     # the tools for moving rows and columns come before exercise 1.2 asks for both
@@ -1351,7 +1352,8 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "turned by $M_{pos}$" not in flat
     assert "turns both stamps alike, which keeps their distance: it depends only on" in flat
     # fix round v (review 01_v, finding 7): the turn linked to RoPE, one clause
-    assert "at *every* position. RoPE (In real models) turns queries and keys this way." in flat
+    # review 01_x (finding 5): a pointer to the one explanation, in "In real models"
+    assert "at *every* position. RoPE (see *In real models* below) turns queries and" in flat
     assert "### The other choice: a learned table" not in flat  # merged into the box
     # review 01t: one measured result (the angle) and the reason (size) are kept
     assert "a later linear layer can still tell the two apart" not in flat  # asserted, unshown
@@ -1364,9 +1366,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # review 01_r (finding 9): the axis labels are the figure's, not repeated
     assert "Sine across, cosine up" not in flat
     assert "In eight words the fast hand laps once; the slow one barely moves." in flat
-    assert "Bright triangles on the diagonal:" in flat and "Bright blocks" not in flat
+    # review 01_x (finding 7): a full sentence that says what the outlines are
+    outlined = "The outlined triangles on the diagonal group words by their strongest feature."
+    assert outlined in flat and "Bright triangles" not in flat and "Bright blocks" not in flat
     # review 01_u (findings 3 and 7): the off-triangle cell and the clock's orientation
-    assert "a shared second feature also lights up (and-was 0.79)." in flat
+    assert "A shared second feature also lights up (and-was 0.79)." in flat
     assert "Position 0 is at 12 o'clock; the hands turn clockwise." in flat
     # review 01_k (findings 3-4): the heading's question answered with numbers, and the
     # dip shown in a printed row of distances, not in numbers only an assert computes
@@ -1396,8 +1400,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "repeats every $2\\pi" not in flat and "nearly comes back" not in flat
     # round 01c: the length exercise sits in the main line, before the text uses sqrt(2)
     assert "Optional {numref}`ex-pe-length`" not in flat
-    # editor pass (session 10): the prediction exercises sit in Going deeper
-    assert flat.index("## Going deeper") < flat.index(":label: ex-pe-length")
+    # editor pass (session 10): the prediction exercises sat in Going deeper
+    # review 01_x (finding 2): the length exercise is back beside the encoding it predicts
+    assert flat.index(":label: ex-pe-length") < flat.index("## Going deeper")
+    assert flat.index(":label: ex-reorder") < flat.index("## Going deeper")
+    assert flat.index("## Going deeper") < flat.index(":label: ex-pe-offset")
     assert "Read this after chapter 3" not in flat and "After chapter 3" not in flat
     # Whisper is a sinusoid model too: the page never says "only the original"
     assert "only the original" not in flat
@@ -1529,8 +1536,11 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # Editor pass (session 10): main line 1260 -> 966 (the reorder drill, the prediction
     # exercises, the proof and two folds moved into Going deeper; repeats cut), visible
     # 2093 -> 1998. Caps lowered to those counts plus a little room.
-    assert len(main.split()) <= 1000, "the editor pass left 966 main-line words"
-    assert len(flat.split()) <= 2050, "the editor pass: 1998"
+    # Fix round x (review 01_x): the reorder and length exercises moved back before
+    # "Going deeper" (+87 words there), the fold on drowning cut to its key idea:
+    # main line 1136, visible 1977.
+    assert len(main.split()) <= 1150, "fix round x left 1136 main-line words"
+    assert len(flat.split()) <= 2000, "fix round x: 1977"
     assert len(re.findall(r"\*\*[-$]*[0-9][^*]*\*\*", flat)) <= 5  # bold numbers
 
 
@@ -1547,14 +1557,16 @@ def test_each_exercise_follows_the_concept_it_practises():
     assert where("## Positional encoding") < where(":label: ex-positional-encoding")
     assert where(":label: ex-positional-encoding") < where("## Adding position tells the dog")
     assert where("permutation equivariant") < where(":label: ex-reorder")
-    # editor pass (session 10): the reorder drill and the prediction exercises moved to
-    # Going deeper (review 01_u, finding 5: the weights half waits for the P A P^T proof)
+    # review 01_x (finding 2): the reorder exercise checks an objective, so it follows the
+    # equivariance sentence on the main line; its solution does not use the proof, which
+    # stays in Going deeper
+    assert where(":label: ex-reorder") < where("## Positional encoding")
     assert where("## Going deeper") < where("Why does reordering the input only reorder")
-    assert where("Why does reordering the input only reorder") < where(":label: ex-reorder")
     # the length exercise follows the clock figure, before the encoding is built (round 01c)
     assert where("the fast hand laps once") < where(":label: ex-pe-length")
     assert where(":label: ex-positional-encoding") < where(":label: ex-pe-length")
-    labels = ["ex-cosine", "ex-positional-encoding", "ex-reorder", "ex-pe-length", "ex-pe-offset"]
+    assert where(":label: ex-pe-length") < where("## Adding position tells the dog")
+    labels = ["ex-cosine", "ex-reorder", "ex-positional-encoding", "ex-pe-length", "ex-pe-offset"]
     assert sorted(labels, key=lambda label: where(f":label: {label}")) == labels  # numbering kept
 
 
