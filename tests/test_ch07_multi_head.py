@@ -564,8 +564,9 @@ def loop_variant(kind):
     return fn
 
 
-def merged_by_reshape(stack=False):
-    """A right loop whose merge reshapes the list of heads (the merge-side reshape trap)."""
+def merged_by_reshape(stack=False, interleave=False):
+    """A right loop whose merge reshapes the list of heads (the merge-side reshape trap);
+    review 07_x: or stacks them on a new last axis, which interleaves their columns."""
 
     def fn(X, W_q, W_k, W_v, W_o, h):
         d_k = X.shape[-1] // h
@@ -576,6 +577,8 @@ def merged_by_reshape(stack=False):
                 al.scaled_dot_product_attention(X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c])[0]
             )
         merged = np.stack(heads).reshape(X.shape) if stack else np.array(heads).reshape(len(X), -1)
+        if interleave:  # (n, d_k, h): column j * h + i is column j of head i
+            merged = np.stack(heads, axis=-1).reshape(len(X), -1)
         return merged @ W_o
 
     return fn
@@ -684,6 +687,7 @@ def review_07d_slip(kind):
         # Fix round 7j: the merge-side twin of the reshape trap gets its own hint.
         (merged_by_reshape(), "FAIL", "reshape does not concatenate"),
         (merged_by_reshape(stack=True), "FAIL", "np.concatenate(heads, axis=-1)"),
+        (merged_by_reshape(interleave=True), "FAIL", "then reshaping interleaves them"),
         (row_blocks, "FAIL", "owns a block of *columns*"),
         (averaged, "FAIL", "you averaged the heads"),
         (per_head_wo, "PASS", "all 6 cases match"),
@@ -930,7 +934,9 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # round d (plain pass): one idea per sentence
     # session 10 (review 07_u, finding 7): the printed batch axis is named
     assert "a block of columns each. One call attends in all heads;" in source["split-md2"]
-    assert "a batch axis stays in front." in source["split-md2"]
+    # review 07_x (finding 7): the batch axis said with its shape
+    assert "with $b$ sentences, `split_heads` gives $(b, h, n, d_k)$." in source["split-md2"]
+    assert "a batch axis stays in front." not in source["split-md2"]
     # round l (review 07_l, finding 6): the math's Q_i is a block of columns of X W_q
     assert "cuts it into heads, a block of columns each" in source["split-md2"]
     code = cells[ids.index("ef813e7a")].source
@@ -956,7 +962,13 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     shown = "".join(str(o.get("data", {}).get("text/plain", "")) for o in mix_code.outputs)
     rows = {line.split()[0]: line.split()[1:] for line in shown.splitlines()[1:]}
     # review 07_o (finding 5): only the row of "ate"; the silent words' 0.55 are not shown
-    assert rows == {"ate": ["0.99", "1.00", "1.99"]}
+    # review 07_x (finding 1): its concatenation beside the mixed output, column by column
+    assert rows == {
+        "1": ["0.99", "0.99"],
+        "2": ["0.00", "1.99"],
+        "3": ["1.00", "1.00"],
+        "4": ["1.00", "1.00"],
+    }
     # review 07_k (learner 1, finding 3): the W_o paragraph moved after the math, as the
     # worked case of the block sum; the figure before it stops at the concatenation
     read = source["mix-md"]
@@ -966,17 +978,24 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert ids.index("mix-assert") < ids.index("split-md")
     # round l (review 07_l, educator 2): W_o's plain purpose, one sentence
     # session 10 (review 07_u, finding 3): W_o's purpose, one sentence
+    # review 07_x (finding 8): why the width is d_model, in the same sentence
     assert read.startswith(
-        "$W_o$ decides where each head's findings land in the output that later layers read."
+        "$W_o$ decides where each head's findings land in an output of width $d_{model}$, "
+        "which is added back to $X$ (chapter 11)."
     )
     assert "residual" not in read  # review 07_t: cut
     assert "brings the width back" not in read
     assert "one number from each head" not in read
     # round m (review 07_m, finding 1): a column both heads visibly feed, not a difference
     # whose object-head term is ~0
-    assert "Set the identity's second column to $(1, 0, 0, 1)$:" in read
+    # review 07_x (finding 1): (1, 0, 0, 1) zeroed the object head's *human* row (rank 3);
+    # (1, 1, 0, 1) keeps it, so W_o mixes without discarding
+    assert "Set the identity's second column to $(1, 1, 0, 1)$:" in read
     assert "a person acted on" not in " ".join(source.values())  # finding 1: not what it does
-    assert read.endswith("to the subject head's *human* ($W_o^{(2)}$).")
+    assert read.endswith(
+        "also adds the object head's *noun* ($W_o^{(1)}$) and the subject "
+        "head's *human* ($W_o^{(2)}$)."
+    )
     mix_read = source["mix-read"]
     # review 07_p: the table beside it shows the two terms; the prose names their sum
     # round q (review 07_q, finding 7): one sentence, the sum written out
@@ -988,7 +1007,7 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
         "A trained $W_o$ mixes every head into every column."
     )
     assert "0.55" not in " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
-    assert '"mixed [:, 1]": mixed' in mix_code.source  # finding 6: named as in the code
+    assert '"@ W_o_mix": mixed[ate]' in mix_code.source  # finding 6: named as in the code
     # review 07_n (finding 3): the toy's other rows (1.95, 1.61, 1.27) are cut; W_o is named
     # as a learned mix, with no made-up meaning for the column
     assert "only know that actions ask" not in mix_read
@@ -1014,21 +1033,23 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert ids.index("pair-md") < ids.index("pair-figure") < ids.index("pair-run")  # s. 10
     # what the prose says: the column adds the object head's noun and the subject head's human
     W_o = np.eye(4)
-    W_o[:, 2] = [1.0, 0.0, 0.0, 1.0]
+    W_o[:, 1] = [1.0, 1.0, 0.0, 1.0]
     W_q, W_k, W_v, _ = HEADS.PAIR
     apart, _ = al.multi_head_attention(toy.X, *HEADS.PAIR, h=2)
     mixed, _ = al.multi_head_attention(toy.X, W_q, W_k, W_v, W_o, h=2)
-    assert np.isclose(mixed[ATE, 2], apart[ATE, 0] + apart[ATE, 3])
+    assert np.isclose(mixed[ATE, 1], apart[ATE, 0] + apart[ATE, 1] + apart[ATE, 3])
     assert (round(apart[ATE, 0], 2), round(apart[ATE, 3], 2)) == (0.99, 1.0)
-    assert round(mixed[ATE, 2], 2) == 1.99
+    assert round(mixed[ATE, 1], 2) == 1.99
+    assert np.linalg.matrix_rank(W_o) == 4  # review 07_x: nothing thrown away
+    assert np.allclose(np.linalg.solve(W_o.T, mixed.T).T, apart)  # the heads come back
     # both heads visibly contribute on every asking row (the old difference's was ~0)
     askers = toy.X[:, 2] > 0
     assert (apart[askers, 0] > 0.5).all() and (apart[askers, 3] > 0.5).all()
     # no block-diagonal W_o (each head kept to its own output columns) can make it
     for block in (slice(0, 2), slice(2, 4)):
         only = np.zeros(4)
-        only[block] = W_o[block, 2]
-        assert not np.isclose(apart[ATE] @ only, mixed[ATE, 2])
+        only[block] = W_o[block, 1]
+        assert not np.isclose(apart[ATE] @ only, mixed[ATE, 1])
 
 
 MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
@@ -1116,7 +1137,8 @@ def test_main_line_intuition_picture_math_code_experiment():
     assert insight in " ".join(source["7dce2a2a"].split())
     # fix round 7h: the main text never shows it, so the summary no longer claims it
     assert "Width lets" not in source["bd170a6f"] and "aa575fa6" not in ids
-    assert "panel of readers" in " ".join(source["855d1d49"].split())  # the intuition first
+    # review 07_x (finding 5): the panel-of-readers metaphor was never used again; cut
+    assert "panel of readers" not in " ".join(source["855d1d49"].split())
     for gone in ("rank-md", "rank-code", "rank-assert"):  # fix round 7j
         assert gone not in ids
     for cell_id in ("pair-assert", "mix-assert", "real-assert"):
@@ -1325,11 +1347,14 @@ def test_values_overlap_is_said_with_its_example():
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     pair = source["pair-md"]
     # session 10 (review 07_u, findings 1-2): the setup in two plain sentences, and why 16
+    # review 07_x (finding 4): what a head owns, said before the pair is built (moved
+    # from the math section, not repeated there)
     assert pair.startswith(
-        "**The pair**, `toy.heads.PAIR`, is two hand-set heads of width $d_k = 2$: the "
-        "**object head** owns the first two columns of $W_q$, $W_k$, $W_v$, the **subject "
-        "head** the last two."
+        "**The pair**, `toy.heads.PAIR`, is two hand-set heads of width $d_k = 2$. Head $i$ "
+        "owns the $i$-th block of $d_k$ columns of $W_q$, $W_k$ and $W_v$: the **object "
+        "head** the first two, the **subject head** the last two."
     )
+    assert "owns the $i$-th block" not in source["83c4d06e"]
     assert "In both heads, keys are (food, person) and values (noun, human);" in pair
     assert (
         '"ate" asks the object head with the query (16, 0), for food, and the subject head '
@@ -1421,15 +1446,15 @@ def test_plain_printouts_on_the_main_line():
     assert len({len(line) for line in pair}) == 1  # the columns line up
     back = shown["pair-out"].splitlines()
     # review 07_p (finding 5): one head's second half is labelled a copy, not a "half"
+    # review 07_x (finding 3): one head's output once; its copy column was the PAIR's
     assert re.split(r"\s{2,}", back[0].strip()) == [
         "output of 'ate'",
         "one head",
-        "one head (copy)",
         "object head",
         "subject head",
     ]
-    assert back[1].split() == ["noun", "0.98", "0.98", "0.99", "1.00"]
-    assert back[2].split() == ["human", "0.48", "0.48", "0.00", "1.00"]
+    assert back[1].split() == ["noun", "0.98", "0.99", "1.00"]
+    assert back[2].split() == ["human", "0.48", "0.00", "1.00"]
     # fix round 4, item 5: X with its feature names, and what "ate" brings back
     x_lines = shown["x-code"].splitlines()
     assert x_lines[0].split() == list(toy.FEATURES)
@@ -1473,9 +1498,11 @@ def test_the_named_heads_and_one_merged_experiment():
     # review 07_k (finding 5): why the one-head output repeats, said once
     # round m (review 07_m, finding 2): what the average loses is whose features they are
     # review 07_o (finding 2): why whose is lost: shared *noun*, one row of weights
+    # review 07_x (findings 2-3): no "twice"; whose is lost because both share *noun*
     assert read.endswith(
-        "the head returns (0.98, 0.48) twice: a noun, about half human. "
-        "One row of weights averages the two values: nothing says whose."
+        "the head returns (0.98, 0.48): a noun, about half human. One row of weights "
+        'averages the two values; since "cake" and "I" share the *noun* feature, nothing '
+        "says whose."
     )  # round l (review 07_l, finding 3): "lost its owner" cut
     assert "Any divisor" not in read and "tie a tie" not in read
     assert "Both words are nouns" not in read
@@ -1514,7 +1541,8 @@ def test_the_named_heads_and_one_merged_experiment():
     # "one head averages", are cut; the slider shows both frames
     assert "h1-code" not in ids and "h1-read" not in ids
     # fix round 7h: 2 sentences; round g: W_o's role is said once, in pair-read2
-    assert "Each reader is a **head**, a complete attention." in source["855d1d49"]
+    # review 07_x (finding 5): the readers are cut; a head is still defined there
+    assert "A **head**, a complete attention, can ask one." in source["855d1d49"]
     assert "pointers ask; food answers, and people less" in source["heads-md2"]
     assert "with $W_o$ the identity" not in source["heads-md2"]  # session 10: cut
     delicious = toy.token_index("delicious")
@@ -1754,7 +1782,7 @@ def test_fix_round_7k_wording():
     in out[0]; the visible words go down (2,372 before)."""
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    assert "the head returns (0.98, 0.48) twice:" in source["pair-read"]  # review 07_t: shorter
+    assert "the head returns (0.98, 0.48):" in source["pair-read"]  # review 07_x: no "twice"
     W_q, W_k, W_v, W_o = HEADS.PAIR
     one, _ = al.multi_head_attention(toy.X, *HEADS.PAIR, h=1)
     assert np.allclose(W_v[:, :2], W_v[:, 2:]) and np.allclose(one[:, :2], one[:, 2:])
@@ -1908,10 +1936,10 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # trained heads differ at all. Session 4: drawn here, in a fold (test_trained_heads_fold)
     # review 07_b: what each head does is said in the main text, before the figure
     assert (  # round d: one head a sentence, in the panels' order
-        "One looks at the previous token, one mostly at the next. The third puts 0.91 of each "
-        "row, on average, on `[CLS]`, a marker added in front: an *attention sink*, where "
-        "softmax parks weight it must put somewhere. The last puts every row's top weight "
-        'on "cake".' in source["trained-lead"]  # session 10 (review 07_u, finding 8)
+        "One looks at the previous token, one mostly at the next. The third, a *parking "
+        "head*, puts 0.91 of each row, on average, on `[CLS]`, a marker added in front: an "
+        "attention sink (chapter 5). The last puts every row's top weight "
+        'on "cake".' in source["trained-lead"]  # review 07_x (finding 6): chapter 11's term
     )  # review 07_c; round g (review 07_f, finding 2): measured, and named as chapter 11 does
     # review 07_t (finding 6): the searchable name, once, beside the course's "parking"
     assert source["trained-lead"].count("sink") == 1
@@ -2139,8 +2167,9 @@ def test_fix_round_c_review_07zb():
     # review 07_b: with h = 1 there are no object and subject halves; honest labels
     # review 07_o (finding 4): the halves labelled, so the one head's repeat is plain
     # review 07_p (finding 5): no "halves" for one head; its copy has its own column
-    assert '"one head (copy)": one[ate, 2:],' in source["pair-out"]
-    assert "# h = 1 writes its one average twice: W_v repeats (noun, human)" in source["pair-out"]
+    # review 07_x (finding 3): the copy column and its comment are cut
+    assert '"one head (copy)"' not in source["pair-out"]
+    assert "writes its one average twice" not in source["pair-out"]
     main, _ = main_and_folded(cells)
     assert sum(len(c.source.split()) for c in main) <= 1535 + 20  # round i (review 07_h)
 
