@@ -53,6 +53,14 @@ def test_reference_scores_pass(capsys):
     assert one_line(capsys, "scores", "PASS") == "[scores] PASS: all 4 cases match the reference.\n"
 
 
+def test_float32_scores_pass_but_float16_ones_are_named(capsys):
+    # float32 keeps about 7 digits, within the tolerance; float16 keeps about 3.
+    assert check_scores(lambda Q, K: good_scores(Q, K).astype(np.float32))
+    one_line(capsys, "scores", "PASS")
+    assert not check_scores(lambda Q, K: good_scores(Q, K).astype(np.float16))
+    assert "float16" in one_line(capsys, "scores", "FAIL")
+
+
 def test_einsum_with_ellipsis_passes(capsys):
     assert check_scores(lambda Q, K: np.einsum("...id,...jd->...ij", Q, K))
     one_line(capsys, "scores", "PASS")
@@ -105,6 +113,8 @@ def test_einsum_with_ellipsis_passes(capsys):
         (lambda Q, K: good_scores(Q, K) + 0.1, "values differ from the reference"),
         (lambda Q, K: good_scores(Q, K).astype(int), "your scores are integers"),
         (lambda Q, K: good_scores(Q, K).astype(np.int32), "drop the integer cast"),
+        (lambda Q, K: good_scores(Q, K).astype(np.float16), "your scores were cast to float16"),
+        (lambda Q, K: np.float16(Q) @ np.float16(swap(K)), "a low-precision dtype"),
         (
             lambda Q, K: Q @ K.reshape(K.shape[:-2] + (K.shape[-1], K.shape[-2])),
             "K.reshape gave K the shape of its transpose, but not its numbers",
@@ -311,6 +321,9 @@ def test_the_toy_pointer_row_moves_the_rows_of_the_pointer_words():
         (lambda X, f: ~rows_of(X, f), "the other way round"),
         (lambda X, f: np.eye(len(X), dtype=bool)[[f] * len(X)].T, "the row of token number f"),
         (lambda X, f: X[:, f] != 0, "returned shape (8,), expected (8, 8)"),
+        (lambda X, f: np.repeat((X[f] != 0)[:, None], len(X), 1), "comes from X[3], a row"),
+        (lambda X, f: np.tile(X[f] != 0, (len(X), 1)), "test X[:, feature] != 0"),
+        (lambda X, f: X[f] != 0, "the 4 features of token 3"),
         (lambda X, f: rows_of(X, f)[:, :-1], "One True/False per score"),
         (lambda X, f: rows_of(X, (f + 1) % X.shape[1]), "feature 0, not 3: off by one"),
         (lambda X, f: rows_of(X, f - 1), "rows of the tokens with feature 2, not 3: off by one"),

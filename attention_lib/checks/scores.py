@@ -251,4 +251,20 @@ def _check_matrix(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray) -> None
             f"your scores are integers (on {case}), so each was cut to a whole number: "
             "drop the integer cast (.astype(int), dtype=int) and keep the floats."
         )
+    _low_precision(out, expected, case)
     same(out, expected, case)
+
+
+def _low_precision(out: np.ndarray, expected: np.ndarray, case: str) -> None:
+    """Fail, naming the cast, on right scores held in float16 (about 3 significant digits)."""
+    if np.allclose(out, expected, atol=ATOL) or not np.isfinite(out).all():
+        return
+    as_half = np.asarray(out, dtype=np.float16).astype(float)  # float16 holds these exactly
+    near = np.allclose(out, expected, rtol=4e-3, atol=4e-3 * np.abs(expected).max())
+    if np.array_equal(out, as_half) and near:  # float16 sums lose digits on small entries
+        i = np.unravel_index(np.abs(out - expected).argmax(), out.shape)
+        raise Fail(
+            f"your scores were cast to float16 (on {case}), a low-precision dtype with "
+            f"about 3 significant digits: got {out[i]:.6g}, expected {expected[i]:.6g}. "
+            "Drop the cast (.astype(np.float16), dtype=np.float16) and keep float64."
+        )

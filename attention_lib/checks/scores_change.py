@@ -71,6 +71,7 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
     out = _run(cases, case, X, f, hint=hint)
     last = _LAST.get()
     kind = last[1] if last is not None and last[0] is out else "b"
+    _token_row(out, X, f, case)
     if out.shape == (n,):
         raise Fail(
             f"returned shape {out.shape}, expected {(n, n)} (on {case}): one True/False "
@@ -187,6 +188,27 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
     if not np.array_equal(mask, expected):
         _fixed_mask(cases, case, X, f, mask)
     same(out, expected, case)
+
+
+def _token_row(out: np.ndarray, X: np.ndarray, f: int, case: str) -> None:
+    """Fail, naming X[f], on a mask built from token f's row of X instead of column f."""
+    n, d = X.shape
+    if f >= n or (X[f] != 0).all() or not X[f].any():  # all or none: nothing tells
+        return
+    row, column = X[f] != 0, X[:, f] != 0  # (d,) token f's features; (n,) feature f's tokens
+    for m in dict.fromkeys((n, d)):
+        for build in (lambda v: v, lambda v, m=m: np.repeat(v[:, None], m, axis=1)):
+            right = build(column)
+            for mask in (build(row), build(row).T):
+                if mask.shape != out.shape or not np.array_equal(out != 0, mask):
+                    continue
+                if mask.shape == right.shape and np.array_equal(mask, right):
+                    continue  # here row f and column f agree: no mistake to name
+                raise Fail(
+                    f"your mask comes from X[{f}], a row of X: the {d} features of "
+                    f"token {f} (on {case}). A feature is a column, one entry per "
+                    "token: test X[:, feature] != 0, then repeat it along each row."
+                )
 
 
 def _fixed_mask(cases: Cases, case: str, X: np.ndarray, f: int, mask: np.ndarray) -> None:
