@@ -213,6 +213,40 @@ def test_block_checker_names_review_12t_slips(kind, hint, capsys):
     assert result.status == "FAIL" and hint in line, line
 
 
+def slip_12x(kind):
+    """Review 12x: LN1 both before attention and after its add; the FFN reading raw X."""
+
+    def my_block(X, p, h):
+        def ln(x, k):
+            return layer_norm(x, p[f"ln{k}_gamma"], p[f"ln{k}_beta"], decoder.EPS)
+
+        def ffn(x):
+            return decoder.feed_forward(x, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
+
+        Ws = p["W_q"], p["W_k"], p["W_v"], p["W_o"]
+        X1 = X + mha(ln(X, 1), *Ws, h, al.causal_mask(len(X)))[0]
+        if kind == "ffn_on_X":
+            return X1 + ffn(X)
+        X1 = ln(X1, 1)  # then chapter 11's order: normalise after each add
+        return ln(X1 + ffn(X1), 2) if kind == "post" else X1 + ffn(X1)
+
+    return my_block
+
+
+@pytest.mark.parametrize(
+    ("kind", "hint"),
+    [
+        ("post", "normalised after the add, as chapter 11"),
+        ("post_no_ln2", "normalised after the add, as chapter 11"),
+        ("ffn_on_X", "the feed-forward network read X, the block's input"),
+    ],
+)
+def test_block_checker_names_review_12x_slips(kind, hint, capsys):
+    result = check_decoder_block(slip_12x(kind))
+    line = capsys.readouterr().out
+    assert result.status == "FAIL" and hint in line, line
+
+
 def test_block_checker_gives_each_call_its_own_copy_of_the_weights(capsys):
     def spoils_weights(X, p, h):
         out = block()(X, p, h)

@@ -59,6 +59,7 @@ def slips(X, p: dict, h: int) -> list[tuple]:
         (post_1 + ffn(post_1), _POST_LN),
         *[(w, _POST_LN) for w in (ln(post_1 + ffn(ln(post_1, 2)), 2), post_1 + ffn(ln(post_1, 2)))],
         *[(w, _AFTER_ADD) for w in (both + ffn(ln(both, 2)), ln(both + ffn(ln(both, 2)), 2))],
+        *[(w, _AFTER_ADD) for w in (ln(both + ffn(both), 2), both + ffn(both))],  # review 12x
         (ln(pre_ln(X), 2), _AFTER_ADD),
         (pre_ln(X, mha=_parts(p, h, mask=False)[1]), _NO_MASK),
         (mha(ln(X, 1)) + ffn(ln(mha(ln(X, 1)), 2)), _NO_RESIDUAL_1),
@@ -86,6 +87,7 @@ def slips(X, p: dict, h: int) -> list[tuple]:
         (by_hand(W_o=False), _NO_W_O),
         (pre_ln(X, ffn=lambda x: _no_relu(x, p)), _NO_RELU),
         (X1 + ffn(ln(X, 1)), _FFN_LN_1),
+        (X1 + ffn(X), _FFN_ON_X),
         (by_hand(scale=np.sqrt(X.shape[-1] / h)), _NO_SCALE),
         (by_hand(scale=h**-0.5), _SCALE_D_MODEL),
         (by_hand(scale=(X.shape[-1] / h) ** -0.5), _SCALE_D_K),
@@ -207,6 +209,10 @@ _PARALLEL = (
     "*after* attention's residual, so it can use what attention found."
 )
 _FFN_LN_1 = "the feed-forward network read LN1(X), attention's input: it reads LN2(X1)."
+_FFN_ON_X = (
+    "the feed-forward network read X, the block's input: it reads LN2(X1), the vector after "
+    "attention's residual, normalised. Return X1 + FFN(LN2(X1))."
+)
 _UNCHANGED = "you returned X unchanged: return X1 + FFN(LN2(X1)), with X1 = X + MHA(LN1(X))."
 _EPS = (
     "the layer norms used layer_norm's default eps (1e-12): the decoder uses decoder.EPS "
