@@ -869,8 +869,8 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     assert "when\nchosen" not in cells["12660781"].source  # a soft lookup passes on shares
     assert "in\nproportion to how well" not in cells["12660781"].source  # shares (review 02a)
     assert "weighted by its share" not in cells["12660781"].source  # round s-7: cut
-    assert "whose core dimension 0 (3 rows) should match the 4 columns" in prose  # the decode
-    assert "core dimension 0" in cells["e369ec66"].outputs[0]["text"]  # ... of this error
+    # review 02_y-5: the gufunc ("core dimension 0") cell is cut; the library's error stays
+    assert "core dimension" not in prose and "e369ec66" not in cells
     assert "151.3 minutes are no one film's" in cells["6b585669"].source  # the blend is no film
     assert "as its query" in cells["wqwhy001"].source and "gets its row" not in prose
     order = [c.id for c in _page_cells()]
@@ -1078,9 +1078,8 @@ def test_review_02b_page_edits():
     # editor pass 10: the "a little noun and human (0.2 each)" aside is cut
     assert 'names=("X", "W_q", "Q")' in prose and "To check question 1" not in prose
     assert "After you answer question 1, check with" in prose  # review 02_o-8
-    # review 02_q-4: Reformer is named in exercise 2.2's solution only, not the main line
-    assert "{cite:p}`kitaev2020reformer` shares $W_q$ and $W_k$" in prose
-    assert prose.count("kitaev2020reformer") == 1  # and "Reformer" not in the bullets (above)
+    # review 02_y-4: the Reformer aside is cut from exercise 2.2's solution
+    assert "Reformer" not in prose and "kitaev2020reformer" not in prose
 
 
 # --- Fix round k (review 02_k) ----------------------------------------------------------------
@@ -1166,11 +1165,7 @@ def test_review_02s_page_edits():
     it, cake = toy.token_index("it"), toy.token_index("cake")
     S = al.attention_scores(Q, Q)
     assert (round(S[it, it], 2), round(S[it, cake], 2)) == (3.39, 3.25)
-    # finding 2: Reformer also scales its keys to length 1: every row peaks on itself
-    solution = " ".join(cells["5e1f0a03"].source.split())
-    assert "and also scales each key to length 1" in solution and "(8 of 8 in our toy)" in solution
-    assert "for this reason" not in solution and "unless nothing else is available" in solution
-    assert ((Q @ (Q / np.linalg.norm(Q, axis=1, keepdims=True)).T).argmax(1) == range(8)).all()
+    # finding 2's Reformer aside is cut (review 02_y-4)
     # finding 4: W_q's rows are labelled with the features in the one-token diagram
     assert "right_rows=toy.FEATURES" in " ".join(c.source for c in _page_cells())
 
@@ -1189,3 +1184,28 @@ def test_one_token_diagram_names_the_rows_of_w_q():
     width = int.from_bytes(png[16:20], "big")
     text_px = float(re.search(r'data-text-px="([0-9.]+)"', html).group(1))
     assert text_px * min(width, 520) / width >= 7.0
+
+
+# --- Fix round y (review 02_y) ----------------------------------------------------------------
+
+
+def test_review_02y_page_edits():
+    cells = {c.id: c for c in _page_cells()}
+    flat = {k: " ".join(c.source.split()) for k, c in cells.items()}
+    # finding 1: part 3 gives the deciding quantity, |q_j| cos(theta), not "shorter"
+    part3 = flat["5e1f0a03"]
+    assert "Four queries" not in part3
+    assert "Row $i$ picks the word with the largest $\\lVert q_j \\rVert \\cos\\theta$." in part3
+    assert '"Delicious" points almost exactly at "cake" ($\\cos\\theta = 0.992$)' in part3
+    # finding 2: why query column 0 may be called "seeks food"
+    assert 'Query column 0 thus meets food, hence "seeks food";' in flat["wqwhy001"]
+    assert flat["wqwhy001"].count("have no names") == 1
+    # finding 3: a larger score gets a larger share
+    assert "grow with the score (3.0 → 0.42, 2.7 → 0.31)." in flat["087e3e00"]
+    # finding 5: only the library's error is left in the fold
+    assert "Operand 1" not in flat["6ab3a5e0"] and "W_short" not in flat["6ab3a5e0"]
+    # finding 6: exercise 2.1 prints x_delicious and column 1 only
+    assert "print(toy.W_q)" not in cells["ab785b83"].source
+    assert "toy.W_q[:, 1]" in cells["ab785b83"].source
+    # finding 7: GPT-2's Conv1D keeps our orientation
+    assert "Hugging Face's GPT-2 (`Conv1D`) stores our $(d_{in}, d_{out})$." in flat["f05ed001"]
