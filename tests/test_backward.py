@@ -1348,10 +1348,14 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     assert "a gradient check catches it" in main_text  # review 10_s
     # review 10_t: off the plateau the slip stalls; review 10_x: said on the main line too,
     # and the summary gives both starts
-    assert "the same slip stalls" in folded_text and "the same slip stalls at 41%" in main_text
+    # review 10_y finding 7: said once, on the main line; the dropdown only runs it
+    assert "the same slip stalls" not in folded_text and "the same slip stalls at 41%" in main_text
     assert "A wrong gradient can train well from one start and fail from another" in main_text
     assert "A slipped gradient can train as well" not in main_text
-    assert 'it always says "cake"' in main_text and "the wrong noun in training" in main_text
+    assert 'it always says "cake"' in main_text and "the wrong noun in training" not in main_text
+    # review 10_y finding 1: the "book" logit does not "only fall"; W_v never learns "book"
+    assert "only falls" not in main_text and 'lowers the "book" logit' in main_text
+    assert "0.2% spread" in folded_text and "relative error 0.54" in main_text  # 10_y: 4, 3
     assert "the wrong noun" not in folded_text and "That is why" not in folded_text
     assert "median 159" in folded_text and "(why: see *Going further*)" in main_text
     assert 'never answers "book"' in main_text and "overlap." not in main_text  # review 10_o
