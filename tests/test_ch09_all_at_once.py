@@ -868,7 +868,7 @@ def test_step_times_per_width_and_product_share():
         product_share(n=0)
 
 
-MAIN_WORDS = 1210  # main-line prose words (editor pass 10: 1203; 09v: 1449)
+MAIN_WORDS = 1276  # main-line prose words (editor pass 10: 1203; 09v: 1449; 09y: +73)
 
 
 # --- The page -----------------------------------------------------------------------------
@@ -885,7 +885,7 @@ def test_the_page_says_only_what_it_measures():
     cells = nbformat.read(path, as_version=4).cells
     prose = prose_lines(cells)
     text = " ".join(prose)
-    assert sum(len(line.split()) for line in prose) <= 1700  # editor pass 10: 1648; 09m: 1800
+    assert sum(len(line.split()) for line in prose) <= 1721  # pass 10: 1648; 09m: 1800; 09y: +73
     refuted = (
         *("processor's cache", "by arithmetic", "a new word", "GPU's small on-chip"),
         *("the arithmetic decides", "faster per FLOP", "threshold moved", "999 cached keys"),
@@ -1001,7 +1001,9 @@ def test_the_page_says_only_what_it_measures():
         # Round 09r (finding 5): training stores the weights; FlashAttention keeps m and ℓ
         # Round 09s (findings 3, 5): the training-scale number; FlashAttention keeps the output
         # Editor pass 10: the training-scale sentence cut (exercise 1 does that sum)
-        "2 GiB at $n = 16384$ tokens, for one head of one layer.",
+        # Round 09y (finding 5): why the n² count multiplies, in place of "one head"
+        "2 GiB at $n = 16384$ tokens, and training keeps the weights of every head and layer"
+        " for the backward pass.",
         # Round 09t (finding 6): no nested parenthesis
         "It does no fewer FLOPs. In training it does more: it stores only the output and $m$,"
         " $\\ell$ per row (or their logsumexp), so the backward pass recomputes the tiles. It is"
@@ -1033,10 +1035,11 @@ def test_the_page_says_only_what_it_measures():
         # Round 09r (finding 1): blocking is not credited with the in-place drop
         # Round 09s (finding 2): in place is step 1 of the list, its code cell cut
         "`al.chunked_attention` shrinks the memory in three steps:",
-        "**In place.** Overwrite the scores: one $n \\times n$ array, not three (24 → 8.7 MiB"
-        " at $n = 1024$).",
-        'Vermilion: from "I" to "delicious".',  # round 09u (finding 5): said once, in 15
-        "`peak_memory` measures the plain version's peak in one call.",
+        # Round 09y (finding 2): numbers the page prints (8 MiB weights, 3.0 x that)
+        "**In place.** Overwrite the scores: one $n \\times n$ array, not three (8 MiB, not"
+        " 24, at $n = 1024$).",
+        # round 09u (finding 5): said once; round 09y (finding 7): one sentence, the figure's 8
+        'In vermilion, the way from "I" to "delicious": 8 updates above, one line below.',
         "scratch memory independent of $n$; the arithmetic still grows like $n^2$.",
         # Editor pass 10: "Query blocks hold 16 MiB..." cut (step 3 and the printed line say it)
         "$x_t W_x$ is one product for all $t$, and only $h_{t-1} W_h$ must wait.",  # a fold
@@ -1054,8 +1057,17 @@ def test_the_page_says_only_what_it_measures():
         'After "I", the RNN makes 7 more state updates, the last reading "delicious", carrying'
         ' "I" in one fixed-size state (4 numbers here).',
         "that is also why its scores are $n \\times n$ (below).",
-        'in the RNN, a gradient from "delicious" back to the state after "I" crosses 7'
-        " $\\tanh$ steps, and can shrink at each.",
+        # Round 09y (finding 6): either way, and the standard name
+        'in an RNN, a gradient from "delicious" back to the state after "I" crosses 7'
+        " $\\tanh$ steps, and can shrink or grow at each (vanishing or exploding gradients).",
+        # Round 09y (finding 1): Table 1's own message back, before the projections
+        "Table 1's count (last column) is smaller than the RNN's while $n < d$ (5 M against"
+        " 52 M at $n = 50$; equal at $n = d = 512$), so the paper calls self-attention cheaper"
+        " for most sentences. With its four projections",
+        # Round 09y (finding 3): the three library forms named at first use
+        "`attention_by_rows` computes one query row at a time; `attention_matrix` is the"
+        " plain matrix form; `chunked_attention` is the tiled form below.",
+        "## One price: $n^2$ memory",  # round 09y (finding 8): not *the* price
         "## Tiles: the online softmax",
     ):
         assert claim in words, claim
@@ -1088,6 +1100,7 @@ def test_the_page_says_only_what_it_measures():
         *("7 more updates to reach", "cheaper only than an LSTM", "plot below"),  # 09u
         *("That code also", "the RNN is faster by", "Attention, one query at a time"),  # 09s
         *("So the gain is", "(in training, more"),  # round 09t (09u: Table 1's n < d back)
+        *("The price: $n^2$", "for one head of one layer", "`peak_memory` measures"),  # 09y
     ):
         assert gone not in words, gone
     visible = " ".join(c.source for c in shown(cells) if c.cell_type == "code")
@@ -1189,3 +1202,5 @@ def test_the_stopwatch_sits_with_its_plot():
         " + 0.2 MiB (scratch)"
     ), lines
     assert ids.index("toy-tiles") + 1 == ids.index("d0890774") == ids.index("tile-sample") - 1
+    # Round 09y (finding 4): the measuring code folded, its printed line shown
+    assert table.metadata["tags"] == ["hide-input"]
