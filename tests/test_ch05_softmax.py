@@ -984,20 +984,21 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     caption = " ".join(cells["twokeycap"].source.split())
     assert ids.index("twokeycap") == ids.index("twokey05") + 1
     # session 10: "0.90 - 0.64" cut (both scores are in the table above)
-    assert "At the real lead, 0.26," in caption and "$p = 1/(1 + e^{-g/T})$" in caption
+    # review 05_y F5: chapter 4's two-key weight by name and formula; its gap g over T
+    assert "At the real gap, 0.26:" in caption and "$p = 1/(1 + e^{-g/T})$" not in caption
     # review 05_b: the curve named, and T pointed back to the formula that defines it
     # review 05_d: the sigmoid named once, for the gap; T is defined in its own section now
     # review 05_p: one idea per sentence; chapter 4 gave the formula, this page names it
-    assert "the logistic *sigmoid*." in caption and "as in the formula" not in caption
+    assert "a *sigmoid*," in caption and "as in the formula" not in caption
     # review 05_f: marked as chapter 4's two-key weight (in its main line, not a fold)
     # review 05_k: no "with T added" chain; chapter 4's p = 1/(1 + e^{-g}) becomes g / T
     # review 05_r: chapter 4 calls it the top weight; here it is the weight of "cake"
     # review 05_t round t: for g < 0 the first key is not the top one: "the first of two keys"
     assert "top weight" not in caption and "added" not in caption
     # session 10: one sentence: chapter 4's weight of "cake", its lead g (any sign) over T
-    assert (
-        'Each softmax curve is chapter 4\'s weight of "cake" against "delicious" alone, with'
-        " its lead $g$ divided by $T$: $p = 1/(1 + e^{-g/T})$" in caption
+    assert caption.startswith(
+        "Each softmax curve is chapter 4's two-key weight $1/(1 + e^{-g})$, a *sigmoid*,"
+        ' for "cake" against "delicious" alone, its gap $g$ divided by $T$.'
     )
     # review 05_o: Exercise 5.1 uses T, so it follows the temperature section
     assert ids.index("tnot05") < ids.index("f37d9cdc") < ids.index("2adc8f99")
@@ -1073,15 +1074,22 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     conclusion = " ".join(cells["d4e5f607"].source.split())
     # session 10: the 2.60 -> 5.20 the print shows is not repeated
     assert "Scores $S$ as weights double the output: $(2S)V = 2(SV)$, so" in conclusion
-    assert 'only change which values are mixed ("cake" 0.21 to 0.32).' in conclusion
+    # review 05_y F3: bigger scores change the mix, not which values are in it
+    assert 'bigger scores only change the mix ("cake" 0.21 to 0.32).' in conclusion
     assert "so a sharper head would also give a longer output." in conclusion  # 05_x F3
     # review 05_p: the hull is chapter 6's learning objective, so not named here
     assert "hull" not in conclusion
     # review 05_t round t: the takeaway is the bound a weighted average obeys, reached at x100
     assert "chapter 6 says why" not in conclusion and "grows only" not in conclusion
+    # review 05_y F2: the 1.41 at x100 is the value of "cake", tied for the longest
     assert (
         "Softmax's output stays a weighted average of the values, never longer than"
-        " the longest value (1.41, approached at 100 times the scores)" in conclusion  # 05_x F4
+        " the longest value:"
+        in conclusion
+        and "approached" not in conclusion
+    )
+    assert conclusion.endswith(
+        'At 100 times the scores it is the value of "cake", which happens to be the longest (1.41).'
     )
     # review 05_f: doubling reshuffles toward both top keys; it undoes chapter 4's scaling
     assert "Doubling" not in conclusion
@@ -1224,7 +1232,7 @@ def test_round_3_shows_both_raw_rows_and_points_to_sharper_trained_heads():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert conclusion.count(". ") == 1  # review 05_t round t: doubling, then the bound
+    assert conclusion.count(". ") == 2  # doubling, the bound, then x100 (review 05_y F2)
     # review 05w: the heatmap and its note are cut (26b93a54 was cut before)
     assert "26b93a54" not in cells and "t2note05" not in cells
     assert "tderiv05" not in cells
@@ -1276,7 +1284,8 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_o: the key bias is cut (the toy has none); the requirements are a list
     # review 05_p: a dot product has a zero; the reason is a bias in the key projection,
     # which adds one number to the whole row and favours no key
-    assert "natural zero" not in flat
+    # review 05_y F4: rule 3 gets its reason on the main line, once (the fold's cut)
+    assert flat.count("natural zero") == 1
     # review 05_r: the bias shown (q . b_k is the same for every key); the exponential is
     # forced only under the stated asks, and the designs that drop one are named
     # review 05_s: the experiment leads; the bias and the other designs move into the fold,
@@ -1285,14 +1294,14 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # session 10 (review 05_v F1, F2, F5): a short lead, the prints, then the three wishes
     assert why == "Why exponentiate? Try plain division by the sum instead:"
     fold = " ".join(cells["onlyexp5"].source.split())
-    assert fold.split(":class: dropdown ")[1].startswith("Why only gaps? A bias $b_k$ in the key")
-    assert "$q \\cdot (k_j + b_k) = q \\cdot k_j + q \\cdot b_k$, and favours no key." in fold
+    assert fold.split(":class: dropdown ")[1].startswith("Of weights $f(z_i) / \\sum_j f(z_j)$")
+    assert "Why only gaps?" not in fold and "favours no key" not in flat
     # review 05_v (finding 3): sparsemax is not of the f(z_i) / sum f(z_j) form at all
     assert "Sparsemax and entmax are not of this form" in fold
     assert "drop strict positivity" not in fold
     assert "Sigmoid attention drops the division by the total." in fold
     assert "b_k" not in why and "Sparsemax" not in why and "gaps alone and be smooth" not in flat
-    assert "key bias" not in flat
+    assert flat.count("key bias") == 1
     # review 05_m: the reason where the requirement is stated, and not again in the math
     math = " ".join(cells["04fabf9f"].source.split())
     # session 10 (review 05_v F8): T is out of the first formula
@@ -1305,7 +1314,12 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # session 10 (review 05_v F1): three wishes, each with its number; the doubling duality
     # (0.324, T = 0.5) is cut: "what softmax adds" shows doubling ("cake" 0.21 -> 0.32)
     assert said.startswith("Shares should be: 1. **positive**, for any score;")  # 05_x F2
-    assert "(a bias" not in said  # review 05_x F7: the key bias is in the fold only
+    assert "(a bias" not in said
+    assert (
+        "3. **dependent only on gaps**: a key bias adds the same $q \\cdot b_k$ to a whole"
+        " row, so its scores have no natural zero." in said  # review 05_y F4
+    )
+    assert "breaking rules 1 and 2;" in said  # review 05_y F6
     assert "plain division turns $[1, -3]$ into $[-0.5, 1.5]$" in said
     assert 'plain division moves "cake" from 0.335 to 0.178; softmax keeps 0.211' in said
     assert "0.324" not in flat and flat.count("0.335") == 1
@@ -1329,7 +1343,9 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     assert "smooth **arg max**" in summary  # session 4: log-sum-exp only in its fold
     # review 05_k: the naming answer on the main line; the fold keeps the Jacobian only
     # review 05_l: the log-sum-exp clause (it needs gradients) moves into the slope fold
-    assert cells["softmx05"].source.endswith("So softmax is a smooth arg max.")
+    soft = " ".join(cells["softmx05"].source.split())  # review 05_y F1: a single score
+    assert "Softmax, a smooth arg max, responds to a nudge of any single score," in soft
+    assert "every nudge" not in soft
     assert "log-sum-exp" not in cells["softmx05"].source
     assert "whose gradient\nis softmax" in cells["lsefold5"].source
     # T is named before the figure that plots it; the non-linearity fold is split
@@ -1338,7 +1354,7 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_u F1: the three values hold for two keys only; the full row's follow
     cap = " ".join(cells["twokeycap"].source.split())
     # session 10: one number per temperature shown (0.70 and 0.49 at T = 0.3 cut)
-    assert 'weight of "cake" against "delicious" alone' in cap
+    assert 'sigmoid*, for "cake" against "delicious" alone' in cap
     assert "0.56 at $T = 1$ and 0.93 at $T = 0.1$ (in the full row: 0.21 and 0.92)." in cap
     math = " ".join(cells["04fabf9f"].source.split())
     assert "(next section)" not in math and "k = 1/T" not in math
@@ -1362,7 +1378,7 @@ def test_session_4_gives_the_two_reasons():
     # review 05_o: "acts as", so the sentence does not read as a contradiction
     # review 05_p: one idea per sentence
     # review 05_x F1: T = 2 is relative to the raw scores; the slider's T = 1 is attention
-    assert "On the raw scores $QK^\\top$, attention's division by $\\sqrt{d_k} = 2$" in flat
+    assert "Attention's division of $QK^\\top$ by $\\sqrt{d_k} = 2$" in flat  # 05_y: words
     assert "is a fixed temperature $T = 2$; the slider's $T = 1$ is the real attention" in flat
     assert np.allclose(al.softmax(toy.scaled_scores(), temperature=1), weights)
     assert np.allclose(al.softmax(toy.scores(), temperature=2), weights)  # sqrt(d_k) = 2
@@ -1470,8 +1486,8 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     # review 05_n: "close to even" undersold a 2.25 ratio: far from one-hot, the top is 0.21
     # review 05_p: tied to chapter 4's scaling
     # session 10: the 0.21 (in the table and the caption) and "scaling halved them" cut
-    assert "far from one-hot because the toy's scores are small;" in note
-    assert note.endswith("far sharper (chapter 11).")
+    # review 05_y: the chapter 11 pointer cut to pay for rule 3's reason
+    assert note.endswith("far from one-hot because the toy's scores are small.")
     # review 05_t round t: the 0.81 span and its 2.25 ratio are cut to pay for the main line
     assert "0.81" not in note and "2.25" not in note
     assert "hand-picked" not in flat and "keep each row" not in note
@@ -1488,7 +1504,7 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     assert top.startswith("## Temperature: how decisive is attention? Temperature $T > 0$")
     last = " ".join(cells["tnot05"].source.split())
     # review 05_o, 05_u F5, 05_v F4 (the division by sqrt(d_k) is itself a temperature)
-    assert last.startswith("On the raw scores $QK^\\top$, attention's division")
+    assert last.startswith("Attention's division of $QK^\\top$ by")
     # session 10: the doubling duality ("as T = 0.5 would") is cut with 0.324
     assert "Doubling $W_q$ acts as halving $T$" in last and "$T = 0.5$" not in flat
     ids = [c.id for c in cells.values()]
