@@ -558,6 +558,8 @@ def loop_variant(kind):
             heads = [heads[(i + step) % h] for i in range(h)]
         if kind == "reversed":
             heads = heads[::-1]  # each head right, concatenated last to first
+        if kind == "axis 0, no W_o":  # review 07_y: (h n, d_k), before W_o could crash
+            return np.concatenate(heads, axis=0)
         out = np.concatenate(heads, axis=0 if kind == "axis 0" else -1) @ W_o
         return (out, np.stack(weights)) if kind == "pair" else out
 
@@ -730,6 +732,11 @@ def review_07d_slip(kind):
             "9 columns, d_model - d_k: the last head is missing",
         ),
         (loop_variant("axis 0"), "FAIL", "20 rows, h x n: the heads were stacked under"),
+        (
+            loop_variant("axis 0, no W_o"),
+            "FAIL",
+            "you stacked the heads along the token axis: concatenate along axis=-1",
+        ),
         (loop_variant("full W_v"), "FAIL", "48 columns, h x d_model: each head is d_model"),
         # Fix round 7i: a width typed in (2, or h) is told apart from a missing head, and
         # the missing head is named (range(1, h) drops the first); a slice one too wide.
@@ -956,19 +963,12 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # round l (review 07_l, findings 1-2): the mixing W_o is shown, code and output
     assert "remove-cell" in cells[ids.index("mix-assert")].metadata["tags"]
     mix_code = cells[ids.index("mix-code")]
-    # round m (review 07_m, finding 1): the table shows the two terms beside their sum
-    assert "tags" not in mix_code.metadata and len(mix_code.source.splitlines()) <= 5
+    # review 07_y (finding 6): one short cell, the row of "ate" printed; no "invertible"
+    assert "tags" not in mix_code.metadata and len(mix_code.source.splitlines()) <= 4
     assert "al.multi_head_attention(" in mix_code.source and "W_o_mix, h=2)" in mix_code.source
-    shown = "".join(str(o.get("data", {}).get("text/plain", "")) for o in mix_code.outputs)
-    rows = {line.split()[0]: line.split()[1:] for line in shown.splitlines()[1:]}
-    # review 07_o (finding 5): only the row of "ate"; the silent words' 0.55 are not shown
-    # review 07_x (finding 1): its concatenation beside the mixed output, column by column
-    assert rows == {
-        "1": ["0.99", "0.99"],
-        "2": ["0.00", "1.99"],
-        "3": ["1.00", "1.00"],
-        "4": ["1.00", "1.00"],
-    }
+    assert "invertible" not in mix_code.source
+    shown = "".join(o.get("text", "") for o in mix_code.outputs)
+    assert shown.split() == ["row", "of", "'ate':", "[0.99", "1.99", "1.", "1.", "]"]
     # review 07_k (learner 1, finding 3): the W_o paragraph moved after the math, as the
     # worked case of the block sum; the figure before it stops at the concatenation
     read = source["mix-md"]
@@ -979,9 +979,11 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # round l (review 07_l, educator 2): W_o's plain purpose, one sentence
     # session 10 (review 07_u, finding 3): W_o's purpose, one sentence
     # review 07_x (finding 8): why the width is d_model, in the same sentence
-    assert read.startswith(
+    # review 07_y (finding 6): the purpose and the general point; the case is in the code
+    assert read == (
         "$W_o$ decides where each head's findings land in an output of width $d_{model}$, "
-        "which is added back to $X$ (chapter 11)."
+        "which is added back to $X$ (chapter 11). A trained $W_o$ mixes every head into "
+        "every column."
     )
     assert "residual" not in read  # review 07_t: cut
     assert "brings the width back" not in read
@@ -990,24 +992,20 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # whose object-head term is ~0
     # review 07_x (finding 1): (1, 0, 0, 1) zeroed the object head's *human* row (rank 3);
     # (1, 1, 0, 1) keeps it, so W_o mixes without discarding
-    assert "Set the identity's second column to $(1, 1, 0, 1)$:" in read
+    assert "W_o_mix[:, 1] = [1, 1, 0, 1]" in mix_code.source
     assert "a person acted on" not in " ".join(source.values())  # finding 1: not what it does
-    assert read.endswith(
-        "also adds the object head's *noun* ($W_o^{(1)}$) and the subject "
-        "head's *human* ($W_o^{(2)}$)."
-    )
     mix_read = source["mix-read"]
     # review 07_p: the table beside it shows the two terms; the prose names their sum
     # round q (review 07_q, finding 7): one sentence, the sum written out
     # review 07_s (finding 3): what the mixed column means, in one sentence
     # review 07_t (finding 1): a sum, not a logical "and"
     # session 10 (review 07_u, finding 3): the 1.99 named as a sum; the 0.55 cut
+    # review 07_y (finding 6): one sentence with the 1.99
     assert mix_read == (
-        'For "ate" it reads 1.99: "a noun was eaten" plus "a human ate", in one column. '
-        "A trained $W_o$ mixes every head into every column."
+        'Column 2 of "ate" now reads 1.99: the object head\'s *noun* (0.99) plus the subject '
+        "head's *human* (1.00)."
     )
     assert "0.55" not in " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
-    assert '"@ W_o_mix": mixed[ate]' in mix_code.source  # finding 6: named as in the code
     # review 07_n (finding 3): the toy's other rows (1.95, 1.61, 1.27) are cut; W_o is named
     # as a learned mix, with no made-up meaning for the column
     assert "only know that actions ask" not in mix_read
@@ -1026,7 +1024,7 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
     assert "clean detector" not in page and "0.77" not in page
     # review 07_k (finding 1): the cause is that one row of weights sums to 1, not the tie
-    assert "weights sum to 1: the more it gives" in source["pair-read"]  # session 10
+    assert "row of weights sums to 1: the more it gives" in source["pair-read"]  # 07_y
     assert "Any divisor" not in source["pair-read"]
     assert "blended" not in cells[ids.index("mix-assert")].source
     # review 07_p (learner 1): the figure right after the W_q table, before the outputs
@@ -1209,7 +1207,7 @@ def test_one_row_must_split_is_said_in_the_text_once():
     # review 07_b: "share these columns" was hard to parse; the same point, plainly
     # review 07_d (finding 2): the general reason, one row of weights for every value column
     # review 07_k (finding 1): framed around one row of weights summing to 1
-    assert page.count("weights sum to 1: the more it gives") == 1
+    assert page.count("row of weights sums to 1: the more it gives") == 1
     # review 07_p: shortened, the same point; session 10: the 8 and "every value column" cut
     assert page.count("each gets 0.48") == 1
     # round i (review 07_h, finding 3): what the average loses is the feature's owner;
@@ -1231,7 +1229,13 @@ def test_cost_and_rank_wording():
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     cost = source["2029d4b7"]
-    assert "No multiply-add count depends on $h$" in cost
+    # review 07_y (findings 1-2): the terms add up to the table's total; softmax is counted
+    # element-wise; "no count depends on h" is said by "26,880 for every h"
+    assert "count **multiply-adds**, except the softmax row (element-wise)." in cost
+    assert (
+        "The projections take $4\\,n\\,d_{model}^2$ (24,576 here); the scores and the "
+        "weighted sum of values take $n^2 d_{model}$ each (1,152 + 1,152): 26,880 for every $h$."
+    ) in cost
     # round d (review 07_c, findings 7 and 8): the parameters are left to the exercise
     assert (
         "Only two things grow with $h$: the element-wise work on the score maps (scale, "
@@ -1249,7 +1253,7 @@ def test_cost_and_rank_wording():
     assert "Equal counts" not in cost
     # fix round 7g, item 5: said once, in the cost section; the table shows it per h
     page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
-    assert page.count("No multiply-add count depends on $h$") == 1
+    assert page.count("26,880 for every $h$") == 1
     assert "normalise and store" not in source["bd170a6f"]  # review 07w: the cost, twice at most
     assert "rank" not in source["bd170a6f"]
     # fix round 7n (review 07r): the link to chapter 11 previews what it measured
@@ -1349,16 +1353,16 @@ def test_values_overlap_is_said_with_its_example():
     # session 10 (review 07_u, findings 1-2): the setup in two plain sentences, and why 16
     # review 07_x (finding 4): what a head owns, said before the pair is built (moved
     # from the math section, not repeated there)
+    # review 07_y (finding 7): one sentence per head
     assert pair.startswith(
-        "**The pair**, `toy.heads.PAIR`, is two hand-set heads of width $d_k = 2$. Head $i$ "
-        "owns the $i$-th block of $d_k$ columns of $W_q$, $W_k$ and $W_v$: the **object "
-        "head** the first two, the **subject head** the last two."
+        "**The pair**, `toy.heads.PAIR`, is two hand-set heads of width $d_k = 2$, each "
+        "owning a block of $d_k$ columns of $W_q$, $W_k$ and $W_v$; both use keys (food, "
+        "person) and values (noun, human)."
     )
-    assert "owns the $i$-th block" not in source["83c4d06e"]
-    assert "In both heads, keys are (food, person) and values (noun, human);" in pair
-    assert (
-        '"ate" asks the object head with the query (16, 0), for food, and the subject head '
-        "with (0, 16), for a person." in pair
+    assert "owning a block" not in source["83c4d06e"]
+    assert pair.endswith(
+        'In the **object head**, "ate" asks (16, 0), for food. In the **subject head**, it '
+        "asks (0, 16), for a person."
     )
     assert "a word's key is its" not in pair  # the garden-path sentence
     assert "messier" not in pair and "columns 0 and 1" not in " ".join(source.values())
@@ -1401,7 +1405,7 @@ def test_plain_printouts_on_the_main_line():
         code = cells[cell_id].source
         for dense in ("rows = {", ".items()", "for t in words", '", ".join', "*fetched"):
             assert dense not in code, (cell_id, dense)
-    for cell_id in ("x-code", "pair-run", "pair-out", "mix-code"):
+    for cell_id in ("x-code", "pair-run", "pair-out"):  # review 07_y: mix-code prints a row
         assert "toy.table(" in cells[cell_id].source and ":<" not in cells[cell_id].source
     for cell_id in ("pair-run", "pair-out"):
         assert "[1, ate]" not in cells[cell_id].source
@@ -1447,14 +1451,14 @@ def test_plain_printouts_on_the_main_line():
     back = shown["pair-out"].splitlines()
     # review 07_p (finding 5): one head's second half is labelled a copy, not a "half"
     # review 07_x (finding 3): one head's output once; its copy column was the PAIR's
-    assert re.split(r"\s{2,}", back[0].strip()) == [
-        "output of 'ate'",
-        "one head",
-        "object head",
-        "subject head",
+    # review 07_y (finding 3): one head's four numbers beside the two heads' four
+    assert re.split(r"\s{2,}", back[0].strip()) == ["output of 'ate'", "one head", "two heads"]
+    assert [line.split() for line in back[1:]] == [
+        ["noun", "0.98", "0.99"],
+        ["human", "0.48", "0.00"],
+        ["noun", "0.98", "1.00"],
+        ["human", "0.48", "1.00"],
     ]
-    assert back[1].split() == ["noun", "0.98", "0.99", "1.00"]
-    assert back[2].split() == ["human", "0.48", "0.00", "1.00"]
     # fix round 4, item 5: X with its feature names, and what "ate" brings back
     x_lines = shown["x-code"].splitlines()
     assert x_lines[0].split() == list(toy.FEATURES)
@@ -1491,18 +1495,19 @@ def test_the_named_heads_and_one_merged_experiment():
     # review 07_k (finding 1): the cause first, one row of weights that sums to 1; the
     # tie is this query's case, not the reason
     # session 10 (editor pass): shorter, the 8 cut
+    # review 07_y (finding 5): the general point first, the toy's symptom after
     assert read.startswith(
-        'One head\'s weights sum to 1: the more it gives "cake", the less is left for "I". '
-        "Here each gets 0.48,"
+        'One head\'s row of weights sums to 1: the more it gives "cake", the less is left for '
+        '"I", and one average must carry both roles. Here each gets 0.48,'
     )
     # review 07_k (finding 5): why the one-head output repeats, said once
     # round m (review 07_m, finding 2): what the average loses is whose features they are
     # review 07_o (finding 2): why whose is lost: shared *noun*, one row of weights
     # review 07_x (findings 2-3): no "twice"; whose is lost because both share *noun*
+    # review 07_y (finding 3): all four numbers, and why the average comes twice
     assert read.endswith(
-        "the head returns (0.98, 0.48): a noun, about half human. One row of weights "
-        'averages the two values; since "cake" and "I" share the *noun* feature, nothing '
-        "says whose."
+        "the head returns (0.98, 0.48, 0.98, 0.48), the same average twice: both blocks of "
+        "$W_v$ are (noun, human). Both values carry *noun*, so nothing says whose."
     )  # round l (review 07_l, finding 3): "lost its owner" cut
     assert "Any divisor" not in read and "tie a tie" not in read
     assert "Both words are nouns" not in read
@@ -1542,7 +1547,11 @@ def test_the_named_heads_and_one_merged_experiment():
     assert "h1-code" not in ids and "h1-read" not in ids
     # fix round 7h: 2 sentences; round g: W_o's role is said once, in pair-read2
     # review 07_x (finding 5): the readers are cut; a head is still defined there
-    assert "A **head**, a complete attention, can ask one." in source["855d1d49"]
+    # review 07_y (finding 4): one question per word, as exercise 7.4's width allows more
+    assert (
+        "A **head** gives each word one row of weights, so it can ask one question per word."
+        in source["855d1d49"]
+    )
     assert "pointers ask; food answers, and people less" in source["heads-md2"]
     assert "with $W_o$ the identity" not in source["heads-md2"]  # session 10: cut
     delicious = toy.token_index("delicious")
@@ -1782,7 +1791,7 @@ def test_fix_round_7k_wording():
     in out[0]; the visible words go down (2,372 before)."""
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    assert "the head returns (0.98, 0.48):" in source["pair-read"]  # review 07_x: no "twice"
+    assert "the head returns (0.98, 0.48, 0.98, 0.48)," in source["pair-read"]  # review 07_y
     W_q, W_k, W_v, W_o = HEADS.PAIR
     one, _ = al.multi_head_attention(toy.X, *HEADS.PAIR, h=1)
     assert np.allclose(W_v[:, :2], W_v[:, 2:]) and np.allclose(one[:, :2], one[:, 2:])
@@ -1920,7 +1929,7 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # review 07_d: the figure's second column, not its third; nothing "dropped" to explain
     # review 07_k: the mixing column is said after the math (mix-md), the figure stops at
     # the concatenation (W_o None), so its numbers match the tables' identity W_o
-    assert "the object head's *noun* ($W_o^{(1)}$)" in source["mix-md"]
+    assert "the object head's noun, the subject head's human" in cells[ids.index("mix-code")].source
     # fix round 4 (review 07t): columns and heads named as the text names them
     figure = " ".join(cells[ids.index("pair-figure")].source.split())
     assert "toy.X, W_q_pair, W_k_pair, W_v_pair, None, 2, toy.TOKENS," in figure

@@ -11,6 +11,7 @@ import numpy as np
 from ..core import scaled_dot_product_attention
 from ..heads import merge_heads, multi_head_attention, split_heads
 from .base import Cases, CheckResult, Fail, expect_shape, known_mistakes, verdict
+from .multi_head_merges import token_axis_hint
 from .multi_head_mistakes import _multi_head_mistakes, _row_slices
 from .multi_head_slips import LIST_OF_PAIRS, combined_hint, is_list_of_pairs, matches, weights_hint
 from .names import calls_library
@@ -248,6 +249,9 @@ def check_multi_head(fn) -> CheckResult:
                     "your function returned a pair (output, weights): this exercise asks for "
                     "the output only, shape (n, d_model). Return the output alone."
                 )
+            stacked = token_axis_hint(out, *X.shape, h, case)
+            if stacked:
+                raise Fail(stacked)
             flipped = (
                 " Transposed? Your output has the axes swapped."
                 if (out.shape == X.shape[::-1])

@@ -24,3 +24,14 @@ def merge_slips(heads: np.ndarray, W_o: np.ndarray) -> list[tuple]:
             "block of d_k columns.",
         )
     ]
+
+
+def token_axis_hint(out, n: int, d_model: int, h: int, case: str) -> str:
+    """The hint for heads concatenated along the token axis, shape (h n, d_k); else ""."""
+    if h > 1 and np.shape(out) == (h * n, d_model // h):
+        return (
+            f"returned shape {np.shape(out)} (on {case}), h x n = {h * n} rows of d_k = "
+            f"{d_model // h}; you stacked the heads along the token axis: concatenate along "
+            "axis=-1, np.concatenate(heads, axis=-1), then multiply by W_o."
+        )
+    return ""

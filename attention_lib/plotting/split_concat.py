@@ -97,6 +97,7 @@ def split_concat(
     q_cols : sequence of str, length d_model, optional
         Names of the columns of ``Q`` (numbered from 1 by default).
     title : str
+        Drawn above the panels, and the alt text's first sentence.
 
     Returns
     -------
@@ -166,8 +167,10 @@ def split_concat(
     fig_w = max(x_maps + n * c + 0.3, x_wbar + 0.65, x_cat + d_model * c + 0.25 + bar, 7.0)
     if project:
         fig_w = max(fig_w, left + 3 * d_model * c + gap + 0.95 + 0.35 + bar)
-    fig_h = row1_y + n * c + 0.75
+    fig_h = row1_y + n * c + 0.75 + 0.4  # 0.4: the title
     fig = plt.figure(figsize=(fig_w, fig_h))
+    fig.suptitle(title, fontsize=fontsize + 2, x=left / fig_w, y=1 - 0.1 / fig_h, ha="left",
+                 va="top")  # fmt: skip
 
     def axes_at(x, y, cols_, rows_):  # inches from the bottom left
         return fig.add_axes([x / fig_w, y / fig_h, cols_ * c / fig_w, rows_ * c / fig_h])
