@@ -34,7 +34,6 @@ def smallest_text(fig, window: int) -> tuple[float, str]:
 def figures():
     W = np.random.default_rng(0).dirichlet(np.ones(11), size=(6, 12, 11))  # (6, 12, n, n)
     yield "layer slider, 12 heads", lambda: P.attention_panels(W[0], TOKENS, title="t")
-    yield "three habits", lambda: P.attention_panels(W[0, :3], TOKENS, list("abc"), title="t")
     yield "token slider", lambda: P.token_attention(W, TOKENS, 6)
     yield "72-head grid", lambda: P.head_grid(W[:, :, 6, 4], title="t")
     yield (

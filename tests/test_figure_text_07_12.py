@@ -81,8 +81,8 @@ def figures():
     )
     yield "11 attention_panels, 12 heads", lambda: P.attention_panels(W6[0], TOKENS_11, title="t")
     yield (
-        "11 attention_panels, 3 heads",
-        lambda: P.attention_panels(W6[0, :3], TOKENS_11, title="t"),
+        "11 attention_panels, 2 heads",
+        lambda: P.attention_panels(W6[0, :2], TOKENS_11, ["a", "b"], title="t", highlight=(6, 4)),
     )
     yield "11 token_attention", lambda: P.token_attention(W6, TOKENS_11, 6)
     yield "11 head_grid", lambda: P.head_grid(W6[:, :, 6, 4], title="t")

@@ -100,6 +100,11 @@ def check_attention_params(
             "pooler and 512 stored position ids; count only the four projections of one "
             "layer.",
         ),
+        (
+            expected + matrix + bias,  # 739,200 here
+            "you added the pooler, one more matrix and bias that this encoder never uses; "
+            "count only W_q, W_k, W_v, W_o and their biases.",
+        ),
         (4 * (d_model * d_k + d_k), f"that is one head's share; there are {h} heads."),
         (
             n_layers * expected,

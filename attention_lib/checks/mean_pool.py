@@ -78,6 +78,12 @@ def check_mean_pool(fn) -> CheckResult:
                 f"returned shape (2, 4), one number per token (on {case}). Average over "
                 "the tokens (axis 1) so that each sentence keeps its d features."
             )
+        batch_mean = H[mask > 0].mean(axis=0)  # (d,): H[mask].mean(0), one for the batch
+        if out.shape in ((3,), (2, 3)) and np.allclose(out, batch_mean, atol=ATOL):
+            raise Fail(
+                f"you took one mean over the real tokens of the whole batch (on {case}): "
+                "average each sentence's own tokens, over axis 1."
+            )
         expect_shape(out, (2, 3), case, " One vector of width d per sentence.")
         if np.isnan(out[0]).any():
             raise Fail(
@@ -123,6 +129,16 @@ def check_mean_pool(fn) -> CheckResult:
                 H[:, 0],
                 "that is the first token, [CLS]: BERT's habit for a sentence vector. This "
                 "model averages all real tokens instead.",
+            ),
+            (
+                (H[:, 1:] * mask[:, 1:, None]).sum(axis=1) / mask[:, 1:].sum(1, keepdims=True),
+                "you left out token 0, [CLS] (H[:, 1:]): it is a real token, and this "
+                "model averages it too.",
+            ),
+            (
+                (H[:, 1:] * mask[:, 1:, None]).sum(axis=1) / mask.sum(1, keepdims=True),
+                "your sum starts at token 1 (H[:, 1:]) but your count at token 0: an "
+                "off-by-one. Sum from token 0, [CLS] included.",
             ),
         )
         same(out, _mean_pool(H, mask), case)
