@@ -882,8 +882,8 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     for word in (
         r"\operatorname{Var}(q \cdot k) = d_k",  # derived once; the summary bolds it
         "**saturated**",
-        "**Unscaled, it is uneven.**",  # review 04af/04n: what the figure shows (04p: shorter)
-        "**Scaled, it is steady**",
+        "**Unscaled, it is uneven**",  # review 04af/04n: what the figure shows (04p: shorter)
+        "**Scaled, it is steady.**",
     ):
         assert word in plain, word
     # review 04a (round 5): the backward formula is fold-only; review 04l: the figure's
@@ -894,7 +894,8 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # review 04p: c is the fold's; the main line divides by sqrt(d_k) itself
     # review 04_t (F2): the slope's length and the rows' spread, both the same at every width
     # session 10: the mechanism moved into the row-by-row fold, beside the bound
-    said = r"a scaled score changes with $q$ along $k/\sqrt{d_k}$, about 1 long"
+    # review 04_y (F7): "steady" is said once, on the main line
+    said = r"Scaled, a score changes with $q$ along $k/\sqrt{d_k}$, about 1 long"
     rows_fold0 = " ".join(cells[ids.index("grad-rows-read")].source.split())
     assert said in rows_fold0 and "nothing does" not in plain and "$c\\,k$" not in plain
     assert "and rows spread alike at every width" in rows_fold0 and "cancels a key's" not in plain
@@ -977,7 +978,7 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     plotted = figure_read
     shows = " ".join(cells[ids.index("grad-why-uneven")].source.split())
     assert ids.index("4c97044e") < ids.index("grad-why-uneven")  # after the figure
-    assert "Lines: median; bands: middle 80%." in plotted and "**Scaled, it is steady**" in shows
+    assert "Lines: median; bands: middle 80%." in plotted and "**Scaled, it is steady.**" in shows
     assert "**Scaled, it is steady" not in figure_read and len(shows.split()) <= 80
     # review 04n: the unsaturated rows' own median, at 64, and uneven both ways said once
     # review 04p: the figure's own ratio (1.4) first, then the two groups it hides
@@ -991,10 +992,12 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     assert "1000-fold" not in shows
     assert "2.6" not in shows and "1.4" not in shows
     # review 04_v (F1): the figure's median curve in words (grad-share-assert has the ratios)
-    said = "The median raw row gets more than a scaled one up to $d_k = 64$, but from 256 far"
     # review 04_x (F5): one seed's ratios, said loosely (grad-share-assert has the ranges)
-    said += " less: about 5 times less at 256, tens of times at 512, about a thousand at 1024."
-    assert said in shows
+    # review 04_y (F6): two ratios; the 3.7 split moved into the row-by-row fold
+    said = "its median is larger up to $d_k = 64$, then collapses (about 5 times less at 256,"
+    said += " about a thousand at 1024)."
+    assert said in shows and "3.7" not in shows
+    assert "unsaturated rows pull 3.7 times the scaled median at $d_k = 64$." in fold
     assert "about 4 times" not in figure_read and "collapses" not in figure_read
     assert "typical" not in figure_read
     assert "stand-in" in fold and "stand" not in read  # review 04p: the loss is the fold's
@@ -1183,7 +1186,7 @@ def test_review_04u_phrasings_are_exact():
     # intuition, before the numbers
     said = "We call a row **saturated** when its top weight exceeds 0.99. The article"
     assert said in text("cd18d051")
-    assert text("cd18d051").index("coffee") < text("cd18d051").index("8.5")
+    assert text("cd18d051").index("coffee") < text("cd18d051").index("about 8,")
     said = "likens this to water too hot for coffee: past a point, more is worse."
     assert said in text("cd18d051") and "coffee" not in text("fa6cbeb4")
     # review 04p: the image is for "too large" only; dividing shrinks the scores, which in
@@ -1213,9 +1216,10 @@ def test_review_04u_phrasings_are_exact():
     # review 04m: cut; chapter 5 says "Chapter 4's scaling is T = sqrt(d_k)" where T is taught
     assert "temperature" not in text("cd18d051")
     # review 04_v (F3): the step from 5000 to over 0.99 shown (saturation-assert)
-    said = r"even if all 15 others matched the next, the top takes $1/(1 + 15/5000) \approx 0.997$"
+    # review 04_y (F2): "about 8", which holds across seeds (saturation-assert)
+    said = r"even if all 15 others matched the next, the top takes $1/(1 + 15/3000) \approx 0.995$"
     assert said in text("cd18d051")
-    assert "e^{8.5} \\approx 5000" in text("cd18d051") and "gap of 5" not in text("cd18d051")
+    assert "e^{8} \\approx 3000" in text("cd18d051") and "gap of 5" not in text("cd18d051")
     assert "understanding-transformers-4" in text("cd18d051")  # with its analogy
     # review 04p: the paper suspects it in section 3.2.1; footnote 4 has the variance only
     said = "{cite:t}`vaswani2017attention` (section 3.2.1 and footnote 4) suspected this"
@@ -1228,7 +1232,7 @@ def test_review_04u_phrasings_are_exact():
     # at d_k = 64
     assert "typically" not in text("cd18d051")
     assert "8.5" not in text("fa6cbeb4")  # review 04p: printed by the cell, not repeated
-    said = "At $d_k = 512$ a typical top score leads the next by about 8.5, so"
+    said = "At $d_k = 512$ a typical top score leads the next by about 8, so"
     assert said in text("cd18d051")  # review 04 (round s): the prose says the printed lead
     # review 04n: what softmax does, in two sentences, before the lead of 8
     said = "Softmax exponentiates each score, then divides by the row's sum:"
@@ -1263,8 +1267,8 @@ def test_review_04u_phrasings_are_exact():
     assert "only at mean 0" not in text("fc268831")
     # review 04l: the 3 derived in the comment; review 04m: for the shifted variables
     rules = cells["variance-rules"].source
-    said = "# Var((a+1)(b+1)) = E[(a+1)²]E[(b+1)²] - (E[a+1]E[b+1])²"
-    assert said in rules and "= 2 x 2 - 1 = 3, not 1" in rules
+    # review 04_y (F4): the page never introduces E[.]; the comment keeps the result
+    assert "# means 1: the variance is not 1 but 3" in rules and "E[" not in rules
     assert "E[a²]E[b²]" not in cells["variance-rules-assert"].source
     assert '"Var((a+1)(b+1)), means 1:"' in cells["variance-rules"].source  # review 04f
     # review 04p: the divide-or-shrink box is cut
@@ -1509,8 +1513,11 @@ def test_review_04o_why_uneven_hurts_the_16_keys_and_the_softmax_pointer():
     # review 04_x (F1): why uneven hurts, in one sentence with the page's numbers (3.7 in
     # grad-assert, 3% in grad-share-assert, other seeds in grad-rows-assert); the learning
     # rate is named as shared by every row, not as a cure (04ad)
-    said = "Yet one learning rate serves every row and must suit the largest: at $d_k = 64$"
-    assert said + " unsaturated rows get a median 3.7 times a scaled row's, saturated" in why
+    # review 04_y (F1, F8): rows are not parameters; W_q's update sums them, and saturation
+    # starves W_q and W_k but not W_v (grad-share-assert)
+    said = "$W_q$'s update adds up every row's pull, so saturated rows (about 3% of a scaled"
+    assert said + " row's pull at $d_k = 64$) barely shape it, or $W_k$'s; $W_v$ still" in why
+    assert "learning rate" not in why
     assert "31%" not in why and "total squared size" not in why
     assert r"\rVert^2" not in why
     assert "under 4" not in why
