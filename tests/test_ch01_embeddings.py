@@ -1125,7 +1125,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # (the slow cosine alone raises "cake" to 0.33); the note says "in this hand-set toy"
     # review 01_x (finding 4): the fast-hand-alone experiment cut; the fold keeps the
     # shared columns and the lengths, and the sqrt(d_model) fact in one sentence
-    dog = "At width 4 the stamp is written over the same four columns that carry meaning,"
+    # review 01_y (finding 1): the stamp shares the meaning columns at every width; the
+    # toy's hand-set W_q, W_k are to blame
+    dog = "The stamp is added to the meaning columns in every model."
+    assert "the stamp is written over" not in flat
     assert dog in flat and "each stamp is 1.41 long against word lengths of 0.36 to 1.04" in flat
     assert "0.12" not in flat and "fast hand alone" not in flat
     assert "slow hand's cosine adds" not in flat and "0.84" not in flat
@@ -1151,7 +1154,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert scale in flat and flat.index(fold) < flat.index(scale)
     # review 01_u (finding 1): the scaling does not rescue the toy; the fold says so
     assert "0.72 to 2.09" not in flat  # review 01_x (finding 4): one sentence, no lengths
-    assert '"it" still prefers "delicious" to "cake", 0.45 vs 0.32. ````' in flat
+    assert (
+        '"it" still prefers "delicious" to "cake", 0.45 vs 0.32. Adding, rather than concatenating, keeps'
+        in flat
+    )
     first = "Why the toy leaves positions out :class: note **From chapter 2 on, attention reads"
     assert (
         first + " `toy.X` $= E$, without positions**; positions return in chapters 10 to 12."
@@ -1165,7 +1171,8 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "usually sends" not in flat
     assert "Where a sentence starts should not decide" not in flat
     # fix round 01d (review 01_c, finding 6): the concatenation aside cut from the summary
-    assert flat.count("concatenat") == 0  # review 01_x (finding 4): cut from the fold
+    # review 01_y (finding 4): back as one sentence in the fold
+    assert flat.count("concatenat") == 1 and flat.index(fold) < flat.index("concatenat")
     # fix round 01b: result, one-line reason and Predict, each a paragraph of its own
     # fix round 01c (review 01_c): the unmoved "The" moves too, said beside the result
     # review 01_m (finding 4): "'The' stayed put yet moves 0.43" cut ("on" moves 0.04)
@@ -1257,7 +1264,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # review 01_r (finding 4): why ranks, in one sentence
     # fix round v (review 01_v, finding 2): a measurement, not a cause
     # review 01_x (finding 3): why ranks, and what "it"'s neighbours show, in two sentences
-    reason = "Cosines in a learned table are not comparable across groups (frequent function"
+    # review 01_y (finding 3): why 0.38 is a good neighbour in 384 dimensions
+    reason = "In 384 dimensions even related words have modest cosines (cake's best is 0.38),"
+    assert "(it–the 0.46, higher than any two foods)" in flat
+    assert "not comparable across groups" not in flat
     assert "share a direction" not in flat and "Read ranks, not values" not in flat
     assert reason in flat and "more than any two foods" not in flat
     assert 'not to "cake": the table alone cannot know what "it" refers to. ````' in flat
@@ -1275,7 +1285,9 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # review 01_r (finding 2): no "points back at a noun" (a row encodes no reference)
     # review 01_s (finding 7): "was" is a function word too, yet mostly action
     # review 01_t (finding 4): the group in order of its pointer value ("was" has 0.2)
-    pointer = "Pointer marks the words that point or link (most of all it, then the, on, and)."
+    # review 01_y (finding 5): the ranking cut
+    pointer = "Pointer marks the words that point or link."
+    assert "most of all it" not in flat
     assert pointer in flat and "function words (it" not in flat
     assert "points back" not in flat
     # review 01_k (finding 6): the toy's X without positions announced where we start
@@ -1353,7 +1365,9 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "turns both stamps alike, which keeps their distance: it depends only on" in flat
     # fix round v (review 01_v, finding 7): the turn linked to RoPE, one clause
     # review 01_x (finding 5): a pointer to the one explanation, in "In real models"
-    assert "at *every* position. RoPE (see *In real models* below) turns queries and" in flat
+    # review 01_y (finding 6): RoPE described once; a clause here points to it
+    assert "at *every* position: the turn RoPE uses (*In real models* below)." in flat
+    assert "RoPE (see" not in flat
     assert "### The other choice: a learned table" not in flat  # merged into the box
     # review 01t: one measured result (the angle) and the reason (size) are kept
     assert "a later linear layer can still tell the two apart" not in flat  # asserted, unshown
@@ -1393,7 +1407,9 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "stay distinct" not in flat
     assert "two hands are too few" not in flat
     # equivariance is claimed without a causal mask (a padding mask keeps it), twice
-    assert flat.count("Attention without a causal mask") == 2
+    # review 01_y (finding 2): on inputs without positions
+    assert flat.count("without positions and without a causal mask") == 2
+    assert "Attention without a causal mask" not in flat
     assert "without a mask" not in flat
     # the wavelength is one turn; at whole-number positions a pair only nearly comes back
     # review 01_l: "only nearly comes back" cut (a qualifier the page never uses)
