@@ -1155,8 +1155,8 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # review 01_u (finding 1): the scaling does not rescue the toy; the fold says so
     assert "0.72 to 2.09" not in flat  # review 01_x (finding 4): one sentence, no lengths
     assert (
-        '"it" still prefers "delicious" to "cake", 0.45 vs 0.32. Adding, rather than concatenating, keeps'
-        in flat
+        '"it" still prefers "delicious" to "cake", 0.45 vs 0.32. Adding, rather than '
+        "concatenating, keeps" in flat
     )
     first = "Why the toy leaves positions out :class: note **From chapter 2 on, attention reads"
     assert (
