@@ -620,7 +620,13 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     box = " ".join(cells["floats05"].source.split())  # session 10: a Going further fold
     # review 05_p: float32's limit (the one GPUs hit) beside float16's
     # review 05_r: one precision for both limits
-    assert "Exp overflows above 88.72 in float32 and 11.09 in float16." in box
+    # review 05_z F2: the limits open the max-trick section; the fold keeps the float16 sum
+    opening = " ".join(cells["f5a1c0de"].source.split())
+    assert (
+        "Exp overflows above 709.78 in float64, but above 88.72 in float32 and 11.09 in"
+        " float16, the formats GPUs train in." in opening
+    )
+    assert "88.72" not in box and box.count("float16 sum can still overflow") == 1
     assert cells["f16a05e1"].metadata["tags"] == ["remove-cell"]
     assert "GPU kernels" not in flat and "bfloat16" not in flat  # review 05_a: cut
     assert "kernel" not in box and "autocast" not in box.lower()
@@ -646,7 +652,8 @@ def test_fix_round_5k_cuts_words_folds_number_formats_and_shows_the_two_moves():
     assert "a query cannot attend to nothing" in flat
     # session 10: it closes the three wishes (positive, in order, only gaps)
     # review 05_x F2: the condition is the family f(z_i) / sum f(z_j), named in one line
-    assert "Of rules $f(z_i) / \\sum_j f(z_j)$, only an exponential does all three" in flat
+    # review 05_z F4: "all weightings", not "rules"
+    assert "Of all weightings $f(z_i) / \\sum_j f(z_j)$, only an exponential does all three" in flat
     # the two moves, one table for the row of "it", right after the intuition
     assert ids.index("twomov05") == ids.index("96081790") + 1
     table = cells["twomov05"].outputs[0]["data"]["text/plain"]
@@ -719,8 +726,8 @@ def test_the_learner_edition_keeps_the_number_format_note_true():
     path = Path(__file__).resolve().parents[1] / "notebooks" / "05_softmax.ipynb"
     cells = nbformat.read(path, as_version=4).cells
     flat = [" ".join(c.source.split()) for c in cells]
-    note = next(i for i, text in enumerate(flat) if "Exp overflows above 88.7" in text)
-    assert "above 88.72 in float32 and 11.09 in float16." in flat[note]
+    note = next(i for i, text in enumerate(flat) if "Exp overflows above 709.78" in text)
+    assert "above 88.72 in float32 and 11.09 in float16," in flat[note]  # review 05_z F2
     assert "folded cell" not in cells[note].source and "printed below" not in flat[note]
 
 
@@ -882,7 +889,7 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     assert flat.count("chapter 12") == 1
     # review 05_n: the definition and the slider first; "no T of its own" closes the section
     # session 10: the pointer moved to a Going further fold with the distillation one
-    assert "Sampling in chapter 12 turns $T$ by hand." in cells["tuse05"].source
+    assert "Sampling in chapter 12 turns $T$ by hand." in " ".join(cells["tuse05"].source.split())
     top = " ".join(cells["1a18e25e"].source.split())
     # session 10: the Boltzmann history note is cut; T > 0 moved here from the math
     assert "Temperature $T > 0$ gives $\\operatorname{softmax}(z / T)$; $T = 1$ is plain" in top
@@ -985,20 +992,21 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     assert ids.index("twokeycap") == ids.index("twokey05") + 1
     # session 10: "0.90 - 0.64" cut (both scores are in the table above)
     # review 05_y F5: chapter 4's two-key weight by name and formula; its gap g over T
-    assert "At the real gap, 0.26:" in caption and "$p = 1/(1 + e^{-g/T})$" not in caption
+    assert "at the real gap, 0.26, 0.56" in caption and "$p = 1/(1 + e^{-g/T})$" not in caption
     # review 05_b: the curve named, and T pointed back to the formula that defines it
     # review 05_d: the sigmoid named once, for the gap; T is defined in its own section now
     # review 05_p: one idea per sentence; chapter 4 gave the formula, this page names it
-    assert "a *sigmoid*," in caption and "as in the formula" not in caption
+    assert "the *sigmoid*" in caption and "as in the formula" not in caption
     # review 05_f: marked as chapter 4's two-key weight (in its main line, not a fold)
     # review 05_k: no "with T added" chain; chapter 4's p = 1/(1 + e^{-g}) becomes g / T
     # review 05_r: chapter 4 calls it the top weight; here it is the weight of "cake"
     # review 05_t round t: for g < 0 the first key is not the top one: "the first of two keys"
     assert "top weight" not in caption and "added" not in caption
     # session 10: one sentence: chapter 4's weight of "cake", its lead g (any sign) over T
+    # review 05_z F3: "its gap g divided by T" was hard to parse; the formula says it
     assert caption.startswith(
-        "Each softmax curve is chapter 4's two-key weight $1/(1 + e^{-g})$, a *sigmoid*,"
-        ' for "cake" against "delicious" alone, its gap $g$ divided by $T$.'
+        'With only the keys "cake" and "delicious", cake\'s weight is the *sigmoid*'
+        " $1/(1 + e^{-g/T})$ of their gap $g$ (chapter 4):"
     )
     # review 05_o: Exercise 5.1 uses T, so it follows the temperature section
     assert ids.index("tnot05") < ids.index("f37d9cdc") < ids.index("2adc8f99")
@@ -1073,23 +1081,23 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     ]
     conclusion = " ".join(cells["d4e5f607"].source.split())
     # session 10: the 2.60 -> 5.20 the print shows is not repeated
-    assert "Scores $S$ as weights double the output: $(2S)V = 2(SV)$, so" in conclusion
-    # review 05_y F3: bigger scores change the mix, not which values are in it
-    assert 'bigger scores only change the mix ("cake" 0.21 to 0.32).' in conclusion
-    assert "so a sharper head would also give a longer output." in conclusion  # 05_x F3
+    # review 05_z F1: doubling raw scores keeps the mix (not "a sharper head"); issue #29
+    assert conclusion.startswith(
+        "With the scores as weights, doubling them keeps the same mix and doubles the"
+        " output, $(2S)V = 2(SV)$: 2.60 to 5.20."
+    )
+    assert 'Softmax turns the same doubling into a sharper mix ("cake" 0.21 to 0.32)' in conclusion
+    assert "sharper head" not in conclusion
     # review 05_p: the hull is chapter 6's learning objective, so not named here
     assert "hull" not in conclusion
     # review 05_t round t: the takeaway is the bound a weighted average obeys, reached at x100
     assert "chapter 6 says why" not in conclusion and "grows only" not in conclusion
     # review 05_y F2: the 1.41 at x100 is the value of "cake", tied for the longest
-    assert (
-        "Softmax's output stays a weighted average of the values, never longer than"
-        " the longest value:"
-        in conclusion
-        and "approached" not in conclusion
-    )
+    # review 05_z F1: the x100 clause is cut (word cap); the bound closes the cell
+    assert "approached" not in conclusion
     assert conclusion.endswith(
-        'At 100 times the scores it is the value of "cake", which happens to be the longest (1.41).'
+        "its output stays a weighted average of the values (0.80 to 0.91), never longer"
+        " than the longest value (1.41)."
     )
     # review 05_f: doubling reshuffles toward both top keys; it undoes chapter 4's scaling
     assert "Doubling" not in conclusion
@@ -1232,7 +1240,7 @@ def test_round_3_shows_both_raw_rows_and_points_to_sharper_trained_heads():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert conclusion.count(". ") == 2  # doubling, the bound, then x100 (review 05_y F2)
+    assert conclusion.count(". ") == 1  # doubling, then softmax's mix and bound (05_z F1)
     # review 05w: the heatmap and its note are cut (26b93a54 was cut before)
     assert "26b93a54" not in cells and "t2note05" not in cells
     assert "tderiv05" not in cells
@@ -1316,8 +1324,8 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     assert said.startswith("Shares should be: 1. **positive**, for any score;")  # 05_x F2
     assert "(a bias" not in said
     assert (
-        "3. **dependent only on gaps**: a key bias adds the same $q \\cdot b_k$ to a whole"
-        " row, so its scores have no natural zero." in said  # review 05_y F4
+        "3. **dependent only on gaps**: a score has no natural zero (a key bias $b_k$ adds"
+        " $q \\cdot b_k$ to a whole row)." in said  # review 05_z F4: the reason first
     )
     assert "breaking rules 1 and 2;" in said  # review 05_y F6
     assert "plain division turns $[1, -3]$ into $[-0.5, 1.5]$" in said
@@ -1354,8 +1362,9 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_u F1: the three values hold for two keys only; the full row's follow
     cap = " ".join(cells["twokeycap"].source.split())
     # session 10: one number per temperature shown (0.70 and 0.49 at T = 0.3 cut)
-    assert 'sigmoid*, for "cake" against "delicious" alone' in cap
-    assert "0.56 at $T = 1$ and 0.93 at $T = 0.1$ (in the full row: 0.21 and 0.92)." in cap
+    # review 05_z F3: the formula written out, g / T inside the sigmoid
+    assert '"delicious", cake\'s weight is the *sigmoid* $1/(1 + e^{-g/T})$ of' in cap
+    assert "0.56 at $T = 1$ and 0.93 at $T = 0.1$; in the full row, 0.21 and 0.92." in cap
     math = " ".join(cells["04fabf9f"].source.split())
     assert "(next section)" not in math and "k = 1/T" not in math
 
@@ -1506,7 +1515,10 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     # review 05_o, 05_u F5, 05_v F4 (the division by sqrt(d_k) is itself a temperature)
     assert last.startswith("Attention's division of $QK^\\top$ by")
     # session 10: the doubling duality ("as T = 0.5 would") is cut with 0.324
-    assert "Doubling $W_q$ acts as halving $T$" in last and "$T = 0.5$" not in flat
+    # review 05_z F5: the W_q point (chapter 6 leans on it) moves into the temperature fold
+    fold = " ".join(cells["tuse05"].source.split())
+    assert "Doubling $W_q$ acts as halving $T$" in fold and "$T = 0.5$" not in flat
+    assert "W_q" not in last
     ids = [c.id for c in cells.values()]
     # review 05_r: what ties T to attention sits right under the slider
     assert ids.index("tnot05") == ids.index("3df9fffd") + 1
@@ -1832,7 +1844,7 @@ def test_review_05o_names_the_scale_and_states_the_gap_values():
     caption = " ".join(cells["twokeycap"].source.split())
     # review 05_t round t: the three numbers return, in one clause of the prose
     # review 05_u F1: the full row's values close the clause
-    assert caption.endswith("(in the full row: 0.21 and 0.92).")  # session 10: T = 0.3 cut
+    assert caption.endswith("in the full row, 0.21 and 0.92.")  # review 05_z F3
     assert caption.count("0.93") == 1
     math = " ".join(cells["04fabf9f"].source.split())
     assert "Order-preserving" not in math  # the list right after says it
