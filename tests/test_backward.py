@@ -1328,7 +1328,7 @@ def test_one_per_template_picks_the_figure_rows():
 # Review 10_k cut the main line 1969 -> 1920 words: the two extra slips and the three-run table
 # moved into one dropdown (the row-sum slip stays on the main line), the timing into the "How
 # large models" dropdown with its number printed, the mirror paragraph down to three sentences.
-MAIN_LINE_WORDS = 1475  # 10_r: 1918 -> 1895; ...; editor pass: 1447; 10_x: +30 (brief's cap)
+MAIN_LINE_WORDS = 1500  # 10_r: 1918 -> 1895; ...; editor pass: 1447; 10_x: +30; 10_z: +25
 
 
 def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
@@ -1381,3 +1381,8 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     ids = [c.id for c in cells]
     assert "bp-timing" not in ids and "two-slips" not in ids  # review 10_x finding 9
     assert "held-out template" not in folded_text
+    # review 10_z: the test set's own ceiling, the dated 0.77, the slip's 0.20 part, "book"
+    assert "dotted test curve: 43%" not in main_text and "alone allow 89%" in main_text
+    assert "after 1,000 steps" in main_text and "0.20 as long as the right step" in folded_text
+    assert "## Does it carry over to a noun it never answered?" in main_text
+    assert "a score is $(x_{it} W_q)" not in folded_text  # said once, in the main text
