@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
 from .base import CheckResult, check_number
+from .projection_hints import arithmetic_slips, count_causes, not_one_count
 from .projection_slips import ROUNDED, _toy_case, misread, shared_numbers
 
 # --- Exercise: one element of a projection, by hand --------------------------------------
@@ -131,6 +131,7 @@ def check_projection_element(
     if cut != round(exact, 2):
         hint = f"close: round, do not truncate: {exact:g} rounds to {round(exact, 2):.2f}."
         slips.insert(0, (cut, hint, f"{exact:g} cut to {cut:.2f}, not rounded"))
+    slips += arithmetic_slips(x, col, j, x_name, W_name)  # before a neighbour's: 0.084, not 0.08
     for token, other in (rows or {}).items():  # a worked example's number, or a neighbour's
         other = np.asarray(other, dtype=float)
         if not np.array_equal(other, x):
@@ -206,7 +207,7 @@ def check_self_matches(
     """
     S = np.asarray(S, dtype=float)
     n, own = S.shape[0], _count_own(S)
-    early = _not_shared(answer, S, n)
+    early = not_one_count(answer, S, n)
     if early is not None:
         return early
     mistakes = (
@@ -222,40 +223,9 @@ def check_self_matches(
             "for those whose best match is themselves.",
         ),
     )
-    # A count can come from a slip on S as well as from another design: the hint names both.
-    causes: dict[int, list[str]] = {}
-    for name, M in (others or {}).items():
-        causes.setdefault(_count_own(np.asarray(M, dtype=float)), []).append(repr(name))
-    causes = {
-        count: [
-            f"the design{'s' if len(names) > 1 else ''} {' and '.join(names)} of the experiment"
-        ]
-        for count, names in causes.items()
-    }
-    best, rows = S.argmax(axis=-1), np.arange(n)
-    col = int(np.bincount(best[best != rows], minlength=n).argmax())  # the most picked word
-    pickers = np.flatnonzero((best == col) & (rows != col))  # ate, the, and, was pick 'it'
-    if pickers.size > 1:
-        if tokens is not None:  # words, not numbers: 'the rows of ate, ... that pick 'it''
-            words = [repr(tokens[k]) for k in pickers]
-            named = ", ".join(words[:-1]) + f" and {words[-1]}"
-            picked = f"the rows of {named}, which pick {tokens[col]!r} rather than themselves"
-        else:
-            named = ", ".join(map(str, pickers[:-1])) + f" and {pickers[-1]}"
-            picked = (
-                f"the rows that pick word {col}, not themselves (rows {named}, counting from 0)"
-            )
-        causes.setdefault(int(pickers.size), []).append(picked)
-    mistakes += tuple(
-        (
-            count,
-            f"{count} fits {', or '.join(why)}{', or a miscount' if len(why) < 2 else ''}. "
-            "Count the rows of S = Q Qᵀ whose largest score sits on the diagonal: "
-            "S.argmax(-1) equals the row index.",
-        )
-        for count, why in causes.items()
-    )
-    # The longest query must pick itself; the hint does not name it (part 2 asks which).
+    # A count can come from another design or from a slip on S: the hint names both.
+    mistakes += count_causes(S, others, tokens, _count_own)
+    # The longest query must pick itself; the hint does not name it (the solution does).
     mistakes += (
         (
             1,
@@ -271,29 +241,6 @@ def check_self_matches(
         "by eye."
     )
     return check_number("self-matches", answer, own, places=0, mistakes=mistakes, fallback=fallback)
-
-
-def _not_shared(answer, S: np.ndarray, n: int) -> CheckResult | None:
-    """A FAIL for a count above the number of words, or for an ``S`` that is not symmetric
-    (``S_shared`` overwritten, say with ``Q @ K.T``): the count would be another design's."""
-    if answer is None or isinstance(answer, (bool, np.bool_)):
-        return None
-    idx = answer.tolist() if isinstance(answer, np.ndarray) else answer  # word indices?
-    idx = list(idx) if isinstance(idx, (list, tuple)) else []
-    if isinstance(answer, numbers.Real) and np.isfinite(answer) and answer > n:
-        hint = f"there are only {n} words, so at most {n} can match themselves best."
-    elif idx[1:] and all(type(i) is int and -1 < i < n for i in idx):  # [0, 3, 5]
-        hint = f"{answer!r} is the list of words; give how many, e.g. len(...)."
-    elif not np.allclose(S, S.T):
-        hint = (
-            "S_shared should be Q @ Q.T (symmetric), but the S you passed is not: was it "
-            "overwritten, with Q @ K.T say? Run S_shared = al.attention_scores(Q, Q) again."
-        )
-    else:
-        return None
-    result = CheckResult("self-matches", "FAIL", hint)
-    print(result.line)
-    return result
 
 
 def _count_own(S: np.ndarray) -> int:  # rows of S whose largest score is on the diagonal
