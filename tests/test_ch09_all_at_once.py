@@ -639,6 +639,13 @@ def merge_average(m_a, ell_a, o_a, m_b, ell_b, o_b):
     return (o_a / ell_a[:, None] + o_b / ell_b[:, None]) / 2
 
 
+def merge_softmax_m(m_a, ell_a, o_a, m_b, ell_b, o_b):  # review 09z: weights from the m's alone
+    m = np.maximum(m_a, m_b)
+    a, b = np.exp(m_a - m), np.exp(m_b - m)
+    w_a, w_b = (a / (a + b))[:, None], (b / (a + b))[:, None]
+    return w_a * o_a / ell_a[:, None] + w_b * o_b / ell_b[:, None]
+
+
 def merge_each_divided(m_a, ell_a, o_a, m_b, ell_b, o_b):  # each normalised, then added
     return o_a / ell_a[:, None] + o_b / ell_b[:, None]
 
@@ -750,6 +757,7 @@ def merge_rescale_only(block):  # the chapter's alpha step, copied for one block
         (merge_upside_down, "FAIL", "the factor is upside down"),
         (merge_swapped, "FAIL", "or each block got the other's"),  # the same values
         (merge_average, "FAIL", "you averaged the two blocks' outputs"),
+        (merge_softmax_m, "FAIL", "to e^(m_block - m) ℓ_block, not e^(m_block - m) alone"),
         (merge_each_divided, "FAIL", "divided each block by its own ℓ and added, so the"),
         (merge_undivided, "FAIL", "the output is o / ℓ"),
         (merge_tuple, "FAIL", "If you returned (o, ell): the output is their quotient, return o"),
@@ -868,7 +876,7 @@ def test_step_times_per_width_and_product_share():
         product_share(n=0)
 
 
-MAIN_WORDS = 1276  # main-line prose words (editor pass 10: 1203; 09v: 1449; 09y: +73)
+MAIN_WORDS = 1277  # main-line prose words (editor pass 10: 1203; 09v: 1449; 09y: +73; 09z: 1272)
 
 
 # --- The page -----------------------------------------------------------------------------
@@ -947,10 +955,10 @@ def test_the_page_says_only_what_it_measures():
         # Round 09m (finding 8): bit-identical between orders, to rounding against the matrix
         # Round 09t (finding 7): "here", in this row loop
         # Editor pass 10: the RNN's two failures in one sentence; the "cake" row cut
-        "Attention's rows come out bit-identical here in any order or split (equal, to rounding,"
+        # Round 09z (budget): "(equal, to rounding, to the matrix form)" cut
+        "Attention's rows come out bit-identical here in any order or split."
         # Round 09x (finding 4): the split's lesson is waiting; the RNN shuffle cut
-        " to the matrix form). The RNN's do not: to be right, job 2 must wait for job 1's last"
-        " state.",
+        " The RNN's do not: to be right, job 2 must wait for job 1's last state.",
         # Fix round 5 (review 09p): the paper's claim first; the LSTM side said
         # Fix round 14 (review 09v): the three comparisons read off a printed table
         # Round 09g (finding 4): the page's column, not the paper's
@@ -963,13 +971,15 @@ def test_the_page_says_only_what_it_measures():
         # Editor pass 10 (review 09v, findings 1-3): the paragraph split; Table 1's count
         # alone, then the projections against the *bare* RNN; the stopwatch in Going further
         # Round 09x (findings 2, 9): the Table 1 repeat cut; the LSTM's 2d bounds "every n"
+        # Round 09z (finding 3): the LSTM's 16nd² moved into the recurrence fold
         "With its four projections (the middle column), attention does more than this bare"
-        " RNN at every $n$; an LSTM's four gates cost $16nd^2$: more than attention while"
-        " $n < 2d$.",
+        " RNN at every $n$.",
+        "its four gates cost $16nd^2$ FLOPs, more than attention (middle column) while $n < 2d$.",
         # Editor pass 10 (brief, issue #30): what all at once buys, said plainly, and the
         # one-thread stopwatch pointed to
-        "so attention takes $O(1)$ steps: a depth of 1, which parallel hardware turns into"
-        " speed (see Going further).",  # round 09x (finding 9): the fold says the rest
+        # Round 09z (finding 1): sequential steps, with the log2 n rounds inside each
+        "so attention needs $O(1)$ sequential steps, however long the sentence (inside each, a"
+        " sum still takes about $\\log_2 n$ rounds of additions).",
         # Fix round d (review 09x): scoped to the Elman RNN, with the LSTM's crossing at 2d
         # Round 09e (review 09 d, finding 6): Table 1's arithmetic said once, the LSTM a clause
         # Round 09l (finding 4): no LSTM; the stopwatch a fold, opened by one sentence
@@ -980,17 +990,16 @@ def test_the_page_says_only_what_it_measures():
         # Round 09m (finding 3): the crossover depends on the machine
         # Round 09o (finding 3): the stopwatch fold one sentence, on what the crossing measures
         # Round 09e (review 09 d, finding 1): order-blind sums, not the free order of work
-        "Each row is also a sum over the keys, blind to their order. Shuffling $K$ and $V$"
-        " together changes no row, up to rounding. That, not the free order of work, is why"
-        " attention needs positions (chapter 1).",
+        # Round 09z (finding 5): on the main line after the shuffle; the fold cut
+        "Shuffling $K$ and $V$ together changes no row either, up to rounding: that, not the"
+        " free order of work, is why attention needs positions (chapter 1).",
         # Round 09e (findings 2, 5, 8): the order of work; a fixed few steps; small fast memory
         "Split the work on the rows into two jobs, or shuffle its order. Does the result",
         # Round 09l (finding 3): Table 1's O(1) assumes enough parallel hardware (09m: named)
         # Round 09n (finding 2): O(1) steps, but each sum over n keys takes log n rounds
         # Round 09p (finding 1): what Table 1 counts as a step, and the log2 n inside one
         # Round 09r (finding 6): the log2 n rounds moved into the parallel-scan fold
-        "The table counts a whole matrix product as one step, so attention takes $O(1)$ steps",
-        "a sum over $n$ keys takes $\\log_2 n$ rounds of pairwise additions (3 here)",
+        "The table counts a whole matrix product as one step, so attention needs $O(1)$",
         # Round 09g (finding 5): per processor, and why it matters: faster to read than HBM
         # Round 09n (finding 7): step 2 for memory; the GPU's fast memory with FlashAttention
         # Round 09p (finding 4): the SM's size (192 KB on an A100, 256 KB on an H100)
@@ -1003,7 +1012,7 @@ def test_the_page_says_only_what_it_measures():
         # Editor pass 10: the training-scale sentence cut (exercise 1 does that sum)
         # Round 09y (finding 5): why the n² count multiplies, in place of "one head"
         "2 GiB at $n = 16384$ tokens, and training keeps the weights of every head and layer"
-        " for the backward pass.",
+        " for the backward pass (in the plain form).",  # round 09z (finding 9)
         # Round 09t (finding 6): no nested parenthesis
         "It does no fewer FLOPs. In training it does more: it stores only the output and $m$,"
         " $\\ell$ per row (or their logsumexp), so the backward pass recomputes the tiles. It is"
@@ -1039,7 +1048,9 @@ def test_the_page_says_only_what_it_measures():
         "**In place.** Overwrite the scores: one $n \\times n$ array, not three (8 MiB, not"
         " 24, at $n = 1024$).",
         # round 09u (finding 5): said once; round 09y (finding 7): one sentence, the figure's 8
-        'In vermilion, the way from "I" to "delicious": 8 updates above, one line below.',
+        # Round 09z (finding 2): one count, 7 after the update reading "I"
+        'In vermilion, the way from "I" to "delicious": the update reading "I", then 7 more;'
+        " one line below.",
         "scratch memory independent of $n$; the arithmetic still grows like $n^2$.",
         # Editor pass 10: "Query blocks hold 16 MiB..." cut (step 3 and the printed line say it)
         "$x_t W_x$ is one product for all $t$, and only $h_{t-1} W_h$ must wait.",  # a fold
@@ -1056,17 +1067,18 @@ def test_the_page_says_only_what_it_measures():
         # blur", tied to the n x n price; the gradient's 7 tanh steps say why paths matter
         'After "I", the RNN makes 7 more state updates, the last reading "delicious", carrying'
         ' "I" in one fixed-size state (4 numbers here).',
-        "that is also why its scores are $n \\times n$ (below).",
+        "hence $n \\times n$ scores (below).",  # round 09z: shorter
         # Round 09y (finding 6): either way, and the standard name
         'in an RNN, a gradient from "delicious" back to the state after "I" crosses 7'
         " $\\tanh$ steps, and can shrink or grow at each (vanishing or exploding gradients).",
         # Round 09y (finding 1): Table 1's own message back, before the projections
-        "Table 1's count (last column) is smaller than the RNN's while $n < d$ (5 M against"
-        " 52 M at $n = 50$; equal at $n = d = 512$), so the paper calls self-attention cheaper"
-        " for most sentences. With its four projections",
+        # Round 09z (finding 4): 2017's short sentences, and the n = 2048 row beside them
+        "Table 1's count (last column) is below the RNN's while $n < d$: the paper calls"
+        " self-attention cheaper for the short sentences of 2017 translation, but at $n = 2048$"
+        " it is 4 times the RNN's. With its four projections",
         # Round 09y (finding 3): the three library forms named at first use
         "`attention_by_rows` computes one query row at a time; `attention_matrix` is the"
-        " plain matrix form; `chunked_attention` is the tiled form below.",
+        " plain matrix form.",  # round 09z: chunked_attention named where it is used
         "## One price: $n^2$ memory",  # round 09y (finding 8): not *the* price
         "## Tiles: the online softmax",
     ):
@@ -1101,6 +1113,7 @@ def test_the_page_says_only_what_it_measures():
         *("That code also", "the RNN is faster by", "Attention, one query at a time"),  # 09s
         *("So the gain is", "(in training, more"),  # round 09t (09u: Table 1's n < d back)
         *("The price: $n^2$", "for one head of one layer", "`peak_memory` measures"),  # 09y
+        *("a depth of 1", "for most sentences", "Attention's one step hides", "LSTM's four"),
     ):
         assert gone not in words, gone
     visible = " ".join(c.source for c in shown(cells) if c.cell_type == "code")
@@ -1135,7 +1148,7 @@ def test_the_stopwatch_sits_with_its_plot():
     assert "attention is faster at $n = 128$ and the RNN at $n = 1024$" in " ".join(
         fold.source.split()
     )
-    assert "turns into speed (see Going further)." in main_text  # round 09x: the pointer only
+    # Round 09z (finding 1): "a depth of 1 ... (see Going further)" gave way to O(1) steps
     fig = next(c for c in cells if c.get("id") == "d2774696")
     prompt = fig.metadata["mystnb"]["code_prompt_show"]
     assert prompt == "Optional: a stopwatch on one core"
@@ -1143,7 +1156,7 @@ def test_the_stopwatch_sits_with_its_plot():
     lead = " ".join(lead.split())  # round 09o (finding 3): the fold is the figure and one sentence
     assert lead.startswith("Timed on one core at d = 16, the two lines cross")
     assert lead.endswith("not of parallelism, which needs a GPU.") and lead.count(".") == 1
-    assert "a depth of 1, which parallel hardware turns into speed" in main_text
+    assert "$O(1)$ sequential steps, however long the sentence" in main_text
     # Round 09l: the timing cells folded; round 09o: the timing input removed, the plot folded
     assert next(c for c in cells if c.get("id") == "2e7b9bab").metadata["tags"] == [
         "nbval-ignore-output",
@@ -1201,6 +1214,8 @@ def test_the_stopwatch_sits_with_its_plot():
         "n = 16384, peak with query blocks: 18.1 MiB; with tiles: 2 MiB (output)"
         " + 0.2 MiB (scratch)"
     ), lines
-    assert ids.index("toy-tiles") + 1 == ids.index("d0890774") == ids.index("tile-sample") - 1
+    # Round 09z (finding 8): the sampled-rows cell cut, its check in the hidden asserts
+    assert ids.index("toy-tiles") + 1 == ids.index("d0890774") and "tile-sample" not in ids
+    assert "order-fold" not in ids  # round 09z (finding 5): its sentence on the main line
     # Round 09y (finding 4): the measuring code folded, its printed line shown
     assert table.metadata["tags"] == ["hide-input"]

@@ -43,10 +43,8 @@ def check_merge(fn) -> CheckResult:
 
 def _merge_case(cases: Cases, case: str, z: np.ndarray, rng, split: int) -> None:
     V = np.round(rng.normal(size=(z.shape[-1], 3)), 1)  # d_v = 3
-    (m_a, l_a, o_a), (m_b, l_b, o_b) = (
-        block_state(z[:, :split], V[:split]),
-        block_state(z[:, split:], V[split:]),
-    )
+    m_a, l_a, o_a = block_state(z[:, :split], V[:split])
+    m_b, l_b, o_b = block_state(z[:, split:], V[split:])
     try:
         out = cases.run(case, m_a, l_a, o_a, m_b, l_b, o_b)
     except Fail as fail:
@@ -174,6 +172,11 @@ def _judge_merge(fn, out, expected, case: str, m_a, l_a, o_a, m_b, l_b, o_b) -> 
             "first, divide once at the end.",
         ),
         (
+            (a * o_a / l_a + b * o_b / l_b) / (a + b),  # a softmax of the m's, ℓ ignored
+            "you weighted the blocks by a softmax of their m's: each block counts in proportion "
+            "to e^(m_block - m) ℓ_block, not e^(m_block - m) alone.",
+        ),
+        (
             o_a / l_a + o_b / l_b,
             "you divided each block by its own ℓ and added, so the weights sum to 2: "
             "merge the sums first, divide once at the end.",
@@ -231,10 +234,8 @@ def _unscaled_hint(fn, case: str, expected, m_a, l_a, o_a, m_b, l_b, o_b) -> str
             swapped = np.asarray(fn(*args), dtype=float)
     except Exception:  # noqa: BLE001 - any failure: the general hint
         swapped = None
-    if swapped is None or swapped.shape != expected.shape:
-        one = False
-    else:
-        one = np.allclose(swapped, expected, atol=ATOL)
+    shaped = swapped is not None and swapped.shape == expected.shape
+    one = shaped and np.allclose(swapped, expected, atol=ATOL)
     if not one:
         return (
             "you added the two blocks' sums as they are, but each was measured from its own "
