@@ -256,6 +256,13 @@ def test_block_checker_gives_each_call_its_own_copy_of_the_weights(capsys):
     assert check_decoder_block(spoils_weights).passed, capsys.readouterr().out
 
 
+@pytest.mark.parametrize("heads", [1, 4])
+def test_block_checker_names_a_hard_coded_h(heads, capsys):  # review 12y
+    result = check_decoder_block(lambda X, p, h: block()(X, p, heads))
+    line = capsys.readouterr().out
+    assert result.status == "FAIL" and "use the h it was given" in line, line
+
+
 def kv_step(q, K, V, k, v, stable=True):
     K, V = np.concatenate([K, k[:, None]], axis=1), np.concatenate([V, v[:, None]], axis=1)
     scores = np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1])  # (h, t + 1)

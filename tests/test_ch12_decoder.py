@@ -111,6 +111,18 @@ def kv_keys_values_swapped(q, K, V, k, v):
     return good_kv_step(q, V, K, v, k)
 
 
+def kv_new_pair_swapped(q, K, V, k, v):  # review 12y: v joins the keys, k the values
+    return good_kv_step(q, K, V, v, k)
+
+
+def kv_caches_swapped(q, K, V, k, v):  # review 12y: K_cache blended, V_cache scored
+    return good_kv_step(q, V, K, k, v)
+
+
+def kv_returns_d_k_wide(q, K, V, k, v):  # the keys blended: (h, d_k), not (h, d_v)
+    return good_kv_step(q, K, K, k, k)
+
+
 def kv_key_first_value_last(q, K, V, k, v):  # the new key prepended, its value appended
     K, V = np.concatenate([k[:, None], K], axis=1), np.concatenate([V, v[:, None]], axis=1)
     return np.einsum("ht,htd->hd", softmax(np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1])), V)
@@ -419,6 +431,9 @@ def sample_seeded_choice(logits, T, u):  # ignores u: the same draw every call
         (check_kv_step, kv_no_transpose, "FAIL", "without the transpose"),
         (check_kv_step, kv_key_as_query, "FAIL", "key k asked the question"),
         (check_kv_step, kv_keys_values_swapped, "FAIL", "keys and values are swapped"),
+        (check_kv_step, kv_new_pair_swapped, "FAIL", "yet runs when d_v = d_k"),
+        (check_kv_step, kv_caches_swapped, "FAIL", "keys and values are swapped"),
+        (check_kv_step, kv_returns_d_k_wide, "FAIL", "(h, d_k), on h = 2 heads"),
         (check_cross_entropy, good_cross_entropy, "PASS", "all 5 cases"),
         (check_cross_entropy, ce_eps, "FAIL", "caps the loss at -log(eps)"),
         (check_cross_entropy, ce_clip, "FAIL", "caps the loss at -log(eps)"),
@@ -783,3 +798,21 @@ def test_split_shows_a_short_default_in_help():
     by_default, named = food.split(), food.split(texts=food.SENTENCES)
     pairs = zip(by_default, named, strict=True)
     assert all(np.array_equal(a, b) for x, y in pairs for a, b in zip(x, y, strict=True))
+
+
+def test_the_page_keeps_what_issue_30_asked_it_to_show():
+    # issue 30: run-to-run determinism visible; stacking blocks discussed; the untrained
+    # model's likeliest word (0.04) said, so it is not called "confidently wrong"
+    import sys
+    from pathlib import Path
+
+    import nbformat
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from chapter_text import markdown_text
+
+    path = Path(__file__).resolve().parents[1] / "chapters" / "12_decoder.ipynb"
+    text = markdown_text(nbformat.read(path, as_version=4).cells)
+    assert "Seeded, every run prints the same numbers." in text
+    assert "Many blocks" in text
+    assert "likeliest word gets 0.04" in text and "confidently wrong" not in text

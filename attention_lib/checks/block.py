@@ -60,7 +60,7 @@ def check_decoder_block(fn) -> CheckResult:
             expect_shape(out, (n, d), case, " The block keeps every token's width d_model.")
             right = _reference(X, p, h)
             if not np.allclose(out, right, atol=1e-6):  # a slip may equal the answer (h = 1)
-                known_mistakes(out, *slips(X, p, h))
+                known_mistakes(out, *slips(X, p, h), *_other_h(X, p, h))
             same(out, right, case)
 
     return verdict("decoder_block", with_weights, run)
@@ -125,6 +125,20 @@ def _weights(seed: int, d: int) -> dict:
         p[name] = 0.5 * rng.normal(size=d)
     p["b_1"] = 0.5 * rng.normal(size=d_ff)
     return p
+
+
+def _other_h(X, p: dict, h: int) -> list[tuple]:
+    """The right block with some other number of heads: an h hard-coded, not the one given."""
+    d = X.shape[-1]
+    return [
+        (
+            _reference(X, p, k),
+            f"your answer is the block with {k} head{'s' * (k > 1)}, but this case has "
+            f"h = {h}: does your code use the h it was given?",
+        )
+        for k in range(1, d + 1)
+        if d % k == 0 and k != h
+    ]
 
 
 def _reference(X, p: dict, h: int) -> np.ndarray:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import scaled_dot_product_attention, softmax
+from ..core import softmax
 from .base import Cases, CheckResult, Fail, Todo, call, expect_shape, known_mistakes, same, verdict
 from .block import PAIR_HINT, _Pair
+from .kv_slips import _kv_grown, _kv_other_slips, _kv_reference, _kv_weights
 from .next_word import check_cross_entropy
 
 __all__ = ["check_cross_entropy", "check_kv_step"]
@@ -21,13 +22,6 @@ __all__ = ["check_cross_entropy", "check_kv_step"]
 def _kv_case(rng, h: int, t: int, d_k: int, d_v: int):
     q, k, v = rng.normal(size=(h, d_k)), rng.normal(size=(h, d_k)), rng.normal(size=(h, d_v))
     return q, rng.normal(size=(h, t, d_k)), rng.normal(size=(h, t, d_v)), k, v
-
-
-def _kv_reference(q, K, V, k, v, scale=None, append=True):
-    if append:
-        K, V = np.concatenate([K, k[:, None]], axis=1), np.concatenate([V, v[:, None]], axis=1)
-    out, _ = scaled_dot_product_attention(q[:, None], K, V, scale=scale)  # (h, 1, d_v)
-    return out[:, 0]
 
 
 def check_kv_step(fn) -> CheckResult:
@@ -42,7 +36,8 @@ def check_kv_step(fn) -> CheckResult:
     def run(cases: Cases) -> None:
         rng = np.random.default_rng(12)
         # h = 2 first: with one head, a softmax over axis 0 (the heads) looks like no softmax
-        for h, t, d_k, d_v in [(2, 3, 4, 4), (1, 4, 3, 7), (4, 1, 2, 2), (2, 5, 3, 4)]:
+        # d_v != d_k first: keys and values swapped anywhere then fail on their shapes
+        for h, t, d_k, d_v in [(2, 3, 4, 5), (1, 4, 3, 7), (4, 1, 2, 2), (2, 5, 3, 4)]:
             args = _kv_case(rng, h, t, d_k, d_v)
             case = f"h = {h} heads, {t} cached tokens, d_k = {d_k}, d_v = {d_v}"
             out = _kv_run(cases, case, args)
@@ -62,6 +57,8 @@ def check_kv_step(fn) -> CheckResult:
                     f"returned shape {out.shape} (on {case}): the query axis is still there. "
                     "Drop it with [:, 0] to get one output per head, shape (h, d_v)."
                 )
+            if out.shape == (h, d_k) != (h, d_v):
+                raise Fail(f"returned shape {out.shape}, (h, d_k), on {case}: {_KV_SWAPPED}")
             expect_shape(out, (h, d_v), case, " One output per head for the new token.")
             known_mistakes(
                 out,
@@ -159,7 +156,24 @@ def _kv_run(cases: Cases, case: str, args) -> np.ndarray:
                 "K_cache but not the new value to V_cache, so there are t + 1 weights and t "
                 "values. Append v as well: both grow by one row per head."
             ) from None
+        if _runs_when_d_v_is_d_k(cases, case, args):
+            raise Fail(
+                f"your function raised an error (on {case}), yet runs when d_v = d_k: {_KV_SWAPPED}"
+            ) from None
         raise
+
+
+def _runs_when_d_v_is_d_k(cases: Cases, case: str, args) -> bool:
+    """Whether the function runs once the values are cut to the keys' width."""
+    q, K, V, k, v = args
+    d_k = q.shape[-1]
+    if V.shape[-1] <= d_k:
+        return False
+    try:
+        call(cases.fn, case, q, K, V[..., :d_k], k, v[:, :d_k])
+    except (Fail, Todo):
+        return False
+    return True
 
 
 def _kv_near_misses(args) -> list[tuple]:
@@ -207,8 +221,8 @@ _KV_SQRT_KEYS = (
     "length of each key, q.shape[-1]."
 )
 _KV_SWAPPED = (
-    "keys and values are swapped: q was scored against the values and the weights blended "
-    "the keys. Score q against K_cache and k; blend V_cache and v."
+    "keys and values are swapped somewhere: score q against the keys (K_cache and k) and "
+    "blend the values (V_cache and v), each new one appended to its own cache."
 )
 _KV_K_AS_QUERY = (
     "the new token's key k asked the question: the query is q. k only joins the cache, as "
@@ -224,20 +238,10 @@ _KV_EXP = (  # exp of the scores used as weights, never normalised
 )
 
 
-def _kv_grown(q, K, V, k, v):
-    """The values after the new one is appended, (h, t + 1, d_v)."""
-    return np.concatenate([V, v[:, None]], axis=1)
-
-
 def _kv_scores(q, K, V, k, v):
     """The new token's scaled scores against every key, (h, t + 1)."""
     K = np.concatenate([K, k[:, None]], axis=1)
     return np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1])
-
-
-def _kv_weights(q, K, V, k, v):
-    K = np.concatenate([K, k[:, None]], axis=1)
-    return softmax(np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1]))  # (h, t + 1)
 
 
 def _kv_over_heads(q, K, V, k, v):
@@ -245,55 +249,3 @@ def _kv_over_heads(q, K, V, k, v):
     K, V = np.concatenate([K, k[:, None]], axis=1), np.concatenate([V, v[:, None]], axis=1)
     scores = np.einsum("hd,htd->ht", q, K) / np.sqrt(q.shape[-1])  # (h, t + 1)
     return np.einsum("ht,htd->hd", softmax(scores, axis=0), V)
-
-
-def _kv_other_slips(args) -> list[tuple]:
-    """More slips, each named only where it differs from the right answer."""
-    right, (q, K, _, k, v) = _kv_reference(*args), args
-    keys, values = np.concatenate([K, k[:, None]], axis=1), _kv_grown(*args)  # (h, t + 1, d)
-    cut = _kv_weights(*args)[:, :-1]  # own key scored, own value never appended
-    slips = [
-        (np.einsum("ht,htd->hd", cut, args[2]), _KV_KEY_NOT_VALUE),
-        (args[4], _KV_V_ONLY),
-        (_kv_hard(*args), _KV_ARGMAX),
-        (_kv_mixed_heads(*args), _KV_MIXED_HEADS),
-        (_kv_reference(q, np.roll(keys, 1, 1), values, k, v, append=False), _KV_MISALIGNED),
-        (_kv_reference(q, keys, np.roll(values, 1, 1), k, v, append=False), _KV_MISALIGNED),
-    ]
-    return [(wrong, hint) for wrong, hint in slips if not np.allclose(wrong, right)]
-
-
-_KV_MISALIGNED = (
-    "the keys and values are misaligned: the new key and value went to different ends of "
-    "the cache. Append both at the same end, so key j and value j are the same token's."
-)
-_KV_KEY_NOT_VALUE = (
-    "you appended the new key but not its value: t + 1 weights were cut to the t cached "
-    "values, dropping the new token's own share. Append v to V_cache as well."
-)
-_KV_V_ONLY = (
-    "you returned v, the new token's own value: the output ignores the cache. Blend all "
-    "t + 1 values (the cached ones and v) with the softmax weights."
-)
-_KV_ARGMAX = (
-    "each head returned the value of its single best key (an argmax): attention blends "
-    "every value, weighted by softmax of the scores."
-)
-_KV_MIXED_HEADS = (
-    "the scores mix the heads: each head's query met the sum of every head's keys. Pair "
-    "head i's query with head i's keys only, e.g. einsum 'hd,htd->ht' (h on both sides)."
-)
-
-
-def _kv_hard(q, K, V, k, v):
-    """Each head takes the value of its highest-scoring key: argmax instead of softmax."""
-    K, V = np.concatenate([K, k[:, None]], axis=1), np.concatenate([V, v[:, None]], axis=1)
-    best = np.einsum("hd,htd->ht", q, K).argmax(axis=1)  # (h,)
-    return V[np.arange(len(V)), best]
-
-
-def _kv_mixed_heads(q, K, V, k, v):
-    """einsum 'hd,gtd->ht': every head's query against the sum of all heads' keys."""
-    K, V = np.concatenate([K, k[:, None]], axis=1), np.concatenate([V, v[:, None]], axis=1)
-    scores = np.einsum("hd,gtd->ht", q, K) / np.sqrt(q.shape[-1])
-    return np.einsum("ht,htd->hd", softmax(scores), V)
