@@ -109,6 +109,8 @@ def shape_tracer(n: int, d_model: int, h: int):
         cost = f"{step.macs:,} multiply-adds".replace(" ", "\n")
         if step.name == "X":  # the input, not a step: nothing computed
             cost = "input"
+        elif step.name == "Q, K, V":  # three products of the same size
+            cost = f"3 × {step.macs // 3:,}\n= {step.macs:,}\nmultiply-adds"
         elif step.name == "weights":  # no products, but element-wise work that grows with h
             cost = f"h n² = {h * n * n:,}\nelement-wise"
         ax.text(widest + 0.04 * widest, y - n / 2, cost, va="center", fontsize=10)
