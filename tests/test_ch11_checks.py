@@ -349,9 +349,8 @@ def test_the_chapter_s_round_11l_changes_are_on_the_page():
     assert order.index("73dee4d1") == order.index("c72d891b") + 2  # tokens, then the note
     assert order.index("pytorch-ask") == order.index("pytorch-match") - 1
     assert "straight through" not in cells["enc-layer"].source  # an LN sits on the path
-    assert "the layer norm sits on the stream itself, after each add (post-LN)" in " ".join(
-        cells["enc-layer"].source.split()
-    )  # review 11 y F4
+    assert "post-LN" not in " ".join(cells["enc-layer"].source.split()).split("````")[0]
+    # review 11 z F2: the main line no longer names post-LN; the fold does
     assert "`keep`, used later" not in cells["enc-code"].source  # no forward reference
     assert "middle layers parking mostly" in cells["gf-hide-key-md"].source  # hypothesis
     assert "an average other token" in cells["held-out"].source
@@ -375,7 +374,9 @@ def test_the_chapter_s_round_11o_changes_are_on_the_page():
     flat = " ".join(cells["7e1748c1"].source.split())  # review 11 y F5: two sentences
     assert "Take the 60 heads from layer 2 on, parking or not. In 59," in flat
     out = "".join(o.get("text", "") for o in cells["cls-all"].outputs)
-    assert "ratio < 0.2: 59 of 60" in out and "weight 0.67 share 0.16" in out
+    assert "weight 0.67 share 0.16" in out and "ratio" not in cells["cls-all"].source
+    out = "".join(o.get("text", "") for o in cells["cls-ratio"].outputs)  # review 11 z F8
+    assert "ratio < 0.2: 59 of 60" in out and cells["cls-ratio"].metadata["tags"] == ["hide-input"]
     assert "a47c91e9" not in cells  # review 11 b: the bar's logic is on the main line
     assert "41b21785" not in cells  # exercise 11.5 is gone: one chapter, less in it
     assert "the word before it" not in cells["held-out-md"].source
@@ -390,7 +391,8 @@ def test_the_chapter_s_round_11p_changes_are_on_the_page():
     assert "not a large influence" not in framing
     assert "small influence" not in cells["96cfe2e6"].source
     summary = " ".join(cells["96cfe2e6"].source.split())  # review 11 d: the lesson
-    assert "little flows from it; its weight may keep other tokens out" in summary  # 11 y F1
+    assert "little flows from it (what its weight does: Going further)" in summary  # 11 z F3
+    assert "keep other tokens out" not in summary
     assert "cls-removed-more" not in cells  # one ablation cell, through the named helper
     assert "def ablate(sentence, heads, keys, masked=False):" in cells["cls-removed"].source
     assert "masked=True" in cells["gf-hide-key"].source  # editor pass 10: folded
@@ -502,7 +504,7 @@ def test_the_chapter_s_round_11s_changes_are_on_the_page():
     main, fold = layer.split("````{admonition} Inside the feed-forward step")
     assert "GELU" not in main and "GELU" in fold  # the FFN's detail is folded
     assert "post-LN" in fold  # review 11 y F4: main names it once, where the norm sits
-    assert " ".join(main.split()).count("post-LN") == 1
+    assert " ".join(main.split()).count("post-LN") == 0  # review 11 z F2: in the fold only
     assert layer.count("````") == 2  # one fold in the block
     assert "**Feed-forward network.**" in main  # what encoder_layer runs stays on the main line
     assert "36 of 72" not in cells["a15f26d1"].source  # the printed line says it once
@@ -564,7 +566,7 @@ def test_the_chapter_s_round_11v_changes_are_on_the_page():
     """Review 11v: one pass rule (bar 5 for four candidates), L4 H2's verdict, fewer folds."""
     cells = _chapter_cells()
     rule = _pronoun_test_text(cells)  # stated once, in the plan
-    assert "random keys average about 1 hit; a head passes at 5 or more (the bar)" in rule
+    assert "Random keys average about 1 hit; a head passes at 5 or more (the bar)" in rule
     bar = " ".join(cells["gf-bar-md"].source.split())  # editor pass 10: the bar's why, folded
     assert "luck gets 2 tries" in bar and "5 hits only 0.4% of the time" in bar
     assert "under 1%" not in cells["814fbf12"].source
@@ -625,8 +627,8 @@ def test_the_chapter_s_round_11x_changes_are_on_the_page():
     held = _pronoun_test_text(cells)
     assert 'one word moves "it" between two nouns' in held  # editor pass 10: plainer
     assert "a pronoun head gets all 3 pairs right, one that ignores that word 0, guessing" in held
-    assert "No head gets more than one pair right" in held  # editor pass 10: plainer
-    assert 'Taking the last noun before "it" scores 11 of 12' in held  # review 11 y F2
+    assert "give it 1 of 3; guessing averages 0.75" in held  # review 11 z F1
+    assert '**Limit:** taking the last noun before "it" scores 11 of 12' in held  # 11 z F7
     # review 11 p: the rule in plain words; its numbers after the grid
     assert "leads all other queries" not in held  # review 11 s: the second rule is cut
     assert "stands out" not in held and "rules out luck" not in held  # review 11 m
@@ -777,10 +779,10 @@ def test_the_chapter_s_review_11_k_changes_are_on_the_page():
     assert "matches PyTorch to $10^{-6}$" in flat  # the match itself stays on the page
     layer = " ".join(cells["enc-layer"].source.split())
     assert "keeps what it had" not in layer  # review 11 o: post-LN rescales the sum
-    assert (
-        "the add keeps the token's old vector in the sum, so each layer learns a change, "
-        "and the adds give gradients a path" in layer
-    )
+    assert "the add keeps the token's old vector in the sum, so each layer learns a change." in (
+        layer
+    )  # review 11 z F9: the gradient path is chapter 12's
+    assert "pre-LN), which keeps gradients well-behaved at the start of training" in layer
     assert "The 36 heads giving `[CLS]` over half their weight are" in " ".join(
         cells["ef1c7ff6"].source.split()
     )  # review 11 t F8: after the table that prints 36
@@ -798,6 +800,9 @@ def test_the_feed_forward_count_is_named_in_11_3(capsys):
     assert not check_attention_params(1_181_568)
     line = capsys.readouterr().out
     assert "FAIL" in line and "that is the feed-forward network's count" in line, line
+    assert not check_attention_params(591_360 + 1_181_568)  # review 11 z: FFN added
+    line = capsys.readouterr().out
+    assert "you added the feed-forward network" in line, line
 
 
 def test_the_chapter_s_review_11_l_changes_are_on_the_page():
@@ -811,7 +816,7 @@ def test_the_chapter_s_review_11_l_changes_are_on_the_page():
         fold
     )  # review 11 s: a trained model depends on its norms
     layer = " ".join(cells["enc-layer"].source.split())
-    assert "chapter 12 moves it onto the branch (pre-LN), leaving a clean path of adds" in layer
+    assert "chapter 12 moves it onto the branch" not in layer  # review 11 z F2: said once
     assert "0.27" not in cells["it-experiment-md"].source  # review 11 p: after the grid
     assert "L2 H4" not in cells["814fbf12"].source  # review 11 s: the second rule is cut
     assert "levesque2012winograd" in cells["it-experiment-md"].source
@@ -848,13 +853,15 @@ def test_the_chapter_s_review_11_p_fix_changes_are_on_the_page():
     assert "Real heads are not random" not in cells["held-out"].source
     assert "high if most tokens look at the noun, low for a pronoun head" in plan
     held = " ".join(cells["held-out-md"].source.split())
-    assert "as well explained by that last-noun rule" in held  # review 11 y F2
+    assert "as well explained by that last-noun rule" not in held  # review 11 z F1
+    assert 'so "look at the noun" explains them as well as "find the referent"' in held
     assert "cannot name its job" not in held
     assert cells["habits-more"].metadata["tags"] == ["hide-cell"]
     assert "Seven sentences:" not in cells["ef1c7ff6"].source
     sink = " ".join(cells["ef1c7ff6"].source.split())  # review 11 y F3, F7
     assert "layers 1 to 3 show chapter 7's first three heads" in sink
-    assert "no head focuses on itself or `[SEP]`" in sink and "384e78d3" not in cells
+    assert "no head gives `[SEP]` or the query itself more than 0.2 on average" in sink
+    assert "384e78d3" not in cells
     assert "36" not in cells["dd1e905c"].source  # review 11 t F8: not before the measurement
     summary = " ".join(cells["96cfe2e6"].source.split())
     assert "8 of 12 simple sentences, all with one earlier noun" in summary  # editor pass 10
@@ -905,8 +912,8 @@ def test_the_chapter_s_review_11_x_fix_changes_are_on_the_page():
     """Review 11 x: the sink's weight keeps others out; step 2 only rules out; the bar."""
     cells = _chapter_cells()
     framing = " ".join(cells["cls-removed-md"].source.split())  # F1: on the main line
-    assert "perhaps that weight keeps them out, though this cut is out of distribution" in framing
-    assert "0.45 to 0.78" in framing  # review 11 y F1: hedged as in Going further
+    assert "0.45" not in framing  # review 11 z F3: said once, in Going further
+    assert "(hiding its key instead: Going further)" in framing
     assert "feeds later layers inputs they never met" in cells["gf-hide-key-md"].source
     plan = " ".join(cells["it-experiment-md"].source.split())
     assert "which luck reaches under 1% of the time" in plan  # F2: a threshold, not a trait

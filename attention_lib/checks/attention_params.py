@@ -83,6 +83,11 @@ def check_attention_params(
             "that is the feed-forward network's count (W_1, W_2 and their biases); "
             "count only W_q, W_k, W_v, W_o and their biases.",
         ),
+        (
+            expected + 2 * d_model * 4 * d_model + 4 * d_model + d_model,  # 1,772,928
+            "you added the feed-forward network (W_1, W_2 and their biases); count only "
+            "W_q, W_k, W_v, W_o and their biases.",
+        ),
         (3 * (matrix + bias), "you forgot W_o and its bias, the output projection."),
         (
             h * expected,
