@@ -6,7 +6,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib import patheffects
 from matplotlib.patches import Rectangle
-from matplotlib.transforms import ScaledTranslation
 
 from ..validate import as_float_array
 from .matrices import bar_row, heatmap
@@ -17,16 +16,18 @@ _COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7")
 _STYLES = ("-", "--", "-.", ":")
 _TEXT_PT = 10  # the smallest text of a bar chart
 _CELL_PT = 9  # the numbers in a score heatmap's cells: 11.25 px in the PNG
-# Arrows that point the same way share one line from the origin: the longest is drawn
-# widest and lowest, each shorter one narrower and on top (a key on a longer key's line
-# alone is drawn beside it, see _beside), so every one stays visible.
+# Arrows that point the same way share one line from the origin, the longest lowest.
+# With the query on the line, the longest is widest and each shorter one narrower on top;
+# keys alone on a line go the other way, a thick short key over a long thin one (review
+# 03_z), so every one stays visible and every one starts at the origin.
 _WIDTHS = (4.5, 2.6, 1.4)
 _RIM = 1.5  # the white outline of an arrow drawn over a wider one, added to its width
 
 
 def _widths(vectors) -> list[float]:
-    """A line width for each 2-D vector: 2.2 for one alone in its direction; for several
-    in one direction, ``_WIDTHS`` from the longest to the shortest."""
+    """A line width for each 2-D vector (the query first): 2.2 for one alone in its
+    direction; for several in one direction, ``_WIDTHS`` from the longest to the shortest
+    if the query is among them, else from the shortest to the longest."""
     units = [tuple(np.round(v / np.linalg.norm(v), 6)) if v.any() else None for v in vectors]
     widths = []
     for i, u in enumerate(units):
@@ -35,6 +36,8 @@ def _widths(vectors) -> list[float]:
             widths.append(2.2)
             continue
         by_length = sorted(group, key=lambda j: -float(np.linalg.norm(vectors[j])))
+        if 0 not in group:  # keys alone: the shortest widest
+            by_length.reverse()
         widths.append(_WIDTHS[min(by_length.index(i), len(_WIDTHS) - 1)])
     return widths
 
@@ -42,19 +45,6 @@ def _widths(vectors) -> list[float]:
 def _same_ray(u, v) -> bool:
     """Whether two non-zero 2-D vectors point exactly the same way."""
     return bool(abs(u[0] * v[1] - u[1] * v[0]) < 1e-9 and u @ v > 0)
-
-
-def _beside(ax, k, own, K, q, widths):
-    """Where to draw key ``k`` (line width ``own``): ``ax.transData`` unless a longer key
-    of ``K`` shares its line and the query does not; then shifted at right angles to ``k``,
-    away from ``q``, by the two half-widths and a 1.5 pt gap, so neither hides the other."""
-    longer = [w for o, w in zip(K, widths, strict=True) if _same_ray(o, k) and o @ o > k @ k]
-    if not longer or _same_ray(q, k):
-        return ax.transData
-    normal = np.array([-k[1], k[0]]) / np.linalg.norm(k)  # anticlockwise of k
-    side = 1 if q[0] * k[1] - q[1] * k[0] > 0 else -1  # k anticlockwise of q: go further
-    dx, dy = side * (max(longer) / 2 + own / 2 + 1.5) * normal / 72  # inches
-    return ax.transData + ScaledTranslation(dx, dy, ax.figure.dpi_scale_trans)
 
 
 def score_heatmap(matrix, rows, cols=None, *, mark=None, **kwargs):
@@ -183,8 +173,8 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
     reach = 1.4 * max(np.abs(K).max(), np.abs(q).max())  # the axes run -reach..reach
     fig, ax = plt.subplots(figsize=(4.8, 4.4))
     ax.set_aspect("equal")
-    # Arrows that point the same way lie on one line from the origin: the longer one is
-    # wider and drawn first, so the shorter ones on top of it stay visible.
+    # Arrows that point the same way lie on one line from the origin, the longest lowest;
+    # their widths (_widths) keep every one visible.
     vectors = [q, *K]
     widths = _widths(vectors)
     draw = [("query q", q, "black", "-", widths[0])]
@@ -194,17 +184,12 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
             K, key_labels, _COLOURS, _STYLES, widths[1:], strict=False
         )
     ]
-    # A key on a longer key's line alone is drawn beside it (_beside), not over it.
-    places = [ax.transData] + [
-        _beside(ax, k, w, K, q, widths[1:]) for k, w in zip(K, widths[1:], strict=True)
-    ]
-    for (_, tip, colour, style, width), place in zip(draw, places, strict=True):
-        z = 3 + 1 / width  # narrower on top
-        # An arrow drawn over a wider one gets a white outline, so it stands out from
+    for _, tip, colour, style, width in draw:
+        length = float(np.linalg.norm(tip))
+        z = 3 + 1 / (1 + length)  # shorter on top
+        # An arrow drawn over a longer one gets a white outline, so it stands out from
         # the colour beneath it rather than blending into it.
-        over = place is ax.transData and any(
-            w > width and _same_ray(t, tip) for _, t, _, _, w in draw
-        )
+        over = any(_same_ray(t, tip) and t @ t > tip @ tip for _, t, _, _, _ in draw)
         outline = over and [patheffects.withStroke(linewidth=width + _RIM, foreground="white")]
         rim = over and [patheffects.withStroke(linewidth=1.5, foreground="white")]
         ax.plot(
@@ -216,14 +201,11 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
             zorder=z,
             solid_capstyle="butt",
             path_effects=outline or None,
-            transform=place,
         )
         ax.annotate(  # a solid head, even on a dashed line, wider than its line
             "",
             tip,
             tip - 1e-3 * tip,
-            xycoords=place,
-            textcoords=place,
             arrowprops={
                 "arrowstyle": "-|>",
                 "color": colour,
@@ -260,7 +242,6 @@ def dot_product_arrows(query, keys, key_labels, *, title: str):
             ax.annotate(
                 text,
                 k,
-                xycoords=places[i + 1],  # the leader ends at the tip as drawn
                 xytext=(x, k[1] - sign * 0.08 * reach),
                 textcoords="data",
                 ha="right" if away else "left",
