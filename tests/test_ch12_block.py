@@ -166,16 +166,23 @@ def test_block_checker_both_ways(fn, status, hint, capsys):
     assert result.status == status and hint in line, line
 
 
+def _parts(p):
+    """The block's two layer norms and its FFN, as a slip written by hand would call them."""
+
+    def ln(x, k):
+        return layer_norm(x, p[f"ln{k}_gamma"], p[f"ln{k}_beta"], decoder.EPS)
+
+    def ffn(x):
+        return decoder.feed_forward(x, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
+
+    return ln, ffn
+
+
 def slip_12t(kind):
     """Review 12t: slips the block checker had met with only a generic difference."""
 
     def my_block(X, p, h):
-        def ln(x, k):
-            return layer_norm(x, p[f"ln{k}_gamma"], p[f"ln{k}_beta"], decoder.EPS)
-
-        def ffn(x):
-            return decoder.feed_forward(x, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
-
+        ln, ffn = _parts(p)
         n, Ws = len(X), (p["W_q"], p["W_k"], p["W_v"], p["W_o"])
         strict = np.tril(al.causal_mask(n), -1)  # each token hidden from itself
         if kind == "post":  # LN after each add, and LN2 before the FFN as well
@@ -197,32 +204,11 @@ def slip_12t(kind):
     return my_block
 
 
-@pytest.mark.parametrize(
-    ("kind", "hint"),
-    [
-        ("post", "chapter 11's post-LN block"),
-        ("strict", "your mask hides each token from itself"),  # raises: row 0 sees no key
-        ("strict_self_at_0", "your mask hides each token from itself"),
-        ("strict_by_hand", "your mask hides each token from itself"),
-        ("swapped", "LN1 and LN2 are swapped"),
-    ],
-)
-def test_block_checker_names_review_12t_slips(kind, hint, capsys):
-    result = check_decoder_block(slip_12t(kind))
-    line = capsys.readouterr().out
-    assert result.status == "FAIL" and hint in line, line
-
-
 def slip_12x(kind):
     """Review 12x: LN1 both before attention and after its add; the FFN reading raw X."""
 
     def my_block(X, p, h):
-        def ln(x, k):
-            return layer_norm(x, p[f"ln{k}_gamma"], p[f"ln{k}_beta"], decoder.EPS)
-
-        def ffn(x):
-            return decoder.feed_forward(x, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
-
+        ln, ffn = _parts(p)
         Ws = p["W_q"], p["W_k"], p["W_v"], p["W_o"]
         X1 = X + mha(ln(X, 1), *Ws, h, al.causal_mask(len(X)))[0]
         if kind == "ffn_on_X":
@@ -234,15 +220,20 @@ def slip_12x(kind):
 
 
 @pytest.mark.parametrize(
-    ("kind", "hint"),
+    ("slip", "kind", "hint"),
     [
-        ("post", "normalised after the add, as chapter 11"),
-        ("post_no_ln2", "normalised after the add, as chapter 11"),
-        ("ffn_on_X", "the feed-forward network read X, the block's input"),
+        (slip_12t, "post", "chapter 11's post-LN block"),
+        (slip_12t, "strict", "your mask hides each token from itself"),  # row 0 sees no key
+        (slip_12t, "strict_self_at_0", "your mask hides each token from itself"),
+        (slip_12t, "strict_by_hand", "your mask hides each token from itself"),
+        (slip_12t, "swapped", "LN1 and LN2 are swapped"),
+        (slip_12x, "post", "normalised after the add, as chapter 11"),
+        (slip_12x, "post_no_ln2", "normalised after the add, as chapter 11"),
+        (slip_12x, "ffn_on_X", "the feed-forward network read X, the block's input"),
     ],
 )
-def test_block_checker_names_review_12x_slips(kind, hint, capsys):
-    result = check_decoder_block(slip_12x(kind))
+def test_block_checker_names_the_reviews_slips(slip, kind, hint, capsys):
+    result = check_decoder_block(slip(kind))
     line = capsys.readouterr().out
     assert result.status == "FAIL" and hint in line, line
 
