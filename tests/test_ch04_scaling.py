@@ -360,7 +360,8 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     figure_read = " ".join(cells["grad-figure-read"].source.split())
     # review 04p: what is plotted, in plain words; review 04q: with the stand-in loss named
     # review 04_x (F3): two plain sentences, what is measured, then what the lines show
-    said = "We pretend the output should move a fixed random way and measure how hard"
+    # review 04_z (F4): the stand-in loss in one plain clause, shared by raw and scaled
+    said = "We take `L = sum(G * output)`, one fixed random `G` for raw and scaled, and plot"
     assert said in figure_read and r"$\lVert\partial L/\partial q_i\rVert$ (by" in figure_read
     assert "{term}`backpropagation`" in figure_read
     assert cells["grad-code"].metadata["tags"] == ["hide-cell"]
@@ -739,18 +740,18 @@ def test_dot_variance_follows_d_k(capsys):
         (48, "FAIL", "the answer for components of variance 1"),
         (144, "FAIL", "144 = σ·d_k: σ = 3 is a standard deviation"),
         (864, "FAIL", "864 = 2·σ²·d_k: adding the variances of q_m and k_m is the rule for a sum"),
-        (7776, "FAIL", "7,776 is twice the answer"),
+        (7776, "FAIL", "7776 is twice the answer"),
         (20736, "FAIL", "20,736 = (σ·d_k)² = σ²·d_k²: the variance grows like d_k, not d_k²"),
-        (3807, "FAIL", "3,807 = σ⁴·(48 − 1): count the products again"),
-        (3969, "FAIL", "3,969 = σ⁴·(48 + 1): count the products again"),
+        (3807, "FAIL", "3807 = σ⁴·(48 − 1): count the products again"),
+        (3969, "FAIL", "3969 = σ⁴·(48 + 1): count the products again"),
         (-3888, "FAIL", "a variance cannot be negative"),
         (3879.0, "FAIL", "3879 is close, but not the exact expected value"),
         (3887, "FAIL", "check the arithmetic"),  # a hand slip is not called a simulation
         (81, "FAIL", "variance of one product"),
-        (186624, "FAIL", "variances of independent terms add"),
+        (186624, "FAIL", "186,624 grows like d_k²: variances of independent terms add"),
         (1.6875, "FAIL", "dividing the score by d_k"),
         (256, "FAIL", "256 is too low"),  # d_k² / σ²: no formula of the exercise lands here
-        (1296, "FAIL", "1,296 = σ³·d_k: that mixes the variance of one factor"),
+        (1296, "FAIL", "1296 = σ³·d_k: that mixes the variance of one factor"),
         (288, "FAIL", "288 = 2·σ·d_k: spreads do not add"),
         (1.0, "FAIL", "1 is the variance of a scaled score"),
         (3000, "FAIL", "3000 is too low"),
@@ -878,12 +879,13 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
         assert word not in plain, word
     rows = cells[ids.index("grad-rows-read")].source
     assert "Jacobian" not in rows and "[chapter 10](10_learning.ipynb)" in rows  # review 04k
-    assert len(rows.split()) <= 125  # review 04k: the bound only; 04p: its terms defined
+    # review 04_z (F6): the W_q / W_k / W_v remark moved in from the main line (+29 words)
+    assert len(rows.split()) <= 155  # review 04k: the bound only; 04p: its terms defined
     for word in (
         r"\operatorname{Var}(q \cdot k) = d_k",  # derived once; the summary bolds it
         "**saturated**",
-        "**Unscaled, it is uneven**",  # review 04af/04n: what the figure shows (04p: shorter)
-        "**Scaled, it is steady.**",
+        "**Raw:** larger at small widths",  # review 04af/04n: what the figure shows (04_z)
+        "**Scaled: steady.**",
     ):
         assert word in plain, word
     # review 04a (round 5): the backward formula is fold-only; review 04l: the figure's
@@ -978,8 +980,8 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     plotted = figure_read
     shows = " ".join(cells[ids.index("grad-why-uneven")].source.split())
     assert ids.index("4c97044e") < ids.index("grad-why-uneven")  # after the figure
-    assert "Lines: median; bands: middle 80%." in plotted and "**Scaled, it is steady.**" in shows
-    assert "**Scaled, it is steady" not in figure_read and len(shows.split()) <= 80
+    assert "Lines: median; bands: middle 80%." in plotted and "**Scaled: steady.**" in shows
+    assert "**Scaled: steady" not in figure_read and len(shows.split()) <= 40  # 04_z: two short
     # review 04n: the unsaturated rows' own median, at 64, and uneven both ways said once
     # review 04p: the figure's own ratio (1.4) first, then the two groups it hides
     # review 04q: seed-robust ranges (this seed's 1.4 and 3.7, and other seeds, asserted in
@@ -990,12 +992,13 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     said = "unsaturated rows get *larger* gradients (the key's length is not divided out)."
     # review 04_x (F1): the 1000-fold band is the figure's; the page says why uneven hurts
     assert "1000-fold" not in shows
-    assert "2.6" not in shows and "1.4" not in shows
+    # review 04_z (F6): the largest ratio, 2.6 at d_k = 16, with its cause (grad-assert)
+    assert "(up to 2.6 times, partly because nothing divides it)" in shows and "1.4" not in shows
     # review 04_v (F1): the figure's median curve in words (grad-share-assert has the ratios)
     # review 04_x (F5): one seed's ratios, said loosely (grad-share-assert has the ranges)
     # review 04_y (F6): two ratios; the 3.7 split moved into the row-by-row fold
-    said = "its median is larger up to $d_k = 64$, then collapses (about 5 times less at 256,"
-    said += " about a thousand at 1024)."
+    said = r"and from $d_k \approx 256$ collapsing (about 5 times smaller at 256, about 1000 at"
+    said += " 1024)."
     assert said in shows and "3.7" not in shows
     assert "unsaturated rows pull 3.7 times the scaled median at $d_k = 64$." in fold
     assert "about 4 times" not in figure_read and "collapses" not in figure_read
@@ -1003,7 +1006,8 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     assert "stand-in" in fold and "stand" not in read  # review 04p: the loss is the fold's
     # review 04q: the main line says in one clause what L is, the fold writes it out
     # review 04_v (F4): why a random loss is a fair probe, in the same clause
-    said = "that pulls on each query, $\\lVert\\partial L/\\partial q_i\\rVert$ (by"
+    # review 04_z (F4): L written out, the same G for raw and scaled
+    said = "and plot each query's pull, $\\lVert\\partial L/\\partial q_i\\rVert$ (by"
     assert said in figure_read
     order = ["grad-intro", "grad-two", "grad-figure-read", "grad-code", "4c97044e"]
     order += ["grad-rows-read", "grad-rows"]
@@ -1160,12 +1164,15 @@ def test_review_04u_phrasings_are_exact():
     # review 04ac: the saturated and the starved shares are not mixed in one sentence; the
     # bullet says what the grad-rows cell shows (asserted on medians in summary-assert)
     # review 04_v (F8): only the queries' gradient is measured; "uneven", as the objectives
-    said = "**saturate** many softmax rows, making the gradient to their queries uneven."
+    # review 04_z (F1): and the collapse at large widths
+    said = "**saturate** many softmax rows, making the gradient to their queries uneven and,"
+    said += r" from $d_k \approx 256$, mostly vanishing."
     assert said in summary and "one raw query in ten" not in summary  # 04m: with the shares
     assert "a tenth to a fifth" not in summary and "suit every width" not in summary
     assert "2 keys" not in summary  # review 04w: an unshown claim, cut
     # review 04_t (F7): one short sentence per panel; the axis ratio is the code's detail
-    assert "30 times narrower" not in text("439f69a3")
+    # review 04_z (F3): the middle axis's true ratio, said (slider-assert: 120 / 4)
+    assert "(middle, an axis 30 times narrower)" in text("439f69a3")
     said = "Drag the slider: on fixed axes, raw scores (left) spread out and their rows pile onto"
     assert said in text("439f69a3")  # session 10: one sentence, what to watch
     # review 04af: the article's analogy is raw scores as water too hot, scaling as cooling
@@ -1515,8 +1522,11 @@ def test_review_04o_why_uneven_hurts_the_16_keys_and_the_softmax_pointer():
     # rate is named as shared by every row, not as a cure (04ad)
     # review 04_y (F1, F8): rows are not parameters; W_q's update sums them, and saturation
     # starves W_q and W_k but not W_v (grad-share-assert)
+    # review 04_z (F6): the W_q / W_k / W_v remark moves into the row-by-row fold
     said = "$W_q$'s update adds up every row's pull, so saturated rows (about 3% of a scaled"
-    assert said + " row's pull at $d_k = 64$) barely shape it, or $W_k$'s; $W_v$ still" in why
+    fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
+    assert said + " row's pull there) barely shape it, or $W_k$'s; $W_v$ still" in fold
+    assert "W_q" not in why and "W_v" not in why
     assert "learning rate" not in why
     assert "31%" not in why and "total squared size" not in why
     assert r"\rVert^2" not in why
@@ -1533,3 +1543,18 @@ def test_review_04o_why_uneven_hurts_the_16_keys_and_the_softmax_pointer():
     assert said in first.source and "formula comes below" not in first.source
     # the row-by-row fold names G_i
     assert "With $G_i$ row $i$ of $G$" in cells[ids.index("grad-rows-read")].source
+
+
+def test_review_04z_checker_wording(capsys):
+    # review 04_z (F7): the number said once on a PASS; a rounded answer is named as such
+    from attention_lib.checks import check_dot_variance, check_scaled_scores  # noqa: PLC0415
+
+    assert check_dot_variance(3888, d_k=48, sigma=3).message == "3888 is right."
+    for places in (0, 2, 3):
+
+        def rounded(Q, K, places=places):
+            return np.round(Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1]), places)
+
+        message = check_scaled_scores(rounded).message
+        assert message.endswith(": don't round."), message
+    capsys.readouterr()

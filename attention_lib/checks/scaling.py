@@ -11,6 +11,7 @@ import numpy as np
 from ..core import softmax
 from .base import Cases, CheckResult, Fail, expect_shape, known_mistakes, same, verdict
 from .names import calls_library, uses_name
+from .scaled_slips import off_everywhere
 
 
 def check_scaled_scores(fn) -> CheckResult:
@@ -39,7 +40,7 @@ def check_scaled_scores(fn) -> CheckResult:
         expect_shape(out, (5, 7), case, _ONE_ROW_PER_QUERY)
         raw = Q @ K.T  # (5, 7)
         known_mistakes(out, *_wrong_scales(raw, d_k=9, n_q=5, n_k=7))
-        _off_everywhere(out, raw / 3.0)
+        off_everywhere(out, raw / 3.0)
         same(out, raw / 3.0, case)
         try:  # the values are right; is it an array, as asked?
             returned = cases.fn(Q.copy(), K.copy())
@@ -113,17 +114,6 @@ def check_scaled_scores(fn) -> CheckResult:
         same(out, raw / np.sqrt(10), case)
 
     return verdict("scaled_scores", fn, run)
-
-
-def _off_everywhere(out: np.ndarray, expected: np.ndarray) -> None:
-    """Name a float16 answer, NaN from a root of the scores, or a divisor off everywhere."""
-    if np.isnan(out).any() and np.array_equal(np.isnan(out), expected < 0):
-        raise Fail("NaN exactly where Q Kᵀ < 0: a square root of the scores? Use np.sqrt(d_k).")
-    if np.allclose(out, expected, 5e-3, 5e-3) and np.array_equal(out, out.astype(np.float16)):
-        raise Fail("every entry is off by about 1e-3: are you using float16? Keep float64.")
-    ratio = out / expected
-    if not np.isclose(ratio.flat[0], 1) and np.ptp(ratio) < 1e-6 * abs(ratio.flat[0]):
-        raise Fail(f"every entry is off by the same factor {ratio.flat[0]:.4g}: check the divisor.")
 
 
 _TRANSPOSE_K = (

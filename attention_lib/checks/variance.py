@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import numbers
 
 import numpy as np
 
 from ..validate import check_positive_int
-from .base import CheckResult, check_number
+from .base import CheckResult, _number, check_number
 from .top_weight import check_mean_top_weight  # noqa: F401 (its old home)
 
 # --- Exercise: predict the variance of a dot product --------------------------------------
@@ -41,7 +43,7 @@ def check_dot_variance(answer, d_k: int = 64, sigma: float = 1.0) -> CheckResult
         ),
         (
             var**2 * d_k**2,
-            f"{var**2 * d_k**2:g} grows like d_k²: variances of independent terms add, so "
+            f"{_number(var**2 * d_k**2)} grows like d_k²: variances of independent terms add, so "
             f"{d_k} products give {d_k} times the variance of one, not {d_k}² times.",
         ),
         (
@@ -88,12 +90,12 @@ def check_dot_variance(answer, d_k: int = 64, sigma: float = 1.0) -> CheckResult
         ),
         (
             2 * expected,
-            f"{2 * expected:,g} is twice the answer: each of the {d_k} products has variance "
+            f"{_number(2 * expected)} is twice the answer: each of the {d_k} products has variance "
             f"σ⁴ = {var**2:g} and counts once; with mean 0 nothing else adds.",
         ),
         (
             sigma**3 * d_k,
-            f"{sigma**3 * d_k:,g} = σ³·d_k: that mixes the variance of one factor with the "
+            f"{_number(sigma**3 * d_k)} = σ³·d_k: that mixes the variance of one factor with the "
             f"spread of the other. Both q_m and k_m have variance σ² = {var:g}, so each "
             f"product has σ²·σ² = {var**2:g}.",
         ),
@@ -110,7 +112,7 @@ def check_dot_variance(answer, d_k: int = 64, sigma: float = 1.0) -> CheckResult
         ),
         (
             var * d_k**2,
-            f"{var * d_k**2:,g} = (σ·d_k)² = σ²·d_k²: the variance grows like d_k, not d_k², "
+            f"{_number(var * d_k**2)} = (σ·d_k)² = σ²·d_k²: the variance grows like d_k, not d_k², "
             f"because the {d_k} products' variances add; and each product has variance "
             f"σ⁴ = {var**2:g}.",
         ),
@@ -129,7 +131,7 @@ def check_dot_variance(answer, d_k: int = 64, sigma: float = 1.0) -> CheckResult
     mistakes += [
         (
             var**2 * (d_k + off),
-            f"{var**2 * (d_k + off):,g} = σ⁴·({d_k} {sign} 1): count the products again. A "
+            f"{_number(var**2 * (d_k + off))} = σ⁴·({d_k} {sign} 1): count the products again. A "
             f"score has one product q_m k_m per component, so exactly {d_k} of them.",
         )
         for off, sign in ((-1, "−"), (1, "+"))
@@ -139,7 +141,12 @@ def check_dot_variance(answer, d_k: int = 64, sigma: float = 1.0) -> CheckResult
     if sigma != 1.0:  # with sigma = 1 the formulas that coincide say the same: the first wins
         mistakes = _merge_coinciding(mistakes)
     hints = dict(mistakes=tuple(mistakes), fallback=_near_hint(answer, expected))
-    return check_number("dot_variance", answer, expected, places=2, **hints)
+    with contextlib.redirect_stdout(io.StringIO()):  # its line is printed below
+        result = check_number("dot_variance", answer, expected, places=2, **hints)
+    if result.passed and float(answer) == expected:  # "3888 is right.", the number once
+        result.message = f"{_number(float(answer))} is right."
+    print(result.line)
+    return result
 
 
 def _merge_coinciding(mistakes: list[tuple]) -> tuple:

@@ -1,0 +1,23 @@
+"""Chapter 4 checker helper: slips that leave every scaled score a little or evenly off."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import ATOL, Fail
+
+
+def off_everywhere(out: np.ndarray, expected: np.ndarray) -> None:
+    """Name rounding, float16, NaN from a root of the scores, or a divisor off everywhere."""
+    if out.shape == expected.shape and not np.allclose(out, expected, atol=ATOL):
+        places = next((k for k in range(7) if np.allclose(out, expected.round(k))), None)
+        if places is not None:  # a rounded answer: the right values, rounded
+            said = f"to {places} decimals" if places else "rounded to whole numbers"
+            raise Fail(f"values right {said}: don't round.")
+    if np.isnan(out).any() and np.array_equal(np.isnan(out), expected < 0):
+        raise Fail("NaN exactly where Q Kᵀ < 0: a square root of the scores? Use np.sqrt(d_k).")
+    if np.allclose(out, expected, 5e-3, 5e-3) and np.array_equal(out, out.astype(np.float16)):
+        raise Fail("every entry is off by about 1e-3: are you using float16? Keep float64.")
+    ratio = out / expected
+    if not np.isclose(ratio.flat[0], 1) and np.ptp(ratio) < 1e-6 * abs(ratio.flat[0]):
+        raise Fail(f"every entry is off by the same factor {ratio.flat[0]:.4g}: check the divisor.")
