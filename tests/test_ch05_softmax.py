@@ -622,13 +622,17 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     # review 05_r: one precision for both limits
     # review 05_z F2: the limits open the max-trick section; the fold keeps the float16 sum
     opening = " ".join(cells["f5a1c0de"].source.split())
+    # review 05aa F1: bfloat16 named beside float32 (same range); no "formats GPUs train in"
     assert (
-        "Exp overflows above 709.78 in float64, but above 88.72 in float32 and 11.09 in"
-        " float16, the formats GPUs train in." in opening
+        "Exp overflows above 709.78 in float64, 88.72 in float32 and bfloat16 (same exponent"
+        " range), and 11.09 in float16." in opening
     )
-    assert "88.72" not in box and box.count("float16 sum can still overflow") == 1
+    assert "GPUs train" not in flat
+    # review 05aa F2: the fold leads with rounding (1024, not 1500), then overflow
+    assert "88.72" not in box and box.count("float16 sum can also overflow") == 1
+    assert box.index("total 1024, not 1500") < box.index("overflow")
     assert cells["f16a05e1"].metadata["tags"] == ["remove-cell"]
-    assert "GPU kernels" not in flat and "bfloat16" not in flat  # review 05_a: cut
+    assert "GPU kernels" not in flat and flat.count("bfloat16") == 1  # review 05aa F1
     assert "kernel" not in box and "autocast" not in box.lower()
     # review 05_a: np.sum does not stall; a float16 total overflows, the library's reason
     assert "stops growing" not in box and "stall" not in box
@@ -727,7 +731,7 @@ def test_the_learner_edition_keeps_the_number_format_note_true():
     cells = nbformat.read(path, as_version=4).cells
     flat = [" ".join(c.source.split()) for c in cells]
     note = next(i for i, text in enumerate(flat) if "Exp overflows above 709.78" in text)
-    assert "above 88.72 in float32 and 11.09 in float16," in flat[note]  # review 05_z F2
+    assert "88.72 in float32 and bfloat16 (same exponent range), and 11.09" in flat[note]
     assert "folded cell" not in cells[note].source and "printed below" not in flat[note]
 
 
@@ -992,7 +996,8 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     assert ids.index("twokeycap") == ids.index("twokey05") + 1
     # session 10: "0.90 - 0.64" cut (both scores are in the table above)
     # review 05_y F5: chapter 4's two-key weight by name and formula; its gap g over T
-    assert "at the real gap, 0.26, 0.56" in caption and "$p = 1/(1 + e^{-g/T})$" not in caption
+    assert "At the real gap $g = 0.26$, cake gets 0.56" in caption  # review 05aa F4
+    assert "$p = 1/(1 + e^{-g/T})$" not in caption
     # review 05_b: the curve named, and T pointed back to the formula that defines it
     # review 05_d: the sigmoid named once, for the gap; T is defined in its own section now
     # review 05_p: one idea per sentence; chapter 4 gave the formula, this page names it
@@ -1006,7 +1011,7 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     # review 05_z F3: "its gap g divided by T" was hard to parse; the formula says it
     assert caption.startswith(
         'With only the keys "cake" and "delicious", cake\'s weight is the *sigmoid*'
-        " $1/(1 + e^{-g/T})$ of their gap $g$ (chapter 4):"
+        " $1/(1 + e^{-g/T})$ of their gap $g$ (chapter 4)."
     )
     # review 05_o: Exercise 5.1 uses T, so it follows the temperature section
     assert ids.index("tnot05") < ids.index("f37d9cdc") < ids.index("2adc8f99")
@@ -1083,10 +1088,10 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     # session 10: the 2.60 -> 5.20 the print shows is not repeated
     # review 05_z F1: doubling raw scores keeps the mix (not "a sharper head"); issue #29
     assert conclusion.startswith(
-        "With the scores as weights, doubling them keeps the same mix and doubles the"
+        "With the scores as weights, doubling them keeps the mix and doubles the"
         " output, $(2S)V = 2(SV)$: 2.60 to 5.20."
     )
-    assert 'Softmax turns the same doubling into a sharper mix ("cake" 0.21 to 0.32)' in conclusion
+    assert 'Softmax sharpens the mix instead ("cake" 0.21 to 0.32)' in conclusion
     assert "sharper head" not in conclusion
     # review 05_p: the hull is chapter 6's learning objective, so not named here
     assert "hull" not in conclusion
@@ -1096,8 +1101,9 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     # review 05_z F1: the x100 clause is cut (word cap); the bound closes the cell
     assert "approached" not in conclusion
     assert conclusion.endswith(
-        "its output stays a weighted average of the values (0.80 to 0.91), never longer"
-        " than the longest value (1.41)."
+        "its output stays a weighted average (0.80 to 0.91), never longer than the longest"
+        " value (1.41): the next layer gets vectors on one scale however confident the query"
+        " is."  # review 05aa F3: why a bounded output matters
     )
     # review 05_f: doubling reshuffles toward both top keys; it undoes chapter 4's scaling
     assert "Doubling" not in conclusion
@@ -1364,7 +1370,8 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # session 10: one number per temperature shown (0.70 and 0.49 at T = 0.3 cut)
     # review 05_z F3: the formula written out, g / T inside the sigmoid
     assert '"delicious", cake\'s weight is the *sigmoid* $1/(1 + e^{-g/T})$ of' in cap
-    assert "0.56 at $T = 1$ and 0.93 at $T = 0.1$; in the full row, 0.21 and 0.92." in cap
+    # review 05aa F4: "0.26, 0.56" read as a list; g named, then all eight keys
+    assert "0.56 at $T = 1$ and 0.93 at $T = 0.1$; against all eight keys, 0.21 and 0.92." in cap
     math = " ".join(cells["04fabf9f"].source.split())
     assert "(next section)" not in math and "k = 1/T" not in math
 
@@ -1844,7 +1851,7 @@ def test_review_05o_names_the_scale_and_states_the_gap_values():
     caption = " ".join(cells["twokeycap"].source.split())
     # review 05_t round t: the three numbers return, in one clause of the prose
     # review 05_u F1: the full row's values close the clause
-    assert caption.endswith("in the full row, 0.21 and 0.92.")  # review 05_z F3
+    assert caption.endswith("against all eight keys, 0.21 and 0.92.")  # review 05aa F4
     assert caption.count("0.93") == 1
     math = " ".join(cells["04fabf9f"].source.split())
     assert "Order-preserving" not in math  # the list right after says it
@@ -1882,3 +1889,62 @@ def test_check_softmax_names_floor_division(shift_first):
 
     result = check_softmax(my_softmax)
     assert not result and "// is floor division" in str(result)
+
+
+# --- Fix round aa (review 05_aa): checker hints for the shift and // slips; lists rejected --
+
+
+def _shift_one_side(side):
+    def my_softmax(x, axis=-1, temperature=1.0):
+        z = x / temperature
+        s = z - z.max(axis=axis, keepdims=True)
+        top, bottom = (s, z) if side == "numerator" else (z, s)
+        return np.exp(top) / np.exp(bottom).sum(axis=axis, keepdims=True)
+
+    return my_softmax
+
+
+@pytest.mark.parametrize(("side", "total"), [("numerator", "0.049787"), ("sum", "20.085537")])
+def test_check_softmax_names_a_max_subtracted_on_one_side_only(side, total, capsys):
+    result = check_softmax(_shift_one_side(side))
+    line = capsys.readouterr().out
+    assert not result and f"sum to {total}, not 1" in line, line
+    assert f"only in the {side}" in line and "the same max in the sum as in each" in line
+
+
+def test_check_softmax_names_floor_division_on_one_row(capsys):
+    # review 05_aa: e // e.sum() floors every weight to 0 on x = [1, 2, 3]
+    def floored(x, axis=-1, temperature=1.0):
+        z = x / temperature
+        e = np.exp(z - z.max(axis=axis, keepdims=True))
+        return e // e.sum(axis=axis, keepdims=True)
+
+    def as_int(x, axis=-1, temperature=1.0):  # a cast keeps its own message
+        return floored(x, axis, temperature).astype(int)
+
+    result = check_softmax(floored)
+    line = capsys.readouterr().out
+    assert not result and "every weight is 0: // is floor division" in line, line
+    check_softmax(as_int)
+    line = capsys.readouterr().out
+    assert "you returned integers" in line and "//" not in line, line
+
+
+def test_check_entropy_rejects_a_list_as_check_softmax_does(capsys):
+    def as_list(p):
+        return np.sum(_entropy_terms(p), axis=-1).tolist()
+
+    result = check_entropy(as_list)
+    line = capsys.readouterr().out
+    assert not result and "returned a list: return a NumPy array (np.asarray)" in line, line
+    assert check_entropy(lambda p: np.sum(_entropy_terms(p), axis=-1))  # an array passes
+    assert "all 6 cases" in capsys.readouterr().out  # the type probe is not a case
+
+
+def test_the_float16_fold_numbers_hold():
+    total = np.float16(0)
+    for _ in range(5000):  # one at a time, as a running sum would
+        total = np.float16(total + np.float16(0.3))
+    assert total == 1024
+    bf16_max = np.array([0x7F7F0000], dtype=np.uint32).view(np.float32)[0]
+    assert round(float(np.log(bf16_max)), 2) == 88.72  # bfloat16 shares float32's range

@@ -107,6 +107,10 @@ def check_entropy(fn) -> CheckResult:
         expect_shape(out, (2,), case, " Reduce over the last axis only (axis=-1).")
         expected = -np.sum(rows * np.log(rows), axis=-1)
         same(out, expected, case)
+        raw = _raw_output(cases, rows)  # right values: but is it an array? (as check_softmax)
+        if isinstance(raw, list | tuple):
+            kind = type(raw).__name__
+            raise Fail(f"your function returned a {kind}: return a NumPy array (np.asarray).")
 
         batch = np.stack([rows, rows[::-1]])  # (2, 2, 3): two batches of two rows
         case = "a 2 x 2 x 3 array"
@@ -142,6 +146,13 @@ _ENTROPY_STACK = (
     "expected one number: my_entropy must also take 2-D and 3-D arrays. Work on the "
     "whole array with NumPy, no Python loop, and sum over axis=-1."
 )
+
+
+def _raw_output(cases: Cases, p: np.ndarray):
+    """The learner's output on ``p`` again, untouched (None if it raises): a quiet probe."""
+    with contextlib.suppress(Exception), np.errstate(all="ignore"):
+        with contextlib.redirect_stdout(io.StringIO()):
+            return cases.fn(p.copy())
 
 
 def _sums_each_row(fn, row) -> bool:

@@ -73,7 +73,14 @@ _HARD_ARG_MAX = (
 
 
 def _max_slips(out: np.ndarray, x: np.ndarray) -> None:
-    """Name the max divided out of the scores, or subtracted from the exponentials."""
+    """Name the max divided out, subtracted after exp, or subtracted on one side only."""
+    for scale, side in ((np.exp(-x.max()), "numerator"), (np.exp(x.max()), "sum")):
+        if np.allclose(out, scale * softmax(x), atol=ATOL):  # exp(x - m) / sum(exp(x))
+            raise Fail(
+                f"for x = [1, 2, 3] your weights sum to {out.sum():.6f}, not 1: you "
+                f"subtracted the max only in the {side}. Subtract the same max in the sum "
+                "as in each exponential."
+            )
     if np.allclose(out, softmax(x / x.max()), atol=ATOL):
         raise Fail(
             "you divided the scores by their maximum instead of subtracting it: dividing "
@@ -123,12 +130,17 @@ def _in_float16(cases, x: np.ndarray, out: np.ndarray) -> bool:
 
 
 def _as_int(out: np.ndarray) -> None:
-    """Name weights cast to integers (astype(int)): each one, below 1, became 0."""
+    """Name weights cast to integers (astype(int)) or floored (e // sum): each became 0."""
     last = _LAST.get()
     if last is not None and last[0] is out and last[1] in "iu":
         raise Fail(
             f"for x = [1, 2, 3] you returned integers ({fmt(out)}): a cast such as "
             "astype(int) turns every weight below 1 into 0. Return the float weights."
+        )
+    if not out.any():  # e // e.sum(): every weight below 1 floors to 0
+        raise Fail(
+            "for x = [1, 2, 3] every weight is 0: // is floor division, and each weight is "
+            "below 1. Divide the exponentials by their sum with /."
         )
 
 
