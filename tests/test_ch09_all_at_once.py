@@ -946,6 +946,7 @@ def test_the_page_says_only_what_it_measures():
     assert len(scan) == 1 and scan[0].source.startswith("````{admonition}")  # a fold
     assert ":class: dropdown" in scan[0].source
     assert "key_block = n: no key tiling" in code
+    assert "initial=3,  # the step the prose discusses" in code  # round 09aa: the slider
     assert "attention_loop" not in code and '"rows": al.' not in code  # two ways timed
     # Fix round 4 (review 09o): the shuffled RNN reads the wrong state, it does not lack one;
     # Table 1's n < d is reconciled with the FLOP count; the stopwatch's numbers are read
@@ -972,14 +973,15 @@ def test_the_page_says_only_what_it_measures():
         # alone, then the projections against the *bare* RNN; the stopwatch in Going further
         # Round 09x (findings 2, 9): the Table 1 repeat cut; the LSTM's 2d bounds "every n"
         # Round 09z (finding 3): the LSTM's 16nd² moved into the recurrence fold
-        "With its four projections (the middle column), attention does more than this bare"
-        " RNN at every $n$.",
-        "its four gates cost $16nd^2$ FLOPs, more than attention (middle column) while $n < 2d$.",
+        # Round 09aa (finding 1): the LSTM's crossing back on the main line, as one clause
+        "With its four projections, attention does more than this bare RNN at every $n$; an"
+        " LSTM's four gates ($16nd^2$) cost more than attention while $n < 2d$ (1,024 here).",
+        "has a richer update but the same chain. Part of either can:",
         # Editor pass 10 (brief, issue #30): what all at once buys, said plainly, and the
         # one-thread stopwatch pointed to
         # Round 09z (finding 1): sequential steps, with the log2 n rounds inside each
-        "so attention needs $O(1)$ sequential steps, however long the sentence (inside each, a"
-        " sum still takes about $\\log_2 n$ rounds of additions).",
+        # Round 09aa (finding 2): the log2 n parenthesis cut
+        "so attention needs $O(1)$ sequential steps, however long the sentence.",
         # Fix round d (review 09x): scoped to the Elman RNN, with the LSTM's crossing at 2d
         # Round 09e (review 09 d, finding 6): Table 1's arithmetic said once, the LSTM a clause
         # Round 09l (finding 4): no LSTM; the stopwatch a fold, opened by one sentence
@@ -991,8 +993,9 @@ def test_the_page_says_only_what_it_measures():
         # Round 09o (finding 3): the stopwatch fold one sentence, on what the crossing measures
         # Round 09e (review 09 d, finding 1): order-blind sums, not the free order of work
         # Round 09z (finding 5): on the main line after the shuffle; the fold cut
-        "Shuffling $K$ and $V$ together changes no row either, up to rounding: that, not the"
-        " free order of work, is why attention needs positions (chapter 1).",
+        # Round 09aa (finding 8): what the shuffle shows named: blindness to word order
+        "Shuffling $K$ and $V$ together changes no row either, up to rounding: that blindness to"
+        " word order, not the free order of work, is why attention needs positions (chapter 1).",
         # Round 09e (findings 2, 5, 8): the order of work; a fixed few steps; small fast memory
         "Split the work on the rows into two jobs, or shuffle its order. Does the result",
         # Round 09l (finding 3): Table 1's O(1) assumes enough parallel hardware (09m: named)
@@ -1011,7 +1014,7 @@ def test_the_page_says_only_what_it_measures():
         # Round 09s (findings 3, 5): the training-scale number; FlashAttention keeps the output
         # Editor pass 10: the training-scale sentence cut (exercise 1 does that sum)
         # Round 09y (finding 5): why the n² count multiplies, in place of "one head"
-        "2 GiB at $n = 16384$ tokens, and training keeps the weights of every head and layer"
+        "2 GiB at $n = 16384$, and training keeps every head's and layer's weights"
         " for the backward pass (in the plain form).",  # round 09z (finding 9)
         # Round 09t (finding 6): no nested parenthesis
         "It does no fewer FLOPs. In training it does more: it stores only the output and $m$,"
@@ -1021,7 +1024,8 @@ def test_the_page_says_only_what_it_measures():
         'The slider shows key block 1 for "it" at step 3 ($\\ell = 2.69$), key block 2 at'
         " step 4 ($\\ell = 4.74$).",
         # Round 09x (finding 3): the running state against h_t, associative
-        "$(m, \\ell, o)$ is a state like $h_t$, but two merge exactly in any order",
+        "$(m, \\ell, o)$ is a state like $h_t$, but two merge in any order to the same result,"
+        " up to rounding",  # round 09aa (finding 3)
         "so key blocks can run in parallel; $h_t$ cannot.",
         # Fix round 9 (review 09q): the stopwatch's two costs named; the thesis a step count
         # Fix round 10 (review 09r): no mechanism beyond what was measured
@@ -1033,13 +1037,13 @@ def test_the_page_says_only_what_it_measures():
         # Fix round c (review 09w): n = 1024, the speedup printed, and why it is not 2x
         # Fix round d (review 09x): the same blocks on one thread against two workers
         # Fix round e (review 09y): the split demo cut; only "in this run" beside a printed number
-        "divides by a sum over the *whole* row, and (for safety) shifts it by its maximum",
+        "divides by a sum over the *whole* row, and shifts it by its maximum",
         # Round 09o (finding 4): the inference side; (finding 6) tiling keeps the n² FLOPs
         # Round 09r (finding 4): two chains, no KV cache (Exercise 4's solution has it)
         # Editor pass 10: "Two chains remain" cut (exercise 3 is where the chain comes back)
         # Round 09r (finding 3): why matrices, on the main line
         # Editor pass 10 (review 09v, finding 6): the bridge said; "BLAS" dropped
-        "Because no row waits for another, all of them go into one product $Q K^\\top$, and"
+        "Because no row waits for another, all go into one product $Q K^\\top$, and"
         " optimised matrix libraries and GPUs run one big product faster than $n$ small ones.",
         # Round 09r (finding 1): blocking is not credited with the in-place drop
         # Round 09s (finding 2): in place is step 1 of the list, its code cell cut
@@ -1049,15 +1053,17 @@ def test_the_page_says_only_what_it_measures():
         " 24, at $n = 1024$).",
         # round 09u (finding 5): said once; round 09y (finding 7): one sentence, the figure's 8
         # Round 09z (finding 2): one count, 7 after the update reading "I"
-        'In vermilion, the way from "I" to "delicious": the update reading "I", then 7 more;'
-        " one line below.",
+        # Round 09aa (finding 5): the figure's 8 updates, top and bottom named
+        'Thick vermilion: from "I" to "delicious", the RNN takes 8 updates in a row (top),'
+        " attention one line (bottom).",
         "scratch memory independent of $n$; the arithmetic still grows like $n^2$.",
         # Editor pass 10: "Query blocks hold 16 MiB..." cut (step 3 and the printed line say it)
         "$x_t W_x$ is one product for all $t$, and only $h_{t-1} W_h$ must wait.",  # a fold
         # Round 09l (finding 2): the library frees each tile before the next; 0.2 MiB
         # Round 09m (finding 4): no NumPy buffer; the tile in the learner's terms
-        "The tiles' peak is the output plus a fixed 0.2 MiB of scratch for any $n \\ge 256$,"
-        " mostly one $128 \\times 128$ tile.",
+        # Round 09aa (finding 4): the tile size and d_v the 0.2 MiB depends on
+        "The tiles' peak is the output plus a fixed 0.2 MiB of scratch for any $n \\ge 256$"
+        " ($128 \\times 128$ tiles, $d_v = 16$), mostly one 128 KiB tile.",
         "where $x_t$ is token $t$'s vector and $h_0 = 0$.",  # round 09l (learner 3)
         "Leave the inputs unchanged",
         # Fix round 09a: why tiles, where the two steps are introduced; the blocked rule
@@ -1065,21 +1071,21 @@ def test_the_page_says_only_what_it_measures():
         # Round 09p (finding 3): 7 updates after "I", the last reading "delicious"
         # Editor pass 10 (review 09v, findings 4, 5): the fixed-size state replaces "each can
         # blur", tied to the n x n price; the gradient's 7 tanh steps say why paths matter
-        'After "I", the RNN makes 7 more state updates, the last reading "delicious", carrying'
+        'After "I", the RNN makes 7 more updates, the last reading "delicious", carrying'
         ' "I" in one fixed-size state (4 numbers here).',
-        "hence $n \\times n$ scores (below).",  # round 09z: shorter
+        "hence $n \\times n$ scores.",  # round 09z: shorter
         # Round 09y (finding 6): either way, and the standard name
         'in an RNN, a gradient from "delicious" back to the state after "I" crosses 7'
         " $\\tanh$ steps, and can shrink or grow at each (vanishing or exploding gradients).",
         # Round 09y (finding 1): Table 1's own message back, before the projections
         # Round 09z (finding 4): 2017's short sentences, and the n = 2048 row beside them
         "Table 1's count (last column) is below the RNN's while $n < d$: the paper calls"
-        " self-attention cheaper for the short sentences of 2017 translation, but at $n = 2048$"
+        " self-attention cheaper for 2017's short translation sentences, but at $n = 2048$"
         " it is 4 times the RNN's. With its four projections",
         # Round 09y (finding 3): the three library forms named at first use
         "`attention_by_rows` computes one query row at a time; `attention_matrix` is the"
         " plain matrix form.",  # round 09z: chunked_attention named where it is used
-        "## One price: $n^2$ memory",  # round 09y (finding 8): not *the* price
+        "## $n^2$ memory",  # round 09y (finding 8): not *the* price; 09aa (finding 6): no "One"
         "## Tiles: the online softmax",
     ):
         assert claim in words, claim
@@ -1098,7 +1104,7 @@ def test_the_page_says_only_what_it_measures():
         *("plain once:", "Nor are fewer FLOPs"),  # round 09d: no colon before the bullets
         *("free the rest", "only a few fixed-size tiles", "inputs like these"),
         *("A step of width 64", "allocating fresh", "two products take", "states go wrong from"),
-        *("The same freedom", "(1,024 here)", "a few hundred KB"),
+        *("The same freedom", "a few hundred KB"),
         *("It is faster by moving less data", "understanding-transformers-4"),  # round 09e
         *("Each exact 1.00", "Orange:", "nothing runs side by side"),  # 09g; 09u: last column
         *("less than an LSTM", "independent rows side by side", "The plot cannot show"),  # 09l
@@ -1113,7 +1119,8 @@ def test_the_page_says_only_what_it_measures():
         *("That code also", "the RNN is faster by", "Attention, one query at a time"),  # 09s
         *("So the gain is", "(in training, more"),  # round 09t (09u: Table 1's n < d back)
         *("The price: $n^2$", "for one head of one layer", "`peak_memory` measures"),  # 09y
-        *("a depth of 1", "for most sentences", "Attention's one step hides", "LSTM's four"),
+        *("a depth of 1", "for most sentences", "Attention's one step hides"),
+        *("rounds of additions", "merge exactly", "One price", "(middle column)"),  # 09aa
     ):
         assert gone not in words, gone
     visible = " ".join(c.source for c in shown(cells) if c.cell_type == "code")
