@@ -1129,17 +1129,19 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # toy's hand-set W_q, W_k are to blame
     # review 01_z (findings 1, 4, 5): "every model" was false (RoPE, NoPE); the fold says why
     # a trained model copes, and the note gives the two weights only, not the reason
-    dog = "the stamp lands on the same columns that carry meaning."
-    assert "in every model" not in flat and "hundreds of dimensions to keep position" in flat
-    assert "the stamp is written over" not in flat
-    assert dog in flat and "each stamp is 1.41 long against word lengths of 0.36 to 1.04" in flat
+    # review 01_aa (finding 1): the reason in the note, in plain words (no W_q, no
+    # weights); the fold keeps only the sqrt(d_model) fact and adding vs concatenating
+    dog = "our 4 columns all carry meaning, and a stamp 1.41 long swamps words 0.36 to 1.04"
+    assert "in every model" not in flat and "hundreds of columns, learn to separate" in flat
+    assert "the stamp is written over" not in flat and "W_q" not in flat.split("Going deeper")[0]
+    assert dog in flat and "the stamp lands on the same columns" not in flat
     assert "0.12" not in flat and "fast hand alone" not in flat
     assert "slow hand's cosine adds" not in flat and "0.84" not in flat
     assert flat.index(dog) > flat.index("{admonition} Why the toy leaves")
-    fold = "{admonition} Why position drowns meaning in the toy :class: dropdown"
-    drown = 'a weight of 0.17, less than "delicious" (0.27). ```'
+    fold = "{admonition} Scaling the words, and why add the stamp :class: dropdown"
+    drown = 'a weight of 0.17, less than "delicious" (0.27): our 4 columns'
     assert "toy, position drowns meaning." not in flat and "in this hand-set toy" not in flat
-    assert flat.index(drown) < flat.index(fold) < flat.index(dog)
+    assert flat.index(drown) < flat.index(dog) < flat.index(fold)
     assert "This comes from width 4" not in flat and "(Going deeper). **From chapter 2" not in flat
     assert "Here the stamps are longer than the words" not in flat  # 4e: said once, above
     # review 01_a: the note blames width 4 and the hand-chosen W_q, W_k, not positions as
@@ -1162,11 +1164,9 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
         '"it" still prefers "delicious" to "cake", 0.45 vs 0.32. Adding, rather than '
         "concatenating, keeps" in flat
     )
-    first = "Why the toy leaves positions out :class: note **From chapter 2 on, attention reads"
-    assert (
-        first + " `toy.X` $= E$, without positions**; positions return in chapters 10 to 12."
-        in flat
-    )
+    first = 'Why the toy leaves positions out :class: note With positions added, "it" gives'
+    last = "**from chapter 2 on, attention reads `toy.X` $= E$, without positions**; positions"
+    assert first in flat and last + " return in chapters 10 to 12." in flat  # test_intro pins it
     # review 01_r (finding 7): adding versus concatenating, one clause in the fold
     # review 01_x (finding 4): cut with the rest of the fold but its key idea
     # review 01_k (finding 10): the note keeps two ideas; "training can keep word and
@@ -1271,7 +1271,9 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # fix round v (review 01_v, finding 2): a measurement, not a cause
     # review 01_x (finding 3): why ranks, and what "it"'s neighbours show, in two sentences
     # review 01_y (finding 3): why 0.38 is a good neighbour in 384 dimensions
-    reason = "so related words have modest cosines (cake's best 0.38; the mean over all"
+    # review 01_aa (finding 3): no causal "so"; a measurement, then why ranks
+    reason = "Even related words have modest cosines here (cake's best 0.38; mean over all"
+    assert "so related words" not in flat and "mix many properties" not in flat
     assert "In 384 dimensions" not in flat and "(it–the 0.46, above any two foods)" in flat
     assert "not comparable across groups" not in flat
     assert "share a direction" not in flat and "Read ranks, not values" not in flat
@@ -1322,10 +1324,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # review 01_s (finding 3): once, in the fold (asserted above)
     assert "86 degrees" not in flat and flat.count("sqrt{d_{model}}") == 1
     # review 01_s (finding 2): the lengths gave way to the weights of "it"
-    stamp = 'With positions added here, "it" gives "cake" a weight of 0.17, less than'
+    stamp = 'With positions added, "it" gives "cake" a weight of 0.17, less than'
     # editor pass (session 10): one number per claim, the weights of "ate" and "delicious" cut
     # review 01_z (finding 5): the note gives the two weights; the reason is in the fold
-    drowns = 'less than "delicious" (0.27).'
+    drowns = 'less than "delicious" (0.27): our 4 columns'
     assert stamp in flat and drowns in flat
     assert "Here every stamp (1.41)" not in flat and "22.6" not in flat and "16 long" not in flat
     assert flat.index(stamp) > flat.index("{admonition} Why the toy leaves positions out")
@@ -1337,7 +1339,8 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     before = flat[: flat.index(":label: ex-reorder") + 200]
     # review 01_l (finding 7): what a learner needs of `weights`, in one line
     # fix round v (review 01_v, finding 4): what a row and a column hold
-    shape = "All you need: row $i$ of `weights` is what word $i$ takes from each; column"
+    # review 01_aa (finding 5): one entry, and both indices move
+    shape = "`weights[i, j]` is how much word $i$ takes from word $j$. If the words are"
     assert shape in before
     assert "- is the same in every sentence ($pos / n$ changes with its length)." in flat
     assert "the feed-forward layer, LayerNorm and the residual connection" in flat
@@ -1374,7 +1377,9 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # fix round v (review 01_v, finding 7): the turn linked to RoPE, one clause
     # review 01_x (finding 5): a pointer to the one explanation, in "In real models"
     # review 01_y (finding 6): RoPE described once; a clause here points to it
-    assert "at *every* position: the turn RoPE uses (*In real models* below)." in flat
+    # review 01_aa (finding 2): RoPE rotates q and k instead of adding a stamp
+    rope = "the same block rotation that RoPE applies to queries and keys, instead of adding"
+    assert rope in flat and "the turn RoPE uses" not in flat
     assert "RoPE (see" not in flat
     assert "### The other choice: a learned table" not in flat  # merged into the box
     # review 01t: one measured result (the angle) and the reason (size) are kept
@@ -1392,7 +1397,8 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     outlined = "The outlined triangles on the diagonal group words by their strongest feature."
     assert outlined in flat and "Bright triangles" not in flat and "Bright blocks" not in flat
     # review 01_u (findings 3 and 7): the off-triangle cell and the clock's orientation
-    assert "A shared second feature also lights up (and-was 0.79)." in flat
+    # review 01_aa (finding 6): the shared features named
+    assert '"And" and "was" both carry action and pointer, so 0.79.' in flat
     assert "Position 0 is at 12 o'clock; the hands turn clockwise." in flat
     # review 01_k (findings 3-4): the heading's question answered with numbers, and the
     # dip shown in a printed row of distances, not in numbers only an assert computes
@@ -1454,7 +1460,8 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "use the same six tokens" in flat  # "The" and "the" are one token
     assert "turns each pair of dimensions of a query and a key by $\\omega_i \\, pos$" in flat
     # editor pass (session 10): the heatmap read in one clause, the stripes left to the figure
-    assert "fast on the left; the last columns barely move." in flat
+    # review 01_aa (budget): "the last columns barely move" cut; the 35,333 says it
+    assert "Each column is a wave down the positions, fast on the left. A row" in flat
     assert "What is still missing" not in flat  # merged into the summary
     assert "keeps the meaning" not in flat
     # the extrapolation hope is answered, and the word tables are the toy's, not the course's
