@@ -475,6 +475,21 @@ def float_d_k_loop(X, W_q, W_k, W_v, W_o, h):
     return np.concatenate(heads, axis=-1) @ W_o
 
 
+def no_softmax_loop(scaled=True):
+    """A loop that multiplies the (scaled) scores straight into V: no softmax."""
+
+    def fn(X, W_q, W_k, W_v, W_o, h):
+        d_k = X.shape[-1] // h
+        heads = []
+        for i in range(h):
+            c = slice(i * d_k, (i + 1) * d_k)
+            Q, K, V = X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c]
+            heads.append(Q @ K.T / (np.sqrt(d_k) if scaled else 1) @ V)  # (n, d_k)
+        return np.concatenate(heads, axis=-1) @ W_o
+
+    return fn
+
+
 def own_softmax_loop(scale_by_d_k=False, keys_first=False, d_k_fixed=None):
     """A loop with the learner's own softmax: d_k scaling, K Q^T, or a fixed d_k."""
 
@@ -684,6 +699,14 @@ def review_07d_slip(kind):
         ),
         (lambda X, q, k, v, o, h: attend(X, q, k, v, h, scale=1.0) @ o, "FAIL", "not scaled"),
         (lambda X, q, k, v, o, h: attend(X, q, k, v, h, axis=-2) @ o, "FAIL", "wrong axis"),
+        # fix round aa (review 07aa): softmax over the queries, unscaled, and no softmax
+        (
+            lambda X, q, k, v, o, h: attend(X, q, k, v, h, scale=1.0, axis=-2) @ o,
+            "FAIL",
+            "softmax ran over axis 0 of each head's (n, n) scores, the queries",
+        ),
+        (no_softmax_loop(scaled=True), "FAIL", "you skipped the softmax"),
+        (no_softmax_loop(scaled=False), "FAIL", "Divide the scores by sqrt(d_k) too"),
         (lambda X, q, k, v, o, h: good_multi_head(X, q, k, v, o, h=1), "FAIL", "h = 4 was ignored"),
         (tokens_mixed, "FAIL", "the heads mix tokens"),
         (tokens_mixed_looped, "FAIL", "reshaping X @ W_q straight to (h, n, d_k)"),
@@ -1007,9 +1030,10 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # review 07_y (finding 6): one sentence with the 1.99
     # review 07_z (finding 3) asked for a purpose for the column; not given: the column is
     # no clean detector ("was" 1.95, "delicious" 1.64), as review 07_n found
+    # review 07aa (finding 5): all three terms named; their numbers stay in the table
     assert mix_read == (
-        'Column 2 of "ate" now reads 1.99: the '
-        "object head's *noun* (0.99) plus the subject head's *human* (1.00)."
+        'Column 2 of "ate" reads 1.99: the object head\'s *noun* and *human* plus the '
+        "subject head's *human*."
     )
     assert "did a person" not in mix_read
     assert "0.55" not in " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
@@ -1031,7 +1055,8 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
     assert "clean detector" not in page and "0.77" not in page
     # review 07_k (finding 1): the cause is that one row of weights sums to 1, not the tie
-    assert "row of weights sums to 1, so" in source["pair-read"]  # 07_y, 07_z
+    # review 07aa (finding 2): said as one weighted average, the same in every column
+    assert "one weighted average of the value rows" in source["pair-read"]
     assert "Any divisor" not in source["pair-read"]
     assert "blended" not in cells[ids.index("mix-assert")].source
     # review 07_p (learner 1): the figure right after the W_q table, before the outputs
@@ -1215,9 +1240,8 @@ def test_one_row_must_split_is_said_in_the_text_once():
     # review 07_d (finding 2): the general reason, one row of weights for every value column
     # review 07_k (finding 1): framed around one row of weights summing to 1
     # review 07_z (finding 1): the two words share one row; where their values overlap
-    assert page.count('One row of weights sums to 1, so "cake" and "I" share it') == 1
-    # review 07_p: shortened, the same point; session 10: the 8 and "every value column" cut
-    assert page.count("half strength (0.48)") == 1
+    # review 07aa (findings 1-2): one weighted average, the same weights in every column
+    assert page.count("one head returns one weighted average of the value rows") == 1
     # round i (review 07_h, finding 3): what the average loses is the feature's owner;
     # round l (review 07_l, finding 3): cut, the weights that sum to 1 carry the point
     assert "lost its owner" not in page and "no later layer can tell" not in page
@@ -1252,12 +1276,12 @@ def test_cost_and_rank_wording():
     ) in cost
     assert "parameters" not in cost
     assert "cost-read" not in source  # fix round 7i: cut, unmeasured
-    # review 07_z (finding 6): the rank bound names what "less expressive" means
-    assert "a head's $n \\times n$ score matrix has rank at most $d_k$." in cost
+    # review 07aa (finding 6): the rank bound, unsupported by Going deeper, is cut
+    assert "rank" not in cost
     assert "all(np.linalg.matrix_rank(s) <= d_k for s in scores_h)" in source["c173e416"]
     assert "chip" not in " ".join(source.values())
     # review 07zd: equal counts do not make heads free; one clause, no measured timing
-    assert "Narrow heads are less expressive (Going deeper):" in cost
+    assert "Narrow heads are less expressive (Going deeper)." in cost
     assert "hardware" not in cost  # review 07_z (finding 6): replaced by the rank bound
     assert "attention-map entries a plain implementation keeps" in cost  # review 07ze
     # fix round 7m (review 07q): equal counts, unequal time; said from the count itself
@@ -1271,12 +1295,13 @@ def test_cost_and_rank_wording():
     # fix round 7n (review 07r): the link to chapter 11 previews what it measured
     # review 07_b: the preview is main text before the figure, its details in the fold
     # round g (review 07_f, finding 2): chapter 11 is named once, for the parking head
-    assert "four trained heads on our sentence" in source["trained-lead"]
+    # review 07aa (finding 7): the four are hand-picked from 72
+    assert "four trained heads hand-picked from MiniLM's 72" in source["trained-lead"]
     # review 07zb: the one loose rank sentence is cut (7.4 keeps the width-2 case)
     assert "rank-read" not in source and "reach-check" not in source
     # review 07_z (finding 6): one exact clause comes back, in the cost section only
     page_md = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
-    assert page_md.count("rank at most") == 1 and "rank at most" in cost
+    assert page_md.count("rank at most") == 0  # review 07aa (finding 6): cut
     out = {
         c.id: "".join(o.get("text", "") for o in c.outputs) for c in cells if c.cell_type == "code"
     }
@@ -1370,12 +1395,14 @@ def test_values_overlap_is_said_with_its_example():
     # review 07_y (finding 7): one sentence per head
     # review 07_z (finding 2): shorter; the keys and values of "cake" and "I" are shown
     assert pair.startswith(
-        "**The pair**, `toy.heads.PAIR`, is two hand-set heads of width $d_k = 2$. In the "
+        "**The pair**, `toy.heads.PAIR`, is two hand-set heads of width $d_k = 2$. "
     )
     assert "owning a block" not in source["83c4d06e"]
+    # review 07aa (finding 4): where (16, 0) comes from
     assert pair.endswith(
-        'In the **object head**, "ate" asks (16, 0), for food. In the **subject head**, it '
-        "asks (0, 16), for a person. Both heads use the same keys and values:"
+        '"Ate" (action 1) asks with $W_q$\'s action row: (16, 0) for food in the **object '
+        "head**, (0, 16) for a person in the **subject head**. Both heads use the same keys "
+        "and values:"
     )
     kv = cells[[c.id for c in cells].index("pair-kv2")]
     assert "tags" not in kv.metadata and len(kv.source.splitlines()) <= 6
@@ -1474,11 +1501,12 @@ def test_plain_printouts_on_the_main_line():
     # review 07_y (finding 3): one head's four numbers beside the two heads' four
     assert re.split(r"\s{2,}", back[0].strip()) == ["output of 'ate'", "one head", "two heads"]
     # review 07_z (finding 5): each row names its head's role
+    # review 07aa (finding 3): one head has no object or subject half
     assert [line.split() for line in back[1:]] == [
-        ["obj.", "noun", "0.98", "0.99"],
-        ["obj.", "human", "0.48", "0.00"],
-        ["subj.", "noun", "0.98", "1.00"],
-        ["subj.", "human", "0.48", "1.00"],
+        ["noun", "0.98", "0.99"],
+        ["human", "0.48", "0.00"],
+        ["noun", "0.98", "1.00"],
+        ["human", "0.48", "1.00"],
     ]
     # fix round 4, item 5: X with its feature names, and what "ate" brings back
     x_lines = shown["x-code"].splitlines()
@@ -1518,10 +1546,10 @@ def test_the_named_heads_and_one_merged_experiment():
     # session 10 (editor pass): shorter, the 8 cut
     # review 07_y (finding 5): the general point first, the toy's symptom after
     # review 07_z (finding 1): in general terms: one row shared, overlapping values blur
+    # review 07aa (findings 1-2): the general reason, the tie admitted, the loss located
     assert read.startswith(
-        'One row of weights sums to 1, so "cake" and "I" share it: each comes back at about '
-        "half strength (0.48), and where their values overlap (both are nouns) the two blur "
-        "into one number."
+        "Whatever its weights, one head returns one weighted average of the value rows, the "
+        'same weights in every column. Here "cake" and "I" tie by construction'
     )
     # review 07_k (finding 5): why the one-head output repeats, said once
     # round m (review 07_m, finding 2): what the average loses is whose features they are
@@ -1529,8 +1557,8 @@ def test_the_named_heads_and_one_merged_experiment():
     # review 07_x (findings 2-3): no "twice"; whose is lost because both share *noun*
     # review 07_y (finding 3): all four numbers, and why the average comes twice
     assert read.endswith(
-        "One head returns that average twice, (0.98, 0.48). From it a later layer cannot tell "
-        "that the eaten thing is not human and the eater is."
+        'Where their values differ ("I" is human, "cake" is not), the output keeps only the '
+        "average, 0.48: a later layer cannot tell which was human."
     )  # round l (review 07_l, finding 3): "lost its owner" cut
     assert "Any divisor" not in read and "tie a tie" not in read
     assert "Both words are nouns" not in read
@@ -1814,7 +1842,8 @@ def test_fix_round_7k_wording():
     in out[0]; the visible words go down (2,372 before)."""
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    assert "One head returns that average twice, (0.98, 0.48)." in source["pair-read"]  # 07_z
+    # review 07aa (findings 1-2): the general reason replaces the "twice" sentence
+    assert "the same weights in every column" in source["pair-read"]
     W_q, W_k, W_v, W_o = HEADS.PAIR
     one, _ = al.multi_head_attention(toy.X, *HEADS.PAIR, h=1)
     assert np.allclose(W_v[:, :2], W_v[:, 2:]) and np.allclose(one[:, :2], one[:, 2:])
@@ -1952,7 +1981,7 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # review 07_d: the figure's second column, not its third; nothing "dropped" to explain
     # review 07_k: the mixing column is said after the math (mix-md), the figure stops at
     # the concatenation (W_o None), so its numbers match the tables' identity W_o
-    assert "the object head's noun, the subject head's human" in cells[ids.index("mix-code")].source
+    assert "obj. noun and human, subj. human" in cells[ids.index("mix-code")].source
     # fix round 4 (review 07t): columns and heads named as the text names them
     figure = " ".join(cells[ids.index("pair-figure")].source.split())
     assert "toy.X, W_q_pair, W_k_pair, W_v_pair, None, 2, toy.TOKENS," in figure
@@ -2358,8 +2387,8 @@ def test_round_k_review_07_k():
 
 
 def test_round_p_review_07_p_checker_fallbacks():
-    """Review 07_p: 3,104 (three matrices and one bias) is named; a wrong scale or no
-    softmax, which match no named slip, get the fallback question."""
+    """Review 07_p: 3,104 (three matrices and one bias) is named; a wrong scale, which
+    matches no named slip, gets the fallback question."""
     result = check_param_count(3 * 32 * 32 + 32, d_model=32, h=8)
     assert not result and "three 32 x 32 matrices plus one bias vector of 32" in result.line
     assert "W_q, W_k, W_v and W_o" in result.line
@@ -2376,7 +2405,9 @@ def test_round_p_review_07_p_checker_fallbacks():
 
         return fn
 
-    for fn in (loop(lambda h, n: h), loop(lambda h, n: n), loop(softmax=False)):
+    # review 07aa: skipping the softmax now has its own hint
+    assert "you skipped the softmax" in check_multi_head(loop(softmax=False)).line
+    for fn in (loop(lambda h, n: h), loop(lambda h, n: n)):
         result = check_multi_head(fn)
         assert not result and "values differ" in result.line
         # review 07_t: the fallback is neutral; it walks one head, it blames no step

@@ -11,7 +11,7 @@ import numpy as np
 from ..core import scaled_dot_product_attention
 from ..heads import merge_heads, multi_head_attention, split_heads
 from .base import Cases, CheckResult, Fail, expect_shape, known_mistakes, verdict
-from .multi_head_merges import token_axis_hint
+from .multi_head_merges import softmax_slips, token_axis_hint
 from .multi_head_mistakes import _multi_head_mistakes, _row_slices
 from .multi_head_slips import LIST_OF_PAIRS, combined_hint, is_list_of_pairs, matches, weights_hint
 from .names import calls_library
@@ -265,7 +265,8 @@ def check_multi_head(fn) -> CheckResult:
                 "then @ W_o.",
             )
             expected = multi_head_attention(X, *Ws, h=h)[0]
-            known_mistakes(out, *_differ(expected, *_multi_head_mistakes(X, *Ws, h=h)))
+            slips = _multi_head_mistakes(X, *Ws, h=h) + softmax_slips(X, *Ws, h)
+            known_mistakes(out, *_differ(expected, *slips))
             matches(out, expected, case)  # no named slip: precision or a neutral hint
 
     pairs = []  # set when fn returned (output, weights), or a list of such pairs

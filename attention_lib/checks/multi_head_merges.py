@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core import attention_scores, softmax
+from ..heads import merge_heads, split_heads
+
 
 def merge_slips(heads: np.ndarray, W_o: np.ndarray) -> list[tuple]:
     """Merges of the right heads, (h, n, d_k), that put their columns in the wrong place."""
@@ -35,3 +38,28 @@ def token_axis_hint(out, n: int, d_model: int, h: int, case: str) -> str:
             "axis=-1, np.concatenate(heads, axis=-1), then multiply by W_o."
         )
     return ""
+
+
+def softmax_slips(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
+    """Heads whose softmax ran over the queries, unscaled, or was left out."""
+    Q, K, V = (split_heads(X @ W, h) for W in (W_q, W_k, W_v))  # (h, n, d_k) each
+    scores = attention_scores(Q, K)  # (h, n, n): queries down, keys across
+    scaled = scores / np.sqrt(Q.shape[-1])
+
+    def out(weights):  # (h, n, n) weights -> (n, d_model)
+        return merge_heads(weights @ V) @ W_o
+
+    no_softmax = (
+        "you skipped the softmax: the scores went straight into weights @ V_i. Each row "
+        "of scores must pass through softmax(..., axis=-1) first, so it sums to 1."
+    )
+    return [
+        (
+            out(softmax(scores, axis=-2)),
+            "softmax ran over axis 0 of each head's (n, n) scores, the queries, and the "
+            "scores were not scaled: take softmax over the last axis (the keys), so each "
+            "query's row sums to 1, after dividing Q_i K_iᵀ by sqrt(d_k).",
+        ),
+        (out(scaled), no_softmax),
+        (out(scores), no_softmax + " Divide the scores by sqrt(d_k) too."),
+    ]
