@@ -712,7 +712,8 @@ def test_fix_round_5l_cuts_words_and_fixes_the_caption_the_factors_and_the_aside
     # wording nits; one "halving T"; no unexplained -inf aside
     assert "no step overflows" not in flat
     assert "always gets" not in flat
-    assert flat.count("halving $T$") == 1 and "doubling $q$" not in flat  # review 05t: once
+    # review 05_bb F1: the W_q point is on the main line (tnot05); the fold keeps Hinton only
+    assert "halving $T$" not in flat and "doubling $q$" not in flat
     assert "refuses $-\\infty$" not in flat
     # review 05y: the runner-up fold is cut (a curiosity with no payoff later)
     assert "tderiv05" not in cells and "runner-up" not in flat
@@ -893,7 +894,9 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     assert flat.count("chapter 12") == 1
     # review 05_n: the definition and the slider first; "no T of its own" closes the section
     # session 10: the pointer moved to a Going further fold with the distillation one
-    assert "Sampling in chapter 12 turns $T$ by hand." in " ".join(cells["tuse05"].source.split())
+    # review 05_bb F1: the sampling pointer moved to the main line, under the slider
+    assert "only sampling words (chapter 12) turns $T$ by hand." in flat
+    assert "chapter 12" not in cells["tuse05"].source
     top = " ".join(cells["1a18e25e"].source.split())
     # session 10: the Boltzmann history note is cut; T > 0 moved here from the math
     assert "Temperature $T > 0$ gives $\\operatorname{softmax}(z / T)$; $T = 1$ is plain" in top
@@ -1009,9 +1012,10 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     assert "top weight" not in caption and "added" not in caption
     # session 10: one sentence: chapter 4's weight of "cake", its lead g (any sign) over T
     # review 05_z F3: "its gap g divided by T" was hard to parse; the formula says it
+    # review 05_bb F6: chapter 4 gave the formula without T and without the word "sigmoid"
     assert caption.startswith(
-        'With only the keys "cake" and "delicious", cake\'s weight is the *sigmoid*'
-        " $1/(1 + e^{-g/T})$ of their gap $g$ (chapter 4)."
+        'With only "cake" and "delicious", cake\'s weight is chapter 4\'s formula, now with'
+        " $T$: the *sigmoid* $1/(1 + e^{-g/T})$ of their gap $g$."
     )
     # review 05_o: Exercise 5.1 uses T, so it follows the temperature section
     assert ids.index("tnot05") < ids.index("f37d9cdc") < ids.index("2adc8f99")
@@ -1087,9 +1091,10 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     conclusion = " ".join(cells["d4e5f607"].source.split())
     # session 10: the 2.60 -> 5.20 the print shows is not repeated
     # review 05_z F1: doubling raw scores keeps the mix (not "a sharper head"); issue #29
+    # review 05_bb F2: raw scores grow without limit (2.60, 5.20, 260), softmax's output is bounded
     assert conclusion.startswith(
-        "With the scores as weights, doubling them keeps the mix and doubles the"
-        " output, $(2S)V = 2(SV)$: 2.60 to 5.20."
+        "Used as weights, doubled scores keep the mix and double the output,"
+        " $(2S)V = 2(SV)$: 2.60 to 5.20, and 260 at ×100."
     )
     assert 'Softmax sharpens the mix instead ("cake" 0.21 to 0.32)' in conclusion
     assert "sharper head" not in conclusion
@@ -1100,11 +1105,12 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     # review 05_y F2: the 1.41 at x100 is the value of "cake", tied for the longest
     # review 05_z F1: the x100 clause is cut (word cap); the bound closes the cell
     assert "approached" not in conclusion
+    # review 05_bb F2: not "on one scale" (0.80 -> 1.41), but bounded by the longest value
     assert conclusion.endswith(
-        "its output stays a weighted average (0.80 to 0.91), never longer than the longest"
-        " value (1.41): the next layer gets vectors on one scale however confident the query"
-        " is."  # review 05aa F3: why a bounded output matters
+        "its output, a weighted average, never outgrows the longest value (1.41), however"
+        " large the scores grow."
     )
+    assert "one scale" not in conclusion
     # review 05_f: doubling reshuffles toward both top keys; it undoes chapter 4's scaling
     assert "Doubling" not in conclusion
     # review 05_s: plain division, blind to scale, is the contrast
@@ -1150,7 +1156,8 @@ def test_fix_round_5p_separates_the_exponential_from_the_normalisation():
     assert "training cannot sharpen" not in conclusion
     assert "sums to 1, so its favourite gains only" not in conclusion
     # the zero sum, by example; the library refuses a row of -inf
-    assert "plain division turns $[1, -3]$ into $[-0.5, 1.5]$" in flat  # session 10
+    # review 05_bb F4: the counter-examples follow the bare rules
+    assert "Plain division fails rules 1 and 2 on $[1, -3] \\to [-0.5, 1.5]$" in flat
     assert "`al.softmax` refuses" not in flat  # review 05_m: chapter 8's mask= instead
     with pytest.raises(ValueError, match="infinity"):
         al.softmax(np.full(3, -np.inf))
@@ -1327,15 +1334,18 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     assert "0.538" not in said and "squared" not in flat
     # session 10 (review 05_v F1): three wishes, each with its number; the doubling duality
     # (0.324, T = 0.5) is cut: "what softmax adds" shows doubling ("cake" 0.21 -> 0.32)
-    assert said.startswith("Shares should be: 1. **positive**, for any score;")  # 05_x F2
+    # review 05_bb F4: the three rules bare, then where plain division fails each
+    assert said.startswith(
+        "Shares should be: 1. **positive**; 2. **in the scores' order**; 3. **dependent only"
+        " on gaps**. Plain division fails rules 1 and 2 on $[1, -3] \\to [-0.5, 1.5]$, and"
+        " rule 3 on our row:"
+    )
     assert "(a bias" not in said
     assert (
-        "3. **dependent only on gaps**: a score has no natural zero (a key bias $b_k$ adds"
-        " $q \\cdot b_k$ to a whole row)." in said  # review 05_z F4: the reason first
+        "Rule 3 matters because a score has no natural zero: a key bias $b_k$ adds the same"
+        " $q \\cdot b_k$ to a whole row." in said
     )
-    assert "breaking rules 1 and 2;" in said  # review 05_y F6
-    assert "plain division turns $[1, -3]$ into $[-0.5, 1.5]$" in said
-    assert 'plain division moves "cake" from 0.335 to 0.178; softmax keeps 0.211' in said
+    assert '+1 moves "cake" 0.335 to 0.178; softmax keeps 0.211.' in said
     assert "0.324" not in flat and flat.count("0.335") == 1
     # review 05_s: the conclusion states its condition (a per-score map, then the total)
     # review 05_t round t: "passes" says which test: ignoring a shift
@@ -1369,7 +1379,7 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     cap = " ".join(cells["twokeycap"].source.split())
     # session 10: one number per temperature shown (0.70 and 0.49 at T = 0.3 cut)
     # review 05_z F3: the formula written out, g / T inside the sigmoid
-    assert '"delicious", cake\'s weight is the *sigmoid* $1/(1 + e^{-g/T})$ of' in cap
+    assert "cake's weight is chapter 4's formula, now with $T$: the *sigmoid*" in cap  # 05_bb F6
     # review 05aa F4: "0.26, 0.56" read as a list; g named, then all eight keys
     assert "0.56 at $T = 1$ and 0.93 at $T = 0.1$; against all eight keys, 0.21 and 0.92." in cap
     math = " ".join(cells["04fabf9f"].source.split())
@@ -1394,8 +1404,8 @@ def test_session_4_gives_the_two_reasons():
     # review 05_o: "acts as", so the sentence does not read as a contradiction
     # review 05_p: one idea per sentence
     # review 05_x F1: T = 2 is relative to the raw scores; the slider's T = 1 is attention
-    assert "Attention's division of $QK^\\top$ by $\\sqrt{d_k} = 2$" in flat  # 05_y: words
-    assert "is a fixed temperature $T = 2$; the slider's $T = 1$ is the real attention" in flat
+    # review 05_bb F1: attention has no T knob; sqrt(d_k) is its only, fixed, temperature
+    assert "Attention has no $T$ knob: its only temperature is the fixed $\\sqrt{d_k} = 2$" in flat
     assert np.allclose(al.softmax(toy.scaled_scores(), temperature=1), weights)
     assert np.allclose(al.softmax(toy.scores(), temperature=2), weights)  # sqrt(d_k) = 2
 
@@ -1520,12 +1530,13 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     assert top.startswith("## Temperature: how decisive is attention? Temperature $T > 0$")
     last = " ".join(cells["tnot05"].source.split())
     # review 05_o, 05_u F5, 05_v F4 (the division by sqrt(d_k) is itself a temperature)
-    assert last.startswith("Attention's division of $QK^\\top$ by")
+    assert last.startswith("Attention has no $T$ knob")  # review 05_bb F1
     # session 10: the doubling duality ("as T = 0.5 would") is cut with 0.324
     # review 05_z F5: the W_q point (chapter 6 leans on it) moves into the temperature fold
     fold = " ".join(cells["tuse05"].source.split())
-    assert "Doubling $W_q$ acts as halving $T$" in fold and "$T = 0.5$" not in flat
-    assert "W_q" not in last
+    # review 05_bb F1: the W_q point is back on the main line; the fold keeps Hinton only
+    assert "the size of $W_q$ and $W_k$" in last and "$T = 0.5$" not in flat
+    assert "hinton2015distilling" in fold and "W_q" not in fold
     ids = [c.id for c in cells.values()]
     # review 05_r: what ties T to attention sits right under the slider
     assert ids.index("tnot05") == ids.index("3df9fffd") + 1
