@@ -250,6 +250,7 @@ def test_column_softmax_gets_its_own_hint(capsys):
         (16 * 4096 * 4096 * 2, "PASS", "is right"),
         (None, "TODO", "replace None"),
         (33_554_432, "FAIL", "one head's matrix; the layer has h = 16"),
+        (12 * 4096 * 4096 * 2, "FAIL", "that is 12 heads; this model has 16"),  # 09bb
         (268_435_456, "FAIL", "counts the numbers, not the bytes (each bf16 takes 2)"),
         (2_147_483_648, "FAIL", "that is float64"),
         (1_073_741_824, "FAIL", "twice the answer. Did you count the weights too?"),
@@ -876,7 +877,8 @@ def test_step_times_per_width_and_product_share():
         product_share(n=0)
 
 
-MAIN_WORDS = 1277  # main-line prose words (editor pass 10: 1203; 09v: 1449; 09y: +73; 09z: 1272)
+MAIN_WORDS = 1295  # main-line prose words (editor pass 10: 1203; 09v: 1449; 09y: +73; 09z: 1272)
+# Round 09bb: +24 (the matrix form timed, gradient, 72 GiB, 1e-15)
 
 
 # --- The page -----------------------------------------------------------------------------
@@ -935,7 +937,8 @@ def test_the_page_says_only_what_it_measures():
     assert "block by block" not in words  # round 09k: "n \\ge 256" back, for the tiles
     assert "fair to the RNN" not in words and "newest token" not in words
     # Fix round 8 (review 09n): the stopwatch states measurements only, no fourth "because"
-    for refuted in ("measures that overhead", "not arithmetic", "because the", "several times"):
+    # Round 09bb (finding 3): "several times" back, beside a timing of rows against the matrix
+    for refuted in ("measures that overhead", "not arithmetic", "because the"):
         assert refuted not in words, refuted
     # Round 09k (review 09 k, finding 1): only plain against the RNN; no loop, no "-fold"
     assert "printed above" not in words and "-fold" not in words and "the loop" not in words
@@ -957,7 +960,9 @@ def test_the_page_says_only_what_it_measures():
         # Round 09t (finding 7): "here", in this row loop
         # Editor pass 10: the RNN's two failures in one sentence; the "cake" row cut
         # Round 09z (budget): "(equal, to rounding, to the matrix form)" cut
-        "Attention's rows come out bit-identical here in any order or split."
+        # Round 09bb (finding 9): the matrix form only to 1e-15
+        "Attention's rows come out bit-identical here in any order or split (matching the"
+        " matrix form to within 1e-15)."
         # Round 09x (finding 4): the split's lesson is waiting; the RNN shuffle cut
         " The RNN's do not: to be right, job 2 must wait for job 1's last state.",
         # Fix round 5 (review 09p): the paper's claim first; the LSTM side said
@@ -975,7 +980,7 @@ def test_the_page_says_only_what_it_measures():
         # Round 09z (finding 3): the LSTM's 16nd² moved into the recurrence fold
         # Round 09aa (finding 1): the LSTM's crossing back on the main line, as one clause
         "With its four projections, attention does more than this bare RNN at every $n$; an"
-        " LSTM's four gates ($16nd^2$) cost more than attention while $n < 2d$ (1,024 here).",
+        " LSTM's four gate blocks ($16nd^2$) cost more than attention while $n < 2d$ (1,024 here).",
         "has a richer update but the same chain. Part of either can:",
         # Editor pass 10 (brief, issue #30): what all at once buys, said plainly, and the
         # one-thread stopwatch pointed to
@@ -1015,6 +1020,7 @@ def test_the_page_says_only_what_it_measures():
         # Editor pass 10: the training-scale sentence cut (exercise 1 does that sum)
         # Round 09y (finding 5): why the n² count multiplies, in place of "one head"
         "2 GiB at $n = 16384$, and training keeps every head's and layer's weights"
+        " (12 heads $\\times$ 12 layers: 72 GiB in bf16)"  # round 09bb (finding 6)
         " for the backward pass (in the plain form).",  # round 09z (finding 9)
         # Round 09t (finding 6): no nested parenthesis
         "It does no fewer FLOPs. In training it does more: it stores only the output and $m$,"
@@ -1043,19 +1049,21 @@ def test_the_page_says_only_what_it_measures():
         # Editor pass 10: "Two chains remain" cut (exercise 3 is where the chain comes back)
         # Round 09r (finding 3): why matrices, on the main line
         # Editor pass 10 (review 09v, finding 6): the bridge said; "BLAS" dropped
-        "Because no row waits for another, all go into one product $Q K^\\top$, and"
-        " optimised matrix libraries and GPUs run one big product faster than $n$ small ones.",
+        # Round 09bb (finding 3): the claim timed, rows against the matrix form
+        "Because no row waits for another, all go into one product $Q K^\\top$, and matrix"
+        " libraries and GPUs run one big product faster than $n$ small ones (timed below:"
+        " several times faster, even on one CPU thread).",
         # Round 09r (finding 1): blocking is not credited with the in-place drop
         # Round 09s (finding 2): in place is step 1 of the list, its code cell cut
         "`al.chunked_attention` shrinks the memory in three steps:",
         # Round 09y (finding 2): numbers the page prints (8 MiB weights, 3.0 x that)
-        "**In place.** Overwrite the scores: one $n \\times n$ array, not three (8 MiB, not"
-        " 24, at $n = 1024$).",
+        "**In place.** Overwrite the scores: one $n \\times n$ array, not three.",  # 09bb
         # round 09u (finding 5): said once; round 09y (finding 7): one sentence, the figure's 8
         # Round 09z (finding 2): one count, 7 after the update reading "I"
         # Round 09aa (finding 5): the figure's 8 updates, top and bottom named
-        'Thick vermilion: from "I" to "delicious", the RNN takes 8 updates in a row (top),'
-        " attention one line (bottom).",
+        # Round 09bb (finding 2): 7 after reading "I", as the prose says
+        'Thick vermilion: the RNN reads "I", then makes 7 more updates in a row, up to'
+        ' "delicious" (top); attention one line (bottom).',
         "scratch memory independent of $n$; the arithmetic still grows like $n^2$.",
         # Editor pass 10: "Query blocks hold 16 MiB..." cut (step 3 and the printed line say it)
         "$x_t W_x$ is one product for all $t$, and only $h_{t-1} W_h$ must wait.",  # a fold
@@ -1063,20 +1071,21 @@ def test_the_page_says_only_what_it_measures():
         # Round 09m (finding 4): no NumPy buffer; the tile in the learner's terms
         # Round 09aa (finding 4): the tile size and d_v the 0.2 MiB depends on
         "The tiles' peak is the output plus a fixed 0.2 MiB of scratch for any $n \\ge 256$"
-        " ($128 \\times 128$ tiles, $d_v = 16$), mostly one 128 KiB tile.",
+        " ($128 \\times 128$ tiles, $d_v = 16$).",  # round 09bb (finding 8): the 128 KiB cut
         "where $x_t$ is token $t$'s vector and $h_0 = 0$.",  # round 09l (learner 3)
         "Leave the inputs unchanged",
         # Fix round 09a: why tiles, where the two steps are introduced; the blocked rule
-        "A query block still holds $128 \\times n$ scores, 16 MiB at $n = 16384$",
+        "A query block still holds $128 \\times n$ scores, so cut",  # 09bb: no 16 MiB
         # Round 09p (finding 3): 7 updates after "I", the last reading "delicious"
         # Editor pass 10 (review 09v, findings 4, 5): the fixed-size state replaces "each can
         # blur", tied to the n x n price; the gradient's 7 tanh steps say why paths matter
-        'After "I", the RNN makes 7 more updates, the last reading "delicious", carrying'
-        ' "I" in one fixed-size state (4 numbers here).',
-        "hence $n \\times n$ scores.",  # round 09z: shorter
+        # Round 09bb (findings 1, 5): the 7 steps' factors; the n x n price said plainly
+        'The RNN carries "I" in one fixed-size state (4 numbers here) through 7 more updates.',
+        "in 1 step. The price: every query meets every key, $n \\times n$ scores.",
         # Round 09y (finding 6): either way, and the standard name
-        'in an RNN, a gradient from "delicious" back to the state after "I" crosses 7'
-        " $\\tanh$ steps, and can shrink or grow at each (vanishing or exploding gradients).",
+        'in an RNN, a gradient from "delicious" back to the state after "I" crosses those 7'
+        " steps, each multiplying it by $W_h$ and by $\\tanh$'s slope (at most 1): it can"
+        " shrink, or grow if $W_h$ is large (vanishing or exploding gradients).",
         # Round 09y (finding 1): Table 1's own message back, before the projections
         # Round 09z (finding 4): 2017's short sentences, and the n = 2048 row beside them
         "Table 1's count (last column) is below the RNN's while $n < d$: the paper calls"
@@ -1152,9 +1161,10 @@ def test_the_stopwatch_sits_with_its_plot():
     assert named == []  # the fold is named by its question, the cell by its prompt
     fold = next(c for c in cells if c.get("id") == "sw-fold")
     assert fold in folded and "Does attention run faster on one CPU thread?" in fold.source
-    assert "attention is faster at $n = 128$ and the RNN at $n = 1024$" in " ".join(
-        fold.source.split()
-    )
+    fold_text = " ".join(fold.source.split())
+    assert "attention is faster at $n = 128$ and the RNN at $n = 1024$" in fold_text
+    # Round 09bb (finding 4): the cause, in one sentence
+    assert "64 times the RNN's arithmetic at $n = 1024$; the RNN's time is mostly" in fold_text
     # Round 09z (finding 1): "a depth of 1 ... (see Going further)" gave way to O(1) steps
     fig = next(c for c in cells if c.get("id") == "d2774696")
     prompt = fig.metadata["mystnb"]["code_prompt_show"]
