@@ -310,7 +310,7 @@ def test_the_chapter_s_round_11j_changes_are_on_the_page():
     assert "an average other token in 3.7" in table and "a random key: 1.0" in table
     assert "kobayashi2021incorporating" in cells["cls-removed-cake-md"].source
     out = "".join(o.get("text", "") for o in cells["cls-removed-cake"].outputs)
-    assert "weight 0.67, zero the value: cosine 0.993, hide the key: 0.695" in out
+    assert 'weight: [CLS] 0.67, "cake" 0.06' in out  # review 11 bb F5: beside its prose
     assert '1 - cosine: [CLS] 0.007, "cake" 0.046' in out  # review 11 o
     out = "".join(o.get("text", "") for o in cells["cls-removed-seven"].outputs)
     assert "zero [CLS]'s value: cosine 0.993 to 0.999" in out
@@ -356,7 +356,7 @@ def test_the_chapter_s_round_11l_changes_are_on_the_page():
     assert "middle layers parking mostly" in cells["gf-hide-key-md"].source  # hypothesis
     assert "an average other token" in cells["held-out"].source
     assert "whoever asks" not in cells["held-out-md"].source
-    assert "L2 H9's more weakly" in cells["habits-more-md"].source  # 'next' is only 0.56 to 0.67
+    assert "L2 H9 0.56–0.67" in cells["habits-more-md"].source  # review 11 bb F9: a range
     flat = " ".join(cells["ablate-md"].source.split())
     assert "0.61" not in flat  # review 11 r: said once, in 72379e4f
     assert "A cut measures the effect on the sentence vector" in flat  # editor pass 10
@@ -448,7 +448,8 @@ def test_the_chapter_s_round_11q_changes_are_on_the_page():
     assert "32 columns of $W_q$, $W_k$, $W_v$ and 32 rows of $W_o$" in " ".join(
         cells["c68494eb"].source.split()
     )
-    assert 'Zeroing "cake" instead moves' in " ".join(cells["cls-removed-md"].source.split())
+    flat = " ".join(cells["cls-removed-md"].source.split())  # review 11 bb F4: the heads
+    assert 'Zeroing "cake"\'s value in the same parking heads moves' in flat
     # review 11 p: the by-hand layer-1 cell shows attention with biases; no second listing
     assert "pyobject: self_attention" not in cells["enc-code"].source
 
@@ -489,7 +490,7 @@ def test_the_chapter_s_round_11r_changes_are_on_the_page():
     ablate = cells["cls-removed"].source
     assert "(12, 1, n)" in ablate and "keep (12, n)" in ablate and "11.2" not in ablate
     out = "".join(o.get("text", "") for o in cells["cls-removed-cake"].outputs)
-    assert "hide the key: 0.695" in out and "a word:" not in out  # review 11 o
+    assert "hide the key" not in out and "a word:" not in out  # review 11 bb F5
     held = _pronoun_test_text(cells)
     assert "| L6 H11 |" not in held and "| L2 H4 |" not in held  # review 11 s: cut
     assert "within the luckiest one's reach" not in held and "weak habit" not in held
@@ -600,7 +601,7 @@ def test_the_chapter_s_round_11w_changes_are_on_the_page():
     cells = _chapter_cells()
     held = _pronoun_test_text(cells)
     assert 'the two heads where "it" gives "cake" the most weight' in held  # the rule
-    assert "that count for the other tokens, averaged" in held  # editor pass 10: in prose
+    assert "when another token asks, averaged over those tokens" in held  # review 11 bb F8
     assert "keeping one noun" not in cells["pairs"].source  # review 11 o: cut
     out = "".join(o.get("text", "") for o in cells["pairs"].outputs)
     assert "L4 H2: 1 of 3 pairs right, the first noun preferred in 3 of 6" in out
@@ -625,7 +626,7 @@ def test_the_chapter_s_round_11x_changes_are_on_the_page():
     cells = _chapter_cells()
     held = _pronoun_test_text(cells)
     assert 'one word moves "it" between two nouns' in held  # editor pass 10: plainer
-    assert "a pronoun head gets all 3 pairs right, one that ignores that word 0, guessing" in held
+    assert "a pronoun head gets all 3 pairs right, one that ignores that word 0." in held
     assert "give it 1 of 3; guessing averages 0.75" in held  # review 11 z F1
     assert "**Limit:**" not in held  # review 11 aa F8: folded into the results
     assert '11 of 12 sentences have one noun before "it", so hits can only' in held
@@ -847,11 +848,11 @@ def test_the_chapter_s_review_11_p_fix_changes_are_on_the_page():
     assert "hiding" not in framing.split("Going further)")[1]  # 11 r: zeroing, like-for-like
     assert "with 0.06 of the weight against 0.67" in framing  # review 11 aa F3
     out = "".join(o.get("text", "") for o in cells["cls-removed-cake"].outputs)
-    assert '"cake": weight 0.06' in out and 'hide "cake"' not in out  # review 11 r: F2
+    assert '"cake" 0.06' in out and 'hide "cake"' not in out  # review 11 r: F2
     plan = " ".join(cells["it-experiment-md"].source.split())
     # editor pass 10: the control's reason is in the plan's prose, not a code comment
     assert "Real heads are not random" not in cells["held-out"].source
-    assert "high if most tokens look at the noun, low for a pronoun head" in plan
+    assert "a pronoun head is high on hits and low here" in plan  # review 11 bb F8
     held = " ".join(cells["held-out-md"].source.split())
     assert "as well explained by that last-noun rule" not in held  # review 11 z F1
     assert '"look at the noun" explains L4 H2\'s as well as "find the referent"' in held
@@ -860,7 +861,7 @@ def test_the_chapter_s_review_11_p_fix_changes_are_on_the_page():
     assert "Seven sentences:" not in cells["ef1c7ff6"].source
     sink = " ".join(cells["ef1c7ff6"].source.split())  # review 11 y F3, F7
     assert "Layers 1 to 3 hold three of chapter 7's heads: L1 H3 (the previous token)" in sink
-    assert "No head gives `[SEP]` or the query itself more than 0.2 on average" in sink
+    assert "gives `[SEP]` and the query itself about 0.2 at most on average" in sink  # bb F10
     assert "384e78d3" not in cells
     assert "36" not in cells["dd1e905c"].source  # review 11 t F8: not before the measurement
     summary = " ".join(cells["96cfe2e6"].source.split())
@@ -895,11 +896,12 @@ def test_the_chapter_s_review_11_t_fix_changes_are_on_the_page():
     """Review 11 t: the control as a count, the bar's fairness, hedged causal readings."""
     cells = _chapter_cells()
     plan = " ".join(cells["it-experiment-md"].source.split())
-    assert "that count for the other tokens, averaged" in plan  # editor pass 10
+    assert "how many sentences put the noun on top when another token asks" in plan  # bb F8
     assert "unseen when the candidates were picked" in plan
     assert "two heads of the 72 reach it, with 5" in " ".join(cells["gf-bar-md"].source.split())
     fold = " ".join(cells["enc-layer"].source.split())
-    assert "depend on their norms, not why norms help training (chapter 12)" in fold
+    assert "depend on their norms, not why norms help training." in fold  # review 11 bb F1
+    assert "Take out the two norms of each layer (keeping the embedding's)" in fold  # bb F2
     assert "expecting normalised input" not in fold
     assert "(dropout, used only in training, is off here)" in fold
     framing = " ".join(cells["gf-hide-key-md"].source.split())  # editor pass 10: folded
@@ -921,8 +923,8 @@ def test_the_chapter_s_review_11_x_fix_changes_are_on_the_page():
     assert (
         "five targets:" in cells["dd1e905c"].source and "five keys" not in cells["dd1e905c"].source
     )
-    assert "all 6 stored decimals" in cells["pytorch-match-md"].source  # F6
-    assert "5e-7" in cells["pytorch-match-assert"].source
+    assert "agree to within $10^{-6}$" in cells["pytorch-match-md"].source  # review 11 bb F3
+    assert "stored decimals" not in cells["pytorch-match-md"].source
     assert "chapter 3 showed" in cells["814fbf12"].source  # F9: a back-reference
 
 
@@ -943,3 +945,21 @@ def test_mean_pool_names_a_dropped_cls_and_a_batch_mean(fn, hint, capsys):
     assert not check_mean_pool(fn)
     line = capsys.readouterr().out
     assert hint in line and "largest gap" not in line, line
+
+
+def test_the_chapter_s_review_11_bb_changes_are_on_the_page():
+    """Review 11 bb: numbers beside their code, a plainer input, exact shape comments."""
+    cells = _chapter_cells()
+    order = list(cells)
+    assert "segment" not in cells["enc-input"].source  # F6: one row shared by every token
+    assert "# heads (12, 11, 32), weights (12, 11, 11)" in cells["7f60d842"].source  # F7
+    at = order.index("cls-removed-seven")  # F5: the cake ablation next to its prose
+    assert order[at + 1 : at + 4] == [
+        "cls-removed-cake",
+        "cls-removed-cake-assert",
+        "cls-removed-md",
+    ]
+    fold = order.index("cls-removed-cake-md")  # its dropdown keeps its text, no code
+    assert cells[order[fold + 1]].cell_type == "code"
+    assert "remove-cell" in cells[order[fold + 1]].metadata["tags"]
+    assert "print(" not in cells["habits-more"].source.split("rows = []")[0]  # F9: no table
