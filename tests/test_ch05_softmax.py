@@ -631,6 +631,7 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     # review 05aa F2: the fold leads with rounding (1024, not 1500), then overflow
     assert "88.72" not in box and box.count("float16 sum can also overflow") == 1
     assert box.index("total 1024, not 1500") < box.index("overflow")
+    assert "5,000 exponentials of 0.3" in box and "weights of 0.3" not in box  # 05_cc F3
     assert cells["f16a05e1"].metadata["tags"] == ["remove-cell"]
     assert "GPU kernels" not in flat and flat.count("bfloat16") == 1  # review 05aa F1
     assert "kernel" not in box and "autocast" not in box.lower()
@@ -895,7 +896,8 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # review 05_n: the definition and the slider first; "no T of its own" closes the section
     # session 10: the pointer moved to a Going further fold with the distillation one
     # review 05_bb F1: the sampling pointer moved to the main line, under the slider
-    assert "only sampling words (chapter 12) turns $T$ by hand." in flat
+    # review 05_cc F1: "in the standard Transformer", no "only"
+    assert "Sampling words (chapter 12) turns $T$ by hand." in flat
     assert "chapter 12" not in cells["tuse05"].source
     top = " ".join(cells["1a18e25e"].source.split())
     # session 10: the Boltzmann history note is cut; T > 0 moved here from the math
@@ -1342,8 +1344,8 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     )
     assert "(a bias" not in said
     assert (
-        "Rule 3 matters because a score has no natural zero: a key bias $b_k$ adds the same"
-        " $q \\cdot b_k$ to a whole row." in said
+        "Rule 3 matters because a score has no natural zero: a key bias $b_k$ (chapter 11's"
+        " model has one) adds $q \\cdot b_k$ to a whole row." in said  # review 05_cc F2
     )
     assert '+1 moves "cake" 0.335 to 0.178; softmax keeps 0.211.' in said
     assert "0.324" not in flat and flat.count("0.335") == 1
@@ -1405,7 +1407,11 @@ def test_session_4_gives_the_two_reasons():
     # review 05_p: one idea per sentence
     # review 05_x F1: T = 2 is relative to the raw scores; the slider's T = 1 is attention
     # review 05_bb F1: attention has no T knob; sqrt(d_k) is its only, fixed, temperature
-    assert "Attention has no $T$ knob: its only temperature is the fixed $\\sqrt{d_k} = 2$" in flat
+    # review 05_cc F1: true of the standard Transformer, not of every model
+    assert (
+        "In the standard Transformer, attention has no separate $T$: the fixed"
+        " $\\sqrt{d_k} = 2$ plays that role" in flat
+    )
     assert np.allclose(al.softmax(toy.scaled_scores(), temperature=1), weights)
     assert np.allclose(al.softmax(toy.scores(), temperature=2), weights)  # sqrt(d_k) = 2
 
@@ -1524,13 +1530,13 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     # review 05_o: why a column total matters: keys have no budget
     assert 'but keys have no budget: "cake" collects 1.32.' in note
     assert "1.32" not in cells["10e4cd6b"].source  # no longer only a code comment
-    assert "$T$" not in note and "no separate $T$" not in flat  # review 05_x F1
+    assert "$T$" not in note and flat.count("no separate $T$") == 1  # 05_x F1, 05_cc F1
     top = " ".join(cells["1a18e25e"].source.split())
     # review 05_n: the definition opens the section; what T is not closes it (after the fold)
     assert top.startswith("## Temperature: how decisive is attention? Temperature $T > 0$")
     last = " ".join(cells["tnot05"].source.split())
     # review 05_o, 05_u F5, 05_v F4 (the division by sqrt(d_k) is itself a temperature)
-    assert last.startswith("Attention has no $T$ knob")  # review 05_bb F1
+    assert last.startswith("In the standard Transformer, attention has no separate $T$")
     # session 10: the doubling duality ("as T = 0.5 would") is cut with 0.324
     # review 05_z F5: the W_q point (chapter 6 leans on it) moves into the temperature fold
     fold = " ".join(cells["tuse05"].source.split())
@@ -1957,5 +1963,6 @@ def test_the_float16_fold_numbers_hold():
     for _ in range(5000):  # one at a time, as a running sum would
         total = np.float16(total + np.float16(0.3))
     assert total == 1024
+    assert np.sum(np.full(5000, 0.3, dtype=np.float16)) == 1500  # review 05_cc F5: pairwise
     bf16_max = np.array([0x7F7F0000], dtype=np.uint32).view(np.float32)[0]
     assert round(float(np.log(bf16_max)), 2) == 88.72  # bfloat16 shares float32's range
