@@ -991,11 +991,17 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert "remove-cell" in cells[ids.index("mix-assert")].metadata["tags"]
     mix_code = cells[ids.index("mix-code")]
     # review 07_y (finding 6): one short cell, the row of "ate" printed; no "invertible"
-    assert "tags" not in mix_code.metadata and len(mix_code.source.splitlines()) <= 4
-    assert "al.multi_head_attention(" in mix_code.source and "W_o_mix, h=2)" in mix_code.source
+    # review 07bb (finding 2): the block sum printed for "ate", head by head, not the 1.99
+    assert "tags" not in mix_code.metadata and len(mix_code.source.splitlines()) <= 6
+    assert "head_obj @ W_o_mix[:2]" in mix_code.source
+    assert "head_subj @ W_o_mix[2:]" in mix_code.source
     assert "invertible" not in mix_code.source
     shown = "".join(o.get("text", "") for o in mix_code.outputs)
-    assert shown.split() == ["row", "of", "'ate':", "[0.99", "1.99", "1.", "1.", "]"]
+    assert [line.split(":")[-1].split() for line in shown.splitlines()] == [
+        ["[0.99", "0.99", "0.", "0.", "]"],
+        ["[0.", "1.", "1.", "1.]"],
+        ["[0.99", "1.99", "1.", "1.", "]"],
+    ]
     # review 07_k (learner 1, finding 3): the W_o paragraph moved after the math, as the
     # worked case of the block sum; the figure before it stops at the concatenation
     read = source["mix-md"]
@@ -1007,10 +1013,10 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # session 10 (review 07_u, finding 3): W_o's purpose, one sentence
     # review 07_x (finding 8): why the width is d_model, in the same sentence
     # review 07_y (finding 6): the purpose and the general point; the case is in the code
+    # review 07bb (finding 2): the purpose moves to mix-read, after the block sum
     assert read == (
-        "$W_o$ decides where each head's findings land in an output of width $d_{model}$, "
-        "which is added back to $X$ (chapter 11). A trained $W_o$ mixes every head into "
-        "every column."
+        "The output, $d_{model}$ wide, is added back to $X$ (chapter 11). The math's block "
+        'sum, for "ate":'
     )
     assert "residual" not in read  # review 07_t: cut
     assert "brings the width back" not in read
@@ -1031,10 +1037,12 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # review 07_z (finding 3) asked for a purpose for the column; not given: the column is
     # no clean detector ("was" 1.95, "delicious" 1.64), as review 07_n found
     # review 07aa (finding 5): all three terms named; their numbers stay in the table
+    # review 07bb (finding 2): the 1.99 reading is cut; what W_o is for, shown by the sum
     assert mix_read == (
-        'Column 2 of "ate" reads 1.99: the object head\'s *noun* and *human* plus the '
-        "subject head's *human*."
+        "$W_o$ gives each head a block of rows, free to write into any column (both feed "
+        "column 2 here): the next layer reads one vector mixing both heads' findings."
     )
+    assert "1.99" not in mix_read
     assert "did a person" not in mix_read
     assert "0.55" not in " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
     # review 07_n (finding 3): the toy's other rows (1.95, 1.61, 1.27) are cut; W_o is named
@@ -1383,6 +1391,10 @@ def test_what_a_one_number_query_does_is_left_to_the_exercise():
     assert (-1.0 * keys).argmax() == keys.argmin() != keys.argmax()  # a negative q flips
 
 
+def kv_source():
+    return next(c.source for c in chapter_cells() if c.id == "pair-kv2")
+
+
 def test_values_overlap_is_said_with_its_example():
     """Item 7: the values share *noun*, shown by the example. Fix round 7g, item 3: the
     pair is named once, where it is introduced, and lives in toy.heads.PAIR."""
@@ -1399,11 +1411,13 @@ def test_values_overlap_is_said_with_its_example():
     )
     assert "owning a block" not in source["83c4d06e"]
     # review 07aa (finding 4): where (16, 0) comes from
+    # review 07bb (findings 3-4): why the query is the action row; the other askers
     assert pair.endswith(
-        '"Ate" (action 1) asks with $W_q$\'s action row: (16, 0) for food in the **object '
-        "head**, (0, 16) for a person in the **subject head**. Both heads use the same keys "
-        "and values:"
+        '"Ate" has action 1, and $W_q$\'s one non-zero row, *action*, is its query: (16, 0) '
+        "for food in the **object head**, (0, 16) for a person in the **subject head**. "
+        "Words with less action ask more softly. Both heads share keys and values:"
     )
+    assert "columns 0, 1 (object head)" not in kv_source()  # review 07bb (finding 5)
     kv = cells[[c.id for c in cells].index("pair-kv2")]
     assert "tags" not in kv.metadata and len(kv.source.splitlines()) <= 6
     assert [line.split() for line in kv.outputs[-1]["data"]["text/plain"].splitlines()] == [
@@ -1556,10 +1570,13 @@ def test_the_named_heads_and_one_merged_experiment():
     # review 07_o (finding 2): why whose is lost: shared *noun*, one row of weights
     # review 07_x (findings 2-3): no "twice"; whose is lost because both share *noun*
     # review 07_y (finding 3): all four numbers, and why the average comes twice
+    # review 07bb (findings 1, 6): the role is what is lost, not the humanness; the scaled 8
     assert read.endswith(
-        'Where their values differ ("I" is human, "cake" is not), the output keeps only the '
-        "average, 0.48: a later layer cannot tell which was human."
-    )  # round l (review 07_l, finding 3): "lost its owner" cut
+        "(16 with each key, 8 after scaling; 0.48 each). The output's *human* column reads "
+        '0.48, half "I" and half "cake": nothing says whether the human ate or was eaten.'
+    )
+    # round l (review 07_l, finding 3): "lost its owner" cut
+    assert "cannot tell which was human" not in read
     assert "Any divisor" not in read and "tie a tie" not in read
     assert "Both words are nouns" not in read
     assert "merges" not in read
@@ -1647,11 +1664,12 @@ def test_one_change_of_sizes_said_once_and_the_batch_axis_is_shown():
 def test_real_code_and_exercise_wording():
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
-    assert "`c_attn` maps $d_{model}$ numbers to $3\\,d_{model}$" in source["real-md"]
+    # review 07bb (finding 7): the c_attn layout said once, here, not in the dropdown too
+    assert "`c_attn`, our `W_qkv` stored transposed, gives $3\\,d_{model}$" in source["real-md"]
     # session 10 (editor pass): the PyTorch layout moves to a Going deeper dropdown
     torch_fold = source["deeper-torch"]
     assert ":class: dropdown" in torch_fold and "real-read" not in source
-    assert "$(3\\,d_{model}, d_{model})$, our `W_qkv` transposed" in torch_fold
+    assert "c_attn" not in torch_fold and "transposed in one `in_proj_weight`" in torch_fold
     assert "`c_proj.weight` and `out_proj.weight` are $W_o$ transposed" in torch_fold
     # review 07_o (finding 7): the GQA fold is cut; session 10 (review 07_u, finding 5):
     # multi-query and grouped-query attention, one clause each, in the same dropdown
