@@ -1131,17 +1131,22 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # a trained model copes, and the note gives the two weights only, not the reason
     # review 01_aa (finding 1): the reason in the note, in plain words (no W_q, no
     # weights); the fold keeps only the sqrt(d_model) fact and adding vs concatenating
-    dog = "our 4 columns all carry meaning, and a stamp 1.41 long swamps words 0.36 to 1.04"
-    assert "in every model" not in flat and "hundreds of columns, learn to separate" in flat
+    # review 01_bb (findings 1, 2 and 6): the note is the lengths alone (no weights of
+    # "it", which chapter 1 never shows), the sqrt(d_model) fact merged in, and "room to
+    # keep" rather than "learn to separate"; the fold "Scaling the words" is gone
+    dog = "Our 4 columns all carry meaning, and a stamp 1.41 long swamps words 0.36 to 1.04"
+    room = "trained models have room to keep position and meaning in mostly different directions"
+    assert "in every model" not in flat and room in flat
+    assert "learn to separate" not in flat
     assert "the stamp is written over" not in flat and "W_q" not in flat.split("Going deeper")[0]
     assert dog in flat and "the stamp lands on the same columns" not in flat
     assert "0.12" not in flat and "fast hand alone" not in flat
     assert "slow hand's cosine adds" not in flat and "0.84" not in flat
     assert flat.index(dog) > flat.index("{admonition} Why the toy leaves")
     fold = "{admonition} Scaling the words, and why add the stamp :class: dropdown"
-    drown = 'a weight of 0.17, less than "delicious" (0.27): our 4 columns'
     assert "toy, position drowns meaning." not in flat and "in this hand-set toy" not in flat
-    assert flat.index(drown) < flat.index(dog) < flat.index(fold)
+    assert fold not in flat and "Scaling the words" not in flat
+    assert "0.17" not in flat and "0.27" not in flat and "0.45 vs 0.32" not in flat
     assert "This comes from width 4" not in flat and "(Going deeper). **From chapter 2" not in flat
     assert "Here the stamps are longer than the words" not in flat  # 4e: said once, above
     # review 01_a: the note blames width 4 and the hand-chosen W_q, W_k, not positions as
@@ -1156,15 +1161,12 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # review 01_m (findings 1, 2 and 7): the factor cut again (it read as a remedy); the
     # note opens on toy.X, and says why a wide trained model can afford to add
     # review 01_s (finding 3): the factor is back, in the fold only, as a fact with numbers
-    scale = "words scaled by $\\sqrt{d_{model}} = 2$, as in the original Transformer (section"
-    assert scale in flat and flat.index(fold) < flat.index(scale)
+    scale = "Scaled by $\\sqrt{d_{model}} = 2$ (section 3.4 of {cite:t}`vaswani2017attention`),"
+    assert scale + " the words only rival it." in flat and flat.index(dog) < flat.index(scale)
     # review 01_u (finding 1): the scaling does not rescue the toy; the fold says so
     assert "0.72 to 2.09" not in flat  # review 01_x (finding 4): one sentence, no lengths
-    assert (
-        '"it" still prefers "delicious" to "cake", 0.45 vs 0.32. Adding, rather than '
-        "concatenating, keeps" in flat
-    )
-    first = 'Why the toy leaves positions out :class: note With positions added, "it" gives'
+    assert "Like our waves, `wpe` is added: adding, rather than concatenating, keeps" in flat
+    first = "Why the toy leaves positions out :class: note Our 4 columns all carry meaning"
     last = "**from chapter 2 on, attention reads `toy.X` $= E$, without positions**; positions"
     assert first in flat and last + " return in chapters 10 to 12." in flat  # test_intro pins it
     # review 01_r (finding 7): adding versus concatenating, one clause in the fold
@@ -1176,13 +1178,15 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "Where a sentence starts should not decide" not in flat
     # fix round 01d (review 01_c, finding 6): the concatenation aside cut from the summary
     # review 01_y (finding 4): back as one sentence in the fold
-    assert flat.count("concatenat") == 1 and flat.index(fold) < flat.index("concatenat")
+    # review 01_bb (finding 6): the line moved into "In real models"
+    real = flat.index("{admonition} In real models")
+    assert flat.count("concatenat") == 1 and real < flat.index("concatenat")
     # fix round 01b: result, one-line reason and Predict, each a paragraph of its own
     # fix round 01c (review 01_c): the unmoved "The" moves too, said beside the result
     # review 01_m (finding 4): "'The' stayed put yet moves 0.43" cut ("on" moves 0.04)
     # review 01_o (finding 6): why the words that stayed put move, without numbers
     # review 01_p (finding 5): with the range, so "on" moving 0.04 does not read as wrong
-    kept = "1.5 to 2.4 long.\nWords that kept their place move too (0.04 to 0.43), because their"
+    kept = "1.5 to 2.4 long.\nWords that kept their place move too (0.04 to 0.43): their context"
     assert kept in cells_md
     # review 01_h (finding 7): no "the sitter" / "the sat-on"
     assert 'The sitting "dog" and the one sat on differ by **1.13**' in flat
@@ -1302,7 +1306,7 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # editor pass (session 10): the announcement cut; the note "Why the toy leaves
     # positions out" says it where it happens
     assert "that point at another word" not in flat
-    assert "last hand here needs 35,333 positions to turn once" in flat
+    assert "last hand here turns once in 35,333 positions" in flat
     assert "The base 10000" not in flat  # review 01v: d_model sets the slowest pace too
     # review 01t: terms the course never defines are gone from the sqrt(d_model) section
     assert "final hidden vector" not in flat and "pre-softmax" not in flat
@@ -1324,13 +1328,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # review 01_s (finding 3): once, in the fold (asserted above)
     assert "86 degrees" not in flat and flat.count("sqrt{d_{model}}") == 1
     # review 01_s (finding 2): the lengths gave way to the weights of "it"
-    stamp = 'With positions added, "it" gives "cake" a weight of 0.17, less than'
     # editor pass (session 10): one number per claim, the weights of "ate" and "delicious" cut
     # review 01_z (finding 5): the note gives the two weights; the reason is in the fold
-    drowns = 'less than "delicious" (0.27): our 4 columns'
-    assert stamp in flat and drowns in flat
+    # review 01_bb (finding 2): the weights cut again; the lengths, which a learner can check
     assert "Here every stamp (1.41)" not in flat and "22.6" not in flat and "16 long" not in flat
-    assert flat.index(stamp) > flat.index("{admonition} Why the toy leaves positions out")
     assert "(16 at 512)" not in flat and "so that they are not swamped" not in flat
     assert "### Why scale by" not in flat
     assert "that also shares their table" not in flat and "suit" not in flat
@@ -1378,8 +1379,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # review 01_x (finding 5): a pointer to the one explanation, in "In real models"
     # review 01_y (finding 6): RoPE described once; a clause here points to it
     # review 01_aa (finding 2): RoPE rotates q and k instead of adding a stamp
-    rope = "the same block rotation that RoPE applies to queries and keys, instead of adding"
-    assert rope in flat and "the turn RoPE uses" not in flat
+    # review 01_bb (finding 3): RoPE turns each query and key by its own position
+    rope = "the same kind of pairwise turn, with the same speeds $\\omega_i$, that RoPE applies"
+    assert rope + " to each query and key by its position, instead of adding" in flat
+    assert "the same block rotation" not in flat and "the turn RoPE uses" not in flat
     assert "RoPE (see" not in flat
     assert "### The other choice: a learned table" not in flat  # merged into the box
     # review 01t: one measured result (the angle) and the reason (size) are kept
@@ -1394,11 +1397,12 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "Sine across, cosine up" not in flat
     assert "In eight words the fast hand laps once; the slow one barely moves." in flat
     # review 01_x (finding 7): a full sentence that says what the outlines are
-    outlined = "The outlined triangles on the diagonal group words by their strongest feature."
+    # review 01_bb (finding 4): the one cell to read outside the triangles, and why
+    outlined = "Inside each outlined triangle the words are alike. The brightest cell outside"
     assert outlined in flat and "Bright triangles" not in flat and "Bright blocks" not in flat
     # review 01_u (findings 3 and 7): the off-triangle cell and the clock's orientation
     # review 01_aa (finding 6): the shared features named
-    assert '"And" and "was" both carry action and pointer, so 0.79.' in flat
+    assert "them, and–was 0.79, joins two words from different groups that share" in flat
     assert "Position 0 is at 12 o'clock; the hands turn clockwise." in flat
     # review 01_k (findings 3-4): the heading's question answered with numbers, and the
     # dip shown in a printed row of distances, not in numbers only an assert computes
@@ -1422,7 +1426,9 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     assert "two hands are too few" not in flat
     # equivariance is claimed without a causal mask (a padding mask keeps it), twice
     # review 01_y (finding 2): on inputs without positions
-    assert flat.count("without positions and without a causal mask") == 2
+    # review 01_bb (finding 7): after the demo, the claim answers the Predict in short
+    assert flat.count("without positions and without a causal mask") == 1  # the summary
+    assert "Yes. Without positions or a causal mask (chapter 8), attention is" in flat
     assert "Attention without a causal mask" not in flat
     assert "without a mask" not in flat
     # the wavelength is one turn; at whole-number positions a pair only nearly comes back

@@ -66,7 +66,7 @@ def test_the_landing_page_leaves_the_toys_positions_to_chapter_1():
         assert detail not in text, detail
     ch01 = _chapter_text("01_embeddings.ipynb")
     assert "positions return in chapters 10 to 12" in ch01
-    assert '"it" gives "cake" a weight of 0.17' in ch01  # round 01_s: the weights, not lengths
+    assert "a stamp 1.41 long swamps words 0.36 to 1.04" in ch01  # round 01_bb: lengths
 
 
 def test_the_landing_page_holds_no_notes_for_maintainers():
