@@ -507,8 +507,8 @@ def test_tile_figure_shows_only_the_current_tile():
     numbers = [t for t in texts if t[0].isdigit()]
     assert len(numbers) == 4 * 5  # queries 'I'..'cake' x keys 'cake'..'delicious'
     assert numbers[0] == f"{Z[0, 3]:.2f}" and numbers[-1] == f"{Z[3, 7]:.2f}"
-    assert sorted(set(texts) - set(numbers)) == ["added in", "to come"]
-    assert texts.count("added in") == 1 and texts.count("to come") == 2
+    assert sorted(set(texts) - set(numbers)) == ["already\nsummed", "to come"]
+    assert texts.count("already\nsummed") == 1 and texts.count("to come") == 2
     assert title == (  # names the tile: its first and last query and key
         "Step 2 of 4: add in queries 'I'…'cake' × keys 'cake'…'delicious', their scaled "
         r"logits $z = q \cdot k / \sqrt{d_k}$"
@@ -877,8 +877,9 @@ def test_step_times_per_width_and_product_share():
         product_share(n=0)
 
 
-MAIN_WORDS = 1295  # main-line prose words (editor pass 10: 1203; 09v: 1449; 09y: +73; 09z: 1272)
+MAIN_WORDS = 1314  # main-line prose words (editor pass 10: 1203; 09v: 1449; 09y: +73; 09z: 1272)
 # Round 09bb: +24 (the matrix form timed, gradient, 72 GiB, 1e-15)
+# Round 09cc: +19 (O(1) only while the text is known; word-order blindness; per-row overhead)
 
 
 # --- The page -----------------------------------------------------------------------------
@@ -895,7 +896,7 @@ def test_the_page_says_only_what_it_measures():
     cells = nbformat.read(path, as_version=4).cells
     prose = prose_lines(cells)
     text = " ".join(prose)
-    assert sum(len(line.split()) for line in prose) <= 1721  # pass 10: 1648; 09m: 1800; 09y: +73
+    assert sum(len(line.split()) for line in prose) <= 1742  # pass 10: 1648; 09y: +73; 09cc: +21
     refuted = (
         *("processor's cache", "by arithmetic", "a new word", "GPU's small on-chip"),
         *("the arithmetic decides", "faster per FLOP", "threshold moved", "999 cached keys"),
@@ -986,7 +987,9 @@ def test_the_page_says_only_what_it_measures():
         # one-thread stopwatch pointed to
         # Round 09z (finding 1): sequential steps, with the log2 n rounds inside each
         # Round 09aa (finding 2): the log2 n parenthesis cut
-        "so attention needs $O(1)$ sequential steps, however long the sentence.",
+        # Round 09cc (finding 1): only while the whole text is known; writing is a chain
+        "so attention needs $O(1)$ steps in a row whenever the whole text is known (training,"
+        " reading a prompt); writing brings the chain back (exercise 3).",
         # Fix round d (review 09x): scoped to the Elman RNN, with the LSTM's crossing at 2d
         # Round 09e (review 09 d, finding 6): Table 1's arithmetic said once, the LSTM a clause
         # Round 09l (finding 4): no LSTM; the stopwatch a fold, opened by one sentence
@@ -999,8 +1002,10 @@ def test_the_page_says_only_what_it_measures():
         # Round 09e (review 09 d, finding 1): order-blind sums, not the free order of work
         # Round 09z (finding 5): on the main line after the shuffle; the fold cut
         # Round 09aa (finding 8): what the shuffle shows named: blindness to word order
-        "Shuffling $K$ and $V$ together changes no row either, up to rounding: that blindness to"
-        " word order, not the free order of work, is why attention needs positions (chapter 1).",
+        # Round 09cc (finding 5): "the free order of work" said plainly
+        "Shuffling $K$ and $V$ together changes no row, up to rounding: attention is blind to"
+        " word order. That blindness, not the freedom to compute rows in any order, is why"
+        " attention needs positions (chapter 1).",
         # Round 09e (findings 2, 5, 8): the order of work; a fixed few steps; small fast memory
         "Split the work on the rows into two jobs, or shuffle its order. Does the result",
         # Round 09l (finding 3): Table 1's O(1) assumes enough parallel hardware (09m: named)
@@ -1019,9 +1024,9 @@ def test_the_page_says_only_what_it_measures():
         # Round 09s (findings 3, 5): the training-scale number; FlashAttention keeps the output
         # Editor pass 10: the training-scale sentence cut (exercise 1 does that sum)
         # Round 09y (finding 5): why the n² count multiplies, in place of "one head"
-        "2 GiB at $n = 16384$, and training keeps every head's and layer's weights"
-        " (12 heads $\\times$ 12 layers: 72 GiB in bf16)"  # round 09bb (finding 6)
-        " for the backward pass (in the plain form).",  # round 09z (finding 9)
+        # Round 09cc (finding 3): one dtype per sentence, and for one sequence
+        "2 GiB at $n = 16384$ in float64. In the plain form, training keeps them for the"
+        " backward pass: a 12-layer, 12-head model in bf16 needs 72 GiB for one sequence.",
         # Round 09t (finding 6): no nested parenthesis
         "It does no fewer FLOPs. In training it does more: it stores only the output and $m$,"
         " $\\ell$ per row (or their logsumexp), so the backward pass recomputes the tiles. It is"
@@ -1038,6 +1043,9 @@ def test_the_page_says_only_what_it_measures():
         # Fix round 11 (review 09s): what was measured, after the numbers; masks; prefill
         "every token it may attend to in 1 step.",
         'The prompt, too, goes through all at once ("prefill")',
+        # Round 09cc (finding 2): the RNN's fixed state against the growing cache
+        "The price: the cache grows with $n$, while an RNN's state stays $d$ numbers and each"
+        " new token costs it the same.",
         # Fix round 12 (review 09t): why two cores give less than twice; what cannot be split
         # Fix round 14 (review 09v): no cause claimed that was not measured
         # Fix round c (review 09w): n = 1024, the speedup printed, and why it is not 2x
@@ -1052,7 +1060,8 @@ def test_the_page_says_only_what_it_measures():
         # Round 09bb (finding 3): the claim timed, rows against the matrix form
         "Because no row waits for another, all go into one product $Q K^\\top$, and matrix"
         " libraries and GPUs run one big product faster than $n$ small ones (timed below:"
-        " several times faster, even on one CPU thread).",
+        " several times faster on one CPU thread, partly by avoiding Python's per-row"
+        " overhead).",  # round 09cc (finding 7): as the CPU fold says for the RNN
         # Round 09r (finding 1): blocking is not credited with the in-place drop
         # Round 09s (finding 2): in place is step 1 of the list, its code cell cut
         "`al.chunked_attention` shrinks the memory in three steps:",
@@ -1173,7 +1182,7 @@ def test_the_stopwatch_sits_with_its_plot():
     lead = " ".join(lead.split())  # round 09o (finding 3): the fold is the figure and one sentence
     assert lead.startswith("Timed on one core at d = 16, the two lines cross")
     assert lead.endswith("not of parallelism, which needs a GPU.") and lead.count(".") == 1
-    assert "$O(1)$ sequential steps, however long the sentence" in main_text
+    assert "$O(1)$ steps in a row whenever the whole text is known" in main_text  # 09cc
     # Round 09l: the timing cells folded; round 09o: the timing input removed, the plot folded
     assert next(c for c in cells if c.get("id") == "2e7b9bab").metadata["tags"] == [
         "nbval-ignore-output",

@@ -99,7 +99,7 @@ def tile_figure(logits, tokens, q_edges, k_edges, step: int, V=None, row: str | 
             ax.add_patch(Rectangle(*box, **_DONE))
             ax.add_patch(Rectangle(*box, fill=False, edgecolor="black", linewidth=1.2))
             label = {"color": "0.2", "bbox": {"facecolor": "white", "edgecolor": "none"}}
-            ax.text(*middle, "added in", ha="center", va="center", fontsize=11, **label)
+            ax.text(*middle, "already\nsummed", ha="center", va="center", fontsize=11, **label)
         else:
             ax.add_patch(Rectangle(*box, fill=False, edgecolor="black", linewidth=1.2))
             ax.text(*middle, "to come", ha="center", va="center", fontsize=11, color="0.35")
