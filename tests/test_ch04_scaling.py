@@ -900,10 +900,12 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # review 04_t (F2): the slope's length and the rows' spread, both the same at every width
     # session 10: the mechanism moved into the row-by-row fold, beside the bound
     # review 04_y (F7): "steady" is said once, on the main line
-    said = r"Scaled, a score changes with $q$ along $k/\sqrt{d_k}$, about 1 long"
+    # review 04bb (F8): dz/dq = c k, its length c sqrt(d_k) in both cases
+    said = r"$\partial z/\partial q = c\,k$, of length about $c\sqrt{d_k}$: about 1 when scaled"
     rows_fold0 = " ".join(cells[ids.index("grad-rows-read")].source.split())
     assert said in rows_fold0 and "nothing does" not in plain and "$c\\,k$" not in plain
-    assert "and rows spread alike at every width" in rows_fold0 and "cancels a key's" not in plain
+    assert "Scaled, rows spread alike at every width" in rows_fold0
+    assert "cancels a key's" not in plain
     # round 04b: the 1 - p_top factor sits in a fold; review 04b (round 6): the two-key
     # slope is on the main line (asserted in grad-two), said once
     rows_fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
@@ -927,7 +929,7 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
         assert gone not in fold, gone
     # review 04ae: "a key is about sqrt(d_k) long" is said once; round s: on the main line
     assert markdown_text(cells).count(r"$\sqrt{d_k}$ long") == 0
-    assert markdown_text(cells).count("about 1 long") == 1
+    assert markdown_text(cells).count("about 1 when scaled") == 1
     assert "almost nothing gets through" not in plain  # rows just past 0.99 still pass a lot
     assert ids.index("grad-rows-read") < ids.index("2eda6d98")  # before the exercises
     # review 04m: the summary names the GPT-2-style init (it saturates few rows)
@@ -1006,7 +1008,8 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     said = r"and from $d_k \approx 256$ collapsing (about 5 times smaller at 256, about 1000 at"
     said += " 1024)."
     # review 04aa (F1): the numbers for "uneven" move from the fold to the main line
-    said2 = "At $d_k = 64$ saturated rows get about 3% of the scaled median, unsaturated rows 3.7"
+    # review 04bb (F2): the two numbers are printed by grad-rows64, just above
+    said2 = "At $d_k = 64$ (above) saturated rows get 3% of the scaled median, unsaturated rows 3.7"
     assert said in shows and said2 in shows and "3.7" not in fold and "3%" not in fold
     assert "about 4 times" not in figure_read and "collapses" not in figure_read
     assert "typical" not in figure_read
@@ -1173,8 +1176,9 @@ def test_review_04u_phrasings_are_exact():
     # review 04_v (F8): only the queries' gradient is measured; "uneven", as the objectives
     # review 04_z (F1): and the collapse at large widths
     # review 04aa (F5): "mostly vanishing" was the median's 5x drop; most rows saturate there
-    said = r"**saturate** softmax rows (most from $d_k \approx 256$), whose queries get almost no"
-    said += " gradient: the gradient turns uneven."
+    # review 04bb (F3): the starved queries and the median's collapse, both named
+    said = r"**saturate** softmax rows and starve their queries of gradient; from $d_k \approx 256$"
+    said += " most do, and the median collapses."
     assert "mostly vanishing" not in summary
     assert said in summary and "one raw query in ten" not in summary  # 04m: with the shares
     assert "a tenth to a fifth" not in summary and "suit every width" not in summary
@@ -1218,17 +1222,18 @@ def test_review_04u_phrasings_are_exact():
     assert "coffee" not in text("fcdb6ff2") and "temperature" not in text("fcdb6ff2")
     # review 04q: the toy does not saturate, so why divide is said: for wide heads, and
     # training fits the weights with the division in place
-    said = "Nothing saturates here: scaling only flattens the row (cake 0.32 → 0.21), keeping"
+    # review 04bb (F7): "saturates" is defined later; say nearly one-hot, with the number
+    said = "No row is nearly one-hot (top raw weight 0.32): scaling only flattens the row (cake"
     assert said in text("fcdb6ff2") and "a little" not in text("fcdb6ff2")  # review 04p
     # review 04_t (finding 1): saturation is tied to unit-variance q and k (the GPT-2 box
     # shows 0.5% at d_k = 64 under a realistic start), not to width alone
     # review 04_u (finding 6): no forward claims (31%, W_q/W_k) before they are measured
-    said = "It matters as heads widen, as the next sections measure."
+    said = "It matters as heads widen."
     assert said in text("fcdb6ff2") and "31%" not in text("fcdb6ff2")
     assert "training fits" not in text("fcdb6ff2")
     assert "wide heads (64 and up)" not in text("fcdb6ff2")
     assert "22.6" not in text("fcdb6ff2")  # review 04o: a dangling fact, cut
-    assert "one-hot" not in text("fcdb6ff2")  # review 04f (round g): cut; fa6cbeb4 says it once
+    assert text("fcdb6ff2").count("one-hot") == 1  # review 04bb (F7), replacing "saturates"
     # review 04k: one forward pointer to chapter 5's temperature, where softmax is written out
     # review 04l: the direction made explicit: the cooling is a higher temperature
     # review 04m: cut; chapter 5 says "Chapter 4's scaling is T = sqrt(d_k)" where T is taught
@@ -1273,8 +1278,10 @@ def test_review_04u_phrasings_are_exact():
     read = text("grad-intro")
     assert "attention_backward" not in text("grad-rows-read")  # review 04k: chapter 10's
     # review 04p: the stand-in loss, G and dOut live in the fold and the code's comment
-    assert "dOut" not in read and "(`dOut`)" in text("grad-rows-read")
-    assert "Stand-in loss: L = sum(dOut * attention output)" in cells["grad-code"].source
+    # review 04bb (F6): one name, G, in the prose and in the code
+    assert "dOut" not in read and "dOut" not in text("grad-rows-read")
+    assert "Stand-in loss: L = sum(G * attention output)" in cells["grad-code"].source
+    assert not any("dOut" in c.source for c in cells.values())
     assert "Lines: median" not in text("grad-figure-read")  # review 04aa: the legend says it
     assert "standing in for any loss" not in text("grad-rows-read")
     # review 04ag: a gradient for any number; the weights are what training steps. Landing
@@ -1504,7 +1511,9 @@ def test_review_04k_title_logits_and_the_scalar_hint(capsys):
     # review 04l: saturation starves the query/key path, not the values' gradient
     # review 04n: only the queries' gradient is measured; review 04q: so only they are named
     # review 04_u: uneven, not starved: the raw median is above the scaled one up to d_k = 64
-    assert "makes the gradient that reaches the queries uneven;" in " ".join(head.split())
+    # review 04bb (F3): the collapse named as well as the starved queries
+    said = r"and starve their queries of gradient, collapsing the median from $d_k \approx 256$;"
+    assert said in " ".join(head.split())
     # chapter 3 promises the scaled scores are chapter 4's logits
     said = "These scaled scores are the {term}`logits <logit>` that softmax (chapter 5) turns"
     assert said in " ".join(cells["4875b8d4"].source.split())
@@ -1535,9 +1544,10 @@ def test_review_04o_why_uneven_hurts_the_16_keys_and_the_softmax_pointer():
     # starves W_q and W_k but not W_v (grad-share-assert)
     # review 04_z (F6): the W_q / W_k / W_v remark moves into the row-by-row fold
     # review 04aa (F1): the fold's 3% moved to the main line; "pull" is cut
-    said = "$W_q$'s update adds up every row's gradient, so saturated rows barely shape it, or"
+    # review 04bb (F8): plainer wording
+    said = "Saturated rows contribute little to the updates of $W_q$ and $W_k$, but $W_v$ still"
     fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
-    assert said + " $W_k$'s; $W_v$ still" in fold and "pull" not in fold
+    assert said in fold and "pull" not in fold
     assert "W_q" not in why and "W_v" not in why
     assert "learning rate" not in why
     assert "31%" not in why and "total squared size" not in why
