@@ -1363,7 +1363,9 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     assert "only falls" not in main_text and 'lowers the "book" logit' in main_text
     # review 10_aa finding 1: the spread argument cut; the dropdown keeps its measurements
     assert "0.2% spread" not in folded_text and "relative error 0.54" in main_text
-    assert "change no weight" not in folded_text and "stalls at 41%" in folded_text
+    assert "change no weight" not in folded_text
+    # review 10_bb finding 10: the slip dropdown keeps only the cosine; 41% is said once, above
+    assert "stalls at 41%" not in folded_text and "(cosine similarity 0.98)" in folded_text
     assert "the wrong noun" not in folded_text and "That is why" not in folded_text
     assert "median 159" in folded_text and "(why: see *Going further*)" in main_text
     assert 'never answers "book"' in main_text and "overlap." not in main_text  # review 10_o
