@@ -595,6 +595,8 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # "what softmax adds" states its takeaway (sharper choice, not longer output).
 # Session 10 (editor pass) cut 1481 -> 1371 and 821 -> 676: side roads to a final "Going
 # further" (the folds, number formats, sampling and distillation); the doubling duality cut.
+# Review 05_dd cut 1378 -> 1359 and 710 -> 692: "what softmax adds" shrinks to issue #29's
+# identity and 0.21 -> 0.32 (the bound is chapter 6's); sqrt(d_k) 2 in the toy, 8 at d_k = 64.
 VISIBLE_WORDS = 1440  # session 10: 1371 words + 5%
 MAIN_LINE_WORDS = 710  # session 10: 676 words + 5%
 
@@ -631,7 +633,10 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     # review 05aa F2: the fold leads with rounding (1024, not 1500), then overflow
     assert "88.72" not in box and box.count("float16 sum can also overflow") == 1
     assert box.index("total 1024, not 1500") < box.index("overflow")
-    assert "5,000 exponentials of 0.3" in box and "weights of 0.3" not in box  # 05_cc F3
+    assert "weights of 0.3" not in box  # 05_cc F3
+    # review 05_dd F4: the terms are e^(z - max), each 0.3, not copies of e^0.3
+    assert "5,000 terms $e^{z - \\max}$, each 0.3, added one at a time in float16" in box
+    assert "exponentials of 0.3" not in box
     assert cells["f16a05e1"].metadata["tags"] == ["remove-cell"]
     assert "GPU kernels" not in flat and flat.count("bfloat16") == 1  # review 05aa F1
     assert "kernel" not in box and "autocast" not in box.lower()
@@ -641,8 +646,9 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     assert "_softmax" not in cells["5f0a1b2c"].source  # review 05aa: no private function
     # no orphan column sums; the non-linearity section ends on a measured output and sqrt(d_k)
     assert not any("column sums" in c.source for c in shown if c.cell_type == "code")
-    printed = cells["d4e5f605"].outputs[0]["text"]
-    assert "x2: scores as weights 5.20, softmax 0.91, 'cake' 0.32" in printed
+    printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
+    # review 05_dd F2 (issue #29): the identity and cake's 0.21 -> 0.32, nothing more
+    assert printed == ["(2S)V = 2(SV): True", "softmax, 'cake': 0.21 -> 0.32"]
     assert "turns the same knob" not in flat  # review 05u: cut to split the conclusion
 
 
@@ -865,13 +871,11 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # review 05_m: one contrast; review 05_p: the two ways of weighting announced first
     # review 05_r: the longest value (chapter 6's bound) is cut from the comparison
     # review 05_v F7 (session 10): the experiment opens with its question
-    assert opening.endswith(
-        "Why not weight the values $V$ by the scores themselves? Scale them and compare"
-        " output lengths:"
-    )
-    # review 05_t round t: the bound is back, as the takeaway (not as "grows only")
-    # review 05_x F6: the second "longest value" is the Summary's
-    assert flat.count("longest value") == 2 and "grows only" not in flat
+    # review 05_dd F2: what softmax does with scale; output lengths are chapter 6's
+    assert opening.startswith("## Experiment: what softmax does with scale")
+    assert "length" not in opening
+    # review 05_dd F2: the bound (chapter 6's) is cut from the experiment and the Summary
+    assert "longest value" not in flat and "outgrow" not in flat and "grows only" not in flat
     assert "understanding-transformers-4" not in opening
     assert "d4e5f602" not in cells and "d4e5f603" not in cells  # review 05z: fold cut
     # plain words, not [CLS]; no "clear favourite" the example then contradicts
@@ -1027,9 +1031,9 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     # the non-linearity fold states its conclusion
     assert "cubic in $X$" not in flat and "Dividing by the sum alone lands closer still" not in flat
     # a table, not a decoded line; no (2S)V = 2(SV) tautology
-    printed = cells["d4e5f605"].outputs[0]["text"].splitlines()  # review 05_b: like with like
-    assert printed[0].startswith("x1: scores as weights 2.60") and len(printed) == 3
-    assert "(2S)V" not in cells["d4e5f605"].source
+    # review 05_dd F2 (issue #29): the identity (2S)V = 2(SV) is printed, then softmax's
+    printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
+    assert printed[0] == "(2S)V = 2(SV): True" and len(printed) == 2
     # review 05_m: the fully masked row is chapter 8's (its math states the 0 / 0)
     assert "masked row" not in flat and "masked_fill" not in flat
     # the summary no longer repeats "doubling = a lower temperature"
@@ -1077,42 +1081,12 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     assert "T = 0.1" in cells["twokey05"].outputs[0]["data"]["text/html"]
     # show imported once; the heatmap title says "sharper"
     assert sum("import" in c.source and " show" in c.source for c in shown) == 1
-    # review 05_b: like with like: the output of raw-score weights and of softmax weights,
-    # at x1 and x2; the raw one doubles, the softmax one stays an average (no hull talk)
+    # review 05_dd F2 (issue #29): one print, the identity and cake's 0.21 -> 0.32; one sentence
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
-
-    # review 05_d: the longest value (1.41) printed first, the bound the softmax output obeys
-    # review 05_m: lengths only, and the weight of "cake" that explains 0.80 -> 0.91
-    # review 05_r: the longest value is cut (chapter 6 makes the bound its point)
-    # review 05_t round t: the x100 row shows the bound reached (1.41, the longest value)
-    assert printed == [
-        "x1: scores as weights 2.60, softmax 0.80, 'cake' 0.21",  # review 05_p: not "raw"
-        "x2: scores as weights 5.20, softmax 0.91, 'cake' 0.32",
-        "x100: scores as weights 259.98, softmax 1.41, 'cake' 1.00",
-    ]
+    assert printed == ["(2S)V = 2(SV): True", "softmax, 'cake': 0.21 -> 0.32"]
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    # session 10: the 2.60 -> 5.20 the print shows is not repeated
-    # review 05_z F1: doubling raw scores keeps the mix (not "a sharper head"); issue #29
-    # review 05_bb F2: raw scores grow without limit (2.60, 5.20, 260), softmax's output is bounded
-    assert conclusion.startswith(
-        "Used as weights, doubled scores keep the mix and double the output,"
-        " $(2S)V = 2(SV)$: 2.60 to 5.20, and 260 at ×100."
-    )
-    assert 'Softmax sharpens the mix instead ("cake" 0.21 to 0.32)' in conclusion
-    assert "sharper head" not in conclusion
-    # review 05_p: the hull is chapter 6's learning objective, so not named here
-    assert "hull" not in conclusion
-    # review 05_t round t: the takeaway is the bound a weighted average obeys, reached at x100
-    assert "chapter 6 says why" not in conclusion and "grows only" not in conclusion
-    # review 05_y F2: the 1.41 at x100 is the value of "cake", tied for the longest
-    # review 05_z F1: the x100 clause is cut (word cap); the bound closes the cell
-    assert "approached" not in conclusion
-    # review 05_bb F2: not "on one scale" (0.80 -> 1.41), but bounded by the longest value
-    assert conclusion.endswith(
-        "its output, a weighted average, never outgrows the longest value (1.41), however"
-        " large the scores grow."
-    )
-    assert "one scale" not in conclusion
+    assert conclusion == "Raw scores turn scale into size; softmax turns it into sharpness."
+    assert "2.60" not in flat and "5.20" not in flat and "1.41" not in flat and "0.91" not in flat
     # review 05_f: doubling reshuffles toward both top keys; it undoes chapter 4's scaling
     assert "Doubling" not in conclusion
     # review 05_s: plain division, blind to scale, is the contrast
@@ -1199,7 +1173,7 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert printed[1] == "x2: scores as weights 5.20, softmax 0.91, 'cake' 0.32"
+    assert printed[1] == "softmax, 'cake': 0.21 -> 0.32"  # review 05_dd F2
     conclusion = " ".join(cells["d4e5f607"].source.split())
     assert "chapter 6 says why" not in conclusion and "2.69" not in conclusion
     # review 05t: the undefined "log-odds" is cut (the intuition says gap -> ratio once)
@@ -1255,7 +1229,7 @@ def test_round_3_shows_both_raw_rows_and_points_to_sharper_trained_heads():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert conclusion.count(". ") == 1  # doubling, then softmax's mix and bound (05_z F1)
+    assert conclusion.count(". ") == 0  # review 05_dd F2: one sentence
     # review 05w: the heatmap and its note are cut (26b93a54 was cut before)
     assert "26b93a54" not in cells and "t2note05" not in cells
     assert "tderiv05" not in cells
@@ -1308,7 +1282,7 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_p: a dot product has a zero; the reason is a bias in the key projection,
     # which adds one number to the whole row and favours no key
     # review 05_y F4: rule 3 gets its reason on the main line, once (the fold's cut)
-    assert flat.count("natural zero") == 1
+    assert flat.count("natural zero") == 0  # review 05_dd F3: the plain reason instead
     # review 05_r: the bias shown (q . b_k is the same for every key); the exponential is
     # forced only under the stated asks, and the designs that drop one are named
     # review 05_s: the experiment leads; the bias and the other designs move into the fold,
@@ -1337,15 +1311,17 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # session 10 (review 05_v F1): three wishes, each with its number; the doubling duality
     # (0.324, T = 0.5) is cut: "what softmax adds" shows doubling ("cake" 0.21 -> 0.32)
     # review 05_bb F4: the three rules bare, then where plain division fails each
+    # review 05_dd F3: rule 3's plain reason first; the key bias a short aside
     assert said.startswith(
         "Shares should be: 1. **positive**; 2. **in the scores' order**; 3. **dependent only"
-        " on gaps**. Plain division fails rules 1 and 2 on $[1, -3] \\to [-0.5, 1.5]$, and"
+        ' on gaps**: if every key scored one point higher, "it" should attend the same way.'
+        " Plain division fails rules 1 and 2 on $[1, -3] \\to [-0.5, 1.5]$, and"
         " rule 3 on our row:"
     )
     assert "(a bias" not in said
     assert (
-        "Rule 3 matters because a score has no natural zero: a key bias $b_k$ (chapter 11's"
-        " model has one) adds $q \\cdot b_k$ to a whole row." in said  # review 05_cc F2
+        "(A key bias $b_k$, in chapter 11's model, shifts a row just so, by $q \\cdot b_k$.)"
+        in said
     )
     assert '+1 moves "cake" 0.335 to 0.178; softmax keeps 0.211.' in said
     assert "0.324" not in flat and flat.count("0.335") == 1
@@ -1383,7 +1359,11 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_z F3: the formula written out, g / T inside the sigmoid
     assert "cake's weight is chapter 4's formula, now with $T$: the *sigmoid*" in cap  # 05_bb F6
     # review 05aa F4: "0.26, 0.56" read as a list; g named, then all eight keys
-    assert "0.56 at $T = 1$ and 0.93 at $T = 0.1$; against all eight keys, 0.21 and 0.92." in cap
+    # review 05_dd F5: the figure draws T = 0.3, so the caption names it
+    assert (
+        "0.56 at $T = 1$, 0.70 at $T = 0.3$ and 0.93 at $T = 0.1$; against all eight keys,"
+        " 0.21, 0.49 and 0.92." in cap
+    )
     math = " ".join(cells["04fabf9f"].source.split())
     assert "(next section)" not in math and "k = 1/T" not in math
 
@@ -1408,10 +1388,13 @@ def test_session_4_gives_the_two_reasons():
     # review 05_x F1: T = 2 is relative to the raw scores; the slider's T = 1 is attention
     # review 05_bb F1: attention has no T knob; sqrt(d_k) is its only, fixed, temperature
     # review 05_cc F1: true of the standard Transformer, not of every model
+    # review 05_dd F1: 2 is the toy's value; the original Transformer's is 8 (d_k = 64)
     assert (
-        "In the standard Transformer, attention has no separate $T$: the fixed"
-        " $\\sqrt{d_k} = 2$ plays that role" in flat
+        "In the standard Transformer, attention has no separate $T$: the fixed $\\sqrt{d_k}$"
+        " (2 in our toy, 8 in the original Transformer with $d_k = 64$) plays that role on the"
+        " raw scores;" in flat
     )
+    assert "$\\sqrt{d_k} = 2$" not in flat
     assert np.allclose(al.softmax(toy.scaled_scores(), temperature=1), weights)
     assert np.allclose(al.softmax(toy.scores(), temperature=2), weights)  # sqrt(d_k) = 2
 
@@ -1862,13 +1845,13 @@ def test_review_05o_names_the_scale_and_states_the_gap_values():
     cells, shown, flat = _chapter()
     code = cells["d4e5f605"].source
     # a scale factor, not k (a key on this page); soft (an array above) is not rebound
-    assert "for scale in (1, 2, 100):" in code and "for k in" not in code
+    assert "2 * S" in code and "for k in" not in code  # review 05_dd F2: doubling only
     assert "\nsoft =" not in code and "    soft =" not in code
     assert max(len(line) for line in code.splitlines()) <= 80
     caption = " ".join(cells["twokeycap"].source.split())
     # review 05_t round t: the three numbers return, in one clause of the prose
     # review 05_u F1: the full row's values close the clause
-    assert caption.endswith("against all eight keys, 0.21 and 0.92.")  # review 05aa F4
+    assert caption.endswith("against all eight keys, 0.21, 0.49 and 0.92.")  # 05_dd F5
     assert caption.count("0.93") == 1
     math = " ".join(cells["04fabf9f"].source.split())
     assert "Order-preserving" not in math  # the list right after says it
