@@ -521,9 +521,7 @@ def test_the_page_defines_the_toy_and_says_who_it_is_for_before_it_needs_them():
         "first uses them, and chapter 10 derives them with the chain rule." in text
     )
     assert "gradient" in _chapter_text("04_scaling.ipynb").lower()
-    assert "derive the **gradient** through attention with the chain rule" in _chapter_text(
-        "10_learning.ipynb"
-    )
+    assert "derive attention's **gradient** by the chain rule" in _chapter_text("10_learning.ipynb")
     # the credit closes the page
     assert text.index("**Where it comes from.**") > text.index("(how-to-use)=")
     assert " ".join(INTRO.split()).endswith("where a chapter quotes the article, it says so.")
