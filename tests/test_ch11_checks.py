@@ -308,7 +308,8 @@ def test_the_chapter_s_round_11j_changes_are_on_the_page():
     assert "initial=2," in cells["ef601782"].source  # the [CLS] column shows from layer 2
     table = "".join(o.get("text", "") for o in cells["held-out"].outputs)
     assert "an average other token in 3.7" in table and "a random key: 1.0" in table
-    assert "kobayashi2021incorporating" in cells["cls-removed-cake-md"].source
+    assert "kobayashi2021incorporating" in cells["7e1748c1"].source  # review 11 cc F7
+    assert "cls-removed-cake-md" not in cells  # 11 cc F7: "How far can the share..." cut
     out = "".join(o.get("text", "") for o in cells["cls-removed-cake"].outputs)
     assert 'weight: [CLS] 0.67, "cake" 0.06' in out  # review 11 bb F5: beside its prose
     assert '1 - cosine: [CLS] 0.007, "cake" 0.046' in out  # review 11 o
@@ -323,8 +324,6 @@ def test_the_chapter_s_round_11j_changes_are_on_the_page():
 
 def test_the_chapter_s_round_11k_changes_are_on_the_page():
     cells = _chapter_cells()
-    fold = " ".join(cells["cls-removed-cake-md"].source.split())  # review 11 d: one line
-    assert "20 draws" not in fold and "19 times" not in fold  # review 11 o: one control
     main = " ".join(cells["cls-removed-md"].source.split())  # review 11 aa F3: main text
     assert "about 7 times as far (1 − cosine 0.046 against 0.007)" in main
     assert len(cells["cls-removed"].source.splitlines()) <= 14  # the helper alone
@@ -486,7 +485,6 @@ def test_the_chapter_s_round_11r_changes_are_on_the_page():
     assert "**share**" in cells["5461a4d3"].source
     order = list(cells)  # the two-key example comes before the W_o^(i) formula
     assert order.index("share-two-keys") < order.index("share-two-keys-md")
-    assert "literalinclude" not in cells["cls-removed-cake-md"].source  # review 11 b
     ablate = cells["cls-removed"].source
     assert "(12, 1, n)" in ablate and "keep (12, n)" in ablate and "11.2" not in ablate
     out = "".join(o.get("text", "") for o in cells["cls-removed-cake"].outputs)
@@ -546,7 +544,7 @@ def test_the_chapter_s_round_11u_changes_are_on_the_page():
         assert "hide-cell" in cells[cid].metadata["tags"], cid
     # a slider must show a frame on the static page (tests/site): its code is folded only
     assert cells["ef601782"].metadata["tags"][0] == "hide-input"
-    for cid in ("cls-removed-cake-md", "gf-hide-key-md", "gf-bar-md"):  # editor pass 10
+    for cid in ("gf-hide-key-md", "gf-bar-md"):  # editor pass 10
         assert ":class: dropdown" in cells[cid].source and "?\n:class:" in cells[cid].source
     ablate_at = order.index("cls-removed")  # the helper, in its fold, before its first use
     assert ablate_at < order.index("cls-removed-seven")
@@ -565,7 +563,7 @@ def test_the_chapter_s_round_11v_changes_are_on_the_page():
     """Review 11v: one pass rule (bar 5 for four candidates), L4 H2's verdict, fewer folds."""
     cells = _chapter_cells()
     rule = _pronoun_test_text(cells)  # stated once, in the plan
-    assert "Random keys average about 1 hit; a head passes at 5 or more (the bar)" in rule
+    assert "A head passes at 5 of 12, where random keys average 1." in rule  # 11 cc F8
     bar = " ".join(cells["gf-bar-md"].source.split())  # editor pass 10: the bar's why, folded
     assert "luck gets 2 tries" in bar and "5 hits only 0.4% of the time" in bar
     assert "under 1%" not in cells["814fbf12"].source
@@ -575,16 +573,15 @@ def test_the_chapter_s_round_11v_changes_are_on_the_page():
     assert "layer 1 cannot be right twice" in cells["pairs"].source  # review 11 o: a comment
     sol = " ".join(cells["ex-bias-sol-md"].source.split())
     assert "stays near its starting value (BERT starts biases at 0)" in sol  # review 11 d
-    fold = " ".join(cells["cls-removed-cake-md"].source.split())
     main = " ".join(cells["cls-removed-md"].source.split())  # review 11 aa F3
-    assert "vector about 7 times as far" in main and "7 times" not in fold
+    assert "vector about 7 times as far" in main
     assert "0.95" not in cells["cls-removed-md"].source  # the control lives in its fold
     # editor pass 10: side roads sit in one "Going further" section after the summary
     order = list(cells)
     going = order.index("gf-hide-key-md")
     assert "## Going further" in cells["gf-hide-key-md"].source and going > order.index("96cfe2e6")
     dropdowns = [c.id for c in list(cells.values())[going:] if ":class: dropdown" in c.source]
-    assert len(dropdowns) <= 5 and "cls-removed-cake-md" in dropdowns, dropdowns
+    assert len(dropdowns) <= 5, dropdowns
     assert "layer 1's input" in cells["7f60d842"].source
     assert "(all 11; 10 for" in cells["3d402a22"].source  # the table's row counts
 
@@ -626,10 +623,11 @@ def test_the_chapter_s_round_11x_changes_are_on_the_page():
     cells = _chapter_cells()
     held = _pronoun_test_text(cells)
     assert 'one word moves "it" between two nouns' in held  # editor pass 10: plainer
-    assert "a pronoun head gets all 3 pairs right, one that ignores that word 0." in held
-    assert "give it 1 of 3; guessing averages 0.75" in held  # review 11 z F1
+    assert "a pronoun head gets all 3 pairs right." in held  # 11 cc F3: "ignores" cut
+    assert "like 8 other heads (none gets 2); guessing averages 0.75" in held  # 11 cc F3
+    assert "(each pair 1/4: both sentences must be right)" in held  # 11 cc F3
     assert "**Limit:**" not in held  # review 11 aa F8: folded into the results
-    assert '11 of 12 sentences have one noun before "it", so hits can only' in held
+    assert 'the meant noun is the only noun before "it", so picking that' in held  # cc F2
     # review 11 p: the rule in plain words; its numbers after the grid
     assert "leads all other queries" not in held  # review 11 s: the second rule is cut
     assert "stands out" not in held and "rules out luck" not in held  # review 11 m
@@ -682,8 +680,6 @@ def test_the_chapter_s_review_11_a_changes_are_on_the_page():
     assert "distilled from such a model's self-attention" in reading  # MiniLM's title
     assert "over a billion sentence pairs" in where  # the model's README, on disk
     assert "L1 H3 is `weights[0, 2]`" in cells["dd1e905c"].source
-    fold = " ".join(cells["cls-removed-cake-md"].source.split())
-    assert "In L3 H8" not in fold and "0.14" not in fold  # the share is stated once
     assert "8ef9642c" not in cells
     summary = cells["96cfe2e6"].source
     assert "Two of the four" not in summary and "8 of 12 simple sentences" in summary
@@ -705,7 +701,7 @@ def test_the_chapter_s_review_11_b_changes_are_on_the_page():
     """Review 11 b: the pronoun test's logic in words, scoped; padding in attention; terms."""
     cells = _chapter_cells()
     held = _pronoun_test_text(cells)
-    assert "so hits can only rule heads out" in held  # 11 s; 11 x F3; 11 aa F8: in results
+    assert "hits rule heads out, not in" in held  # 11 s; 11 x F3; 11 aa F8; 11 cc F2
     assert "clark2019what" in cells["held-out-md"].source  # review 11 m: main text
     assert "hides the padding from every head" in " ".join(cells["one-vector"].source.split())
     piece = " ".join(cells["a15f26d1"].source.split())  # review 11 aa F5: after W_o^(i)
@@ -739,7 +735,7 @@ def test_the_chapter_s_review_11_f_changes_are_on_the_page():
         assert cells[cid].metadata["tags"] == ["hide-input"], cid
     assert order.index("7e1748c1") < order.index("cls-scatter") < order.index("ablate-md")
     plan = " ".join(cells["it-experiment-md"].source.split())
-    assert "**1. Candidates:**" in plan and "(the bar)" in plan  # editor pass 10
+    assert "**1. Candidates:**" in plan and "passes at 5 of 12" in plan  # 11 cc F8
     assert "**1. Candidates:**" not in cells["held-out-md"].source
     assert "The 36 heads giving `[CLS]`" in cells["ef1c7ff6"].source  # 11 t: after the table
     assert "count the heads that park" not in cells["parking-md"].source
@@ -835,7 +831,7 @@ def test_the_chapter_s_review_11_m_changes_are_on_the_page():
     assert "recentres and rescales each row" in " ".join(cells["enc-layer"].source.split())
     held = " ".join(cells["held-out-md"].source.split())
     assert '"first noun" head' not in held  # review 11 o: the pairs contradict it
-    assert "tuned for sentence similarity, 3 pairs are few" in held
+    assert "tuned for similarity, 3 pairs are few" in held
     assert "stands-out-why" not in cells
 
 
@@ -845,7 +841,7 @@ def test_the_chapter_s_review_11_p_fix_changes_are_on_the_page():
     framing = " ".join(cells["cls-removed-md"].source.split())
     hide = " ".join(cells["gf-hide-key-md"].source.split())  # editor pass 10: folded
     assert "Hiding `[CLS]` in all parking heads at once drops the cosine to 0.45" in hide
-    assert "hiding" not in framing.split("Going further)")[1]  # 11 r: zeroing, like-for-like
+    assert "hiding" not in framing and "Going further" not in framing  # 11 r; 11 cc F7
     assert "with 0.06 of the weight against 0.67" in framing  # review 11 aa F3
     out = "".join(o.get("text", "") for o in cells["cls-removed-cake"].outputs)
     assert '"cake" 0.06' in out and 'hide "cake"' not in out  # review 11 r: F2
@@ -855,13 +851,13 @@ def test_the_chapter_s_review_11_p_fix_changes_are_on_the_page():
     assert "a pronoun head is high on hits and low here" in plan  # review 11 bb F8
     held = " ".join(cells["held-out-md"].source.split())
     assert "as well explained by that last-noun rule" not in held  # review 11 z F1
-    assert '"look at the noun" explains L4 H2\'s as well as "find the referent"' in held
+    assert "scores as well as finding the referent" in held  # review 11 cc F2
     assert "cannot name its job" not in held
     assert cells["habits-more"].metadata["tags"] == ["hide-cell"]
     assert "Seven sentences:" not in cells["ef1c7ff6"].source
     sink = " ".join(cells["ef1c7ff6"].source.split())  # review 11 y F3, F7
     assert "Layers 1 to 3 hold three of chapter 7's heads: L1 H3 (the previous token)" in sink
-    assert "gives `[SEP]` and the query itself about 0.2 at most on average" in sink  # bb F10
+    assert "No head gives `[SEP]`, or the query itself, more than 0.2 on average" in sink
     assert "384e78d3" not in cells
     assert "36" not in cells["dd1e905c"].source  # review 11 t F8: not before the measurement
     summary = " ".join(cells["96cfe2e6"].source.split())
@@ -915,10 +911,9 @@ def test_the_chapter_s_review_11_x_fix_changes_are_on_the_page():
     cells = _chapter_cells()
     framing = " ".join(cells["cls-removed-md"].source.split())  # F1: on the main line
     assert "0.45" not in framing  # review 11 z F3: said once, in Going further
-    assert "(hiding its key instead: Going further)" in framing
     assert "feeds later layers inputs they never met" in cells["gf-hide-key-md"].source
     plan = " ".join(cells["it-experiment-md"].source.split())
-    assert "which luck reaches under 1% of the time" in plan  # F2: a threshold, not a trait
+    assert "luck reaches" not in plan and "0.4%" not in plan  # 11 cc F8: in the fold
     assert "Winograd-style pairs** {cite:p}`levesque2012winograd` decide" in plan  # F3
     assert (
         "five targets:" in cells["dd1e905c"].source and "five keys" not in cells["dd1e905c"].source
@@ -959,7 +954,16 @@ def test_the_chapter_s_review_11_bb_changes_are_on_the_page():
         "cls-removed-cake-assert",
         "cls-removed-md",
     ]
-    fold = order.index("cls-removed-cake-md")  # its dropdown keeps its text, no code
-    assert cells[order[fold + 1]].cell_type == "code"
-    assert "remove-cell" in cells[order[fold + 1]].metadata["tags"]
     assert "print(" not in cells["habits-more"].source.split("rows = []")[0]  # F9: no table
+
+
+def test_the_chapter_s_review_11_cc_changes_are_on_the_page():
+    """Review 11 cc (issue #30): the key at "cake" is measured, not the word; the baselines."""
+    cells = _chapter_cells()
+    plan = " ".join(cells["it-experiment-md"].source.split())
+    assert "cosine 0.55 with its layer-1 input" in plan  # F1: measured in 6efa94d9
+    assert '"it attends to cake" means "to where cake was"' in plan
+    assert "at_cake" in cells["6efa94d9"].source
+    assert "(both == 1).sum() == 9" in cells["pairs-assert"].source  # F3: 8 others + L4 H2
+    assert "an average token's." in cells["7e1748c1"].source  # F5: not "word's"
+    assert "How far can the share be trusted?" not in " ".join(c.source for c in cells.values())
