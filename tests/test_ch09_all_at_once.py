@@ -877,9 +877,10 @@ def test_step_times_per_width_and_product_share():
         product_share(n=0)
 
 
-MAIN_WORDS = 1314  # main-line prose words (editor pass 10: 1203; 09v: 1449; 09y: +73; 09z: 1272)
+MAIN_WORDS = 1315  # main-line prose words (editor pass 10: 1203; 09v: 1449; 09y: +73; 09z: 1272)
 # Round 09bb: +24 (the matrix form timed, gradient, 72 GiB, 1e-15)
 # Round 09cc: +19 (O(1) only while the text is known; word-order blindness; per-row overhead)
+# Round 09dd: 1310 (the projections and the LSTM moved into the recurrence fold)
 
 
 # --- The page -----------------------------------------------------------------------------
@@ -896,7 +897,8 @@ def test_the_page_says_only_what_it_measures():
     cells = nbformat.read(path, as_version=4).cells
     prose = prose_lines(cells)
     text = " ".join(prose)
-    assert sum(len(line.split()) for line in prose) <= 1742  # pass 10: 1648; 09y: +73; 09cc: +21
+    assert sum(len(line.split()) for line in prose) <= 1772  # pass 10: 1648; 09y: +73; 09cc: +21
+    # 09dd: +30 (the brief's F1, F3-F5 wording; the main line itself went down, to 1310)
     refuted = (
         *("processor's cache", "by arithmetic", "a new word", "GPU's small on-chip"),
         *("the arithmetic decides", "faster per FLOP", "threshold moved", "999 cached keys"),
@@ -980,8 +982,10 @@ def test_the_page_says_only_what_it_measures():
         # Round 09x (findings 2, 9): the Table 1 repeat cut; the LSTM's 2d bounds "every n"
         # Round 09z (finding 3): the LSTM's 16nd² moved into the recurrence fold
         # Round 09aa (finding 1): the LSTM's crossing back on the main line, as one clause
-        "With its four projections, attention does more than this bare RNN at every $n$; an"
-        " LSTM's four gate blocks ($16nd^2$) cost more than attention while $n < 2d$ (1,024 here).",
+        # Round 09dd (finding 2): both moved into the recurrence fold, where the LSTM is met
+        "With its four projections (the table's middle column), attention costs more than the"
+        " bare RNN at every $n$. An LSTM's four gate blocks ($16nd^2$) cost more than"
+        " attention while $n < 2d$ (1,024 here).",
         "has a richer update but the same chain. Part of either can:",
         # Editor pass 10 (brief, issue #30): what all at once buys, said plainly, and the
         # one-thread stopwatch pointed to
@@ -1007,7 +1011,8 @@ def test_the_page_says_only_what_it_measures():
         " word order. That blindness, not the freedom to compute rows in any order, is why"
         " attention needs positions (chapter 1).",
         # Round 09e (findings 2, 5, 8): the order of work; a fixed few steps; small fast memory
-        "Split the work on the rows into two jobs, or shuffle its order. Does the result",
+        # Round 09dd (finding 5): "its" had no referent
+        "Split the rows between two jobs, or compute them in a shuffled order. Does the result",
         # Round 09l (finding 3): Table 1's O(1) assumes enough parallel hardware (09m: named)
         # Round 09n (finding 2): O(1) steps, but each sum over n keys takes log n rounds
         # Round 09p (finding 1): what Table 1 counts as a step, and the log2 n inside one
@@ -1025,8 +1030,10 @@ def test_the_page_says_only_what_it_measures():
         # Editor pass 10: the training-scale sentence cut (exercise 1 does that sum)
         # Round 09y (finding 5): why the n² count multiplies, in place of "one head"
         # Round 09cc (finding 3): one dtype per sentence, and for one sequence
-        "2 GiB at $n = 16384$ in float64. In the plain form, training keeps them for the"
-        " backward pass: a 12-layer, 12-head model in bf16 needs 72 GiB for one sequence.",
+        # Round 09dd (finding 1): the weights only, at n restated, the product shown
+        "2 GiB at $n = 16384$ in float64. In the plain form, training keeps the weights for the"
+        " backward pass: at $n = 16384$, a 12-layer, 12-head model in bf16 stores"
+        " $12 \\times 12 \\times 16384^2 \\times 2$ B = 72 GiB of them for one sequence.",
         # Round 09t (finding 6): no nested parenthesis
         "It does no fewer FLOPs. In training it does more: it stores only the output and $m$,"
         " $\\ell$ per row (or their logsumexp), so the backward pass recomputes the tiles. It is"
@@ -1060,8 +1067,10 @@ def test_the_page_says_only_what_it_measures():
         # Round 09bb (finding 3): the claim timed, rows against the matrix form
         "Because no row waits for another, all go into one product $Q K^\\top$, and matrix"
         " libraries and GPUs run one big product faster than $n$ small ones (timed below:"
-        " several times faster on one CPU thread, partly by avoiding Python's per-row"
-        " overhead).",  # round 09cc (finding 7): as the CPU fold says for the RNN
+        " several times faster on one CPU thread, mostly by avoiding Python's per-row"
+        " overhead; on a GPU the gain is parallelism).",  # round 09cc (finding 7); 09dd (4)
+        # Round 09dd (finding 3): "all at once" holds within a layer
+        "Within a layer, attention's rows do not, and it reaches",
         # Round 09r (finding 1): blocking is not credited with the in-place drop
         # Round 09s (finding 2): in place is step 1 of the list, its code cell cut
         "`al.chunked_attention` shrinks the memory in three steps:",
@@ -1099,7 +1108,7 @@ def test_the_page_says_only_what_it_measures():
         # Round 09z (finding 4): 2017's short sentences, and the n = 2048 row beside them
         "Table 1's count (last column) is below the RNN's while $n < d$: the paper calls"
         " self-attention cheaper for 2017's short translation sentences, but at $n = 2048$"
-        " it is 4 times the RNN's. With its four projections",
+        " it is 4 times the RNN's.",
         # Round 09y (finding 3): the three library forms named at first use
         "`attention_by_rows` computes one query row at a time; `attention_matrix` is the"
         " plain matrix form.",  # round 09z: chunked_attention named where it is used
@@ -1139,6 +1148,7 @@ def test_the_page_says_only_what_it_measures():
         *("The price: $n^2$", "for one head of one layer", "`peak_memory` measures"),  # 09y
         *("a depth of 1", "for most sentences", "Attention's one step hides"),
         *("rounds of additions", "merge exactly", "One price", "(middle column)"),  # 09aa
+        *("this bare RNN", "needs 72 GiB", "keeps them for", "partly by avoiding"),  # 09dd
     ):
         assert gone not in words, gone
     visible = " ".join(c.source for c in shown(cells) if c.cell_type == "code")
@@ -1189,6 +1199,8 @@ def test_the_stopwatch_sits_with_its_plot():
         "remove-input",
     ]
     assert "fixed 0.2 MiB of scratch for any $n \\ge 256$" in main_text  # round 09l
+    # Round 09dd (finding 2): the projections and the LSTM only in the recurrence fold
+    assert "four gate blocks" not in main_text and "four projections" not in main_text
     split = next(c.source for c in cells if c.get("id") == "split-attn")  # round 09t: own cell
     assert "al.attention_by_rows(Q[rows], K, V)  # every row reads all of K, V" in split
     # Fix round 11 (review 09s): the stopwatch's findings come after the cells that time them
