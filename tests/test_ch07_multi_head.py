@@ -998,9 +998,9 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert "invertible" not in mix_code.source
     shown = "".join(o.get("text", "") for o in mix_code.outputs)
     assert [line.split(":")[-1].split() for line in shown.splitlines()] == [
-        ["[0.99", "0.99", "0.", "0.", "]"],
+        ["[", "0.99", "-0.", "0.", "0.", "]"],
         ["[0.", "1.", "1.", "1.]"],
-        ["[0.99", "1.99", "1.", "1.", "]"],
+        ["[0.99", "1.", "1.", "1.", "]"],
     ]
     # review 07_k (learner 1, finding 3): the W_o paragraph moved after the math, as the
     # worked case of the block sum; the figure before it stops at the concatenation
@@ -1014,10 +1014,9 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # review 07_x (finding 8): why the width is d_model, in the same sentence
     # review 07_y (finding 6): the purpose and the general point; the case is in the code
     # review 07bb (finding 2): the purpose moves to mix-read, after the block sum
-    assert read == (
-        "The output, $d_{model}$ wide, is added back to $X$ (chapter 11). The math's block "
-        'sum, for "ate":'
-    )
+    # review 07cc: the residual forward reference cut to pay for findings 1-4, 7-8
+    assert read == 'The math\'s block sum, for "ate":'
+
     assert "residual" not in read  # review 07_t: cut
     assert "brings the width back" not in read
     assert "one number from each head" not in read
@@ -1025,7 +1024,8 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # whose object-head term is ~0
     # review 07_x (finding 1): (1, 0, 0, 1) zeroed the object head's *human* row (rank 3);
     # (1, 1, 0, 1) keeps it, so W_o mixes without discarding
-    assert "W_o_mix[:, 1] = [1, 1, 0, 1]" in mix_code.source
+    # review 07cc (finding 1): the column means something: subject human - object human
+    assert "W_o_mix[:, 1] = [0, -1, 0, 1]" in mix_code.source
     assert "a person acted on" not in " ".join(source.values())  # finding 1: not what it does
     mix_read = source["mix-read"]
     # review 07_p: the table beside it shows the two terms; the prose names their sum
@@ -1038,11 +1038,13 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # no clean detector ("was" 1.95, "delicious" 1.64), as review 07_n found
     # review 07aa (finding 5): all three terms named; their numbers stay in the table
     # review 07bb (finding 2): the 1.99 reading is cut; what W_o is for, shown by the sum
+    # review 07cc (finding 1): a new fact, not two findings summed into one column
     assert mix_read == (
-        "$W_o$ gives each head a block of rows, free to write into any column (both feed "
-        "column 2 here): the next layer reads one vector mixing both heads' findings."
+        "$W_o$ gives each head a block of rows, free to write into any column. The new column "
+        'is subject *human* minus object *human*: for "ate", 1.00 − 0.00 means "the eater '
+        'is human and the eaten is not", a fact neither head holds.'
     )
-    assert "1.99" not in mix_read
+    assert "1.99" not in mix_read and "mixing both heads' findings" not in mix_read
     assert "did a person" not in mix_read
     assert "0.55" not in " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
     # review 07_n (finding 3): the toy's other rows (1.95, 1.61, 1.27) are cut; W_o is named
@@ -1069,15 +1071,15 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert "blended" not in cells[ids.index("mix-assert")].source
     # review 07_p (learner 1): the figure right after the W_q table, before the outputs
     assert ids.index("pair-md") < ids.index("pair-figure") < ids.index("pair-run")  # s. 10
-    # what the prose says: the column adds the object head's noun and the subject head's human
+    # what the prose says: the column is the subject head's human minus the object head's
     W_o = np.eye(4)
-    W_o[:, 1] = [1.0, 1.0, 0.0, 1.0]
+    W_o[:, 1] = [0.0, -1.0, 0.0, 1.0]
     W_q, W_k, W_v, _ = HEADS.PAIR
     apart, _ = al.multi_head_attention(toy.X, *HEADS.PAIR, h=2)
     mixed, _ = al.multi_head_attention(toy.X, W_q, W_k, W_v, W_o, h=2)
-    assert np.isclose(mixed[ATE, 1], apart[ATE, 0] + apart[ATE, 1] + apart[ATE, 3])
-    assert (round(apart[ATE, 0], 2), round(apart[ATE, 3], 2)) == (0.99, 1.0)
-    assert round(mixed[ATE, 1], 2) == 1.99
+    assert np.isclose(mixed[ATE, 1], apart[ATE, 3] - apart[ATE, 1])
+    assert (round(apart[ATE, 1], 2), round(apart[ATE, 3], 2)) == (0.0, 1.0)
+    assert round(mixed[ATE, 1], 2) == 1.0
     assert np.linalg.matrix_rank(W_o) == 4  # review 07_x: nothing thrown away
     assert np.allclose(np.linalg.solve(W_o.T, mixed.T).T, apart)  # the heads come back
     # both heads visibly contribute on every asking row (the old difference's was ~0)
@@ -1249,7 +1251,8 @@ def test_one_row_must_split_is_said_in_the_text_once():
     # review 07_k (finding 1): framed around one row of weights summing to 1
     # review 07_z (finding 1): the two words share one row; where their values overlap
     # review 07aa (findings 1-2): one weighted average, the same weights in every column
-    assert page.count("one head returns one weighted average of the value rows") == 1
+    # review 07cc: "Whatever its weights," cut to pay for findings 1-4, 7-8
+    assert page.count("One head returns one weighted average of the value rows") == 1
     # round i (review 07_h, finding 3): what the average loses is the feature's owner;
     # round l (review 07_l, finding 3): cut, the weights that sum to 1 carry the point
     assert "lost its owner" not in page and "no later layer can tell" not in page
@@ -1277,10 +1280,10 @@ def test_cost_and_rank_wording():
         "weighted sum of values take $n^2 d_{model}$ each (1,152 + 1,152): 26,880 for every $h$."
     ) in cost
     # round d (review 07_c, findings 7 and 8): the parameters are left to the exercise
+    # review 07cc: shorter, since the summary now says it too
     assert (
-        "Only two things grow with $h$: the element-wise work on the score maps (scale, "
-        "softmax), and the $h\\,n^2$ attention-map entries a plain implementation keeps for "
-        "the backward pass."
+        "Two things grow with $h$: the softmax work and the $h\\,n^2$ attention-map entries "
+        "a plain implementation keeps for the backward pass."
     ) in cost
     assert "parameters" not in cost
     assert "cost-read" not in source  # fix round 7i: cut, unmeasured
@@ -1412,10 +1415,14 @@ def test_values_overlap_is_said_with_its_example():
     assert "owning a block" not in source["83c4d06e"]
     # review 07aa (finding 4): where (16, 0) comes from
     # review 07bb (findings 3-4): why the query is the action row; the other askers
+    # review 07cc (findings 2, 4): the action row shown whole, then split; why the keys
+    # and values are shared
     assert pair.endswith(
-        '"Ate" has action 1, and $W_q$\'s one non-zero row, *action*, is its query: (16, 0) '
-        "for food in the **object head**, (0, 16) for a person in the **subject head**. "
-        "Words with less action ask more softly. Both heads share keys and values:"
+        '"Ate" has action 1, so its query is $W_q$\'s one non-zero row, *action*: '
+        "(16, 0, 0, 16). The **object head**'s half, (16, 0), pairs with the key (food, "
+        "person): it asks for food. The **subject head**'s, (0, 16), asks for a person. "
+        "Both heads share keys and values (real heads learn their own $W_k$, $W_v$ too; "
+        "here only the question differs):"
     )
     assert "columns 0, 1 (object head)" not in kv_source()  # review 07bb (finding 5)
     kv = cells[[c.id for c in cells].index("pair-kv2")]
@@ -1433,8 +1440,8 @@ def test_values_overlap_is_said_with_its_example():
     assert ids.index("pair-md") + 1 == ids.index("pair-kv2") == ids.index("pair-figure") - 1
     assert ids.index("pair-figure-assert") + 1 == ids.index("pair-md3")  # review 07_p
     head = source["pair-md3"]
-    assert head.startswith("Why 16? A large query makes softmax sure: the object head puts")
-    assert '0.97 on "cake"; with 8, only 0.82.' in head  # pair-assert: [0.97, 0.82, 0.54]
+    # review 07cc: "Why 16?" cut to pay for findings 1-4, 7-8 (the figure shows the 0.97)
+    assert head.startswith("`al.multi_head_attention` takes these steps")
     assert "One head ($h = 1$) owns all four columns: $d_k = 4$." in head
     assert "by rows" not in head
     V = toy.X @ toy.W_v[:, [0, 3]]
@@ -1498,12 +1505,12 @@ def test_plain_printouts_on_the_main_line():
     # review 07_s (finding 1): the scaled score decides, said with its numbers
     md3 = " ".join(cells["pair-md3"].source.split())
     # session 10 (review 07_u, finding 2): why 16, one number per claim (11.3, 7.9 cut)
-    assert 'Why 16? A large query makes softmax sure: the object head puts 0.97 on "cake"' in md3
+    assert "Why 16?" not in md3  # review 07cc: cut
     assert "11.3" not in md3
     assert "(round(obj_scaled[cake], 1), round(obj_scaled[delicious], 1)) == (11.3, 7.9)" in (
         cells["pair-assert"].source
     )
-    assert "[0.97, 0.82, 0.54]" in cells["pair-assert"].source
+    assert "round(at[16][0, ate, cake], 2) == 0.97" in cells["pair-assert"].source
     pair = shown["pair-run"].splitlines()
     assert pair[0].split() == ["row", "of", "'ate'", "one", "head", "object", "subject"]
     assert pair[1 + I].split() == ["I", "0.48", "0.00", "1.00"]
@@ -1562,7 +1569,7 @@ def test_the_named_heads_and_one_merged_experiment():
     # review 07_z (finding 1): in general terms: one row shared, overlapping values blur
     # review 07aa (findings 1-2): the general reason, the tie admitted, the loss located
     assert read.startswith(
-        "Whatever its weights, one head returns one weighted average of the value rows, the "
+        "One head returns one weighted average of the value rows, the "
         'same weights in every column. Here "cake" and "I" tie by construction'
     )
     # review 07_k (finding 5): why the one-head output repeats, said once
@@ -1571,9 +1578,11 @@ def test_the_named_heads_and_one_merged_experiment():
     # review 07_x (findings 2-3): no "twice"; whose is lost because both share *noun*
     # review 07_y (finding 3): all four numbers, and why the average comes twice
     # review 07bb (findings 1, 6): the role is what is lost, not the humanness; the scaled 8
+    # review 07cc (finding 6): where the 0.48 comes from, as a sum
     assert read.endswith(
-        "(16 with each key, 8 after scaling; 0.48 each). The output's *human* column reads "
-        '0.48, half "I" and half "cake": nothing says whether the human ate or was eaten.'
+        "(16 with each key, 8 after scaling). Its *human* output is a half-human blend, "
+        '$$0.48 = 0.48 \\times 1\\ (\\text{"I"}) + 0.48 \\times 0\\ (\\text{"cake"}),$$ '
+        "and nothing says whether the human ate or was eaten."
     )
     # round l (review 07_l, finding 3): "lost its owner" cut
     assert "cannot tell which was human" not in read
@@ -1597,7 +1606,9 @@ def test_the_named_heads_and_one_merged_experiment():
     )
     # round q (review 07_q, finding 2); review 07_t (finding 2): trained heads differ in
     # all three projections, and shared K and V is a real design
-    assert "Trained heads differ in all three projections" in source["deeper-torch"]
+    # review 07cc (finding 2): moved to the main line, where the pair is built
+    assert "real heads learn their own $W_k$, $W_v$ too" in source["pair-md"]
+    assert "Trained heads differ in all three projections" not in source["deeper-torch"]
     assert read2.count("average") == 0  # review 07w: the one-head argument is in pair-read
     assert "{cite:p}`vaswani2017attention`" in read2
     # fix round 7g, item 1: the W_q x 8 demo (a row "cannot favour both") is cut
@@ -1638,8 +1649,8 @@ def test_one_change_of_sizes_said_once_and_the_batch_axis_is_shown():
     assert "diagram-md" not in ids
     assert ids.index("split-md") + 1 == ids.index("e6cfb90e")
     assert "shape_tracer(n=6, d_model=32, h=8)" in cells[ids.index("e6cfb90e")].source
-    why = "In the pair $h = d_k = 2$, so its shapes cannot tell the axes apart."
-    assert why in source["split-md"] and "no two axes share a length" in source["split-md"]
+    # review 07cc: the pair's sizes cut; "no two axes share a length" says why
+    assert "no two axes share a length" in source["split-md"]
     page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
     assert page.count("d_{model} = 32") == 2  # the split section and the parameter exercise
     before = " ".join(source[i] for i in ids[: ids.index("split-md")])
@@ -1999,7 +2010,7 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # review 07_d: the figure's second column, not its third; nothing "dropped" to explain
     # review 07_k: the mixing column is said after the math (mix-md), the figure stops at
     # the concatenation (W_o None), so its numbers match the tables' identity W_o
-    assert "obj. noun and human, subj. human" in cells[ids.index("mix-code")].source
+    assert "subj. human - obj. human" in cells[ids.index("mix-code")].source  # review 07cc
     # fix round 4 (review 07t): columns and heads named as the text names them
     figure = " ".join(cells[ids.index("pair-figure")].source.split())
     assert "toy.X, W_q_pair, W_k_pair, W_v_pair, None, 2, toy.TOKENS," in figure
@@ -2008,7 +2019,8 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # review 07_c: d_k = d_model / h is the paper's convention, not part of a head
     assert (
         "By the paper's convention, $d_k = d_{model} / h$, so $h$ "
-        "heads together are as wide as one full head." in source["83c4d06e"]
+        "heads together are as wide as one full head (the paper's base model: $h = 8$, "
+        "$d_k = 64$)." in source["83c4d06e"]  # review 07cc (finding 8)
     )
     trained = source["trained-lead"]  # review 07_o (finding 6): the fold is cut
     # review 07w: one head each for previous and next (chapter 11, L1 H3 and L2 H9); why
@@ -2017,7 +2029,7 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     assert (  # round d: one head a sentence, in the panels' order
         "One looks at the previous token, one mostly at the next. The third, a *parking "
         "head*, puts 0.91 of each row, on average, on `[CLS]`, a marker added in front: an "
-        "attention sink (chapter 5). The last puts every row's top weight "
+        "attention sink. The last puts every row's top weight "
         'on "cake".' in source["trained-lead"]  # review 07_x (finding 6): chapter 11's term
     )  # review 07_c; round g (review 07_f, finding 2): measured, and named as chapter 11 does
     # review 07_t (finding 6): the searchable name, once, beside the course's "parking"
@@ -2030,7 +2042,7 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # text, next to the trained heads, and the rest of the fold cut
     assert trained.startswith(  # review 07_s (finding 4): under its own heading
         "## What trained heads do Nothing in the architecture tells heads apart; random "
-        "starting weights break the tie. Below, four trained heads"
+        "starts break the tie. Below, four trained heads"
     )
     assert "trained-md" not in ids and "0.64" not in trained
     main = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
