@@ -984,8 +984,8 @@ def test_the_page_says_only_what_it_measures():
         # Round 09aa (finding 1): the LSTM's crossing back on the main line, as one clause
         # Round 09dd (finding 2): both moved into the recurrence fold, where the LSTM is met
         # Round 09ee (finding 1): the middle column read on the main line, the LSTM pointed to
-        "Add the four projections (middle column) and attention costs more than this bare RNN"
-        " at every $n$ (110 M against 52 M at $n = 50$), though less than an LSTM while"
+        "Add the four projections (the middle column) and attention costs more than the bare RNN"
+        " at every $n$ (110 M against 52 M at $n = 50$), though an LSTM costs more while"
         " $n < 2d$ (Going further).",
         "An LSTM's four gate blocks ($16nd^2$) cost more than attention with its projections"
         " while $n < 2d$ (1,024 here).",
@@ -1034,7 +1034,7 @@ def test_the_page_says_only_what_it_measures():
         # Round 09y (finding 5): why the n² count multiplies, in place of "one head"
         # Round 09cc (finding 3): one dtype per sentence, and for one sequence
         # Round 09dd (finding 1): the weights only, at n restated, the product shown
-        "2 GiB at $n = 16384$ in float64, for one head of one layer. In the plain form, training"
+        "2 GiB at $n = 16384$ in float64, in each head of each layer. In the plain form, training"
         " keeps the weights for the"
         " backward pass: at $n = 16384$, a 12-layer, 12-head model in bf16 stores"
         " $12 \\times 12 \\times 16384^2 \\times 2$ B = 72 GiB of them for one sequence.",
