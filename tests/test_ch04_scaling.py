@@ -364,8 +364,8 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     # review 04aa (F2): what G stands for, and why a random one is fair; "pull" is cut
     said = "We plot the size of each query's gradient, $\\lVert\\partial L/\\partial q_i\\rVert$"
     assert said + " (by" in figure_read and "pull" not in figure_read
-    said = "any fixed random `G` works, as we only compare sizes."
-    assert said in figure_read and "`G` stands in for what the rest of the network" in figure_read
+    # review 04cc: "any fixed random G works" cut for words (the code's comment says it)
+    assert "`G` stands in for what the rest of the network" in figure_read
     assert "{term}`backpropagation`" in figure_read
     assert cells["grad-code"].metadata["tags"] == ["hide-cell"]
     # exercise 4.3's verdict is bounded to initialisation, and names muP with its source
@@ -904,7 +904,9 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     said = r"$\partial z/\partial q = c\,k$, of length about $c\sqrt{d_k}$: about 1 when scaled"
     rows_fold0 = " ".join(cells[ids.index("grad-rows-read")].source.split())
     assert said in rows_fold0 and "nothing does" not in plain and "$c\\,k$" not in plain
-    assert "Scaled, rows spread alike at every width" in rows_fold0
+    # review 04cc (F6): what "alike" meant, said (grad-share-assert: the percentiles)
+    said = r"Scaled, the scores (and so $1 - p_{\text{top}}$) have the same spread at every width"
+    assert said in rows_fold0
     assert "cancels a key's" not in plain
     # round 04b: the 1 - p_top factor sits in a fold; review 04b (round 6): the two-key
     # slope is on the main line (asserted in grad-two), said once
@@ -929,6 +931,7 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
         assert gone not in fold, gone
     # review 04ae: "a key is about sqrt(d_k) long" is said once; round s: on the main line
     assert markdown_text(cells).count(r"$\sqrt{d_k}$ long") == 0
+    assert markdown_text(cells).count(r"key's length (about $\sqrt{d_k}$ unscaled)") == 1
     assert markdown_text(cells).count("about 1 when scaled") == 1
     assert "almost nothing gets through" not in plain  # rows just past 0.99 still pass a lot
     assert ids.index("grad-rows-read") < ids.index("2eda6d98")  # before the exercises
@@ -1001,15 +1004,17 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04_x (F1): the 1000-fold band is the figure's; the page says why uneven hurts
     assert "1000-fold" not in shows
     # review 04_z (F6): the largest ratio, 2.6 at d_k = 16, with its cause (grad-assert)
-    assert "(up to 2.6 times, partly because nothing divides it)" in shows and "1.4" not in shows
+    # review 04cc (F5): "it" named: the keys' length, then saturation
+    said = "(up to 2.6 times at $d_k = 16$, from the keys' length)"  # grad-intro: sqrt(d_k)
+    assert said in shows and "until saturation wins" in shows and "1.4" not in shows
     # review 04_v (F1): the figure's median curve in words (grad-share-assert has the ratios)
     # review 04_x (F5): one seed's ratios, said loosely (grad-share-assert has the ranges)
     # review 04_y (F6): two ratios; the 3.7 split moved into the row-by-row fold
-    said = r"and from $d_k \approx 256$ collapsing (about 5 times smaller at 256, about 1000 at"
-    said += " 1024)."
+    # review 04cc: the 5 times at 256 is the summary's
+    said = r"and from $d_k \approx 256$ collapsing (about 1000 times smaller at 1024)."
     # review 04aa (F1): the numbers for "uneven" move from the fold to the main line
     # review 04bb (F2): the two numbers are printed by grad-rows64, just above
-    said2 = "At $d_k = 64$ (above) saturated rows get 3% of the scaled median, unsaturated rows 3.7"
+    said2 = "At $d_k = 64$ saturated rows get 3% of the scaled median, unsaturated 3.7 times."
     assert said in shows and said2 in shows and "3.7" not in fold and "3%" not in fold
     assert "about 4 times" not in figure_read and "collapses" not in figure_read
     assert "typical" not in figure_read
@@ -1177,8 +1182,10 @@ def test_review_04u_phrasings_are_exact():
     # review 04_z (F1): and the collapse at large widths
     # review 04aa (F5): "mostly vanishing" was the median's 5x drop; most rows saturate there
     # review 04bb (F3): the starved queries and the median's collapse, both named
-    said = r"**saturate** softmax rows and starve their queries of gradient; from $d_k \approx 256$"
-    said += " most do, and the median collapses."
+    # review 04cc (F2): at d_k = 64 the harm is unevenness; the median falls from 256
+    said = r"**saturate** softmax rows and starve many queries of gradient while others get far"
+    said += r" more (over 1000-fold apart at $d_k = 64$); from $d_k \approx 256$ even the median"
+    said += " falls about 5 times or more below scaled."
     assert "mostly vanishing" not in summary
     assert said in summary and "one raw query in ten" not in summary  # 04m: with the shares
     assert "a tenth to a fifth" not in summary and "suit every width" not in summary
@@ -1223,12 +1230,13 @@ def test_review_04u_phrasings_are_exact():
     # review 04q: the toy does not saturate, so why divide is said: for wide heads, and
     # training fits the weights with the division in place
     # review 04bb (F7): "saturates" is defined later; say nearly one-hot, with the number
-    said = "No row is nearly one-hot (top raw weight 0.32): scaling only flattens the row (cake"
+    # review 04cc (F4): the 0.32 is the largest of all 8 rows, named as such
+    said = "No row of our 8 is nearly one-hot: the largest raw weight anywhere is 0.32 (it →"
     assert said in text("fcdb6ff2") and "a little" not in text("fcdb6ff2")  # review 04p
     # review 04_t (finding 1): saturation is tied to unit-variance q and k (the GPT-2 box
     # shows 0.5% at d_k = 64 under a realistic start), not to width alone
     # review 04_u (finding 6): no forward claims (31%, W_q/W_k) before they are measured
-    said = "It matters as heads widen."
+    said = "It matters as queries and keys widen."  # review 04cc (F10): not yet "heads"
     assert said in text("fcdb6ff2") and "31%" not in text("fcdb6ff2")
     assert "training fits" not in text("fcdb6ff2")
     assert "wide heads (64 and up)" not in text("fcdb6ff2")
@@ -1240,8 +1248,8 @@ def test_review_04u_phrasings_are_exact():
     assert "temperature" not in text("cd18d051")
     # review 04_v (F3): the step from 5000 to over 0.99 shown (saturation-assert)
     # review 04_y (F2): "about 8", which holds across seeds (saturation-assert)
-    said = r"even if all 15 others matched the next, the top takes $1/(1 + 15/3000) \approx 0.995$"
-    assert said in text("cd18d051")
+    # review 04cc: cut for words (too many numbers); saturation-assert keeps the step
+    assert "0.995" not in text("cd18d051")
     assert "e^{8} \\approx 3000" in text("cd18d051") and "gap of 5" not in text("cd18d051")
     assert "understanding-transformers-4" in text("grad-why-uneven")  # with its analogy
     # review 04p: the paper suspects it in section 3.2.1; footnote 4 has the variance only
@@ -1411,6 +1419,8 @@ def test_mean_top_weight_checker_names_each_slip(capsys):
         (right.astype(int), "your array is integer: the weights were truncated to 0"),
         # review 04p: a hard-coded constant is told to compute each row's maximum
         (np.full(right.shape, 0.068), "every row has the same value, 0.068: compute each"),
+        # review 04cc: right values held in float16 are named, not "not each row's largest"
+        (right.astype(np.float16), "right values in float16: compute in float64"),
     ]
     for answer, hint in slips:
         assert not check_mean_top_weight(answer, raw)
@@ -1512,7 +1522,8 @@ def test_review_04k_title_logits_and_the_scalar_hint(capsys):
     # review 04n: only the queries' gradient is measured; review 04q: so only they are named
     # review 04_u: uneven, not starved: the raw median is above the scaled one up to d_k = 64
     # review 04bb (F3): the collapse named as well as the starved queries
-    said = r"and starve their queries of gradient, collapsing the median from $d_k \approx 256$;"
+    # review 04cc (F2): uneven at d_k = 64, not starved overall (the summary has numbers)
+    said = r"and starve many queries of gradient while others get far more;"
     assert said in " ".join(head.split())
     # chapter 3 promises the scaled scores are chapter 4's logits
     said = "These scaled scores are the {term}`logits <logit>` that softmax (chapter 5) turns"

@@ -102,6 +102,12 @@ def _top_weight_result(answer, raw, divisor, weights, expected, others) -> Check
     places = next((k for k in range(1, 7) if np.allclose(value, expected.round(k))), None)
     if places is not None:  # tested before the slips below: a rounded answer is right
         return CheckResult(name, "FAIL", f"values right to {places} decimals: don't round.")
+    half = np.asarray(expected, dtype=np.float16).astype(float)
+    if np.asarray(answer).dtype == np.float16 or np.array_equal(value, half):
+        if np.allclose(value, half, rtol=1e-3, atol=1e-4):  # float16 keeps ~3 digits
+            return CheckResult(
+                name, "FAIL", "right values in float16: compute in float64 (no float16 cast)."
+            )
     exp = np.exp(raw / divisor - (raw / divisor).max(axis=-2, keepdims=True))
     z = raw / divisor
     unnormalised = "your weights do not sum to 1 along each row: "
