@@ -1041,9 +1041,12 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # review 07cc (finding 1): a new fact, not two findings summed into one column
     assert mix_read == (
         "$W_o$ gives each head a block of rows, free to write into any column. The new column "
-        'is subject *human* minus object *human*: for "ate", 1.00 − 0.00 means "the eater '
-        'is human and the eaten is not", a fact neither head holds.'
+        'is subject *human* minus object *human*: for "ate", 1.00 − 0.00 says "the eater is '
+        'human and the eaten is not" in one column. The concatenation already held both '
+        "numbers: $W_o$ mixes what the heads found; it adds nothing they did not."
     )
+    # review 07dd (finding 1): W_o is invertible here; it creates no fact
+    assert "neither head holds" not in mix_read
     assert "1.99" not in mix_read and "mixing both heads' findings" not in mix_read
     assert "did a person" not in mix_read
     assert "0.55" not in " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
@@ -1628,7 +1631,8 @@ def test_the_named_heads_and_one_merged_experiment():
     # review 07_x (finding 5): the readers are cut; a head is still defined there
     # review 07_y (finding 4): one question per word, as exercise 7.4's width allows more
     assert (
-        "A **head** gives each word one row of weights, so it can ask one question per word."
+        "A **head** gives each word one row of weights, so whatever it asks, it returns one "
+        "blend of the answers."  # review 07dd (finding 3): a compound question is possible
         in source["855d1d49"]
     )
     assert "pointers ask; food answers, and people less" in source["heads-md2"]
