@@ -1334,7 +1334,7 @@ def test_one_per_template_picks_the_figure_rows():
 # Review 10_k cut the main line 1969 -> 1920 words: the two extra slips and the three-run table
 # moved into one dropdown (the row-sum slip stays on the main line), the timing into the "How
 # large models" dropdown with its number printed, the mirror paragraph down to three sentences.
-MAIN_LINE_WORDS = 1522  # 10_r: 1918 -> 1895; ...; 10_aa: 1497; 10_dd: +22 (by construction)
+MAIN_LINE_WORDS = 1460  # 10_r: 1918 -> 1895; ...; 10_aa: 1497; 10_dd: +22; session 11: 1456
 
 
 def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
@@ -1358,7 +1358,8 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     assert "the same slip stalls" not in folded_text and "the same slip stalls at 41%" in main_text
     assert "A wrong gradient can train well from one start and fail from another" in main_text
     assert "A slipped gradient can train as well" not in main_text
-    assert 'it always says "cake"' in main_text and "the wrong noun in training" not in main_text
+    # session 11 (review 10_ee finding 4): why "cake", in one clause
+    assert '(here, always "cake")' in main_text and "the wrong noun in training" not in main_text
     # review 10_y finding 1: the "book" logit does not "only fall"; W_v never learns "book"
     assert "only falls" not in main_text and 'the "book" logit down' in main_text  # 10dd
     # review 10_aa finding 1: the spread argument cut; the dropdown keeps its measurements
@@ -1377,7 +1378,8 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     assert "(cosine similarity 0.98)" not in folded_text
     assert "25.1" not in main_text + folded_text and "chapter 5's Jacobian" not in main_text
     # review 10_aa finding 5: said once, in words, in the main text
-    assert "multiplied by the keys, which are 0" in main_text and "derived below" not in main_text
+    # session 11 (review 10_ee finding 1): the formulas named, with where they come from
+    assert "by step 3 of the backward pass" in main_text and "derived below" not in main_text
     assert "each has the other as a factor" not in main_text + folded_text
     # review 10_p: the gap's two positions, why the row-sum slip hides, where grads come from
     assert "4.95 with" not in main_text  # review 10_t: cut
@@ -1395,7 +1397,8 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     assert "held-out template" not in folded_text
     # review 10_z: the test set's own ceiling, the dated 0.77, the slip's 0.20 part, "book"
     # review 10_aa findings 2, 3, 6: the ceiling as one idea, the summary's cause, one gap
-    assert "89%" not in main_text and "this model's best is 49%" in main_text
+    # session 11 (review 10_ee finding 3): the cap in one line; the printout has 48.6%
+    assert "89%" not in main_text and "a 50% cap" in main_text
     assert "0.77" not in main_text and "0.20 as long" not in folded_text
     assert '"book" was never an answer' in main_text and "all eight nouns" not in folded_text
     assert "## Does it carry over to a noun it never answered?" in main_text
