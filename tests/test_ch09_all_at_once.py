@@ -877,7 +877,8 @@ def test_step_times_per_width_and_product_share():
         product_share(n=0)
 
 
-MAIN_WORDS = 1355  # main-line prose (pass 10: 1203; 09z: 1272; 09ee: +38, the FLOP table read)
+MAIN_WORDS = 1280  # main-line prose (pass 10: 1203; 09z: 1272; 09ee: +38, the FLOP table read)
+# Session 11 (number diet): 1261
 # Round 09bb: +24 (the matrix form timed, gradient, 72 GiB, 1e-15)
 # Round 09cc: +19 (O(1) only while the text is known; word-order blindness; per-row overhead)
 # Round 09dd: 1310 (the projections and the LSTM moved into the recurrence fold)
@@ -984,9 +985,10 @@ def test_the_page_says_only_what_it_measures():
         # Round 09aa (finding 1): the LSTM's crossing back on the main line, as one clause
         # Round 09dd (finding 2): both moved into the recurrence fold, where the LSTM is met
         # Round 09ee (finding 1): the middle column read on the main line, the LSTM pointed to
-        "Add the four projections (the middle column) and attention costs more than the bare RNN"
-        " at every $n$ (110 M against 52 M at $n = 50$), though an LSTM costs more while"
-        " $n < 2d$ (Going further).",
+        # Session 11 (review 09gg, finding 2): one takeaway, the LSTM a three-word pointer
+        "The verdict: attention buys fewer steps in a row with more arithmetic.",
+        "With them (the middle column), attention does more than twice the bare RNN's"
+        " arithmetic at every $n$ (LSTM: Going further).",
         "An LSTM's four gate blocks ($16nd^2$) cost more than attention with its projections"
         " while $n < 2d$ (1,024 here).",
         "has a richer update but the same chain. Part of either can:",
@@ -1010,9 +1012,9 @@ def test_the_page_says_only_what_it_measures():
         # Round 09z (finding 5): on the main line after the shuffle; the fold cut
         # Round 09aa (finding 8): what the shuffle shows named: blindness to word order
         # Round 09cc (finding 5): "the free order of work" said plainly
-        "Shuffling $K$ and $V$ together changes no row, up to rounding: attention is blind to"
-        " word order. That blindness, not the freedom to compute rows in any order, is why"
-        " attention needs positions (chapter 1).",
+        "Shuffling $K$ and $V$ together changes no row either, up to rounding: attention is"
+        " blind to word order. That, not the freedom to compute rows in any order, is why it"
+        " needs positions (chapter 1).",  # session 11: shortened
         # Round 09e (findings 2, 5, 8): the order of work; a fixed few steps; small fast memory
         # Round 09dd (finding 5): "its" had no referent
         "Split the rows between two jobs, or compute them in a shuffled order. Does the result",
@@ -1034,17 +1036,16 @@ def test_the_page_says_only_what_it_measures():
         # Round 09y (finding 5): why the n² count multiplies, in place of "one head"
         # Round 09cc (finding 3): one dtype per sentence, and for one sequence
         # Round 09dd (finding 1): the weights only, at n restated, the product shown
-        "2 GiB at $n = 16384$ in float64, in each head of each layer. In the plain form, training"
-        " keeps the weights for the"
-        " backward pass: at $n = 16384$, a 12-layer, 12-head model in bf16 stores"
-        " $12 \\times 12 \\times 16384^2 \\times 2$ B = 72 GiB of them for one sequence.",
+        # Session 11 (review 09gg, finding 8): each number once, GPT-2 small's shape named
+        "The weights are $n^2$ numbers per head: 2 GiB in float64 at $n = 16384$. In the plain"
+        " form, training stores them for the backward pass, so a model shaped like GPT-2 small"
+        " (12 layers, 12 heads) holds 72 GiB of them in bf16 for one such sequence.",
         # Round 09t (finding 6): no nested parenthesis
         "It does no fewer FLOPs. In training it does more: it stores only the output and $m$,"
         " $\\ell$ per row (or their logsumexp), so the backward pass recomputes the tiles. It is"
         " faster because it moves far fewer bytes between HBM and the chip.",
         # Round 09x (finding 6): the slider's steps named, with numbers it shows
-        'The slider shows key block 1 for "it" at step 3 ($\\ell = 2.69$), key block 2 at'
-        " step 4 ($\\ell = 4.74$).",
+        'The slider shows both key blocks for "it", at steps 3 and 4.',  # session 11: no ℓ
         # Round 09x (finding 3): the running state against h_t, associative
         "$(m, \\ell, o)$ is a state like $h_t$, but two merge in any order to the same result,"
         " up to rounding",  # round 09aa (finding 3)
@@ -1052,7 +1053,9 @@ def test_the_page_says_only_what_it_measures():
         # Fix round 9 (review 09q): the stopwatch's two costs named; the thesis a step count
         # Fix round 10 (review 09r): no mechanism beyond what was measured
         # Fix round 11 (review 09s): what was measured, after the numbers; masks; prefill
-        "every token it may attend to in 1 step.",
+        # Session 11 (review 09gg, educator 1, 3): the FLOPs verdict; per layer, L steps
+        "every token it may attend to in 1 step; $L$ layers still take $L$ steps.",
+        "The price: more FLOPs than a bare RNN, and in the plain form memory that grows",
         'The prompt, too, goes through all at once ("prefill")',
         # Round 09cc (finding 2): the RNN's fixed state against the growing cache
         "The price: the cache grows with $n$, while an RNN's state stays $d$ numbers and each"
@@ -1062,38 +1065,42 @@ def test_the_page_says_only_what_it_measures():
         # Fix round c (review 09w): n = 1024, the speedup printed, and why it is not 2x
         # Fix round d (review 09x): the same blocks on one thread against two workers
         # Fix round e (review 09y): the split demo cut; only "in this run" beside a printed number
-        "divides by a sum over the *whole* row, and shifts it by its maximum",
+        "but chapter 5's softmax needs the *whole* row's sum and maximum",  # session 11
         # Round 09o (finding 4): the inference side; (finding 6) tiling keeps the n² FLOPs
         # Round 09r (finding 4): two chains, no KV cache (Exercise 4's solution has it)
         # Editor pass 10: "Two chains remain" cut (exercise 3 is where the chain comes back)
         # Round 09r (finding 3): why matrices, on the main line
         # Editor pass 10 (review 09v, finding 6): the bridge said; "BLAS" dropped
         # Round 09bb (finding 3): the claim timed, rows against the matrix form
-        "Because no row waits for another, all go into one product $Q K^\\top$, and matrix"
-        " libraries and GPUs run one big product faster than $n$ small ones (timed below:"
-        " several times faster on one CPU thread, mostly by avoiding Python's per-row"
-        " overhead; on a GPU the gain is parallelism).",  # round 09cc (finding 7); 09dd (4)
+        # Session 11: the printed speedup replaces "several times"
+        "Since no row waits for another, one product $Q K^\\top$ replaces $n$ small ones and"
+        " runs faster: on one CPU thread (timed below) mostly by skipping Python's per-row"
+        " overhead, on a GPU by parallelism.",  # round 09cc (finding 7); 09dd (4)
         # Round 09dd (finding 3): "all at once" holds within a layer
         "Within a layer, attention's rows do not, and it reaches",
         # Round 09r (finding 1): blocking is not credited with the in-place drop
         # Round 09s (finding 2): in place is step 1 of the list, its code cell cut
-        "`al.chunked_attention` shrinks the memory in three steps:",
+        # Session 11 (review 09gg, finding 4): in place merged into query blocks; two steps
+        "`al.chunked_attention` shrinks the plain version's three $n \\times n$ arrays in two"
+        " steps:",
         # Round 09y (finding 2): numbers the page prints (8 MiB weights, 3.0 x that)
-        "**In place.** Overwrite the scores: one $n \\times n$ array, not three.",  # 09bb
+        "**Query blocks.** Take 128 query rows at a time, and overwrite their scores in place.",
         # round 09u (finding 5): said once; round 09y (finding 7): one sentence, the figure's 8
         # Round 09z (finding 2): one count, 7 after the update reading "I"
         # Round 09aa (finding 5): the figure's 8 updates, top and bottom named
         # Round 09bb (finding 2): 7 after reading "I", as the prose says
         'Thick vermilion: the RNN reads "I", then makes 7 more updates in a row, up to'
-        ' "delicious" (top); attention one line (bottom).',
+        ' "delicious" (top); attention links them by one line (bottom).',  # 09gg (finding 6)
         "scratch memory independent of $n$; the arithmetic still grows like $n^2$.",
         # Editor pass 10: "Query blocks hold 16 MiB..." cut (step 3 and the printed line say it)
         "$x_t W_x$ is one product for all $t$, and only $h_{t-1} W_h$ must wait.",  # a fold
         # Round 09l (finding 2): the library frees each tile before the next; 0.2 MiB
         # Round 09m (finding 4): no NumPy buffer; the tile in the learner's terms
         # Round 09aa (finding 4): the tile size and d_v the 0.2 MiB depends on
-        "The tiles' peak is the output plus a fixed 0.2 MiB of scratch for any $n \\ge 256$"
-        " ($128 \\times 128$ tiles, $d_v = 16$).",  # round 09bb (finding 8): the 128 KiB cut
+        # Session 11 (review 09gg, finding 5): the query blocks' 18 MiB read; the tile sizes
+        # are in the steps' list, so the parenthesis is cut
+        "Most of the query blocks' 18 MiB is their $128 \\times n$ scores, which grow with $n$.",
+        "The tiles' peak is the output plus a fixed 0.2 MiB of scratch for any $n \\ge 256$.",
         "where $x_t$ is token $t$'s vector and $h_0 = 0$.",  # round 09l (learner 3)
         "Leave the inputs unchanged",
         # Fix round 09a: why tiles, where the two steps are introduced; the blocked rule
@@ -1102,17 +1109,17 @@ def test_the_page_says_only_what_it_measures():
         # Editor pass 10 (review 09v, findings 4, 5): the fixed-size state replaces "each can
         # blur", tied to the n x n price; the gradient's 7 tanh steps say why paths matter
         # Round 09bb (findings 1, 5): the 7 steps' factors; the n x n price said plainly
-        'The RNN carries "I" in one fixed-size state (4 numbers here) through 7 more updates.',
+        'The RNN carries "I" in one fixed-size state through 7 more updates.',  # session 11
         "in 1 step. The price: every query meets every key, $n \\times n$ scores.",
         # Round 09y (finding 6): either way, and the standard name
-        'in an RNN, a gradient from "delicious" back to the state after "I" crosses those 7'
-        " steps, each multiplying it by $W_h$ and by $\\tanh$'s slope (at most 1): it can"
-        " shrink, or grow if $W_h$ is large (vanishing or exploding gradients).",
+        # Session 11: the 7 steps' two factors kept, the parentheses cut
+        'in an RNN, the gradient from "delicious" back to "I" is multiplied by $W_h$ and'
+        " $\\tanh$'s slope at each of those 7 steps, so it can vanish or explode.",
         # Round 09y (finding 1): Table 1's own message back, before the projections
         # Round 09z (finding 4): 2017's short sentences, and the n = 2048 row beside them
-        "Table 1's count (last column) is below the RNN's while $n < d$: the paper calls"
-        " self-attention cheaper for 2017's short translation sentences, but at $n = 2048$"
-        " it is 4 times the RNN's.",
+        # Session 11 (review 09gg, finding 2): Table 1's count against the count with projections
+        "Table 1's count (last column) leaves out the projections and passes the RNN's once"
+        " $n > d$.",
         # Round 09y (finding 3): the three library forms named at first use
         "`attention_by_rows` computes one query row at a time; `attention_matrix` is the"
         " plain matrix form.",  # round 09z: chunked_attention named where it is used
