@@ -27,7 +27,7 @@ from .base import (
     same,
     verdict,
 )
-from .encoder_attention_slips import slips
+from .encoder_attention_slips import broadcast_hint, slips
 
 _Projections = namedtuple("_Projections", "W_q b_q W_k b_k W_v b_v W_o b_o")
 
@@ -149,8 +149,9 @@ def check_attention_with_biases(fn) -> CheckResult:
                 raise Fail(f"{fail} It must work for leading batch axes: {_BATCH}") from None
             if any(w in str(fail) for w in ("can't set", "setter", "read-only")):  # b_q +=
                 raise Fail(f"{fail} {_IN_PLACE}") from None
-            if "broadcast" in str(fail):  # most often K.T on (h, n, d_k)
-                raise Fail(str(fail).replace(BROADCAST_HINT, _TRANSPOSE)) from None
+            if "broadcast" in str(fail):  # K.T on (h, n, d_k), or a bias after the cut
+                hint = broadcast_hint(str(fail), X.shape[-1])
+                raise Fail(str(fail).replace(BROADCAST_HINT, hint)) from None
             raise
         if current.get("pair"):
             raise Fail(f"you returned two things (on {case}); return only the output.")
@@ -186,10 +187,6 @@ def check_attention_with_biases(fn) -> CheckResult:
 _NO_B_K = (
     " You left out b_k, and rightly pass: it adds q . b_k to every score in query q's row, "
     "and softmax ignores a shift of a whole row, so b_k changes no weight."
-)
-_TRANSPOSE = (
-    " If you wrote K.T: on (..., h, n, d_k) it reverses all the axes, not only the last two; "
-    "np.swapaxes(K, -1, -2) swaps just those."
 )
 _H_ARGUMENT = (
     "Cut into the h heads the checker passes in (h = {h} here), not a fixed number such "

@@ -29,6 +29,21 @@ _K_V = (
     "softmax(Q K^T / sqrt(d_k)) @ V."
 )
 
+_TRANSPOSE = (
+    " If you wrote K.T: on (..., h, n, d_k) it reverses all the axes, not only the last two; "
+    "np.swapaxes(K, -1, -2) swaps just those."
+)
+_BIAS_AFTER_CUT = (
+    " You added a bias after cutting into heads: it has d_model numbers, one per column "
+    "of X @ W, so add it first, Q = X @ W_q + b_q, then cut."
+)
+
+
+def broadcast_hint(error: str, d_model: int) -> str:
+    """The hint for a broadcast error: a (d_model,) bias added to (..., h, n, d_k) heads
+    (review 11_ff), else K.T on (..., h, n, d_k)."""
+    return _BIAS_AFTER_CUT if f"({d_model},)" in error else _TRANSPOSE
+
 
 def slips(X, p, h) -> tuple:
     """(wrong output, hint) for K Q^T, heads summed, b[:d_k] added to every head, W_q
