@@ -964,7 +964,8 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
         assert cell_id not in ids
     # round d (plain pass): one idea per sentence
     # session 10 (review 07_u, finding 7): the printed batch axis is named
-    assert "a block of columns each. One call attends in all heads;" in source["split-md2"]
+    # session 11 (number diet): "One call attends in all heads" cut
+    assert "One call attends in all heads" not in source["split-md2"]
     # review 07_x (finding 7): the batch axis said with its shape
     assert "with $b$ sentences, `split_heads` gives $(b, h, n, d_k)$." in source["split-md2"]
     assert "a batch axis stays in front." not in source["split-md2"]
@@ -998,7 +999,7 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert "invertible" not in mix_code.source
     shown = "".join(o.get("text", "") for o in mix_code.outputs)
     assert [line.split(":")[-1].split() for line in shown.splitlines()] == [
-        ["[", "0.99", "-0.", "0.", "0.", "]"],
+        ["[0.99", "0.", "0.", "0.", "]"],  # review 07_ee (finding 5): no "-0."
         ["[0.", "1.", "1.", "1.]"],
         ["[0.99", "1.", "1.", "1.", "]"],
     ]
@@ -1015,7 +1016,11 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # review 07_y (finding 6): the purpose and the general point; the case is in the code
     # review 07bb (finding 2): the purpose moves to mix-read, after the block sum
     # review 07cc: the residual forward reference cut to pay for findings 1-4, 7-8
-    assert read == 'The math\'s block sum, for "ate":'
+    # review 07_ee (finding 5): what W_o_mix does, said before the code
+    assert read == (
+        'The block sum for "ate", with a $W_o$ that is the identity except `W_o_mix[:, 1]`: '
+        "subject *human* minus object *human*."
+    )
 
     assert "residual" not in read  # review 07_t: cut
     assert "brings the width back" not in read
@@ -1039,11 +1044,11 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # review 07aa (finding 5): all three terms named; their numbers stay in the table
     # review 07bb (finding 2): the 1.99 reading is cut; what W_o is for, shown by the sum
     # review 07cc (finding 1): a new fact, not two findings summed into one column
+    # review 07_ee (finding 3): what the column computes, not "the eater is human"
+    # (it reads 0.99 for "was" too); the definition moves to mix-md, before the code
     assert mix_read == (
-        "$W_o$ gives each head a block of rows, free to write into any column. The new column "
-        'is subject *human* minus object *human*: for "ate", 1.00 − 0.00 says "the eater is '
-        'human and the eaten is not" in one column. The concatenation already held both '
-        "numbers: $W_o$ mixes what the heads found; it adds nothing they did not."
+        'For "ate", that column reads 1: the subject head found a human, and the object head '
+        "did not. $W_o$ mixes what the heads found; it adds nothing they did not."
     )
     # review 07dd (finding 1): W_o is invertible here; it creates no fact
     assert "neither head holds" not in mix_read
@@ -1069,7 +1074,8 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert "clean detector" not in page and "0.77" not in page
     # review 07_k (finding 1): the cause is that one row of weights sums to 1, not the tie
     # review 07aa (finding 2): said as one weighted average, the same in every column
-    assert "one weighted average of the value rows" in source["pair-read"]
+    # session 11 (number diet): said once, in the opening section, as one row of weights
+    assert "one row of weights, so whatever it asks, it returns one blend" in source["855d1d49"]
     assert "Any divisor" not in source["pair-read"]
     assert "blended" not in cells[ids.index("mix-assert")].source
     # review 07_p (learner 1): the figure right after the W_q table, before the outputs
@@ -1104,7 +1110,7 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "pair-figure",  # review 07_k: split, maps, concatenation; review 07_p: before the outputs
     "pair-md3",  # ... and what a head is, and the concatenation (review 07_b)
     "pair-run",  # one head against two: the row of weights of "ate"
-    "pair-out",  # and what comes back (fix round 7h: labelled tables, no raw indexing)
+    # session 11 (number diet): pair-out cut; one table (one head's row), the figure
     "pair-read",  # fix round 7n (review 07r): one head ...
     "pair-read2",  # ... and two heads; W_o where heads meet (review 07_b: two sentences)
     "83c4d06e",  # "## The math"
@@ -1255,7 +1261,9 @@ def test_one_row_must_split_is_said_in_the_text_once():
     # review 07_z (finding 1): the two words share one row; where their values overlap
     # review 07aa (findings 1-2): one weighted average, the same weights in every column
     # review 07cc: "Whatever its weights," cut to pay for findings 1-4, 7-8
-    assert page.count("One head returns one weighted average of the value rows") == 1
+    # session 11 (number diet): said once, in the opening section (855d1d49)
+    assert "so whatever it asks, it returns one blend of the answers" in page
+    assert page.count("One head returns one weighted average of the value rows") == 0
     # round i (review 07_h, finding 3): what the average loses is the feature's owner;
     # round l (review 07_l, finding 3): cut, the weights that sum to 1 carry the point
     assert "lost its owner" not in page and "no later layer can tell" not in page
@@ -1277,11 +1285,13 @@ def test_cost_and_rank_wording():
     cost = source["2029d4b7"]
     # review 07_y (findings 1-2): the terms add up to the table's total; softmax is counted
     # element-wise; "no count depends on h" is said by "26,880 for every h"
-    assert "count **multiply-adds**, except the softmax row (element-wise)." in cost
+    # session 11 (number diet): the counts are printed in the tracer and the table
+    assert "counts **multiply-adds** (the softmax row is element-wise)." in cost
     assert (
-        "The projections take $4\\,n\\,d_{model}^2$ (24,576 here); the scores and the "
-        "weighted sum of values take $n^2 d_{model}$ each (1,152 + 1,152): 26,880 for every $h$."
+        "The projections take $4\\,n\\,d_{model}^2$; the scores and the weighted sum take "
+        "$n^2 d_{model}$ each, whatever $h$"
     ) in cost
+    assert "26,880" not in cost
     # round d (review 07_c, findings 7 and 8): the parameters are left to the exercise
     # review 07cc: shorter, since the summary now says it too
     assert (
@@ -1291,11 +1301,13 @@ def test_cost_and_rank_wording():
     assert "parameters" not in cost
     assert "cost-read" not in source  # fix round 7i: cut, unmeasured
     # review 07aa (finding 6): the rank bound, unsupported by Going deeper, is cut
-    assert "rank" not in cost
+    # review 07_ee (finding 4): back, as the width limit, with exercise 7.4 behind it
+    assert "its score matrix has rank at most $d_k$; at $d_k = 1$, every word that asks" in cost
+    assert "({numref}`ex-thin-heads`)" in cost
     assert "all(np.linalg.matrix_rank(s) <= d_k for s in scores_h)" in source["c173e416"]
     assert "chip" not in " ".join(source.values())
     # review 07zd: equal counts do not make heads free; one clause, no measured timing
-    assert "Narrow heads are less expressive (Going deeper)." in cost
+    assert "Narrow heads are less expressive" not in cost  # review 07_ee: the rank says it
     assert "hardware" not in cost  # review 07_z (finding 6): replaced by the rank bound
     assert "attention-map entries a plain implementation keeps" in cost  # review 07ze
     # fix round 7m (review 07q): equal counts, unequal time; said from the count itself
@@ -1303,19 +1315,25 @@ def test_cost_and_rank_wording():
     assert "Equal counts" not in cost
     # fix round 7g, item 5: said once, in the cost section; the table shows it per h
     page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
-    assert page.count("26,880 for every $h$") == 1
+    # session 11 (number diet): the tracer and the table print it; the prose says why
+    assert page.count("26,880 for every $h$") == 0 and "whatever $h$: $h$ maps" in page
     assert "normalise and store" not in source["bd170a6f"]  # review 07w: the cost, twice at most
     assert "rank" not in source["bd170a6f"]
     # fix round 7n (review 07r): the link to chapter 11 previews what it measured
     # review 07_b: the preview is main text before the figure, its details in the fold
     # round g (review 07_f, finding 2): chapter 11 is named once, for the parking head
     # review 07aa (finding 7): the four are hand-picked from 72
-    assert "four trained heads hand-picked from MiniLM's 72" in source["trained-lead"]
+    # session 11 (number diet): 72 is said as 6 layers x 12 heads
+    assert (
+        "four trained heads hand-picked from all-MiniLM-L6-v2 (6 layers × 12 heads)"
+        in source["trained-lead"]
+    )
     # review 07zb: the one loose rank sentence is cut (7.4 keeps the width-2 case)
     assert "rank-read" not in source and "reach-check" not in source
     # review 07_z (finding 6): one exact clause comes back, in the cost section only
     page_md = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
-    assert page_md.count("rank at most") == 0  # review 07aa (finding 6): cut
+    # review 07aa (finding 6): cut; review 07_ee (finding 4): back once, in the cost section
+    assert page_md.count("rank at most") == 1
     out = {
         c.id: "".join(o.get("text", "") for o in c.outputs) for c in cells if c.cell_type == "code"
     }
@@ -1412,8 +1430,10 @@ def test_values_overlap_is_said_with_its_example():
     # from the math section, not repeated there)
     # review 07_y (finding 7): one sentence per head
     # review 07_z (finding 2): shorter; the keys and values of "cake" and "I" are shown
+    # session 11 (number diet, review 07_ee findings 1, 9): the keys first, then why 16
     assert pair.startswith(
-        "**The pair**, `toy.heads.PAIR`, is two hand-set heads of width $d_k = 2$. "
+        "**The pair**, `toy.heads.PAIR`, is two hand-set heads of width $d_k = 2$ whose "
+        "keys are (food, person)."
     )
     assert "owning a block" not in source["83c4d06e"]
     # review 07aa (finding 4): where (16, 0) comes from
@@ -1421,11 +1441,14 @@ def test_values_overlap_is_said_with_its_example():
     # review 07cc (findings 2, 4): the action row shown whole, then split; why the keys
     # and values are shared
     assert pair.endswith(
-        '"Ate" has action 1, so its query is $W_q$\'s one non-zero row, *action*: '
-        "(16, 0, 0, 16). The **object head**'s half, (16, 0), pairs with the key (food, "
-        "person): it asks for food. The **subject head**'s, (0, 16), asks for a person. "
-        "Both heads share keys and values (real heads learn their own $W_k$, $W_v$ too; "
-        "here only the question differs):"
+        '"Ate" asks with the query (16, 0, 0, 16): the **object head**\'s half asks for '
+        "food, the **subject head**'s for a person. The 16s are loud so each head picks one "
+        'word; at 2, "cake" would get only 0.31. Both heads share keys and values (real '
+        "heads learn their own):"
+    )
+    assert (
+        "round(at[2][0, ate, cake], 2) == 0.31"
+        in cells[[c.id for c in cells].index("pair-assert")].source
     )
     assert "columns 0, 1 (object head)" not in kv_source()  # review 07bb (finding 5)
     kv = cells[[c.id for c in cells].index("pair-kv2")]
@@ -1445,7 +1468,7 @@ def test_values_overlap_is_said_with_its_example():
     head = source["pair-md3"]
     # review 07cc: "Why 16?" cut to pay for findings 1-4, 7-8 (the figure shows the 0.97)
     assert head.startswith("`al.multi_head_attention` takes these steps")
-    assert "One head ($h = 1$) owns all four columns: $d_k = 4$." in head
+    assert "One head ($h = 1$) owns all four columns." in head  # session 11: d_k cut
     assert "by rows" not in head
     V = toy.X @ toy.W_v[:, [0, 3]]
     assert V[CAKE].tolist() == [1.0, 0.0] and V[I].tolist() == [1.0, 1.0]
@@ -1469,23 +1492,19 @@ def test_plain_printouts_on_the_main_line():
     """Item 1: the experiment cells print with plain print calls; fix round 7f: comparisons
     are toy.table outputs. Fix round 7g, item 3: the pair's cells are short, and its
     matrices are labelled tables."""
-    import re
 
     cells = {cell.id: cell for cell in chapter_cells()}
     for cell_id in ("x-code", "pair-run"):  # session 10: pair-code cut
         code = cells[cell_id].source
         for dense in ("rows = {", ".items()", "for t in words", '", ".join', "*fetched"):
             assert dense not in code, (cell_id, dense)
-    for cell_id in ("x-code", "pair-run", "pair-out"):  # review 07_y: mix-code prints a row
+    for cell_id in ("x-code", "pair-run"):  # review 07_y; session 11: pair-out cut
         assert "toy.table(" in cells[cell_id].source and ":<" not in cells[cell_id].source
-    for cell_id in ("pair-run", "pair-out"):
+    for cell_id in ("pair-run",):
         assert "[1, ate]" not in cells[cell_id].source
         assert len(cells[cell_id].source.splitlines()) <= 10, cell_id  # 7k: one more row
         assert "np.zeros" not in cells[cell_id].source and "hstack" not in cells[cell_id].source
-    shown = {
-        cid: cells[cid].outputs[-1]["data"]["text/plain"]
-        for cid in ("pair-run", "pair-out", "x-code")
-    }
+    shown = {cid: cells[cid].outputs[-1]["data"]["text/plain"] for cid in ("pair-run", "x-code")}
     # fix round 7k: each head's own query of "ate", (16, 0) and (0, 16), beside the keys.
     # Fix round 7m (review 07q): where the 16s come from is printed first (W_q's action
     # row), and the values have their own table, (noun, human) apart from (food, person)
@@ -1515,23 +1534,13 @@ def test_plain_printouts_on_the_main_line():
     )
     assert "round(at[16][0, ate, cake], 2) == 0.97" in cells["pair-assert"].source
     pair = shown["pair-run"].splitlines()
-    assert pair[0].split() == ["row", "of", "'ate'", "one", "head", "object", "subject"]
-    assert pair[1 + I].split() == ["I", "0.48", "0.00", "1.00"]
-    assert pair[1 + CAKE].split() == ["cake", "0.48", "0.97", "0.00"]
+    # session 11 (number diet, review 07_ee finding 2): the two heads' rows are the
+    # figure's; the table keeps the one head's row, the new information
+    assert pair[0].split() == ["row", "of", "'ate'", "one", "head"]
+    assert pair[1 + I].split() == ["I", "0.48"]
+    assert pair[1 + CAKE].split() == ["cake", "0.48"]
     assert len({len(line) for line in pair}) == 1  # the columns line up
-    back = shown["pair-out"].splitlines()
-    # review 07_p (finding 5): one head's second half is labelled a copy, not a "half"
-    # review 07_x (finding 3): one head's output once; its copy column was the PAIR's
-    # review 07_y (finding 3): one head's four numbers beside the two heads' four
-    assert re.split(r"\s{2,}", back[0].strip()) == ["output of 'ate'", "one head", "two heads"]
-    # review 07_z (finding 5): each row names its head's role
-    # review 07aa (finding 3): one head has no object or subject half
-    assert [line.split() for line in back[1:]] == [
-        ["noun", "0.98", "0.99"],
-        ["human", "0.48", "0.00"],
-        ["noun", "0.98", "1.00"],
-        ["human", "0.48", "1.00"],
-    ]
+    assert "pair-out" not in cells  # session 11: the output table is cut (the figure, the sum)
     # fix round 4, item 5: X with its feature names, and what "ate" brings back
     x_lines = shown["x-code"].splitlines()
     assert x_lines[0].split() == list(toy.FEATURES)
@@ -1571,9 +1580,10 @@ def test_the_named_heads_and_one_merged_experiment():
     # review 07_y (finding 5): the general point first, the toy's symptom after
     # review 07_z (finding 1): in general terms: one row shared, overlapping values blur
     # review 07aa (findings 1-2): the general reason, the tie admitted, the loss located
+    # session 11 (review 07_ee, finding 9): the key layout the tie depends on; the
+    # general reason is said once, in the opening section
     assert read.startswith(
-        "One head returns one weighted average of the value rows, the "
-        'same weights in every column. Here "cake" and "I" tie by construction'
+        'One head sees the keys (food, person, food, person), so "cake" and "I" tie: 16 each.'
     )
     # review 07_k (finding 5): why the one-head output repeats, said once
     # round m (review 07_m, finding 2): what the average loses is whose features they are
@@ -1583,7 +1593,7 @@ def test_the_named_heads_and_one_merged_experiment():
     # review 07bb (findings 1, 6): the role is what is lost, not the humanness; the scaled 8
     # review 07cc (finding 6): where the 0.48 comes from, as a sum
     assert read.endswith(
-        "(16 with each key, 8 after scaling). Its *human* output is a half-human blend, "
+        "Its *human* output is a half-human blend, "
         '$$0.48 = 0.48 \\times 1\\ (\\text{"I"}) + 0.48 \\times 0\\ (\\text{"cake"}),$$ '
         "and nothing says whether the human ate or was eaten."
     )
@@ -1596,7 +1606,9 @@ def test_the_named_heads_and_one_merged_experiment():
     read2 = source["pair-read2"]
     # review 07zd: one claim per sentence; the table's headings name the columns
     # review 07_t: one sentence, what each of the two rows returns
-    assert "Two heads give each question its own row: what was eaten, (0.99, 0.00), and" in read2
+    # session 11 (review 07_ee, finding 2): the figure's numbers are not restated
+    assert read2.startswith("Two heads give each question its own row, as in the figure.")
+    assert "(0.99, 0.00)" not in read2
     # fix round 4 (review 07t): the paper's reason, said once, on the pair's own numbers;
     # round l (review 07_l, finding 4): in the paper's own words, quoted
     # review 07_n (finding 7): and the positive half, "different representation subspaces"
@@ -1610,7 +1622,7 @@ def test_the_named_heads_and_one_merged_experiment():
     # round q (review 07_q, finding 2); review 07_t (finding 2): trained heads differ in
     # all three projections, and shared K and V is a real design
     # review 07cc (finding 2): moved to the main line, where the pair is built
-    assert "real heads learn their own $W_k$, $W_v$ too" in source["pair-md"]
+    assert "(real heads learn their own)" in source["pair-md"]  # session 11: shorter
     assert "Trained heads differ in all three projections" not in source["deeper-torch"]
     assert read2.count("average") == 0  # review 07w: the one-head argument is in pair-read
     assert "{cite:p}`vaswani2017attention`" in read2
@@ -1656,7 +1668,8 @@ def test_one_change_of_sizes_said_once_and_the_batch_axis_is_shown():
     # review 07cc: the pair's sizes cut; "no two axes share a length" says why
     assert "no two axes share a length" in source["split-md"]
     page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
-    assert page.count("d_{model} = 32") == 2  # the split section and the parameter exercise
+    # session 11 (number diet): the sizes are in the tracer's title, not the split section
+    assert page.count("d_{model} = 32") == 1  # the parameter exercise
     before = " ".join(source[i] for i in ids[: ids.index("split-md")])
     assert "32" not in before and "n = 6" not in before  # the toy's sizes only, until then
     # fix round 7k: the prose no longer restates the printed (b, n, d_model) -> (b, h, n, d_k)
@@ -1669,9 +1682,8 @@ def test_one_change_of_sizes_said_once_and_the_batch_axis_is_shown():
     assert split.shape == (2, 8, 6, 4) and np.allclose(split[1, 3], X[1][:, 12:16])
     math = source["83c4d06e"]
     # fix round 7k: d_v is named once, as the paper's W^O is (h d_v) x d_model
-    assert (
-        "Like the paper, we take the value width $d_v = d_k$, so $W_o$ is $(h\\,d_v, d_{model})$"
-        in (math)
+    assert "With value width $d_v = d_k$, as in the paper, $W_o$ is $(h\\,d_v, d_{model})$" in (
+        math
     )
     assert "paper's choice" not in math and math.count("d_v") == 2
 
@@ -1856,7 +1868,7 @@ def test_fix_round_7i_wording():
     assert "Both add biases by default. The paper and this course use none." in real
     assert "3 who ate" not in labels  # fix round 7j: outputs named, not numbered
     assert "From here to the exercises" not in source["split-md"]  # fix round 5 (07u)
-    assert "Below we use $n = 6$ tokens and $d_{model} = 32$;" in source["split-md"]
+    assert "The tracer below picks sizes for which no two axes" in source["split-md"]
     assert "From here on" not in source["split-md"]
     assert "among these three keys" in source["7dce2a2a"]
     assert "initial=2," in source["3dce5151"]
@@ -1876,7 +1888,8 @@ def test_fix_round_7k_wording():
     cells = chapter_cells()
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     # review 07aa (findings 1-2): the general reason replaces the "twice" sentence
-    assert "the same weights in every column" in source["pair-read"]
+    # session 11 (number diet): said once, in the opening section
+    assert "so whatever it asks, it returns one blend of the answers" in source["855d1d49"]
     W_q, W_k, W_v, W_o = HEADS.PAIR
     one, _ = al.multi_head_attention(toy.X, *HEADS.PAIR, h=1)
     assert np.allclose(W_v[:, :2], W_v[:, 2:]) and np.allclose(one[:, :2], one[:, 2:])
@@ -2014,7 +2027,10 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # review 07_d: the figure's second column, not its third; nothing "dropped" to explain
     # review 07_k: the mixing column is said after the math (mix-md), the figure stops at
     # the concatenation (W_o None), so its numbers match the tables' identity W_o
-    assert "subj. human - obj. human" in cells[ids.index("mix-code")].source  # review 07cc
+    assert "# subject human - object human" in cells[ids.index("mix-code")].source  # 07cc
+    # review 07_ee (finding 5): what W_o_mix does is said before the code, and no "-0."
+    assert "identity except `W_o_mix[:, 1]`" in " ".join(cells[ids.index("mix-md")].source.split())
+    assert "-0." not in cells[ids.index("mix-code")].outputs[-1]["text"]
     # fix round 4 (review 07t): columns and heads named as the text names them
     figure = " ".join(cells[ids.index("pair-figure")].source.split())
     assert "toy.X, W_q_pair, W_k_pair, W_v_pair, None, 2, toy.TOKENS," in figure
@@ -2023,18 +2039,19 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # review 07_c: d_k = d_model / h is the paper's convention, not part of a head
     assert (
         "By the paper's convention, $d_k = d_{model} / h$, so $h$ "
-        "heads together are as wide as one full head (the paper's base model: $h = 8$, "
-        "$d_k = 64$)." in source["83c4d06e"]  # review 07cc (finding 8)
+        "heads together are as wide as one full head (its base model: $h = 8$, "
+        "$d_k = 64$)" in source["83c4d06e"]  # review 07cc (finding 8)
     )
     trained = source["trained-lead"]  # review 07_o (finding 6): the fold is cut
     # review 07w: one head each for previous and next (chapter 11, L1 H3 and L2 H9); why
     # trained heads differ at all. Session 4: drawn here, in a fold (test_trained_heads_fold)
     # review 07_b: what each head does is said in the main text, before the figure
     assert (  # round d: one head a sentence, in the panels' order
-        "One looks at the previous token, one mostly at the next. The third, a *parking "
-        "head*, puts 0.91 of each row, on average, on `[CLS]`, a marker added in front: an "
-        "attention sink. The last puts every row's top weight "
-        'on "cake".' in source["trained-lead"]  # review 07_x (finding 6): chapter 11's term
+        "One looks at the previous token, one mostly at the next. The *parking head* puts "
+        "0.91 of each row, on average, on `[CLS]`, a marker added in front: what "
+        "{cite:t}`xiao2023efficient` call an *attention sink*." in source["trained-lead"]
+        # review 07_x (finding 6): chapter 11's term; review 07_ee (finding 8): attributed;
+        # session 11 (number diet): the "cake" head is left to its panel title
     )  # review 07_c; round g (review 07_f, finding 2): measured, and named as chapter 11 does
     # review 07_t (finding 6): the searchable name, once, beside the course's "parking"
     assert source["trained-lead"].count("sink") == 1
@@ -2263,8 +2280,7 @@ def test_fix_round_c_review_07zb():
     # review 07_o (finding 4): the halves labelled, so the one head's repeat is plain
     # review 07_p (finding 5): no "halves" for one head; its copy has its own column
     # review 07_x (finding 3): the copy column and its comment are cut
-    assert '"one head (copy)"' not in source["pair-out"]
-    assert "writes its one average twice" not in source["pair-out"]
+    assert "pair-out" not in source  # session 11 (number diet): cut
     main, _ = main_and_folded(cells)
     assert sum(len(c.source.split()) for c in main) <= 1535 + 20  # round i (review 07_h)
 
@@ -2292,8 +2308,7 @@ def test_round_e_review_07zd():
     assert "(0.77, 0.52)" not in source["mix-assert"]
     # review 07_c: said in the cost section, not in the math too
     assert "parameter count" not in source["83c4d06e"]
-    assert '"1 ' not in source["pair-out"]  # review 07_a
-    assert "half" not in source["pair-out"]  # review 07_p (finding 5)
+    assert "pair-out" not in source  # session 11 (number diet): cut
     assert "0.71, not the 0.86 of $h = 4$" in source["slider-md"]  # review 07_s: no grid
     assert ":class: dropdown" in source["slider-why"] and "0.90 to 0.61" in source["slider-why"]
     assert "np.isclose(q[ate, 2], 0.9)" in source["slider-assert"]
