@@ -597,8 +597,10 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # further" (the folds, number formats, sampling and distillation); the doubling duality cut.
 # Review 05_dd cut 1378 -> 1359 and 710 -> 692: "what softmax adds" shrinks to issue #29's
 # identity and 0.21 -> 0.32 (the bound is chapter 6's); sqrt(d_k) 2 in the toy, 8 at d_k = 64.
-VISIBLE_WORDS = 1440  # session 10: 1371 words + 5%
-MAIN_LINE_WORDS = 710  # session 10: 676 words + 5%
+# Session 11 (review 05_ff, number diet) cut 1359 -> 1352 and 692 -> 668: the scale slogan cut,
+# its point two sentences under the slider; "In code" after the math; numbers left to prints.
+VISIBLE_WORDS = 1419  # session 11: 1352 words + 5%
+MAIN_LINE_WORDS = 701  # session 11: 668 words + 5%
 
 
 def _chapter():
@@ -866,13 +868,16 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # review 05_o: the formula right after the two-move table, before why exponentiate
     assert ids.index("04fabf9f") == ids.index("twomov05") + 1
     assert ids.index("twomov07") == ids.index("04fabf9f") + 1
-    assert ids.index("d4e5f601") == ids.index("flatrow5") + 1
+    # session 11 (review 05_ff F3): the scale point sits under the slider note, no heading
+    assert ids.index("d4e5f601") == ids.index("tnot05") + 1
     opening = " ".join(cells["d4e5f601"].source.split())
     # review 05_m: one contrast; review 05_p: the two ways of weighting announced first
     # review 05_r: the longest value (chapter 6's bound) is cut from the comparison
     # review 05_v F7 (session 10): the experiment opens with its question
     # review 05_dd F2: what softmax does with scale; output lengths are chapter 6's
-    assert opening.startswith("## Experiment: what softmax does with scale")
+    assert opening.startswith(
+        "Doubling $W_q$ doubles every score, which is exactly $T = 0.5$ on the slider."
+    )
     assert "length" not in opening
     # review 05_dd F2: the bound (chapter 6's) is cut from the experiment and the Summary
     assert "longest value" not in flat and "outgrow" not in flat and "grows only" not in flat
@@ -896,12 +901,12 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # review 05_k: said once, at the top of the temperature section
     assert "is this $T$" not in flat and "next-word one over the vocabulary" not in flat
     # review 05_m: Boltzmann moves into the temperature section, with e^(1/T) per point
-    assert flat.count("chapter 12") == 1
+    assert flat.lower().count("chapter 12") == 1  # session 11: "Chapter 12 sets T"
     # review 05_n: the definition and the slider first; "no T of its own" closes the section
     # session 10: the pointer moved to a Going further fold with the distillation one
     # review 05_bb F1: the sampling pointer moved to the main line, under the slider
     # review 05_cc F1: "in the standard Transformer", no "only"
-    assert "Sampling words (chapter 12) turns $T$ by hand." in flat
+    assert "Chapter 12 sets $T$ by hand when sampling words." in flat  # review 05_ff F6
     assert "chapter 12" not in cells["tuse05"].source
     top = " ".join(cells["1a18e25e"].source.split())
     # session 10: the Boltzmann history note is cut; T > 0 moved here from the math
@@ -1024,7 +1029,9 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
         " $T$: the *sigmoid* $1/(1 + e^{-g/T})$ of their gap $g$."
     )
     # review 05_o: Exercise 5.1 uses T, so it follows the temperature section
-    assert ids.index("tnot05") < ids.index("f37d9cdc") < ids.index("2adc8f99")
+    # session 11 (review 05_ff F5): "In code" right after the math, before the temperature
+    assert ids.index("2adc8f99") < ids.index("1a18e25e") < ids.index("tnot05")
+    assert ids.index("tnot05") < ids.index("f37d9cdc")
     assert ids.index("f37d9cdc") < ids.index("3e3185c4")  # before the other exercises
     # review 05y: the runner-up's derivative fold is cut
     assert "\\frac{d \\log p_i}{d \\beta}" not in flat
@@ -1069,11 +1076,11 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     # review 05_o: the formula right after the table; Exercise 5.1 after the temperature
     assert (
         ids.index("04fabf9f")
+        < ids.index("2adc8f99")
         < ids.index("1a18e25e")
+        < ids.index("d4e5f601")
         < ids.index("twokey05")
         < ids.index("f37d9cdc")
-        < ids.index("2adc8f99")
-        < ids.index("d4e5f601")
     )
     # review 05r: the figure draws T = 1, 0.3 and 0.1, so the soft arg max is seen nearing
     # the step (round 5o had T = 1 alone)
@@ -1084,11 +1091,9 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     # review 05_dd F2 (issue #29): one print, the identity and cake's 0.21 -> 0.32; one sentence
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
     assert printed == ["(2S)V = 2(SV): True", "softmax, 'cake': 0.21 -> 0.32"]
-    conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert conclusion == "Raw scores turn scale into size; softmax turns it into sharpness."
+    conclusion = " ".join(cells["d4e5f601"].source.split())  # session 11: slogan cut
+    assert "d4e5f607" not in cells and "scale into size" not in flat  # review 05_ff F3
     assert "2.60" not in flat and "5.20" not in flat and "1.41" not in flat and "0.91" not in flat
-    # review 05_f: doubling reshuffles toward both top keys; it undoes chapter 4's scaling
-    assert "Doubling" not in conclusion
     # review 05_s: plain division, blind to scale, is the contrast
     # review 05_t round t: plain division's scale is said once, with the shift (why exp)
     assert "Plain division" not in conclusion and "0.335" not in conclusion
@@ -1128,12 +1133,12 @@ def test_fix_round_5p_separates_the_exponential_from_the_normalisation():
     # review 05s: the sum-only row is gone; the negative-score line shows it failing
     table = cells["d4e5f605"].outputs[0]["text"]
     assert "sum only" not in table
-    conclusion = " ".join(cells["d4e5f607"].source.split())
+    conclusion = " ".join(cells["d4e5f601"].source.split())  # session 11: slogan cut
     assert "training cannot sharpen" not in conclusion
     assert "sums to 1, so its favourite gains only" not in conclusion
     # the zero sum, by example; the library refuses a row of -inf
     # review 05_bb F4: the counter-examples follow the bare rules
-    assert "Plain division fails rules 1 and 2 on $[1, -3] \\to [-0.5, 1.5]$" in flat
+    assert "plain division breaking each rule" in flat  # session 11: the printout's numbers
     assert "`al.softmax` refuses" not in flat  # review 05_m: chapter 8's mask= instead
     with pytest.raises(ValueError, match="infinity"):
         al.softmax(np.full(3, -np.inf))
@@ -1150,7 +1155,7 @@ def test_fix_round_5p_separates_the_exponential_from_the_normalisation():
 def test_fix_round_5q_says_why_normalising_alone_is_not_enough():
     cells, shown, flat = _chapter()
     ids = [c.id for c in shown]
-    conclusion = " ".join(cells["d4e5f607"].source.split())
+    conclusion = " ".join(cells["d4e5f601"].source.split())  # session 11: slogan cut
     # review 05s: the table makes the two lessons, not a distance to V['cake']
     assert "Dividing by the sum alone lands closer still" not in conclusion
     assert "Softmax adds" not in conclusion
@@ -1174,7 +1179,7 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
     assert printed[1] == "softmax, 'cake': 0.21 -> 0.32"  # review 05_dd F2
-    conclusion = " ".join(cells["d4e5f607"].source.split())
+    conclusion = " ".join(cells["d4e5f601"].source.split())  # session 11: slogan cut
     assert "chapter 6 says why" not in conclusion and "2.69" not in conclusion
     # review 05t: the undefined "log-odds" is cut (the intuition says gap -> ratio once)
     intuition = " ".join(cells["96081790"].source.split())
@@ -1228,8 +1233,8 @@ def test_softmax_hints_name_a_missing_temperature_and_a_missing_exp(fn, hint, wr
 def test_round_3_shows_both_raw_rows_and_points_to_sharper_trained_heads():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
-    conclusion = " ".join(cells["d4e5f607"].source.split())
-    assert conclusion.count(". ") == 0  # review 05_dd F2: one sentence
+    conclusion = " ".join(cells["d4e5f601"].source.split())  # session 11: slogan cut
+    assert conclusion.count(". ") == 1  # session 11: at most two sentences
     # review 05w: the heatmap and its note are cut (26b93a54 was cut before)
     assert "26b93a54" not in cells and "t2note05" not in cells
     assert "tderiv05" not in cells
@@ -1282,7 +1287,7 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_p: a dot product has a zero; the reason is a bias in the key projection,
     # which adds one number to the whole row and favours no key
     # review 05_y F4: rule 3 gets its reason on the main line, once (the fold's cut)
-    assert flat.count("natural zero") == 0  # review 05_dd F3: the plain reason instead
+    assert flat.count("natural zero") == 1  # session 11 (review 05_ff F1): the plain reason
     # review 05_r: the bias shown (q . b_k is the same for every key); the exponential is
     # forced only under the stated asks, and the designs that drop one are named
     # review 05_s: the experiment leads; the bias and the other designs move into the fold,
@@ -1296,7 +1301,8 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_v (finding 3): sparsemax is not of the f(z_i) / sum f(z_j) form at all
     assert "Sparsemax and entmax are not of this form" in fold
     assert "drop strict positivity" not in fold
-    assert "Sigmoid attention drops the division by the total." in fold
+    assert "Sigmoid attention" not in fold  # session 11: on the main line, once
+    assert flat.count("sigmoid attention drops the division by the total") == 1
     assert "b_k" not in why and "Sparsemax" not in why and "gaps alone and be smooth" not in flat
     assert flat.count("key bias") == 1
     # review 05_m: the reason where the requirement is stated, and not again in the math
@@ -1312,22 +1318,23 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # (0.324, T = 0.5) is cut: "what softmax adds" shows doubling ("cake" 0.21 -> 0.32)
     # review 05_bb F4: the three rules bare, then where plain division fails each
     # review 05_dd F3: rule 3's plain reason first; the key bias a short aside
+    # session 11 (review 05_ff F1, F2): the reason in one clause; the printout holds the
+    # numbers; the key bias, as a shift of the scaled row, moves into the proof fold
     assert said.startswith(
         "Shares should be: 1. **positive**; 2. **in the scores' order**; 3. **dependent only"
-        ' on gaps**: if every key scored one point higher, "it" should attend the same way.'
-        " Plain division fails rules 1 and 2 on $[1, -3] \\to [-0.5, 1.5]$, and"
-        " rule 3 on our row:"
+        " on gaps**, since scores have no natural zero: +1 on every score should change"
+        " nothing. The printout shows plain division breaking each rule; softmax keeps them."
     )
-    assert "(a bias" not in said
-    assert (
-        "(A key bias $b_k$, in chapter 11's model, shifts a row just so, by $q \\cdot b_k$.)"
-        in said
-    )
-    assert '+1 moves "cake" 0.335 to 0.178; softmax keeps 0.211.' in said
-    assert "0.324" not in flat and flat.count("0.335") == 1
+    assert "(a bias" not in said and "key bias" not in said
+    assert "A key bias $b_k$ (chapter 11's model) makes such a shift" in fold
+    assert "$q \\cdot b_k / \\sqrt{d_k}$" in fold
+    assert "0.324" not in flat and flat.count("0.335") == 0
     # review 05_s: the conclusion states its condition (a per-score map, then the total)
     # review 05_t round t: "passes" says which test: ignoring a shift
-    assert said.endswith("only an exponential does all three (Going further).")
+    assert "only an exponential does all three (Going further):" in said
+    assert said.endswith(
+        "not the only workable attention (sigmoid attention drops the division by the total)."
+    )
     fold = " ".join(cells["onlyexp5"].source.split())
     assert "Of weights $f(z_i) / \\sum_j f(z_j)$" in fold and "Of weights" not in why
     assert "only $f(z) = a e^{kz}$ ignores shifts" in fold and "Only softmax" not in flat
@@ -1360,9 +1367,10 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     assert "cake's weight is chapter 4's formula, now with $T$: the *sigmoid*" in cap  # 05_bb F6
     # review 05aa F4: "0.26, 0.56" read as a list; g named, then all eight keys
     # review 05_dd F5: the figure draws T = 0.3, so the caption names it
-    assert (
-        "0.56 at $T = 1$, 0.70 at $T = 0.3$ and 0.93 at $T = 0.1$; against all eight keys,"
-        " 0.21, 0.49 and 0.92." in cap
+    # session 11 (number diet): the two ends the figure's alt text gives; the slider shows
+    # the full row's values
+    assert cap.endswith(
+        "At the real gap $g = 0.26$, cake gets 0.56 at $T = 1$ and 0.93 at $T = 0.1$."
     )
     math = " ".join(cells["04fabf9f"].source.split())
     assert "(next section)" not in math and "k = 1/T" not in math
@@ -1391,8 +1399,7 @@ def test_session_4_gives_the_two_reasons():
     # review 05_dd F1: 2 is the toy's value; the original Transformer's is 8 (d_k = 64)
     assert (
         "In the standard Transformer, attention has no separate $T$: the fixed $\\sqrt{d_k}$"
-        " (2 in our toy, 8 in the original Transformer with $d_k = 64$) plays that role on the"
-        " raw scores;" in flat
+        " (2 in our toy) plays that role on the raw scores;" in flat  # session 11: one number
     )
     assert "$\\sqrt{d_k} = 2$" not in flat
     assert np.allclose(al.softmax(toy.scaled_scores(), temperature=1), weights)
@@ -1524,7 +1531,7 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     # review 05_z F5: the W_q point (chapter 6 leans on it) moves into the temperature fold
     fold = " ".join(cells["tuse05"].source.split())
     # review 05_bb F1: the W_q point is back on the main line; the fold keeps Hinton only
-    assert "the size of $W_q$ and $W_k$" in last and "$T = 0.5$" not in flat
+    assert "the size of $W_q$ and $W_k$" in last and flat.count("$T = 0.5$") == 1
     assert "hinton2015distilling" in fold and "W_q" not in fold
     ids = [c.id for c in cells.values()]
     # review 05_r: what ties T to attention sits right under the slider
@@ -1851,7 +1858,7 @@ def test_review_05o_names_the_scale_and_states_the_gap_values():
     caption = " ".join(cells["twokeycap"].source.split())
     # review 05_t round t: the three numbers return, in one clause of the prose
     # review 05_u F1: the full row's values close the clause
-    assert caption.endswith("against all eight keys, 0.21, 0.49 and 0.92.")  # 05_dd F5
+    assert "0.49" not in caption and "0.70" not in caption  # session 11: number diet
     assert caption.count("0.93") == 1
     math = " ".join(cells["04fabf9f"].source.split())
     assert "Order-preserving" not in math  # the list right after says it
