@@ -368,9 +368,13 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     assert "`G` stands in for what the rest of the network" in figure_read
     assert "{term}`backpropagation`" in figure_read
     assert cells["grad-code"].metadata["tags"] == ["hide-cell"]
-    # exercise 4.3's verdict is bounded to initialisation, and names muP with its source
-    solution = cells["ebd8373f"].source
-    assert "at initialisation" in solution and "{cite}`yang2022tensor`" in solution
+    # exercise 4.3's verdict is bounded to initialisation
+    solution = " ".join(cells["ebd8373f"].source.split())
+    assert "at initialisation" in solution and "μP" not in solution
+    # review 04dd (F2, F7): a plain answer first; the SGD caveat; muP in the after-training box
+    assert "It over-corrects." in solution
+    assert "plain SGD at a fixed learning rate" in solution
+    assert "{cite}`yang2022tensor`" in cells["gf-training"].source
     # the GPT-2 head's code follows the box that names the real heads' widths
     ids = list(cells)
     assert ids.index("2e6482c3") == ids.index("gpt2-deeper") + 1
@@ -867,7 +871,8 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # review 04 (round s): the "so what" of a skewed start, in one clause each
     assert "starts out copying mostly one random token" in aside
     # review 04_v (F9): "training decides where to focus" replaced; (F5) why not a smaller W_q
-    assert "near an even row's 1/16 = 0.06." in aside and "training decides" not in aside
+    # diet 11: "= 0.06" cut (one number per claim)
+    assert "near an even row's 1/16." in aside and "training decides" not in aside
     assert "A smaller $W_q$ could do the same, but it would have to shrink as heads" in aside
     assert "real GPT-2" not in main and "a real head" not in aside  # review 04l: simulated
     assert "a GPT-2-style head at initialisation" in aside
@@ -912,7 +917,8 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # slope is on the main line (asserted in grad-two), said once
     rows_fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
     assert "a constant times" not in rows_fold  # review 04p: the factors are named
-    said = r"has slope $p\,(1 - p)$: 0.25 at $g = 0$, about $10^{-4}$ at $p = 0.9999$"
+    # diet 11: the table below prints 0.25 and 1e-4; the prose says what they show
+    said = r"has slope $p\,(1 - p)$, which falls fast as $g$ grows."
     assert said in plain and "Two keys" not in rows_fold
     # review 04p: the divide-or-shrink box drew a finding in three reviews running: cut,
     # with its cells (SGD and Adam are not taught by chapter 4)
@@ -931,9 +937,15 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
         assert gone not in fold, gone
     # review 04ae: "a key is about sqrt(d_k) long" is said once; round s: on the main line
     assert markdown_text(cells).count(r"$\sqrt{d_k}$ long") == 0
-    assert markdown_text(cells).count(r"key's length (about $\sqrt{d_k}$ unscaled)") == 1
+    # review 04dd (F1): with two keys the slope multiplies a difference of keys, k_1 - k_2
+    said = r"this slope times $k_1 - k_2$, whose length grows like $\sqrt{d_k}$ unscaled"
+    assert markdown_text(cells).count(said) == 1
+    assert "key's length (about" not in markdown_text(cells)
     assert markdown_text(cells).count("about 1 when scaled") == 1
     assert "almost nothing gets through" not in plain  # rows just past 0.99 still pass a lot
+    # review 04dd (F3, F6): starvation tied to the lead, not to the 0.99 cut, in one clause
+    said = "What starves a row is its lead: most saturated rows at $d_k \\ge 512$ lead by 10"
+    assert said in plain and "just past 0.99" not in plain
     assert ids.index("grad-rows-read") < ids.index("2eda6d98")  # before the exercises
     # review 04m: the summary names the GPT-2-style init (it saturates few rows)
     for aside_only in ("µP", "μP", "0.31", "learning rate", "shrink", "Shrink"):
@@ -1005,16 +1017,19 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     assert "1000-fold" not in shows
     # review 04_z (F6): the largest ratio, 2.6 at d_k = 16, with its cause (grad-assert)
     # review 04cc (F5): "it" named: the keys' length, then saturation
-    said = "(up to 2.6 times at $d_k = 16$, from the keys' length)"  # grad-intro: sqrt(d_k)
-    assert said in shows and "until saturation wins" in shows and "1.4" not in shows
+    # diet 11: the 2.6 is cut (one number per claim; grad-assert keeps the peak at 16)
+    said = "larger at small widths (from the keys' length) until saturation wins."
+    assert said in shows and "1.4" not in shows and "2.6" not in shows
     # review 04_v (F1): the figure's median curve in words (grad-share-assert has the ratios)
     # review 04_x (F5): one seed's ratios, said loosely (grad-share-assert has the ranges)
     # review 04_y (F6): two ratios; the 3.7 split moved into the row-by-row fold
     # review 04cc: the 5 times at 256 is the summary's
-    said = r"and from $d_k \approx 256$ collapsing (about 1000 times smaller at 1024)."
+    # review 04dd (F5): split into short sentences; the collapse's number said once
+    said = r"It then collapses: about 1000 times smaller at $d_k = 1024$."
     # review 04aa (F1): the numbers for "uneven" move from the fold to the main line
     # review 04bb (F2): the two numbers are printed by grad-rows64, just above
-    said2 = "At $d_k = 64$ saturated rows get 3% of the scaled median, unsaturated 3.7 times."
+    # diet 11: the 3.7 is printed just above; the prose keeps the 3% (one number)
+    said2 = "at $d_k = 64$ saturated rows get 3% of the scaled median, unsaturated rows more."
     assert said in shows and said2 in shows and "3.7" not in fold and "3%" not in fold
     assert "about 4 times" not in figure_read and "collapses" not in figure_read
     assert "typical" not in figure_read
@@ -1184,8 +1199,9 @@ def test_review_04u_phrasings_are_exact():
     # review 04bb (F3): the starved queries and the median's collapse, both named
     # review 04cc (F2): at d_k = 64 the harm is unevenness; the median falls from 256
     said = r"**saturate** softmax rows and starve many queries of gradient while others get far"
-    said += r" more (over 1000-fold apart at $d_k = 64$); from $d_k \approx 256$ even the median"
-    said += " falls about 5 times or more below scaled."
+    # review 04dd (To reach 9): the collapse's number is said once, beside the figure
+    said += r" more (over 1000-fold apart at $d_k = 64$); wider still, even the median"
+    said += " collapses."
     assert "mostly vanishing" not in summary
     assert said in summary and "one raw query in ten" not in summary  # 04m: with the shares
     assert "a tenth to a fifth" not in summary and "suit every width" not in summary
@@ -1218,7 +1234,7 @@ def test_review_04u_phrasings_are_exact():
     said = "likens this to water too hot for coffee: past a point, more is worse."
     assert said in text("grad-why-uneven") and "coffee" not in text("fa6cbeb4")
     why = text("grad-why-uneven")
-    assert why.index("collapsing") < why.index("coffee") < why.index("3.7 times")
+    assert why.index("collapses") < why.index("coffee") < why.index("3%")
     # review 04p: the image is for "too large" only; dividing shrinks the scores, which in
     # chapter 5's terms is a temperature above 1 (it flattens rows), so nothing "cools"
     assert "coffee" not in text("4875b8d4")
@@ -1236,7 +1252,8 @@ def test_review_04u_phrasings_are_exact():
     # review 04_t (finding 1): saturation is tied to unit-variance q and k (the GPT-2 box
     # shows 0.5% at d_k = 64 under a realistic start), not to width alone
     # review 04_u (finding 6): no forward claims (31%, W_q/W_k) before they are measured
-    said = "It matters as queries and keys widen."  # review 04cc (F10): not yet "heads"
+    # review 04dd (F4): why the spread matters, before the variance maths
+    said = "It matters as queries and keys widen: spread-out scores push softmax rows onto one"
     assert said in text("fcdb6ff2") and "31%" not in text("fcdb6ff2")
     assert "training fits" not in text("fcdb6ff2")
     assert "wide heads (64 and up)" not in text("fcdb6ff2")
@@ -1263,7 +1280,8 @@ def test_review_04u_phrasings_are_exact():
     # at d_k = 64
     assert "typically" not in text("cd18d051")
     assert "8.5" not in text("fa6cbeb4")  # review 04p: printed by the cell, not repeated
-    said = "At $d_k = 512$ a typical top score leads the next by about 8, so"
+    # review 04dd (F8): the printed lead is a median
+    said = "At $d_k = 512$ the median row's top score leads the next by about 8, so"
     assert said in text("cd18d051")  # review 04 (round s): the prose says the printed lead
     # review 04n: what softmax does, in two sentences, before the lead of 8
     said = "Softmax exponentiates each score, then divides by the row's sum:"
