@@ -501,6 +501,7 @@ def _first_batch_axis(A):
             "you divided by sqrt(d_v)",
         ),
         (lambda A, dO: -(np.swapaxes(A, -1, -2) @ dO), "the sign is flipped"),
+        (lambda A, dO: dO, "you returned dOut unchanged"),  # review 10_hh
         # Right for one batch axis only: the case with two batch axes catches it.
         (
             lambda A, dO: np.transpose(A, (0, 2, 1)) @ dO if A.ndim == 3 else A.T @ dO,
@@ -1220,6 +1221,8 @@ def test_capstone_checker_passes_the_assembled_backward_pass_and_it_trains(capsy
             "dK is not",
         ),
         ({"dA_of": lambda dOut, V: 1.5 * dOut @ np.swapaxes(V, -1, -2)}, "dA = dOut @ Vᵀ"),
+        # review 10_hh: the scale named, not a generic "values differ"
+        ({"grad_V": lambda A, dO: _dV(A, dO) / 2}, "dV is 1/√d_k times too small"),  # d_k = 4
         # The two commonest slips crash in a matmul: the hint names the transpose.
         ({"dA_of": lambda dOut, V: dOut @ V}, "np.swapaxes(V, -1, -2)"),
         ({"dA_of": lambda dOut, V: dOut @ V.T}, "V.T reverses the batch axis"),
@@ -1236,6 +1239,18 @@ def test_capstone_checker_names_the_wrong_piece(pieces, hint, capsys):
     line = capsys.readouterr().out
     assert result.status == "FAIL" and hint in line, line
     assert "If it is dA" not in line  # the old hint sent a dV or dK crash to dA
+
+
+def test_capstone_checker_names_dQ_and_dK_scaled_by_the_width_of_V(capsys):
+    def by_d_v(Q, K, V, dOut):  # review 10_hh: 1/sqrt(d_v) where 1/sqrt(d_k) belongs
+        _, A = al.scaled_dot_product_attention(Q, K, V)
+        dS = good_softmax_backward(A, dOut @ np.swapaxes(V, -1, -2))
+        s = 1 / np.sqrt(V.shape[-1])
+        return s * dS @ K, s * np.swapaxes(dS, -1, -2) @ Q, _dV(A, dOut)
+
+    result = check_attention_backward(by_d_v)
+    line = capsys.readouterr().out
+    assert result.status == "FAIL" and "scaled by 1/√d_v" in line, line
 
 
 def test_capstone_checker_rules_out_the_library_and_waits_for_the_pieces(capsys):
@@ -1334,7 +1349,7 @@ def test_one_per_template_picks_the_figure_rows():
 # Review 10_k cut the main line 1969 -> 1920 words: the two extra slips and the three-run table
 # moved into one dropdown (the row-sum slip stays on the main line), the timing into the "How
 # large models" dropdown with its number printed, the mirror paragraph down to three sentences.
-MAIN_LINE_WORDS = 1460  # 10_r: 1918 -> 1895; ...; 10_aa: 1497; 10_dd: +22; session 11: 1456
+MAIN_LINE_WORDS = 1456  # 10_r: 1918 -> 1895; ...; 10_aa: 1497; 10_dd: +22; session 11: 1456
 
 
 def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
@@ -1366,7 +1381,9 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     assert "0.2% spread" not in folded_text and "relative error 0.54" in main_text
     assert "change no weight" not in folded_text
     # review 10_bb finding 10: 41% is said once, above; review 10_cc finding 6: the cosine too
-    assert "stalls at 41%" not in folded_text and "(cosine similarity 0.98)" in main_text
+    # review 10_hh finding 2: the cosine moves to the dropdown; the main line gives the reason
+    assert "stalls at 41%" not in folded_text and "(cosine similarity 0.98)" in folded_text
+    assert "a step sooner" not in main_text and "A right $dS$ row sums to 0" in main_text
     assert "the wrong noun" not in folded_text and "That is why" not in folded_text
     assert "median 159" in folded_text and "(why: see *Going further*)" in main_text
     assert 'never answers "book"' in main_text and "overlap." not in main_text  # review 10_o
@@ -1375,11 +1392,13 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     # review 10_x: the skipped softmax step and the stopwatch cut (review 10_s had them)
     assert "8 times the learning rate" not in folded_text and "26.0" not in main_text
     assert "8 times" not in main_text and "step 22" not in main_text
-    assert "(cosine similarity 0.98)" not in folded_text
+    assert "(cosine similarity 0.98)" not in main_text
     assert "25.1" not in main_text + folded_text and "chapter 5's Jacobian" not in main_text
     # review 10_aa finding 5: said once, in words, in the main text
     # session 11 (review 10_ee finding 1): the formulas named, with where they come from
-    assert "by step 3 of the backward pass" in main_text and "derived below" not in main_text
+    # review 10_hh finding 3: no forward reference; the reason in words
+    assert "by step 3 of the backward pass" not in main_text and "derived below" not in main_text
+    assert "nudging $W_q$ moves no score" in main_text
     assert "each has the other as a factor" not in main_text + folded_text
     # review 10_p: the gap's two positions, why the row-sum slip hides, where grads come from
     assert "4.95 with" not in main_text  # review 10_t: cut
@@ -1398,7 +1417,10 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     # review 10_z: the test set's own ceiling, the dated 0.77, the slip's 0.20 part, "book"
     # review 10_aa findings 2, 3, 6: the ceiling as one idea, the summary's cause, one gap
     # session 11 (review 10_ee finding 3): the cap in one line; the printout has 48.6%
-    assert "89%" not in main_text and "a 50% cap" in main_text
+    # review 10_hh findings 1, 4: the cap is of all 560; W_v's 81% measured
+    assert "89%" not in main_text and "a 50% cap" not in main_text
+    assert "50% of all 560" in main_text and "(the run peaks at 48.6%)" in main_text
+    assert "names most nouns" not in main_text and "would score 81%" in main_text
     assert "0.77" not in main_text and "0.20 as long" not in folded_text
     assert '"book" was never an answer' in main_text and "all eight nouns" not in folded_text
     assert "## Does it carry over to a noun it never answered?" in main_text

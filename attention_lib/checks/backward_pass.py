@@ -72,6 +72,11 @@ def _pieces(Q, K, V, dOut) -> dict:
             "dQ and dK are √d_k times too large: the scores are divided by √d_k, so "
             "my_grad_QK needs the scale too.",
         ),
+        (
+            qk(softmax_step(A), scale=1 / np.sqrt(V.shape[-1])),
+            "dQ and dK are scaled by 1/√d_v: the scores are divided by √d_k, the width "
+            "of Q and K, so s = 1 / np.sqrt(K.shape[-1]).",
+        ),
         (qk(softmax_step(s * S)), scores),
         (qk(softmax_step(S)), scores),
         (qk(A * (dA - np.sum(A * dA, axis=-2, keepdims=True))), _COLUMNS[Q.shape[-2] == 1]),
@@ -174,6 +179,11 @@ def check_attention_backward(fn) -> CheckResult:
                 f"on {case}: return them in the order (dQ, dK, dV)."
             )
         if not _close(got[2], right[2]):
+            if _close(got[2], right[2] / np.sqrt(K.shape[-1])):
+                raise Fail(
+                    f"dV is 1/√d_k times too small (on {case}): the scale acts on the scores, "
+                    "before softmax, and A already carries it, so dV = Aᵀ dOut has no scale."
+                )
             raise Fail(
                 f"dV differs from the reference on {case}: {difference(got[2], right[2])}. "
                 "dV needs only A and dOut: check my_grad_V and the A you pass it."

@@ -1,8 +1,6 @@
-r"""Chapter 10 checkers: softmax backward, the gradient of ``V``; re-exports the first loss."""
+r"""Chapter 10 checkers: softmax backward; re-exports the first loss and ``check_grad_V``."""
 
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 
@@ -20,9 +18,9 @@ from .base import (
     same,
     verdict,
 )
+from .grad_v import check_grad_V as check_grad_V
 from .initial_loss import check_initial_loss as check_initial_loss
 from .names import calls_library, reaches
-from .score_gradients import same_or_factor
 from .softmax_hints import _AXES, _AXIS_1, _ONE_D, _ONE_ROW, _RULED_OUT
 
 _LIBRARY = {"softmax_backward": softmax_backward, "softmax_jacobian": softmax_jacobian}
@@ -199,102 +197,3 @@ def _row_mistakes(p: np.ndarray, dp: np.ndarray) -> list[tuple]:
         ),
         (dp, "you returned dp unchanged: softmax is not the identity, apply its Jacobian."),
     ]
-
-
-# --- Exercise: the gradient of the values --------------------------------------------------
-
-
-_LEADING_AXES = (
-    " The exercise allows any number of leading axes: A.T reverses them all and np.transpose("
-    "A, (0, 2, 1)) names exactly three. Swap only the last two: np.swapaxes(A, -1, -2)."
-)
-
-
-def _run_product(cases: Cases, case: str, A: np.ndarray, dOut: np.ndarray) -> np.ndarray:
-    """``cases.run``; a crash gets the hint about transposing the last two axes only."""
-    try:
-        return cases.run(case, A, dOut)
-    except Fail as fail:
-        if "your function raised" not in str(fail) or A.ndim == 2 and "axes" not in str(fail):
-            raise
-        # The generic keepdims hint of base.call does not apply to a matrix product.
-        message = str(fail).replace(BROADCAST_HINT, "")
-        raise Fail(message + _LEADING_AXES) from None
-
-
-def _summed_over_batch(out: np.ndarray, right: np.ndarray, case: str) -> None:
-    """Fail if ``out`` is the right ``dV`` added up over some of its batch axes."""
-    for n in range(1, right.ndim - 1):
-        for axes in itertools.combinations(range(right.ndim - 2), n):
-            total = right.sum(axis=axes, keepdims=True)
-            for summed in (total, total.squeeze(axis=axes), np.broadcast_to(total, right.shape)):
-                if out.shape == summed.shape and np.allclose(out, summed, atol=ATOL):
-                    raise Fail(
-                        f"you added up the sentences' gradients (on {case}). Keep one "
-                        "gradient per sentence: don't sum over the batch (dW adds them up "
-                        "later)."
-                    )
-
-
-def check_grad_V(fn) -> CheckResult:
-    r"""Check ``fn(A, dOut)`` returns :math:`dV = A^\top dO`, with batch dimensions."""
-
-    def run(cases: Cases) -> None:
-        rng = np.random.default_rng(11)
-        A, dOut = softmax(rng.normal(size=(3, 3))), rng.normal(size=(3, 3))
-        case = "A of shape (3, 3) and dOut of shape (3, 3)"
-        out = _run_product(cases, case, A, dOut)
-        expect_shape(out, (3, 3), case, " dV has the shape of V: one row per key, (n_k, d_v).")
-        known_mistakes(
-            out,
-            (
-                A @ dOut,
-                "you computed A @ dOut. Row j of dV belongs to key j, which was used by "
-                "every query in column j of A: which factor needs a transpose?",
-            ),
-            (
-                dOut @ A.T,
-                "you computed dOut @ A.T: the order is reversed. A is left of V in O = A V.",
-            ),
-            ((A.T @ dOut).T, "you returned the transpose of dV: one row per key, (n_k, d_v)."),
-            (
-                dOut @ A,
-                "you computed dOut @ A. It has the shape of V here only because every size "
-                "is 3: with n_k keys and d_v values, which product of A and dOut has shape "
-                "(n_k, d_v)?",
-            ),
-            (A * dOut, "you multiplied A and dOut entry by entry: dV is a matrix product."),
-            (A.T @ dOut / 3, "you divided by n_q = 3: add the queries' gradients, do not average."),
-            (
-                A.T @ dOut / np.sqrt(3),
-                "you divided by sqrt(d_v) = sqrt(3). The scale 1/sqrt(d_k) acts on the scores, "
-                "before softmax, and A already carries it: O = A V has no scale, nor has dV.",
-            ),
-            (-(A.T @ dOut), "the sign is flipped: dV has no minus. The step W - lr * dW adds it."),
-        )
-        same_or_factor(out, A.T @ dOut, case, "dV = Aᵀ dO")
-
-        A2, dOut2 = softmax(rng.normal(size=(2, 4))), rng.normal(size=(2, 3))
-        case = "A of shape (2, 4) (2 queries, 4 keys) and dOut of shape (2, 3)"
-        out = _run_product(cases, case, A2, dOut2)
-        if out.shape == (3, 4):
-            raise Fail(f"returned shape (3, 4), the transpose of dV (on {case}): (n_k, d_v).")
-        expect_shape(out, (4, 3), case, " dV has the shape of V: one row per key, (n_k, d_v).")
-        same_or_factor(out, A2.T @ dOut2, case, "dV = Aᵀ dO")
-
-        A3, dOut3 = softmax(rng.normal(size=(2, 2, 5))), rng.normal(size=(2, 2, 3))
-        case = "a batch: A of shape (2, 2, 5) and dOut of shape (2, 2, 3)"
-        out = _run_product(cases, case, A3, dOut3)
-        _summed_over_batch(out, np.swapaxes(A3, -1, -2) @ dOut3, case)
-        expect_shape(out, (2, 5, 3), case, " Transpose only the last two axes of A.")
-        same(out, np.swapaxes(A3, -1, -2) @ dOut3, case)
-
-        # Two batch axes: np.transpose(A, (0, 2, 1)) passes the case above, not this one.
-        A4, dOut4 = softmax(rng.normal(size=(2, 3, 2, 4))), rng.normal(size=(2, 3, 2, 3))
-        case = "two batch axes: A of shape (2, 3, 2, 4) and dOut of shape (2, 3, 2, 3)"
-        out = _run_product(cases, case, A4, dOut4)
-        _summed_over_batch(out, np.swapaxes(A4, -1, -2) @ dOut4, case)
-        expect_shape(out, (2, 3, 4, 3), case, _LEADING_AXES)
-        same(out, np.swapaxes(A4, -1, -2) @ dOut4, case)
-
-    return verdict("grad_V", fn, run)
