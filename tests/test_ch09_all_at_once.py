@@ -251,6 +251,7 @@ def test_column_softmax_gets_its_own_hint(capsys):
         (None, "TODO", "replace None"),
         (33_554_432, "FAIL", "one head's matrix; the layer has h = 16"),
         (12 * 4096 * 4096 * 2, "FAIL", "that is 12 heads; this model has 16"),  # 09bb
+        (12 * 536_870_912, "FAIL", "that is 12 layers; the question asks for one layer"),
         (268_435_456, "FAIL", "counts the numbers, not the bytes (each bf16 takes 2)"),
         (2_147_483_648, "FAIL", "that is float64"),
         (1_073_741_824, "FAIL", "twice the answer. Did you count the weights too?"),
@@ -411,7 +412,8 @@ def test_memory_plot_draws_the_computed_line_and_the_measurements():
     assert end[0] - label.x1 < 15 and label.y0 - end[1] < 5  # next to it, not floating off
     ticks = [t.get_text() for t in ax.get_yticklabels()]
     assert ticks == ["1 KiB", "32 KiB", "1 MiB", "32 MiB", "1 GiB"]  # powers of 32, evenly
-    assert ax.get_legend().get_texts()[0].get_text() == "one score matrix: n² × 8 bytes"
+    legend = ax.get_legend().get_texts()[0].get_text()
+    assert legend == "the weights: n² × 8 bytes"  # review 09hh: the prose's word
     assert computed.get_linestyle() == ":" and list(computed.get_markevery()) == [len(n) - 1]
     # Round 09b (review 09 b): the unexplained grey band under the dotted line is gone
     assert len(ax.get_lines()) == 1 + 2 and "band" not in alt
@@ -915,10 +917,12 @@ def test_the_page_says_only_what_it_measures():
     split = "".join(c.source for c in cells if c.get("id") == "split-attn")
     shuffle = "".join(c.source for c in cells if c.get("id") == "shuf-attn")
     # Round 09b: two plain loops, outputs put back by row index (no lambdas, no argsort)
-    for line in ("h[rows] = rnn(toy.X[rows], W_x, W_h)", "[range(0, 3), range(3, 8)]"):
+    for line in ("h_split[rows] = rnn(toy.X[rows], W_x, W_h)", "[range(0, 3), range(3, 8)]"):
         assert line in split, line
     # Round 09x (finding 4): the shuffle on attention only (issue #30); the split shows the RNN
-    assert "a[shuffled] = al.attention_by_rows(Q[shuffled], K, V)" in shuffle
+    # Round 09hh (finding 4): one row at a time in a shuffled order, no inverse permutation
+    assert "a_shuffled[i] = al.attention_by_rows(Q[i : i + 1], K, V)[0]" in shuffle
+    assert "h = " not in split and "h, " not in split  # h stays the RNN state
     assert "rnn(" not in shuffle and "range(" not in shuffle
     assert split.count("print(") == shuffle.count("print(") == 1
     assert "for one sequence" in text
@@ -965,7 +969,8 @@ def test_the_page_says_only_what_it_measures():
         # Editor pass 10: the RNN's two failures in one sentence; the "cake" row cut
         # Round 09z (budget): "(equal, to rounding, to the matrix form)" cut
         # Round 09bb (finding 9): the matrix form only to 1e-15
-        "Attention's rows come out bit-identical here in any order or split (matching the"
+        # Round 09hh (finding 7): what the code tested
+        "Attention's rows come out bit-identical in this split and this shuffle (matching the"
         " matrix form to within 1e-15)."
         # Round 09x (finding 4): the split's lesson is waiting; the RNN shuffle cut
         " The RNN's do not: to be right, job 2 must wait for job 1's last state.",
@@ -986,11 +991,13 @@ def test_the_page_says_only_what_it_measures():
         # Round 09dd (finding 2): both moved into the recurrence fold, where the LSTM is met
         # Round 09ee (finding 1): the middle column read on the main line, the LSTM pointed to
         # Session 11 (review 09gg, finding 2): one takeaway, the LSTM a three-word pointer
-        "The verdict: attention buys fewer steps in a row with more arithmetic.",
-        "With them (the middle column), attention does more than twice the bare RNN's"
-        " arithmetic at every $n$ (LSTM: Going further).",
-        "An LSTM's four gate blocks ($16nd^2$) cost more than attention with its projections"
-        " while $n < 2d$ (1,024 here).",
+        # Round 09hh (finding 1): the balanced, final version: Table 1's n < d, the
+        # projections against a bare RNN and an LSTM, and the steps bought for sure
+        "On Table 1's count, attention does less arithmetic than a recurrent layer while"
+        " $n < d$. Counting its projections, it does more than a bare tanh RNN at every $n$,"
+        " but less than an LSTM (Going further) while $n < 2d$. What it buys for sure is"
+        " fewer steps in a row.",
+        "An LSTM's four gate blocks cost $16nd^2$ FLOPs, four times this RNN's.",
         "has a richer update but the same chain. Part of either can:",
         # Editor pass 10 (brief, issue #30): what all at once buys, said plainly, and the
         # one-thread stopwatch pointed to
@@ -1037,9 +1044,10 @@ def test_the_page_says_only_what_it_measures():
         # Round 09cc (finding 3): one dtype per sentence, and for one sequence
         # Round 09dd (finding 1): the weights only, at n restated, the product shown
         # Session 11 (review 09gg, finding 8): each number once, GPT-2 small's shape named
-        "The weights are $n^2$ numbers per head: 2 GiB in float64 at $n = 16384$. In the plain"
+        # Round 09hh (finding 6): one dtype in the paragraph
+        "The weights are $n^2$ numbers per head: 0.5 GiB in bf16 at $n = 16384$. In the plain"
         " form, training stores them for the backward pass, so a model shaped like GPT-2 small"
-        " (12 layers, 12 heads) holds 72 GiB of them in bf16 for one such sequence.",
+        " (12 layers, 12 heads) holds 72 GiB of them for one such sequence.",
         # Round 09t (finding 6): no nested parenthesis
         "It does no fewer FLOPs. In training it does more: it stores only the output and $m$,"
         " $\\ell$ per row (or their logsumexp), so the backward pass recomputes the tiles. It is"
@@ -1055,7 +1063,8 @@ def test_the_page_says_only_what_it_measures():
         # Fix round 11 (review 09s): what was measured, after the numbers; masks; prefill
         # Session 11 (review 09gg, educator 1, 3): the FLOPs verdict; per layer, L steps
         "every token it may attend to in 1 step; $L$ layers still take $L$ steps.",
-        "The price: more FLOPs than a bare RNN, and in the plain form memory that grows",
+        "The price: more arithmetic than a bare RNN once $n > d$ (Table 1's count), and in"
+        " the plain form memory that grows like $n^2$.",  # round 09hh (finding 1)
         'The prompt, too, goes through all at once ("prefill")',
         # Round 09cc (finding 2): the RNN's fixed state against the growing cache
         "The price: the cache grows with $n$, while an RNN's state stays $d$ numbers and each"
@@ -1074,17 +1083,22 @@ def test_the_page_says_only_what_it_measures():
         # Round 09bb (finding 3): the claim timed, rows against the matrix form
         # Session 11: the printed speedup replaces "several times"
         "Since no row waits for another, one product $Q K^\\top$ replaces $n$ small ones and"
-        " runs faster: on one CPU thread (timed below) mostly by skipping Python's per-row"
+        " runs faster than the row loop: on one CPU thread (timed below) mostly by skipping"
+        " Python's per-row"
         " overhead, on a GPU by parallelism.",  # round 09cc (finding 7); 09dd (4)
         # Round 09dd (finding 3): "all at once" holds within a layer
         "Within a layer, attention's rows do not, and it reaches",
         # Round 09r (finding 1): blocking is not credited with the in-place drop
         # Round 09s (finding 2): in place is step 1 of the list, its code cell cut
         # Session 11 (review 09gg, finding 4): in place merged into query blocks; two steps
-        "`al.chunked_attention` shrinks the plain version's three $n \\times n$ arrays in two"
-        " steps:",
+        # Round 09hh (findings 2, 3): the three arrays named; in place said in one clause
+        "`al.chunked_attention` shrinks the plain version's three $n \\times n$ arrays (the"
+        " scores $z$, their exponentials, the weights) in two steps:",
         # Round 09y (finding 2): numbers the page prints (8 MiB weights, 3.0 x that)
-        "**Query blocks.** Take 128 query rows at a time, and overwrite their scores in place.",
+        "**Query blocks.** Take 128 query rows at a time, and compute their exponentials in"
+        " the scores' own array (`np.exp(z, out=z)`), so one $128 \\times n$ array is alive,"
+        " not three $n \\times n$ ones.",
+        "**Tiles.** Cut the keys into blocks of 128 too.",
         # round 09u (finding 5): said once; round 09y (finding 7): one sentence, the figure's 8
         # Round 09z (finding 2): one count, 7 after the update reading "I"
         # Round 09aa (finding 5): the figure's 8 updates, top and bottom named
@@ -1099,12 +1113,11 @@ def test_the_page_says_only_what_it_measures():
         # Round 09aa (finding 4): the tile size and d_v the 0.2 MiB depends on
         # Session 11 (review 09gg, finding 5): the query blocks' 18 MiB read; the tile sizes
         # are in the steps' list, so the parenthesis is cut
-        "Most of the query blocks' 18 MiB is their $128 \\times n$ scores, which grow with $n$.",
+        "The query blocks' 18 MiB grows with $n$.",  # round 09hh: the 128 x n in step 1
         "The tiles' peak is the output plus a fixed 0.2 MiB of scratch for any $n \\ge 256$.",
         "where $x_t$ is token $t$'s vector and $h_0 = 0$.",  # round 09l (learner 3)
         "Leave the inputs unchanged",
         # Fix round 09a: why tiles, where the two steps are introduced; the blocked rule
-        "A query block still holds $128 \\times n$ scores, so cut",  # 09bb: no 16 MiB
         # Round 09p (finding 3): 7 updates after "I", the last reading "delicious"
         # Editor pass 10 (review 09v, findings 4, 5): the fixed-size state replaces "each can
         # blur", tied to the n x n price; the gradient's 7 tanh steps say why paths matter
@@ -1118,8 +1131,8 @@ def test_the_page_says_only_what_it_measures():
         # Round 09y (finding 1): Table 1's own message back, before the projections
         # Round 09z (finding 4): 2017's short sentences, and the n = 2048 row beside them
         # Session 11 (review 09gg, finding 2): Table 1's count against the count with projections
-        "Table 1's count (last column) leaves out the projections and passes the RNN's once"
-        " $n > d$.",
+        # Round 09hh (finding 1): Table 1's n < d, said as where attention is cheaper
+        "On Table 1's count, attention does less arithmetic",
         # Round 09y (finding 3): the three library forms named at first use
         "`attention_by_rows` computes one query row at a time; `attention_matrix` is the"
         " plain matrix form.",  # round 09z: chunked_attention named where it is used
@@ -1145,7 +1158,7 @@ def test_the_page_says_only_what_it_measures():
         *("The same freedom", "a few hundred KB"),
         *("It is faster by moving less data", "understanding-transformers-4"),  # round 09e
         *("Each exact 1.00", "Orange:", "nothing runs side by side"),  # 09g; 09u: last column
-        *("less than an LSTM", "independent rows side by side", "The plot cannot show"),  # 09l
+        *("independent rows side by side", "The plot cannot show"),  # 09l (09hh: LSTM back)
         *("64 KiB buffer", "lanes", "the fold below", "We time plain,"),  # 09m
         *("blocks' peak grows",),
         *("A GPU reads its on-chip memory", "We check our sentence"),  # round 09n
@@ -1213,7 +1226,7 @@ def test_the_stopwatch_sits_with_its_plot():
     # Round 09dd (finding 2): the projections and the LSTM only in the recurrence fold
     assert "four gate blocks" not in main_text  # 09dd: the LSTM's blocks in the fold only
     split = next(c.source for c in cells if c.get("id") == "split-attn")  # round 09t: own cell
-    assert "al.attention_by_rows(Q[rows], K, V)  # every row reads all of K, V" in split
+    assert "al.attention_by_rows(Q[rows], K, V)  # reads all of K, V" in split
     # Fix round 11 (review 09s): the stopwatch's findings come after the cells that time them
     ids = [c.get("id") for c in cells]
     assert "sw-read" not in ids and "b1596afd" not in ids and "split-rows" not in ids

@@ -254,6 +254,7 @@ def check_score_memory(answer, *, n: int = 4096, h: int = 16, itemsize: int = 2)
         ),
         (n * n * itemsize, f"that is one head's matrix; the layer has h = {h} of them."),
         (12 * n * n * itemsize, f"that is 12 heads; this model has {h}."),  # BERT, GPT-2
+        (12 * expected, "that is 12 layers; the question asks for one layer."),  # GPT-2 small
         (n * n, f"that is one head's numbers: times h = {h} heads, times {itemsize} bytes each."),
         (h * n * (n - 1) * itemsize, "that skips the diagonal: each query scores its own key too."),
         (h * (n - 1) ** 2 * itemsize, f"that uses n = {n - 1}: check n = {n} (off by one)."),

@@ -174,7 +174,7 @@ def timing_plot(
 def memory_plot(
     n, measured: dict, *, itemsize: int = 8, title: str | None = None, ylabel: str | None = None
 ):
-    """Bytes of one ``n x n`` score matrix (a computed line) with measured memory on top.
+    """Bytes of the ``n x n`` weights (a computed line) with measured memory on top.
 
     Parameters
     ----------
@@ -193,7 +193,7 @@ def memory_plot(
     fig : matplotlib.figure.Figure
     alt : str
         The computed line's ends, and each measured series' range and its ratio to the
-        computed score matrix at its largest size.
+        computed weights at its largest size.
     """
     n = _sizes(n)
     if not measured or len(measured) > len(STYLES):
@@ -209,7 +209,7 @@ def memory_plot(
     ax.plot(  # thin, dotted and on top: a measured line lying on it still shows around it
         n, computed, color="0.25", linestyle=":", linewidth=1.6, zorder=4,
         marker="o", markevery=[len(n) - 1], markersize=4,  # a dot where the label points
-        label=f"one score matrix: n² × {itemsize} bytes",
+        label=f"the weights: n² × {itemsize} bytes",
     )  # fmt: skip
     ax.annotate(  # just left of the end dot, level with it: the line rises from below
         f"{fmt_bytes(computed[-1])} at n = {n[-1]:g}",
@@ -227,7 +227,7 @@ def memory_plot(
         ratio = values[-1] / (sizes[-1] ** 2 * itemsize)
         parts.append(
             f"{label}: {fmt_bytes(values[0])} at n = {sizes[0]:g} to {fmt_bytes(values[-1])} "
-            f"at n = {sizes[-1]:g} ({ratio:.3g} times the score matrix there)"
+            f"at n = {sizes[-1]:g} ({ratio:.3g} times the weights there)"
         )
     ax.set_yscale("log", base=2)
     top = int(np.ceil(np.log2(computed[-1])))
@@ -248,7 +248,7 @@ def memory_plot(
     fig.tight_layout()
     alt = (
         f"Log-log plot of memory against n from {n[0]:g} to {n[-1]:g}. The computed size of "
-        f"one n x n score matrix (a dotted line), n squared times {itemsize} "
+        f"the n x n weights (a dotted line), n squared times {itemsize} "
         f"bytes, grows from "
         f"{fmt_bytes(computed[0])} to {fmt_bytes(computed[-1])}. Measured: "
         + "; ".join(parts)
