@@ -637,7 +637,9 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     assert box.index("total 1024, not 1500") < box.index("overflow")
     assert "weights of 0.3" not in box  # 05_cc F3
     # review 05_dd F4: the terms are e^(z - max), each 0.3, not copies of e^0.3
-    assert "5,000 terms $e^{z - \\max}$, each 0.3, added one at a time in float16" in box
+    # review 05_hh E1: about 5,000 (one term is 1); np.sum adds float16 in float32 inside
+    assert "about 5,000 terms $e^{z - \\max}$ of 0.3, added one at a time in float16" in box
+    assert "adds float16 numbers in float32 inside" in box and "in pairs" not in box
     assert "exponentials of 0.3" not in box
     assert cells["f16a05e1"].metadata["tags"] == ["remove-cell"]
     assert "GPU kernels" not in flat and flat.count("bfloat16") == 1  # review 05aa F1
@@ -649,8 +651,8 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     # no orphan column sums; the non-linearity section ends on a measured output and sqrt(d_k)
     assert not any("column sums" in c.source for c in shown if c.cell_type == "code")
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    # review 05_dd F2 (issue #29): the identity and cake's 0.21 -> 0.32, nothing more
-    assert printed == ["(2S)V = 2(SV): True", "softmax, 'cake': 0.21 -> 0.32"]
+    # review 05_hh F3 (issue #29): the identity is said in words and asserted off the page
+    assert printed == ["softmax, 'cake': 0.21 -> 0.32"]
     assert "turns the same knob" not in flat  # review 05u: cut to split the conclusion
 
 
@@ -875,8 +877,10 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # review 05_r: the longest value (chapter 6's bound) is cut from the comparison
     # review 05_v F7 (session 10): the experiment opens with its question
     # review 05_dd F2: what softmax does with scale; output lengths are chapter 6's
-    assert opening.startswith(
-        "Doubling $W_q$ doubles every score, which is exactly $T = 0.5$ on the slider."
+    # review 05_hh F3: both facts of issue #29 in words beside the one printed move
+    assert opening == (
+        "Doubling $W_q$ doubles every score: exactly $T = 0.5$. Used raw, doubled scores would"
+        " only double the output; softmax reshapes the row instead:"
     )
     assert "length" not in opening
     # review 05_dd F2: the bound (chapter 6's) is cut from the experiment and the Summary
@@ -1005,7 +1009,8 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     ids = [c.id for c in shown]
     # chapter 4's formula and two keys acknowledged; the curve is its curve with g / T
     assert "used softmax as a given" not in flat
-    assert "Chapter 4 used softmax; this chapter opens it up" in flat  # review 05w
+    # review 05_hh F5: chapter 4 wrote the formula; this chapter says why, and computes it
+    assert "Chapter 4 wrote the formula; here is why it has that form" in flat
     caption = " ".join(cells["twokeycap"].source.split())
     assert ids.index("twokeycap") == ids.index("twokey05") + 1
     # session 10: "0.90 - 0.64" cut (both scores are in the table above)
@@ -1040,7 +1045,7 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     # a table, not a decoded line; no (2S)V = 2(SV) tautology
     # review 05_dd F2 (issue #29): the identity (2S)V = 2(SV) is printed, then softmax's
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert printed[0] == "(2S)V = 2(SV): True" and len(printed) == 2
+    assert printed == ["softmax, 'cake': 0.21 -> 0.32"]  # review 05_hh F3: identity unprinted
     # review 05_m: the fully masked row is chapter 8's (its math states the 0 / 0)
     assert "masked row" not in flat and "masked_fill" not in flat
     # the summary no longer repeats "doubling = a lower temperature"
@@ -1090,7 +1095,7 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     assert sum("import" in c.source and " show" in c.source for c in shown) == 1
     # review 05_dd F2 (issue #29): one print, the identity and cake's 0.21 -> 0.32; one sentence
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert printed == ["(2S)V = 2(SV): True", "softmax, 'cake': 0.21 -> 0.32"]
+    assert printed == ["softmax, 'cake': 0.21 -> 0.32"]
     conclusion = " ".join(cells["d4e5f601"].source.split())  # session 11: slogan cut
     assert "d4e5f607" not in cells and "scale into size" not in flat  # review 05_ff F3
     assert "2.60" not in flat and "5.20" not in flat and "1.41" not in flat and "0.91" not in flat
@@ -1178,7 +1183,7 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert printed[1] == "softmax, 'cake': 0.21 -> 0.32"  # review 05_dd F2
+    assert printed[-1] == "softmax, 'cake': 0.21 -> 0.32"  # review 05_dd F2
     conclusion = " ".join(cells["d4e5f601"].source.split())  # session 11: slogan cut
     assert "chapter 6 says why" not in conclusion and "2.69" not in conclusion
     # review 05t: the undefined "log-odds" is cut (the intuition says gap -> ratio once)
@@ -1301,8 +1306,9 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_v (finding 3): sparsemax is not of the f(z_i) / sum f(z_j) form at all
     assert "Sparsemax and entmax are not of this form" in fold
     assert "drop strict positivity" not in fold
-    assert "Sigmoid attention" not in fold  # session 11: on the main line, once
-    assert flat.count("sigmoid attention drops the division by the total") == 1
+    # review 05_hh F2: sigmoid attention is in the fold, beside sparsemax, not the main line
+    assert "Other attentions drop a rule on purpose. Sigmoid attention drops the budget" in fold
+    assert flat.count("Sigmoid attention") == 1 and "sigmoid attention" not in flat
     assert "b_k" not in why and "Sparsemax" not in why and "gaps alone and be smooth" not in flat
     assert flat.count("key bias") == 1
     # review 05_m: the reason where the requirement is stated, and not again in the math
@@ -1331,9 +1337,10 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     assert "0.324" not in flat and flat.count("0.335") == 0
     # review 05_s: the conclusion states its condition (a per-score map, then the total)
     # review 05_t round t: "passes" says which test: ignoring a shift
-    assert "only an exponential does all three (Going further):" in said
+    assert "only an exponential does all three:" in said
     assert said.endswith(
-        "not the only workable attention (sigmoid attention drops the division by the total)."
+        "softmax is the answer to these rules, and other attentions drop a rule on purpose"
+        " (Going further)."
     )
     fold = " ".join(cells["onlyexp5"].source.split())
     assert "Of weights $f(z_i) / \\sum_j f(z_j)$" in fold and "Of weights" not in why
@@ -1397,9 +1404,11 @@ def test_session_4_gives_the_two_reasons():
     # review 05_bb F1: attention has no T knob; sqrt(d_k) is its only, fixed, temperature
     # review 05_cc F1: true of the standard Transformer, not of every model
     # review 05_dd F1: 2 is the toy's value; the original Transformer's is 8 (d_k = 64)
+    # review 05_hh F4: two plain statements
     assert (
-        "In the standard Transformer, attention has no separate $T$: the fixed $\\sqrt{d_k}$"
-        " (2 in our toy) plays that role on the raw scores;" in flat  # session 11: one number
+        "Dividing the raw scores by $\\sqrt{d_k}$ (2 here) is a softmax at temperature 2. The"
+        " standard Transformer has no other $T$: a head gets sharper only by learning larger"
+        " $W_q$ and $W_k$." in flat
     )
     assert "$\\sqrt{d_k} = 2$" not in flat
     assert np.allclose(al.softmax(toy.scaled_scores(), temperature=1), weights)
@@ -1520,18 +1529,18 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     # review 05_o: why a column total matters: keys have no budget
     assert 'but keys have no budget: "cake" collects 1.32.' in note
     assert "1.32" not in cells["10e4cd6b"].source  # no longer only a code comment
-    assert "$T$" not in note and flat.count("no separate $T$") == 1  # 05_x F1, 05_cc F1
+    assert "$T$" not in note and flat.count("no other $T$") == 1  # 05_x F1, 05_cc F1
     top = " ".join(cells["1a18e25e"].source.split())
     # review 05_n: the definition opens the section; what T is not closes it (after the fold)
     assert top.startswith("## Temperature: how decisive is attention? Temperature $T > 0$")
     last = " ".join(cells["tnot05"].source.split())
     # review 05_o, 05_u F5, 05_v F4 (the division by sqrt(d_k) is itself a temperature)
-    assert last.startswith("In the standard Transformer, attention has no separate $T$")
+    assert last.startswith("Dividing the raw scores by $\\sqrt{d_k}$ (2 here) is a softmax")
     # session 10: the doubling duality ("as T = 0.5 would") is cut with 0.324
     # review 05_z F5: the W_q point (chapter 6 leans on it) moves into the temperature fold
     fold = " ".join(cells["tuse05"].source.split())
     # review 05_bb F1: the W_q point is back on the main line; the fold keeps Hinton only
-    assert "the size of $W_q$ and $W_k$" in last and flat.count("$T = 0.5$") == 1
+    assert "learning larger $W_q$ and $W_k$" in last and flat.count("$T = 0.5$") == 1
     assert "hinton2015distilling" in fold and "W_q" not in fold
     ids = [c.id for c in cells.values()]
     # review 05_r: what ties T to attention sits right under the slider
@@ -1956,3 +1965,41 @@ def test_the_float16_fold_numbers_hold():
     assert np.sum(np.full(5000, 0.3, dtype=np.float16)) == 1500  # review 05_cc F5: pairwise
     bf16_max = np.array([0x7F7F0000], dtype=np.uint32).view(np.float32)[0]
     assert round(float(np.log(bf16_max)), 2) == 88.72  # bfloat16 shares float32's range
+
+
+# --- Review 05_hh: a division by the whole array's total; p clipped before the log ----------
+
+
+def test_check_softmax_names_a_division_by_the_whole_arrays_sum(capsys):
+    def whole(x, axis=-1, temperature=1.0):
+        e = np.exp((x - x.max(axis=axis, keepdims=True)) / temperature)
+        return e / e.sum()  # one total for the whole array
+
+    assert not check_softmax(whole)
+    line = capsys.readouterr().out
+    assert "divided by the sum of the whole array" in line and "axis=axis" in line, line
+
+
+def test_check_softmax_keeps_the_plain_message_for_rows_off_another_way(capsys):
+    def doubled(x, axis=-1, temperature=1.0):
+        e = np.exp((x - x.max(axis=axis, keepdims=True)) / temperature)
+        total = e.sum(axis=axis, keepdims=True)
+        return e / total if x.ndim == 1 else 2 * e / total  # rows sum to 2
+
+    assert not check_softmax(doubled)
+    line = capsys.readouterr().out
+    assert "normalise along the axis you were given" in line and "whole array" not in line
+
+
+@pytest.mark.parametrize("clip", [lambda p: np.clip(p, 1e-3, 1), lambda p: np.maximum(p, 1e-3)])
+def test_check_entropy_names_p_clipped_before_the_log(clip, capsys):
+    assert not check_entropy(lambda p: -np.sum(p * np.log(clip(p)), axis=-1))
+    line = capsys.readouterr().out
+    assert "clipped before the log" in line and "np.where(p > 0, p, 1.0)" in line, line
+
+
+def test_the_clip_hint_leaves_right_answers_and_a_tiny_clip_alone(capsys):
+    right = lambda p: -np.sum(p * np.log(np.where(p > 0, p, 1.0)), axis=-1)  # noqa: E731
+    assert check_entropy(right)
+    assert check_entropy(lambda p: -np.sum(p * np.log(np.clip(p, 1e-12, 1)), axis=-1))
+    assert capsys.readouterr().out.count("PASS") == 2

@@ -30,6 +30,7 @@ from .softmax_hints import (
     _raw_output,
     _rounded,
 )
+from .softmax_slips import rows_not_one
 
 
 def check_softmax(fn) -> CheckResult:
@@ -106,10 +107,7 @@ def check_softmax(fn) -> CheckResult:
                     f"rows sum to {fmt(rows)} but columns sum to 1: you normalised "
                     "over the wrong axis. Each query's row must sum to 1 (axis=-1)."
                 )
-            raise Fail(
-                f"rows of {case} sum to {fmt(rows)}, not 1: normalise along the "
-                "axis you were given, with keepdims=True."
-            )
+            raise rows_not_one(out, case)  # names a division by the whole array's total
         known_mistakes(
             out,
             (
