@@ -333,8 +333,8 @@ def test_the_chapter_s_round_11j_changes_are_on_the_page():
 
 def test_the_chapter_s_round_11k_changes_are_on_the_page():
     cells = _chapter_cells()
-    main = " ".join(cells["cls-removed-md"].source.split())  # review 11 aa F3: main text
-    assert "about 7 times as far, with under a tenth of the weight" in main  # 11_ff: printed
+    fold = " ".join(cells["gf-hide-key-md"].source.split())  # review 11_hh: folded
+    assert "about 7 times as far as zeroing `[CLS]`'s, with under a tenth of the weight" in fold
     assert len(cells["cls-removed"].source.splitlines()) <= 14  # the helper alone
     assert (
         '"my"' not in cells["held-out-md"].source
@@ -400,9 +400,9 @@ def test_the_chapter_s_round_11p_changes_are_on_the_page():
     assert "not a large influence" not in framing
     assert "small influence" not in cells["96cfe2e6"].source
     summary = " ".join(cells["96cfe2e6"].source.split())  # review 11 d: the lesson
-    assert "little flows from it, but hiding its key moves the vector far." in " ".join(
+    assert "little flows from it; whether its weight keeps other tokens out is open." in " ".join(
         summary.split()
-    )  # 11 z F3; review 11_ff F1: the other half of the [CLS] story, in words
+    )  # 11 z F3; review 11_hh F1: as hedged as the Going-further dropdown
     assert "keep other tokens out" not in summary
     assert "cls-removed-more" not in cells  # one ablation cell, through the named helper
     assert "def ablate(sentence, heads, keys, masked=False):" in cells["cls-removed"].source
@@ -410,7 +410,7 @@ def test_the_chapter_s_round_11p_changes_are_on_the_page():
     held = cells["held-out-md"].source
     assert "looks a\nlittle better" not in held
     assert "it-stands-out-md" not in cells  # the bar joined the candidates' fold
-    assert "| 3.7 |" in held  # the control is a column of the table
+    assert "a high control (3.7)" in held  # review 11_hh: the table's numbers, in words
     assert '("3.0%", "0.4%")' in cells["held-out-bar-assert"].source  # the arithmetic, unseen
 
 
@@ -454,12 +454,12 @@ def test_the_chapter_s_round_11q_changes_are_on_the_page():
     assert "for sentence in" not in cells["cls-removed-cake"].source  # one sentence per cell
     assert "for sentence in" in cells["cls-removed-seven"].source
     held = _pronoun_test_text(cells)
-    assert "| 3.7 |" in held
+    assert "| 3.7 |" not in held  # review 11_hh: the table repeated the printouts
     assert "32 columns of $W_q$, $W_k$, $W_v$ and 32 rows of $W_o$" in " ".join(
         cells["c68494eb"].source.split()
     )
-    flat = " ".join(cells["cls-removed-md"].source.split())  # review 11 bb F4: the heads
-    assert 'Zeroing "cake"\'s value in the same parking heads moves' in flat
+    flat = " ".join(cells["gf-hide-key-md"].source.split())  # review 11 bb F4; 11_hh: folded
+    assert 'zeroing "cake"\'s value in the same parking heads moves' in flat
     # review 11 p: the by-hand layer-1 cell shows attention with biases; no second listing
     assert "pyobject: self_attention" not in cells["enc-code"].source
 
@@ -534,11 +534,10 @@ def test_the_chapter_s_round_11t_changes_are_on_the_page():
     assert "**zero `[CLS]`'s value**" in modes  # editor pass 10: the other mode is folded
     assert "**hide the key**" in cells["gf-hide-key-md"].source
     table = cells["held-out-md"].source
-    header = "| head | hits, of 12 | control, of 12 | pairs right, of 3 |"  # editor pass 10
-    assert header in table and table.count("\n| L") == 2  # review 11 s: two candidates
+    assert "| head |" not in table  # review 11_hh: the table repeated the printouts
     assert order.index("held-out") < order.index("pairs") < order.index("held-out-md")
     out = "".join(o.get("text", "") for o in cells["pairs"].outputs)
-    assert "L4 H2: 1 of 3 pairs right" in out and "most in any head of layers 2 to 6: 1" in out
+    assert "L4 H2: 1 of 3 pairs right" in out and "most in any of the 72 heads: 1" in out
     assert 'too "' in cells["pairs"].source and '+ "small."' in cells["pairs"].source
     summary = cells["96cfe2e6"].source
     assert "on three Winograd-style pairs" in " ".join(summary.split())
@@ -561,7 +560,7 @@ def test_the_chapter_s_round_11u_changes_are_on_the_page():
     assert ablate_at < order.index("cls-removed-seven")
     assert order.index("pairs") < order.index("held-out-md") < order.index("464769f2")
     table = cells["held-out-md"].source
-    assert "| L4 H2 | 8 | 0.9 | 1 |" in table  # review 11 l: step 3 in the table
+    assert "L4 H2 clears the bar (8 hits) with a low control (0.9)." in table  # 11_hh
     assert "barely moves it" not in cells["ex-bias-sol-md"].source  # no unshown zero start
     assert "Training left it small" not in cells["ex-bias-sol-md"].source
     assert "top_is_cake" not in cells["e58c2a21"].source  # no unused print
@@ -581,10 +580,10 @@ def test_the_chapter_s_round_11v_changes_are_on_the_page():
     held = _pronoun_test_text(cells)
     assert "L6 H11" not in held and "rule them out" not in held  # review 11 s: one rule
     assert "54 to 58" not in held and "needs" not in held  # review 11 m: printed only
-    assert "layer 1 cannot be right twice" in cells["pairs"].source  # review 11 o: a comment
+    assert "layers 2 to 6" not in cells["pairs"].source  # review 11_hh F9: no comment needed
     sol = " ".join(cells["ex-bias-sol-md"].source.split())
     assert "stays near its starting value (BERT starts biases at 0)" in sol  # review 11 d
-    main = " ".join(cells["cls-removed-md"].source.split())  # review 11 aa F3
+    main = " ".join(cells["gf-hide-key-md"].source.split())  # review 11_hh: folded
     assert "vector about 7 times as far" in main
     assert "0.95" not in cells["cls-removed-md"].source  # the control lives in its fold
     # editor pass 10: side roads sit in one "Going further" section after the summary
@@ -609,14 +608,14 @@ def test_the_chapter_s_round_11w_changes_are_on_the_page():
     cells = _chapter_cells()
     held = _pronoun_test_text(cells)
     assert 'the two heads where "it" gives "cake" the most weight' in held  # the rule
-    assert "the same count for every other token of the sentence, averaged" in held  # 11_ff F5
+    assert 'each other token as the query in place of "it", averaged over them' in held  # hh F3
     assert "keeping one noun" not in cells["pairs"].source  # review 11 o: cut
     out = "".join(o.get("text", "") for o in cells["pairs"].outputs)
     assert "L4 H2: 1 of 3 pairs right, the first noun preferred in 3 of 6" in out
     out = "".join(o.get("text", "") for o in cells["cls-removed-cake"].outputs)
     assert "on average" not in out and '[CLS] 0.007, "cake" 0.046' in out
     assert "turns" not in cells["96cfe2e6"].source
-    assert "keeps the other tokens out" in " ".join(cells["gf-hide-key-md"].source.split())
+    assert "keeps other tokens out" in " ".join(cells["cls-removed-md"].source.split())  # hh
     listing = included_lines(
         root / "attention_lib" / "pretrained.py",
         {
@@ -634,7 +633,7 @@ def test_the_chapter_s_round_11x_changes_are_on_the_page():
     cells = _chapter_cells()
     held = _pronoun_test_text(cells)
     assert 'a word or two after "it" move it between two nouns' in held  # 11 dd F1: not one
-    assert "a pronoun head gets all 3 pairs right." in held  # 11 cc F3: "ignores" cut
+    assert "a pronoun head must get all 3 right." in held  # 11 cc F3; 11_hh F2
     # 11 dd F2: the coin-flip null replaced by what heads do (they do not switch nouns)
     assert "a pair takes a head that switches nouns" in held  # review 11_ff F6: three sentences
     assert "guessing averages" not in held
@@ -643,7 +642,7 @@ def test_the_chapter_s_round_11x_changes_are_on_the_page():
     # review 11 p: the rule in plain words; its numbers after the grid
     assert "leads all other queries" not in held  # review 11 s: the second rule is cut
     assert "stands out" not in held and "rules out luck" not in held  # review 11 m
-    assert "control, of 12" in held  # review 11 k
+    assert "a low control (0.9)" in held  # review 11 k; 11_hh: the table cut
     assert "about 1 of the\n12" in cells["gf-bar-md"].source  # editor pass 10: folded prose
     assert "a pronoun head switches" not in held
     parking = cells["parking-md"].source  # editor pass 10: "parking" introduced once
@@ -681,7 +680,7 @@ def test_the_chapter_s_review_11_a_changes_are_on_the_page():
     for step in ("**1. Candidates:**", "**2. Twelve new sentences**", "**3. Three Winograd"):
         assert step in held, step
     assert "clear both bars" not in held and "once in 12 sentences;" not in held
-    assert "L4 H2 clears the bar with a low control." in held
+    assert "L4 H2 clears the bar (8 hits) with a low control (0.9)." in held
     assert "two heads of the 72 reach it, with 5" in " ".join(cells["gf-bar-md"].source.split())
     layer = " ".join(cells["enc-layer"].source.split())
     assert "direct path around attention" not in layer  # review 11 d: cut
@@ -778,7 +777,7 @@ def test_the_chapter_s_review_11_k_changes_are_on_the_page():
     cells = _chapter_cells()
     held = _pronoun_test_text(cells)
     assert "pairs-fold" not in cells  # review 11 o: 16 of 60 had no baseline; cut
-    assert "L6 H12 fails twice: too few hits and a high control." in held  # 11_ff: the table
+    assert "L6 H12 fails twice: too few hits (4) and a high control (3.7)." in held  # 11_hh
     assert "A large weight did not mean a pronoun head." in held  # editor pass 10
     out = "".join(o.get("text", "") for o in cells["pairs"].outputs)
     assert "moving toward" not in out
@@ -789,18 +788,18 @@ def test_the_chapter_s_review_11_k_changes_are_on_the_page():
     assert "matches PyTorch to $10^{-6}$" in flat  # the match itself stays on the page
     layer = " ".join(cells["enc-layer"].source.split())
     assert "keeps what it had" not in layer  # review 11 o: post-LN rescales the sum
-    assert "the add keeps the token's old vector in the sum, so each layer learns a change." in (
+    assert "each layer only nudges the stream; without the add, whatever a layer failed" in (
         layer
-    )  # review 11 z F9: the gradient path is chapter 12's
+    )  # review 11 z F9: the gradient path is chapter 12's; 11_hh F7: why, in one sentence
     assert "pre-LN), which keeps gradients well-behaved at the start of training" in layer
-    assert "The 36 heads giving `[CLS]` over half their weight are" in " ".join(
+    assert "The 36 heads giving `[CLS]` over half their weight (22 to 52 in the seven" in " ".join(
         cells["ef1c7ff6"].source.split()
-    )  # review 11 t F8: after the table that prints 36
+    )  # review 11 t F8: after the table that prints 36; 11_hh F4: this sentence's count
     main, _ = main_and_folded(list(cells.values()))
     words = sum(len(line.split()) for line in prose_lines(main))
     everything = sum(len(line.split()) for line in prose_lines(list(cells.values())))
     # 1,541 and 2,301 before review 11 s; 1,512 and 2,290 before editor pass 10 (1,162, 2,094)
-    assert words <= 1210 and everything <= 2095  # 11_ff number diet: 1,205 and 2,082
+    assert words <= 1200 and everything <= 2080  # 11_hh fix: 1,199 and 2,079 (11_ff: 1,205, 2,082)
 
 
 def test_the_feed_forward_count_is_named_in_11_3(capsys):
@@ -853,8 +852,9 @@ def test_the_chapter_s_review_11_p_fix_changes_are_on_the_page():
     framing = " ".join(cells["cls-removed-md"].source.split())
     hide = " ".join(cells["gf-hide-key-md"].source.split())  # editor pass 10: folded
     assert "Hiding `[CLS]` in all parking heads at once drops the cosine to 0.45" in hide
-    assert "hiding its key instead moves the vector much further (Going further)" in framing
-    assert "with under a tenth of the weight" in framing  # review 11 aa F3; 11_ff: one number
+    assert "Hiding its key moves the vector much further, which fits the idea" in framing
+    assert "so it cannot settle the question (Going further)." in framing  # 11_hh F1
+    assert "with under a tenth of the weight" in hide  # review 11 aa F3; 11_hh: folded
     out = "".join(o.get("text", "") for o in cells["cls-removed-cake"].outputs)
     assert '"cake" 0.06' in out and 'hide "cake"' not in out  # review 11 r: F2
     plan = " ".join(cells["it-experiment-md"].source.split())
@@ -880,7 +880,7 @@ def test_the_chapter_s_review_11_r_fix_changes_are_on_the_page():
     """Review 11 r: layer 1's reason, the diagram's term, one statement of each number."""
     cells = _chapter_cells()
     pairs = cells["pairs"].source
-    assert 'up to "it"' not in pairs and "the same in both sentences of a pair" in pairs
+    assert 'up to "it"' not in pairs and "most in any of the 72 heads" in pairs  # 11_hh F9
     layer = " ".join(cells["enc-layer"].source.split())
     assert "runs down the diagram as the *residual stream*; what attention found" in layer
     assert "1.00 on average" not in cells["ef1c7ff6"].source  # the printed table says it
@@ -903,7 +903,7 @@ def test_the_chapter_s_review_11_t_fix_changes_are_on_the_page():
     """Review 11 t: the control as a count, the bar's fairness, hedged causal readings."""
     cells = _chapter_cells()
     plan = " ".join(cells["it-experiment-md"].source.split())
-    assert "**Control:** the same count for every other token" in plan  # bb F8; 11_ff F5
+    assert "**Control:** the same count with each other token as the query" in plan  # 11_hh F3
     assert "unseen when the candidates were picked" in plan
     assert "two heads of the 72 reach it, with 5" in " ".join(cells["gf-bar-md"].source.split())
     fold = " ".join(cells["enc-layer"].source.split())
@@ -912,8 +912,10 @@ def test_the_chapter_s_review_11_t_fix_changes_are_on_the_page():
     assert "expecting normalised input" not in fold
     assert "(dropout, used only in training, is off here)" in fold
     framing = " ".join(cells["gf-hide-key-md"].source.split())  # editor pass 10: folded
-    assert 'fits the "no-op" reading of {cite:t}`clark2019what`' in framing
-    assert "never met in training, so it cannot settle the question" in framing
+    assert '{cite:t}`clark2019what` read such weight as a "no-op".' in framing
+    main = " ".join(cells["cls-removed-md"].source.split())  # 11_hh F1: the caveat said once
+    assert "feeds later layers inputs they never met, so it cannot settle the" in main
+    assert "cannot settle" not in framing
     assert "what it keeps away" not in framing
 
 
@@ -922,10 +924,11 @@ def test_the_chapter_s_review_11_x_fix_changes_are_on_the_page():
     cells = _chapter_cells()
     framing = " ".join(cells["cls-removed-md"].source.split())  # F1: on the main line
     assert "0.45" not in framing  # review 11 z F3: said once, in Going further
-    assert "feeds later layers inputs they never met" in cells["gf-hide-key-md"].source
+    assert "feeds later layers inputs they never met" in cells["cls-removed-md"].source
     plan = " ".join(cells["it-experiment-md"].source.split())
     assert "luck reaches" not in plan and "0.4%" not in plan  # 11 cc F8: in the fold
-    assert "Winograd-style pairs** {cite:p}`levesque2012winograd` decide" in plan  # F3
+    assert "{cite:p}`levesque2012winograd` are the hardest test." in plan  # F3; 11_hh F2
+    assert "decide" not in plan
     assert (
         "five targets:" in cells["dd1e905c"].source and "five keys" not in cells["dd1e905c"].source
     )
@@ -961,12 +964,9 @@ def test_the_chapter_s_review_11_bb_changes_are_on_the_page():
         cells["enc-input"].source.split()
     )  # F6; review 11_ff F4: the diagram's word, defined
     assert "7f60d842" not in cells  # 11_ff F10: exercise 11.4 does layer 1 by hand
-    at = order.index("cls-removed-seven")  # F5: the cake ablation next to its prose
-    assert order[at + 1 : at + 4] == [
-        "cls-removed-cake",
-        "cls-removed-cake-assert",
-        "cls-removed-md",
-    ]
+    at = order.index("gf-hide-key-md")  # F5; review 11_hh: the cake ablation, folded
+    assert order[at + 1 : at + 3] == ["cls-removed-cake", "cls-removed-cake-assert"]
+    assert order.index("cls-removed-md") == order.index("cls-removed-seven") + 1
     assert "print(" not in cells["habits-more"].source.split("rows = []")[0]  # F9: no table
 
 
