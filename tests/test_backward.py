@@ -702,6 +702,15 @@ def test_numerical_gradient_checker_names_the_mistake(fn, hint, capsys):
     assert line.startswith("[numerical_gradient] FAIL:") and line.count("\n") == 1
 
 
+def test_numerical_gradient_checker_names_an_answer_blind_to_Q():
+    # review 10_ii: a hard-coded array was told it used "a step of its own"
+    message = check_numerical_gradient(lambda Q, K, V, dOut, eps: np.ones_like(Q) * 0.1).message
+    assert "your numbers stay the same when Q changes" in message
+    assert "do not depend on Q" in message and "step of its own" not in message
+    # a step of its own still depends on Q: its own hint, not this one
+    assert "depend on Q" not in check_numerical_gradient(nudged(size=1.0)).message
+
+
 def test_numerical_gradient_checker_names_an_integer_array():
     # review 10_o: np.zeros(Q.shape, dtype=int) truncates every quotient; say so
     def into_ints(Q, K, V, dOut, eps):
@@ -1365,7 +1374,7 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     main_text = " ".join(" ".join(c.source for c in main).split())
     folded_text = " ".join(" ".join(c.source for c in folded).split())
     # the forgotten row sum: training hides it, a gradient check catches it
-    assert "Training hides it" in main_text
+    assert "training hides the slip" in main_text
     assert "a gradient check catches it" in main_text  # review 10_s
     # review 10_t: off the plateau the slip stalls; review 10_x: said on the main line too,
     # and the summary gives both starts
@@ -1383,7 +1392,11 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     # review 10_bb finding 10: 41% is said once, above; review 10_cc finding 6: the cosine too
     # review 10_hh finding 2: the cosine moves to the dropdown; the main line gives the reason
     assert "stalls at 41%" not in folded_text and "(cosine similarity 0.98)" in folded_text
-    assert "a step sooner" not in main_text and "A right $dS$ row sums to 0" in main_text
+    assert "a step sooner" not in main_text
+    # review 10_ii finding 1: the "nearly a shift" mechanism was wrong (the extra goes
+    # through dQ = s dS K); cut, not replaced. Finding 3: the slipped run a hair ahead
+    assert "nearly a shift" not in main_text + folded_text
+    assert "A right $dS$ row sums to 0" not in main_text and "(step 56 against 57)" in main_text
     assert "the wrong noun" not in folded_text and "That is why" not in folded_text
     assert "median 159" in folded_text and "(why: see *Going further*)" in main_text
     assert 'never answers "book"' in main_text and "overlap." not in main_text  # review 10_o
@@ -1403,7 +1416,7 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     # review 10_p: the gap's two positions, why the row-sum slip hides, where grads come from
     assert "4.95 with" not in main_text  # review 10_t: cut
     assert "one number per row of scores" not in main_text and "cosine of" not in main_text
-    assert "second half of this chapter" in main_text
+    assert "a black box until the chapter's second half" in main_text  # review 10_ii
     shown_code = " ".join(
         c.source
         for c in cells
@@ -1419,7 +1432,8 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     # session 11 (review 10_ee finding 3): the cap in one line; the printout has 48.6%
     # review 10_hh findings 1, 4: the cap is of all 560; W_v's 81% measured
     assert "89%" not in main_text and "a 50% cap" not in main_text
-    assert "50% of all 560" in main_text and "(the run peaks at 48.6%)" in main_text
+    assert "half are right: 280 of 560" in main_text and "(the run peaks at 48.6%)" in main_text
+    assert "(the same $W_v$ with uniform attention: 38%)" in main_text  # review 10_ii
     assert "names most nouns" not in main_text and "would score 81%" in main_text
     assert "0.77" not in main_text and "0.20 as long" not in folded_text
     assert '"book" was never an answer' in main_text and "all eight nouns" not in folded_text

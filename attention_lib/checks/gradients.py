@@ -3,7 +3,7 @@ r"""Chapter 10 checker: a gradient by finite differences, written by the learner
 The learner nudges one entry of ``Q`` at a time and measures how the loss
 :math:`L(Q) = \sum O \odot dO` moves. The usual slips each get their own hint: a
 one-sided difference, the wrong divisor, an entry not put back, all entries nudged at
-once or across the batch, a step of their own instead of ``eps``, a loss of their own
+once or across the batch, an answer blind to ``Q``, a step of their own, a loss of their own
 that forgets the scale :math:`1/\sqrt{d_k}` or takes the mean instead of the sum.
 Calling ``attention_backward``, which the exercise rules out, is named as such, and so
 is an exact gradient written by hand.
@@ -153,11 +153,11 @@ def _mistakes(Q, K, V, dOut, eps: float) -> list[tuple]:
     ]
 
 
-def _ignores_eps(fn, out: np.ndarray) -> bool:
-    """Does ``fn`` give exactly ``out`` again on the first case with ten times its eps?"""
-    *arrays, eps = _cases()[0][1]
+def _same_again(fn, out: np.ndarray, q: float = 1.0, e: float = 1.0) -> bool:
+    """Does ``fn`` give exactly ``out`` again on the first case, Q times q, eps times e?"""
+    Q, *arrays, eps = _cases()[0][1]
     try:
-        again = fn(*(np.array(a, dtype=float) for a in arrays), 10 * eps)
+        again = fn(*(np.array(a, dtype=float) for a in (q * Q, *arrays)), e * eps)
         return np.array_equal(np.asarray(again, dtype=float), out)
     except Exception:  # the first run already showed it works on these inputs
         return False
@@ -211,7 +211,13 @@ def check_numerical_gradient(fn) -> CheckResult:
                 "then multiplies by eps. Divide by (2 * eps), in brackets."
             )
         known_mistakes(out, *_mistakes(*inputs))
-        if not np.allclose(out, differences(*inputs), atol=ATOL) and _ignores_eps(cases.fn, out):
+        wrong = not np.allclose(out, differences(*inputs), atol=ATOL)
+        if wrong and _same_again(cases.fn, out, q=2.0):  # e.g. a hard-coded array
+            raise Fail(
+                f"your numbers stay the same when Q changes (on {case}): they do not "
+                "depend on Q. Measure each entry from the loss at Q + eps and Q - eps."
+            )
+        if wrong and _same_again(cases.fn, out, e=10.0):
             raise Fail(
                 f"your numbers stay the same when eps changes (on {case}): your function "
                 "uses a step of its own. Use the eps you are given."
