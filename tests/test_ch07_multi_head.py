@@ -451,6 +451,17 @@ def first_block_only(X, W_q, W_k, W_v, W_o, h):
     return np.concatenate([head] * h, axis=-1) @ W_o
 
 
+def first_value_block(X, W_q, W_k, W_v, W_o, h):
+    # Review 07_hh: queries and keys sliced right, but every head's values from W_v[:, :d_k].
+    d_k = X.shape[-1] // h
+    heads = []
+    for i in range(h):
+        c = slice(i * d_k, (i + 1) * d_k)
+        Q_i, K_i, V_i = X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, :d_k]
+        heads.append(al.scaled_dot_product_attention(Q_i, K_i, V_i)[0])
+    return np.concatenate(heads, axis=-1) @ W_o
+
+
 LIBRARY_MHA = al.multi_head_attention  # an alias: still the library's answer
 
 
@@ -728,6 +739,7 @@ def review_07d_slip(kind):
         (own_softmax_loop(d_k_fixed=4), "FAIL", "d_k = W_q.shape[1] // h"),
         (lambda X, q, k, v, o, h: good_multi_head(X, q, k, v, o.T, h), "FAIL", "W_o.T"),
         (first_block_only, "FAIL", "every head used the first block of columns"),
+        (first_value_block, "FAIL", "its values from the first block of W_v, W_v[:, :d_k]"),
         (
             block_diagonal_w_o,
             "FAIL",
@@ -1017,9 +1029,10 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # review 07bb (finding 2): the purpose moves to mix-read, after the block sum
     # review 07cc: the residual forward reference cut to pay for findings 1-4, 7-8
     # review 07_ee (finding 5): what W_o_mix does, said before the code
+    # review 07_hh (finding 2): the purpose first, then the code
     assert read == (
-        'The block sum for "ate", with a $W_o$ that is the identity except `W_o_mix[:, 1]`: '
-        "subject *human* minus object *human*."
+        "$W_o$ is the only place where heads meet. Here it is the identity, except one "
+        "column that reads both heads: subject *human* minus object *human*."
     )
 
     assert "residual" not in read  # review 07_t: cut
@@ -1046,9 +1059,10 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # review 07cc (finding 1): a new fact, not two findings summed into one column
     # review 07_ee (finding 3): what the column computes, not "the eater is human"
     # (it reads 0.99 for "was" too); the definition moves to mix-md, before the code
+    # review 07_hh (finding 2): cut to the reading of the result
     assert mix_read == (
-        'For "ate", that column reads 1: the subject head found a human, and the object head '
-        "did not. $W_o$ mixes what the heads found; it adds nothing they did not."
+        'For "ate", that column reads 1 − 0. $W_o$ mixes what the heads found; it adds '
+        "nothing they did not."
     )
     # review 07dd (finding 1): W_o is invertible here; it creates no fact
     assert "neither head holds" not in mix_read
@@ -1075,7 +1089,7 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # review 07_k (finding 1): the cause is that one row of weights sums to 1, not the tie
     # review 07aa (finding 2): said as one weighted average, the same in every column
     # session 11 (number diet): said once, in the opening section, as one row of weights
-    assert "one row of weights, so whatever it asks, it returns one blend" in source["855d1d49"]
+    assert "one row of weights: one blend, whatever it asks" in source["855d1d49"]  # 07_hh
     assert "Any divisor" not in source["pair-read"]
     assert "blended" not in cells[ids.index("mix-assert")].source
     # review 07_p (learner 1): the figure right after the W_q table, before the outputs
@@ -1262,7 +1276,7 @@ def test_one_row_must_split_is_said_in_the_text_once():
     # review 07aa (findings 1-2): one weighted average, the same weights in every column
     # review 07cc: "Whatever its weights," cut to pay for findings 1-4, 7-8
     # session 11 (number diet): said once, in the opening section (855d1d49)
-    assert "so whatever it asks, it returns one blend of the answers" in page
+    assert "one row of weights: one blend, whatever it asks" in page  # review 07_hh
     assert page.count("One head returns one weighted average of the value rows") == 0
     # round i (review 07_h, finding 3): what the average loses is the feature's owner;
     # round l (review 07_l, finding 3): cut, the weights that sum to 1 carry the point
@@ -1286,10 +1300,12 @@ def test_cost_and_rank_wording():
     # review 07_y (findings 1-2): the terms add up to the table's total; softmax is counted
     # element-wise; "no count depends on h" is said by "26,880 for every h"
     # session 11 (number diet): the counts are printed in the tracer and the table
-    assert "counts **multiply-adds** (the softmax row is element-wise)." in cost
+    # review 07_hh (finding 5): the opaque aside cut; why the cost is flat, its own sentence
+    assert "element-wise" not in cost
     assert (
-        "The projections take $4\\,n\\,d_{model}^2$; the scores and the weighted sum take "
-        "$n^2 d_{model}$ each, whatever $h$"
+        "Counting **multiply-adds**, the projections take $4\\,n\\,d_{model}^2$; the scores "
+        "and the weighted sum take $n^2 d_{model}$ each, whatever $h$. There are $h$ maps, "
+        "but each entry is a dot product $h$ times shorter."
     ) in cost
     assert "26,880" not in cost
     # round d (review 07_c, findings 7 and 8): the parameters are left to the exercise
@@ -1316,9 +1332,11 @@ def test_cost_and_rank_wording():
     # fix round 7g, item 5: said once, in the cost section; the table shows it per h
     page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
     # session 11 (number diet): the tracer and the table print it; the prose says why
-    assert page.count("26,880 for every $h$") == 0 and "whatever $h$: $h$ maps" in page
+    assert page.count("26,880 for every $h$") == 0 and "whatever $h$. There are $h$ maps" in page
     assert "normalise and store" not in source["bd170a6f"]  # review 07w: the cost, twice at most
-    assert "rank" not in source["bd170a6f"]
+    # review 07_hh (educator 3): the trade-off, one clause in the cost bullet, not a bullet
+    assert "but thinner (scores of rank $\\le d_k$)" in source["bd170a6f"]
+    assert source["bd170a6f"].count("rank") == 1
     # fix round 7n (review 07r): the link to chapter 11 previews what it measured
     # review 07_b: the preview is main text before the figure, its details in the fold
     # round g (review 07_f, finding 2): chapter 11 is named once, for the parking head
@@ -1443,8 +1461,8 @@ def test_values_overlap_is_said_with_its_example():
     assert pair.endswith(
         '"Ate" asks with the query (16, 0, 0, 16): the **object head**\'s half asks for '
         "food, the **subject head**'s for a person. The 16s are loud so each head picks one "
-        'word; at 2, "cake" would get only 0.31. Both heads share keys and values (real '
-        "heads learn their own):"
+        'word; at 2, "cake" would get only 0.31. ("Was" asks too, with 9.6; read only the row '
+        'of "ate".) Both heads share keys and values (real heads learn their own):'  # 07_hh
     )
     assert (
         "round(at[2][0, ate, cake], 2) == 0.31"
@@ -1594,7 +1612,7 @@ def test_the_named_heads_and_one_merged_experiment():
     # review 07cc (finding 6): where the 0.48 comes from, as a sum
     assert read.endswith(
         "Its *human* output is a half-human blend, "
-        '$$0.48 = 0.48 \\times 1\\ (\\text{"I"}) + 0.48 \\times 0\\ (\\text{"cake"}),$$ '
+        '$$0.48 \\approx 0.48 \\times 1\\ (\\text{"I"}) + 0.48 \\times 0\\ (\\text{"cake"}),$$ '
         "and nothing says whether the human ate or was eaten."
     )
     # round l (review 07_l, finding 3): "lost its owner" cut
@@ -1642,9 +1660,9 @@ def test_the_named_heads_and_one_merged_experiment():
     # fix round 7h: 2 sentences; round g: W_o's role is said once, in pair-read2
     # review 07_x (finding 5): the readers are cut; a head is still defined there
     # review 07_y (finding 4): one question per word, as exercise 7.4's width allows more
-    assert (
-        "A **head** gives each word one row of weights, so whatever it asks, it returns one "
-        "blend of the answers."  # review 07dd (finding 3): a compound question is possible
+    assert (  # review 07_hh (finding 6): linked back to chapter 6
+        "A **head**, chapter 6's attention, gives each word one row of weights: one blend, "
+        "whatever it asks."  # review 07dd (finding 3): a compound question is possible
         in source["855d1d49"]
     )
     assert "pointers ask; food answers, and people less" in source["heads-md2"]
@@ -1889,7 +1907,7 @@ def test_fix_round_7k_wording():
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     # review 07aa (findings 1-2): the general reason replaces the "twice" sentence
     # session 11 (number diet): said once, in the opening section
-    assert "so whatever it asks, it returns one blend of the answers" in source["855d1d49"]
+    assert "one row of weights: one blend, whatever it asks" in source["855d1d49"]  # 07_hh
     W_q, W_k, W_v, W_o = HEADS.PAIR
     one, _ = al.multi_head_attention(toy.X, *HEADS.PAIR, h=1)
     assert np.allclose(W_v[:, :2], W_v[:, 2:]) and np.allclose(one[:, :2], one[:, 2:])
@@ -2029,7 +2047,8 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # the concatenation (W_o None), so its numbers match the tables' identity W_o
     assert "# subject human - object human" in cells[ids.index("mix-code")].source  # 07cc
     # review 07_ee (finding 5): what W_o_mix does is said before the code, and no "-0."
-    assert "identity except `W_o_mix[:, 1]`" in " ".join(cells[ids.index("mix-md")].source.split())
+    mix_md = " ".join(cells[ids.index("mix-md")].source.split())
+    assert "identity, except one column that reads both heads" in mix_md  # review 07_hh
     assert "-0." not in cells[ids.index("mix-code")].outputs[-1]["text"]
     # fix round 4 (review 07t): columns and heads named as the text names them
     figure = " ".join(cells[ids.index("pair-figure")].source.split())
@@ -2048,8 +2067,10 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # review 07_b: what each head does is said in the main text, before the figure
     assert (  # round d: one head a sentence, in the panels' order
         "One looks at the previous token, one mostly at the next. The *parking head* puts "
-        "0.91 of each row, on average, on `[CLS]`, a marker added in front: what "
-        "{cite:t}`xiao2023efficient` call an *attention sink*." in source["trained-lead"]
+        '0.91 of each row, on average, on `[CLS]`, a marker added in front: a "no-op" seen '
+        "in BERT {cite:p}`clark2019what`, later named an *attention sink* "
+        "{cite:p}`xiao2023efficient`." in source["trained-lead"]
+        # review 07_hh (finding 3): Clark et al. for BERT, Xiao et al. for the name
         # review 07_x (finding 6): chapter 11's term; review 07_ee (finding 8): attributed;
         # session 11 (number diet): the "cake" head is left to its panel title
     )  # review 07_c; round g (review 07_f, finding 2): measured, and named as chapter 11 does
@@ -2083,7 +2104,9 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     assert "lost its owner" not in source["pair-read"]  # round i; cut in round l
     # round i (review 07_h, finding 4): the other action words ask too, before the figure
     # review 07_k (finding 6): cut; pair-was says it about "was" after the figure
-    assert "9.6" not in source["pair-md"] and "more quietly" not in source["pair-md"]
+    # review 07_hh (finding 1): back as one clause in pair-md: read only the row of "ate"
+    assert '("Was" asks too, with 9.6; read only the row of "ate".)' in source["pair-md"]
+    assert "more quietly" not in source["pair-md"]
     read2 = source["pair-read2"]
     page = " ".join(source.values())
     for gone in ("rescue", "girl fed the boy", "within 0.05", "W_v_apart", "whatever its"):
@@ -2467,8 +2490,8 @@ def test_round_p_review_07_p_checker_fallbacks():
 
 def test_review_07_t_checker_fallback_precision_and_neutral():
     """Review 07_t: a float16 output (every gap under 0.01) is named as a precision or
-    dtype problem; every head reading the first V block gets the neutral fallback, not a
-    question about scaling and softmax."""
+    dtype problem. Review 07_hh: every head reading the first V block is named (it got the
+    neutral fallback before), not a question about scaling and softmax."""
 
     def loop(variant):
         def fn(X, W_q, W_k, W_v, W_o, h):
@@ -2490,8 +2513,8 @@ def test_review_07_t_checker_fallback_precision_and_neutral():
     assert "a precision or dtype problem? Keep float64" in result.line
     assert "float16" in result.line and "hand computation" not in result.line
     result = check_multi_head(loop("first V block"))
-    assert not result and "values differ" in result.line
-    assert "compare one head at a time with a hand computation" in result.line
+    assert not result and "its values from the first block of W_v, W_v[:, :d_k]" in result.line
+    assert "V_i = X @ W_v[:, i*d_k:(i+1)*d_k]" in result.line
     for blamed in ("Did you scale", "precision", "apply softmax over the keys"):
         assert blamed not in result.line
     assert check_multi_head(loop("right"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import attention_scores, softmax
+from ..core import attention_scores, scaled_dot_product_attention, softmax
 from ..heads import merge_heads, split_heads
 
 
@@ -62,4 +62,22 @@ def softmax_slips(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
         ),
         (out(scaled), no_softmax),
         (out(scores), no_softmax + " Divide the scores by sqrt(d_k) too."),
+    ]
+
+
+def value_block_slips(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
+    """Review 07_hh: every head's values from W_v's first block, W_q and W_k sliced right."""
+    d_k = X.shape[-1] // h
+    V_0 = X @ W_v[:, :d_k]  # (n, d_k): head 0's values, copied to every head
+    heads = [
+        scaled_dot_product_attention(X @ W_q[:, c], X @ W_k[:, c], V_0)[0]
+        for c in (slice(i * d_k, (i + 1) * d_k) for i in range(h))
+    ]
+    return [
+        (
+            np.concatenate(heads, axis=-1) @ W_o,
+            "every head took its values from the first block of W_v, W_v[:, :d_k], while "
+            "its queries and keys used its own block. Slice W_v like W_q and W_k: "
+            "V_i = X @ W_v[:, i*d_k:(i+1)*d_k].",
+        )
     ]
