@@ -210,6 +210,12 @@ def ce_no_shift(logits, Y):
     return -(Y * np.log(p)).sum(axis=-1).mean()
 
 
+def ce_forgot_max(logits, Y):  # the shifted log-sum-exp, the target's raw logit
+    z = logits - logits.max(axis=-1, keepdims=True)
+    lse = np.log(np.exp(z).sum(axis=-1))
+    return -((Y * logits).sum(axis=-1) - lse).mean()
+
+
 def ce_log_of_softmax(logits, Y):
     return -(Y * np.log(softmax(logits))).sum(axis=-1).mean()
 
@@ -447,6 +453,7 @@ def sample_seeded_choice(logits, T, u):  # ignores u: the same draw every call
         (check_cross_entropy, ce_per_position, "FAIL", "one loss per position"),
         (check_cross_entropy, ce_every_word, "FAIL", "one number per word"),
         (check_cross_entropy, ce_no_shift, "FAIL", "exp(1000) overflows"),
+        (check_cross_entropy, ce_forgot_max, "FAIL", "the row's maximum is missing"),
         (check_cross_entropy, ce_log_of_softmax, "FAIL", "a probability underflowed to 0"),
         (check_cross_entropy, ce_log_of_shifted_softmax, "FAIL", "underflowed to 0"),
         (check_cross_entropy, ce_bits, "FAIL", "log base 2"),

@@ -119,6 +119,12 @@ def _scalar(cases: Cases, case: str, logits, targets) -> np.ndarray:
     return out
 
 
+def _shifted_lse(logits) -> np.ndarray:
+    """Each row's log(sum(exp(z - max))), without the max added back."""
+    z = logits - logits.max(axis=-1, keepdims=True)
+    return np.log(np.exp(z).sum(axis=-1))
+
+
 def _ce_mistakes(logits, targets) -> list[tuple]:
     rows = np.arange(len(targets))
     p = softmax(logits)
@@ -151,6 +157,12 @@ def _ce_mistakes(logits, targets) -> list[tuple]:
             -np.log(softmax(logits, axis=0)[rows, targets]).mean(),
             "softmax ran down the columns (axis=0): each position's row is its own "
             "distribution over the vocabulary, so normalise along the last axis.",
+        ),
+        (
+            -(logits[rows, targets] - _shifted_lse(logits)).mean(),
+            "you took the right word's raw logit but the log-sum-exp of the shifted row, "
+            "so the row's maximum is missing: log p = z_right - max - "
+            "log(sum(exp(z - max))).",
         ),
         (
             -np.log2(p[rows, targets]).mean(),
