@@ -171,8 +171,9 @@ def _entropy_eps(p, eps):
         (lambda p: np.sum(_entropy_terms(p), axis=-1) / np.log(p.shape[-1]), "divided by log n"),
         (lambda p: _entropy_eps(p, 1e-3), "log(p + eps)"),
         (lambda p: _entropy_eps(p, 1e-6), "log(p + eps)"),
+        (lambda p: np.exp(np.sum(_entropy_terms(p), axis=-1)), "perplexity exp(H)"),
     ],
-    ids=["no-p-factor", "over-log-n", "eps-1e-3", "eps-1e-6"],
+    ids=["no-p-factor", "over-log-n", "eps-1e-3", "eps-1e-6", "perplexity"],
 )
 def test_entropy_checker_names_a_missing_p_a_normalised_answer_and_a_big_eps(fn, hint, capsys):
     assert not check_entropy(fn)
@@ -599,6 +600,9 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # identity and 0.21 -> 0.32 (the bound is chapter 6's); sqrt(d_k) 2 in the toy, 8 at d_k = 64.
 # Session 11 (review 05_ff, number diet) cut 1359 -> 1352 and 692 -> 668: the scale slogan cut,
 # its point two sentences under the slider; "In code" after the math; numbers left to prints.
+# Review 05_ii kept the main line at 790 (mainwc): rule 3's key-bias reason, "better-aligned"
+# W_q, the derived sigmoid and chapter 6's use of the weights paid for by cutting "Row i holds
+# query i's scores", the torch.softmax line and "softmax is the answer to these rules".
 VISIBLE_WORDS = 1419  # session 11: 1352 words + 5%
 MAIN_LINE_WORDS = 701  # session 11: 668 words + 5%
 
@@ -638,8 +642,10 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     assert "weights of 0.3" not in box  # 05_cc F3
     # review 05_dd F4: the terms are e^(z - max), each 0.3, not copies of e^0.3
     # review 05_hh E1: about 5,000 (one term is 1); np.sum adds float16 in float32 inside
-    assert "about 5,000 terms $e^{z - \\max}$ of 0.3, added one at a time in float16" in box
-    assert "adds float16 numbers in float32 inside" in box and "in pairs" not in box
+    # review 05_ii F8: two or three sentences; the np.sum aside and "e^{z - max} of 0.3" cut
+    assert "Added one at a time in float16, a running sum drops small terms" in box
+    assert "5,000 terms of 0.3 total 1024, not 1500" in box and "in pairs" not in box
+    assert "\\max" not in box and "np.sum" not in box and box.count(". ") <= 3
     assert "exponentials of 0.3" not in box
     assert cells["f16a05e1"].metadata["tags"] == ["remove-cell"]
     assert "GPU kernels" not in flat and flat.count("bfloat16") == 1  # review 05aa F1
@@ -879,9 +885,10 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # review 05_dd F2: what softmax does with scale; output lengths are chapter 6's
     # review 05_hh F3: both facts of issue #29 in words beside the one printed move
     assert opening == (
-        "Doubling $W_q$ doubles every score: exactly $T = 0.5$. Used raw, doubled scores would"
-        " only double the output; softmax reshapes the row instead:"
-    )
+        "Doubling $W_q$ doubles every score: exactly $T = 0.5$. If the scores themselves"
+        " were the weights, doubling them would only double the output; softmax changes the"
+        " row's shape instead:"
+    )  # review 05_ii F3: no "raw" (chapter 4's word for unscaled scores)
     assert "length" not in opening
     # review 05_dd F2: the bound (chapter 6's) is cut from the experiment and the Summary
     assert "longest value" not in flat and "outgrow" not in flat and "grows only" not in flat
@@ -1029,9 +1036,11 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     # session 10: one sentence: chapter 4's weight of "cake", its lead g (any sign) over T
     # review 05_z F3: "its gap g divided by T" was hard to parse; the formula says it
     # review 05_bb F6: chapter 4 gave the formula without T and without the word "sigmoid"
+    # review 05_ii F2: derived (divide top and bottom by e^(z1/T)), a function of g alone
     assert caption.startswith(
-        'With only "cake" and "delicious", cake\'s weight is chapter 4\'s formula, now with'
-        " $T$: the *sigmoid* $1/(1 + e^{-g/T})$ of their gap $g$."
+        'With only "cake" and "delicious" (scores $z_1$, $z_2$), divide top and bottom of'
+        " cake's weight by $e^{z_1/T}$: it is $1/(1 + e^{-g/T})$, the *sigmoid* of the gap"
+        " $g = z_1 - z_2$ alone."
     )
     # review 05_o: Exercise 5.1 uses T, so it follows the temperature section
     # session 11 (review 05_ff F5): "In code" right after the math, before the temperature
@@ -1292,7 +1301,8 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_p: a dot product has a zero; the reason is a bias in the key projection,
     # which adds one number to the whole row and favours no key
     # review 05_y F4: rule 3 gets its reason on the main line, once (the fold's cut)
-    assert flat.count("natural zero") == 1  # session 11 (review 05_ff F1): the plain reason
+    # review 05_ii F4: a dot product has a zero; the reason is a shared shift (a key bias)
+    assert "natural zero" not in flat  # final form: do not move it again
     # review 05_r: the bias shown (q . b_k is the same for every key); the exponential is
     # forced only under the stated asks, and the designs that drop one are named
     # review 05_s: the experiment leads; the bias and the other designs move into the fold,
@@ -1304,13 +1314,14 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     assert fold.split(":class: dropdown ")[1].startswith("Of weights $f(z_i) / \\sum_j f(z_j)$")
     assert "Why only gaps?" not in fold and "favours no key" not in flat
     # review 05_v (finding 3): sparsemax is not of the f(z_i) / sum f(z_j) form at all
-    assert "Sparsemax and entmax are not of this form" in fold
-    assert "drop strict positivity" not in fold
+    # review 05_ii F5: sparsemax keeps shift-invariance and order; it drops rule 1
+    assert "Sparsemax and entmax drop rule 1 (strict positivity) and this form" in fold
+    assert "stay shift-invariant but give exact zeros" in fold
     # review 05_hh F2: sigmoid attention is in the fold, beside sparsemax, not the main line
     assert "Other attentions drop a rule on purpose. Sigmoid attention drops the budget" in fold
     assert flat.count("Sigmoid attention") == 1 and "sigmoid attention" not in flat
     assert "b_k" not in why and "Sparsemax" not in why and "gaps alone and be smooth" not in flat
-    assert flat.count("key bias") == 1
+    assert flat.count("key bias") == 2  # review 05_ii F4: rule 3's reason and the fold
     # review 05_m: the reason where the requirement is stated, and not again in the math
     math = " ".join(cells["04fabf9f"].source.split())
     # session 10 (review 05_v F8): T is out of the first formula
@@ -1328,18 +1339,19 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # numbers; the key bias, as a shift of the scaled row, moves into the proof fold
     assert said.startswith(
         "Shares should be: 1. **positive**; 2. **in the scores' order**; 3. **dependent only"
-        " on gaps**, since scores have no natural zero: +1 on every score should change"
-        " nothing. The printout shows plain division breaking each rule; softmax keeps them."
+        " on gaps**: adding one number to every score, as a key bias does (chapter 11), should"
+        " change nothing. The printout shows plain division breaking each rule; softmax keeps them."
     )
-    assert "(a bias" not in said and "key bias" not in said
-    assert "A key bias $b_k$ (chapter 11's model) makes such a shift" in fold
+    assert "(a bias" not in said and said.count("key bias") == 1  # review 05_ii F4
+    assert "A key bias $b_k$ makes such a shift" in fold  # 05_ii: ch. 11 in the main line
     assert "$q \\cdot b_k / \\sqrt{d_k}$" in fold
     assert "0.324" not in flat and flat.count("0.335") == 0
     # review 05_s: the conclusion states its condition (a per-score map, then the total)
     # review 05_t round t: "passes" says which test: ignoring a shift
-    assert "only an exponential does all three:" in said
+    assert "only an exponential does all three;" in said
+    # review 05_ii: "softmax is the answer to these rules" cut to pay for rule 3's reason
     assert said.endswith(
-        "softmax is the answer to these rules, and other attentions drop a rule on purpose"
+        "only an exponential does all three; other attentions drop a rule on purpose"
         " (Going further)."
     )
     fold = " ".join(cells["onlyexp5"].source.split())
@@ -1371,7 +1383,9 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     cap = " ".join(cells["twokeycap"].source.split())
     # session 10: one number per temperature shown (0.70 and 0.49 at T = 0.3 cut)
     # review 05_z F3: the formula written out, g / T inside the sigmoid
-    assert "cake's weight is chapter 4's formula, now with $T$: the *sigmoid*" in cap  # 05_bb F6
+    # review 05_ii F2: chapter 4 never wrote the closed form: it is derived here in one line
+    assert "divide top and bottom of cake's weight by $e^{z_1/T}$" in cap
+    assert "chapter 4's formula" not in cap
     # review 05aa F4: "0.26, 0.56" read as a list; g named, then all eight keys
     # review 05_dd F5: the figure draws T = 0.3, so the caption names it
     # session 11 (number diet): the two ends the figure's alt text gives; the slider shows
@@ -1407,8 +1421,8 @@ def test_session_4_gives_the_two_reasons():
     # review 05_hh F4: two plain statements
     assert (
         "Dividing the raw scores by $\\sqrt{d_k}$ (2 here) is a softmax at temperature 2. The"
-        " standard Transformer has no other $T$: a head gets sharper only by learning larger"
-        " $W_q$ and $W_k$." in flat
+        " standard Transformer has no other $T$; a head sharpens only through what it learns:"
+        " larger or better-aligned $W_q$ and $W_k$." in flat  # review 05_ii F1: a rotation
     )
     assert "$\\sqrt{d_k} = 2$" not in flat
     assert np.allclose(al.softmax(toy.scaled_scores(), temperature=1), weights)
@@ -1540,7 +1554,7 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     # review 05_z F5: the W_q point (chapter 6 leans on it) moves into the temperature fold
     fold = " ".join(cells["tuse05"].source.split())
     # review 05_bb F1: the W_q point is back on the main line; the fold keeps Hinton only
-    assert "learning larger $W_q$ and $W_k$" in last and flat.count("$T = 0.5$") == 1
+    assert "larger or better-aligned $W_q$ and $W_k$" in last and flat.count("$T = 0.5$") == 1
     assert "hinton2015distilling" in fold and "W_q" not in fold
     ids = [c.id for c in cells.values()]
     # review 05_r: what ties T to attention sits right under the slider

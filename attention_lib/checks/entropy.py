@@ -10,7 +10,7 @@ import numpy as np
 from .base import ATOL, Cases, CheckResult, Fail, expect_shape, known_mistakes, same, verdict
 from .softmax import _explain_errors
 from .softmax_hints import _FLOAT16
-from .softmax_slips import clipped_before_log
+from .softmax_slips import PERPLEXITY, clipped_before_log
 
 
 def check_entropy(fn) -> CheckResult:
@@ -64,6 +64,7 @@ def check_entropy(fn) -> CheckResult:
                 "got 1.0 for a uniform row over 8 keys: you divided by log n. The "
                 "exercise asks for the entropy in nats, not as a fraction of its maximum.",
             ),
+            PERPLEXITY,
         )
         gap = np.log(8) - float(np.squeeze(out))
         if ATOL < gap < 0.05:  # log(p + eps) with a large eps

@@ -1,10 +1,16 @@
-"""Chapter 5 checker helpers: a softmax divided by the whole array's total; a clipped entropy."""
+"""Chapter 5 checker helpers: a softmax divided by the whole array's total; entropy slips."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .base import ATOL, Fail, fmt
+
+PERPLEXITY = (  # np.exp of the right entropy: the perplexity, 8 for a uniform row over 8 keys
+    8.0,
+    "got 8.0 for a uniform row over 8 keys: that is the perplexity exp(H), not the "
+    "entropy H. Return minus the sum of p log p itself, without np.exp.",
+)
 
 
 def rows_not_one(out: np.ndarray, case: str) -> Fail:
