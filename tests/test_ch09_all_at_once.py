@@ -653,6 +653,12 @@ def merge_each_divided(m_a, ell_a, o_a, m_b, ell_b, o_b):  # each normalised, th
     return o_a / ell_a[:, None] + o_b / ell_b[:, None]
 
 
+def merge_rescaled_divided(m_a, ell_a, o_a, m_b, ell_b, o_b):  # rescaled, own ℓ, added
+    m = np.maximum(m_a, m_b)
+    a, b = np.exp(m_a - m)[:, None], np.exp(m_b - m)[:, None]
+    return a * o_a / ell_a[:, None] + b * o_b / ell_b[:, None]
+
+
 def merge_undivided(m_a, ell_a, o_a, m_b, ell_b, o_b):
     m = np.maximum(m_a, m_b)
     return np.exp(m_a - m)[:, None] * o_a + np.exp(m_b - m)[:, None] * o_b
@@ -762,6 +768,8 @@ def merge_rescale_only(block):  # the chapter's alpha step, copied for one block
         (merge_average, "FAIL", "you averaged the two blocks' outputs"),
         (merge_softmax_m, "FAIL", "to e^(m_block - m) ℓ_block, not e^(m_block - m) alone"),
         (merge_each_divided, "FAIL", "divided each block by its own ℓ and added, so the"),
+        # Round 09ii (checkers): rescaled, then each divided by its own ℓ: the share named
+        (merge_rescaled_divided, "FAIL", "its own ℓ, then added: each block's share is its"),
         (merge_undivided, "FAIL", "the output is o / ℓ"),
         (merge_tuple, "FAIL", "If you returned (o, ell): the output is their quotient, return o"),
         (merge_no_exp, "FAIL", "you multiplied by m_block - m itself, which is 0 for the"),
@@ -970,8 +978,8 @@ def test_the_page_says_only_what_it_measures():
         # Round 09z (budget): "(equal, to rounding, to the matrix form)" cut
         # Round 09bb (finding 9): the matrix form only to 1e-15
         # Round 09hh (finding 7): what the code tested
-        "Attention's rows come out bit-identical in this split and this shuffle (matching the"
-        " matrix form to within 1e-15)."
+        # Round 09ii (finding 7): the 1e-15 parenthesis cut
+        "Attention's rows come out bit-identical in this split and this shuffle."
         # Round 09x (finding 4): the split's lesson is waiting; the RNN shuffle cut
         " The RNN's do not: to be right, job 2 must wait for job 1's last state.",
         # Fix round 5 (review 09p): the paper's claim first; the LSTM side said
@@ -995,8 +1003,8 @@ def test_the_page_says_only_what_it_measures():
         # projections against a bare RNN and an LSTM, and the steps bought for sure
         "On Table 1's count, attention does less arithmetic than a recurrent layer while"
         " $n < d$. Counting its projections, it does more than a bare tanh RNN at every $n$,"
-        " but less than an LSTM (Going further) while $n < 2d$. What it buys for sure is"
-        " fewer steps in a row.",
+        " but less than an LSTM (a gated RNN; Going further) while $n < 2d$. What it buys for"
+        " sure is fewer steps in a row.",  # round 09ii (finding 5): the LSTM defined
         "An LSTM's four gate blocks cost $16nd^2$ FLOPs, four times this RNN's.",
         "has a richer update but the same chain. Part of either can:",
         # Editor pass 10 (brief, issue #30): what all at once buys, said plainly, and the
@@ -1019,9 +1027,11 @@ def test_the_page_says_only_what_it_measures():
         # Round 09z (finding 5): on the main line after the shuffle; the fold cut
         # Round 09aa (finding 8): what the shuffle shows named: blindness to word order
         # Round 09cc (finding 5): "the free order of work" said plainly
-        "Shuffling $K$ and $V$ together changes no row either, up to rounding: attention is"
-        " blind to word order. That, not the freedom to compute rows in any order, is why it"
-        " needs positions (chapter 1).",  # session 11: shortened
+        # Round 09ii (finding 1): the K/V shuffle a visible cell; the set, not the order
+        "Now shuffle $K$ and $V$ together:",
+        "Equal up to rounding: each output depends on the *set* of (key, value) pairs, not"
+        " their order. Shuffle the words and each word's output only moves. That, not the"
+        " freedom to compute rows in any order, is why attention needs positions (chapter 1).",
         # Round 09e (findings 2, 5, 8): the order of work; a fixed few steps; small fast memory
         # Round 09dd (finding 5): "its" had no referent
         "Split the rows between two jobs, or compute them in a shuffled order. Does the result",
@@ -1074,7 +1084,9 @@ def test_the_page_says_only_what_it_measures():
         # Fix round c (review 09w): n = 1024, the speedup printed, and why it is not 2x
         # Fix round d (review 09x): the same blocks on one thread against two workers
         # Fix round e (review 09y): the split demo cut; only "in this run" beside a printed number
-        "but chapter 5's softmax needs the *whole* row's sum and maximum",  # session 11
+        # Round 09ii (finding 2): the sum is what is needed; the maximum only for safety
+        "but chapter 5's softmax divides by the *whole* row's sum (the maximum only prevents"
+        ' overflow). Give each piece its own softmax, and the row of "it" sums to 2:',
         # Round 09o (finding 4): the inference side; (finding 6) tiling keeps the n² FLOPs
         # Round 09r (finding 4): two chains, no KV cache (Exercise 4's solution has it)
         # Editor pass 10: "Two chains remain" cut (exercise 3 is where the chain comes back)
@@ -1083,17 +1095,19 @@ def test_the_page_says_only_what_it_measures():
         # Round 09bb (finding 3): the claim timed, rows against the matrix form
         # Session 11: the printed speedup replaces "several times"
         "Since no row waits for another, one product $Q K^\\top$ replaces $n$ small ones and"
-        " runs faster than the row loop: on one CPU thread (timed below) mostly by skipping"
-        " Python's per-row"
-        " overhead, on a GPU by parallelism.",  # round 09cc (finding 7); 09dd (4)
+        " runs faster than the row loop: on one CPU thread mostly by skipping Python's"
+        " per-row overhead, on a GPU by parallelism across the $n$ positions (an RNN is"
+        " parallel within each step, over the batch and the width).",  # 09ii (finding 4)
         # Round 09dd (finding 3): "all at once" holds within a layer
         "Within a layer, attention's rows do not, and it reaches",
         # Round 09r (finding 1): blocking is not credited with the in-place drop
         # Round 09s (finding 2): in place is step 1 of the list, its code cell cut
         # Session 11 (review 09gg, finding 4): in place merged into query blocks; two steps
         # Round 09hh (findings 2, 3): the three arrays named; in place said in one clause
-        "`al.chunked_attention` shrinks the plain version's three $n \\times n$ arrays (the"
-        " scores $z$, their exponentials, the weights) in two steps:",
+        # Round 09ii (findings 3, 6): the three arrays named before "3.0 x that" is printed
+        "`al.chunked_attention` shrinks those three arrays in two steps:",
+        "Measured in float64 (8 bytes a number, four times bf16), the plain form peaks at three"
+        " $n \\times n$ arrays: the scores $z$, their exponentials, the weights:",
         # Round 09y (finding 2): numbers the page prints (8 MiB weights, 3.0 x that)
         "**Query blocks.** Take 128 query rows at a time, and compute their exponentials in"
         " the scores' own array (`np.exp(z, out=z)`), so one $128 \\times n$ array is alive,"
@@ -1113,8 +1127,6 @@ def test_the_page_says_only_what_it_measures():
         # Round 09aa (finding 4): the tile size and d_v the 0.2 MiB depends on
         # Session 11 (review 09gg, finding 5): the query blocks' 18 MiB read; the tile sizes
         # are in the steps' list, so the parenthesis is cut
-        "The query blocks' 18 MiB grows with $n$.",  # round 09hh: the 128 x n in step 1
-        "The tiles' peak is the output plus a fixed 0.2 MiB of scratch for any $n \\ge 256$.",
         "where $x_t$ is token $t$'s vector and $h_0 = 0$.",  # round 09l (learner 3)
         "Leave the inputs unchanged",
         # Fix round 09a: why tiles, where the two steps are introduced; the blocked rule
@@ -1173,6 +1185,9 @@ def test_the_page_says_only_what_it_measures():
         *("a depth of 1", "for most sentences", "Attention's one step hides"),
         *("rounds of additions", "merge exactly", "One price", "(middle column)"),  # 09aa
         *("this bare RNN", "needs 72 GiB", "keeps them for", "partly by avoiding"),  # 09dd
+        # Round 09ii (finding 8): the plot carries the memory numbers; (2) no "maximum" need
+        *("The query blocks' 18 MiB", "fixed 0.2 MiB of scratch", "sum and maximum"),
+        *("blind to word order", "(timed below)"),  # findings 1, 4
     ):
         assert gone not in words, gone
     visible = " ".join(c.source for c in shown(cells) if c.cell_type == "code")
@@ -1222,7 +1237,7 @@ def test_the_stopwatch_sits_with_its_plot():
         "nbval-ignore-output",
         "remove-input",
     ]
-    assert "fixed 0.2 MiB of scratch for any $n \\ge 256$" in main_text  # round 09l
+    assert "0.2 MiB" not in main_text  # round 09ii (finding 8): the plot's legend says it
     # Round 09dd (finding 2): the projections and the LSTM only in the recurrence fold
     assert "four gate blocks" not in main_text  # 09dd: the LSTM's blocks in the fold only
     split = next(c.source for c in cells if c.get("id") == "split-attn")  # round 09t: own cell
@@ -1258,7 +1273,7 @@ def test_the_stopwatch_sits_with_its_plot():
     assert "\\n{machine}" not in plot.source and "Measured on {machine}" in plot.source
     # Round 09e (review 09 d, finding 7): one memory plot, the plain version's peak on it
     assert "mem-whole" not in ids
-    assert ids.index("cb39aa95") < ids.index("84d8cc67") < ids.index("c7f1e2a0")
+    assert ids.index("toy-tiles") + 1 == ids.index("84d8cc67") < ids.index("c7f1e2a0")
     assert "in-place" not in ids and "723a67ab" not in ids  # round 09s: both cut
     tiled = next(c.source for c in cells if c.get("id") == "84d8cc67")
     assert '"peak, plain version": (measured_n, plain_peak)' in tiled
@@ -1268,16 +1283,14 @@ def test_the_stopwatch_sits_with_its_plot():
     assert '"scratch, tiles (0.2 MiB at every n)": (tile_n, scratch)' in tiled
     legend = '"plain": "attention (plain NumPy)"'  # round 09n (finding 5): the legend
     assert legend in plot.source and "One core:" in plot.source
-    table = next(c for c in cells if c.get("id") == "d0890774")
-    lines = next(o["text"] for o in table.outputs if "text" in o).splitlines()
-    assert len(lines) == 1 and "step 2: tiles" not in table.source, lines  # 09o: split in 3
-    # Round 09x (finding 8): the printed line labelled
-    assert lines[0] == (
-        "n = 16384, peak with query blocks: 18.1 MiB; with tiles: 2 MiB (output)"
-        " + 0.2 MiB (scratch)"
-    ), lines
-    # Round 09z (finding 8): the sampled-rows cell cut, its check in the hidden asserts
-    assert ids.index("toy-tiles") + 1 == ids.index("d0890774") and "tile-sample" not in ids
+    # Round 09ii (finding 8): the printed line and its sentence cut; the measuring code
+    # folded into the plot's cell, which carries the numbers (its legend: 0.2 MiB)
+    assert "d0890774" not in ids and "cb39aa95" not in ids and "tile-sample" not in ids
+    assert "print(" not in tiled and "out_n, peak = peak_memory(" in tiled
+    assert tiled.index("peak_memory(") < tiled.index("memory_plot(n_axis")
+    # Round 09ii (finding 1): the K and V shuffle a visible cell, one line printed
+    kv = next(c for c in cells if c.get("id") == "shuf-kv")
+    assert "tags" not in kv.metadata and kv.source.count("print(") == 1
+    assert "K[kv_order], V[kv_order]" in kv.source
+    assert ids.index("shuf-kv") + 1 == ids.index("shuf-kv-check")
     assert "order-fold" not in ids  # round 09z (finding 5): its sentence on the main line
-    # Round 09y (finding 4): the measuring code folded, its printed line shown
-    assert table.metadata["tags"] == ["hide-input"]

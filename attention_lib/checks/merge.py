@@ -6,6 +6,7 @@ import numpy as np
 
 from ..core import softmax
 from .base import _LAST, ATOL, Cases, CheckResult, Fail, expect_shape, same, verdict
+from .merge_shares import divided_early
 
 # --- Exercise: merge two blocks of an online softmax ---------------------------------------
 
@@ -176,11 +177,7 @@ def _judge_merge(fn, out, expected, case: str, m_a, l_a, o_a, m_b, l_b, o_b) -> 
             "you weighted the blocks by a softmax of their m's: each block counts in proportion "
             "to e^(m_block - m) ℓ_block, not e^(m_block - m) alone.",
         ),
-        (
-            o_a / l_a + o_b / l_b,
-            "you divided each block by its own ℓ and added, so the weights sum to 2: "
-            "merge the sums first, divide once at the end.",
-        ),
+        *divided_early(a, b, l_a, o_a, l_b, o_b),
         (a * o_a + b * o_b, "you returned o; the output is o / ℓ, divided once at the end."),
     ]
     smaller = np.where((m_a < m_b)[:, None], o_a / l_a, o_b / l_b)  # as factors m_block - m give
