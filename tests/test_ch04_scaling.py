@@ -334,7 +334,8 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     # the Jacobian's bound is on the main line; the pooled "a third at the 0.99 threshold" is
     # gone (it held only near a top weight of 0.997, review 04r)
     why = cells["grad-rows-read"].source
-    assert "about a third" not in why and r"(1 - p_{\text{top}})" in why  # the bound
+    # review 04hh (F7): the 4-factor bound is cut; the fold says "at most a multiple of"
+    assert "about a third" not in why and r"at most a multiple of $1 - p_{\text{top}}$" in why
     # review 04z: the main line needs no backprop (1 - p_top per row); attention_backward
     # sits in the fold, and the code that uses it is folded too. Review 04b (round 6): the
     # loss L = dOut · output is defined on the main line, once
@@ -343,14 +344,15 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     rows_fold = " ".join(cells["grad-rows-read"].source.split())
     # review 04f (round g): c is back in the one-line summary; review 04m: with its constant
     # review 04p: the bound's factors named, G_i defined before the formula
-    said = r"\le 4\, c\, \max_j \lvert G_i \cdot v_j \rvert\, \max_j \lVert k_j \rVert"
-    assert said in rows_fold and rows_fold.index("$G_i$ row $i$ of $G$") < rows_fold.index(said)
+    # review 04hh (F7): the bound and G_i leave the fold (grad-assert still checks the bound)
+    assert r"\le 4\, c" not in rows_fold and "G_i" not in rows_fold
     assert "confirms" not in read and "fixed multiple" not in read
     # review 04d (round e): a fixed random G; review 04l: the loss written out, G = dOut;
     # review 04m: with c, so it covers the raw case too, and why G is random
     # review 04o: the sum written over all entries, so no undefined odot
     # review 04p: the stand-in loss, G and dOut leave the main line for the fold
-    said = r"$L = \sum_{i,j} G_{ij}\,[\operatorname{softmax}(c\,QK^\top)V]_{ij}$, with $c = 1/"
+    # review 04hh (F7): the written-out loss leaves the fold too; grad-figure-read names it
+    said = r"A score $z = c\,q \cdot k$, with $c = 1/\sqrt{d_k}$ (scaled) or 1 (raw)"
     assert said in rows_fold and "G_{ij}" not in read and "dOut" not in read
     assert "attention_backward" not in read and "odot" not in read
     assert "ackpropagation" not in read
@@ -370,7 +372,11 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     assert cells["grad-code"].metadata["tags"] == ["hide-cell"]
     # exercise 4.3's verdict is bounded to initialisation
     solution = " ".join(cells["ebd8373f"].source.split())
-    assert "at initialisation" in solution and "μP" not in solution
+    # review 04hh (F3): the gradient leads; μP named as what makes 1/d_k work
+    assert "at initialisation" in solution.lower() and "Adam" not in solution
+    assert solution.index("shrinks like") < solution.index("0.068")
+    assert "μP (Going further) makes $1/d_k$ work by rescaling the learning rates." in solution
+    assert "rows start almost even" not in solution
     # review 04dd (F2, F7): a plain answer first; the SGD caveat; muP in the after-training box
     assert "It over-corrects." in solution
     assert "plain SGD at a fixed learning rate" in solution
@@ -872,7 +878,9 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     assert "starts out copying mostly one random token" in aside
     # review 04_v (F9): "training decides where to focus" replaced; (F5) why not a smaller W_q
     # diet 11: "= 0.06" cut (one number per claim)
-    assert "near an even row's 1/16." in aside and "training decides" not in aside
+    # review 04hh (F4): 0.10 is not "near" 1/16: the even row's value is given instead
+    assert "(an even row would give 1/16 = 0.06)." in aside and "training decides" not in aside
+    assert "near an even row" not in aside
     assert "A smaller $W_q$ could do the same, but it would have to shrink as heads" in aside
     assert "real GPT-2" not in main and "a real head" not in aside  # review 04l: simulated
     assert "a GPT-2-style head at initialisation" in aside
@@ -888,7 +896,7 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     rows = cells[ids.index("grad-rows-read")].source
     assert "Jacobian" not in rows and "[chapter 10](10_learning.ipynb)" in rows  # review 04k
     # review 04_z (F6): the W_q / W_k / W_v remark moved in from the main line (+29 words)
-    assert len(rows.split()) <= 155  # review 04k: the bound only; 04p: its terms defined
+    assert len(rows.split()) <= 115  # review 04hh (F7): the bound cut, 155 -> 115
     for word in (
         r"\operatorname{Var}(q \cdot k) = d_k",  # derived once; the summary bolds it
         "**saturated**",
@@ -918,7 +926,7 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     rows_fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
     assert "a constant times" not in rows_fold  # review 04p: the factors are named
     # diet 11: the table below prints 0.25 and 1e-4; the prose says what they show
-    said = r"has slope $p\,(1 - p)$, which falls fast as $g$ grows."
+    said = r"the top weight $p$ has slope $p\,(1 - p)$."  # review 04hh: the table shows the fall
     assert said in plain and "Two keys" not in rows_fold
     # review 04p: the divide-or-shrink box drew a finding in three reviews running: cut,
     # with its cells (SGD and Adam are not taught by chapter 4)
@@ -928,7 +936,7 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # the general sum of keys lives in the fold (review 04t): not on the main line
     fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
     for word in (
-        r"\le 4\, c\, \max_j \lvert G_i \cdot v_j \rvert\, \max_j \lVert k_j \rVert",  # bound
+        r"at most a multiple of $1 - p_{\text{top}}$",  # review 04hh (F7): the bound, in words
         "ranges from most of the row to almost nothing",  # review 04 round s, finding 6
     ):
         assert word in fold and word not in plain, word
@@ -944,7 +952,9 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     assert markdown_text(cells).count("about 1 when scaled") == 1
     assert "almost nothing gets through" not in plain  # rows just past 0.99 still pass a lot
     # review 04dd (F3, F6): starvation tied to the lead, not to the 0.99 cut, in one clause
-    said = "What starves a row is its lead: most saturated rows at $d_k \\ge 512$ lead by 10"
+    # review 04hh (F2): saturation the symptom, starving how far past it, one lead statistic
+    said = "Saturation is the symptom; a row starves only far past 0.99. At $d_k \\ge 512$ most"
+    said += " saturated rows lead the next score by 10 or more, so $1 - p < 10^{-4}$."
     assert said in plain and "just past 0.99" not in plain
     assert ids.index("grad-rows-read") < ids.index("2eda6d98")  # before the exercises
     # review 04m: the summary names the GPT-2-style init (it saturates few rows)
@@ -1018,22 +1028,23 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04_z (F6): the largest ratio, 2.6 at d_k = 16, with its cause (grad-assert)
     # review 04cc (F5): "it" named: the keys' length, then saturation
     # diet 11: the 2.6 is cut (one number per claim; grad-assert keeps the peak at 16)
-    said = "larger at small widths (from the keys' length) until saturation wins."
+    said = "larger at small widths (longer keys), and uneven"  # review 04hh: one per regime
     assert said in shows and "1.4" not in shows and "2.6" not in shows
     # review 04_v (F1): the figure's median curve in words (grad-share-assert has the ratios)
     # review 04_x (F5): one seed's ratios, said loosely (grad-share-assert has the ranges)
     # review 04_y (F6): two ratios; the 3.7 split moved into the row-by-row fold
     # review 04cc: the 5 times at 256 is the summary's
     # review 04dd (F5): split into short sentences; the collapse's number said once
-    said = r"It then collapses: about 1000 times smaller at $d_k = 1024$."
+    said = r"From $d_k = 256$ even the median collapses, about 1000 times below scaled at 1024."
     # review 04aa (F1): the numbers for "uneven" move from the fold to the main line
     # review 04bb (F2): the two numbers are printed by grad-rows64, just above
     # diet 11: the 3.7 is printed just above; the prose keeps the 3% (one number)
-    said2 = "at $d_k = 64$ saturated rows get 3% of the scaled median, unsaturated rows more."
+    said2 = "at $d_k = 64$ saturated rows get 3% of the scaled median."
     assert said in shows and said2 in shows and "3.7" not in fold and "3%" not in fold
     assert "about 4 times" not in figure_read and "collapses" not in figure_read
     assert "typical" not in figure_read
-    assert "stand-in" in fold and "stand" not in read  # review 04p: the loss is the fold's
+    # review 04hh (F7): the fold's written-out stand-in loss is cut; the figure's cell names it
+    assert "stand" not in read and "stands in" in figure_read
     # review 04q: the main line says in one clause what L is, the fold writes it out
     # review 04_v (F4): why a random loss is a fair probe, in the same clause
     # review 04_z (F4): L written out, the same G for raw and scaled
@@ -1057,7 +1068,7 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04ac: the spread, not the median, is the argument, and it names the learning rate
     assert "The middle 80%" not in prose  # review 04b (round 6): the figure's bands show it
     assert "One raw query in ten is starved" not in prose  # cut with "Row by row" (04d)
-    assert r"\le 4\, c\, \max_j" in prose  # the bound stays
+    assert r"\le 4\, c\, \max_j" not in prose  # review 04hh (F7): the bound is cut
     # review 04ad: a learning rate applies to W_q, whose gradient sums the rows: that is cut
     assert "No single learning rate" not in " ".join(c.source for c in cells)
     check = cells[ids.index("grad-assert")].source
@@ -1200,7 +1211,8 @@ def test_review_04u_phrasings_are_exact():
     # review 04cc (F2): at d_k = 64 the harm is unevenness; the median falls from 256
     said = r"**saturate** softmax rows and starve many queries of gradient while others get far"
     # review 04dd (To reach 9): the collapse's number is said once, beside the figure
-    said += r" more (over 1000-fold apart at $d_k = 64$); wider still, even the median"
+    # review 04hh (F1): the summary's 1000-fold (a different quantity from the body's) is cut
+    said += r" more; wider still, even the median"
     said += " collapses."
     assert "mostly vanishing" not in summary
     assert said in summary and "one raw query in ten" not in summary  # 04m: with the shares
@@ -1231,10 +1243,11 @@ def test_review_04u_phrasings_are_exact():
     # gradient figure's reading, where the raw median rises, then falls
     said = "We call a row **saturated** when its top weight exceeds 0.99."
     assert said in text("cd18d051") and "coffee" not in text("cd18d051")
-    said = "likens this to water too hot for coffee: past a point, more is worse."
+    # review 04hh: one short sentence, at the collapse
+    said = "Like water too hot for coffee {cite}`understanding-transformers-4`: past a point,"
     assert said in text("grad-why-uneven") and "coffee" not in text("fa6cbeb4")
     why = text("grad-why-uneven")
-    assert why.index("collapses") < why.index("coffee") < why.index("3%")
+    assert why.index("3%") < why.index("collapses") < why.index("coffee")
     # review 04p: the image is for "too large" only; dividing shrinks the scores, which in
     # chapter 5's terms is a temperature above 1 (it flattens rows), so nothing "cools"
     assert "coffee" not in text("4875b8d4")
@@ -1267,7 +1280,8 @@ def test_review_04u_phrasings_are_exact():
     # review 04_y (F2): "about 8", which holds across seeds (saturation-assert)
     # review 04cc: cut for words (too many numbers); saturation-assert keeps the step
     assert "0.995" not in text("cd18d051")
-    assert "e^{8} \\approx 3000" in text("cd18d051") and "gap of 5" not in text("cd18d051")
+    # review 04hh (F2, F8): the e^8 sentence and its second lead statistic are cut
+    assert "e^{8}" not in text("cd18d051") and "gap of 5" not in text("cd18d051")
     assert "understanding-transformers-4" in text("grad-why-uneven")  # with its analogy
     # review 04p: the paper suspects it in section 3.2.1; footnote 4 has the variance only
     said = "{cite:t}`vaswani2017attention` (section 3.2.1 and footnote 4) suspected this"
@@ -1281,8 +1295,9 @@ def test_review_04u_phrasings_are_exact():
     assert "typically" not in text("cd18d051")
     assert "8.5" not in text("fa6cbeb4")  # review 04p: printed by the cell, not repeated
     # review 04dd (F8): the printed lead is a median
-    said = "At $d_k = 512$ the median row's top score leads the next by about 8, so"
-    assert said in text("cd18d051")  # review 04 (round s): the prose says the printed lead
+    # review 04hh (F2): one lead statistic on the page (grad-intro's 10 or more); no median
+    assert "leads the next by about 8" not in text("cd18d051")
+    assert "median lead" not in cells["saturation-code"].source
     # review 04n: what softmax does, in two sentences, before the lead of 8
     said = "Softmax exponentiates each score, then divides by the row's sum:"
     assert said in text("cd18d051")
@@ -1312,8 +1327,8 @@ def test_review_04u_phrasings_are_exact():
     assert "standing in for any loss" not in text("grad-rows-read")
     # review 04ag: a gradient for any number; the weights are what training steps. Landing
     # review s: the loss is defined where chapter 4 first uses it (chapter 10 trains one).
-    said = "The **loss** $L$ measures how wrong the model is. A **gradient** says how much $L$"
-    assert said + " changes as a number moves; training steps the weights against it." in read
+    said = "A **gradient** says how much the **loss** $L$ (how wrong the model is) changes as"
+    assert said + " a number moves; training steps the weights against it." in read
     # review 04a (round 5): the mean-1 aside moved into the code cell that prints it
     assert "only at mean 0" not in text("fc268831")
     # review 04l: the 3 derived in the comment; review 04m: for the shifted variables
@@ -1593,7 +1608,8 @@ def test_review_04o_why_uneven_hurts_the_16_keys_and_the_softmax_pointer():
     said = "# al.softmax turns each row into weights (chapter 5)"
     assert said in first.source and "formula comes below" not in first.source
     # the row-by-row fold names G_i
-    assert "With $G_i$ row $i$ of $G$" in cells[ids.index("grad-rows-read")].source
+    # review 04hh (F7): the bound and its G_i are cut from the fold
+    assert "G_i" not in cells[ids.index("grad-rows-read")].source
 
 
 def test_review_04z_checker_wording(capsys):
