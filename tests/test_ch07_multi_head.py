@@ -462,6 +462,24 @@ def first_value_block(X, W_q, W_k, W_v, W_o, h):
     return np.concatenate(heads, axis=-1) @ W_o
 
 
+def review_07_ii_loop(slip):
+    # Review 07_ii: slices one column too wide, overlapping slices, or K.T passed to sdpa.
+    def fn(X, W_q, W_k, W_v, W_o, h):
+        d_k, heads, total = W_q.shape[1] // h, [], 0
+        for i in range(h):
+            start, stop = (i, i + d_k) if slip == "overlap" else (i * d_k, (i + 1) * d_k)
+            c = slice(start, stop + (slip == "wide"))
+            K_i = X @ W_k[:, c]
+            head, _ = al.scaled_dot_product_attention(
+                X @ W_q[:, c], K_i.T if slip == "K.T" else K_i, X @ W_v[:, c]
+            )
+            heads.append(head)
+            total = total + head @ W_o[c]  # as the reviewer wrote it: this W_o must fit too
+        return np.concatenate(heads, axis=-1) @ W_o
+
+    return fn
+
+
 LIBRARY_MHA = al.multi_head_attention  # an alias: still the library's answer
 
 
@@ -740,6 +758,11 @@ def review_07d_slip(kind):
         (lambda X, q, k, v, o, h: good_multi_head(X, q, k, v, o.T, h), "FAIL", "W_o.T"),
         (first_block_only, "FAIL", "every head used the first block of columns"),
         (first_value_block, "FAIL", "its values from the first block of W_v, W_v[:, :d_k]"),
+        # review 07_ii (learner 3): three slips that got a raw or a generic message
+        (review_07_ii_loop("wide"), "FAIL", "each head's slice is one column too wide"),
+        (review_07_ii_loop("overlap"), "FAIL", "Did you forget to multiply by d_k?"),
+        (review_07_ii_loop("K.T"), "FAIL", "Pass K, not K.T: al.scaled_dot_product_attention"),
+        (review_07_ii_loop("none"), "PASS", "all 6 cases match"),
         (
             block_diagonal_w_o,
             "FAIL",
@@ -1030,9 +1053,10 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # review 07cc: the residual forward reference cut to pay for findings 1-4, 7-8
     # review 07_ee (finding 5): what W_o_mix does, said before the code
     # review 07_hh (finding 2): the purpose first, then the code
+    # review 07_ii (findings 3, 5): within the layer; column 1 replaced, not added
     assert read == (
-        "$W_o$ is the only place where heads meet. Here it is the identity, except one "
-        "column that reads both heads: subject *human* minus object *human*."
+        "Within the layer, heads meet only in $W_o$. Ours is the identity, but column 1 "
+        "(object *human*) becomes subject *human* minus object *human*:"
     )
 
     assert "residual" not in read  # review 07_t: cut
@@ -1060,12 +1084,14 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # review 07_ee (finding 3): what the column computes, not "the eater is human"
     # (it reads 0.99 for "was" too); the definition moves to mix-md, before the code
     # review 07_hh (finding 2): cut to the reading of the result
+    # review 07_ii (finding 3): why a model would want the column, for "ate" only
     assert mix_read == (
-        'For "ate", that column reads 1 − 0. $W_o$ mixes what the heads found; it adds '
-        "nothing they did not."
+        'For "ate" it reads 1 − 0: the eater is human, the eaten is not, which neither head '
+        "holds alone. $W_o$ mixes what the heads found; it adds nothing they did not."
     )
-    # review 07dd (finding 1): W_o is invertible here; it creates no fact
-    assert "neither head holds" not in mix_read
+    # review 07dd (finding 1): W_o is invertible here; it creates no fact (07_ii: the
+    # two heads' findings together hold it, neither alone)
+    assert "adds nothing they did not" in mix_read
     assert "1.99" not in mix_read and "mixing both heads' findings" not in mix_read
     assert "did a person" not in mix_read
     assert "0.55" not in " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
@@ -1089,7 +1115,7 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # review 07_k (finding 1): the cause is that one row of weights sums to 1, not the tie
     # review 07aa (finding 2): said as one weighted average, the same in every column
     # session 11 (number diet): said once, in the opening section, as one row of weights
-    assert "one row of weights: one blend, whatever it asks" in source["855d1d49"]  # 07_hh
+    assert "one row of weights: one average." in source["855d1d49"]  # 07_ii
     assert "Any divisor" not in source["pair-read"]
     assert "blended" not in cells[ids.index("mix-assert")].source
     # review 07_p (learner 1): the figure right after the W_q table, before the outputs
@@ -1276,7 +1302,7 @@ def test_one_row_must_split_is_said_in_the_text_once():
     # review 07aa (findings 1-2): one weighted average, the same weights in every column
     # review 07cc: "Whatever its weights," cut to pay for findings 1-4, 7-8
     # session 11 (number diet): said once, in the opening section (855d1d49)
-    assert "one row of weights: one blend, whatever it asks" in page  # review 07_hh
+    assert "one row of weights: one average." in page  # review 07_ii (finding 1)
     assert page.count("One head returns one weighted average of the value rows") == 0
     # round i (review 07_h, finding 3): what the average loses is the feature's owner;
     # round l (review 07_l, finding 3): cut, the weights that sum to 1 carry the point
@@ -1318,7 +1344,11 @@ def test_cost_and_rank_wording():
     assert "cost-read" not in source  # fix round 7i: cut, unmeasured
     # review 07aa (finding 6): the rank bound, unsupported by Going deeper, is cut
     # review 07_ee (finding 4): back, as the width limit, with exercise 7.4 behind it
-    assert "its score matrix has rank at most $d_k$; at $d_k = 1$, every word that asks" in cost
+    # review 07_ii (finding 6): what the rank costs, one clause
+    assert (
+        "its score matrix has rank at most $d_k$, so its queries cannot rank the keys in just "
+        "any order; at $d_k = 1$, all askers share one order or its reverse" in cost
+    )
     assert "({numref}`ex-thin-heads`)" in cost
     assert "all(np.linalg.matrix_rank(s) <= d_k for s in scores_h)" in source["c173e416"]
     assert "chip" not in " ".join(source.values())
@@ -1461,13 +1491,10 @@ def test_values_overlap_is_said_with_its_example():
     assert pair.endswith(
         '"Ate" asks with the query (16, 0, 0, 16): the **object head**\'s half asks for '
         "food, the **subject head**'s for a person. The 16s are loud so each head picks one "
-        'word; at 2, "cake" would get only 0.31. ("Was" asks too, with 9.6; read only the row '
-        'of "ate".) Both heads share keys and values (real heads learn their own):'  # 07_hh
+        'word (read only the row of "ate"). Both heads share keys and values (real heads '
+        "learn their own):"  # review 07_ii (finding 4): the 0.31 and the 9.6 cut
     )
-    assert (
-        "round(at[2][0, ate, cake], 2) == 0.31"
-        in cells[[c.id for c in cells].index("pair-assert")].source
-    )
+    assert "0.31" not in pair and "9.6" not in pair
     assert "columns 0, 1 (object head)" not in kv_source()  # review 07bb (finding 5)
     kv = cells[[c.id for c in cells].index("pair-kv2")]
     assert "tags" not in kv.metadata and len(kv.source.splitlines()) <= 6
@@ -1522,7 +1549,8 @@ def test_plain_printouts_on_the_main_line():
         assert "[1, ate]" not in cells[cell_id].source
         assert len(cells[cell_id].source.splitlines()) <= 10, cell_id  # 7k: one more row
         assert "np.zeros" not in cells[cell_id].source and "hstack" not in cells[cell_id].source
-    shown = {cid: cells[cid].outputs[-1]["data"]["text/plain"] for cid in ("pair-run", "x-code")}
+    tables = {cid: [o for o in cells[cid].outputs if "data" in o] for cid in ("pair-run", "x-code")}
+    shown = {cid: outs[-1]["data"]["text/plain"] for cid, outs in tables.items()}  # 07_ii: a print
     # fix round 7k: each head's own query of "ate", (16, 0) and (0, 16), beside the keys.
     # Fix round 7m (review 07q): where the 16s come from is printed first (W_q's action
     # row), and the values have their own table, (noun, human) apart from (food, person)
@@ -1558,6 +1586,9 @@ def test_plain_printouts_on_the_main_line():
     assert pair[1 + I].split() == ["I", "0.48"]
     assert pair[1 + CAKE].split() == ["cake", "0.48"]
     assert len({len(line) for line in pair}) == 1  # the columns line up
+    # review 07_ii (finding 8): the one-head output row printed once, its 0.48 human visible
+    printed = "".join(o.get("text", "") for o in cells["pair-run"].outputs)
+    assert printed == "one head's output for 'ate': [0.98 0.48 0.98 0.48]\n"
     assert "pair-out" not in cells  # session 11: the output table is cut (the figure, the sum)
     # fix round 4, item 5: X with its feature names, and what "ate" brings back
     x_lines = shown["x-code"].splitlines()
@@ -1610,10 +1641,11 @@ def test_the_named_heads_and_one_merged_experiment():
     # review 07_y (finding 3): all four numbers, and why the average comes twice
     # review 07bb (findings 1, 6): the role is what is lost, not the humanness; the scaled 8
     # review 07cc (finding 6): where the 0.48 comes from, as a sum
+    # review 07_ii (finding 1): one head can weigh both; it returns one average
     assert read.endswith(
-        "Its *human* output is a half-human blend, "
+        "It weighs both, 0.48 each, but returns one average; their *human* values blur: "
         '$$0.48 \\approx 0.48 \\times 1\\ (\\text{"I"}) + 0.48 \\times 0\\ (\\text{"cake"}),$$ '
-        "and nothing says whether the human ate or was eaten."
+        "and nothing says who ate what."
     )
     # round l (review 07_l, finding 3): "lost its owner" cut
     assert "cannot tell which was human" not in read
@@ -1625,7 +1657,7 @@ def test_the_named_heads_and_one_merged_experiment():
     # review 07zd: one claim per sentence; the table's headings name the columns
     # review 07_t: one sentence, what each of the two rows returns
     # session 11 (review 07_ee, finding 2): the figure's numbers are not restated
-    assert read2.startswith("Two heads give each question its own row, as in the figure.")
+    assert read2.startswith("Two heads give each question its own row.")  # 07_ii: shorter
     assert "(0.99, 0.00)" not in read2
     # fix round 4 (review 07t): the paper's reason, said once, on the pair's own numbers;
     # round l (review 07_l, finding 4): in the paper's own words, quoted
@@ -1661,8 +1693,8 @@ def test_the_named_heads_and_one_merged_experiment():
     # review 07_x (finding 5): the readers are cut; a head is still defined there
     # review 07_y (finding 4): one question per word, as exercise 7.4's width allows more
     assert (  # review 07_hh (finding 6): linked back to chapter 6
-        "A **head**, chapter 6's attention, gives each word one row of weights: one blend, "
-        "whatever it asks."  # review 07dd (finding 3): a compound question is possible
+        "A **head**, chapter 6's attention, gives each word one row of weights: one "
+        "average."  # review 07dd (finding 3): a compound question is possible; 07_ii: shorter
         in source["855d1d49"]
     )
     assert "pointers ask; food answers, and people less" in source["heads-md2"]
@@ -1886,7 +1918,7 @@ def test_fix_round_7i_wording():
     assert "Both add biases by default. The paper and this course use none." in real
     assert "3 who ate" not in labels  # fix round 7j: outputs named, not numbered
     assert "From here to the exercises" not in source["split-md"]  # fix round 5 (07u)
-    assert "The tracer below picks sizes for which no two axes" in source["split-md"]
+    assert "Below, no two axes share a length." in source["split-md"]  # 07_ii: shorter
     assert "From here on" not in source["split-md"]
     assert "among these three keys" in source["7dce2a2a"]
     assert "initial=2," in source["3dce5151"]
@@ -1907,7 +1939,7 @@ def test_fix_round_7k_wording():
     source = {cell.id: " ".join(cell.source.split()) for cell in cells}
     # review 07aa (findings 1-2): the general reason replaces the "twice" sentence
     # session 11 (number diet): said once, in the opening section
-    assert "one row of weights: one blend, whatever it asks" in source["855d1d49"]  # 07_hh
+    assert "one row of weights: one average." in source["855d1d49"]  # 07_ii
     W_q, W_k, W_v, W_o = HEADS.PAIR
     one, _ = al.multi_head_attention(toy.X, *HEADS.PAIR, h=1)
     assert np.allclose(W_v[:, :2], W_v[:, 2:]) and np.allclose(one[:, :2], one[:, 2:])
@@ -2048,7 +2080,7 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     assert "# subject human - object human" in cells[ids.index("mix-code")].source  # 07cc
     # review 07_ee (finding 5): what W_o_mix does is said before the code, and no "-0."
     mix_md = " ".join(cells[ids.index("mix-md")].source.split())
-    assert "identity, except one column that reads both heads" in mix_md  # review 07_hh
+    assert "Ours is the identity, but column 1 (object *human*) becomes" in mix_md  # 07_ii
     assert "-0." not in cells[ids.index("mix-code")].outputs[-1]["text"]
     # fix round 4 (review 07t): columns and heads named as the text names them
     figure = " ".join(cells[ids.index("pair-figure")].source.split())
@@ -2067,9 +2099,10 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # review 07_b: what each head does is said in the main text, before the figure
     assert (  # round d: one head a sentence, in the panels' order
         "One looks at the previous token, one mostly at the next. The *parking head* puts "
-        '0.91 of each row, on average, on `[CLS]`, a marker added in front: a "no-op" seen '
-        "in BERT {cite:p}`clark2019what`, later named an *attention sink* "
-        "{cite:p}`xiao2023efficient`." in source["trained-lead"]
+        "0.91 of each row, on average, on `[CLS]`, a marker added in front. "
+        "{cite:t}`clark2019what` saw BERT heads park on `[SEP]` and `[CLS]` as a no-op, "
+        "later named an *attention sink* {cite:p}`xiao2023efficient`." in source["trained-lead"]
+        # review 07_ii (finding 2): Clark et al. saw [SEP] above all
         # review 07_hh (finding 3): Clark et al. for BERT, Xiao et al. for the name
         # review 07_x (finding 6): chapter 11's term; review 07_ee (finding 8): attributed;
         # session 11 (number diet): the "cake" head is left to its panel title
@@ -2078,7 +2111,7 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     assert source["trained-lead"].count("sink") == 1
     assert "specialisation" not in source["trained-lead"]
     # review 07_k (finding 7): L and H explained in the main text, before the figure
-    assert "(L = layer, H = head; the tokenizer lowercases)" in source["trained-lead"]
+    assert "(L = layer, H = head; lowercased)" in source["trained-lead"]  # 07_ii: shorter
     assert "L1 H3 is layer 1, head 3" not in trained
     # review 07zb: random starts break the tie; review 07_o (finding 6): said in the main
     # text, next to the trained heads, and the rest of the fold cut
@@ -2105,7 +2138,8 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     # round i (review 07_h, finding 4): the other action words ask too, before the figure
     # review 07_k (finding 6): cut; pair-was says it about "was" after the figure
     # review 07_hh (finding 1): back as one clause in pair-md: read only the row of "ate"
-    assert '("Was" asks too, with 9.6; read only the row of "ate".)' in source["pair-md"]
+    # review 07_ii (finding 4): the warning kept, its number cut
+    assert '(read only the row of "ate")' in source["pair-md"] and "9.6" not in source["pair-md"]
     assert "more quietly" not in source["pair-md"]
     read2 = source["pair-read2"]
     page = " ".join(source.values())

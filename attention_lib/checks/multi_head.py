@@ -11,7 +11,7 @@ import numpy as np
 from ..core import scaled_dot_product_attention
 from ..heads import merge_heads, multi_head_attention, split_heads
 from .base import Cases, CheckResult, Fail, expect_shape, known_mistakes, verdict
-from .multi_head_merges import softmax_slips, token_axis_hint
+from .multi_head_merges import softmax_slips, token_axis_hint, transposed_k_hint, wide_hint
 from .multi_head_mistakes import _multi_head_mistakes, _row_slices
 from .multi_head_slips import LIST_OF_PAIRS, combined_hint, is_list_of_pairs, matches, weights_hint
 from .names import calls_library
@@ -27,10 +27,10 @@ def _run_explained(cases: Cases, case: str, *args) -> np.ndarray:
         row_hint = _row_slices(cases.fn, *args) if len(args) == 6 else ""
         if row_hint:
             raise Fail(f"{message} {row_hint}") from None
-        if "matmul" in message or "not aligned" in message:
-            shape_hint = _wrong_concatenation(cases.fn, *args) or _untransposed_keys(
-                cases.fn, *args
-            )
+        if len(args) == 6 and any(s in message for s in ("matmul", "aligned", "must share")):
+            fn, X, h = cases.fn, args[0], args[-1]
+            shape_hint = transposed_k_hint(message, X, h) or _wrong_concatenation(fn, *args)
+            shape_hint = shape_hint or _untransposed_keys(fn, *args) or wide_hint(message, X, h)
             if shape_hint:
                 raise Fail(f"{message} {shape_hint}") from None
         if ("float" in message and "integer" in message) or "slice indices must be" in message:
@@ -252,11 +252,8 @@ def check_multi_head(fn) -> CheckResult:
             stacked = token_axis_hint(out, *X.shape, h, case)
             if stacked:
                 raise Fail(stacked)
-            flipped = (
-                " Transposed? Your output has the axes swapped."
-                if (out.shape == X.shape[::-1])
-                else ""
-            )
+            swapped = out.shape == X.shape[::-1]
+            flipped = " Transposed? Your output has the axes swapped." if swapped else ""
             expect_shape(
                 out,
                 X.shape,

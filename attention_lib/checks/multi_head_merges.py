@@ -81,3 +81,46 @@ def value_block_slips(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
             "V_i = X @ W_v[:, i*d_k:(i+1)*d_k].",
         )
     ]
+
+
+def overlap_slips(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
+    """Review 07_ii: head i sliced columns i:i+d_k, so the heads overlap."""
+    d_k = X.shape[-1] // h
+    heads = [
+        scaled_dot_product_attention(X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c])[0]
+        for c in (slice(i, i + d_k) for i in range(h))
+    ]
+    return [
+        (
+            np.concatenate(heads, axis=-1) @ W_o,
+            "your heads overlap: head i took columns i:i+d_k, so each starts one column "
+            "after the last and shares d_k - 1 columns with it. Did you forget to multiply "
+            "by d_k? Head i owns columns i*d_k:(i+1)*d_k.",
+        )
+    ]
+
+
+def transposed_k_hint(message: str, X, h: int) -> str:
+    """Review 07_ii: K_i.T passed to al.scaled_dot_product_attention, which transposes K."""
+    n, d_k = X.shape[0], X.shape[-1] // h
+    if "must share d_k" in message and f"K has shape ({d_k}, {n})" in message:
+        return (
+            "Pass K, not K.T: al.scaled_dot_product_attention transposes K itself, so "
+            "give it K_i = X @ W_k[:, cols], shape (n, d_k)."
+        )
+    return ""
+
+
+def wide_hint(message: str, X, h: int) -> str:
+    """Review 07_ii: slices i*d_k:(i+1)*d_k+1, read off the error at W_o (the last is clipped)."""
+    n, d_model = X.shape
+    wide = d_model + h - 1  # h - 1 slices one column too wide, the last clipped to d_model
+    if h > 1 and any(
+        s in message for s in (f"{d_model} is different from {wide}", f"({n},{wide})")
+    ):
+        return (
+            f"Your concatenation has {wide} columns, not d_model = {d_model}: each head's "
+            "slice is one column too wide. The head at index i owns columns "
+            "i*d_k:(i+1)*d_k (a slice stops before its end)."
+        )
+    return ""
