@@ -637,14 +637,15 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     )
     assert "GPUs train" not in flat
     # review 05aa F2: the fold leads with rounding (1024, not 1500), then overflow
-    assert "88.72" not in box and box.count("float16 sum can also overflow") == 1
-    assert box.index("total 1024, not 1500") < box.index("overflow")
+    assert "88.72" not in box and box.count("any float16 total overflows past 65,504") == 1
+    assert box.index("give 1024, not 1500") < box.index("overflow")
     assert "weights of 0.3" not in box  # 05_cc F3
     # review 05_dd F4: the terms are e^(z - max), each 0.3, not copies of e^0.3
     # review 05_hh E1: about 5,000 (one term is 1); np.sum adds float16 in float32 inside
     # review 05_ii F8: two or three sentences; the np.sum aside and "e^{z - max} of 0.3" cut
-    assert "Added one at a time in float16, a running sum drops small terms" in box
-    assert "5,000 terms of 0.3 total 1024, not 1500" in box and "in pairs" not in box
+    # review 05_jj F5: NumPy's float16 sum is pairwise (1500): the running sum is a loop's
+    assert "A float16 sum done one term at a time (as in a simple GPU loop) drops" in box
+    assert "5,000 terms of 0.3 give 1024, not 1500" in box and "in pairs" not in box
     assert "\\max" not in box and "np.sum" not in box and box.count(". ") <= 3
     assert "exponentials of 0.3" not in box
     assert cells["f16a05e1"].metadata["tags"] == ["remove-cell"]
@@ -885,9 +886,9 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # review 05_dd F2: what softmax does with scale; output lengths are chapter 6's
     # review 05_hh F3: both facts of issue #29 in words beside the one printed move
     assert opening == (
-        "Doubling $W_q$ doubles every score: exactly $T = 0.5$. If the scores themselves"
-        " were the weights, doubling them would only double the output; softmax changes the"
-        " row's shape instead:"
+        "Doubling $W_q$ doubles every score (with no bias): exactly $T = 0.5$. If the scores"
+        " themselves were the weights, doubling them would only double the output; softmax"
+        " changes the row's shape instead:"
     )  # review 05_ii F3: no "raw" (chapter 4's word for unscaled scores)
     assert "length" not in opening
     # review 05_dd F2: the bound (chapter 6's) is cut from the experiment and the Summary
@@ -917,8 +918,9 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # session 10: the pointer moved to a Going further fold with the distillation one
     # review 05_bb F1: the sampling pointer moved to the main line, under the slider
     # review 05_cc F1: "in the standard Transformer", no "only"
-    assert "Chapter 12 sets $T$ by hand when sampling words." in flat  # review 05_ff F6
-    assert "chapter 12" not in cells["tuse05"].source
+    # review 05_jj F8: the sampling pointer moves from the crowded tnot05 into the fold
+    assert "Chapter 12 sets $T$ by hand when sampling words" in cells["tuse05"].source
+    assert "Chapter 12" not in cells["tnot05"].source
     top = " ".join(cells["1a18e25e"].source.split())
     # session 10: the Boltzmann history note is cut; T > 0 moved here from the math
     assert "Temperature $T > 0$ gives $\\operatorname{softmax}(z / T)$; $T = 1$ is plain" in top
@@ -1093,9 +1095,11 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
         < ids.index("2adc8f99")
         < ids.index("1a18e25e")
         < ids.index("d4e5f601")
-        < ids.index("twokey05")
         < ids.index("f37d9cdc")
+        < ids.index("twokey05")
     )
+    # review 05_jj F9: Exercise 5.1 (temperature) ends the doubling, before "Why soft max?"
+    assert ids.index("f37d9cdc") == ids.index("d4e5f605") + 1  # right after its print
     # review 05r: the figure draws T = 1, 0.3 and 0.1, so the soft arg max is seen nearing
     # the step (round 5o had T = 1 alone)
     assert "two_key_softmax([1, 0.3, 0.1], gap=gap)" in cells["twokey05"].source
@@ -1152,7 +1156,7 @@ def test_fix_round_5p_separates_the_exponential_from_the_normalisation():
     assert "sums to 1, so its favourite gains only" not in conclusion
     # the zero sum, by example; the library refuses a row of -inf
     # review 05_bb F4: the counter-examples follow the bare rules
-    assert "plain division breaking each rule" in flat  # session 11: the printout's numbers
+    assert "Plain division breaks each rule" in flat  # review 05_jj F4: printout tagged
     assert "`al.softmax` refuses" not in flat  # review 05_m: chapter 8's mask= instead
     with pytest.raises(ValueError, match="infinity"):
         al.softmax(np.full(3, -np.inf))
@@ -1178,7 +1182,8 @@ def test_fix_round_5q_says_why_normalising_alone_is_not_enough():
     line = cells["negsum05"].outputs[0]["text"]
     # review 05_d: [2, -1] sums to 1 and printed itself; [1, -3] gives the larger score -0.5
     # session 10: printed first, in the order of the three wishes
-    assert line.splitlines()[0] == "[1, -3] / sum: [-0.5  1.5]   softmax: [0.98 0.02]"
+    # review 05_jj F4: each printed line names the rule it tests
+    assert line.splitlines()[0] == "rules 1-2: [1, -3] / sum: [-0.5  1.5]   softmax: [0.98 0.02]"
     # the row of 'it' is not saturated (> 0.99) until T <= 0.05: "approaching", not "nearly"
     assert "pushes the row toward **one-hot**" in flat  # review 05_m, after e^(1/T)
     row = al.softmax(toy.scaled_scores()[toy.token_index("it")], temperature=0.1)
@@ -1309,7 +1314,13 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # which says what each design drops
     # review 05_t round t: the reason in one clause, the detail in the fold
     # session 10 (review 05_v F1, F2, F5): a short lead, the prints, then the three wishes
-    assert why == "Why exponentiate? Try plain division by the sum instead:"
+    # review 05_jj F3, F4: the three rules before the code; rule 3's reason is the design's
+    assert why.startswith("Why exponentiate? Shares should be: 1. **positive**;")
+    assert why.endswith(
+        "3. **dependent only on gaps**: a number added to the whole row says nothing about"
+        " which key fits best, so it should change nothing (this is also what makes the max"
+        " trick below legal). Try plain division by the sum:"
+    )
     fold = " ".join(cells["onlyexp5"].source.split())
     assert fold.split(":class: dropdown ")[1].startswith("Of weights $f(z_i) / \\sum_j f(z_j)$")
     assert "Why only gaps?" not in fold and "favours no key" not in flat
@@ -1321,7 +1332,7 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     assert "Other attentions drop a rule on purpose. Sigmoid attention drops the budget" in fold
     assert flat.count("Sigmoid attention") == 1 and "sigmoid attention" not in flat
     assert "b_k" not in why and "Sparsemax" not in why and "gaps alone and be smooth" not in flat
-    assert flat.count("key bias") == 2  # review 05_ii F4: rule 3's reason and the fold
+    assert flat.count("key bias") == 1  # review 05_jj F3: the fold only, not chapter 11's
     # review 05_m: the reason where the requirement is stated, and not again in the math
     math = " ".join(cells["04fabf9f"].source.split())
     # session 10 (review 05_v F8): T is out of the first formula
@@ -1337,13 +1348,12 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_dd F3: rule 3's plain reason first; the key bias a short aside
     # session 11 (review 05_ff F1, F2): the reason in one clause; the printout holds the
     # numbers; the key bias, as a shift of the scaled row, moves into the proof fold
-    assert said.startswith(
-        "Shares should be: 1. **positive**; 2. **in the scores' order**; 3. **dependent only"
-        " on gaps**: adding one number to every score, as a key bias does (chapter 11), should"
-        " change nothing. The printout shows plain division breaking each rule; softmax keeps them."
-    )
-    assert "(a bias" not in said and said.count("key bias") == 1  # review 05_ii F4
-    assert "A key bias $b_k$ makes such a shift" in fold  # 05_ii: ch. 11 in the main line
+    assert said.startswith("Plain division breaks each rule; softmax keeps them.")
+    assert "key bias" not in said and "key bias" not in why  # review 05_jj F3
+    assert "A key bias $b_k$ makes such a shift" in fold  # 05_jj: the fold only
+    # review 05_jj F2: sigmoid attention breaks rule 3 too, with the row of 'it' as proof
+    assert "Sigmoid attention drops the budget and rule 3" in fold
+    assert 'adding 1 to every score of "it" moves "cake" from 0.71 to 0.87' in fold
     assert "$q \\cdot b_k / \\sqrt{d_k}$" in fold
     assert "0.324" not in flat and flat.count("0.335") == 0
     # review 05_s: the conclusion states its condition (a per-score map, then the total)
@@ -1362,6 +1372,7 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     assert ids.index("negsum05") == ids.index("twomov07") + 1
     assert ids.index("shiftsay5") == ids.index("negsum05") + 1
     out = cells["negsum05"].outputs[0]["text"].splitlines()
+    assert out[1].startswith("rule 3: cake, plain:") and out[2].startswith("rule 3: cake, soft")
     assert out[1].split()[-4:] == ["0.335,", "after", "+1:", "0.178"]  # session 10: 2nd, 3rd
     assert out[2].split()[-4:] == ["0.211,", "after", "+1:", "0.211"]
     z = toy.scaled_scores()[toy.token_index("it")]
@@ -1421,9 +1432,10 @@ def test_session_4_gives_the_two_reasons():
     # review 05_hh F4: two plain statements
     assert (
         "Dividing the raw scores by $\\sqrt{d_k}$ (2 here) is a softmax at temperature 2. The"
-        " standard Transformer has no other $T$; a head sharpens only through what it learns:"
-        " larger or better-aligned $W_q$ and $W_k$." in flat  # review 05_ii F1: a rotation
-    )
+        " standard Transformer has no other $T$: a head sharpens only through what it learns,"
+        " queries and keys that are longer or point more nearly the same way." in flat
+    )  # review 05_jj F1: not only W_q and W_k (biases, the vectors fed in); F8: one idea less
+    assert "better-aligned" not in flat and "Chapter 12" not in cells["tnot05"].source
     assert "$\\sqrt{d_k} = 2$" not in flat
     assert np.allclose(al.softmax(toy.scaled_scores(), temperature=1), weights)
     assert np.allclose(al.softmax(toy.scores(), temperature=2), weights)  # sqrt(d_k) = 2
@@ -1554,7 +1566,7 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     # review 05_z F5: the W_q point (chapter 6 leans on it) moves into the temperature fold
     fold = " ".join(cells["tuse05"].source.split())
     # review 05_bb F1: the W_q point is back on the main line; the fold keeps Hinton only
-    assert "larger or better-aligned $W_q$ and $W_k$" in last and flat.count("$T = 0.5$") == 1
+    assert "longer or point more nearly the same way" in last and flat.count("$T = 0.5$") == 1
     assert "hinton2015distilling" in fold and "W_q" not in fold
     ids = [c.id for c in cells.values()]
     # review 05_r: what ties T to attention sits right under the slider
@@ -2017,3 +2029,35 @@ def test_the_clip_hint_leaves_right_answers_and_a_tiny_clip_alone(capsys):
     assert check_entropy(right)
     assert check_entropy(lambda p: -np.sum(p * np.log(np.clip(p, 1e-12, 1)), axis=-1))
     assert capsys.readouterr().out.count("PASS") == 2
+
+
+# --- Review 05_jj: a constant entropy ignores p; the objective says soft arg max -----------
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [lambda p: 2.035, lambda p: np.full(np.shape(p)[:-1], 2.035)],  # the T = 1 answer
+    ids=["number", "array"],
+)
+def test_check_entropy_says_a_constant_answer_ignores_p(fn, capsys):
+    assert not check_entropy(fn)
+    line = capsys.readouterr().out
+    assert "the same for a one-hot row: your answer does not change with p" in line, line
+    assert "eps" not in line, line  # review 05_jj: it was told about log(p + eps)
+
+
+def test_the_constant_hint_leaves_the_eps_and_log_8_hints_alone(capsys):
+    assert not check_entropy(lambda p: _entropy_eps(p, 1e-3))  # depends on p: the eps hint
+    assert not check_entropy(lambda p: np.full(p.shape[:-1], np.log(8)))  # right on uniform
+    assert check_entropy(lambda p: np.sum(_entropy_terms(p), axis=-1))
+    eps, log8, right = capsys.readouterr().out.splitlines()
+    assert "log(p + eps)" in eps and "does not change with p" not in eps
+    assert "A one-hot row has entropy 0" in log8 and "does not change" not in log8
+    assert "PASS" in right
+
+
+def test_review_05jj_objective_says_soft_arg_max_as_the_page_does():
+    cells, _, flat = _chapter()
+    objectives = " ".join(cells["c4490847"].source.split())
+    assert "say why {term}`softmax` is a soft arg max;" in objectives
+    assert '"soft" max;' not in objectives and "smooth **arg max**" in flat

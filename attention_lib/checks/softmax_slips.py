@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+
 import numpy as np
 
 from .base import ATOL, Fail, fmt
@@ -39,4 +42,19 @@ def clipped_before_log(out, row: list[float]) -> None:
             f"got {got:.5f} for the row {row}, not {expected:.5f}: the small weight's "
             "term -p log p shrank, as when p is clipped before the log (np.clip or "
             "np.maximum). Clip nothing: take the log of np.where(p > 0, p, 1.0)."
+        )
+
+
+def ignores_p(fn, out, row: np.ndarray) -> None:
+    """Name an answer that is the same for any p (a hard-coded 2.035, say), before the eps hint."""
+    try:  # a quiet probe on a one-hot row, whose entropy is 0
+        with np.errstate(all="ignore"), contextlib.redirect_stdout(io.StringIO()):
+            again = np.asarray(fn(np.eye(len(row))[0]), dtype=float)
+    except Exception:  # the learner's code may fail there: the other checks speak then
+        return
+    if again.shape == np.shape(out) and np.allclose(again, out, atol=ATOL):
+        raise Fail(
+            f"got {float(np.squeeze(out)):.4g} for a uniform row over 8 keys and the same "
+            "for a one-hot row: your answer does not change with p. Compute minus the sum "
+            "of p log p from the p you are given."
         )
