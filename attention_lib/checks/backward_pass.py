@@ -178,6 +178,11 @@ def check_attention_backward(fn) -> CheckResult:
                 f"your three gradients are right, but you returned them as ({', '.join(found)}) "
                 f"on {case}: return them in the order (dQ, dK, dV)."
             )
+        if all(_close(g, -r) for g, r in zip(got, right, strict=True)):
+            raise Fail(
+                f"every gradient has the wrong sign (on {case}): dQ, dK and dV carry no minus. "
+                "The step W - lr * dW adds it."
+            )
         if not _close(got[2], right[2]):
             if _close(got[2], right[2] / np.sqrt(K.shape[-1])):
                 raise Fail(

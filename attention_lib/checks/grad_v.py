@@ -55,11 +55,23 @@ def _summed_over_batch(out: np.ndarray, right: np.ndarray, case: str) -> None:
 def check_grad_V(fn) -> CheckResult:
     r"""Check ``fn(A, dOut)`` returns :math:`dV = A^\top dO`, with batch dimensions."""
 
+    returned = []  # the type of the learner's last return value
+
+    def recorded(A, dOut):
+        out = fn(A, dOut)
+        returned[:] = [type(out)]
+        return out
+
     def run(cases: Cases) -> None:
         rng = np.random.default_rng(11)
         A, dOut = softmax(rng.normal(size=(3, 3))), rng.normal(size=(3, 3))
         case = "A of shape (3, 3) and dOut of shape (3, 3)"
         out = _run_product(cases, case, A, dOut)
+        if returned == [tuple] and out.shape != (3, 3):
+            raise Fail(
+                f"you returned a tuple (on {case}): return dV itself, one array, not "
+                "(dV,). Look for a comma after return."
+            )
         expect_shape(out, (3, 3), case, " dV has the shape of V: one row per key, (n_k, d_v).")
         known_mistakes(
             out,
@@ -118,4 +130,4 @@ def check_grad_V(fn) -> CheckResult:
         expect_shape(out, (2, 3, 4, 3), case, _LEADING_AXES)
         same(out, np.swapaxes(A4, -1, -2) @ dOut4, case)
 
-    return verdict("grad_V", fn, run)
+    return verdict("grad_V", recorded, run)
