@@ -892,6 +892,7 @@ MAIN_WORDS = 1280  # main-line prose (pass 10: 1203; 09z: 1272; 09ee: +38, the F
 # Round 09bb: +24 (the matrix form timed, gradient, 72 GiB, 1e-15)
 # Round 09cc: +19 (O(1) only while the text is known; word-order blindness; per-row overhead)
 # Round 09dd: 1310 (the projections and the LSTM moved into the recurrence fold)
+# Round 09jj: 1278 -> 1277 (the memory plot read, the full shuffle; paid by cuts)
 
 
 # --- The page -----------------------------------------------------------------------------
@@ -1029,9 +1030,10 @@ def test_the_page_says_only_what_it_measures():
         # Round 09cc (finding 5): "the free order of work" said plainly
         # Round 09ii (finding 1): the K/V shuffle a visible cell; the set, not the order
         "Now shuffle $K$ and $V$ together:",
+        # Round 09jj (finding 3): the full shuffle printed; the RNN's chain against positions
         "Equal up to rounding: each output depends on the *set* of (key, value) pairs, not"
-        " their order. Shuffle the words and each word's output only moves. That, not the"
-        " freedom to compute rows in any order, is why attention needs positions (chapter 1).",
+        " their order. Shuffle $Q$ too: each output only moves. An RNN gets word order from"
+        " its chain; attention must be told (chapter 1's positions).",
         # Round 09e (findings 2, 5, 8): the order of work; a fixed few steps; small fast memory
         # Round 09dd (finding 5): "its" had no referent
         "Split the rows between two jobs, or compute them in a shuffled order. Does the result",
@@ -1094,10 +1096,10 @@ def test_the_page_says_only_what_it_measures():
         # Editor pass 10 (review 09v, finding 6): the bridge said; "BLAS" dropped
         # Round 09bb (finding 3): the claim timed, rows against the matrix form
         # Session 11: the printed speedup replaces "several times"
-        "Since no row waits for another, one product $Q K^\\top$ replaces $n$ small ones and"
-        " runs faster than the row loop: on one CPU thread mostly by skipping Python's"
-        " per-row overhead, on a GPU by parallelism across the $n$ positions (an RNN is"
-        " parallel within each step, over the batch and the width).",  # 09ii (finding 4)
+        # Round 09jj (finding 5): the overhead said here once; the fold's repeat cut
+        "Since no row waits for another, the matrix form runs faster than the row loop: on one"
+        " CPU thread mostly by skipping Python's per-row overhead, on a GPU by running the $n$"
+        " positions in parallel (an RNN is parallel only within a step, over batch and width).",
         # Round 09dd (finding 3): "all at once" holds within a layer
         "Within a layer, attention's rows do not, and it reaches",
         # Round 09r (finding 1): blocking is not credited with the in-place drop
@@ -1109,9 +1111,11 @@ def test_the_page_says_only_what_it_measures():
         "Measured in float64 (8 bytes a number, four times bf16), the plain form peaks at three"
         " $n \\times n$ arrays: the scores $z$, their exponentials, the weights:",
         # Round 09y (finding 2): numbers the page prints (8 MiB weights, 3.0 x that)
-        "**Query blocks.** Take 128 query rows at a time, and compute their exponentials in"
-        " the scores' own array (`np.exp(z, out=z)`), so one $128 \\times n$ array is alive,"
-        " not three $n \\times n$ ones.",
+        # Round 09jj (finding 6): np.exp(z, out=z) moved into the plot cell's comment
+        "**Query blocks.** 128 query rows at a time: one $128 \\times n$ array, not three"
+        " $n \\times n$ ones.",
+        "The plain line stops at $n = 2048$; $16384$ would need about 6 GiB. Query blocks grow"
+        " like $n$ (18 MiB at $16384$: $128 \\times n$ scores plus the 2 MiB output).",
         "**Tiles.** Cut the keys into blocks of 128 too.",
         # round 09u (finding 5): said once; round 09y (finding 7): one sentence, the figure's 8
         # Round 09z (finding 2): one count, 7 after the update reading "I"
@@ -1138,8 +1142,9 @@ def test_the_page_says_only_what_it_measures():
         "in 1 step. The price: every query meets every key, $n \\times n$ scores.",
         # Round 09y (finding 6): either way, and the standard name
         # Session 11: the 7 steps' two factors kept, the parentheses cut
-        'in an RNN, the gradient from "delicious" back to "I" is multiplied by $W_h$ and'
-        " $\\tanh$'s slope at each of those 7 steps, so it can vanish or explode.",
+        # Round 09jj (budget): "7 times" for "at each of those 7 steps"
+        'an RNN\'s gradient from "delicious" back to "I" is multiplied by $W_h$ and'
+        " $\\tanh$'s slope 7 times, so it can vanish or explode.",
         # Round 09y (finding 1): Table 1's own message back, before the projections
         # Round 09z (finding 4): 2017's short sentences, and the n = 2048 row beside them
         # Session 11 (review 09gg, finding 2): Table 1's count against the count with projections
@@ -1188,6 +1193,9 @@ def test_the_page_says_only_what_it_measures():
         # Round 09ii (finding 8): the plot carries the memory numbers; (2) no "maximum" need
         *("The query blocks' 18 MiB", "fixed 0.2 MiB of scratch", "sum and maximum"),
         *("blind to word order", "(timed below)"),  # findings 1, 4
+        # Round 09jj: the fold's parallel-hardware repeat (finding 5); np.exp in the prose (6);
+        # "starts from nothing" cut for the budget (the math's m_0 = -inf and the print say it)
+        *("pays on parallel hardware", "np.exp(z, out=z)", "starts from nothing"),
     ):
         assert gone not in words, gone
     visible = " ".join(c.source for c in shown(cells) if c.cell_type == "code")
@@ -1223,6 +1231,7 @@ def test_the_stopwatch_sits_with_its_plot():
     assert "attention is faster at $n = 128$ and the RNN at $n = 1024$" in fold_text
     # Round 09bb (finding 4): the cause, in one sentence
     assert "64 times the RNN's arithmetic at $n = 1024$; the RNN's time is mostly" in fold_text
+    assert "overhead, as the row loop's was." in fold_text  # round 09jj (finding 5)
     # Round 09z (finding 1): "a depth of 1 ... (see Going further)" gave way to O(1) steps
     fig = next(c for c in cells if c.get("id") == "d2774696")
     prompt = fig.metadata["mystnb"]["code_prompt_show"]
@@ -1237,7 +1246,10 @@ def test_the_stopwatch_sits_with_its_plot():
         "nbval-ignore-output",
         "remove-input",
     ]
-    assert "0.2 MiB" not in main_text  # round 09ii (finding 8): the plot's legend says it
+    # Round 09jj (finding 1): the plot read once, after it, in one short paragraph
+    read = next(c for c in cells if c.get("id") == "memory-read")
+    assert cells.index(read) == cells.index(next(c for c in cells if c.get("id") == "83ca409a")) + 1
+    assert main_text.count("0.2 MiB") == 1 and "0.2 MiB of scratch, at every $n$" in read.source
     # Round 09dd (finding 2): the projections and the LSTM only in the recurrence fold
     assert "four gate blocks" not in main_text  # 09dd: the LSTM's blocks in the fold only
     split = next(c.source for c in cells if c.get("id") == "split-attn")  # round 09t: own cell
@@ -1290,7 +1302,9 @@ def test_the_stopwatch_sits_with_its_plot():
     assert tiled.index("peak_memory(") < tiled.index("memory_plot(n_axis")
     # Round 09ii (finding 1): the K and V shuffle a visible cell, one line printed
     kv = next(c for c in cells if c.get("id") == "shuf-kv")
-    assert "tags" not in kv.metadata and kv.source.count("print(") == 1
+    # Round 09jj (finding 3): and the full shuffle, Q too, one more printed line
+    assert "tags" not in kv.metadata and kv.source.count("print(") == 2
     assert "K[kv_order], V[kv_order]" in kv.source
+    assert "al.attention_by_rows(Q[kv_order], K[kv_order], V[kv_order])" in kv.source
     assert ids.index("shuf-kv") + 1 == ids.index("shuf-kv-check")
     assert "order-fold" not in ids  # round 09z (finding 5): its sentence on the main line
