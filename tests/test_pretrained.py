@@ -535,6 +535,16 @@ def _first_k_tokens(H, m):
         (lambda H, m: H[:, 1:-1].mean(axis=1), "FAIL", "left out its first and last tokens"),
         (lambda H, m: (H * m).sum(1) / m.sum(1, keepdims=True), "FAIL", "mask[..., None]"),
         (lambda H, m: _masked_sum(H, m) / m.sum(1), "FAIL", "keep the count as (B, 1)"),
+        (  # review 11_jj: np.average's weights must have H's shape
+            lambda H, m: np.average(H, axis=1, weights=m),
+            "FAIL",
+            "np.average wants weights of H's own shape",
+        ),
+        (
+            lambda H, m: np.average(H, axis=1, weights=np.broadcast_to(m[..., None], H.shape)),
+            "PASS",
+            "all 5 cases",
+        ),
         (
             lambda H, m: _masked_sum(H, 1 - m) / (1 - m).sum(1, keepdims=True),
             "FAIL",

@@ -16,6 +16,14 @@ _SUMMED = (
     "you summed the heads: glue them side by side into d_model numbers "
     "(np.swapaxes(heads, -2, -3), then reshape) and multiply by the whole W_o."
 )
+_AVERAGED = (
+    "you averaged the heads: glue them side by side into d_model numbers "
+    "(np.swapaxes(heads, -2, -3), then reshape) and multiply by the whole W_o."
+)
+_SQRT_32 = (
+    "you hard-coded sqrt(32), the model's d_k, but the checker's layers are smaller: "
+    "use d_k = d_model / h from X and h."
+)
 _BIAS_SLICE = (
     "every head got the same d_k numbers of each bias (b[:d_k]): add the whole bias "
     "before the cut, X @ W_q + b_q, so head i gets its own slice."
@@ -46,18 +54,19 @@ def broadcast_hint(error: str, d_model: int) -> str:
 
 
 def slips(X, p, h) -> tuple:
-    """(wrong output, hint) for K Q^T, heads summed, b[:d_k] added to every head, W_q
-    transposed, and K and V swapped."""
+    """(wrong output, hint) for K Q^T, heads summed or averaged, b[:d_k] added to every
+    head, W_q transposed, K and V swapped, and the scale hard-coded as sqrt(32)."""
     d_k = X.shape[-1] // h
 
-    def attend(Q, K, V):  # (..., h, n, d_k) each
-        return softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k)) @ V
+    def attend(Q, K, V, scale=d_k):  # (..., h, n, d_k) each
+        return softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(scale)) @ V
 
     Q, K, V = (
         split_heads(X @ W + b, h) for W, b in ((p.W_q, p.b_q), (p.W_k, p.b_k), (p.W_v, p.b_v))
     )
     k_q_t = softmax(K @ np.swapaxes(Q, -1, -2) / np.sqrt(d_k)) @ V
     summed = attend(Q, K, V).sum(axis=-3) @ p.W_o[:d_k]  # (..., n, d_k) @ (d_k, d_model)
+    averaged = attend(Q, K, V).mean(axis=-3) @ p.W_o[:d_k]  # review 11_jj
     sliced = (
         split_heads(X @ W, h) + b[:d_k] for W, b in ((p.W_q, p.b_q), (p.W_k, p.b_k), (p.W_v, p.b_v))
     )
@@ -67,5 +76,7 @@ def slips(X, p, h) -> tuple:
         (merge_heads(attend(Q_t, K, V)) @ p.W_o + p.b_o, _W_Q_T),
         (merge_heads(attend(Q, V, K)) @ p.W_o + p.b_o, _K_V),
         (summed + p.b_o, _SUMMED),
+        (averaged + p.b_o, _AVERAGED),
+        (merge_heads(attend(Q, K, V, scale=32)) @ p.W_o + p.b_o, _SQRT_32),  # review 11_jj
         (merge_heads(attend(*sliced)) @ p.W_o + p.b_o, _BIAS_SLICE),
     )

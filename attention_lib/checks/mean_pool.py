@@ -61,6 +61,11 @@ def check_mean_pool(fn) -> CheckResult:
                     f"the mask cannot index H (on {case}): it holds the floats 0.0 and 1.0. "
                     "Use the mask as weights instead: mask[..., None] * H."
                 ) from None
+            if "Shape of weights" in str(fail):  # np.average(H, axis=1, weights=mask)
+                raise Fail(
+                    f"np.average wants weights of H's own shape (on {case}): use "
+                    "weights=np.broadcast_to(mask[..., None], H.shape)."
+                ) from None
             if "broadcast" not in str(fail):
                 raise
             if _flat_count(fn):
