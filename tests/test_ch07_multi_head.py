@@ -462,6 +462,15 @@ def first_value_block(X, W_q, W_k, W_v, W_o, h):
     return np.concatenate(heads, axis=-1) @ W_o
 
 
+def last_head_only(X, W_q, W_k, W_v, W_o, h):
+    # Review 07_jj: the loop overwrites head and never appends, so only the last is left.
+    d_k = X.shape[-1] // h
+    for i in range(h):
+        c = slice(i * d_k, (i + 1) * d_k)
+        head, _ = al.scaled_dot_product_attention(X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c])
+    return head @ W_o
+
+
 def review_07_ii_loop(slip):
     # Review 07_ii: slices one column too wide, overlapping slices, or K.T passed to sdpa.
     def fn(X, W_q, W_k, W_v, W_o, h):
@@ -763,6 +772,7 @@ def review_07d_slip(kind):
         (review_07_ii_loop("overlap"), "FAIL", "Did you forget to multiply by d_k?"),
         (review_07_ii_loop("K.T"), "FAIL", "Pass K, not K.T: al.scaled_dot_product_attention"),
         (review_07_ii_loop("none"), "PASS", "all 6 cases match"),
+        (last_head_only, "FAIL", "did the loop keep only the last head? Append each head"),
         (
             block_diagonal_w_o,
             "FAIL",
@@ -1002,7 +1012,11 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # session 11 (number diet): "One call attends in all heads" cut
     assert "One call attends in all heads" not in source["split-md2"]
     # review 07_x (finding 7): the batch axis said with its shape
-    assert "with $b$ sentences, `split_heads` gives $(b, h, n, d_k)$." in source["split-md2"]
+    # review 07_jj: the batch clause cut for words; the code says it (finding 7)
+    assert "with $b$ sentences" not in source["split-md2"]
+    assert "# leading axes are batch axes: all heads in one call" in (
+        cells[ids.index("ef813e7a")].source
+    )
     assert "a batch axis stays in front." not in source["split-md2"]
     # round l (review 07_l, finding 6): the math's Q_i is a block of columns of X W_q
     assert "cuts it into heads, a block of columns each" in source["split-md2"]
@@ -1029,14 +1043,13 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # review 07_y (finding 6): one short cell, the row of "ate" printed; no "invertible"
     # review 07bb (finding 2): the block sum printed for "ate", head by head, not the 1.99
     assert "tags" not in mix_code.metadata and len(mix_code.source.splitlines()) <= 6
-    assert "head_obj @ W_o_mix[:2]" in mix_code.source
-    assert "head_subj @ W_o_mix[2:]" in mix_code.source
+    # review 07_jj (finding 8): one printed line, the concatenation times W_o_mix
+    assert "(two[ate] @ W_o_mix).round(2)" in mix_code.source
+    assert "head_obj @ W_o_mix[:2]" not in mix_code.source
     assert "invertible" not in mix_code.source
     shown = "".join(o.get("text", "") for o in mix_code.outputs)
     assert [line.split(":")[-1].split() for line in shown.splitlines()] == [
-        ["[0.99", "0.", "0.", "0.", "]"],  # review 07_ee (finding 5): no "-0."
-        ["[0.", "1.", "1.", "1.]"],
-        ["[0.99", "1.", "1.", "1.", "]"],
+        ["[0.99", "1.", "1.", "1.", "]"],  # review 07_ee (finding 5): no "-0."
     ]
     # review 07_k (learner 1, finding 3): the W_o paragraph moved after the math, as the
     # worked case of the block sum; the figure before it stops at the concatenation
@@ -1086,8 +1099,9 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # review 07_hh (finding 2): cut to the reading of the result
     # review 07_ii (finding 3): why a model would want the column, for "ate" only
     assert mix_read == (
-        'For "ate" it reads 1 − 0: the eater is human, the eaten is not, which neither head '
-        "holds alone. $W_o$ mixes what the heads found; it adds nothing they did not."
+        'For "ate" it reads 1 − 0: the eater is human, the eaten is not. $W_o$ mixes what '
+        "the heads found; it adds nothing they did not."  # review 07_jj (finding 8): the
+        # concatenation already holds both facts, so "which neither head holds alone" is cut
     )
     # review 07dd (finding 1): W_o is invertible here; it creates no fact (07_ii: the
     # two heads' findings together hold it, neither alone)
@@ -1490,9 +1504,11 @@ def test_values_overlap_is_said_with_its_example():
     # and values are shared
     assert pair.endswith(
         '"Ate" asks with the query (16, 0, 0, 16): the **object head**\'s half asks for '
-        "food, the **subject head**'s for a person. The 16s are loud so each head picks one "
-        'word (read only the row of "ate"). Both heads share keys and values (real heads '
-        "learn their own):"  # review 07_ii (finding 4): the 0.31 and the 9.6 cut
+        "food, the **subject head**'s for a person. The 16s make the query long, which "
+        'sharpens softmax (chapter 5): each head picks one word (read only "ate"\'s row). '
+        "Both heads share keys and values (real heads learn their own):"
+        # review 07_ii (finding 4): the 0.31 and the 9.6 cut
+        # review 07_jj (finding 4): "loud" said as what it does, with chapter 5
     )
     assert "0.31" not in pair and "9.6" not in pair
     assert "columns 0, 1 (object head)" not in kv_source()  # review 07bb (finding 5)
@@ -1513,7 +1529,7 @@ def test_values_overlap_is_said_with_its_example():
     head = source["pair-md3"]
     # review 07cc: "Why 16?" cut to pay for findings 1-4, 7-8 (the figure shows the 0.97)
     assert head.startswith("`al.multi_head_attention` takes these steps")
-    assert "One head ($h = 1$) owns all four columns." in head  # session 11: d_k cut
+    assert "One head ($h = 1$) owns all four columns:" in head  # session 11: d_k cut
     assert "by rows" not in head
     V = toy.X @ toy.W_v[:, [0, 3]]
     assert V[CAKE].tolist() == [1.0, 0.0] and V[I].tolist() == [1.0, 1.0]
@@ -1631,8 +1647,8 @@ def test_the_named_heads_and_one_merged_experiment():
     # review 07aa (findings 1-2): the general reason, the tie admitted, the loss located
     # session 11 (review 07_ee, finding 9): the key layout the tie depends on; the
     # general reason is said once, in the opening section
-    assert read.startswith(
-        'One head sees the keys (food, person, food, person), so "cake" and "I" tie: 16 each.'
+    assert read.startswith(  # review 07_jj: shorter
+        'One head sees the keys (food, person, food, person): "cake" and "I" tie at 16.'
     )
     # review 07_k (finding 5): why the one-head output repeats, said once
     # round m (review 07_m, finding 2): what the average loses is whose features they are
@@ -1642,8 +1658,11 @@ def test_the_named_heads_and_one_merged_experiment():
     # review 07bb (findings 1, 6): the role is what is lost, not the humanness; the scaled 8
     # review 07cc (finding 6): where the 0.48 comes from, as a sum
     # review 07_ii (finding 1): one head can weigh both; it returns one average
+    # review 07_jj (finding 1): the two outputs side by side; what blurs is a column both
+    # words fill (the reviewer's "feature both share": "I" is human, "cake" is not)
     assert read.endswith(
-        "It weighs both, 0.48 each, but returns one average; their *human* values blur: "
+        "It returns (0.98, 0.48, 0.98, 0.48), two heads (0.99, 0, 1, 1): their shared "
+        "*human* column blurs: "
         '$$0.48 \\approx 0.48 \\times 1\\ (\\text{"I"}) + 0.48 \\times 0\\ (\\text{"cake"}),$$ '
         "and nothing says who ate what."
     )
@@ -1697,7 +1716,7 @@ def test_the_named_heads_and_one_merged_experiment():
         "average."  # review 07dd (finding 3): a compound question is possible; 07_ii: shorter
         in source["855d1d49"]
     )
-    assert "pointers ask; food answers, and people less" in source["heads-md2"]
+    assert "pointers ask; food answers" not in source["heads-md2"]  # review 07_jj: cut
     assert "with $W_o$ the identity" not in source["heads-md2"]  # session 10: cut
     delicious = toy.token_index("delicious")
     assert toy.X[delicious, 2] == 0.3
@@ -1716,7 +1735,8 @@ def test_one_change_of_sizes_said_once_and_the_batch_axis_is_shown():
     assert ids.index("split-md") + 1 == ids.index("e6cfb90e")
     assert "shape_tracer(n=6, d_model=32, h=8)" in cells[ids.index("e6cfb90e")].source
     # review 07cc: the pair's sizes cut; "no two axes share a length" says why
-    assert "no two axes share a length" in source["split-md"]
+    # review 07_jj (finding 5): why it matters, said
+    assert "each axis has its own length, so shapes name their axes" in source["split-md"]
     page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
     # session 11 (number diet): the sizes are in the tracer's title, not the split section
     assert page.count("d_{model} = 32") == 1  # the parameter exercise
@@ -1760,7 +1780,7 @@ def test_real_code_and_exercise_wording():
     assert (
         "Each attention layer of the base model has $4 \\times 512^2 = 1{,}048{,}576$" in solution
     )
-    assert "traced above" in source["5cd0b651"]
+    assert "traced above" not in source["5cd0b651"]  # review 07_jj: cut for words
     # round d (review 07_c, finding 9): the grid exercise repeated 7.4's lesson; cut
     ids = [c.id for c in cells]
     assert "grid-ex" not in ids and "ex-heads-read-figure" not in " ".join(source.values())
@@ -1918,7 +1938,9 @@ def test_fix_round_7i_wording():
     assert "Both add biases by default. The paper and this course use none." in real
     assert "3 who ate" not in labels  # fix round 7j: outputs named, not numbered
     assert "From here to the exercises" not in source["split-md"]  # fix round 5 (07u)
-    assert "Below, no two axes share a length." in source["split-md"]  # 07_ii: shorter
+    assert source["split-md"].endswith(  # 07_ii: shorter; 07_jj: why it matters
+        "Below, each axis has its own length, so shapes name their axes."
+    )
     assert "From here on" not in source["split-md"]
     assert "among these three keys" in source["7dce2a2a"]
     assert "initial=2," in source["3dce5151"]
@@ -2100,8 +2122,12 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     assert (  # round d: one head a sentence, in the panels' order
         "One looks at the previous token, one mostly at the next. The *parking head* puts "
         "0.91 of each row, on average, on `[CLS]`, a marker added in front. "
-        "{cite:t}`clark2019what` saw BERT heads park on `[SEP]` and `[CLS]` as a no-op, "
-        "later named an *attention sink* {cite:p}`xiao2023efficient`." in source["trained-lead"]
+        "{cite:t}`clark2019what` saw BERT heads park on special tokens (`[CLS]` early, "
+        "`[SEP]` in middle layers) and read it as a no-op, an *attention sink* (chapter 5). "
+        'The last sends every row, "it" included (0.64), to "cake": no pronoun head.'
+        in source["trained-lead"]
+        # review 07_jj (findings 2-3): the 'cake' panel described; Clark et al. made
+        # precise; the sink is chapter 5's term, pointed to
         # review 07_ii (finding 2): Clark et al. saw [SEP] above all
         # review 07_hh (finding 3): Clark et al. for BERT, Xiao et al. for the name
         # review 07_x (finding 6): chapter 11's term; review 07_ee (finding 8): attributed;
@@ -2119,7 +2145,8 @@ def test_fix_round_7n_one_toy_on_the_main_line():
         "## What trained heads do Nothing in the architecture tells heads apart; random "
         "starts break the tie. Below, four trained heads"
     )
-    assert "trained-md" not in ids and "0.64" not in trained
+    assert "trained-md" not in ids
+    assert trained.count("0.64") == 1  # review 07_jj (finding 2): the 'cake' head, described
     main = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
     assert sum(len(line.split()) for line in main) <= 1032
 
@@ -2139,7 +2166,7 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     # review 07_k (finding 6): cut; pair-was says it about "was" after the figure
     # review 07_hh (finding 1): back as one clause in pair-md: read only the row of "ate"
     # review 07_ii (finding 4): the warning kept, its number cut
-    assert '(read only the row of "ate")' in source["pair-md"] and "9.6" not in source["pair-md"]
+    assert '(read only "ate"\'s row)' in source["pair-md"] and "9.6" not in source["pair-md"]
     assert "more quietly" not in source["pair-md"]
     read2 = source["pair-read2"]
     page = " ".join(source.values())
@@ -2311,7 +2338,11 @@ def test_fix_round_b_review_07za():
     assert "({numref}`ex-thin-heads`)" in source["deeper-md"]
     assert "exercise 7.4" not in source["deeper-md"]
     assert any(c.id == "7dce2a2a" and ":label: ex-thin-heads" in c.source for c in cells)
-    assert 'times 3 so that "delicious" (0.7 food) asks with 2.1' in source["heads-md2"]
+    # review 07_jj (finding 9): the bullets cut to the one fact the exercise uses
+    assert "times 3 so that" not in source["heads-md2"]
+    assert source["heads-md2"].endswith(
+        "Every head's *action* key is negative: verbs answer least."
+    )
     assert "np.isclose(q[delicious, 2], 2.1)" in source["2c1d3cd7"]  # the 2.1, computed
     assert "trained-md" not in source  # review 07_o: the fold is cut
     assert "{cite:p}`michel2019sixteen`" in source["deeper-studies"]  # session 10

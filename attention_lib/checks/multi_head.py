@@ -13,7 +13,7 @@ from ..heads import merge_heads, multi_head_attention, split_heads
 from .base import Cases, CheckResult, Fail, expect_shape, known_mistakes, verdict
 from .multi_head_merges import softmax_slips, token_axis_hint, transposed_k_hint, wide_hint
 from .multi_head_mistakes import _multi_head_mistakes, _row_slices
-from .multi_head_slips import LIST_OF_PAIRS, combined_hint, is_list_of_pairs, matches, weights_hint
+from .multi_head_slips import LIST_OF_PAIRS, is_list_of_pairs, matches, one_block_hint, weights_hint
 from .names import calls_library
 
 
@@ -111,9 +111,8 @@ def _wrong_concatenation(fn, X, W_q, W_k, W_v, W_o, h) -> str:
                     f"{missing} head is missing. Check the loop: {loop}? Use range(h)."
                 )
     got = concat_of(d_k)
-    for combined, how in ((heads.sum(axis=0), "summing"), (heads.mean(axis=0), "averaging")):
-        if got is not None and got.shape == combined.shape and np.allclose(got, combined):
-            return combined_hint(how)
+    if hint := one_block_hint(got, heads):  # summed, averaged, or the last head kept
+        return hint
     if got is not None and got.shape[0] == h * n:
         return (
             f"Your concatenation has {h * n} rows, h x n: the heads were stacked under each "

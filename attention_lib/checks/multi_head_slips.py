@@ -66,6 +66,21 @@ def combined_hint(how: str) -> str:
     )
 
 
+def one_block_hint(got, heads: np.ndarray) -> str:
+    """Name a concatenation only d_k wide: the heads summed, averaged, or only the last kept."""
+    if got is None or got.shape != heads[0].shape:
+        return ""
+    for combined, how in ((heads.sum(axis=0), "summing"), (heads.mean(axis=0), "averaging")):
+        if np.allclose(got, combined):
+            return combined_hint(how)
+    if len(heads) > 1 and np.allclose(got, heads[-1]):  # review 07_jj: head overwritten
+        return (
+            "Your concatenation is d_k wide: did the loop keep only the last head? Append "
+            "each head to a list, then np.concatenate(heads, axis=-1) @ W_o."
+        )
+    return ""
+
+
 def weights_hint(got, maps: np.ndarray) -> str:
     """Name the heads' (n, n) weights laid side by side, ``got``, in place of their outputs."""
     want = merge_heads(maps)  # (n, h n)
