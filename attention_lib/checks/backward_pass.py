@@ -73,6 +73,11 @@ def _pieces(Q, K, V, dOut) -> dict:
             "my_grad_QK needs the scale too.",
         ),
         (
+            qk(softmax_step(A), scale=s * s),
+            "dQ and dK are scaled twice, by 1 / d_k: the scale 1 / √d_k of "
+            "S = Q Kᵀ / √d_k enters once. Apply it in my_grad_QK or outside it, not both.",
+        ),
+        (
             qk(softmax_step(A), scale=1 / np.sqrt(V.shape[-1])),
             "dQ and dK are scaled by 1/√d_v: the scores are divided by √d_k, the width "
             "of Q and K, so s = 1 / np.sqrt(K.shape[-1]).",
