@@ -374,16 +374,21 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     solution = " ".join(cells["ebd8373f"].source.split())
     # review 04hh (F3): the gradient leads; μP named as what makes 1/d_k work
     assert "at initialisation" in solution.lower() and "Adam" not in solution
-    assert solution.index("shrinks like") < solution.index("0.068")
-    assert "μP (Going further) makes $1/d_k$ work by rescaling the learning rates." in solution
-    assert "rows start almost even" not in solution
-    # review 04dd (F2, F7): a plain answer first; the SGD caveat; muP in the after-training box
-    assert "It over-corrects." in solution
+    # review 04ii (F3, F9): the near-even row is not the harm (μP starts exactly even); the
+    # cost is the gradient; μP is explained once, in Going further, and pointed at here
+    assert solution.index("0.068") < solution.index("not the harm") < solution.index("shrinks")
+    assert "Nearly even rows are not the harm: μP (Going further) starts exactly even." in solution
+    assert "rescaling" not in solution
+    assert "rescaling the learning rates" in cells["gf-training"].source
+    assert "rows start almost even" not in solution and "over-corrects" not in solution
+    # review 04dd (F2, F7): the SGD caveat; muP in the after-training box
     assert "plain SGD at a fixed learning rate" in solution
     assert "{cite}`yang2022tensor`" in cells["gf-training"].source
     # the GPT-2 head's code follows the box that names the real heads' widths
     ids = list(cells)
     assert ids.index("2e6482c3") == ids.index("gpt2-deeper") + 1
+    # review 04ii (F1): what is measured, not deduced from the lead alone
+    assert "so $1 - p < 10^{-4}$" not in cells["grad-intro"].source
 
 
 def test_the_sliders_middle_panel_has_its_own_y_label():
@@ -847,10 +852,15 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     after = [c for c in shown(cells[at_summary + 1 :]) if c.cell_type == "markdown"]
     assert after[0].source == "## Going further"
     assert all(":class: dropdown" in c.source for c in after[1:]) and len(after) <= 6
-    assert ids.index("gpt2-deeper") == ids.index("fa6cbeb4") + 1
+    # review 04ii (F8): the GPT-2 box moves into Going further, so the table -> slider ->
+    # gradient line runs without a detour; d_model != d_k stays on the main line (issue #29)
+    assert ids.index("gpt2-deeper") == ids.index("going-further") + 1
+    assert ids.index("439f69a3") == ids.index("fa6cbeb4") + 1
+    said = "(GPT-2 small splits $d_{model} = 768$ into heads of $d_k = 64$)"
+    assert said in " ".join(cells[ids.index("4875b8d4")].source.split())
     box = cells[ids.index("gpt2-deeper")]
     aside = " ".join(box.source.split())
-    assert aside.startswith("````{admonition} Going deeper (optional)")
+    assert aside.startswith("````{admonition} Does a GPT-2-style head")
     assert ":class: dropdown" in aside and outside_folds(box.source).strip() == ""
     assert "hide-cell" in cells[ids.index("2e6482c3")].metadata["tags"]
     # the main line: what shows before the summary without opening a box
@@ -871,7 +881,7 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # review 04_t (F8): the teaser leads with the box's conclusion, not a bare spread
     # session 10: the teaser is cut; the box's title asks its question
     assert "rows saturate, but half still give one random key" not in main
-    assert "does a GPT-2-style head at initialisation saturate?" in aside
+    assert "Does a GPT-2-style head at initialisation saturate?" in aside
     # review 04m: the pointer only on the main line; the box has the numbers
     assert "but half still give one random key over half the weight" in aside
     # review 04 (round s): the "so what" of a skewed start, in one clause each
@@ -926,7 +936,8 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     rows_fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
     assert "a constant times" not in rows_fold  # review 04p: the factors are named
     # diet 11: the table below prints 0.25 and 1e-4; the prose says what they show
-    said = r"the top weight $p$ has slope $p\,(1 - p)$."  # review 04hh: the table shows the fall
+    # review 04hh: the table shows the fall; review 04ii (F4): the slope's variable named
+    said = r"the top weight $p$ has slope $p\,(1 - p)$ with respect to $g$."
     assert said in plain and "Two keys" not in rows_fold
     # review 04p: the divide-or-shrink box drew a finding in three reviews running: cut,
     # with its cells (SGD and Adam are not taught by chapter 4)
@@ -953,9 +964,12 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     assert "almost nothing gets through" not in plain  # rows just past 0.99 still pass a lot
     # review 04dd (F3, F6): starvation tied to the lead, not to the 0.99 cut, in one clause
     # review 04hh (F2): saturation the symptom, starving how far past it, one lead statistic
-    said = "Saturation is the symptom; a row starves only far past 0.99. At $d_k \\ge 512$ most"
-    said += " saturated rows lead the next score by 10 or more, so $1 - p < 10^{-4}$."
-    assert said in plain and "just past 0.99" not in plain
+    # review 04ii (F4): one threshold; the table read against it, then how far past it rows go
+    said = "At 0.99 the slope is 25 times below its peak; each further 2.3 of gap divides it by"
+    said += " 10. At $d_k \\ge 512$ most saturated rows lead the next score by 10 or more: far"
+    said += " past 0.99."
+    assert said in plain and "just past 0.99" not in plain and "symptom" not in plain
+    assert r"slope $p\,(1 - p)$ with respect to $g$." in plain
     assert ids.index("grad-rows-read") < ids.index("2eda6d98")  # before the exercises
     # review 04m: the summary names the GPT-2-style init (it saturates few rows)
     for aside_only in ("µP", "μP", "0.31", "learning rate", "shrink", "Shrink"):
@@ -1035,7 +1049,8 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04_y (F6): two ratios; the 3.7 split moved into the row-by-row fold
     # review 04cc: the 5 times at 256 is the summary's
     # review 04dd (F5): split into short sentences; the collapse's number said once
-    said = r"From $d_k = 256$ even the median collapses, about 1000 times below scaled at 1024."
+    # review 04ii (F6): "collapses" fit 512 and 1024, not 256: the ratios said instead
+    said = r"From $d_k = 256$ even the median falls: 5 times below scaled, about 1000 times at"
     # review 04aa (F1): the numbers for "uneven" move from the fold to the main line
     # review 04bb (F2): the two numbers are printed by grad-rows64, just above
     # diet 11: the 3.7 is printed just above; the prose keeps the 3% (one number)
@@ -1113,7 +1128,11 @@ def test_the_gpt2_teaser_leads_with_the_boxs_conclusion():
     out = "".join(o.get("text", "") for o in cells["2e6482c3"].outputs)
     assert "spread of a raw score: 2.45" in out and "top weight above 0.5:  50% of rows" in out
     assert "(spread 8 at $d_k = 64$)" in " ".join(cells["2e6482c2"].source.split())
-    assert "Our unit-variance vectors are a harsh start" in aside  # why it is not 8
+    assert "used unit-variance vectors, a harsh start" in aside  # why it is not 8
+    # review 04ii (F2): the sentence length said, and GPT-2's own 1024 tokens
+    assert "In our 16-token sentences almost no rows saturate" in aside
+    assert "Over GPT-2's 1024 tokens only 3% do (mean top weight 0.17" in aside
+    assert "at 1024 tokens: 3% of rows above 0.5, mean top 0.17" in out
 
 
 @pytest.mark.parametrize("scale", [1.0, 0.125])
@@ -1209,11 +1228,10 @@ def test_review_04u_phrasings_are_exact():
     # review 04aa (F5): "mostly vanishing" was the median's 5x drop; most rows saturate there
     # review 04bb (F3): the starved queries and the median's collapse, both named
     # review 04cc (F2): at d_k = 64 the harm is unevenness; the median falls from 256
-    said = r"**saturate** softmax rows and starve many queries of gradient while others get far"
     # review 04dd (To reach 9): the collapse's number is said once, beside the figure
     # review 04hh (F1): the summary's 1000-fold (a different quantity from the body's) is cut
-    said += r" more; wider still, even the median"
-    said += " collapses."
+    # review 04ii: cut to its first claim, for words (the figure's reading has the fall)
+    said = r"**saturate** softmax rows and starve many queries of gradient."
     assert "mostly vanishing" not in summary
     assert said in summary and "one raw query in ten" not in summary  # 04m: with the shares
     assert "a tenth to a fifth" not in summary and "suit every width" not in summary
@@ -1247,7 +1265,9 @@ def test_review_04u_phrasings_are_exact():
     said = "Like water too hot for coffee {cite}`understanding-transformers-4`: past a point,"
     assert said in text("grad-why-uneven") and "coffee" not in text("fa6cbeb4")
     why = text("grad-why-uneven")
-    assert why.index("3%") < why.index("collapses") < why.index("coffee")
+    assert why.index("3%") < why.index("falls") < why.index("coffee")
+    # review 04ii (F5): what "more" was: sharper scores
+    assert "past a point, sharper scores starve learning." in why
     # review 04p: the image is for "too large" only; dividing shrinks the scores, which in
     # chapter 5's terms is a temperature above 1 (it flattens rows), so nothing "cools"
     assert "coffee" not in text("4875b8d4")
@@ -1260,13 +1280,14 @@ def test_review_04u_phrasings_are_exact():
     # training fits the weights with the division in place
     # review 04bb (F7): "saturates" is defined later; say nearly one-hot, with the number
     # review 04cc (F4): the 0.32 is the largest of all 8 rows, named as such
-    said = "No row of our 8 is nearly one-hot: the largest raw weight anywhere is 0.32 (it →"
+    # review 04ii (F7): "only flattens that row" misread; every row flattens (b22339f3)
+    said = "No row of our 8 is nearly one-hot, and scaling makes every row flatter (it → cake:"
     assert said in text("fcdb6ff2") and "a little" not in text("fcdb6ff2")  # review 04p
     # review 04_t (finding 1): saturation is tied to unit-variance q and k (the GPT-2 box
     # shows 0.5% at d_k = 64 under a realistic start), not to width alone
     # review 04_u (finding 6): no forward claims (31%, W_q/W_k) before they are measured
     # review 04dd (F4): why the spread matters, before the variance maths
-    said = "It matters as queries and keys widen: spread-out scores push softmax rows onto one"
+    said = "Scaling matters for wide queries and keys: spread-out scores push softmax rows"
     assert said in text("fcdb6ff2") and "31%" not in text("fcdb6ff2")
     assert "training fits" not in text("fcdb6ff2")
     assert "wide heads (64 and up)" not in text("fcdb6ff2")
@@ -1556,7 +1577,7 @@ def test_review_04k_title_logits_and_the_scalar_hint(capsys):
     # review 04_u: uneven, not starved: the raw median is above the scaled one up to d_k = 64
     # review 04bb (F3): the collapse named as well as the starved queries
     # review 04cc (F2): uneven at d_k = 64, not starved overall (the summary has numbers)
-    said = r"and starve many queries of gradient while others get far more;"
+    said = r"**saturate** softmax rows (nearly one-hot) and starve many queries of gradient;"
     assert said in " ".join(head.split())
     # chapter 3 promises the scaled scores are chapter 4's logits
     said = "These scaled scores are the {term}`logits <logit>` that softmax (chapter 5) turns"
@@ -1625,3 +1646,13 @@ def test_review_04z_checker_wording(capsys):
         message = check_scaled_scores(rounded).message
         assert message.endswith(": don't round."), message
     capsys.readouterr()
+
+
+def test_review_04ii_a_hard_coded_whole_divisor_is_named(capsys):
+    # review 04ii (checkers): "/ 8" got only "check the divisor"; a whole number typed in is
+    # named against this case's √d_k; a divisor that is not whole keeps the generic hint
+    assert not check_scaled_scores(lambda Q, K: Q @ swap(K) / 8)
+    line = capsys.readouterr().out
+    assert "off by the same factor 0.375: you divided by 8; here √d_k = 3." in line
+    assert not check_scaled_scores(lambda Q, K: Q @ swap(K) / 2.9)
+    assert "check the divisor" in capsys.readouterr().out

@@ -7,8 +7,11 @@ import numpy as np
 from .base import ATOL, Fail
 
 
-def off_everywhere(out: np.ndarray, expected: np.ndarray) -> None:
-    """Name rounding, float16, NaN from a root of the scores, or a divisor off everywhere."""
+def off_everywhere(out: np.ndarray, expected: np.ndarray, root: float | None = None) -> None:
+    """Name rounding, float16, NaN from a root of the scores, or a divisor off everywhere.
+
+    ``root`` is the right divisor, √d_k: given it, a whole-number divisor typed in is named.
+    """
     if out.shape == expected.shape and not np.allclose(out, expected, atol=ATOL):
         places = next((k for k in range(7) if np.allclose(out, expected.round(k))), None)
         if places is not None:  # a rounded answer: the right values, rounded
@@ -20,4 +23,8 @@ def off_everywhere(out: np.ndarray, expected: np.ndarray) -> None:
         raise Fail("every entry is off by about 1e-3: are you using float16? Keep float64.")
     ratio = out / expected
     if not np.isclose(ratio.flat[0], 1) and np.ptp(ratio) < 1e-6 * abs(ratio.flat[0]):
-        raise Fail(f"every entry is off by the same factor {ratio.flat[0]:.4g}: check the divisor.")
+        said = f"every entry is off by the same factor {ratio.flat[0]:.4g}"
+        typed = root / ratio.flat[0] if root else 0.0  # the divisor used, if one
+        if round(typed) >= 1 and abs(typed - round(typed)) < 1e-6:
+            raise Fail(f"{said}: you divided by {round(typed)}; here √d_k = {root:g}.")
+        raise Fail(f"{said}: check the divisor.")
