@@ -637,7 +637,9 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     )
     assert "GPUs train" not in flat
     # review 05aa F2: the fold leads with rounding (1024, not 1500), then overflow
-    assert "88.72" not in box and box.count("any float16 total overflows past 65,504") == 1
+    assert "88.72" not in box and box.count("a float16 total overflows past 65,504,") == 1
+    # review 05_kk F9: only a row of more than 65,504 keys reaches it after the max trick
+    assert "which a row of more than 65,504 keys can reach after the max trick" in box
     assert box.index("give 1024, not 1500") < box.index("overflow")
     assert "weights of 0.3" not in box  # 05_cc F3
     # review 05_dd F4: the terms are e^(z - max), each 0.3, not copies of e^0.3
@@ -654,12 +656,15 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     # review 05_a: np.sum does not stall; a float16 total overflows, the library's reason
     assert "stops growing" not in box and "stall" not in box
     assert "65 504" not in box  # review 05_v F9: the float16 sum is back, in the fold
-    assert "_softmax" not in cells["5f0a1b2c"].source  # review 05aa: no private function
+    assert "5f0a1b2c" not in cells  # review 05aa: no private function; 05_kk F7: cut
     # no orphan column sums; the non-linearity section ends on a measured output and sqrt(d_k)
     assert not any("column sums" in c.source for c in shown if c.cell_type == "code")
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
     # review 05_hh F3 (issue #29): the identity is said in words and asserted off the page
-    assert printed == ["softmax, 'cake': 0.21 -> 0.32"]
+    # review 05_kk F3: the lead moved the (2S)V = 2(SV) identity to a hidden assert only;
+    # the page shows what softmax does instead: every ratio squared (cake / was 2.25 -> 5.05)
+    assert printed == ["'cake' / 'was': 2.248 -> 5.053", "softmax, 'cake': 0.21 -> 0.32"]
+    assert "assert np.allclose((2 * S) @ V, 2 * (S @ V))" in cells["d4e5f606"].source
     assert "turns the same knob" not in flat  # review 05u: cut to split the conclusion
 
 
@@ -885,11 +890,13 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # review 05_v F7 (session 10): the experiment opens with its question
     # review 05_dd F2: what softmax does with scale; output lengths are chapter 6's
     # review 05_hh F3: both facts of issue #29 in words beside the one printed move
+    # review 05_kk F3: "scores as weights ... double the output" leaned on chapter 6's output:
+    # the sentence says what softmax does to doubled scores, and the cell prints it
     assert opening == (
-        "Doubling $W_q$ doubles every score (with no bias): exactly $T = 0.5$. If the scores"
-        " themselves were the weights, doubling them would only double the output; softmax"
-        " changes the row's shape instead:"
+        "Doubling $W_q$ doubles every score (with no bias): exactly $T = 0.5$. That squares"
+        " every ratio between weights, so the row sharpens:"
     )  # review 05_ii F3: no "raw" (chapter 4's word for unscaled scores)
+    assert "double the output" not in flat
     assert "length" not in opening
     # review 05_dd F2: the bound (chapter 6's) is cut from the experiment and the Summary
     assert "longest value" not in flat and "outgrow" not in flat and "grows only" not in flat
@@ -1056,7 +1063,7 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     # a table, not a decoded line; no (2S)V = 2(SV) tautology
     # review 05_dd F2 (issue #29): the identity (2S)V = 2(SV) is printed, then softmax's
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert printed == ["softmax, 'cake': 0.21 -> 0.32"]  # review 05_hh F3: identity unprinted
+    assert printed[-1] == "softmax, 'cake': 0.21 -> 0.32"  # review 05_hh F3: identity unprinted
     # review 05_m: the fully masked row is chapter 8's (its math states the 0 / 0)
     assert "masked row" not in flat and "masked_fill" not in flat
     # the summary no longer repeats "doubling = a lower temperature"
@@ -1108,7 +1115,7 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     assert sum("import" in c.source and " show" in c.source for c in shown) == 1
     # review 05_dd F2 (issue #29): one print, the identity and cake's 0.21 -> 0.32; one sentence
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert printed == ["softmax, 'cake': 0.21 -> 0.32"]
+    assert printed[-1] == "softmax, 'cake': 0.21 -> 0.32"
     conclusion = " ".join(cells["d4e5f601"].source.split())  # session 11: slogan cut
     assert "d4e5f607" not in cells and "scale into size" not in flat  # review 05_ff F3
     assert "2.60" not in flat and "5.20" not in flat and "1.41" not in flat and "0.91" not in flat
@@ -1120,11 +1127,13 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     assert flat.count("hull") == 0  # review 05_p
     assert 'what "cake" carries' not in cells["d4e5f601"].source  # no distance to V[cake]
     # solution 5.2: the listing is the core; the guard is named, in a fold
-    end = cells["5f0a1b2c"].source
     # review 05y: for T > 1 the library divides before it shifts: the same result, not order
     # review 05_s: the float32 clause had no visible reason: cut
-    assert end == "`al.softmax` gives the same result."
-    assert "picks whether" not in end and "float64 limit" not in end
+    # review 05_kk F7: the bare claim is cut; the solution cell shows it with np.allclose
+    assert "5f0a1b2c" not in cells and "gives the same result" not in flat
+    solution = cells["83182082"]
+    assert "np.allclose(my_softmax(scaled), al.softmax(scaled))" in solution.source
+    assert solution.outputs[-1]["text"].splitlines()[-1] == "same as al.softmax: True"
     # the fold follows the solution, not inside it: a fold within a solution fold is a
     # second toggle that the site and JupyterLab checks would take for a solution
     assert "xtremT05" not in cells  # review 05s: cut, its float16 point is in number formats
@@ -1156,7 +1165,12 @@ def test_fix_round_5p_separates_the_exponential_from_the_normalisation():
     assert "sums to 1, so its favourite gains only" not in conclusion
     # the zero sum, by example; the library refuses a row of -inf
     # review 05_bb F4: the counter-examples follow the bare rules
-    assert "Plain division breaks each rule" in flat  # review 05_jj F4: printout tagged
+    # review 05_jj F4: printout tagged; review 05_kk F4: what rules 1-2's line shows, in words
+    said = " ".join(cells["negsay05"].source.split())
+    assert said == (
+        "The share $-0.5$ is negative (rule 1), and the smaller score, $-3$, gets the larger"
+        " share, 1.5 (rule 2)."
+    )
     assert "`al.softmax` refuses" not in flat  # review 05_m: chapter 8's mask= instead
     with pytest.raises(ValueError, match="infinity"):
         al.softmax(np.full(3, -np.inf))
@@ -1258,7 +1272,7 @@ def test_round_3_shows_both_raw_rows_and_points_to_sharper_trained_heads():
     assert "26b93a54" not in cells and "t2note05" not in cells
     assert "tderiv05" not in cells
     assert "exercise 5.3: the entropy" in cells["a7c31e01"].source
-    assert "float32" not in cells["5f0a1b2c"].source  # review 05_s: no unexplained clause
+    assert "5f0a1b2c" not in cells  # review 05_s, 05_kk F7: the clause, then the line, cut
     # review 05_a: the stall is cut; np.sum of float16 pairs its terms and does not stall
     assert np.sum(np.full(5000, np.float16(0.1))) == np.float16(500)
 
@@ -1317,9 +1331,9 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_jj F3, F4: the three rules before the code; rule 3's reason is the design's
     assert why.startswith("Why exponentiate? Shares should be: 1. **positive**;")
     assert why.endswith(
-        "3. **dependent only on gaps**: a number added to the whole row says nothing about"
-        " which key fits best, so it should change nothing (this is also what makes the max"
-        " trick below legal). Try plain division by the sum:"
+        "3. **dependent only on gaps** (**shift-invariant**): a number added to the whole row"
+        " says nothing about which key fits best (the max trick needs this). Try plain"
+        " division by the sum:"
     )
     fold = " ".join(cells["onlyexp5"].source.split())
     assert fold.split(":class: dropdown ")[1].startswith("Of weights $f(z_i) / \\sum_j f(z_j)$")
@@ -1336,7 +1350,8 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_m: the reason where the requirement is stated, and not again in the math
     math = " ".join(cells["04fabf9f"].source.split())
     # session 10 (review 05_v F8): T is out of the first formula
-    assert "by $e^c$, which cancels" in math and "$T" not in math and "/ T" not in math
+    # review 05_kk F5: the math's shift-invariance sentence is cut; rule 3 carries it
+    assert "cancels" not in math and "$T" not in math and "/ T" not in math
     # review 05_d: the shares moved by +1 said in words after the prints; the uniqueness
     # claim (narrowed to the f(z_i) / sum f(z_j) family, review 05_a) opens the proof fold
     said = " ".join(cells["shiftsay5"].source.split())
@@ -1348,7 +1363,9 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # review 05_dd F3: rule 3's plain reason first; the key bias a short aside
     # session 11 (review 05_ff F1, F2): the reason in one clause; the printout holds the
     # numbers; the key bias, as a shift of the scaled row, moves into the proof fold
-    assert said.startswith("Plain division breaks each rule; softmax keeps them.")
+    # review 05_kk F4: the rules-1-2 line is said in words (negsay05); the bare "breaks each
+    # rule; softmax keeps them" is cut to pay for it
+    assert said.startswith("Of all weightings $f(z_i) / \\sum_j f(z_j)$, only an exponential")
     assert "key bias" not in said and "key bias" not in why  # review 05_jj F3
     assert "A key bias $b_k$ makes such a shift" in fold  # 05_jj: the fold only
     # review 05_jj F2: sigmoid attention breaks rule 3 too, with the row of 'it' as proof
@@ -1370,9 +1387,14 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     assert "twomov08" not in cells and "k = 1/T" not in why
     ids = [c.id for c in shown]
     assert ids.index("negsum05") == ids.index("twomov07") + 1
-    assert ids.index("shiftsay5") == ids.index("negsum05") + 1
+    # review 05_kk F6: one small cell per demonstration, rules 1-2 then rule 3
+    assert ids.index("negsay05") == ids.index("negsum05") + 1
+    assert ids.index("shift05") == ids.index("negsay05") + 1
+    assert ids.index("shiftsay5") == ids.index("shift05") + 1
     out = cells["negsum05"].outputs[0]["text"].splitlines()
-    assert out[1].startswith("rule 3: cake, plain:") and out[2].startswith("rule 3: cake, soft")
+    out += cells["shift05"].outputs[0]["text"].splitlines()
+    assert len(out) == 3 and out[1].startswith("rule 3: cake, plain:")
+    assert out[2].startswith("rule 3: cake, soft")
     assert out[1].split()[-4:] == ["0.335,", "after", "+1:", "0.178"]  # session 10: 2nd, 3rd
     assert out[2].split()[-4:] == ["0.211,", "after", "+1:", "0.211"]
     z = toy.scaled_scores()[toy.token_index("it")]
@@ -1432,9 +1454,12 @@ def test_session_4_gives_the_two_reasons():
     # review 05_hh F4: two plain statements
     assert (
         "Dividing the raw scores by $\\sqrt{d_k}$ (2 here) is a softmax at temperature 2. The"
-        " standard Transformer has no other $T$: a head sharpens only through what it learns,"
-        " queries and keys that are longer or point more nearly the same way." in flat
+        " standard Transformer has no other $T$. A head sharpens only by learning wider gaps in"
+        " a query's scores: a query matching one key much better than the others, or longer"
+        " queries and keys, which stretch every gap." in flat
     )  # review 05_jj F1: not only W_q and W_k (biases, the vectors fed in); F8: one idea less
+    # review 05_kk F2: keys pointing nearer q do not sharpen by themselves (a key bias)
+    assert "point more nearly the same way" not in flat
     assert "better-aligned" not in flat and "Chapter 12" not in cells["tnot05"].source
     assert "$\\sqrt{d_k} = 2$" not in flat
     assert np.allclose(al.softmax(toy.scaled_scores(), temperature=1), weights)
@@ -1544,9 +1569,14 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     # review 05_p: tied to chapter 4's scaling
     # session 10: the 0.21 (in the table and the caption) and "scaling halved them" cut
     # review 05_y: the chapter 11 pointer cut to pay for rule 3's reason
-    assert note.endswith("far from one-hot because the toy's scores are small.")
-    # review 05_t round t: the 0.81 span and its 2.25 ratio are cut to pay for the main line
-    assert "0.81" not in note and "2.25" not in note
+    # review 05_t round t: the 0.81 span and its 2.25 ratio were cut to pay for the main line
+    # review 05_kk F1: "the toy's scores are small" contradicted shift-invariance: the gaps
+    # are small, and the span and ratio come back to say so
+    assert note.endswith(
+        'far from one-hot because their gaps are small: at most 0.81 (row of "it"), so no'
+        " weight is over $e^{0.81} \\approx 2.25$ times another."
+    )
+    assert "scores are small" not in flat
     assert "hand-picked" not in flat and "keep each row" not in note
     # review 05_k: rows, not columns, sum to 1, in prose; "no T to set" moved and said once
     # review 05_r: "probability distribution" said once in prose
@@ -1566,7 +1596,7 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     # review 05_z F5: the W_q point (chapter 6 leans on it) moves into the temperature fold
     fold = " ".join(cells["tuse05"].source.split())
     # review 05_bb F1: the W_q point is back on the main line; the fold keeps Hinton only
-    assert "longer or point more nearly the same way" in last and flat.count("$T = 0.5$") == 1
+    assert "which stretch every gap" in last and flat.count("$T = 0.5$") == 1  # 05_kk F2
     assert "hinton2015distilling" in fold and "W_q" not in fold
     ids = [c.id for c in cells.values()]
     # review 05_r: what ties T to attention sits right under the slider
