@@ -1129,11 +1129,11 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     # solution 5.2: the listing is the core; the guard is named, in a fold
     # review 05y: for T > 1 the library divides before it shifts: the same result, not order
     # review 05_s: the float32 clause had no visible reason: cut
-    # review 05_kk F7: the bare claim is cut; the solution cell shows it with np.allclose
+    # review 05_kk F7: the bare claim is cut. The solution does not call al.softmax: the
+    # grader flags a graded answer that calls the library's softmax (tests/test_grade_marks)
     assert "5f0a1b2c" not in cells and "gives the same result" not in flat
     solution = cells["83182082"]
-    assert "np.allclose(my_softmax(scaled), al.softmax(scaled))" in solution.source
-    assert solution.outputs[-1]["text"].splitlines()[-1] == "same as al.softmax: True"
+    assert "al.softmax" not in solution.source
     # the fold follows the solution, not inside it: a fold within a solution fold is a
     # second toggle that the site and JupyterLab checks would take for a solution
     assert "xtremT05" not in cells  # review 05s: cut, its float16 point is in number formats
