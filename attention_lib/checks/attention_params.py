@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import re
 
 import numpy as np
 
@@ -116,6 +117,11 @@ def check_attention_params(
             f"you counted all {n_layers} layers; the question asks for one.",
         ),
     )
+    if isinstance(answer, str) and re.fullmatch(r"\s*\d{1,3}(,\d{3})+\s*", answer):  # "591,360"
+        line = f"expected one number, got {answer!r}: remove the comma and quotes."
+        result = CheckResult("attention_params", "FAIL", line)
+        print(result.line)
+        return result
     if isinstance(answer, np.ndarray) and answer.ndim == 0:  # np.array(591360.4)
         answer = answer[()]
     value = float(answer) if isinstance(answer, numbers.Real) else np.nan

@@ -27,7 +27,7 @@ from .base import (
     same,
     verdict,
 )
-from .encoder_attention_slips import broadcast_hint, slips
+from .encoder_attention_slips import broadcast_hint, glue_hint, slips
 
 _Projections = namedtuple("_Projections", "W_q b_q W_k b_k W_v b_v W_o b_o")
 
@@ -147,6 +147,8 @@ def check_attention_with_biases(fn) -> CheckResult:
                 raise Fail(f"{fail} {_UNPACK}") from None
             if X.ndim > 2 and "raised" in str(fail):
                 raise Fail(f"{fail} It must work for leading batch axes: {_BATCH}") from None
+            if hint := glue_hint(str(fail), X.shape[-1], h):  # heads on the token axis
+                raise Fail(f"{fail} {hint}") from None
             if any(w in str(fail) for w in ("can't set", "setter", "read-only")):  # b_q +=
                 raise Fail(f"{fail} {_IN_PLACE}") from None
             if "broadcast" in str(fail):  # K.T on (h, n, d_k), or a bias after the cut

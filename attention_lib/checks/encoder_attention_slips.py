@@ -53,6 +53,22 @@ def broadcast_hint(error: str, d_model: int) -> str:
     return _BIAS_AFTER_CUT if f"({d_model},)" in error else _TRANSPOSE
 
 
+_GLUED_ON_TOKENS = (
+    "W_o got rows of d_k = {d_k} numbers, not d_model = {d}: the heads were stacked "
+    "along the token axis (np.concatenate(..., axis=-2)) or not glued at all. Glue them "
+    "side by side: np.swapaxes(heads, -2, -3), then reshape to (..., n, d_model)."
+)
+
+
+def glue_hint(error: str, d_model: int, h: int) -> str | None:
+    """The hint for ``heads @ W_o`` with (..., h * n, d_k) or (..., h, n, d_k) heads: the
+    heads concatenated along the token axis (review 11_kk), else None."""
+    d_k = d_model // h
+    if "core dimension" in error and f"(size {d_model} is different from {d_k})" in error:
+        return _GLUED_ON_TOKENS.format(d_k=d_k, d=d_model)
+    return None
+
+
 def slips(X, p, h) -> tuple:
     """(wrong output, hint) for K Q^T, heads summed or averaged, b[:d_k] added to every
     head, W_q transposed, K and V swapped, and the scale hard-coded as sqrt(32)."""
