@@ -279,6 +279,11 @@ def test_column_softmax_gets_its_own_hint(capsys):
         (10**9, "FAIL", "too high"),
         ("536870912", "FAIL", "got the text '536870912': drop the quotes"),  # round 09l
         ("five", "FAIL", "expected one number"),
+        # review 09kk: commas and ^ get their own hint
+        ("536,870,912", "FAIL", "drop the quotes and the commas (or write 536_870_912)"),
+        ((536, 870, 912), "FAIL", "got the tuple (536, 870, 912): drop the commas"),
+        (16 * 4096 ^ 2 * 2, "FAIL", "got 65,540: use ** for powers (n**2); ^ is XOR in Python"),
+        (np.int64(4096) ^ 2 * 16 * 2, "FAIL", "use ** for powers"),
     ],
 )
 def test_score_memory_checker(answer, status, hint, capsys):
@@ -965,7 +970,8 @@ def test_the_page_says_only_what_it_measures():
     scan = [c for c in cells if "*parallel scan*" in c.source]
     assert len(scan) == 1 and scan[0].source.startswith("````{admonition}")  # a fold
     assert ":class: dropdown" in scan[0].source
-    assert "key_block = n: no key tiling" in code
+    # Round 09kk (finding 1): the query-block series and the in-place detail cut
+    assert "key_block = n: no key tiling" not in code and "(in place)" not in code
     assert "initial=3,  # the step the prose discusses" in code  # round 09aa: the slider
     assert "attention_loop" not in code and '"rows": al.' not in code  # two ways timed
     # Fix round 4 (review 09o): the shuffled RNN reads the wrong state, it does not lack one;
@@ -1014,7 +1020,7 @@ def test_the_page_says_only_what_it_measures():
         # Round 09aa (finding 2): the log2 n parenthesis cut
         # Round 09cc (finding 1): only while the whole text is known; writing is a chain
         "so attention needs $O(1)$ steps in a row whenever the whole text is known (training,"
-        " reading a prompt); writing brings the chain back (exercise 3).",
+        " reading a prompt); writing brings the chain back ({numref}`ex-generation`).",
         # Fix round d (review 09x): scoped to the Elman RNN, with the LSTM's crossing at 2d
         # Round 09e (review 09 d, finding 6): Table 1's arithmetic said once, the LSTM a clause
         # Round 09l (finding 4): no LSTM; the stopwatch a fold, opened by one sentence
@@ -1031,9 +1037,11 @@ def test_the_page_says_only_what_it_measures():
         # Round 09ii (finding 1): the K/V shuffle a visible cell; the set, not the order
         "Now shuffle $K$ and $V$ together:",
         # Round 09jj (finding 3): the full shuffle printed; the RNN's chain against positions
-        "Equal up to rounding: each output depends on the *set* of (key, value) pairs, not"
-        " their order. Shuffle $Q$ too: each output only moves. An RNN gets word order from"
-        " its chain; attention must be told (chapter 1's positions).",
+        # Round 09kk (finding 3): why only up to rounding
+        "Equal up to rounding (the sum over keys runs in another order): each output depends"
+        " on the *set* of (key, value) pairs, not their order. Shuffle $Q$ too: each output"
+        " only moves. An RNN gets word order from its chain; attention must be told (chapter"
+        " 1's positions).",
         # Round 09e (findings 2, 5, 8): the order of work; a fixed few steps; small fast memory
         # Round 09dd (finding 5): "its" had no referent
         "Split the rows between two jobs, or compute them in a shuffled order. Does the result",
@@ -1057,7 +1065,8 @@ def test_the_page_says_only_what_it_measures():
         # Round 09dd (finding 1): the weights only, at n restated, the product shown
         # Session 11 (review 09gg, finding 8): each number once, GPT-2 small's shape named
         # Round 09hh (finding 6): one dtype in the paragraph
-        "The weights are $n^2$ numbers per head: 0.5 GiB in bf16 at $n = 16384$. In the plain"
+        "The weights are $n^2$ numbers per head: 0.5 GiB in bf16 (2 bytes a number) at"
+        " $n = 16384$. In the plain"
         " form, training stores them for the backward pass, so a model shaped like GPT-2 small"
         " (12 layers, 12 heads) holds 72 GiB of them for one such sequence.",
         # Round 09t (finding 6): no nested parenthesis
@@ -1079,8 +1088,10 @@ def test_the_page_says_only_what_it_measures():
         " the plain form memory that grows like $n^2$.",  # round 09hh (finding 1)
         'The prompt, too, goes through all at once ("prefill")',
         # Round 09cc (finding 2): the RNN's fixed state against the growing cache
-        "The price: the cache grows with $n$, while an RNN's state stays $d$ numbers and each"
-        " new token costs it the same.",
+        # Round 09kk (finding 4): the compute half, in the page's FLOP count
+        "The price: the cache grows with $n$, and so does each new token's attention work, $4nd$"
+        " FLOPs (one query against $n$ keys); an RNN's state stays $d$ numbers and each token"
+        " costs it the same $4d^2$.",
         # Fix round 12 (review 09t): why two cores give less than twice; what cannot be split
         # Fix round 14 (review 09v): no cause claimed that was not measured
         # Fix round c (review 09w): n = 1024, the speedup printed, and why it is not 2x
@@ -1099,7 +1110,8 @@ def test_the_page_says_only_what_it_measures():
         # Round 09jj (finding 5): the overhead said here once; the fold's repeat cut
         "Since no row waits for another, the matrix form runs faster than the row loop: on one"
         " CPU thread mostly by skipping Python's per-row overhead, on a GPU by running the $n$"
-        " positions in parallel (an RNN is parallel only within a step, over batch and width).",
+        " positions in parallel (an RNN's input products $x_t W_x$ can all run at once, but its"
+        " $h_{t-1} W_h$ steps run one after another).",  # round 09kk (finding 2): as the fold
         # Round 09dd (finding 3): "all at once" holds within a layer
         "Within a layer, attention's rows do not, and it reaches",
         # Round 09r (finding 1): blocking is not credited with the in-place drop
@@ -1107,16 +1119,15 @@ def test_the_page_says_only_what_it_measures():
         # Session 11 (review 09gg, finding 4): in place merged into query blocks; two steps
         # Round 09hh (findings 2, 3): the three arrays named; in place said in one clause
         # Round 09ii (findings 3, 6): the three arrays named before "3.0 x that" is printed
-        "`al.chunked_attention` shrinks those three arrays in two steps:",
+        # Round 09kk (finding 1): the query blocks one sentence; tiles the one step
+        "Cutting only the queries would shrink the $n \\times n$ arrays to $128 \\times n$, still"
+        " growing with $n$; cutting the keys too makes the scratch constant.",
+        "`al.chunked_attention` works in **tiles** of 128 queries by 128 keys.",
         "Measured in float64 (8 bytes a number, four times bf16), the plain form peaks at three"
         " $n \\times n$ arrays: the scores $z$, their exponentials, the weights:",
         # Round 09y (finding 2): numbers the page prints (8 MiB weights, 3.0 x that)
         # Round 09jj (finding 6): np.exp(z, out=z) moved into the plot cell's comment
-        "**Query blocks.** 128 query rows at a time: one $128 \\times n$ array, not three"
-        " $n \\times n$ ones.",
-        "The plain line stops at $n = 2048$; $16384$ would need about 6 GiB. Query blocks grow"
-        " like $n$ (18 MiB at $16384$: $128 \\times n$ scores plus the 2 MiB output).",
-        "**Tiles.** Cut the keys into blocks of 128 too.",
+        "The plain line stops at $n = 2048$; $16384$ would need about 6 GiB. Tiles add 0.2 MiB",
         # round 09u (finding 5): said once; round 09y (finding 7): one sentence, the figure's 8
         # Round 09z (finding 2): one count, 7 after the update reading "I"
         # Round 09aa (finding 5): the figure's 8 updates, top and bottom named
@@ -1196,6 +1207,7 @@ def test_the_page_says_only_what_it_measures():
         # Round 09jj: the fold's parallel-hardware repeat (finding 5); np.exp in the prose (6);
         # "starts from nothing" cut for the budget (the math's m_0 = -inf and the print say it)
         *("pays on parallel hardware", "np.exp(z, out=z)", "starts from nothing"),
+        *("Query blocks", "18 MiB", "in two steps", "(exercise 3)", "within a step"),  # 09kk
     ):
         assert gone not in words, gone
     visible = " ".join(c.source for c in shown(cells) if c.cell_type == "code")

@@ -19,6 +19,7 @@ from .base import (
     verdict,
 )
 from .rows_mistakes import _constant_scale, _product_hint, _unnormalised
+from .score_memory_slips import typed_slip
 
 # --- Exercise: attention, one query row at a time ----------------------------------------
 
@@ -278,8 +279,9 @@ def check_score_memory(answer, *, n: int = 4096, h: int = 16, itemsize: int = 2)
         (expected / 1e3, "that is in kB (10**3 bytes); give the answer in bytes."),
     )
     mistakes = tuple((w, hint) for w, hint in mistakes if w != expected)  # e.g. itemsize 8
-    if isinstance(answer, str) and _is_number(answer):  # '536870912': text, not a number
-        result = CheckResult("score_memory", "FAIL", f"got the text {answer!r}: drop the quotes.")
+    slip = typed_slip(answer, n, h, itemsize)  # quotes, commas, ^ for a power
+    if slip:
+        result = CheckResult("score_memory", "FAIL", slip)
         print(result.line)
         return result
     fraction = answer if isinstance(answer, float | np.floating) else None
@@ -289,12 +291,3 @@ def check_score_memory(answer, *, n: int = 4096, h: int = 16, itemsize: int = 2)
             print(result.line)
             return result
     return check_number("score_memory", answer, expected, places=0, mistakes=mistakes)
-
-
-def _is_number(text: str) -> bool:
-    """Whether ``text`` would be a number without its quotes (digits, _ or , allowed)."""
-    try:
-        float(text.replace(",", "").replace("_", ""))
-    except ValueError:
-        return False
-    return True

@@ -1,0 +1,39 @@
+"""Chapter 9's score-memory checker: answers typed wrongly rather than worked out wrongly
+(a quoted number, commas, ``^`` for a power)."""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+
+def typed_slip(answer, n: int, h: int, itemsize: int) -> str | None:
+    """A hint for an answer that is the right sum mistyped in Python, or None."""
+    expected = h * n * n * itemsize
+    if isinstance(answer, str) and _is_number(answer):  # '536870912': text, not a number
+        if "," in answer:  # '536,870,912'
+            return (
+                f"got the text {answer!r}: drop the quotes and the commas (or write {expected:_})."
+            )
+        return f"got the text {answer!r}: drop the quotes."
+    if (
+        isinstance(answer, tuple)
+        and answer
+        and all(isinstance(a, int) for a in answer)
+        and "".join(f"{a:03d}" if i else str(a) for i, a in enumerate(answer)) == str(expected)
+    ):  # 536,870,912 without quotes is the tuple (536, 870, 912)
+        return f"got the tuple {answer!r}: drop the commas (or write {expected:_})."
+    # 16*4096^2*2 is (16*4096) ^ (2*2) = 65540: ^ is XOR and binds after *
+    xor = {(n * a) ^ (2 * b) for a, b in ((h * itemsize, 1), (h, itemsize), (itemsize, h))}
+    xor.add(n ^ (2 * h * itemsize))  # 4096^2*16*2
+    if isinstance(answer, Integral) and answer in xor - {expected}:
+        return f"got {answer:,}: use ** for powers (n**2); ^ is XOR in Python."
+    return None
+
+
+def _is_number(text: str) -> bool:
+    """Whether ``text`` would be a number without its quotes (digits, _ or , allowed)."""
+    try:
+        float(text.replace(",", "").replace("_", ""))
+    except ValueError:
+        return False
+    return True
