@@ -1033,7 +1033,9 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # sentence that retold it is cut to pay for the one-head rescue in pair-read2
     assert "grouping the terms" not in source["83c4d06e"].lower()
     # review 07w: the cost is said in the cost section (and its figure), not here too
-    assert "multiply-adds" not in source["83c4d06e"]
+    # review 07_kk (finding 8): one clause ties d_k = d_model / h to the cost, with a pointer
+    assert source["83c4d06e"].count("multiply-adds") == 1
+    assert "need the same multiply-adds (*What heads cost*)" in source["83c4d06e"]
     assert "about as much" not in source["83c4d06e"]
     # review 07_b: the W_o detour (a column that was "no clean detector") is cut to two
     # sentences beside the figure: W_o is where heads meet, and the figure's third column
@@ -1067,9 +1069,11 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # review 07_ee (finding 5): what W_o_mix does, said before the code
     # review 07_hh (finding 2): the purpose first, then the code
     # review 07_ii (findings 3, 5): within the layer; column 1 replaced, not added
+    # review 07_kk (finding 3): read literally, the identity did the subtraction; a
+    # different W_o is swapped in
     assert read == (
-        "Within the layer, heads meet only in $W_o$. Ours is the identity, but column 1 "
-        "(object *human*) becomes subject *human* minus object *human*:"
+        "Within the layer, heads meet only in $W_o$. Ours is the identity. Swap in a $W_o$ "
+        "whose column 1 is subject *human* minus object *human*:"
     )
 
     assert "residual" not in read  # review 07_t: cut
@@ -1505,10 +1509,12 @@ def test_values_overlap_is_said_with_its_example():
     assert pair.endswith(
         '"Ate" asks with the query (16, 0, 0, 16): the **object head**\'s half asks for '
         "food, the **subject head**'s for a person. The 16s make the query long, which "
-        'sharpens softmax (chapter 5): each head picks one word (read only "ate"\'s row). '
-        "Both heads share keys and values (real heads learn their own):"
+        "sharpens softmax (chapter 5): each head picks one word. Other words with some "
+        '*action* ask too, more weakly; follow the row of "ate". Both heads share keys and '
+        "values (real heads learn their own):"
         # review 07_ii (finding 4): the 0.31 and the 9.6 cut
         # review 07_jj (finding 4): "loud" said as what it does, with chapter 5
+        # review 07_kk (finding 6): why other rows attend too, instead of "read only"
     )
     assert "0.31" not in pair and "9.6" not in pair
     assert "columns 0, 1 (object head)" not in kv_source()  # review 07bb (finding 5)
@@ -1647,8 +1653,11 @@ def test_the_named_heads_and_one_merged_experiment():
     # review 07aa (findings 1-2): the general reason, the tie admitted, the loss located
     # session 11 (review 07_ee, finding 9): the key layout the tie depends on; the
     # general reason is said once, in the opening section
-    assert read.startswith(  # review 07_jj: shorter
-        'One head sees the keys (food, person, food, person): "cake" and "I" tie at 16.'
+    # review 07_kk (finding 1): the query and both keys written out, then 16 -> 8 -> 0.48
+    assert read.startswith(
+        'With one head, "ate" asks with the query (16, 0, 0, 16). The keys are (1, 0, 1, 0) '
+        'for "cake" and (0, 1, 0, 1) for "I". Both score 16; dividing by $\\sqrt{4}$ gives '
+        '8. So each gets weight 0.48 ("delicious" 0.04).'
     )
     # review 07_k (finding 5): why the one-head output repeats, said once
     # round m (review 07_m, finding 2): what the average loses is whose features they are
@@ -1660,12 +1669,13 @@ def test_the_named_heads_and_one_merged_experiment():
     # review 07_ii (finding 1): one head can weigh both; it returns one average
     # review 07_jj (finding 1): the two outputs side by side; what blurs is a column both
     # words fill (the reviewer's "feature both share": "I" is human, "cake" is not)
+    # review 07_kk (finding 2): whose column is named; what one row of weights mixes
     assert read.endswith(
-        "It returns (0.98, 0.48, 0.98, 0.48), two heads (0.99, 0, 1, 1): their shared "
-        "*human* column blurs: "
-        '$$0.48 \\approx 0.48 \\times 1\\ (\\text{"I"}) + 0.48 \\times 0\\ (\\text{"cake"}),$$ '
-        "and nothing says who ate what."
+        "One head returns (0.98, 0.48, 0.98, 0.48); two heads return (0.99, 0, 1, 1). One "
+        'row of weights mixes what "I" and "cake" hold in one column, here *human*: '
+        '$$0.48 \\approx 0.48 \\times 1\\ (\\text{"I"}) + 0.48 \\times 0\\ (\\text{"cake"}).$$'
     )
+    assert "nothing says who ate what" not in read
     # round l (review 07_l, finding 3): "lost its owner" cut
     assert "cannot tell which was human" not in read
     assert "Any divisor" not in read and "tie a tie" not in read
@@ -2102,7 +2112,8 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     assert "# subject human - object human" in cells[ids.index("mix-code")].source  # 07cc
     # review 07_ee (finding 5): what W_o_mix does is said before the code, and no "-0."
     mix_md = " ".join(cells[ids.index("mix-md")].source.split())
-    assert "Ours is the identity, but column 1 (object *human*) becomes" in mix_md  # 07_ii
+    # review 07_kk (finding 3): the identity does not subtract; a different W_o is swapped in
+    assert "Ours is the identity. Swap in a $W_o$ whose column 1 is" in mix_md
     assert "-0." not in cells[ids.index("mix-code")].outputs[-1]["text"]
     # fix round 4 (review 07t): columns and heads named as the text names them
     figure = " ".join(cells[ids.index("pair-figure")].source.split())
@@ -2110,10 +2121,10 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     assert "out_cols" not in figure and "W_o_mix" not in figure
     assert 'head_names=["object head", "subject head"]' in figure
     # review 07_c: d_k = d_model / h is the paper's convention, not part of a head
-    assert (
-        "By the paper's convention, $d_k = d_{model} / h$, so $h$ "
-        "heads together are as wide as one full head (its base model: $h = 8$, "
-        "$d_k = 64$)" in source["83c4d06e"]  # review 07cc (finding 8)
+    assert (  # review 07_kk (finding 8): the base model first, then why: the same cost
+        "By the paper's convention (its base model: $h = 8$, $d_k = 64$), $d_k = d_{model} "
+        "/ h$, so $h$ heads together are as wide as one full head and need the same "
+        "multiply-adds (*What heads cost*):" in source["83c4d06e"]  # review 07cc (finding 8)
     )
     trained = source["trained-lead"]  # review 07_o (finding 6): the fold is cut
     # review 07w: one head each for previous and next (chapter 11, L1 H3 and L2 H9); why
@@ -2121,11 +2132,11 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # review 07_b: what each head does is said in the main text, before the figure
     assert (  # round d: one head a sentence, in the panels' order
         "One looks at the previous token, one mostly at the next. The *parking head* puts "
-        "0.91 of each row, on average, on `[CLS]`, a marker added in front. "
-        "{cite:t}`clark2019what` saw BERT heads park on special tokens (`[CLS]` early, "
-        "`[SEP]` in middle layers) and read it as a no-op, an *attention sink* (chapter 5). "
-        'The last sends every row, "it" included (0.64), to "cake": no pronoun head.'
-        in source["trained-lead"]
+        "0.91 of each row, on average, on `[CLS]`, a marker added in front: an *attention "
+        'sink* (chapter 5). The last sends every row to "cake", "it" included (0.64): "it" '
+        "looks there only because every word does." in source["trained-lead"]
+        # review 07_kk (findings 4, 5, 7): the no-op reading and Clark et al. left to
+        # chapter 11 (Clark et al. cited once, in deeper-studies); "no pronoun head" cut
         # review 07_jj (findings 2-3): the 'cake' panel described; Clark et al. made
         # precise; the sink is chapter 5's term, pointed to
         # review 07_ii (finding 2): Clark et al. saw [SEP] above all
@@ -2135,6 +2146,8 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     )  # review 07_c; round g (review 07_f, finding 2): measured, and named as chapter 11 does
     # review 07_t (finding 6): the searchable name, once, beside the course's "parking"
     assert source["trained-lead"].count("sink") == 1
+    assert "clark2019what" not in source["trained-lead"] and "no-op" not in source["trained-lead"]
+    assert " ".join(source.values()).count("clark2019what") == 1  # review 07_kk (finding 7)
     assert "specialisation" not in source["trained-lead"]
     # review 07_k (finding 7): L and H explained in the main text, before the figure
     assert "(L = layer, H = head; lowercased)" in source["trained-lead"]  # 07_ii: shorter
@@ -2166,7 +2179,10 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     # review 07_k (finding 6): cut; pair-was says it about "was" after the figure
     # review 07_hh (finding 1): back as one clause in pair-md: read only the row of "ate"
     # review 07_ii (finding 4): the warning kept, its number cut
-    assert '(read only "ate"\'s row)' in source["pair-md"] and "9.6" not in source["pair-md"]
+    # review 07_kk (finding 6): the reason other rows attend, not a bare "read only"
+    assert '(read only "ate"\'s row)' not in source["pair-md"] and "9.6" not in source["pair-md"]
+    follow = 'Other words with some *action* ask too, more weakly; follow the row of "ate".'
+    assert follow in source["pair-md"]
     assert "more quietly" not in source["pair-md"]
     read2 = source["pair-read2"]
     page = " ".join(source.values())
@@ -2582,4 +2598,40 @@ def test_review_07_t_checker_fallback_precision_and_neutral():
     assert "V_i = X @ W_v[:, i*d_k:(i+1)*d_k]" in result.line
     for blamed in ("Did you scale", "precision", "apply softmax over the keys"):
         assert blamed not in result.line
+    assert check_multi_head(loop("right"))
+
+
+def test_review_07_kk_clipped_prose_and_checker():
+    """Review 07_kk: the prose was clipped to fit word caps, so this round may add words
+    for clarity: the main line before Going deeper rises from 945 to at most 985 (review
+    07_kk, clipped prose), paid back in part by the trained-heads cut (finding 7). The
+    checker names heads stacked with np.stack, (h, n, d_k), and K and V swapped."""
+    cells = chapter_cells()
+    main, _ = main_and_folded(cells)
+    ids = [c.id for c in main]
+    before = main[: ids.index("deeper-md")]
+    assert sum(len(line.split()) for line in prose_lines(before)) <= 985  # 945 before
+
+    def loop(variant):
+        def fn(X, W_q, W_k, W_v, W_o, h):
+            d_k, heads = W_q.shape[1] // h, []
+            for i in range(h):
+                c = slice(i * d_k, (i + 1) * d_k)
+                Q, K, V = X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c]
+                args = (Q, V, K) if variant == "swapped" else (Q, K, V)
+                heads.append(al.scaled_dot_product_attention(*args)[0])
+            if variant == "stacked":
+                return np.stack(heads) @ W_o  # (h, n, d_k) @ (d_model, d_model): raises
+            return np.concatenate(heads, axis=-1) @ W_o
+
+        return fn
+
+    result = check_multi_head(loop("stacked"))
+    assert not result and "Your heads are stacked, shape (h, n, d_k) = (4, 5, 3)" in result.line
+    assert "Concatenate along the last axis instead, np.concatenate(heads, axis=-1)" in (
+        result.line
+    )
+    result = check_multi_head(loop("swapped"))
+    assert not result and "K and V are swapped" in result.line
+    assert "The order is (Q_i, K_i, V_i)." in result.line and "No common slip" not in result.line
     assert check_multi_head(loop("right"))

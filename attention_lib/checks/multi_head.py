@@ -10,6 +10,7 @@ import numpy as np
 
 from ..core import scaled_dot_product_attention
 from ..heads import merge_heads, multi_head_attention, split_heads
+from . import multi_head_merges as merges
 from .base import Cases, CheckResult, Fail, expect_shape, known_mistakes, verdict
 from .multi_head_merges import softmax_slips, token_axis_hint, transposed_k_hint, wide_hint
 from .multi_head_mistakes import _multi_head_mistakes, _row_slices
@@ -67,7 +68,7 @@ def _wrong_concatenation(fn, X, W_q, W_k, W_v, W_o, h) -> str:
     heads, maps = scaled_dot_product_attention(*(split_heads(X @ W, h) for W in (W_q, W_k, W_v)))
     right = merge_heads(heads)  # (n, d_model): the concatenation the loop should build
 
-    def run_with(probe: np.ndarray):  # fn's output with this W_o, if it fits
+    def run_with(probe: np.ndarray, ndim: int = 2):  # fn's output with this W_o, if it fits
         try:
             with contextlib.redirect_stdout(io.StringIO()), np.errstate(all="ignore"):
                 out = fn(X.copy(), W_q.copy(), W_k.copy(), W_v.copy(), probe, h)
@@ -75,13 +76,15 @@ def _wrong_concatenation(fn, X, W_q, W_k, W_v, W_o, h) -> str:
             return None
         out = out[0] if isinstance(out, tuple) and len(out) == 2 else out
         out = np.asarray(out) if isinstance(out, np.ndarray | list) else None
-        return None if out is None or out.ndim != 2 else out
+        return None if out is None or out.ndim != ndim else out
 
     def concat_of(height: int):  # fn's concatenation, if a W_o of this height fits it
         out = run_with(np.eye(height, max(height, d_model)))  # copies the concatenation out
         return None if out is None else out[:, :height]
 
-    if hint := weights_hint(concat_of(h * n), maps):  # sdpa(...)[1], not the outputs
+    # review 07_kk: np.stack(heads) @ W_o, named from the (h, n, d_model) it returns
+    stacked = merges.stacked_hint(lambda probe: run_with(probe, 3), X, W_q, W_k, W_v, h)
+    if hint := weights_hint(concat_of(h * n), maps) or stacked:  # sdpa(...)[1], or stacked
         return hint
     # The block form with W_o's columns, head_i @ W_o[:, c], fits a W_o of shape
     # (d_k, d_model): a random one, whose rows and columns differ, tells it apart.

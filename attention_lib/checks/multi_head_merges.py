@@ -124,3 +124,39 @@ def wide_hint(message: str, X, h: int) -> str:
             "i*d_k:(i+1)*d_k (a slice stops before its end)."
         )
     return ""
+
+
+def swapped_kv_slips(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
+    """Review 07_kk: al.scaled_dot_product_attention(Q_i, V_i, K_i), K and V swapped."""
+    Q, K, V = (split_heads(X @ W, h) for W in (W_q, W_k, W_v))  # (h, n, d_k) each
+    heads, _ = scaled_dot_product_attention(Q, V, K)  # scores from V, values from K
+    return [
+        (
+            merge_heads(heads) @ W_o,
+            "K and V are swapped: you called al.scaled_dot_product_attention(Q_i, V_i, "
+            "K_i), so the scores came from the values and the output from the keys. The "
+            "order is (Q_i, K_i, V_i).",
+        )
+    ]
+
+
+def stacked_hint(run, X, W_q, W_k, W_v, h: int) -> str:
+    """Review 07_kk: np.stack(heads) @ W_o; ``run(W_o)`` is fn's output with that W_o.
+
+    Stacked heads are (h, n, d_k), so W_o meets d_k columns: a W_o of d_k rows lets the
+    function finish, and the (h, n, d_model) that comes back names the slip.
+    """
+    n, d_model = X.shape
+    d_k = d_model // h
+    if h < 2:
+        return ""
+    probe = np.random.default_rng(3).normal(size=(d_k, d_model))  # (d_k, d_model)
+    out = run(probe)
+    heads, _ = scaled_dot_product_attention(*(split_heads(X @ W, h) for W in (W_q, W_k, W_v)))
+    if np.shape(out) != (h, n, d_model) or not np.allclose(out, heads @ probe):
+        return ""
+    return (
+        f"Your heads are stacked, shape (h, n, d_k) = ({h}, {n}, {d_k}), as np.stack(heads) "
+        "gives, so W_o met d_k columns. Concatenate along the last axis instead, "
+        "np.concatenate(heads, axis=-1), shape (n, h*d_k), then @ W_o."
+    )
