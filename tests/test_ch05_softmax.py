@@ -661,10 +661,12 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     assert not any("column sums" in c.source for c in shown if c.cell_type == "code")
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
     # review 05_hh F3 (issue #29): the identity is said in words and asserted off the page
-    # review 05_kk F3: the lead moved the (2S)V = 2(SV) identity to a hidden assert only;
-    # the page shows what softmax does instead: every ratio squared (cake / was 2.25 -> 5.05)
+    # review 05_kk F3: the page shows what softmax does instead: every ratio squared
+    # review 05_ll F9: the hidden (2S)V = 2(SV) assert and its process note cut (the page
+    # no longer says it)
     assert printed == ["'cake' / 'was': 2.248 -> 5.053", "softmax, 'cake': 0.21 -> 0.32"]
-    assert "assert np.allclose((2 * S) @ V, 2 * (S @ V))" in cells["d4e5f606"].source
+    assert "(2 * S) @ V" not in cells["d4e5f606"].source
+    assert "issue #29" not in cells["d4e5f606"].source
     assert "turns the same knob" not in flat  # review 05u: cut to split the conclusion
 
 
@@ -1048,8 +1050,8 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     # review 05_ii F2: derived (divide top and bottom by e^(z1/T)), a function of g alone
     assert caption.startswith(
         'With only "cake" and "delicious" (scores $z_1$, $z_2$), divide top and bottom of'
-        " cake's weight by $e^{z_1/T}$: it is $1/(1 + e^{-g/T})$, the *sigmoid* of the gap"
-        " $g = z_1 - z_2$ alone."
+        " cake's weight by $e^{z_1/T}$: it is $1/(1 + e^{-g/T})$, the *sigmoid* of $g/T$: only"
+        " the gap $g = z_1 - z_2$ counts."  # review 05_ll F2: of g / T, not of the gap
     )
     # review 05_o: Exercise 5.1 uses T, so it follows the temperature section
     # session 11 (review 05_ff F5): "In code" right after the math, before the temperature
@@ -1332,7 +1334,7 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     assert why.startswith("Why exponentiate? Shares should be: 1. **positive**;")
     assert why.endswith(
         "3. **dependent only on gaps** (**shift-invariant**): a number added to the whole row"
-        " says nothing about which key fits best (the max trick needs this). Try plain"
+        " says nothing about which key fits best. Try plain"  # review 05_ll F6
         " division by the sum:"
     )
     fold = " ".join(cells["onlyexp5"].source.split())
@@ -1452,11 +1454,13 @@ def test_session_4_gives_the_two_reasons():
     # review 05_cc F1: true of the standard Transformer, not of every model
     # review 05_dd F1: 2 is the toy's value; the original Transformer's is 8 (d_k = 64)
     # review 05_hh F4: two plain statements
+    # review 05_ll F3, F5: inside attention (chapter 12 samples at a T); larger W_k lengthens
+    # every key, where one longer key raises only its own score
     assert (
-        "Dividing the raw scores by $\\sqrt{d_k}$ (2 here) is a softmax at temperature 2. The"
-        " standard Transformer has no other $T$. A head sharpens only by learning wider gaps in"
-        " a query's scores: a query matching one key much better than the others, or longer"
-        " queries and keys, which stretch every gap." in flat
+        "Dividing the raw scores by $\\sqrt{d_k}$ (2 here) is a softmax at temperature 2. Inside"
+        " attention, the standard Transformer has no other $T$. A head sharpens only by learning"
+        " wider gaps in a query's scores: a query matching one key much better than the others,"
+        " or larger $W_q$ or $W_k$, which stretch every gap." in flat
     )  # review 05_jj F1: not only W_q and W_k (biases, the vectors fed in); F8: one idea less
     # review 05_kk F2: keys pointing nearer q do not sharpen by themselves (a key bias)
     assert "point more nearly the same way" not in flat
@@ -1574,7 +1578,7 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     # are small, and the span and ratio come back to say so
     assert note.endswith(
         'far from one-hot because their gaps are small: at most 0.81 (row of "it"), so no'
-        " weight is over $e^{0.81} \\approx 2.25$ times another."
+        " weight is over $e^{0.81} \\approx 2.25$ times another in its row."  # review 05_ll F4
     )
     assert "scores are small" not in flat
     assert "hand-picked" not in flat and "keep each row" not in note
