@@ -32,6 +32,10 @@ _W_Q_T = (
     "W_q is transposed: it is stored (d_in, d_out), so write X @ W_q without .T "
     "(PyTorch's nn.Linear stores (out, in))."
 )
+_QKV_T = (
+    "W_q, W_k and W_v are transposed (X @ W.T): the layer stores W as (d_in, d_out): "
+    "use X @ W (PyTorch's nn.Linear stores (out, in))."
+)
 _K_V = (
     "K and V are swapped: score with K = X @ W_k + b_k and blend V = X @ W_v + b_v, "
     "softmax(Q K^T / sqrt(d_k)) @ V."
@@ -71,7 +75,8 @@ def glue_hint(error: str, d_model: int, h: int) -> str | None:
 
 def slips(X, p, h) -> tuple:
     """(wrong output, hint) for K Q^T, heads summed or averaged, b[:d_k] added to every
-    head, W_q transposed, K and V swapped, and the scale hard-coded as sqrt(32)."""
+    head, W_q (or W_q, W_k and W_v) transposed, K and V swapped, and the scale hard-coded
+    as sqrt(32)."""
     d_k = X.shape[-1] // h
 
     def attend(Q, K, V, scale=d_k):  # (..., h, n, d_k) each
@@ -87,9 +92,11 @@ def slips(X, p, h) -> tuple:
         split_heads(X @ W, h) + b[:d_k] for W, b in ((p.W_q, p.b_q), (p.W_k, p.b_k), (p.W_v, p.b_v))
     )
     Q_t = split_heads(X @ p.W_q.T + p.b_q, h)  # W_q used as PyTorch stores it, (out, in)
+    K_t, V_t = (split_heads(X @ W.T + b, h) for W, b in ((p.W_k, p.b_k), (p.W_v, p.b_v)))
     return (
         (merge_heads(k_q_t) @ p.W_o + p.b_o, _K_Q_T),
         (merge_heads(attend(Q_t, K, V)) @ p.W_o + p.b_o, _W_Q_T),
+        (merge_heads(attend(Q_t, K_t, V_t)) @ p.W_o + p.b_o, _QKV_T),  # review 11_ll
         (merge_heads(attend(Q, V, K)) @ p.W_o + p.b_o, _K_V),
         (summed + p.b_o, _SUMMED),
         (averaged + p.b_o, _AVERAGED),
