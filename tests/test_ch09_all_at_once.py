@@ -580,7 +580,10 @@ def test_tile_figure_shows_the_output_once_a_query_block_has_every_key():
     it = toy.token_index("it")
     out = al.softmax(Z[it]) @ V  # the row of 'it' in softmax(z) V
     fig, alt = tile_figure(Z, toy.TOKENS, [0, 4, 8], [0, 3, 8], 4, V=V, row="it")  # the last
-    below = [t.get_text() for t in fig.axes[1].texts if t.get_position()[1] > 7.5]
+    under = [t for t in fig.axes[1].texts if t.get_position()[1] > 7.5]
+    below = [t.get_text() for t in under]
+    # Round 09ll (finding 9): the caption left-aligned with the α line
+    assert {(t.get_position()[0], t.get_horizontalalignment()) for t in under} == {(0.1, "left")}
     plt.close(fig)
     # Round 09l (learner 3): the α of the row of 'it', as in the worked example
     assert below == ["α for 'it' this step: 0.55", "the output of 'it' is its row of softmax(z) V"]
@@ -1110,8 +1113,7 @@ def test_the_page_says_only_what_it_measures():
         # Round 09jj (finding 5): the overhead said here once; the fold's repeat cut
         "Since no row waits for another, the matrix form runs faster than the row loop: on one"
         " CPU thread mostly by skipping Python's per-row overhead, on a GPU by running the $n$"
-        " positions in parallel (an RNN's input products $x_t W_x$ can all run at once, but its"
-        " $h_{t-1} W_h$ steps run one after another).",  # round 09kk (finding 2): as the fold
+        " positions in parallel.",  # round 09ll (finding 4): the x_t W_x remark left to the fold
         # Round 09dd (finding 3): "all at once" holds within a layer
         "Within a layer, attention's rows do not, and it reaches",
         # Round 09r (finding 1): blocking is not credited with the in-place drop
@@ -1120,9 +1122,12 @@ def test_the_page_says_only_what_it_measures():
         # Round 09hh (findings 2, 3): the three arrays named; in place said in one clause
         # Round 09ii (findings 3, 6): the three arrays named before "3.0 x that" is printed
         # Round 09kk (finding 1): the query blocks one sentence; tiles the one step
-        "Cutting only the queries would shrink the $n \\times n$ arrays to $128 \\times n$, still"
-        " growing with $n$; cutting the keys too makes the scratch constant.",
-        "`al.chunked_attention` works in **tiles** of 128 queries by 128 keys.",
+        # Round 09ll (finding 5): the tile size said first
+        "`al.chunked_attention` works in **tiles** of 128 queries by 128 keys. Cutting only the"
+        " queries would shrink the $n \\times n$ arrays to $128 \\times n$, still growing with"
+        " $n$; cutting the keys too makes the scratch constant.",
+        "At key block 1, $\\alpha = 0$: nothing is summed yet.",  # round 09ll (finding 6)
+        "Inside one attention layer, what does token 999's query still do all at once?",  # 09ll
         "Measured in float64 (8 bytes a number, four times bf16), the plain form peaks at three"
         " $n \\times n$ arrays: the scores $z$, their exponentials, the weights:",
         # Round 09y (finding 2): numbers the page prints (8 MiB weights, 3.0 x that)
@@ -1251,7 +1256,9 @@ def test_the_stopwatch_sits_with_its_plot():
     lead = " ".join(line.lstrip("# ") for line in fig.source.splitlines() if line[:1] == "#")
     lead = " ".join(lead.split())  # round 09o (finding 3): the fold is the figure and one sentence
     assert lead.startswith("Timed on one core at d = 16, the two lines cross")
-    assert lead.endswith("not of parallelism, which needs a GPU.") and lead.count(".") == 1
+    # Round 09ll (finding 2): parallelism across positions; a CPU's cores count too
+    end = "not of parallelism across positions, which needs many cores or a GPU."
+    assert lead.endswith(end) and lead.count(".") == 1
     assert "$O(1)$ steps in a row whenever the whole text is known" in main_text  # 09cc
     # Round 09l: the timing cells folded; round 09o: the timing input removed, the plot folded
     assert next(c for c in cells if c.get("id") == "2e7b9bab").metadata["tags"] == [

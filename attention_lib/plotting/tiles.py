@@ -186,7 +186,7 @@ def _state_panel(ax, Z, V, tokens, rows: slice, keys_in, named: int, mark=None) 
         note = f"the output of {tokens[named]!r} is its row of softmax(z) V"
         if named != mark:  # the followed row is not in this block: name the whole block
             note = f"the outputs of {tokens[rows.start]!r}…{tokens[rows.stop - 1]!r} are final"
-        ax.text(3.75, below, note, fontsize=12, va="center", ha="center")
+        ax.text(0.1, below, note, fontsize=12, va="center", ha="left")  # under α
         alt += f" All keys are in: o / ℓ for {tokens[named]!r} is ({out}), its row of softmax(z) V."
         if named != mark:
             alt += f" The outputs of {tokens[rows.start]!r} to {tokens[rows.stop - 1]!r} are final."
