@@ -966,8 +966,9 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # review 04hh (F2): saturation the symptom, starving how far past it, one lead statistic
     # review 04ii (F4): one threshold; the table read against it, then how far past it rows go
     said = "At 0.99 the slope is 25 times below its peak; each further 2.3 of gap divides it by"
-    said += " 10. At $d_k \\ge 512$ most saturated rows lead the next score by 10 or more: far"
-    said += " past 0.99."
+    said += " 10."
+    # review 04jj (F5): the unshown "lead by 10 or more" sentence is cut
+    assert "10 or more" not in plain
     assert said in plain and "just past 0.99" not in plain and "symptom" not in plain
     assert r"slope $p\,(1 - p)$ with respect to $g$." in plain
     assert ids.index("grad-rows-read") < ids.index("2eda6d98")  # before the exercises
@@ -1050,11 +1051,12 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04cc: the 5 times at 256 is the summary's
     # review 04dd (F5): split into short sentences; the collapse's number said once
     # review 04ii (F6): "collapses" fit 512 and 1024, not 256: the ratios said instead
-    said = r"From $d_k = 256$ even the median falls: 5 times below scaled, about 1000 times at"
+    # review 04jj (F1): the 1024 ratio as the seeds' range (grad-share-assert)
+    said = r"From $d_k = 256$ even the median falls: 5 times below scaled, 500 to 2000 times at"
     # review 04aa (F1): the numbers for "uneven" move from the fold to the main line
     # review 04bb (F2): the two numbers are printed by grad-rows64, just above
     # diet 11: the 3.7 is printed just above; the prose keeps the 3% (one number)
-    said2 = "at $d_k = 64$ saturated rows get 3% of the scaled median."
+    said2 = "at $d_k = 64$ saturated rows get 3% of the scaled median"  # review 04jj: ","
     assert said in shows and said2 in shows and "3.7" not in fold and "3%" not in fold
     assert "about 4 times" not in figure_read and "collapses" not in figure_read
     assert "typical" not in figure_read
@@ -1086,6 +1088,9 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     assert r"\le 4\, c\, \max_j" not in prose  # review 04hh (F7): the bound is cut
     # review 04ad: a learning rate applies to W_q, whose gradient sums the rows: that is cut
     assert "No single learning rate" not in " ".join(c.source for c in cells)
+    # review 04jj (F6) asked why uneven hurts; a per-row learning-rate clause is cut again
+    # (04ad: rows are not parameters; W_q's gradient sums them)
+    assert "one learning rate cannot suit" not in shows
     check = cells[ids.index("grad-assert")].source
     assert "starved" not in check and "ratio[at[256] :] < 0.25" in check  # review 04m
     share = cells[ids.index("grad-share-assert")]
@@ -1109,10 +1114,12 @@ def test_the_gradient_section_opens_with_two_keys_and_a_slope_of_p_times_1_minus
     assert not two.metadata.get("tags") and "attention_backward" not in two.source
     assert ids.index("grad-two") == ids.index("grad-intro") + 1
     out = "".join(o.get("text", "") for o in two.outputs)
-    # review 04_x (F8): the finite-difference column is cut (grad-two-assert keeps the check)
-    assert "nudged" not in two.source
-    rows = re.findall(r"^\s*([\d.]+)\s+([\d.]+)\s+(\S+)$", out, flags=re.M)
-    table = {float(g): (float(p), float(slope)) for g, p, slope in rows}
+    # review 04_x (F8): the finite-difference column was cut; review 04jj (F4): it is back, so
+    # the learner sees that p(1 - p) is the slope (grad-two-assert checks it)
+    assert "nudged slope" in two.source
+    rows = re.findall(r"^\s*([\d.]+)\s+([\d.]+)\s+(\S+)\s+(\S+)$", out, flags=re.M)
+    table = {float(g): (float(p), float(slope)) for g, p, slope, nudged in rows}
+    assert all(slope == nudged for *_, slope, nudged in rows)
     assert len(table) == 4 and table[0.0] == (0.5, 0.25)
     assert table[9.2][0] == 0.9999 and table[9.2][1] == 0.0001  # "about 1e-4"
     for p, slope in table.values():
@@ -1262,12 +1269,13 @@ def test_review_04u_phrasings_are_exact():
     said = "We call a row **saturated** when its top weight exceeds 0.99."
     assert said in text("cd18d051") and "coffee" not in text("cd18d051")
     # review 04hh: one short sentence, at the collapse
-    said = "Like water too hot for coffee {cite}`understanding-transformers-4`: past a point,"
+    # review 04jj (F3): the analogy mapped in one clause (heat: spread; flavour: sharper rows)
+    said = "Like water for coffee {cite}`understanding-transformers-4`: hot enough extracts"
     assert said in text("grad-why-uneven") and "coffee" not in text("fa6cbeb4")
     why = text("grad-why-uneven")
     assert why.index("3%") < why.index("falls") < why.index("coffee")
     # review 04ii (F5): what "more" was: sharper scores
-    assert "past a point, sharper scores starve learning." in why
+    assert "spread-out scores sharpen rows, too spread out they starve learning." in why
     # review 04p: the image is for "too large" only; dividing shrinks the scores, which in
     # chapter 5's terms is a temperature above 1 (it flattens rows), so nothing "cools"
     assert "coffee" not in text("4875b8d4")
@@ -1515,9 +1523,19 @@ def test_mean_top_weight_checker_names_another_widths_scores(capsys):
     for places in (2, 3, 4):  # tested first: a rounded answer is right, only rounded
         assert not check_mean_top_weight(right.round(places), scores)
         assert f"values right to {places} decimals: don't round" in capsys.readouterr().out
+    # review 04jj: another width's divisor, or another width's scores, is named
+    named = [
+        (al.softmax(raw / 8).max(axis=-1), "you divided by 8 = √64, a d_k = 64 head's √d_k"),
+        (al.softmax(raw / 256).max(axis=-1), "you divided by 256, another width"),
+        (al.softmax(raw / 64).max(axis=-1), "you divided by 64, another width"),
+        (al.softmax(scores[64] / 512).max(axis=-1), "those come from raw_scores[64] divided"),
+        (al.softmax(scores[1024] / 512).max(axis=-1), "from raw_scores[1024] divided by 512"),
+    ]
+    for answer, hint in named:
+        assert not check_mean_top_weight(answer, scores)
+        line = capsys.readouterr().out
+        assert hint in line and "512" in line, line
     generic = [  # (answer, others): no exact match, so no width is named
-        (al.softmax(raw / 256).max(axis=-1), scores),  # the right array, a wrong divisor
-        (al.softmax(scores[1024] / 512).max(axis=-1), scores),  # another array and divisor
         (np.sort(al.softmax(raw / 512), axis=-1)[..., -2], scores),  # the second largest
         (al.softmax(scores[64] / 64).max(axis=-1), None),  # no other widths given
     ]
@@ -1530,6 +1548,19 @@ def test_mean_top_weight_checker_names_another_widths_scores(capsys):
     assert "you multiplied the scores by 512 instead of dividing: divide" in line, line
     assert not check_mean_top_weight(al.softmax(raw / 512).min(axis=-1), scores)
     assert "each row's smallest weight (.min)" in capsys.readouterr().out
+
+
+def test_review_04jj_scaled_scores_names_an_int_cast_and_floor_division(capsys):
+    def int_cast(Q, K):
+        return (Q @ swap(K) / np.sqrt(Q.shape[-1])).astype(int)
+
+    def floor_division(Q, K):
+        return Q @ swap(K) // np.sqrt(Q.shape[-1])
+
+    assert not check_scaled_scores(int_cast)
+    assert "an int cast (.astype(int) or int())" in capsys.readouterr().out
+    assert not check_scaled_scores(floor_division)
+    assert "// is floor division" in capsys.readouterr().out
 
 
 def test_review_04b_scaled_scores_names_float16_and_a_divisor_off_everywhere(capsys):
@@ -1614,6 +1645,7 @@ def test_review_04o_why_uneven_hurts_the_16_keys_and_the_softmax_pointer():
     fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
     assert said in fold and "pull" not in fold
     assert "W_q" not in why and "W_v" not in why
+    # review 04ad: no learning-rate clause here (rows are not parameters)
     assert "learning rate" not in why
     assert "31%" not in why and "total squared size" not in why
     assert r"\rVert^2" not in why

@@ -17,6 +17,14 @@ def off_everywhere(out: np.ndarray, expected: np.ndarray, root: float | None = N
         if places is not None:  # a rounded answer: the right values, rounded
             said = f"to {places} decimals" if places else "rounded to whole numbers"
             raise Fail(f"values right {said}: don't round.")
+    if out.shape == expected.shape and not np.allclose(out, expected, atol=ATOL):
+        if np.array_equal(out, np.trunc(expected)):  # review 04jj: an int cast, named
+            raise Fail(
+                "every score is a whole number, cut toward 0: an int cast (.astype(int) or "
+                "int()) dropped the decimals. Keep the floats the division gives."
+            )
+        if np.array_equal(out, np.floor(expected)):
+            raise Fail("every score is rounded down: // is floor division. Divide with /.")
     if np.isnan(out).any() and np.array_equal(np.isnan(out), expected < 0):
         raise Fail("NaN exactly where Q Kᵀ < 0: a square root of the scores? Use np.sqrt(d_k).")
     if np.allclose(out, expected, 5e-3, 5e-3) and np.array_equal(out, out.astype(np.float16)):

@@ -196,6 +196,9 @@ def _top_weight_result(answer, raw, divisor, weights, expected, others) -> Check
     for wrong, hint in mistakes:
         if np.allclose(value, wrong(), rtol=1e-6, atol=1e-9):
             return CheckResult(name, "FAIL", hint)
+    slip = _wrong_divisor_or_array(value, raw, divisor, others)
+    if slip is not None:
+        return CheckResult(name, "FAIL", slip)
     if value.size > 1 and np.all(value == value.flat[0]):  # a typed-in number, copied
         return CheckResult(
             name,
@@ -212,3 +215,27 @@ def _top_weight_result(answer, raw, divisor, weights, expected, others) -> Check
         f"exercise divides raw_scores[{own}] by {divisor:g}."
     )
     return CheckResult(name, "FAIL", hint)
+
+
+def _wrong_divisor_or_array(value, raw, divisor: float, others) -> str | None:
+    """Review 04jj: another width's divisor (8 = √64 above all) or another width's scores."""
+    own = next((d for d, z in others.items() if np.array_equal(np.asarray(z), raw)), None)
+    roots = {8.0: "8 = √64, a d_k = 64 head's √d_k"}
+    for d in others:
+        roots.setdefault(float(np.sqrt(d)), f"{np.sqrt(d):g} = √{d}")
+        roots.setdefault(float(d), f"{d}, another width")
+    for c, said in roots.items():
+        if c in (divisor, np.sqrt(divisor), divisor**2) or c <= 0:
+            continue
+        if np.allclose(value, softmax(raw / c).max(axis=-1), rtol=1e-6, atol=1e-9):
+            return f"you divided by {said}; this exercise divides by d_k = {divisor:g}."
+    for d, z in others.items():
+        z = np.asarray(z, dtype=float)
+        if d == own or z.shape != raw.shape:
+            continue
+        if np.allclose(value, softmax(z / divisor).max(axis=-1), rtol=1e-6, atol=1e-9):
+            return (
+                f"those come from raw_scores[{d}] divided by {divisor:g}: use the d_k = "
+                f"{own} scores, raw_scores[{own}] / {divisor:g}."
+            )
+    return None
