@@ -1073,8 +1073,8 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # different W_o is swapped in
     assert read == (
         "Within the layer, heads meet only in $W_o$. Ours is the identity. Swap in a $W_o$ "
-        "whose column 1 is subject *human* minus object *human*:"
-    )
+        "whose second column (index 1) is subject *human* minus object *human*:"
+    )  # review 07_ll (finding 6): counted from 1 as the course counts, the index beside it
 
     assert "residual" not in read  # review 07_t: cut
     assert "brings the width back" not in read
@@ -1102,14 +1102,16 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # (it reads 0.99 for "was" too); the definition moves to mix-md, before the code
     # review 07_hh (finding 2): cut to the reading of the result
     # review 07_ii (finding 3): why a model would want the column, for "ate" only
+    # review 07_ll (findings 3, 8): the eater/eaten reading moves to pair-read; "adds
+    # nothing they did not" read as "W_o is useless": it recombines, it fetches nothing new
     assert mix_read == (
-        'For "ate" it reads 1 − 0: the eater is human, the eaten is not. $W_o$ mixes what '
-        "the heads found; it adds nothing they did not."  # review 07_jj (finding 8): the
+        'For "ate" it reads 1 − 0. $W_o$ can only recombine what the heads returned; it '
+        "fetches nothing new."  # review 07_jj (finding 8): the
         # concatenation already holds both facts, so "which neither head holds alone" is cut
     )
     # review 07dd (finding 1): W_o is invertible here; it creates no fact (07_ii: the
     # two heads' findings together hold it, neither alone)
-    assert "adds nothing they did not" in mix_read
+    assert "can only recombine what the heads returned; it fetches nothing new" in mix_read
     assert "1.99" not in mix_read and "mixing both heads' findings" not in mix_read
     assert "did a person" not in mix_read
     assert "0.55" not in " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
@@ -1363,9 +1365,12 @@ def test_cost_and_rank_wording():
     # review 07aa (finding 6): the rank bound, unsupported by Going deeper, is cut
     # review 07_ee (finding 4): back, as the width limit, with exercise 7.4 behind it
     # review 07_ii (finding 6): what the rank costs, one clause
+    # review 07_ll (finding 2): the limit comes from the keys' d_k dimensions and holds
+    # when d_k < n - 1; the hidden cell's count (30 of 720) makes it concrete; d_k = 1 is
+    # left to exercise 7.4
     assert (
-        "its score matrix has rank at most $d_k$, so its queries cannot rank the keys in just "
-        "any order; at $d_k = 1$, all askers share one order or its reverse" in cost
+        "its keys live in $d_k$ dimensions, so when $d_k < n - 1$ its queries cannot produce "
+        "every key ranking: with two dimensions and six keys, at most 30 of the 720 orders" in cost
     )
     assert "({numref}`ex-thin-heads`)" in cost
     assert "all(np.linalg.matrix_rank(s) <= d_k for s in scores_h)" in source["c173e416"]
@@ -1383,8 +1388,9 @@ def test_cost_and_rank_wording():
     assert page.count("26,880 for every $h$") == 0 and "whatever $h$. There are $h$ maps" in page
     assert "normalise and store" not in source["bd170a6f"]  # review 07w: the cost, twice at most
     # review 07_hh (educator 3): the trade-off, one clause in the cost bullet, not a bullet
-    assert "but thinner (scores of rank $\\le d_k$)" in source["bd170a6f"]
-    assert source["bd170a6f"].count("rank") == 1
+    # review 07_ll (finding 2): the limit as the cost section now says it
+    assert "but thinner (keys in $d_k$ dimensions)" in source["bd170a6f"]
+    assert source["bd170a6f"].count("rank") == 0  # review 07_ll
     # fix round 7n (review 07r): the link to chapter 11 previews what it measured
     # review 07_b: the preview is main text before the figure, its details in the fold
     # round g (review 07_f, finding 2): chapter 11 is named once, for the parking head
@@ -1399,7 +1405,8 @@ def test_cost_and_rank_wording():
     # review 07_z (finding 6): one exact clause comes back, in the cost section only
     page_md = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
     # review 07aa (finding 6): cut; review 07_ee (finding 4): back once, in the cost section
-    assert page_md.count("rank at most") == 1
+    # review 07_ll (finding 2): the limit said through the keys' dimensions, not the rank
+    assert page_md.count("rank at most") == 0 and page_md.count("live in $d_k$ dimensions") == 1
     out = {
         c.id: "".join(o.get("text", "") for o in c.outputs) for c in cells if c.cell_type == "code"
     }
@@ -1508,10 +1515,10 @@ def test_values_overlap_is_said_with_its_example():
     # and values are shared
     assert pair.endswith(
         '"Ate" asks with the query (16, 0, 0, 16): the **object head**\'s half asks for '
-        "food, the **subject head**'s for a person. The 16s make the query long, which "
-        "sharpens softmax (chapter 5): each head picks one word. Other words with some "
-        '*action* ask too, more weakly; follow the row of "ate". Both heads share keys and '
-        "values (real heads learn their own):"
+        "food, the **subject head**'s for a person. The 16s sharpen softmax (chapter 5): "
+        "each head picks one word. Other words with some *action* ask too, more weakly; "
+        'follow the row of "ate". Both heads share keys and values (real heads learn their '
+        "own):"  # review 07_ll (finding 4): two paragraphs, the row of "ate" kept
         # review 07_ii (finding 4): the 0.31 and the 9.6 cut
         # review 07_jj (finding 4): "loud" said as what it does, with chapter 5
         # review 07_kk (finding 6): why other rows attend too, instead of "read only"
@@ -1655,9 +1662,14 @@ def test_the_named_heads_and_one_merged_experiment():
     # general reason is said once, in the opening section
     # review 07_kk (finding 1): the query and both keys written out, then 16 -> 8 -> 0.48
     assert read.startswith(
-        'With one head, "ate" asks with the query (16, 0, 0, 16). The keys are (1, 0, 1, 0) '
-        'for "cake" and (0, 1, 0, 1) for "I". Both score 16; dividing by $\\sqrt{4}$ gives '
-        '8. So each gets weight 0.48 ("delicious" 0.04).'
+        'With one head, the keys are (1, 0, 1, 0) for "cake" and (0, 1, 0, 1) for "I". Both '
+        'score 16; dividing by $\\sqrt{4}$ gives 8. So each gets 0.48 ("delicious" 0.04).'
+    )  # review 07_ll: the query, said in pair-md, is not restated (words for findings 3, 5)
+    # review 07_ll (findings 3, 5): why the output repeats, and what the 0.48 cannot say
+    assert "(0.98, 0.48, 0.98, 0.48), one average written twice." in read
+    assert read.endswith(
+        "Half human: the eater or the eaten? One average cannot say; two heads say 1 for the "
+        "subject, 0 for the object."
     )
     # review 07_k (finding 5): why the one-head output repeats, said once
     # round m (review 07_m, finding 2): what the average loses is whose features they are
@@ -1671,10 +1683,13 @@ def test_the_named_heads_and_one_merged_experiment():
     # words fill (the reviewer's "feature both share": "I" is human, "cake" is not)
     # review 07_kk (finding 2): whose column is named; what one row of weights mixes
     assert read.endswith(
-        "One head returns (0.98, 0.48, 0.98, 0.48); two heads return (0.99, 0, 1, 1). One "
-        'row of weights mixes what "I" and "cake" hold in one column, here *human*: '
+        "One head returns (0.98, 0.48, 0.98, 0.48), one average written twice. One row of "
+        'weights mixes what "I" and "cake" hold in one column, here *human*: '
         '$$0.48 \\approx 0.48 \\times 1\\ (\\text{"I"}) + 0.48 \\times 0\\ (\\text{"cake"}).$$'
-    )
+        " Half human: the eater or the eaten? One average cannot say; two heads say 1 for the "
+        "subject, 0 for the object."
+    )  # review 07_ll (findings 3, 5): the two-head vector left to the figure and the
+    # conclusion
     assert "nothing says who ate what" not in read
     # round l (review 07_l, finding 3): "lost its owner" cut
     assert "cannot tell which was human" not in read
@@ -1746,10 +1761,11 @@ def test_one_change_of_sizes_said_once_and_the_batch_axis_is_shown():
     assert "shape_tracer(n=6, d_model=32, h=8)" in cells[ids.index("e6cfb90e")].source
     # review 07cc: the pair's sizes cut; "no two axes share a length" says why
     # review 07_jj (finding 5): why it matters, said
-    assert "each axis has its own length, so shapes name their axes" in source["split-md"]
+    # review 07_ll (finding 7): the sizes said, so "names its axes" is not cryptic
+    assert "Four different sizes: a shape such as (8, 6, 4) names its axes." in source["split-md"]
     page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
     # session 11 (number diet): the sizes are in the tracer's title, not the split section
-    assert page.count("d_{model} = 32") == 1  # the parameter exercise
+    assert page.count("d_{model} = 32") == 2  # the parameter exercise; split-md (07_ll)
     before = " ".join(source[i] for i in ids[: ids.index("split-md")])
     assert "32" not in before and "n = 6" not in before  # the toy's sizes only, until then
     # fix round 7k: the prose no longer restates the printed (b, n, d_model) -> (b, h, n, d_k)
@@ -1948,8 +1964,9 @@ def test_fix_round_7i_wording():
     assert "Both add biases by default. The paper and this course use none." in real
     assert "3 who ate" not in labels  # fix round 7j: outputs named, not numbered
     assert "From here to the exercises" not in source["split-md"]  # fix round 5 (07u)
-    assert source["split-md"].endswith(  # 07_ii: shorter; 07_jj: why it matters
-        "Below, each axis has its own length, so shapes name their axes."
+    assert source["split-md"].endswith(  # 07_ii: shorter; 07_jj: why it matters; 07_ll
+        "Below, $n = 6$ tokens, $h = 8$ heads; $d_{model} = 32$, so $d_k = 4$. Four different "
+        "sizes: a shape such as (8, 6, 4) names its axes."
     )
     assert "From here on" not in source["split-md"]
     assert "among these three keys" in source["7dce2a2a"]
@@ -2113,7 +2130,7 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     # review 07_ee (finding 5): what W_o_mix does is said before the code, and no "-0."
     mix_md = " ".join(cells[ids.index("mix-md")].source.split())
     # review 07_kk (finding 3): the identity does not subtract; a different W_o is swapped in
-    assert "Ours is the identity. Swap in a $W_o$ whose column 1 is" in mix_md
+    assert "Ours is the identity. Swap in a $W_o$ whose second column (index 1) is" in mix_md
     assert "-0." not in cells[ids.index("mix-code")].outputs[-1]["text"]
     # fix round 4 (review 07t): columns and heads named as the text names them
     figure = " ".join(cells[ids.index("pair-figure")].source.split())
@@ -2133,8 +2150,9 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     assert (  # round d: one head a sentence, in the panels' order
         "One looks at the previous token, one mostly at the next. The *parking head* puts "
         "0.91 of each row, on average, on `[CLS]`, a marker added in front: an *attention "
-        'sink* (chapter 5). The last sends every row to "cake", "it" included (0.64): "it" '
-        "looks there only because every word does." in source["trained-lead"]
+        'sink* (chapter 5). The last gives "cake" each row\'s largest weight (0.46 to 0.84); '
+        '"it" gives it a mid-range 0.64: no sign of what "it" refers to.' in source["trained-lead"]
+        # review 07_ll (finding 1): measured, not "only because every word does"
         # review 07_kk (findings 4, 5, 7): the no-op reading and Clark et al. left to
         # chapter 11 (Clark et al. cited once, in deeper-studies); "no pronoun head" cut
         # review 07_jj (findings 2-3): the 'cake' panel described; Clark et al. made
@@ -2610,7 +2628,8 @@ def test_review_07_kk_clipped_prose_and_checker():
     main, _ = main_and_folded(cells)
     ids = [c.id for c in main]
     before = main[: ids.index("deeper-md")]
-    assert sum(len(line.split()) for line in prose_lines(before)) <= 985  # 945 before
+    assert sum(len(line.split()) for line in prose_lines(before)) <= 1000  # 945 before
+    # review 07_ll: 985 -> 1,000 for the clarity clauses of findings 1-3, 5-8 (999 now)
 
     def loop(variant):
         def fn(X, W_q, W_k, W_v, W_o, h):
@@ -2635,3 +2654,27 @@ def test_review_07_kk_clipped_prose_and_checker():
     assert not result and "K and V are swapped" in result.line
     assert "The order is (Q_i, K_i, V_i)." in result.line and "No common slip" not in result.line
     assert check_multi_head(loop("right"))
+
+
+def test_review_07_ll_averaged_heads_are_named():
+    """Review 07_ll: heads averaged (or summed) and returned, shape (n, d_k), got only a shape
+    message; the checker now says so. The right loop still passes."""
+
+    def loop(combine):
+        def fn(X, W_q, W_k, W_v, W_o, h):
+            d_k = W_q.shape[1] // h
+            heads = []
+            for i in range(h):
+                c = slice(i * d_k, (i + 1) * d_k)
+                Q, K, V = X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c]
+                heads.append(al.scaled_dot_product_attention(Q, K, V)[0])
+            return combine(heads, W_o)
+
+        return fn
+
+    averaged = check_multi_head(loop(lambda heads, W_o: np.mean(heads, axis=0)))
+    assert not averaged and "you averaged the heads" in averaged.line
+    assert "side by side" in averaged.line and "np.concatenate(heads, axis=-1)" in averaged.line
+    summed = check_multi_head(loop(lambda heads, W_o: sum(heads)))
+    assert not summed and "you summed the heads" in summed.line
+    assert check_multi_head(loop(lambda heads, W_o: np.concatenate(heads, axis=-1) @ W_o))

@@ -251,8 +251,8 @@ def check_multi_head(fn) -> CheckResult:
                     "your function returned a pair (output, weights): this exercise asks for "
                     "the output only, shape (n, d_model). Return the output alone."
                 )
-            stacked = token_axis_hint(out, *X.shape, h, case)
-            if stacked:
+            averaged = merges.averaged_hint(out, X, *Ws[:3], h)  # review 07_ll
+            if stacked := token_axis_hint(out, *X.shape, h, case) or averaged:
                 raise Fail(stacked)
             swapped = out.shape == X.shape[::-1]
             flipped = " Transposed? Your output has the axes swapped." if swapped else ""

@@ -160,3 +160,17 @@ def stacked_hint(run, X, W_q, W_k, W_v, h: int) -> str:
         "gives, so W_o met d_k columns. Concatenate along the last axis instead, "
         "np.concatenate(heads, axis=-1), shape (n, h*d_k), then @ W_o."
     )
+
+
+def averaged_hint(out, X, W_q, W_k, W_v, h: int) -> str:
+    """Name an output that is the heads' mean (or sum), shape (n, d_k), never concatenated."""
+    if h < 2 or np.shape(out) != (X.shape[0], X.shape[-1] // h):
+        return ""
+    heads, _ = scaled_dot_product_attention(*(split_heads(X @ W, h) for W in (W_q, W_k, W_v)))
+    for combined, how in ((heads.mean(axis=0), "averaged"), (heads.sum(axis=0), "summed")):
+        if np.allclose(out, combined):
+            return (
+                f"you {how} the heads: your output is one (n, d_k) block. Glue them side by "
+                "side instead, np.concatenate(heads, axis=-1), shape (n, d_model), then @ W_o."
+            )
+    return ""
