@@ -406,12 +406,15 @@ def test_the_chapter_s_round_11o_changes_are_on_the_page():
     for cid in ("parking-md", "it-experiment-md"):  # each long section opens with its plan
         assert "The plan:" in cells[cid].source, cid
     assert "&" not in cells["cls-removed-cake"].source  # the broadcast lives in `ablate`
-    flat = " ".join(cells["7e1748c1"].source.split())  # review 11 y F5: two sentences
-    assert "In almost every head from layer 2 on," in flat  # 11_ff: the printout counts
+    flat = " ".join(cells["cls-ratio-md"].source.split())  # review 11_mm F7: in a dropdown
+    assert "In almost every head from layer 2 on," in flat and ":class: dropdown" in flat
+    assert "from layer 2 on" not in cells["7e1748c1"].source  # the main line: 0.67 -> 0.16
     out = "".join(o.get("text", "") for o in cells["cls-all"].outputs)
     assert "weight 0.67 share 0.16" in out and "ratio" not in cells["cls-all"].source
     out = "".join(o.get("text", "") for o in cells["cls-ratio"].outputs)  # review 11 z F8
-    assert "ratio < 0.2: 59 of 60" in out and cells["cls-ratio"].metadata["tags"] == ["hide-input"]
+    assert "ratio < 0.2: 59 of 60" in out and cells["cls-ratio"].metadata["tags"] == ["hide-cell"]
+    order = list(cells)
+    assert order.index("cls-scatter") < order.index("cls-ratio-md") == order.index("cls-ratio") - 1
     assert "a47c91e9" not in cells  # review 11 b: the bar's logic is on the main line
     assert "41b21785" not in cells  # exercise 11.5 is gone: one chapter, less in it
     assert "the word before it" not in cells["held-out-md"].source
@@ -426,9 +429,8 @@ def test_the_chapter_s_round_11p_changes_are_on_the_page():
     assert "not a large influence" not in framing
     assert "small influence" not in cells["96cfe2e6"].source
     summary = " ".join(cells["96cfe2e6"].source.split())  # review 11 d: the lesson
-    assert "little flows from it; whether its weight keeps other tokens out is open." in " ".join(
-        summary.split()
-    )  # 11 z F3; review 11_hh F1: as hedged as the Going-further dropdown
+    assert "Many park on `[CLS]`, yet little flows from it." in summary  # 11 z F3
+    assert "is open" not in summary  # review 11_mm F6: the open question is said once, above
     assert "keep other tokens out" not in summary
     assert "cls-removed-more" not in cells  # one ablation cell, through the named helper
     assert "def ablate(sentence, heads, keys, masked=False):" in cells["cls-removed"].source
@@ -540,8 +542,9 @@ def test_the_chapter_s_round_11s_changes_are_on_the_page():
     assert "post-LN" in fold  # review 11 y F4: main names it once, where the norm sits
     assert " ".join(main.split()).count("post-LN") == 0  # review 11 z F2: in the fold only
     assert "only ever added to" not in main  # review 11_ll F5: pre-LN is defined in the fold
-    assert "chapter 12 use" in fold and "their stream is only ever added to." in " ".join(
-        fold.split()
+    assert (
+        "chapter 12 use" in fold
+        and "only ever added to, giving the gradient a direct" in " ".join(fold.split())
     )
     assert layer.count("````") == 2  # one fold in the block
     assert "**Feed-forward network.**" in main  # what encoder_layer runs stays on the main line
@@ -640,7 +643,7 @@ def test_the_chapter_s_round_11w_changes_are_on_the_page():
     cells = _chapter_cells()
     held = _pronoun_test_text(cells)
     assert 'the two heads where "it" gives "cake" the most weight' in held  # the rule
-    assert "the fraction of the other tokens whose top key is the noun, added up" in held
+    assert "the fraction of other tokens whose top key is the noun, summed over" in held
     assert "keeping one noun" not in cells["pairs"].source  # review 11 o: cut
     out = "".join(o.get("text", "") for o in cells["pairs"].outputs)
     assert "L4 H2: 1 of 3 pairs right, the first noun preferred in 3 of 6" in out
@@ -670,7 +673,7 @@ def test_the_chapter_s_round_11x_changes_are_on_the_page():
     assert "a pair takes a head that switches nouns" in held  # review 11_ff F6: three sentences
     assert "guessing averages" not in held
     assert "**Limit:**" not in held  # review 11 aa F8: folded into the results
-    assert 'the last noun before "it" is the meant one, so they can only rule a head out' in held
+    assert "a pass cannot prove a pronoun head, a fail rules one out." in held  # 11_mm F4
     # review 11 p: the rule in plain words; its numbers after the grid
     assert "leads all other queries" not in held  # review 11 s: the second rule is cut
     assert "stands out" not in held and "rules out luck" not in held  # review 11 m
@@ -745,7 +748,7 @@ def test_the_chapter_s_review_11_b_changes_are_on_the_page():
     """Review 11 b: the pronoun test's logic in words, scoped; padding in attention; terms."""
     cells = _chapter_cells()
     held = _pronoun_test_text(cells)
-    assert "can only rule a head out" in held  # 11 s; 11 x F3; 11 aa F8; 11 cc F2; 11_kk F4
+    assert "a head that only finds the last noun passes too" in held  # 11 s; 11_kk; 11_mm F4
     assert "clark2019what" in cells["gf-pairs-md"].source  # review 11 m; 11_ii: folded
     assert "hides the padding from every head" in " ".join(cells["one-vector"].source.split())
     piece = " ".join(cells["a15f26d1"].source.split())  # review 11 aa F5: after W_o^(i)
@@ -835,7 +838,7 @@ def test_the_chapter_s_review_11_k_changes_are_on_the_page():
     # 1,541 and 2,301 before review 11 s; 1,512 and 2,290 before editor pass 10 (1,162, 2,094)
     # review 11_jj (yardstick in the main line, verdict on L4 H2, plainer control): 1,120,
     # raised for this round only (11_ii fix: 1,090 and 2,075; 11_hh: 1,199, 2,079)
-    assert words <= 1112 and everything <= 2065  # review 11_ll (11_kk: 1,119 and 2,067)
+    assert words <= 1102 and everything <= 2080  # review 11_mm (11_ll: 1,112 and 2,065)
 
 
 def test_the_feed_forward_count_is_named_in_11_3(capsys):
@@ -897,7 +900,7 @@ def test_the_chapter_s_review_11_p_fix_changes_are_on_the_page():
     plan = " ".join(cells["it-experiment-md"].source.split())
     # editor pass 10: the control's reason is in the plan's prose, not a code comment
     assert "Real heads are not random" not in cells["held-out"].source
-    assert "a pronoun head stays near chance, about 1." in plan  # 11 bb F8; 11_ii F1; 11_jj
+    assert "chance about 1.)" in plan  # 11 bb F8; 11_ii F1; 11_jj; 11_mm F4: plainer
     held = " ".join(cells["held-out-md"].source.split())
     assert "as well explained by that last-noun rule" not in held  # review 11 z F1
     assert "cannot name its job" not in held
@@ -940,7 +943,7 @@ def test_the_chapter_s_review_11_t_fix_changes_are_on_the_page():
     """Review 11 t: the control as a count, the bar's fairness, hedged causal readings."""
     cells = _chapter_cells()
     plan = " ".join(cells["it-experiment-md"].source.split())
-    assert "**Control:** in each sentence, the fraction of the other tokens" in plan  # 11_ll
+    assert '**Control:** does only "it" look at the noun, or does every token?' in plan  # mm
     assert "unseen when the candidates were picked" in plan
     assert "two heads of the 72 reach it, with 5" in " ".join(cells["gf-bar-md"].source.split())
     fold = " ".join(cells["enc-layer"].source.split())
@@ -1020,7 +1023,7 @@ def test_the_chapter_s_review_11_cc_changes_are_on_the_page():
     assert '"it attends to cake" means "to where cake was"' in aside
     assert "at_cake" in cells["6efa94d9"].source
     assert "(both == 1).sum() == 9" in cells["pairs-assert"].source  # F3: 8 others + L4 H2
-    assert "an average token's." in cells["7e1748c1"].source  # F5: not "word's"
+    assert "an average token's." in cells["cls-ratio-md"].source  # F5: not "word's"
     assert "How far can the share be trusted?" not in " ".join(c.source for c in cells.values())
 
 
@@ -1028,7 +1031,7 @@ def test_the_chapter_s_review_11_ii_changes_are_on_the_page():
     """Review 11_ii: the control's bar, residual wording, the teacher, the Summary's count."""
     cells = _chapter_cells()
     plan = " ".join(cells["it-experiment-md"].source.split())
-    assert "a pronoun head stays near chance, about 1." in plan  # F1: the bar; 11_jj F5
+    assert "chance about 1.)" in plan  # F1: the bar; 11_jj F5; 11_mm F4
     assert "near = 2 * sum(one_in_n)" in cells["held-out-assert"].source  # F1: the code's rule
     layer = " ".join(cells["enc-layer"].source.split())
     assert "only nudges" not in layer  # F2
@@ -1082,12 +1085,56 @@ def test_the_chapter_s_review_11_kk_changes_are_on_the_page():
     assert "tags" not in listed.metadata and "bread was stale" in listed.source
     assert cells["held-out"].metadata["tags"] == ["hide-input"]  # its printout shows
     plan = " ".join(cells["it-experiment-md"].source.split())  # F4: the limit, first
-    assert "so they can only rule a head out." in plan  # review 11_ll: the pairs in the result
-    assert "so it may only find the noun: on two-noun pairs it gets 1 of 3 (Going further)." in (
+    assert "a fail rules one out." in plan  # review 11_ll: the pairs in the result
+    assert "so it may only find the noun (harder pairs: Going further)." in (
         " ".join(cells["held-out-md"].source.split())
-    )
+    )  # review 11_mm F6: "1 of 3" once in its dropdown, plus the Summary
     held = " ".join(cells["held-out-md"].source.split())
     assert "rule a head out" not in held and "lone noun" not in held
     pool = " ".join(cells["one-vector"].source.split())  # F7
-    assert "(BERT feeds `[CLS]`'s last vector to a classifier; this model was trained on" in pool
+    assert "(BERT passes `[CLS]`'s last vector through a small *pooler* layer to a" in pool
     assert "22 to 52" not in cells["7e1748c1"].source  # 11_ll F7: in the alt text only
+
+
+def test_the_chapter_s_review_11_mm_changes_are_on_the_page():
+    """Review 11_mm: the gradient path in the pre-LN fold only, the pooler, layer 1's
+    [CLS] heads, the parking printout named, 'exactly'."""
+    cells = _chapter_cells()
+    layer = cells["enc-layer"].source
+    main, fold = layer.split("````{admonition} Inside the feed-forward step")
+    assert "gradient" not in main  # F1: no gradient-path claim for this post-LN model
+    assert "giving the gradient a direct path to early layers" in " ".join(fold.split())
+    sink = " ".join(cells["ef1c7ff6"].source.split())  # F3: the slider opens on layer 1
+    assert "None is in layer 1, where L1 H8 tops every row with `[CLS]` but averages" in sink
+    assert "For the parking heads:" in cells["share-two-keys-md"].source  # F5
+    sol = " ".join(cells["7be5537c"].source.split())  # F8
+    assert "a mistake the scaling to length 1 would hide exactly." in sol
+    assert "BERT's pooler" in cells["c68494eb"].source  # F2: met before 11.3
+
+
+def test_attention_with_biases_names_a_hard_coded_sqrt_384(capsys):
+    """Review 11_mm: dividing by sqrt(384), the model's d_model, gets its own hint."""
+
+    def by_384(X, L, h):
+        *batch, n, d = X.shape
+
+        def cut(A):
+            return np.swapaxes(A.reshape(*batch, n, h, d // h), -2, -3)
+
+        Q, K, V = cut(X @ L.W_q + L.b_q), cut(X @ L.W_k + L.b_k), cut(X @ L.W_v + L.b_v)
+        w = np.exp(Q @ np.swapaxes(K, -1, -2) / np.sqrt(384))
+        heads = w / w.sum(axis=-1, keepdims=True) @ V
+        return np.swapaxes(heads, -2, -3).reshape(*batch, n, d) @ L.W_o + L.b_o
+
+    assert not check_attention_with_biases(by_384)
+    line = capsys.readouterr().out
+    assert "FAIL" in line and "sqrt(384), the model's d_model" in line, line
+
+
+def test_mean_pool_names_the_padding_summed_then_divided_by_the_real_count(capsys):
+    """Review 11_mm: H.sum(1) / mask.sum(1, keepdims=True) had only a generic message."""
+    from attention_lib.checks import check_mean_pool
+
+    assert not check_mean_pool(lambda H, mask: H.sum(1) / mask.sum(1, keepdims=True))
+    line = capsys.readouterr().out
+    assert "FAIL" in line and "summed the padding too, then divided by the real count" in line

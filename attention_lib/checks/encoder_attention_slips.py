@@ -24,6 +24,10 @@ _SQRT_32 = (
     "you hard-coded sqrt(32), the model's d_k, but the checker's layers are smaller: "
     "use d_k = d_model / h from X and h."
 )
+_SQRT_384 = (
+    "you divided by sqrt(384), the model's d_model; each head divides by sqrt(d_k) = "
+    "sqrt(d_model / h), with d_model and h taken from X and h."
+)
 _BIAS_SLICE = (
     "every head got the same d_k numbers of each bias (b[:d_k]): add the whole bias "
     "before the cut, X @ W_q + b_q, so head i gets its own slice."
@@ -76,7 +80,7 @@ def glue_hint(error: str, d_model: int, h: int) -> str | None:
 def slips(X, p, h) -> tuple:
     """(wrong output, hint) for K Q^T, heads summed or averaged, b[:d_k] added to every
     head, W_q (or W_q, W_k and W_v) transposed, K and V swapped, and the scale hard-coded
-    as sqrt(32)."""
+    as sqrt(32) or sqrt(384) (review 11_mm)."""
     d_k = X.shape[-1] // h
 
     def attend(Q, K, V, scale=d_k):  # (..., h, n, d_k) each
@@ -101,5 +105,6 @@ def slips(X, p, h) -> tuple:
         (summed + p.b_o, _SUMMED),
         (averaged + p.b_o, _AVERAGED),
         (merge_heads(attend(Q, K, V, scale=32)) @ p.W_o + p.b_o, _SQRT_32),  # review 11_jj
+        (merge_heads(attend(Q, K, V, scale=384)) @ p.W_o + p.b_o, _SQRT_384),  # 11_mm
         (merge_heads(attend(*sliced)) @ p.W_o + p.b_o, _BIAS_SLICE),
     )

@@ -121,6 +121,11 @@ def check_mean_pool(fn) -> CheckResult:
             ),
             (summed, "you summed the real tokens but never divided by their number."),
             (
+                H.sum(axis=1) / mask.sum(axis=1, keepdims=True),
+                "you summed the padding too, then divided by the real count: multiply H "
+                "by mask[..., None] before summing.",
+            ),
+            (
                 summed / mask.sum(),
                 "you divided by m.sum(), the real tokens of the whole batch: divide each "
                 "sentence by its own count, m.sum(axis=1).",
