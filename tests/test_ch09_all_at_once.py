@@ -899,6 +899,7 @@ MAIN_WORDS = 1280  # main-line prose (pass 10: 1203; 09z: 1272; 09ee: +38, the F
 # Session 11 (number diet): 1261
 # Round 09bb: +24 (the matrix form timed, gradient, 72 GiB, 1e-15)
 # Round 09cc: +19 (O(1) only while the text is known; word-order blindness; per-row overhead)
+# Round 09mm: 1267 -> 1279 (LSTM count inline, causal mask, chain rule, tiles' peak)
 # Round 09dd: 1310 (the projections and the LSTM moved into the recurrence fold)
 # Round 09jj: 1278 -> 1277 (the memory plot read, the full shuffle; paid by cuts)
 
@@ -955,7 +956,7 @@ def test_the_page_says_only_what_it_measures():
     for claim in (
         # Editor pass 10: the "cake" instance cut (the math cell says it for every q_i)
         "needs only $q_i$, $K$ and $V$",
-        "To choose token 1000, the model runs token 999",
+        "To choose token 1000, the model feeds in token 999.",  # round 09mm (finding 9)
     ):
         assert claim in words, claim
     # Round 09b: the library's blocked peak cut from the first memory experiment
@@ -1013,8 +1014,9 @@ def test_the_page_says_only_what_it_measures():
         # projections against a bare RNN and an LSTM, and the steps bought for sure
         "On Table 1's count, attention does less arithmetic than a recurrent layer while"
         " $n < d$. Counting its projections, it does more than a bare tanh RNN at every $n$,"
-        " but less than an LSTM (a gated RNN; Going further) while $n < 2d$. What it buys for"
-        " sure is fewer steps in a row.",  # round 09ii (finding 5): the LSTM defined
+        " but less than an LSTM (a gated RNN: its four gates cost $16nd^2$, four times this"
+        " RNN; Going further) while $n < 2d$. What it buys for sure is fewer steps in a row.",
+        # round 09ii (finding 5): the LSTM defined; 09mm (finding 3): its count inline
         "An LSTM's four gate blocks cost $16nd^2$ FLOPs, four times this RNN's.",
         "has a richer update but the same chain. Part of either can:",
         # Editor pass 10 (brief, issue #30): what all at once buys, said plainly, and the
@@ -1043,8 +1045,8 @@ def test_the_page_says_only_what_it_measures():
         # Round 09kk (finding 3): why only up to rounding
         "Equal up to rounding (the sum over keys runs in another order): each output depends"
         " on the *set* of (key, value) pairs, not their order. Shuffle $Q$ too: each output"
-        " only moves. An RNN gets word order from its chain; attention must be told (chapter"
-        " 1's positions).",
+        " only moves. An RNN gets word order from its chain; attention without a causal mask"
+        " must be told (chapter 1's positions).",  # round 09mm (finding 2)
         # Round 09e (findings 2, 5, 8): the order of work; a fixed few steps; small fast memory
         # Round 09dd (finding 5): "its" had no referent
         "Split the rows between two jobs, or compute them in a shuffled order. Does the result",
@@ -1071,13 +1073,13 @@ def test_the_page_says_only_what_it_measures():
         "The weights are $n^2$ numbers per head: 0.5 GiB in bf16 (2 bytes a number) at"
         " $n = 16384$. In the plain"
         " form, training stores them for the backward pass, so a model shaped like GPT-2 small"
-        " (12 layers, 12 heads) holds 72 GiB of them for one such sequence.",
+        " (12 layers, 12 heads) holds 72 GiB for one such sequence.",
         # Round 09t (finding 6): no nested parenthesis
         "It does no fewer FLOPs. In training it does more: it stores only the output and $m$,"
         " $\\ell$ per row (or their logsumexp), so the backward pass recomputes the tiles. It is"
         " faster because it moves far fewer bytes between HBM and the chip.",
         # Round 09x (finding 6): the slider's steps named, with numbers it shows
-        'The slider shows both key blocks for "it", at steps 3 and 4.',  # session 11: no ℓ
+        "The slider shows both at steps 3 and 4.",  # session 11: no ℓ; 09mm: budget
         # Round 09x (finding 3): the running state against h_t, associative
         "$(m, \\ell, o)$ is a state like $h_t$, but two merge in any order to the same result,"
         " up to rounding",  # round 09aa (finding 3)
@@ -1101,8 +1103,9 @@ def test_the_page_says_only_what_it_measures():
         # Fix round d (review 09x): the same blocks on one thread against two workers
         # Fix round e (review 09y): the split demo cut; only "in this run" beside a printed number
         # Round 09ii (finding 2): the sum is what is needed; the maximum only for safety
-        "but chapter 5's softmax divides by the *whole* row's sum (the maximum only prevents"
-        ' overflow). Give each piece its own softmax, and the row of "it" sums to 2:',
+        # Round 09mm (budget): the overflow parenthesis cut; the sum is the point
+        "but chapter 5's softmax divides by the *whole* row's sum. Give each piece its own"
+        ' softmax, and the row of "it" sums to 2:',
         # Round 09o (finding 4): the inference side; (finding 6) tiling keeps the n² FLOPs
         # Round 09r (finding 4): two chains, no KV cache (Exercise 4's solution has it)
         # Editor pass 10: "Two chains remain" cut (exercise 3 is where the chain comes back)
@@ -1127,12 +1130,15 @@ def test_the_page_says_only_what_it_measures():
         " queries would shrink the $n \\times n$ arrays to $128 \\times n$, still growing with"
         " $n$; cutting the keys too makes the scratch constant.",
         "At key block 1, $\\alpha = 0$: nothing is summed yet.",  # round 09ll (finding 6)
-        "Inside one attention layer, what does token 999's query still do all at once?",  # 09ll
-        "Measured in float64 (8 bytes a number, four times bf16), the plain form peaks at three"
-        " $n \\times n$ arrays: the scores $z$, their exponentials, the weights:",
+        "Inside one attention layer, what does that token's query still compute all at once?",
+        # Round 09mm (finding 4): three arrays at once, not a list that was wrong at exp
+        "Measured in float64 (four times bf16), the plain form peaks at three $n \\times n$"
+        " arrays at once:",
         # Round 09y (finding 2): numbers the page prints (8 MiB weights, 3.0 x that)
         # Round 09jj (finding 6): np.exp(z, out=z) moved into the plot cell's comment
-        "The plain line stops at $n = 2048$; $16384$ would need about 6 GiB. Tiles add 0.2 MiB",
+        "The plain line stops at $n = 2048$; $16384$ needs about 6 GiB. Tiles add 0.2 MiB",
+        # Round 09mm (finding 8): why the tiles' peak line rises
+        "at every $n$; their peak rises with the $n \\times d_v$ output.",
         # round 09u (finding 5): said once; round 09y (finding 7): one sentence, the figure's 8
         # Round 09z (finding 2): one count, 7 after the update reading "I"
         # Round 09aa (finding 5): the figure's 8 updates, top and bottom named
@@ -1161,6 +1167,7 @@ def test_the_page_says_only_what_it_measures():
         # Round 09jj (budget): "7 times" for "at each of those 7 steps"
         'an RNN\'s gradient from "delicious" back to "I" is multiplied by $W_h$ and'
         " $\\tanh$'s slope 7 times, so it can vanish or explode.",
+        "The chain rule multiplies one $4 \\times 4$ matrix per step:",  # 09mm (finding 5)
         # Round 09y (finding 1): Table 1's own message back, before the projections
         # Round 09z (finding 4): 2017's short sentences, and the n = 2048 row beside them
         # Session 11 (review 09gg, finding 2): Table 1's count against the count with projections
