@@ -603,8 +603,12 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # Review 05_ii kept the main line at 790 (mainwc): rule 3's key-bias reason, "better-aligned"
 # W_q, the derived sigmoid and chapter 6's use of the weights paid for by cutting "Row i holds
 # query i's scores", the torch.softmax line and "softmax is the answer to these rules".
-VISIBLE_WORDS = 1419  # session 11: 1352 words + 5%
-MAIN_LINE_WORDS = 701  # session 11: 668 words + 5%
+# Review 05_mm raised 1411 -> 1458 and 681 -> 713 (mainwc 800 -> 833): why a row sums to 1
+# (chapter 6's average), the slider's T tied to the raw scores, W_q or W_k scaled as a whole
+# (T = 1/c), the overflow limits named as logs, the float16 fold's two sums; paid in part by
+# cutting "other attentions drop a rule" and the doubling note's "exactly T = 0.5".
+VISIBLE_WORDS = 1458  # review 05_mm
+MAIN_LINE_WORDS = 713  # review 05_mm
 
 
 def _chapter():
@@ -632,15 +636,17 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     opening = " ".join(cells["f5a1c0de"].source.split())
     # review 05aa F1: bfloat16 named beside float32 (same range); no "formats GPUs train in"
     assert (
-        "Exp overflows above 709.78 in float64, 88.72 in float32 and bfloat16 (same exponent"
-        " range), and 11.09 in float16." in opening
-    )
+        "Exp overflows above the log of each type's largest number: 709.78 in float64, 88.72 in"
+        " float32 and bfloat16 (same exponent range), and 11.09 in float16." in opening
+    )  # review 05_mm F6: the limits say where they come from
     assert "GPUs train" not in flat
     # review 05aa F2: the fold leads with rounding (1024, not 1500), then overflow
-    assert "88.72" not in box and box.count("a float16 total overflows past 65,504,") == 1
-    # review 05_kk F9: only a row of more than 65,504 keys reaches it after the max trick
-    assert "which a row of more than 65,504 keys can reach after the max trick" in box
-    assert box.index("give 1024, not 1500") < box.index("overflow")
+    # review 05_kk F9, 05_mm F4: n equal keys leave n ones after the max trick; the loop
+    # stalls at 2,048, NumPy's pairwise sum is inf only from 65,520 (65,504 is the largest)
+    assert "88.72" not in box and "overflows past" not in box
+    assert "that loop stalls at 2,048, and NumPy's pairwise sum gives `inf` from 65,520" in box
+    assert "(float16's largest number is 65,504)" in box
+    assert box.index("give 1024, not 1500") < box.index("`inf`")
     assert "weights of 0.3" not in box  # 05_cc F3
     # review 05_dd F4: the terms are e^(z - max), each 0.3, not copies of e^0.3
     # review 05_hh E1: about 5,000 (one term is 1); np.sum adds float16 in float32 inside
@@ -654,7 +660,7 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     assert "GPU kernels" not in flat and flat.count("bfloat16") == 1  # review 05aa F1
     assert "kernel" not in box and "autocast" not in box.lower()
     # review 05_a: np.sum does not stall; a float16 total overflows, the library's reason
-    assert "stops growing" not in box and "stall" not in box
+    assert "stops growing" not in box and box.count("stall") == 1  # the loop's, 05_mm F4
     assert "65 504" not in box  # review 05_v F9: the float16 sum is back, in the fold
     assert "5f0a1b2c" not in cells  # review 05aa: no private function; 05_kk F7: cut
     # no orphan column sums; the non-linearity section ends on a measured output and sqrt(d_k)
@@ -756,7 +762,7 @@ def test_the_learner_edition_keeps_the_number_format_note_true():
     path = Path(__file__).resolve().parents[1] / "notebooks" / "05_softmax.ipynb"
     cells = nbformat.read(path, as_version=4).cells
     flat = [" ".join(c.source.split()) for c in cells]
-    note = next(i for i, text in enumerate(flat) if "Exp overflows above 709.78" in text)
+    note = next(i for i, text in enumerate(flat) if "709.78 in float64" in text)
     assert "88.72 in float32 and bfloat16 (same exponent range), and 11.09" in flat[note]
     assert "folded cell" not in cells[note].source and "printed below" not in flat[note]
 
@@ -894,9 +900,10 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # review 05_hh F3: both facts of issue #29 in words beside the one printed move
     # review 05_kk F3: "scores as weights ... double the output" leaned on chapter 6's output:
     # the sentence says what softmax does to doubled scores, and the cell prints it
+    # review 05_mm F1: "T = 1/c" is said just before, so the doubling note is c = 2
     assert opening == (
-        "Doubling $W_q$ doubles every score (with no bias): exactly $T = 0.5$. That squares"
-        " every ratio between weights, so the row sharpens:"
+        "Doubling $W_q$ ($c = 2$, no bias) squares every ratio between weights, so the row"
+        " sharpens:"
     )  # review 05_ii F3: no "raw" (chapter 4's word for unscaled scores)
     assert "double the output" not in flat
     assert "length" not in opening
@@ -1048,10 +1055,11 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     # review 05_z F3: "its gap g divided by T" was hard to parse; the formula says it
     # review 05_bb F6: chapter 4 gave the formula without T and without the word "sigmoid"
     # review 05_ii F2: derived (divide top and bottom by e^(z1/T)), a function of g alone
+    # review 05_mm F7: the three-colon sentence split in two
     assert caption.startswith(
         'With only "cake" and "delicious" (scores $z_1$, $z_2$), divide top and bottom of'
-        " cake's weight by $e^{z_1/T}$: it is $1/(1 + e^{-g/T})$, the *sigmoid* of $g/T$: only"
-        " the gap $g = z_1 - z_2$ counts."  # review 05_ll F2: of g / T, not of the gap
+        " cake's weight by $e^{z_1/T}$. It becomes $1/(1 + e^{-g/T})$, the *sigmoid* of $g/T$,"
+        " so only the gap $g = z_1 - z_2$ counts."  # review 05_ll F2: of g / T, not of the gap
     )
     # review 05_o: Exercise 5.1 uses T, so it follows the temperature section
     # session 11 (review 05_ff F5): "In code" right after the math, before the temperature
@@ -1269,7 +1277,7 @@ def test_round_3_shows_both_raw_rows_and_points_to_sharper_trained_heads():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     conclusion = " ".join(cells["d4e5f601"].source.split())  # session 11: slogan cut
-    assert conclusion.count(". ") == 1  # session 11: at most two sentences
+    assert conclusion.count(". ") <= 1  # session 11: at most two sentences
     # review 05w: the heatmap and its note are cut (26b93a54 was cut before)
     assert "26b93a54" not in cells and "t2note05" not in cells
     assert "tderiv05" not in cells
@@ -1377,12 +1385,11 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     assert "0.324" not in flat and flat.count("0.335") == 0
     # review 05_s: the conclusion states its condition (a per-score map, then the total)
     # review 05_t round t: "passes" says which test: ignoring a shift
-    assert "only an exponential does all three;" in said
+    assert "only an exponential does all three." in said
     # review 05_ii: "softmax is the answer to these rules" cut to pay for rule 3's reason
-    assert said.endswith(
-        "only an exponential does all three; other attentions drop a rule on purpose"
-        " (Going further)."
-    )
+    # review 05_mm F8: "other attentions drop a rule on purpose" is the fold's alone
+    assert said.endswith("only an exponential does all three.")
+    assert flat.count("drop a rule on purpose") == 1
     fold = " ".join(cells["onlyexp5"].source.split())
     assert "Of weights $f(z_i) / \\sum_j f(z_j)$" in fold and "Of weights" not in why
     assert "only $f(z) = a e^{kz}$ ignores shifts" in fold and "Only softmax" not in flat
@@ -1456,11 +1463,14 @@ def test_session_4_gives_the_two_reasons():
     # review 05_hh F4: two plain statements
     # review 05_ll F3, F5: inside attention (chapter 12 samples at a T); larger W_k lengthens
     # every key, where one longer key raises only its own score
+    # review 05_mm F2: the slider's T = 1 is T = 2 on the raw scores; F1: W_q or W_k scaled
+    # up as a whole (a larger matrix in general can shrink gaps)
     assert (
-        "Dividing the raw scores by $\\sqrt{d_k}$ (2 here) is a softmax at temperature 2. Inside"
-        " attention, the standard Transformer has no other $T$. A head sharpens only by learning"
-        " wider gaps in a query's scores: a query matching one key much better than the others,"
-        " or larger $W_q$ or $W_k$, which stretch every gap." in flat
+        "Dividing chapter 3's raw scores by $\\sqrt{d_k}$ (2 here) is a softmax at temperature 2,"
+        " so the slider's $T = 1$ is $T = 2$ on them. Inside attention, the standard Transformer"
+        " has no other $T$. A head sharpens only by learning wider gaps: a query lined up with one"
+        " key far more than with the others, or $W_q$ or $W_k$ scaled up as a whole ($\\times c$"
+        " stretches every gap by $c$, like $T = 1/c$)." in flat
     )  # review 05_jj F1: not only W_q and W_k (biases, the vectors fed in); F8: one idea less
     # review 05_kk F2: keys pointing nearer q do not sharpen by themselves (a key bias)
     assert "point more nearly the same way" not in flat
@@ -1495,6 +1505,7 @@ def test_session_4_ties_softmax_to_real_code_and_points_to_sinks():
     assert ":class: dropdown" in sink
     # review 05_m: a one-sentence pointer to chapter 11 (softmax plus one cut)
     assert "{cite:p}`xiao2023efficient`" in sink and "chapter 11" in sink
+    assert "chapter 7 shows a trained head parking" in sink  # review 05_mm F5: where it begins
     assert "adds 1 to the denominator" not in sink and len(sink.split()) <= 45
     assert flat.count("a query cannot attend to nothing") == 1
     assert "a query cannot attend to nothing" not in cells["twomov07"].source
@@ -1576,18 +1587,19 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     # review 05_t round t: the 0.81 span and its 2.25 ratio were cut to pay for the main line
     # review 05_kk F1: "the toy's scores are small" contradicted shift-invariance: the gaps
     # are small, and the span and ratio come back to say so
+    # review 05_mm F9: the column budget is its own sentence; "is over ... times" reworded
     assert note.endswith(
-        'far from one-hot because their gaps are small: at most 0.81 (row of "it"), so no'
-        " weight is over $e^{0.81} \\approx 2.25$ times another in its row."  # review 05_ll F4
+        'far from one-hot: their widest gap is 0.81 (row of "it"), so no weight in a row'
+        " exceeds $e^{0.81} \\approx 2.25$ times another."  # review 05_ll F4
     )
     assert "scores are small" not in flat
     assert "hand-picked" not in flat and "keep each row" not in note
     # review 05_k: rows, not columns, sum to 1, in prose; "no T to set" moved and said once
     # review 05_r: "probability distribution" said once in prose
-    assert note.startswith("Each row is a probability distribution over the keys, but keys")
+    assert note.startswith("Each row is a probability distribution over the keys. Columns")
     assert flat.count("probability distribution") == 1
     # review 05_o: why a column total matters: keys have no budget
-    assert 'but keys have no budget: "cake" collects 1.32.' in note
+    assert 'Columns have no budget: "cake" collects 1.32.' in note
     assert "1.32" not in cells["10e4cd6b"].source  # no longer only a code comment
     assert "$T$" not in note and flat.count("no other $T$") == 1  # 05_x F1, 05_cc F1
     top = " ".join(cells["1a18e25e"].source.split())
@@ -1595,12 +1607,13 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     assert top.startswith("## Temperature: how decisive is attention? Temperature $T > 0$")
     last = " ".join(cells["tnot05"].source.split())
     # review 05_o, 05_u F5, 05_v F4 (the division by sqrt(d_k) is itself a temperature)
-    assert last.startswith("Dividing the raw scores by $\\sqrt{d_k}$ (2 here) is a softmax")
+    assert last.startswith("Dividing chapter 3's raw scores by $\\sqrt{d_k}$ (2 here) is a softmax")
     # session 10: the doubling duality ("as T = 0.5 would") is cut with 0.324
     # review 05_z F5: the W_q point (chapter 6 leans on it) moves into the temperature fold
     fold = " ".join(cells["tuse05"].source.split())
     # review 05_bb F1: the W_q point is back on the main line; the fold keeps Hinton only
-    assert "which stretch every gap" in last and flat.count("$T = 0.5$") == 1  # 05_kk F2
+    # review 05_mm F1: "like T = 1/c" replaces the doubling note's "exactly T = 0.5"
+    assert "stretches every gap by $c$, like $T = 1/c$" in last and "$T = 0.5$" not in flat
     assert "hinton2015distilling" in fold and "W_q" not in fold
     ids = [c.id for c in cells.values()]
     # review 05_r: what ties T to attention sits right under the slider
@@ -1807,18 +1820,30 @@ def test_review_05k_points_to_chapter_8s_mask_argument():
 
 
 @pytest.mark.parametrize(
-    "fn",
-    [
-        lambda p: np.sum(_entropy_terms(al.softmax(p)), axis=-1),  # softmax applied first
-        lambda p: np.full(p.shape[:-1], np.log(8)),  # log 8, whatever p is
+    ("fn", "ending"),
+    [  # review 05_mm: softmax(p) does use p, transformed: the hint says so
+        (
+            lambda p: np.sum(_entropy_terms(al.softmax(p)), axis=-1),  # softmax applied first
+            "yours is the entropy of softmax(p): did you transform p before the sum? Use the"
+            " weights p as they are.",
+        ),
+        (
+            lambda p: np.full(p.shape[:-1], np.log(8)),  # log 8, whatever p is
+            "A one-hot row has entropy 0: is your answer using p?",
+        ),
     ],
     ids=["softmax-first", "hard-coded-log-8"],
 )
-def test_entropy_checker_says_a_one_hot_row_has_entropy_0(fn, capsys):
+def test_entropy_checker_says_a_one_hot_row_has_entropy_0(fn, ending, capsys):
     assert not check_entropy(fn)
     line = capsys.readouterr().out
-    assert "on a one-hot row" in line, line
-    assert line.rstrip().endswith("A one-hot row has entropy 0: is your answer using p?"), line
+    assert "on a one-hot row" in line and "A one-hot row has entropy 0" in line, line
+    assert line.rstrip().endswith(ending), line
+
+
+def test_the_entropy_exercise_says_numpy_only_as_the_softmax_one_does():
+    cells, _, _ = _chapter()  # review 05_mm: scipy.stats.entropy is not installed
+    assert "NumPy only" in cells["3e3185c4"].source and "NumPy only" in cells["35e5c480"].source
 
 
 # --- Review 05_l: the max trick on the page; -inf masking in PyTorch named -------------------

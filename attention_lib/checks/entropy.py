@@ -91,6 +91,13 @@ def check_entropy(fn) -> CheckResult:
         try:
             same(out, 0.0, case)
         except Fail as fail:
+            soft = np.exp(one_hot) / np.exp(one_hot).sum()  # softmax(p): no zeros to skip
+            transformed = float(-np.sum(soft * np.log(soft)))
+            if np.allclose(out, transformed, atol=ATOL):  # softmax(p), then the entropy
+                raise Fail(
+                    f"{fail} A one-hot row has entropy 0; yours is the entropy of softmax(p): "
+                    "did you transform p before the sum? Use the weights p as they are."
+                ) from None
             raise Fail(f"{fail} A one-hot row has entropy 0: is your answer using p?") from None
 
         for row in ([0.0, 0.5, 0.5], [1e-4, 1 - 1e-4]):
