@@ -282,6 +282,23 @@ def ce_mse(logits, Y):  # no hint fits: the generic message shows the case's inp
     return ((softmax(logits) - Y) ** 2).mean()
 
 
+def _log_softmax(logits):
+    z = logits - logits.max(axis=-1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+
+
+def ce_y_as_ids(logits, Y):  # review 12_kk: Y taken for the ids raised a bare IndexError
+    return -_log_softmax(logits)[np.arange(len(Y)), Y].mean()
+
+
+def ce_y_as_int_ids(logits, Y):
+    return -_log_softmax(logits)[np.arange(len(Y)), Y.astype(int)].mean()
+
+
+def ce_y_along_axis(logits, Y):
+    return -np.take_along_axis(_log_softmax(logits), Y[:, None], axis=-1).mean()
+
+
 def good_sample(logits, T, u):
     ends = np.cumsum(softmax(logits / T))
     ends[-1] = 1.0  # rounding may leave the total just below 1
@@ -465,6 +482,9 @@ def sample_seeded_choice(logits, T, u):  # ignores u: the same draw every call
         (check_cross_entropy, ce_whole_array, "FAIL", "sum over the whole array"),
         (check_cross_entropy, ce_mse, "FAIL", "on logits = np.array([[3.65, -6.16,"),
         (check_cross_entropy, ce_mse, "FAIL", "Y = np.eye(6)[[3, 0, 5, 3]]"),
+        (check_cross_entropy, ce_y_as_ids, "FAIL", "Y is one-hot, shape (m, vocab), not the"),
+        (check_cross_entropy, ce_y_as_int_ids, "FAIL", "(Y * log_p).sum(-1)"),
+        (check_cross_entropy, ce_y_along_axis, "FAIL", "not the target ids"),
         (check_sample, good_sample, "PASS", "all 15 cases"),
         (check_sample, sample_total_below_1, "FAIL", "set the last end to 1"),
         (check_sample, sample_searchsorted_unclipped, "FAIL", "the answer is the last word, 4"),

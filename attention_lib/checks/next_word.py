@@ -9,7 +9,18 @@ import numpy as np
 
 from ..core import softmax
 from ..decoder import cross_entropy
-from .base import Cases, CheckResult, Fail, Todo, call, expect_shape, known_mistakes, same, verdict
+from .base import (
+    BROADCAST_HINT,
+    Cases,
+    CheckResult,
+    Fail,
+    Todo,
+    call,
+    expect_shape,
+    known_mistakes,
+    same,
+    verdict,
+)
 
 # --- Exercise: cross-entropy of a batch of next words -----------------------------------------
 
@@ -104,7 +115,15 @@ def _row_max_check(fn) -> None:
 
 def _scalar(cases: Cases, case: str, logits, targets) -> np.ndarray:
     Y = np.eye(logits.shape[-1])[targets]  # (m, vocab): one 1 per row, at the next word
-    out = cases.run(case, logits, Y)
+    try:
+        out = cases.run(case, logits, Y)
+    except Fail as fail:  # e.g. log_p[np.arange(m), Y]: Y taken for the target ids
+        if "raised IndexError" not in str(fail):
+            raise
+        raise Fail(
+            f"{str(fail).replace(BROADCAST_HINT, '')} Y is one-hot, shape (m, vocab), not "
+            "the target ids: pick the right word's log-probability with (Y * log_p).sum(-1)."
+        ) from None
     if out.shape == targets.shape:
         raise Fail(
             f"returned one loss per position, shape {out.shape} (on {case}): the loss of the "
