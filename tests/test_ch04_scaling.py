@@ -373,7 +373,9 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     # exercise 4.3's verdict is bounded to initialisation
     solution = " ".join(cells["ebd8373f"].source.split())
     # review 04hh (F3): the gradient leads; μP named as what makes 1/d_k work
-    assert "at initialisation" in solution.lower() and "Adam" not in solution
+    # review 04kk (F1): the verdict depends on the optimiser: SGD, then Adam (μP's reason)
+    assert "at initialisation" in solution.lower()
+    assert solution.index("plain SGD") < solution.index("With Adam") < solution.index("μP divides")
     # review 04ii (F3, F9): the near-even row is not the harm (μP starts exactly even); the
     # cost is the gradient; μP is explained once, in Going further, and pointed at here
     assert solution.index("0.068") < solution.index("not the harm") < solution.index("shrinks")
@@ -475,8 +477,9 @@ def test_a_raw_histogram_flattened_by_the_shared_axes_is_named_in_title_and_alt(
     axes = {"xlim": (-120, 120), "ylim": (0, 0.55), "bins": 160}
     wide, alt = scaling_frame(z * 32, 1024, **axes)
     # review 04k: each frame's left title names its width
-    assert wide.axes[0].get_title() == "raw scores, $d_k$ = 1024: nearly flat"
-    assert "The raw histogram is nearly flat on its axis: its tallest bin reaches 0.01" in alt
+    # review 04kk (F8): "spread wide", not "nearly flat" (which the page uses for weight rows)
+    assert wide.axes[0].get_title() == "raw scores, $d_k$ = 1024: spread wide"
+    assert "The raw histogram is spread wide on its axis: its tallest bin reaches 0.01" in alt
     assert "histogram of 25 600 raw scores" in alt
     plt.close(wide)
     narrow, alt = scaling_frame(z * 4, 16, **axes)
@@ -910,8 +913,8 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     for word in (
         r"\operatorname{Var}(q \cdot k) = d_k",  # derived once; the summary bolds it
         "**saturated**",
-        "**Raw:** larger at small widths",  # review 04af/04n: what the figure shows (04_z)
-        "**Scaled: steady.**",
+        "raw ones are larger at small widths",  # review 04af/04n: what the figure shows (04_z)
+        "Scaled gradients stay steady;",  # review 04kk (F9): plain sentences, no bold fragments
     ):
         assert word in plain, word
     # review 04a (round 5): the backward formula is fold-only; review 04l: the figure's
@@ -943,7 +946,8 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # with its cells (SGD and Adam are not taught by chapter 4)
     for gone in ("why-divide", "divide-or-shrink", "why-divide-code", "why-divide-assert"):
         assert gone not in ids, gone
-    assert "start smaller" not in markdown_text(cells) and "Adam" not in markdown_text(cells)
+    # review 04kk (F1): Adam is named once, in exercise 4.3's solution only
+    assert "start smaller" not in markdown_text(cells) and markdown_text(cells).count("Adam") == 1
     # the general sum of keys lives in the fold (review 04t): not on the main line
     fold = " ".join(cells[ids.index("grad-rows-read")].source.split())
     for word in (
@@ -957,7 +961,7 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # review 04ae: "a key is about sqrt(d_k) long" is said once; round s: on the main line
     assert markdown_text(cells).count(r"$\sqrt{d_k}$ long") == 0
     # review 04dd (F1): with two keys the slope multiplies a difference of keys, k_1 - k_2
-    said = r"this slope times $k_1 - k_2$, whose length grows like $\sqrt{d_k}$ unscaled"
+    said = r"this slope times $k_1 - k_2$ times how much the loss cares which value wins."
     assert markdown_text(cells).count(said) == 1
     assert "key's length (about" not in markdown_text(cells)
     assert markdown_text(cells).count("about 1 when scaled") == 1
@@ -965,19 +969,22 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # review 04dd (F3, F6): starvation tied to the lead, not to the 0.99 cut, in one clause
     # review 04hh (F2): saturation the symptom, starving how far past it, one lead statistic
     # review 04ii (F4): one threshold; the table read against it, then how far past it rows go
-    said = "At 0.99 the slope is 25 times below its peak; each further 2.3 of gap divides it by"
-    said += " 10."
+    said = "At 0.99 the slope is 25 times below its peak, and each further $2.3 = \\ln 10$ of gap"
+    said += " divides it by 10."
+    # review 04kk (F5): the two halves joined: the gap and k_1 - k_2 both grow like sqrt(d_k)
+    assert r"and $k_1 - k_2$ grow like $\sqrt{d_k}$, so the slope's fall wins." in plain
     # review 04jj (F5): the unshown "lead by 10 or more" sentence is cut
     assert "10 or more" not in plain
     assert said in plain and "just past 0.99" not in plain and "symptom" not in plain
     assert r"slope $p\,(1 - p)$ with respect to $g$." in plain
     assert ids.index("grad-rows-read") < ids.index("2eda6d98")  # before the exercises
     # review 04m: the summary names the GPT-2-style init (it saturates few rows)
-    for aside_only in ("µP", "μP", "0.31", "learning rate", "shrink", "Shrink"):
+    # review 04kk (F2): the GPT-2 variance, 0.31, is now the summary's caveat
+    for aside_only in ("µP", "μP", "learning rate", "shrink", "Shrink"):
         assert aside_only not in summary, aside_only
     # the numbers hold for independent components (review 04z; 04ag: sigma^4, not only 1);
     # the unshown after-training claim is cut (review 04v)
-    said = "assumes independent components, as at initialisation"
+    said = "assumes independent components of variance 1; at GPT-2's initialisation"  # 04kk
     assert said in " ".join(summary.split())
     assert "After training" not in summary
     assert "temperature" not in summary  # review 04aa: no forward reference
@@ -1027,7 +1034,7 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     plotted = figure_read
     shows = " ".join(cells[ids.index("grad-why-uneven")].source.split())
     assert ids.index("4c97044e") < ids.index("grad-why-uneven")  # after the figure
-    assert "Lines: median" not in plotted and "**Scaled: steady.**" in shows  # the legend's
+    assert "Lines: median" not in plotted and "Scaled gradients stay steady;" in shows
     # review 04aa (F1, F4): 40 -> 75 for the numbers behind "uneven" and the moved analogy
     assert "**Scaled: steady" not in figure_read and len(shows.split()) <= 75  # 04_z: two short
     # review 04n: the unsaturated rows' own median, at 64, and uneven both ways said once
@@ -1043,7 +1050,8 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04_z (F6): the largest ratio, 2.6 at d_k = 16, with its cause (grad-assert)
     # review 04cc (F5): "it" named: the keys' length, then saturation
     # diet 11: the 2.6 is cut (one number per claim; grad-assert keeps the peak at 16)
-    said = "larger at small widths (longer keys), and uneven"  # review 04hh: one per regime
+    # review 04kk (F4): the keys are the same; unscaled scores move sqrt(d_k) times faster
+    said = r"larger at small widths (scores move $\sqrt{d_k}$ times faster with $q$) and uneven"
     assert said in shows and "1.4" not in shows and "2.6" not in shows
     # review 04_v (F1): the figure's median curve in words (grad-share-assert has the ratios)
     # review 04_x (F5): one seed's ratios, said loosely (grad-share-assert has the ranges)
@@ -1052,7 +1060,8 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04dd (F5): split into short sentences; the collapse's number said once
     # review 04ii (F6): "collapses" fit 512 and 1024, not 256: the ratios said instead
     # review 04jj (F1): the 1024 ratio as the seeds' range (grad-share-assert)
-    said = r"From $d_k = 256$ even the median falls: 5 times below scaled, 500 to 2000 times at"
+    # review 04kk (F3): the raw median falls from d_k = 16; from 256 it is below the scaled one
+    said = r"From $d_k = 256$ even the median drops below the scaled one: 5 times, then 500 to"
     # review 04aa (F1): the numbers for "uneven" move from the fold to the main line
     # review 04bb (F2): the two numbers are printed by grad-rows64, just above
     # diet 11: the 3.7 is printed just above; the prose keeps the 3% (one number)
@@ -1225,7 +1234,8 @@ def test_review_04u_phrasings_are_exact():
     # review 04ai: sigma^4 is in the first bullet (times that of one product), said once
     assert "keeps the variance from growing with $d_k$, and the gradients steady." in summary
     assert "($d_k$ at unit variance)" in summary
-    assert "This assumes independent components, as at initialisation" in summary
+    said = "at GPT-2's initialisation (variance about 0.31) unscaled rows are sharp but rarely"
+    assert said in summary  # review 04kk (F2): the main line's 30% / 70% need variance 1
     # review 04z: one measurement in the starved-rows bullet; shrink-vs-divide is fold-only
     assert "a typical query collapses" not in summary
     # review 04ac: the saturated and the starved shares are not mixed in one sentence; the
@@ -1273,7 +1283,7 @@ def test_review_04u_phrasings_are_exact():
     said = "Like water for coffee {cite}`understanding-transformers-4`: hot enough extracts"
     assert said in text("grad-why-uneven") and "coffee" not in text("fa6cbeb4")
     why = text("grad-why-uneven")
-    assert why.index("3%") < why.index("falls") < why.index("coffee")
+    assert why.index("3%") < why.index("drops") < why.index("coffee")
     # review 04ii (F5): what "more" was: sharper scores
     assert "spread-out scores sharpen rows, too spread out they starve learning." in why
     # review 04p: the image is for "too large" only; dividing shrinks the scores, which in
@@ -1289,7 +1299,8 @@ def test_review_04u_phrasings_are_exact():
     # review 04bb (F7): "saturates" is defined later; say nearly one-hot, with the number
     # review 04cc (F4): the 0.32 is the largest of all 8 rows, named as such
     # review 04ii (F7): "only flattens that row" misread; every row flattens (b22339f3)
-    said = "No row of our 8 is nearly one-hot, and scaling makes every row flatter (it → cake:"
+    # review 04kk (F7): the ranking stays, said (b22339f3 asserts it on every row)
+    said = "scaling makes every row flatter without changing its order (it → cake: 0.32 → 0.21,"
     assert said in text("fcdb6ff2") and "a little" not in text("fcdb6ff2")  # review 04p
     # review 04_t (finding 1): saturation is tied to unit-variance q and k (the GPT-2 box
     # shows 0.5% at d_k = 64 under a realistic start), not to width alone

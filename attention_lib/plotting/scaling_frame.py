@@ -102,7 +102,7 @@ def scaling_frame(
     tallest = np.histogram(raw, bins=edges["raw"], density=True)[0].max()
     flat = tallest < 0.05 * left.get_ylim()[1]
     # d_k in the title: one frame alone names its width (the count is in the alt text)
-    left.set_title(f"raw scores, $d_k$ = {d_k}" + (": nearly flat" if flat else ""), fontsize=10)
+    left.set_title(f"raw scores, $d_k$ = {d_k}" + (": spread wide" if flat else ""), fontsize=10)
     # Markers on lines, not bars: a weight near 0 stays visible as a marker on the floor.
     x = np.arange(n)
     for name, weights, style in [("raw", w_raw, RAW), ("scaled", w_scaled, SCALED)]:
@@ -124,7 +124,7 @@ def scaling_frame(
     )
     if flat:
         alt += (
-            f" The raw histogram is nearly flat on its axis: its tallest bin reaches {tallest:.2g}."
+            f" The raw histogram is spread wide on its axis: its tallest bin reaches {tallest:.2g}."
         )
     return fig, alt
 
