@@ -1492,7 +1492,13 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     assert "through $O_{it} = aXW_v$ that push lands on $W_v$." in main_text
     assert "(where masked, $A = dS = 0$: key 4, hidden from every query," in main_text
     assert "In float64 with $\\varepsilon = 10^{-6}$, a right gradient" in main_text
-    assert "still downhill (in our runs, checked in the source)." in main_text
+    # review 10_nn findings 1, 3, 5, 6, 7: W_v trained against "book"; no copy; the takeaway
+    assert "still downhill. Curves cannot tell them apart" in main_text
+    assert "checked in the source" not in main_text and "**copy** it" not in main_text
+    assert "so every step pushed its logit down, through $W_v$." in main_text
+    assert "that small shift already doubles the right answers" in main_text
+    assert "a right gradient is usually far below 1e-6" in main_text
+    assert "4.95" not in folded_text and "median 159" in folded_text  # finding 9
     assert "computes the same gradients by the same chain rule (fused kernels" in folded_text
     assert "exactly the table's steps" not in folded_text
     assert "0.77" not in main_text and "0.20 as long" not in folded_text
