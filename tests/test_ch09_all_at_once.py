@@ -895,12 +895,13 @@ def test_step_times_per_width_and_product_share():
         product_share(n=0)
 
 
-MAIN_WORDS = 1280  # main-line prose (pass 10: 1203; 09z: 1272; 09ee: +38, the FLOP table read)
+MAIN_WORDS = 1300  # main-line prose (pass 10: 1203; 09z: 1272; 09ee: +38, the FLOP table read)
 # Session 11 (number diet): 1261
 # Round 09bb: +24 (the matrix form timed, gradient, 72 GiB, 1e-15)
 # Round 09cc: +19 (O(1) only while the text is known; word-order blindness; per-row overhead)
 # Round 09mm: 1267 -> 1279 (LSTM count inline, causal mask, chain rule, tiles' peak)
 # Round 09dd: 1310 (the projections and the LSTM moved into the recurrence fold)
+# Round 09nn: 1279 -> 1299 (chain rule's δ, the paper's n, 72 GiB's scope; paid in part)
 # Round 09jj: 1278 -> 1277 (the memory plot read, the full shuffle; paid by cuts)
 
 
@@ -990,7 +991,7 @@ def test_the_page_says_only_what_it_measures():
         # Round 09bb (finding 9): the matrix form only to 1e-15
         # Round 09hh (finding 7): what the code tested
         # Round 09ii (finding 7): the 1e-15 parenthesis cut
-        "Attention's rows come out bit-identical in this split and this shuffle."
+        "Attention's rows come out bit-identical in both."  # round 09nn (budget)
         # Round 09x (finding 4): the split's lesson is waiting; the RNN shuffle cut
         " The RNN's do not: to be right, job 2 must wait for job 1's last state.",
         # Fix round 5 (review 09p): the paper's claim first; the LSTM side said
@@ -1013,7 +1014,8 @@ def test_the_page_says_only_what_it_measures():
         # Round 09hh (finding 1): the balanced, final version: Table 1's n < d, the
         # projections against a bare RNN and an LSTM, and the steps bought for sure
         "On Table 1's count, attention does less arithmetic than a recurrent layer while"
-        " $n < d$. Counting its projections, it does more than a bare tanh RNN at every $n$,"
+        " $n < d$ (like the paper's sentences, $n$ about 50; long contexts lie far beyond)."
+        " Counting its projections, it does more than a bare tanh RNN at every $n$,"
         " but less than an LSTM (a gated RNN: its four gates cost $16nd^2$, four times this"
         " RNN; Going further) while $n < 2d$. What it buys for sure is fewer steps in a row.",
         # round 09ii (finding 5): the LSTM defined; 09mm (finding 3): its count inline
@@ -1054,7 +1056,9 @@ def test_the_page_says_only_what_it_measures():
         # Round 09n (finding 2): O(1) steps, but each sum over n keys takes log n rounds
         # Round 09p (finding 1): what Table 1 counts as a step, and the log2 n inside one
         # Round 09r (finding 6): the log2 n rounds moved into the parallel-scan fold
-        "The table counts a whole matrix product as one step, so attention needs $O(1)$",
+        # Round 09nn (finding 8): what the one step assumes, in four words
+        "The table counts a whole matrix product as one step (given enough parallel"
+        " hardware), so attention needs $O(1)$",
         # Round 09g (finding 5): per processor, and why it matters: faster to read than HBM
         # Round 09n (finding 7): step 2 for memory; the GPU's fast memory with FlashAttention
         # Round 09p (finding 4): the SM's size (192 KB on an A100, 256 KB on an H100)
@@ -1070,10 +1074,11 @@ def test_the_page_says_only_what_it_measures():
         # Round 09dd (finding 1): the weights only, at n restated, the product shown
         # Session 11 (review 09gg, finding 8): each number once, GPT-2 small's shape named
         # Round 09hh (finding 6): one dtype in the paragraph
-        "The weights are $n^2$ numbers per head: 0.5 GiB in bf16 (2 bytes a number) at"
-        " $n = 16384$. In the plain"
+        # Round 09nn (findings 4, 6): "attention weights", and the 72 GiB theirs alone
+        "The attention weights are $n^2$ numbers per head: 0.5 GiB in bf16 (2-byte numbers)"
+        " at $n = 16384$. In the plain"
         " form, training stores them for the backward pass, so a model shaped like GPT-2 small"
-        " (12 layers, 12 heads) holds 72 GiB for one such sequence.",
+        " (12 layers, 12 heads) holds 72 GiB in these alone for one such sequence.",
         # Round 09t (finding 6): no nested parenthesis
         "It does no fewer FLOPs. In training it does more: it stores only the output and $m$,"
         " $\\ell$ per row (or their logsumexp), so the backward pass recomputes the tiles. It is"
@@ -1094,9 +1099,10 @@ def test_the_page_says_only_what_it_measures():
         'The prompt, too, goes through all at once ("prefill")',
         # Round 09cc (finding 2): the RNN's fixed state against the growing cache
         # Round 09kk (finding 4): the compute half, in the page's FLOP count
-        "The price: the cache grows with $n$, and so does each new token's attention work, $4nd$"
-        " FLOPs (one query against $n$ keys); an RNN's state stays $d$ numbers and each token"
-        " costs it the same $4d^2$.",
+        # Round 09nn (finding 3): the projections' 8d² beside the scores and blend
+        "The price: the cache grows with $n$, and so does each new token's attention work:"
+        " $4nd$ FLOPs for scores and blend, on top of $8d^2$ for its projections. An RNN's"
+        " state stays $d$ numbers and each token costs it the same $4d^2$.",
         # Fix round 12 (review 09t): why two cores give less than twice; what cannot be split
         # Fix round 14 (review 09v): no cause claimed that was not measured
         # Fix round c (review 09w): n = 1024, the speedup printed, and why it is not 2x
@@ -1115,8 +1121,8 @@ def test_the_page_says_only_what_it_measures():
         # Session 11: the printed speedup replaces "several times"
         # Round 09jj (finding 5): the overhead said here once; the fold's repeat cut
         "Since no row waits for another, the matrix form runs faster than the row loop: on one"
-        " CPU thread mostly by skipping Python's per-row overhead, on a GPU by running the $n$"
-        " positions in parallel.",  # round 09ll (finding 4): the x_t W_x remark left to the fold
+        " CPU thread mostly by skipping Python's per-row overhead, on a GPU by running rows"
+        " in parallel.",  # round 09ll (finding 4): the x_t W_x remark left to the fold; 09nn
         # Round 09dd (finding 3): "all at once" holds within a layer
         "Within a layer, attention's rows do not, and it reaches",
         # Round 09r (finding 1): blocking is not credited with the in-place drop
@@ -1133,7 +1139,7 @@ def test_the_page_says_only_what_it_measures():
         "Inside one attention layer, what does that token's query still compute all at once?",
         # Round 09mm (finding 4): three arrays at once, not a list that was wrong at exp
         "Measured in float64 (four times bf16), the plain form peaks at three $n \\times n$"
-        " arrays at once:",
+        " arrays:",  # round 09nn (budget): "at once" cut
         # Round 09y (finding 2): numbers the page prints (8 MiB weights, 3.0 x that)
         # Round 09jj (finding 6): np.exp(z, out=z) moved into the plot cell's comment
         "The plain line stops at $n = 2048$; $16384$ needs about 6 GiB. Tiles add 0.2 MiB",
@@ -1165,9 +1171,11 @@ def test_the_page_says_only_what_it_measures():
         # Round 09y (finding 6): either way, and the standard name
         # Session 11: the 7 steps' two factors kept, the parentheses cut
         # Round 09jj (budget): "7 times" for "at each of those 7 steps"
-        'an RNN\'s gradient from "delicious" back to "I" is multiplied by $W_h$ and'
-        " $\\tanh$'s slope 7 times, so it can vanish or explode.",
-        "The chain rule multiplies one $4 \\times 4$ matrix per step:",  # 09mm (finding 5)
+        # Round 09nn (finding 1): what one step's matrix does to a small change
+        'an RNN\'s gradient from "delicious" to "I" can vanish or explode. A small change'
+        " $\\delta$ in $h_{t-1}$ becomes $\\delta W_h \\operatorname{diag}(1 - h_t^2)$ in $h_t$,"
+        " so 7 steps multiply 7 such matrices; their product shrinks any $\\delta$ to at most"
+        " 0.18 of its size:",
         # Round 09y (finding 1): Table 1's own message back, before the projections
         # Round 09z (finding 4): 2017's short sentences, and the n = 2048 row beside them
         # Session 11 (review 09gg, finding 2): Table 1's count against the count with projections
