@@ -44,6 +44,11 @@ _K_V = (
     "K and V are swapped: score with K = X @ W_k + b_k and blend V = X @ W_v + b_v, "
     "softmax(Q K^T / sqrt(d_k)) @ V."
 )
+_Q_FROM_W_K = "your Q was computed with W_k (a copied line?): Q = X @ W_q + b_q, K = X @ W_k + b_k."
+_SQRT_H = (
+    "you divided by sqrt(h), the number of heads; each head divides by sqrt(d_k) = "
+    "sqrt(d_model / h), the width of its own queries and keys."
+)
 
 _TRANSPOSE = (
     " If you wrote K.T: on (..., h, n, d_k) it reverses all the axes, not only the last two; "
@@ -80,7 +85,8 @@ def glue_hint(error: str, d_model: int, h: int) -> str | None:
 def slips(X, p, h) -> tuple:
     """(wrong output, hint) for K Q^T, heads summed or averaged, b[:d_k] added to every
     head, W_q (or W_q, W_k and W_v) transposed, K and V swapped, and the scale hard-coded
-    as sqrt(32) or sqrt(384) (review 11_mm)."""
+    as sqrt(32) or sqrt(384) (review 11_mm); Q computed with W_k and a sqrt(h) scale
+    (review 11_nn)."""
     d_k = X.shape[-1] // h
 
     def attend(Q, K, V, scale=d_k):  # (..., h, n, d_k) each
@@ -97,6 +103,7 @@ def slips(X, p, h) -> tuple:
     )
     Q_t = split_heads(X @ p.W_q.T + p.b_q, h)  # W_q used as PyTorch stores it, (out, in)
     K_t, V_t = (split_heads(X @ W.T + b, h) for W, b in ((p.W_k, p.b_k), (p.W_v, p.b_v)))
+    Q_k = (split_heads(X @ p.W_k + b, h) for b in (p.b_k, p.b_q))  # the K line, copied
     return (
         (merge_heads(k_q_t) @ p.W_o + p.b_o, _K_Q_T),
         (merge_heads(attend(Q_t, K, V)) @ p.W_o + p.b_o, _W_Q_T),
@@ -107,4 +114,6 @@ def slips(X, p, h) -> tuple:
         (merge_heads(attend(Q, K, V, scale=32)) @ p.W_o + p.b_o, _SQRT_32),  # review 11_jj
         (merge_heads(attend(Q, K, V, scale=384)) @ p.W_o + p.b_o, _SQRT_384),  # 11_mm
         (merge_heads(attend(*sliced)) @ p.W_o + p.b_o, _BIAS_SLICE),
+        *((merge_heads(attend(Q, K, V)) @ p.W_o + p.b_o, _Q_FROM_W_K) for Q in Q_k),
+        (merge_heads(attend(Q, K, V, scale=h)) @ p.W_o + p.b_o, _SQRT_H),  # 11_nn
     )
