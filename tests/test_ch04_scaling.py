@@ -974,7 +974,12 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     said = "At 0.99 the slope is 25 times below its peak, and each further $2.3 = \\ln 10$ of gap"
     said += " divides it by 10."
     # review 04kk (F5): the two halves joined: the gap and k_1 - k_2 both grow like sqrt(d_k)
-    assert r"and $k_1 - k_2$ grow like $\sqrt{d_k}$, so the slope's fall wins." in plain
+    # review 04_mm (F2, F3): no two-key gap spreads beside the 16-key table; "past a modest width"
+    assert (
+        r"and $k_1 - k_2$ grow like $\sqrt{d_k}$, so past a modest width the slope's fall wins."
+        in plain
+    )
+    assert "11 at $d_k = 64$" not in plain
     # review 04jj (F5): the unshown "lead by 10 or more" sentence is cut
     assert "10 or more" not in plain
     assert said in plain and "just past 0.99" not in plain and "symptom" not in plain
