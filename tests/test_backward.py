@@ -1377,7 +1377,9 @@ def test_one_per_template_picks_the_figure_rows():
 # large models" dropdown with its number printed, the mirror paragraph down to three sentences.
 # review 10_ll: the prose was terse; up to 1470 for clarity (three numbers cut in return)
 # review 10_mm: up to 1490 for its clauses only (four other sentences cut in return)
-MAIN_LINE_WORDS = 1490  # 10_r: 1918 -> 1895; ...; 10_jj: 1440; 10_ll: 1466; 10_mm: 1490
+# review 10_pp: up to 1506 for the uniform control's purpose and the summary's condition
+# (the mirror paragraph shortened in return)
+MAIN_LINE_WORDS = 1506  # 10_r: 1918 -> 1895; ...; 10_ll: 1466; 10_mm: 1490; 10_pp: 1506
 
 
 def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
@@ -1436,9 +1438,20 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     assert "6.4" not in main_text and "best over all 560" not in str(cells)
     assert "it works on sentences it never saw, new mixes of the templates and nouns" in (main_text)
     # review 10_ll finding 2: the cap is of all 560 sentences
-    assert "of all 560 sentences (280 mirror pairs), at most half can be right (" in main_text
-    # review 10_mm finding 1: 49.8% train is not the cap; the training set alone allows 65.5%
-    assert "(this run peaks at 48.6%; the training set alone allows 65.5%, as some" in main_text
+    # review 10_pp finding 4: one pair, one right answer, on the main line; the training
+    # set's own 65.5% (review 10_mm finding 1) moves to the dropdown, printed there
+    assert "form 280 mirror pairs, and at most one of each pair can be right," in main_text
+    assert "so at most 50% (this run peaks at 48.6%)." in main_text and "65.5%" not in main_text
+    assert "Counted on the 400 training sentences alone it is 65.5%" in folded_text
+    # review 10_pp finding 3: why the control, before it runs
+    assert "Is attention needed at all? Freeze it at uniform and see how far $W_v$" in main_text
+    # review 10_pp findings 1, 5: the held-out model's own gap; the main run's labelled
+    assert "In the main run, training moved the gap from about 0 (−0.0006) to +5.04" in (
+        folded_text
+    )
+    assert "its gap is 4.91 for every noun" in folded_text and "−0.001" not in folded_text
+    # review 10_pp finding 6: the summary says under what setup "what to say" fails
+    assert "here, with a fixed readout, what to say does not" in main_text
     assert "as cake + cookies = cakes + cookie, the mean stays too" in folded_text
     # review 10_jj finding 6: both halves; finding 8: where the 1e-6 bar holds
     assert "with every query 0, nor does nudging $W_k$" in main_text and "vice" not in main_text
