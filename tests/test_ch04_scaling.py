@@ -365,10 +365,18 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     # review 04_z (F4): the stand-in loss in one plain clause, shared by raw and scaled
     # review 04aa (F2): what G stands for, and why a random one is fair; "pull" is cut
     said = "We plot the size of each query's gradient, $\\lVert\\partial L/\\partial q_i\\rVert$"
-    assert said + " (by" in figure_read and "pull" not in figure_read
+    assert said + ", over 16" in figure_read and "pull" not in figure_read
     # review 04cc: "any fixed random G works" cut for words (the code's comment says it)
-    assert "`G` stands in for what the rest of the network" in figure_read
-    assert "{term}`backpropagation`" in figure_read
+    # review 04pp (item 1): the loss and G move up to grad-intro, where the two-key equation
+    # needs a_j = G . v_j; (item 4) the figure's cell says what attention_backward is
+    said_g = r"Here $L = G \cdot o$, with $o$ the attention output and a fixed random $G$"
+    assert said_g + " standing in for what the network wants." in read
+    assert "stands in" not in figure_read
+    said_b = "`attention_backward` computes it by {term}`backpropagation`: the chain rule through"
+    assert said_b + " the blend, the softmax and the scores ([chapter 10](10_learning.ipynb)" in (
+        figure_read
+    )
+    assert "With two keys it gives the formula above." in figure_read
     assert cells["grad-code"].metadata["tags"] == ["hide-cell"]
     # exercise 4.3's verdict is bounded to initialisation
     solution = " ".join(cells["ebd8373f"].source.split())
@@ -839,7 +847,8 @@ def outside_folds(text):
 def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_saturation():
     """Review 04s: table -> slider -> gradient -> summary; review 04u: the optional GPT-2
     aside is a dropdown right after the saturation result that raises its question. The main
-    line explains the gradient without the Jacobian or the chain rule."""
+    line explains the gradient without the Jacobian; review 04pp names the chain rule (its
+    two-key equation, and what attention_backward does), not the Jacobian."""
     cells = chapter_cells()
     ids = [cell.get("id") for cell in cells]
     headings = [
@@ -906,8 +915,9 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     assert said in " ".join(summary.split())  # review 04ai: not only at unit variance
     # the gradient in words and one formula, not the Jacobian; the fold keeps the Jacobian
     plain = " ".join(outside_folds("\n".join(visible_markdown(cells[:at_summary]))).split())
-    for word in ("Jacobian", "chain rule", r"\partial p_i"):
+    for word in ("Jacobian", r"\partial p_i"):
         assert word not in plain, word
+    assert plain.count("chain rule") == 2  # review 04pp: grad-intro and grad-figure-read
     rows = cells[ids.index("grad-rows-read")].source
     assert "Jacobian" not in rows and "[chapter 10](10_learning.ipynb)" in rows  # review 04k
     # review 04_z (F6): the W_q / W_k / W_v remark moved in from the main line (+29 words)
@@ -963,8 +973,13 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # review 04ae: "a key is about sqrt(d_k) long" is said once; round s: on the main line
     assert markdown_text(cells).count(r"$\sqrt{d_k}$ long") == 0
     # review 04dd (F1): with two keys the slope multiplies a difference of keys, k_1 - k_2
-    said = r"this slope times $k_1 - k_2$ times how much the loss cares which value wins."
+    # review 04pp (item 1): one equation, the phrase kept as the gloss of a_1 - a_2
+    said = r"\frac{\partial L}{\partial q} = (a_1 - a_2)\, p\,(1 - p)\, c\,(k_1 - k_2),"
     assert markdown_text(cells).count(said) == 1
+    said = r"where $a_1 - a_2$ is how much the loss cares which value wins."
+    assert markdown_text(cells).count(said) == 1 and r"a_j = G \cdot v_j" in plain
+    said = r"key 1 gets $p = 1/(1 + e^{-g})$, so the top weight $p$ has slope"
+    assert said in plain and r"($c = 1$ raw, $1/\sqrt{d_k}$ scaled)" in plain
     assert "key's length (about" not in markdown_text(cells)
     assert markdown_text(cells).count("about 1 when scaled") == 1
     assert "almost nothing gets through" not in plain  # rows just past 0.99 still pass a lot
@@ -1015,7 +1030,9 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     figure_read = " ".join(cells[ids.index("grad-figure-read")].source.split())
     # review 04b (round 6): the loss and the two-key slope move up from the fold (the
     # section as a whole shrank, 529 -> 505 words)
-    assert len(outside_folds(cells[ids.index("grad-intro")].source).split()) <= 140
+    # review 04pp (item 1): 140 -> 185 for the two-key equation, p = 1/(1 + e^-g), and the
+    # loss moved up from grad-figure-read (the equation alone splits into 20 "words")
+    assert len(outside_folds(cells[ids.index("grad-intro")].source).split()) <= 185
     # review 04f (round g): the section is split at the two-key table; the figure's paragraph
     # review 04aa (F2): 30 -> 45 for the sentence on what G stands for (the legend-duplicate
     # "Lines: median; bands: middle 80%." is cut to pay for part of it)
@@ -1043,7 +1060,8 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     assert ids.index("4c97044e") < ids.index("grad-why-uneven")  # after the figure
     assert "Lines: median" not in plotted and "Scaled gradients stay steady;" in shows
     # review 04aa (F1, F4): 40 -> 75 for the numbers behind "uneven" and the moved analogy
-    assert "**Scaled: steady" not in figure_read and len(shows.split()) <= 75  # 04_z: two short
+    # review 04pp (item 2): 75 -> 85 for the crossing said as its own sentence
+    assert "**Scaled: steady" not in figure_read and len(shows.split()) <= 85  # 04_z: two short
     # review 04n: the unsaturated rows' own median, at 64, and uneven both ways said once
     # review 04p: the figure's own ratio (1.4) first, then the two groups it hides
     # review 04q: seed-robust ranges (this seed's 1.4 and 3.7, and other seeds, asserted in
@@ -1068,7 +1086,10 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04ii (F6): "collapses" fit 512 and 1024, not 256: the ratios said instead
     # review 04jj (F1): the 1024 ratio as the seeds' range (grad-share-assert)
     # review 04kk (F3): the raw median falls from d_k = 16; from 256 it is below the scaled one
-    said = r"From $d_k = 256$ even the median drops below the scaled one: 5 times, then 500 to"
+    # review 04pp (item 2): they cross between 64 and 128 (grad-assert); the 1024 ratio is
+    # the figure's (about 1000) and the range is said to be across seeds (grad-share-assert)
+    said = r"The medians cross between $d_k = 64$ and 128. The raw one then falls far below: 5"
+    said += " times at 256, about 1000 times at 1024 (500 to 2000 across seeds)."
     # review 04aa (F1): the numbers for "uneven" move from the fold to the main line
     # review 04bb (F2): the two numbers are printed by grad-rows64, just above
     # diet 11: the 3.7 is printed just above; the prose keeps the 3% (one number)
@@ -1077,7 +1098,8 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     assert "about 4 times" not in figure_read and "collapses" not in figure_read
     assert "typical" not in figure_read
     # review 04hh (F7): the fold's written-out stand-in loss is cut; the figure's cell names it
-    assert "stand" not in read and "stands in" in figure_read
+    # review 04pp: the loss and G are defined in grad-intro, beside the equation that uses G
+    assert "standing in for what the network wants" in read and "stands in" not in figure_read
     # review 04q: the main line says in one clause what L is, the fold writes it out
     # review 04_v (F4): why a random loss is a fair probe, in the same clause
     # review 04_z (F4): L written out, the same G for raw and scaled
@@ -1154,7 +1176,15 @@ def test_the_gpt2_teaser_leads_with_the_boxs_conclusion():
     assert "used unit-variance vectors, a harsh start" in aside  # why it is not 8
     # review 04ii (F2): the sentence length said, and GPT-2's own 1024 tokens
     assert "In our 16-token sentences almost no rows saturate" in aside
-    assert "only 3% do (mean top weight 0.17" in aside and "no causal mask" in aside
+    # review 04pp (item 5): three bullets; "only 3%" says what it counts
+    said = "only 3% of rows give one key over half the weight; their mean top weight is 0.17"
+    assert said in aside and "no causal mask" in aside and "only 3% do" not in aside
+    bullets = [line for line in cells["gpt2-deeper"].source.splitlines() if line.startswith("- ")]
+    assert [b.split()[1:3] for b in bullets] == [
+        ["In", "our"],
+        ["Over", "GPT-2's"],
+        ["Dividing", "by"],
+    ]
     assert "at 1024 tokens: 3% of rows above 0.5, mean top 0.17" in out
 
 
@@ -1290,7 +1320,7 @@ def test_review_04u_phrasings_are_exact():
     said = "Like water for coffee {cite}`understanding-transformers-4`: hot enough extracts"
     assert said in text("grad-why-uneven") and "coffee" not in text("fa6cbeb4")
     why = text("grad-why-uneven")
-    assert why.index("3%") < why.index("drops") < why.index("coffee")
+    assert why.index("3%") < why.index("falls far below") < why.index("coffee")  # review 04pp
     # review 04ii (F5): what "more" was: sharper scores
     assert "spread-out scores sharpen rows, too spread out they starve learning." in why
     # review 04p: the image is for "too large" only; dividing shrinks the scores, which in
@@ -1566,6 +1596,57 @@ def test_mean_top_weight_checker_names_another_widths_scores(capsys):
     assert "you multiplied the scores by 512 instead of dividing: divide" in line, line
     assert not check_mean_top_weight(al.softmax(raw / 512).min(axis=-1), scores)
     assert "each row's smallest weight (.min)" in capsys.readouterr().out
+
+
+def test_review_04pp_a_divisor_near_d_k_is_told_to_check_the_divisor(capsys):
+    """Review 04pp: row maxima right except for a divisor near d_k (511, 500) got "not each
+    row's largest weight"; they are row maxima, after the wrong division."""
+    from attention_lib.checks import check_mean_top_weight  # noqa: PLC0415
+    from attention_lib.checks.top_weight_divisor import fitted_divisor  # noqa: PLC0415
+
+    rng = np.random.default_rng(0)
+    scores = {int(d): al.attention_scores(*rng.normal(size=(2, 100, 16, d))) for d in (64, 512)}
+    raw = scores[512]
+    for c, said in (
+        (511, "511"),
+        (500, "500"),
+        (513, "513"),
+        (1000, "1000"),
+        (512.5, "about 512.5"),
+    ):
+        for given in (scores, raw):  # the chapter's dict, or the array alone
+            assert not check_mean_top_weight(al.softmax(raw / c).max(axis=-1), given)
+            line = capsys.readouterr().out
+            assert "FAIL: check your divisor" in line and f"dividing the scores by {said}" in line
+            assert "this exercise divides by d_k = 512." in line
+            assert "not each row's largest weight" not in line, line
+    assert np.isclose(fitted_divisor(al.softmax(raw / 511).max(axis=-1), raw), 511)
+    # not row maxima of this raw at any divisor: the generic hint stays
+    right = al.softmax(raw / 512).max(axis=-1)
+    shuffled = right[np.random.default_rng(1).permutation(len(right))]
+    second = np.sort(al.softmax(raw / 512), axis=-1)[..., -2]
+    for answer in (shuffled, second, right + 1e-4):
+        assert fitted_divisor(answer, raw) is None
+        assert not check_mean_top_weight(answer, scores)
+        assert "not each row's largest weight" in capsys.readouterr().out
+    # the named slips keep their own hints (√512, 8 = √64, another width's scores)
+    for answer, hint in (
+        (al.softmax(raw / np.sqrt(512)).max(axis=-1), "after dividing by √512"),
+        (al.softmax(raw / 8).max(axis=-1), "8 = √64"),
+        (al.softmax(scores[64] / 64).max(axis=-1), "softmax(raw_scores[64] / 64)"),
+    ):
+        assert not check_mean_top_weight(answer, scores)
+        line = capsys.readouterr().out
+        assert hint in line and "check your divisor" not in line, line
+    assert check_mean_top_weight(right, scores)
+    capsys.readouterr()
+
+
+def test_review_04pp_exercise_4_3_asks_for_a_guess_first():
+    cells = {c.get("id"): c for c in chapter_cells()}
+    stub = cells["ebd8373d-code"].source
+    assert stub.startswith("my_guess = None  # your guess first") and "my_top = None" in stub
+    assert "Guess the mean top weight" in cells["ebd8373d"].source
 
 
 def test_review_04jj_scaled_scores_names_an_int_cast_and_floor_division(capsys):

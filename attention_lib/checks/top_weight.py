@@ -6,6 +6,7 @@ import numpy as np
 
 from ..core import softmax
 from .base import CheckResult
+from .top_weight_divisor import divisor_hint
 
 # --- Exercise: why not divide by d_k? -------------------------------------------------------
 
@@ -207,6 +208,9 @@ def _top_weight_result(answer, raw, divisor, weights, expected, others) -> Check
             "(divide the raw scores, apply softmax, then .max(axis=-1)).",
         )
     own, width = _other_width(value, raw, divisor, others)
+    near = divisor_hint(value, raw, divisor) if width is None else None  # review 04pp
+    if near is not None:
+        return CheckResult(name, "FAIL", near)
     hint = (
         "not each row's largest weight: divide the raw scores, apply softmax, then take "
         ".max(axis=-1)."
