@@ -607,8 +607,8 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # (chapter 6's average), the slider's T tied to the raw scores, W_q or W_k scaled as a whole
 # (T = 1/c), the overflow limits named as logs, the float16 fold's two sums; paid in part by
 # cutting "other attentions drop a rule" and the doubling note's "exactly T = 0.5".
-VISIBLE_WORDS = 1474  # review 05_nn: "Positive" weights; why the max trick keeps the weights
-MAIN_LINE_WORDS = 729  # review 05_nn (as above)
+VISIBLE_WORDS = 1511  # review 05_pp: the sqrt(d_k) identity shown, the exp ratio line, Ex 5.1 split
+MAIN_LINE_WORDS = 758  # review 05_pp (as above): +29 words
 
 
 def _chapter():
@@ -637,7 +637,7 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     # review 05aa F1: bfloat16 named beside float32 (same range); no "formats GPUs train in"
     assert (
         "Exp overflows above the log of each type's largest number: 709.78 in float64, 88.72 in"
-        " float32 and bfloat16 (same exponent range), and 11.09 in float16." in opening
+        " float32 and bfloat16 (same exponent range), and just under 11.09 in float16." in opening
     )  # review 05_mm F6: the limits say where they come from
     assert "GPUs train" not in flat
     # review 05aa F2: the fold leads with rounding (1024, not 1500), then overflow
@@ -652,7 +652,9 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     # review 05_hh E1: about 5,000 (one term is 1); np.sum adds float16 in float32 inside
     # review 05_ii F8: two or three sentences; the np.sum aside and "e^{z - max} of 0.3" cut
     # review 05_jj F5: NumPy's float16 sum is pairwise (1500): the running sum is a loop's
-    assert "A float16 sum done one term at a time (as in a simple GPU loop) drops" in box
+    # review 05_pp item 6: no GPU named (real kernels add up in float32; nothing here runs one)
+    assert "A float16 sum done one term at a time (a naive running sum) drops" in box
+    assert "GPU" not in box
     assert "5,000 terms of 0.3 give 1024, not 1500" in box and "in pairs" not in box
     assert "\\max" not in box and "np.sum" not in box and box.count(". ") <= 3
     assert "exponentials of 0.3" not in box
@@ -763,7 +765,8 @@ def test_the_learner_edition_keeps_the_number_format_note_true():
     cells = nbformat.read(path, as_version=4).cells
     flat = [" ".join(c.source.split()) for c in cells]
     note = next(i for i, text in enumerate(flat) if "709.78 in float64" in text)
-    assert "88.72 in float32 and bfloat16 (same exponent range), and 11.09" in flat[note]
+    limits = "88.72 in float32 and bfloat16 (same exponent range), and just under 11.09"
+    assert limits in flat[note]  # review 05_pp: ln 65504 = 11.0899
     assert "folded cell" not in cells[note].source and "printed below" not in flat[note]
 
 
@@ -891,7 +894,7 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     assert ids.index("04fabf9f") == ids.index("twomov05") + 1
     assert ids.index("twomov07") == ids.index("04fabf9f") + 1
     # session 11 (review 05_ff F3): the scale point sits under the slider note, no heading
-    assert ids.index("d4e5f601") == ids.index("tnot05") + 1
+    assert ids.index("d4e5f601") == ids.index("tgaps05") + 1  # review 05_pp: tnot05 split
     opening = " ".join(cells["d4e5f601"].source.split())
     # review 05_m: one contrast; review 05_p: the two ways of weighting announced first
     # review 05_r: the longest value (chapter 6's bound) is cut from the comparison
@@ -901,9 +904,10 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # review 05_kk F3: "scores as weights ... double the output" leaned on chapter 6's output:
     # the sentence says what softmax does to doubled scores, and the cell prints it
     # review 05_mm F1: "T = 1/c" is said just before, so the doubling note is c = 2
+    # review 05_pp item 3: no "bias" before the page introduces one (the fold, later)
     assert opening == (
-        "Doubling $W_q$ ($c = 2$, no bias) squares every ratio between weights, so the row"
-        " sharpens:"
+        "Doubling $W_q$ ($c = 2$, if the projection adds no constant) squares every ratio"
+        " between weights, so the row sharpens:"
     )  # review 05_ii F3: no "raw" (chapter 4's word for unscaled scores)
     assert "double the output" not in flat
     assert "length" not in opening
@@ -1385,10 +1389,14 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     assert "0.324" not in flat and flat.count("0.335") == 0
     # review 05_s: the conclusion states its condition (a per-score map, then the total)
     # review 05_t round t: "passes" says which test: ignoring a shift
-    assert "only an exponential does all three." in said
+    assert "only an exponential does all three:" in said
     # review 05_ii: "softmax is the answer to these rules" cut to pay for rule 3's reason
     # review 05_mm F8: "other attentions drop a rule on purpose" is the fold's alone
-    assert said.endswith("only an exponential does all three.")
+    # review 05_pp item 2: one line of why: a ratio of exponentials sees only the gap
+    assert said.endswith(
+        "only an exponential does all three: the ratio of two weights,"
+        " $e^{z_i} / e^{z_j} = e^{z_i - z_j}$, depends on their gap alone."
+    )
     assert flat.count("drop a rule on purpose") == 1
     fold = " ".join(cells["onlyexp5"].source.split())
     assert "Of weights $f(z_i) / \\sum_j f(z_j)$" in fold and "Of weights" not in why
@@ -1443,7 +1451,7 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
 
 
 def test_session_4_gives_the_two_reasons():
-    cells, _, flat = _chapter()
+    cells, shown, flat = _chapter()
     weights = al.softmax(toy.scaled_scores())
     # learner 2: why only gaps count, and why no average outgrows its longest vector
     # review 05_a: the two steps in a fold: a ratio of the shift alone, then g(c + d)
@@ -1467,11 +1475,21 @@ def test_session_4_gives_the_two_reasons():
     # up as a whole (a larger matrix in general can shrink gaps)
     assert (
         "Dividing chapter 3's raw scores by $\\sqrt{d_k}$ (2 here) is a softmax at temperature 2,"
-        " so the slider's $T = 1$ is $T = 2$ on them. Inside attention, the standard Transformer"
-        " has no other $T$. A head sharpens only by learning wider gaps: a query lined up with one"
-        " key far more than with the others, or $W_q$ or $W_k$ scaled up as a whole ($\\times c$"
-        " stretches every gap by $c$, like $T = 1/c$)." in flat
+        " so the slider's $T = 1$ is $T = 2$ on the raw scores: Inside attention, the standard"
+        " Transformer has no other $T$. A head sharpens only by learning wider gaps: a query"
+        " lined up with one key far more than with the others, or $W_q$ or $W_k$ scaled up"
+        " as a whole ($\\times c$ stretches every gap by $c$, like $T = 1/c$)." in flat
     )  # review 05_jj F1: not only W_q and W_k (biases, the vectors fed in); F8: one idea less
+    # review 05_pp item 1: two paragraphs, and the identity printed between them (not only
+    # in a hidden assert): the raw scores at T = 2 give the row the slider shows at T = 1
+    ids = [x.id for x in shown]
+    assert ids.index("t2show05") == ids.index("tnot05") + 1
+    assert ids.index("tgaps05") == ids.index("t2show05") + 1
+    code = cells["t2show05"].source
+    assert "al.softmax(toy.scores(), temperature=2)" in code and len(code.splitlines()) <= 3
+    rows = cells["t2show05"].outputs[0]["text"].splitlines()
+    assert rows[0].startswith("raw scores, T = 2:") and rows[1].startswith("scaled scores, T = 1:")
+    assert rows[0].split(":")[1].strip() == rows[1].split(":")[1].strip()  # the same 8 weights
     # review 05_kk F2: keys pointing nearer q do not sharpen by themselves (a key bias)
     assert "point more nearly the same way" not in flat
     assert "better-aligned" not in flat and "Chapter 12" not in cells["tnot05"].source
@@ -1613,7 +1631,9 @@ def test_review_05z_says_why_the_weights_table_is_flat():
     fold = " ".join(cells["tuse05"].source.split())
     # review 05_bb F1: the W_q point is back on the main line; the fold keeps Hinton only
     # review 05_mm F1: "like T = 1/c" replaces the doubling note's "exactly T = 0.5"
-    assert "stretches every gap by $c$, like $T = 1/c$" in last and "$T = 0.5$" not in flat
+    # review 05_pp item 1: the W_q point is its own paragraph (tgaps05) after the printed rows
+    gaps = " ".join(cells["tgaps05"].source.split())
+    assert "stretches every gap by $c$, like $T = 1/c$" in gaps and "$T = 0.5$" not in flat
     assert "hinton2015distilling" in fold and "W_q" not in fold
     ids = [c.id for c in cells.values()]
     # review 05_r: what ties T to attention sits right under the slider
@@ -2120,3 +2140,31 @@ def test_review_05jj_objective_says_soft_arg_max_as_the_page_does():
     objectives = " ".join(cells["c4490847"].source.split())
     assert "say why {term}`softmax` is a soft arg max;" in objectives
     assert '"soft" max;' not in objectives and "smooth **arg max**" in flat
+
+
+# --- Review 05_pp: a cell to try Exercise 5.1 in; the float16 pointer a sentence; fold nits --
+
+
+def test_review_05pp_gives_exercise_5_1_a_cell_and_states_the_asides_plainly():
+    cells, shown, flat = _chapter()
+    ids = [c.id for c in shown]
+    # item 5: Exercise 5.1's text, then its folded solution, each in its own cell; the
+    # learner edition puts its scratch cell ("try it here") between them. The site shows
+    # no empty code cell: tests/test_intro.py counts a code cell after an exercise as a
+    # cell to fill in, which needs a checker, and this exercise is a prediction.
+    assert ids.index("f37d9cdd") == ids.index("f37d9cdc") + 1
+    assert "f37d9cdc-try" not in ids
+    assert "{solution" not in cells["f37d9cdc"].source
+    assert cells["f37d9cdd"].source.startswith("```{solution-start} ex-softmax-predict")
+    assert cells["f37d9cde"].source.startswith("```{solution-end}")
+    # item 4: the float16 catch is a sentence that names where it is explained
+    note = " ".join(cells["2d2588ed"].source.split())
+    assert note.endswith("In float16 the sum itself can still fail: see Going further.")
+    assert "What else goes wrong in float16?" in cells["floats05"].source
+    # item 6: entmax also raises the clipped result to a power 1 / (alpha - 1)
+    fold = " ".join(cells["onlyexp5"].source.split())
+    assert "clip at 0 (entmax then raises the result to a power), so they stay" in fold
+    # item 6: ln 65504 = 11.0899 is just under 11.09, and float16's 11.09 is 11.094: inf
+    assert 11.08 < np.log(65504) < 11.09 and float(np.float16(11.09)) > 11.09
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.exp(np.float16(11.09)))
