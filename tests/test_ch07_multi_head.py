@@ -287,6 +287,14 @@ def crashes(*args, **kwargs):
     raise KeyError("oops")
 
 
+def fill_fixed_d_k_3(X, h):
+    d_k = 3  # typed in: right only when X has 3h columns
+    out = np.zeros((h, X.shape[0], d_k))
+    for i in range(h):
+        out[i] = X[:, i * d_k : (i + 1) * d_k]
+    return out
+
+
 def float_d_k(X, h):
     n, d_model = X.shape
     return X.reshape(n, h, d_model / h).swapaxes(0, 1)  # d_model / h is a float
@@ -360,6 +368,16 @@ def float_d_k(X, h):
             "stops at column 8, so NumPy returns a narrower last block. Head i owns columns "
             "i*d_k:(i+1)*d_k, and the last head's slice stops at d_model. Is d_k a fixed number",
         ),
+        # review 07_pp (item 4): d_k = 3 typed in fits the first case and the 3h-wide probe,
+        # so it got a bare ValueError; a second, wider probe names the fixed width
+        (
+            lambda X, h: np.stack([X[:, 3 * i : 3 * (i + 1)] for i in range(h)]),
+            "FAIL",
+            "(on X of shape (3, 8) with h=4). Your d_k is fixed at 3: your slices stay 3 "
+            "columns wide whatever X's width, but here d_k = 8 // 4 = 2. Compute it from the "
+            "input's width and h: d_k = X.shape[-1] // h.",
+        ),
+        (fill_fixed_d_k_3, "FAIL", "Your d_k is fixed at 3: your slices stay 3 columns wide"),
     ],
 )
 def test_split_heads_checker(fn, status, hint, capsys):
@@ -1183,6 +1201,8 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "ef813e7a",
     "2029d4b7",  # "## What heads cost"
     "341c47af",  # fix round 7i: the unmeasured hardware sentence after it is cut
+    "width-md",  # review 07_pp: width limits a head, after the cost table
+    "width-why",  # ... and why at most 30 rankings, in a fold
     "real-md",
     "real-code",  # session 10: real-read's PyTorch layout moves to Going deeper
     # round g (review 07_f, finding 5): the trained heads, an experiment, after the code
@@ -1368,11 +1388,23 @@ def test_cost_and_rank_wording():
     # review 07_ll (finding 2): the limit comes from the keys' d_k dimensions and holds
     # when d_k < n - 1; the hidden cell's count (30 of 720) makes it concrete; d_k = 1 is
     # left to exercise 7.4
+    # review 07_pp (items 1, 6): the width limit gets its own paragraph after the table,
+    # with why a ranking matters and the low-rank-bottleneck paper; the 30 is explained in
+    # a fold, and exercise 7.4 (d_k = 1, three keys) is no longer cited for it
+    width = source["width-md"]
+    assert "Width limits a head" not in cost and "({numref}`ex-thin-heads`)" not in cost
+    assert width.startswith("Width limits a head {cite:p}`bhojanapalli2020low`.")
     assert (
-        "its keys live in $d_k$ dimensions, so when $d_k < n - 1$ its queries cannot produce "
-        "every key ranking: with two dimensions and six keys, at most 30 of the 720 orders" in cost
+        "Softmax keeps the scores' order, so a query's ranking of the keys decides which key "
+        "gets the most weight. With keys in $d_k < n - 1$ dimensions, some rankings are out "
+        "of reach: in two dimensions, six keys allow at most 30 of the 720 orders." in width
     )
-    assert "({numref}`ex-thin-heads`)" in cost
+    why = source["width-why"]
+    assert ":class: dropdown" in why and "ex-thin-heads" not in why
+    assert "only where $q \\cdot (k_i - k_j)$ changes sign" in why
+    assert "Six keys make 15 pairs, one line each." in why
+    assert "into at most 30 arcs, one ranking each" in why
+    assert "assert len(cuts) == len(arcs) == 30" in source["d8bb3877"]
     assert "all(np.linalg.matrix_rank(s) <= d_k for s in scores_h)" in source["c173e416"]
     assert "chip" not in " ".join(source.values())
     # review 07zd: equal counts do not make heads free; one clause, no measured timing
@@ -1406,7 +1438,8 @@ def test_cost_and_rank_wording():
     page_md = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
     # review 07aa (finding 6): cut; review 07_ee (finding 4): back once, in the cost section
     # review 07_ll (finding 2): the limit said through the keys' dimensions, not the rank
-    assert page_md.count("rank at most") == 0 and page_md.count("live in $d_k$ dimensions") == 1
+    # review 07_pp (item 1): said once, in width-md, as keys in d_k < n - 1 dimensions
+    assert page_md.count("rank at most") == 0 and page_md.count("$d_k < n - 1$ dimensions") == 1
     out = {
         c.id: "".join(o.get("text", "") for o in c.outputs) for c in cells if c.cell_type == "code"
     }
@@ -1667,9 +1700,10 @@ def test_the_named_heads_and_one_merged_experiment():
     )  # review 07_ll: the query, said in pair-md, is not restated (words for findings 3, 5)
     # review 07_ll (findings 3, 5): why the output repeats, and what the 0.48 cannot say
     assert "(0.98, 0.48, 0.98, 0.48), one average written twice." in read
+    # review 07_pp (item 3): the rhetorical question unpacked into plain sentences
     assert read.endswith(
-        "Half human: the eater or the eaten? One average cannot say; two heads say 1 for the "
-        "subject, 0 for the object."
+        "So 0.48 cannot say whether the eater or the eaten is human. Two heads can: *human* "
+        "is 1 in the subject head, 0 in the object head."
     )
     # review 07_k (finding 5): why the one-head output repeats, said once
     # round m (review 07_m, finding 2): what the average loses is whose features they are
@@ -1686,8 +1720,8 @@ def test_the_named_heads_and_one_merged_experiment():
         "One head returns (0.98, 0.48, 0.98, 0.48), one average written twice. One row of "
         'weights mixes what "I" and "cake" hold in one column, here *human*: '
         '$$0.48 \\approx 0.48 \\times 1\\ (\\text{"I"}) + 0.48 \\times 0\\ (\\text{"cake"}).$$'
-        " Half human: the eater or the eaten? One average cannot say; two heads say 1 for the "
-        "subject, 0 for the object."
+        " So 0.48 cannot say whether the eater or the eaten is human. Two heads can: *human* "
+        "is 1 in the subject head, 0 in the object head."
     )  # review 07_ll (findings 3, 5): the two-head vector left to the figure and the
     # conclusion
     assert "nothing says who ate what" not in read
@@ -1762,7 +1796,11 @@ def test_one_change_of_sizes_said_once_and_the_batch_axis_is_shown():
     # review 07cc: the pair's sizes cut; "no two axes share a length" says why
     # review 07_jj (finding 5): why it matters, said
     # review 07_ll (finding 7): the sizes said, so "names its axes" is not cryptic
-    assert "Four different sizes: a shape such as (8, 6, 4) names its axes." in source["split-md"]
+    # review 07_pp (item 3): said in full: the sizes differ, so (8, 6, 4) reads (h, n, d_k)
+    assert (
+        "All four sizes differ, so a shape shows which axis is which: (8, 6, 4) is $(h, n, d_k)$."
+        in source["split-md"]
+    )
     page = " ".join(source[c.id] for c in cells if c.cell_type == "markdown")
     # session 11 (number diet): the sizes are in the tracer's title, not the split section
     assert page.count("d_{model} = 32") == 2  # the parameter exercise; split-md (07_ll)
@@ -1965,8 +2003,8 @@ def test_fix_round_7i_wording():
     assert "3 who ate" not in labels  # fix round 7j: outputs named, not numbered
     assert "From here to the exercises" not in source["split-md"]  # fix round 5 (07u)
     assert source["split-md"].endswith(  # 07_ii: shorter; 07_jj: why it matters; 07_ll
-        "Below, $n = 6$ tokens, $h = 8$ heads; $d_{model} = 32$, so $d_k = 4$. Four different "
-        "sizes: a shape such as (8, 6, 4) names its axes."
+        "Below, $n = 6$ tokens, $h = 8$ heads; $d_{model} = 32$, so $d_k = 4$. All four sizes "
+        "differ, so a shape shows which axis is which: (8, 6, 4) is $(h, n, d_k)$."
     )
     assert "From here on" not in source["split-md"]
     assert "among these three keys" in source["7dce2a2a"]
@@ -2134,7 +2172,9 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     assert "-0." not in cells[ids.index("mix-code")].outputs[-1]["text"]
     # fix round 4 (review 07t): columns and heads named as the text names them
     figure = " ".join(cells[ids.index("pair-figure")].source.split())
-    assert "toy.X, W_q_pair, W_k_pair, W_v_pair, None, 2, toy.TOKENS," in figure
+    # review 07_pp (item 5): no "# fmt: skip" on the page; the positional arguments in a tuple
+    assert "pair = (toy.X, W_q_pair, W_k_pair, W_v_pair, None, 2, toy.TOKENS)" in figure
+    assert "fmt:" not in figure and "fmt:" not in source["pair-kv2"]
     assert "out_cols" not in figure and "W_o_mix" not in figure
     assert 'head_names=["object head", "subject head"]' in figure
     # review 07_c: d_k = d_model / h is the paper's convention, not part of a head
@@ -2151,7 +2191,10 @@ def test_fix_round_7n_one_toy_on_the_main_line():
         "One looks at the previous token, one mostly at the next. The *parking head* puts "
         "0.91 of each row, on average, on `[CLS]`, a marker added in front: an *attention "
         'sink* (chapter 5). The last gives "cake" each row\'s largest weight (0.46 to 0.84); '
-        '"it" gives it a mid-range 0.64: no sign of what "it" refers to.' in source["trained-lead"]
+        '"it" gives "cake" a mid-range 0.64, so this head does not single out what "it" refers '
+        "to." in source["trained-lead"]
+        # review 07_pp (item 2): "no sign" read as "does not look at cake"; it does, 0.64,
+        # mid-range among the rows (the cell's assert: within 0.02 of the range's middle)
         # review 07_ll (finding 1): measured, not "only because every word does"
         # review 07_kk (findings 4, 5, 7): the no-op reading and Clark et al. left to
         # chapter 11 (Clark et al. cited once, in deeper-studies); "no pronoun head" cut
@@ -2628,7 +2671,9 @@ def test_review_07_kk_clipped_prose_and_checker():
     main, _ = main_and_folded(cells)
     ids = [c.id for c in main]
     before = main[: ids.index("deeper-md")]
-    assert sum(len(line.split()) for line in prose_lines(before)) <= 1000  # 945 before
+    assert sum(len(line.split()) for line in prose_lines(before)) <= 1027  # 945 before
+    # review 07_pp: 1,000 -> 1,027 for items 1-3 (why a ranking matters and where the 30
+    # comes from, in plain sentences; the fold's explanation is not counted here)
     # review 07_ll: 985 -> 1,000 for the clarity clauses of findings 1-3, 5-8 (999 now)
 
     def loop(variant):

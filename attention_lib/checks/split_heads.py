@@ -52,7 +52,7 @@ def check_split_heads(fn) -> CheckResult:
             try:
                 out = _run_explained(cases, case, X, h)
             except Fail as fail:
-                hint = _past_end_hint(fn, h)
+                hint = _past_end_hint(fn, h, d_model)
                 message = str(fail).replace(BROADCAST_HINT, "") if hint else str(fail)
                 raise Fail(f"{message} {hint or _rows_hint(fn, h)}".rstrip()) from None
             if isinstance(raw["out"], (list, tuple)):
@@ -143,10 +143,10 @@ def _column_slices(fn, h: int, d_model: int) -> list[slice]:
     return [s for s in slices if all(isinstance(x, int | np.integer) for x in (s.start, s.stop))]
 
 
-def _past_end_hint(fn, h: int) -> str:
+def _past_end_hint(fn, h: int, case_width: int) -> str:
     """Name a column slice that stops past X's last column (an off-by-one, or a d_k typed
     in): NumPy clips it, so the last block comes back narrower and the blocks no longer
-    stack."""
+    stack. ``case_width`` is the d_model of the case that failed."""
     d_model = 3 * h
     whole = _column_slices(fn, h, d_model)
     past = [s.stop for s in whole if s.stop > d_model]
@@ -158,6 +158,14 @@ def _past_end_hint(fn, h: int) -> str:
         if len(widths) == 1 and wider == widths
         else ""
     )
+    if fixed and not past and widths == {d_model // h}:
+        # review 07_pp: d_k = 3 typed in fits the probe's 3h columns; the wider one shows it
+        width = widths.pop()
+        return (
+            f"Your d_k is fixed at {width}: your slices stay {width} columns wide whatever X's "
+            f"width, but here d_k = {case_width} // {h} = {case_width // h}. Compute it from "
+            "the input's width and h: d_k = X.shape[-1] // h."
+        )
     if not past and len(widths) == 1 and widths != {d_model // h}:
         width = widths.pop()
         return (
