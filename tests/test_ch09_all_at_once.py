@@ -261,7 +261,8 @@ def test_column_softmax_gets_its_own_hint(capsys):
         (536.87, "FAIL", "that looks like decimal MB (10**6 bytes); give the answer in bytes"),
         (536_871, "FAIL", "that is in kB (10**3 bytes)"),
         (131_072, "FAIL", "one row per head"),
-        (16 * 4096 * 64 * 2, "FAIL", "n × d_k per head, the size of Q, not the n × n scores"),
+        # review 09pp: the question gives no d_k, so the hint names 64 as a typical one
+        (16 * 4096 * 64 * 2, "FAIL", "n × 64 per head, the size of Q at a typical d_k of 64"),
         (4096**2, "FAIL", "one head's numbers: times h = 16 heads, times 2 bytes each"),
         (16 * 4096 * 4095 * 2, "FAIL", "skips the diagonal: each query scores its own key too"),
         (16 * 4095 * 4095 * 2, "FAIL", "that uses n = 4095: check n = 4096 (off by one)"),
@@ -895,7 +896,7 @@ def test_step_times_per_width_and_product_share():
         product_share(n=0)
 
 
-MAIN_WORDS = 1300  # main-line prose (pass 10: 1203; 09z: 1272; 09ee: +38, the FLOP table read)
+MAIN_WORDS = 1338  # main-line prose (pass 10: 1203; 09z: 1272; 09ee: +38, the FLOP table read)
 # Session 11 (number diet): 1261
 # Round 09bb: +24 (the matrix form timed, gradient, 72 GiB, 1e-15)
 # Round 09cc: +19 (O(1) only while the text is known; word-order blindness; per-row overhead)
@@ -903,6 +904,10 @@ MAIN_WORDS = 1300  # main-line prose (pass 10: 1203; 09z: 1272; 09ee: +38, the F
 # Round 09dd: 1310 (the projections and the LSTM moved into the recurrence fold)
 # Round 09nn: 1279 -> 1299 (chain rule's δ, the paper's n, 72 GiB's scope; paid in part)
 # Round 09jj: 1278 -> 1277 (the memory plot read, the full shuffle; paid by cuts)
+# Round 09pp: 1299 -> 1338 (tanh', the Jacobian, the 2-norm and the explode half; the paper's
+# n = 50 with its FLOPs; permutation-equivariance and the causal-mask caveat; the three arrays
+# named; why running totals). Paid in part: the n x n price (said in the memory section), the
+# LSTM's 16nd² (the fold says it) and why keys are tiled too (now a fold) left the main line
 
 
 # --- The page -----------------------------------------------------------------------------
@@ -919,7 +924,8 @@ def test_the_page_says_only_what_it_measures():
     cells = nbformat.read(path, as_version=4).cells
     prose = prose_lines(cells)
     text = " ".join(prose)
-    assert sum(len(line.split()) for line in prose) <= 1802  # 09cc: +21; 09ee: +28
+    # 09pp: 1802 -> 1844 (+42: the main line's additions above; "why cut the keys" now a fold)
+    assert sum(len(line.split()) for line in prose) <= 1844  # 09cc: +21; 09ee: +28
     # 09dd: +30 (the brief's F1, F3-F5 wording; the main line itself went down, to 1310)
     refuted = (
         *("processor's cache", "by arithmetic", "a new word", "GPU's small on-chip"),
@@ -1013,11 +1019,14 @@ def test_the_page_says_only_what_it_measures():
         # Session 11 (review 09gg, finding 2): one takeaway, the LSTM a three-word pointer
         # Round 09hh (finding 1): the balanced, final version: Table 1's n < d, the
         # projections against a bare RNN and an LSTM, and the steps bought for sure
+        # Round 09pp (MISLEADING 1): the paper gives no n; the n = 50 row's numbers instead;
+        # the LSTM's 16nd² said once, in the recurrence fold (budget)
         "On Table 1's count, attention does less arithmetic than a recurrent layer while"
-        " $n < d$ (like the paper's sentences, $n$ about 50; long contexts lie far beyond)."
+        " $n < d$, which the paper finds usual for machine-translation sentences (at"
+        " $n = 50$, 5 M FLOPs against 52 M); long contexts lie far beyond."
         " Counting its projections, it does more than a bare tanh RNN at every $n$,"
-        " but less than an LSTM (a gated RNN: its four gates cost $16nd^2$, four times this"
-        " RNN; Going further) while $n < 2d$. What it buys for sure is fewer steps in a row.",
+        " but less than an LSTM (a gated RNN; Going further) while $n < 2d$. What it buys"
+        " for sure is fewer steps in a row.",
         # round 09ii (finding 5): the LSTM defined; 09mm (finding 3): its count inline
         "An LSTM's four gate blocks cost $16nd^2$ FLOPs, four times this RNN's.",
         "has a richer update but the same chain. Part of either can:",
@@ -1045,10 +1054,13 @@ def test_the_page_says_only_what_it_measures():
         "Now shuffle $K$ and $V$ together:",
         # Round 09jj (finding 3): the full shuffle printed; the RNN's chain against positions
         # Round 09kk (finding 3): why only up to rounding
+        # Round 09pp (MISLEADING 2): the property named; a causal mask does not replace positions
         "Equal up to rounding (the sum over keys runs in another order): each output depends"
         " on the *set* of (key, value) pairs, not their order. Shuffle $Q$ too: each output"
-        " only moves. An RNN gets word order from its chain; attention without a causal mask"
-        " must be told (chapter 1's positions).",  # round 09mm (finding 2)
+        " only moves (attention is {term}`permutation equivariant <permutation equivariance>`)."
+        " An RNN gets word order from"
+        " its chain; attention must be told (chapter 1's positions). A causal mask gives away"
+        " some order, but decoders add positions anyway.",  # round 09mm (finding 2)
         # Round 09e (findings 2, 5, 8): the order of work; a fixed few steps; small fast memory
         # Round 09dd (finding 5): "its" had no referent
         "Split the rows between two jobs, or compute them in a shuffled order. Does the result",
@@ -1138,8 +1150,10 @@ def test_the_page_says_only_what_it_measures():
         "At key block 1, $\\alpha = 0$: nothing is summed yet.",  # round 09ll (finding 6)
         "Inside one attention layer, what does that token's query still compute all at once?",
         # Round 09mm (finding 4): three arrays at once, not a list that was wrong at exp
+        # Round 09pp (finding 4): the three named (the peak, z, e and the weights, is measured
+        # in test_the_plain_peak_holds_scores_exponentials_and_weights)
         "Measured in float64 (four times bf16), the plain form peaks at three $n \\times n$"
-        " arrays:",  # round 09nn (budget): "at once" cut
+        " arrays: the scores, their exponentials and the weights.",
         # Round 09y (finding 2): numbers the page prints (8 MiB weights, 3.0 x that)
         # Round 09jj (finding 6): np.exp(z, out=z) moved into the plot cell's comment
         "The plain line stops at $n = 2048$; $16384$ needs about 6 GiB. Tiles add 0.2 MiB",
@@ -1167,15 +1181,26 @@ def test_the_page_says_only_what_it_measures():
         # blur", tied to the n x n price; the gradient's 7 tanh steps say why paths matter
         # Round 09bb (findings 1, 5): the 7 steps' factors; the n x n price said plainly
         'The RNN carries "I" in one fixed-size state through 7 more updates.',  # session 11
-        "in 1 step. The price: every query meets every key, $n \\times n$ scores.",
+        # Round 09pp (budget): "The price: every query meets every key" cut; the n² memory
+        # section and the summary say the price
+        'so the query of "delicious" meets the key of "I" in 1 step.',
         # Round 09y (finding 6): either way, and the standard name
         # Session 11: the 7 steps' two factors kept, the parentheses cut
         # Round 09jj (budget): "7 times" for "at each of those 7 steps"
         # Round 09nn (finding 1): what one step's matrix does to a small change
-        'an RNN\'s gradient from "delicious" to "I" can vanish or explode. A small change'
-        " $\\delta$ in $h_{t-1}$ becomes $\\delta W_h \\operatorname{diag}(1 - h_t^2)$ in $h_t$,"
-        " so 7 steps multiply 7 such matrices; their product shrinks any $\\delta$ to at most"
-        " 0.18 of its size:",
+        # Round 09pp (finding 1): one idea a paragraph; tanh' = 1 - tanh²; the product named
+        # a Jacobian; what the 2-norm measures; the explode half in its own visible cell
+        'an RNN\'s gradient from "delicious" to "I" can vanish or explode.',
+        "A small change $\\delta$ in $h_{t-1}$ becomes"
+        " $\\delta W_h \\operatorname{diag}(1 - h_t^2)$ in $h_t$: $W_h$ carries it, then"
+        " tanh's slope, $\\tanh' = 1 - \\tanh^2$, scales each entry.",
+        'The 7 steps\' product, a {term}`Jacobian`, carries a change at "I" to "delicious".'
+        " Its 2-norm is the most it stretches any change:",
+        "Where the states stay near 0, each slope is about 1 and the product about $W_h^7$."
+        " Double $W_h$:",
+        # Round 09pp (finding 5): why the running totals, before their equations
+        "The way out: rescale each piece's sums to one common maximum, add, and divide"
+        " once. Running totals do this as the key blocks arrive:",
         # Round 09y (finding 1): Table 1's own message back, before the projections
         # Round 09z (finding 4): 2017's short sentences, and the n = 2048 row beside them
         # Session 11 (review 09gg, finding 2): Table 1's count against the count with projections
@@ -1228,6 +1253,8 @@ def test_the_page_says_only_what_it_measures():
         # "starts from nothing" cut for the budget (the math's m_0 = -inf and the print say it)
         *("pays on parallel hardware", "np.exp(z, out=z)", "starts from nothing"),
         *("Query blocks", "18 MiB", "in two steps", "(exercise 3)", "within a step"),  # 09kk
+        *("The price: every query meets every key", "about 50", "its four gates cost"),  # 09pp
+        *("attention without a causal mask must be told",),  # 09pp (MISLEADING 2)
     ):
         assert gone not in words, gone
     visible = " ".join(c.source for c in shown(cells) if c.cell_type == "code")
@@ -1342,3 +1369,37 @@ def test_the_stopwatch_sits_with_its_plot():
     assert "al.attention_by_rows(Q[kv_order], K[kv_order], V[kv_order])" in kv.source
     assert ids.index("shuf-kv") + 1 == ids.index("shuf-kv-check")
     assert "order-fold" not in ids  # round 09z (finding 5): its sentence on the main line
+
+
+def test_the_plain_peak_holds_scores_exponentials_and_weights():
+    """Review 09pp (finding 4): the page names the three n x n arrays alive at the plain
+    form's peak. Replay attention_matrix's lines and read tracemalloc after each one: the
+    peak comes while the weights are made, with z and e still alive."""
+    import inspect
+    import tracemalloc
+
+    from attention_lib.chunked import attention_matrix
+
+    source = inspect.getsource(attention_matrix)  # the lines replayed below
+    assert "z = Q @ K.T / np.sqrt(Q.shape[-1])" in source
+    assert "e = np.exp(z - z.max(axis=-1, keepdims=True))" in source
+    assert "return (e / e.sum(axis=-1, keepdims=True)) @ V" in source
+    n = 512
+    Q, K, V = np.random.default_rng(0).normal(size=(3, n, 16))
+    matrix = 8 * n * n  # one n x n float64 array
+    tracemalloc.start()
+    try:
+        z = Q @ K.T / np.sqrt(Q.shape[-1])
+        shifted = z - z.max(axis=-1, keepdims=True)
+        e = np.exp(shifted)
+        at_exp = tracemalloc.get_traced_memory()[0]  # z, z - max, e
+        del shifted
+        weights = e / e.sum(axis=-1, keepdims=True)
+        at_weights = tracemalloc.get_traced_memory()[0]  # z, e, weights
+        output = weights @ V
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert np.allclose(output, attention_matrix(Q, K, V))
+    assert round(at_exp / matrix) == round(at_weights / matrix) == 3  # three alive, twice
+    assert at_weights >= at_exp and 3 <= peak / matrix < 3.05  # the peak: z, e, weights

@@ -269,7 +269,10 @@ def check_score_memory(answer, *, n: int = 4096, h: int = 16, itemsize: int = 2)
         (h * n * n * 8, f"that is float64 (8 bytes a number); {kind} takes {itemsize}."),
         (h * n * n * 4, f"that is float32 (4 bytes a number); {kind} takes {itemsize}."),
         (h * n * itemsize, f"that is one row per head; each matrix has n × n = {n * n:,} numbers."),
-        (h * n * 64 * itemsize, "that is n × d_k per head, the size of Q, not the n × n scores."),
+        (
+            h * n * 64 * itemsize,
+            "that is n × 64 per head, the size of Q at a typical d_k of 64, not the n × n scores.",
+        ),
         (expected / 2**30, "that looks like GiB (2**30 bytes); give the answer in bytes."),
         (expected / 2**20, "that is in MiB (2**20 bytes); give the answer in bytes."),
         (expected / 2**10, "that is in KiB (2**10 bytes); give the answer in bytes."),
