@@ -720,6 +720,7 @@ def test_plain_gradient_descent_trails_adam_at_every_step_size_tried():
             for lr in (0.3, 1.0, 1.5, 2.0)
         }
     assert round(end[1.0], 2) == 1.68 and end[0.3] > end[1.0] + 0.05
+    assert min(end, key=end.get) == 1.0  # "the best of 0.3, 1, 1.5 and 2", as the page lists
     assert round(end[1.5], 2) == 1.70  # "larger steps do worse ..."
     assert not np.isfinite(end[2.0]) or end[2.0] > 5  # "... or diverge"
 
@@ -843,3 +844,8 @@ def test_the_page_keeps_what_issue_30_asked_it_to_show():
     assert "Seeded, every run prints the same numbers." in text
     assert "Many blocks" in text
     assert "likeliest word gets 0.04" in text and "confidently wrong" not in text
+    # review 12_pp: chapter 11's parts named with their jobs; pre-LN against chapter 11's
+    # post-LN; the pre-LN claim kept to what Xiong et al. measured
+    assert "chapter 11's two residual sub-layers" in text and "(post-LN)" in text
+    assert "deep stacks train stably" not in text and "no learning-rate warm-up" in text
+    assert "train it in NumPy" not in text  # the learner runs and reads the loop
