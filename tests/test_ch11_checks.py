@@ -340,8 +340,12 @@ def test_the_chapter_s_round_11j_changes_are_on_the_page():
     cells = _chapter_cells()
     assert "initial=1," in cells["ef601782"].source  # 11_ll: opens on L1 H3, named first
     table = "".join(o.get("text", "") for o in cells["held-out"].outputs)
-    assert "an average other token in 3.7" in table and "a random key: 1.0" in table
-    assert "kobayashi2021incorporating" in cells["7e1748c1"].source  # review 11 cc F7
+    # review 11_pp item 4: hits, control and chance as one small table
+    assert "head     hits   control   chance" in table
+    assert "L6 H12      4       3.7      1.0" in table and "L4 H2       8       0.9" in table
+    # review 11 cc F7; 11_pp: the caveat is a fold of its own, off the main line
+    assert "kobayashi2021incorporating" in cells["share-leaves-out"].source
+    assert ":class: dropdown" in cells["share-leaves-out"].source
     assert "cls-removed-cake-md" not in cells  # 11 cc F7: "How far can the share..." cut
     out = "".join(o.get("text", "") for o in cells["cls-removed-cake"].outputs)
     assert 'weight: [CLS] 0.67, "cake" 0.06' in out  # review 11 bb F5: beside its prose
@@ -416,7 +420,7 @@ def test_the_chapter_s_round_11o_changes_are_on_the_page():
     order = list(cells)
     assert order.index("cls-scatter") < order.index("cls-ratio-md") == order.index("cls-ratio") - 1
     assert "a47c91e9" not in cells  # review 11 b: the bar's logic is on the main line
-    assert "41b21785" not in cells  # exercise 11.5 is gone: one chapter, less in it
+    assert "41b21785" not in cells  # an older exercise 11.5 (cell 41b21785) stays gone
     assert "the word before it" not in cells["held-out-md"].source
     assert "817dda1c" not in cells and "toy-vs-real" not in cells  # editor pass 10: cut
 
@@ -839,7 +843,10 @@ def test_the_chapter_s_review_11_k_changes_are_on_the_page():
     # 1,541 and 2,301 before review 11 s; 1,512 and 2,290 before editor pass 10 (1,162, 2,094)
     # review 11_jj (yardstick in the main line, verdict on L4 H2, plainer control): 1,120,
     # raised for this round only (11_ii fix: 1,090 and 2,075; 11_hh: 1,199, 2,079)
-    assert words <= 1110 and everything <= 2080  # review 11_nn (11_mm: 1,102 and 2,080)
+    # review 11_pp: 1,147 and 2,176; exercise 11.5 on the share (30 words in its statement,
+    # its solution folded), the bar's reason in the plan, the share called ours; paid for
+    # by folding the add-and-norm caveat (11_nn: 1,110 and 2,080)
+    assert words <= 1147 and everything <= 2176
 
 
 def test_the_feed_forward_count_is_named_in_11_3(capsys):
@@ -967,7 +974,9 @@ def test_the_chapter_s_review_11_x_fix_changes_are_on_the_page():
     assert "0.45" not in framing  # review 11 z F3: said once, in Going further
     assert "keeps other tokens out is open (Going further)" in framing  # review 11_ii
     plan = " ".join(cells["it-experiment-md"].source.split())
-    assert "luck reaches" not in plan and "0.4%" not in plan  # 11 cc F8: in the fold
+    # 11 cc F8 folded the bar's reason; review 11_pp item 4 put its one line back in the
+    # plan (the derivation stays in the fold)
+    assert "The luckier of two random heads reaches 5 or more only 0.4% of the time." in plan
     assert "Winograd" not in plan  # review 11_ii: the pairs moved to Going further
     pairs = " ".join(cells["gf-pairs-md"].source.split())
     assert "pairs** {cite:p}`levesque2012winograd`, a word or two" in pairs
@@ -1020,8 +1029,9 @@ def test_the_chapter_s_review_11_cc_changes_are_on_the_page():
     """Review 11 cc (issue #30): the key at "cake" is measured, not the word; the baselines."""
     cells = _chapter_cells()
     aside = " ".join(cells["814fbf12"].source.split())  # 11_jj F9: after the plan, not in it
-    assert "cosine 0.55 with its layer-1 input" in aside  # F1: measured in 6efa94d9
-    assert "at most 0.16 with any other token's): still mostly cake" in aside  # 11_nn F1
+    assert "far from its layer-1 input (cosine 0.55)" in aside  # F1: measured in 6efa94d9
+    # 11_nn F1; 11_pp F1: what 0.55 and 0.16 support, not "still mostly cake"
+    assert "yet closer to it than to any other token's (at most 0.16)." in aside
     assert "at_cake" in cells["6efa94d9"].source
     assert "(both == 1).sum() == 9" in cells["pairs-assert"].source  # F3: 8 others + L4 H2
     assert "an average token's." in cells["cls-ratio-md"].source  # F5: not "word's"
@@ -1187,3 +1197,128 @@ def test_the_chapter_s_review_11_nn_changes_are_on_the_page():
     assert "round(float(at_others.max()), 2) == 0.16" in cells["6efa94d9"].source  # F1
     assert "(2, 9)" in cells["82628576"].source  # F4: L3 H10 is asserted
     assert "nanoGPT" not in cells["enc-layer"].source  # F9: pre-LN in fewer words
+
+
+def _cls_share(weights, sizes, l, h, q):  # exercise 11.5's reference answer
+    piece = weights[l, h, q] * sizes[l, h]  # (n,): one piece per key
+    return piece[0] / piece.sum()
+
+
+def _pieces_of(W, S):
+    return W * S[:, :, None, :]  # (L, H, n, n)
+
+
+@pytest.mark.parametrize(
+    "fn, hint",
+    [
+        (lambda W, S, l, h, q: W[l, h, q, 0], "that is [CLS]'s weight, not its share"),
+        (  # sizes lined up with the queries: they cancel, leaving the weight
+            lambda W, S, l, h, q: (
+                (W * S[..., None])[l, h, q, 0] / (W * S[..., None])[l, h, q].sum()
+            ),
+            "that is [CLS]'s weight, not its share",
+        ),
+        (lambda W, S, l, h, q: S[l, h, 0] / S[l, h].sum(), "the value sizes alone"),
+        (lambda W, S, l, h, q: W[l, h, q, 0] * S[l, h, 0], "that is the size of [CLS]'s piece"),
+        (
+            lambda W, S, l, h, q: _pieces_of(W, S)[l, h, q, 0] / _pieces_of(W, S)[l, h, :, 0].sum(),
+            "you summed over the queries (axis -2)",
+        ),
+        (
+            lambda W, S, l, h, q: _pieces_of(W, S)[l, h, q, 0] / _pieces_of(W, S)[l, h].sum(),
+            "you summed over the whole (n, n) head",
+        ),
+        (lambda W, S, l, h, q: _cls_share(W, S**2, l, h, q), "you squared the sizes"),
+        (
+            lambda W, S, l, h, q: (
+                (W[l, h, q, 0] * S[l, h, 0]) ** 2 / ((W[l, h, q] * S[l, h]) ** 2).sum()
+            ),
+            "you squared the pieces' sizes",
+        ),
+        (
+            lambda W, S, l, h, q: W[l, h, q, 0] * S[l, h, 0] / np.linalg.norm(W[l, h, q] * S[l, h]),
+            "you divided by the length of the sizes",
+        ),
+        (
+            lambda W, S, l, h, q: (_pieces_of(W, S)[..., 0] / _pieces_of(W, S).sum(-1))[
+                l, h
+            ].mean(),
+            "averaged over every query",
+        ),
+        (lambda W, S, l, h, q: _cls_share(W, S, l - 1, h - 1, q), "counted from 0"),
+        (lambda W, S, l, h, q: _cls_share(W, S, l - 1, h, q), "counted from 0"),
+        (lambda W, S, l, h, q: _cls_share(W, S, h, l, q), "you swapped the layer and head"),
+        (lambda W, S, l, h, q: _cls_share(W, S, l, h, q + 1), "that is query 4's share"),
+        (
+            lambda W, S, l, h, q: (W[l, h, :, q] * S[l, h])[0] / (W[l, h, :, q] * S[l, h]).sum(),
+            "you read column 3",
+        ),
+        (
+            lambda W, S, l, h, q: (W[l, h, q] * S[l, h])[-1] / (W[l, h, q] * S[l, h]).sum(),
+            "[CLS] is the first key, index 0",
+        ),
+        (lambda W, S, l, h, q: W[l, h, q] * S[l, h] / (W[l, h, q] * S[l, h]).sum(), "every key's"),
+        (
+            lambda W, S, l, h, q: (_pieces_of(W, S)[..., 0] / _pieces_of(W, S).sum(-1))[l, h],
+            "[CLS]'s share for every query",
+        ),
+        (lambda W, S, l, h, q: 1 - _cls_share(W, S, l, h, q), "the other keys' share"),
+        (lambda W, S, l, h, q: 100 * _cls_share(W, S, l, h, q), "a percentage"),
+        (lambda W, S, l, h, q: 0.2, "values differ from the reference"),
+    ],
+)
+def test_cls_share_checker_names_each_slip(fn, hint, capsys):
+    """Review 11_pp item 2: exercise 11.5, [CLS]'s share for one query, and its slips."""
+    from attention_lib.checks import check_cls_share
+
+    assert not check_cls_share(fn)
+    line = capsys.readouterr().out
+    assert "FAIL" in line and hint in line, line
+
+
+def test_cls_share_checker_passes_the_answer_and_its_variants(capsys):
+    from attention_lib.checks import check_cls_share
+    from attention_lib.checks.base import grading_seed
+
+    def whole_arrays(W, S, l, h, q):  # the chapter's cell, then one entry
+        pieces = W * S[:, :, None, :]
+        return (pieces[..., 0] / pieces.sum(axis=-1))[l, h, q]
+
+    for fn in (_cls_share, whole_arrays):
+        assert check_cls_share(fn)
+        for seed in range(5):  # the grader's unseen cases
+            with grading_seed(seed):
+                assert check_cls_share(fn)
+    assert "PASS: all 4 cases" in capsys.readouterr().out
+    assert check_cls_share(lambda *args: None).status == "TODO"
+
+
+def test_each_cls_share_slip_differs_from_the_answer():
+    from attention_lib.checks.cls_share import _case, _share
+
+    W, S = _case(np.random.default_rng(11), 3, 4, 5)
+    right = _share(W, S, 1, 2, 3)
+    for wrong in (W[1, 2, 3, 0], S[1, 2, 0] / S[1, 2].sum(), W[1, 2, 3, 0] * S[1, 2, 0]):
+        assert abs(wrong - right) > 0.01
+
+
+def test_the_chapter_s_review_11_pp_changes_are_on_the_page():
+    """Review 11_pp: 'cake' far from its start yet closest to it; the share is ours; 11.5."""
+    cells = _chapter_cells()
+    aside = " ".join(cells["814fbf12"].source.split())
+    assert "mostly cake" not in aside  # F1: a cosine of 0.55 is an angle of 57 degrees
+    assert "far from its layer-1 input (cosine 0.55)" in aside
+    share = " ".join(cells["a15f26d1"].source.split())  # F3: Kobayashi measure the size
+    assert "measure the piece's size; our **share** divides it by the sum" in share
+    ex = cells["ex-share-md"].source
+    assert "my_cls_share(weights, sizes, l, h, q)" in ex and "check_cls_share" in (
+        cells["ex-share-stub"].source
+    )
+    sol = "".join(o.get("text", "") for o in cells["ex-share-sol"].outputs)
+    assert "[cls_share] PASS" in sol and "L3 H8, 'it': weight 0.87, share 0.07" in sol
+    out = "".join(o.get("text", "") for o in cells["cls-removed-cake"].outputs)  # item 6
+    assert '[CLS] 0.007, "cake" 0.046, cake vs pie sentences 0.39' in out
+    out = "".join(o.get("text", "") for o in cells["ln-row"].outputs)  # item 5: LN acts
+    assert "recentred, rescaled  mean  0.000, variance 1.000" in out
+    order = list(cells)
+    assert order.index("enc-code") < order.index("ln-row") < order.index("ln-demo")

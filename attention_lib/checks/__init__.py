@@ -24,6 +24,7 @@ from .batch_mask import check_batch_mask
 from .blend_loop import check_blend
 from .blending import check_output_change
 from .block import check_decoder_block
+from .cls_share import check_cls_share
 from .decoder import check_cross_entropy, check_kv_step
 from .embeddings import check_cosine_similarity
 from .encoder_attention import check_attention_with_biases
@@ -62,6 +63,7 @@ __all__ = [
     "check_blend",
     "check_causal_count",
     "check_causal_mask",
+    "check_cls_share",
     "check_cosine_similarity",
     "check_cross_entropy",
     "check_decoder_block",
