@@ -1230,8 +1230,14 @@ def test_capstone_checker_passes_the_assembled_backward_pass_and_it_trains(capsy
             "dK is not",
         ),
         # review 10_kk: both scaled twice, named as check_grad_QK names it
+        # (review 10_qq: by 1 / d_k from the input; a typed-in / 4 is a width, tested below)
         (
-            {"grad_QK": lambda Q, K, dS: (dS @ K / 4, np.swapaxes(dS, -1, -2) @ Q / 4)},
+            {
+                "grad_QK": lambda Q, K, dS: (
+                    dS @ K / K.shape[-1],
+                    np.swapaxes(dS, -1, -2) @ Q / K.shape[-1],
+                )
+            },
             "dQ and dK are scaled twice, by 1 / d_k",
         ),
         ({"dA_of": lambda dOut, V: 1.5 * dOut @ np.swapaxes(V, -1, -2)}, "dA = dOut @ Vᵀ"),
@@ -1253,6 +1259,25 @@ def test_capstone_checker_names_the_wrong_piece(pieces, hint, capsys):
     line = capsys.readouterr().out
     assert result.status == "FAIL" and hint in line, line
     assert "If it is dA" not in line  # the old hint sent a dV or dK crash to dA
+
+
+@pytest.mark.parametrize(
+    ("scale", "hint"),
+    [
+        # review 10_qq: 0.5 = 1/√4 passed, as every case had d_k = 4; a d_k = 5 case fails it
+        (0.5, "a scale fixed at 0.5 = 1/√4, a typed-in width: here d_k = 5."),
+        # 0.25 = 1/√16 (the chapter's width) is 1/d_k at d_k = 4: a probe tells them apart
+        (0.25, "a scale fixed at 0.25 = 1/√16, a typed-in width: here d_k = 4."),
+    ],
+)
+def test_capstone_checker_names_a_typed_in_scale(scale, hint, capsys):
+    def typed(Q, K, dS):  # the scale written as a number, not from K.shape[-1]
+        return scale * dS @ K, scale * np.swapaxes(dS, -1, -2) @ Q
+
+    result = check_attention_backward(_pieces_backward(grad_QK=typed))
+    assert result.status == "FAIL" and hint in result.message, result.message
+    assert "Compute it from the input: s = 1 / np.sqrt(K.shape[-1])" in result.message
+    assert "scaled twice" not in result.message
 
 
 def test_capstone_checker_names_dQ_and_dK_scaled_by_the_width_of_V(capsys):
@@ -1379,7 +1404,9 @@ def test_one_per_template_picks_the_figure_rows():
 # review 10_mm: up to 1490 for its clauses only (four other sentences cut in return)
 # review 10_pp: up to 1506 for the uniform control's purpose and the summary's condition
 # (the mirror paragraph shortened in return)
-MAIN_LINE_WORDS = 1506  # 10_r: 1918 -> 1895; ...; 10_ll: 1466; 10_mm: 1490; 10_pp: 1506
+# review 10_qq: up to 1536 for why the loss plateaus (where the cliff first shows) and why
+# the slipped gradient still goes downhill ("Only $W_v$ learns", said above it, cut)
+MAIN_LINE_WORDS = 1536  # 10_r: 1918 -> 1895; ...; 10_mm: 1490; 10_pp: 1506; 10_qq: 1536
 
 
 def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
@@ -1518,3 +1545,48 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     assert '"book" was never an answer' in main_text and "all eight nouns" not in folded_text
     assert "## Does it carry over to a noun it never answered?" in main_text
     assert "a score is $(x_{it} W_q)" not in folded_text  # said once, in the main text
+
+
+def test_review_10qq_the_cliff_the_what_if_the_tilt_and_the_row_sum_from_the_outputs():
+    from pathlib import Path
+
+    import nbformat
+    from chapter_text import main_and_folded
+
+    path = Path(__file__).resolve().parents[1] / "chapters" / "10_learning.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    main, folded = main_and_folded(cells)
+    main_text = " ".join(" ".join(c.source for c in main).split())
+    folded_text = " ".join(" ".join(c.source for c in folded).split())
+    # finding 1: the plateau explained where it first shows, with a pointer to the fold
+    assert "then off a cliff. Starting tiny (standard deviation 0.01), $W_q$ and $W_k$ can" in (
+        main_text
+    )
+    assert "can only grow each other: attention wakes slowly (*Why the slow start?* below)" in (
+        main_text
+    )
+    assert "at step 0 both are over 400 times smaller than the step on $W_v$" in folded_text
+    # finding 2: 155 is a what-if (a noun and its plural never share a row); 159 measured
+    assert 'The gap alone is a "what if": a noun and its own plural never share a' in folded_text
+    assert "if the two sat at the same position in one row, the singular would get" in (folded_text)
+    assert folded_text.index("median 159") < folded_text.index("\\approx 155$")
+    assert "at one position, a singular noun gets" not in folded_text
+    assert '"book" included' not in folded_text  # the same for every noun by construction
+    assert 'its gap is 4.91 for every noun, large although "book" was never an answer' in (
+        folded_text
+    )
+    assert 'Attention finds "book" mainly because $W_q$ and $W_k$' in main_text
+    # finding 3: why the slipped gradient still trains, for the steps measured (0 to 56)
+    assert "and any small step under 90° off the true one is still downhill." in main_text
+    # finding 5: the row sum as FlashAttention's kernels take it, from O and dO
+    assert "\\sum_k A_{ik}\\, dA_{ik} = \\sum_c dO_{ic}\\, O_{ic}" in folded_text
+    # finding 6: the training set's 65.5% only in its fold, printed nowhere; the held-out
+    # result stated after the cell that shows it
+    shown = [c for c in cells if "remove-cell" not in c.metadata.get("tags", [])]
+    printed = " ".join(
+        o.get("text", "") for c in shown if c.cell_type == "code" for o in c.get("outputs", [])
+    )
+    assert "65.5" not in main_text + printed and "65.5%" in folded_text
+    run_at = next(i for i, c in enumerate(shown) if "held_out_data(" in c.source)
+    said_at = next(i for i, c in enumerate(shown) if 'yet never answers "book"' in c.source)
+    assert said_at > run_at

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..backward import attention_backward as _reference
 from ..core import scaled_dot_product_attention
+from .backward_scale import twice_or_typed, typed_slips
 from .base import ATOL, BROADCAST_HINT, Cases, CheckResult, Fail, difference, unseen_cases, verdict
 from .learning import _row_mistakes
 from .names import calls_library, reaches
@@ -30,6 +31,11 @@ def _flat(grads) -> np.ndarray:
 def _close(a, b) -> bool:
     return np.shape(a) == np.shape(b) and np.allclose(a, b, atol=ATOL)
 
+
+_TWICE = (
+    "dQ and dK are scaled twice, by 1 / d_k: the scale 1 / √d_k of "
+    "S = Q Kᵀ / √d_k enters once. Apply it in my_grad_QK or outside it, not both."
+)
 
 _COLUMNS = (  # a sum down the columns of A * dA; with one query it is the diagonal of J
     "dS sums A * dA down the columns (axis=-2): each row of A is its own softmax, "
@@ -72,11 +78,7 @@ def _pieces(Q, K, V, dOut) -> dict:
             "dQ and dK are √d_k times too large: the scores are divided by √d_k, so "
             "my_grad_QK needs the scale too.",
         ),
-        (
-            qk(softmax_step(A), scale=s * s),
-            "dQ and dK are scaled twice, by 1 / d_k: the scale 1 / √d_k of "
-            "S = Q Kᵀ / √d_k enters once. Apply it in my_grad_QK or outside it, not both.",
-        ),
+        (qk(softmax_step(A), scale=s * s), _TWICE),
         (
             qk(softmax_step(A), scale=1 / np.sqrt(V.shape[-1])),
             "dQ and dK are scaled by 1/√d_v: the scores are divided by √d_k, the width "
@@ -89,6 +91,8 @@ def _pieces(Q, K, V, dOut) -> dict:
     # the softmax exercise's own diagnoses, with p = A and dp = dA
     step_2 = "dQ and dK are off in step 2, dS = my_softmax_backward(A, dA), with p = A, dp = dA:"
     slips += [(qk(wrong), f"{step_2} {hint}") for wrong, hint in _row_mistakes(A, dA)]
+    # review 10_qq: a scale typed in (0.5 passed where every case had d_k = 4)
+    slips += typed_slips(lambda scale: qk(softmax_step(A), scale=scale), K.shape[-1])
     return {"right": _reference(Q, K, V, dOut), "slips": slips}
 
 
@@ -207,6 +211,8 @@ def check_attention_backward(fn) -> CheckResult:
         if not _close(got[0], right[0]):
             for (dQ, dK), hint in known["slips"]:
                 if _close(got[0], dQ) and _close(got[1], dK):
+                    if hint == _TWICE:  # at d_k = 4, 1/d_k is also 1/√16 typed in
+                        hint = twice_or_typed(fn, K.shape[-1], hint)
                     raise Fail(f"dV is right; {hint}")
             raise Fail(
                 f"dV is right, dQ and dK are not (on {case}). Check the steps after dV "
@@ -220,6 +226,8 @@ def check_attention_backward(fn) -> CheckResult:
             ("one query per sentence, as in the model: Q (3, 1, 4), K and V (3, 5, 4)",
              (3, 1, 4), (3, 5, 4), (3, 5, 4)),
             ("a batch: Q (2, 3, 4), K (2, 5, 4), V (2, 5, 3)", (2, 3, 4), (2, 5, 4), (2, 5, 3)),
+            ("another width, d_k = 5: Q (2, 3, 5), K (2, 6, 5), V (2, 6, 3)",
+             (2, 3, 5), (2, 6, 5), (2, 6, 3)),
         )  # fmt: skip
         for case, *sizes in shapes:
             Q, K, V = (rng.normal(size=size) for size in sizes)
