@@ -896,7 +896,7 @@ def test_step_times_per_width_and_product_share():
         product_share(n=0)
 
 
-MAIN_WORDS = 1338  # main-line prose (pass 10: 1203; 09z: 1272; 09ee: +38, the FLOP table read)
+MAIN_WORDS = 1378  # main-line prose (pass 10: 1203; 09z: 1272; 09ee: +38, the FLOP table read)
 # Session 11 (number diet): 1261
 # Round 09bb: +24 (the matrix form timed, gradient, 72 GiB, 1e-15)
 # Round 09cc: +19 (O(1) only while the text is known; word-order blindness; per-row overhead)
@@ -908,6 +908,10 @@ MAIN_WORDS = 1338  # main-line prose (pass 10: 1203; 09z: 1272; 09ee: +38, the F
 # n = 50 with its FLOPs; permutation-equivariance and the causal-mask caveat; the three arrays
 # named; why running totals). Paid in part: the n x n price (said in the memory section), the
 # LSTM's 16nd² (the fold says it) and why keys are tiled too (now a fold) left the main line
+# Round 09qq: 1338 -> 1378 (the four-thread map and the summary's labels; row vectors; the
+# doubled W_h on our sentence (0.32) and tanh' <= 1 in prose; the FLOP regimes as a list;
+# many cores). Paid in part: the causal mask's order, the 72 GiB model and the merge in any
+# order moved into folds
 
 
 # --- The page -----------------------------------------------------------------------------
@@ -925,7 +929,9 @@ def test_the_page_says_only_what_it_measures():
     prose = prose_lines(cells)
     text = " ".join(prose)
     # 09pp: 1802 -> 1844 (+42: the main line's additions above; "why cut the keys" now a fold)
-    assert sum(len(line.split()) for line in prose) <= 1844  # 09cc: +21; 09ee: +28
+    # 09qq: 1844 -> 1972 (+40 on the main line; the rest in folds: the causal mask's order
+    # and why (new), the 72 GiB model and the merge-in-any-order remark moved into folds)
+    assert sum(len(line.split()) for line in prose) <= 1972  # 09cc: +21; 09ee: +28
     # 09dd: +30 (the brief's F1, F3-F5 wording; the main line itself went down, to 1310)
     refuted = (
         *("processor's cache", "by arithmetic", "a new word", "GPU's small on-chip"),
@@ -1021,12 +1027,13 @@ def test_the_page_says_only_what_it_measures():
         # projections against a bare RNN and an LSTM, and the steps bought for sure
         # Round 09pp (MISLEADING 1): the paper gives no n; the n = 50 row's numbers instead;
         # the LSTM's 16nd² said once, in the recurrence fold (budget)
-        "On Table 1's count, attention does less arithmetic than a recurrent layer while"
-        " $n < d$, which the paper finds usual for machine-translation sentences (at"
-        " $n = 50$, 5 M FLOPs against 52 M); long contexts lie far beyond."
-        " Counting its projections, it does more than a bare tanh RNN at every $n$,"
-        " but less than an LSTM (a gated RNN; Going further) while $n < 2d$. What it buys"
-        " for sure is fewer steps in a row.",
+        # Round 09qq (finding 4): who does less arithmetic, one line per regime
+        "Who does less arithmetic (ties at $n = d$, $2d$): - $n < d$ (the paper's usual"
+        " translation sentences): attention, on Table 1's count (at $n = 50$, 5 M FLOPs"
+        " against 52 M); - $d < n < 2d$: the RNN, though attention with its projections"
+        " still beats an LSTM (a gated RNN; Going further); - $n > 2d$ (long contexts): the"
+        " LSTM too. With its projections, attention does more than a bare tanh RNN at every"
+        " $n$. What it buys for sure is fewer steps in a row.",
         # round 09ii (finding 5): the LSTM defined; 09mm (finding 3): its count inline
         "An LSTM's four gate blocks cost $16nd^2$ FLOPs, four times this RNN's.",
         "has a richer update but the same chain. Part of either can:",
@@ -1055,12 +1062,15 @@ def test_the_page_says_only_what_it_measures():
         # Round 09jj (finding 3): the full shuffle printed; the RNN's chain against positions
         # Round 09kk (finding 3): why only up to rounding
         # Round 09pp (MISLEADING 2): the property named; a causal mask does not replace positions
+        # Round 09qq (finding 3): two paragraphs; the causal mask's order said how, in a fold
         "Equal up to rounding (the sum over keys runs in another order): each output depends"
-        " on the *set* of (key, value) pairs, not their order. Shuffle $Q$ too: each output"
-        " only moves (attention is {term}`permutation equivariant <permutation equivariance>`)."
-        " An RNN gets word order from"
-        " its chain; attention must be told (chapter 1's positions). A causal mask gives away"
-        " some order, but decoders add positions anyway.",  # round 09mm (finding 2)
+        " on the *set* of (key, value) pairs, not their order. Shuffle $Q$ too, and each"
+        " output only moves with its word: attention is"
+        " {term}`permutation equivariant <permutation equivariance>`. An RNN gets word order"
+        " from its chain; attention must be told (chapter 1's positions).",
+        "A little. With chapter 8's causal mask, word $i$ sees only the first $i$ keys: with"
+        " equal scores, each gets weight $1/i$, so a word's output can depend on where it"
+        " stands. Decoders add positions anyway.",
         # Round 09e (findings 2, 5, 8): the order of work; a fixed few steps; small fast memory
         # Round 09dd (finding 5): "its" had no referent
         "Split the rows between two jobs, or compute them in a shuffled order. Does the result",
@@ -1088,9 +1098,10 @@ def test_the_page_says_only_what_it_measures():
         # Round 09hh (finding 6): one dtype in the paragraph
         # Round 09nn (findings 4, 6): "attention weights", and the 72 GiB theirs alone
         "The attention weights are $n^2$ numbers per head: 0.5 GiB in bf16 (2-byte numbers)"
-        " at $n = 16384$. In the plain"
-        " form, training stores them for the backward pass, so a model shaped like GPT-2 small"
-        " (12 layers, 12 heads) holds 72 GiB in these alone for one such sequence.",
+        " at $n = 16384$. In the plain form, training stores them for the backward pass.",
+        # Round 09qq (budget): the whole model's 72 GiB in a fold
+        "A model shaped like GPT-2 small (12 layers, 12 heads) holds 72 GiB in these alone"
+        " for one such sequence.",
         # Round 09t (finding 6): no nested parenthesis
         "It does no fewer FLOPs. In training it does more: it stores only the output and $m$,"
         " $\\ell$ per row (or their logsumexp), so the backward pass recomputes the tiles. It is"
@@ -1105,9 +1116,14 @@ def test_the_page_says_only_what_it_measures():
         # Fix round 10 (review 09r): no mechanism beyond what was measured
         # Fix round 11 (review 09s): what was measured, after the numbers; masks; prefill
         # Session 11 (review 09gg, educator 1, 3): the FLOPs verdict; per layer, L steps
-        "every token it may attend to in 1 step; $L$ layers still take $L$ steps.",
-        "The price: more arithmetic than a bare RNN once $n > d$ (Table 1's count), and in"
-        " the plain form memory that grows like $n^2$.",  # round 09hh (finding 1)
+        # Round 09qq (finding 6): the summary's bullets are the map's four threads
+        "- **Who waits:** an RNN's steps wait for one another. Within a layer, attention's"
+        " rows do not. - **Table 1:** attention reaches every token it may attend to in 1"
+        " step ($L$ layers still take $L$ steps), but does more arithmetic than a bare RNN"
+        " once $n > d$. - **Memory:** the plain form needs memory that grows like $n^2$."
+        " - **Tiles:**",
+        "Four threads, as in the summary: 1. who waits; 2. Table 1's three columns; 3. $n^2$"
+        " memory; 4. tiles (the online softmax).",
         'The prompt, too, goes through all at once ("prefill")',
         # Round 09cc (finding 2): the RNN's fixed state against the growing cache
         # Round 09kk (finding 4): the compute half, in the page's FLOP count
@@ -1133,10 +1149,10 @@ def test_the_page_says_only_what_it_measures():
         # Session 11: the printed speedup replaces "several times"
         # Round 09jj (finding 5): the overhead said here once; the fold's repeat cut
         "Since no row waits for another, the matrix form runs faster than the row loop: on one"
-        " CPU thread mostly by skipping Python's per-row overhead, on a GPU by running rows"
-        " in parallel.",  # round 09ll (finding 4): the x_t W_x remark left to the fold; 09nn
+        " CPU thread mostly by skipping Python's per-row overhead, on many cores or a GPU by"
+        # Round 09ll (finding 4): the x_t W_x remark left to the fold; 09nn; 09qq: many cores
+        " running rows in parallel.",
         # Round 09dd (finding 3): "all at once" holds within a layer
-        "Within a layer, attention's rows do not, and it reaches",
         # Round 09r (finding 1): blocking is not credited with the in-place drop
         # Round 09s (finding 2): in place is step 1 of the list, its code cell cut
         # Session 11 (review 09gg, finding 4): in place merged into query blocks; two steps
@@ -1191,13 +1207,20 @@ def test_the_page_says_only_what_it_measures():
         # Round 09pp (finding 1): one idea a paragraph; tanh' = 1 - tanh²; the product named
         # a Jacobian; what the 2-norm measures; the explode half in its own visible cell
         'an RNN\'s gradient from "delicious" to "I" can vanish or explode.',
-        "A small change $\\delta$ in $h_{t-1}$ becomes"
+        # Round 09qq (finding 2): row vectors said once; δJ named
+        "States are row vectors, so matrices act on the right: a small change $\\delta$ in"
+        " $h_{t-1}$ becomes"
         " $\\delta W_h \\operatorname{diag}(1 - h_t^2)$ in $h_t$: $W_h$ carries it, then"
         " tanh's slope, $\\tanh' = 1 - \\tanh^2$, scales each entry.",
-        'The 7 steps\' product, a {term}`Jacobian`, carries a change at "I" to "delicious".'
-        " Its 2-norm is the most it stretches any change:",
+        'The 7 steps\' product, a {term}`Jacobian` $J$, turns a change $\\delta$ at "I" into'
+        ' $\\delta J$ at "delicious". Its 2-norm is the most it stretches any change:',
+        # Round 09qq (finding 1): the doubled W_h measured on tiny inputs and on our
+        # sentence; the code comment's 0.32 caveat and tanh' <= 1 in the prose
         "Where the states stay near 0, each slope is about 1 and the product about $W_h^7$."
-        " Double $W_h$:",
+        " Double $W_h$, for tiny inputs and for our sentence:",
+        "On our sentence the states reach $\\pm 0.98$, where tanh is flat, so the product"
+        " still shrinks. As tanh's slope is at most 1, growth needs a $W_h$ with 2-norm"
+        " above 1, and is largest for states near 0.",
         # Round 09pp (finding 5): why the running totals, before their equations
         "The way out: rescale each piece's sums to one common maximum, add, and divide"
         " once. Running totals do this as the key blocks arrive:",
@@ -1205,7 +1228,7 @@ def test_the_page_says_only_what_it_measures():
         # Round 09z (finding 4): 2017's short sentences, and the n = 2048 row beside them
         # Session 11 (review 09gg, finding 2): Table 1's count against the count with projections
         # Round 09hh (finding 1): Table 1's n < d, said as where attention is cheaper
-        "On Table 1's count, attention does less arithmetic",
+        "attention, on Table 1's count",  # round 09qq: the regimes' list
         # Round 09y (finding 3): the three library forms named at first use
         "`attention_by_rows` computes one query row at a time; `attention_matrix` is the"
         " plain matrix form.",  # round 09z: chunked_attention named where it is used
@@ -1403,3 +1426,39 @@ def test_the_plain_peak_holds_scores_exponentials_and_weights():
     assert np.allclose(output, attention_matrix(Q, K, V))
     assert round(at_exp / matrix) == round(at_weights / matrix) == 3  # three alive, twice
     assert at_weights >= at_exp and 3 <= peak / matrix < 3.05  # the peak: z, e, weights
+
+
+def test_round_qq_shows_its_checks_and_maps_the_threads():
+    """Review 09qq: the doubled W_h measured on our sentence in a printed line (not a code
+    comment); the δ @ J check visible; the four threads mapped after the objectives and
+    echoed, in order, by the summary; the FLOP conclusion one line per regime."""
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(__file__).parents[1] / "chapters" / "09_all_at_once.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    by_id = {c.get("id"): c for c in cells}
+    explode = by_id["explode-code"]
+    printed = "".join(o.get("text", "") for o in explode.outputs)
+    assert "our sentence:  2-norm 0.32" in printed and "tiny inputs:   2-norm 55.57" in printed
+    assert "# On our sentence" not in explode.source  # the caveat is prose now
+    check = by_id["jac-check"]  # shown, with both rows printed
+    assert "remove-cell" not in check.metadata.get("tags", [])
+    rows = "".join(o.get("text", "") for o in check.outputs).splitlines()
+    assert len(rows) == 2 and rows[0].split(":")[-1].strip() == rows[1].split(":")[-1].strip()
+    # the map after the objectives, the summary's bullets in the same order
+    first = by_id["375e2bf8"].source
+    assert first.index("you will be able to") < first.index("Four threads, as in the summary:")
+    labels = [line.split("**")[1] for line in by_id["d0451139"].source.splitlines() if "**" in line]
+    assert labels[:4] == ["Who waits:", "Table 1:", "Memory:", "Tiles:"]
+    for n, thread in enumerate(("who waits", "Table 1", "memory", "tiles"), start=1):
+        assert f"{n}. " in first and thread in first.split(f"{n}. ")[1].split("\n")[0]
+    regimes = [line for line in by_id["work-md"].source.splitlines() if line.startswith("- $")]
+    assert [r.split(":")[0] for r in regimes] == [
+        "- $n < d$ (the paper's usual translation sentences)",
+        "- $d < n < 2d$",
+        "- $n > 2d$ (long contexts)",
+    ]
+    text = " ".join(" ".join(c.source for c in cells if c.cell_type == "markdown").split())
+    assert "A causal mask gives away" not in text  # said how, in its fold
