@@ -347,3 +347,39 @@ def test_block_checker_names_a_zero_mask_and_a_bare_layer_norm(fn, hint, capsys)
     result = check_decoder_block(fn)
     line = capsys.readouterr().out
     assert result.status == "FAIL" and hint in line, line
+
+
+def slip_12qq(kind):
+    """Review 12_qq: three slips the block checker had met with only a generic difference."""
+
+    def my_block(X, p, h):
+        n, d = X.shape
+        ln1 = "ln2" if kind == "ln2_for_ln1" else "ln1"  # LN2's gamma and beta, used twice
+        a = layer_norm(X, p[f"{ln1}_gamma"], p[f"{ln1}_beta"], decoder.EPS)
+        Q, K, V = (
+            (a @ p[w]).reshape(n, h, d // h).transpose(1, 0, 2) for w in ("W_q", "W_k", "W_v")
+        )
+        divisor = d if kind == "divide_by_d" else np.sqrt(d // h)  # d_model, not sqrt(d_k)
+        scores = np.where(al.causal_mask(n), Q @ K.transpose(0, 2, 1) / divisor, -1e9)
+        heads = al.softmax(scores) @ V  # (h, n, d_k)
+        order = (2, 1, 0) if kind == "join_210" else (1, 0, 2)
+        X1 = X + heads.transpose(order).reshape(n, d) @ p["W_o"]
+        b = layer_norm(X1, p["ln2_gamma"], p["ln2_beta"], decoder.EPS)
+        return X1 + decoder.feed_forward(b, p["W_1"], p["b_1"], p["W_2"], p["b_2"])
+
+    return my_block
+
+
+@pytest.mark.parametrize(
+    ("kind", "status", "hint"),
+    [
+        ("none", "PASS", "all 3 cases"),
+        ("ln2_for_ln1", "FAIL", "attention's layer norm used ln2's scale and shift"),
+        ("join_210", "FAIL", "heads.transpose(2, 1, 0) gives (d_k, n, h)"),
+        ("divide_by_d", "FAIL", "the scores were divided by d_model: divide Q K^T by sqrt(d_k)"),
+    ],
+)
+def test_block_checker_names_review_12qq_slips(kind, status, hint, capsys):
+    result = check_decoder_block(slip_12qq(kind))
+    line = capsys.readouterr().out
+    assert result.status == status and hint in line, line

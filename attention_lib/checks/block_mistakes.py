@@ -77,6 +77,7 @@ def slips(X, p: dict, h: int) -> list[tuple]:
         (X1 + ffn(X1), _NO_LN_2),
         (X + mha(X) + ffn(ln(X + mha(X), 2)), _NO_LN_1),
         (pre_ln(X, ln2=1), _ONE_LN),
+        (pre_ln(X, ln1=2), _LN2_FOR_LN1),
         (ln(pre_ln(X), "f"), _FINAL_LN),
         (X + mha(ln(X, 1)) + ffn(ln(X, 2)), _PARALLEL),
         (pre_ln(X, ln=_parts(p, h, eps=1e-12)[0]), _EPS),
@@ -84,6 +85,7 @@ def slips(X, p: dict, h: int) -> list[tuple]:
         (by_hand(how="no_transpose", join="no_transpose"), _SPLIT_NO_TRANSPOSE),
         (by_hand(how="strided"), _SPLIT_STRIDED),
         (by_hand(join="no_transpose"), _JOIN),
+        (by_hand(join="reversed"), _JOIN_REVERSED),
         (by_hand(W_o=False), _NO_W_O),
         (pre_ln(X, ffn=lambda x: _no_relu(x, p)), _NO_RELU),
         (X1 + ffn(ln(X, 1)), _FFN_LN_1),
@@ -91,6 +93,7 @@ def slips(X, p: dict, h: int) -> list[tuple]:
         (by_hand(scale=np.sqrt(X.shape[-1] / h)), _NO_SCALE),
         (by_hand(scale=h**-0.5), _SCALE_D_MODEL),
         (by_hand(scale=(X.shape[-1] / h) ** -0.5), _SCALE_D_K),
+        (by_hand(scale=np.sqrt(X.shape[-1] / h) / X.shape[-1]), _SCALE_D),
         (by_hand(axis=-2), _QUERY_AXIS),
         (by_hand(fill=0.0), _MASK_ZERO),
         *[(pre_ln(X, ln=bare), _LN_BARE) for bare in _bare_norms(ln)],
@@ -143,9 +146,8 @@ def _split_by_hand(
         scores = Q @ K.transpose(0, 2, 1) / np.sqrt(d // h)
         seen = np.tril(causal_mask(n), 0 if diag else -1)
         heads = softmax(np.where(seen, scores, fill), axis=axis) @ V
-    joined = (
-        heads.reshape(n, d) if join == "no_transpose" else heads.transpose(1, 0, 2).reshape(n, d)
-    )
+    order = {"no_transpose": (0, 1, 2), "reversed": (2, 1, 0)}.get(join, (1, 0, 2))
+    joined = heads.transpose(order).reshape(n, d)  # right: (n, h, d_k) -> (n, d)
     return joined @ p["W_o"] if W_o else joined
 
 
@@ -248,6 +250,19 @@ _SCALE_D_MODEL = (
     "d_model / h entries, so divide by sqrt(d_k)."
 )
 _SCALE_D_K = "the scores were divided by d_k: divide Q K^T by its square root, sqrt(d_k)."
+_SCALE_D = (
+    "the scores were divided by d_model: divide Q K^T by sqrt(d_k), the square root of one "
+    "head's width d_k = d_model / h."
+)
+_LN2_FOR_LN1 = (
+    "attention's layer norm used ln2's scale and shift: LN1 has its own, p['ln1_gamma'] and "
+    "p['ln1_beta']; ln2's belong to the norm before the FFN."
+)
+_JOIN_REVERSED = (
+    "the heads are joined wrongly: heads.transpose(2, 1, 0) gives (d_k, n, h), which moves "
+    "the width axis first. Move only the token axis first, heads.transpose(1, 0, 2), giving "
+    "(n, h, d_k), then reshape(n, d)."
+)
 _MASK_ZERO = (
     "the masked scores were set to 0, and e^0 = 1, so each token still gave weight to the "
     "tokens after it. Masked scores must be -inf, not 0, so that their weight is 0. "
