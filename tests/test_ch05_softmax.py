@@ -607,8 +607,13 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # (chapter 6's average), the slider's T tied to the raw scores, W_q or W_k scaled as a whole
 # (T = 1/c), the overflow limits named as logs, the float16 fold's two sums; paid in part by
 # cutting "other attentions drop a rule" and the doubling note's "exactly T = 0.5".
-VISIBLE_WORDS = 1511  # review 05_pp: the sqrt(d_k) identity shown, the exp ratio line, Ex 5.1 split
-MAIN_LINE_WORDS = 758  # review 05_pp (as above): +29 words
+# Review 05_qq raised 1511 -> 1541 and 758 -> 788 (+30, the brief's limit): what scaled[i, j]
+# means, f continuous, one largest score (ties share), gaps from weights or inputs, the doubled
+# ratio derived (e^g -> e^(2g)) and the turned query printed; paid in part by cutting the
+# overflow limits from the prose (the page now prints them), the intuition's "(a row of
+# scores)" and the summary's "columns have no such budget" (the "In code" note keeps it).
+VISIBLE_WORDS = 1541  # review 05_qq (as above)
+MAIN_LINE_WORDS = 788  # review 05_qq (as above): +30 words
 
 
 def _chapter():
@@ -635,10 +640,22 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     # review 05_z F2: the limits open the max-trick section; the fold keeps the float16 sum
     opening = " ".join(cells["f5a1c0de"].source.split())
     # review 05aa F1: bfloat16 named beside float32 (same range); no "formats GPUs train in"
-    assert (
-        "Exp overflows above the log of each type's largest number: 709.78 in float64, 88.72 in"
-        " float32 and bfloat16 (same exponent range), and just under 11.09 in float16." in opening
+    # review 05_qq item 1: the limits are computed on the page, by a visible loop right under
+    # the sentence that says where they come from; bfloat16's is float32's (NumPy lacks it)
+    assert opening.endswith(
+        "Exp overflows above the log of each type's largest number (NumPy lacks bfloat16, which"
+        " has float32's exponent range and limit):"
     )  # review 05_mm F6: the limits say where they come from
+    ids = [c.id for c in shown]
+    assert ids.index("f16a05e1") == ids.index("f5a1c0de") + 1
+    assert ids.index("f5a1c0df") == ids.index("f16a05e1") + 1  # then the max-trick rows
+    loop = cells["f16a05e1"].source
+    assert "np.log(top)" in loop and "np.finfo(f).max" in loop
+    assert cells["f16a05e1"].outputs[0]["text"].splitlines() == [
+        "float64: exp overflows above log(1.7977e+308) = 709.7827",
+        "float32: exp overflows above log(3.4028e+38) = 88.7228",
+        "float16: exp overflows above log(65504) = 11.0899",
+    ]
     assert "GPUs train" not in flat
     # review 05aa F2: the fold leads with rounding (1024, not 1500), then overflow
     # review 05_kk F9, 05_mm F4: n equal keys leave n ones after the max trick; the loop
@@ -658,7 +675,7 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     assert "5,000 terms of 0.3 give 1024, not 1500" in box and "in pairs" not in box
     assert "\\max" not in box and "np.sum" not in box and box.count(". ") <= 3
     assert "exponentials of 0.3" not in box
-    assert cells["f16a05e1"].metadata["tags"] == ["remove-cell"]
+    assert "tags" not in cells["f16a05e1"].metadata  # review 05_qq item 1: on the page
     assert "GPU kernels" not in flat and flat.count("bfloat16") == 1  # review 05aa F1
     assert "kernel" not in box and "autocast" not in box.lower()
     # review 05_a: np.sum does not stall; a float16 total overflows, the library's reason
@@ -672,7 +689,12 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     # review 05_kk F3: the page shows what softmax does instead: every ratio squared
     # review 05_ll F9: the hidden (2S)V = 2(SV) assert and its process note cut (the page
     # no longer says it)
-    assert printed == ["'cake' / 'was': 2.248 -> 5.053", "softmax, 'cake': 0.21 -> 0.32"]
+    # review 05_qq item 3: the query of "it" turned toward cake's key, a third line
+    assert printed == [
+        "'cake' / 'was': 2.248 -> 5.053",
+        "softmax, 'cake': 0.21 -> 0.32",
+        "turned query, 'cake': 0.21 -> 0.23",
+    ]
     assert "(2 * S) @ V" not in cells["d4e5f606"].source
     assert "issue #29" not in cells["d4e5f606"].source
     assert "turns the same knob" not in flat  # review 05u: cut to split the conclusion
@@ -690,7 +712,11 @@ def test_fix_round_5k_cuts_words_folds_number_formats_and_shows_the_two_moves():
     # session 10: it closes the three wishes (positive, in order, only gaps)
     # review 05_x F2: the condition is the family f(z_i) / sum f(z_j), named in one line
     # review 05_z F4: "all weightings", not "rules"
-    assert "Of all weightings $f(z_i) / \\sum_j f(z_j)$, only an exponential does all three" in flat
+    # review 05_qq item 6: the "only" rests on f being continuous, said on the main line
+    assert (
+        "Of all weightings $f(z_i) / \\sum_j f(z_j)$ with $f$ continuous, only an exponential"
+        " does all three" in flat
+    )
     # the two moves, one table for the row of "it", right after the intuition
     assert ids.index("twomov05") == ids.index("96081790") + 1
     table = cells["twomov05"].outputs[0]["data"]["text/plain"]
@@ -764,10 +790,15 @@ def test_the_learner_edition_keeps_the_number_format_note_true():
     path = Path(__file__).resolve().parents[1] / "notebooks" / "05_softmax.ipynb"
     cells = nbformat.read(path, as_version=4).cells
     flat = [" ".join(c.source.split()) for c in cells]
-    note = next(i for i, text in enumerate(flat) if "709.78 in float64" in text)
-    limits = "88.72 in float32 and bfloat16 (same exponent range), and just under 11.09"
-    assert limits in flat[note]  # review 05_pp: ln 65504 = 11.0899
+    # review 05_qq item 1: the note says where the limits come from; the next cell, on show
+    # in the learner edition too, computes them (ln 65504 = 11.0899, review 05_pp)
+    said = "Exp overflows above the log of each type's largest number (NumPy lacks bfloat16"
+    note = next(i for i, text in enumerate(flat) if said in text)
     assert "folded cell" not in cells[note].source and "printed below" not in flat[note]
+    loop = cells[note + 1]
+    assert loop.cell_type == "code"
+    assert "np.finfo(f).max" in loop.source and "np.log(top)" in loop.source
+    assert "source_hidden" not in loop.metadata.get("jupyter", {})
 
 
 def test_check_softmax_names_the_flipped_shift(capsys):
@@ -905,9 +936,12 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # the sentence says what softmax does to doubled scores, and the cell prints it
     # review 05_mm F1: "T = 1/c" is said just before, so the doubling note is c = 2
     # review 05_pp item 3: no "bias" before the page introduces one (the fold, later)
+    # review 05_qq item 3: the squared ratio derived in one line (e^g -> e^(2g) = (e^g)^2),
+    # and the turned query (the "lined up with one key" claim) introduced
     assert opening == (
-        "Doubling $W_q$ ($c = 2$, if the projection adds no constant) squares every ratio"
-        " between weights, so the row sharpens:"
+        "With $c = 2$ (if the projection adds no constant), every gap $g$ doubles, so every ratio"
+        " $e^g$ between weights becomes its square, $e^{2g} = (e^g)^2$. Turning the query toward"
+        " cake's key sharpens less:"
     )  # review 05_ii F3: no "raw" (chapter 4's word for unscaled scores)
     assert "double the output" not in flat
     assert "length" not in opening
@@ -1077,7 +1111,7 @@ def test_fix_round_5n_links_chapter_4_captions_the_curve_and_folds_the_derivativ
     # a table, not a decoded line; no (2S)V = 2(SV) tautology
     # review 05_dd F2 (issue #29): the identity (2S)V = 2(SV) is printed, then softmax's
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert printed[-1] == "softmax, 'cake': 0.21 -> 0.32"  # review 05_hh F3: identity unprinted
+    assert printed[1] == "softmax, 'cake': 0.21 -> 0.32"  # review 05_hh F3: identity unprinted
     # review 05_m: the fully masked row is chapter 8's (its math states the 0 / 0)
     assert "masked row" not in flat and "masked_fill" not in flat
     # the summary no longer repeats "doubling = a lower temperature"
@@ -1129,7 +1163,7 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
     assert sum("import" in c.source and " show" in c.source for c in shown) == 1
     # review 05_dd F2 (issue #29): one print, the identity and cake's 0.21 -> 0.32; one sentence
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert printed[-1] == "softmax, 'cake': 0.21 -> 0.32"
+    assert printed[1] == "softmax, 'cake': 0.21 -> 0.32"
     conclusion = " ".join(cells["d4e5f601"].source.split())  # session 11: slogan cut
     assert "d4e5f607" not in cells and "scale into size" not in flat  # review 05_ff F3
     assert "2.60" not in flat and "5.20" not in flat and "1.41" not in flat and "0.91" not in flat
@@ -1225,7 +1259,7 @@ def test_fix_round_5s_makes_the_two_lessons_of_what_softmax_adds():
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     printed = cells["d4e5f605"].outputs[0]["text"].splitlines()
-    assert printed[-1] == "softmax, 'cake': 0.21 -> 0.32"  # review 05_dd F2
+    assert printed[1] == "softmax, 'cake': 0.21 -> 0.32"  # review 05_dd F2
     conclusion = " ".join(cells["d4e5f601"].source.split())  # session 11: slogan cut
     assert "chapter 6 says why" not in conclusion and "2.69" not in conclusion
     # review 05t: the undefined "log-odds" is cut (the intuition says gap -> ratio once)
@@ -1379,7 +1413,9 @@ def test_fix_round_5u_makes_the_case_for_exp_on_the_row_of_it():
     # numbers; the key bias, as a shift of the scaled row, moves into the proof fold
     # review 05_kk F4: the rules-1-2 line is said in words (negsay05); the bare "breaks each
     # rule; softmax keeps them" is cut to pay for it
-    assert said.startswith("Of all weightings $f(z_i) / \\sum_j f(z_j)$, only an exponential")
+    assert said.startswith(
+        "Of all weightings $f(z_i) / \\sum_j f(z_j)$ with $f$ continuous, only an exponential"
+    )  # review 05_qq item 6
     assert "key bias" not in said and "key bias" not in why  # review 05_jj F3
     assert "A key bias $b_k$ makes such a shift" in fold  # 05_jj: the fold only
     # review 05_jj F2: sigmoid attention breaks rule 3 too, with the row of 'it' as proof
@@ -1476,9 +1512,10 @@ def test_session_4_gives_the_two_reasons():
     assert (
         "Dividing chapter 3's raw scores by $\\sqrt{d_k}$ (2 here) is a softmax at temperature 2,"
         " so the slider's $T = 1$ is $T = 2$ on the raw scores: Inside attention, the standard"
-        " Transformer has no other $T$. A head sharpens only by learning wider gaps: a query"
-        " lined up with one key far more than with the others, or $W_q$ or $W_k$ scaled up"
-        " as a whole ($\\times c$ stretches every gap by $c$, like $T = 1/c$)." in flat
+        " Transformer has no other $T$. A head sharpens only through wider gaps, from its weights"
+        " or its inputs: a query lined up with one key far more than with the others, or $W_q$"
+        " or $W_k$ scaled up as a whole ($\\times c$ stretches every gap by $c$, like $T = 1/c$)."
+        in flat
     )  # review 05_jj F1: not only W_q and W_k (biases, the vectors fed in); F8: one idea less
     # review 05_pp item 1: two paragraphs, and the identity printed between them (not only
     # in a hidden assert): the raw scores at T = 2 give the row the slider shows at T = 1
@@ -2152,8 +2189,15 @@ def test_review_05pp_gives_exercise_5_1_a_cell_and_states_the_asides_plainly():
     # learner edition puts its scratch cell ("try it here") between them. The site shows
     # no empty code cell: tests/test_intro.py counts a code cell after an exercise as a
     # cell to fill in, which needs a checker, and this exercise is a prediction.
-    assert ids.index("f37d9cdd") == ids.index("f37d9cdc") + 1
-    assert "f37d9cdc-try" not in ids
+    # review 05_qq item 2: a scratch cell of comments only sits between them on the site too
+    # (tests/test_intro.py no longer takes it for a cell to fill in), and the learner edition
+    # adds none of its own there (tests/test_learner.py checks the edition)
+    assert ids.index("f37d9cdc-try") == ids.index("f37d9cdc") + 1
+    assert ids.index("f37d9cdd") == ids.index("f37d9cdc-try") + 1
+    scratch = cells["f37d9cdc-try"]
+    assert scratch.cell_type == "code" and not scratch.outputs
+    assert scratch.source == "# Your turn: try your answers here with al.softmax(z, temperature=T)."
+    assert "None" not in scratch.source and "check_" not in scratch.source
     assert "{solution" not in cells["f37d9cdc"].source
     assert cells["f37d9cdd"].source.startswith("```{solution-start} ex-softmax-predict")
     assert cells["f37d9cde"].source.startswith("```{solution-end}")
@@ -2168,3 +2212,35 @@ def test_review_05pp_gives_exercise_5_1_a_cell_and_states_the_asides_plainly():
     assert 11.08 < np.log(65504) < 11.09 and float(np.float16(11.09)) > 11.09
     with np.errstate(over="ignore"):
         assert np.isinf(np.exp(np.float16(11.09)))
+
+
+# --- Review 05_qq: what scaled[i, j] means; one largest score; the overflow limits printed ---
+
+
+def test_review_05qq_names_the_entries_the_tie_and_computes_the_limits_on_the_page():
+    cells, shown, flat = _chapter()
+    # item 4: "Where we are" says what an entry and a row of scaled are
+    where = " ".join(cells["a962b882"].source.split())
+    assert "Row $i$ holds query $i$'s scores: `scaled[i, j]` is its score for key $j$." in where
+    assert "scaled = toy.scaled_scores()" in cells["626d0525"].source
+    # item 5: one-hot needs one largest score; tied maxima share the weight
+    top = " ".join(cells["1a18e25e"].source.split())
+    assert (
+        "toward **one-hot** (with one largest score; tied maxima share the weight), a **large**"
+        in top
+    )
+    tied = al.softmax(np.array([1.0, 1.0, 0.0]), temperature=1e-3)
+    assert np.allclose(tied, [0.5, 0.5, 0.0])
+    # item 1: the loop on the page gives the three limits; bfloat16's is float32's to 2 places
+    for f, limit in ((np.float64, 709.78), (np.float32, 88.72), (np.float16, 11.09)):
+        assert round(float(np.log(float(np.finfo(f).max))), 2) == limit
+    bf16_max = np.array([0x7F7F0000], dtype=np.uint32).view(np.float32)[0]
+    assert round(float(np.log(bf16_max)), 2) == 88.72
+    # item 3: the turned query's line is short and the Summary keeps the continuity proviso
+    code = cells["d4e5f605"].source
+    assert "np.linalg.norm(Q[it]) * K[cake] / np.linalg.norm(K[cake])" in code
+    assert len(code.splitlines()) == 9
+    summary = " ".join(cells["0893ab71"].source.split())
+    assert "Of continuous weightings $f(z_i) / \\sum_j f(z_j)$, only an exponential" in summary
+    # the exercise's solution still writes softmax itself
+    assert "al.softmax" not in cells["83182082"].source
