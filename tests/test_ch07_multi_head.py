@@ -1314,7 +1314,7 @@ def test_the_page_is_shorter_and_no_sentence_quotes_more_than_two_numbers():
     assert words <= 2328, words  # fix round 7m: 2,331 before
     assert words <= 2303, words  # fix round 7n: 2,328 before; the main line 1,366 -> 1,032
     assert words <= 2081, words  # review 07_a: 2,160 before
-    assert words <= 1983, words  # review 07_o: 2,040 before (GQA fold and MiniLM fold cut)
+    assert words <= 2015, words  # review 07_o: 1,983 (GQA, MiniLM folds cut); 07_qq: +32
     main = " ".join(" ".join(visible_prose(cells[: ids.index("34bdbe19")])).split())
     main = re.sub(r"\$\$.*?\$\$", " ", main)  # display equations are not sentences
     dense = [s for s in re.split(r"(?<=[.!?;:])\s+", main) if numbers_in(s) > 2]
@@ -1393,14 +1393,25 @@ def test_cost_and_rank_wording():
     # a fold, and exercise 7.4 (d_k = 1, three keys) is no longer cited for it
     width = source["width-md"]
     assert "Width limits a head" not in cost and "({numref}`ex-thin-heads`)" not in cost
-    assert width.startswith("Width limits a head {cite:p}`bhojanapalli2020low`.")
+    # review 07_qq (items 3-4): the question the section answers, then what Bhojanapalli et
+    # al. show (rank <= d_k), and the 30 of 720 named as the course's own related count;
+    # why a ranking matters moves into the fold
+    assert width.startswith(
+        "If the multiply-adds do not grow with $h$, why not 32 heads of width 1? "
+        "Because width limits a head: its $n \\times n$ score matrix has rank at most $d_k$, "
+        "so when $d_k < n$ some attention patterns are out of reach "
+        "{cite:p}`bhojanapalli2020low`. A related count is the course's own:"
+    )
     assert (
-        "Softmax keeps the scores' order, so a query's ranking of the keys decides which key "
-        "gets the most weight. With keys in $d_k < n - 1$ dimensions, some rankings are out "
-        "of reach: in two dimensions, six keys allow at most 30 of the 720 orders." in width
+        "with keys in $d_k < n - 1$ dimensions, some rankings of the keys are out of reach; "
+        "six keys in two dimensions allow at most 30 of the 720." in width
     )
     why = source["width-why"]
     assert ":class: dropdown" in why and "ex-thin-heads" not in why
+    assert why.split("dropdown ")[1].startswith(  # review 07_qq: moved from width-md
+        "Softmax keeps the scores' order, so a query's ranking of the keys decides which key "
+        "gets the most weight."
+    )
     assert "only where $q \\cdot (k_i - k_j)$ changes sign" in why
     assert "Six keys make 15 pairs, one line each." in why
     assert "into at most 30 arcs, one ranking each" in why
@@ -1439,7 +1450,9 @@ def test_cost_and_rank_wording():
     # review 07aa (finding 6): cut; review 07_ee (finding 4): back once, in the cost section
     # review 07_ll (finding 2): the limit said through the keys' dimensions, not the rank
     # review 07_pp (item 1): said once, in width-md, as keys in d_k < n - 1 dimensions
-    assert page_md.count("rank at most") == 0 and page_md.count("$d_k < n - 1$ dimensions") == 1
+    # review 07_qq (item 4): the rank bound back once, as what Bhojanapalli et al. show
+    assert page_md.count("rank at most") == 1 and "rank at most" in source["width-md"]
+    assert page_md.count("$d_k < n - 1$ dimensions") == 1
     out = {
         c.id: "".join(o.get("text", "") for o in c.outputs) for c in cells if c.cell_type == "code"
     }
@@ -1546,12 +1559,15 @@ def test_values_overlap_is_said_with_its_example():
     # review 07bb (findings 3-4): why the query is the action row; the other askers
     # review 07cc (findings 2, 4): the action row shown whole, then split; why the keys
     # and values are shared
+    # review 07_qq (item 1): what "split" means, and the query of "ate" in its two blocks
+    # (printed in pair-kv2); "(real heads learn their own)" moves to pair-read2
     assert pair.endswith(
-        '"Ate" asks with the query (16, 0, 0, 16): the **object head**\'s half asks for '
-        "food, the **subject head**'s for a person. The 16s sharpen softmax (chapter 5): "
-        "each head picks one word. Other words with some *action* ask too, more weakly; "
-        'follow the row of "ate". Both heads share keys and values (real heads learn their '
-        "own):"  # review 07_ll (finding 4): two paragraphs, the row of "ate" kept
+        "To **split** is to cut the columns of $Q$, $K$ and $V$ into blocks, one per head. "
+        '"Ate" asks with the query (16, 0, 0, 16): split, the **object head**\'s block '
+        "(16, 0) asks for food, the **subject head**'s (0, 16) for a person. The 16s sharpen "
+        "softmax (chapter 5): each head picks one word. Other words with some *action* ask "
+        'too, more weakly; follow the row of "ate". Both heads share keys and values:'
+        # review 07_ll (finding 4): two paragraphs, the row of "ate" kept
         # review 07_ii (finding 4): the 0.31 and the 9.6 cut
         # review 07_jj (finding 4): "loud" said as what it does, with chapter 5
         # review 07_kk (finding 6): why other rows attend too, instead of "read only"
@@ -1559,7 +1575,10 @@ def test_values_overlap_is_said_with_its_example():
     assert "0.31" not in pair and "9.6" not in pair
     assert "columns 0, 1 (object head)" not in kv_source()  # review 07bb (finding 5)
     kv = cells[[c.id for c in cells].index("pair-kv2")]
-    assert "tags" not in kv.metadata and len(kv.source.splitlines()) <= 6
+    # review 07_qq (item 1): +2 lines, the query of "ate" split and printed
+    assert "tags" not in kv.metadata and len(kv.source.splitlines()) <= 8
+    printed = kv.outputs[0]["text"]
+    assert printed == "query of 'ate': object head [16.  0.] | subject head [ 0. 16.]\n"
     assert [line.split() for line in kv.outputs[-1]["data"]["text/plain"].splitlines()] == [
         ["key", "food", "key", "person", "value", "noun", "value", "human"],
         ["cake", "1", "0", "1", "0"],
@@ -1699,7 +1718,10 @@ def test_the_named_heads_and_one_merged_experiment():
         'score 16; dividing by $\\sqrt{4}$ gives 8. So each gets 0.48 ("delicious" 0.04).'
     )  # review 07_ll: the query, said in pair-md, is not restated (words for findings 3, 5)
     # review 07_ll (findings 3, 5): why the output repeats, and what the 0.48 cannot say
-    assert "(0.98, 0.48, 0.98, 0.48), one average written twice." in read
+    assert (  # review 07_qq (item 2): why twice
+        "(0.98, 0.48, 0.98, 0.48), one average written twice: both halves of $V$ hold the "
+        "same (noun, human) columns." in read
+    )
     # review 07_pp (item 3): the rhetorical question unpacked into plain sentences
     assert read.endswith(
         "So 0.48 cannot say whether the eater or the eaten is human. Two heads can: *human* "
@@ -1717,7 +1739,8 @@ def test_the_named_heads_and_one_merged_experiment():
     # words fill (the reviewer's "feature both share": "I" is human, "cake" is not)
     # review 07_kk (finding 2): whose column is named; what one row of weights mixes
     assert read.endswith(
-        "One head returns (0.98, 0.48, 0.98, 0.48), one average written twice. One row of "
+        "One head returns (0.98, 0.48, 0.98, 0.48), one average written twice: both halves of "
+        "$V$ hold the same (noun, human) columns. One row of "
         'weights mixes what "I" and "cake" hold in one column, here *human*: '
         '$$0.48 \\approx 0.48 \\times 1\\ (\\text{"I"}) + 0.48 \\times 0\\ (\\text{"cake"}).$$'
         " So 0.48 cannot say whether the eater or the eaten is human. Two heads can: *human* "
@@ -1742,15 +1765,21 @@ def test_the_named_heads_and_one_merged_experiment():
     # review 07_n (finding 7): and the positive half, "different representation subspaces"
     # session 10 (review 07_u, finding 5): the multi-query aside and "trained heads differ
     # in all three projections" move to the Going deeper dropdown deeper-torch
-    assert read2.endswith(
+    assert (
         "The paper's reason: heads attend to information \"from different representation "
         'subspaces at different positions"; "with a single attention head, averaging '
         'inhibits this" {cite:p}`vaswani2017attention`.'
+    ) in read2
+    # review 07_qq (item 5): the pair shows the positions half; real and slider heads differ
+    # in their keys too (pair-assert checks the slider's four key columns all differ)
+    assert read2.endswith(
+        "Our pair shows only the *positions* half: its heads differ only in their queries. "
+        "Real heads, and the slider's in *Going deeper*, differ in their keys too."
     )
     # round q (review 07_q, finding 2); review 07_t (finding 2): trained heads differ in
     # all three projections, and shared K and V is a real design
     # review 07cc (finding 2): moved to the main line, where the pair is built
-    assert "(real heads learn their own)" in source["pair-md"]  # session 11: shorter
+    assert "Real heads, and the slider's" in read2  # review 07_qq: from pair-md
     assert "Trained heads differ in all three projections" not in source["deeper-torch"]
     assert read2.count("average") == 0  # review 07w: the one-head argument is in pair-read
     assert "{cite:p}`vaswani2017attention`" in read2
@@ -2222,7 +2251,7 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     assert "trained-md" not in ids
     assert trained.count("0.64") == 1  # review 07_jj (finding 2): the 'cake' head, described
     main = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
-    assert sum(len(line.split()) for line in main) <= 1032
+    assert sum(len(line.split()) for line in main) <= 1041  # 1,032; review 07_qq: items 1-5
 
 
 def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
@@ -2260,15 +2289,15 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     assert words <= 2220, words  # fix round 4 (review 07t): 2,301 before
     main = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
     # round i (review 07_h, findings 1, 3, 4): +20 words before the exercises, 985 -> 1,005
-    assert sum(len(line.split()) for line in main) <= 1005  # 1,030 before; session 3: 985
+    assert sum(len(line.split()) for line in main) <= 1041  # 1,005; review 07_qq: items 1-5
     # session 3 (review 07v): the head split said plainly before the first run (+40 words
     # before the exercises), paid for by cuts: the page as a whole 2,217 -> 2,215
-    assert words <= 2215 and sum(len(line.split()) for line in main) <= 1005  # round i
+    assert words <= 2215 and sum(len(line.split()) for line in main) <= 1041  # 07_qq
     # session 3 round 2 (review 07w): the why-2-wide clause, the one-head argument and why
     # trained heads differ, paid for by cuts: 2,213 -> 2,177 visible, 983 -> 974 before
     # the exercises
     # round i (review 07_h): +20
-    assert words <= 2177 and sum(len(line.split()) for line in main) <= 974 + 11 + 20
+    assert words <= 2177 and sum(len(line.split()) for line in main) <= 974 + 11 + 20 + 36
     # round g (review 07_f): +11 before the exercises for "was" (finding 1), the measured
     # parking head (2) and what concatenation keeps apart (7), net of cuts
 
@@ -2595,7 +2624,7 @@ def test_round_k_review_07_k():
     main, _ = main_and_folded(cells)
     assert sum(len(c.source.split()) for c in main) <= 1546
     before = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
-    assert sum(len(line.split()) for line in before) <= 1003
+    assert sum(len(line.split()) for line in before) <= 1041  # 1,003; review 07_qq
     assert sum(len(line.split()) for line in visible_prose(cells)) <= 2052
     assert sum(len(line.split()) for line in prose_lines(cells)) <= 2110
 
@@ -2671,7 +2700,10 @@ def test_review_07_kk_clipped_prose_and_checker():
     main, _ = main_and_folded(cells)
     ids = [c.id for c in main]
     before = main[: ids.index("deeper-md")]
-    assert sum(len(line.split()) for line in prose_lines(before)) <= 1027  # 945 before
+    # review 07_qq: 1,027 -> 1,110 for items 1, 3, 4, 5 (what "split" means, the bridging
+    # question, what the rank paper shows, the pair shows positions only); no pinned
+    # sentence could go without undoing an earlier review's fix
+    assert sum(len(line.split()) for line in prose_lines(before)) <= 1110  # 945 before
     # review 07_pp: 1,000 -> 1,027 for items 1-3 (why a ranking matters and where the 30
     # comes from, in plain sentences; the fold's explanation is not counted here)
     # review 07_ll: 985 -> 1,000 for the clarity clauses of findings 1-3, 5-8 (999 now)
@@ -2723,3 +2755,45 @@ def test_review_07_ll_averaged_heads_are_named():
     summed = check_multi_head(loop(lambda heads, W_o: sum(heads)))
     assert not summed and "you summed the heads" in summed.line
     assert check_multi_head(loop(lambda heads, W_o: np.concatenate(heads, axis=-1) @ W_o))
+
+
+def _square_block_w_o(rows_of, cols_of):
+    """Review 07_qq (item 6): head i times a d_k x d_k block of W_o, then concatenated."""
+
+    def fn(X, W_q, W_k, W_v, W_o, h):
+        d_k = W_q.shape[1] // h
+        heads = []
+        for i in range(h):
+            c = slice(i * d_k, (i + 1) * d_k)
+            head, _ = al.scaled_dot_product_attention(X @ W_q[:, c], X @ W_k[:, c], X @ W_v[:, c])
+            heads.append(head @ W_o[rows_of(i, d_k), cols_of(i, d_k)])
+        return np.concatenate(heads, axis=-1)
+
+    return fn
+
+
+def test_review_07_qq_a_square_block_of_w_o_per_head_is_named():
+    """The reviewer's slip, W_o[:d_k, :d_k] for every head before the concatenation, is
+    the concatenation times a block-diagonal matrix; it and its two cousins get a named
+    hint, and the head's own diagonal block keeps its older one."""
+    first = lambda i, d_k: slice(0, d_k)  # noqa: E731
+    own = lambda i, d_k: slice(i * d_k, (i + 1) * d_k)  # noqa: E731
+    for rows_of, cols_of, which in (
+        (first, first, "W_o[:d_k, :d_k], the same top-left block for every head"),
+        (own, first, "W_o[i*d_k:(i+1)*d_k, :d_k]"),
+        (first, own, "W_o[:d_k, i*d_k:(i+1)*d_k]"),
+    ):
+        result = check_multi_head(_square_block_w_o(rows_of, cols_of))
+        assert not result
+        assert "a d_k x d_k block of W_o" in result.line and which in result.line
+        assert "block-diagonal matrix" in result.line and "concatenate first" in result.line
+        assert "No common slip matches" not in result.line
+    result = check_multi_head(_square_block_w_o(own, own))
+    assert not result and "its own square block W_o[c, c]" in result.line
+    # what the slip computes: the concatenation times h copies of W_o[:d_k, :d_k]
+    rng = np.random.default_rng(5)
+    X, (W_q, W_k, W_v, W_o) = rng.normal(size=(5, 8)), rng.normal(size=(4, 8, 8))
+    heads, _ = al.scaled_dot_product_attention(*(al.split_heads(X @ W, 4) for W in (W_q, W_k, W_v)))
+    block_diag = np.kron(np.eye(4), W_o[:2, :2])  # (8, 8)
+    slip = _square_block_w_o(first, first)(X, W_q, W_k, W_v, W_o, 4)
+    assert np.allclose(slip, al.merge_heads(heads) @ block_diag)

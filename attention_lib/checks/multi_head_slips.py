@@ -9,6 +9,7 @@ import numpy as np
 from ..core import attention_scores, scaled_dot_product_attention, softmax
 from ..heads import merge_heads, multi_head_attention, split_heads
 from .base import Fail, same
+from .multi_head_blocks import square_block_slips
 from .multi_head_merges import merge_slips, overlap_slips, swapped_kv_slips, value_block_slips
 
 #: The verdict for a list of (output, weights) pairs, one per head, never unpacked.
@@ -133,4 +134,5 @@ def review_slips(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
     slips += value_block_slips(X, W_q, W_k, W_v, W_o, h)  # review 07_hh
     slips += overlap_slips(X, W_q, W_k, W_v, W_o, h)  # review 07_ii
     slips += swapped_kv_slips(X, W_q, W_k, W_v, W_o, h)  # review 07_kk
+    slips += square_block_slips(X, W_q, W_k, W_v, W_o, h)  # review 07_qq
     return slips + merge_slips(heads, W_o)  # review 07_x: the interleaved merge
