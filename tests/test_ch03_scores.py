@@ -50,7 +50,7 @@ def one_line(capsys, tag, status):
 def test_reference_scores_pass(capsys):
     result = check_scores(good_scores)
     assert result and result.status == "PASS"
-    assert one_line(capsys, "scores", "PASS") == "[scores] PASS: all 4 cases match the reference.\n"
+    assert one_line(capsys, "scores", "PASS") == "[scores] PASS: all 5 cases match the reference.\n"
 
 
 def test_float32_scores_pass_but_float16_ones_are_named(capsys):
@@ -107,6 +107,9 @@ def test_einsum_with_ellipsis_passes(capsys):
         (lambda Q, K: Q @ (K.transpose(0, 2, 1) if K.ndim == 3 else K.T), "not with two"),
         (lambda Q, K: np.einsum("bid,bjd->bij", Q, K), "einsum subscripts do not fit"),
         (lambda Q, K: np.dot(Q, swap(K)), "np.dot pairs every sentence of the batch with"),
+        # Review 03qq: squeeze is right on every batch but one of a single sentence.
+        (lambda Q, K: np.squeeze(Q @ swap(K)), "squeeze drops the batch axis when the batch"),
+        (lambda Q, K: (Q @ swap(K)).squeeze(), "returned shape (3, 5), expected (1, 3, 5)"),
         (lambda Q, K: np.inner(Q, K), "np.inner pairs every sentence"),
         (lambda Q, K: np.tensordot(Q, K, axes=([-1], [-1])), "np.tensordot pairs every"),
         (lambda Q, K: good_scores(Q, K)[..., :-1], "one column per key"),
@@ -707,7 +710,9 @@ def _chapter_cells():
 def test_main_line_stays_short_and_the_trained_head_is_said_to_be_picked():
     main, folded = main_and_folded(_chapter_cells())
     words = sum(len(line.split()) for line in prose_lines(main))
-    assert words <= 699, words  # 779 in round d; 708 in 03o, 03p; 699 in 03r
+    # 779 in round d; 708 in 03o, 03p; 699 in 03r; 722 in 03qq, which split the three steps
+    # of W_qk[pointer, food] into a list and bridged from rows to Exercise 3.1's columns
+    assert words <= 722, words
     trained_fold = next(c.source for c in folded if "In a trained model" in c.source)
     assert "picked from its 72 heads" in trained_fold and "whoever asks" in trained_fold
     assert "chapter 11" in trained_fold
@@ -718,6 +723,11 @@ def test_main_line_stays_short_and_the_trained_head_is_said_to_be_picked():
     assert "lift" not in trained_fold and "softmax" not in trained_fold  # unexplained words
     assert "3rd" not in trained_fold and "median head" not in flat_fold  # review 03s: one
     assert "set by the key, whoever asks." in flat_fold and "variance" not in flat_fold
+    # review 03qq: scoped to this head, with the split, a head unlike it, and the biases
+    assert "In this head, most of a score is set by the key" in flat_fold
+    assert "account for 90%, the row offsets for 6%, the remainders for 4%" in flat_fold
+    assert "Not every head is like this: layer 1, head 3" in flat_fold
+    assert "$b_q \\cdot k_j$, set by the key alone" in flat_fold
     assert "random scores" not in flat_fold  # review 03t cut the noise baseline
     exercise = next(c.source for c in _chapter_cells() if "ex-scores-read-figure" in c.source)
     assert "(folded on the website)" in exercise and "no cell above 0.45" not in exercise
@@ -786,3 +796,40 @@ def test_matmul_diagram_labels_the_rows_of_the_right_factor_and_formats_each_box
         matmul_diagram(Q, K.T, right_rows=toy.FEATURES[:3])
     with pytest.raises(ValueError, match="fmt must be a string or three strings"):
         matmul_diagram(Q, K.T, fmt=(".1f", ".2f"))
+
+
+def test_minilm_s_biases_add_a_key_only_term_and_do_not_make_the_column_share():
+    """Review 03qq: the fold on layer 6, head 12 says its scores hold x_i W_qk x_jᵀ, a key-only
+    b_q · k_j and a query-only x_i W_q · b_k that changes no weight; without the biases the
+    column offsets still account for 87% (90% with them)."""
+    from attention_lib import pretrained, trained
+    from attention_lib.heads import split_heads
+
+    model = pretrained.load_minilm()
+    X, mask, tokens = model.embed([trained.SENTENCE])
+    assert tokens[0] == trained.tokens()
+    for layer in model.layers[:5]:  # "its x_i come out of layer 5"
+        X, _ = pretrained.encoder_layer(X, layer, model.h, mask[:, None, None, :], model.eps)
+    L, head, d_k = model.layers[5], 11, 32  # layer 6, head 12, counted from 1
+    Q0 = split_heads(X[0] @ L.W_q, model.h)[head]  # (11, 32): x_i W_q, no bias
+    K0 = split_heads(X[0] @ L.W_k, model.h)[head]
+    b_q, b_k = L.b_q.reshape(model.h, d_k)[head], L.b_k.reshape(model.h, d_k)[head]
+    K = K0 + b_k
+    stored = trained.scores(6, 12)
+    assert np.allclose((Q0 + b_q) @ K.T / np.sqrt(d_k), stored, atol=1e-5)
+    inter = Q0 @ K0.T  # x_i W_qk x_jᵀ
+    key_only = (K @ b_q)[None, :]  # b_q · k_j (b_q · b_k included)
+    query_only = (Q0 @ b_k)[:, None]  # x_i W_q · b_k
+    assert np.allclose((inter + key_only + query_only) / np.sqrt(d_k), stored, atol=1e-5)
+    # The query-only term shifts a whole row: the weights do not move.
+    assert np.allclose(
+        al.softmax(stored - query_only / np.sqrt(d_k)), al.softmax(stored), atol=1e-6
+    )
+    assert key_only.std() > 0.1  # a real key-only term, not zero
+
+    def column_share(S):
+        c = S.mean(axis=0) - S.mean()
+        return float((np.broadcast_to(c, S.shape) ** 2).sum() / ((S - S.mean()) ** 2).sum())
+
+    assert round(column_share(stored), 2) == 0.90
+    assert round(column_share(inter / np.sqrt(d_k)), 2) == 0.87  # "without them ... 87%"

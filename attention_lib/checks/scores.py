@@ -102,6 +102,11 @@ def check_scores(fn) -> CheckResult:
             cases, "two batch axes: Q of shape (2, 3, 2, 3) and K of shape (2, 3, 4, 3)", Q, K
         )
 
+        # A batch of one sentence: np.squeeze(...) on the answer drops its batch axis.
+        Q = np.round(rng.normal(size=(1, 3, 4)), 1)
+        K = np.round(rng.normal(size=(1, 5, 4)), 1)
+        _check_matrix(cases, "a batch of one: Q of shape (1, 3, 4) and K of shape (1, 5, 4)", Q, K)
+
     return verdict("scores", fn, run)
 
 
@@ -229,6 +234,13 @@ def _check_matrix(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray) -> None
             f"returned shape {out.shape}, expected {expected.shape} (on {case}): {what} "
             "pairs every sentence of the batch with every other one. Use @ (np.matmul), "
             "which keeps the sentences apart."
+        )
+    squeezed = np.squeeze(expected)
+    if out.shape == squeezed.shape != expected.shape and np.allclose(out, squeezed, atol=ATOL):
+        raise Fail(
+            f"returned shape {out.shape}, expected {expected.shape} (on {case}): squeeze drops "
+            "the batch axis when the batch has one sentence. Drop the squeeze: "
+            "Q @ np.swapaxes(K, -1, -2) already has the right shape."
         )
     expect_shape(
         out,
