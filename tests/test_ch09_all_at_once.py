@@ -896,7 +896,7 @@ def test_step_times_per_width_and_product_share():
         product_share(n=0)
 
 
-MAIN_WORDS = 1378  # main-line prose (pass 10: 1203; 09z: 1272; 09ee: +38, the FLOP table read)
+MAIN_WORDS = 1365  # main-line prose (pass 10: 1203; 09z: 1272; 09ee: +38, the FLOP table read)
 # Session 11 (number diet): 1261
 # Round 09bb: +24 (the matrix form timed, gradient, 72 GiB, 1e-15)
 # Round 09cc: +19 (O(1) only while the text is known; word-order blindness; per-row overhead)
@@ -912,6 +912,9 @@ MAIN_WORDS = 1378  # main-line prose (pass 10: 1203; 09z: 1272; 09ee: +38, the F
 # doubled W_h on our sentence (0.32) and tanh' <= 1 in prose; the FLOP regimes as a list;
 # many cores). Paid in part: the causal mask's order, the 72 GiB model and the merge in any
 # order moved into folds
+# Round 09rr: 1378 -> 1365 (the doubled W_h moved into the fold "Can the gradient explode
+# instead?"; paid for the gradient's g J^T sentence, the goals as the four threads, the
+# summary's two arithmetic counts and "in this NumPy version")
 
 
 # --- The page -----------------------------------------------------------------------------
@@ -931,7 +934,9 @@ def test_the_page_says_only_what_it_measures():
     # 09pp: 1802 -> 1844 (+42: the main line's additions above; "why cut the keys" now a fold)
     # 09qq: 1844 -> 1972 (+40 on the main line; the rest in folds: the causal mask's order
     # and why (new), the 72 GiB model and the merge-in-any-order remark moved into folds)
-    assert sum(len(line.split()) for line in prose) <= 1972  # 09cc: +21; 09ee: +28
+    # 09rr: 1972 -> 2066 (the main line went down 13; the explode fold says the bound
+    # ‖W_h‖^7 and prints ‖W_h‖ 1.02, ‖W_h^7‖ 0.43 beside the 55.57: +107 in folds)
+    assert sum(len(line.split()) for line in prose) <= 2066  # 09cc: +21; 09ee: +28
     # 09dd: +30 (the brief's F1, F3-F5 wording; the main line itself went down, to 1310)
     refuted = (
         *("processor's cache", "by arithmetic", "a new word", "GPU's small on-chip"),
@@ -1119,11 +1124,19 @@ def test_the_page_says_only_what_it_measures():
         # Round 09qq (finding 6): the summary's bullets are the map's four threads
         "- **Who waits:** an RNN's steps wait for one another. Within a layer, attention's"
         " rows do not. - **Table 1:** attention reaches every token it may attend to in 1"
-        " step ($L$ layers still take $L$ steps), but does more arithmetic than a bare RNN"
-        " once $n > d$. - **Memory:** the plain form needs memory that grows like $n^2$."
-        " - **Tiles:**",
-        "Four threads, as in the summary: 1. who waits; 2. Table 1's three columns; 3. $n^2$"
-        " memory; 4. tiles (the online softmax).",
+        " step ($L$ layers still take $L$ steps). Its scores and blend outgrow a bare RNN's"
+        " arithmetic once $n > d$; with its projections, it does more at every $n$."
+        " - **Memory:** the plain form needs memory that grows like $n^2$. - **Tiles:**",
+        # Round 09rr (finding 1): Table 1's count only outgrows the RNN's once n > d; with
+        # the projections attention does more at every n (both asserted in the notebook)
+        # Round 09rr (finding 5): the map in plain words: the goals are the four threads
+        "1. **Who waits:** explain why {term}`attention` computes every output **at once** and"
+        " a recurrent network goes **step by step**; 2. **Table 1:** compare the two, as"
+        " Table 1 of the Transformer paper does, on **steps in a row**, the **path** between"
+        " two words and **arithmetic**; 3. **Memory:** work out what an $n \\times n$ score"
+        " matrix costs in memory; 4. **Tiles:** follow an {term}`online softmax`, which gives"
+        " the same output tile by tile without storing that matrix. The summary returns to"
+        " these four threads.",
         'The prompt, too, goes through all at once ("prefill")',
         # Round 09cc (finding 2): the RNN's fixed state against the growing cache
         # Round 09kk (finding 4): the compute half, in the page's FLOP count
@@ -1168,8 +1181,9 @@ def test_the_page_says_only_what_it_measures():
         # Round 09mm (finding 4): three arrays at once, not a list that was wrong at exp
         # Round 09pp (finding 4): the three named (the peak, z, e and the weights, is measured
         # in test_the_plain_peak_holds_scores_exponentials_and_weights)
-        "Measured in float64 (four times bf16), the plain form peaks at three $n \\times n$"
-        " arrays: the scores, their exponentials and the weights.",
+        # Round 09rr (nit 3): the three arrays are this NumPy code's, not attention's
+        "Measured in float64 (four times bf16), the plain form peaks, in this NumPy version,"
+        " at three $n \\times n$ arrays: the scores, their exponentials and the weights.",
         # Round 09y (finding 2): numbers the page prints (8 MiB weights, 3.0 x that)
         # Round 09jj (finding 6): np.exp(z, out=z) moved into the plot cell's comment
         "The plain line stops at $n = 2048$; $16384$ needs about 6 GiB. Tiles add 0.2 MiB",
@@ -1216,11 +1230,19 @@ def test_the_page_says_only_what_it_measures():
         ' $\\delta J$ at "delicious". Its 2-norm is the most it stretches any change:',
         # Round 09qq (finding 1): the doubled W_h measured on tiny inputs and on our
         # sentence; the code comment's 0.32 caveat and tanh' <= 1 in the prose
-        "Where the states stay near 0, each slope is about 1 and the product about $W_h^7$."
-        " Double $W_h$, for tiny inputs and for our sentence:",
-        "On our sentence the states reach $\\pm 0.98$, where tanh is flat, so the product"
-        " still shrinks. As tanh's slope is at most 1, growth needs a $W_h$ with 2-norm"
-        " above 1, and is largest for states near 0.",
+        # Round 09rr (findings 2-4): the gradient is g J^T, so 0.18 is its factor too; the
+        # doubled W_h in a fold; ‖W_h‖ > 1 needed, not enough (no "largest near 0")
+        'Gradients travel the same path backwards: a gradient $g$ at "delicious" reaches'
+        ' "I" as $g J^\\top$, at most 0.18 of its size, since $J^\\top$ has the same 2-norm'
+        " as $J$.",
+        "Each step multiplies a change by $W_h$, then by tanh's slopes, which are at most 1,"
+        " so 7 steps stretch it at most $\\lVert W_h \\rVert_2^7$ times. Growth therefore"
+        " needs $\\lVert W_h \\rVert_2 > 1$, but that is not enough: our $W_h$ has 2-norm"
+        " 1.02, yet $W_h^7$ has 0.43 and $J$ has 0.18.",
+        "Double $W_h$. With tiny inputs the states stay near 0 and every slope is about 1, so"
+        " the product's 2-norm is 55.57, that of $(2 W_h)^7$: a change can grow. On our"
+        " sentence the states reach $\\pm 0.98$, where tanh is flat, and the product still"
+        " shrinks (0.32).",
         # Round 09pp (finding 5): why the running totals, before their equations
         "The way out: rescale each piece's sums to one common maximum, add, and divide"
         " once. Running totals do this as the key blocks arrive:",
@@ -1278,6 +1300,9 @@ def test_the_page_says_only_what_it_measures():
         *("Query blocks", "18 MiB", "in two steps", "(exercise 3)", "within a step"),  # 09kk
         *("The price: every query meets every key", "about 50", "its four gates cost"),  # 09pp
         *("attention without a causal mask must be told",),  # 09pp (MISLEADING 2)
+        # Round 09rr: not true in general; the old map; the summary's one-count claim
+        *("is largest for states near 0", "Four threads, as in the summary"),
+        *("but does more arithmetic than a bare RNN once",),
     ):
         assert gone not in words, gone
     visible = " ".join(c.source for c in shown(cells) if c.cell_type == "code")
@@ -1449,10 +1474,12 @@ def test_round_qq_shows_its_checks_and_maps_the_threads():
     assert len(rows) == 2 and rows[0].split(":")[-1].strip() == rows[1].split(":")[-1].strip()
     # the map after the objectives, the summary's bullets in the same order
     first = by_id["375e2bf8"].source
-    assert first.index("you will be able to") < first.index("Four threads, as in the summary:")
+    # Round 09rr (finding 5): the goals are the four threads, labelled as in the summary
+    assert first.index("you will be able to") < first.index("1. **Who waits:**")
+    assert "The summary returns to these four threads." in first
     labels = [line.split("**")[1] for line in by_id["d0451139"].source.splitlines() if "**" in line]
     assert labels[:4] == ["Who waits:", "Table 1:", "Memory:", "Tiles:"]
-    for n, thread in enumerate(("who waits", "Table 1", "memory", "tiles"), start=1):
+    for n, thread in enumerate(("Who waits", "Table 1", "Memory", "Tiles"), start=1):
         assert f"{n}. " in first and thread in first.split(f"{n}. ")[1].split("\n")[0]
     regimes = [line for line in by_id["work-md"].source.splitlines() if line.startswith("- $")]
     assert [r.split(":")[0] for r in regimes] == [
@@ -1462,3 +1489,35 @@ def test_round_qq_shows_its_checks_and_maps_the_threads():
     ]
     text = " ".join(" ".join(c.source for c in cells if c.cell_type == "markdown").split())
     assert "A causal mask gives away" not in text  # said how, in its fold
+
+
+def test_round_rr_folds_the_explode_detour():
+    """Review 09rr: the doubled W_h is a fold (its code and printout behind a toggle), the
+    main line stays on the vanishing case it measures, and the printout shows ‖W_h‖ and
+    ‖W_h^7‖ beside the 55.57."""
+    from pathlib import Path
+
+    import nbformat
+    from chapter_text import main_and_folded
+
+    path = Path(__file__).parents[1] / "chapters" / "09_all_at_once.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    ids = [c.get("id") for c in cells]
+    by_id = dict(zip(ids, cells, strict=True))
+    main, folded = main_and_folded(cells)
+    fold = by_id["explode-md"]
+    assert fold in folded and fold.source.startswith("````{admonition} Can the gradient explode")
+    assert "explode-read" not in ids and ids.index("grad-md") + 1 == ids.index("explode-md")
+    assert by_id["grad-md"] in main and ids.index("jac-check") < ids.index("grad-md")
+    code = by_id["explode-code"]
+    assert ids.index("explode-md") + 1 == ids.index("explode-code")
+    assert code.metadata["tags"] == ["hide-cell"]
+    assert code.metadata["mystnb"]["code_prompt_show"].startswith("Code of the fold above")
+    printed = "".join(o.get("text", "") for o in code.outputs).splitlines()
+    assert printed[:2] == [
+        "  W_h: 2-norm 1.02;  (W_h)^7: 2-norm 0.43",
+        "2 W_h: 2-norm 2.04;  (2 W_h)^7: 2-norm 55.57",
+    ]
+    main_text = " ".join(" ".join(c.source for c in main).split())
+    assert "55.57" not in main_text and "Double $W_h$" not in main_text
+    assert all(len(line) <= 80 for line in code.source.splitlines())
