@@ -339,7 +339,9 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     # review 04z: the main line needs no backprop (1 - p_top per row); attention_backward
     # sits in the fold, and the code that uses it is folded too. Review 04b (round 6): the
     # loss L = dOut · output is defined on the main line, once
-    read = " ".join(cells["grad-intro"].source.split())  # the main line's one paragraph
+    # review 04rr (item 1): the section opens with the worked example (grad-intro), the table,
+    # then the gradient and its formula (grad-formula); read covers both
+    read = " ".join((cells["grad-intro"].source + "\n" + cells["grad-formula"].source).split())
     # review 04aa: the factor is not fixed (raw, it grows with the keys' length); 04b: folded
     rows_fold = " ".join(cells["grad-rows-read"].source.split())
     # review 04f (round g): c is back in the one-line summary; review 04m: with its constant
@@ -942,8 +944,9 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     for word in (
         r"\operatorname{Var}(q \cdot k) = d_k",  # derived once; the summary bolds it
         "**saturated**",
-        "raw ones are larger at small widths",  # review 04af/04n: what the figure shows (04_z)
-        "Scaled gradients stay steady;",  # review 04kk (F9): plain sentences, no bold fragments
+        # review 04rr (item 2): the paragraph opens on what to see in the figure
+        "The raw median is larger at small widths",  # review 04af/04n: what the figure shows
+        "In the figure, scaled gradients stay steady.",  # review 04kk (F9): plain sentences
     ):
         assert word in plain, word
     # review 04a (round 5): the backward formula is fold-only; review 04l: the figure's
@@ -970,7 +973,8 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # diet 11: the table below prints 0.25 and 1e-4; the prose says what they show
     # review 04hh: the table shows the fall; review 04ii (F4): the slope's variable named
     # review 04qq (item 3): the sentence runs on into the equation (", and")
-    said = r"the top weight $p$ has slope $p\,(1 - p)$ with respect to $g$, and"
+    # review 04rr (item 1): the slope glossed, right above the table that measures it
+    said = r"Its slope, how fast $p$ rises with $g$, is $p\,(1 - p)$; the table measures it:"
     assert said in plain and "Two keys" not in rows_fold
     # review 04p: the divide-or-shrink box drew a finding in three reviews running: cut,
     # with its cells (SGD and Adam are not taught by chapter 4)
@@ -992,14 +996,17 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     assert markdown_text(cells).count(r"$\sqrt{d_k}$ long") == 0
     # review 04dd (F1): with two keys the slope multiplies a difference of keys, k_1 - k_2
     # review 04pp (item 1): one equation, the phrase kept as the gloss of a_1 - a_2
-    said = r"\frac{\partial L}{\partial q} = (a_1 - a_2)\, p\,(1 - p)\, c\,(k_1 - k_2),"
+    said = r"\frac{\partial L}{\partial q} = (a_1 - a_2)\, p\,(1 - p)\, c\,(k_1 - k_2)."
     assert markdown_text(cells).count(said) == 1
-    said = r"where $a_1 - a_2$ is how much the loss cares which value wins."
+    # review 04rr (item 1): a_j is defined on the main line, in words, before the equation
+    # (L = sum_j p_j a_j, so a_j = dL/dp_j); "how much the loss cares which value wins" is cut
+    said = r"Let $a_j$ be how fast the loss grows with the weight on value $j$."
+    assert said in plain and "how much the loss cares" not in markdown_text(cells)
     # review 04qq (item 3): a_j = G . v_j sits in the fold that defines G
     intro_fold = cells[ids.index("grad-intro-fold")].source
-    assert markdown_text(cells).count(said) == 1 and r"a_j = G \cdot v_j" not in plain
+    assert r"a_j = G \cdot v_j" not in plain
     assert r"$a_j = G \cdot v_j$" in intro_fold
-    said = r"key 1 gets $p = 1/(1 + e^{-g})$, so the top weight $p$ has slope"
+    said = r"key 1 ahead by a gap $g$: key 1 gets $p = 1/(1 + e^{-g})$."
     assert said in plain and r"($c = 1$ raw, $1/\sqrt{d_k}$ scaled)" in plain
     assert "key's length (about" not in markdown_text(cells)
     assert markdown_text(cells).count("about 1 when scaled") == 1
@@ -1019,8 +1026,11 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     assert "11 at $d_k = 64$" not in plain
     # review 04jj (F5): the unshown "lead by 10 or more" sentence is cut
     assert "10 or more" not in plain
-    assert said in plain and "just past 0.99" not in plain and "symptom" not in plain
-    assert r"slope $p\,(1 - p)$ with respect to $g$, and" in plain
+    # review 04rr (item 4): "just past 0.99" is back, as the measured contrast at d_k = 1024
+    # (grad-why-uneven; grad-share-assert: 1.3 times the scaled median here)
+    assert said in plain and "symptom" not in plain
+    assert plain.count("just past 0.99") == 1 and "get about a scaled row's gradient" in plain
+    assert r"is $p\,(1 - p)$; the table measures it:" in plain
     assert ids.index("grad-rows-read") < ids.index("2eda6d98")  # before the exercises
     # review 04m: the summary names the GPT-2-style init (it saturates few rows)
     # review 04kk (F2): the GPT-2 variance, 0.31, is now the summary's caveat
@@ -1049,12 +1059,19 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # detail in a fold with its cells hidden under it
     prose = " ".join(cells[ids.index("grad-rows-read")].source.split())
     read = " ".join(cells[ids.index("grad-intro")].source.split())
+    read += " " + " ".join(cells[ids.index("grad-formula")].source.split())
     figure_read = " ".join(cells[ids.index("grad-figure-read")].source.split())
     # review 04b (round 6): the loss and the two-key slope move up from the fold (the
     # section as a whole shrank, 529 -> 505 words)
     # review 04pp (item 1): 140 -> 185 for the two-key equation, p = 1/(1 + e^-g), and the
     # loss moved up from grad-figure-read (the equation alone splits into 20 "words")
-    assert len(outside_folds(cells[ids.index("grad-intro")].source).split()) <= 185
+    # review 04rr (item 1): split into grad-intro (example, then the table) and grad-formula;
+    # 185 -> 210 for the two, as the coffee analogy (24 words) moved in from grad-why-uneven
+    # and a_j is defined in words on the main line
+    intro_and_formula = [
+        outside_folds(cells[ids.index(i)].source) for i in ("grad-intro", "grad-formula")
+    ]
+    assert len(" ".join(intro_and_formula).split()) <= 210
     # review 04f (round g): the section is split at the two-key table; the figure's paragraph
     # review 04aa (F2): 30 -> 45 for the sentence on what G stands for (the legend-duplicate
     # "Lines: median; bands: middle 80%." is cut to pay for part of it)
@@ -1080,10 +1097,14 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     plotted = figure_read
     shows = " ".join(cells[ids.index("grad-why-uneven")].source.split())
     assert ids.index("4c97044e") < ids.index("grad-why-uneven")  # after the figure
-    assert "Lines: median" not in plotted and "Scaled gradients stay steady;" in shows
+    # review 04rr (item 2): it opens on what to see in the figure
+    assert "Lines: median" not in plotted
+    assert shows.startswith("In the figure, scaled gradients stay steady. The raw median")
     # review 04aa (F1, F4): 40 -> 75 for the numbers behind "uneven" and the moved analogy
     # review 04pp (item 2): 75 -> 85 for the crossing said as its own sentence
-    assert "**Scaled: steady" not in figure_read and len(shows.split()) <= 85  # 04_z: two short
+    # review 04rr (items 2 and 4): 85 -> 90 for the figure's reading first and "rows just past
+    # 0.99 get about a scaled row's gradient" (the coffee analogy, 24 words, moved out)
+    assert "**Scaled: steady" not in figure_read and len(shows.split()) <= 90  # 04_z: two short
     # review 04n: the unsaturated rows' own median, at 64, and uneven both ways said once
     # review 04p: the figure's own ratio (1.4) first, then the two groups it hides
     # review 04q: seed-robust ranges (this seed's 1.4 and 3.7, and other seeds, asserted in
@@ -1098,8 +1119,15 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # review 04cc (F5): "it" named: the keys' length, then saturation
     # diet 11: the 2.6 is cut (one number per claim; grad-assert keeps the peak at 16)
     # review 04kk (F4): the keys are the same; unscaled scores move sqrt(d_k) times faster
-    said = r"larger at small widths (scores move $\sqrt{d_k}$ times faster with $q$) and uneven"
+    # review 04rr (item 2): the rise, the crossing near 128 (grad-assert: 1.39 at 64, 0.94 at
+    # 128) and the collapse in one sentence; "uneven" in its own short paragraph
+    said = r"larger at small widths (scores move $\sqrt{d_k}$ times faster with $q$), falls below"
+    said += r" the scaled one near $d_k = 128$, then collapses."
     assert said in shows and "1.4" not in shows and "2.6" not in shows
+    assert "Raw gradients are also uneven: at $d_k = 64$ saturated rows get 3%" in shows
+    # review 04rr (item 4): 0.99 is a label; starving happens far past it (grad-share-assert)
+    said = "Still, rows just past 0.99 get about a scaled row's gradient; the starved ones sit"
+    assert said + " above 0.9999." in shows
     # review 04_v (F1): the figure's median curve in words (grad-share-assert has the ratios)
     # review 04_x (F5): one seed's ratios, said loosely (grad-share-assert has the ranges)
     # review 04_y (F6): two ratios; the 3.7 split moved into the row-by-row fold
@@ -1180,7 +1208,12 @@ def test_the_gradient_section_opens_with_two_keys_and_a_slope_of_p_times_1_minus
     # review 04f (round g): the gap -> p -> p(1 - p) table is shown, after its paragraph
     assert not two.metadata.get("tags") and "attention_backward" not in two.source
     # review 04qq (item 3): grad-intro's fold (L, G, the chain rule) sits between them
-    assert ids.index("grad-two") == ids.index("grad-intro-fold") + 1 == ids.index("grad-intro") + 2
+    # review 04rr (item 1): the table follows the worked example directly; the formula and
+    # its fold come after the table
+    assert ids.index("grad-two") == ids.index("grad-intro") + 1
+    assert ids.index("grad-two-assert") == ids.index("grad-two") + 1
+    assert ids.index("grad-formula") == ids.index("grad-two-assert") + 1
+    assert ids.index("grad-intro-fold") == ids.index("grad-formula") + 1
     out = "".join(o.get("text", "") for o in two.outputs)
     # review 04_x (F8): the finite-difference column was cut; review 04jj (F4): it is back, so
     # the learner sees that p(1 - p) is the slope (grad-two-assert checks it)
@@ -1352,12 +1385,16 @@ def test_review_04u_phrasings_are_exact():
     assert said in text("cd18d051") and "coffee" not in text("cd18d051")
     # review 04hh: one short sentence, at the collapse
     # review 04jj (F3): the analogy mapped in one clause (heat: spread; flavour: sharper rows)
+    # review 04rr (item 2): it opens the section it motivates, before the worked example
     said = "Like water for coffee {cite}`understanding-transformers-4`: hot enough extracts"
-    assert said in text("grad-why-uneven") and "coffee" not in text("fa6cbeb4")
+    intro = text("grad-intro")
+    assert said in intro and "coffee" not in text("fa6cbeb4")
+    assert intro.index("coffee") < intro.index("Take a row with two keys")
     why = text("grad-why-uneven")
-    assert why.index("3%") < why.index("1000 times below") < why.index("coffee")  # 04pp, 04qq
+    assert "coffee" not in why
+    assert why.index("3%") < why.index("1000 times below") < why.index("0.9999")  # 04pp, 04qq
     # review 04ii (F5): what "more" was: sharper scores
-    assert "spread-out scores sharpen rows, too spread out they starve learning." in why
+    assert "spread-out scores sharpen rows, too spread out they starve learning." in intro
     # review 04p: the image is for "too large" only; dividing shrinks the scores, which in
     # chapter 5's terms is a temperature above 1 (it flattens rows), so nothing "cools"
     assert "coffee" not in text("4875b8d4")
@@ -1394,7 +1431,7 @@ def test_review_04u_phrasings_are_exact():
     assert "0.995" not in text("cd18d051")
     # review 04hh (F2, F8): the e^8 sentence and its second lead statistic are cut
     assert "e^{8}" not in text("cd18d051") and "gap of 5" not in text("cd18d051")
-    assert "understanding-transformers-4" in text("grad-why-uneven")  # with its analogy
+    assert "understanding-transformers-4" in text("grad-intro")  # with its analogy
     # review 04p: the paper suspects it in section 3.2.1; footnote 4 has the variance only
     said = "{cite:t}`vaswani2017attention` (section 3.2.1 and footnote 4) suspected this"
     # session 10: the paper's note moves to a Going further dropdown
@@ -1428,7 +1465,7 @@ def test_review_04u_phrasings_are_exact():
     # review 04v: the scatter is cut; the gradient is made twice on the main line
     assert "grad-scatter" not in cells and "one dot per row" not in text("grad-intro")
     # attention_backward and dOut are explained in the fold the main line points at (04z)
-    read = text("grad-intro")
+    read = text("grad-intro") + " " + text("grad-formula")  # review 04rr (item 1): split
     assert "attention_backward" not in text("grad-rows-read")  # review 04k: chapter 10's
     # review 04p: the stand-in loss, G and dOut live in the fold and the code's comment
     # review 04bb (F6): one name, G, in the prose and in the code
@@ -1822,3 +1859,25 @@ def test_review_04ii_a_hard_coded_whole_divisor_is_named(capsys):
     assert "off by the same factor 0.375: you divided by 8; here √d_k = 3." in line
     assert not check_scaled_scores(lambda Q, K: Q @ swap(K) / 2.9)
     assert "check the divisor" in capsys.readouterr().out
+
+
+def test_review_04rr_the_answer_first_the_guess_echoed_and_the_printed_words_match():
+    cells = {c.get("id"): c for c in chapter_cells()}
+    # item 3: the solution's first sentence answers "Why not divide by d_k?"
+    solution = cells["ebd8373f"].source.split("```", 4)[-1].strip()
+    first = " ".join(solution.split(". ")[0].split())
+    assert first.startswith(r"At initialisation, $\sqrt{d_k}$ keeps the scores' variance the same")
+    assert r"dividing by $d_k$ cuts it to $1/d_k$" in first
+    # ... and the solution's code prints the learner's guess beside the computed value
+    code = cells["ebd83750"]
+    assert "my_guess" in code.source
+    out = "".join(o.get("text", "") for o in code.outputs)
+    assert "mean top weight: 0.0676 (your guess: none yet), an even row: 0.0625" in out
+    # item 5: the 3 of Var((a+1)(b+1)) explained where it is printed (variance-rules-assert)
+    rules = cells["variance-rules"].source
+    assert "(a+1)²\n# averages 1 + 1² = 2" in rules and "so 2 x 2 - 1² = 3" in rules
+    # item 6: the printed line says what grad-why-uneven says, in the same words
+    out = "".join(o.get("text", "") for o in cells["grad-rows64"].outputs)
+    assert "saturated rows get 3% of the scaled median" in out
+    assert "saturated rows get 3% of the scaled median" in cells["grad-why-uneven"].source
+    assert "unsaturated rows get 3.7 times it" in out
