@@ -1433,12 +1433,16 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     )
     assert "fail from another" not in main_text and "a hair ahead" not in main_text  # 10_jj 2
     # session 11 (review 10_ee finding 4): why "cake", in one clause
-    assert '(here, always "cake")' in main_text and "the wrong noun in training" not in main_text
+    assert 'yet never answers "book", always "cake"' in main_text  # review 10_rr: no "here"
+    assert "the wrong noun in training" not in main_text
     # review 10_y finding 1: the "book" logit does not "only fall"; W_v never learns "book"
     # review 10_jj finding 5: what is one-signed is the push (the logit's gradient)
     assert "only falls" not in main_text and "lowers it" not in main_text
     # review 10_ll finding 4: the push's reason, the formula the hidden cell asserts
-    assert "gradient $p_{\\text{book}}/m$ is positive: every step pushes it down" in main_text
+    # review 10_rr finding 2: said where p - y is derived, after the held-out observation
+    assert "its logit's gradient $p_{\\text{book}}/m$ is always positive: every step pushes it" in (
+        main_text
+    )
     assert "Every training sentence pushes" not in main_text
     # review 10_aa finding 1: the spread argument cut; the dropdown keeps its measurements
     assert "0.2% spread" not in folded_text and "relative error 0.54" in main_text
@@ -1478,7 +1482,9 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     )
     assert "its gap is 4.91 for every noun" in folded_text and "−0.001" not in folded_text
     # review 10_pp finding 6: the summary says under what setup "what to say" fails
-    assert "here, with a fixed readout, what to say does not" in main_text
+    # review 10_rr finding 1: "with a fixed readout" read as the cause; the cause is stated
+    assert "with a fixed readout" not in main_text
+    assert 'the model answers "cake" in all 70' in main_text.split("## Summary")[1]
     assert "as cake + cookies = cakes + cookie, the mean stays too" in folded_text
     # review 10_jj finding 6: both halves; finding 8: where the 1e-6 bar holds
     assert "with every query 0, nor does nudging $W_k$" in main_text and "vice" not in main_text
@@ -1529,13 +1535,15 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     assert "A small tilt" not in main_text and "The last row is the hardest" not in main_text
     assert "Row #6 above is the hardest test sentence." in main_text  # 10_mm finding 9
     # review 10_mm findings 3 to 6 and 8: W_v named, the mask, float64, same gradients
-    assert "through $O_{it} = aXW_v$ that push lands on $W_v$." in main_text
+    # review 10_rr finding 2: the push also reaches W_q and W_k, through a (measured: the
+    # part on W_v is over 3 times larger at every step)
+    assert "mostly through $W_v$ (as $O_{it} = aXW_v$), less through $a$ into $W_q$" in main_text
     assert "(where masked, $A = dS = 0$: key 4, hidden from every query," in main_text
     assert "In float64 with $\\varepsilon = 10^{-6}$, a right gradient" in main_text
     # review 10_nn findings 1, 3, 5, 6, 7: W_v trained against "book"; no copy; the takeaway
     assert "still downhill. Curves cannot tell them apart" in main_text
     assert "checked in the source" not in main_text and "**copy** it" not in main_text
-    assert "so every step pushed its logit down, through $W_v$." in main_text
+    assert "so every step pushed its logit down (mostly through $W_v$); with 0.94" in main_text
     assert "that small shift already doubles the right answers" in main_text
     assert "a right gradient is usually far below 1e-6" in main_text
     assert "4.95" not in folded_text and "median 159" in folded_text  # finding 9
@@ -1590,3 +1598,35 @@ def test_review_10qq_the_cliff_the_what_if_the_tilt_and_the_row_sum_from_the_out
     run_at = next(i for i, c in enumerate(shown) if "held_out_data(" in c.source)
     said_at = next(i for i, c in enumerate(shown) if 'yet never answers "book"' in c.source)
     assert said_at > run_at
+
+
+def test_review_10rr_the_cause_after_p_minus_y_the_jacobian_and_where_the_slip_differs():
+    from pathlib import Path
+
+    import nbformat
+    from chapter_text import main_and_folded
+
+    path = Path(__file__).resolve().parents[1] / "chapters" / "10_learning.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    main, folded = main_and_folded(cells)
+    main_text = " ".join(" ".join(c.source for c in main).split())
+    folded_text = " ".join(" ".join(c.source for c in folded).split())
+    # finding 2: the held-out section observes; the push is explained once p - y is derived
+    observed = main_text.index('yet never answers "book"')
+    derived = main_text.index("### From the loss to the logits")
+    explained = main_text.index('$p - y$ explains the held-out "book"')
+    assert observed < derived < explained and main_text.count("p_{\\text{book}}/m") == 1
+    # finding 3: the training set's 65.5% in one line of its fold, no accounting
+    assert "138" not in folded_text and "(138 + 124) / 400" not in folded_text
+    assert "is 65.5%, as 124 of them have their mirror among the test sentences" in folded_text
+    # finding 4: what the slip adds is in proportion to each weight (not a shift, which the
+    # reviewer suggested and which is false); its W_v step is exact, measured angles only
+    assert "adds $r_i A_{ij}$ to each $dS_{ij}$" in folded_text
+    assert "an extra in proportion to each weight" in folded_text
+    assert "alike" not in main_text + folded_text and "shift" not in folded_text
+    assert "elsewhere, by at most 37° over steps 0 to 56" in folded_text
+    # finding 5: the Jacobian once in matrix form, with chapter 5's (column) convention
+    assert "$J = \\operatorname{diag}(p) - p\\,p^\\top$ (column $p$)" in main_text
+    assert "so the rates add, $dS = J\\,dp$:" in main_text
+    # finding 6 (torch example) not taken: nothing unrun goes on the page
+    assert "import torch" not in " ".join(c.source for c in cells)
