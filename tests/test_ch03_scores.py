@@ -50,7 +50,7 @@ def one_line(capsys, tag, status):
 def test_reference_scores_pass(capsys):
     result = check_scores(good_scores)
     assert result and result.status == "PASS"
-    assert one_line(capsys, "scores", "PASS") == "[scores] PASS: all 5 cases match the reference.\n"
+    assert one_line(capsys, "scores", "PASS") == "[scores] PASS: all 6 cases match the reference.\n"
 
 
 def test_float32_scores_pass_but_float16_ones_are_named(capsys):
@@ -242,6 +242,20 @@ def test_a_printed_answer_is_named_and_a_print_beside_return_passes(capsys):
     assert "debug" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(
+    ("places", "named"),
+    [(0, "whole numbers"), (1, "1 decimal "), (2, "2 decimals"), (4, "4 decimals")],
+)
+def test_rounded_scores_are_named_even_where_the_inputs_have_one_decimal(places, named, capsys):
+    # Review 03rr: the first five cases have inputs of one decimal, so np.round(Q @ K.T, 2)
+    # was exact there and passed; the sixth case has many decimals.
+    assert not check_scores(lambda Q, K: np.round(good_scores(Q, K), places))
+    line = one_line(capsys, "scores", "FAIL")
+    assert f"your scores are rounded to {named}" in line and "Drop the np.round" in line
+    if places == 2:
+        assert "(on Q and K of shape (3, 4), with many decimals)" in line
+
+
 # --- check_scores_that_change -----------------------------------------------------------
 
 
@@ -342,6 +356,11 @@ def test_the_toy_pointer_row_moves_the_rows_of_the_pointer_words():
         (by_toy_queries, "your function reads W_q or W_k, and its mask is wrong"),
         (lambda X, f: rows_of(toy.X, 3), "does not change with X or feature (on 8 tokens"),
         (lambda X, f: rows_of(X, 3), "does not change with feature (on 8 tokens"),
+        (  # review 03rr: any feature at all, not the one named; named before "every score?"
+            lambda X, f: np.repeat((X != 0).any(axis=1)[:, None], len(X), axis=1),
+            "does not change with feature (on 8 tokens like the toy sentence, row 3 of W_q): "
+            "it marks every token with any non-zero feature. Only row `feature`",
+        ),
     ],
 )
 def test_each_scores_that_change_mistake_gets_its_own_hint(fn, hint, capsys):
@@ -711,8 +730,9 @@ def test_main_line_stays_short_and_the_trained_head_is_said_to_be_picked():
     main, folded = main_and_folded(_chapter_cells())
     words = sum(len(line.split()) for line in prose_lines(main))
     # 779 in round d; 708 in 03o, 03p; 699 in 03r; 722 in 03qq, which split the three steps
-    # of W_qk[pointer, food] into a list and bridged from rows to Exercise 3.1's columns
-    assert words <= 722, words
+    # of W_qk[pointer, food] into a list and bridged from rows to Exercise 3.1's columns;
+    # 733 in 03rr, which labels the factors of 3 and says why the diagonal is worth a look
+    assert words <= 733, words
     trained_fold = next(c.source for c in folded if "In a trained model" in c.source)
     assert "picked from its 72 heads" in trained_fold and "whoever asks" in trained_fold
     assert "chapter 11" in trained_fold
@@ -736,6 +756,14 @@ def test_main_line_stays_short_and_the_trained_head_is_said_to_be_picked():
     why_dot = next(c.source for c in folded if "Why a dot product?" in c.source)
     assert "saturates (chapter 4)" in why_dot and 'as "cake" did' not in why_dot
     assert "without limit" not in why_dot
+    # review 03rr: QK-norm's trade is said; the diagonal is not a consequence of "cake"
+    assert "giving up the length signal above; a learned scale" in " ".join(why_dot.split())
+    flat_main = " ".join(" ".join(c.source for c in main).split())
+    assert "A word need not match its own key best: the diagonal wins only" in flat_main
+    assert "so the diagonal" not in flat_main
+    assert "\\lVert q \\rVert \\, \\lVert k \\rVert \\cos\\theta = 1.41 \\times 2.16" in flat_main
+    solution = " ".join(exercise.split())
+    assert "*Food.*" in solution and "*The rest.*" in solution and "add less than" not in solution
     cells = _chapter_cells()
     assert not any("## A batch of sentences" in c.source for c in cells)
     batch = next(c.source for c in cells if "ex-scores" in c.source and "my_scores" in c.source)

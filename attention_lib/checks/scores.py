@@ -18,6 +18,7 @@ from .base import (
     verdict,
 )
 from .names import calls_library, uses_name
+from .scores_rounding import rounded
 
 # Words that NumPy and Python put in the message when matrix shapes do not line up.
 _SHAPE_ERRORS = ("mismatch", "not aligned", "broadcast", "subscripts")
@@ -106,6 +107,10 @@ def check_scores(fn) -> CheckResult:
         Q = np.round(rng.normal(size=(1, 3, 4)), 1)
         K = np.round(rng.normal(size=(1, 5, 4)), 1)
         _check_matrix(cases, "a batch of one: Q of shape (1, 3, 4) and K of shape (1, 5, 4)", Q, K)
+
+        # Many decimals: on the cases above, np.round(Q @ K.T, 2) is exact and would pass.
+        Q, K = rng.normal(size=(2, 3, 4))
+        _check_matrix(cases, "Q and K of shape (3, 4), with many decimals", Q, K)
 
     return verdict("scores", fn, run)
 
@@ -264,6 +269,7 @@ def _check_matrix(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray) -> None
             "drop the integer cast (.astype(int), dtype=int) and keep the floats."
         )
     _low_precision(out, expected, case)
+    rounded(out, expected, case)
     same(out, expected, case)
 
 

@@ -155,6 +155,7 @@ def _check_mask(cases: Cases, case: str, X: np.ndarray, f: int) -> None:
             "feature), not a token: look for the tokens with X[i, feature] != 0.",
         ),
     )
+    _ignores_feature(cases, case, X, f, out != 0)
     # A mistake that gives the right mask on this case (say, no token has the feature)
     # is no mistake here.
     known_mistakes(
@@ -235,3 +236,31 @@ def _fixed_mask(cases: Cases, case: str, X: np.ndarray, f: int, mask: np.ndarray
             f"your mask does not change with {' or '.join(ignored)} (on {case}): compute it "
             f"from {them}, not from a mask or a number typed in."
         )
+
+
+def _ignores_feature(cases: Cases, case: str, X: np.ndarray, f: int, mask: np.ndarray) -> None:
+    """Fail, naming ``feature``, on a mask that follows X but is the same for every feature
+    (say, the rows of tokens with any non-zero feature). A mask that ignores X as well
+    (all True, typed in) is left to the hints after this one."""
+    if np.array_equal(mask, np.repeat((X[:, f] != 0)[:, None], len(X), axis=1)):
+        return
+    others = [g for g in range(X.shape[1]) if not np.array_equal(X[:, g] != 0, X[:, f] != 0)]
+    Y = np.where(X[:, [f]] != 0, X, 0.0)  # tokens without feature f: all zeros
+    try:
+        again = [call(cases.fn, case, X, g) != 0 for g in others]
+        follows_X = not np.array_equal(call(cases.fn, case, Y, f) != 0, mask)
+    except (Fail, Todo):
+        return
+    if not others or not follows_X or not all(np.array_equal(a, mask) for a in again):
+        return
+    anything = np.repeat((X != 0).any(axis=1)[:, None], len(X), axis=1)
+    why = (
+        "it marks every token with any non-zero feature."
+        if np.array_equal(mask, anything)
+        else "a feature number typed in?"
+    )
+    raise Fail(
+        f"your mask does not change with feature (on {case}): {why} Only row `feature` "
+        "of W_q changed, and it enters the query of token i with weight X[i, feature]. "
+        "Test that one column: X[:, feature] != 0."
+    )
