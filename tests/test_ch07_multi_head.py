@@ -1068,9 +1068,18 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     assert "head_obj @ W_o_mix[:2]" not in mix_code.source
     assert "invertible" not in mix_code.source
     shown = "".join(o.get("text", "") for o in mix_code.outputs)
-    assert [line.split(":")[-1].split() for line in shown.splitlines()] == [
-        ["[0.99", "1.", "1.", "1.", "]"],  # review 07_ee (finding 5): no "-0."
-    ]
+    # review 07_rr (item 2): W_o_mix as a table whose rows are the concatenation's
+    # columns, then the row of "ate" before and after
+    lines = shown.splitlines()
+    assert lines[0].split() == ["W_o_mix"] + [w for j in range(4) for w in ("out", str(j))]
+    assert [line.rsplit(maxsplit=4)[0] for line in lines[1:5]] == [
+        "object noun", "object human", "subject noun", "subject human"
+    ]  # fmt: skip
+    assert [line.split()[-4:] for line in lines[1:5]] == [
+        ["1", "0", "0", "0"], ["0", "-1", "0", "0"], ["0", "0", "1", "0"], ["0", "1", "0", "1"]
+    ]  # fmt: skip
+    assert lines[5] == "ate before: [0.99 0.   1.   1.  ] after: [0.99 1.   1.   1.  ]"
+    assert len(lines) == 6  # review 07_ee (finding 5): no "-0."
     # review 07_k (learner 1, finding 3): the W_o paragraph moved after the math, as the
     # worked case of the block sum; the figure before it stops at the concatenation
     read = source["mix-md"]
@@ -1122,9 +1131,10 @@ def test_w_o_mixes_the_heads_once_and_the_block_sum_check():
     # review 07_ii (finding 3): why a model would want the column, for "ate" only
     # review 07_ll (findings 3, 8): the eater/eaten reading moves to pair-read; "adds
     # nothing they did not" read as "W_o is useless": it recombines, it fetches nothing new
+    # review 07_rr (item 2): what the new column gives a word that asks nothing
     assert mix_read == (
-        'For "ate" it reads 1 − 0. $W_o$ can only recombine what the heads returned; it '
-        "fetches nothing new."  # review 07_jj (finding 8): the
+        'For "ate" it reads 1 − 0; a word that asks nothing gets 0. $W_o$ can only recombine '
+        "what the heads returned; it fetches nothing new."  # review 07_jj (finding 8): the
         # concatenation already holds both facts, so "which neither head holds alone" is cut
     )
     # review 07dd (finding 1): W_o is invertible here; it creates no fact (07_ii: the
@@ -1314,7 +1324,9 @@ def test_the_page_is_shorter_and_no_sentence_quotes_more_than_two_numbers():
     assert words <= 2328, words  # fix round 7m: 2,331 before
     assert words <= 2303, words  # fix round 7n: 2,328 before; the main line 1,366 -> 1,032
     assert words <= 2081, words  # review 07_a: 2,160 before
-    assert words <= 2015, words  # review 07_o: 1,983 (GQA, MiniLM folds cut); 07_qq: +32
+    assert words <= 2015 + 25, words  # review 07_o: 1,983 (GQA, MiniLM folds cut); 07_qq: +32
+    # review 07_rr: +25 for items 2-4 (the new column for a word that asks nothing, where the
+    # values come from, the scores low rank but not softmax's weights)
     main = " ".join(" ".join(visible_prose(cells[: ids.index("34bdbe19")])).split())
     main = re.sub(r"\$\$.*?\$\$", " ", main)  # display equations are not sentences
     dense = [s for s in re.split(r"(?<=[.!?;:])\s+", main) if numbers_in(s) > 2]
@@ -1398,8 +1410,8 @@ def test_cost_and_rank_wording():
     # why a ranking matters moves into the fold
     assert width.startswith(
         "If the multiply-adds do not grow with $h$, why not 32 heads of width 1? "
-        "Because width limits a head: its $n \\times n$ score matrix has rank at most $d_k$, "
-        "so when $d_k < n$ some attention patterns are out of reach "
+        "Because width limits a head: its scores have rank at most $d_k$ (softmax's "
+        "weights need not), so when $d_k < n$ some attention patterns are out of reach "
         "{cite:p}`bhojanapalli2020low`. A related count is the course's own:"
     )
     assert (
@@ -1550,9 +1562,13 @@ def test_values_overlap_is_said_with_its_example():
     # review 07_y (finding 7): one sentence per head
     # review 07_z (finding 2): shorter; the keys and values of "cake" and "I" are shown
     # session 11 (number diet, review 07_ee findings 1, 9): the keys first, then why 16
-    assert pair.startswith(
-        "**The pair**, `toy.heads.PAIR`, is two hand-set heads of width $d_k = 2$ whose "
-        "keys are (food, person)."
+    assert pair.startswith(  # review 07_rr (item 3): the keys move beside the values
+        "**The pair**, `toy.heads.PAIR`, is two hand-set heads of width $d_k = 2$. To "
+    )
+    # review 07_rr (item 3): why the keys read (food, person) and the values (noun, human)
+    assert (
+        "Their keys are input features, (food, person); their values, columns 0 and 3 of the "
+        "course's $W_v$, are what a word hands over: (noun, human)." in pair
     )
     assert "owning a block" not in source["83c4d06e"]
     # review 07aa (finding 4): where (16, 0) comes from
@@ -1566,7 +1582,9 @@ def test_values_overlap_is_said_with_its_example():
         '"Ate" asks with the query (16, 0, 0, 16): split, the **object head**\'s block '
         "(16, 0) asks for food, the **subject head**'s (0, 16) for a person. The 16s sharpen "
         "softmax (chapter 5): each head picks one word. Other words with some *action* ask "
-        'too, more weakly; follow the row of "ate". Both heads share keys and values:'
+        'too, more weakly; follow the row of "ate". Their keys are input features, (food, '
+        "person); their values, columns 0 and 3 of the course's $W_v$, are what a word hands "
+        "over: (noun, human). Both heads share keys and values:"
         # review 07_ll (finding 4): two paragraphs, the row of "ate" kept
         # review 07_ii (finding 4): the 0.31 and the 9.6 cut
         # review 07_jj (finding 4): "loud" said as what it does, with chapter 5
@@ -2251,7 +2269,7 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     assert "trained-md" not in ids
     assert trained.count("0.64") == 1  # review 07_jj (finding 2): the 'cake' head, described
     main = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
-    assert sum(len(line.split()) for line in main) <= 1041  # 1,032; review 07_qq: items 1-5
+    assert sum(len(line.split()) for line in main) <= 1066  # 1,032; 07_qq: items 1-5; 07_rr: +25
 
 
 def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
@@ -2289,15 +2307,15 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     assert words <= 2220, words  # fix round 4 (review 07t): 2,301 before
     main = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
     # round i (review 07_h, findings 1, 3, 4): +20 words before the exercises, 985 -> 1,005
-    assert sum(len(line.split()) for line in main) <= 1041  # 1,005; review 07_qq: items 1-5
+    assert sum(len(line.split()) for line in main) <= 1066  # 1,005; 07_qq: items 1-5; 07_rr: +25
     # session 3 (review 07v): the head split said plainly before the first run (+40 words
     # before the exercises), paid for by cuts: the page as a whole 2,217 -> 2,215
-    assert words <= 2215 and sum(len(line.split()) for line in main) <= 1041  # 07_qq
+    assert words <= 2215 and sum(len(line.split()) for line in main) <= 1066  # 07_qq, 07_rr
     # session 3 round 2 (review 07w): the why-2-wide clause, the one-head argument and why
     # trained heads differ, paid for by cuts: 2,213 -> 2,177 visible, 983 -> 974 before
     # the exercises
     # round i (review 07_h): +20
-    assert words <= 2177 and sum(len(line.split()) for line in main) <= 974 + 11 + 20 + 36
+    assert words <= 2177 and sum(len(line.split()) for line in main) <= 1066  # 07_rr: 1,041 + 25
     # round g (review 07_f): +11 before the exercises for "was" (finding 1), the measured
     # parking head (2) and what concatenation keeps apart (7), net of cuts
 
@@ -2624,7 +2642,7 @@ def test_round_k_review_07_k():
     main, _ = main_and_folded(cells)
     assert sum(len(c.source.split()) for c in main) <= 1546
     before = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
-    assert sum(len(line.split()) for line in before) <= 1041  # 1,003; review 07_qq
+    assert sum(len(line.split()) for line in before) <= 1066  # 1,003; review 07_qq; 07_rr +25
     assert sum(len(line.split()) for line in visible_prose(cells)) <= 2052
     assert sum(len(line.split()) for line in prose_lines(cells)) <= 2110
 
@@ -2703,7 +2721,9 @@ def test_review_07_kk_clipped_prose_and_checker():
     # review 07_qq: 1,027 -> 1,110 for items 1, 3, 4, 5 (what "split" means, the bridging
     # question, what the rank paper shows, the pair shows positions only); no pinned
     # sentence could go without undoing an earlier review's fix
-    assert sum(len(line.split()) for line in prose_lines(before)) <= 1110  # 945 before
+    # review 07_rr: 1,110 -> 1,137 for items 2-4 (new column at 0 for a silent word, the
+    # values are chapter 2's W_v columns, the weights after softmax need not be low rank)
+    assert sum(len(line.split()) for line in prose_lines(before)) <= 1137  # 945 before
     # review 07_pp: 1,000 -> 1,027 for items 1-3 (why a ranking matters and where the 30
     # comes from, in plain sentences; the fold's explanation is not counted here)
     # review 07_ll: 985 -> 1,000 for the clarity clauses of findings 1-3, 5-8 (999 now)
@@ -2797,3 +2817,35 @@ def test_review_07_qq_a_square_block_of_w_o_per_head_is_named():
     block_diag = np.kron(np.eye(4), W_o[:2, :2])  # (8, 8)
     slip = _square_block_w_o(first, first)(X, W_q, W_k, W_v, W_o, 4)
     assert np.allclose(slip, al.merge_heads(heads) @ block_diag)
+
+
+def _torch_habit(transpose_w_o: bool):
+    """The loop of exercise 7.2 written with PyTorch's nn.Linear habit, X @ W.T."""
+
+    def my_multi_head(X, W_q, W_k, W_v, W_o, h):
+        d_k = W_q.shape[1] // h
+        heads = []
+        for i in range(h):
+            cols = slice(i * d_k, (i + 1) * d_k)
+            Q_i, K_i, V_i = (X @ W.T[:, cols] for W in (W_q, W_k, W_v))
+            heads.append(al.scaled_dot_product_attention(Q_i, K_i, V_i)[0])
+        return np.concatenate(heads, axis=-1) @ (W_o.T if transpose_w_o else W_o)
+
+    return my_multi_head
+
+
+@pytest.mark.parametrize(
+    ("transpose_w_o", "hint"),
+    [
+        (False, "your projections look like X @ W_q.T (and W_k.T, W_v.T). PyTorch's nn.Linear"),
+        (True, "every matrix was transposed: X @ W_q.T, X @ W_k.T, X @ W_v.T and the concat"),
+    ],
+)
+def test_multi_head_checker_names_the_pytorch_transpose(transpose_w_o, hint, capsys):
+    """Review 07_rr (item 5): X @ W.T, the nn.Linear habit, got the generic message."""
+    result = check_multi_head(_torch_habit(transpose_w_o))
+    line = capsys.readouterr().out
+    assert result.status == "FAIL" and not result
+    assert line.startswith("[multi_head] FAIL: ") and hint in line
+    assert "used as they are: Q_i = X @ W_q[:, cols], with no transpose" in line
+    assert line.count("\n") == 1

@@ -11,6 +11,7 @@ from ..heads import merge_heads, multi_head_attention, split_heads
 from .base import Fail, same
 from .multi_head_blocks import square_block_slips
 from .multi_head_merges import merge_slips, overlap_slips, swapped_kv_slips, value_block_slips
+from .multi_head_torch import torch_layout_slips
 
 #: The verdict for a list of (output, weights) pairs, one per head, never unpacked.
 LIST_OF_PAIRS = (
@@ -135,4 +136,5 @@ def review_slips(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
     slips += overlap_slips(X, W_q, W_k, W_v, W_o, h)  # review 07_ii
     slips += swapped_kv_slips(X, W_q, W_k, W_v, W_o, h)  # review 07_kk
     slips += square_block_slips(X, W_q, W_k, W_v, W_o, h)  # review 07_qq
+    slips += torch_layout_slips(X, W_q, W_k, W_v, W_o, h)  # review 07_rr
     return slips + merge_slips(heads, W_o)  # review 07_x: the interleaved merge
