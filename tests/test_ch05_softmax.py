@@ -612,8 +612,15 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # ratio derived (e^g -> e^(2g)) and the turned query printed; paid in part by cutting the
 # overflow limits from the prose (the page now prints them), the intuition's "(a row of
 # scores)" and the summary's "columns have no such budget" (the "In code" note keeps it).
-VISIBLE_WORDS = 1541  # review 05_qq (as above)
-MAIN_LINE_WORDS = 788  # review 05_qq (as above): +30 words
+# Review 05_rr raised 1541 -> 1611 and 788 -> 813 (+25, the brief's limit): the note under
+# the turned-query print (the query already pointed at cake's key, cosine 0.98; delicious's
+# key points almost the same way, 0.92), "no constant term, no bias", the no-other-T sentence
+# its own paragraph, float16's overflow at a score of 12 (why libraries use the max trick);
+# folds: bfloat16 moved into the float16 fold, add_zero_attn in the sink fold (+45 folded);
+# paid in part by cutting "with one largest score" from "Why soft max?" (the temperature
+# section says it), the bfloat16 aside from the overflow opening and two short phrasings.
+VISIBLE_WORDS = 1611  # review 05_rr (as above)
+MAIN_LINE_WORDS = 813  # review 05_rr (as above): +25 words
 
 
 def _chapter():
@@ -642,10 +649,11 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     # review 05aa F1: bfloat16 named beside float32 (same range); no "formats GPUs train in"
     # review 05_qq item 1: the limits are computed on the page, by a visible loop right under
     # the sentence that says where they come from; bfloat16's is float32's (NumPy lacks it)
+    # review 05_rr item 3: the bfloat16 aside moves into the float16 fold
     assert opening.endswith(
-        "Exp overflows above the log of each type's largest number (NumPy lacks bfloat16, which"
-        " has float32's exponent range and limit):"
+        "Exp overflows above the log of each type's largest number:"
     )  # review 05_mm F6: the limits say where they come from
+    assert "bfloat16" not in opening
     ids = [c.id for c in shown]
     assert ids.index("f16a05e1") == ids.index("f5a1c0de") + 1
     assert ids.index("f5a1c0df") == ids.index("f16a05e1") + 1  # then the max-trick rows
@@ -673,7 +681,8 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
     assert "A float16 sum done one term at a time (a naive running sum) drops" in box
     assert "GPU" not in box
     assert "5,000 terms of 0.3 give 1024, not 1500" in box and "in pairs" not in box
-    assert "\\max" not in box and "np.sum" not in box and box.count(". ") <= 3
+    # review 05_rr item 3: a fourth sentence, bfloat16's range (moved from the opening)
+    assert "\\max" not in box and "np.sum" not in box and box.count(". ") <= 4
     assert "exponentials of 0.3" not in box
     assert "tags" not in cells["f16a05e1"].metadata  # review 05_qq item 1: on the page
     assert "GPU kernels" not in flat and flat.count("bfloat16") == 1  # review 05aa F1
@@ -792,7 +801,8 @@ def test_the_learner_edition_keeps_the_number_format_note_true():
     flat = [" ".join(c.source.split()) for c in cells]
     # review 05_qq item 1: the note says where the limits come from; the next cell, on show
     # in the learner edition too, computes them (ln 65504 = 11.0899, review 05_pp)
-    said = "Exp overflows above the log of each type's largest number (NumPy lacks bfloat16"
+    # review 05_rr item 3: the bfloat16 aside moved into the float16 fold
+    said = "Exp overflows above the log of each type's largest number:"
     note = next(i for i, text in enumerate(flat) if said in text)
     assert "folded cell" not in cells[note].source and "printed below" not in flat[note]
     loop = cells[note + 1]
@@ -936,10 +946,12 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
     # the sentence says what softmax does to doubled scores, and the cell prints it
     # review 05_mm F1: "T = 1/c" is said just before, so the doubling note is c = 2
     # review 05_pp item 3: no "bias" before the page introduces one (the fold, later)
+    # review 05_rr item 2: "constant term, no bias" names it for either reader
     # review 05_qq item 3: the squared ratio derived in one line (e^g -> e^(2g) = (e^g)^2),
     # and the turned query (the "lined up with one key" claim) introduced
     assert opening == (
-        "With $c = 2$ (if the projection adds no constant), every gap $g$ doubles, so every ratio"
+        "With $c = 2$ (if the projection adds no constant term, no bias), every gap $g$ doubles,"
+        " so every ratio"
         " $e^g$ between weights becomes its square, $e^{2g} = (e^g)^2$. Turning the query toward"
         " cake's key sharpens less:"
     )  # review 05_ii F3: no "raw" (chapter 4's word for unscaled scores)
@@ -1154,7 +1166,9 @@ def test_fix_round_5o_shows_doubling_without_softmax_and_the_real_listing():
         < ids.index("twokey05")
     )
     # review 05_jj F9: Exercise 5.1 (temperature) ends the doubling, before "Why soft max?"
-    assert ids.index("f37d9cdc") == ids.index("d4e5f605") + 1  # right after its print
+    # review 05_rr item 1: the note that reads the turned-query print sits between them
+    assert ids.index("tturn05") == ids.index("d4e5f605") + 1
+    assert ids.index("f37d9cdc") == ids.index("tturn05") + 1
     # review 05r: the figure draws T = 1, 0.3 and 0.1, so the soft arg max is seen nearing
     # the step (round 5o had T = 1 alone)
     assert "two_key_softmax([1, 0.3, 0.1], gap=gap)" in cells["twokey05"].source
@@ -1561,7 +1575,8 @@ def test_session_4_ties_softmax_to_real_code_and_points_to_sinks():
     # review 05_m: a one-sentence pointer to chapter 11 (softmax plus one cut)
     assert "{cite:p}`xiao2023efficient`" in sink and "chapter 11" in sink
     assert "chapter 7 shows a trained head parking" in sink  # review 05_mm F5: where it begins
-    assert "adds 1 to the denominator" not in sink and len(sink.split()) <= 45
+    # review 05_rr item 4: + one sentence on an escape built in on purpose (add_zero_attn)
+    assert "adds 1 to the denominator" not in sink and len(sink.split()) <= 67
     assert flat.count("a query cannot attend to nothing") == 1
     assert "a query cannot attend to nothing" not in cells["twomov07"].source
 
@@ -2203,7 +2218,8 @@ def test_review_05pp_gives_exercise_5_1_a_cell_and_states_the_asides_plainly():
     assert cells["f37d9cde"].source.startswith("```{solution-end}")
     # item 4: the float16 catch is a sentence that names where it is explained
     note = " ".join(cells["2d2588ed"].source.split())
-    assert note.endswith("In float16 the sum itself can still fail: see Going further.")
+    # review 05_rr: shortened, to pay for the float16 overflow sentence above it
+    assert note.endswith("Float16 sums can still fail: see Going further.")
     assert "What else goes wrong in float16?" in cells["floats05"].source
     # item 6: entmax also raises the clipped result to a power 1 / (alpha - 1)
     fold = " ".join(cells["onlyexp5"].source.split())
@@ -2244,3 +2260,46 @@ def test_review_05qq_names_the_entries_the_tie_and_computes_the_limits_on_the_pa
     assert "Of continuous weightings $f(z_i) / \\sum_j f(z_j)$, only an exponential" in summary
     # the exercise's solution still writes softmax itself
     assert "al.softmax" not in cells["83182082"].source
+
+
+# --- Review 05_rr: the turned query read, one idea per paragraph, float16 in practice ---------
+
+
+def test_review_05rr_reads_the_turned_query_and_says_when_exp_overflows():
+    cells, shown, flat = _chapter()
+    ids = [c.id for c in shown]
+    # item 1: a note under the print says why the turn barely sharpens, with both cosines
+    note = " ".join(cells["tturn05"].source.split())
+    assert ids.index("tturn05") == ids.index("d4e5f605") + 1
+    assert note == (
+        "The query already pointed nearly at cake's key (cosine 0.98), and delicious's key points"
+        " almost the same way (cosine 0.92). A turn singles out only a key that stands apart."
+    )
+    Q, K = toy.X @ toy.W_q, toy.X @ toy.W_k
+    it, cake, dl = (toy.token_index(t) for t in ("it", "cake", "delicious"))
+
+    def cos(a, b):
+        return a @ b / np.linalg.norm(a) / np.linalg.norm(b)
+
+    assert round(cos(Q[it], K[cake]), 2) == 0.98 and round(cos(K[cake], K[dl]), 2) == 0.92
+    # item 2: "no other T" is a paragraph of its own; the constant is named both ways
+    gaps = cells["tgaps05"].source.split("\n\n")
+    assert gaps[0] == "Inside attention, the standard Transformer has no other $T$."
+    assert len(gaps) == 2 and gaps[1].startswith("A head sharpens only through wider gaps")
+    assert "(if the projection adds no constant term, no bias)" in cells["d4e5f601"].source
+    # item 3: when overflow happens in practice, under the printed limits; bfloat16 folded
+    trick = " ".join(cells["f5a1c0df"].source.split())
+    assert trick.startswith(
+        "In float16 a score of 12 already overflows, so library softmaxes use the **max trick**"
+    )
+    assert round(np.exp(12.0)) == 162755 > float(np.finfo(np.float16).max) == 65504
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.exp(np.float16(12.0)))
+    box = " ".join(cells["floats05"].source.split())
+    assert "bfloat16, which NumPy lacks, trades digits for range" in box
+    assert "overflows only above about 88.7." in box and flat.count("bfloat16") == 1
+    # item 4: the sink fold names an escape built in on purpose
+    sink = " ".join(cells["sink05"].source.split())
+    assert "`nn.MultiheadAttention(add_zero_attn=True)` appends a zero key and value" in sink
+    # "Why soft max?" no longer repeats the one-largest-score proviso of the temperature section
+    assert flat.count("one largest score") == 1
