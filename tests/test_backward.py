@@ -500,6 +500,19 @@ def _first_batch_axis(A):
             lambda A, dO: np.swapaxes(A, -1, -2) @ dO / np.sqrt(dO.shape[-1]),
             "you divided by sqrt(d_v)",
         ),
+        # review 10_ss: the square case cannot tell the sizes apart; a probe does
+        (
+            lambda A, dO: np.swapaxes(A, -1, -2) @ dO / np.sqrt(A.shape[-1]),
+            "you divided by sqrt(n_k), the square root of A.shape[-1], the number of keys",
+        ),
+        (
+            lambda A, dO: np.swapaxes(A, -1, -2) @ dO / np.sqrt(A.shape[-2]),
+            "you divided by sqrt(n_q)",
+        ),
+        (  # a hard-coded sqrt(3): no size of the probe explains it
+            lambda A, dO: np.swapaxes(A, -1, -2) @ dO / np.sqrt(3),
+            "you divided by sqrt(3), the square root of a size (all are 3 here)",
+        ),
         (lambda A, dO: -(np.swapaxes(A, -1, -2) @ dO), "the sign is flipped"),
         (lambda A, dO: dO, "you returned dOut unchanged"),  # review 10_hh
         # Right for one batch axis only: the case with two batch axes catches it.
@@ -525,6 +538,25 @@ def _first_batch_axis(A):
 def test_grad_V_checker_names_the_mistake(fn, hint):
     result = check_grad_V(fn)
     assert result.status == "FAIL" and hint in result.message
+
+
+def test_grad_V_checker_probe_names_no_size_for_other_slips():
+    """review 10_ss: the sqrt(d_v) hint is given where d_v is the divisor, and only there."""
+    by_d_v = check_grad_V(lambda A, dO: np.swapaxes(A, -1, -2) @ dO / np.sqrt(dO.shape[-1]))
+    assert "sqrt(n_k)" not in by_d_v.message and "sqrt(3), the square" not in by_d_v.message
+    by_n_k = check_grad_V(lambda A, dO: np.swapaxes(A, -1, -2) @ dO / np.sqrt(A.shape[-1]))
+    assert "sqrt(d_v)" not in by_n_k.message and "A already carries it" in by_n_k.message
+
+
+def test_softmax_backward_checker_names_softmax_applied_again():
+    """review 10_ss: softmax applied to p again got only the generic "values differ"."""
+
+    def twice(p, dp):
+        s = al.softmax(p)  # p is already a softmax output
+        return s * (dp - np.sum(s * dp, axis=-1, keepdims=True))
+
+    result = check_softmax_backward(twice)
+    assert result.status == "FAIL" and "p is already the softmax output" in result.message
 
 
 def test_grad_V_checker_pass_todo_and_crash():
@@ -1406,7 +1438,10 @@ def test_one_per_template_picks_the_figure_rows():
 # (the mirror paragraph shortened in return)
 # review 10_qq: up to 1536 for why the loss plateaus (where the cliff first shows) and why
 # the slipped gradient still goes downhill ("Only $W_v$ learns", said above it, cut)
-MAIN_LINE_WORDS = 1536  # 10_r: 1918 -> 1895; ...; 10_mm: 1490; 10_pp: 1506; 10_qq: 1536
+# review 10_ss: up to 1551 for the cap's label (train and test together, test alone 43%) and
+# why the training set's cap is higher, and the slip's step-count wording (the slow-start
+# pointer, a readout clause and a lead-in cut in return)
+MAIN_LINE_WORDS = 1551  # 10_r: 1918 -> 1895; ...; 10_pp: 1506; 10_qq: 1536; 10_ss: 1551
 
 
 def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
@@ -1425,7 +1460,11 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     assert "Training hides the slip" in main_text
     # review 10_jj finding 1: the scale-0.5 "stall" held for seed 0 only (the right gradient
     # failed more often there); cut with its dropdown. The robust lesson, over six starts:
-    assert "from six starts it reaches 100% test within two steps" in main_text
+    # review 10_ss finding 3: the two steps are between the steps of the first 100% test
+    assert "from six starts, its first step at 100% test is at most two from the right" in (
+        main_text
+    )
+    assert "within two steps of the right gradient" not in main_text
     assert "Curves cannot tell them apart; finite differences can." in main_text
     assert "stalls" not in main_text + folded_text and "scale 0.5" not in main_text + folded_text
     assert "A wrong gradient can train as well as a right one: check gradients, not curves" in (
@@ -1472,8 +1511,16 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     # review 10_pp finding 4: one pair, one right answer, on the main line; the training
     # set's own 65.5% (review 10_mm finding 1) moves to the dropdown, printed there
     assert "form 280 mirror pairs, and at most one of each pair can be right," in main_text
-    assert "so at most 50% (this run peaks at 48.6%)." in main_text and "65.5%" not in main_text
-    assert "Counted on the 400 training sentences alone it is 65.5%" in folded_text
+    # review 10_ss finding 2: 48.6% labelled (train and test together), the plot's test
+    # figure given, and why the training set alone is not held to 50%
+    assert "so at most 50% of train and test together (this run: 48.6%; test alone ends the" in (
+        main_text
+    )
+    assert "ends the plot at 43%). Pairs split between train and test lift the training set's" in (
+        main_text
+    )
+    assert "65.5%" not in main_text
+    assert "Counted on the 400 training sentences alone, the cap is 65.5%" in folded_text
     # review 10_pp finding 3: why the control, before it runs
     assert "Is attention needed at all? Freeze it at uniform and see how far $W_v$" in main_text
     # review 10_pp findings 1, 5: the held-out model's own gap; the main run's labelled
@@ -1570,9 +1617,13 @@ def test_review_10qq_the_cliff_the_what_if_the_tilt_and_the_row_sum_from_the_out
     assert "then off a cliff. Starting tiny (standard deviation 0.01), $W_q$ and $W_k$ can" in (
         main_text
     )
-    assert "can only grow each other: attention wakes slowly (*Why the slow start?* below)" in (
-        main_text
-    )
+    # review 10_ss finding 1: the fold sits just below the curves, so no pointer is needed
+    assert "can only grow each other: attention wakes slowly." in main_text
+    curves = next(i for i, c in enumerate(cells) if "training_curves(" in c.source)
+    slow_fold = next(i for i, c in enumerate(cells) if "why the slow start?" in c.source)
+    assert slow_fold == curves + 2 and "then off a cliff" in cells[curves + 1].source
+    assert "def escape(" in cells[slow_fold + 1].source
+    assert slow_fold < next(i for i, c in enumerate(cells) if "## Summary" in c.source)
     assert "at step 0 both are over 400 times smaller than the step on $W_v$" in folded_text
     # finding 2: 155 is a what-if (a noun and its plural never share a row); 159 measured
     assert 'The gap alone is a "what if": a noun and its own plural never share a' in folded_text

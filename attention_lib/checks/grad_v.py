@@ -13,6 +13,7 @@ from .base import (
     Cases,
     CheckResult,
     Fail,
+    call,
     expect_shape,
     known_mistakes,
     same,
@@ -52,6 +53,36 @@ def _summed_over_batch(out: np.ndarray, right: np.ndarray, case: str) -> None:
                     )
 
 
+_NO_SCALE = (
+    "The scale 1/sqrt(d_k) acts on the scores, before softmax, and A already carries it: "
+    "O = A V has no scale, nor has dV."
+)
+
+
+def _which_root(fn) -> str:
+    """The hint for dV divided by sqrt(3) on the square case, where every size is 3.
+
+    A probe with n_q = 5, n_k = 4 and d_v = 9 tells the sizes apart (review 10_ss: the
+    number of keys, A.shape[-1], taken for d_k was named sqrt(d_v)).
+    """
+    rng = np.random.default_rng(12)
+    A, dOut = softmax(rng.normal(size=(5, 4))), rng.normal(size=(5, 9))
+    right = A.T @ dOut  # (4, 9)
+    sizes = {
+        "sqrt(n_k), the square root of A.shape[-1], the number of keys (not d_k)": 2.0,
+        "sqrt(d_v), the square root of dOut.shape[-1]": 3.0,
+        "sqrt(n_q), the square root of the number of queries": np.sqrt(5),
+    }
+    try:
+        out = call(fn, "a probe: A of shape (5, 4) and dOut of shape (5, 9)", A, dOut)
+    except Exception:  # Fail, Todo or a bug of the learner's: no probe result
+        out = None
+    for name, root in sizes.items():
+        if out is not None and out.shape == right.shape and np.allclose(out, right / root):
+            return f"you divided by {name}. {_NO_SCALE}"
+    return f"you divided by sqrt(3), the square root of a size (all are 3 here). {_NO_SCALE}"
+
+
 def check_grad_V(fn) -> CheckResult:
     r"""Check ``fn(A, dOut)`` returns :math:`dV = A^\top dO`, with batch dimensions."""
 
@@ -73,6 +104,8 @@ def check_grad_V(fn) -> CheckResult:
                 "(dV,). Look for a comma after return."
             )
         expect_shape(out, (3, 3), case, " dV has the shape of V: one row per key, (n_k, d_v).")
+        if np.allclose(out, A.T @ dOut / np.sqrt(3), atol=ATOL):  # which size's root?
+            raise Fail(_which_root(recorded))
         known_mistakes(
             out,
             (
@@ -93,11 +126,6 @@ def check_grad_V(fn) -> CheckResult:
             ),
             (A * dOut, "you multiplied A and dOut entry by entry: dV is a matrix product."),
             (A.T @ dOut / 3, "you divided by n_q = 3: add the queries' gradients, do not average."),
-            (
-                A.T @ dOut / np.sqrt(3),
-                "you divided by sqrt(d_v) = sqrt(3). The scale 1/sqrt(d_k) acts on the scores, "
-                "before softmax, and A already carries it: O = A V has no scale, nor has dV.",
-            ),
             (-(A.T @ dOut), "the sign is flipped: dV has no minus. The step W - lr * dW adds it."),
             (
                 dOut,

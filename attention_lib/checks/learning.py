@@ -196,4 +196,9 @@ def _row_mistakes(p: np.ndarray, dp: np.ndarray) -> list[tuple]:
             "the sign is flipped: J = diag(p) - p pᵀ, so raising a score raises its own weight.",
         ),
         (dp, "you returned dp unchanged: softmax is not the identity, apply its Jacobian."),
+        (  # review 10_ss: softmax applied to p, which is already the softmax output
+            softmax(p) * (dp - np.sum(softmax(p) * dp, axis=-1, keepdims=True)),
+            "you applied softmax to p again: p is already the softmax output (a row of A). "
+            "Use p as it is: p * (dp - sum(p * dp)).",
+        ),
     ]
