@@ -731,7 +731,8 @@ def test_main_line_stays_short_and_the_trained_head_is_said_to_be_picked():
     words = sum(len(line.split()) for line in prose_lines(main))
     # 779 in round d; 708 in 03o, 03p; 699 in 03r; 722 in 03qq, which split the three steps
     # of W_qk[pointer, food] into a list and bridged from rows to Exercise 3.1's columns;
-    # 733 in 03rr, which labels the factors of 3 and says why the diagonal is worth a look
+    # 733 in 03rr, which labels the factors of 3 and says why the diagonal is worth a look;
+    # 732 in 03ss
     assert words <= 733, words
     trained_fold = next(c.source for c in folded if "In a trained model" in c.source)
     assert "picked from its 72 heads" in trained_fold and "whoever asks" in trained_fold
@@ -764,6 +765,29 @@ def test_main_line_stays_short_and_the_trained_head_is_said_to_be_picked():
     assert "\\lVert q \\rVert \\, \\lVert k \\rVert \\cos\\theta = 1.41 \\times 2.16" in flat_main
     solution = " ".join(exercise.split())
     assert "*Food.*" in solution and "*The rest.*" in solution and "add less than" not in solution
+    # review 03ss: the one-line answer first; the closest race, not a bound on what keys add
+    assert '1. The key of "cake" is pure food, $(1, 0, 0, 0)$, so its column holds' in solution
+    assert 'The closest race is row "was": 0.84 for "cake" against 0.68' in solution
+    assert "0.98" not in solution and "make up that gap" not in solution
+    # review 03ss: the fold opens on its takeaway and names the [CLS] column
+    assert flat_fold.startswith(
+        "````{admonition} In a trained model: one head's scores :class: dropdown "
+        "In this head, most of a score is set by the key, whoever asks. The query's own part"
+    )
+    assert "second-highest score is at `[CLS]`" in flat_fold and "(chapter 11 studies" in flat_fold
+    assert "As row offsets move no weight, the split says" in flat_fold
+    # review 03ss: acute but not parallel pairs score above 0 too
+    assert "a query and key **under 90° apart** score above 0" in flat_main
+    assert "point the same way** score" not in flat_main
+    labels = next(
+        c
+        for c in _chapter_cells()
+        if "its query seeks" in "".join(o.get("text", "") for o in c.get("outputs", []))
+    )
+    printed = "".join(o.get("text", "") for o in labels.outputs)
+    assert "W_q: rows = a feature the word has, columns = a feature its query seeks" in printed
+    assert "W_k: rows = a feature the word has, columns = a feature its key offers" in printed
+    assert max(len(line) for line in printed.splitlines()) <= 80
     cells = _chapter_cells()
     assert not any("## A batch of sentences" in c.source for c in cells)
     batch = next(c.source for c in cells if "ex-scores" in c.source and "my_scores" in c.source)
