@@ -285,6 +285,10 @@ def test_column_softmax_gets_its_own_hint(capsys):
         ((536, 870, 912), "FAIL", "got the tuple (536, 870, 912): drop the commas"),
         (16 * 4096 ^ 2 * 2, "FAIL", "got 65,540: use ** for powers (n**2); ^ is XOR in Python"),
         (np.int64(4096) ^ 2 * 16 * 2, "FAIL", "use ** for powers"),
+        # review 09ss: brackets round the XOR, 16 * (4096^2) * 2 = 16 * 4098 * 2
+        (16 * (4096 ^ 2) * 2, "FAIL", "got 131,136: in Python 4096^2 is 4,098, because ^ is XOR"),
+        ((4096 ^ 2) * 16 * 2, "FAIL", "Write 4096**2."),
+        (np.int64(16) * (np.int64(4096) ^ 2) * 2, "FAIL", "^ is XOR, not a power"),
     ],
 )
 def test_score_memory_checker(answer, status, hint, capsys):
@@ -789,6 +793,10 @@ def merge_rescale_only(block):  # the chapter's alpha step, copied for one block
         (lambda *a: merge(*a)[0], "FAIL", "One output row per query"),
         # Round 09t (checkers): an int-dtype output is named, not "values differ"
         (lambda *a: merge(*a).astype(int), "FAIL", "your output holds integers (.astype(int)?)"),
+        # Review 09ss (checkers): a float16 output named by its dtype, not "values differ"
+        (lambda *a: merge(*a).astype(np.float16), "FAIL", "your output has dtype float16, which"),
+        (lambda *a: merge(*a).astype(np.float32), "PASS", "all 5 cases match"),  # to 1e-6
+        (lambda *a: merge_average(*a).astype(np.float16), "FAIL", "values differ"),  # not dtype
         (lambda *a: None, "TODO", "returned None"),
     ],
 )
@@ -936,7 +944,10 @@ def test_the_page_says_only_what_it_measures():
     # and why (new), the 72 GiB model and the merge-in-any-order remark moved into folds)
     # 09rr: 1972 -> 2066 (the main line went down 13; the explode fold says the bound
     # ‖W_h‖^7 and prints ‖W_h‖ 1.02, ‖W_h^7‖ 0.43 beside the 55.57: +107 in folds)
-    assert sum(len(line.split()) for line in prose) <= 2066  # 09cc: +21; 09ee: +28
+    # 09ss: 2066 -> 2176, all in folds (main line held at 1365): the δ W_h diag(1 - h²)
+    # derivation moved into "Why W_h, then tanh's slope?" (+ J^T's 2-norm), and "Does the
+    # weight not shrink as the text grows?" (a row's weights share 1: 1/n, not a factor a word)
+    assert sum(len(line.split()) for line in prose) <= 2176  # 09cc: +21; 09ee: +28
     # 09dd: +30 (the brief's F1, F3-F5 wording; the main line itself went down, to 1310)
     refuted = (
         *("processor's cache", "by arithmetic", "a new word", "GPU's small on-chip"),
@@ -1033,12 +1044,13 @@ def test_the_page_says_only_what_it_measures():
         # Round 09pp (MISLEADING 1): the paper gives no n; the n = 50 row's numbers instead;
         # the LSTM's 16nd² said once, in the recurrence fold (budget)
         # Round 09qq (finding 4): who does less arithmetic, one line per regime
-        "Who does less arithmetic (ties at $n = d$, $2d$): - $n < d$ (the paper's usual"
-        " translation sentences): attention, on Table 1's count (at $n = 50$, 5 M FLOPs"
-        " against 52 M); - $d < n < 2d$: the RNN, though attention with its projections"
-        " still beats an LSTM (a gated RNN; Going further); - $n > 2d$ (long contexts): the"
-        " LSTM too. With its projections, attention does more than a bare tanh RNN at every"
-        " $n$. What it buys for sure is fewer steps in a row.",
+        # Round 09ss (finding 3): the list gave way to a reading of the table, whose rows
+        # show the ties (n = d, 2d); the LSTM defined in half a sentence where it is met
+        "Table 1's count is below the RNN's while $n < d$ (the $n = 50$ row; the paper's"
+        " usual translation sentences), equal at $n = d$ and above beyond. With its"
+        " projections, attention does more than a bare tanh RNN at every $n$, and less than"
+        " an LSTM (a gated RNN with four times this RNN's arithmetic) until they meet at"
+        " $n = 2d$. What it buys for sure is fewer steps in a row.",
         # round 09ii (finding 5): the LSTM defined; 09mm (finding 3): its count inline
         "An LSTM's four gate blocks cost $16nd^2$ FLOPs, four times this RNN's.",
         "has a richer update but the same chain. Part of either can:",
@@ -1084,8 +1096,9 @@ def test_the_page_says_only_what_it_measures():
         # Round 09p (finding 1): what Table 1 counts as a step, and the log2 n inside one
         # Round 09r (finding 6): the log2 n rounds moved into the parallel-scan fold
         # Round 09nn (finding 8): what the one step assumes, in four words
-        "The table counts a whole matrix product as one step (given enough parallel"
-        " hardware), so attention needs $O(1)$",
+        # Round 09ss (nit): what O(1) leaves out even with unlimited hardware
+        "The table counts a matrix product as one step, ignoring the $\\log_2 d$ rounds a"
+        " dot product's sum takes even on unlimited hardware, so attention needs $O(1)$",
         # Round 09g (finding 5): per processor, and why it matters: faster to read than HBM
         # Round 09n (finding 7): step 2 for memory; the GPU's fast memory with FlashAttention
         # Round 09p (finding 4): the SM's size (192 KB on an A100, 256 KB on an H100)
@@ -1105,8 +1118,9 @@ def test_the_page_says_only_what_it_measures():
         "The attention weights are $n^2$ numbers per head: 0.5 GiB in bf16 (2-byte numbers)"
         " at $n = 16384$. In the plain form, training stores them for the backward pass.",
         # Round 09qq (budget): the whole model's 72 GiB in a fold
+        # Round 09ss (MISLEADING 2): GPT-2's own context named beside the shape's 72 GiB
         "A model shaped like GPT-2 small (12 layers, 12 heads) holds 72 GiB in these alone"
-        " for one such sequence.",
+        " for one such sequence (GPT-2 itself stops at 1024 tokens).",
         # Round 09t (finding 6): no nested parenthesis
         "It does no fewer FLOPs. In training it does more: it stores only the output and $m$,"
         " $\\ell$ per row (or their logsumexp), so the backward pass recomputes the tiles. It is"
@@ -1226,15 +1240,28 @@ def test_the_page_says_only_what_it_measures():
         " $h_{t-1}$ becomes"
         " $\\delta W_h \\operatorname{diag}(1 - h_t^2)$ in $h_t$: $W_h$ carries it, then"
         " tanh's slope, $\\tanh' = 1 - \\tanh^2$, scales each entry.",
-        'The 7 steps\' product, a {term}`Jacobian` $J$, turns a change $\\delta$ at "I" into'
-        ' $\\delta J$ at "delicious". Its 2-norm is the most it stretches any change:',
+        # Round 09ss (finding 2): the main line keeps the 7 multiplications and the 0.18;
+        # the δ W_h diag(1 - h²) derivation (above) and the rerun check sit in a fold
+        "Each of the 7 updates multiplies a small change by $W_h$, then tanh's slope. The"
+        ' product, a {term}`Jacobian` $J$, turns a change $\\delta$ at "I" into $\\delta J$ at'
+        ' "delicious"; its 2-norm is the most it stretches any change:',
         # Round 09qq (finding 1): the doubled W_h measured on tiny inputs and on our
         # sentence; the code comment's 0.32 caveat and tanh' <= 1 in the prose
         # Round 09rr (findings 2-4): the gradient is g J^T, so 0.18 is its factor too; the
         # doubled W_h in a fold; ‖W_h‖ > 1 needed, not enough (no "largest near 0")
-        'Gradients travel the same path backwards: a gradient $g$ at "delicious" reaches'
-        ' "I" as $g J^\\top$, at most 0.18 of its size, since $J^\\top$ has the same 2-norm'
-        " as $J$.",
+        # Round 09ss: J^T's 2-norm moved into the fold "Why W_h, then tanh's slope?"
+        'Gradients travel back the same way: $g$ at "delicious" reaches "I" as $g J^\\top$,'
+        " also at most 0.18 of its size.",
+        "Gradients go back through $J^\\top$, which has the same 2-norm as $J$.",
+        # Round 09ss (MISLEADING 1): attention's side of the path measured (w = 0.11); the
+        # gain is how the factor scales with distance, not its size at n = 8
+        'Attention\'s side: a change in $v_I$ reaches "delicious" times one weight:',
+        "Smaller than the RNN's 0.18, but it scales differently: the RNN multiplies one"
+        " matrix per update (0.78 on average here); attention's weight depends on the"
+        ' scores, not where "I" stands.',
+        "It can: a row's weights add up to 1, so more keys share them, and with equal scores"
+        " each gets $1/n$. That shrinks like $1/n$, not geometrically with each word in"
+        " between.",
         "Each step multiplies a change by $W_h$, then by tanh's slopes, which are at most 1,"
         " so 7 steps stretch it at most $\\lVert W_h \\rVert_2^7$ times. Growth therefore"
         " needs $\\lVert W_h \\rVert_2 > 1$, but that is not enough: our $W_h$ has 2-norm"
@@ -1250,7 +1277,7 @@ def test_the_page_says_only_what_it_measures():
         # Round 09z (finding 4): 2017's short sentences, and the n = 2048 row beside them
         # Session 11 (review 09gg, finding 2): Table 1's count against the count with projections
         # Round 09hh (finding 1): Table 1's n < d, said as where attention is cheaper
-        "attention, on Table 1's count",  # round 09qq: the regimes' list
+        "Table 1's count is below the RNN's while $n < d$",  # 09qq: regimes; 09ss: read
         # Round 09y (finding 3): the three library forms named at first use
         "`attention_by_rows` computes one query row at a time; `attention_matrix` is the"
         " plain matrix form.",  # round 09z: chunked_attention named where it is used
@@ -1481,12 +1508,13 @@ def test_round_qq_shows_its_checks_and_maps_the_threads():
     assert labels[:4] == ["Who waits:", "Table 1:", "Memory:", "Tiles:"]
     for n, thread in enumerate(("Who waits", "Table 1", "Memory", "Tiles"), start=1):
         assert f"{n}. " in first and thread in first.split(f"{n}. ")[1].split("\n")[0]
-    regimes = [line for line in by_id["work-md"].source.splitlines() if line.startswith("- $")]
-    assert [r.split(":")[0] for r in regimes] == [
-        "- $n < d$ (the paper's usual translation sentences)",
-        "- $d < n < 2d$",
-        "- $n > 2d$ (long contexts)",
-    ]
+    # Review 09ss (finding 3): the regimes' list gave way to a reading of the printed table,
+    # which has the LSTM as a column (the crossings at n = d and 2d are its rows)
+    work = " ".join(by_id["work-md"].source.split())
+    assert not [line for line in by_id["work-md"].source.splitlines() if line.startswith("- ")]
+    assert "an LSTM (a gated RNN with four times this RNN's arithmetic)" in work
+    header = "".join(o.get("text", "") for o in by_id["flops-code"].outputs).splitlines()[0]
+    assert header.split()[-1] == "LSTM" and "(50, 512, 1024, 2048)" in by_id["flops-code"].source
     text = " ".join(" ".join(c.source for c in cells if c.cell_type == "markdown").split())
     assert "A causal mask gives away" not in text  # said how, in its fold
 
@@ -1521,3 +1549,39 @@ def test_round_rr_folds_the_explode_detour():
     main_text = " ".join(" ".join(c.source for c in main).split())
     assert "55.57" not in main_text and "Double $W_h$" not in main_text
     assert all(len(line) <= 80 for line in code.source.splitlines())
+
+
+def test_round_ss_measures_attentions_side_of_the_path():
+    """Review 09ss: the RNN's 0.18 was set against attention's "1 step" without measuring
+    attention's factor (w = 0.11, smaller at n = 8). The page prints it beside the RNN's 0.78
+    per update; the δ W_h diag(1 - h²) derivation and its rerun check sit in a fold."""
+    from pathlib import Path
+
+    import nbformat
+    from chapter_text import main_and_folded
+
+    path = Path(__file__).parents[1] / "chapters" / "09_all_at_once.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    ids = [c.get("id") for c in cells]
+    by_id = dict(zip(ids, cells, strict=True))
+    main, folded = main_and_folded(cells)
+    printed = "".join(o.get("text", "") for o in by_id["attn-path-code"].outputs).splitlines()
+    assert printed == [
+        "attention: a change in v_I arrives times w = 0.11",
+        "RNN: at most 0.18 after 7 updates, 0.78 per update",
+    ]
+    assert by_id["attn-path-md"] in main and by_id["attn-path-read"] in main
+    assert by_id["attn-path-fold"] in folded and by_id["jac-fold"] in folded
+    assert "remove-cell" in by_id["attn-path-check"].metadata["tags"]
+    order = ["explode-check", "attn-path-md", "attn-path-code", "attn-path-check"]
+    order += ["attn-path-read", "attn-path-fold", "4ef56a7e"]
+    start = ids.index(order[0])
+    assert [ids.index(i) for i in order] == list(range(start, start + 7))
+    # the derivation in the fold, the check right after it and hidden
+    assert "operatorname{diag}" in by_id["jac-fold"].source
+    main_text = " ".join(c.source for c in main)
+    assert "operatorname{diag}" not in main_text and "row vectors" not in main_text
+    assert ids.index("jac-fold") + 1 == ids.index("jac-check")
+    assert by_id["jac-check"].metadata["tags"] == ["hide-cell"]
+    for cid in ("attn-path-code", "flops-code", "jac-check"):
+        assert all(len(line) <= 80 for line in by_id[cid].source.splitlines()), cid

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..core import softmax
 from .base import _LAST, ATOL, Cases, CheckResult, Fail, expect_shape, same, verdict
+from .merge_dtype import narrow_float, recording
 from .merge_shares import divided_early
 
 # --- Exercise: merge two blocks of an online softmax ---------------------------------------
@@ -39,7 +40,7 @@ def check_merge(fn) -> CheckResult:
         z = np.array([[1000.0, 999.0, 998.0, 990.0], [-1000.0, -1001.0, -999.0, -1003.0]])
         _merge_case(cases, "one query's logits near +1000, the other's near -1000", z, rng, 2)
 
-    return verdict("merge", fn, run)
+    return verdict("merge", recording(fn), run)  # the dtype kept for narrow_float
 
 
 def _merge_case(cases: Cases, case: str, z: np.ndarray, rng, split: int) -> None:
@@ -212,6 +213,7 @@ def _judge_merge(fn, out, expected, case: str, m_a, l_a, o_a, m_b, l_b, o_b) -> 
             f"your output holds integers (.astype(int)?), so each value was cut to a whole "
             f"number (on {case}): return the floats o / ell[:, None]."
         )
+    narrow_float(out, expected, case)  # float16 or float32: named, not "values differ"
     same(out, expected, case)
 
 

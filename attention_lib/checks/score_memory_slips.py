@@ -25,6 +25,11 @@ def typed_slip(answer, n: int, h: int, itemsize: int) -> str | None:
     # 16*4096^2*2 is (16*4096) ^ (2*2) = 65540: ^ is XOR and binds after *
     xor = {(n * a) ^ (2 * b) for a, b in ((h * itemsize, 1), (h, itemsize), (itemsize, h))}
     xor.add(n ^ (2 * h * itemsize))  # 4096^2*16*2
+    if isinstance(answer, Integral) and answer == h * (n ^ 2) * itemsize != expected:
+        return (  # 16*(4096^2)*2: the brackets do not help, 4096^2 is 4098
+            f"got {answer:,}: in Python {n}^2 is {n ^ 2:,}, because ^ is XOR, not a power "
+            f"(brackets do not change that). Write {n}**2."
+        )
     if isinstance(answer, Integral) and answer in xor - {expected}:
         return f"got {answer:,}: use ** for powers (n**2); ^ is XOR in Python."
     return None
