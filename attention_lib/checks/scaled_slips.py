@@ -5,12 +5,20 @@ from __future__ import annotations
 import numpy as np
 
 from .base import ATOL, Fail
+from .scaled_divisor import divisor_said
 
 
-def off_everywhere(out: np.ndarray, expected: np.ndarray, root: float | None = None) -> None:
+def off_everywhere(
+    out: np.ndarray,
+    expected: np.ndarray,
+    root: float | None = None,
+    n_q: int | None = None,
+    n_k: int | None = None,
+) -> None:
     """Name rounding, float16, NaN from a root of the scores, or a divisor off everywhere.
 
-    ``root`` is the right divisor, √d_k: given it, a whole-number divisor typed in is named.
+    ``root`` is the right divisor, √d_k: given it, a whole-number divisor typed in is named,
+    and any other divisor is named too (``n_q`` and ``n_k`` let it say Q.size or K.size).
     """
     if out.shape == expected.shape and not np.allclose(out, expected, atol=ATOL):
         places = next((k for k in range(7) if np.allclose(out, expected.round(k))), None)
@@ -35,4 +43,6 @@ def off_everywhere(out: np.ndarray, expected: np.ndarray, root: float | None = N
         typed = root / ratio.flat[0] if root else 0.0  # the divisor used, if one
         if round(typed) >= 1 and abs(typed - round(typed)) < 1e-6:
             raise Fail(f"{said}: you divided by {round(typed)}; here √d_k = {root:g}.")
+        if root:  # review 04ss: say what the learner divided by
+            raise Fail(f"{said}: check the divisor. {divisor_said(root, ratio.flat[0], n_q, n_k)}")
         raise Fail(f"{said}: check the divisor.")
