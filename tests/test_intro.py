@@ -125,7 +125,8 @@ def test_the_landing_page_says_what_chapter_10_learns():
     # review intro_w: the task is chapter 10's to explain; the page says only that the
     # model is a different one
     said = (
-        'A different model, trained in chapter 10 on a made-up pronoun task, chooses: "it" puts '
+        'A different model, trained in chapter 10 on a made-up pronoun task (which of two nouns, '
+        'one singular and one plural, is "it"?), chooses: "it" puts '
         "0.94 of its attention on the right noun, averaged over its test sentences."
     )
     assert said in text and "Trained weights choose" not in text
@@ -314,8 +315,8 @@ def test_the_attention_code_has_about_the_lines_the_landing_page_says():
     # review Lands: name the four files, and say what the other ~12,000 lines are
     assert (
         "The attention code of the NumPy library `attention_lib` (`core.py`, `heads.py`, "
-        "`masks.py`, `backward.py`) is about 310 lines of code you can read (800 with "
-        "docstrings and comments)." in text
+        "`masks.py`, `backward.py`) is about 310 lines of code you can read (about 800 lines "
+        "in the files, with docstrings, comments and blank lines)." in text
     )
     assert "large-input route aside" not in text
     # the large-input route is fast.py, which core.py hands big inputs to (review Lando)
