@@ -16,6 +16,7 @@ from .base import (
     Fail,
     Todo,
     call,
+    difference,
     expect_shape,
     known_mistakes,
     same,
@@ -36,9 +37,10 @@ def check_cross_entropy(fn) -> CheckResult:
             case = f"{m} positions, a vocabulary of {vocab}"
             out = _scalar(cases, case, logits, targets)
             known_mistakes(out, *_ce_mistakes(logits, targets))
-            if not np.isclose(out, cross_entropy(logits, targets)):  # the inputs, to rerun
+            want = cross_entropy(logits, targets)
+            if not np.isclose(out, want):  # as many digits as tell them apart; the inputs
                 raise Fail(
-                    f"got {float(out):.4g}, expected {cross_entropy(logits, targets):.4g} on "
+                    f"{difference(np.asarray(out, float), np.asarray(want))} on "
                     f"logits = np.array({logits.tolist()}), Y = np.eye({vocab})"
                     f"[{targets.tolist()}]."
                 )

@@ -4,6 +4,7 @@ Import helpers from here (``from attention_lib.plotting import heatmap, show``);
 submodules group them by topic and share :mod:`.base`.
 """
 
+from .ablation import ablation_bars
 from .base import CMAP, Figure, figure_html, show
 from .blend import blend_hull
 from .contributions import contributions
@@ -35,6 +36,7 @@ __all__ = [
     "CMAP",
     "Figure",
     "Step",
+    "ablation_bars",
     "attention_panels",
     "bar_row",
     "blend_hull",
