@@ -649,7 +649,8 @@ def test_the_chapter_s_round_11w_changes_are_on_the_page():
     cells = _chapter_cells()
     held = _pronoun_test_text(cells)
     assert 'the two heads where "it" gives "cake" the most weight' in held  # the rule
-    assert "the same count for the other tokens, averaged" in held  # 11_nn F7: the formula
+    # 11_nn F7: the formula; review 11_rr item 1: in plain words, a fraction per sentence
+    assert "The control adds up this fraction over the 12 sentences;" in held
     assert "fraction with the noun on top" in cells["held-out-helper"].source  # is in code
     assert "keeping one noun" not in cells["pairs"].source  # review 11 o: cut
     out = "".join(o.get("text", "") for o in cells["pairs"].outputs)
@@ -856,7 +857,11 @@ def test_the_chapter_s_review_11_k_changes_are_on_the_page():
     # the layer's code shows them, the LN printout read in a line, a worked control example,
     # the question before the cosines, one claim per sentence. Over the +30 asked: the
     # remaining main-line prose is pinned by earlier reviews (pooler aside, the bar's 0.4%)
-    assert words <= 1220 and everything <= 2263
+    # review 11_rr: 1,240 and 2,360; the control in plain words, 'the' on 'cake' in L4 H2,
+    # the encoder's parts in the Summary, the post-LN caveat; paid on the main line by
+    # folding the pooler aside and the cosines at "cake" (everything grows by the new
+    # words the review asked for: the Summary's two bullets are 43 of the 97)
+    assert words <= 1240 and everything <= 2360
 
 
 def test_the_feed_forward_count_is_named_in_11_3(capsys):
@@ -884,9 +889,12 @@ def test_the_chapter_s_review_11_l_changes_are_on_the_page():
     assert "without the norms: [  27  189  710 2229 3868 5639]" in out
     assert list(cells).index("ln-norms") == list(cells).index("enc-layer") + 1
     fold = " ".join(cells["enc-layer"].source.split()).split("Inside the feed-forward")[1]
-    assert "grows from 8.6 to over 5,600; with them it stays between 8 and 12" in (
+    assert "grows from 8.6 to 5,639 over the six layers; with them it stays between 8 and 12" in (
         fold
-    )  # review 11 s: a trained model depends on its norms
+    )  # review 11 s: a trained model depends on its norms; 11_rr item 2: after the fold,
+    # visible above its printout
+    after = " ".join(cells["enc-layer"].source.split()).split("````")[-1]
+    assert "**Do the norms matter?** Take out the two norms of each layer" in after
     layer = " ".join(cells["enc-layer"].source.split())
     assert "chapter 12 moves it onto the branch" not in layer  # review 11 z F2: said once
     assert "0.27" not in cells["it-experiment-md"].source  # review 11 p: after the grid
@@ -928,7 +936,7 @@ def test_the_chapter_s_review_11_p_fix_changes_are_on_the_page():
     plan = " ".join(cells["it-experiment-md"].source.split())
     # editor pass 10: the control's reason is in the plan's prose, not a code comment
     assert "Real heads are not random" not in cells["held-out"].source
-    assert "averaged (chance about 1)." in plan  # 11 bb F8; 11_ii F1; 11_jj; 11_nn F7
+    assert "random keys would give about 1." in plan  # 11 bb F8; 11_ii F1; 11_jj; 11_rr
     held = " ".join(cells["held-out-md"].source.split())
     assert "as well explained by that last-noun rule" not in held  # review 11 z F1
     assert "cannot name its job" not in held
@@ -971,7 +979,8 @@ def test_the_chapter_s_review_11_t_fix_changes_are_on_the_page():
     """Review 11 t: the control as a count, the bar's fairness, hedged causal readings."""
     cells = _chapter_cells()
     plan = " ".join(cells["it-experiment-md"].source.split())
-    assert "If they all look at the noun, the head just finds nouns." in plan  # 11_nn F7
+    # 11_nn F7; review 11_rr item 1: what each kind of head scores
+    assert "A pronoun head scores low here; a head that just finds nouns, high." in plan
     assert "unseen when the candidates were picked" in plan
     assert "two heads of the 72 reach it, with 5" in " ".join(cells["gf-bar-md"].source.split())
     fold = " ".join(cells["enc-layer"].source.split())
@@ -1053,7 +1062,11 @@ def test_the_chapter_s_review_11_cc_changes_are_on_the_page():
     # 11_nn F1; 11_pp F1: what 0.55 and 0.16 support, not "still mostly cake"
     assert "yet closer to it than to any other token's (at most 0.16)." in aside
     # review 11_qq item 3: the question the two cosines answer comes first
-    assert 'But is the vector at "cake"\'s place still "cake" after five layers?' in aside
+    # 11_rr: the question is the fold's title, the answer its body
+    assert '{admonition} Is the vector at "cake"\'s place still "cake"?' in aside
+    assert 'After five layers, the vector at "cake"\'s place is far from its layer-1 input' in (
+        aside
+    )
     assert "at_cake" in cells["6efa94d9"].source
     assert "(both == 1).sum() == 9" in cells["pairs-assert"].source  # F3: 8 others + L4 H2
     assert "an average token's." in cells["cls-ratio-md"].source  # F5: not "word's"
@@ -1064,7 +1077,7 @@ def test_the_chapter_s_review_11_ii_changes_are_on_the_page():
     """Review 11_ii: the control's bar, residual wording, the teacher, the Summary's count."""
     cells = _chapter_cells()
     plan = " ".join(cells["it-experiment-md"].source.split())
-    assert "(chance about 1)" in plan  # F1: the bar; 11_jj F5; 11_nn F7
+    assert "random keys would give about 1" in plan  # F1: the bar; 11_jj F5; 11_rr
     assert "near = 2 * sum(one_in_n)" in cells["held-out-assert"].source  # F1: the code's rule
     layer = " ".join(cells["enc-layer"].source.split())
     assert "only nudges" not in layer  # F2
@@ -1119,13 +1132,18 @@ def test_the_chapter_s_review_11_kk_changes_are_on_the_page():
     assert cells["held-out"].metadata["tags"] == ["hide-input"]  # its printout shows
     plan = " ".join(cells["it-experiment-md"].source.split())  # F4: the limit, first
     assert "a fail is evidence against a pronoun head." in plan  # 11_ll; 11_nn F3
-    assert "so it may only find the noun (harder pairs: Going further)." in (
+    assert "L4 H2 is not specific to pronouns (harder pairs: Going further)." in (
         " ".join(cells["held-out-md"].source.split())
-    )  # review 11_mm F6: "1 of 3" once in its dropdown, plus the Summary
+    )  # review 11_mm F6: "1 of 3" once in its dropdown, plus the Summary; 11_rr item 4
     held = " ".join(cells["held-out-md"].source.split())
     assert "rule a head out" not in held and "lone noun" not in held
-    pool = " ".join(cells["one-vector"].source.split())  # F7
-    assert "(BERT passes `[CLS]`'s last vector through a small *pooler* layer to a" in pool
+    pool = " ".join(cells["one-vector-pooler"].source.split())  # F7; 11_rr: in a fold
+    assert "BERT passes `[CLS]`'s last vector through a small *pooler* layer to a" in pool
+    assert ":class: dropdown" in pool and "pooler" not in cells["one-vector"].source
+    # review 11_rr: the cosines at "cake" are a side fact, folded after L6 H12's habit
+    order = list(cells)
+    assert order.index("l6h12-habit-md") + 1 == order.index("814fbf12")
+    assert ":class: dropdown" in cells["814fbf12"].source
     assert "22 to 52" not in cells["7e1748c1"].source  # 11_ll F7: in the alt text only
 
 
@@ -1365,3 +1383,113 @@ def test_the_chapter_s_review_11_qq_changes_are_on_the_page():
     assert order.index("ln-row") + 1 == order.index("ln-row-md")
     ablate = cells["cls-removed"].source  # item 4: the (6, 12, n) cut, by example
     assert "cut[2, 7] = [True, False, ..., False]" in ablate
+
+
+def _bk_read_then_dropped(own_softmax):
+    """Review 11_rr: b_k read with the others, then set to 0 (the old note missed it)."""
+
+    def fn(X, L, h):
+        b_q, b_k, b_v = L.b_q, L.b_k, L.b_v
+        b_k = 0  # "it changes nothing"
+        *batch, n, d = X.shape
+
+        def cut(A):
+            return np.swapaxes(A.reshape(*batch, n, h, d // h), -2, -3)
+
+        Q, K, V = cut(X @ L.W_q + b_q), cut(X @ L.W_k + b_k), cut(X @ L.W_v + b_v)
+        scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d // h)
+        if own_softmax:  # no NaN check: a NaN b_k would spread, not raise
+            e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            w = e / e.sum(axis=-1, keepdims=True)
+        else:
+            w = al.softmax(scores)
+        return np.swapaxes(w @ V, -2, -3).reshape(*batch, n, d) @ L.W_o + L.b_o
+
+    return fn
+
+
+def _own_softmax_right(X, L, h):
+    *batch, n, d = X.shape
+    cut = lambda A: np.swapaxes(A.reshape(*batch, n, h, d // h), -2, -3)  # noqa: E731
+    Q, K, V = cut(X @ L.W_q + L.b_q), cut(X @ L.W_k + L.b_k), cut(X @ L.W_v + L.b_v)
+    e = np.exp(Q @ np.swapaxes(K, -1, -2) / np.sqrt(d // h))
+    return np.swapaxes(e / e.sum(-1, keepdims=True) @ V, -2, -3).reshape(X.shape) @ L.W_o + L.b_o
+
+
+@pytest.mark.parametrize(
+    "fn, noted",
+    [
+        (_bk_read_then_dropped(own_softmax=False), True),
+        (_bk_read_then_dropped(own_softmax=True), True),
+        (without("b_k"), True),
+        (right, False),
+        (_own_softmax_right, False),
+        (lambda X, L, h: pretrained.self_attention(X, L, h)[0], False),
+    ],
+)
+def test_the_b_k_note_when_b_k_is_read_but_not_used(fn, noted, capsys):
+    """Review 11_rr item 6: b_k read, then dropped, passes; the PASS line now says so."""
+    assert check_attention_with_biases(fn)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("[attention_with_biases] PASS"), lines
+    assert ("You left out b_k, and rightly pass" in lines[0]) == noted, lines[0]
+    assert ("The solution says why training leaves it near 0." in lines[0]) == noted
+
+
+def _layer_norm_per_sentence(x, gamma, beta, eps=1e-12):  # `for r in x`: right on 2-D only
+    return np.array([(r - r.mean()) / np.sqrt(r.var() + eps) * gamma + beta for r in x])
+
+
+def _layer_norm_unpacks(x, gamma, beta, eps=1e-12):
+    n, d = x.shape  # fails on a batch
+    out = np.empty((n, d))
+    for i in range(n):
+        out[i] = (x[i] - x[i].mean()) / np.sqrt(x[i].var() + eps) * gamma + beta
+    return out
+
+
+@pytest.mark.parametrize(
+    "fn, hint",
+    [
+        (_layer_norm_per_sentence, "right for 2-D input, wrong for a batch: each sentence got"),
+        (_layer_norm_unpacks, "Your code handles 2-D input only."),
+    ],
+)
+def test_layer_norm_names_code_for_2d_input_only(fn, hint, capsys):
+    """Review 11_rr item 6: a loop over the first axis, or n, d = x.shape, had a generic
+    message; both now say the norm must take any number of leading axes."""
+    from attention_lib.checks import check_layer_norm
+
+    assert not check_layer_norm(fn)
+    line = capsys.readouterr().out
+    assert "FAIL" in line and hint in line and "any number of leading axes" in line, line
+
+
+def test_layer_norm_still_passes_a_loop_over_rows_that_normalises_each_row(capsys):
+    from attention_lib.checks import check_layer_norm
+
+    def each_row(x, gamma, beta, eps=1e-12):
+        mu, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+        return (x - mu) / np.sqrt(var + eps) * gamma + beta
+
+    assert check_layer_norm(
+        lambda x, g, b, eps=1e-12: np.array([each_row(r, g, b, eps) for r in x])
+    )
+    assert "PASS" in capsys.readouterr().out
+
+
+def test_the_chapter_s_review_11_rr_changes_are_on_the_page():
+    """Review 11_rr: the encoder's parts in the Summary, the post-LN caveat where the norm
+    is met, and L4 H2's 'the' in the verdict."""
+    cells = _chapter_cells()
+    summary = " ".join(cells["96cfe2e6"].source.split())  # item 3: the objectives' parts
+    assert "the encoder sums token, position and segment rows at the input" in summary
+    assert "adds each step's output then normalises (post-LN)" in summary
+    assert "gives two thirds of each layer's numbers to the feed-forward network" in summary
+    assert "the mean of its last-layer vectors, scaled to length 1." in summary
+    layer = " ".join(cells["enc-layer"].source.split())  # item 5: the sum is rescaled
+    main = layer.split("````")[0]
+    assert "so each change is added and then rescaled (chapter 12's layers keep a plain" in main
+    held = " ".join(cells["held-out-md"].source.split())  # item 4: from the alt text
+    assert 'in the cake sentence "the" gives "cake" more weight (0.51) than "it" does' in held
+    assert "(0.47)" in held and "rival(3, 1, it)" in cells["74bdf1ac"].source

@@ -27,6 +27,7 @@ from .base import (
     same,
     verdict,
 )
+from .encoder_attention_bk import skips_b_k
 from .encoder_attention_slips import broadcast_hint, glue_hint, slips
 
 _Projections = namedtuple("_Projections", "W_q b_q W_k b_k W_v b_v W_o b_o")
@@ -81,24 +82,7 @@ def _glue_by_reshape(heads):
 
 
 class _Watched(_Projections):
-    """The layer the learner gets: it notes whether ``b_k`` was read (by name, index or
-    unpacking)."""
-
-    def _mark(self):
-        self.__dict__["read_b_k"] = True
-
-    @property
-    def b_k(self):
-        self._mark()
-        return tuple.__getitem__(self, 3)
-
-    def __iter__(self):
-        self._mark()
-        return tuple.__iter__(self)
-
-    def __getitem__(self, i):
-        self._mark()
-        return tuple.__getitem__(self, i)
+    """The layer the learner gets: a missing field is named with what the layer holds."""
 
     def __getattr__(self, name):  # only for names the layer lacks, such as ln1_gamma
         raise AttributeError(
@@ -120,12 +104,11 @@ LAYER = _layer(np.random.default_rng(11), 8)
 def check_attention_with_biases(fn) -> CheckResult:
     """Check ``fn(X, layer, h)``: project with biases, attend in ``h`` heads, merge, then
     ``W_o`` and ``b_o``."""
-    current = {"read_b_k": False}
+    current = {}
 
     def learner(X, h):
         fresh = _Watched(*(a.copy() for a in current["layer"]))
         out = fn(X, fresh, h)
-        current["read_b_k"] |= "read_b_k" in fresh.__dict__
         kept = zip(fresh, current["layer"], strict=True)
         current["changed"] = any(not np.array_equal(a, b) for a, b in kept)
         current["pair"] = isinstance(out, tuple) and len(out) == 2
@@ -179,7 +162,7 @@ def check_attention_with_biases(fn) -> CheckResult:
     with contextlib.redirect_stdout(io.StringIO()) as printed:  # the learner's prints too
         result = verdict("attention_with_biases", learner, run)
     text, line = printed.getvalue(), result.line
-    if result.passed and not current["read_b_k"]:
+    if result.passed and skips_b_k(fn, _Watched, LAYER, _attend):  # read, maybe, but unused
         result.message += _NO_B_K
     print(text.removesuffix(line + "\n"), end="")  # what the learner's function printed
     print(result.line)
@@ -188,7 +171,8 @@ def check_attention_with_biases(fn) -> CheckResult:
 
 _NO_B_K = (
     " You left out b_k, and rightly pass: it adds q . b_k to every score in query q's row, "
-    "and softmax ignores a shift of a whole row, so b_k changes no weight."
+    "and softmax ignores a shift of a whole row, so b_k changes no weight. The solution "
+    "says why training leaves it near 0."
 )
 _H_ARGUMENT = (
     "Cut into the h heads the checker passes in (h = {h} here), not a fixed number such "

@@ -60,6 +60,13 @@ def _fixed_eps(x, gamma, beta, eps) -> tuple:
     return tuple(wrongs)
 
 
+_TWO_D_ONLY = (
+    "Layer norm must work for any number of leading axes: take each row's mean and "
+    "variance along the last axis, x.mean(axis=-1, keepdims=True), with no loop over "
+    "rows and no n, d = x.shape."
+)
+
+
 # --- Exercise: layer norm ------------------------------------------------------------------
 
 
@@ -134,11 +141,23 @@ def check_layer_norm(fn) -> CheckResult:
 
         case = "a batch of 2 sentences x 3 tokens x 4"
         xb = rng.normal(size=(2, 3, 4))
-        out = cases.run(case, xb, np.ones(4), np.zeros(4), eps)
+        try:
+            out = cases.run(case, xb, np.ones(4), np.zeros(4), eps)
+        except Fail as fail:  # n, d = x.shape, or x[i, j] in a double loop
+            if "raised" not in str(fail):
+                raise
+            raise Fail(f"{fail} Your code handles 2-D input only. {_TWO_D_ONLY}") from None
         expect_shape(out, xb.shape, case, " Work along the last axis only.")
         mu1 = xb.mean(axis=1, keepdims=True)
+        whole = (-2, -1)  # one mean per sentence: `for r in x` with r.mean() on a batch
         known_mistakes(
             out,
+            (
+                (xb - xb.mean(axis=whole, keepdims=True))
+                / np.sqrt(xb.var(axis=whole, keepdims=True) + eps),
+                f"right for 2-D input, wrong for a batch: each sentence got one mean and "
+                f"variance (a loop over the first axis?). {_TWO_D_ONLY}",
+            ),
             (
                 (xb - mu1) / np.sqrt(xb.var(axis=1, keepdims=True) + eps),
                 "right for one sentence, wrong for a batch: axis=1 is the tokens axis "
