@@ -619,8 +619,13 @@ def test_the_entropy_hint_advice_passes_without_a_warning(capsys):
 # folds: bfloat16 moved into the float16 fold, add_zero_attn in the sink fold (+45 folded);
 # paid in part by cutting "with one largest score" from "Why soft max?" (the temperature
 # section says it), the bfloat16 aside from the overflow opening and two short phrasings.
-VISIBLE_WORDS = 1611  # review 05_rr (as above)
-MAIN_LINE_WORDS = 813  # review 05_rr (as above): +25 words
+# Review 05_ss raised 1611 -> 1626 and 813 -> 828 (+15, the brief's limit): the turned query
+# framed as "the first way, length kept", its two cosines printed (the note names none and
+# is narrowed to this example), float32's overflow at 89 beside float16's at 12, one line on
+# a row of all -inf (still nan; chapter 8), "the original Transformer"; paid in part by
+# cutting the note's numbers (printed above it) and "A turn singles out only ...".
+VISIBLE_WORDS = 1626  # review 05_ss (as above)
+MAIN_LINE_WORDS = 828  # review 05_ss (as above): +15 words
 
 
 def _chapter():
@@ -703,6 +708,8 @@ def test_fix_round_5j_cuts_words_and_states_what_it_claims():
         "'cake' / 'was': 2.248 -> 5.053",
         "softmax, 'cake': 0.21 -> 0.32",
         "turned query, 'cake': 0.21 -> 0.23",
+        "cosine, query and cake's key: 0.98",  # review 05_ss item 1: printed, not a comment
+        "cosine, keys of cake and delicious: 0.92",
     ]
     assert "(2 * S) @ V" not in cells["d4e5f606"].source
     assert "issue #29" not in cells["d4e5f606"].source
@@ -953,10 +960,12 @@ def test_fix_round_5m_explains_the_runner_up_moves_what_softmax_adds_and_draws_s
         "With $c = 2$ (if the projection adds no constant term, no bias), every gap $g$ doubles,"
         " so every ratio"
         " $e^g$ between weights becomes its square, $e^{2g} = (e^g)^2$. Turning the query toward"
-        " cake's key sharpens less:"
+        " cake's key (the first way, length kept) sharpens less:"
     )  # review 05_ii F3: no "raw" (chapter 4's word for unscaled scores)
     assert "double the output" not in flat
-    assert "length" not in opening
+    # review 05_ss item 1: the only length named is the turned query's (output lengths are
+    # chapter 6's, review 05_dd F2)
+    assert opening.count("length") == 1 and "length kept" in opening
     # review 05_dd F2: the bound (chapter 6's) is cut from the experiment and the Summary
     assert "longest value" not in flat and "outgrow" not in flat and "grows only" not in flat
     assert "understanding-transformers-4" not in opening
@@ -1517,6 +1526,7 @@ def test_session_4_gives_the_two_reasons():
     # review 05_x F1: T = 2 is relative to the raw scores; the slider's T = 1 is attention
     # review 05_bb F1: attention has no T knob; sqrt(d_k) is its only, fixed, temperature
     # review 05_cc F1: true of the standard Transformer, not of every model
+    # review 05_ss item 6: "original" (later models may add a learned scale, QK-norm's gain)
     # review 05_dd F1: 2 is the toy's value; the original Transformer's is 8 (d_k = 64)
     # review 05_hh F4: two plain statements
     # review 05_ll F3, F5: inside attention (chapter 12 samples at a T); larger W_k lengthens
@@ -1525,7 +1535,7 @@ def test_session_4_gives_the_two_reasons():
     # up as a whole (a larger matrix in general can shrink gaps)
     assert (
         "Dividing chapter 3's raw scores by $\\sqrt{d_k}$ (2 here) is a softmax at temperature 2,"
-        " so the slider's $T = 1$ is $T = 2$ on the raw scores: Inside attention, the standard"
+        " so the slider's $T = 1$ is $T = 2$ on the raw scores: Inside attention, the original"
         " Transformer has no other $T$. A head sharpens only through wider gaps, from its weights"
         " or its inputs: a query lined up with one key far more than with the others, or $W_q$"
         " or $W_k$ scaled up as a whole ($\\times c$ stretches every gap by $c$, like $T = 1/c$)."
@@ -1613,7 +1623,11 @@ def test_review_05x_shows_the_weights_qualifies_the_nudge_and_says_shift_invaria
     cells, shown, flat = _chapter()
     assert len(flat.split()) <= VISIBLE_WORDS and len(_main_line(shown)) <= MAIN_LINE_WORDS
     # "In code" shows the 8 x 8 weights, one labelled row per query
-    table = cells["10e4cd6b"].outputs[0]["data"]["text/plain"].splitlines()
+    # review 05_ss item 4: the rows' gaps are printed above the table
+    gaps, result = cells["10e4cd6b"].outputs
+    assert gaps["text"].startswith("gap in each row (max - min score): [0.6   0.511")
+    assert "0.81 " in gaps["text"] and float(gaps["text"].split()[-3]) == 0.81  # row of "it"
+    table = result["data"]["text/plain"].splitlines()
     assert table[0].split() == ["query", "\\", "key", *toy.TOKENS] and len(table) == 9
     it_row = next(line for line in table if line.split()[0] == "it")
     weights = al.softmax(toy.scaled_scores())
@@ -1888,7 +1902,9 @@ def test_review_05k_points_to_chapter_8s_mask_argument():
     # review 05_m: the mask= pointer is cut with the masked row (chapter 8 has both)
     note = " ".join(cells["2d2588ed"].source.split())
     assert note.startswith("The naive formula gives `nan`: $\\infty / \\infty$ in the first")
-    assert "mask=" not in note and "chapter 8" not in note
+    # review 05_ss item 5: one line, not the masked-row discussion, points to chapter 8
+    assert "mask=" not in note and note.count("chapter 8") == 1
+    assert "A row of all $-\\infty$ (every key masked) still gives `nan`: see chapter 8." in note
 
 
 @pytest.mark.parametrize(
@@ -2043,7 +2059,12 @@ def test_a_missing_sum_is_not_told_about_row_loops(capsys):
 def test_the_solution_names_both_safe_orders_in_a_comment():
     cells, _, _ = _chapter()
     code = cells["83182082"].source
-    assert "# shift, then divide by T (T > 0); x / T minus its own max is as safe" in code
+    # review 05_ss item 2: as safe for any realistic T; x = 1e308, T = 0.5 makes x / T inf
+    assert "# shift, then divide by T (T > 0); x / T minus its own max is as safe for\n" in code
+    assert "    # any realistic T (it fails only if x / T itself overflows)\n" in code
+    with np.errstate(over="ignore", invalid="ignore"):
+        big = np.array([1e308, 0.0]) / 0.5
+        assert np.isnan(np.exp(big - big.max())).any()
     assert max(len(line) for line in code.splitlines()) <= 80
     x = np.array([[1000.0, 1001.0, -1000.0]])
     for T in (0.1, 1.0, 10.0):  # both orders: every exponent at most 0, the same weights
@@ -2254,8 +2275,9 @@ def test_review_05qq_names_the_entries_the_tie_and_computes_the_limits_on_the_pa
     assert round(float(np.log(bf16_max)), 2) == 88.72
     # item 3: the turned query's line is short and the Summary keeps the continuity proviso
     code = cells["d4e5f605"].source
-    assert "np.linalg.norm(Q[it]) * K[cake] / np.linalg.norm(K[cake])" in code
-    assert len(code.splitlines()) == 9
+    # review 05_ss item 1: unit keys make the turn and the two printed cosines short
+    assert "q = np.linalg.norm(Q[it]) * u[cake]" in code
+    assert len(code.splitlines()) == 14
     summary = " ".join(cells["0893ab71"].source.split())
     assert "Of continuous weightings $f(z_i) / \\sum_j f(z_j)$, only an exponential" in summary
     # the exercise's solution still writes softmax itself
@@ -2271,10 +2293,13 @@ def test_review_05rr_reads_the_turned_query_and_says_when_exp_overflows():
     # item 1: a note under the print says why the turn barely sharpens, with both cosines
     note = " ".join(cells["tturn05"].source.split())
     assert ids.index("tturn05") == ids.index("d4e5f605") + 1
+    # review 05_ss item 1: the cosines are printed above; the claim is narrowed to this
+    # example (the turn moves cake's lead over delicious 0.26 -> 0.28 in score)
     assert note == (
-        "The query already pointed nearly at cake's key (cosine 0.98), and delicious's key points"
-        " almost the same way (cosine 0.92). A turn singles out only a key that stands apart."
+        "The query already pointed nearly at cake's key, and delicious's key points almost the"
+        " same way, so here the turn barely widens cake's lead."
     )
+    assert "stands apart" not in flat
     Q, K = toy.X @ toy.W_q, toy.X @ toy.W_k
     it, cake, dl = (toy.token_index(t) for t in ("it", "cake", "delicious"))
 
@@ -2284,14 +2309,19 @@ def test_review_05rr_reads_the_turned_query_and_says_when_exp_overflows():
     assert round(cos(Q[it], K[cake]), 2) == 0.98 and round(cos(K[cake], K[dl]), 2) == 0.92
     # item 2: "no other T" is a paragraph of its own; the constant is named both ways
     gaps = cells["tgaps05"].source.split("\n\n")
-    assert gaps[0] == "Inside attention, the standard Transformer has no other $T$."
+    # review 05_ss item 6: the original Transformer (later models may add a learned scale)
+    assert gaps[0] == "Inside attention, the original Transformer has no other $T$."
     assert len(gaps) == 2 and gaps[1].startswith("A head sharpens only through wider gaps")
     assert "(if the projection adds no constant term, no bias)" in cells["d4e5f601"].source
     # item 3: when overflow happens in practice, under the printed limits; bfloat16 folded
     trick = " ".join(cells["f5a1c0df"].source.split())
+    # review 05_ss item 3: float32 overflows too (above 88.72), not only float16
     assert trick.startswith(
-        "In float16 a score of 12 already overflows, so library softmaxes use the **max trick**"
+        "A score of 89 overflows in float32, 12 in float16, so library softmaxes use the"
+        " **max trick**"
     )
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.exp(np.float32(89))) and np.isfinite(np.exp(np.float32(88)))
     assert round(np.exp(12.0)) == 162755 > float(np.finfo(np.float16).max) == 65504
     with np.errstate(over="ignore"):
         assert np.isinf(np.exp(np.float16(12.0)))
