@@ -288,8 +288,12 @@ def check_score_memory(answer, *, n: int = 4096, h: int = 16, itemsize: int = 2)
         print(result.line)
         return result
     fraction = answer if isinstance(answer, float | np.floating) else None
-    for wrong, hint in mistakes:  # 0.5 (GiB) must not be told only "a whole number"
-        if fraction is not None and not fraction.is_integer() and abs(fraction - wrong) < 5e-3:
+    if fraction is not None and not fraction.is_integer():
+        # 0.5 (GiB) is told its unit, not only "a whole number"
+        hint = next((h for w, h in mistakes if abs(fraction - w) < 5e-3), None)
+        if hint or abs(fraction - round(fraction)) >= 1e-6:  # not float noise
+            # the number as typed: 536870912.4, not 5.36871e+08
+            hint = hint or f"this is a count: a whole number, not {float(fraction)!r}."
             result = CheckResult("score_memory", "FAIL", hint)
             print(result.line)
             return result
