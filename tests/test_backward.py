@@ -1055,6 +1055,14 @@ def _right_when_square_else_no_transpose(Q, K, dS):
         ),
         (_right_when_square_else_no_transpose, "Match the shapes"),
         (lambda Q, K, dS: (_scale(K) * dS @ K, _scale(K) * dS.T @ Q), "np.swapaxes(dS, -1, -2)"),
+        (  # review 10_tt finding 4: one batch axis only, caught on two, as check_grad_V does
+            lambda Q, K, dS: (
+                _scale(K) * dS @ K,
+                _scale(K) * (np.transpose(dS, (0, 2, 1)) if dS.ndim > 2 else dS.T) @ Q,
+            ),
+            "(on two batch axes: Q (2, 2, 3, 4), K (2, 2, 5, 4)). The exercise allows any number "
+            "of leading axes: an axis list such as np.transpose(dS, (0, 2, 1)) fits exactly three.",
+        ),
         (lambda Q, K, dS: _scale(K) * dS @ K, "return a pair (dQ, dK), not ndarray"),
         (lambda Q, K, dS: (Q, K, dS), "you returned 3 values: return a pair (dQ, dK)"),
         (  # one of the two left unscaled: the factor is named
@@ -1144,10 +1152,10 @@ def test_grad_QK_checker_passes_the_solution_and_grades_unseen_cases(capsys):
         s = _scale(K)
         return s * dS @ K, s * np.swapaxes(dS, -1, -2) @ Q
 
-    assert check_grad_QK(right) and "PASS: all 3 cases" in capsys.readouterr().out
+    assert check_grad_QK(right) and "PASS: all 4 cases" in capsys.readouterr().out
     with grading_seed(5):
         graded = check_grad_QK(right)
-    assert graded and graded.message == "all 5 cases match the reference."  # 3 + 2 unseen
+    assert graded and graded.message == "all 6 cases match the reference."  # 4 + 2 unseen
     assert check_grad_QK(lambda Q, K, dS: None).status == "TODO"
 
 
@@ -1441,7 +1449,11 @@ def test_one_per_template_picks_the_figure_rows():
 # review 10_ss: up to 1551 for the cap's label (train and test together, test alone 43%) and
 # why the training set's cap is higher, and the slip's step-count wording (the slow-start
 # pointer, a readout clause and a lead-in cut in return)
-MAIN_LINE_WORDS = 1551  # 10_r: 1918 -> 1895; ...; 10_pp: 1506; 10_qq: 1536; 10_ss: 1551
+# review 10_tt: up to 1602 for two reasons the learner needed on the main line (W_q's and
+# W_k's steps in proportion to each other; a mirror pair shares the mean row), what dOut
+# stands for in exercise 1, why "cake", and why 1e-6 is a safe bar (the split-pairs
+# sentence moved into its fold in return)
+MAIN_LINE_WORDS = 1602  # 10_r: 1918 -> 1895; ...; 10_qq: 1536; 10_ss: 1551; 10_tt: 1602
 
 
 def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
@@ -1516,8 +1528,11 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     assert "so at most 50% of train and test together (this run: 48.6%; test alone ends the" in (
         main_text
     )
-    assert "ends the plot at 43%). Pairs split between train and test lift the training set's" in (
-        main_text
+    # review 10_tt finding 2: the reason on the main line; the split pairs, a detail, in the fold
+    assert "ends the plot at 43%)." in main_text and "Pairs split" not in main_text
+    assert "Uniform attention reads only the mean row of $X$, which a sentence and its" in main_text
+    assert "lift the training set's own cap, since only one of each such pair is in training" in (
+        folded_text
     )
     assert "65.5%" not in main_text
     assert "Counted on the 400 training sentences alone, the cap is 65.5%" in folded_text
@@ -1532,11 +1547,19 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     # review 10_rr finding 1: "with a fixed readout" read as the cause; the cause is stated
     assert "with a fixed readout" not in main_text
     assert 'the model answers "cake" in all 70' in main_text.split("## Summary")[1]
-    assert "as cake + cookies = cakes + cookie, the mean stays too" in folded_text
+    assert "as cake + cookies = cakes + cookie, the mean row stays too" in folded_text
     # review 10_jj finding 6: both halves; finding 8: where the 1e-6 bar holds
     assert "with every query 0, nor does nudging $W_k$" in main_text and "vice" not in main_text
     # review 10_ll finding 5: 1e-6 is the course's bar; the real scale shown
     assert "far below 1e-6 (here under 1e-9)" in main_text and "lands below" not in main_text
+    # review 10_tt findings 1, 3, 6: what dOut stands for; why "cake"; why 1e-6 is safe
+    assert "`dOut` stands for the gradient arriving from the layers above: with this `L`," in (
+        main_text
+    )
+    assert 'always "cake", just what this $W_v$ happens to make of "book".' in main_text
+    assert "the difference's error shrinks like $\\varepsilon^2$, and rounding adds about" in (
+        main_text
+    )
     # review 10_jj finding 3: chapter 4's promise (1 - p_top) kept on the main line
     assert "Chapter 4's starved gradient: with the same $dp$, $p = (0.98," in main_text
     # review 10_kk finding 2: the hand-made 0.21 (another model, another task) cut
@@ -1618,7 +1641,11 @@ def test_review_10qq_the_cliff_the_what_if_the_tilt_and_the_row_sum_from_the_out
         main_text
     )
     # review 10_ss finding 1: the fold sits just below the curves, so no pointer is needed
-    assert "can only grow each other: attention wakes slowly." in main_text
+    # review 10_tt finding 2: the reason, not only the claim, on the main line
+    assert "can only grow each other, as the step on each is in proportion to the other:" in (
+        main_text
+    )
+    assert "attention wakes slowly." in main_text
     curves = next(i for i, c in enumerate(cells) if "training_curves(" in c.source)
     slow_fold = next(i for i, c in enumerate(cells) if "why the slow start?" in c.source)
     assert slow_fold == curves + 2 and "then off a cliff" in cells[curves + 1].source

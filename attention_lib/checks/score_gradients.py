@@ -4,8 +4,8 @@ With :math:`S = Q K^\top s` and :math:`s = 1/\sqrt{d_k}`, the learner returns
 :math:`dQ = s\, dS\, K` and :math:`dK = s\, dS^\top Q`. The usual slips each get their own
 hint: the scale left out (of both, or of one), divided by :math:`d_k` or multiplied by
 :math:`\sqrt{d_k}`, a count of keys or queries under the root, a width typed in (1/√16
-or 1/2), a missing transpose, ``Q`` and ``K`` swapped, ``.T`` on a batch, the pair returned
-as ``(dK, dQ)`` (at any scale), and a flipped sign.
+or 1/2), a missing transpose, ``Q`` and ``K`` swapped, ``.T`` or a fixed axis list on a
+batch, the pair returned as ``(dK, dQ)`` (at any scale), and a flipped sign.
 """
 
 from __future__ import annotations
@@ -261,13 +261,25 @@ def check_grad_QK(fn) -> CheckResult:
             ("Q, K and dS all of shape (4, 4)", (4, 4), (4, 4), (4, 4)),
             ("Q (2, 3), K (5, 3), dS (2, 5)", (2, 3), (5, 3), (2, 5)),
             ("a batch: Q (2, 3, 4), K (2, 5, 4), dS (2, 3, 5)", (2, 3, 4), (2, 5, 4), (2, 3, 5)),
+            # np.transpose(dS, (0, 2, 1)) passes the case above, not this one (review 10_tt)
+            (
+                "two batch axes: Q (2, 2, 3, 4), K (2, 2, 5, 4)",
+                (2, 2, 3, 4),
+                (2, 2, 5, 4),
+                (2, 2, 3, 5),
+            ),
         )
         fit = (
             " Match the shapes: dS is (n_q, n_k), dQ must be (n_q, d_k) like Q "
             "and dK (n_k, d_k) like K."
         )
         batch = " With a batch, transpose only the last two axes: np.swapaxes(dS, -1, -2)."
-        for (case, *sizes), hint in zip(shapes, ("", fit, batch), strict=True):
+        leading = (
+            " The exercise allows any number of leading axes: an axis list such as "
+            "np.transpose(dS, (0, 2, 1)) fits exactly three. Swap only the last two: "
+            "np.swapaxes(dS, -1, -2)."
+        )
+        for (case, *sizes), hint in zip(shapes, ("", fit, batch, leading), strict=True):
             Q, K, dS = (rng.normal(size=size) for size in sizes)
             one(cases, case, Q, K, dS, hint)
 
