@@ -612,8 +612,8 @@ def loop_variant(kind):
             if kind == "Q.T @ K":
                 heads.append(V @ al.softmax(Q.T @ K / np.sqrt(d_k)))  # (n, d_k), by luck
                 continue
-            w = al.softmax(Q @ K.T / np.sqrt(d_k))  # (n, n)
-            heads.append(w @ (K if kind == "weights @ K" else V))
+            w = al.softmax(Q @ K.T / np.sqrt(h if kind == "sqrt(h)" else d_k))  # (n, n)
+            heads.append(w @ {"weights @ K": K, "weights @ Q": Q}.get(kind, V))
             weights.append(w)
         if kind == "summed":
             return sum(heads) @ W_o[:d_k]  # (n, d_k) @ (d_k, d_model)
@@ -802,6 +802,9 @@ def review_07d_slip(kind):
         (crashes, "FAIL", "raised KeyError"),
         (loop_variant("none"), "PASS", "all 6 cases match"),
         (loop_variant("weights @ K"), "FAIL", "each head blended its keys: weights @ K_i"),
+        # review 07_ss (item 6): these two got the neutral fallback
+        (loop_variant("weights @ Q"), "FAIL", "each head blended its queries: weights @ Q_i"),
+        (loop_variant("sqrt(h)"), "FAIL", "you scaled by 1/sqrt(h) = 1/sqrt(4), the number"),
         (loop_variant("Q.T @ K"), "FAIL", "your scores are Q_iᵀ K_i, shape (d_k, d_k)"),
         (loop_variant("summed"), "FAIL", "you combined the heads by summing them"),
         # fix round 3 (review 07s): sum or mean of the heads, then the whole W_o, was told
@@ -1193,6 +1196,7 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "855d1d49",  # "## One head, one average": "ate" asks two questions
     "x-code",  # the features of toy.X, printed (fix round 4)
     "pair-md",  # the pair, named once
+    "pair-kv-read",  # review 07_ss (item 3): the values printed, then named as W_v's columns
     # session 10 (review 07_u, finding 1): the W_q table and pair-md2 are cut; pair-md
     # says the queries, keys and values in two plain sentences
     "pair-figure",  # review 07_k: split, maps, concatenation; review 07_p: before the outputs
@@ -1200,6 +1204,7 @@ MAIN_ORDER = [  # fix round 7g: the one argument for heads opens the chapter
     "pair-run",  # one head against two: the row of weights of "ate"
     # session 11 (number diet): pair-out cut; one table (one head's row), the figure
     "pair-read",  # fix round 7n (review 07r): one head ...
+    "pair-swap-read",  # review 07_ss (item 1): the swap's output, read
     "pair-read2",  # ... and two heads; W_o where heads meet (review 07_b: two sentences)
     "83c4d06e",  # "## The math"
     "mix-md",  # review 07_k: a mixing W_o, the worked case of the block sum
@@ -1323,10 +1328,13 @@ def test_the_page_is_shorter_and_no_sentence_quotes_more_than_two_numbers():
     assert words <= 2375, words  # fix round 7j: 2,403 before
     assert words <= 2328, words  # fix round 7m: 2,331 before
     assert words <= 2303, words  # fix round 7n: 2,328 before; the main line 1,366 -> 1,032
-    assert words <= 2081, words  # review 07_a: 2,160 before
-    assert words <= 2015 + 25, words  # review 07_o: 1,983 (GQA, MiniLM folds cut); 07_qq: +32
+    assert words <= 2081 + 36, words  # review 07_a: 2,160 before; 07_ss: +77 from 2,040
+    assert words <= 2015 + 25 + 77, words  # review 07_o: 1,983 (GQA, MiniLM folds cut); 07_qq: +32
     # review 07_rr: +25 for items 2-4 (the new column for a word that asks nothing, where the
     # values come from, the scores low rank but not softmax's weights)
+    # review 07_ss: +77 for items 1-3, 5 (the swap read aloud, the values printed before
+    # their W_v columns, the two width limits tied, "this course's reading"): +25 on the main
+    # line, and the fold says why n - 1 dimensions reach every ranking (+48)
     main = " ".join(" ".join(visible_prose(cells[: ids.index("34bdbe19")])).split())
     main = re.sub(r"\$\$.*?\$\$", " ", main)  # display equations are not sentences
     dense = [s for s in re.split(r"(?<=[.!?;:])\s+", main) if numbers_in(s) > 2]
@@ -1408,16 +1416,24 @@ def test_cost_and_rank_wording():
     # review 07_qq (items 3-4): the question the section answers, then what Bhojanapalli et
     # al. show (rank <= d_k), and the 30 of 720 named as the course's own related count;
     # why a ranking matters moves into the fold
+    # review 07_ss (item 2): the two limits tied. The scores' rank bound rules out score
+    # matrices; softmax and a ranking ignore a constant per row, so patterns and rankings
+    # are lost only below n - 1 dimensions (the fold; "when d_k < n some attention
+    # patterns" was off by one: at d_k = n - 1 every pattern is reachable, asserted in
+    # d8bb3877); the "(softmax's weights need not)" aside moves into the fold
     assert width.startswith(
         "If the multiply-adds do not grow with $h$, why not 32 heads of width 1? "
-        "Because width limits a head: its scores have rank at most $d_k$ (softmax's "
-        "weights need not), so when $d_k < n$ some attention patterns are out of reach "
-        "{cite:p}`bhojanapalli2020low`. A related count is the course's own:"
+        "Because width limits a head. Its $n \\times n$ scores have rank at most $d_k$ "
+        "{cite:p}`bhojanapalli2020low`: when $d_k < n$, some score matrices are out of reach."
     )
     assert (
-        "with keys in $d_k < n - 1$ dimensions, some rankings of the keys are out of reach; "
-        "six keys in two dimensions allow at most 30 of the 720." in width
+        "A ranking ignores a constant added to all the scores, so it needs one dimension "
+        "fewer: keys in $d_k < n - 1$ dimensions lose some rankings. Six keys in two "
+        "dimensions allow at most 30 of the 720; at width 1, every positive query ranks the "
+        "keys alike ({numref}`ex-thin-heads`)." in width
     )
+    assert "need not have low rank" in source["width-why"] and "need not" not in width
+    assert "reached == 720" in source["d8bb3877"] and "rank(S5) == 5" in source["d8bb3877"]
     why = source["width-why"]
     assert ":class: dropdown" in why and "ex-thin-heads" not in why
     assert why.split("dropdown ")[1].startswith(  # review 07_qq: moved from width-md
@@ -1566,9 +1582,15 @@ def test_values_overlap_is_said_with_its_example():
         "**The pair**, `toy.heads.PAIR`, is two hand-set heads of width $d_k = 2$. To "
     )
     # review 07_rr (item 3): why the keys read (food, person) and the values (noun, human)
+    # review 07_ss (item 3): one sentence each for the query, the keys and the values;
+    # the values are printed before they are named as columns 0 and 3 of W_v
     assert (
-        "Their keys are input features, (food, person); their values, columns 0 and 3 of the "
-        "course's $W_v$, are what a word hands over: (noun, human)." in pair
+        "A word's key is two input features, (food, person). Its value is what it hands "
+        "over, (noun, human). Both heads share them:" in pair
+    )
+    assert (
+        "columns 0 and 3" not in pair
+        and "columns 0 and 3 of the course's $W_v$" in (source["pair-kv-read"])
     )
     assert "owning a block" not in source["83c4d06e"]
     # review 07aa (finding 4): where (16, 0) comes from
@@ -1579,12 +1601,11 @@ def test_values_overlap_is_said_with_its_example():
     # (printed in pair-kv2); "(real heads learn their own)" moves to pair-read2
     assert pair.endswith(
         "To **split** is to cut the columns of $Q$, $K$ and $V$ into blocks, one per head. "
-        '"Ate" asks with the query (16, 0, 0, 16): split, the **object head**\'s block '
+        '"Ate" asks with the query (16, 0, 0, 16). Split, the **object head**\'s block '
         "(16, 0) asks for food, the **subject head**'s (0, 16) for a person. The 16s sharpen "
         "softmax (chapter 5): each head picks one word. Other words with some *action* ask "
-        'too, more weakly; follow the row of "ate". Their keys are input features, (food, '
-        "person); their values, columns 0 and 3 of the course's $W_v$, are what a word hands "
-        "over: (noun, human). Both heads share keys and values:"
+        'too, more weakly; follow the row of "ate". A word\'s key is two input features, '
+        "(food, person). Its value is what it hands over, (noun, human). Both heads share them:"
         # review 07_ll (finding 4): two paragraphs, the row of "ate" kept
         # review 07_ii (finding 4): the 0.31 and the 9.6 cut
         # review 07_jj (finding 4): "loud" said as what it does, with chapter 5
@@ -1607,7 +1628,9 @@ def test_values_overlap_is_said_with_its_example():
     ids = [c.id for c in cells]
     for gone in ("pair-code", "pair-md2", "pair-kv", "pair-values"):
         assert gone not in ids
-    assert ids.index("pair-md") + 1 == ids.index("pair-kv2") == ids.index("pair-figure") - 1
+    # review 07_ss (item 3): the values are read (W_v's columns 0 and 3) before the figure
+    assert ids.index("pair-md") + 1 == ids.index("pair-kv2") == ids.index("pair-figure") - 2
+    assert ids.index("pair-kv-read") == ids.index("pair-kv2") + 1
     assert ids.index("pair-figure-assert") + 1 == ids.index("pair-md3")  # review 07_p
     head = source["pair-md3"]
     # review 07cc: "Why 16?" cut to pay for findings 1-4, 7-8 (the figure shows the 0.97)
@@ -1741,9 +1764,11 @@ def test_the_named_heads_and_one_merged_experiment():
         "same (noun, human) columns." in read
     )
     # review 07_pp (item 3): the rhetorical question unpacked into plain sentences
-    assert read.endswith(
-        "So 0.48 cannot say whether the eater or the eaten is human. Two heads can: *human* "
-        "is 1 in the subject head, 0 in the object head."
+    # review 07_ss (item 1): the question goes to the swap, whose output is read after it
+    assert read.endswith("Does 0.48 say which word is human? Swap them:")
+    assert source["pair-swap-read"] == (
+        "One head still returns 0.48: its single average cannot say which word is human. "
+        "The pair flips from (0, 1) to (0.97, 0)."
     )
     # review 07_k (finding 5): why the one-head output repeats, said once
     # round m (review 07_m, finding 2): what the average loses is whose features they are
@@ -1761,8 +1786,7 @@ def test_the_named_heads_and_one_merged_experiment():
         "$V$ hold the same (noun, human) columns. One row of "
         'weights mixes what "I" and "cake" hold in one column, here *human*: '
         '$$0.48 \\approx 0.48 \\times 1\\ (\\text{"I"}) + 0.48 \\times 0\\ (\\text{"cake"}).$$'
-        " So 0.48 cannot say whether the eater or the eaten is human. Two heads can: *human* "
-        "is 1 in the subject head, 0 in the object head."
+        " Does 0.48 say which word is human? Swap them:"
     )  # review 07_ll (findings 3, 5): the two-head vector left to the figure and the
     # conclusion
     assert "nothing says who ate what" not in read
@@ -1791,8 +1815,10 @@ def test_the_named_heads_and_one_merged_experiment():
     # review 07_qq (item 5): the pair shows the positions half; real and slider heads differ
     # in their keys too (pair-assert checks the slider's four key columns all differ)
     assert read2.endswith(
-        "Our pair shows only the *positions* half: its heads differ only in their queries. "
-        "Real heads, and the slider's in *Going deeper*, differ in their keys too."
+        # review 07_ss (item 5): the two halves are marked as this course's reading
+        "In this course's reading, the pair shows only the *positions* half: its heads "
+        "differ only in their queries. Real heads, and the slider's in *Going deeper*, "
+        "differ in their keys too."
     )
     # round q (review 07_q, finding 2); review 07_t (finding 2): trained heads differ in
     # all three projections, and shared K and V is a real design
@@ -2269,7 +2295,7 @@ def test_fix_round_7n_one_toy_on_the_main_line():
     assert "trained-md" not in ids
     assert trained.count("0.64") == 1  # review 07_jj (finding 2): the 'cake' head, described
     main = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
-    assert sum(len(line.split()) for line in main) <= 1066  # 1,032; 07_qq: items 1-5; 07_rr: +25
+    assert sum(len(line.split()) for line in main) <= 1157  # 07_qq 1-5; 07_rr +25; 07_ss +91
 
 
 def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
@@ -2307,15 +2333,16 @@ def test_fix_round_3_07s_the_headline_says_what_one_head_cannot_do():
     assert words <= 2220, words  # fix round 4 (review 07t): 2,301 before
     main = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
     # round i (review 07_h, findings 1, 3, 4): +20 words before the exercises, 985 -> 1,005
-    assert sum(len(line.split()) for line in main) <= 1066  # 1,005; 07_qq: items 1-5; 07_rr: +25
+    assert sum(len(line.split()) for line in main) <= 1157  # 07_qq 1-5; 07_rr +25; 07_ss +91
     # session 3 (review 07v): the head split said plainly before the first run (+40 words
     # before the exercises), paid for by cuts: the page as a whole 2,217 -> 2,215
-    assert words <= 2215 and sum(len(line.split()) for line in main) <= 1066  # 07_qq, 07_rr
+    # review 07_ss: +77 words shown, +91 before the exercises (items 1-3, 5; the fold on n - 1)
+    assert words <= 2215 and sum(len(line.split()) for line in main) <= 1157  # 07_qq, rr, ss
     # session 3 round 2 (review 07w): the why-2-wide clause, the one-head argument and why
     # trained heads differ, paid for by cuts: 2,213 -> 2,177 visible, 983 -> 974 before
     # the exercises
     # round i (review 07_h): +20
-    assert words <= 2177 and sum(len(line.split()) for line in main) <= 1066  # 07_rr: 1,041 + 25
+    assert words <= 2177 and sum(len(line.split()) for line in main) <= 1157  # 07_rr; 07_ss +91
     # round g (review 07_f): +11 before the exercises for "was" (finding 1), the measured
     # parking head (2) and what concatenation keeps apart (7), net of cuts
 
@@ -2459,7 +2486,9 @@ def test_fix_round_b_review_07za():
     sits beside Voita et al., and the main line gets shorter (1,562 words before)."""
     cells = chapter_cells()
     source = {c.id: " ".join(c.source.split()) for c in cells}
-    assert "({numref}`ex-thin-heads`)" in source["deeper-md"]
+    # review 07_ss (item 2): the width paragraph links exercise 7.4; the heading stands alone
+    assert "({numref}`ex-thin-heads`)" in source["width-md"]
+    assert source["deeper-md"] == "## Going deeper (optional)"
     assert "exercise 7.4" not in source["deeper-md"]
     assert any(c.id == "7dce2a2a" and ":label: ex-thin-heads" in c.source for c in cells)
     # review 07_jj (finding 9): the bullets cut to the one fact the exercise uses
@@ -2642,9 +2671,10 @@ def test_round_k_review_07_k():
     main, _ = main_and_folded(cells)
     assert sum(len(c.source.split()) for c in main) <= 1546
     before = prose_lines(_without_trained_fold(cells[: ids.index("34bdbe19")]))
-    assert sum(len(line.split()) for line in before) <= 1066  # 1,003; review 07_qq; 07_rr +25
-    assert sum(len(line.split()) for line in visible_prose(cells)) <= 2052
-    assert sum(len(line.split()) for line in prose_lines(cells)) <= 2110
+    assert sum(len(line.split()) for line in before) <= 1157  # 07_qq; 07_rr +25; 07_ss +91
+    # review 07_ss: +65 / +7 (the swap read, the width limits tied, the n - 1 fold)
+    assert sum(len(line.split()) for line in visible_prose(cells)) <= 2117
+    assert sum(len(line.split()) for line in prose_lines(cells)) <= 2117
 
 
 def test_round_p_review_07_p_checker_fallbacks():
@@ -2668,7 +2698,9 @@ def test_round_p_review_07_p_checker_fallbacks():
 
     # review 07aa: skipping the softmax now has its own hint
     assert "you skipped the softmax" in check_multi_head(loop(softmax=False)).line
-    for fn in (loop(lambda h, n: h), loop(lambda h, n: n)):
+    # review 07_ss (item 6): sqrt(h), the number of heads, is named now
+    assert "you scaled by 1/sqrt(h) = 1/sqrt(4)" in check_multi_head(loop(lambda h, n: h)).line
+    for fn in (loop(lambda h, n: n),):
         result = check_multi_head(fn)
         assert not result and "values differ" in result.line
         # review 07_t: the fallback is neutral; it walks one head, it blames no step
@@ -2723,7 +2755,9 @@ def test_review_07_kk_clipped_prose_and_checker():
     # sentence could go without undoing an earlier review's fix
     # review 07_rr: 1,110 -> 1,137 for items 2-4 (new column at 0 for a silent word, the
     # values are chapter 2's W_v columns, the weights after softmax need not be low rank)
-    assert sum(len(line.split()) for line in prose_lines(before)) <= 1137  # 945 before
+    # review 07_ss: 1,137 -> 1,176 for items 1-3, 5 (the swap read, the values printed
+    # before their W_v columns, the two width limits tied, "this course's reading")
+    assert sum(len(line.split()) for line in prose_lines(before)) <= 1176  # 945 before
     # review 07_pp: 1,000 -> 1,027 for items 1-3 (why a ranking matters and where the 30
     # comes from, in plain sentences; the fold's explanation is not counted here)
     # review 07_ll: 985 -> 1,000 for the clarity clauses of findings 1-3, 5-8 (999 now)

@@ -132,9 +132,33 @@ def review_slips(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
             "the float dtype: no astype(int), no int(...).",
         )
     )
+    slips += _query_and_divisor_slips(X, W_q, W_k, W_v, W_o, h)  # review 07_ss
     slips += value_block_slips(X, W_q, W_k, W_v, W_o, h)  # review 07_hh
     slips += overlap_slips(X, W_q, W_k, W_v, W_o, h)  # review 07_ii
     slips += swapped_kv_slips(X, W_q, W_k, W_v, W_o, h)  # review 07_kk
     slips += square_block_slips(X, W_q, W_k, W_v, W_o, h)  # review 07_qq
     slips += torch_layout_slips(X, W_q, W_k, W_v, W_o, h)  # review 07_rr
     return slips + merge_slips(heads, W_o)  # review 07_x: the interleaved merge
+
+
+def _query_and_divisor_slips(X, W_q, W_k, W_v, W_o, h: int) -> list[tuple]:
+    """Review 07_ss: the weights blend the queries, or the scores are divided by sqrt(h),
+    the number of heads, instead of sqrt(d_k); both got the neutral fallback before."""
+    d_k = X.shape[-1] // h
+    Q, K, V = (split_heads(X @ W, h) for W in (W_q, W_k, W_v))  # (h, n, d_k) each
+    scores = attention_scores(Q, K)  # (h, n, n)
+    blends_queries = softmax(scores / np.sqrt(d_k)) @ Q  # (h, n, d_k)
+    by_heads = softmax(scores / np.sqrt(h)) @ V  # (h, n, d_k)
+    return [
+        (
+            merge_heads(blends_queries) @ W_o,
+            "each head blended its queries: weights @ Q_i. The queries only ask, to make "
+            "the scores; what the weights blend is the values, weights @ V_i.",
+        ),
+        (
+            merge_heads(by_heads) @ W_o,
+            f"you scaled by 1/sqrt(h) = 1/sqrt({h}), the number of heads. The divisor "
+            "comes from the width of the vectors a head compares, d_k = d_model // h = "
+            f"{d_k}: scale by 1/sqrt(d_k).",
+        ),
+    ]
