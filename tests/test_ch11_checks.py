@@ -330,6 +330,14 @@ def _chapter_cells():
     return {c.id: c for c in nbformat.read(path, 4).cells}
 
 
+_LAYER_PARTS = ("enc-layer", "enc-add-norm", "enc-ffn", "enc-ffn-fold", "enc-norms-md")
+
+
+def _layer_text(cells):
+    """The encoder layer's prose, in page order (review 11_tt split one cell into five)."""
+    return "\n\n".join(cells[cid].source for cid in _LAYER_PARTS)
+
+
 def _pronoun_test_text(cells):
     """The pronoun test's plan, its results and the pairs' fold (review 11_ii), flat."""
     cids = ("it-experiment-md", "held-out-md", "gf-pairs-md")
@@ -389,8 +397,8 @@ def test_the_chapter_s_round_11l_changes_are_on_the_page():
     order = list(cells)
     assert order.index("73dee4d1") == order.index("c72d891b") + 2  # tokens, then the note
     assert order.index("pytorch-ask") == order.index("pytorch-match") - 1
-    assert "straight through" not in cells["enc-layer"].source  # an LN sits on the path
-    assert "post-LN" not in " ".join(cells["enc-layer"].source.split()).split("````")[0]
+    assert "straight through" not in _layer_text(cells)  # an LN sits on the path
+    assert "post-LN" not in " ".join(_layer_text(cells).split()).split("````")[0]
     # review 11 z F2: the main line no longer names post-LN; the fold does
     assert "`keep`, used later" not in cells["enc-code"].source  # no forward reference
     assert "middle layers parking mostly" in cells["gf-hide-key-md"].source  # hypothesis
@@ -542,7 +550,7 @@ def test_the_chapter_s_round_11r_changes_are_on_the_page():
 
 def test_the_chapter_s_round_11s_changes_are_on_the_page():
     cells = _chapter_cells()
-    layer = cells["enc-layer"].source
+    layer = _layer_text(cells)
     main, fold = layer.split("````{admonition} Inside the feed-forward step")
     assert "GELU" not in main and "GELU" in fold  # the FFN's detail is folded
     assert "post-LN" in fold  # review 11 y F4: main names it once, where the norm sits
@@ -690,7 +698,7 @@ def test_the_chapter_s_round_11x_changes_are_on_the_page():
     assert "a pronoun head switches" not in held
     parking = cells["parking-md"].source  # editor pass 10: "parking" introduced once
     reason = " ".join(cells["ef1c7ff6"].source.split())
-    assert "Softmax must" not in reason and "(chapter 7's *attention sink*)" in reason  # 11_ll
+    assert "Softmax must" not in reason and "(*attention sinks* in LLM work" in reason  # 11_tt
     assert "softmax" not in parking.lower() and "The plan:" in parking
     assert "end=" not in cells["cls-all"].source and cells["cls-all"].source.count("print(") == 1
     assert "# the first is also in the pairs below" in cells["held-out-list"].source
@@ -726,7 +734,7 @@ def test_the_chapter_s_review_11_a_changes_are_on_the_page():
     assert "clear both bars" not in held and "once in 12 sentences;" not in held
     assert "L4 H2 clears the bar (8 hits) with a low control (0.9)" in held
     assert "two heads of the 72 reach it, with 5" in " ".join(cells["gf-bar-md"].source.split())
-    layer = " ".join(cells["enc-layer"].source.split())
+    layer = " ".join(_layer_text(cells).split())
     assert "direct path around attention" not in layer  # review 11 d: cut
     assert "no causal mask (chapter 8): each token looks both ways" in layer
     where = " ".join(cells["75a593ed"].source.split())
@@ -834,7 +842,7 @@ def test_the_chapter_s_review_11_k_changes_are_on_the_page():
     flat = " ".join(" ".join(c.source for c in cells.values()).split())
     assert "Our call and PyTorch's" not in flat and "`dropout_p`" not in flat
     assert "matches PyTorch to $10^{-6}$" in flat  # the match itself stays on the page
-    layer = " ".join(cells["enc-layer"].source.split())
+    layer = " ".join(_layer_text(cells).split())
     assert "keeps what it had" not in layer  # review 11 o: post-LN rescales the sum
     assert "each layer adds a change rather than replacing the vector; without the add," in (
         layer
@@ -861,7 +869,11 @@ def test_the_chapter_s_review_11_k_changes_are_on_the_page():
     # the encoder's parts in the Summary, the post-LN caveat; paid on the main line by
     # folding the pooler aside and the cosines at "cake" (everything grows by the new
     # words the review asked for: the Summary's two bullets are 43 of the 97)
-    assert words <= 1240 and everything <= 2360
+    # review 11_tt: 1,549 and 2,371. Item 1 split the layer's one cell (which held a
+    # dropdown, so it all counted as folded) into five: its attention, add-and-norm, FFN
+    # and norms prose now counts as main (+295, no new words); +15 for the nits (why two
+    # tries, how many numbers PyTorch matched, where "attention sink" comes from)
+    assert words <= 1549 and everything <= 2371
 
 
 def test_the_feed_forward_count_is_named_in_11_3(capsys):
@@ -887,15 +899,15 @@ def test_the_chapter_s_review_11_l_changes_are_on_the_page():
     assert norms.metadata["tags"] == ["hide-input"] and "X_no + self_attention" in norms.source
     out = "".join(o.get("text", "") for o in norms.outputs)
     assert "without the norms: [  27  189  710 2229 3868 5639]" in out
-    assert list(cells).index("ln-norms") == list(cells).index("enc-layer") + 1
-    fold = " ".join(cells["enc-layer"].source.split()).split("Inside the feed-forward")[1]
+    assert list(cells).index("ln-norms") == list(cells).index("enc-norms-md") + 1  # 11_tt
+    fold = " ".join(_layer_text(cells).split()).split("Inside the feed-forward")[1]
     assert "grows from 8.6 to 5,639 over the six layers; with them it stays between 8 and 12" in (
         fold
     )  # review 11 s: a trained model depends on its norms; 11_rr item 2: after the fold,
     # visible above its printout
-    after = " ".join(cells["enc-layer"].source.split()).split("````")[-1]
+    after = " ".join(_layer_text(cells).split()).split("````")[-1]
     assert "**Do the norms matter?** Take out the two norms of each layer" in after
-    layer = " ".join(cells["enc-layer"].source.split())
+    layer = " ".join(_layer_text(cells).split())
     assert "chapter 12 moves it onto the branch" not in layer  # review 11 z F2: said once
     assert "0.27" not in cells["it-experiment-md"].source  # review 11 p: after the grid
     assert "L2 H4" not in cells["814fbf12"].source  # review 11 s: the second rule is cut
@@ -915,7 +927,7 @@ def test_the_chapter_s_review_11_m_changes_are_on_the_page():
     """Review 11 m: labelled LN printout, scoped; recentres; Winograd caveats in the text."""
     cells = _chapter_cells()
     assert "ln-demo-md" not in cells  # review 11 p: the table is one sentence in the fold
-    assert "recentres and rescales each row" in " ".join(cells["enc-layer"].source.split())
+    assert "recentres and rescales each row" in " ".join(_layer_text(cells).split())
     held = _pronoun_test_text(cells)
     assert '"first noun" head' not in held  # review 11 o: the pairs contradict it
     assert "3 pairs are few, this model was tuned for similarity" in held
@@ -957,7 +969,7 @@ def test_the_chapter_s_review_11_r_fix_changes_are_on_the_page():
     cells = _chapter_cells()
     pairs = cells["pairs"].source
     assert 'up to "it"' not in pairs and "most in any of the 72 heads" in pairs  # 11_hh F9
-    layer = " ".join(cells["enc-layer"].source.split())
+    layer = " ".join(_layer_text(cells).split())
     assert "runs down the diagram as the *residual stream*; what attention found" in layer
     assert "1.00 on average" not in cells["ef1c7ff6"].source  # the printed table says it
     assert "luck gets 2 tries" in cells["gf-bar-md"].source  # editor pass 10: in prose
@@ -968,7 +980,7 @@ def test_the_chapter_s_review_11_s_fix_changes_are_on_the_page():
     cells = _chapter_cells()
     assert "it-stands-out" not in cells and "it-stands-out-assert" not in cells
     assert "stands_out" not in cells["held-out"].source
-    layer = " ".join(cells["enc-layer"].source.split())
+    layer = " ".join(_layer_text(cells).split())
     assert "$W_o$ mixes the 12 heads' glued 384 numbers" in layer
     assert "`model.value_sizes` measures" in cells["share-two-keys-md"].source
     assert "with_ln" in cells["ln-demo"].source  # the norms' range is measured
@@ -983,13 +995,14 @@ def test_the_chapter_s_review_11_t_fix_changes_are_on_the_page():
     assert "A pronoun head scores low here; a head that just finds nouns, high." in plan
     assert "unseen when the candidates were picked" in plan
     assert "two heads of the 72 reach it, with 5" in " ".join(cells["gf-bar-md"].source.split())
-    fold = " ".join(cells["enc-layer"].source.split())
+    fold = " ".join(_layer_text(cells).split())
     assert "depend on their norms, not why norms help training." in fold  # review 11 bb F1
     assert "Take out the two norms of each layer (keeping the embedding's)" in fold  # bb F2
     assert "expecting normalised input" not in fold
     assert "(dropout, used only in training, is off here)" in fold
     framing = " ".join(cells["gf-hide-key-md"].source.split())  # editor pass 10: folded
-    assert '{cite:t}`clark2019what` read such weight as a "no-op".' in framing
+    # review 11_tt item 4: Clark et al. said "no-op" of the weight on [SEP]
+    assert '{cite:t}`clark2019what` read BERT\'s weight on `[SEP]` as a "no-op".' in framing
     main = " ".join(cells["cls-removed-md"].source.split())  # 11_hh F1: the caveat said once
     assert "feeds later layers inputs they never met, so it cannot settle the" in framing
     assert "cannot settle" not in main  # review 11_ii learner #1: folded with the key hiding
@@ -1005,7 +1018,10 @@ def test_the_chapter_s_review_11_x_fix_changes_are_on_the_page():
     plan = " ".join(cells["it-experiment-md"].source.split())
     # 11 cc F8 folded the bar's reason; review 11_pp item 4 put its one line back in the
     # plan (the derivation stays in the fold)
-    assert "The luckier of two random heads reaches 5 or more only 0.4% of the time." in plan
+    assert (  # review 11_tt item 2: why two, in one clause
+        "With two candidates, chance gets two tries; the luckier random head reaches 5 or "
+        "more only 0.4% of the time." in plan
+    )
     assert "Winograd" not in plan  # review 11_ii: the pairs moved to Going further
     pairs = " ".join(cells["gf-pairs-md"].source.split())
     assert "pairs** {cite:p}`levesque2012winograd`, a word or two" in pairs
@@ -1079,7 +1095,7 @@ def test_the_chapter_s_review_11_ii_changes_are_on_the_page():
     plan = " ".join(cells["it-experiment-md"].source.split())
     assert "random keys would give about 1" in plan  # F1: the bar; 11_jj F5; 11_rr
     assert "near = 2 * sum(one_in_n)" in cells["held-out-assert"].source  # F1: the code's rule
-    layer = " ".join(cells["enc-layer"].source.split())
+    layer = " ".join(_layer_text(cells).split())
     assert "only nudges" not in layer  # F2
     assert "each layer adds a change rather than replacing the vector" in layer
     where = " ".join(cells["75a593ed"].source.split())
@@ -1151,7 +1167,7 @@ def test_the_chapter_s_review_11_mm_changes_are_on_the_page():
     """Review 11_mm: the gradient path in the pre-LN fold only, the pooler, layer 1's
     [CLS] heads, the parking printout named, 'exactly'."""
     cells = _chapter_cells()
-    layer = cells["enc-layer"].source
+    layer = _layer_text(cells)
     main, fold = layer.split("````{admonition} Inside the feed-forward step")
     assert "gradient" not in main  # F1: no gradient-path claim for this post-LN model
     assert "giving the gradient a direct path to early layers" in " ".join(fold.split())
@@ -1238,7 +1254,7 @@ def test_the_chapter_s_review_11_nn_changes_are_on_the_page():
     assert "Lowercased, eight words became **11 tokens**" in cells["73dee4d1"].source  # F6
     assert "round(float(at_others.max()), 2) == 0.16" in cells["6efa94d9"].source  # F1
     assert "(2, 9)" in cells["82628576"].source  # F4: L3 H10 is asserted
-    assert "nanoGPT" not in cells["enc-layer"].source  # F9: pre-LN in fewer words
+    assert "nanoGPT" not in _layer_text(cells)  # F9: pre-LN in fewer words
 
 
 def _cls_share(weights, sizes, l, h, q):  # exercise 11.5's reference answer
@@ -1306,6 +1322,23 @@ def _pieces_of(W, S):
         ),
         (lambda W, S, l, h, q: 1 - _cls_share(W, S, l, h, q), "the other keys' share"),
         (lambda W, S, l, h, q: 100 * _cls_share(W, S, l, h, q), "a percentage"),
+        # review 11_tt item 6: four slips that got only "values differ"
+        (
+            lambda W, S, l, h, q: W[l, h, q, 0] * S[l, h, 0] / S[l, h].sum(),
+            "you divided by the sum of the sizes",
+        ),
+        (
+            lambda W, S, l, h, q: S[l, h, 0] / W[l, h, q, 0] / (S[l, h] / W[l, h, q]).sum(),
+            "you divided the sizes by the weights",
+        ),
+        (
+            lambda W, S, l, h, q: (W[h, l, q] * S[l, h])[0] / (W[h, l, q] * S[l, h]).sum(),
+            "you swapped l and h in weights",
+        ),
+        (
+            lambda W, S, l, h, q: (W[l, h, q] * S[h, l])[0] / (W[l, h, q] * S[h, l]).sum(),
+            "you swapped l and h in sizes",
+        ),
         (lambda W, S, l, h, q: 0.2, "values differ from the reference"),
     ],
 )
@@ -1363,7 +1396,9 @@ def test_the_chapter_s_review_11_pp_changes_are_on_the_page():
     out = "".join(o.get("text", "") for o in cells["ln-row"].outputs)  # item 5: LN acts
     assert "recentred, rescaled  mean  0.000, variance 1.000" in out
     order = list(cells)
-    assert order.index("enc-code") < order.index("ln-row") < order.index("ln-demo")
+    # review 11_tt item 1: the LN printout follows the add-and-norm prose, before the code
+    assert order.index("enc-add-norm") < order.index("ln-row") < order.index("enc-code")
+    assert order.index("ln-row") < order.index("ln-demo")
 
 
 def test_the_chapter_s_review_11_qq_changes_are_on_the_page():
@@ -1487,9 +1522,70 @@ def test_the_chapter_s_review_11_rr_changes_are_on_the_page():
     assert "adds each step's output then normalises (post-LN)" in summary
     assert "gives two thirds of each layer's numbers to the feed-forward network" in summary
     assert "the mean of its last-layer vectors, scaled to length 1." in summary
-    layer = " ".join(cells["enc-layer"].source.split())  # item 5: the sum is rescaled
+    layer = " ".join(_layer_text(cells).split())  # item 5: the sum is rescaled
     main = layer.split("````")[0]
     assert "so each change is added and then rescaled (chapter 12's layers keep a plain" in main
     held = " ".join(cells["held-out-md"].source.split())  # item 4: from the alt text
     assert 'in the cake sentence "the" gives "cake" more weight (0.51) than "it" does' in held
     assert "(0.47)" in held and "rival(3, 1, it)" in cells["74bdf1ac"].source
+
+
+def test_layer_norm_names_a_hard_coded_eps_of_1e_3(capsys):
+    """Review 11_tt item 6: eps typed in as 1e-3 is named on the first case already."""
+    from attention_lib.checks import check_layer_norm
+
+    def fixed(x, gamma, beta, eps):
+        mu, var = x.mean(axis=-1, keepdims=True), x.var(axis=-1, keepdims=True)
+        return (x - mu) / np.sqrt(var + 1e-3) * gamma + beta
+
+    assert not check_layer_norm(fixed)
+    line = capsys.readouterr().out
+    assert "you used a fixed eps (0.001), not the eps argument" in line, line
+
+
+def test_the_chapter_s_review_11_tt_changes_are_on_the_page():
+    """Review 11_tt: the layer in three parts, each followed by its code; the nits."""
+    import json
+    from pathlib import Path
+
+    cells = _chapter_cells()
+    order = list(cells)
+    at = order.index("enc-layer")  # item 1: attention, add-and-norm, FFN, then the norms
+    assert order[at : at + 12] == [
+        "enc-layer",
+        "enc-mha",
+        "enc-add-norm",
+        "ln-row",
+        "ln-row-md",
+        "enc-ffn",
+        "enc-ffn-fold",
+        "enc-code",
+        "enc-norms-md",
+        "ln-norms",
+        "enc-assert",
+        "ln-demo",
+    ]
+    assert cells["enc-layer"].source.startswith("**Attention with biases.**")
+    assert cells["enc-add-norm"].source.startswith("**Add, then normalise.**")
+    assert cells["enc-ffn"].source.startswith("**Feed-forward network.**")
+    assert ":class: dropdown" in cells["enc-ffn-fold"].source  # the fold in its own cell
+    for cid in ("enc-layer", "enc-add-norm", "enc-ffn", "enc-norms-md"):
+        assert ":class: dropdown" not in cells[cid].source  # counted as main line
+    out = "".join(o.get("text", "") for o in cells["enc-mha"].outputs)
+    assert "b_q (384,)" in out and "MHA(X) (1, 11, 384) from weights (1, 12, 11, 11)" in out
+    assert "X_emb + attended" in cells["ln-row"].source  # enc-mha's output, added
+    sink = " ".join(cells["ef1c7ff6"].source.split())  # item 5: parking defined at first use
+    assert "parks on" not in sink and sink.index("L3 H8 (on `[CLS]`)") < sink.index("**parking**")
+    assert "{cite:p}`xiao2023efficient`" in sink
+    match = " ".join(cells["pytorch-match-md"].source.split())  # item 3: how many numbers
+    assert (
+        "These 19 numbers agree to within $10^{-6}$ (the tests check 2,328 to $10^{-5}$)" in match
+    )
+    assert "n_compared == 19" in cells["pytorch-match-assert"].source
+    root = Path(__file__).parent
+    golden = json.loads((root / "data" / "minilm_golden.json").read_text())
+    rows, vectors = np.array(golden["it_rows"]), np.array(golden["embeddings"])
+    assert rows.shape == (6, 12, 11) and vectors.shape == (4, 384)
+    assert rows.size + vectors.size == 2328  # "the tests check 2,328"
+    pretrained_tests = (root / "test_pretrained.py").read_text()
+    assert pretrained_tests.count(".max() < 1e-5") >= 2  # "to $10^{-5}$": rows and vectors

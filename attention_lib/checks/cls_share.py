@@ -3,8 +3,9 @@
 The share is the chapter's measure: key ``j`` sends query ``q`` a piece of size
 ``weights[l, h, q, j] * sizes[l, h, j]``, and [CLS]'s share is its piece's size over the sum
 of all the pieces' sizes in that row. The hints name the usual slips: the weight alone, the
-sizes alone, no division, a sum over the wrong axis, squared sizes, the average over the
-queries, and the wrong layer, head, query or key.
+sizes alone, no division, a sum over the wrong axis or of the sizes alone, squared sizes,
+sizes over weights, the average over the queries, and the wrong layer, head, query or key
+(l and h swapped in one array or both).
 """
 
 from __future__ import annotations
@@ -36,6 +37,16 @@ def _case(rng, L, H, n):
 def _index_hint(out, weights, sizes, l, h, q):
     """A hint when ``out`` is the right share of another layer, head, query or key."""
     L, H, n, _ = weights.shape
+    if h < L and l < H:  # l and h swapped in one of the two arrays only
+        for name, w, s in (
+            ("weights", weights[h, l, q], sizes[l, h]),
+            ("sizes", weights[l, h, q], sizes[h, l]),
+        ):
+            if np.isclose(out, w[0] * s[0] / (w * s).sum(), atol=ATOL):
+                return (
+                    f"you swapped l and h in {name}: both arrays put the layer first, "
+                    "so index each one [l, h]."
+                )
     column = weights[l, h, :, q] * sizes[l, h]  # key q's column read as if it were a row
     if np.isclose(out, column[0] / column.sum(), atol=ATOL):
         return (
@@ -129,6 +140,16 @@ def _judge(out, weights, sizes, l, h, q, case):
             shares[l, h].mean(),
             "that is [CLS]'s share averaged over every query (the chapter's cls_parts): "
             "give query q's alone.",
+        ),
+        (
+            w[0] * s[0] / s.sum(),
+            "you divided by the sum of the sizes: divide by the sum of the pieces, "
+            "weight x size, (weights[l, h, q] * sizes[l, h]).sum().",
+        ),
+        (
+            s[0] / w[0] / (s / w).sum(),
+            "you divided the sizes by the weights: each piece is a weight times a size, "
+            "weights[l, h, q] * sizes[l, h].",
         ),
         (1 - expected, "that is the other keys' share: give [CLS]'s piece over the sum."),
         (100 * expected, "that is a percentage: give the share as a fraction of 1."),
