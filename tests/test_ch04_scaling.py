@@ -407,6 +407,10 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     assert said in solution and "So the standard" not in solution
     short, optional = solution.split("````{admonition} Optional: which divisor trains better?")
     assert "keeps the scores' variance the same at every width" in short
+    # review 04tt (item 3): the short answer ends on why sqrt(d_k) is the default
+    said = r"The default stays $\sqrt{d_k}$ because it keeps the scores a steady size at"
+    said += " initialisation with no other change; dividing by $d_k$ also needs μP's"
+    assert said + " initialisation and learning-rate changes." in short
     assert "GPT-2, nanoGPT and PyTorch's default `scale`" in short and "Adam" not in short
     assert ":class: dropdown" in optional and "With Adam" in optional
     assert "rescaling" not in solution
@@ -1039,7 +1043,10 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # review 04rr (item 4): "just past 0.99" is back, as the measured contrast at d_k = 1024
     # (grad-why-uneven; grad-share-assert: 1.3 times the scaled median here)
     assert said in plain and "symptom" not in plain
-    assert plain.count("just past 0.99") == 1 and "get about a scaled row's gradient" in plain
+    # review 04tt (item 1): ... and moves, with its table, into its own fold (grad-starve-fold)
+    starve = " ".join(cells[ids.index("grad-starve-fold")].source.split())
+    assert "just past 0.99" not in plain and "far past 0.99, above 0.9999" in plain
+    assert "rows just past 0.99 still get about a scaled row's gradient" in starve
     assert r"is $p\,(1 - p)$; the table measures it:" in plain
     assert ids.index("grad-rows-read") < ids.index("2eda6d98")  # before the exercises
     # review 04m: the summary names the GPT-2-style init (it saturates few rows)
@@ -1083,7 +1090,9 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     ]
     # review 04ss (item 2): 210 -> 232 for the loss, L = G . o, defined on the main line
     # before the formula that uses it (and a_j = G . v_j beside a_j's words)
-    assert len(" ".join(intro_and_formula).split()) <= 232
+    # review 04tt (item 2): 232 -> 257 for a one-sentence roadmap (two effects compete; the
+    # winner sets the gradient), paid for in grad-why-uneven (103 -> 80)
+    assert len(" ".join(intro_and_formula).split()) <= 257
     # review 04f (round g): the section is split at the two-key table; the figure's paragraph
     # review 04aa (F2): 30 -> 45 for the sentence on what G stands for (the legend-duplicate
     # "Lines: median; bands: middle 80%." is cut to pay for part of it)
@@ -1118,7 +1127,12 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # 0.99 get about a scaled row's gradient" (the coffee analogy, 24 words, moved out)
     # review 04ss (items 1 and 3): 90 -> 103 for why rows just past 0.99 still learn at 1024
     # (raw scores move 32 times faster); the seed range (7 words) moved to grad-rows-read
-    assert "**Scaled: steady" not in figure_read and len(shows.split()) <= 103  # 04_z: two short
+    # review 04tt (item 1): 103 -> 80: the 32-vs-25 reason and the band table moved into
+    # grad-starve-fold; one sentence stays
+    assert "**Scaled: steady" not in figure_read and len(shows.split()) <= 80  # 04_z: two short
+    roadmap = "Two effects compete: saturation mutes a row's response to its scores, while unscaled"
+    roadmap += " scores respond more to $q$ as keys grow longer; the winner sets the gradient."
+    assert roadmap in read and read.index("Two effects") < read.index("Take a row with two keys")
     # review 04n: the unsaturated rows' own median, at 64, and uneven both ways said once
     # review 04p: the figure's own ratio (1.4) first, then the two groups it hides
     # review 04q: seed-robust ranges (this seed's 1.4 and 3.7, and other seeds, asserted in
@@ -1140,8 +1154,9 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     assert said in shows and "1.4" not in shows and "2.6" not in shows
     assert "Raw gradients are also uneven: at $d_k = 64$ saturated rows get 3%" in shows
     # review 04rr (item 4): 0.99 is a label; starving happens far past it (grad-share-assert)
-    said = "Still, rows just past 0.99 get about a scaled row's gradient; the starved ones sit"
-    assert said + " above 0.9999." in shows
+    # review 04tt (item 1): one main-line sentence; the rows just past 0.99 are the fold's
+    said = "the scaled one; the starved rows sit far past 0.99, above 0.9999 (see the fold below)."
+    assert said in shows and "just past" not in shows
     # review 04_v (F1): the figure's median curve in words (grad-share-assert has the ratios)
     # review 04_x (F5): one seed's ratios, said loosely (grad-share-assert has the ranges)
     # review 04_y (F6): two ratios; the 3.7 split moved into the row-by-row fold
@@ -1156,10 +1171,15 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # the crossing and the 5 times at 256 are the figure's (grad-assert, grad-share-assert
     # keep them); the seed range measured on 20 seeds, 561 to 2168 (a reviewer drew 472)
     # review 04ss (item 3): the seed range moves into grad-rows-read's fold
-    said = "At $d_k = 1024$ the raw median is about 1000 times below the scaled one. Still,"
+    said = "At $d_k = 1024$ the raw median is about 1000 times below the scaled one; the"
     assert "several hundred to over 2000" in prose and "across seeds" not in shows
-    said2 = "Raw scores move 32 times faster with $q$ here, which roughly makes up for a slope 25"
-    assert said2 + " times below its peak." in shows  # review 04ss (item 1): the reason
+    # review 04ss (item 1): the reason; review 04tt (item 1): in the fold, said as a rough
+    # two-key argument (grad-share-assert: 32 / 25 = 1.28 against the measured 1.3)
+    starve = " ".join(cells[ids.index("grad-starve-fold")].source.split())
+    said2 = r"A rough two-key argument suggests why: raw scores move $\sqrt{1024} = 32$ times"
+    assert said2 in starve and "25 times below its peak" in starve and "32 times" not in shows
+    assert "so it gives only the order of magnitude; the table is the measurement." in starve
+    assert ids.index("grad-starve-fold") == ids.index("grad-why-uneven") + 1
     assert "medians cross" not in shows and "5 times at 256" not in shows
     # review 04aa (F1): the numbers for "uneven" move from the fold to the main line
     # review 04bb (F2): the two numbers are printed by grad-rows64, just above
@@ -1933,15 +1953,40 @@ def test_review_04ss_a_divisor_off_everywhere_is_named(capsys):
 
 def test_review_04ss_the_band_table_is_printed_and_the_gpt2_share_is_averaged():
     cells = {c.get("id"): c for c in chapter_cells()}
-    # item 1: which rows starve is shown, not asserted: grad-rows64 prints the raw gradient
-    # of rows just past 0.99 and above 0.9999 at d_k = 64 and 1024 (grad-share-assert checks)
+    # item 1: which rows starve is shown, not asserted: the raw gradient of rows just past
+    # 0.99 and above 0.9999 at d_k = 64 and 1024. Review 04tt (item 1): the table leaves the
+    # main line for grad-starve-fold; grad-share-assert computes and checks its numbers
     out = "".join(o.get("text", "") for o in cells["grad-rows64"].outputs)
-    assert re.search(r"^0\.99 to 0\.995\s+0\.23\s+1\.3$", out, flags=re.M), out
-    assert re.search(r"^above 0\.9999\s+0\.000\d+\s+\d\.\de-0\d$", out, flags=re.M), out
-    assert "remove-cell" not in cells["grad-rows64"].metadata.get("tags", [])
+    assert "0.99 to 0.995" not in out and "saturated rows get 3%" in out
+    fold = cells["grad-starve-fold"].source
+    assert ":class: dropdown" in fold
+    assert "| 0.99 to 0.995 | 0.23 | 1.3 |" in fold
+    assert r"| above 0.9999 | $4 \times 10^{-4}$ | $3 \times 10^{-7}$ |" in fold
+    check = cells["grad-share-assert"].source
+    assert "(round(bands[64][0], 2), round(bands[1024][0], 1)) == (0.23, 1.3)" in check
+    assert '"4e-04"' in check and '"3e-07"' in check
     # item 4: the summary no longer quotes one draw's 0.5%; the box gives the 20-draw mean
     summary = " ".join(cells["108c6c23"].source.split())
     assert "0.5%" not in summary and "rarely saturated (under 1%; Going further)" in summary
     box = " ".join(cells["gpt2-deeper"].source.split())
     assert "almost no rows saturate (0.3% on average over 20 draws)" in box
     assert "range(1, 21)" in cells["2e6482c4"].source
+
+
+def test_review_04tt_dividing_by_n_is_named_as_the_number_of_keys(capsys):
+    # review 04tt (item 5): ÷ 16 said "16, another width"; a learner who divides by 16 has
+    # more likely mistaken n = 16, the number of keys, for d_k
+    from attention_lib.checks import check_mean_top_weight  # noqa: PLC0415
+
+    rng = np.random.default_rng(0)
+    widths = (16, 64, 512)
+    scores = {d: al.attention_scores(*rng.normal(size=(2, 100, 16, d))) for d in widths}
+    raw = scores[512]
+    for given in (scores, raw):  # with 16 among the widths, and the array alone
+        assert not check_mean_top_weight(al.softmax(raw / 16).max(axis=-1), given)
+        line = capsys.readouterr().out
+        said = "you divided by 16 = n, the number of keys; this exercise divides by d_k = 512."
+        assert said in line and "another width" not in line, line
+    # a real width keeps its hint
+    assert not check_mean_top_weight(al.softmax(raw / 64).max(axis=-1), scores)
+    assert "you divided by 64, another width" in capsys.readouterr().out

@@ -125,7 +125,7 @@ def test_the_landing_page_says_what_chapter_10_learns():
     # review intro_w: the task is chapter 10's to explain; the page says only that the
     # model is a different one
     said = (
-        'A different model, trained in chapter 10 on a made-up pronoun task (which of two nouns, '
+        "A different model, trained in chapter 10 on a made-up pronoun task (which of two nouns, "
         'one singular and one plural, is "it"?), chooses: "it" puts '
         "0.94 of its attention on the right noun, averaged over its test sentences."
     )

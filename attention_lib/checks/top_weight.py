@@ -224,7 +224,8 @@ def _top_weight_result(answer, raw, divisor, weights, expected, others) -> Check
 def _wrong_divisor_or_array(value, raw, divisor: float, others) -> str | None:
     """Review 04jj: another width's divisor (8 = √64 above all) or another width's scores."""
     own = next((d for d, z in others.items() if np.array_equal(np.asarray(z), raw)), None)
-    roots = {8.0: "8 = √64, a d_k = 64 head's √d_k"}
+    n = raw.shape[-1]  # keys per row: 16 is n here, even where 16 is also a width
+    roots = {8.0: "8 = √64, a d_k = 64 head's √d_k", float(n): f"{n} = n, the number of keys"}
     for d in others:
         roots.setdefault(float(np.sqrt(d)), f"{np.sqrt(d):g} = √{d}")
         roots.setdefault(float(d), f"{d}, another width")
