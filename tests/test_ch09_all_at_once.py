@@ -932,6 +932,12 @@ MAIN_WORDS = 1380  # Round 09tt: 1365 -> 1380 (within the brief's +15): each sum
 # measures; the Bengio / Pascanu citation in its own sentence; each update's own factor
 # (0.83 to 0.99) for the 7th root 0.78. Paid in part: "δ at 'I' becomes δJ" moved into the
 # fold "Why W_h, then tanh's slope?"
+MAIN_WORDS = 1401  # Round 09uu: 1380 -> 1401 (within the brief's +25): the path section's
+# measured table read in one takeaway (a product of n - 1 factors, each shrinking; one weight,
+# like 1/n; this toy has no positions); "a typical translation sentence: the case the paper
+# has in mind"; chapter 10 named for gradients. Paid in part: "What it buys for sure is fewer
+# steps in a row" cut (the table now shows shorter paths as well), and the 0.83 to 0.99
+# reading left to the printed line
 
 
 # --- The page -----------------------------------------------------------------------------
@@ -958,7 +964,10 @@ def test_the_page_says_only_what_it_measures():
     # weight not shrink as the text grows?" (a row's weights share 1: 1/n, not a factor a word)
     # 09tt: 2176 -> 2201 (+15 on the main line, above; +14 in the fold "Why W_h, then tanh's
     # slope?", which now says δ at "I" becomes δJ at "delicious", moved off the main line)
-    assert sum(len(line.split()) for line in prose) <= 2201  # 09cc: +21; 09ee: +28
+    # 09uu: 2201 -> 2277 (+21 on the main line, above; +55 in the fold "Why exactly 1/n
+    # here?", which says what the table measured: no positions, so the copies of "I" share
+    # one weight, n w = 0.85; real models' positions; equal scores give 1/n)
+    assert sum(len(line.split()) for line in prose) <= 2277  # 09cc: +21; 09ee: +28
     # 09dd: +30 (the brief's F1, F3-F5 wording; the main line itself went down, to 1310)
     refuted = (
         *("processor's cache", "by arithmetic", "a new word", "GPU's small on-chip"),
@@ -1057,11 +1066,13 @@ def test_the_page_says_only_what_it_measures():
         # Round 09qq (finding 4): who does less arithmetic, one line per regime
         # Round 09ss (finding 3): the list gave way to a reading of the table, whose rows
         # show the ties (n = d, 2d); the LSTM defined in half a sentence where it is met
-        "Table 1's count is below the RNN's while $n < d$ (the $n = 50$ row; the paper's"
-        " usual translation sentences), equal at $n = d$ and above beyond. With its"
-        " projections, attention does more than a bare tanh RNN at every $n$, and less than"
-        " an LSTM (a gated RNN with four times this RNN's arithmetic) until they meet at"
-        " $n = 2d$. What it buys for sure is fewer steps in a row.",
+        # Round 09uu (nit 3): n = 50 is this page's example, not the paper's; "for sure"
+        # cut for the budget (the path table now shows what attention buys besides steps)
+        "Table 1's count is below the RNN's while $n < d$ (the $n = 50$ row, a typical"
+        " translation sentence: the case the paper has in mind), equal at $n = d$ and above"
+        " beyond. With its projections, attention does more than a bare tanh RNN at every"
+        " $n$, and less than an LSTM (a gated RNN with four times this RNN's arithmetic)"
+        " until they meet at $n = 2d$.",
         # round 09ii (finding 5): the LSTM defined; 09mm (finding 3): its count inline
         "An LSTM's four gate blocks cost $16nd^2$ FLOPs, four times this RNN's.",
         "has a richer update but the same chain. Part of either can:",
@@ -1212,8 +1223,9 @@ def test_the_page_says_only_what_it_measures():
         # Round 09pp (finding 4): the three named (the peak, z, e and the weights, is measured
         # in test_the_plain_peak_holds_scores_exponentials_and_weights)
         # Round 09rr (nit 3): the three arrays are this NumPy code's, not attention's
-        "Measured in float64 (four times bf16), the plain form peaks, in this NumPy version,"
-        " at three $n \\times n$ arrays: the scores, their exponentials and the weights.",
+        # Round 09uu (nit 4): not a release of NumPy, this course's code
+        "Measured in float64 (four times bf16), the plain form peaks, in this course's NumPy"
+        " code, at three $n \\times n$ arrays: the scores, their exponentials and the weights.",
         # Round 09y (finding 2): numbers the page prints (8 MiB weights, 3.0 x that)
         # Round 09jj (finding 6): np.exp(z, out=z) moved into the plot cell's comment
         "The plain line stops at $n = 2048$; $16384$ needs about 6 GiB. Tiles add 0.2 MiB",
@@ -1272,19 +1284,28 @@ def test_the_page_says_only_what_it_measures():
         # Round 09rr (findings 2-4): the gradient is g J^T, so 0.18 is its factor too; the
         # doubled W_h in a fold; ‖W_h‖ > 1 needed, not enough (no "largest near 0")
         # Round 09ss: J^T's 2-norm moved into the fold "Why W_h, then tanh's slope?"
-        'Gradients travel back the same way: $g$ at "delicious" reaches "I" as $g J^\\top$,'
-        " also at most 0.18 of its size.",
+        # Round 09uu (nit 6): a pointer to chapter 10 for gradients in full
+        "Gradients travel back the same way (chapter 10 teaches them in full): $g$ at"
+        ' "delicious" reaches "I" as $g J^\\top$, also at most 0.18 of its size.',
         "Gradients go back through $J^\\top$, which has the same 2-norm as $J$.",
         # Round 09ss (MISLEADING 1): attention's side of the path measured (w = 0.11); the
         # gain is how the factor scales with distance, not its size at n = 8
         'Attention\'s side: a change in $v_I$ reaches "delicious" times one weight:',
         # Round 09tt (MISLEADING 2): 0.78 was the 7th root of 0.18, not any update's factor;
         # each update's own matrix keeps 0.83 to 0.99 (printed), together 0.18
-        "Smaller than the RNN's 0.18, but it scales differently: the RNN multiplies one"
-        " matrix per update (each alone keeps at most 0.83 to 0.99 here); attention's"
-        ' weight depends on the scores, not where "I" stands.',
-        "It can: a row's weights add up to 1, so more keys share them, and with equal scores"
-        " each gets $1/n$. That shrinks like $1/n$, not geometrically with each word in"
+        # Round 09uu (blocks 9): the scaling shown, not only said: the sentence repeated to
+        # n = 128 (path-grow-code), then one takeaway; "not where 'I' stands" (nit 2) gave
+        # way to "whatever lies between", with the toy's missing positions said
+        "Smaller than the RNN's 0.18. Now repeat the sentence $k$ times:",
+        "The RNN's link is a product of $n - 1$ factors, each shrinking any change here,"
+        " so it falls geometrically. Attention's is one weight, whatever lies between"
+        " (this toy has no positions): it shrinks like $1/n$ only because more keys share"
+        " the row.",
+        "The toy has no positions, so every copy of a word gets the same key, and each copy"
+        ' of "I" the same score. The $k$ copies then share the weight one "I" got at $n = 8$:'
+        " $n$ times the weight stays 0.85 at every $n$. Real models put positions into the"
+        " scores, so copies differ. Still, a row's weights add up to 1, and with equal scores"
+        " each of $n$ keys gets $1/n$: a shrink like $1/n$, not by a factor for each word in"
         " between.",
         "Each step multiplies a change by $W_h$, then by tanh's slopes, which are at most 1,"
         " so 7 steps stretch it at most $\\lVert W_h \\rVert_2^7$ times. Growth therefore"
@@ -1605,14 +1626,48 @@ def test_round_ss_measures_attentions_side_of_the_path():
     assert by_id["attn-path-fold"] in folded and by_id["jac-fold"] in folded
     assert "remove-cell" in by_id["attn-path-check"].metadata["tags"]
     order = ["grad-md", "attn-path-md", "attn-path-code", "attn-path-check"]  # 09tt
-    order += ["attn-path-read", "attn-path-fold", "4ef56a7e"]
+    order += ["attn-path-read", "path-grow-code", "path-grow-check", "path-grow-read"]
+    order += ["attn-path-fold", "4ef56a7e"]  # 09uu: the repeated sentence before the fold
     start = ids.index(order[0])
-    assert [ids.index(i) for i in order] == list(range(start, start + 7))
+    assert [ids.index(i) for i in order] == list(range(start, start + len(order)))
     # the derivation in the fold, the check right after it and hidden
     assert "operatorname{diag}" in by_id["jac-fold"].source
     main_text = " ".join(c.source for c in main)
     assert "operatorname{diag}" not in main_text and "row vectors" not in main_text
     assert ids.index("jac-fold") + 1 == ids.index("jac-check")
     assert by_id["jac-check"].metadata["tags"] == ["hide-cell"]
-    for cid in ("attn-path-code", "flops-code", "jac-check"):
+    for cid in ("attn-path-code", "path-grow-code", "flops-code", "jac-check"):
         assert all(len(line) <= 80 for line in by_id[cid].source.splitlines()), cid
+
+
+def test_round_uu_shows_how_each_path_scales():
+    """Review 09uu (blocks 9): at n = 8 attention's weight (0.11) is below the RNN's bound
+    (0.18), and the claim that settles it (1/n against geometric) was said, never shown. The
+    sentence repeated k times prints both up to n = 128; the takeaway and the fold read it,
+    and the fold says the toy has no positions (copies of "I" share one key)."""
+    from pathlib import Path
+
+    import nbformat
+    from chapter_text import main_and_folded
+
+    path = Path(__file__).parents[1] / "chapters" / "09_all_at_once.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    by_id = {c.get("id"): c for c in cells}
+    main, folded = main_and_folded(cells)
+    code = by_id["path-grow-code"]
+    assert "remove-cell" not in code.metadata.get("tags", [])  # shown on the page
+    assert "no positions" in code.source and "toy.W_k" in code.source
+    printed = "".join(o.get("text", "") for o in code.outputs).splitlines()
+    assert printed == [
+        "n =   8: RNN at most 0.18     attention w = 0.106",
+        "n =  16: RNN at most 0.02     attention w = 0.053",
+        "n =  32: RNN at most 0.00023  attention w = 0.027",
+        "n =  64: RNN at most 3.2e-08  attention w = 0.013",
+        "n = 128: RNN at most 6.3e-16  attention w = 0.007",
+    ]
+    assert by_id["path-grow-check"].metadata["tags"] == ["remove-cell"]
+    assert "grow" in by_id["path-grow-check"].source
+    assert by_id["path-grow-read"] in main and by_id["attn-path-fold"] in folded
+    main_text = " ".join(" ".join(c.source for c in main).split())
+    assert 'not where "I" stands' not in main_text  # nit 2
+    assert "this toy has no positions" in main_text
