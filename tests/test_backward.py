@@ -1453,7 +1453,11 @@ def test_one_per_template_picks_the_figure_rows():
 # W_k's steps in proportion to each other; a mirror pair shares the mean row), what dOut
 # stands for in exercise 1, why "cake", and why 1e-6 is a safe bar (the split-pairs
 # sentence moved into its fold in return)
-MAIN_LINE_WORDS = 1602  # 10_r: 1918 -> 1895; ...; 10_qq: 1536; 10_ss: 1551; 10_tt: 1602
+# review 10_uu: up to 1611 for what the test sentences show of the held-out "book" (its
+# logit rose there), the summary's lead (learning = steps against a loss's gradient) and
+# where dOut comes from (the W_v/W_q/W_k split of the push, "why cake" in cell 43 and the
+# summary's 0.94 cut in return)
+MAIN_LINE_WORDS = 1611  # 10_r: 1918 -> 1895; ...; 10_ss: 1551; 10_tt: 1602; 10_uu: 1611
 
 
 def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
@@ -1491,9 +1495,13 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     assert "only falls" not in main_text and "lowers it" not in main_text
     # review 10_ll finding 4: the push's reason, the formula the hidden cell asserts
     # review 10_rr finding 2: said where p - y is derived, after the held-out observation
-    assert "its logit's gradient $p_{\\text{book}}/m$ is always positive: every step pushes it" in (
-        main_text
-    )
+    # review 10_uu finding 1: the push is on the training sentences only; on the 70 test
+    # sentences the "book" logit rose (to 1.48), "cake"'s more (to 3.97)
+    assert "gradient there, $p_{\\text{book}}/m$, is always positive: no training" in main_text
+    assert 'sentence asks $W_v$ to turn an attended "book" into "book". On the 70 test' in main_text
+    assert 'the mean "book" logit rose to 1.48 and "cake"\'s to 3.97 (10.2 in a model' in main_text
+    assert "pushed its logit down" not in main_text + folded_text
+    assert "every step pushes it" not in main_text + folded_text
     assert "Every training sentence pushes" not in main_text
     # review 10_aa finding 1: the spread argument cut; the dropdown keeps its measurements
     assert "0.2% spread" not in folded_text and "relative error 0.54" in main_text
@@ -1525,11 +1533,13 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     assert "form 280 mirror pairs, and at most one of each pair can be right," in main_text
     # review 10_ss finding 2: 48.6% labelled (train and test together), the plot's test
     # figure given, and why the training set alone is not held to 50%
-    assert "so at most 50% of train and test together (this run: 48.6%; test alone ends the" in (
+    # review 10_uu finding 2: the best over 1,000 steps and the plot's step 150, labelled
+    assert "so at most 50% of train and test together (best over 1,000 steps: 48.6%; test" in (
         main_text
     )
     # review 10_tt finding 2: the reason on the main line; the split pairs, a detail, in the fold
-    assert "ends the plot at 43%)." in main_text and "Pairs split" not in main_text
+    assert "test alone, at step 150: 43%)." in main_text and "Pairs split" not in main_text
+    assert "this run: 48.6%" not in main_text
     assert "Uniform attention reads only the mean row of $X$, which a sentence and its" in main_text
     assert "lift the training set's own cap, since only one of each such pair is in training" in (
         folded_text
@@ -1553,10 +1563,13 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     # review 10_ll finding 5: 1e-6 is the course's bar; the real scale shown
     assert "far below 1e-6 (here under 1e-9)" in main_text and "lands below" not in main_text
     # review 10_tt findings 1, 3, 6: what dOut stands for; why "cake"; why 1e-6 is safe
-    assert "`dOut` stands for the gradient arriving from the layers above: with this `L`," in (
+    # review 10_uu finding 3: where dOut comes from, pointed to
+    assert "`dOut` stands for the gradient that backpropagation, below, brings from the" in (
         main_text
     )
-    assert 'always "cake", just what this $W_v$ happens to make of "book".' in main_text
+    # review 10_uu finding 1: why "cake" is said once, below, after p - y
+    assert 'yet never answers "book", always "cake". Attention finds' in main_text
+    assert "happens to make of" not in main_text
     assert "the difference's error shrinks like $\\varepsilon^2$, and rounding adds about" in (
         main_text
     )
@@ -1607,13 +1620,16 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     # review 10_mm findings 3 to 6 and 8: W_v named, the mask, float64, same gradients
     # review 10_rr finding 2: the push also reaches W_q and W_k, through a (measured: the
     # part on W_v is over 3 times larger at every step)
-    assert "mostly through $W_v$ (as $O_{it} = aXW_v$), less through $a$ into $W_q$" in main_text
+    # review 10_uu: that split (and its hidden check) cut for room
     assert "(where masked, $A = dS = 0$: key 4, hidden from every query," in main_text
     assert "In float64 with $\\varepsilon = 10^{-6}$, a right gradient" in main_text
     # review 10_nn findings 1, 3, 5, 6, 7: W_v trained against "book"; no copy; the takeaway
     assert "still downhill. Curves cannot tell them apart" in main_text
     assert "checked in the source" not in main_text and "**copy** it" not in main_text
-    assert "so every step pushed its logit down (mostly through $W_v$); with 0.94" in main_text
+    # review 10_uu findings 1, 5: the summary leads with learning; no "pushed down"
+    summary = main_text.split("## Summary")[1]
+    assert summary.startswith(" - Learning is small steps against the gradient of a loss,")
+    assert 'what to say does not: "book" was never an answer, so the model answers' in summary
     assert "that small shift already doubles the right answers" in main_text
     assert "a right gradient is usually far below 1e-6" in main_text
     assert "4.95" not in folded_text and "median 159" in folded_text  # finding 9
