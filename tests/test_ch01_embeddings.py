@@ -995,7 +995,8 @@ def test_pe_rows_really_all_have_the_predicted_length():
         (-1.39, "FAIL", "the sign is off"),
         # sqrt(2) copied from the previous exercise, or the slow slip (1.408) rounded
         (1.41, "FAIL", "1.41 is √2, the length of one row (the previous exercise), not the dot"),
-        (np.sqrt(2), "FAIL", "if your cosines gave 1.41, the slow pair turns at 1 / 100."),
+        # review 01_uu (nit 8): which way the slow-speed slip went, said plainly
+        (np.sqrt(2), "FAIL", "gave 1.41, you used a slower speed for the slow pair; its speed"),
         (1.408, "FAIL", "you gave it a slower speed"),
         (2, "FAIL", "the same position twice"),
         (np.cos(np.radians(20)) + np.cos(np.radians(0.2)), "FAIL", "in degrees"),
@@ -1189,8 +1190,10 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     kept = "1.5 to 2.4 long.\nWords that kept their place move too (0.04 to 0.43): their context"
     assert kept in cells_md
     # review 01_h (finding 7): no "the sitter" / "the sat-on"
-    assert 'The sitting "dog" and the one sat on differ by **1.13**' in flat
+    # review 01_uu (nit 7): the two dogs named by position, not by role
+    assert '"Dog", at position 1 and then 5, moves by **1.13**' in flat
     assert 'and "couch" by 0.60' in flat  # review 01_t (finding 6): the other swapped word
+    assert "sitting" not in flat
     assert "sitter" not in flat and "sat-on" not in flat
     assert flat.count("0.43") == 1
     assert "started at position 1, 2 or 3" not in flat  # review 01_k: one Predict
@@ -1380,8 +1383,13 @@ def test_the_page_gives_the_measured_reason_for_leaving_positions_out():
     # review 01_y (finding 6): RoPE described once; a clause here points to it
     # review 01_aa (finding 2): RoPE rotates q and k instead of adding a stamp
     # review 01_bb (finding 3): RoPE turns each query and key by its own position
-    rope = "the same kind of pairwise turn, with the same speeds $\\omega_i$, that RoPE applies"
+    # review 01_uu (nit 1): RoPE's speeds use the query's width, and some models change the base
+    rope = "the same kind of pairwise turn that RoPE applies"
     assert rope + " to each query and key by its position, instead of adding" in flat
+    assert "RoPE's speeds come from the same formula with the query's width in place of" in flat
+    assert "with the same speeds" not in flat
+    # review 01_uu (nit 2): embedding plus encoding is the original Transformer's recipe
+    assert "In the original Transformer each token becomes a **word embedding**" in flat
     assert "the same block rotation" not in flat and "the turn RoPE uses" not in flat
     assert "RoPE (see" not in flat
     assert "### The other choice: a learned table" not in flat  # merged into the box

@@ -184,7 +184,8 @@ def check_pe_offset(answer) -> CheckResult:
         (
             np.sqrt(2.0),  # before the slow-speed slip (1.408): 1.41 is nearer sqrt(2)
             "1.41 is √2, the length of one row (the previous exercise), not the dot product "
-            "of two rows; if your cosines gave 1.41, the slow pair turns at 1 / 100.",
+            "of two rows; if your cosines gave 1.41, you used a slower speed for the slow "
+            "pair; its speed is 1 / 100.",
         ),
         (
             np.cos(20.0) + np.cos(20.0 / 10000.0),
