@@ -784,6 +784,7 @@ def test_chapter_leaves_the_value_blend_to_chapter_6_and_w_qk_to_chapter_3():
     # review 02_d-5: the K | V table is cut (cell e12303af prints the four vectors used)
     assert "k | v" not in printed and "K columns:" not in printed
     assert printed.splitlines()[0] == "X (8, 4) @ W_q (4, 4) -> Q (8, 4)"
+    assert printed.splitlines()[1] == "Q equals X @ W_q: True"  # review 02_uu-1: it runs
     assert "no feature names" not in prose and "makes the shares this sharp" not in prose  # cut
     # what finds "cake" is W_k keeping food in key column 0; "differing" alone is not claimed
     two = cells["c95b653c"].source
@@ -916,7 +917,8 @@ def test_weights_table_prints_the_three_matrices_row_by_feature():
     assert bottom[0].split() == "W_v (value) hands over".split()
     assert top[1].split() == list(2 * toy.FEATURES)  # full names, no abbreviations (review 02u)
     # review 02_m-6: one word per column head ("third person" read as two columns)
-    assert bottom[1].split() == ["noun", "verb", "3rd-person", "human"]
+    # review 02_uu-4: the same words as the prose and toy.VALUE_FEATURES, not "3rd"
+    assert bottom[1].split() == ["noun", "verb", "third-person", "human"]
     for block, W in ((top, np.hstack([toy.W_q, toy.W_k])), (bottom, toy.W_v)):
         for f, (feature, line) in enumerate(zip(toy.FEATURES, block[2:], strict=True)):
             assert line.split()[0] == feature
@@ -996,7 +998,13 @@ def test_no_output_line_wraps_and_the_review_02a_clauses_are_there():
     assert "Each row's largest entries:" in rules  # review 02_z-1: step 1 of three
     assert "article's story" not in rules
     # review 02_n-6: food's second entry is motivated, not called arbitrary
-    assert "food looks for food and for pointers to it;" in rules and "arbitrary" not in rules
+    assert "food looks for food and for pointers to it," in rules and "arbitrary" not in rules
+    # review 02_uu-3: the reason, checked: after itself, "cake" scores "it" and "delicious"
+    assert 'so "cake" matches "delicious" and "it";' in rules
+    Q, K = toy.projections()[:2]
+    cake_scores = Q[toy.token_index("cake")] @ K.T  # (8,)
+    by_score = [toy.TOKENS[j] for j in np.argsort(-cake_scores)]
+    assert by_score[:3] == ["cake", "it", "delicious"]
     # review 02_f-3: the value features are named where W_v is first printed
     assert "**$W_v$ is what a word hands over:** noun, verb, third person, human." in rules
     # review 02_k-5: one item per row of W_q, in row order; no "cake looks back for it"

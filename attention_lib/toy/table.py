@@ -78,8 +78,9 @@ def weights() -> Table:
     Two blocks, so that no line is wider than 80 characters on the website.
     """
     qk = {"W_q (query) seeks": (W_q, FEATURES), "W_k (key) advertises": (W_k, FEATURES)}
-    # One word per column head: "third person" over one column would read as two.
-    heads = tuple(f.replace("third ", "3rd-") for f in VALUE_FEATURES)
+    # One word per column head: "third person" over one column would read as two, so the
+    # head joins it with a hyphen (the same words as the prose, not an abbreviation).
+    heads = tuple(f.replace("third ", "third-") for f in VALUE_FEATURES)
     v = {"W_v (value) hands over": (W_v, heads)}
     return Table(_block(qk) + [""] + _block(v))
 
