@@ -388,6 +388,32 @@ def test_slips_that_need_another_card(answer, hint, toy_values, capsys):
     assert hint in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(
+    ("answer", "status", "hint"),
+    [
+        (0.045, "PASS", "0.045 is right."),
+        (0.04549, "PASS", "0.04549 is right (0.045)."),  # rounds to 0.045
+        (0.0449, "PASS", "0.0449 is right (0.045)."),
+        # review 06_uu item 5: within 0.0005 of 0.04506, yet it rounds to 0.046
+        (0.0455, "FAIL", "0.0455 rounds to 0.046, one off in the last decimal"),
+        (0.046, "FAIL", "one off in the last decimal"),
+    ],
+)
+def test_exercise_6_1_takes_three_decimals_that_round_to_the_answer(
+    answer, status, hint, toy_values, capsys
+):
+    weights, V = toy_values  # exercise 6.1: the verb element of "ate", "delicious" doubled
+    assert round(weights[ATE, DELICIOUS] * V[DELICIOUS, VERB], 5) == 0.04506
+    labels = {"tokens": toy.TOKENS, "features": toy.VALUE_FEATURES}
+    result = check_output_change(answer, weights, V, ATE, DELICIOUS, VERB, **labels)
+    line = capsys.readouterr().out
+    assert result.status == status and hint in line
+    # the solution's full product passes
+    assert check_output_change(
+        weights[ATE, DELICIOUS] * V[DELICIOUS, VERB], weights, V, ATE, DELICIOUS, VERB
+    )
+
+
 def test_the_weight_alone_is_not_named_when_the_card_entry_is_1(toy_values, capsys):
     weights, V = toy_values  # V[cake, noun] = 1: the weight alone is the answer
     assert check_output_change(weights[ATE, CAKE], weights, V, ATE, CAKE, NOUN)
@@ -872,7 +898,9 @@ def test_fix_round_6i_prose_says_each_point_once():
     # Review 06_n: the near-even rows are said beside the bars of "it", before the slider.
     payoff = " ".join(next(c for c in cells if c.id == "9a76b54f").source.split())
     # Review 06_p: "near 1/8" overstated 0.21; the measured bound is said instead.
-    assert "every weight lies within 0.09 of 1/8 (0.09 to 0.21), so the outputs' noun" in payoff
+    # review 06_uu item 3: one 0.09 (the smallest weight), not also the distance from 1/8
+    even = "every weight lies between 0.09 and 0.21 (an even share is 1/8), so the outputs' noun"
+    assert even in payoff and "within 0.09" not in payoff
     assert "round(np.abs(weights - 1 / 8).max(), 3) == 0.086" in (
         next(c for c in cells if c.id == "5d4f768b").source
     )
@@ -1625,7 +1653,11 @@ def test_the_intuition_comes_before_the_cards_and_delicious_is_explained():
     # Review 06_p: the printout shows V = X W_v; the sentence repeating it is cut, and
     # one example ties the loose names to W_v's rows.
     assert "mostly-noun" not in cards and "chapter 1 features times $W_v$" not in cards
-    assert cards.endswith('("the", half a pointer, gets 0.5 third person).')
+    # review 06_uu item 1: the adjective's card, from its food (X[delicious, food] = 0.7)
+    assert cards.endswith('third person; "delicious", 0.7 food, gets 0.7 noun).')
+    delicious, food, noun = toy.token_index("delicious"), 0, 0
+    assert toy.FEATURES[food] == "food" and toy.VALUE_FEATURES[noun] == "noun"
+    assert toy.X[delicious, food] == 0.7 and (toy.X @ toy.W_v)[delicious, noun] == 0.7
     assert "toy.W_v[food, noun] == 1" in next(c for c in cells if c.id == "6d2b2d08").source
     # Review 06w: the key/card contrast ends there, with no non-sequitur.
     assert "must come from the blend" not in flat
@@ -1944,9 +1976,9 @@ def test_review_06o_no_false_bound_w_v_shown_and_the_hull_has_a_consequence():
     assert "     food [1. 0. 1. 0.]" in shown and "  pointer [0. 0. 1. 0.]" in shown
     assert '"the", half a pointer, gets 0.5 third person' in flat
     assert "**residual connection** (chapter 11) adds" in flat  # review 06_p: as chapter 7
-    assert "attention gathers but cannot amplify; $W_o$, the residual and the feed-forward" in (
-        flat
-    )
+    # review 06_uu item 2: what attention cannot do, and which parts can
+    assert "attention cannot go beyond its values, but $W_v$, $W_o$, the residual and" in flat
+    assert "amplify" not in flat
     hidden = next(c for c in cells if c.id == "acc8c420").source
     assert "every @ P - a" in hidden  # every output at every frame, not only 'it'
     asserted = next(c for c in cells if c.id == "5d4f768b").source

@@ -3,6 +3,9 @@ share (the blend is in ``blend_loop.py``, full attention in ``attention.py``).""
 
 from __future__ import annotations
 
+import numbers
+from decimal import ROUND_HALF_UP, Decimal
+
 import numpy as np
 
 from .base import (
@@ -47,8 +50,8 @@ def check_output_change(
     the new element (also when added up from rounded parts) or the old one, the wrong
     sign, a percentage, the whole value or twice it, the weight alone, another column of the card,
     another token's change, every query's change (the column), one off in the last
-    decimal (either side), and "nothing changes"; text or a one-element array is told
-    how to become a number.
+    decimal (either side, also when a four-decimal answer such as 0.0455 rounds to it), and
+    "nothing changes"; text or a one-element array is told how to become a number.
     An answer worked out with the weight rounded to ``places`` decimals is told so, never
     sent after another slip that rounds the same.
     """
@@ -198,9 +201,33 @@ def check_output_change(
     cut = np.floor(expected * 10.0**places) / 10.0**places
     if abs(cut - expected) > tol:
         mistakes.insert(0, (cut, "close: round the last decimal rather than cut it off."))
+    rounded_to = _rounds_elsewhere(answer, float(expected), places)
+    if rounded_to is not None:  # 0.0455 for 0.04506: close, but a learner rounds it to 0.046
+        result = CheckResult(
+            "output change", "FAIL", f"{answer:g} rounds to {rounded_to}, {ONE_OFF}"
+        )
+        print(result.line)
+        return result
     return check_number(
         "output change", answer, float(expected), places=places, mistakes=tuple(mistakes)
     )
+
+
+def _rounds_elsewhere(answer, expected: float, places: int) -> str | None:
+    """The ``places``-decimal rounding of ``answer``, if it is near ``expected`` but not theirs.
+
+    check_number passes anything within half a unit of the last decimal, so 0.0455 passes
+    for 0.04506; yet the learner who wrote it would round it (half up) to 0.046, not 0.045.
+    """
+    if isinstance(answer, (bool, np.bool_)) or not isinstance(answer, numbers.Real):
+        return None
+    value = float(answer)
+    if not np.isfinite(value) or abs(value - expected) > 0.5 * 10.0**-places + 1e-12:
+        return None  # check_number says what is wrong
+    step = Decimal(1).scaleb(-places)  # 0.001 for three decimals
+    mine = Decimal(repr(value)).quantize(step, rounding=ROUND_HALF_UP)
+    theirs = Decimal(repr(expected)).quantize(step, rounding=ROUND_HALF_UP)
+    return None if mine == theirs else str(mine)
 
 
 def _is_row_change(answer, row: np.ndarray) -> bool:
