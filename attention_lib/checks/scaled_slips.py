@@ -1,4 +1,5 @@
-"""Chapter 4 checker helper: slips that leave every scaled score a little or evenly off."""
+"""Chapter 4 checker helpers: slips that leave every scaled score a little or evenly off,
+and np.einsum subscripts that fit one number of axes only."""
 
 from __future__ import annotations
 
@@ -6,6 +7,14 @@ import numpy as np
 
 from .base import ATOL, Fail
 from .scaled_divisor import divisor_said
+
+# Review 04uu (item 3): einsum("qd,kd->qk") on a batch raised numpy's "no '...' ellipsis"
+# error and got the generic keepdims hint, which does not apply; "bqd,bkd->bqk" raised on 2-D.
+EINSUM_AXES = (
+    "Your np.einsum subscripts name a fixed number of axes, so they fit inputs with that "
+    "many dimensions only. Write '...' for whatever comes before the last two axes: "
+    "np.einsum('...qd,...kd->...qk', Q, K) fits 2-D inputs, batches and heads alike."
+)
 
 
 def off_everywhere(

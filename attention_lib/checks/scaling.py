@@ -11,7 +11,7 @@ import numpy as np
 from ..core import softmax
 from .base import Cases, CheckResult, Fail, expect_shape, known_mistakes, same, verdict
 from .names import calls_library, uses_name
-from .scaled_slips import off_everywhere
+from .scaled_slips import EINSUM_AXES, off_everywhere
 
 
 def check_scaled_scores(fn) -> CheckResult:
@@ -212,7 +212,9 @@ def _run(cases: Cases, case: str, Q: np.ndarray, K: np.ndarray, batch: bool = Fa
         if not message.startswith("your function raised"):
             raise
         head = message.split(f"(on {case}).")[0] + f"(on {case})."  # without the generic tail
-        if "axes don't match" in message:
+        if "ellipsis" in message or "too many subscripts" in message:  # np.einsum's
+            hint = EINSUM_AXES
+        elif "axes don't match" in message:
             hint = _FIXED_AXES
         elif "AxisError" in message:
             hint = _AXIS_OUT_OF_BOUNDS

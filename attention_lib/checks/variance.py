@@ -145,6 +145,8 @@ def check_dot_variance(answer, d_k: int = 64, sigma: float = 1.0) -> CheckResult
         result = check_number("dot_variance", answer, expected, places=2, **hints)
     if result.passed and float(answer) == expected:  # "3888 is right.", the number once
         result.message = f"{_number(float(answer))} is right."
+    elif result.passed:  # review 04uu: 3888.004 read "3888 is right (3,888)"; now each once
+        result.message = f"{answer!s} is right; the exact value is {_number(expected)}."
     print(result.line)
     return result
 
