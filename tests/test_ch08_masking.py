@@ -1237,8 +1237,10 @@ def test_page_after_review_08n_practises_the_masked_softmax_where_it_is_taught()
     cells = nbformat.read(path, as_version=4).cells
     ids = [c.id for c in cells]
     by_id = {c.id: c for c in cells}
-    # the exercise right after "In code"; the Raschka route after its solution (08o)
-    assert ids.index("abf3379f") + 1 == ids.index("757f12f0") < ids.index("f94b9132")  # 08g
+    # the exercise right after "In code" (08uu: and its printed masked scores); the Raschka
+    # route after its solution (08o)
+    assert ids.index("abf3379f") + 1 == ids.index("masked-scores")  # 08uu
+    assert ids.index("masked-scores") + 1 == ids.index("757f12f0") < ids.index("f94b9132")  # 08g
     assert ids.index("2441fb2b") < ids.index("78ddbfa5") < ids.index("zero-route")
     out = "".join(o.get("text", "") for o in by_id["zero-route"].outputs)
     assert out.splitlines()[1].split() == ["mask", "first:", "[0.", "0.5", "0.5]"]
@@ -1543,7 +1545,7 @@ def test_page_after_review_08w_folds_the_details_after_the_exercises_and_is_shor
     assert ids.index("further-md") > ids.index("left-pad-assert") > ids.index("pad-fig-assert")
     assert ids.index("in-practice") + 1 == ids.index("6aa08049")  # then the Summary
     note = flat["in-practice"]
-    assert "overflows to" not in note and "nanoGPT builds the triangle once" in note
+    assert "overflows to" not in note and "does it build the triangle once" in note
     assert "`finfo(dtype).min` in Hugging Face" in note
     assert "88 is enough" not in flat["zero-route-md"]  # 08g: flush-to-zero cut
     assert "745" not in flat["zero-route-md"]
@@ -1825,7 +1827,7 @@ def test_page_after_review_08_round_n_keeps_the_padding_story_together():
     ids = list(by_id)
     main, _ = main_and_folded(cells)
     assert _words(main) <= 1173  # 1,175 before
-    assert _words(cells) <= 1753  # 1,829 before
+    assert _words(cells) <= 1762  # 1,829 before; +9 in folds for review 08uu's two nits
     assert "df82c2f9" not in ids and "pad-rows-assert" not in ids
     assert ids.index("1f0151b7") + 1 == ids.index("pad-fig-md")  # demo, then its figure
     assert ids.index("4543ab08") + 1 == ids.index("b902f809")  # the table before ex-batch
@@ -1836,3 +1838,36 @@ def test_page_after_review_08_round_n_keeps_the_padding_story_together():
     assert "towers" not in route
     assert "In practice the two differ only on a row with no allowed key" in route
     assert "(0/0)" not in flat["pad-fig-md"]
+
+
+def test_page_after_review_08uu_prints_the_masked_scores_and_says_why_104():
+    """Review 08uu (9/9, nits): the masked score matrix never printed; the fold did not say
+    why a towering masked score zeroes the allowed weights (the softmax shifts by the row's
+    maximum); the fold's two code toggles said "of 4"; nanoGPT's buffer exists only
+    without PyTorch's fused attention."""
+    import numpy as np
+
+    import attention_lib as al
+    from attention_lib import toy
+
+    cells, by_id, flat = _page()
+    ids = list(by_id)
+    main, _ = main_and_folded(cells)
+    assert _words(main) <= 1171  # the main line did not grow
+    # the masked scores, printed before the first exercise, -inf above the diagonal
+    cell = by_id["masked-scores"]
+    assert ids.index("abf3379f") < ids.index("masked-scores") < ids.index("757f12f0")
+    assert "remove-cell" not in cell.metadata.get("tags", [])
+    out = "".join(o.get("text", "") for o in cell.outputs)
+    assert out.count("-inf") == 28 and out.splitlines()[0].startswith("[[0.6 ")
+    even = np.tril(np.ones((8, 8)))
+    logits = np.where(even == 1, toy.scaled_scores(), -np.inf)
+    assert np.array_equal(np.isneginf(logits), ~al.causal_mask(8))
+    route = flat["zero-route-md"]
+    assert "The softmax subtracts the row's maximum; when that is a masked score" in route
+    towering = np.array([104.0, 0.0, 0.0], dtype=np.float32)  # its allowed weights
+    assert not al.softmax(towering)[1:].any() and al.softmax(towering)[0] == 1
+    for cid, k in (("left-pad-code", 1), ("left-pad-fig", 2)):
+        assert by_id[cid].metadata["mystnb"]["code_prompt_show"].endswith(f"({k} of 2)")
+    note = flat["in-practice"]
+    assert "only without that function does it build the triangle once" in note
