@@ -317,6 +317,12 @@ def sample_searchsorted_unclipped(logits, T, u):  # ... or one past the last wor
     return int(np.searchsorted(np.cumsum(softmax(logits / T)), u, side="right"))
 
 
+def sample_u_special_case(logits, T, u):  # review 12_tt: "u near 1 is the last word"
+    if u > 0.999:
+        return len(logits) - 1
+    return int(np.argmax(np.cumsum(softmax(logits / T)) > u))
+
+
 def sample_loop_no_fallback(logits, T, u):  # falls off the loop's end for u near 1
     total = 0.0
     for j, p in enumerate(softmax(logits / T)):
@@ -491,7 +497,9 @@ def sample_seeded_choice(logits, T, u):  # ignores u: the same draw every call
         (check_cross_entropy, ce_y_as_ids, "FAIL", "Y is one-hot, shape (m, vocab), not the"),
         (check_cross_entropy, ce_y_as_int_ids, "FAIL", "(Y * log_p).sum(-1)"),
         (check_cross_entropy, ce_y_along_axis, "FAIL", "not the target ids"),
-        (check_sample, good_sample, "PASS", "all 15 cases"),
+        (check_sample, good_sample, "PASS", "all 16 cases"),
+        (check_sample, sample_u_special_case, "FAIL", "returned 3, expected 2 (on logits [0.0,"),
+        (check_sample, sample_u_special_case, "FAIL", "A u near 1 is not a special case"),
         (check_sample, sample_total_below_1, "FAIL", "set the last end to 1"),
         (check_sample, sample_searchsorted_unclipped, "FAIL", "the answer is the last word, 4"),
         (check_sample, sample_loop_no_fallback, "FAIL", "returned None for u = 0.9999999999999999"),
@@ -896,3 +904,39 @@ def test_the_page_keeps_what_issue_30_asked_it_to_show():
     assert "chapter 11's two residual sub-layers" in text and "(post-LN)" in text
     assert "deep stacks train stably" not in text and "no learning-rate warm-up" in text
     assert "train it in NumPy" not in text  # the learner runs and reads the loop
+
+
+def test_sample_checker_u_near_1_case_is_not_the_last_word():
+    """Review 12_tt: `u > 0.999: return the last word` passed every case. The new case's
+    numbers, as its hint states them: the last word about 0.00001, word 2's stretch ending
+    near 0.99999, so u = 0.9995 picks word 2, not word 3."""
+    from attention_lib.decoder import sample
+
+    logits = np.array([0.0, 2.0, 1.0, -9.0])
+    p = softmax(logits)
+    ends = np.cumsum(p)
+    assert round(p[-1], 5) == 0.00001 and round(ends[-2], 5) == 0.99999
+    assert ends[1] < 0.9995 < ends[-2] and sample(logits, 1.0, 0.9995) == 2
+
+
+def test_page_after_review_12_tt_says_its_nits_plainly():
+    """Review 12_tt (9/9, nits): a colon pointed at a folded cell; the cached step's cost
+    in one plain sentence; dropout as the two references set it."""
+    import sys
+    from pathlib import Path
+
+    import nbformat
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from chapter_text import markdown_text
+
+    path = Path(__file__).resolve().parents[1] / "chapters" / "12_decoder.ipynb"
+    cells = nbformat.read(path, as_version=4).cells
+    by_id = {c.id: c for c in cells}
+    assert by_id["params-intro"].source == "The model has **24,723** parameters."
+    assert "hide-cell" in by_id["params"].metadata["tags"]  # the breakdown stays folded
+    text = markdown_text(cells)
+    assert "A cached step pays $c + 2dn$, for the new token only." in text
+    assert "score matrix: $n$ times the block's work." in text
+    assert "dropout in training" not in text
+    assert "(Raschka trains with a rate of 0.1; nanoGPT's default is 0.0)" in text

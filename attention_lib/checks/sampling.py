@@ -161,10 +161,12 @@ def _check_uses_u(fn) -> None:
 
 
 def _check_edges(cases: Cases) -> None:
-    """Two rare inputs: a word of probability 0 at u = 0, and logits / T near 800."""
+    """Three rare inputs: a word of probability 0 at u = 0, logits / T near 800, and a u
+    near 1 that the last word's tiny stretch does not reach (so `u > 0.999: last word` fails)."""
     for logits, T, u, hint in (
         ([-1000.0, 0.0], 1.0, 0.0, _EMPTY_STRETCH),
         ([0.0, 8.0, 2.0], 0.01, 0.5, _OVERFLOW),
+        ([0.0, 2.0, 1.0, -9.0], 1.0, 0.9995, _NOT_LAST),
     ):
         case = f"logits {logits}, T = {T}, u = {u}"
         value = float(cases.run(case, np.array(logits), T, u).reshape(-1)[0])
@@ -177,6 +179,11 @@ _EMPTY_STRETCH = (
     "word 0 has probability 0, so its stretch is empty and ends at 0. With ends >= u (or "
     "searchsorted's side='left'), u = 0 lands on it; take the first end strictly beyond u, "
     "ends > u."
+)
+_NOT_LAST = (
+    "the last word has probability about 0.00001 here, so its stretch starts near 0.99999 "
+    "and u = 0.9995 falls in word 2's. A u near 1 is not a special case: find the stretch that "
+    "contains u, and only where no end lies beyond u (rounding) take the last word."
 )
 _OVERFLOW = (
     "logits / T reaches 800, and np.exp(800) overflows to inf. Subtract the largest logit "
