@@ -19,7 +19,7 @@ from .base import (
     verdict,
 )
 from .rows_mistakes import _constant_scale, _product_hint, _unnormalised
-from .score_memory_slips import typed_slip
+from .score_memory_slips import numbers_hint, typed_slip
 
 # --- Exercise: attention, one query row at a time ----------------------------------------
 
@@ -259,12 +259,7 @@ def check_score_memory(answer, *, n: int = 4096, h: int = 16, itemsize: int = 2)
         (n * n, f"that is one head's numbers: times h = {h} heads, times {itemsize} bytes each."),
         (h * n * (n - 1) * itemsize, "that skips the diagonal: each query scores its own key too."),
         (h * (n - 1) ** 2 * itemsize, f"that uses n = {n - 1}: check n = {n} (off by one)."),
-        (
-            h * n * n,
-            f"that is half the answer. It counts the numbers, not the bytes (each {kind} "
-            f"takes {itemsize}), or keeps half of each matrix for a causal mask: the n × n "
-            "scores are stored in full even with a mask.",
-        ),
+        (h * n * n, numbers_hint(kind, itemsize, h)),  # or h / 2 heads, or a causal half
         (h * n * (n + 1) // 2 * itemsize, "the n × n scores are stored in full even with a mask."),
         (h * n * n * 8, f"that is float64 (8 bytes a number); {kind} takes {itemsize}."),
         (h * n * n * 4, f"that is float32 (4 bytes a number); {kind} takes {itemsize}."),

@@ -35,6 +35,19 @@ def typed_slip(answer, n: int, h: int, itemsize: int) -> str | None:
     return None
 
 
+def numbers_hint(kind: str, itemsize: int, h: int) -> str:
+    """The hint for h n² (numbers, not bytes). At 2 bytes a number it is also half the
+    heads' bytes, or half of each matrix (a causal mask), so the hint names those too."""
+    hint = f"It counts the numbers, not the bytes (each {kind} takes {itemsize})"
+    if itemsize != 2:
+        return f"that is 1/{itemsize} of the answer. {hint}."
+    heads = f", or uses {h // 2} heads instead of {h}" if h % 2 == 0 else ""
+    return (
+        f"that is half the answer. {hint}{heads}, or keeps half of each matrix for a causal "
+        "mask: the n × n scores are stored in full even with a mask."
+    )
+
+
 def _is_number(text: str) -> bool:
     """Whether ``text`` would be a number without its quotes (digits, _ or , allowed)."""
     try:
