@@ -1457,7 +1457,12 @@ def test_one_per_template_picks_the_figure_rows():
 # logit rose there), the summary's lead (learning = steps against a loss's gradient) and
 # where dOut comes from (the W_v/W_q/W_k split of the push, "why cake" in cell 43 and the
 # summary's 0.94 cut in return)
-MAIN_LINE_WORDS = 1611  # 10_r: 1918 -> 1895; ...; 10_ss: 1551; 10_tt: 1602; 10_uu: 1611
+# review 10_vv: up to 1614 for why the held-out "book" logit rose on the test sentences
+# (shared weights, through the attended row), the 10.2 in its own sentence, "at first"
+# and the pointer to Going further (the 48.6% to its fold, the 43% left to the plot, the
+# 38% and 76% to the printout just above, and the "no training sentence asks W_v" clause
+# cut, in return)
+MAIN_LINE_WORDS = 1614  # 10_r: 1918 -> 1895; ...; 10_tt: 1602; 10_uu: 1611; 10_vv: 1614
 
 
 def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
@@ -1497,9 +1502,24 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     # review 10_rr finding 2: said where p - y is derived, after the held-out observation
     # review 10_uu finding 1: the push is on the training sentences only; on the 70 test
     # sentences the "book" logit rose (to 1.48), "cake"'s more (to 3.97)
-    assert "gradient there, $p_{\\text{book}}/m$, is always positive: no training" in main_text
-    assert 'sentence asks $W_v$ to turn an attended "book" into "book". On the 70 test' in main_text
-    assert 'the mean "book" logit rose to 1.48 and "cake"\'s to 3.97 (10.2 in a model' in main_text
+    # review 10_vv finding 1: where the push acts, why the test logit still moved (the
+    # shared weights, through the attended "book" row: measured in the hidden cell), why
+    # "cake", and the main run's 10.2 in a plain sentence of its own
+    assert '$p - y$ acts only on training sentences, where "book" is never the answer:' in (
+        main_text
+    )
+    assert 'the "book" logit gets the gradient $p_{\\text{book}}/m > 0$, a push down.' in main_text
+    assert "The 70 test sentences give no gradient, but share the weights: their mean" in (
+        main_text
+    )
+    assert 'mean "book" logit rose to 1.48, through the attended "book" row. "Cake"\'s rose' in (
+        main_text
+    )
+    assert 'more, to 3.97, so the answer is "cake".' in main_text
+    assert 'A model trained with "book" as an answer gives "book" 10.2 on the same sentences.' in (
+        main_text
+    )
+    assert "(10.2 in a model" not in main_text and "singular direction" not in main_text
     assert "pushed its logit down" not in main_text + folded_text
     assert "every step pushes it" not in main_text + folded_text
     assert "Every training sentence pushes" not in main_text
@@ -1534,11 +1554,15 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     # review 10_ss finding 2: 48.6% labelled (train and test together), the plot's test
     # figure given, and why the training set alone is not held to 50%
     # review 10_uu finding 2: the best over 1,000 steps and the plot's step 150, labelled
-    assert "so at most 50% of train and test together (best over 1,000 steps: 48.6%; test" in (
-        main_text
+    # review 10_vv finding 2: the two run numbers leave the main line for the cap's fold
+    assert "so at most 50% of train and test together." in main_text
+    assert "48.6%" not in main_text and "43%" not in main_text
+    # the 43% is in the curves' alt text (and on the plot); the printed 48.6% in the fold
+    assert "At most 280 of the 560 are right; the uniform run's best is 48.6% of them." in (
+        folded_text
     )
     # review 10_tt finding 2: the reason on the main line; the split pairs, a detail, in the fold
-    assert "test alone, at step 150: 43%)." in main_text and "Pairs split" not in main_text
+    assert "Pairs split" not in main_text
     assert "this run: 48.6%" not in main_text
     assert "Uniform attention reads only the mean row of $X$, which a sentence and its" in main_text
     assert "lift the training set's own cap, since only one of each such pair is in training" in (
@@ -1610,11 +1634,17 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     # session 11 (review 10_ee finding 3): the cap in one line; the printout has 48.6%
     # review 10_hh findings 1, 4: the cap is of all 560; W_v's 81% measured
     assert "89%" not in main_text and "a 50% cap" not in main_text
-    assert "280 mirror pairs" in main_text and "48.6%" not in folded_text  # said once: 10_mm
-    assert "the same $W_v$ with uniform attention gets 38%" in main_text  # review 10_ii
+    # said once (10_mm): since 10_vv in the fold, not on the main line
+    assert "280 mirror pairs" in main_text and folded_text.count("48.6%") == 1
+    # review 10_ii; review 10_vv finding 2: the 38% and 76% are printed just above
+    assert "doubles the right answers of uniform attention with the same $W_v$." in main_text
+    assert "38%" not in main_text and "76%" not in main_text
     assert "names most nouns" not in main_text and "81%" not in main_text + folded_text
     # review 10_mm finding 2: how small the tilt is, on the page (10_ll had cut it)
-    assert "At step 50 the right noun gets 0.22 of the attention (uniform: 0.125)" in main_text
+    # review 10_vv finding 2: the uniform 0.125 (printed in the untrained model's output) cut
+    assert "At step 50 the right noun gets 0.22 of the attention, yet that small shift" in (
+        main_text
+    )
     assert "A small tilt" not in main_text and "The last row is the hardest" not in main_text
     assert "Row #6 above is the hardest test sentence." in main_text  # 10_mm finding 9
     # review 10_mm findings 3 to 6 and 8: W_v named, the mask, float64, same gradients
@@ -1653,9 +1683,11 @@ def test_review_10qq_the_cliff_the_what_if_the_tilt_and_the_row_sum_from_the_out
     main_text = " ".join(" ".join(c.source for c in main).split())
     folded_text = " ".join(" ".join(c.source for c in folded).split())
     # finding 1: the plateau explained where it first shows, with a pointer to the fold
-    assert "then off a cliff. Starting tiny (standard deviation 0.01), $W_q$ and $W_k$ can" in (
+    # review 10_vv finding 4: "at first" (the step also grows with W_v, in the fold)
+    assert "then off a cliff. Starting tiny (standard deviation 0.01), $W_q$ and $W_k$ at" in (
         main_text
     )
+    assert "$W_k$ at first can only grow each other" in main_text
     # review 10_ss finding 1: the fold sits just below the curves, so no pointer is needed
     # review 10_tt finding 2: the reason, not only the claim, on the main line
     assert "can only grow each other, as the step on each is in proportion to the other:" in (
@@ -1678,6 +1710,8 @@ def test_review_10qq_the_cliff_the_what_if_the_tilt_and_the_row_sum_from_the_out
         folded_text
     )
     assert 'Attention finds "book" mainly because $W_q$ and $W_k$' in main_text
+    # review 10_vv finding 3: the evidence for "mainly" is in the last fold, pointed to
+    assert "singular-minus-plural vector every noun shares (see *Going further*)." in main_text
     # finding 3: why the slipped gradient still trains, for the steps measured (0 to 56)
     assert "and any small step under 90° off the true one is still downhill." in main_text
     # finding 5: the row sum as FlashAttention's kernels take it, from O and dO
@@ -1708,7 +1742,7 @@ def test_review_10rr_the_cause_after_p_minus_y_the_jacobian_and_where_the_slip_d
     # finding 2: the held-out section observes; the push is explained once p - y is derived
     observed = main_text.index('yet never answers "book"')
     derived = main_text.index("### From the loss to the logits")
-    explained = main_text.index('$p - y$ explains the held-out "book"')
+    explained = main_text.index("$p - y$ acts only on training sentences")  # 10_vv
     assert observed < derived < explained and main_text.count("p_{\\text{book}}/m") == 1
     # finding 3: the training set's 65.5% in one line of its fold, no accounting
     assert "138" not in folded_text and "(138 + 124) / 400" not in folded_text
