@@ -5,7 +5,7 @@ The share is the chapter's measure: key ``j`` sends query ``q`` a piece of size
 of all the pieces' sizes in that row. The hints name the usual slips: the weight alone, the
 sizes alone, no division, a sum over the wrong axis or of the sizes alone, squared sizes,
 sizes over weights, the average over the queries, and the wrong layer, head, query or key
-(l and h swapped in one array or both).
+(l and h swapped in one array or both), and indices counted from 1.
 """
 
 from __future__ import annotations
@@ -64,15 +64,16 @@ def _index_hint(out, weights, sizes, l, h, q):
                     continue
                 if not np.isclose(out, _share(weights, sizes, l2, h2, q2), atol=ATOL):
                     continue
+                lower = (l2 in (l, (l - 1) % L)) and (h2 in (h, (h - 1) % H))
+                lower = lower and q2 in (q, (q - 1) % n)  # some index 1 too low
+                if lower and (l2, h2) != (l, h):
+                    return (
+                        "that is the share one index lower, as if you counted from 1: l, h "
+                        "and q are already array indices, counted from 0 (L3 H8 is l=2, "
+                        "h=7), so use weights[l, h, q] as they are."
+                    )
                 if (l2, h2) == (l, h):
                     return f"that is query {q2}'s share: query {q}'s row is weights[l, h, q]."
-                lower = {((l - 1) % L, (h - 1) % H), ((l - 1) % L, h), (l, (h - 1) % H)}
-                if q2 == q and (l2, h2) in lower:
-                    return (
-                        "that is another head's share, one index lower: l and h are "
-                        "already array indices, counted from 0 (L3 H8 is l=2, h=7), so use "
-                        "weights[l, h] as they are."
-                    )
                 if (l2, h2) == (h, l):
                     return (
                         "you swapped the layer and head: weights has shape (layers, heads, "
@@ -175,11 +176,11 @@ def check_cls_share(fn) -> CheckResult:
         rng = np.random.default_rng(11)
         weights, sizes = _case(rng, 3, 4, 5)
         for l, h, q in ((1, 2, 3), (2, 1, 4), (0, 3, 0)):
-            case = f"3 layers, 4 heads, 5 tokens; layer {l}, head {h}, query {q}"
+            case = f"3 layers, 4 heads, 5 tokens; l={l}, h={h}, q={q}, counted from 0"
             out = cases.run(case, weights, sizes, l, h, q)
             _judge(out, weights, sizes, l, h, q, case)
         weights, sizes = _case(rng, 1, 2, 7)
-        case = "1 layer, 2 heads, 7 tokens; layer 0, head 1, query 6"
+        case = "1 layer, 2 heads, 7 tokens; l=0, h=1, q=6, counted from 0"
         out = cases.run(case, weights, sizes, 0, 1, 6)
         _judge(out, weights, sizes, 0, 1, 6, case)
 
@@ -191,5 +192,5 @@ def _unseen(rng):
     L, H, n = (int(rng.integers(1, 5)), int(rng.integers(1, 6)), int(rng.integers(3, 9)))
     weights, sizes = _case(rng, L, H, n)
     l, h, q = int(rng.integers(L)), int(rng.integers(H)), int(rng.integers(n))
-    case = f"{L} layers, {H} heads, {n} tokens; layer {l}, head {h}, query {q}"
+    case = f"{L} layers, {H} heads, {n} tokens; l={l}, h={h}, q={q}, counted from 0"
     return [(case, (weights, sizes, l, h, q), np.float64(_share(weights, sizes, l, h, q)))]
