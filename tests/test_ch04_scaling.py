@@ -403,13 +403,18 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     # review 04qq (item 2): "not harmful in themselves"; the short answer (the variance at the
     # start) comes before the optional fold on SGD, Adam and μP, and no "So" joins them
     said = "Nearly even rows are not harmful in themselves: μP (Going further) starts exactly even."
-    assert solution.index("0.068") < solution.index("not harmful") < solution.index("shrinks")
+    # review 04vv (item 1): the solution's code prints a table across widths first; the text
+    # opens on it (the 0.068 is the checker's and the printed line's, ebd83750)
+    assert solution.index("As the table shows") < solution.index("not harmful")
+    assert solution.index("not harmful") < solution.index("shrinks")
     assert said in solution and "So the standard" not in solution
-    short, optional = solution.split("````{admonition} Optional: which divisor trains better?")
+    short, optional = solution.split(
+        "````{admonition} Exercise 4.3, going further: which divisor trains better?"
+    )
     assert "keeps the scores' variance the same at every width" in short
     # review 04tt (item 3): the short answer ends on why sqrt(d_k) is the default
-    said = r"The default stays $\sqrt{d_k}$ because it keeps the scores a steady size at"
-    said += " initialisation with no other change."
+    # review 04vv (item 1): "steady start" points back at the variance sentence above it
+    said = r"The default stays $\sqrt{d_k}$: it gives that steady start with no other change."
     assert said in short
     # review 04uu (item 1): 1/d_k does not "need" μP at one width: it is a fixed extra
     # factor that W_q and W_k can learn to undo; μP keeps training steady across widths
@@ -420,6 +425,8 @@ def test_fix_round_4r_measures_what_it_prints_and_bounds_its_claims():
     # ... so the optional fold names μP's choice without its recipe again (gf-training has it)
     assert optional.count("μP") == 1 and "Dividing by $d_k$ is μP's choice" in optional
     assert "GPT-2, nanoGPT and PyTorch's default `scale`" in short and "Adam" not in short
+    # review 04vv (item 3): they follow the paper's argument (the cause is not shown here)
+    assert "default `scale` follow the paper's argument." in short and "That is why" not in short
     assert ":class: dropdown" in optional and "With Adam" in optional
     assert "rescaling" not in solution
     assert "rescaling the learning rates" in cells["gf-training"].source
@@ -1037,12 +1044,14 @@ def test_the_main_line_ends_at_the_summary_and_the_gpt2_aside_folds_after_satura
     # review 04hh (F2): saturation the symptom, starving how far past it, one lead statistic
     # review 04ii (F4): one threshold; the table read against it, then how far past it rows go
     # review 04qq (item 3): the ln 10 step moves into grad-intro's fold
-    said = "At 0.99 the slope is 25 times below its peak."
+    # review 04vv (item 2): the 25 times joins the reason the slope's fall wins (grad-formula)
+    said = "(at 0.99 it is already 25 times below its peak)"
     assert "each further $2.3 = \\ln 10$ of gap divides it by 10." in " ".join(intro_fold.split())
     # review 04kk (F5): the two halves joined: the gap and k_1 - k_2 both grow like sqrt(d_k)
     # review 04_mm (F2, F3): no two-key gap spreads beside the 16-key table; "past a modest width"
     assert (
-        r"and $k_1 - k_2$ grow like $\sqrt{d_k}$, so past a modest width the slope's fall wins."
+        # review 04vv (item 2): why the fall wins: it is exponential in the gap
+        r"and $k_1 - k_2$ grow like $\sqrt{d_k}$. But the slope falls exponentially with the gap"
         in plain
     )
     assert "11 at $d_k = 64$" not in plain
@@ -1100,7 +1109,9 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # before the formula that uses it (and a_j = G . v_j beside a_j's words)
     # review 04tt (item 2): 232 -> 257 for a one-sentence roadmap (two effects compete; the
     # winner sets the gradient), paid for in grad-why-uneven (103 -> 80)
-    assert len(" ".join(intro_and_formula).split()) <= 257
+    # review 04vv (item 2): 257 -> 262 for why the slope's fall wins (exponential in the gap);
+    # the gradient's definition moved up from grad-formula at about the same length
+    assert len(" ".join(intro_and_formula).split()) <= 262
     # review 04f (round g): the section is split at the two-key table; the figure's paragraph
     # review 04aa (F2): 30 -> 45 for the sentence on what G stands for (the legend-duplicate
     # "Lines: median; bands: middle 80%." is cut to pay for part of it)
@@ -1531,7 +1542,12 @@ def test_review_04u_phrasings_are_exact():
     assert said in " ".join(text("439f69a3").split()) and "skew" not in text("439f69a3")
     # review 04n: exercise 3 asks for a guess first; the solution gives the number
     assert "Guess the mean top weight for `raw_scores[512] / 512`" in text("ebd8373d")
-    assert "0.068" not in text("ebd8373d") and "0.068" in text("ebd8373f")
+    # review 04vv (item 1): the solution's code prints the 0.068 (its checker line) and a
+    # table across widths; the text reads the table
+    assert "0.068" not in text("ebd8373d") and "0.068" not in text("ebd8373f")
+    assert "the mean of the row maxima is 0.068" in "".join(
+        o.get("text", "") for o in cells["ebd83750"].outputs
+    )
     assert "gap of 20" not in text("cd18d051")
     assert "fixed x-axes" in text("439f69a3") and "## " not in cells["439f69a3"].source
     # review 04v: the scatter is cut; the gradient is made twice on the main line
@@ -1548,8 +1564,11 @@ def test_review_04u_phrasings_are_exact():
     assert "standing in for any loss" not in text("grad-rows-read")
     # review 04ag: a gradient for any number; the weights are what training steps. Landing
     # review s: the loss is defined where chapter 4 first uses it (chapter 10 trains one).
-    said = "A **gradient** says how much the **loss** $L$ (how wrong the model is) changes as"
-    assert said + " a number moves; training steps the weights against it." in read
+    # review 04vv (item 2): ... at the top of grad-intro, before "the winner sets the gradient"
+    said = "Training moves each weight against its **gradient**: how fast the **loss** $L$ (how"
+    said += " wrong the model is) changes as that weight moves."
+    assert said in read and read.index(said) < read.index("the winner sets the gradient")
+    assert "A **gradient** says" not in read
     # review 04a (round 5): the mean-1 aside moved into the code cell that prints it
     assert "only at mean 0" not in text("fc268831")
     # review 04l: the 3 derived in the comment; review 04m: for the shifted variables
@@ -1740,6 +1759,31 @@ def test_mean_top_weight_checker_names_another_widths_scores(capsys):
     assert "you multiplied the scores by 512 instead of dividing: divide" in line, line
     assert not check_mean_top_weight(al.softmax(raw / 512).min(axis=-1), scores)
     assert "each row's smallest weight (.min)" in capsys.readouterr().out
+
+
+def test_review_04vv_a_row_sum_is_named_as_a_sum(capsys):
+    """Review 04vv (item 4): `.sum(-1)` for `.max(-1)` (all ones) was told "every top is exactly
+    1, as np.exp(z - z.max) gives"; a sum's rounding tells it apart, so it is named."""
+    from attention_lib.checks import check_mean_top_weight  # noqa: PLC0415
+
+    rng = np.random.default_rng(0)
+    scores = {int(d): al.attention_scores(*rng.normal(size=(2, 100, 16, d))) for d in (64, 512)}
+    small = al.attention_scores(*rng.normal(size=(2, 20, 16, 512)))  # all-ones products
+    said = "that is each row's sum (always 1: a row's weights add up to 1). Take each row's"
+    for raw, given in ((scores[512], scores), (small, small)):
+        z = raw / 512
+        own = np.exp(z) / np.exp(z).sum(axis=-1, keepdims=True)  # a softmax written out
+        for sums in (al.softmax(z).sum(axis=-1), own.sum(axis=-1)):
+            assert np.allclose(sums, 1) and not np.all(sums == 1)
+            assert not check_mean_top_weight(sums, given)
+            assert said + " largest weight, .max(axis=-1)." in capsys.readouterr().out
+        # exactly 1 everywhere is still the unnormalised exp (or, here, the product)
+        top = np.exp(z - z.max(axis=-1, keepdims=True)).max(axis=-1)
+        assert not check_mean_top_weight(top, given)
+        line = capsys.readouterr().out
+        assert "np.exp(z - z.max(axis=-1, keepdims=True))" in line and "row's sum (" not in line
+        assert not check_mean_top_weight(al.softmax(raw * 512).max(axis=-1), given)
+        assert "you multiplied the scores by 512" in capsys.readouterr().out
 
 
 def test_review_04pp_a_divisor_near_d_k_is_told_to_check_the_divisor(capsys):
@@ -1951,13 +1995,27 @@ def test_review_04rr_the_answer_first_the_guess_echoed_and_the_printed_words_mat
     # item 3: the solution's first sentence answers "Why not divide by d_k?"
     solution = cells["ebd8373f"].source.split("```", 4)[-1].strip()
     first = " ".join(solution.split(". ")[0].split())
-    assert first.startswith(r"At initialisation, $\sqrt{d_k}$ keeps the scores' variance the same")
-    assert r"dividing by $d_k$ cuts it to $1/d_k$" in first
+    # review 04vv (item 1): ... by pointing at the table the solution's code just printed
+    said = r"As the table shows, dividing by $\sqrt{d_k}$ keeps the rows about as sharp at every"
+    said += r" width, while dividing by $d_k$ flattens them more as the head widens"
+    assert first.startswith(said)
+    second = " ".join(solution.split()).split(". ")[1]
+    assert second.startswith("At initialisation the first keeps the scores' variance the same")
+    assert r"the second cuts it to $1/d_k$" in second
     # ... and the solution's code prints the learner's guess beside the computed value
     code = cells["ebd83750"]
     assert "my_guess" in code.source
     out = "".join(o.get("text", "") for o in code.outputs)
     assert "mean top weight: 0.0676 (your guess: none yet), an even row: 0.0625" in out
+    # review 04vv (item 1): ... and the mean top weight by width for both divisors: d_k flattens
+    # the rows more as the head widens, sqrt(d_k) keeps them (ebd8373e asserts the numbers)
+    for row in ("    4   0.133    0.233", "   64   0.078    0.249", " 1024   0.066    0.247"):
+        assert row in out.splitlines(), row
+    assert max(len(line) for line in code.source.splitlines()) <= 80
+    ids = [c.get("id") for c in chapter_cells()]  # the code first, then the text reading it
+    start = ids.index("ebd8373f-start")
+    assert ids[start : start + 4] == ["ebd8373f-start", "ebd83750", "ebd8373f", "ebd8373f-more"]
+    assert cells["ebd8373f-start"].source.strip().endswith(":class: dropdown\n```")
     # item 5: the 3 of Var((a+1)(b+1)) explained where it is printed (variance-rules-assert)
     rules = cells["variance-rules"].source
     assert "(a+1)² averages 1 + 1² = 2" in " ".join(rules.replace("#", "").split())

@@ -109,6 +109,13 @@ def _top_weight_result(answer, raw, divisor, weights, expected, others) -> Check
             return CheckResult(
                 name, "FAIL", "right values in float16: compute in float64 (no float16 cast)."
             )
+    if _row_sums(value, raw, divisor, weights):
+        return CheckResult(
+            name,
+            "FAIL",
+            "that is each row's sum (always 1: a row's weights add up to 1). Take each "
+            "row's largest weight, .max(axis=-1).",
+        )
     exp = np.exp(raw / divisor - (raw / divisor).max(axis=-2, keepdims=True))
     z = raw / divisor
     unnormalised = "your weights do not sum to 1 along each row: "
@@ -219,6 +226,15 @@ def _top_weight_result(answer, raw, divisor, weights, expected, others) -> Check
         f"exercise divides raw_scores[{own}] by {divisor:g}."
     )
     return CheckResult(name, "FAIL", hint)
+
+
+def _row_sums(value, raw, divisor: float, weights) -> bool:
+    """Review 04vv: ``.sum(axis=-1)`` in place of ``.max(axis=-1)``. Its rounding shows (a
+    float sum of a row's weights is 1 only to about 1e-16), so unlike np.exp(z - z.max()),
+    whose top is exactly 1, some entries differ from 1."""
+    if np.all(value == 1) or not np.allclose(value, weights.sum(axis=-1), rtol=1e-6, atol=1e-9):
+        return False
+    return not np.array_equal(value, softmax(raw * divisor).max(axis=-1))  # not multiplied
 
 
 def _wrong_divisor_or_array(value, raw, divisor: float, others) -> str | None:
