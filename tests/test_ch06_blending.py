@@ -1978,8 +1978,9 @@ def test_review_06o_no_false_bound_w_v_shown_and_the_hull_has_a_consequence():
     assert "**residual connection** (chapter 11) adds" in flat  # review 06_p: as chapter 7
     # review 06_uu item 2: what attention cannot do, and which parts can
     # review 06_vv/ww: W_o is linear, so it maps the hull onto the projected cards' hull
-    # (output W_o is a convex blend of the projected cards); several heads side by side leave it (head 1 on token 0, head 2 on token 1,
-    # cards (1, 0) and (0, 1): side by side (1, 1), off the segment)
+    # (output W_o is a convex blend of the projected cards); several heads side by side
+    # leave it (head 1 on token 0, head 2 on token 1, cards (1, 0) and (0, 1): side by
+    # side (1, 1), off the segment)
     assert "a head cannot go beyond its values. $W_o$, being linear, maps that hull onto" in flat
     assert "several heads side by side (chapter 7)" in flat and "but $W_v$, $W_o$" not in flat
     assert "amplify" not in flat
