@@ -1111,7 +1111,9 @@ def test_the_hand_sum_cell_is_cut_and_the_main_line_says_why_raw_carries_sqrt_d_
     # winner sets the gradient), paid for in grad-why-uneven (103 -> 80)
     # review 04vv (item 2): 257 -> 262 for why the slope's fall wins (exponential in the gap);
     # the gradient's definition moved up from grad-formula at about the same length
-    assert len(" ".join(intro_and_formula).split()) <= 262
+    # review 04ww: +19 for 'learned number (the entries of W_q, W_k, W_v)' in place of
+    # 'weight' (an attention weight everywhere else) and what the gradient is measured on
+    assert len(" ".join(intro_and_formula).split()) <= 281
     # review 04f (round g): the section is split at the two-key table; the figure's paragraph
     # review 04aa (F2): 30 -> 45 for the sentence on what G stands for (the legend-duplicate
     # "Lines: median; bands: middle 80%." is cut to pay for part of it)
@@ -1565,8 +1567,10 @@ def test_review_04u_phrasings_are_exact():
     # review 04ag: a gradient for any number; the weights are what training steps. Landing
     # review s: the loss is defined where chapter 4 first uses it (chapter 10 trains one).
     # review 04vv (item 2): ... at the top of grad-intro, before "the winner sets the gradient"
-    said = "Training moves each weight against its **gradient**: how fast the **loss** $L$ (how"
-    said += " wrong the model is) changes as that weight moves."
+    # review 04ww: "weight" means an attention weight everywhere else: the learned numbers
+    said = "Training moves each learned number (the entries of $W_q$, $W_k$, $W_v$) against its"
+    said += " **gradient**: how fast the **loss** $L$ (how wrong the model is) changes as that"
+    said += " number moves. We measure the gradient reaching a query $q$, through which $W_q$"
     assert said in read and read.index(said) < read.index("the winner sets the gradient")
     assert "A **gradient** says" not in read
     # review 04a (round 5): the mean-1 aside moved into the code cell that prints it
