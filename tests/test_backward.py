@@ -1465,18 +1465,26 @@ def test_one_per_template_picks_the_figure_rows():
 MAIN_LINE_WORDS = 1614  # 10_r: 1918 -> 1895; ...; 10_tt: 1602; 10_uu: 1611; 10_vv: 1614
 
 
-def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
+def _chapter_10_text():
+    """The chapter's cells, its main-line and folded markdown cells, and each as one string."""
     from pathlib import Path
 
     import nbformat
-    from chapter_text import main_and_folded, prose_lines
+    from chapter_text import main_and_folded
 
     path = Path(__file__).resolve().parents[1] / "chapters" / "10_learning.ipynb"
     cells = nbformat.read(path, as_version=4).cells
     main, folded = main_and_folded(cells)
-    assert sum(len(line.split()) for line in prose_lines(main)) <= MAIN_LINE_WORDS
     main_text = " ".join(" ".join(c.source for c in main).split())
     folded_text = " ".join(" ".join(c.source for c in folded).split())
+    return cells, main, folded, main_text, folded_text
+
+
+def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
+    from chapter_text import prose_lines
+
+    cells, main, folded, main_text, folded_text = _chapter_10_text()
+    assert sum(len(line.split()) for line in prose_lines(main)) <= MAIN_LINE_WORDS
     # the forgotten row sum: training hides it, a gradient check catches it
     assert "Training hides the slip" in main_text
     # review 10_jj finding 1: the scale-0.5 "stall" held for seed 0 only (the right gradient
@@ -1672,16 +1680,7 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
 
 
 def test_review_10qq_the_cliff_the_what_if_the_tilt_and_the_row_sum_from_the_outputs():
-    from pathlib import Path
-
-    import nbformat
-    from chapter_text import main_and_folded
-
-    path = Path(__file__).resolve().parents[1] / "chapters" / "10_learning.ipynb"
-    cells = nbformat.read(path, as_version=4).cells
-    main, folded = main_and_folded(cells)
-    main_text = " ".join(" ".join(c.source for c in main).split())
-    folded_text = " ".join(" ".join(c.source for c in folded).split())
+    cells, main, folded, main_text, folded_text = _chapter_10_text()
     # finding 1: the plateau explained where it first shows, with a pointer to the fold
     # review 10_vv finding 4: "at first" (the step also grows with W_v, in the fold)
     assert "then off a cliff. Starting tiny (standard deviation 0.01), $W_q$ and $W_k$ at" in (
@@ -1729,16 +1728,7 @@ def test_review_10qq_the_cliff_the_what_if_the_tilt_and_the_row_sum_from_the_out
 
 
 def test_review_10rr_the_cause_after_p_minus_y_the_jacobian_and_where_the_slip_differs():
-    from pathlib import Path
-
-    import nbformat
-    from chapter_text import main_and_folded
-
-    path = Path(__file__).resolve().parents[1] / "chapters" / "10_learning.ipynb"
-    cells = nbformat.read(path, as_version=4).cells
-    main, folded = main_and_folded(cells)
-    main_text = " ".join(" ".join(c.source for c in main).split())
-    folded_text = " ".join(" ".join(c.source for c in folded).split())
+    cells, main, folded, main_text, folded_text = _chapter_10_text()
     # finding 2: the held-out section observes; the push is explained once p - y is derived
     observed = main_text.index('yet never answers "book"')
     derived = main_text.index("### From the loss to the logits")
