@@ -340,17 +340,33 @@ def _layer_text(cells):
 
 def _pronoun_test_text(cells):
     """The pronoun test's plan, its results and the pairs' fold (review 11_ii), flat."""
-    cids = ("it-experiment-md", "held-out-md", "gf-pairs-md")
+    cids = ("it-experiment-md", "held-out-hits-md", "held-out-control-md", "held-out-md")
+    cids += ("held-out-article-md", "gf-pairs-md")  # review 11_zz: steps A and B, split
     return " ".join("".join(cells[cid].source for cid in cids).split())
+
+
+def _plan(cells):
+    """The plan and its two steps (review 11_zz split one cell into three), flat."""
+    cids = ("it-experiment-md", "held-out-hits-md", "held-out-control-md")
+    return " ".join("\n\n".join(cells[cid].source for cid in cids).split())
+
+
+def _results(cells):
+    """The candidates' result and, beside its printout, the article check, flat."""
+    cids = ("held-out-md", "held-out-article-md")
+    return " ".join("\n\n".join(cells[cid].source for cid in cids).split())
 
 
 def test_the_chapter_s_round_11j_changes_are_on_the_page():
     cells = _chapter_cells()
     assert "initial=1," in cells["ef601782"].source  # 11_ll: opens on L1 H3, named first
     table = "".join(o.get("text", "") for o in cells["held-out"].outputs)
-    # review 11_pp item 4: hits, control and chance as one small table
-    assert "head     hits   control   chance" in table
-    assert "L6 H12      4       3.7      1.0" in table and "L4 H2       8       0.9" in table
+    # review 11_pp item 4: hits, control and chance; 11_zz item 1: one table per step
+    assert "head     hits   chance" in table
+    assert "L6 H12      4      1.0" in table and "L4 H2       8      1.0" in table
+    table = "".join(o.get("text", "") for o in cells["held-out-control"].outputs)
+    assert "head   control   chance" in table
+    assert "L6 H12     3.7      1.0" in table and "L4 H2      0.9      1.0" in table
     # review 11 cc F7; 11_pp: the caveat is a fold of its own, off the main line
     assert "kobayashi2021incorporating" in cells["share-leaves-out"].source
     assert ":class: dropdown" in cells["share-leaves-out"].source
@@ -402,7 +418,7 @@ def test_the_chapter_s_round_11l_changes_are_on_the_page():
     # review 11 z F2: the main line no longer names post-LN; the fold does
     assert "`keep`, used later" not in cells["enc-code"].source  # no forward reference
     assert "middle layers parking mostly" in cells["gf-hide-key-md"].source  # hypothesis
-    assert "an average other token" in cells["held-out"].source
+    assert "an average other token" in cells["held-out-control"].source  # 11_zz: step B
     assert "whoever asks" not in cells["held-out-md"].source
     assert "L2 H9 0.56–0.67" in cells["habits-more-md"].source  # review 11 bb F9: a range
     flat = " ".join(cells["ablate-md"].source.split())
@@ -772,9 +788,15 @@ def test_the_chapter_s_review_11_b_changes_are_on_the_page():
     assert "clark2019what" in cells["gf-pairs-md"].source  # review 11 m; 11_ii: folded
     assert "hides the padding from every head" in " ".join(cells["one-vector"].source.split())
     piece = " ".join(cells["a15f26d1"].source.split())  # review 11 aa F5: after W_o^(i)
-    assert "**piece** $\\alpha_j v_j W_o^{(i)}$" in piece and "ignoring directions" in piece
+    assert (
+        "**piece** $\\alpha^{(i)}_j v^{(i)}_j W_o^{(i)}$" in piece
+        and "ignoring directions" in piece
+    )
     # review 11_yy item 1: the piece is derived from MHA's formula before it is used
-    assert "= \\sum_{i=1}^{12} \\sum_j \\alpha_j \\bigl(v_j W_o^{(i)}\\bigr) + b_o ." in piece
+    assert (
+        "= \\sum_{i=1}^{12} \\sum_j \\alpha^{(i)}_j \\bigl(v^{(i)}_j W_o^{(i)}\\bigr) + b_o ."
+        in piece
+    )
     assert "Cut $W_o$ into 12 blocks of 32 rows" in piece
     assert "Six layers of the same shape follow, drawn below:" in " ".join(
         cells["enc-input"].source.split()
@@ -804,7 +826,7 @@ def test_the_chapter_s_review_11_f_changes_are_on_the_page():
     for cid in ("cls-scatter", "744199a4"):  # the prose relies on these two figures
         assert cells[cid].metadata["tags"] == ["hide-input"], cid
     assert order.index("7e1748c1") < order.index("cls-scatter") < order.index("ablate-md")
-    plan = " ".join(cells["it-experiment-md"].source.split())
+    plan = _plan(cells)
     assert "**1. Candidates:**" in plan and "passes at 5 hits" in plan  # 11 cc F8
     assert "**1. Candidates:**" not in cells["held-out-md"].source
     assert "The 36 heads giving `[CLS]`" in cells["ef1c7ff6"].source  # 11 t: after the table
@@ -899,7 +921,10 @@ def test_the_chapter_s_review_11_k_changes_are_on_the_page():
     # review 11_yy: 1,677 and 2,542 (+88); item 1 derives the piece in a displayed line
     # and item 2 gives the control its formula (31 of the 88 are the two displays' math
     # tokens), plus n - 2 explained and the Summary's two tolerances (item 3)
-    assert words <= 1677 and everything <= 2542
+    # review 11_zz: 1,689 and 2,554 (+12); item 1 split the pronoun test into steps A and
+    # B, each a question heading its own printout (+16 for the two questions), less 4
+    # words trimmed from the step and article paragraphs
+    assert words <= 1689 and everything <= 2554
 
 
 def test_the_feed_forward_count_is_named_in_11_3(capsys):
@@ -971,12 +996,12 @@ def test_the_chapter_s_review_11_p_fix_changes_are_on_the_page():
     assert 'though "cake" has under a tenth of the weight.' in framing  # 11 aa F3; 11_qq
     out = "".join(o.get("text", "") for o in cells["cls-removed-cake"].outputs)
     assert '"cake" 0.06' in out and 'hide "cake"' not in out  # review 11 r: F2
-    plan = " ".join(cells["it-experiment-md"].source.split())
+    plan = _plan(cells)
     # editor pass 10: the control's reason is in the plan's prose, not a code comment
     assert "Real heads are not random" not in cells["held-out"].source
     # 11 bb F8; 11_ii F1; 11_jj; 11_rr; 11_yy item 2: the formula follows the colon
     assert "random keys would give about 1:" in plan
-    held = " ".join(cells["held-out-md"].source.split())
+    held = _results(cells)
     assert "as well explained by that last-noun rule" not in held  # review 11 z F1
     assert "cannot name its job" not in held
     assert cells["habits-more"].metadata["tags"] == ["hide-cell"]
@@ -1017,15 +1042,15 @@ def test_the_chapter_s_review_11_s_fix_changes_are_on_the_page():
 def test_the_chapter_s_review_11_t_fix_changes_are_on_the_page():
     """Review 11 t: the control as a count, the bar's fairness, hedged causal readings."""
     cells = _chapter_cells()
-    plan = " ".join(cells["it-experiment-md"].source.split())
+    plan = _plan(cells)
     # 11_nn F7; review 11_rr item 1: what each kind of head scores; 11_uu item 1: what the
     # control catches; 11_vv item 1: its line (twice chance), the look-alike in the results
     line = "A control above 2, twice chance, means yes: the head is not pronoun-specific."
     assert line in plan
     # review 11_yy item 2: the control's formula, what n - 2 counts, the worked line
     assert "\\frac{\\text{other tokens with the noun on top}}{n - 2}" in plan
-    assert '($n - 2$ of $n = 11$: all but "it" and "book"; printed under the table)' in plan
-    out = "".join(o.get("text", "") for o in cells["held-out-article"].outputs)
+    assert '($n - 2$ of $n = 11$: all but "it" and "book"; printed below)' in plan
+    out = "".join(o.get("text", "") for o in cells["held-out-control"].outputs)  # 11_zz
     assert "book sentence, L6 H12: 2 of the 9 other tokens" in out
     assert "run after fixing the candidates" in plan  # review 11_vv item 2
     assert "two heads of the 72 reach it, with 5" in " ".join(cells["gf-bar-md"].source.split())
@@ -1053,7 +1078,7 @@ def test_the_chapter_s_review_11_x_fix_changes_are_on_the_page():
     framing = " ".join(cells["cls-removed-md"].source.split())  # F1: on the main line
     assert "0.45" not in framing  # review 11 z F3: said once, in Going further
     assert "keeps other tokens out is open (Going further)" in framing  # review 11_ii
-    plan = " ".join(cells["it-experiment-md"].source.split())
+    plan = _plan(cells)
     # 11 cc F8 folded the bar's reason; review 11_pp item 4 put its one line back in the
     # plan (the derivation stays in the fold)
     assert (  # review 11_tt item 2: why two, in one clause; 11_ww item 1: after the hit
@@ -1130,7 +1155,7 @@ def test_the_chapter_s_review_11_cc_changes_are_on_the_page():
 def test_the_chapter_s_review_11_ii_changes_are_on_the_page():
     """Review 11_ii: the control's bar, residual wording, the teacher, the Summary's count."""
     cells = _chapter_cells()
-    plan = " ".join(cells["it-experiment-md"].source.split())
+    plan = _plan(cells)
     assert "random keys would give about 1" in plan  # F1: the bar; 11_jj F5; 11_rr
     assert "near = 2 * sum(one_in_n)" in cells["held-out-assert"].source  # F1: the code's rule
     layer = " ".join(_layer_text(cells).split())
@@ -1184,13 +1209,13 @@ def test_the_chapter_s_review_11_kk_changes_are_on_the_page():
     listed = cells["held-out-list"]  # F3: the 12 sentences are on the page
     assert "tags" not in listed.metadata and "bread was stale" in listed.source
     assert cells["held-out"].metadata["tags"] == ["hide-input"]  # its printout shows
-    plan = " ".join(cells["it-experiment-md"].source.split())  # F4: the limit, first
+    plan = _plan(cells)  # F4: the limit, first
     assert "a fail is evidence against a pronoun head." in plan  # 11_ll; 11_nn F3
     assert "head, not a pronoun head (harder pairs: Going further)." in (
-        " ".join(cells["held-out-md"].source.split())
+        _results(cells)
     )  # review 11_mm F6: "1 of 3" once in its dropdown, plus the Summary; 11_rr item 4;
     # 11_uu item 1: the verdict names the article as L4 H2's look-alike
-    held = " ".join(cells["held-out-md"].source.split())
+    held = _results(cells)
     assert "rule a head out" not in held and "lone noun" not in held
     pool = " ".join(cells["one-vector-pooler"].source.split())  # F7; 11_rr: in a fold
     assert "BERT passes `[CLS]`'s last vector through a small *pooler* layer to a" in pool
@@ -1451,7 +1476,7 @@ def test_the_chapter_s_review_11_qq_changes_are_on_the_page():
     cells = _chapter_cells()
     sink = " ".join(cells["ef1c7ff6"].source.split())  # item 2
     assert "None is in layer 1. There, L1 H8 puts `[CLS]` on top in every row" in sink
-    plan = " ".join(cells["it-experiment-md"].source.split())  # item 2: the control, shown
+    plan = _plan(cells)  # item 2: the control, shown
     assert 'In the book sentence, L6 H12 puts "book" on top' in plan  # 11_ww: named once
     assert '"bought" and "read", 2 of the 9 other tokens ($n - 2$' in plan  # 11_yy
     assert 'on_book == ["bought", "read"]' in cells["held-out-assert"].source
@@ -1574,7 +1599,7 @@ def test_the_chapter_s_review_11_rr_changes_are_on_the_page():
     # item 4: from the alt text; 11_ww item 1 leaves "the" on "cake" to the figure just
     # above and its alt text, to lighten L4 H2's result (0.51 against 0.47 stays asserted)
     assert "In L4 H2, both 'the' and 'it' look at 'cake' most." in cells["744199a4"].source
-    held = " ".join(cells["held-out-md"].source.split())
+    held = _results(cells)
     assert "(0.51)" not in held and "(0.47)" not in held  # said by the figure, not twice
     assert "rival(3, 1, it)" in cells["74bdf1ac"].source
 
@@ -1644,10 +1669,10 @@ def test_the_chapter_s_review_11_uu_changes_are_on_the_page():
     """Review 11_uu: the control misses one look-alike (L4 H2's article), the random-key
     bar is idealised, hidden checks quote the current text, no chapter 12 aside."""
     cells = _chapter_cells()
-    plan = " ".join(cells["it-experiment-md"].source.split())  # item 1
+    plan = _plan(cells)  # item 1
     assert "A pronoun head scores low here" not in plan
     assert "1.2" not in plan  # review 11_vv item 1: read with L4 H2's result, not before
-    held = " ".join(cells["held-out-md"].source.split())
+    held = _results(cells)
     # review 11_ww item 2: where 1.2 comes from, and the article named as a query
     assert "an article always on its noun adds $1/(n-2)$ per sentence, only 1.2 over" in held
     assert "But the article, as a query in L4 H2, also puts the noun on top" in held
@@ -1671,17 +1696,17 @@ def test_the_chapter_s_review_11_ww_changes_are_on_the_page():
     """Review 11_ww: the plan's hit and control each worked on the book sentence, where
     the article's 1.2 comes from, epsilon named, LN discards the incoming scale."""
     cells = _chapter_cells()
-    plan = " ".join(cells["it-experiment-md"].source.split())  # item 1: two short parts
-    hit, control = plan.split("**A hit**")[1].split("**The control**")
+    plan = _plan(cells)  # item 1: two short parts
+    hit, control = plan.split("**Step A:")[1].split("**Step B:")  # review 11_zz
     assert 'L4 H2 hits ("book" on top) and L6 H12 misses (`[CLS]` on top)' in hit
     assert "0.4%" in hit and "0.4%" not in control
     assert "2 of the 9 other tokens" in control and "twice chance" in control
-    assert plan.index("**2. Twelve new sentences**") < plan.index("**A hit**")
+    assert plan.index("**2. Twelve new sentences**") < plan.index("**Step A:")
     checks = cells["held-out-assert"].source  # the worked hit and miss are computed
     assert 'w_book[3, 1, it_b].argmax() == toks.index("book")' in checks
     assert 'toks[w_book[5, 11, it_b].argmax()] == "[CLS]"' in checks
     assert "ideal += 1 / (len(toks_i) - 2)" in checks  # item 2: the 1/(n-2) of the prose
-    held = " ".join(cells["held-out-md"].source.split())
+    held = _results(cells)
     assert "look-alike: it also" not in held  # item 2: 'it' would read as the pronoun
     layer = " ".join(_layer_text(cells).split())  # item 3: epsilon named, value checked
     assert "$\\epsilon$ a tiny constant (`1e-12` here) that keeps the division safe" in layer
@@ -1693,14 +1718,46 @@ def test_the_chapter_s_review_11_xx_changes_are_on_the_page():
     not only asserted in a removed cell; the residual sentence says the norm rescales."""
     cells = _chapter_cells()
     order = list(cells)
-    assert order.index("held-out") + 1 == order.index("held-out-article")
-    assert order.index("held-out-article") < order.index("held-out-md")
+    # review 11_zz item 1: the article check follows the candidates' result
+    assert order.index("held-out-md") + 1 == order.index("held-out-article")
     shown = cells["held-out-article"]
     assert shown.metadata["tags"] == ["hide-input"]
     out = "".join(o.get("text", "") for o in shown.outputs)
     assert "the noun on top in 6 of 12" in out  # item 1 (a): cell 75's "6 of the 12"
     assert "always on its noun: 1.24" in out  # item 1 (b): the prose's 1.2
+    out = "".join(o.get("text", "") for o in cells["held-out-control"].outputs)  # 11_zz
     assert "2 of the 9 other tokens" in out  # item 1 (c): the plan's worked control
     assert len(shown.source.splitlines()) <= 11
     checks = cells["held-out-assert"].source
     assert "on_noun == on_top == 6" in checks and "round(part) == 2" in checks
+
+
+def test_the_chapter_s_review_11_zz_changes_are_on_the_page():
+    """Review 11_zz: the pronoun test in two steps, each before its own printout; the
+    article check beside its printout; the pooler's arithmetic; the head index; nits."""
+    cells = _chapter_cells()
+    order = list(cells)
+    steps = ["held-out-helper", "held-out-hits-md", "held-out", "held-out-control-md"]
+    steps += ["held-out-control", "held-out-md", "held-out-article", "held-out-assert"]
+    steps += ["held-out-article-md"]  # the hidden checks follow every cell they check
+    assert [order.index(cid) for cid in steps] == list(
+        range(order.index(steps[0]), order.index(steps[0]) + len(steps))
+    )
+    step_a = " ".join(cells["held-out-hits-md"].source.split())
+    assert step_a.startswith('**Step A: does "it" put the noun on top?**')
+    assert "0.4%" in step_a and "passes at 5 hits" in step_a and "control" not in step_a
+    step_b = " ".join(cells["held-out-control-md"].source.split())
+    assert step_b.startswith("**Step B: do other tokens also put the noun on top?**")
+    assert _plan(cells).count("**control**") == 1  # the short name, given once
+    out = "".join(o.get("text", "") for o in cells["held-out-control"].outputs)
+    assert "(chance 1.0 is the baseline for both hits and control)" in out  # item 6
+    assert cells["held-out-control"].metadata["tags"] == ["hide-input"]
+    article = " ".join(cells["held-out-article-md"].source.split())
+    assert article.startswith("But the article, as a query in L4 H2, also puts the noun")
+    assert "6 of the 12" not in cells["held-out-md"].source  # said once, by its printout
+    pooler = " ".join(cells["c68494eb"].source.split())  # item 2: the pooler alone
+    assert "$22{,}565{,}376 + 147{,}840 = 22{,}713{,}216$" in pooler
+    assert "position ids" not in pooler and 22_565_376 + 384 * 384 + 384 == 22_713_216
+    assert "\\alpha^{(i)}_j v^{(i)}_j" in cells["a15f26d1"].source  # item 3
+    assert "Stored reference numbers, computed once with PyTorch" in cells["pytorch-ask"].source
+    assert '`[CLS]` ("classification")' in cells["enc-input"].source  # item 5
