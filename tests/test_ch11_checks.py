@@ -340,20 +340,20 @@ def _layer_text(cells):
 
 def _pronoun_test_text(cells):
     """The pronoun test's plan, its results and the pairs' fold (review 11_ii), flat."""
-    cids = ("it-experiment-md", "held-out-hits-md", "held-out-control-md", "held-out-md")
-    cids += ("held-out-article-md", "gf-pairs-md")  # review 11_zz: steps A and B, split
+    cids = ("it-experiment-md", "held-out-book-md", "held-out-totals-md", "held-out-md")
+    cids += ("gf-bar-md", "gf-pairs-md")  # review 11_aaa: three tests, named in the plan
     return " ".join("".join(cells[cid].source for cid in cids).split())
 
 
 def _plan(cells):
-    """The plan and its two steps (review 11_zz split one cell into three), flat."""
-    cids = ("it-experiment-md", "held-out-hits-md", "held-out-control-md")
+    """The plan, its three tests and the worked sentence (review 11_aaa), flat."""
+    cids = ("it-experiment-md", "held-out-book-md", "held-out-totals-md")
     return " ".join("\n\n".join(cells[cid].source for cid in cids).split())
 
 
 def _results(cells):
-    """The candidates' result and, beside its printout, the article check, flat."""
-    cids = ("held-out-md", "held-out-article-md")
+    """The candidates' result, all three tests in one paragraph (review 11_aaa), flat."""
+    cids = ("held-out-md",)
     return " ".join("\n\n".join(cells[cid].source for cid in cids).split())
 
 
@@ -361,12 +361,11 @@ def test_the_chapter_s_round_11j_changes_are_on_the_page():
     cells = _chapter_cells()
     assert "initial=1," in cells["ef601782"].source  # 11_ll: opens on L1 H3, named first
     table = "".join(o.get("text", "") for o in cells["held-out"].outputs)
-    # review 11_pp item 4: hits, control and chance; 11_zz item 1: one table per step
-    assert "head     hits   chance" in table
-    assert "L6 H12      4      1.0" in table and "L4 H2       8      1.0" in table
-    table = "".join(o.get("text", "") for o in cells["held-out-control"].outputs)
-    assert "head   control   chance" in table
-    assert "L6 H12     3.7      1.0" in table and "L4 H2      0.9      1.0" in table
+    # review 11_pp item 4: hits, control and chance; 11_aaa: the three tests, one table
+    assert "         hits   control   article" in table
+    assert "chance    1.0       1.0       1.0" in table
+    assert "L6 H12      4       3.7         4" in table
+    assert "L4 H2       8       0.9         6" in table
     # review 11 cc F7; 11_pp: the caveat is a fold of its own, off the main line
     assert "kobayashi2021incorporating" in cells["share-leaves-out"].source
     assert ":class: dropdown" in cells["share-leaves-out"].source
@@ -418,7 +417,7 @@ def test_the_chapter_s_round_11l_changes_are_on_the_page():
     # review 11 z F2: the main line no longer names post-LN; the fold does
     assert "`keep`, used later" not in cells["enc-code"].source  # no forward reference
     assert "middle layers parking mostly" in cells["gf-hide-key-md"].source  # hypothesis
-    assert "an average other token" in cells["held-out-control"].source  # 11_zz: step B
+    assert "an average other token" in cells["held-out-md"].source  # 11_aaa: L6 H12
     assert "whoever asks" not in cells["held-out-md"].source
     assert "L2 H9 0.56–0.67" in cells["habits-more-md"].source  # review 11 bb F9: a range
     flat = " ".join(cells["ablate-md"].source.split())
@@ -468,7 +467,7 @@ def test_the_chapter_s_round_11p_changes_are_on_the_page():
     held = cells["held-out-md"].source
     assert "looks a\nlittle better" not in held
     assert "it-stands-out-md" not in cells  # the bar joined the candidates' fold
-    assert "a high control (3.7)" in held  # review 11_hh: the table's numbers, in words
+    assert "(its control, 3.7 of 12)" in held  # review 11_hh: the table's numbers, in words
     assert '("3.0%", "0.4%")' in cells["held-out-bar-assert"].source  # the arithmetic, unseen
 
 
@@ -603,7 +602,7 @@ def test_the_chapter_s_round_11t_changes_are_on_the_page():
     assert "L4 H2: 1 of 3 pairs right" in out and "most in any of the 72 heads: 1" in out
     assert 'too "' in cells["pairs"].source and '+ "small."' in cells["pairs"].source
     summary = cells["96cfe2e6"].source
-    assert "on three Winograd-style pairs" in " ".join(summary.split())
+    assert "On three Winograd-style pairs" in " ".join(summary.split())
     assert "No head tells" not in summary
     assert "no head gets more than one right" in " ".join(summary.split())  # editor pass 10
 
@@ -631,14 +630,16 @@ def test_the_chapter_s_round_11u_changes_are_on_the_page():
     assert "top_is_cake" not in cells["e58c2a21"].source  # no unused print
     assert "A hypothesis we do not test" in cells["gf-hide-key-md"].source  # [SEP] in BERT
     helper = cells["held-out-helper"].source
-    assert "share with the noun" not in helper and "expected count" in cells["held-out"].source
+    assert "share with the noun" not in helper
+    assert "random keys score" in cells["held-out"].source
 
 
 def test_the_chapter_s_round_11v_changes_are_on_the_page():
     """Review 11v: one pass rule (bar 5 for four candidates), L4 H2's verdict, fewer folds."""
     cells = _chapter_cells()
     rule = _pronoun_test_text(cells)  # stated once, in the plan
-    assert "A head passes at 5 hits, where random keys average 1." in rule  # 11 cc F8
+    assert '| hits | 1 if "it" puts the noun on top | 5 or more |' in rule  # 11 cc F8; aaa
+    assert "Random keys score about 1 on each." in rule
     bar = " ".join(cells["gf-bar-md"].source.split())  # editor pass 10: the bar's why, folded
     assert "luck gets 2 tries" in bar and "5 or more only 0.4%, so 5 is the bar" in bar
     assert "under 1%" not in cells["814fbf12"].source
@@ -677,7 +678,7 @@ def test_the_chapter_s_round_11w_changes_are_on_the_page():
     held = _pronoun_test_text(cells)
     assert 'the two heads where "it" gives "cake" the most weight' in held  # the rule
     # 11_nn F7: the formula; review 11_rr item 1: in plain words, a fraction per sentence
-    assert "The control adds up this fraction over the 12 sentences;" in held
+    assert "the fraction of the other tokens that put the noun on top" in held  # 11_aaa
     assert "fraction with the noun on top" in cells["held-out-helper"].source  # is in code
     assert "keeping one noun" not in cells["pairs"].source  # review 11 o: cut
     out = "".join(o.get("text", "") for o in cells["pairs"].outputs)
@@ -708,12 +709,12 @@ def test_the_chapter_s_round_11x_changes_are_on_the_page():
     assert "a pair takes a head that switches nouns" in held  # review 11_ff F6: three sentences
     assert "guessing averages" not in held
     assert "**Limit:**" not in held  # review 11 aa F8: folded into the results
-    assert "passes too; a fail is evidence against a pronoun head." in held  # 11_nn F3
+    assert "gets hits too; a miss is evidence against a pronoun head." in held  # 11_nn F3
     # review 11 p: the rule in plain words; its numbers after the grid
     assert "leads all other queries" not in held  # review 11 s: the second rule is cut
     assert "stands out" not in held and "rules out luck" not in held  # review 11 m
     assert "a low control (0.9)" in held  # review 11 k; 11_hh: the table cut
-    assert "about 1 hit over the\n12" in cells["gf-bar-md"].source  # editor pass 10: folded prose
+    assert "about 1 hit over the 12" in " ".join(cells["gf-bar-md"].source.split())  # folded
     assert "a pronoun head switches" not in held
     parking = cells["parking-md"].source  # editor pass 10: "parking" introduced once
     reason = " ".join(cells["ef1c7ff6"].source.split())
@@ -752,7 +753,8 @@ def test_the_chapter_s_review_11_a_changes_are_on_the_page():
         assert step in held, step
     assert "clear both bars" not in held and "once in 12 sentences;" not in held
     assert "L4 H2 clears the bar (8 hits) with a low control (0.9)" in held
-    assert "two heads of the 72 reach it, with 5" in " ".join(cells["gf-bar-md"].source.split())
+    bar = " ".join(cells["gf-bar-md"].source.split())
+    assert "two heads of the 72 reach the bar, with 5 hits each" in bar
     layer = " ".join(_layer_text(cells).split())
     assert "direct path around attention" not in layer  # review 11 d: cut
     assert "no causal mask (chapter 8): each token looks both ways" in layer
@@ -784,7 +786,7 @@ def test_the_chapter_s_review_11_b_changes_are_on_the_page():
     """Review 11 b: the pronoun test's logic in words, scoped; padding in attention; terms."""
     cells = _chapter_cells()
     held = _pronoun_test_text(cells)
-    assert "a head that only finds the last noun passes too" in held  # 11 s; 11_kk; 11_mm F4
+    assert "a head that only finds the last noun gets hits too" in held  # 11 s; 11_kk; 11_mm
     assert "clark2019what" in cells["gf-pairs-md"].source  # review 11 m; 11_ii: folded
     assert "hides the padding from every head" in " ".join(cells["one-vector"].source.split())
     piece = " ".join(cells["a15f26d1"].source.split())  # review 11 aa F5: after W_o^(i)
@@ -827,7 +829,7 @@ def test_the_chapter_s_review_11_f_changes_are_on_the_page():
         assert cells[cid].metadata["tags"] == ["hide-input"], cid
     assert order.index("7e1748c1") < order.index("cls-scatter") < order.index("ablate-md")
     plan = _plan(cells)
-    assert "**1. Candidates:**" in plan and "passes at 5 hits" in plan  # 11 cc F8
+    assert "**1. Candidates:**" in plan and "| 5 or more |" in plan  # 11 cc F8; 11_aaa
     assert "**1. Candidates:**" not in cells["held-out-md"].source
     assert "The 36 heads giving `[CLS]`" in cells["ef1c7ff6"].source  # 11 t: after the table
     assert "count the heads that park" not in cells["parking-md"].source
@@ -858,8 +860,8 @@ def test_the_chapter_s_review_11_k_changes_are_on_the_page():
     cells = _chapter_cells()
     held = _pronoun_test_text(cells)
     assert "pairs-fold" not in cells  # review 11 o: 16 of 60 had no baseline; cut
-    assert "L6 H12 fails on both counts: 4 hits, under the bar, and a high control (3.7)" in held
-    assert "A large weight did not mean a pronoun head." in held  # editor pass 10
+    assert "L6 H12 fails the first two tests." in held  # 11_aaa: three tests
+    assert 'a large weight on "cake" did not mean a pronoun head.' in held  # editor pass 10
     out = "".join(o.get("text", "") for o in cells["pairs"].outputs)
     assert "moving toward" not in out
     assert "every second" not in cells["75a593ed"].source
@@ -926,7 +928,11 @@ def test_the_chapter_s_review_11_k_changes_are_on_the_page():
     # words trimmed from the step and article paragraphs
     # review 11_aaa: +2 main ("rescales the whole sum"), +7 in the solution fold (the
     # 512 stored position ids restored to the Hugging Face count; 2,566 in all)
-    assert words <= 1691 and everything <= 2566
+    # review 11_aaa item 1: 1,701 and 2,685; the pronoun test as three tests named up front
+    # in one table (+10 main: steps A and B, the control's formula and the article's
+    # paragraph left the main line); the bars' fold now holds the control's formula and
+    # why the article needs its own test (+109 folded)
+    assert words <= 1701 and everything <= 2685
 
 
 def test_the_feed_forward_count_is_named_in_11_3(capsys):
@@ -998,11 +1004,11 @@ def test_the_chapter_s_review_11_p_fix_changes_are_on_the_page():
     assert 'though "cake" has under a tenth of the weight.' in framing  # 11 aa F3; 11_qq
     out = "".join(o.get("text", "") for o in cells["cls-removed-cake"].outputs)
     assert '"cake" 0.06' in out and 'hide "cake"' not in out  # review 11 r: F2
-    plan = _plan(cells)
     # editor pass 10: the control's reason is in the plan's prose, not a code comment
     assert "Real heads are not random" not in cells["held-out"].source
     # 11 bb F8; 11_ii F1; 11_jj; 11_rr; 11_yy item 2: the formula follows the colon
-    assert "random keys would give about 1:" in plan
+    bar = " ".join(cells["gf-bar-md"].source.split())  # 11_aaa: the formula, in the fold
+    assert "Random keys give about 1; the bar, 2, is twice that." in bar
     held = _results(cells)
     assert "as well explained by that last-noun rule" not in held  # review 11 z F1
     assert "cannot name its job" not in held
@@ -1014,7 +1020,8 @@ def test_the_chapter_s_review_11_p_fix_changes_are_on_the_page():
     assert "384e78d3" not in cells
     assert "36" not in cells["dd1e905c"].source  # review 11 t F8: not before the measurement
     summary = " ".join(cells["96cfe2e6"].source.split())
-    assert "8 of 12 simple sentences;" in summary and "one earlier" not in summary  # 11 aa
+    assert "8 of 12 simple sentences, but the article too" in summary  # 11 aa; 11_aaa
+    assert "one earlier" not in summary
     assert "always came first" not in summary
 
 
@@ -1047,15 +1054,16 @@ def test_the_chapter_s_review_11_t_fix_changes_are_on_the_page():
     plan = _plan(cells)
     # 11_nn F7; review 11_rr item 1: what each kind of head scores; 11_uu item 1: what the
     # control catches; 11_vv item 1: its line (twice chance), the look-alike in the results
-    line = "A control above 2, twice chance, means yes: the head is not pronoun-specific."
-    assert line in plan
-    # review 11_yy item 2: the control's formula, what n - 2 counts, the worked line
-    assert "\\frac{\\text{other tokens with the noun on top}}{n - 2}" in plan
-    assert '($n - 2$ of $n = 11$: all but "it" and "book"; printed below)' in plan
-    out = "".join(o.get("text", "") for o in cells["held-out-control"].outputs)  # 11_zz
-    assert "book sentence, L6 H12: 2 of the 9 other tokens" in out
+    # review 11_aaa: the bar in the plan's table; the formula and n - 2 in the bars' fold
+    assert "| under 2 |" in plan
+    bar = cells["gf-bar-md"].source
+    assert "\\frac{\\text{other tokens with the noun on top}}{n - 2}" in bar
+    assert 'the $n - 2$ other tokens (all but "it" and\nthe noun)' in bar
+    out = "".join(o.get("text", "") for o in cells["held-out-book"].outputs)  # 11_aaa
+    assert "L6 H12  [CLS]          bought, read        [CLS]" in out
     assert "run after fixing the candidates" in plan  # review 11_vv item 2
-    assert "two heads of the 72 reach it, with 5" in " ".join(cells["gf-bar-md"].source.split())
+    bar = " ".join(cells["gf-bar-md"].source.split())
+    assert "two heads of the 72 reach the bar, with 5 hits each" in bar
     fold = " ".join(_layer_text(cells).split())
     assert "depend on their norms, not why norms help training." in fold  # review 11 bb F1
     assert "Without the two norms of each layer (keeping the embedding's)" in fold  # bb F2
@@ -1083,10 +1091,8 @@ def test_the_chapter_s_review_11_x_fix_changes_are_on_the_page():
     plan = _plan(cells)
     # 11 cc F8 folded the bar's reason; review 11_pp item 4 put its one line back in the
     # plan (the derivation stays in the fold)
-    assert (  # review 11_tt item 2: why two, in one clause; 11_ww item 1: after the hit
-        "With two candidates, the luckier of two random heads gets there only 0.4% of the "
-        "time." in plan
-    )
+    bar = " ".join(cells["gf-bar-md"].source.split())  # 11_aaa: the bars in one fold
+    assert "The luckier of two random heads reaches 4 or more hits 3.0%" in bar
     assert "Winograd" not in plan  # review 11_ii: the pairs moved to Going further
     pairs = " ".join(cells["gf-pairs-md"].source.split())
     assert "pairs** {cite:p}`levesque2012winograd`, a word or two" in pairs
@@ -1158,7 +1164,7 @@ def test_the_chapter_s_review_11_ii_changes_are_on_the_page():
     """Review 11_ii: the control's bar, residual wording, the teacher, the Summary's count."""
     cells = _chapter_cells()
     plan = _plan(cells)
-    assert "random keys would give about 1" in plan  # F1: the bar; 11_jj F5; 11_rr
+    assert "Random keys score about 1 on each." in plan  # F1: the bar; 11_jj F5; 11_aaa
     assert "near = 2 * sum(one_in_n)" in cells["held-out-assert"].source  # F1: the code's rule
     layer = " ".join(_layer_text(cells).split())
     assert "only nudges" not in layer  # F2
@@ -1213,7 +1219,7 @@ def test_the_chapter_s_review_11_kk_changes_are_on_the_page():
     assert "tags" not in listed.metadata and "bread was stale" in listed.source
     assert cells["held-out"].metadata["tags"] == ["hide-input"]  # its printout shows
     plan = _plan(cells)  # F4: the limit, first
-    assert "a fail is evidence against a pronoun head." in plan  # 11_ll; 11_nn F3
+    assert "a miss is evidence against a pronoun head." in plan  # 11_ll; 11_nn F3
     assert "head, not a pronoun head (harder pairs: Going further)." in (
         _results(cells)
     )  # review 11_mm F6: "1 of 3" once in its dropdown, plus the Summary; 11_rr item 4;
@@ -1480,8 +1486,7 @@ def test_the_chapter_s_review_11_qq_changes_are_on_the_page():
     sink = " ".join(cells["ef1c7ff6"].source.split())  # item 2
     assert "None is in layer 1. There, L1 H8 puts `[CLS]` on top in every row" in sink
     plan = _plan(cells)  # item 2: the control, shown
-    assert 'In the book sentence, L6 H12 puts "book" on top' in plan  # 11_ww: named once
-    assert '"bought" and "read", 2 of the 9 other tokens ($n - 2$' in plan  # 11_yy
+    assert "L6 H12 misses, and 2 of the 9 other tokens add to its control" in plan  # 11_aaa
     assert 'on_book == ["bought", "read"]' in cells["held-out-assert"].source
     read = " ".join(cells["ln-row-md"].source.split())  # item 5: the printout, in words
     assert "then move the row to mean 0.03 and variance 0.46." in read
@@ -1677,9 +1682,9 @@ def test_the_chapter_s_review_11_uu_changes_are_on_the_page():
     assert "1.2" not in plan  # review 11_vv item 1: read with L4 H2's result, not before
     held = _results(cells)
     # review 11_ww item 2: where 1.2 comes from, and the article named as a query
-    assert "an article always on its noun adds $1/(n-2)$ per sentence, only 1.2 over" in held
-    assert "But the article, as a query in L4 H2, also puts the noun on top" in held
-    assert "puts the noun on top in 6 of the 12 sentences" in held
+    bar = " ".join(cells["gf-bar-md"].source.split())  # 11_aaa: why a third test
+    assert "an article always on its noun adds $1/(n-2)$ per sentence, 1.24 over" in bar
+    assert "but fails the third test: the article puts the noun on top in 6 of 12" in held
     assert '"article or pronoun → its noun" head' in held
     checks = cells["held-out-assert"].source
     assert "assert on_top == 6" in checks and "round(ideal, 1) == 1.2" in checks
@@ -1699,12 +1704,9 @@ def test_the_chapter_s_review_11_ww_changes_are_on_the_page():
     """Review 11_ww: the plan's hit and control each worked on the book sentence, where
     the article's 1.2 comes from, epsilon named, LN discards the incoming scale."""
     cells = _chapter_cells()
-    plan = _plan(cells)  # item 1: two short parts
-    hit, control = plan.split("**Step A:")[1].split("**Step B:")  # review 11_zz
-    assert 'L4 H2 hits ("book" on top) and L6 H12 misses (`[CLS]` on top)' in hit
-    assert "0.4%" in hit and "0.4%" not in control
-    assert "2 of the 9 other tokens" in control and "twice chance" in control
-    assert plan.index("**2. Twelve new sentences**") < plan.index("**Step A:")
+    plan = _plan(cells)  # item 1, then 11_aaa: one worked sentence, all three tests
+    assert plan.index("**2. Twelve new sentences**") < plan.index("**One sentence first**")
+    assert "L4 H2 hits, and its\narticle" in cells["held-out-totals-md"].source
     checks = cells["held-out-assert"].source  # the worked hit and miss are computed
     assert 'w_book[3, 1, it_b].argmax() == toks.index("book")' in checks
     assert 'toks[w_book[5, 11, it_b].argmax()] == "[CLS]"' in checks
@@ -1717,47 +1719,41 @@ def test_the_chapter_s_review_11_ww_changes_are_on_the_page():
 
 
 def test_the_chapter_s_review_11_xx_changes_are_on_the_page():
-    """Review 11_xx: the article evidence and the book sentence's control are printed,
-    not only asserted in a removed cell; the residual sentence says the norm rescales."""
+    """Review 11_xx, then 11_aaa: the article evidence and the book sentence's control are
+    printed, not only asserted in a removed cell."""
     cells = _chapter_cells()
-    order = list(cells)
-    # review 11_zz item 1: the article check follows the candidates' result
-    assert order.index("held-out-md") + 1 == order.index("held-out-article")
-    shown = cells["held-out-article"]
-    assert shown.metadata["tags"] == ["hide-input"]
-    out = "".join(o.get("text", "") for o in shown.outputs)
-    assert "the noun on top in 6 of 12" in out  # item 1 (a): cell 75's "6 of the 12"
-    assert "always on its noun: 1.24" in out  # item 1 (b): the prose's 1.2
-    out = "".join(o.get("text", "") for o in cells["held-out-control"].outputs)  # 11_zz
-    assert "2 of the 9 other tokens" in out  # item 1 (c): the plan's worked control
-    assert len(shown.source.splitlines()) <= 11
+    out = "".join(o.get("text", "") for o in cells["held-out"].outputs)
+    assert "L4 H2       8       0.9         6" in out  # item 1 (a): the article's 6 of 12
+    out = "".join(o.get("text", "") for o in cells["held-out-bar"].outputs)
+    assert "control of an article always on its noun: 1.24" in out  # item 1 (b)
+    out = "".join(o.get("text", "") for o in cells["held-out-book"].outputs)
+    assert "bought, read" in out  # item 1 (c): the worked control, 2 of the 9
     checks = cells["held-out-assert"].source
-    assert "on_noun == on_top == 6" in checks and "round(part) == 2" in checks
+    assert "on_top == article[3, 1]" in checks and "assert on_top == 6" in checks
 
 
 def test_the_chapter_s_review_11_zz_changes_are_on_the_page():
-    """Review 11_zz: the pronoun test in two steps, each before its own printout; the
-    article check beside its printout; the pooler's arithmetic; the head index; nits."""
+    """Review 11_zz, then 11_aaa: the pronoun test's three tests named in the plan, one
+    worked sentence, one table of all three; the pooler's arithmetic; the head index."""
     cells = _chapter_cells()
     order = list(cells)
-    steps = ["held-out-helper", "held-out-hits-md", "held-out", "held-out-control-md"]
-    steps += ["held-out-control", "held-out-md", "held-out-article", "held-out-assert"]
-    steps += ["held-out-article-md"]  # the hidden checks follow every cell they check
+    steps = ["held-out-helper", "held-out-book-md", "held-out-book", "held-out-totals-md"]
+    steps += ["held-out", "held-out-md", "held-out-assert"]  # the checks follow the cells
     assert [order.index(cid) for cid in steps] == list(
         range(order.index(steps[0]), order.index(steps[0]) + len(steps))
     )
-    step_a = " ".join(cells["held-out-hits-md"].source.split())
-    assert step_a.startswith('**Step A: does "it" put the noun on top?**')
-    assert "0.4%" in step_a and "passes at 5 hits" in step_a and "control" not in step_a
-    step_b = " ".join(cells["held-out-control-md"].source.split())
-    assert step_b.startswith("**Step B: do other tokens also put the noun on top?**")
-    assert _plan(cells).count("**control**") == 1  # the short name, given once
-    out = "".join(o.get("text", "") for o in cells["held-out-control"].outputs)
-    assert "(chance 1.0 is the baseline for both hits and control)" in out  # item 6
-    assert cells["held-out-control"].metadata["tags"] == ["hide-input"]
-    article = " ".join(cells["held-out-article-md"].source.split())
-    assert article.startswith("But the article, as a query in L4 H2, also puts the noun")
-    assert "6 of the 12" not in cells["held-out-md"].source  # said once, by its printout
+    for gone in ("held-out-control", "held-out-article", "held-out-article-md"):
+        assert gone not in cells  # 11_aaa: the steps and the late article check, merged
+    plan = " ".join(cells["it-experiment-md"].source.split())
+    assert "**3. Three tests**, each scored per sentence and summed over the 12." in plan
+    for test in ("| hits |", "| control |", "| article |"):
+        assert test in plan
+    assert "the article test asks one such token alone (the bars: Going further)." in plan
+    for cid in ("held-out-book", "held-out"):
+        assert cells[cid].metadata["tags"] == ["hide-input"]
+    out = "".join(o.get("text", "") for o in cells["held-out"].outputs)
+    assert "bar       >=5        <2        <5" in out  # the bars beside the scores
+    assert "6 of the 12" not in cells["held-out-md"].source  # said once, as "6 of 12"
     # item 2, then review 11_aaa: the pooler and the stored 512-entry position_ids buffer (the
     # file's count, asserted in bc5b67c4): the buffer is not learned, but Hugging Face counts it
     pooler = " ".join(cells["c68494eb"].source.split())
