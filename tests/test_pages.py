@@ -105,3 +105,26 @@ def test_the_page_checks_can_fail(tmp_path):
     assert '"""Doc."""' in "\n".join(included_lines(module, {"pyobject": "f"}))
     marked = included_lines(module, {"start-after": "# teach", "end-before": "# end"})
     assert marked == ["a = 1", "b = 2", "c = 3"]
+
+
+FENCE = re.compile(r"^(`{3,})\{[\w-]+\}(.*)$", re.M)
+
+
+def test_directive_titles_have_no_backticks(chapter):
+    # CommonMark: a backtick fence's info string holds no backtick, so "````{admonition}
+    # Why `[CLS]`?" is not a directive at all; the page shows the raw text instead of a fold.
+    raw = [
+        f"cell {i}: {match.group(0)[:60]}"
+        for i, c in enumerate(cells(chapter))
+        if c["cell_type"] == "markdown"
+        for match in FENCE.finditer(source(c))
+        if "`" in match.group(2)
+    ]
+    assert not raw, f"a directive title with backticks renders as raw text: {raw}"
+
+
+def test_the_directive_title_check_can_fail():
+    bad = "````{admonition} Why is `[CLS]`'s share small?\n:class: dropdown\n"
+    good = "````{admonition} Why is [CLS]'s share small?\n:class: dropdown\n"
+    assert [m.group(2) for m in FENCE.finditer(bad)] == [" Why is `[CLS]`'s share small?"]
+    assert all("`" not in m.group(2) for m in FENCE.finditer(good))

@@ -5,6 +5,7 @@ They need a built site (`make book`, or SITE_DIR=path) and Debian's chromium; se
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -287,8 +288,6 @@ def page_weight(site_dir: Path, path: str) -> int:
     """The bytes a reader downloads for a page's own content: the HTML (with its inline
     images and embedded widget state) plus every local image file it shows. The theme's
     and the vendored scripts are shared by all pages and cached, so they do not count."""
-    import re
-
     page = site_dir / path
     html = page.read_text(encoding="utf-8")
     total = len(html.encode())
@@ -310,6 +309,22 @@ def test_every_chapter_page_stays_under_its_weight_budget(site_dir, site_pages):
         if w > PAGE_BUDGET
     }
     assert not over, "pages over budget:\n" + _listing(over)
+
+
+RAW_DIRECTIVE = re.compile(r"(?:`{3,}|:{3,})\{[\w-]+\}")
+
+
+def test_no_page_shows_a_directive_as_raw_text(site_dir, site_pages):
+    # A directive the parser did not take (a backtick in a fence's title, a typo in its
+    # name) is printed as text: "````{admonition} Why ..." where a fold should be.
+    raw = {}
+    for path in site_pages:
+        html = (site_dir / path).read_text(errors="replace")
+        body = re.sub(r"<(pre|script|code)\b.*?</\1>", "", html, flags=re.S)
+        found = [m.group(0) for m in RAW_DIRECTIVE.finditer(body)]
+        if found:
+            raw[path] = found
+    assert not raw, "directives shown as raw text:\n" + _listing(raw)
 
 
 def test_a_first_visit_stays_light(site_logs):
