@@ -1462,7 +1462,9 @@ def test_one_per_template_picks_the_figure_rows():
 # and the pointer to Going further (the 48.6% to its fold, the 43% left to the plot, the
 # 38% and 76% to the printout just above, and the "no training sentence asks W_v" clause
 # cut, in return)
-MAIN_LINE_WORDS = 1614  # 10_r: 1918 -> 1895; ...; 10_tt: 1602; 10_uu: 1611; 10_vv: 1614
+# session 13: 1616, '"Cake"'s rose' became 'The "cake" logit rose' (smart quotes rendered the
+# possessive of a quoted word with wrong quotes)
+MAIN_LINE_WORDS = 1616  # 10_r: 1918 -> 1895; ...; 10_uu: 1611; 10_vv: 1614; s13: 1616
 
 
 def _chapter_10_text():
@@ -1520,8 +1522,9 @@ def test_review_10k_main_line_cap_and_the_row_sum_slip_stays_visible():
     assert "The 70 test sentences give no gradient, but share the weights: their mean" in (
         main_text
     )
-    assert 'mean "book" logit rose to 1.48, through the attended "book" row. "Cake"\'s rose' in (
-        main_text
+    assert (
+        'mean "book" logit rose to 1.48, through the attended "book" row. The "cake" logit rose'
+        in (main_text)
     )
     assert 'more, to 3.97, so the answer is "cake".' in main_text
     assert 'A model trained with "book" as an answer gives "book" 10.2 on the same sentences.' in (

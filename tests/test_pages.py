@@ -128,3 +128,19 @@ def test_the_directive_title_check_can_fail():
     good = "````{admonition} Why is [CLS]'s share small?\n:class: dropdown\n"
     assert [m.group(2) for m in FENCE.finditer(bad)] == [" Why is `[CLS]`'s share small?"]
     assert all("`" not in m.group(2) for m in FENCE.finditer(good))
+
+
+QUOTED_POSSESSIVE = re.compile(r'\w"\'s\b')
+
+
+def test_no_possessive_on_a_quoted_word(chapter):
+    # Sphinx's smart quotes turn "cake"'s into “cake“‘s on the page: say 'the value of
+    # "cake"', not '"cake"'s value'.
+    found = [
+        f"cell {i}: ...{source(c)[max(m.start() - 20, 0) : m.end() + 10]!r}"
+        for i, c in enumerate(cells(chapter))
+        if c["cell_type"] == "markdown"
+        for m in QUOTED_POSSESSIVE.finditer(source(c))
+    ]
+    assert not found, f"a possessive on a quoted word renders with wrong quotes: {found}"
+    assert QUOTED_POSSESSIVE.search('Zeroing "cake"\'s value')  # the check can fail
