@@ -1798,7 +1798,7 @@ def test_the_named_heads_and_one_merged_experiment():
         "One head returns (0.98, 0.48, 0.98, 0.48), one average written twice: both halves of "
         "$V$ hold the same (noun, human) columns. One row of "
         'weights mixes what "I" and "cake" hold in one column, here *human*: '
-        '$$0.48 \\approx 0.48 \\times 1\\ (\\text{"I"}) + 0.48 \\times 0\\ (\\text{"cake"}).$$'
+        "$$0.48 \\approx 0.48 \\times 1\\ (\\text{“I”}) + 0.48 \\times 0\\ (\\text{“cake”}).$$"
         " Does 0.48 say which word is human? Swap them:"
     )  # review 07_ll (findings 3, 5): the two-head vector left to the figure and the
     # conclusion

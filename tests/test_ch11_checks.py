@@ -942,7 +942,9 @@ def test_the_chapter_s_review_11_k_changes_are_on_the_page():
     # the row length, sinks sit on the first tokens, SBERT's three poolings (+16)
     # review 11_ddd nits: 1,805; the fields of `layer` named in 11.4, the query index in
     # the pieces' formula, BERT's determiner -> noun head cited, the article bar reworded
-    assert words <= 1805 and everything <= 2807
+    # session 13: the two sums of 11.3's solution are displayed (inline, they ran past a
+    # phone's screen): +4 in the fold for the $$ marks
+    assert words <= 1805 and everything <= 2811
 
 
 def test_the_feed_forward_count_is_named_in_11_3(capsys):
@@ -1768,7 +1770,7 @@ def test_the_chapter_s_review_11_zz_changes_are_on_the_page():
     # item 2, then review 11_aaa: the pooler and the stored 512-entry position_ids buffer (the
     # file's count, asserted in bc5b67c4): the buffer is not learned, but Hugging Face counts it
     pooler = " ".join(cells["c68494eb"].source.split())
-    assert "$22{,}565{,}376 + 147{,}840 + 512 = 22{,}713{,}728$" in pooler
+    assert "$$ 22{,}565{,}376 + 147{,}840 + 512 = 22{,}713{,}728. $$" in pooler  # displayed
     assert 22_565_376 + 384 * 384 + 384 + 512 == 22_713_728
     assert "\\alpha^{(i)}_{qj} v^{(i)}_j" in cells["a15f26d1"].source  # item 3; 11_ddd: q
     assert "Stored reference numbers, computed once with PyTorch" in cells["pytorch-ask"].source

@@ -144,3 +144,13 @@ def test_no_possessive_on_a_quoted_word(chapter):
     ]
     assert not found, f"a possessive on a quoted word renders with wrong quotes: {found}"
     assert QUOTED_POSSESSIVE.search('Zeroing "cake"\'s value')  # the check can fail
+
+
+def test_quotes_in_formulas_are_curly(chapter):
+    # MathJax draws a straight " in \text{...} as a closing quote on both sides: ”I”.
+    found = [
+        f"cell {i}"
+        for i, c in enumerate(cells(chapter))
+        if c["cell_type"] == "markdown" and re.search(r'\\text\{[^}]*"', source(c))
+    ]
+    assert not found, f"a straight quote inside \\text{{}} renders as ”: write “ and ”: {found}"

@@ -166,9 +166,24 @@ SCROLL_BOXES_JS = """() => {
     if (box.tabIndex < 0) problems.push(`${what} scrolls but is no tab stop: ${text}`);
     if (box.matches("mjx-container")) {
       if (style.borderRightStyle === "none") problems.push(`equation cut with no cue: ${text}`);
-    } else if (box.closest("div.cell_output")) {
-      const cue = getComputedStyle(box, "::after").content;
-      if (["none", "normal", ""].includes(cue)) problems.push(`${what} cut with no cue: ${text}`);
+    } else if (box.closest("div.cell_output") || box.matches(".pst-scrollable-table-container")) {
+      const cues = ["::before", "::after"].map((at) => getComputedStyle(box, at).content);
+      if (cues.every((cue) => ["none", "normal", ""].includes(cue))) {
+        problems.push(`${what} cut with no cue: ${text}`);
+      }
+    }
+  });
+  // An inline formula cannot scroll or wrap: it must end inside its paragraph (a table
+  // scrolls in its box, with its cue, and is checked above).
+  const edge = document.documentElement.clientWidth;
+  document.querySelectorAll(".bd-article mjx-container:not([display='true'])").forEach((m) => {
+    if (m.closest(".pst-scrollable-table-container, div.cell_output")) return;
+    let box = m.parentElement;
+    while (box && getComputedStyle(box).display.startsWith("inline")) box = box.parentElement;
+    const r = m.getBoundingClientRect();
+    const right = Math.min(box.getBoundingClientRect().right, edge);
+    if (r.width > 0 && r.right > right + 1) {
+      problems.push(`formula cut: ${m.textContent.slice(0, 40)}`);
     }
   });
   return problems;
