@@ -62,6 +62,37 @@ def test_the_edition_is_what_the_chapter_makes(chapter):
 def test_no_stale_edition_is_left():
     names = {p.name for p in learner.OUT.glob("*.ipynb")}
     assert names == {p.name for p in CHAPTERS}
+    names = {p.name for p in (learner.OUT / learner.LAB).glob("*.ipynb")}
+    assert names == {p.name for p in CHAPTERS}
+
+
+def test_the_lab_form_differs_only_in_its_folds(chapter):
+    """notebooks/lab/: the same cells, each <details> fold a MyST dropdown (jupyterlab-myst
+    typesets no math inside an HTML block), nested folds with longer fences."""
+    committed = learner.OUT / learner.LAB / chapter.name
+    assert committed.read_text() == learner.render(chapter, lab=True), "run `make notebooks`"
+    plain, lab = edition(chapter)["cells"], json.loads(committed.read_text())["cells"]
+    assert [c["id"] for c in plain] == [c["id"] for c in lab]
+    for a, b in zip(plain, lab, strict=True):
+        if a["cell_type"] == "code" or "<details>" not in source(a):
+            assert a == b
+            continue
+        text = source(b)
+        assert "<details>" not in text and "</summary>" not in text
+        opened = re.findall(r"^(:{3,})\{dropdown\} (.*)$", text, re.M)
+        summaries = re.findall(r"<summary>(.*?)</summary>", source(a))
+        assert [title for _, title in opened] == summaries
+        for fence, title in opened:  # each closed by a fence of its own length
+            assert re.search(rf"^{fence}$", text, re.M), title
+
+
+def test_dropdowns_nest_and_refuse_broken_folds():
+    inner = myst.details("Inner", "$y$")
+    text = myst.dropdowns(myst.details("Outer", f"$x$\n\n{inner}\n\nafter"))
+    assert text == "::::{dropdown} Outer\n$x$\n\n:::{dropdown} Inner\n$y$\n:::\n\nafter\n::::"
+    for broken in ("<details>\n<summary>A</summary>\n\nno end", "text\n\n</details>"):
+        with pytest.raises(ValueError):
+            myst.dropdowns(broken)
 
 
 def test_no_assertion_and_every_name_defined(chapter):

@@ -1,13 +1,15 @@
 """JupyterLab as a Binder or hub learner sees it: the learner edition, rendered.
 
 A JupyterLab from the Binder environment (``requirements.txt`` brings jupyterlab-myst)
-serves a copy of two chapters' learner editions (``notebooks/``, what the site's Binder
-button opens); headless Chromium opens each one. The test expects every markdown cell
-rendered with no raw MyST, every exercise boxed and numbered as on the site, the math
-typeset, every solution folded (none of its code visible until its fold is opened, and
-then its code, the library lines it quotes included), and the notebook not marked as
-changed by opening it. With SCREENSHOTS=1 (`make screenshots`), screenshots of chapter
-05's first exercise, folded and opened, are kept in ``_build/screenshots/``.
+serves a copy of two chapters' learner editions in the form made for it
+(``notebooks/lab/``, what the site's Binder button opens: folds as MyST dropdowns, since
+jupyterlab-myst typesets no math inside an HTML ``<details>``); headless Chromium opens
+each one. The test expects every markdown cell rendered with no raw MyST, every exercise
+boxed and numbered as on the site, the math typeset, every solution folded (none of its
+code visible until its fold is opened, and then its code), every fold's math typeset
+once opened, and the notebook not marked as changed by opening it. With SCREENSHOTS=1
+(`make screenshots`), screenshots of chapter 05's first exercise, folded and opened, are
+kept in ``_build/screenshots/``.
 """
 
 from __future__ import annotations
@@ -25,13 +27,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's package; never a browser Playwright downloads
 SHOTS = ROOT / "_build" / "screenshots"
-# Chapter 04 has an admonition and a free-text solution; 05 has code solutions, one of
-# which quotes the library (a literalinclude on the site).
+# Chapter 04 has an admonition and a free-text solution; 05 has code solutions (5.2's is
+# opened and its code looked for).
 CHAPTERS = ["04_scaling.ipynb", "05_softmax.ipynb"]
-QUOTED = "return e / np.sum(e, axis=axis, keepdims=True)"  # core.py, in solution 5.2
+QUOTED = "shifted = (x - x.max(axis=axis, keepdims=True)) / temperature"  # solution 5.2
 # The notebook on show (an earlier tab would stay in the page, hidden).
 SHOWN = ".jp-NotebookPanel:not(.lm-mod-hidden)"
-RAW = ("```", ":label:", "{exercise}", "{solution", "{admonition}", "$$")
+RAW = ("```", ":label:", "{exercise}", "{solution", "{admonition}", "$$", ":::", "{dropdown}")
+EDITION = ROOT / "notebooks" / "lab"
 
 
 def free_port() -> int:
@@ -57,7 +60,7 @@ def lab(binder_venv, tmp_path_factory):
         capture_output=True, text=True, check=True,
     ).stdout.strip()  # fmt: skip
     for name in CHAPTERS:  # a copy: opening a notebook must never touch the course's own
-        nb = json.loads((ROOT / "notebooks" / name).read_text())
+        nb = json.loads((EDITION / name).read_text())
         nb["metadata"]["language_info"]["version"] = version
         (folder / name).write_text(json.dumps(nb, indent=1))
     settings = folder / ".settings"
@@ -122,7 +125,7 @@ def browser(lab):
 
 
 def source_markdown(name: str) -> list[str]:
-    nb = json.loads((ROOT / "notebooks" / name).read_text())
+    nb = json.loads((EDITION / name).read_text())
     return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
 
 
@@ -159,7 +162,7 @@ def test_jupyterlab_renders_the_chapter_as_the_website_does(name, lab, browser):
 
     # Every solution folded: a closed <details>, none of whose code is on screen.
     folds = page.locator(f"{SHOWN} .jp-MarkdownCell details", has_text="Solution to")
-    assert folds.count() == joined.count("<summary>Solution to") >= count
+    assert folds.count() == joined.count("{dropdown} Solution to") >= count
     for k in range(folds.count()):
         fold = folds.nth(k)
         assert fold.get_attribute("open") is None, f"solution {k + 1} is open"
@@ -177,12 +180,26 @@ def test_jupyterlab_renders_the_chapter_as_the_website_does(name, lab, browser):
         SHOTS.mkdir(parents=True, exist_ok=True)
         first.evaluate("box => box.scrollIntoView({block: 'start'})")
         page.screenshot(path=str(SHOTS / f"jupyterlab-{Path(name).stem}-exercise.png"))
-    if QUOTED in joined:  # opened, a solution shows its code and the library's lines
+    if name.startswith("05"):  # opened, a solution shows its code
+        assert QUOTED in joined, "solution 5.2 changed: name a line of it in QUOTED"
         fold = folds.filter(has_text="Solution to Exercise 5.2").first
         fold.locator("summary").click()
         fold.locator("pre", has_text=QUOTED).wait_for(state="visible", timeout=10_000)
         if shots:
             fold.evaluate("fold => fold.scrollIntoView({block: 'start'})")
             page.screenshot(path=str(SHOTS / f"jupyterlab-{Path(name).stem}-solution-open.png"))
+    # Opened, every fold shows its math typeset: no TeX left as text (an HTML fold's fate).
+    # In page order, so that a fold inside another is visible when its turn comes.
+    every = page.locator(f"{SHOWN} .jp-MarkdownCell details")
+    for k in range(every.count()):
+        fold = every.nth(k)
+        if fold.get_attribute("open") is None:
+            fold.locator("summary").first.click()
+    typeset = 0
+    for k in range(every.count()):
+        body = every.nth(k).inner_text()
+        assert not re.search(r"\$|\\(frac|sqrt|sum|text)\b|[_^]\{", body), f"raw TeX: {body[:300]}"
+        typeset += every.nth(k).locator(".katex").count()
+    assert typeset > 5, "no math typeset inside the folds"
     page.close()
     assert (folder / name).read_bytes() == before, "opening the chapter changed the file"

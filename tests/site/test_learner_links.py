@@ -32,8 +32,13 @@ pytestmark = pytest.mark.skipif(
 def test_the_chapter_buttons_open_the_learner_edition(edition):
     page = (SITE / "chapters" / f"{edition.stem}.html").read_text()
     links = re.findall(r'href="([^"]+)"', page)
-    launch = [u for u in links if "colab.research" in u or "binder" in u]
-    assert len(launch) == 2 and all(u.endswith(f"notebooks/{edition.name}") for u in launch)
+    colab = [u for u in links if "colab.research" in u]
+    binder = [u for u in links if "binder" in u]
+    launch = colab + binder
+    assert len(colab) == 1 and colab[0].endswith(f"/notebooks/{edition.name}")
+    # Binder's JupyterLab has jupyterlab-myst: the form whose folds it typesets
+    assert len(binder) == 1 and binder[0].endswith(f"/notebooks/lab/{edition.name}")
+    assert (edition.parent / "lab" / edition.name).is_file()
     downloads = [u for u in links if u.endswith(".ipynb") and u not in launch]
     assert downloads == [f"../notebooks/{edition.name}"]
     assert (SITE / "notebooks" / edition.name).read_bytes() == edition.read_bytes()

@@ -5,7 +5,9 @@ course's source, with its test cells and MyST that Colab shows raw. This extensi
 in ``notebooks/NN_topic.ipynb``, the learner edition (``tools/editions/learner.py``):
 
 * the Colab and Binder links name it in the repository (so a fork's buttons open the
-  fork's copy, after its one ``repository: url:`` change);
+  fork's copy, after its one ``repository: url:`` change): Colab opens
+  ``notebooks/NN_topic.ipynb``, Binder's JupyterLab (with jupyterlab-myst) the form whose
+  folds it typesets, ``notebooks/lab/NN_topic.ipynb``;
 * the download link serves the copy put beside the pages, ``notebooks/NN_topic.ipynb``.
 
 Where a chapter has no learner edition (the course site of ``make book-course``, whose
@@ -49,7 +51,9 @@ def retarget(app, pagename, templatename, context, doctree):
                     continue
                 button["url"] = download
                 button["tooltip"] = "Download this chapter's notebook"
-            elif source in url:  # Colab, Binder: the path in the repository
+            elif source in url and "binder" in url:  # the path in the repository
+                button["url"] = url.replace(source, f"{FOLDER}/lab/{path.name}")
+            elif source in url:  # Colab
                 button["url"] = url.replace(source, f"{FOLDER}/{path.name}")
             kept.append(button)
         return kept

@@ -23,6 +23,10 @@ learner edition keeps only what teaches, in a form that JupyterLab and Colab bot
 
 The outputs stay (figures, printed numbers, the slider's "run the cell" line), so the
 notebook reads well before it runs. Writing twice gives the same bytes.
+
+Two forms differ only in their folds: ``notebooks/`` (``<details>``: Colab, downloads) and
+``notebooks/lab/`` (MyST dropdowns: Binder's JupyterLab, whose jupyterlab-myst typesets no
+math inside an HTML fold).
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from editions import myst, setup_cell  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = ROOT / "chapters"
 OUT = ROOT / "notebooks"
+LAB = "lab"  # notebooks/lab/: the form for JupyterLab with jupyterlab-myst
 BANNER = (
     "*The learner edition of chapter {number} of "
     "[Attention, Step by Step]({site}/intro.html), also "
@@ -209,9 +214,12 @@ def learner_notebook(nb: nbformat.NotebookNode, stem: str) -> nbformat.NotebookN
     return nb
 
 
-def render(path: Path) -> str:
-    """The learner edition of the chapter at ``path``, as the text of an .ipynb file."""
+def render(path: Path, lab: bool = False) -> str:
+    """The learner edition of ``path`` as .ipynb text; ``lab``: folds as MyST dropdowns."""
     nb = learner_notebook(nbformat.read(path, as_version=4), path.stem)
+    for cell in nb.cells if lab else []:
+        if cell.cell_type == "markdown":
+            cell.source = myst.dropdowns(cell.source)
     nbformat.validate(nb)
     return nbformat.writes(nb) + "\n"
 
@@ -223,9 +231,9 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     sources = sorted(CHAPTERS.glob("[0-9][0-9]_*.ipynb"))
     stale = []
-    for path in sources:
-        target = args.out / path.name
-        text = render(path)
+    for path, folder in [(p, f) for p in sources for f in (args.out, args.out / LAB)]:
+        target = folder / path.name
+        text = render(path, lab=folder != args.out)
         if target.exists() and target.read_text() == text:
             continue
         stale.append(target)
@@ -233,7 +241,9 @@ def main(argv: list[str]) -> int:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text)
             print(f"wrote {target.relative_to(ROOT) if target.is_relative_to(ROOT) else target}")
-    orphans = sorted(set(args.out.glob("*.ipynb")) - {args.out / p.name for p in sources})
+    orphans = []
+    for folder in (args.out, args.out / LAB):
+        orphans += sorted(set(folder.glob("*.ipynb")) - {folder / p.name for p in sources})
     for orphan in orphans:  # an edition whose chapter is gone
         stale.append(orphan)
         if not args.check:

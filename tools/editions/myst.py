@@ -150,6 +150,48 @@ def details(summary: str, content: str) -> str:
     return f"<details>\n<summary>{summary}</summary>\n\n{content.strip()}\n\n</details>"
 
 
+FOLD_TOKEN = re.compile(r"<details>\n<summary>(.*?)</summary>\n\n|\n\n</details>")
+
+
+def dropdowns(text: str) -> str:
+    """Each ``details`` fold of ``text`` as a MyST dropdown, for JupyterLab with
+    jupyterlab-myst: it typesets no math inside an HTML block, but does inside a dropdown.
+    An outer fold's fence is longer than any fold it holds."""
+    tree: list = []  # text pieces and (summary, children) folds
+    stack = [tree]
+    at = 0
+    for match in FOLD_TOKEN.finditer(text):
+        stack[-1].append(text[at : match.start()])
+        at = match.end()
+        if match.group(1) is not None:  # an opening tag
+            fold = (match.group(1), [])
+            stack[-1].append(fold)
+            stack.append(fold[1])
+        elif len(stack) > 1:
+            stack.pop()
+        else:
+            raise ValueError("a </details> with no <details> before it")
+    if len(stack) > 1:
+        raise ValueError("a <details> that is never closed")
+    stack[-1].append(text[at:])
+
+    def depth(parts: list) -> int:
+        return max((1 + depth(p[1]) for p in parts if isinstance(p, tuple)), default=0)
+
+    def emit(parts: list) -> str:
+        out = []
+        for part in parts:
+            if isinstance(part, str):
+                out.append(part)
+            else:
+                fence = ":" * (2 + depth([part]))
+                body = emit(part[1]).strip()
+                out.append(f"{fence}{{dropdown}} {part[0]}\n{body}\n{fence}")
+        return "".join(out)
+
+    return emit(tree)
+
+
 def code_fence(code: str, language: str = "python") -> str:
     """``code`` in a fence longer than any run of backticks inside it."""
     longest = max((len(m) for m in re.findall(r"`{3,}", code)), default=2)
