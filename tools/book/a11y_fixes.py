@@ -15,7 +15,10 @@ readers stumbled on:
   plain block of citations it is;
 * a printed table (an output of three or more lines in aligned columns) is marked
   ``aligned``: on a phone it keeps one line per row and scrolls in its box, where other
-  output wraps (a wrapped row broke every column of ``toy.table``'s tables).
+  output wraps (a wrapped row broke every column of ``toy.table``'s tables);
+* code in a table of the prose (the notation table's "in code" column) may break after
+  ``_ . ( ,`` only (a ``<wbr>``), not inside a word: ``positional_|encoding(n, d_model)``,
+  never ``d_mod|el``.
 
 Three repairs are a few lines of script, because they depend on the browser:
 
@@ -83,6 +86,19 @@ def _mark_tables(text: str) -> str:
     return OUTPUT_PRE.sub(mark, text)
 
 
+TABLE = re.compile(r"<table\b.*?</table>", re.S)
+TABLE_CODE = re.compile(r'(<span class="pre">)([^<]+)(</span>)')
+
+
+def _break_table_code(text: str) -> str:
+    def in_table(table):
+        return TABLE_CODE.sub(
+            lambda m: m[1] + re.sub(r"([_.(,])", r"\1<wbr>", m[2]) + m[3], table[0]
+        )
+
+    return TABLE.sub(in_table, text)  # once applied, no span is whole text: a no-op
+
+
 def _repair(app, exception):
     if exception is not None or app.builder.format != "html":
         return
@@ -93,6 +109,7 @@ def _repair(app, exception):
         text = SOLUTION_LINK.sub(r'\1<span class="solution-of">\2</span>\3', text)
         text = _one_viewport(text)
         text = _mark_tables(text)
+        text = _break_table_code(text)
         if text != original:
             page.write_text(text, encoding="utf-8")
 
