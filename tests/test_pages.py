@@ -107,19 +107,23 @@ def test_the_page_checks_can_fail(tmp_path):
     assert marked == ["a = 1", "b = 2", "c = 3"]
 
 
+def markdown_matches(chapter: Path, pattern: re.Pattern) -> list[tuple[int, re.Match]]:
+    """(cell index, match) for each match of ``pattern`` in the chapter's markdown cells."""
+    return [
+        (i, match)
+        for i, c in enumerate(cells(chapter))
+        if c["cell_type"] == "markdown"
+        for match in pattern.finditer(source(c))
+    ]
+
+
 FENCE = re.compile(r"^(`{3,})\{[\w-]+\}(.*)$", re.M)
 
 
 def test_directive_titles_have_no_backticks(chapter):
     # CommonMark: a backtick fence's info string holds no backtick, so "````{admonition}
     # Why `[CLS]`?" is not a directive at all; the page shows the raw text instead of a fold.
-    raw = [
-        f"cell {i}: {match.group(0)[:60]}"
-        for i, c in enumerate(cells(chapter))
-        if c["cell_type"] == "markdown"
-        for match in FENCE.finditer(source(c))
-        if "`" in match.group(2)
-    ]
+    raw = [f"cell {i}: {m[0][:60]}" for i, m in markdown_matches(chapter, FENCE) if "`" in m[2]]
     assert not raw, f"a directive title with backticks renders as raw text: {raw}"
 
 
@@ -131,26 +135,19 @@ def test_the_directive_title_check_can_fail():
 
 
 QUOTED_POSSESSIVE = re.compile(r'\w"\'s\b')
+STRAIGHT_IN_TEXT = re.compile(r'\\text\{[^}]*"')
 
 
 def test_no_possessive_on_a_quoted_word(chapter):
     # Sphinx's smart quotes turn "cake"'s into “cake“‘s on the page: say 'the value of
     # "cake"', not '"cake"'s value'.
-    found = [
-        f"cell {i}: ...{source(c)[max(m.start() - 20, 0) : m.end() + 10]!r}"
-        for i, c in enumerate(cells(chapter))
-        if c["cell_type"] == "markdown"
-        for m in QUOTED_POSSESSIVE.finditer(source(c))
-    ]
+    found = [f"cell {i}: {m[0]!r}" for i, m in markdown_matches(chapter, QUOTED_POSSESSIVE)]
     assert not found, f"a possessive on a quoted word renders with wrong quotes: {found}"
     assert QUOTED_POSSESSIVE.search('Zeroing "cake"\'s value')  # the check can fail
 
 
 def test_quotes_in_formulas_are_curly(chapter):
     # MathJax draws a straight " in \text{...} as a closing quote on both sides: ”I”.
-    found = [
-        f"cell {i}"
-        for i, c in enumerate(cells(chapter))
-        if c["cell_type"] == "markdown" and re.search(r'\\text\{[^}]*"', source(c))
-    ]
+    found = [f"cell {i}" for i, _ in markdown_matches(chapter, STRAIGHT_IN_TEXT)]
     assert not found, f"a straight quote inside \\text{{}} renders as ”: write “ and ”: {found}"
+    assert STRAIGHT_IN_TEXT.search('(\\text{"I"})')  # the check can fail
