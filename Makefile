@@ -28,7 +28,7 @@ help:
 	@echo "              are unchanged; make test FULL=1 repeats them: tools/testrun/reuse.py)"
 	@echo "make check    the quick loop while writing: ruff and the fast unit tests (< 30 s)"
 	@echo "make outputs  re-execute every chapter in place, then write notebooks/ (commit both)"
-	@echo "make notebooks  write the learner edition, notebooks/, from chapters/"
+	@echo "make notebooks  write the learner edition, notebooks/ and notebooks/lab/, from chapters/"
 	@echo "make bench    time attention against the machine's peak, the sliders and chapters"
 	@echo "make screenshots  the browser checks, keeping screenshots in _build/screenshots/"
 	@echo "make student  student copies without solutions or outputs, in _build_student/"
@@ -114,7 +114,8 @@ outputs: $(STAMP)
 	$(BIN)/python tools/authoring/refresh_outputs.py chapters/*.ipynb
 	$(BIN)/python tools/editions/learner.py
 
-# The learner edition: what the site's Colab, Binder and download buttons open.
+# The learner edition: what the site's Colab and download buttons open (notebooks/), and its
+# form for JupyterLab with jupyterlab-myst, which the Binder button opens (notebooks/lab/).
 notebooks: $(STAMP)
 	$(BIN)/python tools/editions/learner.py
 
