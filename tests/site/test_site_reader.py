@@ -173,8 +173,13 @@ SCROLL_BOXES_JS = """() => {
       }
     }
   });
-  // An inline formula cannot scroll or wrap: it must end inside its paragraph (a table
-  // scrolls in its box, with its cue, and is checked above).
+  problems.push(...CUT_FORMULAS());
+  return problems;
+}"""
+# An inline formula cannot scroll or wrap: it must end inside its paragraph (a table
+# scrolls in its box, with its cue, and is checked above). Only what is on show counts.
+CUT_FORMULAS = """() => {
+  const problems = [];
   const edge = document.documentElement.clientWidth;
   document.querySelectorAll(".bd-article mjx-container:not([display='true'])").forEach((m) => {
     if (m.closest(".pst-scrollable-table-container, div.cell_output")) return;
@@ -188,6 +193,28 @@ SCROLL_BOXES_JS = """() => {
   });
   return problems;
 }"""
+SCROLL_BOXES_JS = SCROLL_BOXES_JS.replace("CUT_FORMULAS()", f"({CUT_FORMULAS})()")
+# The same inside every fold (a solution, an aside): each opened, measured, closed again.
+FOLDED_FORMULAS_JS = (
+    """async () => {
+  const closeAgain = [];
+  document.querySelectorAll(".bd-article details:not([open])").forEach((fold) => {
+    fold.open = true;
+    closeAgain.push(() => { fold.open = false; });
+  });
+  document.querySelectorAll(".bd-article .toggle-button").forEach((button) => {
+    if (button.getAttribute("aria-expanded") !== "false") return;
+    button.click();
+    closeAgain.push(() => button.click());
+  });
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const problems = ("""
+    + CUT_FORMULAS
+    + """)();
+  closeAgain.forEach((close) => close());
+  return [closeAgain.length, problems];
+}"""
+)
 TWO_FRAMES_JS = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
 
 
@@ -218,6 +245,9 @@ def phone_pass(open_page, site_pages, axe_source, shoot):
                 page.evaluate(TWO_FRAMES_JS)  # let the page's own resize handlers run
                 found[width] = page.evaluate(OVERFLOW_JS)
                 found["boxes", width] = page.evaluate(SCROLL_BOXES_JS)
+        page.set_viewport_size({"width": 320, "height": PHONE[1]})
+        page.evaluate(TWO_FRAMES_JS)
+        found["folded formulas"] = page.evaluate(FOLDED_FORMULAS_JS)
         page.set_viewport_size({"width": 1280, "height": 900})
         if path.startswith("chapters/"):
             page.evaluate(TWO_FRAMES_JS)
@@ -318,6 +348,16 @@ def test_nothing_is_cut_on_a_phone_without_a_cue_and_a_tab_stop(phone_pass):
         if found["boxes", width]
     }
     assert not failures, "cut on a phone:\n" + _listing(failures)
+
+
+@pytest.mark.xdist_group("phone")
+def test_no_formula_in_a_fold_is_cut_on_a_small_phone(phone_pass):
+    opened = sum(found["folded formulas"][0] for found in phone_pass.values())
+    assert opened > 50, f"only {opened} folds opened: this proves little"
+    failures = {
+        p: f["folded formulas"][1] for p, f in phone_pass.items() if f["folded formulas"][1]
+    }
+    assert not failures, "formulas cut at 320 px, folds open:\n" + _listing(failures)
 
 
 @pytest.mark.xdist_group("phone")
